@@ -1,0 +1,31 @@
+/*
+ * cgmap/arena.h - bump allocator: one per run (or per model), freed whole.
+ *
+ * In:  sizes and strings to copy.  Out: pointers valid until cgm_arena_free().
+ * Nothing allocated here is freed on its own; allocation failure aborts the
+ * process with a message, since a half-built graph is worth nothing.
+ */
+#ifndef CGMAP_ARENA_H
+#define CGMAP_ARENA_H
+
+#include <stddef.h>
+
+typedef struct cgm_arena cgm_arena;
+
+cgm_arena *cgm_arena_new(void);
+void cgm_arena_free(cgm_arena *arena);
+/* Zeroed, aligned for any type. */
+void *cgm_arena_alloc(cgm_arena *arena, size_t size);
+/* Copy of s (NULL stays NULL). */
+char *cgm_arena_strdup(cgm_arena *arena, const char *s);
+char *cgm_arena_strndup(cgm_arena *arena, const char *s, size_t n);
+char *cgm_arena_printf(cgm_arena *arena, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Grow an array kept in the arena: returns a copy of old with room for
+ * new_count elements (the old block is simply abandoned). */
+void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
+		     size_t new_count, size_t elem_size);
+/* Bytes handed out, for the benchmarks. */
+size_t cgm_arena_used(const cgm_arena *arena);
+
+#endif

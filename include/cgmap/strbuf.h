@@ -1,0 +1,28 @@
+/*
+ * cgmap/strbuf.h - growable text buffer on the heap (owner frees with
+ * cgm_strbuf_free), used by emitters and by the extraction rewriting.
+ */
+#ifndef CGMAP_STRBUF_H
+#define CGMAP_STRBUF_H
+
+#include <stddef.h>
+
+typedef struct cgm_strbuf {
+	char *data;   /* always NUL-terminated once anything was added */
+	size_t len;
+	size_t cap;
+} cgm_strbuf;
+
+#define CGM_STRBUF_INIT { NULL, 0, 0 }
+
+void cgm_strbuf_add(cgm_strbuf *buf, const char *s, size_t n);
+void cgm_strbuf_puts(cgm_strbuf *buf, const char *s);
+void cgm_strbuf_putc(cgm_strbuf *buf, char c);
+void cgm_strbuf_printf(cgm_strbuf *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cgm_strbuf_reset(cgm_strbuf *buf);
+void cgm_strbuf_free(cgm_strbuf *buf);
+/* The contents ("" when empty); stays owned by buf. */
+const char *cgm_strbuf_cstr(cgm_strbuf *buf);
+
+#endif

@@ -1,0 +1,127 @@
+# pgtest.sh - a throwaway PostgreSQL 15 cluster for integration tests.
+#
+# Source it, then `pgtest_start [postgresql.conf line ...]`.  The cluster lives
+# in a fresh temporary folder, listens only on a unix socket in that folder
+# (on a free port number, so parallel tests never meet), and is stopped and
+# removed by an EXIT trap even when the test fails.  Exports PGHOST, PGPORT,
+# PGUSER, PGDATABASE so psql and cgmap find it with no DSN.
+#
+# PostgreSQL refuses to run as root: as root the cluster belongs to the
+# `postgres` system user and its commands run through runuser.
+
+pgtest_bindir() {
+	if [ -n "${PGTEST_BINDIR:-}" ]; then echo "$PGTEST_BINDIR"; return; fi
+	if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then
+		pg_config --bindir; return
+	fi
+	for d in /usr/lib/postgresql/15/bin /usr/local/pgsql/bin; do
+		[ -x "$d/initdb" ] && { echo "$d"; return; }
+	done
+	echo "pgtest: cannot find initdb (install postgresql-15)" >&2
+	return 1
+}
+
+# Run a server-side command as the cluster owner.
+pgtest_as_owner() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+pgtest_free_port() {
+	local port
+	for _ in $(seq 1 200); do
+		port=$(( 20000 + RANDOM % 30000 ))
+		# A port is free for us when no socket file and no TCP listener uses it.
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"; return 0
+		fi
+	done
+	echo "pgtest: no free port found" >&2
+	return 1
+}
+
+pgtest_stop() {
+	if [ -n "${PGTEST_DIR:-}" ] && [ -d "$PGTEST_DIR" ]; then
+		if [ -f "$PGTEST_DIR/data/postmaster.pid" ]; then
+			pgtest_as_owner "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+		fi
+		if [ -z "${PGTEST_KEEP:-}" ]; then
+			rm -rf "$PGTEST_DIR"
+		else
+			echo "pgtest: kept $PGTEST_DIR" >&2
+		fi
+	fi
+	PGTEST_DIR=
+}
+
+pgtest_start() {
+	PGTEST_BIN=$(pgtest_bindir) || return 1
+	PGTEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-pgtest.XXXXXX") || return 1
+	chmod 755 "$PGTEST_DIR"
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres: "$PGTEST_DIR"
+		PGUSER=postgres
+	else
+		PGUSER=$(id -un)
+	fi
+	trap pgtest_stop EXIT
+	trap 'exit 130' INT TERM
+	PGPORT=$(pgtest_free_port) || return 1
+	if ! pgtest_as_owner "$PGTEST_BIN/initdb" -D "$PGTEST_DIR/data" -U "$PGUSER" \
+		-A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$PGTEST_DIR/initdb.log" 2>&1; then
+		cat "$PGTEST_DIR/initdb.log" >&2
+		return 1
+	fi
+	{
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$PGTEST_DIR'"
+		echo "port = $PGPORT"
+		echo "fsync = off"
+		echo "full_page_writes = off"
+		echo "synchronous_commit = off"
+		echo "max_connections = 40"
+		local line
+		for line in "$@"; do echo "$line"; done
+	} >>"$PGTEST_DIR/data/postgresql.conf"
+	PGHOST=$PGTEST_DIR
+	PGDATABASE=postgres
+	export PGHOST PGPORT PGUSER PGDATABASE PGTEST_DIR PGTEST_BIN
+	unset PGPASSWORD PGSERVICE PGOPTIONS
+	pgtest_server_start
+}
+
+pgtest_server_start() {
+	if ! pgtest_as_owner "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -l "$PGTEST_DIR/server.log" \
+		-w -t 60 start >/dev/null; then
+		echo "pgtest: server did not start; its log:" >&2
+		cat "$PGTEST_DIR/server.log" >&2
+		return 1
+	fi
+}
+
+# Clean stop and start again (shutdown hooks run, as on a real restart).
+pgtest_restart() {
+	pgtest_as_owner "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -m fast -w stop >/dev/null || return 1
+	pgtest_server_start
+}
+
+pgtest_psql() {
+	"$PGTEST_BIN/psql" -X -q -v ON_ERROR_STOP=1 -At "$@"
+}
+
+# Fail the test with a message.
+pgtest_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# Compare two files; show the difference on failure.
+pgtest_expect_file() {
+	local expected=$1 actual=$2 what=$3
+	if ! diff -u "$expected" "$actual" >&2; then
+		pgtest_fail "$what differs from $expected"
+	fi
+}
