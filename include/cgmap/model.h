@@ -98,11 +98,13 @@ typedef struct cgm_function {
 	const char *schema;
 	const char *name;
 	const char *identity_args; /* "integer, text" as in the id */
+	const char *arguments;     /* pg_get_function_arguments: names, modes, defaults */
 	const char *result;        /* pg_get_function_result, or NULL */
 	cgm_kind kind;
 	const char *language;
 	const char *comment;       /* COMMENT ON FUNCTION, or NULL */
-	const char *source;        /* the body (prosrc), or NULL for C/internal */
+	const char *source;        /* the body (prosrc, or the BEGIN ATOMIC text), or NULL */
+	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int line_count;            /* lines in source */
 	const char *file;          /* SQL-file mode: file of the definition, else NULL */
 	int file_line;             /* SQL-file mode: line of CREATE in file */
@@ -181,12 +183,27 @@ typedef struct cgm_reference {
 	const char *object;   /* the object's description */
 } cgm_reference;
 
+/* A relation (table, view, foreign table) that DML may name: lets an
+ * unqualified table be found through the search_path like PostgreSQL does. */
+typedef struct cgm_relation {
+	const char *schema;
+	const char *name;
+} cgm_relation;
+
+/* A problem that belongs to no single function: an SQL file that does not
+ * parse, an unknown OID in a runtime log, ... */
+typedef struct cgm_diagnostic {
+	const char *file;     /* or NULL */
+	int line;             /* 0 when unknown */
+	const char *message;
+} cgm_diagnostic;
+
 /* Where the model came from. */
 typedef struct cgm_source_info {
 	const char *kind;     /* "database" or "sql" */
 	const char *name;     /* database name or the SQL paths */
 	const char *server_version;
-	const char *mapped_at;/* ISO 8601 UTC */
+	const char *mapped_at;/* ISO 8601 UTC, only with --stamp (outputs are deterministic) */
 	int npath;
 	const char **default_search_path;
 } cgm_source_info;
@@ -208,6 +225,15 @@ typedef struct cgm_model {
 	int nreferences, cap_references;
 	cgm_reference *references;
 
+	int nrelations, cap_relations;
+	cgm_relation *relations;
+
+	int ndiagnostics, cap_diagnostics;
+	cgm_diagnostic *diagnostics;
+
+	int *lookup;               /* open-addressing id -> index, by cgm_model_index */
+	int lookup_size;
+
 	bool has_runtime;          /* any runtime data merged */
 	const char *runtime_window;/* description of the observation window */
 } cgm_model;
@@ -220,6 +246,8 @@ cgm_function *cgm_model_add_function(cgm_model *model);
 cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
+cgm_relation *cgm_model_add_relation(cgm_model *model);
+cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
 
 /* Index of the function with that id, or -1.  Needs cgm_model_index(). */
 int cgm_model_find(const cgm_model *model, const char *id);

@@ -1,0 +1,58 @@
+/*
+ * cgmap/pipeline.h - the stages of a mapping run, in pipeline order:
+ *
+ *   source -> extract -> resolve -> merge -> analyze -> emit
+ *
+ * Each stage reads and fills the same cgm_model (cgmap/model.h); all memory
+ * it allocates lives in model->arena.  Every function returns 0 or a
+ * negative CGM_E* code with the message set once (cgmap/error.h).  Problems
+ * of a single function (a body that does not parse, a missing callee) are
+ * recorded in the model and never make a stage fail.
+ */
+#ifndef CGMAP_PIPELINE_H
+#define CGMAP_PIPELINE_H
+
+#include <stdbool.h>
+
+#include "cgmap/model.h"
+
+typedef struct cgm_source_options {
+	const char *dsn;               /* libpq conninfo or URI; NULL: environment */
+	const char **schemas;          /* --schema patterns (shell globs), may be NULL */
+	int nschemas;
+	const char **exclude_schemas;  /* --exclude-schema patterns */
+	int nexclude;
+	bool include_extensions;       /* map functions that belong to an extension */
+	bool stamp;                    /* record the mapping time */
+} cgm_source_options;
+
+/* Live database: every function in scope, the builtins (for resolution),
+ * triggers, relations, catalog references, default search_path. */
+int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts);
+
+/* True when `name` matches the --schema / --exclude-schema filters. */
+bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
+
+/* Extract the call sites of every analysed function (plpgsql and sql),
+ * on `threads` threads (0: one per core). */
+int cgm_extract_all(cgm_model *model, int threads);
+/* One function, into `arena` (thread-safe across different functions). */
+void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
+
+typedef struct cgm_resolve_options {
+	bool include_builtins;         /* keep edges to pg_catalog functions */
+} cgm_resolve_options;
+
+/* Resolve every site to function identities and build the static edges.
+ * Needs cgm_model_index() done. */
+int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts);
+
+/* The JSON snapshot (docs/snapshot.md). */
+int cgm_snapshot_write(const cgm_model *model, const char *path);
+/* Read a snapshot; `path` is the file or the folder holding cgmap.json. */
+int cgm_snapshot_read(cgm_model **out, const char *path);
+
+/* The whole graph as Graphviz DOT. */
+int cgm_emit_dot(const cgm_model *model, const char *path);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * arena.c - bump allocator (see cgmap/arena.h).
+ *
+ * In: allocation requests.  Out: zeroed memory that lives until the arena is
+ * freed.  Blocks are chained; a request larger than a block gets its own.
+ * Not thread-safe: each parsing thread keeps its own arena.
+ */
+#include "cgmap/arena.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK (256 * 1024)
+#define ARENA_ALIGN 16
+
+typedef struct arena_block {
+	struct arena_block *next;
+	size_t size;
+	size_t used;
+	_Alignas(16) unsigned char data[];
+} arena_block;
+
+struct cgm_arena {
+	arena_block *head;
+	size_t handed_out;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+cgm_arena *cgm_arena_new(void)
+{
+	return xmalloc(sizeof(cgm_arena));
+}
+
+void cgm_arena_free(cgm_arena *arena)
+{
+	if (!arena)
+		return;
+	arena_block *b = arena->head;
+	while (b) {
+		arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	free(arena);
+}
+
+void *cgm_arena_alloc(cgm_arena *arena, size_t size)
+{
+	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (size == 0)
+		size = ARENA_ALIGN;
+	arena_block *b = arena->head;
+	if (!b || b->size - b->used < size) {
+		size_t bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+		arena_block *nb = xmalloc(sizeof(arena_block) + bsize);
+		nb->size = bsize;
+		if (size > ARENA_BLOCK / 4 && b) {
+			/* Keep the current block for small requests. */
+			nb->next = b->next;
+			b->next = nb;
+			nb->used = size;
+			arena->handed_out += size;
+			return nb->data;
+		}
+		nb->next = b;
+		arena->head = nb;
+		b = nb;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	arena->handed_out += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *cgm_arena_strndup(cgm_arena *arena, const char *s, size_t n)
+{
+	if (!s)
+		return NULL;
+	char *p = cgm_arena_alloc(arena, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *cgm_arena_strdup(cgm_arena *arena, const char *s)
+{
+	return s ? cgm_arena_strndup(arena, s, strlen(s)) : NULL;
+}
+
+char *cgm_arena_printf(cgm_arena *arena, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = cgm_arena_alloc(arena, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
+		     size_t new_count, size_t elem_size)
+{
+	void *p = cgm_arena_alloc(arena, new_count * elem_size);
+	if (old && old_count)
+		memcpy(p, old, old_count * elem_size);
+	return p;
+}
+
+size_t cgm_arena_used(const cgm_arena *arena)
+{
+	return arena->handed_out;
+}

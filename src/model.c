@@ -1,0 +1,213 @@
+/*
+ * model.c - the shared call-graph model (see cgmap/model.h): growth of its
+ * arrays, the id index, and the names of its enums as written in snapshots.
+ * Everything lives in model->arena and goes with cgm_model_free().
+ */
+#include "cgmap/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cgm_model *cgm_model_new(void)
+{
+	cgm_arena *arena = cgm_arena_new();
+	cgm_model *model = cgm_arena_alloc(arena, sizeof(cgm_model));
+	model->arena = arena;
+	return model;
+}
+
+void cgm_model_free(cgm_model *model)
+{
+	if (model)
+		cgm_arena_free(model->arena);
+}
+
+#define MODEL_APPEND(model, arr, n, cap, type)                                         \
+	do {                                                                           \
+		if ((model)->n == (model)->cap) {                                      \
+			int newcap = (model)->cap ? (model)->cap * 2 : 64;             \
+			(model)->arr = cgm_arena_grow((model)->arena, (model)->arr,    \
+						      (size_t)(model)->n, (size_t)newcap, \
+						      sizeof(type));                   \
+			(model)->cap = newcap;                                         \
+		}                                                                      \
+		type *slot = &(model)->arr[(model)->n++];                              \
+		memset(slot, 0, sizeof(type));                                         \
+		return slot;                                                           \
+	} while (0)
+
+cgm_function *cgm_model_add_function(cgm_model *model)
+{
+	MODEL_APPEND(model, functions, nfunctions, cap_functions, cgm_function);
+}
+
+cgm_edge *cgm_model_add_edge(cgm_model *model)
+{
+	MODEL_APPEND(model, edges, nedges, cap_edges, cgm_edge);
+}
+
+cgm_trigger *cgm_model_add_trigger(cgm_model *model)
+{
+	MODEL_APPEND(model, triggers, ntriggers, cap_triggers, cgm_trigger);
+}
+
+cgm_reference *cgm_model_add_reference(cgm_model *model)
+{
+	MODEL_APPEND(model, references, nreferences, cap_references, cgm_reference);
+}
+
+cgm_relation *cgm_model_add_relation(cgm_model *model)
+{
+	MODEL_APPEND(model, relations, nrelations, cap_relations, cgm_relation);
+}
+
+cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model)
+{
+	MODEL_APPEND(model, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
+}
+
+static uint64_t hash_text(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+int cgm_model_find(const cgm_model *model, const char *id)
+{
+	if (!model->lookup || !id)
+		return -1;
+	size_t mask = (size_t)model->lookup_size - 1;
+	for (size_t i = hash_text(id) & mask;; i = (i + 1) & mask) {
+		int idx = model->lookup[i];
+		if (idx < 0)
+			return -1;
+		if (strcmp(model->functions[idx].id, id) == 0)
+			return idx;
+	}
+}
+
+typedef struct {
+	cgm_function fn;
+	int old_index;
+} sort_slot;
+
+static int compare_slots(const void *a, const void *b)
+{
+	const sort_slot *x = a, *y = b;
+	if (x->fn.builtin != y->fn.builtin)
+		return x->fn.builtin ? 1 : -1;
+	int c = strcmp(x->fn.id, y->fn.id);
+	return c ? c : x->old_index - y->old_index;
+}
+
+static int remap(const int *map, int idx)
+{
+	return idx >= 0 ? map[idx] : idx;
+}
+
+void cgm_model_index(cgm_model *model)
+{
+	int n = model->nfunctions;
+	sort_slot *slots = malloc(sizeof(sort_slot) * (size_t)(n ? n : 1));
+	int *map = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	if (!slots || !map) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	for (int i = 0; i < n; i++) {
+		slots[i].fn = model->functions[i];
+		slots[i].old_index = i;
+	}
+	qsort(slots, (size_t)n, sizeof(sort_slot), compare_slots);
+	model->nuser = 0;
+	for (int i = 0; i < n; i++) {
+		model->functions[i] = slots[i].fn;
+		map[slots[i].old_index] = i;
+		if (!slots[i].fn.builtin)
+			model->nuser = i + 1;
+	}
+	for (int i = 0; i < n; i++) {
+		cgm_function *f = &model->functions[i];
+		for (int s = 0; s < f->nsites; s++)
+			for (int t = 0; t < f->sites[s].ntargets; t++)
+				f->sites[s].targets[t] = remap(map, f->sites[s].targets[t]);
+	}
+	for (int i = 0; i < model->nedges; i++) {
+		model->edges[i].from = remap(map, model->edges[i].from);
+		model->edges[i].to = remap(map, model->edges[i].to);
+	}
+	for (int i = 0; i < model->ntriggers; i++)
+		model->triggers[i].function = remap(map, model->triggers[i].function);
+	for (int i = 0; i < model->nreferences; i++)
+		model->references[i].function = remap(map, model->references[i].function);
+	free(slots);
+	free(map);
+
+	int size = 16;
+	while (size < n * 2)
+		size *= 2;
+	model->lookup = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)size);
+	model->lookup_size = size;
+	for (int i = 0; i < size; i++)
+		model->lookup[i] = -1;
+	size_t mask = (size_t)size - 1;
+	for (int i = 0; i < n; i++) {
+		size_t j = hash_text(model->functions[i].id) & mask;
+		while (model->lookup[j] >= 0) {
+			if (strcmp(model->functions[model->lookup[j]].id, model->functions[i].id) == 0)
+				break; /* duplicate id: the first one wins the lookup */
+			j = (j + 1) & mask;
+		}
+		if (model->lookup[j] < 0)
+			model->lookup[j] = i;
+	}
+}
+
+/* Enum <-> snapshot text. */
+#define NAME_TABLE(fn_name, parse_name, type, ...)                                \
+	static const char *const fn_name##_names[] = { __VA_ARGS__ };             \
+	const char *fn_name(type v)                                               \
+	{                                                                         \
+		size_t n = sizeof(fn_name##_names) / sizeof(fn_name##_names[0]);  \
+		return (size_t)v < n ? fn_name##_names[v] : "unknown";            \
+	}                                                                         \
+	int parse_name(type *out, const char *name)                               \
+	{                                                                         \
+		size_t n = sizeof(fn_name##_names) / sizeof(fn_name##_names[0]);  \
+		for (size_t i = 0; name && i < n; i++)                            \
+			if (strcmp(fn_name##_names[i], name) == 0) {              \
+				*out = (type)i;                                   \
+				return 0;                                         \
+			}                                                         \
+		return -1;                                                        \
+	}
+
+NAME_TABLE(cgm_kind_name, cgm_kind_parse, cgm_kind,
+	   "function", "procedure", "aggregate", "window")
+NAME_TABLE(cgm_site_kind_name, cgm_site_kind_parse, cgm_site_kind,
+	   "call", "perform", "call_stmt", "trigger", "execute_literal", "dynamic")
+NAME_TABLE(cgm_resolution_name, cgm_resolution_parse, cgm_resolution,
+	   "unresolved", "resolved", "ambiguous", "missing", "builtin", "none")
+NAME_TABLE(cgm_via_name, cgm_via_parse, cgm_via,
+	   "call", "dynamic_literal", "trigger", "dynamic")
+
+const char *cgm_events_text(char *buf, size_t len, unsigned events)
+{
+	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE" };
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < 4; i++) {
+		if (!(events & (1u << i)))
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", names[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}

@@ -1,0 +1,76 @@
+/*
+ * strbuf.c - growable heap text buffer (see cgmap/strbuf.h).
+ * The caller owns the buffer and frees it with cgm_strbuf_free().
+ */
+#include "cgmap/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void strbuf_reserve(cgm_strbuf *buf, size_t extra)
+{
+	if (buf->len + extra + 1 <= buf->cap)
+		return;
+	size_t cap = buf->cap ? buf->cap : 256;
+	while (cap < buf->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(buf->data, cap);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", cap);
+		abort();
+	}
+	buf->data = p;
+	buf->cap = cap;
+}
+
+void cgm_strbuf_add(cgm_strbuf *buf, const char *s, size_t n)
+{
+	strbuf_reserve(buf, n);
+	memcpy(buf->data + buf->len, s, n);
+	buf->len += n;
+	buf->data[buf->len] = '\0';
+}
+
+void cgm_strbuf_puts(cgm_strbuf *buf, const char *s)
+{
+	cgm_strbuf_add(buf, s, strlen(s));
+}
+
+void cgm_strbuf_putc(cgm_strbuf *buf, char c)
+{
+	cgm_strbuf_add(buf, &c, 1);
+}
+
+void cgm_strbuf_printf(cgm_strbuf *buf, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	strbuf_reserve(buf, (size_t)n);
+	vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	buf->len += (size_t)n;
+}
+
+void cgm_strbuf_reset(cgm_strbuf *buf)
+{
+	buf->len = 0;
+	if (buf->data)
+		buf->data[0] = '\0';
+}
+
+void cgm_strbuf_free(cgm_strbuf *buf)
+{
+	free(buf->data);
+	buf->data = NULL;
+	buf->len = buf->cap = 0;
+}
+
+const char *cgm_strbuf_cstr(cgm_strbuf *buf)
+{
+	return buf->data ? buf->data : "";
+}
