@@ -1,0 +1,55 @@
+/*
+ * main.c - the cgmap command line: a table of subcommands, one source file
+ * each (cmd_*.c).  A command line that names no subcommand maps a source
+ * (`cgmap --dsn ... --out DIR`), the headline use.
+ *
+ * Exit codes: 0 success, 1 bad usage or input, 2 cannot connect or read the
+ * source; `diff` adds 2 (differences) and 3 (a --fail-on finding).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const cgm_command commands[] = {
+	{ "map", cmd_map, "map a database or SQL files into DIR (the default command)" },
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out,
+		"usage: cgmap [--dsn DSN | --sql PATH...] --out DIR [options]\n"
+		"       cgmap <command> [options]\n"
+		"\n"
+		"cgmap maps which PL/pgSQL and SQL function calls which: it parses every\n"
+		"function body, resolves each call like PostgreSQL would, merges calls\n"
+		"observed at runtime, and documents the graph.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'cgmap <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "help") == 0)) {
+		print_help(stdout);
+		if (argc == 2)
+			return 0;
+		return cmd_map(argc, argv); /* `cgmap --help` also lists map's options */
+	}
+	if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+		printf("cgmap %s\n", CGMAP_VERSION);
+		return 0;
+	}
+	if (argc >= 2 && argv[1][0] != '-') {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (strcmp(argv[1], commands[i].name) == 0)
+				return commands[i].run(argc - 1, argv + 1);
+		fprintf(stderr, "cgmap: unknown command '%s'; see 'cgmap --help'\n", argv[1]);
+		return 1;
+	}
+	return cmd_map(argc, argv);
+}
