@@ -1,0 +1,34 @@
+/*
+ * cgmap/html.h - the documentation site: HTML pages with call graphs,
+ * rendered from a model (normally read back from the JSON snapshot).
+ *
+ * In:  a complete, indexed cgm_model (cgm_model_index() done) and options.
+ * Out: a folder a person opens in a browser: index.html, schemas/, functions/,
+ *      reports/, assets/ (CSS and a small script), search-index.js and dot/
+ *      (the DOT source of every graph).  Nothing in the model is changed or
+ *      kept; the caller still owns and frees the model.  Output is
+ *      byte-identical for the same model and options, whatever `threads` is.
+ */
+#ifndef CGMAP_HTML_H
+#define CGMAP_HTML_H
+
+#include "cgmap/model.h"
+
+typedef struct cgm_html_options {
+	int depth;      /* neighbourhood depth of a function graph (callers and
+	                 * callees), default 2 */
+	int node_cap;   /* most function nodes drawn in one graph; the rest is
+	                 * summed up in an explicit "+N more" node; default 50 */
+	int threads;    /* layout workers (processes: Graphviz is not thread-safe);
+	                 * 0: one per online core */
+} cgm_html_options;
+
+/* Fill opts with the defaults above. */
+void cgm_html_options_init(cgm_html_options *opts);
+
+/* Write the site into outdir (created when missing, files overwritten).
+ * opts may be NULL for the defaults.  Returns 0 or a negative CGM_E* code
+ * with the message set (cgmap/error.h). */
+int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir);
+
+#endif
