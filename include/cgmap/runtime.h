@@ -1,0 +1,167 @@
+/*
+ * cgmap/runtime.h - runtime data: what PostgreSQL servers observed (calls
+ * between functions, per-function figures), merged into the static graph,
+ * then the analysis (roots, reachability, dead, cold, recursion) and the
+ * reports that read it.
+ *
+ * Flow in a mapping run, after resolve and before emit:
+ *
+ *     cgm_runtime *rt = cgm_runtime_new();
+ *     cgm_runtime_load_pg(rt, dsn);            // unless --no-runtime
+ *     cgm_runtime_load_file(rt, "runtime.json");  // each --runtime
+ *     cgm_runtime_load_log(rt, "server.log", dsn); // each --runtime-log
+ *     cgm_merge(model, rt);                    // always, even when rt is empty
+ *     cgm_runtime_free(rt);
+ *     cgm_analyze(model, &analyze_options);
+ *     cgm_analyze_print_summary(model, stderr);
+ *
+ * or, the same in one call: cgm_runtime_apply() with cgm_runtime_options.
+ *
+ * Memory: a cgm_runtime owns one arena, freed by cgm_runtime_free(); merge
+ * copies what it keeps into model->arena, so rt may go right after merge.
+ * Errors: negative CGM_E* with the message set once (cgmap/error.h).  A bad
+ * row, line or unknown function is a diagnostic (rt->diagnostics, then
+ * model->diagnostics), never a silent drop and never a failure of the run.
+ */
+#ifndef CGMAP_RUNTIME_H
+#define CGMAP_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cgmap/model.h"
+#include "cgmap/strbuf.h"
+
+#define CGM_RUNTIME_FORMAT 1
+
+/* One observed caller -> callee pair (summed over identical keys). */
+typedef struct cgm_runtime_edge {
+	const char *caller;     /* regprocedure text (empty search_path); NULL: entry point,
+	                         * called from a client statement */
+	const char *callee;
+	int site_line;          /* line in the caller's body of the calling statement, 0 unknown */
+	bool dynamic;           /* made by a dynamic EXECUTE (as the server saw it) */
+	cgm_runtime_stats stats;
+	int source;             /* index into rt->sources */
+} cgm_runtime_edge;
+
+/* Per-function figures (pg_stat_user_functions, or a file's "functions"). */
+typedef struct cgm_runtime_function {
+	const char *id;
+	cgm_runtime_stats stats;
+	int source;
+} cgm_runtime_function;
+
+/* One server (or file, or log) the data came from. */
+typedef struct cgm_runtime_source {
+	const char *kind;       /* "database", "file" or "log" */
+	const char *name;       /* database@server, file path or log path */
+	const char *database;   /* database name, or NULL */
+	const char *server_version;
+	const char *since;      /* window start, ISO 8601 UTC, or NULL when unknown */
+	const char *until;      /* window end, ISO 8601 UTC, or NULL */
+	bool has_trace;         /* cgmap_trace edges are part of it */
+	bool has_function_stats;/* per-function figures are part of it */
+	const char *track_functions; /* the server's setting, or NULL */
+	int64_t trace_dropped;  /* edges the extension could not record (full table) */
+	int64_t trace_edges_used, trace_edges_max;
+} cgm_runtime_source;
+
+typedef struct cgm_runtime {
+	cgm_arena *arena;
+	int nedges, cap_edges;
+	cgm_runtime_edge *edges;
+	int nfunctions, cap_functions;
+	cgm_runtime_function *functions;
+	int nsources, cap_sources;
+	cgm_runtime_source *sources;
+	int ndiagnostics, cap_diagnostics;
+	cgm_diagnostic *diagnostics;
+} cgm_runtime;
+
+cgm_runtime *cgm_runtime_new(void);
+void cgm_runtime_free(cgm_runtime *rt);
+
+/* A live server (dsn: libpq conninfo or URI, NULL = environment): the
+ * cgmap_trace edges and info when the extension is installed in that
+ * database, and pg_stat_user_functions in any case (a diagnostic says so
+ * when track_functions is off).  *found_trace (may be NULL) tells whether
+ * the extension was there.  Fails (CGM_ESOURCE) only when it cannot connect
+ * or read. */
+int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn);
+/* A file written by `cgmap collect` (docs/runtime-data.md). */
+int cgm_runtime_load_file(cgm_runtime *rt, const char *path);
+/* PostgreSQL server log lines `digraph {37615->37616;37615->37617}`: the
+ * OIDs are mapped through the catalog of the database at dsn (required:
+ * OIDs mean nothing elsewhere); unknown OIDs become diagnostics. */
+int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn);
+/* Write rt as a runtime file (what `cgmap collect` exports). */
+int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
+
+/* Join runtime data to the static graph: observed edges get their
+ * provenance, figures and, when they come from a PL/pgSQL dynamic site,
+ * via "dynamic"; functions get their figures and observed_entry; the
+ * window goes to model->runtime_window, rt's diagnostics and every observed
+ * id that is not in the model to model->diagnostics.  Sets
+ * model->has_runtime when rt holds any data.  Needs cgm_model_index(). */
+int cgm_merge(cgm_model *model, const cgm_runtime *rt);
+
+typedef struct cgm_analyze_options {
+	const char **entry_patterns;   /* --entry: shell globs on the id or schema.name */
+	int nentry;
+} cgm_analyze_options;
+
+/* Roots, reachability, dead and cold functions, recursive components
+ * (function.referenced/root/reachable/dead/cold/scc).  Without runtime
+ * data nothing is called dead: see cgm_function_uncalled(). */
+int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts);
+/* One paragraph on `out`: window, observed/unexplained edges, unseen dynamic
+ * sites, dead, cold, recursion. */
+void cgm_analyze_print_summary(const cgm_model *model, FILE *out);
+
+/* Derived facts shared by analyze and the reports. */
+/* An edge observed at runtime that is neither static nor from a dynamic site. */
+bool cgm_edge_unexplained(const cgm_edge *edge);
+/* Dynamic site `site` of function `fn` has an observed dynamic edge. */
+bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
+/* No caller outside its own recursive component, and not a root. */
+bool cgm_function_uncalled(const cgm_model *model, int fn);
+
+/* Everything a mapping command does with runtime data, in one call: load
+ * (unless no_runtime, the live server at dsn; each file; each log), merge. */
+typedef struct cgm_runtime_options {
+	const char *dsn;               /* the database being mapped, or NULL (SQL files) */
+	bool no_runtime;               /* --no-runtime: do not read the live server */
+	const char **files;            /* --runtime FILE */
+	int nfiles;
+	const char **logs;             /* --runtime-log FILE */
+	int nlogs;
+} cgm_runtime_options;
+int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts);
+
+/* Reports (docs/reports.md). */
+typedef enum {
+	CGM_REPORT_DEAD = 0,
+	CGM_REPORT_COLD,
+	CGM_REPORT_DYNAMIC,
+	CGM_REPORT_UNEXPLAINED,
+	CGM_REPORT_MISSING,
+	CGM_REPORT_EDGES,
+	CGM_REPORT_FUNCTIONS
+} cgm_report_kind;
+
+typedef enum {
+	CGM_FORMAT_TEXT = 0,
+	CGM_FORMAT_CSV,
+	CGM_FORMAT_MARKDOWN,
+	CGM_FORMAT_JSON
+} cgm_report_format;
+
+int cgm_report_kind_parse(cgm_report_kind *out, const char *name);
+int cgm_report_format_parse(cgm_report_format *out, const char *name);
+/* Append one report of the analysed model to out. */
+int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind kind,
+		     cgm_report_format format);
+
+#endif
