@@ -1,0 +1,318 @@
+/*
+ * escape.c - text escaped for each medium a user sees it in (cgmap/escape.h).
+ *
+ * In:  any NUL-terminated bytes (NULL is treated as "").  Out: appended to a
+ * caller-owned cgm_strbuf; nothing is allocated that the caller must free
+ * apart from the buffer itself.
+ *
+ * Every escaper walks the input as UTF-8; a byte that does not start a valid,
+ * shortest-form sequence (or a surrogate, or a code point above U+10FFFF)
+ * becomes U+FFFD, one replacement per bad byte, so the output is always
+ * valid UTF-8 whatever the catalog held.  Control characters that the medium
+ * cannot show raw become their visible "control picture" (U+2400 + c).
+ */
+#include "cgmap/escape.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define REPLACEMENT_CHAR 0xFFFD
+
+/* Decode one code point at s (s[0] != 0).  Returns the bytes it takes, or 0
+ * when s does not start a valid sequence. */
+static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t len;
+	uint32_t min, value;
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2, min = 0x80, value = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3, min = 0x800, value = c & 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4, min = 0x10000, value = c & 0x07;
+	} else {
+		return 0; /* continuation byte, overlong lead C0/C1, or F5..FF */
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+			return 0;
+		value = (value << 6) | (s[i] & 0x3F);
+	}
+	if (value < min || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
+		return 0;
+	*cp = value;
+	return len;
+}
+
+static void put_utf8(cgm_strbuf *out, uint32_t cp)
+{
+	char b[4];
+	size_t n;
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xC0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xE0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		b[0] = (char)(0xF0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	cgm_strbuf_add(out, b, n);
+}
+
+/* U+2400..U+241F show C0 controls, U+2421 shows DEL. */
+static void put_control_picture(cgm_strbuf *out, uint32_t cp)
+{
+	put_utf8(out, cp == 0x7F ? 0x2421 : 0x2400 + cp);
+}
+
+static bool is_c1_control(uint32_t cp)
+{
+	return cp >= 0x80 && cp <= 0x9F;
+}
+
+/* Calls emit(out, cp) for every code point of s, with U+FFFD for each
+ * invalid byte; the escapers differ only in emit. */
+typedef void (*emit_fn)(cgm_strbuf *out, uint32_t cp, bool at_start);
+
+static void walk(cgm_strbuf *out, const char *s, emit_fn emit)
+{
+	/* The buffer reads as "" even when nothing is added. */
+	cgm_strbuf_add(out, "", 0);
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	bool at_start = true;
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		if (n == 0) {
+			cp = REPLACEMENT_CHAR;
+			n = 1;
+		}
+		emit(out, cp, at_start);
+		at_start = false;
+		p += n;
+	}
+}
+
+/* DOT: inside "...", the lexer only knows \" ; labels and tooltips then
+ * read backslash escapes (\n, \l, \N, \G ...), so a literal backslash must
+ * be doubled.  Graphviz also decodes HTML entities in labels, so '&' is
+ * written as &amp; to show "&lt;" as typed. */
+static void emit_dot(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	switch (cp) {
+	case '"':
+		cgm_strbuf_puts(out, "\\\"");
+		return;
+	case '\\':
+		cgm_strbuf_puts(out, "\\\\");
+		return;
+	case '&':
+		cgm_strbuf_puts(out, "&amp;");
+		return;
+	case '\n':
+		cgm_strbuf_puts(out, "\\n");
+		return;
+	case '\r':
+		return; /* CRLF bodies: the \n already breaks the line */
+	case '\t':
+		cgm_strbuf_putc(out, ' ');
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		put_control_picture(out, cp);
+	else if (is_c1_control(cp))
+		put_utf8(out, REPLACEMENT_CHAR);
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_dot(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_dot);
+}
+
+/* HTML text and attribute values alike.  Tab, LF and CR are allowed raw;
+ * other controls are not valid HTML characters. */
+static void emit_html(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	switch (cp) {
+	case '&':
+		cgm_strbuf_puts(out, "&amp;");
+		return;
+	case '<':
+		cgm_strbuf_puts(out, "&lt;");
+		return;
+	case '>':
+		cgm_strbuf_puts(out, "&gt;");
+		return;
+	case '"':
+		cgm_strbuf_puts(out, "&quot;");
+		return;
+	case '\'':
+		cgm_strbuf_puts(out, "&#39;");
+		return;
+	case '\t':
+	case '\n':
+	case '\r':
+		cgm_strbuf_putc(out, (char)cp);
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		put_control_picture(out, cp);
+	else if (is_c1_control(cp))
+		put_utf8(out, REPLACEMENT_CHAR);
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_html(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_html);
+}
+
+/* JSON: besides what the grammar demands, '<', '>' and '&' are written as
+ * \u escapes, and so are U+2028/U+2029, so the text may sit inside an HTML
+ * <script> block (the site embeds the graph) without ending it. */
+static void emit_json(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	switch (cp) {
+	case '"':
+		cgm_strbuf_puts(out, "\\\"");
+		return;
+	case '\\':
+		cgm_strbuf_puts(out, "\\\\");
+		return;
+	case '\n':
+		cgm_strbuf_puts(out, "\\n");
+		return;
+	case '\r':
+		cgm_strbuf_puts(out, "\\r");
+		return;
+	case '\t':
+		cgm_strbuf_puts(out, "\\t");
+		return;
+	case '\b':
+		cgm_strbuf_puts(out, "\\b");
+		return;
+	case '\f':
+		cgm_strbuf_puts(out, "\\f");
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F || cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 ||
+	    cp == 0x2029)
+		cgm_strbuf_printf(out, "\\u%04x", (unsigned)cp);
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_json(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_json);
+}
+
+/* Markdown (CommonMark / GitHub tables): every ASCII punctuation character
+ * with a meaning is backslash-escaped, which CommonMark always renders as
+ * the bare character; '|' so a table cell does not split.  A line break
+ * would end a table row, so it becomes <br>.  '-', '+' and '=' only mean
+ * something at the start of a line (lists, setext headings), the only place
+ * they are escaped. */
+static void emit_markdown(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	if (cp != 0 && cp < 0x80 && strchr("\\`*_{}[]()#|~<>&!", (int)cp)) {
+		cgm_strbuf_putc(out, '\\');
+		cgm_strbuf_putc(out, (char)cp);
+		return;
+	}
+	if (at_start && (cp == '-' || cp == '+' || cp == '=')) {
+		cgm_strbuf_putc(out, '\\');
+		cgm_strbuf_putc(out, (char)cp);
+		return;
+	}
+	switch (cp) {
+	case '\n':
+		cgm_strbuf_puts(out, "<br>");
+		return;
+	case '\r':
+		return;
+	case '\t':
+		cgm_strbuf_putc(out, ' ');
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		put_control_picture(out, cp);
+	else if (is_c1_control(cp))
+		put_utf8(out, REPLACEMENT_CHAR);
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_markdown(cgm_strbuf *out, const char *s)
+{
+	size_t start = out->len;
+	walk(out, s, emit_markdown);
+	/* "1. x" or "1) x" at the start would open an ordered list. */
+	size_t digits = 0;
+	while (start + digits < out->len && out->data[start + digits] >= '0' &&
+	       out->data[start + digits] <= '9')
+		digits++;
+	if (digits > 0 && start + digits < out->len && out->data[start + digits] == '.') {
+		cgm_strbuf_putc(out, ' '); /* room for the backslash */
+		memmove(out->data + start + digits + 1, out->data + start + digits,
+			out->len - 1 - (start + digits));
+		out->data[start + digits] = '\\';
+	}
+	/* ')' is always escaped above, so only '.' needs the fix-up. */
+}
+
+/* Longest readable part of a file name; the hash after it keeps the name
+ * unique, and the whole stays well under the usual 255-byte limit. */
+#define FILENAME_READABLE_MAX 120
+
+void cgm_escape_filename(cgm_strbuf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	if (!s)
+		s = "";
+	uint64_t hash = 1469598103934665603ULL; /* FNV-1a of the whole id */
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		hash ^= *p;
+		hash *= 1099511628211ULL;
+	}
+	size_t written = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			    (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			    (c == '.' && p != (const unsigned char *)s); /* no hidden files */
+		size_t need = keep ? 1 : 3;
+		if (written + need > FILENAME_READABLE_MAX)
+			break;
+		if (keep) {
+			cgm_strbuf_putc(out, (char)c);
+		} else {
+			char enc[3] = { '_', hex[c >> 4], hex[c & 0x0F] };
+			cgm_strbuf_add(out, enc, 3);
+		}
+		written += need;
+	}
+	cgm_strbuf_printf(out, "%s%016llx", written ? "-" : "", (unsigned long long)hash);
+}
