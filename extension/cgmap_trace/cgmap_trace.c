@@ -1,0 +1,1083 @@
+/*-------------------------------------------------------------------------
+ *
+ * cgmap_trace.c
+ *		Runtime call-graph capture for PL/pgSQL, SQL and C user functions.
+ *
+ * cgmap_trace records, for every observed call of a user function, the edge
+ * (database, caller, callee, call-site line, dynamic flag) together with the
+ * number of calls, the inclusive and exclusive (self) time and the first and
+ * last time the edge was seen.  A call made directly by a client statement
+ * (no traced function on this backend's call stack) is an ENTRY POINT and is
+ * recorded with caller = InvalidOid (0).
+ *
+ * How calls are seen
+ * ------------------
+ * - PL/pgSQL functions, procedures, trigger and event-trigger functions are
+ *   seen through the PL/pgSQL instrumentation plugin (the rendezvous variable
+ *   "PLpgSQL_plugin"): func_beg pushes a frame on a per-backend call stack,
+ *   func_end pops it.  This costs nothing at plan time.  Any plugin that was
+ *   installed before us (plprofiler, plpgsql_check, ...) is chained: its
+ *   callbacks are called from ours, and the helper pointers PL/pgSQL fills in
+ *   our struct (error_callback, assign_expr, ...) are copied into its struct
+ *   before its func_setup runs.
+ * - With cgmap_trace.track = 'all', needs_fmgr_hook/fmgr_hook also see every
+ *   call of a non-PL/pgSQL user function (SQL, C, internal, other PLs).  The
+ *   planner never inlines a function for which needs_fmgr_hook says yes, so
+ *   plans of queries using SQL functions can change in that mode.  A
+ *   value-per-call set-returning function goes through fmgr once per row, so
+ *   it counts one call per row.
+ *
+ * Call sites
+ * ----------
+ * When the caller is a PL/pgSQL frame, the call is attributed to the
+ * caller's currently executing statement: PL/pgSQL keeps it in
+ * estate->err_stmt (set before each statement runs and restored to the
+ * enclosing statement when a nested statement list finishes, so a call made
+ * by the query of a FOR loop after its body ran is attributed to the FOR
+ * line).  The edge is "dynamic" when that statement is EXECUTE, FOR ... IN
+ * EXECUTE, OPEN ... FOR EXECUTE or RETURN QUERY EXECUTE.  Reading err_stmt at
+ * call time needs no stmt_beg/stmt_end callbacks, which keeps the per
+ * statement overhead at zero; we only install stmt_beg/stmt_end to forward
+ * them when a chained plugin wants them.
+ *
+ * Keeping the call stack right on errors
+ * --------------------------------------
+ * PL/pgSQL does not call func_end for a function that errors out.  Every
+ * live PL/pgSQL invocation, however, has an error-context entry whose
+ * callback is plpgsql_exec_error_callback (PL/pgSQL hands us that pointer in
+ * plugin->error_callback) and whose arg is the invocation's estate.  The
+ * error_context_stack is reset by PG_CATCH / error recovery to exactly the
+ * frames that are still alive, so it is the truth we check our stack against
+ * ("reconcile"):
+ *   - at SUBXACT_EVENT_ABORT_SUB (exception block caught an error, or any PL
+ *     rolled back a subtransaction) and XACT_EVENT_ABORT (statement aborted;
+ *     also a ROLLBACK inside a procedure, whose own frame stays alive and is
+ *     kept because it is still on the error context stack);
+ *   - at func_beg when the innermost live PL/pgSQL invocation below the new
+ *     one is not the innermost PL/pgSQL frame we have (cheap pointer check);
+ *   - at func_end when the ending estate is not on top of our stack.
+ * Frames of fmgr-hooked functions are popped exactly by FHET_END/FHET_ABORT.
+ * Frames found dead are popped and recorded (the call happened; its time
+ * ends when the abort is noticed, which is at the abort itself in all the
+ * cases above).  Procedures that COMMIT/ROLLBACK keep their frames: no abort
+ * callback removes a frame whose invocation is still alive.  Nothing here
+ * uses PG_TRY, so the hot path stays a few pointer compares.
+ *
+ * Shared memory and locking
+ * -------------------------
+ * A fixed-size shared hash (cgmap_trace.max_edges entries, sized once in
+ * shmem_request_hook) keyed by cgtKey holds one cgtEntry per edge.
+ *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
+ *     table itself: it is held SHARED to look an entry up and to update its
+ *     counters, and EXCLUSIVE to insert or remove entries (new edge, reset,
+ *     load at startup).
+ *   - each entry's counters are updated under the entry's spinlock
+ *     (entry->mutex), so concurrent backends holding the lock in shared mode
+ *     count exactly; readers take the same spinlock to get a consistent copy.
+ *   - cgt_state->mutex (spinlock) guards cgt_state->since.
+ *   - cgt_state->dropped is an atomic counter: calls on new edges that found
+ *     the table full.  A full table never raises an error.
+ *
+ * Persistence
+ * -----------
+ * With cgmap_trace.save = on, the postmaster writes the table to
+ * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
+ * from an on_shmem_exit callback at clean shutdown, and reads it back (then
+ * removes it) when shared memory is created at the next start.
+ *
+ * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "plpgsql.h"
+#include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+PG_MODULE_MAGIC;
+
+#define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
+#define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
+#define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
+#define CGT_FILE_VERSION	1
+
+/* ---- shared structures ---- */
+
+typedef struct cgtKey
+{
+	Oid			dbid;
+	Oid			caller;			/* InvalidOid for an entry point */
+	Oid			callee;
+	int32		line;			/* caller's statement line, 0 if unknown */
+	bool		dynamic;		/* call made by a dynamic EXECUTE-like stmt */
+	/* padding is always zeroed: the key is hashed as a blob */
+} cgtKey;
+
+typedef struct cgtCounters
+{
+	int64		calls;
+	double		total_ms;		/* inclusive time */
+	double		self_ms;		/* exclusive time */
+	TimestampTz first_seen;
+	TimestampTz last_seen;
+} cgtCounters;
+
+typedef struct cgtEntry
+{
+	cgtKey		key;			/* hash key, must be first */
+	slock_t		mutex;			/* protects counters */
+	cgtCounters counters;
+} cgtEntry;
+
+typedef struct cgtShared
+{
+	LWLock	   *lock;			/* protects the hash table (see banner) */
+	slock_t		mutex;			/* protects since */
+	TimestampTz since;			/* last reset, or first start */
+	pg_atomic_uint64 dropped;	/* calls not recorded: table full */
+} cgtShared;
+
+/* ---- per-backend call stack ---- */
+
+typedef struct cgtFrame
+{
+	const void *ident;			/* PL/pgSQL estate, or our fmgr cache */
+	Oid			fn_oid;			/* InvalidOid for a DO block */
+	bool		is_plpgsql;
+	bool		dynamic;		/* site of this call in the caller */
+	int32		line;
+	Oid			caller;
+	instr_time	start;
+	instr_time	children;		/* inclusive time of callees */
+} cgtFrame;
+
+/* per FmgrInfo state of the fmgr hook (lives in flinfo->fn_mcxt) */
+typedef struct cgtFnCache
+{
+	Datum		prev_arg;		/* the private slot handed to a chained hook */
+	bool		traced;
+} cgtFnCache;
+
+/* ---- settings ---- */
+
+typedef enum
+{
+	CGT_TRACK_PLPGSQL,
+	CGT_TRACK_ALL
+} cgtTrack;
+
+static const struct config_enum_entry cgt_track_options[] = {
+	{"plpgsql", CGT_TRACK_PLPGSQL, false},
+	{"all", CGT_TRACK_ALL, false},
+	{NULL, 0, false}
+};
+
+static bool cgt_enabled = true;
+static int	cgt_max_edges = 10000;
+static int	cgt_track = CGT_TRACK_PLPGSQL;
+static bool cgt_save = true;
+
+/* ---- state ---- */
+
+static cgtShared *cgt_state = NULL;
+static HTAB *cgt_hash = NULL;
+
+static cgtFrame *cgt_stack = NULL;
+static int	cgt_depth = 0;
+static int	cgt_capacity = 0;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static needs_fmgr_hook_type prev_needs_fmgr_hook = NULL;
+static fmgr_hook_type prev_fmgr_hook = NULL;
+
+static PLpgSQL_plugin **cgt_plugin_ptr = NULL;
+static PLpgSQL_plugin *prev_plugin = NULL;
+
+void		_PG_init(void);
+
+PG_FUNCTION_INFO_V1(cgmap_trace_edges);
+PG_FUNCTION_INFO_V1(cgmap_trace_reset);
+PG_FUNCTION_INFO_V1(cgmap_trace_info);
+
+static void cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func);
+static void cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func);
+static void cgt_func_end(PLpgSQL_execstate *estate, PLpgSQL_function *func);
+static void cgt_stmt_beg(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt);
+static void cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt);
+
+static PLpgSQL_plugin cgt_plugin = {
+	NULL,						/* func_setup: set in _PG_init if chaining */
+	cgt_func_beg,
+	cgt_func_end,
+	NULL,						/* stmt_beg: only to forward */
+	NULL,						/* stmt_end: only to forward */
+	NULL, NULL, NULL, NULL, NULL	/* filled in by PL/pgSQL */
+};
+
+/* ====================================================================
+ * Shared memory
+ * ==================================================================== */
+
+static Size
+cgt_memsize(void)
+{
+	Size		size;
+
+	size = MAXALIGN(sizeof(cgtShared));
+	size = add_size(size, hash_estimate_size(cgt_max_edges, sizeof(cgtEntry)));
+	return size;
+}
+
+static void
+cgt_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+
+	RequestAddinShmemSpace(cgt_memsize());
+	RequestNamedLWLockTranche("cgmap_trace", 1);
+}
+
+/* Insert (or find) an entry; caller holds the lock exclusively. */
+static cgtEntry *
+cgt_entry_alloc(const cgtKey *key)
+{
+	cgtEntry   *entry;
+	bool		found;
+
+	if (hash_get_num_entries(cgt_hash) >= cgt_max_edges)
+	{
+		entry = hash_search(cgt_hash, key, HASH_FIND, NULL);
+		return entry;
+	}
+	entry = hash_search(cgt_hash, key, HASH_ENTER_NULL, &found);
+	if (entry != NULL && !found)
+	{
+		SpinLockInit(&entry->mutex);
+		memset(&entry->counters, 0, sizeof(entry->counters));
+	}
+	return entry;
+}
+
+static void
+cgt_load_file(void)
+{
+	FILE	   *file;
+	uint32		header[2];
+	TimestampTz since;
+	uint64		dropped;
+	int32		num;
+	int32		i;
+
+	file = AllocateFile(CGT_DUMP_FILE, PG_BINARY_R);
+	if (file == NULL)
+	{
+		if (errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("cgmap_trace: could not read file \"%s\": %m",
+							CGT_DUMP_FILE)));
+		return;
+	}
+
+	if (fread(header, sizeof(header), 1, file) != 1 ||
+		header[0] != CGT_FILE_MAGIC || header[1] != CGT_FILE_VERSION ||
+		fread(&since, sizeof(since), 1, file) != 1 ||
+		fread(&dropped, sizeof(dropped), 1, file) != 1 ||
+		fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		goto bad_file;
+
+	for (i = 0; i < num; i++)
+	{
+		cgtKey		key;
+		cgtCounters counters;
+		cgtEntry   *entry;
+
+		if (fread(&key, sizeof(key), 1, file) != 1 ||
+			fread(&counters, sizeof(counters), 1, file) != 1)
+			goto bad_file;
+
+		entry = cgt_entry_alloc(&key);
+		if (entry == NULL)
+		{
+			/* max_edges was lowered since the file was written */
+			dropped += counters.calls;
+			continue;
+		}
+		entry->counters = counters;
+	}
+
+	cgt_state->since = since;
+	pg_atomic_write_u64(&cgt_state->dropped, dropped);
+	FreeFile(file);
+	unlink(CGT_DUMP_FILE);
+	return;
+
+bad_file:
+	ereport(LOG,
+			(errmsg("cgmap_trace: ignoring invalid file \"%s\"", CGT_DUMP_FILE)));
+	FreeFile(file);
+	unlink(CGT_DUMP_FILE);
+}
+
+/* on_shmem_exit callback of the postmaster: dump the table at shutdown. */
+static void
+cgt_shmem_shutdown(int code, Datum arg)
+{
+	FILE	   *file;
+	uint32		header[2] = {CGT_FILE_MAGIC, CGT_FILE_VERSION};
+	uint64		dropped;
+	int32		num;
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+
+	/* Don't dump after a crash, nor when there is nothing to dump. */
+	if (code != 0 || cgt_state == NULL || cgt_hash == NULL)
+		return;
+	if (!cgt_save)
+		return;
+
+	file = AllocateFile(CGT_DUMP_TMP, PG_BINARY_W);
+	if (file == NULL)
+		goto error;
+
+	dropped = pg_atomic_read_u64(&cgt_state->dropped);
+	num = (int32) hash_get_num_entries(cgt_hash);
+	if (fwrite(header, sizeof(header), 1, file) != 1 ||
+		fwrite(&cgt_state->since, sizeof(TimestampTz), 1, file) != 1 ||
+		fwrite(&dropped, sizeof(dropped), 1, file) != 1 ||
+		fwrite(&num, sizeof(num), 1, file) != 1)
+		goto error;
+
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (fwrite(&entry->key, sizeof(cgtKey), 1, file) != 1 ||
+			fwrite(&entry->counters, sizeof(cgtCounters), 1, file) != 1)
+		{
+			hash_seq_term(&hash_seq);
+			goto error;
+		}
+	}
+
+	if (FreeFile(file))
+	{
+		file = NULL;
+		goto error;
+	}
+	(void) durable_rename(CGT_DUMP_TMP, CGT_DUMP_FILE, LOG);
+	return;
+
+error:
+	ereport(LOG,
+			(errcode_for_file_access(),
+			 errmsg("cgmap_trace: could not write file \"%s\": %m",
+					CGT_DUMP_TMP)));
+	if (file)
+		FreeFile(file);
+	unlink(CGT_DUMP_TMP);
+}
+
+static void
+cgt_shmem_startup(void)
+{
+	bool		found;
+	HASHCTL		info;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	cgt_state = NULL;
+	cgt_hash = NULL;
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+
+	cgt_state = ShmemInitStruct("cgmap_trace", sizeof(cgtShared), &found);
+	if (!found)
+	{
+		cgt_state->lock = &(GetNamedLWLockTranche("cgmap_trace"))->lock;
+		SpinLockInit(&cgt_state->mutex);
+		cgt_state->since = GetCurrentTimestamp();
+		pg_atomic_init_u64(&cgt_state->dropped, 0);
+	}
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtKey);
+	info.entrysize = sizeof(cgtEntry);
+	cgt_hash = ShmemInitHash("cgmap_trace hash",
+							 cgt_max_edges, cgt_max_edges,
+							 &info,
+							 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	LWLockRelease(AddinShmemInitLock);
+
+	/* The postmaster dumps the table when it exits cleanly. */
+	if (!IsUnderPostmaster)
+		on_shmem_exit(cgt_shmem_shutdown, (Datum) 0);
+
+	if (found)
+		return;
+
+	if (cgt_save)
+		cgt_load_file();
+	else
+		unlink(CGT_DUMP_FILE);
+
+	/* Tell the administrator when a later library took the plugin slot. */
+	if (!IsUnderPostmaster && cgt_plugin_ptr && *cgt_plugin_ptr != &cgt_plugin)
+		ereport(LOG,
+				(errmsg("cgmap_trace: the PL/pgSQL plugin slot was taken by a library loaded after cgmap_trace"),
+				 errhint("PL/pgSQL calls are traced only if that library chains to earlier plugins; list cgmap_trace last in shared_preload_libraries.")));
+}
+
+/* ====================================================================
+ * Recording
+ * ==================================================================== */
+
+static void
+cgt_record(const cgtKey *key, double total_ms, double self_ms)
+{
+	cgtEntry   *entry;
+	TimestampTz now;
+
+	if (cgt_hash == NULL)
+		return;
+
+	now = GetCurrentTimestamp();
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	entry = hash_search(cgt_hash, key, HASH_FIND, NULL);
+	if (entry == NULL)
+	{
+		/* New edge: need the exclusive lock to insert it. */
+		LWLockRelease(cgt_state->lock);
+		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+		entry = cgt_entry_alloc(key);
+		if (entry == NULL)
+		{
+			pg_atomic_fetch_add_u64(&cgt_state->dropped, 1);
+			LWLockRelease(cgt_state->lock);
+			return;
+		}
+	}
+
+	SpinLockAcquire(&entry->mutex);
+	if (entry->counters.calls == 0)
+		entry->counters.first_seen = now;
+	entry->counters.calls += 1;
+	entry->counters.total_ms += total_ms;
+	entry->counters.self_ms += self_ms;
+	entry->counters.last_seen = now;
+	SpinLockRelease(&entry->mutex);
+
+	LWLockRelease(cgt_state->lock);
+}
+
+/* ====================================================================
+ * Per-backend call stack
+ * ==================================================================== */
+
+static inline bool
+cgt_stmt_is_dynamic(const PLpgSQL_stmt *stmt)
+{
+	switch (stmt->cmd_type)
+	{
+		case PLPGSQL_STMT_DYNEXECUTE:
+		case PLPGSQL_STMT_DYNFORS:
+			return true;
+		case PLPGSQL_STMT_OPEN:
+			return ((const PLpgSQL_stmt_open *) stmt)->dynquery != NULL;
+		case PLPGSQL_STMT_RETURN_QUERY:
+			return ((const PLpgSQL_stmt_return_query *) stmt)->dynquery != NULL;
+		default:
+			return false;
+	}
+}
+
+/* Push a frame; the call site comes from the frame below. */
+static void
+cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
+{
+	cgtFrame   *frame;
+
+	if (cgt_depth >= cgt_capacity)
+	{
+		int			newcap = cgt_capacity > 0 ? cgt_capacity * 2 : 64;
+		cgtFrame   *newstack;
+
+		/* Never fail the user's query for our bookkeeping. */
+		newstack = MemoryContextAllocExtended(TopMemoryContext,
+											  sizeof(cgtFrame) * newcap,
+											  MCXT_ALLOC_NO_OOM);
+		if (newstack == NULL)
+			return;
+		if (cgt_stack)
+		{
+			memcpy(newstack, cgt_stack, sizeof(cgtFrame) * cgt_depth);
+			pfree(cgt_stack);
+		}
+		cgt_stack = newstack;
+		cgt_capacity = newcap;
+	}
+
+	frame = &cgt_stack[cgt_depth];
+	frame->ident = ident;
+	frame->fn_oid = fn_oid;
+	frame->is_plpgsql = is_plpgsql;
+	frame->caller = InvalidOid;
+	frame->line = 0;
+	frame->dynamic = false;
+	if (cgt_depth > 0)
+	{
+		cgtFrame   *parent = &cgt_stack[cgt_depth - 1];
+
+		frame->caller = parent->fn_oid;
+		if (parent->is_plpgsql && OidIsValid(parent->fn_oid))
+		{
+			const PLpgSQL_stmt *stmt =
+			((const PLpgSQL_execstate *) parent->ident)->err_stmt;
+
+			if (stmt != NULL)
+			{
+				frame->line = stmt->lineno;
+				frame->dynamic = cgt_stmt_is_dynamic(stmt);
+			}
+		}
+	}
+	INSTR_TIME_SET_ZERO(frame->children);
+	INSTR_TIME_SET_CURRENT(frame->start);
+	cgt_depth++;
+}
+
+/* Pop frames down to (and including) index 'target', recording each. */
+static void
+cgt_pop_to(int target)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	while (cgt_depth > target)
+	{
+		cgtFrame   *frame = &cgt_stack[cgt_depth - 1];
+		instr_time	total = now;
+		double		total_ms;
+		double		self_ms;
+
+		INSTR_TIME_SUBTRACT(total, frame->start);
+		total_ms = INSTR_TIME_GET_MILLISEC(total);
+		self_ms = total_ms - INSTR_TIME_GET_MILLISEC(frame->children);
+		if (self_ms < 0)
+			self_ms = 0;
+
+		if (cgt_depth > 1)
+			INSTR_TIME_ADD(cgt_stack[cgt_depth - 2].children, total);
+
+		if (OidIsValid(frame->fn_oid))
+		{
+			cgtKey		key;
+
+			memset(&key, 0, sizeof(key));
+			key.dbid = MyDatabaseId;
+			key.caller = frame->caller;
+			key.callee = frame->fn_oid;
+			key.line = frame->line;
+			key.dynamic = frame->dynamic;
+			cgt_record(&key, total_ms, self_ms);
+		}
+		cgt_depth--;
+	}
+}
+
+/*
+ * Position of a PL/pgSQL estate in the live error context stack, counting
+ * from the innermost entry (0), or -1 when it is not alive.
+ */
+static int
+cgt_live_position(const void *estate)
+{
+	ErrorContextCallback *ecxt;
+	int			pos = 0;
+
+	for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
+	{
+		if (ecxt->callback == cgt_plugin.error_callback)
+		{
+			if (ecxt->arg == estate)
+				return pos;
+			pos++;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Drop the frames of invocations that are no longer alive.  Frames are
+ * alive while their PL/pgSQL estate is on the error context stack, in the
+ * same order.  Everything above the first dead PL/pgSQL frame is dead too.
+ */
+static void
+cgt_reconcile(void)
+{
+	int			i;
+	int			prev_pos = INT_MAX;
+
+	if (cgt_depth == 0)
+		return;
+	if (error_context_stack == NULL)
+	{
+		/* top-level error recovery: nothing of ours is alive any more */
+		cgt_pop_to(0);
+		return;
+	}
+
+	for (i = 0; i < cgt_depth; i++)
+	{
+		int			pos;
+
+		if (!cgt_stack[i].is_plpgsql)
+			continue;
+		pos = cgt_live_position(cgt_stack[i].ident);
+		if (pos < 0 || pos >= prev_pos)
+		{
+			cgt_pop_to(i);
+			return;
+		}
+		prev_pos = pos;
+	}
+}
+
+static void
+cgt_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && cgt_depth > 0)
+		cgt_reconcile();
+}
+
+static void
+cgt_xact_callback(XactEvent event, void *arg)
+{
+	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) &&
+		cgt_depth > 0)
+		cgt_reconcile();
+}
+
+/* ====================================================================
+ * PL/pgSQL plugin
+ * ==================================================================== */
+
+static void
+cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func)
+{
+	if (prev_plugin)
+	{
+		/* hand PL/pgSQL's helper pointers on to the chained plugin */
+		prev_plugin->error_callback = cgt_plugin.error_callback;
+		prev_plugin->assign_expr = cgt_plugin.assign_expr;
+		prev_plugin->assign_value = cgt_plugin.assign_value;
+		prev_plugin->eval_datum = cgt_plugin.eval_datum;
+		prev_plugin->cast_value = cgt_plugin.cast_value;
+		if (prev_plugin->func_setup)
+			prev_plugin->func_setup(estate, func);
+	}
+}
+
+static void
+cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
+{
+	if (prev_plugin && prev_plugin->func_beg)
+		prev_plugin->func_beg(estate, func);
+
+	if (!cgt_enabled || cgt_hash == NULL)
+		return;
+
+	if (cgt_depth > 0)
+	{
+		/*
+		 * Check that the innermost PL/pgSQL frame we have is the innermost
+		 * live PL/pgSQL invocation below this one; if not, a callee errored
+		 * out without our noticing yet: reconcile.
+		 */
+		ErrorContextCallback *ecxt;
+		const void *live_parent = NULL;
+		int			i;
+
+		for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
+		{
+			if (ecxt->callback == cgt_plugin.error_callback &&
+				ecxt->arg != (void *) estate)
+			{
+				live_parent = ecxt->arg;
+				break;
+			}
+		}
+		for (i = cgt_depth - 1; i >= 0; i--)
+			if (cgt_stack[i].is_plpgsql)
+				break;
+		if (i >= 0 && cgt_stack[i].ident != live_parent)
+			cgt_reconcile();
+	}
+
+	cgt_push(estate, func->fn_oid, true);
+}
+
+static void
+cgt_func_end(PLpgSQL_execstate *estate, PLpgSQL_function *func)
+{
+	if (cgt_depth > 0)
+	{
+		int			i;
+
+		for (i = cgt_depth - 1; i >= 0; i--)
+		{
+			if (cgt_stack[i].ident == (const void *) estate &&
+				cgt_stack[i].is_plpgsql)
+			{
+				cgt_pop_to(i);
+				break;
+			}
+		}
+	}
+
+	if (prev_plugin && prev_plugin->func_end)
+		prev_plugin->func_end(estate, func);
+}
+
+static void
+cgt_stmt_beg(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
+{
+	if (prev_plugin && prev_plugin->stmt_beg)
+		prev_plugin->stmt_beg(estate, stmt);
+}
+
+static void
+cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
+{
+	if (prev_plugin && prev_plugin->stmt_end)
+		prev_plugin->stmt_end(estate, stmt);
+}
+
+/* ====================================================================
+ * fmgr hooks (track = all)
+ * ==================================================================== */
+
+/*
+ * Should calls of this function go through our fmgr hook?  User functions
+ * (OID above the initdb range) in any language but PL/pgSQL (which the
+ * plugin sees) and but our own C functions.
+ */
+static bool
+cgt_should_trace(Oid fn_oid)
+{
+	HeapTuple	proctup;
+	Form_pg_proc procform;
+	bool		result = true;
+
+	if (fn_oid < FirstNormalObjectId)
+		return false;
+
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (!HeapTupleIsValid(proctup))
+		return false;
+	procform = (Form_pg_proc) GETSTRUCT(proctup);
+
+	if (procform->prolang == ClanguageId)
+	{
+		bool		isnull;
+		Datum		probin;
+
+		probin = SysCacheGetAttr(PROCOID, proctup, Anum_pg_proc_probin, &isnull);
+		if (!isnull)
+		{
+			char	   *bin = TextDatumGetCString(probin);
+
+			if (strstr(bin, "cgmap_trace") != NULL)
+				result = false;
+			pfree(bin);
+		}
+	}
+	else if (procform->prolang != INTERNALlanguageId &&
+			 procform->prolang != SQLlanguageId)
+	{
+		HeapTuple	langtup;
+
+		langtup = SearchSysCache1(LANGOID, ObjectIdGetDatum(procform->prolang));
+		if (HeapTupleIsValid(langtup))
+		{
+			Form_pg_language langform = (Form_pg_language) GETSTRUCT(langtup);
+
+			if (strcmp(NameStr(langform->lanname), "plpgsql") == 0)
+				result = false;
+			ReleaseSysCache(langtup);
+		}
+	}
+
+	ReleaseSysCache(proctup);
+	return result;
+}
+
+static bool
+cgt_needs_fmgr_hook(Oid fn_oid)
+{
+	if (prev_needs_fmgr_hook && prev_needs_fmgr_hook(fn_oid))
+		return true;
+	return cgt_should_trace(fn_oid);
+}
+
+static void
+cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
+{
+	cgtFnCache *fc = (cgtFnCache *) DatumGetPointer(*arg);
+
+	if (fc == NULL)
+	{
+		fc = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(cgtFnCache));
+		fc->traced = cgt_should_trace(flinfo->fn_oid);
+		*arg = PointerGetDatum(fc);
+	}
+
+	switch (event)
+	{
+		case FHET_START:
+			if (prev_fmgr_hook)
+				prev_fmgr_hook(event, flinfo, &fc->prev_arg);
+			if (fc->traced && cgt_enabled && cgt_hash != NULL)
+				cgt_push(fc, flinfo->fn_oid, false);
+			return;
+
+		case FHET_END:
+		case FHET_ABORT:
+			if (cgt_depth > 0)
+			{
+				int			i;
+
+				for (i = cgt_depth - 1; i >= 0; i--)
+				{
+					if (cgt_stack[i].ident == (const void *) fc &&
+						!cgt_stack[i].is_plpgsql)
+					{
+						cgt_pop_to(i);
+						break;
+					}
+				}
+			}
+			if (prev_fmgr_hook)
+				prev_fmgr_hook(event, flinfo, &fc->prev_arg);
+			return;
+	}
+}
+
+/* ====================================================================
+ * Module load
+ * ==================================================================== */
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomBoolVariable("cgmap_trace.enabled",
+							 "Records function call edges.",
+							 "A superuser can turn it off or on at any time, also for one session.",
+							 &cgt_enabled,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.max_edges",
+							"Maximum number of distinct call edges kept in shared memory.",
+							"Calls on new edges when the table is full are counted as dropped.",
+							&cgt_max_edges,
+							10000,
+							10,
+							INT_MAX / 2,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("cgmap_trace.track",
+							 "Which calls are captured: plpgsql, or all (also SQL, C and other languages).",
+							 "'all' routes user functions through the fmgr hook: the planner never inlines them.",
+							 &cgt_track,
+							 CGT_TRACK_PLPGSQL,
+							 cgt_track_options,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("cgmap_trace.save",
+							 "Saves the call edges across server shutdowns.",
+							 NULL,
+							 &cgt_save,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("cgmap_trace");
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = cgt_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = cgt_shmem_startup;
+
+	if (cgt_track == CGT_TRACK_ALL)
+	{
+		prev_needs_fmgr_hook = needs_fmgr_hook;
+		needs_fmgr_hook = cgt_needs_fmgr_hook;
+		prev_fmgr_hook = fmgr_hook;
+		fmgr_hook = cgt_fmgr_hook;
+	}
+
+	/* Chain into the PL/pgSQL plugin slot. */
+	cgt_plugin_ptr = (PLpgSQL_plugin **) find_rendezvous_variable("PLpgSQL_plugin");
+	prev_plugin = *cgt_plugin_ptr;
+	if (prev_plugin)
+	{
+		cgt_plugin.func_setup = cgt_func_setup;
+		if (prev_plugin->stmt_beg)
+			cgt_plugin.stmt_beg = cgt_stmt_beg;
+		if (prev_plugin->stmt_end)
+			cgt_plugin.stmt_end = cgt_stmt_end;
+	}
+	*cgt_plugin_ptr = &cgt_plugin;
+
+	RegisterXactCallback(cgt_xact_callback, NULL);
+	RegisterSubXactCallback(cgt_subxact_callback, NULL);
+}
+
+/* ====================================================================
+ * SQL-callable functions
+ * ==================================================================== */
+
+static void
+cgt_check_loaded(void)
+{
+	if (cgt_state == NULL || cgt_hash == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cgmap_trace must be loaded via shared_preload_libraries")));
+}
+
+#define CGT_EDGE_COLS 10
+
+Datum
+cgmap_trace_edges(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+
+	cgt_check_loaded();
+	InitMaterializedSRF(fcinfo, 0);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		Datum		values[CGT_EDGE_COLS];
+		bool		nulls[CGT_EDGE_COLS];
+		cgtCounters c;
+
+		SpinLockAcquire(&entry->mutex);
+		c = entry->counters;
+		SpinLockRelease(&entry->mutex);
+
+		if (c.calls == 0)
+			continue;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(entry->key.dbid);
+		values[1] = ObjectIdGetDatum(entry->key.caller);
+		values[2] = ObjectIdGetDatum(entry->key.callee);
+		values[3] = Int32GetDatum(entry->key.line);
+		values[4] = BoolGetDatum(entry->key.dynamic);
+		values[5] = Int64GetDatum(c.calls);
+		values[6] = Float8GetDatum(c.total_ms);
+		values[7] = Float8GetDatum(c.self_ms);
+		values[8] = TimestampTzGetDatum(c.first_seen);
+		values[9] = TimestampTzGetDatum(c.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	LWLockRelease(cgt_state->lock);
+
+	return (Datum) 0;
+}
+
+Datum
+cgmap_trace_reset(PG_FUNCTION_ARGS)
+{
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+
+	cgt_check_loaded();
+
+	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
+	pg_atomic_write_u64(&cgt_state->dropped, 0);
+	SpinLockAcquire(&cgt_state->mutex);
+	cgt_state->since = GetCurrentTimestamp();
+	SpinLockRelease(&cgt_state->mutex);
+	LWLockRelease(cgt_state->lock);
+
+	PG_RETURN_VOID();
+}
+
+Datum
+cgmap_trace_info(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	TimestampTz since;
+	int64		used;
+
+	cgt_check_loaded();
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	SpinLockAcquire(&cgt_state->mutex);
+	since = cgt_state->since;
+	SpinLockRelease(&cgt_state->mutex);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	used = (int64) hash_get_num_entries(cgt_hash);
+	LWLockRelease(cgt_state->lock);
+
+	values[0] = TimestampTzGetDatum(since);
+	values[1] = Int64GetDatum(used);
+	values[2] = Int64GetDatum((int64) cgt_max_edges);
+	values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->dropped));
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
