@@ -236,6 +236,14 @@ typedef struct cgm_model {
 
 	bool has_runtime;          /* any runtime data merged */
 	const char *runtime_window;/* description of the observation window */
+
+	/* Recorded in the snapshot ("options", "runtime.sources"): what shaped
+	 * the graph, set by the mapping command and by merge. */
+	bool include_builtins;     /* edges to pg_catalog functions were kept */
+	bool include_extensions;   /* functions of extensions were mapped */
+	int nruntime_sources;
+	const char **runtime_sources; /* one line per runtime source merged, e.g.
+	                               * "database demo@host:5432" or "file run.json" */
 } cgm_model;
 
 cgm_model *cgm_model_new(void);
