@@ -164,6 +164,33 @@ static void test_body_hash(void **state)
 	assert_string_equal(cgm_body_normalise(arena, " \n-- only\n"), "");
 }
 
+static void test_builtins(void **state)
+{
+	cgm_model *model = cgm_model_new();
+	int n = cgm_builtins_load(model);
+	assert_true(n > 3000);
+	assert_int_equal(model->nfunctions, n);
+	cgm_model_index(model);
+	int i = cgm_model_find(model, "lower(text)");
+	assert_true(i >= 0);
+	assert_true(model->functions[i].builtin);
+	assert_string_equal(model->functions[i].result, "text");
+	i = cgm_model_find(model, "make_interval(integer, integer, integer, integer, integer, "
+				  "integer, double precision)");
+	assert_true(i >= 0);
+	assert_int_equal(model->functions[i].ndefaults, 7);
+	assert_string_equal(model->functions[i].argnames[6], "secs");
+	i = cgm_model_find(model, "format(text, \"any\")");
+	assert_true(i >= 0);
+	assert_true(model->functions[i].variadic);
+	assert_string_equal(model->functions[i].variadic_elem, "\"any\"");
+	i = cgm_model_find(model, "count(\"any\")");
+	assert_true(i >= 0);
+	assert_int_equal(model->functions[i].kind, CGM_KIND_AGGREGATE);
+	assert_int_equal(cgm_model_find(model, "no_such_function()"), -1);
+	cgm_model_free(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +200,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quoting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regprocedure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_hash, setup, teardown),
+		cmocka_unit_test(test_builtins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
