@@ -126,3 +126,24 @@ size_t cgm_arena_used(const cgm_arena *arena)
 {
 	return arena->handed_out;
 }
+
+void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child)
+{
+	if (!child)
+		return;
+	arena_block *b = child->head;
+	while (b) {
+		arena_block *next = b->next;
+		/* Behind the parent's current block, which keeps serving small requests. */
+		if (parent->head) {
+			b->next = parent->head->next;
+			parent->head->next = b;
+		} else {
+			b->next = NULL;
+			parent->head = b;
+		}
+		b = next;
+	}
+	parent->handed_out += child->handed_out;
+	free(child);
+}

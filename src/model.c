@@ -168,6 +168,17 @@ void cgm_model_index(cgm_model *model)
 	}
 }
 
+void cgm_model_link(cgm_model *model)
+{
+	for (int i = 0; i < model->ntriggers; i++)
+		if (model->triggers[i].function_id)
+			model->triggers[i].function = cgm_model_find(model, model->triggers[i].function_id);
+	for (int i = 0; i < model->nreferences; i++)
+		if (model->references[i].function_id)
+			model->references[i].function =
+				cgm_model_find(model, model->references[i].function_id);
+}
+
 /* Enum <-> snapshot text. */
 #define NAME_TABLE(fn_name, parse_name, type, ...)                                \
 	static const char *const fn_name##_names[] = { __VA_ARGS__ };             \

@@ -25,6 +25,9 @@ char *cgm_arena_printf(cgm_arena *arena, const char *fmt, ...)
  * new_count elements (the old block is simply abandoned). */
 void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 		     size_t new_count, size_t elem_size);
+/* Move every block of `child` into `parent` and free `child`: what a
+ * worker thread allocated lives on with the parent. */
+void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child);
 /* Bytes handed out, for the benchmarks. */
 size_t cgm_arena_used(const cgm_arena *arena);
 

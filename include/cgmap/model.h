@@ -177,7 +177,8 @@ typedef struct cgm_trigger {
 
 /* A catalog object that refers to a function. */
 typedef struct cgm_reference {
-	int function;         /* index into model->functions */
+	int function;         /* index into model->functions, -1 when unknown */
+	const char *function_id;
 	const char *object_kind; /* "view", "default", "constraint", "trigger", "policy",
 	                          * "index", "operator", "aggregate", "cast", ... */
 	const char *object;   /* the object's description */
@@ -256,6 +257,10 @@ cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
 cgm_relation *cgm_model_add_relation(cgm_model *model);
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
+
+/* Set trigger and reference function indexes from their function_id
+ * (after cgm_model_index). */
+void cgm_model_link(cgm_model *model);
 
 /* Index of the function with that id, or -1.  Needs cgm_model_index(). */
 int cgm_model_find(const cgm_model *model, const char *id);

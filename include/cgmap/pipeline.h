@@ -30,6 +30,11 @@ typedef struct cgm_source_options {
  * triggers, relations, catalog references, default search_path. */
 int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts);
 
+/* SQL files (pg_dump --schema-only output, migrations) into the same model
+ * a live database gives; paths are files or folders, "-" standard input. */
+int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
+			const cgm_source_options *opts);
+
 /* True when `name` matches the --schema / --exclude-schema filters. */
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
 

@@ -1,0 +1,45 @@
+/*
+ * cgmap/map.h - the whole mapping pipeline in one call, shared by the map
+ * command and by every command that takes a source instead of a snapshot
+ * (diff, report): source -> extract -> resolve -> merge -> analyze.
+ *
+ * In:  options naming one source (a database or SQL files) and what shapes
+ *      the graph.  Out: *out, a model the caller frees with cgm_model_free().
+ * Errors: CGM_ESOURCE when the source cannot be read at all (exit code 2),
+ *      CGM_EUSAGE / CGM_EINPUT for bad options or runtime files.
+ */
+#ifndef CGMAP_MAP_H
+#define CGMAP_MAP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cgmap/model.h"
+#include "cgmap/pipeline.h"
+#include "cgmap/runtime.h"
+
+typedef struct cgm_map_options {
+	cgm_source_options source;     /* dsn, schema filters, extensions, stamp */
+	const char **sql_paths;        /* --sql PATH...: SQL files instead of a database */
+	int nsql;
+	bool include_builtins;
+	int threads;                   /* parsing threads, 0: one per core */
+	cgm_runtime_options runtime;   /* --no-runtime, --runtime, --runtime-log */
+	const char **entry_patterns;   /* --entry */
+	int nentry;
+	FILE *timing;                  /* when set, per-stage wall times go there */
+} cgm_map_options;
+
+void cgm_map_options_init(cgm_map_options *opts);
+/* Free the lists the option parser grew (not the strings: they are argv's). */
+void cgm_map_options_free(cgm_map_options *opts);
+int cgm_map_source(cgm_model **out, const cgm_map_options *opts);
+
+/* Parse one mapping option at argv[*i] (and its value), shared by every
+ * command that accepts a source; returns 1 when consumed, 0 when not a
+ * source option, negative (message set) when its value is missing. */
+int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i);
+/* The option lines for --help. */
+extern const char cgm_map_options_help[];
+
+#endif

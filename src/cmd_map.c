@@ -1,0 +1,224 @@
+/*
+ * cmd_map.c - `cgmap [map] --dsn DSN | --sql PATH... --out DIR`: map a
+ * source and document it: DIR/cgmap.json (the snapshot), DIR/callgraph.dot
+ * and the HTML site.  A summary and every per-function problem go to stderr.
+ *
+ * Exit: 0 mapped (even with parse errors reported), 1 bad usage or output
+ * folder, 2 the source cannot be read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cgmap/error.h"
+#include "cgmap/html.h"
+#include "cgmap/map.h"
+#include "cmd.h"
+
+#define MAX_LISTED_PROBLEMS 50
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cgmap [map] (--dsn DSN | --sql PATH...) --out DIR [options]\n\n"
+		     "output:\n"
+		     "  --out DIR              write cgmap.json, callgraph.dot and the HTML site\n"
+		     "  --no-html              write only cgmap.json and callgraph.dot\n"
+		     "  --depth N              neighbourhood depth of function graphs (default 2)\n"
+		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
+		     "  --timing               print the wall time of each stage on stderr\n"
+		     "  --quiet                print only errors\n");
+	fputs(cgm_map_options_help, out);
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return cgm_error(CGM_EIO, "cannot create folder \"%s\": %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+		return cgm_error(CGM_EIO, "cannot create folder \"%s\": %s", buf, strerror(errno));
+	return 0;
+}
+
+static void print_problems(const cgm_model *model)
+{
+	int listed = 0, total = 0;
+	for (int f = 0; f < model->nuser; f++) {
+		const cgm_function *fn = &model->functions[f];
+		for (int e = 0; e < fn->nerrors; e++, total++)
+			if (listed++ < MAX_LISTED_PROBLEMS) {
+				if (fn->file)
+					fprintf(stderr, "cgmap: %s:%d: %s: line %d: %s\n", fn->file,
+						fn->file_line, fn->id, fn->errors[e].line,
+						fn->errors[e].message);
+				else
+					fprintf(stderr, "cgmap: %s: line %d: %s\n", fn->id,
+						fn->errors[e].line, fn->errors[e].message);
+			}
+	}
+	for (int d = 0; d < model->ndiagnostics; d++, total++) {
+		const cgm_diagnostic *dg = &model->diagnostics[d];
+		if (listed++ >= MAX_LISTED_PROBLEMS)
+			continue;
+		if (dg->file)
+			fprintf(stderr, "cgmap: %s:%d: %s\n", dg->file, dg->line, dg->message);
+		else
+			fprintf(stderr, "cgmap: %s\n", dg->message);
+	}
+	if (total > MAX_LISTED_PROBLEMS)
+		fprintf(stderr, "cgmap: ... and %d more problems (all are in cgmap.json)\n",
+			total - MAX_LISTED_PROBLEMS);
+}
+
+static void print_summary(const cgm_model *model, const char *outdir)
+{
+	int analysed = 0, parse_errors = 0, dynamic = 0, missing = 0, ambiguous = 0;
+	for (int f = 0; f < model->nuser; f++) {
+		const cgm_function *fn = &model->functions[f];
+		analysed += fn->analysed;
+		parse_errors += fn->nerrors > 0;
+		for (int s = 0; s < fn->nsites; s++) {
+			dynamic += fn->sites[s].kind == CGM_SITE_DYNAMIC;
+			missing += fn->sites[s].resolution == CGM_RES_MISSING;
+			ambiguous += fn->sites[s].resolution == CGM_RES_AMBIGUOUS;
+		}
+	}
+	fprintf(stderr,
+		"cgmap: %d functions (%d analysed, %d not analysed), %d edges, %d dynamic sites, "
+		"%d missing callees, %d ambiguous calls, %d functions with parse errors\n",
+		model->nuser, analysed, model->nuser - analysed, model->nedges, dynamic, missing,
+		ambiguous, parse_errors);
+	fprintf(stderr, "cgmap: wrote %s\n", outdir);
+}
+
+static int exit_code(int rc)
+{
+	fprintf(stderr, "cgmap: %s\n", cgm_error_message());
+	return rc == CGM_ESOURCE ? 2 : 1;
+}
+
+int cmd_map(int argc, char **argv)
+{
+	cgm_map_options opts;
+	cgm_map_options_init(&opts);
+	cgm_html_options html;
+	cgm_html_options_init(&html);
+	const char *outdir = NULL;
+	bool no_html = false, quiet = false;
+	int rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int used = cgm_map_parse_option(&opts, argc, argv, &i);
+		if (used < 0) {
+			rc = exit_code(used);
+			goto done;
+		}
+		if (used)
+			continue;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			goto done;
+		} else if ((strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) && i + 1 < argc) {
+			outdir = argv[++i];
+		} else if (strncmp(a, "--out=", 6) == 0) {
+			outdir = a + 6;
+		} else if (strcmp(a, "--no-html") == 0) {
+			no_html = true;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			quiet = true;
+		} else if (strcmp(a, "--timing") == 0) {
+			opts.timing = stderr;
+		} else if ((strcmp(a, "--depth") == 0 || strcmp(a, "--node-cap") == 0) && i + 1 < argc) {
+			char *end;
+			long n = strtol(argv[i + 1], &end, 10);
+			if (*end || n < 0 || n > 100000) {
+				fprintf(stderr, "cgmap: option '%s' takes a number, not '%s'\n", a, argv[i + 1]);
+				rc = 1;
+				goto done;
+			}
+			if (strcmp(a, "--depth") == 0)
+				html.depth = (int)n;
+			else
+				html.node_cap = (int)n;
+			i++;
+		} else {
+			fprintf(stderr, "cgmap: unknown option '%s'; see 'cgmap --help'\n", a);
+			rc = 1;
+			goto done;
+		}
+	}
+	if (!outdir) {
+		fprintf(stderr, "cgmap: no output folder given: use --out DIR\n");
+		usage(stderr);
+		rc = 1;
+		goto done;
+	}
+	if (opts.nsql > 0 && opts.source.dsn) {
+		fprintf(stderr, "cgmap: give either --dsn or --sql, not both\n");
+		rc = 1;
+		goto done;
+	}
+
+	cgm_model *model = NULL;
+	if ((rc = cgm_map_source(&model, &opts)) < 0) {
+		rc = exit_code(rc);
+		goto done;
+	}
+	char path[4096];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((rc = make_dirs(outdir)) < 0) {
+		cgm_model_free(model);
+		rc = exit_code(rc);
+		goto done;
+	}
+	snprintf(path, sizeof path, "%s/cgmap.json", outdir);
+	if ((rc = cgm_snapshot_write(model, path)) < 0) {
+		cgm_model_free(model);
+		rc = exit_code(rc);
+		goto done;
+	}
+	snprintf(path, sizeof path, "%s/callgraph.dot", outdir);
+	if ((rc = cgm_emit_dot(model, path)) < 0) {
+		cgm_model_free(model);
+		rc = exit_code(rc);
+		goto done;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (opts.timing)
+		fprintf(stderr, "stage %-8s %8.3f s\n", "write",
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (!no_html) {
+		if ((rc = cgm_emit_html(model, &html, outdir)) < 0) {
+			cgm_model_free(model);
+			rc = exit_code(rc);
+			goto done;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (opts.timing)
+			fprintf(stderr, "stage %-8s %8.3f s\n", "html",
+				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9);
+	}
+	print_problems(model);
+	if (!quiet) {
+		print_summary(model, outdir);
+		cgm_analyze_print_summary(model, stderr);
+	}
+	cgm_model_free(model);
+	rc = 0;
+done:
+	cgm_map_options_free(&opts);
+	return rc;
+}

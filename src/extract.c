@@ -1,0 +1,1008 @@
+/*
+ * extract.c - call sites of every PL/pgSQL and SQL function body.
+ *
+ * In:  functions of the model with language, kind, arguments, result and
+ *      source (the body) filled by a source.
+ * Out: fn->sites (call, PERFORM, CALL, DML that may fire triggers, calls in
+ *      constant EXECUTE SQL, dynamic EXECUTE sites) with the line of each in
+ *      the body, and fn->errors when the body does not parse.  Everything is
+ *      copied into the arena given; every libpg_query result and JSON tree is
+ *      freed before the function returns.
+ *
+ * PL/pgSQL: pg_query_parse_plpgsql gives the statement tree with each
+ * embedded expression as text ("x := f(1)", "f(x) > 0", "SELECT ...");
+ * each is turned into a statement libpg_query parses, and its FuncCall,
+ * CallStmt and DML nodes become sites.  Line of a site: where the expression
+ * stands in the body (found by searching from its statement's line), plus the
+ * newlines before the call inside it.
+ */
+#include <ctype.h>
+#include <jansson.h>
+#include <pg_query.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/pipeline.h"
+#include "cgmap/strbuf.h"
+#include "cgmap/types.h"
+#include "plpgsql_rewrite.h"
+
+#define MAX_REWRITES 24
+
+typedef struct var_type {
+	const char *name; /* lower-cased variable or parameter name */
+	const char *type; /* canonical type, NULL when unknown */
+} var_type;
+
+typedef struct extract_ctx {
+	cgm_arena *arena;
+	cgm_function *fn;
+
+	const char *body;       /* the body as parsed (rewrites keep its lines) */
+	int *line_starts;       /* offsets of each line start in body */
+	int nlines;
+
+	cgm_site *sites;        /* heap while collecting, copied at the end */
+	int nsites, cap_sites;
+	cgm_parse_error *errors;
+	int nerrors, cap_errors;
+
+	var_type *vars;
+	int nvars, cap_vars;
+
+	/* The statement being walked. */
+	const char *stmt_kind;
+	int stmt_line;
+	bool in_perform;
+
+	/* The expression being walked: parsed text `parsed`, whose offset o is
+	 * offset o + delta of the original expression text `orig`, which stands
+	 * at body offset `base` (or -1 when it could not be found, then lines
+	 * count from stmt_line).  In constant EXECUTE SQL, literal_line >= 0 is
+	 * the line of the literal and lines count within it. */
+	const char *parsed;
+	const char *orig;
+	long delta;
+	long base;
+	int literal_line;
+	bool via_literal;
+	bool in_call_stmt;
+} extract_ctx;
+
+/* ---- lines ------------------------------------------------------------ */
+
+static void index_lines(extract_ctx *ctx)
+{
+	int cap = 64, n = 0;
+	int *starts = malloc(sizeof(int) * (size_t)cap);
+	starts[n++] = 0;
+	for (int i = 0; ctx->body[i]; i++)
+		if (ctx->body[i] == '\n') {
+			if (n == cap) {
+				cap *= 2;
+				starts = realloc(starts, sizeof(int) * (size_t)cap);
+			}
+			starts[n++] = i + 1;
+		}
+	ctx->line_starts = starts;
+	ctx->nlines = n;
+}
+
+static int line_of_offset(const extract_ctx *ctx, long offset)
+{
+	int lo = 0, hi = ctx->nlines - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (ctx->line_starts[mid] <= offset)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo + 1;
+}
+
+static int count_newlines(const char *s, long upto)
+{
+	int n = 0;
+	for (long i = 0; i < upto && s[i]; i++)
+		if (s[i] == '\n')
+			n++;
+	return n;
+}
+
+/* Line in the body of a location in the parsed text. */
+static int line_of_location(const extract_ctx *ctx, long location)
+{
+	if (location < 0)
+		location = 0;
+	if (ctx->literal_line > 0)
+		return ctx->literal_line + count_newlines(ctx->parsed, location);
+	long off = location + ctx->delta;
+	if (off < 0)
+		off = 0;
+	if (ctx->base >= 0)
+		return line_of_offset(ctx, ctx->base + off);
+	return ctx->stmt_line + count_newlines(ctx->orig, off);
+}
+
+/* Where the expression text stands in the body, searching from the start
+ * of its statement's line; -1 when it was transformed beyond recognition
+ * (PL/pgSQL drops INTO clauses, for one). */
+static long find_in_body(const extract_ctx *ctx, const char *text)
+{
+	if (ctx->stmt_line < 1 || ctx->stmt_line > ctx->nlines || !*text)
+		return -1;
+	const char *from = ctx->body + ctx->line_starts[ctx->stmt_line - 1];
+	const char *hit = strstr(from, text);
+	return hit ? (long)(hit - ctx->body) : -1;
+}
+
+/* ---- collecting ------------------------------------------------------- */
+
+static cgm_site *new_site(extract_ctx *ctx)
+{
+	if (ctx->nsites == ctx->cap_sites) {
+		ctx->cap_sites = ctx->cap_sites ? ctx->cap_sites * 2 : 16;
+		ctx->sites = realloc(ctx->sites, sizeof(cgm_site) * (size_t)ctx->cap_sites);
+	}
+	cgm_site *s = &ctx->sites[ctx->nsites++];
+	memset(s, 0, sizeof(*s));
+	s->stmt = ctx->stmt_kind;
+	s->via_literal = ctx->via_literal;
+	return s;
+}
+
+static void add_error(extract_ctx *ctx, int line, const char *message)
+{
+	if (ctx->nerrors == ctx->cap_errors) {
+		ctx->cap_errors = ctx->cap_errors ? ctx->cap_errors * 2 : 4;
+		ctx->errors = realloc(ctx->errors, sizeof(cgm_parse_error) * (size_t)ctx->cap_errors);
+	}
+	ctx->errors[ctx->nerrors].line = line;
+	ctx->errors[ctx->nerrors].message = cgm_arena_strdup(ctx->arena, message);
+	ctx->nerrors++;
+}
+
+static void add_var(extract_ctx *ctx, const char *name, const char *type)
+{
+	if (!name)
+		return;
+	if (ctx->nvars == ctx->cap_vars) {
+		ctx->cap_vars = ctx->cap_vars ? ctx->cap_vars * 2 : 16;
+		ctx->vars = realloc(ctx->vars, sizeof(var_type) * (size_t)ctx->cap_vars);
+	}
+	ctx->vars[ctx->nvars].name = name;
+	ctx->vars[ctx->nvars].type = type;
+	ctx->nvars++;
+}
+
+static const char *var_lookup(const extract_ctx *ctx, const char *name)
+{
+	/* Inner declarations come later and shadow outer ones. */
+	for (int i = ctx->nvars - 1; i >= 0; i--)
+		if (strcmp(ctx->vars[i].name, name) == 0)
+			return ctx->vars[i].type;
+	return NULL;
+}
+
+/* ---- JSON helpers ----------------------------------------------------- */
+
+static const char *jstr(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static long jint(json_t *obj, const char *key, long dflt)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
+}
+
+/* The sval of {"String": {"sval": ...}}. */
+static const char *string_node(json_t *node)
+{
+	json_t *s = json_object_get(node, "String");
+	return s ? jstr(s, "sval") : NULL;
+}
+
+/* ---- argument types --------------------------------------------------- */
+
+/* What PostgreSQL would know of an argument's type before resolution. */
+static const char *arg_type(extract_ctx *ctx, json_t *arg)
+{
+	json_t *v;
+	if ((v = json_object_get(arg, "A_Const"))) {
+		if (json_object_get(v, "isnull"))
+			return "unknown";
+		if (json_object_get(v, "sval"))
+			return "unknown";
+		json_t *ival = json_object_get(v, "ival");
+		if (ival)
+			return "integer";
+		json_t *fval = json_object_get(v, "fval");
+		if (fval) {
+			/* Integers too large for int4 come as fval without a dot. */
+			const char *f = jstr(fval, "fval");
+			if (f && !strpbrk(f, ".eE"))
+				return strlen(f) > 18 ? "numeric" : "bigint";
+			return "numeric";
+		}
+		if (json_object_get(v, "boolval"))
+			return "boolean";
+		if (json_object_get(v, "bsval"))
+			return "bit";
+		return NULL;
+	}
+	if ((v = json_object_get(arg, "TypeCast")))
+		return cgm_type_canonical_json(ctx->arena, json_object_get(v, "typeName"), NULL);
+	if ((v = json_object_get(arg, "ColumnRef"))) {
+		json_t *fields = json_object_get(v, "fields");
+		if (json_array_size(fields) == 1) {
+			const char *name = string_node(json_array_get(fields, 0));
+			if (name)
+				return var_lookup(ctx, name);
+		}
+		return NULL;
+	}
+	if ((v = json_object_get(arg, "NamedArgExpr")))
+		return arg_type(ctx, json_object_get(v, "arg"));
+	return NULL;
+}
+
+/* ---- sites from parse trees ------------------------------------------- */
+
+static void walk_sql(extract_ctx *ctx, json_t *node);
+
+static void on_funccall(extract_ctx *ctx, json_t *fc)
+{
+	json_t *names = json_object_get(fc, "funcname");
+	size_t n = json_array_size(names);
+	if (n == 0)
+		return;
+	cgm_site *s = new_site(ctx);
+	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
+		  : ctx->in_call_stmt ? CGM_SITE_CALL_STMT
+		  : ctx->in_perform ? CGM_SITE_PERFORM
+				    : CGM_SITE_CALL;
+	s->name = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 1)));
+	if (n >= 2)
+		s->schema = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 2)));
+	s->line = line_of_location(ctx, jint(fc, "location", 0));
+	s->variadic_call = json_is_true(json_object_get(fc, "func_variadic"));
+	json_t *args = json_object_get(fc, "args");
+	s->nargs = (int)json_array_size(args);
+	if (s->nargs > 0) {
+		s->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+		for (int i = 0; i < s->nargs; i++) {
+			json_t *arg = json_array_get(args, (size_t)i);
+			json_t *named = json_object_get(arg, "NamedArgExpr");
+			if (named)
+				s->argnames[i] = cgm_arena_strdup(ctx->arena, jstr(named, "name"));
+			s->argtypes[i] = arg_type(ctx, arg);
+		}
+	}
+	if (!s->name)
+		ctx->nsites--;
+}
+
+static void on_dml(extract_ctx *ctx, json_t *relation, unsigned events)
+{
+	json_t *rv = json_object_get(relation, "RangeVar");
+	if (!rv)
+		rv = relation;
+	const char *relname = jstr(rv, "relname");
+	if (!relname || !events)
+		return;
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_TRIGGER;
+	s->name = cgm_arena_strdup(ctx->arena, relname);
+	s->schema = cgm_arena_strdup(ctx->arena, jstr(rv, "schemaname"));
+	s->events = events;
+	s->line = line_of_location(ctx, jint(rv, "location", 0));
+}
+
+static unsigned merge_events(json_t *merge)
+{
+	unsigned ev = 0;
+	json_t *clauses = json_object_get(merge, "mergeWhenClauses");
+	size_t i;
+	json_t *c;
+	json_array_foreach(clauses, i, c) {
+		const char *cmd = jstr(json_object_get(c, "MergeWhenClause"), "commandType");
+		if (!cmd)
+			continue;
+		if (strcmp(cmd, "CMD_INSERT") == 0)
+			ev |= CGM_EV_INSERT;
+		else if (strcmp(cmd, "CMD_UPDATE") == 0)
+			ev |= CGM_EV_UPDATE;
+		else if (strcmp(cmd, "CMD_DELETE") == 0)
+			ev |= CGM_EV_DELETE;
+	}
+	return ev;
+}
+
+static void walk_sql(extract_ctx *ctx, json_t *node)
+{
+	if (json_is_array(node)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(node, i, v) walk_sql(ctx, v);
+		return;
+	}
+	if (!json_is_object(node))
+		return;
+	const char *key;
+	json_t *v;
+	json_object_foreach(node, key, v) {
+		if (key[0] == 'F' && strcmp(key, "FuncCall") == 0) {
+			on_funccall(ctx, v);
+			bool saved = ctx->in_call_stmt;
+			ctx->in_call_stmt = false;
+			walk_sql(ctx, v);
+			ctx->in_call_stmt = saved;
+			continue;
+		}
+		if (key[0] == 'C' && strcmp(key, "CallStmt") == 0) {
+			/* Typed fields come unwrapped: funccall is the FuncCall itself. */
+			json_t *fc = json_object_get(v, "funccall");
+			bool saved = ctx->in_call_stmt;
+			ctx->in_call_stmt = true;
+			on_funccall(ctx, fc);
+			ctx->in_call_stmt = false;
+			walk_sql(ctx, fc);
+			ctx->in_call_stmt = saved;
+			continue;
+		}
+		if (strcmp(key, "InsertStmt") == 0) {
+			unsigned ev = CGM_EV_INSERT;
+			const char *action = jstr(json_object_get(v, "onConflictClause"), "action");
+			if (action && strcmp(action, "ONCONFLICT_UPDATE") == 0)
+				ev |= CGM_EV_UPDATE;
+			on_dml(ctx, json_object_get(v, "relation"), ev);
+		} else if (strcmp(key, "UpdateStmt") == 0) {
+			on_dml(ctx, json_object_get(v, "relation"), CGM_EV_UPDATE);
+		} else if (strcmp(key, "DeleteStmt") == 0) {
+			on_dml(ctx, json_object_get(v, "relation"), CGM_EV_DELETE);
+		} else if (strcmp(key, "MergeStmt") == 0) {
+			on_dml(ctx, json_object_get(v, "relation"), merge_events(v));
+		} else if (strcmp(key, "TruncateStmt") == 0) {
+			size_t i;
+			json_t *r;
+			json_array_foreach(json_object_get(v, "relations"), i, r)
+				on_dml(ctx, r, CGM_EV_TRUNCATE);
+		} else if (strcmp(key, "CopyStmt") == 0) {
+			if (json_is_true(json_object_get(v, "is_from")))
+				on_dml(ctx, json_object_get(v, "relation"), CGM_EV_INSERT);
+		}
+		if (json_is_object(v) || json_is_array(v))
+			walk_sql(ctx, v);
+	}
+}
+
+/* Parse `sql` and walk it; returns false (and leaves the message in *err,
+ * caller frees with free()) when libpg_query rejects it. */
+static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos)
+{
+	PgQueryParseResult r = pg_query_parse(sql);
+	if (r.error) {
+		if (err)
+			*err = strdup(r.error->message);
+		if (errpos)
+			*errpos = r.error->cursorpos;
+		pg_query_free_parse_result(r);
+		return false;
+	}
+	json_error_t jerr;
+	json_t *tree = json_loads(r.parse_tree, 0, &jerr);
+	pg_query_free_parse_result(r);
+	if (!tree) {
+		if (err)
+			*err = strdup("cannot read libpg_query output");
+		return false;
+	}
+	ctx->parsed = sql;
+	walk_sql(ctx, json_object_get(tree, "stmts"));
+	json_decref(tree);
+	return true;
+}
+
+/* ---- PL/pgSQL expressions --------------------------------------------- */
+
+static bool starts_with_word(const char *s, const char *word)
+{
+	while (isspace((unsigned char)*s) || *s == '(')
+		s++;
+	size_t n = strlen(word);
+	return strncasecmp(s, word, n) == 0 && !isalnum((unsigned char)s[n]) && s[n] != '_';
+}
+
+static bool is_statement_text(const char *s)
+{
+	static const char *const words[] = { "select", "with", "insert", "update", "delete",
+					     "merge", "values", "table", "call", "truncate",
+					     "copy", "import", NULL };
+	for (int i = 0; words[i]; i++)
+		if (starts_with_word(s, words[i]))
+			return true;
+	return false;
+}
+
+/* Offset of a top-level ":=" in an assignment, or -1. */
+static long assignment_operator(const char *s)
+{
+	int depth = 0;
+	for (long i = 0; s[i]; i++) {
+		char c = s[i];
+		if (c == '\'' || c == '"') {
+			for (i++; s[i] && s[i] != c; i++)
+				;
+			if (!s[i])
+				return -1;
+			continue;
+		}
+		if (c == '(' || c == '[')
+			depth++;
+		else if (c == ')' || c == ']')
+			depth--;
+		else if (c == ':' && s[i + 1] == '=' && depth == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Calls inside the constant SQL of an EXECUTE: `sql_text` stands at
+ * `literal_line`. */
+static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal_line)
+{
+	extract_ctx saved = *ctx;
+	ctx->literal_line = literal_line;
+	ctx->via_literal = true;
+	ctx->in_perform = false;
+	int before = ctx->nsites;
+	bool ok = parse_and_walk(ctx, sql_text, NULL, NULL);
+	if (!ok)
+		ctx->nsites = before;
+	ctx->parsed = saved.parsed;
+	ctx->literal_line = saved.literal_line;
+	ctx->via_literal = saved.via_literal;
+	ctx->in_perform = saved.in_perform;
+	return ok;
+}
+
+/* The constant SQL of an EXECUTE expression: a string literal, a
+ * concatenation of literals, or format() with a constant template whose
+ * only placeholders are %L and %% (values, never identifiers).  Returns a
+ * heap string or NULL when the SQL depends on run-time values. */
+static char *constant_sql(json_t *val, long *location)
+{
+	json_t *v;
+	if ((v = json_object_get(val, "A_Const"))) {
+		const char *s = jstr(json_object_get(v, "sval"), "sval");
+		if (!s)
+			return NULL;
+		*location = jint(v, "location", 0);
+		return strdup(s);
+	}
+	if ((v = json_object_get(val, "A_Expr"))) {
+		const char *kind = jstr(v, "kind");
+		json_t *name = json_object_get(v, "name");
+		const char *op = string_node(json_array_get(name, 0));
+		if (!kind || strcmp(kind, "AEXPR_OP") != 0 || !op || strcmp(op, "||") != 0)
+			return NULL;
+		long l1 = 0, l2 = 0;
+		char *a = constant_sql(json_object_get(v, "lexpr"), &l1);
+		char *b = a ? constant_sql(json_object_get(v, "rexpr"), &l2) : NULL;
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return NULL;
+		}
+		char *joined = malloc(strlen(a) + strlen(b) + 1);
+		strcpy(joined, a);
+		strcat(joined, b);
+		free(a);
+		free(b);
+		*location = l1;
+		return joined;
+	}
+	if ((v = json_object_get(val, "FuncCall"))) {
+		json_t *names = json_object_get(v, "funcname");
+		size_t n = json_array_size(names);
+		const char *fname = string_node(json_array_get(names, n - 1));
+		if (!fname || strcmp(fname, "format") != 0 ||
+		    (n == 2 && strcmp(string_node(json_array_get(names, 0)), "pg_catalog") != 0))
+			return NULL;
+		json_t *args = json_object_get(v, "args");
+		long l = 0;
+		char *tmpl = constant_sql(json_array_get(args, 0), &l);
+		if (!tmpl)
+			return NULL;
+		cgm_strbuf out = CGM_STRBUF_INIT;
+		for (const char *p = tmpl; *p; p++) {
+			if (*p != '%') {
+				cgm_strbuf_putc(&out, *p);
+				continue;
+			}
+			if (p[1] == '%') {
+				cgm_strbuf_putc(&out, '%');
+				p++;
+			} else if (p[1] == 'L') {
+				cgm_strbuf_puts(&out, "NULL");
+				p++;
+			} else {
+				/* %I, %s, positional or width forms: not knowable. */
+				free(tmpl);
+				cgm_strbuf_free(&out);
+				return NULL;
+			}
+		}
+		free(tmpl);
+		*location = l;
+		if (!out.data)
+			return strdup("");
+		return out.data;
+	}
+	return NULL;
+}
+
+static void record_dynamic(extract_ctx *ctx, const char *text)
+{
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_DYNAMIC;
+	s->line = ctx->stmt_line;
+	s->name = "EXECUTE";
+	s->text = cgm_arena_strdup(ctx->arena, text);
+	s->via_literal = false;
+}
+
+/* One embedded expression of the PL/pgSQL tree. */
+static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
+{
+	if (!text || !*text)
+		return;
+	bool statement = !dynamic && is_statement_text(text);
+	/* Pure expressions without a parenthesis hold no call: skip parsing. */
+	if (!statement && !dynamic && !strchr(text, '('))
+		return;
+
+	char *parsed = NULL;
+	long delta = 0;
+	if (statement) {
+		parsed = strdup(text);
+	} else {
+		long assign = strcmp(ctx->stmt_kind, "assign") == 0 ? assignment_operator(text) : -1;
+		size_t len = strlen(text);
+		parsed = malloc(len + 8);
+		memcpy(parsed, "SELECT ", 7);
+		memcpy(parsed + 7, text, len + 1);
+		if (assign >= 0) {
+			parsed[7 + assign] = '=';
+			parsed[7 + assign + 1] = ' ';
+		}
+		delta = -7;
+	}
+
+	ctx->orig = text;
+	ctx->delta = delta;
+	/* PERFORM's text is "SELECT " + what follows PERFORM in the body. */
+	const char *probe = text;
+	long probe_shift = 0;
+	if (ctx->in_perform && strncmp(text, "SELECT ", 7) == 0) {
+		probe = text + 7;
+		probe_shift = 7;
+	}
+	long at = find_in_body(ctx, probe);
+	ctx->base = at >= 0 ? at - probe_shift : -1;
+
+	int before = ctx->nsites;
+	char *err = NULL;
+	int errpos = 0;
+	if (!parse_and_walk(ctx, parsed, &err, &errpos)) {
+		ctx->nsites = before;
+		int line = line_of_location(ctx, errpos > 0 ? errpos - 1 : 0);
+		char *msg = malloc(strlen(err) + strlen(text) + 64);
+		sprintf(msg, "cannot parse expression: %s", err);
+		add_error(ctx, line, msg);
+		free(msg);
+		free(err);
+		free(parsed);
+		return;
+	}
+
+	if (dynamic) {
+		/* The parsed text is "SELECT <expr>": look at <expr>. */
+		PgQueryParseResult r = pg_query_parse(parsed);
+		json_t *tree = r.error ? NULL : json_loads(r.parse_tree, 0, NULL);
+		pg_query_free_parse_result(r);
+		json_t *res = json_object_get(
+			json_array_get(
+				json_object_get(
+					json_object_get(json_object_get(json_array_get(json_object_get(tree, "stmts"), 0),
+									"stmt"),
+							"SelectStmt"),
+					"targetList"),
+				0),
+			"ResTarget");
+		long loc = 0;
+		char *sql = res ? constant_sql(json_object_get(res, "val"), &loc) : NULL;
+		json_decref(tree);
+		if (sql) {
+			int literal_line = line_of_location(ctx, loc);
+			if (!walk_literal_sql(ctx, sql, literal_line))
+				record_dynamic(ctx, text);
+			free(sql);
+		} else {
+			record_dynamic(ctx, text);
+		}
+	}
+	free(parsed);
+}
+
+/* ---- the PL/pgSQL tree ------------------------------------------------ */
+
+static void walk_plpgsql(extract_ctx *ctx, json_t *node, const char *field);
+
+static bool is_dynamic_field(const extract_ctx *ctx, const char *field)
+{
+	if (!field)
+		return false;
+	if (strcmp(field, "dynquery") == 0)
+		return true;
+	return strcmp(field, "query") == 0 &&
+	       (strcmp(ctx->stmt_kind, "dynexecute") == 0 || strcmp(ctx->stmt_kind, "dynfors") == 0);
+}
+
+static void on_statement(extract_ctx *ctx, const char *kind, json_t *stmt)
+{
+	const char *saved_kind = ctx->stmt_kind;
+	int saved_line = ctx->stmt_line;
+	bool saved_perform = ctx->in_perform;
+	ctx->stmt_kind = kind;
+	ctx->stmt_line = (int)jint(stmt, "lineno", saved_line);
+	ctx->in_perform = strcmp(kind, "perform") == 0;
+	walk_plpgsql(ctx, stmt, NULL);
+	ctx->stmt_kind = saved_kind;
+	ctx->stmt_line = saved_line;
+	ctx->in_perform = saved_perform;
+}
+
+static void walk_plpgsql(extract_ctx *ctx, json_t *node, const char *field)
+{
+	if (json_is_array(node)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(node, i, v) walk_plpgsql(ctx, v, field);
+		return;
+	}
+	if (!json_is_object(node))
+		return;
+	const char *key;
+	json_t *v;
+	json_object_foreach(node, key, v) {
+		if (strncmp(key, "PLpgSQL_stmt_", 13) == 0) {
+			on_statement(ctx, key + 13, v);
+		} else if (strcmp(key, "PLpgSQL_if_elsif") == 0) {
+			on_statement(ctx, "elsif", v);
+		} else if (strcmp(key, "PLpgSQL_case_when") == 0) {
+			on_statement(ctx, "case", v);
+		} else if (strcmp(key, "PLpgSQL_expr") == 0) {
+			on_expression(ctx, jstr(v, "query"), is_dynamic_field(ctx, field));
+		} else if (json_is_object(v) || json_is_array(v)) {
+			walk_plpgsql(ctx, v, key);
+		}
+	}
+}
+
+/* Declared variables (for argument types) and DECLARE defaults and cursor
+ * queries (for sites). */
+static void walk_datums(extract_ctx *ctx, json_t *datums)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach(datums, i, d) {
+		json_t *var = json_object_get(d, "PLpgSQL_var");
+		if (!var)
+			continue;
+		const char *name = jstr(var, "refname");
+		const char *typname =
+			jstr(json_object_get(json_object_get(var, "datatype"), "PLpgSQL_type"), "typname");
+		const char *type = NULL;
+		if (typname && strcmp(typname, "UNKNOWN") != 0)
+			type = cgm_type_canonical_text(ctx->arena, typname, NULL);
+		if (name && type)
+			add_var(ctx, cgm_arena_strdup(ctx->arena, name), type);
+		if (!json_object_get(var, "lineno"))
+			continue;
+		const char *saved = ctx->stmt_kind;
+		int saved_line = ctx->stmt_line;
+		ctx->stmt_kind = "declare";
+		ctx->stmt_line = (int)jint(var, "lineno", 1);
+		json_t *dflt = json_object_get(json_object_get(var, "default_val"), "PLpgSQL_expr");
+		if (dflt && !json_object_get(var, "cursor_explicit_expr"))
+			on_expression(ctx, jstr(dflt, "query"), false);
+		json_t *cur = json_object_get(json_object_get(var, "cursor_explicit_expr"), "PLpgSQL_expr");
+		if (cur)
+			on_expression(ctx, jstr(cur, "query"), false);
+		ctx->stmt_kind = saved;
+		ctx->stmt_line = saved_line;
+	}
+}
+
+/* A dollar-quote tag that does not occur in body. */
+static void choose_tag(char *tag, size_t len, const char *body)
+{
+	snprintf(tag, len, "$cgmap$");
+	for (int i = 0; strstr(body, tag); i++)
+		snprintf(tag, len, "$cgmap%d$", i);
+}
+
+/* Does the body, wrapped as the function's CREATE statement, parse? */
+static bool plpgsql_parses(const cgm_function *fn, const char *body, char **error)
+{
+	char tag[32];
+	choose_tag(tag, sizeof tag, body);
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	bool proc = fn->kind == CGM_KIND_PROCEDURE;
+	cgm_strbuf_printf(&sql, "CREATE %s cgmap_f(%s) ", proc ? "PROCEDURE" : "FUNCTION",
+			  fn->arguments ? fn->arguments : "");
+	if (!proc)
+		cgm_strbuf_printf(&sql, "RETURNS %s ", fn->result ? fn->result : "void");
+	cgm_strbuf_printf(&sql, "LANGUAGE plpgsql AS %s%s%s", tag, body, tag);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	bool ok = !r.error;
+	if (error)
+		*error = r.error ? strdup(r.error->message) : NULL;
+	pg_query_free_plpgsql_parse_result(r);
+	return ok;
+}
+
+/* Line of a PL/pgSQL parse error.  libpg_query reports no position for
+ * them, so find the line whose statement, replaced by NULL, lets the body
+ * parse; 0 (unknown) when no single line does. */
+static int plpgsql_error_line(const cgm_function *fn, const char *body)
+{
+	size_t len = strlen(body);
+	char *probe = malloc(len + 8);
+	int line = 1, found = 0;
+	for (size_t start = 0; start < len && line <= 2000; line++) {
+		const char *nl = strchr(body + start, '\n');
+		size_t end = nl ? (size_t)(nl - body) : len;
+		bool blank = true;
+		for (size_t i = start; i < end; i++)
+			if (body[i] != ' ' && body[i] != '\t' && body[i] != '\r')
+				blank = false;
+		if (!blank) {
+			memcpy(probe, body, start);
+			memcpy(probe + start, "NULL;", 5);
+			memcpy(probe + start + 5, body + end, len - end + 1);
+			if (plpgsql_parses(fn, probe, NULL)) {
+				found = line;
+				break;
+			}
+		}
+		start = end + 1;
+	}
+	free(probe);
+	return found;
+}
+
+static void extract_plpgsql(extract_ctx *ctx)
+{
+	cgm_function *fn = ctx->fn;
+	char tag[32];
+	char *body = strdup(fn->source);
+	char *last_error = NULL;
+	json_t *tree = NULL;
+
+	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
+		choose_tag(tag, sizeof tag, body);
+		cgm_strbuf sql = CGM_STRBUF_INIT;
+		bool proc = fn->kind == CGM_KIND_PROCEDURE;
+		cgm_strbuf_printf(&sql, "CREATE %s cgmap_f(%s) ", proc ? "PROCEDURE" : "FUNCTION",
+				  fn->arguments ? fn->arguments : "");
+		if (!proc)
+			cgm_strbuf_printf(&sql, "RETURNS %s ", fn->result ? fn->result : "void");
+		cgm_strbuf_printf(&sql, "LANGUAGE plpgsql AS %s%s%s", tag, body, tag);
+		PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+		cgm_strbuf_free(&sql);
+		if (!r.error) {
+			tree = json_loads(r.plpgsql_funcs, 0, NULL);
+			pg_query_free_plpgsql_parse_result(r);
+			break;
+		}
+		free(last_error);
+		last_error = strdup(r.error->message);
+		pg_query_free_plpgsql_parse_result(r);
+		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error) : NULL;
+		if (!rewritten)
+			break;
+		free(body);
+		body = rewritten;
+	}
+
+	ctx->body = body;
+	index_lines(ctx);
+	if (!tree) {
+		add_error(ctx, last_error ? plpgsql_error_line(fn, body) : 0,
+			  last_error ? last_error : "cannot read libpg_query output");
+		free(last_error);
+		free(body);
+		return;
+	}
+	free(last_error);
+
+	/* Parameters first, then declarations. */
+	for (int i = 0; i < fn->nargs; i++)
+		if (fn->argnames && fn->argnames[i])
+			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
+	json_t *func = json_object_get(json_array_get(tree, 0), "PLpgSQL_function");
+	ctx->stmt_kind = "block";
+	ctx->stmt_line = 1;
+	walk_datums(ctx, json_object_get(func, "datums"));
+	walk_plpgsql(ctx, json_object_get(func, "action"), NULL);
+	json_decref(tree);
+	ctx->body = fn->source;
+	free(body);
+}
+
+static void extract_sql(extract_ctx *ctx)
+{
+	cgm_function *fn = ctx->fn;
+	ctx->body = fn->source;
+	index_lines(ctx);
+	ctx->stmt_kind = "sql";
+	ctx->stmt_line = 1;
+	ctx->base = 0;
+	ctx->orig = fn->source;
+	char *text;
+	if (fn->atomic_body) {
+		/* A BEGIN ATOMIC body parses only inside its CREATE statement;
+		 * the prefix sits on the body's first line, so lines stay. */
+		const char *prefix = fn->kind == CGM_KIND_PROCEDURE
+					     ? "CREATE PROCEDURE cgmap_f() "
+					     : "CREATE FUNCTION cgmap_f() RETURNS void LANGUAGE sql ";
+		size_t plen = strlen(prefix);
+		text = malloc(plen + strlen(fn->source) + 1);
+		strcpy(text, prefix);
+		strcat(text, fn->source);
+		ctx->delta = -(long)plen;
+	} else {
+		text = strdup(fn->source);
+		ctx->delta = 0;
+	}
+	char *err = NULL;
+	int errpos = 0;
+	if (!parse_and_walk(ctx, text, &err, &errpos)) {
+		long off = errpos > 0 ? errpos - 1 + ctx->delta : 0;
+		add_error(ctx, line_of_offset(ctx, off < 0 ? 0 : off), err);
+		free(err);
+	}
+	free(text);
+}
+
+static int compare_sites(const void *a, const void *b)
+{
+	const cgm_site *x = a, *y = b;
+	return x->line - y->line;
+}
+
+void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
+{
+	extract_ctx ctx;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.arena = arena;
+	ctx.fn = fn;
+	ctx.stmt_kind = "block";
+	ctx.base = -1;
+	fn->nsites = 0;
+	fn->nerrors = 0;
+	if (!fn->source || !fn->language) {
+		fn->analysed = false;
+		return;
+	}
+	if (strcmp(fn->language, "plpgsql") == 0)
+		extract_plpgsql(&ctx);
+	else if (strcmp(fn->language, "sql") == 0)
+		extract_sql(&ctx);
+	else {
+		fn->analysed = false;
+		return;
+	}
+	fn->analysed = true;
+
+	/* Stable sort by line: mergesort-like stability via index tiebreak. */
+	for (int i = 1; i < ctx.nsites; i++) {
+		cgm_site tmp = ctx.sites[i];
+		int j = i - 1;
+		while (j >= 0 && compare_sites(&ctx.sites[j], &tmp) > 0) {
+			ctx.sites[j + 1] = ctx.sites[j];
+			j--;
+		}
+		ctx.sites[j + 1] = tmp;
+	}
+	if (ctx.nsites) {
+		fn->sites = cgm_arena_alloc(arena, sizeof(cgm_site) * (size_t)ctx.nsites);
+		memcpy(fn->sites, ctx.sites, sizeof(cgm_site) * (size_t)ctx.nsites);
+		for (int i = 0; i < ctx.nsites; i++)
+			fn->sites[i].stmt = cgm_arena_strdup(arena, fn->sites[i].stmt);
+	}
+	fn->nsites = ctx.nsites;
+	if (ctx.nerrors) {
+		fn->errors = cgm_arena_alloc(arena, sizeof(cgm_parse_error) * (size_t)ctx.nerrors);
+		memcpy(fn->errors, ctx.errors, sizeof(cgm_parse_error) * (size_t)ctx.nerrors);
+	}
+	fn->nerrors = ctx.nerrors;
+	free(ctx.sites);
+	free(ctx.errors);
+	free(ctx.vars);
+	free(ctx.line_starts);
+}
+
+/* ---- all functions, on several threads -------------------------------- */
+
+typedef struct extract_job {
+	cgm_model *model;
+	int next;              /* next function index to take */
+	pthread_mutex_t lock;
+} extract_job;
+
+typedef struct extract_worker {
+	extract_job *job;
+	cgm_arena *arena;
+	pthread_t thread;
+} extract_worker;
+
+static void *extract_worker_main(void *arg)
+{
+	extract_worker *w = arg;
+	extract_job *job = w->job;
+	for (;;) {
+		pthread_mutex_lock(&job->lock);
+		/* Small batches keep both cores busy without contention. */
+		int start = job->next;
+		job->next += 16;
+		pthread_mutex_unlock(&job->lock);
+		if (start >= job->model->nuser)
+			break;
+		int end = start + 16 < job->model->nuser ? start + 16 : job->model->nuser;
+		for (int i = start; i < end; i++)
+			cgm_extract_function(w->arena, &job->model->functions[i]);
+	}
+	return NULL;
+}
+
+int cgm_extract_all(cgm_model *model, int threads)
+{
+	if (threads <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = n > 0 ? (int)n : 1;
+	}
+	if (threads > 64)
+		threads = 64;
+	extract_job job = { .model = model, .next = 0 };
+	pthread_mutex_init(&job.lock, NULL);
+	extract_worker workers[64];
+	for (int t = 0; t < threads; t++) {
+		workers[t].job = &job;
+		workers[t].arena = cgm_arena_new();
+	}
+	int started = 0;
+	for (int t = 1; t < threads; t++)
+		if (pthread_create(&workers[t].thread, NULL, extract_worker_main, &workers[t]) == 0)
+			started = t;
+		else
+			break;
+	extract_worker_main(&workers[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(workers[t].thread, NULL);
+	for (int t = 0; t < threads; t++)
+		cgm_arena_adopt(model->arena, workers[t].arena);
+	pthread_mutex_destroy(&job.lock);
+	return 0;
+}

@@ -1,0 +1,199 @@
+/*
+ * map.c - the mapping pipeline in one call (see cgmap/map.h), and the
+ * command-line options every source-taking command shares.
+ *
+ * In: cgm_map_options.  Out: an analysed model owned by the caller.
+ * Per-function problems (parse errors, missing callees) live in the model;
+ * only an unreadable source fails the call.
+ */
+#include "cgmap/map.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgmap/error.h"
+
+void cgm_map_options_init(cgm_map_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+void cgm_map_options_free(cgm_map_options *opts)
+{
+	free((void *)opts->sql_paths);
+	free((void *)opts->source.schemas);
+	free((void *)opts->source.exclude_schemas);
+	free((void *)opts->runtime.files);
+	free((void *)opts->runtime.logs);
+	free((void *)opts->entry_patterns);
+	memset(opts, 0, sizeof(*opts));
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void stage_time(const cgm_map_options *opts, const char *stage, double *start)
+{
+	double t = now_seconds();
+	if (opts->timing)
+		fprintf(opts->timing, "stage %-8s %8.3f s\n", stage, t - *start);
+	*start = t;
+}
+
+int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
+{
+	*out = NULL;
+	cgm_model *model = cgm_model_new();
+	double t = now_seconds();
+	int rc;
+	if (opts->nsql > 0)
+		rc = cgm_source_sql_load(model, (const char *const *)opts->sql_paths, opts->nsql,
+					 &opts->source);
+	else
+		rc = cgm_source_pg_load(model, &opts->source);
+	if (rc < 0) {
+		cgm_model_free(model);
+		return rc;
+	}
+	model->include_extensions = opts->source.include_extensions;
+	cgm_model_index(model);
+	cgm_model_link(model);
+	stage_time(opts, "catalog", &t);
+
+	if ((rc = cgm_extract_all(model, opts->threads)) < 0)
+		goto fail;
+	stage_time(opts, "parse", &t);
+
+	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins };
+	if ((rc = cgm_resolve(model, &ropts)) < 0)
+		goto fail;
+	stage_time(opts, "resolve", &t);
+
+	cgm_runtime_options rt = opts->runtime;
+	if (opts->nsql > 0) {
+		rt.dsn = NULL; /* SQL files: runtime only from files and logs */
+		rt.no_runtime = true;
+	} else {
+		rt.dsn = opts->source.dsn;
+	}
+	if ((rc = cgm_runtime_apply(model, &rt)) < 0)
+		goto fail;
+	cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns, .nentry = opts->nentry };
+	if ((rc = cgm_analyze(model, &aopts)) < 0)
+		goto fail;
+	stage_time(opts, "analyze", &t);
+	*out = model;
+	return 0;
+fail:
+	cgm_model_free(model);
+	return rc;
+}
+
+const char cgm_map_options_help[] =
+	"source (one of):\n"
+	"  --dsn DSN              libpq conninfo or URI (default: the PG* environment)\n"
+	"  --sql PATH...          SQL files or folders (pg_dump --schema-only, migrations);\n"
+	"                         '-' reads standard input\n"
+	"scope:\n"
+	"  --schema PATTERN       map only schemas matching the glob (repeatable)\n"
+	"  --exclude-schema PAT   skip schemas matching the glob (repeatable)\n"
+	"  --include-extensions   map functions that belong to extensions too\n"
+	"  --include-builtins     keep edges to pg_catalog functions\n"
+	"runtime data:\n"
+	"  --no-runtime           do not read runtime figures from the database\n"
+	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
+	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable)\n"
+	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
+	"  --threads N            parsing threads (default: one per core)\n"
+	"  --stamp                record the mapping time (outputs are otherwise\n"
+	"                         byte-identical for the same source)\n";
+
+static int push(const char ***list, int *n, const char *value)
+{
+	const char **grown = realloc((void *)*list, sizeof(char *) * (size_t)(*n + 1));
+	if (!grown)
+		return cgm_error(CGM_EUSAGE, "out of memory");
+	grown[(*n)++] = value;
+	*list = grown;
+	return 1;
+}
+
+int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const char *value = NULL;
+	char name[64];
+	const char *eq = strchr(arg, '=');
+	if (strncmp(arg, "--", 2) != 0)
+		return 0;
+	if (eq && (size_t)(eq - arg) < sizeof name) {
+		memcpy(name, arg, (size_t)(eq - arg));
+		name[eq - arg] = '\0';
+		value = eq + 1;
+	} else {
+		snprintf(name, sizeof name, "%s", arg);
+	}
+	static const char *const flags[] = { "--include-extensions", "--include-builtins",
+					     "--no-runtime", "--stamp", NULL };
+	for (int k = 0; flags[k]; k++)
+		if (strcmp(name, flags[k]) == 0) {
+			if (k == 0)
+				opts->source.include_extensions = true;
+			else if (k == 1)
+				opts->include_builtins = true;
+			else if (k == 2)
+				opts->runtime.no_runtime = true;
+			else
+				opts->source.stamp = true;
+			return 1;
+		}
+	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
+					      "--runtime", "--runtime-log", "--entry", "--threads",
+					      NULL };
+	int which = -1;
+	for (int k = 0; valued[k]; k++)
+		if (strcmp(name, valued[k]) == 0)
+			which = k;
+	if (which < 0)
+		return 0;
+	if (!value) {
+		if (*i + 1 >= argc)
+			return cgm_error(CGM_EUSAGE, "option '%s' needs a value", name);
+		value = argv[++*i];
+	}
+	switch (which) {
+	case 0:
+		opts->source.dsn = value;
+		return 1;
+	case 1:
+		push(&opts->sql_paths, &opts->nsql, value);
+		/* --sql takes every following argument that is not an option. */
+		while (*i + 1 < argc && (argv[*i + 1][0] != '-' || strcmp(argv[*i + 1], "-") == 0))
+			push(&opts->sql_paths, &opts->nsql, argv[++*i]);
+		return 1;
+	case 2:
+		return push(&opts->source.schemas, &opts->source.nschemas, value);
+	case 3:
+		return push(&opts->source.exclude_schemas, &opts->source.nexclude, value);
+	case 4:
+		return push(&opts->runtime.files, &opts->runtime.nfiles, value);
+	case 5:
+		return push(&opts->runtime.logs, &opts->runtime.nlogs, value);
+	case 6:
+		return push(&opts->entry_patterns, &opts->nentry, value);
+	default: {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (*end || n < 0 || n > 64)
+			return cgm_error(CGM_EUSAGE, "option '--threads' takes a number from 0 to 64, not '%s'",
+					 value);
+		opts->threads = (int)n;
+		return 1;
+	}
+	}
+}

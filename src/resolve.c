@@ -1,0 +1,597 @@
+/*
+ * resolve.c - each call site to the function PostgreSQL would call, and the
+ * static edges of the graph.
+ *
+ * In:  an indexed model (cgm_model_index) whose functions carry their sites,
+ *      argument types, defaults, VARIADIC and search_path; triggers and
+ *      relations for DML sites.
+ * Out: site->resolution and site->targets (every candidate when ambiguous),
+ *      model->edges (static provenance), trigger sites that fire nothing
+ *      dropped.  Everything is allocated in model->arena.
+ *
+ * Rules, after PostgreSQL's own (func_get_detail / func_select_candidate):
+ * the schema is the one written, else each schema of the function's own
+ * search_path, else of the database default, with pg_catalog first unless
+ * the path places it; a function masks one with the same argument types in
+ * a later schema; candidates must take the written number of arguments
+ * (defaults and VARIADIC counted) and every name of `name => value`; then
+ * known argument types (literals, casts, declared variables) must match
+ * exactly or by an implicit cast, the most exact matches win, and an
+ * untyped string literal prefers a string-category parameter.  When that
+ * still leaves several, all are linked and flagged ambiguous.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/pipeline.h"
+
+/* ---- names -> functions ----------------------------------------------- */
+
+typedef struct name_entry {
+	const char *name;
+	int index;
+} name_entry;
+
+typedef struct name_index {
+	name_entry *entries;
+	int n;
+} name_index;
+
+static int compare_entries(const void *a, const void *b)
+{
+	const name_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->index - y->index;
+}
+
+static void build_name_index(name_index *ix, const cgm_model *model)
+{
+	ix->n = model->nfunctions;
+	ix->entries = malloc(sizeof(name_entry) * (size_t)(ix->n ? ix->n : 1));
+	for (int i = 0; i < ix->n; i++) {
+		ix->entries[i].name = model->functions[i].name ? model->functions[i].name : "";
+		ix->entries[i].index = i;
+	}
+	qsort(ix->entries, (size_t)ix->n, sizeof(name_entry), compare_entries);
+}
+
+/* First entry with that name, and how many there are. */
+static const name_entry *lookup_name(const name_index *ix, const char *name, int *count)
+{
+	int lo = 0, hi = ix->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(ix->entries[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int end = lo;
+	while (end < ix->n && strcmp(ix->entries[end].name, name) == 0)
+		end++;
+	*count = end - lo;
+	return ix->entries + lo;
+}
+
+/* ---- types ------------------------------------------------------------ */
+
+typedef enum {
+	CAT_NONE = 0, /* not a type we know: anything may be coercible */
+	CAT_NUMERIC,
+	CAT_STRING,
+	CAT_BOOLEAN,
+	CAT_DATETIME,
+	CAT_OTHER_KNOWN
+} type_category;
+
+typedef struct known_type {
+	const char *name;
+	type_category cat;
+	int rank; /* within numeric / datetime: implicit casts go up the rank */
+} known_type;
+
+static const known_type known_types[] = {
+	{ "smallint", CAT_NUMERIC, 1 },
+	{ "integer", CAT_NUMERIC, 2 },
+	{ "bigint", CAT_NUMERIC, 3 },
+	{ "numeric", CAT_NUMERIC, 4 },
+	{ "real", CAT_NUMERIC, 5 },
+	{ "double precision", CAT_NUMERIC, 6 },
+	{ "text", CAT_STRING, 0 },
+	{ "character varying", CAT_STRING, 0 },
+	{ "character", CAT_STRING, 0 },
+	{ "name", CAT_STRING, 0 },
+	{ "\"char\"", CAT_STRING, 0 },
+	{ "boolean", CAT_BOOLEAN, 0 },
+	{ "date", CAT_DATETIME, 1 },
+	{ "timestamp without time zone", CAT_DATETIME, 2 },
+	{ "timestamp with time zone", CAT_DATETIME, 3 },
+	{ "time without time zone", CAT_OTHER_KNOWN, 0 },
+	{ "time with time zone", CAT_OTHER_KNOWN, 0 },
+	{ "interval", CAT_OTHER_KNOWN, 0 },
+	{ "bytea", CAT_OTHER_KNOWN, 0 },
+	{ "json", CAT_OTHER_KNOWN, 0 },
+	{ "jsonb", CAT_OTHER_KNOWN, 0 },
+	{ "uuid", CAT_OTHER_KNOWN, 0 },
+	{ "inet", CAT_OTHER_KNOWN, 0 },
+	{ "cidr", CAT_OTHER_KNOWN, 0 },
+	{ "bit", CAT_OTHER_KNOWN, 0 },
+	{ "xml", CAT_OTHER_KNOWN, 0 },
+};
+
+static const known_type *known(const char *t)
+{
+	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
+		if (strcmp(known_types[i].name, t) == 0)
+			return &known_types[i];
+	return NULL;
+}
+
+static bool is_polymorphic(const char *t)
+{
+	return strncmp(t, "any", 3) == 0 || strcmp(t, "\"any\"") == 0 || strcmp(t, "record") == 0 ||
+	       strcmp(t, "cstring") == 0;
+}
+
+/* Last component of a possibly qualified, possibly quoted type name. */
+static const char *unqualified(const char *t)
+{
+	const char *dot = NULL;
+	bool quoted = false;
+	for (const char *p = t; *p; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (*p == '.' && !quoted)
+			dot = p;
+	}
+	return dot ? dot + 1 : t;
+}
+
+typedef enum { MATCH_NO = 0, MATCH_COERCE = 1, MATCH_EXACT = 2 } match_kind;
+
+/* How argument type `arg` (known) fits parameter type `param`. */
+static match_kind type_match(const char *arg, const char *param)
+{
+	if (strcmp(arg, param) == 0)
+		return MATCH_EXACT;
+	if (is_polymorphic(param))
+		return MATCH_COERCE;
+	if (strcmp(unqualified(arg), unqualified(param)) == 0)
+		return MATCH_EXACT; /* same user type, one written without schema */
+	size_t la = strlen(arg), lp = strlen(param);
+	bool arg_array = la > 2 && strcmp(arg + la - 2, "[]") == 0;
+	bool param_array = lp > 2 && strcmp(param + lp - 2, "[]") == 0;
+	if (arg_array != param_array)
+		return (known(arg) || known(param) || arg_array) ? MATCH_NO : MATCH_COERCE;
+	const known_type *a = known(arg), *p = known(param);
+	if (!a || !p)
+		return MATCH_COERCE; /* domains, enums, user types: cannot tell */
+	if (a->cat != p->cat)
+		return (p->cat == CAT_STRING && a->cat != CAT_NUMERIC && a->cat != CAT_BOOLEAN)
+			       ? MATCH_NO
+			       : MATCH_NO;
+	if (a->cat == CAT_NUMERIC || a->cat == CAT_DATETIME)
+		return a->rank < p->rank ? MATCH_COERCE : MATCH_NO;
+	if (a->cat == CAT_STRING)
+		return MATCH_COERCE;
+	return MATCH_NO;
+}
+
+static bool string_category(const char *t)
+{
+	const known_type *k = known(t);
+	return k && k->cat == CAT_STRING;
+}
+
+/* ---- one call site ---------------------------------------------------- */
+
+typedef struct candidate {
+	int index;
+	int exact;     /* arguments of known type that match exactly */
+	int *param_of; /* param_of[i]: parameter position taken by argument i */
+} candidate;
+
+/* Element type of a VARIADIC parameter "X[]" (or the parameter itself). */
+static const char *variadic_elem(const cgm_function *f, char *buf, size_t len)
+{
+	const char *t = f->argtypes[f->nargs - 1];
+	size_t n = strlen(t);
+	if (n > 2 && strcmp(t + n - 2, "[]") == 0 && n - 2 < len) {
+		memcpy(buf, t, n - 2);
+		buf[n - 2] = '\0';
+		return buf;
+	}
+	return t;
+}
+
+/* Can `f` take the arguments of `s`?  Fills param_of and the exact count. */
+static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c)
+{
+	int n = s->nargs, N = f->nargs;
+	bool named_any = false;
+	int positional = 0;
+	for (int i = 0; i < n; i++) {
+		if (s->argnames && s->argnames[i])
+			named_any = true;
+		else if (!named_any)
+			positional++;
+		else
+			return false; /* positional after named: PostgreSQL rejects it */
+	}
+	bool expand_variadic = false;
+	if (s->variadic_call) {
+		if (!f->variadic || named_any || n != N)
+			return false;
+	} else if (n > N) {
+		if (!f->variadic || named_any)
+			return false;
+		expand_variadic = true;
+	} else if (f->variadic && !named_any && n == N - 0 && N > 0) {
+		/* f(a, b) on f(x, VARIADIC y[]): b is one variadic element. */
+		expand_variadic = true;
+	}
+	bool covered[256] = { false };
+	if (N > 255)
+		return false;
+	for (int i = 0; i < n; i++) {
+		int p;
+		if (i < positional) {
+			p = i < N ? i : N - 1;
+		} else {
+			p = -1;
+			for (int k = 0; f->argnames && k < N; k++)
+				if (f->argnames[k] && strcmp(f->argnames[k], s->argnames[i]) == 0) {
+					p = k;
+					break;
+				}
+			if (p < 0 || covered[p])
+				return false;
+		}
+		covered[p] = true;
+		c->param_of[i] = p;
+	}
+	/* Parameters not given must have defaults (a VARIADIC one may be empty
+	 * only when written with no element: PostgreSQL requires one). */
+	int first_default = N - f->ndefaults;
+	for (int p = 0; p < N; p++)
+		if (!covered[p] && p < first_default)
+			return false;
+
+	char elem_buf[256];
+	c->exact = 0;
+	for (int i = 0; i < n; i++) {
+		const char *t = s->argtypes ? s->argtypes[i] : NULL;
+		if (!t || strcmp(t, "unknown") == 0)
+			continue;
+		int p = c->param_of[i];
+		const char *param = f->argtypes[p];
+		if (expand_variadic && p == N - 1)
+			param = variadic_elem(f, elem_buf, sizeof elem_buf);
+		match_kind m = type_match(t, param);
+		if (m == MATCH_NO)
+			return false;
+		if (m == MATCH_EXACT)
+			c->exact++;
+	}
+	return true;
+}
+
+typedef struct resolver {
+	cgm_model *model;
+	const cgm_resolve_options *opts;
+	name_index names;
+} resolver;
+
+/* Schemas to search for function `caller`, pg_catalog placed. */
+static const char **search_path_of(const resolver *rv, const cgm_function *caller, int *count,
+				   const char **scratch, int scratch_len)
+{
+	const char **path = caller->npath >= 0 ? caller->search_path : rv->model->source.default_search_path;
+	int n = caller->npath >= 0 ? caller->npath : rv->model->source.npath;
+	bool has_catalog = false;
+	for (int i = 0; i < n; i++)
+		if (path[i] && strcmp(path[i], "pg_catalog") == 0)
+			has_catalog = true;
+	int k = 0;
+	if (!has_catalog)
+		scratch[k++] = "pg_catalog";
+	for (int i = 0; i < n && k < scratch_len; i++)
+		if (path[i])
+			scratch[k++] = path[i];
+	*count = k;
+	return scratch;
+}
+
+static int schema_rank(const char *schema, const char **path, int npath)
+{
+	for (int i = 0; i < npath; i++)
+		if (strcmp(path[i], schema) == 0)
+			return i;
+	return -1;
+}
+
+static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
+{
+	cgm_model *model = rv->model;
+	int count = 0;
+	const name_entry *e = lookup_name(&rv->names, s->name, &count);
+	const char *scratch[64];
+	int npath = 0;
+	const char **path = NULL;
+	if (!s->schema)
+		path = search_path_of(rv, caller, &npath, scratch, 64);
+
+	candidate *cands = malloc(sizeof(candidate) * (size_t)(count ? count : 1));
+	int *params = malloc(sizeof(int) * (size_t)(count * (s->nargs + 1) + 1));
+	int *ranks = malloc(sizeof(int) * (size_t)(count ? count : 1));
+	int ncand = 0;
+	for (int i = 0; i < count; i++) {
+		const cgm_function *f = &model->functions[e[i].index];
+		if (!f->schema)
+			continue;
+		int rank;
+		if (s->schema) {
+			if (strcmp(f->schema, s->schema) != 0)
+				continue;
+			rank = 0;
+		} else {
+			rank = schema_rank(f->schema, path, npath);
+			if (rank < 0)
+				continue;
+		}
+		/* Procedures only through CALL, functions never through CALL. */
+		if ((f->kind == CGM_KIND_PROCEDURE) != (s->kind == CGM_SITE_CALL_STMT))
+			continue;
+		candidate c = { .index = e[i].index, .param_of = params + ncand * (s->nargs + 1) };
+		if (!arguments_fit(f, s, &c))
+			continue;
+		/* A function masks one with the same argument types further down
+		 * the path. */
+		bool masked = false;
+		for (int j = 0; j < ncand; j++) {
+			const cgm_function *g = &model->functions[cands[j].index];
+			if (strcmp(g->identity_args ? g->identity_args : "",
+				   f->identity_args ? f->identity_args : "") == 0) {
+				if (rank < ranks[j]) {
+					cands[j] = c;
+					ranks[j] = rank;
+				}
+				masked = true;
+				break;
+			}
+		}
+		if (masked)
+			continue;
+		ranks[ncand] = rank;
+		cands[ncand++] = c;
+	}
+
+	/* Most exact matches win. */
+	if (ncand > 1) {
+		int best = -1;
+		for (int i = 0; i < ncand; i++)
+			if (cands[i].exact > best)
+				best = cands[i].exact;
+		int k = 0;
+		for (int i = 0; i < ncand; i++)
+			if (cands[i].exact == best) {
+				ranks[k] = ranks[i];
+				cands[k++] = cands[i];
+			}
+		ncand = k;
+	}
+	/* An untyped literal prefers a string-category parameter. */
+	for (int a = 0; ncand > 1 && a < s->nargs; a++) {
+		if (!s->argtypes || !s->argtypes[a] || strcmp(s->argtypes[a], "unknown") != 0)
+			continue;
+		int with_string = 0;
+		for (int i = 0; i < ncand; i++) {
+			const cgm_function *f = &model->functions[cands[i].index];
+			if (string_category(f->argtypes[cands[i].param_of[a]]))
+				with_string++;
+		}
+		if (with_string == 0 || with_string == ncand)
+			continue;
+		int k = 0;
+		for (int i = 0; i < ncand; i++) {
+			const cgm_function *f = &model->functions[cands[i].index];
+			if (string_category(f->argtypes[cands[i].param_of[a]])) {
+				ranks[k] = ranks[i];
+				cands[k++] = cands[i];
+			}
+		}
+		ncand = k;
+	}
+	/* Fewer defaults used wins over more (f(a) vs f(a, b = 1) for f(1) is
+	 * ambiguous in PostgreSQL too, so keep both: it is an error there). */
+
+	if (ncand == 0) {
+		s->resolution = CGM_RES_MISSING;
+	} else {
+		s->ntargets = ncand;
+		s->targets = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)ncand);
+		bool all_external = true;
+		for (int i = 0; i < ncand; i++) {
+			s->targets[i] = cands[i].index;
+			if (!model->functions[cands[i].index].builtin)
+				all_external = false;
+		}
+		/* Deterministic order of candidates. */
+		for (int i = 1; i < ncand; i++)
+			for (int j = i; j > 0 && s->targets[j] < s->targets[j - 1]; j--) {
+				int t = s->targets[j];
+				s->targets[j] = s->targets[j - 1];
+				s->targets[j - 1] = t;
+			}
+		s->resolution = ncand > 1 ? CGM_RES_AMBIGUOUS
+				: all_external ? CGM_RES_BUILTIN
+					       : CGM_RES_RESOLVED;
+		if (ncand > 1 && all_external)
+			s->resolution = CGM_RES_BUILTIN;
+	}
+	free(cands);
+	free(params);
+	free(ranks);
+}
+
+/* Schema of the relation `name` that DML in `caller` names, or NULL. */
+static const char *relation_schema(const resolver *rv, const cgm_function *caller, const cgm_site *s)
+{
+	if (s->schema)
+		return s->schema;
+	const char *scratch[64];
+	int npath = 0;
+	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
+	const cgm_model *m = rv->model;
+	for (int p = 0; p < npath; p++)
+		for (int r = 0; r < m->nrelations; r++)
+			if (strcmp(m->relations[r].name, s->name) == 0 &&
+			    strcmp(m->relations[r].schema, path[p]) == 0)
+				return path[p];
+	return NULL;
+}
+
+static void resolve_trigger_site(resolver *rv, const cgm_function *caller, cgm_site *s)
+{
+	cgm_model *model = rv->model;
+	s->resolution = CGM_RES_NONE;
+	const char *schema = relation_schema(rv, caller, s);
+	if (!schema)
+		return;
+	int *targets = NULL;
+	int n = 0;
+	for (int t = 0; t < model->ntriggers; t++) {
+		const cgm_trigger *tg = &model->triggers[t];
+		if (!tg->enabled || tg->function < 0 || !(tg->events & s->events) ||
+		    strcmp(tg->table_name, s->name) != 0 || strcmp(tg->table_schema, schema) != 0)
+			continue;
+		bool seen = false;
+		for (int i = 0; i < n; i++)
+			if (targets[i] == tg->function)
+				seen = true;
+		if (seen)
+			continue;
+		targets = realloc(targets, sizeof(int) * (size_t)(n + 1));
+		targets[n++] = tg->function;
+	}
+	if (n) {
+		s->schema = schema;
+		s->ntargets = n;
+		s->targets = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)n);
+		memcpy(s->targets, targets, sizeof(int) * (size_t)n);
+		bool all_external = true;
+		for (int i = 0; i < n; i++)
+			if (!model->functions[targets[i]].builtin)
+				all_external = false;
+		s->resolution = all_external ? CGM_RES_BUILTIN : CGM_RES_RESOLVED;
+	}
+	free(targets);
+}
+
+/* ---- edges ------------------------------------------------------------ */
+
+typedef struct edge_key {
+	int from, to;
+	cgm_via via;
+	int line;
+	bool ambiguous;
+} edge_key;
+
+static int compare_edge_keys(const void *a, const void *b)
+{
+	const edge_key *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from - y->from;
+	if (x->to != y->to)
+		return x->to - y->to;
+	if (x->via != y->via)
+		return (int)x->via - (int)y->via;
+	return x->line - y->line;
+}
+
+static void build_edges(cgm_model *model, bool include_builtins)
+{
+	int cap = 1024, n = 0;
+	edge_key *keys = malloc(sizeof(edge_key) * (size_t)cap);
+	for (int f = 0; f < model->nuser; f++) {
+		const cgm_function *fn = &model->functions[f];
+		for (int i = 0; i < fn->nsites; i++) {
+			const cgm_site *s = &fn->sites[i];
+			if (s->resolution != CGM_RES_RESOLVED && s->resolution != CGM_RES_AMBIGUOUS &&
+			    !(s->resolution == CGM_RES_BUILTIN && include_builtins))
+				continue;
+			for (int t = 0; t < s->ntargets; t++) {
+				if (model->functions[s->targets[t]].builtin && !include_builtins)
+					continue;
+				if (n == cap) {
+					cap *= 2;
+					keys = realloc(keys, sizeof(edge_key) * (size_t)cap);
+				}
+				keys[n].from = f;
+				keys[n].to = s->targets[t];
+				keys[n].via = s->kind == CGM_SITE_TRIGGER ? CGM_VIA_TRIGGER
+					      : s->via_literal            ? CGM_VIA_LITERAL
+									  : CGM_VIA_CALL;
+				keys[n].line = s->line;
+				keys[n].ambiguous = s->resolution == CGM_RES_AMBIGUOUS ||
+						    (s->resolution == CGM_RES_BUILTIN && s->ntargets > 1);
+				n++;
+			}
+		}
+	}
+	qsort(keys, (size_t)n, sizeof(edge_key), compare_edge_keys);
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j < n && keys[j].from == keys[i].from && keys[j].to == keys[i].to &&
+		       keys[j].via == keys[i].via)
+			j++;
+		cgm_edge *e = cgm_model_add_edge(model);
+		e->from = keys[i].from;
+		e->to = keys[i].to;
+		e->via = keys[i].via;
+		e->provenance = CGM_EDGE_STATIC;
+		e->lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(j - i));
+		for (int k = i; k < j; k++) {
+			if (keys[k].ambiguous)
+				e->ambiguous = true;
+			if (e->nlines == 0 || e->lines[e->nlines - 1] != keys[k].line)
+				e->lines[e->nlines++] = keys[k].line;
+		}
+		i = j;
+	}
+	free(keys);
+}
+
+int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
+{
+	if (!model->lookup)
+		return cgm_error(CGM_EUSAGE, "the model must be indexed before resolution");
+	resolver rv = { .model = model, .opts = opts };
+	build_name_index(&rv.names, model);
+	for (int f = 0; f < model->nuser; f++) {
+		cgm_function *fn = &model->functions[f];
+		int kept = 0;
+		for (int i = 0; i < fn->nsites; i++) {
+			cgm_site *s = &fn->sites[i];
+			s->ntargets = 0;
+			s->targets = NULL;
+			if (s->kind == CGM_SITE_DYNAMIC)
+				s->resolution = CGM_RES_NONE;
+			else if (s->kind == CGM_SITE_TRIGGER)
+				resolve_trigger_site(&rv, fn, s);
+			else
+				resolve_call(&rv, fn, s);
+			/* DML that fires no trigger is no call site. */
+			if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
+				continue;
+			fn->sites[kept++] = *s;
+		}
+		fn->nsites = kept;
+	}
+	free(rv.names.entries);
+	model->nedges = 0;
+	build_edges(model, opts && opts->include_builtins);
+	model->include_builtins = opts && opts->include_builtins;
+	return 0;
+}

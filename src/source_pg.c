@@ -1,0 +1,420 @@
+/*
+ * source_pg.c - a live database into the model, over libpq.
+ *
+ * In:  a conninfo/URI (or the libpq environment) and the schema filters.
+ * Out: model->functions (every function of the database: the ones in scope
+ *      mapped, the others - pg_catalog, extensions, filtered schemas - kept
+ *      as `builtin` so resolution knows they exist), triggers, relations,
+ *      catalog references and the default search_path.  All strings are
+ *      copied into model->arena; every PGresult is cleared before return.
+ *
+ * Read-only: one REPEATABLE READ READ ONLY transaction over the catalogs; no
+ * temporary object is created, so a role with USAGE on the schemas is enough.
+ */
+#include <fnmatch.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgmap/bodyhash.h"
+#include "cgmap/error.h"
+#include "cgmap/pipeline.h"
+#include "pgconn.h"
+
+#define SEP "\x1f" /* joins arrays in query results: no name holds it */
+
+static const char *const functions_query =
+	"SELECT n.nspname, p.proname, p.oid::regprocedure::text,"
+	" pg_get_function_identity_arguments(p.oid),"
+	" pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),"
+	" p.prokind, l.lanname,"
+	" CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END,"
+	" CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END,"
+	" obj_description(p.oid, 'pg_proc'),"
+	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"
+	" (SELECT string_agg(format_type(t, NULL), " "chr(31) ORDER BY i)"
+	"    FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS u(t, i)),"
+	" (SELECT string_agg(coalesce(p.proargnames[i], ''), chr(31) ORDER BY i)"
+	"    FROM generate_series(1, coalesce(array_length(p.proargnames, 1), 0)) AS i"
+	"   WHERE p.proargmodes IS NULL OR p.proargmodes[i] IN ('i', 'b', 'v')),"
+	" (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%'),"
+	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype),"
+	" EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass"
+	"         AND d.objid = p.oid AND d.deptype = 'e'),"
+	" n.nspname IN ('pg_catalog', 'information_schema', 'pg_toast')"
+	" FROM pg_proc p"
+	" JOIN pg_namespace n ON n.oid = p.pronamespace"
+	" JOIN pg_language l ON l.oid = p.prolang"
+	" WHERE n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
+
+static const char *const triggers_query =
+	"SELECT n.nspname, c.relname, t.tgname, t.tgtype, t.tgfoid::regprocedure::text,"
+	" t.tgenabled <> 'D'"
+	" FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
+	" JOIN pg_namespace n ON n.oid = c.relnamespace"
+	" WHERE NOT t.tgisinternal ORDER BY 1, 2, 3";
+
+static const char *const relations_query =
+	"SELECT n.nspname, c.relname FROM pg_class c"
+	" JOIN pg_namespace n ON n.oid = c.relnamespace"
+	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm')"
+	" AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
+
+/* Objects that refer to a function.  A function's dependency on another is
+ * a call (SQL-standard bodies record them), not a reference - except for
+ * aggregates, whose support functions they are. */
+static const char *const references_query =
+	"SELECT d.refobjid::regprocedure::text,"
+	" CASE d.classid"
+	"  WHEN 'pg_rewrite'::regclass THEN 'view'"
+	"  WHEN 'pg_attrdef'::regclass THEN 'default'"
+	"  WHEN 'pg_constraint'::regclass THEN 'constraint'"
+	"  WHEN 'pg_trigger'::regclass THEN 'trigger'"
+	"  WHEN 'pg_policy'::regclass THEN 'policy'"
+	"  WHEN 'pg_class'::regclass THEN 'index'"
+	"  WHEN 'pg_operator'::regclass THEN 'operator'"
+	"  WHEN 'pg_proc'::regclass THEN 'aggregate'"
+	"  WHEN 'pg_cast'::regclass THEN 'cast'"
+	"  WHEN 'pg_type'::regclass THEN 'type'"
+	"  WHEN 'pg_event_trigger'::regclass THEN 'event_trigger'"
+	"  ELSE 'other' END,"
+	" pg_describe_object(d.classid, d.objid, d.objsubid)"
+	" FROM pg_depend d"
+	" WHERE d.refclassid = 'pg_proc'::regclass AND d.deptype IN ('n', 'a')"
+	"  AND (d.classid <> 'pg_proc'::regclass"
+	"       OR EXISTS (SELECT 1 FROM pg_proc a WHERE a.oid = d.objid AND a.prokind = 'a'))"
+	"  AND d.refobjid NOT IN (SELECT oid FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace)"
+	" ORDER BY 1, 2, 3";
+
+static const char *value(PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+/* Split a SEP-joined list into an arena array; *count gets its length. */
+static const char **split_list(cgm_arena *arena, const char *joined, int expected, int *count)
+{
+	if (!joined) {
+		*count = 0;
+		return NULL;
+	}
+	int n = 1;
+	for (const char *p = joined; *p; p++)
+		if (*p == SEP[0])
+			n++;
+	if (expected >= 0 && n != expected) {
+		*count = 0;
+		return NULL;
+	}
+	const char **items = cgm_arena_alloc(arena, sizeof(char *) * (size_t)n);
+	const char *start = joined;
+	for (int i = 0; i < n; i++) {
+		const char *end = strchr(start, SEP[0]);
+		size_t len = end ? (size_t)(end - start) : strlen(start);
+		items[i] = len ? cgm_arena_strndup(arena, start, len) : NULL;
+		start = end ? end + 1 : start + len;
+	}
+	*count = n;
+	return items;
+}
+
+/* The SET search_path of a function ("app, \"my schema\", public") into a
+ * list of schema names, unquoted. */
+const char **cgm_parse_search_path(cgm_arena *arena, const char *text, int *count)
+{
+	*count = 0;
+	if (!text)
+		return NULL;
+	int cap = 8, n = 0;
+	const char **items = cgm_arena_alloc(arena, sizeof(char *) * (size_t)cap);
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		char buf[256];
+		size_t len = 0;
+		if (*p == '"') {
+			p++;
+			while (*p && len + 1 < sizeof buf) {
+				if (*p == '"' && p[1] == '"') {
+					buf[len++] = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					buf[len++] = *p++;
+				}
+			}
+		} else {
+			while (*p && *p != ',' && *p != ' ' && len + 1 < sizeof buf) {
+				char c = *p++;
+				buf[len++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+			}
+		}
+		buf[len] = '\0';
+		if (n == cap) {
+			items = cgm_arena_grow(arena, items, (size_t)n, (size_t)cap * 2, sizeof(char *));
+			cap *= 2;
+		}
+		items[n++] = cgm_arena_strdup(arena, buf);
+		while (*p && *p != ',')
+			p++;
+	}
+	*count = n;
+	return items;
+}
+
+bool cgm_schema_selected(const cgm_source_options *opts, const char *name)
+{
+	for (int i = 0; i < opts->nexclude; i++)
+		if (fnmatch(opts->exclude_schemas[i], name, 0) == 0)
+			return false;
+	if (opts->nschemas == 0)
+		return true;
+	for (int i = 0; i < opts->nschemas; i++)
+		if (fnmatch(opts->schemas[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static cgm_kind kind_of(const char *prokind)
+{
+	switch (prokind ? prokind[0] : 'f') {
+	case 'p':
+		return CGM_KIND_PROCEDURE;
+	case 'a':
+		return CGM_KIND_AGGREGATE;
+	case 'w':
+		return CGM_KIND_WINDOW;
+	default:
+		return CGM_KIND_FUNCTION;
+	}
+}
+
+/* The BEGIN ATOMIC ... END part of pg_get_functiondef's text. */
+static const char *atomic_body(cgm_arena *arena, const char *def)
+{
+	const char *p = def ? strstr(def, "BEGIN ATOMIC") : NULL;
+	if (!p)
+		return cgm_arena_strdup(arena, def);
+	size_t len = strlen(p);
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == ' '))
+		len--;
+	return cgm_arena_strndup(arena, p, len);
+}
+
+static int count_lines(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	int n = 1;
+	for (; *s; s++)
+		if (*s == '\n' && s[1])
+			n++;
+	return n;
+}
+
+static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_options *opts)
+{
+	PGresult *res = PQexec(conn, functions_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read functions from \"pg_proc\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	cgm_arena *a = model->arena;
+	int rows = PQntuples(res);
+	for (int r = 0; r < rows; r++) {
+		cgm_function *f = cgm_model_add_function(model);
+		const char *schema = value(res, r, 0);
+		f->schema = cgm_arena_strdup(a, schema);
+		f->name = cgm_arena_strdup(a, value(res, r, 1));
+		f->id = cgm_arena_strdup(a, value(res, r, 2));
+		f->identity_args = cgm_arena_strdup(a, value(res, r, 3));
+		f->arguments = cgm_arena_strdup(a, value(res, r, 4));
+		f->result = cgm_arena_strdup(a, value(res, r, 5));
+		f->kind = kind_of(value(res, r, 6));
+		f->language = cgm_arena_strdup(a, value(res, r, 7));
+		const char *def = value(res, r, 9);
+		if (def) {
+			f->atomic_body = true;
+			f->source = atomic_body(a, def);
+		} else {
+			f->source = cgm_arena_strdup(a, value(res, r, 8));
+		}
+		f->comment = cgm_arena_strdup(a, value(res, r, 10));
+		f->nargs = atoi(value(res, r, 11));
+		f->ndefaults = atoi(value(res, r, 12));
+		f->variadic = value(res, r, 13)[0] == 't';
+		int n = 0;
+		f->argtypes = split_list(a, value(res, r, 14), f->nargs, &n);
+		if (n != f->nargs) {
+			f->argtypes = NULL;
+			f->nargs = 0;
+		}
+		f->argnames = split_list(a, value(res, r, 15), f->nargs, &n);
+		if (n != f->nargs)
+			f->argnames = NULL;
+		const char *path = value(res, r, 16);
+		f->npath = -1;
+		if (path)
+			f->search_path = cgm_parse_search_path(a, path, &f->npath);
+		f->is_trigger = value(res, r, 17)[0] == 't';
+		f->from_extension = value(res, r, 18)[0] == 't';
+		bool system = value(res, r, 19)[0] == 't';
+		bool in_scope = !system && (!f->from_extension || opts->include_extensions) &&
+				cgm_schema_selected(opts, schema);
+		f->builtin = !in_scope;
+		if (f->builtin) {
+			/* Kept for resolution only: the body is not needed. */
+			f->source = NULL;
+			f->comment = NULL;
+		} else {
+			f->line_count = count_lines(f->source);
+			f->body_hash = cgm_body_hash(a, f->source);
+		}
+	}
+	PQclear(res);
+	return 0;
+}
+
+static unsigned trigger_events(int tgtype)
+{
+	unsigned ev = 0;
+	if (tgtype & (1 << 2))
+		ev |= CGM_EV_INSERT;
+	if (tgtype & (1 << 3))
+		ev |= CGM_EV_DELETE;
+	if (tgtype & (1 << 4))
+		ev |= CGM_EV_UPDATE;
+	if (tgtype & (1 << 5))
+		ev |= CGM_EV_TRUNCATE;
+	return ev;
+}
+
+static int load_triggers(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, triggers_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read triggers from \"pg_trigger\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	cgm_arena *a = model->arena;
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_trigger *t = cgm_model_add_trigger(model);
+		t->table_schema = cgm_arena_strdup(a, value(res, r, 0));
+		t->table_name = cgm_arena_strdup(a, value(res, r, 1));
+		t->name = cgm_arena_strdup(a, value(res, r, 2));
+		t->events = trigger_events(atoi(value(res, r, 3)));
+		t->function_id = cgm_arena_strdup(a, value(res, r, 4));
+		t->function = -1;
+		t->enabled = value(res, r, 5)[0] == 't';
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int load_relations(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, relations_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read relations from \"pg_class\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_relation *rel = cgm_model_add_relation(model);
+		rel->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
+		rel->name = cgm_arena_strdup(model->arena, value(res, r, 1));
+	}
+	PQclear(res);
+	return 0;
+}
+
+/* References are kept by id until the model is indexed (cgm_source_link). */
+static int load_references(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, references_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read references from \"pg_depend\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_reference *ref = cgm_model_add_reference(model);
+		ref->function = -1;
+		ref->function_id = cgm_arena_strdup(model->arena, value(res, r, 0));
+		ref->object_kind = cgm_arena_strdup(model->arena, value(res, r, 1));
+		ref->object = cgm_arena_strdup(model->arena, value(res, r, 2));
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int load_settings(cgm_model *model, PGconn *conn)
+{
+	/* current_schemas(true) is the effective path: $user expanded, missing
+	 * schemas dropped, pg_catalog where PostgreSQL searches it. */
+	PGresult *res = PQexec(conn,
+			       "SELECT current_database(), current_setting('server_version'),"
+			       " array_to_string(current_schemas(true), chr(31))");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read the database settings: %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	cgm_arena *a = model->arena;
+	model->source.kind = "database";
+	model->source.name = cgm_arena_strdup(a, value(res, 0, 0));
+	model->source.server_version = cgm_arena_strdup(a, value(res, 0, 1));
+	model->source.default_search_path =
+		split_list(a, value(res, 0, 2), -1, &model->source.npath);
+	PQclear(res);
+	return 0;
+}
+
+static int run(PGconn *conn, const char *sql)
+{
+	PGresult *res = PQexec(conn, sql);
+	int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	if (!ok)
+		return cgm_error(CGM_ESOURCE, "cannot run \"%s\": %s", sql, PQerrorMessage(conn));
+	return 0;
+}
+
+int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
+{
+	PGconn *conn = NULL;
+	int rc = cgm_pg_connect(&conn, opts->dsn);
+	if (rc < 0)
+		return rc;
+	if ((rc = run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0 ||
+	    (rc = load_settings(model, conn)) < 0 ||
+	    /* Identities are printed as with an empty search_path. */
+	    (rc = run(conn, "SET LOCAL search_path = ''")) < 0 ||
+	    (rc = load_functions(model, conn, opts)) < 0 || (rc = load_triggers(model, conn)) < 0 ||
+	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0) {
+		PQfinish(conn);
+		return rc;
+	}
+	PQexec(conn, "COMMIT");
+	PQfinish(conn);
+	if (opts->stamp) {
+		char buf[32];
+		time_t now = time(NULL);
+		strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		model->source.mapped_at = cgm_arena_strdup(model->arena, buf);
+	}
+	return 0;
+}

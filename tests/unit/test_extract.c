@@ -1,0 +1,329 @@
+/*
+ * test_extract.c - call-site extraction from PL/pgSQL and SQL bodies:
+ * every statement form, exact lines, comments and strings, EXECUTE, cursors,
+ * DML events, and bodies that do not parse.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cgmap/model.h"
+#include "cgmap/pipeline.h"
+
+static cgm_arena *arena;
+
+static cgm_function make(const char *language, const char *args, const char *result,
+			 const char *body)
+{
+	cgm_function fn;
+	memset(&fn, 0, sizeof fn);
+	fn.id = "t.f()";
+	fn.schema = "t";
+	fn.name = "f";
+	fn.kind = CGM_KIND_FUNCTION;
+	fn.language = language;
+	fn.arguments = args;
+	fn.result = result;
+	fn.source = body;
+	fn.npath = -1;
+	return fn;
+}
+
+static const cgm_site *find_site(const cgm_function *fn, const char *name, int nth)
+{
+	for (int i = 0; i < fn->nsites; i++)
+		if (fn->sites[i].name && strcmp(fn->sites[i].name, name) == 0 && nth-- == 0)
+			return &fn->sites[i];
+	return NULL;
+}
+
+static void expect_site(const cgm_function *fn, const char *name, int line, cgm_site_kind kind)
+{
+	const cgm_site *s = find_site(fn, name, 0);
+	if (!s)
+		fail_msg("no site for '%s'", name);
+	if (s->line != line)
+		fail_msg("site '%s' at line %d, expected %d", name, s->line, line);
+	if (s->kind != kind)
+		fail_msg("site '%s' is %s, expected %s", name, cgm_site_kind_name(s->kind),
+			 cgm_site_kind_name(kind));
+}
+
+static int setup(void **state)
+{
+	arena = cgm_arena_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	cgm_arena_free(arena);
+	return 0;
+}
+
+static void test_statement_forms(void **state)
+{
+	cgm_function fn = make("plpgsql", "a integer, b text DEFAULT 'x'::text", "SETOF integer",
+			       "\n"
+			       "DECLARE\n"                                      /* 2 */
+			       "  v int := g_decl(a);\n"                        /* 3 */
+			       "  x int; r record;\n"                           /* 4 */
+			       "  c CURSOR FOR SELECT h_cursor(1);\n"           /* 5 */
+			       "BEGIN\n"                                        /* 6 */
+			       "  x := f_assign(1) + 2;\n"                      /* 7 */
+			       "  IF k_if(x) > 0 THEN\n"                        /* 8 */
+			       "    PERFORM p_perform(1, b => 2);\n"            /* 9 */
+			       "  ELSIF z_elsif(3) THEN\n"                      /* 10 */
+			       "    RETURN QUERY SELECT * FROM q_from(1);\n"    /* 11 */
+			       "  END IF;\n"                                    /* 12 */
+			       "  WHILE w_while(x) LOOP EXIT WHEN e_exit(1); END LOOP;\n" /* 13 */
+			       "  FOR r IN SELECT * FROM t LOOP\n"              /* 14 */
+			       "    INSERT INTO t VALUES (ins(r.a));\n"         /* 15 */
+			       "  END LOOP;\n"                                  /* 16 */
+			       "  CALL pr(1);\n"                                /* 17 */
+			       "  RAISE NOTICE '%', rz(1);\n"                   /* 18 */
+			       "  ASSERT ac(1), am(2);\n"                       /* 19 */
+			       "  CASE cs(1) WHEN cw(1) THEN NULL; ELSE NULL; END CASE;\n" /* 20 */
+			       "  RETURN NEXT\n"                                /* 21 */
+			       "     rn(v);\n"                                  /* 22 */
+			       "EXCEPTION WHEN others THEN\n"                   /* 23 */
+			       "  RETURN NEXT ex(1);\n"                         /* 24 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	assert_true(fn.analysed);
+	expect_site(&fn, "g_decl", 3, CGM_SITE_CALL);
+	expect_site(&fn, "h_cursor", 5, CGM_SITE_CALL);
+	expect_site(&fn, "f_assign", 7, CGM_SITE_CALL);
+	expect_site(&fn, "k_if", 8, CGM_SITE_CALL);
+	expect_site(&fn, "p_perform", 9, CGM_SITE_PERFORM);
+	expect_site(&fn, "z_elsif", 10, CGM_SITE_CALL);
+	expect_site(&fn, "q_from", 11, CGM_SITE_CALL);
+	expect_site(&fn, "w_while", 13, CGM_SITE_CALL);
+	expect_site(&fn, "e_exit", 13, CGM_SITE_CALL);
+	expect_site(&fn, "ins", 15, CGM_SITE_CALL);
+	expect_site(&fn, "pr", 17, CGM_SITE_CALL_STMT);
+	expect_site(&fn, "rz", 18, CGM_SITE_CALL);
+	expect_site(&fn, "ac", 19, CGM_SITE_CALL);
+	expect_site(&fn, "am", 19, CGM_SITE_CALL);
+	expect_site(&fn, "cs", 20, CGM_SITE_CALL);
+	expect_site(&fn, "cw", 20, CGM_SITE_CALL);
+	expect_site(&fn, "rn", 22, CGM_SITE_CALL);
+	expect_site(&fn, "ex", 24, CGM_SITE_CALL);
+	/* DML fires INSERT triggers of t. */
+	const cgm_site *dml = find_site(&fn, "t", 0);
+	assert_non_null(dml);
+	assert_int_equal(dml->kind, CGM_SITE_TRIGGER);
+	assert_int_equal(dml->events, CGM_EV_INSERT);
+	assert_int_equal(dml->line, 15);
+	/* Named argument and literal types. */
+	const cgm_site *p = find_site(&fn, "p_perform", 0);
+	assert_int_equal(p->nargs, 2);
+	assert_null(p->argnames[0]);
+	assert_string_equal(p->argnames[1], "b");
+	assert_string_equal(p->argtypes[0], "integer");
+	/* A declared variable gives its type. */
+	const cgm_site *rn = find_site(&fn, "rn", 0);
+	assert_string_equal(rn->argtypes[0], "integer");
+	/* Parameters too. */
+	const cgm_site *g = find_site(&fn, "g_decl", 0);
+	assert_null(g->argtypes[0]); /* fn.argtypes not set here: unknown */
+}
+
+static void test_comments_and_strings_are_not_calls(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\nBEGIN\n"
+			       "  -- not_a_call(1)\n"
+			       "  /* nor_this(2) */\n"
+			       "  RAISE NOTICE 'nor_that(3) %', real_call(4);\n"
+			       "  RETURN length($q$ dollar_text(5) $q$);\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	assert_null(find_site(&fn, "not_a_call", 0));
+	assert_null(find_site(&fn, "nor_this", 0));
+	assert_null(find_site(&fn, "nor_that", 0));
+	assert_null(find_site(&fn, "dollar_text", 0));
+	expect_site(&fn, "real_call", 5, CGM_SITE_CALL);
+	expect_site(&fn, "length", 6, CGM_SITE_CALL);
+}
+
+static void test_execute(void **state)
+{
+	cgm_function fn = make("plpgsql", "name text", "SETOF integer",
+			       "\nDECLARE r int;\nBEGIN\n"
+			       "  EXECUTE 'SELECT lit_one()' INTO r;\n"                   /* 4 */
+			       "  EXECUTE 'SELECT ' || 'lit_two(1)';\n"                    /* 5 */
+			       "  EXECUTE format('SELECT lit_three(%L)', name);\n"         /* 6 */
+			       "  EXECUTE format('SELECT %I()', name) USING using_arg(1);\n" /* 7 */
+			       "  EXECUTE 'SELECT ' || name;\n"                            /* 8 */
+			       "  RETURN QUERY EXECUTE 'x' || name;\n"                     /* 9 */
+			       "  EXECUTE 'UPDATE tab SET a = 1';\n"                       /* 10 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	expect_site(&fn, "lit_one", 4, CGM_SITE_EXEC_LITERAL);
+	assert_true(find_site(&fn, "lit_one", 0)->via_literal);
+	expect_site(&fn, "lit_two", 5, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "lit_three", 6, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "using_arg", 7, CGM_SITE_CALL);
+	int dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
+			dynamic++;
+			assert_non_null(fn.sites[i].text);
+			assert_true(fn.sites[i].line == 7 || fn.sites[i].line == 8 || fn.sites[i].line == 9);
+		}
+	assert_int_equal(dynamic, 3);
+	const cgm_site *upd = find_site(&fn, "tab", 0);
+	assert_non_null(upd);
+	assert_int_equal(upd->kind, CGM_SITE_TRIGGER);
+	assert_int_equal(upd->events, CGM_EV_UPDATE);
+	assert_true(upd->via_literal);
+	assert_int_equal(upd->line, 10);
+}
+
+static void test_cursors_are_rewritten(void **state)
+{
+	cgm_function fn = make("plpgsql", "who text", "numeric",
+			       "\nDECLARE\n"
+			       "  c refcursor;\n"
+			       "  bound CURSOR (w text) FOR SELECT amount FROM o WHERE x = w;\n"
+			       "  r record; n numeric;\n"
+			       "BEGIN\n"
+			       "  OPEN c FOR SELECT open_call(1);\n"                 /* 7 */
+			       "  FETCH c INTO n;\n"
+			       "  CLOSE c;\n"
+			       "  OPEN c FOR EXECUTE dyn_text(1);\n"                 /* 10 */
+			       "  FOR r IN bound(arg_call(who)) LOOP\n"              /* 11 */
+			       "    n := in_loop(r.amount);\n"                       /* 12 */
+			       "  END LOOP;\n"
+			       "  RETURN n;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	expect_site(&fn, "open_call", 7, CGM_SITE_CALL);
+	expect_site(&fn, "arg_call", 11, CGM_SITE_CALL);
+	expect_site(&fn, "in_loop", 12, CGM_SITE_CALL);
+	bool dynamic_at_10 = false;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC && fn.sites[i].line == 10)
+			dynamic_at_10 = true;
+	assert_true(dynamic_at_10);
+}
+
+static void test_rowtype_fields(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "void",
+			       "\nDECLARE rr app.tbl%ROWTYPE;\nBEGIN\n"
+			       "  rr.col := field_call(1);\n"
+			       "  rr.other := 2;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	expect_site(&fn, "field_call", 4, CGM_SITE_CALL);
+}
+
+static void test_dml_events(void **state)
+{
+	cgm_function fn = make("sql", "", "void",
+			       "INSERT INTO a.t VALUES (1) ON CONFLICT (id) DO UPDATE SET x = 2;\n"
+			       "MERGE INTO m USING s ON m.id = s.id\n"
+			       "  WHEN MATCHED THEN DELETE\n"
+			       "  WHEN NOT MATCHED THEN INSERT VALUES (s.id);\n"
+			       "TRUNCATE tr;\n"
+			       "WITH d AS (DELETE FROM dl RETURNING *) SELECT cte_call(count(*)) FROM d;\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	const cgm_site *ins = find_site(&fn, "t", 0);
+	assert_non_null(ins);
+	assert_string_equal(ins->schema, "a");
+	assert_int_equal(ins->events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	const cgm_site *m = find_site(&fn, "m", 0);
+	assert_int_equal(m->events, CGM_EV_INSERT | CGM_EV_DELETE);
+	assert_int_equal(m->line, 2);
+	assert_int_equal(find_site(&fn, "tr", 0)->events, CGM_EV_TRUNCATE);
+	assert_int_equal(find_site(&fn, "dl", 0)->events, CGM_EV_DELETE);
+	expect_site(&fn, "cte_call", 6, CGM_SITE_CALL);
+}
+
+static void test_sql_atomic_body(void **state)
+{
+	cgm_function fn = make("sql", "n integer", "integer",
+			       "BEGIN ATOMIC\n"
+			       " SELECT (n * atomic_call(1));\n"
+			       " SELECT second(2);\n"
+			       "END");
+	fn.atomic_body = true;
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	expect_site(&fn, "atomic_call", 2, CGM_SITE_CALL);
+	expect_site(&fn, "second", 3, CGM_SITE_CALL);
+}
+
+static void test_parse_errors_keep_the_function(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "integer", "\nBEGIN\n  RETURN 1 +;\nEND\n");
+	cgm_extract_function(arena, &fn);
+	assert_true(fn.analysed);
+	assert_int_equal(fn.nerrors, 1);
+	assert_non_null(strstr(fn.errors[0].message, "syntax error"));
+	assert_int_equal(fn.errors[0].line, 3);
+
+	cgm_function sql = make("sql", "", "integer", "SELECT 1;\nSELECT FROM WHERE;\n");
+	cgm_extract_function(arena, &sql);
+	assert_int_equal(sql.nerrors, 1);
+	assert_int_equal(sql.errors[0].line, 2);
+}
+
+static void test_other_languages_are_not_analysed(void **state)
+{
+	cgm_function fn = make("c", "", "integer", "my_c_symbol");
+	cgm_extract_function(arena, &fn);
+	assert_false(fn.analysed);
+	assert_int_equal(fn.nsites, 0);
+}
+
+static void test_procedure_and_variadic(void **state)
+{
+	cgm_function fn = make("plpgsql", "INOUT a integer, OUT b text", NULL,
+			       "\nBEGIN\n"
+			       "  a := a + vf(VARIADIC ARRAY[1, 2]);\n"
+			       "  b := cast_call('x'::varchar, 1.5, NULL, true, 3000000000);\n"
+			       "  COMMIT;\n"
+			       "END\n");
+	fn.kind = CGM_KIND_PROCEDURE;
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	const cgm_site *v = find_site(&fn, "vf", 0);
+	assert_true(v->variadic_call);
+	const cgm_site *c = find_site(&fn, "cast_call", 0);
+	assert_int_equal(c->nargs, 5);
+	assert_string_equal(c->argtypes[0], "character varying");
+	assert_string_equal(c->argtypes[1], "numeric");
+	assert_string_equal(c->argtypes[2], "unknown");
+	assert_string_equal(c->argtypes[3], "boolean");
+	assert_string_equal(c->argtypes[4], "bigint");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statement_forms),
+		cmocka_unit_test(test_comments_and_strings_are_not_calls),
+		cmocka_unit_test(test_execute),
+		cmocka_unit_test(test_cursors_are_rewritten),
+		cmocka_unit_test(test_rowtype_fields),
+		cmocka_unit_test(test_dml_events),
+		cmocka_unit_test(test_sql_atomic_body),
+		cmocka_unit_test(test_parse_errors_keep_the_function),
+		cmocka_unit_test(test_other_languages_are_not_analysed),
+		cmocka_unit_test(test_procedure_and_variadic),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
