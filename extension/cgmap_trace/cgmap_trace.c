@@ -159,6 +159,7 @@ typedef struct cgtShared
 	slock_t		mutex;			/* protects since */
 	TimestampTz since;			/* last reset, or first start */
 	pg_atomic_uint64 dropped;	/* calls not recorded: table full */
+	pg_atomic_uint64 reset_gen;	/* bumped by every reset */
 } cgtShared;
 
 /* ---- per-backend call stack ---- */
@@ -174,6 +175,29 @@ typedef struct cgtFrame
 	instr_time	start;
 	instr_time	children;		/* inclusive time of callees */
 } cgtFrame;
+
+/*
+ * Backend-local aggregation of finished calls, flushed into the shared table
+ * at the end of every transaction (also the COMMIT/ROLLBACK of a procedure),
+ * when it is 3/4 full, when its oldest call is over a second old, before
+ * this backend reads the table, and at backend exit.  One flush takes the
+ * shared lock once for all the edges of a transaction instead of once per
+ * call.  Open addressing, linear probing, never allocates.
+ */
+#define CGT_LOCAL_SIZE		512	/* power of two */
+#define CGT_LOCAL_MAXFILL	384
+#define CGT_FLUSH_USEC		1000000
+
+typedef struct cgtLocalEntry
+{
+	cgtKey		key;
+	bool		used;
+	int64		calls;
+	instr_time	total;
+	instr_time	self;
+	instr_time	first;
+	instr_time	last;
+} cgtLocalEntry;
 
 /* per FmgrInfo state of the fmgr hook (lives in flinfo->fn_mcxt) */
 typedef struct cgtFnCache
@@ -205,6 +229,12 @@ static bool cgt_save = true;
 
 static cgtShared *cgt_state = NULL;
 static HTAB *cgt_hash = NULL;
+
+static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
+static int	cgt_local_used = 0;
+static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
+static instr_time cgt_local_oldest;	/* when the batch began */
+static bool cgt_exit_registered = false;
 
 static cgtFrame *cgt_stack = NULL;
 static int	cgt_depth = 0;
@@ -424,6 +454,7 @@ cgt_shmem_startup(void)
 		SpinLockInit(&cgt_state->mutex);
 		cgt_state->since = GetCurrentTimestamp();
 		pg_atomic_init_u64(&cgt_state->dropped, 0);
+		pg_atomic_init_u64(&cgt_state->reset_gen, 0);
 	}
 
 	memset(&info, 0, sizeof(info));
@@ -459,43 +490,190 @@ cgt_shmem_startup(void)
  * Recording
  * ==================================================================== */
 
-static void
-cgt_record(const cgtKey *key, double total_ms, double self_ms)
+/* Add one batch entry to the shared table; lock held (shared or exclusive). */
+static inline void
+cgt_entry_add(cgtEntry *entry, const cgtLocalEntry *le,
+			  TimestampTz now_ts, instr_time now_i)
 {
-	cgtEntry   *entry;
-	TimestampTz now;
+	TimestampTz first;
+	TimestampTz last;
+	instr_time	age;
+
+	age = now_i;
+	INSTR_TIME_SUBTRACT(age, le->first);
+	first = now_ts - (TimestampTz) INSTR_TIME_GET_MICROSEC(age);
+	age = now_i;
+	INSTR_TIME_SUBTRACT(age, le->last);
+	last = now_ts - (TimestampTz) INSTR_TIME_GET_MICROSEC(age);
+
+	SpinLockAcquire(&entry->mutex);
+	if (entry->counters.calls == 0 || first < entry->counters.first_seen)
+		entry->counters.first_seen = first;
+	if (entry->counters.calls == 0 || last > entry->counters.last_seen)
+		entry->counters.last_seen = last;
+	entry->counters.calls += le->calls;
+	entry->counters.total_ms += INSTR_TIME_GET_MILLISEC(le->total);
+	entry->counters.self_ms += INSTR_TIME_GET_MILLISEC(le->self);
+	SpinLockRelease(&entry->mutex);
+}
+
+/*
+ * Move this backend's batch into the shared table.  Never raises an error:
+ * it runs from transaction callbacks too.
+ */
+static void
+cgt_flush(void)
+{
+	TimestampTz now_ts;
+	instr_time	now_i;
+	int			i;
+	int			missing = 0;
+
+	if (cgt_local_used == 0)
+		return;
+	if (cgt_hash == NULL)
+		goto clear;
+
+	now_ts = GetCurrentTimestamp();
+	INSTR_TIME_SET_CURRENT(now_i);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	/* calls counted before a reset are forgotten with it */
+	if (pg_atomic_read_u64(&cgt_state->reset_gen) != cgt_local_gen)
+	{
+		LWLockRelease(cgt_state->lock);
+		goto clear;
+	}
+	for (i = 0; i < CGT_LOCAL_SIZE; i++)
+	{
+		cgtLocalEntry *le = &cgt_local[i];
+		cgtEntry   *entry;
+
+		if (!le->used)
+			continue;
+		entry = hash_search(cgt_hash, &le->key, HASH_FIND, NULL);
+		if (entry == NULL)
+		{
+			missing++;
+			continue;
+		}
+		cgt_entry_add(entry, le, now_ts, now_i);
+		le->used = false;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	if (missing > 0)
+	{
+		/* new edges: insert them under the exclusive lock */
+		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+		if (pg_atomic_read_u64(&cgt_state->reset_gen) == cgt_local_gen)
+		{
+			for (i = 0; i < CGT_LOCAL_SIZE; i++)
+			{
+				cgtLocalEntry *le = &cgt_local[i];
+				cgtEntry   *entry;
+
+				if (!le->used)
+					continue;
+				entry = cgt_entry_alloc(&le->key);
+				if (entry == NULL)
+					pg_atomic_fetch_add_u64(&cgt_state->dropped, (uint64) le->calls);
+				else
+					cgt_entry_add(entry, le, now_ts, now_i);
+			}
+		}
+		LWLockRelease(cgt_state->lock);
+	}
+
+clear:
+	for (i = 0; i < CGT_LOCAL_SIZE; i++)
+		cgt_local[i].used = false;
+	cgt_local_used = 0;
+}
+
+static void
+cgt_backend_exit(int code, Datum arg)
+{
+	cgt_flush();
+}
+
+static inline uint32
+cgt_key_hash(const cgtKey *key)
+{
+	uint32		h;
+
+	h = key->callee * 0x9E3779B1U;
+	h ^= key->caller * 0x85EBCA77U;
+	h ^= ((uint32) key->line + (key->dynamic ? 0x40000000U : 0)) * 0xC2B2AE3DU;
+	h ^= key->dbid;
+	h ^= h >> 15;
+	h *= 0x2C1B3C6DU;
+	h ^= h >> 12;
+	return h;
+}
+
+static inline bool
+cgt_key_equal(const cgtKey *a, const cgtKey *b)
+{
+	return a->callee == b->callee && a->caller == b->caller &&
+		a->line == b->line && a->dynamic == b->dynamic && a->dbid == b->dbid;
+}
+
+/* Count one finished call in this backend's batch. */
+static void
+cgt_record(const cgtKey *key, instr_time total, instr_time self, instr_time end)
+{
+	uint32		i;
+	cgtLocalEntry *le;
 
 	if (cgt_hash == NULL)
 		return;
 
-	now = GetCurrentTimestamp();
-
-	LWLockAcquire(cgt_state->lock, LW_SHARED);
-	entry = hash_search(cgt_hash, key, HASH_FIND, NULL);
-	if (entry == NULL)
+	if (cgt_local_used == 0)
 	{
-		/* New edge: need the exclusive lock to insert it. */
-		LWLockRelease(cgt_state->lock);
-		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
-		entry = cgt_entry_alloc(key);
-		if (entry == NULL)
+		cgt_local_gen = pg_atomic_read_u64(&cgt_state->reset_gen);
+		cgt_local_oldest = end;
+		if (!cgt_exit_registered)
 		{
-			pg_atomic_fetch_add_u64(&cgt_state->dropped, 1);
-			LWLockRelease(cgt_state->lock);
-			return;
+			before_shmem_exit(cgt_backend_exit, (Datum) 0);
+			cgt_exit_registered = true;
 		}
 	}
 
-	SpinLockAcquire(&entry->mutex);
-	if (entry->counters.calls == 0)
-		entry->counters.first_seen = now;
-	entry->counters.calls += 1;
-	entry->counters.total_ms += total_ms;
-	entry->counters.self_ms += self_ms;
-	entry->counters.last_seen = now;
-	SpinLockRelease(&entry->mutex);
+	i = cgt_key_hash(key) & (CGT_LOCAL_SIZE - 1);
+	for (;;)
+	{
+		le = &cgt_local[i];
+		if (!le->used)
+		{
+			le->key = *key;
+			le->used = true;
+			le->calls = 0;
+			INSTR_TIME_SET_ZERO(le->total);
+			INSTR_TIME_SET_ZERO(le->self);
+			le->first = end;
+			cgt_local_used++;
+			break;
+		}
+		if (cgt_key_equal(&le->key, key))
+			break;
+		i = (i + 1) & (CGT_LOCAL_SIZE - 1);
+	}
+	le->calls++;
+	INSTR_TIME_ADD(le->total, total);
+	INSTR_TIME_ADD(le->self, self);
+	le->last = end;
 
-	LWLockRelease(cgt_state->lock);
+	if (cgt_local_used >= CGT_LOCAL_MAXFILL)
+		cgt_flush();
+	else
+	{
+		instr_time	age = end;
+
+		INSTR_TIME_SUBTRACT(age, cgt_local_oldest);
+		if (INSTR_TIME_GET_MICROSEC(age) >= CGT_FLUSH_USEC)
+			cgt_flush();
+	}
 }
 
 /* ====================================================================
@@ -585,14 +763,11 @@ cgt_pop_to(int target)
 	{
 		cgtFrame   *frame = &cgt_stack[cgt_depth - 1];
 		instr_time	total = now;
-		double		total_ms;
-		double		self_ms;
+		instr_time	self;
 
 		INSTR_TIME_SUBTRACT(total, frame->start);
-		total_ms = INSTR_TIME_GET_MILLISEC(total);
-		self_ms = total_ms - INSTR_TIME_GET_MILLISEC(frame->children);
-		if (self_ms < 0)
-			self_ms = 0;
+		self = total;
+		INSTR_TIME_SUBTRACT(self, frame->children);
 
 		if (cgt_depth > 1)
 			INSTR_TIME_ADD(cgt_stack[cgt_depth - 2].children, total);
@@ -607,7 +782,7 @@ cgt_pop_to(int target)
 			key.callee = frame->fn_oid;
 			key.line = frame->line;
 			key.dynamic = frame->dynamic;
-			cgt_record(&key, total_ms, self_ms);
+			cgt_record(&key, total, self, now);
 		}
 		cgt_depth--;
 	}
@@ -682,9 +857,22 @@ cgt_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 static void
 cgt_xact_callback(XactEvent event, void *arg)
 {
-	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT) &&
-		cgt_depth > 0)
-		cgt_reconcile();
+	switch (event)
+	{
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			if (cgt_depth > 0)
+				cgt_reconcile();
+			cgt_flush();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			cgt_flush();
+			break;
+		default:
+			break;
+	}
 }
 
 /* ====================================================================
@@ -996,6 +1184,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 	cgtEntry   *entry;
 
 	cgt_check_loaded();
+	cgt_flush();
 	InitMaterializedSRF(fcinfo, 0);
 
 	LWLockAcquire(cgt_state->lock, LW_SHARED);
@@ -1044,6 +1233,7 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
 	pg_atomic_write_u64(&cgt_state->dropped, 0);
+	pg_atomic_fetch_add_u64(&cgt_state->reset_gen, 1);
 	SpinLockAcquire(&cgt_state->mutex);
 	cgt_state->since = GetCurrentTimestamp();
 	SpinLockRelease(&cgt_state->mutex);
@@ -1062,6 +1252,7 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	int64		used;
 
 	cgt_check_loaded();
+	cgt_flush();
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
