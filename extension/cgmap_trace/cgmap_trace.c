@@ -232,6 +232,7 @@ static HTAB *cgt_hash = NULL;
 
 static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
 static int	cgt_local_used = 0;
+static uint16 cgt_local_slots[CGT_LOCAL_MAXFILL];	/* used slots, in order */
 static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
 static instr_time cgt_local_oldest;	/* when the batch began */
 static bool cgt_exit_registered = false;
@@ -544,13 +545,11 @@ cgt_flush(void)
 		LWLockRelease(cgt_state->lock);
 		goto clear;
 	}
-	for (i = 0; i < CGT_LOCAL_SIZE; i++)
+	for (i = 0; i < cgt_local_used; i++)
 	{
-		cgtLocalEntry *le = &cgt_local[i];
+		cgtLocalEntry *le = &cgt_local[cgt_local_slots[i]];
 		cgtEntry   *entry;
 
-		if (!le->used)
-			continue;
 		entry = hash_search(cgt_hash, &le->key, HASH_FIND, NULL);
 		if (entry == NULL)
 		{
@@ -558,7 +557,7 @@ cgt_flush(void)
 			continue;
 		}
 		cgt_entry_add(entry, le, now_ts, now_i);
-		le->used = false;
+		le->calls = 0;			/* done */
 	}
 	LWLockRelease(cgt_state->lock);
 
@@ -568,13 +567,13 @@ cgt_flush(void)
 		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
 		if (pg_atomic_read_u64(&cgt_state->reset_gen) == cgt_local_gen)
 		{
-			for (i = 0; i < CGT_LOCAL_SIZE; i++)
+			for (i = 0; i < cgt_local_used; i++)
 			{
-				cgtLocalEntry *le = &cgt_local[i];
+				cgtLocalEntry *le = &cgt_local[cgt_local_slots[i]];
 				cgtEntry   *entry;
 
-				if (!le->used)
-					continue;
+				if (le->calls == 0)
+					continue;	/* flushed in the first pass */
 				entry = cgt_entry_alloc(&le->key);
 				if (entry == NULL)
 					pg_atomic_fetch_add_u64(&cgt_state->dropped, (uint64) le->calls);
@@ -586,8 +585,8 @@ cgt_flush(void)
 	}
 
 clear:
-	for (i = 0; i < CGT_LOCAL_SIZE; i++)
-		cgt_local[i].used = false;
+	for (i = 0; i < cgt_local_used; i++)
+		cgt_local[cgt_local_slots[i]].used = false;
 	cgt_local_used = 0;
 }
 
@@ -652,7 +651,7 @@ cgt_record(const cgtKey *key, instr_time total, instr_time self, instr_time end)
 			INSTR_TIME_SET_ZERO(le->total);
 			INSTR_TIME_SET_ZERO(le->self);
 			le->first = end;
-			cgt_local_used++;
+			cgt_local_slots[cgt_local_used++] = (uint16) i;
 			break;
 		}
 		if (cgt_key_equal(&le->key, key))
