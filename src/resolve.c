@@ -168,9 +168,7 @@ static match_kind type_match(const char *arg, const char *param)
 	if (!a || !p)
 		return MATCH_COERCE; /* domains, enums, user types: cannot tell */
 	if (a->cat != p->cat)
-		return (p->cat == CAT_STRING && a->cat != CAT_NUMERIC && a->cat != CAT_BOOLEAN)
-			       ? MATCH_NO
-			       : MATCH_NO;
+		return MATCH_NO; /* no implicit cast crosses categories */
 	if (a->cat == CAT_NUMERIC || a->cat == CAT_DATETIME)
 		return a->rank < p->rank ? MATCH_COERCE : MATCH_NO;
 	if (a->cat == CAT_STRING)
@@ -311,6 +309,16 @@ static int schema_rank(const char *schema, const char **path, int npath)
 	return -1;
 }
 
+static bool same_argument_types(const cgm_function *f, const cgm_function *g)
+{
+	if (f->nargs != g->nargs)
+		return false;
+	for (int i = 0; i < f->nargs; i++)
+		if (strcmp(f->argtypes[i], g->argtypes[i]) != 0)
+			return false;
+	return true;
+}
+
 static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 {
 	cgm_model *model = rv->model;
@@ -351,8 +359,7 @@ static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 		bool masked = false;
 		for (int j = 0; j < ncand; j++) {
 			const cgm_function *g = &model->functions[cands[j].index];
-			if (strcmp(g->identity_args ? g->identity_args : "",
-				   f->identity_args ? f->identity_args : "") == 0) {
+			if (same_argument_types(f, g)) {
 				if (rank < ranks[j]) {
 					cands[j] = c;
 					ranks[j] = rank;

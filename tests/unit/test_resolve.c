@@ -1,0 +1,254 @@
+/*
+ * test_resolve.c - resolution of call sites with PostgreSQL's rules:
+ * search_path and pg_catalog placement, masking, arity with defaults and
+ * VARIADIC, named arguments, literal types, procedures, triggers, missing
+ * callees and ambiguity.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cgmap/model.h"
+#include "cgmap/pipeline.h"
+
+static cgm_model *model;
+
+static const char **list(cgm_arena *a, int n, const char *const *items)
+{
+	const char **out = cgm_arena_alloc(a, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		out[i] = items[i];
+	return out;
+}
+
+/* A function with argument types given as a NULL-terminated list. */
+static cgm_function *fn(const char *schema, const char *name, const char *id, int ndefaults,
+			bool variadic, bool builtin, const char *const *types, const char *const *names)
+{
+	cgm_function *f = cgm_model_add_function(model);
+	f->schema = schema;
+	f->name = name;
+	f->id = id;
+	int n = 0;
+	while (types && types[n])
+		n++;
+	f->nargs = n;
+	f->argtypes = list(model->arena, n, types);
+	f->argnames = names ? list(model->arena, n, names) : NULL;
+	f->identity_args = id + strlen(schema) + strlen(name) + 1;
+	f->ndefaults = ndefaults;
+	f->variadic = variadic;
+	f->builtin = builtin;
+	f->npath = -1;
+	f->kind = CGM_KIND_FUNCTION;
+	return f;
+}
+
+static cgm_site *add_site(cgm_function *caller, const char *schema, const char *name,
+			  int nargs, const char *const *types, const char *const *names)
+{
+	caller->sites = cgm_arena_grow(model->arena, caller->sites, (size_t)caller->nsites,
+				       (size_t)caller->nsites + 1, sizeof(cgm_site));
+	cgm_site *s = &caller->sites[caller->nsites++];
+	memset(s, 0, sizeof *s);
+	s->line = caller->nsites;
+	s->kind = CGM_SITE_CALL;
+	s->schema = schema;
+	s->name = name;
+	s->nargs = nargs;
+	s->argtypes = list(model->arena, nargs, types);
+	s->argnames = list(model->arena, nargs, names ? names : (const char *const[]){ NULL, NULL, NULL, NULL });
+	return s;
+}
+
+#define T(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static int setup(void **state)
+{
+	model = cgm_model_new();
+	static const char *path[] = { "pg_catalog", "public" };
+	model->source.default_search_path = path;
+	model->source.npath = 2;
+	fn("public", "caller", "public.caller()", 0, false, false, NULL, NULL);
+	fn("app", "price", "app.price(integer)", 0, false, false, T("integer"), NULL);
+	fn("app", "price", "app.price(numeric)", 0, false, false, T("numeric"), NULL);
+	fn("app", "price", "app.price(numeric, numeric)", 0, false, false, T("numeric", "numeric"), NULL);
+	fn("app", "discount", "app.discount(numeric, numeric, numeric)", 2, false, false,
+	   T("numeric", "numeric", "numeric"), T("amount", "percent", "floor"));
+	fn("app", "label", "app.label(text[])", 0, true, false, T("text[]"), NULL);
+	fn("app", "pick", "app.pick(text)", 0, false, false, T("text"), NULL);
+	fn("app", "pick", "app.pick(integer)", 0, false, false, T("integer"), NULL);
+	fn("app", "both", "app.both(bigint)", 0, false, false, T("bigint"), NULL);
+	fn("app", "both", "app.both(numeric)", 0, false, false, T("numeric"), NULL);
+	fn("public", "lower", "public.lower(text)", 0, false, false, T("text"), NULL);
+	fn("pg_catalog", "lower", "lower(text)", 0, false, true, T("text"), NULL);
+	fn("pg_catalog", "now", "now()", 0, false, true, NULL, NULL);
+	cgm_function *p = fn("app", "proc", "app.proc(integer)", 0, false, false, T("integer"), NULL);
+	p->kind = CGM_KIND_PROCEDURE;
+	fn("app", "audit", "app.audit()", 0, false, false, NULL, NULL);
+	cgm_trigger *t = cgm_model_add_trigger(model);
+	t->table_schema = "app";
+	t->table_name = "orders";
+	t->name = "orders_audit";
+	t->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	t->function_id = "app.audit()";
+	t->enabled = true;
+	cgm_relation *r = cgm_model_add_relation(model);
+	r->schema = "app";
+	r->name = "orders";
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	cgm_model_free(model);
+	return 0;
+}
+
+static cgm_function *caller(void)
+{
+	cgm_model_index(model);
+	cgm_model_link(model);
+	return &model->functions[cgm_model_find(model, "public.caller()")];
+}
+
+static void expect_targets(const cgm_site *s, cgm_resolution res, const char *first, const char *second)
+{
+	if (s->resolution != res)
+		fail_msg("site '%s' line %d resolved as %s, expected %s", s->name, s->line,
+			 cgm_resolution_name(s->resolution), cgm_resolution_name(res));
+	int n = first ? (second ? 2 : 1) : 0;
+	assert_int_equal(s->ntargets, n);
+	if (first)
+		assert_string_equal(model->functions[s->targets[0]].id, first);
+	if (second)
+		assert_string_equal(model->functions[s->targets[1]].id, second);
+}
+
+static cgm_site *site_at(int line)
+{
+	cgm_function *c = &model->functions[cgm_model_find(model, "public.caller()")];
+	for (int i = 0; i < c->nsites; i++)
+		if (c->sites[i].line == line)
+			return &c->sites[i];
+	fail_msg("no site at line %d", line);
+	return NULL;
+}
+
+static void test_overloads_and_types(void **state)
+{
+	cgm_function *c = caller();
+	add_site(c, "app", "price", 1, T("integer"), NULL);               /* 1 */
+	add_site(c, "app", "price", 1, T("numeric"), NULL);               /* 2 */
+	add_site(c, "app", "price", 2, T("numeric", "numeric"), NULL);    /* 3 */
+	add_site(c, "app", "price", 1, (const char *const[]){ NULL }, NULL); /* 4: unknown type */
+	add_site(c, "app", "pick", 1, T("unknown"), NULL);                /* 5: 'x' prefers text */
+	add_site(c, "app", "both", 1, T("integer"), NULL);                /* 6: both coerce */
+	add_site(c, "app", "price", 1, T("text"), NULL);                  /* 7: no implicit cast */
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.price(integer)", NULL);
+	expect_targets(site_at(2), CGM_RES_RESOLVED, "app.price(numeric)", NULL);
+	expect_targets(site_at(3), CGM_RES_RESOLVED, "app.price(numeric, numeric)", NULL);
+	expect_targets(site_at(4), CGM_RES_AMBIGUOUS, "app.price(integer)", "app.price(numeric)");
+	expect_targets(site_at(5), CGM_RES_RESOLVED, "app.pick(text)", NULL);
+	expect_targets(site_at(6), CGM_RES_AMBIGUOUS, "app.both(bigint)", "app.both(numeric)");
+	expect_targets(site_at(7), CGM_RES_MISSING, NULL, NULL);
+	/* Ambiguous sites link every candidate, flagged. */
+	int ambiguous_edges = 0;
+	for (int i = 0; i < model->nedges; i++)
+		ambiguous_edges += model->edges[i].ambiguous;
+	assert_int_equal(ambiguous_edges, 4);
+}
+
+static void test_defaults_named_variadic(void **state)
+{
+	cgm_function *c = caller();
+	add_site(c, "app", "discount", 1, T("numeric"), NULL);                          /* 1 */
+	add_site(c, "app", "discount", 2, T("numeric", "integer"), T(NULL, "floor"));    /* 2 */
+	add_site(c, "app", "discount", 2, T("numeric", "integer"), T(NULL, "nosuch"));   /* 3 */
+	add_site(c, "app", "label", 3, T("unknown", "text", "unknown"), NULL);           /* 4 */
+	add_site(c, "app", "discount", 0, NULL, NULL);                                   /* 5 */
+	cgm_site *v = add_site(c, "app", "label", 1, T("text[]"), NULL);                 /* 6 */
+	v->variadic_call = true;
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.discount(numeric, numeric, numeric)", NULL);
+	expect_targets(site_at(2), CGM_RES_RESOLVED, "app.discount(numeric, numeric, numeric)", NULL);
+	expect_targets(site_at(3), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(4), CGM_RES_RESOLVED, "app.label(text[])", NULL);
+	expect_targets(site_at(5), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(6), CGM_RES_RESOLVED, "app.label(text[])", NULL);
+}
+
+static void test_search_path_and_builtins(void **state)
+{
+	cgm_function *c = caller();
+	add_site(c, NULL, "lower", 1, T("unknown"), NULL); /* 1: pg_catalog first */
+	add_site(c, NULL, "now", 0, NULL, NULL);           /* 2: builtin */
+	add_site(c, NULL, "price", 1, T("integer"), NULL); /* 3: app not on the path */
+	add_site(c, NULL, "nosuch", 0, NULL, NULL);        /* 4 */
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_BUILTIN, "lower(text)", NULL);
+	expect_targets(site_at(2), CGM_RES_BUILTIN, "now()", NULL);
+	expect_targets(site_at(3), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(4), CGM_RES_MISSING, NULL, NULL);
+	assert_int_equal(model->nedges, 0); /* builtins are no edges by default */
+
+	/* The function's own search_path puts public before pg_catalog. */
+	static const char *own[] = { "public", "pg_catalog", "app" };
+	c = &model->functions[cgm_model_find(model, "public.caller()")];
+	c->search_path = own;
+	c->npath = 3;
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_RESOLVED, "public.lower(text)", NULL);
+	expect_targets(site_at(3), CGM_RES_RESOLVED, "app.price(integer)", NULL);
+
+	cgm_resolve_options with_builtins = { .include_builtins = true };
+	c->npath = -1;
+	assert_int_equal(cgm_resolve(model, &with_builtins), 0);
+	assert_int_equal(model->nedges, 2); /* lower(text), now() */
+}
+
+static void test_procedures_and_triggers(void **state)
+{
+	cgm_function *c = caller();
+	cgm_site *call = add_site(c, "app", "proc", 1, T("integer"), NULL); /* 1 */
+	call->kind = CGM_SITE_CALL_STMT;
+	add_site(c, "app", "proc", 1, T("integer"), NULL); /* 2: a procedure is not callable in SELECT */
+	cgm_site *ins = add_site(c, "app", "orders", 0, NULL, NULL); /* 3 */
+	ins->kind = CGM_SITE_TRIGGER;
+	ins->events = CGM_EV_INSERT;
+	cgm_site *del = add_site(c, "app", "orders", 0, NULL, NULL); /* 4: no DELETE trigger */
+	del->kind = CGM_SITE_TRIGGER;
+	del->events = CGM_EV_DELETE;
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.proc(integer)", NULL);
+	expect_targets(site_at(2), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(3), CGM_RES_RESOLVED, "app.audit()", NULL);
+	c = &model->functions[cgm_model_find(model, "public.caller()")];
+	assert_int_equal(c->nsites, 3); /* the DELETE fires nothing: no site */
+	bool trigger_edge = false;
+	for (int i = 0; i < model->nedges; i++)
+		if (model->edges[i].via == CGM_VIA_TRIGGER &&
+		    strcmp(model->functions[model->edges[i].to].id, "app.audit()") == 0)
+			trigger_edge = true;
+	assert_true(trigger_edge);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_overloads_and_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_defaults_named_variadic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_path_and_builtins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_procedures_and_triggers, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
