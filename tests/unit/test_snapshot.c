@@ -1,0 +1,891 @@
+/*
+ * test_snapshot.c - the JSON snapshot: a hand-built model with every
+ * feature is written, read back and written again (byte-identical), the
+ * fields survive, derived lists are recomputed, and malformed inputs give
+ * a CGM_EINPUT error naming the file and place, never a crash.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/model.h"
+#include "cgmap/pipeline.h"
+
+#define ODD_ID "\"Odd Schema\".\"Weird \"\"Name\"\"\"()"
+
+static char tmpdir[256];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	const char *base = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/cgmap-snapshot-XXXXXX", base && *base ? base : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+	(void)state;
+	DIR *d = opendir(tmpdir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char inner[600];
+			snprintf(inner, sizeof(inner), "%s/cgmap.json", path);
+			unlink(inner);
+			rmdir(path);
+		} else {
+			unlink(path);
+		}
+	}
+	closedir(d);
+	rmdir(tmpdir);
+	return 0;
+}
+
+static char *tmp_path(const char *name)
+{
+	static char path[8][512];
+	static int next;
+	char *p = path[next++ % 8];
+	snprintf(p, sizeof(path[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ---- building the model by hand ---------------------------------- */
+
+static const char **strs(cgm_model *m, int n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	const char **out = cgm_arena_alloc(m->arena, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		out[i] = cgm_arena_strdup(m->arena, va_arg(ap, const char *));
+	va_end(ap);
+	return out;
+}
+
+static int add_fn(cgm_model *m, const char *schema, const char *name, const char *args,
+		  const char *id, const char *language)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->id = cgm_arena_strdup(m->arena, id);
+	f->schema = cgm_arena_strdup(m->arena, schema);
+	f->name = cgm_arena_strdup(m->arena, name);
+	f->identity_args = cgm_arena_strdup(m->arena, args);
+	f->arguments = cgm_arena_strdup(m->arena, args);
+	f->result = "integer";
+	f->language = cgm_arena_strdup(m->arena, language);
+	f->analysed = strcmp(language, "plpgsql") == 0 || strcmp(language, "sql") == 0;
+	f->builtin = strcmp(schema, "pg_catalog") == 0;
+	f->npath = -1;
+	f->scc = -1;
+	f->source = f->analysed ? "BEGIN\n  RETURN 1;\nEND" : NULL;
+	f->line_count = f->source ? 3 : 0;
+	return m->nfunctions - 1;
+}
+
+static cgm_site *add_site(cgm_model *m, int fn, int line, cgm_site_kind kind, const char *schema,
+			  const char *name, cgm_resolution res, int ntargets, ...)
+{
+	cgm_function *f = &m->functions[fn];
+	f->sites = cgm_arena_grow(m->arena, f->sites, (size_t)f->nsites, (size_t)f->nsites + 1,
+				  sizeof(cgm_site));
+	cgm_site *s = &f->sites[f->nsites++];
+	s->line = line;
+	s->kind = kind;
+	s->stmt = kind == CGM_SITE_PERFORM ? "perform" : "assign";
+	s->schema = schema;
+	s->name = name;
+	s->resolution = res;
+	s->ntargets = ntargets;
+	s->targets = cgm_arena_alloc(m->arena, sizeof(int) * (size_t)(ntargets ? ntargets : 1));
+	va_list ap;
+	va_start(ap, ntargets);
+	for (int i = 0; i < ntargets; i++)
+		s->targets[i] = va_arg(ap, int);
+	va_end(ap);
+	return s;
+}
+
+static cgm_edge *add_edge(cgm_model *m, int from, int to, cgm_via via, unsigned prov, int nlines,
+			  ...)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = from;
+	e->to = to;
+	e->via = via;
+	e->provenance = prov;
+	e->nlines = nlines;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int) * (size_t)(nlines ? nlines : 1));
+	va_list ap;
+	va_start(ap, nlines);
+	for (int i = 0; i < nlines; i++)
+		e->lines[i] = va_arg(ap, int);
+	va_end(ap);
+	return e;
+}
+
+/* Functions are added out of order, and cgm_model_index() sorts them, as a
+ * real source does. */
+static cgm_model *build_model(void)
+{
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "demo";
+	m->source.server_version = "15.4";
+	m->source.npath = 2;
+	m->source.default_search_path = strs(m, 2, "\"$user\"", "public");
+	m->include_builtins = true;
+	m->has_runtime = true;
+	m->runtime_window = "2026-11-29T10:00:00Z .. 2026-11-29T11:00:00Z";
+	m->nruntime_sources = 1;
+	m->runtime_sources = strs(m, 1, "database demo@localhost");
+
+	int upper = add_fn(m, "pg_catalog", "upper", "text", "upper(text)", "internal");
+	int dyn = add_fn(m, "app", "dyn_target", "", "app.dyn_target()", "plpgsql");
+	int a = add_fn(m, "app", "a", "", "app.a()", "plpgsql");
+	int b = add_fn(m, "app", "b", "integer", "app.b(integer)", "sql");
+	int over_i = add_fn(m, "app", "over", "integer", "app.over(integer)", "plpgsql");
+	int over_b = add_fn(m, "app", "over", "bigint", "app.over(bigint)", "plpgsql");
+	int audit = add_fn(m, "app", "audit", "", "app.audit()", "plpgsql");
+	int odd = add_fn(m, "Odd Schema", "Weird \"Name\"", "", ODD_ID, "plpgsql");
+	int broken = add_fn(m, "app", "broken", "", "app.broken()", "plpgsql");
+	int cfn = add_fn(m, "app", "c_func", "integer", "app.c_func(integer)", "c");
+	int lower = add_fn(m, "pg_catalog", "lower", "text", "lower(text)", "internal");
+	int unused_builtin = add_fn(m, "pg_catalog", "now", "", "now()", "internal");
+	(void)unused_builtin;
+
+	cgm_function *f = &m->functions[b];
+	f->nargs = 1;
+	f->argtypes = strs(m, 1, "integer");
+	f->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
+	f->argnames[0] = "n";
+	f->ndefaults = 1;
+	f->arguments = "n integer DEFAULT 0";
+	f->npath = 2;
+	f->search_path = strs(m, 2, "app", "pg_temp");
+	f->body_hash = "0123abcd";
+	f->runtime = (cgm_runtime_stats){ 42, 0.1, 1.0 / 3.0 };
+	f->reachable = true;
+	f->scc = 0;
+
+	f = &m->functions[audit];
+	f->is_trigger = true;
+	f->result = "trigger";
+	f->referenced = true;
+	f->root = true;
+
+	f = &m->functions[odd];
+	f->comment = "says \"hi\" \\ and <b>bold</b>\n\ttabbed";
+	f->source = "BEGIN\n  -- gr\xC3\xBC\xC3\x9F \xE6\x97\xA5\xE6\x9C\xAC \"q\" \\n\n  PERFORM app.b(1);\nEND";
+	f->line_count = 4;
+	f->file = "schema/odd \"file\".sql";
+	f->file_line = 17;
+	f->atomic_body = false;
+	f->dead = true;
+	f->cold = true;
+	f->observed_entry = true;
+	f->scc = 0;
+
+	f = &m->functions[broken];
+	f->nerrors = 2;
+	f->errors = cgm_arena_alloc(m->arena, sizeof(cgm_parse_error) * 2);
+	f->errors[0] = (cgm_parse_error){ 2, "syntax error at or near \"RETRUN\"" };
+	f->errors[1] = (cgm_parse_error){ 0, "bad\x80 byte" }; /* invalid UTF-8 */
+
+	m->functions[cfn].kind = CGM_KIND_FUNCTION;
+	m->functions[cfn].from_extension = true;
+	m->functions[cfn].variadic = true;
+	m->functions[cfn].variadic_elem = "integer";
+	m->functions[cfn].nargs = 1;
+	m->functions[cfn].argtypes = strs(m, 1, "integer[]");
+
+	/* app.a(): one site of every kind. */
+	add_site(m, a, 3, CGM_SITE_CALL, NULL, "b", CGM_RES_RESOLVED, 1, b);
+	cgm_site *s = add_site(m, a, 5, CGM_SITE_PERFORM, "app", "over", CGM_RES_AMBIGUOUS, 2, over_i,
+			       over_b);
+	s->nargs = 1;
+	s->argtypes = strs(m, 1, "unknown");
+	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
+	s = add_site(m, a, 7, CGM_SITE_DYNAMIC, NULL, NULL, CGM_RES_NONE, 0);
+	s->stmt = "dynexecute";
+	s->text = "format('SELECT %I()', fn_name)";
+	s = add_site(m, a, 9, CGM_SITE_TRIGGER, "app", "orders", CGM_RES_RESOLVED, 1, audit);
+	s->stmt = "execsql";
+	s->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	s = add_site(m, a, 11, CGM_SITE_CALL, "nope", "gone", CGM_RES_MISSING, 0);
+	s->nargs = 2;
+	s->argtypes = strs(m, 2, "integer", "unknown");
+	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *) * 2);
+	s->argnames[1] = "p";
+	s->variadic_call = true;
+	s = add_site(m, a, 12, CGM_SITE_EXEC_LITERAL, NULL, "b", CGM_RES_RESOLVED, 1, b);
+	s->via_literal = true;
+	add_site(m, a, 13, CGM_SITE_CALL, NULL, "lower", CGM_RES_BUILTIN, 1, lower);
+	add_site(m, a, 14, CGM_SITE_CALL, NULL, "upper", CGM_RES_BUILTIN, 1, upper);
+	add_site(m, odd, 3, CGM_SITE_PERFORM, "app", "b", CGM_RES_RESOLVED, 1, b);
+
+	add_edge(m, a, b, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 3);
+	add_edge(m, a, b, CGM_VIA_LITERAL, CGM_EDGE_STATIC, 1, 12);
+	add_edge(m, a, over_i, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 5)->ambiguous = true;
+	add_edge(m, a, over_b, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 5)->ambiguous = true;
+	add_edge(m, a, audit, CGM_VIA_TRIGGER, CGM_EDGE_STATIC, 1, 9);
+	cgm_edge *e = add_edge(m, a, dyn, CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 1, 7);
+	e->runtime = (cgm_runtime_stats){ 5, 2.5, 0.25 };
+	add_edge(m, a, lower, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 13);
+	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
+	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
+	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
+	e->runtime.calls = 1;
+
+	cgm_trigger *t = cgm_model_add_trigger(m);
+	*t = (cgm_trigger){ "app", "orders", "orders_audit", CGM_EV_INSERT | CGM_EV_UPDATE, audit,
+			    "app.audit()", true };
+	t = cgm_model_add_trigger(m);
+	*t = (cgm_trigger){ "Odd Schema", "t\"x", "zz \\ trg", CGM_EV_TRUNCATE, -1, "other.fn()",
+			    false };
+	t = cgm_model_add_trigger(m);
+	*t = (cgm_trigger){ "app", "orders", "a_first", CGM_EV_DELETE, audit, "app.audit()", true };
+
+	cgm_reference *r = cgm_model_add_reference(m);
+	*r = (cgm_reference){ b, "app.b(integer)", "view", "view app.v_b" };
+	r = cgm_model_add_reference(m);
+	*r = (cgm_reference){ odd, ODD_ID, "policy", "policy \"p\" on \"Odd Schema\".t" };
+	r = cgm_model_add_reference(m);
+	*r = (cgm_reference){ b, NULL, "default", "default of app.t.c" };
+	r = cgm_model_add_reference(m);
+	*r = (cgm_reference){ -1, "other.price(integer)", "view", "view other.v" };
+
+	cgm_diagnostic *d = cgm_model_add_diagnostic(m);
+	*d = (cgm_diagnostic){ "x.sql", 10, "syntax error at end of input" };
+	d = cgm_model_add_diagnostic(m);
+	*d = (cgm_diagnostic){ NULL, 0, "unknown oid 12345 in runtime log" };
+	d = cgm_model_add_diagnostic(m);
+	*d = (cgm_diagnostic){ "x.sql", 9, "another" };
+
+	cgm_model_index(m);
+	return m;
+}
+
+static const cgm_function *fn(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0)
+		fail_msg("function %s not found", id);
+	return &m->functions[i];
+}
+
+static const cgm_edge *edge(const cgm_model *m, const char *from, const char *to, cgm_via via)
+{
+	int f = cgm_model_find(m, from), t = cgm_model_find(m, to);
+	for (int i = 0; i < m->nedges; i++)
+		if (m->edges[i].from == f && m->edges[i].to == t && m->edges[i].via == via)
+			return &m->edges[i];
+	fail_msg("edge %s -> %s not found", from, to);
+	return NULL;
+}
+
+/* ---- round trip --------------------------------------------------- */
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *one = tmp_path("one.json"), *two = tmp_path("two.json"),
+		   *again = tmp_path("again.json");
+	assert_int_equal(cgm_snapshot_write(m, one), 0);
+	assert_int_equal(cgm_snapshot_write(m, again), 0);
+
+	cgm_model *back = NULL;
+	int rc = cgm_snapshot_read(&back, one);
+	if (rc)
+		fail_msg("read failed: %s", cgm_error_message());
+	assert_int_equal(cgm_snapshot_write(back, two), 0);
+
+	size_t l1, l2, l3;
+	char *t1 = slurp(one, &l1), *t2 = slurp(two, &l2), *t3 = slurp(again, &l3);
+	assert_int_equal(l1, l3);
+	assert_memory_equal(t1, t3, l1);
+	if (l1 != l2 || memcmp(t1, t2, l1) != 0) {
+		size_t i = 0;
+		while (i < l1 && i < l2 && t1[i] == t2[i])
+			i++;
+		fail_msg("round trip differs at byte %zu: ...%.60s... vs ...%.60s...", i,
+			 t1 + (i > 20 ? i - 20 : 0), t2 + (i > 20 ? i - 20 : 0));
+	}
+	assert_int_equal(t1[l1 - 1], '\n');
+
+	/* Spot checks on the model read back. */
+	assert_int_equal(back->nuser, 9);
+	assert_int_equal(back->nfunctions, 10); /* lower() is an edge target; upper() and now() are not */
+	assert_int_equal(cgm_model_find(back, "upper(text)"), -1);
+	assert_int_equal(cgm_model_find(back, "now()"), -1);
+	assert_true(fn(back, "lower(text)")->builtin);
+	assert_true(cgm_model_find(back, "lower(text)") >= back->nuser);
+	for (int i = 1; i < back->nuser; i++)
+		assert_true(strcmp(back->functions[i - 1].id, back->functions[i].id) < 0);
+
+	const cgm_function *odd = fn(back, ODD_ID);
+	assert_string_equal(odd->schema, "Odd Schema");
+	assert_string_equal(odd->name, "Weird \"Name\"");
+	assert_string_equal(odd->comment, "says \"hi\" \\ and <b>bold</b>\n\ttabbed");
+	assert_string_equal(odd->source, m->functions[cgm_model_find(m, ODD_ID)].source);
+	assert_string_equal(odd->file, "schema/odd \"file\".sql");
+	assert_int_equal(odd->file_line, 17);
+	assert_true(odd->dead && odd->cold && odd->observed_entry && !odd->root);
+	assert_int_equal(odd->scc, 0);
+	assert_int_equal(odd->nsites, 1);
+	assert_int_equal(odd->sites[0].ntargets, 1);
+	assert_string_equal(back->functions[odd->sites[0].targets[0]].id, "app.b(integer)");
+
+	const cgm_function *b = fn(back, "app.b(integer)");
+	assert_string_equal(b->language, "sql");
+	assert_int_equal(b->nargs, 1);
+	assert_string_equal(b->argtypes[0], "integer");
+	assert_string_equal(b->argnames[0], "n");
+	assert_int_equal(b->ndefaults, 1);
+	assert_int_equal(b->npath, 2);
+	assert_string_equal(b->search_path[1], "pg_temp");
+	assert_int_equal(b->runtime.calls, 42);
+	assert_true(b->runtime.total_ms > 0.0999999 && b->runtime.total_ms < 0.1000001);
+	assert_string_equal(b->body_hash, "0123abcd");
+
+	const cgm_function *a = fn(back, "app.a()");
+	assert_int_equal(a->npath, -1);
+	assert_null(a->search_path);
+	assert_int_equal(a->nsites, 8);
+	assert_int_equal(a->sites[1].resolution, CGM_RES_AMBIGUOUS);
+	assert_int_equal(a->sites[1].ntargets, 2);
+	assert_string_equal(back->functions[a->sites[1].targets[0]].id, "app.over(bigint)");
+	assert_string_equal(back->functions[a->sites[1].targets[1]].id, "app.over(integer)");
+	assert_int_equal(a->sites[2].kind, CGM_SITE_DYNAMIC);
+	assert_string_equal(a->sites[2].text, "format('SELECT %I()', fn_name)");
+	assert_string_equal(a->sites[2].stmt, "dynexecute");
+	assert_int_equal(a->sites[3].events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	assert_string_equal(a->sites[4].schema, "nope");
+	assert_int_equal(a->sites[4].resolution, CGM_RES_MISSING);
+	assert_null(a->sites[4].argnames[0]);
+	assert_string_equal(a->sites[4].argnames[1], "p");
+	assert_string_equal(a->sites[4].argtypes[1], "unknown");
+	assert_true(a->sites[4].variadic_call);
+	assert_true(a->sites[5].via_literal);
+	assert_int_equal(a->sites[6].ntargets, 1); /* lower(): written */
+	assert_int_equal(a->sites[7].ntargets, 0); /* upper(): not in the snapshot */
+	assert_int_equal(a->sites[7].resolution, CGM_RES_BUILTIN);
+
+	const cgm_function *broken = fn(back, "app.broken()");
+	assert_int_equal(broken->nerrors, 2);
+	assert_int_equal(broken->errors[0].line, 2);
+	assert_string_equal(broken->errors[1].message, "bad\xEF\xBF\xBD byte");
+
+	const cgm_function *cfn = fn(back, "app.c_func(integer)");
+	assert_false(cfn->analysed);
+	assert_true(cfn->from_extension && cfn->variadic);
+	assert_string_equal(cfn->variadic_elem, "integer");
+	assert_null(cfn->source);
+
+	assert_int_equal(back->nedges, 9);
+	const cgm_edge *e = edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC);
+	assert_int_equal(e->provenance, CGM_EDGE_OBSERVED);
+	assert_int_equal(e->runtime.calls, 5);
+	e = edge(back, ODD_ID, "app.b(integer)", CGM_VIA_CALL);
+	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
+	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
+	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
+	assert_int_equal(edge(back, "app.b(integer)", ODD_ID, CGM_VIA_CALL)->nlines, 0);
+
+	assert_int_equal(back->ntriggers, 3);
+	bool saw_unknown = false;
+	for (int i = 0; i < back->ntriggers; i++) {
+		const cgm_trigger *t = &back->triggers[i];
+		if (strcmp(t->name, "zz \\ trg") == 0) {
+			saw_unknown = true;
+			assert_int_equal(t->function, -1);
+			assert_string_equal(t->function_id, "other.fn()");
+			assert_string_equal(t->table_name, "t\"x");
+			assert_int_equal(t->events, CGM_EV_TRUNCATE);
+			assert_false(t->enabled);
+		} else {
+			assert_string_equal(back->functions[t->function].id, "app.audit()");
+		}
+	}
+	assert_true(saw_unknown);
+	assert_int_equal(back->nreferences, 4);
+	for (int i = 0; i < back->nreferences; i++) {
+		const cgm_reference *ref = &back->references[i];
+		if (strcmp(ref->object, "view other.v") == 0) {
+			assert_int_equal(ref->function, -1);
+			assert_string_equal(ref->function_id, "other.price(integer)");
+		} else {
+			assert_string_equal(back->functions[ref->function].id, ref->function_id);
+		}
+	}
+	assert_int_equal(back->ndiagnostics, 3);
+
+	assert_string_equal(back->source.kind, "database");
+	assert_string_equal(back->source.name, "demo");
+	assert_null(back->source.mapped_at);
+	assert_int_equal(back->source.npath, 2);
+	assert_string_equal(back->source.default_search_path[0], "\"$user\"");
+	assert_true(back->include_builtins);
+	assert_false(back->include_extensions);
+	assert_true(back->has_runtime);
+	assert_string_equal(back->runtime_window, m->runtime_window);
+	assert_int_equal(back->nruntime_sources, 1);
+	assert_string_equal(back->runtime_sources[0], "database demo@localhost");
+
+	free(t1);
+	free(t2);
+	free(t3);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
+/* The derived lists and orders, as the file shows them. */
+static void test_document_shape(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *path = tmp_path("shape.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	json_error_t err;
+	json_t *doc = json_load_file(path, 0, &err);
+	assert_non_null(doc);
+
+	/* Top-level keys in the documented order. */
+	const char *keys[] = { "format", "format_version", "generator", "source", "options",
+			       "summary", "functions", "edges", "triggers", "references",
+			       "dynamic_sites", "missing", "parse_errors", "diagnostics", "runtime" };
+	size_t k = 0;
+	const char *key;
+	json_t *value;
+	json_object_foreach(doc, key, value)
+	{
+		assert_true(k < sizeof(keys) / sizeof(keys[0]));
+		assert_string_equal(key, keys[k++]);
+	}
+	assert_int_equal(k, sizeof(keys) / sizeof(keys[0]));
+	assert_string_equal(json_string_value(json_object_get(doc, "format")), "cgmap-snapshot");
+
+	json_t *summary = json_object_get(doc, "summary");
+	assert_int_equal(json_integer_value(json_object_get(summary, "functions")), 9);
+	assert_int_equal(json_integer_value(json_object_get(summary, "analysed")), 8);
+	assert_int_equal(json_integer_value(json_object_get(summary, "not_analysed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(summary, "edges")), 9);
+	assert_int_equal(json_integer_value(json_object_get(summary, "static_edges")), 7);
+	assert_int_equal(json_integer_value(json_object_get(summary, "observed_edges")), 3);
+	assert_int_equal(json_integer_value(json_object_get(summary, "dynamic_sites")), 1);
+	assert_int_equal(json_integer_value(json_object_get(summary, "missing")), 1);
+	assert_int_equal(json_integer_value(json_object_get(summary, "parse_errors")), 5);
+	assert_int_equal(json_integer_value(json_object_get(summary, "ambiguous_sites")), 1);
+
+	json_t *dyn = json_array_get(json_object_get(doc, "dynamic_sites"), 0);
+	assert_string_equal(json_string_value(json_object_get(dyn, "function")), "app.a()");
+	assert_int_equal(json_integer_value(json_object_get(dyn, "line")), 7);
+	json_t *observed = json_object_get(dyn, "observed_targets");
+	assert_int_equal(json_array_size(observed), 1);
+	assert_string_equal(json_string_value(json_array_get(observed, 0)), "app.dyn_target()");
+
+	json_t *miss = json_array_get(json_object_get(doc, "missing"), 0);
+	assert_string_equal(json_string_value(json_object_get(miss, "name")), "nope.gone");
+	assert_int_equal(json_integer_value(json_object_get(miss, "nargs")), 2);
+
+	/* Function errors first (by function), then diagnostics by file, line. */
+	json_t *pe = json_object_get(doc, "parse_errors");
+	assert_int_equal(json_array_size(pe), 5);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pe, 0), "function")),
+			    "app.broken()");
+	assert_true(json_is_null(json_object_get(json_array_get(pe, 2), "function")));
+	assert_true(json_is_null(json_object_get(json_array_get(pe, 2), "file")));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(pe, 3), "line")), 9);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(pe, 4), "line")), 10);
+
+	/* Edges by from, to, via. */
+	json_t *edges = json_object_get(doc, "edges");
+	for (size_t i = 1; i < json_array_size(edges); i++) {
+		json_t *p = json_array_get(edges, i - 1), *c = json_array_get(edges, i);
+		int cmp = strcmp(json_string_value(json_object_get(p, "from")),
+				 json_string_value(json_object_get(c, "from")));
+		if (!cmp)
+			cmp = strcmp(json_string_value(json_object_get(p, "to")),
+				     json_string_value(json_object_get(c, "to")));
+		if (!cmp)
+			cmp = strcmp(json_string_value(json_object_get(p, "via")),
+				     json_string_value(json_object_get(c, "via")));
+		assert_true(cmp < 0);
+	}
+	/* Triggers by schema, table, name. */
+	json_t *trg = json_object_get(doc, "triggers");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(trg, 0), "schema")),
+			    "Odd Schema");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(trg, 1), "name")),
+			    "a_first");
+	/* References by function, kind, object. */
+	json_t *refs = json_object_get(doc, "references");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(refs, 1), "function")),
+			    "app.b(integer)");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(refs, 1), "kind")),
+			    "default");
+
+	/* Only builtins that are edge targets appear, flagged. */
+	json_t *fns = json_object_get(doc, "functions");
+	int builtins = 0;
+	for (size_t i = 0; i < json_array_size(fns); i++)
+		builtins += json_is_true(json_object_get(json_array_get(fns, i), "builtin"));
+	assert_int_equal(builtins, 1);
+	json_decref(doc);
+	cgm_model_free(m);
+}
+
+/* Derived lists and summary in the file are not trusted on read. */
+static void test_derived_lists_recomputed(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *good = tmp_path("good.json"), *tampered = tmp_path("tampered.json"),
+		   *rewritten = tmp_path("rewritten.json");
+	assert_int_equal(cgm_snapshot_write(m, good), 0);
+	json_error_t err;
+	json_t *doc = json_load_file(good, JSON_PRESERVE_ORDER, &err);
+	json_object_set_new(json_object_get(doc, "summary"), "functions", json_integer(999));
+	json_array_clear(json_object_get(doc, "missing"));
+	json_array_clear(json_object_get(doc, "dynamic_sites"));
+	json_object_set_new(doc, "parse_errors", json_string("garbage"));
+	json_object_set_new(doc, "a_later_key", json_true()); /* unknown keys are ignored */
+	assert_int_equal(json_dump_file(doc, tampered, JSON_PRESERVE_ORDER), 0);
+	json_decref(doc);
+
+	cgm_model *back = NULL;
+	int rc = cgm_snapshot_read(&back, tampered);
+	if (rc)
+		fail_msg("read failed: %s", cgm_error_message());
+	assert_int_equal(cgm_snapshot_write(back, rewritten), 0);
+	size_t l1, l2;
+	char *t1 = slurp(good, &l1), *t2 = slurp(rewritten, &l2);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(t1, t2, l1);
+	free(t1);
+	free(t2);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
+/* A folder stands for the cgmap.json inside it; the write leaves no
+ * temporary file behind; an unwritable place is a CGM_EIO error. */
+static void test_folder_and_atomic_write(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *dir = tmp_path("out");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(cgm_snapshot_write(m, dir), 0);
+	assert_int_equal(cgm_snapshot_write(m, dir), 0); /* overwrite */
+	DIR *d = opendir(dir);
+	int entries = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.') {
+			assert_string_equal(e->d_name, "cgmap.json");
+			entries++;
+		}
+	closedir(d);
+	assert_int_equal(entries, 1);
+
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, dir), 0);
+	assert_int_equal(back->nuser, m->nuser);
+	cgm_model_free(back);
+
+	assert_int_equal(cgm_snapshot_write(m, tmp_path("no/such/folder/x.json")), CGM_EIO);
+	assert_non_null(strstr(cgm_error_message(), "x.json"));
+	cgm_model_free(m);
+}
+
+/* An empty model is a valid snapshot too. */
+static void test_empty_model(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	cgm_model_index(m);
+	const char *path = tmp_path("empty.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, path), 0);
+	assert_int_equal(back->nfunctions, 0);
+	assert_false(back->has_runtime);
+	assert_int_equal(cgm_model_find(back, "x()"), -1);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
+/* ---- malformed input ---------------------------------------------- */
+
+#define HEAD "{\"format\":\"cgmap-snapshot\",\"format_version\":1,"
+#define FN(extra) "{\"id\":\"s.f()\",\"schema\":\"s\",\"name\":\"f\",\"kind\":\"function\",\"language\":\"sql\"" extra "}"
+
+static void expect_input_error(const char *name, const char *text, const char *must_contain)
+{
+	const char *path = tmp_path(name);
+	spit(path, text);
+	cgm_model *back = (cgm_model *)(intptr_t)1;
+	cgm_error_clear();
+	int rc = cgm_snapshot_read(&back, path);
+	if (rc != CGM_EINPUT)
+		fail_msg("%s: expected CGM_EINPUT, got %d (%s)", name, rc, cgm_error_message());
+	assert_null(back);
+	const char *msg = cgm_error_message();
+	if (!strstr(msg, name))
+		fail_msg("%s: message does not name the file: %s", name, msg);
+	if (must_contain && !strstr(msg, must_contain))
+		fail_msg("%s: message lacks \"%s\": %s", name, must_contain, msg);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	expect_input_error("empty.json", "", "line");
+	expect_input_error("truncated.json", HEAD "\"functions\":[", "line 1");
+	expect_input_error("not-object.json", "[1,2]", "expected an object");
+	expect_input_error("bad-utf8.json", HEAD "\"functions\":[],\"x\":\"\xC0\xAF\"}", "line 1");
+	expect_input_error("dup-key.json", HEAD "\"functions\":[],\"functions\":[]}", "duplicate");
+	expect_input_error("format.json", "{\"format\":\"other\",\"format_version\":1,\"functions\":[]}",
+			   "format");
+	expect_input_error("newer.json",
+			   "{\"format\":\"cgmap-snapshot\",\"format_version\":2,\"functions\":[]}",
+			   "format_version 2");
+	const char *msg = cgm_error_message();
+	assert_non_null(strstr(msg, "format_version 1"));
+	expect_input_error("version-type.json",
+			   "{\"format\":\"cgmap-snapshot\",\"format_version\":\"1\",\"functions\":[]}",
+			   "format_version");
+	expect_input_error("no-functions.json", HEAD "\"edges\":[]}", "functions: is missing");
+	expect_input_error("functions-type.json", HEAD "\"functions\":{}}", "functions: is an object");
+	expect_input_error("fn-not-object.json", HEAD "\"functions\":[3]}", "functions[0]");
+	expect_input_error("fn-no-id.json",
+			   HEAD "\"functions\":[{\"schema\":\"s\",\"name\":\"f\",\"kind\":\"function\","
+				"\"language\":\"sql\"}]}",
+			   "functions[0].id: is missing");
+	expect_input_error("fn-kind.json",
+			   HEAD "\"functions\":[{\"id\":\"s.f()\",\"schema\":\"s\",\"name\":\"f\","
+				"\"kind\":\"macro\",\"language\":\"sql\"}]}",
+			   "functions[0].kind: unknown function kind \"macro\"");
+	expect_input_error("fn-bool.json", HEAD "\"functions\":[" FN(",\"analysed\":\"yes\"") "]}",
+			   "functions[0].analysed");
+	expect_input_error("fn-args.json",
+			   HEAD "\"functions\":[" FN(",\"nargs\":2,\"argtypes\":[\"int\"]") "]}",
+			   "functions[0].argtypes: has 1 entries for 2 arguments");
+	expect_input_error("fn-argtype-item.json",
+			   HEAD "\"functions\":[" FN(",\"nargs\":1,\"argtypes\":[5]") "]}",
+			   "functions[0].argtypes: item 0 is an integer");
+	expect_input_error("fn-line-count.json", HEAD "\"functions\":[" FN(",\"line_count\":-3") "]}",
+			   "functions[0].line_count: is -3");
+	expect_input_error("fn-huge.json",
+			   HEAD "\"functions\":[" FN(",\"line_count\":99999999999999") "]}",
+			   "out of range");
+	expect_input_error("fn-dup.json", HEAD "\"functions\":[" FN("") "," FN("") "]}",
+			   "functions[1].id: duplicate function id \"s.f()\"");
+	expect_input_error("site-kind.json",
+			   HEAD "\"functions\":[" FN(",\"sites\":[{\"line\":1,\"kind\":\"jump\","
+						     "\"resolution\":\"none\"}]") "]}",
+			   "functions[0].sites[0].kind: unknown site kind \"jump\"");
+	expect_input_error("site-target.json",
+			   HEAD "\"functions\":[" FN(",\"sites\":[{\"line\":1,\"kind\":\"call\","
+						     "\"resolution\":\"resolved\",\"targets\":"
+						     "[\"s.gone()\"]}]") "]}",
+			   "functions[0].sites[0].targets: item 0: unknown function \"s.gone()\"");
+	expect_input_error("site-events.json",
+			   HEAD "\"functions\":[" FN(",\"sites\":[{\"line\":1,\"kind\":\"trigger\","
+						     "\"events\":[\"MERGE\"],"
+						     "\"resolution\":\"none\"}]") "]}",
+			   "functions[0].sites[0].events: unknown event \"MERGE\"");
+	expect_input_error("site-line.json",
+			   HEAD "\"functions\":[" FN(",\"sites\":[{\"line\":\"7\",\"kind\":\"call\","
+						     "\"resolution\":\"none\"}]") "]}",
+			   "functions[0].sites[0].line: is a string");
+	expect_input_error("edge-from.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.x()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"static\":true}]}",
+			   "edges[0].from: unknown function \"s.x()\"");
+	expect_input_error("edge-via.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"teleport\",\"static\":true}]}",
+			   "edges[0].via");
+	expect_input_error("edge-prov.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\"}]}",
+			   "neither static nor observed");
+	expect_input_error("edge-runtime.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
+							  "\"runtime\":{\"calls\":\"many\"}}]}",
+			   "edges[0].runtime.calls");
+	expect_input_error("trigger.json",
+			   HEAD "\"functions\":[],\"triggers\":[{\"table\":\"t\"}]}",
+			   "triggers[0].name: is missing");
+	expect_input_error("reference.json",
+			   HEAD "\"functions\":[],\"references\":[{\"function\":\"a.b()\",\"kind\":"
+				"\"view\"}]}",
+			   "references[0].object: is missing");
+	expect_input_error("diagnostic.json", HEAD "\"functions\":[],\"diagnostics\":[{\"line\":1}]}",
+			   "diagnostics[0].message: is missing");
+	expect_input_error("runtime.json", HEAD "\"functions\":[],\"runtime\":[]}",
+			   "runtime: is an array");
+	expect_input_error("source.json", HEAD "\"functions\":[],\"source\":{\"name\":5}}",
+			   "source.name");
+	expect_input_error("nul.json", HEAD "\"functions\":[" FN(",\"comment\":\"a\\u0000b\"") "]}",
+			   "line 1");
+
+	/* A file that is not there. */
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, tmp_path("missing.json")), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "missing.json"));
+	assert_null(back);
+}
+
+/* Every prefix of a valid snapshot is an error, never a crash. */
+static void test_truncations(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *good = tmp_path("full.json"), *cut = tmp_path("cut.json");
+	assert_int_equal(cgm_snapshot_write(m, good), 0);
+	size_t len;
+	char *text = slurp(good, &len);
+	for (size_t n = 0; n + 2 < len; n += 37) {
+		FILE *f = fopen(cut, "wb");
+		fwrite(text, 1, n, f);
+		fclose(f);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+	}
+	free(text);
+	cgm_model_free(m);
+}
+
+/* Replace each value of a valid snapshot, one at a time, by a value of
+ * another type: the reader either accepts it or reports CGM_EINPUT with a
+ * message, and never crashes. */
+static int mutations, rejected;
+
+static void mutate_each(json_t *doc, json_t *node, const char *path)
+{
+	static json_t *replacements[4];
+	if (!replacements[0]) {
+		replacements[0] = json_integer(-7);
+		replacements[1] = json_string("x");
+		replacements[2] = json_null();
+		replacements[3] = json_array();
+	}
+	if (json_is_object(node)) {
+		const char *key;
+		json_t *child;
+		void *tmp;
+		json_object_foreach_safe(node, tmp, key, child)
+		{
+			json_incref(child);
+			for (int r = 0; r < 4; r++) {
+				if (json_typeof(child) == json_typeof(replacements[r]))
+					continue;
+				json_object_set(node, key, replacements[r]);
+				FILE *f = fopen(path, "wb");
+				json_dumpf(doc, f, JSON_PRESERVE_ORDER);
+				fclose(f);
+				cgm_model *back = NULL;
+				int rc = cgm_snapshot_read(&back, path);
+				mutations++;
+				if (rc) {
+					assert_int_equal(rc, CGM_EINPUT);
+					assert_true(strlen(cgm_error_message()) > 0);
+					assert_null(back);
+					rejected++;
+				} else {
+					cgm_model_free(back);
+				}
+			}
+			json_object_set(node, key, child);
+			json_decref(child);
+			mutate_each(doc, child, path);
+		}
+	} else if (json_is_array(node)) {
+		for (size_t i = 0; i < json_array_size(node); i++)
+			mutate_each(doc, json_array_get(node, i), path);
+	}
+}
+
+static void test_type_mutations(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *good = tmp_path("base.json");
+	assert_int_equal(cgm_snapshot_write(m, good), 0);
+	json_error_t err;
+	json_t *doc = json_load_file(good, JSON_PRESERVE_ORDER, &err);
+	assert_non_null(doc);
+	mutate_each(doc, doc, tmp_path("mutant.json"));
+	json_decref(doc);
+	/* Most type changes are rejected (derived lists are ignored). */
+	assert_true(mutations > 500);
+	assert_true(rejected > mutations / 2);
+	cgm_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_document_shape),
+		cmocka_unit_test(test_derived_lists_recomputed),
+		cmocka_unit_test(test_folder_and_atomic_write),
+		cmocka_unit_test(test_empty_model),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_truncations),
+		cmocka_unit_test(test_type_mutations),
+	};
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
