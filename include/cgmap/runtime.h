@@ -108,8 +108,11 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
 int cgm_merge(cgm_model *model, const cgm_runtime *rt);
 
 typedef struct cgm_analyze_options {
-	const char **entry_patterns;   /* --entry: shell globs on the id or schema.name */
+	const char **entry_patterns;   /* --entry: an id, or a shell glob on the id or
+	                                * on schema.name */
 	int nentry;
+	bool keep_roots;               /* functions already marked root stay roots (a
+	                                * snapshot analysed before with --entry) */
 } cgm_analyze_options;
 
 /* Roots, reachability, dead and cold functions, recursive components
@@ -131,7 +134,9 @@ bool cgm_function_uncalled(const cgm_model *model, int fn);
 /* Everything a mapping command does with runtime data, in one call: load
  * (unless no_runtime, the live server at dsn; each file; each log), merge. */
 typedef struct cgm_runtime_options {
-	const char *dsn;               /* the database being mapped, or NULL (SQL files) */
+	bool from_database;            /* the model comes from a live database */
+	const char *dsn;               /* its libpq conninfo or URI; NULL: the environment
+	                                * when from_database, else no database (SQL files) */
 	bool no_runtime;               /* --no-runtime: do not read the live server */
 	const char **files;            /* --runtime FILE */
 	int nfiles;

@@ -1,0 +1,348 @@
+/*
+ * analyze.c - what the merged graph says about each function: roots,
+ * reachability, dead and cold functions, recursive components.
+ *
+ * In:  an indexed model with its static and observed edges, triggers,
+ *      catalog references and runtime figures (after cgm_merge, or read
+ *      from a snapshot).
+ * Out: function.referenced/root/reachable/dead/cold/scc, and a diagnostic
+ *      for each --entry pattern that matches nothing.  Scratch arrays are
+ *      malloc'd and freed here; nothing new is kept but the diagnostics
+ *      (model->arena).
+ *
+ * Roots are observed entry points, trigger functions of existing triggers,
+ * functions the catalog refers to (views, defaults, constraints, policies,
+ * ...) and --entry patterns.  Reachability also starts from every function
+ * observed called: a live function's callees are reachable even when the
+ * data does not say who called it (pg_stat_user_functions has no callers).
+ * Only user functions (model->functions[0..nuser)) take part.
+ */
+#include "cgmap/runtime.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+bool cgm_edge_unexplained(const cgm_edge *edge)
+{
+	return (edge->provenance & CGM_EDGE_OBSERVED) && !(edge->provenance & CGM_EDGE_STATIC) &&
+	       edge->via != CGM_VIA_DYNAMIC;
+}
+
+bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site)
+{
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from != fn || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
+			continue;
+		for (int l = 0; l < e->nlines; l++)
+			if (e->lines[l] == site->line)
+				return true;
+	}
+	return false;
+}
+
+bool cgm_function_uncalled(const cgm_model *model, int fn)
+{
+	const cgm_function *f = &model->functions[fn];
+	if (f->root || f->runtime.calls > 0)
+		return false;
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->to != fn || e->from < 0 || e->from == fn)
+			continue;
+		/* A caller inside the same recursive component does not count:
+		 * a cycle nobody enters is as uncalled as a lone function. */
+		if (f->scc >= 0 && e->from < model->nfunctions && model->functions[e->from].scc == f->scc)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* An --entry pattern matches the id exactly (ids hold '[' in array types,
+ * which fnmatch would read as a bracket expression), or as a glob on the id
+ * or on schema.name. */
+static bool entry_matches(const cgm_function *f, const char *pattern, char *scratch, size_t len)
+{
+	if (strcmp(pattern, f->id) == 0 || fnmatch(pattern, f->id, 0) == 0)
+		return true;
+	if (!f->schema || !f->name)
+		return false;
+	snprintf(scratch, len, "%s.%s", f->schema, f->name);
+	return fnmatch(pattern, scratch, 0) == 0;
+}
+
+/* Successors of each user function as compressed rows (every static or
+ * observed edge between user functions, ambiguous candidates included). */
+typedef struct {
+	int *start; /* n + 1 */
+	int *next;
+} adjacency;
+
+static void adjacency_build(adjacency *adj, const cgm_model *model, int n)
+{
+	adj->start = xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+			adj->start[e->from + 1]++;
+	}
+	for (int i = 0; i < n; i++)
+		adj->start[i + 1] += adj->start[i];
+	adj->next = xcalloc((size_t)adj->start[n], sizeof(int));
+	int *fill = xcalloc((size_t)n, sizeof(int));
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+			adj->next[adj->start[e->from] + fill[e->from]++] = e->to;
+	}
+	free(fill);
+}
+
+static void adjacency_free(adjacency *adj)
+{
+	free(adj->start);
+	free(adj->next);
+}
+
+/* Tarjan's algorithm without recursion (graphs of thousands of functions
+ * would overflow the C stack).  Components of more than one function, or
+ * of one calling itself, get numbers 0.. in order of their first function. */
+static void find_recursion(cgm_model *model, const adjacency *adj, int n)
+{
+	int *index = xcalloc((size_t)n, sizeof(int));
+	int *low = xcalloc((size_t)n, sizeof(int));
+	bool *on_stack = xcalloc((size_t)n, sizeof(bool));
+	int *stack = xcalloc((size_t)n, sizeof(int));
+	int *call_node = xcalloc((size_t)n, sizeof(int));
+	int *call_pos = xcalloc((size_t)n, sizeof(int));
+	int *component = xcalloc((size_t)n, sizeof(int));
+	int next_index = 1, sp = 0, ncomponents = 0;
+
+	for (int root = 0; root < n; root++) {
+		if (index[root])
+			continue;
+		int depth = 0;
+		call_node[0] = root;
+		call_pos[0] = adj->start[root];
+		index[root] = low[root] = next_index++;
+		stack[sp++] = root;
+		on_stack[root] = true;
+		while (depth >= 0) {
+			int v = call_node[depth];
+			if (call_pos[depth] < adj->start[v + 1]) {
+				int w = adj->next[call_pos[depth]++];
+				if (!index[w]) {
+					index[w] = low[w] = next_index++;
+					stack[sp++] = w;
+					on_stack[w] = true;
+					depth++;
+					call_node[depth] = w;
+					call_pos[depth] = adj->start[w];
+				} else if (on_stack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				int w;
+				do {
+					w = stack[--sp];
+					on_stack[w] = false;
+					component[w] = ncomponents;
+				} while (w != v);
+				ncomponents++;
+			}
+			depth--;
+			if (depth >= 0) {
+				int u = call_node[depth];
+				if (low[v] < low[u])
+					low[u] = low[v];
+			}
+		}
+	}
+
+	int *size = xcalloc((size_t)ncomponents, sizeof(int));
+	bool *self_call = xcalloc((size_t)ncomponents, sizeof(bool));
+	int *number = xcalloc((size_t)ncomponents, sizeof(int));
+	for (int v = 0; v < n; v++) {
+		size[component[v]]++;
+		for (int p = adj->start[v]; p < adj->start[v + 1]; p++)
+			if (adj->next[p] == v)
+				self_call[component[v]] = true;
+	}
+	for (int c = 0; c < ncomponents; c++)
+		number[c] = -1;
+	int next_number = 0;
+	for (int v = 0; v < n; v++) {
+		int c = component[v];
+		if (size[c] < 2 && !self_call[c]) {
+			model->functions[v].scc = -1;
+			continue;
+		}
+		if (number[c] < 0)
+			number[c] = next_number++;
+		model->functions[v].scc = number[c];
+	}
+	free(size);
+	free(self_call);
+	free(number);
+	free(index);
+	free(low);
+	free(on_stack);
+	free(stack);
+	free(call_node);
+	free(call_pos);
+	free(component);
+}
+
+int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
+{
+	int n = model->nuser;
+	for (int i = 0; i < model->nfunctions; i++) {
+		cgm_function *f = &model->functions[i];
+		bool was_root = f->root;
+		f->referenced = false;
+		f->root = opts && opts->keep_roots && was_root;
+		f->reachable = f->dead = f->cold = false;
+		f->scc = -1;
+	}
+
+	for (int i = 0; i < model->ntriggers; i++) {
+		int fn = model->triggers[i].function;
+		if (fn >= 0 && fn < model->nfunctions)
+			model->functions[fn].referenced = true;
+	}
+	for (int i = 0; i < model->nreferences; i++) {
+		int fn = model->references[i].function;
+		if (fn >= 0 && fn < model->nfunctions)
+			model->functions[fn].referenced = true;
+	}
+	for (int i = 0; i < n; i++) {
+		cgm_function *f = &model->functions[i];
+		if (f->referenced || f->observed_entry)
+			f->root = true;
+	}
+	for (int p = 0; opts && p < opts->nentry; p++) {
+		const char *pattern = opts->entry_patterns[p];
+		int matched = 0;
+		char scratch[1024];
+		for (int i = 0; i < n; i++) {
+			cgm_function *f = &model->functions[i];
+			if (entry_matches(f, pattern, scratch, sizeof(scratch))) {
+				f->root = true;
+				matched++;
+			}
+		}
+		if (!matched) {
+			cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+			d->message = cgm_arena_printf(model->arena,
+						      "entry pattern '%s' matches no function", pattern);
+		}
+	}
+
+	adjacency adj;
+	adjacency_build(&adj, model, n);
+	int *queue = xcalloc((size_t)n, sizeof(int));
+	int head = 0, tail = 0;
+	for (int i = 0; i < n; i++) {
+		cgm_function *f = &model->functions[i];
+		if (f->root || f->runtime.calls > 0) {
+			f->reachable = true;
+			queue[tail++] = i;
+		}
+	}
+	while (head < tail) {
+		int v = queue[head++];
+		for (int p = adj.start[v]; p < adj.start[v + 1]; p++) {
+			int w = adj.next[p];
+			if (!model->functions[w].reachable) {
+				model->functions[w].reachable = true;
+				queue[tail++] = w;
+			}
+		}
+	}
+	free(queue);
+	find_recursion(model, &adj, n);
+	adjacency_free(&adj);
+
+	/* Without runtime data a function nobody calls may well be called by
+	 * clients: only the uncalled list (cgm_function_uncalled) is honest. */
+	if (model->has_runtime) {
+		for (int i = 0; i < n; i++) {
+			cgm_function *f = &model->functions[i];
+			bool called = f->runtime.calls > 0;
+			f->dead = !f->reachable && !called;
+			f->cold = f->reachable && !called;
+		}
+	}
+	return 0;
+}
+
+void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
+{
+	int n = model->nuser;
+	int static_edges = 0, observed = 0, both = 0, unexplained = 0;
+	int dyn_sites = 0, dyn_seen = 0;
+	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->provenance & CGM_EDGE_STATIC)
+			static_edges++;
+		if (e->provenance & CGM_EDGE_OBSERVED)
+			observed++;
+		if ((e->provenance & CGM_EDGE_STATIC) && (e->provenance & CGM_EDGE_OBSERVED))
+			both++;
+		if (cgm_edge_unexplained(e))
+			unexplained++;
+	}
+	for (int i = 0; i < n; i++) {
+		const cgm_function *f = &model->functions[i];
+		for (int s = 0; s < f->nsites; s++) {
+			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
+				continue;
+			dyn_sites++;
+			if (cgm_dynamic_site_observed(model, i, &f->sites[s]))
+				dyn_seen++;
+		}
+		roots += f->root;
+		dead += f->dead;
+		cold += f->cold;
+		if (!model->has_runtime && cgm_function_uncalled(model, i))
+			uncalled++;
+		if (f->scc >= 0) {
+			in_scc++;
+			if (f->scc + 1 > nscc)
+				nscc = f->scc + 1;
+		}
+	}
+	if (model->has_runtime)
+		fprintf(out, "cgmap: runtime data covers %s\n",
+			model->runtime_window ? model->runtime_window : "an unknown window");
+	else
+		fprintf(out, "cgmap: no runtime data: no function is called dead; "
+			     "%d have no callers and are not referenced\n", uncalled);
+	fprintf(out, "cgmap: %d edges: %d static, %d observed (%d both), %d unexplained\n",
+		model->nedges, static_edges, observed, both, unexplained);
+	if (model->has_runtime)
+		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen\n", dyn_sites,
+			dyn_seen, dyn_sites - dyn_seen);
+	else
+		fprintf(out, "cgmap: %d dynamic sites (none observed: no runtime data)\n", dyn_sites);
+	fprintf(out, "cgmap: %d functions: %d roots, %d dead, %d cold; "
+		     "%d recursive components (%d functions)\n",
+		n, roots, dead, cold, nscc, in_scc);
+}

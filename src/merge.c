@@ -1,0 +1,408 @@
+/*
+ * merge.c - runtime data joins the static graph.
+ *
+ * In:  an indexed model with its static edges (after resolve, or read from
+ *      a snapshot) and a cgm_runtime (runtime_file.c).
+ * Out: edges with provenance static / observed / both and their figures;
+ *      new observed edges (via "dynamic" when a PL/pgSQL dynamic site made
+ *      them, else unexplained); function figures and observed_entry;
+ *      model->has_runtime, runtime_window, runtime_sources; diagnostics for
+ *      every observed function that is not in the model.  Everything kept
+ *      is copied into model->arena; scratch tables are malloc'd and freed.
+ *
+ * Where an observed call lands, in order (docs/runtime-data.md):
+ *   1. a static edge caller -> callee with a call site at the observed line;
+ *   2. a dynamic site of the caller at the observed line ("dynamic, observed");
+ *   3. any static edge caller -> callee (the data has no line, or PL/pgSQL
+ *      counted the statement's line where cgmap counted the call's);
+ *   4. when the call came from EXECUTE (or nothing says where it came from)
+ *      and the caller has dynamic sites: the nearest of them, or all of them
+ *      when no line is known;
+ *   5. otherwise a new observed-only edge: unexplained, a static miss.
+ * A function's figures come, per source, from its per-function statistics
+ * when the source has them (pg_stat_user_functions), else from the sum of
+ * its observed incoming edges and entry calls.  Several sources are summed.
+ */
+#include "cgmap/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static void add_stats(cgm_runtime_stats *to, const cgm_runtime_stats *from)
+{
+	to->calls += from->calls;
+	to->total_ms += from->total_ms;
+	to->self_ms += from->self_ms;
+}
+
+/* (from, to) -> edges, chained; grows with the edges merge adds. */
+typedef struct {
+	int *head;   /* nslots, -1 empty: first edge of the chain */
+	int *next;   /* per edge */
+	int nslots, cap_next;
+} edge_index;
+
+static size_t pair_slot(const edge_index *ix, int from, int to)
+{
+	uint64_t h = (uint64_t)(uint32_t)from * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uint32_t)to;
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return (size_t)(h >> 17) & ((size_t)ix->nslots - 1);
+}
+
+static void edge_index_add(edge_index *ix, const cgm_model *model, int e)
+{
+	if (e >= ix->cap_next) {
+		int cap = ix->cap_next ? ix->cap_next * 2 : 256;
+		while (cap <= e)
+			cap *= 2;
+		int *next = realloc(ix->next, sizeof(int) * (size_t)cap);
+		if (!next) {
+			fprintf(stderr, "cgmap: out of memory\n");
+			abort();
+		}
+		ix->next = next;
+		ix->cap_next = cap;
+	}
+	size_t s = pair_slot(ix, model->edges[e].from, model->edges[e].to);
+	ix->next[e] = ix->head[s];
+	ix->head[s] = e;
+}
+
+static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
+{
+	ix->nslots = 256;
+	while (ix->nslots < (model->nedges + room) * 2)
+		ix->nslots *= 2;
+	ix->head = xcalloc((size_t)ix->nslots, sizeof(int));
+	for (int i = 0; i < ix->nslots; i++)
+		ix->head[i] = -1;
+	ix->next = NULL;
+	ix->cap_next = 0;
+	for (int e = 0; e < model->nedges; e++)
+		edge_index_add(ix, model, e);
+}
+
+static void edge_index_free(edge_index *ix)
+{
+	free(ix->head);
+	free(ix->next);
+}
+
+static bool has_line(const cgm_edge *e, int line)
+{
+	for (int i = 0; i < e->nlines; i++)
+		if (e->lines[i] == line)
+			return true;
+	return false;
+}
+
+static void add_line(cgm_model *model, cgm_edge *e, int line)
+{
+	if (line <= 0 || has_line(e, line))
+		return;
+	int *lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(e->nlines + 1));
+	int k = 0, j = 0;
+	while (k < e->nlines && e->lines[k] < line)
+		lines[j++] = e->lines[k++];
+	lines[j++] = line;
+	while (k < e->nlines)
+		lines[j++] = e->lines[k++];
+	e->lines = lines;
+	e->nlines++;
+}
+
+/* The edge (from, to, via), created observed-only when absent. */
+static cgm_edge *edge_for(cgm_model *model, edge_index *ix, int from, int to, cgm_via via)
+{
+	for (int e = ix->head[pair_slot(ix, from, to)]; e >= 0; e = ix->next[e]) {
+		cgm_edge *edge = &model->edges[e];
+		if (edge->from == from && edge->to == to && edge->via == via)
+			return edge;
+	}
+	cgm_edge *edge = cgm_model_add_edge(model);
+	edge->from = from;
+	edge->to = to;
+	edge->via = via;
+	edge_index_add(ix, model, model->nedges - 1);
+	return edge;
+}
+
+static cgm_edge *static_edge(cgm_model *model, edge_index *ix, int from, int to, int line)
+{
+	cgm_edge *any = NULL;
+	for (int e = ix->head[pair_slot(ix, from, to)]; e >= 0; e = ix->next[e]) {
+		cgm_edge *edge = &model->edges[e];
+		if (edge->from != from || edge->to != to || !(edge->provenance & CGM_EDGE_STATIC))
+			continue;
+		if (line > 0 && has_line(edge, line))
+			return edge;
+		/* The lowest edge index of the pair: the order resolve made. */
+		if (line <= 0 && (!any || edge < any))
+			any = edge;
+	}
+	return any;
+}
+
+static void observe(cgm_edge *edge, const cgm_runtime_edge *row)
+{
+	edge->provenance |= CGM_EDGE_OBSERVED;
+	add_stats(&edge->runtime, &row->stats);
+}
+
+static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
+		   const cgm_runtime_edge *row)
+{
+	int line = row->site_line;
+	const cgm_function *f = &model->functions[caller];
+	cgm_edge *edge;
+
+	if (line > 0 && (edge = static_edge(model, ix, caller, callee, line))) {
+		observe(edge, row);
+		return;
+	}
+	int ndynamic = 0, nearest = -1;
+	for (int s = 0; s < f->nsites; s++) {
+		if (f->sites[s].kind != CGM_SITE_DYNAMIC)
+			continue;
+		ndynamic++;
+		int d = abs(f->sites[s].line - line);
+		if (nearest < 0 || d < abs(f->sites[nearest].line - line))
+			nearest = s;
+	}
+	if (line > 0 && nearest >= 0 && f->sites[nearest].line == line) {
+		edge = edge_for(model, ix, caller, callee, CGM_VIA_DYNAMIC);
+		add_line(model, edge, line);
+		observe(edge, row);
+		return;
+	}
+	if ((edge = static_edge(model, ix, caller, callee, 0))) {
+		observe(edge, row);
+		return;
+	}
+	if (ndynamic && (row->dynamic || line <= 0)) {
+		f = &model->functions[caller];
+		edge = edge_for(model, ix, caller, callee, CGM_VIA_DYNAMIC);
+		if (line > 0) {
+			add_line(model, edge, f->sites[nearest].line);
+		} else {
+			for (int s = 0; s < f->nsites; s++)
+				if (f->sites[s].kind == CGM_SITE_DYNAMIC)
+					add_line(model, edge, f->sites[s].line);
+		}
+		observe(edge, row);
+		return;
+	}
+	edge = edge_for(model, ix, caller, callee, CGM_VIA_CALL);
+	add_line(model, edge, line);
+	observe(edge, row);
+}
+
+/* Observed ids the model does not know, counted, reported once each. */
+typedef struct {
+	const char *id;
+	int rows;
+} unknown_id;
+
+typedef struct {
+	unknown_id *items;
+	int n, cap;
+} unknown_list;
+
+static void unknown_add(unknown_list *list, const char *id)
+{
+	if (list->n == list->cap) {
+		list->cap = list->cap ? list->cap * 2 : 32;
+		unknown_id *items = realloc(list->items, sizeof(unknown_id) * (size_t)list->cap);
+		if (!items) {
+			fprintf(stderr, "cgmap: out of memory\n");
+			abort();
+		}
+		list->items = items;
+	}
+	list->items[list->n++] = (unknown_id){ id, 1 };
+}
+
+static int compare_unknown(const void *a, const void *b)
+{
+	return strcmp(((const unknown_id *)a)->id, ((const unknown_id *)b)->id);
+}
+
+static void unknown_report(cgm_model *model, unknown_list *list)
+{
+	if (list->n)
+		qsort(list->items, (size_t)list->n, sizeof(unknown_id), compare_unknown);
+	for (int i = 0; i < list->n;) {
+		int j = i, rows = 0;
+		while (j < list->n && strcmp(list->items[j].id, list->items[i].id) == 0)
+			rows += list->items[j++].rows;
+		cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+		d->message = cgm_arena_printf(model->arena,
+					      "function '%s' was observed at runtime but is not in "
+					      "the mapped model (%d runtime row%s ignored)",
+					      list->items[i].id, rows, rows == 1 ? "" : "s");
+		i = j;
+	}
+	free(list->items);
+}
+
+static const char *source_line(cgm_arena *arena, const cgm_runtime_source *src)
+{
+	const char *what = src->has_trace && src->has_function_stats
+				   ? "call edges and function statistics"
+			   : src->has_trace		? "call edges"
+			   : src->has_function_stats ? "function statistics"
+						     : "no data";
+	if (strcmp(src->kind, "database") == 0)
+		what = src->has_trace && src->has_function_stats
+			       ? "cgmap_trace, pg_stat_user_functions"
+		       : src->has_trace		? "cgmap_trace"
+		       : src->has_function_stats ? "pg_stat_user_functions"
+						 : "no data (track_functions is none)";
+	if (src->database && strcmp(src->kind, "database") != 0)
+		return cgm_arena_printf(arena, "%s %s (database %s): %s", src->kind, src->name,
+					src->database, what);
+	return cgm_arena_printf(arena, "%s %s: %s", src->kind, src->name, what);
+}
+
+static bool source_has_data(const cgm_runtime_source *src)
+{
+	return src->has_trace || src->has_function_stats;
+}
+
+static int compare_edges_by_id(const void *a, const void *b, void *arg)
+{
+	const cgm_model *model = arg;
+	const cgm_edge *x = a, *y = b;
+	int c = strcmp(model->functions[x->from].id, model->functions[y->from].id);
+	if (!c)
+		c = strcmp(model->functions[x->to].id, model->functions[y->to].id);
+	if (!c)
+		c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
+	return c;
+}
+
+int cgm_merge(cgm_model *model, const cgm_runtime *rt)
+{
+	for (int i = 0; i < rt->ndiagnostics; i++) {
+		cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+		d->file = cgm_arena_strdup(model->arena, rt->diagnostics[i].file);
+		d->line = rt->diagnostics[i].line;
+		d->message = cgm_arena_strdup(model->arena, rt->diagnostics[i].message);
+	}
+	if (!rt->nsources)
+		return 0;
+
+	/* Sources and window, appended to what the model already had. */
+	int nsources = model->nruntime_sources + rt->nsources;
+	const char **lines = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)nsources);
+	for (int i = 0; i < model->nruntime_sources; i++)
+		lines[i] = model->runtime_sources[i];
+	cgm_strbuf window = CGM_STRBUF_INIT;
+	if (model->runtime_window)
+		cgm_strbuf_puts(&window, model->runtime_window);
+	bool any = false;
+	for (int s = 0; s < rt->nsources; s++) {
+		const cgm_runtime_source *src = &rt->sources[s];
+		lines[model->nruntime_sources + s] = source_line(model->arena, src);
+		if (!source_has_data(src))
+			continue;
+		any = true;
+		cgm_strbuf_printf(&window, "%s%s to %s (%s %s)", window.len ? "; " : "",
+				  src->since ? src->since : "an unknown start",
+				  src->until ? src->until : "an unknown end", src->kind, src->name);
+	}
+	model->runtime_sources = lines;
+	model->nruntime_sources = nsources;
+	if (window.len)
+		model->runtime_window = cgm_arena_strdup(model->arena, cgm_strbuf_cstr(&window));
+	cgm_strbuf_free(&window);
+	if (!any)
+		return 0;
+	model->has_runtime = true;
+
+	int n = model->nfunctions;
+	int *stats_from = xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */
+	edge_index ix;
+	edge_index_build(&ix, model, rt->nedges);
+	unknown_list unknown = { 0 };
+	for (int s = 0; s < rt->nsources; s++) {
+		for (int i = 0; i < rt->nfunctions; i++) {
+			const cgm_runtime_function *row = &rt->functions[i];
+			if (row->source != s)
+				continue;
+			int fn = cgm_model_find(model, row->id);
+			if (fn < 0) {
+				/* Never called in the window: nothing lost. */
+				if (row->stats.calls > 0)
+					unknown_add(&unknown, row->id);
+				continue;
+			}
+			add_stats(&model->functions[fn].runtime, &row->stats);
+			stats_from[fn] = s + 1;
+		}
+		for (int i = 0; i < rt->nedges; i++) {
+			const cgm_runtime_edge *row = &rt->edges[i];
+			if (row->source != s)
+				continue;
+			int callee = cgm_model_find(model, row->callee);
+			int caller = row->caller ? cgm_model_find(model, row->caller) : -1;
+			if (callee < 0)
+				unknown_add(&unknown, row->callee);
+			if (row->caller && caller < 0)
+				unknown_add(&unknown, row->caller);
+			if (callee < 0)
+				continue;
+			cgm_function *to = &model->functions[callee];
+			if (stats_from[callee] != s + 1)
+				add_stats(&to->runtime, &row->stats);
+			if (!row->caller) {
+				to->observed_entry = true;
+				continue;
+			}
+			if (caller < 0)
+				continue;
+			/* pg_catalog functions only have edges when the map kept
+			 * them (--include-builtins), like static ones. */
+			bool builtin = model->functions[caller].builtin || to->builtin;
+			if (builtin && !static_edge(model, &ix, caller, callee, 0))
+				continue;
+			attach(model, &ix, caller, callee, row);
+		}
+	}
+	edge_index_free(&ix);
+	free(stats_from);
+	unknown_report(model, &unknown);
+	qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id, model);
+	return 0;
+}
+
+int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts)
+{
+	cgm_runtime *rt = cgm_runtime_new();
+	int rc = 0;
+	/* "" is libpq's "everything from the environment"; NULL: no database. */
+	const char *dsn = opts->dsn ? opts->dsn : opts->from_database ? "" : NULL;
+	if (!opts->no_runtime && dsn)
+		rc = cgm_runtime_load_pg(NULL, rt, dsn);
+	for (int i = 0; rc == 0 && i < opts->nfiles; i++)
+		rc = cgm_runtime_load_file(rt, opts->files[i]);
+	for (int i = 0; rc == 0 && i < opts->nlogs; i++)
+		rc = cgm_runtime_load_log(rt, opts->logs[i], dsn);
+	if (rc == 0)
+		rc = cgm_merge(model, rt);
+	cgm_runtime_free(rt);
+	return rc;
+}

@@ -1,0 +1,774 @@
+/*
+ * report.c - the reports of `cgmap report` (docs/reports.md): dead, cold,
+ * dynamic, unexplained, missing, edges, functions; each as text, CSV,
+ * Markdown or JSON.
+ *
+ * In:  an analysed model (cgm_analyze, or a snapshot, whose status flags
+ *      are the analysis).  Out: text appended to a caller-owned cgm_strbuf.
+ * Each report is first built as a table of typed cells plus one text line
+ * per row, then rendered; the table is malloc'd here and freed here.
+ * Rows come out in a fixed order (ids in byte order) so the output of the
+ * same snapshot is always the same bytes: the team's tests compare it.
+ */
+#include "cgmap/runtime.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+
+typedef enum { COL_STR, COL_INT, COL_NUM, COL_BOOL } col_type;
+
+typedef struct {
+	const char *name;
+	col_type type;
+} column;
+
+typedef struct {
+	char **cells; /* ncols entries, NULL = no value */
+	char *text;   /* the text-format line, without newline */
+} row;
+
+typedef struct {
+	const char *kind;
+	const char *title;
+	const column *cols;
+	int ncols;
+	row *rows;
+	int nrows, cap;
+	const char *note; /* said before the rows (text, markdown) and as "note" (json) */
+} table;
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, s, n);
+	return p;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+static row *table_add(table *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 32;
+		row *rows = realloc(t->rows, sizeof(row) * (size_t)t->cap);
+		if (!rows) {
+			fprintf(stderr, "cgmap: out of memory\n");
+			abort();
+		}
+		t->rows = rows;
+	}
+	row *r = &t->rows[t->nrows++];
+	r->cells = xmalloc(sizeof(char *) * (size_t)t->ncols);
+	r->text = NULL;
+	return r;
+}
+
+static void table_free(table *t)
+{
+	for (int i = 0; i < t->nrows; i++) {
+		for (int c = 0; c < t->ncols; c++)
+			free(t->rows[i].cells[c]);
+		free(t->rows[i].cells);
+		free(t->rows[i].text);
+	}
+	free(t->rows);
+}
+
+static char *int_cell(long long v)
+{
+	return xprintf("%lld", v);
+}
+
+static char *num_cell(double v)
+{
+	return xprintf("%.3f", v);
+}
+
+static char *bool_cell(bool v)
+{
+	return xstrdup(v ? "true" : "false");
+}
+
+static char *lines_text(const int *lines, int n, const char *sep)
+{
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	for (int i = 0; i < n; i++)
+		cgm_strbuf_printf(&b, "%s%d", i ? sep : "", lines[i]);
+	char *s = xstrdup(cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&b);
+	return s;
+}
+
+/* " (file.sql:12)" when the definition's place is known, else "". */
+static char *place_suffix(const cgm_function *f)
+{
+	if (!f->file)
+		return xstrdup("");
+	if (f->file_line > 0)
+		return xprintf(" (%s:%d)", f->file, f->file_line);
+	return xprintf(" (%s)", f->file);
+}
+
+static void function_place_cells(char **cells, const cgm_function *f)
+{
+	cells[1] = xstrdup(f->schema);
+	cells[2] = xstrdup(f->file);
+	cells[3] = f->file && f->file_line > 0 ? int_cell(f->file_line) : NULL;
+}
+
+/* ---- why a function is a root, and which root reaches it ---- */
+
+static char *root_reason(const cgm_model *model, int fn)
+{
+	const cgm_function *f = &model->functions[fn];
+	if (f->observed_entry)
+		return xstrdup("observed entry point");
+	for (int i = 0; i < model->ntriggers; i++) {
+		const cgm_trigger *t = &model->triggers[i];
+		if (t->function == fn)
+			return xprintf("trigger function of trigger %s on %s.%s", t->name,
+				       t->table_schema ? t->table_schema : "?", t->table_name);
+	}
+	for (int i = 0; i < model->nreferences; i++) {
+		const cgm_reference *r = &model->references[i];
+		if (r->function == fn)
+			return xprintf("referenced by %s", r->object);
+	}
+	if (f->root)
+		return xstrdup("entry pattern");
+	return xstrdup("called at runtime");
+}
+
+/* For every reachable user function, the root (or observed function) a
+ * breadth-first walk from the seeds reached it from first. */
+static int *reaching_seeds(const cgm_model *model)
+{
+	int n = model->nuser;
+	int *seed = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int *queue = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int head = 0, tail = 0;
+	for (int i = 0; i < n; i++) {
+		const cgm_function *f = &model->functions[i];
+		seed[i] = -1;
+		if (f->root || f->runtime.calls > 0) {
+			seed[i] = i;
+			queue[tail++] = i;
+		}
+	}
+	/* Edges grouped by caller, so the walk is linear. */
+	int *start = xmalloc(sizeof(int) * (size_t)(n + 1));
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+			start[e->from + 1]++;
+	}
+	for (int i = 0; i < n; i++)
+		start[i + 1] += start[i];
+	int *next = xmalloc(sizeof(int) * (size_t)(start[n] ? start[n] : 1));
+	int *fill = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+			next[start[e->from] + fill[e->from]++] = e->to;
+	}
+	while (head < tail) {
+		int v = queue[head++];
+		for (int p = start[v]; p < start[v + 1]; p++) {
+			int w = next[p];
+			if (seed[w] < 0) {
+				seed[w] = seed[v];
+				queue[tail++] = w;
+			}
+		}
+	}
+	free(queue);
+	free(start);
+	free(next);
+	free(fill);
+	return seed;
+}
+
+/* ---- the reports ---- */
+
+static const column place_columns_dead[] = {
+	{ "function", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
+	{ "file_line", COL_INT }, { "reason", COL_STR },
+};
+
+static const char *window_text(const cgm_model *model)
+{
+	return model->runtime_window ? model->runtime_window : "an unknown window";
+}
+
+static void build_dead(table *t, const cgm_model *model)
+{
+	t->title = "Dead functions";
+	t->cols = place_columns_dead;
+	t->ncols = 5;
+	if (!model->has_runtime)
+		t->note = "no runtime data: nothing is claimed dead; listed are the functions "
+			  "with no callers that nothing refers to (clients may still call them)";
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		cgm_strbuf why = CGM_STRBUF_INIT;
+		if (model->has_runtime) {
+			if (!f->dead)
+				continue;
+			cgm_strbuf_puts(&why, "not reachable from any root through static or "
+					      "observed edges, never called in the window");
+		} else {
+			if (!cgm_function_uncalled(model, i))
+				continue;
+			cgm_strbuf_puts(&why, "no callers and not referenced");
+		}
+		if (f->scc >= 0)
+			cgm_strbuf_printf(&why, "; recursive component %d, called only from "
+						"within it", f->scc);
+		if (f->is_trigger && !f->referenced)
+			cgm_strbuf_puts(&why, "; trigger function of no trigger");
+		row *r = table_add(t);
+		r->cells[0] = xstrdup(f->id);
+		function_place_cells(r->cells, f);
+		r->cells[4] = xstrdup(cgm_strbuf_cstr(&why));
+		char *place = place_suffix(f);
+		r->text = xprintf("%s: %s%s", f->id, r->cells[4], place);
+		free(place);
+		cgm_strbuf_free(&why);
+	}
+}
+
+static void build_cold(table *t, const cgm_model *model)
+{
+	t->title = "Cold functions";
+	t->cols = place_columns_dead;
+	t->ncols = 5;
+	if (!model->has_runtime) {
+		t->note = "no runtime data: coldness needs calls observed at runtime "
+			  "(see docs/reports.md)";
+		return;
+	}
+	int *seed = reaching_seeds(model);
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (!f->cold)
+			continue;
+		char *why;
+		char *root_why = root_reason(model, seed[i] >= 0 ? seed[i] : i);
+		if (seed[i] == i || seed[i] < 0)
+			why = xprintf("%s; never called in the window", root_why);
+		else
+			why = xprintf("reachable from %s (%s); never called in the window",
+				      model->functions[seed[i]].id, root_why);
+		free(root_why);
+		row *r = table_add(t);
+		r->cells[0] = xstrdup(f->id);
+		function_place_cells(r->cells, f);
+		r->cells[4] = why;
+		char *place = place_suffix(f);
+		r->text = xprintf("%s: %s%s", f->id, why, place);
+		free(place);
+	}
+	free(seed);
+}
+
+static const column dynamic_columns[] = {
+	{ "function", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
+	{ "file_line", COL_INT }, { "line", COL_INT }, { "status", COL_STR },
+	{ "targets", COL_STR }, { "text", COL_STR },
+};
+
+static int compare_ids(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void build_dynamic(table *t, const cgm_model *model)
+{
+	t->title = "Dynamic call sites";
+	t->cols = dynamic_columns;
+	t->ncols = 8;
+	if (!model->has_runtime)
+		t->note = "no runtime data: no dynamic site can be called unseen";
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		for (int s = 0; s < f->nsites; s++) {
+			const cgm_site *site = &f->sites[s];
+			if (site->kind != CGM_SITE_DYNAMIC)
+				continue;
+			/* Observed targets: dynamic edges of this function at this line. */
+			const char **ids = xmalloc(sizeof(char *) * (size_t)(model->nedges + 1));
+			int nids = 0;
+			for (int e = 0; e < model->nedges; e++) {
+				const cgm_edge *edge = &model->edges[e];
+				if (edge->from != i || edge->via != CGM_VIA_DYNAMIC ||
+				    !(edge->provenance & CGM_EDGE_OBSERVED) || edge->to < 0)
+					continue;
+				for (int l = 0; l < edge->nlines; l++)
+					if (edge->lines[l] == site->line) {
+						ids[nids++] = model->functions[edge->to].id;
+						break;
+					}
+			}
+			qsort(ids, (size_t)nids, sizeof(char *), compare_ids);
+			cgm_strbuf targets = CGM_STRBUF_INIT;
+			for (int k = 0; k < nids; k++)
+				cgm_strbuf_printf(&targets, "%s%s", k ? " " : "", ids[k]);
+			free(ids);
+			const char *status = !model->has_runtime ? "not observed"
+					     : nids ? "observed"
+						    : "unseen";
+			row *r = table_add(t);
+			r->cells[0] = xstrdup(f->id);
+			function_place_cells(r->cells, f);
+			r->cells[4] = int_cell(site->line);
+			r->cells[5] = xstrdup(status);
+			r->cells[6] = xstrdup(cgm_strbuf_cstr(&targets));
+			r->cells[7] = xstrdup(site->text ? site->text : "");
+			char *place = place_suffix(f);
+			if (nids)
+				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
+						  site->line, cgm_strbuf_cstr(&targets), place);
+			else if (model->has_runtime)
+				r->text = xprintf("%s line %d: unseen dynamic site: EXECUTE %s%s",
+						  f->id, site->line, r->cells[7], place);
+			else
+				r->text = xprintf("%s line %d: dynamic site: EXECUTE %s%s", f->id,
+						  site->line, r->cells[7], place);
+			free(place);
+			cgm_strbuf_free(&targets);
+		}
+	}
+}
+
+/* Edges in (from, to, via) order by id: the model's own order is not
+ * promised to anybody. */
+typedef struct {
+	const cgm_model *model;
+	int index;
+} edge_ref;
+
+static const char *node_id(const cgm_model *model, int fn)
+{
+	return fn >= 0 && fn < model->nfunctions ? model->functions[fn].id : "?";
+}
+
+static int compare_edges(const void *a, const void *b)
+{
+	const edge_ref *x = a, *y = b;
+	const cgm_edge *ex = &x->model->edges[x->index], *ey = &y->model->edges[y->index];
+	int c = strcmp(node_id(x->model, ex->from), node_id(y->model, ey->from));
+	if (!c)
+		c = strcmp(node_id(x->model, ex->to), node_id(y->model, ey->to));
+	if (!c)
+		c = strcmp(cgm_via_name(ex->via), cgm_via_name(ey->via));
+	return c ? c : x->index - y->index;
+}
+
+static edge_ref *sorted_edges(const cgm_model *model)
+{
+	edge_ref *refs = xmalloc(sizeof(edge_ref) * (size_t)(model->nedges + 1));
+	for (int i = 0; i < model->nedges; i++) {
+		refs[i].model = model;
+		refs[i].index = i;
+	}
+	qsort(refs, (size_t)model->nedges, sizeof(edge_ref), compare_edges);
+	return refs;
+}
+
+static const char *provenance_name(unsigned p)
+{
+	if ((p & CGM_EDGE_STATIC) && (p & CGM_EDGE_OBSERVED))
+		return "both";
+	return (p & CGM_EDGE_OBSERVED) ? "observed" : "static";
+}
+
+static const column unexplained_columns[] = {
+	{ "from", COL_STR }, { "to", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
+	{ "file_line", COL_INT }, { "lines", COL_STR }, { "calls", COL_INT },
+	{ "total_ms", COL_NUM }, { "self_ms", COL_NUM }, { "reason", COL_STR },
+};
+
+static void build_unexplained(table *t, const cgm_model *model)
+{
+	t->title = "Unexplained runtime edges";
+	t->cols = unexplained_columns;
+	t->ncols = 10;
+	if (!model->has_runtime)
+		t->note = "no runtime data: every edge is static";
+	edge_ref *refs = sorted_edges(model);
+	for (int k = 0; k < model->nedges; k++) {
+		const cgm_edge *e = &model->edges[refs[k].index];
+		if (!cgm_edge_unexplained(e) || e->from < 0 || e->to < 0)
+			continue;
+		const cgm_function *from = &model->functions[e->from];
+		const char *why = "observed at runtime, but the caller has no static call of it "
+				  "and no dynamic site (a static miss of cgmap: worth a bug report)";
+		row *r = table_add(t);
+		r->cells[0] = xstrdup(from->id);
+		r->cells[1] = xstrdup(model->functions[e->to].id);
+		r->cells[2] = xstrdup(from->schema);
+		r->cells[3] = xstrdup(from->file);
+		r->cells[4] = from->file && from->file_line > 0 ? int_cell(from->file_line) : NULL;
+		r->cells[5] = lines_text(e->lines, e->nlines, ",");
+		r->cells[6] = int_cell(e->runtime.calls);
+		r->cells[7] = num_cell(e->runtime.total_ms);
+		r->cells[8] = num_cell(e->runtime.self_ms);
+		r->cells[9] = xstrdup(why);
+		char *place = place_suffix(from);
+		r->text = xprintf("%s -> %s lines %s calls %lld: %s%s", from->id, r->cells[1],
+				  e->nlines ? r->cells[5] : "-", (long long)e->runtime.calls, why,
+				  place);
+		free(place);
+	}
+	free(refs);
+}
+
+static const column missing_columns[] = {
+	{ "function", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
+	{ "file_line", COL_INT }, { "line", COL_INT }, { "callee", COL_STR },
+	{ "nargs", COL_INT }, { "reason", COL_STR },
+};
+
+static void build_missing(table *t, const cgm_model *model)
+{
+	t->title = "Missing callees";
+	t->cols = missing_columns;
+	t->ncols = 8;
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		for (int s = 0; s < f->nsites; s++) {
+			const cgm_site *site = &f->sites[s];
+			if (site->resolution != CGM_RES_MISSING)
+				continue;
+			row *r = table_add(t);
+			r->cells[0] = xstrdup(f->id);
+			function_place_cells(r->cells, f);
+			r->cells[4] = int_cell(site->line);
+			r->cells[5] = site->schema ? xprintf("%s.%s", site->schema, site->name)
+						   : xstrdup(site->name ? site->name : "?");
+			r->cells[6] = int_cell(site->nargs);
+			r->cells[7] = xprintf("no function %s taking %d argument%s exists",
+					      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s");
+			char *place = place_suffix(f);
+			r->text = xprintf("%s line %d: %s%s", f->id, site->line, r->cells[7], place);
+			free(place);
+		}
+	}
+}
+
+static const column edge_columns[] = {
+	{ "from", COL_STR }, { "to", COL_STR }, { "via", COL_STR }, { "provenance", COL_STR },
+	{ "lines", COL_STR }, { "ambiguous", COL_BOOL }, { "calls", COL_INT },
+	{ "total_ms", COL_NUM }, { "self_ms", COL_NUM },
+};
+
+static void build_edges(table *t, const cgm_model *model)
+{
+	t->title = "Edges";
+	t->cols = edge_columns;
+	t->ncols = 9;
+	edge_ref *refs = sorted_edges(model);
+	for (int k = 0; k < model->nedges; k++) {
+		const cgm_edge *e = &model->edges[refs[k].index];
+		bool observed = e->provenance & CGM_EDGE_OBSERVED;
+		row *r = table_add(t);
+		r->cells[0] = xstrdup(node_id(model, e->from));
+		r->cells[1] = xstrdup(node_id(model, e->to));
+		r->cells[2] = xstrdup(cgm_via_name(e->via));
+		r->cells[3] = xstrdup(provenance_name(e->provenance));
+		r->cells[4] = lines_text(e->lines, e->nlines, ",");
+		r->cells[5] = bool_cell(e->ambiguous);
+		if (observed) {
+			r->cells[6] = int_cell(e->runtime.calls);
+			r->cells[7] = num_cell(e->runtime.total_ms);
+			r->cells[8] = num_cell(e->runtime.self_ms);
+		}
+		cgm_strbuf line = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&line, "%s -> %s via %s %s lines %s", r->cells[0], r->cells[1],
+				  r->cells[2], r->cells[3], e->nlines ? r->cells[4] : "-");
+		if (e->ambiguous)
+			cgm_strbuf_puts(&line, " ambiguous");
+		if (observed)
+			cgm_strbuf_printf(&line, " calls %lld", (long long)e->runtime.calls);
+		r->text = xstrdup(cgm_strbuf_cstr(&line));
+		cgm_strbuf_free(&line);
+	}
+	free(refs);
+}
+
+static const column function_columns[] = {
+	{ "function", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
+	{ "file_line", COL_INT }, { "status", COL_STR }, { "root", COL_BOOL },
+	{ "observed_entry", COL_BOOL }, { "referenced", COL_BOOL }, { "scc", COL_INT },
+	{ "calls", COL_INT }, { "total_ms", COL_NUM }, { "self_ms", COL_NUM },
+};
+
+/* One word for what the analysis concluded (docs/reports.md). */
+static const char *function_status(const cgm_model *model, int i)
+{
+	const cgm_function *f = &model->functions[i];
+	if (f->runtime.calls > 0)
+		return "called";
+	if (model->has_runtime)
+		return f->dead ? "dead" : f->cold ? "cold" : "unobserved";
+	if (cgm_function_uncalled(model, i))
+		return "uncalled";
+	return f->reachable ? "reachable" : "unreachable";
+}
+
+static void build_functions(table *t, const cgm_model *model)
+{
+	t->title = "Functions";
+	t->cols = function_columns;
+	t->ncols = 12;
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		bool observed = model->has_runtime;
+		row *r = table_add(t);
+		r->cells[0] = xstrdup(f->id);
+		function_place_cells(r->cells, f);
+		r->cells[4] = xstrdup(function_status(model, i));
+		r->cells[5] = bool_cell(f->root);
+		r->cells[6] = bool_cell(f->observed_entry);
+		r->cells[7] = bool_cell(f->referenced);
+		r->cells[8] = f->scc >= 0 ? int_cell(f->scc) : NULL;
+		if (observed) {
+			r->cells[9] = int_cell(f->runtime.calls);
+			r->cells[10] = num_cell(f->runtime.total_ms);
+			r->cells[11] = num_cell(f->runtime.self_ms);
+		}
+		cgm_strbuf line = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&line, "%s %s", f->id, r->cells[4]);
+		if (f->root)
+			cgm_strbuf_puts(&line, " root");
+		if (f->observed_entry)
+			cgm_strbuf_puts(&line, " entry");
+		if (f->referenced)
+			cgm_strbuf_puts(&line, " referenced");
+		if (f->scc >= 0)
+			cgm_strbuf_printf(&line, " scc %d", f->scc);
+		if (observed)
+			cgm_strbuf_printf(&line, " calls %lld", (long long)f->runtime.calls);
+		r->text = xstrdup(cgm_strbuf_cstr(&line));
+		cgm_strbuf_free(&line);
+	}
+}
+
+/* ---- rendering ---- */
+
+static bool is_analysis(cgm_report_kind kind)
+{
+	return kind != CGM_REPORT_EDGES && kind != CGM_REPORT_FUNCTIONS;
+}
+
+static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
+			cgm_report_kind kind)
+{
+	if (is_analysis(kind)) {
+		cgm_strbuf_printf(out, "# %s: %d\n", t->title, t->nrows);
+		if (model->has_runtime)
+			cgm_strbuf_printf(out, "# runtime data covers %s\n", window_text(model));
+		else
+			cgm_strbuf_puts(out, "# no runtime data\n");
+		if (t->note)
+			cgm_strbuf_printf(out, "# %s\n", t->note);
+	}
+	for (int i = 0; i < t->nrows; i++)
+		cgm_strbuf_printf(out, "%s\n", t->rows[i].text);
+}
+
+static void csv_field(cgm_strbuf *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+		cgm_strbuf_puts(out, s);
+		return;
+	}
+	cgm_strbuf_putc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			cgm_strbuf_putc(out, '"');
+		cgm_strbuf_putc(out, *s);
+	}
+	cgm_strbuf_putc(out, '"');
+}
+
+static void render_csv(cgm_strbuf *out, const table *t)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		if (c)
+			cgm_strbuf_putc(out, ',');
+		cgm_strbuf_puts(out, t->cols[c].name);
+	}
+	cgm_strbuf_puts(out, "\r\n");
+	for (int i = 0; i < t->nrows; i++) {
+		for (int c = 0; c < t->ncols; c++) {
+			if (c)
+				cgm_strbuf_putc(out, ',');
+			csv_field(out, t->rows[i].cells[c]);
+		}
+		cgm_strbuf_puts(out, "\r\n");
+	}
+}
+
+static void render_markdown(cgm_strbuf *out, const table *t, const cgm_model *model)
+{
+	cgm_strbuf_printf(out, "## %s (%d)\n\n", t->title, t->nrows);
+	if (model->has_runtime) {
+		cgm_strbuf_puts(out, "Runtime data covers ");
+		cgm_escape_markdown(out, window_text(model));
+		cgm_strbuf_puts(out, ".\n\n");
+	} else {
+		cgm_strbuf_puts(out, "No runtime data.\n\n");
+	}
+	if (t->note) {
+		cgm_escape_markdown(out, t->note);
+		cgm_strbuf_puts(out, ".\n\n");
+	}
+	if (!t->nrows) {
+		cgm_strbuf_puts(out, "None.\n");
+		return;
+	}
+	cgm_strbuf_puts(out, "|");
+	for (int c = 0; c < t->ncols; c++)
+		cgm_strbuf_printf(out, " %s |", t->cols[c].name);
+	cgm_strbuf_puts(out, "\n|");
+	for (int c = 0; c < t->ncols; c++)
+		cgm_strbuf_puts(out, t->cols[c].type == COL_STR ? "---|" : "--:|");
+	cgm_strbuf_puts(out, "\n");
+	for (int i = 0; i < t->nrows; i++) {
+		cgm_strbuf_puts(out, "|");
+		for (int c = 0; c < t->ncols; c++) {
+			const char *cell = t->rows[i].cells[c];
+			cgm_strbuf_putc(out, ' ');
+			if (cell)
+				cgm_escape_markdown(out, cell);
+			cgm_strbuf_puts(out, " |");
+		}
+		cgm_strbuf_puts(out, "\n");
+	}
+}
+
+static void json_string(cgm_strbuf *out, const char *s)
+{
+	if (!s) {
+		cgm_strbuf_puts(out, "null");
+		return;
+	}
+	cgm_strbuf_putc(out, '"');
+	cgm_escape_json(out, s);
+	cgm_strbuf_putc(out, '"');
+}
+
+static void render_json(cgm_strbuf *out, const table *t, const cgm_model *model,
+			cgm_report_kind kind, const char *kind_name)
+{
+	cgm_strbuf_puts(out, "{\n  \"report\": ");
+	json_string(out, kind_name);
+	cgm_strbuf_printf(out, ",\n  \"runtime\": %s,\n  \"window\": ",
+			  model->has_runtime ? "true" : "false");
+	json_string(out, model->has_runtime ? window_text(model) : NULL);
+	cgm_strbuf_puts(out, ",\n  \"note\": ");
+	json_string(out, t->note);
+	cgm_strbuf_printf(out, ",\n  \"count\": %d,\n  \"rows\": [", t->nrows);
+	for (int i = 0; i < t->nrows; i++) {
+		cgm_strbuf_puts(out, i ? ",\n    {" : "\n    {");
+		for (int c = 0; c < t->ncols; c++) {
+			const char *cell = t->rows[i].cells[c];
+			cgm_strbuf_printf(out, "%s\"%s\": ", c ? ", " : "", t->cols[c].name);
+			if (!cell)
+				cgm_strbuf_puts(out, "null");
+			else if (t->cols[c].type == COL_STR)
+				json_string(out, cell);
+			else
+				cgm_strbuf_puts(out, cell);
+		}
+		cgm_strbuf_puts(out, "}");
+	}
+	cgm_strbuf_puts(out, t->nrows ? "\n  ]\n}\n" : "]\n}\n");
+	(void)kind;
+}
+
+static const char *const kind_names[] = { "dead",    "cold",  "dynamic",  "unexplained",
+					  "missing", "edges", "functions" };
+static const char *const format_names[] = { "text", "csv", "markdown", "json" };
+
+int cgm_report_kind_parse(cgm_report_kind *out, const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (strcmp(name, kind_names[i]) == 0) {
+			*out = (cgm_report_kind)i;
+			return 0;
+		}
+	return cgm_error(CGM_EUSAGE, "unknown report '%s' (dead, cold, dynamic, unexplained, "
+				     "missing, edges, functions)", name ? name : "");
+}
+
+int cgm_report_format_parse(cgm_report_format *out, const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (strcmp(name, format_names[i]) == 0) {
+			*out = (cgm_report_format)i;
+			return 0;
+		}
+	return cgm_error(CGM_EUSAGE, "unknown report format '%s' (text, csv, markdown, json)",
+			 name ? name : "");
+}
+
+int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind kind,
+		     cgm_report_format format)
+{
+	table t;
+	memset(&t, 0, sizeof(t));
+	switch (kind) {
+	case CGM_REPORT_DEAD: build_dead(&t, model); break;
+	case CGM_REPORT_COLD: build_cold(&t, model); break;
+	case CGM_REPORT_DYNAMIC: build_dynamic(&t, model); break;
+	case CGM_REPORT_UNEXPLAINED: build_unexplained(&t, model); break;
+	case CGM_REPORT_MISSING: build_missing(&t, model); break;
+	case CGM_REPORT_EDGES: build_edges(&t, model); break;
+	case CGM_REPORT_FUNCTIONS: build_functions(&t, model); break;
+	default: return cgm_error(CGM_EUSAGE, "unknown report kind %d", (int)kind);
+	}
+	switch (format) {
+	case CGM_FORMAT_TEXT: render_text(out, &t, model, kind); break;
+	case CGM_FORMAT_CSV: render_csv(out, &t); break;
+	case CGM_FORMAT_MARKDOWN: render_markdown(out, &t, model); break;
+	case CGM_FORMAT_JSON: render_json(out, &t, model, kind, kind_names[kind]); break;
+	default:
+		table_free(&t);
+		return cgm_error(CGM_EUSAGE, "unknown report format %d", (int)format);
+	}
+	table_free(&t);
+	return 0;
+}

@@ -1,0 +1,916 @@
+/*
+ * runtime_file.c - runtime data in: a live server (cgmap_trace edges and
+ * pg_stat_user_functions), runtime files written by `cgmap collect`
+ * (docs/runtime-data.md), and server logs with `digraph {oid->oid;...}`
+ * lines; and runtime data out: the runtime file.
+ *
+ * In:  a dsn, file paths.  Out: rows appended to a cgm_runtime (edges,
+ *      per-function figures, one source per call, diagnostics), all in
+ *      rt->arena and freed by cgm_runtime_free().  libpq results and
+ *      jansson trees are freed before returning.
+ * Identities are regprocedure text read with an empty search_path, the
+ * model's ids; OIDs never leave the server they came from.
+ */
+#include "cgmap/runtime.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+
+#define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
+
+cgm_runtime *cgm_runtime_new(void)
+{
+	cgm_arena *arena = cgm_arena_new();
+	cgm_runtime *rt = cgm_arena_alloc(arena, sizeof(cgm_runtime));
+	rt->arena = arena;
+	return rt;
+}
+
+void cgm_runtime_free(cgm_runtime *rt)
+{
+	if (rt)
+		cgm_arena_free(rt->arena);
+}
+
+#define RT_APPEND(rt, arr, n, cap, type)                                               \
+	do {                                                                           \
+		if ((rt)->n == (rt)->cap) {                                            \
+			int newcap = (rt)->cap ? (rt)->cap * 2 : 64;                   \
+			(rt)->arr = cgm_arena_grow((rt)->arena, (rt)->arr, (size_t)(rt)->n, \
+						   (size_t)newcap, sizeof(type));      \
+			(rt)->cap = newcap;                                            \
+		}                                                                      \
+		type *slot = &(rt)->arr[(rt)->n++];                                    \
+		memset(slot, 0, sizeof(type));                                         \
+		return slot;                                                           \
+	} while (0)
+
+static cgm_runtime_edge *rt_add_edge(cgm_runtime *rt)
+{
+	RT_APPEND(rt, edges, nedges, cap_edges, cgm_runtime_edge);
+}
+
+static cgm_runtime_function *rt_add_function(cgm_runtime *rt)
+{
+	RT_APPEND(rt, functions, nfunctions, cap_functions, cgm_runtime_function);
+}
+
+static cgm_runtime_source *rt_add_source(cgm_runtime *rt)
+{
+	RT_APPEND(rt, sources, nsources, cap_sources, cgm_runtime_source);
+}
+
+static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
+{
+	RT_APPEND(rt, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
+}
+
+static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = cgm_arena_alloc(rt->arena, (size_t)n + 1);
+	vsnprintf(msg, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	cgm_diagnostic *d = rt_add_diagnostic_slot(rt);
+	d->file = cgm_arena_strdup(rt->arena, file);
+	d->line = line;
+	d->message = msg;
+}
+
+/* ---- live server ---- */
+
+static PGconn *connect_quiet(const char *dsn, const char *what)
+{
+	PGconn *conn = PQconnectdb(dsn ? dsn : "");
+	if (!conn || PQstatus(conn) != CONNECTION_OK) {
+		const char *msg = conn ? PQerrorMessage(conn) : "out of memory";
+		size_t len = strlen(msg);
+		while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+			len--;
+		cgm_error(CGM_ESOURCE, "%s: cannot connect to '%s': %.*s", what,
+			  dsn && *dsn ? dsn : "(environment)", (int)len, msg);
+		PQfinish(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/* A query that must work: NULL (message set) otherwise. */
+static PGresult *must_query(PGconn *conn, const char *what, const char *sql)
+{
+	PGresult *res = PQexec(conn, sql);
+	ExecStatusType st = PQresultStatus(res);
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+		const char *msg = PQresultErrorMessage(res);
+		size_t len = strlen(msg);
+		while (len && msg[len - 1] == '\n')
+			len--;
+		cgm_error(CGM_ESOURCE, "%s: query failed: %.*s", what, (int)len, msg);
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+static const char *cell(PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+static bool all_digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "demo@db1:5432", or "demo" over a unix socket (its folder says nothing
+ * to anybody else and would make outputs differ between runs). */
+static const char *server_name(cgm_arena *arena, PGconn *conn, const char *database)
+{
+	const char *host = PQhost(conn);
+	const char *port = PQport(conn);
+	if (!host || !*host || host[0] == '/')
+		return cgm_arena_strdup(arena, database);
+	return cgm_arena_printf(arena, "%s@%s:%s", database, host, port ? port : "");
+}
+
+/* Identity and clock of the server; prepares the session so that
+ * regprocedure text comes out schema-qualified. */
+static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, const char *what)
+{
+	PGresult *res = must_query(conn, what, "SELECT pg_catalog.set_config('search_path', '', false)");
+	if (!res)
+		return CGM_ESOURCE;
+	PQclear(res);
+	res = must_query(conn, what,
+			 "SELECT pg_catalog.current_database(),"
+			 " pg_catalog.current_setting('server_version'),"
+			 " pg_catalog.current_setting('track_functions'),"
+			 " pg_catalog.to_char(pg_catalog.now() AT TIME ZONE 'UTC', " ISO_UTC "),"
+			 " (SELECT pg_catalog.to_char(d.stats_reset AT TIME ZONE 'UTC', " ISO_UTC ")"
+			 "    FROM pg_catalog.pg_stat_database d"
+			 "   WHERE d.datname = pg_catalog.current_database())");
+	if (!res)
+		return CGM_ESOURCE;
+	src->kind = "database";
+	src->database = cgm_arena_strdup(rt->arena, cell(res, 0, 0));
+	src->name = server_name(rt->arena, conn, src->database);
+	src->server_version = cgm_arena_strdup(rt->arena, cell(res, 0, 1));
+	src->track_functions = cgm_arena_strdup(rt->arena, cell(res, 0, 2));
+	src->until = cgm_arena_strdup(rt->arena, cell(res, 0, 3));
+	src->since = cgm_arena_strdup(rt->arena, cell(res, 0, 4)); /* NULL: never reset */
+	PQclear(res);
+	return 0;
+}
+
+/* The cgmap_trace view and info, when the extension is in this database. */
+static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
+{
+	cgm_runtime_source *src = &rt->sources[source];
+	*found = false;
+	PGresult *res = must_query(conn, what,
+				   "SELECT n.nspname FROM pg_catalog.pg_extension e"
+				   " JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace"
+				   " WHERE e.extname = 'cgmap_trace'");
+	if (!res)
+		return CGM_ESOURCE;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return 0;
+	}
+	char *schema = PQescapeIdentifier(conn, PQgetvalue(res, 0, 0), strlen(PQgetvalue(res, 0, 0)));
+	PQclear(res);
+	if (!schema)
+		return cgm_error(CGM_ESOURCE, "%s: %s", what, PQerrorMessage(conn));
+
+	char *sql = cgm_arena_printf(rt->arena,
+				     "SELECT pg_catalog.to_char(i.since AT TIME ZONE 'UTC', " ISO_UTC "),"
+				     " i.edges_used, i.edges_max, i.dropped FROM %s.cgmap_trace_info() i",
+				     schema);
+	res = PQexec(conn, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		/* Installed but not loaded (shared_preload_libraries): the
+		 * run goes on with what pg_stat_user_functions has. */
+		const char *msg = PQresultErrorMessage(res);
+		rt_diagnostic(rt, NULL, 0,
+			      "cgmap_trace is installed in database '%s' but cannot be read (%.*s): "
+			      "no call edges from it",
+			      src->database, (int)strcspn(msg, "\n"), msg);
+		PQclear(res);
+		PQfreemem(schema);
+		return 0;
+	}
+	src->since = cgm_arena_strdup(rt->arena, cell(res, 0, 0));
+	src->trace_edges_used = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	src->trace_edges_max = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	src->trace_dropped = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+	PQclear(res);
+
+	sql = cgm_arena_printf(rt->arena,
+			       "SELECT e.caller::text, e.callee::text, e.site_line, e.dynamic,"
+			       " e.calls, e.total_ms, e.self_ms, e.caller_oid, e.callee_oid"
+			       " FROM %s.cgmap_trace_edges e"
+			       " WHERE e.dbid = (SELECT d.oid FROM pg_catalog.pg_database d"
+			       "                  WHERE d.datname = pg_catalog.current_database())"
+			       " ORDER BY 1 NULLS FIRST, 2, 3, 4",
+			       schema);
+	PQfreemem(schema);
+	res = must_query(conn, what, sql);
+	if (!res)
+		return CGM_ESOURCE;
+	for (int i = 0; i < PQntuples(res); i++) {
+		const char *caller = cell(res, i, 0), *callee = cell(res, i, 1);
+		const char *caller_oid = cell(res, i, 7);
+		bool entry = !caller_oid || strcmp(caller_oid, "0") == 0;
+		/* regprocedure prints a dropped function's OID as a number. */
+		if (!callee || all_digits(callee) || (!entry && (!caller || all_digits(caller)))) {
+			rt_diagnostic(rt, NULL, 0,
+				      "cgmap_trace edge %s -> %s of database '%s': the function no "
+				      "longer exists (dropped since it was observed)",
+				      entry ? "(entry)" : caller_oid, cell(res, i, 8), src->database);
+			continue;
+		}
+		cgm_runtime_edge *e = rt_add_edge(rt);
+		e->caller = entry ? NULL : cgm_arena_strdup(rt->arena, caller);
+		e->callee = cgm_arena_strdup(rt->arena, callee);
+		e->site_line = cell(res, i, 2) ? atoi(cell(res, i, 2)) : 0;
+		e->dynamic = cell(res, i, 3) && cell(res, i, 3)[0] == 't';
+		e->stats.calls = strtoll(PQgetvalue(res, i, 4), NULL, 10);
+		e->stats.total_ms = strtod(PQgetvalue(res, i, 5), NULL);
+		e->stats.self_ms = strtod(PQgetvalue(res, i, 6), NULL);
+		e->source = source;
+	}
+	PQclear(res);
+	src->has_trace = true;
+	*found = true;
+	return 0;
+}
+
+static int read_function_stats(cgm_runtime *rt, int source, PGconn *conn, const char *what)
+{
+	cgm_runtime_source *src = &rt->sources[source];
+	PGresult *res = must_query(conn, what,
+				   "SELECT s.funcid::pg_catalog.regprocedure::text, s.calls,"
+				   " s.total_time, s.self_time"
+				   " FROM pg_catalog.pg_stat_user_functions s ORDER BY 1");
+	if (!res)
+		return CGM_ESOURCE;
+	for (int i = 0; i < PQntuples(res); i++) {
+		cgm_runtime_function *f = rt_add_function(rt);
+		f->id = cgm_arena_strdup(rt->arena, PQgetvalue(res, i, 0));
+		f->stats.calls = strtoll(PQgetvalue(res, i, 1), NULL, 10);
+		f->stats.total_ms = strtod(PQgetvalue(res, i, 2), NULL);
+		f->stats.self_ms = strtod(PQgetvalue(res, i, 3), NULL);
+		f->source = source;
+	}
+	bool tracking = src->track_functions && strcmp(src->track_functions, "none") != 0;
+	if (!tracking)
+		rt_diagnostic(rt, NULL, 0,
+			      "track_functions is 'none' in database '%s': pg_stat_user_functions "
+			      "counts no calls (set track_functions = 'pl' or 'all')%s",
+			      src->database, PQntuples(res) ? "; older figures were read" : "");
+	else if (strcmp(src->track_functions, "pl") == 0 && !src->has_trace)
+		rt_diagnostic(rt, NULL, 0,
+			      "track_functions is 'pl' in database '%s': calls of SQL and C "
+			      "functions are not counted (set track_functions = 'all')",
+			      src->database);
+	src->has_function_stats = tracking || PQntuples(res) > 0;
+	PQclear(res);
+	return 0;
+}
+
+int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn)
+{
+	const char *what = "runtime data";
+	bool found = false;
+	if (found_trace)
+		*found_trace = false;
+	PGconn *conn = connect_quiet(dsn, what);
+	if (!conn)
+		return CGM_ESOURCE;
+	int source = rt->nsources;
+	cgm_runtime_source *src = rt_add_source(rt);
+	int rc = read_server(src, rt, conn, what);
+	if (rc == 0)
+		rc = read_trace(&found, rt, source, conn, what);
+	if (rc == 0)
+		rc = read_function_stats(rt, source, conn, what);
+	PQfinish(conn);
+	if (rc == 0 && rt->sources[source].trace_dropped > 0)
+		rt_diagnostic(rt, NULL, 0,
+			      "cgmap_trace in database '%s' could not record %" PRId64
+			      " calls on new edges (table full: raise cgmap_trace.max_edges)",
+			      rt->sources[source].database, rt->sources[source].trace_dropped);
+	if (found_trace)
+		*found_trace = found;
+	return rc;
+}
+
+/* ---- runtime files ---- */
+
+static void json_str(cgm_strbuf *out, const char *s)
+{
+	if (!s) {
+		cgm_strbuf_puts(out, "null");
+		return;
+	}
+	cgm_strbuf_putc(out, '"');
+	cgm_escape_json(out, s);
+	cgm_strbuf_putc(out, '"');
+}
+
+static int compare_edge_rows(const void *a, const void *b)
+{
+	const cgm_runtime_edge *x = *(const cgm_runtime_edge *const *)a;
+	const cgm_runtime_edge *y = *(const cgm_runtime_edge *const *)b;
+	if (!x->caller != !y->caller)
+		return x->caller ? 1 : -1;
+	int c = x->caller ? strcmp(x->caller, y->caller) : 0;
+	if (!c)
+		c = strcmp(x->callee, y->callee);
+	if (!c)
+		c = x->site_line - y->site_line;
+	if (!c)
+		c = (int)x->dynamic - (int)y->dynamic;
+	return c;
+}
+
+static int compare_function_rows(const void *a, const void *b)
+{
+	const cgm_runtime_function *x = *(const cgm_runtime_function *const *)a;
+	const cgm_runtime_function *y = *(const cgm_runtime_function *const *)b;
+	return strcmp(x->id, y->id);
+}
+
+int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
+{
+	if (rt->nsources != 1)
+		return cgm_error(CGM_EUSAGE, "runtime file '%s': holds one source, not %d", path,
+				 rt->nsources);
+	const cgm_runtime_source *src = &rt->sources[0];
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&out, "{\n  \"format\": \"cgmap-runtime\",\n");
+	cgm_strbuf_printf(&out, "  \"format_version\": %d,\n", CGM_RUNTIME_FORMAT);
+	cgm_strbuf_puts(&out, "  \"generator\": \"cgmap " CGMAP_VERSION "\",\n");
+	cgm_strbuf_puts(&out, "  \"server\": {\"name\": ");
+	json_str(&out, src->name);
+	cgm_strbuf_puts(&out, ", \"database\": ");
+	json_str(&out, src->database);
+	cgm_strbuf_puts(&out, ", \"server_version\": ");
+	json_str(&out, src->server_version);
+	cgm_strbuf_puts(&out, "},\n  \"window\": {\"since\": ");
+	json_str(&out, src->since);
+	cgm_strbuf_puts(&out, ", \"until\": ");
+	json_str(&out, src->until);
+	cgm_strbuf_puts(&out, "},\n  \"track_functions\": ");
+	json_str(&out, src->track_functions);
+	cgm_strbuf_puts(&out, ",\n  \"trace\": ");
+	if (src->has_trace)
+		cgm_strbuf_printf(&out,
+				  "{\"edges_used\": %" PRId64 ", \"edges_max\": %" PRId64
+				  ", \"dropped\": %" PRId64 "}",
+				  src->trace_edges_used, src->trace_edges_max, src->trace_dropped);
+	else
+		cgm_strbuf_puts(&out, "null");
+	cgm_strbuf_printf(&out, ",\n  \"function_stats\": %s,\n  \"edges\": [",
+			  src->has_function_stats ? "true" : "false");
+
+	const cgm_runtime_edge **edges = calloc((size_t)rt->nedges + 1, sizeof(*edges));
+	const cgm_runtime_function **funcs = calloc((size_t)rt->nfunctions + 1, sizeof(*funcs));
+	if (!edges || !funcs) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	for (int i = 0; i < rt->nedges; i++)
+		edges[i] = &rt->edges[i];
+	for (int i = 0; i < rt->nfunctions; i++)
+		funcs[i] = &rt->functions[i];
+	qsort(edges, (size_t)rt->nedges, sizeof(*edges), compare_edge_rows);
+	qsort(funcs, (size_t)rt->nfunctions, sizeof(*funcs), compare_function_rows);
+	for (int i = 0; i < rt->nedges; i++) {
+		const cgm_runtime_edge *e = edges[i];
+		cgm_strbuf_puts(&out, i ? ",\n    {\"caller\": " : "\n    {\"caller\": ");
+		json_str(&out, e->caller);
+		cgm_strbuf_puts(&out, ", \"callee\": ");
+		json_str(&out, e->callee);
+		if (e->site_line > 0)
+			cgm_strbuf_printf(&out, ", \"site_line\": %d", e->site_line);
+		else
+			cgm_strbuf_puts(&out, ", \"site_line\": null");
+		cgm_strbuf_printf(&out,
+				  ", \"dynamic\": %s, \"calls\": %" PRId64
+				  ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
+				  e->dynamic ? "true" : "false", e->stats.calls, e->stats.total_ms,
+				  e->stats.self_ms);
+	}
+	cgm_strbuf_puts(&out, rt->nedges ? "\n  ],\n  \"functions\": [" : "],\n  \"functions\": [");
+	for (int i = 0; i < rt->nfunctions; i++) {
+		const cgm_runtime_function *f = funcs[i];
+		cgm_strbuf_puts(&out, i ? ",\n    {\"id\": " : "\n    {\"id\": ");
+		json_str(&out, f->id);
+		cgm_strbuf_printf(&out,
+				  ", \"calls\": %" PRId64 ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
+				  f->stats.calls, f->stats.total_ms, f->stats.self_ms);
+	}
+	cgm_strbuf_puts(&out, rt->nfunctions ? "\n  ]\n}\n" : "]\n}\n");
+	free(edges);
+	free(funcs);
+
+	int rc = 0;
+	bool to_stdout = strcmp(path, "-") == 0;
+	FILE *f = to_stdout ? stdout : fopen(path, "w");
+	if (!f) {
+		rc = cgm_error(CGM_EIO, "cannot write runtime file '%s': %s", path, strerror(errno));
+	} else {
+		bool bad = fwrite(out.data, 1, out.len, f) != out.len;
+		bad |= to_stdout ? fflush(f) != 0 : fclose(f) != 0;
+		if (bad)
+			rc = cgm_error(CGM_EIO, "cannot write runtime file '%s'", path);
+	}
+	cgm_strbuf_free(&out);
+	return rc;
+}
+
+/* Optional string member: NULL when absent or null; false when of another type. */
+static bool opt_string(const char **out, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_string(v))
+		return false;
+	*out = json_string_value(v);
+	return true;
+}
+
+static bool read_figures(cgm_runtime_stats *out, json_t *obj)
+{
+	json_t *calls = json_object_get(obj, "calls");
+	json_t *total = json_object_get(obj, "total_ms");
+	json_t *self = json_object_get(obj, "self_ms");
+	if (!json_is_integer(calls) || json_integer_value(calls) < 0)
+		return false;
+	if ((total && !json_is_number(total)) || (self && !json_is_number(self)))
+		return false;
+	out->calls = json_integer_value(calls);
+	out->total_ms = total ? json_number_value(total) : 0;
+	out->self_ms = self ? json_number_value(self) : 0;
+	return true;
+}
+
+int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		if (jerr.line <= 0)
+			return cgm_error(CGM_EINPUT, "cannot read runtime file '%s': %s", path,
+					 jerr.text);
+		return cgm_error(CGM_EINPUT, "runtime file '%s' line %d: %s", path, jerr.line,
+				 jerr.text);
+	}
+	int rc = 0;
+	const char *format = NULL;
+	json_t *version = json_object_get(root, "format_version");
+	if (!json_is_object(root) || !opt_string(&format, root, "format") || !format ||
+	    strcmp(format, "cgmap-runtime") != 0) {
+		rc = cgm_error(CGM_EINPUT, "'%s' is not a cgmap runtime file (\"format\" is not "
+					   "\"cgmap-runtime\")", path);
+		goto out;
+	}
+	if (!json_is_integer(version) || json_integer_value(version) < 1 ||
+	    json_integer_value(version) > CGM_RUNTIME_FORMAT) {
+		rc = cgm_error(CGM_EINPUT, "runtime file '%s' has format_version %s; this cgmap "
+					   "reads version %d",
+			       path, json_is_integer(version) ? "newer than it knows" : "missing",
+			       CGM_RUNTIME_FORMAT);
+		goto out;
+	}
+	json_t *edges = json_object_get(root, "edges");
+	json_t *functions = json_object_get(root, "functions");
+	if ((edges && !json_is_array(edges)) || (functions && !json_is_array(functions))) {
+		rc = cgm_error(CGM_EINPUT, "runtime file '%s': \"edges\" and \"functions\" must be "
+					   "arrays", path);
+		goto out;
+	}
+
+	int source = rt->nsources;
+	cgm_runtime_source *src = rt_add_source(rt);
+	json_t *server = json_object_get(root, "server");
+	json_t *window = json_object_get(root, "window");
+	const char *name = NULL, *database = NULL, *version_text = NULL;
+	const char *since = NULL, *until = NULL, *track = NULL;
+	if (json_is_object(server)) {
+		opt_string(&name, server, "name");
+		opt_string(&database, server, "database");
+		opt_string(&version_text, server, "server_version");
+	}
+	if (json_is_object(window)) {
+		opt_string(&since, window, "since");
+		opt_string(&until, window, "until");
+	}
+	opt_string(&track, root, "track_functions");
+	src->kind = "file";
+	src->name = name ? cgm_arena_printf(rt->arena, "%s (database %s)", path, name)
+			 : cgm_arena_strdup(rt->arena, path);
+	src->database = cgm_arena_strdup(rt->arena, database);
+	src->server_version = cgm_arena_strdup(rt->arena, version_text);
+	src->since = cgm_arena_strdup(rt->arena, since);
+	src->until = cgm_arena_strdup(rt->arena, until);
+	src->track_functions = cgm_arena_strdup(rt->arena, track);
+	json_t *trace = json_object_get(root, "trace");
+	if (json_is_object(trace)) {
+		src->has_trace = true;
+		src->trace_edges_used = json_integer_value(json_object_get(trace, "edges_used"));
+		src->trace_edges_max = json_integer_value(json_object_get(trace, "edges_max"));
+		src->trace_dropped = json_integer_value(json_object_get(trace, "dropped"));
+	}
+	json_t *fstats = json_object_get(root, "function_stats");
+	src->has_function_stats = json_is_true(fstats) ||
+				  (!fstats && functions && json_array_size(functions) > 0);
+	if (!trace && edges && json_array_size(edges) > 0)
+		src->has_trace = true;
+
+	size_t i;
+	json_t *item;
+	json_array_foreach(edges, i, item) {
+		const char *caller = NULL, *callee = NULL;
+		cgm_runtime_stats stats = { 0 };
+		json_t *line = json_object_get(item, "site_line");
+		json_t *dynamic = json_object_get(item, "dynamic");
+		if (!json_is_object(item) || !opt_string(&caller, item, "caller") ||
+		    !opt_string(&callee, item, "callee") || !callee ||
+		    (line && !json_is_null(line) && !json_is_integer(line)) ||
+		    (dynamic && !json_is_boolean(dynamic)) || !read_figures(&stats, item)) {
+			rt_diagnostic(rt, path, 0,
+				      "runtime file: edges[%zu] is not {caller, callee, site_line, "
+				      "dynamic, calls, total_ms, self_ms}: skipped",
+				      i);
+			continue;
+		}
+		cgm_runtime_edge *e = rt_add_edge(rt);
+		e->caller = cgm_arena_strdup(rt->arena, caller);
+		e->callee = cgm_arena_strdup(rt->arena, callee);
+		e->site_line = json_is_integer(line) ? (int)json_integer_value(line) : 0;
+		e->dynamic = json_is_true(dynamic);
+		e->stats = stats;
+		e->source = source;
+	}
+	json_array_foreach(functions, i, item) {
+		const char *id = NULL;
+		cgm_runtime_stats stats = { 0 };
+		if (!json_is_object(item) || !opt_string(&id, item, "id") || !id ||
+		    !read_figures(&stats, item)) {
+			rt_diagnostic(rt, path, 0,
+				      "runtime file: functions[%zu] is not {id, calls, total_ms, "
+				      "self_ms}: skipped",
+				      i);
+			continue;
+		}
+		cgm_runtime_function *f = rt_add_function(rt);
+		f->id = cgm_arena_strdup(rt->arena, id);
+		f->stats = stats;
+		f->source = source;
+	}
+	if (src->trace_dropped > 0)
+		rt_diagnostic(rt, path, 0,
+			      "runtime file: cgmap_trace could not record %" PRId64
+			      " calls on new edges (table full)",
+			      src->trace_dropped);
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* ---- server logs: digraph {37615->37616;37615->37617} ---- */
+
+typedef struct {
+	unsigned long caller, callee;
+	int64_t count;
+	int first_line;
+} log_pair;
+
+typedef struct {
+	log_pair *pairs;
+	int n, cap;
+	int *slots; /* open addressing into pairs, -1 empty */
+	int nslots;
+} pair_table;
+
+static size_t pair_hash(unsigned long a, unsigned long b)
+{
+	uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)b + 0x632BE59BD9B4E019ULL);
+	h ^= h >> 29;
+	return (size_t)(h * 0xBF58476D1CE4E5B9ULL >> 17);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return q;
+}
+
+static void pair_rehash(pair_table *t)
+{
+	t->nslots = t->nslots ? t->nslots * 2 : 256;
+	t->slots = xrealloc(t->slots, sizeof(int) * (size_t)t->nslots);
+	for (int i = 0; i < t->nslots; i++)
+		t->slots[i] = -1;
+	size_t mask = (size_t)t->nslots - 1;
+	for (int k = 0; k < t->n; k++) {
+		size_t j = pair_hash(t->pairs[k].caller, t->pairs[k].callee) & mask;
+		while (t->slots[j] >= 0)
+			j = (j + 1) & mask;
+		t->slots[j] = k;
+	}
+}
+
+static void pair_count(pair_table *t, unsigned long caller, unsigned long callee, int line)
+{
+	if ((t->n + 1) * 2 > t->nslots)
+		pair_rehash(t);
+	size_t mask = (size_t)t->nslots - 1;
+	size_t j = pair_hash(caller, callee) & mask;
+	for (; t->slots[j] >= 0; j = (j + 1) & mask) {
+		log_pair *p = &t->pairs[t->slots[j]];
+		if (p->caller == caller && p->callee == callee) {
+			p->count++;
+			return;
+		}
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->pairs = xrealloc(t->pairs, sizeof(log_pair) * (size_t)t->cap);
+	}
+	t->pairs[t->n] = (log_pair){ caller, callee, 1, line };
+	t->slots[j] = t->n++;
+}
+
+/* A leading "2026-11-29 19:40:00.123 UTC" (the default log_line_prefix
+ * starts with %m), copied into out; false when the line has none. */
+static bool log_timestamp(char *out, size_t len, const char *line)
+{
+	static const char shape[] = "dddd-dd-dd dd:dd:dd";
+	for (size_t i = 0; i < sizeof(shape) - 1; i++) {
+		if (shape[i] == 'd' ? !isdigit((unsigned char)line[i]) : line[i] != shape[i])
+			return false;
+	}
+	size_t n = sizeof(shape) - 1;
+	while (line[n] == '.' || isdigit((unsigned char)line[n]))
+		n++;
+	if (line[n] == ' ' && (isalpha((unsigned char)line[n + 1]) || line[n + 1] == '+' ||
+			       line[n + 1] == '-')) {
+		n++;
+		while (line[n] && line[n] != ' ' && line[n] != '[')
+			n++;
+	}
+	snprintf(out, len, "%.*s", (int)n, line);
+	return true;
+}
+
+static bool parse_oid(unsigned long *out, const char **p)
+{
+	while (**p == ' ')
+		(*p)++;
+	if (!isdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long v = strtoul(*p, &end, 10);
+	if (errno || v > 0xFFFFFFFFUL)
+		return false;
+	*out = v;
+	*p = end;
+	while (**p == ' ')
+		(*p)++;
+	return true;
+}
+
+/* Every pair of one `digraph {...}` at p (just after the brace). */
+static void parse_digraph(pair_table *pairs, cgm_runtime *rt, const char *path, int lineno,
+			  const char *p)
+{
+	for (;;) {
+		while (*p == ' ' || *p == ';')
+			p++;
+		if (*p == '}')
+			return;
+		unsigned long a, b;
+		const char *item = p;
+		if (!parse_oid(&a, &p) || p[0] != '-' || p[1] != '>' || (p += 2, !parse_oid(&b, &p)) ||
+		    (*p != ';' && *p != '}')) {
+			rt_diagnostic(rt, path, lineno,
+				      "cannot read '%.*s' as OID->OID: rest of the line skipped",
+				      (int)strcspn(item, ";}\n"), item);
+			return;
+		}
+		pair_count(pairs, a, b, lineno);
+	}
+}
+
+typedef struct {
+	unsigned long oid;
+	const char *id; /* NULL: unknown in the database */
+	int first_line;
+	int64_t uses;
+} oid_name;
+
+static int compare_oid_names(const void *a, const void *b)
+{
+	const oid_name *x = a, *y = b;
+	return x->oid < y->oid ? -1 : x->oid > y->oid;
+}
+
+static oid_name *find_oid(oid_name *names, int n, unsigned long oid)
+{
+	oid_name key = { .oid = oid };
+	return bsearch(&key, names, (size_t)n, sizeof(oid_name), compare_oid_names);
+}
+
+int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
+{
+	if (!dsn)
+		return cgm_error(CGM_EUSAGE,
+				 "runtime log '%s': OIDs are only meaningful in the database they "
+				 "come from: map that database with --dsn",
+				 path);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return cgm_error(CGM_EINPUT, "cannot read runtime log '%s': %s", path,
+				 strerror(errno));
+	pair_table pairs = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, ndigraphs = 0;
+	char first[64] = "", last[64] = "", stamp[64];
+	while (getline(&line, &cap, f) != -1) {
+		lineno++;
+		const char *d = strstr(line, "digraph {");
+		if (!d)
+			continue;
+		if (!strchr(d, '}')) {
+			rt_diagnostic(rt, path, lineno,
+				      "digraph without its closing brace: skipped");
+			continue;
+		}
+		ndigraphs++;
+		if (log_timestamp(stamp, sizeof(stamp), line)) {
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s", stamp);
+			snprintf(last, sizeof(last), "%s", stamp);
+		}
+		parse_digraph(&pairs, rt, path, lineno, d + strlen("digraph {"));
+	}
+	bool read_error = ferror(f);
+	free(line);
+	fclose(f);
+	if (read_error) {
+		free(pairs.pairs);
+		free(pairs.slots);
+		return cgm_error(CGM_EINPUT, "cannot read runtime log '%s'", path);
+	}
+
+	/* Distinct OIDs (0 is "no caller": an entry point). */
+	oid_name *names = calloc((size_t)pairs.n * 2 + 1, sizeof(oid_name));
+	if (!names) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	int nnames = 0;
+	for (int k = 0; k < pairs.n; k++) {
+		names[nnames++] = (oid_name){ pairs.pairs[k].caller, NULL, pairs.pairs[k].first_line, 0 };
+		names[nnames++] = (oid_name){ pairs.pairs[k].callee, NULL, pairs.pairs[k].first_line, 0 };
+	}
+	qsort(names, (size_t)nnames, sizeof(oid_name), compare_oid_names);
+	int distinct = 0;
+	for (int k = 0; k < nnames; k++) {
+		if (names[k].oid == 0)
+			continue;
+		if (distinct && names[distinct - 1].oid == names[k].oid) {
+			if (names[k].first_line < names[distinct - 1].first_line)
+				names[distinct - 1].first_line = names[k].first_line;
+			continue;
+		}
+		names[distinct++] = names[k];
+	}
+	nnames = distinct;
+
+	int rc = 0;
+	int source = rt->nsources;
+	cgm_runtime_source *src = rt_add_source(rt);
+	src->kind = "log";
+	src->name = cgm_arena_strdup(rt->arena, path);
+	src->since = first[0] ? cgm_arena_strdup(rt->arena, first) : NULL;
+	src->until = last[0] ? cgm_arena_strdup(rt->arena, last) : NULL;
+	src->has_trace = ndigraphs > 0;
+
+	if (nnames) {
+		PGconn *conn = connect_quiet(dsn, "runtime log");
+		if (!conn) {
+			rc = CGM_ESOURCE;
+			goto out;
+		}
+		PGresult *res = must_query(conn, "runtime log",
+					   "SELECT pg_catalog.set_config('search_path', '', false)");
+		if (res) {
+			PQclear(res);
+			cgm_strbuf arr = CGM_STRBUF_INIT;
+			cgm_strbuf_putc(&arr, '{');
+			for (int k = 0; k < nnames; k++)
+				cgm_strbuf_printf(&arr, "%s%lu", k ? "," : "", names[k].oid);
+			cgm_strbuf_putc(&arr, '}');
+			const char *params[1] = { cgm_strbuf_cstr(&arr) };
+			res = PQexecParams(conn,
+					   "SELECT p.oid, p.oid::pg_catalog.regprocedure::text,"
+					   " pg_catalog.current_database()"
+					   " FROM pg_catalog.pg_proc p"
+					   " WHERE p.oid = ANY ($1::pg_catalog.oid[])",
+					   1, NULL, params, NULL, NULL, 0);
+			cgm_strbuf_free(&arr);
+			if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+				rc = cgm_error(CGM_ESOURCE, "runtime log '%s': cannot map OIDs: %.*s",
+					       path, (int)strcspn(PQresultErrorMessage(res), "\n"),
+					       PQresultErrorMessage(res));
+			} else {
+				for (int r = 0; r < PQntuples(res); r++) {
+					oid_name *n = find_oid(names, nnames,
+							       strtoul(PQgetvalue(res, r, 0), NULL, 10));
+					if (n)
+						n->id = cgm_arena_strdup(rt->arena, PQgetvalue(res, r, 1));
+				}
+				if (PQntuples(res))
+					src->database = cgm_arena_strdup(rt->arena, PQgetvalue(res, 0, 2));
+			}
+			PQclear(res);
+		} else {
+			rc = CGM_ESOURCE;
+		}
+		PQfinish(conn);
+		if (rc < 0)
+			goto out;
+	}
+
+	for (int k = 0; k < pairs.n; k++) {
+		const log_pair *p = &pairs.pairs[k];
+		oid_name *caller = p->caller ? find_oid(names, nnames, p->caller) : NULL;
+		oid_name *callee = find_oid(names, nnames, p->callee);
+		bool ok = true;
+		if (p->callee == 0) {
+			rt_diagnostic(rt, path, p->first_line,
+				      "OID 0 as a callee in runtime log: %" PRId64 " calls skipped",
+				      p->count);
+			continue;
+		}
+		if (!callee->id) {
+			if (callee)
+				callee->uses += p->count;
+			ok = false;
+		}
+		if (p->caller && !caller->id) {
+			caller->uses += p->count;
+			ok = false;
+		}
+		if (!ok)
+			continue;
+		cgm_runtime_edge *e = rt_add_edge(rt);
+		e->caller = caller ? caller->id : NULL;
+		e->callee = callee->id;
+		e->stats.calls = p->count;
+		e->source = source;
+	}
+	for (int k = 0; k < nnames; k++)
+		if (!names[k].id)
+			rt_diagnostic(rt, path, names[k].first_line,
+				      "unknown function OID %lu in runtime log (no such function in "
+				      "the mapped database; %" PRId64 " calls skipped)",
+				      names[k].oid, names[k].uses);
+out:
+	free(names);
+	free(pairs.pairs);
+	free(pairs.slots);
+	return rc;
+}

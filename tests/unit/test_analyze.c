@@ -1,0 +1,273 @@
+/*
+ * test_analyze.c - roots, reachability, dead and cold functions, recursive
+ * components and entry patterns, on hand-built models whose answers are
+ * known: every flag of every function is asserted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/runtime.h"
+
+/* A user function "schema.name(args)"; schema and name taken from the id. */
+static void add_function(cgm_model *m, const char *id)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->id = cgm_arena_strdup(m->arena, id);
+	const char *dot = strchr(id, '.'), *paren = strchr(id, '(');
+	f->schema = cgm_arena_strndup(m->arena, id, (size_t)(dot - id));
+	f->name = cgm_arena_strndup(m->arena, dot + 1, (size_t)(paren - dot - 1));
+	f->language = "plpgsql";
+	f->analysed = true;
+	f->scc = -1;
+}
+
+static int idx(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0)
+		fail_msg("no function %s", id);
+	return i;
+}
+
+static void add_edge(cgm_model *m, const char *from, const char *to, unsigned provenance,
+		     int64_t calls)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = idx(m, from);
+	e->to = idx(m, to);
+	e->via = CGM_VIA_CALL;
+	e->provenance = provenance;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
+	e->lines[0] = 3;
+	e->nlines = 1;
+	e->runtime.calls = calls;
+}
+
+static cgm_function *fn(cgm_model *m, const char *id)
+{
+	return &m->functions[idx(m, id)];
+}
+
+/*
+ * app.main()   observed entry, calls app.work() (observed), app.spare() (static only)
+ * app.work()   called
+ * app.spare()  reachable, never called: cold
+ * app.audit()  trigger function of a trigger, never fired: cold (a root)
+ * app.priced() referenced by a view, never called: cold
+ * app.old()    nobody calls it: dead; calls app.older(): dead too
+ * app.ping() <-> app.pong()   a cycle nobody enters: both dead, one component
+ * app.fact()   calls itself, called by app.main() statically: cold, own component
+ */
+static cgm_model *sample(bool runtime)
+{
+	cgm_model *m = cgm_model_new();
+	const char *ids[] = { "app.audit()", "app.fact(integer)", "app.main()", "app.old()",
+			      "app.older()", "app.ping()", "app.pong()", "app.priced(integer)",
+			      "app.spare()", "app.work()" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		add_function(m, ids[i]);
+	cgm_model_index(m);
+	add_edge(m, "app.main()", "app.work()", CGM_EDGE_STATIC | (runtime ? CGM_EDGE_OBSERVED : 0),
+		 runtime ? 4 : 0);
+	add_edge(m, "app.main()", "app.spare()", CGM_EDGE_STATIC, 0);
+	add_edge(m, "app.main()", "app.fact(integer)", CGM_EDGE_STATIC, 0);
+	add_edge(m, "app.fact(integer)", "app.fact(integer)", CGM_EDGE_STATIC, 0);
+	add_edge(m, "app.old()", "app.older()", CGM_EDGE_STATIC, 0);
+	add_edge(m, "app.ping()", "app.pong()", CGM_EDGE_STATIC, 0);
+	add_edge(m, "app.pong()", "app.ping()", CGM_EDGE_STATIC, 0);
+	cgm_trigger *t = cgm_model_add_trigger(m);
+	t->table_schema = "app";
+	t->table_name = "orders";
+	t->name = "orders_audit";
+	t->function = idx(m, "app.audit()");
+	t->function_id = "app.audit()";
+	cgm_reference *r = cgm_model_add_reference(m);
+	r->function = idx(m, "app.priced(integer)");
+	r->object_kind = "view";
+	r->object = "view app.v_prices";
+	if (runtime) {
+		m->has_runtime = true;
+		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
+		fn(m, "app.main()")->observed_entry = true;
+		fn(m, "app.main()")->runtime.calls = 2;
+		fn(m, "app.work()")->runtime.calls = 4;
+	}
+	return m;
+}
+
+static void test_with_runtime(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+
+	cgm_function *main_fn = fn(m, "app.main()");
+	assert_true(main_fn->root && main_fn->reachable && !main_fn->dead && !main_fn->cold);
+	cgm_function *work = fn(m, "app.work()");
+	assert_true(!work->root && work->reachable && !work->dead && !work->cold);
+	cgm_function *spare = fn(m, "app.spare()");
+	assert_true(spare->reachable && spare->cold && !spare->dead);
+	cgm_function *audit = fn(m, "app.audit()");
+	assert_true(audit->referenced && audit->root && audit->cold && !audit->dead);
+	cgm_function *priced = fn(m, "app.priced(integer)");
+	assert_true(priced->referenced && priced->root && priced->cold);
+	assert_true(fn(m, "app.old()")->dead && !fn(m, "app.old()")->reachable);
+	assert_true(fn(m, "app.older()")->dead);
+	cgm_function *ping = fn(m, "app.ping()"), *pong = fn(m, "app.pong()");
+	assert_true(ping->dead && pong->dead);
+	assert_true(ping->scc >= 0 && ping->scc == pong->scc);
+	cgm_function *fact = fn(m, "app.fact(integer)");
+	assert_true(fact->cold && fact->scc >= 0 && fact->scc != ping->scc);
+	/* Components are numbered in id order of their first function. */
+	assert_int_equal(fact->scc, 0);
+	assert_int_equal(ping->scc, 1);
+	assert_int_equal(main_fn->scc, -1);
+	assert_false(cgm_function_uncalled(m, idx(m, "app.work()")));
+	cgm_model_free(m);
+}
+
+static void test_without_runtime_nothing_is_dead(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(false);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	int uncalled = 0;
+	for (int i = 0; i < m->nuser; i++) {
+		assert_false(m->functions[i].dead);
+		assert_false(m->functions[i].cold);
+		uncalled += cgm_function_uncalled(m, i);
+	}
+	/* main and old have no callers; ping/pong only call each other; the
+	 * trigger function and the view's function are referenced. */
+	assert_true(cgm_function_uncalled(m, idx(m, "app.main()")));
+	assert_true(cgm_function_uncalled(m, idx(m, "app.old()")));
+	assert_true(cgm_function_uncalled(m, idx(m, "app.ping()")));
+	assert_true(cgm_function_uncalled(m, idx(m, "app.pong()")));
+	assert_false(cgm_function_uncalled(m, idx(m, "app.older()")));
+	assert_false(cgm_function_uncalled(m, idx(m, "app.fact(integer)")));
+	assert_false(cgm_function_uncalled(m, idx(m, "app.audit()")));
+	assert_int_equal(uncalled, 4);
+	cgm_model_free(m);
+}
+
+static void test_entry_patterns(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(false);
+	add_function(m, "app.log(text[])");
+	cgm_model_index(m);
+	const char *patterns[] = { "app.ma*", "app.log(text[])", "nothing.here*" };
+	cgm_analyze_options opts = { .entry_patterns = patterns, .nentry = 3 };
+	int before = m->ndiagnostics;
+	assert_int_equal(cgm_analyze(m, &opts), 0);
+	assert_true(fn(m, "app.main()")->root);
+	assert_true(fn(m, "app.log(text[])")->root);
+	assert_true(fn(m, "app.spare()")->reachable);
+	assert_false(fn(m, "app.old()")->reachable);
+	assert_false(fn(m, "app.old()")->root);
+	assert_int_equal(m->ndiagnostics, before + 1);
+	assert_string_equal(m->diagnostics[before].message,
+			    "entry pattern 'nothing.here*' matches no function");
+	/* keep_roots: an analysed snapshot keeps its roots on a new analysis. */
+	cgm_analyze_options again = { .keep_roots = true };
+	assert_int_equal(cgm_analyze(m, &again), 0);
+	assert_true(fn(m, "app.main()")->root);
+	cgm_analyze_options fresh = { 0 };
+	assert_int_equal(cgm_analyze(m, &fresh), 0);
+	assert_false(fn(m, "app.main()")->root);
+	cgm_model_free(m);
+}
+
+/* pg_stat_user_functions says a function ran but not who called it: its
+ * callees are reachable (cold when unseen), not dead. */
+static void test_called_function_seeds_reachability(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "s.a()");
+	add_function(m, "s.b()");
+	add_function(m, "s.c()");
+	cgm_model_index(m);
+	add_edge(m, "s.a()", "s.b()", CGM_EDGE_STATIC, 0);
+	m->has_runtime = true;
+	fn(m, "s.a()")->runtime.calls = 1;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_false(fn(m, "s.a()")->dead);
+	assert_false(fn(m, "s.a()")->cold);
+	assert_true(fn(m, "s.b()")->cold);
+	assert_true(fn(m, "s.c()")->dead);
+	cgm_model_free(m);
+}
+
+/* A long chain: the walk and Tarjan's algorithm must not recurse. */
+static void test_long_chain(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	enum { N = 20000 };
+	char id[64];
+	for (int i = 0; i < N; i++) {
+		snprintf(id, sizeof(id), "s.f%05d()", i);
+		add_function(m, id);
+	}
+	cgm_model_index(m);
+	for (int i = 0; i + 1 < N; i++) {
+		cgm_edge *e = cgm_model_add_edge(m);
+		e->from = i;
+		e->to = i + 1;
+		e->provenance = CGM_EDGE_STATIC;
+	}
+	cgm_edge *back = cgm_model_add_edge(m);
+	back->from = N - 1;
+	back->to = 0;
+	back->provenance = CGM_EDGE_STATIC;
+	m->has_runtime = true;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(m->functions[i].scc, 0);
+		assert_true(m->functions[i].dead);
+	}
+	cgm_model_free(m);
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cgm_analyze_print_summary(m, f);
+	fclose(f);
+	assert_string_equal(text,
+			    "cgmap: runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z "
+			    "(database demo)\n"
+			    "cgmap: 7 edges: 7 static, 1 observed (1 both), 0 unexplained\n"
+			    "cgmap: 0 dynamic sites: 0 observed, 0 unseen\n"
+			    "cgmap: 10 functions: 3 roots, 4 dead, 4 cold; 2 recursive components "
+			    "(3 functions)\n");
+	free(text);
+	cgm_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_with_runtime),
+		cmocka_unit_test(test_without_runtime_nothing_is_dead),
+		cmocka_unit_test(test_entry_patterns),
+		cmocka_unit_test(test_called_function_seeds_reachability),
+		cmocka_unit_test(test_long_chain),
+		cmocka_unit_test(test_summary),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

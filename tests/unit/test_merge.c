@@ -1,0 +1,453 @@
+/*
+ * test_merge.c - runtime data joining a hand-built static graph: where each
+ * observed call lands (static edge, dynamic site, unexplained), figures of
+ * edges and functions, entry points, several sources summed, unknown ids
+ * reported, the window; and the runtime file written and read back, with
+ * malformed files rejected by name.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/runtime.h"
+
+static void add_function(cgm_model *m, const char *id)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->id = cgm_arena_strdup(m->arena, id);
+	f->scc = -1;
+	f->language = "plpgsql";
+	f->analysed = true;
+}
+
+static int idx(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0)
+		fail_msg("no function %s", id);
+	return i;
+}
+
+static void add_site(cgm_model *m, const char *id, cgm_site_kind kind, int line)
+{
+	cgm_function *f = &m->functions[idx(m, id)];
+	f->sites = cgm_arena_grow(m->arena, f->sites, (size_t)f->nsites, (size_t)f->nsites + 1,
+				  sizeof(cgm_site));
+	cgm_site *s = &f->sites[f->nsites++];
+	s->kind = kind;
+	s->line = line;
+	s->resolution = kind == CGM_SITE_DYNAMIC ? CGM_RES_NONE : CGM_RES_RESOLVED;
+	s->text = kind == CGM_SITE_DYNAMIC ? "format('SELECT %I()', fname)" : NULL;
+}
+
+static void add_static(cgm_model *m, const char *from, const char *to, cgm_via via, int line)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = idx(m, from);
+	e->to = idx(m, to);
+	e->via = via;
+	e->provenance = CGM_EDGE_STATIC;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
+	e->lines[0] = line;
+	e->nlines = 1;
+}
+
+static const cgm_edge *find_edge(const cgm_model *m, const char *from, const char *to, cgm_via via)
+{
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (e->from == idx(m, from) && e->to == idx(m, to) && e->via == via)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * app.main()      line 3: PERFORM app.work(1); line 5: EXECUTE dynamic;
+ *                 line 9: INSERT firing app.audit() (trigger edge at line 9)
+ * app.work(integer), app.audit(), app.dyn_a(), app.dyn_b(), app.other()
+ */
+static cgm_model *sample(void)
+{
+	cgm_model *m = cgm_model_new();
+	const char *ids[] = { "app.audit()", "app.dyn_a()", "app.dyn_b()",
+			      "app.main()",  "app.other()", "app.work(integer)" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		add_function(m, ids[i]);
+	cgm_model_index(m);
+	add_site(m, "app.main()", CGM_SITE_PERFORM, 3);
+	add_site(m, "app.main()", CGM_SITE_DYNAMIC, 5);
+	add_site(m, "app.main()", CGM_SITE_TRIGGER, 9);
+	add_site(m, "app.other()", CGM_SITE_DYNAMIC, 2);
+	add_site(m, "app.other()", CGM_SITE_DYNAMIC, 7);
+	add_static(m, "app.main()", "app.work(integer)", CGM_VIA_CALL, 3);
+	add_static(m, "app.main()", "app.audit()", CGM_VIA_TRIGGER, 9);
+	return m;
+}
+
+static int add_source(cgm_runtime *rt, const char *name, bool trace, bool stats)
+{
+	rt->sources = cgm_arena_grow(rt->arena, rt->sources, (size_t)rt->nsources,
+				     (size_t)rt->nsources + 1, sizeof(cgm_runtime_source));
+	cgm_runtime_source *s = &rt->sources[rt->nsources];
+	memset(s, 0, sizeof(*s));
+	s->kind = "database";
+	s->name = name;
+	s->database = name;
+	s->since = "2026-11-29T10:00:00Z";
+	s->until = "2026-11-29T11:00:00Z";
+	s->has_trace = trace;
+	s->has_function_stats = stats;
+	return rt->nsources++;
+}
+
+static void add_row(cgm_runtime *rt, int source, const char *caller, const char *callee, int line,
+		    bool dynamic, int64_t calls, double total, double self)
+{
+	rt->edges = cgm_arena_grow(rt->arena, rt->edges, (size_t)rt->nedges, (size_t)rt->nedges + 1,
+				   sizeof(cgm_runtime_edge));
+	rt->edges[rt->nedges++] = (cgm_runtime_edge){
+		caller, callee, line, dynamic, { calls, total, self }, source
+	};
+}
+
+static void add_stat(cgm_runtime *rt, int source, const char *id, int64_t calls, double total,
+		     double self)
+{
+	rt->functions = cgm_arena_grow(rt->arena, rt->functions, (size_t)rt->nfunctions,
+				       (size_t)rt->nfunctions + 1, sizeof(cgm_runtime_function));
+	rt->functions[rt->nfunctions++] = (cgm_runtime_function){ id, { calls, total, self }, source };
+}
+
+static void test_where_observed_calls_land(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, false);
+	add_row(rt, s, NULL, "app.main()", 0, false, 2, 10.0, 1.0);
+	add_row(rt, s, "app.main()", "app.work(integer)", 3, false, 6, 3.0, 3.0);
+	add_row(rt, s, "app.main()", "app.audit()", 9, false, 2, 1.0, 1.0);
+	add_row(rt, s, "app.main()", "app.dyn_a()", 5, true, 1, 0.5, 0.5);
+	add_row(rt, s, "app.main()", "app.dyn_b()", 5, true, 1, 0.5, 0.5);
+	/* app.work calls app.other: nothing static, no dynamic site. */
+	add_row(rt, s, "app.work(integer)", "app.other()", 4, false, 3, 0.3, 0.3);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+
+	assert_true(m->has_runtime);
+	assert_string_equal(m->runtime_window,
+			    "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)");
+	assert_int_equal(m->nruntime_sources, 1);
+	assert_string_equal(m->runtime_sources[0], "database demo: cgmap_trace");
+
+	const cgm_edge *work = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
+	assert_non_null(work);
+	assert_int_equal(work->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	assert_int_equal(work->runtime.calls, 6);
+	assert_false(cgm_edge_unexplained(work));
+	const cgm_edge *audit = find_edge(m, "app.main()", "app.audit()", CGM_VIA_TRIGGER);
+	assert_int_equal(audit->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	assert_int_equal(audit->runtime.calls, 2);
+
+	const cgm_edge *dyn_a = find_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_DYNAMIC);
+	assert_non_null(dyn_a);
+	assert_int_equal(dyn_a->provenance, CGM_EDGE_OBSERVED);
+	assert_int_equal(dyn_a->nlines, 1);
+	assert_int_equal(dyn_a->lines[0], 5);
+	assert_false(cgm_edge_unexplained(dyn_a));
+	assert_non_null(find_edge(m, "app.main()", "app.dyn_b()", CGM_VIA_DYNAMIC));
+	const cgm_function *main_fn = &m->functions[idx(m, "app.main()")];
+	assert_true(cgm_dynamic_site_observed(m, idx(m, "app.main()"), &main_fn->sites[1]));
+
+	const cgm_edge *other = find_edge(m, "app.work(integer)", "app.other()", CGM_VIA_CALL);
+	assert_non_null(other);
+	assert_true(cgm_edge_unexplained(other));
+	assert_int_equal(other->lines[0], 4);
+	assert_int_equal(other->runtime.calls, 3);
+
+	/* Function figures: sums of incoming observed calls (no pg_stat here). */
+	assert_true(main_fn->observed_entry);
+	assert_int_equal(main_fn->runtime.calls, 2);
+	assert_true(main_fn->runtime.total_ms == 10.0);
+	assert_int_equal(m->functions[idx(m, "app.work(integer)")].runtime.calls, 6);
+	assert_int_equal(m->functions[idx(m, "app.other()")].runtime.calls, 3);
+	assert_false(m->functions[idx(m, "app.other()")].observed_entry);
+
+	/* Edges stay sorted by from, to, via. */
+	for (int i = 1; i < m->nedges; i++) {
+		const cgm_edge *a = &m->edges[i - 1], *b = &m->edges[i];
+		int c = strcmp(m->functions[a->from].id, m->functions[b->from].id);
+		if (!c)
+			c = strcmp(m->functions[a->to].id, m->functions[b->to].id);
+		assert_true(c <= 0);
+	}
+	cgm_model_free(m);
+}
+
+static void test_lines_unknown(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, false);
+	/* Log data: no line.  A static pair takes it; otherwise every dynamic
+	 * site of the caller does. */
+	add_row(rt, s, "app.main()", "app.work(integer)", 0, false, 1, 0, 0);
+	add_row(rt, s, "app.other()", "app.dyn_a()", 0, false, 1, 0, 0);
+	/* PL/pgSQL counted another line than cgmap: the pair still matches. */
+	add_row(rt, s, "app.main()", "app.audit()", 8, false, 1, 0, 0);
+	/* Made by EXECUTE at a line cgmap does not have: the nearest site. */
+	add_row(rt, s, "app.other()", "app.dyn_b()", 6, true, 1, 0, 0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->provenance,
+			 CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	const cgm_edge *dyn = find_edge(m, "app.other()", "app.dyn_a()", CGM_VIA_DYNAMIC);
+	assert_non_null(dyn);
+	assert_int_equal(dyn->nlines, 2);
+	assert_int_equal(dyn->lines[0], 2);
+	assert_int_equal(dyn->lines[1], 7);
+	const cgm_edge *audit = find_edge(m, "app.main()", "app.audit()", CGM_VIA_TRIGGER);
+	assert_int_equal(audit->runtime.calls, 1);
+	assert_int_equal(audit->nlines, 1);
+	const cgm_edge *near = find_edge(m, "app.other()", "app.dyn_b()", CGM_VIA_DYNAMIC);
+	assert_non_null(near);
+	assert_int_equal(near->nlines, 1);
+	assert_int_equal(near->lines[0], 7);
+	cgm_model_free(m);
+}
+
+static void test_sources_summed_and_stats_preferred(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	int a = add_source(rt, "primary", true, true);
+	int b = add_source(rt, "replica", true, false);
+	add_row(rt, a, NULL, "app.main()", 0, false, 2, 4.0, 1.0);
+	add_row(rt, a, "app.main()", "app.work(integer)", 3, false, 5, 2.0, 2.0);
+	add_stat(rt, a, "app.main()", 3, 6.0, 1.5); /* pg_stat wins within its source */
+	add_stat(rt, a, "app.work(integer)", 5, 2.0, 2.0);
+	add_row(rt, b, NULL, "app.main()", 0, false, 1, 2.0, 0.5);
+	add_row(rt, b, "app.main()", "app.work(integer)", 3, false, 7, 1.0, 1.0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	const cgm_function *main_fn = &m->functions[idx(m, "app.main()")];
+	assert_int_equal(main_fn->runtime.calls, 3 + 1);
+	assert_true(main_fn->runtime.total_ms == 8.0);
+	assert_true(main_fn->runtime.self_ms == 2.0);
+	assert_int_equal(m->functions[idx(m, "app.work(integer)")].runtime.calls, 5 + 7);
+	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->runtime.calls,
+			 12);
+	assert_string_equal(m->runtime_window,
+			    "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database primary); "
+			    "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database replica)");
+	assert_int_equal(m->nruntime_sources, 2);
+	assert_string_equal(m->runtime_sources[0],
+			    "database primary: cgmap_trace, pg_stat_user_functions");
+	cgm_model_free(m);
+}
+
+static void test_unknown_functions_reported(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, true);
+	add_row(rt, s, "app.main()", "ext.hidden()", 4, false, 1, 0, 0);
+	add_row(rt, s, "ext.hidden()", "app.work(integer)", 2, false, 2, 0, 0);
+	add_row(rt, s, NULL, "ext.hidden()", 0, false, 1, 0, 0);
+	add_stat(rt, s, "gone.f()", 0, 0, 0);    /* never called: nothing lost */
+	add_stat(rt, s, "gone.g()", 3, 1.0, 1.0); /* called: said */
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_string_equal(m->diagnostics[0].message,
+			    "function 'ext.hidden()' was observed at runtime but is not in the "
+			    "mapped model (3 runtime rows ignored)");
+	assert_string_equal(m->diagnostics[1].message,
+			    "function 'gone.g()' was observed at runtime but is not in the mapped "
+			    "model (1 runtime row ignored)");
+	/* The known callee still counts its calls. */
+	assert_int_equal(m->functions[idx(m, "app.work(integer)")].runtime.calls, 2);
+	cgm_model_free(m);
+}
+
+static void test_no_data_is_no_runtime(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	add_source(rt, "demo", false, false); /* track_functions none, no extension */
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_false(m->has_runtime);
+	assert_null(m->runtime_window);
+	assert_int_equal(m->nruntime_sources, 1);
+	assert_string_equal(m->runtime_sources[0],
+			    "database demo: no data (track_functions is none)");
+	cgm_model *empty = sample();
+	rt = cgm_runtime_new();
+	assert_int_equal(cgm_merge(empty, rt), 0);
+	cgm_runtime_free(rt);
+	assert_false(empty->has_runtime);
+	assert_int_equal(empty->nruntime_sources, 0);
+	cgm_model_free(m);
+	cgm_model_free(empty);
+}
+
+static char *temp_path(const char *name)
+{
+	const char *base = getenv("TMPDIR");
+	char *p = malloc(512);
+	snprintf(p, 512, "%s/cgmap-test-merge-%d-%s", base && *base ? base : "/tmp", (int)getpid(),
+		 name);
+	return p;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_runtime_file_round_trip(void **state)
+{
+	(void)state;
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, true);
+	rt->sources[s].server_version = "15.20";
+	rt->sources[s].track_functions = "all";
+	rt->sources[s].trace_edges_used = 3;
+	rt->sources[s].trace_edges_max = 1000;
+	add_row(rt, s, "app.main()", "app.work(integer)", 3, false, 6, 3.0, 2.5);
+	add_row(rt, s, NULL, "app.main()", 0, false, 2, 10.0, 1.0);
+	add_row(rt, s, "app.main()", "\"Odd Schema\".\"Weird \"\"Name\"\"\"()", 5, true, 1, 0.25, 0.25);
+	add_stat(rt, s, "app.work(integer)", 6, 3.0, 2.5);
+	char *path = temp_path("rt.json");
+	assert_int_equal(cgm_runtime_write_file(rt, path), 0);
+	cgm_runtime_free(rt);
+
+	FILE *f = fopen(path, "r");
+	char text[4096];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_string_equal(text,
+		"{\n"
+		"  \"format\": \"cgmap-runtime\",\n"
+		"  \"format_version\": 1,\n"
+		"  \"generator\": \"cgmap " CGMAP_VERSION "\",\n"
+		"  \"server\": {\"name\": \"demo\", \"database\": \"demo\", \"server_version\": \"15.20\"},\n"
+		"  \"window\": {\"since\": \"2026-11-29T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},\n"
+		"  \"track_functions\": \"all\",\n"
+		"  \"trace\": {\"edges_used\": 3, \"edges_max\": 1000, \"dropped\": 0},\n"
+		"  \"function_stats\": true,\n"
+		"  \"edges\": [\n"
+		"    {\"caller\": null, \"callee\": \"app.main()\", \"site_line\": null, \"dynamic\": false, \"calls\": 2, \"total_ms\": 10.000000, \"self_ms\": 1.000000},\n"
+		"    {\"caller\": \"app.main()\", \"callee\": \"\\\"Odd Schema\\\".\\\"Weird \\\"\\\"Name\\\"\\\"\\\"()\", \"site_line\": 5, \"dynamic\": true, \"calls\": 1, \"total_ms\": 0.250000, \"self_ms\": 0.250000},\n"
+		"    {\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", \"site_line\": 3, \"dynamic\": false, \"calls\": 6, \"total_ms\": 3.000000, \"self_ms\": 2.500000}\n"
+		"  ],\n"
+		"  \"functions\": [\n"
+		"    {\"id\": \"app.work(integer)\", \"calls\": 6, \"total_ms\": 3.000000, \"self_ms\": 2.500000}\n"
+		"  ]\n"
+		"}\n");
+
+	rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0); /* a second server */
+	assert_int_equal(rt->nsources, 2);
+	assert_int_equal(rt->nedges, 6);
+	assert_int_equal(rt->nfunctions, 2);
+	assert_int_equal(rt->ndiagnostics, 0);
+	assert_string_equal(rt->edges[1].callee, "\"Odd Schema\".\"Weird \"\"Name\"\"\"()");
+	assert_true(rt->edges[1].dynamic);
+	assert_int_equal(rt->edges[1].site_line, 5);
+	assert_null(rt->edges[0].caller);
+	assert_true(rt->sources[1].has_trace && rt->sources[1].has_function_stats);
+	assert_string_equal(rt->sources[0].since, "2026-11-29T10:00:00Z");
+
+	cgm_model *m = sample();
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->runtime.calls,
+			 12);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 4);
+	assert_int_equal(m->ndiagnostics, 1); /* the odd function is not in this model */
+	unlink(path);
+	free(path);
+	cgm_model_free(m);
+}
+
+static void test_bad_runtime_files(void **state)
+{
+	(void)state;
+	char *path = temp_path("bad.json");
+	cgm_runtime *rt = cgm_runtime_new();
+
+	write_text(path, "{\"format\": \"cgmap-runtime\", \"format_version\": 1, \"edges\": [");
+	assert_int_equal(cgm_runtime_load_file(rt, path), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), path));
+	assert_non_null(strstr(cgm_error_message(), "line 1"));
+
+	write_text(path, "{\"format\": \"cgmap-snapshot\", \"format_version\": 1}");
+	assert_int_equal(cgm_runtime_load_file(rt, path), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "is not a cgmap runtime file"));
+
+	write_text(path, "{\"format\": \"cgmap-runtime\", \"format_version\": 9}");
+	assert_int_equal(cgm_runtime_load_file(rt, path), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "format_version"));
+
+	/* One bad row is said and skipped; the good ones stay. */
+	write_text(path, "{\"format\": \"cgmap-runtime\", \"format_version\": 1, \"edges\": ["
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1},"
+			 "{\"caller\": 7, \"callee\": \"app.main()\", \"calls\": 1},"
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": -1}],"
+			 "\"functions\": [{\"id\": \"app.main()\"}]}");
+	assert_int_equal(rt->nsources, 0);
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(rt->nedges, 1);
+	assert_int_equal(rt->nfunctions, 0);
+	assert_int_equal(rt->ndiagnostics, 3);
+	assert_string_equal(rt->diagnostics[0].file, path);
+	assert_string_equal(rt->diagnostics[0].message,
+			    "runtime file: edges[1] is not {caller, callee, site_line, dynamic, "
+			    "calls, total_ms, self_ms}: skipped");
+	assert_string_equal(rt->diagnostics[2].message,
+			    "runtime file: functions[0] is not {id, calls, total_ms, self_ms}: "
+			    "skipped");
+
+	assert_int_equal(cgm_runtime_load_file(rt, "/nonexistent/cgmap/rt.json"), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "/nonexistent/cgmap/rt.json"));
+	/* OIDs without a database to map them through. */
+	assert_int_equal(cgm_runtime_load_log(rt, path, NULL), CGM_EUSAGE);
+	cgm_runtime_free(rt);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_where_observed_calls_land),
+		cmocka_unit_test(test_lines_unknown),
+		cmocka_unit_test(test_sources_summed_and_stats_preferred),
+		cmocka_unit_test(test_unknown_functions_reported),
+		cmocka_unit_test(test_no_data_is_no_runtime),
+		cmocka_unit_test(test_runtime_file_round_trip),
+		cmocka_unit_test(test_bad_runtime_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
