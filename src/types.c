@@ -372,7 +372,7 @@ const char *cgm_identity_args(cgm_arena *arena, const char *const *argtypes, int
 	cgm_strbuf_puts(&buf, "");
 	for (int i = 0; i < nargs; i++) {
 		if (i)
-			cgm_strbuf_puts(&buf, ", ");
+			cgm_strbuf_putc(&buf, ','); /* regprocedure prints no space */
 		cgm_strbuf_puts(&buf, argtypes[i]);
 	}
 	return buf_to_arena(arena, &buf);
@@ -390,7 +390,7 @@ const char *cgm_regprocedure(cgm_arena *arena, const char *schema, const char *n
 	cgm_strbuf_putc(&buf, '(');
 	for (int i = 0; i < nargs; i++) {
 		if (i)
-			cgm_strbuf_puts(&buf, ", ");
+			cgm_strbuf_putc(&buf, ','); /* as regprocedureout: no space */
 		cgm_strbuf_puts(&buf, argtypes[i]);
 	}
 	cgm_strbuf_putc(&buf, ')');

@@ -65,10 +65,11 @@ const char *cgm_type_canonical_json(cgm_arena *arena, const struct json_t *type_
 const char *cgm_type_canonical_text(cgm_arena *arena, const char *text,
 				    const cgm_type_resolver *resolver);
 
-/* "integer, text[]" from canonical argument types ("" for none). */
+/* "integer,text[]" from canonical argument types ("" for none): the
+ * argument part of a regprocedure id, which PostgreSQL prints without spaces. */
 const char *cgm_identity_args(cgm_arena *arena, const char *const *argtypes, int nargs);
 /* The regprocedure text PostgreSQL prints with an empty search_path:
- * `schema.name(integer, text)` with schema and name quoted like
+ * `schema.name(integer,text)` with schema and name quoted like
  * quote_identifier; a pg_catalog function stays unqualified, as it is
  * visible through the implicit pg_catalog. */
 const char *cgm_regprocedure(cgm_arena *arena, const char *schema, const char *name,

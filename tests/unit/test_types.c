@@ -131,14 +131,14 @@ static void test_regprocedure(void **state)
 	const char *args[] = { "integer", "text[]" };
 	assert_string_equal(cgm_regprocedure(arena, "app", "fact", args, 1), "app.fact(integer)");
 	assert_string_equal(cgm_regprocedure(arena, "app", "log", args, 2),
-			    "app.log(integer, text[])");
+			    "app.log(integer,text[])");
 	assert_string_equal(cgm_regprocedure(arena, "Odd Schema", "Weird \"Name\"", NULL, 0),
 			    "\"Odd Schema\".\"Weird \"\"Name\"\"\"()");
 	assert_string_equal(cgm_regprocedure(arena, "pg_catalog", "lower", args + 1, 1),
 			    "lower(text[])");
 	assert_string_equal(cgm_regprocedure(arena, "public", "select", NULL, 0),
 			    "public.\"select\"()");
-	assert_string_equal(cgm_identity_args(arena, args, 2), "integer, text[]");
+	assert_string_equal(cgm_identity_args(arena, args, 2), "integer,text[]");
 	assert_string_equal(cgm_identity_args(arena, args, 0), "");
 }
 
@@ -175,12 +175,12 @@ static void test_builtins(void **state)
 	assert_true(i >= 0);
 	assert_true(model->functions[i].builtin);
 	assert_string_equal(model->functions[i].result, "text");
-	i = cgm_model_find(model, "make_interval(integer, integer, integer, integer, integer, "
-				  "integer, double precision)");
+	i = cgm_model_find(model, "make_interval(integer,integer,integer,integer,integer,"
+				  "integer,double precision)");
 	assert_true(i >= 0);
 	assert_int_equal(model->functions[i].ndefaults, 7);
 	assert_string_equal(model->functions[i].argnames[6], "secs");
-	i = cgm_model_find(model, "format(text, \"any\")");
+	i = cgm_model_find(model, "format(text,\"any\")");
 	assert_true(i >= 0);
 	assert_true(model->functions[i].variadic);
 	assert_string_equal(model->functions[i].variadic_elem, "\"any\"");
