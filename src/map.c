@@ -45,6 +45,19 @@ static void stage_time(const cgm_map_options *opts, const char *stage, double *s
 	*start = t;
 }
 
+/* Only references to mapped functions matter: the catalog's own views use
+ * information_schema helpers, extensions use theirs. */
+static void drop_unmapped_references(cgm_model *model)
+{
+	int kept = 0;
+	for (int i = 0; i < model->nreferences; i++) {
+		int f = model->references[i].function;
+		if (f >= 0 && !model->functions[f].builtin)
+			model->references[kept++] = model->references[i];
+	}
+	model->nreferences = kept;
+}
+
 int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 {
 	*out = NULL;
@@ -63,6 +76,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	model->include_extensions = opts->source.include_extensions;
 	cgm_model_index(model);
 	cgm_model_link(model);
+	drop_unmapped_references(model);
 	stage_time(opts, "catalog", &t);
 
 	if ((rc = cgm_extract_all(model, opts->threads)) < 0)

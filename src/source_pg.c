@@ -20,13 +20,14 @@
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/types.h"
 #include "pgconn.h"
 
 #define SEP "\x1f" /* joins arrays in query results: no name holds it */
 
 static const char *const functions_query =
 	"SELECT n.nspname, p.proname, p.oid::regprocedure::text,"
-	" pg_get_function_identity_arguments(p.oid),"
+	" NULL,"
 	" pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),"
 	" p.prokind, l.lanname,"
 	" CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END,"
@@ -235,7 +236,6 @@ static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_optio
 		f->schema = cgm_arena_strdup(a, schema);
 		f->name = cgm_arena_strdup(a, value(res, r, 1));
 		f->id = cgm_arena_strdup(a, value(res, r, 2));
-		f->identity_args = cgm_arena_strdup(a, value(res, r, 3));
 		f->arguments = cgm_arena_strdup(a, value(res, r, 4));
 		f->result = cgm_arena_strdup(a, value(res, r, 5));
 		f->kind = kind_of(value(res, r, 6));
@@ -257,6 +257,8 @@ static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_optio
 			f->argtypes = NULL;
 			f->nargs = 0;
 		}
+		/* The argument part of the id, as regprocedure prints it. */
+		f->identity_args = cgm_identity_args(a, f->argtypes, f->nargs);
 		f->argnames = split_list(a, value(res, r, 15), f->nargs, &n);
 		if (n != f->nargs)
 			f->argnames = NULL;
