@@ -13,6 +13,8 @@
 
 static const cgm_command commands[] = {
 	{ "map", cmd_map, "map a database or SQL files into DIR (the default command)" },
+	{ "report", cmd_report, "print one report (dead, cold, dynamic, edges, ...) of a snapshot" },
+	{ "collect", cmd_collect, "export the calls a server observed, to merge with --runtime" },
 };
 
 static void print_help(FILE *out)

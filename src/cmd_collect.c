@@ -1,0 +1,96 @@
+/*
+ * cmd_collect.c - `cgmap collect [--dsn DSN] -o FILE`: export what a server
+ * observed (cgmap_trace edges when the extension is installed, and
+ * pg_stat_user_functions) as a runtime file (docs/runtime-data.md), to be
+ * merged where the docs are built: `cgmap ... --runtime FILE`.
+ *
+ * In:  the command line.  Out: the file (or stdout with -o -), a summary
+ * and diagnostics on stderr, the exit code (0; 1 bad usage or output;
+ * 2 cannot connect or read).  The runtime data is freed here.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/runtime.h"
+#include "cmd.h"
+
+static void collect_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cgmap collect [--dsn DSN] -o FILE\n"
+		"\n"
+		"Export the calls a PostgreSQL server observed: the edges of the cgmap_trace\n"
+		"extension when it is installed in that database, and pg_stat_user_functions\n"
+		"(calls, total and self time per function; needs track_functions) in any\n"
+		"case, with the server and the time window they cover.  Merge the file where\n"
+		"the docs are built with 'cgmap --dsn|--sql ... --runtime FILE'.\n"
+		"\n"
+		"options:\n"
+		"  --dsn DSN          libpq connection string or URI (default: the PG*\n"
+		"                     environment variables)\n"
+		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n");
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "dsn", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dsn = NULL, *output = NULL;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+o:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': dsn = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': collect_usage(stdout); return 0;
+		default:
+			fprintf(stderr, "cgmap: collect: unknown or incomplete option '%s'\n"
+					"see 'cgmap collect --help'\n",
+				argv[optind - 1]);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cgmap: collect: unexpected argument '%s'\n", argv[optind]);
+		return 1;
+	}
+	if (!output) {
+		fprintf(stderr, "cgmap: collect: where to? give -o FILE (or -o - for stdout)\n");
+		return 1;
+	}
+
+	cgm_runtime *rt = cgm_runtime_new();
+	bool found_trace = false;
+	int rc = cgm_runtime_load_pg(&found_trace, rt, dsn ? dsn : "");
+	if (rc == 0)
+		rc = cgm_runtime_write_file(rt, output);
+	if (rc < 0) {
+		fprintf(stderr, "cgmap: %s\n", cgm_error_message());
+		cgm_runtime_free(rt);
+		return rc == CGM_ESOURCE ? 2 : 1;
+	}
+	for (int i = 0; i < rt->ndiagnostics; i++)
+		fprintf(stderr, "cgmap: warning: %s\n", rt->diagnostics[i].message);
+	const cgm_runtime_source *src = &rt->sources[0];
+	int entries = 0;
+	for (int i = 0; i < rt->nedges; i++)
+		entries += rt->edges[i].caller == NULL;
+	if (!found_trace)
+		fprintf(stderr, "cgmap: cgmap_trace is not installed in database '%s': only "
+				"per-function statistics were collected\n",
+			src->database);
+	fprintf(stderr, "cgmap: collected %d edges (%d entry points) and %d function figures "
+			"from %s, %s to %s\n",
+		rt->nedges - entries, entries, rt->nfunctions, src->name,
+		src->since ? src->since : "an unknown start", src->until ? src->until : "now");
+	cgm_runtime_free(rt);
+	return 0;
+}
