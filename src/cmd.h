@@ -12,6 +12,7 @@ typedef struct cgm_command {
 } cgm_command;
 
 int cmd_map(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 

@@ -13,6 +13,7 @@
 
 static const cgm_command commands[] = {
 	{ "map", cmd_map, "map a database or SQL files into DIR (the default command)" },
+	{ "render", cmd_render, "rebuild the HTML site of a snapshot, offline" },
 	{ "report", cmd_report, "print one report (dead, cold, dynamic, edges, ...) of a snapshot" },
 	{ "collect", cmd_collect, "export the calls a server observed, to merge with --runtime" },
 };

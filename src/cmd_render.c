@@ -1,0 +1,129 @@
+/*
+ * cmd_render.c - `cgmap render [SNAPSHOT] --out DIR`: rebuild the HTML site
+ * from a snapshot alone, offline (no database).
+ *
+ * In:  the command line.  Out: the site under DIR, one summary line on
+ * stderr; exit 0, or 1 for bad usage, an unreadable snapshot or an output
+ * that cannot be written.  The model read here is freed here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgmap/error.h"
+#include "cgmap/html.h"
+#include "cgmap/pipeline.h"
+#include "cmd.h"
+
+static void render_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cgmap render [SNAPSHOT] --out DIR [options]\n"
+		"\n"
+		"Writes the HTML documentation site of a snapshot (a cgmap.json, or the\n"
+		"folder holding it; default: cgmap.json) into DIR: index.html, one page per\n"
+		"schema and per function, the reports, and DIR/dot/ with the DOT source of\n"
+		"every graph.  Needs no database.\n"
+		"\n"
+		"options:\n"
+		"  -o, --out DIR     output folder (created when missing)\n"
+		"  --depth N         callers and callees drawn around a function (default 2)\n"
+		"  --node-cap N      most functions drawn in one graph; the rest are counted\n"
+		"                    in \"+N more\" nodes (default 50)\n"
+		"  --threads N       layout workers (default: one per core)\n"
+		"  --quiet           print only errors\n");
+}
+
+static int parse_int(int *out, const char *option, const char *text, int min, int max)
+{
+	char *end = NULL;
+	long v = strtol(text, &end, 10);
+	if (!*text || *end || v < min || v > max)
+		return cgm_error(CGM_EUSAGE, "option '%s' wants a number from %d to %d, not '%s'",
+				 option, min, max, text);
+	*out = (int)v;
+	return 0;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	cgm_html_options opts;
+	cgm_html_options_init(&opts);
+	const char *snapshot = NULL, *outdir = NULL;
+	bool quiet = false;
+	int rc = 0;
+	for (int i = 1; i < argc && rc == 0; i++) {
+		const char *a = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			render_usage(stdout);
+			return 0;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			quiet = true;
+		} else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
+			if (!value)
+				rc = cgm_error(CGM_EUSAGE, "option '%s' needs a folder", a);
+			outdir = value, i++;
+		} else if (strncmp(a, "--out=", 6) == 0) {
+			outdir = a + 6;
+		} else if (strcmp(a, "--depth") == 0 || strcmp(a, "--node-cap") == 0 ||
+			   strcmp(a, "--threads") == 0) {
+			if (!value) {
+				rc = cgm_error(CGM_EUSAGE, "option '%s' needs a number", a);
+				break;
+			}
+			if (strcmp(a, "--depth") == 0)
+				rc = parse_int(&opts.depth, a, value, 0, 20);
+			else if (strcmp(a, "--node-cap") == 0)
+				rc = parse_int(&opts.node_cap, a, value, 2, 2000);
+			else
+				rc = parse_int(&opts.threads, a, value, 0, 256);
+			i++;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			rc = cgm_error(CGM_EUSAGE, "unknown option '%s'; see 'cgmap render --help'", a);
+		} else if (!snapshot) {
+			snapshot = a;
+		} else {
+			rc = cgm_error(CGM_EUSAGE, "one snapshot at a time: '%s' and '%s'", snapshot, a);
+		}
+	}
+	if (rc == 0 && !outdir)
+		rc = cgm_error(CGM_EUSAGE, "no output folder: give --out DIR");
+	if (rc) {
+		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
+		return 1;
+	}
+	if (!snapshot)
+		snapshot = "cgmap.json";
+
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cgm_model *model = NULL;
+	rc = cgm_snapshot_read(&model, snapshot);
+	if (rc) {
+		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
+		return 1;
+	}
+	rc = cgm_emit_html(model, &opts, outdir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc) {
+		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
+		cgm_model_free(model);
+		return 1;
+	}
+	if (!quiet) {
+		int nschemas = 0;
+		for (int i = 0; i < model->nuser; i++)
+			if (i == 0 || strcmp(model->functions[i].schema ? model->functions[i].schema : "",
+					     model->functions[i - 1].schema ? model->functions[i - 1].schema
+									    : "") != 0)
+				nschemas++;
+		fprintf(stderr, "cgmap render: %d functions in %d schemas rendered to %s/index.html "
+				"in %.1f s\n",
+			model->nuser, nschemas, outdir,
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	cgm_model_free(model);
+	return 0;
+}

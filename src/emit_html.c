@@ -1,0 +1,489 @@
+/*
+ * emit_html.c - the documentation site (cgmap/html.h): derives what every
+ * page needs from the model (adjacency, recursion, schemas, page names),
+ * writes the pages that need no layout itself, then has the graph pages
+ * (one per schema, one per function) written by layout workers: Graphviz is
+ * not thread-safe, so on more than one core the workers are forked
+ * processes, each with its own Graphviz context, each writing whole files.
+ *
+ * In:  an indexed model (read-only), options, an output folder.
+ * Out: files under outdir; 0 or a negative CGM_E* code with the message set.
+ * Memory: the html_ctx arrays are malloc'd here and freed before returning.
+ */
+#include "html_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+
+void cgm_html_options_init(cgm_html_options *opts)
+{
+	opts->depth = 2;
+	opts->node_cap = 50;
+	opts->threads = 0;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+/* ---- adjacency ---- */
+
+typedef struct {
+	const cgm_model *model;
+	bool by_to; /* order an out-list by the edge's target, an in-list by its source */
+} edge_order;
+
+static int compare_edges(const void *a, const void *b, void *arg)
+{
+	const edge_order *o = arg;
+	const cgm_edge *x = &o->model->edges[*(const int *)a];
+	const cgm_edge *y = &o->model->edges[*(const int *)b];
+	int ex = o->by_to ? x->to : x->from, ey = o->by_to ? y->to : y->from;
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+static bool edge_valid(const html_ctx *ctx, const cgm_edge *e)
+{
+	return e->from >= 0 && e->from < ctx->nfn && e->to >= 0 && e->to < ctx->nfn;
+}
+
+static void build_lists(html_ctx *ctx, bool out)
+{
+	const cgm_model *m = ctx->model;
+	int *start = xcalloc((size_t)ctx->nfn + 1, sizeof(int));
+	int *list = xcalloc((size_t)m->nedges, sizeof(int));
+	for (int i = 0; i < m->nedges; i++)
+		if (edge_valid(ctx, &m->edges[i]))
+			start[(out ? m->edges[i].from : m->edges[i].to) + 1]++;
+	for (int i = 0; i < ctx->nfn; i++)
+		start[i + 1] += start[i];
+	int *fill = xcalloc((size_t)ctx->nfn, sizeof(int));
+	for (int i = 0; i < m->nedges; i++) {
+		if (!edge_valid(ctx, &m->edges[i]))
+			continue;
+		int at = out ? m->edges[i].from : m->edges[i].to;
+		list[start[at] + fill[at]++] = i;
+	}
+	free(fill);
+	edge_order order = { m, out };
+	for (int f = 0; f < ctx->nfn; f++)
+		qsort_r(list + start[f], (size_t)(start[f + 1] - start[f]), sizeof(int), compare_edges,
+			&order);
+	int *distinct = xcalloc((size_t)ctx->nfn, sizeof(int));
+	for (int f = 0; f < ctx->nfn; f++) {
+		int last = -1;
+		for (int k = start[f]; k < start[f + 1]; k++) {
+			const cgm_edge *e = &m->edges[list[k]];
+			int other = out ? e->to : e->from;
+			if (other != last)
+				distinct[f]++;
+			last = other;
+		}
+	}
+	if (out) {
+		ctx->out_start = start, ctx->out_list = list, ctx->ncallees = distinct;
+	} else {
+		ctx->in_start = start, ctx->in_list = list, ctx->ncallers = distinct;
+	}
+}
+
+/* ---- recursion: Tarjan's strongly connected components, iteratively ---- */
+
+static void compute_scc(html_ctx *ctx)
+{
+	const cgm_model *m = ctx->model;
+	int n = ctx->nfn;
+	int *index = xcalloc((size_t)n, sizeof(int)), *low = xcalloc((size_t)n, sizeof(int));
+	int *stack = xcalloc((size_t)n, sizeof(int)), *call = xcalloc((size_t)n, sizeof(int));
+	int *next_edge = xcalloc((size_t)n, sizeof(int));
+	bool *on_stack = xcalloc((size_t)n, sizeof(bool));
+	int *comp = xcalloc((size_t)n, sizeof(int));
+	int counter = 0, sp = 0, ncomp = 0;
+	for (int i = 0; i < n; i++)
+		index[i] = -1, comp[i] = -1;
+	for (int root = 0; root < n; root++) {
+		if (index[root] >= 0)
+			continue;
+		int depth = 0;
+		call[depth++] = root;
+		index[root] = low[root] = counter++;
+		stack[sp++] = root, on_stack[root] = true;
+		next_edge[root] = ctx->out_start[root];
+		while (depth > 0) {
+			int v = call[depth - 1];
+			if (next_edge[v] < ctx->out_start[v + 1]) {
+				int w = m->edges[ctx->out_list[next_edge[v]++]].to;
+				if (index[w] < 0) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w, on_stack[w] = true;
+					next_edge[w] = ctx->out_start[w];
+					call[depth++] = w;
+				} else if (on_stack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			depth--;
+			if (depth > 0) {
+				int parent = call[depth - 1];
+				if (low[v] < low[parent])
+					low[parent] = low[v];
+			}
+			if (low[v] == index[v]) {
+				int w, size = 0;
+				do {
+					w = stack[--sp];
+					on_stack[w] = false;
+					comp[w] = ncomp;
+					size++;
+				} while (w != v);
+				ncomp++;
+				(void)size;
+			}
+		}
+	}
+	/* Keep components that recurse: more than one member, or a self call.
+	 * Number them by their first member so the ids do not depend on the
+	 * traversal. */
+	int *size = xcalloc((size_t)ncomp, sizeof(int));
+	bool *self_loop = xcalloc((size_t)ncomp, sizeof(bool));
+	for (int i = 0; i < n; i++)
+		size[comp[i]]++;
+	for (int k = 0; k < m->nedges; k++) {
+		const cgm_edge *e = &m->edges[k];
+		if (edge_valid(ctx, e) && e->from == e->to)
+			self_loop[comp[e->from]] = true;
+	}
+	int *renumber = xcalloc((size_t)ncomp, sizeof(int));
+	for (int c = 0; c < ncomp; c++)
+		renumber[c] = -1;
+	ctx->nscc = 0;
+	for (int i = 0; i < n; i++) {
+		int c = comp[i];
+		if (size[c] < 2 && !self_loop[c]) {
+			ctx->scc[i] = -1;
+			continue;
+		}
+		if (renumber[c] < 0)
+			renumber[c] = ctx->nscc++;
+		ctx->scc[i] = renumber[c];
+	}
+	free(index), free(low), free(stack), free(call), free(next_edge), free(on_stack);
+	free(comp), free(size), free(self_loop), free(renumber);
+}
+
+static void take_model_scc(html_ctx *ctx)
+{
+	/* analyze's numbers may be sparse: renumber by first member. */
+	int maxid = -1;
+	for (int i = 0; i < ctx->nfn; i++)
+		if (ctx->model->functions[i].scc > maxid)
+			maxid = ctx->model->functions[i].scc;
+	int *renumber = xcalloc((size_t)maxid + 1, sizeof(int));
+	for (int c = 0; c <= maxid; c++)
+		renumber[c] = -1;
+	ctx->nscc = 0;
+	for (int i = 0; i < ctx->nfn; i++) {
+		int c = ctx->model->functions[i].scc;
+		if (c < 0) {
+			ctx->scc[i] = -1;
+			continue;
+		}
+		if (renumber[c] < 0)
+			renumber[c] = ctx->nscc++;
+		ctx->scc[i] = renumber[c];
+	}
+	free(renumber);
+}
+
+/* ---- schemas ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void build_schemas(html_ctx *ctx)
+{
+	const cgm_model *m = ctx->model;
+	const char **names = xcalloc((size_t)ctx->nuser, sizeof(char *));
+	for (int i = 0; i < ctx->nuser; i++)
+		names[i] = m->functions[i].schema ? m->functions[i].schema : "";
+	qsort(names, (size_t)ctx->nuser, sizeof(char *), compare_names);
+	int n = 0;
+	for (int i = 0; i < ctx->nuser; i++)
+		if (n == 0 || strcmp(names[n - 1], names[i]) != 0)
+			names[n++] = names[i];
+	ctx->nschemas = n;
+	ctx->schemas = xcalloc((size_t)n, sizeof(html_schema));
+	ctx->fn_schema = xcalloc((size_t)ctx->nfn, sizeof(int));
+	for (int s = 0; s < n; s++) {
+		cgm_strbuf b = CGM_STRBUF_INIT;
+		cgm_escape_filename(&b, names[s]);
+		cgm_strbuf_puts(&b, ".html");
+		ctx->schemas[s].name = names[s];
+		ctx->schemas[s].page = b.data;
+	}
+	for (int i = 0; i < ctx->nfn; i++) {
+		ctx->fn_schema[i] = -1;
+		if (i >= ctx->nuser)
+			continue;
+		const char *name = m->functions[i].schema ? m->functions[i].schema : "";
+		const char **hit = bsearch(&name, names, (size_t)n, sizeof(char *), compare_names);
+		ctx->fn_schema[i] = (int)(hit - names);
+		ctx->schemas[ctx->fn_schema[i]].nmembers++;
+	}
+	for (int s = 0; s < n; s++) {
+		ctx->schemas[s].members = xcalloc((size_t)ctx->schemas[s].nmembers, sizeof(int));
+		ctx->schemas[s].nmembers = 0;
+	}
+	for (int i = 0; i < ctx->nuser; i++) {
+		html_schema *s = &ctx->schemas[ctx->fn_schema[i]];
+		s->members[s->nmembers++] = i;
+		s->ndead += m->functions[i].dead;
+		s->ncold += m->functions[i].cold;
+	}
+	free(names);
+}
+
+int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
+		   const char *outdir)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->model = model;
+	ctx->opts = *opts;
+	ctx->outdir = outdir;
+	ctx->nfn = model->nfunctions;
+	ctx->nuser = model->nuser;
+	if (ctx->nuser > ctx->nfn)
+		ctx->nuser = ctx->nfn;
+	for (int i = ctx->nuser; i < ctx->nfn; i++)
+		if (!model->functions[i].builtin)
+			return cgm_error(CGM_EINPUT,
+					 "function '%s' is not a builtin but comes after the "
+					 "builtins: the model was not indexed",
+					 model->functions[i].id ? model->functions[i].id : "?");
+	ctx->page = xcalloc((size_t)ctx->nfn, sizeof(char *));
+	for (int i = 0; i < ctx->nfn; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (!f->id)
+			return cgm_error(CGM_EINPUT, "function number %d has no id", i + 1);
+		if (i >= ctx->nuser)
+			continue;
+		cgm_strbuf b = CGM_STRBUF_INIT;
+		cgm_escape_filename(&b, f->id);
+		cgm_strbuf_puts(&b, ".html");
+		ctx->page[i] = b.data;
+		if (f->runtime.self_ms > ctx->max_self_ms)
+			ctx->max_self_ms = f->runtime.self_ms;
+		if (f->root || f->reachable || f->dead)
+			ctx->analysed = true;
+	}
+	for (int i = 0; i < model->nedges; i++)
+		if (!edge_valid(ctx, &model->edges[i]))
+			return cgm_error(CGM_EINPUT, "edge number %d names a function that is not in "
+						     "the model",
+					 i + 1);
+	build_lists(ctx, true);
+	build_lists(ctx, false);
+	ctx->scc = xcalloc((size_t)ctx->nfn, sizeof(int));
+	ctx->scc_from_model = false;
+	for (int i = 0; i < ctx->nfn; i++)
+		if (model->functions[i].scc >= 0)
+			ctx->scc_from_model = true;
+	if (ctx->scc_from_model)
+		take_model_scc(ctx);
+	else
+		compute_scc(ctx);
+	build_schemas(ctx);
+	return 0;
+}
+
+void html_ctx_free(html_ctx *ctx)
+{
+	if (ctx->page)
+		for (int i = 0; i < ctx->nfn; i++)
+			free(ctx->page[i]);
+	free(ctx->page);
+	free(ctx->out_start), free(ctx->out_list), free(ctx->in_start), free(ctx->in_list);
+	free(ctx->ncallers), free(ctx->ncallees), free(ctx->scc), free(ctx->fn_schema);
+	for (int s = 0; s < ctx->nschemas; s++) {
+		free(ctx->schemas[s].page);
+		free(ctx->schemas[s].members);
+	}
+	free(ctx->schemas);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+/* ---- derived facts ---- */
+
+/* cgm_dynamic_site_observed()'s rule, on the adjacency list: that one scans
+ * every edge of the model per site, too slow for 10,000 pages. */
+bool html_dynamic_seen(const html_ctx *ctx, int fn, const cgm_site *site)
+{
+	const cgm_model *m = ctx->model;
+	if (site->kind != CGM_SITE_DYNAMIC)
+		return false;
+	for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
+		const cgm_edge *e = &m->edges[ctx->out_list[k]];
+		if (e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
+			continue;
+		for (int l = 0; l < e->nlines; l++)
+			if (e->lines[l] == site->line)
+				return true;
+	}
+	return false;
+}
+
+
+/* ---- graph pages, on workers ---- */
+
+static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
+{
+	html_graph_scratch *scratch = html_graph_scratch_new(ctx);
+	int rc = 0;
+	int nitems = ctx->nschemas + ctx->nuser;
+	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
+		if (item < ctx->nschemas)
+			rc = html_write_schema_page(ctx, scratch, item);
+		else
+			rc = html_write_function_page(ctx, scratch, item - ctx->nschemas);
+	}
+	html_graph_scratch_free(scratch);
+	return rc;
+}
+
+static int online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static int run_workers(const html_ctx *ctx, int nworkers)
+{
+	pid_t *pids = xcalloc((size_t)nworkers, sizeof(pid_t));
+	int *pipes = xcalloc((size_t)nworkers, sizeof(int));
+	int rc = 0;
+	fflush(NULL);
+	int started = 0;
+	for (; started < nworkers; started++) {
+		int fds[2];
+		if (pipe(fds) != 0) {
+			rc = cgm_error(CGM_EIO, "cannot start a layout worker: %s", strerror(errno));
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(fds[0]), close(fds[1]);
+			rc = cgm_error(CGM_EIO, "cannot start a layout worker: %s", strerror(errno));
+			break;
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			for (int k = 0; k < started; k++)
+				close(pipes[k]);
+			int wrc = write_graph_pages(ctx, started, nworkers);
+			if (wrc) {
+				const char *msg = cgm_error_message();
+				ssize_t ignored = write(fds[1], msg, strlen(msg));
+				(void)ignored;
+			}
+			close(fds[1]);
+			_exit(wrc ? 1 : 0);
+		}
+		close(fds[1]);
+		pids[started] = pid;
+		pipes[started] = fds[0];
+	}
+	char first_message[1024] = "";
+	for (int k = 0; k < started; k++) {
+		char msg[1024];
+		size_t len = 0;
+		ssize_t got;
+		while ((got = read(pipes[k], msg + len, sizeof(msg) - 1 - len)) > 0 ||
+		       (got < 0 && errno == EINTR))
+			if (got > 0)
+				len += (size_t)got;
+		msg[len] = '\0';
+		close(pipes[k]);
+		int status = 0;
+		while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		if (first_message[0] || rc)
+			continue;
+		if (WIFSIGNALED(status))
+			snprintf(first_message, sizeof(first_message),
+				 "layout worker %d died on signal %d (%s)", k + 1, WTERMSIG(status),
+				 strsignal(WTERMSIG(status)));
+		else
+			snprintf(first_message, sizeof(first_message), "%s",
+				 len ? msg : "a layout worker failed without a message");
+	}
+	if (!rc && first_message[0])
+		rc = cgm_error(CGM_EIO, "%s", first_message);
+	free(pids);
+	free(pipes);
+	return rc;
+}
+
+int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir)
+{
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	if (opts)
+		o = *opts;
+	if (o.depth < 0 || o.depth > 20)
+		return cgm_error(CGM_EUSAGE, "graph depth %d is out of range (0 to 20)", o.depth);
+	if (o.node_cap < 2 || o.node_cap > 2000)
+		return cgm_error(CGM_EUSAGE, "node cap %d is out of range (2 to 2000)", o.node_cap);
+	if (o.threads < 0)
+		return cgm_error(CGM_EUSAGE, "thread count %d is negative", o.threads);
+	if (!outdir || !*outdir)
+		return cgm_error(CGM_EUSAGE, "no output folder given");
+
+	int rc = html_mkdirs(outdir);
+	if (rc)
+		return rc;
+	html_ctx ctx;
+	rc = html_ctx_build(&ctx, model, &o, outdir);
+	if (!rc)
+		rc = html_write_assets(&ctx);
+	if (!rc)
+		rc = html_write_index(&ctx);
+	if (!rc)
+		rc = html_write_search_index(&ctx);
+	if (!rc)
+		rc = html_write_reports(&ctx);
+	if (!rc) {
+		int nworkers = o.threads ? o.threads : online_cores();
+		int nitems = ctx.nschemas + ctx.nuser;
+		if (nworkers > nitems)
+			nworkers = nitems;
+		if (nworkers <= 1)
+			rc = nitems ? write_graph_pages(&ctx, 0, 1) : 0;
+		else
+			rc = run_workers(&ctx, nworkers);
+	}
+	html_ctx_free(&ctx);
+	return rc;
+}

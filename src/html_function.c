@@ -1,0 +1,621 @@
+/*
+ * html_function.c - one page per function: signature, status, runtime
+ * figures, callers and callees with their call-site lines and provenance,
+ * the neighbourhood graph, and the source with line numbers where every
+ * call site links to its target.
+ *
+ * In:  the html_ctx (read-only), a worker's graph scratch, a function index.
+ * Out: functions/<page>.html and dot/functions/<page>.dot; 0 or CGM_E*.
+ */
+#include "html_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+#include "cgmap/runtime.h"
+
+static void fact(cgm_strbuf *b, const char *term, const char *text)
+{
+	cgm_strbuf_printf(b, "<dt>%s</dt><dd>", term);
+	html_text(b, text);
+	cgm_strbuf_puts(b, "</dd>\n");
+}
+
+static void signature(cgm_strbuf *b, const cgm_function *f)
+{
+	static const char *const words[] = { "FUNCTION", "PROCEDURE", "AGGREGATE", "FUNCTION" };
+	cgm_strbuf_printf(b, "<pre class=\"signature\">CREATE %s%s ",
+			  f->kind == CGM_KIND_WINDOW ? "WINDOW " : "",
+			  words[f->kind <= CGM_KIND_WINDOW ? f->kind : 0]);
+	/* The id is the qualified name with argument types; the full argument
+	 * list (names, modes, defaults) reads better when known. */
+	if (f->arguments) {
+		const char *paren = strrchr(f->id, '(');
+		cgm_strbuf raw = CGM_STRBUF_INIT;
+		cgm_strbuf_add(&raw, f->id, paren ? (size_t)(paren - f->id) : strlen(f->id));
+		cgm_strbuf_printf(&raw, "(%s)", f->arguments);
+		html_text(b, cgm_strbuf_cstr(&raw));
+		cgm_strbuf_free(&raw);
+	} else {
+		html_text(b, f->id);
+	}
+	if (f->result && f->kind != CGM_KIND_PROCEDURE) {
+		cgm_strbuf_puts(b, "\n  RETURNS ");
+		html_text(b, f->result);
+	}
+	cgm_strbuf_puts(b, "\n  LANGUAGE ");
+	html_text(b, f->language ? f->language : "?");
+	cgm_strbuf_puts(b, "</pre>\n");
+}
+
+static void runtime_figures(cgm_strbuf *b, const html_ctx *ctx, const cgm_function *f)
+{
+	const cgm_model *m = ctx->model;
+	cgm_strbuf_puts(b, "<h2 id=\"runtime\">Runtime</h2>\n");
+	if (!m->has_runtime) {
+		cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged into this map, so "
+				   "its calls and times are unknown.</p>\n");
+		return;
+	}
+	if (f->runtime.calls == 0) {
+		cgm_strbuf_puts(b, "<p>Never called while runtime data was collected");
+		if (m->runtime_window) {
+			cgm_strbuf_puts(b, " (");
+			html_text(b, m->runtime_window);
+			cgm_strbuf_puts(b, ")");
+		}
+		cgm_strbuf_puts(b, ".</p>\n");
+		return;
+	}
+	cgm_strbuf_printf(b, "<div class=\"cards\"><div class=\"card\"><span class=\"n\">%lld</span>"
+			     "calls</div><div class=\"card\"><span class=\"n\">",
+			  (long long)f->runtime.calls);
+	html_ms(b, f->runtime.self_ms);
+	cgm_strbuf_puts(b, " ms</span>self time</div><div class=\"card\"><span class=\"n\">");
+	html_ms(b, f->runtime.total_ms);
+	cgm_strbuf_puts(b, " ms</span>total time</div><div class=\"card\"><span class=\"n\">");
+	html_ms(b, f->runtime.total_ms / (double)f->runtime.calls);
+	cgm_strbuf_puts(b, " ms</span>total per call</div></div>\n");
+	if (m->runtime_window) {
+		cgm_strbuf_puts(b, "<p class=\"muted\">Observed: ");
+		html_text(b, m->runtime_window);
+		cgm_strbuf_puts(b, "</p>\n");
+	}
+}
+
+/* Callers (up) or callees of fn as a table. */
+static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
+{
+	const cgm_model *m = ctx->model;
+	const int *start = up ? ctx->in_start : ctx->out_start;
+	const int *list = up ? ctx->in_list : ctx->out_list;
+	int n = start[fn + 1] - start[fn];
+	cgm_strbuf_printf(b, "<h2 id=\"%s\">%s (%d)</h2>\n", up ? "callers" : "callees",
+			  up ? "Callers" : "Callees", up ? ctx->ncallers[fn] : ctx->ncallees[fn]);
+	if (n == 0) {
+		cgm_strbuf_printf(b, "<p class=\"muted\">%s</p>\n",
+				  up ? "No mapped function calls it."
+				     : "It calls no mapped function.");
+		return;
+	}
+	cgm_strbuf_printf(b,
+			  "<table class=\"sortable\"><thead><tr><th>%s</th><th>via</th>"
+			  "<th>provenance</th><th>call-site lines%s</th><th class=\"num\">calls</th>"
+			  "<th class=\"num\">total ms</th></tr></thead><tbody>\n",
+			  up ? "caller" : "callee", up ? " (in the caller)" : "");
+	for (int k = start[fn]; k < start[fn + 1]; k++) {
+		const cgm_edge *e = &m->edges[list[k]];
+		int other = up ? e->from : e->to;
+		cgm_strbuf_puts(b, "<tr><td>");
+		html_fn_link(b, ctx, other, "../");
+		if (e->ambiguous)
+			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"one of several candidates "
+					   "of a call site\">ambiguous</span>");
+		if (cgm_edge_unexplained(e))
+			cgm_strbuf_puts(b, " <span class=\"badge error\" title=\"observed at runtime "
+					   "but not found in the source\">unexplained</span>");
+		cgm_strbuf_printf(b, "</td><td>%s</td><td>%s</td><td>", cgm_via_name(e->via),
+				  html_provenance_name(e->provenance));
+		for (int l = 0; l < e->nlines; l++) {
+			cgm_strbuf_puts(b, l ? ", " : "");
+			if (e->from < ctx->nuser) {
+				cgm_strbuf_puts(b, "<a href=\"");
+				if (up)
+					html_fn_href(b, ctx, e->from, "../");
+				cgm_strbuf_printf(b, "#L%d\">%d</a>", e->lines[l], e->lines[l]);
+			} else {
+				cgm_strbuf_printf(b, "%d", e->lines[l]);
+			}
+		}
+		if (e->nlines == 0)
+			cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
+		cgm_strbuf_puts(b, "</td>");
+		if (e->provenance & CGM_EDGE_OBSERVED) {
+			cgm_strbuf_printf(b, "<td class=\"num\">%lld</td><td class=\"num\">",
+					  (long long)e->runtime.calls);
+			html_ms(b, e->runtime.total_ms);
+			cgm_strbuf_puts(b, "</td>");
+		} else {
+			cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94</td>"
+					   "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94</td>");
+		}
+		cgm_strbuf_puts(b, "</tr>\n");
+	}
+	cgm_strbuf_puts(b, "</tbody></table>\n");
+}
+
+static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
+{
+	if (site->schema)
+		cgm_strbuf_printf(raw, "%s.", site->schema);
+	cgm_strbuf_puts(raw, site->name ? site->name : "?");
+}
+
+static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, int fn)
+{
+	const cgm_model *m = ctx->model;
+	const cgm_function *f = &m->functions[fn];
+	int nmissing = 0, ndyn = 0;
+	for (int i = 0; i < f->nsites; i++) {
+		nmissing += f->sites[i].resolution == CGM_RES_MISSING;
+		ndyn += f->sites[i].kind == CGM_SITE_DYNAMIC;
+	}
+	if (nmissing) {
+		cgm_strbuf_printf(b, "<h2 id=\"missing\">Missing callees (%d)</h2>\n"
+				     "<p>Calls to functions that do not exist with that name and "
+				     "those arguments.</p>\n<table><thead><tr><th class=\"num\">line</th>"
+				     "<th>callee as written</th><th class=\"num\">arguments</th></tr>"
+				     "</thead><tbody>\n",
+				  nmissing);
+		for (int i = 0; i < f->nsites; i++) {
+			const cgm_site *site = &f->sites[i];
+			if (site->resolution != CGM_RES_MISSING)
+				continue;
+			cgm_strbuf raw = CGM_STRBUF_INIT;
+			site_callee_text(&raw, site);
+			cgm_strbuf_printf(b, "<tr><td class=\"num\"><a href=\"#L%d\">%d</a></td><td><code>",
+					  site->line, site->line);
+			html_text(b, cgm_strbuf_cstr(&raw));
+			cgm_strbuf_printf(b, "</code></td><td class=\"num\">%d</td></tr>\n", site->nargs);
+			cgm_strbuf_free(&raw);
+		}
+		cgm_strbuf_puts(b, "</tbody></table>\n");
+	}
+	if (ndyn) {
+		cgm_strbuf_printf(b, "<h2 id=\"dynamic\">Dynamic EXECUTE sites (%d)</h2>\n", ndyn);
+		if (!m->has_runtime)
+			cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged, so where "
+					   "these statements go is unknown.</p>\n");
+		cgm_strbuf_puts(b, "<table><thead><tr><th class=\"num\">line</th><th>statement</th>"
+				   "<th>EXECUTE expression</th><th>observed targets</th></tr></thead>"
+				   "<tbody>\n");
+		for (int i = 0; i < f->nsites; i++) {
+			const cgm_site *site = &f->sites[i];
+			if (site->kind != CGM_SITE_DYNAMIC)
+				continue;
+			cgm_strbuf_printf(b, "<tr><td class=\"num\"><a href=\"#L%d\">%d</a></td><td>",
+					  site->line, site->line);
+			html_text(b, site->stmt ? site->stmt : "");
+			cgm_strbuf_puts(b, "</td><td><code>");
+			html_text(b, site->text ? site->text : "");
+			cgm_strbuf_puts(b, "</code></td><td>");
+			int shown = 0;
+			for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
+				const cgm_edge *e = &m->edges[ctx->out_list[k]];
+				if (e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
+					continue;
+				bool match = false;
+				for (int l = 0; l < e->nlines && !match; l++)
+					match = e->lines[l] == site->line;
+				if (!match)
+					continue;
+				cgm_strbuf_puts(b, shown++ ? "<br>" : "");
+				html_fn_link(b, ctx, e->to, "../");
+				cgm_strbuf_printf(b, " <span class=\"muted\">%lld calls</span>",
+						  (long long)e->runtime.calls);
+			}
+			if (!shown)
+				cgm_strbuf_printf(b, "<span class=\"badge error\">%s</span>",
+						  m->has_runtime ? "never observed" : "unknown");
+			cgm_strbuf_puts(b, "</td></tr>\n");
+		}
+		cgm_strbuf_puts(b, "</tbody></table>\n");
+	}
+}
+
+/* ---- source with linked call sites ---- */
+
+typedef struct span {
+	size_t start, end; /* byte range in the line */
+	const cgm_site *site;
+} span;
+
+static bool ident_char(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+/* First occurrence of name in line[from..len) as a whole identifier,
+ * ignoring case (PostgreSQL folds unquoted names); SIZE_MAX when none. */
+static size_t find_token(const char *line, size_t len, size_t from, const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > len)
+		return (size_t)-1;
+	for (size_t i = from; i + n <= len; i++) {
+		if (strncasecmp(line + i, name, n) != 0)
+			continue;
+		if (i > 0 && ident_char((unsigned char)line[i - 1]))
+			continue;
+		if (i + n < len && ident_char((unsigned char)line[i + n]))
+			continue;
+		return i;
+	}
+	return (size_t)-1;
+}
+
+static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
+{
+	const cgm_model *m = ctx->model;
+	switch (site->resolution) {
+	case CGM_RES_MISSING:
+		cgm_strbuf_printf(b, "<span class=\"missing\" title=\"missing callee: no such "
+				     "function with %d argument%s\">",
+				  site->nargs, site->nargs == 1 ? "" : "s");
+		return;
+	case CGM_RES_RESOLVED:
+	case CGM_RES_AMBIGUOUS:
+		if (site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser) {
+			cgm_strbuf_puts(b, "<a class=\"call\" href=\"");
+			html_fn_href(b, ctx, site->targets[0], "../");
+			cgm_strbuf_puts(b, "\" title=\"");
+			if (site->kind == CGM_SITE_TRIGGER)
+				cgm_strbuf_puts(b, "fires trigger function ");
+			html_text(b, m->functions[site->targets[0]].id);
+			if (site->resolution == CGM_RES_AMBIGUOUS)
+				cgm_strbuf_printf(b, " (one of %d candidates)", site->ntargets);
+			cgm_strbuf_puts(b, "\">");
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	cgm_strbuf_puts(b, "<span>");
+}
+
+static bool link_is_anchor(const html_ctx *ctx, const cgm_site *site)
+{
+	return (site->resolution == CGM_RES_RESOLVED || site->resolution == CGM_RES_AMBIGUOUS) &&
+	       site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser;
+}
+
+/* The marks after a line: targets of sites whose name was not found in the
+ * text, every candidate of an ambiguous site, dynamic sites. */
+static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_site *site,
+		       bool placed)
+{
+	const cgm_model *m = ctx->model;
+	if (site->kind == CGM_SITE_DYNAMIC) {
+		bool seen = html_dynamic_seen(ctx, fn, site);
+		cgm_strbuf_printf(b, "<span class=\"mark%s\">\xE2\x97\x86 dynamic EXECUTE: ",
+				  seen ? "" : " unseen");
+		if (!m->has_runtime) {
+			cgm_strbuf_puts(b, "target unknown (no runtime data)</span>");
+			return;
+		}
+		if (!seen) {
+			cgm_strbuf_puts(b, "never observed</span>");
+			return;
+		}
+		cgm_strbuf_puts(b, "observed \xE2\x86\x92 ");
+		int shown = 0;
+		for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
+			const cgm_edge *e = &m->edges[ctx->out_list[k]];
+			if (e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
+				continue;
+			for (int l = 0; l < e->nlines; l++)
+				if (e->lines[l] == site->line) {
+					cgm_strbuf_puts(b, shown++ ? ", " : "");
+					html_fn_link(b, ctx, e->to, "../");
+					break;
+				}
+		}
+		cgm_strbuf_puts(b, "</span>");
+		return;
+	}
+	bool ambiguous = site->resolution == CGM_RES_AMBIGUOUS && site->ntargets > 1;
+	if (placed && !ambiguous)
+		return;
+	if (site->resolution == CGM_RES_MISSING) {
+		cgm_strbuf_puts(b, "<span class=\"mark unseen\">missing callee ");
+		cgm_strbuf raw = CGM_STRBUF_INIT;
+		site_callee_text(&raw, site);
+		html_text(b, cgm_strbuf_cstr(&raw));
+		cgm_strbuf_free(&raw);
+		cgm_strbuf_puts(b, "</span>");
+		return;
+	}
+	if (site->ntargets == 0)
+		return;
+	cgm_strbuf_printf(b, "<span class=\"mark\">%s\xE2\x86\x92 ",
+			  ambiguous ? "ambiguous: " : site->kind == CGM_SITE_TRIGGER ? "trigger " : "");
+	for (int t = 0; t < site->ntargets; t++) {
+		cgm_strbuf_puts(b, t ? ", " : "");
+		html_fn_link(b, ctx, site->targets[t], "../");
+	}
+	cgm_strbuf_puts(b, "</span>");
+}
+
+static int compare_spans(const void *a, const void *b)
+{
+	const span *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
+}
+
+static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
+{
+	const cgm_function *f = &ctx->model->functions[fn];
+	cgm_strbuf_puts(b, "<h2 id=\"source\">Source</h2>\n");
+	if (!f->source) {
+		cgm_strbuf_puts(b, "<p class=\"muted\">No source text: ");
+		html_text(b, f->language ? f->language : "this");
+		cgm_strbuf_puts(b, " functions have no body to show.</p>\n");
+		return;
+	}
+	if (f->file) {
+		cgm_strbuf_puts(b, "<p class=\"muted\">Defined in <code>");
+		html_text(b, f->file);
+		cgm_strbuf_printf(b, "</code> at line %d.</p>\n", f->file_line);
+	}
+	cgm_strbuf_puts(b, "<p class=\"muted\">Line numbers count from the first line of the "
+			   "body, as PostgreSQL's error messages do.</p>\n");
+	/* Sites by line: a sorted copy of pointers (sites are in source order,
+	 * but nothing downstream should depend on it). */
+	int nsites = f->nsites;
+	const cgm_site **by_line = calloc((size_t)nsites + 1, sizeof(*by_line));
+	span *spans = calloc((size_t)nsites + 1, sizeof(span));
+	bool *placed = calloc((size_t)nsites + 1, sizeof(bool));
+	if (!by_line || !spans || !placed)
+		abort();
+	for (int i = 0; i < nsites; i++)
+		by_line[i] = &f->sites[i];
+	for (int i = 1; i < nsites; i++) /* insertion sort: stable, sites mostly sorted */
+		for (int j = i; j > 0 && by_line[j - 1]->line > by_line[j]->line; j--) {
+			const cgm_site *t = by_line[j];
+			by_line[j] = by_line[j - 1];
+			by_line[j - 1] = t;
+		}
+	cgm_strbuf_puts(b, "<pre class=\"source\">");
+	const char *p = f->source;
+	int lineno = 0, si = 0;
+	while (*p || lineno == 0) {
+		lineno++;
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		size_t shown_len = len > 0 && p[len - 1] == '\r' ? len - 1 : len;
+		while (si < nsites && by_line[si]->line < lineno)
+			si++;
+		int first = si, last = si;
+		while (last < nsites && by_line[last]->line == lineno)
+			last++;
+		bool dyn = false, miss = false;
+		int nspans = 0;
+		for (int k = first; k < last; k++) {
+			const cgm_site *site = by_line[k];
+			placed[k] = false;
+			dyn |= site->kind == CGM_SITE_DYNAMIC;
+			miss |= site->resolution == CGM_RES_MISSING;
+			if (site->kind == CGM_SITE_DYNAMIC || !site->name)
+				continue;
+			if (site->resolution != CGM_RES_MISSING && !link_is_anchor(ctx, site))
+				continue;
+			/* The first free occurrence of the name on the line. */
+			size_t from = 0, at;
+			for (;;) {
+				at = find_token(p, shown_len, from, site->name);
+				if (at == (size_t)-1)
+					break;
+				bool overlap = false;
+				for (int s2 = 0; s2 < nspans && !overlap; s2++)
+					overlap = at < spans[s2].end &&
+						  at + strlen(site->name) > spans[s2].start;
+				if (!overlap)
+					break;
+				from = at + 1;
+			}
+			if (at == (size_t)-1)
+				continue;
+			spans[nspans++] = (span){ at, at + strlen(site->name), site };
+			placed[k] = true;
+		}
+		qsort(spans, (size_t)nspans, sizeof(span), compare_spans);
+		cgm_strbuf_printf(b, "<span class=\"line%s%s\" id=\"L%d\"><span class=\"ln\">%d</span>",
+				  dyn ? " dyn" : "", miss ? " miss" : "", lineno, lineno);
+		size_t pos = 0;
+		for (int s2 = 0; s2 < nspans; s2++) {
+			char *seg = strndup(p + pos, spans[s2].start - pos);
+			html_text(b, seg);
+			free(seg);
+			link_open(b, ctx, spans[s2].site);
+			seg = strndup(p + spans[s2].start, spans[s2].end - spans[s2].start);
+			html_text(b, seg);
+			free(seg);
+			cgm_strbuf_puts(b, link_is_anchor(ctx, spans[s2].site) ? "</a>" : "</span>");
+			pos = spans[s2].end;
+		}
+		char *rest = strndup(p + pos, shown_len - pos);
+		html_text(b, rest);
+		free(rest);
+		for (int k = first; k < last; k++)
+			line_marks(b, ctx, fn, by_line[k], placed[k]);
+		cgm_strbuf_puts(b, "</span>");
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+	cgm_strbuf_puts(b, "</pre>\n");
+	free(by_line), free(spans), free(placed);
+}
+
+/* ---- the page ---- */
+
+static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
+{
+	const cgm_model *m = ctx->model;
+	cgm_strbuf_puts(b, "<dl class=\"facts\">\n<dt>status</dt><dd>");
+	html_status_badges(b, ctx, fn);
+	if (!ctx->analysed)
+		cgm_strbuf_puts(b, " <span class=\"muted\">(reachability was not analysed: no "
+				   "entry, dead or cold status is known)</span>");
+	cgm_strbuf_puts(b, "</dd>\n");
+	int nrefs = 0;
+	for (int r = 0; r < m->nreferences; r++)
+		nrefs += m->references[r].function == fn;
+	if (nrefs) {
+		cgm_strbuf_puts(b, "<dt>referenced by</dt><dd><ul class=\"plain\">");
+		for (int r = 0; r < m->nreferences; r++) {
+			const cgm_reference *ref = &m->references[r];
+			if (ref->function != fn)
+				continue;
+			cgm_strbuf_puts(b, "<li>");
+			html_text(b, ref->object_kind);
+			cgm_strbuf_puts(b, ": <code>");
+			html_text(b, ref->object);
+			cgm_strbuf_puts(b, "</code></li>");
+		}
+		cgm_strbuf_puts(b, "</ul></dd>\n");
+	}
+	int ntrig = 0;
+	for (int t = 0; t < m->ntriggers; t++)
+		ntrig += m->triggers[t].function == fn;
+	if (ntrig) {
+		cgm_strbuf_puts(b, "<dt>fired by triggers</dt><dd><ul class=\"plain\">");
+		for (int t = 0; t < m->ntriggers; t++) {
+			const cgm_trigger *tr = &m->triggers[t];
+			if (tr->function != fn)
+				continue;
+			char events[64];
+			cgm_strbuf_puts(b, "<li><code>");
+			html_text(b, tr->name);
+			cgm_strbuf_puts(b, "</code> on <code>");
+			html_text(b, tr->table_schema);
+			cgm_strbuf_puts(b, ".");
+			html_text(b, tr->table_name);
+			cgm_strbuf_puts(b, "</code> (");
+			html_text(b, cgm_events_text(events, sizeof(events), tr->events));
+			cgm_strbuf_printf(b, ")%s</li>", tr->enabled ? "" : " <b>disabled</b>");
+		}
+		cgm_strbuf_puts(b, "</ul></dd>\n");
+	}
+	if (ctx->scc[fn] >= 0) {
+		cgm_strbuf_puts(b, "<dt>recursive with</dt><dd>");
+		int shown = 0;
+		for (int i = 0; i < ctx->nfn; i++) {
+			if (ctx->scc[i] != ctx->scc[fn] || i == fn)
+				continue;
+			if (shown == 50) {
+				cgm_strbuf_puts(b, ", \xE2\x80\xA6 (<a href=\"../reports/cycles.html\">all "
+						   "cycles</a>)");
+				break;
+			}
+			cgm_strbuf_puts(b, shown++ ? ", " : "");
+			html_fn_link(b, ctx, i, "../");
+		}
+		if (!shown)
+			cgm_strbuf_puts(b, "itself (it calls itself)");
+		cgm_strbuf_puts(b, "</dd>\n");
+	}
+	cgm_strbuf_puts(b, "</dl>\n");
+}
+
+int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, int fn)
+{
+	const cgm_model *m = ctx->model;
+	const cgm_function *f = &m->functions[fn];
+	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
+	html_graph_info info = { 0, 0 };
+	html_graph_function(&dot, &info, scratch, ctx, fn);
+	int rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
+
+	html_page_begin(&b, ctx, "../", f->id, false);
+	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
+	cgm_strbuf_printf(&b, "<p class=\"muted\">%s in schema <a href=\"../schemas/%s\">",
+			  cgm_kind_name(f->kind), sc->page);
+	html_text(&b, sc->name);
+	cgm_strbuf_puts(&b, "</a></p>\n<h1 class=\"fn\">");
+	html_text(&b, f->id);
+	cgm_strbuf_puts(&b, "</h1>\n");
+	signature(&b, f);
+	cgm_strbuf_puts(&b, "<dl class=\"facts\">\n");
+	fact(&b, "kind", cgm_kind_name(f->kind));
+	fact(&b, "language", f->language ? f->language : "?");
+	if (f->from_extension)
+		fact(&b, "extension", "belongs to an extension");
+	cgm_strbuf_puts(&b, "</dl>\n");
+	if (f->comment) {
+		cgm_strbuf_puts(&b, "<blockquote class=\"comment\" style=\"white-space:pre-wrap\">");
+		html_text(&b, f->comment);
+		cgm_strbuf_puts(&b, "</blockquote>\n");
+	} else {
+		cgm_strbuf_puts(&b, "<p class=\"muted\">No comment (COMMENT ON FUNCTION).</p>\n");
+	}
+	status_section(&b, ctx, fn);
+	if (f->nerrors > 0) {
+		cgm_strbuf_puts(&b, "<div class=\"warn\"><b>The body did not parse</b>; its calls "
+				    "may be incomplete:<ul>");
+		for (int i = 0; i < f->nerrors; i++) {
+			cgm_strbuf_puts(&b, "<li>");
+			if (f->errors[i].line > 0)
+				cgm_strbuf_printf(&b, "<a href=\"#L%d\">line %d</a>: ", f->errors[i].line,
+						  f->errors[i].line);
+			html_text(&b, f->errors[i].message);
+			cgm_strbuf_puts(&b, "</li>");
+		}
+		cgm_strbuf_puts(&b, "</ul></div>\n");
+	}
+	runtime_figures(&b, ctx, f);
+
+	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
+	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers (left) and callees (right) up to %d "
+			      "call%s away. Click a function to open its page.",
+			  ctx->opts.depth, ctx->opts.depth == 1 ? "" : "s");
+	if (info.omitted > 0)
+		cgm_strbuf_printf(&b, " <b>This graph is capped at %d functions: it shows %d, and "
+				      "%d more within that distance are counted in the \xE2\x80\x9C+N "
+				      "more\xE2\x80\x9D nodes</b> (the tables below list every direct "
+				      "caller and callee).",
+				  ctx->opts.node_cap, info.shown, info.omitted);
+	cgm_strbuf_puts(&b, "</p>\n");
+	html_legend(&b, ctx);
+	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
+	if (rc == 0)
+		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);
+	cgm_strbuf_printf(&b, "</div>\n<p class=\"muted\">DOT source: <a href=\"../dot/functions/"
+			      "%.*s.dot\">dot/functions/%.*s.dot</a></p>\n",
+			  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn],
+			  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn]);
+	edge_table(&b, ctx, fn, true);
+	edge_table(&b, ctx, fn, false);
+	problem_sites(&b, ctx, fn);
+	source_view(&b, ctx, fn);
+	html_page_end(&b, "../", false);
+
+	if (rc == 0) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(strlen(ctx->page[fn]) - 5),
+			 ctx->page[fn]);
+		rc = html_write_file(ctx, rel, &dot);
+	}
+	if (rc == 0) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "functions/%s", ctx->page[fn]);
+		rc = html_write_file(ctx, rel, &b);
+	}
+	cgm_strbuf_free(&b), cgm_strbuf_free(&dot), cgm_strbuf_free(&svg);
+	return rc;
+}

@@ -1,0 +1,773 @@
+/*
+ * html_graph.c - the graphs of the HTML site: a function's neighbourhood
+ * (callers and callees to a depth) and a schema's overview, written as DOT
+ * and laid out in-process by Graphviz (dot) to SVG.
+ *
+ * In:  the html_ctx (read-only) and a per-worker scratch that holds the
+ *      Graphviz context and marking arrays (html_graph_scratch_new/free).
+ * Out: DOT text and the bare <svg> element appended to caller-owned strbufs.
+ *
+ * A graph never draws more than node_cap functions: what the cap leaves out
+ * is counted in explicit "+N more" nodes, so nothing vanishes silently and
+ * no layout grows into a hairball that takes minutes.  Every node name is a
+ * plain "nK"; names from the model only reach DOT through cgm_escape_dot, in
+ * labels and tooltips, and Graphviz writes those XML-escaped into the SVG.
+ */
+#include "html_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gvc.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+
+/* Colours: shared with the legend in html_page.c. */
+#define COL_STATIC "#495057"
+#define COL_OBSERVED "#e8590c"
+#define COL_BOTH "#1971c2"
+#define COL_DYNAMIC "#7048e8"
+#define COL_TRIGGER "#2b8a3e"
+#define COL_MISSING "#c92a2a"
+#define COL_MORE "#868e96"
+
+/* Extra nodes (missing callees, dynamic sites) drawn for one function. */
+#define EXTRA_CAP 12
+/* Labels longer than this are cut with an ellipsis (the tooltip keeps all). */
+#define LABEL_MAX 44
+
+struct html_graph_scratch {
+	GVC_t *gvc;
+	int nfn;
+	unsigned stamp;
+	unsigned *seen;     /* seen[f] == stamp: f is a node of the graph being built */
+	int *node_of;       /* its node number, valid when seen */
+	unsigned *seen2;    /* second mark, for counting what a graph leaves out */
+	int *list, *next;   /* BFS frontiers */
+	int *kept;          /* function of each kept node */
+	int nkept;
+	int *order;         /* neighbour ordering */
+	double *weight;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx)
+{
+	html_graph_scratch *s = xmalloc(sizeof(*s));
+	size_t n = (size_t)ctx->nfn + 1;
+	s->nfn = ctx->nfn;
+	s->seen = xmalloc(n * sizeof(unsigned));
+	s->seen2 = xmalloc(n * sizeof(unsigned));
+	s->node_of = xmalloc(n * sizeof(int));
+	s->list = xmalloc(n * sizeof(int));
+	s->next = xmalloc(n * sizeof(int));
+	s->kept = xmalloc(n * sizeof(int));
+	s->order = xmalloc(n * sizeof(int));
+	s->weight = xmalloc(n * sizeof(double));
+	return s;
+}
+
+void html_graph_scratch_free(html_graph_scratch *s)
+{
+	if (!s)
+		return;
+	if (s->gvc)
+		gvFreeContext(s->gvc);
+	free(s->seen), free(s->seen2), free(s->node_of), free(s->list), free(s->next);
+	free(s->kept), free(s->order), free(s->weight);
+	free(s);
+}
+
+static void new_graph(html_graph_scratch *s)
+{
+	s->stamp++;
+	s->nkept = 0;
+}
+
+static bool is_kept(const html_graph_scratch *s, int fn)
+{
+	return s->seen[fn] == s->stamp;
+}
+
+static int keep(html_graph_scratch *s, int fn)
+{
+	s->seen[fn] = s->stamp;
+	s->node_of[fn] = s->nkept;
+	s->kept[s->nkept] = fn;
+	return s->nkept++;
+}
+
+/* ---- DOT pieces ---- */
+
+static void dot_text(cgm_strbuf *dot, const char *s)
+{
+	cgm_escape_dot(dot, s ? s : "");
+}
+
+/* s cut to at most `max` characters (UTF-8 aware), with an ellipsis. */
+static void dot_text_cut(cgm_strbuf *dot, const char *s, int max)
+{
+	int chars = 0;
+	const char *p = s;
+	for (; *p; p++) {
+		if (((unsigned char)*p & 0xC0) != 0x80) {
+			if (chars == max)
+				break;
+			chars++;
+		}
+	}
+	if (!*p) {
+		dot_text(dot, s);
+		return;
+	}
+	/* Back up one character to leave room for the ellipsis. */
+	const char *end = p;
+	do
+		end--;
+	while (end > s && ((unsigned char)*end & 0xC0) == 0x80);
+	char *cut = strndup(s, (size_t)(end - s));
+	dot_text(dot, cut);
+	free(cut);
+	cgm_strbuf_puts(dot, "\xE2\x80\xA6");
+}
+
+static void graph_header(cgm_strbuf *dot, int nedges_hint)
+{
+	cgm_strbuf_puts(dot, "digraph \"callgraph\" {\n"
+			     "  graph [rankdir=LR, fontname=\"sans-serif\", fontsize=10, "
+			     "bgcolor=\"transparent\", nodesep=0.25, ranksep=0.55, tooltip=\" \"");
+	/* Dense graphs: bound the crossing minimisation so layout stays quick. */
+	if (nedges_hint > 150)
+		cgm_strbuf_puts(dot, ", mclimit=0.3, nslimit=3, nslimit1=3");
+	cgm_strbuf_puts(dot, "];\n"
+			     "  node [shape=box, style=\"rounded,filled\", fontname=\"sans-serif\", "
+			     "fontsize=10, height=0.3, margin=\"0.12,0.04\", fillcolor=\"#ffffff\", "
+			     "color=\"" COL_STATIC "\"];\n"
+			     "  edge [fontname=\"sans-serif\", fontsize=9, color=\"" COL_STATIC
+			     "\", arrowsize=0.7];\n");
+}
+
+static void fn_label(cgm_strbuf *dot, const html_ctx *ctx, int fn, const char *context_schema)
+{
+	const cgm_function *f = &ctx->model->functions[fn];
+	cgm_strbuf raw = CGM_STRBUF_INIT;
+	if (!context_schema || !f->schema || strcmp(context_schema, f->schema) != 0) {
+		cgm_strbuf_puts(&raw, f->schema ? f->schema : "");
+		cgm_strbuf_putc(&raw, '.');
+	}
+	cgm_strbuf_puts(&raw, f->name ? f->name : f->id);
+	cgm_strbuf_putc(&raw, '(');
+	cgm_strbuf_puts(&raw, f->identity_args ? f->identity_args : "");
+	cgm_strbuf_putc(&raw, ')');
+	dot_text_cut(dot, cgm_strbuf_cstr(&raw), LABEL_MAX);
+	cgm_strbuf_free(&raw);
+}
+
+static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
+		    const char *context_schema, bool focal)
+{
+	const cgm_function *f = &ctx->model->functions[fn];
+	cgm_strbuf_printf(dot, "  n%d [label=\"", node);
+	fn_label(dot, ctx, fn, context_schema);
+	cgm_strbuf_puts(dot, "\", tooltip=\"");
+	dot_text(dot, f->id);
+	cgm_strbuf status = CGM_STRBUF_INIT;
+	html_status_text(&status, ctx, fn);
+	if (status.len) {
+		cgm_strbuf_puts(dot, " (");
+		dot_text(dot, cgm_strbuf_cstr(&status));
+		cgm_strbuf_puts(dot, ")");
+	}
+	cgm_strbuf_free(&status);
+	if (ctx->model->has_runtime)
+		cgm_strbuf_printf(dot, "\\n%lld calls, self %.3f ms, total %.3f ms",
+				  (long long)f->runtime.calls, f->runtime.self_ms, f->runtime.total_ms);
+	cgm_strbuf_puts(dot, "\"");
+	if (fn >= ctx->nuser || !ctx->page[fn]) {
+		cgm_strbuf_puts(dot, ", shape=ellipse, style=filled, fillcolor=\"#f8f9fa\", "
+				     "color=\"#adb5bd\", fontcolor=\"#495057\"];\n");
+		return;
+	}
+	cgm_strbuf_printf(dot, ", URL=\"../functions/%s\"", ctx->page[fn]);
+	const char *fill = NULL, *line = NULL;
+	if (f->dead)
+		fill = "#ffc9c9", line = "#c92a2a";
+	else if (html_fn_entry(f))
+		fill = "#d3f9d8", line = "#2b8a3e";
+	else if (f->cold)
+		fill = "#d0ebff", line = "#1864ab";
+	if (focal) {
+		if (!fill)
+			fill = "#fff3bf";
+		line = "#000000";
+	}
+	if (fill)
+		cgm_strbuf_printf(dot, ", fillcolor=\"%s\", color=\"%s\"", fill, line);
+	double pen = focal ? 2.5 : 1.0;
+	if (ctx->max_self_ms > 0 && f->runtime.self_ms > 0)
+		pen += 3.0 * sqrt(f->runtime.self_ms / ctx->max_self_ms);
+	if (pen != 1.0)
+		cgm_strbuf_printf(dot, ", penwidth=%.2f", pen);
+	if (focal)
+		cgm_strbuf_puts(dot, ", fontsize=11");
+	cgm_strbuf_puts(dot, "];\n");
+}
+
+static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, bool tooltip)
+{
+	const cgm_model *m = ctx->model;
+	bool st = e->provenance & CGM_EDGE_STATIC, ob = e->provenance & CGM_EDGE_OBSERVED;
+	const char *color = st && ob ? COL_BOTH : ob ? COL_OBSERVED : COL_STATIC;
+	cgm_strbuf_puts(dot, " [");
+	switch (e->via) {
+	case CGM_VIA_DYNAMIC:
+		cgm_strbuf_puts(dot, "color=\"" COL_DYNAMIC "\", style=dotted, penwidth=2.2, "
+				     "arrowhead=vee");
+		break;
+	case CGM_VIA_TRIGGER:
+		cgm_strbuf_puts(dot, "color=\"" COL_TRIGGER "\", style=dashed, arrowhead=diamond");
+		break;
+	case CGM_VIA_LITERAL:
+		cgm_strbuf_printf(dot, "color=\"%s\", arrowhead=empty%s", color,
+				  st && ob ? ", penwidth=2.2" : "");
+		break;
+	default:
+		cgm_strbuf_printf(dot, "color=\"%s\"%s", color, st && ob ? ", penwidth=2.2" : "");
+		break;
+	}
+	if (ob && e->runtime.calls > 0)
+		cgm_strbuf_printf(dot, ", label=\"%lld\xC3\x97\", fontcolor=\"%s\"",
+				  (long long)e->runtime.calls,
+				  e->via == CGM_VIA_DYNAMIC ? COL_DYNAMIC : color);
+	if (e->ambiguous)
+		cgm_strbuf_puts(dot, ", arrowtail=odot, dir=both");
+	if (tooltip) {
+		cgm_strbuf_puts(dot, ", tooltip=\"");
+		dot_text(dot, m->functions[e->from].id);
+		cgm_strbuf_puts(dot, " \xE2\x86\x92 ");
+		dot_text(dot, m->functions[e->to].id);
+		cgm_strbuf_printf(dot, "\\n%s, %s", cgm_via_name(e->via),
+				  html_provenance_name(e->provenance));
+		if (e->ambiguous)
+			cgm_strbuf_puts(dot, ", ambiguous");
+		for (int l = 0; l < e->nlines; l++)
+			cgm_strbuf_printf(dot, "%s%d", l ? ", " : (e->nlines > 1 ? ", lines " : ", line "),
+					  e->lines[l]);
+		if (ob)
+			cgm_strbuf_printf(dot, ", %lld calls", (long long)e->runtime.calls);
+		cgm_strbuf_puts(dot, "\"");
+	}
+	cgm_strbuf_puts(dot, "];\n");
+}
+
+static void more_node(cgm_strbuf *dot, const char *id, int count, const char *what,
+		      const char *url)
+{
+	cgm_strbuf_printf(dot,
+			  "  %s [label=\"+%d more %s\", shape=box, style=\"dashed,filled\", "
+			  "fillcolor=\"#f1f3f5\", color=\"" COL_MORE "\", fontcolor=\"#495057\", "
+			  "tooltip=\"%d %s not drawn: the graph is capped at its node limit\"",
+			  id, count, what, count, what);
+	if (url)
+		cgm_strbuf_printf(dot, ", URL=\"%s\"", url);
+	cgm_strbuf_puts(dot, "];\n");
+}
+
+/* ---- a function's neighbourhood ---- */
+
+typedef struct {
+	const html_ctx *ctx;
+	const double *weight;
+} weight_order;
+
+static int compare_weight(const void *a, const void *b, void *arg)
+{
+	const weight_order *o = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (o->weight[x] != o->weight[y])
+		return o->weight[x] > o->weight[y] ? -1 : 1;
+	return x - y;
+}
+
+/* Distinct neighbours of fn (callers when up), heaviest observed first,
+ * into s->order; returns how many. */
+static int neighbours(html_graph_scratch *s, const html_ctx *ctx, int fn, bool up)
+{
+	const int *start = up ? ctx->in_start : ctx->out_start;
+	const int *list = up ? ctx->in_list : ctx->out_list;
+	int n = 0;
+	for (int k = start[fn]; k < start[fn + 1]; k++) {
+		const cgm_edge *e = &ctx->model->edges[list[k]];
+		int other = up ? e->from : e->to;
+		if (n > 0 && s->order[n - 1] == other) {
+			s->weight[other] += (double)e->runtime.calls;
+			continue;
+		}
+		s->order[n++] = other;
+		s->weight[other] = (double)e->runtime.calls;
+	}
+	weight_order o = { ctx, s->weight };
+	qsort_r(s->order, (size_t)n, sizeof(int), compare_weight, &o);
+	return n;
+}
+
+typedef struct more_mark {
+	int fn;     /* function whose neighbours were cut */
+	bool up;    /* its callers (else its callees) */
+	int count;
+} more_mark;
+
+/* How many distinct functions lie within depth of fn (either direction),
+ * besides fn: what an uncapped graph would draw. */
+static int count_within(html_graph_scratch *s, const html_ctx *ctx, int fn, int depth)
+{
+	int total = 0;
+	s->seen2[fn] = s->stamp;
+	for (int dir = 0; dir < 2; dir++) {
+		bool up = dir == 0;
+		const int *start = up ? ctx->in_start : ctx->out_start;
+		const int *list = up ? ctx->in_list : ctx->out_list;
+		int nfront = 1;
+		s->list[0] = fn;
+		for (int d = 0; d < depth && nfront > 0; d++) {
+			int nnext = 0;
+			for (int i = 0; i < nfront; i++) {
+				int u = s->list[i];
+				for (int k = start[u]; k < start[u + 1]; k++) {
+					const cgm_edge *e = &ctx->model->edges[list[k]];
+					int v = up ? e->from : e->to;
+					if (s->seen2[v] == s->stamp)
+						continue;
+					s->seen2[v] = s->stamp;
+					s->next[nnext++] = v;
+					total++;
+				}
+			}
+			memcpy(s->list, s->next, sizeof(int) * (size_t)nnext);
+			nfront = nnext;
+		}
+	}
+	return total;
+}
+
+void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
+			 const html_ctx *ctx, int fn)
+{
+	const cgm_model *m = ctx->model;
+	const cgm_function *focal = &m->functions[fn];
+	int cap = ctx->opts.node_cap;
+	new_graph(s);
+	keep(s, fn);
+	more_mark *marks = NULL;
+	int nmarks = 0;
+
+	/* Breadth first, callers and callees in turn, level by level; each
+	 * direction keeps its own frontier.  Frontiers live in a local array
+	 * since s->list/next are shared by both directions. */
+	int *front[2], nfront[2];
+	for (int dir = 0; dir < 2; dir++) {
+		front[dir] = xmalloc(sizeof(int) * ((size_t)cap + 1));
+		front[dir][0] = fn;
+		nfront[dir] = 1;
+	}
+	int *next = xmalloc(sizeof(int) * ((size_t)cap + 1));
+	for (int d = 0; d < ctx->opts.depth; d++) {
+		for (int dir = 0; dir < 2; dir++) {
+			bool up = dir == 0;
+			int nnext = 0;
+			for (int i = 0; i < nfront[dir]; i++) {
+				int u = front[dir][i];
+				int n = neighbours(s, ctx, u, up);
+				int left = 0;
+				for (int k = 0; k < n; k++) {
+					int v = s->order[k];
+					if (is_kept(s, v))
+						continue;
+					if (s->nkept >= cap) {
+						left++;
+						continue;
+					}
+					keep(s, v);
+					next[nnext++] = v;
+				}
+				if (left) {
+					marks = realloc(marks, sizeof(more_mark) * (size_t)(nmarks + 1));
+					if (!marks)
+						abort();
+					marks[nmarks++] = (more_mark){ u, up, left };
+				}
+			}
+			memcpy(front[dir], next, sizeof(int) * (size_t)nnext);
+			nfront[dir] = nnext;
+		}
+	}
+	free(front[0]), free(front[1]), free(next);
+
+	int nedges = 0;
+	for (int i = 0; i < s->nkept; i++) {
+		int u = s->kept[i];
+		nedges += ctx->out_start[u + 1] - ctx->out_start[u];
+	}
+	graph_header(dot, nedges);
+	const char *schema = focal->schema;
+	for (int i = 0; i < s->nkept; i++)
+		fn_node(dot, ctx, i, s->kept[i], schema, s->kept[i] == fn);
+
+	/* The focal function's missing callees and dynamic sites, as nodes of
+	 * their own shapes. */
+	int nmissing = 0, ndynamic = 0, missing_left = 0, dynamic_left = 0;
+	int *dyn_line = xmalloc(sizeof(int) * (EXTRA_CAP + 1));
+	for (int i = 0; i < focal->nsites; i++) {
+		const cgm_site *site = &focal->sites[i];
+		if (site->resolution == CGM_RES_MISSING) {
+			bool repeat = false;
+			for (int j = 0; j < i && !repeat; j++) {
+				const cgm_site *o = &focal->sites[j];
+				repeat = o->resolution == CGM_RES_MISSING && o->nargs == site->nargs &&
+					 strcmp(o->name ? o->name : "", site->name ? site->name : "") ==
+						 0 &&
+					 strcmp(o->schema ? o->schema : "", site->schema ? site->schema : "") ==
+						 0;
+			}
+			if (repeat)
+				continue;
+			if (nmissing == EXTRA_CAP) {
+				missing_left++;
+				continue;
+			}
+			cgm_strbuf_printf(dot, "  m%d [label=\"", nmissing);
+			cgm_strbuf raw = CGM_STRBUF_INIT;
+			if (site->schema)
+				cgm_strbuf_printf(&raw, "%s.", site->schema);
+			cgm_strbuf_printf(&raw, "%s(%d arg%s)", site->name ? site->name : "?",
+					  site->nargs, site->nargs == 1 ? "" : "s");
+			dot_text_cut(dot, cgm_strbuf_cstr(&raw), LABEL_MAX);
+			cgm_strbuf_puts(dot, "\\nmissing\", tooltip=\"missing callee: no function ");
+			dot_text(dot, cgm_strbuf_cstr(&raw));
+			cgm_strbuf_free(&raw);
+			cgm_strbuf_printf(dot, " (line %d)\", shape=box, style=\"dashed,filled\", "
+					       "fillcolor=\"#fff5f5\", color=\"" COL_MISSING "\", "
+					       "fontcolor=\"" COL_MISSING "\"];\n",
+					  site->line);
+			cgm_strbuf_printf(dot,
+					  "  n%d -> m%d [color=\"" COL_MISSING "\", style=dashed, "
+					  "label=\"line %d\", fontcolor=\"" COL_MISSING "\"];\n",
+					  s->node_of[fn], nmissing, site->line);
+			nmissing++;
+		} else if (site->kind == CGM_SITE_DYNAMIC) {
+			if (ndynamic == EXTRA_CAP) {
+				dynamic_left++;
+				continue;
+			}
+			bool seen = html_dynamic_seen(ctx, fn, site);
+			cgm_strbuf_printf(dot, "  d%d [label=\"EXECUTE\\nline %d\", shape=diamond, "
+					       "style=filled, fillcolor=\"#f3f0ff\", color=\"%s\", "
+					       "fontcolor=\"" COL_DYNAMIC "\", margin=\"0.02,0.02\", "
+					       "tooltip=\"dynamic EXECUTE at line %d: %s\\n",
+					  ndynamic, site->line, seen ? COL_DYNAMIC : COL_MISSING, site->line,
+					  seen ? "targets observed at runtime"
+					  : m->has_runtime ? "never observed at runtime"
+							   : "no runtime data");
+			dot_text(dot, site->text ? site->text : "");
+			cgm_strbuf_printf(dot, "\", URL=\"#L%d\"];\n", site->line);
+			cgm_strbuf_printf(dot,
+					  "  n%d -> d%d [color=\"" COL_DYNAMIC "\", style=dotted, "
+					  "arrowhead=none];\n",
+					  s->node_of[fn], ndynamic);
+			dyn_line[ndynamic++] = site->line;
+		}
+	}
+	if (missing_left)
+		more_node(dot, "mmore", missing_left, "missing callees", "#missing");
+	if (missing_left)
+		cgm_strbuf_printf(dot, "  n%d -> mmore [color=\"" COL_MISSING "\", style=dashed];\n",
+				  s->node_of[fn]);
+	if (dynamic_left) {
+		more_node(dot, "dmore", dynamic_left, "dynamic sites", "#dynamic");
+		cgm_strbuf_printf(dot, "  n%d -> dmore [color=\"" COL_DYNAMIC "\", style=dotted];\n",
+				  s->node_of[fn]);
+	}
+
+	/* Every edge between drawn functions; an observed dynamic edge of the
+	 * focal function leaves from the EXECUTE site it came from. */
+	for (int i = 0; i < s->nkept; i++) {
+		int u = s->kept[i];
+		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
+			const cgm_edge *e = &m->edges[ctx->out_list[k]];
+			if (!is_kept(s, e->to))
+				continue;
+			bool from_site = false;
+			if (u == fn && e->via == CGM_VIA_DYNAMIC) {
+				for (int dsite = 0; dsite < ndynamic; dsite++) {
+					bool match = false;
+					for (int l = 0; l < e->nlines && !match; l++)
+						match = e->lines[l] == dyn_line[dsite];
+					if (!match)
+						continue;
+					from_site = true;
+					cgm_strbuf_printf(dot, "  d%d -> n%d", dsite, s->node_of[e->to]);
+					edge_attrs(dot, ctx, e, true);
+				}
+			}
+			if (from_site)
+				continue;
+			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
+			edge_attrs(dot, ctx, e, true);
+		}
+	}
+	free(dyn_line);
+
+	int omitted = 0;
+	for (int i = 0; i < nmarks; i++) {
+		const more_mark *mk = &marks[i];
+		char id[32], url[64];
+		snprintf(id, sizeof(id), "more%d", i);
+		bool self = mk->fn == fn;
+		snprintf(url, sizeof(url), "%s", mk->up ? "#callers" : "#callees");
+		cgm_strbuf url_buf = CGM_STRBUF_INIT;
+		if (!self && mk->fn < ctx->nuser)
+			cgm_strbuf_printf(&url_buf, "../functions/%s%s", ctx->page[mk->fn], url);
+		else
+			cgm_strbuf_puts(&url_buf, url);
+		more_node(dot, id, mk->count, mk->up ? "callers" : "callees", cgm_strbuf_cstr(&url_buf));
+		cgm_strbuf_free(&url_buf);
+		if (mk->up)
+			cgm_strbuf_printf(dot, "  %s -> n%d [color=\"" COL_MORE "\", style=dashed];\n",
+					  id, s->node_of[mk->fn]);
+		else
+			cgm_strbuf_printf(dot, "  n%d -> %s [color=\"" COL_MORE "\", style=dashed];\n",
+					  s->node_of[mk->fn], id);
+	}
+	free(marks);
+	cgm_strbuf_puts(dot, "}\n");
+	if (nmarks > 0) {
+		s->stamp++; /* a fresh mark for the count; the graph is complete */
+		omitted = count_within(s, ctx, fn, ctx->opts.depth) + 1 - s->nkept;
+		if (omitted < 0)
+			omitted = 0;
+	}
+	info->shown = s->nkept;
+	info->omitted = omitted;
+}
+
+/* ---- a schema's overview ---- */
+
+typedef struct {
+	const html_ctx *ctx;
+} degree_order;
+
+static int compare_degree(const void *a, const void *b, void *arg)
+{
+	const html_ctx *ctx = ((const degree_order *)arg)->ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+	int dx = ctx->ncallers[x] + ctx->ncallees[x], dy = ctx->ncallers[y] + ctx->ncallees[y];
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	int64_t cx = ctx->model->functions[x].runtime.calls, cy = ctx->model->functions[y].runtime.calls;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return x - y;
+}
+
+/* A node standing for another schema (or the builtins). */
+typedef struct other_node {
+	int schema;   /* -1: builtins */
+	int id;
+} other_node;
+
+typedef struct agg_edge {
+	int from, to; /* node numbers; negative: "other" nodes (-1 - k); cap_more: OMITTED */
+} agg_edge;
+
+#define NODE_MORE (-1000000000)
+
+void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
+		       const html_ctx *ctx, int schema)
+{
+	const cgm_model *m = ctx->model;
+	const html_schema *sc = &ctx->schemas[schema];
+	int cap = ctx->opts.node_cap;
+	new_graph(s);
+	int *members = xmalloc(sizeof(int) * ((size_t)sc->nmembers + 1));
+	memcpy(members, sc->members, sizeof(int) * (size_t)sc->nmembers);
+	int nshow = sc->nmembers;
+	if (nshow > cap) {
+		degree_order o = { ctx };
+		qsort_r(members, (size_t)sc->nmembers, sizeof(int), compare_degree, &o);
+		nshow = cap;
+		/* Draw the chosen ones in id order, so the DOT reads in order. */
+		int *chosen = members;
+		for (int i = 1; i < nshow; i++)
+			for (int j = i; j > 0 && chosen[j - 1] > chosen[j]; j--) {
+				int t = chosen[j];
+				chosen[j] = chosen[j - 1];
+				chosen[j - 1] = t;
+			}
+	}
+	for (int i = 0; i < nshow; i++)
+		keep(s, members[i]);
+	int omitted = sc->nmembers - nshow;
+
+	/* Other schemas touched, in schema order; builtins last. */
+	int *other_of = xmalloc(sizeof(int) * ((size_t)ctx->nschemas + 1)); /* schema -> k+1 */
+	other_node *others = xmalloc(sizeof(other_node) * ((size_t)ctx->nschemas + 1));
+	int nothers = 0;
+	agg_edge *aggs = NULL;
+	int naggs = 0, cap_aggs = 0;
+	int nedges_direct = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < nshow; i++) {
+			int u = members[i];
+			for (int dir = 0; dir < 2; dir++) {
+				bool out = dir == 0;
+				const int *start = out ? ctx->out_start : ctx->in_start;
+				const int *list = out ? ctx->out_list : ctx->in_list;
+				for (int k = start[u]; k < start[u + 1]; k++) {
+					const cgm_edge *e = &m->edges[list[k]];
+					int v = out ? e->to : e->from;
+					if (is_kept(s, v)) {
+						if (out && pass == 0)
+							nedges_direct++;
+						continue;
+					}
+					int target;
+					int vs = v < ctx->nuser ? ctx->fn_schema[v] : -1;
+					if (vs == schema) {
+						target = NODE_MORE;
+					} else {
+						int slot = vs < 0 ? ctx->nschemas : vs;
+						if (pass == 0) {
+							if (!other_of[slot]) {
+								others[nothers] = (other_node){ vs, nothers };
+								other_of[slot] = ++nothers;
+							}
+							continue;
+						}
+						target = -other_of[slot];
+					}
+					if (pass == 0)
+						continue;
+					agg_edge a = out ? (agg_edge){ s->node_of[u], target }
+							 : (agg_edge){ target, s->node_of[u] };
+					bool dup = false;
+					for (int j = naggs - 1; j >= 0 && !dup; j--)
+						dup = aggs[j].from == a.from && aggs[j].to == a.to;
+					if (dup)
+						continue;
+					if (naggs == cap_aggs) {
+						cap_aggs = cap_aggs ? cap_aggs * 2 : 64;
+						aggs = realloc(aggs, sizeof(agg_edge) * (size_t)cap_aggs);
+						if (!aggs)
+							abort();
+					}
+					aggs[naggs++] = a;
+				}
+			}
+		}
+	}
+	/* Other schemas get numbers in schema order for a stable drawing. */
+	int k2 = 0;
+	for (int slot = 0; slot <= ctx->nschemas; slot++)
+		if (other_of[slot])
+			others[other_of[slot] - 1].id = k2++;
+
+	graph_header(dot, nedges_direct + naggs);
+	for (int i = 0; i < nshow; i++)
+		fn_node(dot, ctx, i, members[i], sc->name, false);
+	if (omitted)
+		more_node(dot, "more", omitted, "functions in this schema", "#functions");
+	for (int k = 0; k < nothers; k++) {
+		const other_node *o = &others[k];
+		cgm_strbuf_printf(dot, "  s%d [shape=ellipse, style=filled, fillcolor=\"#f8f9fa\", "
+				       "color=\"#adb5bd\", fontcolor=\"#495057\", label=\"",
+				  o->id);
+		if (o->schema < 0) {
+			cgm_strbuf_puts(dot, "built-in functions\"];\n");
+			continue;
+		}
+		cgm_strbuf_puts(dot, "schema ");
+		dot_text_cut(dot, ctx->schemas[o->schema].name, LABEL_MAX);
+		cgm_strbuf_puts(dot, "\", tooltip=\"other schema: ");
+		dot_text(dot, ctx->schemas[o->schema].name);
+		cgm_strbuf_printf(dot, "\", URL=\"%s\"];\n", ctx->schemas[o->schema].page);
+	}
+	for (int i = 0; i < nshow; i++) {
+		int u = members[i];
+		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
+			const cgm_edge *e = &m->edges[ctx->out_list[k]];
+			if (!is_kept(s, e->to))
+				continue;
+			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
+			edge_attrs(dot, ctx, e, true);
+		}
+	}
+	for (int j = 0; j < naggs; j++) {
+		char a[32], b[32];
+		int ends[2] = { aggs[j].from, aggs[j].to };
+		char *names[2] = { a, b };
+		for (int t = 0; t < 2; t++) {
+			if (ends[t] == NODE_MORE)
+				snprintf(names[t], 32, "more");
+			else if (ends[t] < 0)
+				snprintf(names[t], 32, "s%d", others[-ends[t] - 1].id);
+			else
+				snprintf(names[t], 32, "n%d", ends[t]);
+		}
+		cgm_strbuf_printf(dot, "  %s -> %s [color=\"" COL_MORE "\", style=dashed];\n", a, b);
+	}
+	cgm_strbuf_puts(dot, "}\n");
+	free(aggs), free(others), free(other_of), free(members);
+	info->shown = nshow;
+	info->omitted = omitted;
+}
+
+/* ---- layout ---- */
+
+int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what)
+{
+	if (!s->gvc) {
+		/* Warnings (a font not found, ...) would only clutter the run. */
+		agseterr(AGERR);
+		s->gvc = gvContext();
+		if (!s->gvc)
+			return cgm_error(CGM_EIO, "cannot start Graphviz for the graph of '%s'", what);
+	}
+	Agraph_t *g = agmemread(dot);
+	if (!g)
+		return cgm_error(CGM_EIO, "Graphviz cannot read the DOT of the graph of '%s'", what);
+	if (gvLayout(s->gvc, g, "dot") != 0) {
+		agclose(g);
+		return cgm_error(CGM_EIO, "Graphviz cannot lay out the graph of '%s'", what);
+	}
+	char *data = NULL;
+	unsigned int len = 0;
+	int rc = 0;
+	if (gvRenderData(s->gvc, g, "svg", &data, &len) != 0 || !data) {
+		rc = cgm_error(CGM_EIO, "Graphviz cannot draw the graph of '%s'", what);
+	} else {
+		/* Only the <svg> element: the XML prolog, DOCTYPE and generator
+		 * comment have no place inside an HTML page. */
+		const char *start = strstr(data, "<svg");
+		if (!start)
+			rc = cgm_error(CGM_EIO, "Graphviz drew no SVG for the graph of '%s'", what);
+		else
+			cgm_strbuf_add(svg, start, len - (size_t)(start - data));
+	}
+	if (data)
+		gvFreeRenderData(data);
+	gvFreeLayout(s->gvc, g);
+	agclose(g);
+	return rc;
+}

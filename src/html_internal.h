@@ -1,0 +1,113 @@
+/*
+ * html_internal.h - what the parts of the HTML site emitter share
+ * (emit_html.c drives; html_page.c, html_graph.c, html_function.c,
+ * html_schema.c and html_reports.c write pages).
+ *
+ * In:  a read-only model.  The html_ctx built from it holds derived facts
+ *      (adjacency, recursion, schemas, page names) in malloc'd arrays that
+ *      html_ctx_free() releases; nothing here writes into the model.
+ */
+#ifndef CGMAP_HTML_INTERNAL_H
+#define CGMAP_HTML_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgmap/html.h"
+#include "cgmap/model.h"
+#include "cgmap/strbuf.h"
+
+typedef struct html_schema {
+	const char *name;
+	char *page;       /* file name inside schemas/ */
+	int nmembers;
+	int *members;     /* function indexes, in id order */
+	int ndead, ncold;
+} html_schema;
+
+typedef struct html_ctx {
+	const cgm_model *model;
+	cgm_html_options opts;
+	const char *outdir;
+
+	int nfn;              /* model->nfunctions (builtins included) */
+	int nuser;            /* functions with a page: [0, nuser) */
+	char **page;          /* file name inside functions/ (NULL for builtins) */
+
+	/* Edge indexes leaving / entering each function, ordered by the other
+	 * end's id then via. */
+	int *out_start, *out_list;
+	int *in_start, *in_list;
+	int *ncallers, *ncallees; /* distinct other functions */
+
+	int *scc;             /* recursive component per function, -1 when none */
+	int nscc;
+	bool scc_from_model;  /* analyze filled it; else computed here */
+
+	int nschemas;
+	html_schema *schemas; /* sorted by name */
+	int *fn_schema;       /* schema index per user function */
+
+	bool analysed;        /* reachability analysis ran (some function is root,
+	                       * reachable or dead) */
+	double max_self_ms;   /* largest self time, for node border weights */
+} html_ctx;
+
+int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
+		   const char *outdir);
+void html_ctx_free(html_ctx *ctx);
+
+/* ---- html_page.c: page frame, files, small formatters ---- */
+void html_text(cgm_strbuf *b, const char *s);          /* escaped text */
+/* Opens <!DOCTYPE ...><body>, with the navigation bar.  root is the path
+ * back to the site's top ("" or "../"); title is raw text. */
+void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title,
+		     bool with_search);
+void html_page_end(cgm_strbuf *b, const char *root, bool with_search);
+/* Link to a function's page (text: its id), or its escaped id for a
+ * builtin. */
+void html_fn_link(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root);
+void html_fn_href(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root);
+void html_ms(cgm_strbuf *b, double ms);
+/* Status badges of a function ("entry", "dead", ...). */
+void html_status_badges(cgm_strbuf *b, const html_ctx *ctx, int fn);
+/* Plain text of the status, for tooltips and the search index. */
+void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn);
+bool html_fn_entry(const cgm_function *f);
+const char *html_provenance_name(unsigned provenance);
+/* The graph legend (one per graph page). */
+void html_legend(cgm_strbuf *b, const html_ctx *ctx);
+/* Write buf to outdir/rel (rel's folders already exist). */
+int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf);
+int html_write_assets(const html_ctx *ctx);
+int html_mkdirs(const char *outdir);
+
+/* ---- html_graph.c: graphs as DOT, laid out to SVG ---- */
+typedef struct html_graph_scratch html_graph_scratch;
+html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx);
+void html_graph_scratch_free(html_graph_scratch *s);
+typedef struct html_graph_info {
+	int shown;      /* function nodes drawn */
+	int omitted;    /* functions left out by the node cap (in "+N more" nodes) */
+} html_graph_info;
+/* DOT text of a function's neighbourhood / a schema's overview. */
+void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
+			 const html_ctx *ctx, int fn);
+void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
+		       const html_ctx *ctx, int schema);
+/* Lay dot out with Graphviz and append the bare <svg> element to svg. */
+int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what);
+
+/* ---- pages ---- */
+int html_write_function_page(const html_ctx *ctx, html_graph_scratch *s, int fn);
+int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *s, int schema);
+int html_write_index(const html_ctx *ctx);
+int html_write_search_index(const html_ctx *ctx);
+int html_write_reports(const html_ctx *ctx);
+
+/* ---- derived facts (emit_html.c) ---- */
+/* A dynamic site seen at runtime: an observed dynamic edge leaves fn from
+ * the site's line. */
+bool html_dynamic_seen(const html_ctx *ctx, int fn, const cgm_site *site);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * html_schema.c - one page per schema: its functions in a sortable table and
+ * an overview graph of the schema (capped like every graph).
+ *
+ * In:  the html_ctx (read-only), a worker's graph scratch, a schema index.
+ * Out: schemas/<page>.html and dot/schemas/<page>.dot; 0 or CGM_E*.
+ */
+#include "html_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+
+static void figure_cell(cgm_strbuf *b, const html_ctx *ctx, double value, bool ms)
+{
+	if (!ctx->model->has_runtime) {
+		cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94</td>");
+		return;
+	}
+	cgm_strbuf_printf(b, "<td class=\"num\" data-v=\"%.6f\">", value);
+	if (ms)
+		html_ms(b, value);
+	else
+		cgm_strbuf_printf(b, "%.0f", value);
+	cgm_strbuf_puts(b, "</td>");
+}
+
+int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int schema)
+{
+	const cgm_model *m = ctx->model;
+	const html_schema *sc = &ctx->schemas[schema];
+	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
+	html_graph_info info = { 0, 0 };
+	html_graph_schema(&dot, &info, scratch, ctx, schema);
+	int rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), sc->name);
+
+	cgm_strbuf title = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&title, "schema %s", sc->name);
+	html_page_begin(&b, ctx, "../", cgm_strbuf_cstr(&title), false);
+	cgm_strbuf_free(&title);
+	cgm_strbuf_puts(&b, "<p class=\"muted\">schema</p>\n<h1>");
+	html_text(&b, sc->name);
+	cgm_strbuf_printf(&b, "</h1>\n<p>%d function%s", sc->nmembers, sc->nmembers == 1 ? "" : "s");
+	if (ctx->analysed)
+		cgm_strbuf_printf(&b, ", %d dead", sc->ndead);
+	if (m->has_runtime)
+		cgm_strbuf_printf(&b, ", %d cold", sc->ncold);
+	cgm_strbuf_puts(&b, ".</p>\n");
+
+	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Overview</h2>\n<p class=\"muted\">Calls between the "
+			    "functions of this schema; grey ellipses stand for other schemas.");
+	if (info.omitted > 0)
+		cgm_strbuf_printf(&b, " <b>The schema has %d functions, more than the graph's cap "
+				      "of %d: the graph shows the %d most connected, and a "
+				      "\xE2\x80\x9C+%d more\xE2\x80\x9D node stands for the rest</b>, "
+				      "all listed in the table below.",
+				  sc->nmembers, ctx->opts.node_cap, info.shown, info.omitted);
+	cgm_strbuf_puts(&b, "</p>\n");
+	html_legend(&b, ctx);
+	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
+	if (rc == 0)
+		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);
+	cgm_strbuf_printf(&b, "</div>\n<p class=\"muted\">DOT source: <a href=\"../dot/schemas/"
+			      "%.*s.dot\">dot/schemas/%.*s.dot</a></p>\n",
+			  (int)(strlen(sc->page) - 5), sc->page, (int)(strlen(sc->page) - 5), sc->page);
+
+	cgm_strbuf_printf(&b, "<h2 id=\"functions\">Functions (%d)</h2>\n", sc->nmembers);
+	if (!m->has_runtime)
+		cgm_strbuf_puts(&b, "<p class=\"note\">No runtime data was merged: calls and times "
+				    "are unknown (\xE2\x80\x94).</p>\n");
+	cgm_strbuf_puts(&b, "<p class=\"muted\">Click a column heading to sort.</p>\n"
+			    "<table class=\"sortable\"><thead><tr><th>function</th><th>kind</th>"
+			    "<th>language</th><th class=\"num\">callers</th><th class=\"num\">callees"
+			    "</th><th class=\"num\">calls</th><th class=\"num\">self ms</th>"
+			    "<th class=\"num\">total ms</th><th>status</th></tr></thead><tbody>\n");
+	for (int i = 0; i < sc->nmembers; i++) {
+		int fn = sc->members[i];
+		const cgm_function *f = &m->functions[fn];
+		cgm_strbuf_puts(&b, "<tr><td>");
+		html_fn_link(&b, ctx, fn, "../");
+		cgm_strbuf_printf(&b, "</td><td>%s</td><td>", cgm_kind_name(f->kind));
+		html_text(&b, f->language ? f->language : "?");
+		cgm_strbuf_printf(&b, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>",
+				  ctx->ncallers[fn], ctx->ncallees[fn]);
+		figure_cell(&b, ctx, (double)f->runtime.calls, false);
+		figure_cell(&b, ctx, f->runtime.self_ms, true);
+		figure_cell(&b, ctx, f->runtime.total_ms, true);
+		cgm_strbuf_puts(&b, "<td>");
+		html_status_badges(&b, ctx, fn);
+		cgm_strbuf_puts(&b, "</td></tr>\n");
+	}
+	cgm_strbuf_puts(&b, "</tbody></table>\n");
+	html_page_end(&b, "../", false);
+
+	if (rc == 0) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "dot/schemas/%.*s.dot", (int)(strlen(sc->page) - 5),
+			 sc->page);
+		rc = html_write_file(ctx, rel, &dot);
+	}
+	if (rc == 0) {
+		char rel[512];
+		snprintf(rel, sizeof(rel), "schemas/%s", sc->page);
+		rc = html_write_file(ctx, rel, &b);
+	}
+	cgm_strbuf_free(&b), cgm_strbuf_free(&dot), cgm_strbuf_free(&svg);
+	return rc;
+}

@@ -1,0 +1,706 @@
+/*
+ * test_html.c - the HTML site emitter on hand-built models whose answers are
+ * known: every page exists, every relative link lands on a file, hostile
+ * names stay text everywhere, output is byte-identical whatever the number
+ * of layout workers, node caps show "+N more", pages say when there is no
+ * runtime data, reports count what they should, bad options are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+#include "cgmap/html.h"
+#include "cgmap/strbuf.h"
+
+#define EVIL_NAME "\"<script>alert(1)</script>\""
+#define EVIL_ID "public.\"\"\"<script>alert(1)</script>\"\"\"(text)"
+#define ODD_ID "\"Odd Schema\".\"Weird \"\"Name\"\"\\ \xC3\xA9t\xC3\xA9\"()"
+
+/* ---- building models ---- */
+
+static void add_function(cgm_model *m, const char *id, const char *schema, const char *name,
+			 const char *args, const char *source)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->id = cgm_arena_strdup(m->arena, id);
+	f->schema = cgm_arena_strdup(m->arena, schema);
+	f->name = cgm_arena_strdup(m->arena, name);
+	f->identity_args = cgm_arena_strdup(m->arena, args);
+	f->arguments = cgm_arena_strdup(m->arena, args);
+	f->result = "integer";
+	f->language = "plpgsql";
+	f->analysed = true;
+	f->source = source ? cgm_arena_strdup(m->arena, source) : NULL;
+	f->line_count = 0;
+	if (source)
+		for (const char *p = source; *p; p++)
+			f->line_count += *p == '\n';
+	f->scc = -1;
+}
+
+static int idx(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0)
+		fail_msg("no function %s", id);
+	return i;
+}
+
+static cgm_function *fn(cgm_model *m, const char *id)
+{
+	return &m->functions[idx(m, id)];
+}
+
+static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, cgm_via via,
+			  unsigned provenance, int line, int64_t calls)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = idx(m, from);
+	e->to = idx(m, to);
+	e->via = via;
+	e->provenance = provenance;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
+	e->lines[0] = line;
+	e->nlines = 1;
+	e->runtime.calls = calls;
+	e->runtime.total_ms = (double)calls * 0.5;
+	return e;
+}
+
+static cgm_site *add_site(cgm_model *m, const char *in, int line, cgm_site_kind kind,
+			  const char *name, const char *target)
+{
+	cgm_function *f = fn(m, in);
+	f->sites = cgm_arena_grow(m->arena, f->sites, (size_t)f->nsites, (size_t)f->nsites + 1,
+				  sizeof(cgm_site));
+	cgm_site *s = &f->sites[f->nsites++];
+	s->line = line;
+	s->kind = kind;
+	s->stmt = kind == CGM_SITE_DYNAMIC ? "dynexecute" : "assign";
+	s->name = name ? cgm_arena_strdup(m->arena, name) : NULL;
+	if (kind == CGM_SITE_DYNAMIC) {
+		s->resolution = CGM_RES_NONE;
+		s->text = "format('SELECT %I()', fname)";
+	} else if (target) {
+		s->resolution = CGM_RES_RESOLVED;
+		s->ntargets = 1;
+		s->targets = cgm_arena_alloc(m->arena, sizeof(int));
+		s->targets[0] = idx(m, target);
+	} else {
+		s->resolution = CGM_RES_MISSING;
+	}
+	return s;
+}
+
+/*
+ * app.main()        observed entry; calls app.work (static+observed, 10x),
+ *                   app.fact (static), app.dyn (observed only: unexplained)
+ * app.work()        calls the evil function; sets off trigger app.audit()
+ * app.fact(integer) calls itself (a cycle)
+ * app.dyn()         two dynamic EXECUTE sites: line 3 observed -> app.work,
+ *                   line 5 never observed; calls app.nosuch(int): missing
+ * app.audit()       trigger function
+ * app.unused()      dead
+ * public.<evil>     hostile name, comment and source
+ * "Odd Schema".<odd> quotes, a backslash and non-ASCII; cold
+ */
+static cgm_model *demo_model(bool with_runtime)
+{
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "demo<db>";
+	m->source.server_version = "15.4";
+	add_function(m, "app.main()", "app", "main", "",
+		     "\nBEGIN\n  PERFORM app.work();\n  RETURN app.fact(5);\nEND\n");
+	add_function(m, "app.work()", "app", "work", "",
+		     "\nBEGIN\n  INSERT INTO app.t VALUES (1);\n  RETURN public.\"\"\"<script>alert(1)"
+		     "</script>\"\"\"('x');\nEND\n");
+	add_function(m, "app.fact(integer)", "app", "fact", "integer",
+		     "\nBEGIN\n  RETURN CASE WHEN n < 2 THEN 1 ELSE n * fact(n - 1) END;\nEND\n");
+	add_function(m, "app.dyn()", "app", "dyn", "",
+		     "\nBEGIN\n  EXECUTE format('SELECT %I()', fname);\n  PERFORM app.nosuch(1);\n"
+		     "  EXECUTE format('SELECT %I()', other);\nEND\n");
+	add_function(m, "app.audit()", "app", "audit", "", "\nBEGIN\n  RETURN NEW;\nEND\n");
+	add_function(m, "app.unused()", "app", "unused", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(m, EVIL_ID, "public", EVIL_NAME, "text",
+		     "\nBEGIN\n  -- </pre><script>alert(2)</script> & \"quotes\" \\ back\n"
+		     "  RETURN 1;\nEND\n");
+	add_function(m, ODD_ID, "Odd Schema", "Weird \"Name\"\\ \xC3\xA9t\xC3\xA9", "", NULL);
+	cgm_model_index(m);
+
+	fn(m, "app.audit()")->is_trigger = true;
+	fn(m, EVIL_ID)->comment = "<img src=x onerror=alert(3)> says \"hi\" & bye";
+	fn(m, ODD_ID)->language = "sql";
+	fn(m, ODD_ID)->analysed = false;
+	cgm_function *dyn = fn(m, "app.dyn()");
+	dyn->errors = cgm_arena_alloc(m->arena, sizeof(cgm_parse_error));
+	dyn->errors[0] = (cgm_parse_error){ 4, "syntax error at or near \"<\"" };
+	dyn->nerrors = 1;
+
+	add_site(m, "app.main()", 3, CGM_SITE_PERFORM, "work", "app.work()")->schema = "app";
+	add_site(m, "app.main()", 4, CGM_SITE_CALL, "fact", "app.fact(integer)")->schema = "app";
+	add_site(m, "app.work()", 3, CGM_SITE_TRIGGER, "t", "app.audit()")->schema = "app";
+	add_site(m, "app.work()", 4, CGM_SITE_CALL, "\"<script>alert(1)</script>\"", EVIL_ID)
+		->schema = "public";
+	add_site(m, "app.fact(integer)", 3, CGM_SITE_CALL, "fact", "app.fact(integer)");
+	add_site(m, "app.dyn()", 3, CGM_SITE_DYNAMIC, NULL, NULL);
+	add_site(m, "app.dyn()", 4, CGM_SITE_PERFORM, "nosuch", NULL)->schema = "app";
+	add_site(m, "app.dyn()", 5, CGM_SITE_DYNAMIC, NULL, NULL);
+	fn(m, "app.dyn()")->sites[1].nargs = 1;
+
+	unsigned both = with_runtime ? CGM_EDGE_STATIC | CGM_EDGE_OBSERVED : CGM_EDGE_STATIC;
+	add_edge(m, "app.main()", "app.work()", CGM_VIA_CALL, both, 3, with_runtime ? 10 : 0);
+	add_edge(m, "app.main()", "app.fact(integer)", CGM_VIA_CALL, CGM_EDGE_STATIC, 4, 0);
+	add_edge(m, "app.work()", "app.audit()", CGM_VIA_TRIGGER, CGM_EDGE_STATIC, 3, 0);
+	add_edge(m, "app.work()", EVIL_ID, CGM_VIA_CALL, CGM_EDGE_STATIC, 4, 0);
+	add_edge(m, "app.fact(integer)", "app.fact(integer)", CGM_VIA_CALL, CGM_EDGE_STATIC, 3, 0);
+	if (with_runtime) {
+		add_edge(m, "app.main()", "app.dyn()", CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0, 2);
+		add_edge(m, "app.dyn()", "app.work()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 3, 7);
+		m->has_runtime = true;
+		m->runtime_window = "2026-11-29 10:00 to 11:00 UTC";
+		fn(m, "app.main()")->runtime = (cgm_runtime_stats){ 4, 40.0, 3.0 };
+		fn(m, "app.work()")->runtime = (cgm_runtime_stats){ 17, 30.0, 25.0 };
+		fn(m, "app.dyn()")->runtime = (cgm_runtime_stats){ 2, 5.0, 1.0 };
+		fn(m, "app.main()")->observed_entry = true;
+		fn(m, "app.main()")->root = true;
+		fn(m, "app.audit()")->root = true;
+		for (int i = 0; i < m->nuser; i++)
+			m->functions[i].reachable = true;
+		fn(m, "app.unused()")->reachable = false;
+		fn(m, "app.unused()")->dead = true;
+		fn(m, ODD_ID)->reachable = false;
+		fn(m, ODD_ID)->dead = true;
+		fn(m, "app.fact(integer)")->cold = true;
+		fn(m, EVIL_ID)->cold = true;
+		fn(m, "app.audit()")->cold = true;
+	}
+	cgm_reference *ref = cgm_model_add_reference(m);
+	ref->function = idx(m, "app.audit()");
+	ref->object_kind = "trigger";
+	ref->object = "trigger t_audit on app.t";
+	cgm_trigger *tr = cgm_model_add_trigger(m);
+	tr->table_schema = "app";
+	tr->table_name = "t";
+	tr->name = "t_audit";
+	tr->events = CGM_EV_INSERT;
+	tr->function = idx(m, "app.audit()");
+	tr->function_id = "app.audit()";
+	tr->enabled = true;
+	cgm_diagnostic *dg = cgm_model_add_diagnostic(m);
+	dg->file = "schema<1>.sql";
+	dg->line = 12;
+	dg->message = "unterminated quoted string";
+	return m;
+}
+
+/* A hub calling `n` functions of its own schema. */
+static cgm_model *hub_model(int n)
+{
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "sql";
+	m->source.name = "hub.sql";
+	char id[64], name[32];
+	add_function(m, "big.hub()", "big", "hub", "", "\nBEGIN\nEND\n");
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "big.f%03d()", i);
+		snprintf(name, sizeof(name), "f%03d", i);
+		add_function(m, id, "big", name, "", "\nBEGIN\nEND\n");
+	}
+	cgm_model_index(m);
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "big.f%03d()", i);
+		add_edge(m, "big.hub()", id, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	}
+	return m;
+}
+
+/* ---- reading the output ---- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static char *site_file(const char *dir, const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return slurp(path);
+}
+
+static char *function_page(const char *dir, const char *id)
+{
+	cgm_strbuf rel = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&rel, "functions/");
+	cgm_escape_filename(&rel, id);
+	cgm_strbuf_puts(&rel, ".html");
+	char *text = site_file(dir, cgm_strbuf_cstr(&rel));
+	cgm_strbuf_free(&rel);
+	return text;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Every file under a folder, relative paths, sorted. */
+typedef struct file_list {
+	char **paths;
+	int n, cap;
+} file_list;
+
+static file_list *walk_list;
+static size_t walk_prefix;
+
+static int walk_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	if (type != FTW_F)
+		return 0;
+	if (walk_list->n == walk_list->cap) {
+		walk_list->cap = walk_list->cap ? walk_list->cap * 2 : 64;
+		walk_list->paths = realloc(walk_list->paths, sizeof(char *) * (size_t)walk_list->cap);
+	}
+	walk_list->paths[walk_list->n++] = strdup(path + walk_prefix);
+	return 0;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static file_list list_files(const char *dir)
+{
+	file_list l = { NULL, 0, 0 };
+	walk_list = &l;
+	walk_prefix = strlen(dir) + 1;
+	assert_int_equal(nftw(dir, walk_add, 16, FTW_PHYS), 0);
+	qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
+	return l;
+}
+
+static void free_files(file_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path);
+}
+
+static char *temp_dir(void)
+{
+	char tmpl[] = "/tmp/cgmap-html-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	assert_non_null(d);
+	return strdup(d);
+}
+
+static void remove_dir(char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+static char *render(const cgm_model *m, int depth, int cap, int threads)
+{
+	char *dir = temp_dir();
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.depth = depth;
+	o.node_cap = cap;
+	o.threads = threads;
+	int rc = cgm_emit_html(m, &o, dir);
+	if (rc)
+		fail_msg("cgm_emit_html: %s", cgm_error_message());
+	return dir;
+}
+
+/* ---- tests ---- */
+
+static void test_every_page_is_written(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = render(m, 2, 50, 1);
+	static const char *const must[] = {
+		"index.html",         "search-index.js",        "assets/cgmap.css",
+		"assets/cgmap.js",    "reports/dead.html",      "reports/cold.html",
+		"reports/dynamic.html", "reports/unexplained.html", "reports/missing.html",
+		"reports/errors.html", "reports/cycles.html",
+	};
+	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, must[i]);
+		if (access(path, R_OK) != 0)
+			fail_msg("missing %s", must[i]);
+	}
+	file_list files = list_files(dir);
+	int fpages = 0, spages = 0, fdots = 0, sdots = 0;
+	for (int i = 0; i < files.n; i++) {
+		fpages += strncmp(files.paths[i], "functions/", 10) == 0;
+		spages += strncmp(files.paths[i], "schemas/", 8) == 0;
+		fdots += strncmp(files.paths[i], "dot/functions/", 14) == 0;
+		sdots += strncmp(files.paths[i], "dot/schemas/", 12) == 0;
+	}
+	assert_int_equal(fpages, m->nuser);
+	assert_int_equal(fdots, m->nuser);
+	assert_int_equal(spages, 3); /* app, public, Odd Schema */
+	assert_int_equal(sdots, 3);
+	/* Each function page: its id as the heading, a graph, a legend. */
+	char *page = function_page(dir, "app.main()");
+	assert_non_null(strstr(page, "<h1 class=\"fn\">app.main()</h1>"));
+	assert_non_null(strstr(page, "<svg"));
+	assert_non_null(strstr(page, "Legend"));
+	/* Call sites link to their targets from the source. */
+	cgm_strbuf href = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&href, "<a class=\"call\" href=\"../functions/");
+	cgm_escape_filename(&href, "app.work()");
+	cgm_strbuf_puts(&href, ".html\"");
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
+	/* Observed edge labelled with its count; observed-only edge coloured. */
+	assert_non_null(strstr(page, "10\xC3\x97"));
+	cgm_strbuf_free(&href);
+	free(page);
+	page = function_page(dir, "app.work()");
+	/* The callers table gives the call-site line in the caller as a link. */
+	cgm_strbuf_puts(&href, "functions/");
+	cgm_escape_filename(&href, "app.main()");
+	cgm_strbuf_puts(&href, ".html#L3\">3</a>");
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
+	assert_non_null(strstr(page, "static+observed"));
+	cgm_strbuf_free(&href);
+	free(page);
+	page = function_page(dir, "app.dyn()");
+	/* Seen dynamic site marked with its target; unseen one flagged; the
+	 * missing callee marked in the source and drawn as its own node. */
+	assert_non_null(strstr(page, "dynamic EXECUTE: observed"));
+	assert_non_null(strstr(page, "dynamic EXECUTE: never observed"));
+	assert_non_null(strstr(page, "<span class=\"missing\""));
+	assert_non_null(strstr(page, "nosuch(1 arg)"));
+	assert_non_null(strstr(page, "line dyn"));
+	free(page);
+	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* Every relative href (pages, SVG nodes) must name a file of the site. */
+static void test_links_land(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = render(m, 2, 50, 2);
+	file_list files = list_files(dir);
+	int checked = 0;
+	for (int i = 0; i < files.n; i++) {
+		const char *rel = files.paths[i];
+		size_t len = strlen(rel);
+		if (len < 5 || strcmp(rel + len - 5, ".html") != 0)
+			continue;
+		char *text = site_file(dir, rel);
+		char base[4096];
+		snprintf(base, sizeof(base), "%s/%s", dir, rel);
+		*strrchr(base, '/') = '\0';
+		for (const char *p = text; (p = strstr(p, "href=\"")); ) {
+			p += 6;
+			const char *end = strchr(p, '"');
+			assert_non_null(end);
+			char target[2048];
+			size_t n = (size_t)(end - p);
+			assert_true(n < sizeof(target));
+			memcpy(target, p, n);
+			target[n] = '\0';
+			char *hash = strchr(target, '#');
+			if (hash)
+				*hash = '\0';
+			if (target[0] == '\0' || strncmp(target, "data:", 5) == 0)
+				continue;
+			if (strstr(target, "://"))
+				fail_msg("%s links outside the site: %s", rel, target);
+			char path[8192];
+			snprintf(path, sizeof(path), "%s/%s", base, target);
+			if (access(path, R_OK) != 0)
+				fail_msg("%s links to %s, which does not exist", rel, target);
+			checked++;
+		}
+		free(text);
+	}
+	assert_true(checked > 100);
+	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* A hostile name, comment and source appear as text in HTML, SVG, DOT and
+ * the search index: no page holds a script element of its own. */
+static void test_hostile_names_stay_text(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = render(m, 2, 50, 1);
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++) {
+		char *text = site_file(dir, files.paths[i]);
+		if (strstr(files.paths[i], ".html")) {
+			if (strstr(text, "<script>alert") || strstr(text, "<img src=x"))
+				fail_msg("%s holds a raw hostile tag", files.paths[i]);
+			/* The only script elements are the site's own. */
+			for (const char *p = text; (p = strstr(p, "<script")); p += 7)
+				if (strncmp(p, "<script src=\"", 13) != 0)
+					fail_msg("%s holds a script element not of the site", files.paths[i]);
+		}
+		if (strcmp(files.paths[i], "search-index.js") == 0) {
+			assert_null(strstr(text, "<script>"));
+			assert_non_null(strstr(text, "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"));
+		}
+		free(text);
+	}
+	char *page = function_page(dir, EVIL_ID);
+	assert_non_null(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(page, "&lt;img src=x onerror=alert(3)&gt; says &quot;hi&quot; &amp; bye"));
+	assert_non_null(strstr(page, "&lt;/pre&gt;&lt;script&gt;alert(2)&lt;/script&gt;"));
+	free(page);
+	/* In the caller's SVG the node label is XML-escaped text. */
+	page = function_page(dir, "app.work()");
+	assert_non_null(strstr(page, ">public.&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;(text)</text>"));
+	free(page);
+	/* Quotes, backslash, non-ASCII: intact as text. */
+	page = function_page(dir, ODD_ID);
+	assert_non_null(strstr(page, "&quot;Odd Schema&quot;.&quot;Weird &quot;&quot;Name&quot;&quot;\\ \xC3\xA9t\xC3\xA9&quot;()"));
+	free(page);
+	/* DOT: the label is a valid quoted string with the backslash doubled. */
+	cgm_strbuf rel = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&rel, "dot/functions/");
+	cgm_escape_filename(&rel, ODD_ID);
+	cgm_strbuf_puts(&rel, ".dot");
+	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(dot, "Weird \\\"Name\\\"\\\\ \xC3\xA9t\xC3\xA9()"));
+	free(dot);
+	cgm_strbuf_free(&rel);
+	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+static void assert_same_tree(const char *a, const char *b)
+{
+	file_list fa = list_files(a), fb = list_files(b);
+	assert_int_equal(fa.n, fb.n);
+	for (int i = 0; i < fa.n; i++) {
+		assert_string_equal(fa.paths[i], fb.paths[i]);
+		char *x = site_file(a, fa.paths[i]), *y = site_file(b, fb.paths[i]);
+		if (strcmp(x, y) != 0)
+			fail_msg("%s differs between two renderings", fa.paths[i]);
+		free(x), free(y);
+	}
+	free_files(&fa), free_files(&fb);
+}
+
+static void test_output_is_deterministic(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *one = render(m, 2, 50, 1), *two = render(m, 2, 50, 2), *three = render(m, 2, 50, 3);
+	assert_same_tree(one, two);
+	assert_same_tree(one, three);
+	remove_dir(one), remove_dir(two), remove_dir(three);
+	cgm_model_free(m);
+}
+
+static int function_nodes(const char *dot)
+{
+	int n = 0;
+	for (const char *p = dot; (p = strstr(p, "\n  n")); p += 4) {
+		const char *q = p + 4;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		n += strncmp(q, " [", 2) == 0;
+	}
+	return n;
+}
+
+static void test_node_cap_says_more(void **state)
+{
+	(void)state;
+	cgm_model *m = hub_model(120);
+	char *dir = render(m, 2, 50, 2);
+	char *page = function_page(dir, "big.hub()");
+	/* 50 nodes: the hub and 49 callees; 71 more counted, not dropped. */
+	assert_non_null(strstr(page, "+71 more callees"));
+	assert_non_null(strstr(page, "capped at 50 functions: it shows 50, and 71 more"));
+	free(page);
+	cgm_strbuf rel = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&rel, "dot/functions/");
+	cgm_escape_filename(&rel, "big.hub()");
+	cgm_strbuf_puts(&rel, ".dot");
+	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_int_equal(function_nodes(dot), 50);
+	free(dot);
+	cgm_strbuf_reset(&rel);
+	cgm_strbuf_puts(&rel, "schemas/");
+	cgm_escape_filename(&rel, "big");
+	cgm_strbuf_puts(&rel, ".html");
+	page = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, "+71 more functions in this schema"));
+	/* The table still lists every function. */
+	assert_int_equal(count(page, "<tr><td><a class=\"fn\""), 121);
+	free(page);
+	cgm_strbuf_free(&rel);
+	remove_dir(dir);
+	cgm_model_free(m);
+
+	/* Under the cap nothing is summed up. */
+	m = hub_model(10);
+	dir = render(m, 2, 50, 1);
+	page = function_page(dir, "big.hub()");
+	assert_null(strstr(page, "more callees"));
+	assert_null(strstr(page, "capped"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+static void test_without_runtime_says_so(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(false);
+	char *dir = render(m, 2, 50, 1);
+	char *index = site_file(dir, "index.html");
+	assert_non_null(strstr(index, "No runtime data was merged"));
+	assert_non_null(strstr(index, "Reachability was not analysed"));
+	assert_null(strstr(index, "<h3>By self time</h3>"));
+	free(index);
+	char *page = function_page(dir, "app.main()");
+	assert_non_null(strstr(page, "No runtime data was merged into this map"));
+	free(page);
+	page = function_page(dir, "app.dyn()");
+	assert_non_null(strstr(page, "target unknown (no runtime data)"));
+	free(page);
+	char *cold = site_file(dir, "reports/cold.html");
+	assert_non_null(strstr(cold, "No runtime data was merged, so no function can be cold"));
+	free(cold);
+	/* Cycles still found, computed from the edges. */
+	char *cycles = site_file(dir, "reports/cycles.html");
+	assert_non_null(strstr(cycles, "Cycles (1)"));
+	assert_non_null(strstr(cycles, "computed from its edges"));
+	free(cycles);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+static void test_reports_count(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = render(m, 2, 50, 1);
+	struct {
+		const char *file, *heading;
+		int rows;
+	} want[] = {
+		{ "reports/dead.html", "Dead functions (2)", 2 },
+		{ "reports/cold.html", "Cold functions (3)", 3 },
+		{ "reports/dynamic.html", "Unseen dynamic SQL sites (1)", 2 },
+		{ "reports/unexplained.html", "Unexplained runtime edges (1)", 1 },
+		{ "reports/missing.html", "Missing callees (1)", 1 },
+		{ "reports/errors.html", "Parse errors (2)", 2 },
+		{ "reports/cycles.html", "Cycles (1)", 1 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char *text = site_file(dir, want[i].file);
+		if (!strstr(text, want[i].heading))
+			fail_msg("%s lacks '%s'", want[i].file, want[i].heading);
+		int rows = count(text, "<tr><td");
+		if (rows != want[i].rows)
+			fail_msg("%s has %d rows, not %d", want[i].file, rows, want[i].rows);
+		free(text);
+	}
+	char *index = site_file(dir, "index.html");
+	assert_non_null(strstr(index, "demo&lt;db&gt;"));
+	assert_non_null(strstr(index, "2 dynamic EXECUTE sites: 1 seen at runtime, 1 never seen"));
+	assert_non_null(strstr(index, "<h3>By self time</h3>"));
+	assert_non_null(strstr(index, "id=\"search\""));
+	free(index);
+	char *search = site_file(dir, "search-index.js");
+	assert_int_equal(count(search, "\"functions/"), m->nuser);
+	free(search);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+static void test_bad_options_and_folders(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(false);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	assert_int_equal(o.depth, 2);
+	assert_int_equal(o.node_cap, 50);
+	o.depth = -1;
+	assert_int_equal(cgm_emit_html(m, &o, "/tmp/never"), CGM_EUSAGE);
+	assert_non_null(strstr(cgm_error_message(), "depth"));
+	cgm_html_options_init(&o);
+	o.node_cap = 1;
+	assert_int_equal(cgm_emit_html(m, &o, "/tmp/never"), CGM_EUSAGE);
+	assert_non_null(strstr(cgm_error_message(), "node cap"));
+	/* An output "folder" that is a file. */
+	char *dir = temp_dir();
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/file", dir);
+	FILE *f = fopen(path, "w");
+	fclose(f);
+	assert_int_equal(cgm_emit_html(m, NULL, path), CGM_EIO);
+	assert_non_null(strstr(cgm_error_message(), path));
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_page_is_written),
+		cmocka_unit_test(test_links_land),
+		cmocka_unit_test(test_hostile_names_stay_text),
+		cmocka_unit_test(test_output_is_deterministic),
+		cmocka_unit_test(test_node_cap_says_more),
+		cmocka_unit_test(test_without_runtime_says_so),
+		cmocka_unit_test(test_reports_count),
+		cmocka_unit_test(test_bad_options_and_folders),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
