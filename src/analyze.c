@@ -72,6 +72,20 @@ bool cgm_function_uncalled(const cgm_model *model, int fn)
 	return true;
 }
 
+bool cgm_runtime_has_edges(const cgm_model *model)
+{
+	if (!model->has_runtime)
+		return false;
+	/* merge.c writes "KIND NAME: WHAT"; WHAT names cgmap_trace or call
+	 * edges when the source had them (docs/runtime-data.md). */
+	for (int i = 0; i < model->nruntime_sources; i++) {
+		const char *what = strrchr(model->runtime_sources[i], ':');
+		if (what && (strstr(what, "cgmap_trace") || strstr(what, "call edges")))
+			return true;
+	}
+	return false;
+}
+
 /* An --entry pattern matches the id exactly (ids hold '[' in array types,
  * which fnmatch would read as a bracket expression), or as a glob on the id
  * or on schema.name. */
@@ -337,11 +351,12 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 			     "%d have no callers and are not referenced\n", uncalled);
 	fprintf(out, "cgmap: %d edges: %d static, %d observed (%d both), %d unexplained\n",
 		model->nedges, static_edges, observed, both, unexplained);
-	if (model->has_runtime)
+	if (cgm_runtime_has_edges(model))
 		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen\n", dyn_sites,
 			dyn_seen, dyn_sites - dyn_seen);
 	else
-		fprintf(out, "cgmap: %d dynamic sites (none observed: no runtime data)\n", dyn_sites);
+		fprintf(out, "cgmap: %d dynamic sites (none observed: no call edges in the "
+			     "runtime data)\n", dyn_sites);
 	fprintf(out, "cgmap: %d functions: %d roots, %d dead, %d cold; "
 		     "%d recursive components (%d functions)\n",
 		n, roots, dead, cold, nscc, in_scc);

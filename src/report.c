@@ -316,8 +316,12 @@ static void build_dynamic(table *t, const cgm_model *model)
 	t->title = "Dynamic call sites";
 	t->cols = dynamic_columns;
 	t->ncols = 8;
+	bool edges_known = cgm_runtime_has_edges(model);
 	if (!model->has_runtime)
 		t->note = "no runtime data: no dynamic site can be called unseen";
+	else if (!edges_known)
+		t->note = "the runtime data has no call edges (only per-function figures): no "
+			  "dynamic site can be called unseen";
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {
@@ -343,9 +347,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			for (int k = 0; k < nids; k++)
 				cgm_strbuf_printf(&targets, "%s%s", k ? " " : "", ids[k]);
 			free(ids);
-			const char *status = !model->has_runtime ? "not observed"
-					     : nids ? "observed"
-						    : "unseen";
+			const char *status = nids ? "observed" : edges_known ? "unseen" : "not observed";
 			row *r = table_add(t);
 			r->cells[0] = xstrdup(f->id);
 			function_place_cells(r->cells, f);
@@ -357,7 +359,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			if (nids)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
 						  site->line, cgm_strbuf_cstr(&targets), place);
-			else if (model->has_runtime)
+			else if (edges_known)
 				r->text = xprintf("%s line %d: unseen dynamic site: EXECUTE %s%s",
 						  f->id, site->line, r->cells[7], place);
 			else
@@ -424,6 +426,8 @@ static void build_unexplained(table *t, const cgm_model *model)
 	t->ncols = 10;
 	if (!model->has_runtime)
 		t->note = "no runtime data: every edge is static";
+	else if (!cgm_runtime_has_edges(model))
+		t->note = "the runtime data has no call edges (only per-function figures)";
 	edge_ref *refs = sorted_edges(model);
 	for (int k = 0; k < model->nedges; k++) {
 		const cgm_edge *e = &model->edges[refs[k].index];

@@ -130,6 +130,11 @@ bool cgm_edge_unexplained(const cgm_edge *edge);
 bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
 /* No caller outside its own recursive component, and not a root. */
 bool cgm_function_uncalled(const cgm_model *model, int fn);
+/* The runtime data holds call edges (cgmap_trace, a log, a file with
+ * edges), not only per-function figures: only then can a dynamic site be
+ * called unseen.  Read from model->runtime_sources, so it survives a
+ * snapshot. */
+bool cgm_runtime_has_edges(const cgm_model *model);
 
 /* Everything a mapping command does with runtime data, in one call: load
  * (unless no_runtime, the live server at dsn; each file; each log), merge. */

@@ -96,6 +96,9 @@ static cgm_model *sample(bool runtime)
 	if (runtime) {
 		m->has_runtime = true;
 		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
+		static const char *sources[] = { "database demo: cgmap_trace, pg_stat_user_functions" };
+		m->runtime_sources = sources;
+		m->nruntime_sources = 1;
 		fn(m, "app.main()")->observed_entry = true;
 		fn(m, "app.main()")->runtime.calls = 2;
 		fn(m, "app.work()")->runtime.calls = 4;

@@ -120,6 +120,9 @@ static cgm_model *sample(bool runtime)
 		add_edge(m, "app.work(integer)", "app.hidden()", CGM_VIA_CALL, CGM_EDGE_OBSERVED, 4, 3);
 		m->has_runtime = true;
 		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
+		static const char *sources[] = { "database demo: cgmap_trace, pg_stat_user_functions" };
+		m->runtime_sources = sources;
+		m->nruntime_sources = 1;
 		cgm_function *f = &m->functions[idx(m, "app.main()")];
 		f->observed_entry = true;
 		f->runtime = (cgm_runtime_stats){ 1, 4.0, 0.5 };
@@ -318,6 +321,27 @@ static void test_without_runtime(void **state)
 	cgm_model_free(m);
 }
 
+/* pg_stat_user_functions alone: figures, no edges; a dynamic site whose
+ * calls nobody recorded is not "unseen". */
+static void test_function_figures_only(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	static const char *sources[] = { "database demo: pg_stat_user_functions" };
+	m->runtime_sources = sources;
+	assert_false(cgm_runtime_has_edges(m));
+	expect(m, "dynamic", "csv",
+	       "function,schema,file,file_line,line,status,targets,text\r\n"
+	       "app.main(),app,,,5,observed,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
+	       "app.other(),app,,,2,not observed,,'SELECT ' || x\r\n");
+	char *text = render(m, "dynamic", "text");
+	assert_non_null(strstr(text, "# the runtime data has no call edges (only per-function "
+				     "figures): no dynamic site can be called unseen\n"));
+	assert_non_null(strstr(text, "app.other() line 2: dynamic site: EXECUTE"));
+	free(text);
+	cgm_model_free(m);
+}
+
 static void test_escaping_and_parsing(void **state)
 {
 	(void)state;
@@ -352,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_text_reports),
 		cmocka_unit_test(test_other_formats),
 		cmocka_unit_test(test_without_runtime),
+		cmocka_unit_test(test_function_figures_only),
 		cmocka_unit_test(test_escaping_and_parsing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
