@@ -1043,7 +1043,15 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 
 	if (fc == NULL)
 	{
-		fc = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(cgtFnCache));
+		fc = MemoryContextAllocExtended(flinfo->fn_mcxt, sizeof(cgtFnCache),
+										MCXT_ALLOC_ZERO | MCXT_ALLOC_NO_OOM);
+		if (fc == NULL)
+		{
+			/* out of memory: stay out of the way rather than fail the call */
+			if (prev_fmgr_hook)
+				prev_fmgr_hook(event, flinfo, arg);
+			return;
+		}
 		fc->traced = cgt_should_trace(flinfo->fn_oid);
 		*arg = PointerGetDatum(fc);
 	}

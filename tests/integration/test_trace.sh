@@ -458,12 +458,29 @@ BEGIN
   END;
   RETURN sq_leaf();
 END $$;
+-- fmgr_security_definer already wraps this one: it must count once
+CREATE FUNCTION sec_def() RETURNS int LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+BEGIN
+  RETURN ab();
+END $$;
+CREATE FUNCTION my_abs(int) RETURNS int LANGUAGE internal IMMUTABLE STRICT AS 'int4abs';
+CREATE FUNCTION pl_c(x int) RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN my_abs(x) + sec_def();
+END $$;
+-- value-per-call set-returning function: one call per row + the end call
+CREATE FUNCTION sq_srf(n int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT generate_series(1, n) $$;
 SQL
 reset
 sql -c "SELECT pl_top()" -c "SELECT sum(sq_leaf()) FROM generate_series(1, 5)" -c "SELECT catcher_sql()" -c "SELECT a()" >/dev/null
 "$PGTEST_BIN/psql" -X -q -At -v ON_ERROR_STOP=0 -c "SELECT sq_boom()" >/dev/null 2>&1 || true
-sql -c "SELECT sq_leaf()" >/dev/null
+sql -c "SELECT sq_leaf()" -c "SELECT pl_c(-3)" -c "SELECT sq_srf(3)" >/dev/null
 expect_edges "track=all" <<'EOF'
+- > pl_c(integer) @0 = 1
+- > sq_srf(integer) @0 = 4
+pl_c(integer) > my_abs(integer) @3 = 1
+pl_c(integer) > sec_def() @3 = 1
+sec_def() > ab() @3 = 1
 - > a() @0 = 1
 - > catcher_sql() @0 = 1
 - > pl_top() @0 = 1
