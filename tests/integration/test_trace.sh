@@ -17,7 +17,7 @@ ext="$root/extension/cgmap_trace"
 # shellcheck source=../lib/pgtest.sh
 . "$root/tests/lib/pgtest.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
 step() { echo "--- $*"; }
 
 command -v pg_config >/dev/null 2>&1 || skip "pg_config not found (install postgresql-server-dev-15)"
