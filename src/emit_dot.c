@@ -1,0 +1,633 @@
+/*
+ * emit_dot.c - the whole call graph as Graphviz DOT (callgraph.dot).
+ *
+ * In:  a complete, indexed model (left untouched: orders are sorted copies).
+ * Out: the DOT file, written to a temporary file in the same folder and
+ *      renamed, so a reader never sees half a graph.  Every name goes
+ *      through cgm_escape_dot(), so `dot -Tsvg` accepts the file whatever the
+ *      catalog holds; the same model gives the same bytes.
+ *
+ * Drawing (the legend cluster in the file says the same):
+ *   - one cluster per schema, functions labelled name(args), the full id as
+ *     tooltip; not-analysed functions (C, internal, ...) greyed, builtins as
+ *     grey ellipses, functions whose body did not parse with a red border;
+ *   - edges: static solid, observed-only dashed, static and observed bold;
+ *     via trigger blue with the events, via constant EXECUTE SQL dotted and
+ *     labelled EXECUTE, observed from a dynamic EXECUTE purple, one of
+ *     several candidates of an ambiguous site labelled "?";
+ *   - a dynamic EXECUTE site is a note "EXECUTE line N" hanging off its
+ *     function (what it was seen to call at runtime hangs off the note);
+ *   - a missing callee is a dashed red box with the name as written.
+ */
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+#include "cgmap/pipeline.h"
+#include "cgmap/strbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define COLOR_TRIGGER "#1f6fb4"
+#define COLOR_DYNAMIC "#7b3294"
+#define COLOR_MISSING "#cc0000"
+#define COLOR_AMBIGUOUS "#d97a00"
+#define COLOR_GREY "#888888"
+
+static void *xmalloc(size_t n)
+{
+	void *p = calloc(n ? n : 1, 1);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+/* "text" with the text escaped. */
+static void put_quoted(cgm_strbuf *out, const char *s)
+{
+	cgm_strbuf_putc(out, '"');
+	cgm_escape_dot(out, s);
+	cgm_strbuf_putc(out, '"');
+}
+
+/* Node names: function ids end with ')' and the other node kinds never do,
+ * so the name spaces cannot meet. */
+static void put_function_node(cgm_strbuf *out, const cgm_function *f)
+{
+	put_quoted(out, f->id);
+}
+
+static void put_dynamic_node(cgm_strbuf *out, const cgm_function *f, int site_index)
+{
+	cgm_strbuf name = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&name, "%s EXECUTE site %d", f->id, site_index + 1);
+	put_quoted(out, cgm_strbuf_cstr(&name));
+	cgm_strbuf_free(&name);
+}
+
+/* The callee as written: schema-qualified when it was. */
+static void written_name(cgm_strbuf *out, const cgm_site *site)
+{
+	if (site->schema)
+		cgm_strbuf_printf(out, "%s.", site->schema);
+	cgm_strbuf_puts(out, site->name ? site->name : "?");
+}
+
+static void put_missing_node(cgm_strbuf *out, const char *written)
+{
+	cgm_strbuf name = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&name, "missing: %s", written);
+	put_quoted(out, cgm_strbuf_cstr(&name));
+	cgm_strbuf_free(&name);
+}
+
+typedef struct {
+	const char *k1, *k2, *k3;
+	int index, sub;
+} sort_rec;
+
+static int compare_text(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int compare_recs(const void *a, const void *b)
+{
+	const sort_rec *x = a, *y = b;
+	int c = compare_text(x->k1, y->k1);
+	if (!c)
+		c = compare_text(x->k2, y->k2);
+	if (!c)
+		c = compare_text(x->k3, y->k3);
+	if (!c)
+		c = (x->index > y->index) - (x->index < y->index);
+	return c ? c : (x->sub > y->sub) - (x->sub < y->sub);
+}
+
+static bool has_line(const int *lines, int n, int line)
+{
+	for (int i = 0; i < n; i++)
+		if (lines[i] == line)
+			return true;
+	return false;
+}
+
+static bool site_targets(const cgm_site *site, int fn)
+{
+	for (int t = 0; t < site->ntargets; t++)
+		if (site->targets[t] == fn)
+			return true;
+	return false;
+}
+
+static void put_lines(cgm_strbuf *out, const int *lines, int n)
+{
+	int *sorted = xmalloc(sizeof(int) * (size_t)n);
+	if (n)
+		memcpy(sorted, lines, sizeof(int) * (size_t)n);
+	for (int i = 1; i < n; i++) /* insertion sort: lists are short */
+		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+			int tmp = sorted[j];
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = tmp;
+		}
+	cgm_strbuf_puts(out, n == 1 ? "line " : "lines ");
+	for (int i = 0; i < n; i++)
+		cgm_strbuf_printf(out, "%s%d", i ? ", " : "", sorted[i]);
+	free(sorted);
+}
+
+typedef struct {
+	const cgm_model *model;
+	cgm_strbuf out;
+	bool *drawn;        /* per function index */
+	sort_rec *nodes;    /* drawn functions by schema, id */
+	int nnodes;
+} dot_writer;
+
+static void emit_function_node(dot_writer *w, int fi)
+{
+	const cgm_function *f = &w->model->functions[fi];
+	cgm_strbuf *out = &w->out;
+	cgm_strbuf text = CGM_STRBUF_INIT;
+
+	cgm_strbuf_puts(out, "    ");
+	put_function_node(out, f);
+	cgm_strbuf_puts(out, " [label=\"");
+	cgm_escape_dot(out, f->name ? f->name : f->id);
+	cgm_strbuf_putc(out, '(');
+	cgm_escape_dot(out, f->identity_args ? f->identity_args : "");
+	cgm_strbuf_putc(out, ')');
+	if (f->kind == CGM_KIND_PROCEDURE)
+		cgm_strbuf_puts(out, "\\nprocedure");
+	if (f->is_trigger)
+		cgm_strbuf_puts(out, "\\ntrigger function");
+	if (!f->analysed && !f->builtin) {
+		cgm_strbuf_puts(out, "\\n[");
+		cgm_escape_dot(out, f->language ? f->language : "?");
+		cgm_strbuf_puts(out, ", not analysed]");
+	}
+	if (f->nerrors > 0)
+		cgm_strbuf_puts(out, "\\n[parse error]");
+	cgm_strbuf_puts(out, "\", tooltip=\"");
+	cgm_strbuf_puts(&text, f->id);
+	if (f->language)
+		cgm_strbuf_printf(&text, "\nlanguage %s", f->language);
+	for (int e = 0; e < f->nerrors; e++) {
+		if (f->errors[e].line > 0)
+			cgm_strbuf_printf(&text, "\nparse error, line %d: %s", f->errors[e].line,
+					  f->errors[e].message ? f->errors[e].message : "");
+		else
+			cgm_strbuf_printf(&text, "\nparse error: %s",
+					  f->errors[e].message ? f->errors[e].message : "");
+	}
+	if (w->model->has_runtime)
+		cgm_strbuf_printf(&text, "\n%lld calls observed", (long long)f->runtime.calls);
+	cgm_escape_dot(out, cgm_strbuf_cstr(&text));
+	cgm_strbuf_putc(out, '"');
+
+	if (f->builtin)
+		cgm_strbuf_puts(out, ", shape=ellipse, style=filled, fillcolor=\"#eeeeee\", "
+				     "color=\"" COLOR_GREY "\", fontcolor=\"#555555\"");
+	else if (!f->analysed)
+		cgm_strbuf_puts(out, ", style=\"rounded,filled\", fillcolor=\"#e6e6e6\", "
+				     "color=\"" COLOR_GREY "\", fontcolor=\"#666666\"");
+	if (f->nerrors > 0)
+		cgm_strbuf_puts(out, ", color=\"" COLOR_MISSING "\", penwidth=2");
+	cgm_strbuf_puts(out, "];\n");
+	cgm_strbuf_free(&text);
+
+	/* Its dynamic EXECUTE sites, in the same cluster. */
+	for (int s = 0; s < f->nsites; s++) {
+		const cgm_site *site = &f->sites[s];
+		if (site->kind != CGM_SITE_DYNAMIC)
+			continue;
+		cgm_strbuf_puts(out, "    ");
+		put_dynamic_node(out, f, s);
+		cgm_strbuf_printf(out, " [shape=note, style=filled, fillcolor=\"#fff4c2\", "
+				       "color=\"" COLOR_DYNAMIC "\", label=\"EXECUTE line %d\", tooltip=\"",
+				  site->line);
+		cgm_strbuf_reset(&text);
+		cgm_strbuf_printf(&text, "dynamic EXECUTE in %s, line %d", f->id, site->line);
+		if (site->text)
+			cgm_strbuf_printf(&text, "\n%s", site->text);
+		cgm_escape_dot(out, cgm_strbuf_cstr(&text));
+		cgm_strbuf_puts(out, "\"];\n");
+		cgm_strbuf_free(&text);
+	}
+}
+
+static void emit_clusters(dot_writer *w)
+{
+	cgm_strbuf *out = &w->out;
+	for (int i = 0; i < w->nnodes;) {
+		const char *schema = w->nodes[i].k1;
+		cgm_strbuf_puts(out, "  subgraph ");
+		cgm_strbuf name = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&name, "cluster_%s", schema ? schema : "");
+		put_quoted(out, cgm_strbuf_cstr(&name));
+		cgm_strbuf_free(&name);
+		cgm_strbuf_puts(out, " {\n    label=\"schema ");
+		cgm_escape_dot(out, schema ? schema : "(none)");
+		cgm_strbuf_puts(out, "\";\n    style=\"rounded\";\n    color=\"#999999\";\n"
+				     "    fontname=\"Helvetica-Bold\";\n");
+		int j = i;
+		while (j < w->nnodes && compare_text(w->nodes[j].k1, schema) == 0)
+			emit_function_node(w, w->nodes[j++].index);
+		cgm_strbuf_puts(out, "  }\n");
+		i = j;
+	}
+}
+
+/* Whether "on a, b, c" holds item exactly. */
+static bool list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	for (const char *p = list; (p = strstr(p, item)) != NULL; p++) {
+		bool starts = p >= list + 3 && (strncmp(p - 3, "on ", 3) == 0 || strncmp(p - 2, ", ", 2) == 0);
+		bool ends = p[n] == '\0' || p[n] == ',';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+/* Sites of `from` at the edge's lines that fire the trigger function `to`:
+ * the events and the tables, for the edge label. */
+static void trigger_label(const cgm_model *m, const cgm_edge *e, cgm_strbuf *label)
+{
+	const cgm_function *f = &m->functions[e->from];
+	unsigned events = 0;
+	cgm_strbuf tables = CGM_STRBUF_INIT;
+	for (int s = 0; s < f->nsites; s++) {
+		const cgm_site *site = &f->sites[s];
+		if (site->kind != CGM_SITE_TRIGGER || !site_targets(site, e->to))
+			continue;
+		if (e->nlines > 0 && !has_line(e->lines, e->nlines, site->line))
+			continue;
+		events |= site->events;
+		cgm_strbuf table = CGM_STRBUF_INIT;
+		written_name(&table, site);
+		if (!list_has(cgm_strbuf_cstr(&tables), cgm_strbuf_cstr(&table))) {
+			cgm_strbuf_puts(&tables, tables.len ? ", " : "on ");
+			cgm_strbuf_puts(&tables, cgm_strbuf_cstr(&table));
+		}
+		cgm_strbuf_free(&table);
+	}
+	if (events == 0) /* observed only: the events the triggers fire on */
+		for (int t = 0; t < m->ntriggers; t++)
+			if (m->triggers[t].function == e->to)
+				events |= m->triggers[t].events;
+	char buf[64];
+	cgm_strbuf_puts(label, events ? cgm_events_text(buf, sizeof(buf), events) : "trigger");
+	if (tables.len) {
+		cgm_strbuf_putc(label, '\n');
+		cgm_strbuf_puts(label, cgm_strbuf_cstr(&tables));
+	}
+	cgm_strbuf_free(&tables);
+}
+
+/* The dynamic site an observed dynamic edge starts from, or -1. */
+static int dynamic_site_of(const cgm_function *f, const cgm_edge *e)
+{
+	int only = -1, count = 0;
+	for (int s = 0; s < f->nsites; s++) {
+		if (f->sites[s].kind != CGM_SITE_DYNAMIC)
+			continue;
+		if (has_line(e->lines, e->nlines, f->sites[s].line))
+			return s;
+		only = s;
+		count++;
+	}
+	return e->nlines == 0 && count == 1 ? only : -1;
+}
+
+static void emit_edge(dot_writer *w, const cgm_edge *e)
+{
+	const cgm_model *m = w->model;
+	const cgm_function *from = &m->functions[e->from], *to = &m->functions[e->to];
+	cgm_strbuf *out = &w->out;
+	bool is_static = e->provenance & CGM_EDGE_STATIC;
+	bool observed = e->provenance & CGM_EDGE_OBSERVED;
+	cgm_strbuf label = CGM_STRBUF_INIT, style = CGM_STRBUF_INIT, tip = CGM_STRBUF_INIT;
+	const char *color = NULL;
+
+	cgm_strbuf_puts(&style, e->via == CGM_VIA_LITERAL ? "dotted" : observed && !is_static ? "dashed" : "solid");
+	if (is_static && observed)
+		cgm_strbuf_puts(&style, ",bold");
+
+	switch (e->via) {
+	case CGM_VIA_TRIGGER:
+		trigger_label(m, e, &label);
+		color = COLOR_TRIGGER;
+		break;
+	case CGM_VIA_LITERAL:
+		cgm_strbuf_puts(&label, "EXECUTE");
+		break;
+	case CGM_VIA_DYNAMIC:
+		color = COLOR_DYNAMIC;
+		break;
+	case CGM_VIA_CALL:
+		break;
+	}
+	if (e->ambiguous) {
+		cgm_strbuf_puts(&label, label.len ? " ?" : "?");
+		if (!color)
+			color = COLOR_AMBIGUOUS;
+	}
+
+	int site = e->via == CGM_VIA_DYNAMIC ? dynamic_site_of(from, e) : -1;
+	cgm_strbuf_puts(out, "  ");
+	if (site >= 0)
+		put_dynamic_node(out, from, site);
+	else
+		put_function_node(out, from);
+	cgm_strbuf_puts(out, " -> ");
+	put_function_node(out, to);
+	cgm_strbuf_printf(out, " [style=\"%s\"", cgm_strbuf_cstr(&style));
+	if (color)
+		cgm_strbuf_printf(out, ", color=\"%s\", fontcolor=\"%s\"", color, color);
+	if (label.len) {
+		cgm_strbuf_puts(out, ", label=\"");
+		cgm_escape_dot(out, cgm_strbuf_cstr(&label));
+		cgm_strbuf_putc(out, '"');
+	}
+
+	cgm_strbuf_printf(&tip, "%s -> %s (%s, %s%s%s)", from->id, to->id, cgm_via_name(e->via),
+			  is_static ? "static" : "", is_static && observed ? " and " : "",
+			  observed ? "observed" : "");
+	if (e->nlines > 0) {
+		cgm_strbuf_puts(&tip, ", ");
+		put_lines(&tip, e->lines, e->nlines);
+	}
+	if (e->ambiguous)
+		cgm_strbuf_puts(&tip, ", one of several candidates");
+	if (observed)
+		cgm_strbuf_printf(&tip, ", %lld calls", (long long)e->runtime.calls);
+	cgm_strbuf_puts(out, ", tooltip=\"");
+	cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+	cgm_strbuf_puts(out, "\"];\n");
+	cgm_strbuf_free(&label);
+	cgm_strbuf_free(&style);
+	cgm_strbuf_free(&tip);
+}
+
+/* Each drawn function to each of its dynamic-site notes. */
+static void emit_dynamic_links(dot_writer *w)
+{
+	cgm_strbuf *out = &w->out;
+	for (int i = 0; i < w->nnodes; i++) {
+		const cgm_function *f = &w->model->functions[w->nodes[i].index];
+		for (int s = 0; s < f->nsites; s++) {
+			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
+				continue;
+			cgm_strbuf_puts(out, "  ");
+			put_function_node(out, f);
+			cgm_strbuf_puts(out, " -> ");
+			put_dynamic_node(out, f, s);
+			cgm_strbuf_puts(out, " [style=dotted, arrowhead=none, color=\"" COLOR_DYNAMIC "\"];\n");
+		}
+	}
+}
+
+/* Missing callees: one node per name as written, one edge per calling
+ * function, both in sorted order. */
+static void emit_missing(dot_writer *w)
+{
+	const cgm_model *m = w->model;
+	cgm_strbuf *out = &w->out;
+	int n = 0, cap = 16;
+	sort_rec *recs = xmalloc(sizeof(sort_rec) * (size_t)cap);
+	cgm_strbuf names = CGM_STRBUF_INIT; /* written names, NUL-separated */
+	size_t *offsets = xmalloc(sizeof(size_t) * (size_t)cap);
+	for (int i = 0; i < w->nnodes; i++) {
+		const cgm_function *f = &m->functions[w->nodes[i].index];
+		for (int s = 0; s < f->nsites; s++) {
+			if (f->sites[s].resolution != CGM_RES_MISSING)
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				recs = realloc(recs, sizeof(sort_rec) * (size_t)cap);
+				offsets = realloc(offsets, sizeof(size_t) * (size_t)cap);
+				if (!recs || !offsets) {
+					fprintf(stderr, "cgmap: out of memory\n");
+					abort();
+				}
+			}
+			offsets[n] = names.len;
+			written_name(&names, &f->sites[s]);
+			cgm_strbuf_add(&names, "", 1); /* keep the NUL as separator */
+			recs[n] = (sort_rec){ NULL, f->id, NULL, w->nodes[i].index, s };
+			n++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		recs[i].k1 = names.data + offsets[i];
+	qsort(recs, (size_t)n, sizeof(sort_rec), compare_recs);
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && strcmp(recs[i].k1, recs[i - 1].k1) == 0)
+			continue;
+		cgm_strbuf_puts(out, "  ");
+		put_missing_node(out, recs[i].k1);
+		cgm_strbuf_puts(out, " [shape=box, style=\"dashed\", color=\"" COLOR_MISSING "\", "
+				     "fontcolor=\"" COLOR_MISSING "\", label=\"");
+		cgm_escape_dot(out, recs[i].k1);
+		cgm_strbuf_puts(out, "\", tooltip=\"");
+		cgm_strbuf tip = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&tip, "missing callee: no function %s exists", recs[i].k1);
+		cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+		cgm_strbuf_free(&tip);
+		cgm_strbuf_puts(out, "\"];\n");
+	}
+	for (int i = 0; i < n;) {
+		int j = i;
+		int *lines = xmalloc(sizeof(int) * (size_t)n);
+		int nlines = 0;
+		while (j < n && strcmp(recs[j].k1, recs[i].k1) == 0 && recs[j].index == recs[i].index) {
+			const cgm_site *site = &m->functions[recs[j].index].sites[recs[j].sub];
+			if (!has_line(lines, nlines, site->line))
+				lines[nlines++] = site->line;
+			j++;
+		}
+		const cgm_function *f = &m->functions[recs[i].index];
+		cgm_strbuf_puts(out, "  ");
+		put_function_node(out, f);
+		cgm_strbuf_puts(out, " -> ");
+		put_missing_node(out, recs[i].k1);
+		cgm_strbuf_puts(out, " [style=dashed, color=\"" COLOR_MISSING "\", tooltip=\"");
+		cgm_strbuf tip = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&tip, "%s calls missing %s, ", f->id, recs[i].k1);
+		put_lines(&tip, lines, nlines);
+		cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+		cgm_strbuf_free(&tip);
+		cgm_strbuf_puts(out, "\"];\n");
+		free(lines);
+		i = j;
+	}
+	cgm_strbuf_free(&names);
+	free(offsets);
+	free(recs);
+}
+
+static void emit_legend(cgm_strbuf *out)
+{
+	cgm_strbuf_puts(
+		out,
+		"  subgraph \"cluster_legend\" {\n"
+		"    label=\"legend\";\n"
+		"    style=\"rounded,dashed\";\n"
+		"    color=\"#bbbbbb\";\n"
+		"    fontname=\"Helvetica-Bold\";\n"
+		"    node [fontsize=9];\n"
+		"    edge [fontsize=8];\n"
+		"    \"legend: function\" [label=\"analysed function\"];\n"
+		"    \"legend: not analysed\" [label=\"not analysed\\n(other language)\", "
+		"style=\"rounded,filled\", fillcolor=\"#e6e6e6\", color=\"" COLOR_GREY "\", "
+		"fontcolor=\"#666666\"];\n"
+		"    \"legend: builtin\" [label=\"pg_catalog builtin\", shape=ellipse, style=filled, "
+		"fillcolor=\"#eeeeee\", color=\"" COLOR_GREY "\", fontcolor=\"#555555\"];\n"
+		"    \"legend: parse error\" [label=\"body does not parse\\n[parse error]\", "
+		"color=\"" COLOR_MISSING "\", penwidth=2];\n"
+		"    \"legend: dynamic\" [label=\"EXECUTE line N\\n(dynamic SQL)\", shape=note, "
+		"style=filled, fillcolor=\"#fff4c2\", color=\"" COLOR_DYNAMIC "\"];\n"
+		"    \"legend: missing\" [label=\"missing callee\", shape=box, style=\"dashed\", "
+		"color=\"" COLOR_MISSING "\", fontcolor=\"" COLOR_MISSING "\"];\n"
+		"    \"legend: a\" [label=\"caller\"];\n"
+		"    \"legend: b\" [label=\"static call\"];\n"
+		"    \"legend: c\" [label=\"observed only\"];\n"
+		"    \"legend: d\" [label=\"static and observed\"];\n"
+		"    \"legend: e\" [label=\"trigger fired by DML\"];\n"
+		"    \"legend: f\" [label=\"call in constant EXECUTE SQL\"];\n"
+		"    \"legend: g\" [label=\"one of several candidates\"];\n"
+		"    \"legend: h\" [label=\"called by dynamic SQL\"];\n"
+		"    \"legend: a\" -> \"legend: b\" [style=\"solid\"];\n"
+		"    \"legend: a\" -> \"legend: c\" [style=\"dashed\"];\n"
+		"    \"legend: a\" -> \"legend: d\" [style=\"solid,bold\"];\n"
+		"    \"legend: a\" -> \"legend: e\" [style=\"solid\", color=\"" COLOR_TRIGGER "\", "
+		"fontcolor=\"" COLOR_TRIGGER "\", label=\"INSERT|UPDATE\"];\n"
+		"    \"legend: a\" -> \"legend: f\" [style=\"dotted\", label=\"EXECUTE\"];\n"
+		"    \"legend: a\" -> \"legend: g\" [style=\"solid\", color=\"" COLOR_AMBIGUOUS "\", "
+		"fontcolor=\"" COLOR_AMBIGUOUS "\", label=\"?\"];\n"
+		"    \"legend: dynamic\" -> \"legend: h\" [style=\"dashed\", color=\"" COLOR_DYNAMIC "\"];\n"
+		"  }\n");
+}
+
+static int write_file(const char *path, const char *text, size_t len)
+{
+	size_t tmplen = strlen(path) + 16;
+	char *tmp = xmalloc(tmplen);
+	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s", path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	const char *failed = NULL;
+	int saved_errno = 0;
+	if (fchmod(fd, 0644) != 0)
+		failed = "chmod", saved_errno = errno;
+	size_t done = 0;
+	while (!failed && done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			failed = "write", saved_errno = errno;
+		else
+			done += (size_t)n;
+	}
+	if (close(fd) != 0 && !failed)
+		failed = "close", saved_errno = errno;
+	if (!failed && rename(tmp, path) != 0)
+		failed = "rename", saved_errno = errno;
+	if (failed) {
+		unlink(tmp);
+		free(tmp);
+		return cgm_error(CGM_EIO, "cannot write \"%s\": %s: %s", path, failed,
+				 strerror(saved_errno));
+	}
+	free(tmp);
+	return 0;
+}
+
+static bool valid_function(const cgm_model *m, int idx)
+{
+	return idx >= 0 && idx < m->nfunctions;
+}
+
+int cgm_emit_dot(const cgm_model *model, const char *path)
+{
+	const cgm_model *m = model;
+	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT };
+
+	/* Drawn: every mapped function, and the builtins an edge reaches. */
+	w.drawn = xmalloc(sizeof(bool) * (size_t)m->nfunctions);
+	for (int i = 0; i < m->nfunctions; i++) {
+		if (!m->functions[i].id) {
+			free(w.drawn);
+			return cgm_error(CGM_EIO, "cannot write \"%s\": function %d has no id", path, i);
+		}
+		w.drawn[i] = !m->functions[i].builtin;
+	}
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (!valid_function(m, e->from) || !valid_function(m, e->to)) {
+			free(w.drawn);
+			return cgm_error(CGM_EIO,
+					 "cannot write \"%s\": edge %d points outside the function "
+					 "list (%d -> %d)",
+					 path, i, e->from, e->to);
+		}
+		w.drawn[e->from] = w.drawn[e->to] = true;
+	}
+	w.nodes = xmalloc(sizeof(sort_rec) * (size_t)m->nfunctions);
+	for (int i = 0; i < m->nfunctions; i++)
+		if (w.drawn[i])
+			w.nodes[w.nnodes++] =
+				(sort_rec){ m->functions[i].schema, m->functions[i].id, NULL, i, 0 };
+	qsort(w.nodes, (size_t)w.nnodes, sizeof(sort_rec), compare_recs);
+
+	sort_rec *edges = xmalloc(sizeof(sort_rec) * (size_t)m->nedges);
+	for (int i = 0; i < m->nedges; i++)
+		edges[i] = (sort_rec){ m->functions[m->edges[i].from].id, m->functions[m->edges[i].to].id,
+				       cgm_via_name(m->edges[i].via), i, 0 };
+	qsort(edges, (size_t)m->nedges, sizeof(sort_rec), compare_recs);
+
+	cgm_strbuf *out = &w.out;
+	cgm_strbuf_puts(out, "digraph \"cgmap\" {\n");
+	cgm_strbuf_puts(out, "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, "
+			     "nodesep=0.25, ranksep=0.6, label=\"");
+	cgm_strbuf label = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&label, "call graph of %s %s", m->source.kind ? m->source.kind : "source",
+			  m->source.name ? m->source.name : "");
+	cgm_escape_dot(out, cgm_strbuf_cstr(&label));
+	cgm_strbuf_free(&label);
+	cgm_strbuf_puts(out, "\", labelloc=t];\n");
+	cgm_strbuf_puts(out, "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", "
+			     "fontsize=10];\n");
+	cgm_strbuf_puts(out, "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n");
+
+	emit_clusters(&w);
+	emit_missing(&w);
+	emit_dynamic_links(&w);
+	for (int i = 0; i < m->nedges; i++)
+		emit_edge(&w, &m->edges[edges[i].index]);
+	emit_legend(out);
+	cgm_strbuf_puts(out, "}\n");
+
+	int rc = write_file(path, cgm_strbuf_cstr(out), out->len);
+	cgm_strbuf_free(out);
+	free(edges);
+	free(w.nodes);
+	free(w.drawn);
+	return rc;
+}
