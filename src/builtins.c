@@ -127,7 +127,7 @@ int cgm_builtins_load(cgm_model *model)
 		fn->schema = "pg_catalog";
 		fn->name = cgm_arena_strdup(arena, f[0]);
 		fn->nargs = split_list(arena, f[1], ", ", &fn->argtypes);
-		fn->identity_args = cgm_arena_strdup(arena, f[1]);
+		fn->identity_args = cgm_identity_args(arena, fn->argtypes, fn->nargs);
 		fn->id = cgm_regprocedure(arena, fn->schema, fn->name, fn->argtypes, fn->nargs);
 		fn->ndefaults = atoi(f[2]);
 		fn->variadic = strcmp(f[3], "-") != 0;

@@ -1,0 +1,1862 @@
+/*
+ * source_sql.c - SQL files (pg_dump --schema-only output, migrations) into
+ * the model, the offline twin of source_pg.c: `cgmap --sql PATH...`.
+ *
+ * In:  paths (files, folders taken in name order, "-" for standard input)
+ *      and the schema filters.
+ * Out: model->functions (the mapped ones, then the PostgreSQL 15 builtins
+ *      from data/pg15_builtins.tsv), triggers, relations, references and
+ *      diagnostics (a statement that does not parse: file, line, message).
+ *      Every string is copied into model->arena; libpg_query results, JSON
+ *      trees and file texts are freed before return.
+ *
+ * Statements are parsed with libpg_query and applied in order as PostgreSQL
+ * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE, DROP, ALTER FUNCTION
+ * (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON FUNCTION,
+ * schemas, tables, types, views, triggers, policies, indexes, column defaults
+ * and constraints (as references), and the file-level search_path (SET or
+ * pg_dump's set_config).  Each file starts with the default search_path, as
+ * a new psql session would.  Fields are filled exactly like the live source
+ * fills them, so both give the same snapshot (tests/integration/
+ * test_sql_parity.sh holds them to it).
+ */
+#include <jansson.h>
+#include <pg_query.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cgmap/bodyhash.h"
+#include "cgmap/error.h"
+#include "cgmap/pipeline.h"
+#include "cgmap/strbuf.h"
+#include "cgmap/types.h"
+#include "sqlfile.h"
+
+/* ---- a string -> int map in an arena (open addressing, grows) ---- */
+
+typedef struct smap {
+	const char **keys;
+	int *values;
+	int size, used;
+} smap;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void smap_put(smap *m, cgm_arena *a, const char *key, int value);
+
+static void smap_grow(smap *m, cgm_arena *a)
+{
+	smap old = *m;
+	m->size = old.size ? old.size * 2 : 256;
+	m->used = 0;
+	m->keys = cgm_arena_alloc(a, sizeof(char *) * (size_t)m->size);
+	m->values = cgm_arena_alloc(a, sizeof(int) * (size_t)m->size);
+	for (int i = 0; i < old.size; i++)
+		if (old.keys[i])
+			smap_put(m, a, old.keys[i], old.values[i]);
+}
+
+static void smap_put(smap *m, cgm_arena *a, const char *key, int value)
+{
+	if ((m->used + 1) * 2 > m->size)
+		smap_grow(m, a);
+	size_t mask = (size_t)m->size - 1;
+	for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+		if (!m->keys[i]) {
+			m->keys[i] = key;
+			m->values[i] = value;
+			m->used++;
+			return;
+		}
+		if (strcmp(m->keys[i], key) == 0) {
+			m->values[i] = value;
+			return;
+		}
+	}
+}
+
+/* The value of key, or -1. */
+static int smap_get(const smap *m, const char *key)
+{
+	if (!m->size)
+		return -1;
+	size_t mask = (size_t)m->size - 1;
+	for (size_t i = hash_str(key) & mask; m->keys[i]; i = (i + 1) & mask)
+		if (strcmp(m->keys[i], key) == 0)
+			return m->values[i];
+	return -1;
+}
+
+/* ---- what the files have defined so far ---- */
+
+typedef struct sql_column {
+	const char *name;
+	const char *type; /* canonical */
+} sql_column;
+
+typedef struct sql_table {
+	const char *schema, *name;
+	const char *kind; /* "table", "view", "materialized view", "foreign table" */
+	sql_column *columns;
+	int ncolumns, cap_columns;
+	bool dropped;
+} sql_table;
+
+typedef struct sql_trigger {
+	cgm_trigger trigger;
+	bool dropped;
+} sql_trigger;
+
+typedef struct sql_state {
+	cgm_model *model;
+	cgm_arena *a;
+	const cgm_source_options *opts;
+
+	/* The current file and statement. */
+	const char *file;
+	const char *text;
+	int *line_starts;
+	int nlines;
+	int stmt_start, stmt_end; /* offsets of the statement in text */
+
+	const char **path; /* the session's search_path, unquoted names */
+	int npath;
+
+	smap schemas;    /* name -> 1 present, 0 dropped */
+	smap types;      /* "schema\x1fname" -> 1 */
+	sql_table *tables;
+	int ntables, cap_tables;
+	smap table_index; /* "schema\x1fname" -> index into tables */
+	smap constraints; /* "table\x1fconstraint" -> 1: names taken (per schema, as
+	                   * PostgreSQL checks; the table name stands in) */
+
+	cgm_function *fns;
+	bool *dropped;
+	int nfns, cap_fns;
+	smap fn_index; /* id -> index into fns, -1 after a drop */
+
+	sql_trigger *triggers;
+	int ntriggers, cap_triggers;
+
+	smap builtin_names; /* name -> 1: a pg_catalog function of that name exists */
+	int nbuiltin;       /* model->functions[0..nbuiltin) are the builtins */
+} sql_state;
+
+static const char *const default_path[] = { "$user", "public" };
+
+/* ---- small helpers over libpg_query's JSON ---- */
+
+static json_t *jget(const json_t *node, const char *key)
+{
+	return json_object_get(node, key);
+}
+
+static const char *jstr(const json_t *node, const char *key)
+{
+	return json_string_value(json_object_get(node, key));
+}
+
+static int jint(const json_t *node, const char *key)
+{
+	return (int)json_integer_value(json_object_get(node, key));
+}
+
+static bool jbool(const json_t *node, const char *key)
+{
+	return json_is_true(json_object_get(node, key));
+}
+
+/* {"String": {"sval": ...}} -> its text ("" when sval is omitted). */
+static const char *string_node(const json_t *node)
+{
+	json_t *str = jget(node, "String");
+	if (!str)
+		return NULL;
+	const char *s = jstr(str, "sval");
+	return s ? s : "";
+}
+
+/* A list of String nodes ("schema", "name") into parts; the count, or -1. */
+static int name_list(const json_t *list, const char **parts, int max)
+{
+	int n = (int)json_array_size(list);
+	if (n < 1 || n > max)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!(parts[i] = string_node(json_array_get(list, (size_t)i))))
+			return -1;
+	return n;
+}
+
+static const char *pair_key(cgm_arena *a, const char *schema, const char *name)
+{
+	return cgm_arena_printf(a, "%s\x1f%s", schema, name);
+}
+
+/* ---- places: offsets to lines, diagnostics ---- */
+
+static int line_of(const sql_state *st, int offset)
+{
+	int lo = 0, hi = st->nlines - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (st->line_starts[mid] <= offset)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo + 1;
+}
+
+static void diagnose(sql_state *st, int offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void diagnose(sql_state *st, int offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
+	d->file = st->file;
+	d->line = line_of(st, offset);
+	d->message = cgm_arena_strdup(st->a, msg);
+}
+
+/* Offset of the statement's first token (past blanks and comments). */
+static int first_token(const sql_state *st)
+{
+	const char *s = st->text;
+	int i = st->stmt_start;
+	while (i < st->stmt_end) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f') {
+			i++;
+		} else if (s[i] == '-' && s[i + 1] == '-') {
+			while (i < st->stmt_end && s[i] != '\n')
+				i++;
+		} else if (s[i] == '/' && s[i + 1] == '*') {
+			int depth = 0;
+			while (i < st->stmt_end) {
+				if (s[i] == '/' && s[i + 1] == '*') {
+					depth++;
+					i += 2;
+				} else if (s[i] == '*' && s[i + 1] == '/') {
+					i += 2;
+					if (--depth == 0)
+						break;
+				} else {
+					i++;
+				}
+			}
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
+/* ---- schemas, search_path, types, tables ---- */
+
+static bool schema_exists(const sql_state *st, const char *name)
+{
+	return smap_get(&st->schemas, name) == 1 || strcmp(name, "pg_catalog") == 0;
+}
+
+/* Where an unqualified CREATE puts its object: the first existing schema
+ * of the search_path ($user names no schema offline), or NULL. */
+static const char *creation_schema(const sql_state *st)
+{
+	for (int i = 0; i < st->npath; i++)
+		if (strcmp(st->path[i], "$user") != 0 && schema_exists(st, st->path[i]))
+			return st->path[i];
+	return NULL;
+}
+
+static void set_path(sql_state *st, const char *const *names, int n)
+{
+	st->path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		st->path[i] = cgm_arena_strdup(st->a, names[i]);
+	st->npath = n;
+}
+
+/* A search_path value as set_config() takes it: "app, \"My S\", public". */
+static void set_path_text(sql_state *st, const char *text)
+{
+	const char *names[64];
+	int n = 0;
+	const char *p = text;
+	while (*p && n < 64) {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		cgm_strbuf buf = CGM_STRBUF_INIT;
+		cgm_strbuf_puts(&buf, "");
+		if (*p == '"') {
+			for (p++; *p; p++) {
+				if (*p == '"' && p[1] == '"') {
+					cgm_strbuf_putc(&buf, '"');
+					p++;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					cgm_strbuf_putc(&buf, *p);
+				}
+			}
+		} else {
+			for (; *p && *p != ',' && *p != ' '; p++)
+				cgm_strbuf_putc(&buf, (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p);
+		}
+		names[n++] = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&buf));
+		cgm_strbuf_free(&buf);
+		while (*p && *p != ',')
+			p++;
+	}
+	set_path(st, names, n);
+}
+
+static const char *type_schema_cb(void *ctx, const char *name)
+{
+	sql_state *st = ctx;
+	for (int i = 0; i < st->npath; i++)
+		if (smap_get(&st->types, pair_key(st->a, st->path[i], name)) == 1)
+			return st->path[i];
+	return NULL;
+}
+
+static sql_table *find_table(sql_state *st, const char *schema, const char *name)
+{
+	if (schema) {
+		int i = smap_get(&st->table_index, pair_key(st->a, schema, name));
+		return i >= 0 && !st->tables[i].dropped ? &st->tables[i] : NULL;
+	}
+	for (int p = 0; p < st->npath; p++) {
+		int i = smap_get(&st->table_index, pair_key(st->a, st->path[p], name));
+		if (i >= 0 && !st->tables[i].dropped)
+			return &st->tables[i];
+	}
+	return NULL;
+}
+
+static const char *column_type_cb(void *ctx, const char *const *names, int n)
+{
+	sql_state *st = ctx;
+	sql_table *t = find_table(st, n == 3 ? names[0] : NULL, names[n - 2]);
+	if (!t)
+		return NULL;
+	for (int c = 0; c < t->ncolumns; c++)
+		if (strcmp(t->columns[c].name, names[n - 1]) == 0)
+			return t->columns[c].type;
+	return NULL;
+}
+
+static cgm_type_resolver resolver_of(sql_state *st)
+{
+	cgm_type_resolver r = { type_schema_cb, column_type_cb, st, creation_schema(st) };
+	return r;
+}
+
+static const char *type_of(sql_state *st, const json_t *type_name)
+{
+	cgm_type_resolver r = resolver_of(st);
+	return cgm_type_canonical_json(st->a, type_name, &r);
+}
+
+/* The written text of a TypeName, for messages. */
+static const char *type_written(sql_state *st, const json_t *type_name)
+{
+	const char *parts[4];
+	int n = name_list(jget(type_name, "names"), parts, 4);
+	if (n < 0)
+		return "?";
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			cgm_strbuf_putc(&buf, '.');
+		cgm_strbuf_puts(&buf, parts[i]);
+	}
+	if (jbool(type_name, "pct_type"))
+		cgm_strbuf_puts(&buf, "%TYPE");
+	const char *s = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&buf));
+	cgm_strbuf_free(&buf);
+	return s;
+}
+
+static void add_type(sql_state *st, const char *schema, const char *name)
+{
+	smap_put(&st->types, st->a, pair_key(st->a, schema, name), 1);
+}
+
+/* Schema and name of a RangeVar; NULL schema resolved to the creation one
+ * (for a new relation) or through the search_path (an existing one). */
+static bool range_var(sql_state *st, const json_t *rv, bool creating, const char **schema,
+		      const char **name)
+{
+	*name = jstr(rv, "relname");
+	*schema = jstr(rv, "schemaname");
+	if (!*name)
+		return false;
+	if (!*schema) {
+		sql_table *t = creating ? NULL : find_table(st, NULL, *name);
+		*schema = t ? t->schema : creation_schema(st);
+	}
+	return *schema != NULL;
+}
+
+static sql_table *add_table(sql_state *st, const char *schema, const char *name,
+			    const char *kind)
+{
+	if (st->ntables == st->cap_tables) {
+		int cap = st->cap_tables ? st->cap_tables * 2 : 64;
+		st->tables = cgm_arena_grow(st->a, st->tables, (size_t)st->ntables, (size_t)cap,
+					    sizeof(sql_table));
+		st->cap_tables = cap;
+	}
+	int idx = st->ntables++;
+	sql_table *t = &st->tables[idx];
+	memset(t, 0, sizeof *t);
+	t->schema = cgm_arena_strdup(st->a, schema);
+	t->name = cgm_arena_strdup(st->a, name);
+	t->kind = kind;
+	smap_put(&st->table_index, st->a, pair_key(st->a, schema, name), idx);
+	add_type(st, schema, name); /* every relation has a row type */
+	return t;
+}
+
+static void add_column(sql_state *st, sql_table *t, const char *name, const char *type)
+{
+	if (t->ncolumns == t->cap_columns) {
+		int cap = t->cap_columns ? t->cap_columns * 2 : 8;
+		t->columns = cgm_arena_grow(st->a, t->columns, (size_t)t->ncolumns, (size_t)cap,
+					    sizeof(sql_column));
+		t->cap_columns = cap;
+	}
+	t->columns[t->ncolumns].name = cgm_arena_strdup(st->a, name);
+	t->columns[t->ncolumns].type = type;
+	t->ncolumns++;
+}
+
+/* ---- functions ---- */
+
+static bool arity_fits(const cgm_function *f, int nargs)
+{
+	if (nargs <= f->nargs && nargs >= f->nargs - f->ndefaults)
+		return true;
+	return f->variadic && nargs >= f->nargs - 1;
+}
+
+/* Index of the function a call `schema.name(nargs arguments)` reaches, the
+ * way PostgreSQL looks: qualified in that schema; else pg_catalog first,
+ * then the search_path.  -1 for a builtin or nothing. */
+static int find_callee(sql_state *st, const char *schema, const char *name, int nargs,
+		       bool any_arity)
+{
+	if (!schema && smap_get(&st->builtin_names, name) == 1) {
+		/* pg_catalog comes first: a builtin that takes the call wins. */
+		for (int i = 0; i < st->nbuiltin; i++) {
+			const cgm_function *b = &st->model->functions[i];
+			if (strcmp(b->name, name) == 0 && (any_arity || arity_fits(b, nargs)))
+				return -1;
+		}
+	}
+	int nschemas = schema ? 1 : st->npath;
+	for (int p = 0; p < nschemas; p++) {
+		const char *s = schema ? schema : st->path[p];
+		int best = -1;
+		for (int i = 0; i < st->nfns; i++) {
+			const cgm_function *f = &st->fns[i];
+			if (st->dropped[i] || strcmp(f->name, name) != 0 || strcmp(f->schema, s) != 0)
+				continue;
+			if (!any_arity && !arity_fits(f, nargs))
+				continue;
+			if (best < 0 || (!any_arity && f->nargs == nargs && st->fns[best].nargs != nargs))
+				best = i;
+		}
+		if (best >= 0)
+			return best;
+	}
+	return -1;
+}
+
+/* The input argument types of an ObjectWithArgs ("f(int, OUT text)"). */
+static int object_args(sql_state *st, const json_t *owa, const char ***types, bool *ok)
+{
+	json_t *args = jget(owa, "objargs");
+	int n = (int)json_array_size(args);
+	*types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
+	*ok = true;
+	for (int i = 0; i < n; i++) {
+		json_t *tn = jget(json_array_get(args, (size_t)i), "TypeName");
+		(*types)[i] = tn ? type_of(st, tn) : NULL;
+		if (!(*types)[i])
+			*ok = false;
+	}
+	return n;
+}
+
+/* The function an ObjectWithArgs names, or -1 (*why set). */
+static int find_object(sql_state *st, const json_t *owa, const char **why)
+{
+	const char *parts[3];
+	int n = name_list(jget(owa, "objname"), parts, 3);
+	*why = "not found";
+	if (n < 0)
+		return -1;
+	const char *schema = n >= 2 ? parts[n - 2] : NULL;
+	const char *name = parts[n - 1];
+	if (jbool(owa, "args_unspecified")) {
+		int found = -1, count = 0;
+		int nschemas = schema ? 1 : st->npath;
+		for (int p = 0; p < nschemas && count == 0; p++) {
+			const char *s = schema ? schema : st->path[p];
+			for (int i = 0; i < st->nfns; i++)
+				if (!st->dropped[i] && strcmp(st->fns[i].name, name) == 0 &&
+				    strcmp(st->fns[i].schema, s) == 0) {
+					found = i;
+					count++;
+				}
+		}
+		if (count > 1) {
+			*why = "is not unique";
+			return -1;
+		}
+		return found;
+	}
+	const char **types;
+	bool ok;
+	int nargs = object_args(st, owa, &types, &ok);
+	if (!ok)
+		return -1;
+	int nschemas = schema ? 1 : st->npath;
+	for (int p = 0; p < nschemas; p++) {
+		const char *s = schema ? schema : st->path[p];
+		const char *id = cgm_regprocedure(st->a, s, name, types, nargs);
+		int i = smap_get(&st->fn_index, id);
+		if (i >= 0)
+			return i;
+	}
+	return -1;
+}
+
+static const char *object_text(sql_state *st, const json_t *owa)
+{
+	const char *parts[3];
+	int n = name_list(jget(owa, "objname"), parts, 3);
+	if (n < 0)
+		return "?";
+	const char *name = n >= 2 ? cgm_arena_printf(st->a, "%s.%s", parts[n - 2], parts[n - 1])
+				  : parts[0];
+	if (jbool(owa, "args_unspecified"))
+		return name;
+	const char **types;
+	bool ok;
+	int nargs = object_args(st, owa, &types, &ok);
+	if (!ok)
+		return cgm_arena_printf(st->a, "%s(...)", name);
+	return cgm_arena_printf(st->a, "%s(%s)", name, cgm_identity_args(st->a, types, nargs));
+}
+
+static int count_lines(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	int n = 1;
+	for (; *s; s++)
+		if (*s == '\n' && s[1])
+			n++;
+	return n;
+}
+
+/* Give function i a new id (after a rename or a schema move); false when
+ * that id is taken. */
+static bool reidentify(sql_state *st, int i, const char *schema, const char *name)
+{
+	cgm_function *f = &st->fns[i];
+	const char *id = cgm_regprocedure(st->a, schema, name, f->argtypes, f->nargs);
+	if (smap_get(&st->fn_index, id) >= 0)
+		return false;
+	smap_put(&st->fn_index, st->a, f->id, -1);
+	f->id = id;
+	f->schema = cgm_arena_strdup(st->a, schema);
+	f->name = cgm_arena_strdup(st->a, name);
+	smap_put(&st->fn_index, st->a, id, i);
+	return true;
+}
+
+/* The values of a SET search_path as proconfig keeps them; NULL path for
+ * RESET.  Returns false when `set` is not about search_path. */
+static bool search_path_setting(sql_state *st, const json_t *set, const char ***path, int *npath)
+{
+	const char *name = jstr(set, "name");
+	const char *kind = jstr(set, "kind");
+	if (kind && strcmp(kind, "VAR_RESET_ALL") == 0) {
+		*path = NULL;
+		*npath = -1;
+		return true;
+	}
+	if (!name || strcmp(name, "search_path") != 0)
+		return false;
+	if (strcmp(kind, "VAR_SET_VALUE") == 0) {
+		json_t *args = jget(set, "args");
+		int n = (int)json_array_size(args);
+		*path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
+		for (int i = 0; i < n; i++) {
+			json_t *c = jget(json_array_get(args, (size_t)i), "A_Const");
+			const char *v = jstr(jget(c, "sval"), "sval");
+			(*path)[i] = cgm_arena_strdup(st->a, v ? v : "");
+		}
+		*npath = n;
+	} else if (strcmp(kind, "VAR_SET_CURRENT") == 0) {
+		*path = st->path;
+		*npath = st->npath;
+	} else { /* DEFAULT, RESET */
+		*path = NULL;
+		*npath = -1;
+	}
+	return true;
+}
+
+/* The text of the parameter list "(...)" of a CREATE FUNCTION statement,
+ * split at its top-level commas: starts and ends of each parameter. */
+static int split_parameters(const char *s, int from, int to, int *starts, int *ends, int max)
+{
+	int i = from, depth = 0, n = 0;
+	for (; i < to; i++) {
+		char c = s[i];
+		if (c == '"' || c == '\'') {
+			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
+				if (s[i] == c)
+					i++;
+		} else if (c == '-' && s[i + 1] == '-') {
+			while (i < to && s[i] != '\n')
+				i++;
+		} else if (c == '(') {
+			if (depth++ == 0) {
+				if (n >= max)
+					return -1;
+				starts[n] = i + 1;
+			}
+		} else if (c == ')') {
+			if (--depth == 0) {
+				ends[n++] = i;
+				return n;
+			}
+		} else if (c == ',' && depth == 1) {
+			if (n + 1 >= max)
+				return -1;
+			ends[n++] = i;
+			starts[n] = i + 1;
+		} else if (c == '$' && depth == 0) {
+			return -1; /* the body came first: no parameter list found */
+		}
+	}
+	return -1;
+}
+
+/* The default expression text of one parameter (after DEFAULT or =). */
+static const char *default_text(sql_state *st, int from, int to)
+{
+	const char *s = st->text;
+	int depth = 0;
+	for (int i = from; i < to; i++) {
+		char c = s[i];
+		if (c == '"' || c == '\'') {
+			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
+				if (s[i] == c)
+					i++;
+		} else if (c == '(' || c == '[') {
+			depth++;
+		} else if (c == ')' || c == ']') {
+			depth--;
+		} else if (depth == 0 && (c == '=' ||
+					  (strncasecmp(s + i, "default", 7) == 0 &&
+					   (i == from || strchr(" \t\n\r", s[i - 1])) &&
+					   strchr(" \t\n\r(", s[i + 7])))) {
+			int start = i + (c == '=' ? 1 : 7);
+			while (start < to && strchr(" \t\n\r", s[start]))
+				start++;
+			int end = to;
+			while (end > start && strchr(" \t\n\r", s[end - 1]))
+				end--;
+			return cgm_arena_strndup(st->a, s + start, (size_t)(end - start));
+		}
+	}
+	return NULL;
+}
+
+static void quote_literal(cgm_strbuf *buf, const char *v)
+{
+	cgm_strbuf_putc(buf, '\'');
+	for (const char *p = v; *p; p++) {
+		if (*p == '\'')
+			cgm_strbuf_putc(buf, '\'');
+		cgm_strbuf_putc(buf, *p);
+	}
+	cgm_strbuf_putc(buf, '\'');
+}
+
+static bool is_integer_text(const char *v)
+{
+	const char *p = v + (*v == '-' || *v == '+');
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* A constant of `type` printed as pg_get_expr prints it (get_const_expr). */
+static void const_text(cgm_strbuf *buf, const char *type, const char *value)
+{
+	if (strcmp(type, "integer") == 0 && is_integer_text(value)) {
+		if (value[0] == '-')
+			cgm_strbuf_printf(buf, "'%s'::integer", value);
+		else
+			cgm_strbuf_puts(buf, value + (value[0] == '+'));
+		return;
+	}
+	if (strcmp(type, "boolean") == 0) {
+		bool t = strcasecmp(value, "t") == 0 || strcasecmp(value, "true") == 0 ||
+			 strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0 ||
+			 strcmp(value, "1") == 0 || strcasecmp(value, "y") == 0;
+		cgm_strbuf_puts(buf, t ? "true" : "false");
+		return;
+	}
+	if (strcmp(type, "numeric") == 0 && value[0] >= '0' && value[0] <= '9' &&
+	    strspn(value, "0123456789.") == strlen(value) && strchr(value, '.')) {
+		cgm_strbuf_puts(buf, value);
+		return;
+	}
+	quote_literal(buf, value);
+	cgm_strbuf_printf(buf, "::%s", type);
+}
+
+/* A parameter default as pg_get_function_arguments prints it: constants
+ * the way the catalog stores them, anything else as written. */
+static const char *default_display(sql_state *st, const json_t *expr, const char *type,
+				   const char *written)
+{
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	json_t *c = jget(expr, "A_Const");
+	json_t *cast = jget(expr, "TypeCast");
+	if (cast) {
+		const char *to = type_of(st, jget(cast, "typeName"));
+		json_t *arg = jget(jget(cast, "arg"), "A_Const");
+		/* 'x'::t and NULL::t of the parameter's own type are the same
+		 * constant as 'x' and NULL. */
+		if (arg && to && strcmp(to, type) == 0 &&
+		    (jbool(arg, "isnull") || jget(arg, "sval")))
+			c = arg;
+	}
+	if (c) {
+		if (jbool(c, "isnull")) {
+			cgm_strbuf_printf(&buf, "NULL::%s", type);
+		} else if (jget(c, "sval")) {
+			const char *v = jstr(jget(c, "sval"), "sval");
+			const_text(&buf, type, v ? v : "");
+		} else if (jget(c, "ival")) {
+			/* An integer literal: an int4 constant, cast implicitly
+			 * to the parameter's type, prints as the int4. */
+			long long v = json_integer_value(jget(jget(c, "ival"), "ival"));
+			if (v < 0)
+				cgm_strbuf_printf(&buf, "'%lld'::integer", v);
+			else
+				cgm_strbuf_printf(&buf, "%lld", v);
+		} else if (jget(c, "fval")) {
+			const char *v = jstr(jget(c, "fval"), "fval");
+			if (v && v[0] >= '0' && v[0] <= '9')
+				cgm_strbuf_puts(&buf, v);
+			else
+				cgm_strbuf_printf(&buf, "'%s'::numeric", v ? v : "");
+		} else if (jget(c, "boolval")) {
+			cgm_strbuf_puts(&buf, jbool(jget(c, "boolval"), "boolval") ? "true" : "false");
+		} else {
+			cgm_strbuf_puts(&buf, written ? written : "");
+		}
+	} else {
+		cgm_strbuf_puts(&buf, written ? written : "");
+	}
+	const char *s = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&buf));
+	cgm_strbuf_free(&buf);
+	return s;
+}
+
+/* Offset of the word `word` (case-insensitive, whole) at paren depth 0 of
+ * the statement, outside quotes and comments, from `from`; -1 if none.
+ * `next`, when given, must follow it after blanks (BEGIN ATOMIC). */
+static int find_word(const sql_state *st, int from, const char *word, const char *next)
+{
+	const char *s = st->text;
+	size_t wl = strlen(word);
+	int depth = 0;
+	for (int i = from; i < st->stmt_end; i++) {
+		char c = s[i];
+		if (c == '\'' || c == '"') {
+			for (i++; i < st->stmt_end && !(s[i] == c && s[i + 1] != c); i++)
+				if (s[i] == c)
+					i++;
+		} else if (c == '$' && (i == 0 || !strchr("abcdefghijklmnopqrstuvwxyz_0123456789", s[i - 1] | 0x20))) {
+			int t = i + 1;
+			while (t < st->stmt_end && s[t] != '$' &&
+			       strchr("abcdefghijklmnopqrstuvwxyz_0123456789", s[t] | 0x20))
+				t++;
+			if (t >= st->stmt_end || s[t] != '$' || (t > i + 1 && s[i + 1] >= '0' && s[i + 1] <= '9'))
+				continue;
+			size_t tag = (size_t)(t + 1 - i);
+			int j = t + 1;
+			while (j < st->stmt_end && strncmp(s + j, s + i, tag) != 0)
+				j++;
+			i = j + (int)tag - 1;
+		} else if (c == '-' && s[i + 1] == '-') {
+			while (i < st->stmt_end && s[i] != '\n')
+				i++;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			depth--;
+		} else if (depth == 0 && strncasecmp(s + i, word, wl) == 0 &&
+			   (i == 0 || !strchr("abcdefghijklmnopqrstuvwxyz_0123456789$", s[i - 1] | 0x20)) &&
+			   !strchr("abcdefghijklmnopqrstuvwxyz_0123456789$", s[i + wl] | 0x20)) {
+			if (!next)
+				return i;
+			int j = i + (int)wl;
+			while (j < st->stmt_end && strchr(" \t\n\r", s[j]))
+				j++;
+			if (strncasecmp(s + j, next, strlen(next)) == 0)
+				return i;
+		}
+	}
+	return -1;
+}
+
+/* A SQL-standard body as written: from BEGIN ATOMIC (or RETURN) to the end. */
+static const char *atomic_text(sql_state *st, bool is_return)
+{
+	int start = is_return ? find_word(st, first_token(st), "return", NULL)
+			      : find_word(st, first_token(st), "begin", "atomic");
+	if (start < 0)
+		return NULL;
+	int end = st->stmt_end;
+	while (end > start && strchr(" \t\n\r;", st->text[end - 1]))
+		end--;
+	return cgm_arena_strndup(st->a, st->text + start, (size_t)(end - start));
+}
+
+static void apply_create_function(sql_state *st, const json_t *stmt)
+{
+	cgm_arena *a = st->a;
+	const char *parts[3];
+	int n = name_list(jget(stmt, "funcname"), parts, 3);
+	int at = first_token(st);
+	if (n < 0)
+		return;
+	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
+	const char *name = parts[n - 1];
+	if (!schema) {
+		diagnose(st, at, "no schema has been selected to create function \"%s\" in", name);
+		return;
+	}
+	if (!schema_exists(st, schema)) {
+		diagnose(st, at, "schema \"%s\" does not exist", schema);
+		return;
+	}
+	cgm_function f;
+	memset(&f, 0, sizeof f);
+	f.schema = cgm_arena_strdup(a, schema);
+	f.name = cgm_arena_strdup(a, name);
+	f.kind = jbool(stmt, "is_procedure") ? CGM_KIND_PROCEDURE : CGM_KIND_FUNCTION;
+	f.npath = -1;
+	f.scc = -1;
+	f.language = "sql";
+
+	/* Parameters: input ones make the identity; TABLE ones the result. */
+	json_t *params = jget(stmt, "parameters");
+	int np = (int)json_array_size(params);
+	int *pstart = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
+	int *pend = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
+	bool have_text = np > 0 && split_parameters(st->text, at, st->stmt_end, pstart, pend,
+						    np + 1) == np;
+	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
+	const char **names = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
+	cgm_strbuf args = CGM_STRBUF_INIT, table = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&args, "");
+	int nout = 0;
+	const char *out_type = NULL;
+	bool any_name = false;
+	for (int i = 0; i < np; i++) {
+		json_t *p = jget(json_array_get(params, (size_t)i), "FunctionParameter");
+		const char *mode = jstr(p, "mode");
+		const char *pname = jstr(p, "name");
+		const char *type = type_of(st, jget(p, "argType"));
+		if (!type) {
+			diagnose(st, at, "type \"%s\" of function \"%s\" cannot be known: %s",
+				 type_written(st, jget(p, "argType")), name,
+				 "its table or column is not defined before it");
+			type = type_written(st, jget(p, "argType"));
+		}
+		bool input = !mode || strcmp(mode, "FUNC_PARAM_DEFAULT") == 0 ||
+			     strcmp(mode, "FUNC_PARAM_IN") == 0 || strcmp(mode, "FUNC_PARAM_INOUT") == 0 ||
+			     strcmp(mode, "FUNC_PARAM_VARIADIC") == 0;
+		if (pname && *pname)
+			any_name = true;
+		if (mode && strcmp(mode, "FUNC_PARAM_TABLE") == 0) {
+			if (table.len)
+				cgm_strbuf_puts(&table, ", ");
+			cgm_strbuf_printf(&table, "%s %s", cgm_quote_ident(a, pname), type);
+			continue;
+		}
+		if (args.len)
+			cgm_strbuf_puts(&args, ", ");
+		if (mode && strcmp(mode, "FUNC_PARAM_OUT") == 0)
+			cgm_strbuf_puts(&args, "OUT ");
+		else if (mode && strcmp(mode, "FUNC_PARAM_INOUT") == 0)
+			cgm_strbuf_puts(&args, "INOUT ");
+		else if (mode && strcmp(mode, "FUNC_PARAM_VARIADIC") == 0)
+			cgm_strbuf_puts(&args, "VARIADIC ");
+		else if (f.kind == CGM_KIND_PROCEDURE)
+			cgm_strbuf_puts(&args, "IN "); /* PostgreSQL marks every mode of a procedure */
+		if (pname && *pname)
+			cgm_strbuf_printf(&args, "%s ", cgm_quote_ident(a, pname));
+		cgm_strbuf_puts(&args, type);
+		if (!input || strcmp(mode, "FUNC_PARAM_INOUT") == 0) {
+			nout++;
+			out_type = type;
+		}
+		if (!input)
+			continue;
+		json_t *def = jget(p, "defexpr");
+		if (def) {
+			const char *written = have_text ? default_text(st, pstart[i], pend[i]) : NULL;
+			cgm_strbuf_printf(&args, " DEFAULT %s", default_display(st, def, type, written));
+			f.ndefaults++;
+		}
+		if (mode && strcmp(mode, "FUNC_PARAM_VARIADIC") == 0) {
+			f.variadic = true;
+			size_t len = strlen(type);
+			f.variadic_elem = len > 2 && strcmp(type + len - 2, "[]") == 0
+						  ? cgm_arena_strndup(a, type, len - 2)
+						  : type;
+		}
+		names[f.nargs] = pname && *pname ? cgm_arena_strdup(a, pname) : NULL;
+		f.argtypes[f.nargs++] = type;
+	}
+	f.argnames = any_name && f.nargs > 0 ? names : NULL;
+	f.arguments = cgm_arena_strdup(a, cgm_strbuf_cstr(&args));
+	f.identity_args = cgm_identity_args(a, f.argtypes, f.nargs);
+
+	/* The result, as pg_get_function_result prints it. */
+	json_t *ret = jget(stmt, "returnType");
+	const char *rettype = NULL;
+	if (table.len) {
+		f.result = cgm_arena_printf(a, "TABLE(%s)", cgm_strbuf_cstr(&table));
+		rettype = "record";
+	} else if (ret) {
+		rettype = type_of(st, ret);
+		if (!rettype)
+			rettype = type_written(st, ret);
+		f.result = jbool(ret, "setof") ? cgm_arena_printf(a, "SETOF %s", rettype) : rettype;
+	} else if (nout > 0) {
+		rettype = nout == 1 ? out_type : "record";
+		f.result = rettype;
+	}
+	cgm_strbuf_free(&args);
+	cgm_strbuf_free(&table);
+	if (f.kind == CGM_KIND_PROCEDURE)
+		f.result = NULL;
+	f.is_trigger = rettype && (strcmp(rettype, "trigger") == 0 ||
+				   strcmp(rettype, "event_trigger") == 0);
+
+	/* Options: language, body, WINDOW, SET search_path. */
+	json_t *as_list = NULL;
+	json_t *options = jget(stmt, "options");
+	for (size_t i = 0; i < json_array_size(options); i++) {
+		json_t *d = jget(json_array_get(options, i), "DefElem");
+		const char *opt = jstr(d, "defname");
+		json_t *arg = jget(d, "arg");
+		if (!opt)
+			continue;
+		if (strcmp(opt, "language") == 0 && string_node(arg)) {
+			f.language = cgm_arena_strdup(a, string_node(arg));
+		} else if (strcmp(opt, "as") == 0) {
+			as_list = jget(jget(arg, "List"), "items");
+		} else if (strcmp(opt, "window") == 0) {
+			f.kind = CGM_KIND_WINDOW;
+		} else if (strcmp(opt, "set") == 0) {
+			const char **path;
+			int npath;
+			if (search_path_setting(st, jget(arg, "VariableSetStmt"), &path, &npath)) {
+				f.search_path = path;
+				f.npath = npath;
+			}
+		}
+	}
+	json_t *sql_body = jget(stmt, "sql_body");
+	if (sql_body) {
+		f.atomic_body = true;
+		f.source = atomic_text(st, jget(sql_body, "ReturnStmt") != NULL);
+	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
+		f.source = cgm_arena_strdup(a, string_node(json_array_get(as_list, 0)));
+	}
+
+	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
+	f.file = st->file;
+	f.file_line = line_of(st, at);
+	f.line_count = count_lines(f.source);
+	f.body_hash = cgm_body_hash(a, f.source);
+
+	int existing = smap_get(&st->fn_index, f.id);
+	if (existing >= 0) {
+		if (!jbool(stmt, "replace")) {
+			diagnose(st, at, "function %s already exists", f.id);
+			return;
+		}
+		f.comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
+		st->fns[existing] = f;
+		return;
+	}
+	if (st->nfns == st->cap_fns) {
+		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
+		st->fns = cgm_arena_grow(a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
+		st->dropped = cgm_arena_grow(a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		st->cap_fns = cap;
+	}
+	st->fns[st->nfns] = f;
+	st->dropped[st->nfns] = false;
+	smap_put(&st->fn_index, a, f.id, st->nfns);
+	st->nfns++;
+}
+
+static bool is_routine_type(const char *objtype)
+{
+	return objtype && (strcmp(objtype, "OBJECT_FUNCTION") == 0 ||
+			   strcmp(objtype, "OBJECT_PROCEDURE") == 0 ||
+			   strcmp(objtype, "OBJECT_ROUTINE") == 0);
+}
+
+static void drop_function(sql_state *st, int i)
+{
+	st->dropped[i] = true;
+	smap_put(&st->fn_index, st->a, st->fns[i].id, -1);
+}
+
+/* ---- references: catalog objects calling functions ---- */
+
+/* Every FuncCall below `node`, as a reference of `kind` to `object`. */
+static void add_references(sql_state *st, const json_t *node, const char *kind, const char *object)
+{
+	if (json_is_array(node)) {
+		for (size_t i = 0; i < json_array_size(node); i++)
+			add_references(st, json_array_get(node, i), kind, object);
+		return;
+	}
+	if (!json_is_object(node))
+		return;
+	json_t *call = jget(node, "FuncCall");
+	if (call) {
+		const char *parts[3];
+		int n = name_list(jget(call, "funcname"), parts, 3);
+		if (n > 0) {
+			int target = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
+						 (int)json_array_size(jget(call, "args")), false);
+			if (target >= 0) {
+				cgm_reference *r = cgm_model_add_reference(st->model);
+				r->function = -1;
+				r->function_id = st->fns[target].id;
+				r->object_kind = kind;
+				r->object = object;
+			}
+		}
+	}
+	const char *key;
+	json_t *value;
+	json_object_foreach((json_t *)node, key, value)
+		add_references(st, value, kind, object);
+}
+
+static const char *relation_text(sql_state *st, const char *schema, const char *name)
+{
+	return cgm_quote_qualified(st->a, schema, name);
+}
+
+/* Names of the distinct columns an expression reads (for a generated
+ * check constraint name): the one column, or NULL when not exactly one. */
+static void collect_columns(const json_t *node, const char **first, int *count)
+{
+	if (json_is_array(node)) {
+		for (size_t i = 0; i < json_array_size(node); i++)
+			collect_columns(json_array_get(node, i), first, count);
+		return;
+	}
+	if (!json_is_object(node))
+		return;
+	json_t *ref = jget(node, "ColumnRef");
+	if (ref) {
+		json_t *fields = jget(ref, "fields");
+		const char *col = string_node(json_array_get(fields, json_array_size(fields) - 1));
+		if (col && (!*first || strcmp(*first, col) != 0)) {
+			if (!*first)
+				*first = col;
+			(*count)++;
+		}
+		return;
+	}
+	const char *key;
+	json_t *value;
+	json_object_foreach((json_t *)node, key, value)
+		collect_columns(value, first, count);
+}
+
+static void constraint_references(sql_state *st, sql_table *t, const char *column,
+				  const json_t *con)
+{
+	const char *type = jstr(con, "contype");
+	json_t *expr = jget(con, "raw_expr");
+	if (!type || !expr)
+		return;
+	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
+		add_references(st, expr, "default",
+			       cgm_arena_printf(st->a, "default value for column %s of table %s",
+						column, relation_text(st, t->schema, t->name)));
+	} else if (strcmp(type, "CONSTR_CHECK") == 0) {
+		const char *name = jstr(con, "conname");
+		if (!name) {
+			/* PostgreSQL names it table_column_check when the
+			 * expression reads one column, else table_check, and
+			 * appends 1, 2, ... until the name is free. */
+			const char *col = NULL;
+			int ncols = 0;
+			collect_columns(expr, &col, &ncols);
+			const char *base = ncols == 1 ? cgm_arena_printf(st->a, "%s_%s_check", t->name, col)
+						      : cgm_arena_printf(st->a, "%s_check", t->name);
+			name = base;
+			for (int k = 1; smap_get(&st->constraints, pair_key(st->a, t->name, name)) == 1; k++)
+				name = cgm_arena_printf(st->a, "%s%d", base, k);
+		}
+		smap_put(&st->constraints, st->a, pair_key(st->a, t->name, name), 1);
+		add_references(st, expr, "constraint",
+			       cgm_arena_printf(st->a, "constraint %s on table %s", name,
+						relation_text(st, t->schema, t->name)));
+	}
+}
+
+static void apply_column(sql_state *st, sql_table *t, const json_t *coldef)
+{
+	const char *col = jstr(coldef, "colname");
+	json_t *tn = jget(coldef, "typeName");
+	const char *type = NULL;
+	if (tn) {
+		const char *parts[2];
+		int n = name_list(jget(tn, "names"), parts, 2);
+		const char *base = n == 1 ? parts[0] : NULL;
+		/* serial types are integers with a sequence behind them. */
+		if (base && (strcmp(base, "serial") == 0 || strcmp(base, "serial4") == 0))
+			type = "integer";
+		else if (base && (strcmp(base, "bigserial") == 0 || strcmp(base, "serial8") == 0))
+			type = "bigint";
+		else if (base && (strcmp(base, "smallserial") == 0 || strcmp(base, "serial2") == 0))
+			type = "smallint";
+		else
+			type = type_of(st, tn);
+	}
+	if (col)
+		add_column(st, t, col, type);
+	json_t *cons = jget(coldef, "constraints");
+	for (size_t i = 0; i < json_array_size(cons); i++)
+		constraint_references(st, t, col, jget(json_array_get(cons, i), "Constraint"));
+}
+
+static void apply_create_table(sql_state *st, const json_t *stmt, const char *kind)
+{
+	const char *schema, *name;
+	if (!range_var(st, jget(stmt, "relation"), true, &schema, &name)) {
+		diagnose(st, first_token(st), "no schema has been selected to create in");
+		return;
+	}
+	if (find_table(st, schema, name)) {
+		if (!jbool(stmt, "if_not_exists"))
+			diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
+		return;
+	}
+	sql_table *t = add_table(st, schema, name, kind);
+	json_t *elts = jget(stmt, "tableElts");
+	for (size_t i = 0; i < json_array_size(elts); i++) {
+		json_t *e = json_array_get(elts, i);
+		if (jget(e, "ColumnDef"))
+			apply_column(st, t, jget(e, "ColumnDef"));
+		else if (jget(e, "Constraint"))
+			constraint_references(st, t, NULL, jget(e, "Constraint"));
+	}
+}
+
+static void apply_view(sql_state *st, const json_t *rv, const json_t *query, const char *kind,
+		       bool replace)
+{
+	const char *schema, *name;
+	if (!range_var(st, rv, true, &schema, &name))
+		return;
+	if (!find_table(st, schema, name))
+		add_table(st, schema, name, kind);
+	else if (!replace)
+		diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
+	add_references(st, query, "view",
+		       cgm_arena_printf(st->a, "rule _RETURN on %s %s", kind,
+					relation_text(st, schema, name)));
+}
+
+static void apply_alter_table(sql_state *st, const json_t *stmt)
+{
+	const char *schema, *name;
+	if (!range_var(st, jget(stmt, "relation"), false, &schema, &name))
+		return;
+	sql_table *t = find_table(st, schema, name);
+	json_t *cmds = jget(stmt, "cmds");
+	for (size_t i = 0; i < json_array_size(cmds); i++) {
+		json_t *cmd = jget(json_array_get(cmds, i), "AlterTableCmd");
+		const char *sub = jstr(cmd, "subtype");
+		const char *cname = jstr(cmd, "name");
+		json_t *def = jget(cmd, "def");
+		if (!sub)
+			continue;
+		if (t && strcmp(sub, "AT_AddColumn") == 0 && jget(def, "ColumnDef")) {
+			apply_column(st, t, jget(def, "ColumnDef"));
+		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
+			constraint_references(st, t, NULL, jget(def, "Constraint"));
+		} else if (t && strcmp(sub, "AT_ColumnDefault") == 0 && def && cname) {
+			add_references(st, def, "default",
+				       cgm_arena_printf(st->a, "default value for column %s of table %s",
+							cname, relation_text(st, t->schema, t->name)));
+		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
+			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
+			   strncmp(sub, "AT_EnableReplicaTrig", 20) == 0 ||
+			   strncmp(sub, "AT_DisableTrig", 14) == 0) {
+			bool enable = strncmp(sub, "AT_Disable", 10) != 0;
+			bool all = strcmp(sub + strlen(sub) - 3, "All") == 0 ||
+				   strcmp(sub + strlen(sub) - 4, "User") == 0;
+			for (int k = 0; k < st->ntriggers; k++) {
+				cgm_trigger *tr = &st->triggers[k].trigger;
+				if (!st->triggers[k].dropped && strcmp(tr->table_schema, schema) == 0 &&
+				    strcmp(tr->table_name, name) == 0 &&
+				    (all || (cname && strcmp(tr->name, cname) == 0)))
+					tr->enabled = enable;
+			}
+		}
+	}
+}
+
+static void apply_create_trigger(sql_state *st, const json_t *stmt)
+{
+	int at = first_token(st);
+	const char *schema, *table;
+	if (!range_var(st, jget(stmt, "relation"), false, &schema, &table))
+		return;
+	const char *parts[3];
+	int n = name_list(jget(stmt, "funcname"), parts, 3);
+	if (n < 0)
+		return;
+	int fn = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false);
+	if (fn < 0) {
+		diagnose(st, at, "function %s() does not exist (trigger \"%s\")",
+			 n >= 2 ? cgm_arena_printf(st->a, "%s.%s", parts[n - 2], parts[n - 1]) : parts[0],
+			 jstr(stmt, "trigname"));
+		return;
+	}
+	const char *trigname = cgm_arena_strdup(st->a, jstr(stmt, "trigname"));
+	const char *object = cgm_arena_printf(st->a, "trigger %s on table %s",
+					      cgm_quote_ident(st->a, trigname),
+					      relation_text(st, schema, table));
+	sql_trigger *slot = NULL;
+	for (int k = 0; k < st->ntriggers; k++) {
+		cgm_trigger *tr = &st->triggers[k].trigger;
+		if (!st->triggers[k].dropped && strcmp(tr->table_schema, schema) == 0 &&
+		    strcmp(tr->table_name, table) == 0 && strcmp(tr->name, trigname) == 0) {
+			if (!jbool(stmt, "replace")) {
+				diagnose(st, at, "trigger \"%s\" for relation \"%s\" already exists",
+					 trigname, table);
+				return;
+			}
+			slot = &st->triggers[k];
+		}
+	}
+	if (!slot) {
+		if (st->ntriggers == st->cap_triggers) {
+			int cap = st->cap_triggers ? st->cap_triggers * 2 : 32;
+			st->triggers = cgm_arena_grow(st->a, st->triggers, (size_t)st->ntriggers,
+						      (size_t)cap, sizeof(sql_trigger));
+			st->cap_triggers = cap;
+		}
+		slot = &st->triggers[st->ntriggers++];
+	}
+	memset(slot, 0, sizeof *slot);
+	cgm_trigger *tr = &slot->trigger;
+	tr->table_schema = cgm_arena_strdup(st->a, schema);
+	tr->table_name = cgm_arena_strdup(st->a, table);
+	tr->name = trigname;
+	/* The grammar's event bits are pg_trigger.tgtype's. */
+	int ev = jint(stmt, "events");
+	tr->events = ((ev & (1 << 2)) ? CGM_EV_INSERT : 0) | ((ev & (1 << 3)) ? CGM_EV_DELETE : 0) |
+		     ((ev & (1 << 4)) ? CGM_EV_UPDATE : 0) | ((ev & (1 << 5)) ? CGM_EV_TRUNCATE : 0);
+	tr->function = -1;
+	tr->function_id = st->fns[fn].id;
+	tr->enabled = true;
+	cgm_reference *r = cgm_model_add_reference(st->model);
+	r->function = -1;
+	r->function_id = st->fns[fn].id;
+	r->object_kind = "trigger";
+	r->object = object;
+	add_references(st, jget(stmt, "whenClause"), "trigger", object);
+}
+
+static void apply_drop(sql_state *st, const json_t *stmt)
+{
+	const char *type = jstr(stmt, "removeType");
+	json_t *objects = jget(stmt, "objects");
+	bool missing_ok = jbool(stmt, "missing_ok");
+	int at = first_token(st);
+	for (size_t i = 0; i < json_array_size(objects); i++) {
+		json_t *obj = json_array_get(objects, i);
+		if (is_routine_type(type)) {
+			json_t *owa = jget(obj, "ObjectWithArgs");
+			const char *why;
+			int fn = find_object(st, owa, &why);
+			if (fn >= 0)
+				drop_function(st, fn);
+			else if (!missing_ok || strcmp(why, "not found") != 0)
+				diagnose(st, at, "function %s %s", object_text(st, owa),
+					 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		} else if (strcmp(type, "OBJECT_SCHEMA") == 0) {
+			const char *name = string_node(obj);
+			if (!name)
+				continue;
+			smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, name), 0);
+			for (int f = 0; f < st->nfns; f++)
+				if (!st->dropped[f] && strcmp(st->fns[f].schema, name) == 0)
+					drop_function(st, f);
+			for (int t = 0; t < st->ntables; t++)
+				if (strcmp(st->tables[t].schema, name) == 0)
+					st->tables[t].dropped = true;
+			for (int k = 0; k < st->ntriggers; k++)
+				if (strcmp(st->triggers[k].trigger.table_schema, name) == 0)
+					st->triggers[k].dropped = true;
+		} else if (strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0 ||
+			   strcmp(type, "OBJECT_MATVIEW") == 0 ||
+			   strcmp(type, "OBJECT_FOREIGN_TABLE") == 0) {
+			const char *parts[3];
+			int n = name_list(jget(jget(obj, "List"), "items"), parts, 3);
+			if (n < 0)
+				continue;
+			sql_table *t = find_table(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1]);
+			if (!t)
+				continue;
+			t->dropped = true;
+			for (int k = 0; k < st->ntriggers; k++)
+				if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
+				    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
+					st->triggers[k].dropped = true;
+		} else if (strcmp(type, "OBJECT_TRIGGER") == 0) {
+			const char *parts[4];
+			int n = name_list(jget(jget(obj, "List"), "items"), parts, 4);
+			if (n < 2)
+				continue;
+			sql_table *t = find_table(st, n >= 3 ? parts[n - 3] : NULL, parts[n - 2]);
+			for (int k = 0; t && k < st->ntriggers; k++) {
+				cgm_trigger *tr = &st->triggers[k].trigger;
+				if (strcmp(tr->table_schema, t->schema) == 0 &&
+				    strcmp(tr->table_name, t->name) == 0 &&
+				    strcmp(tr->name, parts[n - 1]) == 0)
+					st->triggers[k].dropped = true;
+			}
+		}
+	}
+}
+
+static void apply_alter_function(sql_state *st, const json_t *stmt)
+{
+	json_t *owa = jget(stmt, "func");
+	const char *why;
+	int fn = find_object(st, owa, &why);
+	if (fn < 0) {
+		diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
+			 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		return;
+	}
+	json_t *actions = jget(stmt, "actions");
+	for (size_t i = 0; i < json_array_size(actions); i++) {
+		json_t *d = jget(json_array_get(actions, i), "DefElem");
+		const char *opt = jstr(d, "defname");
+		const char **path;
+		int npath;
+		if (opt && strcmp(opt, "set") == 0 &&
+		    search_path_setting(st, jget(jget(d, "arg"), "VariableSetStmt"), &path, &npath)) {
+			st->fns[fn].search_path = path;
+			st->fns[fn].npath = npath;
+		}
+	}
+}
+
+static void apply_rename(sql_state *st, const json_t *stmt)
+{
+	const char *type = jstr(stmt, "renameType");
+	const char *newname = jstr(stmt, "newname");
+	int at = first_token(st);
+	if (!type || !newname)
+		return;
+	if (is_routine_type(type)) {
+		json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+		const char *why;
+		int fn = find_object(st, owa, &why);
+		if (fn < 0)
+			diagnose(st, at, "function %s %s", object_text(st, owa),
+				 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		else if (!reidentify(st, fn, st->fns[fn].schema, newname))
+			diagnose(st, at, "function %s already exists in schema \"%s\"",
+				 cgm_regprocedure(st->a, NULL, newname, st->fns[fn].argtypes,
+						  st->fns[fn].nargs),
+				 st->fns[fn].schema);
+	} else if (strcmp(type, "OBJECT_SCHEMA") == 0) {
+		const char *old = jstr(stmt, "subname");
+		if (!old || !schema_exists(st, old))
+			return;
+		const char *renamed = cgm_arena_strdup(st->a, newname);
+		smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, old), 0);
+		smap_put(&st->schemas, st->a, renamed, 1);
+		for (int f = 0; f < st->nfns; f++)
+			if (!st->dropped[f] && strcmp(st->fns[f].schema, old) == 0)
+				reidentify(st, f, renamed, st->fns[f].name);
+		for (int k = 0; k < st->ntriggers; k++)
+			if (strcmp(st->triggers[k].trigger.table_schema, old) == 0)
+				st->triggers[k].trigger.table_schema = renamed;
+		int n = st->ntables;
+		for (int t = 0; t < n; t++)
+			if (!st->tables[t].dropped && strcmp(st->tables[t].schema, old) == 0) {
+				st->tables[t].dropped = true;
+				sql_table copy = st->tables[t];
+				sql_table *moved = add_table(st, renamed, copy.name, copy.kind);
+				moved->columns = copy.columns;
+				moved->ncolumns = copy.ncolumns;
+				moved->cap_columns = copy.cap_columns;
+			}
+	} else if (strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0) {
+		const char *schema, *name;
+		if (!range_var(st, jget(stmt, "relation"), false, &schema, &name))
+			return;
+		sql_table *t = find_table(st, schema, name);
+		if (!t)
+			return;
+		t->dropped = true;
+		sql_table copy = *t;
+		sql_table *moved = add_table(st, copy.schema, newname, copy.kind);
+		moved->columns = copy.columns;
+		moved->ncolumns = copy.ncolumns;
+		moved->cap_columns = copy.cap_columns;
+		for (int k = 0; k < st->ntriggers; k++)
+			if (strcmp(st->triggers[k].trigger.table_schema, copy.schema) == 0 &&
+			    strcmp(st->triggers[k].trigger.table_name, copy.name) == 0)
+				st->triggers[k].trigger.table_name = moved->name;
+	}
+}
+
+static void apply_set_schema(sql_state *st, const json_t *stmt)
+{
+	const char *type = jstr(stmt, "objectType");
+	const char *newschema = jstr(stmt, "newschema");
+	int at = first_token(st);
+	if (!is_routine_type(type) || !newschema)
+		return;
+	json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+	const char *why;
+	int fn = find_object(st, owa, &why);
+	if (fn < 0)
+		diagnose(st, at, "function %s %s", object_text(st, owa),
+			 strcmp(why, "not found") == 0 ? "does not exist" : why);
+	else if (!schema_exists(st, newschema))
+		diagnose(st, at, "schema \"%s\" does not exist", newschema);
+	else if (!reidentify(st, fn, newschema, st->fns[fn].name))
+		diagnose(st, at, "function %s already exists in schema \"%s\"", st->fns[fn].name,
+			 newschema);
+}
+
+static void apply_comment(sql_state *st, const json_t *stmt)
+{
+	if (!is_routine_type(jstr(stmt, "objtype")))
+		return;
+	json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+	const char *why;
+	int fn = find_object(st, owa, &why);
+	if (fn < 0) {
+		diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
+			 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		return;
+	}
+	const char *comment = jstr(stmt, "comment");
+	st->fns[fn].comment = comment && *comment ? cgm_arena_strdup(st->a, comment) : NULL;
+}
+
+/* CREATE TYPE / DOMAIN: a name that parameters may use. */
+static void apply_type_name(sql_state *st, const json_t *names)
+{
+	const char *parts[3];
+	int n = name_list(names, parts, 3);
+	if (n < 0)
+		return;
+	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (schema)
+		add_type(st, cgm_arena_strdup(st->a, schema), cgm_arena_strdup(st->a, parts[n - 1]));
+}
+
+/* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
+static void apply_select(sql_state *st, const json_t *stmt)
+{
+	json_t *targets = jget(stmt, "targetList");
+	for (size_t i = 0; i < json_array_size(targets); i++) {
+		json_t *call = jget(jget(jget(json_array_get(targets, i), "ResTarget"), "val"),
+				    "FuncCall");
+		const char *parts[2];
+		int n = name_list(jget(call, "funcname"), parts, 2);
+		if (n < 1 || strcmp(parts[n - 1], "set_config") != 0 ||
+		    (n == 2 && strcmp(parts[0], "pg_catalog") != 0))
+			continue;
+		json_t *args = jget(call, "args");
+		const char *setting = jstr(jget(jget(json_array_get(args, 0), "A_Const"), "sval"), "sval");
+		json_t *value = jget(json_array_get(args, 1), "A_Const");
+		if (setting && strcmp(setting, "search_path") == 0 && jget(value, "sval")) {
+			const char *v = jstr(jget(value, "sval"), "sval");
+			set_path_text(st, v ? v : "");
+		}
+	}
+}
+
+static void apply_statement(sql_state *st, const json_t *wrapper)
+{
+	const char *kind;
+	json_t *stmt;
+	json_object_foreach((json_t *)wrapper, kind, stmt)
+	{
+		if (strcmp(kind, "CreateFunctionStmt") == 0) {
+			apply_create_function(st, stmt);
+		} else if (strcmp(kind, "DropStmt") == 0) {
+			apply_drop(st, stmt);
+		} else if (strcmp(kind, "AlterFunctionStmt") == 0) {
+			apply_alter_function(st, stmt);
+		} else if (strcmp(kind, "RenameStmt") == 0) {
+			apply_rename(st, stmt);
+		} else if (strcmp(kind, "AlterObjectSchemaStmt") == 0) {
+			apply_set_schema(st, stmt);
+		} else if (strcmp(kind, "CommentStmt") == 0) {
+			apply_comment(st, stmt);
+		} else if (strcmp(kind, "CreateSchemaStmt") == 0) {
+			const char *name = jstr(stmt, "schemaname");
+			if (!name) /* CREATE SCHEMA AUTHORIZATION role */
+				name = jstr(jget(jget(stmt, "authrole"), "RoleSpec"), "rolename");
+			if (!name)
+				continue;
+			if (schema_exists(st, name) && !jbool(stmt, "if_not_exists"))
+				diagnose(st, first_token(st), "schema \"%s\" already exists", name);
+			smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, name), 1);
+			/* Its elements are created in it. */
+			json_t *elts = jget(stmt, "schemaElts");
+			const char **saved = st->path;
+			int nsaved = st->npath;
+			const char *only[] = { name };
+			set_path(st, only, 1);
+			for (size_t i = 0; i < json_array_size(elts); i++)
+				apply_statement(st, json_array_get(elts, i));
+			st->path = saved;
+			st->npath = nsaved;
+		} else if (strcmp(kind, "VariableSetStmt") == 0) {
+			const char **path;
+			int npath;
+			if (search_path_setting(st, stmt, &path, &npath)) {
+				if (npath < 0)
+					set_path(st, default_path, 2);
+				else
+					set_path(st, path, npath);
+			}
+		} else if (strcmp(kind, "SelectStmt") == 0) {
+			apply_select(st, stmt);
+		} else if (strcmp(kind, "CreateStmt") == 0) {
+			apply_create_table(st, stmt, "table");
+		} else if (strcmp(kind, "CreateForeignTableStmt") == 0) {
+			apply_create_table(st, jget(stmt, "base"), "foreign table");
+		} else if (strcmp(kind, "ViewStmt") == 0) {
+			apply_view(st, jget(stmt, "view"), jget(stmt, "query"), "view", jbool(stmt, "replace"));
+		} else if (strcmp(kind, "CreateTableAsStmt") == 0) {
+			const char *objtype = jstr(stmt, "objtype");
+			json_t *into = jget(jget(stmt, "into"), "IntoClause");
+			if (objtype && strcmp(objtype, "OBJECT_MATVIEW") == 0)
+				apply_view(st, jget(into, "rel"), jget(stmt, "query"), "materialized view",
+					   false);
+			else {
+				const char *schema, *name;
+				if (range_var(st, jget(into, "rel"), true, &schema, &name) &&
+				    !find_table(st, schema, name))
+					add_table(st, schema, name, "table");
+			}
+		} else if (strcmp(kind, "AlterTableStmt") == 0) {
+			apply_alter_table(st, stmt);
+		} else if (strcmp(kind, "CreateTrigStmt") == 0) {
+			apply_create_trigger(st, stmt);
+		} else if (strcmp(kind, "CreatePolicyStmt") == 0) {
+			const char *schema, *table;
+			if (!range_var(st, jget(stmt, "table"), false, &schema, &table))
+				continue;
+			const char *object = cgm_arena_printf(
+				st->a, "policy %s on table %s",
+				cgm_quote_ident(st->a, jstr(stmt, "policy_name")),
+				relation_text(st, schema, table));
+			add_references(st, jget(stmt, "qual"), "policy", object);
+			add_references(st, jget(stmt, "with_check"), "policy", object);
+		} else if (strcmp(kind, "IndexStmt") == 0) {
+			const char *schema, *table;
+			const char *idx = jstr(stmt, "idxname");
+			if (!idx || !range_var(st, jget(stmt, "relation"), false, &schema, &table))
+				continue; /* an unnamed index gets a name we do not guess */
+			const char *object = cgm_arena_printf(st->a, "index %s",
+							      relation_text(st, schema, idx));
+			add_references(st, jget(stmt, "indexParams"), "index", object);
+			add_references(st, jget(stmt, "whereClause"), "index", object);
+		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
+			const char *parts[3];
+			int n = name_list(jget(stmt, "funcname"), parts, 3);
+			int fn = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false)
+				       : -1;
+			if (fn >= 0) {
+				cgm_reference *r = cgm_model_add_reference(st->model);
+				r->function = -1;
+				r->function_id = st->fns[fn].id;
+				r->object_kind = "event_trigger";
+				r->object = cgm_arena_printf(st->a, "event trigger %s",
+							     cgm_quote_ident(st->a, jstr(stmt, "trigname")));
+			}
+		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
+			apply_type_name(st, jget(stmt, "typeName"));
+		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
+			apply_type_name(st, jget(stmt, "domainname"));
+		} else if (strcmp(kind, "DefineStmt") == 0) {
+			const char *k = jstr(stmt, "kind");
+			if (k && strcmp(k, "OBJECT_TYPE") == 0)
+				apply_type_name(st, jget(stmt, "defnames"));
+		} else if (strcmp(kind, "CompositeTypeStmt") == 0) {
+			json_t *rv = jget(stmt, "typevar");
+			const char *schema = jstr(rv, "schemaname");
+			const char *name = jstr(rv, "relname");
+			if (!schema)
+				schema = creation_schema(st);
+			if (schema && name) {
+				/* A composite type's fields serve %TYPE like columns. */
+				sql_table *t = add_table(st, schema, name, "type");
+				t->dropped = true;
+				add_type(st, t->schema, t->name);
+			}
+		}
+		/* Everything else (grants, owners, sequences, data) changes no call. */
+	}
+}
+
+/* ---- files: parse, split on error, apply ---- */
+
+static void index_lines(sql_state *st)
+{
+	int cap = 1024, n = 0;
+	int *starts = malloc(sizeof(int) * (size_t)cap);
+	starts[n++] = 0;
+	for (int i = 0; st->text[i]; i++)
+		if (st->text[i] == '\n') {
+			if (n == cap) {
+				cap *= 2;
+				starts = realloc(starts, sizeof(int) * (size_t)cap);
+			}
+			starts[n++] = i + 1;
+		}
+	st->line_starts = starts;
+	st->nlines = n;
+}
+
+/* Apply every statement of a parse tree whose offsets count from `base`. */
+static void apply_tree(sql_state *st, const char *tree, int base, int len)
+{
+	json_t *root = json_loads(tree, 0, NULL);
+	json_t *stmts = jget(root, "stmts");
+	for (size_t i = 0; i < json_array_size(stmts); i++) {
+		json_t *raw = json_array_get(stmts, i);
+		int loc = jint(raw, "stmt_location");
+		int slen = jint(raw, "stmt_len");
+		st->stmt_start = base + loc;
+		st->stmt_end = slen ? base + loc + slen : base + len;
+		apply_statement(st, jget(raw, "stmt"));
+	}
+	json_decref(root);
+}
+
+/* The message of a parse error as psql shows it, with the file's line. */
+static void parse_error(sql_state *st, const PgQueryError *err, int base)
+{
+	int at = err->cursorpos > 0 ? base + err->cursorpos - 1 : base;
+	diagnose(st, at, "%s", err->message);
+}
+
+/* A file that does not parse whole: statements one by one (split at the
+ * semicolons outside quotes), joining pieces that only parse together
+ * (BEGIN ATOMIC bodies hold semicolons), so one bad statement loses
+ * nothing else. */
+static void apply_pieces(sql_state *st, char *text)
+{
+	int *starts, *ends;
+	int n = sqlfile_split(&starts, &ends, text);
+	if (n < 0) {
+		diagnose(st, 0, "out of memory splitting the file");
+		return;
+	}
+	int i = 0;
+	while (i < n) {
+		int start = starts[i];
+		bool applied = false;
+		PgQueryParseResult first = { 0 };
+		for (int j = i; j < n && j < i + 64 && !applied; j++) {
+			int end = ends[j] + (text[ends[j]] == ';');
+			char saved = text[end];
+			text[end] = '\0';
+			PgQueryParseResult r = pg_query_parse(text + start);
+			text[end] = saved;
+			if (!r.error) {
+				apply_tree(st, r.parse_tree, start, end - start);
+				pg_query_free_parse_result(r);
+				i = j + 1;
+				applied = true;
+			} else if (j == i) {
+				first = r;
+			} else {
+				pg_query_free_parse_result(r);
+			}
+		}
+		if (!applied) {
+			parse_error(st, first.error, start);
+			i++;
+		}
+		if (first.error)
+			pg_query_free_parse_result(first);
+	}
+	free(starts);
+	free(ends);
+}
+
+static void apply_file(sql_state *st, const char *name, char *text)
+{
+	st->file = name;
+	st->text = text;
+	index_lines(st);
+	set_path(st, default_path, 2);
+	PgQueryParseResult whole = pg_query_parse(text);
+	if (!whole.error)
+		apply_tree(st, whole.parse_tree, 0, (int)strlen(text));
+	else
+		apply_pieces(st, text);
+	pg_query_free_parse_result(whole);
+	free(st->line_starts);
+	st->line_starts = NULL;
+}
+
+static const char *joined_paths(cgm_arena *a, const char *const *paths, int npaths)
+{
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	for (int i = 0; i < npaths; i++) {
+		if (i)
+			cgm_strbuf_puts(&buf, ", ");
+		cgm_strbuf_puts(&buf, paths[i]);
+	}
+	const char *s = cgm_arena_strdup(a, cgm_strbuf_cstr(&buf));
+	cgm_strbuf_free(&buf);
+	return s;
+}
+
+int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
+			const cgm_source_options *opts)
+{
+	cgm_source_options no_filter = { 0 };
+	if (!opts)
+		opts = &no_filter;
+	if (npaths < 1)
+		return cgm_error(CGM_EUSAGE, "no SQL file given");
+	sql_state st = { .model = model, .a = model->arena, .opts = opts };
+	const char **files;
+	int nfiles;
+	int rc = sqlfile_collect(&files, &nfiles, st.a, paths, npaths);
+	if (rc < 0)
+		return rc;
+
+	/* Builtins first: DDL resolution (triggers, references) needs them. */
+	int nbuiltin = cgm_builtins_load(model);
+	if (nbuiltin < 0)
+		return nbuiltin;
+	st.nbuiltin = model->nfunctions;
+	for (int i = 0; i < model->nfunctions; i++)
+		smap_put(&st.builtin_names, st.a, model->functions[i].name, 1);
+	/* What every new database has. */
+	smap_put(&st.schemas, st.a, "public", 1);
+
+	for (int i = 0; i < nfiles; i++) {
+		char *text;
+		size_t len;
+		if ((rc = sqlfile_read(&text, &len, files[i])) < 0)
+			return rc;
+		sqlfile_strip_psql(text);
+		apply_file(&st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text);
+		free(text);
+	}
+
+	/* The functions that survived, in the model like the live source's:
+	 * the out-of-scope ones only for resolution. */
+	for (int i = 0; i < st.nfns; i++) {
+		if (st.dropped[i])
+			continue;
+		cgm_function *f = cgm_model_add_function(model);
+		*f = st.fns[i];
+		if (!cgm_schema_selected(opts, f->schema)) {
+			f->builtin = true;
+			f->source = NULL;
+			f->comment = NULL;
+		}
+	}
+	for (int k = 0; k < st.ntriggers; k++)
+		if (!st.triggers[k].dropped)
+			*cgm_model_add_trigger(model) = st.triggers[k].trigger;
+	for (int t = 0; t < st.ntables; t++)
+		if (!st.tables[t].dropped) {
+			cgm_relation *r = cgm_model_add_relation(model);
+			r->schema = st.tables[t].schema;
+			r->name = st.tables[t].name;
+		}
+
+	model->source.kind = "sql";
+	model->source.name = joined_paths(st.a, paths, npaths);
+	model->source.server_version = NULL;
+	/* A new session's effective path: current_schemas(true) of a fresh
+	 * database, "$user" naming no schema. */
+	bool has_public = smap_get(&st.schemas, "public") == 1;
+	const char **dpath = cgm_arena_alloc(st.a, sizeof(char *) * 2);
+	dpath[0] = "pg_catalog";
+	dpath[1] = "public";
+	model->source.default_search_path = dpath;
+	model->source.npath = has_public ? 2 : 1;
+	if (opts->stamp) {
+		char buf[32];
+		time_t now = time(NULL);
+		strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		model->source.mapped_at = cgm_arena_strdup(st.a, buf);
+	}
+	return 0;
+}

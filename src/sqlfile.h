@@ -1,0 +1,38 @@
+/*
+ * sqlfile.h - internal to the SQL-file source (source_sql.c, sqlfile_*.c):
+ * finding and reading the files, and turning psql scripts into plain SQL.
+ */
+#ifndef CGMAP_SQLFILE_H
+#define CGMAP_SQLFILE_H
+
+#include <stddef.h>
+
+#include "cgmap/arena.h"
+
+/* The files named by `paths`, in the order they are applied: a file as
+ * given, a folder's *.sql files (recursively) in byte order of their path,
+ * "-" for standard input.  Names are in `arena`.  CGM_ESOURCE (message
+ * set) when a path does not exist or a folder holds no SQL file. */
+int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
+		    const char *const *paths, int npaths);
+
+/* The whole text of `path` ("-": standard input) into *text (malloc'd,
+ * NUL-terminated, the caller frees it).  CGM_ESOURCE when it cannot be read
+ * or is not plain SQL (a pg_dump custom or tar archive: the message names
+ * pg_restore as the way out). */
+int sqlfile_read(char **text, size_t *len, const char *path);
+
+/* Blank out, in place, what psql reads but PostgreSQL never sees: meta
+ * commands (\connect, \set, \restrict, ... to the end of their line) and the
+ * data lines of COPY ... FROM stdin up to "\.".  Newlines stay, so offsets
+ * and line numbers still match the file. */
+void sqlfile_strip_psql(char *text);
+
+/* Split plain SQL at the semicolons outside quotes, comments and dollar
+ * quotes: *starts and *ends (malloc'd, the caller frees both) get each
+ * statement's offsets, the ';' excluded; blank pieces are left out.
+ * Returns the count, or -1 when out of memory.  A BEGIN ATOMIC body holds
+ * semicolons: the caller joins pieces that only parse together. */
+int sqlfile_split(int **starts, int **ends, const char *text);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * sqlfile_read.c - the files of `cgmap --sql PATH...`: folder expansion in
+ * name order, reading (standard input too), refusing pg_dump archives with a
+ * way out, and blanking psql meta-commands (see sqlfile.h).
+ *
+ * In: paths.  Out: file names in the caller's arena; file texts malloc'd,
+ * freed by the caller.
+ */
+#include "sqlfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "cgmap/error.h"
+
+typedef struct name_list {
+	const char **items;
+	int n, cap;
+	cgm_arena *arena;
+} name_list;
+
+static void push_name(name_list *list, const char *name)
+{
+	if (list->n == list->cap) {
+		int cap = list->cap ? list->cap * 2 : 16;
+		list->items = cgm_arena_grow(list->arena, list->items, (size_t)list->n, (size_t)cap,
+					     sizeof(char *));
+		list->cap = cap;
+	}
+	list->items[list->n++] = cgm_arena_strdup(list->arena, name);
+}
+
+static bool is_sql_name(const char *name)
+{
+	size_t len = strlen(name);
+	return len > 4 && strcasecmp(name + len - 4, ".sql") == 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every *.sql file below `dir`, unsorted. */
+static int walk_folder(name_list *list, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return cgm_error(CGM_ESOURCE, "cannot read folder \"%s\": %s", dir, strerror(errno));
+	struct dirent *e;
+	int rc = 0;
+	while ((e = readdir(d)) != NULL && rc == 0) {
+		if (e->d_name[0] == '.')
+			continue; /* ., .. and hidden files (editor backups, .git) */
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		char *path = malloc(len);
+		if (!path) {
+			rc = cgm_error(CGM_ESOURCE, "out of memory");
+			break;
+		}
+		snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				rc = walk_folder(list, path);
+			else if (S_ISREG(st.st_mode) && is_sql_name(e->d_name))
+				push_name(list, path);
+		}
+		free(path);
+	}
+	closedir(d);
+	return rc;
+}
+
+int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
+		    const char *const *paths, int npaths)
+{
+	name_list list = { .arena = arena };
+	for (int i = 0; i < npaths; i++) {
+		const char *path = paths[i];
+		if (strcmp(path, "-") == 0) {
+			push_name(&list, path);
+			continue;
+		}
+		struct stat st;
+		if (stat(path, &st) < 0)
+			return cgm_error(CGM_ESOURCE, "cannot read \"%s\": %s", path, strerror(errno));
+		if (!S_ISDIR(st.st_mode)) {
+			push_name(&list, path);
+			continue;
+		}
+		int first = list.n;
+		int rc = walk_folder(&list, path);
+		if (rc < 0)
+			return rc;
+		if (list.n == first)
+			return cgm_error(CGM_ESOURCE, "folder \"%s\" holds no .sql file", path);
+		/* Numbered migrations apply in name order. */
+		qsort(list.items + first, (size_t)(list.n - first), sizeof(char *), compare_names);
+	}
+	*files = list.items;
+	*nfiles = list.n;
+	return 0;
+}
+
+int sqlfile_read(char **text, size_t *len, const char *path)
+{
+	*text = NULL;
+	*len = 0;
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *in = is_stdin ? stdin : fopen(path, "rb");
+	if (!in)
+		return cgm_error(CGM_ESOURCE, "cannot read \"%s\": %s", path, strerror(errno));
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while (buf && (got = fread(buf + n, 1, cap - n - 1, in)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			char *grown = realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	int failed = !buf || ferror(in);
+	if (!is_stdin)
+		fclose(in);
+	if (failed) {
+		free(buf);
+		return cgm_error(CGM_ESOURCE, "cannot read \"%s\"", is_stdin ? "standard input" : path);
+	}
+	buf[n] = '\0';
+	const char *shown = is_stdin ? "standard input" : path;
+	if (n >= 5 && memcmp(buf, "PGDMP", 5) == 0) {
+		free(buf);
+		return cgm_error(CGM_ESOURCE,
+				 "\"%s\" is a pg_dump custom-format archive, not SQL; turn it into SQL "
+				 "with: pg_restore -f - --schema-only \"%s\" | cgmap --sql - ...",
+				 shown, shown);
+	}
+	/* A tar archive has "ustar" at offset 257; any NUL byte means binary. */
+	if (memchr(buf, '\0', n)) {
+		bool tar = n > 262 && memcmp(buf + 257, "ustar", 5) == 0;
+		free(buf);
+		if (tar)
+			return cgm_error(CGM_ESOURCE,
+					 "\"%s\" is a pg_dump tar archive, not SQL; turn it into SQL "
+					 "with: pg_restore -f - --schema-only \"%s\"",
+					 shown, shown);
+		return cgm_error(CGM_ESOURCE, "\"%s\" is not a text file of SQL", shown);
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static bool ident_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c >= 0x80;
+}
+
+/* Blank s[from, to) except newlines. */
+static void blank(char *s, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (s[i] != '\n')
+			s[i] = ' ';
+}
+
+/* Is the statement starting at `start` and ending at the ';' at `end` a
+ * COPY ... FROM STDIN, whose data lines psql sends after it? */
+static bool copy_from_stdin(const char *s, size_t start, size_t end)
+{
+	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
+			       s[start] == '\r'))
+		start++;
+	if (end - start < 4 || strncasecmp(s + start, "copy", 4) != 0 || ident_char((unsigned char)s[start + 4]))
+		return false;
+	for (size_t i = start; i + 10 <= end; i++)
+		if (strncasecmp(s + i, "from", 4) == 0) {
+			size_t j = i + 4;
+			while (j < end && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n'))
+				j++;
+			if (j + 5 <= end && strncasecmp(s + j, "stdin", 5) == 0 &&
+			    !ident_char((unsigned char)s[j + 5]))
+				return true;
+		}
+	return false;
+}
+
+/* Index past the comment, quoted string, quoted identifier or dollar-quoted
+ * text starting at s[i]; i itself when none starts there. */
+static size_t skip_quoted(const char *s, size_t i)
+{
+	char c = s[i];
+	if (c == '-' && s[i + 1] == '-') {
+		while (s[i] && s[i] != '\n')
+			i++;
+		return i;
+	}
+	if (c == '/' && s[i + 1] == '*') {
+		int depth = 0;
+		while (s[i]) {
+			if (s[i] == '/' && s[i + 1] == '*') {
+				depth++;
+				i += 2;
+			} else if (s[i] == '*' && s[i + 1] == '/') {
+				i += 2;
+				if (--depth == 0)
+					break;
+			} else {
+				i++;
+			}
+		}
+		return i;
+	}
+	if (c == '\'' || c == '"') {
+		bool escapes = c == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e') &&
+			       (i == 1 || !ident_char((unsigned char)s[i - 2]));
+		i++;
+		while (s[i]) {
+			if (escapes && s[i] == '\\' && s[i + 1]) {
+				i += 2;
+			} else if (s[i] == c && s[i + 1] == c) {
+				i += 2;
+			} else if (s[i] == c) {
+				return i + 1;
+			} else {
+				i++;
+			}
+		}
+		return i;
+	}
+	if (c == '$' && (i == 0 || !ident_char((unsigned char)s[i - 1])) &&
+	    (s[i + 1] == '$' ||
+	     (s[i + 1] && !(s[i + 1] >= '0' && s[i + 1] <= '9') && ident_char((unsigned char)s[i + 1])))) {
+		size_t t = i + 1;
+		while (s[t] && s[t] != '$' && ident_char((unsigned char)s[t]))
+			t++;
+		if (s[t] != '$')
+			return i;
+		size_t taglen = t + 1 - i;
+		for (const char *p = s + t + 1; (p = strchr(p, '$')) != NULL; p++)
+			if (strncmp(p, s + i, taglen) == 0)
+				return (size_t)(p - s) + taglen;
+		return strlen(s);
+	}
+	return i;
+}
+
+int sqlfile_split(int **starts, int **ends, const char *s)
+{
+	int cap = 64, n = 0;
+	int *st = malloc(sizeof(int) * (size_t)cap), *en = malloc(sizeof(int) * (size_t)cap);
+	size_t i = 0, begin = 0;
+	bool content = false;
+	while (st && en) {
+		size_t after = s[i] ? skip_quoted(s, i) : i;
+		bool comment = s[i] == '-' || s[i] == '/';
+		if (after != i) {
+			content = content || !comment;
+			i = after;
+			continue;
+		}
+		if (s[i] == ';' || !s[i]) {
+			if (content) {
+				if (n == cap) {
+					cap *= 2;
+					st = realloc(st, sizeof(int) * (size_t)cap);
+					en = realloc(en, sizeof(int) * (size_t)cap);
+					if (!st || !en)
+						break;
+				}
+				st[n] = (int)begin;
+				en[n] = (int)i;
+				n++;
+			}
+			if (!s[i])
+				break;
+			begin = ++i;
+			content = false;
+			continue;
+		}
+		if (!strchr(" \t\n\r\f", s[i]))
+			content = true;
+		i++;
+	}
+	if (!st || !en) {
+		free(st);
+		free(en);
+		return -1;
+	}
+	*starts = st;
+	*ends = en;
+	return n;
+}
+
+void sqlfile_strip_psql(char *s)
+{
+	size_t i = 0, stmt_start = 0;
+	while (s[i]) {
+		char c = s[i];
+		size_t after = skip_quoted(s, i);
+		if (after != i) {
+			i = after;
+		} else if (c == '\\') {
+			/* A psql meta-command runs to the end of its line. */
+			size_t end = i;
+			while (s[end] && s[end] != '\n')
+				end++;
+			blank(s, i, end);
+			i = end;
+		} else if (c == ';') {
+			if (copy_from_stdin(s, stmt_start, i)) {
+				/* Data lines follow the statement's line, up to "\\.". */
+				size_t data = i;
+				while (s[data] && s[data] != '\n')
+					data++;
+				size_t end = data;
+				while (s[end]) {
+					size_t line = end + (s[end] == '\n');
+					if (s[line] == '\\' && s[line + 1] == '.') {
+						end = line + 2;
+						break;
+					}
+					end = line;
+					while (s[end] && s[end] != '\n')
+						end++;
+				}
+				blank(s, data, end);
+				i = end;
+			} else {
+				i++;
+			}
+			stmt_start = i;
+		} else {
+			i++;
+		}
+	}
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test_sql_parity.sh - `cgmap --sql` must see what `cgmap --dsn` sees.
+#
+# For every fixture schema (fixtures/*.sql): load it into a throwaway
+# database, map the database, map the file, and map a real
+# `pg_dump --schema-only` of the database fed back through --sql.  The three
+# snapshots must have the same functions (identity, signature, result, kind,
+# language, body, body hash, search_path), edges (with call-site lines),
+# dynamic sites, missing callees, triggers and references.
+#
+# BEGIN ATOMIC bodies are the one known difference: the server keeps them
+# deparsed (its own layout), the file keeps them as written, so their body,
+# hash and the lines of their call sites are compared without layout.
+set -euo pipefail
+: "${CGMAP:?CGMAP must name the cgmap binary}"
+: "${CGMAP_SOURCE_DIR:?}"
+command -v jq >/dev/null || { echo "skip: jq is not installed" >&2; exit 77; }
+# shellcheck source=../lib/pgtest.sh
+source "$CGMAP_SOURCE_DIR/tests/lib/pgtest.sh"
+pgtest_start
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-parity.XXXXXX")
+trap 'rm -rf "$work"; pgtest_stop' EXIT
+
+# The comparable part of a snapshot, one fact a line, sorted.
+facts() {
+	jq -r '
+	  def atomic_ids: [.functions[] | select(.atomic_body) | .id];
+	  atomic_ids as $atomic
+	  | (.functions[] | "function \(.id) kind=\(.kind) lang=\(.language) args=\(.arguments|tojson) "
+	      + "result=\(.result|tojson) nargs=\(.nargs) types=\(.argtypes|tojson) "
+	      + "names=\(.argnames|tojson) defaults=\(.ndefaults) variadic=\(.variadic) "
+	      + "trigger=\(.trigger) path=\(.search_path|tojson) analysed=\(.analysed) "
+	      + "atomic=\(.atomic_body) lines=\(if .atomic_body then "-" else .line_count end) "
+	      + "hash=\(if .atomic_body then "-" else .body_hash end) "
+	      + "source=\(if .atomic_body then "-" else (.source|tojson) end) "
+	      + "comment=\(.comment|tojson) errors=\([.errors[]|.line]|tojson)"),
+	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) ambiguous=\(.ambiguous) "
+	      + "lines=\(if (.from as $f | $atomic | index($f)) then "-" else (.lines|tojson) end)"),
+	    (.dynamic_sites[] | "dynamic \(.function) line=\(.line) text=\(.text|tojson)"),
+	    (.missing[] | "missing \(.function) line=\(.line) name=\(.name) nargs=\(.nargs)"),
+	    (.triggers[] | "trigger \(.table) \(.name) \(.events|join("|")) -> \(.function) enabled=\(.enabled)"),
+	    (.references[] | "reference \(.function) \(.kind) \(.object)")
+	' "$1" | LC_ALL=C sort
+}
+
+failed=0
+n=0
+for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql; do
+	n=$((n + 1))
+	name=$(basename "$fixture" .sql)
+	db="parity_$n"
+	pgtest_psql -c "CREATE DATABASE $db"
+	pgtest_psql -d "$db" -f "$fixture" >/dev/null 2>"$work/$name.load.log" ||
+		pgtest_fail "$name: the fixture does not load: $(cat "$work/$name.load.log")"
+
+	"$CGMAP" --dsn "dbname=$db" --no-runtime --no-html --quiet --out "$work/$name.live" ||
+		pgtest_fail "$name: cgmap --dsn failed"
+	"$CGMAP" --sql "$fixture" --no-html --quiet --out "$work/$name.sql" 2>"$work/$name.sql.log" ||
+		pgtest_fail "$name: cgmap --sql failed: $(cat "$work/$name.sql.log")"
+	"$PGTEST_BIN/pg_dump" --schema-only -d "$db" >"$work/$name.dump.sql"
+	"$CGMAP" --sql "$work/$name.dump.sql" --no-html --quiet --out "$work/$name.dump" \
+		2>"$work/$name.dump.log" || pgtest_fail "$name: cgmap --sql on its pg_dump failed"
+
+	facts "$work/$name.live/cgmap.json" >"$work/$name.live.facts"
+	facts "$work/$name.sql/cgmap.json" >"$work/$name.sql.facts"
+	facts "$work/$name.dump/cgmap.json" >"$work/$name.dump.facts"
+	[ "$(grep -c '^function ' "$work/$name.live.facts")" -gt 0 ] ||
+		pgtest_fail "$name: the live snapshot has no function"
+	for kind in sql dump; do
+		if ! diff -u "$work/$name.live.facts" "$work/$name.$kind.facts" >"$work/$name.$kind.diff"; then
+			echo "FAIL: $name: --sql ($kind) differs from --dsn (- live, + offline):" >&2
+			grep '^[-+][^-+]' "$work/$name.$kind.diff" >&2 || true
+			failed=1
+		fi
+	done
+	# A pg_dump of a loaded schema holds nothing the offline source
+	# cannot read: any diagnostic there is a gap.
+	if [ "$(jq '.diagnostics | length' "$work/$name.dump/cgmap.json")" != 0 ]; then
+		echo "FAIL: $name: diagnostics on its pg_dump:" >&2
+		jq -r '.diagnostics[] | "\(.file):\(.line): \(.message)"' "$work/$name.dump/cgmap.json" >&2
+		failed=1
+	fi
+	echo "$name: $(grep -c '^function ' "$work/$name.live.facts") functions," \
+		"$(grep -c '^edge ' "$work/$name.live.facts") edges compared" >&2
+done
+[ "$n" -gt 0 ] || pgtest_fail "no fixture found in $CGMAP_SOURCE_DIR/fixtures"
+[ "$failed" = 0 ] || exit 1
+echo "ok: $n fixtures map the same from a database, their files and their pg_dump" >&2

@@ -1,0 +1,257 @@
+/*
+ * test_sqlfile.c - the SQL-file source: statements applied in order as
+ * PostgreSQL would, psql scripts read like psql, errors with file and line
+ * while the rest is still mapped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cgmap/error.h"
+#include "cgmap/pipeline.h"
+
+static char folder[256];
+
+static void write_file(const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", folder, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	snprintf(folder, sizeof folder, "%s/cgmap-sqlfile-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(folder));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Load `text` as one file; the model is indexed like the pipeline does. */
+static cgm_model *load_text(const char *text)
+{
+	write_file("schema.sql", text);
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	const char *paths[] = { path };
+	cgm_model *model = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(model, paths, 1, NULL), 0);
+	cgm_model_index(model);
+	cgm_model_link(model);
+	return model;
+}
+
+static const cgm_function *fn(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0) {
+		for (int k = 0; k < m->nuser; k++)
+			fprintf(stderr, "  have %s\n", m->functions[k].id);
+		fail_msg("no function %s", id);
+	}
+	return &m->functions[i];
+}
+
+static void test_create_replace_drop(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.f(a int, b varchar(10) DEFAULT 'x') RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n"
+		"CREATE OR REPLACE FUNCTION app.f(a integer, b character varying DEFAULT 'x') RETURNS int\n"
+		"  LANGUAGE plpgsql AS $$ BEGIN RETURN 2; END $$;\n"
+		"CREATE FUNCTION app.gone() RETURNS void LANGUAGE sql AS 'SELECT 1';\n"
+		"DROP FUNCTION app.gone();\n"
+		"DROP FUNCTION IF EXISTS app.never(int);\n"
+		"CREATE PROCEDURE app.p(INOUT x int, VARIADIC y text[]) LANGUAGE sql AS $$ SELECT 1 $$;\n"
+		"CREATE FUNCTION app.t(n int) RETURNS TABLE(a int, \"B\" text) LANGUAGE sql AS $$ SELECT 1, 'b' $$;\n"
+		"CREATE FUNCTION app.o(x int, OUT y int, OUT z timestamptz) LANGUAGE sql AS $$ SELECT 1, now() $$;\n");
+	assert_int_equal(m->nuser, 4);
+	const cgm_function *f = fn(m, "app.f(integer,character varying)");
+	assert_string_equal(f->language, "plpgsql");
+	assert_string_equal(f->arguments, "a integer, b character varying DEFAULT 'x'::character varying");
+	assert_string_equal(f->result, "integer");
+	assert_int_equal(f->ndefaults, 1);
+	assert_int_equal(f->file_line, 3);
+	assert_string_equal(f->source, " BEGIN RETURN 2; END ");
+	assert_non_null(f->body_hash);
+	const cgm_function *p = fn(m, "app.p(integer,text[])");
+	assert_int_equal(p->kind, CGM_KIND_PROCEDURE);
+	assert_null(p->result);
+	assert_true(p->variadic);
+	assert_string_equal(p->variadic_elem, "text");
+	assert_string_equal(p->arguments, "INOUT x integer, VARIADIC y text[]");
+	assert_string_equal(fn(m, "app.t(integer)")->result, "TABLE(a integer, \"B\" text)");
+	assert_string_equal(fn(m, "app.o(integer)")->result, "record");
+	assert_string_equal(fn(m, "app.o(integer)")->arguments,
+			    "x integer, OUT y integer, OUT z timestamp with time zone");
+	assert_int_equal(cgm_model_find(m, "app.gone()"), -1);
+	/* The builtins are there for resolution. */
+	assert_true(fn(m, "lower(text)")->builtin);
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
+static void test_alter_and_search_path(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app; CREATE SCHEMA old;\n"
+		"SET search_path = app, public;\n"
+		"CREATE TYPE status AS ENUM ('new', 'paid');\n"
+		"CREATE TABLE orders (id bigserial, state status);\n"
+		"CREATE FUNCTION f(s status, i orders.id%TYPE) RETURNS void LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE FUNCTION old.g() RETURNS int LANGUAGE sql SET search_path = app, \"My S\" AS 'SELECT 1';\n"
+		"ALTER FUNCTION old.g() RENAME TO h;\n"
+		"ALTER FUNCTION old.h() SET SCHEMA app;\n"
+		"ALTER FUNCTION app.h() RESET search_path;\n"
+		"ALTER FUNCTION f(status, bigint) SET search_path TO public;\n"
+		"COMMENT ON FUNCTION f(app.status, bigint) IS 'note';\n"
+		"SELECT pg_catalog.set_config('search_path', '', false);\n"
+		"CREATE FUNCTION nowhere() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	const cgm_function *f = fn(m, "app.f(app.status,bigint)");
+	assert_int_equal(f->npath, 1);
+	assert_string_equal(f->search_path[0], "public");
+	assert_string_equal(f->comment, "note");
+	const cgm_function *h = fn(m, "app.h()");
+	assert_int_equal(h->npath, -1);
+	assert_null(h->search_path);
+	assert_int_equal(cgm_model_find(m, "old.g()"), -1);
+	/* With an empty search_path an unqualified CREATE has nowhere to go. */
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 13);
+	assert_non_null(strstr(m->diagnostics[0].message, "no schema"));
+	cgm_model_free(m);
+}
+
+static void test_errors_keep_the_rest(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE FUNCTION a() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"\n"
+		"CREATE FUNCTION b( RETURNS int;\n"
+		"CREATE FUNCTION c() RETURNS int LANGUAGE sql\n"
+		"BEGIN ATOMIC\n"
+		"  SELECT 1;\n"
+		"  SELECT 2;\n"
+		"END;\n"
+		"CREATE FUNCTION d() RETURNS int LANGUAGE sql RETURN 4;\n");
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 3);
+	assert_non_null(strstr(m->diagnostics[0].message, "syntax error"));
+	assert_non_null(strstr(m->diagnostics[0].file, "schema.sql"));
+	fn(m, "public.a()");
+	const cgm_function *c = fn(m, "public.c()");
+	assert_true(c->atomic_body);
+	assert_string_equal(c->source, "BEGIN ATOMIC\n  SELECT 1;\n  SELECT 2;\nEND");
+	assert_string_equal(fn(m, "public.d()")->source, "RETURN 4");
+	cgm_model_free(m);
+}
+
+static void test_psql_script(void **state)
+{
+	cgm_model *m = load_text(
+		"\\restrict abc123\n"
+		"\\connect shop\n"
+		"\\set ON_ERROR_STOP on\n"
+		"CREATE TABLE t (a int);\n"
+		"COPY public.t (a) FROM stdin;\n"
+		"1\n"
+		"\\N\n"
+		"\\.\n"
+		"CREATE FUNCTION e() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN E'\\\\x'; END $$;\n"
+		"CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
+		"CREATE TRIGGER t_trg BEFORE INSERT OR UPDATE ON t FOR EACH ROW EXECUTE FUNCTION trg();\n"
+		"ALTER TABLE t DISABLE TRIGGER t_trg;\n"
+		"\\unrestrict abc123\n");
+	assert_int_equal(m->ndiagnostics, 0);
+	fn(m, "public.e()");
+	assert_int_equal(m->ntriggers, 1);
+	assert_string_equal(m->triggers[0].function_id, "public.trg()");
+	assert_int_equal(m->triggers[0].events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	assert_false(m->triggers[0].enabled);
+	assert_int_equal(m->nrelations, 1);
+	cgm_model_free(m);
+}
+
+static void test_references(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE FUNCTION ok(x int) RETURNS boolean LANGUAGE sql AS 'SELECT true';\n"
+		"CREATE FUNCTION code() RETURNS text LANGUAGE sql AS 'SELECT 1::text';\n"
+		"CREATE TABLE t (a int CHECK (ok(a)), b text DEFAULT code(), CHECK (ok(a + 1)));\n"
+		"CREATE VIEW v AS SELECT ok(a), lower(b) FROM t;\n"
+		"ALTER TABLE t ENABLE ROW LEVEL SECURITY;\n"
+		"CREATE POLICY p ON t USING (ok(a));\n");
+	const char *expected[] = {
+		"constraint t_a_check on table public.t", "default value for column b of table public.t",
+		"constraint t_a_check1 on table public.t", "rule _RETURN on view public.v",
+		"policy p on table public.t",
+	};
+	assert_int_equal(m->nreferences, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_string_equal(m->references[i].object, expected[i]);
+		assert_true(m->references[i].function >= 0);
+	}
+	cgm_model_free(m);
+}
+
+static void test_folders_and_archives(void **state)
+{
+	char sub[300], path[512];
+	snprintf(sub, sizeof sub, "%s/migrations", folder);
+	mkdir(sub, 0755);
+	write_file("migrations/0002_b.sql", "CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 2';\n");
+	write_file("migrations/0001_a.sql", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	write_file("migrations/notes.txt", "not sql");
+	const char *paths[] = { sub };
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 1, NULL), 0);
+	cgm_model_index(m);
+	assert_string_equal(fn(m, "public.f()")->source, "SELECT 2");
+	assert_non_null(strstr(fn(m, "public.f()")->file, "0002_b.sql"));
+	cgm_model_free(m);
+
+	write_file("dump.custom", "PGDMP\x01\x0e");
+	snprintf(path, sizeof path, "%s/dump.custom", folder);
+	const char *archive[] = { path };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, archive, 1, NULL), CGM_ESOURCE);
+	assert_non_null(strstr(cgm_error_message(), "pg_restore -f - --schema-only"));
+	cgm_model_free(m);
+
+	snprintf(path, sizeof path, "%s/missing.sql", folder);
+	const char *missing[] = { path };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, missing, 1, NULL), CGM_ESOURCE);
+	assert_non_null(strstr(cgm_error_message(), "missing.sql"));
+	cgm_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_create_replace_drop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alter_and_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_keep_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psql_script, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_references, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
