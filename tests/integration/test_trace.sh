@@ -297,6 +297,22 @@ ins(integer) > trg_stmt() @3 = 1
 trg_row() > ab() @3 = 4
 EOF
 
+step "event trigger"
+sql <<'SQL'
+CREATE FUNCTION evt() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM ab();
+END $$;
+CREATE EVENT TRIGGER cgt_evt ON ddl_command_end EXECUTE FUNCTION evt();
+SQL
+reset
+sql -c "CREATE TABLE evt_probe (i int)" >/dev/null
+sql -c "DROP EVENT TRIGGER cgt_evt" >/dev/null
+expect_edges "event trigger" <<'EOF'
+- > evt() @0 = 1
+evt() > ab() @3 = 1
+EOF
+
 step "errors: caught, raised inside a handler, uncaught"
 reset
 sql -c "SELECT catcher()" -c "SELECT outer_catcher()" >/dev/null
