@@ -182,6 +182,19 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 	return 0;
 }
 
+/* Functions whose calls say nothing about the application: the system's
+ * (a pg_catalog SQL function the catalog queries of cgmap itself call) and
+ * cgmap_trace's own (called to read the data).  `p` is the pg_proc row. */
+#define NOT_SYSTEM_FUNCTION                                                              \
+	" p.pronamespace OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.regnamespace"   \
+	" AND p.pronamespace OPERATOR(pg_catalog.<>)"                                    \
+	"     'information_schema'::pg_catalog.regnamespace"                               \
+	" AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d"                            \
+	"   JOIN pg_catalog.pg_extension x ON x.oid OPERATOR(pg_catalog.=) d.refobjid"     \
+	"  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass" \
+	"    AND d.objid OPERATOR(pg_catalog.=) p.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'" \
+	"    AND x.extname OPERATOR(pg_catalog.=) 'cgmap_trace')"
+
 /* The cgmap_trace view and info, when the extension is in this database. */
 static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
 {
@@ -229,8 +242,11 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			       "SELECT e.caller::text, e.callee::text, e.site_line, e.dynamic,"
 			       " e.calls, e.total_ms, e.self_ms, e.caller_oid, e.callee_oid"
 			       " FROM %s.cgmap_trace_edges e"
-			       " WHERE e.dbid = (SELECT d.oid FROM pg_catalog.pg_database d"
-			       "                  WHERE d.datname = pg_catalog.current_database())"
+			       " LEFT JOIN pg_catalog.pg_proc p"
+			       "   ON p.oid OPERATOR(pg_catalog.=) e.callee_oid"
+			       " WHERE e.dbid OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d"
+			       "   WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())"
+			       "   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"
 			       " ORDER BY 1 NULLS FIRST, 2, 3, 4",
 			       schema);
 	PQfreemem(schema);
@@ -271,7 +287,9 @@ static int read_function_stats(cgm_runtime *rt, int source, PGconn *conn, const 
 	PGresult *res = must_query(conn, what,
 				   "SELECT s.funcid::pg_catalog.regprocedure::text, s.calls,"
 				   " s.total_time, s.self_time"
-				   " FROM pg_catalog.pg_stat_user_functions s ORDER BY 1");
+				   " FROM pg_catalog.pg_stat_user_functions s"
+				   " JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) s.funcid"
+				   " WHERE" NOT_SYSTEM_FUNCTION " ORDER BY 1");
 	if (!res)
 		return CGM_ESOURCE;
 	for (int i = 0; i < PQntuples(res); i++) {
