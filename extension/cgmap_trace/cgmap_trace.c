@@ -92,6 +92,7 @@
 #include "postgres.h"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "access/htup_details.h"
@@ -105,7 +106,6 @@
 #include "pgstat.h"
 #include "plpgsql.h"
 #include "port/atomics.h"
-#include "portability/instr_time.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -117,6 +117,12 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <x86intrin.h>
+#define CGT_HAVE_RDTSC 1
+#endif
 
 PG_MODULE_MAGIC;
 
@@ -172,8 +178,8 @@ typedef struct cgtFrame
 	bool		dynamic;		/* site of this call in the caller */
 	int32		line;
 	Oid			caller;
-	instr_time	start;
-	instr_time	children;		/* inclusive time of callees */
+	uint64		start;			/* cgt_clock() ticks */
+	uint64		children;		/* inclusive ticks of callees */
 } cgtFrame;
 
 /*
@@ -193,10 +199,10 @@ typedef struct cgtLocalEntry
 	cgtKey		key;
 	bool		used;
 	int64		calls;
-	instr_time	total;
-	instr_time	self;
-	instr_time	first;
-	instr_time	last;
+	uint64		total;			/* ticks */
+	uint64		self;
+	uint64		first;			/* cgt_clock() of the first and last call */
+	uint64		last;
 } cgtLocalEntry;
 
 /* per FmgrInfo state of the fmgr hook (lives in flinfo->fn_mcxt) */
@@ -234,7 +240,7 @@ static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
 static int	cgt_local_used = 0;
 static uint16 cgt_local_slots[CGT_LOCAL_MAXFILL];	/* used slots, in order */
 static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
-static instr_time cgt_local_oldest;	/* when the batch began */
+static uint64 cgt_local_oldest;	/* when the batch began */
 static bool cgt_exit_registered = false;
 
 static cgtFrame *cgt_stack = NULL;
@@ -269,6 +275,101 @@ static PLpgSQL_plugin cgt_plugin = {
 	NULL,						/* stmt_end: only to forward */
 	NULL, NULL, NULL, NULL, NULL	/* filled in by PL/pgSQL */
 };
+
+/* ====================================================================
+ * Clock
+ *
+ * Two clock reads per call are most of the cost of tracing.  Where the
+ * kernel itself trusts the TSC (clocksource "tsc": invariant and
+ * synchronized across CPUs) we read it directly, which is several times
+ * cheaper than clock_gettime() under virtualization; the tick rate is
+ * calibrated against CLOCK_MONOTONIC once, in the postmaster, and inherited
+ * by every backend.  Elsewhere a tick is a nanosecond of CLOCK_MONOTONIC.
+ * ==================================================================== */
+
+static bool cgt_use_tsc = false;
+static double cgt_ticks_per_usec = 1000.0;	/* nanoseconds by default */
+
+static inline uint64
+cgt_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + (uint64) ts.tv_nsec;
+}
+
+static inline uint64
+cgt_clock(void)
+{
+#ifdef CGT_HAVE_RDTSC
+	if (cgt_use_tsc)
+		return __rdtsc();
+#endif
+	return cgt_monotonic_ns();
+}
+
+static inline double
+cgt_ticks_ms(uint64 ticks)
+{
+	return (double) ticks / (cgt_ticks_per_usec * 1000.0);
+}
+
+static inline int64
+cgt_ticks_usec(uint64 ticks)
+{
+	return (int64) ((double) ticks / cgt_ticks_per_usec);
+}
+
+static void
+cgt_clock_init(void)
+{
+#ifdef CGT_HAVE_RDTSC
+	unsigned int eax,
+				ebx,
+				ecx,
+				edx;
+	FILE	   *f;
+	char		source[32] = "";
+	uint64		t0,
+				t1;
+	uint64		c0,
+				c1;
+
+	/* invariant TSC (CPUID 0x80000007, EDX bit 8) ... */
+	if (__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) == 0 ||
+		(edx & (1U << 8)) == 0)
+		return;
+	/* ... that the kernel found good enough to be its clock */
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f == NULL)
+		return;
+	if (fgets(source, sizeof(source), f) == NULL)
+		source[0] = '\0';
+	fclose(f);
+	if (strncmp(source, "tsc", 3) != 0 || (source[3] != '\n' && source[3] != '\0'))
+		return;
+
+	/* calibrate over 20 ms */
+	t0 = cgt_monotonic_ns();
+	c0 = __rdtsc();
+	do
+		t1 = cgt_monotonic_ns();
+	while (t1 - t0 < 20000000);
+	c1 = __rdtsc();
+	t1 = cgt_monotonic_ns();
+	if (c1 <= c0 || t1 <= t0)
+		return;
+	cgt_ticks_per_usec = (double) (c1 - c0) / (double) (t1 - t0) * 1000.0;
+	/* sanity: between 100 MHz and 10 GHz */
+	if (cgt_ticks_per_usec < 100.0 || cgt_ticks_per_usec > 10000.0)
+	{
+		cgt_ticks_per_usec = 1000.0;
+		return;
+	}
+	cgt_use_tsc = true;
+#endif
+}
 
 /* ====================================================================
  * Shared memory
@@ -494,18 +595,13 @@ cgt_shmem_startup(void)
 /* Add one batch entry to the shared table; lock held (shared or exclusive). */
 static inline void
 cgt_entry_add(cgtEntry *entry, const cgtLocalEntry *le,
-			  TimestampTz now_ts, instr_time now_i)
+			  TimestampTz now_ts, uint64 now_c)
 {
 	TimestampTz first;
 	TimestampTz last;
-	instr_time	age;
 
-	age = now_i;
-	INSTR_TIME_SUBTRACT(age, le->first);
-	first = now_ts - (TimestampTz) INSTR_TIME_GET_MICROSEC(age);
-	age = now_i;
-	INSTR_TIME_SUBTRACT(age, le->last);
-	last = now_ts - (TimestampTz) INSTR_TIME_GET_MICROSEC(age);
+	first = now_ts - (now_c > le->first ? cgt_ticks_usec(now_c - le->first) : 0);
+	last = now_ts - (now_c > le->last ? cgt_ticks_usec(now_c - le->last) : 0);
 
 	SpinLockAcquire(&entry->mutex);
 	if (entry->counters.calls == 0 || first < entry->counters.first_seen)
@@ -513,8 +609,8 @@ cgt_entry_add(cgtEntry *entry, const cgtLocalEntry *le,
 	if (entry->counters.calls == 0 || last > entry->counters.last_seen)
 		entry->counters.last_seen = last;
 	entry->counters.calls += le->calls;
-	entry->counters.total_ms += INSTR_TIME_GET_MILLISEC(le->total);
-	entry->counters.self_ms += INSTR_TIME_GET_MILLISEC(le->self);
+	entry->counters.total_ms += cgt_ticks_ms(le->total);
+	entry->counters.self_ms += cgt_ticks_ms(le->self);
 	SpinLockRelease(&entry->mutex);
 }
 
@@ -526,7 +622,7 @@ static void
 cgt_flush(void)
 {
 	TimestampTz now_ts;
-	instr_time	now_i;
+	uint64		now_c;
 	int			i;
 	int			missing = 0;
 
@@ -536,7 +632,7 @@ cgt_flush(void)
 		goto clear;
 
 	now_ts = GetCurrentTimestamp();
-	INSTR_TIME_SET_CURRENT(now_i);
+	now_c = cgt_clock();
 
 	LWLockAcquire(cgt_state->lock, LW_SHARED);
 	/* calls counted before a reset are forgotten with it */
@@ -556,7 +652,7 @@ cgt_flush(void)
 			missing++;
 			continue;
 		}
-		cgt_entry_add(entry, le, now_ts, now_i);
+		cgt_entry_add(entry, le, now_ts, now_c);
 		le->calls = 0;			/* done */
 	}
 	LWLockRelease(cgt_state->lock);
@@ -578,7 +674,7 @@ cgt_flush(void)
 				if (entry == NULL)
 					pg_atomic_fetch_add_u64(&cgt_state->dropped, (uint64) le->calls);
 				else
-					cgt_entry_add(entry, le, now_ts, now_i);
+					cgt_entry_add(entry, le, now_ts, now_c);
 			}
 		}
 		LWLockRelease(cgt_state->lock);
@@ -620,7 +716,7 @@ cgt_key_equal(const cgtKey *a, const cgtKey *b)
 
 /* Count one finished call in this backend's batch. */
 static void
-cgt_record(const cgtKey *key, instr_time total, instr_time self, instr_time end)
+cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 {
 	uint32		i;
 	cgtLocalEntry *le;
@@ -648,8 +744,8 @@ cgt_record(const cgtKey *key, instr_time total, instr_time self, instr_time end)
 			le->key = *key;
 			le->used = true;
 			le->calls = 0;
-			INSTR_TIME_SET_ZERO(le->total);
-			INSTR_TIME_SET_ZERO(le->self);
+			le->total = 0;
+			le->self = 0;
 			le->first = end;
 			cgt_local_slots[cgt_local_used++] = (uint16) i;
 			break;
@@ -659,20 +755,15 @@ cgt_record(const cgtKey *key, instr_time total, instr_time self, instr_time end)
 		i = (i + 1) & (CGT_LOCAL_SIZE - 1);
 	}
 	le->calls++;
-	INSTR_TIME_ADD(le->total, total);
-	INSTR_TIME_ADD(le->self, self);
+	le->total += total;
+	le->self += self;
 	le->last = end;
 
 	if (cgt_local_used >= CGT_LOCAL_MAXFILL)
 		cgt_flush();
-	else
-	{
-		instr_time	age = end;
-
-		INSTR_TIME_SUBTRACT(age, cgt_local_oldest);
-		if (INSTR_TIME_GET_MICROSEC(age) >= CGT_FLUSH_USEC)
-			cgt_flush();
-	}
+	else if (end > cgt_local_oldest &&
+			 cgt_ticks_usec(end - cgt_local_oldest) >= CGT_FLUSH_USEC)
+		cgt_flush();
 }
 
 /* ====================================================================
@@ -746,8 +837,8 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
 			}
 		}
 	}
-	INSTR_TIME_SET_ZERO(frame->children);
-	INSTR_TIME_SET_CURRENT(frame->start);
+	frame->children = 0;
+	frame->start = cgt_clock();
 	cgt_depth++;
 }
 
@@ -755,21 +846,16 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
 static void
 cgt_pop_to(int target)
 {
-	instr_time	now;
+	uint64		now = cgt_clock();
 
-	INSTR_TIME_SET_CURRENT(now);
 	while (cgt_depth > target)
 	{
 		cgtFrame   *frame = &cgt_stack[cgt_depth - 1];
-		instr_time	total = now;
-		instr_time	self;
-
-		INSTR_TIME_SUBTRACT(total, frame->start);
-		self = total;
-		INSTR_TIME_SUBTRACT(self, frame->children);
+		uint64		total = now > frame->start ? now - frame->start : 0;
+		uint64		self = total > frame->children ? total - frame->children : 0;
 
 		if (cgt_depth > 1)
-			INSTR_TIME_ADD(cgt_stack[cgt_depth - 2].children, total);
+			cgt_stack[cgt_depth - 2].children += total;
 
 		if (OidIsValid(frame->fn_oid))
 		{
@@ -1137,6 +1223,12 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("cgmap_trace");
+
+	cgt_clock_init();
+	ereport(DEBUG1,
+			(errmsg_internal("cgmap_trace: clock %s, %.3f ticks per microsecond",
+							 cgt_use_tsc ? "rdtsc" : "clock_gettime",
+							 cgt_ticks_per_usec)));
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = cgt_shmem_request;

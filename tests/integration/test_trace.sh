@@ -388,6 +388,24 @@ SQL
 [ -z "$bad" ] || pgtest_fail "time accounting: $bad"
 echo "ok: self/inclusive time identity"
 
+step "times are wall-clock milliseconds"
+sql <<'SQL'
+CREATE FUNCTION sleeper() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_sleep(0.2);
+END $$;
+CREATE FUNCTION sleepy() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM sleeper();
+END $$;
+SQL
+reset
+sql -c "SELECT sleepy()" >/dev/null
+expect_eq "sleeper() inclusive time in [195, 3000] ms, self = inclusive" "true|true" \
+	"$(sql -c "SELECT (total_ms BETWEEN 195 AND 3000) || '|' || (abs(total_ms - self_ms) < 1e-6) FROM cgmap_trace_edges WHERE callee = 'sleeper()'::regprocedure")"
+expect_eq "sleepy() self time small, inclusive time covers the callee" "true|true" \
+	"$(sql -c "SELECT (self_ms < 100) || '|' || (total_ms >= 195) FROM cgmap_trace_edges WHERE callee = 'sleepy()'::regprocedure")"
+
 step "disabled per session, only a superuser may change it"
 reset
 sql -c "SET cgmap_trace.enabled = off" -c "SELECT a()" >/dev/null
