@@ -414,17 +414,28 @@ static json_t *observed_targets_json(const writer *w, int fi, const cgm_site *si
 	const cgm_model *m = w->model;
 	json_t *arr = new_array();
 	const char *last = NULL;
-	for (int i = 0; i < w->nedges; i++) { /* sorted by from, to: ids come sorted */
+	/* Edges are sorted by from id, then to id: binary-search the first
+	 * edge of this function, and its targets come sorted. */
+	const char *id = m->functions[fi].id;
+	int lo = 0, hi = w->nedges;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcmp(w->edges[mid].k1, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < w->nedges && strcmp(w->edges[i].k1, id) == 0; i++) {
 		const cgm_edge *e = &m->edges[w->edges[i].index];
 		if (e->from != fi || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
 			continue;
 		if (!edge_has_line(e, site->line) && !(e->nlines == 0 && ndynamic_sites == 1))
 			continue;
-		const char *id = m->functions[e->to].id;
-		if (last && strcmp(last, id) == 0)
+		const char *to = m->functions[e->to].id;
+		if (last && strcmp(last, to) == 0)
 			continue;
-		append(arr, jstr(id));
-		last = id;
+		append(arr, jstr(to));
+		last = to;
 	}
 	return arr;
 }
