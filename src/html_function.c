@@ -120,8 +120,11 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 					   "but not found in the source\">unexplained</span>");
 		cgm_strbuf_printf(b, "</td><td>%s</td><td>%s</td><td>", cgm_via_name(e->via),
 				  html_provenance_name(e->provenance));
+		int nknown = 0;
 		for (int l = 0; l < e->nlines; l++) {
-			cgm_strbuf_puts(b, l ? ", " : "");
+			if (e->lines[l] <= 0) /* observed with no known site */
+				continue;
+			cgm_strbuf_puts(b, nknown++ ? ", " : "");
 			if (e->from < ctx->nuser) {
 				cgm_strbuf_puts(b, "<a href=\"");
 				if (up)
@@ -131,7 +134,7 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 				cgm_strbuf_printf(b, "%d", e->lines[l]);
 			}
 		}
-		if (e->nlines == 0)
+		if (nknown == 0)
 			cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
 		cgm_strbuf_puts(b, "</td>");
 		if (e->provenance & CGM_EDGE_OBSERVED) {
@@ -328,6 +331,10 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 		cgm_strbuf_puts(b, "</span>");
 		return;
 	}
+	/* pg_catalog calls: their targets live in the model only while mapping
+	 * (a snapshot keeps them only with --include-builtins); nothing to say. */
+	if (site->resolution == CGM_RES_BUILTIN)
+		return;
 	bool ambiguous = site->resolution == CGM_RES_AMBIGUOUS && site->ntargets > 1;
 	if (placed && !ambiguous)
 		return;
@@ -468,7 +475,14 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 {
 	const cgm_model *m = ctx->model;
 	cgm_strbuf_puts(b, "<dl class=\"facts\">\n<dt>status</dt><dd>");
-	html_status_badges(b, ctx, fn);
+	cgm_strbuf status = CGM_STRBUF_INIT;
+	html_status_text(&status, ctx, fn);
+	if (status.len)
+		html_status_badges(b, ctx, fn);
+	else
+		cgm_strbuf_puts(b, "<span class=\"muted\">none: not an entry point, not dead, "
+				   "cold or recursive</span>");
+	cgm_strbuf_free(&status);
 	if (!ctx->analysed)
 		cgm_strbuf_puts(b, " <span class=\"muted\">(reachability was not analysed: no "
 				   "entry, dead or cold status is known)</span>");

@@ -262,9 +262,11 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 				  html_provenance_name(e->provenance));
 		if (e->ambiguous)
 			cgm_strbuf_puts(dot, ", ambiguous");
-		for (int l = 0; l < e->nlines; l++)
-			cgm_strbuf_printf(dot, "%s%d", l ? ", " : (e->nlines > 1 ? ", lines " : ", line "),
-					  e->lines[l]);
+		for (int l = 0, nknown = 0; l < e->nlines; l++)
+			if (e->lines[l] > 0)
+				cgm_strbuf_printf(dot, "%s%d",
+						  nknown++ ? ", " : (e->nlines > 1 ? ", lines " : ", line "),
+						  e->lines[l]);
 		if (ob)
 			cgm_strbuf_printf(dot, ", %lld calls", (long long)e->runtime.calls);
 		cgm_strbuf_puts(dot, "\"");

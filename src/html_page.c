@@ -205,7 +205,12 @@ void html_legend(cgm_strbuf *b, const html_ctx *ctx)
 	legend_edge(b, "#495057", NULL, 1.2, "empty", "call inside constant EXECUTE SQL");
 	legend_edge(b, "#7048e8", "2,3", 2.2, "vee", "dynamic EXECUTE (observed target)");
 	legend_edge(b, "#2b8a3e", "6,3", 1.2, "diamond", "trigger fired by INSERT/UPDATE/DELETE");
-	cgm_strbuf_puts(b, "<li><b>12\xC3\x97</b> calls observed on an edge</li>\n</ul><ul>\n");
+	cgm_strbuf_puts(b, "<li><svg width=\"46\" height=\"14\" aria-hidden=\"true\"><circle cx=\"6\" "
+			   "cy=\"7\" r=\"3.5\" fill=\"white\" stroke=\"#495057\"/><line x1=\"10\" "
+			   "y1=\"7\" x2=\"34\" y2=\"7\" stroke=\"#495057\"/><polygon points=\"34,3 44,7 "
+			   "34,11\" fill=\"#495057\"/></svg> one of several candidates of an ambiguous "
+			   "call</li>\n"
+			   "<li><b>12\xC3\x97</b> calls observed on an edge</li>\n</ul><ul>\n");
 	legend_node(b, "#d3f9d8", "#2b8a3e", "", "entry point");
 	legend_node(b, "#ffc9c9", "#c92a2a", "", "dead");
 	legend_node(b, "#d0ebff", "#1864ab", "", "cold (reachable, never observed)");
@@ -306,6 +311,7 @@ static const char site_css[] =
 	"nav.top .reports { float: right; }\n"
 	"nav.top .reports a { margin-left: .6rem; }\n"
 	"h1 { font-size: 1.5rem; margin: 1.2rem 0 .4rem; word-break: break-all; }\n"
+	"h1.fn { font-size: 1.35rem; }\n"
 	"h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; border-bottom: 1px solid var(--line);"
 	" padding-bottom: .2rem; }\n"
 	".muted, .note { color: var(--muted); }\n"

@@ -600,8 +600,10 @@ static int report_unexplained(const html_ctx *ctx, const totals *t)
 				cgm_strbuf_puts(&b, "</td><td>");
 				html_fn_link(&b, ctx, e->to, "../");
 				cgm_strbuf_printf(&b, "</td><td>%s</td><td>", cgm_via_name(e->via));
-				for (int l = 0; l < e->nlines; l++) {
-					cgm_strbuf_puts(&b, l ? ", " : "");
+				for (int l = 0, nknown = 0; l < e->nlines; l++) {
+					if (e->lines[l] <= 0)
+						continue;
+					cgm_strbuf_puts(&b, nknown++ ? ", " : "");
 					cgm_strbuf_puts(&b, "<a href=\"");
 					html_fn_href(&b, ctx, e->from, "../");
 					cgm_strbuf_printf(&b, "#L%d\">%d</a>", e->lines[l], e->lines[l]);

@@ -24,6 +24,7 @@
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/html.h"
+#include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 
 #define EVIL_NAME "\"<script>alert(1)</script>\""
@@ -690,6 +691,32 @@ static void test_bad_options_and_folders(void **state)
 	cgm_model_free(m);
 }
 
+/* The site rendered from the snapshot of a model is the site of the model:
+ * `cgmap render cgmap.json` redoes the docs offline.  With
+ * CGMAP_HTML_FIXTURE_OUT set, the snapshot is also kept there (that is how
+ * fixtures/html/demo.json, the browser test's input, is made). */
+static void test_snapshot_renders_the_same(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *tmp = temp_dir();
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgmap.json", tmp);
+	if (cgm_snapshot_write(m, path))
+		fail_msg("cgm_snapshot_write: %s", cgm_error_message());
+	const char *keep = getenv("CGMAP_HTML_FIXTURE_OUT");
+	if (keep && *keep && cgm_snapshot_write(m, keep))
+		fail_msg("cgm_snapshot_write %s: %s", keep, cgm_error_message());
+	cgm_model *back = NULL;
+	if (cgm_snapshot_read(&back, path))
+		fail_msg("cgm_snapshot_read: %s", cgm_error_message());
+	char *a = render(m, 2, 50, 1), *b = render(back, 2, 50, 2);
+	assert_same_tree(a, b);
+	remove_dir(a), remove_dir(b), remove_dir(tmp);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
 		cmocka_unit_test(test_bad_options_and_folders),
+		cmocka_unit_test(test_snapshot_renders_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

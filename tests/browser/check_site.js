@@ -1,0 +1,341 @@
+#!/usr/bin/env node
+// check_site.js - opens a generated cgmap site in headless Chromium and checks
+// it as a person would: every page loads from file:// without a console
+// error, an uncaught exception or a blocked request; no page runs a script
+// other than the site's own (alert() is trapped); the search box finds a
+// function as you type and its result opens the right page; every graph node
+// links to the page of the function it names, and clicking one goes there;
+// sortable tables sort; the index reads without JavaScript.  Screenshots go
+// to --artifacts.
+//
+// Talks to Chromium over the DevTools protocol on a pipe
+// (--remote-debugging-pipe: fd 3 in, fd 4 out, messages ended by NUL), so it
+// needs nothing beyond node itself.
+//
+// usage: node check_site.js --site DIR --artifacts DIR [--chromium PATH]
+//          [--search TEXT --expect ID]... [--graph-page ID]...
+// Prints one line per check and "N passed, N failed"; exit 1 on a failure.
+'use strict';
+
+const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { pathToFileURL } = require('url');
+
+function parseArgs(argv) {
+  const a = { searches: [], graphPages: [], chromium: 'chromium' };
+  for (let i = 2; i < argv.length; i++) {
+    const k = argv[i], v = argv[i + 1];
+    if (k === '--site') a.site = path.resolve(v), i++;
+    else if (k === '--artifacts') a.artifacts = path.resolve(v), i++;
+    else if (k === '--chromium') a.chromium = v, i++;
+    else if (k === '--search') a.searches.push({ text: v, expect: null }), i++;
+    else if (k === '--expect') a.searches[a.searches.length - 1].expect = v, i++;
+    else if (k === '--graph-page') a.graphPages.push(v), i++;
+    else throw new Error('unknown argument ' + k);
+  }
+  if (!a.site || !a.artifacts) throw new Error('need --site and --artifacts');
+  return a;
+}
+
+const args = parseArgs(process.argv);
+fs.mkdirSync(args.artifacts, { recursive: true });
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cgmap-chromium-'));
+const chrome = spawn(args.chromium, [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-extensions', '--mute-audio', '--hide-scrollbars',
+  '--user-data-dir=' + profile, '--remote-debugging-pipe', '--window-size=1300,1000',
+  'about:blank',
+], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+let chromeLog = '';
+chrome.stderr.on('data', (d) => { chromeLog += d; });
+
+let nextId = 1;
+const pending = new Map();
+const listeners = [];
+let inbuf = Buffer.alloc(0);
+chrome.stdio[4].on('data', (chunk) => {
+  inbuf = Buffer.concat([inbuf, chunk]);
+  let end;
+  while ((end = inbuf.indexOf(0)) >= 0) {
+    const msg = JSON.parse(inbuf.slice(0, end).toString('utf8'));
+    inbuf = inbuf.slice(end + 1);
+    if (msg.id && pending.has(msg.id)) {
+      const { resolve, reject, method } = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.error) reject(new Error(method + ': ' + msg.error.message));
+      else resolve(msg.result);
+    } else if (msg.method) {
+      for (const l of listeners.slice()) l(msg);
+    }
+  }
+});
+
+function send(method, params = {}, sessionId) {
+  const id = nextId++;
+  const msg = { id, method, params };
+  if (sessionId) msg.sessionId = sessionId;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, method });
+    chrome.stdio[3].write(JSON.stringify(msg) + '\0');
+  });
+}
+
+function waitFor(pred, ms, what) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      listeners.splice(listeners.indexOf(fn), 1);
+      reject(new Error('timed out waiting for ' + what));
+    }, ms);
+    function fn(msg) {
+      if (!pred(msg)) return;
+      clearTimeout(timer);
+      listeners.splice(listeners.indexOf(fn), 1);
+      resolve(msg);
+    }
+    listeners.push(fn);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let passed = 0, failed = 0;
+function check(ok, what) {
+  if (ok) passed++; else failed++;
+  console.log((ok ? 'ok   ' : 'FAIL ') + what);
+}
+
+async function main() {
+  const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+  const S = (m, p) => send(m, p, sessionId);
+  const problems = [];
+  listeners.push((msg) => {
+    if (msg.sessionId !== sessionId) return;
+    if (msg.method === 'Runtime.exceptionThrown')
+      problems.push('exception: ' + msg.params.exceptionDetails.text + ' ' +
+        ((msg.params.exceptionDetails.exception || {}).description || ''));
+    else if (msg.method === 'Runtime.consoleAPICalled' &&
+             (msg.params.type === 'error' || msg.params.type === 'warning' || msg.params.type === 'assert'))
+      problems.push('console.' + msg.params.type + ': ' +
+        msg.params.args.map((x) => x.value || x.description).join(' '));
+    else if (msg.method === 'Log.entryAdded' &&
+             (msg.params.entry.level === 'error' || msg.params.entry.level === 'warning'))
+      problems.push('log ' + msg.params.entry.level + ': ' + msg.params.entry.text +
+        (msg.params.entry.url ? ' (' + msg.params.entry.url + ')' : ''));
+    else if (msg.method === 'Network.loadingFailed')
+      problems.push('load failed: ' + msg.params.errorText);
+    else if (msg.method === 'Network.requestWillBeSent' &&
+             !/^(file|data|about):/.test(msg.params.request.url))
+      problems.push('network request: ' + msg.params.request.url);
+  });
+  await S('Runtime.enable');
+  await S('Log.enable');
+  await S('Page.enable');
+  await S('Network.enable');
+  // Any alert() would mean a name ran as code.
+  await S('Page.addScriptToEvaluateOnNewDocument', {
+    source: 'window.__cgmapAlerts = 0; window.alert = function () { window.__cgmapAlerts++; };',
+  });
+
+  const evaluate = async (expr) => {
+    const r = await S('Runtime.evaluate', { expression: expr, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) throw new Error('evaluate failed: ' + expr + ': ' + r.exceptionDetails.text);
+    return r.result.value;
+  };
+  const navigate = async (url) => {
+    const loaded = waitFor((m) => m.sessionId === sessionId && m.method === 'Page.loadEventFired', 15000, 'load of ' + url);
+    const r = await S('Page.navigate', { url });
+    if (r.errorText) throw new Error('navigate ' + url + ': ' + r.errorText);
+    await loaded;
+    await sleep(30);
+  };
+  const screenshot = async (name, full) => {
+    let clip;
+    if (full) {
+      const m = await S('Page.getLayoutMetrics');
+      const h = Math.min(Math.ceil(m.cssContentSize.height), 6000);
+      clip = { x: 0, y: 0, width: 1300, height: h, scale: 1 };
+    }
+    const r = await S('Page.captureScreenshot', clip ? { format: 'png', clip, captureBeyondViewport: true } : { format: 'png' });
+    fs.writeFileSync(path.join(args.artifacts, name + '.png'), Buffer.from(r.data, 'base64'));
+  };
+  const fileUrl = (rel) => pathToFileURL(path.join(args.site, rel)).href;
+  const currentPath = async () => decodeURIComponent(new URL(await evaluate('location.href')).pathname);
+
+  // 1. Every page loads cleanly and runs nothing of its own.
+  const pages = [];
+  (function walk(dir) {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.html')) pages.push(path.relative(args.site, p));
+    }
+  })(args.site);
+  check(pages.length > 0, 'the site has ' + pages.length + ' pages');
+  const expectedScripts = (rel) => (rel === 'index.html' ? 2 : 1);
+  let cleanPages = 0;
+  for (const rel of pages) {
+    problems.length = 0;
+    await navigate(fileUrl(rel));
+    const facts = await evaluate(`({
+      alerts: window.__cgmapAlerts,
+      scripts: document.scripts.length,
+      foreign: Array.from(document.querySelectorAll('script')).filter(s => !/(assets\\/cgmap\\.js|search-index\\.js)$/.test(s.src)).length,
+      hostile: document.querySelectorAll('img, iframe, object, embed').length,
+      title: document.title,
+      h1: (document.querySelector('h1') || {}).textContent || '',
+      svgs: document.querySelectorAll('.graph svg').length,
+      legend: document.querySelectorAll('details.legend').length,
+    })`);
+    const bad = [];
+    if (problems.length) bad.push(problems.join('; '));
+    if (facts.alerts) bad.push(facts.alerts + ' alert() calls');
+    if (facts.foreign || facts.scripts !== expectedScripts(rel)) bad.push('unexpected scripts');
+    if (facts.hostile) bad.push(facts.hostile + ' embedded elements');
+    if (!facts.h1) bad.push('no heading');
+    if (facts.svgs && !facts.legend) bad.push('graph without legend');
+    if (bad.length) check(false, rel + ': ' + bad.join(', '));
+    else cleanPages++;
+  }
+  check(cleanPages === pages.length, cleanPages + ' of ' + pages.length + ' pages load without console errors, foreign scripts or alerts');
+
+  // 2. The search box finds a function as you type; the result opens its page.
+  await navigate(fileUrl('index.html'));
+  await screenshot('index', true);
+  check(await evaluate("!document.getElementById('search-box').hidden"), 'the search box is shown when scripts run');
+  for (const s of args.searches) {
+    await navigate(fileUrl('index.html'));
+    await evaluate("document.getElementById('search').focus()");
+    await S('Input.insertText', { text: s.text });
+    await sleep(50);
+    const results = await evaluate(`Array.from(document.querySelectorAll('#search-results a')).map(a => [a.textContent, a.getAttribute('href')])`);
+    const hit = results.find((r) => r[0] === s.expect);
+    check(!!hit, `search "${s.text}" lists ${s.expect} (${results.length} results)`);
+    await screenshot('search-' + s.text.replace(/[^A-Za-z0-9]+/g, '_'), false);
+    if (!hit) continue;
+    const linkIndex = results.indexOf(hit);
+    await evaluate(`document.querySelectorAll('#search-results a')[${linkIndex}].scrollIntoView()`);
+    const box = await evaluate(`(() => { const r = document.querySelectorAll('#search-results a')[${linkIndex}].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`);
+    const loaded = waitFor((m) => m.sessionId === sessionId && m.method === 'Page.loadEventFired', 15000, 'search result page');
+    await S('Input.dispatchMouseEvent', { type: 'mousePressed', x: box[0], y: box[1], button: 'left', clickCount: 1 });
+    await S('Input.dispatchMouseEvent', { type: 'mouseReleased', x: box[0], y: box[1], button: 'left', clickCount: 1 });
+    await loaded;
+    const h1 = await evaluate("document.querySelector('h1').textContent");
+    check(h1 === s.expect, `clicking the result opens the page of ${s.expect} (got "${h1}")`);
+  }
+
+  // 3. Graph nodes link to the pages of the functions they name.
+  for (const id of args.graphPages) {
+    await navigate(fileUrl('index.html'));
+    const href = await evaluate(`(window.CGMAP_INDEX.find(e => e[0] === ${JSON.stringify(id)}) || [])[1] || ''`);
+    check(!!href, `the search index knows ${id}`);
+    if (!href) continue;
+    await navigate(fileUrl(href));
+    await screenshot('function-' + id.replace(/[^A-Za-z0-9]+/g, '_'), true);
+    const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a')).map(a => ({
+      href: a.getAttribute('xlink:href') || a.getAttribute('href') || '',
+      title: a.getAttribute('xlink:title') || a.getAttribute('title') || '',
+      text: Array.from(a.querySelectorAll('text')).map(t => t.textContent).join(' '),
+    }))`);
+    const fnNodes = nodes.filter((n) => /^\.\.\/functions\//.test(n.href));
+    check(fnNodes.length > 0, `${id}: the graph has ${fnNodes.length} function nodes with links`);
+    const here = path.dirname(path.join(args.site, href));
+    let right = 0;
+    for (const n of fnNodes) {
+      await navigate(pathToFileURL(path.join(here, n.href)).href);
+      const h1 = await evaluate("document.querySelector('h1').textContent");
+      // A node's tooltip starts with the id of the function it stands for.
+      if (n.title === h1 || n.title.startsWith(h1 + ' (') || n.title.startsWith(h1 + '\n')) right++;
+      else check(false, `${id}: node "${n.text}" links to the page of "${h1}" but says "${n.title}"`);
+    }
+    check(right === fnNodes.length, `${id}: ${right} of ${fnNodes.length} graph nodes open the page of the function they name`);
+
+    // A real click on a node other than this function's own.
+    await navigate(fileUrl(href));
+    const target = await evaluate(`(() => {
+      const as = Array.from(document.querySelectorAll('.graph svg g.node a')).filter(a => /^\\.\\.\\/functions\\//.test(a.getAttribute('xlink:href') || ''));
+      const me = document.querySelector('h1').textContent;
+      const a = as.find(x => !(x.getAttribute('xlink:title') || '').startsWith(me)) || as[0];
+      if (!a) return null;
+      a.scrollIntoView({ block: 'center' });
+      const shape = a.querySelector('path, polygon, ellipse') || a;
+      const r = shape.getBoundingClientRect();
+      return { x: r.x + r.width / 2, y: r.y + r.height / 2, title: a.getAttribute('xlink:title') };
+    })()`);
+    if (target) {
+      const loaded = waitFor((m) => m.sessionId === sessionId && m.method === 'Page.loadEventFired', 15000, 'node click');
+      await S('Input.dispatchMouseEvent', { type: 'mousePressed', x: target.x, y: target.y, button: 'left', clickCount: 1 });
+      await S('Input.dispatchMouseEvent', { type: 'mouseReleased', x: target.x, y: target.y, button: 'left', clickCount: 1 });
+      let ok = false, h1 = '';
+      try {
+        await loaded;
+        h1 = await evaluate("document.querySelector('h1').textContent");
+        ok = target.title.startsWith(h1);
+      } catch (e) { h1 = String(e.message); }
+      check(ok, `${id}: clicking the node of ${target.title.split(' (')[0].split('\n')[0]} opens its page (got "${h1}")`);
+    }
+  }
+
+  // 4. Sortable tables sort (the schema page's function table, by callees).
+  // The schema with the most functions makes the strongest test.
+  const schemaPage = pages.filter((p) => p.startsWith('schemas/'))
+    .sort((a, b) => fs.statSync(path.join(args.site, b)).size - fs.statSync(path.join(args.site, a)).size)[0];
+  if (schemaPage) {
+    await navigate(fileUrl(schemaPage));
+    const before = await evaluate("Array.from(document.querySelectorAll('table.sortable tbody tr')).map(r => r.cells[4].textContent)");
+    await evaluate("Array.from(document.querySelectorAll('table.sortable th')).find(t => t.textContent === 'callees').click()");
+    await evaluate("Array.from(document.querySelectorAll('table.sortable th')).find(t => t.textContent === 'callees').click()");
+    const after = await evaluate("Array.from(document.querySelectorAll('table.sortable tbody tr')).map(r => Number(r.cells[4].textContent))");
+    const sorted = after.every((v, i) => i === 0 || after[i - 1] >= v);
+    check(sorted && after.length === before.length, `${schemaPage}: sorting by callees orders the rows (${after.join(',')})`);
+    await screenshot('schema', true);
+  }
+  for (const r of ['dynamic', 'dead', 'cycles']) {
+    if (!pages.includes('reports/' + r + '.html')) continue;
+    await navigate(fileUrl('reports/' + r + '.html'));
+    await screenshot('report-' + r, true);
+  }
+
+  // 5. Without JavaScript the index still reads: totals and schemas shown,
+  //    the search box stays hidden instead of doing nothing.
+  await S('Emulation.setScriptExecutionDisabled', { value: true });
+  await navigate(fileUrl('index.html'));
+  const nojs = await evaluate(`({ hidden: document.getElementById('search-box').hidden,
+    text: document.body.innerText.includes('Totals') && document.body.innerText.includes('Schemas'),
+    alerts: window.__cgmapAlerts })`);
+  check(nojs.hidden && nojs.text, 'without JavaScript the index reads and hides the search box');
+  await screenshot('index-nojs', false);
+  await S('Emulation.setScriptExecutionDisabled', { value: false });
+}
+
+const overall = setTimeout(() => {
+  console.log('FAIL the browser check took more than 5 minutes');
+  failed++;
+  finish();
+}, 300000);
+
+function finish() {
+  clearTimeout(overall);
+  console.log(`${passed} passed, ${failed} failed`);
+  try { chrome.kill('SIGTERM'); } catch (e) { /* already gone */ }
+  setTimeout(() => {
+    fs.rmSync(profile, { recursive: true, force: true });
+    process.exit(failed || passed === 0 ? 1 : 0);
+  }, 300);
+}
+
+chrome.on('exit', (code) => {
+  if (passed + failed === 0) {
+    console.log('FAIL chromium exited (' + code + ') before the checks: ' + chromeLog.slice(-2000));
+    failed++;
+    finish();
+  }
+});
+
+main().then(finish, (e) => {
+  console.log('FAIL ' + e.message);
+  failed++;
+  finish();
+});
