@@ -253,6 +253,14 @@ static needs_fmgr_hook_type prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type prev_fmgr_hook = NULL;
 
 static PLpgSQL_plugin **cgt_plugin_ptr = NULL;
+
+/*
+ * plpgsql_exec_error_callback: identifies live PL/pgSQL invocations on the
+ * error context stack.  Learnt from the first func_beg (the innermost entry
+ * then is the new invocation's own), so it does not depend on a plugin
+ * chained in front of us handing on plugin->error_callback.
+ */
+static void (*cgt_plpgsql_errcb) (void *arg) = NULL;
 static PLpgSQL_plugin *prev_plugin = NULL;
 
 void		_PG_init(void);
@@ -885,7 +893,7 @@ cgt_live_position(const void *estate)
 
 	for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
 	{
-		if (ecxt->callback == cgt_plugin.error_callback)
+		if (ecxt->callback == cgt_plpgsql_errcb)
 		{
 			if (ecxt->arg == estate)
 				return pos;
@@ -989,6 +997,25 @@ cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
 	if (!cgt_enabled || cgt_hash == NULL)
 		return;
 
+	if (unlikely(cgt_plpgsql_errcb == NULL))
+	{
+		/* PL/pgSQL fills it in when we hold the slot or are chained well */
+		cgt_plpgsql_errcb = cgt_plugin.error_callback;
+		if (cgt_plpgsql_errcb == NULL)
+		{
+			ErrorContextCallback *ecxt;
+
+			for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
+			{
+				if (ecxt->arg == (void *) estate)
+				{
+					cgt_plpgsql_errcb = ecxt->callback;
+					break;
+				}
+			}
+		}
+	}
+
 	if (cgt_depth > 0)
 	{
 		/*
@@ -1002,7 +1029,7 @@ cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
 
 		for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
 		{
-			if (ecxt->callback == cgt_plugin.error_callback &&
+			if (ecxt->callback == cgt_plpgsql_errcb &&
 				ecxt->arg != (void *) estate)
 			{
 				live_parent = ecxt->arg;

@@ -644,6 +644,35 @@ catcher() > mid() @7 = 1
 mid() > boom() @3 = 3
 EOF
 	chained=$((chained + 1))
+
+	step "plpgsql_check loaded after cgmap_trace (it chains to us)"
+	sql -c "ALTER SYSTEM SET shared_preload_libraries = 'cgmap_trace', 'plpgsql_check'" >/dev/null
+	pgtest_restart
+	reset
+	sql <<'SQL' >/dev/null
+SET plpgsql_check.profiler = on;
+SELECT plpgsql_profiler_reset_all();
+SELECT a();
+SELECT catcher();
+SELECT catcher();
+SQL
+	expect_eq "plpgsql_check profiler counts (catcher() line 14)" 4 \
+		"$(sql -c "SELECT exec_stmts FROM plpgsql_profiler_function_tb('catcher()') WHERE lineno = 14")"
+	expect_edges "edges with plpgsql_check in front" <<'EOF'
+- > a() @0 = 1
+- > catcher() @0 = 2
+a() > ab() @4 = 1
+a() > ac() @5 = 1
+a() > ab() @7 = 3
+ac() > aca() @3 = 1
+ac() > acb() @4 = 1
+catcher() > after() @18 = 2
+catcher() > after() @9 = 2
+catcher() > boom() @4 = 2
+catcher() > mid() @14 = 4
+catcher() > mid() @7 = 2
+mid() > boom() @3 = 6
+EOF
 else
 	echo "SKIP part: postgresql-15-plpgsql-check not installable here"
 fi
