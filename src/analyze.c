@@ -61,11 +61,11 @@ bool cgm_function_uncalled(const cgm_model *model, int fn)
 		return false;
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
-		if (e->to != fn || e->from < 0 || e->from == fn)
+		if (e->to != fn || e->from < 0 || e->from >= model->nfunctions || e->from == fn)
 			continue;
 		/* A caller inside the same recursive component does not count:
 		 * a cycle nobody enters is as uncalled as a lone function. */
-		if (f->scc >= 0 && e->from < model->nfunctions && model->functions[e->from].scc == f->scc)
+		if (f->scc >= 0 && model->functions[e->from].scc == f->scc)
 			continue;
 		return false;
 	}
@@ -84,6 +84,24 @@ bool cgm_runtime_has_edges(const cgm_model *model)
 			return true;
 	}
 	return false;
+}
+
+void cgm_functions_uncalled(bool *out, const cgm_model *model)
+{
+	int n = model->nfunctions;
+	for (int i = 0; i < n; i++) {
+		const cgm_function *f = &model->functions[i];
+		out[i] = !f->root && f->runtime.calls <= 0;
+	}
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->to < 0 || e->to >= n || e->from < 0 || e->from >= n || e->from == e->to)
+			continue;
+		int scc = model->functions[e->to].scc;
+		if (scc >= 0 && model->functions[e->from].scc == scc)
+			continue;
+		out[e->to] = false;
+	}
 }
 
 /* An --entry pattern matches the id exactly (ids hold '[' in array types,
@@ -312,6 +330,8 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int static_edges = 0, observed = 0, both = 0, unexplained = 0;
 	int dyn_sites = 0, dyn_seen = 0;
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
+	bool *no_callers = xcalloc((size_t)model->nfunctions, sizeof(bool));
+	cgm_functions_uncalled(no_callers, model);
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->provenance & CGM_EDGE_STATIC)
@@ -335,7 +355,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 		roots += f->root;
 		dead += f->dead;
 		cold += f->cold;
-		if (!model->has_runtime && cgm_function_uncalled(model, i))
+		if (!model->has_runtime && no_callers[i])
 			uncalled++;
 		if (f->scc >= 0) {
 			in_scc++;
@@ -343,6 +363,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 				nscc = f->scc + 1;
 		}
 	}
+	free(no_callers);
 	if (model->has_runtime)
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");

@@ -282,13 +282,18 @@ static bool source_has_data(const cgm_runtime_source *src)
 	return src->has_trace || src->has_function_stats;
 }
 
+static const char *node_id(const cgm_model *model, int fn)
+{
+	return fn >= 0 && fn < model->nfunctions ? model->functions[fn].id : "";
+}
+
 static int compare_edges_by_id(const void *a, const void *b, void *arg)
 {
 	const cgm_model *model = arg;
 	const cgm_edge *x = a, *y = b;
-	int c = strcmp(model->functions[x->from].id, model->functions[y->from].id);
+	int c = strcmp(node_id(model, x->from), node_id(model, y->from));
 	if (!c)
-		c = strcmp(model->functions[x->to].id, model->functions[y->to].id);
+		c = strcmp(node_id(model, x->to), node_id(model, y->to));
 	if (!c)
 		c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
 	return c;

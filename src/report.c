@@ -237,6 +237,8 @@ static void build_dead(table *t, const cgm_model *model)
 	if (!model->has_runtime)
 		t->note = "no runtime data: nothing is claimed dead; listed are the functions "
 			  "with no callers that nothing refers to (clients may still call them)";
+	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		cgm_strbuf why = CGM_STRBUF_INIT;
@@ -246,7 +248,7 @@ static void build_dead(table *t, const cgm_model *model)
 			cgm_strbuf_puts(&why, "not reachable from any root through static or "
 					      "observed edges, never called in the window");
 		} else {
-			if (!cgm_function_uncalled(model, i))
+			if (!uncalled[i])
 				continue;
 			cgm_strbuf_puts(&why, "no callers and not referenced");
 		}
@@ -264,6 +266,7 @@ static void build_dead(table *t, const cgm_model *model)
 		free(place);
 		cgm_strbuf_free(&why);
 	}
+	free(uncalled);
 }
 
 static void build_cold(table *t, const cgm_model *model)
@@ -537,14 +540,14 @@ static const column function_columns[] = {
 };
 
 /* One word for what the analysis concluded (docs/reports.md). */
-static const char *function_status(const cgm_model *model, int i)
+static const char *function_status(const cgm_model *model, int i, const bool *uncalled)
 {
 	const cgm_function *f = &model->functions[i];
 	if (f->runtime.calls > 0)
 		return "called";
 	if (model->has_runtime)
 		return f->dead ? "dead" : f->cold ? "cold" : "unobserved";
-	if (cgm_function_uncalled(model, i))
+	if (uncalled[i])
 		return "uncalled";
 	return f->reachable ? "reachable" : "unreachable";
 }
@@ -554,13 +557,15 @@ static void build_functions(table *t, const cgm_model *model)
 	t->title = "Functions";
 	t->cols = function_columns;
 	t->ncols = 12;
+	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		bool observed = model->has_runtime;
 		row *r = table_add(t);
 		r->cells[0] = xstrdup(f->id);
 		function_place_cells(r->cells, f);
-		r->cells[4] = xstrdup(function_status(model, i));
+		r->cells[4] = xstrdup(function_status(model, i, uncalled));
 		r->cells[5] = bool_cell(f->root);
 		r->cells[6] = bool_cell(f->observed_entry);
 		r->cells[7] = bool_cell(f->referenced);
@@ -585,6 +590,7 @@ static void build_functions(table *t, const cgm_model *model)
 		r->text = xstrdup(cgm_strbuf_cstr(&line));
 		cgm_strbuf_free(&line);
 	}
+	free(uncalled);
 }
 
 /* ---- rendering ---- */

@@ -128,8 +128,11 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out);
 bool cgm_edge_unexplained(const cgm_edge *edge);
 /* Dynamic site `site` of function `fn` has an observed dynamic edge. */
 bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
-/* No caller outside its own recursive component, and not a root. */
+/* No caller outside its own recursive component, not a root, never called. */
 bool cgm_function_uncalled(const cgm_model *model, int fn);
+/* The same for every function at once, in one pass over the edges:
+ * out[i] for functions[i] (out holds model->nfunctions entries). */
+void cgm_functions_uncalled(bool *out, const cgm_model *model);
 /* The runtime data holds call edges (cgmap_trace, a log, a file with
  * edges), not only per-function figures: only then can a dynamic site be
  * called unseen.  Read from model->runtime_sources, so it survives a

@@ -158,6 +158,11 @@ static void test_without_runtime_nothing_is_dead(void **state)
 	assert_false(cgm_function_uncalled(m, idx(m, "app.fact(integer)")));
 	assert_false(cgm_function_uncalled(m, idx(m, "app.audit()")));
 	assert_int_equal(uncalled, 4);
+	/* The one-pass version agrees with the one-function one. */
+	bool all[16];
+	cgm_functions_uncalled(all, m);
+	for (int i = 0; i < m->nfunctions; i++)
+		assert_int_equal(all[i], cgm_function_uncalled(m, i));
 	cgm_model_free(m);
 }
 
