@@ -63,20 +63,34 @@
  * callback removes a frame whose invocation is still alive.  Nothing here
  * uses PG_TRY, so the hot path stays a few pointer compares.
  *
+ * Recording
+ * ---------
+ * A finished call is first counted in a small backend-local table (no lock,
+ * no allocation), which is added to the shared table once per transaction
+ * (at commit/abort, which includes each COMMIT/ROLLBACK of a procedure), when
+ * it fills up or is over a second old, before this backend reads the shared
+ * table, and at backend exit.  Counts stay exact; they become visible when
+ * the calling transaction ends.  A reset bumps a generation number so that
+ * batches begun before it are discarded rather than added after it.
+ * Times are taken with the TSC where the kernel itself uses it as its clock,
+ * else with clock_gettime(CLOCK_MONOTONIC).
+ *
  * Shared memory and locking
  * -------------------------
  * A fixed-size shared hash (cgmap_trace.max_edges entries, sized once in
  * shmem_request_hook) keyed by cgtKey holds one cgtEntry per edge.
  *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
- *     table itself: it is held SHARED to look an entry up and to update its
- *     counters, and EXCLUSIVE to insert or remove entries (new edge, reset,
- *     load at startup).
+ *     table itself: it is held SHARED to look entries up and to update their
+ *     counters (one acquisition per flushed batch), and EXCLUSIVE to insert
+ *     or remove entries (new edges, reset, load at startup).
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
  *   - cgt_state->dropped is an atomic counter: calls on new edges that found
  *     the table full.  A full table never raises an error.
+ *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
+ *     lock, and flushes compare it under the lock.
  *
  * Persistence
  * -----------
