@@ -472,6 +472,19 @@ expect_eq "since survives a restart" "$since" "$(sql -c "SELECT since FROM cgmap
 [ ! -e "$PGTEST_DIR/data/pg_stat/cgmap_trace.stat" ] || pgtest_fail "stats file left behind after loading"
 echo "ok: stats file consumed at start"
 
+step "save = off: nothing kept; a damaged file is ignored"
+sql -c "ALTER SYSTEM SET cgmap_trace.save = off" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 1
+pgtest_restart
+expect_eq "no edges after a restart with save = off" 0 "$(sql -c "SELECT count(*) FROM cgmap_trace_edges()")"
+sql -c "ALTER SYSTEM RESET cgmap_trace.save" -c "SELECT pg_reload_conf()" >/dev/null
+pgtest_as_owner "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -m fast -w stop >/dev/null
+pgtest_as_owner sh -c "printf 'not a cgmap_trace file' > '$PGTEST_DIR/data/pg_stat/cgmap_trace.stat'"
+pgtest_server_start
+expect_eq "no edges from a damaged file" 0 "$(sql -c "SELECT count(*) FROM cgmap_trace_edges()")"
+grep -q 'cgmap_trace: ignoring invalid file' "$PGTEST_DIR/server.log" || pgtest_fail "damaged file not reported in the log"
+echo "ok: damaged file reported and ignored"
+
 step "track = all: SQL-language functions"
 sql -c "ALTER SYSTEM SET cgmap_trace.track = 'all'" >/dev/null
 pgtest_restart
