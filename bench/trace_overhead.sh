@@ -34,7 +34,7 @@ CONFIGS=${CONFIGS:-"none loaded-off plpgsql all track_functions plprofiler plpgs
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-# shellcheck source=../tests/lib/pgtest.sh
+# shellcheck source=tests/lib/pgtest.sh
 . "$root/tests/lib/pgtest.sh"
 
 pkglibdir=$(pg_config --pkglibdir)

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ext="$root/extension/cgmap_trace"
 
-# shellcheck source=../lib/pgtest.sh
+# shellcheck source=tests/lib/pgtest.sh
 . "$root/tests/lib/pgtest.sh"
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
