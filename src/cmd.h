@@ -15,5 +15,6 @@ int cmd_map(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const cgm_command commands[] = {
 	{ "render", cmd_render, "rebuild the HTML site of a snapshot, offline" },
 	{ "report", cmd_report, "print one report (dead, cold, dynamic, edges, ...) of a snapshot" },
 	{ "collect", cmd_collect, "export the calls a server observed, to merge with --runtime" },
+	{ "diff", cmd_diff, "compare two call graphs (snapshots or sources), for CI" },
 };
 
 static void print_help(FILE *out)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_sql_parity.sh - `cgmap --sql` must see what `cgmap --dsn` sees.
 #
-# For every fixture schema (fixtures/*.sql): load it into a throwaway
+# For every fixture schema (fixtures/*.sql, and both sides of the diff
+# cases fixtures/diff/*/{base,head}.sql): load it into a throwaway
 # database, map the database, map the file, and map a real
 # `pg_dump --schema-only` of the database fed back through --sql.  The three
 # snapshots must have the same functions (identity, signature, result, kind,
@@ -46,9 +47,10 @@ facts() {
 
 failed=0
 n=0
-for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql; do
+for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql "$CGMAP_SOURCE_DIR"/fixtures/diff/*/*.sql; do
 	n=$((n + 1))
 	name=$(basename "$fixture" .sql)
+	case $fixture in */fixtures/diff/*) name="diff-$(basename "$(dirname "$fixture")")-$name" ;; esac
 	db="parity_$n"
 	pgtest_psql -c "CREATE DATABASE $db"
 	pgtest_psql -d "$db" -f "$fixture" >/dev/null 2>"$work/$name.load.log" ||

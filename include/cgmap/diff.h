@@ -1,0 +1,73 @@
+/*
+ * cgmap/diff.h - what changed between two call graphs (`cgmap diff`).
+ *
+ * In:  two indexed models (a snapshot read back, or a source mapped on the
+ *      fly), BASE and HEAD.  Out: a cgm_diff holding the findings, sorted,
+ *      in its own arena (cgm_diff_free); writers print it as text, Markdown
+ *      or JSON.  The models are only read, and may be freed once the diff is
+ *      computed (every string is copied).
+ *
+ * Findings are named by stable codes (docs/diff.md), which `--fail-on`
+ * takes.
+ */
+#ifndef CGMAP_DIFF_H
+#define CGMAP_DIFF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cgmap/arena.h"
+#include "cgmap/model.h"
+
+/* In the order a report lists them: what breaks first. */
+typedef enum {
+	CGM_FIND_REMOVED_CALLED = 0, /* removed-called-function */
+	CGM_FIND_MISSING_CALLEE,     /* missing-callee */
+	CGM_FIND_NEW_PARSE_ERROR,    /* new-parse-error */
+	CGM_FIND_NEW_DYNAMIC,        /* new-dynamic-site */
+	CGM_FIND_NEW_UNREFERENCED,   /* new-unreferenced */
+	CGM_FIND_REMOVED_FUNCTION,   /* removed-function */
+	CGM_FIND_ADDED_FUNCTION,     /* added-function */
+	CGM_FIND_SIGNATURE_CHANGED,  /* signature-changed */
+	CGM_FIND_BODY_CHANGED,       /* body-changed */
+	CGM_FIND_DEFINITION_CHANGED, /* definition-changed */
+	CGM_FIND_REMOVED_EDGE,       /* removed-edge */
+	CGM_FIND_ADDED_EDGE,         /* added-edge */
+	CGM_FIND_RESOLVED_DYNAMIC,   /* resolved-dynamic-site */
+	CGM_FIND_COUNT
+} cgm_finding_code;
+
+typedef struct cgm_finding {
+	cgm_finding_code code;
+	const char *function; /* the function it is about (HEAD id, or BASE id when gone) */
+	const char *other;    /* the other function: callee, old id, ... or NULL */
+	int line;             /* line in the function's body (HEAD when it exists), 0: none */
+	const char *detail;   /* one readable sentence */
+} cgm_finding;
+
+typedef struct cgm_diff {
+	cgm_arena *arena;
+	const char *base_name, *head_name; /* what was compared, as given */
+	int nfindings;
+	cgm_finding *findings;              /* sorted: code, function, line, other, detail */
+	int counts[CGM_FIND_COUNT];
+} cgm_diff;
+
+typedef enum { CGM_DIFF_TEXT = 0, CGM_DIFF_MARKDOWN, CGM_DIFF_JSON } cgm_diff_format;
+
+/* "removed-called-function" ... */
+const char *cgm_finding_name(cgm_finding_code code);
+/* Code of a name; -1 when there is no such finding. */
+int cgm_finding_parse(const char *name);
+
+/* Compare BASE with HEAD.  *out is freed by cgm_diff_free. */
+int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
+		     const char *base_name, const char *head_name);
+void cgm_diff_free(cgm_diff *diff);
+
+/* Print the diff; `failing` marks the codes --fail-on names (may be NULL).
+ * CGM_EIO when the stream fails. */
+int cgm_diff_write(FILE *out, const cgm_diff *diff, cgm_diff_format format,
+		   const bool failing[CGM_FIND_COUNT]);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * cmd_diff.c - `cgmap diff BASE HEAD`: what changed between two call graphs,
+ * with an exit code a CI pipeline can act on.
+ *
+ * BASE and HEAD are snapshots (cgmap.json or the folder holding it), or
+ * sources mapped on the fly: `--dsn DSN` or `--sql PATH...` standing in the
+ * place of either, in order.  Output: the findings (cgmap/diff.h) as text,
+ * Markdown or JSON, on standard output or --output FILE.
+ *
+ * Exit: 0 no difference, 2 differences and none that --fail-on names,
+ * 3 a --fail-on finding is present, 1 bad usage or an input that cannot be
+ * read (a snapshot, a database, SQL files).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgmap/diff.h"
+#include "cgmap/error.h"
+#include "cgmap/map.h"
+#include "cgmap/pipeline.h"
+#include "cmd.h"
+
+typedef struct diff_source {
+	const char *snapshot;  /* a snapshot path, or NULL */
+	const char *dsn;       /* --dsn, or NULL */
+	const char **sql;      /* --sql paths */
+	int nsql;
+	bool is_dsn;
+} diff_source;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cgmap diff [options] BASE HEAD\n"
+		"\n"
+		"BASE and HEAD are snapshots (cgmap.json or the folder holding it); either\n"
+		"may be replaced by a source mapped on the fly, in order:\n"
+		"  --dsn DSN              a database\n"
+		"  --sql PATH...          SQL files or folders ('-' reads standard input)\n"
+		"\n"
+		"options:\n"
+		"  --format FORMAT        text (default), markdown (a pull-request comment) or json\n"
+		"  --fail-on LIST         comma-separated finding codes (or 'any') that make the\n"
+		"                         exit code 3, e.g. missing-callee,removed-called-function,\n"
+		"                         new-dynamic-site,new-unreferenced\n"
+		"  --output FILE, -o FILE write the report to FILE instead of standard output\n"
+		"  --schema, --exclude-schema, --include-extensions, --include-builtins, --threads\n"
+		"                         shape the sources mapped on the fly, as for 'cgmap map'\n"
+		"\n"
+		"findings:");
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		fprintf(out, "%s%s", k % 4 == 0 ? "\n  " : ", ", cgm_finding_name((cgm_finding_code)k));
+	fprintf(out, "\n\nexit: 0 no difference, 2 differences, 3 a --fail-on finding, 1 usage or input error\n"
+		     "See docs/diff.md for each finding and the JSON format.\n");
+}
+
+/* A path that is a snapshot ends a --sql list: a .json file or a folder
+ * holding cgmap.json (a folder of migrations holds none). */
+static bool looks_like_snapshot(const char *path)
+{
+	size_t len = strlen(path);
+	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+		return true;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s/cgmap.json", path);
+	return stat(buf, &st) == 0;
+}
+
+static int parse_fail_on(bool failing[CGM_FIND_COUNT], const char *list)
+{
+	char *copy = strdup(list);
+	if (!copy)
+		return cgm_error(CGM_EUSAGE, "out of memory");
+	int rc = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		if (strcmp(tok, "any") == 0) {
+			for (int k = 0; k < CGM_FIND_COUNT; k++)
+				failing[k] = true;
+			continue;
+		}
+		int code = cgm_finding_parse(tok);
+		if (code < 0) {
+			rc = cgm_error(CGM_EUSAGE,
+				       "unknown finding \"%s\" in --fail-on; see 'cgmap diff --help'", tok);
+			break;
+		}
+		failing[code] = true;
+	}
+	free(copy);
+	return rc;
+}
+
+/* Read or map one side; *name gets what the report calls it. */
+static int load_side(cgm_model **out, const char **name, const diff_source *src,
+		     const cgm_map_options *shared, char *namebuf, size_t namelen)
+{
+	if (src->snapshot) {
+		*name = src->snapshot;
+		return cgm_snapshot_read(out, src->snapshot);
+	}
+	cgm_map_options opts = *shared;
+	opts.source.dsn = src->dsn;
+	opts.sql_paths = src->sql;
+	opts.nsql = src->nsql;
+	opts.runtime.no_runtime = true; /* a diff compares code, not traffic */
+	int rc = cgm_map_source(out, &opts);
+	if (rc < 0)
+		return rc;
+	/* The database name, never the DSN: it may hold a password. */
+	if (src->is_dsn)
+		snprintf(namebuf, namelen, "database %s", (*out)->source.name ? (*out)->source.name : "?");
+	else
+		snprintf(namebuf, namelen, "%s", (*out)->source.name ? (*out)->source.name : "SQL files");
+	*name = namebuf;
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	diff_source sides[2];
+	memset(sides, 0, sizeof sides);
+	int nsides = 0;
+	cgm_map_options shared;
+	cgm_map_options_init(&shared);
+	cgm_diff_format format = CGM_DIFF_TEXT;
+	bool failing[CGM_FIND_COUNT] = { false };
+	const char *output = NULL;
+	int exit_code = 1;
+	cgm_model *models[2] = { NULL, NULL };
+	cgm_diff *diff = NULL;
+	const char **sql_lists[2] = { NULL, NULL };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *value = NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout);
+			exit_code = 0;
+			goto done;
+		}
+		bool is_sql = strcmp(a, "--sql") == 0 || strncmp(a, "--sql=", 6) == 0;
+		bool is_dsn = strcmp(a, "--dsn") == 0 || strncmp(a, "--dsn=", 6) == 0;
+		if (is_sql || is_dsn || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (nsides == 2) {
+				fprintf(stderr, "cgmap diff: more than two inputs given ('%s'); see 'cgmap diff --help'\n", a);
+				goto done;
+			}
+			diff_source *src = &sides[nsides];
+			if (!is_sql && !is_dsn) {
+				src->snapshot = a;
+				nsides++;
+				continue;
+			}
+			if (a[5] == '=') {
+				value = a + 6;
+			} else if (i + 1 < argc) {
+				value = argv[++i];
+			} else {
+				fprintf(stderr, "cgmap diff: option '%.5s' needs a value\n", a);
+				goto done;
+			}
+			if (is_dsn) {
+				src->dsn = value;
+				src->is_dsn = true;
+			} else {
+				int cap = argc;
+				sql_lists[nsides] = malloc(sizeof(char *) * (size_t)cap);
+				if (!sql_lists[nsides]) {
+					fprintf(stderr, "cgmap diff: out of memory\n");
+					goto done;
+				}
+				src->sql = sql_lists[nsides];
+				src->sql[src->nsql++] = value;
+				/* --sql takes the paths that follow, up to an option
+				 * or a snapshot (which is the other side). */
+				while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0) &&
+				       !looks_like_snapshot(argv[i + 1]))
+					src->sql[src->nsql++] = argv[++i];
+			}
+			nsides++;
+			continue;
+		}
+		if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+			value = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (value && strcmp(value, "text") == 0)
+				format = CGM_DIFF_TEXT;
+			else if (value && (strcmp(value, "markdown") == 0 || strcmp(value, "md") == 0))
+				format = CGM_DIFF_MARKDOWN;
+			else if (value && strcmp(value, "json") == 0)
+				format = CGM_DIFF_JSON;
+			else {
+				fprintf(stderr, "cgmap diff: --format takes text, markdown or json, not '%s'\n",
+					value ? value : "");
+				goto done;
+			}
+		} else if (strcmp(a, "--fail-on") == 0 || strncmp(a, "--fail-on=", 10) == 0) {
+			value = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!value || parse_fail_on(failing, value) < 0) {
+				fprintf(stderr, "cgmap diff: %s\n",
+					value ? cgm_error_message() : "option '--fail-on' needs a value");
+				goto done;
+			}
+		} else if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "cgmap diff: option '%s' needs a value\n", a);
+				goto done;
+			}
+			output = argv[++i];
+		} else if (strncmp(a, "--output=", 9) == 0) {
+			output = a + 9;
+		} else {
+			int used = cgm_map_parse_option(&shared, argc, argv, &i);
+			if (used < 0) {
+				fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+				goto done;
+			}
+			if (!used) {
+				fprintf(stderr, "cgmap diff: unknown option '%s'; see 'cgmap diff --help'\n", a);
+				goto done;
+			}
+		}
+	}
+	if (nsides != 2) {
+		fprintf(stderr, "cgmap diff: give BASE and HEAD (%s)\n",
+			nsides == 0 ? "none given" : "only one given");
+		usage(stderr);
+		goto done;
+	}
+
+	const char *names[2];
+	char namebufs[2][1024];
+	for (int s = 0; s < 2; s++) {
+		int rc = load_side(&models[s], &names[s], &sides[s], &shared, namebufs[s],
+				   sizeof namebufs[s]);
+		if (rc < 0) {
+			fprintf(stderr, "cgmap diff: %s: %s\n", s == 0 ? "BASE" : "HEAD",
+				cgm_error_message());
+			goto done;
+		}
+	}
+	cgm_diff_compute(&diff, models[0], models[1], names[0], names[1]);
+
+	FILE *out = stdout;
+	if (output && !(out = fopen(output, "w"))) {
+		fprintf(stderr, "cgmap diff: cannot write \"%s\"\n", output);
+		goto done;
+	}
+	int rc = cgm_diff_write(out, diff, format, failing);
+	if (out != stdout && fclose(out) != 0 && rc == 0)
+		rc = cgm_error(CGM_EIO, "cannot write \"%s\"", output);
+	if (rc < 0) {
+		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		goto done;
+	}
+	exit_code = diff->nfindings == 0 ? 0 : 2;
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		if (failing[k] && diff->counts[k])
+			exit_code = 3;
+done:
+	cgm_diff_free(diff);
+	cgm_model_free(models[0]);
+	cgm_model_free(models[1]);
+	free((void *)sql_lists[0]);
+	free((void *)sql_lists[1]);
+	cgm_map_options_free(&shared);
+	return exit_code;
+}

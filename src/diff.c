@@ -1,0 +1,720 @@
+/*
+ * diff.c - compare two call graphs and print the findings (cgmap/diff.h).
+ *
+ * In:  two indexed models, BASE and HEAD, only read.  Out: a cgm_diff in
+ *      its own arena, every string copied, findings sorted; the writers
+ *      print it as aligned text, Markdown for a pull-request comment, or
+ *      JSON (docs/diff.md).
+ *
+ * Functions are matched by id.  A BASE function whose id is gone and a HEAD
+ * function that is new, with the same schema and name, are one function
+ * whose signature changed: its BASE id is translated to the HEAD id before
+ * edges, sites and references are compared, so an unchanged body does not
+ * show up as a removed and an added set of calls.
+ */
+#include "cgmap/diff.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+#include "cgmap/strbuf.h"
+
+static const char *const finding_names[CGM_FIND_COUNT] = {
+	"removed-called-function", "missing-callee", "new-parse-error", "new-dynamic-site",
+	"new-unreferenced", "removed-function", "added-function", "signature-changed",
+	"body-changed", "definition-changed", "removed-edge", "added-edge",
+	"resolved-dynamic-site",
+};
+
+const char *cgm_finding_name(cgm_finding_code code)
+{
+	return (int)code >= 0 && code < CGM_FIND_COUNT ? finding_names[code] : "unknown";
+}
+
+int cgm_finding_parse(const char *name)
+{
+	for (int i = 0; i < CGM_FIND_COUNT; i++)
+		if (strcmp(finding_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- keyed lists: sorted arrays of (key, value), searched by bsearch ---- */
+
+typedef struct keyed {
+	const char *key;
+	const void *value;
+	int used; /* matched against the other side */
+} keyed;
+
+typedef struct keyed_list {
+	keyed *items;
+	int n, cap;
+} keyed_list;
+
+static void kl_add(keyed_list *l, const char *key, const void *value)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->items = realloc(l->items, sizeof(keyed) * (size_t)l->cap);
+		if (!l->items) {
+			fprintf(stderr, "cgmap: out of memory\n");
+			abort();
+		}
+	}
+	l->items[l->n].key = key;
+	l->items[l->n].value = value;
+	l->items[l->n].used = 0;
+	l->n++;
+}
+
+static int compare_keyed(const void *a, const void *b)
+{
+	return strcmp(((const keyed *)a)->key, ((const keyed *)b)->key);
+}
+
+static void kl_sort(keyed_list *l)
+{
+	if (l->n > 1)
+		qsort(l->items, (size_t)l->n, sizeof(keyed), compare_keyed);
+}
+
+/* The first unused item with `key` (duplicates are kept: multisets), or NULL. */
+static keyed *kl_take(keyed_list *l, const char *key)
+{
+	int lo = 0, hi = l->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(l->items[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < l->n && strcmp(l->items[i].key, key) == 0; i++)
+		if (!l->items[i].used)
+			return &l->items[i];
+	return NULL;
+}
+
+static const keyed *kl_find(const keyed_list *l, const char *key)
+{
+	keyed probe = { key, NULL, 0 };
+	return l->n ? bsearch(&probe, l->items, (size_t)l->n, sizeof(keyed), compare_keyed) : NULL;
+}
+
+static void kl_free(keyed_list *l)
+{
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- building the diff ---- */
+
+typedef struct diff_ctx {
+	cgm_diff *diff;
+	cgm_arena *a;
+	const cgm_model *base, *head;
+	keyed_list renamed; /* BASE id -> HEAD id of a signature change */
+	int cap;
+} diff_ctx;
+
+static void add_finding(diff_ctx *c, cgm_finding_code code, const char *function,
+			const char *other, int line, const char *detail)
+{
+	cgm_diff *d = c->diff;
+	if (d->nfindings == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 64;
+		d->findings = cgm_arena_grow(c->a, d->findings, (size_t)d->nfindings, (size_t)cap,
+					     sizeof(cgm_finding));
+		c->cap = cap;
+	}
+	cgm_finding *f = &d->findings[d->nfindings++];
+	f->code = code;
+	f->function = cgm_arena_strdup(c->a, function);
+	f->other = cgm_arena_strdup(c->a, other);
+	f->line = line;
+	f->detail = cgm_arena_strdup(c->a, detail);
+	d->counts[code]++;
+}
+
+/* The HEAD id a BASE id stands for. */
+static const char *translate(const diff_ctx *c, const char *base_id)
+{
+	const keyed *k = kl_find(&c->renamed, base_id);
+	return k ? k->value : base_id;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+static const char *path_text(cgm_arena *a, const cgm_function *f)
+{
+	if (f->npath < 0 || !f->search_path)
+		return "(default)";
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&buf, "");
+	for (int i = 0; i < f->npath; i++) {
+		if (i)
+			cgm_strbuf_puts(&buf, ", ");
+		cgm_strbuf_puts(&buf, f->search_path[i]);
+	}
+	const char *s = cgm_arena_strdup(a, cgm_strbuf_cstr(&buf));
+	cgm_strbuf_free(&buf);
+	return s;
+}
+
+static const char *or_none(const char *s)
+{
+	return s ? s : "(none)";
+}
+
+/* body-changed / definition-changed of one function present on both sides. */
+static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_function *h,
+			     bool renamed)
+{
+	cgm_arena *a = c->a;
+	bool body = !same_text(b->body_hash, h->body_hash);
+	if (renamed) {
+		add_finding(c, CGM_FIND_SIGNATURE_CHANGED, h->id, b->id, 0,
+			    cgm_arena_printf(a, "was %s%s", b->id, body ? "; its body changed too" : ""));
+	} else if (body) {
+		add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
+	}
+	cgm_strbuf what = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&what, "");
+#define CHANGED(label, x, y)                                                              \
+	do {                                                                              \
+		if (!same_text((x), (y)))                                                 \
+			cgm_strbuf_printf(&what, "%s%s: %s -> %s", what.len ? "; " : "", label, \
+					  or_none(x), or_none(y));                        \
+	} while (0)
+	CHANGED("kind", cgm_kind_name(b->kind), cgm_kind_name(h->kind));
+	CHANGED("language", b->language, h->language);
+	CHANGED("result", b->result, h->result);
+	if (!renamed)
+		CHANGED("arguments", b->arguments, h->arguments);
+	CHANGED("search_path", path_text(a, b), path_text(a, h));
+#undef CHANGED
+	if (what.len)
+		add_finding(c, CGM_FIND_DEFINITION_CHANGED, h->id, NULL, 0, cgm_strbuf_cstr(&what));
+	cgm_strbuf_free(&what);
+	if (h->nerrors > 0 && b->nerrors == 0)
+		add_finding(c, CGM_FIND_NEW_PARSE_ERROR, h->id, NULL, h->errors[0].line,
+			    h->errors[0].message);
+}
+
+static void compare_functions(diff_ctx *c, keyed_list *only_base)
+{
+	const cgm_model *base = c->base, *head = c->head;
+	keyed_list gone = { 0 }, fresh = { 0 };
+	for (int i = 0; i < base->nuser; i++) {
+		const cgm_function *b = &base->functions[i];
+		int j = cgm_model_find(head, b->id);
+		if (j >= 0 && j < head->nuser)
+			compare_function(c, b, &head->functions[j], false);
+		else
+			kl_add(&gone, cgm_arena_printf(c->a, "%s\x1f%s", b->schema, b->name), b);
+	}
+	for (int i = 0; i < head->nuser; i++) {
+		const cgm_function *h = &head->functions[i];
+		int j = cgm_model_find(base, h->id);
+		if (j < 0 || j >= base->nuser)
+			kl_add(&fresh, cgm_arena_printf(c->a, "%s\x1f%s", h->schema, h->name), h);
+	}
+	/* Same schema and name on both sides: a signature change, paired in
+	 * id order when there are several. */
+	kl_sort(&gone);
+	kl_sort(&fresh);
+	for (int i = 0; i < gone.n; i++) {
+		keyed *match = kl_take(&fresh, gone.items[i].key);
+		if (!match)
+			continue;
+		match->used = gone.items[i].used = 1;
+		const cgm_function *b = gone.items[i].value, *h = match->value;
+		kl_add(&c->renamed, b->id, h->id);
+		compare_function(c, b, h, true);
+	}
+	kl_sort(&c->renamed);
+	for (int i = 0; i < gone.n; i++)
+		if (!gone.items[i].used) {
+			const cgm_function *b = gone.items[i].value;
+			add_finding(c, CGM_FIND_REMOVED_FUNCTION, b->id, NULL, 0, "removed");
+			kl_add(only_base, b->id, b);
+		}
+	for (int i = 0; i < fresh.n; i++)
+		if (!fresh.items[i].used) {
+			const cgm_function *h = fresh.items[i].value;
+			add_finding(c, CGM_FIND_ADDED_FUNCTION, h->id, NULL, 0, "added");
+			if (h->nerrors > 0)
+				add_finding(c, CGM_FIND_NEW_PARSE_ERROR, h->id, NULL, h->errors[0].line,
+					    h->errors[0].message);
+		}
+	kl_sort(only_base);
+	kl_free(&gone);
+	kl_free(&fresh);
+}
+
+static bool in_head(const diff_ctx *c, const char *head_id)
+{
+	int j = cgm_model_find(c->head, head_id);
+	return j >= 0 && j < c->head->nuser;
+}
+
+static bool in_base(const diff_ctx *c, const char *base_id)
+{
+	int j = cgm_model_find(c->base, base_id);
+	return j >= 0 && j < c->base->nuser;
+}
+
+/* Does a function of this HEAD id also exist (maybe renamed) in BASE? */
+static bool head_fn_in_base(const diff_ctx *c, const char *head_id)
+{
+	if (in_base(c, head_id))
+		return true;
+	for (int i = 0; i < c->renamed.n; i++)
+		if (strcmp(c->renamed.items[i].value, head_id) == 0)
+			return true;
+	return false;
+}
+
+static const char *lines_text(cgm_arena *a, const cgm_edge *e)
+{
+	if (e->nlines == 0)
+		return "";
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&buf, e->nlines == 1 ? " at line " : " at lines ");
+	for (int i = 0; i < e->nlines; i++)
+		cgm_strbuf_printf(&buf, "%s%d", i ? ", " : "", e->lines[i]);
+	const char *s = cgm_arena_strdup(a, cgm_strbuf_cstr(&buf));
+	cgm_strbuf_free(&buf);
+	return s;
+}
+
+static const char *via_text(cgm_via via)
+{
+	switch (via) {
+	case CGM_VIA_LITERAL:
+		return " (in constant EXECUTE SQL)";
+	case CGM_VIA_TRIGGER:
+		return " (fires its trigger)";
+	case CGM_VIA_DYNAMIC:
+		return " (observed from a dynamic EXECUTE)";
+	default:
+		return "";
+	}
+}
+
+static void compare_edges(diff_ctx *c)
+{
+	keyed_list base_edges = { 0 };
+	for (int i = 0; i < c->base->nedges; i++) {
+		const cgm_edge *e = &c->base->edges[i];
+		if (e->from >= c->base->nuser || e->to >= c->base->nuser)
+			continue; /* edges to builtins come and go with --include-builtins */
+		const char *from = translate(c, c->base->functions[e->from].id);
+		const char *to = translate(c, c->base->functions[e->to].id);
+		kl_add(&base_edges, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", from, to, (int)e->via), e);
+	}
+	kl_sort(&base_edges);
+	for (int i = 0; i < c->head->nedges; i++) {
+		const cgm_edge *e = &c->head->edges[i];
+		if (e->from >= c->head->nuser || e->to >= c->head->nuser)
+			continue;
+		const char *from = c->head->functions[e->from].id;
+		const char *to = c->head->functions[e->to].id;
+		keyed *k = kl_take(&base_edges,
+				   cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", from, to, (int)e->via));
+		if (k) {
+			k->used = 1;
+			continue;
+		}
+		/* The calls of a new function are the function itself. */
+		if (!head_fn_in_base(c, from))
+			continue;
+		add_finding(c, CGM_FIND_ADDED_EDGE, from, to, e->nlines ? e->lines[0] : 0,
+			    cgm_arena_printf(c->a, "now calls %s%s%s", to, via_text(e->via),
+					     lines_text(c->a, e)));
+	}
+	for (int i = 0; i < base_edges.n; i++) {
+		if (base_edges.items[i].used)
+			continue;
+		const cgm_edge *e = base_edges.items[i].value;
+		const char *from = translate(c, c->base->functions[e->from].id);
+		const char *to = translate(c, c->base->functions[e->to].id);
+		if (!in_head(c, from))
+			continue; /* a removed function's calls went with it */
+		add_finding(c, CGM_FIND_REMOVED_EDGE, from, to, 0,
+			    cgm_arena_printf(c->a, "no longer calls %s%s (in BASE%s)", to, via_text(e->via),
+					     lines_text(c->a, e)));
+	}
+	kl_free(&base_edges);
+}
+
+/* Dynamic sites and missing callees, as multisets keyed per function. */
+typedef struct site_ref {
+	const cgm_function *fn;
+	const cgm_site *site;
+} site_ref;
+
+static const char *site_name(cgm_arena *a, const cgm_site *s)
+{
+	return s->schema ? cgm_arena_printf(a, "%s.%s", s->schema, s->name) : s->name;
+}
+
+static void collect_sites(diff_ctx *c, const cgm_model *m, bool is_base, keyed_list *dynamic,
+			  keyed_list *missing, site_ref **refs, int *nrefs)
+{
+	int n = 0;
+	for (int i = 0; i < m->nuser; i++)
+		n += m->functions[i].nsites;
+	*refs = malloc(sizeof(site_ref) * (size_t)(n ? n : 1));
+	*nrefs = 0;
+	for (int i = 0; i < m->nuser; i++) {
+		const cgm_function *f = &m->functions[i];
+		const char *id = is_base ? translate(c, f->id) : f->id;
+		for (int s = 0; s < f->nsites; s++) {
+			const cgm_site *site = &f->sites[s];
+			site_ref *r = &(*refs)[(*nrefs)++];
+			r->fn = f;
+			r->site = site;
+			if (site->kind == CGM_SITE_DYNAMIC)
+				kl_add(dynamic, cgm_arena_printf(c->a, "%s\x1f%s", id, or_none(site->text)), r);
+			else if (site->resolution == CGM_RES_MISSING)
+				kl_add(missing, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", id,
+								 site_name(c->a, site), site->nargs),
+				       r);
+		}
+	}
+	kl_sort(dynamic);
+	kl_sort(missing);
+}
+
+/* A BASE function that HEAD no longer has and that a call named `site`
+ * may have meant, or NULL. */
+static const cgm_function *removed_target(const keyed_list *only_base, const cgm_site *site)
+{
+	for (int i = 0; i < only_base->n; i++) {
+		const cgm_function *b = only_base->items[i].value;
+		if (strcmp(b->name, site->name) == 0 && (!site->schema || strcmp(b->schema, site->schema) == 0) &&
+		    (site->nargs <= b->nargs || b->variadic) && site->nargs >= b->nargs - b->ndefaults - (b->variadic ? 1 : 0))
+			return b;
+	}
+	return NULL;
+}
+
+static void compare_sites(diff_ctx *c, const keyed_list *only_base)
+{
+	keyed_list bdyn = { 0 }, bmiss = { 0 }, hdyn = { 0 }, hmiss = { 0 };
+	site_ref *brefs, *hrefs;
+	int nb, nh;
+	collect_sites(c, c->base, true, &bdyn, &bmiss, &brefs, &nb);
+	collect_sites(c, c->head, false, &hdyn, &hmiss, &hrefs, &nh);
+	for (int i = 0; i < hdyn.n; i++) {
+		keyed *k = kl_take(&bdyn, hdyn.items[i].key);
+		if (k) {
+			k->used = 1;
+			continue;
+		}
+		const site_ref *r = hdyn.items[i].value;
+		add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
+			    cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text)));
+	}
+	for (int i = 0; i < bdyn.n; i++) {
+		if (bdyn.items[i].used)
+			continue;
+		const site_ref *r = bdyn.items[i].value;
+		const char *id = translate(c, r->fn->id);
+		if (!in_head(c, id))
+			continue;
+		add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
+			    cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
+					     or_none(r->site->text), r->site->line));
+	}
+	for (int i = 0; i < hmiss.n; i++) {
+		keyed *k = kl_take(&bmiss, hmiss.items[i].key);
+		if (k) {
+			k->used = 1;
+			continue;
+		}
+		const site_ref *r = hmiss.items[i].value;
+		const char *name = site_name(c->a, r->site);
+		const cgm_function *gone = removed_target(only_base, r->site);
+		if (gone)
+			add_finding(c, CGM_FIND_REMOVED_CALLED, r->fn->id, gone->id, r->site->line,
+				    cgm_arena_printf(c->a, "calls %s, which was removed", gone->id));
+		else
+			add_finding(c, CGM_FIND_MISSING_CALLEE, r->fn->id, NULL, r->site->line,
+				    cgm_arena_printf(c->a, "calls %s with %d argument%s: no such function",
+						     name, r->site->nargs, r->site->nargs == 1 ? "" : "s"));
+	}
+	free(brefs);
+	free(hrefs);
+	kl_free(&bdyn);
+	kl_free(&bmiss);
+	kl_free(&hdyn);
+	kl_free(&hmiss);
+}
+
+/* Who keeps a function alive: callers (other functions), triggers and
+ * catalog references.  Counted per function index of `m`. */
+static int *reference_counts(const cgm_model *m)
+{
+	int *count = calloc((size_t)(m->nfunctions ? m->nfunctions : 1), sizeof(int));
+	if (!count) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	for (int i = 0; i < m->nedges; i++)
+		if (m->edges[i].from != m->edges[i].to && m->edges[i].to >= 0)
+			count[m->edges[i].to]++;
+	for (int i = 0; i < m->ntriggers; i++)
+		if (m->triggers[i].function >= 0)
+			count[m->triggers[i].function]++;
+	for (int i = 0; i < m->nreferences; i++)
+		if (m->references[i].function >= 0)
+			count[m->references[i].function]++;
+	return count;
+}
+
+static void compare_references(diff_ctx *c)
+{
+	int *bcount = reference_counts(c->base);
+	int *hcount = reference_counts(c->head);
+	for (int i = 0; i < c->base->nuser; i++) {
+		if (bcount[i] == 0)
+			continue;
+		const char *id = translate(c, c->base->functions[i].id);
+		int j = cgm_model_find(c->head, id);
+		if (j < 0 || j >= c->head->nuser || hcount[j] > 0)
+			continue;
+		add_finding(c, CGM_FIND_NEW_UNREFERENCED, id, NULL, 0,
+			    cgm_arena_printf(c->a, "no caller, trigger or reference left (BASE had %d)",
+					     bcount[i]));
+	}
+	free(bcount);
+	free(hcount);
+}
+
+static int compare_findings(const void *x, const void *y)
+{
+	const cgm_finding *a = x, *b = y;
+	if (a->code != b->code)
+		return (int)a->code - (int)b->code;
+	int r = strcmp(a->function, b->function);
+	if (r)
+		return r;
+	if (a->line != b->line)
+		return a->line - b->line;
+	r = strcmp(a->other ? a->other : "", b->other ? b->other : "");
+	return r ? r : strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
+}
+
+int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
+		     const char *base_name, const char *head_name)
+{
+	cgm_arena *arena = cgm_arena_new();
+	cgm_diff *d = cgm_arena_alloc(arena, sizeof(cgm_diff));
+	d->arena = arena;
+	d->base_name = cgm_arena_strdup(arena, base_name);
+	d->head_name = cgm_arena_strdup(arena, head_name);
+	diff_ctx c = { .diff = d, .a = arena, .base = base, .head = head };
+	keyed_list only_base = { 0 };
+	compare_functions(&c, &only_base);
+	compare_edges(&c);
+	compare_sites(&c, &only_base);
+	compare_references(&c);
+	kl_free(&only_base);
+	kl_free(&c.renamed);
+	if (d->nfindings > 1)
+		qsort(d->findings, (size_t)d->nfindings, sizeof(cgm_finding), compare_findings);
+	*out = d;
+	return 0;
+}
+
+void cgm_diff_free(cgm_diff *diff)
+{
+	if (diff)
+		cgm_arena_free(diff->arena);
+}
+
+/* ---- writers ---- */
+
+static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
+{
+	cgm_strbuf_printf(o, "cgmap diff: %s -> %s\n", d->base_name, d->head_name);
+	if (d->nfindings == 0) {
+		cgm_strbuf_puts(o, "no difference\n");
+		return;
+	}
+	cgm_strbuf_printf(o, "%d finding%s:", d->nfindings, d->nfindings == 1 ? "" : "s");
+	for (int k = 0, first = 1; k < CGM_FIND_COUNT; k++)
+		if (d->counts[k]) {
+			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
+			first = 0;
+		}
+	cgm_strbuf_puts(o, "\n\n");
+	int wcode = 0, wfn = 0;
+	for (int i = 0; i < d->nfindings; i++) {
+		int lc = (int)strlen(finding_names[d->findings[i].code]);
+		int lf = (int)strlen(d->findings[i].function);
+		wcode = lc > wcode ? lc : wcode;
+		wfn = lf > wfn ? lf : wfn;
+	}
+	if (wfn > 60)
+		wfn = 60; /* a very long id pushes only its own line */
+	bool any_failing = false;
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		any_failing = any_failing || (failing && failing[k] && d->counts[k]);
+	for (int i = 0; i < d->nfindings; i++) {
+		const cgm_finding *f = &d->findings[i];
+		char line[32] = "";
+		if (f->line > 0)
+			snprintf(line, sizeof line, "line %d", f->line);
+		cgm_strbuf_printf(o, "%s%-*s  %-*s  %-10s %s\n",
+				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
+				  finding_names[f->code], wfn, f->function, line,
+				  f->detail ? f->detail : "");
+	}
+	bool any = false;
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		if (failing && failing[k] && d->counts[k]) {
+			cgm_strbuf_printf(o, "%s%s", any ? ", " : "\nfailing (--fail-on): ", finding_names[k]);
+			any = true;
+		}
+	if (any)
+		cgm_strbuf_putc(o, '\n');
+}
+
+static void md_code(cgm_strbuf *o, const char *s)
+{
+	/* Inline code cannot escape a backquote; ids rarely hold one, and
+	 * then plain escaped text is the safe form. */
+	if (strchr(s, '`') || strchr(s, '|') || strchr(s, '\n')) {
+		cgm_escape_markdown(o, s);
+		return;
+	}
+	cgm_strbuf_putc(o, '`');
+	cgm_strbuf_puts(o, s);
+	cgm_strbuf_putc(o, '`');
+}
+
+/* The detail sentence, with the other function's id as inline code. */
+static void md_detail(cgm_strbuf *o, const cgm_finding *f)
+{
+	const char *d = f->detail ? f->detail : "";
+	const char *at = f->other ? strstr(d, f->other) : NULL;
+	if (!at) {
+		cgm_escape_markdown(o, d);
+		return;
+	}
+	char *before = strndup(d, (size_t)(at - d));
+	if (before) {
+		cgm_escape_markdown(o, before);
+		free(before);
+	}
+	md_code(o, f->other);
+	cgm_escape_markdown(o, at + strlen(f->other));
+}
+
+static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
+{
+	/* A bot finds its own comment by this line and edits it. */
+	cgm_strbuf_puts(o, "<!-- cgmap-diff -->\n### cgmap diff\n\n");
+	cgm_strbuf_puts(o, "Comparing ");
+	md_code(o, d->base_name);
+	cgm_strbuf_puts(o, " (base) with ");
+	md_code(o, d->head_name);
+	cgm_strbuf_puts(o, " (head).\n\n");
+	if (d->nfindings == 0) {
+		cgm_strbuf_puts(o, "No difference in the call graph.\n");
+		return;
+	}
+	cgm_strbuf_puts(o, "| finding | count | policy |\n|---|---:|---|\n");
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		if (d->counts[k])
+			cgm_strbuf_printf(o, "| %s | %d | %s |\n", finding_names[k], d->counts[k],
+					  failing && failing[k] ? "**fails**" : "");
+	for (int k = 0; k < CGM_FIND_COUNT; k++) {
+		if (!d->counts[k])
+			continue;
+		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
+				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
+		cgm_strbuf_puts(o, "| function | line | detail |\n|---|---:|---|\n");
+		for (int i = 0; i < d->nfindings; i++) {
+			const cgm_finding *f = &d->findings[i];
+			if ((int)f->code != k)
+				continue;
+			cgm_strbuf_puts(o, "| ");
+			md_code(o, f->function);
+			if (f->line > 0)
+				cgm_strbuf_printf(o, " | %d | ", f->line);
+			else
+				cgm_strbuf_puts(o, " |  | ");
+			md_detail(o, f);
+			cgm_strbuf_puts(o, " |\n");
+		}
+		cgm_strbuf_puts(o, "\n</details>\n");
+	}
+}
+
+static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "format", json_string("cgmap-diff"));
+	json_object_set_new(root, "format_version", json_integer(1));
+	json_object_set_new(root, "base", json_string(d->base_name));
+	json_object_set_new(root, "head", json_string(d->head_name));
+	json_t *summary = json_object();
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		json_object_set_new(summary, finding_names[k], json_integer(d->counts[k]));
+	json_object_set_new(root, "summary", summary);
+	json_t *fails = json_array();
+	for (int k = 0; k < CGM_FIND_COUNT; k++)
+		if (failing && failing[k] && d->counts[k])
+			json_array_append_new(fails, json_string(finding_names[k]));
+	json_object_set_new(root, "failing", fails);
+	json_t *list = json_array();
+	for (int i = 0; i < d->nfindings; i++) {
+		const cgm_finding *f = &d->findings[i];
+		json_t *item = json_object();
+		json_object_set_new(item, "code", json_string(finding_names[f->code]));
+		json_object_set_new(item, "function", json_string(f->function));
+		json_object_set_new(item, "other", f->other ? json_string(f->other) : json_null());
+		json_object_set_new(item, "line", f->line > 0 ? json_integer(f->line) : json_null());
+		json_object_set_new(item, "detail", json_string(f->detail ? f->detail : ""));
+		json_array_append_new(list, item);
+	}
+	json_object_set_new(root, "findings", list);
+	char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));
+	json_decref(root);
+	if (!text)
+		return cgm_error(CGM_EIO, "cannot write the diff as JSON (a name is not valid UTF-8)");
+	cgm_strbuf_puts(o, text);
+	cgm_strbuf_putc(o, '\n');
+	free(text);
+	return 0;
+}
+
+int cgm_diff_write(FILE *out, const cgm_diff *diff, cgm_diff_format format,
+		   const bool failing[CGM_FIND_COUNT])
+{
+	cgm_strbuf o = CGM_STRBUF_INIT;
+	int rc = 0;
+	if (format == CGM_DIFF_MARKDOWN)
+		write_markdown(&o, diff, failing);
+	else if (format == CGM_DIFF_JSON)
+		rc = write_json(&o, diff, failing);
+	else
+		write_text(&o, diff, failing);
+	if (rc == 0 && (fwrite(o.data ? o.data : "", 1, o.len, out) != o.len || fflush(out) != 0))
+		rc = cgm_error(CGM_EIO, "cannot write the diff");
+	cgm_strbuf_free(&o);
+	return rc;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test_diff.sh - `cgmap diff` on the fixture pairs fixtures/diff/<case>/
+# {base,head}.sql: golden outputs in the three formats, exit codes, the same
+# findings when the sides are mapped on the fly (--sql, --dsn), no finding
+# when a graph is compared with itself, and usage/input errors exit 1.
+#
+# CGMAP_UPDATE_GOLDEN=1 rewrites the golden files (review them with git diff).
+set -euo pipefail
+: "${CGMAP:?CGMAP must name the cgmap binary}"
+: "${CGMAP_SOURCE_DIR:?}"
+command -v jq >/dev/null || { echo "skip: jq is not installed" >&2; exit 77; }
+# shellcheck source=../lib/pgtest.sh
+source "$CGMAP_SOURCE_DIR/tests/lib/pgtest.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-diff.XXXXXX")
+trap 'rm -rf "$work"; pgtest_stop' EXIT
+policy=missing-callee,removed-called-function,new-dynamic-site,new-unreferenced,new-parse-error
+
+# run EXPECTED_RC CMD...: the command's exit code must be EXPECTED_RC.
+expect_rc() {
+	local want=$1 got=0
+	shift
+	"$@" || got=$?
+	[ "$got" = "$want" ] || pgtest_fail "exit $got, not $want: $*"
+}
+
+check_golden() {
+	local golden=$1 actual=$2
+	if [ -n "${CGMAP_UPDATE_GOLDEN:-}" ]; then
+		cp "$actual" "$golden"
+	else
+		pgtest_expect_file "$golden" "$actual" "output"
+	fi
+}
+
+cases=0
+for dir in "$CGMAP_SOURCE_DIR"/fixtures/diff/*/; do
+	name=$(basename "$dir")
+	cases=$((cases + 1))
+	mkdir -p "$work/$name"
+	"$CGMAP" --sql "$dir/base.sql" --no-html --quiet --out "$work/$name/base" 2>/dev/null
+	"$CGMAP" --sql "$dir/head.sql" --no-html --quiet --out "$work/$name/head" 2>/dev/null
+
+	# Golden outputs, run from the case folder so the names are base/head.
+	if [ -n "${CGMAP_UPDATE_GOLDEN:-}" ]; then
+		rc=0
+		(cd "$work/$name" && "$CGMAP" diff base head --fail-on "$policy" >/dev/null) || rc=$?
+		echo "$rc" >"$dir/expected.exit"
+	fi
+	want=$(cat "$dir/expected.exit")
+	for fmt in text:txt markdown:md json:json; do
+		(cd "$work/$name" && expect_rc "$want" "$CGMAP" diff base head --format "${fmt%%:*}" \
+			--fail-on "$policy" >"$work/$name/out.${fmt##*:}")
+		check_golden "$dir/expected.${fmt##*:}" "$work/$name/out.${fmt##*:}"
+	done
+	# Without a policy: 2 for any difference, 0 for none.
+	plain=$([ "$(jq '.findings | length' "$work/$name/out.json")" = 0 ] && echo 0 || echo 2)
+	expect_rc "$plain" "$CGMAP" diff "$work/$name/base/cgmap.json" "$work/$name/head" >/dev/null
+	# --fail-on any fails on any difference.
+	[ "$plain" = 0 ] || expect_rc 3 "$CGMAP" diff "$work/$name/base" "$work/$name/head" --fail-on any >/dev/null
+
+	# A graph against itself: nothing, exit 0.
+	for side in base head; do
+		expect_rc 0 "$CGMAP" diff "$work/$name/$side" "$work/$name/$side" --fail-on any >"$work/$name/self.txt"
+		grep -qx "no difference" "$work/$name/self.txt" || pgtest_fail "$name/$side against itself: $(cat "$work/$name/self.txt")"
+	done
+
+	# The same findings when both sides are SQL mapped on the fly.
+	expect_rc "$plain" "$CGMAP" diff --sql "$dir/base.sql" --sql "$dir/head.sql" --format json \
+		--output "$work/$name/fly.json" 2>/dev/null
+	diff -u <(jq '.findings' "$work/$name/out.json") <(jq '.findings' "$work/$name/fly.json") >&2 ||
+		pgtest_fail "$name: --sql on the fly differs from the snapshots"
+done
+[ "$cases" -gt 0 ] || pgtest_fail "no case in fixtures/diff"
+# Every finding code is covered by at least one case.
+for code in $("$CGMAP" diff --help | sed -n '/^findings:/,/^$/p' | tail -n +2 | tr ',' ' '); do
+	grep -qh "\"code\": \"$code\"" "$CGMAP_SOURCE_DIR"/fixtures/diff/*/expected.json ||
+		pgtest_fail "no fixture case shows the finding $code"
+done
+
+# Every fixture schema against itself.
+for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql; do
+	"$CGMAP" --sql "$fixture" --no-html --quiet --out "$work/self" 2>/dev/null
+	expect_rc 0 "$CGMAP" diff "$work/self" "$work/self" --fail-on any >/dev/null
+	expect_rc 0 "$CGMAP" diff "$work/self" --sql "$fixture" --fail-on any >/dev/null 2>&1
+done
+
+# Bad usage and unreadable inputs: exit 1.
+expect_rc 1 "$CGMAP" diff "$work/self" 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --fail-on no-such-finding 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --format yaml 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/self" "$work/nowhere" 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" "$work/self" 2>/dev/null
+printf 'PGDMP\001' >"$work/archive.dump"
+expect_rc 1 "$CGMAP" diff "$work/self" --sql "$work/archive.dump" 2>"$work/archive.err"
+grep -q "pg_restore" "$work/archive.err" || pgtest_fail "a custom-format archive is not explained: $(cat "$work/archive.err")"
+
+# A live database as BASE: the same findings as from its file.
+pgtest_start
+case_dir="$CGMAP_SOURCE_DIR/fixtures/diff/removed-called"
+pgtest_psql -c "CREATE DATABASE diff_base"
+pgtest_psql -d diff_base -f "$case_dir/base.sql" >/dev/null
+expect_rc 3 "$CGMAP" diff --dsn "dbname=diff_base" --sql "$case_dir/head.sql" --format json \
+	--fail-on "$policy" --output "$work/live.json" 2>/dev/null
+diff -u <(jq '.findings' "$work/removed-called/out.json") <(jq '.findings' "$work/live.json") >&2 ||
+	pgtest_fail "a live BASE gives other findings than its SQL file"
+jq -e '.base == "database diff_base"' "$work/live.json" >/dev/null ||
+	pgtest_fail "the live side is not named by its database"
+echo "ok: $cases diff cases, golden outputs, exit codes, on-the-fly sources" >&2
