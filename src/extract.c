@@ -33,8 +33,9 @@
 #define MAX_REWRITES 24
 
 typedef struct var_type {
-	const char *name; /* lower-cased variable or parameter name */
-	const char *type; /* canonical type, NULL when unknown */
+	const char *name;     /* lower-cased variable or parameter name */
+	const char *type;     /* canonical type, NULL when unknown */
+	const char *declared; /* type as declared, canonicalised on first use */
 } var_type;
 
 typedef struct extract_ctx {
@@ -70,7 +71,25 @@ typedef struct extract_ctx {
 	int literal_line;
 	bool via_literal;
 	bool in_call_stmt;
+
+	/* PL/pgSQL expressions wait here and are parsed as one text: one parser
+	 * call per function instead of one per expression. */
+	bool batching;
+	struct pending_expr *pending;
+	int npending, cap_pending;
+	const struct pending_expr *batch; /* set while scanning the batch */
 } extract_ctx;
+
+/* An expression waiting for the batch, with the context its sites need. */
+typedef struct pending_expr {
+	char *parsed;        /* heap */
+	const char *orig;    /* lives in the PL/pgSQL tree until the batch runs */
+	long delta, base;
+	const char *stmt_kind;
+	int stmt_line;
+	bool in_perform;
+	long offset;         /* where `parsed` starts in the batch text */
+} pending_expr;
 
 /* ---- lines ------------------------------------------------------------ */
 
@@ -176,15 +195,24 @@ static void add_var(extract_ctx *ctx, const char *name, const char *type)
 	}
 	ctx->vars[ctx->nvars].name = name;
 	ctx->vars[ctx->nvars].type = type;
+	ctx->vars[ctx->nvars].declared = NULL;
 	ctx->nvars++;
 }
 
-static const char *var_lookup(const extract_ctx *ctx, const char *name)
+static const char *var_lookup(extract_ctx *ctx, const char *name)
 {
 	/* Inner declarations come later and shadow outer ones. */
 	for (int i = ctx->nvars - 1; i >= 0; i--)
-		if (strcmp(ctx->vars[i].name, name) == 0)
-			return ctx->vars[i].type;
+		if (strcmp(ctx->vars[i].name, name) == 0) {
+			var_type *v = &ctx->vars[i];
+			/* Most variables are never passed to a call: canonicalise
+			 * their type only when one is. */
+			if (v->declared) {
+				v->type = cgm_type_canonical_text(ctx->arena, v->declared, NULL);
+				v->declared = NULL;
+			}
+			return v->type;
+		}
 	return NULL;
 }
 
@@ -255,7 +283,31 @@ static const char *arg_type(extract_ctx *ctx, json_t *arg)
 
 /* ---- sites from parse trees ------------------------------------------- */
 
-static void walk_sql(extract_ctx *ctx, json_t *node);
+
+/* In a batch, the expression a location falls in becomes the context, and
+ * the location is made relative to it. */
+static long locate(extract_ctx *ctx, long location)
+{
+	if (!ctx->batch)
+		return location;
+	int lo = 0, hi = ctx->npending - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (ctx->batch[mid].offset <= location)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const pending_expr *e = &ctx->batch[lo];
+	ctx->parsed = e->parsed;
+	ctx->orig = e->orig;
+	ctx->delta = e->delta;
+	ctx->base = e->base;
+	ctx->stmt_kind = e->stmt_kind;
+	ctx->stmt_line = e->stmt_line;
+	ctx->in_perform = e->in_perform;
+	return location - e->offset;
+}
 
 static void on_funccall(extract_ctx *ctx, json_t *fc)
 {
@@ -263,6 +315,7 @@ static void on_funccall(extract_ctx *ctx, json_t *fc)
 	size_t n = json_array_size(names);
 	if (n == 0)
 		return;
+	long location = locate(ctx, jint(fc, "location", 0));
 	cgm_site *s = new_site(ctx);
 	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
 		  : ctx->in_call_stmt ? CGM_SITE_CALL_STMT
@@ -271,7 +324,7 @@ static void on_funccall(extract_ctx *ctx, json_t *fc)
 	s->name = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 1)));
 	if (n >= 2)
 		s->schema = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 2)));
-	s->line = line_of_location(ctx, jint(fc, "location", 0));
+	s->line = line_of_location(ctx, location);
 	s->variadic_call = json_is_true(json_object_get(fc, "func_variadic"));
 	json_t *args = json_object_get(fc, "args");
 	s->nargs = (int)json_array_size(args);
@@ -298,12 +351,13 @@ static void on_dml(extract_ctx *ctx, json_t *relation, unsigned events)
 	const char *relname = jstr(rv, "relname");
 	if (!relname || !events)
 		return;
+	long location = locate(ctx, jint(rv, "location", 0));
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_TRIGGER;
 	s->name = cgm_arena_strdup(ctx->arena, relname);
 	s->schema = cgm_arena_strdup(ctx->arena, jstr(rv, "schemaname"));
 	s->events = events;
-	s->line = line_of_location(ctx, jint(rv, "location", 0));
+	s->line = line_of_location(ctx, location);
 }
 
 static unsigned merge_events(json_t *merge)
@@ -326,61 +380,80 @@ static unsigned merge_events(json_t *merge)
 	return ev;
 }
 
-static void walk_sql(extract_ctx *ctx, json_t *node)
+/* Read the one JSON object that starts at `at` (a '{'), ignoring what
+ * follows it. */
+static json_t *object_at(const char *at)
 {
-	if (json_is_array(node)) {
-		size_t i;
-		json_t *v;
-		json_array_foreach(node, i, v) walk_sql(ctx, v);
-		return;
-	}
-	if (!json_is_object(node))
-		return;
-	const char *key;
-	json_t *v;
-	json_object_foreach(node, key, v) {
-		if (key[0] == 'F' && strcmp(key, "FuncCall") == 0) {
-			on_funccall(ctx, v);
-			bool saved = ctx->in_call_stmt;
-			ctx->in_call_stmt = false;
-			walk_sql(ctx, v);
-			ctx->in_call_stmt = saved;
+	return json_loads(at, JSON_DISABLE_EOF_CHECK, NULL);
+}
+
+static bool key_at(const char *p, const char *key, size_t *len)
+{
+	size_t n = strlen(key);
+	if (strncmp(p, key, n) != 0)
+		return false;
+	*len = n;
+	return true;
+}
+
+/* The sites of a libpg_query parse tree, given as its JSON text.
+ *
+ * Why not load the whole tree: a call site needs only FuncCall, CallStmt
+ * and DML nodes, and building the full tree with jansson costs several
+ * times more than parsing itself.  A key such as "FuncCall":{ can only be
+ * a key in libpg_query's JSON (inside a string value every quote is
+ * escaped), so each wanted node is found by scanning the text and read
+ * alone with jansson.  Nested calls inside a FuncCall's arguments are found
+ * by the same scan, in document order. */
+static void scan_sql(extract_ctx *ctx, const char *json)
+{
+	for (const char *p = strchr(json, '"'); p; p = strchr(p + 1, '"')) {
+		size_t n = 0;
+		json_t *obj = NULL;
+		char first = p[1];
+		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
+		    first != 'M' && first != 'T')
 			continue;
-		}
-		if (key[0] == 'C' && strcmp(key, "CallStmt") == 0) {
+		if (key_at(p, "\"FuncCall\":{", &n)) {
+			obj = object_at(p + n - 1);
+			on_funccall(ctx, obj);
+		} else if (key_at(p, "\"CallStmt\":{\"funccall\":{", &n)) {
 			/* Typed fields come unwrapped: funccall is the FuncCall itself. */
-			json_t *fc = json_object_get(v, "funccall");
+			obj = object_at(p + n - 1);
 			bool saved = ctx->in_call_stmt;
 			ctx->in_call_stmt = true;
-			on_funccall(ctx, fc);
-			ctx->in_call_stmt = false;
-			walk_sql(ctx, fc);
+			on_funccall(ctx, obj);
 			ctx->in_call_stmt = saved;
-			continue;
-		}
-		if (strcmp(key, "InsertStmt") == 0) {
+		} else if (key_at(p, "\"InsertStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
 			unsigned ev = CGM_EV_INSERT;
-			const char *action = jstr(json_object_get(v, "onConflictClause"), "action");
+			const char *action = jstr(json_object_get(obj, "onConflictClause"), "action");
 			if (action && strcmp(action, "ONCONFLICT_UPDATE") == 0)
 				ev |= CGM_EV_UPDATE;
-			on_dml(ctx, json_object_get(v, "relation"), ev);
-		} else if (strcmp(key, "UpdateStmt") == 0) {
-			on_dml(ctx, json_object_get(v, "relation"), CGM_EV_UPDATE);
-		} else if (strcmp(key, "DeleteStmt") == 0) {
-			on_dml(ctx, json_object_get(v, "relation"), CGM_EV_DELETE);
-		} else if (strcmp(key, "MergeStmt") == 0) {
-			on_dml(ctx, json_object_get(v, "relation"), merge_events(v));
-		} else if (strcmp(key, "TruncateStmt") == 0) {
+			on_dml(ctx, json_object_get(obj, "relation"), ev);
+		} else if (key_at(p, "\"UpdateStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
+			on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_UPDATE);
+		} else if (key_at(p, "\"DeleteStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
+			on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_DELETE);
+		} else if (key_at(p, "\"MergeStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
+			on_dml(ctx, json_object_get(obj, "relation"), merge_events(obj));
+		} else if (key_at(p, "\"TruncateStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
 			size_t i;
 			json_t *r;
-			json_array_foreach(json_object_get(v, "relations"), i, r)
+			json_array_foreach(json_object_get(obj, "relations"), i, r)
 				on_dml(ctx, r, CGM_EV_TRUNCATE);
-		} else if (strcmp(key, "CopyStmt") == 0) {
-			if (json_is_true(json_object_get(v, "is_from")))
-				on_dml(ctx, json_object_get(v, "relation"), CGM_EV_INSERT);
+		} else if (key_at(p, "\"CopyStmt\":{", &n)) {
+			obj = object_at(p + n - 1);
+			if (json_is_true(json_object_get(obj, "is_from")))
+				on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_INSERT);
 		}
-		if (json_is_object(v) || json_is_array(v))
-			walk_sql(ctx, v);
+		if (obj)
+			json_decref(obj);
+		p += n ? n - 2 : 0;
 	}
 }
 
@@ -397,17 +470,9 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 		pg_query_free_parse_result(r);
 		return false;
 	}
-	json_error_t jerr;
-	json_t *tree = json_loads(r.parse_tree, 0, &jerr);
-	pg_query_free_parse_result(r);
-	if (!tree) {
-		if (err)
-			*err = strdup("cannot read libpg_query output");
-		return false;
-	}
 	ctx->parsed = sql;
-	walk_sql(ctx, json_object_get(tree, "stmts"));
-	json_decref(tree);
+	scan_sql(ctx, r.parse_tree);
+	pg_query_free_parse_result(r);
 	return true;
 }
 
@@ -561,6 +626,8 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 }
 
 /* One embedded expression of the PL/pgSQL tree. */
+static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic);
+
 static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
 {
 	if (!text || !*text)
@@ -599,6 +666,28 @@ static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	long at = find_in_body(ctx, probe);
 	ctx->base = at >= 0 ? at - probe_shift : -1;
 
+	if (!dynamic && ctx->batching) {
+		if (ctx->npending == ctx->cap_pending) {
+			ctx->cap_pending = ctx->cap_pending ? ctx->cap_pending * 2 : 16;
+			ctx->pending = realloc(ctx->pending, sizeof(pending_expr) * (size_t)ctx->cap_pending);
+		}
+		pending_expr *e = &ctx->pending[ctx->npending++];
+		e->parsed = parsed;
+		e->orig = text;
+		e->delta = delta;
+		e->base = ctx->base;
+		e->stmt_kind = ctx->stmt_kind;
+		e->stmt_line = ctx->stmt_line;
+		e->in_perform = ctx->in_perform;
+		e->offset = 0;
+		return;
+	}
+	parse_one(ctx, parsed, text, dynamic);
+}
+
+/* Parse one expression and record its sites, or its error. Frees parsed. */
+static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic)
+{
 	int before = ctx->nsites;
 	char *err = NULL;
 	int errpos = 0;
@@ -643,6 +732,43 @@ static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	free(parsed);
 }
 
+/* Parse every waiting expression as one text; when that text does not
+ * parse, each expression alone, so the error names its own line. */
+static void flush_batch(extract_ctx *ctx)
+{
+	if (ctx->npending == 0)
+		return;
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	for (int i = 0; i < ctx->npending; i++) {
+		ctx->pending[i].offset = (long)text.len;
+		cgm_strbuf_puts(&text, ctx->pending[i].parsed);
+		/* On its own line: an expression may end in a -- comment. */
+		cgm_strbuf_puts(&text, "\n;\n");
+	}
+	PgQueryParseResult r = pg_query_parse(cgm_strbuf_cstr(&text));
+	if (!r.error) {
+		ctx->batch = ctx->pending;
+		scan_sql(ctx, r.parse_tree);
+		ctx->batch = NULL;
+		for (int i = 0; i < ctx->npending; i++)
+			free(ctx->pending[i].parsed);
+	} else {
+		for (int i = 0; i < ctx->npending; i++) {
+			const pending_expr *e = &ctx->pending[i];
+			ctx->orig = e->orig;
+			ctx->delta = e->delta;
+			ctx->base = e->base;
+			ctx->stmt_kind = e->stmt_kind;
+			ctx->stmt_line = e->stmt_line;
+			ctx->in_perform = e->in_perform;
+			parse_one(ctx, e->parsed, e->orig, false);
+		}
+	}
+	pg_query_free_parse_result(r);
+	cgm_strbuf_free(&text);
+	ctx->npending = 0;
+}
+
 /* ---- the PL/pgSQL tree ------------------------------------------------ */
 
 static void walk_plpgsql(extract_ctx *ctx, json_t *node, const char *field);
@@ -657,8 +783,24 @@ static bool is_dynamic_field(const extract_ctx *ctx, const char *field)
 	       (strcmp(ctx->stmt_kind, "dynexecute") == 0 || strcmp(ctx->stmt_kind, "dynfors") == 0);
 }
 
+/* A statement kind that outlives the JSON tree it was read from. */
+static const char *stable_kind(extract_ctx *ctx, const char *kind)
+{
+	static const char *const known[] = {
+		"assign", "if", "elsif", "case", "loop", "while", "fori", "fors", "forc",
+		"foreach_a", "exit", "return", "return_next", "return_query", "raise",
+		"assert", "execsql", "dynexecute", "dynfors", "getdiag", "open", "fetch",
+		"close", "perform", "call", "commit", "rollback", "block", "declare", "sql", NULL
+	};
+	for (int i = 0; known[i]; i++)
+		if (strcmp(known[i], kind) == 0)
+			return known[i];
+	return cgm_arena_strdup(ctx->arena, kind);
+}
+
 static void on_statement(extract_ctx *ctx, const char *kind, json_t *stmt)
 {
+	kind = stable_kind(ctx, kind);
 	const char *saved_kind = ctx->stmt_kind;
 	int saved_line = ctx->stmt_line;
 	bool saved_perform = ctx->in_perform;
@@ -711,11 +853,10 @@ static void walk_datums(extract_ctx *ctx, json_t *datums)
 		const char *name = jstr(var, "refname");
 		const char *typname =
 			jstr(json_object_get(json_object_get(var, "datatype"), "PLpgSQL_type"), "typname");
-		const char *type = NULL;
-		if (typname && strcmp(typname, "UNKNOWN") != 0)
-			type = cgm_type_canonical_text(ctx->arena, typname, NULL);
-		if (name && type)
-			add_var(ctx, cgm_arena_strdup(ctx->arena, name), type);
+		if (name && typname && strcmp(typname, "UNKNOWN") != 0) {
+			add_var(ctx, cgm_arena_strdup(ctx->arena, name), NULL);
+			ctx->vars[ctx->nvars - 1].declared = cgm_arena_strdup(ctx->arena, typname);
+		}
 		if (!json_object_get(var, "lineno"))
 			continue;
 		const char *saved = ctx->stmt_kind;
@@ -844,8 +985,11 @@ static void extract_plpgsql(extract_ctx *ctx)
 	json_t *func = json_object_get(json_array_get(tree, 0), "PLpgSQL_function");
 	ctx->stmt_kind = "block";
 	ctx->stmt_line = 1;
+	ctx->batching = true;
 	walk_datums(ctx, json_object_get(func, "datums"));
 	walk_plpgsql(ctx, json_object_get(func, "action"), NULL);
+	ctx->batching = false;
+	flush_batch(ctx);
 	json_decref(tree);
 	ctx->body = fn->source;
 	free(body);
@@ -886,10 +1030,17 @@ static void extract_sql(extract_ctx *ctx)
 	free(text);
 }
 
+typedef struct ordered_site {
+	cgm_site site;
+	int order; /* discovery order: keeps the sort stable */
+} ordered_site;
+
 static int compare_sites(const void *a, const void *b)
 {
-	const cgm_site *x = a, *y = b;
-	return x->line - y->line;
+	const ordered_site *x = a, *y = b;
+	if (x->site.line != y->site.line)
+		return x->site.line - y->site.line;
+	return x->order - y->order;
 }
 
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
@@ -916,21 +1067,18 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	}
 	fn->analysed = true;
 
-	/* Stable sort by line: mergesort-like stability via index tiebreak. */
-	for (int i = 1; i < ctx.nsites; i++) {
-		cgm_site tmp = ctx.sites[i];
-		int j = i - 1;
-		while (j >= 0 && compare_sites(&ctx.sites[j], &tmp) > 0) {
-			ctx.sites[j + 1] = ctx.sites[j];
-			j--;
-		}
-		ctx.sites[j + 1] = tmp;
-	}
 	if (ctx.nsites) {
+		/* Source order: by line, then as found. */
+		ordered_site *order = malloc(sizeof(ordered_site) * (size_t)ctx.nsites);
+		for (int i = 0; i < ctx.nsites; i++) {
+			order[i].site = ctx.sites[i];
+			order[i].order = i;
+		}
+		qsort(order, (size_t)ctx.nsites, sizeof(ordered_site), compare_sites);
 		fn->sites = cgm_arena_alloc(arena, sizeof(cgm_site) * (size_t)ctx.nsites);
-		memcpy(fn->sites, ctx.sites, sizeof(cgm_site) * (size_t)ctx.nsites);
 		for (int i = 0; i < ctx.nsites; i++)
-			fn->sites[i].stmt = cgm_arena_strdup(arena, fn->sites[i].stmt);
+			fn->sites[i] = order[i].site;
+		free(order);
 	}
 	fn->nsites = ctx.nsites;
 	if (ctx.nerrors) {
@@ -938,6 +1086,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 		memcpy(fn->errors, ctx.errors, sizeof(cgm_parse_error) * (size_t)ctx.nerrors);
 	}
 	fn->nerrors = ctx.nerrors;
+	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.errors);
 	free(ctx.vars);
