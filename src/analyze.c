@@ -54,6 +54,55 @@ bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *s
 	return false;
 }
 
+static int compare_hits(const void *a, const void *b, void *arg)
+{
+	const cgm_model *model = arg;
+	const cgm_dynamic_hit *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return strcmp(model->functions[x->to].id, model->functions[y->to].id);
+}
+
+cgm_dynamic_hit *cgm_dynamic_hits(int *count, const cgm_model *model)
+{
+	int n = 0;
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->via == CGM_VIA_DYNAMIC && (e->provenance & CGM_EDGE_OBSERVED) && e->from >= 0 &&
+		    e->to >= 0 && e->from < model->nfunctions && e->to < model->nfunctions)
+			n += e->nlines;
+	}
+	*count = n;
+	if (!n)
+		return NULL;
+	cgm_dynamic_hit *hits = xcalloc((size_t)n, sizeof(cgm_dynamic_hit));
+	int k = 0;
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->via == CGM_VIA_DYNAMIC && (e->provenance & CGM_EDGE_OBSERVED) && e->from >= 0 &&
+		    e->to >= 0 && e->from < model->nfunctions && e->to < model->nfunctions)
+			for (int l = 0; l < e->nlines; l++)
+				hits[k++] = (cgm_dynamic_hit){ e->from, e->lines[l], e->to };
+	}
+	qsort_r(hits, (size_t)n, sizeof(cgm_dynamic_hit), compare_hits, (void *)model);
+	return hits;
+}
+
+int cgm_dynamic_hit_find(const cgm_dynamic_hit *hits, int count, int fn, int line)
+{
+	int lo = 0, hi = count;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (hits[mid].from < fn || (hits[mid].from == fn && hits[mid].line < line))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < count && hits[lo].from == fn && hits[lo].line == line ? lo : -1;
+}
+
 bool cgm_function_uncalled(const cgm_model *model, int fn)
 {
 	const cgm_function *f = &model->functions[fn];
@@ -332,6 +381,8 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
 	bool *no_callers = xcalloc((size_t)model->nfunctions, sizeof(bool));
 	cgm_functions_uncalled(no_callers, model);
+	int nhits;
+	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->provenance & CGM_EDGE_STATIC)
@@ -349,7 +400,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
 			dyn_sites++;
-			if (cgm_dynamic_site_observed(model, i, &f->sites[s]))
+			if (cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0)
 				dyn_seen++;
 		}
 		roots += f->root;
@@ -364,6 +415,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 		}
 	}
 	free(no_callers);
+	free(hits);
 	if (model->has_runtime)
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");

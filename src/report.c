@@ -309,11 +309,6 @@ static const column dynamic_columns[] = {
 	{ "targets", COL_STR }, { "text", COL_STR },
 };
 
-static int compare_ids(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void build_dynamic(table *t, const cgm_model *model)
 {
 	t->title = "Dynamic call sites";
@@ -325,31 +320,22 @@ static void build_dynamic(table *t, const cgm_model *model)
 	else if (!edges_known)
 		t->note = "the runtime data has no call edges (only per-function figures): no "
 			  "dynamic site can be called unseen";
+	int nhits;
+	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
 			if (site->kind != CGM_SITE_DYNAMIC)
 				continue;
-			/* Observed targets: dynamic edges of this function at this line. */
-			const char **ids = xmalloc(sizeof(char *) * (size_t)(model->nedges + 1));
-			int nids = 0;
-			for (int e = 0; e < model->nedges; e++) {
-				const cgm_edge *edge = &model->edges[e];
-				if (edge->from != i || edge->via != CGM_VIA_DYNAMIC ||
-				    !(edge->provenance & CGM_EDGE_OBSERVED) || edge->to < 0)
-					continue;
-				for (int l = 0; l < edge->nlines; l++)
-					if (edge->lines[l] == site->line) {
-						ids[nids++] = model->functions[edge->to].id;
-						break;
-					}
-			}
-			qsort(ids, (size_t)nids, sizeof(char *), compare_ids);
+			/* Observed targets: hits of this function at this line, by id. */
 			cgm_strbuf targets = CGM_STRBUF_INIT;
-			for (int k = 0; k < nids; k++)
-				cgm_strbuf_printf(&targets, "%s%s", k ? " " : "", ids[k]);
-			free(ids);
+			int nids = 0;
+			int h = cgm_dynamic_hit_find(hits, nhits, i, site->line);
+			for (; h >= 0 && h < nhits && hits[h].from == i && hits[h].line == site->line;
+			     h++, nids++)
+				cgm_strbuf_printf(&targets, "%s%s", nids ? " " : "",
+						  model->functions[hits[h].to].id);
 			const char *status = nids ? "observed" : edges_known ? "unseen" : "not observed";
 			row *r = table_add(t);
 			r->cells[0] = xstrdup(f->id);
@@ -372,6 +358,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			cgm_strbuf_free(&targets);
 		}
 	}
+	free(hits);
 }
 
 /* Edges in (from, to, via) order by id: the model's own order is not

@@ -899,8 +899,8 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 		bool ok = true;
 		if (p->callee == 0) {
 			rt_diagnostic(rt, path, p->first_line,
-				      "OID 0 as a callee in runtime log: %" PRId64 " calls skipped",
-				      p->count);
+				      "OID 0 as a callee in runtime log: %" PRId64 " call%s skipped",
+				      p->count, p->count == 1 ? "" : "s");
 			continue;
 		}
 		if (!callee->id) {
@@ -924,8 +924,8 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 		if (!names[k].id)
 			rt_diagnostic(rt, path, names[k].first_line,
 				      "unknown function OID %lu in runtime log (no such function in "
-				      "the mapped database; %" PRId64 " calls skipped)",
-				      names[k].oid, names[k].uses);
+				      "the mapped database; %" PRId64 " call%s skipped)",
+				      names[k].oid, names[k].uses, names[k].uses == 1 ? "" : "s");
 out:
 	free(names);
 	free(pairs.pairs);

@@ -128,6 +128,15 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out);
 bool cgm_edge_unexplained(const cgm_edge *edge);
 /* Dynamic site `site` of function `fn` has an observed dynamic edge. */
 bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
+/* Every observed dynamic call as (caller, site line, callee), sorted by
+ * caller index, line, then callee id: one pass answers every site.  Returns
+ * a malloc'd array the caller frees (NULL when *count is 0). */
+typedef struct cgm_dynamic_hit {
+	int from, line, to;
+} cgm_dynamic_hit;
+cgm_dynamic_hit *cgm_dynamic_hits(int *count, const cgm_model *model);
+/* Index of the first hit of (fn, line) in hits, or -1. */
+int cgm_dynamic_hit_find(const cgm_dynamic_hit *hits, int count, int fn, int line);
 /* No caller outside its own recursive component, not a root, never called. */
 bool cgm_function_uncalled(const cgm_model *model, int fn);
 /* The same for every function at once, in one pass over the edges:

@@ -267,6 +267,52 @@ static void test_summary(void **state)
 	cgm_model_free(m);
 }
 
+/* The sorted (caller, line, callee) hits answer every dynamic site. */
+static void test_dynamic_hits(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "s.a()");
+	add_function(m, "s.b()");
+	add_function(m, "s.c()");
+	cgm_model_index(m);
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = idx(m, "s.a()");
+	e->to = idx(m, "s.c()");
+	e->via = CGM_VIA_DYNAMIC;
+	e->provenance = CGM_EDGE_OBSERVED;
+	e->lines = cgm_arena_alloc(m->arena, 2 * sizeof(int));
+	e->lines[0] = 4;
+	e->lines[1] = 9;
+	e->nlines = 2;
+	e = cgm_model_add_edge(m);
+	e->from = idx(m, "s.a()");
+	e->to = idx(m, "s.b()");
+	e->via = CGM_VIA_DYNAMIC;
+	e->provenance = CGM_EDGE_OBSERVED;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
+	e->lines[0] = 4;
+	e->nlines = 1;
+	add_edge(m, "s.b()", "s.c()", CGM_EDGE_STATIC, 0); /* not dynamic: no hit */
+	int n;
+	cgm_dynamic_hit *hits = cgm_dynamic_hits(&n, m);
+	assert_int_equal(n, 3);
+	int first = cgm_dynamic_hit_find(hits, n, idx(m, "s.a()"), 4);
+	assert_int_equal(first, 0);
+	assert_int_equal(hits[0].to, idx(m, "s.b()"));
+	assert_int_equal(hits[1].to, idx(m, "s.c()"));
+	assert_int_equal(hits[1].line, 4);
+	assert_int_equal(cgm_dynamic_hit_find(hits, n, idx(m, "s.a()"), 9), 2);
+	assert_int_equal(cgm_dynamic_hit_find(hits, n, idx(m, "s.a()"), 5), -1);
+	assert_int_equal(cgm_dynamic_hit_find(hits, n, idx(m, "s.b()"), 3), -1);
+	cgm_site site = { .line = 9, .kind = CGM_SITE_DYNAMIC };
+	assert_true(cgm_dynamic_site_observed(m, idx(m, "s.a()"), &site));
+	site.line = 5;
+	assert_false(cgm_dynamic_site_observed(m, idx(m, "s.a()"), &site));
+	free(hits);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_called_function_seeds_reachability),
 		cmocka_unit_test(test_long_chain),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_dynamic_hits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
