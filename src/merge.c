@@ -399,7 +399,9 @@ int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts)
 	cgm_runtime *rt = cgm_runtime_new();
 	int rc = 0;
 	/* "" is libpq's "everything from the environment"; NULL: no database. */
-	const char *dsn = opts->dsn ? opts->dsn : opts->from_database ? "" : NULL;
+	const char *dsn = opts->dsn                                 ? opts->dsn
+			  : opts->from_database || !opts->no_runtime ? ""
+								     : NULL;
 	if (!opts->no_runtime && dsn)
 		rc = cgm_runtime_load_pg(NULL, rt, dsn);
 	for (int i = 0; rc == 0 && i < opts->nfiles; i++)

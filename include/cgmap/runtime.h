@@ -152,8 +152,9 @@ bool cgm_runtime_has_edges(const cgm_model *model);
  * (unless no_runtime, the live server at dsn; each file; each log), merge. */
 typedef struct cgm_runtime_options {
 	bool from_database;            /* the model comes from a live database */
-	const char *dsn;               /* its libpq conninfo or URI; NULL: the environment
-	                                * when from_database, else no database (SQL files) */
+	const char *dsn;               /* its libpq conninfo or URI; NULL: the PG* environment
+	                                * when from_database or !no_runtime, else there is
+	                                * no database (SQL files: set no_runtime) */
 	bool no_runtime;               /* --no-runtime: do not read the live server */
 	const char **files;            /* --runtime FILE */
 	int nfiles;
