@@ -258,23 +258,31 @@ static void unknown_report(cgm_model *model, unknown_list *list)
 	free(list->items);
 }
 
+/* "database shop", "file run.json, database shop@db1:5432", "log server.log, database shop" */
+static void source_label(cgm_strbuf *out, const cgm_runtime_source *src)
+{
+	cgm_strbuf_printf(out, "%s %s", src->kind, src->name);
+	if (src->database && strcmp(src->kind, "database") != 0)
+		cgm_strbuf_printf(out, ", database %s", src->database);
+}
+
+/* "LABEL: WHAT"; cgm_runtime_has_edges() reads WHAT back. */
 static const char *source_line(cgm_arena *arena, const cgm_runtime_source *src)
 {
+	bool db = strcmp(src->kind, "database") == 0;
 	const char *what = src->has_trace && src->has_function_stats
-				   ? "call edges and function statistics"
-			   : src->has_trace		? "call edges"
-			   : src->has_function_stats ? "function statistics"
-						     : "no data";
-	if (strcmp(src->kind, "database") == 0)
-		what = src->has_trace && src->has_function_stats
-			       ? "cgmap_trace, pg_stat_user_functions"
-		       : src->has_trace		? "cgmap_trace"
-		       : src->has_function_stats ? "pg_stat_user_functions"
-						 : "no data (track_functions is none)";
-	if (src->database && strcmp(src->kind, "database") != 0)
-		return cgm_arena_printf(arena, "%s %s (database %s): %s", src->kind, src->name,
-					src->database, what);
-	return cgm_arena_printf(arena, "%s %s: %s", src->kind, src->name, what);
+				   ? (db ? "cgmap_trace, pg_stat_user_functions"
+					 : "call edges and function statistics")
+			   : src->has_trace ? (db ? "cgmap_trace" : "call edges")
+			   : src->has_function_stats
+				   ? (db ? "pg_stat_user_functions" : "function statistics")
+				   : (db ? "no data (track_functions is none)" : "no data");
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	source_label(&b, src);
+	cgm_strbuf_printf(&b, ": %s", what);
+	const char *line = cgm_arena_strdup(arena, cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&b);
+	return line;
 }
 
 static bool source_has_data(const cgm_runtime_source *src)
@@ -325,9 +333,11 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 		if (!source_has_data(src))
 			continue;
 		any = true;
-		cgm_strbuf_printf(&window, "%s%s to %s (%s %s)", window.len ? "; " : "",
+		cgm_strbuf_printf(&window, "%s%s to %s (", window.len ? "; " : "",
 				  src->since ? src->since : "an unknown start",
-				  src->until ? src->until : "an unknown end", src->kind, src->name);
+				  src->until ? src->until : "an unknown end");
+		source_label(&window, src);
+		cgm_strbuf_putc(&window, ')');
 	}
 	model->runtime_sources = lines;
 	model->nruntime_sources = nsources;

@@ -549,9 +549,9 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	}
 	opt_string(&track, root, "track_functions");
 	src->kind = "file";
-	src->name = name ? cgm_arena_printf(rt->arena, "%s (database %s)", path, name)
-			 : cgm_arena_strdup(rt->arena, path);
-	src->database = cgm_arena_strdup(rt->arena, database);
+	src->name = cgm_arena_strdup(rt->arena, path);
+	/* The server it came from, as collect named it. */
+	src->database = cgm_arena_strdup(rt->arena, name ? name : database);
 	src->server_version = cgm_arena_strdup(rt->arena, version_text);
 	src->since = cgm_arena_strdup(rt->arena, since);
 	src->until = cgm_arena_strdup(rt->arena, until);

@@ -94,7 +94,7 @@ expect_same "report cold --runtime on a static snapshot" "$fx/expected/cold.txt"
 "$CGMAP" report dead "$work/fx" --entry 'app.legacy_*' >"$work/entry-dead.txt"
 expect_text "dead with --entry" "$work/entry-dead.txt" <<'EOF'
 # Dead functions: 3
-# runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (file fixtures/runtime/observed.json (database shop@db1:5432))
+# runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (file fixtures/runtime/observed.json, database shop@db1:5432)
 app.ping(integer): not reachable from any root through static or observed edges, never called in the window; recursive component 1, called only from within it (fixtures/runtime/schema.sql:134)
 app.pong(integer): not reachable from any root through static or observed edges, never called in the window; recursive component 1, called only from within it (fixtures/runtime/schema.sql:140)
 app.send_sms(integer): not reachable from any root through static or observed edges, never called in the window (fixtures/runtime/schema.sql:72)
@@ -223,7 +223,7 @@ expect_grep "bad item said" "$work/log.err" "cannot read '$order->oops' as OID->
 "$CGMAP" report unexplained "$work/log" >"$work/log-unexplained.txt"
 expect_text "log: unexplained edge and window" "$work/log-unexplained.txt" <<EOF
 # Unexplained runtime edges: 1
-# runtime data covers 2026-11-29 10:00:00.010 UTC to 2026-11-29 10:00:03.500 UTC (log $work/server.log)
+# runtime data covers 2026-11-29 10:00:00.010 UTC to 2026-11-29 10:00:03.500 UTC (log $work/server.log, database shop)
 app.place_order(integer,numeric) -> app.legacy_helper() lines - calls 1: observed at runtime, but the caller has no static call of it and no dynamic site (a static miss of cgmap: worth a bug report)
 EOF
 "$CGMAP" report functions "$work/log" | grep ' entry' >"$work/log-entry.txt"
