@@ -812,6 +812,11 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 		return cgm_error(CGM_EINPUT, "cannot read runtime log '%s'", path);
 	}
 
+	if (!ndigraphs)
+		rt_diagnostic(rt, path, 0,
+			      "no 'digraph {oid->oid;...}' line in runtime log (%d lines read)",
+			      lineno);
+
 	/* Distinct OIDs (0 is "no caller": an entry point). */
 	oid_name *names = calloc((size_t)pairs.n * 2 + 1, sizeof(oid_name));
 	if (!names) {

@@ -438,6 +438,38 @@ static void test_bad_runtime_files(void **state)
 	free(path);
 }
 
+/* Log lines that hold no OID pair need no database: parsing is checked here,
+ * the OID lookup in tests/integration/test_runtime.sh. */
+static void test_log_without_pairs(void **state)
+{
+	(void)state;
+	char *path = temp_path("server.log");
+	cgm_runtime *rt = cgm_runtime_new();
+	write_text(path, "2026-11-29 10:00:00 UTC LOG:  checkpoint starting\n");
+	assert_int_equal(cgm_runtime_load_log(rt, path, "dbname=cgmap_never_used"), 0);
+	assert_int_equal(rt->ndiagnostics, 1);
+	assert_string_equal(rt->diagnostics[0].message,
+			    "no 'digraph {oid->oid;...}' line in runtime log (1 lines read)");
+	assert_false(rt->sources[0].has_trace);
+
+	write_text(path, "x\n2026-11-29 10:00:01.5 CET [7] LOG:  digraph {12->x;13->14}\n"
+			 "y digraph {1->2;\n");
+	assert_int_equal(cgm_runtime_load_log(rt, path, "dbname=cgmap_never_used"), 0);
+	assert_int_equal(rt->nsources, 2);
+	assert_int_equal(rt->ndiagnostics, 3);
+	assert_string_equal(rt->diagnostics[1].message,
+			    "cannot read '12->x' as OID->OID: rest of the line skipped");
+	assert_int_equal(rt->diagnostics[1].line, 2);
+	assert_string_equal(rt->diagnostics[2].message,
+			    "digraph without its closing brace: skipped");
+	assert_int_equal(rt->diagnostics[2].line, 3);
+	assert_string_equal(rt->sources[1].since, "2026-11-29 10:00:01.5 CET");
+	assert_int_equal(rt->nedges, 0);
+	cgm_runtime_free(rt);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_no_data_is_no_runtime),
 		cmocka_unit_test(test_runtime_file_round_trip),
 		cmocka_unit_test(test_bad_runtime_files),
+		cmocka_unit_test(test_log_without_pairs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -355,6 +355,16 @@ static void test_escaping_and_parsing(void **state)
 	       "function,schema,file,file_line,reason\r\n"
 	       "\"\"\"Odd, Schema\"\".\"\"a|b\"\"()\",\"Odd, Schema\",,,\"not reachable from any "
 	       "root through static or observed edges, never called in the window\"\r\n");
+	/* A trigger function no trigger uses is said to be one. */
+	add_function(m, "app.orphan_trg()", "app");
+	cgm_model_index(m);
+	m->functions[idx(m, "app.orphan_trg()")].is_trigger = true;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	char *dead = render(m, "dead", "text");
+	assert_non_null(strstr(dead, "app.orphan_trg(): not reachable from any root through static "
+				     "or observed edges, never called in the window; trigger "
+				     "function of no trigger\n"));
+	free(dead);
 	char *md = render(m, "functions", "markdown");
 	assert_non_null(strstr(md, "a\\|b"));
 	free(md);
