@@ -210,6 +210,7 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		PQclear(res);
 		return 0;
 	}
+	*found = true;
 	char *schema = PQescapeIdentifier(conn, PQgetvalue(res, 0, 0), strlen(PQgetvalue(res, 0, 0)));
 	PQclear(res);
 	if (!schema)
@@ -277,7 +278,6 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	}
 	PQclear(res);
 	src->has_trace = true;
-	*found = true;
 	return 0;
 }
 

@@ -87,7 +87,7 @@ void cgm_runtime_free(cgm_runtime *rt);
  * cgmap_trace edges and info when the extension is installed in that
  * database, and pg_stat_user_functions in any case (a diagnostic says so
  * when track_functions is off).  *found_trace (may be NULL) tells whether
- * the extension was there.  Fails (CGM_ESOURCE) only when it cannot connect
+ * the extension is installed there (read or not: a diagnostic says why not).  Fails (CGM_ESOURCE) only when it cannot connect
  * or read. */
 int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn);
 /* A file written by `cgmap collect` (docs/runtime-data.md). */

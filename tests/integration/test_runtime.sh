@@ -257,6 +257,14 @@ if ! "$ext/install.sh" "$work/ext" >>"$work/ext.log" 2>&1; then
 	trace_skip "install.sh could not install the extension (needs root)"
 	exit 0
 fi
+# Installed but not preloaded: said, and the statistics are still read.
+pgtest_psql -c "CREATE DATABASE notloaded"
+pgtest_psql -d notloaded -c "CREATE EXTENSION cgmap_trace"
+"$CGMAP" collect --dsn "dbname=notloaded" -o "$work/notloaded.json" 2>"$work/notloaded.err" ||
+	{ cat "$work/notloaded.err" >&2; pgtest_fail "collect with an unloaded cgmap_trace failed"; }
+expect_grep "unloaded extension said" "$work/notloaded.err" \
+	"cgmap_trace is installed in database 'notloaded' but cannot be read"
+expect_grep "unloaded extension: statistics still read" "$work/notloaded.json" '"function_stats": true'
 pgtest_stop
 pgtest_start "track_functions = all" "shared_preload_libraries = 'cgmap_trace'"
 pgtest_psql -c "CREATE DATABASE shop"
