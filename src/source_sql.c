@@ -129,6 +129,7 @@ typedef struct sql_state {
 	int *line_starts;
 	int nlines;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
+	const sqlfile_shrunk *shrunk; /* what the parser read: bodies cut out */
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
@@ -202,6 +203,18 @@ static int name_list(const json_t *list, const char **parts, int max)
 static const char *pair_key(cgm_arena *a, const char *schema, const char *name)
 {
 	return cgm_arena_printf(a, "%s\x1f%s", schema, name);
+}
+
+/* A string constant as written: a body the parser saw as a marker comes
+ * back from the original text. */
+static const char *literal_value(sql_state *st, const char *v)
+{
+	int k = st->shrunk ? sqlfile_marker(st->shrunk, v) : -1;
+	if (k < 0)
+		return v;
+	const sqlfile_literal *l = &st->shrunk->lits[k];
+	return cgm_arena_strndup(st->a, st->text + l->content_start,
+				 (size_t)(l->content_end - l->content_start));
 }
 
 /* ---- places: offsets to lines, diagnostics ---- */
@@ -616,7 +629,7 @@ static bool search_path_setting(sql_state *st, const json_t *set, const char ***
 		*path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
 		for (int i = 0; i < n; i++) {
 			json_t *c = jget(json_array_get(args, (size_t)i), "A_Const");
-			const char *v = jstr(jget(c, "sval"), "sval");
+			const char *v = literal_value(st, jstr(jget(c, "sval"), "sval"));
 			(*path)[i] = cgm_arena_strdup(st->a, v ? v : "");
 		}
 		*npath = n;
@@ -767,7 +780,7 @@ static const char *default_display(sql_state *st, const json_t *expr, const char
 		if (jbool(c, "isnull")) {
 			cgm_strbuf_printf(&buf, "NULL::%s", type);
 		} else if (jget(c, "sval")) {
-			const char *v = jstr(jget(c, "sval"), "sval");
+			const char *v = literal_value(st, jstr(jget(c, "sval"), "sval"));
 			const_text(&buf, type, v ? v : "");
 		} else if (jget(c, "ival")) {
 			/* An integer literal: an int4 constant, cast implicitly
@@ -1010,7 +1023,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 		f.atomic_body = true;
 		f.source = atomic_text(st, jget(sql_body, "ReturnStmt") != NULL);
 	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
-		f.source = cgm_arena_strdup(a, string_node(json_array_get(as_list, 0)));
+		f.source = cgm_arena_strdup(a, literal_value(st, string_node(json_array_get(as_list, 0))));
 	}
 
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
@@ -1502,7 +1515,7 @@ static void apply_comment(sql_state *st, const json_t *stmt)
 			 strcmp(why, "not found") == 0 ? "does not exist" : why);
 		return;
 	}
-	const char *comment = jstr(stmt, "comment");
+	const char *comment = literal_value(st, jstr(stmt, "comment"));
 	st->fns[fn].comment = comment && *comment ? cgm_arena_strdup(st->a, comment) : NULL;
 }
 
@@ -1534,7 +1547,7 @@ static void apply_select(sql_state *st, const json_t *stmt)
 		const char *setting = jstr(jget(jget(json_array_get(args, 0), "A_Const"), "sval"), "sval");
 		json_t *value = jget(json_array_get(args, 1), "A_Const");
 		if (setting && strcmp(setting, "search_path") == 0 && jget(value, "sval")) {
-			const char *v = jstr(jget(value, "sval"), "sval");
+			const char *v = literal_value(st, jstr(jget(value, "sval"), "sval"));
 			set_path_text(st, v ? v : "");
 		}
 	}
@@ -1686,27 +1699,79 @@ static void index_lines(sql_state *st)
 	st->nlines = n;
 }
 
+/* The JSON trees of a file are many small objects freed at once: while the
+ * source reads them, jansson allocates from a bump region that goes away
+ * whole (freeing millions of nodes one by one cost more than parsing them).
+ * Only this thread uses jansson while a source loads (extraction runs
+ * later), and every tree is released before the normal allocator is back. */
+typedef struct json_region {
+	struct json_region *next;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+} json_region;
+
+static _Thread_local json_region *json_regions;
+
+static void *region_alloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	json_region *r = json_regions;
+	if (!r || r->size - r->used < n) {
+		size_t size = n > (1 << 20) ? n : (1 << 20);
+		r = malloc(sizeof(json_region) + size);
+		if (!r)
+			return NULL;
+		r->next = json_regions;
+		r->used = 0;
+		r->size = size;
+		json_regions = r;
+	}
+	void *p = r->data + r->used;
+	r->used += n;
+	return p;
+}
+
+static void region_free(void *p)
+{
+	(void)p; /* the region goes whole */
+}
+
+static void regions_release(void)
+{
+	while (json_regions) {
+		json_region *next = json_regions->next;
+		free(json_regions);
+		json_regions = next;
+	}
+}
+
 /* Apply every statement of a parse tree whose offsets count from `base`. */
 static void apply_tree(sql_state *st, const char *tree, int base, int len)
 {
+	json_malloc_t saved_malloc;
+	json_free_t saved_free;
+	json_get_alloc_funcs(&saved_malloc, &saved_free);
+	json_set_alloc_funcs(region_alloc, region_free);
 	json_t *root = json_loads(tree, 0, NULL);
 	json_t *stmts = jget(root, "stmts");
 	for (size_t i = 0; i < json_array_size(stmts); i++) {
 		json_t *raw = json_array_get(stmts, i);
 		int loc = jint(raw, "stmt_location");
 		int slen = jint(raw, "stmt_len");
-		st->stmt_start = base + loc;
-		st->stmt_end = slen ? base + loc + slen : base + len;
+		st->stmt_start = sqlfile_original_offset(st->shrunk, base + loc);
+		st->stmt_end = sqlfile_original_offset(st->shrunk, slen ? base + loc + slen : base + len);
 		apply_statement(st, jget(raw, "stmt"));
 	}
 	json_decref(root);
+	json_set_alloc_funcs(saved_malloc, saved_free);
+	regions_release();
 }
 
 /* The message of a parse error as psql shows it, with the file's line. */
 static void parse_error(sql_state *st, const PgQueryError *err, int base)
 {
 	int at = err->cursorpos > 0 ? base + err->cursorpos - 1 : base;
-	diagnose(st, at, "%s", err->message);
+	diagnose(st, sqlfile_original_offset(st->shrunk, at), "%s", err->message);
 }
 
 /* A file that does not parse whole: statements one by one (split at the
@@ -1760,12 +1825,21 @@ static void apply_file(sql_state *st, const char *name, char *text)
 	st->text = text;
 	index_lines(st);
 	set_path(st, default_path, 2);
-	PgQueryParseResult whole = pg_query_parse(text);
+	sqlfile_shrunk shrunk;
+	if (sqlfile_shrink(&shrunk, text) < 0) {
+		diagnose(st, 0, "%s", cgm_error_message());
+		free(st->line_starts);
+		return;
+	}
+	st->shrunk = &shrunk;
+	PgQueryParseResult whole = pg_query_parse(shrunk.text);
 	if (!whole.error)
-		apply_tree(st, whole.parse_tree, 0, (int)strlen(text));
+		apply_tree(st, whole.parse_tree, 0, (int)strlen(shrunk.text));
 	else
-		apply_pieces(st, text);
+		apply_pieces(st, shrunk.text);
 	pg_query_free_parse_result(whole);
+	st->shrunk = NULL;
+	sqlfile_shrunk_free(&shrunk);
 	free(st->line_starts);
 	st->line_starts = NULL;
 }

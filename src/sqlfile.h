@@ -35,4 +35,29 @@ void sqlfile_strip_psql(char *text);
  * semicolons: the caller joins pieces that only parse together. */
 int sqlfile_split(int **starts, int **ends, const char *text);
 
+/* Long dollar-quoted literals (function bodies) cut out of the text handed
+ * to the parser: its JSON then holds a short marker instead of every body,
+ * which makes parsing a big dump several times faster.  The text keeps
+ * everything else byte for byte; offsets map back to the original. */
+#define SQLFILE_MARK '\x01'
+
+typedef struct sqlfile_literal {
+	int old_start, old_end;         /* the literal in the original, tags included */
+	int content_start, content_end; /* its content in the original */
+	int new_start, new_end;         /* the marker literal in the shrunk text */
+} sqlfile_literal;
+
+typedef struct sqlfile_shrunk {
+	char *text;                     /* malloc'd */
+	sqlfile_literal *lits;
+	int n;
+} sqlfile_shrunk;
+
+int sqlfile_shrink(sqlfile_shrunk *out, const char *text);
+/* An offset in the shrunk text as an offset in the original. */
+int sqlfile_original_offset(const sqlfile_shrunk *sh, int offset);
+/* The literal a string value stands for, or -1 when it is no marker. */
+int sqlfile_marker(const sqlfile_shrunk *sh, const char *value);
+void sqlfile_shrunk_free(sqlfile_shrunk *sh);
+
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cgmap/error.h"
+#include "cgmap/strbuf.h"
 
 typedef struct name_list {
 	const char **items;
@@ -349,4 +350,98 @@ void sqlfile_strip_psql(char *s)
 			i++;
 		}
 	}
+}
+
+/* Literals shorter than this stay in place: replacing them saves nothing. */
+#define SHRINK_MIN 48
+
+int sqlfile_shrink(sqlfile_shrunk *out, const char *s)
+{
+	memset(out, 0, sizeof *out);
+	size_t len = strlen(s);
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&text, "");
+	int cap = 0;
+	size_t i = 0, copied = 0;
+	while (s[i]) {
+		size_t after = skip_quoted(s, i);
+		if (after == i) {
+			i++;
+			continue;
+		}
+		size_t taglen = 0;
+		if (s[i] == '$') {
+			while (s[i + taglen + 1] != '$')
+				taglen++;
+			taglen += 2;
+		}
+		/* Only a closed dollar quote long enough is worth a marker. */
+		if (taglen == 0 || after - i < 2 * taglen + SHRINK_MIN ||
+		    strncmp(s + after - taglen, s + i, taglen) != 0) {
+			i = after;
+			continue;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			out->lits = realloc(out->lits, sizeof(sqlfile_literal) * (size_t)cap);
+			if (!out->lits) {
+				cgm_strbuf_free(&text);
+				return cgm_error(CGM_ESOURCE, "out of memory");
+			}
+		}
+		cgm_strbuf_add(&text, s + copied, i - copied);
+		sqlfile_literal *lit = &out->lits[out->n];
+		lit->old_start = (int)i;
+		lit->old_end = (int)after;
+		lit->content_start = (int)(i + taglen);
+		lit->content_end = (int)(after - taglen);
+		lit->new_start = (int)text.len;
+		cgm_strbuf_add(&text, s + i, taglen);
+		cgm_strbuf_printf(&text, "%c%s%d", SQLFILE_MARK, "cgm", out->n);
+		cgm_strbuf_add(&text, s + i, taglen);
+		lit->new_end = (int)text.len;
+		out->n++;
+		copied = i = after;
+	}
+	cgm_strbuf_add(&text, s + copied, len - copied);
+	out->text = text.data ? text.data : strdup("");
+	return 0;
+}
+
+int sqlfile_original_offset(const sqlfile_shrunk *sh, int offset)
+{
+	int lo = 0, hi = sh->n - 1, k = -1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (sh->lits[mid].new_start <= offset) {
+			k = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (k < 0)
+		return offset;
+	const sqlfile_literal *l = &sh->lits[k];
+	if (offset < l->new_end)
+		return l->old_start + (offset - l->new_start < l->old_end - l->old_start
+					       ? offset - l->new_start
+					       : l->old_end - l->old_start - 1);
+	return offset - l->new_end + l->old_end;
+}
+
+int sqlfile_marker(const sqlfile_shrunk *sh, const char *value)
+{
+	if (!value || value[0] != SQLFILE_MARK || strncmp(value + 1, "cgm", 3) != 0)
+		return -1;
+	char *end;
+	long k = strtol(value + 4, &end, 10);
+	return *end == '\0' && k >= 0 && k < sh->n ? (int)k : -1;
+}
+
+void sqlfile_shrunk_free(sqlfile_shrunk *sh)
+{
+	free(sh->text);
+	free(sh->lits);
+	memset(sh, 0, sizeof *sh);
 }

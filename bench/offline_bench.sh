@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# offline_bench.sh [N] - speed and memory of mapping SQL files, no database:
+# generate a synthetic schema file of N functions (default 10000,
+# bench/gen_schema.sh), map it with `cgmap --sql`, and print the time of the
+# SQL-file source (reading, parsing and applying every statement), the time
+# of each later stage, functions per second and peak memory.
+# Target (the same as live mode): >= 10,000 functions/s for the source stage.
+# Also times `cgmap diff` of the mapped snapshot against itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+n=${1:-10000}
+build=${CGMAP_BENCH_BUILD:-$root/build/release}
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target cgmap >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bash bench/gen_schema.sh "$n" >"$work/schema.sql"
+
+# Once to warm the page cache, then measured.
+"$build/cgmap" --sql "$work/schema.sql" --out "$work/warm" --no-html --quiet
+/usr/bin/time -v "$build/cgmap" --sql "$work/schema.sql" --out "$work/out" --no-html \
+	--quiet --timing 2>"$work/time.txt"
+functions=$(jq '.summary.functions' "$work/out/cgmap.json")
+[ "$functions" -ge "$n" ] || { echo "offline_bench: only $functions of $n functions mapped" >&2; exit 1; }
+source_s=$(awk '/^stage catalog/ {print $3}' "$work/time.txt")
+wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/time.txt")
+seconds=$(echo "$wall" | awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$work/time.txt")
+peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+/usr/bin/time -f '%e' "$build/cgmap" diff "$work/out" "$work/out" >/dev/null 2>"$work/diff_time.txt"
+
+echo "cgmap offline (--sql) benchmark: $n generated functions, $(du -h "$work/schema.sql" | cut -f1) of SQL ($(nproc) cores)"
+grep '^stage' "$work/time.txt" | sed 's/^stage catalog /stage sql-files/'
+printf 'total wall         %8.3f s (cpu %.3f s)\n' "$seconds" "$cpu"
+awk -v n="$n" -v s="$source_s" 'BEGIN { printf "source throughput  %8.0f functions/s (target >= 10000: %s)\n", n / s, ((n / s) >= 10000 ? "met" : "NOT met") }'
+awk -v n="$n" -v s="$seconds" 'BEGIN { printf "end-to-end         %8.0f functions/s\n", n / s }'
+awk -v kb="$peak_kb" 'BEGIN { printf "peak memory        %8.1f MB\n", kb / 1024 }'
+printf 'diff (self)        %8.3f s\n' "$(cat "$work/diff_time.txt")"
+echo "reproduce: bash bench/offline_bench.sh $n"
