@@ -34,6 +34,7 @@ static void report_usage(FILE *out)
 		"  missing      calls to functions that do not exist\n"
 		"  edges        every edge: FROM -> TO via VIA PROVENANCE lines ...\n"
 		"  functions    every function with its status\n"
+		"  recursion    functions that call each other in a cycle, per component\n"
 		"\n"
 		"SNAPSHOT is a cgmap.json or the folder holding it (default: cgmap.json).\n"
 		"With a snapshot, --runtime FILE merges runtime data into it (when it has\n"
@@ -154,7 +155,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!positional[0]) {
 		rc = cgm_error(CGM_EUSAGE, "report: which report? (dead, cold, dynamic, "
-					   "unexplained, missing, edges, functions)");
+					   "unexplained, missing, edges, functions, recursion)");
 		goto fail_usage;
 	}
 	cgm_report_kind kind;

@@ -580,6 +580,59 @@ static void build_functions(table *t, const cgm_model *model)
 	free(uncalled);
 }
 
+static const column recursion_columns[] = {
+	{ "component", COL_INT }, { "size", COL_INT }, { "functions", COL_STR },
+	{ "status", COL_STR }, { "calls", COL_INT },
+};
+
+/* One row per recursive component, members in id order; the status says
+ * whether the cycle was entered at runtime. */
+static void build_recursion(table *t, const cgm_model *model)
+{
+	t->title = "Recursive components";
+	t->cols = recursion_columns;
+	t->ncols = 5;
+	int ncomponents = 0;
+	for (int i = 0; i < model->nuser; i++)
+		if (model->functions[i].scc + 1 > ncomponents)
+			ncomponents = model->functions[i].scc + 1;
+	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	cgm_functions_uncalled(uncalled, model);
+	for (int c = 0; c < ncomponents; c++) {
+		cgm_strbuf members = CGM_STRBUF_INIT;
+		int size = 0, ndead = 0, nuncalled = 0;
+		long long calls = 0;
+		for (int i = 0; i < model->nuser; i++) {
+			const cgm_function *f = &model->functions[i];
+			if (f->scc != c)
+				continue;
+			cgm_strbuf_printf(&members, "%s%s", size ? " " : "", f->id);
+			size++;
+			calls += f->runtime.calls;
+			ndead += f->dead;
+			nuncalled += uncalled[i];
+		}
+		if (!size)
+			continue;
+		const char *status = calls > 0			? "called"
+				     : !model->has_runtime	? (nuncalled == size ? "uncalled" : "not observed")
+				     : ndead == size		? "dead"
+							: "cold";
+		row *r = table_add(t);
+		r->cells[0] = int_cell(c);
+		r->cells[1] = int_cell(size);
+		r->cells[2] = xstrdup(cgm_strbuf_cstr(&members));
+		r->cells[3] = xstrdup(status);
+		r->cells[4] = model->has_runtime ? int_cell(calls) : NULL;
+		if (model->has_runtime)
+			r->text = xprintf("component %d: %s %s calls %lld", c, r->cells[2], status, calls);
+		else
+			r->text = xprintf("component %d: %s %s", c, r->cells[2], status);
+		cgm_strbuf_free(&members);
+	}
+	free(uncalled);
+}
+
 /* ---- rendering ---- */
 
 static bool is_analysis(cgm_report_kind kind)
@@ -716,8 +769,8 @@ static void render_json(cgm_strbuf *out, const table *t, const cgm_model *model,
 	(void)kind;
 }
 
-static const char *const kind_names[] = { "dead",    "cold",  "dynamic",  "unexplained",
-					  "missing", "edges", "functions" };
+static const char *const kind_names[] = { "dead",  "cold",      "dynamic",  "unexplained",
+					  "missing", "edges", "functions", "recursion" };
 static const char *const format_names[] = { "text", "csv", "markdown", "json" };
 
 int cgm_report_kind_parse(cgm_report_kind *out, const char *name)
@@ -728,7 +781,7 @@ int cgm_report_kind_parse(cgm_report_kind *out, const char *name)
 			return 0;
 		}
 	return cgm_error(CGM_EUSAGE, "unknown report '%s' (dead, cold, dynamic, unexplained, "
-				     "missing, edges, functions)", name ? name : "");
+				     "missing, edges, functions, recursion)", name ? name : "");
 }
 
 int cgm_report_format_parse(cgm_report_format *out, const char *name)
@@ -755,6 +808,7 @@ int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind ki
 	case CGM_REPORT_MISSING: build_missing(&t, model); break;
 	case CGM_REPORT_EDGES: build_edges(&t, model); break;
 	case CGM_REPORT_FUNCTIONS: build_functions(&t, model); break;
+	case CGM_REPORT_RECURSION: build_recursion(&t, model); break;
 	default: return cgm_error(CGM_EUSAGE, "unknown report kind %d", (int)kind);
 	}
 	switch (format) {

@@ -61,7 +61,7 @@ expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 10 static, 7 ob
 expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen"
 expect_grep "summary on stderr" "$work/fx.err" \
 	"cgmap: 17 functions: 6 roots, 5 dead, 4 cold; 2 recursive components (3 functions)"
-for kind in edges functions dead cold dynamic unexplained missing; do
+for kind in edges functions dead cold dynamic unexplained missing recursion; do
 	for format in text csv markdown json; do
 		case $format in text) ext=txt ;; markdown) ext=md ;; *) ext=$format ;; esac
 		"$CGMAP" report "$kind" "$work/fx" --format "$format" >"$work/$kind.$ext"

@@ -201,6 +201,7 @@ static void test_text_reports(void **state)
 	expect(m, "missing", "text",
 	       "# Missing callees: 1\n" WINDOW
 	       "app.work(integer) line 6: no function app.nope taking 1 argument exists\n");
+	expect(m, "recursion", "text", "# Recursive components: 0\n" WINDOW);
 	cgm_model_free(m);
 }
 
@@ -256,9 +257,9 @@ static void test_other_formats(void **state)
 	       "}\n");
 	/* Every kind renders in every format, and JSON always parses. */
 	const char *kinds[] = { "dead", "cold", "dynamic", "unexplained", "missing", "edges",
-				"functions" };
+				"functions", "recursion" };
 	const char *formats[] = { "text", "csv", "markdown", "json" };
-	for (size_t k = 0; k < 7; k++)
+	for (size_t k = 0; k < 8; k++)
 		for (size_t f = 0; f < 4; f++) {
 			char *s = render(m, kinds[k], formats[f]);
 			assert_true(strlen(s) > 0);
@@ -342,6 +343,38 @@ static void test_function_figures_only(void **state)
 	cgm_model_free(m);
 }
 
+static void test_recursion(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "s.a()", "s");
+	add_function(m, "s.b()", "s");
+	add_function(m, "s.c(integer)", "s");
+	add_function(m, "s.d()", "s");
+	cgm_model_index(m);
+	add_edge(m, "s.a()", "s.b()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	add_edge(m, "s.b()", "s.a()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	add_edge(m, "s.c(integer)", "s.c(integer)", CGM_VIA_CALL, BOTH, 4, 9);
+	add_edge(m, "s.d()", "s.c(integer)", CGM_VIA_CALL, BOTH, 3, 1);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	expect(m, "recursion", "text",
+	       "# Recursive components: 2\n"
+	       "# no runtime data\n"
+	       "component 0: s.a() s.b() uncalled\n"
+	       "component 1: s.c(integer) not observed\n");
+	m->has_runtime = true;
+	m->runtime_window = "w";
+	m->functions[idx(m, "s.c(integer)")].runtime.calls = 10;
+	m->functions[idx(m, "s.d()")].observed_entry = true;
+	m->functions[idx(m, "s.d()")].runtime.calls = 1;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	expect(m, "recursion", "csv",
+	       "component,size,functions,status,calls\r\n"
+	       "0,2,s.a() s.b(),dead,0\r\n"
+	       "1,1,s.c(integer),called,10\r\n");
+	cgm_model_free(m);
+}
+
 static void test_escaping_and_parsing(void **state)
 {
 	(void)state;
@@ -387,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_other_formats),
 		cmocka_unit_test(test_without_runtime),
 		cmocka_unit_test(test_function_figures_only),
+		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_escaping_and_parsing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
