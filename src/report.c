@@ -615,7 +615,7 @@ static void build_recursion(table *t, const cgm_model *model)
 		if (!size)
 			continue;
 		const char *status = calls > 0			? "called"
-				     : !model->has_runtime	? (nuncalled == size ? "uncalled" : "not observed")
+				     : !model->has_runtime	? (nuncalled == size ? "uncalled" : "has callers")
 				     : ndead == size		? "dead"
 							: "cold";
 		row *r = table_add(t);

@@ -361,7 +361,7 @@ static void test_recursion(void **state)
 	       "# Recursive components: 2\n"
 	       "# no runtime data\n"
 	       "component 0: s.a() s.b() uncalled\n"
-	       "component 1: s.c(integer) not observed\n");
+	       "component 1: s.c(integer) has callers\n");
 	m->has_runtime = true;
 	m->runtime_window = "w";
 	m->functions[idx(m, "s.c(integer)")].runtime.calls = 10;
