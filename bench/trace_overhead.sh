@@ -22,7 +22,12 @@
 # pgbench backends, read from the postmaster's reaped-children counters),
 # which is much less sensitive to other load; overheads are given for both.
 #
+# Then, per configuration, the cost of ONE call: a single session calls a
+# trivial PL/pgSQL function MICRO_CALLS times in one statement and reads its
+# own CPU time from /proc/self/stat before and after (median of RUNS).
+#
 # Environment: RUNS (3), SECONDS_PER_RUN (10), CLIENTS (2), THREADS (2),
+#              MICRO_CALLS (1000000; 0 skips the per-call part),
 #              CONFIGS (space-separated subset of the names above).
 set -euo pipefail
 
@@ -30,6 +35,7 @@ RUNS=${RUNS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 CLIENTS=${CLIENTS:-2}
 THREADS=${THREADS:-2}
+MICRO_CALLS=${MICRO_CALLS:-1000000}
 CONFIGS=${CONFIGS:-"none loaded-off plpgsql all track_functions plprofiler plpgsql_check"}
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -159,6 +165,30 @@ for round in $(seq 1 "$RUNS"); do
 	done
 done
 
+# per-call cost: CPU nanoseconds of one session per b_leaf() call
+micro_run() {
+	pgtest_psql -v calls="$MICRO_CALLS" <<'SQL'
+SELECT count(b_leaf(i)) FROM generate_series(1, 1000) AS i \g /dev/null
+SELECT split_part(pg_read_file('/proc/self/stat'), ') ', 2) AS s0 \gset
+SELECT count(b_leaf(i)) FROM generate_series(1, :calls) AS i \g /dev/null
+SELECT split_part(pg_read_file('/proc/self/stat'), ') ', 2) AS s1 \gset
+SELECT round(((split_part(:'s1', ' ', 12)::bigint + split_part(:'s1', ' ', 13)::bigint)
+            - (split_part(:'s0', ' ', 12)::bigint + split_part(:'s0', ' ', 13)::bigint))
+            * (1e9 / current_setting('cgmap.hz')::numeric) / :calls, 1);
+SQL
+}
+declare -A micro
+if [ "$MICRO_CALLS" -gt 0 ]; then
+	for round in $(seq 1 "$RUNS"); do
+		for c in "${configs[@]}"; do
+			configure "$c"
+			ns=$(PGOPTIONS="-c cgmap.hz=$hz" micro_run)
+			micro[$c]="${micro[$c]:-} $ns"
+			printf 'round %d %-16s %8.1f ns CPU per call of b_leaf()\n' "$round" "$c" "$ns"
+		done
+	done
+fi
+
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo
@@ -183,5 +213,17 @@ echo "runs (TPS):"
 for c in "${configs[@]}"; do printf '  %-16s %s\n' "$c" "${tps[$c]}"; done
 echo "runs (CPU us/xact):"
 for c in "${configs[@]}"; do printf '  %-16s %s\n' "$c" "${cpu[$c]}"; done
+if [ "$MICRO_CALLS" -gt 0 ]; then
+	echo
+	echo "one session, SELECT count(b_leaf(i)) FROM generate_series(1, $MICRO_CALLS): CPU ns per call, median of $RUNS"
+	basens=$(echo "${micro[none]:-}" | median)
+	printf '%-16s %10s %10s   %s\n' configuration "ns/call" "added" "runs"
+	for c in "${configs[@]}"; do
+		m=$(echo "${micro[$c]}" | median)
+		add=n/a
+		[ -n "$basens" ] && add=$(awk -v m="$m" -v b="$basens" 'BEGIN {printf "%+.0f", m - b}')
+		printf '%-16s %10.1f %10s  %s\n' "$c" "$m" "$add" "${micro[$c]}"
+	done
+fi
 echo
-echo "reproduce: RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN CLIENTS=$CLIENTS THREADS=$THREADS CONFIGS='$CONFIGS' bench/trace_overhead.sh"
+echo "reproduce: MICRO_CALLS=$MICRO_CALLS RUNS=$RUNS SECONDS_PER_RUN=$SECONDS_PER_RUN CLIENTS=$CLIENTS THREADS=$THREADS CONFIGS='$CONFIGS' bench/trace_overhead.sh"
