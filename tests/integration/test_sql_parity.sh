@@ -12,6 +12,10 @@
 # BEGIN ATOMIC bodies are the one known difference: the server keeps them
 # deparsed (its own layout), the file keeps them as written, so their body,
 # hash and the lines of their call sites are compared without layout.
+#
+# Then the command line on a migrations folder: name order, a statement that
+# does not parse reported as file:line with the rest still mapped, standard
+# input, and a pg_dump custom-format archive refused with the way out.
 set -euo pipefail
 : "${CGMAP:?CGMAP must name the cgmap binary}"
 : "${CGMAP_SOURCE_DIR:?}"
@@ -89,3 +93,44 @@ done
 [ "$n" -gt 0 ] || pgtest_fail "no fixture found in $CGMAP_SOURCE_DIR/fixtures"
 [ "$failed" = 0 ] || exit 1
 echo "ok: $n fixtures map the same from a database, their files and their pg_dump" >&2
+
+# The command line on migrations: a folder in name order, a statement that
+# does not parse reported as file:line while the rest is still mapped,
+# standard input, and a custom-format archive refused with the way out.
+mig="$work/migrations"
+mkdir -p "$mig"
+cat >"$mig/0001_init.sql" <<'SQL'
+CREATE SCHEMA app;
+CREATE FUNCTION app.f() RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$;
+SQL
+cat >"$mig/0002_orders.sql" <<'SQL'
+CREATE FUNCTION app.g() RETURNS integer LANGUAGE sql AS $$ SELECT app.f() $$;
+
+CREATE FUNCTION app.broken( RETURNS integer;
+CREATE OR REPLACE FUNCTION app.f() RETURNS integer LANGUAGE sql AS $$ SELECT 2 $$;
+SQL
+"$CGMAP" --sql "$mig" --no-html --out "$work/mig" 2>"$work/mig.log" ||
+	pgtest_fail "cgmap --sql on a folder failed: $(cat "$work/mig.log")"
+grep -q "0002_orders.sql:3: syntax error at or near \";\"" "$work/mig.log" ||
+	pgtest_fail "the syntax error is not reported with file and line: $(cat "$work/mig.log")"
+[ "$(jq -r '[.functions[].id] | join(" ")' "$work/mig/cgmap.json")" = "app.f() app.g()" ] ||
+	pgtest_fail "the folder did not map app.f() and app.g()"
+[ "$(jq -r '.functions[] | select(.id == "app.f()") | .source' "$work/mig/cgmap.json")" = " SELECT 2 " ] ||
+	pgtest_fail "the later CREATE OR REPLACE did not win"
+jq -e '.edges | map("\(.from) -> \(.to)") == ["app.g() -> app.f()"]' "$work/mig/cgmap.json" >/dev/null ||
+	pgtest_fail "the edge app.g() -> app.f() is missing"
+cat "$mig"/*.sql | "$CGMAP" --sql - --no-html --quiet --out "$work/stdin" 2>/dev/null
+[ "$(jq '.summary.functions' "$work/stdin/cgmap.json")" = 2 ] || pgtest_fail "--sql - did not read standard input"
+pgtest_psql -c "CREATE DATABASE archive"
+pgtest_psql -d archive -f "$mig/0001_init.sql" >/dev/null
+"$PGTEST_BIN/pg_dump" -Fc -d archive -f "$work/archive.dump"
+rc=0
+"$CGMAP" --sql "$work/archive.dump" --no-html --out "$work/archive" 2>"$work/archive.log" || rc=$?
+[ "$rc" = 2 ] || pgtest_fail "a custom-format archive exits $rc, not 2"
+grep -q "pg_restore -f - --schema-only" "$work/archive.log" ||
+	pgtest_fail "the archive error does not name pg_restore: $(cat "$work/archive.log")"
+"$PGTEST_BIN/pg_restore" -f - --schema-only "$work/archive.dump" |
+	"$CGMAP" --sql - --no-html --quiet --out "$work/restored" 2>/dev/null
+[ "$(jq -r '[.functions[].id] | join(" ")' "$work/restored/cgmap.json")" = "app.f()" ] ||
+	pgtest_fail "pg_restore output through --sql - lost app.f()"
+echo "ok: migrations folder, errors with file and line, standard input, archives" >&2
