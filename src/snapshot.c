@@ -7,6 +7,8 @@
  * folder then renamed over the target, so a crash never leaves half a
  * snapshot.  Byte-identical for the same model: keys in a fixed order,
  * arrays in the documented sorted orders, reals with a fixed precision.
+ * Streamed: memory is the sort indexes and a 256 KiB buffer, freed before
+ * returning, whatever the size of the model.
  *
  * Read: in, the file or a folder holding cgmap.json; out, *out = a new
  * model the caller frees with cgm_model_free() (NULL on error).  Derived
@@ -32,9 +34,6 @@
 
 #define SNAPSHOT_NAME "cgmap.json"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
-/* 12 significant digits: far below measurable time, and a value read back
- * prints as the same text, so a round trip is byte-identical. */
-#define SNAPSHOT_DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12))
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
@@ -53,8 +52,74 @@ static void *xmalloc(size_t n)
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The snapshot is streamed straight to the file: no document tree is built,
+ * so memory stays at the sorted index arrays plus one output buffer
+ * whatever the size of the model.  The bytes are exactly those jansson's
+ * json_dumps printed with JSON_INDENT(2) | JSON_REAL_PRECISION(12) (the
+ * format the snapshot had from the start, docs/snapshot.md), so the
+ * escaping and the number format below follow jansson 2.14, not
+ * cgm_escape_json (which also escapes '<', '>', '&' for HTML). */
+
+#define OUT_BUFFER_SIZE (256 * 1024)
+
+/* Buffered output on a file descriptor; the first write error is kept and
+ * everything after it is dropped, so callers check once at the end. */
+typedef struct {
+	int fd;
+	char *buf;
+	size_t len;
+	int error; /* errno of the first failed write, 0 when none */
+} out_stream;
+
+static void out_write_all(out_stream *o, const char *p, size_t n)
+{
+	while (!o->error && n > 0) {
+		ssize_t done = write(o->fd, p, n);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0) {
+			o->error = errno;
+			return;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+}
+
+static void out_flush(out_stream *o)
+{
+	out_write_all(o, o->buf, o->len);
+	o->len = 0;
+}
+
+static inline void out_add(out_stream *o, const char *p, size_t n)
+{
+	if (o->len + n > OUT_BUFFER_SIZE) {
+		out_flush(o);
+		if (n > OUT_BUFFER_SIZE / 2) {
+			out_write_all(o, p, n);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static inline void out_putc(out_stream *o, char c)
+{
+	if (o->len == OUT_BUFFER_SIZE)
+		out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+static void out_puts(out_stream *o, const char *s)
+{
+	out_add(o, s, strlen(s));
+}
+
 /* jansson only takes valid UTF-8; a catalog in SQL_ASCII may hold anything,
- * so bad bytes become U+FFFD (the same rule as cgmap/escape.h). */
+ * so bad bytes become U+FFFD (the same rule as cgmap/escape.h).  Returns the
+ * length of the valid sequence at s, 0 when it is not one. */
 static size_t utf8_sequence_length(const unsigned char *s)
 {
 	unsigned char c = s[0];
@@ -80,80 +145,232 @@ static size_t utf8_sequence_length(const unsigned char *s)
 	return len;
 }
 
-static json_t *json_checked(json_t *value)
+/* Whether any of the 8 bytes in word is one out_string must look at: a
+ * control character, '"', '\\' or a byte of a multi-byte sequence.  Bodies
+ * are mostly plain ASCII, so they are scanned a word at a time. */
+static inline bool word_needs_care(uint64_t word)
 {
-	if (!value) {
-		fprintf(stderr, "cgmap: out of memory building the snapshot\n");
-		abort();
-	}
-	return value;
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
+	uint64_t below_space = word - ones * 0x20;
+	uint64_t zero_quote = quote - ones, zero_backslash = backslash - ones;
+	return ((word | (below_space & ~word) | (zero_quote & ~quote) |
+		 (zero_backslash & ~backslash)) & highs) != 0;
 }
 
-static json_t *jstr(const char *s)
+/* A JSON string as jansson dumps it: '"' and '\\' escaped, control
+ * characters as \b \f \n \r \t or \u00XX (upper-case hex), everything else
+ * (DEL, '/', non-ASCII) raw; NULL is null. */
+static void out_string(out_stream *o, const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *v = json_string(s);
-	if (v)
-		return v;
-	cgm_strbuf clean = CGM_STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		size_t n = utf8_sequence_length(p);
-		if (n == 0) {
-			cgm_strbuf_puts(&clean, "\xEF\xBF\xBD");
+	static const char hex[] = "0123456789ABCDEF";
+	if (!s) {
+		out_add(o, "null", 4);
+		return;
+	}
+	out_putc(o, '"');
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + strlen(s);
+	for (;;) {
+		while (end - p >= 8) {
+			uint64_t word;
+			memcpy(&word, p, 8);
+			if (word_needs_care(word))
+				break;
+			p += 8;
+		}
+		unsigned char c = *p;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			p++;
+			continue;
+		}
+		if (c >= 0x80) {
+			size_t n = utf8_sequence_length(p);
+			if (n) {
+				p += n;
+				continue;
+			}
+		}
+		if (p > run)
+			out_add(o, (const char *)run, (size_t)(p - run));
+		if (c == 0)
+			break;
+		if (c >= 0x80) {
+			out_add(o, "\xEF\xBF\xBD", 3);
 		} else {
-			cgm_strbuf_add(&clean, (const char *)p, n);
-			p += n;
+			char esc[6] = { '\\', 0, 0, 0, 0, 0 };
+			size_t n = 2;
+			switch (c) {
+			case '"': esc[1] = '"'; break;
+			case '\\': esc[1] = '\\'; break;
+			case '\b': esc[1] = 'b'; break;
+			case '\f': esc[1] = 'f'; break;
+			case '\n': esc[1] = 'n'; break;
+			case '\r': esc[1] = 'r'; break;
+			case '\t': esc[1] = 't'; break;
+			default:
+				esc[1] = 'u', esc[2] = '0', esc[3] = '0';
+				esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
+				n = 6;
+			}
+			out_add(o, esc, n);
+		}
+		run = ++p;
+	}
+	out_putc(o, '"');
+}
+
+static void out_integer(out_stream *o, long long v)
+{
+	char buf[24];
+	char *end = buf + sizeof(buf), *p = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	out_add(o, p, (size_t)(end - p));
+}
+
+/* jansson 2.14's real format: "%.12g", ".0" added when the text would read
+ * back as an integer, and the exponent without '+' or leading zeros.
+ * JSON has no NaN or infinity; a time that is not a number was never
+ * measured, so it is written as 0. */
+static void out_real(out_stream *o, double v)
+{
+	/* 12 significant digits: far below measurable time, and a value read
+	 * back prints as the same text, so a round trip is byte-identical. */
+	char buf[64];
+	if (!isfinite(v))
+		v = 0.0;
+	int n = snprintf(buf, sizeof(buf) - 3, "%.12g", v);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 3) {
+		fprintf(stderr, "cgmap: cannot print the number %g\n", v);
+		abort();
+	}
+	size_t len = (size_t)n;
+	char *e = strchr(buf, 'e');
+	if (!e && !strchr(buf, '.')) {
+		buf[len++] = '.';
+		buf[len++] = '0';
+		buf[len] = '\0';
+	}
+	if (e) {
+		char *start = e + 1, *end = e + 2;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, len - (size_t)(end - buf) + 1);
+			len -= (size_t)(end - start);
 		}
 	}
-	v = json_checked(json_string(cgm_strbuf_cstr(&clean)));
-	cgm_strbuf_free(&clean);
-	return v;
+	out_add(o, buf, len);
 }
 
-static void put(json_t *obj, const char *key, json_t *value)
+/* JSON layout as jansson's JSON_INDENT(2): a container's members each on a
+ * line indented two spaces per depth, "key": value, ", " never used; an
+ * empty container stays "{}" or "[]". */
+#define JSON_MAX_DEPTH 16
+
+typedef struct {
+	out_stream out;
+	int depth;
+	bool empty[JSON_MAX_DEPTH]; /* per open container: nothing written yet */
+} json_out;
+
+static void newline_indent(json_out *j, int depth)
 {
-	if (json_object_set_new(obj, key, json_checked(value)) != 0) {
-		fprintf(stderr, "cgmap: out of memory building the snapshot\n");
-		abort();
-	}
+	static const char spaces[] = "\n                                ";
+	out_add(&j->out, spaces, 1 + (size_t)depth * 2);
 }
 
-static void append(json_t *arr, json_t *value)
+/* Before a member or element of the innermost container. */
+static void next_item(json_out *j)
 {
-	if (json_array_append_new(arr, json_checked(value)) != 0) {
-		fprintf(stderr, "cgmap: out of memory building the snapshot\n");
-		abort();
-	}
+	if (!j->empty[j->depth])
+		out_putc(&j->out, ',');
+	j->empty[j->depth] = false;
+	newline_indent(j, j->depth);
 }
 
-static json_t *new_object(void)
+/* Keys are fixed ASCII names: written without escaping. */
+static void key(json_out *j, const char *name)
 {
-	return json_checked(json_object());
+	next_item(j);
+	out_putc(&j->out, '"');
+	out_puts(&j->out, name);
+	out_add(&j->out, "\": ", 3);
 }
 
-static json_t *new_array(void)
+static void open_container(json_out *j, char bracket)
 {
-	return json_checked(json_array());
+	out_putc(&j->out, bracket);
+	j->depth++;
+	j->empty[j->depth] = true;
 }
 
-static json_t *string_array(const char *const *items, int n)
+static void close_container(json_out *j, char bracket)
 {
-	json_t *arr = new_array();
+	if (!j->empty[j->depth])
+		newline_indent(j, j->depth - 1);
+	j->depth--;
+	out_putc(&j->out, bracket);
+}
+
+static void key_string(json_out *j, const char *name, const char *value)
+{
+	key(j, name);
+	out_string(&j->out, value);
+}
+
+static void key_int(json_out *j, const char *name, long long value)
+{
+	key(j, name);
+	out_integer(&j->out, value);
+}
+
+static void key_bool(json_out *j, const char *name, bool value)
+{
+	key(j, name);
+	if (value)
+		out_add(&j->out, "true", 4);
+	else
+		out_add(&j->out, "false", 5);
+}
+
+static void key_null(json_out *j, const char *name)
+{
+	key(j, name);
+	out_add(&j->out, "null", 4);
+}
+
+static void item_string(json_out *j, const char *value)
+{
+	next_item(j);
+	out_string(&j->out, value);
+}
+
+static void key_string_array(json_out *j, const char *name, const char *const *items, int n)
+{
+	key(j, name);
+	open_container(j, '[');
 	for (int i = 0; i < n; i++)
-		append(arr, jstr(items ? items[i] : NULL));
-	return arr;
+		item_string(j, items ? items[i] : NULL);
+	close_container(j, ']');
 }
 
-static json_t *events_array(unsigned events)
+static void key_events(json_out *j, const char *name, unsigned events)
 {
-	json_t *arr = new_array();
+	key(j, name);
+	open_container(j, '[');
 	for (int i = 0; i < NEVENTS; i++)
 		if (events & (1u << i))
-			append(arr, json_string(event_names[i]));
-	return arr;
+			item_string(j, event_names[i]);
+	close_container(j, ']');
 }
 
 static bool stats_nonzero(const cgm_runtime_stats *st)
@@ -161,20 +378,16 @@ static bool stats_nonzero(const cgm_runtime_stats *st)
 	return st->calls != 0 || st->total_ms != 0.0 || st->self_ms != 0.0;
 }
 
-/* JSON has no NaN or infinity (jansson refuses them); a time that is not
- * a number was never measured, so it is written as 0. */
-static json_t *jreal(double v)
+static void key_stats(json_out *j, const char *name, const cgm_runtime_stats *st)
 {
-	return json_real(isfinite(v) ? v : 0.0);
-}
-
-static json_t *stats_json(const cgm_runtime_stats *st)
-{
-	json_t *o = new_object();
-	put(o, "calls", json_integer(st->calls));
-	put(o, "total_ms", jreal(st->total_ms));
-	put(o, "self_ms", jreal(st->self_ms));
-	return o;
+	key(j, name);
+	open_container(j, '{');
+	key_int(j, "calls", st->calls);
+	key(j, "total_ms");
+	out_real(&j->out, st->total_ms);
+	key(j, "self_ms");
+	out_real(&j->out, st->self_ms);
+	close_container(j, '}');
 }
 
 static int compare_strings_nullable(const char *a, const char *b)
@@ -208,13 +421,41 @@ static int compare_recs(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
+/* Edges sort by from id, to id, via name, then model order.  Comparing ids
+ * as strings for every pair is most of the cost on a large graph, so each
+ * function gets its rank in id order once (equal ids share a rank) and
+ * edges compare as integers: the same order, far cheaper. */
+typedef struct {
+	int from_rank, to_rank;
+	int via;
+	int index;
+} edge_rec;
+
+static int compare_edge_recs(const void *a, const void *b)
+{
+	const edge_rec *x = a, *y = b;
+	if (x->from_rank != y->from_rank)
+		return x->from_rank < y->from_rank ? -1 : 1;
+	if (x->to_rank != y->to_rank)
+		return x->to_rank < y->to_rank ? -1 : 1;
+	if (x->via != y->via) {
+		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
+		if (c)
+			return c;
+	}
+	return (x->index > y->index) - (x->index < y->index);
+}
+
 typedef struct {
 	const cgm_model *model;
 	bool *written;        /* per function index: part of the snapshot */
+	int *rank;            /* per written function index: rank of its id */
 	sort_rec *functions;  /* written functions by id */
 	int nfunctions;
-	sort_rec *edges;      /* by from, to, via */
+	edge_rec *edges;      /* by from, to, via */
 	int nedges;
+	int *first_edge;      /* per rank: its first edge in edges (nfunctions + 1) */
+	cgm_strbuf scratch;
 } writer;
 
 static bool valid_function(const cgm_model *m, int idx)
@@ -258,143 +499,213 @@ static int writer_plan(writer *w)
 			w->functions[w->nfunctions++] = (sort_rec){ m->functions[i].id, NULL, NULL, i };
 	qsort(w->functions, (size_t)w->nfunctions, sizeof(sort_rec), compare_recs);
 
-	w->edges = xmalloc(sizeof(sort_rec) * (size_t)m->nedges);
+	w->rank = xmalloc(sizeof(int) * (size_t)m->nfunctions);
+	for (int i = 0; i < w->nfunctions; i++)
+		w->rank[w->functions[i].index] =
+			i > 0 && strcmp(w->functions[i].k1, w->functions[i - 1].k1) == 0
+				? w->rank[w->functions[i - 1].index]
+				: i;
+
+	w->edges = xmalloc(sizeof(edge_rec) * (size_t)m->nedges);
 	for (int i = 0; i < m->nedges; i++) {
 		const cgm_edge *e = &m->edges[i];
-		w->edges[w->nedges++] = (sort_rec){ m->functions[e->from].id, m->functions[e->to].id,
-						    cgm_via_name(e->via), i };
+		w->edges[w->nedges++] =
+			(edge_rec){ w->rank[e->from], w->rank[e->to], (int)e->via, i };
 	}
-	qsort(w->edges, (size_t)w->nedges, sizeof(sort_rec), compare_recs);
+	qsort(w->edges, (size_t)w->nedges, sizeof(edge_rec), compare_edge_recs);
+
+	w->first_edge = xmalloc(sizeof(int) * (size_t)(w->nfunctions + 1));
+	for (int r = 0, i = 0; r <= w->nfunctions; r++) {
+		while (i < w->nedges && w->edges[i].from_rank < r)
+			i++;
+		w->first_edge[r] = i;
+	}
 	return 0;
 }
 
 static void writer_free(writer *w)
 {
 	free(w->written);
+	free(w->rank);
 	free(w->functions);
 	free(w->edges);
+	free(w->first_edge);
+	cgm_strbuf_free(&w->scratch);
 }
 
-static json_t *site_json(const writer *w, const cgm_site *site)
+/* Sorted copy of a short int list: insertion sort in the caller's buffer
+ * when it fits (most lists hold one or two lines), else a heap copy. */
+static int *sorted_ints(int *stack, int nstack, const int *items, int n)
+{
+	int *copy = n <= nstack ? stack : xmalloc(sizeof(int) * (size_t)n);
+	if (n)
+		memcpy(copy, items, sizeof(int) * (size_t)n);
+	if (n > nstack) {
+		qsort(copy, (size_t)n, sizeof(int), compare_ints);
+		return copy;
+	}
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && copy[k - 1] > copy[k]; k--) {
+			int tmp = copy[k];
+			copy[k] = copy[k - 1];
+			copy[k - 1] = tmp;
+		}
+	return copy;
+}
+
+/* Site targets sort by id: by rank, keeping the target's index beside it. */
+typedef struct {
+	int rank, target;
+} target_rec;
+
+static int compare_target_recs(const void *a, const void *b)
+{
+	const target_rec *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void write_site(json_out *j, writer *w, const cgm_site *site)
 {
 	const cgm_model *m = w->model;
-	json_t *o = new_object();
-	put(o, "line", json_integer(site->line));
-	put(o, "kind", json_string(cgm_site_kind_name(site->kind)));
-	put(o, "via_literal", json_boolean(site->via_literal));
-	put(o, "stmt", jstr(site->stmt));
-	put(o, "schema", jstr(site->schema));
-	put(o, "name", jstr(site->name));
-	put(o, "nargs", json_integer(site->nargs));
-	put(o, "argnames", string_array(site->argnames, site->nargs));
-	put(o, "argtypes", string_array(site->argtypes, site->nargs));
-	put(o, "variadic", json_boolean(site->variadic_call));
-	put(o, "events", events_array(site->events));
-	put(o, "text", jstr(site->text));
-	put(o, "resolution", json_string(cgm_resolution_name(site->resolution)));
+	open_container(j, '{');
+	key_int(j, "line", site->line);
+	key_string(j, "kind", cgm_site_kind_name(site->kind));
+	key_bool(j, "via_literal", site->via_literal);
+	key_string(j, "stmt", site->stmt);
+	key_string(j, "schema", site->schema);
+	key_string(j, "name", site->name);
+	key_int(j, "nargs", site->nargs);
+	key_string_array(j, "argnames", site->argnames, site->nargs);
+	key_string_array(j, "argtypes", site->argtypes, site->nargs);
+	key_bool(j, "variadic", site->variadic_call);
+	key_events(j, "events", site->events);
+	key_string(j, "text", site->text);
+	key_string(j, "resolution", cgm_resolution_name(site->resolution));
 
 	/* Only targets that are part of the snapshot (a builtin without an
-	 * edge is not), by id, so a snapshot read back writes the same. */
-	sort_rec *targets = xmalloc(sizeof(sort_rec) * (size_t)site->ntargets);
+	 * edge is not), by id without repeats, so a snapshot read back writes
+	 * the same.  Equal ranks are equal ids. */
+	target_rec stack[8];
+	target_rec *targets = site->ntargets <= 8 ? stack
+						  : xmalloc(sizeof(target_rec) * (size_t)site->ntargets);
 	int n = 0;
 	for (int t = 0; t < site->ntargets; t++)
 		if (w->written[site->targets[t]])
-			targets[n++] = (sort_rec){ m->functions[site->targets[t]].id, NULL, NULL, t };
-	qsort(targets, (size_t)n, sizeof(sort_rec), compare_recs);
-	json_t *arr = new_array();
+			targets[n++] = (target_rec){ w->rank[site->targets[t]], site->targets[t] };
+	if (n > 1)
+		qsort(targets, (size_t)n, sizeof(target_rec), compare_target_recs);
+	key(j, "targets");
+	open_container(j, '[');
 	for (int t = 0; t < n; t++)
-		if (t == 0 || strcmp(targets[t].k1, targets[t - 1].k1) != 0)
-			append(arr, jstr(targets[t].k1));
-	free(targets);
-	put(o, "targets", arr);
-	return o;
+		if (t == 0 || targets[t].rank != targets[t - 1].rank)
+			item_string(j, m->functions[targets[t].target].id);
+	close_container(j, ']');
+	if (targets != stack)
+		free(targets);
+	close_container(j, '}');
 }
 
-static json_t *function_json(const writer *w, const cgm_function *f)
+static void write_function(json_out *j, writer *w, const cgm_function *f)
 {
 	const cgm_model *m = w->model;
-	json_t *o = new_object();
-	put(o, "id", jstr(f->id));
-	put(o, "schema", jstr(f->schema));
-	put(o, "name", jstr(f->name));
-	put(o, "identity_args", jstr(f->identity_args));
-	put(o, "arguments", jstr(f->arguments));
-	put(o, "result", jstr(f->result));
-	put(o, "kind", json_string(cgm_kind_name(f->kind)));
-	put(o, "language", jstr(f->language));
-	put(o, "analysed", json_boolean(f->analysed));
-	put(o, "trigger", json_boolean(f->is_trigger));
-	put(o, "extension", json_boolean(f->from_extension));
-	put(o, "builtin", json_boolean(f->builtin));
-	put(o, "comment", jstr(f->comment));
-	put(o, "file", jstr(f->file));
-	put(o, "file_line", json_integer(f->file_line));
-	put(o, "line_count", json_integer(f->line_count));
-	put(o, "body_hash", jstr(f->body_hash));
-	put(o, "nargs", json_integer(f->nargs));
-	put(o, "argtypes", string_array(f->argtypes, f->nargs));
-	put(o, "argnames", f->argnames ? string_array(f->argnames, f->nargs) : json_null());
-	put(o, "ndefaults", json_integer(f->ndefaults));
-	put(o, "variadic", json_boolean(f->variadic));
-	put(o, "variadic_elem", jstr(f->variadic_elem));
-	put(o, "search_path",
-	    f->search_path && f->npath >= 0 ? string_array(f->search_path, f->npath) : json_null());
-	put(o, "atomic_body", json_boolean(f->atomic_body));
-	put(o, "source", jstr(f->source));
+	open_container(j, '{');
+	key_string(j, "id", f->id);
+	key_string(j, "schema", f->schema);
+	key_string(j, "name", f->name);
+	key_string(j, "identity_args", f->identity_args);
+	key_string(j, "arguments", f->arguments);
+	key_string(j, "result", f->result);
+	key_string(j, "kind", cgm_kind_name(f->kind));
+	key_string(j, "language", f->language);
+	key_bool(j, "analysed", f->analysed);
+	key_bool(j, "trigger", f->is_trigger);
+	key_bool(j, "extension", f->from_extension);
+	key_bool(j, "builtin", f->builtin);
+	key_string(j, "comment", f->comment);
+	key_string(j, "file", f->file);
+	key_int(j, "file_line", f->file_line);
+	key_int(j, "line_count", f->line_count);
+	key_string(j, "body_hash", f->body_hash);
+	key_int(j, "nargs", f->nargs);
+	key_string_array(j, "argtypes", f->argtypes, f->nargs);
+	if (f->argnames)
+		key_string_array(j, "argnames", f->argnames, f->nargs);
+	else
+		key_null(j, "argnames");
+	key_int(j, "ndefaults", f->ndefaults);
+	key_bool(j, "variadic", f->variadic);
+	key_string(j, "variadic_elem", f->variadic_elem);
+	if (f->search_path && f->npath >= 0)
+		key_string_array(j, "search_path", f->search_path, f->npath);
+	else
+		key_null(j, "search_path");
+	key_bool(j, "atomic_body", f->atomic_body);
+	key_string(j, "source", f->source);
 
-	json_t *sites = new_array();
-	for (int s = 0; s < f->nsites; s++)
-		append(sites, site_json(w, &f->sites[s]));
-	put(o, "sites", sites);
-
-	json_t *errors = new_array();
-	for (int e = 0; e < f->nerrors; e++) {
-		json_t *err = new_object();
-		put(err, "line", json_integer(f->errors[e].line));
-		put(err, "message", jstr(f->errors[e].message));
-		append(errors, err);
+	key(j, "sites");
+	open_container(j, '[');
+	for (int s = 0; s < f->nsites; s++) {
+		next_item(j);
+		write_site(j, w, &f->sites[s]);
 	}
-	put(o, "errors", errors);
+	close_container(j, ']');
+
+	key(j, "errors");
+	open_container(j, '[');
+	for (int e = 0; e < f->nerrors; e++) {
+		next_item(j);
+		open_container(j, '{');
+		key_int(j, "line", f->errors[e].line);
+		key_string(j, "message", f->errors[e].message);
+		close_container(j, '}');
+	}
+	close_container(j, ']');
 
 	/* With runtime data every function has figures, zero meaning "never
 	 * seen"; without, null meaning "not measured". */
-	put(o, "runtime",
-	    m->has_runtime || stats_nonzero(&f->runtime) ? stats_json(&f->runtime) : json_null());
+	if (m->has_runtime || stats_nonzero(&f->runtime))
+		key_stats(j, "runtime", &f->runtime);
+	else
+		key_null(j, "runtime");
 
-	json_t *st = new_object();
-	put(st, "observed_entry", json_boolean(f->observed_entry));
-	put(st, "referenced", json_boolean(f->referenced));
-	put(st, "root", json_boolean(f->root));
-	put(st, "reachable", json_boolean(f->reachable));
-	put(st, "dead", json_boolean(f->dead));
-	put(st, "cold", json_boolean(f->cold));
-	put(st, "scc", json_integer(f->scc));
-	put(o, "status", st);
-	return o;
+	key(j, "status");
+	open_container(j, '{');
+	key_bool(j, "observed_entry", f->observed_entry);
+	key_bool(j, "referenced", f->referenced);
+	key_bool(j, "root", f->root);
+	key_bool(j, "reachable", f->reachable);
+	key_bool(j, "dead", f->dead);
+	key_bool(j, "cold", f->cold);
+	key_int(j, "scc", f->scc);
+	close_container(j, '}');
+	close_container(j, '}');
 }
 
-static json_t *edge_json(const cgm_model *m, const cgm_edge *e)
+static void write_edge(json_out *j, const cgm_model *m, const cgm_edge *e)
 {
-	json_t *o = new_object();
-	put(o, "from", jstr(m->functions[e->from].id));
-	put(o, "to", jstr(m->functions[e->to].id));
-	put(o, "via", json_string(cgm_via_name(e->via)));
-	put(o, "static", json_boolean(e->provenance & CGM_EDGE_STATIC));
-	put(o, "observed", json_boolean(e->provenance & CGM_EDGE_OBSERVED));
-	put(o, "ambiguous", json_boolean(e->ambiguous));
-	int *lines = xmalloc(sizeof(int) * (size_t)e->nlines);
-	if (e->nlines)
-		memcpy(lines, e->lines, sizeof(int) * (size_t)e->nlines);
-	qsort(lines, (size_t)e->nlines, sizeof(int), compare_ints);
-	json_t *arr = new_array();
-	for (int i = 0; i < e->nlines; i++)
-		append(arr, json_integer(lines[i]));
-	free(lines);
-	put(o, "lines", arr);
-	put(o, "runtime",
-	    (e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime) ? stats_json(&e->runtime)
-									      : json_null());
-	return o;
+	open_container(j, '{');
+	key_string(j, "from", m->functions[e->from].id);
+	key_string(j, "to", m->functions[e->to].id);
+	key_string(j, "via", cgm_via_name(e->via));
+	key_bool(j, "static", e->provenance & CGM_EDGE_STATIC);
+	key_bool(j, "observed", e->provenance & CGM_EDGE_OBSERVED);
+	key_bool(j, "ambiguous", e->ambiguous);
+	int stack[16];
+	int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
+	key(j, "lines");
+	open_container(j, '[');
+	for (int i = 0; i < e->nlines; i++) {
+		next_item(j);
+		out_integer(&j->out, lines[i]);
+	}
+	close_container(j, ']');
+	if (lines != stack)
+		free(lines);
+	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime))
+		key_stats(j, "runtime", &e->runtime);
+	else
+		key_null(j, "runtime");
+	close_container(j, '}');
 }
 
 static bool edge_has_line(const cgm_edge *e, int line)
@@ -405,39 +716,45 @@ static bool edge_has_line(const cgm_edge *e, int line)
 	return false;
 }
 
-/* Ids of the functions observed to be called from this dynamic site: the
- * observed "dynamic" edges of the function at the site's line, or at no
- * known line when the function has only this one dynamic site. */
-static json_t *observed_targets_json(const writer *w, int fi, const cgm_site *site,
-				     int ndynamic_sites)
+/* The observed "dynamic" edges of function fi, in edge order (by to id):
+ * collected once per function, then matched against each dynamic site. */
+static int observed_dynamic_edges(const writer *w, int fi, int **out)
 {
 	const cgm_model *m = w->model;
-	json_t *arr = new_array();
-	const char *last = NULL;
-	/* Edges are sorted by from id, then to id: binary-search the first
-	 * edge of this function, and its targets come sorted. */
-	const char *id = m->functions[fi].id;
-	int lo = 0, hi = w->nedges;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (strcmp(w->edges[mid].k1, id) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int i = lo; i < w->nedges && strcmp(w->edges[i].k1, id) == 0; i++) {
+	int rank = w->rank[fi];
+	int n = 0;
+	*out = NULL;
+	for (int i = w->first_edge[rank]; i < w->first_edge[rank + 1]; i++) {
 		const cgm_edge *e = &m->edges[w->edges[i].index];
 		if (e->from != fi || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
 			continue;
+		if (!*out)
+			*out = xmalloc(sizeof(int) * (size_t)(w->first_edge[rank + 1] - i));
+		(*out)[n++] = w->edges[i].index;
+	}
+	return n;
+}
+
+/* Ids of the functions observed to be called from this dynamic site: the
+ * observed "dynamic" edges of the function at the site's line, or at no
+ * known line when the function has only this one dynamic site. */
+static void write_observed_targets(json_out *j, const cgm_model *m, const int *dyn_edges,
+				   int ndyn_edges, const cgm_site *site, int ndynamic_sites)
+{
+	const char *last = NULL;
+	key(j, "observed_targets");
+	open_container(j, '[');
+	for (int i = 0; i < ndyn_edges; i++) {
+		const cgm_edge *e = &m->edges[dyn_edges[i]];
 		if (!edge_has_line(e, site->line) && !(e->nlines == 0 && ndynamic_sites == 1))
 			continue;
 		const char *to = m->functions[e->to].id;
 		if (last && strcmp(last, to) == 0)
 			continue;
-		append(arr, jstr(to));
+		item_string(j, to);
 		last = to;
 	}
-	return arr;
+	close_container(j, ']');
 }
 
 /* A trigger or a reference may name a function outside the mapped ones
@@ -457,113 +774,171 @@ typedef struct {
 	int edges, static_edges, observed_edges;
 } summary_counts;
 
-static json_t *diagnostic_entry(const cgm_diagnostic *d, bool with_function)
-{
-	json_t *o = new_object();
-	if (with_function)
-		put(o, "function", json_null());
-	put(o, "file", jstr(d->file));
-	put(o, "line", json_integer(d->line));
-	put(o, "message", jstr(d->message));
-	return o;
-}
-
-static json_t *build_document(const writer *w)
+/* The summary comes before the lists it counts: counted first. */
+static summary_counts count_summary(const writer *w)
 {
 	const cgm_model *m = w->model;
 	summary_counts sum = { 0 };
-	json_t *root = new_object();
-	put(root, "format", json_string(SNAPSHOT_FORMAT_NAME));
-	put(root, "format_version", json_integer(CGM_SNAPSHOT_FORMAT));
-	put(root, "generator", json_string("cgmap " CGMAP_VERSION));
-
-	json_t *src = new_object();
-	put(src, "kind", jstr(m->source.kind));
-	put(src, "name", jstr(m->source.name));
-	put(src, "server_version", jstr(m->source.server_version));
-	put(src, "mapped_at", jstr(m->source.mapped_at));
-	put(src, "default_search_path",
-	    m->source.default_search_path && m->source.npath >= 0
-		    ? string_array(m->source.default_search_path, m->source.npath)
-		    : json_null());
-	put(root, "source", src);
-
-	json_t *opts = new_object();
-	put(opts, "include_builtins", json_boolean(m->include_builtins));
-	put(opts, "include_extensions", json_boolean(m->include_extensions));
-	put(root, "options", opts);
-
-	json_t *summary = new_object(); /* filled at the end, placed here */
-	put(root, "summary", json_incref(summary));
-
-	json_t *functions = new_array();
-	json_t *dynamic_sites = new_array();
-	json_t *missing = new_array();
-	json_t *parse_errors = new_array();
 	for (int i = 0; i < w->nfunctions; i++) {
-		int fi = w->functions[i].index;
-		const cgm_function *f = &m->functions[fi];
-		append(functions, function_json(w, f));
+		const cgm_function *f = &m->functions[w->functions[i].index];
 		if (f->builtin)
 			continue;
 		sum.functions++;
 		sum.analysed += f->analysed;
-		int ndynamic = 0;
-		for (int s = 0; s < f->nsites; s++)
-			ndynamic += f->sites[s].kind == CGM_SITE_DYNAMIC;
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
-			if (site->resolution == CGM_RES_AMBIGUOUS)
-				sum.ambiguous_sites++;
-			if (site->kind == CGM_SITE_DYNAMIC) {
-				json_t *d = new_object();
-				put(d, "function", jstr(f->id));
-				put(d, "line", json_integer(site->line));
-				put(d, "text", jstr(site->text));
-				put(d, "stmt", jstr(site->stmt));
-				put(d, "observed_targets", observed_targets_json(w, fi, site, ndynamic));
-				append(dynamic_sites, d);
-				sum.dynamic_sites++;
-			}
-			if (site->resolution == CGM_RES_MISSING) {
-				json_t *d = new_object();
-				put(d, "function", jstr(f->id));
-				put(d, "line", json_integer(site->line));
-				if (site->schema) {
-					cgm_strbuf name = CGM_STRBUF_INIT;
-					cgm_strbuf_printf(&name, "%s.%s", site->schema,
-							  site->name ? site->name : "");
-					put(d, "name", jstr(cgm_strbuf_cstr(&name)));
-					cgm_strbuf_free(&name);
-				} else {
-					put(d, "name", jstr(site->name));
-				}
-				put(d, "nargs", json_integer(site->nargs));
-				append(missing, d);
-				sum.missing++;
-			}
+			sum.ambiguous_sites += site->resolution == CGM_RES_AMBIGUOUS;
+			sum.dynamic_sites += site->kind == CGM_SITE_DYNAMIC;
+			sum.missing += site->resolution == CGM_RES_MISSING;
 		}
-		for (int e = 0; e < f->nerrors; e++) {
-			json_t *d = new_object();
-			put(d, "function", jstr(f->id));
-			put(d, "file", jstr(f->file));
-			put(d, "line", json_integer(f->errors[e].line));
-			put(d, "message", jstr(f->errors[e].message));
-			append(parse_errors, d);
-			sum.parse_errors++;
-		}
+		sum.parse_errors += f->nerrors;
 	}
-	put(root, "functions", functions);
-
-	json_t *edges = new_array();
-	for (int i = 0; i < w->nedges; i++) {
-		const cgm_edge *e = &m->edges[w->edges[i].index];
-		append(edges, edge_json(m, e));
+	sum.parse_errors += m->ndiagnostics;
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
 		sum.edges++;
 		sum.static_edges += (e->provenance & CGM_EDGE_STATIC) != 0;
 		sum.observed_edges += (e->provenance & CGM_EDGE_OBSERVED) != 0;
 	}
-	put(root, "edges", edges);
+	return sum;
+}
+
+static void write_diagnostic(json_out *j, const cgm_diagnostic *d, bool with_function)
+{
+	open_container(j, '{');
+	if (with_function)
+		key_null(j, "function");
+	key_string(j, "file", d->file);
+	key_int(j, "line", d->line);
+	key_string(j, "message", d->message);
+	close_container(j, '}');
+}
+
+/* The derived lists, one pass over the written functions each. */
+static void write_dynamic_sites(json_out *j, const writer *w)
+{
+	const cgm_model *m = w->model;
+	key(j, "dynamic_sites");
+	open_container(j, '[');
+	for (int i = 0; i < w->nfunctions; i++) {
+		int fi = w->functions[i].index;
+		const cgm_function *f = &m->functions[fi];
+		if (f->builtin)
+			continue;
+		int ndynamic = 0;
+		for (int s = 0; s < f->nsites; s++)
+			ndynamic += f->sites[s].kind == CGM_SITE_DYNAMIC;
+		if (!ndynamic)
+			continue;
+		int *dyn_edges;
+		int ndyn_edges = observed_dynamic_edges(w, fi, &dyn_edges);
+		for (int s = 0; s < f->nsites; s++) {
+			const cgm_site *site = &f->sites[s];
+			if (site->kind != CGM_SITE_DYNAMIC)
+				continue;
+			next_item(j);
+			open_container(j, '{');
+			key_string(j, "function", f->id);
+			key_int(j, "line", site->line);
+			key_string(j, "text", site->text);
+			key_string(j, "stmt", site->stmt);
+			write_observed_targets(j, m, dyn_edges, ndyn_edges, site, ndynamic);
+			close_container(j, '}');
+		}
+		free(dyn_edges);
+	}
+	close_container(j, ']');
+}
+
+static void write_missing(json_out *j, writer *w)
+{
+	const cgm_model *m = w->model;
+	key(j, "missing");
+	open_container(j, '[');
+	for (int i = 0; i < w->nfunctions; i++) {
+		const cgm_function *f = &m->functions[w->functions[i].index];
+		if (f->builtin)
+			continue;
+		for (int s = 0; s < f->nsites; s++) {
+			const cgm_site *site = &f->sites[s];
+			if (site->resolution != CGM_RES_MISSING)
+				continue;
+			next_item(j);
+			open_container(j, '{');
+			key_string(j, "function", f->id);
+			key_int(j, "line", site->line);
+			if (site->schema) {
+				cgm_strbuf_reset(&w->scratch);
+				cgm_strbuf_printf(&w->scratch, "%s.%s", site->schema,
+						  site->name ? site->name : "");
+				key_string(j, "name", cgm_strbuf_cstr(&w->scratch));
+			} else {
+				key_string(j, "name", site->name);
+			}
+			key_int(j, "nargs", site->nargs);
+			close_container(j, '}');
+		}
+	}
+	close_container(j, ']');
+}
+
+static void write_document(json_out *j, writer *w)
+{
+	const cgm_model *m = w->model;
+	summary_counts sum = count_summary(w);
+	open_container(j, '{');
+	key_string(j, "format", SNAPSHOT_FORMAT_NAME);
+	key_int(j, "format_version", CGM_SNAPSHOT_FORMAT);
+	key_string(j, "generator", "cgmap " CGMAP_VERSION);
+
+	key(j, "source");
+	open_container(j, '{');
+	key_string(j, "kind", m->source.kind);
+	key_string(j, "name", m->source.name);
+	key_string(j, "server_version", m->source.server_version);
+	key_string(j, "mapped_at", m->source.mapped_at);
+	if (m->source.default_search_path && m->source.npath >= 0)
+		key_string_array(j, "default_search_path", m->source.default_search_path,
+				 m->source.npath);
+	else
+		key_null(j, "default_search_path");
+	close_container(j, '}');
+
+	key(j, "options");
+	open_container(j, '{');
+	key_bool(j, "include_builtins", m->include_builtins);
+	key_bool(j, "include_extensions", m->include_extensions);
+	close_container(j, '}');
+
+	key(j, "summary");
+	open_container(j, '{');
+	key_int(j, "functions", sum.functions);
+	key_int(j, "analysed", sum.analysed);
+	key_int(j, "not_analysed", sum.functions - sum.analysed);
+	key_int(j, "edges", sum.edges);
+	key_int(j, "static_edges", sum.static_edges);
+	key_int(j, "observed_edges", sum.observed_edges);
+	key_int(j, "dynamic_sites", sum.dynamic_sites);
+	key_int(j, "missing", sum.missing);
+	key_int(j, "parse_errors", sum.parse_errors);
+	key_int(j, "ambiguous_sites", sum.ambiguous_sites);
+	close_container(j, '}');
+
+	key(j, "functions");
+	open_container(j, '[');
+	for (int i = 0; i < w->nfunctions; i++) {
+		next_item(j);
+		write_function(j, w, &m->functions[w->functions[i].index]);
+	}
+	close_container(j, ']');
+
+	key(j, "edges");
+	open_container(j, '[');
+	for (int i = 0; i < w->nedges; i++) {
+		next_item(j);
+		write_edge(j, m, &m->edges[w->edges[i].index]);
+	}
+	close_container(j, ']');
 
 	sort_rec *recs = xmalloc(sizeof(sort_rec) *
 				 (size_t)(m->ntriggers + m->nreferences + m->ndiagnostics + 1));
@@ -572,41 +947,46 @@ static json_t *build_document(const writer *w)
 		recs[i] = (sort_rec){ t->table_schema, t->table_name, t->name, i };
 	}
 	qsort(recs, (size_t)m->ntriggers, sizeof(sort_rec), compare_recs);
-	json_t *triggers = new_array();
+	key(j, "triggers");
+	open_container(j, '[');
 	for (int i = 0; i < m->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[recs[i].index];
-		json_t *o = new_object();
-		put(o, "schema", jstr(t->table_schema));
-		put(o, "table", jstr(t->table_name));
-		put(o, "name", jstr(t->name));
-		put(o, "events", events_array(t->events));
-		put(o, "function", jstr(trigger_function_id(m, t)));
-		put(o, "enabled", json_boolean(t->enabled));
-		append(triggers, o);
+		next_item(j);
+		open_container(j, '{');
+		key_string(j, "schema", t->table_schema);
+		key_string(j, "table", t->table_name);
+		key_string(j, "name", t->name);
+		key_events(j, "events", t->events);
+		key_string(j, "function", trigger_function_id(m, t));
+		key_bool(j, "enabled", t->enabled);
+		close_container(j, '}');
 	}
-	put(root, "triggers", triggers);
+	close_container(j, ']');
 
 	for (int i = 0; i < m->nreferences; i++) {
 		const cgm_reference *r = &m->references[i];
 		recs[i] = (sort_rec){ reference_function_id(m, r), r->object_kind, r->object, i };
 	}
 	qsort(recs, (size_t)m->nreferences, sizeof(sort_rec), compare_recs);
-	json_t *references = new_array();
+	key(j, "references");
+	open_container(j, '[');
 	for (int i = 0; i < m->nreferences; i++) {
 		const cgm_reference *r = &m->references[recs[i].index];
-		json_t *o = new_object();
-		put(o, "function", jstr(reference_function_id(m, r)));
-		put(o, "kind", jstr(r->object_kind));
-		put(o, "object", jstr(r->object));
-		append(references, o);
+		next_item(j);
+		open_container(j, '{');
+		key_string(j, "function", reference_function_id(m, r));
+		key_string(j, "kind", r->object_kind);
+		key_string(j, "object", r->object);
+		close_container(j, '}');
 	}
-	put(root, "references", references);
+	close_container(j, ']');
 
-	put(root, "dynamic_sites", dynamic_sites);
-	put(root, "missing", missing);
+	write_dynamic_sites(j, w);
+	write_missing(j, w);
 
 	/* Diagnostics by file, line, message: line compared as text would put
-	 * 10 before 9, so it is a zero-padded key. */
+	 * 10 before 9, so it is a zero-padded key.  They close parse_errors
+	 * and make up diagnostics. */
 	char (*line_keys)[16] = xmalloc(sizeof(*line_keys) * (size_t)(m->ndiagnostics + 1));
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &m->diagnostics[i];
@@ -614,39 +994,50 @@ static json_t *build_document(const writer *w)
 		recs[i] = (sort_rec){ d->file, line_keys[i], d->message, i };
 	}
 	qsort(recs, (size_t)m->ndiagnostics, sizeof(sort_rec), compare_recs);
-	json_t *diagnostics = new_array();
-	for (int i = 0; i < m->ndiagnostics; i++) {
-		const cgm_diagnostic *d = &m->diagnostics[recs[i].index];
-		append(parse_errors, diagnostic_entry(d, true));
-		append(diagnostics, diagnostic_entry(d, false));
-		sum.parse_errors++;
+
+	key(j, "parse_errors");
+	open_container(j, '[');
+	for (int i = 0; i < w->nfunctions; i++) {
+		const cgm_function *f = &m->functions[w->functions[i].index];
+		if (f->builtin)
+			continue;
+		for (int e = 0; e < f->nerrors; e++) {
+			next_item(j);
+			open_container(j, '{');
+			key_string(j, "function", f->id);
+			key_string(j, "file", f->file);
+			key_int(j, "line", f->errors[e].line);
+			key_string(j, "message", f->errors[e].message);
+			close_container(j, '}');
+		}
 	}
+	for (int i = 0; i < m->ndiagnostics; i++) {
+		next_item(j);
+		write_diagnostic(j, &m->diagnostics[recs[i].index], true);
+	}
+	close_container(j, ']');
+
+	key(j, "diagnostics");
+	open_container(j, '[');
+	for (int i = 0; i < m->ndiagnostics; i++) {
+		next_item(j);
+		write_diagnostic(j, &m->diagnostics[recs[i].index], false);
+	}
+	close_container(j, ']');
 	free(line_keys);
 	free(recs);
-	put(root, "parse_errors", parse_errors);
-	put(root, "diagnostics", diagnostics);
 
 	if (m->has_runtime) {
-		json_t *rt = new_object();
-		put(rt, "window", jstr(m->runtime_window));
-		put(rt, "sources", string_array(m->runtime_sources, m->nruntime_sources));
-		put(root, "runtime", rt);
+		key(j, "runtime");
+		open_container(j, '{');
+		key_string(j, "window", m->runtime_window);
+		key_string_array(j, "sources", m->runtime_sources, m->nruntime_sources);
+		close_container(j, '}');
 	} else {
-		put(root, "runtime", json_null());
+		key_null(j, "runtime");
 	}
-
-	put(summary, "functions", json_integer(sum.functions));
-	put(summary, "analysed", json_integer(sum.analysed));
-	put(summary, "not_analysed", json_integer(sum.functions - sum.analysed));
-	put(summary, "edges", json_integer(sum.edges));
-	put(summary, "static_edges", json_integer(sum.static_edges));
-	put(summary, "observed_edges", json_integer(sum.observed_edges));
-	put(summary, "dynamic_sites", json_integer(sum.dynamic_sites));
-	put(summary, "missing", json_integer(sum.missing));
-	put(summary, "parse_errors", json_integer(sum.parse_errors));
-	put(summary, "ambiguous_sites", json_integer(sum.ambiguous_sites));
-	json_decref(summary);
-	return root;
+	close_container(j, '}');
+	out_putc(&j->out, '\n');
 }
 
 /* The file named by path, or path/cgmap.json when path is a folder. */
@@ -663,33 +1054,41 @@ static char *snapshot_file(const char *path)
 	return file.data;
 }
 
-static int write_atomically(const char *file, const char *text, size_t len)
+/* Streams the document into a temporary file beside the target, then
+ * renames it over the target, so a crash never leaves half a snapshot. */
+int cgm_snapshot_write(const cgm_model *model, const char *path)
 {
+	writer w = { .model = model, .scratch = CGM_STRBUF_INIT };
+	int rc = writer_plan(&w);
+	if (rc) {
+		writer_free(&w);
+		return rc;
+	}
+	char *file = snapshot_file(path);
 	size_t tmplen = strlen(file) + 16;
 	char *tmp = xmalloc(tmplen);
 	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", file);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		int rc = cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s", file, strerror(errno));
+		rc = cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s", file, strerror(errno));
+		writer_free(&w);
 		free(tmp);
+		free(file);
 		return rc;
 	}
 	const char *failed = NULL;
 	int saved_errno = 0;
-	if (fchmod(fd, 0644) != 0) {
+	if (fchmod(fd, 0644) != 0)
 		failed = "chmod", saved_errno = errno;
+	if (!failed) {
+		json_out j = { .out = { .fd = fd, .buf = xmalloc(OUT_BUFFER_SIZE) } };
+		write_document(&j, &w);
+		out_flush(&j.out);
+		free(j.out.buf);
+		if (j.out.error)
+			failed = "write", saved_errno = j.out.error;
 	}
-	size_t done = 0;
-	while (!failed && done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			failed = "write", saved_errno = errno;
-			break;
-		}
-		done += (size_t)n;
-	}
+	writer_free(&w);
 	if (!failed && fsync(fd) != 0)
 		failed = "fsync", saved_errno = errno;
 	if (close(fd) != 0 && !failed)
@@ -698,41 +1097,10 @@ static int write_atomically(const char *file, const char *text, size_t len)
 		failed = "rename", saved_errno = errno;
 	if (failed) {
 		unlink(tmp);
-		free(tmp);
-		return cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s: %s", file, failed,
-				 strerror(saved_errno));
+		rc = cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s: %s", file, failed,
+			       strerror(saved_errno));
 	}
 	free(tmp);
-	return 0;
-}
-
-int cgm_snapshot_write(const cgm_model *model, const char *path)
-{
-	writer w = { .model = model };
-	int rc = writer_plan(&w);
-	if (rc) {
-		writer_free(&w);
-		return rc;
-	}
-	json_t *doc = build_document(&w);
-	writer_free(&w);
-	char *text = json_dumps(doc, SNAPSHOT_DUMP_FLAGS);
-	json_decref(doc);
-	if (!text) {
-		fprintf(stderr, "cgmap: out of memory writing the snapshot\n");
-		abort();
-	}
-	char *file = snapshot_file(path);
-	size_t len = strlen(text);
-	text = realloc(text, len + 2);
-	if (!text) {
-		fprintf(stderr, "cgmap: out of memory writing the snapshot\n");
-		abort();
-	}
-	text[len++] = '\n';
-	text[len] = '\0';
-	rc = write_atomically(file, text, len);
-	free(text);
 	free(file);
 	return rc;
 }
