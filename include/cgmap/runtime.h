@@ -7,15 +7,16 @@
  * Flow in a mapping run, after resolve and before emit:
  *
  *     cgm_runtime *rt = cgm_runtime_new();
- *     cgm_runtime_load_pg(rt, dsn);            // unless --no-runtime
- *     cgm_runtime_load_file(rt, "runtime.json");  // each --runtime
- *     cgm_runtime_load_log(rt, "server.log", dsn); // each --runtime-log
- *     cgm_merge(model, rt);                    // always, even when rt is empty
+ *     cgm_runtime_load_pg(NULL, rt, dsn);            // unless --no-runtime
+ *     cgm_runtime_load_file(rt, "runtime.json");     // each --runtime
+ *     cgm_runtime_load_log(rt, "server.log", dsn);   // each --runtime-log
+ *     cgm_merge(model, rt);                          // always, even when rt is empty
  *     cgm_runtime_free(rt);
  *     cgm_analyze(model, &analyze_options);
  *     cgm_analyze_print_summary(model, stderr);
  *
- * or, the same in one call: cgm_runtime_apply() with cgm_runtime_options.
+ * or the loading and merging in one call: cgm_runtime_apply() with
+ * cgm_runtime_options (what src/map.c does).  Reports: cgm_report_write().
  *
  * Memory: a cgm_runtime owns one arena, freed by cgm_runtime_free(); merge
  * copies what it keeps into model->arena, so rt may go right after merge.
