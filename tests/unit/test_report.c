@@ -356,11 +356,20 @@ static void test_recursion(void **state)
 	add_edge(m, "s.b()", "s.a()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
 	add_edge(m, "s.c(integer)", "s.c(integer)", CGM_VIA_CALL, BOTH, 4, 9);
 	add_edge(m, "s.d()", "s.c(integer)", CGM_VIA_CALL, BOTH, 3, 1);
+	cgm_edge *amb = add_edge(m, "s.d()", "s.a()", CGM_VIA_CALL, CGM_EDGE_STATIC, 5, 0);
+	amb->ambiguous = true;
+	amb->nlines = 0;
 	assert_int_equal(cgm_analyze(m, NULL), 0);
+	expect(m, "edges", "text",
+	       "s.a() -> s.b() via call static lines 2\n"
+	       "s.b() -> s.a() via call static lines 2\n"
+	       "s.c(integer) -> s.c(integer) via call both lines 4 calls 9\n"
+	       "s.d() -> s.a() via call static lines - ambiguous\n"
+	       "s.d() -> s.c(integer) via call both lines 3 calls 1\n");
 	expect(m, "recursion", "text",
 	       "# Recursive components: 2\n"
 	       "# no runtime data\n"
-	       "component 0: s.a() s.b() uncalled\n"
+	       "component 0: s.a() s.b() has callers\n"
 	       "component 1: s.c(integer) has callers\n");
 	m->has_runtime = true;
 	m->runtime_window = "w";
@@ -370,7 +379,7 @@ static void test_recursion(void **state)
 	assert_int_equal(cgm_analyze(m, NULL), 0);
 	expect(m, "recursion", "csv",
 	       "component,size,functions,status,calls\r\n"
-	       "0,2,s.a() s.b(),dead,0\r\n"
+	       "0,2,s.a() s.b(),cold,0\r\n"
 	       "1,1,s.c(integer),called,10\r\n");
 	cgm_model_free(m);
 }
