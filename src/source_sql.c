@@ -118,6 +118,14 @@ typedef struct sql_trigger {
 	bool dropped;
 } sql_trigger;
 
+/* A reference and the relation it hangs on, so dropping the relation,
+ * trigger, policy or index drops it too. */
+typedef struct sql_reference {
+	cgm_reference ref;
+	const char *owner; /* "schema\x1ftable", or NULL */
+	bool dropped;
+} sql_reference;
+
 typedef struct sql_state {
 	cgm_model *model;
 	cgm_arena *a;
@@ -149,6 +157,10 @@ typedef struct sql_state {
 
 	sql_trigger *triggers;
 	int ntriggers, cap_triggers;
+
+	sql_reference *refs;
+	int nrefs, cap_refs;
+	const char *ref_owner; /* "schema\x1ftable" the references being added hang on */
 
 	smap builtin_names; /* name -> 1: a pg_catalog function of that name exists */
 	int nbuiltin;       /* model->functions[0..nbuiltin) are the builtins */
@@ -786,6 +798,10 @@ static const char *default_display(sql_state *st, const json_t *expr, const char
 			/* An integer literal: an int4 constant, cast implicitly
 			 * to the parameter's type, prints as the int4. */
 			long long v = json_integer_value(jget(jget(c, "ival"), "ival"));
+			/* libpg_query's JSON leaves a negative integer out
+			 * ("ival": {}), as if it were 0: the text has it. */
+			if (!jget(jget(c, "ival"), "ival") && written && is_integer_text(written))
+				v = strtoll(written, NULL, 10);
 			if (v < 0)
 				cgm_strbuf_printf(&buf, "'%lld'::integer", v);
 			else
@@ -1069,6 +1085,40 @@ static void drop_function(sql_state *st, int i)
 
 /* ---- references: catalog objects calling functions ---- */
 
+static cgm_reference *new_reference(sql_state *st, int fn, const char *kind, const char *object)
+{
+	if (st->nrefs == st->cap_refs) {
+		int cap = st->cap_refs ? st->cap_refs * 2 : 64;
+		st->refs = cgm_arena_grow(st->a, st->refs, (size_t)st->nrefs, (size_t)cap,
+					  sizeof(sql_reference));
+		st->cap_refs = cap;
+	}
+	sql_reference *r = &st->refs[st->nrefs++];
+	memset(r, 0, sizeof *r);
+	r->owner = st->ref_owner;
+	r->ref.function = -1;
+	r->ref.function_id = st->fns[fn].id;
+	r->ref.object_kind = kind;
+	r->ref.object = object;
+	return &r->ref;
+}
+
+/* Drop the references of one object (its description), or of everything
+ * hanging on a relation (owner key), or on any relation of a schema
+ * (owner prefix "schema\x1f"). */
+static void drop_references(sql_state *st, const char *object, const char *owner, bool prefix)
+{
+	size_t plen = owner ? strlen(owner) : 0;
+	for (int i = 0; i < st->nrefs; i++) {
+		sql_reference *r = &st->refs[i];
+		if (object && strcmp(r->ref.object, object) == 0)
+			r->dropped = true;
+		if (owner && r->owner &&
+		    (prefix ? strncmp(r->owner, owner, plen) == 0 : strcmp(r->owner, owner) == 0))
+			r->dropped = true;
+	}
+}
+
 /* Every FuncCall below `node`, as a reference of `kind` to `object`. */
 static void add_references(sql_state *st, const json_t *node, const char *kind, const char *object)
 {
@@ -1086,13 +1136,8 @@ static void add_references(sql_state *st, const json_t *node, const char *kind, 
 		if (n > 0) {
 			int target = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
 						 (int)json_array_size(jget(call, "args")), false);
-			if (target >= 0) {
-				cgm_reference *r = cgm_model_add_reference(st->model);
-				r->function = -1;
-				r->function_id = st->fns[target].id;
-				r->object_kind = kind;
-				r->object = object;
-			}
+			if (target >= 0)
+				new_reference(st, target, kind, object);
 		}
 	}
 	const char *key;
@@ -1206,6 +1251,7 @@ static void apply_create_table(sql_state *st, const json_t *stmt, const char *ki
 		return;
 	}
 	sql_table *t = add_table(st, schema, name, kind);
+	st->ref_owner = pair_key(st->a, t->schema, t->name);
 	json_t *elts = jget(stmt, "tableElts");
 	for (size_t i = 0; i < json_array_size(elts); i++) {
 		json_t *e = json_array_get(elts, i);
@@ -1226,9 +1272,11 @@ static void apply_view(sql_state *st, const json_t *rv, const json_t *query, con
 		add_table(st, schema, name, kind);
 	else if (!replace)
 		diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
-	add_references(st, query, "view",
-		       cgm_arena_printf(st->a, "rule _RETURN on %s %s", kind,
-					relation_text(st, schema, name)));
+	const char *object = cgm_arena_printf(st->a, "rule _RETURN on %s %s", kind,
+					      relation_text(st, schema, name));
+	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
+	st->ref_owner = pair_key(st->a, schema, name);
+	add_references(st, query, "view", object);
 }
 
 static void apply_alter_table(sql_state *st, const json_t *stmt)
@@ -1237,6 +1285,7 @@ static void apply_alter_table(sql_state *st, const json_t *stmt)
 	if (!range_var(st, jget(stmt, "relation"), false, &schema, &name))
 		return;
 	sql_table *t = find_table(st, schema, name);
+	st->ref_owner = t ? pair_key(st->a, t->schema, t->name) : NULL;
 	json_t *cmds = jget(stmt, "cmds");
 	for (size_t i = 0; i < json_array_size(cmds); i++) {
 		json_t *cmd = jget(json_array_get(cmds, i), "AlterTableCmd");
@@ -1326,11 +1375,9 @@ static void apply_create_trigger(sql_state *st, const json_t *stmt)
 	tr->function = -1;
 	tr->function_id = st->fns[fn].id;
 	tr->enabled = true;
-	cgm_reference *r = cgm_model_add_reference(st->model);
-	r->function = -1;
-	r->function_id = st->fns[fn].id;
-	r->object_kind = "trigger";
-	r->object = object;
+	drop_references(st, object, NULL, false); /* CREATE OR REPLACE TRIGGER */
+	st->ref_owner = pair_key(st->a, schema, table);
+	new_reference(st, fn, "trigger", object);
 	add_references(st, jget(stmt, "whenClause"), "trigger", object);
 }
 
@@ -1365,6 +1412,7 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 			for (int k = 0; k < st->ntriggers; k++)
 				if (strcmp(st->triggers[k].trigger.table_schema, name) == 0)
 					st->triggers[k].dropped = true;
+			drop_references(st, NULL, cgm_arena_printf(st->a, "%s\x1f", name), true);
 		} else if (strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0 ||
 			   strcmp(type, "OBJECT_MATVIEW") == 0 ||
 			   strcmp(type, "OBJECT_FOREIGN_TABLE") == 0) {
@@ -1380,6 +1428,7 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 				if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
 				    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
 					st->triggers[k].dropped = true;
+			drop_references(st, NULL, pair_key(st->a, t->schema, t->name), false);
 		} else if (strcmp(type, "OBJECT_TRIGGER") == 0) {
 			const char *parts[4];
 			int n = name_list(jget(jget(obj, "List"), "items"), parts, 4);
@@ -1393,6 +1442,28 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 				    strcmp(tr->name, parts[n - 1]) == 0)
 					st->triggers[k].dropped = true;
 			}
+			if (t)
+				drop_references(st, cgm_arena_printf(st->a, "trigger %s on table %s",
+								     cgm_quote_ident(st->a, parts[n - 1]),
+								     relation_text(st, t->schema, t->name)),
+						NULL, false);
+		} else if (strcmp(type, "OBJECT_POLICY") == 0) {
+			const char *parts[4];
+			int n = name_list(jget(jget(obj, "List"), "items"), parts, 4);
+			sql_table *t = n >= 2 ? find_table(st, n >= 3 ? parts[n - 3] : NULL, parts[n - 2]) : NULL;
+			if (t)
+				drop_references(st, cgm_arena_printf(st->a, "policy %s on table %s",
+								     cgm_quote_ident(st->a, parts[n - 1]),
+								     relation_text(st, t->schema, t->name)),
+						NULL, false);
+		} else if (strcmp(type, "OBJECT_INDEX") == 0) {
+			const char *parts[3];
+			int n = name_list(jget(jget(obj, "List"), "items"), parts, 3);
+			for (int p = 0; n > 0 && p < (n >= 2 ? 1 : st->npath); p++)
+				drop_references(st, cgm_arena_printf(st->a, "index %s",
+								     relation_text(st, n >= 2 ? parts[n - 2] : st->path[p],
+										   parts[n - 1])),
+						NULL, false);
 		}
 	}
 }
@@ -1559,6 +1630,7 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 	json_t *stmt;
 	json_object_foreach((json_t *)wrapper, kind, stmt)
 	{
+		st->ref_owner = NULL;
 		if (strcmp(kind, "CreateFunctionStmt") == 0) {
 			apply_create_function(st, stmt);
 		} else if (strcmp(kind, "DropStmt") == 0) {
@@ -1631,6 +1703,7 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				st->a, "policy %s on table %s",
 				cgm_quote_ident(st->a, jstr(stmt, "policy_name")),
 				relation_text(st, schema, table));
+			st->ref_owner = pair_key(st->a, schema, table);
 			add_references(st, jget(stmt, "qual"), "policy", object);
 			add_references(st, jget(stmt, "with_check"), "policy", object);
 		} else if (strcmp(kind, "IndexStmt") == 0) {
@@ -1640,6 +1713,7 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				continue; /* an unnamed index gets a name we do not guess */
 			const char *object = cgm_arena_printf(st->a, "index %s",
 							      relation_text(st, schema, idx));
+			st->ref_owner = pair_key(st->a, schema, table);
 			add_references(st, jget(stmt, "indexParams"), "index", object);
 			add_references(st, jget(stmt, "whereClause"), "index", object);
 		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
@@ -1647,14 +1721,10 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 			int n = name_list(jget(stmt, "funcname"), parts, 3);
 			int fn = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false)
 				       : -1;
-			if (fn >= 0) {
-				cgm_reference *r = cgm_model_add_reference(st->model);
-				r->function = -1;
-				r->function_id = st->fns[fn].id;
-				r->object_kind = "event_trigger";
-				r->object = cgm_arena_printf(st->a, "event trigger %s",
-							     cgm_quote_ident(st->a, jstr(stmt, "trigname")));
-			}
+			if (fn >= 0)
+				new_reference(st, fn, "event_trigger",
+					      cgm_arena_printf(st->a, "event trigger %s",
+							       cgm_quote_ident(st->a, jstr(stmt, "trigname"))));
 		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
 			apply_type_name(st, jget(stmt, "typeName"));
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
@@ -1908,6 +1978,9 @@ int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 	for (int k = 0; k < st.ntriggers; k++)
 		if (!st.triggers[k].dropped)
 			*cgm_model_add_trigger(model) = st.triggers[k].trigger;
+	for (int k = 0; k < st.nrefs; k++)
+		if (!st.refs[k].dropped)
+			*cgm_model_add_reference(model) = st.refs[k].ref;
 	for (int t = 0; t < st.ntables; t++)
 		if (!st.tables[t].dropped) {
 			cgm_relation *r = cgm_model_add_relation(model);
