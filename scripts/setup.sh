@@ -8,7 +8,8 @@ packages=(
 	cmake make gcc pkg-config         # build
 	libpg-query-dev                   # PostgreSQL's parser as a library
 	libpq-dev                         # connecting to PostgreSQL
-	libjansson-dev                    # JSON (libpg_query output, snapshots)
+	libjansson-dev                    # JSON (snapshots, runtime files)
+	libjsmn-dev                       # JSON tokens (libpg_query parse trees, read in place)
 	libgraphviz-dev graphviz          # graph layout (libgvc) and dot(1) for tests
 	libcmocka-dev                     # unit tests
 	postgresql-15                     # integration tests start real clusters

@@ -17,9 +17,9 @@
  * newlines before the call inside it.
  */
 #include <ctype.h>
-#include <jansson.h>
 #include <pg_query.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +28,7 @@
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
+#include "jsontok.h"
 #include "plpgsql_rewrite.h"
 
 #define MAX_REWRITES 24
@@ -78,6 +79,8 @@ typedef struct extract_ctx {
 	struct pending_expr *pending;
 	int npending, cap_pending;
 	const struct pending_expr *batch; /* set while scanning the batch */
+
+	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
 } extract_ctx;
 
 /* An expression waiting for the batch, with the context its sites need. */
@@ -89,6 +92,7 @@ typedef struct pending_expr {
 	int stmt_line;
 	bool in_perform;
 	long offset;         /* where `parsed` starts in the batch text */
+	char *owned;         /* the expression text, freed with the batch */
 } pending_expr;
 
 /* ---- lines ------------------------------------------------------------ */
@@ -218,71 +222,89 @@ static const char *var_lookup(extract_ctx *ctx, const char *name)
 
 /* ---- JSON helpers ----------------------------------------------------- */
 
-static const char *jstr(json_t *obj, const char *key)
+/* The sval of {"String": {"sval": ...}} at i, into the arena. */
+static char *string_node(extract_ctx *ctx, const jt_doc *d, int i)
 {
-	json_t *v = json_object_get(obj, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	return jt_strdup(d, jt_get(d, jt_get(d, i, "String"), "sval"), ctx->arena);
 }
 
-static long jint(json_t *obj, const char *key, long dflt)
+static bool string_node_is(const jt_doc *d, int i, const char *s)
 {
-	json_t *v = json_object_get(obj, key);
-	return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
-}
-
-/* The sval of {"String": {"sval": ...}}. */
-static const char *string_node(json_t *node)
-{
-	json_t *s = json_object_get(node, "String");
-	return s ? jstr(s, "sval") : NULL;
+	return jt_eq(d, jt_get(d, jt_get(d, i, "String"), "sval"), s);
 }
 
 /* ---- argument types --------------------------------------------------- */
 
-/* What PostgreSQL would know of an argument's type before resolution. */
-static const char *arg_type(extract_ctx *ctx, json_t *arg)
+/* Canonical name of the TypeName object at i. */
+static const char *typename_canonical(extract_ctx *ctx, const jt_doc *d, int i)
 {
-	json_t *v;
-	if ((v = json_object_get(arg, "A_Const"))) {
-		if (json_object_get(v, "isnull"))
+	int names = jt_get(d, i, "names");
+	int n = names >= 0 ? d->tokens[names].size : 0;
+	if (n == 0 || jt_get(d, i, "pct_type") >= 0)
+		return NULL;
+	const char *name = string_node(ctx, d, jt_elem(d, names, n - 1));
+	const char *schema = n >= 2 ? string_node(ctx, d, jt_elem(d, names, n - 2)) : NULL;
+	int bounds = jt_get(d, i, "arrayBounds");
+	int dims = bounds >= 0 ? d->tokens[bounds].size : 0;
+	return name ? cgm_type_canonical(ctx->arena, schema, name, dims, NULL) : NULL;
+}
+
+/* What PostgreSQL would know of the type of the argument at i before
+ * resolution. */
+static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
+{
+	int v;
+	if ((v = jt_get(d, arg, "A_Const")) >= 0) {
+		if (jt_get(d, v, "isnull") >= 0 || jt_get(d, v, "sval") >= 0)
 			return "unknown";
-		if (json_object_get(v, "sval"))
-			return "unknown";
-		json_t *ival = json_object_get(v, "ival");
-		if (ival)
+		if (jt_get(d, v, "ival") >= 0)
 			return "integer";
-		json_t *fval = json_object_get(v, "fval");
-		if (fval) {
+		int fval = jt_get(d, v, "fval");
+		if (fval >= 0) {
 			/* Integers too large for int4 come as fval without a dot. */
-			const char *f = jstr(fval, "fval");
-			if (f && !strpbrk(f, ".eE"))
-				return strlen(f) > 18 ? "numeric" : "bigint";
+			int f = jt_get(d, fval, "fval");
+			if (f >= 0) {
+				const char *t = d->text + d->tokens[f].start;
+				int len = d->tokens[f].end - d->tokens[f].start;
+				bool integral = true;
+				for (int k = 0; k < len; k++)
+					if (t[k] == '.' || t[k] == 'e' || t[k] == 'E')
+						integral = false;
+				if (integral)
+					return len > 18 ? "numeric" : "bigint";
+			}
 			return "numeric";
 		}
-		if (json_object_get(v, "boolval"))
+		if (jt_get(d, v, "boolval") >= 0)
 			return "boolean";
-		if (json_object_get(v, "bsval"))
+		if (jt_get(d, v, "bsval") >= 0)
 			return "bit";
 		return NULL;
 	}
-	if ((v = json_object_get(arg, "TypeCast")))
-		return cgm_type_canonical_json(ctx->arena, json_object_get(v, "typeName"), NULL);
-	if ((v = json_object_get(arg, "ColumnRef"))) {
-		json_t *fields = json_object_get(v, "fields");
-		if (json_array_size(fields) == 1) {
-			const char *name = string_node(json_array_get(fields, 0));
-			if (name)
-				return var_lookup(ctx, name);
+	if ((v = jt_get(d, arg, "TypeCast")) >= 0)
+		return typename_canonical(ctx, d, jt_get(d, v, "typeName"));
+	if ((v = jt_get(d, arg, "ColumnRef")) >= 0) {
+		int fields = jt_get(d, v, "fields");
+		if (fields >= 0 && d->tokens[fields].size == 1) {
+			int sv = jt_get(d, jt_get(d, jt_elem(d, fields, 0), "String"), "sval");
+			if (sv < 0)
+				return NULL;
+			char name[128];
+			int len = d->tokens[sv].end - d->tokens[sv].start;
+			if (len <= 0 || len >= (int)sizeof name)
+				return NULL;
+			memcpy(name, d->text + d->tokens[sv].start, (size_t)len);
+			name[len] = '\0';
+			return var_lookup(ctx, name);
 		}
 		return NULL;
 	}
-	if ((v = json_object_get(arg, "NamedArgExpr")))
-		return arg_type(ctx, json_object_get(v, "arg"));
+	if ((v = jt_get(d, arg, "NamedArgExpr")) >= 0)
+		return arg_type(ctx, d, jt_get(d, v, "arg"));
 	return NULL;
 }
 
 /* ---- sites from parse trees ------------------------------------------- */
-
 
 /* In a batch, the expression a location falls in becomes the context, and
  * the location is made relative to it. */
@@ -309,151 +331,124 @@ static long locate(extract_ctx *ctx, long location)
 	return location - e->offset;
 }
 
-static void on_funccall(extract_ctx *ctx, json_t *fc)
+/* The FuncCall object at fc. */
+static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 {
-	json_t *names = json_object_get(fc, "funcname");
-	size_t n = json_array_size(names);
+	int names = jt_get(d, fc, "funcname");
+	int n = names >= 0 ? d->tokens[names].size : 0;
 	if (n == 0)
 		return;
-	long location = locate(ctx, jint(fc, "location", 0));
+	long location = locate(ctx, jt_long(d, jt_get(d, fc, "location"), 0));
+	char *name = string_node(ctx, d, jt_elem(d, names, n - 1));
+	if (!name)
+		return;
 	cgm_site *s = new_site(ctx);
 	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
 		  : ctx->in_call_stmt ? CGM_SITE_CALL_STMT
 		  : ctx->in_perform ? CGM_SITE_PERFORM
 				    : CGM_SITE_CALL;
-	s->name = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 1)));
+	s->name = name;
 	if (n >= 2)
-		s->schema = cgm_arena_strdup(ctx->arena, string_node(json_array_get(names, n - 2)));
+		s->schema = string_node(ctx, d, jt_elem(d, names, n - 2));
 	s->line = line_of_location(ctx, location);
-	s->variadic_call = json_is_true(json_object_get(fc, "func_variadic"));
-	json_t *args = json_object_get(fc, "args");
-	s->nargs = (int)json_array_size(args);
+	s->variadic_call = jt_true(d, jt_get(d, fc, "func_variadic"));
+	int args = jt_get(d, fc, "args");
+	s->nargs = args >= 0 ? d->tokens[args].size : 0;
 	if (s->nargs > 0) {
 		s->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+		int arg = args + 1;
 		for (int i = 0; i < s->nargs; i++) {
-			json_t *arg = json_array_get(args, (size_t)i);
-			json_t *named = json_object_get(arg, "NamedArgExpr");
-			if (named)
-				s->argnames[i] = cgm_arena_strdup(ctx->arena, jstr(named, "name"));
-			s->argtypes[i] = arg_type(ctx, arg);
+			int named = jt_get(d, arg, "NamedArgExpr");
+			if (named >= 0)
+				s->argnames[i] = jt_strdup(d, jt_get(d, named, "name"), ctx->arena);
+			s->argtypes[i] = arg_type(ctx, d, arg);
+			arg = jt_skip(d, arg);
 		}
 	}
-	if (!s->name)
-		ctx->nsites--;
 }
 
-static void on_dml(extract_ctx *ctx, json_t *relation, unsigned events)
+/* DML on the relation at rel (a RangeVar, wrapped or not). */
+static void on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned events)
 {
-	json_t *rv = json_object_get(relation, "RangeVar");
-	if (!rv)
-		rv = relation;
-	const char *relname = jstr(rv, "relname");
-	if (!relname || !events)
+	int rv = jt_get(d, rel, "RangeVar");
+	if (rv < 0)
+		rv = rel;
+	int relname = jt_get(d, rv, "relname");
+	if (relname < 0 || !events)
 		return;
-	long location = locate(ctx, jint(rv, "location", 0));
+	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0));
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_TRIGGER;
-	s->name = cgm_arena_strdup(ctx->arena, relname);
-	s->schema = cgm_arena_strdup(ctx->arena, jstr(rv, "schemaname"));
+	s->name = jt_strdup(d, relname, ctx->arena);
+	s->schema = jt_strdup(d, jt_get(d, rv, "schemaname"), ctx->arena);
 	s->events = events;
 	s->line = line_of_location(ctx, location);
 }
 
-static unsigned merge_events(json_t *merge)
+static unsigned merge_events(const jt_doc *d, int merge)
 {
 	unsigned ev = 0;
-	json_t *clauses = json_object_get(merge, "mergeWhenClauses");
-	size_t i;
-	json_t *c;
-	json_array_foreach(clauses, i, c) {
-		const char *cmd = jstr(json_object_get(c, "MergeWhenClause"), "commandType");
-		if (!cmd)
-			continue;
-		if (strcmp(cmd, "CMD_INSERT") == 0)
+	int clauses = jt_get(d, merge, "mergeWhenClauses");
+	int n = clauses >= 0 ? d->tokens[clauses].size : 0;
+	int c = clauses + 1;
+	for (int i = 0; i < n; i++, c = jt_skip(d, c)) {
+		int cmd = jt_get(d, jt_get(d, c, "MergeWhenClause"), "commandType");
+		if (jt_eq(d, cmd, "CMD_INSERT"))
 			ev |= CGM_EV_INSERT;
-		else if (strcmp(cmd, "CMD_UPDATE") == 0)
+		else if (jt_eq(d, cmd, "CMD_UPDATE"))
 			ev |= CGM_EV_UPDATE;
-		else if (strcmp(cmd, "CMD_DELETE") == 0)
+		else if (jt_eq(d, cmd, "CMD_DELETE"))
 			ev |= CGM_EV_DELETE;
 	}
 	return ev;
 }
 
-/* Read the one JSON object that starts at `at` (a '{'), ignoring what
- * follows it. */
-static json_t *object_at(const char *at)
+/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt and DML
+ * nodes make sites; tokens come in document order, so sites do too. */
+static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
-	return json_loads(at, JSON_DISABLE_EOF_CHECK, NULL);
-}
-
-static bool key_at(const char *p, const char *key, size_t *len)
-{
-	size_t n = strlen(key);
-	if (strncmp(p, key, n) != 0)
-		return false;
-	*len = n;
-	return true;
-}
-
-/* The sites of a libpg_query parse tree, given as its JSON text.
- *
- * Why not load the whole tree: a call site needs only FuncCall, CallStmt
- * and DML nodes, and building the full tree with jansson costs several
- * times more than parsing itself.  A key such as "FuncCall":{ can only be
- * a key in libpg_query's JSON (inside a string value every quote is
- * escaped), so each wanted node is found by scanning the text and read
- * alone with jansson.  Nested calls inside a FuncCall's arguments are found
- * by the same scan, in document order. */
-static void scan_sql(extract_ctx *ctx, const char *json)
-{
-	for (const char *p = strchr(json, '"'); p; p = strchr(p + 1, '"')) {
-		size_t n = 0;
-		json_t *obj = NULL;
-		char first = p[1];
+	for (int k = 0; k + 1 < d->count; k++) {
+		const jt_token *t = &d->tokens[k];
+		/* A key: a string with one child, followed by an object. */
+		if (t->type != JT_STRING || t->size != 1 || d->tokens[k + 1].type != JT_OBJECT)
+			continue;
+		char first = d->text[t->start];
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
 		    first != 'M' && first != 'T')
 			continue;
-		if (key_at(p, "\"FuncCall\":{", &n)) {
-			obj = object_at(p + n - 1);
-			on_funccall(ctx, obj);
-		} else if (key_at(p, "\"CallStmt\":{\"funccall\":{", &n)) {
-			/* Typed fields come unwrapped: funccall is the FuncCall itself. */
-			obj = object_at(p + n - 1);
+		int obj = k + 1;
+		if (jt_eq(d, k, "FuncCall")) {
+			on_funccall(ctx, d, obj);
+		} else if (jt_eq(d, k, "CallStmt")) {
+			/* Typed fields come unwrapped: funccall is the FuncCall itself;
+			 * the scan goes on into it, so skip its own key. */
+			int fc = jt_get(d, obj, "funccall");
 			bool saved = ctx->in_call_stmt;
 			ctx->in_call_stmt = true;
-			on_funccall(ctx, obj);
+			on_funccall(ctx, d, fc);
 			ctx->in_call_stmt = saved;
-		} else if (key_at(p, "\"InsertStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
+		} else if (jt_eq(d, k, "InsertStmt")) {
 			unsigned ev = CGM_EV_INSERT;
-			const char *action = jstr(json_object_get(obj, "onConflictClause"), "action");
-			if (action && strcmp(action, "ONCONFLICT_UPDATE") == 0)
+			if (jt_eq(d, jt_get(d, jt_get(d, obj, "onConflictClause"), "action"), "ONCONFLICT_UPDATE"))
 				ev |= CGM_EV_UPDATE;
-			on_dml(ctx, json_object_get(obj, "relation"), ev);
-		} else if (key_at(p, "\"UpdateStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
-			on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_UPDATE);
-		} else if (key_at(p, "\"DeleteStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
-			on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_DELETE);
-		} else if (key_at(p, "\"MergeStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
-			on_dml(ctx, json_object_get(obj, "relation"), merge_events(obj));
-		} else if (key_at(p, "\"TruncateStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
-			size_t i;
-			json_t *r;
-			json_array_foreach(json_object_get(obj, "relations"), i, r)
-				on_dml(ctx, r, CGM_EV_TRUNCATE);
-		} else if (key_at(p, "\"CopyStmt\":{", &n)) {
-			obj = object_at(p + n - 1);
-			if (json_is_true(json_object_get(obj, "is_from")))
-				on_dml(ctx, json_object_get(obj, "relation"), CGM_EV_INSERT);
+			on_dml(ctx, d, jt_get(d, obj, "relation"), ev);
+		} else if (jt_eq(d, k, "UpdateStmt")) {
+			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_UPDATE);
+		} else if (jt_eq(d, k, "DeleteStmt")) {
+			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_DELETE);
+		} else if (jt_eq(d, k, "MergeStmt")) {
+			on_dml(ctx, d, jt_get(d, obj, "relation"), merge_events(d, obj));
+		} else if (jt_eq(d, k, "TruncateStmt")) {
+			int rels = jt_get(d, obj, "relations");
+			int n = rels >= 0 ? d->tokens[rels].size : 0;
+			int r = rels + 1;
+			for (int i = 0; i < n; i++, r = jt_skip(d, r))
+				on_dml(ctx, d, r, CGM_EV_TRUNCATE);
+		} else if (jt_eq(d, k, "CopyStmt")) {
+			if (jt_true(d, jt_get(d, obj, "is_from")))
+				on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_INSERT);
 		}
-		if (obj)
-			json_decref(obj);
-		p += n ? n - 2 : 0;
 	}
 }
 
@@ -470,10 +465,15 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 		pg_query_free_parse_result(r);
 		return false;
 	}
-	ctx->parsed = sql;
-	scan_sql(ctx, r.parse_tree);
+	bool ok = jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree));
+	if (ok) {
+		ctx->parsed = sql;
+		scan_sql(ctx, &ctx->sqldoc);
+	} else if (err) {
+		*err = strdup("cannot read libpg_query output");
+	}
 	pg_query_free_parse_result(r);
-	return true;
+	return ok;
 }
 
 /* ---- PL/pgSQL expressions --------------------------------------------- */
@@ -539,29 +539,26 @@ static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal
 	return ok;
 }
 
-/* The constant SQL of an EXECUTE expression: a string literal, a
+/* The constant SQL of an EXECUTE expression at val: a string literal, a
  * concatenation of literals, or format() with a constant template whose
  * only placeholders are %L and %% (values, never identifiers).  Returns a
  * heap string or NULL when the SQL depends on run-time values. */
-static char *constant_sql(json_t *val, long *location)
+static char *constant_sql(const jt_doc *d, int val, long *location)
 {
-	json_t *v;
-	if ((v = json_object_get(val, "A_Const"))) {
-		const char *s = jstr(json_object_get(v, "sval"), "sval");
-		if (!s)
-			return NULL;
-		*location = jint(v, "location", 0);
-		return strdup(s);
+	int v;
+	if ((v = jt_get(d, val, "A_Const")) >= 0) {
+		char *s = jt_strdup_heap(d, jt_get(d, jt_get(d, v, "sval"), "sval"));
+		if (s)
+			*location = jt_long(d, jt_get(d, v, "location"), 0);
+		return s;
 	}
-	if ((v = json_object_get(val, "A_Expr"))) {
-		const char *kind = jstr(v, "kind");
-		json_t *name = json_object_get(v, "name");
-		const char *op = string_node(json_array_get(name, 0));
-		if (!kind || strcmp(kind, "AEXPR_OP") != 0 || !op || strcmp(op, "||") != 0)
+	if ((v = jt_get(d, val, "A_Expr")) >= 0) {
+		if (!jt_eq(d, jt_get(d, v, "kind"), "AEXPR_OP") ||
+		    !string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||"))
 			return NULL;
 		long l1 = 0, l2 = 0;
-		char *a = constant_sql(json_object_get(v, "lexpr"), &l1);
-		char *b = a ? constant_sql(json_object_get(v, "rexpr"), &l2) : NULL;
+		char *a = constant_sql(d, jt_get(d, v, "lexpr"), &l1);
+		char *b = a ? constant_sql(d, jt_get(d, v, "rexpr"), &l2) : NULL;
 		if (!a || !b) {
 			free(a);
 			free(b);
@@ -575,16 +572,14 @@ static char *constant_sql(json_t *val, long *location)
 		*location = l1;
 		return joined;
 	}
-	if ((v = json_object_get(val, "FuncCall"))) {
-		json_t *names = json_object_get(v, "funcname");
-		size_t n = json_array_size(names);
-		const char *fname = string_node(json_array_get(names, n - 1));
-		if (!fname || strcmp(fname, "format") != 0 ||
-		    (n == 2 && strcmp(string_node(json_array_get(names, 0)), "pg_catalog") != 0))
+	if ((v = jt_get(d, val, "FuncCall")) >= 0) {
+		int names = jt_get(d, v, "funcname");
+		int n = names >= 0 ? d->tokens[names].size : 0;
+		if (n < 1 || n > 2 || !string_node_is(d, jt_elem(d, names, n - 1), "format") ||
+		    (n == 2 && !string_node_is(d, jt_elem(d, names, 0), "pg_catalog")))
 			return NULL;
-		json_t *args = json_object_get(v, "args");
 		long l = 0;
-		char *tmpl = constant_sql(json_array_get(args, 0), &l);
+		char *tmpl = constant_sql(d, jt_elem(d, jt_get(d, v, "args"), 0), &l);
 		if (!tmpl)
 			return NULL;
 		cgm_strbuf out = CGM_STRBUF_INIT;
@@ -625,17 +620,21 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 	s->via_literal = false;
 }
 
-/* One embedded expression of the PL/pgSQL tree. */
 static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic);
 
-static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
+/* One embedded expression of the PL/pgSQL tree; takes `text` (heap). */
+static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 {
-	if (!text || !*text)
+	if (!text || !*text) {
+		free(text);
 		return;
+	}
 	bool statement = !dynamic && is_statement_text(text);
 	/* Pure expressions without a parenthesis hold no call: skip parsing. */
-	if (!statement && !dynamic && !strchr(text, '('))
+	if (!statement && !dynamic && !strchr(text, '(')) {
+		free(text);
 		return;
+	}
 
 	char *parsed = NULL;
 	long delta = 0;
@@ -680,9 +679,11 @@ static void on_expression(extract_ctx *ctx, const char *text, bool dynamic)
 		e->stmt_line = ctx->stmt_line;
 		e->in_perform = ctx->in_perform;
 		e->offset = 0;
+		e->owned = text;
 		return;
 	}
 	parse_one(ctx, parsed, text, dynamic);
+	free(text);
 }
 
 /* Parse one expression and record its sites, or its error. Frees parsed. */
@@ -706,20 +707,18 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 	if (dynamic) {
 		/* The parsed text is "SELECT <expr>": look at <expr>. */
 		PgQueryParseResult r = pg_query_parse(parsed);
-		json_t *tree = r.error ? NULL : json_loads(r.parse_tree, 0, NULL);
-		pg_query_free_parse_result(r);
-		json_t *res = json_object_get(
-			json_array_get(
-				json_object_get(
-					json_object_get(json_object_get(json_array_get(json_object_get(tree, "stmts"), 0),
-									"stmt"),
-							"SelectStmt"),
-					"targetList"),
-				0),
-			"ResTarget");
+		jt_doc d = { 0 };
+		char *sql = NULL;
 		long loc = 0;
-		char *sql = res ? constant_sql(json_object_get(res, "val"), &loc) : NULL;
-		json_decref(tree);
+		if (!r.error && jt_parse(&d, r.parse_tree, strlen(r.parse_tree))) {
+			int stmt = jt_get(&d, jt_elem(&d, jt_get(&d, 0, "stmts"), 0), "stmt");
+			int target = jt_elem(&d, jt_get(&d, jt_get(&d, stmt, "SelectStmt"), "targetList"), 0);
+			int val = jt_get(&d, jt_get(&d, target, "ResTarget"), "val");
+			if (val >= 0)
+				sql = constant_sql(&d, val, &loc);
+		}
+		jt_doc_free(&d);
+		pg_query_free_parse_result(r);
 		if (sql) {
 			int literal_line = line_of_location(ctx, loc);
 			if (!walk_literal_sql(ctx, sql, literal_line))
@@ -746,12 +745,14 @@ static void flush_batch(extract_ctx *ctx)
 		cgm_strbuf_puts(&text, "\n;\n");
 	}
 	PgQueryParseResult r = pg_query_parse(cgm_strbuf_cstr(&text));
-	if (!r.error) {
+	if (!r.error && jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree))) {
 		ctx->batch = ctx->pending;
-		scan_sql(ctx, r.parse_tree);
+		scan_sql(ctx, &ctx->sqldoc);
 		ctx->batch = NULL;
-		for (int i = 0; i < ctx->npending; i++)
+		for (int i = 0; i < ctx->npending; i++) {
 			free(ctx->pending[i].parsed);
+			free(ctx->pending[i].owned);
+		}
 	} else {
 		for (int i = 0; i < ctx->npending; i++) {
 			const pending_expr *e = &ctx->pending[i];
@@ -762,6 +763,7 @@ static void flush_batch(extract_ctx *ctx)
 			ctx->stmt_line = e->stmt_line;
 			ctx->in_perform = e->in_perform;
 			parse_one(ctx, e->parsed, e->orig, false);
+			free(e->owned);
 		}
 	}
 	pg_query_free_parse_result(r);
@@ -771,7 +773,7 @@ static void flush_batch(extract_ctx *ctx)
 
 /* ---- the PL/pgSQL tree ------------------------------------------------ */
 
-static void walk_plpgsql(extract_ctx *ctx, json_t *node, const char *field);
+static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field);
 
 static bool is_dynamic_field(const extract_ctx *ctx, const char *field)
 {
@@ -783,8 +785,8 @@ static bool is_dynamic_field(const extract_ctx *ctx, const char *field)
 	       (strcmp(ctx->stmt_kind, "dynexecute") == 0 || strcmp(ctx->stmt_kind, "dynfors") == 0);
 }
 
-/* A statement kind that outlives the JSON tree it was read from. */
-static const char *stable_kind(extract_ctx *ctx, const char *kind)
+/* A statement kind that outlives the JSON text it was read from. */
+static const char *stable_kind(extract_ctx *ctx, const char *kind, size_t len)
 {
 	static const char *const known[] = {
 		"assign", "if", "elsif", "case", "loop", "while", "fori", "fors", "forc",
@@ -793,82 +795,92 @@ static const char *stable_kind(extract_ctx *ctx, const char *kind)
 		"close", "perform", "call", "commit", "rollback", "block", "declare", "sql", NULL
 	};
 	for (int i = 0; known[i]; i++)
-		if (strcmp(known[i], kind) == 0)
+		if (strlen(known[i]) == len && memcmp(known[i], kind, len) == 0)
 			return known[i];
-	return cgm_arena_strdup(ctx->arena, kind);
+	return cgm_arena_strndup(ctx->arena, kind, len);
 }
 
-static void on_statement(extract_ctx *ctx, const char *kind, json_t *stmt)
+static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, int stmt)
 {
-	kind = stable_kind(ctx, kind);
 	const char *saved_kind = ctx->stmt_kind;
 	int saved_line = ctx->stmt_line;
 	bool saved_perform = ctx->in_perform;
 	ctx->stmt_kind = kind;
-	ctx->stmt_line = (int)jint(stmt, "lineno", saved_line);
+	ctx->stmt_line = (int)jt_long(d, jt_get(d, stmt, "lineno"), saved_line);
 	ctx->in_perform = strcmp(kind, "perform") == 0;
-	walk_plpgsql(ctx, stmt, NULL);
+	walk_plpgsql(ctx, d, stmt, NULL);
 	ctx->stmt_kind = saved_kind;
 	ctx->stmt_line = saved_line;
 	ctx->in_perform = saved_perform;
 }
 
-static void walk_plpgsql(extract_ctx *ctx, json_t *node, const char *field)
+/* `field`: the key the value at node stands under, which tells whether an
+ * expression there is dynamic SQL. */
+static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
 {
-	if (json_is_array(node)) {
-		size_t i;
-		json_t *v;
-		json_array_foreach(node, i, v) walk_plpgsql(ctx, v, field);
+	if (node < 0 || node >= d->count)
+		return;
+	const jt_token *t = &d->tokens[node];
+	if (t->type == JT_ARRAY) {
+		int e = node + 1;
+		for (int i = 0; i < t->size; i++, e = jt_skip(d, e))
+			walk_plpgsql(ctx, d, e, field);
 		return;
 	}
-	if (!json_is_object(node))
+	if (t->type != JT_OBJECT)
 		return;
-	const char *key;
-	json_t *v;
-	json_object_foreach(node, key, v) {
-		if (strncmp(key, "PLpgSQL_stmt_", 13) == 0) {
-			on_statement(ctx, key + 13, v);
-		} else if (strcmp(key, "PLpgSQL_if_elsif") == 0) {
-			on_statement(ctx, "elsif", v);
-		} else if (strcmp(key, "PLpgSQL_case_when") == 0) {
-			on_statement(ctx, "case", v);
-		} else if (strcmp(key, "PLpgSQL_expr") == 0) {
-			on_expression(ctx, jstr(v, "query"), is_dynamic_field(ctx, field));
-		} else if (json_is_object(v) || json_is_array(v)) {
-			walk_plpgsql(ctx, v, key);
+	int k = node + 1;
+	for (int i = 0; i < t->size; i++, k = jt_skip(d, k + 1)) {
+		const char *key = d->text + d->tokens[k].start;
+		size_t klen = (size_t)(d->tokens[k].end - d->tokens[k].start);
+		int v = k + 1;
+		if (klen > 13 && strncmp(key, "PLpgSQL_stmt_", 13) == 0) {
+			on_statement(ctx, stable_kind(ctx, key + 13, klen - 13), d, v);
+		} else if (jt_eq(d, k, "PLpgSQL_if_elsif")) {
+			on_statement(ctx, "elsif", d, v);
+		} else if (jt_eq(d, k, "PLpgSQL_case_when")) {
+			on_statement(ctx, "case", d, v);
+		} else if (jt_eq(d, k, "PLpgSQL_expr")) {
+			on_expression(ctx, jt_strdup_heap(d, jt_get(d, v, "query")),
+				      is_dynamic_field(ctx, field));
+		} else if (d->tokens[v].type == JT_OBJECT || d->tokens[v].type == JT_ARRAY) {
+			char name[32];
+			size_t n = klen < sizeof name - 1 ? klen : sizeof name - 1;
+			memcpy(name, key, n);
+			name[n] = '\0';
+			walk_plpgsql(ctx, d, v, name);
 		}
 	}
 }
 
 /* Declared variables (for argument types) and DECLARE defaults and cursor
  * queries (for sites). */
-static void walk_datums(extract_ctx *ctx, json_t *datums)
+static void walk_datums(extract_ctx *ctx, const jt_doc *d, int datums)
 {
-	size_t i;
-	json_t *d;
-	json_array_foreach(datums, i, d) {
-		json_t *var = json_object_get(d, "PLpgSQL_var");
-		if (!var)
+	int n = datums >= 0 ? d->tokens[datums].size : 0;
+	int e = datums + 1;
+	for (int i = 0; i < n; i++, e = jt_skip(d, e)) {
+		int var = jt_get(d, e, "PLpgSQL_var");
+		if (var < 0)
 			continue;
-		const char *name = jstr(var, "refname");
-		const char *typname =
-			jstr(json_object_get(json_object_get(var, "datatype"), "PLpgSQL_type"), "typname");
-		if (name && typname && strcmp(typname, "UNKNOWN") != 0) {
-			add_var(ctx, cgm_arena_strdup(ctx->arena, name), NULL);
-			ctx->vars[ctx->nvars - 1].declared = cgm_arena_strdup(ctx->arena, typname);
+		int name = jt_get(d, var, "refname");
+		int typname = jt_get(d, jt_get(d, jt_get(d, var, "datatype"), "PLpgSQL_type"), "typname");
+		if (name >= 0 && typname >= 0 && !jt_eq(d, typname, "UNKNOWN")) {
+			add_var(ctx, jt_strdup(d, name, ctx->arena), NULL);
+			ctx->vars[ctx->nvars - 1].declared = jt_strdup(d, typname, ctx->arena);
 		}
-		if (!json_object_get(var, "lineno"))
+		if (jt_get(d, var, "lineno") < 0)
 			continue;
 		const char *saved = ctx->stmt_kind;
 		int saved_line = ctx->stmt_line;
 		ctx->stmt_kind = "declare";
-		ctx->stmt_line = (int)jint(var, "lineno", 1);
-		json_t *dflt = json_object_get(json_object_get(var, "default_val"), "PLpgSQL_expr");
-		if (dflt && !json_object_get(var, "cursor_explicit_expr"))
-			on_expression(ctx, jstr(dflt, "query"), false);
-		json_t *cur = json_object_get(json_object_get(var, "cursor_explicit_expr"), "PLpgSQL_expr");
-		if (cur)
-			on_expression(ctx, jstr(cur, "query"), false);
+		ctx->stmt_line = (int)jt_long(d, jt_get(d, var, "lineno"), 1);
+		int cursor = jt_get(d, jt_get(d, var, "cursor_explicit_expr"), "PLpgSQL_expr");
+		int dflt = jt_get(d, jt_get(d, var, "default_val"), "PLpgSQL_expr");
+		if (dflt >= 0 && cursor < 0)
+			on_expression(ctx, jt_strdup_heap(d, jt_get(d, dflt, "query")), false);
+		if (cursor >= 0)
+			on_expression(ctx, jt_strdup_heap(d, jt_get(d, cursor, "query")), false);
 		ctx->stmt_kind = saved;
 		ctx->stmt_line = saved_line;
 	}
@@ -882,8 +894,9 @@ static void choose_tag(char *tag, size_t len, const char *body)
 		snprintf(tag, len, "$cgmap%d$", i);
 }
 
-/* Does the body, wrapped as the function's CREATE statement, parse? */
-static bool plpgsql_parses(const cgm_function *fn, const char *body, char **error)
+/* The function's CREATE statement around `body`: parameters and result
+ * let the PL/pgSQL parser know its variables (and NEW/OLD of triggers). */
+static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, const char *body)
 {
 	char tag[32];
 	choose_tag(tag, sizeof tag, body);
@@ -896,9 +909,14 @@ static bool plpgsql_parses(const cgm_function *fn, const char *body, char **erro
 	cgm_strbuf_printf(&sql, "LANGUAGE plpgsql AS %s%s%s", tag, body, tag);
 	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
 	cgm_strbuf_free(&sql);
+	return r;
+}
+
+/* Does the body parse? */
+static bool plpgsql_parses(const cgm_function *fn, const char *body)
+{
+	PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
 	bool ok = !r.error;
-	if (error)
-		*error = r.error ? strdup(r.error->message) : NULL;
 	pg_query_free_plpgsql_parse_result(r);
 	return ok;
 }
@@ -922,7 +940,7 @@ static int plpgsql_error_line(const cgm_function *fn, const char *body)
 			memcpy(probe, body, start);
 			memcpy(probe + start, "NULL;", 5);
 			memcpy(probe + start + 5, body + end, len - end + 1);
-			if (plpgsql_parses(fn, probe, NULL)) {
+			if (plpgsql_parses(fn, probe)) {
 				found = line;
 				break;
 			}
@@ -936,24 +954,15 @@ static int plpgsql_error_line(const cgm_function *fn, const char *body)
 static void extract_plpgsql(extract_ctx *ctx)
 {
 	cgm_function *fn = ctx->fn;
-	char tag[32];
 	char *body = strdup(fn->source);
 	char *last_error = NULL;
-	json_t *tree = NULL;
+	char *tree = NULL; /* the PL/pgSQL tree as JSON text */
 
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
-		choose_tag(tag, sizeof tag, body);
-		cgm_strbuf sql = CGM_STRBUF_INIT;
-		bool proc = fn->kind == CGM_KIND_PROCEDURE;
-		cgm_strbuf_printf(&sql, "CREATE %s cgmap_f(%s) ", proc ? "PROCEDURE" : "FUNCTION",
-				  fn->arguments ? fn->arguments : "");
-		if (!proc)
-			cgm_strbuf_printf(&sql, "RETURNS %s ", fn->result ? fn->result : "void");
-		cgm_strbuf_printf(&sql, "LANGUAGE plpgsql AS %s%s%s", tag, body, tag);
-		PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
-		cgm_strbuf_free(&sql);
+		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
 		if (!r.error) {
-			tree = json_loads(r.plpgsql_funcs, 0, NULL);
+			tree = r.plpgsql_funcs;
+			r.plpgsql_funcs = NULL; /* kept: freed below with free() */
 			pg_query_free_plpgsql_parse_result(r);
 			break;
 		}
@@ -982,15 +991,21 @@ static void extract_plpgsql(extract_ctx *ctx)
 	for (int i = 0; i < fn->nargs; i++)
 		if (fn->argnames && fn->argnames[i])
 			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
-	json_t *func = json_object_get(json_array_get(tree, 0), "PLpgSQL_function");
-	ctx->stmt_kind = "block";
-	ctx->stmt_line = 1;
-	ctx->batching = true;
-	walk_datums(ctx, json_object_get(func, "datums"));
-	walk_plpgsql(ctx, json_object_get(func, "action"), NULL);
-	ctx->batching = false;
-	flush_batch(ctx);
-	json_decref(tree);
+	jt_doc d = { 0 };
+	if (!jt_parse(&d, tree, strlen(tree))) {
+		add_error(ctx, 0, "cannot read libpg_query output");
+	} else {
+		int func = jt_get(&d, jt_elem(&d, 0, 0), "PLpgSQL_function");
+		ctx->stmt_kind = "block";
+		ctx->stmt_line = 1;
+		ctx->batching = true;
+		walk_datums(ctx, &d, jt_get(&d, func, "datums"));
+		walk_plpgsql(ctx, &d, jt_get(&d, func, "action"), NULL);
+		ctx->batching = false;
+		flush_batch(ctx);
+	}
+	jt_doc_free(&d);
+	free(tree);
 	ctx->body = fn->source;
 	free(body);
 }
@@ -1086,6 +1101,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 		memcpy(fn->errors, ctx.errors, sizeof(cgm_parse_error) * (size_t)ctx.nerrors);
 	}
 	fn->nerrors = ctx.nerrors;
+	jt_doc_free(&ctx.sqldoc);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.errors);

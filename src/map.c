@@ -94,6 +94,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 		rt.no_runtime = true;
 	} else {
 		rt.dsn = opts->source.dsn;
+		rt.from_database = true; /* a log's OIDs are looked up there, env or --dsn */
 	}
 	if ((rc = cgm_runtime_apply(model, &rt)) < 0)
 		goto fail;

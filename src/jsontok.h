@@ -1,0 +1,59 @@
+/*
+ * jsontok.h - reading libpg_query's JSON output in place, over jsmn tokens.
+ *
+ * In:  a JSON text (owned by the caller, alive while the doc is used).
+ * Out: a token array (heap, reused between documents by the same jt_doc;
+ *      jt_doc_free releases it) and helpers to walk objects and arrays by
+ *      token index.  Strings are compared in place and copied, unescaped,
+ *      only when kept.
+ *
+ * Why not a DOM library: extraction reads a small part of every parse tree
+ * of every function, and building jansson trees cost more than parsing the
+ * SQL itself; jsmn tokenizes without allocating anything per value.
+ */
+#ifndef CGMAP_JSONTOK_H
+#define CGMAP_JSONTOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cgmap/arena.h"
+
+typedef struct jt_token {
+	int type;  /* JT_* */
+	int start; /* byte offsets into text: strings without their quotes */
+	int end;
+	int size;  /* children: object keys, array elements; 1 for a key */
+} jt_token;
+
+enum { JT_UNDEFINED = 0, JT_OBJECT = 1, JT_ARRAY = 2, JT_STRING = 3, JT_PRIMITIVE = 4 };
+
+typedef struct jt_doc {
+	const char *text;
+	jt_token *tokens;
+	int count;
+	int cap;
+} jt_doc;
+
+/* Tokenize text; false when it is not valid JSON.  The doc may be reused. */
+bool jt_parse(jt_doc *doc, const char *text, size_t len);
+void jt_doc_free(jt_doc *doc);
+
+/* Index of the token after the whole value at i. */
+int jt_skip(const jt_doc *doc, int i);
+/* Value of `key` in the object at i, or -1. */
+int jt_get(const jt_doc *doc, int i, const char *key);
+/* The n-th element of the array at i, or -1. */
+int jt_elem(const jt_doc *doc, int i, int n);
+/* Is token i the string `s`? */
+bool jt_eq(const jt_doc *doc, int i, const char *s);
+/* Integer of a primitive token (dflt when not a number or i < 0). */
+long jt_long(const jt_doc *doc, int i, long dflt);
+bool jt_true(const jt_doc *doc, int i);
+/* Unescaped copy of a string token into the arena (NULL when i < 0 or not
+ * a string). */
+char *jt_strdup(const jt_doc *doc, int i, cgm_arena *arena);
+/* Same, on the heap (caller frees). */
+char *jt_strdup_heap(const jt_doc *doc, int i);
+
+#endif
