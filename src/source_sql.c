@@ -886,6 +886,9 @@ static const char *atomic_text(sql_state *st, bool is_return)
 	return cgm_arena_strndup(st->a, st->text + start, (size_t)(end - start));
 }
 
+static void store_function(sql_state *st, cgm_function *f, bool replace, int at);
+static cgm_reference *new_reference(sql_state *st, int fn, const char *kind, const char *object);
+
 static void apply_create_function(sql_state *st, const json_t *stmt)
 {
 	cgm_arena *a = st->a;
@@ -1048,25 +1051,128 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	f.line_count = count_lines(f.source);
 	f.body_hash = cgm_body_hash(a, f.source);
 
-	int existing = smap_get(&st->fn_index, f.id);
+	store_function(st, &f, jbool(stmt, "replace"), at);
+}
+
+/* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...): a function
+ * of kind aggregate, as pg_proc lists it, referring to its support
+ * functions (as pg_depend records them). */
+static void apply_create_aggregate(sql_state *st, const json_t *stmt)
+{
+	cgm_arena *a = st->a;
+	const char *parts[3];
+	int n = name_list(jget(stmt, "defnames"), parts, 3);
+	int at = first_token(st);
+	json_t *args = jget(stmt, "args");
+	if (n < 0 || !json_is_array(args))
+		return; /* the old CREATE AGGREGATE name (BASETYPE = ...) form */
+	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (!schema || !schema_exists(st, schema)) {
+		diagnose(st, at, "no schema to create aggregate \"%s\" in", parts[n - 1]);
+		return;
+	}
+	cgm_function f;
+	memset(&f, 0, sizeof f);
+	f.schema = cgm_arena_strdup(a, schema);
+	f.name = cgm_arena_strdup(a, parts[n - 1]);
+	f.kind = CGM_KIND_AGGREGATE;
+	f.language = "internal";
+	f.npath = -1;
+	f.scc = -1;
+	json_t *params = jget(jget(json_array_get(args, 0), "List"), "items"); /* NULL for (*) */
+	int np = (int)json_array_size(params);
+	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&text, "");
+	for (int i = 0; i < np; i++) {
+		json_t *p = jget(json_array_get(params, (size_t)i), "FunctionParameter");
+		const char *type = type_of(st, jget(p, "argType"));
+		if (!type)
+			type = type_written(st, jget(p, "argType"));
+		const char *pname = jstr(p, "name");
+		cgm_strbuf_printf(&text, "%s%s%s%s", i ? ", " : "",
+				  pname && *pname ? cgm_quote_ident(a, pname) : "", pname && *pname ? " " : "",
+				  type);
+		f.argtypes[f.nargs++] = type;
+	}
+	f.arguments = cgm_arena_strdup(a, cgm_strbuf_cstr(&text));
+	cgm_strbuf_free(&text);
+	f.identity_args = cgm_identity_args(a, f.argtypes, f.nargs);
+	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
+	f.file = st->file;
+	f.file_line = line_of(st, at);
+
+	/* The result: the final function's, else the state type. */
+	json_t *def = jget(stmt, "definition");
+	const char *stype = NULL;
+	int support[8], nsupport = 0;
+	for (size_t i = 0; i < json_array_size(def); i++) {
+		json_t *d = jget(json_array_get(def, i), "DefElem");
+		const char *opt = jstr(d, "defname");
+		json_t *tn = jget(jget(d, "arg"), "TypeName");
+		if (!opt || !tn)
+			continue;
+		if (strcmp(opt, "stype") == 0) {
+			stype = type_of(st, tn);
+			continue;
+		}
+		/* Support functions and how many arguments each takes. */
+		static const struct { const char *opt; int extra; } kinds[] = {
+			{ "sfunc", 1 }, { "msfunc", 1 }, { "minvfunc", 1 }, { "finalfunc", -1 },
+			{ "mfinalfunc", -1 }, { "combinefunc", -2 }, { "serialfunc", -1 },
+			{ "deserialfunc", -3 },
+		};
+		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+			if (strcmp(opt, kinds[k].opt) != 0)
+				continue;
+			const char *fparts[3];
+			int fn_n = name_list(jget(tn, "names"), fparts, 3);
+			int nargs = kinds[k].extra == 1 ? 1 + f.nargs : kinds[k].extra == -2 ? 2 : kinds[k].extra == -3 ? 2 : 1;
+			int fn = fn_n > 0 ? find_callee(st, fn_n >= 2 ? fparts[fn_n - 2] : NULL, fparts[fn_n - 1],
+							nargs, false)
+					  : -1;
+			if (fn >= 0 && nsupport < 8) {
+				support[nsupport++] = fn;
+				if (strcmp(opt, "finalfunc") == 0)
+					f.result = st->fns[fn].result;
+			}
+		}
+	}
+	if (!f.result)
+		f.result = stype;
+	store_function(st, &f, jbool(stmt, "replace"), at);
+	const char *object = cgm_arena_printf(a, "function %s", f.id);
+	for (int i = 0; i < nsupport; i++) {
+		bool seen = false;
+		for (int k = 0; k < i; k++)
+			seen = seen || support[k] == support[i];
+		if (!seen)
+			new_reference(st, support[i], "aggregate", object);
+	}
+}
+
+/* Add or replace a function record under its id (CREATE [OR REPLACE]). */
+static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
+{
+	int existing = smap_get(&st->fn_index, f->id);
 	if (existing >= 0) {
-		if (!jbool(stmt, "replace")) {
-			diagnose(st, at, "function %s already exists", f.id);
+		if (!replace) {
+			diagnose(st, at, "function %s already exists", f->id);
 			return;
 		}
-		f.comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
-		st->fns[existing] = f;
+		f->comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
+		st->fns[existing] = *f;
 		return;
 	}
 	if (st->nfns == st->cap_fns) {
 		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
-		st->fns = cgm_arena_grow(a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
-		st->dropped = cgm_arena_grow(a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		st->fns = cgm_arena_grow(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
+		st->dropped = cgm_arena_grow(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
 		st->cap_fns = cap;
 	}
-	st->fns[st->nfns] = f;
+	st->fns[st->nfns] = *f;
 	st->dropped[st->nfns] = false;
-	smap_put(&st->fn_index, a, f.id, st->nfns);
+	smap_put(&st->fn_index, st->a, f->id, st->nfns);
 	st->nfns++;
 }
 
@@ -1733,6 +1839,8 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 			const char *k = jstr(stmt, "kind");
 			if (k && strcmp(k, "OBJECT_TYPE") == 0)
 				apply_type_name(st, jget(stmt, "defnames"));
+			else if (k && strcmp(k, "OBJECT_AGGREGATE") == 0)
+				apply_create_aggregate(st, stmt);
 		} else if (strcmp(kind, "CompositeTypeStmt") == 0) {
 			json_t *rv = jget(stmt, "typevar");
 			const char *schema = jstr(rv, "schemaname");
