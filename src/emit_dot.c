@@ -5,7 +5,9 @@
  * Out: the DOT file, written to a temporary file in the same folder and
  *      renamed, so a reader never sees half a graph.  Every name goes
  *      through cgm_escape_dot(), so `dot -Tsvg` accepts the file whatever the
- *      catalog holds; the same model gives the same bytes.
+ *      catalog holds; the same model gives the same bytes.  Streamed: the
+ *      text goes out in 256 KiB pieces, so memory stays at the sort indexes
+ *      whatever the size of the graph; everything is freed before returning.
  *
  * Drawing (the legend cluster in the file says the same):
  *   - one cluster per schema, functions labelled name(args), the full id as
@@ -47,11 +49,61 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
+/* cgm_escape_dot() with a fast path: printable ASCII that DOT takes as it is
+ * is copied in runs, and every other run of bytes goes through
+ * cgm_escape_dot().  Cutting the text before a plain ASCII byte changes
+ * nothing: an ASCII byte is always a character of its own, and a broken
+ * multi-byte sequence before it is broken at the cut too. */
+static bool dot_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '&';
+}
+
+static void escape_dot(cgm_strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char piece[64];
+	cgm_strbuf_add(out, "", 0); /* reads as "" even when nothing is added */
+	while (*p) {
+		const unsigned char *run = p;
+		while (dot_plain(*p))
+			p++;
+		if (p > run)
+			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
+		run = p;
+		while (*p && !dot_plain(*p))
+			p++;
+		size_t n = (size_t)(p - run);
+		if (n == 0)
+			continue;
+		char *copy = n < sizeof(piece) ? piece : xmalloc(n + 1);
+		memcpy(copy, run, n);
+		copy[n] = '\0';
+		cgm_escape_dot(out, copy);
+		if (copy != piece)
+			free(copy);
+	}
+}
+
+static void put_int(cgm_strbuf *out, int v)
+{
+	char buf[16];
+	char *end = buf + sizeof(buf), *p = end;
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	cgm_strbuf_add(out, p, (size_t)(end - p));
+}
+
 /* "text" with the text escaped. */
 static void put_quoted(cgm_strbuf *out, const char *s)
 {
 	cgm_strbuf_putc(out, '"');
-	cgm_escape_dot(out, s);
+	escape_dot(out, s);
 	cgm_strbuf_putc(out, '"');
 }
 
@@ -62,28 +114,32 @@ static void put_function_node(cgm_strbuf *out, const cgm_function *f)
 	put_quoted(out, f->id);
 }
 
+/* "<id> EXECUTE site N": the id escaped on its own is the same text, the
+ * rest being plain ASCII. */
 static void put_dynamic_node(cgm_strbuf *out, const cgm_function *f, int site_index)
 {
-	cgm_strbuf name = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&name, "%s EXECUTE site %d", f->id, site_index + 1);
-	put_quoted(out, cgm_strbuf_cstr(&name));
-	cgm_strbuf_free(&name);
+	cgm_strbuf_putc(out, '"');
+	escape_dot(out, f->id);
+	cgm_strbuf_puts(out, " EXECUTE site ");
+	put_int(out, site_index + 1);
+	cgm_strbuf_putc(out, '"');
 }
 
 /* The callee as written: schema-qualified when it was. */
 static void written_name(cgm_strbuf *out, const cgm_site *site)
 {
-	if (site->schema)
-		cgm_strbuf_printf(out, "%s.", site->schema);
+	if (site->schema) {
+		cgm_strbuf_puts(out, site->schema);
+		cgm_strbuf_putc(out, '.');
+	}
 	cgm_strbuf_puts(out, site->name ? site->name : "?");
 }
 
 static void put_missing_node(cgm_strbuf *out, const char *written)
 {
-	cgm_strbuf name = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&name, "missing: %s", written);
-	put_quoted(out, cgm_strbuf_cstr(&name));
-	cgm_strbuf_free(&name);
+	cgm_strbuf_puts(out, "\"missing: ");
+	escape_dot(out, written);
+	cgm_strbuf_putc(out, '"');
 }
 
 typedef struct {
@@ -127,43 +183,89 @@ static bool site_targets(const cgm_site *site, int fn)
 	return false;
 }
 
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 static void put_lines(cgm_strbuf *out, const int *lines, int n)
 {
-	int *sorted = xmalloc(sizeof(int) * (size_t)n);
+	int stack[16];
+	int *sorted = n <= 16 ? stack : xmalloc(sizeof(int) * (size_t)n);
 	if (n)
 		memcpy(sorted, lines, sizeof(int) * (size_t)n);
-	for (int i = 1; i < n; i++) /* insertion sort: lists are short */
-		for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-			int tmp = sorted[j];
-			sorted[j] = sorted[j - 1];
-			sorted[j - 1] = tmp;
-		}
+	if (n > 16)
+		qsort(sorted, (size_t)n, sizeof(int), compare_ints);
+	else
+		for (int i = 1; i < n; i++) /* insertion sort: lists are short */
+			for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+				int tmp = sorted[j];
+				sorted[j] = sorted[j - 1];
+				sorted[j - 1] = tmp;
+			}
 	cgm_strbuf_puts(out, n == 1 ? "line " : "lines ");
-	for (int i = 0; i < n; i++)
-		cgm_strbuf_printf(out, "%s%d", i ? ", " : "", sorted[i]);
-	free(sorted);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			cgm_strbuf_add(out, ", ", 2);
+		put_int(out, sorted[i]);
+	}
+	if (sorted != stack)
+		free(sorted);
 }
+
+#define FLUSH_AT (256 * 1024)
 
 typedef struct {
 	const cgm_model *model;
-	cgm_strbuf out;
+	cgm_strbuf out;     /* pending text, written out past FLUSH_AT */
+	int fd;
+	int error;          /* errno of the first failed write, 0 when none */
 	bool *drawn;        /* per function index */
 	sort_rec *nodes;    /* drawn functions by schema, id */
 	int nnodes;
+	unsigned *trigger_events; /* per function index: events of the triggers calling it */
+	cgm_strbuf text, label, tip, tables, table; /* scratch, reused */
 } dot_writer;
+
+/* Write the pending text; after a failed write the rest is dropped and
+ * the error reported once at the end. */
+static void flush_out(dot_writer *w)
+{
+	const char *p = w->out.data;
+	size_t n = w->out.len;
+	while (!w->error && n > 0) {
+		ssize_t done = write(w->fd, p, n);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0) {
+			w->error = errno;
+			break;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	cgm_strbuf_reset(&w->out);
+}
+
+static void maybe_flush(dot_writer *w)
+{
+	if (w->out.len >= FLUSH_AT)
+		flush_out(w);
+}
 
 static void emit_function_node(dot_writer *w, int fi)
 {
 	const cgm_function *f = &w->model->functions[fi];
 	cgm_strbuf *out = &w->out;
-	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf *text = &w->text;
 
 	cgm_strbuf_puts(out, "    ");
 	put_function_node(out, f);
 	cgm_strbuf_puts(out, " [label=\"");
-	cgm_escape_dot(out, f->name ? f->name : f->id);
+	escape_dot(out, f->name ? f->name : f->id);
 	cgm_strbuf_putc(out, '(');
-	cgm_escape_dot(out, f->identity_args ? f->identity_args : "");
+	escape_dot(out, f->identity_args ? f->identity_args : "");
 	cgm_strbuf_putc(out, ')');
 	if (f->kind == CGM_KIND_PROCEDURE)
 		cgm_strbuf_puts(out, "\\nprocedure");
@@ -171,26 +273,29 @@ static void emit_function_node(dot_writer *w, int fi)
 		cgm_strbuf_puts(out, "\\ntrigger function");
 	if (!f->analysed && !f->builtin) {
 		cgm_strbuf_puts(out, "\\n[");
-		cgm_escape_dot(out, f->language ? f->language : "?");
+		escape_dot(out, f->language ? f->language : "?");
 		cgm_strbuf_puts(out, ", not analysed]");
 	}
 	if (f->nerrors > 0)
 		cgm_strbuf_puts(out, "\\n[parse error]");
 	cgm_strbuf_puts(out, "\", tooltip=\"");
-	cgm_strbuf_puts(&text, f->id);
-	if (f->language)
-		cgm_strbuf_printf(&text, "\nlanguage %s", f->language);
+	cgm_strbuf_reset(text);
+	cgm_strbuf_puts(text, f->id);
+	if (f->language) {
+		cgm_strbuf_puts(text, "\nlanguage ");
+		cgm_strbuf_puts(text, f->language);
+	}
 	for (int e = 0; e < f->nerrors; e++) {
 		if (f->errors[e].line > 0)
-			cgm_strbuf_printf(&text, "\nparse error, line %d: %s", f->errors[e].line,
+			cgm_strbuf_printf(text, "\nparse error, line %d: %s", f->errors[e].line,
 					  f->errors[e].message ? f->errors[e].message : "");
 		else
-			cgm_strbuf_printf(&text, "\nparse error: %s",
+			cgm_strbuf_printf(text, "\nparse error: %s",
 					  f->errors[e].message ? f->errors[e].message : "");
 	}
 	if (w->model->has_runtime)
-		cgm_strbuf_printf(&text, "\n%lld calls observed", (long long)f->runtime.calls);
-	cgm_escape_dot(out, cgm_strbuf_cstr(&text));
+		cgm_strbuf_printf(text, "\n%lld calls observed", (long long)f->runtime.calls);
+	escape_dot(out, cgm_strbuf_cstr(text));
 	cgm_strbuf_putc(out, '"');
 
 	if (f->builtin)
@@ -202,7 +307,6 @@ static void emit_function_node(dot_writer *w, int fi)
 	if (f->nerrors > 0)
 		cgm_strbuf_puts(out, ", color=\"" COLOR_MISSING "\", penwidth=2");
 	cgm_strbuf_puts(out, "];\n");
-	cgm_strbuf_free(&text);
 
 	/* Its dynamic EXECUTE sites, in the same cluster. */
 	for (int s = 0; s < f->nsites; s++) {
@@ -214,14 +318,16 @@ static void emit_function_node(dot_writer *w, int fi)
 		cgm_strbuf_printf(out, " [shape=note, style=filled, fillcolor=\"#fff4c2\", "
 				       "color=\"" COLOR_DYNAMIC "\", label=\"EXECUTE line %d\", tooltip=\"",
 				  site->line);
-		cgm_strbuf_reset(&text);
-		cgm_strbuf_printf(&text, "dynamic EXECUTE in %s, line %d", f->id, site->line);
-		if (site->text)
-			cgm_strbuf_printf(&text, "\n%s", site->text);
-		cgm_escape_dot(out, cgm_strbuf_cstr(&text));
+		cgm_strbuf_reset(text);
+		cgm_strbuf_printf(text, "dynamic EXECUTE in %s, line %d", f->id, site->line);
+		if (site->text) {
+			cgm_strbuf_putc(text, '\n');
+			cgm_strbuf_puts(text, site->text);
+		}
+		escape_dot(out, cgm_strbuf_cstr(text));
 		cgm_strbuf_puts(out, "\"];\n");
-		cgm_strbuf_free(&text);
 	}
+	maybe_flush(w);
 }
 
 static void emit_clusters(dot_writer *w)
@@ -235,7 +341,7 @@ static void emit_clusters(dot_writer *w)
 		put_quoted(out, cgm_strbuf_cstr(&name));
 		cgm_strbuf_free(&name);
 		cgm_strbuf_puts(out, " {\n    label=\"schema ");
-		cgm_escape_dot(out, schema ? schema : "(none)");
+		escape_dot(out, schema ? schema : "(none)");
 		cgm_strbuf_puts(out, "\";\n    style=\"rounded\";\n    color=\"#999999\";\n"
 				     "    fontname=\"Helvetica-Bold\";\n");
 		int j = i;
@@ -261,11 +367,12 @@ static bool list_has(const char *list, const char *item)
 
 /* Sites of `from` at the edge's lines that fire the trigger function `to`:
  * the events and the tables, for the edge label. */
-static void trigger_label(const cgm_model *m, const cgm_edge *e, cgm_strbuf *label)
+static void trigger_label(dot_writer *w, const cgm_edge *e, cgm_strbuf *label)
 {
-	const cgm_function *f = &m->functions[e->from];
+	const cgm_function *f = &w->model->functions[e->from];
 	unsigned events = 0;
-	cgm_strbuf tables = CGM_STRBUF_INIT;
+	cgm_strbuf *tables = &w->tables, *table = &w->table;
+	cgm_strbuf_reset(tables);
 	for (int s = 0; s < f->nsites; s++) {
 		const cgm_site *site = &f->sites[s];
 		if (site->kind != CGM_SITE_TRIGGER || !site_targets(site, e->to))
@@ -273,25 +380,21 @@ static void trigger_label(const cgm_model *m, const cgm_edge *e, cgm_strbuf *lab
 		if (e->nlines > 0 && !has_line(e->lines, e->nlines, site->line))
 			continue;
 		events |= site->events;
-		cgm_strbuf table = CGM_STRBUF_INIT;
-		written_name(&table, site);
-		if (!list_has(cgm_strbuf_cstr(&tables), cgm_strbuf_cstr(&table))) {
-			cgm_strbuf_puts(&tables, tables.len ? ", " : "on ");
-			cgm_strbuf_puts(&tables, cgm_strbuf_cstr(&table));
+		cgm_strbuf_reset(table);
+		written_name(table, site);
+		if (!list_has(cgm_strbuf_cstr(tables), cgm_strbuf_cstr(table))) {
+			cgm_strbuf_puts(tables, tables->len ? ", " : "on ");
+			cgm_strbuf_puts(tables, cgm_strbuf_cstr(table));
 		}
-		cgm_strbuf_free(&table);
 	}
 	if (events == 0) /* observed only: the events the triggers fire on */
-		for (int t = 0; t < m->ntriggers; t++)
-			if (m->triggers[t].function == e->to)
-				events |= m->triggers[t].events;
+		events = w->trigger_events[e->to];
 	char buf[64];
 	cgm_strbuf_puts(label, events ? cgm_events_text(buf, sizeof(buf), events) : "trigger");
-	if (tables.len) {
+	if (tables->len) {
 		cgm_strbuf_putc(label, '\n');
-		cgm_strbuf_puts(label, cgm_strbuf_cstr(&tables));
+		cgm_strbuf_puts(label, cgm_strbuf_cstr(tables));
 	}
-	cgm_strbuf_free(&tables);
 }
 
 /* The dynamic site an observed dynamic edge starts from, or -1. */
@@ -316,20 +419,20 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 	cgm_strbuf *out = &w->out;
 	bool is_static = e->provenance & CGM_EDGE_STATIC;
 	bool observed = e->provenance & CGM_EDGE_OBSERVED;
-	cgm_strbuf label = CGM_STRBUF_INIT, style = CGM_STRBUF_INIT, tip = CGM_STRBUF_INIT;
+	cgm_strbuf *label = &w->label, *tip = &w->tip;
 	const char *color = NULL;
+	cgm_strbuf_reset(label);
+	cgm_strbuf_reset(tip);
 
-	cgm_strbuf_puts(&style, e->via == CGM_VIA_LITERAL ? "dotted" : observed && !is_static ? "dashed" : "solid");
-	if (is_static && observed)
-		cgm_strbuf_puts(&style, ",bold");
+	const char *style = e->via == CGM_VIA_LITERAL ? "dotted" : observed && !is_static ? "dashed" : "solid";
 
 	switch (e->via) {
 	case CGM_VIA_TRIGGER:
-		trigger_label(m, e, &label);
+		trigger_label(w, e, label);
 		color = COLOR_TRIGGER;
 		break;
 	case CGM_VIA_LITERAL:
-		cgm_strbuf_puts(&label, "EXECUTE");
+		cgm_strbuf_puts(label, "EXECUTE");
 		break;
 	case CGM_VIA_DYNAMIC:
 		color = COLOR_DYNAMIC;
@@ -338,7 +441,7 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		break;
 	}
 	if (e->ambiguous) {
-		cgm_strbuf_puts(&label, label.len ? " ?" : "?");
+		cgm_strbuf_puts(label, label->len ? " ?" : "?");
 		if (!color)
 			color = COLOR_AMBIGUOUS;
 	}
@@ -351,32 +454,50 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		put_function_node(out, from);
 	cgm_strbuf_puts(out, " -> ");
 	put_function_node(out, to);
-	cgm_strbuf_printf(out, " [style=\"%s\"", cgm_strbuf_cstr(&style));
-	if (color)
-		cgm_strbuf_printf(out, ", color=\"%s\", fontcolor=\"%s\"", color, color);
-	if (label.len) {
+	cgm_strbuf_puts(out, " [style=\"");
+	cgm_strbuf_puts(out, style);
+	if (is_static && observed)
+		cgm_strbuf_puts(out, ",bold");
+	cgm_strbuf_putc(out, '"');
+	if (color) {
+		cgm_strbuf_puts(out, ", color=\"");
+		cgm_strbuf_puts(out, color);
+		cgm_strbuf_puts(out, "\", fontcolor=\"");
+		cgm_strbuf_puts(out, color);
+		cgm_strbuf_putc(out, '"');
+	}
+	if (label->len) {
 		cgm_strbuf_puts(out, ", label=\"");
-		cgm_escape_dot(out, cgm_strbuf_cstr(&label));
+		escape_dot(out, cgm_strbuf_cstr(label));
 		cgm_strbuf_putc(out, '"');
 	}
 
-	cgm_strbuf_printf(&tip, "%s -> %s (%s, %s%s%s)", from->id, to->id, cgm_via_name(e->via),
-			  is_static ? "static" : "", is_static && observed ? " and " : "",
-			  observed ? "observed" : "");
+	/* "<from> -> <to> (<via>, static and observed), lines ..." */
+	cgm_strbuf_puts(tip, from->id);
+	cgm_strbuf_puts(tip, " -> ");
+	cgm_strbuf_puts(tip, to->id);
+	cgm_strbuf_puts(tip, " (");
+	cgm_strbuf_puts(tip, cgm_via_name(e->via));
+	cgm_strbuf_puts(tip, ", ");
+	if (is_static)
+		cgm_strbuf_puts(tip, "static");
+	if (is_static && observed)
+		cgm_strbuf_puts(tip, " and ");
+	if (observed)
+		cgm_strbuf_puts(tip, "observed");
+	cgm_strbuf_putc(tip, ')');
 	if (e->nlines > 0) {
-		cgm_strbuf_puts(&tip, ", ");
-		put_lines(&tip, e->lines, e->nlines);
+		cgm_strbuf_puts(tip, ", ");
+		put_lines(tip, e->lines, e->nlines);
 	}
 	if (e->ambiguous)
-		cgm_strbuf_puts(&tip, ", one of several candidates");
+		cgm_strbuf_puts(tip, ", one of several candidates");
 	if (observed)
-		cgm_strbuf_printf(&tip, ", %lld calls", (long long)e->runtime.calls);
+		cgm_strbuf_printf(tip, ", %lld calls", (long long)e->runtime.calls);
 	cgm_strbuf_puts(out, ", tooltip=\"");
-	cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+	escape_dot(out, cgm_strbuf_cstr(tip));
 	cgm_strbuf_puts(out, "\"];\n");
-	cgm_strbuf_free(&label);
-	cgm_strbuf_free(&style);
-	cgm_strbuf_free(&tip);
+	maybe_flush(w);
 }
 
 /* Each drawn function to each of its dynamic-site notes. */
@@ -394,6 +515,7 @@ static void emit_dynamic_links(dot_writer *w)
 			put_dynamic_node(out, f, s);
 			cgm_strbuf_puts(out, " [style=dotted, arrowhead=none, color=\"" COLOR_DYNAMIC "\"];\n");
 		}
+		maybe_flush(w);
 	}
 }
 
@@ -439,17 +561,19 @@ static void emit_missing(dot_writer *w)
 		put_missing_node(out, recs[i].k1);
 		cgm_strbuf_puts(out, " [shape=box, style=\"dashed\", color=\"" COLOR_MISSING "\", "
 				     "fontcolor=\"" COLOR_MISSING "\", label=\"");
-		cgm_escape_dot(out, recs[i].k1);
+		escape_dot(out, recs[i].k1);
 		cgm_strbuf_puts(out, "\", tooltip=\"");
 		cgm_strbuf tip = CGM_STRBUF_INIT;
 		cgm_strbuf_printf(&tip, "missing callee: no function %s exists", recs[i].k1);
-		cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+		escape_dot(out, cgm_strbuf_cstr(&tip));
 		cgm_strbuf_free(&tip);
 		cgm_strbuf_puts(out, "\"];\n");
+		maybe_flush(w);
 	}
+	/* Lines of one (name, function) group: one buffer for all groups. */
+	int *lines = xmalloc(sizeof(int) * (size_t)n);
 	for (int i = 0; i < n;) {
 		int j = i;
-		int *lines = xmalloc(sizeof(int) * (size_t)n);
 		int nlines = 0;
 		while (j < n && strcmp(recs[j].k1, recs[i].k1) == 0 && recs[j].index == recs[i].index) {
 			const cgm_site *site = &m->functions[recs[j].index].sites[recs[j].sub];
@@ -466,12 +590,13 @@ static void emit_missing(dot_writer *w)
 		cgm_strbuf tip = CGM_STRBUF_INIT;
 		cgm_strbuf_printf(&tip, "%s calls missing %s, ", f->id, recs[i].k1);
 		put_lines(&tip, lines, nlines);
-		cgm_escape_dot(out, cgm_strbuf_cstr(&tip));
+		escape_dot(out, cgm_strbuf_cstr(&tip));
 		cgm_strbuf_free(&tip);
 		cgm_strbuf_puts(out, "\"];\n");
-		free(lines);
+		maybe_flush(w);
 		i = j;
 	}
+	free(lines);
 	cgm_strbuf_free(&names);
 	free(offsets);
 	free(recs);
@@ -520,54 +645,104 @@ static void emit_legend(cgm_strbuf *out)
 		"  }\n");
 }
 
-static int write_file(const char *path, const char *text, size_t len)
-{
-	size_t tmplen = strlen(path) + 16;
-	char *tmp = xmalloc(tmplen);
-	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s", path, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	const char *failed = NULL;
-	int saved_errno = 0;
-	if (fchmod(fd, 0644) != 0)
-		failed = "chmod", saved_errno = errno;
-	size_t done = 0;
-	while (!failed && done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			failed = "write", saved_errno = errno;
-		else
-			done += (size_t)n;
-	}
-	if (close(fd) != 0 && !failed)
-		failed = "close", saved_errno = errno;
-	if (!failed && rename(tmp, path) != 0)
-		failed = "rename", saved_errno = errno;
-	if (failed) {
-		unlink(tmp);
-		free(tmp);
-		return cgm_error(CGM_EIO, "cannot write \"%s\": %s: %s", path, failed,
-				 strerror(saved_errno));
-	}
-	free(tmp);
-	return 0;
-}
-
 static bool valid_function(const cgm_model *m, int idx)
 {
 	return idx >= 0 && idx < m->nfunctions;
 }
 
+/* Edges are drawn by from id, to id, via name, then model order.  Each
+ * drawn function gets the rank of its id once (equal ids share a rank), so
+ * the sort compares integers instead of ids: the same order, far cheaper. */
+typedef struct {
+	int from_rank, to_rank;
+	int via;
+	int index;
+} edge_rec;
+
+static int compare_edge_recs(const void *a, const void *b)
+{
+	const edge_rec *x = a, *y = b;
+	if (x->from_rank != y->from_rank)
+		return x->from_rank < y->from_rank ? -1 : 1;
+	if (x->to_rank != y->to_rank)
+		return x->to_rank < y->to_rank ? -1 : 1;
+	if (x->via != y->via) {
+		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
+		if (c)
+			return c;
+	}
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static edge_rec *sorted_edges(const dot_writer *w)
+{
+	const cgm_model *m = w->model;
+	sort_rec *by_id = xmalloc(sizeof(sort_rec) * (size_t)m->nfunctions);
+	int n = 0;
+	for (int i = 0; i < m->nfunctions; i++)
+		if (w->drawn[i])
+			by_id[n++] = (sort_rec){ m->functions[i].id, NULL, NULL, i, 0 };
+	qsort(by_id, (size_t)n, sizeof(sort_rec), compare_recs);
+	int *rank = xmalloc(sizeof(int) * (size_t)m->nfunctions);
+	for (int i = 0; i < n; i++)
+		rank[by_id[i].index] = i > 0 && strcmp(by_id[i].k1, by_id[i - 1].k1) == 0
+					       ? rank[by_id[i - 1].index]
+					       : i;
+	edge_rec *edges = xmalloc(sizeof(edge_rec) * (size_t)m->nedges);
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		edges[i] = (edge_rec){ rank[e->from], rank[e->to], (int)e->via, i };
+	}
+	qsort(edges, (size_t)m->nedges, sizeof(edge_rec), compare_edge_recs);
+	free(rank);
+	free(by_id);
+	return edges;
+}
+
+static void dot_writer_free(dot_writer *w)
+{
+	cgm_strbuf_free(&w->out);
+	cgm_strbuf_free(&w->text);
+	cgm_strbuf_free(&w->label);
+	cgm_strbuf_free(&w->tip);
+	cgm_strbuf_free(&w->tables);
+	cgm_strbuf_free(&w->table);
+	free(w->nodes);
+	free(w->drawn);
+	free(w->trigger_events);
+}
+
+static void emit_graph(dot_writer *w, const edge_rec *edges)
+{
+	const cgm_model *m = w->model;
+	cgm_strbuf *out = &w->out;
+	cgm_strbuf_puts(out, "digraph \"cgmap\" {\n");
+	cgm_strbuf_puts(out, "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, "
+			     "nodesep=0.25, ranksep=0.6, label=\"");
+	cgm_strbuf label = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&label, "call graph of %s %s", m->source.kind ? m->source.kind : "source",
+			  m->source.name ? m->source.name : "");
+	escape_dot(out, cgm_strbuf_cstr(&label));
+	cgm_strbuf_free(&label);
+	cgm_strbuf_puts(out, "\", labelloc=t];\n");
+	cgm_strbuf_puts(out, "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", "
+			     "fontsize=10];\n");
+	cgm_strbuf_puts(out, "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n");
+
+	emit_clusters(w);
+	emit_missing(w);
+	emit_dynamic_links(w);
+	for (int i = 0; i < m->nedges; i++)
+		emit_edge(w, &m->edges[edges[i].index]);
+	emit_legend(out);
+	cgm_strbuf_puts(out, "}\n");
+	flush_out(w);
+}
+
 int cgm_emit_dot(const cgm_model *model, const char *path)
 {
 	const cgm_model *m = model;
-	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT };
+	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT, .fd = -1 };
 
 	/* Drawn: every mapped function, and the builtins an edge reaches. */
 	w.drawn = xmalloc(sizeof(bool) * (size_t)m->nfunctions);
@@ -596,38 +771,48 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 				(sort_rec){ m->functions[i].schema, m->functions[i].id, NULL, i, 0 };
 	qsort(w.nodes, (size_t)w.nnodes, sizeof(sort_rec), compare_recs);
 
-	sort_rec *edges = xmalloc(sizeof(sort_rec) * (size_t)m->nedges);
-	for (int i = 0; i < m->nedges; i++)
-		edges[i] = (sort_rec){ m->functions[m->edges[i].from].id, m->functions[m->edges[i].to].id,
-				       cgm_via_name(m->edges[i].via), i, 0 };
-	qsort(edges, (size_t)m->nedges, sizeof(sort_rec), compare_recs);
+	/* An observed-only trigger edge is labelled with the events of the
+	 * triggers that call its target: gathered once, not per edge. */
+	w.trigger_events = xmalloc(sizeof(unsigned) * (size_t)m->nfunctions);
+	for (int t = 0; t < m->ntriggers; t++)
+		if (valid_function(m, m->triggers[t].function))
+			w.trigger_events[m->triggers[t].function] |= m->triggers[t].events;
 
-	cgm_strbuf *out = &w.out;
-	cgm_strbuf_puts(out, "digraph \"cgmap\" {\n");
-	cgm_strbuf_puts(out, "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, "
-			     "nodesep=0.25, ranksep=0.6, label=\"");
-	cgm_strbuf label = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&label, "call graph of %s %s", m->source.kind ? m->source.kind : "source",
-			  m->source.name ? m->source.name : "");
-	cgm_escape_dot(out, cgm_strbuf_cstr(&label));
-	cgm_strbuf_free(&label);
-	cgm_strbuf_puts(out, "\", labelloc=t];\n");
-	cgm_strbuf_puts(out, "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", "
-			     "fontsize=10];\n");
-	cgm_strbuf_puts(out, "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n");
+	edge_rec *edges = sorted_edges(&w);
 
-	emit_clusters(&w);
-	emit_missing(&w);
-	emit_dynamic_links(&w);
-	for (int i = 0; i < m->nedges; i++)
-		emit_edge(&w, &m->edges[edges[i].index]);
-	emit_legend(out);
-	cgm_strbuf_puts(out, "}\n");
-
-	int rc = write_file(path, cgm_strbuf_cstr(out), out->len);
-	cgm_strbuf_free(out);
+	/* Streamed into a temporary file beside the target, then renamed. */
+	size_t tmplen = strlen(path) + 16;
+	char *tmp = xmalloc(tmplen);
+	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
+	w.fd = mkstemp(tmp);
+	if (w.fd < 0) {
+		int rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s", path, strerror(errno));
+		free(tmp);
+		free(edges);
+		dot_writer_free(&w);
+		return rc;
+	}
+	const char *failed = NULL;
+	int saved_errno = 0;
+	if (fchmod(w.fd, 0644) != 0)
+		failed = "chmod", saved_errno = errno;
+	if (!failed) {
+		emit_graph(&w, edges);
+		if (w.error)
+			failed = "write", saved_errno = w.error;
+	}
 	free(edges);
-	free(w.nodes);
-	free(w.drawn);
+	dot_writer_free(&w);
+	if (close(w.fd) != 0 && !failed)
+		failed = "close", saved_errno = errno;
+	if (!failed && rename(tmp, path) != 0)
+		failed = "rename", saved_errno = errno;
+	int rc = 0;
+	if (failed) {
+		unlink(tmp);
+		rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s: %s", path, failed,
+			       strerror(saved_errno));
+	}
+	free(tmp);
 	return rc;
 }
