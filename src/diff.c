@@ -6,6 +6,10 @@
  *      print it as aligned text, Markdown for a pull-request comment, or
  *      JSON (docs/diff.md).
  *
+ * Only what the code says counts: static edges (an edge observed at
+ * runtime only follows the traffic of the observation window) and mapped
+ * functions (not builtins).
+ *
  * Functions are matched by id.  A BASE function whose id is gone and a HEAD
  * function that is new, with the same schema and name, are one function
  * whose signature changed: its BASE id is translated to the HEAD id before
@@ -318,6 +322,8 @@ static void compare_edges(diff_ctx *c)
 		const cgm_edge *e = &c->base->edges[i];
 		if (e->from >= c->base->nuser || e->to >= c->base->nuser)
 			continue; /* edges to builtins come and go with --include-builtins */
+		if (!(e->provenance & CGM_EDGE_STATIC))
+			continue; /* observed-only edges follow traffic, not code */
 		const char *from = translate(c, c->base->functions[e->from].id);
 		const char *to = translate(c, c->base->functions[e->to].id);
 		kl_add(&base_edges, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", from, to, (int)e->via), e);
@@ -325,7 +331,8 @@ static void compare_edges(diff_ctx *c)
 	kl_sort(&base_edges);
 	for (int i = 0; i < c->head->nedges; i++) {
 		const cgm_edge *e = &c->head->edges[i];
-		if (e->from >= c->head->nuser || e->to >= c->head->nuser)
+		if (e->from >= c->head->nuser || e->to >= c->head->nuser ||
+		    !(e->provenance & CGM_EDGE_STATIC))
 			continue;
 		const char *from = c->head->functions[e->from].id;
 		const char *to = c->head->functions[e->to].id;
@@ -472,7 +479,8 @@ static int *reference_counts(const cgm_model *m)
 		abort();
 	}
 	for (int i = 0; i < m->nedges; i++)
-		if (m->edges[i].from != m->edges[i].to && m->edges[i].to >= 0)
+		if (m->edges[i].from != m->edges[i].to && m->edges[i].to >= 0 &&
+		    (m->edges[i].provenance & CGM_EDGE_STATIC))
 			count[m->edges[i].to]++;
 	for (int i = 0; i < m->ntriggers; i++)
 		if (m->triggers[i].function >= 0)
