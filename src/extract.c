@@ -452,9 +452,14 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 	}
 }
 
-/* Parse `sql` and walk it; returns false (and leaves the message in *err,
- * caller frees with free()) when libpg_query rejects it. */
-static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos)
+static char *constant_sql(const jt_doc *d, int val, long *location);
+
+/* Parse `sql` and record its sites; returns false (and leaves the message
+ * in *err, caller frees with free()) when libpg_query rejects it.  With
+ * `constant`, `sql` is "SELECT <expr>" of an EXECUTE and *constant gets the
+ * SQL the expression always yields (heap), or NULL when it is dynamic. */
+static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos,
+			   char **constant, long *constant_location)
 {
 	PgQueryParseResult r = pg_query_parse(sql);
 	if (r.error) {
@@ -465,10 +470,17 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 		pg_query_free_parse_result(r);
 		return false;
 	}
-	bool ok = jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree));
+	jt_doc *d = &ctx->sqldoc;
+	bool ok = jt_parse(d, r.parse_tree, strlen(r.parse_tree));
 	if (ok) {
 		ctx->parsed = sql;
-		scan_sql(ctx, &ctx->sqldoc);
+		scan_sql(ctx, d);
+		if (constant) {
+			int stmt = jt_get(d, jt_elem(d, jt_get(d, 0, "stmts"), 0), "stmt");
+			int target = jt_elem(d, jt_get(d, jt_get(d, stmt, "SelectStmt"), "targetList"), 0);
+			int val = jt_get(d, jt_get(d, target, "ResTarget"), "val");
+			*constant = val >= 0 ? constant_sql(d, val, constant_location) : NULL;
+		}
 	} else if (err) {
 		*err = strdup("cannot read libpg_query output");
 	}
@@ -529,7 +541,7 @@ static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal
 	ctx->via_literal = true;
 	ctx->in_perform = false;
 	int before = ctx->nsites;
-	bool ok = parse_and_walk(ctx, sql_text, NULL, NULL);
+	bool ok = parse_and_walk(ctx, sql_text, NULL, NULL, NULL, NULL);
 	if (!ok)
 		ctx->nsites = before;
 	ctx->parsed = saved.parsed;
@@ -692,7 +704,9 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 	int before = ctx->nsites;
 	char *err = NULL;
 	int errpos = 0;
-	if (!parse_and_walk(ctx, parsed, &err, &errpos)) {
+	char *sql = NULL;
+	long loc = 0;
+	if (!parse_and_walk(ctx, parsed, &err, &errpos, dynamic ? &sql : NULL, &loc)) {
 		ctx->nsites = before;
 		int line = line_of_location(ctx, errpos > 0 ? errpos - 1 : 0);
 		char *msg = malloc(strlen(err) + strlen(text) + 64);
@@ -705,20 +719,6 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 	}
 
 	if (dynamic) {
-		/* The parsed text is "SELECT <expr>": look at <expr>. */
-		PgQueryParseResult r = pg_query_parse(parsed);
-		jt_doc d = { 0 };
-		char *sql = NULL;
-		long loc = 0;
-		if (!r.error && jt_parse(&d, r.parse_tree, strlen(r.parse_tree))) {
-			int stmt = jt_get(&d, jt_elem(&d, jt_get(&d, 0, "stmts"), 0), "stmt");
-			int target = jt_elem(&d, jt_get(&d, jt_get(&d, stmt, "SelectStmt"), "targetList"), 0);
-			int val = jt_get(&d, jt_get(&d, target, "ResTarget"), "val");
-			if (val >= 0)
-				sql = constant_sql(&d, val, &loc);
-		}
-		jt_doc_free(&d);
-		pg_query_free_parse_result(r);
 		if (sql) {
 			int literal_line = line_of_location(ctx, loc);
 			if (!walk_literal_sql(ctx, sql, literal_line))
@@ -1037,7 +1037,7 @@ static void extract_sql(extract_ctx *ctx)
 	}
 	char *err = NULL;
 	int errpos = 0;
-	if (!parse_and_walk(ctx, text, &err, &errpos)) {
+	if (!parse_and_walk(ctx, text, &err, &errpos, NULL, NULL)) {
 		long off = errpos > 0 ? errpos - 1 + ctx->delta : 0;
 		add_error(ctx, line_of_offset(ctx, off < 0 ? 0 : off), err);
 		free(err);

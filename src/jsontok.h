@@ -24,6 +24,7 @@ typedef struct jt_token {
 	int start; /* byte offsets into text: strings without their quotes */
 	int end;
 	int size;  /* children: object keys, array elements; 1 for a key */
+	int parent;/* index of the enclosing token, -1 at the top */
 } jt_token;
 
 enum { JT_UNDEFINED = 0, JT_OBJECT = 1, JT_ARRAY = 2, JT_STRING = 3, JT_PRIMITIVE = 4 };
