@@ -633,7 +633,7 @@ static bool search_path_setting(sql_state *st, const json_t *set, const char ***
 		*npath = -1;
 		return true;
 	}
-	if (!name || strcmp(name, "search_path") != 0)
+	if (!name || !kind || strcmp(name, "search_path") != 0)
 		return false;
 	if (strcmp(kind, "VAR_SET_VALUE") == 0) {
 		json_t *args = jget(set, "args");
@@ -949,7 +949,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 		if (mode && strcmp(mode, "FUNC_PARAM_TABLE") == 0) {
 			if (table.len)
 				cgm_strbuf_puts(&table, ", ");
-			cgm_strbuf_printf(&table, "%s %s", cgm_quote_ident(a, pname), type);
+			cgm_strbuf_printf(&table, "%s %s", cgm_quote_ident(a, pname ? pname : ""), type);
 			continue;
 		}
 		if (args.len)
@@ -965,7 +965,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 		if (pname && *pname)
 			cgm_strbuf_printf(&args, "%s ", cgm_quote_ident(a, pname));
 		cgm_strbuf_puts(&args, type);
-		if (!input || strcmp(mode, "FUNC_PARAM_INOUT") == 0) {
+		if (!input || (mode && strcmp(mode, "FUNC_PARAM_INOUT") == 0)) {
 			nout++;
 			out_type = type;
 		}
@@ -1444,6 +1444,8 @@ static void apply_create_trigger(sql_state *st, const json_t *stmt)
 		return;
 	}
 	const char *trigname = cgm_arena_strdup(st->a, jstr(stmt, "trigname"));
+	if (!trigname)
+		return;
 	const char *object = cgm_arena_printf(st->a, "trigger %s on table %s",
 					      cgm_quote_ident(st->a, trigname),
 					      relation_text(st, schema, table));
@@ -1491,6 +1493,8 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
 	json_t *objects = jget(stmt, "objects");
+	if (!type)
+		return;
 	bool missing_ok = jbool(stmt, "missing_ok");
 	int at = first_token(st);
 	for (size_t i = 0; i < json_array_size(objects); i++) {

@@ -153,6 +153,8 @@ bool cgm_ident_needs_quotes(const char *ident)
 
 static void put_ident(cgm_strbuf *out, const char *ident)
 {
+	if (!ident)
+		ident = ""; /* quoted as "" below: an empty name is visible, not a crash */
 	if (!cgm_ident_needs_quotes(ident)) {
 		cgm_strbuf_puts(out, ident);
 		return;

@@ -16,12 +16,19 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-diff.XXXXXX")
 trap 'rm -rf "$work"; pgtest_stop' EXIT
 policy=missing-callee,removed-called-function,new-dynamic-site,new-unreferenced,new-parse-error
 
-# run EXPECTED_RC CMD...: the command's exit code must be EXPECTED_RC.
+# Failures go to the test's own stderr (fd 3), even from a call whose
+# stderr is silenced.
+exec 3>&2
+
+# expect_rc EXPECTED_RC CMD...: the command's exit code must be EXPECTED_RC.
 expect_rc() {
 	local want=$1 got=0
 	shift
 	"$@" || got=$?
-	[ "$got" = "$want" ] || pgtest_fail "exit $got, not $want: $*"
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: exit $got, not $want: $*" >&3
+		exit 1
+	fi
 }
 
 check_golden() {
