@@ -22,6 +22,7 @@
 #include "cgmap/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1109,6 +1110,494 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The snapshot is parsed by a small strict JSON parser straight from the
+ * file's bytes into a compact tree (strings decoded in place, nodes in one
+ * arena, no hashing): jansson spends seconds on a large snapshot, mostly in
+ * per-value allocation and hashing.  The parser accepts only what jansson
+ * accepts (with JSON_REJECT_DUPLICATES) and gives the same values; on
+ * anything it does not take, jansson parses the file instead, so a syntax
+ * error is reported by jansson with its line and column, and an unusual
+ * but valid file still reads.  The reader below sees the same tree either
+ * way. */
+
+enum { JV_NULL, JV_TRUE, JV_FALSE, JV_INTEGER, JV_REAL, JV_STRING, JV_ARRAY, JV_OBJECT };
+
+typedef struct jv jv;
+typedef struct jv_member jv_member;
+
+struct jv {
+	unsigned char type;
+	unsigned n;     /* array, object: number of items or members */
+	unsigned hint;  /* object: where the next key lookup starts */
+	union {
+		long long integer;
+		double real;
+		const char *string;
+		jv *items;
+		jv_member *members;
+	} u;
+};
+
+struct jv_member {
+	const char *key;
+	jv value;
+};
+
+/* Deeper than any snapshot; jansson's own limit (2048) is checked by
+ * jansson when this parser gives up. */
+#define JV_MAX_DEPTH 256
+
+typedef struct {
+	char *p;            /* cursor; the buffer ends with a NUL sentinel */
+	char *end;
+	cgm_arena *arena;   /* the tree's nodes */
+	jv_member *stack;   /* members of the containers being parsed */
+	size_t nstack, capstack;
+	int depth;
+} jv_parser;
+
+static bool jv_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static void jv_skip_space(jv_parser *ps)
+{
+	while (jv_is_space(*ps->p))
+		ps->p++;
+}
+
+static int jv_hex4(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static char *jv_put_utf8(char *dst, unsigned cp)
+{
+	if (cp < 0x80) {
+		*dst++ = (char)cp;
+	} else if (cp < 0x800) {
+		*dst++ = (char)(0xC0 | (cp >> 6));
+		*dst++ = (char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		*dst++ = (char)(0xE0 | (cp >> 12));
+		*dst++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+		*dst++ = (char)(0x80 | (cp & 0x3F));
+	} else {
+		*dst++ = (char)(0xF0 | (cp >> 18));
+		*dst++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+		*dst++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+		*dst++ = (char)(0x80 | (cp & 0x3F));
+	}
+	return dst;
+}
+
+/* A string at the cursor ('"'), decoded in place (never longer than its
+ * text) and NUL-terminated.  Rejects what jansson rejects: control
+ * characters, bad escapes, invalid UTF-8, lone surrogates, \u0000. */
+static int jv_parse_string(jv_parser *ps, const char **out)
+{
+	char *p = ps->p + 1, *dst = p;
+	*out = dst;
+	for (;;) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*dst++ = *p++;
+			continue;
+		}
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			return -1; /* control character, or the end */
+		if (c >= 0x80) {
+			size_t n = utf8_sequence_length((const unsigned char *)p);
+			if (n == 0)
+				return -1;
+			while (n--)
+				*dst++ = *p++;
+			continue;
+		}
+		/* An escape. */
+		p++;
+		switch (*p) {
+		case '"': case '\\': case '/':
+			*dst++ = *p;
+			break;
+		case 'b': *dst++ = '\b'; break;
+		case 'f': *dst++ = '\f'; break;
+		case 'n': *dst++ = '\n'; break;
+		case 'r': *dst++ = '\r'; break;
+		case 't': *dst++ = '\t'; break;
+		case 'u': {
+			unsigned cp, low;
+			if (jv_hex4(p + 1, &cp) != 0)
+				return -1;
+			p += 4;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (p[1] != '\\' || p[2] != 'u' || jv_hex4(p + 3, &low) != 0 ||
+				    low < 0xDC00 || low > 0xDFFF)
+					return -1;
+				p += 6;
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+			} else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0) {
+				return -1;
+			}
+			dst = jv_put_utf8(dst, cp);
+			break;
+		}
+		default:
+			return -1;
+		}
+		p++;
+	}
+	*dst = '\0';
+	ps->p = p + 1;
+	return 0;
+}
+
+static bool jv_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A number with jansson's grammar and conversions (strtoll, strtod). */
+static int jv_parse_number(jv_parser *ps, jv *out)
+{
+	const char *start = ps->p, *p = start;
+	bool real = false;
+	if (*p == '-')
+		p++;
+	if (*p == '0') {
+		p++;
+		if (jv_is_digit(*p))
+			return -1;
+	} else if (jv_is_digit(*p)) {
+		while (jv_is_digit(*p))
+			p++;
+	} else {
+		return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (!jv_is_digit(*p))
+			return -1;
+		while (jv_is_digit(*p))
+			p++;
+		real = true;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!jv_is_digit(*p))
+			return -1;
+		while (jv_is_digit(*p))
+			p++;
+		real = true;
+	}
+	char text[64];
+	size_t len = (size_t)(p - start);
+	if (len >= sizeof(text))
+		return -1; /* jansson takes it; let jansson read it */
+	memcpy(text, start, len);
+	text[len] = '\0';
+	char *end;
+	errno = 0;
+	if (real) {
+		double d = strtod(text, &end);
+		if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE)
+			return -1;
+		out->type = JV_REAL;
+		out->u.real = d;
+	} else {
+		long long v = strtoll(text, &end, 10);
+		if (errno == ERANGE)
+			return -1;
+		out->type = JV_INTEGER;
+		out->u.integer = v;
+	}
+	if (end != text + len)
+		return -1;
+	ps->p = (char *)p;
+	return 0;
+}
+
+static void jv_push(jv_parser *ps, const char *key, const jv *value)
+{
+	if (ps->nstack == ps->capstack) {
+		ps->capstack = ps->capstack ? ps->capstack * 2 : 256;
+		ps->stack = realloc(ps->stack, sizeof(jv_member) * ps->capstack);
+		if (!ps->stack) {
+			fprintf(stderr, "cgmap: out of memory reading the snapshot\n");
+			abort();
+		}
+	}
+	ps->stack[ps->nstack].key = key;
+	ps->stack[ps->nstack].value = *value;
+	ps->nstack++;
+}
+
+static uint64_t jv_key_bit(const char *key)
+{
+	unsigned h = 2166136261u;
+	for (const unsigned char *k = (const unsigned char *)key; *k; k++)
+		h = (h ^ *k) * 16777619u;
+	return 1ULL << (h & 63);
+}
+
+/* Whether an object's members repeat a key (jansson rejects that): a
+ * 64-bit filter first, string comparisons only on a filter hit. */
+static bool jv_has_duplicate(const jv_member *members, size_t n)
+{
+	uint64_t seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bit = jv_key_bit(members[i].key);
+		if (seen & bit)
+			for (size_t k = 0; k < i; k++)
+				if (strcmp(members[k].key, members[i].key) == 0)
+					return true;
+		seen |= bit;
+	}
+	return false;
+}
+
+static int jv_parse_value(jv_parser *ps, jv *out);
+
+static int jv_parse_container(jv_parser *ps, jv *out, bool object)
+{
+	char close = object ? '}' : ']';
+	if (++ps->depth > JV_MAX_DEPTH)
+		return -1;
+	size_t base = ps->nstack;
+	ps->p++;
+	jv_skip_space(ps);
+	if (*ps->p == close) {
+		ps->p++;
+	} else {
+		for (;;) {
+			const char *key = NULL;
+			jv value;
+			if (object) {
+				jv_skip_space(ps);
+				if (*ps->p != '"' || jv_parse_string(ps, &key) != 0)
+					return -1;
+				jv_skip_space(ps);
+				if (*ps->p != ':')
+					return -1;
+				ps->p++;
+			}
+			if (jv_parse_value(ps, &value) != 0)
+				return -1;
+			jv_push(ps, key, &value);
+			jv_skip_space(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			if (*ps->p != close)
+				return -1;
+			ps->p++;
+			break;
+		}
+	}
+	size_t n = ps->nstack - base;
+	if (n > UINT32_MAX)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->n = (unsigned)n;
+	if (object) {
+		if (jv_has_duplicate(ps->stack + base, n))
+			return -1;
+		out->type = JV_OBJECT;
+		out->u.members = cgm_arena_alloc(ps->arena, sizeof(jv_member) * (n ? n : 1));
+		memcpy(out->u.members, ps->stack + base, sizeof(jv_member) * n);
+	} else {
+		out->type = JV_ARRAY;
+		out->u.items = cgm_arena_alloc(ps->arena, sizeof(jv) * (n ? n : 1));
+		for (size_t i = 0; i < n; i++)
+			out->u.items[i] = ps->stack[base + i].value;
+	}
+	ps->nstack = base;
+	ps->depth--;
+	return 0;
+}
+
+static int jv_parse_value(jv_parser *ps, jv *out)
+{
+	jv_skip_space(ps);
+	memset(out, 0, sizeof(*out));
+	char c = *ps->p;
+	switch (c) {
+	case '{':
+	case '[':
+		return jv_parse_container(ps, out, c == '{');
+	case '"':
+		out->type = JV_STRING;
+		return jv_parse_string(ps, &out->u.string);
+	case 't':
+	case 'f':
+	case 'n': {
+		static const struct { const char *word; unsigned char type; } words[] = {
+			{ "true", JV_TRUE }, { "false", JV_FALSE }, { "null", JV_NULL }
+		};
+		for (size_t i = 0; i < 3; i++) {
+			size_t len = strlen(words[i].word);
+			if (strncmp(ps->p, words[i].word, len) == 0) {
+				char next = ps->p[len];
+				if ((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z'))
+					return -1;
+				out->type = words[i].type;
+				ps->p += len;
+				return 0;
+			}
+		}
+		return -1;
+	}
+	default:
+		return jv_parse_number(ps, out);
+	}
+}
+
+/* The document in buf[0..len) (buf[len] is a NUL sentinel), an object
+ * with nothing after it; -1 when this parser does not take it. */
+static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena)
+{
+	jv_parser ps = { .p = buf, .end = buf + len, .arena = arena };
+	jv_skip_space(&ps);
+	int rc = -1;
+	if (*ps.p == '{' && jv_parse_value(&ps, out) == 0) {
+		jv_skip_space(&ps);
+		rc = ps.p == ps.end ? 0 : -1;
+	}
+	free(ps.stack);
+	return rc;
+}
+
+/* The same tree from a jansson document (the file this parser gave up on
+ * but jansson read); strings stay owned by the document. */
+static void jv_from_json(jv *out, const json_t *j, cgm_arena *arena)
+{
+	memset(out, 0, sizeof(*out));
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *value;
+		size_t i = 0;
+		out->type = JV_OBJECT;
+		out->n = (unsigned)json_object_size(j);
+		out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (out->n ? out->n : 1));
+		json_object_foreach((json_t *)j, key, value) {
+			out->u.members[i].key = key;
+			jv_from_json(&out->u.members[i].value, value, arena);
+			i++;
+		}
+		break;
+	}
+	case JSON_ARRAY:
+		out->type = JV_ARRAY;
+		out->n = (unsigned)json_array_size(j);
+		out->u.items = cgm_arena_alloc(arena, sizeof(jv) * (out->n ? out->n : 1));
+		for (unsigned i = 0; i < out->n; i++)
+			jv_from_json(&out->u.items[i], json_array_get(j, i), arena);
+		break;
+	case JSON_STRING:
+		out->type = JV_STRING;
+		out->u.string = json_string_value(j);
+		break;
+	case JSON_INTEGER:
+		out->type = JV_INTEGER;
+		out->u.integer = json_integer_value(j);
+		break;
+	case JSON_REAL:
+		out->type = JV_REAL;
+		out->u.real = json_real_value(j);
+		break;
+	case JSON_TRUE:
+		out->type = JV_TRUE;
+		break;
+	case JSON_FALSE:
+		out->type = JV_FALSE;
+		break;
+	case JSON_NULL:
+		out->type = JV_NULL;
+		break;
+	}
+}
+
+/* Accessors with jansson's meaning (NULL in, NULL or 0 out). */
+static jv *jv_object_get(const jv *obj, const char *key)
+{
+	if (!obj || obj->type != JV_OBJECT || obj->n == 0)
+		return NULL;
+	/* Keys are asked for mostly in the order they were written: start
+	 * after the last one found. */
+	unsigned n = obj->n, start = obj->hint < n ? obj->hint : 0;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = start + k < n ? start + k : start + k - n;
+		if (strcmp(obj->u.members[i].key, key) == 0) {
+			((jv *)obj)->hint = i + 1;
+			return &obj->u.members[i].value;
+		}
+	}
+	return NULL;
+}
+
+static jv *jv_array_get(const jv *arr, size_t i)
+{
+	return arr && arr->type == JV_ARRAY && i < arr->n ? &arr->u.items[i] : NULL;
+}
+
+static size_t jv_array_size(const jv *arr)
+{
+	return arr && arr->type == JV_ARRAY ? arr->n : 0;
+}
+
+static bool jv_is(const jv *v, int type)
+{
+	return v && v->type == type;
+}
+
+#define jv_is_null(v) jv_is(v, JV_NULL)
+#define jv_is_string(v) jv_is(v, JV_STRING)
+#define jv_is_integer(v) jv_is(v, JV_INTEGER)
+#define jv_is_array(v) jv_is(v, JV_ARRAY)
+#define jv_is_object(v) jv_is(v, JV_OBJECT)
+#define jv_is_true(v) jv_is(v, JV_TRUE)
+#define jv_is_boolean(v) (jv_is(v, JV_TRUE) || jv_is(v, JV_FALSE))
+#define jv_is_number(v) (jv_is(v, JV_INTEGER) || jv_is(v, JV_REAL))
+#define jv_typeof(v) ((v)->type)
+
+static const char *jv_string_value(const jv *v)
+{
+	return jv_is_string(v) ? v->u.string : NULL;
+}
+
+static long long jv_integer_value(const jv *v)
+{
+	return jv_is_integer(v) ? v->u.integer : 0;
+}
+
+static double jv_number_value(const jv *v)
+{
+	if (jv_is_integer(v))
+		return (double)v->u.integer;
+	return jv_is(v, JV_REAL) ? v->u.real : 0.0;
+}
+
 typedef struct {
 	const char *file;
 	cgm_model *model;
@@ -1155,23 +1644,23 @@ static int bad(reader *r, const char *key, const char *fmt, ...)
 			 key && *path ? "." : "", key ? key : (*path ? "" : "(top level)"), what);
 }
 
-static const char *type_name(const json_t *v)
+static const char *type_name(const jv *v)
 {
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
+	switch (jv_typeof(v)) {
+	case JV_OBJECT:
 		return "an object";
-	case JSON_ARRAY:
+	case JV_ARRAY:
 		return "an array";
-	case JSON_STRING:
+	case JV_STRING:
 		return "a string";
-	case JSON_INTEGER:
+	case JV_INTEGER:
 		return "an integer";
-	case JSON_REAL:
+	case JV_REAL:
 		return "a real number";
-	case JSON_TRUE:
-	case JSON_FALSE:
+	case JV_TRUE:
+	case JV_FALSE:
 		return "a boolean";
-	case JSON_NULL:
+	case JV_NULL:
 		return "null";
 	}
 	return "something else";
@@ -1188,68 +1677,68 @@ enum { OPTIONAL = 0, REQUIRED = 1 };
 
 /* A string (copied into the model's arena); absent or null gives NULL,
  * which is an error when required. */
-static int get_string(reader *r, const json_t *obj, const char *key, int required,
+static int get_string(reader *r, const jv *obj, const char *key, int required,
 		      const char **out)
 {
-	const json_t *v = json_object_get(obj, key);
+	const jv *v = jv_object_get(obj, key);
 	*out = NULL;
-	if (!v || json_is_null(v)) {
+	if (!v || jv_is_null(v)) {
 		if (required)
 			return bad(r, key, v ? "is null, expected a string" : "is missing");
 		return 0;
 	}
-	if (!json_is_string(v))
+	if (!jv_is_string(v))
 		return bad(r, key, "is %s, expected a string", type_name(v));
-	*out = cgm_arena_strdup(r->model->arena, json_string_value(v));
+	*out = cgm_arena_strdup(r->model->arena, jv_string_value(v));
 	return 0;
 }
 
-static int get_int(reader *r, const json_t *obj, const char *key, int required, int min,
+static int get_int(reader *r, const jv *obj, const char *key, int required, int min,
 		   int *out)
 {
-	const json_t *v = json_object_get(obj, key);
+	const jv *v = jv_object_get(obj, key);
 	if (!v) {
 		if (required)
 			return bad(r, key, "is missing");
 		*out = min > 0 ? min : 0;
 		return 0;
 	}
-	if (!json_is_integer(v))
+	if (!jv_is_integer(v))
 		return bad(r, key, "is %s, expected an integer", type_name(v));
-	json_int_t n = json_integer_value(v);
+	long long n = jv_integer_value(v);
 	if (n < min || n > INT32_MAX)
 		return bad(r, key, "is %lld, out of range", (long long)n);
 	*out = (int)n;
 	return 0;
 }
 
-static int get_bool(reader *r, const json_t *obj, const char *key, bool *out)
+static int get_bool(reader *r, const jv *obj, const char *key, bool *out)
 {
-	const json_t *v = json_object_get(obj, key);
+	const jv *v = jv_object_get(obj, key);
 	*out = false;
 	if (!v)
 		return 0;
-	if (!json_is_boolean(v))
+	if (!jv_is_boolean(v))
 		return bad(r, key, "is %s, expected true or false", type_name(v));
-	*out = json_is_true(v);
+	*out = jv_is_true(v);
 	return 0;
 }
 
 /* An array; absent gives NULL (an error when required), null gives NULL
  * when nullable. */
-static int get_array(reader *r, const json_t *obj, const char *key, int required, bool nullable,
-		     json_t **out)
+static int get_array(reader *r, const jv *obj, const char *key, int required, bool nullable,
+		     jv **out)
 {
-	json_t *v = json_object_get(obj, key);
+	jv *v = jv_object_get(obj, key);
 	*out = NULL;
 	if (!v) {
 		if (required)
 			return bad(r, key, "is missing");
 		return 0;
 	}
-	if (json_is_null(v) && nullable)
+	if (jv_is_null(v) && nullable)
 		return 0;
-	if (!json_is_array(v))
+	if (!jv_is_array(v))
 		return bad(r, key, "is %s, expected an array", type_name(v));
 	*out = v;
 	return 0;
@@ -1257,22 +1746,22 @@ static int get_array(reader *r, const json_t *obj, const char *key, int required
 
 /* An array of strings (null entries allowed when entries_nullable).
  * *out stays NULL when the key is absent or null. */
-static int get_string_array(reader *r, const json_t *obj, const char *key, bool nullable,
+static int get_string_array(reader *r, const jv *obj, const char *key, bool nullable,
 			    bool entries_nullable, const char ***out, int *count)
 {
-	json_t *arr;
+	jv *arr;
 	*out = NULL;
 	*count = 0;
 	TRY(get_array(r, obj, key, OPTIONAL, nullable, &arr));
 	if (!arr)
 		return 0;
-	size_t n = json_array_size(arr);
+	size_t n = jv_array_size(arr);
 	const char **items = cgm_arena_alloc(r->model->arena, sizeof(char *) * (n ? n : 1));
 	for (size_t i = 0; i < n; i++) {
-		const json_t *v = json_array_get(arr, i);
-		if (json_is_string(v)) {
-			items[i] = cgm_arena_strdup(r->model->arena, json_string_value(v));
-		} else if (!(entries_nullable && json_is_null(v))) {
+		const jv *v = jv_array_get(arr, i);
+		if (jv_is_string(v)) {
+			items[i] = cgm_arena_strdup(r->model->arena, jv_string_value(v));
+		} else if (!(entries_nullable && jv_is_null(v))) {
 			size_t saved = enter_key(r, key);
 			int rc = bad(r, NULL, "item %zu is %s, expected a string%s", i, type_name(v),
 				     entries_nullable ? " or null" : "");
@@ -1285,7 +1774,7 @@ static int get_string_array(reader *r, const json_t *obj, const char *key, bool 
 	return 0;
 }
 
-static int get_events(reader *r, const json_t *obj, const char *key, unsigned *out)
+static int get_events(reader *r, const jv *obj, const char *key, unsigned *out)
 {
 	const char **names;
 	int n;
@@ -1304,45 +1793,45 @@ static int get_events(reader *r, const json_t *obj, const char *key, unsigned *o
 	return 0;
 }
 
-static int get_stats(reader *r, const json_t *obj, const char *key, cgm_runtime_stats *out)
+static int get_stats(reader *r, const jv *obj, const char *key, cgm_runtime_stats *out)
 {
-	const json_t *v = json_object_get(obj, key);
+	const jv *v = jv_object_get(obj, key);
 	memset(out, 0, sizeof(*out));
-	if (!v || json_is_null(v))
+	if (!v || jv_is_null(v))
 		return 0;
-	if (!json_is_object(v))
+	if (!jv_is_object(v))
 		return bad(r, key, "is %s, expected an object or null", type_name(v));
 	size_t saved = enter_key(r, key);
-	const json_t *calls = json_object_get(v, "calls");
-	const json_t *total = json_object_get(v, "total_ms");
-	const json_t *self = json_object_get(v, "self_ms");
+	const jv *calls = jv_object_get(v, "calls");
+	const jv *total = jv_object_get(v, "total_ms");
+	const jv *self = jv_object_get(v, "self_ms");
 	int rc = 0;
-	if (calls && (!json_is_integer(calls) || json_integer_value(calls) < 0))
+	if (calls && (!jv_is_integer(calls) || jv_integer_value(calls) < 0))
 		rc = bad(r, "calls", "is %s, expected a count", type_name(calls));
-	else if (total && !json_is_number(total))
+	else if (total && !jv_is_number(total))
 		rc = bad(r, "total_ms", "is %s, expected a number", type_name(total));
-	else if (self && !json_is_number(self))
+	else if (self && !jv_is_number(self))
 		rc = bad(r, "self_ms", "is %s, expected a number", type_name(self));
 	if (rc == 0) {
-		out->calls = calls ? (int64_t)json_integer_value(calls) : 0;
-		out->total_ms = total ? json_number_value(total) : 0.0;
-		out->self_ms = self ? json_number_value(self) : 0.0;
+		out->calls = calls ? (int64_t)jv_integer_value(calls) : 0;
+		out->total_ms = total ? jv_number_value(total) : 0.0;
+		out->self_ms = self ? jv_number_value(self) : 0.0;
 	}
 	leave(r, saved);
 	return rc;
 }
 
 /* The element at i of arr, which must be an object. */
-static int get_element_object(reader *r, const json_t *arr, size_t i, json_t **out)
+static int get_element_object(reader *r, const jv *arr, size_t i, jv **out)
 {
-	*out = json_array_get(arr, i);
-	if (!json_is_object(*out))
+	*out = jv_array_get(arr, i);
+	if (!jv_is_object(*out))
 		return bad(r, NULL, "is %s, expected an object", type_name(*out));
 	return 0;
 }
 
 /* The function with that id, or an error at key. */
-static int find_function(reader *r, const json_t *obj, const char *key, int *out)
+static int find_function(reader *r, const jv *obj, const char *key, int *out)
 {
 	const char *id;
 	TRY(get_string(r, obj, key, REQUIRED, &id));
@@ -1352,7 +1841,7 @@ static int find_function(reader *r, const json_t *obj, const char *key, int *out
 	return 0;
 }
 
-static int read_site(reader *r, const json_t *obj, cgm_site *site)
+static int read_site(reader *r, const jv *obj, cgm_site *site)
 {
 	const char *kind, *resolution;
 	TRY(get_int(r, obj, "line", REQUIRED, 0, &site->line));
@@ -1380,21 +1869,21 @@ static int read_site(reader *r, const json_t *obj, cgm_site *site)
 	return 0; /* targets need every function: read_site_targets */
 }
 
-static int read_site_targets(reader *r, const json_t *obj, cgm_site *site)
+static int read_site_targets(reader *r, const jv *obj, cgm_site *site)
 {
-	json_t *arr;
+	jv *arr;
 	TRY(get_array(r, obj, "targets", OPTIONAL, true, &arr));
-	size_t n = arr ? json_array_size(arr) : 0;
+	size_t n = arr ? jv_array_size(arr) : 0;
 	site->ntargets = (int)n;
 	site->targets = cgm_arena_alloc(r->model->arena, sizeof(int) * (n ? n : 1));
 	size_t saved = enter_key(r, "targets");
 	for (size_t i = 0; i < n; i++) {
-		const json_t *v = json_array_get(arr, i);
+		const jv *v = jv_array_get(arr, i);
 		int rc = 0;
-		if (!json_is_string(v))
+		if (!jv_is_string(v))
 			rc = bad(r, NULL, "item %zu is %s, expected a function id", i, type_name(v));
-		else if ((site->targets[i] = cgm_model_find(r->model, json_string_value(v))) < 0)
-			rc = bad(r, NULL, "item %zu: unknown function \"%s\"", i, json_string_value(v));
+		else if ((site->targets[i] = cgm_model_find(r->model, jv_string_value(v))) < 0)
+			rc = bad(r, NULL, "item %zu: unknown function \"%s\"", i, jv_string_value(v));
 		if (rc) {
 			leave(r, saved);
 			return rc;
@@ -1405,7 +1894,7 @@ static int read_site_targets(reader *r, const json_t *obj, cgm_site *site)
 }
 
 /* Everything of one function but its sites' targets. */
-static int read_function(reader *r, const json_t *obj, cgm_function *f)
+static int read_function(reader *r, const jv *obj, cgm_function *f)
 {
 	const char *kind;
 	int n;
@@ -1446,14 +1935,14 @@ static int read_function(reader *r, const json_t *obj, cgm_function *f)
 	TRY(get_bool(r, obj, "atomic_body", &f->atomic_body));
 	TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
 
-	json_t *arr;
+	jv *arr;
 	TRY(get_array(r, obj, "sites", OPTIONAL, false, &arr));
-	f->nsites = arr ? (int)json_array_size(arr) : 0;
+	f->nsites = arr ? (int)jv_array_size(arr) : 0;
 	f->sites = cgm_arena_alloc(r->model->arena, sizeof(cgm_site) * (size_t)(f->nsites + 1));
 	for (int s = 0; s < f->nsites; s++) {
 		size_t saved = enter_key(r, "sites");
 		enter_index(r, (size_t)s);
-		json_t *site;
+		jv *site;
 		int rc = get_element_object(r, arr, (size_t)s, &site);
 		if (!rc)
 			rc = read_site(r, site, &f->sites[s]);
@@ -1463,12 +1952,12 @@ static int read_function(reader *r, const json_t *obj, cgm_function *f)
 	}
 
 	TRY(get_array(r, obj, "errors", OPTIONAL, false, &arr));
-	f->nerrors = arr ? (int)json_array_size(arr) : 0;
+	f->nerrors = arr ? (int)jv_array_size(arr) : 0;
 	f->errors = cgm_arena_alloc(r->model->arena, sizeof(cgm_parse_error) * (size_t)(f->nerrors + 1));
 	for (int e = 0; e < f->nerrors; e++) {
 		size_t saved = enter_key(r, "errors");
 		enter_index(r, (size_t)e);
-		json_t *err;
+		jv *err;
 		int rc = get_element_object(r, arr, (size_t)e, &err);
 		if (!rc)
 			rc = get_int(r, err, "line", OPTIONAL, 0, &f->errors[e].line);
@@ -1482,9 +1971,9 @@ static int read_function(reader *r, const json_t *obj, cgm_function *f)
 	TRY(get_stats(r, obj, "runtime", &f->runtime));
 
 	f->scc = -1;
-	const json_t *st = json_object_get(obj, "status");
-	if (st && !json_is_null(st)) {
-		if (!json_is_object(st))
+	const jv *st = jv_object_get(obj, "status");
+	if (st && !jv_is_null(st)) {
+		if (!jv_is_object(st))
 			return bad(r, "status", "is %s, expected an object", type_name(st));
 		size_t saved = enter_key(r, "status");
 		int rc = get_bool(r, st, "observed_entry", &f->observed_entry);
@@ -1498,7 +1987,7 @@ static int read_function(reader *r, const json_t *obj, cgm_function *f)
 			rc = get_bool(r, st, "dead", &f->dead);
 		if (!rc)
 			rc = get_bool(r, st, "cold", &f->cold);
-		if (!rc && json_object_get(st, "scc"))
+		if (!rc && jv_object_get(st, "scc"))
 			rc = get_int(r, st, "scc", OPTIONAL, -1, &f->scc);
 		leave(r, saved);
 		if (rc)
@@ -1507,15 +1996,15 @@ static int read_function(reader *r, const json_t *obj, cgm_function *f)
 	return 0;
 }
 
-static int read_functions(reader *r, const json_t *doc)
+static int read_functions(reader *r, const jv *doc)
 {
-	json_t *arr;
+	jv *arr;
 	TRY(get_array(r, doc, "functions", REQUIRED, false, &arr));
-	size_t n = json_array_size(arr);
+	size_t n = jv_array_size(arr);
 	for (size_t i = 0; i < n; i++) {
 		size_t saved = enter_key(r, "functions");
 		enter_index(r, i);
-		json_t *obj;
+		jv *obj;
 		int rc = get_element_object(r, arr, i, &obj);
 		if (!rc)
 			rc = read_function(r, obj, cgm_model_add_function(r->model));
@@ -1530,8 +2019,8 @@ static int read_functions(reader *r, const json_t *doc)
 	bool *seen = xmalloc(sizeof(bool) * n);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		const json_t *obj = json_array_get(arr, i);
-		const char *id = json_string_value(json_object_get(obj, "id"));
+		const jv *obj = jv_array_get(arr, i);
+		const char *id = jv_string_value(jv_object_get(obj, "id"));
 		int idx = cgm_model_find(r->model, id);
 		size_t saved = enter_key(r, "functions");
 		enter_index(r, i);
@@ -1540,11 +2029,11 @@ static int read_functions(reader *r, const json_t *doc)
 		} else {
 			seen[idx] = true;
 			cgm_function *f = &r->model->functions[idx];
-			json_t *sites = json_object_get(obj, "sites");
+			jv *sites = jv_object_get(obj, "sites");
 			for (int s = 0; s < f->nsites && !rc; s++) {
 				size_t in_sites = enter_key(r, "sites");
 				enter_index(r, (size_t)s);
-				rc = read_site_targets(r, json_array_get(sites, (size_t)s), &f->sites[s]);
+				rc = read_site_targets(r, jv_array_get(sites, (size_t)s), &f->sites[s]);
 				leave(r, in_sites);
 			}
 		}
@@ -1554,12 +2043,12 @@ static int read_functions(reader *r, const json_t *doc)
 	return rc;
 }
 
-static int read_edge(reader *r, const json_t *obj)
+static int read_edge(reader *r, const jv *obj)
 {
 	cgm_edge e = { 0 };
 	const char *via;
 	bool is_static, observed;
-	json_t *lines;
+	jv *lines;
 	TRY(find_function(r, obj, "from", &e.from));
 	TRY(find_function(r, obj, "to", &e.to));
 	TRY(get_string(r, obj, "via", REQUIRED, &via));
@@ -1572,20 +2061,20 @@ static int read_edge(reader *r, const json_t *obj)
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
 	TRY(get_array(r, obj, "lines", OPTIONAL, false, &lines));
-	e.nlines = lines ? (int)json_array_size(lines) : 0;
+	e.nlines = lines ? (int)jv_array_size(lines) : 0;
 	e.lines = cgm_arena_alloc(r->model->arena, sizeof(int) * (size_t)(e.nlines + 1));
 	for (int i = 0; i < e.nlines; i++) {
-		const json_t *v = json_array_get(lines, (size_t)i);
-		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
+		const jv *v = jv_array_get(lines, (size_t)i);
+		if (!jv_is_integer(v) || jv_integer_value(v) < 0 || jv_integer_value(v) > INT32_MAX)
 			return bad(r, "lines", "item %d is %s, expected a line number", i, type_name(v));
-		e.lines[i] = (int)json_integer_value(v);
+		e.lines[i] = (int)jv_integer_value(v);
 	}
 	TRY(get_stats(r, obj, "runtime", &e.runtime));
 	*cgm_model_add_edge(r->model) = e;
 	return 0;
 }
 
-static int read_trigger(reader *r, const json_t *obj)
+static int read_trigger(reader *r, const jv *obj)
 {
 	cgm_trigger t = { 0 };
 	TRY(get_string(r, obj, "schema", OPTIONAL, &t.table_schema));
@@ -1600,7 +2089,7 @@ static int read_trigger(reader *r, const json_t *obj)
 	return 0;
 }
 
-static int read_reference(reader *r, const json_t *obj)
+static int read_reference(reader *r, const jv *obj)
 {
 	cgm_reference ref = { 0 };
 	/* Like a trigger's, the function may lie outside the snapshot. */
@@ -1612,7 +2101,7 @@ static int read_reference(reader *r, const json_t *obj)
 	return 0;
 }
 
-static int read_diagnostic(reader *r, const json_t *obj)
+static int read_diagnostic(reader *r, const jv *obj)
 {
 	cgm_diagnostic d = { 0 };
 	TRY(get_string(r, obj, "file", OPTIONAL, &d.file));
@@ -1623,16 +2112,16 @@ static int read_diagnostic(reader *r, const json_t *obj)
 }
 
 /* Each element of the array at key, an object, read by fn. */
-static int read_list(reader *r, const json_t *doc, const char *key,
-		     int (*fn)(reader *, const json_t *))
+static int read_list(reader *r, const jv *doc, const char *key,
+		     int (*fn)(reader *, const jv *))
 {
-	json_t *arr;
+	jv *arr;
 	TRY(get_array(r, doc, key, OPTIONAL, false, &arr));
-	size_t n = arr ? json_array_size(arr) : 0;
+	size_t n = arr ? jv_array_size(arr) : 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t saved = enter_key(r, key);
 		enter_index(r, i);
-		json_t *obj;
+		jv *obj;
 		int rc = get_element_object(r, arr, i, &obj);
 		if (!rc)
 			rc = fn(r, obj);
@@ -1643,20 +2132,20 @@ static int read_list(reader *r, const json_t *doc, const char *key,
 	return 0;
 }
 
-static int read_object(reader *r, const json_t *doc, const char *key, bool nullable,
-		       const json_t **out)
+static int read_object(reader *r, const jv *doc, const char *key, bool nullable,
+		       const jv **out)
 {
-	*out = json_object_get(doc, key);
-	if (!*out || (nullable && json_is_null(*out))) {
+	*out = jv_object_get(doc, key);
+	if (!*out || (nullable && jv_is_null(*out))) {
 		*out = NULL;
 		return 0;
 	}
-	if (!json_is_object(*out))
+	if (!jv_is_object(*out))
 		return bad(r, key, "is %s, expected an object", type_name(*out));
 	return 0;
 }
 
-static int read_header(reader *r, const json_t *doc)
+static int read_header(reader *r, const jv *doc)
 {
 	const char *format;
 	int version;
@@ -1672,7 +2161,7 @@ static int read_header(reader *r, const json_t *doc)
 				 r->file, version, CGM_SNAPSHOT_FORMAT);
 
 	cgm_model *m = r->model;
-	const json_t *obj;
+	const jv *obj;
 	TRY(read_object(r, doc, "source", false, &obj));
 	if (obj) {
 		size_t saved = enter_key(r, "source");
@@ -1717,9 +2206,9 @@ static int read_header(reader *r, const json_t *doc)
 	return 0;
 }
 
-static int read_document(reader *r, const json_t *doc)
+static int read_document(reader *r, const jv *doc)
 {
-	if (!json_is_object(doc))
+	if (!jv_is_object(doc))
 		return bad(r, NULL, "is %s, expected an object", type_name(doc));
 	TRY(read_header(r, doc));
 	TRY(read_functions(r, doc));
@@ -1731,35 +2220,105 @@ static int read_document(reader *r, const json_t *doc)
 	return 0;
 }
 
+/* The whole file in memory with a NUL after it (*len bytes before it);
+ * NULL with errno set when it cannot be read. */
+static char *read_whole_file(const char *file, size_t *len)
+{
+	int fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+	char *buf = malloc(cap);
+	size_t used = 0;
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (used + 1 >= cap) { /* the file grew: read on */
+			char *bigger = realloc(buf, cap * 2);
+			if (!bigger)
+				free(buf);
+			buf = bigger;
+			cap *= 2;
+			continue;
+		}
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			free(buf);
+			close(fd);
+			errno = saved;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/* The document tree of the file's bytes in *buf: the fast parser's, else
+ * jansson's (then *jdoc holds the document its strings live in, and *buf
+ * the file read again, the fast parser having decoded strings in place). */
+static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_arena *tree,
+			  const char *file)
+{
+	*jdoc = NULL;
+	if (jv_parse(doc, *buf, *len, tree) == 0)
+		return 0;
+	free(*buf);
+	*buf = read_whole_file(file, len);
+	if (!*buf)
+		return cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
+	json_error_t jerr;
+	*jdoc = json_loadb(*buf, *len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!*jdoc) {
+		if (jerr.line > 0)
+			return cgm_error(CGM_EINPUT, "snapshot \"%s\": line %d column %d: %s", file,
+					 jerr.line, jerr.column, jerr.text);
+		return cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, jerr.text);
+	}
+	jv_from_json(doc, *jdoc, tree);
+	return 0;
+}
+
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
 	*out = NULL;
 	char *file = snapshot_file(path);
-	struct stat st;
-	if (stat(file, &st) != 0) {
+	size_t len;
+	char *buf = read_whole_file(file, &len);
+	if (!buf) {
 		int rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
 		free(file);
 		return rc;
 	}
-	json_error_t jerr;
-	json_t *doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		int rc;
-		if (jerr.line > 0)
-			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": line %d column %d: %s", file,
-				       jerr.line, jerr.column, jerr.text);
-		else
-			rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, jerr.text);
-		free(file);
-		return rc;
+	cgm_arena *tree = cgm_arena_new();
+	jv doc;
+	json_t *jdoc;
+	int rc = parse_document(&doc, &jdoc, &buf, &len, tree, file);
+	reader r = { .file = file, .model = NULL, .path = CGM_STRBUF_INIT };
+	if (rc == 0) {
+		r.model = cgm_model_new();
+		rc = read_document(&r, &doc);
 	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT };
-	int rc = read_document(&r, doc);
-	json_decref(doc);
+	if (jdoc)
+		json_decref(jdoc);
+	cgm_arena_free(tree);
+	free(buf);
 	cgm_strbuf_free(&r.path);
 	free(file);
 	if (rc) {
-		cgm_model_free(r.model);
+		if (r.model)
+			cgm_model_free(r.model);
 		return rc;
 	}
 	if (!r.model->lookup) /* no functions at all: still indexed */
