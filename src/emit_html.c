@@ -377,6 +377,21 @@ static int online_cores(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* The pages without graphs: index, search index, reports, assets. */
+static int write_site_pages(const html_ctx *ctx)
+{
+	int rc = html_write_assets(ctx);
+	if (!rc)
+		rc = html_write_index(ctx);
+	if (!rc)
+		rc = html_write_search_index(ctx);
+	if (!rc)
+		rc = html_write_reports(ctx);
+	return rc;
+}
+
+/* Fork the layout workers, write the site pages meanwhile, then wait for
+ * every worker (even after a failure, so none is left behind). */
 static int run_workers(const html_ctx *ctx, int nworkers)
 {
 	pid_t *pids = xcalloc((size_t)nworkers, sizeof(pid_t));
@@ -413,6 +428,8 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 		pids[started] = pid;
 		pipes[started] = fds[0];
 	}
+	if (rc == 0)
+		rc = write_site_pages(ctx);
 	char first_message[1024] = "";
 	for (int k = 0; k < started; k++) {
 		char msg[1024];
@@ -466,23 +483,18 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 		return rc;
 	html_ctx ctx;
 	rc = html_ctx_build(&ctx, model, &o, outdir);
-	if (!rc)
-		rc = html_write_assets(&ctx);
-	if (!rc)
-		rc = html_write_index(&ctx);
-	if (!rc)
-		rc = html_write_search_index(&ctx);
-	if (!rc)
-		rc = html_write_reports(&ctx);
 	if (!rc) {
 		int nworkers = o.threads ? o.threads : online_cores();
 		int nitems = ctx.nschemas + ctx.nuser;
 		if (nworkers > nitems)
 			nworkers = nitems;
-		if (nworkers <= 1)
-			rc = nitems ? write_graph_pages(&ctx, 0, 1) : 0;
-		else
+		if (nworkers <= 1) {
+			rc = write_site_pages(&ctx);
+			if (!rc && nitems)
+				rc = write_graph_pages(&ctx, 0, 1);
+		} else {
 			rc = run_workers(&ctx, nworkers);
+		}
 	}
 	html_ctx_free(&ctx);
 	return rc;

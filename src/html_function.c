@@ -599,11 +599,13 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 			      "call%s away. Click a function to open its page.",
 			  ctx->opts.depth, ctx->opts.depth == 1 ? "" : "s");
 	if (info.omitted > 0)
-		cgm_strbuf_printf(&b, " <b>This graph is capped at %d functions: it shows %d, and "
-				      "%d more within that distance are counted in the \xE2\x80\x9C+N "
-				      "more\xE2\x80\x9D nodes</b> (the tables below list every direct "
-				      "caller and callee).",
-				  ctx->opts.node_cap, info.shown, info.omitted);
+		cgm_strbuf_printf(&b, " <b>It shows %d of the %d functions within that distance; "
+				      "the other %d are counted in \xE2\x80\x9C+N more\xE2\x80\x9D "
+				      "nodes</b> (a graph draws at most %d functions, and beyond the "
+				      "direct callers and callees at most %d per function, the busiest "
+				      "first). The tables below list every direct caller and callee.",
+				  info.shown, info.shown + info.omitted, info.omitted, ctx->opts.node_cap,
+				  html_graph_outer_fanout());
 	cgm_strbuf_puts(&b, "</p>\n");
 	html_legend(&b, ctx);
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");

@@ -36,6 +36,13 @@
 
 /* Extra nodes (missing callees, dynamic sites) drawn for one function. */
 #define EXTRA_CAP 12
+/* Beyond the first ring, a function shows at most this many of its own
+ * callers or callees (the busiest first); the rest go to its "+N more"
+ * node.  The direct neighbours are limited by the node cap only. */
+#define OUTER_FANOUT 6
+/* Per-function "+N more" nodes drawn per direction before they are summed
+ * up in one. */
+#define MARKS_SHOWN 8
 /* Labels longer than this are cut with an ellipsis (the tooltip keeps all). */
 #define LABEL_MAX 44
 
@@ -45,9 +52,11 @@ struct html_graph_scratch {
 	unsigned stamp;
 	unsigned *seen;     /* seen[f] == stamp: f is a node of the graph being built */
 	int *node_of;       /* its node number, valid when seen */
-	unsigned *seen2;    /* second mark, for counting what a graph leaves out */
+	unsigned *seen2;    /* seen2[f] == stamp2: f counted (what a graph leaves out) */
+	unsigned stamp2;
 	int *list, *next;   /* BFS frontiers */
 	int *kept;          /* function of each kept node */
+	int *level;         /* a kept function's distance: -d callers' side, +d callees' */
 	int nkept;
 	int *order;         /* neighbour ordering */
 	double *weight;
@@ -74,6 +83,7 @@ html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx)
 	s->list = xmalloc(n * sizeof(int));
 	s->next = xmalloc(n * sizeof(int));
 	s->kept = xmalloc(n * sizeof(int));
+	s->level = xmalloc(n * sizeof(int));
 	s->order = xmalloc(n * sizeof(int));
 	s->weight = xmalloc(n * sizeof(double));
 	return s;
@@ -86,7 +96,7 @@ void html_graph_scratch_free(html_graph_scratch *s)
 	if (s->gvc)
 		gvFreeContext(s->gvc);
 	free(s->seen), free(s->seen2), free(s->node_of), free(s->list), free(s->next);
-	free(s->kept), free(s->order), free(s->weight);
+	free(s->kept), free(s->order), free(s->weight), free(s->level);
 	free(s);
 }
 
@@ -289,6 +299,11 @@ static void more_node(cgm_strbuf *dot, const char *id, int count, const char *wh
 
 /* ---- a function's neighbourhood ---- */
 
+int html_graph_outer_fanout(void)
+{
+	return OUTER_FANOUT;
+}
+
 typedef struct {
 	const html_ctx *ctx;
 	const double *weight;
@@ -336,7 +351,8 @@ typedef struct more_mark {
 static int count_within(html_graph_scratch *s, const html_ctx *ctx, int fn, int depth)
 {
 	int total = 0;
-	s->seen2[fn] = s->stamp;
+	s->stamp2++;
+	s->seen2[fn] = s->stamp2;
 	for (int dir = 0; dir < 2; dir++) {
 		bool up = dir == 0;
 		const int *start = up ? ctx->in_start : ctx->out_start;
@@ -350,9 +366,9 @@ static int count_within(html_graph_scratch *s, const html_ctx *ctx, int fn, int 
 				for (int k = start[u]; k < start[u + 1]; k++) {
 					const cgm_edge *e = &ctx->model->edges[list[k]];
 					int v = up ? e->from : e->to;
-					if (s->seen2[v] == s->stamp)
+					if (s->seen2[v] == s->stamp2)
 						continue;
-					s->seen2[v] = s->stamp;
+					s->seen2[v] = s->stamp2;
 					s->next[nnext++] = v;
 					total++;
 				}
@@ -372,6 +388,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	int cap = ctx->opts.node_cap;
 	new_graph(s);
 	keep(s, fn);
+	s->level[fn] = 0;
 	more_mark *marks = NULL;
 	int nmarks = 0;
 
@@ -392,16 +409,18 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 			for (int i = 0; i < nfront[dir]; i++) {
 				int u = front[dir][i];
 				int n = neighbours(s, ctx, u, up);
-				int left = 0;
+				int left = 0, added = 0;
 				for (int k = 0; k < n; k++) {
 					int v = s->order[k];
 					if (is_kept(s, v))
 						continue;
-					if (s->nkept >= cap) {
+					if (s->nkept >= cap || (d > 0 && added == OUTER_FANOUT)) {
 						left++;
 						continue;
 					}
+					added++;
 					keep(s, v);
+					s->level[v] = up ? -(d + 1) : d + 1;
 					next[nnext++] = v;
 				}
 				if (left) {
@@ -502,13 +521,22 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 				  s->node_of[fn]);
 	}
 
-	/* Every edge between drawn functions; an observed dynamic edge of the
-	 * focal function leaves from the EXECUTE site it came from. */
+	/* The edges that make the picture a tree read left to right: every edge
+	 * of the focal function, and each caller's or callee's edge one step
+	 * further out.  Edges between functions at the same distance would
+	 * turn a busy neighbourhood into a hairball (and slow its layout); the
+	 * tables list them all.  An observed dynamic edge of the focal function
+	 * leaves from the EXECUTE site it came from. */
 	for (int i = 0; i < s->nkept; i++) {
 		int u = s->kept[i];
 		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
 			const cgm_edge *e = &m->edges[ctx->out_list[k]];
 			if (!is_kept(s, e->to))
+				continue;
+			int lu = s->level[u], lv = s->level[e->to];
+			bool outward = u == fn || e->to == fn || (lu < 0 && lv == lu + 1) ||
+				       (lu > 0 && lv == lu + 1);
+			if (!outward)
 				continue;
 			bool from_site = false;
 			if (u == fn && e->via == CGM_VIA_DYNAMIC) {
@@ -531,9 +559,48 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	}
 	free(dyn_line);
 
+	/* A "+N more" node per cut function, up to MARKS_SHOWN per direction;
+	 * past that one node per direction sums up (distinct functions) what
+	 * the other cut functions leave out, so the markers never outnumber
+	 * the functions. */
 	int omitted = 0;
+	int shown_marks[2] = { 0, 0 };
+	for (int dir = 0; dir < 2; dir++) {
+		bool up = dir == 0;
+		int rest = 0, nfns = 0;
+		s->stamp2++;
+		for (int i = 0, seen_dir = 0; i < nmarks; i++) {
+			if (marks[i].up != up || seen_dir++ < MARKS_SHOWN)
+				continue;
+			nfns++;
+			int u = marks[i].fn;
+			const int *start = up ? ctx->in_start : ctx->out_start;
+			const int *list = up ? ctx->in_list : ctx->out_list;
+			for (int k = start[u]; k < start[u + 1]; k++) {
+				const cgm_edge *e = &m->edges[list[k]];
+				int v = up ? e->from : e->to;
+				if (is_kept(s, v) || s->seen2[v] == s->stamp2)
+					continue;
+				s->seen2[v] = s->stamp2;
+				rest++;
+			}
+		}
+		if (!nfns)
+			continue;
+		char id[32], what[96];
+		snprintf(id, sizeof(id), "moreall%d", dir);
+		snprintf(what, sizeof(what), "%s of %d other functions drawn", up ? "callers" : "callees",
+			 nfns);
+		more_node(dot, id, rest, what, up ? "#callers" : "#callees");
+		if (up)
+			cgm_strbuf_printf(dot, "  %s -> n0 [color=\"" COL_MORE "\", style=dashed];\n", id);
+		else
+			cgm_strbuf_printf(dot, "  n0 -> %s [color=\"" COL_MORE "\", style=dashed];\n", id);
+	}
 	for (int i = 0; i < nmarks; i++) {
 		const more_mark *mk = &marks[i];
+		if (shown_marks[mk->up ? 0 : 1]++ >= MARKS_SHOWN)
+			continue;
 		char id[32], url[64];
 		snprintf(id, sizeof(id), "more%d", i);
 		bool self = mk->fn == fn;
@@ -555,7 +622,6 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	free(marks);
 	cgm_strbuf_puts(dot, "}\n");
 	if (nmarks > 0) {
-		s->stamp++; /* a fresh mark for the count; the graph is complete */
 		omitted = count_within(s, ctx, fn, ctx->opts.depth) + 1 - s->nkept;
 		if (omitted < 0)
 			omitted = 0;

@@ -90,6 +90,8 @@ typedef struct html_graph_info {
 	int shown;      /* function nodes drawn */
 	int omitted;    /* functions left out by the node cap (in "+N more" nodes) */
 } html_graph_info;
+/* Most callers or callees drawn per function beyond the first ring. */
+int html_graph_outer_fanout(void);
 /* DOT text of a function's neighbourhood / a schema's overview. */
 void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
 			 const html_ctx *ctx, int fn);
