@@ -311,6 +311,7 @@ static PLpgSQL_plugin cgt_plugin = {
 
 static bool cgt_use_tsc = false;
 static double cgt_ticks_per_usec = 1000.0;	/* nanoseconds by default */
+static uint64 cgt_flush_ticks = (uint64) CGT_FLUSH_USEC * 1000;	/* batch age limit */
 
 static inline uint64
 cgt_monotonic_ns(void)
@@ -390,6 +391,7 @@ cgt_clock_init(void)
 		return;
 	}
 	cgt_use_tsc = true;
+	cgt_flush_ticks = (uint64) (CGT_FLUSH_USEC * cgt_ticks_per_usec);
 #endif
 }
 
@@ -783,8 +785,7 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 
 	if (cgt_local_used >= CGT_LOCAL_MAXFILL)
 		cgt_flush();
-	else if (end > cgt_local_oldest &&
-			 cgt_ticks_usec(end - cgt_local_oldest) >= CGT_FLUSH_USEC)
+	else if (end - cgt_local_oldest >= cgt_flush_ticks && end > cgt_local_oldest)
 		cgt_flush();
 }
 
