@@ -14,13 +14,15 @@
  * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE, DROP, ALTER FUNCTION
  * (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON FUNCTION,
  * schemas, tables, types, views, triggers, policies, indexes, column defaults
- * and constraints (as references), and the file-level search_path (SET or
- * pg_dump's set_config).  Each file starts with the default search_path, as
- * a new psql session would.  Fields are filled exactly like the live source
+ * and constraints (as references), aggregates, and the file-level
+ * search_path (SET or pg_dump's set_config).  Each file starts with the
+ * default search_path, as a new psql session would; psql's \i and \ir
+ * includes run where they stand, in the including file's session.  Fields are filled exactly like the live source
  * fills them, so both give the same snapshot (tests/integration/
  * test_sql_parity.sh holds them to it).
  */
 #include <jansson.h>
+#include <limits.h>
 #include <pg_query.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -138,6 +140,9 @@ typedef struct sql_state {
 	int nlines;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
 	const sqlfile_shrunk *shrunk; /* what the parser read: bodies cut out */
+	sqlfile_include *includes;    /* psql \i and \ir of the current file */
+	int nincludes, next_include;
+	int depth;                    /* of includes */
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
@@ -1927,6 +1932,8 @@ static void regions_release(void)
 	}
 }
 
+static void run_includes(sql_state *st, int upto);
+
 /* Apply every statement of a parse tree whose offsets count from `base`. */
 static void apply_tree(sql_state *st, const char *tree, int base, int len)
 {
@@ -1934,6 +1941,10 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 	json_free_t saved_free;
 	json_get_alloc_funcs(&saved_malloc, &saved_free);
 	json_set_alloc_funcs(region_alloc, region_free);
+	/* An included file parses while this tree is alive: it gets regions
+	 * of its own. */
+	json_region *outer_regions = json_regions;
+	json_regions = NULL;
 	json_t *root = json_loads(tree, 0, NULL);
 	json_t *stmts = jget(root, "stmts");
 	for (size_t i = 0; i < json_array_size(stmts); i++) {
@@ -1942,11 +1953,19 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 		int slen = jint(raw, "stmt_len");
 		st->stmt_start = sqlfile_original_offset(st->shrunk, base + loc);
 		st->stmt_end = sqlfile_original_offset(st->shrunk, slen ? base + loc + slen : base + len);
+		if (st->next_include < st->nincludes) {
+			/* psql runs an include where it stands. */
+			int start = st->stmt_start, end = st->stmt_end;
+			run_includes(st, first_token(st));
+			st->stmt_start = start;
+			st->stmt_end = end;
+		}
 		apply_statement(st, jget(raw, "stmt"));
 	}
 	json_decref(root);
 	json_set_alloc_funcs(saved_malloc, saved_free);
 	regions_release();
+	json_regions = outer_regions;
 }
 
 /* The message of a parse error as psql shows it, with the file's line. */
@@ -2001,29 +2020,78 @@ static void apply_pieces(sql_state *st, char *text)
 	free(ends);
 }
 
-static void apply_file(sql_state *st, const char *name, char *text)
+/* Apply one file.  A new file starts a new session (the default
+ * search_path), an included one continues the including file's. */
+static void apply_file(sql_state *st, const char *name, char *text, bool new_session)
 {
+	/* The current file's place, kept across an include. */
+	const char *saved_file = st->file, *saved_text = st->text;
+	int *saved_lines = st->line_starts, saved_nlines = st->nlines;
+	const sqlfile_shrunk *saved_shrunk = st->shrunk;
+	sqlfile_include *saved_includes = st->includes;
+	int saved_ninc = st->nincludes, saved_next = st->next_include;
+
 	st->file = name;
 	st->text = text;
+	sqlfile_strip_psql(text, &st->includes, &st->nincludes);
+	st->next_include = 0;
 	index_lines(st);
-	set_path(st, default_path, 2);
+	if (new_session)
+		set_path(st, default_path, 2);
 	sqlfile_shrunk shrunk;
 	if (sqlfile_shrink(&shrunk, text) < 0) {
 		diagnose(st, 0, "%s", cgm_error_message());
-		free(st->line_starts);
-		return;
+	} else {
+		st->shrunk = &shrunk;
+		PgQueryParseResult whole = pg_query_parse(shrunk.text);
+		if (!whole.error)
+			apply_tree(st, whole.parse_tree, 0, (int)strlen(shrunk.text));
+		else
+			apply_pieces(st, shrunk.text);
+		pg_query_free_parse_result(whole);
+		run_includes(st, INT_MAX); /* the ones after the last statement */
+		sqlfile_shrunk_free(&shrunk);
 	}
-	st->shrunk = &shrunk;
-	PgQueryParseResult whole = pg_query_parse(shrunk.text);
-	if (!whole.error)
-		apply_tree(st, whole.parse_tree, 0, (int)strlen(shrunk.text));
-	else
-		apply_pieces(st, shrunk.text);
-	pg_query_free_parse_result(whole);
-	st->shrunk = NULL;
-	sqlfile_shrunk_free(&shrunk);
 	free(st->line_starts);
-	st->line_starts = NULL;
+	sqlfile_includes_free(st->includes, st->nincludes);
+
+	st->file = saved_file;
+	st->text = saved_text;
+	st->line_starts = saved_lines;
+	st->nlines = saved_nlines;
+	st->shrunk = saved_shrunk;
+	st->includes = saved_includes;
+	st->nincludes = saved_ninc;
+	st->next_include = saved_next;
+}
+
+/* Run the includes that stand before offset `upto` of the current file. */
+static void run_includes(sql_state *st, int upto)
+{
+	while (st->next_include < st->nincludes && st->includes[st->next_include].offset < upto) {
+		const sqlfile_include *inc = &st->includes[st->next_include++];
+		const char *path = inc->path;
+		if (inc->relative && path[0] != '/') {
+			/* \ir: next to the including file. */
+			const char *slash = strrchr(st->file, '/');
+			if (slash)
+				path = cgm_arena_printf(st->a, "%.*s/%s", (int)(slash - st->file), st->file, path);
+		}
+		if (st->depth >= 16) {
+			diagnose(st, inc->offset, "includes nested too deep at \"%s\"", path);
+			continue;
+		}
+		char *text;
+		size_t len;
+		if (sqlfile_read(&text, &len, path) < 0) {
+			diagnose(st, inc->offset, "%s", cgm_error_message());
+			continue;
+		}
+		st->depth++;
+		apply_file(st, cgm_arena_strdup(st->a, path), text, false);
+		st->depth--;
+		free(text);
+	}
 }
 
 static const char *joined_paths(cgm_arena *a, const char *const *paths, int npaths)
@@ -2069,8 +2137,7 @@ int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 		size_t len;
 		if ((rc = sqlfile_read(&text, &len, files[i])) < 0)
 			return rc;
-		sqlfile_strip_psql(text);
-		apply_file(&st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text);
+		apply_file(&st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text, true);
 		free(text);
 	}
 

@@ -5,6 +5,7 @@
 #ifndef CGMAP_SQLFILE_H
 #define CGMAP_SQLFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cgmap/arena.h"
@@ -22,11 +23,21 @@ int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
  * pg_restore as the way out). */
 int sqlfile_read(char **text, size_t *len, const char *path);
 
+/* A psql include (\i FILE, \ir FILE) met while stripping. */
+typedef struct sqlfile_include {
+	int offset;       /* where it stood: statements before it run first */
+	char *path;       /* as written (malloc'd) */
+	bool relative;    /* \ir: relative to the including file's folder */
+} sqlfile_include;
+
 /* Blank out, in place, what psql reads but PostgreSQL never sees: meta
  * commands (\connect, \set, \restrict, ... to the end of their line) and the
  * data lines of COPY ... FROM stdin up to "\.".  Newlines stay, so offsets
- * and line numbers still match the file. */
-void sqlfile_strip_psql(char *text);
+ * and line numbers still match the file.  The includes among the meta
+ * commands go to *includes (malloc'd, in file order; free with
+ * sqlfile_includes_free), when includes is not NULL. */
+void sqlfile_strip_psql(char *text, sqlfile_include **includes, int *nincludes);
+void sqlfile_includes_free(sqlfile_include *includes, int n);
 
 /* Split plain SQL at the semicolons outside quotes, comments and dollar
  * quotes: *starts and *ends (malloc'd, the caller frees both) get each

@@ -308,9 +308,59 @@ int sqlfile_split(int **starts, int **ends, const char *s)
 	return n;
 }
 
-void sqlfile_strip_psql(char *s)
+/* The file name of a psql include meta-command at s (after the command
+ * word): psql's rules, quotes optional. */
+static char *include_path(const char *s, size_t end)
+{
+	size_t i = 0;
+	while (i < end && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	size_t start = i, stop;
+	if (s[i] == '\'' || s[i] == '"') {
+		char q = s[i];
+		start = ++i;
+		while (i < end && s[i] != q)
+			i++;
+		stop = i;
+	} else {
+		while (i < end && !strchr(" \t\r\\", s[i]))
+			i++;
+		stop = i;
+	}
+	return stop > start ? strndup(s + start, stop - start) : NULL;
+}
+
+/* \i, \include, \ir, \include_relative at s: 1 plain, 2 relative, 0 none. */
+static int include_kind(const char *s, size_t *word)
+{
+	static const struct { const char *cmd; int kind; } cmds[] = {
+		{ "\\include_relative", 2 }, { "\\include", 1 }, { "\\ir", 2 }, { "\\i", 1 },
+	};
+	for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+		size_t n = strlen(cmds[k].cmd);
+		if (strncmp(s, cmds[k].cmd, n) == 0 && (s[n] == ' ' || s[n] == '\t')) {
+			*word = n;
+			return cmds[k].kind;
+		}
+	}
+	return 0;
+}
+
+void sqlfile_includes_free(sqlfile_include *includes, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(includes[i].path);
+	free(includes);
+}
+
+void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 {
 	size_t i = 0, stmt_start = 0;
+	int cap = 0;
+	if (includes) {
+		*includes = NULL;
+		*nincludes = 0;
+	}
 	while (s[i]) {
 		char c = s[i];
 		size_t after = skip_quoted(s, i);
@@ -318,9 +368,29 @@ void sqlfile_strip_psql(char *s)
 			i = after;
 		} else if (c == '\\') {
 			/* A psql meta-command runs to the end of its line. */
-			size_t end = i;
+			size_t end = i, word;
 			while (s[end] && s[end] != '\n')
 				end++;
+			int kind = includes ? include_kind(s + i, &word) : 0;
+			char *path = kind ? include_path(s + i + word, end - i - word) : NULL;
+			if (path) {
+				if (*nincludes == cap) {
+					cap = cap ? cap * 2 : 8;
+					sqlfile_include *grown = realloc(*includes, sizeof(sqlfile_include) * (size_t)cap);
+					if (!grown) {
+						free(path);
+						path = NULL;
+					} else {
+						*includes = grown;
+					}
+				}
+				if (path) {
+					(*includes)[*nincludes].offset = (int)i;
+					(*includes)[*nincludes].path = path;
+					(*includes)[*nincludes].relative = kind == 2;
+					(*nincludes)++;
+				}
+			}
 			blank(s, i, end);
 			i = end;
 		} else if (c == ';') {

@@ -243,6 +243,37 @@ static void test_folders_and_archives(void **state)
 	cgm_model_free(m);
 }
 
+static void test_includes(void **state)
+{
+	char sub[300], path[512], text[1024];
+	snprintf(sub, sizeof sub, "%s/part", folder);
+	mkdir(sub, 0755);
+	write_file("part/a.sql", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+				 "\\ir b.sql\n");
+	write_file("part/b.sql", "CREATE FUNCTION h() RETURNS int LANGUAGE sql AS 'SELECT 3';\n");
+	write_file("c.sql", "CREATE OR REPLACE FUNCTION h() RETURNS int LANGUAGE sql AS 'SELECT 4';\n");
+	snprintf(path, sizeof path, "%s/c.sql", folder);
+	snprintf(text, sizeof text,
+		 "CREATE SCHEMA app;\n"
+		 "SET search_path = app;\n"
+		 "\\ir part/a.sql\n"
+		 "CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		 "\\i '%s'\n"
+		 "\\ir nowhere.sql\n",
+		 path);
+	cgm_model *m = load_text(text);
+	/* The included files ran in the including session, in place. */
+	const cgm_function *f = fn(m, "app.f()");
+	assert_non_null(strstr(f->file, "part/a.sql"));
+	assert_int_equal(f->file_line, 1);
+	fn(m, "app.g()");
+	assert_string_equal(fn(m, "app.h()")->source, "SELECT 4");
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 6);
+	assert_non_null(strstr(m->diagnostics[0].message, "nowhere.sql"));
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +283,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_psql_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_references, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
