@@ -25,28 +25,35 @@
 
 #define SEP "\x1f" /* joins arrays in query results: no name holds it */
 
+/* Builtins (pg_catalog, information_schema) are read for resolution only:
+ * the costly deparsing functions run for mapped schemas alone. */
 static const char *const functions_query =
 	"SELECT n.nspname, p.proname, p.oid::regprocedure::text,"
 	" NULL,"
-	" pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),"
+	" CASE WHEN NOT sys THEN pg_get_function_arguments(p.oid) END,"
+	" CASE WHEN NOT sys THEN pg_get_function_result(p.oid) END,"
 	" p.prokind, l.lanname,"
-	" CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END,"
-	" CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END,"
-	" obj_description(p.oid, 'pg_proc'),"
+	" CASE WHEN NOT sys AND l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END,"
+	" CASE WHEN NOT sys AND p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END,"
+	" CASE WHEN NOT sys THEN c.description END,"
 	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"
-	" (SELECT string_agg(format_type(t, NULL), " "chr(31) ORDER BY i)"
+	" (SELECT string_agg(format_type(t, NULL), chr(31) ORDER BY i)"
 	"    FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS u(t, i)),"
 	" (SELECT string_agg(coalesce(p.proargnames[i], ''), chr(31) ORDER BY i)"
 	"    FROM generate_series(1, coalesce(array_length(p.proargnames, 1), 0)) AS i"
 	"   WHERE p.proargmodes IS NULL OR p.proargmodes[i] IN ('i', 'b', 'v')),"
 	" (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%'),"
 	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype),"
-	" EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass"
-	"         AND d.objid = p.oid AND d.deptype = 'e'),"
-	" n.nspname IN ('pg_catalog', 'information_schema', 'pg_toast')"
+	" e.objid IS NOT NULL,"
+	" sys"
 	" FROM pg_proc p"
 	" JOIN pg_namespace n ON n.oid = p.pronamespace"
 	" JOIN pg_language l ON l.oid = p.prolang"
+	" CROSS JOIN LATERAL (SELECT n.nspname IN ('pg_catalog', 'information_schema')) AS s(sys)"
+	" LEFT JOIN (SELECT DISTINCT objid FROM pg_depend"
+	"            WHERE classid = 'pg_proc'::regclass AND deptype = 'e') AS e ON e.objid = p.oid"
+	" LEFT JOIN pg_description c ON c.objoid = p.oid AND c.classoid = 'pg_proc'::regclass"
+	"  AND c.objsubid = 0"
 	" WHERE n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
 static const char *const triggers_query =
