@@ -466,6 +466,23 @@ expect_eq "calls of an open transaction visible" "1|5" \
 	"$(sql -c "SELECT count(*) FILTER (WHERE caller_oid = 0 AND callee = 'a()'::regprocedure) || '|' || sum(calls) FILTER (WHERE callee = 'ab()'::regprocedure) FROM cgmap_trace_edges")"
 wait "$long"
 
+step "edges of another database are kept apart"
+reset
+sql -c "CREATE DATABASE otherdb" >/dev/null
+sql -d otherdb <<'SQL' >/dev/null
+CREATE FUNCTION only_here() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN 1;
+END $$;
+SELECT only_here();
+SQL
+other_oid=$(sql -d otherdb -c "SELECT 'only_here()'::regprocedure::oid")
+expect_eq "other database's edge listed without names" "1|$other_oid|true" \
+	"$(sql -c "SELECT count(*) || '|' || max(callee_oid) || '|' || bool_and(callee IS NULL AND caller IS NULL) FROM cgmap_trace_edges WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'otherdb')")"
+expect_edges "current database unaffected" </dev/null
+expect_eq "named in its own database" "only_here()" \
+	"$(sql -d otherdb -c "CREATE EXTENSION cgmap_trace" -c "SELECT callee FROM cgmap_trace_edges WHERE callee IS NOT NULL")"
+
 step "reset"
 reset
 expect_eq "no edges after reset" 0 "$(sql -c "SELECT count(*) FROM cgmap_trace_edges()")"
