@@ -21,5 +21,6 @@ if [ "${CGMAP_SKIP_SANITIZE:-}" != 1 ]; then
 	cmake --build build/asan -j"$jobs"
 	echo "== tests under ASan + UBSan"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0 \
 		ctest --test-dir build/asan --output-on-failure -j"$jobs"
 fi

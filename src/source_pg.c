@@ -417,7 +417,7 @@ int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
 		PQfinish(conn);
 		return rc;
 	}
-	PQexec(conn, "COMMIT");
+	PQclear(PQexec(conn, "COMMIT"));
 	PQfinish(conn);
 	if (opts->stamp) {
 		char buf[32];
