@@ -406,6 +406,48 @@ expect_eq "sleeper() inclusive time in [195, 3000] ms, self = inclusive" "true|t
 expect_eq "sleepy() self time small, inclusive time covers the callee" "true|true" \
 	"$(sql -c "SELECT (self_ms < 100) || '|' || (total_ms >= 195) FROM cgmap_trace_edges WHERE callee = 'sleepy()'::regprocedure")"
 
+step "stack overflow caught by a handler, statement timeout"
+sql <<'SQL'
+CREATE FUNCTION inf(n int) RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN inf(n + 1);
+END $$;
+CREATE FUNCTION guard() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  BEGIN
+    PERFORM inf(1);
+  EXCEPTION WHEN others THEN
+    RETURN after();
+  END;
+END $$;
+CREATE FUNCTION slow_loop() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..5 LOOP
+    PERFORM sleeper();
+  END LOOP;
+END $$;
+SQL
+reset
+expect_eq "guard() survives a stack overflow" 1 "$(sql -c "SELECT guard()")"
+"$PGTEST_BIN/psql" -X -q -At -v ON_ERROR_STOP=0 >/dev/null 2>&1 <<'SQL'
+SET statement_timeout = '500ms';
+SELECT slow_loop();
+RESET statement_timeout;
+SELECT after();
+SQL
+expect_eq "edges after stack overflow and timeout" "-|after()|1 -|guard()|1 -|slow_loop()|1 guard()|after()|1 guard()|inf(integer)|1" \
+	"$(sql -c "SELECT string_agg(coalesce(caller::text, '-') || '|' || callee::text || '|' || calls, ' '
+	                               ORDER BY coalesce(caller::text, '-') COLLATE \"C\", callee::text COLLATE \"C\")
+	             FROM (SELECT * FROM cgmap_trace_edges WHERE callee IS NOT NULL
+	                      AND callee NOT IN ('inf(integer)'::regprocedure, 'sleeper()'::regprocedure)
+	                   UNION ALL
+	                   SELECT * FROM cgmap_trace_edges WHERE caller = 'guard()'::regprocedure
+	                      AND callee = 'inf(integer)'::regprocedure) e")"
+expect_eq "deep recursion counted" "t" \
+	"$(sql -c "SELECT calls > 100 FROM cgmap_trace_edges WHERE caller = 'inf(integer)'::regprocedure AND callee = 'inf(integer)'::regprocedure")"
+expect_eq "timeout: calls before and at the cancel" "t" \
+	"$(sql -c "SELECT calls BETWEEN 2 AND 4 FROM cgmap_trace_edges WHERE caller = 'slow_loop()'::regprocedure AND callee = 'sleeper()'::regprocedure")"
+
 step "disabled per session, only a superuser may change it"
 reset
 sql -c "SET cgmap_trace.enabled = off" -c "SELECT a()" >/dev/null
