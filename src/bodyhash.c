@@ -10,9 +10,9 @@
 #include "cgmap/bodyhash.h"
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "cgmap/strbuf.h"
 
 static bool ident_char(unsigned char c)
 {
@@ -92,20 +92,23 @@ static size_t skip_comment(const char *s, size_t i)
 	return i;
 }
 
-static void normalise(cgm_strbuf *out, const char *s)
+/* Write the normalised text of s to out (room for strlen(s) + 1 bytes:
+ * normalising never lengthens); returns its length. */
+static size_t normalise(char *out, const char *s)
 {
+	size_t len = 0;
 	bool pending_space = false;
 	size_t i = 0;
 	while (s[i]) {
 		unsigned char c = (unsigned char)s[i];
 		size_t after = skip_comment(s, i);
 		if (after != i || space_char(c)) {
-			pending_space = out->len > 0;
+			pending_space = len > 0;
 			i = after != i ? after : i + 1;
 			continue;
 		}
 		if (pending_space) {
-			cgm_strbuf_putc(out, ' ');
+			out[len++] = ' ';
 			pending_space = false;
 		}
 		size_t start = i;
@@ -129,18 +132,37 @@ static void normalise(cgm_strbuf *out, const char *s)
 		} else {
 			i++;
 		}
-		cgm_strbuf_add(out, s + start, i - start);
+		memcpy(out + len, s + start, i - start);
+		len += i - start;
 	}
+	out[len] = '\0';
+	return len;
+}
+
+/* A buffer for the normalised text: on the stack for most bodies. */
+static char *normalise_buffer(char *stack, size_t stack_size, const char *source)
+{
+	size_t need = strlen(source) + 1;
+	if (need <= stack_size)
+		return stack;
+	char *heap = malloc(need);
+	if (!heap) {
+		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", need);
+		abort();
+	}
+	return heap;
 }
 
 const char *cgm_body_normalise(cgm_arena *arena, const char *source)
 {
 	if (!source)
 		return NULL;
-	cgm_strbuf buf = CGM_STRBUF_INIT;
-	normalise(&buf, source);
-	const char *result = cgm_arena_strndup(arena, cgm_strbuf_cstr(&buf), buf.len);
-	cgm_strbuf_free(&buf);
+	char stack[8192];
+	char *buf = normalise_buffer(stack, sizeof stack, source);
+	size_t len = normalise(buf, source);
+	const char *result = cgm_arena_strndup(arena, buf, len);
+	if (buf != stack)
+		free(buf);
 	return result;
 }
 
@@ -148,17 +170,19 @@ const char *cgm_body_hash(cgm_arena *arena, const char *source)
 {
 	if (!source)
 		return NULL;
-	cgm_strbuf buf = CGM_STRBUF_INIT;
-	normalise(&buf, source);
+	char stack[8192];
+	char *buf = normalise_buffer(stack, sizeof stack, source);
+	size_t len = normalise(buf, source);
 	/* FNV-1a, 128 bits: fast, and a collision would need 2^64 bodies. */
 	__extension__ typedef unsigned __int128 u128;
 	u128 hash = ((u128)0x6c62272e07bb0142ULL << 64) | 0x62b821756295c58dULL;
 	const u128 prime = ((u128)1 << 88) | 0x13b;
-	for (size_t i = 0; i < buf.len; i++) {
-		hash ^= (unsigned char)buf.data[i];
+	for (size_t i = 0; i < len; i++) {
+		hash ^= (unsigned char)buf[i];
 		hash *= prime;
 	}
-	cgm_strbuf_free(&buf);
+	if (buf != stack)
+		free(buf);
 	return cgm_arena_printf(arena, "%016llx%016llx", (unsigned long long)(hash >> 64),
 				(unsigned long long)hash);
 }

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 
 #include "cgmap/error.h"
-#include "cgmap/strbuf.h"
 
 typedef struct name_list {
 	const char **items;
@@ -161,6 +160,10 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 					 shown, shown);
 		return cgm_error(CGM_ESOURCE, "\"%s\" is not a text file of SQL", shown);
 	}
+	/* A byte-order mark some editors write is no SQL: blank it (same
+	 * length, so offsets stay). */
+	if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		memset(buf, ' ', 3);
 	*text = buf;
 	*len = n;
 	return 0;
@@ -429,8 +432,12 @@ int sqlfile_shrink(sqlfile_shrunk *out, const char *s)
 {
 	memset(out, 0, sizeof *out);
 	size_t len = strlen(s);
-	cgm_strbuf text = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&text, "");
+	/* A marker is never longer than what it replaces: the shrunk text
+	 * fits in the original's size. */
+	char *text = malloc(len + 1);
+	if (!text)
+		return cgm_error(CGM_ESOURCE, "out of memory");
+	size_t tlen = 0;
 	int cap = 0;
 	size_t i = 0, copied = 0;
 	while (s[i]) {
@@ -453,28 +460,36 @@ int sqlfile_shrink(sqlfile_shrunk *out, const char *s)
 		}
 		if (out->n == cap) {
 			cap = cap ? cap * 2 : 256;
-			out->lits = realloc(out->lits, sizeof(sqlfile_literal) * (size_t)cap);
-			if (!out->lits) {
-				cgm_strbuf_free(&text);
+			sqlfile_literal *grown = realloc(out->lits, sizeof(sqlfile_literal) * (size_t)cap);
+			if (!grown) {
+				free(text);
+				free(out->lits);
+				out->lits = NULL;
 				return cgm_error(CGM_ESOURCE, "out of memory");
 			}
+			out->lits = grown;
 		}
-		cgm_strbuf_add(&text, s + copied, i - copied);
+		memcpy(text + tlen, s + copied, i - copied);
+		tlen += i - copied;
 		sqlfile_literal *lit = &out->lits[out->n];
 		lit->old_start = (int)i;
 		lit->old_end = (int)after;
 		lit->content_start = (int)(i + taglen);
 		lit->content_end = (int)(after - taglen);
-		lit->new_start = (int)text.len;
-		cgm_strbuf_add(&text, s + i, taglen);
-		cgm_strbuf_printf(&text, "%c%s%d", SQLFILE_MARK, "cgm", out->n);
-		cgm_strbuf_add(&text, s + i, taglen);
-		lit->new_end = (int)text.len;
+		lit->new_start = (int)tlen;
+		memcpy(text + tlen, s + i, taglen);
+		tlen += taglen;
+		tlen += (size_t)sprintf(text + tlen, "%ccgm%d", SQLFILE_MARK, out->n);
+		memcpy(text + tlen, s + i, taglen);
+		tlen += taglen;
+		lit->new_end = (int)tlen;
 		out->n++;
 		copied = i = after;
 	}
-	cgm_strbuf_add(&text, s + copied, len - copied);
-	out->text = text.data ? text.data : strdup("");
+	memcpy(text + tlen, s + copied, len - copied);
+	tlen += len - copied;
+	text[tlen] = '\0';
+	out->text = text;
 	return 0;
 }
 

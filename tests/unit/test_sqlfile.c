@@ -166,7 +166,7 @@ static void test_errors_keep_the_rest(void **state)
 static void test_psql_script(void **state)
 {
 	cgm_model *m = load_text(
-		"\\restrict abc123\n"
+		"\xEF\xBB\xBF\\restrict abc123\n"
 		"\\connect shop\n"
 		"\\set ON_ERROR_STOP on\n"
 		"CREATE TABLE t (a int);\n"
