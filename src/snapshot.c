@@ -102,8 +102,22 @@ static inline void out_add(out_stream *o, const char *p, size_t n)
 			return;
 		}
 	}
-	memcpy(o->buf + o->len, p, n);
+	char *dst = o->buf + o->len;
 	o->len += n;
+	/* Most pieces are a few bytes: two overlapping fixed-size copies
+	 * (single moves) instead of a call. */
+	if (n >= 8 && n <= 16) {
+		memcpy(dst, p, 8);
+		memcpy(dst + n - 8, p + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(dst, p, 4);
+		memcpy(dst + n - 4, p + n - 4, 4);
+	} else if (n < 4) {
+		while (n--)
+			*dst++ = *p++;
+	} else {
+		memcpy(dst, p, n);
+	}
 }
 
 static inline void out_putc(out_stream *o, char c)
@@ -111,11 +125,6 @@ static inline void out_putc(out_stream *o, char c)
 	if (o->len == OUT_BUFFER_SIZE)
 		out_flush(o);
 	o->buf[o->len++] = c;
-}
-
-static void out_puts(out_stream *o, const char *s)
-{
-	out_add(o, s, strlen(s));
 }
 
 /* jansson only takes valid UTF-8; a catalog in SQL_ASCII may hold anything,
@@ -146,18 +155,26 @@ static size_t utf8_sequence_length(const unsigned char *s)
 	return len;
 }
 
-/* Whether any of the 8 bytes in word is one out_string must look at: a
- * control character, '"', '\\' or a byte of a multi-byte sequence.  Bodies
- * are mostly plain ASCII, so they are scanned a word at a time. */
-static inline bool word_needs_care(uint64_t word)
-{
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
-	uint64_t below_space = word - ones * 0x20;
-	uint64_t zero_quote = quote - ones, zero_backslash = backslash - ones;
-	return ((word | (below_space & ~word) | (zero_quote & ~quote) |
-		 (zero_backslash & ~backslash)) & highs) != 0;
-}
+/* What out_string does with each byte: copy it (0), stop and escape it or
+ * end at NUL (1), check a multi-byte sequence (2). */
+static const unsigned char json_byte_class[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* '"' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* '\\' */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
 
 /* A JSON string as jansson dumps it: '"' and '\\' escaped, control
  * characters as \b \f \n \r \t or \u00XX (upper-case hex), everything else
@@ -171,20 +188,10 @@ static void out_string(out_stream *o, const char *s)
 	}
 	out_putc(o, '"');
 	const unsigned char *p = (const unsigned char *)s, *run = p;
-	const unsigned char *end = p + strlen(s);
 	for (;;) {
-		while (end - p >= 8) {
-			uint64_t word;
-			memcpy(&word, p, 8);
-			if (word_needs_care(word))
-				break;
-			p += 8;
-		}
-		unsigned char c = *p;
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		while (json_byte_class[*p] == 0)
 			p++;
-			continue;
-		}
+		unsigned char c = *p;
 		if (c >= 0x80) {
 			size_t n = utf8_sequence_length(p);
 			if (n) {
@@ -283,14 +290,14 @@ typedef struct {
 	bool empty[JSON_MAX_DEPTH]; /* per open container: nothing written yet */
 } json_out;
 
-static void newline_indent(json_out *j, int depth)
+static inline void newline_indent(json_out *j, int depth)
 {
 	static const char spaces[] = "\n                                ";
 	out_add(&j->out, spaces, 1 + (size_t)depth * 2);
 }
 
 /* Before a member or element of the innermost container. */
-static void next_item(json_out *j)
+static inline void next_item(json_out *j)
 {
 	if (!j->empty[j->depth])
 		out_putc(&j->out, ',');
@@ -298,14 +305,15 @@ static void next_item(json_out *j)
 	newline_indent(j, j->depth);
 }
 
-/* Keys are fixed ASCII names: written without escaping. */
-static void key(json_out *j, const char *name)
+/* Keys are fixed ASCII names, given as literals: the whole "name": text is
+ * made at compile time. */
+static inline void key_text(json_out *j, const char *text, size_t len)
 {
 	next_item(j);
-	out_putc(&j->out, '"');
-	out_puts(&j->out, name);
-	out_add(&j->out, "\": ", 3);
+	out_add(&j->out, text, len);
 }
+
+#define key(j, name) key_text((j), "\"" name "\": ", sizeof("\"" name "\": ") - 1)
 
 static void open_container(json_out *j, char bracket)
 {
@@ -322,32 +330,18 @@ static void close_container(json_out *j, char bracket)
 	out_putc(&j->out, bracket);
 }
 
-static void key_string(json_out *j, const char *name, const char *value)
+static void put_bool(json_out *j, bool value)
 {
-	key(j, name);
-	out_string(&j->out, value);
-}
-
-static void key_int(json_out *j, const char *name, long long value)
-{
-	key(j, name);
-	out_integer(&j->out, value);
-}
-
-static void key_bool(json_out *j, const char *name, bool value)
-{
-	key(j, name);
 	if (value)
 		out_add(&j->out, "true", 4);
 	else
 		out_add(&j->out, "false", 5);
 }
 
-static void key_null(json_out *j, const char *name)
-{
-	key(j, name);
-	out_add(&j->out, "null", 4);
-}
+#define key_string(j, name, value) (key(j, name), out_string(&(j)->out, (value)))
+#define key_int(j, name, value) (key(j, name), out_integer(&(j)->out, (value)))
+#define key_bool(j, name, value) (key(j, name), put_bool((j), (value)))
+#define key_null(j, name) (key(j, name), out_add(&(j)->out, "null", 4))
 
 static void item_string(json_out *j, const char *value)
 {
@@ -355,18 +349,16 @@ static void item_string(json_out *j, const char *value)
 	out_string(&j->out, value);
 }
 
-static void key_string_array(json_out *j, const char *name, const char *const *items, int n)
+static void put_string_array(json_out *j, const char *const *items, int n)
 {
-	key(j, name);
 	open_container(j, '[');
 	for (int i = 0; i < n; i++)
 		item_string(j, items ? items[i] : NULL);
 	close_container(j, ']');
 }
 
-static void key_events(json_out *j, const char *name, unsigned events)
+static void put_events(json_out *j, unsigned events)
 {
-	key(j, name);
 	open_container(j, '[');
 	for (int i = 0; i < NEVENTS; i++)
 		if (events & (1u << i))
@@ -374,14 +366,17 @@ static void key_events(json_out *j, const char *name, unsigned events)
 	close_container(j, ']');
 }
 
+#define key_string_array(j, name, items, n) (key(j, name), put_string_array((j), (items), (n)))
+#define key_events(j, name, events) (key(j, name), put_events((j), (events)))
+#define key_stats(j, name, st) (key(j, name), put_stats((j), (st)))
+
 static bool stats_nonzero(const cgm_runtime_stats *st)
 {
 	return st->calls != 0 || st->total_ms != 0.0 || st->self_ms != 0.0;
 }
 
-static void key_stats(json_out *j, const char *name, const cgm_runtime_stats *st)
+static void put_stats(json_out *j, const cgm_runtime_stats *st)
 {
-	key(j, name);
 	open_container(j, '{');
 	key_int(j, "calls", st->calls);
 	key(j, "total_ms");
