@@ -228,6 +228,10 @@ int cmd_diff(int argc, char **argv)
 	if (nsides != 2) {
 		fprintf(stderr, "cgmap diff: give BASE and HEAD (%s)\n",
 			nsides == 0 ? "none given" : "only one given");
+		if (nsides == 1 && sides[0].nsql > 1)
+			fprintf(stderr, "cgmap diff: --sql took all %d paths after it; give each side "
+					"its own: --sql BASE... --sql HEAD...\n",
+				sides[0].nsql);
 		usage(stderr);
 		goto done;
 	}
