@@ -36,9 +36,13 @@
  * by the query of a FOR loop after its body ran is attributed to the FOR
  * line).  The edge is "dynamic" when that statement is EXECUTE, FOR ... IN
  * EXECUTE, OPEN ... FOR EXECUTE or RETURN QUERY EXECUTE.  Reading err_stmt at
- * call time needs no stmt_beg/stmt_end callbacks, which keeps the per
- * statement overhead at zero; we only install stmt_beg/stmt_end to forward
- * them when a chained plugin wants them.
+ * call time needs no stmt_beg callback.  A cursor's query runs when rows are
+ * fetched, not at OPEN: stmt_end remembers which OPEN (line, dynamic) opened
+ * each portal, and a call made during a FETCH/MOVE of the same function is
+ * attributed to that OPEN; a bound cursor's query is attributed to the line
+ * of its DECLARE (also for FOR rec IN cursor), where the text of the query
+ * is, so that runtime sites match the static ones.  stmt_beg is installed
+ * only to forward it to a chained plugin.
  *
  * Keeping the call stack right on errors
  * --------------------------------------
@@ -257,6 +261,26 @@ static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
 static uint64 cgt_local_oldest;	/* when the batch began */
 static bool cgt_exit_registered = false;
 
+/*
+ * Cursors opened by OPEN statements, newest last: a cursor's query runs when
+ * rows are fetched, so a call made while a FETCH/MOVE of the same function
+ * reads a cursor is attributed to the OPEN that opened it (and is dynamic
+ * for OPEN ... FOR EXECUTE), where the static analysis sees the query.
+ */
+#define CGT_CURSORS 32
+
+typedef struct cgtCursor
+{
+	Oid			fn_oid;
+	int32		line;
+	bool		dynamic;
+	int			namelen;
+	char		name[NAMEDATALEN];
+} cgtCursor;
+
+static cgtCursor cgt_cursors[CGT_CURSORS];
+static int	cgt_cursor_next = 0;
+
 static cgtFrame *cgt_stack = NULL;
 static int	cgt_depth = 0;
 static int	cgt_capacity = 0;
@@ -294,7 +318,7 @@ static PLpgSQL_plugin cgt_plugin = {
 	cgt_func_beg,
 	cgt_func_end,
 	NULL,						/* stmt_beg: only to forward */
-	NULL,						/* stmt_end: only to forward */
+	NULL,						/* stmt_end: set in _PG_init */
 	NULL, NULL, NULL, NULL, NULL	/* filled in by PL/pgSQL */
 };
 
@@ -810,6 +834,67 @@ cgt_stmt_is_dynamic(const PLpgSQL_stmt *stmt)
 	}
 }
 
+/* The portal name held by a PL/pgSQL refcursor variable, without copying. */
+static bool
+cgt_cursor_name(const PLpgSQL_execstate *estate, int dno,
+				const char **name, int *len)
+{
+	const PLpgSQL_var *var;
+	const struct varlena *t;
+
+	if (dno < 0 || dno >= estate->ndatums)
+		return false;
+	var = (const PLpgSQL_var *) estate->datums[dno];
+	if (var == NULL || var->dtype != PLPGSQL_DTYPE_VAR || var->isnull)
+		return false;
+	t = (const struct varlena *) DatumGetPointer(var->value);
+	if (VARATT_IS_EXTENDED(t) && !VARATT_IS_SHORT(t))
+		return false;			/* never the case for a portal name */
+	*name = VARDATA_ANY(t);
+	*len = VARSIZE_ANY_EXHDR(t);
+	return *len < NAMEDATALEN;
+}
+
+/* Declaration line of a bound cursor variable (its query is there), or 0. */
+static int32
+cgt_bound_cursor_line(const PLpgSQL_execstate *estate, int dno)
+{
+	const PLpgSQL_var *var;
+
+	if (dno < 0 || dno >= estate->ndatums)
+		return 0;
+	var = (const PLpgSQL_var *) estate->datums[dno];
+	if (var == NULL || var->dtype != PLPGSQL_DTYPE_VAR ||
+		var->cursor_explicit_expr == NULL)
+		return 0;
+	return var->lineno;
+}
+
+/* A call made by a FETCH/MOVE: use the site of the OPEN of that cursor. */
+static void
+cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
+			   const PLpgSQL_execstate *estate, int curvar)
+{
+	const char *name;
+	int			len;
+	int			i;
+
+	if (!cgt_cursor_name(estate, curvar, &name, &len))
+		return;
+	for (i = 1; i <= CGT_CURSORS; i++)
+	{
+		const cgtCursor *c = &cgt_cursors[(cgt_cursor_next - i + CGT_CURSORS) % CGT_CURSORS];
+
+		if (c->fn_oid == parent->fn_oid && c->namelen == len &&
+			OidIsValid(c->fn_oid) && memcmp(c->name, name, len) == 0)
+		{
+			frame->line = c->line;
+			frame->dynamic = c->dynamic;
+			return;
+		}
+	}
+}
+
 /* Push a frame; the call site comes from the frame below. */
 static void
 cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
@@ -857,6 +942,19 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
 			{
 				frame->line = stmt->lineno;
 				frame->dynamic = cgt_stmt_is_dynamic(stmt);
+				if (stmt->cmd_type == PLPGSQL_STMT_FETCH)
+					cgt_fetch_site(frame, parent,
+								   (const PLpgSQL_execstate *) parent->ident,
+								   ((const PLpgSQL_stmt_fetch *) stmt)->curvar);
+				else if (stmt->cmd_type == PLPGSQL_STMT_FORC)
+				{
+					/* FOR rec IN bound_cursor: the query is at its DECLARE */
+					int32		decl = cgt_bound_cursor_line((const PLpgSQL_execstate *) parent->ident,
+															 ((const PLpgSQL_stmt_forc *) stmt)->curvar);
+
+					if (decl > 0)
+						frame->line = decl;
+				}
 			}
 		}
 	}
@@ -1093,6 +1191,34 @@ cgt_stmt_beg(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 static void
 cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 {
+	if (stmt->cmd_type == PLPGSQL_STMT_OPEN && cgt_enabled &&
+		OidIsValid(estate->func->fn_oid))
+	{
+		const PLpgSQL_stmt_open *open = (const PLpgSQL_stmt_open *) stmt;
+		const char *name;
+		int			len;
+
+		if (cgt_cursor_name(estate, open->curvar, &name, &len))
+		{
+			cgtCursor  *c = &cgt_cursors[cgt_cursor_next];
+
+			c->fn_oid = estate->func->fn_oid;
+			c->line = stmt->lineno;
+			c->dynamic = open->dynquery != NULL;
+			if (open->query == NULL && open->dynquery == NULL)
+			{
+				/* OPEN of a bound cursor: its query is at its DECLARE */
+				int32		decl = cgt_bound_cursor_line(estate, open->curvar);
+
+				if (decl > 0)
+					c->line = decl;
+			}
+			c->namelen = len;
+			memcpy(c->name, name, len);
+			cgt_cursor_next = (cgt_cursor_next + 1) % CGT_CURSORS;
+		}
+	}
+
 	if (prev_plugin && prev_plugin->stmt_end)
 		prev_plugin->stmt_end(estate, stmt);
 }
@@ -1288,13 +1414,13 @@ _PG_init(void)
 	/* Chain into the PL/pgSQL plugin slot. */
 	cgt_plugin_ptr = (PLpgSQL_plugin **) find_rendezvous_variable("PLpgSQL_plugin");
 	prev_plugin = *cgt_plugin_ptr;
+	/* stmt_end notes the sites of OPEN statements (see cgt_fetch_site) */
+	cgt_plugin.stmt_end = cgt_stmt_end;
 	if (prev_plugin)
 	{
 		cgt_plugin.func_setup = cgt_func_setup;
 		if (prev_plugin->stmt_beg)
 			cgt_plugin.stmt_beg = cgt_stmt_beg;
-		if (prev_plugin->stmt_end)
-			cgt_plugin.stmt_end = cgt_stmt_end;
 	}
 	*cgt_plugin_ptr = &cgt_plugin;
 

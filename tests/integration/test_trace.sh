@@ -147,6 +147,36 @@ BEGIN
   RETURN QUERY EXECUTE 'SELECT tgt_' || n || '()';
   RETURN QUERY SELECT tgt_1();
 END $$;
+-- cursors: the query runs at FETCH; the site is where the query text is
+CREATE FUNCTION dyncur(n int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE c refcursor; v int; s int := 0;
+BEGIN
+  OPEN c FOR EXECUTE 'SELECT tgt_' || n || '() FROM generate_series(1, 3)';
+  LOOP
+    FETCH c INTO v;
+    EXIT WHEN NOT FOUND;
+    s := s + v;
+  END LOOP;
+  CLOSE c;
+  OPEN c FOR SELECT tgt_1() FROM generate_series(1, 2);
+  MOVE FORWARD ALL IN c;
+  CLOSE c;
+  RETURN s;
+END $$;
+CREATE FUNCTION boundcur() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  c CURSOR FOR SELECT tgt_2() AS v FROM generate_series(1, 2);
+  v int; s int := 0;
+BEGIN
+  OPEN c;
+  FETCH c INTO v;
+  FETCH c INTO v;
+  CLOSE c;
+  FOR r IN c LOOP
+    s := s + r.v;
+  END LOOP;
+  RETURN s;
+END $$;
 -- a FOR over a query fetches rows in batches: calls made by the query after
 -- the loop body ran belong to the FOR line, not to the body's last statement
 CREATE FUNCTION forq() RETURNS int LANGUAGE plpgsql AS $$
@@ -274,6 +304,17 @@ dyn(integer) > tgt_2() @4 dyn = 2
 dyn(integer) > tgt_2() @5 dyn = 2
 dynq(integer) > tgt_2() @3 dyn = 1
 dynq(integer) > tgt_1() @4 = 1
+EOF
+
+step "cursors: calls at FETCH belong to the OPEN (or the bound cursor's DECLARE)"
+reset
+sql -c "SELECT dyncur(2)" -c "SELECT boundcur()" >/dev/null
+expect_edges "cursors" <<'EOF'
+- > boundcur() @0 = 1
+- > dyncur(integer) @0 = 1
+boundcur() > tgt_2() @3 = 4
+dyncur(integer) > tgt_1() @11 = 2
+dyncur(integer) > tgt_2() @4 dyn = 3
 EOF
 
 step "FOR over a query: calls attributed to the FOR line"
