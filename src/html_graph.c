@@ -43,6 +43,9 @@
 /* Per-function "+N more" nodes drawn per direction before they are summed
  * up in one. */
 #define MARKS_SHOWN 8
+/* Other schemas drawn one by one in a schema's overview; the rest share a
+ * "+N more schemas" node. */
+#define OTHERS_SHOWN 12
 /* Labels longer than this are cut with an ellipsis (the tooltip keeps all). */
 #define LABEL_MAX 44
 
@@ -758,6 +761,8 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 		more_node(dot, "more", omitted, "functions in this schema", "#functions");
 	for (int k = 0; k < nothers; k++) {
 		const other_node *o = &others[k];
+		if (o->id >= OTHERS_SHOWN)
+			continue;
 		cgm_strbuf_printf(dot, "  s%d [shape=ellipse, style=filled, fillcolor=\"#f8f9fa\", "
 				       "color=\"#adb5bd\", fontcolor=\"#495057\", label=\"",
 				  o->id);
@@ -771,6 +776,13 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 		dot_text(dot, ctx->schemas[o->schema].name);
 		cgm_strbuf_printf(dot, "\", URL=\"%s\"];\n", ctx->schemas[o->schema].page);
 	}
+	if (nothers > OTHERS_SHOWN)
+		cgm_strbuf_printf(dot, "  sothers [shape=ellipse, style=\"dashed,filled\", "
+				       "fillcolor=\"#f8f9fa\", color=\"" COL_MORE "\", "
+				       "fontcolor=\"#495057\", label=\"+%d more schemas\", "
+				       "tooltip=\"%d other schemas, not drawn one by one\", "
+				       "URL=\"../index.html#schemas\"];\n",
+				  nothers - OTHERS_SHOWN, nothers - OTHERS_SHOWN);
 	for (int i = 0; i < nshow; i++) {
 		int u = members[i];
 		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
@@ -781,20 +793,38 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 			edge_attrs(dot, ctx, e, true);
 		}
 	}
+	/* Ends as drawn: schemas past OTHERS_SHOWN share one node, so their
+	 * edges may coincide; each is drawn once. */
+	int *drawn = xmalloc(sizeof(int) * 2 * ((size_t)naggs + 1));
+	int ndrawn = 0;
 	for (int j = 0; j < naggs; j++) {
 		char a[32], b[32];
-		int ends[2] = { aggs[j].from, aggs[j].to };
+		int ends[2] = { aggs[j].from, aggs[j].to }, code[2];
 		char *names[2] = { a, b };
 		for (int t = 0; t < 2; t++) {
-			if (ends[t] == NODE_MORE)
+			if (ends[t] == NODE_MORE) {
 				snprintf(names[t], 32, "more");
-			else if (ends[t] < 0)
+				code[t] = -1;
+			} else if (ends[t] < 0 && others[-ends[t] - 1].id >= OTHERS_SHOWN) {
+				snprintf(names[t], 32, "sothers");
+				code[t] = -2;
+			} else if (ends[t] < 0) {
 				snprintf(names[t], 32, "s%d", others[-ends[t] - 1].id);
-			else
+				code[t] = -3 - others[-ends[t] - 1].id;
+			} else {
 				snprintf(names[t], 32, "n%d", ends[t]);
+				code[t] = ends[t];
+			}
 		}
+		bool dup = false;
+		for (int q = 0; q < ndrawn && !dup; q++)
+			dup = drawn[2 * q] == code[0] && drawn[2 * q + 1] == code[1];
+		if (dup)
+			continue;
+		drawn[2 * ndrawn] = code[0], drawn[2 * ndrawn + 1] = code[1], ndrawn++;
 		cgm_strbuf_printf(dot, "  %s -> %s [color=\"" COL_MORE "\", style=dashed];\n", a, b);
 	}
+	free(drawn);
 	cgm_strbuf_puts(dot, "}\n");
 	free(aggs), free(others), free(other_of), free(members);
 	info->shown = nshow;

@@ -598,6 +598,43 @@ static void test_node_cap_says_more(void **state)
 	cgm_model_free(m);
 }
 
+/* A schema calling into 15 others: 12 drawn one by one, 3 in one node. */
+static void test_overview_caps_other_schemas(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "sql";
+	m->source.name = "many.sql";
+	char id[64], schema[32];
+	add_function(m, "a.hub()", "a", "hub", "", "\nBEGIN\nEND\n");
+	for (int i = 0; i < 15; i++) {
+		snprintf(id, sizeof(id), "s%02d.f()", i);
+		snprintf(schema, sizeof(schema), "s%02d", i);
+		add_function(m, id, schema, "f", "", "\nBEGIN\nEND\n");
+	}
+	cgm_model_index(m);
+	for (int i = 0; i < 15; i++) {
+		snprintf(id, sizeof(id), "s%02d.f()", i);
+		add_edge(m, "a.hub()", id, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+		add_edge(m, id, "a.hub()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	}
+	char *dir = render(m, 2, 50, 1);
+	cgm_strbuf rel = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&rel, "dot/schemas/");
+	cgm_escape_filename(&rel, "a");
+	cgm_strbuf_puts(&rel, ".dot");
+	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(dot, "label=\"+3 more schemas\""));
+	assert_int_equal(count(dot, "[shape=ellipse, style=filled"), 12);
+	/* One edge each way between the hub and the shared node. */
+	assert_int_equal(count(dot, "n0 -> sothers"), 1);
+	assert_int_equal(count(dot, "sothers -> n0"), 1);
+	free(dot);
+	cgm_strbuf_free(&rel);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void test_without_runtime_says_so(void **state)
 {
 	(void)state;
@@ -726,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names_stay_text),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
+		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
 		cmocka_unit_test(test_bad_options_and_folders),
