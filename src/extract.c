@@ -301,6 +301,29 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 	}
 	if ((v = jt_get(d, arg, "NamedArgExpr")) >= 0)
 		return arg_type(ctx, d, jt_get(d, v, "arg"));
+	if ((v = jt_get(d, arg, "ParamRef")) >= 0) {
+		/* $n: the function's n-th input argument. */
+		long n = jt_long(d, jt_get(d, v, "number"), 0);
+		const cgm_function *fn = ctx->fn;
+		return n >= 1 && n <= fn->nargs && fn->argtypes ? fn->argtypes[n - 1] : NULL;
+	}
+	if ((v = jt_get(d, arg, "A_Expr")) >= 0 && jt_eq(d, jt_get(d, v, "kind"), "AEXPR_OP") &&
+	    string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||")) {
+		/* Concatenation: text when a side is text or a string literal, an
+		 * array when a side is one. */
+		const char *l = arg_type(ctx, d, jt_get(d, v, "lexpr"));
+		const char *r = arg_type(ctx, d, jt_get(d, v, "rexpr"));
+		for (int side = 0; side < 2; side++) {
+			const char *t = side ? r : l;
+			size_t n = t ? strlen(t) : 0;
+			if (n > 2 && strcmp(t + n - 2, "[]") == 0)
+				return t;
+		}
+		if ((l && (strcmp(l, "unknown") == 0 || strcmp(l, "text") == 0)) ||
+		    (r && (strcmp(r, "unknown") == 0 || strcmp(r, "text") == 0)))
+			return "text";
+		return NULL;
+	}
 	return NULL;
 }
 
@@ -509,8 +532,9 @@ static bool is_statement_text(const char *s)
 	return false;
 }
 
-/* Offset of a top-level ":=" in an assignment, or -1. */
-static long assignment_operator(const char *s)
+/* Offset and length of the assignment operator of "target := expr" or
+ * "target = expr" (the first top-level one after the target), or -1. */
+static long assignment_operator(const char *s, int *len)
 {
 	int depth = 0;
 	for (long i = 0; s[i]; i++) {
@@ -526,8 +550,14 @@ static long assignment_operator(const char *s)
 			depth++;
 		else if (c == ')' || c == ']')
 			depth--;
-		else if (c == ':' && s[i + 1] == '=' && depth == 0)
+		else if (depth == 0 && c == ':' && s[i + 1] == '=') {
+			*len = 2;
 			return i;
+		} else if (depth == 0 && c == '=' && (i == 0 || !strchr("<>!=~*+-/%&|^#@:", s[i - 1])) &&
+			   s[i + 1] != '=' && s[i + 1] != '>') {
+			*len = 1;
+			return i;
+		}
 	}
 	return -1;
 }
@@ -641,7 +671,9 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		free(text);
 		return;
 	}
-	bool statement = !dynamic && is_statement_text(text);
+	/* What PL/pgSQL runs as SQL (any statement, CREATE included) parses as
+	 * it is; everything else is an expression. */
+	bool statement = !dynamic && (strcmp(ctx->stmt_kind, "execsql") == 0 || is_statement_text(text));
 	/* Pure expressions without a parenthesis hold no call: skip parsing. */
 	if (!statement && !dynamic && !strchr(text, '(')) {
 		free(text);
@@ -653,14 +685,18 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 	if (statement) {
 		parsed = strdup(text);
 	} else {
-		long assign = strcmp(ctx->stmt_kind, "assign") == 0 ? assignment_operator(text) : -1;
+		int oplen = 0;
+		long assign = strcmp(ctx->stmt_kind, "assign") == 0 ? assignment_operator(text, &oplen) : -1;
 		size_t len = strlen(text);
 		parsed = malloc(len + 8);
 		memcpy(parsed, "SELECT ", 7);
 		memcpy(parsed + 7, text, len + 1);
+		/* "SELECT target, expr": both halves parse whatever the expression
+		 * is (a comparison too), and offsets stay where they were. */
 		if (assign >= 0) {
-			parsed[7 + assign] = '=';
-			parsed[7 + assign + 1] = ' ';
+			parsed[7 + assign] = ',';
+			if (oplen == 2)
+				parsed[7 + assign + 1] = ' ';
 		}
 		delta = -7;
 	}
@@ -969,7 +1005,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 		free(last_error);
 		last_error = strdup(r.error->message);
 		pg_query_free_plpgsql_parse_result(r);
-		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error) : NULL;
+		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, fn->argtypes, fn->nargs) : NULL;
 		if (!rewritten)
 			break;
 		free(body);

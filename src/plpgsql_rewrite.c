@@ -338,10 +338,65 @@ static char *rewrite_unknown_field(const char *body, const char *message)
 	return out.data;
 }
 
-char *cgm_plpgsql_rewrite(const char *body, const char *error_message)
+/* "variable \"$1\" does not exist": libpg_query makes no variables of
+ * positional parameters, so `name ALIAS FOR $n` fails.  Declare `name` with
+ * the parameter's type instead, which keeps its type for resolution. */
+static char *rewrite_positional_alias(const char *body, const char *const *argtypes, int nargs)
+{
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	bool changed = false;
+	size_t i = 0;
+	while (body[i]) {
+		size_t skip = skip_opaque_at(body, i);
+		if (skip) {
+			cgm_strbuf_add(&out, body + i, skip);
+			i += skip;
+			continue;
+		}
+		if ((i == 0 || !ident_char(body[i - 1])) && word_at(body + i, "alias")) {
+			size_t j = i + 5;
+			while (isspace((unsigned char)body[j]))
+				j++;
+			if (word_at(body + j, "for")) {
+				j += 3;
+				while (isspace((unsigned char)body[j]))
+					j++;
+				if (body[j] == '$' && isdigit((unsigned char)body[j + 1])) {
+					int n = atoi(body + j + 1);
+					size_t k = j + 1;
+					while (isdigit((unsigned char)body[k]))
+						k++;
+					const char *type = n >= 1 && n <= nargs && argtypes && argtypes[n - 1]
+								   ? argtypes[n - 1]
+								   : "text";
+					/* Newlines between ALIAS and $n stay. */
+					for (size_t m = i; m < k; m++)
+						if (body[m] == '\n')
+							cgm_strbuf_putc(&out, '\n');
+					cgm_strbuf_puts(&out, type);
+					i = k;
+					changed = true;
+					continue;
+				}
+			}
+		}
+		cgm_strbuf_putc(&out, body[i]);
+		i++;
+	}
+	if (!changed) {
+		cgm_strbuf_free(&out);
+		return NULL;
+	}
+	return out.data;
+}
+
+char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
+			  const char *const *argtypes, int nargs)
 {
 	if (!error_message)
 		return NULL;
+	if (strstr(error_message, "variable \"$") && strstr(error_message, "does not exist"))
+		return rewrite_positional_alias(body, argtypes, nargs);
 	if (strstr(error_message, "must be of type cursor or refcursor") ||
 	    strstr(error_message, "cursor FOR loop must use a bound cursor variable") ||
 	    strstr(error_message, "syntax error"))

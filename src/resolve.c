@@ -187,6 +187,7 @@ static bool string_category(const char *t)
 typedef struct candidate {
 	int index;
 	int exact;     /* arguments of known type that match exactly */
+	bool expanded; /* takes its VARIADIC array as separate arguments */
 	int *param_of; /* param_of[i]: parameter position taken by argument i */
 } candidate;
 
@@ -258,6 +259,7 @@ static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c
 
 	char elem_buf[256];
 	c->exact = 0;
+	c->expanded = expand_variadic;
 	for (int i = 0; i < n; i++) {
 		const char *t = s->argtypes ? s->argtypes[i] : NULL;
 		if (!t || strcmp(t, "unknown") == 0)
@@ -322,6 +324,17 @@ static bool same_argument_types(const cgm_function *f, const cgm_function *g)
 static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 {
 	cgm_model *model = rv->model;
+	/* unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b), ...). */
+	if (strcmp(s->name, "unnest") == 0 && s->nargs > 1 &&
+	    (!s->schema || strcmp(s->schema, "pg_catalog") == 0)) {
+		cgm_site one = *s;
+		one.nargs = 1;
+		resolve_call(rv, caller, &one);
+		s->resolution = one.resolution;
+		s->ntargets = one.ntargets;
+		s->targets = one.targets;
+		return;
+	}
 	int count = 0;
 	const name_entry *e = lookup_name(&rv->names, s->name, &count);
 	const char *scratch[64];
@@ -398,17 +411,40 @@ static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 			if (string_category(f->argtypes[cands[i].param_of[a]]))
 				with_string++;
 		}
-		if (with_string == 0 || with_string == ncand)
+		if (with_string == 0)
 			continue;
+		/* Then text, the preferred type of the string category. */
+		int with_text = 0;
+		for (int i = 0; i < ncand; i++) {
+			const cgm_function *f = &model->functions[cands[i].index];
+			with_text += strcmp(f->argtypes[cands[i].param_of[a]], "text") == 0;
+		}
 		int k = 0;
 		for (int i = 0; i < ncand; i++) {
 			const cgm_function *f = &model->functions[cands[i].index];
-			if (string_category(f->argtypes[cands[i].param_of[a]])) {
+			const char *t = f->argtypes[cands[i].param_of[a]];
+			if (with_text ? strcmp(t, "text") == 0 : string_category(t)) {
 				ranks[k] = ranks[i];
 				cands[k++] = cands[i];
 			}
 		}
 		ncand = k;
+	}
+	/* A function taking the arguments as they are wins over a VARIADIC one
+	 * that must expand its array to take them (as FuncnameGetCandidates). */
+	if (ncand > 1) {
+		int plain = 0;
+		for (int i = 0; i < ncand; i++)
+			plain += !cands[i].expanded;
+		if (plain > 0 && plain < ncand) {
+			int k = 0;
+			for (int i = 0; i < ncand; i++)
+				if (!cands[i].expanded) {
+					ranks[k] = ranks[i];
+					cands[k++] = cands[i];
+				}
+			ncand = k;
+		}
 	}
 	/* Fewer defaults used wins over more (f(a) vs f(a, b = 1) for f(1) is
 	 * ambiguous in PostgreSQL too, so keep both: it is an error there). */

@@ -311,6 +311,47 @@ static void test_procedure_and_variadic(void **state)
 	assert_string_equal(c->argtypes[4], "bigint");
 }
 
+static void test_real_world_forms(void **state)
+{
+	/* Positional parameters, ALIAS FOR $n, an assignment whose value is a
+	 * comparison, "=" assignment, any SQL statement, FOREACH, FOR IN
+	 * EXECUTE, LATERAL and functions in FROM. */
+	static const char *types[] = { "boolean", "text" };
+	cgm_function fn = make("plpgsql", "boolean, text", "SETOF text",
+			       "\nDECLARE\n"
+			       "  aok ALIAS FOR $1;\n"                                  /* 3 */
+			       "  x text; y boolean; r record; e text;\n"
+			       "BEGIN\n"
+			       "  y := lower($2) = 'ok';\n"                             /* 6 */
+			       "  x = upper_first(aok, $2);\n"                          /* 7 */
+			       "  CREATE TEMP TABLE t AS SELECT in_create(1);\n"        /* 8 */
+			       "  FOREACH e IN ARRAY split_it($2) LOOP NULL; END LOOP;\n" /* 9 */
+			       "  FOR r IN EXECUTE dyn_for($2) LOOP NULL; END LOOP;\n"  /* 10 */
+			       "  RETURN QUERY SELECT l.v FROM src s,\n"                /* 11 */
+			       "    LATERAL lat_fn(s.id) AS l(v), gen_rows(3) g;\n"     /* 12 */
+			       "END\n");
+	fn.argtypes = types;
+	fn.nargs = 2;
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "lower", 6, CGM_SITE_CALL);
+	expect_site(&fn, "upper_first", 7, CGM_SITE_CALL);
+	const cgm_site *u = find_site(&fn, "upper_first", 0);
+	assert_string_equal(u->argtypes[0], "boolean"); /* the alias keeps $1's type */
+	assert_string_equal(u->argtypes[1], "text");    /* $2 */
+	expect_site(&fn, "in_create", 8, CGM_SITE_CALL);
+	expect_site(&fn, "split_it", 9, CGM_SITE_CALL);
+	expect_site(&fn, "dyn_for", 10, CGM_SITE_CALL);
+	expect_site(&fn, "lat_fn", 12, CGM_SITE_CALL);
+	expect_site(&fn, "gen_rows", 12, CGM_SITE_CALL);
+	bool dynamic_at_10 = false;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC && fn.sites[i].line == 10)
+			dynamic_at_10 = true;
+	assert_true(dynamic_at_10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors_keep_the_function),
 		cmocka_unit_test(test_other_languages_are_not_analysed),
 		cmocka_unit_test(test_procedure_and_variadic),
+		cmocka_unit_test(test_real_world_forms),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

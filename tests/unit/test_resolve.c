@@ -82,6 +82,10 @@ static int setup(void **state)
 	fn("app", "label", "app.label(text[])", 0, true, false, T("text[]"), NULL);
 	fn("app", "pick", "app.pick(text)", 0, false, false, T("text"), NULL);
 	fn("app", "pick", "app.pick(integer)", 0, false, false, T("integer"), NULL);
+	fn("app", "pick", "app.pick(name)", 0, false, false, T("name"), NULL);
+	fn("app", "diag", "app.diag(text)", 0, false, false, T("text"), NULL);
+	fn("app", "diag", "app.diag(text[])", 0, true, false, T("text[]"), NULL);
+	fn("pg_catalog", "unnest", "unnest(anyarray)", 0, false, true, T("anyarray"), NULL);
 	fn("app", "both", "app.both(bigint)", 0, false, false, T("bigint"), NULL);
 	fn("app", "both", "app.both(numeric)", 0, false, false, T("numeric"), NULL);
 	fn("public", "lower", "public.lower(text)", 0, false, false, T("text"), NULL);
@@ -149,6 +153,9 @@ static void test_overloads_and_types(void **state)
 	add_site(c, "app", "pick", 1, T("unknown"), NULL);                /* 5: 'x' prefers text */
 	add_site(c, "app", "both", 1, T("integer"), NULL);                /* 6: both coerce */
 	add_site(c, "app", "price", 1, T("text"), NULL);                  /* 7: no implicit cast */
+	add_site(c, "app", "diag", 1, T("text"), NULL);                   /* 8: not the VARIADIC one */
+	add_site(c, "app", "diag", 2, T("text", "unknown"), NULL);        /* 9: only the VARIADIC one */
+	add_site(c, NULL, "unnest", 2, T(NULL, NULL), NULL);              /* 10: ROWS FROM form */
 	cgm_resolve_options o = { 0 };
 	assert_int_equal(cgm_resolve(model, &o), 0);
 	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.price(integer)", NULL);
@@ -158,6 +165,9 @@ static void test_overloads_and_types(void **state)
 	expect_targets(site_at(5), CGM_RES_RESOLVED, "app.pick(text)", NULL);
 	expect_targets(site_at(6), CGM_RES_AMBIGUOUS, "app.both(bigint)", "app.both(numeric)");
 	expect_targets(site_at(7), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(8), CGM_RES_RESOLVED, "app.diag(text)", NULL);
+	expect_targets(site_at(9), CGM_RES_RESOLVED, "app.diag(text[])", NULL);
+	expect_targets(site_at(10), CGM_RES_BUILTIN, "unnest(anyarray)", NULL);
 	/* Ambiguous sites link every candidate, flagged. */
 	int ambiguous_edges = 0;
 	for (int i = 0; i < model->nedges; i++)
