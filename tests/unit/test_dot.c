@@ -402,6 +402,82 @@ static void test_empty_and_errors(void **state)
 	cgm_model_free(m);
 }
 
+/* Names are escaped in runs (plain ASCII copied, the rest through
+ * cgm_escape_dot): the text must be exactly cgm_escape_dot() of the whole
+ * name, including runs of non-ASCII and bad bytes longer than any small
+ * buffer, multi-byte characters broken at the end, and controls. */
+static void test_escape_runs(void **state)
+{
+	(void)state;
+	cgm_strbuf name = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&name, "x");
+	for (int i = 0; i < 40; i++) /* 120 bytes of CJK, one run */
+		cgm_strbuf_puts(&name, "\xE6\x97\xA5");
+	cgm_strbuf_puts(&name, "\x80\xFF\xC3\t\r\n\x01\x7F&\"\\ y \xE6\x97");
+	cgm_model *m = cgm_model_new();
+	const char *id = cgm_arena_strdup(m->arena, "s.long()");
+	int f = add_fn(m, "s", cgm_arena_strdup(m->arena, cgm_strbuf_cstr(&name)), "a&b \"c\"", id,
+		       "plpgsql");
+	(void)f;
+	cgm_model_index(m);
+	Agraph_t *g = emit_and_parse(m, tmp_path("a.dot"));
+	agclose(g);
+
+	cgm_strbuf expected = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&expected, "[label=\"");
+	cgm_escape_dot(&expected, cgm_strbuf_cstr(&name));
+	cgm_strbuf_putc(&expected, '(');
+	cgm_escape_dot(&expected, "a&b \"c\"");
+	cgm_strbuf_puts(&expected, ")\"");
+	char *text = slurp(tmp_path("a.dot"));
+	if (!strstr(text, cgm_strbuf_cstr(&expected)))
+		fail_msg("label is not cgm_escape_dot of the name; expected %s", cgm_strbuf_cstr(&expected));
+	free(text);
+	cgm_strbuf_free(&expected);
+	cgm_strbuf_free(&name);
+	cgm_model_free(m);
+}
+
+/* A graph far larger than the output buffer is written in pieces: the file
+ * is whole, parses, and holds every node and edge. */
+static void test_large_graph_streamed(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	cgm_model *m = cgm_model_new();
+	for (int i = 0; i < N; i++) {
+		const char *schema = i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c";
+		char *fid = cgm_arena_printf(m->arena, "%s.f%05d(integer)", schema, i);
+		char *fname = cgm_arena_printf(m->arena, "f%05d", i);
+		add_fn(m, schema, fname, "integer", fid, "plpgsql");
+	}
+	cgm_model_index(m);
+	int nedges = 0;
+	for (int i = 1; i < N; i++) {
+		add_edge(m, i, i - 1, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 3);
+		nedges++;
+		if (i % 7 == 0) {
+			add_edge(m, i, i / 2, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, true, 5);
+			nedges++;
+		}
+	}
+	const char *path = tmp_path("b.dot");
+	Agraph_t *g = emit_and_parse(m, path);
+	char *text = slurp(path);
+	assert_true(strlen(text) > 3 * 256 * 1024);
+	/* Legend: 14 nodes, 7 edges. */
+	assert_int_equal(agnnodes(g), N + 14);
+	assert_int_equal(agnedges(g), nedges + 7);
+	agclose(g);
+	/* Deterministic across pieces. */
+	assert_int_equal(cgm_emit_dot(m, tmp_path("c.dot")), 0);
+	char *again = slurp(tmp_path("c.dot"));
+	assert_string_equal(again, text);
+	free(again);
+	free(text);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +485,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_dot_tsvg),
 		cmocka_unit_test(test_empty_and_errors),
+		cmocka_unit_test(test_escape_runs),
+		cmocka_unit_test(test_large_graph_streamed),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -875,6 +876,157 @@ static void test_type_mutations(void **state)
 	cgm_model_free(m);
 }
 
+/* ---- the streamed writer prints what jansson prints ------------- */
+
+/* The snapshot's bytes are jansson's json_dumps() text (JSON_INDENT(2),
+ * JSON_REAL_PRECISION(12)) of the same document: load the file with
+ * jansson, dump it again, and the bytes must not move.  The model holds
+ * the awkward cases: every control character, DEL, '/', U+2028, a 4-byte
+ * character, invalid UTF-8, and reals from tiny to huge, negative zero,
+ * NaN and infinity. */
+static void test_same_bytes_as_jansson(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	char controls[40];
+	for (int c = 1; c < 0x20; c++)
+		controls[c - 1] = (char)c;
+	controls[31] = '\0';
+	cgm_function *f = (cgm_function *)fn(m, "app.a()");
+	f->comment = cgm_arena_printf(m->arena, "ctl[%s] del[\x7F] slash[/] ls[\xE2\x80\xA8] "
+					"emoji[\xF0\x9F\x98\x80] bad[\x80|\xC3|\xE6\x97|\xC0\xAF|"
+					"\xED\xA0\x80|\xF4\x90\x80\x80|\xFF] end",
+				      controls);
+	static const double reals[] = { 0.0, -0.0, 1.0, 0.1, 1e-5, 1e20, 1e16, 1e17, 123456789012.5,
+					1234567890123.0, 2.5e-300, 1e300, -42.0, 1.0 / 3.0, NAN,
+					INFINITY };
+	int nreals = (int)(sizeof(reals) / sizeof(reals[0]));
+	for (int i = 0; i < m->nfunctions; i++) {
+		m->functions[i].runtime.total_ms = reals[i % nreals];
+		m->functions[i].runtime.self_ms = reals[(i + 7) % nreals];
+		m->functions[i].runtime.calls = (int64_t)i * 1000000007LL;
+	}
+	for (int i = 0; i < m->nedges; i++)
+		m->edges[i].runtime.total_ms = reals[(i + 3) % nreals];
+
+	const char *path = tmp_path("jansson.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	size_t len;
+	char *text = slurp(path, &len);
+	json_error_t err;
+	json_t *doc = json_load_file(path, JSON_PRESERVE_ORDER, &err);
+	if (!doc)
+		fail_msg("jansson does not read the snapshot: line %d: %s", err.line, err.text);
+	char *dumped = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	assert_non_null(dumped);
+	assert_int_equal(strlen(dumped) + 1, len);
+	assert_memory_equal(dumped, text, len - 1);
+	assert_int_equal(text[len - 1], '\n');
+	/* The cases are really in the file. */
+	assert_non_null(strstr(text, "\\u0001\\u0002"));
+	assert_non_null(strstr(text, "\\b\\t\\n\\u000B\\f\\r"));
+	assert_non_null(strstr(text, "del[\x7F] slash[/]"));
+	assert_non_null(strstr(text, "bad[\xEF\xBF\xBD|\xEF\xBF\xBD|"));
+	assert_non_null(strstr(text, "\"total_ms\": 1e20"));
+	assert_non_null(strstr(text, "\"total_ms\": 1e-5"));
+	assert_non_null(strstr(text, "\"total_ms\": -0.0"));
+	assert_non_null(strstr(text, "\"total_ms\": 1.23456789012e12"));
+	free(dumped);
+	json_decref(doc);
+
+	/* Read back and written again: the same bytes. */
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, path), 0);
+	const char *again = tmp_path("jansson-again.json");
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	size_t len2;
+	char *text2 = slurp(again, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(text2, text, len);
+	free(text2);
+	free(text);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
+/* Replace the first `from` in text by `to` (the caller frees the result). */
+static char *replace_first(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	if (!at)
+		fail_msg("\"%s\" is not in the snapshot", from);
+	size_t head = (size_t)(at - text), tail = strlen(at + strlen(from));
+	char *out = malloc(head + strlen(to) + tail + 1);
+	memcpy(out, text, head);
+	strcpy(out + head, to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+/* The snapshot is read by a fast parser, and by jansson when the fast
+ * parser does not take the file (here: a number longer than it reads).
+ * Both give the same model; escapes that mean the same text read the same. */
+static void test_parsers_agree(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *path = tmp_path("parsers.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	cgm_model_free(m);
+	char *text = slurp(path, NULL);
+
+	/* 0.25 spelled with 70 digits: only jansson reads it. */
+	char *long_number = replace_first(
+		text, "\"self_ms\": 0.25",
+		"\"self_ms\": 0.2500000000000000000000000000000000000000000000000000000000000000000000");
+	/* The same ids and text written with escapes, a surrogate pair, "\/". */
+	char *escaped = replace_first(text, "\"id\": \"app.a()\"", "\"id\": \"\\u0061pp.a\\u0028)\"");
+	char *escaped2 = replace_first(escaped, "gr\xC3\xBC\xC3\x9F", "gr\\u00fc\\u00DF");
+	char *escaped3 = replace_first(escaped2, "\"schema/odd", "\"schema\\/odd");
+	char *with_pair = replace_first(text, "\"comment\": null", "\"comment\": \"\\ud83d\\ude00\"");
+
+	const char *inputs[] = { long_number, escaped3 };
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		const char *in = tmp_path("parsers-in.json"), *out = tmp_path("parsers-out.json");
+		spit(in, inputs[i]);
+		cgm_model *back = NULL;
+		if (cgm_snapshot_read(&back, in) != 0)
+			fail_msg("input %zu: %s", i, cgm_error_message());
+		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		cgm_model_free(back);
+		char *written = slurp(out, NULL);
+		if (strcmp(written, text) != 0)
+			fail_msg("input %zu does not write back the original snapshot", i);
+		free(written);
+	}
+
+	const char *in = tmp_path("parsers-in.json");
+	spit(in, with_pair);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, in), 0);
+	int with_comment = 0;
+	for (int i = 0; i < back->nfunctions; i++)
+		if (back->functions[i].comment &&
+		    strcmp(back->functions[i].comment, "\xF0\x9F\x98\x80") == 0)
+			with_comment++;
+	assert_int_equal(with_comment, 1);
+	cgm_model_free(back);
+
+	/* What neither takes is still jansson's error, with line and column. */
+	char *lone = replace_first(text, "\"comment\": null", "\"comment\": \"\\ud83d\"");
+	expect_input_error("lone-surrogate.json", lone, "line ");
+	char *nul = replace_first(text, "\"comment\": null", "\"comment\": \"a\\u0000b\"");
+	expect_input_error("nul.json", nul, "line ");
+	free(nul);
+	free(lone);
+	free(with_pair);
+	free(escaped3);
+	free(escaped2);
+	free(escaped);
+	free(long_number);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,6 +1038,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_type_mutations),
+		cmocka_unit_test(test_same_bytes_as_jansson),
+		cmocka_unit_test(test_parsers_agree),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
