@@ -19,7 +19,7 @@ pgtest_start "track_functions = 'all'"
 pgtest_psql -c "CREATE DATABASE demo" >/dev/null
 pgtest_psql -d demo -f fixtures/demo.sql >/dev/null
 # A little workload, so the runtime figures (pg_stat_user_functions) show.
-pgtest_psql -d demo -c "SELECT app.checkout('alice', 10)" -c "SELECT app.run_report('ab')" \
+pgtest_psql -d demo -c "SET client_min_messages = warning" -c "SELECT app.checkout('alice', 10)" -c "SELECT app.run_report('ab')" \
 	-c "SELECT app.order_total('alice')" >/dev/null
 
 rm -rf "$out"
