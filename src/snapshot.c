@@ -1158,6 +1158,15 @@ static bool jv_is_space(char c)
 
 static void jv_skip_space(jv_parser *ps)
 {
+	/* Indentation comes in long runs of spaces: eight at a time (the
+	 * buffer has zeroed padding after its end, so the read stays inside). */
+	for (;;) {
+		uint64_t word;
+		memcpy(&word, ps->p, 8);
+		if (word != 0x2020202020202020ULL)
+			break;
+		ps->p += 8;
+	}
 	while (jv_is_space(*ps->p))
 		ps->p++;
 }
@@ -1611,8 +1620,17 @@ static size_t enter_key(reader *r, const char *key)
 
 static size_t enter_index(reader *r, size_t i)
 {
+	/* Once per array element read: digits by hand, not printf. */
+	char text[32];
+	char *end = text + sizeof(text), *p = end;
+	*--p = ']';
+	do {
+		*--p = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	*--p = '[';
 	size_t saved = r->path.len;
-	cgm_strbuf_printf(&r->path, "[%zu]", i);
+	cgm_strbuf_add(&r->path, p, (size_t)(end - p));
 	return saved;
 }
 
@@ -2215,8 +2233,12 @@ static int read_document(reader *r, const jv *doc)
 	return 0;
 }
 
-/* The whole file in memory with a NUL after it (*len bytes before it);
- * NULL with errno set when it cannot be read. */
+/* Zeroed bytes after the file's text: the NUL sentinel, and room for the
+ * parser's word-at-a-time reads. */
+#define READ_PADDING 16
+
+/* The whole file in memory with a NUL after it (*len bytes before it) and
+ * READ_PADDING zero bytes; NULL with errno set when it cannot be read. */
 static char *read_whole_file(const char *file, size_t *len)
 {
 	int fd = open(file, O_RDONLY);
@@ -2224,7 +2246,7 @@ static char *read_whole_file(const char *file, size_t *len)
 		return NULL;
 	struct stat st;
 	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-	char *buf = malloc(cap);
+	char *buf = malloc(cap + READ_PADDING);
 	size_t used = 0;
 	for (;;) {
 		if (!buf) {
@@ -2233,7 +2255,7 @@ static char *read_whole_file(const char *file, size_t *len)
 			return NULL;
 		}
 		if (used + 1 >= cap) { /* the file grew: read on */
-			char *bigger = realloc(buf, cap * 2);
+			char *bigger = realloc(buf, cap * 2 + READ_PADDING);
 			if (!bigger)
 				free(buf);
 			buf = bigger;
@@ -2255,7 +2277,7 @@ static char *read_whole_file(const char *file, size_t *len)
 		used += (size_t)n;
 	}
 	close(fd);
-	buf[used] = '\0';
+	memset(buf + used, 0, READ_PADDING);
 	*len = used;
 	return buf;
 }
