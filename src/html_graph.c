@@ -96,8 +96,6 @@ void html_graph_scratch_free(html_graph_scratch *s)
 {
 	if (!s)
 		return;
-	if (s->gvc)
-		gvFreeContext(s->gvc);
 	free(s->seen), free(s->seen2), free(s->node_of), free(s->list), free(s->next);
 	free(s->kept), free(s->order), free(s->weight), free(s->level);
 	free(s);
@@ -833,12 +831,26 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 
 /* ---- layout ---- */
 
+/* One Graphviz context for the life of the process, never freed: Graphviz
+ * 2.43's pango text layout keeps a static pointer to the last font name,
+ * owned by the context that measured it, so a second context after
+ * gvFreeContext() reads freed memory.  A forked worker inherits the
+ * parent's context (or makes its own) and uses it alone. */
+static GVC_t *process_gvc(void)
+{
+	static GVC_t *gvc;
+	if (!gvc) {
+		/* Warnings (a font not found, ...) would only clutter the run. */
+		agseterr(AGERR);
+		gvc = gvContext();
+	}
+	return gvc;
+}
+
 int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what)
 {
 	if (!s->gvc) {
-		/* Warnings (a font not found, ...) would only clutter the run. */
-		agseterr(AGERR);
-		s->gvc = gvContext();
+		s->gvc = process_gvc();
 		if (!s->gvc)
 			return cgm_error(CGM_EIO, "cannot start Graphviz for the graph of '%s'", what);
 	}
