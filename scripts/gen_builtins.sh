@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
 # gen_builtins.sh - write data/pg15_builtins.tsv, the pg_catalog functions of
 # a real PostgreSQL 15 server, which cgmap loads in SQL-file mode to tell a
-# builtin from a missing callee.
+# builtin from a missing callee; and data/pg15_extensions.tsv, the functions
+# and types each extension available on that server creates, which cgmap
+# adds when a file says CREATE EXTENSION.
 #
-# usage: scripts/gen_builtins.sh [--dsn CONNINFO] [OUTPUT]
+# usage: scripts/gen_builtins.sh [--dsn CONNINFO] [OUTPUT [EXTENSIONS_OUTPUT]]
 #   Without --dsn a throwaway cluster is started with tests/lib/pgtest.sh
 #   (needs the PostgreSQL 15 server binaries).  OUTPUT defaults to
-#   data/pg15_builtins.tsv in the source tree.
+#   data/pg15_builtins.tsv in the source tree, EXTENSIONS_OUTPUT to
+#   data/pg15_extensions.tsv.  Each extension is created inside a
+#   transaction that is rolled back, so a --dsn database keeps nothing.
 #
-# Columns (tab-separated, one function a line, sorted by name then
-# arguments in byte order; lines starting with # are comments):
+# Columns of pg15_builtins.tsv (tab-separated, one function a line, sorted by
+# name then arguments in byte order; lines starting with # are comments):
 #   name  argtypes  ndefaults  variadic  kind  result  argnames  language
 # argtypes: input argument types as format_type prints them, ", " between;
 # variadic: element type of the VARIADIC argument, or "-";
 # kind: function, procedure, aggregate, window;
 # result: pg_get_function_result; argnames: input argument names, "," between,
 # "-" for an unnamed one (empty when none is named).
+#
+# pg15_extensions.tsv: extension, object ("type" or "function"), schema
+# ("@extschema@" for the schema the extension is created in), name, then for
+# a function the columns above from argtypes on; types in argtypes and
+# result are qualified with "@extschema@." where they are the extension's.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 dsn=
-out=$here/data/pg15_builtins.tsv
+out=
+ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-	*) out=$1; shift ;;
+	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
+out=${out:-$here/data/pg15_builtins.tsv}
+ext_out=${ext_out:-$here/data/pg15_extensions.tsv}
 
 if [ -z "$dsn" ]; then
 	# shellcheck source=../tests/lib/pgtest.sh
@@ -46,9 +58,9 @@ esac
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"; declare -F pgtest_stop >/dev/null && pgtest_stop' EXIT
-"${psql_cmd[@]}" -F $'\t' >"$tmp" <<'SQL'
-SET search_path = '';
-SELECT p.proname,
+# The function columns (name ... language) of pg_proc rows p joined with
+# their language l.
+function_columns="p.proname,
        pg_catalog.oidvectortypes(p.proargtypes),
        p.pronargdefaults,
        CASE WHEN p.provariadic <> 0 THEN pg_catalog.format_type(p.provariadic, NULL) ELSE '-' END,
@@ -58,11 +70,15 @@ SELECT p.proname,
        CASE WHEN p.proargnames IS NULL THEN '' ELSE coalesce((SELECT pg_catalog.string_agg(coalesce(nullif(a.n, ''), '-'), ',' ORDER BY a.o)
                  FROM unnest(p.proargnames,
                              coalesce(p.proargmodes,
-                                      pg_catalog.array_fill('i'::"char",
+                                      pg_catalog.array_fill('i'::\"char\",
                                           ARRAY[pg_catalog.cardinality(p.proargnames)])))
                       WITH ORDINALITY AS a(n, m, o)
                  WHERE a.m IN ('i', 'b', 'v')), '') END,
-       l.lanname
+       l.lanname"
+
+"${psql_cmd[@]}" -F $'\t' >"$tmp" <<SQL
+SET search_path = '';
+SELECT $function_columns
 FROM pg_catalog.pg_proc p
 JOIN pg_catalog.pg_language l ON l.oid = p.prolang
 WHERE p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace
@@ -76,3 +92,43 @@ full=$("${psql_cmd[@]}" -c "SHOW server_version"); full=${full%% *}
 	cat "$tmp"
 } >"$out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$out") functions to $out" >&2
+
+# Extensions: each created in a scratch schema inside a rolled-back
+# transaction; what it made is listed with that schema as @extschema@.
+ext_tmp=$(mktemp)
+trap 'rm -f "$tmp" "$ext_tmp"; declare -F pgtest_stop >/dev/null && pgtest_stop' EXIT
+extensions=$("${psql_cmd[@]}" -c "SELECT name FROM pg_catalog.pg_available_extensions
+	WHERE name <> 'plpgsql' AND name NOT LIKE 'cgmap%' ORDER BY name COLLATE \"C\"")
+listed=0
+for ext in $extensions; do
+	listing="SET search_path = '';
+SELECT '$ext', 'type',
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, t.typname
+FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+WHERE t.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_type'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+ORDER BY t.typname COLLATE \"C\";
+SELECT '$ext', 'function',
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, $function_columns
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+WHERE p.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+ORDER BY p.proname COLLATE \"C\", pg_catalog.oidvectortypes(p.proargtypes) COLLATE \"C\";"
+	# Relocatable ones go to the scratch schema; the others where they must.
+	if ! { echo "BEGIN; CREATE SCHEMA cgmap_ext; CREATE EXTENSION \"$ext\" WITH SCHEMA cgmap_ext CASCADE;"
+	       echo "$listing"; echo "ROLLBACK;"; } | "${psql_cmd[@]}" -F $'\t' >>"$ext_tmp" 2>/dev/null &&
+	   ! { echo "BEGIN; CREATE SCHEMA cgmap_ext; CREATE EXTENSION \"$ext\" CASCADE;"
+	       echo "$listing"; echo "ROLLBACK;"; } | "${psql_cmd[@]}" -F $'\t' >>"$ext_tmp" 2>/dev/null; then
+		echo "gen_builtins.sh: skipped extension $ext (it cannot be created here)" >&2
+		continue
+	fi
+	listed=$((listed + 1))
+done
+{
+	echo "# functions and types of the extensions available to PostgreSQL $full, written by scripts/gen_builtins.sh"
+	echo "# extension	object	schema	name	argtypes	ndefaults	variadic	kind	result	argnames	language"
+	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
+} >"$ext_out"
+echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

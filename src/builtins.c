@@ -1,11 +1,13 @@
 /*
- * builtins.c - the PostgreSQL 15 pg_catalog functions, read from the data
- * file scripts/gen_builtins.sh writes (data/pg15_builtins.tsv), appended to
- * a model as builtin functions (see cgmap/types.h).
+ * builtins.c - what PostgreSQL 15 itself and its extensions define, read
+ * from the data files scripts/gen_builtins.sh writes from a real server:
+ * data/pg15_builtins.tsv (the pg_catalog functions, appended to a model as
+ * builtins) and data/pg15_extensions.tsv (per extension, its functions and
+ * types; see cgmap/types.h).
  *
- * In:  the model; the file found in $CGMAP_DATADIR, beside the executable,
- *      or in the source tree (CGMAP_DATADIR compile definition).
- * Out: functions with builtin = true, every string in model->arena.
+ * In:  the model or an arena; the files found in $CGMAP_DATADIR, beside the
+ *      executable, or in the source tree (CGMAP_DATADIR compile definition).
+ * Out: functions with builtin = true, every string in the arena given.
  */
 #include "cgmap/types.h"
 
@@ -20,6 +22,7 @@
 #include "cgmap/error.h"
 
 #define BUILTINS_FILE "pg15_builtins.tsv"
+#define EXTENSIONS_FILE "pg15_extensions.tsv"
 
 static bool readable(const char *path)
 {
@@ -94,65 +97,182 @@ static int split_list(cgm_arena *arena, const char *text, const char *sep,
 	return n;
 }
 
+/* "@extschema@.t" -> "schema.t" in a type list or result ("" schema: none). */
+static const char *in_schema(cgm_arena *arena, const char *text, const char *qualified_schema)
+{
+	static const char placeholder[] = "@extschema@.";
+	if (!strstr(text, placeholder))
+		return cgm_arena_strdup(arena, text);
+	size_t plen = sizeof placeholder - 1;
+	size_t n = 1;
+	for (const char *p = text; (p = strstr(p, placeholder)) != NULL; p += plen)
+		n++;
+	char *out = cgm_arena_alloc(arena, strlen(text) + n * strlen(qualified_schema) + 1);
+	char *o = out;
+	for (const char *p = text; *p;) {
+		if (strncmp(p, placeholder, plen) == 0) {
+			o += sprintf(o, "%s.", qualified_schema);
+			p += plen;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* One function row (name argtypes ndefaults variadic kind result argnames
+ * language) into fn; qualified_schema replaces @extschema@ in its types.
+ * Returns 0, or -1 when the kind is unknown. */
+static int parse_function_row(cgm_arena *arena, cgm_function *fn, char **f, const char *schema,
+			      const char *qualified_schema)
+{
+	fn->builtin = true;
+	fn->schema = schema;
+	fn->name = cgm_arena_strdup(arena, f[0]);
+	fn->nargs = split_list(arena, in_schema(arena, f[1], qualified_schema), ", ", &fn->argtypes);
+	fn->identity_args = cgm_identity_args(arena, fn->argtypes, fn->nargs);
+	fn->id = cgm_regprocedure(arena, fn->schema, fn->name, fn->argtypes, fn->nargs);
+	fn->ndefaults = atoi(f[2]);
+	fn->variadic = strcmp(f[3], "-") != 0;
+	fn->variadic_elem = fn->variadic ? in_schema(arena, f[3], qualified_schema) : NULL;
+	if (cgm_kind_parse(&fn->kind, f[4]) < 0)
+		return -1;
+	fn->result = *f[5] ? in_schema(arena, f[5], qualified_schema) : NULL;
+	fn->is_trigger = strcmp(f[5], "trigger") == 0 || strcmp(f[5], "event_trigger") == 0;
+	const char **names = NULL;
+	int nnames = split_list(arena, f[6], ",", &names);
+	if (nnames == fn->nargs && nnames > 0) {
+		for (int i = 0; i < nnames; i++)
+			if (strcmp(names[i], "-") == 0)
+				names[i] = NULL;
+		fn->argnames = names;
+	}
+	fn->language = cgm_arena_strdup(arena, f[7]);
+	fn->npath = -1;
+	fn->scc = -1;
+	return 0;
+}
+
+/* Open a data file found like the builtins list. */
+static FILE *open_data(cgm_arena *arena, const char *name, const char **path)
+{
+	*path = cgm_builtins_path(arena);
+	if (!*path) {
+		cgm_error(CGM_ESOURCE,
+			  "cannot find \"%s\" (the list of PostgreSQL 15 builtin functions); "
+			  "set CGMAP_DATADIR to the folder holding it",
+			  BUILTINS_FILE);
+		return NULL;
+	}
+	if (strcmp(name, BUILTINS_FILE) != 0) {
+		/* The other data files sit next to the builtins list. */
+		const char *slash = strrchr(*path, '/');
+		*path = cgm_arena_printf(arena, "%.*s/%s", (int)(slash - *path), *path, name);
+	}
+	FILE *in = fopen(*path, "r");
+	if (!in)
+		cgm_error(CGM_ESOURCE, "cannot read \"%s\": %s", *path, strerror(errno));
+	return in;
+}
+
+/* The next data line split at tabs into at most `max` fields: the field
+ * count, 0 at the end of the file. */
+static int next_row(FILE *in, char **line, size_t *cap, int *lineno, char **f, int max)
+{
+	ssize_t len;
+	while ((len = getline(line, cap, in)) >= 0) {
+		(*lineno)++;
+		while (len > 0 && ((*line)[len - 1] == '\n' || (*line)[len - 1] == '\r'))
+			(*line)[--len] = '\0';
+		if (len == 0 || (*line)[0] == '#')
+			continue;
+		return split_fields(*line, f, max);
+	}
+	return 0;
+}
+
 int cgm_builtins_load(cgm_model *model)
 {
 	cgm_arena *arena = model->arena;
-	const char *path = cgm_builtins_path(arena);
-	if (!path)
-		return cgm_error(CGM_ESOURCE,
-				 "cannot find \"%s\" (the list of PostgreSQL 15 builtin functions); "
-				 "set CGMAP_DATADIR to the folder holding it",
-				 BUILTINS_FILE);
-	FILE *in = fopen(path, "r");
+	const char *path;
+	FILE *in = open_data(arena, BUILTINS_FILE, &path);
 	if (!in)
-		return cgm_error(CGM_ESOURCE, "cannot read \"%s\": %s", path, strerror(errno));
-	char *line = NULL;
+		return CGM_ESOURCE;
+	char *line = NULL, *f[8];
 	size_t cap = 0;
-	ssize_t len;
-	int lineno = 0, added = 0, rc = 0;
-	while ((len = getline(&line, &cap, in)) >= 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0 || line[0] == '#')
-			continue;
-		char *f[8];
-		if (split_fields(line, f, 8) != 8) {
+	int lineno = 0, added = 0, rc;
+	while ((rc = next_row(in, &line, &cap, &lineno, f, 8)) > 0) {
+		if (rc != 8) {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected 8 tab-separated fields",
 				       path, lineno);
 			break;
 		}
 		cgm_function *fn = cgm_model_add_function(model);
-		fn->builtin = true;
-		fn->schema = "pg_catalog";
-		fn->name = cgm_arena_strdup(arena, f[0]);
-		fn->nargs = split_list(arena, f[1], ", ", &fn->argtypes);
-		fn->identity_args = cgm_identity_args(arena, fn->argtypes, fn->nargs);
-		fn->id = cgm_regprocedure(arena, fn->schema, fn->name, fn->argtypes, fn->nargs);
-		fn->ndefaults = atoi(f[2]);
-		fn->variadic = strcmp(f[3], "-") != 0;
-		fn->variadic_elem = fn->variadic ? cgm_arena_strdup(arena, f[3]) : NULL;
-		if (cgm_kind_parse(&fn->kind, f[4]) < 0) {
+		if (parse_function_row(arena, fn, f, "pg_catalog", "pg_catalog") < 0) {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: unknown kind \"%s\"", path, lineno,
 				       f[4]);
 			break;
 		}
-		fn->result = *f[5] ? cgm_arena_strdup(arena, f[5]) : NULL;
-		fn->is_trigger = strcmp(f[5], "trigger") == 0 || strcmp(f[5], "event_trigger") == 0;
-		const char **names = NULL;
-		int nnames = split_list(arena, f[6], ",", &names);
-		if (nnames == fn->nargs && nnames > 0) {
-			for (int i = 0; i < nnames; i++)
-				if (strcmp(names[i], "-") == 0)
-					names[i] = NULL;
-			fn->argnames = names;
-		}
-		fn->language = cgm_arena_strdup(arena, f[7]);
-		fn->npath = -1;
-		fn->scc = -1;
 		added++;
 	}
 	free(line);
 	fclose(in);
 	return rc < 0 ? rc : added;
+}
+
+int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char ***types,
+			  const char ***type_schemas, int *ntypes, cgm_arena *arena,
+			  const char *extension, const char *schema)
+{
+	*functions = NULL;
+	*types = *type_schemas = NULL;
+	*nfunctions = *ntypes = 0;
+	const char *path;
+	FILE *in = open_data(arena, EXTENSIONS_FILE, &path);
+	if (!in)
+		return CGM_ESOURCE;
+	const char *qualified = cgm_quote_ident(arena, schema);
+	char *line = NULL, *f[11];
+	size_t cap = 0;
+	int lineno = 0, rc, found = 0, capf = 0, capt = 0;
+	while ((rc = next_row(in, &line, &cap, &lineno, f, 11)) > 0) {
+		if (rc < 4 || (strcmp(f[1], "type") != 0 && rc != 11)) {
+			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected 4 (type) or 11 (function) fields",
+				       path, lineno);
+			break;
+		}
+		if (strcmp(f[0], extension) != 0)
+			continue;
+		found = 1;
+		/* @extschema@: where the extension is created; else its fixed schema. */
+		const char *where = strcmp(f[2], "@extschema@") == 0 ? cgm_arena_strdup(arena, schema)
+								    : cgm_arena_strdup(arena, f[2]);
+		if (strcmp(f[1], "type") == 0) {
+			if (*ntypes == capt) {
+				capt = capt ? capt * 2 : 8;
+				*types = cgm_arena_grow(arena, *types, (size_t)*ntypes, (size_t)capt, sizeof(char *));
+				*type_schemas = cgm_arena_grow(arena, *type_schemas, (size_t)*ntypes, (size_t)capt,
+							       sizeof(char *));
+			}
+			(*types)[*ntypes] = cgm_arena_strdup(arena, f[3]);
+			(*type_schemas)[(*ntypes)++] = where;
+			continue;
+		}
+		if (*nfunctions == capf) {
+			capf = capf ? capf * 2 : 32;
+			*functions = cgm_arena_grow(arena, *functions, (size_t)*nfunctions, (size_t)capf,
+						    sizeof(cgm_function));
+		}
+		cgm_function *fn = &(*functions)[(*nfunctions)++];
+		memset(fn, 0, sizeof *fn);
+		if (parse_function_row(arena, fn, f + 3, where, qualified) < 0) {
+			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: unknown kind \"%s\"", path, lineno, f[7]);
+			break;
+		}
+		fn->from_extension = true;
+	}
+	free(line);
+	fclose(in);
+	return rc < 0 ? rc : found;
 }

@@ -14,7 +14,8 @@
  * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE, DROP, ALTER FUNCTION
  * (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON FUNCTION,
  * schemas, tables, types, views, triggers, policies, indexes, column defaults
- * and constraints (as references), aggregates, and the file-level
+ * and constraints (as references), aggregates, extensions (their functions
+ * and types from data/pg15_extensions.tsv), and the file-level
  * search_path (SET or pg_dump's set_config).  Each file starts with the
  * default search_path, as a new psql session would; psql's \i and \ir
  * includes run where they stand, in the including file's session.  Fields are filled exactly like the live source
@@ -167,6 +168,8 @@ typedef struct sql_state {
 	int nrefs, cap_refs;
 	const char *ref_owner; /* "schema\x1ftable" the references being added hang on */
 
+	smap extensions;    /* name -> 1 created, 0 dropped */
+	smap ext_fns;       /* "extension\x1fid" -> 1: the functions an extension made */
 	smap builtin_names; /* name -> 1: a pg_catalog function of that name exists */
 	int nbuiltin;       /* model->functions[0..nbuiltin) are the builtins */
 } sql_state;
@@ -1513,6 +1516,15 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 			else if (!missing_ok || strcmp(why, "not found") != 0)
 				diagnose(st, at, "function %s %s", object_text(st, owa),
 					 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		} else if (strcmp(type, "OBJECT_EXTENSION") == 0) {
+			const char *name = string_node(obj);
+			if (!name || smap_get(&st->extensions, name) != 1)
+				continue;
+			smap_put(&st->extensions, st->a, cgm_arena_strdup(st->a, name), 0);
+			for (int f = 0; f < st->nfns; f++)
+				if (!st->dropped[f] && st->fns[f].from_extension &&
+				    smap_get(&st->ext_fns, pair_key(st->a, name, st->fns[f].id)) == 1)
+					drop_function(st, f);
 		} else if (strcmp(type, "OBJECT_SCHEMA") == 0) {
 			const char *name = string_node(obj);
 			if (!name)
@@ -1705,6 +1717,55 @@ static void apply_comment(sql_state *st, const json_t *stmt)
 	st->fns[fn].comment = comment && *comment ? cgm_arena_strdup(st->a, comment) : NULL;
 }
 
+/* CREATE EXTENSION: its functions (kept for resolution only, like the live
+ * source keeps them) and types, from the list generated from a server. */
+static void apply_create_extension(sql_state *st, const json_t *stmt)
+{
+	const char *ext = jstr(stmt, "extname");
+	int at = first_token(st);
+	if (!ext)
+		return;
+	if (smap_get(&st->extensions, ext) == 1) {
+		if (!jbool(stmt, "if_not_exists"))
+			diagnose(st, at, "extension \"%s\" already exists", ext);
+		return;
+	}
+	const char *schema = NULL;
+	json_t *options = jget(stmt, "options");
+	for (size_t i = 0; i < json_array_size(options); i++) {
+		json_t *d = jget(json_array_get(options, i), "DefElem");
+		if (jstr(d, "defname") && strcmp(jstr(d, "defname"), "schema") == 0)
+			schema = string_node(jget(d, "arg"));
+	}
+	if (!schema)
+		schema = creation_schema(st);
+	if (!schema) {
+		diagnose(st, at, "no schema has been selected to create extension \"%s\" in", ext);
+		return;
+	}
+	cgm_function *fns;
+	const char **types, **type_schemas;
+	int nfns, ntypes;
+	int rc = cgm_extension_objects(&fns, &nfns, &types, &type_schemas, &ntypes, st->a, ext, schema);
+	if (rc < 0) {
+		diagnose(st, at, "%s", cgm_error_message());
+		return;
+	}
+	const char *name = cgm_arena_strdup(st->a, ext);
+	smap_put(&st->extensions, st->a, name, 1);
+	if (rc == 0) {
+		diagnose(st, at, "extension \"%s\" is not in cgmap's list of extensions: calls to its "
+			 "functions show as missing callees", ext);
+		return;
+	}
+	for (int i = 0; i < ntypes; i++)
+		add_type(st, type_schemas[i], types[i]);
+	for (int i = 0; i < nfns; i++) {
+		store_function(st, &fns[i], false, at);
+		smap_put(&st->ext_fns, st->a, pair_key(st->a, name, fns[i].id), 1);
+	}
+}
+
 /* CREATE TYPE / DOMAIN: a name that parameters may use. */
 static void apply_type_name(sql_state *st, const json_t *names)
 {
@@ -1840,6 +1901,8 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				new_reference(st, fn, "event_trigger",
 					      cgm_arena_printf(st->a, "event trigger %s",
 							       cgm_quote_ident(st->a, jstr(stmt, "trigname"))));
+		} else if (strcmp(kind, "CreateExtensionStmt") == 0) {
+			apply_create_extension(st, stmt);
 		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
 			apply_type_name(st, jget(stmt, "typeName"));
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {

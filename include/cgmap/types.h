@@ -2,7 +2,8 @@
  * cgmap/types.h - PostgreSQL 15 naming rules without a catalog: canonical
  * type names (as format_type prints them), identifier quoting (as
  * quote_identifier does), function identities (regprocedure text with an
- * empty search_path), and the list of pg_catalog functions shipped as data.
+ * empty search_path), and the lists of pg_catalog and extension functions
+ * shipped as data.
  *
  * In:  names as the parser leaves them (unquoted identifiers already folded
  *      to lower case), or type text as a user writes it ("varchar(10)[]").
@@ -85,5 +86,15 @@ const char *cgm_regprocedure(cgm_arena *arena, const char *schema, const char *n
 int cgm_builtins_load(cgm_model *model);
 /* The file cgm_builtins_load reads, or NULL when none is found. */
 const char *cgm_builtins_path(cgm_arena *arena);
+
+/* What extension `extension` creates when made in `schema`
+ * (data/pg15_extensions.tsv, next to the builtins list): *functions
+ * (builtin and from_extension set, types qualified), and its types as
+ * parallel name/schema lists, all in `arena`.  Returns 1 when the extension
+ * is listed, 0 when not, CGM_ESOURCE (message set) when the list cannot be
+ * read. */
+int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char ***types,
+			  const char ***type_schemas, int *ntypes, cgm_arena *arena,
+			  const char *extension, const char *schema);
 
 #endif

@@ -274,6 +274,32 @@ static void test_includes(void **state)
 	cgm_model_free(m);
 }
 
+static void test_extensions(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA ext;\n"
+		"CREATE EXTENSION IF NOT EXISTS hstore WITH SCHEMA ext;\n"
+		"CREATE EXTENSION IF NOT EXISTS hstore;\n"
+		"CREATE EXTENSION pgcrypto;\n"
+		"DROP EXTENSION pgcrypto;\n"
+		"CREATE EXTENSION no_such_extension;\n"
+		"SET search_path = ext, public;\n"
+		"CREATE FUNCTION public.keys(h hstore) RETURNS text[] LANGUAGE sql AS 'SELECT ext.akeys(h)';\n");
+	/* The extension's types name parameters; its functions are there for
+	 * resolution, in the schema it was created in. */
+	fn(m, "public.keys(ext.hstore)");
+	const cgm_function *akeys = fn(m, "ext.akeys(ext.hstore)");
+	assert_true(akeys->builtin);
+	assert_true(akeys->from_extension);
+	assert_string_equal(akeys->result, "text[]");
+	assert_int_equal(cgm_model_find(m, "public.crypt(text,text)"), -1);
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 6);
+	assert_non_null(strstr(m->diagnostics[0].message, "no_such_extension"));
+	assert_int_equal(m->nuser, 1);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +310,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_references, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
