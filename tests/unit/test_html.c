@@ -702,6 +702,25 @@ static void test_reports_count(void **state)
 	cgm_model_free(m);
 }
 
+/* A source with no function still gets a site that says so. */
+static void test_empty_model(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "sql";
+	m->source.name = "empty.sql";
+	cgm_model_index(m);
+	char *dir = render(m, 2, 50, 2);
+	char *index = site_file(dir, "index.html");
+	assert_non_null(strstr(index, "0 functions, 0 of them analysed"));
+	free(index);
+	char *search = site_file(dir, "search-index.js");
+	assert_non_null(strstr(search, "window.CGMAP_INDEX = [\n];"));
+	free(search);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void test_bad_options_and_folders(void **state)
 {
 	(void)state;
@@ -766,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
+		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
 	};
