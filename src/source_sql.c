@@ -4,23 +4,25 @@
  *
  * In:  paths (files, folders taken in name order, "-" for standard input)
  *      and the schema filters.
- * Out: model->functions (the mapped ones, then the PostgreSQL 15 builtins
- *      from data/pg15_builtins.tsv), triggers, relations, references and
- *      diagnostics (a statement that does not parse: file, line, message).
- *      Every string is copied into model->arena; libpg_query results, JSON
- *      trees and file texts are freed before return.
+ * Out: model->functions (the PostgreSQL 15 builtins from
+ *      data/pg15_builtins.tsv and the functions of created extensions, both
+ *      for resolution only, and the mapped functions), triggers, relations,
+ *      references and diagnostics (what PostgreSQL would have refused, or a
+ *      statement that does not parse: file, line, message).  Every string
+ *      is copied into model->arena; libpg_query results, JSON trees and file
+ *      texts are freed before return.
  *
  * Statements are parsed with libpg_query and applied in order as PostgreSQL
- * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE, DROP, ALTER FUNCTION
- * (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON FUNCTION,
- * schemas, tables, types, views, triggers, policies, indexes, column defaults
- * and constraints (as references), aggregates, extensions (their functions
- * and types from data/pg15_extensions.tsv), and the file-level
+ * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE/AGGREGATE, DROP, ALTER
+ * FUNCTION (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON
+ * FUNCTION, schemas, tables, types, views, triggers, policies, indexes,
+ * column defaults and constraints (as references), extensions (their
+ * functions and types from data/pg15_extensions.tsv), and the file-level
  * search_path (SET or pg_dump's set_config).  Each file starts with the
  * default search_path, as a new psql session would; psql's \i and \ir
- * includes run where they stand, in the including file's session.  Fields are filled exactly like the live source
- * fills them, so both give the same snapshot (tests/integration/
- * test_sql_parity.sh holds them to it).
+ * includes run where they stand, in the including file's session.  Fields
+ * are filled exactly like the live source fills them, so both give the same
+ * snapshot (tests/integration/test_sql_parity.sh holds them to it).
  */
 #include <jansson.h>
 #include <limits.h>
