@@ -469,45 +469,59 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 	kl_free(&hmiss);
 }
 
-/* Who keeps a function alive: callers (other functions), triggers and
- * catalog references.  Counted per function index of `m`. */
-static int *reference_counts(const cgm_model *m)
+/* Who keeps a function alive: callers (other functions, static edges),
+ * triggers and catalog references, per function index of `m`. */
+typedef struct keepers {
+	int callers, triggers, references;
+} keepers;
+
+static keepers *keepers_of(const cgm_model *m)
 {
-	int *count = calloc((size_t)(m->nfunctions ? m->nfunctions : 1), sizeof(int));
-	if (!count) {
+	keepers *k = calloc((size_t)(m->nfunctions ? m->nfunctions : 1), sizeof(keepers));
+	if (!k) {
 		fprintf(stderr, "cgmap: out of memory\n");
 		abort();
 	}
 	for (int i = 0; i < m->nedges; i++)
 		if (m->edges[i].from != m->edges[i].to && m->edges[i].to >= 0 &&
 		    (m->edges[i].provenance & CGM_EDGE_STATIC))
-			count[m->edges[i].to]++;
+			k[m->edges[i].to].callers++;
 	for (int i = 0; i < m->ntriggers; i++)
 		if (m->triggers[i].function >= 0)
-			count[m->triggers[i].function]++;
+			k[m->triggers[i].function].triggers++;
 	for (int i = 0; i < m->nreferences; i++)
 		if (m->references[i].function >= 0)
-			count[m->references[i].function]++;
-	return count;
+			k[m->references[i].function].references++;
+	return k;
+}
+
+static int kept(const keepers *k)
+{
+	return k->callers + k->triggers + k->references;
 }
 
 static void compare_references(diff_ctx *c)
 {
-	int *bcount = reference_counts(c->base);
-	int *hcount = reference_counts(c->head);
+	keepers *bk = keepers_of(c->base);
+	keepers *hk = keepers_of(c->head);
 	for (int i = 0; i < c->base->nuser; i++) {
-		if (bcount[i] == 0)
+		if (kept(&bk[i]) == 0)
 			continue;
 		const char *id = translate(c, c->base->functions[i].id);
 		int j = cgm_model_find(c->head, id);
-		if (j < 0 || j >= c->head->nuser || hcount[j] > 0)
+		if (j < 0 || j >= c->head->nuser || kept(&hk[j]) > 0)
 			continue;
+		const keepers *b = &bk[i];
 		add_finding(c, CGM_FIND_NEW_UNREFERENCED, id, NULL, 0,
-			    cgm_arena_printf(c->a, "no caller, trigger or reference left (BASE had %d)",
-					     bcount[i]));
+			    cgm_arena_printf(c->a,
+					     "no caller, trigger or reference left (BASE: %d caller%s, "
+					     "%d trigger%s, %d reference%s)",
+					     b->callers, b->callers == 1 ? "" : "s", b->triggers,
+					     b->triggers == 1 ? "" : "s", b->references,
+					     b->references == 1 ? "" : "s"));
 	}
-	free(bcount);
-	free(hcount);
+	free(bk);
+	free(hk);
 }
 
 static int compare_findings(const void *x, const void *y)
