@@ -148,15 +148,13 @@ static void compute_scc(html_ctx *ctx)
 					low[parent] = low[v];
 			}
 			if (low[v] == index[v]) {
-				int w, size = 0;
+				int w;
 				do {
 					w = stack[--sp];
 					on_stack[w] = false;
 					comp[w] = ncomp;
-					size++;
 				} while (w != v);
 				ncomp++;
-				(void)size;
 			}
 		}
 	}

@@ -556,7 +556,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	html_graph_function(&dot, &info, scratch, ctx, fn);
 	int rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
 
-	html_page_begin(&b, ctx, "../", f->id, false);
+	html_page_begin(&b, ctx, "../", f->id);
 	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
 	cgm_strbuf_printf(&b, "<p class=\"muted\">%s in schema <a href=\"../schemas/%s\">",
 			  cgm_kind_name(f->kind), sc->page);

@@ -1,7 +1,7 @@
 /*
  * html_internal.h - what the parts of the HTML site emitter share
  * (emit_html.c drives; html_page.c, html_graph.c, html_function.c,
- * html_schema.c and html_reports.c write pages).
+ * html_schema.c and html_site.c write pages).
  *
  * In:  a read-only model.  The html_ctx built from it holds derived facts
  *      (adjacency, recursion, schemas, page names) in malloc'd arrays that
@@ -60,9 +60,9 @@ void html_ctx_free(html_ctx *ctx);
 /* ---- html_page.c: page frame, files, small formatters ---- */
 void html_text(cgm_strbuf *b, const char *s);          /* escaped text */
 /* Opens <!DOCTYPE ...><body>, with the navigation bar.  root is the path
- * back to the site's top ("" or "../"); title is raw text. */
-void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title,
-		     bool with_search);
+ * back to the site's top ("" or "../"); title is raw text.  html_page_end
+ * closes it and loads the script (and the search index when asked). */
+void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title);
 void html_page_end(cgm_strbuf *b, const char *root, bool with_search);
 /* Link to a function's page (text: its id), or its escaped id for a
  * builtin. */

@@ -35,10 +35,8 @@ static const struct {
 	{ "cycles.html", "cycles" },
 };
 
-void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title,
-		     bool with_search)
+void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title)
 {
-	(void)with_search;
 	cgm_strbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 			   "<title>");
@@ -74,17 +72,16 @@ void html_fn_href(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root)
 
 void html_fn_link(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root)
 {
-	const cgm_function *f = &ctx->model->functions[fn];
 	if (fn < 0 || fn >= ctx->nfn || !ctx->page[fn]) {
 		cgm_strbuf_puts(b, "<span class=\"builtin\">");
-		html_text(b, fn >= 0 && fn < ctx->nfn ? f->id : "?");
+		html_text(b, fn >= 0 && fn < ctx->nfn ? ctx->model->functions[fn].id : "?");
 		cgm_strbuf_puts(b, "</span>");
 		return;
 	}
 	cgm_strbuf_puts(b, "<a class=\"fn\" href=\"");
 	html_fn_href(b, ctx, fn, root);
 	cgm_strbuf_puts(b, "\">");
-	html_text(b, f->id);
+	html_text(b, ctx->model->functions[fn].id);
 	cgm_strbuf_puts(b, "</a>");
 }
 

@@ -37,7 +37,7 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 
 	cgm_strbuf title = CGM_STRBUF_INIT;
 	cgm_strbuf_printf(&title, "schema %s", sc->name);
-	html_page_begin(&b, ctx, "../", cgm_strbuf_cstr(&title), false);
+	html_page_begin(&b, ctx, "../", cgm_strbuf_cstr(&title));
 	cgm_strbuf_free(&title);
 	cgm_strbuf_puts(&b, "<p class=\"muted\">schema</p>\n<h1>");
 	html_text(&b, sc->name);

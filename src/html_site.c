@@ -232,7 +232,7 @@ int html_write_index(const html_ctx *ctx)
 	cgm_strbuf title = CGM_STRBUF_INIT;
 	cgm_strbuf_printf(&title, "%s %s", db ? "database" : "SQL files",
 			  src->name ? src->name : "(unnamed)");
-	html_page_begin(&b, ctx, "", cgm_strbuf_cstr(&title), true);
+	html_page_begin(&b, ctx, "", cgm_strbuf_cstr(&title));
 	cgm_strbuf_free(&title);
 
 	cgm_strbuf_printf(&b, "<h1>Call graph of %s <code>", db ? "database" : "SQL files");
@@ -382,7 +382,7 @@ int html_write_search_index(const html_ctx *ctx)
 static void report_begin(cgm_strbuf *b, const html_ctx *ctx, const char *title, int count,
 			 const char *what)
 {
-	html_page_begin(b, ctx, "../", title, false);
+	html_page_begin(b, ctx, "../", title);
 	cgm_strbuf_puts(b, "<p class=\"muted\">report</p>\n<h1>");
 	html_text(b, title);
 	cgm_strbuf_printf(b, " (%d)</h1>\n<p>%s</p>\n", count, what);
