@@ -27,11 +27,13 @@
 #include <jansson.h>
 #include <limits.h>
 #include <pg_query.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
@@ -1998,6 +2000,7 @@ static void regions_release(void)
 }
 
 static void run_includes(sql_state *st, int upto);
+static void apply_statements(sql_state *st, const json_t *root, int base, int len);
 
 /* Apply every statement of a parse tree whose offsets count from `base`. */
 static void apply_tree(sql_state *st, const char *tree, int base, int len)
@@ -2011,6 +2014,18 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 	json_region *outer_regions = json_regions;
 	json_regions = NULL;
 	json_t *root = json_loads(tree, 0, NULL);
+	apply_statements(st, root, base, len);
+	/* No json_decref: every node lives in the regions, and walking millions
+	 * of them to call a free that does nothing costs as much as parsing. */
+	json_set_alloc_funcs(saved_malloc, saved_free);
+	regions_release();
+	json_regions = outer_regions;
+}
+
+/* Apply the statements of a parse tree whose offsets count from `base`
+ * (in the shrunk text; `len` ends the last statement). */
+static void apply_statements(sql_state *st, const json_t *root, int base, int len)
+{
 	json_t *stmts = jget(root, "stmts");
 	for (size_t i = 0; i < json_array_size(stmts); i++) {
 		json_t *raw = json_array_get(stmts, i);
@@ -2027,12 +2042,129 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 		}
 		apply_statement(st, jget(raw, "stmt"));
 	}
-	/* No json_decref: every node lives in the regions, and walking millions
-	 * of them to call a free that does nothing costs as much as parsing. */
-	(void)root;
+}
+
+/* ---- parsing a big file on several threads ---- */
+
+/* A big file is cut after statement-ending semicolons into chunks that
+ * threads parse (libpg_query and jansson are thread-safe on separate data,
+ * and each thread's JSON goes to regions of its own); the statements are
+ * then applied in order on this thread, as one parse would. */
+#define CHUNK_BYTES (128 * 1024)
+
+typedef struct parse_chunk {
+	int start, end;       /* in the shrunk text */
+	char *text;           /* a NUL-terminated copy */
+	json_t *root;         /* NULL when it did not parse */
+	json_region *regions; /* where root lives */
+} parse_chunk;
+
+typedef struct parse_job {
+	parse_chunk *chunks;
+	int n, next;
+	pthread_mutex_t lock;
+} parse_job;
+
+static void *parse_worker(void *arg)
+{
+	parse_job *job = arg;
+	for (;;) {
+		pthread_mutex_lock(&job->lock);
+		int k = job->next++;
+		pthread_mutex_unlock(&job->lock);
+		if (k >= job->n)
+			return NULL;
+		parse_chunk *c = &job->chunks[k];
+		PgQueryParseResult r = pg_query_parse(c->text);
+		if (!r.error) {
+			json_regions = NULL;
+			c->root = json_loads(r.parse_tree, 0, NULL);
+			c->regions = json_regions;
+			json_regions = NULL;
+		}
+		pg_query_free_parse_result(r);
+	}
+}
+
+static void free_regions(json_region *r)
+{
+	while (r) {
+		json_region *next = r->next;
+		free(r);
+		r = next;
+	}
+}
+
+/* Parse `text` (the shrunk file) in chunks on every core and apply it.
+ * Returns false, having applied nothing, when a chunk does not parse (a
+ * syntax error, or a cut inside a BEGIN ATOMIC body): the caller then takes
+ * the one-thread path, which finds the error's place. */
+static bool apply_parallel(sql_state *st, const char *text, int len)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
+	if (nthreads < 2 || len < 2 * CHUNK_BYTES)
+		return false;
+	int *starts, *ends;
+	int n = sqlfile_split(&starts, &ends, text);
+	if (n < 2) {
+		if (n >= 0) {
+			free(starts);
+			free(ends);
+		}
+		return false;
+	}
+	parse_chunk *chunks = calloc((size_t)n, sizeof(parse_chunk));
+	int nchunks = 0, from = 0;
+	for (int i = 0; chunks && i < n; i++) {
+		int cut = ends[i] + (text[ends[i]] == ';');
+		if (i == n - 1)
+			cut = len;
+		else if (cut - from < CHUNK_BYTES)
+			continue;
+		parse_chunk *c = &chunks[nchunks++];
+		c->start = from;
+		c->end = cut;
+		c->text = strndup(text + from, (size_t)(cut - from));
+		from = cut;
+	}
+	free(starts);
+	free(ends);
+	bool ok = chunks != NULL;
+	for (int k = 0; ok && k < nchunks; k++)
+		ok = chunks[k].text != NULL;
+
+	json_malloc_t saved_malloc;
+	json_free_t saved_free;
+	json_get_alloc_funcs(&saved_malloc, &saved_free);
+	json_region *outer_regions = json_regions;
+	if (ok) {
+		json_set_alloc_funcs(region_alloc, region_free);
+		parse_job job = { .chunks = chunks, .n = nchunks };
+		pthread_mutex_init(&job.lock, NULL);
+		pthread_t threads[8];
+		int started = 0;
+		for (int t = 1; t < nthreads && t < nchunks; t++)
+			if (pthread_create(&threads[started], NULL, parse_worker, &job) == 0)
+				started++;
+		parse_worker(&job); /* this thread works too */
+		for (int t = 0; t < started; t++)
+			pthread_join(threads[t], NULL);
+		pthread_mutex_destroy(&job.lock);
+		for (int k = 0; k < nchunks; k++)
+			ok = ok && chunks[k].root != NULL;
+		json_regions = outer_regions;
+	}
+	for (int k = 0; ok && k < nchunks; k++)
+		apply_statements(st, chunks[k].root, chunks[k].start, chunks[k].end - chunks[k].start);
 	json_set_alloc_funcs(saved_malloc, saved_free);
-	regions_release();
+	for (int k = 0; chunks && k < nchunks; k++) {
+		free_regions(chunks[k].regions);
+		free(chunks[k].text);
+	}
+	free(chunks);
 	json_regions = outer_regions;
+	return ok;
 }
 
 /* The message of a parse error as psql shows it, with the file's line. */
@@ -2110,12 +2242,15 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 		diagnose(st, 0, "%s", cgm_error_message());
 	} else {
 		st->shrunk = &shrunk;
-		PgQueryParseResult whole = pg_query_parse(shrunk.text);
-		if (!whole.error)
-			apply_tree(st, whole.parse_tree, 0, (int)strlen(shrunk.text));
-		else
-			apply_pieces(st, shrunk.text);
-		pg_query_free_parse_result(whole);
+		int len = (int)strlen(shrunk.text);
+		if (!apply_parallel(st, shrunk.text, len)) {
+			PgQueryParseResult whole = pg_query_parse(shrunk.text);
+			if (!whole.error)
+				apply_tree(st, whole.parse_tree, 0, len);
+			else
+				apply_pieces(st, shrunk.text);
+			pg_query_free_parse_result(whole);
+		}
 		run_includes(st, INT_MAX); /* the ones after the last statement */
 		sqlfile_shrunk_free(&shrunk);
 	}

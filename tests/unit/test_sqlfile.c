@@ -300,6 +300,42 @@ static void test_extensions(void **state)
 	cgm_model_free(m);
 }
 
+/* A file big enough to be parsed in chunks on several threads: the same
+ * result as one parse, and a syntax error still found with its line. */
+static void test_big_file(void **state)
+{
+	for (int broken = 0; broken <= 1; broken++) {
+		size_t cap = 4 << 20, len = 0;
+		char *text = malloc(cap);
+		assert_non_null(text);
+		const int n = 6000;
+		for (int i = 0; i < n; i++) {
+			len += (size_t)snprintf(text + len, cap - len,
+						"CREATE FUNCTION public.f%d(a integer) RETURNS integer\n"
+						"  LANGUAGE sql AS $$ SELECT a + %d /* a body long enough to cut */ $$;\n",
+						i, i);
+			if (broken && i == n / 2)
+				len += (size_t)snprintf(text + len, cap - len, "CREATE FUNCTION oops( RETURNS;\n");
+			if (i == n / 3) /* an atomic body holds semicolons: cut or not, it must stay whole */
+				len += (size_t)snprintf(text + len, cap - len,
+							"CREATE FUNCTION public.atomic() RETURNS integer LANGUAGE sql\n"
+							"BEGIN ATOMIC\n  SELECT 1;\n  SELECT 2;\nEND;\n");
+		}
+		cgm_model *m = load_text(text);
+		free(text);
+		assert_int_equal(m->nuser, n + 1);
+		const cgm_function *last = fn(m, "public.f5999(integer)");
+		/* 2 lines a function, 5 for the atomic one, 1 for the error. */
+		assert_int_equal(last->file_line, 2 * (n - 1) + 1 + 5 + broken);
+		assert_string_equal(last->source, " SELECT a + 5999 /* a body long enough to cut */ ");
+		assert_true(fn(m, "public.atomic()")->atomic_body);
+		assert_int_equal(m->ndiagnostics, broken);
+		if (broken)
+			assert_int_equal(m->diagnostics[0].line, 2 * (n / 2 + 1) + 5 + 1);
+		cgm_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
