@@ -1052,6 +1052,37 @@ cgt_reconcile(void)
 	}
 }
 
+/*
+ * Before pushing a frame: check that the innermost PL/pgSQL frame we have is
+ * the innermost live PL/pgSQL invocation (other than 'self', the one
+ * starting); if not, a callee errored out without our noticing yet.  Cheap:
+ * a few pointer hops down the error context stack.
+ */
+static void
+cgt_check_stack(const void *self)
+{
+	ErrorContextCallback *ecxt;
+	const void *live_parent = NULL;
+	int			i;
+
+	for (i = cgt_depth - 1; i >= 0; i--)
+		if (cgt_stack[i].is_plpgsql)
+			break;
+	if (i < 0)
+		return;					/* only fmgr frames: FHET_ABORT keeps them exact */
+
+	for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
+	{
+		if (ecxt->callback == cgt_plpgsql_errcb && ecxt->arg != self)
+		{
+			live_parent = ecxt->arg;
+			break;
+		}
+	}
+	if (cgt_stack[i].ident != live_parent)
+		cgt_reconcile();
+}
+
 static void
 cgt_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					 SubTransactionId parentSubid, void *arg)
@@ -1130,31 +1161,7 @@ cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
 	}
 
 	if (cgt_depth > 0)
-	{
-		/*
-		 * Check that the innermost PL/pgSQL frame we have is the innermost
-		 * live PL/pgSQL invocation below this one; if not, a callee errored
-		 * out without our noticing yet: reconcile.
-		 */
-		ErrorContextCallback *ecxt;
-		const void *live_parent = NULL;
-		int			i;
-
-		for (ecxt = error_context_stack; ecxt != NULL; ecxt = ecxt->previous)
-		{
-			if (ecxt->callback == cgt_plpgsql_errcb &&
-				ecxt->arg != (void *) estate)
-			{
-				live_parent = ecxt->arg;
-				break;
-			}
-		}
-		for (i = cgt_depth - 1; i >= 0; i--)
-			if (cgt_stack[i].is_plpgsql)
-				break;
-		if (i >= 0 && cgt_stack[i].ident != live_parent)
-			cgt_reconcile();
-	}
+		cgt_check_stack(estate);
 
 	cgt_push(estate, func->fn_oid, true);
 }
@@ -1316,7 +1323,11 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 			if (prev_fmgr_hook)
 				prev_fmgr_hook(event, flinfo, &fc->prev_arg);
 			if (fc->traced && cgt_enabled && cgt_hash != NULL)
+			{
+				if (cgt_depth > 0)
+					cgt_check_stack(NULL);
 				cgt_push(fc, flinfo->fn_oid, false);
+			}
 			return;
 
 		case FHET_END:
