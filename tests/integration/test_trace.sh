@@ -542,9 +542,9 @@ expect_eq "nothing dropped" 0 "$(sql -c "SELECT dropped FROM cgmap_trace_info()"
 
 step "a long transaction publishes its calls after a second"
 reset
-sql -c "BEGIN" -c "SELECT a()" -c "SELECT pg_sleep(1.2)" -c "SELECT ab()" -c "SELECT pg_sleep(6)" -c "COMMIT" >/dev/null &
+sql -c "BEGIN" -c "SELECT a()" -c "SELECT pg_sleep(1.2)" -c "SELECT ab()" -c "SELECT pg_sleep(8)" -c "COMMIT" >/dev/null &
 long=$!
-sleep 3.5
+sleep 4
 expect_eq "calls of an open transaction visible" "1|5" \
 	"$(sql -c "SELECT count(*) FILTER (WHERE caller_oid = 0 AND callee = 'a()'::regprocedure) || '|' || sum(calls) FILTER (WHERE callee = 'ab()'::regprocedure) FROM cgmap_trace_edges")"
 wait "$long"
