@@ -515,7 +515,9 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 
 static bool starts_with_word(const char *s, const char *word)
 {
-	while (isspace((unsigned char)*s) || *s == '(')
+	/* Not past '(': "(SELECT ...) AND x" is an expression, and
+	 * "SELECT (SELECT ...) UNION ..." parses as one too. */
+	while (isspace((unsigned char)*s))
 		s++;
 	size_t n = strlen(word);
 	return strncasecmp(s, word, n) == 0 && !isalnum((unsigned char)s[n]) && s[n] != '_';

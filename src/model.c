@@ -62,6 +62,22 @@ cgm_relation *cgm_model_add_relation(cgm_model *model)
 	MODEL_APPEND(model, relations, nrelations, cap_relations, cgm_relation);
 }
 
+cgm_relation *cgm_model_add_type(cgm_model *model)
+{
+	MODEL_APPEND(model, types, ntypes, cap_types, cgm_relation);
+}
+
+void cgm_model_add_column(cgm_model *model, const char *name)
+{
+	if (model->ncolumns == model->cap_columns) {
+		int cap = model->cap_columns ? model->cap_columns * 2 : 64;
+		model->columns = cgm_arena_grow(model->arena, model->columns, (size_t)model->ncolumns,
+						(size_t)cap, sizeof(char *));
+		model->cap_columns = cap;
+	}
+	model->columns[model->ncolumns++] = cgm_arena_strdup(model->arena, name);
+}
+
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model)
 {
 	MODEL_APPEND(model, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);

@@ -390,6 +390,48 @@ static char *rewrite_positional_alias(const char *body, const char *const *argty
 	return out.data;
 }
 
+/* "missing expression at or near \";\"": libpg_query does not know a
+ * function's OUT parameters, so a bare RETURN NEXT (which returns them)
+ * fails.  Give it an expression; the line stays the same. */
+static char *rewrite_bare_return_next(const char *body)
+{
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	bool changed = false;
+	size_t i = 0;
+	while (body[i]) {
+		size_t skip = skip_opaque_at(body, i);
+		if (skip) {
+			cgm_strbuf_add(&out, body + i, skip);
+			i += skip;
+			continue;
+		}
+		if ((i == 0 || !ident_char(body[i - 1])) && word_at(body + i, "return")) {
+			size_t j = i + 6;
+			while (body[j] == ' ' || body[j] == '\t')
+				j++;
+			if (word_at(body + j, "next")) {
+				size_t k = j + 4;
+				while (body[k] == ' ' || body[k] == '\t')
+					k++;
+				if (body[k] == ';') {
+					cgm_strbuf_add(&out, body + i, k - i);
+					cgm_strbuf_puts(&out, " NULL");
+					i = k;
+					changed = true;
+					continue;
+				}
+			}
+		}
+		cgm_strbuf_putc(&out, body[i]);
+		i++;
+	}
+	if (!changed) {
+		cgm_strbuf_free(&out);
+		return NULL;
+	}
+	return out.data;
+}
+
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs)
 {
@@ -397,6 +439,8 @@ char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 		return NULL;
 	if (strstr(error_message, "variable \"$") && strstr(error_message, "does not exist"))
 		return rewrite_positional_alias(body, argtypes, nargs);
+	if (strstr(error_message, "missing expression"))
+		return rewrite_bare_return_next(body);
 	if (strstr(error_message, "must be of type cursor or refcursor") ||
 	    strstr(error_message, "cursor FOR loop must use a bound cursor variable") ||
 	    strstr(error_message, "syntax error"))

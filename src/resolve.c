@@ -303,7 +303,7 @@ static const char **search_path_of(const resolver *rv, const cgm_function *calle
 	return scratch;
 }
 
-static int schema_rank(const char *schema, const char **path, int npath)
+static int schema_rank(const char *schema, const char *const *path, int npath)
 {
 	for (int i = 0; i < npath; i++)
 		if (strcmp(path[i], schema) == 0)
@@ -319,6 +319,38 @@ static bool same_argument_types(const cgm_function *f, const cgm_function *g)
 		if (strcmp(f->argtypes[i], g->argtypes[i]) != 0)
 			return false;
 	return true;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A one-argument call that names no function is no call when PostgreSQL
+ * reads it otherwise: a function-style cast to a type of that name
+ * (`mytype(x)`), or attribute notation on a row whose type has a column of
+ * that name (`id(r)` is `r.id`) - never for an argument of a scalar type. */
+static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm_site *s)
+{
+	if (s->nargs != 1)
+		return false;
+	const cgm_model *m = rv->model;
+	const char *scratch[64];
+	int npath = 0;
+	const char *const *path =
+		s->schema ? &s->schema : search_path_of(rv, caller, &npath, scratch, 64);
+	if (s->schema)
+		npath = 1;
+	for (int t = 0; t < m->ntypes; t++)
+		if (strcmp(m->types[t].name, s->name) == 0 &&
+		    schema_rank(m->types[t].schema, path, npath) >= 0)
+			return true;
+	const char *arg = s->argtypes ? s->argtypes[0] : NULL;
+	if (s->schema || (arg && (known(arg) || strcmp(arg, "unknown") == 0)))
+		return false;
+	const char *key = s->name;
+	return m->ncolumns > 0 &&
+	       bsearch(&key, m->columns, (size_t)m->ncolumns, sizeof(char *), compare_strings) != NULL;
 }
 
 static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
@@ -450,7 +482,7 @@ static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 	 * ambiguous in PostgreSQL too, so keep both: it is an error there). */
 
 	if (ncand == 0) {
-		s->resolution = CGM_RES_MISSING;
+		s->resolution = not_a_call(rv, caller, s) ? CGM_RES_NONE : CGM_RES_MISSING;
 	} else {
 		s->ntargets = ncand;
 		s->targets = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)ncand);
@@ -612,6 +644,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		return cgm_error(CGM_EUSAGE, "the model must be indexed before resolution");
 	resolver rv = { .model = model, .opts = opts };
 	build_name_index(&rv.names, model);
+	qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 	for (int f = 0; f < model->nuser; f++) {
 		cgm_function *fn = &model->functions[f];
 		int kept = 0;

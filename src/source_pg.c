@@ -69,6 +69,20 @@ static const char *const relations_query =
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm')"
 	" AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
+/* User types (a one-argument call may be a function-style cast to one) and
+ * column names (or attribute notation on a row). */
+static const char *const types_query =
+	"SELECT n.nspname, t.typname FROM pg_type t"
+	" JOIN pg_namespace n ON n.oid = t.typnamespace"
+	" WHERE (t.typcategory <> 'A' OR t.typtype = 'd') AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
+
+static const char *const columns_query =
+	"SELECT DISTINCT a.attname FROM pg_attribute a"
+	" JOIN pg_class c ON c.oid = a.attrelid"
+	" JOIN pg_namespace n ON n.oid = c.relnamespace"
+	" WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'c') AND a.attnum > 0 AND NOT a.attisdropped"
+	"  AND n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1";
+
 /* Objects that refer to a function.  A function's dependency on another is
  * a call (SQL-standard bodies record them), not a reference - except for
  * aggregates, whose support functions they are. */
@@ -348,6 +362,34 @@ static int load_relations(cgm_model *model, PGconn *conn)
 	return 0;
 }
 
+static int load_types_and_columns(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, types_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read types from \"pg_type\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_relation *t = cgm_model_add_type(model);
+		t->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
+		t->name = cgm_arena_strdup(model->arena, value(res, r, 1));
+	}
+	PQclear(res);
+	res = PQexec(conn, columns_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read columns from \"pg_attribute\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++)
+		cgm_model_add_column(model, value(res, r, 0));
+	PQclear(res);
+	return 0;
+}
+
 /* References are kept by id until the model is indexed (cgm_source_link). */
 static int load_references(cgm_model *model, PGconn *conn)
 {
@@ -413,7 +455,8 @@ int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
 	    /* Identities are printed as with an empty search_path. */
 	    (rc = run(conn, "SET LOCAL search_path = ''")) < 0 ||
 	    (rc = load_functions(model, conn, opts)) < 0 || (rc = load_triggers(model, conn)) < 0 ||
-	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0) {
+	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
+	    (rc = load_types_and_columns(model, conn)) < 0) {
 		PQfinish(conn);
 		return rc;
 	}

@@ -229,6 +229,14 @@ typedef struct cgm_model {
 	int nrelations, cap_relations;
 	cgm_relation *relations;
 
+	/* What a one-argument call that names no function may be instead:
+	 * a function-style cast to a type (`mytype(x)`), or attribute notation
+	 * on a row (`id(r)` is `r.id`).  Used only for such calls. */
+	int ntypes, cap_types;
+	cgm_relation *types;       /* user-defined types, schema and name */
+	int ncolumns, cap_columns;
+	const char **columns;      /* distinct column names of relations and composite types */
+
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
 
@@ -256,6 +264,8 @@ cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
 cgm_relation *cgm_model_add_relation(cgm_model *model);
+cgm_relation *cgm_model_add_type(cgm_model *model);
+void cgm_model_add_column(cgm_model *model, const char *name);
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
 
 /* Set trigger and reference function indexes from their function_id

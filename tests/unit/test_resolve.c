@@ -225,6 +225,25 @@ static void test_search_path_and_builtins(void **state)
 	assert_int_equal(model->nedges, 2); /* lower(text), now() */
 }
 
+static void test_casts_and_attribute_notation(void **state)
+{
+	cgm_function *c = caller();
+	cgm_relation *t = cgm_model_add_type(model);
+	t->schema = "public";
+	t->name = "money_code";
+	cgm_model_add_column(model, "topology_id");
+	add_site(c, NULL, "money_code", 1, T("unknown"), NULL);  /* 1: function-style cast */
+	add_site(c, NULL, "topology_id", 1, T(NULL), NULL);      /* 2: r.topology_id */
+	add_site(c, NULL, "topology_id", 1, T("integer"), NULL); /* 3: no column of an integer */
+	add_site(c, NULL, "no_such", 1, T(NULL), NULL);          /* 4: missing */
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_NONE, NULL, NULL);
+	expect_targets(site_at(2), CGM_RES_NONE, NULL, NULL);
+	expect_targets(site_at(3), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(4), CGM_RES_MISSING, NULL, NULL);
+}
+
 static void test_procedures_and_triggers(void **state)
 {
 	cgm_function *c = caller();
@@ -259,6 +278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_defaults_named_variadic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_path_and_builtins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_procedures_and_triggers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_casts_and_attribute_notation, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
