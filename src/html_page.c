@@ -186,7 +186,7 @@ static void legend_node(cgm_strbuf *b, const char *fill, const char *stroke, con
 {
 	cgm_strbuf_printf(b,
 			  "<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\">"
-			  "<rect x=\"3\" y=\"3\" width=\"40\" height=\"12\" rx=\"3\" fill=\"%s\" "
+			  "<rect x=\"3\" y=\"3\" width=\"40\" height=\"12\" fill=\"%s\" "
 			  "stroke=\"%s\"%s/></svg> %s</li>\n",
 			  fill, stroke, extra, text);
 }
