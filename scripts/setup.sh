@@ -14,6 +14,8 @@ packages=(
 	libcmocka-dev                     # unit tests
 	postgresql-15                     # integration tests start real clusters
 	postgresql-server-dev-15          # building the cgmap_trace extension (PGXS)
+	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
+	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
 	chromium                          # browser test of the HTML site
 	time                              # peak memory in the benchmarks
 )
