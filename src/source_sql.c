@@ -1380,16 +1380,50 @@ static void apply_create_table(sql_state *st, const json_t *stmt, const char *ki
 	}
 }
 
+/* A view's column names as PostgreSQL names them: the alias list, else each
+ * output column's name (AS name, the column or function it shows). A `*`
+ * shows columns its tables already list. */
+static void view_columns(sql_state *st, sql_table *v, const json_t *query, const json_t *aliases)
+{
+	const json_t *select = jget(query, "SelectStmt");
+	/* A UNION takes its names from its first branch. */
+	while (select && jstr(select, "op") && strcmp(jstr(select, "op"), "SETOP_NONE") != 0)
+		select = jget(select, "larg");
+	json_t *targets = jget(select, "targetList");
+	size_t nalias = json_array_size(aliases);
+	for (size_t i = 0; i < json_array_size(targets); i++) {
+		json_t *rt = jget(json_array_get(targets, i), "ResTarget");
+		const char *col = i < nalias ? string_node(json_array_get(aliases, i)) : jstr(rt, "name");
+		json_t *val = jget(rt, "val");
+		if (!col && jget(val, "TypeCast"))
+			val = jget(jget(val, "TypeCast"), "arg");
+		if (!col && jget(val, "ColumnRef")) {
+			json_t *fields = jget(jget(val, "ColumnRef"), "fields");
+			col = string_node(json_array_get(fields, json_array_size(fields) - 1));
+		}
+		if (!col && jget(val, "FuncCall")) {
+			json_t *fname = jget(jget(val, "FuncCall"), "funcname");
+			col = string_node(json_array_get(fname, json_array_size(fname) - 1));
+		}
+		if (col && *col)
+			add_column(st, v, col, NULL);
+	}
+}
+
 static void apply_view(sql_state *st, const json_t *rv, const json_t *query, const char *kind,
-		       bool replace)
+		       bool replace, const json_t *aliases)
 {
 	const char *schema, *name;
 	if (!range_var(st, rv, true, &schema, &name))
 		return;
-	if (!find_table(st, schema, name))
-		add_table(st, schema, name, kind);
+	sql_table *v = find_table(st, schema, name);
+	if (!v)
+		v = add_table(st, schema, name, kind);
 	else if (!replace)
 		diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
+	else
+		v->ncolumns = 0; /* CREATE OR REPLACE VIEW: its columns now */
+	view_columns(st, v, query, aliases);
 	const char *object = cgm_arena_printf(st->a, "rule _RETURN on %s %s", kind,
 					      relation_text(st, schema, name));
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
@@ -1555,11 +1589,28 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 			if (!t)
 				continue;
 			t->dropped = true;
+			smap_put(&st->types, st->a, pair_key(st->a, t->schema, t->name), 0);
 			for (int k = 0; k < st->ntriggers; k++)
 				if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
 				    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
 					st->triggers[k].dropped = true;
 			drop_references(st, NULL, pair_key(st->a, t->schema, t->name), false);
+		} else if (strcmp(type, "OBJECT_TYPE") == 0 || strcmp(type, "OBJECT_DOMAIN") == 0) {
+			json_t *tn = jget(obj, "TypeName");
+			const char *parts[3];
+			int n = name_list(jget(tn, "names"), parts, 3);
+			if (n < 1)
+				continue;
+			for (int p = 0; p < (n >= 2 ? 1 : st->npath); p++) {
+				const char *key = pair_key(st->a, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
+				if (smap_get(&st->types, key) == 1) {
+					smap_put(&st->types, st->a, key, 0);
+					sql_table *t = find_table(st, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
+					if (t && strcmp(t->kind, "type") == 0)
+						t->dropped = true;
+					break;
+				}
+			}
 		} else if (strcmp(type, "OBJECT_TRIGGER") == 0) {
 			const char *parts[4];
 			int n = name_list(jget(jget(obj, "List"), "items"), parts, 4);
@@ -1858,13 +1909,14 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 		} else if (strcmp(kind, "CreateForeignTableStmt") == 0) {
 			apply_create_table(st, jget(stmt, "base"), "foreign table");
 		} else if (strcmp(kind, "ViewStmt") == 0) {
-			apply_view(st, jget(stmt, "view"), jget(stmt, "query"), "view", jbool(stmt, "replace"));
+			apply_view(st, jget(stmt, "view"), jget(stmt, "query"), "view", jbool(stmt, "replace"),
+				   jget(stmt, "aliases"));
 		} else if (strcmp(kind, "CreateTableAsStmt") == 0) {
 			const char *objtype = jstr(stmt, "objtype");
 			json_t *into = jget(jget(stmt, "into"), "IntoClause");
 			if (objtype && strcmp(objtype, "OBJECT_MATVIEW") == 0)
 				apply_view(st, jget(into, "rel"), jget(stmt, "query"), "materialized view",
-					   false);
+					   false, jget(into, "colNames"));
 			else {
 				const char *schema, *name;
 				if (range_var(st, jget(into, "rel"), true, &schema, &name) &&
@@ -1924,10 +1976,12 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 			if (!schema)
 				schema = creation_schema(st);
 			if (schema && name) {
-				/* A composite type's fields serve %TYPE like columns. */
+				/* A composite type's fields serve %TYPE and attribute
+				 * notation like columns; it is no relation. */
 				sql_table *t = add_table(st, schema, name, "type");
-				t->dropped = true;
-				add_type(st, t->schema, t->name);
+				json_t *cols = jget(stmt, "coldeflist");
+				for (size_t i = 0; i < json_array_size(cols); i++)
+					apply_column(st, t, jget(json_array_get(cols, i), "ColumnDef"));
 			}
 		}
 		/* Everything else (grants, owners, sequences, data) changes no call. */
@@ -2296,6 +2350,39 @@ static void run_includes(sql_state *st, int upto)
 	}
 }
 
+/* The types a one-argument call may be a cast to, and the column names it
+ * may be attribute notation for, as the live source lists them: every
+ * pg_catalog type, the types the files made, and the distinct columns of
+ * their relations and composite types. */
+static void add_types_and_columns(sql_state *st)
+{
+	int ncat;
+	const char *const *cat = cgm_catalog_type_names(&ncat);
+	for (int i = 0; i < ncat; i++) {
+		cgm_relation *t = cgm_model_add_type(st->model);
+		t->schema = "pg_catalog";
+		t->name = cat[i];
+	}
+	for (int i = 0; i < st->types.size; i++) {
+		const char *key = st->types.keys[i];
+		if (!key || st->types.values[i] != 1)
+			continue;
+		const char *sep = strchr(key, '\x1f');
+		cgm_relation *t = cgm_model_add_type(st->model);
+		t->schema = cgm_arena_strndup(st->a, key, (size_t)(sep - key));
+		t->name = sep + 1;
+	}
+	smap seen = { 0 };
+	for (int i = 0; i < st->ntables; i++) {
+		const sql_table *t = &st->tables[i];
+		for (int c = 0; !t->dropped && c < t->ncolumns; c++)
+			if (smap_get(&seen, t->columns[c].name) < 0) {
+				smap_put(&seen, st->a, t->columns[c].name, 1);
+				cgm_model_add_column(st->model, t->columns[c].name);
+			}
+	}
+}
+
 static const char *joined_paths(cgm_arena *a, const char *const *paths, int npaths)
 {
 	cgm_strbuf buf = CGM_STRBUF_INIT;
@@ -2363,11 +2450,12 @@ int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 		if (!st.refs[k].dropped)
 			*cgm_model_add_reference(model) = st.refs[k].ref;
 	for (int t = 0; t < st.ntables; t++)
-		if (!st.tables[t].dropped) {
+		if (!st.tables[t].dropped && strcmp(st.tables[t].kind, "type") != 0) {
 			cgm_relation *r = cgm_model_add_relation(model);
 			r->schema = st.tables[t].schema;
 			r->name = st.tables[t].name;
 		}
+	add_types_and_columns(&st);
 
 	model->source.kind = "sql";
 	model->source.name = joined_paths(st.a, paths, npaths);

@@ -206,6 +206,12 @@ static const char *catalog_display(cgm_arena *arena, const char *typname)
 	return cgm_quote_ident(arena, typname);
 }
 
+const char *const *cgm_catalog_type_names(int *count)
+{
+	*count = (int)(sizeof(catalog_types) / sizeof(catalog_types[0]));
+	return catalog_types;
+}
+
 const char *cgm_catalog_type(cgm_arena *arena, const char *typname)
 {
 	if (!typname)

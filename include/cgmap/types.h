@@ -33,6 +33,9 @@ const char *cgm_quote_qualified(cgm_arena *arena, const char *schema, const char
  * NULL when PostgreSQL 15 has no such type in pg_catalog. */
 const char *cgm_catalog_type(cgm_arena *arena, const char *typname);
 
+/* The pg_type names of every non-array pg_catalog type, in byte order. */
+const char *const *cgm_catalog_type_names(int *count);
+
 /* How to name types that are not in pg_catalog.  Every member may be NULL. */
 typedef struct cgm_type_resolver {
 	/* Schema of the user type `name` visible through the current
