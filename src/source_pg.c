@@ -217,10 +217,16 @@ static cgm_kind kind_of(const char *prokind)
 	}
 }
 
-/* The BEGIN ATOMIC ... END part of pg_get_functiondef's text. */
+/* The SQL-standard body in pg_get_functiondef's text: from BEGIN ATOMIC
+ * to its END, or the RETURN expr line of the short form. */
 static const char *atomic_body(cgm_arena *arena, const char *def)
 {
 	const char *p = def ? strstr(def, "BEGIN ATOMIC") : NULL;
+	if (!p && def) {
+		p = strstr(def, "\nRETURN ");
+		if (p)
+			p++;
+	}
 	if (!p)
 		return cgm_arena_strdup(arena, def);
 	size_t len = strlen(p);
