@@ -367,7 +367,11 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 			cgm_function *f = &model->functions[i];
 			bool called = f->runtime.calls > 0;
 			f->dead = !f->reachable && !called;
-			f->cold = f->reachable && !called;
+			/* The planner inlines simple SQL functions, and then neither
+			 * the tracer nor pg_stat_user_functions ever sees them called:
+			 * never observing one proves nothing. */
+			bool observable = !f->language || strcmp(f->language, "sql") != 0;
+			f->cold = f->reachable && !called && observable;
 		}
 	}
 	return 0;

@@ -137,6 +137,20 @@ static void test_with_runtime(void **state)
 	cgm_model_free(m);
 }
 
+static void test_sql_functions_are_never_cold(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	/* app.spare() is cold as PL/pgSQL; as SQL the planner may inline it,
+	 * so never seeing it called proves nothing. */
+	fn(m, "app.spare()")->language = "sql";
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	cgm_function *spare = fn(m, "app.spare()");
+	assert_true(spare->reachable && !spare->cold && !spare->dead);
+	assert_true(fn(m, "app.audit()")->cold);
+	cgm_model_free(m);
+}
+
 static void test_without_runtime_nothing_is_dead(void **state)
 {
 	(void)state;
@@ -317,6 +331,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_with_runtime),
+		cmocka_unit_test(test_sql_functions_are_never_cold),
 		cmocka_unit_test(test_without_runtime_nothing_is_dead),
 		cmocka_unit_test(test_entry_patterns),
 		cmocka_unit_test(test_called_function_seeds_reachability),
