@@ -37,6 +37,7 @@ if ! command -v node >/dev/null 2>&1; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-html-browser.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 artifacts="$CGMAP_BUILD_DIR/artifacts/html"
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
