@@ -17,6 +17,7 @@ packages=(
 	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
 	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
 	chromium                          # browser test of the HTML site
+	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks
 )
 
