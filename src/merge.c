@@ -18,7 +18,9 @@
  *   4. when the call came from EXECUTE (or nothing says where it came from)
  *      and the caller has dynamic sites: the nearest of them, or all of them
  *      when no line is known;
- *   5. otherwise a new observed-only edge: unexplained, a static miss.
+ *   5. a static path caller -> y -> callee through exactly one SQL function
+ *      y, which the planner inlined into the caller's query: both edges;
+ *   6. otherwise a new observed-only edge: unexplained, a static miss.
  * A function's figures come, per source, from its per-function statistics
  * when the source has them (pg_stat_user_functions), else from the sum of
  * its observed incoming edges and entry calls.  Several sources are summed.
@@ -52,6 +54,8 @@ typedef struct {
 	int *head;   /* nslots, -1 empty: first edge of the chain */
 	int *next;   /* per edge */
 	int nslots, cap_next;
+	int *out_start; /* static edges leaving function f: out_edge[out_start[f]..out_start[f+1]) */
+	int *out_edge;
 } edge_index;
 
 static size_t pair_slot(const edge_index *ix, int from, int to)
@@ -93,10 +97,27 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 	ix->cap_next = 0;
 	for (int e = 0; e < model->nedges; e++)
 		edge_index_add(ix, model, e);
+	int n = model->nfunctions;
+	ix->out_start = xcalloc((size_t)n + 1, sizeof(int));
+	ix->out_edge = xcalloc((size_t)model->nedges + 1, sizeof(int));
+	for (int e = 0; e < model->nedges; e++)
+		if (model->edges[e].provenance & CGM_EDGE_STATIC)
+			ix->out_start[model->edges[e].from + 1]++;
+	for (int f = 0; f < n; f++)
+		ix->out_start[f + 1] += ix->out_start[f];
+	int *fill = xcalloc((size_t)n + 1, sizeof(int));
+	for (int e = 0; e < model->nedges; e++)
+		if (model->edges[e].provenance & CGM_EDGE_STATIC) {
+			int f = model->edges[e].from;
+			ix->out_edge[ix->out_start[f] + fill[f]++] = e;
+		}
+	free(fill);
 }
 
 static void edge_index_free(edge_index *ix)
 {
+	free(ix->out_start);
+	free(ix->out_edge);
 	free(ix->head);
 	free(ix->next);
 }
@@ -203,6 +224,30 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 					add_line(model, edge, f->sites[s].line);
 		}
 		observe(edge, row);
+		return;
+	}
+	/* Through an inlined SQL function: statically caller -> y -> callee
+	 * with y in SQL, which the planner may inline into the caller's query;
+	 * then the call of the callee is seen as the caller's.  Only when one
+	 * such y exists. */
+	int through = -1, count = 0;
+	int first = -1, second = -1;
+	for (int k = ix->out_start[caller]; k < ix->out_start[caller + 1]; k++) {
+		const cgm_edge *e1 = &model->edges[ix->out_edge[k]];
+		const cgm_function *y = &model->functions[e1->to];
+		if (e1->to == through || !y->language || strcmp(y->language, "sql") != 0)
+			continue;
+		cgm_edge *e2 = static_edge(model, ix, e1->to, callee, 0);
+		if (!e2)
+			continue;
+		through = e1->to;
+		count++;
+		first = ix->out_edge[k];
+		second = (int)(e2 - model->edges);
+	}
+	if (count == 1) {
+		observe(&model->edges[first], row);
+		observe(&model->edges[second], row);
 		return;
 	}
 	edge = edge_for(model, ix, caller, callee, CGM_VIA_CALL);

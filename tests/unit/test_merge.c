@@ -283,6 +283,37 @@ static void test_unknown_functions_reported(void **state)
 	cgm_model_free(m);
 }
 
+/* app.main() -> app.work(integer) -> app.dyn_a() statically, app.work a
+ * SQL function the planner inlined: the tracer sees main -> audit. */
+static void test_through_inlined_sql_function(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	m->functions[idx(m, "app.work(integer)")].language = "sql";
+	add_static(m, "app.work(integer)", "app.dyn_a()", CGM_VIA_CALL, 1);
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, false);
+	add_row(rt, s, "app.main()", "app.dyn_a()", 4, false, 2, 1.0, 0.5);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	const cgm_edge *e1 = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
+	const cgm_edge *e2 = find_edge(m, "app.work(integer)", "app.dyn_a()", CGM_VIA_CALL);
+	assert_true(e1->provenance & CGM_EDGE_OBSERVED);
+	assert_true(e2->provenance & CGM_EDGE_OBSERVED);
+	assert_int_equal(e2->runtime.calls, 2);
+	assert_null(find_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_CALL)); /* not unexplained */
+
+	/* As PL/pgSQL, app.work would have been seen itself: a static miss. */
+	cgm_model *p = sample();
+	add_static(p, "app.work(integer)", "app.dyn_a()", CGM_VIA_CALL, 1);
+	assert_int_equal(cgm_merge(p, rt), 0);
+	const cgm_edge *miss = find_edge(p, "app.main()", "app.dyn_a()", CGM_VIA_CALL);
+	assert_non_null(miss);
+	assert_true(cgm_edge_unexplained(miss));
+	cgm_runtime_free(rt);
+	cgm_model_free(m);
+	cgm_model_free(p);
+}
+
 static void test_no_data_is_no_runtime(void **state)
 {
 	(void)state;
@@ -478,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_sources_summed_and_stats_preferred),
 		cmocka_unit_test(test_unknown_functions_reported),
 		cmocka_unit_test(test_no_data_is_no_runtime),
+		cmocka_unit_test(test_through_inlined_sql_function),
 		cmocka_unit_test(test_runtime_file_round_trip),
 		cmocka_unit_test(test_bad_runtime_files),
 		cmocka_unit_test(test_log_without_pairs),
