@@ -964,8 +964,9 @@ static char *replace_first(const char *text, const char *from, const char *to)
 }
 
 /* The snapshot is read by a fast parser, and by jansson when the fast
- * parser does not take the file (here: a number longer than it reads).
- * Both give the same model; escapes that mean the same text read the same. */
+ * parser does not take the file (here: a number longer than it reads, and
+ * an unknown key nested deeper than it goes).  Both give the same model;
+ * escapes that mean the same text read the same. */
 static void test_parsers_agree(void **state)
 {
 	(void)state;
@@ -985,7 +986,17 @@ static void test_parsers_agree(void **state)
 	char *escaped3 = replace_first(escaped2, "\"schema/odd", "\"schema\\/odd");
 	char *with_pair = replace_first(text, "\"comment\": null", "\"comment\": \"\\ud83d\\ude00\"");
 
-	const char *inputs[] = { long_number, escaped3 };
+	/* An unknown key (ignored) holding arrays 300 deep: only jansson reads
+	 * it. */
+	char deep_value[601];
+	memset(deep_value, '[', 300);
+	memset(deep_value + 300, ']', 300);
+	deep_value[600] = '\0';
+	char deep_key[700];
+	snprintf(deep_key, sizeof(deep_key), "\"comment\": null, \"deep\": %s", deep_value);
+	char *deep = replace_first(text, "\"comment\": null", deep_key);
+
+	const char *inputs[] = { long_number, escaped3, deep };
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		const char *in = tmp_path("parsers-in.json"), *out = tmp_path("parsers-out.json");
 		spit(in, inputs[i]);
@@ -1020,10 +1031,128 @@ static void test_parsers_agree(void **state)
 	free(nul);
 	free(lone);
 	free(with_pair);
+	free(deep);
 	free(escaped3);
 	free(escaped2);
 	free(escaped);
 	free(long_number);
+	free(text);
+}
+
+/* A file jansson rejects: the reader's error is jansson's own, line and
+ * column included, whatever the fast path makes of the text. */
+static void expect_jansson_error(const char *what, const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (j)
+		fail_msg("%s: the mutant is valid JSON", what);
+	char want[256];
+	snprintf(want, sizeof(want), "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+	const char *path = tmp_path("syntax.json");
+	spit(path, text);
+	cgm_model *back = NULL;
+	cgm_error_clear();
+	int rc = cgm_snapshot_read(&back, path);
+	if (rc != CGM_EINPUT || !strstr(cgm_error_message(), want))
+		fail_msg("%s: expected jansson's \"%s\", got %d \"%s\"", what, want, rc,
+			 cgm_error_message());
+	assert_null(back);
+}
+
+/* text with its n bytes at `at` replaced by `by` (the caller frees). */
+static char *splice(const char *text, size_t at, size_t n, const char *by)
+{
+	size_t len = strlen(text), add = strlen(by);
+	char *out = malloc(len - n + add + 1);
+	memcpy(out, text, at);
+	memcpy(out + at, by, add);
+	memcpy(out + at + add, text + at + n, len - at - n + 1);
+	return out;
+}
+
+/* Separators and literals broken in every place of a valid snapshot: the
+ * fast parser must not let any of them through as a model (a tokenizer
+ * such as jsmn skips commas and colons, and takes "tru" and "01"). */
+static void test_syntax_errors_are_janssons(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *path = tmp_path("syntax-base.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	cgm_model_free(m);
+	char *text = slurp(path, NULL);
+	int mutants = 0;
+	bool in_string = false;
+	for (size_t i = 0; text[i]; i++) {
+		char c = text[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		char *mutant[3] = { NULL, NULL, NULL };
+		char what[64];
+		snprintf(what, sizeof(what), "'%c' at byte %zu", c, i);
+		switch (c) {
+		case '"':
+			in_string = true;
+			/* A raw control character in a string. */
+			mutant[0] = splice(text, i + 1, 0, "\t");
+			break;
+		case ',':
+		case ':':
+			mutant[0] = splice(text, i, 1, "");       /* missing */
+			mutant[1] = splice(text, i, 1, c == ',' ? ",," : "::"); /* doubled */
+			mutant[2] = splice(text, i, 1, c == ',' ? ":" : ",");   /* swapped */
+			break;
+		case '[':
+		case '{':
+			mutant[0] = splice(text, i + 1, 0, ","); /* leading comma */
+			break;
+		case ']':
+		case '}':
+			if (text[i - 1] != '[' && text[i - 1] != '{')
+				mutant[0] = splice(text, i, 0, ","); /* trailing comma */
+			break;
+		case 't':
+		case 'f':
+		case 'n':
+			mutant[0] = splice(text, i + 1, 1, ""); /* "tue", "fse", "nll" */
+			mutant[1] = splice(text, i, c == 'f' ? 5 : 4, c == 't' ? "tru" : c == 'f' ? "fals" : "nul");
+			break;
+		case '-':
+		case '0': case '1': case '2': case '3': case '4':
+		case '5': case '6': case '7': case '8': case '9':
+			if (i > 0 && strchr("-0123456789.eE", text[i - 1]))
+				break; /* once per number */
+			mutant[0] = splice(text, i, 0, "0"); /* a leading zero */
+			size_t end = i + strspn(text + i, "-0123456789.eE+");
+			mutant[1] = splice(text, end, 0, "."); /* nothing after the point */
+			mutant[2] = splice(text, end, 0, "x");
+			break;
+		}
+		for (int k = 0; k < 3; k++) {
+			if (!mutant[k])
+				continue;
+			expect_jansson_error(what, mutant[k]);
+			free(mutant[k]);
+			mutants++;
+		}
+	}
+	/* Around the document: a comma before it, a second value after it, a
+	 * stray byte after it, invalid UTF-8 and a lone surrogate in a string. */
+	size_t len = strlen(text), key = (size_t)(strchr(text, '"') - text) + 1;
+	char *around[] = { splice(text, 0, 0, ","), splice(text, len, 0, "{}"),
+			   splice(text, len, 0, "]"), splice(text, len, 0, "\x01"),
+			   splice(text, key, 0, "\xC0\xAF"), splice(text, key, 0, "\\udc00") };
+	for (size_t k = 0; k < sizeof(around) / sizeof(around[0]); k++) {
+		expect_jansson_error("around the document", around[k]);
+		free(around[k]);
+	}
+	assert_true(mutants > 1000);
 	free(text);
 }
 
@@ -1040,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(test_type_mutations),
 		cmocka_unit_test(test_same_bytes_as_jansson),
 		cmocka_unit_test(test_parsers_agree),
+		cmocka_unit_test(test_syntax_errors_are_janssons),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
