@@ -120,28 +120,35 @@ static int hex_value(char c)
 	return -1;
 }
 
+/* cp in UTF-8 at dst; returns the number of bytes written (1 to 4). */
+static size_t encode_utf8(char *dst, unsigned cp)
+{
+	if (cp < 0x80) {
+		dst[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		dst[0] = (char)(0xC0 | (cp >> 6));
+		dst[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		dst[0] = (char)(0xE0 | (cp >> 12));
+		dst[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		dst[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	dst[0] = (char)(0xF0 | (cp >> 18));
+	dst[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	dst[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	dst[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 static void put_utf8(cgm_strbuf *out, unsigned cp)
 {
 	char b[4];
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		cgm_strbuf_add(out, b, 1);
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		cgm_strbuf_add(out, b, 2);
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		cgm_strbuf_add(out, b, 3);
-	} else {
-		b[0] = (char)(0xF0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		cgm_strbuf_add(out, b, 4);
-	}
+	cgm_strbuf_add(out, b, encode_utf8(b, cp));
 }
 
 static unsigned read_hex4(const char *s)
@@ -225,4 +232,61 @@ char *jt_strdup(const jt_doc *doc, int i, cgm_arena *arena)
 	char *copy = cgm_arena_strndup(arena, cgm_strbuf_cstr(&out), out.len);
 	cgm_strbuf_free(&out);
 	return copy;
+}
+
+long jt_unescape_strict(const jt_doc *doc, int i, char *dst)
+{
+	if (i < 0 || i >= doc->count || doc->tokens[i].type != JT_STRING)
+		return -1;
+	/* jsmn (strict) has checked the escapes' syntax: a known letter, or
+	 * 'u' and four hex digits.  What is left is what it does not look at. */
+	const unsigned char *s = (const unsigned char *)doc->text + doc->tokens[i].start;
+	const unsigned char *end = (const unsigned char *)doc->text + doc->tokens[i].end;
+	char *out = dst;
+	if (out == (const char *)s) {
+		/* In place: nothing to move until the first byte that is not
+		 * plain ASCII. */
+		while (s < end && *s >= 0x20 && *s < 0x80 && *s != '\\')
+			s++;
+		out = (char *)dst + (s - (const unsigned char *)dst);
+	}
+	while (s < end) {
+		unsigned char c = *s;
+		if (c >= 0x20 && c < 0x80 && c != '\\') {
+			*out++ = (char)*s++;
+			continue;
+		}
+		if (c < 0x20)
+			return -1;
+		if (c >= 0x80) {
+			size_t n = jt_utf8_length(s);
+			if (n == 0)
+				return -1;
+			while (n--)
+				*out++ = (char)*s++;
+			continue;
+		}
+		c = s[1];
+		s += 2;
+		if (c != 'u') {
+			static const char plain[] = "\"\\/\b\f\n\r\t", escape[] = "\"\\/bfnrt";
+			*out++ = plain[strchr(escape, c) - escape];
+			continue;
+		}
+		unsigned cp = read_hex4((const char *)s);
+		s += 4;
+		if (cp >= 0xD800 && cp < 0xDC00) {
+			/* A high surrogate takes a low one after it. */
+			unsigned lo = end - s >= 6 && s[0] == '\\' && s[1] == 'u' ? read_hex4((const char *)s + 2) : 0;
+			if (lo < 0xDC00 || lo >= 0xE000)
+				return -1;
+			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+			s += 6;
+		} else if (cp == 0 || (cp >= 0xDC00 && cp < 0xE000)) {
+			return -1;
+		}
+		out += encode_utf8(out, cp);
+	}
+	*out = '\0';
+	return (long)(out - dst);
 }

@@ -57,4 +57,41 @@ char *jt_strdup(const jt_doc *doc, int i, cgm_arena *arena);
 /* Same, on the heap (caller frees). */
 char *jt_strdup_heap(const jt_doc *doc, int i);
 
+/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 when s does not
+ * start one (overlong forms, surrogates and code points past U+10FFFF are
+ * not valid).  Reads no further than the first byte that breaks the
+ * sequence, so a NUL or a quote after s ends the read. */
+static inline size_t jt_utf8_length(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned min, value;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, min = 0x80, value = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, min = 0x800, value = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, min = 0x10000, value = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		value = (value << 6) | (s[i] & 0x3F);
+	}
+	if (value < min || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+/* Strict unescaping, for readers that must take exactly what jansson takes:
+ * the text of string token i, unescaped, written to dst and NUL-terminated;
+ * returns its length, or -1 when the string holds what jansson rejects and
+ * jsmn lets through (a raw control character, invalid UTF-8, \u0000, a
+ * lone surrogate); dst is then left half-written.  dst may be the token's
+ * own text (the caller owns the buffer): the result is never longer. */
+long jt_unescape_strict(const jt_doc *doc, int i, char *dst);
+
 #endif

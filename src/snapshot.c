@@ -20,10 +20,12 @@
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
+#include "jsontok.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -127,34 +129,6 @@ static inline void out_putc(out_stream *o, char c)
 	o->buf[o->len++] = c;
 }
 
-/* jansson only takes valid UTF-8; a catalog in SQL_ASCII may hold anything,
- * so bad bytes become U+FFFD (the same rule as cgmap/escape.h).  Returns the
- * length of the valid sequence at s, 0 when it is not one. */
-static size_t utf8_sequence_length(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t min, value;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2, min = 0x80, value = c & 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, min = 0x800, value = c & 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, min = 0x10000, value = c & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		value = (value << 6) | (s[i] & 0x3F);
-	}
-	if (value < min || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 /* What out_string does with each byte: copy it (0), stop and escape it or
  * end at NUL (1), check a multi-byte sequence (2). */
 static const unsigned char json_byte_class[256] = {
@@ -178,7 +152,9 @@ static const unsigned char json_byte_class[256] = {
 
 /* A JSON string as jansson dumps it: '"' and '\\' escaped, control
  * characters as \b \f \n \r \t or \u00XX (upper-case hex), everything else
- * (DEL, '/', non-ASCII) raw; NULL is null. */
+ * (DEL, '/', non-ASCII) raw; NULL is null.  jansson only takes valid
+ * UTF-8 and a catalog in SQL_ASCII may hold anything, so bad bytes become
+ * U+FFFD (the same rule as cgmap/escape.h). */
 static void out_string(out_stream *o, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -193,7 +169,7 @@ static void out_string(out_stream *o, const char *s)
 			p++;
 		unsigned char c = *p;
 		if (c >= 0x80) {
-			size_t n = utf8_sequence_length(p);
+			size_t n = jt_utf8_length(p);
 			if (n) {
 				p += n;
 				continue;
@@ -1105,15 +1081,17 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The snapshot is parsed by a small strict JSON parser straight from the
- * file's bytes into a compact tree (strings decoded in place, nodes in one
+/* The snapshot is tokenized by jsmn (jsontok.h) and the tokens made into a
+ * compact tree (strings decoded in place in the file's buffer, nodes in one
  * arena, no hashing): jansson spends seconds on a large snapshot, mostly in
- * per-value allocation and hashing.  The parser accepts only what jansson
- * accepts (with JSON_REJECT_DUPLICATES) and gives the same values; on
- * anything it does not take, jansson parses the file instead, so a syntax
- * error is reported by jansson with its line and column, and an unusual
- * but valid file still reads.  The reader below sees the same tree either
- * way. */
+ * per-value allocation and hashing.  jsmn, even strict, lets through what
+ * jansson rejects (missing or extra commas and colons, "tru", "01", raw
+ * control characters, bad UTF-8, lone surrogates), so the tree builder
+ * checks those and takes only what jansson takes (with
+ * JSON_REJECT_DUPLICATES), giving the same values.  On anything it does not
+ * take, jansson parses the file instead, so a syntax error is reported by
+ * jansson with its line and column, and an unusual but valid file still
+ * reads.  The reader below sees the same tree either way. */
 
 enum { JV_NULL, JV_TRUE, JV_FALSE, JV_INTEGER, JV_REAL, JV_STRING, JV_ARRAY, JV_OBJECT };
 
@@ -1139,237 +1117,94 @@ struct jv_member {
 };
 
 /* Deeper than any snapshot; jansson's own limit (2048) is checked by
- * jansson when this parser gives up. */
+ * jansson when the tree builder gives up. */
 #define JV_MAX_DEPTH 256
 
 typedef struct {
-	char *p;            /* cursor; the buffer ends with a NUL sentinel */
-	char *end;
-	cgm_arena *arena;   /* the tree's nodes */
-	jv_member *stack;   /* members of the containers being parsed */
-	size_t nstack, capstack;
-	int depth;
-} jv_parser;
+	jt_doc doc;
+	char *text;       /* the file's buffer, doc.text: strings are decoded in it */
+	cgm_arena *arena; /* the tree's nodes */
+	int next;         /* the next token to take */
+	int pos;          /* the byte after the last token taken */
+} jv_builder;
 
-static bool jv_is_space(char c)
+/* Whether the bytes from b->pos to `to` are whitespace around exactly one
+ * `separator` (none when it is 0).  jsmn skips ',' and ':' wherever they
+ * are (and allows no other byte between tokens); jansson does not. */
+static bool jv_gap(const jv_builder *b, int to, char separator)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static void jv_skip_space(jv_parser *ps)
-{
-	/* Indentation comes in long runs of spaces: eight at a time (the
-	 * buffer has zeroed padding after its end, so the read stays inside). */
-	for (;;) {
-		uint64_t word;
-		memcpy(&word, ps->p, 8);
-		if (word != 0x2020202020202020ULL)
-			break;
-		ps->p += 8;
-	}
-	while (jv_is_space(*ps->p))
-		ps->p++;
-}
-
-static int jv_hex4(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = s[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static char *jv_put_utf8(char *dst, unsigned cp)
-{
-	if (cp < 0x80) {
-		*dst++ = (char)cp;
-	} else if (cp < 0x800) {
-		*dst++ = (char)(0xC0 | (cp >> 6));
-		*dst++ = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*dst++ = (char)(0xE0 | (cp >> 12));
-		*dst++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*dst++ = (char)(0x80 | (cp & 0x3F));
-	} else {
-		*dst++ = (char)(0xF0 | (cp >> 18));
-		*dst++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-		*dst++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-		*dst++ = (char)(0x80 | (cp & 0x3F));
-	}
-	return dst;
-}
-
-/* A string at the cursor ('"'), decoded in place (never longer than its
- * text) and NUL-terminated.  Rejects what jansson rejects: control
- * characters, bad escapes, invalid UTF-8, lone surrogates, \u0000. */
-static int jv_parse_string(jv_parser *ps, const char **out)
-{
-	char *p = ps->p + 1, *dst = p;
-	*out = dst;
-	for (;;) {
-		unsigned char c = (unsigned char)*p;
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			*dst++ = *p++;
+	const uint64_t whitespace = 1ULL << ' ' | 1ULL << '\n' | 1ULL << '\r' | 1ULL << '\t';
+	bool seen = separator == 0;
+	for (const unsigned char *p = (const unsigned char *)b->text + b->pos,
+				 *end = (const unsigned char *)b->text + to;
+	     p < end; p++) {
+		if (*p <= ' ' && (whitespace >> *p & 1))
 			continue;
-		}
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return -1; /* control character, or the end */
-		if (c >= 0x80) {
-			size_t n = utf8_sequence_length((const unsigned char *)p);
-			if (n == 0)
-				return -1;
-			while (n--)
-				*dst++ = *p++;
-			continue;
-		}
-		/* An escape. */
-		p++;
-		switch (*p) {
-		case '"': case '\\': case '/':
-			*dst++ = *p;
-			break;
-		case 'b': *dst++ = '\b'; break;
-		case 'f': *dst++ = '\f'; break;
-		case 'n': *dst++ = '\n'; break;
-		case 'r': *dst++ = '\r'; break;
-		case 't': *dst++ = '\t'; break;
-		case 'u': {
-			unsigned cp, low;
-			if (jv_hex4(p + 1, &cp) != 0)
-				return -1;
-			p += 4;
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (p[1] != '\\' || p[2] != 'u' || jv_hex4(p + 3, &low) != 0 ||
-				    low < 0xDC00 || low > 0xDFFF)
-					return -1;
-				p += 6;
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-			} else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0) {
-				return -1;
-			}
-			dst = jv_put_utf8(dst, cp);
-			break;
-		}
-		default:
-			return -1;
-		}
-		p++;
+		if (*p != separator || seen)
+			return false;
+		seen = true;
 	}
-	*dst = '\0';
-	ps->p = p + 1;
-	return 0;
+	return seen;
 }
 
-static bool jv_is_digit(char c)
+/* Where token t begins and ends in the text, quotes included. */
+static int jv_token_start(const jt_token *t)
 {
-	return c >= '0' && c <= '9';
+	return t->type == JT_STRING ? t->start - 1 : t->start;
 }
 
-/* A number with jansson's grammar and conversions (strtoll, strtod). */
-static int jv_parse_number(jv_parser *ps, jv *out)
+static int jv_token_end(const jt_token *t)
 {
-	const char *start = ps->p, *p = start;
+	return t->type == JT_STRING ? t->end + 1 : t->end;
+}
+
+/* A number primitive with jansson's grammar and conversions (strtoll,
+ * strtod): jsmn takes any run of printable bytes starting with '-' or a
+ * digit. */
+static int jv_number(const char *s, const char *end, jv *out)
+{
+	const char *p = s + (*s == '-');
+	if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
+		return -1; /* a leading zero */
 	bool real = false;
-	if (*p == '-')
-		p++;
-	if (*p == '0') {
-		p++;
-		if (jv_is_digit(*p))
-			return -1;
-	} else if (jv_is_digit(*p)) {
-		while (jv_is_digit(*p))
-			p++;
-	} else {
-		return -1;
+	for (const char *q = p; q < end; q++) {
+		if (*q == '.') {
+			/* Digits on both sides (strtod also takes "1." and "-.5"). */
+			if (q == p || q[-1] < '0' || q[-1] > '9' || q + 1 == end || q[1] < '0' || q[1] > '9')
+				return -1;
+			real = true;
+		} else if (*q == 'e' || *q == 'E') {
+			real = true;
+		} else if ((*q < '0' || *q > '9') && *q != '+' && *q != '-') {
+			return -1; /* hexadecimal, "inf", "nan": strtod's, not JSON's */
+		}
 	}
-	if (*p == '.') {
-		p++;
-		if (!jv_is_digit(*p))
-			return -1;
-		while (jv_is_digit(*p))
-			p++;
-		real = true;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!jv_is_digit(*p))
-			return -1;
-		while (jv_is_digit(*p))
-			p++;
-		real = true;
-	}
-	char text[64];
-	size_t len = (size_t)(p - start);
-	if (len >= sizeof(text))
-		return -1; /* jansson takes it; let jansson read it */
-	memcpy(text, start, len);
-	text[len] = '\0';
-	char *end;
+	char *stop;
 	errno = 0;
 	if (real) {
-		double d = strtod(text, &end);
-		if ((d == HUGE_VAL || d == -HUGE_VAL) && errno == ERANGE)
-			return -1;
 		out->type = JV_REAL;
-		out->u.real = d;
+		out->u.real = strtod(s, &stop);
+		if ((out->u.real == HUGE_VAL || out->u.real == -HUGE_VAL) && errno == ERANGE)
+			return -1;
 	} else {
-		long long v = strtoll(text, &end, 10);
+		out->type = JV_INTEGER;
+		out->u.integer = strtoll(s, &stop, 10);
 		if (errno == ERANGE)
 			return -1;
-		out->type = JV_INTEGER;
-		out->u.integer = v;
 	}
-	if (end != text + len)
-		return -1;
-	ps->p = (char *)p;
-	return 0;
+	return stop == end ? 0 : -1;
 }
 
-static void jv_push(jv_parser *ps, const char *key, const jv *value)
-{
-	if (ps->nstack == ps->capstack) {
-		ps->capstack = ps->capstack ? ps->capstack * 2 : 256;
-		ps->stack = realloc(ps->stack, sizeof(jv_member) * ps->capstack);
-		if (!ps->stack) {
-			fprintf(stderr, "cgmap: out of memory reading the snapshot\n");
-			abort();
-		}
-	}
-	ps->stack[ps->nstack].key = key;
-	ps->stack[ps->nstack].value = *value;
-	ps->nstack++;
-}
-
-static uint64_t jv_key_bit(const char *key)
-{
-	unsigned h = 2166136261u;
-	for (const unsigned char *k = (const unsigned char *)key; *k; k++)
-		h = (h ^ *k) * 16777619u;
-	return 1ULL << (h & 63);
-}
-
-/* Whether an object's members repeat a key (jansson rejects that): a
- * 64-bit filter first, string comparisons only on a filter hit. */
+/* Whether the keys of an object repeat (jansson rejects that): a 64-bit
+ * filter first, string comparisons only on a filter hit. */
 static bool jv_has_duplicate(const jv_member *members, size_t n)
 {
 	uint64_t seen = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t bit = jv_key_bit(members[i].key);
+		unsigned h = 2166136261u;
+		for (const unsigned char *k = (const unsigned char *)members[i].key; *k; k++)
+			h = (h ^ *k) * 16777619u;
+		uint64_t bit = 1ULL << (h & 63);
 		if (seen & bit)
 			for (size_t k = 0; k < i; k++)
 				if (strcmp(members[k].key, members[i].key) == 0)
@@ -1379,115 +1214,101 @@ static bool jv_has_duplicate(const jv_member *members, size_t n)
 	return false;
 }
 
-static int jv_parse_value(jv_parser *ps, jv *out);
-
-static int jv_parse_container(jv_parser *ps, jv *out, bool object)
+/* A string token decoded in place. */
+static int jv_string(jv_builder *b, int i, const char **out)
 {
-	char close = object ? '}' : ']';
-	if (++ps->depth > JV_MAX_DEPTH)
+	char *dst = b->text + b->doc.tokens[i].start;
+	if (jt_unescape_strict(&b->doc, i, dst) < 0)
 		return -1;
-	size_t base = ps->nstack;
-	ps->p++;
-	jv_skip_space(ps);
-	if (*ps->p == close) {
-		ps->p++;
-	} else {
-		for (;;) {
-			const char *key = NULL;
-			jv value;
-			if (object) {
-				jv_skip_space(ps);
-				if (*ps->p != '"' || jv_parse_string(ps, &key) != 0)
-					return -1;
-				jv_skip_space(ps);
-				if (*ps->p != ':')
-					return -1;
-				ps->p++;
-			}
-			if (jv_parse_value(ps, &value) != 0)
-				return -1;
-			jv_push(ps, key, &value);
-			jv_skip_space(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				continue;
-			}
-			if (*ps->p != close)
-				return -1;
-			ps->p++;
-			break;
-		}
-	}
-	size_t n = ps->nstack - base;
-	if (n > UINT32_MAX)
-		return -1;
-	memset(out, 0, sizeof(*out));
-	out->n = (unsigned)n;
-	if (object) {
-		if (jv_has_duplicate(ps->stack + base, n))
-			return -1;
-		out->type = JV_OBJECT;
-		out->u.members = cgm_arena_alloc(ps->arena, sizeof(jv_member) * (n ? n : 1));
-		memcpy(out->u.members, ps->stack + base, sizeof(jv_member) * n);
-	} else {
-		out->type = JV_ARRAY;
-		out->u.items = cgm_arena_alloc(ps->arena, sizeof(jv) * (n ? n : 1));
-		for (size_t i = 0; i < n; i++)
-			out->u.items[i] = ps->stack[base + i].value;
-	}
-	ps->nstack = base;
-	ps->depth--;
+	*out = dst;
 	return 0;
 }
 
-static int jv_parse_value(jv_parser *ps, jv *out)
+/* The value at token b->next, after `separator` (0: none); takes its
+ * tokens. */
+static int jv_build(jv_builder *b, jv *out, char separator, int depth)
 {
-	jv_skip_space(ps);
+	if (b->next >= b->doc.count)
+		return -1;
+	int i = b->next++;
+	const jt_token *t = &b->doc.tokens[i];
+	if (!jv_gap(b, jv_token_start(t), separator))
+		return -1;
+	b->pos = jv_token_end(t);
 	memset(out, 0, sizeof(*out));
-	char c = *ps->p;
-	switch (c) {
-	case '{':
-	case '[':
-		return jv_parse_container(ps, out, c == '{');
-	case '"':
+	const char *s = b->text + t->start;
+	/* jsmn hangs a value after a stray ':' under the scalar before it. */
+	if (t->type != JT_OBJECT && t->type != JT_ARRAY && t->size != 0)
+		return -1;
+	switch (t->type) {
+	case JT_STRING:
 		out->type = JV_STRING;
-		return jv_parse_string(ps, &out->u.string);
-	case 't':
-	case 'f':
-	case 'n': {
-		static const struct { const char *word; unsigned char type; } words[] = {
-			{ "true", JV_TRUE }, { "false", JV_FALSE }, { "null", JV_NULL }
-		};
-		for (size_t i = 0; i < 3; i++) {
-			size_t len = strlen(words[i].word);
-			if (strncmp(ps->p, words[i].word, len) == 0) {
-				char next = ps->p[len];
-				if ((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z'))
-					return -1;
-				out->type = words[i].type;
-				ps->p += len;
-				return 0;
-			}
+		return jv_string(b, i, &out->u.string);
+	case JT_PRIMITIVE: {
+		size_t len = (size_t)(t->end - t->start);
+		if (*s == 't' || *s == 'f' || *s == 'n') {
+			static const char *const words[] = { [JV_NULL] = "null", [JV_TRUE] = "true",
+							     [JV_FALSE] = "false" };
+			for (unsigned char w = JV_NULL; w <= JV_FALSE; w++)
+				if (strlen(words[w]) == len && memcmp(s, words[w], len) == 0) {
+					out->type = w;
+					return 0;
+				}
+			return -1;
 		}
+		return jv_number(s, s + len, out);
+	}
+	case JT_OBJECT:
+	case JT_ARRAY:
+		break;
+	default:
 		return -1;
 	}
-	default:
-		return jv_parse_number(ps, out);
+	if (depth >= JV_MAX_DEPTH)
+		return -1;
+	bool object = t->type == JT_OBJECT;
+	int end = t->end, n = t->size;
+	b->pos = t->start + 1;
+	out->type = object ? JV_OBJECT : JV_ARRAY;
+	out->n = (unsigned)n;
+	if (object)
+		out->u.members = cgm_arena_alloc(b->arena, sizeof(jv_member) * (size_t)(n ? n : 1));
+	else
+		out->u.items = cgm_arena_alloc(b->arena, sizeof(jv) * (size_t)(n ? n : 1));
+	for (int k = 0; k < n; k++) {
+		char before = k ? ',' : 0;
+		if (object) {
+			jv_member *m = &out->u.members[k];
+			/* A key is a string token with its value as only child. */
+			int key = b->next++;
+			if (key >= b->doc.count || b->doc.tokens[key].type != JT_STRING ||
+			    b->doc.tokens[key].size != 1 ||
+			    !jv_gap(b, jv_token_start(&b->doc.tokens[key]), before))
+				return -1;
+			b->pos = jv_token_end(&b->doc.tokens[key]);
+			if (jv_string(b, key, &m->key) != 0 || jv_build(b, &m->value, ':', depth + 1) != 0)
+				return -1;
+		} else if (jv_build(b, &out->u.items[k], before, depth + 1) != 0) {
+			return -1;
+		}
 	}
+	if (!jv_gap(b, end - 1, 0))
+		return -1;
+	b->pos = end;
+	return object && jv_has_duplicate(out->u.members, (size_t)n) ? -1 : 0;
 }
 
-/* The document in buf[0..len) (buf[len] is a NUL sentinel), an object
- * with nothing after it; -1 when this parser does not take it. */
+/* The document in buf[0..len) (buf[len] is a NUL), an object with nothing
+ * after it; -1 when the token path does not take it. */
 static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena)
 {
-	jv_parser ps = { .p = buf, .end = buf + len, .arena = arena };
-	jv_skip_space(&ps);
+	jv_builder b = { .text = buf, .arena = arena };
 	int rc = -1;
-	if (*ps.p == '{' && jv_parse_value(&ps, out) == 0) {
-		jv_skip_space(&ps);
-		rc = ps.p == ps.end ? 0 : -1;
-	}
-	free(ps.stack);
+	/* jsmn's offsets are ints; a larger file goes to jansson. */
+	if (len < INT_MAX && jt_parse(&b.doc, buf, len) && b.doc.tokens[0].type == JT_OBJECT &&
+	    jv_build(&b, out, 0, 0) == 0 && b.next == b.doc.count && jv_gap(&b, (int)len, 0))
+		rc = 0;
+	jt_doc_free(&b.doc);
 	return rc;
 }
 
@@ -2233,9 +2054,9 @@ static int read_document(reader *r, const jv *doc)
 	return 0;
 }
 
-/* Zeroed bytes after the file's text: the NUL sentinel, and room for the
- * parser's word-at-a-time reads. */
-#define READ_PADDING 16
+/* Zeroed bytes after the file's text: a NUL, so that no scan runs off the
+ * end. */
+#define READ_PADDING 1
 
 /* The whole file in memory with a NUL after it (*len bytes before it) and
  * READ_PADDING zero bytes; NULL with errno set when it cannot be read. */
@@ -2282,9 +2103,9 @@ static char *read_whole_file(const char *file, size_t *len)
 	return buf;
 }
 
-/* The document tree of the file's bytes in *buf: the fast parser's, else
+/* The document tree of the file's bytes in *buf: the token path's, else
  * jansson's (then *jdoc holds the document its strings live in, and *buf
- * the file read again, the fast parser having decoded strings in place). */
+ * the file read again, the token path having decoded strings in place). */
 static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_arena *tree,
 			  const char *file)
 {

@@ -963,10 +963,10 @@ static char *replace_first(const char *text, const char *from, const char *to)
 	return out;
 }
 
-/* The snapshot is read by a fast parser, and by jansson when the fast
- * parser does not take the file (here: a number longer than it reads, and
- * an unknown key nested deeper than it goes).  Both give the same model;
- * escapes that mean the same text read the same. */
+/* The snapshot is read through jsmn tokens, and by jansson when the token
+ * path does not take the file (here: an unknown key nested deeper than it
+ * goes).  Both give the same model; escapes that mean the same text, and
+ * numbers that mean the same value, read the same. */
 static void test_parsers_agree(void **state)
 {
 	(void)state;
@@ -976,7 +976,7 @@ static void test_parsers_agree(void **state)
 	cgm_model_free(m);
 	char *text = slurp(path, NULL);
 
-	/* 0.25 spelled with 70 digits: only jansson reads it. */
+	/* 0.25 spelled with 70 digits. */
 	char *long_number = replace_first(
 		text, "\"self_ms\": 0.25",
 		"\"self_ms\": 0.2500000000000000000000000000000000000000000000000000000000000000000000");
@@ -1071,9 +1071,9 @@ static char *splice(const char *text, size_t at, size_t n, const char *by)
 	return out;
 }
 
-/* Separators and literals broken in every place of a valid snapshot: the
- * fast parser must not let any of them through as a model (a tokenizer
- * such as jsmn skips commas and colons, and takes "tru" and "01"). */
+/* Separators and literals broken in every place of a valid snapshot: a
+ * tokenizer that skips commas and colons, or takes "tru" and "01", must
+ * not let any of them through as a model. */
 static void test_syntax_errors_are_janssons(void **state)
 {
 	(void)state;
