@@ -650,55 +650,6 @@ static bool valid_function(const cgm_model *m, int idx)
 	return idx >= 0 && idx < m->nfunctions;
 }
 
-/* Edges are drawn by from id, to id, via name, then model order.  Each
- * drawn function gets the rank of its id once (equal ids share a rank), so
- * the sort compares integers instead of ids: the same order, far cheaper. */
-typedef struct {
-	int from_rank, to_rank;
-	int via;
-	int index;
-} edge_rec;
-
-static int compare_edge_recs(const void *a, const void *b)
-{
-	const edge_rec *x = a, *y = b;
-	if (x->from_rank != y->from_rank)
-		return x->from_rank < y->from_rank ? -1 : 1;
-	if (x->to_rank != y->to_rank)
-		return x->to_rank < y->to_rank ? -1 : 1;
-	if (x->via != y->via) {
-		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
-		if (c)
-			return c;
-	}
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-static edge_rec *sorted_edges(const dot_writer *w)
-{
-	const cgm_model *m = w->model;
-	sort_rec *by_id = xmalloc(sizeof(sort_rec) * (size_t)m->nfunctions);
-	int n = 0;
-	for (int i = 0; i < m->nfunctions; i++)
-		if (w->drawn[i])
-			by_id[n++] = (sort_rec){ m->functions[i].id, NULL, NULL, i, 0 };
-	qsort(by_id, (size_t)n, sizeof(sort_rec), compare_recs);
-	int *rank = xmalloc(sizeof(int) * (size_t)m->nfunctions);
-	for (int i = 0; i < n; i++)
-		rank[by_id[i].index] = i > 0 && strcmp(by_id[i].k1, by_id[i - 1].k1) == 0
-					       ? rank[by_id[i - 1].index]
-					       : i;
-	edge_rec *edges = xmalloc(sizeof(edge_rec) * (size_t)m->nedges);
-	for (int i = 0; i < m->nedges; i++) {
-		const cgm_edge *e = &m->edges[i];
-		edges[i] = (edge_rec){ rank[e->from], rank[e->to], (int)e->via, i };
-	}
-	qsort(edges, (size_t)m->nedges, sizeof(edge_rec), compare_edge_recs);
-	free(rank);
-	free(by_id);
-	return edges;
-}
-
 static void dot_writer_free(dot_writer *w)
 {
 	cgm_strbuf_free(&w->out);
@@ -712,7 +663,7 @@ static void dot_writer_free(dot_writer *w)
 	free(w->trigger_events);
 }
 
-static void emit_graph(dot_writer *w, const edge_rec *edges)
+static void emit_graph(dot_writer *w, const int *edge_order)
 {
 	const cgm_model *m = w->model;
 	cgm_strbuf *out = &w->out;
@@ -733,7 +684,7 @@ static void emit_graph(dot_writer *w, const edge_rec *edges)
 	emit_missing(w);
 	emit_dynamic_links(w);
 	for (int i = 0; i < m->nedges; i++)
-		emit_edge(w, &m->edges[edges[i].index]);
+		emit_edge(w, &m->edges[edge_order[i]]);
 	emit_legend(out);
 	cgm_strbuf_puts(out, "}\n");
 	flush_out(w);
@@ -778,7 +729,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 		if (valid_function(m, m->triggers[t].function))
 			w.trigger_events[m->triggers[t].function] |= m->triggers[t].events;
 
-	edge_rec *edges = sorted_edges(&w);
+	int *edges = cgm_model_edge_order(m);
 
 	/* Streamed into a temporary file beside the target, then renamed. */
 	size_t tmplen = strlen(path) + 16;

@@ -195,6 +195,84 @@ void cgm_model_link(cgm_model *model)
 				cgm_model_find(model, model->references[i].function_id);
 }
 
+int cgm_count_lines(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	int n = 1;
+	for (; *s; s++)
+		if (*s == '\n' && s[1])
+			n++;
+	return n;
+}
+
+typedef struct {
+	const char *id;
+	int index;
+} id_rec;
+
+static int compare_id_recs(const void *a, const void *b)
+{
+	const id_rec *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+typedef struct {
+	int from_rank, to_rank;
+	int via;
+	int index;
+} edge_rec;
+
+static int compare_edge_recs(const void *a, const void *b)
+{
+	const edge_rec *x = a, *y = b;
+	if (x->from_rank != y->from_rank)
+		return x->from_rank < y->from_rank ? -1 : 1;
+	if (x->to_rank != y->to_rank)
+		return x->to_rank < y->to_rank ? -1 : 1;
+	if (x->via != y->via) {
+		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
+		if (c)
+			return c;
+	}
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+int *cgm_model_edge_order(const cgm_model *model)
+{
+	int n = model->nfunctions;
+	/* Each function gets the rank of its id once (equal ids share one), so
+	 * the sort compares integers, not ids: the same order, far cheaper. */
+	id_rec *by_id = malloc(sizeof(id_rec) * (size_t)(n ? n : 1));
+	int *rank = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	edge_rec *recs = malloc(sizeof(edge_rec) * (size_t)(model->nedges ? model->nedges : 1));
+	int *order = malloc(sizeof(int) * (size_t)(model->nedges ? model->nedges : 1));
+	if (!by_id || !rank || !recs || !order) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	for (int i = 0; i < n; i++)
+		by_id[i] = (id_rec){ model->functions[i].id ? model->functions[i].id : "", i };
+	qsort(by_id, (size_t)n, sizeof(id_rec), compare_id_recs);
+	for (int i = 0; i < n; i++)
+		rank[by_id[i].index] = i > 0 && strcmp(by_id[i].id, by_id[i - 1].id) == 0
+					       ? rank[by_id[i - 1].index]
+					       : i;
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		bool ok = e->from >= 0 && e->from < n && e->to >= 0 && e->to < n;
+		recs[i] = (edge_rec){ ok ? rank[e->from] : -1, ok ? rank[e->to] : -1, (int)e->via, i };
+	}
+	qsort(recs, (size_t)model->nedges, sizeof(edge_rec), compare_edge_recs);
+	for (int i = 0; i < model->nedges; i++)
+		order[i] = recs[i].index;
+	free(by_id);
+	free(rank);
+	free(recs);
+	return order;
+}
+
 /* Enum <-> snapshot text. */
 #define NAME_TABLE(fn_name, parse_name, type, ...)                                \
 	static const char *const fn_name##_names[] = { __VA_ARGS__ };             \

@@ -393,38 +393,13 @@ static int compare_recs(const void *a, const void *b)
 	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Edges sort by from id, to id, via name, then model order.  Comparing ids
- * as strings for every pair is most of the cost on a large graph, so each
- * function gets its rank in id order once (equal ids share a rank) and
- * edges compare as integers: the same order, far cheaper. */
-typedef struct {
-	int from_rank, to_rank;
-	int via;
-	int index;
-} edge_rec;
-
-static int compare_edge_recs(const void *a, const void *b)
-{
-	const edge_rec *x = a, *y = b;
-	if (x->from_rank != y->from_rank)
-		return x->from_rank < y->from_rank ? -1 : 1;
-	if (x->to_rank != y->to_rank)
-		return x->to_rank < y->to_rank ? -1 : 1;
-	if (x->via != y->via) {
-		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
-		if (c)
-			return c;
-	}
-	return (x->index > y->index) - (x->index < y->index);
-}
-
 typedef struct {
 	const cgm_model *model;
 	bool *written;        /* per function index: part of the snapshot */
 	int *rank;            /* per written function index: rank of its id */
 	sort_rec *functions;  /* written functions by id */
 	int nfunctions;
-	edge_rec *edges;      /* by from, to, via */
+	int *edges;           /* edge indexes by from, to, via (cgm_model_edge_order) */
 	int nedges;
 	int *first_edge;      /* per rank: its first edge in edges (nfunctions + 1) */
 	cgm_strbuf scratch;
@@ -478,17 +453,13 @@ static int writer_plan(writer *w)
 				? w->rank[w->functions[i - 1].index]
 				: i;
 
-	w->edges = xmalloc(sizeof(edge_rec) * (size_t)m->nedges);
-	for (int i = 0; i < m->nedges; i++) {
-		const cgm_edge *e = &m->edges[i];
-		w->edges[w->nedges++] =
-			(edge_rec){ w->rank[e->from], w->rank[e->to], (int)e->via, i };
-	}
-	qsort(w->edges, (size_t)w->nedges, sizeof(edge_rec), compare_edge_recs);
+	w->edges = cgm_model_edge_order(m);
+	w->nedges = m->nedges;
 
+	/* Edges come by from id: those of each function are one run. */
 	w->first_edge = xmalloc(sizeof(int) * (size_t)(w->nfunctions + 1));
 	for (int r = 0, i = 0; r <= w->nfunctions; r++) {
-		while (i < w->nedges && w->edges[i].from_rank < r)
+		while (i < w->nedges && w->rank[m->edges[w->edges[i]].from] < r)
 			i++;
 		w->first_edge[r] = i;
 	}
@@ -697,12 +668,12 @@ static int observed_dynamic_edges(const writer *w, int fi, int **out)
 	int n = 0;
 	*out = NULL;
 	for (int i = w->first_edge[rank]; i < w->first_edge[rank + 1]; i++) {
-		const cgm_edge *e = &m->edges[w->edges[i].index];
+		const cgm_edge *e = &m->edges[w->edges[i]];
 		if (e->from != fi || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
 			continue;
 		if (!*out)
 			*out = xmalloc(sizeof(int) * (size_t)(w->first_edge[rank + 1] - i));
-		(*out)[n++] = w->edges[i].index;
+		(*out)[n++] = w->edges[i];
 	}
 	return n;
 }
@@ -908,7 +879,7 @@ static void write_document(json_out *j, writer *w)
 	open_container(j, '[');
 	for (int i = 0; i < w->nedges; i++) {
 		next_item(j);
-		write_edge(j, m, &m->edges[w->edges[i].index]);
+		write_edge(j, m, &m->edges[w->edges[i]]);
 	}
 	close_container(j, ']');
 

@@ -235,17 +235,6 @@ static const char *atomic_body(cgm_arena *arena, const char *def)
 	return cgm_arena_strndup(arena, p, len);
 }
 
-static int count_lines(const char *s)
-{
-	if (!s || !*s)
-		return 0;
-	int n = 1;
-	for (; *s; s++)
-		if (*s == '\n' && s[1])
-			n++;
-	return n;
-}
-
 static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_options *opts)
 {
 	PGresult *res = PQexec(conn, functions_query);
@@ -304,7 +293,7 @@ static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_optio
 			f->source = NULL;
 			f->comment = NULL;
 		} else {
-			f->line_count = count_lines(f->source);
+			f->line_count = cgm_count_lines(f->source);
 			f->body_hash = cgm_body_hash(a, f->source);
 		}
 	}

@@ -607,17 +607,6 @@ static const char *object_text(sql_state *st, const json_t *owa)
 	return cgm_arena_printf(st->a, "%s(%s)", name, cgm_identity_args(st->a, types, nargs));
 }
 
-static int count_lines(const char *s)
-{
-	if (!s || !*s)
-		return 0;
-	int n = 1;
-	for (; *s; s++)
-		if (*s == '\n' && s[1])
-			n++;
-	return n;
-}
-
 /* Give function i a new id (after a rename or a schema move); false when
  * that id is taken. */
 static bool reidentify(sql_state *st, int i, const char *schema, const char *name)
@@ -1060,7 +1049,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
 	f.file = st->file;
 	f.file_line = line_of(st, at);
-	f.line_count = count_lines(f.source);
+	f.line_count = cgm_count_lines(f.source);
 	f.body_hash = cgm_body_hash(a, f.source);
 
 	store_function(st, &f, jbool(stmt, "replace"), at);

@@ -278,6 +278,12 @@ int cgm_model_find(const cgm_model *model, const char *id);
  * the id lookup.  Call once the function list is complete. */
 void cgm_model_index(cgm_model *model);
 
+/* Edge indexes in the order every output lists edges: from id, to id, via
+ * name, then model order (malloc'd, nedges entries; caller frees). */
+int *cgm_model_edge_order(const cgm_model *model);
+/* Lines in a function body ("" and NULL: 0; a final newline adds none). */
+int cgm_count_lines(const char *s);
+
 const char *cgm_kind_name(cgm_kind kind);
 int cgm_kind_parse(cgm_kind *out, const char *name);
 const char *cgm_site_kind_name(cgm_site_kind kind);
