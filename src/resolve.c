@@ -644,7 +644,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		return cgm_error(CGM_EUSAGE, "the model must be indexed before resolution");
 	resolver rv = { .model = model, .opts = opts };
 	build_name_index(&rv.names, model);
-	qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
+	if (model->ncolumns > 1)
+		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 	for (int f = 0; f < model->nuser; f++) {
 		cgm_function *fn = &model->functions[f];
 		int kept = 0;
