@@ -297,34 +297,28 @@ static char *rewrite_cursors(const char *body)
 	return out.data;
 }
 
-/* "\"r.col\" is not a known variable": replace every whole-word `r.col`
- * (outside strings and comments) by `r`, which is declared. */
-static char *rewrite_unknown_field(const char *body, const char *message)
+/* The rewrites below share one walk: text in comments and strings is
+ * copied as it is, and at every other byte `rewrite_at` may append a
+ * replacement and return how many bytes of body it stands for (0: none). */
+typedef size_t (*rewrite_fn)(const char *body, size_t i, cgm_strbuf *out, const void *arg);
+
+static char *rewrite_each(const char *body, rewrite_fn rewrite_at, const void *arg,
+			  bool quoted_names)
 {
-	const char *q1 = strchr(message, '"');
-	const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
-	if (!q1 || !q2 || !strstr(q2, "is not a known variable"))
-		return NULL;
-	size_t nlen = (size_t)(q2 - q1 - 1);
-	const char *name = q1 + 1;
-	const char *dot = memchr(name, '.', nlen);
-	if (!dot || nlen == 0)
-		return NULL;
-	size_t keep = (size_t)(dot - name);
 	cgm_strbuf out = CGM_STRBUF_INIT;
 	bool changed = false;
 	size_t i = 0;
 	while (body[i]) {
 		size_t skip = skip_opaque_at(body, i);
-		if (skip && body[i] != '"') {
+		/* A quoted identifier may be what is rewritten. */
+		if (skip && !(quoted_names && body[i] == '"')) {
 			cgm_strbuf_add(&out, body + i, skip);
 			i += skip;
 			continue;
 		}
-		if (strncasecmp(body + i, name, nlen) == 0 && (i == 0 || !ident_char(body[i - 1])) &&
-		    !ident_char(body[i + nlen]) && body[i + nlen] != '.') {
-			cgm_strbuf_add(&out, body + i, keep);
-			i += nlen;
+		size_t used = rewrite_at(body, i, &out, arg);
+		if (used) {
+			i += used;
 			changed = true;
 			continue;
 		}
@@ -338,56 +332,100 @@ static char *rewrite_unknown_field(const char *body, const char *message)
 	return out.data;
 }
 
+typedef struct {
+	const char *name; /* "r.col" as the error names it */
+	size_t len;
+	size_t keep;      /* length of "r" */
+} field_ref;
+
+static size_t unknown_field_at(const char *body, size_t i, cgm_strbuf *out, const void *arg)
+{
+	const field_ref *f = arg;
+	if (strncasecmp(body + i, f->name, f->len) != 0 || (i > 0 && ident_char(body[i - 1])) ||
+	    ident_char(body[i + f->len]) || body[i + f->len] == '.')
+		return 0;
+	cgm_strbuf_add(out, body + i, f->keep);
+	return f->len;
+}
+
+/* "\"r.col\" is not a known variable": replace every whole-word `r.col`
+ * (outside strings and comments) by `r`, which is declared. */
+static char *rewrite_unknown_field(const char *body, const char *message)
+{
+	const char *q1 = strchr(message, '"');
+	const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+	if (!q1 || !q2 || !strstr(q2, "is not a known variable"))
+		return NULL;
+	field_ref f = { q1 + 1, (size_t)(q2 - q1 - 1), 0 };
+	const char *dot = memchr(f.name, '.', f.len);
+	if (!dot || f.len == 0)
+		return NULL;
+	f.keep = (size_t)(dot - f.name);
+	return rewrite_each(body, unknown_field_at, &f, true);
+}
+
+typedef struct {
+	const char *const *argtypes;
+	int nargs;
+} arg_list;
+
+static size_t positional_alias_at(const char *body, size_t i, cgm_strbuf *out, const void *arg)
+{
+	const arg_list *args = arg;
+	if ((i > 0 && ident_char(body[i - 1])) || !word_at(body + i, "alias"))
+		return 0;
+	size_t j = i + 5;
+	while (isspace((unsigned char)body[j]))
+		j++;
+	if (!word_at(body + j, "for"))
+		return 0;
+	j += 3;
+	while (isspace((unsigned char)body[j]))
+		j++;
+	if (body[j] != '$' || !isdigit((unsigned char)body[j + 1]))
+		return 0;
+	int n = atoi(body + j + 1);
+	size_t k = j + 1;
+	while (isdigit((unsigned char)body[k]))
+		k++;
+	const char *type = n >= 1 && n <= args->nargs && args->argtypes && args->argtypes[n - 1]
+				   ? args->argtypes[n - 1]
+				   : "text";
+	/* Newlines between ALIAS and $n stay. */
+	for (size_t m = i; m < k; m++)
+		if (body[m] == '\n')
+			cgm_strbuf_putc(out, '\n');
+	cgm_strbuf_puts(out, type);
+	return k - i;
+}
+
 /* "variable \"$1\" does not exist": libpg_query makes no variables of
  * positional parameters, so `name ALIAS FOR $n` fails.  Declare `name` with
  * the parameter's type instead, which keeps its type for resolution. */
 static char *rewrite_positional_alias(const char *body, const char *const *argtypes, int nargs)
 {
-	cgm_strbuf out = CGM_STRBUF_INIT;
-	bool changed = false;
-	size_t i = 0;
-	while (body[i]) {
-		size_t skip = skip_opaque_at(body, i);
-		if (skip) {
-			cgm_strbuf_add(&out, body + i, skip);
-			i += skip;
-			continue;
-		}
-		if ((i == 0 || !ident_char(body[i - 1])) && word_at(body + i, "alias")) {
-			size_t j = i + 5;
-			while (isspace((unsigned char)body[j]))
-				j++;
-			if (word_at(body + j, "for")) {
-				j += 3;
-				while (isspace((unsigned char)body[j]))
-					j++;
-				if (body[j] == '$' && isdigit((unsigned char)body[j + 1])) {
-					int n = atoi(body + j + 1);
-					size_t k = j + 1;
-					while (isdigit((unsigned char)body[k]))
-						k++;
-					const char *type = n >= 1 && n <= nargs && argtypes && argtypes[n - 1]
-								   ? argtypes[n - 1]
-								   : "text";
-					/* Newlines between ALIAS and $n stay. */
-					for (size_t m = i; m < k; m++)
-						if (body[m] == '\n')
-							cgm_strbuf_putc(&out, '\n');
-					cgm_strbuf_puts(&out, type);
-					i = k;
-					changed = true;
-					continue;
-				}
-			}
-		}
-		cgm_strbuf_putc(&out, body[i]);
-		i++;
-	}
-	if (!changed) {
-		cgm_strbuf_free(&out);
-		return NULL;
-	}
-	return out.data;
+	arg_list args = { argtypes, nargs };
+	return rewrite_each(body, positional_alias_at, &args, false);
+}
+
+static size_t bare_return_next_at(const char *body, size_t i, cgm_strbuf *out, const void *arg)
+{
+	(void)arg;
+	if ((i > 0 && ident_char(body[i - 1])) || !word_at(body + i, "return"))
+		return 0;
+	size_t j = i + 6;
+	while (body[j] == ' ' || body[j] == '\t')
+		j++;
+	if (!word_at(body + j, "next"))
+		return 0;
+	size_t k = j + 4;
+	while (body[k] == ' ' || body[k] == '\t')
+		k++;
+	if (body[k] != ';')
+		return 0;
+	cgm_strbuf_add(out, body + i, k - i);
+	cgm_strbuf_puts(out, " NULL");
+	return k - i;
 }
 
 /* "missing expression at or near \";\"": libpg_query does not know a
@@ -395,41 +433,7 @@ static char *rewrite_positional_alias(const char *body, const char *const *argty
  * fails.  Give it an expression; the line stays the same. */
 static char *rewrite_bare_return_next(const char *body)
 {
-	cgm_strbuf out = CGM_STRBUF_INIT;
-	bool changed = false;
-	size_t i = 0;
-	while (body[i]) {
-		size_t skip = skip_opaque_at(body, i);
-		if (skip) {
-			cgm_strbuf_add(&out, body + i, skip);
-			i += skip;
-			continue;
-		}
-		if ((i == 0 || !ident_char(body[i - 1])) && word_at(body + i, "return")) {
-			size_t j = i + 6;
-			while (body[j] == ' ' || body[j] == '\t')
-				j++;
-			if (word_at(body + j, "next")) {
-				size_t k = j + 4;
-				while (body[k] == ' ' || body[k] == '\t')
-					k++;
-				if (body[k] == ';') {
-					cgm_strbuf_add(&out, body + i, k - i);
-					cgm_strbuf_puts(&out, " NULL");
-					i = k;
-					changed = true;
-					continue;
-				}
-			}
-		}
-		cgm_strbuf_putc(&out, body[i]);
-		i++;
-	}
-	if (!changed) {
-		cgm_strbuf_free(&out);
-		return NULL;
-	}
-	return out.data;
+	return rewrite_each(body, bare_return_next_at, NULL, false);
 }
 
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,

@@ -352,6 +352,26 @@ static void test_real_world_forms(void **state)
 	assert_true(dynamic_at_10);
 }
 
+static void test_out_parameters_and_bare_return_next(void **state)
+{
+	/* PostgreSQL returns the OUT parameters on a bare RETURN NEXT;
+	 * libpg_query does not know them and needs the rewrite. */
+	cgm_function fn = make("plpgsql", "IN a integer, OUT b integer, OUT c text", "SETOF record",
+			       "\nBEGIN\n"
+			       "  FOR i IN 1..a LOOP\n"
+			       "    b := twice(i);\n"        /* 4 */
+			       "    RETURN NEXT;\n"
+			       "  END LOOP;\n"
+			       "  c := label_of(a);\n"      /* 7 */
+			       "  RETURN  NEXT ;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "twice", 4, CGM_SITE_CALL);
+	expect_site(&fn, "label_of", 7, CGM_SITE_CALL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_other_languages_are_not_analysed),
 		cmocka_unit_test(test_procedure_and_variadic),
 		cmocka_unit_test(test_real_world_forms),
+		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
