@@ -25,6 +25,7 @@
 #include "cgmap/escape.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -219,8 +220,7 @@ static void put_lines(cgm_strbuf *out, const int *lines, int n)
 typedef struct {
 	const cgm_model *model;
 	cgm_strbuf out;     /* pending text, written out past FLUSH_AT */
-	int fd;
-	int error;          /* errno of the first failed write, 0 when none */
+	cgm_outfile file;   /* where out is flushed to */
 	bool *drawn;        /* per function index */
 	sort_rec *nodes;    /* drawn functions by schema, id */
 	int nnodes;
@@ -232,19 +232,7 @@ typedef struct {
  * the error reported once at the end. */
 static void flush_out(dot_writer *w)
 {
-	const char *p = w->out.data;
-	size_t n = w->out.len;
-	while (!w->error && n > 0) {
-		ssize_t done = write(w->fd, p, n);
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done < 0) {
-			w->error = errno;
-			break;
-		}
-		p += done;
-		n -= (size_t)done;
-	}
+	cgm_outfile_write(&w->file, w->out.data, w->out.len);
 	cgm_strbuf_reset(&w->out);
 }
 
@@ -693,7 +681,7 @@ static void emit_graph(dot_writer *w, const int *edge_order)
 int cgm_emit_dot(const cgm_model *model, const char *path)
 {
 	const cgm_model *m = model;
-	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT, .fd = -1 };
+	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT };
 
 	/* Drawn: every mapped function, and the builtins an edge reaches. */
 	w.drawn = xmalloc(sizeof(bool) * (size_t)m->nfunctions);
@@ -732,38 +720,12 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 	int *edges = cgm_model_edge_order(m);
 
 	/* Streamed into a temporary file beside the target, then renamed. */
-	size_t tmplen = strlen(path) + 16;
-	char *tmp = xmalloc(tmplen);
-	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
-	w.fd = mkstemp(tmp);
-	if (w.fd < 0) {
-		int rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s", path, strerror(errno));
-		free(tmp);
-		free(edges);
-		dot_writer_free(&w);
-		return rc;
-	}
-	const char *failed = NULL;
-	int saved_errno = 0;
-	if (fchmod(w.fd, 0644) != 0)
-		failed = "chmod", saved_errno = errno;
-	if (!failed) {
+	int rc = cgm_outfile_open(&w.file, path, NULL);
+	if (rc == 0) {
 		emit_graph(&w, edges);
-		if (w.error)
-			failed = "write", saved_errno = w.error;
+		rc = cgm_outfile_commit(&w.file, false);
 	}
 	free(edges);
 	dot_writer_free(&w);
-	if (close(w.fd) != 0 && !failed)
-		failed = "close", saved_errno = errno;
-	if (!failed && rename(tmp, path) != 0)
-		failed = "rename", saved_errno = errno;
-	int rc = 0;
-	if (failed) {
-		unlink(tmp);
-		rc = cgm_error(CGM_EIO, "cannot write \"%s\": %s: %s", path, failed,
-			       strerror(saved_errno));
-	}
-	free(tmp);
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,28 +66,17 @@ static void *xmalloc(size_t n)
 
 #define OUT_BUFFER_SIZE (256 * 1024)
 
-/* Buffered output on a file descriptor; the first write error is kept and
- * everything after it is dropped, so callers check once at the end. */
+/* Buffered output into an outfile (outfile.h), which keeps the first write
+ * error, so callers check once at the end. */
 typedef struct {
-	int fd;
+	cgm_outfile *file;
 	char *buf;
 	size_t len;
-	int error; /* errno of the first failed write, 0 when none */
 } out_stream;
 
 static void out_write_all(out_stream *o, const char *p, size_t n)
 {
-	while (!o->error && n > 0) {
-		ssize_t done = write(o->fd, p, n);
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done < 0) {
-			o->error = errno;
-			return;
-		}
-		p += done;
-		n -= (size_t)done;
-	}
+	cgm_outfile_write(o->file, p, n);
 }
 
 static void out_flush(out_stream *o)
@@ -1008,44 +998,19 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 		return rc;
 	}
 	char *file = snapshot_file(path);
-	size_t tmplen = strlen(file) + 16;
-	char *tmp = xmalloc(tmplen);
-	snprintf(tmp, tmplen, "%s.tmp.XXXXXX", file);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s", file, strerror(errno));
+	cgm_outfile out;
+	rc = cgm_outfile_open(&out, file, "snapshot");
+	free(file);
+	if (rc) {
 		writer_free(&w);
-		free(tmp);
-		free(file);
 		return rc;
 	}
-	const char *failed = NULL;
-	int saved_errno = 0;
-	if (fchmod(fd, 0644) != 0)
-		failed = "chmod", saved_errno = errno;
-	if (!failed) {
-		json_out j = { .out = { .fd = fd, .buf = xmalloc(OUT_BUFFER_SIZE) } };
-		write_document(&j, &w);
-		out_flush(&j.out);
-		free(j.out.buf);
-		if (j.out.error)
-			failed = "write", saved_errno = j.out.error;
-	}
+	json_out j = { .out = { .file = &out, .buf = xmalloc(OUT_BUFFER_SIZE) } };
+	write_document(&j, &w);
+	out_flush(&j.out);
+	free(j.out.buf);
 	writer_free(&w);
-	if (!failed && fsync(fd) != 0)
-		failed = "fsync", saved_errno = errno;
-	if (close(fd) != 0 && !failed)
-		failed = "close", saved_errno = errno;
-	if (!failed && rename(tmp, file) != 0)
-		failed = "rename", saved_errno = errno;
-	if (failed) {
-		unlink(tmp);
-		rc = cgm_error(CGM_EIO, "cannot write snapshot \"%s\": %s: %s", file, failed,
-			       strerror(saved_errno));
-	}
-	free(tmp);
-	free(file);
-	return rc;
+	return cgm_outfile_commit(&out, true);
 }
 
 /* ------------------------------------------------------------------ */
