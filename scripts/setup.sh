@@ -16,6 +16,10 @@ packages=(
 	postgresql-server-dev-15          # building the cgmap_trace extension (PGXS)
 	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
 	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
+	postgresql-15-pgtap               # real PL/pgSQL code cgmap is tested on:
+	postgresql-15-partman             #   pgTAP, pg_partman, periods,
+	postgresql-15-periods             #   PostGIS with topology and tiger geocoder
+	postgresql-15-postgis-3
 	chromium                          # browser test of the HTML site
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks

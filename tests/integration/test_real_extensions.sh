@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_real_extensions.sh - cgmap on large PL/pgSQL and SQL code nobody here
+# wrote: pgTAP, pg_partman, periods, PostGIS with topology and the tiger
+# geocoder (Debian packages, installed by scripts/setup.sh; an extension that
+# is not installed is left out with a message).  Every body must parse, and
+# every missing callee must be a function of a component that is really not
+# installed (pg_jobmon for pg_partman; SFCGAL, raster, address_standardizer
+# for PostGIS) - a false missing callee or a parse error is a cgmap bug.
+set -euo pipefail
+src=${CGMAP_SOURCE_DIR:?}
+cgmap=${CGMAP:?}
+. "$src/tests/lib/pgtest.sh"
+
+sharedir=$(pg_config --sharedir 2>/dev/null || echo /usr/share/postgresql/15)
+have() { [ -f "$sharedir/extension/$1.control" ]; }
+
+pgtest_start
+work=$(mktemp -d)
+trap 'rm -rf "$work"; pgtest_stop' EXIT
+
+mapped=0
+check_map() {
+	local db=$1 expected_missing=$2
+	"$cgmap" --dsn "dbname=$db" --out "$work/$db" --include-extensions --no-html --no-runtime \
+		2>"$work/$db.err" || pgtest_fail "$db: cgmap failed: $(cat "$work/$db.err")"
+	grep -q ' 0 functions with parse errors' "$work/$db.err" ||
+		pgtest_fail "$db: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/$db.err" | head -20)"
+	"$cgmap" report missing "$work/$db" | grep -v '^#' |
+		sed 's/.*: no function \([^ ]*\) taking.*/\1/' | sort -u >"$work/$db.missing"
+	local unexpected
+	unexpected=$(grep -vxE "$expected_missing" "$work/$db.missing" || true)
+	[ -z "$unexpected" ] || pgtest_fail "$db: missing callees that exist or are unexplained: $unexpected"
+	grep -E 'functions \(' "$work/$db.err" | sed "s/^/$db: /"
+	mapped=$((mapped + 1))
+}
+
+if have pgtap && have pg_partman && have periods; then
+	pgtest_psql -c "CREATE DATABASE tools" >/dev/null
+	pgtest_psql -d tools -c "SET client_min_messages = warning" -c "CREATE EXTENSION pgtap" \
+		-c "CREATE SCHEMA partman" -c "CREATE EXTENSION pg_partman SCHEMA partman" \
+		-c "CREATE EXTENSION periods CASCADE" >/dev/null
+	# pg_partman calls pg_jobmon, an optional extension Debian does not ship.
+	check_map tools 'add_job|add_step|close_job|fail_job|update_step'
+else
+	echo "test_real_extensions: pgTAP, pg_partman or periods not installed: skipped that part" >&2
+fi
+
+if have postgis && have postgis_topology && have postgis_tiger_geocoder; then
+	pgtest_psql -c "CREATE DATABASE gis" >/dev/null
+	pgtest_psql -d gis -c "SET client_min_messages = warning" -c "CREATE EXTENSION postgis" \
+		-c "CREATE EXTENSION postgis_topology" \
+		-c "CREATE EXTENSION postgis_tiger_geocoder CASCADE" >/dev/null
+	# SFCGAL, raster and address_standardizer are separate, not installed.
+	check_map gis 'public\.postgis_(gdal_version|raster_lib_version|sfcgal_full_version|sfcgal_scripts_installed)|postgis_raster_scripts_installed|parse_address|standardize_address'
+else
+	echo "test_real_extensions: PostGIS not installed: skipped that part" >&2
+fi
+
+if [ "$mapped" = 0 ]; then
+	echo "test_real_extensions: none of the extensions is installed (run scripts/setup.sh as root)" >&2
+	exit 77
+fi
+echo "test_real_extensions: ok"
