@@ -78,6 +78,14 @@ pgtest_psql -d demo -c "CREATE ROLE reader LOGIN" \
 "$cgmap" report edges "$work/reader" >"$work/reader.edges"
 pgtest_expect_file "$src/fixtures/expected/demo.edges" "$work/reader.edges" "edge set as a read-only role"
 
+# --- statement forms that trip catalog-less parsers ------------------------------
+pgtest_psql -c "CREATE DATABASE forms" >/dev/null
+pgtest_psql -d forms -f "$src/fixtures/forms.sql" >/dev/null
+"$cgmap" --dsn dbname=forms --out "$work/forms" --no-runtime --no-html 2>"$work/forms.err"
+grep -q ' 0 functions with parse errors' "$work/forms.err" || pgtest_fail "forms: $(cat "$work/forms.err")"
+"$cgmap" report edges "$work/forms" >"$work/forms.edges"
+pgtest_expect_file "$src/fixtures/expected/forms.edges" "$work/forms.edges" "edges of fixtures/forms.sql"
+
 # --- exit codes -----------------------------------------------------------------
 set +e
 "$cgmap" --dsn "postgresql://someone:sekret@127.0.0.1:1/nodb" --out "$work/x" 2>"$work/conn.err"
