@@ -747,10 +747,7 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 	if (!parse_and_walk(ctx, parsed, &err, &errpos, dynamic ? &sql : NULL, &loc)) {
 		ctx->nsites = before;
 		int line = line_of_location(ctx, errpos > 0 ? errpos - 1 : 0);
-		char *msg = malloc(strlen(err) + strlen(text) + 64);
-		sprintf(msg, "cannot parse expression: %s", err);
-		add_error(ctx, line, msg);
-		free(msg);
+		add_error(ctx, line, cgm_arena_printf(ctx->arena, "cannot parse expression: %s", err));
 		free(err);
 		free(parsed);
 		return;
