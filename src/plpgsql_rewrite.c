@@ -20,74 +20,12 @@
 #include <string.h>
 
 #include "cgmap/strbuf.h"
+#include "sqllex.h"
 
-/* Length of the token starting at s that is skipped as a whole: a comment,
- * a quoted string or identifier, a dollar-quoted string.  0 when s starts
- * none of them. */
-static size_t skip_opaque_from(const char *s, bool escape_string)
-{
-	const char *p = s;
-	if (p[0] == '-' && p[1] == '-') {
-		while (*p && *p != '\n')
-			p++;
-		return (size_t)(p - s);
-	}
-	if (p[0] == '/' && p[1] == '*') {
-		int depth = 1;
-		p += 2;
-		while (*p && depth > 0) {
-			if (p[0] == '/' && p[1] == '*') {
-				depth++;
-				p += 2;
-			} else if (p[0] == '*' && p[1] == '/') {
-				depth--;
-				p += 2;
-			} else {
-				p++;
-			}
-		}
-		return (size_t)(p - s);
-	}
-	if (*p == '\'' || *p == '"') {
-		char q = *p++;
-		while (*p) {
-			if (escape_string && *p == '\\' && p[1]) {
-				p += 2;
-				continue;
-			}
-			if (*p == q) {
-				if (p[1] == q) {
-					p += 2;
-					continue;
-				}
-				p++;
-				break;
-			}
-			p++;
-		}
-		return (size_t)(p - s);
-	}
-	if (*p == '$') {
-		const char *t = p + 1;
-		while (*t && (isalnum((unsigned char)*t) || *t == '_'))
-			t++;
-		if (*t != '$' || (t > p + 1 && isdigit((unsigned char)p[1])))
-			return 0;
-		size_t taglen = (size_t)(t - p) + 1;
-		for (const char *end = t + 1; *end; end++)
-			if (*end == '$' && strncmp(end, p, taglen) == 0)
-				return (size_t)(end + taglen - s);
-		return strlen(s);
-	}
-	return 0;
-}
-
-/* Like skip_opaque_from, knowing whether a quote opens an E'' string. */
+/* Length of the comment or quoted text starting at base[i], 0 when none. */
 static size_t skip_opaque_at(const char *base, size_t i)
 {
-	bool escape = base[i] == '\'' && i > 0 && (base[i - 1] == 'E' || base[i - 1] == 'e') &&
-		      (i == 1 || !(isalnum((unsigned char)base[i - 2]) || base[i - 2] == '_'));
-	return skip_opaque_from(base + i, escape);
+	return cgm_sql_skip_opaque(base, i) - i;
 }
 
 static bool word_at(const char *s, const char *word)

@@ -7,6 +7,7 @@
  * freed by the caller.
  */
 #include "sqlfile.h"
+#include "sqllex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -169,11 +170,6 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 	return 0;
 }
 
-static bool ident_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '$' || c >= 0x80;
-}
 
 /* Blank s[from, to) except newlines. */
 static void blank(char *s, size_t from, size_t to)
@@ -190,7 +186,7 @@ static bool copy_from_stdin(const char *s, size_t start, size_t end)
 	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
 			       s[start] == '\r'))
 		start++;
-	if (end - start < 4 || strncasecmp(s + start, "copy", 4) != 0 || ident_char((unsigned char)s[start + 4]))
+	if (end - start < 4 || strncasecmp(s + start, "copy", 4) != 0 || cgm_sql_ident_char((unsigned char)s[start + 4]))
 		return false;
 	for (size_t i = start; i + 10 <= end; i++)
 		if (strncasecmp(s + i, "from", 4) == 0) {
@@ -198,70 +194,10 @@ static bool copy_from_stdin(const char *s, size_t start, size_t end)
 			while (j < end && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n'))
 				j++;
 			if (j + 5 <= end && strncasecmp(s + j, "stdin", 5) == 0 &&
-			    !ident_char((unsigned char)s[j + 5]))
+			    !cgm_sql_ident_char((unsigned char)s[j + 5]))
 				return true;
 		}
 	return false;
-}
-
-/* Index past the comment, quoted string, quoted identifier or dollar-quoted
- * text starting at s[i]; i itself when none starts there. */
-static size_t skip_quoted(const char *s, size_t i)
-{
-	char c = s[i];
-	if (c == '-' && s[i + 1] == '-') {
-		while (s[i] && s[i] != '\n')
-			i++;
-		return i;
-	}
-	if (c == '/' && s[i + 1] == '*') {
-		int depth = 0;
-		while (s[i]) {
-			if (s[i] == '/' && s[i + 1] == '*') {
-				depth++;
-				i += 2;
-			} else if (s[i] == '*' && s[i + 1] == '/') {
-				i += 2;
-				if (--depth == 0)
-					break;
-			} else {
-				i++;
-			}
-		}
-		return i;
-	}
-	if (c == '\'' || c == '"') {
-		bool escapes = c == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e') &&
-			       (i == 1 || !ident_char((unsigned char)s[i - 2]));
-		i++;
-		while (s[i]) {
-			if (escapes && s[i] == '\\' && s[i + 1]) {
-				i += 2;
-			} else if (s[i] == c && s[i + 1] == c) {
-				i += 2;
-			} else if (s[i] == c) {
-				return i + 1;
-			} else {
-				i++;
-			}
-		}
-		return i;
-	}
-	if (c == '$' && (i == 0 || !ident_char((unsigned char)s[i - 1])) &&
-	    (s[i + 1] == '$' ||
-	     (s[i + 1] && !(s[i + 1] >= '0' && s[i + 1] <= '9') && ident_char((unsigned char)s[i + 1])))) {
-		size_t t = i + 1;
-		while (s[t] && s[t] != '$' && ident_char((unsigned char)s[t]))
-			t++;
-		if (s[t] != '$')
-			return i;
-		size_t taglen = t + 1 - i;
-		for (const char *p = s + t + 1; (p = strchr(p, '$')) != NULL; p++)
-			if (strncmp(p, s + i, taglen) == 0)
-				return (size_t)(p - s) + taglen;
-		return strlen(s);
-	}
-	return i;
 }
 
 int sqlfile_split(int **starts, int **ends, const char *s)
@@ -271,7 +207,7 @@ int sqlfile_split(int **starts, int **ends, const char *s)
 	size_t i = 0, begin = 0;
 	bool content = false;
 	while (st && en) {
-		size_t after = s[i] ? skip_quoted(s, i) : i;
+		size_t after = s[i] ? cgm_sql_skip_opaque(s, i) : i;
 		bool comment = s[i] == '-' || s[i] == '/';
 		if (after != i) {
 			content = content || !comment;
@@ -366,7 +302,7 @@ void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 	}
 	while (s[i]) {
 		char c = s[i];
-		size_t after = skip_quoted(s, i);
+		size_t after = cgm_sql_skip_opaque(s, i);
 		if (after != i) {
 			i = after;
 		} else if (c == '\\') {
@@ -441,7 +377,7 @@ int sqlfile_shrink(sqlfile_shrunk *out, const char *s)
 	int cap = 0;
 	size_t i = 0, copied = 0;
 	while (s[i]) {
-		size_t after = skip_quoted(s, i);
+		size_t after = cgm_sql_skip_opaque(s, i);
 		if (after == i) {
 			i++;
 			continue;
