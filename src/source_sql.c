@@ -41,6 +41,7 @@
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
 #include "sqlfile.h"
+#include "sqllex.h"
 
 /* ---- a string -> int map in an arena (open addressing, grows) ---- */
 
@@ -280,26 +281,12 @@ static int first_token(const sql_state *st)
 	while (i < st->stmt_end) {
 		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f') {
 			i++;
-		} else if (s[i] == '-' && s[i + 1] == '-') {
-			while (i < st->stmt_end && s[i] != '\n')
-				i++;
-		} else if (s[i] == '/' && s[i + 1] == '*') {
-			int depth = 0;
-			while (i < st->stmt_end) {
-				if (s[i] == '/' && s[i + 1] == '*') {
-					depth++;
-					i += 2;
-				} else if (s[i] == '*' && s[i + 1] == '/') {
-					i += 2;
-					if (--depth == 0)
-						break;
-				} else {
-					i++;
-				}
-			}
-		} else {
-			break;
+			continue;
 		}
+		size_t after = cgm_sql_skip_comment(s, (size_t)i);
+		if (after == (size_t)i)
+			break;
+		i = after < (size_t)st->stmt_end ? (int)after : st->stmt_end;
 	}
 	return i;
 }
