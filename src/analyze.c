@@ -25,16 +25,6 @@
 
 #include "cgmap/error.h"
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 bool cgm_edge_unexplained(const cgm_edge *edge)
 {
 	return (edge->provenance & CGM_EDGE_OBSERVED) && !(edge->provenance & CGM_EDGE_STATIC) &&
@@ -77,7 +67,7 @@ cgm_dynamic_hit *cgm_dynamic_hits(int *count, const cgm_model *model)
 	*count = n;
 	if (!n)
 		return NULL;
-	cgm_dynamic_hit *hits = xcalloc((size_t)n, sizeof(cgm_dynamic_hit));
+	cgm_dynamic_hit *hits = cgm_xcalloc((size_t)n, sizeof(cgm_dynamic_hit));
 	int k = 0;
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
@@ -175,7 +165,7 @@ typedef struct {
 
 static void adjacency_build(adjacency *adj, const cgm_model *model, int n)
 {
-	adj->start = xcalloc((size_t)n + 1, sizeof(int));
+	adj->start = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
@@ -183,8 +173,8 @@ static void adjacency_build(adjacency *adj, const cgm_model *model, int n)
 	}
 	for (int i = 0; i < n; i++)
 		adj->start[i + 1] += adj->start[i];
-	adj->next = xcalloc((size_t)adj->start[n], sizeof(int));
-	int *fill = xcalloc((size_t)n, sizeof(int));
+	adj->next = cgm_xcalloc((size_t)adj->start[n], sizeof(int));
+	int *fill = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
@@ -204,13 +194,13 @@ static void adjacency_free(adjacency *adj)
  * of one calling itself, get numbers 0.. in order of their first function. */
 static void find_recursion(cgm_model *model, const adjacency *adj, int n)
 {
-	int *index = xcalloc((size_t)n, sizeof(int));
-	int *low = xcalloc((size_t)n, sizeof(int));
-	bool *on_stack = xcalloc((size_t)n, sizeof(bool));
-	int *stack = xcalloc((size_t)n, sizeof(int));
-	int *call_node = xcalloc((size_t)n, sizeof(int));
-	int *call_pos = xcalloc((size_t)n, sizeof(int));
-	int *component = xcalloc((size_t)n, sizeof(int));
+	int *index = cgm_xcalloc((size_t)n, sizeof(int));
+	int *low = cgm_xcalloc((size_t)n, sizeof(int));
+	bool *on_stack = cgm_xcalloc((size_t)n, sizeof(bool));
+	int *stack = cgm_xcalloc((size_t)n, sizeof(int));
+	int *call_node = cgm_xcalloc((size_t)n, sizeof(int));
+	int *call_pos = cgm_xcalloc((size_t)n, sizeof(int));
+	int *component = cgm_xcalloc((size_t)n, sizeof(int));
 	int next_index = 1, sp = 0, ncomponents = 0;
 
 	for (int root = 0; root < n; root++) {
@@ -256,9 +246,9 @@ static void find_recursion(cgm_model *model, const adjacency *adj, int n)
 		}
 	}
 
-	int *size = xcalloc((size_t)ncomponents, sizeof(int));
-	bool *self_call = xcalloc((size_t)ncomponents, sizeof(bool));
-	int *number = xcalloc((size_t)ncomponents, sizeof(int));
+	int *size = cgm_xcalloc((size_t)ncomponents, sizeof(int));
+	bool *self_call = cgm_xcalloc((size_t)ncomponents, sizeof(bool));
+	int *number = cgm_xcalloc((size_t)ncomponents, sizeof(int));
 	for (int v = 0; v < n; v++) {
 		size[component[v]]++;
 		for (int p = adj->start[v]; p < adj->start[v + 1]; p++)
@@ -337,7 +327,7 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 
 	adjacency adj;
 	adjacency_build(&adj, model, n);
-	int *queue = xcalloc((size_t)n, sizeof(int));
+	int *queue = cgm_xcalloc((size_t)n, sizeof(int));
 	int head = 0, tail = 0;
 	for (int i = 0; i < n; i++) {
 		cgm_function *f = &model->functions[i];
@@ -383,7 +373,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int static_edges = 0, observed = 0, both = 0, unexplained = 0;
 	int dyn_sites = 0, dyn_seen = 0;
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
-	bool *no_callers = xcalloc((size_t)model->nfunctions, sizeof(bool));
+	bool *no_callers = cgm_xcalloc((size_t)model->nfunctions, sizeof(bool));
 	cgm_functions_uncalled(no_callers, model);
 	int nhits;
 	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);

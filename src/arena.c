@@ -28,19 +28,29 @@ struct cgm_arena {
 	size_t handed_out;
 };
 
-static void *xmalloc(size_t n)
+void *cgm_xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(1, n);
+	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p) {
-		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
+		fprintf(stderr, "cgmap: out of memory (%zu x %zu bytes)\n", n, size);
 		abort();
 	}
 	return p;
 }
 
+void *cgm_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return q;
+}
+
 cgm_arena *cgm_arena_new(void)
 {
-	return xmalloc(sizeof(cgm_arena));
+	return cgm_xcalloc(1, sizeof(cgm_arena));
 }
 
 void cgm_arena_free(cgm_arena *arena)
@@ -64,7 +74,7 @@ void *cgm_arena_alloc(cgm_arena *arena, size_t size)
 	arena_block *b = arena->head;
 	if (!b || b->size - b->used < size) {
 		size_t bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
-		arena_block *nb = xmalloc(sizeof(arena_block) + bsize);
+		arena_block *nb = cgm_xcalloc(1, sizeof(arena_block) + bsize);
 		nb->size = bsize;
 		if (size > ARENA_BLOCK / 4 && b) {
 			/* Keep the current block for small requests. */

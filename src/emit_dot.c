@@ -40,16 +40,6 @@
 #define COLOR_AMBIGUOUS "#d97a00"
 #define COLOR_GREY "#888888"
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 1);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
-		abort();
-	}
-	return p;
-}
-
 /* cgm_escape_dot() with a fast path: printable ASCII that DOT takes as it is
  * is copied in runs, and every other run of bytes goes through
  * cgm_escape_dot().  Cutting the text before a plain ASCII byte changes
@@ -77,7 +67,7 @@ static void escape_dot(cgm_strbuf *out, const char *s)
 		size_t n = (size_t)(p - run);
 		if (n == 0)
 			continue;
-		char *copy = n < sizeof(piece) ? piece : xmalloc(n + 1);
+		char *copy = n < sizeof(piece) ? piece : cgm_xcalloc(n + 1, 1);
 		memcpy(copy, run, n);
 		copy[n] = '\0';
 		cgm_escape_dot(out, copy);
@@ -193,7 +183,7 @@ static int compare_ints(const void *a, const void *b)
 static void put_lines(cgm_strbuf *out, const int *lines, int n)
 {
 	int stack[16];
-	int *sorted = n <= 16 ? stack : xmalloc(sizeof(int) * (size_t)n);
+	int *sorted = n <= 16 ? stack : cgm_xcalloc(sizeof(int) * (size_t)n, 1);
 	if (n)
 		memcpy(sorted, lines, sizeof(int) * (size_t)n);
 	if (n > 16)
@@ -514,9 +504,9 @@ static void emit_missing(dot_writer *w)
 	const cgm_model *m = w->model;
 	cgm_strbuf *out = &w->out;
 	int n = 0, cap = 16;
-	sort_rec *recs = xmalloc(sizeof(sort_rec) * (size_t)cap);
+	sort_rec *recs = cgm_xcalloc(sizeof(sort_rec) * (size_t)cap, 1);
 	cgm_strbuf names = CGM_STRBUF_INIT; /* written names, NUL-separated */
-	size_t *offsets = xmalloc(sizeof(size_t) * (size_t)cap);
+	size_t *offsets = cgm_xcalloc(sizeof(size_t) * (size_t)cap, 1);
 	for (int i = 0; i < w->nnodes; i++) {
 		const cgm_function *f = &m->functions[w->nodes[i].index];
 		for (int s = 0; s < f->nsites; s++) {
@@ -559,7 +549,7 @@ static void emit_missing(dot_writer *w)
 		maybe_flush(w);
 	}
 	/* Lines of one (name, function) group: one buffer for all groups. */
-	int *lines = xmalloc(sizeof(int) * (size_t)n);
+	int *lines = cgm_xcalloc(sizeof(int) * (size_t)n, 1);
 	for (int i = 0; i < n;) {
 		int j = i;
 		int nlines = 0;
@@ -684,7 +674,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT };
 
 	/* Drawn: every mapped function, and the builtins an edge reaches. */
-	w.drawn = xmalloc(sizeof(bool) * (size_t)m->nfunctions);
+	w.drawn = cgm_xcalloc(sizeof(bool) * (size_t)m->nfunctions, 1);
 	for (int i = 0; i < m->nfunctions; i++) {
 		if (!m->functions[i].id) {
 			free(w.drawn);
@@ -703,7 +693,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 		}
 		w.drawn[e->from] = w.drawn[e->to] = true;
 	}
-	w.nodes = xmalloc(sizeof(sort_rec) * (size_t)m->nfunctions);
+	w.nodes = cgm_xcalloc(sizeof(sort_rec) * (size_t)m->nfunctions, 1);
 	for (int i = 0; i < m->nfunctions; i++)
 		if (w.drawn[i])
 			w.nodes[w.nnodes++] =
@@ -712,7 +702,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 
 	/* An observed-only trigger edge is labelled with the events of the
 	 * triggers that call its target: gathered once, not per edge. */
-	w.trigger_events = xmalloc(sizeof(unsigned) * (size_t)m->nfunctions);
+	w.trigger_events = cgm_xcalloc(sizeof(unsigned) * (size_t)m->nfunctions, 1);
 	for (int t = 0; t < m->ntriggers; t++)
 		if (valid_function(m, m->triggers[t].function))
 			w.trigger_events[m->triggers[t].function] |= m->triggers[t].events;

@@ -30,16 +30,6 @@ void cgm_html_options_init(cgm_html_options *opts)
 	opts->threads = 0;
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 /* ---- adjacency ---- */
 
 typedef struct {
@@ -68,14 +58,14 @@ static bool edge_valid(const html_ctx *ctx, const cgm_edge *e)
 static void build_lists(html_ctx *ctx, bool out)
 {
 	const cgm_model *m = ctx->model;
-	int *start = xcalloc((size_t)ctx->nfn + 1, sizeof(int));
-	int *list = xcalloc((size_t)m->nedges, sizeof(int));
+	int *start = cgm_xcalloc((size_t)ctx->nfn + 1, sizeof(int));
+	int *list = cgm_xcalloc((size_t)m->nedges, sizeof(int));
 	for (int i = 0; i < m->nedges; i++)
 		if (edge_valid(ctx, &m->edges[i]))
 			start[(out ? m->edges[i].from : m->edges[i].to) + 1]++;
 	for (int i = 0; i < ctx->nfn; i++)
 		start[i + 1] += start[i];
-	int *fill = xcalloc((size_t)ctx->nfn, sizeof(int));
+	int *fill = cgm_xcalloc((size_t)ctx->nfn, sizeof(int));
 	for (int i = 0; i < m->nedges; i++) {
 		if (!edge_valid(ctx, &m->edges[i]))
 			continue;
@@ -87,7 +77,7 @@ static void build_lists(html_ctx *ctx, bool out)
 	for (int f = 0; f < ctx->nfn; f++)
 		qsort_r(list + start[f], (size_t)(start[f + 1] - start[f]), sizeof(int), compare_edges,
 			&order);
-	int *distinct = xcalloc((size_t)ctx->nfn, sizeof(int));
+	int *distinct = cgm_xcalloc((size_t)ctx->nfn, sizeof(int));
 	for (int f = 0; f < ctx->nfn; f++) {
 		int last = -1;
 		for (int k = start[f]; k < start[f + 1]; k++) {
@@ -111,11 +101,11 @@ static void compute_scc(html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
 	int n = ctx->nfn;
-	int *index = xcalloc((size_t)n, sizeof(int)), *low = xcalloc((size_t)n, sizeof(int));
-	int *stack = xcalloc((size_t)n, sizeof(int)), *call = xcalloc((size_t)n, sizeof(int));
-	int *next_edge = xcalloc((size_t)n, sizeof(int));
-	bool *on_stack = xcalloc((size_t)n, sizeof(bool));
-	int *comp = xcalloc((size_t)n, sizeof(int));
+	int *index = cgm_xcalloc((size_t)n, sizeof(int)), *low = cgm_xcalloc((size_t)n, sizeof(int));
+	int *stack = cgm_xcalloc((size_t)n, sizeof(int)), *call = cgm_xcalloc((size_t)n, sizeof(int));
+	int *next_edge = cgm_xcalloc((size_t)n, sizeof(int));
+	bool *on_stack = cgm_xcalloc((size_t)n, sizeof(bool));
+	int *comp = cgm_xcalloc((size_t)n, sizeof(int));
 	int counter = 0, sp = 0, ncomp = 0;
 	for (int i = 0; i < n; i++)
 		index[i] = -1, comp[i] = -1;
@@ -161,8 +151,8 @@ static void compute_scc(html_ctx *ctx)
 	/* Keep components that recurse: more than one member, or a self call.
 	 * Number them by their first member so the ids do not depend on the
 	 * traversal. */
-	int *size = xcalloc((size_t)ncomp, sizeof(int));
-	bool *self_loop = xcalloc((size_t)ncomp, sizeof(bool));
+	int *size = cgm_xcalloc((size_t)ncomp, sizeof(int));
+	bool *self_loop = cgm_xcalloc((size_t)ncomp, sizeof(bool));
 	for (int i = 0; i < n; i++)
 		size[comp[i]]++;
 	for (int k = 0; k < m->nedges; k++) {
@@ -170,7 +160,7 @@ static void compute_scc(html_ctx *ctx)
 		if (edge_valid(ctx, e) && e->from == e->to)
 			self_loop[comp[e->from]] = true;
 	}
-	int *renumber = xcalloc((size_t)ncomp, sizeof(int));
+	int *renumber = cgm_xcalloc((size_t)ncomp, sizeof(int));
 	for (int c = 0; c < ncomp; c++)
 		renumber[c] = -1;
 	ctx->nscc = 0;
@@ -195,7 +185,7 @@ static void take_model_scc(html_ctx *ctx)
 	for (int i = 0; i < ctx->nfn; i++)
 		if (ctx->model->functions[i].scc > maxid)
 			maxid = ctx->model->functions[i].scc;
-	int *renumber = xcalloc((size_t)maxid + 1, sizeof(int));
+	int *renumber = cgm_xcalloc((size_t)maxid + 1, sizeof(int));
 	for (int c = 0; c <= maxid; c++)
 		renumber[c] = -1;
 	ctx->nscc = 0;
@@ -222,7 +212,7 @@ static int compare_names(const void *a, const void *b)
 static void build_schemas(html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
-	const char **names = xcalloc((size_t)ctx->nuser, sizeof(char *));
+	const char **names = cgm_xcalloc((size_t)ctx->nuser, sizeof(char *));
 	for (int i = 0; i < ctx->nuser; i++)
 		names[i] = m->functions[i].schema ? m->functions[i].schema : "";
 	qsort(names, (size_t)ctx->nuser, sizeof(char *), compare_names);
@@ -231,8 +221,8 @@ static void build_schemas(html_ctx *ctx)
 		if (n == 0 || strcmp(names[n - 1], names[i]) != 0)
 			names[n++] = names[i];
 	ctx->nschemas = n;
-	ctx->schemas = xcalloc((size_t)n, sizeof(html_schema));
-	ctx->fn_schema = xcalloc((size_t)ctx->nfn, sizeof(int));
+	ctx->schemas = cgm_xcalloc((size_t)n, sizeof(html_schema));
+	ctx->fn_schema = cgm_xcalloc((size_t)ctx->nfn, sizeof(int));
 	for (int s = 0; s < n; s++) {
 		cgm_strbuf b = CGM_STRBUF_INIT;
 		cgm_escape_filename(&b, names[s]);
@@ -250,7 +240,7 @@ static void build_schemas(html_ctx *ctx)
 		ctx->schemas[ctx->fn_schema[i]].nmembers++;
 	}
 	for (int s = 0; s < n; s++) {
-		ctx->schemas[s].members = xcalloc((size_t)ctx->schemas[s].nmembers, sizeof(int));
+		ctx->schemas[s].members = cgm_xcalloc((size_t)ctx->schemas[s].nmembers, sizeof(int));
 		ctx->schemas[s].nmembers = 0;
 	}
 	for (int i = 0; i < ctx->nuser; i++) {
@@ -279,7 +269,7 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 					 "function '%s' is not a builtin but comes after the "
 					 "builtins: the model was not indexed",
 					 model->functions[i].id ? model->functions[i].id : "?");
-	ctx->page = xcalloc((size_t)ctx->nfn, sizeof(char *));
+	ctx->page = cgm_xcalloc((size_t)ctx->nfn, sizeof(char *));
 	for (int i = 0; i < ctx->nfn; i++) {
 		const cgm_function *f = &model->functions[i];
 		if (!f->id)
@@ -302,7 +292,7 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 					 i + 1);
 	build_lists(ctx, true);
 	build_lists(ctx, false);
-	ctx->scc = xcalloc((size_t)ctx->nfn, sizeof(int));
+	ctx->scc = cgm_xcalloc((size_t)ctx->nfn, sizeof(int));
 	ctx->scc_from_model = false;
 	for (int i = 0; i < ctx->nfn; i++)
 		if (model->functions[i].scc >= 0)
@@ -392,8 +382,8 @@ static int write_site_pages(const html_ctx *ctx)
  * every worker (even after a failure, so none is left behind). */
 static int run_workers(const html_ctx *ctx, int nworkers)
 {
-	pid_t *pids = xcalloc((size_t)nworkers, sizeof(pid_t));
-	int *pipes = xcalloc((size_t)nworkers, sizeof(int));
+	pid_t *pids = cgm_xcalloc((size_t)nworkers, sizeof(pid_t));
+	int *pipes = cgm_xcalloc((size_t)nworkers, sizeof(int));
 	int rc = 0;
 	fflush(NULL);
 	int started = 0;

@@ -65,30 +65,20 @@ struct html_graph_scratch {
 	double *weight;
 };
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx)
 {
-	html_graph_scratch *s = xmalloc(sizeof(*s));
+	html_graph_scratch *s = cgm_xcalloc(sizeof(*s), 1);
 	size_t n = (size_t)ctx->nfn + 1;
 	s->nfn = ctx->nfn;
-	s->seen = xmalloc(n * sizeof(unsigned));
-	s->seen2 = xmalloc(n * sizeof(unsigned));
-	s->node_of = xmalloc(n * sizeof(int));
-	s->list = xmalloc(n * sizeof(int));
-	s->next = xmalloc(n * sizeof(int));
-	s->kept = xmalloc(n * sizeof(int));
-	s->level = xmalloc(n * sizeof(int));
-	s->order = xmalloc(n * sizeof(int));
-	s->weight = xmalloc(n * sizeof(double));
+	s->seen = cgm_xcalloc(n * sizeof(unsigned), 1);
+	s->seen2 = cgm_xcalloc(n * sizeof(unsigned), 1);
+	s->node_of = cgm_xcalloc(n * sizeof(int), 1);
+	s->list = cgm_xcalloc(n * sizeof(int), 1);
+	s->next = cgm_xcalloc(n * sizeof(int), 1);
+	s->kept = cgm_xcalloc(n * sizeof(int), 1);
+	s->level = cgm_xcalloc(n * sizeof(int), 1);
+	s->order = cgm_xcalloc(n * sizeof(int), 1);
+	s->weight = cgm_xcalloc(n * sizeof(double), 1);
 	return s;
 }
 
@@ -400,11 +390,11 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	 * since s->list/next are shared by both directions. */
 	int *front[2], nfront[2];
 	for (int dir = 0; dir < 2; dir++) {
-		front[dir] = xmalloc(sizeof(int) * ((size_t)cap + 1));
+		front[dir] = cgm_xcalloc(sizeof(int) * ((size_t)cap + 1), 1);
 		front[dir][0] = fn;
 		nfront[dir] = 1;
 	}
-	int *next = xmalloc(sizeof(int) * ((size_t)cap + 1));
+	int *next = cgm_xcalloc(sizeof(int) * ((size_t)cap + 1), 1);
 	for (int d = 0; d < ctx->opts.depth; d++) {
 		for (int dir = 0; dir < 2; dir++) {
 			bool up = dir == 0;
@@ -452,7 +442,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	/* The focal function's missing callees and dynamic sites, as nodes of
 	 * their own shapes. */
 	int nmissing = 0, ndynamic = 0, missing_left = 0, dynamic_left = 0;
-	int *dyn_line = xmalloc(sizeof(int) * (EXTRA_CAP + 1));
+	int *dyn_line = cgm_xcalloc(sizeof(int) * (EXTRA_CAP + 1), 1);
 	for (int i = 0; i < focal->nsites; i++) {
 		const cgm_site *site = &focal->sites[i];
 		if (site->resolution == CGM_RES_MISSING) {
@@ -671,7 +661,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 	const html_schema *sc = &ctx->schemas[schema];
 	int cap = ctx->opts.node_cap;
 	new_graph(s);
-	int *members = xmalloc(sizeof(int) * ((size_t)sc->nmembers + 1));
+	int *members = cgm_xcalloc(sizeof(int) * ((size_t)sc->nmembers + 1), 1);
 	memcpy(members, sc->members, sizeof(int) * (size_t)sc->nmembers);
 	int nshow = sc->nmembers;
 	if (nshow > cap) {
@@ -692,8 +682,8 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 	int omitted = sc->nmembers - nshow;
 
 	/* Other schemas touched, in schema order; builtins last. */
-	int *other_of = xmalloc(sizeof(int) * ((size_t)ctx->nschemas + 1)); /* schema -> k+1 */
-	other_node *others = xmalloc(sizeof(other_node) * ((size_t)ctx->nschemas + 1));
+	int *other_of = cgm_xcalloc(sizeof(int) * ((size_t)ctx->nschemas + 1), 1); /* schema -> k+1 */
+	other_node *others = cgm_xcalloc(sizeof(other_node) * ((size_t)ctx->nschemas + 1), 1);
 	int nothers = 0;
 	agg_edge *aggs = NULL;
 	int naggs = 0, cap_aggs = 0;
@@ -795,7 +785,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 	}
 	/* Ends as drawn: schemas past OTHERS_SHOWN share one node, so their
 	 * edges may coincide; each is drawn once. */
-	int *drawn = xmalloc(sizeof(int) * 2 * ((size_t)naggs + 1));
+	int *drawn = cgm_xcalloc(sizeof(int) * 2 * ((size_t)naggs + 1), 1);
 	int ndrawn = 0;
 	for (int j = 0; j < naggs; j++) {
 		char a[32], b[32];

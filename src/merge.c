@@ -32,16 +32,6 @@
 
 #include "cgmap/error.h"
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 static void add_stats(cgm_runtime_stats *to, const cgm_runtime_stats *from)
 {
 	to->calls += from->calls;
@@ -90,7 +80,7 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 	ix->nslots = 256;
 	while (ix->nslots < (model->nedges + room) * 2)
 		ix->nslots *= 2;
-	ix->head = xcalloc((size_t)ix->nslots, sizeof(int));
+	ix->head = cgm_xcalloc((size_t)ix->nslots, sizeof(int));
 	for (int i = 0; i < ix->nslots; i++)
 		ix->head[i] = -1;
 	ix->next = NULL;
@@ -98,14 +88,14 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 	for (int e = 0; e < model->nedges; e++)
 		edge_index_add(ix, model, e);
 	int n = model->nfunctions;
-	ix->out_start = xcalloc((size_t)n + 1, sizeof(int));
-	ix->out_edge = xcalloc((size_t)model->nedges + 1, sizeof(int));
+	ix->out_start = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	ix->out_edge = cgm_xcalloc((size_t)model->nedges + 1, sizeof(int));
 	for (int e = 0; e < model->nedges; e++)
 		if (model->edges[e].provenance & CGM_EDGE_STATIC)
 			ix->out_start[model->edges[e].from + 1]++;
 	for (int f = 0; f < n; f++)
 		ix->out_start[f + 1] += ix->out_start[f];
-	int *fill = xcalloc((size_t)n + 1, sizeof(int));
+	int *fill = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	for (int e = 0; e < model->nedges; e++)
 		if (model->edges[e].provenance & CGM_EDGE_STATIC) {
 			int f = model->edges[e].from;
@@ -394,7 +384,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	model->has_runtime = true;
 
 	int n = model->nfunctions;
-	int *stats_from = xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */
+	int *stats_from = cgm_xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */
 	edge_index ix;
 	edge_index_build(&ix, model, rt->nedges);
 	unknown_list unknown = { 0 };

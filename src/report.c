@@ -41,22 +41,12 @@ typedef struct {
 	const char *note; /* said before the rows (text, markdown) and as "note" (json) */
 } table;
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 static char *xstrdup(const char *s)
 {
 	if (!s)
 		return NULL;
 	size_t n = strlen(s) + 1;
-	char *p = xmalloc(n);
+	char *p = cgm_xcalloc(n, 1);
 	memcpy(p, s, n);
 	return p;
 }
@@ -69,7 +59,7 @@ static char *xprintf(const char *fmt, ...)
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *p = xmalloc((size_t)n + 1);
+	char *p = cgm_xcalloc((size_t)n + 1, 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return p;
@@ -87,7 +77,7 @@ static row *table_add(table *t)
 		t->rows = rows;
 	}
 	row *r = &t->rows[t->nrows++];
-	r->cells = xmalloc(sizeof(char *) * (size_t)t->ncols);
+	r->cells = cgm_xcalloc(sizeof(char *) * (size_t)t->ncols, 1);
 	r->text = NULL;
 	return r;
 }
@@ -173,8 +163,8 @@ static char *root_reason(const cgm_model *model, int fn)
 static int *reaching_seeds(const cgm_model *model)
 {
 	int n = model->nuser;
-	int *seed = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int *queue = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int *seed = cgm_xcalloc(sizeof(int) * (size_t)(n ? n : 1), 1);
+	int *queue = cgm_xcalloc(sizeof(int) * (size_t)(n ? n : 1), 1);
 	int head = 0, tail = 0;
 	for (int i = 0; i < n; i++) {
 		const cgm_function *f = &model->functions[i];
@@ -185,7 +175,7 @@ static int *reaching_seeds(const cgm_model *model)
 		}
 	}
 	/* Edges grouped by caller, so the walk is linear. */
-	int *start = xmalloc(sizeof(int) * (size_t)(n + 1));
+	int *start = cgm_xcalloc(sizeof(int) * (size_t)(n + 1), 1);
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
@@ -193,8 +183,8 @@ static int *reaching_seeds(const cgm_model *model)
 	}
 	for (int i = 0; i < n; i++)
 		start[i + 1] += start[i];
-	int *next = xmalloc(sizeof(int) * (size_t)(start[n] ? start[n] : 1));
-	int *fill = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int *next = cgm_xcalloc(sizeof(int) * (size_t)(start[n] ? start[n] : 1), 1);
+	int *fill = cgm_xcalloc(sizeof(int) * (size_t)(n ? n : 1), 1);
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
@@ -237,7 +227,7 @@ static void build_dead(table *t, const cgm_model *model)
 	if (!model->has_runtime)
 		t->note = "no runtime data: nothing is claimed dead; listed are the functions "
 			  "with no callers that nothing refers to (clients may still call them)";
-	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	bool *uncalled = cgm_xcalloc(sizeof(bool) * (size_t)(model->nfunctions + 1), 1);
 	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
@@ -387,7 +377,7 @@ static int compare_edges(const void *a, const void *b)
 
 static edge_ref *sorted_edges(const cgm_model *model)
 {
-	edge_ref *refs = xmalloc(sizeof(edge_ref) * (size_t)(model->nedges + 1));
+	edge_ref *refs = cgm_xcalloc(sizeof(edge_ref) * (size_t)(model->nedges + 1), 1);
 	for (int i = 0; i < model->nedges; i++) {
 		refs[i].model = model;
 		refs[i].index = i;
@@ -544,7 +534,7 @@ static void build_functions(table *t, const cgm_model *model)
 	t->title = "Functions";
 	t->cols = function_columns;
 	t->ncols = 12;
-	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	bool *uncalled = cgm_xcalloc(sizeof(bool) * (size_t)(model->nfunctions + 1), 1);
 	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
@@ -596,7 +586,7 @@ static void build_recursion(table *t, const cgm_model *model)
 	for (int i = 0; i < model->nuser; i++)
 		if (model->functions[i].scc + 1 > ncomponents)
 			ncomponents = model->functions[i].scc + 1;
-	bool *uncalled = xmalloc(sizeof(bool) * (size_t)(model->nfunctions + 1));
+	bool *uncalled = cgm_xcalloc(sizeof(bool) * (size_t)(model->nfunctions + 1), 1);
 	cgm_functions_uncalled(uncalled, model);
 	for (int c = 0; c < ncomponents; c++) {
 		cgm_strbuf members = CGM_STRBUF_INIT;

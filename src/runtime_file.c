@@ -642,20 +642,10 @@ static size_t pair_hash(unsigned long a, unsigned long b)
 	return (size_t)(h * 0xBF58476D1CE4E5B9ULL >> 17);
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return q;
-}
-
 static void pair_rehash(pair_table *t)
 {
 	t->nslots = t->nslots ? t->nslots * 2 : 256;
-	t->slots = xrealloc(t->slots, sizeof(int) * (size_t)t->nslots);
+	t->slots = cgm_xrealloc(t->slots, sizeof(int) * (size_t)t->nslots);
 	for (int i = 0; i < t->nslots; i++)
 		t->slots[i] = -1;
 	size_t mask = (size_t)t->nslots - 1;
@@ -682,7 +672,7 @@ static void pair_count(pair_table *t, unsigned long caller, unsigned long callee
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
-		t->pairs = xrealloc(t->pairs, sizeof(log_pair) * (size_t)t->cap);
+		t->pairs = cgm_xrealloc(t->pairs, sizeof(log_pair) * (size_t)t->cap);
 	}
 	t->pairs[t->n] = (log_pair){ caller, callee, 1, line };
 	t->slots[j] = t->n++;

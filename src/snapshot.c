@@ -42,16 +42,6 @@
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(n ? n : 1, 1);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory (%zu bytes)\n", n);
-		abort();
-	}
-	return p;
-}
-
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
@@ -405,7 +395,7 @@ static bool valid_function(const cgm_model *m, int idx)
 static int writer_plan(writer *w)
 {
 	const cgm_model *m = w->model;
-	w->written = xmalloc(sizeof(bool) * (size_t)m->nfunctions);
+	w->written = cgm_xcalloc(sizeof(bool) * (size_t)m->nfunctions, 1);
 	for (int i = 0; i < m->nfunctions; i++)
 		w->written[i] = !m->functions[i].builtin;
 	for (int i = 0; i < m->nedges; i++) {
@@ -430,13 +420,13 @@ static int writer_plan(writer *w)
 							 f->id, f->sites[s].line);
 	}
 
-	w->functions = xmalloc(sizeof(sort_rec) * (size_t)m->nfunctions);
+	w->functions = cgm_xcalloc(sizeof(sort_rec) * (size_t)m->nfunctions, 1);
 	for (int i = 0; i < m->nfunctions; i++)
 		if (w->written[i])
 			w->functions[w->nfunctions++] = (sort_rec){ m->functions[i].id, NULL, NULL, i };
 	qsort(w->functions, (size_t)w->nfunctions, sizeof(sort_rec), compare_recs);
 
-	w->rank = xmalloc(sizeof(int) * (size_t)m->nfunctions);
+	w->rank = cgm_xcalloc(sizeof(int) * (size_t)m->nfunctions, 1);
 	for (int i = 0; i < w->nfunctions; i++)
 		w->rank[w->functions[i].index] =
 			i > 0 && strcmp(w->functions[i].k1, w->functions[i - 1].k1) == 0
@@ -447,7 +437,7 @@ static int writer_plan(writer *w)
 	w->nedges = m->nedges;
 
 	/* Edges come by from id: those of each function are one run. */
-	w->first_edge = xmalloc(sizeof(int) * (size_t)(w->nfunctions + 1));
+	w->first_edge = cgm_xcalloc(sizeof(int) * (size_t)(w->nfunctions + 1), 1);
 	for (int r = 0, i = 0; r <= w->nfunctions; r++) {
 		while (i < w->nedges && w->rank[m->edges[w->edges[i]].from] < r)
 			i++;
@@ -470,7 +460,7 @@ static void writer_free(writer *w)
  * when it fits (most lists hold one or two lines), else a heap copy. */
 static int *sorted_ints(int *stack, int nstack, const int *items, int n)
 {
-	int *copy = n <= nstack ? stack : xmalloc(sizeof(int) * (size_t)n);
+	int *copy = n <= nstack ? stack : cgm_xcalloc(sizeof(int) * (size_t)n, 1);
 	if (n)
 		memcpy(copy, items, sizeof(int) * (size_t)n);
 	if (n > nstack) {
@@ -520,7 +510,7 @@ static void write_site(json_out *j, writer *w, const cgm_site *site)
 	 * the same.  Equal ranks are equal ids. */
 	target_rec stack[8];
 	target_rec *targets = site->ntargets <= 8 ? stack
-						  : xmalloc(sizeof(target_rec) * (size_t)site->ntargets);
+						  : cgm_xcalloc(sizeof(target_rec) * (size_t)site->ntargets, 1);
 	int n = 0;
 	for (int t = 0; t < site->ntargets; t++)
 		if (w->written[site->targets[t]])
@@ -662,7 +652,7 @@ static int observed_dynamic_edges(const writer *w, int fi, int **out)
 		if (e->from != fi || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
 			continue;
 		if (!*out)
-			*out = xmalloc(sizeof(int) * (size_t)(w->first_edge[rank + 1] - i));
+			*out = cgm_xcalloc(sizeof(int) * (size_t)(w->first_edge[rank + 1] - i), 1);
 		(*out)[n++] = w->edges[i];
 	}
 	return n;
@@ -873,8 +863,8 @@ static void write_document(json_out *j, writer *w)
 	}
 	close_container(j, ']');
 
-	sort_rec *recs = xmalloc(sizeof(sort_rec) *
-				 (size_t)(m->ntriggers + m->nreferences + m->ndiagnostics + 1));
+	sort_rec *recs = cgm_xcalloc(sizeof(sort_rec) *
+				 (size_t)(m->ntriggers + m->nreferences + m->ndiagnostics + 1), 1);
 	for (int i = 0; i < m->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[i];
 		recs[i] = (sort_rec){ t->table_schema, t->table_name, t->name, i };
@@ -920,7 +910,7 @@ static void write_document(json_out *j, writer *w)
 	/* Diagnostics by file, line, message: line compared as text would put
 	 * 10 before 9, so it is a zero-padded key.  They close parse_errors
 	 * and make up diagnostics. */
-	char (*line_keys)[16] = xmalloc(sizeof(*line_keys) * (size_t)(m->ndiagnostics + 1));
+	char (*line_keys)[16] = cgm_xcalloc(sizeof(*line_keys) * (size_t)(m->ndiagnostics + 1), 1);
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &m->diagnostics[i];
 		snprintf(line_keys[i], sizeof(line_keys[i]), "%011lld", (long long)d->line + 2147483648LL);
@@ -1005,7 +995,7 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 		writer_free(&w);
 		return rc;
 	}
-	json_out j = { .out = { .file = &out, .buf = xmalloc(OUT_BUFFER_SIZE) } };
+	json_out j = { .out = { .file = &out, .buf = cgm_xcalloc(OUT_BUFFER_SIZE, 1) } };
 	write_document(&j, &w);
 	out_flush(&j.out);
 	free(j.out.buf);
@@ -1786,7 +1776,7 @@ static int read_functions(reader *r, const jv *doc)
 	/* Sorts the functions and builds the id lookup the rest needs. */
 	cgm_model_index(r->model);
 
-	bool *seen = xmalloc(sizeof(bool) * n);
+	bool *seen = cgm_xcalloc(sizeof(bool) * n, 1);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const jv *obj = jv_array_get(arr, i);

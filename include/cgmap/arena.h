@@ -28,6 +28,12 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 /* Move every block of `child` into `parent` and free `child`: what a
  * worker thread allocated lives on with the parent. */
 void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child);
+/* Heap allocation for scratch tables outside any arena: zeroed (never
+ * NULL, even for 0 bytes); on failure the process stops with a message,
+ * as with arenas. */
+void *cgm_xcalloc(size_t n, size_t size);
+void *cgm_xrealloc(void *p, size_t n);
+
 /* Bytes handed out, for the benchmarks. */
 size_t cgm_arena_used(const cgm_arena *arena);
 
