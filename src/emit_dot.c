@@ -5,9 +5,11 @@
  * Out: the DOT file, written to a temporary file in the same folder and
  *      renamed, so a reader never sees half a graph.  Every name goes
  *      through cgm_escape_dot(), so `dot -Tsvg` accepts the file whatever the
- *      catalog holds; the same model gives the same bytes.  Streamed: the
- *      text goes out in 256 KiB pieces, so memory stays at the sort indexes
- *      whatever the size of the graph; everything is freed before returning.
+ *      catalog holds; the same model gives the same bytes.  Streamed through
+ *      the outfile buffer (outfile.h), so memory stays at the sort indexes
+ *      and the ids escaped once, whatever the size of the graph; everything
+ *      is freed before returning.  Reads the model only and keeps no static
+ *      state, so it may run beside the snapshot writer on another thread.
  *
  * Drawing (the legend cluster in the file says the same):
  *   - one cluster per schema, functions labelled name(args), the full id as
@@ -28,6 +30,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,76 +47,100 @@
  * is copied in runs, and every other run of bytes goes through
  * cgm_escape_dot().  Cutting the text before a plain ASCII byte changes
  * nothing: an ASCII byte is always a character of its own, and a broken
- * multi-byte sequence before it is broken at the cut too. */
+ * multi-byte sequence before it is broken at the cut too.  For the same
+ * reason a text made of pieces joined by ASCII (a tooltip) is escaped piece
+ * by piece straight into the output. */
 static bool dot_plain(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '&';
 }
 
-static void escape_dot(cgm_strbuf *out, const char *s)
+#define BYTES8(c) (0x0101010101010101ULL * (unsigned char)(c))
+
+/* Whether any of 8 bytes is not plain.  With every byte below 0x80 (else
+ * the last term says so), a subtraction sets a byte's high bit only when
+ * that byte is below what is subtracted, or a lower one was (itself a
+ * hit); adding 1 sets it only for 0x7F (DEL). */
+static inline bool has_unplain8(const unsigned char *p)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	char piece[64];
-	cgm_strbuf_add(out, "", 0); /* reads as "" even when nothing is added */
-	while (*p) {
+	uint64_t x;
+	memcpy(&x, p, 8);
+	uint64_t hits = (x - BYTES8(0x20)) | ((x ^ BYTES8('"')) - BYTES8(1)) |
+			((x ^ BYTES8('\\')) - BYTES8(1)) | ((x ^ BYTES8('&')) - BYTES8(1)) |
+			(x + BYTES8(1)) | x;
+	return (hits & BYTES8(0x80)) != 0;
+}
+
+typedef struct {
+	const char *k1, *k2, *k3;
+	int index, sub;
+} sort_rec;
+
+typedef struct {
+	const cgm_model *model;
+	cgm_outfile file;   /* the output, buffered */
+	bool *drawn;        /* per function index */
+	sort_rec *nodes;    /* drawn functions by schema, id */
+	int nnodes;
+	int *rank;          /* per function index: rank of its id (outfile.h) */
+	unsigned *trigger_events; /* per function index: events of the triggers calling it */
+	char *id_text;      /* the drawn functions' ids escaped, one block */
+	size_t *id_at;      /* per drawn function index: where its text starts */
+	size_t *id_len;
+	cgm_strbuf raw, piece, label, tables, table; /* scratch, reused */
+} dot_writer;
+
+static void escape_dot(dot_writer *w, const char *s)
+{
+	cgm_outfile *o = &w->file;
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *end = p + strlen((const char *)p);
+	while (p < end) {
 		const unsigned char *run = p;
+		while (end - p >= 8 && !has_unplain8(p))
+			p += 8;
 		while (dot_plain(*p))
 			p++;
 		if (p > run)
-			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
+			cgm_outfile_add(o, run, (size_t)(p - run));
 		run = p;
 		while (*p && !dot_plain(*p))
 			p++;
-		size_t n = (size_t)(p - run);
-		if (n == 0)
+		if (p == run)
 			continue;
-		char *copy = n < sizeof(piece) ? piece : cgm_xcalloc(n + 1, 1);
-		memcpy(copy, run, n);
-		copy[n] = '\0';
-		cgm_escape_dot(out, copy);
-		if (copy != piece)
-			free(copy);
+		cgm_strbuf_reset(&w->raw);
+		cgm_strbuf_add(&w->raw, (const char *)run, (size_t)(p - run));
+		cgm_strbuf_reset(&w->piece);
+		cgm_escape_dot(&w->piece, w->raw.data);
+		cgm_outfile_add(o, w->piece.data, w->piece.len);
 	}
 }
 
-static void put_int(cgm_strbuf *out, int v)
-{
-	char buf[16];
-	char *end = buf + sizeof(buf), *p = end;
-	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	cgm_strbuf_add(out, p, (size_t)(end - p));
-}
+#define lit(w, literal) cgm_outfile_lit(&(w)->file, literal)
 
-/* "text" with the text escaped. */
-static void put_quoted(cgm_strbuf *out, const char *s)
+/* A drawn function's id escaped, as written once in the plan. */
+static void put_id_text(dot_writer *w, int fi)
 {
-	cgm_strbuf_putc(out, '"');
-	escape_dot(out, s);
-	cgm_strbuf_putc(out, '"');
+	cgm_outfile_add(&w->file, w->id_text + w->id_at[fi], w->id_len[fi]);
 }
 
 /* Node names: function ids end with ')' and the other node kinds never do,
  * so the name spaces cannot meet. */
-static void put_function_node(cgm_strbuf *out, const cgm_function *f)
+static void put_function_node(dot_writer *w, int fi)
 {
-	put_quoted(out, f->id);
+	cgm_outfile_putc(&w->file, '"');
+	put_id_text(w, fi);
+	cgm_outfile_putc(&w->file, '"');
 }
 
 /* "<id> EXECUTE site N": the id escaped on its own is the same text, the
  * rest being plain ASCII. */
-static void put_dynamic_node(cgm_strbuf *out, const cgm_function *f, int site_index)
+static void put_dynamic_node(dot_writer *w, int fi, int site_index)
 {
-	cgm_strbuf_putc(out, '"');
-	escape_dot(out, f->id);
-	cgm_strbuf_puts(out, " EXECUTE site ");
-	put_int(out, site_index + 1);
-	cgm_strbuf_putc(out, '"');
+	cgm_outfile_putc(&w->file, '"');
+	put_id_text(w, fi);
+	lit(w, " EXECUTE site ");
+	cgm_outfile_int(&w->file, site_index + 1);
+	cgm_outfile_putc(&w->file, '"');
 }
 
 /* The callee as written: schema-qualified when it was. */
@@ -126,17 +153,12 @@ static void written_name(cgm_strbuf *out, const cgm_site *site)
 	cgm_strbuf_puts(out, site->name ? site->name : "?");
 }
 
-static void put_missing_node(cgm_strbuf *out, const char *written)
+static void put_missing_node(dot_writer *w, const char *written)
 {
-	cgm_strbuf_puts(out, "\"missing: ");
-	escape_dot(out, written);
-	cgm_strbuf_putc(out, '"');
+	lit(w, "\"missing: ");
+	escape_dot(w, written);
+	cgm_outfile_putc(&w->file, '"');
 }
-
-typedef struct {
-	const char *k1, *k2, *k3;
-	int index, sub;
-} sort_rec;
 
 static int compare_text(const char *a, const char *b)
 {
@@ -180,10 +202,11 @@ static int compare_ints(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void put_lines(cgm_strbuf *out, const int *lines, int n)
+/* "line 3" or "lines 3, 7": plain ASCII, so written as it is. */
+static void put_lines(dot_writer *w, const int *lines, int n)
 {
 	int stack[16];
-	int *sorted = n <= 16 ? stack : cgm_xcalloc(sizeof(int) * (size_t)n, 1);
+	int *sorted = n <= 16 ? stack : cgm_xcalloc((size_t)n, sizeof(int));
 	if (n)
 		memcpy(sorted, lines, sizeof(int) * (size_t)n);
 	if (n > 16)
@@ -195,137 +218,112 @@ static void put_lines(cgm_strbuf *out, const int *lines, int n)
 				sorted[j] = sorted[j - 1];
 				sorted[j - 1] = tmp;
 			}
-	cgm_strbuf_puts(out, n == 1 ? "line " : "lines ");
+	if (n == 1)
+		lit(w, "line ");
+	else
+		lit(w, "lines ");
 	for (int i = 0; i < n; i++) {
 		if (i)
-			cgm_strbuf_add(out, ", ", 2);
-		put_int(out, sorted[i]);
+			lit(w, ", ");
+		cgm_outfile_int(&w->file, sorted[i]);
 	}
 	if (sorted != stack)
 		free(sorted);
 }
 
-#define FLUSH_AT (256 * 1024)
-
-typedef struct {
-	const cgm_model *model;
-	cgm_strbuf out;     /* pending text, written out past FLUSH_AT */
-	cgm_outfile file;   /* where out is flushed to */
-	bool *drawn;        /* per function index */
-	sort_rec *nodes;    /* drawn functions by schema, id */
-	int nnodes;
-	unsigned *trigger_events; /* per function index: events of the triggers calling it */
-	cgm_strbuf text, label, tip, tables, table; /* scratch, reused */
-} dot_writer;
-
-/* Write the pending text; after a failed write the rest is dropped and
- * the error reported once at the end. */
-static void flush_out(dot_writer *w)
-{
-	cgm_outfile_write(&w->file, w->out.data, w->out.len);
-	cgm_strbuf_reset(&w->out);
-}
-
-static void maybe_flush(dot_writer *w)
-{
-	if (w->out.len >= FLUSH_AT)
-		flush_out(w);
-}
-
 static void emit_function_node(dot_writer *w, int fi)
 {
 	const cgm_function *f = &w->model->functions[fi];
-	cgm_strbuf *out = &w->out;
-	cgm_strbuf *text = &w->text;
 
-	cgm_strbuf_puts(out, "    ");
-	put_function_node(out, f);
-	cgm_strbuf_puts(out, " [label=\"");
-	escape_dot(out, f->name ? f->name : f->id);
-	cgm_strbuf_putc(out, '(');
-	escape_dot(out, f->identity_args ? f->identity_args : "");
-	cgm_strbuf_putc(out, ')');
+	lit(w, "    ");
+	put_function_node(w, fi);
+	lit(w, " [label=\"");
+	escape_dot(w, f->name ? f->name : f->id);
+	cgm_outfile_putc(&w->file, '(');
+	escape_dot(w, f->identity_args ? f->identity_args : "");
+	cgm_outfile_putc(&w->file, ')');
 	if (f->kind == CGM_KIND_PROCEDURE)
-		cgm_strbuf_puts(out, "\\nprocedure");
+		lit(w, "\\nprocedure");
 	if (f->is_trigger)
-		cgm_strbuf_puts(out, "\\ntrigger function");
+		lit(w, "\\ntrigger function");
 	if (!f->analysed && !f->builtin) {
-		cgm_strbuf_puts(out, "\\n[");
-		escape_dot(out, f->language ? f->language : "?");
-		cgm_strbuf_puts(out, ", not analysed]");
+		lit(w, "\\n[");
+		escape_dot(w, f->language ? f->language : "?");
+		lit(w, ", not analysed]");
 	}
 	if (f->nerrors > 0)
-		cgm_strbuf_puts(out, "\\n[parse error]");
-	cgm_strbuf_puts(out, "\", tooltip=\"");
-	cgm_strbuf_reset(text);
-	cgm_strbuf_puts(text, f->id);
+		lit(w, "\\n[parse error]");
+	/* Tooltip: the id, the language, each parse error, the calls seen. */
+	lit(w, "\", tooltip=\"");
+	put_id_text(w, fi);
 	if (f->language) {
-		cgm_strbuf_puts(text, "\nlanguage ");
-		cgm_strbuf_puts(text, f->language);
+		lit(w, "\\nlanguage ");
+		escape_dot(w, f->language);
 	}
 	for (int e = 0; e < f->nerrors; e++) {
-		if (f->errors[e].line > 0)
-			cgm_strbuf_printf(text, "\nparse error, line %d: %s", f->errors[e].line,
-					  f->errors[e].message ? f->errors[e].message : "");
-		else
-			cgm_strbuf_printf(text, "\nparse error: %s",
-					  f->errors[e].message ? f->errors[e].message : "");
+		if (f->errors[e].line > 0) {
+			lit(w, "\\nparse error, line ");
+			cgm_outfile_int(&w->file, f->errors[e].line);
+			lit(w, ": ");
+		} else {
+			lit(w, "\\nparse error: ");
+		}
+		escape_dot(w, f->errors[e].message ? f->errors[e].message : "");
 	}
-	if (w->model->has_runtime)
-		cgm_strbuf_printf(text, "\n%lld calls observed", (long long)f->runtime.calls);
-	escape_dot(out, cgm_strbuf_cstr(text));
-	cgm_strbuf_putc(out, '"');
+	if (w->model->has_runtime) {
+		lit(w, "\\n");
+		cgm_outfile_int(&w->file, f->runtime.calls);
+		lit(w, " calls observed");
+	}
+	cgm_outfile_putc(&w->file, '"');
 
 	if (f->builtin)
-		cgm_strbuf_puts(out, ", shape=ellipse, style=filled, fillcolor=\"#eeeeee\", "
-				     "color=\"" COLOR_GREY "\", fontcolor=\"#555555\"");
+		lit(w, ", shape=ellipse, style=filled, fillcolor=\"#eeeeee\", "
+		       "color=\"" COLOR_GREY "\", fontcolor=\"#555555\"");
 	else if (!f->analysed)
-		cgm_strbuf_puts(out, ", style=\"rounded,filled\", fillcolor=\"#e6e6e6\", "
-				     "color=\"" COLOR_GREY "\", fontcolor=\"#666666\"");
+		lit(w, ", style=\"rounded,filled\", fillcolor=\"#e6e6e6\", "
+		       "color=\"" COLOR_GREY "\", fontcolor=\"#666666\"");
 	if (f->nerrors > 0)
-		cgm_strbuf_puts(out, ", color=\"" COLOR_MISSING "\", penwidth=2");
-	cgm_strbuf_puts(out, "];\n");
+		lit(w, ", color=\"" COLOR_MISSING "\", penwidth=2");
+	lit(w, "];\n");
 
 	/* Its dynamic EXECUTE sites, in the same cluster. */
 	for (int s = 0; s < f->nsites; s++) {
 		const cgm_site *site = &f->sites[s];
 		if (site->kind != CGM_SITE_DYNAMIC)
 			continue;
-		cgm_strbuf_puts(out, "    ");
-		put_dynamic_node(out, f, s);
-		cgm_strbuf_printf(out, " [shape=note, style=filled, fillcolor=\"#fff4c2\", "
-				       "color=\"" COLOR_DYNAMIC "\", label=\"EXECUTE line %d\", tooltip=\"",
-				  site->line);
-		cgm_strbuf_reset(text);
-		cgm_strbuf_printf(text, "dynamic EXECUTE in %s, line %d", f->id, site->line);
+		lit(w, "    ");
+		put_dynamic_node(w, fi, s);
+		lit(w, " [shape=note, style=filled, fillcolor=\"#fff4c2\", "
+		       "color=\"" COLOR_DYNAMIC "\", label=\"EXECUTE line ");
+		cgm_outfile_int(&w->file, site->line);
+		lit(w, "\", tooltip=\"dynamic EXECUTE in ");
+		put_id_text(w, fi);
+		lit(w, ", line ");
+		cgm_outfile_int(&w->file, site->line);
 		if (site->text) {
-			cgm_strbuf_putc(text, '\n');
-			cgm_strbuf_puts(text, site->text);
+			lit(w, "\\n");
+			escape_dot(w, site->text);
 		}
-		escape_dot(out, cgm_strbuf_cstr(text));
-		cgm_strbuf_puts(out, "\"];\n");
+		lit(w, "\"];\n");
 	}
-	maybe_flush(w);
 }
 
 static void emit_clusters(dot_writer *w)
 {
-	cgm_strbuf *out = &w->out;
 	for (int i = 0; i < w->nnodes;) {
 		const char *schema = w->nodes[i].k1;
-		cgm_strbuf_puts(out, "  subgraph ");
-		cgm_strbuf name = CGM_STRBUF_INIT;
-		cgm_strbuf_printf(&name, "cluster_%s", schema ? schema : "");
-		put_quoted(out, cgm_strbuf_cstr(&name));
-		cgm_strbuf_free(&name);
-		cgm_strbuf_puts(out, " {\n    label=\"schema ");
-		escape_dot(out, schema ? schema : "(none)");
-		cgm_strbuf_puts(out, "\";\n    style=\"rounded\";\n    color=\"#999999\";\n"
-				     "    fontname=\"Helvetica-Bold\";\n");
+		/* "cluster_<schema>": the prefix is plain ASCII. */
+		lit(w, "  subgraph \"cluster_");
+		escape_dot(w, schema ? schema : "");
+		lit(w, "\" {\n    label=\"schema ");
+		escape_dot(w, schema ? schema : "(none)");
+		lit(w, "\";\n    style=\"rounded\";\n    color=\"#999999\";\n"
+		       "    fontname=\"Helvetica-Bold\";\n");
 		int j = i;
 		while (j < w->nnodes && compare_text(w->nodes[j].k1, schema) == 0)
 			emit_function_node(w, w->nodes[j++].index);
-		cgm_strbuf_puts(out, "  }\n");
+		lit(w, "  }\n");
 		i = j;
 	}
 }
@@ -393,24 +391,25 @@ static int dynamic_site_of(const cgm_function *f, const cgm_edge *e)
 static void emit_edge(dot_writer *w, const cgm_edge *e)
 {
 	const cgm_model *m = w->model;
-	const cgm_function *from = &m->functions[e->from], *to = &m->functions[e->to];
-	cgm_strbuf *out = &w->out;
+	const cgm_function *from = &m->functions[e->from];
 	bool is_static = e->provenance & CGM_EDGE_STATIC;
 	bool observed = e->provenance & CGM_EDGE_OBSERVED;
-	cgm_strbuf *label = &w->label, *tip = &w->tip;
 	const char *color = NULL;
-	cgm_strbuf_reset(label);
-	cgm_strbuf_reset(tip);
-
-	const char *style = e->via == CGM_VIA_LITERAL ? "dotted" : observed && !is_static ? "dashed" : "solid";
+	/* The label: fixed text for most edges, gathered for a trigger's. */
+	const char *label = NULL;
+	cgm_strbuf *gathered = &w->label;
 
 	switch (e->via) {
 	case CGM_VIA_TRIGGER:
-		trigger_label(w, e, label);
+		cgm_strbuf_reset(gathered);
+		trigger_label(w, e, gathered);
+		if (e->ambiguous)
+			cgm_strbuf_puts(gathered, " ?");
+		label = cgm_strbuf_cstr(gathered);
 		color = COLOR_TRIGGER;
 		break;
 	case CGM_VIA_LITERAL:
-		cgm_strbuf_puts(label, "EXECUTE");
+		label = e->ambiguous ? "EXECUTE ?" : "EXECUTE";
 		break;
 	case CGM_VIA_DYNAMIC:
 		color = COLOR_DYNAMIC;
@@ -419,81 +418,87 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		break;
 	}
 	if (e->ambiguous) {
-		cgm_strbuf_puts(label, label->len ? " ?" : "?");
+		if (!label)
+			label = "?";
 		if (!color)
 			color = COLOR_AMBIGUOUS;
 	}
 
 	int site = e->via == CGM_VIA_DYNAMIC ? dynamic_site_of(from, e) : -1;
-	cgm_strbuf_puts(out, "  ");
+	lit(w, "  ");
 	if (site >= 0)
-		put_dynamic_node(out, from, site);
+		put_dynamic_node(w, e->from, site);
 	else
-		put_function_node(out, from);
-	cgm_strbuf_puts(out, " -> ");
-	put_function_node(out, to);
-	cgm_strbuf_puts(out, " [style=\"");
-	cgm_strbuf_puts(out, style);
+		put_function_node(w, e->from);
+	lit(w, " -> ");
+	put_function_node(w, e->to);
+	if (e->via == CGM_VIA_LITERAL)
+		lit(w, " [style=\"dotted");
+	else if (observed && !is_static)
+		lit(w, " [style=\"dashed");
+	else
+		lit(w, " [style=\"solid");
 	if (is_static && observed)
-		cgm_strbuf_puts(out, ",bold");
-	cgm_strbuf_putc(out, '"');
+		lit(w, ",bold");
+	cgm_outfile_putc(&w->file, '"');
 	if (color) {
-		cgm_strbuf_puts(out, ", color=\"");
-		cgm_strbuf_puts(out, color);
-		cgm_strbuf_puts(out, "\", fontcolor=\"");
-		cgm_strbuf_puts(out, color);
-		cgm_strbuf_putc(out, '"');
+		lit(w, ", color=\"");
+		cgm_outfile_add(&w->file, color, strlen(color));
+		lit(w, "\", fontcolor=\"");
+		cgm_outfile_add(&w->file, color, strlen(color));
+		cgm_outfile_putc(&w->file, '"');
 	}
-	if (label->len) {
-		cgm_strbuf_puts(out, ", label=\"");
-		escape_dot(out, cgm_strbuf_cstr(label));
-		cgm_strbuf_putc(out, '"');
+	if (label) {
+		lit(w, ", label=\"");
+		escape_dot(w, label);
+		cgm_outfile_putc(&w->file, '"');
 	}
 
 	/* "<from> -> <to> (<via>, static and observed), lines ..." */
-	cgm_strbuf_puts(tip, from->id);
-	cgm_strbuf_puts(tip, " -> ");
-	cgm_strbuf_puts(tip, to->id);
-	cgm_strbuf_puts(tip, " (");
-	cgm_strbuf_puts(tip, cgm_via_name(e->via));
-	cgm_strbuf_puts(tip, ", ");
+	lit(w, ", tooltip=\"");
+	put_id_text(w, e->from);
+	lit(w, " -> ");
+	put_id_text(w, e->to);
+	lit(w, " (");
+	const char *via = cgm_via_name(e->via);
+	cgm_outfile_add(&w->file, via, strlen(via));
+	lit(w, ", ");
 	if (is_static)
-		cgm_strbuf_puts(tip, "static");
+		lit(w, "static");
 	if (is_static && observed)
-		cgm_strbuf_puts(tip, " and ");
+		lit(w, " and ");
 	if (observed)
-		cgm_strbuf_puts(tip, "observed");
-	cgm_strbuf_putc(tip, ')');
+		lit(w, "observed");
+	cgm_outfile_putc(&w->file, ')');
 	if (e->nlines > 0) {
-		cgm_strbuf_puts(tip, ", ");
-		put_lines(tip, e->lines, e->nlines);
+		lit(w, ", ");
+		put_lines(w, e->lines, e->nlines);
 	}
 	if (e->ambiguous)
-		cgm_strbuf_puts(tip, ", one of several candidates");
-	if (observed)
-		cgm_strbuf_printf(tip, ", %lld calls", (long long)e->runtime.calls);
-	cgm_strbuf_puts(out, ", tooltip=\"");
-	escape_dot(out, cgm_strbuf_cstr(tip));
-	cgm_strbuf_puts(out, "\"];\n");
-	maybe_flush(w);
+		lit(w, ", one of several candidates");
+	if (observed) {
+		lit(w, ", ");
+		cgm_outfile_int(&w->file, e->runtime.calls);
+		lit(w, " calls");
+	}
+	lit(w, "\"];\n");
 }
 
 /* Each drawn function to each of its dynamic-site notes. */
 static void emit_dynamic_links(dot_writer *w)
 {
-	cgm_strbuf *out = &w->out;
 	for (int i = 0; i < w->nnodes; i++) {
-		const cgm_function *f = &w->model->functions[w->nodes[i].index];
+		int fi = w->nodes[i].index;
+		const cgm_function *f = &w->model->functions[fi];
 		for (int s = 0; s < f->nsites; s++) {
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
-			cgm_strbuf_puts(out, "  ");
-			put_function_node(out, f);
-			cgm_strbuf_puts(out, " -> ");
-			put_dynamic_node(out, f, s);
-			cgm_strbuf_puts(out, " [style=dotted, arrowhead=none, color=\"" COLOR_DYNAMIC "\"];\n");
+			lit(w, "  ");
+			put_function_node(w, fi);
+			lit(w, " -> ");
+			put_dynamic_node(w, fi, s);
+			lit(w, " [style=dotted, arrowhead=none, color=\"" COLOR_DYNAMIC "\"];\n");
 		}
-		maybe_flush(w);
 	}
 }
 
@@ -502,11 +507,10 @@ static void emit_dynamic_links(dot_writer *w)
 static void emit_missing(dot_writer *w)
 {
 	const cgm_model *m = w->model;
-	cgm_strbuf *out = &w->out;
 	int n = 0, cap = 16;
-	sort_rec *recs = cgm_xcalloc(sizeof(sort_rec) * (size_t)cap, 1);
+	sort_rec *recs = cgm_xcalloc((size_t)cap, sizeof(sort_rec));
 	cgm_strbuf names = CGM_STRBUF_INIT; /* written names, NUL-separated */
-	size_t *offsets = cgm_xcalloc(sizeof(size_t) * (size_t)cap, 1);
+	size_t *offsets = cgm_xcalloc((size_t)cap, sizeof(size_t));
 	for (int i = 0; i < w->nnodes; i++) {
 		const cgm_function *f = &m->functions[w->nodes[i].index];
 		for (int s = 0; s < f->nsites; s++) {
@@ -514,12 +518,8 @@ static void emit_missing(dot_writer *w)
 				continue;
 			if (n == cap) {
 				cap *= 2;
-				recs = realloc(recs, sizeof(sort_rec) * (size_t)cap);
-				offsets = realloc(offsets, sizeof(size_t) * (size_t)cap);
-				if (!recs || !offsets) {
-					fprintf(stderr, "cgmap: out of memory\n");
-					abort();
-				}
+				recs = cgm_xrealloc(recs, sizeof(sort_rec) * (size_t)cap);
+				offsets = cgm_xrealloc(offsets, sizeof(size_t) * (size_t)cap);
 			}
 			offsets[n] = names.len;
 			written_name(&names, &f->sites[s]);
@@ -535,21 +535,17 @@ static void emit_missing(dot_writer *w)
 	for (int i = 0; i < n; i++) {
 		if (i > 0 && strcmp(recs[i].k1, recs[i - 1].k1) == 0)
 			continue;
-		cgm_strbuf_puts(out, "  ");
-		put_missing_node(out, recs[i].k1);
-		cgm_strbuf_puts(out, " [shape=box, style=\"dashed\", color=\"" COLOR_MISSING "\", "
-				     "fontcolor=\"" COLOR_MISSING "\", label=\"");
-		escape_dot(out, recs[i].k1);
-		cgm_strbuf_puts(out, "\", tooltip=\"");
-		cgm_strbuf tip = CGM_STRBUF_INIT;
-		cgm_strbuf_printf(&tip, "missing callee: no function %s exists", recs[i].k1);
-		escape_dot(out, cgm_strbuf_cstr(&tip));
-		cgm_strbuf_free(&tip);
-		cgm_strbuf_puts(out, "\"];\n");
-		maybe_flush(w);
+		lit(w, "  ");
+		put_missing_node(w, recs[i].k1);
+		lit(w, " [shape=box, style=\"dashed\", color=\"" COLOR_MISSING "\", "
+		       "fontcolor=\"" COLOR_MISSING "\", label=\"");
+		escape_dot(w, recs[i].k1);
+		lit(w, "\", tooltip=\"missing callee: no function ");
+		escape_dot(w, recs[i].k1);
+		lit(w, " exists\"];\n");
 	}
 	/* Lines of one (name, function) group: one buffer for all groups. */
-	int *lines = cgm_xcalloc(sizeof(int) * (size_t)n, 1);
+	int *lines = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int i = 0; i < n;) {
 		int j = i;
 		int nlines = 0;
@@ -559,19 +555,17 @@ static void emit_missing(dot_writer *w)
 				lines[nlines++] = site->line;
 			j++;
 		}
-		const cgm_function *f = &m->functions[recs[i].index];
-		cgm_strbuf_puts(out, "  ");
-		put_function_node(out, f);
-		cgm_strbuf_puts(out, " -> ");
-		put_missing_node(out, recs[i].k1);
-		cgm_strbuf_puts(out, " [style=dashed, color=\"" COLOR_MISSING "\", tooltip=\"");
-		cgm_strbuf tip = CGM_STRBUF_INIT;
-		cgm_strbuf_printf(&tip, "%s calls missing %s, ", f->id, recs[i].k1);
-		put_lines(&tip, lines, nlines);
-		escape_dot(out, cgm_strbuf_cstr(&tip));
-		cgm_strbuf_free(&tip);
-		cgm_strbuf_puts(out, "\"];\n");
-		maybe_flush(w);
+		lit(w, "  ");
+		put_function_node(w, recs[i].index);
+		lit(w, " -> ");
+		put_missing_node(w, recs[i].k1);
+		lit(w, " [style=dashed, color=\"" COLOR_MISSING "\", tooltip=\"");
+		put_id_text(w, recs[i].index);
+		lit(w, " calls missing ");
+		escape_dot(w, recs[i].k1);
+		lit(w, ", ");
+		put_lines(w, lines, nlines);
+		lit(w, "\"];\n");
 		i = j;
 	}
 	free(lines);
@@ -580,10 +574,10 @@ static void emit_missing(dot_writer *w)
 	free(recs);
 }
 
-static void emit_legend(cgm_strbuf *out)
+static void emit_legend(dot_writer *w)
 {
-	cgm_strbuf_puts(
-		out,
+	lit(
+		w,
 		"  subgraph \"cluster_legend\" {\n"
 		"    label=\"legend\";\n"
 		"    style=\"rounded,dashed\";\n"
@@ -630,54 +624,73 @@ static bool valid_function(const cgm_model *m, int idx)
 
 static void dot_writer_free(dot_writer *w)
 {
-	cgm_strbuf_free(&w->out);
-	cgm_strbuf_free(&w->text);
+	cgm_strbuf_free(&w->raw);
+	cgm_strbuf_free(&w->piece);
 	cgm_strbuf_free(&w->label);
-	cgm_strbuf_free(&w->tip);
 	cgm_strbuf_free(&w->tables);
 	cgm_strbuf_free(&w->table);
 	free(w->nodes);
 	free(w->drawn);
+	free(w->rank);
 	free(w->trigger_events);
+	free(w->id_text);
+	free(w->id_at);
+	free(w->id_len);
 }
 
 static void emit_graph(dot_writer *w, const int *edge_order)
 {
 	const cgm_model *m = w->model;
-	cgm_strbuf *out = &w->out;
-	cgm_strbuf_puts(out, "digraph \"cgmap\" {\n");
-	cgm_strbuf_puts(out, "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, "
-			     "nodesep=0.25, ranksep=0.6, label=\"");
-	cgm_strbuf label = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&label, "call graph of %s %s", m->source.kind ? m->source.kind : "source",
-			  m->source.name ? m->source.name : "");
-	escape_dot(out, cgm_strbuf_cstr(&label));
-	cgm_strbuf_free(&label);
-	cgm_strbuf_puts(out, "\", labelloc=t];\n");
-	cgm_strbuf_puts(out, "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", "
-			     "fontsize=10];\n");
-	cgm_strbuf_puts(out, "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n");
+	lit(w, "digraph \"cgmap\" {\n");
+	lit(w, "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, "
+	       "nodesep=0.25, ranksep=0.6, label=\"call graph of ");
+	escape_dot(w, m->source.kind ? m->source.kind : "source");
+	cgm_outfile_putc(&w->file, ' ');
+	escape_dot(w, m->source.name ? m->source.name : "");
+	lit(w, "\", labelloc=t];\n");
+	lit(w, "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", "
+	       "fontsize=10];\n");
+	lit(w, "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n");
 
 	emit_clusters(w);
 	emit_missing(w);
 	emit_dynamic_links(w);
 	for (int i = 0; i < m->nedges; i++)
 		emit_edge(w, &m->edges[edge_order[i]]);
-	emit_legend(out);
-	cgm_strbuf_puts(out, "}\n");
-	flush_out(w);
+	emit_legend(w);
+	lit(w, "}\n");
+}
+
+/* Every drawn id escaped once: the edges and tooltips repeat them. */
+static void escape_ids(dot_writer *w)
+{
+	const cgm_model *m = w->model;
+	cgm_strbuf ids = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
+	w->id_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
+	w->id_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
+	for (int i = 0; i < w->nnodes; i++) {
+		int fi = w->nodes[i].index;
+		/* escape_dot() appends to the file: cgm_escape_dot() here. */
+		cgm_strbuf_reset(&one);
+		cgm_escape_dot(&one, m->functions[fi].id);
+		w->id_at[fi] = ids.len;
+		w->id_len[fi] = one.len;
+		cgm_strbuf_add(&ids, one.data, one.len);
+	}
+	cgm_strbuf_free(&one);
+	w->id_text = ids.data;
 }
 
 int cgm_emit_dot(const cgm_model *model, const char *path)
 {
 	const cgm_model *m = model;
-	dot_writer w = { .model = m, .out = CGM_STRBUF_INIT };
+	dot_writer w = { .model = m };
 
 	/* Drawn: every mapped function, and the builtins an edge reaches. */
-	w.drawn = cgm_xcalloc(sizeof(bool) * (size_t)m->nfunctions, 1);
+	w.drawn = cgm_xcalloc((size_t)m->nfunctions, sizeof(bool));
 	for (int i = 0; i < m->nfunctions; i++) {
 		if (!m->functions[i].id) {
-			free(w.drawn);
+			dot_writer_free(&w);
 			return cgm_error(CGM_EIO, "cannot write \"%s\": function %d has no id", path, i);
 		}
 		w.drawn[i] = !m->functions[i].builtin;
@@ -685,7 +698,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 	for (int i = 0; i < m->nedges; i++) {
 		const cgm_edge *e = &m->edges[i];
 		if (!valid_function(m, e->from) || !valid_function(m, e->to)) {
-			free(w.drawn);
+			dot_writer_free(&w);
 			return cgm_error(CGM_EIO,
 					 "cannot write \"%s\": edge %d points outside the function "
 					 "list (%d -> %d)",
@@ -693,27 +706,38 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 		}
 		w.drawn[e->from] = w.drawn[e->to] = true;
 	}
-	w.nodes = cgm_xcalloc(sizeof(sort_rec) * (size_t)m->nfunctions, 1);
+	/* By schema, then id: the model keeps functions by id, so this is
+	 * often the order already, checked before sorting. */
+	w.nodes = cgm_xcalloc((size_t)m->nfunctions, sizeof(sort_rec));
+	bool sorted = true;
 	for (int i = 0; i < m->nfunctions; i++)
-		if (w.drawn[i])
-			w.nodes[w.nnodes++] =
+		if (w.drawn[i]) {
+			w.nodes[w.nnodes] =
 				(sort_rec){ m->functions[i].schema, m->functions[i].id, NULL, i, 0 };
-	qsort(w.nodes, (size_t)w.nnodes, sizeof(sort_rec), compare_recs);
+			if (w.nnodes > 0 && compare_recs(&w.nodes[w.nnodes - 1], &w.nodes[w.nnodes]) > 0)
+				sorted = false;
+			w.nnodes++;
+		}
+	if (!sorted)
+		qsort(w.nodes, (size_t)w.nnodes, sizeof(sort_rec), compare_recs);
+	escape_ids(&w);
 
 	/* An observed-only trigger edge is labelled with the events of the
 	 * triggers that call its target: gathered once, not per edge. */
-	w.trigger_events = cgm_xcalloc(sizeof(unsigned) * (size_t)m->nfunctions, 1);
+	w.trigger_events = cgm_xcalloc((size_t)m->nfunctions, sizeof(unsigned));
 	for (int t = 0; t < m->ntriggers; t++)
 		if (valid_function(m, m->triggers[t].function))
 			w.trigger_events[m->triggers[t].function] |= m->triggers[t].events;
 
-	int *edges = cgm_model_edge_order(m);
+	w.rank = cgm_xcalloc((size_t)m->nfunctions, sizeof(int));
+	cgm_output_id_ranks(w.rank, m);
+	int *edges = cgm_output_edge_order(m, w.rank);
 
 	/* Streamed into a temporary file beside the target, then renamed. */
-	int rc = cgm_outfile_open(&w.file, path, NULL);
+	int rc = cgm_outfile_open(&w.file, path, NULL, false);
 	if (rc == 0) {
 		emit_graph(&w, edges);
-		rc = cgm_outfile_commit(&w.file, false);
+		rc = cgm_outfile_commit(&w.file);
 	}
 	free(edges);
 	dot_writer_free(&w);

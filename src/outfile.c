@@ -1,16 +1,28 @@
 /*
- * outfile.c - whole-or-nothing output files (see outfile.h).
+ * outfile.c - whole-or-nothing buffered output files, and the orders the
+ * graph writers share (see outfile.h).
+ *
+ * In: a path, then bytes.  Out: the file, renamed into place on commit.
+ * Memory: the path copies and the buffer, freed by cgm_outfile_commit; the
+ * orders are malloc'd for the caller.
  */
 #include "outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgmap/arena.h"
 #include "cgmap/error.h"
+
+/* A durable file is handed to the disk in pieces of this size while it is
+ * written, so the disk works while the rest is being made and the fsync at
+ * the end has only the last piece to wait for. */
+#define WRITEBACK_STEP (8 << 20)
 
 static int outfile_error(const cgm_outfile *f, const char *step, int err)
 {
@@ -21,17 +33,27 @@ static int outfile_error(const cgm_outfile *f, const char *step, int err)
 			 f->what ? " " : "", f->path, strerror(err));
 }
 
-int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what)
+static void release(cgm_outfile *f)
+{
+	free(f->path);
+	free(f->tmp);
+	free(f->buf);
+	f->path = f->tmp = f->buf = NULL;
+	f->fd = -1;
+}
+
+int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, bool durable)
 {
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->what = what;
+	f->durable = durable;
 	f->path = strdup(path);
 	size_t len = strlen(path) + 16;
 	f->tmp = malloc(len);
-	if (!f->path || !f->tmp) {
-		free(f->path);
-		free(f->tmp);
+	f->buf = malloc(CGM_OUTFILE_BUFFER);
+	if (!f->path || !f->tmp || !f->buf) {
+		release(f);
 		return cgm_error(CGM_EIO, "cannot write \"%s\": out of memory", path);
 	}
 	snprintf(f->tmp, len, "%s.tmp.XXXXXX", path);
@@ -46,16 +68,13 @@ int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what)
 			close(f->fd);
 			unlink(f->tmp);
 		}
-		free(f->path);
-		free(f->tmp);
-		f->path = f->tmp = NULL;
+		release(f);
 	}
 	return rc;
 }
 
-void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len)
+static void write_all(cgm_outfile *f, const char *p, size_t len)
 {
-	const char *p = data;
 	while (!f->error && len > 0) {
 		ssize_t done = write(f->fd, p, len);
 		if (done < 0 && errno == EINTR)
@@ -66,16 +85,38 @@ void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len)
 		}
 		p += done;
 		len -= (size_t)done;
+		f->written += done;
 	}
+#ifdef SYNC_FILE_RANGE_WRITE
+	/* Start the disk on what is written; only a hint, so a failure here
+	 * is left to the fsync to report. */
+	if (f->durable && !f->error && f->written - f->queued >= WRITEBACK_STEP) {
+		(void)sync_file_range(f->fd, f->queued, f->written - f->queued, SYNC_FILE_RANGE_WRITE);
+		f->queued = f->written;
+	}
+#endif
 }
 
-int cgm_outfile_commit(cgm_outfile *f, bool durable)
+void cgm_outfile_flush(cgm_outfile *f)
+{
+	write_all(f, f->buf, f->len);
+	f->len = 0;
+}
+
+void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len)
+{
+	cgm_outfile_flush(f);
+	write_all(f, data, len);
+}
+
+int cgm_outfile_commit(cgm_outfile *f)
 {
 	const char *failed = NULL;
 	int err = 0;
+	cgm_outfile_flush(f);
 	if (f->error)
 		failed = "write", err = f->error;
-	if (!failed && durable && fsync(f->fd) != 0)
+	if (!failed && f->durable && fsync(f->fd) != 0)
 		failed = "fsync", err = errno;
 	if (close(f->fd) != 0 && !failed)
 		failed = "close", err = errno;
@@ -86,9 +127,105 @@ int cgm_outfile_commit(cgm_outfile *f, bool durable)
 		unlink(f->tmp);
 		rc = outfile_error(f, failed, err);
 	}
-	free(f->path);
-	free(f->tmp);
-	f->path = f->tmp = NULL;
-	f->fd = -1;
+	release(f);
 	return rc;
+}
+
+/* ---- orders ---------------------------------------------------------- */
+
+typedef struct {
+	const char *id;
+	int index;
+} id_rec;
+
+static int compare_id_recs(const void *a, const void *b)
+{
+	const id_rec *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+void cgm_output_id_ranks(int *rank, const cgm_model *model)
+{
+	int n = model->nfunctions;
+	id_rec *recs = cgm_xcalloc((size_t)n, sizeof(id_rec));
+	bool sorted = true;
+	for (int i = 0; i < n; i++) {
+		recs[i] = (id_rec){ model->functions[i].id ? model->functions[i].id : "", i };
+		if (i > 0 && sorted && strcmp(recs[i - 1].id, recs[i].id) > 0)
+			sorted = false;
+	}
+	if (!sorted)
+		qsort(recs, (size_t)n, sizeof(id_rec), compare_id_recs);
+	for (int i = 0; i < n; i++)
+		rank[recs[i].index] = i > 0 && strcmp(recs[i].id, recs[i - 1].id) == 0
+					      ? rank[recs[i - 1].index]
+					      : i;
+	free(recs);
+}
+
+/* Within one from id: by to id, via name, model order. */
+static bool edge_before(const cgm_model *m, const int *rank, int a, int b)
+{
+	const cgm_edge *x = &m->edges[a], *y = &m->edges[b];
+	if (rank[x->to] != rank[y->to])
+		return rank[x->to] < rank[y->to];
+	if (x->via != y->via) {
+		int c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
+		if (c)
+			return c < 0;
+	}
+	return a < b;
+}
+
+typedef struct {
+	const cgm_model *model;
+	const int *rank;
+} edge_sort_ctx;
+
+static int compare_edges_ctx(const void *a, const void *b, void *arg)
+{
+	const edge_sort_ctx *ctx = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (x == y)
+		return 0;
+	return edge_before(ctx->model, ctx->rank, x, y) ? -1 : 1;
+}
+
+int *cgm_output_edge_order(const cgm_model *model, const int *rank)
+{
+	int n = model->nfunctions, nedges = model->nedges;
+	int *order = cgm_xcalloc((size_t)nedges, sizeof(int));
+	/* Buckets by from rank, edges in model order within each. */
+	int *start = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < nedges; i++)
+		start[rank[model->edges[i].from] + 1]++;
+	for (int r = 0; r < n; r++)
+		start[r + 1] += start[r];
+	int *next = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	memcpy(next, start, sizeof(int) * (size_t)(n + 1));
+	for (int i = 0; i < nedges; i++)
+		order[next[rank[model->edges[i].from]]++] = i;
+	free(next);
+	/* Each bucket holds the edges of one caller: mostly a handful, often in
+	 * order already, so insertion sort; a large one is sorted whole. */
+	edge_sort_ctx ctx = { model, rank };
+	for (int r = 0; r < n; r++) {
+		int *b = order + start[r];
+		int len = start[r + 1] - start[r];
+		if (len > 32) {
+			qsort_r(b, (size_t)len, sizeof(int), compare_edges_ctx, &ctx);
+			continue;
+		}
+		for (int i = 1; i < len; i++) {
+			int e = b[i], k = i;
+			while (k > 0 && edge_before(model, rank, e, b[k - 1])) {
+				b[k] = b[k - 1];
+				k--;
+			}
+			b[k] = e;
+		}
+	}
+	free(start);
+	return order;
 }

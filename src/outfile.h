@@ -1,17 +1,30 @@
 /*
- * outfile.h - writing an output file whole or not at all.
+ * outfile.h - writing an output file whole or not at all, through one
+ * buffer, and the orders both graph writers (snapshot, DOT) list things in.
  *
- * In:  a target path and the bytes, in as many writes as the caller likes.
+ * In:  a target path and the bytes, appended in pieces as small as one byte.
  * Out: the target replaced in one rename by a temporary file written beside
  *      it, so a crash or a full disk never leaves half a snapshot or graph.
- * The first failed write is kept and reported once, by cgm_outfile_commit,
- * which also frees what cgm_outfile_open allocated.
+ * The bytes gather in a CGM_OUTFILE_BUFFER buffer that goes to the file each
+ * time it fills; a durable file has what it wrote handed to the disk as it
+ * grows, so the final fsync waits only for the tail.  The first failed write
+ * is kept and reported once, by cgm_outfile_commit, which also frees what
+ * cgm_outfile_open allocated: call it exactly once after a successful open.
+ * Nothing here uses static state: two files may be written on two threads.
  */
 #ifndef CGMAP_OUTFILE_H
 #define CGMAP_OUTFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "cgmap/model.h"
+
+#define CGM_OUTFILE_BUFFER (256 * 1024)
+/* The most cgm_outfile_room() hands out at once. */
+#define CGM_OUTFILE_ROOM_MAX 64
 
 typedef struct cgm_outfile {
 	char *path;         /* heap copy of the target */
@@ -19,14 +32,83 @@ typedef struct cgm_outfile {
 	const char *what;   /* "snapshot", or NULL: named in messages */
 	int fd;
 	int error;          /* errno of the first failed write, 0 when none */
+	bool durable;       /* fsync before the rename */
+	char *buf;          /* pending bytes (CGM_OUTFILE_BUFFER) */
+	size_t len;
+	off_t written;      /* bytes that went to the file */
+	off_t queued;       /* durable: bytes handed to the disk so far */
 } cgm_outfile;
 
-/* Create the temporary file (mode 0644).  CGM_EIO naming the path on failure. */
-int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what);
-/* Append bytes; after a failure the rest is dropped. */
+/* Create the temporary file (mode 0644).  CGM_EIO naming the path on
+ * failure (then there is nothing to commit). */
+int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, bool durable);
+/* The pending bytes to the file. */
+void cgm_outfile_flush(cgm_outfile *f);
+/* Write the buffer out, then the bytes; after a failure the rest is dropped. */
 void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len);
-/* Flush to disk when durable, close, rename over the target.  On any
- * failure the temporary file is removed and CGM_EIO says which step failed. */
-int cgm_outfile_commit(cgm_outfile *f, bool durable);
+/* Flush, fsync when durable, close, rename over the target.  On any failure
+ * the temporary file is removed and CGM_EIO says which step failed. */
+int cgm_outfile_commit(cgm_outfile *f);
+
+/* Append n bytes: a copy into the buffer, the file written when it fills. */
+static inline void cgm_outfile_add(cgm_outfile *f, const void *p, size_t n)
+{
+	if (f->len + n > CGM_OUTFILE_BUFFER) {
+		if (n > CGM_OUTFILE_BUFFER / 4) {
+			cgm_outfile_write(f, p, n);
+			return;
+		}
+		cgm_outfile_flush(f);
+	}
+	memcpy(f->buf + f->len, p, n);
+	f->len += n;
+}
+
+/* A string literal, its length known at compile time. */
+#define cgm_outfile_lit(f, literal) cgm_outfile_add((f), "" literal, sizeof(literal) - 1)
+
+static inline void cgm_outfile_putc(cgm_outfile *f, char c)
+{
+	if (f->len == CGM_OUTFILE_BUFFER)
+		cgm_outfile_flush(f);
+	f->buf[f->len++] = c;
+}
+
+/* Room for n <= CGM_OUTFILE_ROOM_MAX bytes at the end of the buffer: write
+ * there, then add what was used to f->len. */
+static inline char *cgm_outfile_room(cgm_outfile *f, size_t n)
+{
+	if (f->len + n > CGM_OUTFILE_BUFFER)
+		cgm_outfile_flush(f);
+	return f->buf + f->len;
+}
+
+/* A decimal integer, without printf. */
+static inline void cgm_outfile_int(cgm_outfile *f, long long v)
+{
+	char digits[24];
+	char *end = digits + sizeof(digits), *p = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	size_t n = (size_t)(end - p);
+	memcpy(cgm_outfile_room(f, sizeof(digits)), p, n);
+	f->len += n;
+}
+
+/* Per function index, the rank of its id in byte order (equal ids share
+ * the rank of the first): rank must hold model->nfunctions ints; a missing
+ * id ranks as "".  The functions are usually sorted already (the model
+ * keeps them by id), which is checked before sorting. */
+void cgm_output_id_ranks(int *rank, const cgm_model *model);
+/* Edge indexes in the order every output lists edges (cgm_model_edge_order:
+ * from id, to id, via, then model order), by a counting sort on the id
+ * ranks instead of a comparison sort; every edge's from and to must be
+ * valid indexes.  Malloc'd, model->nedges entries; the caller frees. */
+int *cgm_output_edge_order(const cgm_model *model, const int *rank);
 
 #endif

@@ -7,8 +7,10 @@
  * folder then renamed over the target, so a crash never leaves half a
  * snapshot.  Byte-identical for the same model: keys in a fixed order,
  * arrays in the documented sorted orders, reals with a fixed precision.
- * Streamed: memory is the sort indexes and a 256 KiB buffer, freed before
- * returning, whatever the size of the model.
+ * Streamed: memory is the order arrays, the written ids escaped once, and
+ * a 256 KiB buffer, freed before returning, whatever the size of the model.
+ * Layout: indented like jansson's JSON_INDENT(2) down to each function, the
+ * many small records (sites, edges, ...) one per line (docs/snapshot.md).
  *
  * Read: in, the file or a folder holding cgmap.json; out, *out = a new
  * model the caller frees with cgm_model_free() (NULL on error).  Derived
@@ -47,69 +49,20 @@ static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCA
 /* ------------------------------------------------------------------ */
 
 /* The snapshot is streamed straight to the file: no document tree is built,
- * so memory stays at the sorted index arrays plus one output buffer
- * whatever the size of the model.  The bytes are exactly those jansson's
- * json_dumps printed with JSON_INDENT(2) | JSON_REAL_PRECISION(12) (the
- * format the snapshot had from the start, docs/snapshot.md), so the
- * escaping and the number format below follow jansson 2.14, not
- * cgm_escape_json (which also escapes '<', '>', '&' for HTML). */
+ * so memory stays at the order arrays, the functions' ids written out once,
+ * and one output buffer whatever the size of the model.
+ *
+ * Layout (docs/snapshot.md): the document, its objects and each function
+ * are laid out as jansson's json_dumps() with JSON_INDENT(2) does (one
+ * member per line, indented two spaces per depth), while each element of
+ * the lists of small records (sites, errors, edges, triggers, references,
+ * dynamic_sites, missing, parse_errors, diagnostics) stands on one line as
+ * jansson prints it without indent: {"line": 7, "kind": "call", ...}.  The
+ * scalars are jansson 2.14's with JSON_REAL_PRECISION(12): the escaping
+ * and the number format below follow it, not cgm_escape_json (which also
+ * escapes '<', '>', '&' for HTML). */
 
-#define OUT_BUFFER_SIZE (256 * 1024)
-
-/* Buffered output into an outfile (outfile.h), which keeps the first write
- * error, so callers check once at the end. */
-typedef struct {
-	cgm_outfile *file;
-	char *buf;
-	size_t len;
-} out_stream;
-
-static void out_write_all(out_stream *o, const char *p, size_t n)
-{
-	cgm_outfile_write(o->file, p, n);
-}
-
-static void out_flush(out_stream *o)
-{
-	out_write_all(o, o->buf, o->len);
-	o->len = 0;
-}
-
-static inline void out_add(out_stream *o, const char *p, size_t n)
-{
-	if (o->len + n > OUT_BUFFER_SIZE) {
-		out_flush(o);
-		if (n > OUT_BUFFER_SIZE / 2) {
-			out_write_all(o, p, n);
-			return;
-		}
-	}
-	char *dst = o->buf + o->len;
-	o->len += n;
-	/* Most pieces are a few bytes: two overlapping fixed-size copies
-	 * (single moves) instead of a call. */
-	if (n >= 8 && n <= 16) {
-		memcpy(dst, p, 8);
-		memcpy(dst + n - 8, p + n - 8, 8);
-	} else if (n >= 4 && n < 8) {
-		memcpy(dst, p, 4);
-		memcpy(dst + n - 4, p + n - 4, 4);
-	} else if (n < 4) {
-		while (n--)
-			*dst++ = *p++;
-	} else {
-		memcpy(dst, p, n);
-	}
-}
-
-static inline void out_putc(out_stream *o, char c)
-{
-	if (o->len == OUT_BUFFER_SIZE)
-		out_flush(o);
-	o->buf[o->len++] = c;
-}
-
-/* What out_string does with each byte: copy it (0), stop and escape it or
+/* What put_string does with each byte: copy it (0), stop and escape it or
  * end at NUL (1), check a multi-byte sequence (2). */
 static const unsigned char json_byte_class[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -130,21 +83,34 @@ static const unsigned char json_byte_class[256] = {
 	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
-/* A JSON string as jansson dumps it: '"' and '\\' escaped, control
- * characters as \b \f \n \r \t or \u00XX (upper-case hex), everything else
- * (DEL, '/', non-ASCII) raw; NULL is null.  jansson only takes valid
- * UTF-8 and a catalog in SQL_ASCII may hold anything, so bad bytes become
- * U+FFFD (the same rule as cgmap/escape.h). */
-static void out_string(out_stream *o, const char *s)
+#define BYTES8(c) (0x0101010101010101ULL * (unsigned char)(c))
+
+/* Whether any of 8 bytes is more than a copy: a control character, '"',
+ * '\\' or a non-ASCII byte.  With every byte below 0x80 (else the last
+ * term says so), a subtraction sets a byte's high bit only when that byte
+ * is below what is subtracted, or a lower one was (itself a hit). */
+static inline bool needs_care8(const unsigned char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	uint64_t hits = (x - BYTES8(0x20)) | ((x ^ BYTES8('"')) - BYTES8(1)) |
+			((x ^ BYTES8('\\')) - BYTES8(1)) | x;
+	return (hits & BYTES8(0x80)) != 0;
+}
+
+/* The text of a JSON string, without quotes, as jansson dumps it: '"' and
+ * '\\' escaped, control characters as \b \f \n \r \t or \u00XX (upper-case
+ * hex), everything else (DEL, '/', non-ASCII) raw.  jansson only takes
+ * valid UTF-8 and a catalog in SQL_ASCII may hold anything, so each bad
+ * byte becomes U+FFFD (the same rule as cgmap/escape.h).  Clean text is
+ * skipped 8 bytes at a time and copied in runs. */
+static void put_string_text(cgm_outfile *o, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	if (!s) {
-		out_add(o, "null", 4);
-		return;
-	}
-	out_putc(o, '"');
-	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s), *run = p;
 	for (;;) {
+		while (end - p >= 8 && !needs_care8(p))
+			p += 8;
 		while (json_byte_class[*p] == 0)
 			p++;
 		unsigned char c = *p;
@@ -156,11 +122,11 @@ static void out_string(out_stream *o, const char *s)
 			}
 		}
 		if (p > run)
-			out_add(o, (const char *)run, (size_t)(p - run));
-		if (c == 0)
+			cgm_outfile_add(o, run, (size_t)(p - run));
+		if (p == end)
 			break;
 		if (c >= 0x80) {
-			out_add(o, "\xEF\xBF\xBD", 3);
+			cgm_outfile_lit(o, "\xEF\xBF\xBD");
 		} else {
 			char esc[6] = { '\\', 0, 0, 0, 0, 0 };
 			size_t n = 2;
@@ -177,32 +143,38 @@ static void out_string(out_stream *o, const char *s)
 				esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
 				n = 6;
 			}
-			out_add(o, esc, n);
+			cgm_outfile_add(o, esc, n);
 		}
 		run = ++p;
 	}
-	out_putc(o, '"');
 }
 
-static void out_integer(out_stream *o, long long v)
+/* A JSON string; NULL is null. */
+static void put_string(cgm_outfile *o, const char *s)
 {
-	char buf[24];
-	char *end = buf + sizeof(buf), *p = end;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	out_add(o, p, (size_t)(end - p));
+	if (!s) {
+		cgm_outfile_lit(o, "null");
+		return;
+	}
+	cgm_outfile_putc(o, '"');
+	put_string_text(o, s);
+	cgm_outfile_putc(o, '"');
+}
+
+static void put_bool(cgm_outfile *o, bool value)
+{
+	if (value)
+		cgm_outfile_lit(o, "true");
+	else
+		cgm_outfile_lit(o, "false");
 }
 
 /* jansson 2.14's real format: "%.12g", ".0" added when the text would read
  * back as an integer, and the exponent without '+' or leading zeros.
  * JSON has no NaN or infinity; a time that is not a number was never
- * measured, so it is written as 0. */
-static void out_real(out_stream *o, double v)
+ * measured, so it is written as 0.  Only runtime figures are reals, a few
+ * per function at most: printf does the digits. */
+static void put_real(cgm_outfile *o, double v)
 {
 	/* 12 significant digits: far below measurable time, and a value read
 	 * back prints as the same text, so a round trip is byte-identical. */
@@ -232,16 +204,56 @@ static void out_real(out_stream *o, double v)
 			len -= (size_t)(end - start);
 		}
 	}
-	out_add(o, buf, len);
+	cgm_outfile_add(o, buf, len);
 }
 
-/* JSON layout as jansson's JSON_INDENT(2): a container's members each on a
- * line indented two spaces per depth, "key": value, ", " never used; an
- * empty container stays "{}" or "[]". */
+/* ---- one-line records ---- */
+
+/* [ "a", null, "b" ] on one line. */
+static void put_flat_strings(cgm_outfile *o, const char *const *items, int n)
+{
+	cgm_outfile_putc(o, '[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			cgm_outfile_lit(o, ", ");
+		put_string(o, items ? items[i] : NULL);
+	}
+	cgm_outfile_putc(o, ']');
+}
+
+static void put_flat_events(cgm_outfile *o, unsigned events)
+{
+	bool first = true;
+	cgm_outfile_putc(o, '[');
+	for (int i = 0; i < NEVENTS; i++)
+		if (events & (1u << i)) {
+			if (!first)
+				cgm_outfile_lit(o, ", ");
+			first = false;
+			cgm_outfile_putc(o, '"');
+			cgm_outfile_add(o, event_names[i], strlen(event_names[i]));
+			cgm_outfile_putc(o, '"');
+		}
+	cgm_outfile_putc(o, ']');
+}
+
+static void put_flat_stats(cgm_outfile *o, const cgm_runtime_stats *st)
+{
+	cgm_outfile_lit(o, "{\"calls\": ");
+	cgm_outfile_int(o, st->calls);
+	cgm_outfile_lit(o, ", \"total_ms\": ");
+	put_real(o, st->total_ms);
+	cgm_outfile_lit(o, ", \"self_ms\": ");
+	put_real(o, st->self_ms);
+	cgm_outfile_putc(o, '}');
+}
+
+/* ---- the indented layout of the document and the functions ---- */
+
 #define JSON_MAX_DEPTH 16
 
 typedef struct {
-	out_stream out;
+	cgm_outfile *out;
 	int depth;
 	bool empty[JSON_MAX_DEPTH]; /* per open container: nothing written yet */
 } json_out;
@@ -249,31 +261,25 @@ typedef struct {
 static inline void newline_indent(json_out *j, int depth)
 {
 	static const char spaces[] = "\n                                ";
-	out_add(&j->out, spaces, 1 + (size_t)depth * 2);
+	cgm_outfile_add(j->out, spaces, 1 + (size_t)depth * 2);
 }
 
 /* Before a member or element of the innermost container. */
 static inline void next_item(json_out *j)
 {
 	if (!j->empty[j->depth])
-		out_putc(&j->out, ',');
+		cgm_outfile_putc(j->out, ',');
 	j->empty[j->depth] = false;
 	newline_indent(j, j->depth);
 }
 
 /* Keys are fixed ASCII names, given as literals: the whole "name": text is
  * made at compile time. */
-static inline void key_text(json_out *j, const char *text, size_t len)
-{
-	next_item(j);
-	out_add(&j->out, text, len);
-}
-
-#define key(j, name) key_text((j), "\"" name "\": ", sizeof("\"" name "\": ") - 1)
+#define key(j, name) (next_item(j), cgm_outfile_lit((j)->out, "\"" name "\": "))
 
 static void open_container(json_out *j, char bracket)
 {
-	out_putc(&j->out, bracket);
+	cgm_outfile_putc(j->out, bracket);
 	j->depth++;
 	j->empty[j->depth] = true;
 }
@@ -283,63 +289,40 @@ static void close_container(json_out *j, char bracket)
 	if (!j->empty[j->depth])
 		newline_indent(j, j->depth - 1);
 	j->depth--;
-	out_putc(&j->out, bracket);
+	cgm_outfile_putc(j->out, bracket);
 }
 
-static void put_bool(json_out *j, bool value)
-{
-	if (value)
-		out_add(&j->out, "true", 4);
-	else
-		out_add(&j->out, "false", 5);
-}
-
-#define key_string(j, name, value) (key(j, name), out_string(&(j)->out, (value)))
-#define key_int(j, name, value) (key(j, name), out_integer(&(j)->out, (value)))
-#define key_bool(j, name, value) (key(j, name), put_bool((j), (value)))
-#define key_null(j, name) (key(j, name), out_add(&(j)->out, "null", 4))
-
-static void item_string(json_out *j, const char *value)
-{
-	next_item(j);
-	out_string(&j->out, value);
-}
+#define key_string(j, name, value) (key(j, name), put_string((j)->out, (value)))
+#define key_int(j, name, value) (key(j, name), cgm_outfile_int((j)->out, (value)))
+#define key_bool(j, name, value) (key(j, name), put_bool((j)->out, (value)))
+#define key_null(j, name) (key(j, name), cgm_outfile_lit((j)->out, "null"))
 
 static void put_string_array(json_out *j, const char *const *items, int n)
 {
 	open_container(j, '[');
-	for (int i = 0; i < n; i++)
-		item_string(j, items ? items[i] : NULL);
-	close_container(j, ']');
-}
-
-static void put_events(json_out *j, unsigned events)
-{
-	open_container(j, '[');
-	for (int i = 0; i < NEVENTS; i++)
-		if (events & (1u << i))
-			item_string(j, event_names[i]);
+	for (int i = 0; i < n; i++) {
+		next_item(j);
+		put_string(j->out, items ? items[i] : NULL);
+	}
 	close_container(j, ']');
 }
 
 #define key_string_array(j, name, items, n) (key(j, name), put_string_array((j), (items), (n)))
-#define key_events(j, name, events) (key(j, name), put_events((j), (events)))
-#define key_stats(j, name, st) (key(j, name), put_stats((j), (st)))
-
-static bool stats_nonzero(const cgm_runtime_stats *st)
-{
-	return st->calls != 0 || st->total_ms != 0.0 || st->self_ms != 0.0;
-}
 
 static void put_stats(json_out *j, const cgm_runtime_stats *st)
 {
 	open_container(j, '{');
 	key_int(j, "calls", st->calls);
 	key(j, "total_ms");
-	out_real(&j->out, st->total_ms);
+	put_real(j->out, st->total_ms);
 	key(j, "self_ms");
-	out_real(&j->out, st->self_ms);
+	put_real(j->out, st->self_ms);
 	close_container(j, '}');
+}
+
+static bool stats_nonzero(const cgm_runtime_stats *st)
+{
+	return st->calls != 0 || st->total_ms != 0.0 || st->self_ms != 0.0;
 }
 
 static int compare_strings_nullable(const char *a, const char *b)
@@ -347,12 +330,6 @@ static int compare_strings_nullable(const char *a, const char *b)
 	if (!a || !b)
 		return (a != NULL) - (b != NULL);
 	return strcmp(a, b);
-}
-
-static int compare_ints(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 /* Sorting records: a key copy and the index into the model, the index
@@ -376,13 +353,16 @@ static int compare_recs(const void *a, const void *b)
 typedef struct {
 	const cgm_model *model;
 	bool *written;        /* per function index: part of the snapshot */
-	int *rank;            /* per written function index: rank of its id */
-	sort_rec *functions;  /* written functions by id */
-	int nfunctions;
-	int *edges;           /* edge indexes by from, to, via (cgm_model_edge_order) */
+	int *rank;            /* per function index: rank of its id (outfile.h) */
+	int *order;           /* written function indexes by id */
+	int norder;
+	int *position;        /* per written function index: its place in order */
+	int *edges;           /* edge indexes by from, to, via */
 	int nedges;
-	int *first_edge;      /* per rank: its first edge in edges (nfunctions + 1) */
-	cgm_strbuf scratch;
+	int *first_edge;      /* per place in order: its first edge in edges (norder + 1) */
+	char *id_text;        /* the written ids as JSON strings, quotes included */
+	size_t *id_at;        /* per written function index: where its text starts */
+	size_t *id_len;
 } writer;
 
 static bool valid_function(const cgm_model *m, int idx)
@@ -390,13 +370,26 @@ static bool valid_function(const cgm_model *m, int idx)
 	return idx >= 0 && idx < m->nfunctions;
 }
 
+/* A written function's id as a JSON string, escaped once in writer_plan:
+ * ids are written again for every edge and every site target. */
+#define NO_ID_TEXT SIZE_MAX
+
+static inline void put_id(cgm_outfile *o, const writer *w, int fi)
+{
+	if (w->id_at[fi] == NO_ID_TEXT)
+		put_string(o, w->model->functions[fi].id);
+	else
+		cgm_outfile_add(o, w->id_text + w->id_at[fi], w->id_len[fi]);
+}
+
 /* Which functions go in (user ones, and builtins an edge points at) and in
  * which order; every index is checked here once. */
 static int writer_plan(writer *w)
 {
 	const cgm_model *m = w->model;
-	w->written = cgm_xcalloc(sizeof(bool) * (size_t)m->nfunctions, 1);
-	for (int i = 0; i < m->nfunctions; i++)
+	int n = m->nfunctions;
+	w->written = cgm_xcalloc((size_t)n, sizeof(bool));
+	for (int i = 0; i < n; i++)
 		w->written[i] = !m->functions[i].builtin;
 	for (int i = 0; i < m->nedges; i++) {
 		const cgm_edge *e = &m->edges[i];
@@ -407,7 +400,7 @@ static int writer_plan(writer *w)
 					 i, e->from, e->to);
 		w->written[e->from] = w->written[e->to] = true;
 	}
-	for (int i = 0; i < m->nfunctions; i++) {
+	for (int i = 0; i < n; i++) {
 		const cgm_function *f = &m->functions[i];
 		if (!f->id)
 			return cgm_error(CGM_EIO, "cannot write the snapshot: function %d has no id", i);
@@ -420,29 +413,61 @@ static int writer_plan(writer *w)
 							 f->id, f->sites[s].line);
 	}
 
-	w->functions = cgm_xcalloc(sizeof(sort_rec) * (size_t)m->nfunctions, 1);
-	for (int i = 0; i < m->nfunctions; i++)
-		if (w->written[i])
-			w->functions[w->nfunctions++] = (sort_rec){ m->functions[i].id, NULL, NULL, i };
-	qsort(w->functions, (size_t)w->nfunctions, sizeof(sort_rec), compare_recs);
+	w->rank = cgm_xcalloc((size_t)n, sizeof(int));
+	cgm_output_id_ranks(w->rank, m);
+	/* Ranks are places in id order: a counting pass lists the written
+	 * functions by id, equal ids in model order. */
+	int *by_rank = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < n; i++)
+		by_rank[w->rank[i] + 1]++;
+	for (int r = 0; r < n; r++)
+		by_rank[r + 1] += by_rank[r];
+	int *sorted = cgm_xcalloc((size_t)n, sizeof(int));
+	for (int i = 0; i < n; i++)
+		sorted[by_rank[w->rank[i]]++] = i;
+	free(by_rank);
+	w->order = cgm_xcalloc((size_t)n, sizeof(int));
+	w->position = cgm_xcalloc((size_t)n, sizeof(int));
+	for (int k = 0; k < n; k++)
+		if (w->written[sorted[k]]) {
+			w->position[sorted[k]] = w->norder;
+			w->order[w->norder++] = sorted[k];
+		}
+	free(sorted);
 
-	w->rank = cgm_xcalloc(sizeof(int) * (size_t)m->nfunctions, 1);
-	for (int i = 0; i < w->nfunctions; i++)
-		w->rank[w->functions[i].index] =
-			i > 0 && strcmp(w->functions[i].k1, w->functions[i - 1].k1) == 0
-				? w->rank[w->functions[i - 1].index]
-				: i;
-
-	w->edges = cgm_model_edge_order(m);
+	w->edges = cgm_output_edge_order(m, w->rank);
 	w->nedges = m->nedges;
 
 	/* Edges come by from id: those of each function are one run. */
-	w->first_edge = cgm_xcalloc(sizeof(int) * (size_t)(w->nfunctions + 1), 1);
-	for (int r = 0, i = 0; r <= w->nfunctions; r++) {
-		while (i < w->nedges && w->rank[m->edges[w->edges[i]].from] < r)
+	w->first_edge = cgm_xcalloc((size_t)w->norder + 1, sizeof(int));
+	for (int p = 0, i = 0; p <= w->norder; p++) {
+		while (i < w->nedges &&
+		       (p == w->norder || w->rank[m->edges[w->edges[i]].from] < w->rank[w->order[p]]))
 			i++;
-		w->first_edge[r] = i;
+		w->first_edge[p] = i;
 	}
+
+	/* Every written id as JSON text, in one block: each is escaped into a
+	 * scratch outfile that is never flushed (an id too long to be sure of
+	 * fitting is escaped where it is written instead), then appended. */
+	w->id_at = cgm_xcalloc((size_t)n, sizeof(size_t));
+	w->id_len = cgm_xcalloc((size_t)n, sizeof(size_t));
+	cgm_strbuf ids = CGM_STRBUF_INIT;
+	cgm_outfile scratch = { .buf = cgm_xcalloc(CGM_OUTFILE_BUFFER, 1), .fd = -1 };
+	for (int k = 0; k < w->norder; k++) {
+		int fi = w->order[k];
+		const char *id = m->functions[fi].id;
+		w->id_at[fi] = NO_ID_TEXT;
+		if (strlen(id) > (CGM_OUTFILE_BUFFER - 2) / 6) /* a byte grows to 6 at most */
+			continue;
+		scratch.len = 0;
+		put_string(&scratch, id);
+		w->id_at[fi] = ids.len;
+		w->id_len[fi] = scratch.len;
+		cgm_strbuf_add(&ids, scratch.buf, scratch.len);
+	}
+	free(scratch.buf);
+	w->id_text = ids.data;
 	return 0;
 }
 
@@ -450,17 +475,26 @@ static void writer_free(writer *w)
 {
 	free(w->written);
 	free(w->rank);
-	free(w->functions);
+	free(w->order);
+	free(w->position);
 	free(w->edges);
 	free(w->first_edge);
-	cgm_strbuf_free(&w->scratch);
+	free(w->id_text);
+	free(w->id_at);
+	free(w->id_len);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
 }
 
 /* Sorted copy of a short int list: insertion sort in the caller's buffer
  * when it fits (most lists hold one or two lines), else a heap copy. */
 static int *sorted_ints(int *stack, int nstack, const int *items, int n)
 {
-	int *copy = n <= nstack ? stack : cgm_xcalloc(sizeof(int) * (size_t)n, 1);
+	int *copy = n <= nstack ? stack : cgm_xcalloc((size_t)n, sizeof(int));
 	if (n)
 		memcpy(copy, items, sizeof(int) * (size_t)n);
 	if (n > nstack) {
@@ -487,48 +521,66 @@ static int compare_target_recs(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static void write_site(json_out *j, writer *w, const cgm_site *site)
+/* Only targets that are part of the snapshot (a builtin without an edge is
+ * not), by id without repeats, so a snapshot read back writes the same.
+ * Equal ranks are equal ids. */
+static void put_site_targets(cgm_outfile *o, const writer *w, const cgm_site *site)
 {
-	const cgm_model *m = w->model;
-	open_container(j, '{');
-	key_int(j, "line", site->line);
-	key_string(j, "kind", cgm_site_kind_name(site->kind));
-	key_bool(j, "via_literal", site->via_literal);
-	key_string(j, "stmt", site->stmt);
-	key_string(j, "schema", site->schema);
-	key_string(j, "name", site->name);
-	key_int(j, "nargs", site->nargs);
-	key_string_array(j, "argnames", site->argnames, site->nargs);
-	key_string_array(j, "argtypes", site->argtypes, site->nargs);
-	key_bool(j, "variadic", site->variadic_call);
-	key_events(j, "events", site->events);
-	key_string(j, "text", site->text);
-	key_string(j, "resolution", cgm_resolution_name(site->resolution));
-
-	/* Only targets that are part of the snapshot (a builtin without an
-	 * edge is not), by id without repeats, so a snapshot read back writes
-	 * the same.  Equal ranks are equal ids. */
 	target_rec stack[8];
 	target_rec *targets = site->ntargets <= 8 ? stack
-						  : cgm_xcalloc(sizeof(target_rec) * (size_t)site->ntargets, 1);
+						  : cgm_xcalloc((size_t)site->ntargets, sizeof(target_rec));
 	int n = 0;
 	for (int t = 0; t < site->ntargets; t++)
 		if (w->written[site->targets[t]])
 			targets[n++] = (target_rec){ w->rank[site->targets[t]], site->targets[t] };
 	if (n > 1)
 		qsort(targets, (size_t)n, sizeof(target_rec), compare_target_recs);
-	key(j, "targets");
-	open_container(j, '[');
+	cgm_outfile_putc(o, '[');
 	for (int t = 0; t < n; t++)
-		if (t == 0 || targets[t].rank != targets[t - 1].rank)
-			item_string(j, m->functions[targets[t].target].id);
-	close_container(j, ']');
+		if (t == 0 || targets[t].rank != targets[t - 1].rank) {
+			if (t)
+				cgm_outfile_lit(o, ", ");
+			put_id(o, w, targets[t].target);
+		}
+	cgm_outfile_putc(o, ']');
 	if (targets != stack)
 		free(targets);
-	close_container(j, '}');
 }
 
-static void write_function(json_out *j, writer *w, const cgm_function *f)
+static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
+{
+	cgm_outfile_lit(o, "{\"line\": ");
+	cgm_outfile_int(o, site->line);
+	cgm_outfile_lit(o, ", \"kind\": ");
+	put_string(o, cgm_site_kind_name(site->kind));
+	cgm_outfile_lit(o, ", \"via_literal\": ");
+	put_bool(o, site->via_literal);
+	cgm_outfile_lit(o, ", \"stmt\": ");
+	put_string(o, site->stmt);
+	cgm_outfile_lit(o, ", \"schema\": ");
+	put_string(o, site->schema);
+	cgm_outfile_lit(o, ", \"name\": ");
+	put_string(o, site->name);
+	cgm_outfile_lit(o, ", \"nargs\": ");
+	cgm_outfile_int(o, site->nargs);
+	cgm_outfile_lit(o, ", \"argnames\": ");
+	put_flat_strings(o, site->argnames, site->nargs);
+	cgm_outfile_lit(o, ", \"argtypes\": ");
+	put_flat_strings(o, site->argtypes, site->nargs);
+	cgm_outfile_lit(o, ", \"variadic\": ");
+	put_bool(o, site->variadic_call);
+	cgm_outfile_lit(o, ", \"events\": ");
+	put_flat_events(o, site->events);
+	cgm_outfile_lit(o, ", \"text\": ");
+	put_string(o, site->text);
+	cgm_outfile_lit(o, ", \"resolution\": ");
+	put_string(o, cgm_resolution_name(site->resolution));
+	cgm_outfile_lit(o, ", \"targets\": ");
+	put_site_targets(o, w, site);
+	cgm_outfile_putc(o, '}');
+}
+
+static void write_function(json_out *j, const writer *w, const cgm_function *f)
 {
 	const cgm_model *m = w->model;
 	open_container(j, '{');
@@ -569,7 +621,7 @@ static void write_function(json_out *j, writer *w, const cgm_function *f)
 	open_container(j, '[');
 	for (int s = 0; s < f->nsites; s++) {
 		next_item(j);
-		write_site(j, w, &f->sites[s]);
+		put_site(j->out, w, &f->sites[s]);
 	}
 	close_container(j, ']');
 
@@ -577,19 +629,22 @@ static void write_function(json_out *j, writer *w, const cgm_function *f)
 	open_container(j, '[');
 	for (int e = 0; e < f->nerrors; e++) {
 		next_item(j);
-		open_container(j, '{');
-		key_int(j, "line", f->errors[e].line);
-		key_string(j, "message", f->errors[e].message);
-		close_container(j, '}');
+		cgm_outfile_lit(j->out, "{\"line\": ");
+		cgm_outfile_int(j->out, f->errors[e].line);
+		cgm_outfile_lit(j->out, ", \"message\": ");
+		put_string(j->out, f->errors[e].message);
+		cgm_outfile_putc(j->out, '}');
 	}
 	close_container(j, ']');
 
 	/* With runtime data every function has figures, zero meaning "never
 	 * seen"; without, null meaning "not measured". */
-	if (m->has_runtime || stats_nonzero(&f->runtime))
-		key_stats(j, "runtime", &f->runtime);
-	else
+	if (m->has_runtime || stats_nonzero(&f->runtime)) {
+		key(j, "runtime");
+		put_stats(j, &f->runtime);
+	} else {
 		key_null(j, "runtime");
+	}
 
 	key(j, "status");
 	open_container(j, '{');
@@ -604,31 +659,37 @@ static void write_function(json_out *j, writer *w, const cgm_function *f)
 	close_container(j, '}');
 }
 
-static void write_edge(json_out *j, const cgm_model *m, const cgm_edge *e)
+static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 {
-	open_container(j, '{');
-	key_string(j, "from", m->functions[e->from].id);
-	key_string(j, "to", m->functions[e->to].id);
-	key_string(j, "via", cgm_via_name(e->via));
-	key_bool(j, "static", e->provenance & CGM_EDGE_STATIC);
-	key_bool(j, "observed", e->provenance & CGM_EDGE_OBSERVED);
-	key_bool(j, "ambiguous", e->ambiguous);
+	cgm_outfile_lit(o, "{\"from\": ");
+	put_id(o, w, e->from);
+	cgm_outfile_lit(o, ", \"to\": ");
+	put_id(o, w, e->to);
+	cgm_outfile_lit(o, ", \"via\": ");
+	put_string(o, cgm_via_name(e->via));
+	cgm_outfile_lit(o, ", \"static\": ");
+	put_bool(o, e->provenance & CGM_EDGE_STATIC);
+	cgm_outfile_lit(o, ", \"observed\": ");
+	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
+	cgm_outfile_lit(o, ", \"ambiguous\": ");
+	put_bool(o, e->ambiguous);
 	int stack[16];
 	int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
-	key(j, "lines");
-	open_container(j, '[');
+	cgm_outfile_lit(o, ", \"lines\": [");
 	for (int i = 0; i < e->nlines; i++) {
-		next_item(j);
-		out_integer(&j->out, lines[i]);
+		if (i)
+			cgm_outfile_lit(o, ", ");
+		cgm_outfile_int(o, lines[i]);
 	}
-	close_container(j, ']');
+	cgm_outfile_putc(o, ']');
 	if (lines != stack)
 		free(lines);
+	cgm_outfile_lit(o, ", \"runtime\": ");
 	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime))
-		key_stats(j, "runtime", &e->runtime);
+		put_flat_stats(o, &e->runtime);
 	else
-		key_null(j, "runtime");
-	close_container(j, '}');
+		cgm_outfile_lit(o, "null");
+	cgm_outfile_putc(o, '}');
 }
 
 static bool edge_has_line(const cgm_edge *e, int line)
@@ -644,15 +705,15 @@ static bool edge_has_line(const cgm_edge *e, int line)
 static int observed_dynamic_edges(const writer *w, int fi, int **out)
 {
 	const cgm_model *m = w->model;
-	int rank = w->rank[fi];
+	int at = w->position[fi];
 	int n = 0;
 	*out = NULL;
-	for (int i = w->first_edge[rank]; i < w->first_edge[rank + 1]; i++) {
+	for (int i = w->first_edge[at]; i < w->first_edge[at + 1]; i++) {
 		const cgm_edge *e = &m->edges[w->edges[i]];
 		if (e->from != fi || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
 			continue;
 		if (!*out)
-			*out = cgm_xcalloc(sizeof(int) * (size_t)(w->first_edge[rank + 1] - i), 1);
+			*out = cgm_xcalloc((size_t)(w->first_edge[at + 1] - i), sizeof(int));
 		(*out)[n++] = w->edges[i];
 	}
 	return n;
@@ -661,23 +722,24 @@ static int observed_dynamic_edges(const writer *w, int fi, int **out)
 /* Ids of the functions observed to be called from this dynamic site: the
  * observed "dynamic" edges of the function at the site's line, or at no
  * known line when the function has only this one dynamic site. */
-static void write_observed_targets(json_out *j, const cgm_model *m, const int *dyn_edges,
-				   int ndyn_edges, const cgm_site *site, int ndynamic_sites)
+static void put_observed_targets(cgm_outfile *o, const writer *w, const int *dyn_edges,
+				 int ndyn_edges, const cgm_site *site, int ndynamic_sites)
 {
-	const char *last = NULL;
-	key(j, "observed_targets");
-	open_container(j, '[');
+	const cgm_model *m = w->model;
+	int last = -1;
+	cgm_outfile_putc(o, '[');
 	for (int i = 0; i < ndyn_edges; i++) {
 		const cgm_edge *e = &m->edges[dyn_edges[i]];
 		if (!edge_has_line(e, site->line) && !(e->nlines == 0 && ndynamic_sites == 1))
 			continue;
-		const char *to = m->functions[e->to].id;
-		if (last && strcmp(last, to) == 0)
+		if (last >= 0 && w->rank[last] == w->rank[e->to])
 			continue;
-		item_string(j, to);
-		last = to;
+		if (last >= 0)
+			cgm_outfile_lit(o, ", ");
+		put_id(o, w, e->to);
+		last = e->to;
 	}
-	close_container(j, ']');
+	cgm_outfile_putc(o, ']');
 }
 
 /* A trigger or a reference may name a function outside the mapped ones
@@ -702,8 +764,8 @@ static summary_counts count_summary(const writer *w)
 {
 	const cgm_model *m = w->model;
 	summary_counts sum = { 0 };
-	for (int i = 0; i < w->nfunctions; i++) {
-		const cgm_function *f = &m->functions[w->functions[i].index];
+	for (int i = 0; i < w->norder; i++) {
+		const cgm_function *f = &m->functions[w->order[i]];
 		if (f->builtin)
 			continue;
 		sum.functions++;
@@ -726,15 +788,18 @@ static summary_counts count_summary(const writer *w)
 	return sum;
 }
 
-static void write_diagnostic(json_out *j, const cgm_diagnostic *d, bool with_function)
+static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_function)
 {
-	open_container(j, '{');
+	cgm_outfile_putc(o, '{');
 	if (with_function)
-		key_null(j, "function");
-	key_string(j, "file", d->file);
-	key_int(j, "line", d->line);
-	key_string(j, "message", d->message);
-	close_container(j, '}');
+		cgm_outfile_lit(o, "\"function\": null, ");
+	cgm_outfile_lit(o, "\"file\": ");
+	put_string(o, d->file);
+	cgm_outfile_lit(o, ", \"line\": ");
+	cgm_outfile_int(o, d->line);
+	cgm_outfile_lit(o, ", \"message\": ");
+	put_string(o, d->message);
+	cgm_outfile_putc(o, '}');
 }
 
 /* The derived lists, one pass over the written functions each. */
@@ -743,8 +808,8 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 	const cgm_model *m = w->model;
 	key(j, "dynamic_sites");
 	open_container(j, '[');
-	for (int i = 0; i < w->nfunctions; i++) {
-		int fi = w->functions[i].index;
+	for (int i = 0; i < w->norder; i++) {
+		int fi = w->order[i];
 		const cgm_function *f = &m->functions[fi];
 		if (f->builtin)
 			continue;
@@ -760,26 +825,31 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			if (site->kind != CGM_SITE_DYNAMIC)
 				continue;
 			next_item(j);
-			open_container(j, '{');
-			key_string(j, "function", f->id);
-			key_int(j, "line", site->line);
-			key_string(j, "text", site->text);
-			key_string(j, "stmt", site->stmt);
-			write_observed_targets(j, m, dyn_edges, ndyn_edges, site, ndynamic);
-			close_container(j, '}');
+			cgm_outfile_lit(j->out, "{\"function\": ");
+			put_id(j->out, w, fi);
+			cgm_outfile_lit(j->out, ", \"line\": ");
+			cgm_outfile_int(j->out, site->line);
+			cgm_outfile_lit(j->out, ", \"text\": ");
+			put_string(j->out, site->text);
+			cgm_outfile_lit(j->out, ", \"stmt\": ");
+			put_string(j->out, site->stmt);
+			cgm_outfile_lit(j->out, ", \"observed_targets\": ");
+			put_observed_targets(j->out, w, dyn_edges, ndyn_edges, site, ndynamic);
+			cgm_outfile_putc(j->out, '}');
 		}
 		free(dyn_edges);
 	}
 	close_container(j, ']');
 }
 
-static void write_missing(json_out *j, writer *w)
+static void write_missing(json_out *j, const writer *w)
 {
 	const cgm_model *m = w->model;
 	key(j, "missing");
 	open_container(j, '[');
-	for (int i = 0; i < w->nfunctions; i++) {
-		const cgm_function *f = &m->functions[w->functions[i].index];
+	for (int i = 0; i < w->norder; i++) {
+		int fi = w->order[i];
+		const cgm_function *f = &m->functions[fi];
 		if (f->builtin)
 			continue;
 		for (int s = 0; s < f->nsites; s++) {
@@ -787,27 +857,34 @@ static void write_missing(json_out *j, writer *w)
 			if (site->resolution != CGM_RES_MISSING)
 				continue;
 			next_item(j);
-			open_container(j, '{');
-			key_string(j, "function", f->id);
-			key_int(j, "line", site->line);
+			cgm_outfile_lit(j->out, "{\"function\": ");
+			put_id(j->out, w, fi);
+			cgm_outfile_lit(j->out, ", \"line\": ");
+			cgm_outfile_int(j->out, site->line);
+			cgm_outfile_lit(j->out, ", \"name\": ");
+			/* "schema.name" escaped in two pieces is the whole escaped:
+			 * the '.' between is a character of its own. */
 			if (site->schema) {
-				cgm_strbuf_reset(&w->scratch);
-				cgm_strbuf_printf(&w->scratch, "%s.%s", site->schema,
-						  site->name ? site->name : "");
-				key_string(j, "name", cgm_strbuf_cstr(&w->scratch));
+				cgm_outfile_putc(j->out, '"');
+				put_string_text(j->out, site->schema);
+				cgm_outfile_putc(j->out, '.');
+				put_string_text(j->out, site->name ? site->name : "");
+				cgm_outfile_putc(j->out, '"');
 			} else {
-				key_string(j, "name", site->name);
+				put_string(j->out, site->name);
 			}
-			key_int(j, "nargs", site->nargs);
-			close_container(j, '}');
+			cgm_outfile_lit(j->out, ", \"nargs\": ");
+			cgm_outfile_int(j->out, site->nargs);
+			cgm_outfile_putc(j->out, '}');
 		}
 	}
 	close_container(j, ']');
 }
 
-static void write_document(json_out *j, writer *w)
+static void write_document(json_out *j, const writer *w)
 {
 	const cgm_model *m = w->model;
+	cgm_outfile *o = j->out;
 	summary_counts sum = count_summary(w);
 	open_container(j, '{');
 	key_string(j, "format", SNAPSHOT_FORMAT_NAME);
@@ -849,9 +926,9 @@ static void write_document(json_out *j, writer *w)
 
 	key(j, "functions");
 	open_container(j, '[');
-	for (int i = 0; i < w->nfunctions; i++) {
+	for (int i = 0; i < w->norder; i++) {
 		next_item(j);
-		write_function(j, w, &m->functions[w->functions[i].index]);
+		write_function(j, w, &m->functions[w->order[i]]);
 	}
 	close_container(j, ']');
 
@@ -859,12 +936,12 @@ static void write_document(json_out *j, writer *w)
 	open_container(j, '[');
 	for (int i = 0; i < w->nedges; i++) {
 		next_item(j);
-		write_edge(j, m, &m->edges[w->edges[i]]);
+		put_edge(o, w, &m->edges[w->edges[i]]);
 	}
 	close_container(j, ']');
 
-	sort_rec *recs = cgm_xcalloc(sizeof(sort_rec) *
-				 (size_t)(m->ntriggers + m->nreferences + m->ndiagnostics + 1), 1);
+	sort_rec *recs = cgm_xcalloc((size_t)(m->ntriggers + m->nreferences + m->ndiagnostics + 1),
+				     sizeof(sort_rec));
 	for (int i = 0; i < m->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[i];
 		recs[i] = (sort_rec){ t->table_schema, t->table_name, t->name, i };
@@ -875,14 +952,19 @@ static void write_document(json_out *j, writer *w)
 	for (int i = 0; i < m->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[recs[i].index];
 		next_item(j);
-		open_container(j, '{');
-		key_string(j, "schema", t->table_schema);
-		key_string(j, "table", t->table_name);
-		key_string(j, "name", t->name);
-		key_events(j, "events", t->events);
-		key_string(j, "function", trigger_function_id(m, t));
-		key_bool(j, "enabled", t->enabled);
-		close_container(j, '}');
+		cgm_outfile_lit(o, "{\"schema\": ");
+		put_string(o, t->table_schema);
+		cgm_outfile_lit(o, ", \"table\": ");
+		put_string(o, t->table_name);
+		cgm_outfile_lit(o, ", \"name\": ");
+		put_string(o, t->name);
+		cgm_outfile_lit(o, ", \"events\": ");
+		put_flat_events(o, t->events);
+		cgm_outfile_lit(o, ", \"function\": ");
+		put_string(o, trigger_function_id(m, t));
+		cgm_outfile_lit(o, ", \"enabled\": ");
+		put_bool(o, t->enabled);
+		cgm_outfile_putc(o, '}');
 	}
 	close_container(j, ']');
 
@@ -896,11 +978,13 @@ static void write_document(json_out *j, writer *w)
 	for (int i = 0; i < m->nreferences; i++) {
 		const cgm_reference *r = &m->references[recs[i].index];
 		next_item(j);
-		open_container(j, '{');
-		key_string(j, "function", reference_function_id(m, r));
-		key_string(j, "kind", r->object_kind);
-		key_string(j, "object", r->object);
-		close_container(j, '}');
+		cgm_outfile_lit(o, "{\"function\": ");
+		put_string(o, reference_function_id(m, r));
+		cgm_outfile_lit(o, ", \"kind\": ");
+		put_string(o, r->object_kind);
+		cgm_outfile_lit(o, ", \"object\": ");
+		put_string(o, r->object);
+		cgm_outfile_putc(o, '}');
 	}
 	close_container(j, ']');
 
@@ -910,7 +994,7 @@ static void write_document(json_out *j, writer *w)
 	/* Diagnostics by file, line, message: line compared as text would put
 	 * 10 before 9, so it is a zero-padded key.  They close parse_errors
 	 * and make up diagnostics. */
-	char (*line_keys)[16] = cgm_xcalloc(sizeof(*line_keys) * (size_t)(m->ndiagnostics + 1), 1);
+	char (*line_keys)[16] = cgm_xcalloc((size_t)(m->ndiagnostics + 1), sizeof(*line_keys));
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &m->diagnostics[i];
 		snprintf(line_keys[i], sizeof(line_keys[i]), "%011lld", (long long)d->line + 2147483648LL);
@@ -920,23 +1004,26 @@ static void write_document(json_out *j, writer *w)
 
 	key(j, "parse_errors");
 	open_container(j, '[');
-	for (int i = 0; i < w->nfunctions; i++) {
-		const cgm_function *f = &m->functions[w->functions[i].index];
+	for (int i = 0; i < w->norder; i++) {
+		const cgm_function *f = &m->functions[w->order[i]];
 		if (f->builtin)
 			continue;
 		for (int e = 0; e < f->nerrors; e++) {
 			next_item(j);
-			open_container(j, '{');
-			key_string(j, "function", f->id);
-			key_string(j, "file", f->file);
-			key_int(j, "line", f->errors[e].line);
-			key_string(j, "message", f->errors[e].message);
-			close_container(j, '}');
+			cgm_outfile_lit(o, "{\"function\": ");
+			put_id(o, w, w->order[i]);
+			cgm_outfile_lit(o, ", \"file\": ");
+			put_string(o, f->file);
+			cgm_outfile_lit(o, ", \"line\": ");
+			cgm_outfile_int(o, f->errors[e].line);
+			cgm_outfile_lit(o, ", \"message\": ");
+			put_string(o, f->errors[e].message);
+			cgm_outfile_putc(o, '}');
 		}
 	}
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		next_item(j);
-		write_diagnostic(j, &m->diagnostics[recs[i].index], true);
+		put_diagnostic(o, &m->diagnostics[recs[i].index], true);
 	}
 	close_container(j, ']');
 
@@ -944,7 +1031,7 @@ static void write_document(json_out *j, writer *w)
 	open_container(j, '[');
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		next_item(j);
-		write_diagnostic(j, &m->diagnostics[recs[i].index], false);
+		put_diagnostic(o, &m->diagnostics[recs[i].index], false);
 	}
 	close_container(j, ']');
 	free(line_keys);
@@ -960,7 +1047,7 @@ static void write_document(json_out *j, writer *w)
 		key_null(j, "runtime");
 	}
 	close_container(j, '}');
-	out_putc(&j->out, '\n');
+	cgm_outfile_putc(o, '\n');
 }
 
 /* The file named by path, or path/cgmap.json when path is a folder. */
@@ -978,10 +1065,12 @@ static char *snapshot_file(const char *path)
 }
 
 /* Streams the document into a temporary file beside the target, then
- * renames it over the target, so a crash never leaves half a snapshot. */
+ * renames it over the target, so a crash never leaves half a snapshot.
+ * Reads the model only, keeps no static state: safe beside another writer
+ * of the same model on another thread. */
 int cgm_snapshot_write(const cgm_model *model, const char *path)
 {
-	writer w = { .model = model, .scratch = CGM_STRBUF_INIT };
+	writer w = { .model = model };
 	int rc = writer_plan(&w);
 	if (rc) {
 		writer_free(&w);
@@ -989,18 +1078,16 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 	}
 	char *file = snapshot_file(path);
 	cgm_outfile out;
-	rc = cgm_outfile_open(&out, file, "snapshot");
+	rc = cgm_outfile_open(&out, file, "snapshot", true);
 	free(file);
 	if (rc) {
 		writer_free(&w);
 		return rc;
 	}
-	json_out j = { .out = { .file = &out, .buf = cgm_xcalloc(OUT_BUFFER_SIZE, 1) } };
+	json_out j = { .out = &out };
 	write_document(&j, &w);
-	out_flush(&j.out);
-	free(j.out.buf);
 	writer_free(&w);
-	return cgm_outfile_commit(&out, true);
+	return cgm_outfile_commit(&out);
 }
 
 /* ------------------------------------------------------------------ */

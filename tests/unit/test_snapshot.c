@@ -878,12 +878,120 @@ static void test_type_mutations(void **state)
 
 /* ---- the streamed writer prints what jansson prints ------------- */
 
-/* The snapshot's bytes are jansson's json_dumps() text (JSON_INDENT(2),
- * JSON_REAL_PRECISION(12)) of the same document: load the file with
- * jansson, dump it again, and the bytes must not move.  The model holds
- * the awkward cases: every control character, DEL, '/', U+2028, a 4-byte
+#define JANSSON_SCALAR_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+static void add_text(char **out, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+	*out = realloc(*out, *len + n + 1);
+	assert_non_null(*out);
+	memcpy(*out + *len, s, n + 1);
+	*len += n;
+}
+
+/* jansson's text of v without indent: {"a": 1, "b": [2, 3]}. */
+static void add_dumped(char **out, size_t *len, const json_t *v)
+{
+	char *text = json_dumps(v, JANSSON_SCALAR_FLAGS);
+	assert_non_null(text);
+	add_text(out, len, text);
+	free(text);
+}
+
+static void add_newline_indent(char **out, size_t *len, int depth)
+{
+	add_text(out, len, "\n");
+	for (int i = 0; i < depth; i++)
+		add_text(out, len, "  ");
+}
+
+/* Where a value stands: the document, a function, anything else. */
+enum { AT_DOCUMENT, AT_FUNCTION, AT_OTHER };
+
+/* The lists whose elements are one-line records (docs/snapshot.md). */
+static bool record_list(int at, const char *key)
+{
+	static const char *const in_document[] = { "edges", "triggers", "references",
+						   "dynamic_sites", "missing", "parse_errors",
+						   "diagnostics" };
+	if (at == AT_FUNCTION)
+		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0;
+	if (at == AT_DOCUMENT)
+		for (size_t i = 0; i < sizeof(in_document) / sizeof(in_document[0]); i++)
+			if (strcmp(key, in_document[i]) == 0)
+				return true;
+	return false;
+}
+
+/* The documented layout, made from the parsed document with jansson's own
+ * printing: every container as jansson's JSON_INDENT(2) lays it out, but
+ * each element of a record list as jansson prints it without indent. */
+static void add_layout(char **out, size_t *len, const json_t *v, int depth, int at)
+{
+	if (json_is_object(v) && json_object_size(v) > 0) {
+		add_text(out, len, "{");
+		const char *key;
+		json_t *member;
+		bool first = true;
+		json_object_foreach((json_t *)v, key, member) {
+			if (!first)
+				add_text(out, len, ",");
+			first = false;
+			add_newline_indent(out, len, depth + 1);
+			json_t *k = json_string(key);
+			add_dumped(out, len, k);
+			json_decref(k);
+			add_text(out, len, ": ");
+			bool records = record_list(at, key) && json_is_array(member);
+			if (records && json_array_size(member) > 0) {
+				add_text(out, len, "[");
+				for (size_t i = 0; i < json_array_size(member); i++) {
+					add_text(out, len, i ? "," : "");
+					add_newline_indent(out, len, depth + 2);
+					add_dumped(out, len, json_array_get(member, i));
+				}
+				add_newline_indent(out, len, depth + 1);
+				add_text(out, len, "]");
+			} else {
+				int inner = at == AT_DOCUMENT && strcmp(key, "functions") == 0 ? AT_FUNCTION
+												: AT_OTHER;
+				if (json_is_array(member) && json_array_size(member) > 0) {
+					add_text(out, len, "[");
+					for (size_t i = 0; i < json_array_size(member); i++) {
+						add_text(out, len, i ? "," : "");
+						add_newline_indent(out, len, depth + 2);
+						add_layout(out, len, json_array_get(member, i), depth + 2,
+							   inner);
+					}
+					add_newline_indent(out, len, depth + 1);
+					add_text(out, len, "]");
+				} else {
+					add_layout(out, len, member, depth + 1, AT_OTHER);
+				}
+			}
+		}
+		add_newline_indent(out, len, depth);
+		add_text(out, len, "}");
+	} else if (json_is_array(v) && json_array_size(v) > 0) {
+		add_text(out, len, "[");
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			add_text(out, len, i ? "," : "");
+			add_newline_indent(out, len, depth + 1);
+			add_layout(out, len, json_array_get(v, i), depth + 1, AT_OTHER);
+		}
+		add_newline_indent(out, len, depth);
+		add_text(out, len, "]");
+	} else {
+		add_dumped(out, len, v); /* scalars and empty containers */
+	}
+}
+
+/* The snapshot's bytes are the documented layout of the document jansson
+ * reads from them, every scalar printed by jansson (JSON_REAL_PRECISION(12)):
+ * rebuilt from the parsed file, they must not move.  The model holds the
+ * awkward cases: every control character, DEL, '/', U+2028, a 4-byte
  * character, invalid UTF-8, and reals from tiny to huge, negative zero,
- * NaN and infinity. */
+ * NaN and infinity, in every kind of record. */
 static void test_same_bytes_as_jansson(void **state)
 {
 	(void)state;
@@ -892,11 +1000,19 @@ static void test_same_bytes_as_jansson(void **state)
 	for (int c = 1; c < 0x20; c++)
 		controls[c - 1] = (char)c;
 	controls[31] = '\0';
+	const char *awkward = cgm_arena_printf(
+		m->arena,
+		"ctl[%s] del[\x7F] slash[/] ls[\xE2\x80\xA8] "
+		"emoji[\xF0\x9F\x98\x80] bad[\x80|\xC3|\xE6\x97|\xC0\xAF|"
+		"\xED\xA0\x80|\xF4\x90\x80\x80|\xFF] end",
+		controls);
 	cgm_function *f = (cgm_function *)fn(m, "app.a()");
-	f->comment = cgm_arena_printf(m->arena, "ctl[%s] del[\x7F] slash[/] ls[\xE2\x80\xA8] "
-					"emoji[\xF0\x9F\x98\x80] bad[\x80|\xC3|\xE6\x97|\xC0\xAF|"
-					"\xED\xA0\x80|\xF4\x90\x80\x80|\xFF] end",
-				      controls);
+	f->comment = awkward;
+	for (int s = 0; s < f->nsites; s++)
+		if (f->sites[s].kind == CGM_SITE_DYNAMIC)
+			f->sites[s].text = awkward; /* a site, and its dynamic_sites record */
+	m->triggers[0].name = awkward;
+	m->references[0].object = awkward;
 	static const double reals[] = { 0.0, -0.0, 1.0, 0.1, 1e-5, 1e20, 1e16, 1e17, 123456789012.5,
 					1234567890123.0, 2.5e-300, 1e300, -42.0, 1.0 / 3.0, NAN,
 					INFINITY };
@@ -917,12 +1033,19 @@ static void test_same_bytes_as_jansson(void **state)
 	json_t *doc = json_load_file(path, JSON_PRESERVE_ORDER, &err);
 	if (!doc)
 		fail_msg("jansson does not read the snapshot: line %d: %s", err.line, err.text);
-	char *dumped = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-	assert_non_null(dumped);
-	assert_int_equal(strlen(dumped) + 1, len);
-	assert_memory_equal(dumped, text, len - 1);
-	assert_int_equal(text[len - 1], '\n');
-	/* The cases are really in the file. */
+	char *laid_out = NULL;
+	size_t laid_len = 0;
+	add_layout(&laid_out, &laid_len, doc, 0, AT_DOCUMENT);
+	add_text(&laid_out, &laid_len, "\n");
+	if (laid_len != len || memcmp(laid_out, text, len) != 0) {
+		size_t i = 0;
+		while (i < len && i < laid_len && laid_out[i] == text[i])
+			i++;
+		fail_msg("the snapshot leaves the documented layout at byte %zu: ...%.80s... where "
+			 "jansson gives ...%.80s...",
+			 i, text + (i > 20 ? i - 20 : 0), laid_out + (i > 20 ? i - 20 : 0));
+	}
+	/* The cases are really in the file, each record on one line. */
 	assert_non_null(strstr(text, "\\u0001\\u0002"));
 	assert_non_null(strstr(text, "\\b\\t\\n\\u000B\\f\\r"));
 	assert_non_null(strstr(text, "del[\x7F] slash[/]"));
@@ -931,8 +1054,15 @@ static void test_same_bytes_as_jansson(void **state)
 	assert_non_null(strstr(text, "\"total_ms\": 1e-5"));
 	assert_non_null(strstr(text, "\"total_ms\": -0.0"));
 	assert_non_null(strstr(text, "\"total_ms\": 1.23456789012e12"));
-	free(dumped);
-	json_decref(doc);
+	assert_non_null(strstr(text, "\n        {\"line\": 7, \"kind\": \"dynamic\", \"via_literal\": false, "));
+	assert_non_null(strstr(text, "\n    {\"from\": \"app.a()\", \"to\": "));
+	assert_non_null(strstr(text, "\"runtime\": {\"calls\": "));
+	assert_non_null(strstr(text, "\n    {\"schema\": \"app\", \"table\": \"orders\", \"name\": "));
+	assert_non_null(strstr(text, "\n    {\"function\": \"app.b(integer)\", \"kind\": \"view\", "));
+	assert_non_null(strstr(text, "\n        {\"line\": 2, \"message\": \"syntax error at or near "));
+	assert_non_null(strstr(text, "\n    {\"function\": \"app.a()\", \"line\": 11, \"name\": \"nope.gone\", "
+				     "\"nargs\": 2}"));
+	assert_non_null(strstr(text, "\n    {\"function\": null, \"file\": "));
 
 	/* Read back and written again: the same bytes. */
 	cgm_model *back = NULL;
@@ -944,8 +1074,26 @@ static void test_same_bytes_as_jansson(void **state)
 	assert_int_equal(len2, len);
 	assert_memory_equal(text2, text, len);
 	free(text2);
-	free(text);
 	cgm_model_free(back);
+
+	/* The earlier layout, every record member on its own line (jansson's
+	 * JSON_INDENT(2) throughout), reads as the same model. */
+	char *indented = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	assert_non_null(indented);
+	assert_non_null(strstr(indented, "\n        {\n          \"line\": "));
+	const char *old_layout = tmp_path("indented.json");
+	spit(old_layout, indented);
+	assert_int_equal(cgm_snapshot_read(&back, old_layout), 0);
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	text2 = slurp(again, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(text2, text, len);
+	free(text2);
+	cgm_model_free(back);
+	free(indented);
+	free(laid_out);
+	json_decref(doc);
+	free(text);
 	cgm_model_free(m);
 }
 
