@@ -5,8 +5,12 @@
  *
  * Exit: 0 mapped (even with parse errors reported), 1 bad usage or output
  * folder, 2 the source cannot be read.
+ *
+ * The snapshot and the DOT graph are written at once, on two threads: both
+ * writers only read the finished model and keep no static state.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +106,51 @@ static void print_summary(const cgm_model *model, const char *outdir)
 	fprintf(stderr, "cgmap: wrote %s\n", outdir);
 }
 
+/* One output file written from the model, on a thread of its own. */
+typedef struct {
+	const cgm_model *model;
+	int (*write)(const cgm_model *model, const char *path);
+	char path[4096];
+	int rc;
+	/* cgm_error() keeps one message per thread: the job's is copied out
+	 * for the thread that reports it. */
+	char message[2048];
+} output_job;
+
+static void *run_output_job(void *arg)
+{
+	output_job *job = arg;
+	job->rc = job->write(job->model, job->path);
+	if (job->rc)
+		snprintf(job->message, sizeof(job->message), "%s", cgm_error_message());
+	return NULL;
+}
+
+/* DIR/cgmap.json on this thread and DIR/callgraph.dot beside it (on this
+ * thread too when no thread can be started).  Each file is whole or not
+ * there; the first failure in that order is the one reported. */
+static int write_outputs(const cgm_model *model, const char *outdir)
+{
+	output_job jobs[2] = { { .model = model, .write = cgm_snapshot_write },
+			       { .model = model, .write = cgm_emit_dot } };
+	if ((size_t)snprintf(jobs[0].path, sizeof(jobs[0].path), "%s/cgmap.json", outdir) >=
+		    sizeof(jobs[0].path) ||
+	    (size_t)snprintf(jobs[1].path, sizeof(jobs[1].path), "%s/callgraph.dot", outdir) >=
+		    sizeof(jobs[1].path))
+		return cgm_error(CGM_EIO, "cannot write into \"%s\": the path is too long", outdir);
+	pthread_t dot_thread;
+	bool threaded = pthread_create(&dot_thread, NULL, run_output_job, &jobs[1]) == 0;
+	run_output_job(&jobs[0]);
+	if (threaded)
+		pthread_join(dot_thread, NULL);
+	else
+		run_output_job(&jobs[1]);
+	for (int i = 0; i < 2; i++)
+		if (jobs[i].rc)
+			return cgm_error(jobs[i].rc, "%s", jobs[i].message);
+	return 0;
+}
+
 static int exit_code(int rc)
 {
 	fprintf(stderr, "cgmap: %s\n", cgm_error_message());
@@ -176,7 +225,6 @@ int cmd_map(int argc, char **argv)
 		rc = exit_code(rc);
 		goto done;
 	}
-	char path[4096];
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((rc = make_dirs(outdir)) < 0) {
@@ -184,14 +232,7 @@ int cmd_map(int argc, char **argv)
 		rc = exit_code(rc);
 		goto done;
 	}
-	snprintf(path, sizeof path, "%s/cgmap.json", outdir);
-	if ((rc = cgm_snapshot_write(model, path)) < 0) {
-		cgm_model_free(model);
-		rc = exit_code(rc);
-		goto done;
-	}
-	snprintf(path, sizeof path, "%s/callgraph.dot", outdir);
-	if ((rc = cgm_emit_dot(model, path)) < 0) {
+	if ((rc = write_outputs(model, outdir)) < 0) {
 		cgm_model_free(model);
 		rc = exit_code(rc);
 		goto done;
