@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cgmap/error.h"
+#include "cgmap/extract_pool.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
 {
@@ -58,32 +59,47 @@ static void drop_unmapped_references(cgm_model *model)
 	model->nreferences = kept;
 }
 
+/* The source into the model, its functions extracted by `pool`: a database
+ * streams each function to the pool as it reads it; SQL files are applied
+ * whole first, then every mapped function is handed over. */
+static int load_source(cgm_model *model, const cgm_map_options *opts, cgm_extract_pool *pool)
+{
+	if (opts->nsql == 0)
+		return cgm_source_pg_stream(model, &opts->source, pool);
+	int rc = cgm_source_sql_load(model, (const char *const *)opts->sql_paths, opts->nsql,
+				     &opts->source);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < model->nfunctions; i++)
+		if (!model->functions[i].builtin)
+			cgm_extract_pool_submit(pool, &model->functions[i], false);
+	return 0;
+}
+
 int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 {
 	*out = NULL;
 	cgm_model *model = cgm_model_new();
 	double t = now_seconds();
-	int rc;
-	if (opts->nsql > 0)
-		rc = cgm_source_sql_load(model, (const char *const *)opts->sql_paths, opts->nsql,
-					 &opts->source);
-	else
-		rc = cgm_source_pg_load(model, &opts->source);
+	cgm_extract_pool *pool = cgm_extract_pool_start(opts->threads);
+	int rc = load_source(model, opts, pool);
 	if (rc < 0) {
+		cgm_extract_pool_cancel(pool, model->arena);
 		cgm_model_free(model);
 		return rc;
 	}
+	/* With a database, "catalog" ends with its last row and "parse" is the
+	 * extraction still left then. */
+	stage_time(opts, "catalog", &t);
+	cgm_extract_pool_finish(pool, model->arena);
 	model->include_extensions = opts->source.include_extensions;
 	cgm_model_index(model);
 	cgm_model_link(model);
 	drop_unmapped_references(model);
-	stage_time(opts, "catalog", &t);
-
-	if ((rc = cgm_extract_all(model, opts->threads)) < 0)
-		goto fail;
 	stage_time(opts, "parse", &t);
 
-	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins };
+	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins,
+				      .threads = opts->threads };
 	if ((rc = cgm_resolve(model, &ropts)) < 0)
 		goto fail;
 	stage_time(opts, "resolve", &t);
@@ -124,7 +140,7 @@ const char cgm_map_options_help[] =
 	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
 	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable)\n"
 	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
-	"  --threads N            parsing threads (default: one per core)\n"
+	"  --threads N            parsing and resolving threads (default: one per core)\n"
 	"  --stamp                record the mapping time (outputs are otherwise\n"
 	"                         byte-identical for the same source)\n";
 

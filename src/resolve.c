@@ -7,7 +7,13 @@
  *      relations for DML sites.
  * Out: site->resolution and site->targets (every candidate when ambiguous),
  *      model->edges (static provenance), trigger sites that fire nothing
- *      dropped.  Everything is allocated in model->arena.
+ *      dropped.  Everything is allocated in model->arena (the arenas of
+ *      the other resolving threads are adopted by it).
+ *
+ * Callers are resolved in runs of consecutive functions on one thread per
+ * core (cgm_resolve_options.threads); each run's edges are built by the
+ * thread that resolved it and the runs are joined in caller order, so the
+ * edges come out the same, in the same order, on any number of threads.
  *
  * Rules, after PostgreSQL's own (func_get_detail / func_select_candidate):
  * the schema is the one written, else each schema of the function's own
@@ -20,8 +26,10 @@
  * untyped string literal prefers a string-category parameter.  When that
  * still leaves several, all are linked and flagged ambiguous.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
@@ -277,6 +285,7 @@ static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c
 	return true;
 }
 
+/* Shared by every resolving thread, read only while they run. */
 typedef struct resolver {
 	cgm_model *model;
 	const cgm_resolve_options *opts;
@@ -353,15 +362,16 @@ static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm
 	       bsearch(&key, m->columns, (size_t)m->ncolumns, sizeof(char *), compare_strings) != NULL;
 }
 
-static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
+static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
+			 cgm_site *s)
 {
-	cgm_model *model = rv->model;
+	const cgm_model *model = rv->model;
 	/* unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b), ...). */
 	if (strcmp(s->name, "unnest") == 0 && s->nargs > 1 &&
 	    (!s->schema || strcmp(s->schema, "pg_catalog") == 0)) {
 		cgm_site one = *s;
 		one.nargs = 1;
-		resolve_call(rv, caller, &one);
+		resolve_call(rv, arena, caller, &one);
 		s->resolution = one.resolution;
 		s->ntargets = one.ntargets;
 		s->targets = one.targets;
@@ -485,7 +495,7 @@ static void resolve_call(resolver *rv, const cgm_function *caller, cgm_site *s)
 		s->resolution = not_a_call(rv, caller, s) ? CGM_RES_NONE : CGM_RES_MISSING;
 	} else {
 		s->ntargets = ncand;
-		s->targets = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)ncand);
+		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)ncand);
 		bool all_external = true;
 		for (int i = 0; i < ncand; i++) {
 			s->targets[i] = cands[i].index;
@@ -527,9 +537,10 @@ static const char *relation_schema(const resolver *rv, const cgm_function *calle
 	return NULL;
 }
 
-static void resolve_trigger_site(resolver *rv, const cgm_function *caller, cgm_site *s)
+static void resolve_trigger_site(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
+				 cgm_site *s)
 {
-	cgm_model *model = rv->model;
+	const cgm_model *model = rv->model;
 	s->resolution = CGM_RES_NONE;
 	const char *schema = relation_schema(rv, caller, s);
 	if (!schema)
@@ -553,7 +564,7 @@ static void resolve_trigger_site(resolver *rv, const cgm_function *caller, cgm_s
 	if (n) {
 		s->schema = schema;
 		s->ntargets = n;
-		s->targets = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)n);
+		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)n);
 		memcpy(s->targets, targets, sizeof(int) * (size_t)n);
 		bool all_external = true;
 		for (int i = 0; i < n; i++)
@@ -585,11 +596,20 @@ static int compare_edge_keys(const void *a, const void *b)
 	return x->line - y->line;
 }
 
-static void build_edges(cgm_model *model, bool include_builtins)
+/* The edges of one run of consecutive callers [first, last): one per (from,
+ * to, via), ordered so, their distinct lines sorted.  Runs taken in caller
+ * order give the edges of the whole model in that same order. */
+typedef struct edge_run {
+	cgm_edge *edges;
+	int nedges;
+} edge_run;
+
+static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena, int first,
+			int last, bool include_builtins)
 {
-	int cap = 1024, n = 0;
-	edge_key *keys = malloc(sizeof(edge_key) * (size_t)cap);
-	for (int f = 0; f < model->nuser; f++) {
+	int cap = 64, n = 0;
+	edge_key *keys = cgm_xcalloc((size_t)cap, sizeof(edge_key));
+	for (int f = first; f < last; f++) {
 		const cgm_function *fn = &model->functions[f];
 		for (int i = 0; i < fn->nsites; i++) {
 			const cgm_site *s = &fn->sites[i];
@@ -601,7 +621,7 @@ static void build_edges(cgm_model *model, bool include_builtins)
 					continue;
 				if (n == cap) {
 					cap *= 2;
-					keys = realloc(keys, sizeof(edge_key) * (size_t)cap);
+					keys = cgm_xrealloc(keys, sizeof(edge_key) * (size_t)cap);
 				}
 				keys[n].from = f;
 				keys[n].to = s->targets[t];
@@ -616,17 +636,23 @@ static void build_edges(cgm_model *model, bool include_builtins)
 		}
 	}
 	qsort(keys, (size_t)n, sizeof(edge_key), compare_edge_keys);
+	int groups = 0;
+	for (int i = 0; i < n; i++)
+		groups += i == 0 || keys[i].from != keys[i - 1].from || keys[i].to != keys[i - 1].to ||
+			  keys[i].via != keys[i - 1].via;
+	out->edges = groups ? cgm_arena_alloc(arena, sizeof(cgm_edge) * (size_t)groups) : NULL;
+	out->nedges = 0;
 	for (int i = 0; i < n;) {
 		int j = i;
 		while (j < n && keys[j].from == keys[i].from && keys[j].to == keys[i].to &&
 		       keys[j].via == keys[i].via)
 			j++;
-		cgm_edge *e = cgm_model_add_edge(model);
+		cgm_edge *e = &out->edges[out->nedges++];
 		e->from = keys[i].from;
 		e->to = keys[i].to;
 		e->via = keys[i].via;
 		e->provenance = CGM_EDGE_STATIC;
-		e->lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(j - i));
+		e->lines = cgm_arena_alloc(arena, sizeof(int) * (size_t)(j - i));
 		for (int k = i; k < j; k++) {
 			if (keys[k].ambiguous)
 				e->ambiguous = true;
@@ -638,6 +664,84 @@ static void build_edges(cgm_model *model, bool include_builtins)
 	free(keys);
 }
 
+/* ---- all functions, on several threads -------------------------------- */
+
+/* Callers are resolved in runs of this many: small enough to spread the
+ * work evenly, large enough that taking a run costs nothing. */
+#define RUN_LENGTH 64
+#define MAX_THREADS 64
+
+typedef struct resolve_job {
+	const resolver *rv;
+	bool include_builtins;
+	int nruns;
+	edge_run *runs;        /* nruns, each filled by whichever thread took it */
+	pthread_mutex_t lock;
+	int next_run;
+} resolve_job;
+
+typedef struct resolve_worker {
+	resolve_job *job;
+	cgm_arena *arena;      /* targets and edge lines of the runs it takes */
+	pthread_t thread;
+} resolve_worker;
+
+/* Every site of one caller; DML that fires no trigger is no call site.
+ * Writes only the caller's own sites. */
+static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function *fn)
+{
+	int kept = 0;
+	for (int i = 0; i < fn->nsites; i++) {
+		cgm_site *s = &fn->sites[i];
+		s->ntargets = 0;
+		s->targets = NULL;
+		if (s->kind == CGM_SITE_DYNAMIC)
+			s->resolution = CGM_RES_NONE;
+		else if (s->kind == CGM_SITE_TRIGGER)
+			resolve_trigger_site(rv, arena, fn, s);
+		else
+			resolve_call(rv, arena, fn, s);
+		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
+			continue;
+		fn->sites[kept++] = *s;
+	}
+	fn->nsites = kept;
+}
+
+static void *resolve_worker_main(void *arg)
+{
+	resolve_worker *w = arg;
+	resolve_job *job = w->job;
+	cgm_model *model = job->rv->model;
+	for (;;) {
+		pthread_mutex_lock(&job->lock);
+		int run = job->next_run++;
+		pthread_mutex_unlock(&job->lock);
+		if (run >= job->nruns)
+			break;
+		int first = run * RUN_LENGTH;
+		int last = first + RUN_LENGTH < model->nuser ? first + RUN_LENGTH : model->nuser;
+		for (int f = first; f < last; f++)
+			resolve_function(job->rv, w->arena, &model->functions[f]);
+		/* Of functions outside its run a thread reads only what resolution
+		 * never writes (names, schemas, arguments, the builtin flag): runs
+		 * resolved at once cannot disturb each other. */
+		build_edges(&job->runs[run], model, w->arena, first, last, job->include_builtins);
+	}
+	return NULL;
+}
+
+static int thread_count(int wanted, int nruns)
+{
+	if (wanted <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		wanted = n > 0 ? (int)n : 1;
+	}
+	if (wanted > MAX_THREADS)
+		wanted = MAX_THREADS;
+	return wanted < nruns ? wanted : (nruns > 0 ? nruns : 1);
+}
+
 int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 {
 	if (!model->lookup)
@@ -646,29 +750,39 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	build_name_index(&rv.names, model);
 	if (model->ncolumns > 1)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
-	for (int f = 0; f < model->nuser; f++) {
-		cgm_function *fn = &model->functions[f];
-		int kept = 0;
-		for (int i = 0; i < fn->nsites; i++) {
-			cgm_site *s = &fn->sites[i];
-			s->ntargets = 0;
-			s->targets = NULL;
-			if (s->kind == CGM_SITE_DYNAMIC)
-				s->resolution = CGM_RES_NONE;
-			else if (s->kind == CGM_SITE_TRIGGER)
-				resolve_trigger_site(&rv, fn, s);
-			else
-				resolve_call(&rv, fn, s);
-			/* DML that fires no trigger is no call site. */
-			if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
-				continue;
-			fn->sites[kept++] = *s;
+
+	resolve_job job = { .rv = &rv, .include_builtins = opts && opts->include_builtins };
+	job.nruns = (model->nuser + RUN_LENGTH - 1) / RUN_LENGTH;
+	job.runs = cgm_xcalloc((size_t)(job.nruns ? job.nruns : 1), sizeof(edge_run));
+	pthread_mutex_init(&job.lock, NULL);
+	int threads = thread_count(opts ? opts->threads : 0, job.nruns);
+	resolve_worker workers[MAX_THREADS];
+	/* This thread resolves too, straight into the model's arena. */
+	workers[0] = (resolve_worker){ .job = &job, .arena = model->arena };
+	int started = 0;
+	for (int t = 1; t < threads; t++) {
+		workers[t] = (resolve_worker){ .job = &job, .arena = cgm_arena_new() };
+		if (pthread_create(&workers[t].thread, NULL, resolve_worker_main, &workers[t]) != 0) {
+			cgm_arena_free(workers[t].arena);
+			break; /* fewer threads only make it slower */
 		}
-		fn->nsites = kept;
+		started = t;
 	}
+	resolve_worker_main(&workers[0]);
+	for (int t = 1; t <= started; t++) {
+		pthread_join(workers[t].thread, NULL);
+		cgm_arena_adopt(model->arena, workers[t].arena);
+	}
+	pthread_mutex_destroy(&job.lock);
 	free(rv.names.entries);
+
+	/* The runs in caller order: the same edges, in the same order, however
+	 * many threads took them. */
 	model->nedges = 0;
-	build_edges(model, opts && opts->include_builtins);
+	for (int r = 0; r < job.nruns; r++)
+		for (int i = 0; i < job.runs[r].nedges; i++)
+			*cgm_model_add_edge(model) = job.runs[r].edges[i];
+	free(job.runs);
 	model->include_builtins = opts && opts->include_builtins;
 	return 0;
 }

@@ -7,54 +7,84 @@
  *      as `builtin` so resolution knows they exist), triggers, relations,
  *      catalog references and the default search_path.  All strings are
  *      copied into model->arena; every PGresult is cleared before return.
+ *      With an extraction pool, each mapped function is handed to it as soon
+ *      as its row is copied (the pool then fills its line count, body hash
+ *      and sites); the caller finishes or cancels the pool.
  *
  * Read-only: one REPEATABLE READ READ ONLY transaction over the catalogs; no
  * temporary object is created, so a role with USAGE on the schemas is enough.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
+#include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/types.h"
 #include "pgconn.h"
 
 #define SEP "\x1f" /* joins arrays in query results: no name holds it */
 
-/* Builtins (pg_catalog, information_schema) are read for resolution only:
- * the costly deparsing functions run for mapped schemas alone. */
-static const char *const functions_query =
-	"SELECT n.nspname, p.proname, p.oid::regprocedure::text,"
-	" NULL,"
-	" CASE WHEN NOT sys THEN pg_get_function_arguments(p.oid) END,"
-	" CASE WHEN NOT sys THEN pg_get_function_result(p.oid) END,"
-	" p.prokind, l.lanname,"
-	" CASE WHEN NOT sys AND l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END,"
-	" CASE WHEN NOT sys AND p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END,"
-	" CASE WHEN NOT sys THEN c.description END,"
-	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"
-	" (SELECT string_agg(format_type(t, NULL), chr(31) ORDER BY i)"
-	"    FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS u(t, i)),"
-	" (SELECT string_agg(coalesce(p.proargnames[i], ''), chr(31) ORDER BY i)"
-	"    FROM generate_series(1, coalesce(array_length(p.proargnames, 1), 0)) AS i"
-	"   WHERE p.proargmodes IS NULL OR p.proargmodes[i] IN ('i', 'b', 'v')),"
-	" (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%'),"
-	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype),"
-	" e.objid IS NOT NULL,"
-	" sys"
-	" FROM pg_proc p"
-	" JOIN pg_namespace n ON n.oid = p.pronamespace"
-	" JOIN pg_language l ON l.oid = p.prolang"
-	" CROSS JOIN LATERAL (SELECT n.nspname IN ('pg_catalog', 'information_schema')) AS s(sys)"
-	" LEFT JOIN (SELECT DISTINCT objid FROM pg_depend"
+/* The columns of both function queries, in the order read_function_row
+ * reads them. */
+#define FUNCTION_COLUMNS(arguments, result, source, definition, description)            \
+	"SELECT n.nspname, p.proname, p.oid::regprocedure::text, " arguments ", " result ","  \
+	" p.prokind, l.lanname, " source ", " definition ", " description ","                  \
+	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"                                  \
+	" (SELECT string_agg(format_type(t, NULL), chr(31) ORDER BY i)"                        \
+	"    FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS u(t, i)),"                   \
+	" (SELECT string_agg(coalesce(p.proargnames[i], ''), chr(31) ORDER BY i)"              \
+	"    FROM generate_series(1, coalesce(array_length(p.proargnames, 1), 0)) AS i"        \
+	"   WHERE p.proargmodes IS NULL OR p.proargmodes[i] IN ('i', 'b', 'v')),"              \
+	" (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%'),"  \
+	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)," \
+	" e.objid IS NOT NULL"                                                                 \
+	" FROM pg_proc p"                                                                      \
+	" JOIN pg_namespace n ON n.oid = p.pronamespace"                                       \
+	" JOIN pg_language l ON l.oid = p.prolang"                                             \
+	" LEFT JOIN (SELECT DISTINCT objid FROM pg_depend"                                     \
 	"            WHERE classid = 'pg_proc'::regclass AND deptype = 'e') AS e ON e.objid = p.oid"
+
+enum {
+	COL_SCHEMA, COL_NAME, COL_ID, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
+	COL_SOURCE, COL_DEFINITION, COL_COMMENT, COL_NARGS, COL_NDEFAULTS, COL_VARIADIC,
+	COL_ARGTYPES, COL_ARGNAMES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION
+};
+
+#define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
+#define NOT_TEMPORARY "n.nspname !~ '^pg_(toast|temp_|toast_temp_)'"
+
+/* Every function outside pg_catalog and information_schema, bodies and all,
+ * streamed row by row.  No ORDER BY: the rows come as the scan finds them,
+ * so the first body reaches the parser while the server still deparses the
+ * rest (cgm_model_index orders the model afterwards). */
+static const char *const user_functions_query =
+	FUNCTION_COLUMNS("pg_get_function_arguments(p.oid)", "pg_get_function_result(p.oid)",
+			 "CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END",
+			 "CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END",
+			 "c.description")
 	" LEFT JOIN pg_description c ON c.objoid = p.oid AND c.classoid = 'pg_proc'::regclass"
 	"  AND c.objsubid = 0"
-	" WHERE n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
+	" WHERE n.nspname NOT IN " SYSTEM_SCHEMAS " AND " NOT_TEMPORARY;
+
+/* Builtins are read for resolution only, after the mapped bodies: none of
+ * the costly deparsing, no body, no comment. */
+static const char *const system_functions_query =
+	FUNCTION_COLUMNS("NULL", "NULL", "NULL", "NULL", "NULL")
+	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
+
+/* Rows of both queries together, in the same snapshot: room for all of them
+ * is made before the first row, so no function moves while parsed. */
+static const char *const count_functions_query =
+	"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+	" JOIN pg_language l ON l.oid = p.prolang"
+	" WHERE " NOT_TEMPORARY;
 
 static const char *const triggers_query =
 	"SELECT n.nspname, c.relname, t.tgname, t.tgtype, t.tgfoid::regprocedure::text,"
@@ -235,68 +265,157 @@ static const char *atomic_body(cgm_arena *arena, const char *def)
 	return cgm_arena_strndup(arena, p, len);
 }
 
-static int load_functions(cgm_model *model, PGconn *conn, const cgm_source_options *opts)
+/* A slot for the next function that no later one will move: the room made
+ * from the count is used first; should the catalog hold more rows than it
+ * counted, every function in the pool's hands is finished before the array
+ * grows. */
+static cgm_function *stable_function_slot(cgm_model *model, cgm_extract_pool *pool)
 {
-	PGresult *res = PQexec(conn, functions_query);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		int rc = cgm_error(CGM_ESOURCE, "cannot read functions from \"pg_proc\": %s",
-				   PQerrorMessage(conn));
+	if (model->nfunctions == model->cap_functions && pool)
+		cgm_extract_pool_drain(pool);
+	return cgm_model_add_function(model);
+}
+
+/* One row of either function query into a new function; mapped ones go to
+ * the pool (or get their line count and hash here when there is none). */
+static void read_function_row(cgm_model *model, PGresult *res, int r, bool system,
+			      const cgm_source_options *opts, cgm_extract_pool *pool)
+{
+	cgm_arena *a = model->arena;
+	cgm_function *f = stable_function_slot(model, pool);
+	const char *schema = value(res, r, COL_SCHEMA);
+	f->schema = cgm_arena_strdup(a, schema);
+	f->name = cgm_arena_strdup(a, value(res, r, COL_NAME));
+	f->id = cgm_arena_strdup(a, value(res, r, COL_ID));
+	f->arguments = cgm_arena_strdup(a, value(res, r, COL_ARGUMENTS));
+	f->result = cgm_arena_strdup(a, value(res, r, COL_RESULT));
+	f->kind = kind_of(value(res, r, COL_KIND));
+	f->language = cgm_arena_strdup(a, value(res, r, COL_LANGUAGE));
+	f->nargs = atoi(value(res, r, COL_NARGS));
+	f->ndefaults = atoi(value(res, r, COL_NDEFAULTS));
+	f->variadic = value(res, r, COL_VARIADIC)[0] == 't';
+	int n = 0;
+	f->argtypes = split_list(a, value(res, r, COL_ARGTYPES), f->nargs, &n);
+	if (n != f->nargs) {
+		f->argtypes = NULL;
+		f->nargs = 0;
+	}
+	/* The argument part of the id, as regprocedure prints it. */
+	f->identity_args = cgm_identity_args(a, f->argtypes, f->nargs);
+	f->argnames = split_list(a, value(res, r, COL_ARGNAMES), f->nargs, &n);
+	if (n != f->nargs)
+		f->argnames = NULL;
+	const char *path = value(res, r, COL_SEARCH_PATH);
+	f->npath = -1;
+	if (path)
+		f->search_path = cgm_parse_search_path(a, path, &f->npath);
+	f->is_trigger = value(res, r, COL_TRIGGER)[0] == 't';
+	f->from_extension = value(res, r, COL_EXTENSION)[0] == 't';
+	bool in_scope = !system && (!f->from_extension || opts->include_extensions) &&
+			cgm_schema_selected(opts, schema);
+	f->builtin = !in_scope;
+	const char *def = value(res, r, COL_DEFINITION);
+	f->atomic_body = def != NULL;
+	if (!in_scope)
+		return; /* kept for resolution only: no body, no comment */
+	f->source = def ? atomic_body(a, def) : cgm_arena_strdup(a, value(res, r, COL_SOURCE));
+	f->comment = cgm_arena_strdup(a, value(res, r, COL_COMMENT));
+	if (pool) {
+		cgm_extract_pool_submit(pool, f, true);
+	} else {
+		f->line_count = cgm_count_lines(f->source);
+		f->body_hash = cgm_body_hash(a, f->source);
+	}
+}
+
+/* libpq's messages end with a newline; the command adds its own. */
+static int functions_error(const char *message)
+{
+	size_t len = strlen(message);
+	while (len > 0 && (message[len - 1] == '\n' || message[len - 1] == ' '))
+		len--;
+	return cgm_error(CGM_ESOURCE, "cannot read functions from \"pg_proc\": %.*s", (int)len,
+			 message);
+}
+
+/* Room for every function of both queries before the first row arrives. */
+static int reserve_functions(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, count_functions_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		int rc = functions_error(PQerrorMessage(conn));
 		PQclear(res);
 		return rc;
 	}
-	cgm_arena *a = model->arena;
-	int rows = PQntuples(res);
-	for (int r = 0; r < rows; r++) {
-		cgm_function *f = cgm_model_add_function(model);
-		const char *schema = value(res, r, 0);
-		f->schema = cgm_arena_strdup(a, schema);
-		f->name = cgm_arena_strdup(a, value(res, r, 1));
-		f->id = cgm_arena_strdup(a, value(res, r, 2));
-		f->arguments = cgm_arena_strdup(a, value(res, r, 4));
-		f->result = cgm_arena_strdup(a, value(res, r, 5));
-		f->kind = kind_of(value(res, r, 6));
-		f->language = cgm_arena_strdup(a, value(res, r, 7));
-		const char *def = value(res, r, 9);
-		if (def) {
-			f->atomic_body = true;
-			f->source = atomic_body(a, def);
-		} else {
-			f->source = cgm_arena_strdup(a, value(res, r, 8));
-		}
-		f->comment = cgm_arena_strdup(a, value(res, r, 10));
-		f->nargs = atoi(value(res, r, 11));
-		f->ndefaults = atoi(value(res, r, 12));
-		f->variadic = value(res, r, 13)[0] == 't';
-		int n = 0;
-		f->argtypes = split_list(a, value(res, r, 14), f->nargs, &n);
-		if (n != f->nargs) {
-			f->argtypes = NULL;
-			f->nargs = 0;
-		}
-		/* The argument part of the id, as regprocedure prints it. */
-		f->identity_args = cgm_identity_args(a, f->argtypes, f->nargs);
-		f->argnames = split_list(a, value(res, r, 15), f->nargs, &n);
-		if (n != f->nargs)
-			f->argnames = NULL;
-		const char *path = value(res, r, 16);
-		f->npath = -1;
-		if (path)
-			f->search_path = cgm_parse_search_path(a, path, &f->npath);
-		f->is_trigger = value(res, r, 17)[0] == 't';
-		f->from_extension = value(res, r, 18)[0] == 't';
-		bool system = value(res, r, 19)[0] == 't';
-		bool in_scope = !system && (!f->from_extension || opts->include_extensions) &&
-				cgm_schema_selected(opts, schema);
-		f->builtin = !in_scope;
-		if (f->builtin) {
-			/* Kept for resolution only: the body is not needed. */
-			f->source = NULL;
-			f->comment = NULL;
-		} else {
-			f->line_count = cgm_count_lines(f->source);
-			f->body_hash = cgm_body_hash(a, f->source);
-		}
+	long count = atol(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (count > model->cap_functions - model->nfunctions) {
+		int cap = model->nfunctions + (int)count;
+		model->functions = cgm_arena_grow(model->arena, model->functions,
+						  (size_t)model->nfunctions, (size_t)cap,
+						  sizeof(cgm_function));
+		model->cap_functions = cap;
 	}
+	return 0;
+}
+
+/* Wait until the query in flight has a result ready and return it (NULL:
+ * no more).  While no whole row is there the thread parses a queued
+ * function instead of sleeping; libpq buffers what arrives meanwhile. */
+static PGresult *next_result(PGconn *conn, cgm_extract_pool *pool)
+{
+	while (PQisBusy(conn)) {
+		if (!(pool && cgm_extract_pool_help(pool))) {
+			struct pollfd pfd = { .fd = PQsocket(conn), .events = POLLIN };
+			if (pfd.fd < 0)
+				break;
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				break;
+		}
+		/* On a broken connection PQgetResult below reports why. */
+		if (!PQconsumeInput(conn))
+			break;
+	}
+	return PQgetResult(conn);
+}
+
+/* The mapped functions in single-row mode, each handed to the pool as soon
+ * as it is copied.  Every result is read to the end, even after an error,
+ * so the connection is left idle. */
+static int stream_user_functions(cgm_model *model, PGconn *conn, const cgm_source_options *opts,
+				 cgm_extract_pool *pool)
+{
+	if (!PQsendQuery(conn, user_functions_query))
+		return functions_error(PQerrorMessage(conn));
+	int rc = 0;
+	if (!PQsetSingleRowMode(conn))
+		rc = functions_error("cannot switch to single-row mode");
+	PGresult *res;
+	while ((res = next_result(conn, pool)) != NULL) {
+		ExecStatusType status = PQresultStatus(res);
+		if (status == PGRES_SINGLE_TUPLE) {
+			if (rc == 0)
+				read_function_row(model, res, 0, false, opts, pool);
+		} else if (status != PGRES_TUPLES_OK && rc == 0) {
+			rc = functions_error(PQresultErrorMessage(res));
+		}
+		PQclear(res);
+	}
+	return rc;
+}
+
+static int load_system_functions(cgm_model *model, PGconn *conn, const cgm_source_options *opts,
+				 cgm_extract_pool *pool)
+{
+	PGresult *res = PQexec(conn, system_functions_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = functions_error(PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	int rows = PQntuples(res);
+	for (int r = 0; r < rows; r++)
+		read_function_row(model, res, r, true, opts, pool);
 	PQclear(res);
 	return 0;
 }
@@ -439,19 +558,26 @@ static int run(PGconn *conn, const char *sql)
 	return 0;
 }
 
-int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
+int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
+			 cgm_extract_pool *pool)
 {
 	PGconn *conn = NULL;
 	int rc = cgm_pg_connect(&conn, opts->dsn);
 	if (rc < 0)
 		return rc;
+	/* The small catalogs first: once the functions stream, the connection
+	 * is busy until their last row. */
 	if ((rc = run(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) < 0 ||
 	    (rc = load_settings(model, conn)) < 0 ||
 	    /* Identities are printed as with an empty search_path. */
 	    (rc = run(conn, "SET LOCAL search_path = ''")) < 0 ||
-	    (rc = load_functions(model, conn, opts)) < 0 || (rc = load_triggers(model, conn)) < 0 ||
+	    /* Compiling the function query costs more than it saves. */
+	    (rc = run(conn, "SET LOCAL jit = off")) < 0 || (rc = load_triggers(model, conn)) < 0 ||
 	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
-	    (rc = load_types_and_columns(model, conn)) < 0) {
+	    (rc = load_types_and_columns(model, conn)) < 0 ||
+	    (rc = reserve_functions(model, conn)) < 0 ||
+	    (rc = stream_user_functions(model, conn, opts, pool)) < 0 ||
+	    (rc = load_system_functions(model, conn, opts, pool)) < 0) {
 		PQfinish(conn);
 		return rc;
 	}
@@ -464,4 +590,9 @@ int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
 		model->source.mapped_at = cgm_arena_strdup(model->arena, buf);
 	}
 	return 0;
+}
+
+int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts)
+{
+	return cgm_source_pg_stream(model, opts, NULL);
 }

@@ -30,6 +30,14 @@ typedef struct cgm_source_options {
  * triggers, relations, catalog references, default search_path. */
 int cgm_source_pg_load(cgm_model *model, const cgm_source_options *opts);
 
+typedef struct cgm_extract_pool cgm_extract_pool; /* cgmap/extract_pool.h */
+/* The same, handing each mapped function to `pool` (NULL: none) as soon as
+ * its row arrives, so parsing overlaps reading the catalog.  Returns once
+ * the last row is read; the caller finishes the pool (or cancels it on an
+ * error) before it moves the functions (cgm_model_index). */
+int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
+			 cgm_extract_pool *pool);
+
 /* SQL files (pg_dump --schema-only output, migrations) into the same model
  * a live database gives; paths are files or folders, "-" standard input. */
 int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
@@ -46,6 +54,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
 
 typedef struct cgm_resolve_options {
 	bool include_builtins;         /* keep edges to pg_catalog functions */
+	int threads;                   /* resolving threads, 0: one per core */
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.

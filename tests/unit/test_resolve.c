@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -271,6 +272,95 @@ static void test_procedures_and_triggers(void **state)
 	assert_true(trigger_edge);
 }
 
+/* The setup model plus many callers with every kind of site: a call that
+ * resolves, an ambiguous one, a missing one, a builtin, one inside EXECUTE
+ * text, DML that fires a trigger and DML that fires none. */
+static cgm_model *many_callers(int ncallers)
+{
+	setup(NULL);
+	for (int i = 0; i < ncallers; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "public.c%04d()", i);
+		cgm_function *c = fn("public", cgm_arena_printf(model->arena, "c%04d", i),
+				     cgm_arena_strdup(model->arena, id), 0, false, false, NULL, NULL);
+		for (int k = 0; k <= i % 5; k++)
+			add_site(c, "app", "price", 1, T("integer"), NULL);
+		if (i % 3 == 0)
+			add_site(c, "app", "price", 1, (const char *const[]){ NULL }, NULL);
+		if (i % 7 == 0)
+			add_site(c, "app", "nosuch", 0, NULL, NULL);
+		add_site(c, NULL, "lower", 1, T("unknown"), NULL);
+		add_site(c, "app", "pick", 1, T("unknown"), NULL)->via_literal = i % 2 == 0;
+		cgm_site *ins = add_site(c, "app", "orders", 0, NULL, NULL);
+		ins->kind = CGM_SITE_TRIGGER;
+		ins->events = i % 4 == 0 ? CGM_EV_DELETE : CGM_EV_INSERT;
+	}
+	cgm_model_index(model);
+	cgm_model_link(model);
+	return model;
+}
+
+/* Any number of threads gives the same sites and the same edges, in the
+ * same order, as one. */
+static void test_threads_change_nothing(void **state)
+{
+	cgm_model_free(model); /* the setup's own, unused here */
+	cgm_model *one = many_callers(1000);
+	cgm_resolve_options serial = { .include_builtins = true, .threads = 1 };
+	assert_int_equal(cgm_resolve(one, &serial), 0);
+	const int counts[] = { 2, 3, 7, 0 };
+	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+		cgm_model *many = many_callers(1000);
+		cgm_resolve_options o = { .include_builtins = true, .threads = counts[k] };
+		assert_int_equal(cgm_resolve(many, &o), 0);
+		assert_int_equal(many->nuser, one->nuser);
+		for (int f = 0; f < one->nuser; f++) {
+			const cgm_function *a = &one->functions[f], *b = &many->functions[f];
+			assert_int_equal(b->nsites, a->nsites);
+			for (int i = 0; i < a->nsites; i++) {
+				assert_int_equal(b->sites[i].resolution, a->sites[i].resolution);
+				assert_int_equal(b->sites[i].ntargets, a->sites[i].ntargets);
+				for (int t = 0; t < a->sites[i].ntargets; t++)
+					assert_int_equal(b->sites[i].targets[t], a->sites[i].targets[t]);
+			}
+		}
+		assert_int_equal(many->nedges, one->nedges);
+		for (int e = 0; e < one->nedges; e++) {
+			const cgm_edge *a = &one->edges[e], *b = &many->edges[e];
+			assert_int_equal(b->from, a->from);
+			assert_int_equal(b->to, a->to);
+			assert_int_equal(b->via, a->via);
+			assert_int_equal(b->ambiguous, a->ambiguous);
+			assert_int_equal(b->nlines, a->nlines);
+			assert_memory_equal(b->lines, a->lines, sizeof(int) * (size_t)a->nlines);
+		}
+		cgm_model_free(many);
+	}
+	/* The fixture reaches every kind of edge, ambiguity and dropped DML. */
+	int ambiguous = 0, literal = 0, trigger = 0, builtin = 0;
+	for (int e = 0; e < one->nedges; e++) {
+		ambiguous += one->edges[e].ambiguous;
+		literal += one->edges[e].via == CGM_VIA_LITERAL;
+		trigger += one->edges[e].via == CGM_VIA_TRIGGER;
+		builtin += one->functions[one->edges[e].to].builtin;
+	}
+	assert_true(ambiguous > 0 && literal > 0 && trigger > 0 && builtin > 0);
+	const cgm_function *c0 = &one->functions[cgm_model_find(one, "public.c0000()")];
+	for (int i = 0; i < c0->nsites; i++)
+		assert_int_not_equal(c0->sites[i].kind, CGM_SITE_TRIGGER); /* DELETE fires nothing */
+	/* A caller with five price calls has one edge holding all five lines. */
+	int c4 = cgm_model_find(one, "public.c0004()");
+	int price = cgm_model_find(one, "app.price(integer)");
+	bool found = false;
+	for (int e = 0; e < one->nedges; e++)
+		if (one->edges[e].from == c4 && one->edges[e].to == price) {
+			assert_int_equal(one->edges[e].nlines, 5);
+			found = true;
+		}
+	assert_true(found);
+	model = one; /* freed by the teardown */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +369,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_search_path_and_builtins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_procedures_and_triggers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_casts_and_attribute_notation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_change_nothing, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

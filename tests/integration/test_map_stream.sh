@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test_map_stream.sh - functions stream from the catalog into the parsing
+# threads while the rest is still read, and resolution runs on threads too:
+# the outputs must not depend on the thread count (database and SQL files),
+# --timing still names each stage, and a query that fails or a connection
+# that drops in the middle of the stream stops the run with exit 2 and the
+# source's message (under ASan, with nothing leaked: workers are joined).
+set -euo pipefail
+src=${CGMAP_SOURCE_DIR:?}
+cgmap=${CGMAP:?}
+. "$src/tests/lib/pgtest.sh"
+pgtest_start
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"; pgtest_stop' EXIT
+
+# Enough functions that the stream lasts while workers parse.
+bash "$src/bench/gen_schema.sh" 3000 7 >"$work/schema.sql"
+pgtest_psql -c "CREATE DATABASE many" >/dev/null
+pgtest_psql -d many -f "$work/schema.sql" >/dev/null
+pgtest_psql -d many -c "VACUUM ANALYZE" >/dev/null
+
+# --- the thread count changes nothing -----------------------------------------
+for t in 1 2 5 0; do
+	"$cgmap" --dsn dbname=many --out "$work/db$t" --no-runtime --no-html --quiet \
+		--threads "$t" --timing 2>"$work/db$t.timing" ||
+		pgtest_fail "--threads $t failed: $(cat "$work/db$t.timing")"
+done
+for t in 2 5 0; do
+	cmp -s "$work/db1/cgmap.json" "$work/db$t/cgmap.json" ||
+		pgtest_fail "--threads $t gives another snapshot than --threads 1"
+	cmp -s "$work/db1/callgraph.dot" "$work/db$t/callgraph.dot" ||
+		pgtest_fail "--threads $t gives another graph than --threads 1"
+done
+functions=$(jq '[.functions[]] | length' "$work/db1/cgmap.json")
+[ "$functions" = 3001 ] || pgtest_fail "mapped $functions functions, not 3001"
+for stage in catalog parse resolve analyze; do
+	grep -q "^stage $stage " "$work/db0.timing" ||
+		pgtest_fail "--timing lacks the $stage stage: $(cat "$work/db0.timing")"
+done
+
+for t in 1 3; do
+	"$cgmap" --sql "$work/schema.sql" --out "$work/sql$t" --no-html --quiet --threads "$t" ||
+		pgtest_fail "--sql with --threads $t failed"
+done
+cmp -s "$work/sql1/cgmap.json" "$work/sql3/cgmap.json" ||
+	pgtest_fail "--sql: --threads 3 gives another snapshot than --threads 1"
+jq -e '[.functions[] | select(.analysed)] | length == 3001' "$work/sql3/cgmap.json" >/dev/null ||
+	pgtest_fail "--sql did not parse every function"
+
+# --- a query failing mid-stream ---------------------------------------------------
+# The last function created is the last row the scan finds; an argument type
+# that does not exist makes the server fail on that row, after thousands of
+# rows went to the parsing threads.
+pgtest_psql -d many -c "CREATE FUNCTION bench.zz_last(integer) RETURNS integer LANGUAGE sql AS 'SELECT 1'" \
+	-c "UPDATE pg_catalog.pg_proc SET proargtypes = '999999'::oidvector WHERE proname = 'zz_last'" >/dev/null
+set +e
+"$cgmap" --dsn dbname=many --out "$work/broken" --no-runtime --no-html --quiet 2>"$work/broken.err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || pgtest_fail "a query failing mid-stream exits $rc, not 2: $(cat "$work/broken.err")"
+grep -q 'cannot read functions from "pg_proc": ERROR: *cache lookup failed for type 999999' \
+	"$work/broken.err" || pgtest_fail "unexpected message: $(cat "$work/broken.err")"
+[ ! -e "$work/broken/cgmap.json" ] || pgtest_fail "a failed run wrote a snapshot"
+pgtest_psql -d many -c "DROP FUNCTION bench.zz_last" 2>/dev/null ||
+	pgtest_psql -d many -c "DELETE FROM pg_catalog.pg_proc WHERE proname = 'zz_last'" >/dev/null
+
+# --- the connection dropping mid-stream ---------------------------------------------
+# Terminate cgmap's backend while it runs the function query (the only one
+# that deparses arguments); retried when the run was too quick to catch.
+caught=0
+for attempt in 1 2 3 4 5 6 7 8; do
+	"$cgmap" --dsn dbname=many --out "$work/lost" --no-runtime --no-html --quiet \
+		2>"$work/lost.err" &
+	pid=$!
+	killed=
+	while kill -0 "$pid" 2>/dev/null && [ -z "$killed" ]; do
+		killed=$(pgtest_psql -d many -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE application_name = 'cgmap' AND state = 'active'
+			AND query LIKE '%pg_get_function_arguments%'" 2>/dev/null || true)
+	done
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+	if [ -n "$killed" ]; then
+		[ "$rc" = 2 ] || pgtest_fail "a connection lost mid-stream exits $rc, not 2: $(cat "$work/lost.err")"
+		grep -q 'cannot read functions from "pg_proc": .*terminating connection' "$work/lost.err" ||
+			pgtest_fail "unexpected message: $(cat "$work/lost.err")"
+		caught=1
+		break
+	fi
+	[ "$rc" = 0 ] || pgtest_fail "attempt $attempt failed on its own: $(cat "$work/lost.err")"
+done
+[ "$caught" = 1 ] || pgtest_fail "never caught the function query running in 8 attempts"
+echo "test_map_stream: ok"
