@@ -60,8 +60,26 @@ static inline void cgm_outfile_add(cgm_outfile *f, const void *p, size_t n)
 		}
 		cgm_outfile_flush(f);
 	}
-	memcpy(f->buf + f->len, p, n);
+	char *dst = f->buf + f->len;
+	const char *src = p;
 	f->len += n;
+	/* Most pieces are a few bytes: two overlapping fixed-size copies
+	 * (single moves) instead of a call.  A length known when compiling
+	 * (a literal) is one inlined copy already. */
+	if (__builtin_constant_p(n)) {
+		memcpy(dst, src, n);
+	} else if (n >= 8 && n <= 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else if (n < 4) {
+		while (n--)
+			*dst++ = *src++;
+	} else {
+		memcpy(dst, src, n);
+	}
 }
 
 /* A string literal, its length known at compile time. */

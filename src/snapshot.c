@@ -149,6 +149,15 @@ static void put_string_text(cgm_outfile *o, const char *s)
 	}
 }
 
+/* A name from one of the model's fixed tables (cgm_site_kind_name, ...):
+ * lower-case ASCII, so quoted as it is. */
+static void put_name(cgm_outfile *o, const char *name)
+{
+	cgm_outfile_putc(o, '"');
+	cgm_outfile_add(o, name, strlen(name));
+	cgm_outfile_putc(o, '"');
+}
+
 /* A JSON string; NULL is null. */
 static void put_string(cgm_outfile *o, const char *s)
 {
@@ -552,7 +561,7 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 	cgm_outfile_lit(o, "{\"line\": ");
 	cgm_outfile_int(o, site->line);
 	cgm_outfile_lit(o, ", \"kind\": ");
-	put_string(o, cgm_site_kind_name(site->kind));
+	put_name(o, cgm_site_kind_name(site->kind));
 	cgm_outfile_lit(o, ", \"via_literal\": ");
 	put_bool(o, site->via_literal);
 	cgm_outfile_lit(o, ", \"stmt\": ");
@@ -574,7 +583,7 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 	cgm_outfile_lit(o, ", \"text\": ");
 	put_string(o, site->text);
 	cgm_outfile_lit(o, ", \"resolution\": ");
-	put_string(o, cgm_resolution_name(site->resolution));
+	put_name(o, cgm_resolution_name(site->resolution));
 	cgm_outfile_lit(o, ", \"targets\": ");
 	put_site_targets(o, w, site);
 	cgm_outfile_putc(o, '}');
@@ -666,7 +675,7 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	cgm_outfile_lit(o, ", \"to\": ");
 	put_id(o, w, e->to);
 	cgm_outfile_lit(o, ", \"via\": ");
-	put_string(o, cgm_via_name(e->via));
+	put_name(o, cgm_via_name(e->via));
 	cgm_outfile_lit(o, ", \"static\": ");
 	put_bool(o, e->provenance & CGM_EDGE_STATIC);
 	cgm_outfile_lit(o, ", \"observed\": ");
