@@ -1141,7 +1141,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	for (int i = 0; i < fn->nargs; i++)
 		if (fn->argnames && fn->argnames[i])
 			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
-	jt_doc d = { 0 };
+	jt_doc d = { .skip_index = true };
 	if (!jt_parse(&d, tree, strlen(tree))) {
 		add_error(ctx, 0, "cannot read libpg_query output");
 	} else {
@@ -1212,6 +1212,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 {
 	extract_ctx ctx;
 	memset(&ctx, 0, sizeof ctx);
+	ctx.sqldoc.skip_index = true;
 	ctx.arena = arena;
 	ctx.fn = fn;
 	ctx.stmt_kind = "block";
