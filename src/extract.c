@@ -12,7 +12,9 @@
  * PL/pgSQL: pg_query_parse_plpgsql gives the statement tree with each
  * embedded expression as text ("x := f(1)", "f(x) > 0", "SELECT ...");
  * each is turned into a statement libpg_query parses, and its FuncCall,
- * CallStmt and DML nodes become sites.  Line of a site: where the expression
+ * CallStmt and DML nodes become sites.  SQL is read from the raw parse tree
+ * (rawtree.c); a statement it does not know, and the constant SQL of an
+ * EXECUTE, from libpg_query's JSON.  Line of a site: where the expression
  * stands in the body (found by searching from its statement's line), plus the
  * newlines before the call inside it.
  */
@@ -30,6 +32,7 @@
 #include "cgmap/types.h"
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
+#include "rawtree.h"
 
 #define MAX_REWRITES 24
 
@@ -79,6 +82,8 @@ typedef struct extract_ctx {
 	struct pending_expr *pending;
 	int npending, cap_pending;
 	const struct pending_expr *batch; /* set while scanning the batch */
+	const char *raw_text;   /* the text the raw tree is read from */
+	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
 } extract_ctx;
@@ -249,6 +254,22 @@ static const char *typename_canonical(extract_ctx *ctx, const jt_doc *d, int i)
 	return name ? cgm_type_canonical(ctx->arena, schema, name, dims, NULL) : NULL;
 }
 
+/* Concatenation: text when a side is text or a string literal, an array
+ * when a side is one. */
+static const char *concat_type(const char *l, const char *r)
+{
+	for (int side = 0; side < 2; side++) {
+		const char *t = side ? r : l;
+		size_t n = t ? strlen(t) : 0;
+		if (n > 2 && strcmp(t + n - 2, "[]") == 0)
+			return t;
+	}
+	if ((l && (strcmp(l, "unknown") == 0 || strcmp(l, "text") == 0)) ||
+	    (r && (strcmp(r, "unknown") == 0 || strcmp(r, "text") == 0)))
+		return "text";
+	return NULL;
+}
+
 /* What PostgreSQL would know of the type of the argument at i before
  * resolution. */
 static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
@@ -308,23 +329,44 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 		return n >= 1 && n <= fn->nargs && fn->argtypes ? fn->argtypes[n - 1] : NULL;
 	}
 	if ((v = jt_get(d, arg, "A_Expr")) >= 0 && jt_eq(d, jt_get(d, v, "kind"), "AEXPR_OP") &&
-	    string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||")) {
-		/* Concatenation: text when a side is text or a string literal, an
-		 * array when a side is one. */
-		const char *l = arg_type(ctx, d, jt_get(d, v, "lexpr"));
-		const char *r = arg_type(ctx, d, jt_get(d, v, "rexpr"));
-		for (int side = 0; side < 2; side++) {
-			const char *t = side ? r : l;
-			size_t n = t ? strlen(t) : 0;
-			if (n > 2 && strcmp(t + n - 2, "[]") == 0)
-				return t;
-		}
-		if ((l && (strcmp(l, "unknown") == 0 || strcmp(l, "text") == 0)) ||
-		    (r && (strcmp(r, "unknown") == 0 || strcmp(r, "text") == 0)))
-			return "text";
+	    string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||"))
+		return concat_type(arg_type(ctx, d, jt_get(d, v, "lexpr")),
+				   arg_type(ctx, d, jt_get(d, v, "rexpr")));
+	return NULL;
+}
+
+/* The same, from the raw tree's argument shape. */
+static const char *raw_arg_type(extract_ctx *ctx, const cgm_raw_arg *a)
+{
+	switch (a->kind) {
+	case CGM_RAW_ARG_UNKNOWN:
+		return "unknown";
+	case CGM_RAW_ARG_INTEGER:
+		return "integer";
+	case CGM_RAW_ARG_BIGINT:
+		return "bigint";
+	case CGM_RAW_ARG_NUMERIC:
+		return "numeric";
+	case CGM_RAW_ARG_BOOLEAN:
+		return "boolean";
+	case CGM_RAW_ARG_BIT:
+		return "bit";
+	case CGM_RAW_ARG_CAST:
+		return a->type_name ? cgm_type_canonical(ctx->arena, a->type_schema, a->type_name,
+							 a->type_dims, NULL)
+				    : NULL;
+	case CGM_RAW_ARG_COLUMN:
+		return var_lookup(ctx, a->column);
+	case CGM_RAW_ARG_PARAM: {
+		const cgm_function *fn = ctx->fn;
+		return a->param >= 1 && a->param <= fn->nargs && fn->argtypes ? fn->argtypes[a->param - 1]
+									       : NULL;
+	}
+	case CGM_RAW_ARG_CONCAT:
+		return concat_type(raw_arg_type(ctx, a->left), raw_arg_type(ctx, a->right));
+	default:
 		return NULL;
 	}
-	return NULL;
 }
 
 /* ---- sites from parse trees ------------------------------------------- */
@@ -354,6 +396,19 @@ static long locate(extract_ctx *ctx, long location)
 	return location - e->offset;
 }
 
+/* A call site at `location` of the parsed text; kind from the context. */
+static cgm_site *new_call_site(extract_ctx *ctx, long location, const char *name, bool call_stmt)
+{
+	cgm_site *s = new_site(ctx);
+	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
+		  : call_stmt	   ? CGM_SITE_CALL_STMT
+		  : ctx->in_perform ? CGM_SITE_PERFORM
+				    : CGM_SITE_CALL;
+	s->name = name;
+	s->line = line_of_location(ctx, location);
+	return s;
+}
+
 /* The FuncCall object at fc. */
 static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 {
@@ -361,19 +416,13 @@ static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 	int n = names >= 0 ? d->tokens[names].size : 0;
 	if (n == 0)
 		return;
-	long location = locate(ctx, jt_long(d, jt_get(d, fc, "location"), 0));
+	long location = locate(ctx, jt_long(d, jt_get(d, fc, "location"), 0) + ctx->loc_shift);
 	char *name = string_node(ctx, d, jt_elem(d, names, n - 1));
 	if (!name)
 		return;
-	cgm_site *s = new_site(ctx);
-	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
-		  : ctx->in_call_stmt ? CGM_SITE_CALL_STMT
-		  : ctx->in_perform ? CGM_SITE_PERFORM
-				    : CGM_SITE_CALL;
-	s->name = name;
+	cgm_site *s = new_call_site(ctx, location, name, ctx->in_call_stmt);
 	if (n >= 2)
 		s->schema = string_node(ctx, d, jt_elem(d, names, n - 2));
-	s->line = line_of_location(ctx, location);
 	s->variadic_call = jt_true(d, jt_get(d, fc, "func_variadic"));
 	int args = jt_get(d, fc, "args");
 	s->nargs = args >= 0 ? d->tokens[args].size : 0;
@@ -400,7 +449,7 @@ static void on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned events)
 	int relname = jt_get(d, rv, "relname");
 	if (relname < 0 || !events)
 		return;
-	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0));
+	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0) + ctx->loc_shift);
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_TRIGGER;
 	s->name = jt_strdup(d, relname, ctx->arena);
@@ -475,6 +524,72 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 	}
 }
 
+/* ---- sites from the raw tree ----------------------------------------- */
+
+static void on_raw_call(void *arg, const cgm_raw_call *call)
+{
+	extract_ctx *ctx = arg;
+	long location = locate(ctx, call->location);
+	cgm_site *s = new_call_site(ctx, location, cgm_arena_strdup(ctx->arena, call->name),
+				    call->call_stmt);
+	s->schema = cgm_arena_strdup(ctx->arena, call->schema);
+	s->variadic_call = call->variadic;
+	s->nargs = call->nargs;
+	if (s->nargs > 0) {
+		s->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+		for (int i = 0; i < s->nargs; i++) {
+			s->argnames[i] = cgm_arena_strdup(ctx->arena, call->args[i].name);
+			s->argtypes[i] = raw_arg_type(ctx, &call->args[i]);
+		}
+	}
+}
+
+static void on_raw_dml(void *arg, const char *schema, const char *relname, int location,
+		       unsigned events)
+{
+	extract_ctx *ctx = arg;
+	long at = locate(ctx, location);
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_TRIGGER;
+	s->name = cgm_arena_strdup(ctx->arena, relname);
+	s->schema = cgm_arena_strdup(ctx->arena, schema);
+	s->events = events;
+	s->line = line_of_location(ctx, at);
+}
+
+/* A statement the raw walker does not know: libpg_query's JSON of that
+ * statement alone, its locations shifted back to the whole text. */
+static void on_raw_unknown(void *arg, int start, int len)
+{
+	extract_ctx *ctx = arg;
+	size_t avail = strlen(ctx->raw_text + start);
+	size_t n = len > 0 && (size_t)len < avail ? (size_t)len : avail;
+	char *text = malloc(n + 1);
+	memcpy(text, ctx->raw_text + start, n);
+	text[n] = '\0';
+	PgQueryParseResult r = pg_query_parse(text);
+	if (!r.error && jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree))) {
+		ctx->loc_shift = start;
+		scan_sql(ctx, &ctx->sqldoc);
+		ctx->loc_shift = 0;
+	}
+	pg_query_free_parse_result(r);
+	free(text);
+}
+
+/* Parse `sql` (raw tree first) and record its sites; false with the
+ * parser's message in *err (heap) and position in *errpos when it does
+ * not parse. */
+static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos)
+{
+	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .dml = on_raw_dml,
+					  .unknown = on_raw_unknown };
+	ctx->parsed = sql;
+	ctx->raw_text = sql;
+	return cgm_raw_scan(sql, &visitor, err, errpos) == 0;
+}
+
 static char *constant_sql(const jt_doc *d, int val, long *location);
 
 /* Parse `sql` and record its sites; returns false (and leaves the message
@@ -484,6 +599,8 @@ static char *constant_sql(const jt_doc *d, int val, long *location);
 static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos,
 			   char **constant, long *constant_location)
 {
+	if (!constant)
+		return raw_parse_and_walk(ctx, sql, err, errpos);
 	PgQueryParseResult r = pg_query_parse(sql);
 	if (r.error) {
 		if (err)
@@ -779,11 +896,10 @@ static void flush_batch(extract_ctx *ctx)
 		/* On its own line: an expression may end in a -- comment. */
 		cgm_strbuf_puts(&text, "\n;\n");
 	}
-	PgQueryParseResult r = pg_query_parse(cgm_strbuf_cstr(&text));
-	if (!r.error && jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree))) {
-		ctx->batch = ctx->pending;
-		scan_sql(ctx, &ctx->sqldoc);
-		ctx->batch = NULL;
+	ctx->batch = ctx->pending;
+	bool parsed = raw_parse_and_walk(ctx, cgm_strbuf_cstr(&text), NULL, NULL);
+	ctx->batch = NULL;
+	if (parsed) {
 		for (int i = 0; i < ctx->npending; i++) {
 			free(ctx->pending[i].parsed);
 			free(ctx->pending[i].owned);
@@ -801,7 +917,6 @@ static void flush_batch(extract_ctx *ctx)
 			free(e->owned);
 		}
 	}
-	pg_query_free_parse_result(r);
 	cgm_strbuf_free(&text);
 	ctx->npending = 0;
 }
@@ -1026,7 +1141,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	for (int i = 0; i < fn->nargs; i++)
 		if (fn->argnames && fn->argnames[i])
 			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
-	jt_doc d = { 0 };
+	jt_doc d = { .skip_index = true };
 	if (!jt_parse(&d, tree, strlen(tree))) {
 		add_error(ctx, 0, "cannot read libpg_query output");
 	} else {
@@ -1097,6 +1212,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 {
 	extract_ctx ctx;
 	memset(&ctx, 0, sizeof ctx);
+	ctx.sqldoc.skip_index = true;
 	ctx.arena = arena;
 	ctx.fn = fn;
 	ctx.stmt_kind = "block";

@@ -25,27 +25,53 @@ bool jt_parse(jt_doc *doc, const char *text, size_t len)
 	int need = (int)(len / 2) + 8;
 	if (need > doc->cap) {
 		free(doc->tokens);
+		free(doc->after);
 		doc->tokens = malloc(sizeof(jt_token) * (size_t)need);
-		doc->cap = doc->tokens ? need : 0;
-		if (!doc->tokens)
+		doc->after = doc->skip_index ? malloc(sizeof(int) * (size_t)need) : NULL;
+		doc->cap = doc->tokens && (doc->after || !doc->skip_index) ? need : 0;
+		if (!doc->cap)
 			return false;
 	}
 	jsmn_parser parser;
 	jsmn_init(&parser);
 	int n = jsmn_parse(&parser, text, len, (jsmntok_t *)doc->tokens, (unsigned)doc->cap);
 	doc->count = n > 0 ? n : 0;
+	/* Where each value ends, children first: walking a tree asks for the
+	 * next key at every step, and counting through the value each time
+	 * made that quadratic in the depth. */
+	for (int i = doc->after ? doc->count - 1 : -1; i >= 0; i--) {
+		const jt_token *t = &doc->tokens[i];
+		int next = i + 1;
+		if (t->type == JT_OBJECT) {
+			/* A key's string token has size 1 but ends at itself: its
+			 * value is skipped as a sibling. */
+			for (int k = 0; k < t->size && next < doc->count; k++) {
+				next = next + 1;
+				if (next < doc->count)
+					next = doc->after[next];
+			}
+		} else if (t->type == JT_ARRAY) {
+			for (int k = 0; k < t->size && next < doc->count; k++)
+				next = doc->after[next];
+		}
+		doc->after[i] = next < doc->count ? next : doc->count;
+	}
 	return n > 0;
 }
 
 void jt_doc_free(jt_doc *doc)
 {
 	free(doc->tokens);
+	free(doc->after);
 	doc->tokens = NULL;
+	doc->after = NULL;
 	doc->count = doc->cap = 0;
 }
 
 int jt_skip(const jt_doc *doc, int i)
 {
+	if (doc->after)
+		return i >= 0 && i < doc->count ? doc->after[i] : doc->count;
 	/* Tokens come in document order: skipping a value means skipping its
 	 * children, counted down as they are passed. */
 	int pending = 1;

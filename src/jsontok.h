@@ -32,8 +32,13 @@ enum { JT_UNDEFINED = 0, JT_OBJECT = 1, JT_ARRAY = 2, JT_STRING = 3, JT_PRIMITIV
 typedef struct jt_doc {
 	const char *text;
 	jt_token *tokens;
+	int *after; /* with skip_index: the token after each whole value */
 	int count;
 	int cap;
+	/* Set before jt_parse when the tree is walked key by key: jt_skip is
+	 * then O(1), for 4 bytes per token (readers that build a tree in one
+	 * pass leave it off). */
+	bool skip_index;
 } jt_doc;
 
 /* Tokenize text; false when it is not valid JSON.  The doc may be reused. */

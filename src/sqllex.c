@@ -5,13 +5,7 @@
 
 #include <string.h>
 
-bool cgm_sql_ident_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '$' || c >= 0x80;
-}
-
-size_t cgm_sql_skip_comment(const char *s, size_t i)
+size_t cgm_sql_skip_comment_from(const char *s, size_t i)
 {
 	if (s[i] == '-' && s[i + 1] == '-') {
 		while (s[i] && s[i] != '\n')
@@ -36,7 +30,7 @@ size_t cgm_sql_skip_comment(const char *s, size_t i)
 	return i;
 }
 
-size_t cgm_sql_skip_opaque(const char *s, size_t i)
+size_t cgm_sql_skip_opaque_from(const char *s, size_t i)
 {
 	char c = s[i];
 	size_t after = cgm_sql_skip_comment(s, i);

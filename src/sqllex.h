@@ -12,13 +12,36 @@
 #include <stddef.h>
 
 /* A byte that may continue an identifier ($ included, as PostgreSQL). */
-bool cgm_sql_ident_char(unsigned char c);
+static inline bool cgm_sql_ident_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c >= 0x80;
+}
+
+/* The out-of-line halves of the two below, for a position where a comment
+ * or quoted text may start. */
+size_t cgm_sql_skip_comment_from(const char *s, size_t i);
+size_t cgm_sql_skip_opaque_from(const char *s, size_t i);
+
 /* Index just past the comment (-- to end of line, nested slash-star)
- * starting at s[i]; i when none starts there. */
-size_t cgm_sql_skip_comment(const char *s, size_t i);
+ * starting at s[i]; i when none starts there.  Inline: callers test every
+ * byte of a body, and almost none starts a comment. */
+static inline size_t cgm_sql_skip_comment(const char *s, size_t i)
+{
+	if ((s[i] == '-' && s[i + 1] == '-') || (s[i] == '/' && s[i + 1] == '*'))
+		return cgm_sql_skip_comment_from(s, i);
+	return i;
+}
+
 /* Index just past the comment, '...' string (E'...' with backslash
  * escapes), "..." identifier or $tag$...$tag$ text starting at s[i]; i when
  * none starts there.  Unterminated: the end of s. */
-size_t cgm_sql_skip_opaque(const char *s, size_t i);
+static inline size_t cgm_sql_skip_opaque(const char *s, size_t i)
+{
+	char c = s[i];
+	if (c != '-' && c != '/' && c != '\'' && c != '"' && c != '$')
+		return i;
+	return cgm_sql_skip_opaque_from(s, i);
+}
 
 #endif

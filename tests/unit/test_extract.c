@@ -352,6 +352,39 @@ static void test_real_world_forms(void **state)
 	assert_true(dynamic_at_10);
 }
 
+/* Statements the raw-tree walker does not know (utility commands) are read
+ * from libpg_query's JSON, in the same batch as the others: their sites keep
+ * their lines, and the sites after them too. */
+static void test_utility_statements_among_others(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "a integer", "void",
+			       "\n"
+			       "BEGIN\n"                                              /* 2 */
+			       "  PERFORM before_util(1);\n"                          /* 3 */
+			       "  CREATE TEMP TABLE tmp AS\n"                         /* 4 */
+			       "    SELECT in_ctas(a) AS v;\n"                         /* 5 */
+			       "  EXPLAIN SELECT in_explain(1);\n"                    /* 6 */
+			       "  INSERT INTO t.tab SELECT * FROM tmp WHERE v = after_util(2);\n" /* 7 */
+			       "  CREATE INDEX ON t.tab ((in_index(v)));\n"           /* 8 */
+			       "  SELECT x FROM ROWS FROM (in_rows(1), in_rows2(2)) AS r(x int) INTO a;\n" /* 9 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	expect_site(&fn, "before_util", 3, CGM_SITE_PERFORM);
+	expect_site(&fn, "in_ctas", 5, CGM_SITE_CALL);
+	expect_site(&fn, "in_explain", 6, CGM_SITE_CALL);
+	expect_site(&fn, "tab", 7, CGM_SITE_TRIGGER);
+	expect_site(&fn, "after_util", 7, CGM_SITE_CALL);
+	expect_site(&fn, "in_index", 8, CGM_SITE_CALL);
+	expect_site(&fn, "in_rows", 9, CGM_SITE_CALL);
+	expect_site(&fn, "in_rows2", 9, CGM_SITE_CALL);
+	const cgm_site *s = find_site(&fn, "before_util", 0);
+	assert_int_equal(s->nargs, 1);
+	assert_string_equal(s->argtypes[0], "integer");
+	assert_int_equal(fn.nsites, 8);
+}
+
 static void test_out_parameters_and_bare_return_next(void **state)
 {
 	/* PostgreSQL returns the OUT parameters on a bare RETURN NEXT;
@@ -387,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_procedure_and_variadic),
 		cmocka_unit_test(test_real_world_forms),
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
+		cmocka_unit_test(test_utility_statements_among_others),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,641 @@
+/*
+ * rawtree.c - call sites read straight from libpg_query's raw parse tree
+ * (see rawtree.h for what comes in and goes out).
+ *
+ * The tree lives in a memory context of its own (pg_query_enter_memory_context)
+ * that is deleted before cgm_raw_scan returns; the visitor sees its strings
+ * only while a callback runs.
+ *
+ * This is the one file that includes PostgreSQL's server headers, for the
+ * node structs of the parser libpg_query 15 embeds (PostgreSQL 15: same
+ * node tags and layouts in every 15.x release).  libpg_query keeps its
+ * globals thread-local, so nothing here may touch one through those
+ * headers (CurrentMemoryContext, PG_exception_stack, elog): allocation goes
+ * through palloc, a function of the library, and there is no ereport.
+ *
+ * Every statement is walked twice: a first pass checks that each node in it
+ * is one this walker knows field by field, a second reports its sites.  A
+ * statement with any other node (a utility command, mostly) is reported
+ * whole to the visitor's `unknown`, never half-read: a missed field would
+ * lose calls silently.  Fields are walked in struct order, the order
+ * libpg_query's own outputs use, so sites come in the same order as there.
+ */
+#include <pg_query.h>
+
+#include "postgres.h"
+#include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
+#include "pg_query/pg_query_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/model.h"
+#include "rawtree.h"
+
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
+#error "rawtree.c needs the PostgreSQL 15 server headers, the parser libpg_query 15 embeds"
+#endif
+
+typedef struct walker {
+	const cgm_raw_visitor *v;
+	bool emit; /* false: only check that every node is known */
+} walker;
+
+static bool walk(walker *w, const Node *node);
+
+static bool walk_list(walker *w, const List *list)
+{
+	const ListCell *lc;
+	foreach (lc, list)
+		if (!walk(w, lfirst(lc)))
+			return false;
+	return true;
+}
+
+/* The `sval` of a String node, or NULL. */
+static const char *string_value(const Node *node)
+{
+	return node && IsA(node, String) ? strVal(node) : NULL;
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+static cgm_raw_arg *arg_shape(const Node *node, const char *name)
+{
+	cgm_raw_arg *a = palloc0(sizeof(cgm_raw_arg));
+	a->kind = CGM_RAW_ARG_OTHER;
+	a->name = name;
+	if (!node)
+		return a;
+	switch (nodeTag(node)) {
+	case T_A_Const: {
+		const A_Const *c = (const A_Const *)node;
+		if (c->isnull) {
+			a->kind = CGM_RAW_ARG_UNKNOWN;
+			break;
+		}
+		switch (nodeTag(&c->val)) {
+		case T_String:
+			a->kind = CGM_RAW_ARG_UNKNOWN;
+			break;
+		case T_Integer:
+			a->kind = CGM_RAW_ARG_INTEGER;
+			break;
+		case T_Float: {
+			/* Integers too large for int4 come as Float without a dot. */
+			const char *text = c->val.fval.fval;
+			a->kind = CGM_RAW_ARG_NUMERIC;
+			if (text && !strpbrk(text, ".eE"))
+				a->kind = strlen(text) > 18 ? CGM_RAW_ARG_NUMERIC : CGM_RAW_ARG_BIGINT;
+			break;
+		}
+		case T_Boolean:
+			a->kind = CGM_RAW_ARG_BOOLEAN;
+			break;
+		case T_BitString:
+			a->kind = CGM_RAW_ARG_BIT;
+			break;
+		default:
+			break;
+		}
+		break;
+	}
+	case T_TypeCast: {
+		const TypeName *t = ((const TypeCast *)node)->typeName;
+		a->kind = CGM_RAW_ARG_CAST;
+		int n = t ? list_length(t->names) : 0;
+		if (n > 0 && !t->pct_type) {
+			a->type_name = string_value(llast(t->names));
+			a->type_schema = n >= 2 ? string_value(list_nth(t->names, n - 2)) : NULL;
+			a->type_dims = list_length(t->arrayBounds);
+		}
+		break;
+	}
+	case T_ColumnRef: {
+		const ColumnRef *r = (const ColumnRef *)node;
+		if (list_length(r->fields) == 1 && string_value(linitial(r->fields))) {
+			a->kind = CGM_RAW_ARG_COLUMN;
+			a->column = string_value(linitial(r->fields));
+		}
+		break;
+	}
+	case T_NamedArgExpr: {
+		const NamedArgExpr *na = (const NamedArgExpr *)node;
+		cgm_raw_arg *inner = arg_shape((const Node *)na->arg, na->name);
+		return inner;
+	}
+	case T_ParamRef:
+		a->kind = CGM_RAW_ARG_PARAM;
+		a->param = ((const ParamRef *)node)->number;
+		break;
+	case T_A_Expr: {
+		const A_Expr *e = (const A_Expr *)node;
+		const char *op = list_length(e->name) > 0 ? string_value(linitial(e->name)) : NULL;
+		if (e->kind == AEXPR_OP && op && strcmp(op, "||") == 0) {
+			a->kind = CGM_RAW_ARG_CONCAT;
+			a->left = arg_shape(e->lexpr, NULL);
+			a->right = arg_shape(e->rexpr, NULL);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return a;
+}
+
+static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
+{
+	int n = list_length(fc->funcname);
+	const char *name = n > 0 ? string_value(llast(fc->funcname)) : NULL;
+	if (!name)
+		return;
+	cgm_raw_call call = { 0 };
+	call.name = name;
+	call.schema = n >= 2 ? string_value(list_nth(fc->funcname, n - 2)) : NULL;
+	call.location = fc->location;
+	call.variadic = fc->func_variadic;
+	call.call_stmt = call_stmt;
+	call.nargs = list_length(fc->args);
+	if (call.nargs > 0) {
+		cgm_raw_arg *args = palloc0(sizeof(cgm_raw_arg) * (size_t)call.nargs);
+		int i = 0;
+		const ListCell *lc;
+		foreach (lc, fc->args)
+			args[i++] = *arg_shape(lfirst(lc), NULL);
+		call.args = args;
+	}
+	w->v->call(w->v->ctx, &call);
+}
+
+static void report_dml(walker *w, const RangeVar *rel, unsigned events)
+{
+	if (!rel || !rel->relname || !events)
+		return;
+	w->v->dml(w->v->ctx, rel->schemaname, rel->relname, rel->location, events);
+}
+
+static unsigned merge_events(const MergeStmt *m)
+{
+	unsigned ev = 0;
+	const ListCell *lc;
+	foreach (lc, m->mergeWhenClauses) {
+		const Node *c = lfirst(lc);
+		if (!c || !IsA(c, MergeWhenClause))
+			continue;
+		switch (((const MergeWhenClause *)c)->commandType) {
+		case CMD_INSERT:
+			ev |= CGM_EV_INSERT;
+			break;
+		case CMD_UPDATE:
+			ev |= CGM_EV_UPDATE;
+			break;
+		case CMD_DELETE:
+			ev |= CGM_EV_DELETE;
+			break;
+		default:
+			break;
+		}
+	}
+	return ev;
+}
+
+/* ---- the walk --------------------------------------------------------- */
+
+#define WALK(x) \
+	do { \
+		if (!walk(w, (const Node *)(x))) \
+			return false; \
+	} while (0)
+
+static bool walk_statement(walker *w, const Node *node)
+{
+	switch (nodeTag(node)) {
+	case T_SelectStmt: {
+		const SelectStmt *s = (const SelectStmt *)node;
+		WALK(s->distinctClause);
+		WALK(s->intoClause);
+		WALK(s->targetList);
+		WALK(s->fromClause);
+		WALK(s->whereClause);
+		WALK(s->groupClause);
+		WALK(s->havingClause);
+		WALK(s->windowClause);
+		WALK(s->valuesLists);
+		WALK(s->sortClause);
+		WALK(s->limitOffset);
+		WALK(s->limitCount);
+		WALK(s->lockingClause);
+		WALK(s->withClause);
+		WALK(s->larg);
+		WALK(s->rarg);
+		return true;
+	}
+	case T_InsertStmt: {
+		const InsertStmt *s = (const InsertStmt *)node;
+		if (w->emit) {
+			unsigned ev = CGM_EV_INSERT;
+			if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
+				ev |= CGM_EV_UPDATE;
+			report_dml(w, s->relation, ev);
+		}
+		WALK(s->relation);
+		WALK(s->cols);
+		WALK(s->selectStmt);
+		WALK(s->onConflictClause);
+		WALK(s->returningList);
+		WALK(s->withClause);
+		return true;
+	}
+	case T_UpdateStmt: {
+		const UpdateStmt *s = (const UpdateStmt *)node;
+		if (w->emit)
+			report_dml(w, s->relation, CGM_EV_UPDATE);
+		WALK(s->relation);
+		WALK(s->targetList);
+		WALK(s->whereClause);
+		WALK(s->fromClause);
+		WALK(s->returningList);
+		WALK(s->withClause);
+		return true;
+	}
+	case T_DeleteStmt: {
+		const DeleteStmt *s = (const DeleteStmt *)node;
+		if (w->emit)
+			report_dml(w, s->relation, CGM_EV_DELETE);
+		WALK(s->relation);
+		WALK(s->usingClause);
+		WALK(s->whereClause);
+		WALK(s->returningList);
+		WALK(s->withClause);
+		return true;
+	}
+	case T_MergeStmt: {
+		const MergeStmt *s = (const MergeStmt *)node;
+		if (w->emit)
+			report_dml(w, s->relation, merge_events(s));
+		WALK(s->relation);
+		WALK(s->sourceRelation);
+		WALK(s->joinCondition);
+		WALK(s->mergeWhenClauses);
+		WALK(s->withClause);
+		return true;
+	}
+	case T_CallStmt: {
+		const CallStmt *s = (const CallStmt *)node;
+		const FuncCall *fc = s->funccall;
+		if (!fc)
+			return true;
+		if (w->emit)
+			report_call(w, fc, true);
+		WALK(fc->args);
+		WALK(fc->agg_order);
+		WALK(fc->agg_filter);
+		WALK(fc->over);
+		return true;
+	}
+	case T_TruncateStmt: {
+		const TruncateStmt *s = (const TruncateStmt *)node;
+		if (w->emit) {
+			const ListCell *lc;
+			foreach (lc, s->relations)
+				if (lfirst(lc) && IsA(lfirst(lc), RangeVar))
+					report_dml(w, lfirst(lc), CGM_EV_TRUNCATE);
+		}
+		WALK(s->relations);
+		return true;
+	}
+	case T_CopyStmt: {
+		const CopyStmt *s = (const CopyStmt *)node;
+		if (w->emit && s->is_from)
+			report_dml(w, s->relation, CGM_EV_INSERT);
+		WALK(s->relation);
+		WALK(s->query);
+		WALK(s->attlist);
+		WALK(s->options);
+		WALK(s->whereClause);
+		return true;
+	}
+	case T_CreateFunctionStmt: {
+		/* BEGIN ATOMIC and RETURN bodies are parsed inside their CREATE. */
+		const CreateFunctionStmt *s = (const CreateFunctionStmt *)node;
+		WALK(s->funcname);
+		WALK(s->parameters);
+		WALK(s->returnType);
+		WALK(s->options);
+		WALK(s->sql_body);
+		return true;
+	}
+	case T_ReturnStmt:
+		WALK(((const ReturnStmt *)node)->returnval);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool walk(walker *w, const Node *node)
+{
+	if (!node)
+		return true;
+	switch (nodeTag(node)) {
+	case T_List:
+		return walk_list(w, (const List *)node);
+	case T_IntList:
+	case T_OidList:
+	case T_String:
+	case T_Integer:
+	case T_Float:
+	case T_Boolean:
+	case T_BitString:
+	case T_A_Const:
+	case T_A_Star:
+	case T_ParamRef:
+	case T_ColumnRef:
+	case T_SQLValueFunction:
+	case T_SetToDefault:
+	case T_CurrentOfExpr:
+	case T_RangeVar:
+	case T_Alias:
+	case T_CTESearchClause:
+		return true;
+
+	case T_FuncCall: {
+		const FuncCall *fc = (const FuncCall *)node;
+		if (w->emit)
+			report_call(w, fc, false);
+		WALK(fc->funcname);
+		WALK(fc->args);
+		WALK(fc->agg_order);
+		WALK(fc->agg_filter);
+		WALK(fc->over);
+		return true;
+	}
+	case T_A_Expr: {
+		const A_Expr *e = (const A_Expr *)node;
+		WALK(e->lexpr);
+		WALK(e->rexpr);
+		return true;
+	}
+	case T_BoolExpr:
+		WALK(((const BoolExpr *)node)->args);
+		return true;
+	case T_NullTest:
+		WALK(((const NullTest *)node)->arg);
+		return true;
+	case T_BooleanTest:
+		WALK(((const BooleanTest *)node)->arg);
+		return true;
+	case T_SubLink: {
+		const SubLink *s = (const SubLink *)node;
+		WALK(s->testexpr);
+		WALK(s->subselect);
+		return true;
+	}
+	case T_CaseExpr: {
+		const CaseExpr *c = (const CaseExpr *)node;
+		WALK(c->arg);
+		WALK(c->args);
+		WALK(c->defresult);
+		return true;
+	}
+	case T_CaseWhen: {
+		const CaseWhen *c = (const CaseWhen *)node;
+		WALK(c->expr);
+		WALK(c->result);
+		return true;
+	}
+	case T_CoalesceExpr:
+		WALK(((const CoalesceExpr *)node)->args);
+		return true;
+	case T_MinMaxExpr:
+		WALK(((const MinMaxExpr *)node)->args);
+		return true;
+	case T_RowExpr:
+		WALK(((const RowExpr *)node)->args);
+		return true;
+	case T_A_ArrayExpr:
+		WALK(((const A_ArrayExpr *)node)->elements);
+		return true;
+	case T_TypeCast: {
+		const TypeCast *t = (const TypeCast *)node;
+		WALK(t->arg);
+		WALK(t->typeName);
+		return true;
+	}
+	case T_TypeName: {
+		const TypeName *t = (const TypeName *)node;
+		WALK(t->typmods);
+		return true;
+	}
+	case T_CollateClause:
+		WALK(((const CollateClause *)node)->arg);
+		return true;
+	case T_A_Indirection: {
+		const A_Indirection *i = (const A_Indirection *)node;
+		WALK(i->arg);
+		WALK(i->indirection);
+		return true;
+	}
+	case T_A_Indices: {
+		const A_Indices *i = (const A_Indices *)node;
+		WALK(i->lidx);
+		WALK(i->uidx);
+		return true;
+	}
+	case T_XmlExpr: {
+		const XmlExpr *x = (const XmlExpr *)node;
+		WALK(x->named_args);
+		WALK(x->args);
+		return true;
+	}
+	case T_XmlSerialize: {
+		const XmlSerialize *x = (const XmlSerialize *)node;
+		WALK(x->expr);
+		WALK(x->typeName);
+		return true;
+	}
+	case T_GroupingFunc:
+		WALK(((const GroupingFunc *)node)->args);
+		return true;
+	case T_GroupingSet:
+		WALK(((const GroupingSet *)node)->content);
+		return true;
+	case T_MultiAssignRef:
+		WALK(((const MultiAssignRef *)node)->source);
+		return true;
+	case T_NamedArgExpr:
+		WALK(((const NamedArgExpr *)node)->arg);
+		return true;
+	case T_ResTarget: {
+		const ResTarget *r = (const ResTarget *)node;
+		WALK(r->indirection);
+		WALK(r->val);
+		return true;
+	}
+	case T_SortBy:
+		WALK(((const SortBy *)node)->node);
+		return true;
+	case T_WindowDef: {
+		const WindowDef *d = (const WindowDef *)node;
+		WALK(d->partitionClause);
+		WALK(d->orderClause);
+		WALK(d->startOffset);
+		WALK(d->endOffset);
+		return true;
+	}
+	case T_RangeSubselect:
+		WALK(((const RangeSubselect *)node)->subquery);
+		return true;
+	case T_RangeFunction: {
+		const RangeFunction *r = (const RangeFunction *)node;
+		WALK(r->functions);
+		WALK(r->coldeflist);
+		return true;
+	}
+	case T_RangeTableFunc: {
+		const RangeTableFunc *r = (const RangeTableFunc *)node;
+		WALK(r->docexpr);
+		WALK(r->rowexpr);
+		WALK(r->namespaces);
+		WALK(r->columns);
+		return true;
+	}
+	case T_RangeTableFuncCol: {
+		const RangeTableFuncCol *c = (const RangeTableFuncCol *)node;
+		WALK(c->typeName);
+		WALK(c->colexpr);
+		WALK(c->coldefexpr);
+		return true;
+	}
+	case T_RangeTableSample: {
+		const RangeTableSample *r = (const RangeTableSample *)node;
+		WALK(r->relation);
+		WALK(r->method);
+		WALK(r->args);
+		WALK(r->repeatable);
+		return true;
+	}
+	case T_JoinExpr: {
+		const JoinExpr *j = (const JoinExpr *)node;
+		WALK(j->larg);
+		WALK(j->rarg);
+		WALK(j->usingClause);
+		WALK(j->quals);
+		return true;
+	}
+	case T_WithClause:
+		WALK(((const WithClause *)node)->ctes);
+		return true;
+	case T_CommonTableExpr: {
+		const CommonTableExpr *c = (const CommonTableExpr *)node;
+		WALK(c->aliascolnames);
+		WALK(c->ctequery);
+		WALK(c->search_clause);
+		WALK(c->cycle_clause);
+		return true;
+	}
+	case T_CTECycleClause: {
+		const CTECycleClause *c = (const CTECycleClause *)node;
+		WALK(c->cycle_col_list);
+		WALK(c->cycle_mark_value);
+		WALK(c->cycle_mark_default);
+		return true;
+	}
+	case T_IntoClause: {
+		const IntoClause *i = (const IntoClause *)node;
+		WALK(i->rel);
+		WALK(i->colNames);
+		WALK(i->options);
+		WALK(i->viewQuery);
+		return true;
+	}
+	case T_LockingClause:
+		WALK(((const LockingClause *)node)->lockedRels);
+		return true;
+	case T_OnConflictClause: {
+		const OnConflictClause *o = (const OnConflictClause *)node;
+		WALK(o->infer);
+		WALK(o->targetList);
+		WALK(o->whereClause);
+		return true;
+	}
+	case T_InferClause: {
+		const InferClause *i = (const InferClause *)node;
+		WALK(i->indexElems);
+		WALK(i->whereClause);
+		return true;
+	}
+	case T_IndexElem: {
+		const IndexElem *e = (const IndexElem *)node;
+		WALK(e->expr);
+		WALK(e->collation);
+		WALK(e->opclass);
+		WALK(e->opclassopts);
+		return true;
+	}
+	case T_MergeWhenClause: {
+		const MergeWhenClause *m = (const MergeWhenClause *)node;
+		WALK(m->condition);
+		WALK(m->targetList);
+		WALK(m->values);
+		return true;
+	}
+	case T_ColumnDef: {
+		const ColumnDef *c = (const ColumnDef *)node;
+		if (c->constraints != NIL || c->cooked_default)
+			return false;
+		WALK(c->typeName);
+		WALK(c->raw_default);
+		WALK(c->collClause);
+		WALK(c->fdwoptions);
+		return true;
+	}
+	case T_FunctionParameter: {
+		const FunctionParameter *p = (const FunctionParameter *)node;
+		WALK(p->argType);
+		WALK(p->defexpr);
+		return true;
+	}
+	case T_DefElem:
+		WALK(((const DefElem *)node)->arg);
+		return true;
+	default:
+		return walk_statement(w, node);
+	}
+}
+
+/* ---- statements ------------------------------------------------------- */
+
+int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos)
+{
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(sql);
+	free(parsed.stderr_buffer);
+	int rc = 0;
+	if (parsed.error) {
+		if (error)
+			*error = strdup(parsed.error->message);
+		if (cursorpos)
+			*cursorpos = parsed.error->cursorpos;
+		pg_query_free_error(parsed.error);
+		rc = -1;
+	} else {
+		const ListCell *lc;
+		foreach (lc, parsed.tree) {
+			const RawStmt *raw = lfirst(lc);
+			if (!raw || !IsA(raw, RawStmt) || !raw->stmt)
+				continue;
+			walker check = { .v = v, .emit = false };
+			if (!walk(&check, raw->stmt)) {
+				v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+				continue;
+			}
+			walker emit = { .v = v, .emit = true };
+			walk(&emit, raw->stmt);
+		}
+	}
+	pg_query_exit_memory_context(context);
+	return rc;
+}

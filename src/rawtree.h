@@ -1,0 +1,79 @@
+/*
+ * rawtree.h - call sites read straight from libpg_query's raw parse tree.
+ *
+ * In:  SQL text (one or several statements).
+ * Out: through a visitor, while the tree is alive: every function call (name,
+ *      location, argument shapes), every statement that may fire triggers
+ *      (relation, events), and the byte range of each statement whose tree
+ *      holds a node this walker does not know, for the caller to read
+ *      another way (nothing else is reported for such a statement).
+ *      Every string handed to the visitor dies when the callback returns:
+ *      copy what is kept.  rawtree.c frees the whole parse tree before
+ *      cgm_raw_scan returns.
+ *
+ * Why: libpg_query's public API serialises every tree to JSON, and writing
+ * then tokenising that JSON cost more than parsing the SQL.  The raw tree
+ * comes from the same parser (pg_query_raw_parse, pg_query_internal.h), so
+ * the sites are the same, at a third of the cost.  Only this module sees
+ * PostgreSQL's node structs; everything here is plain C.
+ */
+#ifndef CGMAP_RAWTREE_H
+#define CGMAP_RAWTREE_H
+
+#include <stdbool.h>
+
+/* What the parser alone knows of an argument's type. */
+typedef enum cgm_raw_arg_kind {
+	CGM_RAW_ARG_OTHER,   /* an expression: type unknown before analysis */
+	CGM_RAW_ARG_UNKNOWN, /* a string literal or NULL: type "unknown" */
+	CGM_RAW_ARG_INTEGER,
+	CGM_RAW_ARG_BIGINT,
+	CGM_RAW_ARG_NUMERIC,
+	CGM_RAW_ARG_BOOLEAN,
+	CGM_RAW_ARG_BIT,
+	CGM_RAW_ARG_CAST,    /* expr::type, CAST(expr AS type), type 'literal' */
+	CGM_RAW_ARG_COLUMN,  /* a one-part name: a variable, parameter or column */
+	CGM_RAW_ARG_PARAM,   /* $n */
+	CGM_RAW_ARG_CONCAT   /* left || right */
+} cgm_raw_arg_kind;
+
+typedef struct cgm_raw_arg {
+	cgm_raw_arg_kind kind;
+	const char *name;        /* name => value: the name, else NULL */
+	const char *type_schema; /* CAST: the type as written (NULL name for %TYPE) */
+	const char *type_name;
+	int type_dims;
+	const char *column;      /* COLUMN */
+	int param;               /* PARAM */
+	const struct cgm_raw_arg *left, *right; /* CONCAT */
+} cgm_raw_arg;
+
+typedef struct cgm_raw_call {
+	const char *schema; /* as written, NULL when unqualified */
+	const char *name;
+	int location;       /* byte offset of the name in the parsed text */
+	bool variadic;      /* VARIADIC before the last argument */
+	bool call_stmt;     /* the procedure of a CALL statement */
+	int nargs;
+	const cgm_raw_arg *args;
+} cgm_raw_call;
+
+typedef struct cgm_raw_visitor {
+	void *ctx;
+	void (*call)(void *ctx, const cgm_raw_call *call);
+	/* INSERT, UPDATE, DELETE, MERGE, TRUNCATE or COPY FROM on a relation;
+	 * events are CGM_EV_* bits. */
+	void (*dml)(void *ctx, const char *schema, const char *relname, int location,
+		    unsigned events);
+	/* A statement at [start, start + len) of the text (len 0: to the end)
+	 * holds a node the walker does not know. */
+	void (*unknown)(void *ctx, int start, int len);
+} cgm_raw_visitor;
+
+/* Parse `sql` and report its sites to v.  Returns 0, or -1 when the text
+ * does not parse: then *error gets the parser's message (heap, caller
+ * frees) and *cursorpos its 1-based position (0 when unknown), and
+ * nothing was reported. */
+int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
+
+#endif

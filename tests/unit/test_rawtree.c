@@ -1,0 +1,212 @@
+/*
+ * test_rawtree.c - the raw-tree walker misses no call: for statements of
+ * every form it reads itself, the calls it reports (names, in order) are
+ * exactly the FuncCall nodes of libpg_query's JSON for the same text, and
+ * DML statements report their relation and events.  Statements with nodes
+ * it does not know are handed back whole, nothing reported for them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pg_query.h>
+
+#include "cgmap/model.h"
+#include "rawtree.h"
+
+typedef struct seen {
+	char text[4096];  /* "name name ..." of the calls, in order */
+	char dml[512];    /* "rel:events ..." */
+	int unknown;      /* statements handed back */
+	int call_stmts;
+	char last_arg_shapes[256];
+} seen;
+
+static void add_word(char *buf, size_t size, const char *word)
+{
+	size_t len = strlen(buf);
+	snprintf(buf + len, size - len, "%s%s", len ? " " : "", word);
+}
+
+static void on_call(void *ctx, const cgm_raw_call *call)
+{
+	seen *s = ctx;
+	add_word(s->text, sizeof s->text, call->name);
+	if (call->call_stmt)
+		s->call_stmts++;
+	s->last_arg_shapes[0] = '\0';
+	for (int i = 0; i < call->nargs; i++) {
+		char shape[64];
+		snprintf(shape, sizeof shape, "%d%s%s", (int)call->args[i].kind,
+			 call->args[i].name ? "=" : "", call->args[i].name ? call->args[i].name : "");
+		add_word(s->last_arg_shapes, sizeof s->last_arg_shapes, shape);
+	}
+}
+
+static void on_dml(void *ctx, const char *schema, const char *relname, int location, unsigned events)
+{
+	seen *s = ctx;
+	(void)location;
+	char word[128];
+	snprintf(word, sizeof word, "%s%s%s:%u", schema ? schema : "", schema ? "." : "", relname, events);
+	add_word(s->dml, sizeof s->dml, word);
+}
+
+static void on_unknown(void *ctx, int start, int len)
+{
+	(void)start;
+	(void)len;
+	((seen *)ctx)->unknown++;
+}
+
+static seen scan(const char *sql)
+{
+	seen s;
+	memset(&s, 0, sizeof s);
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .unknown = on_unknown };
+	char *err = NULL;
+	int pos = 0;
+	if (cgm_raw_scan(sql, &v, &err, &pos) != 0)
+		fail_msg("'%s' does not parse: %s", sql, err);
+	return s;
+}
+
+/* The names of the FuncCall nodes in libpg_query's JSON, in order: the last
+ * sval of each funcname list. */
+static void json_calls(char *out, size_t size, const char *sql)
+{
+	out[0] = '\0';
+	PgQueryParseResult r = pg_query_parse(sql);
+	assert_null(r.error);
+	const char *keys[] = { "\"FuncCall\":{\"funcname\":[", "\"funccall\":{\"funcname\":[" };
+	for (const char *p = r.parse_tree; *p; p++) {
+		for (int k = 0; k < 2; k++) {
+			size_t klen = strlen(keys[k]);
+			if (strncmp(p, keys[k], klen) != 0)
+				continue;
+			const char *end = strchr(p + klen, ']');
+			const char *last = NULL;
+			for (const char *q = p + klen; q && q < end; q = strstr(q + 1, "\"sval\":\""))
+				if (strncmp(q, "\"sval\":\"", 8) == 0)
+					last = q + 8;
+			assert_non_null(last);
+			char name[128];
+			size_t n = (size_t)(strchr(last, '"') - last);
+			snprintf(name, sizeof name, "%.*s", (int)n, last);
+			add_word(out, size, name);
+		}
+	}
+	pg_query_free_parse_result(r);
+}
+
+static void expect_same_calls(const char *sql)
+{
+	seen s = scan(sql);
+	if (s.unknown)
+		fail_msg("'%s' was handed back, not read", sql);
+	char expected[4096];
+	json_calls(expected, sizeof expected, sql);
+	if (strcmp(s.text, expected) != 0)
+		fail_msg("'%s':\n  raw tree: %s\n  JSON:     %s", sql, s.text, expected);
+}
+
+static void test_every_form_reports_every_call(void **state)
+{
+	(void)state;
+	static const char *const forms[] = {
+		"SELECT a(1), b(c(2)) FROM t WHERE d(x) > 0 GROUP BY e(y) HAVING f(z) ORDER BY g(w)",
+		"SELECT DISTINCT ON (a1(x)) x FROM t LIMIT l1(1) OFFSET l2(2)",
+		"SELECT * FROM s1(1) AS s, LATERAL s2(s.x) AS l, ROWS FROM (r1(1), r2(2) AS (a int)) AS r(x, y)",
+		"SELECT * FROM (SELECT sub1(1)) AS q JOIN u ON j1(u.x) = q.sub1 JOIN v USING (k)",
+		"WITH w AS (SELECT cte1(1)), z AS MATERIALIZED (SELECT cte2(2)) SELECT cte3(3) FROM w, z",
+		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT rc(n) FROM r) SEARCH DEPTH FIRST BY n SET o CYCLE n SET c TO 'y' DEFAULT 'n' USING p SELECT cyc1(1) FROM r",
+		"SELECT x FROM t UNION SELECT u1(1) EXCEPT SELECT u2(2) INTERSECT SELECT u3(3)",
+		"VALUES (v1(1), v2(2)), (v3(3), 4)",
+		"SELECT CASE c1(x) WHEN c2(1) THEN c3(2) ELSE c4(3) END, COALESCE(co1(1), co2(2)), NULLIF(n1(1), 2), GREATEST(g1(1), 2), LEAST(1, l1(2))",
+		"SELECT ARRAY[ar1(1), ar2(2)], ROW(ro1(1), 2), (ind1(x)).field, (ind2(x))[ix1(1):ix2(2)]",
+		"SELECT x IS NULL, i1(x) IS NOT TRUE, i2(x) IS DISTINCT FROM i3(y), i4(x) BETWEEN i5(1) AND i6(2), i7(x) IN (i8(1), 2)",
+		"SELECT EXISTS (SELECT ex1(1)), x = ANY (SELECT an1(2)), (SELECT sc1(3)), ARRAY(SELECT as1(4))",
+		"SELECT x::int, CAST(ca1(1) AS text), ca2(2)::numeric(10, 2), text 'lit', ca3(x) COLLATE \"C\"",
+		"SELECT agg1(x ORDER BY ob1(y)) FILTER (WHERE fi1(z)), agg2(DISTINCT x), pct(0.5) WITHIN GROUP (ORDER BY wg1(x)), count(*)",
+		"SELECT win1(x) OVER (PARTITION BY pb1(y) ORDER BY ob2(z) ROWS BETWEEN fr1(1) PRECEDING AND fr2(2) FOLLOWING), win2(x) OVER w FROM t WINDOW w AS (ORDER BY ob3(x))",
+		"SELECT x FROM t GROUP BY GROUPING SETS ((gs1(a)), ROLLUP (gs2(b)), CUBE (gs3(c))), GROUPING(a)",
+		"SELECT current_date, current_user, localtimestamp, session_user, f_after_svf(1)",
+		"SELECT named(a => na1(1), b := 2), variadic_f(VARIADIC ARRAY[va1(1)]), schema1.qualified(1), db.sch.threepart(1)",
+		"SELECT xmlelement(name e, xmlattributes(xa1(1) AS a), xe1(2)), xmlforest(xf1(1) AS a), XMLSERIALIZE(CONTENT xs1(1) AS text), xmlexists('//a' PASSING BY REF xp1(1))",
+		"SELECT * FROM XMLTABLE('/r' PASSING xt1(1) COLUMNS a int PATH xt2('a') DEFAULT xt3(1), o FOR ORDINALITY)",
+		"SELECT * FROM t TABLESAMPLE BERNOULLI (ts1(10)) REPEATABLE (ts2(1))",
+		"SELECT x FROM t FOR UPDATE OF t SKIP LOCKED",
+		"SELECT x INTO TEMP tmp FROM t WHERE in1(x)",
+		"SELECT $1, p1($2), 'string f(1)' /* c(2) */, e'x' -- f(3)\n, ok(1)",
+		"INSERT INTO s.tab (a, b) SELECT ins1(1), ins2(2) ON CONFLICT (oc1(a)) WHERE oc2(b) DO UPDATE SET a = oc3(excluded.a) WHERE oc4(1) RETURNING ret1(a)",
+		"INSERT INTO tab VALUES (iv1(1)) ON CONFLICT DO NOTHING",
+		"WITH d AS (DELETE FROM x WHERE dl1(1) RETURNING *) INSERT INTO y SELECT * FROM d",
+		"UPDATE tab SET a = up1(1), (b, c) = (SELECT up2(2), 3) FROM other WHERE up3(tab.a) RETURNING up4(a)",
+		"DELETE FROM tab USING other WHERE de1(other.x) RETURNING de2(tab.x)",
+		"MERGE INTO tgt t USING (SELECT ms1(1) AS k) s ON t.k = mj1(s.k) WHEN MATCHED AND mc1(1) THEN UPDATE SET v = mu1(1) WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (k) VALUES (mi1(s.k))",
+		"CALL proc1(pa1(1), b => pa2(2))",
+		"TRUNCATE a, s.b",
+		"COPY tab FROM STDIN",
+		"COPY (SELECT cp1(1)) TO STDOUT",
+		"CREATE FUNCTION atomic1() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT at1(1); SELECT at2(2); END",
+		"CREATE FUNCTION atomic2() RETURNS int LANGUAGE sql RETURN rt1(1)",
+		"SELECT f(1); SELECT g(2)",
+		NULL
+	};
+	for (int i = 0; forms[i]; i++)
+		expect_same_calls(forms[i]);
+}
+
+static void test_dml_and_call_statements(void **state)
+{
+	(void)state;
+	seen s = scan("INSERT INTO s.a VALUES (1) ON CONFLICT (k) DO UPDATE SET v = 1");
+	assert_string_equal(s.dml, "s.a:3"); /* INSERT | UPDATE */
+	s = scan("MERGE INTO m USING n ON true WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1)");
+	assert_string_equal(s.dml, "m:5"); /* INSERT | DELETE */
+	s = scan("UPDATE u SET v = 1; DELETE FROM d; TRUNCATE t1, t2; COPY c FROM STDIN; COPY c TO STDOUT");
+	assert_string_equal(s.dml, "u:2 d:4 t1:8 t2:8 c:1");
+	s = scan("CALL p(1, x => 'a', $2, y::int[], 'a' || b, 12345678901, 1.5, true, B'1', NULL)");
+	assert_int_equal(s.call_stmts, 1);
+	assert_string_equal(s.text, "p");
+	assert_string_equal(s.last_arg_shapes, "2 1=x 9 7 10 3 4 5 6 1");
+}
+
+static void test_unknown_statements_are_handed_back(void **state)
+{
+	(void)state;
+	seen s = scan("SELECT a(1); CREATE TABLE t AS SELECT b(2); EXPLAIN SELECT c(3); SELECT d(4)");
+	assert_int_equal(s.unknown, 2);
+	assert_string_equal(s.text, "a d");
+}
+
+static void test_syntax_error(void **state)
+{
+	(void)state;
+	seen s;
+	memset(&s, 0, sizeof s);
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .unknown = on_unknown };
+	char *err = NULL;
+	int pos = 0;
+	assert_int_equal(cgm_raw_scan("SELECT f(1); SELEC g(2)", &v, &err, &pos), -1);
+	assert_non_null(strstr(err, "syntax error"));
+	assert_int_equal(pos, 14);
+	assert_string_equal(s.text, "");
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_form_reports_every_call),
+		cmocka_unit_test(test_dml_and_call_statements),
+		cmocka_unit_test(test_unknown_statements_are_handed_back),
+		cmocka_unit_test(test_syntax_error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
