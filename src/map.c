@@ -60,20 +60,14 @@ static void drop_unmapped_references(cgm_model *model)
 }
 
 /* The source into the model, its functions extracted by `pool`: a database
- * streams each function to the pool as it reads it; SQL files are applied
- * whole first, then every mapped function is handed over. */
+ * streams each function to the pool as it reads it, SQL files each
+ * definition as it is applied. */
 static int load_source(cgm_model *model, const cgm_map_options *opts, cgm_extract_pool *pool)
 {
 	if (opts->nsql == 0)
 		return cgm_source_pg_stream(model, &opts->source, pool);
-	int rc = cgm_source_sql_load(model, (const char *const *)opts->sql_paths, opts->nsql,
-				     &opts->source);
-	if (rc < 0)
-		return rc;
-	for (int i = 0; i < model->nfunctions; i++)
-		if (!model->functions[i].builtin)
-			cgm_extract_pool_submit(pool, &model->functions[i], false);
-	return 0;
+	return cgm_source_sql_stream(model, (const char *const *)opts->sql_paths, opts->nsql,
+				     &opts->source, pool);
 }
 
 int cgm_map_source(cgm_model **out, const cgm_map_options *opts)

@@ -37,6 +37,7 @@
 
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
+#include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -165,6 +166,15 @@ typedef struct sql_state {
 	bool *dropped;
 	int nfns, cap_fns;
 	smap fn_index; /* id -> index into fns, -1 after a drop */
+
+	/* With a pool, each definition is extracted as soon as it is read, on
+	 * a heap copy (fns moves as it grows): spec[i] is the latest copy for
+	 * fns[i], adopted at the end when the definition did not change since;
+	 * every copy is in specs, freed once the pool has drained. */
+	cgm_extract_pool *pool;
+	cgm_function **spec;
+	cgm_function **specs;
+	int nspecs, cap_specs;
 
 	sql_trigger *triggers;
 	int ntriggers, cap_triggers;
@@ -1036,8 +1046,11 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
 	f.file = st->file;
 	f.file_line = line_of(st, at);
-	f.line_count = cgm_count_lines(f.source);
-	f.body_hash = cgm_body_hash(a, f.source);
+	if (!st->pool) {
+		/* With a pool, its threads measure the body. */
+		f.line_count = cgm_count_lines(f.source);
+		f.body_hash = cgm_body_hash(a, f.source);
+	}
 
 	store_function(st, &f, jbool(stmt, "replace"), at);
 }
@@ -1139,6 +1152,47 @@ static void apply_create_aggregate(sql_state *st, const json_t *stmt)
 	}
 }
 
+/* Extract fns[i] now, on a copy, while the files are still read. */
+static void speculate(sql_state *st, int i)
+{
+	if (!st->pool)
+		return;
+	st->spec[i] = NULL;
+	if (!st->fns[i].source)
+		return;
+	if (st->nspecs == st->cap_specs) {
+		st->cap_specs = st->cap_specs ? st->cap_specs * 2 : 256;
+		st->specs = cgm_xrealloc(st->specs, sizeof(cgm_function *) * (size_t)st->cap_specs);
+	}
+	cgm_function *copy = cgm_xcalloc(1, sizeof(cgm_function));
+	*copy = st->fns[i];
+	st->specs[st->nspecs++] = copy;
+	st->spec[i] = copy;
+	cgm_extract_pool_submit(st->pool, copy, true);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Would extraction read the same from both?  (Only what
+ * cgm_extract_function reads: a rename or a new search_path keeps the
+ * sites.) */
+static bool same_extraction_input(const cgm_function *a, const cgm_function *b)
+{
+	if (a->kind != b->kind || a->nargs != b->nargs || a->atomic_body != b->atomic_body ||
+	    !same_text(a->language, b->language) || !same_text(a->source, b->source) ||
+	    !same_text(a->arguments, b->arguments) || !same_text(a->result, b->result) ||
+	    (a->argtypes == NULL) != (b->argtypes == NULL) || (a->argnames == NULL) != (b->argnames == NULL))
+		return false;
+	for (int k = 0; k < a->nargs; k++)
+		if ((a->argtypes && !same_text(a->argtypes[k], b->argtypes[k])) ||
+		    (a->argnames && !same_text(a->argnames[k], b->argnames[k])))
+			return false;
+	return true;
+}
+
 /* Add or replace a function record under its id (CREATE [OR REPLACE]). */
 static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 {
@@ -1150,18 +1204,22 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 		}
 		f->comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
 		st->fns[existing] = *f;
+		speculate(st, existing);
 		return;
 	}
 	if (st->nfns == st->cap_fns) {
 		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
 		st->fns = cgm_arena_grow(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
 		st->dropped = cgm_arena_grow(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		if (st->pool)
+			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
 	}
 	st->fns[st->nfns] = *f;
 	st->dropped[st->nfns] = false;
 	smap_put(&st->fn_index, st->a, f->id, st->nfns);
 	st->nfns++;
+	speculate(st, st->nfns - 1);
 }
 
 static bool is_routine_type(const char *objtype)
@@ -2372,18 +2430,63 @@ static const char *joined_paths(cgm_arena *a, const char *const *paths, int npat
 	return s;
 }
 
+/* Hand the mapped functions to the pool: a definition already extracted
+ * (unchanged since) keeps its sites, the others are queued now. */
+static void settle_extraction(sql_state *st, const int *origin, int first)
+{
+	cgm_model *model = st->model;
+	cgm_extract_pool_drain(st->pool);
+	for (int m = first; m < model->nfunctions; m++) {
+		cgm_function *f = &model->functions[m];
+		if (f->builtin)
+			continue;
+		const cgm_function *done = st->spec[origin[m - first]];
+		if (done && same_extraction_input(done, f)) {
+			f->sites = done->sites;
+			f->nsites = done->nsites;
+			f->errors = done->errors;
+			f->nerrors = done->nerrors;
+			f->analysed = done->analysed;
+			f->line_count = done->line_count;
+			f->body_hash = done->body_hash;
+		} else {
+			cgm_extract_pool_submit(st->pool, f, true);
+		}
+	}
+}
+
+static int load_files(sql_state *st, const char *const *paths, int npaths);
+
 int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 			const cgm_source_options *opts)
+{
+	return cgm_source_sql_stream(model, paths, npaths, opts, NULL);
+}
+
+int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths,
+			  const cgm_source_options *opts, cgm_extract_pool *pool)
 {
 	cgm_source_options no_filter = { 0 };
 	if (!opts)
 		opts = &no_filter;
 	if (npaths < 1)
 		return cgm_error(CGM_EUSAGE, "no SQL file given");
-	sql_state st = { .model = model, .a = model->arena, .opts = opts };
+	sql_state st = { .model = model, .a = model->arena, .opts = opts, .pool = pool };
+	int rc = load_files(&st, paths, npaths);
+	for (int k = 0; k < st.nspecs; k++)
+		free(st.specs[k]);
+	free(st.specs);
+	free(st.spec);
+	return rc;
+}
+
+static int load_files(sql_state *st, const char *const *paths, int npaths)
+{
+	cgm_model *model = st->model;
+	const cgm_source_options *opts = st->opts;
 	const char **files;
 	int nfiles;
-	int rc = sqlfile_collect(&files, &nfiles, st.a, paths, npaths);
+	int rc = sqlfile_collect(&files, &nfiles, st->a, paths, npaths);
 	if (rc < 0)
 		return rc;
 
@@ -2391,55 +2494,61 @@ int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 	int nbuiltin = cgm_builtins_load(model);
 	if (nbuiltin < 0)
 		return nbuiltin;
-	st.nbuiltin = model->nfunctions;
+	st->nbuiltin = model->nfunctions;
 	for (int i = 0; i < model->nfunctions; i++)
-		smap_put(&st.builtin_names, st.a, model->functions[i].name, 1);
+		smap_put(&st->builtin_names, st->a, model->functions[i].name, 1);
 	/* What every new database has. */
-	smap_put(&st.schemas, st.a, "public", 1);
+	smap_put(&st->schemas, st->a, "public", 1);
 
 	for (int i = 0; i < nfiles; i++) {
 		char *text;
 		size_t len;
 		if ((rc = sqlfile_read(&text, &len, files[i])) < 0)
 			return rc;
-		apply_file(&st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text, true);
+		apply_file(st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text, true);
 		free(text);
 	}
 
 	/* The functions that survived, in the model like the live source's:
 	 * the out-of-scope ones only for resolution. */
-	for (int i = 0; i < st.nfns; i++) {
-		if (st.dropped[i])
+	int first = model->nfunctions;
+	int *origin = cgm_xcalloc((size_t)st->nfns + 1, sizeof(int)); /* model index - first -> fns index */
+	for (int i = 0; i < st->nfns; i++) {
+		if (st->dropped[i])
 			continue;
+		origin[model->nfunctions - first] = i;
 		cgm_function *f = cgm_model_add_function(model);
-		*f = st.fns[i];
+		*f = st->fns[i];
 		if (!cgm_schema_selected(opts, f->schema)) {
 			f->builtin = true;
 			f->source = NULL;
 			f->comment = NULL;
 		}
 	}
-	for (int k = 0; k < st.ntriggers; k++)
-		if (!st.triggers[k].dropped)
-			*cgm_model_add_trigger(model) = st.triggers[k].trigger;
-	for (int k = 0; k < st.nrefs; k++)
-		if (!st.refs[k].dropped)
-			*cgm_model_add_reference(model) = st.refs[k].ref;
-	for (int t = 0; t < st.ntables; t++)
-		if (!st.tables[t].dropped && strcmp(st.tables[t].kind, "type") != 0) {
+	for (int k = 0; k < st->ntriggers; k++)
+		if (!st->triggers[k].dropped)
+			*cgm_model_add_trigger(model) = st->triggers[k].trigger;
+	for (int k = 0; k < st->nrefs; k++)
+		if (!st->refs[k].dropped)
+			*cgm_model_add_reference(model) = st->refs[k].ref;
+	for (int t = 0; t < st->ntables; t++)
+		if (!st->tables[t].dropped && strcmp(st->tables[t].kind, "type") != 0) {
 			cgm_relation *r = cgm_model_add_relation(model);
-			r->schema = st.tables[t].schema;
-			r->name = st.tables[t].name;
+			r->schema = st->tables[t].schema;
+			r->name = st->tables[t].name;
 		}
-	add_types_and_columns(&st);
+	add_types_and_columns(st);
+	if (st->pool)
+		settle_extraction(st, origin, first);
+	free(origin);
 
 	model->source.kind = "sql";
-	model->source.name = joined_paths(st.a, paths, npaths);
+	model->source.name = joined_paths(st->a, paths, npaths);
 	model->source.server_version = NULL;
 	/* A new session's effective path: current_schemas(true) of a fresh
 	 * database, "$user" naming no schema. */
-	bool has_public = smap_get(&st.schemas, "public") == 1;
-	const char **dpath = cgm_arena_alloc(st.a, sizeof(char *) * 2);
+	bool has_public = smap_get(&st->schemas, "public") == 1;
+	const char **dpath = cgm_arena_alloc(st->a, sizeof(char *) * 2);
 	dpath[0] = "pg_catalog";
 	dpath[1] = "public";
 	model->source.default_search_path = dpath;
@@ -2448,7 +2557,7 @@ int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 		char buf[32];
 		time_t now = time(NULL);
 		strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-		model->source.mapped_at = cgm_arena_strdup(st.a, buf);
+		model->source.mapped_at = cgm_arena_strdup(st->a, buf);
 	}
 	return 0;
 }

@@ -42,6 +42,13 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
  * a live database gives; paths are files or folders, "-" standard input. */
 int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 			const cgm_source_options *opts);
+/* The same, extracting each definition on `pool` (NULL: none) as soon as it
+ * is read, while the files are still applied; a definition replaced or
+ * changed later is extracted again at the end.  Returns with every mapped
+ * function extracted or queued; the caller finishes the pool (or cancels it
+ * on an error) before it moves the functions. */
+int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths,
+			  const cgm_source_options *opts, cgm_extract_pool *pool);
 
 /* True when `name` matches the --schema / --exclude-schema filters. */
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cgmap/error.h"
+#include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 
 static char folder[256];
@@ -336,6 +337,60 @@ static void test_big_file(void **state)
 	}
 }
 
+static bool has_site(const cgm_function *f, const char *name)
+{
+	for (int i = 0; i < f->nsites; i++)
+		if (f->sites[i].name && strcmp(f->sites[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Definitions are extracted while the file is still applied: what ends in
+ * the model must be the sites of the last definition, whatever came before,
+ * and the same as extracting after loading. */
+static void test_extraction_while_applying(void **state)
+{
+	(void)state;
+	write_file("schema.sql",
+		   "CREATE SCHEMA app;\n"
+		   "CREATE FUNCTION app.a() RETURNS int LANGUAGE sql AS $$ SELECT app.first() $$;\n"
+		   "CREATE OR REPLACE FUNCTION app.a() RETURNS int LANGUAGE plpgsql\n"
+		   "  AS $$ BEGIN RETURN app.second(); END $$;\n"
+		   "CREATE FUNCTION app.b(x int) RETURNS int LANGUAGE sql AS $$ SELECT app.kept(x) $$;\n"
+		   "ALTER FUNCTION app.b(int) RENAME TO c;\n"
+		   "ALTER FUNCTION app.c(int) SET search_path = app;\n"
+		   "CREATE FUNCTION app.d() RETURNS int LANGUAGE sql AS $$ SELECT app.dropped() $$;\n"
+		   "DROP FUNCTION app.d();\n"
+		   "CREATE FUNCTION app.d() RETURNS int LANGUAGE sql AS $$ SELECT app.again() $$;\n"
+		   "CREATE FUNCTION app.e() RETURNS int LANGUAGE sql AS $$ SELEC 1 $$;\n");
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	const char *paths[] = { path };
+	for (int threads = 1; threads <= 3; threads++) {
+		cgm_model *m = cgm_model_new();
+		cgm_extract_pool *pool = cgm_extract_pool_start(threads);
+		assert_int_equal(cgm_source_sql_stream(m, paths, 1, NULL, pool), 0);
+		cgm_extract_pool_finish(pool, m->arena);
+		cgm_model_index(m);
+		cgm_model_link(m);
+		const cgm_function *a = fn(m, "app.a()");
+		assert_true(a->analysed);
+		assert_int_equal(a->nsites, 1);
+		assert_true(has_site(a, "second"));
+		assert_non_null(a->body_hash);
+		const cgm_function *c = fn(m, "app.c(integer)");
+		assert_int_equal(c->nsites, 1);
+		assert_true(has_site(c, "kept"));
+		assert_int_equal(c->line_count, 1);
+		const cgm_function *d = fn(m, "app.d()");
+		assert_int_equal(d->nsites, 1);
+		assert_true(has_site(d, "again"));
+		const cgm_function *e = fn(m, "app.e()");
+		assert_int_equal(e->nerrors, 1);
+		cgm_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +403,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
