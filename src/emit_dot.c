@@ -741,7 +741,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 	int *edges = cgm_output_edge_order(m, w.rank);
 
 	/* Streamed into a temporary file beside the target, then renamed. */
-	int rc = cgm_outfile_open(&w.file, path, NULL, false);
+	int rc = cgm_outfile_open(&w.file, path, NULL, 0);
 	if (rc == 0) {
 		emit_graph(&w, edges);
 		rc = cgm_outfile_commit(&w.file);

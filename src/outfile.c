@@ -3,13 +3,14 @@
  * graph writers share (see outfile.h).
  *
  * In: a path, then bytes.  Out: the file, renamed into place on commit.
- * Memory: the path copies and the buffer, freed by cgm_outfile_commit; the
- * orders are malloc'd for the caller.
+ * Memory: the path copies, the buffers and the writing thread, all ended
+ * and freed by cgm_outfile_commit; the orders are malloc'd for the caller.
  */
 #include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,115 @@ static int outfile_error(const cgm_outfile *f, const char *step, int err)
 			 f->what ? " " : "", f->path, strerror(err));
 }
 
+/* Full buffers between the thread filling them and the writing thread:
+ * enough that neither waits long for the other. */
+#define WRITER_BUFFERS 4
+
+/* The writing thread's side.  The filler owns the buffer after the queued
+ * ones; the writer takes the queue's head and frees its slot only once
+ * written.  While the thread runs it alone touches fd, error, written and
+ * queued; the filler reads them after joining it. */
+struct cgm_outfile_writer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;    /* a buffer queued or written, or the end */
+	char *bufs[WRITER_BUFFERS];
+	size_t lens[WRITER_BUFFERS];
+	int head, count;           /* queued: bufs[(head + i) % WRITER_BUFFERS], i < count */
+	bool done;                 /* nothing more will be queued */
+	cgm_outfile *file;
+};
+
+static void write_all(cgm_outfile *f, const char *p, size_t len);
+
+static void *writer_main(void *arg)
+{
+	cgm_outfile_writer *w = arg;
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (w->count == 0 && !w->done)
+			pthread_cond_wait(&w->changed, &w->lock);
+		if (w->count == 0)
+			break;
+		int slot = w->head;
+		pthread_mutex_unlock(&w->lock);
+		write_all(w->file, w->bufs[slot], w->lens[slot]);
+		pthread_mutex_lock(&w->lock);
+		w->head = (w->head + 1) % WRITER_BUFFERS;
+		w->count--;
+		pthread_cond_broadcast(&w->changed);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void writer_free(cgm_outfile_writer *w)
+{
+	for (int i = 0; i < WRITER_BUFFERS; i++)
+		free(w->bufs[i]);
+	pthread_cond_destroy(&w->changed);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+/* The thread, or NULL when it cannot be had (then the caller writes). */
+static cgm_outfile_writer *writer_start(cgm_outfile *f)
+{
+	cgm_outfile_writer *w = cgm_xcalloc(1, sizeof(*w));
+	w->file = f;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->changed, NULL);
+	for (int i = 0; i < WRITER_BUFFERS; i++)
+		w->bufs[i] = malloc(CGM_OUTFILE_BUFFER);
+	for (int i = 0; i < WRITER_BUFFERS; i++)
+		if (!w->bufs[i]) {
+			writer_free(w);
+			return NULL;
+		}
+	if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
+		writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Queue the filled buffer and take the next free one. */
+static void writer_queue(cgm_outfile *f)
+{
+	cgm_outfile_writer *w = f->writer;
+	pthread_mutex_lock(&w->lock);
+	int slot = (w->head + w->count) % WRITER_BUFFERS;
+	w->lens[slot] = f->len;
+	w->count++;
+	pthread_cond_broadcast(&w->changed);
+	while (w->count == WRITER_BUFFERS)
+		pthread_cond_wait(&w->changed, &w->lock);
+	f->buf = w->bufs[(w->head + w->count) % WRITER_BUFFERS];
+	pthread_mutex_unlock(&w->lock);
+	f->len = 0;
+}
+
+/* Everything queued is written when this returns; the thread is gone. */
+static void writer_finish(cgm_outfile *f)
+{
+	cgm_outfile_writer *w = f->writer;
+	if (!w)
+		return;
+	if (f->len)
+		writer_queue(f);
+	pthread_mutex_lock(&w->lock);
+	w->done = true;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	writer_free(w);
+	f->writer = NULL;
+	f->buf = NULL; /* it was one of the writer's */
+}
+
 static void release(cgm_outfile *f)
 {
+	writer_finish(f);
 	free(f->path);
 	free(f->tmp);
 	free(f->buf);
@@ -42,12 +150,12 @@ static void release(cgm_outfile *f)
 	f->fd = -1;
 }
 
-int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, bool durable)
+int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, unsigned flags)
 {
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->what = what;
-	f->durable = durable;
+	f->durable = (flags & CGM_OUTFILE_DURABLE) != 0;
 	f->path = strdup(path);
 	size_t len = strlen(path) + 16;
 	f->tmp = malloc(len);
@@ -69,8 +177,16 @@ int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, bool du
 			unlink(f->tmp);
 		}
 		release(f);
+		return rc;
 	}
-	return rc;
+	if (flags & CGM_OUTFILE_THREAD) {
+		f->writer = writer_start(f);
+		if (f->writer) { /* the thread's buffers are used instead */
+			free(f->buf);
+			f->buf = f->writer->bufs[0];
+		}
+	}
+	return 0;
 }
 
 static void write_all(cgm_outfile *f, const char *p, size_t len)
@@ -99,6 +215,11 @@ static void write_all(cgm_outfile *f, const char *p, size_t len)
 
 void cgm_outfile_flush(cgm_outfile *f)
 {
+	if (f->writer) {
+		if (f->len)
+			writer_queue(f);
+		return;
+	}
 	write_all(f, f->buf, f->len);
 	f->len = 0;
 }
@@ -106,7 +227,20 @@ void cgm_outfile_flush(cgm_outfile *f)
 void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len)
 {
 	cgm_outfile_flush(f);
-	write_all(f, data, len);
+	if (!f->writer) {
+		write_all(f, data, len);
+		return;
+	}
+	/* Only the writing thread writes: the bytes go through the buffers. */
+	const char *p = data;
+	while (len > 0) {
+		size_t n = len < CGM_OUTFILE_BUFFER ? len : CGM_OUTFILE_BUFFER;
+		memcpy(f->buf, p, n);
+		f->len = n;
+		writer_queue(f);
+		p += n;
+		len -= n;
+	}
 }
 
 int cgm_outfile_commit(cgm_outfile *f)
@@ -114,6 +248,7 @@ int cgm_outfile_commit(cgm_outfile *f)
 	const char *failed = NULL;
 	int err = 0;
 	cgm_outfile_flush(f);
+	writer_finish(f);
 	if (f->error)
 		failed = "write", err = f->error;
 	if (!failed && f->durable && fsync(f->fd) != 0)

@@ -6,10 +6,12 @@
  * Out: the target replaced in one rename by a temporary file written beside
  *      it, so a crash or a full disk never leaves half a snapshot or graph.
  * The bytes gather in a CGM_OUTFILE_BUFFER buffer that goes to the file each
- * time it fills; a durable file has what it wrote handed to the disk as it
- * grows, so the final fsync waits only for the tail.  The first failed write
- * is kept and reported once, by cgm_outfile_commit, which also frees what
- * cgm_outfile_open allocated: call it exactly once after a successful open.
+ * time it fills, written either by the caller or, when asked, by a thread
+ * of its own (the caller goes on filling the next buffer while the kernel
+ * copies the last one).  A durable file is handed to the disk as it grows,
+ * so the final fsync waits only for the tail.  The first failed write is kept and reported once, by
+ * cgm_outfile_commit, which also frees what cgm_outfile_open allocated and
+ * ends the thread: call it exactly once after a successful open.
  * Nothing here uses static state: two files may be written on two threads.
  */
 #ifndef CGMAP_OUTFILE_H
@@ -26,6 +28,8 @@
 /* The most cgm_outfile_room() hands out at once. */
 #define CGM_OUTFILE_ROOM_MAX 64
 
+typedef struct cgm_outfile_writer cgm_outfile_writer;
+
 typedef struct cgm_outfile {
 	char *path;         /* heap copy of the target */
 	char *tmp;          /* the temporary file beside it */
@@ -33,18 +37,27 @@ typedef struct cgm_outfile {
 	int fd;
 	int error;          /* errno of the first failed write, 0 when none */
 	bool durable;       /* fsync before the rename */
-	char *buf;          /* pending bytes (CGM_OUTFILE_BUFFER) */
+	char *buf;          /* the buffer being filled (CGM_OUTFILE_BUFFER) */
 	size_t len;
 	off_t written;      /* bytes that went to the file */
 	off_t queued;       /* durable: bytes handed to the disk so far */
+	cgm_outfile_writer *writer; /* the writing thread, or NULL: written here */
 } cgm_outfile;
 
-/* Create the temporary file (mode 0644).  CGM_EIO naming the path on
- * failure (then there is nothing to commit). */
-int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, bool durable);
-/* The pending bytes to the file. */
+enum {
+	CGM_OUTFILE_DURABLE = 1 << 0, /* fsync before the rename */
+	CGM_OUTFILE_THREAD = 1 << 1   /* write on a thread of its own (on the
+	                               * caller's when none can be started) */
+};
+
+/* Create the temporary file (mode 0644) with CGM_OUTFILE_* flags.  CGM_EIO
+ * naming the path on failure (then there is nothing to commit). */
+int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, unsigned flags);
+/* The pending bytes to the file (or to its writing thread, the caller
+ * going on in a fresh buffer). */
 void cgm_outfile_flush(cgm_outfile *f);
-/* Write the buffer out, then the bytes; after a failure the rest is dropped. */
+/* The buffer, then the bytes, to the file; after a failure the rest is
+ * dropped. */
 void cgm_outfile_write(cgm_outfile *f, const void *data, size_t len);
 /* Flush, fsync when durable, close, rename over the target.  On any failure
  * the temporary file is removed and CGM_EIO says which step failed. */

@@ -8,7 +8,8 @@
  * snapshot.  Byte-identical for the same model: keys in a fixed order,
  * arrays in the documented sorted orders, reals with a fixed precision.
  * Streamed: memory is the order arrays, the written ids escaped once, and
- * a 256 KiB buffer, freed before returning, whatever the size of the model.
+ * the output buffers (outfile.h: 1 MiB with its writing thread), freed
+ * before returning, whatever the size of the model.
  * Layout: indented like jansson's JSON_INDENT(2) down to each function, the
  * many small records (sites, edges, ...) one per line (docs/snapshot.md).
  *
@@ -1087,7 +1088,7 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 	}
 	char *file = snapshot_file(path);
 	cgm_outfile out;
-	rc = cgm_outfile_open(&out, file, "snapshot", true);
+	rc = cgm_outfile_open(&out, file, "snapshot", CGM_OUTFILE_DURABLE | CGM_OUTFILE_THREAD);
 	free(file);
 	if (rc) {
 		writer_free(&w);

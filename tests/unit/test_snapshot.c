@@ -13,10 +13,12 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -644,6 +646,66 @@ static void test_folder_and_atomic_write(void **state)
 
 	assert_int_equal(cgm_snapshot_write(m, tmp_path("no/such/folder/x.json")), CGM_EIO);
 	assert_non_null(strstr(cgm_error_message(), "x.json"));
+	cgm_model_free(m);
+}
+
+/* A snapshot many output buffers long goes through the writing thread's
+ * queue and reads back whole; a write that fails half-way (the file size
+ * limit) is reported naming the file and the step, and leaves the previous
+ * snapshot as it was, with no temporary file behind. */
+static void test_large_and_failed_writes(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	size_t big = 3u << 20; /* a dozen buffers */
+	char *source = cgm_arena_alloc(m->arena, big + 1);
+	for (size_t i = 0; i < big; i++)
+		source[i] = i % 64 == 63 ? '\n' : (char)('a' + i % 26);
+	cgm_function *f = (cgm_function *)fn(m, "app.b(integer)");
+	f->source = source;
+	const char *dir = tmp_path("large");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(cgm_snapshot_write(m, dir), 0);
+	char file[600];
+	snprintf(file, sizeof(file), "%s/cgmap.json", dir);
+	size_t len;
+	char *text = slurp(file, &len);
+	assert_true(len > big);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, dir), 0);
+	assert_string_equal(fn(back, "app.b(integer)")->source, source);
+	const char *again = tmp_path("large-again.json");
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	size_t len2;
+	char *text2 = slurp(again, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(text2, text, len);
+	free(text2);
+	cgm_model_free(back);
+
+	struct rlimit saved, small = { 1u << 20, 0 };
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	small.rlim_max = saved.rlim_max;
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	f->comment = "changed"; /* still far over the limit */
+	int rc = cgm_snapshot_write(m, dir);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(rc, CGM_EIO);
+	if (!strstr(cgm_error_message(), file) || !strstr(cgm_error_message(), ": write: "))
+		fail_msg("unexpected message: %s", cgm_error_message());
+	text2 = slurp(file, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(text2, text, len);
+	free(text2);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			assert_string_equal(e->d_name, "cgmap.json");
+	closedir(d);
+	free(text);
 	cgm_model_free(m);
 }
 
@@ -1311,6 +1373,7 @@ int main(void)
 		cmocka_unit_test(test_document_shape),
 		cmocka_unit_test(test_derived_lists_recomputed),
 		cmocka_unit_test(test_folder_and_atomic_write),
+		cmocka_unit_test(test_large_and_failed_writes),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations),
