@@ -373,6 +373,8 @@ typedef struct {
 	char *id_text;        /* the written ids as JSON strings, quotes included */
 	size_t *id_at;        /* per written function index: where its text starts */
 	size_t *id_len;
+	int *ndynamic;        /* per place in order: dynamic sites (count_summary) */
+	int *nmissing;        /* per place in order: sites with a missing callee */
 } writer;
 
 static bool valid_function(const cgm_model *m, int idx)
@@ -492,6 +494,8 @@ static void writer_free(writer *w)
 	free(w->id_text);
 	free(w->id_at);
 	free(w->id_len);
+	free(w->ndynamic);
+	free(w->nmissing);
 }
 
 static int compare_ints(const void *a, const void *b)
@@ -769,11 +773,15 @@ typedef struct {
 	int edges, static_edges, observed_edges;
 } summary_counts;
 
-/* The summary comes before the lists it counts: counted first. */
-static summary_counts count_summary(const writer *w)
+/* The summary comes before the lists it counts: counted first, noting
+ * which functions have dynamic or missing sites, so that the derived
+ * lists visit those only instead of every site again. */
+static summary_counts count_summary(writer *w)
 {
 	const cgm_model *m = w->model;
 	summary_counts sum = { 0 };
+	w->ndynamic = cgm_xcalloc((size_t)w->norder + 1, sizeof(int));
+	w->nmissing = cgm_xcalloc((size_t)w->norder + 1, sizeof(int));
 	for (int i = 0; i < w->norder; i++) {
 		const cgm_function *f = &m->functions[w->order[i]];
 		if (f->builtin)
@@ -783,9 +791,11 @@ static summary_counts count_summary(const writer *w)
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
 			sum.ambiguous_sites += site->resolution == CGM_RES_AMBIGUOUS;
-			sum.dynamic_sites += site->kind == CGM_SITE_DYNAMIC;
-			sum.missing += site->resolution == CGM_RES_MISSING;
+			w->ndynamic[i] += site->kind == CGM_SITE_DYNAMIC;
+			w->nmissing[i] += site->resolution == CGM_RES_MISSING;
 		}
+		sum.dynamic_sites += w->ndynamic[i];
+		sum.missing += w->nmissing[i];
 		sum.parse_errors += f->nerrors;
 	}
 	sum.parse_errors += m->ndiagnostics;
@@ -821,11 +831,7 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 	for (int i = 0; i < w->norder; i++) {
 		int fi = w->order[i];
 		const cgm_function *f = &m->functions[fi];
-		if (f->builtin)
-			continue;
-		int ndynamic = 0;
-		for (int s = 0; s < f->nsites; s++)
-			ndynamic += f->sites[s].kind == CGM_SITE_DYNAMIC;
+		int ndynamic = w->ndynamic[i]; /* 0 for a builtin */
 		if (!ndynamic)
 			continue;
 		int *dyn_edges;
@@ -860,7 +866,7 @@ static void write_missing(json_out *j, const writer *w)
 	for (int i = 0; i < w->norder; i++) {
 		int fi = w->order[i];
 		const cgm_function *f = &m->functions[fi];
-		if (f->builtin)
+		if (!w->nmissing[i]) /* 0 for a builtin */
 			continue;
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
@@ -891,7 +897,7 @@ static void write_missing(json_out *j, const writer *w)
 	close_container(j, ']');
 }
 
-static void write_document(json_out *j, const writer *w)
+static void write_document(json_out *j, writer *w)
 {
 	const cgm_model *m = w->model;
 	cgm_outfile *o = j->out;
