@@ -5,6 +5,8 @@
 # --timing still names each stage, and a query that fails or a connection
 # that drops in the middle of the stream stops the run with exit 2 and the
 # source's message (under ASan, with nothing leaked: workers are joined).
+# Function ids are assembled from their parts: they must stay exactly the
+# regprocedure text PostgreSQL prints.
 set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 cgmap=${CGMAP:?}
@@ -47,6 +49,38 @@ cmp -s "$work/sql1/cgmap.json" "$work/sql3/cgmap.json" ||
 	pgtest_fail "--sql: --threads 3 gives another snapshot than --threads 1"
 jq -e '[.functions[] | select(.analysed)] | length == 3001' "$work/sql3/cgmap.json" >/dev/null ||
 	pgtest_fail "--sql did not parse every function"
+
+# --- identities are PostgreSQL's regprocedure text ----------------------------------
+# Names that need quotes (keywords, capitals, quotes, spaces), user and
+# array types, and calls to builtins whose names are keywords.
+pgtest_psql -d many >/dev/null <<'SQL'
+CREATE SCHEMA "Odd Schema";
+CREATE TYPE "Odd Schema".mood AS ENUM ('ok');
+CREATE FUNCTION "Odd Schema"."Weird ""Name"""(integer, "Odd Schema".mood[]) RETURNS text
+	LANGUAGE sql AS $$ SELECT "left"('abc', $1) || "right"('abc', 1) || format('%s', $2) $$;
+CREATE FUNCTION bench."select"(v character varying, VARIADIC n numeric[]) RETURNS integer
+	LANGUAGE plpgsql AS $$ BEGIN RETURN coalesce(nullif(1, 2), "position"('a', 'b')); END $$;
+CREATE FUNCTION bench."Upper"(timestamp with time zone, "char", bit varying) RETURNS void
+	LANGUAGE sql AS $$ SELECT $$;
+SQL
+"$cgmap" --dsn dbname=many --out "$work/ids" --no-runtime --no-html --quiet --include-builtins ||
+	pgtest_fail "mapping the odd names failed"
+jq -r '.functions[] | select(.builtin | not) | .id' "$work/ids/cgmap.json" | LC_ALL=C sort >"$work/ids.cgmap"
+pgtest_psql -d many -c "SET search_path = ''" -c "SELECT p.oid::regprocedure::text FROM pg_proc p
+	JOIN pg_namespace n ON n.oid = p.pronamespace
+	WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')" | LC_ALL=C sort >"$work/ids.server"
+pgtest_expect_file "$work/ids.server" "$work/ids.cgmap" "mapped function ids"
+grep -q '^"Odd Schema"."Weird ""Name"""(integer,"Odd Schema".mood\[\])$' "$work/ids.cgmap" ||
+	pgtest_fail "the odd function is missing: $(grep -i weird "$work/ids.cgmap")"
+jq -r '.edges[] | select(.to | contains(".") | not) | .to' "$work/ids/cgmap.json" |
+	LC_ALL=C sort -u >"$work/builtins.cgmap"
+pgtest_psql -d many -c "SET search_path = ''" -c "SELECT p.oid::regprocedure::text FROM pg_proc p
+	WHERE p.pronamespace = 'pg_catalog'::regnamespace" | LC_ALL=C sort >"$work/builtins.server"
+for id in '"left"(text,integer)' '"right"(text,integer)' '"position"(text,text)' 'format(text,"any")'; do
+	grep -qxF "$id" "$work/builtins.cgmap" || pgtest_fail "no edge to the builtin $id: $(cat "$work/builtins.cgmap")"
+done
+missing=$(LC_ALL=C comm -23 "$work/builtins.cgmap" "$work/builtins.server")
+[ -z "$missing" ] || pgtest_fail "builtin ids that PostgreSQL does not print: $missing"
 
 # --- a query failing mid-stream ---------------------------------------------------
 # The last function created is the last row the scan finds; an argument type
