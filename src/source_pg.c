@@ -43,17 +43,20 @@
 	" ELSE quote_ident(n.nspname) || '.' || quote_ident(p.proname) END"
 
 /* The columns of both function queries, in the order read_function_row
- * reads them. */
+ * reads them.  Per-row subqueries cost the server more than the rest of a
+ * row: argument types print through regtype's output, which is format_type
+ * (no typmod) as regprocedure uses; all argument names come with their
+ * modes and the client keeps those of input arguments; the search_path
+ * subquery runs only for functions with settings. */
 #define FUNCTION_COLUMNS(arguments, result, source, definition, description)            \
 	"SELECT n.nspname, p.proname," IDENTITY_NAME ", " arguments ", " result ","             \
 	" p.prokind, l.lanname, " source ", " definition ", " description ","                  \
 	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"                                  \
-	" (SELECT string_agg(format_type(t, NULL), chr(31) ORDER BY i)"                        \
-	"    FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS u(t, i)),"                   \
-	" (SELECT string_agg(coalesce(p.proargnames[i], ''), chr(31) ORDER BY i)"              \
-	"    FROM generate_series(1, coalesce(array_length(p.proargnames, 1), 0)) AS i"        \
-	"   WHERE p.proargmodes IS NULL OR p.proargmodes[i] IN ('i', 'b', 'v')),"              \
-	" (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%'),"  \
+	" nullif(array_to_string(p.proargtypes::oid[]::regtype[], chr(31)), ''),"              \
+	" array_to_string(p.proargnames, chr(31), ''), array_to_string(p.proargmodes, ''),"   \
+	" CASE WHEN p.proconfig IS NOT NULL THEN"                                              \
+	"  (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%')"  \
+	" END,"                                                                                \
 	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)," \
 	" e.objid IS NOT NULL"                                                                 \
 	" FROM pg_proc p"                                                                      \
@@ -65,7 +68,7 @@
 enum {
 	COL_SCHEMA, COL_NAME, COL_IDENTITY_NAME, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
 	COL_SOURCE, COL_DEFINITION, COL_COMMENT, COL_NARGS, COL_NDEFAULTS, COL_VARIADIC,
-	COL_ARGTYPES, COL_ARGNAMES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION
+	COL_ARGTYPES, COL_ARGNAMES, COL_ARGMODES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION
 };
 
 #define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
@@ -173,6 +176,24 @@ static const char **split_list(cgm_arena *arena, const char *joined, int expecte
 	}
 	*count = n;
 	return items;
+}
+
+/* The names of the input arguments (IN, INOUT, VARIADIC) among the names
+ * of all arguments (`joined`, SEP-separated, "" for an unnamed one) and
+ * their modes (one letter each; NULL: all IN).  NULL entry for an unnamed
+ * one; NULL when there are no names or not `nargs` of them. */
+static const char **input_argnames(cgm_arena *arena, const char *joined, const char *modes,
+				   int nargs)
+{
+	int n = 0;
+	const char **all = split_list(arena, joined, -1, &n);
+	if (!all || (modes && strlen(modes) != (size_t)n))
+		return NULL;
+	int kept = 0;
+	for (int i = 0; i < n; i++)
+		if (!modes || modes[i] == 'i' || modes[i] == 'b' || modes[i] == 'v')
+			all[kept++] = all[i];
+	return kept > 0 && kept == nargs ? all : NULL;
 }
 
 /* The SET search_path of a function ("app, \"my schema\", public") into a
@@ -306,9 +327,8 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	/* The argument part of the id, as regprocedure prints it. */
 	f->identity_args = cgm_identity_args(a, f->argtypes, f->nargs);
 	f->id = cgm_arena_printf(a, "%s(%s)", value(res, r, COL_IDENTITY_NAME), f->identity_args);
-	f->argnames = split_list(a, value(res, r, COL_ARGNAMES), f->nargs, &n);
-	if (n != f->nargs)
-		f->argnames = NULL;
+	f->argnames = input_argnames(a, value(res, r, COL_ARGNAMES), value(res, r, COL_ARGMODES),
+				     f->nargs);
 	const char *path = value(res, r, COL_SEARCH_PATH);
 	f->npath = -1;
 	if (path)
