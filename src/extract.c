@@ -83,6 +83,7 @@ typedef struct extract_ctx {
 	int npending, cap_pending;
 	const struct pending_expr *batch; /* set while scanning the batch */
 	const char *raw_text;   /* the text the raw tree is read from */
+	int raw_mark;           /* sites before the raw statement being read */
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
@@ -558,11 +559,18 @@ static void on_raw_dml(void *arg, const char *schema, const char *relname, int l
 	s->line = line_of_location(ctx, at);
 }
 
+static void on_raw_statement(void *arg)
+{
+	extract_ctx *ctx = arg;
+	ctx->raw_mark = ctx->nsites;
+}
+
 /* A statement the raw walker does not know: libpg_query's JSON of that
  * statement alone, its locations shifted back to the whole text. */
 static void on_raw_unknown(void *arg, int start, int len)
 {
 	extract_ctx *ctx = arg;
+	ctx->nsites = ctx->raw_mark;
 	size_t avail = strlen(ctx->raw_text + start);
 	size_t n = len > 0 && (size_t)len < avail ? (size_t)len : avail;
 	char *text = malloc(n + 1);
@@ -584,7 +592,7 @@ static void on_raw_unknown(void *arg, int start, int len)
 static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos)
 {
 	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .dml = on_raw_dml,
-					  .unknown = on_raw_unknown };
+					  .statement = on_raw_statement, .unknown = on_raw_unknown };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
 	return cgm_raw_scan(sql, &visitor, err, errpos) == 0;

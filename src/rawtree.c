@@ -13,11 +13,10 @@
  * headers (CurrentMemoryContext, PG_exception_stack, elog): allocation goes
  * through palloc, a function of the library, and there is no ereport.
  *
- * Every statement is walked twice: a first pass checks that each node in it
- * is one this walker knows field by field, a second reports its sites.  A
- * statement with any other node (a utility command, mostly) is reported
- * whole to the visitor's `unknown`, never half-read: a missed field would
- * lose calls silently.  Fields are walked in struct order, the order
+ * Each node is one this walker knows field by field; a statement with any
+ * other node (a utility command, mostly) is handed whole to the visitor's
+ * `unknown`, which drops what the statement reported so far: never
+ * half-read, as a missed field would lose calls silently.  Fields are walked in struct order, the order
  * libpg_query's own outputs use, so sites come in the same order as there.
  */
 #include <pg_query.h>
@@ -39,7 +38,6 @@
 
 typedef struct walker {
 	const cgm_raw_visitor *v;
-	bool emit; /* false: only check that every node is known */
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -234,7 +232,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_InsertStmt: {
 		const InsertStmt *s = (const InsertStmt *)node;
-		if (w->emit) {
+		{
 			unsigned ev = CGM_EV_INSERT;
 			if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
 				ev |= CGM_EV_UPDATE;
@@ -250,8 +248,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_UpdateStmt: {
 		const UpdateStmt *s = (const UpdateStmt *)node;
-		if (w->emit)
-			report_dml(w, s->relation, CGM_EV_UPDATE);
+		report_dml(w, s->relation, CGM_EV_UPDATE);
 		WALK(s->relation);
 		WALK(s->targetList);
 		WALK(s->whereClause);
@@ -262,8 +259,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_DeleteStmt: {
 		const DeleteStmt *s = (const DeleteStmt *)node;
-		if (w->emit)
-			report_dml(w, s->relation, CGM_EV_DELETE);
+		report_dml(w, s->relation, CGM_EV_DELETE);
 		WALK(s->relation);
 		WALK(s->usingClause);
 		WALK(s->whereClause);
@@ -273,8 +269,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_MergeStmt: {
 		const MergeStmt *s = (const MergeStmt *)node;
-		if (w->emit)
-			report_dml(w, s->relation, merge_events(s));
+		report_dml(w, s->relation, merge_events(s));
 		WALK(s->relation);
 		WALK(s->sourceRelation);
 		WALK(s->joinCondition);
@@ -287,8 +282,7 @@ static bool walk_statement(walker *w, const Node *node)
 		const FuncCall *fc = s->funccall;
 		if (!fc)
 			return true;
-		if (w->emit)
-			report_call(w, fc, true);
+		report_call(w, fc, true);
 		WALK(fc->args);
 		WALK(fc->agg_order);
 		WALK(fc->agg_filter);
@@ -297,18 +291,16 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_TruncateStmt: {
 		const TruncateStmt *s = (const TruncateStmt *)node;
-		if (w->emit) {
-			const ListCell *lc;
-			foreach (lc, s->relations)
-				if (lfirst(lc) && IsA(lfirst(lc), RangeVar))
-					report_dml(w, lfirst(lc), CGM_EV_TRUNCATE);
-		}
+		const ListCell *lc;
+		foreach (lc, s->relations)
+			if (lfirst(lc) && IsA(lfirst(lc), RangeVar))
+				report_dml(w, lfirst(lc), CGM_EV_TRUNCATE);
 		WALK(s->relations);
 		return true;
 	}
 	case T_CopyStmt: {
 		const CopyStmt *s = (const CopyStmt *)node;
-		if (w->emit && s->is_from)
+		if (s->is_from)
 			report_dml(w, s->relation, CGM_EV_INSERT);
 		WALK(s->relation);
 		WALK(s->query);
@@ -363,8 +355,7 @@ static bool walk(walker *w, const Node *node)
 
 	case T_FuncCall: {
 		const FuncCall *fc = (const FuncCall *)node;
-		if (w->emit)
-			report_call(w, fc, false);
+		report_call(w, fc, false);
 		WALK(fc->funcname);
 		WALK(fc->args);
 		WALK(fc->agg_order);
@@ -627,13 +618,10 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 			const RawStmt *raw = lfirst(lc);
 			if (!raw || !IsA(raw, RawStmt) || !raw->stmt)
 				continue;
-			walker check = { .v = v, .emit = false };
-			if (!walk(&check, raw->stmt)) {
+			walker w = { .v = v };
+			v->statement(v->ctx);
+			if (!walk(&w, raw->stmt))
 				v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
-				continue;
-			}
-			walker emit = { .v = v, .emit = true };
-			walk(&emit, raw->stmt);
 		}
 	}
 	pg_query_exit_memory_context(context);

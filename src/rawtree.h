@@ -6,7 +6,7 @@
  *      location, argument shapes), every statement that may fire triggers
  *      (relation, events), and the byte range of each statement whose tree
  *      holds a node this walker does not know, for the caller to read
- *      another way (nothing else is reported for such a statement).
+ *      another way (dropping what was reported for it before).
  *      Every string handed to the visitor dies when the callback returns:
  *      copy what is kept.  rawtree.c frees the whole parse tree before
  *      cgm_raw_scan returns.
@@ -65,8 +65,11 @@ typedef struct cgm_raw_visitor {
 	 * events are CGM_EV_* bits. */
 	void (*dml)(void *ctx, const char *schema, const char *relname, int location,
 		    unsigned events);
-	/* A statement at [start, start + len) of the text (len 0: to the end)
-	 * holds a node the walker does not know. */
+	/* A statement begins: what is reported from here on is its own. */
+	void (*statement)(void *ctx);
+	/* The statement at [start, start + len) of the text (len 0: to the end)
+	 * holds a node the walker does not know: forget what it reported since
+	 * `statement`, and read it another way. */
 	void (*unknown)(void *ctx, int start, int len);
 } cgm_raw_visitor;
 

@@ -21,6 +21,7 @@
 
 typedef struct seen {
 	char text[4096];  /* "name name ..." of the calls, in order */
+	size_t mark;      /* length of text when the statement began */
 	char dml[512];    /* "rel:events ..." */
 	int unknown;      /* statements handed back */
 	int call_stmts;
@@ -57,18 +58,26 @@ static void on_dml(void *ctx, const char *schema, const char *relname, int locat
 	add_word(s->dml, sizeof s->dml, word);
 }
 
+static void on_statement(void *ctx)
+{
+	seen *s = ctx;
+	s->mark = strlen(s->text);
+}
+
 static void on_unknown(void *ctx, int start, int len)
 {
+	seen *s = ctx;
 	(void)start;
 	(void)len;
-	((seen *)ctx)->unknown++;
+	s->text[s->mark] = '\0';
+	s->unknown++;
 }
 
 static seen scan(const char *sql)
 {
 	seen s;
 	memset(&s, 0, sizeof s);
-	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .unknown = on_unknown };
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .statement = on_statement, .unknown = on_unknown };
 	char *err = NULL;
 	int pos = 0;
 	if (cgm_raw_scan(sql, &v, &err, &pos) != 0)
@@ -183,6 +192,11 @@ static void test_unknown_statements_are_handed_back(void **state)
 	seen s = scan("SELECT a(1); CREATE TABLE t AS SELECT b(2); EXPLAIN SELECT c(3); SELECT d(4)");
 	assert_int_equal(s.unknown, 2);
 	assert_string_equal(s.text, "a d");
+	/* An unknown node after a call: what the statement reported is dropped. */
+	s = scan("SELECT e(5); CREATE FUNCTION x(a int DEFAULT f(1)) RETURNS int LANGUAGE sql"
+		 " SET search_path = public RETURN g(2)");
+	assert_int_equal(s.unknown, 1);
+	assert_string_equal(s.text, "e");
 }
 
 static void test_syntax_error(void **state)
@@ -190,7 +204,7 @@ static void test_syntax_error(void **state)
 	(void)state;
 	seen s;
 	memset(&s, 0, sizeof s);
-	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .unknown = on_unknown };
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .statement = on_statement, .unknown = on_unknown };
 	char *err = NULL;
 	int pos = 0;
 	assert_int_equal(cgm_raw_scan("SELECT f(1); SELEC g(2)", &v, &err, &pos), -1);
