@@ -9,9 +9,10 @@
  * time it fills, written either by the caller or, when asked, by a thread
  * of its own (the caller goes on filling the next buffer while the kernel
  * copies the last one).  A durable file is handed to the disk as it grows,
- * so the final fsync waits only for the tail.  The first failed write is kept and reported once, by
- * cgm_outfile_commit, which also frees what cgm_outfile_open allocated and
- * ends the thread: call it exactly once after a successful open.
+ * so the final fsync waits only for the tail.  The first failed write is
+ * kept and reported once, by cgm_outfile_commit, which also frees what
+ * cgm_outfile_open allocated and ends the thread: call it exactly once
+ * after a successful open.
  * Nothing here uses static state: two files may be written on two threads.
  */
 #ifndef CGMAP_OUTFILE_H

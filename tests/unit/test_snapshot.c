@@ -26,6 +26,9 @@
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
 
+/* The map command (src/cmd.h), to check what it reports. */
+int cmd_map(int argc, char **argv);
+
 #define ODD_ID "\"Odd Schema\".\"Weird \"\"Name\"\"\"()"
 
 static char tmpdir[256];
@@ -709,6 +712,38 @@ static void test_large_and_failed_writes(void **state)
 	cgm_model_free(m);
 }
 
+/* `cgmap map` writes the snapshot and the DOT graph on two threads: a
+ * failure on the graph's thread is still the message the command reports,
+ * naming the file and the step, and the snapshot beside it is whole. */
+static void test_map_reports_the_failed_output(void **state)
+{
+	(void)state;
+	const char *sql = tmp_path("map.sql");
+	spit(sql, "CREATE SCHEMA app;\n"
+		  "CREATE FUNCTION app.f() RETURNS integer LANGUAGE sql AS 'SELECT 1';\n"
+		  "CREATE FUNCTION app.g() RETURNS integer LANGUAGE sql AS 'SELECT app.f()';\n");
+	const char *dir = tmp_path("mapped");
+	char blocker[600];
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(blocker, sizeof(blocker), "%s/callgraph.dot", dir);
+	assert_int_equal(mkdir(blocker, 0755), 0); /* the rename onto it fails */
+	char *argv[] = { "map", "--sql", (char *)sql, "--out", (char *)dir,
+			 "--no-html", "--quiet", NULL };
+	cgm_error_clear();
+	assert_int_equal(cmd_map(7, argv), 1);
+	if (!strstr(cgm_error_message(), blocker) || !strstr(cgm_error_message(), ": rename: "))
+		fail_msg("unexpected message: %s", cgm_error_message());
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, dir), 0);
+	assert_int_equal(back->nuser, 2);
+	assert_int_equal(back->nedges, 1);
+	cgm_model_free(back);
+	char file[700];
+	snprintf(file, sizeof(file), "%s/cgmap.json", dir);
+	unlink(file);
+	rmdir(blocker);
+}
+
 /* An empty model is a valid snapshot too. */
 static void test_empty_model(void **state)
 {
@@ -1116,14 +1151,16 @@ static void test_same_bytes_as_jansson(void **state)
 	assert_non_null(strstr(text, "\"total_ms\": 1e-5"));
 	assert_non_null(strstr(text, "\"total_ms\": -0.0"));
 	assert_non_null(strstr(text, "\"total_ms\": 1.23456789012e12"));
-	assert_non_null(strstr(text, "\n        {\"line\": 7, \"kind\": \"dynamic\", \"via_literal\": false, "));
+	assert_non_null(
+		strstr(text, "\n        {\"line\": 7, \"kind\": \"dynamic\", \"via_literal\": false, "));
 	assert_non_null(strstr(text, "\n    {\"from\": \"app.a()\", \"to\": "));
 	assert_non_null(strstr(text, "\"runtime\": {\"calls\": "));
 	assert_non_null(strstr(text, "\n    {\"schema\": \"app\", \"table\": \"orders\", \"name\": "));
 	assert_non_null(strstr(text, "\n    {\"function\": \"app.b(integer)\", \"kind\": \"view\", "));
-	assert_non_null(strstr(text, "\n        {\"line\": 2, \"message\": \"syntax error at or near "));
-	assert_non_null(strstr(text, "\n    {\"function\": \"app.a()\", \"line\": 11, \"name\": \"nope.gone\", "
-				     "\"nargs\": 2}"));
+	assert_non_null(
+		strstr(text, "\n        {\"line\": 2, \"message\": \"syntax error at or near "));
+	assert_non_null(strstr(text, "\n    {\"function\": \"app.a()\", \"line\": 11, "
+				     "\"name\": \"nope.gone\", \"nargs\": 2}"));
 	assert_non_null(strstr(text, "\n    {\"function\": null, \"file\": "));
 
 	/* Read back and written again: the same bytes. */
@@ -1140,7 +1177,8 @@ static void test_same_bytes_as_jansson(void **state)
 
 	/* The earlier layout, every record member on its own line (jansson's
 	 * JSON_INDENT(2) throughout), reads as the same model. */
-	char *indented = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	char *indented =
+		json_dumps(doc, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 	assert_non_null(indented);
 	assert_non_null(strstr(indented, "\n        {\n          \"line\": "));
 	const char *old_layout = tmp_path("indented.json");
@@ -1374,6 +1412,7 @@ int main(void)
 		cmocka_unit_test(test_derived_lists_recomputed),
 		cmocka_unit_test(test_folder_and_atomic_write),
 		cmocka_unit_test(test_large_and_failed_writes),
+		cmocka_unit_test(test_map_reports_the_failed_output),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations),
