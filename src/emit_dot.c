@@ -84,6 +84,8 @@ typedef struct {
 	int nnodes;
 	int *rank;          /* per function index: rank of its id (outfile.h) */
 	unsigned *trigger_events; /* per function index: events of the triggers calling it */
+	int *ndynamic;      /* per drawn function index: its dynamic EXECUTE sites */
+	int *nmissing;      /* per drawn function index: its sites with a missing callee */
 	char *id_text;      /* the drawn functions' ids escaped, one block */
 	size_t *id_at;      /* per drawn function index: where its text starts */
 	size_t *id_len;
@@ -296,7 +298,7 @@ static void emit_function_node(dot_writer *w, int fi)
 	lit(w, "];\n");
 
 	/* Its dynamic EXECUTE sites, in the same cluster. */
-	for (int s = 0; s < f->nsites; s++) {
+	for (int s = 0; w->ndynamic[fi] && s < f->nsites; s++) {
 		const cgm_site *site = &f->sites[s];
 		if (site->kind != CGM_SITE_DYNAMIC)
 			continue;
@@ -497,7 +499,7 @@ static void emit_dynamic_links(dot_writer *w)
 	for (int i = 0; i < w->nnodes; i++) {
 		int fi = w->nodes[i].index;
 		const cgm_function *f = &w->model->functions[fi];
-		for (int s = 0; s < f->nsites; s++) {
+		for (int s = 0; w->ndynamic[fi] && s < f->nsites; s++) {
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
 			lit(w, "  ");
@@ -520,7 +522,7 @@ static void emit_missing(dot_writer *w)
 	size_t *offsets = cgm_xcalloc((size_t)cap, sizeof(size_t));
 	for (int i = 0; i < w->nnodes; i++) {
 		const cgm_function *f = &m->functions[w->nodes[i].index];
-		for (int s = 0; s < f->nsites; s++) {
+		for (int s = 0; w->nmissing[w->nodes[i].index] && s < f->nsites; s++) {
 			if (f->sites[s].resolution != CGM_RES_MISSING)
 				continue;
 			if (n == cap) {
@@ -640,6 +642,8 @@ static void dot_writer_free(dot_writer *w)
 	free(w->drawn);
 	free(w->rank);
 	free(w->trigger_events);
+	free(w->ndynamic);
+	free(w->nmissing);
 	free(w->id_text);
 	free(w->id_at);
 	free(w->id_len);
@@ -728,6 +732,19 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 	if (!sorted)
 		qsort(w.nodes, (size_t)w.nnodes, sizeof(sort_rec), compare_recs);
 	escape_ids(&w);
+
+	/* The sites are walked once here: the notes and the missing callees
+	 * then visit only the functions that have some. */
+	w.ndynamic = cgm_xcalloc((size_t)m->nfunctions, sizeof(int));
+	w.nmissing = cgm_xcalloc((size_t)m->nfunctions, sizeof(int));
+	for (int i = 0; i < w.nnodes; i++) {
+		int fi = w.nodes[i].index;
+		const cgm_function *f = &m->functions[fi];
+		for (int s = 0; s < f->nsites; s++) {
+			w.ndynamic[fi] += f->sites[s].kind == CGM_SITE_DYNAMIC;
+			w.nmissing[fi] += f->sites[s].resolution == CGM_RES_MISSING;
+		}
+	}
 
 	/* An observed-only trigger edge is labelled with the events of the
 	 * triggers that call its target: gathered once, not per edge. */
