@@ -27,6 +27,7 @@
  * still leaves several, all are linked and flagged ambiguous.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,15 +37,48 @@
 
 /* ---- names -> functions ----------------------------------------------- */
 
+/* Resolution looks up a name for each of a hundred thousand call sites and
+ * filters the functions of that name by schema and kind: the index answers
+ * both from its own compact arrays, so a site touches a function's struct
+ * only when it is a real candidate (the structs are scattered over
+ * megabytes, and those cache misses were most of resolution's time). */
 typedef struct name_entry {
 	const char *name;
-	int index;
+	int index;     /* into model->functions */
+	int schema;    /* into name_index.schemas, -1 when the function has none */
+	bool procedure;
 } name_entry;
 
+/* All entries of one name: entries[first, first + count), by index. */
+typedef struct name_run {
+	const char *name;
+	uint64_t hash;
+	int first, count;
+} name_run;
+
 typedef struct name_index {
-	name_entry *entries;
+	name_entry *entries;       /* by name, then index */
 	int n;
+	name_run *runs;
+	int nruns;
+	int *slots;                /* open addressing on the name hash: a run or -1 */
+	size_t mask;
+	const char **schemas;      /* distinct schema names, sorted */
+	int nschemas;
 } name_index;
+
+/* Schema ids of the index are positions in a sorted list of names. */
+#define NO_SUCH_SCHEMA (-2)
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
 
 static int compare_entries(const void *a, const void *b)
 {
@@ -53,33 +87,87 @@ static int compare_entries(const void *a, const void *b)
 	return c ? c : x->index - y->index;
 }
 
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The id of a schema name, NO_SUCH_SCHEMA when no function lives there. */
+static int schema_id(const name_index *ix, const char *schema)
+{
+	const char **hit = ix->nschemas ? bsearch(&schema, ix->schemas, (size_t)ix->nschemas,
+						  sizeof(char *), compare_strings)
+					: NULL;
+	return hit ? (int)(hit - ix->schemas) : NO_SUCH_SCHEMA;
+}
+
 static void build_name_index(name_index *ix, const cgm_model *model)
 {
-	ix->n = model->nfunctions;
-	ix->entries = malloc(sizeof(name_entry) * (size_t)(ix->n ? ix->n : 1));
-	for (int i = 0; i < ix->n; i++) {
-		ix->entries[i].name = model->functions[i].name ? model->functions[i].name : "";
-		ix->entries[i].index = i;
+	memset(ix, 0, sizeof *ix);
+	int n = model->nfunctions;
+	ix->n = n;
+	ix->entries = cgm_xcalloc((size_t)n, sizeof(name_entry));
+	ix->schemas = cgm_xcalloc((size_t)n, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		const cgm_function *f = &model->functions[i];
+		ix->entries[i] = (name_entry){ .name = f->name ? f->name : "",
+					       .index = i,
+					       .procedure = f->kind == CGM_KIND_PROCEDURE };
+		if (f->schema)
+			ix->schemas[ix->nschemas++] = f->schema;
 	}
-	qsort(ix->entries, (size_t)ix->n, sizeof(name_entry), compare_entries);
+	qsort(ix->entries, (size_t)n, sizeof(name_entry), compare_entries);
+	qsort(ix->schemas, (size_t)ix->nschemas, sizeof(char *), compare_strings);
+	int distinct = 0;
+	for (int i = 0; i < ix->nschemas; i++)
+		if (distinct == 0 || strcmp(ix->schemas[distinct - 1], ix->schemas[i]) != 0)
+			ix->schemas[distinct++] = ix->schemas[i];
+	ix->nschemas = distinct;
+	ix->runs = cgm_xcalloc((size_t)n, sizeof(name_run));
+	for (int i = 0; i < n; i++) {
+		name_entry *e = &ix->entries[i];
+		const char *schema = model->functions[e->index].schema;
+		e->schema = schema ? schema_id(ix, schema) : -1;
+		if (ix->nruns == 0 || strcmp(ix->runs[ix->nruns - 1].name, e->name) != 0)
+			ix->runs[ix->nruns++] = (name_run){ e->name, hash_name(e->name), i, 0 };
+		ix->runs[ix->nruns - 1].count++;
+	}
+	size_t size = 16;
+	while (size < (size_t)ix->nruns * 2)
+		size *= 2;
+	ix->slots = cgm_xcalloc(size, sizeof(int));
+	ix->mask = size - 1;
+	for (size_t i = 0; i < size; i++)
+		ix->slots[i] = -1;
+	for (int r = 0; r < ix->nruns; r++) {
+		size_t j = ix->runs[r].hash & ix->mask;
+		while (ix->slots[j] >= 0)
+			j = (j + 1) & ix->mask;
+		ix->slots[j] = r;
+	}
+}
+
+static void free_name_index(name_index *ix)
+{
+	free(ix->entries);
+	free(ix->runs);
+	free(ix->slots);
+	free((void *)ix->schemas);
 }
 
 /* First entry with that name, and how many there are. */
 static const name_entry *lookup_name(const name_index *ix, const char *name, int *count)
 {
-	int lo = 0, hi = ix->n;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (strcmp(ix->entries[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	uint64_t h = hash_name(name);
+	for (size_t j = h & ix->mask; ix->slots[j] >= 0; j = (j + 1) & ix->mask) {
+		const name_run *run = &ix->runs[ix->slots[j]];
+		if (run->hash == h && strcmp(run->name, name) == 0) {
+			*count = run->count;
+			return ix->entries + run->first;
+		}
 	}
-	int end = lo;
-	while (end < ix->n && strcmp(ix->entries[end].name, name) == 0)
-		end++;
-	*count = end - lo;
-	return ix->entries + lo;
+	*count = 0;
+	return ix->entries;
 }
 
 /* ---- types ------------------------------------------------------------ */
@@ -330,11 +418,6 @@ static bool same_argument_types(const cgm_function *f, const cgm_function *g)
 	return true;
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* A one-argument call that names no function is no call when PostgreSQL
  * reads it otherwise: a function-style cast to a type of that name
  * (`mytype(x)`), or attribute notation on a row whose type has a column of
@@ -379,33 +462,46 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 	}
 	int count = 0;
 	const name_entry *e = lookup_name(&rv->names, s->name, &count);
-	const char *scratch[64];
+	/* Schemas as ids of the name index: the filter below compares integers. */
+	int site_schema = s->schema ? schema_id(&rv->names, s->schema) : NO_SUCH_SCHEMA;
+	int path[64];
 	int npath = 0;
-	const char **path = NULL;
-	if (!s->schema)
-		path = search_path_of(rv, caller, &npath, scratch, 64);
+	if (!s->schema && count > 0) {
+		const char *scratch[64];
+		const char **names = search_path_of(rv, caller, &npath, scratch, 64);
+		for (int p = 0; p < npath; p++)
+			path[p] = schema_id(&rv->names, names[p]);
+	}
 
-	candidate *cands = malloc(sizeof(candidate) * (size_t)(count ? count : 1));
-	int *params = malloc(sizeof(int) * (size_t)(count * (s->nargs + 1) + 1));
-	int *ranks = malloc(sizeof(int) * (size_t)(count ? count : 1));
+	/* Most sites have a handful of candidates: no allocation for those. */
+	enum { FEW = 16, FEW_PARAMS = 128 };
+	candidate few_cands[FEW];
+	int few_params[FEW_PARAMS], few_ranks[FEW];
+	size_t nparams = (size_t)count * (size_t)(s->nargs + 1) + 1;
+	bool few = count <= FEW && nparams <= FEW_PARAMS;
+	candidate *cands = few ? few_cands : cgm_xcalloc((size_t)count, sizeof(candidate));
+	int *params = few ? few_params : cgm_xcalloc(nparams, sizeof(int));
+	int *ranks = few ? few_ranks : cgm_xcalloc((size_t)count, sizeof(int));
 	int ncand = 0;
 	for (int i = 0; i < count; i++) {
-		const cgm_function *f = &model->functions[e[i].index];
-		if (!f->schema)
+		if (e[i].schema < 0)
 			continue;
-		int rank;
+		int rank = -1;
 		if (s->schema) {
-			if (strcmp(f->schema, s->schema) != 0)
+			if (e[i].schema != site_schema)
 				continue;
 			rank = 0;
 		} else {
-			rank = schema_rank(f->schema, path, npath);
+			for (int p = 0; p < npath && rank < 0; p++)
+				if (path[p] == e[i].schema)
+					rank = p;
 			if (rank < 0)
 				continue;
 		}
 		/* Procedures only through CALL, functions never through CALL. */
-		if ((f->kind == CGM_KIND_PROCEDURE) != (s->kind == CGM_SITE_CALL_STMT))
+		if (e[i].procedure != (s->kind == CGM_SITE_CALL_STMT))
 			continue;
+		const cgm_function *f = &model->functions[e[i].index];
 		candidate c = { .index = e[i].index, .param_of = params + ncand * (s->nargs + 1) };
 		if (!arguments_fit(f, s, &c))
 			continue;
@@ -515,9 +611,11 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 		if (ncand > 1 && all_external)
 			s->resolution = CGM_RES_BUILTIN;
 	}
-	free(cands);
-	free(params);
-	free(ranks);
+	if (!few) {
+		free(cands);
+		free(params);
+		free(ranks);
+	}
 }
 
 /* Schema of the relation `name` that DML in `caller` names, or NULL. */
@@ -774,7 +872,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		cgm_arena_adopt(model->arena, workers[t].arena);
 	}
 	pthread_mutex_destroy(&job.lock);
-	free(rv.names.entries);
+	free_name_index(&rv.names);
 
 	/* The runs in caller order: the same edges, in the same order, however
 	 * many threads took them. */
