@@ -100,6 +100,12 @@ const char *cgm_body_hash(cgm_arena *arena, const char *source)
 	}
 	if (buf != stack)
 		free(buf);
-	return cgm_arena_printf(arena, "%016llx%016llx", (unsigned long long)(hash >> 64),
-				(unsigned long long)hash);
+	/* 32 hex digits, high half first, as "%016llx%016llx" would print. */
+	char hex[33];
+	for (int d = 31; d >= 0; d--) {
+		hex[d] = "0123456789abcdef"[(unsigned)(hash & 0xf)];
+		hash >>= 4;
+	}
+	hex[32] = '\0';
+	return cgm_arena_strndup(arena, hex, 32);
 }

@@ -1058,13 +1058,22 @@ static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, cons
 {
 	char tag[32];
 	choose_tag(tag, sizeof tag, body);
+	/* Pieces appended, not formatted: the body is most of the text, and
+	 * printf-style formatting copied it twice. */
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	bool proc = fn->kind == CGM_KIND_PROCEDURE;
-	cgm_strbuf_printf(&sql, "CREATE %s cgmap_f(%s) ", proc ? "PROCEDURE" : "FUNCTION",
-			  fn->arguments ? fn->arguments : "");
-	if (!proc)
-		cgm_strbuf_printf(&sql, "RETURNS %s ", fn->result ? fn->result : "void");
-	cgm_strbuf_printf(&sql, "LANGUAGE plpgsql AS %s%s%s", tag, body, tag);
+	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
+	cgm_strbuf_puts(&sql, fn->arguments ? fn->arguments : "");
+	cgm_strbuf_puts(&sql, ") ");
+	if (!proc) {
+		cgm_strbuf_puts(&sql, "RETURNS ");
+		cgm_strbuf_puts(&sql, fn->result ? fn->result : "void");
+		cgm_strbuf_puts(&sql, " ");
+	}
+	cgm_strbuf_puts(&sql, "LANGUAGE plpgsql AS ");
+	cgm_strbuf_puts(&sql, tag);
+	cgm_strbuf_puts(&sql, body);
+	cgm_strbuf_puts(&sql, tag);
 	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
 	cgm_strbuf_free(&sql);
 	return r;
