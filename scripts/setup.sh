@@ -9,11 +9,11 @@ packages=(
 	libpg-query-dev                   # PostgreSQL's parser as a library
 	libpq-dev                         # connecting to PostgreSQL
 	libjansson-dev                    # JSON (snapshots, runtime files)
-	libjsmn-dev                       # JSON tokens (libpg_query parse trees, read in place)
+	libjsmn-dev                       # JSON tokens (libpg_query PL/pgSQL trees, read in place)
 	libgraphviz-dev graphviz          # graph layout (libgvc) and dot(1) for tests
 	libcmocka-dev                     # unit tests
 	postgresql-15                     # integration tests start real clusters
-	postgresql-server-dev-15          # building the cgmap_trace extension (PGXS)
+	postgresql-server-dev-15          # the cgmap_trace extension (PGXS); parse-tree node structs (src/rawtree.c)
 	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
 	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
 	postgresql-15-pgtap               # real PL/pgSQL code cgmap is tested on:
