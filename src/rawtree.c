@@ -627,3 +627,76 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 	pg_query_exit_memory_context(context);
 	return rc;
 }
+
+/* ---- one name read whole ---------------------------------------------- */
+
+/* The only target of a SELECT that has nothing else, or NULL. */
+static const Node *lone_target(const List *tree)
+{
+	if (list_length(tree) != 1)
+		return NULL;
+	const RawStmt *raw = linitial(tree);
+	const SelectStmt *s = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
+	if (!s || !IsA(s, SelectStmt) || list_length(s->targetList) != 1 || s->distinctClause ||
+	    s->intoClause || s->fromClause || s->whereClause || s->groupClause || s->groupDistinct ||
+	    s->havingClause || s->windowClause || s->valuesLists || s->sortClause || s->limitOffset ||
+	    s->limitCount || s->lockingClause || s->withClause || s->op != SETOP_NONE || s->larg ||
+	    s->rarg)
+		return NULL;
+	const ResTarget *t = linitial(s->targetList);
+	return t && IsA(t, ResTarget) && !t->name && !t->indirection ? t->val : NULL;
+}
+
+/* Up to 4 String parts of a name list into parts; their count, or -1. */
+static int name_parts(const List *names, const char **parts)
+{
+	int n = list_length(names);
+	if (n < 1 || n > 4)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (!(parts[i] = string_value(list_nth(names, i))))
+			return -1;
+	return n;
+}
+
+static bool read_lone(const char *query, bool want_cast, cgm_raw_type_found found, void *ctx)
+{
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(query);
+	free(parsed.stderr_buffer);
+	bool ok = false;
+	if (parsed.error) {
+		pg_query_free_error(parsed.error);
+	} else {
+		const Node *val = lone_target(parsed.tree);
+		const char *parts[4];
+		int n;
+		if (want_cast && val && IsA(val, TypeCast)) {
+			const TypeName *t = ((const TypeCast *)val)->typeName;
+			const Node *arg = ((const TypeCast *)val)->arg;
+			bool null_arg = arg && IsA(arg, A_Const) && ((const A_Const *)arg)->isnull;
+			if (null_arg && t && (n = name_parts(t->names, parts)) > 0) {
+				found(ctx, parts, n, list_length(t->arrayBounds), t->pct_type);
+				ok = true;
+			}
+		} else if (!want_cast && val && IsA(val, ColumnRef)) {
+			n = name_parts(((const ColumnRef *)val)->fields, parts);
+			if (n >= 2 && n <= 3) {
+				found(ctx, parts, n, 0, false);
+				ok = true;
+			}
+		}
+	}
+	pg_query_exit_memory_context(context);
+	return ok;
+}
+
+bool cgm_raw_cast_type(const char *query, cgm_raw_type_found found, void *ctx)
+{
+	return read_lone(query, true, found, ctx);
+}
+
+bool cgm_raw_column_ref(const char *query, cgm_raw_type_found found, void *ctx)
+{
+	return read_lone(query, false, found, ctx);
+}

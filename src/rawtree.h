@@ -79,4 +79,17 @@ typedef struct cgm_raw_visitor {
  * nothing was reported. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
 
+/* The type of `SELECT NULL::<type>` when that is all `query` holds (no
+ * other clause, no second target or statement): its name parts as written
+ * (n of them, at most 4), array dimensions and %TYPE flag, handed to
+ * `found` while the tree lives.  Returns false when the text is anything
+ * else or does not parse. */
+typedef void (*cgm_raw_type_found)(void *ctx, const char *const *names, int n, int dims,
+				   bool pct_type);
+bool cgm_raw_cast_type(const char *query, cgm_raw_type_found found, void *ctx);
+
+/* The parts of `SELECT a.b[.c]` (a column reference of 2 or 3 names and
+ * nothing else), handed to `found` (dims 0, no %TYPE); false otherwise. */
+bool cgm_raw_column_ref(const char *query, cgm_raw_type_found found, void *ctx);
+
 #endif

@@ -3,7 +3,9 @@
  * canonical type names format_type prints, quote_identifier, and the
  * regprocedure text that is every function's identity.
  *
- * In:  folded names, libpg_query JSON TypeName nodes, or type text.
+ * In:  folded names, libpg_query JSON TypeName nodes, or type text (read
+ *      by the parser through rawtree.c, never jansson: text is canonicalised
+ *      on the extraction threads).
  * Out: strings in the caller's arena.  The tables below are static and
  * read-only, so every function here may run on several threads at once.
  *
@@ -16,9 +18,9 @@
  * both in byte order, so they are searched with bsearch/strcmp.
  */
 #include "cgmap/types.h"
+#include "rawtree.h"
 
 #include <jansson.h>
-#include <pg_query.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -258,26 +260,15 @@ static const char *string_node(const json_t *node)
 	return sval ? json_string_value(sval) : "";
 }
 
-const char *cgm_type_canonical_json(cgm_arena *arena, const json_t *type_name,
-				    const cgm_type_resolver *resolver)
+/* A type name as the parser read it: n name parts (1 to 4), array
+ * dimensions, %TYPE. */
+static const char *canonical_from_parts(cgm_arena *arena, const char *const *parts, int n,
+					int dims, bool pct_type, const cgm_type_resolver *resolver)
 {
-	json_t *names = json_object_get(type_name, "names");
-	size_t n = json_array_size(names);
-	if (n == 0)
-		return NULL;
-	const char *parts[4];
-	if (n > 4)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		parts[i] = string_node(json_array_get(names, i));
-		if (!parts[i])
-			return NULL;
-	}
-	int dims = (int)json_array_size(json_object_get(type_name, "arrayBounds"));
-	if (json_is_true(json_object_get(type_name, "pct_type"))) {
+	if (pct_type) {
 		if (!resolver || !resolver->column_type)
 			return NULL;
-		const char *col = resolver->column_type(resolver->ctx, parts, (int)n);
+		const char *col = resolver->column_type(resolver->ctx, parts, n);
 		if (!col)
 			return NULL;
 		/* `t.c%TYPE[]` is an array of the column's type (an array of
@@ -294,51 +285,58 @@ const char *cgm_type_canonical_json(cgm_arena *arena, const json_t *type_name,
 	return cgm_type_canonical(arena, schema, parts[n - 1], dims, resolver);
 }
 
-/* Follow a path like "stmts/0/stmt/SelectStmt" through objects and arrays;
- * NULL as soon as a step is missing. */
-static json_t *json_path(json_t *node, const char *path)
+const char *cgm_type_canonical_json(cgm_arena *arena, const json_t *type_name,
+				    const cgm_type_resolver *resolver)
 {
-	char step[64];
-	while (node && *path) {
-		size_t n = strcspn(path, "/");
-		if (n >= sizeof(step))
+	json_t *names = json_object_get(type_name, "names");
+	size_t n = json_array_size(names);
+	if (n == 0 || n > 4)
+		return NULL;
+	const char *parts[4];
+	for (size_t i = 0; i < n; i++) {
+		parts[i] = string_node(json_array_get(names, i));
+		if (!parts[i])
 			return NULL;
-		memcpy(step, path, n);
-		step[n] = '\0';
-		path += n + (path[n] == '/');
-		if (json_is_array(node))
-			node = json_array_get(node, (size_t)strtoul(step, NULL, 10));
-		else
-			node = json_object_get(node, step);
 	}
-	return node;
+	int dims = (int)json_array_size(json_object_get(type_name, "arrayBounds"));
+	return canonical_from_parts(arena, parts, (int)n, dims,
+				    json_is_true(json_object_get(type_name, "pct_type")), resolver);
+}
+
+/* What the raw tree of a one-name query held (rawtree.c), read into the
+ * arena while the tree lives.  No JSON here: this runs on the extraction
+ * threads, and jansson's allocator is process-wide state the SQL-file
+ * source swaps while they run. */
+typedef struct name_read {
+	cgm_arena *arena;
+	const cgm_type_resolver *resolver;
+	bool column;        /* a column reference: resolve through column_type */
+	const char *result;
+} name_read;
+
+static void on_name(void *arg, const char *const *names, int n, int dims, bool pct_type)
+{
+	name_read *r = arg;
+	if (r->column) {
+		const char *t = r->resolver && r->resolver->column_type
+					? r->resolver->column_type(r->resolver->ctx, names, n)
+					: NULL;
+		r->result = t ? cgm_arena_strdup(r->arena, t) : NULL;
+	} else {
+		r->result = canonical_from_parts(r->arena, names, n, dims, pct_type, r->resolver);
+	}
 }
 
 /* "a.b.c%TYPE" text: the column's type through the resolver. */
 static const char *pct_type_text(cgm_arena *arena, const char *text, size_t namelen,
 				 const cgm_type_resolver *resolver)
 {
-	char *query = cgm_arena_printf(arena, "SELECT %.*s", (int)namelen, text);
-	PgQueryParseResult parsed = pg_query_parse(query);
-	const char *result = NULL;
-	json_t *root = parsed.error ? NULL : json_loads(parsed.parse_tree, 0, NULL);
-	json_t *fields = json_path(root, "stmts/0/stmt/SelectStmt/targetList/0/ResTarget/val/"
-					 "ColumnRef/fields");
-	size_t n = json_array_size(fields);
-	if (json_array_size(json_object_get(root, "stmts")) == 1 && n >= 2 && n <= 3 &&
-	    resolver && resolver->column_type) {
-		const char *parts[3];
-		bool ok = true;
-		for (size_t i = 0; i < n && ok; i++)
-			ok = (parts[i] = string_node(json_array_get(fields, i))) != NULL;
-		if (ok)
-			result = resolver->column_type(resolver->ctx, parts, (int)n);
-	}
-	json_decref(root);
-	pg_query_free_parse_result(parsed);
-	if (!result)
+	name_read r = { .arena = arena, .resolver = resolver, .column = true };
+	if (resolver && resolver->column_type)
+		cgm_raw_column_ref(cgm_arena_printf(arena, "SELECT %.*s", (int)namelen, text), on_name, &r);
+	if (!r.result)
 		cgm_error(CGM_EINPUT, "cannot know the type of column \"%.*s\"", (int)namelen, text);
-	return result ? cgm_arena_strdup(arena, result) : NULL;
+	return r.result;
 }
 
 const char *cgm_type_canonical_text(cgm_arena *arena, const char *text,
@@ -351,27 +349,13 @@ const char *cgm_type_canonical_text(cgm_arena *arena, const char *text,
 		return pct_type_text(arena, text, len - 5, resolver);
 
 	/* Let PostgreSQL's grammar read the name: it alone knows that
-	 * `double precision` is float8 and `varchar(10)` is varchar. */
-	char *query = cgm_arena_printf(arena, "SELECT NULL::%.*s", (int)len, text);
-	PgQueryParseResult parsed = pg_query_parse(query);
-	const char *result = NULL;
-	if (!parsed.error) {
-		json_t *root = json_loads(parsed.parse_tree, 0, NULL);
-		json_t *stmts = json_object_get(root, "stmts");
-		json_t *select = json_path(stmts, "0/stmt/SelectStmt");
-		json_t *targets = json_object_get(select, "targetList");
-		json_t *cast = json_path(targets, "0/ResTarget/val/TypeCast");
-		/* Anything after the type (`int; drop ...`, `int, 2`) is refused. */
-		if (json_array_size(stmts) == 1 && json_array_size(targets) == 1 && cast &&
-		    json_object_size(select) == 3 /* targetList, limitOption, op */)
-			result = cgm_type_canonical_json(arena, json_object_get(cast, "typeName"),
-							 resolver);
-		json_decref(root);
-	}
-	pg_query_free_parse_result(parsed);
-	if (!result)
+	 * `double precision` is float8 and `varchar(10)` is varchar.
+	 * Anything after the type (`int; drop ...`, `int, 2`) is refused. */
+	name_read r = { .arena = arena, .resolver = resolver };
+	cgm_raw_cast_type(cgm_arena_printf(arena, "SELECT NULL::%.*s", (int)len, text), on_name, &r);
+	if (!r.result)
 		cgm_error(CGM_EINPUT, "\"%s\" is not a type name", text);
-	return result;
+	return r.result;
 }
 
 const char *cgm_identity_args(cgm_arena *arena, const char *const *argtypes, int nargs)

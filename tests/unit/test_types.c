@@ -7,9 +7,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
@@ -109,6 +111,34 @@ static void test_not_a_type(void **state)
 	assert_null(canon(""));
 }
 
+/* Type text is canonicalised on the extraction threads while the SQL-file
+ * source has jansson's process-wide allocator swapped: reading it must not
+ * touch jansson at all. */
+static void *refused_alloc(size_t size)
+{
+	(void)size;
+	fail_msg("jansson allocated while type text was read");
+	return NULL;
+}
+
+static void refused_free(void *p)
+{
+	(void)p;
+	fail_msg("jansson freed while type text was read");
+}
+
+static void test_type_text_without_jansson(void **state)
+{
+	json_set_alloc_funcs(refused_alloc, refused_free);
+	const char *a = canon("varchar(10)[]");
+	const char *b = canon("app.t.c%TYPE");
+	const char *c = canon("int, 2");
+	json_set_alloc_funcs(malloc, free);
+	assert_string_equal(a, "character varying[]");
+	assert_null(b); /* no resolver for columns */
+	assert_null(c);
+}
+
 static void test_quoting(void **state)
 {
 	assert_false(cgm_ident_needs_quotes("app"));
@@ -197,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_catalog_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_type, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_type_text_without_jansson, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quoting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regprocedure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_hash, setup, teardown),
