@@ -81,6 +81,14 @@ typedef struct extract_ctx {
 	bool batching;
 	struct pending_expr *pending;
 	int npending, cap_pending;
+
+	/* The trees the PL/pgSQL parser built to check each text of the body
+	 * (rawtree.h, cgm_raw_capture), their sites kept in the arena: a text
+	 * found here is not parsed again. */
+	struct captured_text *captured;
+	int ncaptured, cap_captured, captured_cursor;
+	struct captured_event *events;
+	int nevents, cap_events, events_mark;
 	const struct pending_expr *batch; /* set while scanning the batch */
 	const char *raw_text;   /* the text the raw tree is read from */
 	int raw_mark;           /* sites before the raw statement being read */
@@ -100,6 +108,26 @@ typedef struct pending_expr {
 	long offset;         /* where `parsed` starts in the batch text */
 	char *owned;         /* the expression text, freed with the batch */
 } pending_expr;
+
+/* A text the PL/pgSQL parser checked: its sites are events[first..] up to
+ * the next text's first (or nevents). */
+typedef struct captured_text {
+	const char *text;
+	int first;
+	bool unknown; /* a statement the walker does not know: parse it again */
+	const char *constant; /* the SQL the expression always yields, or NULL */
+	int constant_location;
+} captured_text;
+
+typedef struct captured_event {
+	bool dml;
+	int location;
+	const char *schema, *name; /* the callee, or the relation */
+	bool variadic, call_stmt;
+	int nargs;
+	cgm_raw_arg *args;
+	unsigned events;
+} captured_event;
 
 /* ---- lines ------------------------------------------------------------ */
 
@@ -565,6 +593,137 @@ static void on_raw_statement(void *arg)
 	ctx->raw_mark = ctx->nsites;
 }
 
+/* ---- sites the PL/pgSQL parser's own parses found --------------------- */
+
+static void on_capture_text(void *arg, const char *text)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->ncaptured == ctx->cap_captured) {
+		ctx->cap_captured = ctx->cap_captured ? ctx->cap_captured * 2 : 32;
+		ctx->captured = cgm_xrealloc(ctx->captured, sizeof(captured_text) * (size_t)ctx->cap_captured);
+	}
+	captured_text *t = &ctx->captured[ctx->ncaptured++];
+	t->text = cgm_arena_strdup(ctx->arena, text);
+	t->first = ctx->nevents;
+	t->unknown = false;
+	t->constant = NULL;
+}
+
+static void on_capture_constant(void *arg, const char *sql, int location)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->ncaptured > 0) {
+		captured_text *t = &ctx->captured[ctx->ncaptured - 1];
+		t->constant = cgm_arena_strdup(ctx->arena, sql);
+		t->constant_location = location;
+	}
+}
+
+static captured_event *new_event(extract_ctx *ctx)
+{
+	if (ctx->nevents == ctx->cap_events) {
+		ctx->cap_events = ctx->cap_events ? ctx->cap_events * 2 : 64;
+		ctx->events = cgm_xrealloc(ctx->events, sizeof(captured_event) * (size_t)ctx->cap_events);
+	}
+	captured_event *e = &ctx->events[ctx->nevents++];
+	memset(e, 0, sizeof *e);
+	return e;
+}
+
+/* An argument shape whose strings outlive the tree. */
+static void copy_arg(cgm_arena *a, cgm_raw_arg *dst, const cgm_raw_arg *src)
+{
+	*dst = *src;
+	dst->name = cgm_arena_strdup(a, src->name);
+	dst->type_schema = cgm_arena_strdup(a, src->type_schema);
+	dst->type_name = cgm_arena_strdup(a, src->type_name);
+	dst->column = cgm_arena_strdup(a, src->column);
+	if (src->kind == CGM_RAW_ARG_CONCAT) {
+		cgm_raw_arg *sides = cgm_arena_alloc(a, sizeof(cgm_raw_arg) * 2);
+		copy_arg(a, &sides[0], src->left);
+		copy_arg(a, &sides[1], src->right);
+		dst->left = &sides[0];
+		dst->right = &sides[1];
+	}
+}
+
+static void on_capture_call(void *arg, const cgm_raw_call *call)
+{
+	extract_ctx *ctx = arg;
+	captured_event *e = new_event(ctx);
+	e->location = call->location;
+	e->schema = cgm_arena_strdup(ctx->arena, call->schema);
+	e->name = cgm_arena_strdup(ctx->arena, call->name);
+	e->variadic = call->variadic;
+	e->call_stmt = call->call_stmt;
+	e->nargs = call->nargs;
+	if (call->nargs > 0) {
+		e->args = cgm_arena_alloc(ctx->arena, sizeof(cgm_raw_arg) * (size_t)call->nargs);
+		for (int i = 0; i < call->nargs; i++)
+			copy_arg(ctx->arena, &e->args[i], &call->args[i]);
+	}
+}
+
+static void on_capture_dml(void *arg, const char *schema, const char *relname, int location,
+			   unsigned events)
+{
+	extract_ctx *ctx = arg;
+	captured_event *e = new_event(ctx);
+	e->dml = true;
+	e->location = location;
+	e->schema = cgm_arena_strdup(ctx->arena, schema);
+	e->name = cgm_arena_strdup(ctx->arena, relname);
+	e->events = events;
+}
+
+static void on_capture_statement(void *arg)
+{
+	extract_ctx *ctx = arg;
+	ctx->events_mark = ctx->nevents;
+}
+
+static void on_capture_unknown(void *arg, int start, int len)
+{
+	extract_ctx *ctx = arg;
+	(void)start;
+	(void)len;
+	ctx->nevents = ctx->events_mark;
+	if (ctx->ncaptured > 0)
+		ctx->captured[ctx->ncaptured - 1].unknown = true;
+}
+
+/* The checked text equal to `text`, or -1.  Checks and the walk both go
+ * in source order, mostly: the search starts after the last one found. */
+static int find_captured(extract_ctx *ctx, const char *text)
+{
+	int n = ctx->ncaptured;
+	for (int k = 0; k < n; k++) {
+		int i = (ctx->captured_cursor + k) % n;
+		if (strcmp(ctx->captured[i].text, text) == 0) {
+			ctx->captured_cursor = i + 1;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* Record the sites of checked text i, standing where ctx->orig/base say. */
+static void replay_captured(extract_ctx *ctx, int i)
+{
+	int end = i + 1 < ctx->ncaptured ? ctx->captured[i + 1].first : ctx->nevents;
+	for (int k = ctx->captured[i].first; k < end; k++) {
+		const captured_event *e = &ctx->events[k];
+		if (e->dml) {
+			on_raw_dml(ctx, e->schema, e->name, e->location, e->events);
+			continue;
+		}
+		cgm_raw_call call = { .schema = e->schema, .name = e->name, .location = e->location,
+				      .variadic = e->variadic, .call_stmt = e->call_stmt,
+				      .nargs = e->nargs, .args = e->args };
+		on_raw_call(ctx, &call);
+	}
+}
+
 /* A statement the raw walker does not know: libpg_query's JSON of that
  * statement alone, its locations shifted back to the whole text. */
 static void on_raw_unknown(void *arg, int start, int len)
@@ -839,6 +998,22 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 	}
 	long at = find_in_body(ctx, probe);
 	ctx->base = at >= 0 ? at - probe_shift : -1;
+
+	/* Checked by the PL/pgSQL parser already: its sites, counted in the
+	 * text itself, and for EXECUTE the SQL it always yields, if any. */
+	int checked = find_captured(ctx, text);
+	if (checked >= 0 && !ctx->captured[checked].unknown) {
+		ctx->delta = 0;
+		ctx->parsed = text;
+		replay_captured(ctx, checked);
+		const captured_text *t = &ctx->captured[checked];
+		if (dynamic && (!t->constant ||
+				!walk_literal_sql(ctx, t->constant, line_of_location(ctx, t->constant_location))))
+			record_dynamic(ctx, text);
+		free(parsed);
+		free(text);
+		return;
+	}
 
 	if (!dynamic && ctx->batching) {
 		if (ctx->npending == ctx->cap_pending) {
@@ -1125,8 +1300,17 @@ static void extract_plpgsql(extract_ctx *ctx)
 	char *last_error = NULL;
 	char *tree = NULL; /* the PL/pgSQL tree as JSON text */
 
+	const cgm_raw_capture capture = {
+		.text = on_capture_text,
+		.constant = on_capture_constant,
+		.visitor = { .ctx = ctx, .call = on_capture_call, .dml = on_capture_dml,
+			     .statement = on_capture_statement, .unknown = on_capture_unknown },
+	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
+		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
+		cgm_raw_capture_set(&capture);
 		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
+		cgm_raw_capture_set(NULL);
 		if (!r.error) {
 			tree = r.plpgsql_funcs;
 			r.plpgsql_funcs = NULL; /* kept: freed below with free() */
@@ -1270,6 +1454,8 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	}
 	fn->nerrors = ctx.nerrors;
 	jt_doc_free(&ctx.sqldoc);
+	free(ctx.captured);
+	free(ctx.events);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.errors);

@@ -24,6 +24,8 @@
 #include "postgres.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+#include "lib/stringinfo.h"
+#include "parser/parser.h"
 #include "pg_query/pg_query_internal.h"
 
 #include <stdlib.h>
@@ -322,6 +324,13 @@ static bool walk_statement(walker *w, const Node *node)
 	case T_ReturnStmt:
 		WALK(((const ReturnStmt *)node)->returnval);
 		return true;
+	case T_PLAssignStmt: {
+		/* `target[i] := expr` as PL/pgSQL's own check parses it. */
+		const PLAssignStmt *s = (const PLAssignStmt *)node;
+		WALK(s->indirection);
+		WALK(s->val);
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -599,6 +608,20 @@ static bool walk(walker *w, const Node *node)
 
 /* ---- statements ------------------------------------------------------- */
 
+static void walk_tree(const List *tree, const cgm_raw_visitor *v)
+{
+	const ListCell *lc;
+	foreach (lc, tree) {
+		const RawStmt *raw = lfirst(lc);
+		if (!raw || !IsA(raw, RawStmt) || !raw->stmt)
+			continue;
+		walker w = { .v = v };
+		v->statement(v->ctx);
+		if (!walk(&w, raw->stmt))
+			v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+	}
+}
+
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos)
 {
 	MemoryContext context = pg_query_enter_memory_context();
@@ -613,19 +636,104 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 		pg_query_free_error(parsed.error);
 		rc = -1;
 	} else {
-		const ListCell *lc;
-		foreach (lc, parsed.tree) {
-			const RawStmt *raw = lfirst(lc);
-			if (!raw || !IsA(raw, RawStmt) || !raw->stmt)
-				continue;
-			walker w = { .v = v };
-			v->statement(v->ctx);
-			if (!walk(&w, raw->stmt))
-				v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
-		}
+		walk_tree(parsed.tree, v);
 	}
 	pg_query_exit_memory_context(context);
 	return rc;
+}
+
+/* ---- the PL/pgSQL parser's own parses --------------------------------- */
+
+/* libpg_query's PL/pgSQL parser parses every expression of a body with
+ * raw_parser to check its syntax, then drops the tree.  The link wraps that
+ * function (-Wl,--wrap=raw_parser, CMakeLists.txt): while a capture is set
+ * on this thread, each tree is walked before it is dropped, so extraction
+ * need not parse the same text again.  Linked against a shared libpg_query
+ * the library's internal calls are not wrapped: nothing is captured and
+ * extraction parses every expression itself, as it does for any text the
+ * PL/pgSQL parser did not check. */
+List *__real_raw_parser(const char *str, RawParseMode mode);
+List *__wrap_raw_parser(const char *str, RawParseMode mode);
+
+static _Thread_local const cgm_raw_capture *capture;
+
+void cgm_raw_capture_set(const cgm_raw_capture *c)
+{
+	capture = c;
+}
+
+/* Append the text `s` is sure to yield, or fail: a string literal, a
+ * concatenation of such, or format() with a literal template whose only
+ * placeholders are %L (a value, NULL as good as any here) and %%. */
+static bool append_constant(StringInfo out, const Node *node, int *location)
+{
+	if (!node)
+		return false;
+	if (IsA(node, A_Const)) {
+		const A_Const *c = (const A_Const *)node;
+		if (c->isnull || !IsA(&c->val, String))
+			return false;
+		appendStringInfoString(out, c->val.sval.sval);
+		if (*location < 0)
+			*location = c->location;
+		return true;
+	}
+	if (IsA(node, A_Expr)) {
+		const A_Expr *e = (const A_Expr *)node;
+		const char *op = list_length(e->name) == 1 ? string_value(linitial(e->name)) : NULL;
+		return e->kind == AEXPR_OP && op && strcmp(op, "||") == 0 &&
+		       append_constant(out, e->lexpr, location) && append_constant(out, e->rexpr, location);
+	}
+	if (IsA(node, FuncCall)) {
+		const FuncCall *fc = (const FuncCall *)node;
+		int n = list_length(fc->funcname);
+		const char *name = n >= 1 && n <= 2 ? string_value(llast(fc->funcname)) : NULL;
+		const char *schema = n == 2 ? string_value(linitial(fc->funcname)) : NULL;
+		if (!name || strcmp(name, "format") != 0 || (n == 2 && (!schema || strcmp(schema, "pg_catalog") != 0)) ||
+		    list_length(fc->args) < 1)
+			return false;
+		StringInfoData tmpl;
+		initStringInfo(&tmpl);
+		if (!append_constant(&tmpl, linitial(fc->args), location))
+			return false;
+		for (const char *p = tmpl.data; *p; p++) {
+			if (*p != '%')
+				appendStringInfoChar(out, *p);
+			else if (p[1] == '%')
+				appendStringInfoChar(out, '%'), p++;
+			else if (p[1] == 'L')
+				appendStringInfoString(out, "NULL"), p++;
+			else
+				return false; /* %I, %s, positions, widths: not knowable */
+		}
+		return true;
+	}
+	return false;
+}
+
+List *__wrap_raw_parser(const char *str, RawParseMode mode)
+{
+	List *tree = __real_raw_parser(str, mode);
+	const cgm_raw_capture *c = capture;
+	if (c && mode != RAW_PARSE_TYPE_NAME) {
+		capture = NULL; /* the visitor parses nothing, but be sure */
+		c->text(c->visitor.ctx, str);
+		walk_tree(tree, &c->visitor);
+		/* An expression's constant SQL, for when it is EXECUTEd. */
+		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
+		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
+		if (select && IsA(select, SelectStmt) && list_length(select->targetList) >= 1 &&
+		    IsA(linitial(select->targetList), ResTarget)) {
+			StringInfoData sql;
+			initStringInfo(&sql);
+			int location = -1;
+			const ResTarget *target = linitial(select->targetList);
+			if (append_constant(&sql, target->val, &location))
+				c->constant(c->visitor.ctx, sql.data, location);
+		}
+		capture = c;
+	}
+	return tree;
 }
 
 /* ---- one name read whole ---------------------------------------------- */

@@ -79,6 +79,24 @@ typedef struct cgm_raw_visitor {
  * nothing was reported. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
 
+/* The trees libpg_query's PL/pgSQL parser builds to check each expression
+ * of a body, while pg_query_parse_plpgsql runs on this thread: `text` is
+ * called with each checked text (an expression, an assignment or a
+ * statement, as PLpgSQL_expr.query holds it), then `visitor` reports its
+ * sites, locations counting in that text.  Set it (non-NULL) around one
+ * pg_query_parse_plpgsql call and clear it after; the pointer must stay
+ * valid meanwhile.  Nothing is captured when libpg_query is a shared
+ * library (its internal calls cannot be wrapped). */
+typedef struct cgm_raw_capture {
+	void (*text)(void *ctx, const char *text);
+	/* After the sites of an expression that always yields the same SQL
+	 * text (a literal, || of literals, format() with a literal template
+	 * and only %L): that SQL and the location of its first literal. */
+	void (*constant)(void *ctx, const char *sql, int location);
+	cgm_raw_visitor visitor;
+} cgm_raw_capture;
+void cgm_raw_capture_set(const cgm_raw_capture *capture);
+
 /* The type of `SELECT NULL::<type>` when that is all `query` holds (no
  * other clause, no second target or statement): its name parts as written
  * (n of them, at most 4), array dimensions and %TYPE flag, handed to

@@ -214,6 +214,92 @@ static void test_syntax_error(void **state)
 	free(err);
 }
 
+/* The PL/pgSQL parser's own check parses reach the capture (the link wraps
+ * raw_parser): every checked text with its calls, and the constant SQL of
+ * an EXECUTEd literal.  Without it extraction parses every text again:
+ * slower, same sites. */
+typedef struct captured {
+	char texts[2048];
+	char constants[512];
+	seen calls;
+} captured;
+
+static void on_text(void *ctx, const char *text)
+{
+	captured *c = ctx;
+	add_word(c->texts, sizeof c->texts, "[");
+	add_word(c->texts, sizeof c->texts, text);
+	add_word(c->texts, sizeof c->texts, "]");
+}
+
+static void on_constant(void *ctx, const char *sql, int location)
+{
+	captured *c = ctx;
+	char word[256];
+	snprintf(word, sizeof word, "%s@%d", sql, location);
+	add_word(c->constants, sizeof c->constants, word);
+}
+
+static void on_captured_call(void *ctx, const cgm_raw_call *call)
+{
+	on_call(&((captured *)ctx)->calls, call);
+}
+
+static void on_captured_statement(void *ctx)
+{
+	on_statement(&((captured *)ctx)->calls);
+}
+
+static void on_captured_unknown(void *ctx, int start, int len)
+{
+	on_unknown(&((captured *)ctx)->calls, start, len);
+}
+
+static void on_captured_dml(void *ctx, const char *schema, const char *relname, int location,
+			    unsigned events)
+{
+	on_dml(&((captured *)ctx)->calls, schema, relname, location, events);
+}
+
+static void test_plpgsql_checks_are_captured(void **state)
+{
+	(void)state;
+	captured c;
+	memset(&c, 0, sizeof c);
+	cgm_raw_capture capture = {
+		.text = on_text,
+		.constant = on_constant,
+		.visitor = { .ctx = &c, .call = on_captured_call, .dml = on_captured_dml,
+			     .statement = on_captured_statement, .unknown = on_captured_unknown },
+	};
+	cgm_raw_capture_set(&capture);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(
+		"CREATE FUNCTION f(a int) RETURNS int LANGUAGE plpgsql AS $$\n"
+		"DECLARE x int := d1(a);\n"
+		"BEGIN\n"
+		"  x := x + a1(2);\n"
+		"  IF c1(x) THEN PERFORM p1(1); END IF;\n"
+		"  UPDATE t SET v = u1(1);\n"
+		"  EXECUTE 'SELECT e1(' || '1)';\n"
+		"  RETURN r1(x);\n"
+		"END $$");
+	cgm_raw_capture_set(NULL);
+	assert_null(r.error);
+	pg_query_free_plpgsql_parse_result(r);
+	/* The CREATE statement itself is parsed through the wrapper too. */
+	assert_string_equal(c.calls.text, "d1 a1 c1 p1 u1 r1");
+	assert_string_equal(c.calls.dml, "t:2");
+	assert_non_null(strstr(c.texts, "[ x := x + a1(2) ]"));
+	assert_non_null(strstr(c.texts, "[ c1(x) ]"));
+	assert_string_equal(c.constants, "SELECT e1(1)@0");
+
+	/* Cleared: nothing more is captured. */
+	memset(&c, 0, sizeof c);
+	r = pg_query_parse_plpgsql("CREATE FUNCTION g() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN z(1); END $$");
+	pg_query_free_plpgsql_parse_result(r);
+	assert_string_equal(c.texts, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_dml_and_call_statements),
 		cmocka_unit_test(test_unknown_statements_are_handed_back),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_plpgsql_checks_are_captured),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
