@@ -24,11 +24,11 @@
  * are filled exactly like the live source fills them, so both give the same
  * snapshot (tests/integration/test_sql_parity.sh holds them to it).
  */
-#include <jansson.h>
 #include <limits.h>
 #include <pg_query.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -42,6 +42,7 @@
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
 #include "sqlfile.h"
+#include "jsondom.h"
 #include "sqllex.h"
 
 /* ---- a string -> int map in an arena (open addressing, grows) ---- */
@@ -193,30 +194,30 @@ static const char *const default_path[] = { "$user", "public" };
 
 /* ---- small helpers over libpg_query's JSON ---- */
 
-static json_t *jget(const json_t *node, const char *key)
+static jd_node *jget(const jd_node *node, const char *key)
 {
-	return json_object_get(node, key);
+	return jd_get(node, key);
 }
 
-static const char *jstr(const json_t *node, const char *key)
+static const char *jstr(const jd_node *node, const char *key)
 {
-	return json_string_value(json_object_get(node, key));
+	return jd_string(jd_get(node, key));
 }
 
-static int jint(const json_t *node, const char *key)
+static int jint(const jd_node *node, const char *key)
 {
-	return (int)json_integer_value(json_object_get(node, key));
+	return (int)jd_integer(jd_get(node, key));
 }
 
-static bool jbool(const json_t *node, const char *key)
+static bool jbool(const jd_node *node, const char *key)
 {
-	return json_is_true(json_object_get(node, key));
+	return jd_is_true(jd_get(node, key));
 }
 
 /* {"String": {"sval": ...}} -> its text ("" when sval is omitted). */
-static const char *string_node(const json_t *node)
+static const char *string_node(const jd_node *node)
 {
-	json_t *str = jget(node, "String");
+	jd_node *str = jget(node, "String");
 	if (!str)
 		return NULL;
 	const char *s = jstr(str, "sval");
@@ -224,13 +225,13 @@ static const char *string_node(const json_t *node)
 }
 
 /* A list of String nodes ("schema", "name") into parts; the count, or -1. */
-static int name_list(const json_t *list, const char **parts, int max)
+static int name_list(const jd_node *list, const char **parts, int max)
 {
-	int n = (int)json_array_size(list);
+	int n = (int)jd_size(list);
 	if (n < 1 || n > max)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (!(parts[i] = string_node(json_array_get(list, (size_t)i))))
+		if (!(parts[i] = string_node(jd_at(list, (size_t)i))))
 			return -1;
 	return n;
 }
@@ -404,14 +405,14 @@ static cgm_type_resolver resolver_of(sql_state *st)
 	return r;
 }
 
-static const char *type_of(sql_state *st, const json_t *type_name)
+static const char *type_of(sql_state *st, const jd_node *type_name)
 {
 	cgm_type_resolver r = resolver_of(st);
 	return cgm_type_canonical_json(st->a, type_name, &r);
 }
 
 /* The written text of a TypeName, for messages. */
-static const char *type_written(sql_state *st, const json_t *type_name)
+static const char *type_written(sql_state *st, const jd_node *type_name)
 {
 	const char *parts[4];
 	int n = name_list(jget(type_name, "names"), parts, 4);
@@ -437,7 +438,7 @@ static void add_type(sql_state *st, const char *schema, const char *name)
 
 /* Schema and name of a RangeVar; NULL schema resolved to the creation one
  * (for a new relation) or through the search_path (an existing one). */
-static bool range_var(sql_state *st, const json_t *rv, bool creating, const char **schema,
+static bool range_var(sql_state *st, const jd_node *rv, bool creating, const char **schema,
 		      const char **name)
 {
 	*name = jstr(rv, "relname");
@@ -527,14 +528,14 @@ static int find_callee(sql_state *st, const char *schema, const char *name, int 
 }
 
 /* The input argument types of an ObjectWithArgs ("f(int, OUT text)"). */
-static int object_args(sql_state *st, const json_t *owa, const char ***types, bool *ok)
+static int object_args(sql_state *st, const jd_node *owa, const char ***types, bool *ok)
 {
-	json_t *args = jget(owa, "objargs");
-	int n = (int)json_array_size(args);
+	jd_node *args = jget(owa, "objargs");
+	int n = (int)jd_size(args);
 	*types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
 	*ok = true;
 	for (int i = 0; i < n; i++) {
-		json_t *tn = jget(json_array_get(args, (size_t)i), "TypeName");
+		jd_node *tn = jget(jd_at(args, (size_t)i), "TypeName");
 		(*types)[i] = tn ? type_of(st, tn) : NULL;
 		if (!(*types)[i])
 			*ok = false;
@@ -543,7 +544,7 @@ static int object_args(sql_state *st, const json_t *owa, const char ***types, bo
 }
 
 /* The function an ObjectWithArgs names, or -1 (*why set). */
-static int find_object(sql_state *st, const json_t *owa, const char **why)
+static int find_object(sql_state *st, const jd_node *owa, const char **why)
 {
 	const char *parts[3];
 	int n = name_list(jget(owa, "objname"), parts, 3);
@@ -586,7 +587,7 @@ static int find_object(sql_state *st, const json_t *owa, const char **why)
 	return -1;
 }
 
-static const char *object_text(sql_state *st, const json_t *owa)
+static const char *object_text(sql_state *st, const jd_node *owa)
 {
 	const char *parts[3];
 	int n = name_list(jget(owa, "objname"), parts, 3);
@@ -622,7 +623,7 @@ static bool reidentify(sql_state *st, int i, const char *schema, const char *nam
 
 /* The values of a SET search_path as proconfig keeps them; NULL path for
  * RESET.  Returns false when `set` is not about search_path. */
-static bool search_path_setting(sql_state *st, const json_t *set, const char ***path, int *npath)
+static bool search_path_setting(sql_state *st, const jd_node *set, const char ***path, int *npath)
 {
 	const char *name = jstr(set, "name");
 	const char *kind = jstr(set, "kind");
@@ -634,11 +635,11 @@ static bool search_path_setting(sql_state *st, const json_t *set, const char ***
 	if (!name || !kind || strcmp(name, "search_path") != 0)
 		return false;
 	if (strcmp(kind, "VAR_SET_VALUE") == 0) {
-		json_t *args = jget(set, "args");
-		int n = (int)json_array_size(args);
+		jd_node *args = jget(set, "args");
+		int n = (int)jd_size(args);
 		*path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n ? n : 1));
 		for (int i = 0; i < n; i++) {
-			json_t *c = jget(json_array_get(args, (size_t)i), "A_Const");
+			jd_node *c = jget(jd_at(args, (size_t)i), "A_Const");
 			const char *v = literal_value(st, jstr(jget(c, "sval"), "sval"));
 			(*path)[i] = cgm_arena_strdup(st->a, v ? v : "");
 		}
@@ -771,15 +772,15 @@ static void const_text(cgm_strbuf *buf, const char *type, const char *value)
 
 /* A parameter default as pg_get_function_arguments prints it: constants
  * the way the catalog stores them, anything else as written. */
-static const char *default_display(sql_state *st, const json_t *expr, const char *type,
+static const char *default_display(sql_state *st, const jd_node *expr, const char *type,
 				   const char *written)
 {
 	cgm_strbuf buf = CGM_STRBUF_INIT;
-	json_t *c = jget(expr, "A_Const");
-	json_t *cast = jget(expr, "TypeCast");
+	jd_node *c = jget(expr, "A_Const");
+	jd_node *cast = jget(expr, "TypeCast");
 	if (cast) {
 		const char *to = type_of(st, jget(cast, "typeName"));
-		json_t *arg = jget(jget(cast, "arg"), "A_Const");
+		jd_node *arg = jget(jget(cast, "arg"), "A_Const");
 		/* 'x'::t and NULL::t of the parameter's own type are the same
 		 * constant as 'x' and NULL. */
 		if (arg && to && strcmp(to, type) == 0 &&
@@ -795,7 +796,7 @@ static const char *default_display(sql_state *st, const json_t *expr, const char
 		} else if (jget(c, "ival")) {
 			/* An integer literal: an int4 constant, cast implicitly
 			 * to the parameter's type, prints as the int4. */
-			long long v = json_integer_value(jget(jget(c, "ival"), "ival"));
+			long long v = jd_integer(jget(jget(c, "ival"), "ival"));
 			/* libpg_query's JSON leaves a negative integer out
 			 * ("ival": {}), as if it were 0: the text has it. */
 			if (!jget(jget(c, "ival"), "ival") && written && is_integer_text(written))
@@ -887,7 +888,7 @@ static const char *atomic_text(sql_state *st, bool is_return)
 static void store_function(sql_state *st, cgm_function *f, bool replace, int at);
 static cgm_reference *new_reference(sql_state *st, int fn, const char *kind, const char *object);
 
-static void apply_create_function(sql_state *st, const json_t *stmt)
+static void apply_create_function(sql_state *st, const jd_node *stmt)
 {
 	cgm_arena *a = st->a;
 	const char *parts[3];
@@ -915,8 +916,8 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	f.language = "sql";
 
 	/* Parameters: input ones make the identity; TABLE ones the result. */
-	json_t *params = jget(stmt, "parameters");
-	int np = (int)json_array_size(params);
+	jd_node *params = jget(stmt, "parameters");
+	int np = (int)jd_size(params);
 	int *pstart = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
 	int *pend = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
 	bool have_text = np > 0 && split_parameters(st->text, at, st->stmt_end, pstart, pend,
@@ -929,7 +930,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	const char *out_type = NULL;
 	bool any_name = false;
 	for (int i = 0; i < np; i++) {
-		json_t *p = jget(json_array_get(params, (size_t)i), "FunctionParameter");
+		jd_node *p = jget(jd_at(params, (size_t)i), "FunctionParameter");
 		const char *mode = jstr(p, "mode");
 		const char *pname = jstr(p, "name");
 		const char *type = type_of(st, jget(p, "argType"));
@@ -969,7 +970,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 		}
 		if (!input)
 			continue;
-		json_t *def = jget(p, "defexpr");
+		jd_node *def = jget(p, "defexpr");
 		if (def) {
 			const char *written = have_text ? default_text(st, pstart[i], pend[i]) : NULL;
 			cgm_strbuf_printf(&args, " DEFAULT %s", default_display(st, def, type, written));
@@ -990,7 +991,7 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 	f.identity_args = cgm_identity_args(a, f.argtypes, f.nargs);
 
 	/* The result, as pg_get_function_result prints it. */
-	json_t *ret = jget(stmt, "returnType");
+	jd_node *ret = jget(stmt, "returnType");
 	const char *rettype = NULL;
 	if (table.len) {
 		f.result = cgm_arena_printf(a, "TABLE(%s)", cgm_strbuf_cstr(&table));
@@ -1012,12 +1013,12 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 				   strcmp(rettype, "event_trigger") == 0);
 
 	/* Options: language, body, WINDOW, SET search_path. */
-	json_t *as_list = NULL;
-	json_t *options = jget(stmt, "options");
-	for (size_t i = 0; i < json_array_size(options); i++) {
-		json_t *d = jget(json_array_get(options, i), "DefElem");
+	jd_node *as_list = NULL;
+	jd_node *options = jget(stmt, "options");
+	for (size_t i = 0; i < jd_size(options); i++) {
+		jd_node *d = jget(jd_at(options, i), "DefElem");
 		const char *opt = jstr(d, "defname");
-		json_t *arg = jget(d, "arg");
+		jd_node *arg = jget(d, "arg");
 		if (!opt)
 			continue;
 		if (strcmp(opt, "language") == 0 && string_node(arg)) {
@@ -1035,12 +1036,12 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 			}
 		}
 	}
-	json_t *sql_body = jget(stmt, "sql_body");
+	jd_node *sql_body = jget(stmt, "sql_body");
 	if (sql_body) {
 		f.atomic_body = true;
 		f.source = atomic_text(st, jget(sql_body, "ReturnStmt") != NULL);
 	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
-		f.source = cgm_arena_strdup(a, literal_value(st, string_node(json_array_get(as_list, 0))));
+		f.source = cgm_arena_strdup(a, literal_value(st, string_node(jd_at(as_list, 0))));
 	}
 
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
@@ -1058,14 +1059,14 @@ static void apply_create_function(sql_state *st, const json_t *stmt)
 /* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...): a function
  * of kind aggregate, as pg_proc lists it, referring to its support
  * functions (as pg_depend records them). */
-static void apply_create_aggregate(sql_state *st, const json_t *stmt)
+static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 {
 	cgm_arena *a = st->a;
 	const char *parts[3];
 	int n = name_list(jget(stmt, "defnames"), parts, 3);
 	int at = first_token(st);
-	json_t *args = jget(stmt, "args");
-	if (n < 0 || !json_is_array(args))
+	jd_node *args = jget(stmt, "args");
+	if (n < 0 || !jd_is_array(args))
 		return; /* the old CREATE AGGREGATE name (BASETYPE = ...) form */
 	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
 	if (!schema || !schema_exists(st, schema)) {
@@ -1080,13 +1081,13 @@ static void apply_create_aggregate(sql_state *st, const json_t *stmt)
 	f.language = "internal";
 	f.npath = -1;
 	f.scc = -1;
-	json_t *params = jget(jget(json_array_get(args, 0), "List"), "items"); /* NULL for (*) */
-	int np = (int)json_array_size(params);
+	jd_node *params = jget(jget(jd_at(args, 0), "List"), "items"); /* NULL for (*) */
+	int np = (int)jd_size(params);
 	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	cgm_strbuf text = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&text, "");
 	for (int i = 0; i < np; i++) {
-		json_t *p = jget(json_array_get(params, (size_t)i), "FunctionParameter");
+		jd_node *p = jget(jd_at(params, (size_t)i), "FunctionParameter");
 		const char *type = type_of(st, jget(p, "argType"));
 		if (!type)
 			type = type_written(st, jget(p, "argType"));
@@ -1104,13 +1105,13 @@ static void apply_create_aggregate(sql_state *st, const json_t *stmt)
 	f.file_line = line_of(st, at);
 
 	/* The result: the final function's, else the state type. */
-	json_t *def = jget(stmt, "definition");
+	jd_node *def = jget(stmt, "definition");
 	const char *stype = NULL;
 	int support[8], nsupport = 0;
-	for (size_t i = 0; i < json_array_size(def); i++) {
-		json_t *d = jget(json_array_get(def, i), "DefElem");
+	for (size_t i = 0; i < jd_size(def); i++) {
+		jd_node *d = jget(jd_at(def, i), "DefElem");
 		const char *opt = jstr(d, "defname");
-		json_t *tn = jget(jget(d, "arg"), "TypeName");
+		jd_node *tn = jget(jget(d, "arg"), "TypeName");
 		if (!opt || !tn)
 			continue;
 		if (strcmp(opt, "stype") == 0) {
@@ -1272,30 +1273,31 @@ static void drop_references(sql_state *st, const char *object, const char *owner
 }
 
 /* Every FuncCall below `node`, as a reference of `kind` to `object`. */
-static void add_references(sql_state *st, const json_t *node, const char *kind, const char *object)
+static void add_references(sql_state *st, const jd_node *node, const char *kind, const char *object)
 {
-	if (json_is_array(node)) {
-		for (size_t i = 0; i < json_array_size(node); i++)
-			add_references(st, json_array_get(node, i), kind, object);
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			add_references(st, jd_at(node, i), kind, object);
 		return;
 	}
-	if (!json_is_object(node))
+	if (!jd_is_object(node))
 		return;
-	json_t *call = jget(node, "FuncCall");
+	jd_node *call = jget(node, "FuncCall");
 	if (call) {
 		const char *parts[3];
 		int n = name_list(jget(call, "funcname"), parts, 3);
 		if (n > 0) {
 			int target = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
-						 (int)json_array_size(jget(call, "args")), false);
+						 (int)jd_size(jget(call, "args")), false);
 			if (target >= 0)
 				new_reference(st, target, kind, object);
 		}
 	}
 	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)node, key, value)
+	jd_node *value;
+	jd_object_foreach(node, key, value)
 		add_references(st, value, kind, object);
+	(void)key;
 }
 
 static const char *relation_text(sql_state *st, const char *schema, const char *name)
@@ -1305,19 +1307,19 @@ static const char *relation_text(sql_state *st, const char *schema, const char *
 
 /* Names of the distinct columns an expression reads (for a generated
  * check constraint name): the one column, or NULL when not exactly one. */
-static void collect_columns(const json_t *node, const char **first, int *count)
+static void collect_columns(const jd_node *node, const char **first, int *count)
 {
-	if (json_is_array(node)) {
-		for (size_t i = 0; i < json_array_size(node); i++)
-			collect_columns(json_array_get(node, i), first, count);
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			collect_columns(jd_at(node, i), first, count);
 		return;
 	}
-	if (!json_is_object(node))
+	if (!jd_is_object(node))
 		return;
-	json_t *ref = jget(node, "ColumnRef");
+	jd_node *ref = jget(node, "ColumnRef");
 	if (ref) {
-		json_t *fields = jget(ref, "fields");
-		const char *col = string_node(json_array_get(fields, json_array_size(fields) - 1));
+		jd_node *fields = jget(ref, "fields");
+		const char *col = string_node(jd_at(fields, jd_size(fields) - 1));
 		if (col && (!*first || strcmp(*first, col) != 0)) {
 			if (!*first)
 				*first = col;
@@ -1326,16 +1328,17 @@ static void collect_columns(const json_t *node, const char **first, int *count)
 		return;
 	}
 	const char *key;
-	json_t *value;
-	json_object_foreach((json_t *)node, key, value)
+	jd_node *value;
+	jd_object_foreach(node, key, value)
 		collect_columns(value, first, count);
+	(void)key;
 }
 
 static void constraint_references(sql_state *st, sql_table *t, const char *column,
-				  const json_t *con)
+				  const jd_node *con)
 {
 	const char *type = jstr(con, "contype");
-	json_t *expr = jget(con, "raw_expr");
+	jd_node *expr = jget(con, "raw_expr");
 	if (!type || !expr)
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
@@ -1364,10 +1367,10 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 	}
 }
 
-static void apply_column(sql_state *st, sql_table *t, const json_t *coldef)
+static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 {
 	const char *col = jstr(coldef, "colname");
-	json_t *tn = jget(coldef, "typeName");
+	jd_node *tn = jget(coldef, "typeName");
 	const char *type = NULL;
 	if (tn) {
 		const char *parts[2];
@@ -1385,12 +1388,12 @@ static void apply_column(sql_state *st, sql_table *t, const json_t *coldef)
 	}
 	if (col)
 		add_column(st, t, col, type);
-	json_t *cons = jget(coldef, "constraints");
-	for (size_t i = 0; i < json_array_size(cons); i++)
-		constraint_references(st, t, col, jget(json_array_get(cons, i), "Constraint"));
+	jd_node *cons = jget(coldef, "constraints");
+	for (size_t i = 0; i < jd_size(cons); i++)
+		constraint_references(st, t, col, jget(jd_at(cons, i), "Constraint"));
 }
 
-static void apply_create_table(sql_state *st, const json_t *stmt, const char *kind)
+static void apply_create_table(sql_state *st, const jd_node *stmt, const char *kind)
 {
 	const char *schema, *name;
 	if (!range_var(st, jget(stmt, "relation"), true, &schema, &name)) {
@@ -1404,9 +1407,9 @@ static void apply_create_table(sql_state *st, const json_t *stmt, const char *ki
 	}
 	sql_table *t = add_table(st, schema, name, kind);
 	st->ref_owner = pair_key(st->a, t->schema, t->name);
-	json_t *elts = jget(stmt, "tableElts");
-	for (size_t i = 0; i < json_array_size(elts); i++) {
-		json_t *e = json_array_get(elts, i);
+	jd_node *elts = jget(stmt, "tableElts");
+	for (size_t i = 0; i < jd_size(elts); i++) {
+		jd_node *e = jd_at(elts, i);
 		if (jget(e, "ColumnDef"))
 			apply_column(st, t, jget(e, "ColumnDef"));
 		else if (jget(e, "Constraint"))
@@ -1417,35 +1420,35 @@ static void apply_create_table(sql_state *st, const json_t *stmt, const char *ki
 /* A view's column names as PostgreSQL names them: the alias list, else each
  * output column's name (AS name, the column or function it shows). A `*`
  * shows columns its tables already list. */
-static void view_columns(sql_state *st, sql_table *v, const json_t *query, const json_t *aliases)
+static void view_columns(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
 {
-	const json_t *select = jget(query, "SelectStmt");
+	const jd_node *select = jget(query, "SelectStmt");
 	/* A UNION takes its names from its first branch. */
 	while (select && jstr(select, "op") && strcmp(jstr(select, "op"), "SETOP_NONE") != 0)
 		select = jget(select, "larg");
-	json_t *targets = jget(select, "targetList");
-	size_t nalias = json_array_size(aliases);
-	for (size_t i = 0; i < json_array_size(targets); i++) {
-		json_t *rt = jget(json_array_get(targets, i), "ResTarget");
-		const char *col = i < nalias ? string_node(json_array_get(aliases, i)) : jstr(rt, "name");
-		json_t *val = jget(rt, "val");
+	jd_node *targets = jget(select, "targetList");
+	size_t nalias = jd_size(aliases);
+	for (size_t i = 0; i < jd_size(targets); i++) {
+		jd_node *rt = jget(jd_at(targets, i), "ResTarget");
+		const char *col = i < nalias ? string_node(jd_at(aliases, i)) : jstr(rt, "name");
+		jd_node *val = jget(rt, "val");
 		if (!col && jget(val, "TypeCast"))
 			val = jget(jget(val, "TypeCast"), "arg");
 		if (!col && jget(val, "ColumnRef")) {
-			json_t *fields = jget(jget(val, "ColumnRef"), "fields");
-			col = string_node(json_array_get(fields, json_array_size(fields) - 1));
+			jd_node *fields = jget(jget(val, "ColumnRef"), "fields");
+			col = string_node(jd_at(fields, jd_size(fields) - 1));
 		}
 		if (!col && jget(val, "FuncCall")) {
-			json_t *fname = jget(jget(val, "FuncCall"), "funcname");
-			col = string_node(json_array_get(fname, json_array_size(fname) - 1));
+			jd_node *fname = jget(jget(val, "FuncCall"), "funcname");
+			col = string_node(jd_at(fname, jd_size(fname) - 1));
 		}
 		if (col && *col)
 			add_column(st, v, col, NULL);
 	}
 }
 
-static void apply_view(sql_state *st, const json_t *rv, const json_t *query, const char *kind,
-		       bool replace, const json_t *aliases)
+static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, const char *kind,
+		       bool replace, const jd_node *aliases)
 {
 	const char *schema, *name;
 	if (!range_var(st, rv, true, &schema, &name))
@@ -1465,19 +1468,19 @@ static void apply_view(sql_state *st, const json_t *rv, const json_t *query, con
 	add_references(st, query, "view", object);
 }
 
-static void apply_alter_table(sql_state *st, const json_t *stmt)
+static void apply_alter_table(sql_state *st, const jd_node *stmt)
 {
 	const char *schema, *name;
 	if (!range_var(st, jget(stmt, "relation"), false, &schema, &name))
 		return;
 	sql_table *t = find_table(st, schema, name);
 	st->ref_owner = t ? pair_key(st->a, t->schema, t->name) : NULL;
-	json_t *cmds = jget(stmt, "cmds");
-	for (size_t i = 0; i < json_array_size(cmds); i++) {
-		json_t *cmd = jget(json_array_get(cmds, i), "AlterTableCmd");
+	jd_node *cmds = jget(stmt, "cmds");
+	for (size_t i = 0; i < jd_size(cmds); i++) {
+		jd_node *cmd = jget(jd_at(cmds, i), "AlterTableCmd");
 		const char *sub = jstr(cmd, "subtype");
 		const char *cname = jstr(cmd, "name");
-		json_t *def = jget(cmd, "def");
+		jd_node *def = jget(cmd, "def");
 		if (!sub)
 			continue;
 		if (t && strcmp(sub, "AT_AddColumn") == 0 && jget(def, "ColumnDef")) {
@@ -1506,7 +1509,7 @@ static void apply_alter_table(sql_state *st, const json_t *stmt)
 	}
 }
 
-static void apply_create_trigger(sql_state *st, const json_t *stmt)
+static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 {
 	int at = first_token(st);
 	const char *schema, *table;
@@ -1569,18 +1572,18 @@ static void apply_create_trigger(sql_state *st, const json_t *stmt)
 	add_references(st, jget(stmt, "whenClause"), "trigger", object);
 }
 
-static void apply_drop(sql_state *st, const json_t *stmt)
+static void apply_drop(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
-	json_t *objects = jget(stmt, "objects");
+	jd_node *objects = jget(stmt, "objects");
 	if (!type)
 		return;
 	bool missing_ok = jbool(stmt, "missing_ok");
 	int at = first_token(st);
-	for (size_t i = 0; i < json_array_size(objects); i++) {
-		json_t *obj = json_array_get(objects, i);
+	for (size_t i = 0; i < jd_size(objects); i++) {
+		jd_node *obj = jd_at(objects, i);
 		if (is_routine_type(type)) {
-			json_t *owa = jget(obj, "ObjectWithArgs");
+			jd_node *owa = jget(obj, "ObjectWithArgs");
 			const char *why;
 			int fn = find_object(st, owa, &why);
 			if (fn >= 0)
@@ -1630,7 +1633,7 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 					st->triggers[k].dropped = true;
 			drop_references(st, NULL, pair_key(st->a, t->schema, t->name), false);
 		} else if (strcmp(type, "OBJECT_TYPE") == 0 || strcmp(type, "OBJECT_DOMAIN") == 0) {
-			json_t *tn = jget(obj, "TypeName");
+			jd_node *tn = jget(obj, "TypeName");
 			const char *parts[3];
 			int n = name_list(jget(tn, "names"), parts, 3);
 			if (n < 1)
@@ -1684,9 +1687,9 @@ static void apply_drop(sql_state *st, const json_t *stmt)
 	}
 }
 
-static void apply_alter_function(sql_state *st, const json_t *stmt)
+static void apply_alter_function(sql_state *st, const jd_node *stmt)
 {
-	json_t *owa = jget(stmt, "func");
+	jd_node *owa = jget(stmt, "func");
 	const char *why;
 	int fn = find_object(st, owa, &why);
 	if (fn < 0) {
@@ -1694,9 +1697,9 @@ static void apply_alter_function(sql_state *st, const json_t *stmt)
 			 strcmp(why, "not found") == 0 ? "does not exist" : why);
 		return;
 	}
-	json_t *actions = jget(stmt, "actions");
-	for (size_t i = 0; i < json_array_size(actions); i++) {
-		json_t *d = jget(json_array_get(actions, i), "DefElem");
+	jd_node *actions = jget(stmt, "actions");
+	for (size_t i = 0; i < jd_size(actions); i++) {
+		jd_node *d = jget(jd_at(actions, i), "DefElem");
 		const char *opt = jstr(d, "defname");
 		const char **path;
 		int npath;
@@ -1708,7 +1711,7 @@ static void apply_alter_function(sql_state *st, const json_t *stmt)
 	}
 }
 
-static void apply_rename(sql_state *st, const json_t *stmt)
+static void apply_rename(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "renameType");
 	const char *newname = jstr(stmt, "newname");
@@ -1716,7 +1719,7 @@ static void apply_rename(sql_state *st, const json_t *stmt)
 	if (!type || !newname)
 		return;
 	if (is_routine_type(type)) {
-		json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+		jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 		const char *why;
 		int fn = find_object(st, owa, &why);
 		if (fn < 0)
@@ -1770,14 +1773,14 @@ static void apply_rename(sql_state *st, const json_t *stmt)
 	}
 }
 
-static void apply_set_schema(sql_state *st, const json_t *stmt)
+static void apply_set_schema(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "objectType");
 	const char *newschema = jstr(stmt, "newschema");
 	int at = first_token(st);
 	if (!is_routine_type(type) || !newschema)
 		return;
-	json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+	jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 	const char *why;
 	int fn = find_object(st, owa, &why);
 	if (fn < 0)
@@ -1790,11 +1793,11 @@ static void apply_set_schema(sql_state *st, const json_t *stmt)
 			 newschema);
 }
 
-static void apply_comment(sql_state *st, const json_t *stmt)
+static void apply_comment(sql_state *st, const jd_node *stmt)
 {
 	if (!is_routine_type(jstr(stmt, "objtype")))
 		return;
-	json_t *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+	jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 	const char *why;
 	int fn = find_object(st, owa, &why);
 	if (fn < 0) {
@@ -1808,7 +1811,7 @@ static void apply_comment(sql_state *st, const json_t *stmt)
 
 /* CREATE EXTENSION: its functions (kept for resolution only, like the live
  * source keeps them) and types, from the list generated from a server. */
-static void apply_create_extension(sql_state *st, const json_t *stmt)
+static void apply_create_extension(sql_state *st, const jd_node *stmt)
 {
 	const char *ext = jstr(stmt, "extname");
 	int at = first_token(st);
@@ -1820,9 +1823,9 @@ static void apply_create_extension(sql_state *st, const json_t *stmt)
 		return;
 	}
 	const char *schema = NULL;
-	json_t *options = jget(stmt, "options");
-	for (size_t i = 0; i < json_array_size(options); i++) {
-		json_t *d = jget(json_array_get(options, i), "DefElem");
+	jd_node *options = jget(stmt, "options");
+	for (size_t i = 0; i < jd_size(options); i++) {
+		jd_node *d = jget(jd_at(options, i), "DefElem");
 		if (jstr(d, "defname") && strcmp(jstr(d, "defname"), "schema") == 0)
 			schema = string_node(jget(d, "arg"));
 	}
@@ -1856,7 +1859,7 @@ static void apply_create_extension(sql_state *st, const json_t *stmt)
 }
 
 /* CREATE TYPE / DOMAIN: a name that parameters may use. */
-static void apply_type_name(sql_state *st, const json_t *names)
+static void apply_type_name(sql_state *st, const jd_node *names)
 {
 	const char *parts[3];
 	int n = name_list(names, parts, 3);
@@ -1868,20 +1871,20 @@ static void apply_type_name(sql_state *st, const json_t *names)
 }
 
 /* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
-static void apply_select(sql_state *st, const json_t *stmt)
+static void apply_select(sql_state *st, const jd_node *stmt)
 {
-	json_t *targets = jget(stmt, "targetList");
-	for (size_t i = 0; i < json_array_size(targets); i++) {
-		json_t *call = jget(jget(jget(json_array_get(targets, i), "ResTarget"), "val"),
+	jd_node *targets = jget(stmt, "targetList");
+	for (size_t i = 0; i < jd_size(targets); i++) {
+		jd_node *call = jget(jget(jget(jd_at(targets, i), "ResTarget"), "val"),
 				    "FuncCall");
 		const char *parts[2];
 		int n = name_list(jget(call, "funcname"), parts, 2);
 		if (n < 1 || strcmp(parts[n - 1], "set_config") != 0 ||
 		    (n == 2 && strcmp(parts[0], "pg_catalog") != 0))
 			continue;
-		json_t *args = jget(call, "args");
-		const char *setting = jstr(jget(jget(json_array_get(args, 0), "A_Const"), "sval"), "sval");
-		json_t *value = jget(json_array_get(args, 1), "A_Const");
+		jd_node *args = jget(call, "args");
+		const char *setting = jstr(jget(jget(jd_at(args, 0), "A_Const"), "sval"), "sval");
+		jd_node *value = jget(jd_at(args, 1), "A_Const");
 		if (setting && strcmp(setting, "search_path") == 0 && jget(value, "sval")) {
 			const char *v = literal_value(st, jstr(jget(value, "sval"), "sval"));
 			set_path_text(st, v ? v : "");
@@ -1889,11 +1892,11 @@ static void apply_select(sql_state *st, const json_t *stmt)
 	}
 }
 
-static void apply_statement(sql_state *st, const json_t *wrapper)
+static void apply_statement(sql_state *st, const jd_node *wrapper)
 {
 	const char *kind;
-	json_t *stmt;
-	json_object_foreach((json_t *)wrapper, kind, stmt)
+	jd_node *stmt;
+	jd_object_foreach(wrapper, kind, stmt)
 	{
 		st->ref_owner = NULL;
 		if (strcmp(kind, "CreateFunctionStmt") == 0) {
@@ -1918,13 +1921,13 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				diagnose(st, first_token(st), "schema \"%s\" already exists", name);
 			smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, name), 1);
 			/* Its elements are created in it. */
-			json_t *elts = jget(stmt, "schemaElts");
+			jd_node *elts = jget(stmt, "schemaElts");
 			const char **saved = st->path;
 			int nsaved = st->npath;
 			const char *only[] = { name };
 			set_path(st, only, 1);
-			for (size_t i = 0; i < json_array_size(elts); i++)
-				apply_statement(st, json_array_get(elts, i));
+			for (size_t i = 0; i < jd_size(elts); i++)
+				apply_statement(st, jd_at(elts, i));
 			st->path = saved;
 			st->npath = nsaved;
 		} else if (strcmp(kind, "VariableSetStmt") == 0) {
@@ -1947,7 +1950,7 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				   jget(stmt, "aliases"));
 		} else if (strcmp(kind, "CreateTableAsStmt") == 0) {
 			const char *objtype = jstr(stmt, "objtype");
-			json_t *into = jget(jget(stmt, "into"), "IntoClause");
+			jd_node *into = jget(jget(stmt, "into"), "IntoClause");
 			if (objtype && strcmp(objtype, "OBJECT_MATVIEW") == 0)
 				apply_view(st, jget(into, "rel"), jget(stmt, "query"), "materialized view",
 					   false, jget(into, "colNames"));
@@ -2004,7 +2007,7 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 			else if (k && strcmp(k, "OBJECT_AGGREGATE") == 0)
 				apply_create_aggregate(st, stmt);
 		} else if (strcmp(kind, "CompositeTypeStmt") == 0) {
-			json_t *rv = jget(stmt, "typevar");
+			jd_node *rv = jget(stmt, "typevar");
 			const char *schema = jstr(rv, "schemaname");
 			const char *name = jstr(rv, "relname");
 			if (!schema)
@@ -2013,9 +2016,9 @@ static void apply_statement(sql_state *st, const json_t *wrapper)
 				/* A composite type's fields serve %TYPE and attribute
 				 * notation like columns; it is no relation. */
 				sql_table *t = add_table(st, schema, name, "type");
-				json_t *cols = jget(stmt, "coldeflist");
-				for (size_t i = 0; i < json_array_size(cols); i++)
-					apply_column(st, t, jget(json_array_get(cols, i), "ColumnDef"));
+				jd_node *cols = jget(stmt, "coldeflist");
+				for (size_t i = 0; i < jd_size(cols); i++)
+					apply_column(st, t, jget(jd_at(cols, i), "ColumnDef"));
 			}
 		}
 		/* Everything else (grants, owners, sequences, data) changes no call. */
@@ -2041,82 +2044,26 @@ static void index_lines(sql_state *st)
 	st->nlines = n;
 }
 
-/* The JSON trees of a file are many small objects freed at once: while the
- * source reads them, jansson allocates from a bump region that goes away
- * whole (freeing millions of nodes one by one cost more than parsing them).
- * Only this thread uses jansson while a source loads (extraction runs
- * later), and every tree is released before the normal allocator is back. */
-typedef struct json_region {
-	struct json_region *next;
-	size_t used, size;
-	_Alignas(16) unsigned char data[];
-} json_region;
-
-static _Thread_local json_region *json_regions;
-
-static void *region_alloc(size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	json_region *r = json_regions;
-	if (!r || r->size - r->used < n) {
-		size_t size = n > (1 << 20) ? n : (1 << 20);
-		r = malloc(sizeof(json_region) + size);
-		if (!r)
-			return NULL;
-		r->next = json_regions;
-		r->used = 0;
-		r->size = size;
-		json_regions = r;
-	}
-	void *p = r->data + r->used;
-	r->used += n;
-	return p;
-}
-
-static void region_free(void *p)
-{
-	(void)p; /* the region goes whole */
-}
-
-static void regions_release(void)
-{
-	while (json_regions) {
-		json_region *next = json_regions->next;
-		free(json_regions);
-		json_regions = next;
-	}
-}
-
 static void run_includes(sql_state *st, int upto);
-static void apply_statements(sql_state *st, const json_t *root, int base, int len);
+static void apply_statements(sql_state *st, const jd_node *root, int base, int len);
 
-/* Apply every statement of a parse tree whose offsets count from `base`. */
+/* Apply every statement of a parse tree whose offsets count from `base`.
+ * The tree lives in an arena of its own, freed whole after. */
 static void apply_tree(sql_state *st, const char *tree, int base, int len)
 {
-	json_malloc_t saved_malloc;
-	json_free_t saved_free;
-	json_get_alloc_funcs(&saved_malloc, &saved_free);
-	json_set_alloc_funcs(region_alloc, region_free);
-	/* An included file parses while this tree is alive: it gets regions
-	 * of its own. */
-	json_region *outer_regions = json_regions;
-	json_regions = NULL;
-	json_t *root = json_loads(tree, 0, NULL);
+	cgm_arena *arena = cgm_arena_new();
+	jd_node *root = jd_parse(arena, tree, strlen(tree));
 	apply_statements(st, root, base, len);
-	/* No json_decref: every node lives in the regions, and walking millions
-	 * of them to call a free that does nothing costs as much as parsing. */
-	json_set_alloc_funcs(saved_malloc, saved_free);
-	regions_release();
-	json_regions = outer_regions;
+	cgm_arena_free(arena);
 }
 
 /* Apply the statements of a parse tree whose offsets count from `base`
  * (in the shrunk text; `len` ends the last statement). */
-static void apply_statements(sql_state *st, const json_t *root, int base, int len)
+static void apply_statements(sql_state *st, const jd_node *root, int base, int len)
 {
-	json_t *stmts = jget(root, "stmts");
-	for (size_t i = 0; i < json_array_size(stmts); i++) {
-		json_t *raw = json_array_get(stmts, i);
+	jd_node *stmts = jget(root, "stmts");
+	for (size_t i = 0; i < jd_size(stmts); i++) {
+		jd_node *raw = jd_at(stmts, i);
 		int loc = jint(raw, "stmt_location");
 		int slen = jint(raw, "stmt_len");
 		st->stmt_start = sqlfile_original_offset(st->shrunk, base + loc);
@@ -2135,16 +2082,15 @@ static void apply_statements(sql_state *st, const json_t *root, int base, int le
 /* ---- parsing a big file on several threads ---- */
 
 /* A big file is cut after statement-ending semicolons into chunks that
- * threads parse (libpg_query and jansson are thread-safe on separate data,
- * and each thread's JSON goes to regions of its own); the statements are
+ * threads parse (each tree in an arena of its own); the statements are
  * then applied in order on this thread, as one parse would. */
 #define CHUNK_BYTES (128 * 1024)
 
 typedef struct parse_chunk {
 	int start, end;       /* in the shrunk text */
 	char *text;           /* a NUL-terminated copy */
-	json_t *root;         /* NULL when it did not parse */
-	json_region *regions; /* where root lives */
+	jd_node *root;        /* NULL when it did not parse */
+	cgm_arena *arena;     /* where root lives */
 } parse_chunk;
 
 typedef struct parse_job {
@@ -2165,21 +2111,10 @@ static void *parse_worker(void *arg)
 		parse_chunk *c = &job->chunks[k];
 		PgQueryParseResult r = pg_query_parse(c->text);
 		if (!r.error) {
-			json_regions = NULL;
-			c->root = json_loads(r.parse_tree, 0, NULL);
-			c->regions = json_regions;
-			json_regions = NULL;
+			c->arena = cgm_arena_new();
+			c->root = jd_parse(c->arena, r.parse_tree, strlen(r.parse_tree));
 		}
 		pg_query_free_parse_result(r);
-	}
-}
-
-static void free_regions(json_region *r)
-{
-	while (r) {
-		json_region *next = r->next;
-		free(r);
-		r = next;
 	}
 }
 
@@ -2222,12 +2157,7 @@ static bool apply_parallel(sql_state *st, const char *text, int len)
 	for (int k = 0; ok && k < nchunks; k++)
 		ok = chunks[k].text != NULL;
 
-	json_malloc_t saved_malloc;
-	json_free_t saved_free;
-	json_get_alloc_funcs(&saved_malloc, &saved_free);
-	json_region *outer_regions = json_regions;
 	if (ok) {
-		json_set_alloc_funcs(region_alloc, region_free);
 		parse_job job = { .chunks = chunks, .n = nchunks };
 		pthread_mutex_init(&job.lock, NULL);
 		pthread_t threads[8];
@@ -2241,17 +2171,15 @@ static bool apply_parallel(sql_state *st, const char *text, int len)
 		pthread_mutex_destroy(&job.lock);
 		for (int k = 0; k < nchunks; k++)
 			ok = ok && chunks[k].root != NULL;
-		json_regions = outer_regions;
 	}
 	for (int k = 0; ok && k < nchunks; k++)
 		apply_statements(st, chunks[k].root, chunks[k].start, chunks[k].end - chunks[k].start);
-	json_set_alloc_funcs(saved_malloc, saved_free);
 	for (int k = 0; chunks && k < nchunks; k++) {
-		free_regions(chunks[k].regions);
+		if (chunks[k].arena)
+			cgm_arena_free(chunks[k].arena);
 		free(chunks[k].text);
 	}
 	free(chunks);
-	json_regions = outer_regions;
 	return ok;
 }
 

@@ -18,9 +18,9 @@
  * both in byte order, so they are searched with bsearch/strcmp.
  */
 #include "cgmap/types.h"
+#include "jsondom.h"
 #include "rawtree.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -251,13 +251,13 @@ const char *cgm_type_canonical(cgm_arena *arena, const char *schema, const char 
 }
 
 /* The string of a {"String": {"sval": ...}} node ("" when sval is omitted). */
-static const char *string_node(const json_t *node)
+static const char *string_node(const jd_node *node)
 {
-	json_t *str = json_object_get(node, "String");
+	jd_node *str = jd_get(node, "String");
 	if (!str)
 		return NULL;
-	json_t *sval = json_object_get(str, "sval");
-	return sval ? json_string_value(sval) : "";
+	jd_node *sval = jd_get(str, "sval");
+	return sval ? jd_string(sval) : "";
 }
 
 /* A type name as the parser read it: n name parts (1 to 4), array
@@ -285,22 +285,22 @@ static const char *canonical_from_parts(cgm_arena *arena, const char *const *par
 	return cgm_type_canonical(arena, schema, parts[n - 1], dims, resolver);
 }
 
-const char *cgm_type_canonical_json(cgm_arena *arena, const json_t *type_name,
+const char *cgm_type_canonical_json(cgm_arena *arena, const jd_node *type_name,
 				    const cgm_type_resolver *resolver)
 {
-	json_t *names = json_object_get(type_name, "names");
-	size_t n = json_array_size(names);
+	jd_node *names = jd_get(type_name, "names");
+	size_t n = jd_size(names);
 	if (n == 0 || n > 4)
 		return NULL;
 	const char *parts[4];
 	for (size_t i = 0; i < n; i++) {
-		parts[i] = string_node(json_array_get(names, i));
+		parts[i] = string_node(jd_at(names, i));
 		if (!parts[i])
 			return NULL;
 	}
-	int dims = (int)json_array_size(json_object_get(type_name, "arrayBounds"));
+	int dims = (int)jd_size(jd_get(type_name, "arrayBounds"));
 	return canonical_from_parts(arena, parts, (int)n, dims,
-				    json_is_true(json_object_get(type_name, "pct_type")), resolver);
+				    jd_is_true(jd_get(type_name, "pct_type")), resolver);
 }
 
 /* What the raw tree of a one-name query held (rawtree.c), read into the

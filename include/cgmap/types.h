@@ -18,7 +18,7 @@
 #include "cgmap/arena.h"
 #include "cgmap/model.h"
 
-struct json_t;
+struct jd_node;
 
 /* True when PostgreSQL's quote_identifier would quote `ident`: anything but
  * [a-z_][a-z0-9_]*, or a keyword that is not unreserved. */
@@ -60,7 +60,7 @@ const char *cgm_type_canonical(cgm_arena *arena, const char *schema, const char 
 /* Canonical name of a libpg_query JSON TypeName node (the object holding
  * "names", "arrayBounds", "pct_type", ...; "setof" is the caller's).
  * NULL when it names a %TYPE the resolver cannot answer. */
-const char *cgm_type_canonical_json(cgm_arena *arena, const struct json_t *type_name,
+const char *cgm_type_canonical_json(cgm_arena *arena, const struct jd_node *type_name,
 				    const cgm_type_resolver *resolver);
 
 /* Canonical name of type text as a user writes it: "int", "varchar(10)",
