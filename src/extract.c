@@ -20,11 +20,9 @@
  */
 #include <ctype.h>
 #include <pg_query.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
@@ -1461,67 +1459,4 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	free(ctx.errors);
 	free(ctx.vars);
 	free(ctx.line_starts);
-}
-
-/* ---- all functions, on several threads -------------------------------- */
-
-typedef struct extract_job {
-	cgm_model *model;
-	int next;              /* next function index to take */
-	pthread_mutex_t lock;
-} extract_job;
-
-typedef struct extract_worker {
-	extract_job *job;
-	cgm_arena *arena;
-	pthread_t thread;
-} extract_worker;
-
-static void *extract_worker_main(void *arg)
-{
-	extract_worker *w = arg;
-	extract_job *job = w->job;
-	for (;;) {
-		pthread_mutex_lock(&job->lock);
-		/* Small batches keep both cores busy without contention. */
-		int start = job->next;
-		job->next += 16;
-		pthread_mutex_unlock(&job->lock);
-		if (start >= job->model->nuser)
-			break;
-		int end = start + 16 < job->model->nuser ? start + 16 : job->model->nuser;
-		for (int i = start; i < end; i++)
-			cgm_extract_function(w->arena, &job->model->functions[i]);
-	}
-	return NULL;
-}
-
-int cgm_extract_all(cgm_model *model, int threads)
-{
-	if (threads <= 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (int)n : 1;
-	}
-	if (threads > 64)
-		threads = 64;
-	extract_job job = { .model = model, .next = 0 };
-	pthread_mutex_init(&job.lock, NULL);
-	extract_worker workers[64];
-	for (int t = 0; t < threads; t++) {
-		workers[t].job = &job;
-		workers[t].arena = cgm_arena_new();
-	}
-	int started = 0;
-	for (int t = 1; t < threads; t++)
-		if (pthread_create(&workers[t].thread, NULL, extract_worker_main, &workers[t]) == 0)
-			started = t;
-		else
-			break;
-	extract_worker_main(&workers[0]);
-	for (int t = 1; t <= started; t++)
-		pthread_join(workers[t].thread, NULL);
-	for (int t = 0; t < threads; t++)
-		cgm_arena_adopt(model->arena, workers[t].arena);
-	pthread_mutex_destroy(&job.lock);
-	return 0;
 }

@@ -53,9 +53,6 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 /* True when `name` matches the --schema / --exclude-schema filters. */
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
 
-/* Extract the call sites of every analysed function (plpgsql and sql),
- * on `threads` threads (0: one per core). */
-int cgm_extract_all(cgm_model *model, int threads);
 /* One function, into `arena` (thread-safe across different functions). */
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
 
