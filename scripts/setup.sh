@@ -23,6 +23,7 @@ packages=(
 	chromium                          # browser test of the HTML site
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks
+	jq                                # tests and benchmarks read snapshots with it
 )
 
 missing=()
