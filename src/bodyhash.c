@@ -83,23 +83,54 @@ const char *cgm_body_normalise(cgm_arena *arena, const char *source)
 	return result;
 }
 
+/* FNV-1a, 128 bits: fast, and a collision would need 2^64 bodies. */
+__extension__ typedef unsigned __int128 u128;
+
+static inline u128 fnv_add(u128 hash, const char *p, size_t n)
+{
+	const u128 prime = ((u128)1 << 88) | 0x13b;
+	for (size_t i = 0; i < n; i++) {
+		hash ^= (unsigned char)p[i];
+		hash *= prime;
+	}
+	return hash;
+}
+
 const char *cgm_body_hash(cgm_arena *arena, const char *source)
 {
 	if (!source)
 		return NULL;
-	char stack[8192];
-	char *buf = normalise_buffer(stack, sizeof stack, source);
-	size_t len = normalise(buf, source);
-	/* FNV-1a, 128 bits: fast, and a collision would need 2^64 bodies. */
-	__extension__ typedef unsigned __int128 u128;
+	/* The hash of normalise()'s output, computed as it would be written:
+	 * the same bytes in the same order, without the copy. */
 	u128 hash = ((u128)0x6c62272e07bb0142ULL << 64) | 0x62b821756295c58dULL;
-	const u128 prime = ((u128)1 << 88) | 0x13b;
-	for (size_t i = 0; i < len; i++) {
-		hash ^= (unsigned char)buf[i];
-		hash *= prime;
+	const char *s = source;
+	bool emitted = false, pending_space = false;
+	size_t i = 0;
+	while (s[i]) {
+		unsigned char c = (unsigned char)s[i];
+		size_t after = cgm_sql_skip_comment(s, i);
+		if (after != i || space_char(c)) {
+			pending_space = emitted;
+			i = after != i ? after : i + 1;
+			continue;
+		}
+		if (pending_space) {
+			hash = fnv_add(hash, " ", 1);
+			pending_space = false;
+		}
+		size_t start = i;
+		size_t quoted = cgm_sql_skip_opaque(s, i);
+		if (quoted != i) {
+			i = quoted;
+		} else if (cgm_sql_ident_char(c)) {
+			while (s[i] && cgm_sql_ident_char((unsigned char)s[i]))
+				i++;
+		} else {
+			i++;
+		}
+		hash = fnv_add(hash, s + start, i - start);
+		emitted = true;
 	}
-	if (buf != stack)
-		free(buf);
 	/* 32 hex digits, high half first, as "%016llx%016llx" would print. */
 	char hex[33];
 	for (int d = 31; d >= 0; d--) {
