@@ -949,9 +949,50 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic);
 
 /* One embedded expression of the PL/pgSQL tree; takes `text` (heap). */
+/* Where the text of an expression stands in the body: ctx->orig and
+ * ctx->base.  PERFORM's text is "SELECT " + what follows PERFORM there. */
+static void place_expression(extract_ctx *ctx, const char *text)
+{
+	ctx->orig = text;
+	const char *probe = text;
+	long probe_shift = 0;
+	if (ctx->in_perform && strncmp(text, "SELECT ", 7) == 0) {
+		probe = text + 7;
+		probe_shift = 7;
+	}
+	long at = find_in_body(ctx, probe);
+	ctx->base = at >= 0 ? at - probe_shift : -1;
+}
+
+/* Checked by the PL/pgSQL parser already: its sites, counted in the text
+ * itself, and for EXECUTE the SQL it always yields, if any.  False when
+ * the text must be parsed here. */
+static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
+{
+	int checked = find_captured(ctx, text);
+	if (checked < 0 || ctx->captured[checked].unknown)
+		return false;
+	const captured_text *t = &ctx->captured[checked];
+	int end = checked + 1 < ctx->ncaptured ? ctx->captured[checked + 1].first : ctx->nevents;
+	if (!dynamic && end == t->first)
+		return true; /* no site: not even its place is needed */
+	place_expression(ctx, text);
+	ctx->delta = 0;
+	ctx->parsed = text;
+	replay_captured(ctx, checked);
+	if (dynamic && (!t->constant ||
+			!walk_literal_sql(ctx, t->constant, line_of_location(ctx, t->constant_location))))
+		record_dynamic(ctx, text);
+	return true;
+}
+
 static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 {
 	if (!text || !*text) {
+		free(text);
+		return;
+	}
+	if (replay_expression(ctx, text, dynamic)) {
 		free(text);
 		return;
 	}
@@ -985,33 +1026,9 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		delta = -7;
 	}
 
-	ctx->orig = text;
+	place_expression(ctx, text);
 	ctx->delta = delta;
-	/* PERFORM's text is "SELECT " + what follows PERFORM in the body. */
-	const char *probe = text;
-	long probe_shift = 0;
-	if (ctx->in_perform && strncmp(text, "SELECT ", 7) == 0) {
-		probe = text + 7;
-		probe_shift = 7;
-	}
-	long at = find_in_body(ctx, probe);
-	ctx->base = at >= 0 ? at - probe_shift : -1;
 
-	/* Checked by the PL/pgSQL parser already: its sites, counted in the
-	 * text itself, and for EXECUTE the SQL it always yields, if any. */
-	int checked = find_captured(ctx, text);
-	if (checked >= 0 && !ctx->captured[checked].unknown) {
-		ctx->delta = 0;
-		ctx->parsed = text;
-		replay_captured(ctx, checked);
-		const captured_text *t = &ctx->captured[checked];
-		if (dynamic && (!t->constant ||
-				!walk_literal_sql(ctx, t->constant, line_of_location(ctx, t->constant_location))))
-			record_dynamic(ctx, text);
-		free(parsed);
-		free(text);
-		return;
-	}
 
 	if (!dynamic && ctx->batching) {
 		if (ctx->npending == ctx->cap_pending) {
