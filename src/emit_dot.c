@@ -754,7 +754,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 			w.trigger_events[m->triggers[t].function] |= m->triggers[t].events;
 
 	w.rank = cgm_xcalloc((size_t)m->nfunctions, sizeof(int));
-	cgm_output_id_ranks(w.rank, m);
+	cgm_model_id_ranks(w.rank, m);
 	int *edges = cgm_output_edge_order(m, w.rank);
 
 	/* Streamed into a temporary file beside the target, then renamed. */

@@ -239,26 +239,34 @@ static int compare_edge_recs(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+void cgm_model_id_ranks(int *rank, const cgm_model *model)
+{
+	int n = model->nfunctions;
+	id_rec *recs = cgm_xcalloc((size_t)n, sizeof(id_rec));
+	bool sorted = true;
+	for (int i = 0; i < n; i++) {
+		recs[i] = (id_rec){ model->functions[i].id ? model->functions[i].id : "", i };
+		if (i > 0 && sorted && strcmp(recs[i - 1].id, recs[i].id) > 0)
+			sorted = false;
+	}
+	if (!sorted)
+		qsort(recs, (size_t)n, sizeof(id_rec), compare_id_recs);
+	for (int i = 0; i < n; i++)
+		rank[recs[i].index] = i > 0 && strcmp(recs[i].id, recs[i - 1].id) == 0
+					      ? rank[recs[i - 1].index]
+					      : i;
+	free(recs);
+}
+
 int *cgm_model_edge_order(const cgm_model *model)
 {
 	int n = model->nfunctions;
 	/* Each function gets the rank of its id once (equal ids share one), so
 	 * the sort compares integers, not ids: the same order, far cheaper. */
-	id_rec *by_id = malloc(sizeof(id_rec) * (size_t)(n ? n : 1));
-	int *rank = malloc(sizeof(int) * (size_t)(n ? n : 1));
-	edge_rec *recs = malloc(sizeof(edge_rec) * (size_t)(model->nedges ? model->nedges : 1));
-	int *order = malloc(sizeof(int) * (size_t)(model->nedges ? model->nedges : 1));
-	if (!by_id || !rank || !recs || !order) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	for (int i = 0; i < n; i++)
-		by_id[i] = (id_rec){ model->functions[i].id ? model->functions[i].id : "", i };
-	qsort(by_id, (size_t)n, sizeof(id_rec), compare_id_recs);
-	for (int i = 0; i < n; i++)
-		rank[by_id[i].index] = i > 0 && strcmp(by_id[i].id, by_id[i - 1].id) == 0
-					       ? rank[by_id[i - 1].index]
-					       : i;
+	int *rank = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
+	edge_rec *recs = cgm_xcalloc((size_t)(model->nedges ? model->nedges : 1), sizeof(edge_rec));
+	int *order = cgm_xcalloc((size_t)(model->nedges ? model->nedges : 1), sizeof(int));
+	cgm_model_id_ranks(rank, model);
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		bool ok = e->from >= 0 && e->from < n && e->to >= 0 && e->to < n;
@@ -267,7 +275,6 @@ int *cgm_model_edge_order(const cgm_model *model)
 	qsort(recs, (size_t)model->nedges, sizeof(edge_rec), compare_edge_recs);
 	for (int i = 0; i < model->nedges; i++)
 		order[i] = recs[i].index;
-	free(by_id);
 	free(rank);
 	free(recs);
 	return order;

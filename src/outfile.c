@@ -268,37 +268,6 @@ int cgm_outfile_commit(cgm_outfile *f)
 
 /* ---- orders ---------------------------------------------------------- */
 
-typedef struct {
-	const char *id;
-	int index;
-} id_rec;
-
-static int compare_id_recs(const void *a, const void *b)
-{
-	const id_rec *x = a, *y = b;
-	int c = strcmp(x->id, y->id);
-	return c ? c : (x->index > y->index) - (x->index < y->index);
-}
-
-void cgm_output_id_ranks(int *rank, const cgm_model *model)
-{
-	int n = model->nfunctions;
-	id_rec *recs = cgm_xcalloc((size_t)n, sizeof(id_rec));
-	bool sorted = true;
-	for (int i = 0; i < n; i++) {
-		recs[i] = (id_rec){ model->functions[i].id ? model->functions[i].id : "", i };
-		if (i > 0 && sorted && strcmp(recs[i - 1].id, recs[i].id) > 0)
-			sorted = false;
-	}
-	if (!sorted)
-		qsort(recs, (size_t)n, sizeof(id_rec), compare_id_recs);
-	for (int i = 0; i < n; i++)
-		rank[recs[i].index] = i > 0 && strcmp(recs[i].id, recs[i - 1].id) == 0
-					      ? rank[recs[i - 1].index]
-					      : i;
-	free(recs);
-}
-
 /* Within one from id: by to id, via name, model order. */
 static bool edge_before(const cgm_model *m, const int *rank, int a, int b)
 {

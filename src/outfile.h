@@ -132,14 +132,9 @@ static inline void cgm_outfile_int(cgm_outfile *f, long long v)
 	f->len += n;
 }
 
-/* Per function index, the rank of its id in byte order (equal ids share
- * the rank of the first): rank must hold model->nfunctions ints; a missing
- * id ranks as "".  The functions are usually sorted already (the model
- * keeps them by id), which is checked before sorting. */
-void cgm_output_id_ranks(int *rank, const cgm_model *model);
 /* Edge indexes in the order every output lists edges (cgm_model_edge_order:
  * from id, to id, via, then model order), by a counting sort on the id
- * ranks instead of a comparison sort; every edge's from and to must be
+ * ranks (cgm_model_id_ranks) instead of a comparison sort; every edge's from and to must be
  * valid indexes.  Malloc'd, model->nedges entries; the caller frees. */
 int *cgm_output_edge_order(const cgm_model *model, const int *rank);
 

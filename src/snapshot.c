@@ -426,7 +426,7 @@ static int writer_plan(writer *w)
 	}
 
 	w->rank = cgm_xcalloc((size_t)n, sizeof(int));
-	cgm_output_id_ranks(w->rank, m);
+	cgm_model_id_ranks(w->rank, m);
 	/* Ranks are places in id order: a counting pass lists the written
 	 * functions by id, equal ids in model order. */
 	int *by_rank = cgm_xcalloc((size_t)n + 1, sizeof(int));

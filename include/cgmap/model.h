@@ -281,6 +281,11 @@ void cgm_model_index(cgm_model *model);
 /* Edge indexes in the order every output lists edges: from id, to id, via
  * name, then model order (malloc'd, nedges entries; caller frees). */
 int *cgm_model_edge_order(const cgm_model *model);
+/* Per function index, the rank of its id in byte order (equal ids share
+ * the rank of the first): rank must hold model->nfunctions ints; a missing
+ * id ranks as "".  The functions are usually sorted already (the model
+ * keeps them by id), which is checked before sorting. */
+void cgm_model_id_ranks(int *rank, const cgm_model *model);
 /* Lines in a function body ("" and NULL: 0; a final newline adds none). */
 int cgm_count_lines(const char *s);
 
