@@ -715,7 +715,11 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 {
 	List *tree = __real_raw_parser(str, mode);
 	const cgm_raw_capture *c = capture;
-	if (c && mode != RAW_PARSE_TYPE_NAME) {
+	/* Not the CREATE FUNCTION around the body (pg_query_parse_plpgsql's
+	 * first parse): its text is the whole body, and it holds no site. */
+	const RawStmt *first = list_length(tree) == 1 ? linitial(tree) : NULL;
+	bool create = first && IsA(first, RawStmt) && first->stmt && IsA(first->stmt, CreateFunctionStmt);
+	if (c && mode != RAW_PARSE_TYPE_NAME && !create) {
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
 		walk_tree(tree, &c->visitor);
