@@ -87,6 +87,13 @@ typedef struct extract_ctx {
 	int ncaptured, cap_captured, captured_cursor;
 	struct captured_event *events;
 	int nevents, cap_events, events_mark;
+
+	/* The PL/pgSQL tree walked from libpg_query's structs (rawtree.h,
+	 * cgm_raw_plpgsql_visitor): its steps, replayed once the parse is over,
+	 * or none (walked = false) when the tree was printed as JSON. */
+	bool walked;
+	struct tree_step *steps;
+	int nsteps, cap_steps;
 	const struct pending_expr *batch; /* set while scanning the batch */
 	const char *raw_text;   /* the text the raw tree is read from */
 	int raw_mark;           /* sites before the raw statement being read */
@@ -126,6 +133,17 @@ typedef struct captured_event {
 	cgm_raw_arg *args;
 	unsigned events;
 } captured_event;
+
+/* One step of the PL/pgSQL tree, in the order its JSON lists them. */
+typedef struct tree_step {
+	enum { STEP_VAR, STEP_STATEMENT, STEP_END, STEP_EXPRESSION } what;
+	const char *kind;   /* STEP_STATEMENT (static) */
+	int lineno;         /* STEP_VAR, STEP_STATEMENT */
+	const char *text;   /* STEP_EXPRESSION: its text; STEP_VAR: the name */
+	const char *field;  /* STEP_EXPRESSION (static) */
+	const char *type;   /* STEP_VAR: as declared, NULL when unknown */
+	const char *default_text, *cursor_text; /* STEP_VAR */
+} tree_step;
 
 /* ---- lines ------------------------------------------------------------ */
 
@@ -589,6 +607,58 @@ static void on_raw_statement(void *arg)
 {
 	extract_ctx *ctx = arg;
 	ctx->raw_mark = ctx->nsites;
+}
+
+/* ---- the PL/pgSQL tree from libpg_query's structs ---------------------- */
+
+static tree_step *new_step(extract_ctx *ctx, int what)
+{
+	if (ctx->nsteps == ctx->cap_steps) {
+		ctx->cap_steps = ctx->cap_steps ? ctx->cap_steps * 2 : 64;
+		ctx->steps = cgm_xrealloc(ctx->steps, sizeof(tree_step) * (size_t)ctx->cap_steps);
+	}
+	tree_step *t = &ctx->steps[ctx->nsteps++];
+	memset(t, 0, sizeof *t);
+	t->what = what;
+	return t;
+}
+
+static void on_tree_begin(void *arg)
+{
+	((extract_ctx *)arg)->walked = true;
+}
+
+static void on_tree_var(void *arg, const char *name, const char *type, int lineno,
+			const char *default_text, const char *cursor_text)
+{
+	extract_ctx *ctx = arg;
+	tree_step *t = new_step(ctx, STEP_VAR);
+	t->text = cgm_arena_strdup(ctx->arena, name);
+	t->type = cgm_arena_strdup(ctx->arena, type);
+	t->lineno = lineno;
+	t->default_text = cgm_arena_strdup(ctx->arena, default_text);
+	t->cursor_text = cgm_arena_strdup(ctx->arena, cursor_text);
+}
+
+static void on_tree_statement(void *arg, const char *kind, int lineno)
+{
+	extract_ctx *ctx = arg;
+	tree_step *t = new_step(ctx, STEP_STATEMENT);
+	t->kind = kind;
+	t->lineno = lineno;
+}
+
+static void on_tree_end(void *arg)
+{
+	new_step(arg, STEP_END);
+}
+
+static void on_tree_expression(void *arg, const char *text, const char *field)
+{
+	extract_ctx *ctx = arg;
+	tree_step *t = new_step(ctx, STEP_EXPRESSION);
+	t->text = cgm_arena_strdup(ctx->arena, text);
+	t->field = field;
 }
 
 /* ---- sites the PL/pgSQL parser's own parses found --------------------- */
@@ -1234,6 +1304,58 @@ static void walk_datums(extract_ctx *ctx, const jt_doc *d, int datums)
 	}
 }
 
+/* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
+static void replay_tree(extract_ctx *ctx)
+{
+	const char *kinds[256];
+	int lines[256];
+	bool performs[256];
+	int depth = 0;
+	for (int i = 0; i < ctx->nsteps; i++) {
+		const tree_step *t = &ctx->steps[i];
+		switch (t->what) {
+		case STEP_VAR:
+			if (t->text && t->type && strcmp(t->type, "UNKNOWN") != 0) {
+				add_var(ctx, t->text, NULL);
+				ctx->vars[ctx->nvars - 1].declared = t->type;
+			}
+			if (t->lineno == 0)
+				break;
+			ctx->stmt_kind = "declare";
+			ctx->stmt_line = t->lineno;
+			if (t->cursor_text)
+				on_expression(ctx, strdup(t->cursor_text), false);
+			else if (t->default_text)
+				on_expression(ctx, strdup(t->default_text), false);
+			ctx->stmt_kind = "block";
+			ctx->stmt_line = 1;
+			break;
+		case STEP_STATEMENT:
+			if (depth < 256) {
+				kinds[depth] = ctx->stmt_kind;
+				lines[depth] = ctx->stmt_line;
+				performs[depth] = ctx->in_perform;
+			}
+			depth++;
+			ctx->stmt_kind = t->kind;
+			if (t->lineno)
+				ctx->stmt_line = t->lineno;
+			ctx->in_perform = strcmp(t->kind, "perform") == 0;
+			break;
+		case STEP_END:
+			if (depth > 0 && --depth < 256) {
+				ctx->stmt_kind = kinds[depth];
+				ctx->stmt_line = lines[depth];
+				ctx->in_perform = performs[depth];
+			}
+			break;
+		case STEP_EXPRESSION:
+			on_expression(ctx, strdup(t->text), is_dynamic_field(ctx, t->field));
+			break;
+		}
+	}
+}
+
 /* A dollar-quote tag that does not occur in body. */
 static void choose_tag(char *tag, size_t len, const char *body)
 {
@@ -1321,10 +1443,18 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.visitor = { .ctx = ctx, .call = on_capture_call, .dml = on_capture_dml,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown },
 	};
+	const cgm_raw_plpgsql_visitor tree_visitor = {
+		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
+		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
+	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
+		ctx->walked = false;
+		ctx->nsteps = 0;
 		cgm_raw_capture_set(&capture);
+		cgm_raw_plpgsql_set(&tree_visitor);
 		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
+		cgm_raw_plpgsql_set(NULL);
 		cgm_raw_capture_set(NULL);
 		if (!r.error) {
 			tree = r.plpgsql_funcs;
@@ -1358,7 +1488,14 @@ static void extract_plpgsql(extract_ctx *ctx)
 		if (fn->argnames && fn->argnames[i])
 			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
 	jt_doc d = { .skip_index = true };
-	if (!jt_parse(&d, tree, strlen(tree))) {
+	if (ctx->walked) {
+		ctx->stmt_kind = "block";
+		ctx->stmt_line = 1;
+		ctx->batching = true;
+		replay_tree(ctx);
+		ctx->batching = false;
+		flush_batch(ctx);
+	} else if (!jt_parse(&d, tree, strlen(tree))) {
 		add_error(ctx, 0, "cannot read libpg_query output");
 	} else {
 		int func = jt_get(&d, jt_elem(&d, 0, 0), "PLpgSQL_function");
@@ -1471,6 +1608,7 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	jt_doc_free(&ctx.sqldoc);
 	free(ctx.captured);
 	free(ctx.events);
+	free(ctx.steps);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.errors);

@@ -27,6 +27,7 @@
 #include "lib/stringinfo.h"
 #include "parser/parser.h"
 #include "pg_query/pg_query_internal.h"
+#include "plpgsql.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -811,4 +812,339 @@ bool cgm_raw_cast_type(const char *query, cgm_raw_type_found found, void *ctx)
 bool cgm_raw_column_ref(const char *query, cgm_raw_type_found found, void *ctx)
 {
 	return read_lone(query, false, found, ctx);
+}
+
+/* ---- the PL/pgSQL statement tree -------------------------------------- */
+
+/* pg_query_parse_plpgsql prints each compiled function as JSON
+ * (plpgsqlToJSON), which extraction then tokenised again: a seventh of a
+ * map.  The link wraps that function too (--wrap=plpgsqlToJSON): with a
+ * visitor set, the function's structs are walked here, in the order that
+ * JSON lists them (every field holding an expression, statements in their
+ * lists), and an empty object is printed instead. */
+char *__real_plpgsqlToJSON(PLpgSQL_function *func);
+char *__wrap_plpgsqlToJSON(PLpgSQL_function *func);
+
+static _Thread_local const cgm_raw_plpgsql_visitor *plpgsql_visitor;
+
+void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor)
+{
+	plpgsql_visitor = visitor;
+}
+
+static bool known_stmts(const List *stmts);
+
+static bool known_variable(const PLpgSQL_variable *v)
+{
+	return !v || v->dtype == PLPGSQL_DTYPE_VAR || v->dtype == PLPGSQL_DTYPE_ROW ||
+	       v->dtype == PLPGSQL_DTYPE_REC;
+}
+
+/* Is every statement one whose fields this walker lists? */
+static bool known_stmt(const PLpgSQL_stmt *st)
+{
+	switch (st->cmd_type) {
+	case PLPGSQL_STMT_BLOCK: {
+		const PLpgSQL_stmt_block *b = (const PLpgSQL_stmt_block *)st;
+		if (!known_stmts(b->body))
+			return false;
+		if (b->exceptions) {
+			const ListCell *lc;
+			foreach (lc, b->exceptions->exc_list)
+				if (!known_stmts(((const PLpgSQL_exception *)lfirst(lc))->action))
+					return false;
+		}
+		return true;
+	}
+	case PLPGSQL_STMT_IF: {
+		const PLpgSQL_stmt_if *s = (const PLpgSQL_stmt_if *)st;
+		const ListCell *lc;
+		foreach (lc, s->elsif_list)
+			if (!known_stmts(((const PLpgSQL_if_elsif *)lfirst(lc))->stmts))
+				return false;
+		return known_stmts(s->then_body) && known_stmts(s->else_body);
+	}
+	case PLPGSQL_STMT_CASE: {
+		const PLpgSQL_stmt_case *s = (const PLpgSQL_stmt_case *)st;
+		const ListCell *lc;
+		foreach (lc, s->case_when_list)
+			if (!known_stmts(((const PLpgSQL_case_when *)lfirst(lc))->stmts))
+				return false;
+		return known_stmts(s->else_stmts);
+	}
+	case PLPGSQL_STMT_LOOP:
+		return known_stmts(((const PLpgSQL_stmt_loop *)st)->body);
+	case PLPGSQL_STMT_WHILE:
+		return known_stmts(((const PLpgSQL_stmt_while *)st)->body);
+	case PLPGSQL_STMT_FORI:
+		return known_stmts(((const PLpgSQL_stmt_fori *)st)->body);
+	case PLPGSQL_STMT_FORS:
+		return known_variable(((const PLpgSQL_stmt_fors *)st)->var) &&
+		       known_stmts(((const PLpgSQL_stmt_fors *)st)->body);
+	case PLPGSQL_STMT_FORC:
+		return known_variable(((const PLpgSQL_stmt_forc *)st)->var) &&
+		       known_stmts(((const PLpgSQL_stmt_forc *)st)->body);
+	case PLPGSQL_STMT_DYNFORS:
+		return known_variable(((const PLpgSQL_stmt_dynfors *)st)->var) &&
+		       known_stmts(((const PLpgSQL_stmt_dynfors *)st)->body);
+	case PLPGSQL_STMT_FOREACH_A:
+		return known_stmts(((const PLpgSQL_stmt_foreach_a *)st)->body);
+	case PLPGSQL_STMT_EXECSQL:
+		return known_variable(((const PLpgSQL_stmt_execsql *)st)->target);
+	case PLPGSQL_STMT_DYNEXECUTE:
+		return known_variable(((const PLpgSQL_stmt_dynexecute *)st)->target);
+	case PLPGSQL_STMT_FETCH:
+		return known_variable(((const PLpgSQL_stmt_fetch *)st)->target);
+	case PLPGSQL_STMT_CALL:
+		return known_variable(((const PLpgSQL_stmt_call *)st)->target);
+	case PLPGSQL_STMT_ASSIGN:
+	case PLPGSQL_STMT_EXIT:
+	case PLPGSQL_STMT_RETURN:
+	case PLPGSQL_STMT_RETURN_NEXT:
+	case PLPGSQL_STMT_RETURN_QUERY:
+	case PLPGSQL_STMT_RAISE:
+	case PLPGSQL_STMT_ASSERT:
+	case PLPGSQL_STMT_GETDIAG:
+	case PLPGSQL_STMT_OPEN:
+	case PLPGSQL_STMT_CLOSE:
+	case PLPGSQL_STMT_PERFORM:
+	case PLPGSQL_STMT_COMMIT:
+	case PLPGSQL_STMT_ROLLBACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool known_stmts(const List *stmts)
+{
+	const ListCell *lc;
+	foreach (lc, stmts)
+		if (!lfirst(lc) || !known_stmt(lfirst(lc)))
+			return false;
+	return true;
+}
+
+static void visit_expr(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_expr *e, const char *field)
+{
+	if (e && e->query)
+		v->expression(v->ctx, e->query, field);
+}
+
+static void visit_exprs(const cgm_raw_plpgsql_visitor *v, const List *exprs, const char *field)
+{
+	const ListCell *lc;
+	foreach (lc, exprs)
+		visit_expr(v, lfirst(lc), field);
+}
+
+/* A variable printed inside a statement (a loop variable, an INTO
+ * target): the JSON lists a scalar's default and cursor query there too. */
+static void visit_variable(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_variable *var)
+{
+	if (var && var->dtype == PLPGSQL_DTYPE_VAR) {
+		visit_expr(v, ((const PLpgSQL_var *)var)->default_val, "default_val");
+		visit_expr(v, ((const PLpgSQL_var *)var)->cursor_explicit_expr, "cursor_explicit_expr");
+	}
+}
+
+static void visit_stmts(const cgm_raw_plpgsql_visitor *v, const List *stmts);
+
+static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
+{
+	static const char *const kinds[] = {
+		[PLPGSQL_STMT_BLOCK] = "block", [PLPGSQL_STMT_ASSIGN] = "assign",
+		[PLPGSQL_STMT_IF] = "if", [PLPGSQL_STMT_CASE] = "case",
+		[PLPGSQL_STMT_LOOP] = "loop", [PLPGSQL_STMT_WHILE] = "while",
+		[PLPGSQL_STMT_FORI] = "fori", [PLPGSQL_STMT_FORS] = "fors",
+		[PLPGSQL_STMT_FORC] = "forc", [PLPGSQL_STMT_FOREACH_A] = "foreach_a",
+		[PLPGSQL_STMT_EXIT] = "exit", [PLPGSQL_STMT_RETURN] = "return",
+		[PLPGSQL_STMT_RETURN_NEXT] = "return_next", [PLPGSQL_STMT_RETURN_QUERY] = "return_query",
+		[PLPGSQL_STMT_RAISE] = "raise", [PLPGSQL_STMT_ASSERT] = "assert",
+		[PLPGSQL_STMT_EXECSQL] = "execsql", [PLPGSQL_STMT_DYNEXECUTE] = "dynexecute",
+		[PLPGSQL_STMT_DYNFORS] = "dynfors", [PLPGSQL_STMT_GETDIAG] = "getdiag",
+		[PLPGSQL_STMT_OPEN] = "open", [PLPGSQL_STMT_FETCH] = "fetch",
+		[PLPGSQL_STMT_CLOSE] = "close", [PLPGSQL_STMT_PERFORM] = "perform",
+		[PLPGSQL_STMT_CALL] = "call", [PLPGSQL_STMT_COMMIT] = "commit",
+		[PLPGSQL_STMT_ROLLBACK] = "rollback",
+	};
+	v->statement(v->ctx, kinds[st->cmd_type], st->lineno);
+	switch (st->cmd_type) {
+	case PLPGSQL_STMT_BLOCK: {
+		const PLpgSQL_stmt_block *b = (const PLpgSQL_stmt_block *)st;
+		visit_stmts(v, b->body);
+		if (b->exceptions) {
+			const ListCell *lc;
+			foreach (lc, b->exceptions->exc_list)
+				visit_stmts(v, ((const PLpgSQL_exception *)lfirst(lc))->action);
+		}
+		break;
+	}
+	case PLPGSQL_STMT_ASSIGN:
+		visit_expr(v, ((const PLpgSQL_stmt_assign *)st)->expr, "expr");
+		break;
+	case PLPGSQL_STMT_IF: {
+		const PLpgSQL_stmt_if *s = (const PLpgSQL_stmt_if *)st;
+		visit_expr(v, s->cond, "cond");
+		visit_stmts(v, s->then_body);
+		const ListCell *lc;
+		foreach (lc, s->elsif_list) {
+			const PLpgSQL_if_elsif *e = lfirst(lc);
+			v->statement(v->ctx, "elsif", e->lineno);
+			visit_expr(v, e->cond, "cond");
+			visit_stmts(v, e->stmts);
+			v->end(v->ctx);
+		}
+		visit_stmts(v, s->else_body);
+		break;
+	}
+	case PLPGSQL_STMT_CASE: {
+		const PLpgSQL_stmt_case *s = (const PLpgSQL_stmt_case *)st;
+		visit_expr(v, s->t_expr, "t_expr");
+		const ListCell *lc;
+		foreach (lc, s->case_when_list) {
+			const PLpgSQL_case_when *w = lfirst(lc);
+			v->statement(v->ctx, "case", w->lineno);
+			visit_expr(v, w->expr, "expr");
+			visit_stmts(v, w->stmts);
+			v->end(v->ctx);
+		}
+		visit_stmts(v, s->else_stmts);
+		break;
+	}
+	case PLPGSQL_STMT_LOOP:
+		visit_stmts(v, ((const PLpgSQL_stmt_loop *)st)->body);
+		break;
+	case PLPGSQL_STMT_WHILE:
+		visit_expr(v, ((const PLpgSQL_stmt_while *)st)->cond, "cond");
+		visit_stmts(v, ((const PLpgSQL_stmt_while *)st)->body);
+		break;
+	case PLPGSQL_STMT_FORI: {
+		const PLpgSQL_stmt_fori *s = (const PLpgSQL_stmt_fori *)st;
+		visit_variable(v, (const PLpgSQL_variable *)s->var);
+		visit_expr(v, s->lower, "lower");
+		visit_expr(v, s->upper, "upper");
+		visit_expr(v, s->step, "step");
+		visit_stmts(v, s->body);
+		break;
+	}
+	case PLPGSQL_STMT_FORS: {
+		const PLpgSQL_stmt_fors *s = (const PLpgSQL_stmt_fors *)st;
+		visit_variable(v, s->var);
+		visit_stmts(v, s->body);
+		visit_expr(v, s->query, "query");
+		break;
+	}
+	case PLPGSQL_STMT_FORC: {
+		const PLpgSQL_stmt_forc *s = (const PLpgSQL_stmt_forc *)st;
+		visit_variable(v, s->var);
+		visit_stmts(v, s->body);
+		visit_expr(v, s->argquery, "argquery");
+		break;
+	}
+	case PLPGSQL_STMT_FOREACH_A:
+		visit_expr(v, ((const PLpgSQL_stmt_foreach_a *)st)->expr, "expr");
+		visit_stmts(v, ((const PLpgSQL_stmt_foreach_a *)st)->body);
+		break;
+	case PLPGSQL_STMT_EXIT:
+		visit_expr(v, ((const PLpgSQL_stmt_exit *)st)->cond, "cond");
+		break;
+	case PLPGSQL_STMT_RETURN:
+		visit_expr(v, ((const PLpgSQL_stmt_return *)st)->expr, "expr");
+		break;
+	case PLPGSQL_STMT_RETURN_NEXT:
+		visit_expr(v, ((const PLpgSQL_stmt_return_next *)st)->expr, "expr");
+		break;
+	case PLPGSQL_STMT_RETURN_QUERY: {
+		const PLpgSQL_stmt_return_query *s = (const PLpgSQL_stmt_return_query *)st;
+		visit_expr(v, s->query, "query");
+		visit_expr(v, s->dynquery, "dynquery");
+		visit_exprs(v, s->params, "params");
+		break;
+	}
+	case PLPGSQL_STMT_RAISE: {
+		const PLpgSQL_stmt_raise *s = (const PLpgSQL_stmt_raise *)st;
+		visit_exprs(v, s->params, "params");
+		const ListCell *lc;
+		foreach (lc, s->options)
+			visit_expr(v, ((const PLpgSQL_raise_option *)lfirst(lc))->expr, "expr");
+		break;
+	}
+	case PLPGSQL_STMT_ASSERT:
+		visit_expr(v, ((const PLpgSQL_stmt_assert *)st)->cond, "cond");
+		visit_expr(v, ((const PLpgSQL_stmt_assert *)st)->message, "message");
+		break;
+	case PLPGSQL_STMT_EXECSQL:
+		visit_expr(v, ((const PLpgSQL_stmt_execsql *)st)->sqlstmt, "sqlstmt");
+		visit_variable(v, ((const PLpgSQL_stmt_execsql *)st)->target);
+		break;
+	case PLPGSQL_STMT_DYNEXECUTE: {
+		const PLpgSQL_stmt_dynexecute *s = (const PLpgSQL_stmt_dynexecute *)st;
+		visit_expr(v, s->query, "query");
+		visit_variable(v, s->target);
+		visit_exprs(v, s->params, "params");
+		break;
+	}
+	case PLPGSQL_STMT_DYNFORS: {
+		const PLpgSQL_stmt_dynfors *s = (const PLpgSQL_stmt_dynfors *)st;
+		visit_variable(v, s->var);
+		visit_stmts(v, s->body);
+		visit_expr(v, s->query, "query");
+		visit_exprs(v, s->params, "params");
+		break;
+	}
+	case PLPGSQL_STMT_OPEN: {
+		const PLpgSQL_stmt_open *s = (const PLpgSQL_stmt_open *)st;
+		visit_expr(v, s->argquery, "argquery");
+		visit_expr(v, s->query, "query");
+		visit_expr(v, s->dynquery, "dynquery");
+		visit_exprs(v, s->params, "params");
+		break;
+	}
+	case PLPGSQL_STMT_FETCH:
+		visit_variable(v, ((const PLpgSQL_stmt_fetch *)st)->target);
+		visit_expr(v, ((const PLpgSQL_stmt_fetch *)st)->expr, "expr");
+		break;
+	case PLPGSQL_STMT_PERFORM:
+		visit_expr(v, ((const PLpgSQL_stmt_perform *)st)->expr, "expr");
+		break;
+	case PLPGSQL_STMT_CALL:
+		visit_expr(v, ((const PLpgSQL_stmt_call *)st)->expr, "expr");
+		visit_variable(v, ((const PLpgSQL_stmt_call *)st)->target);
+		break;
+	default: /* GETDIAG, CLOSE, COMMIT, ROLLBACK: no expression */
+		break;
+	}
+	v->end(v->ctx);
+}
+
+static void visit_stmts(const cgm_raw_plpgsql_visitor *v, const List *stmts)
+{
+	const ListCell *lc;
+	foreach (lc, stmts)
+		visit_stmt(v, lfirst(lc));
+}
+
+char *__wrap_plpgsqlToJSON(PLpgSQL_function *func)
+{
+	const cgm_raw_plpgsql_visitor *v = plpgsql_visitor;
+	bool known = v && func && func->action;
+	for (int i = 0; known && i < func->ndatums; i++) {
+		int t = func->datums[i]->dtype;
+		known = t == PLPGSQL_DTYPE_VAR || t == PLPGSQL_DTYPE_ROW || t == PLPGSQL_DTYPE_REC ||
+			t == PLPGSQL_DTYPE_RECFIELD;
+	}
+	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action))
+		return __real_plpgsqlToJSON(func);
+	v->begin(v->ctx);
+	for (int i = 0; i < func->ndatums; i++) {
+		if (func->datums[i]->dtype != PLPGSQL_DTYPE_VAR)
+			continue;
+		const PLpgSQL_var *var = (const PLpgSQL_var *)func->datums[i];
+		v->var(v->ctx, var->refname, var->datatype ? var->datatype->typname : NULL, var->lineno,
+		       var->default_val ? var->default_val->query : NULL,
+		       var->cursor_explicit_expr ? var->cursor_explicit_expr->query : NULL);
+	}
+	visit_stmt(v, (const PLpgSQL_stmt *)func->action);
+	return pstrdup("{}");
 }

@@ -97,6 +97,29 @@ typedef struct cgm_raw_capture {
 } cgm_raw_capture;
 void cgm_raw_capture_set(const cgm_raw_capture *capture);
 
+/* The statement tree of a PL/pgSQL body, walked from libpg_query's own
+ * structs instead of the JSON it would print: while set on this thread, a
+ * successful pg_query_parse_plpgsql reports to it, in the order that JSON
+ * lists them, every variable (`var`: its name, declared type text or NULL,
+ * line, 0 for parameters and implicit ones, and the text of its default and
+ * of its cursor query or NULL), then for the action each statement
+ * (`statement`, kind as the JSON key names it after "PLpgSQL_stmt_", plus
+ * "elsif" and "case" for those branches; `end` after its contents) and each
+ * embedded expression (`expression`, with the field it stands in).  `begin`
+ * is called first; when it is not, the tree held something this walker does
+ * not know and the JSON is printed as before.  Strings die when the
+ * callback returns. */
+typedef struct cgm_raw_plpgsql_visitor {
+	void *ctx;
+	void (*begin)(void *ctx);
+	void (*var)(void *ctx, const char *name, const char *type, int lineno,
+		    const char *default_text, const char *cursor_text);
+	void (*statement)(void *ctx, const char *kind, int lineno);
+	void (*end)(void *ctx);
+	void (*expression)(void *ctx, const char *text, const char *field);
+} cgm_raw_plpgsql_visitor;
+void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor);
+
 /* The type of `SELECT NULL::<type>` when that is all `query` holds (no
  * other clause, no second target or statement): its name parts as written
  * (n of them, at most 4), array dimensions and %TYPE flag, handed to

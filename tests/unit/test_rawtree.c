@@ -17,6 +17,7 @@
 #include <pg_query.h>
 
 #include "cgmap/model.h"
+#include "jsontok.h"
 #include "rawtree.h"
 
 typedef struct seen {
@@ -301,6 +302,150 @@ static void test_plpgsql_checks_are_captured(void **state)
 	assert_string_equal(c.texts, "");
 }
 
+/* The PL/pgSQL tree walked from libpg_query's structs reports what its JSON
+ * holds, in the same order: statements with their lines, expressions with
+ * the field they stand in, and declared variables. */
+typedef struct steps {
+	char text[8192];
+} steps;
+
+static void step_begin(void *ctx)
+{
+	add_word(((steps *)ctx)->text, sizeof((steps *)ctx)->text, "begin");
+}
+
+static void step_var(void *ctx, const char *name, const char *type, int lineno,
+		     const char *default_text, const char *cursor_text)
+{
+	steps *s = ctx;
+	char word[512];
+	snprintf(word, sizeof word, "var:%s:%s:%d:%s:%s", name, type ? type : "-", lineno,
+		 default_text ? default_text : "-", cursor_text ? cursor_text : "-");
+	add_word(s->text, sizeof s->text, word);
+}
+
+static void step_statement(void *ctx, const char *kind, int lineno)
+{
+	steps *s = ctx;
+	char word[64];
+	snprintf(word, sizeof word, "%s:%d", kind, lineno);
+	add_word(s->text, sizeof s->text, word);
+}
+
+static void step_end(void *ctx)
+{
+	add_word(((steps *)ctx)->text, sizeof((steps *)ctx)->text, "end");
+}
+
+static void step_expression(void *ctx, const char *text, const char *field)
+{
+	steps *s = ctx;
+	char word[512];
+	snprintf(word, sizeof word, "[%s]@%s", text, field);
+	add_word(s->text, sizeof s->text, word);
+}
+
+/* The same steps read from the JSON, the way extraction used to. */
+static void json_steps(steps *s, const jt_doc *d, int node, const char *field)
+{
+	const jt_token *t = &d->tokens[node];
+	if (t->type == JT_ARRAY) {
+		int e = node + 1;
+		for (int i = 0; i < t->size; i++, e = jt_skip(d, e))
+			json_steps(s, d, e, field);
+		return;
+	}
+	if (t->type != JT_OBJECT)
+		return;
+	int k = node + 1;
+	for (int i = 0; i < t->size; i++, k = jt_skip(d, k + 1)) {
+		char key[64];
+		snprintf(key, sizeof key, "%.*s", d->tokens[k].end - d->tokens[k].start,
+			 d->text + d->tokens[k].start);
+		int v = k + 1;
+		const char *kind = strncmp(key, "PLpgSQL_stmt_", 13) == 0 ? key + 13
+				   : strcmp(key, "PLpgSQL_if_elsif") == 0    ? "elsif"
+				   : strcmp(key, "PLpgSQL_case_when") == 0   ? "case"
+									     : NULL;
+		if (kind) {
+			step_statement(s, kind, (int)jt_long(d, jt_get(d, v, "lineno"), 0));
+			json_steps(s, d, v, NULL);
+			step_end(s);
+		} else if (strcmp(key, "PLpgSQL_expr") == 0) {
+			char *q = jt_strdup_heap(d, jt_get(d, v, "query"));
+			step_expression(s, q, field);
+			free(q);
+		} else if (d->tokens[v].type == JT_OBJECT || d->tokens[v].type == JT_ARRAY) {
+			json_steps(s, d, v, key);
+		}
+	}
+}
+
+static void test_plpgsql_tree_from_structs(void **state)
+{
+	(void)state;
+	const char *fn =
+		"CREATE FUNCTION f(a int) RETURNS SETOF int LANGUAGE plpgsql AS $x$\n"
+		"DECLARE v int := d(1); w text; r record; arr int[] := '{}';\n"
+		"BEGIN\n"
+		" v := a1(1);\n IF c1() THEN PERFORM p1(); ELSIF c2() THEN PERFORM p2(); ELSE PERFORM p3(); END IF;\n"
+		" CASE t1() WHEN w1() THEN PERFORM p4(); ELSE NULL; END CASE;\n"
+		" LOOP EXIT WHEN e1(); END LOOP;\n WHILE wh() LOOP PERFORM p5(); END LOOP;\n"
+		" FOR i IN lo() .. hi() BY st() LOOP PERFORM p6(); END LOOP;\n"
+		" FOR r IN SELECT fs() LOOP PERFORM p7(); END LOOP;\n"
+		" FOREACH v IN ARRAY fa() LOOP PERFORM p8(); END LOOP;\n"
+		" RETURN NEXT rn();\n RETURN QUERY SELECT rq();\n RETURN QUERY EXECUTE rqe() USING rqp();\n"
+		" RAISE NOTICE '%', rp() USING HINT = rh();\n ASSERT as1(), as2();\n"
+		" SELECT es() INTO v;\n EXECUTE de() INTO v USING dp();\n"
+		" FOR r IN EXECUTE dfq() USING dfp() LOOP PERFORM p9(); END LOOP;\n"
+		" GET DIAGNOSTICS v = ROW_COUNT;\n CALL pc(cc());\n COMMIT;\n ROLLBACK;\n"
+		" BEGIN PERFORM p10(); EXCEPTION WHEN OTHERS THEN PERFORM ex(); END;\n"
+		" RETURN;\nEND $x$";
+	steps walked;
+	memset(&walked, 0, sizeof walked);
+	cgm_raw_plpgsql_visitor v = { .ctx = &walked, .begin = step_begin, .var = step_var,
+				       .statement = step_statement, .end = step_end,
+				       .expression = step_expression };
+	cgm_raw_plpgsql_set(&v);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(fn);
+	cgm_raw_plpgsql_set(NULL);
+	assert_null(r.error);
+	pg_query_free_plpgsql_parse_result(r);
+
+	r = pg_query_parse_plpgsql(fn);
+	assert_null(r.error);
+	jt_doc d = { 0 };
+	assert_true(jt_parse(&d, r.plpgsql_funcs, strlen(r.plpgsql_funcs)));
+	int func = jt_get(&d, jt_elem(&d, 0, 0), "PLpgSQL_function");
+	steps printed;
+	memset(&printed, 0, sizeof printed);
+	step_begin(&printed);
+	int datums = jt_get(&d, func, "datums");
+	int e = datums + 1;
+	for (int i = 0; i < d.tokens[datums].size; i++, e = jt_skip(&d, e)) {
+		int var = jt_get(&d, e, "PLpgSQL_var");
+		if (var < 0)
+			continue;
+		char *name = jt_strdup_heap(&d, jt_get(&d, var, "refname"));
+		char *type = jt_strdup_heap(&d, jt_get(&d, jt_get(&d, jt_get(&d, var, "datatype"), "PLpgSQL_type"), "typname"));
+		char *dflt = jt_strdup_heap(&d, jt_get(&d, jt_get(&d, jt_get(&d, var, "default_val"), "PLpgSQL_expr"), "query"));
+		char *cur = jt_strdup_heap(&d, jt_get(&d, jt_get(&d, jt_get(&d, var, "cursor_explicit_expr"), "PLpgSQL_expr"), "query"));
+		step_var(&printed, name, type, (int)jt_long(&d, jt_get(&d, var, "lineno"), 0), dflt, cur);
+		free(name);
+		free(type);
+		free(dflt);
+		free(cur);
+	}
+	json_steps(&printed, &d, jt_get(&d, func, "action"), NULL);
+	jt_doc_free(&d);
+	pg_query_free_plpgsql_parse_result(r);
+
+	if (strcmp(walked.text, printed.text) != 0)
+		fail_msg("structs: %s\nJSON:    %s", walked.text, printed.text);
+	assert_non_null(strstr(walked.text, "[de()]@query"));
+	assert_non_null(strstr(walked.text, "elsif:5"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_statements_are_handed_back),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_plpgsql_checks_are_captured),
+		cmocka_unit_test(test_plpgsql_tree_from_structs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
