@@ -611,6 +611,16 @@ static void on_raw_statement(void *arg)
 
 /* ---- the PL/pgSQL tree from libpg_query's structs ---------------------- */
 
+/* Off: every body takes the path a shared libpg_query forces (the JSON of
+ * the PL/pgSQL tree, every expression parsed here), which tests hold to
+ * the same sites. */
+static bool use_parser_trees = true;
+
+void cgm_extract_use_parser_trees(bool on)
+{
+	use_parser_trees = on;
+}
+
 static tree_step *new_step(extract_ctx *ctx, int what)
 {
 	if (ctx->nsteps == ctx->cap_steps) {
@@ -1451,8 +1461,10 @@ static void extract_plpgsql(extract_ctx *ctx)
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
 		ctx->walked = false;
 		ctx->nsteps = 0;
-		cgm_raw_capture_set(&capture);
-		cgm_raw_plpgsql_set(&tree_visitor);
+		if (use_parser_trees) {
+			cgm_raw_capture_set(&capture);
+			cgm_raw_plpgsql_set(&tree_visitor);
+		}
 		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
 		cgm_raw_plpgsql_set(NULL);
 		cgm_raw_capture_set(NULL);

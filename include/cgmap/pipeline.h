@@ -55,6 +55,11 @@ bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
 
 /* One function, into `arena` (thread-safe across different functions). */
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
+/* Whether PL/pgSQL bodies are read from the trees libpg_query's own parser
+ * built (the default, when the link could wrap it) or from its JSON with
+ * every expression parsed again (the path of a shared libpg_query); the
+ * sites are the same.  Set it before extraction starts, not during. */
+void cgm_extract_use_parser_trees(bool on);
 
 typedef struct cgm_resolve_options {
 	bool include_builtins;         /* keep edges to pg_catalog functions */

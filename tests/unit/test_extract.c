@@ -1,7 +1,8 @@
 /*
  * test_extract.c - call-site extraction from PL/pgSQL and SQL bodies:
  * every statement form, exact lines, comments and strings, EXECUTE, cursors,
- * DML events, and bodies that do not parse.
+ * DML events, and bodies that do not parse; each case twice, read from the
+ * trees libpg_query's PL/pgSQL parser built and from its JSON.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -422,5 +423,11 @@ int main(void)
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* Every case on both paths: the trees libpg_query's own parser built,
+	 * and the JSON path a shared libpg_query forces. */
+	int failed = cmocka_run_group_tests_name("from the parser's trees", tests, setup, teardown);
+	cgm_extract_use_parser_trees(false);
+	failed += cmocka_run_group_tests_name("from libpg_query's JSON", tests, setup, teardown);
+	cgm_extract_use_parser_trees(true);
+	return failed;
 }
