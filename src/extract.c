@@ -1317,10 +1317,15 @@ static void walk_datums(extract_ctx *ctx, const jt_doc *d, int datums)
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
 static void replay_tree(extract_ctx *ctx)
 {
-	const char *kinds[256];
-	int lines[256];
-	bool performs[256];
-	int depth = 0;
+	/* The statement context each open statement replaced, restored at its
+	 * end: as deep as the body nests, as the recursive JSON walk is. */
+	typedef struct saved_context {
+		const char *kind;
+		int line;
+		bool in_perform;
+	} saved_context;
+	saved_context *stack = NULL;
+	int depth = 0, cap = 0;
 	for (int i = 0; i < ctx->nsteps; i++) {
 		const tree_step *t = &ctx->steps[i];
 		switch (t->what) {
@@ -1341,22 +1346,22 @@ static void replay_tree(extract_ctx *ctx)
 			ctx->stmt_line = 1;
 			break;
 		case STEP_STATEMENT:
-			if (depth < 256) {
-				kinds[depth] = ctx->stmt_kind;
-				lines[depth] = ctx->stmt_line;
-				performs[depth] = ctx->in_perform;
+			if (depth == cap) {
+				cap = cap ? cap * 2 : 32;
+				stack = cgm_xrealloc(stack, sizeof(saved_context) * (size_t)cap);
 			}
-			depth++;
+			stack[depth++] = (saved_context){ ctx->stmt_kind, ctx->stmt_line, ctx->in_perform };
 			ctx->stmt_kind = t->kind;
 			if (t->lineno)
 				ctx->stmt_line = t->lineno;
 			ctx->in_perform = strcmp(t->kind, "perform") == 0;
 			break;
 		case STEP_END:
-			if (depth > 0 && --depth < 256) {
-				ctx->stmt_kind = kinds[depth];
-				ctx->stmt_line = lines[depth];
-				ctx->in_perform = performs[depth];
+			if (depth > 0) {
+				depth--;
+				ctx->stmt_kind = stack[depth].kind;
+				ctx->stmt_line = stack[depth].line;
+				ctx->in_perform = stack[depth].in_perform;
 			}
 			break;
 		case STEP_EXPRESSION:
@@ -1364,6 +1369,7 @@ static void replay_tree(extract_ctx *ctx)
 			break;
 		}
 	}
+	free(stack);
 }
 
 /* A dollar-quote tag that does not occur in body. */
