@@ -301,9 +301,13 @@ static const char *lines_text(cgm_arena *a, const cgm_edge *e)
 	return s;
 }
 
-static const char *via_text(cgm_via via)
+/* How the edge runs its callee, for a finding's text: nothing for a plain
+ * call, the mechanism and its object otherwise ("through view app.v"). */
+static const char *via_text(cgm_arena *a, const cgm_edge *e)
 {
-	switch (via) {
+	switch (e->via) {
+	case CGM_VIA_CALL:
+		return "";
 	case CGM_VIA_LITERAL:
 		return " (in constant EXECUTE SQL)";
 	case CGM_VIA_TRIGGER:
@@ -311,8 +315,17 @@ static const char *via_text(cgm_via via)
 	case CGM_VIA_DYNAMIC:
 		return " (observed from a dynamic EXECUTE)";
 	default:
-		return "";
+		return e->object ? cgm_arena_printf(a, " (through %s)", e->object)
+				 : cgm_arena_printf(a, " (through a %s)", cgm_via_name(e->via));
 	}
+}
+
+/* Edges are the same across the two sides when from, to, mechanism and
+ * object are. */
+static const char *edge_key(cgm_arena *a, const char *from, const char *to, const cgm_edge *e)
+{
+	return cgm_arena_printf(a, "%s\x1f%s\x1f%d\x1f%s", from, to, (int)e->via,
+				e->object ? e->object : "");
 }
 
 static void compare_edges(diff_ctx *c)
@@ -326,7 +339,7 @@ static void compare_edges(diff_ctx *c)
 			continue; /* observed-only edges follow traffic, not code */
 		const char *from = translate(c, c->base->functions[e->from].id);
 		const char *to = translate(c, c->base->functions[e->to].id);
-		kl_add(&base_edges, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", from, to, (int)e->via), e);
+		kl_add(&base_edges, edge_key(c->a, from, to, e), e);
 	}
 	kl_sort(&base_edges);
 	for (int i = 0; i < c->head->nedges; i++) {
@@ -336,8 +349,7 @@ static void compare_edges(diff_ctx *c)
 			continue;
 		const char *from = c->head->functions[e->from].id;
 		const char *to = c->head->functions[e->to].id;
-		keyed *k = kl_take(&base_edges,
-				   cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", from, to, (int)e->via));
+		keyed *k = kl_take(&base_edges, edge_key(c->a, from, to, e));
 		if (k) {
 			k->used = 1;
 			continue;
@@ -346,7 +358,7 @@ static void compare_edges(diff_ctx *c)
 		if (!head_fn_in_base(c, from))
 			continue;
 		add_finding(c, CGM_FIND_ADDED_EDGE, from, to, e->nlines ? e->lines[0] : 0,
-			    cgm_arena_printf(c->a, "now calls %s%s%s", to, via_text(e->via),
+			    cgm_arena_printf(c->a, "now calls %s%s%s", to, via_text(c->a, e),
 					     lines_text(c->a, e)));
 	}
 	for (int i = 0; i < base_edges.n; i++) {
@@ -358,7 +370,7 @@ static void compare_edges(diff_ctx *c)
 		if (!in_head(c, from))
 			continue; /* a removed function's calls went with it */
 		add_finding(c, CGM_FIND_REMOVED_EDGE, from, to, 0,
-			    cgm_arena_printf(c->a, "no longer calls %s%s (in BASE%s)", to, via_text(e->via),
+			    cgm_arena_printf(c->a, "no longer calls %s%s (in BASE%s)", to, via_text(c->a, e),
 					     lines_text(c->a, e)));
 	}
 	kl_free(&base_edges);

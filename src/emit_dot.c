@@ -42,6 +42,8 @@
 #define COLOR_MISSING "#cc0000"
 #define COLOR_AMBIGUOUS "#d97a00"
 #define COLOR_GREY "#888888"
+#define COLOR_RELATION "#2b8a3e" /* run on a relation's behalf: views, defaults, ... */
+#define COLOR_IMPLICIT "#5c7cfa" /* behind an operator, a cast or an aggregate */
 
 /* cgm_escape_dot() with a fast path: printable ASCII that DOT takes as it is
  * is copied in runs, and every other run of bytes goes through
@@ -426,6 +428,16 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		break;
 	case CGM_VIA_CALL:
 		break;
+	case CGM_VIA_OPERATOR:
+	case CGM_VIA_CAST:
+	case CGM_VIA_AGGREGATE:
+		label = e->object ? e->object : cgm_via_name(e->via);
+		color = COLOR_IMPLICIT;
+		break;
+	default: /* the relation mechanisms: view, default, check, policy, ... */
+		label = e->object ? e->object : cgm_via_name(e->via);
+		color = COLOR_RELATION;
+		break;
 	}
 	if (e->ambiguous) {
 		if (!label)
@@ -471,6 +483,10 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 	put_id_text(w, e->to);
 	lit(w, " (");
 	put_fixed(w, cgm_via_name(e->via));
+	if (e->object) {
+		cgm_outfile_putc(&w->file, ' ');
+		escape_dot(w, e->object);
+	}
 	lit(w, ", ");
 	if (is_static)
 		lit(w, "static");

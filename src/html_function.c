@@ -118,8 +118,13 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		if (cgm_edge_unexplained(e))
 			cgm_strbuf_puts(b, " <span class=\"badge error\" title=\"observed at runtime "
 					   "but not found in the source\">unexplained</span>");
-		cgm_strbuf_printf(b, "</td><td>%s</td><td>%s</td><td>", cgm_via_name(e->via),
-				  html_provenance_name(e->provenance));
+		cgm_strbuf_printf(b, "</td><td>%s", cgm_via_name(e->via));
+		if (e->object) {
+			cgm_strbuf_puts(b, " <span class=\"object\">");
+			html_text(b, e->object);
+			cgm_strbuf_puts(b, "</span>");
+		}
+		cgm_strbuf_printf(b, "</td><td>%s</td><td>", html_provenance_name(e->provenance));
 		int nknown = 0;
 		for (int l = 0; l < e->nlines; l++) {
 			if (e->lines[l] <= 0) /* observed with no known site */

@@ -246,8 +246,18 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 		cgm_strbuf_printf(dot, "color=\"%s\", arrowhead=empty%s", color,
 				  st && ob ? ", penwidth=2.2" : "");
 		break;
-	default:
+	case CGM_VIA_CALL:
 		cgm_strbuf_printf(dot, "color=\"%s\"%s", color, st && ob ? ", penwidth=2.2" : "");
+		break;
+	case CGM_VIA_OPERATOR:
+	case CGM_VIA_CAST:
+	case CGM_VIA_AGGREGATE:
+		cgm_strbuf_printf(dot, "color=\"%s\", style=dashed, arrowhead=odiamond%s", color,
+				  st && ob ? ", penwidth=2.2" : "");
+		break;
+	default: /* run on a relation's behalf: views, defaults, checks, ... */
+		cgm_strbuf_printf(dot, "color=\"" COL_TRIGGER "\", style=dashed, arrowhead=box%s",
+				  st && ob ? ", penwidth=2.2" : "");
 		break;
 	}
 	if (ob && e->runtime.calls > 0)
@@ -261,8 +271,12 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 		dot_text(dot, m->functions[e->from].id);
 		cgm_strbuf_puts(dot, " \xE2\x86\x92 ");
 		dot_text(dot, m->functions[e->to].id);
-		cgm_strbuf_printf(dot, "\\n%s, %s", cgm_via_name(e->via),
-				  html_provenance_name(e->provenance));
+		cgm_strbuf_printf(dot, "\\n%s", cgm_via_name(e->via));
+		if (e->object) {
+			cgm_strbuf_putc(dot, ' ');
+			dot_text(dot, e->object);
+		}
+		cgm_strbuf_printf(dot, ", %s", html_provenance_name(e->provenance));
 		if (e->ambiguous)
 			cgm_strbuf_puts(dot, ", ambiguous");
 		for (int l = 0, nknown = 0; l < e->nlines; l++)

@@ -20,7 +20,7 @@
 typedef struct totals {
 	int functions, analysed;
 	int edges, static_only, observed_only, both;
-	int via[4];
+	int via[CGM_VIA_COUNT];
 	int dynamic_sites, dynamic_seen;
 	int missing, parse_errors, diagnostics;
 	int dead, cold, entries, unexplained, cycles, cyclic_functions;
@@ -300,9 +300,15 @@ int html_write_index(const html_ctx *ctx)
 			      "class=\"num\">%d</td></tr>\n<tr><td>constant SQL of an EXECUTE</td>"
 			      "<td class=\"num\">%d</td></tr>\n<tr><td>trigger fired by DML</td><td "
 			      "class=\"num\">%d</td></tr>\n<tr><td>dynamic EXECUTE (observed)</td><td "
-			      "class=\"num\">%d</td></tr>\n</tbody></table>\n",
+			      "class=\"num\">%d</td></tr>\n",
 			  t.via[CGM_VIA_CALL], t.via[CGM_VIA_LITERAL], t.via[CGM_VIA_TRIGGER],
 			  t.via[CGM_VIA_DYNAMIC]);
+	/* The other mechanisms (views, defaults, operators, ...) when present. */
+	for (int v = CGM_VIA_DYNAMIC + 1; v < CGM_VIA_COUNT; v++)
+		if (t.via[v])
+			cgm_strbuf_printf(&b, "<tr><td>%s</td><td class=\"num\">%d</td></tr>\n",
+					  cgm_via_name((cgm_via)v), t.via[v]);
+	cgm_strbuf_puts(&b, "</tbody></table>\n");
 	cgm_strbuf_printf(&b, "<h3>Dynamic SQL</h3>\n<p>%d dynamic EXECUTE sites: %d seen at "
 			      "runtime, %d never seen%s.</p>\n",
 			  t.dynamic_sites, t.dynamic_seen, t.dynamic_sites - t.dynamic_seen,

@@ -338,7 +338,7 @@ static int compare_edges_by_id(const void *a, const void *b, void *arg)
 	if (!c)
 		c = strcmp(node_id(model, x->to), node_id(model, y->to));
 	if (!c)
-		c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
+		c = cgm_edge_compare_kind(x, y);
 	return c;
 }
 

@@ -62,6 +62,21 @@ cgm_relation *cgm_model_add_relation(cgm_model *model)
 	MODEL_APPEND(model, relations, nrelations, cap_relations, cgm_relation);
 }
 
+cgm_operator *cgm_model_add_operator(cgm_model *model)
+{
+	MODEL_APPEND(model, operators, noperators, cap_operators, cgm_operator);
+}
+
+cgm_cast *cgm_model_add_cast(cgm_model *model)
+{
+	MODEL_APPEND(model, casts, ncasts, cap_casts, cgm_cast);
+}
+
+cgm_aggregate *cgm_model_add_aggregate(cgm_model *model)
+{
+	MODEL_APPEND(model, aggregates, naggregates, cap_aggregates, cgm_aggregate);
+}
+
 cgm_relation *cgm_model_add_type(cgm_model *model)
 {
 	MODEL_APPEND(model, types, ntypes, cap_types, cgm_relation);
@@ -193,6 +208,44 @@ void cgm_model_link(cgm_model *model)
 		if (model->references[i].function_id)
 			model->references[i].function =
 				cgm_model_find(model, model->references[i].function_id);
+	for (int i = 0; i < model->noperators; i++)
+		model->operators[i].function = cgm_model_find(model, model->operators[i].function_id);
+	for (int i = 0; i < model->ncasts; i++)
+		model->casts[i].function = cgm_model_find(model, model->casts[i].function_id);
+	for (int i = 0; i < model->naggregates; i++) {
+		cgm_aggregate *a = &model->aggregates[i];
+		a->aggregate = cgm_model_find(model, a->aggregate_id);
+		for (int k = 0; k < a->nsupport; k++)
+			a->support[k] = cgm_model_find(model, a->support_ids[k]);
+	}
+}
+
+int cgm_edge_compare_kind(const cgm_edge *x, const cgm_edge *y)
+{
+	if (x->via != y->via) {
+		int c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
+		if (c)
+			return c;
+	}
+	if (x->object == y->object)
+		return 0;
+	if (!x->object || !y->object)
+		return x->object ? 1 : -1;
+	return strcmp(x->object, y->object);
+}
+
+cgm_via cgm_site_target_via(const cgm_site *site, int t)
+{
+	if (site->target_via)
+		return site->target_via[t];
+	return site->kind == CGM_SITE_TRIGGER ? CGM_VIA_TRIGGER
+	       : site->via_literal           ? CGM_VIA_LITERAL
+					     : CGM_VIA_CALL;
+}
+
+const char *cgm_site_target_object(const cgm_site *site, int t)
+{
+	return site->target_object ? site->target_object[t] : NULL;
 }
 
 int cgm_count_lines(const char *s)
@@ -220,7 +273,7 @@ static int compare_id_recs(const void *a, const void *b)
 
 typedef struct {
 	int from_rank, to_rank;
-	int via;
+	const cgm_edge *edge;
 	int index;
 } edge_rec;
 
@@ -231,11 +284,9 @@ static int compare_edge_recs(const void *a, const void *b)
 		return x->from_rank < y->from_rank ? -1 : 1;
 	if (x->to_rank != y->to_rank)
 		return x->to_rank < y->to_rank ? -1 : 1;
-	if (x->via != y->via) {
-		int c = strcmp(cgm_via_name((cgm_via)x->via), cgm_via_name((cgm_via)y->via));
-		if (c)
-			return c;
-	}
+	int c = cgm_edge_compare_kind(x->edge, y->edge);
+	if (c)
+		return c;
 	return (x->index > y->index) - (x->index < y->index);
 }
 
@@ -270,7 +321,7 @@ int *cgm_model_edge_order(const cgm_model *model)
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
 		bool ok = e->from >= 0 && e->from < n && e->to >= 0 && e->to < n;
-		recs[i] = (edge_rec){ ok ? rank[e->from] : -1, ok ? rank[e->to] : -1, (int)e->via, i };
+		recs[i] = (edge_rec){ ok ? rank[e->from] : -1, ok ? rank[e->to] : -1, e, i };
 	}
 	qsort(recs, (size_t)model->nedges, sizeof(edge_rec), compare_edge_recs);
 	for (int i = 0; i < model->nedges; i++)
@@ -302,18 +353,21 @@ int *cgm_model_edge_order(const cgm_model *model)
 NAME_TABLE(cgm_kind_name, cgm_kind_parse, cgm_kind,
 	   "function", "procedure", "aggregate", "window")
 NAME_TABLE(cgm_site_kind_name, cgm_site_kind_parse, cgm_site_kind,
-	   "call", "perform", "call_stmt", "trigger", "execute_literal", "dynamic")
+	   "call", "perform", "call_stmt", "trigger", "execute_literal", "dynamic",
+	   "relation", "ddl", "operator", "cast")
 NAME_TABLE(cgm_resolution_name, cgm_resolution_parse, cgm_resolution,
 	   "unresolved", "resolved", "ambiguous", "missing", "builtin", "none")
 NAME_TABLE(cgm_via_name, cgm_via_parse, cgm_via,
-	   "call", "dynamic_literal", "trigger", "dynamic")
+	   "call", "dynamic_literal", "trigger", "dynamic", "view", "policy", "default",
+	   "generated", "check", "domain", "trigger_when", "rule", "index", "cascade",
+	   "event_trigger", "operator", "cast", "aggregate")
 
 const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
-	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE" };
+	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (!(events & (1u << i)))
 			continue;
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", names[i]);

@@ -274,11 +274,9 @@ static bool edge_before(const cgm_model *m, const int *rank, int a, int b)
 	const cgm_edge *x = &m->edges[a], *y = &m->edges[b];
 	if (rank[x->to] != rank[y->to])
 		return rank[x->to] < rank[y->to];
-	if (x->via != y->via) {
-		int c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
-		if (c)
-			return c < 0;
-	}
+	int c = cgm_edge_compare_kind(x, y);
+	if (c)
+		return c < 0;
 	return a < b;
 }
 

@@ -371,7 +371,7 @@ static int compare_edges(const void *a, const void *b)
 	if (!c)
 		c = strcmp(node_id(x->model, ex->to), node_id(y->model, ey->to));
 	if (!c)
-		c = strcmp(cgm_via_name(ex->via), cgm_via_name(ey->via));
+		c = cgm_edge_compare_kind(ex, ey);
 	return c ? c : x->index - y->index;
 }
 
@@ -470,16 +470,17 @@ static void build_missing(table *t, const cgm_model *model)
 }
 
 static const column edge_columns[] = {
-	{ "from", COL_STR }, { "to", COL_STR }, { "via", COL_STR }, { "provenance", COL_STR },
-	{ "lines", COL_STR }, { "ambiguous", COL_BOOL }, { "calls", COL_INT },
-	{ "total_ms", COL_NUM }, { "self_ms", COL_NUM },
+	{ "from", COL_STR },	  { "to", COL_STR },	     { "via", COL_STR },
+	{ "provenance", COL_STR }, { "lines", COL_STR },     { "ambiguous", COL_BOOL },
+	{ "calls", COL_INT },	  { "total_ms", COL_NUM },  { "self_ms", COL_NUM },
+	{ "object", COL_STR },
 };
 
 static void build_edges(table *t, const cgm_model *model)
 {
 	t->title = "Edges";
 	t->cols = edge_columns;
-	t->ncols = 9;
+	t->ncols = 10;
 	edge_ref *refs = sorted_edges(model);
 	for (int k = 0; k < model->nedges; k++) {
 		const cgm_edge *e = &model->edges[refs[k].index];
@@ -497,8 +498,12 @@ static void build_edges(table *t, const cgm_model *model)
 			r->cells[8] = num_cell(e->runtime.self_ms);
 		}
 		cgm_strbuf line = CGM_STRBUF_INIT;
-		cgm_strbuf_printf(&line, "%s -> %s via %s %s lines %s", r->cells[0], r->cells[1],
-				  r->cells[2], r->cells[3], e->nlines ? r->cells[4] : "-");
+		if (e->object)
+			r->cells[9] = xstrdup(e->object);
+		cgm_strbuf_printf(&line, "%s -> %s via %s", r->cells[0], r->cells[1], r->cells[2]);
+		if (e->object)
+			cgm_strbuf_printf(&line, " (%s)", e->object);
+		cgm_strbuf_printf(&line, " %s lines %s", r->cells[3], e->nlines ? r->cells[4] : "-");
 		if (e->ambiguous)
 			cgm_strbuf_puts(&line, " ambiguous");
 		if (observed)

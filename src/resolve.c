@@ -678,9 +678,19 @@ static void resolve_trigger_site(const resolver *rv, cgm_arena *arena, const cgm
 typedef struct edge_key {
 	int from, to;
 	cgm_via via;
+	const char *object;
 	int line;
 	bool ambiguous;
 } edge_key;
+
+static int compare_objects(const char *x, const char *y)
+{
+	if (x == y)
+		return 0;
+	if (!x || !y)
+		return x ? 1 : -1;
+	return strcmp(x, y);
+}
 
 static int compare_edge_keys(const void *a, const void *b)
 {
@@ -691,7 +701,16 @@ static int compare_edge_keys(const void *a, const void *b)
 		return x->to - y->to;
 	if (x->via != y->via)
 		return (int)x->via - (int)y->via;
+	int c = compare_objects(x->object, y->object);
+	if (c)
+		return c;
 	return x->line - y->line;
+}
+
+static bool same_edge(const edge_key *x, const edge_key *y)
+{
+	return x->from == y->from && x->to == y->to && x->via == y->via &&
+	       compare_objects(x->object, y->object) == 0;
 }
 
 /* The edges of one run of consecutive callers [first, last): one per (from,
@@ -723,9 +742,8 @@ static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena,
 				}
 				keys[n].from = f;
 				keys[n].to = s->targets[t];
-				keys[n].via = s->kind == CGM_SITE_TRIGGER ? CGM_VIA_TRIGGER
-					      : s->via_literal            ? CGM_VIA_LITERAL
-									  : CGM_VIA_CALL;
+				keys[n].via = cgm_site_target_via(s, t);
+				keys[n].object = cgm_site_target_object(s, t);
 				keys[n].line = s->line;
 				keys[n].ambiguous = s->resolution == CGM_RES_AMBIGUOUS ||
 						    (s->resolution == CGM_RES_BUILTIN && s->ntargets > 1);
@@ -736,19 +754,18 @@ static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena,
 	qsort(keys, (size_t)n, sizeof(edge_key), compare_edge_keys);
 	int groups = 0;
 	for (int i = 0; i < n; i++)
-		groups += i == 0 || keys[i].from != keys[i - 1].from || keys[i].to != keys[i - 1].to ||
-			  keys[i].via != keys[i - 1].via;
+		groups += i == 0 || !same_edge(&keys[i], &keys[i - 1]);
 	out->edges = groups ? cgm_arena_alloc(arena, sizeof(cgm_edge) * (size_t)groups) : NULL;
 	out->nedges = 0;
 	for (int i = 0; i < n;) {
 		int j = i;
-		while (j < n && keys[j].from == keys[i].from && keys[j].to == keys[i].to &&
-		       keys[j].via == keys[i].via)
+		while (j < n && same_edge(&keys[j], &keys[i]))
 			j++;
 		cgm_edge *e = &out->edges[out->nedges++];
 		e->from = keys[i].from;
 		e->to = keys[i].to;
 		e->via = keys[i].via;
+		e->object = keys[i].object;
 		e->provenance = CGM_EDGE_STATIC;
 		e->lines = cgm_arena_alloc(arena, sizeof(int) * (size_t)(j - i));
 		for (int k = i; k < j; k++) {

@@ -42,7 +42,7 @@
 #define SNAPSHOT_NAME "cgmap.json"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
-static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE" };
+static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
 /* ------------------------------------------------------------------ */
@@ -561,6 +561,30 @@ static void put_site_targets(cgm_outfile *o, const writer *w, const cgm_site *si
 		free(targets);
 }
 
+/* Targets that carry their own mechanism (relation, operator, cast and
+ * aggregate sites): every (target, via, object) in target order, so that
+ * "targets" stays the plain id list older readers know. */
+static void put_site_effects(cgm_outfile *o, const writer *w, const cgm_site *site)
+{
+	cgm_outfile_lit(o, ", \"effects\": [");
+	bool first = true;
+	for (int t = 0; t < site->ntargets; t++) {
+		if (!w->written[site->targets[t]])
+			continue;
+		if (!first)
+			cgm_outfile_lit(o, ", ");
+		first = false;
+		cgm_outfile_lit(o, "{\"to\": ");
+		put_id(o, w, site->targets[t]);
+		cgm_outfile_lit(o, ", \"via\": ");
+		put_name(o, cgm_via_name(site->target_via[t]));
+		cgm_outfile_lit(o, ", \"object\": ");
+		put_string(o, cgm_site_target_object(site, t));
+		cgm_outfile_putc(o, '}');
+	}
+	cgm_outfile_putc(o, ']');
+}
+
 static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 {
 	cgm_outfile_lit(o, "{\"line\": ");
@@ -585,12 +609,18 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 	put_bool(o, site->variadic_call);
 	cgm_outfile_lit(o, ", \"events\": ");
 	put_flat_events(o, site->events);
+	if (site->ncolumns) {
+		cgm_outfile_lit(o, ", \"columns\": ");
+		put_flat_strings(o, site->columns, site->ncolumns);
+	}
 	cgm_outfile_lit(o, ", \"text\": ");
 	put_string(o, site->text);
 	cgm_outfile_lit(o, ", \"resolution\": ");
 	put_name(o, cgm_resolution_name(site->resolution));
 	cgm_outfile_lit(o, ", \"targets\": ");
 	put_site_targets(o, w, site);
+	if (site->target_via)
+		put_site_effects(o, w, site);
 	cgm_outfile_putc(o, '}');
 }
 
@@ -681,6 +711,10 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_id(o, w, e->to);
 	cgm_outfile_lit(o, ", \"via\": ");
 	put_name(o, cgm_via_name(e->via));
+	if (e->object) {
+		cgm_outfile_lit(o, ", \"object\": ");
+		put_string(o, e->object);
+	}
 	cgm_outfile_lit(o, ", \"static\": ");
 	put_bool(o, e->provenance & CGM_EDGE_STATIC);
 	cgm_outfile_lit(o, ", \"observed\": ");
@@ -1648,8 +1682,8 @@ static int get_events(reader *r, const jv *obj, const char *key, unsigned *out)
 		while (e < NEVENTS && strcmp(names[i], event_names[e]) != 0)
 			e++;
 		if (e == NEVENTS)
-			return bad(r, key, "unknown event \"%s\" (expected INSERT, UPDATE, DELETE "
-					   "or TRUNCATE)",
+			return bad(r, key, "unknown event \"%s\" (expected INSERT, UPDATE, DELETE, "
+					   "TRUNCATE or SELECT)",
 				   names[i]);
 		*out |= 1u << e;
 	}
@@ -1725,6 +1759,7 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 		return bad(r, "argtypes", "has %d entries for %d arguments", n, site->nargs);
 	TRY(get_bool(r, obj, "variadic", &site->variadic_call));
 	TRY(get_events(r, obj, "events", &site->events));
+	TRY(get_string_array(r, obj, "columns", false, false, &site->columns, &site->ncolumns));
 	TRY(get_string(r, obj, "text", OPTIONAL, &site->text));
 	TRY(get_string(r, obj, "resolution", REQUIRED, &resolution));
 	if (cgm_resolution_parse(&site->resolution, resolution) != 0)
@@ -1732,9 +1767,41 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	return 0; /* targets need every function: read_site_targets */
 }
 
+/* "effects": targets with their own mechanism; they replace "targets". */
+static int read_site_effects(reader *r, const jv *arr, cgm_site *site)
+{
+	size_t n = jv_array_size(arr);
+	cgm_arena *a = r->model->arena;
+	site->ntargets = (int)n;
+	site->targets = cgm_arena_alloc(a, sizeof(int) * (n ? n : 1));
+	site->target_via = cgm_arena_alloc(a, sizeof(cgm_via) * (n ? n : 1));
+	site->target_object = cgm_arena_alloc(a, sizeof(char *) * (n ? n : 1));
+	size_t saved = enter_key(r, "effects");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const jv *v = jv_array_get(arr, i);
+		const char *via;
+		if (!jv_is_object(v)) {
+			rc = bad(r, NULL, "item %zu is %s, expected an object", i, type_name(v));
+			break;
+		}
+		if ((rc = find_function(r, v, "to", &site->targets[i])) ||
+		    (rc = get_string(r, v, "via", REQUIRED, &via)) ||
+		    (rc = get_string(r, v, "object", OPTIONAL, &site->target_object[i])))
+			break;
+		if (cgm_via_parse(&site->target_via[i], via) != 0)
+			rc = bad(r, "via", "unknown edge kind \"%s\"", via);
+	}
+	leave(r, saved);
+	return rc;
+}
+
 static int read_site_targets(reader *r, const jv *obj, cgm_site *site)
 {
 	jv *arr;
+	TRY(get_array(r, obj, "effects", OPTIONAL, false, &arr));
+	if (arr)
+		return read_site_effects(r, arr, site);
 	TRY(get_array(r, obj, "targets", OPTIONAL, true, &arr));
 	size_t n = arr ? jv_array_size(arr) : 0;
 	site->ntargets = (int)n;
@@ -1917,6 +1984,7 @@ static int read_edge(reader *r, const jv *obj)
 	TRY(get_string(r, obj, "via", REQUIRED, &via));
 	if (cgm_via_parse(&e.via, via) != 0)
 		return bad(r, "via", "unknown edge kind \"%s\"", via);
+	TRY(get_string(r, obj, "object", OPTIONAL, &e.object));
 	TRY(get_bool(r, obj, "static", &is_static));
 	TRY(get_bool(r, obj, "observed", &observed));
 	if (!is_static && !observed)

@@ -100,10 +100,20 @@ static const char *const triggers_query =
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE NOT t.tgisinternal ORDER BY 1, 2, 3";
 
+/* Relations and composite types with their columns in attribute order
+ * (names and format_type texts, chr(31)-joined), pg_catalog's too: typing
+ * a column reference needs its type wherever the relation lives. */
 static const char *const relations_query =
-	"SELECT n.nspname, c.relname FROM pg_class c"
+	"SELECT n.nspname, c.relname, c.relkind,"
+	" (SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a"
+	"   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),"
+	" (SELECT string_agg(format_type(a.atttypid, a.atttypmod), chr(31) ORDER BY a.attnum)"
+	"   FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),"
+	" (SELECT count(*) FROM pg_attribute a"
+	"   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)"
+	" FROM pg_class c"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
-	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm')"
+	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
 	" AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
 /* User types (a one-argument call may be a function-style cast to one) and
@@ -485,6 +495,16 @@ static int load_relations(cgm_model *model, PGconn *conn)
 		cgm_relation *rel = cgm_model_add_relation(model);
 		rel->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
 		rel->name = cgm_arena_strdup(model->arena, value(res, r, 1));
+		rel->relkind = value(res, r, 2)[0];
+		int ncols = atoi(value(res, r, 5)), nnames = 0, ntypes = 0;
+		const char **names = split_list(model->arena, value(res, r, 3), ncols, &nnames);
+		const char **types = split_list(model->arena, value(res, r, 4), ncols, &ntypes);
+		if (ncols > 0 && names && types) {
+			rel->ncolumns = ncols;
+			rel->columns = cgm_arena_alloc(model->arena, sizeof(cgm_column) * (size_t)ncols);
+			for (int c = 0; c < ncols; c++)
+				rel->columns[c] = (cgm_column){ names[c], types[c] };
+		}
 	}
 	PQclear(res);
 	return 0;

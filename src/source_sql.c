@@ -110,10 +110,7 @@ static int smap_get(const smap *m, const char *key)
 
 /* ---- what the files have defined so far ---- */
 
-typedef struct sql_column {
-	const char *name;
-	const char *type; /* canonical */
-} sql_column;
+typedef cgm_column sql_column; /* type canonical, NULL when unknown */
 
 typedef struct sql_table {
 	const char *schema, *name;
@@ -470,6 +467,21 @@ static sql_table *add_table(sql_state *st, const char *schema, const char *name,
 	smap_put(&st->table_index, st->a, pair_key(st->a, schema, name), idx);
 	add_type(st, schema, name); /* every relation has a row type */
 	return t;
+}
+
+/* pg_class.relkind of what a definition made. */
+static char relkind_of(const char *kind)
+{
+	static const struct {
+		const char *kind;
+		char relkind;
+	} kinds[] = { { "table", 'r' },		    { "view", 'v' },
+		      { "materialized view", 'm' }, { "foreign table", 'f' },
+		      { "type", 'c' },		    { "partitioned table", 'p' } };
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			return kinds[i].relkind;
+	return 0;
 }
 
 static void add_column(sql_state *st, sql_table *t, const char *name, const char *type)
@@ -2460,10 +2472,14 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 		if (!st->refs[k].dropped)
 			*cgm_model_add_reference(model) = st->refs[k].ref;
 	for (int t = 0; t < st->ntables; t++)
-		if (!st->tables[t].dropped && strcmp(st->tables[t].kind, "type") != 0) {
+		if (!st->tables[t].dropped) {
+			const sql_table *tab = &st->tables[t];
 			cgm_relation *r = cgm_model_add_relation(model);
-			r->schema = st->tables[t].schema;
-			r->name = st->tables[t].name;
+			r->schema = tab->schema;
+			r->name = tab->name;
+			r->relkind = relkind_of(tab->kind);
+			r->ncolumns = tab->ncolumns;
+			r->columns = tab->columns;
 		}
 	add_types_and_columns(st);
 	if (st->pool)

@@ -30,6 +30,30 @@ typedef enum {
 	CGM_KIND_WINDOW
 } cgm_kind;
 
+/* How a caller makes PostgreSQL run a callee: the mechanism of an edge.
+ * The names (cgm_via_name) are the snapshot's; new values go at the end. */
+typedef enum {
+	CGM_VIA_CALL = 0,      /* direct call (including PERFORM, CALL) */
+	CGM_VIA_LITERAL,       /* inside constant EXECUTE SQL */
+	CGM_VIA_TRIGGER,       /* DML firing a trigger */
+	CGM_VIA_DYNAMIC,       /* observed from a dynamic EXECUTE site */
+	CGM_VIA_VIEW,          /* a function a view read by the statement calls */
+	CGM_VIA_POLICY,        /* a row-level security policy's USING / WITH CHECK */
+	CGM_VIA_DEFAULT,       /* a column default of an INSERT (or UPDATE ... DEFAULT) */
+	CGM_VIA_GENERATED,     /* a generated column's expression */
+	CGM_VIA_CHECK,         /* a CHECK constraint */
+	CGM_VIA_DOMAIN,        /* a domain's CHECK constraint on a column's type */
+	CGM_VIA_TRIGGER_WHEN,  /* a trigger's WHEN condition */
+	CGM_VIA_RULE,          /* a rewrite rule */
+	CGM_VIA_INDEX,         /* an index expression or partial-index predicate */
+	CGM_VIA_CASCADE,       /* a foreign key's ON DELETE/UPDATE action on another table */
+	CGM_VIA_EVENT_TRIGGER, /* an event trigger fired by DDL */
+	CGM_VIA_OPERATOR,      /* the function behind an operator */
+	CGM_VIA_CAST,          /* the function behind a cast */
+	CGM_VIA_AGGREGATE      /* a support function of an aggregate or window function */
+} cgm_via;
+#define CGM_VIA_COUNT (CGM_VIA_AGGREGATE + 1)
+
 /* What made a call site. */
 typedef enum {
 	CGM_SITE_CALL = 0,     /* function call inside an expression or query */
@@ -37,7 +61,16 @@ typedef enum {
 	CGM_SITE_CALL_STMT,    /* CALL p(...) */
 	CGM_SITE_TRIGGER,      /* INSERT/UPDATE/DELETE/TRUNCATE on a table with triggers */
 	CGM_SITE_EXEC_LITERAL, /* call found inside the constant SQL of an EXECUTE */
-	CGM_SITE_DYNAMIC       /* EXECUTE whose SQL cannot be known statically */
+	CGM_SITE_DYNAMIC,      /* EXECUTE whose SQL cannot be known statically */
+	CGM_SITE_RELATION,     /* a statement reading or writing a relation (name, events,
+	                        * columns): its targets are what PostgreSQL runs on its
+	                        * behalf (views, defaults, checks, policies, ...) */
+	CGM_SITE_DDL,          /* a DDL statement; name is its command tag ("CREATE TABLE"):
+	                        * its targets are the event triggers it fires */
+	CGM_SITE_OPERATOR,     /* an operator; name is its symbol, schema as written in
+	                        * OPERATOR(s.op); nargs 1 (prefix) or 2 operands */
+	CGM_SITE_CAST          /* a cast; name is the target type (canonical), nargs 1 and
+	                        * argtypes[0] the source type when known */
 } cgm_site_kind;
 
 /* What resolution made of a site. */
@@ -55,7 +88,8 @@ enum {
 	CGM_EV_INSERT = 1 << 0,
 	CGM_EV_UPDATE = 1 << 1,
 	CGM_EV_DELETE = 1 << 2,
-	CGM_EV_TRUNCATE = 1 << 3
+	CGM_EV_TRUNCATE = 1 << 3,
+	CGM_EV_SELECT = 1 << 4    /* a read: only relation sites, never a trigger's event */
 };
 
 /* One call site in one function body.  Names are as PostgreSQL folds them
@@ -72,12 +106,19 @@ typedef struct cgm_site {
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
 	bool variadic_call;     /* last argument written as VARIADIC arr */
-	unsigned events;        /* CGM_SITE_TRIGGER: CGM_EV_* of the statement */
+	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
+	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT */
+	const char **columns;   /* lists or an UPDATE sets; 0/NULL when all or unknown */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 
 	cgm_resolution resolution;
 	int ntargets;
-	int *targets;           /* indexes into model->functions */
+	int *targets;           /* indexes into model->functions; a function may repeat
+	                         * when target_via/target_object tell its targets apart */
+	cgm_via *target_via;      /* ntargets mechanisms, or NULL: every target's is the
+	                         * site kind's (call, dynamic_literal, trigger) */
+	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
+	                         * NULL array when target_via is NULL */
 } cgm_site;
 
 /* A parse failure of one body: the function stays, marked. */
@@ -147,16 +188,13 @@ enum {
 	CGM_EDGE_OBSERVED = 1 << 1
 };
 
-typedef enum {
-	CGM_VIA_CALL = 0,     /* direct call (including PERFORM, CALL) */
-	CGM_VIA_LITERAL,      /* inside constant EXECUTE SQL */
-	CGM_VIA_TRIGGER,      /* DML firing a trigger */
-	CGM_VIA_DYNAMIC       /* observed from a dynamic EXECUTE site */
-} cgm_via;
 
 typedef struct cgm_edge {
 	int from, to;         /* indexes into model->functions */
 	cgm_via via;
+	const char *object;   /* the object of the mechanism ("view app.v_orders",
+	                       * "check app.orders.amount_positive"), or NULL for calls;
+	                       * edges are one per (from, to, via, object) */
 	unsigned provenance;  /* CGM_EDGE_* */
 	bool ambiguous;       /* one of several candidates of a site */
 	int nlines;
@@ -184,12 +222,58 @@ typedef struct cgm_reference {
 	const char *object;   /* the object's description */
 } cgm_reference;
 
-/* A relation (table, view, foreign table) that DML may name: lets an
- * unqualified table be found through the search_path like PostgreSQL does. */
+/* A column of a relation or composite type, in attribute order. */
+typedef struct cgm_column {
+	const char *name;
+	const char *type;     /* canonical format_type text (with typmod), NULL when unknown */
+} cgm_column;
+
+/* A relation (table, view, foreign table, composite type): lets an
+ * unqualified table be found through the search_path like PostgreSQL does,
+ * and gives the types of its columns.  Builtin relations (pg_catalog,
+ * information_schema) are listed too. */
 typedef struct cgm_relation {
 	const char *schema;
 	const char *name;
+	char relkind;         /* pg_class.relkind: 'r', 'p', 'v', 'm', 'f', 'c'; 0 unknown */
+	int ncolumns;
+	cgm_column *columns;  /* NULL when unknown */
 } cgm_relation;
+
+/* An operator (pg_operator): typing needs its result, an edge its function. */
+typedef struct cgm_operator {
+	const char *schema;
+	const char *name;     /* the symbol, e.g. "===" */
+	const char *left;     /* canonical operand types; left NULL for a prefix operator */
+	const char *right;
+	const char *result;
+	const char *function_id; /* oprcode as a function id, NULL when none */
+	int function;         /* index into model->functions, -1 when unknown (cgm_model_link) */
+	bool builtin;         /* pg_catalog's */
+} cgm_operator;
+
+/* A cast (pg_cast). */
+typedef struct cgm_cast {
+	const char *source;   /* canonical type names */
+	const char *target;
+	char context;         /* 'i' implicit, 'a' assignment, 'e' explicit only */
+	char method;          /* 'f' function, 'b' binary coercible, 'i' I/O conversion */
+	const char *function_id; /* castfunc as a function id, NULL when none */
+	int function;         /* index into model->functions, -1 (cgm_model_link) */
+	bool builtin;         /* both types and the function are pg_catalog's */
+} cgm_cast;
+
+/* The support functions of an aggregate (pg_aggregate). */
+typedef struct cgm_aggregate {
+	const char *aggregate_id;
+	int aggregate;        /* index into model->functions, -1 (cgm_model_link) */
+	int nsupport;
+	const char **support_roles; /* "transition", "final", "combine", "serialize",
+	                             * "deserialize", "moving transition",
+	                             * "moving inverse", "moving final" */
+	const char **support_ids;
+	int *support;         /* indexes into model->functions, -1 (cgm_model_link) */
+} cgm_aggregate;
 
 /* A problem that belongs to no single function: an SQL file that does not
  * parse, an unknown OID in a runtime log, ... */
@@ -229,6 +313,13 @@ typedef struct cgm_model {
 	int nrelations, cap_relations;
 	cgm_relation *relations;
 
+	int noperators, cap_operators;
+	cgm_operator *operators;
+	int ncasts, cap_casts;
+	cgm_cast *casts;
+	int naggregates, cap_aggregates;
+	cgm_aggregate *aggregates;
+
 	/* What a one-argument call that names no function may be instead:
 	 * a function-style cast to a type (`mytype(x)`), or attribute notation
 	 * on a row (`id(r)` is `r.id`).  Used only for such calls. */
@@ -264,12 +355,15 @@ cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
 cgm_relation *cgm_model_add_relation(cgm_model *model);
+cgm_operator *cgm_model_add_operator(cgm_model *model);
+cgm_cast *cgm_model_add_cast(cgm_model *model);
+cgm_aggregate *cgm_model_add_aggregate(cgm_model *model);
 cgm_relation *cgm_model_add_type(cgm_model *model);
 void cgm_model_add_column(cgm_model *model, const char *name);
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
 
-/* Set trigger and reference function indexes from their function_id
- * (after cgm_model_index). */
+/* Set trigger, reference, operator, cast and aggregate function indexes
+ * from their ids (after cgm_model_index). */
 void cgm_model_link(cgm_model *model);
 
 /* Index of the function with that id, or -1.  Needs cgm_model_index(). */
@@ -278,8 +372,16 @@ int cgm_model_find(const cgm_model *model, const char *id);
  * the id lookup.  Call once the function list is complete. */
 void cgm_model_index(cgm_model *model);
 
+/* Order of two edges between the same pair of functions: via name, then
+ * object (none first).  Every edge order uses it after from and to. */
+int cgm_edge_compare_kind(const cgm_edge *x, const cgm_edge *y);
+/* The mechanism of target t of a site (target_via, else by the site's kind)
+ * and its object (NULL when none). */
+cgm_via cgm_site_target_via(const cgm_site *site, int t);
+const char *cgm_site_target_object(const cgm_site *site, int t);
+
 /* Edge indexes in the order every output lists edges: from id, to id, via
- * name, then model order (malloc'd, nedges entries; caller frees). */
+ * name, object, then model order (malloc'd, nedges entries; caller frees). */
 int *cgm_model_edge_order(const cgm_model *model);
 /* Per function index, the rank of its id in byte order (equal ids share
  * the rank of the first): rank must hold model->nfunctions ints; a missing
