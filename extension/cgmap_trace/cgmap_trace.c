@@ -86,22 +86,42 @@
  *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
  *     table itself: it is held SHARED to look entries up and to update their
  *     counters (one acquisition per flushed batch), and EXCLUSIVE to insert
- *     or remove entries (new edges, reset, load at startup).
+ *     or remove entries (new edges, eviction, dropped functions, reset, load
+ *     at startup).
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
- *   - cgt_state->dropped is an atomic counter: calls on new edges that found
- *     the table full.  A full table never raises an error.
+ *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped and
+ *     stale_removed are atomic counters (see "Table policy").  A full table
+ *     never raises an error.
  *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
  *     lock, and flushes compare it under the lock.
+ *
+ * Table policy
+ * ------------
+ * The table is shared by every role and database, so none of them may
+ * freeze it or fill it with junk:
+ *   - edges whose caller or callee is in a temporary schema are not recorded
+ *     (temp_skipped): any role with TEMP could create such functions by the
+ *     thousand, and they vanish with their session;
+ *   - a full table evicts its CGT_EVICT_PERCENT least recently seen edges
+ *     (evictions, evicted_calls), so a new edge always finds room;
+ *   - edges of dropped functions and databases are removed at the commit of
+ *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
+ *     removes the current database's edges whose function does not exist
+ *     (stale_removed), because the postmaster cannot read catalogs when it
+ *     saves the table;
+ *   - cgmap_trace_edges() shows a role only the edges of the databases it
+ *     may connect to, unless it is a superuser or in pg_read_all_stats.
  *
  * Persistence
  * -----------
  * With cgmap_trace.save = on, the postmaster writes the table to
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
- * removes it) when shared memory is created at the next start.
+ * removes it) when shared memory is created at the next start.  File format
+ * 2 adds the policy counters; format 1 is still read.
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *

@@ -157,6 +157,17 @@ pgtest_restart
 expect_eq "no junk after a restart" "2" "$(used)"
 expect_eq "temp_skipped survives a restart" "190" "$(q -c "SELECT temp_skipped FROM cgmap_trace_info()")"
 
+step "track = all: temporary SQL functions are not recorded either"
+sql -c "ALTER SYSTEM SET cgmap_trace.track = 'all'" >/dev/null
+pgtest_restart
+reset
+sql -U intruder -c "CREATE FUNCTION pg_temp.sj() RETURNS int LANGUAGE sql AS 'SELECT public.ab()'" \
+	-c "SELECT pg_temp.sj()" -c "SELECT pg_temp.sj()" >/dev/null
+sql -c "SELECT a()" >/dev/null
+expect_eq "2 calls of sj() and 2 of ab() from it skipped, a()'s edges recorded" "2|0|0|0|4|0" "$(info)"
+sql -c "ALTER SYSTEM RESET cgmap_trace.track" >/dev/null
+pgtest_restart
+
 step "a full table evicts its least recently seen edges"
 reset
 sql -c "SELECT old_one()" >/dev/null
