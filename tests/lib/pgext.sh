@@ -15,12 +15,20 @@
 # pgext_link_missing links what was installed in the system after the tree
 # was made (e.g. a package installed by apt-get during the test).
 
+# Link each entry of folder $1 into folder $2 unless $2 has it; a folder
+# both have (e.g. lib/bitcode, where the build put its own files) is
+# merged the same way.
 pgext_mirror_dir() {
-	local sys=$1 tree=$2 f
+	local sys=$1 tree=$2 f t
 	mkdir -p "$tree"
 	for f in "$sys"/* "$sys"/.[!.]*; do
 		[ -e "$f" ] || [ -L "$f" ] || continue
-		[ -e "$tree/${f##*/}" ] || [ -L "$tree/${f##*/}" ] || ln -s "$f" "$tree/${f##*/}"
+		t="$tree/${f##*/}"
+		if [ -d "$t" ] && [ ! -L "$t" ] && [ -d "$f" ]; then
+			pgext_mirror_dir "$f" "$t"
+		elif [ ! -e "$t" ] && [ ! -L "$t" ]; then
+			ln -s "$f" "$t"
+		fi
 	done
 }
 
