@@ -2,8 +2,9 @@
 # bench/trace_overhead.sh - what cgmap_trace costs in TPS.
 #
 # Starts its own throwaway PostgreSQL 15 cluster (unix socket only, removed
-# at exit), builds and installs cgmap_trace (extension/cgmap_trace/build.sh,
-# install.sh; needs root or write access to PostgreSQL's folders), and runs
+# at exit), builds cgmap_trace (extension/cgmap_trace/build.sh) into a private
+# copy of the installation tree (tests/lib/pgext.sh; the system PostgreSQL is
+# not written to), and runs
 # pgbench with a custom script calling a nested tree of PL/pgSQL and SQL
 # functions (including a dynamic EXECUTE) under these configurations:
 #
@@ -42,17 +43,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 # shellcheck source=tests/lib/pgtest.sh
 . "$root/tests/lib/pgtest.sh"
+# shellcheck source=tests/lib/pgext.sh
+. "$root/tests/lib/pgext.sh"
 
 pkglibdir=$(pg_config --pkglibdir)
 
-build=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-bench-build.XXXXXX")
-if ! { "$root/extension/cgmap_trace/build.sh" "$build" && "$root/extension/cgmap_trace/install.sh" "$build"; } >"$build/log" 2>&1; then
-	cat "$build/log" >&2
-	rm -rf "$build"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-bench-build.XXXXXX")
+chmod 755 "$work"
+if ! { "$root/extension/cgmap_trace/build.sh" "$work/build" && pgext_tree "$work/tree" "$work/build"; } >"$work/log" 2>&1; then
+	cat "$work/log" >&2
+	rm -rf "$work"
 	echo "trace_overhead: cannot build/install cgmap_trace" >&2
 	exit 1
 fi
-rm -rf "$build"
 
 # keep only the configurations that can run here
 configs=()
@@ -68,7 +71,7 @@ done
 pgtest_start "max_connections = 20" "shared_buffers = 128MB"
 
 workload=$(mktemp "${TMPDIR:-/tmp}/cgmap-bench-workload.XXXXXX")
-trap 'rm -f "$workload"; pgtest_stop' EXIT
+trap 'rm -f "$workload"; pgtest_stop; rm -rf "$work"' EXIT
 cat >"$workload" <<'EOF'
 \set k random(1, 1000)
 SELECT b_top(:k);

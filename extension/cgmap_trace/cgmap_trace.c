@@ -86,22 +86,42 @@
  *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
  *     table itself: it is held SHARED to look entries up and to update their
  *     counters (one acquisition per flushed batch), and EXCLUSIVE to insert
- *     or remove entries (new edges, reset, load at startup).
+ *     or remove entries (new edges, eviction, dropped functions, reset, load
+ *     at startup).
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
- *   - cgt_state->dropped is an atomic counter: calls on new edges that found
- *     the table full.  A full table never raises an error.
+ *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped and
+ *     stale_removed are atomic counters (see "Table policy").  A full table
+ *     never raises an error.
  *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
  *     lock, and flushes compare it under the lock.
+ *
+ * Table policy
+ * ------------
+ * The table is shared by every role and database, so none of them may
+ * freeze it or fill it with junk:
+ *   - edges whose caller or callee is in a temporary schema are not recorded
+ *     (temp_skipped): any role with TEMP could create such functions by the
+ *     thousand, and they vanish with their session;
+ *   - a full table evicts its CGT_EVICT_PERCENT least recently seen edges
+ *     (evictions, evicted_calls), so a new edge always finds room;
+ *   - edges of dropped functions and databases are removed at the commit of
+ *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
+ *     removes the current database's edges whose function does not exist
+ *     (stale_removed), because the postmaster cannot read catalogs when it
+ *     saves the table;
+ *   - cgmap_trace_edges() shows a role only the edges of the databases it
+ *     may connect to, unless it is a superuser or in pg_read_all_stats.
  *
  * Persistence
  * -----------
  * With cgmap_trace.save = on, the postmaster writes the table to
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
- * removes it) when shared memory is created at the next start.
+ * removes it) when shared memory is created at the next start.  File format
+ * 2 adds the policy counters; format 1 is still read.
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *
@@ -113,10 +133,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -131,8 +158,12 @@
 #include "storage/spin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -147,7 +178,17 @@ PG_MODULE_MAGIC;
 #define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
 #define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
 #define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
-#define CGT_FILE_VERSION	1
+#define CGT_FILE_VERSION	2	/* 1: without the eviction counters */
+
+/*
+ * Upper limit of cgmap_trace.max_edges: about 100 MB of shared memory.  A
+ * call graph is bounded by the functions that exist; a table this large is
+ * not needed for any code base, and a typo must not ask for gigabytes.
+ */
+#define CGT_MAX_EDGES_LIMIT	1000000
+
+/* A full table evicts this share of its least recently seen edges. */
+#define CGT_EVICT_PERCENT	5
 
 /* ---- shared structures ---- */
 
@@ -182,8 +223,13 @@ typedef struct cgtShared
 	LWLock	   *lock;			/* protects the hash table (see banner) */
 	slock_t		mutex;			/* protects since */
 	TimestampTz since;			/* last reset, or first start */
-	pg_atomic_uint64 dropped;	/* calls not recorded: table full */
+	pg_atomic_uint64 dropped;	/* calls not recorded: no room */
 	pg_atomic_uint64 reset_gen;	/* bumped by every reset */
+	pg_atomic_uint64 evictions; /* edges evicted to make room */
+	pg_atomic_uint64 evicted_calls; /* the calls those edges had counted */
+	pg_atomic_uint64 temp_skipped;	/* calls of/from temporary functions */
+	pg_atomic_uint64 stale_removed; /* edges of dropped functions removed */
+	cgtEntry  **evict_buf;		/* max_edges pointers, for eviction */
 } cgtShared;
 
 /* ---- per-backend call stack ---- */
@@ -193,6 +239,8 @@ typedef struct cgtFrame
 	const void *ident;			/* PL/pgSQL estate, or our fmgr cache */
 	Oid			fn_oid;			/* InvalidOid for a DO block */
 	bool		is_plpgsql;
+	bool		fn_temp;		/* the function is in a temporary schema */
+	bool		skip;			/* callee or caller temporary: not recorded */
 	bool		dynamic;		/* site of this call in the caller */
 	int32		line;
 	Oid			caller;
@@ -228,6 +276,7 @@ typedef struct cgtFnCache
 {
 	Datum		prev_arg;		/* the private slot handed to a chained hook */
 	bool		traced;
+	bool		temp;			/* in a temporary schema */
 } cgtFnCache;
 
 /* ---- settings ---- */
@@ -259,6 +308,7 @@ static int	cgt_local_used = 0;
 static uint16 cgt_local_slots[CGT_LOCAL_MAXFILL];	/* used slots, in order */
 static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
 static uint64 cgt_local_oldest;	/* when the batch began */
+static uint64 cgt_local_temp_skipped = 0;	/* calls not recorded: temporary */
 static bool cgt_exit_registered = false;
 
 /*
@@ -289,6 +339,7 @@ static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static needs_fmgr_hook_type prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type prev_fmgr_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
 
 static PLpgSQL_plugin **cgt_plugin_ptr = NULL;
 
@@ -429,6 +480,7 @@ cgt_memsize(void)
 	Size		size;
 
 	size = MAXALIGN(sizeof(cgtShared));
+	size = add_size(size, MAXALIGN(mul_size(cgt_max_edges, sizeof(cgtEntry *))));
 	size = add_size(size, hash_estimate_size(cgt_max_edges, sizeof(cgtEntry)));
 	return size;
 }
@@ -443,7 +495,94 @@ cgt_shmem_request(void)
 	RequestNamedLWLockTranche("cgmap_trace", 1);
 }
 
-/* Insert (or find) an entry; caller holds the lock exclusively. */
+/*
+ * Reorder a[0..n-1] so that its k (1 <= k <= n) least recently seen entries
+ * come first (quickselect on last_seen, in place, no allocation).
+ */
+static void
+cgt_select_oldest(cgtEntry **a, int n, int k)
+{
+	int			lo = 0;
+	int			hi = n - 1;
+
+	while (lo < hi)
+	{
+		TimestampTz pivot = a[lo + (hi - lo) / 2]->counters.last_seen;
+		int			i = lo;
+		int			j = hi;
+
+		while (i <= j)
+		{
+			while (a[i]->counters.last_seen < pivot)
+				i++;
+			while (a[j]->counters.last_seen > pivot)
+				j--;
+			if (i <= j)
+			{
+				cgtEntry   *t = a[i];
+
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				j--;
+			}
+		}
+		/* now a[lo..j] <= pivot <= a[i..hi], and j < i */
+		if (k - 1 <= j)
+			hi = j;
+		else if (k - 1 >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/*
+ * The table is full: remove its CGT_EVICT_PERCENT least recently seen edges
+ * (at least one), as pg_stat_statements deallocates its least used entries,
+ * so that a new edge always finds room and nobody can freeze the table by
+ * filling it.  Caller holds the lock exclusively (so no counter moves).
+ * Uses the buffer reserved in shared memory: no allocation, no error.
+ */
+static void
+cgt_evict(void)
+{
+	cgtEntry  **buf = cgt_state->evict_buf;
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+	int			n = 0;
+	int			k;
+	int			i;
+	uint64		calls = 0;
+
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (n >= cgt_max_edges)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		buf[n++] = entry;
+	}
+	if (n == 0)
+		return;
+	k = Max(1, n * CGT_EVICT_PERCENT / 100);
+	cgt_select_oldest(buf, n, k);
+	for (i = 0; i < k; i++)
+	{
+		calls += (uint64) buf[i]->counters.calls;
+		hash_search(cgt_hash, &buf[i]->key, HASH_REMOVE, NULL);
+	}
+	pg_atomic_fetch_add_u64(&cgt_state->evictions, (uint64) k);
+	pg_atomic_fetch_add_u64(&cgt_state->evicted_calls, calls);
+}
+
+/*
+ * Insert (or find) an entry, evicting the least recently seen edges when
+ * the table is full; caller holds the lock exclusively.  NULL only if the
+ * hash itself has no room left, which eviction should prevent.
+ */
 static cgtEntry *
 cgt_entry_alloc(const cgtKey *key)
 {
@@ -453,7 +592,9 @@ cgt_entry_alloc(const cgtKey *key)
 	if (hash_get_num_entries(cgt_hash) >= cgt_max_edges)
 	{
 		entry = hash_search(cgt_hash, key, HASH_FIND, NULL);
-		return entry;
+		if (entry != NULL)
+			return entry;
+		cgt_evict();
 	}
 	entry = hash_search(cgt_hash, key, HASH_ENTER_NULL, &found);
 	if (entry != NULL && !found)
@@ -471,6 +612,8 @@ cgt_load_file(void)
 	uint32		header[2];
 	TimestampTz since;
 	uint64		dropped;
+	uint64		totals[4] = {0, 0, 0, 0};	/* evictions, evicted_calls,
+												 * temp_skipped, stale_removed */
 	int32		num;
 	int32		i;
 
@@ -485,10 +628,13 @@ cgt_load_file(void)
 		return;
 	}
 
+	/* version 1 (before the eviction counters) is read too */
 	if (fread(header, sizeof(header), 1, file) != 1 ||
-		header[0] != CGT_FILE_MAGIC || header[1] != CGT_FILE_VERSION ||
+		header[0] != CGT_FILE_MAGIC ||
+		(header[1] != 1 && header[1] != CGT_FILE_VERSION) ||
 		fread(&since, sizeof(since), 1, file) != 1 ||
 		fread(&dropped, sizeof(dropped), 1, file) != 1 ||
+		(header[1] >= 2 && fread(totals, sizeof(totals), 1, file) != 1) ||
 		fread(&num, sizeof(num), 1, file) != 1 || num < 0)
 		goto bad_file;
 
@@ -502,10 +648,10 @@ cgt_load_file(void)
 			fread(&counters, sizeof(counters), 1, file) != 1)
 			goto bad_file;
 
+		/* if max_edges was lowered, the oldest edges are evicted */
 		entry = cgt_entry_alloc(&key);
 		if (entry == NULL)
 		{
-			/* max_edges was lowered since the file was written */
 			dropped += counters.calls;
 			continue;
 		}
@@ -514,6 +660,10 @@ cgt_load_file(void)
 
 	cgt_state->since = since;
 	pg_atomic_write_u64(&cgt_state->dropped, dropped);
+	pg_atomic_fetch_add_u64(&cgt_state->evictions, totals[0]);
+	pg_atomic_fetch_add_u64(&cgt_state->evicted_calls, totals[1]);
+	pg_atomic_write_u64(&cgt_state->temp_skipped, totals[2]);
+	pg_atomic_write_u64(&cgt_state->stale_removed, totals[3]);
 	FreeFile(file);
 	unlink(CGT_DUMP_FILE);
 	return;
@@ -532,6 +682,7 @@ cgt_shmem_shutdown(int code, Datum arg)
 	FILE	   *file;
 	uint32		header[2] = {CGT_FILE_MAGIC, CGT_FILE_VERSION};
 	uint64		dropped;
+	uint64		totals[4];
 	int32		num;
 	HASH_SEQ_STATUS hash_seq;
 	cgtEntry   *entry;
@@ -547,10 +698,15 @@ cgt_shmem_shutdown(int code, Datum arg)
 		goto error;
 
 	dropped = pg_atomic_read_u64(&cgt_state->dropped);
+	totals[0] = pg_atomic_read_u64(&cgt_state->evictions);
+	totals[1] = pg_atomic_read_u64(&cgt_state->evicted_calls);
+	totals[2] = pg_atomic_read_u64(&cgt_state->temp_skipped);
+	totals[3] = pg_atomic_read_u64(&cgt_state->stale_removed);
 	num = (int32) hash_get_num_entries(cgt_hash);
 	if (fwrite(header, sizeof(header), 1, file) != 1 ||
 		fwrite(&cgt_state->since, sizeof(TimestampTz), 1, file) != 1 ||
 		fwrite(&dropped, sizeof(dropped), 1, file) != 1 ||
+		fwrite(totals, sizeof(totals), 1, file) != 1 ||
 		fwrite(&num, sizeof(num), 1, file) != 1)
 		goto error;
 
@@ -605,6 +761,19 @@ cgt_shmem_startup(void)
 		cgt_state->since = GetCurrentTimestamp();
 		pg_atomic_init_u64(&cgt_state->dropped, 0);
 		pg_atomic_init_u64(&cgt_state->reset_gen, 0);
+		pg_atomic_init_u64(&cgt_state->evictions, 0);
+		pg_atomic_init_u64(&cgt_state->evicted_calls, 0);
+		pg_atomic_init_u64(&cgt_state->temp_skipped, 0);
+		pg_atomic_init_u64(&cgt_state->stale_removed, 0);
+		cgt_state->evict_buf = NULL;
+	}
+	if (cgt_state->evict_buf == NULL)
+	{
+		bool		found_buf;
+
+		cgt_state->evict_buf = ShmemInitStruct("cgmap_trace evict",
+											   mul_size(cgt_max_edges, sizeof(cgtEntry *)),
+											   &found_buf);
 	}
 
 	memset(&info, 0, sizeof(info));
@@ -674,6 +843,11 @@ cgt_flush(void)
 	int			i;
 	int			missing = 0;
 
+	if (cgt_local_temp_skipped > 0 && cgt_state != NULL)
+	{
+		pg_atomic_fetch_add_u64(&cgt_state->temp_skipped, cgt_local_temp_skipped);
+		cgt_local_temp_skipped = 0;
+	}
 	if (cgt_local_used == 0)
 		return;
 	if (cgt_hash == NULL)
@@ -897,7 +1071,7 @@ cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
 
 /* Push a frame; the call site comes from the frame below. */
 static void
-cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
+cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 {
 	cgtFrame   *frame;
 
@@ -925,6 +1099,8 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
 	frame->ident = ident;
 	frame->fn_oid = fn_oid;
 	frame->is_plpgsql = is_plpgsql;
+	frame->fn_temp = fn_temp;
+	frame->skip = fn_temp;
 	frame->caller = InvalidOid;
 	frame->line = 0;
 	frame->dynamic = false;
@@ -933,6 +1109,8 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql)
 		cgtFrame   *parent = &cgt_stack[cgt_depth - 1];
 
 		frame->caller = parent->fn_oid;
+		if (parent->fn_temp)
+			frame->skip = true;
 		if (parent->is_plpgsql && OidIsValid(parent->fn_oid))
 		{
 			const PLpgSQL_stmt *stmt =
@@ -978,7 +1156,17 @@ cgt_pop_to(int target)
 		if (cgt_depth > 1)
 			cgt_stack[cgt_depth - 2].children += total;
 
-		if (OidIsValid(frame->fn_oid))
+		if (frame->skip)
+		{
+			/* a temporary function is the caller or the callee */
+			if (cgt_local_temp_skipped == 0 && !cgt_exit_registered)
+			{
+				before_shmem_exit(cgt_backend_exit, (Datum) 0);
+				cgt_exit_registered = true;
+			}
+			cgt_local_temp_skipped++;
+		}
+		else if (OidIsValid(frame->fn_oid))
 		{
 			cgtKey		key;
 
@@ -1083,12 +1271,247 @@ cgt_check_stack(const void *self)
 		cgt_reconcile();
 }
 
+/* ====================================================================
+ * Temporary functions
+ *
+ * Edges whose caller or callee lives in a temporary schema are not
+ * recorded (only counted in temp_skipped): such functions vanish with their
+ * session, no static map has them, and any role with only CONNECT and TEMP
+ * could otherwise create them by the thousand and fill the shared table.
+ * Whether a function is temporary is cached per backend by OID (a direct-
+ * mapped array, cleared by any pg_proc invalidation), so the catalog is
+ * looked up once per function, not once per call.
+ * ==================================================================== */
+
+#define CGT_TEMP_CACHE 256		/* power of two */
+
+typedef struct cgtTempCache
+{
+	Oid			fn_oid;
+	bool		temp;
+} cgtTempCache;
+
+static cgtTempCache cgt_temp_cache[CGT_TEMP_CACHE];
+static bool cgt_temp_cb_registered = false;
+
+static void
+cgt_proc_inval(Datum arg, int cacheid, uint32 hashvalue)
+{
+	memset(cgt_temp_cache, 0, sizeof(cgt_temp_cache));
+}
+
+/* Namespace test of a pg_proc row. */
+static bool
+cgt_proc_is_temp(Form_pg_proc procform)
+{
+	Oid			nsp = procform->pronamespace;
+
+	if (isTempOrTempToastNamespace(nsp))
+		return true;
+	return nsp != PG_CATALOG_NAMESPACE && isAnyTempNamespace(nsp);
+}
+
+/* Is this function in a temporary schema?  Needs a valid transaction. */
+static bool
+cgt_fn_is_temp(Oid fn_oid)
+{
+	cgtTempCache *c = &cgt_temp_cache[fn_oid & (CGT_TEMP_CACHE - 1)];
+	HeapTuple	proctup;
+	bool		temp = false;
+
+	if (likely(c->fn_oid == fn_oid && OidIsValid(fn_oid)))
+		return c->temp;
+	if (!OidIsValid(fn_oid) || fn_oid < FirstNormalObjectId)
+		return false;
+	if (!cgt_temp_cb_registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, cgt_proc_inval, (Datum) 0);
+		cgt_temp_cb_registered = true;
+	}
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (HeapTupleIsValid(proctup))
+	{
+		temp = cgt_proc_is_temp((Form_pg_proc) GETSTRUCT(proctup));
+		ReleaseSysCache(proctup);
+	}
+	c->fn_oid = fn_oid;
+	c->temp = temp;
+	return temp;
+}
+
+/* ====================================================================
+ * Dropped functions and databases
+ *
+ * Edges of a function or database that no longer exists are removed, so
+ * that they neither take room nor come back after a restart.  The
+ * postmaster cannot read any catalog when it saves the table at shutdown,
+ * so this happens earlier, in the backends that can:
+ *   - an object_access_hook notes every function (of this database) and
+ *     every database dropped by this backend's transaction; subtransaction
+ *     aborts forget what they dropped, and at commit the edges of what the
+ *     transaction dropped are removed from the shared table;
+ *   - cgmap_trace_edges() checks the OIDs of the current database's edges
+ *     against pg_proc and removes the edges whose function does not exist,
+ *     even for a transaction still in progress (a dirty snapshot): this
+ *     catches what the hook cannot see, e.g. a call flushed by another
+ *     backend just after the drop committed, a function whose creating
+ *     transaction rolled back after calling it, or a prepared transaction.
+ * ==================================================================== */
+
+typedef struct cgtDrop
+{
+	Oid			dbid;
+	Oid			fn_oid;			/* InvalidOid: the whole database */
+	SubTransactionId subid;
+} cgtDrop;
+
+static cgtDrop *cgt_drops = NULL;	/* in TopTransactionContext */
+static int	cgt_ndrops = 0;
+static int	cgt_drops_cap = 0;
+
+static void
+cgt_note_drop(Oid dbid, Oid fn_oid)
+{
+	if (cgt_ndrops >= cgt_drops_cap)
+	{
+		int			newcap = cgt_drops_cap > 0 ? cgt_drops_cap * 2 : 16;
+
+		if (cgt_drops == NULL)
+			cgt_drops = MemoryContextAlloc(TopTransactionContext,
+										   sizeof(cgtDrop) * newcap);
+		else
+			cgt_drops = repalloc(cgt_drops, sizeof(cgtDrop) * newcap);
+		cgt_drops_cap = newcap;
+	}
+	cgt_drops[cgt_ndrops].dbid = dbid;
+	cgt_drops[cgt_ndrops].fn_oid = fn_oid;
+	cgt_drops[cgt_ndrops].subid = GetCurrentSubTransactionId();
+	cgt_ndrops++;
+}
+
+static void
+cgt_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	if (access != OAT_DROP || cgt_hash == NULL)
+		return;
+	if (classId == ProcedureRelationId)
+	{
+		/* temporary functions have no edges (and every session has some) */
+		if (!cgt_fn_is_temp(objectId))
+			cgt_note_drop(MyDatabaseId, objectId);
+	}
+	else if (classId == DatabaseRelationId)
+		cgt_note_drop(objectId, InvalidOid);
+}
+
+static int
+cgt_drop_cmp(const void *a, const void *b)
+{
+	const cgtDrop *x = (const cgtDrop *) a;
+	const cgtDrop *y = (const cgtDrop *) b;
+
+	if (x->dbid != y->dbid)
+		return x->dbid < y->dbid ? -1 : 1;
+	if (x->fn_oid != y->fn_oid)
+		return x->fn_oid < y->fn_oid ? -1 : 1;
+	return 0;
+}
+
+/* Was (dbid, fn_oid) dropped?  cgt_drops is sorted. */
+static bool
+cgt_dropped(Oid dbid, Oid fn_oid)
+{
+	int			lo = 0;
+	int			hi = cgt_ndrops - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		const cgtDrop *d = &cgt_drops[mid];
+
+		if (d->dbid == dbid && d->fn_oid == fn_oid)
+			return true;
+		if (d->dbid < dbid || (d->dbid == dbid && d->fn_oid < fn_oid))
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * At commit: remove the edges of what this transaction dropped.  Runs in a
+ * commit callback: no allocation, no error.
+ */
+static void
+cgt_apply_drops(void)
+{
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+	uint64		removed = 0;
+
+	if (cgt_ndrops == 0 || cgt_hash == NULL)
+		return;
+	qsort(cgt_drops, cgt_ndrops, sizeof(cgtDrop), cgt_drop_cmp);
+
+	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		const cgtKey *k = &entry->key;
+
+		if (cgt_dropped(k->dbid, InvalidOid) ||
+			cgt_dropped(k->dbid, k->callee) ||
+			(OidIsValid(k->caller) && cgt_dropped(k->dbid, k->caller)))
+		{
+			hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
+			removed++;
+		}
+	}
+	if (removed > 0)
+		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+	LWLockRelease(cgt_state->lock);
+}
+
+/* The transaction is over: its list went with TopTransactionContext. */
+static void
+cgt_forget_drops(void)
+{
+	cgt_drops = NULL;
+	cgt_ndrops = 0;
+	cgt_drops_cap = 0;
+}
+
 static void
 cgt_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					 SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && cgt_depth > 0)
-		cgt_reconcile();
+	int			i;
+	int			n;
+
+	switch (event)
+	{
+		case SUBXACT_EVENT_ABORT_SUB:
+			if (cgt_depth > 0)
+				cgt_reconcile();
+			/* what the aborted subtransaction dropped still exists */
+			for (i = 0, n = 0; i < cgt_ndrops; i++)
+				if (cgt_drops[i].subid < mySubid)
+					cgt_drops[n++] = cgt_drops[i];
+			cgt_ndrops = n;
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+			for (i = 0; i < cgt_ndrops; i++)
+				if (cgt_drops[i].subid == mySubid)
+					cgt_drops[i].subid = parentSubid;
+			break;
+		default:
+			break;
+	}
 }
 
 static void
@@ -1101,11 +1524,17 @@ cgt_xact_callback(XactEvent event, void *arg)
 			if (cgt_depth > 0)
 				cgt_reconcile();
 			cgt_flush();
+			cgt_forget_drops();
 			break;
 		case XACT_EVENT_COMMIT:
+			cgt_flush();
+			cgt_apply_drops();
+			cgt_forget_drops();
+			break;
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
 			cgt_flush();
+			cgt_forget_drops();
 			break;
 		default:
 			break;
@@ -1163,7 +1592,7 @@ cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
 	if (cgt_depth > 0)
 		cgt_check_stack(estate);
 
-	cgt_push(estate, func->fn_oid, true);
+	cgt_push(estate, func->fn_oid, true, cgt_fn_is_temp(func->fn_oid));
 }
 
 static void
@@ -1240,12 +1669,13 @@ cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
  * plugin sees) and but our own C functions.
  */
 static bool
-cgt_should_trace(Oid fn_oid)
+cgt_should_trace(Oid fn_oid, bool *temp)
 {
 	HeapTuple	proctup;
 	Form_pg_proc procform;
 	bool		result = true;
 
+	*temp = false;
 	if (fn_oid < FirstNormalObjectId)
 		return false;
 
@@ -1253,6 +1683,7 @@ cgt_should_trace(Oid fn_oid)
 	if (!HeapTupleIsValid(proctup))
 		return false;
 	procform = (Form_pg_proc) GETSTRUCT(proctup);
+	*temp = cgt_proc_is_temp(procform);
 
 	if (procform->prolang == ClanguageId)
 	{
@@ -1292,9 +1723,11 @@ cgt_should_trace(Oid fn_oid)
 static bool
 cgt_needs_fmgr_hook(Oid fn_oid)
 {
+	bool		temp;
+
 	if (prev_needs_fmgr_hook && prev_needs_fmgr_hook(fn_oid))
 		return true;
-	return cgt_should_trace(fn_oid);
+	return cgt_should_trace(fn_oid, &temp);
 }
 
 static void
@@ -1313,7 +1746,7 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 				prev_fmgr_hook(event, flinfo, arg);
 			return;
 		}
-		fc->traced = cgt_should_trace(flinfo->fn_oid);
+		fc->traced = cgt_should_trace(flinfo->fn_oid, &fc->temp);
 		*arg = PointerGetDatum(fc);
 	}
 
@@ -1326,7 +1759,7 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 			{
 				if (cgt_depth > 0)
 					cgt_check_stack(NULL);
-				cgt_push(fc, flinfo->fn_oid, false);
+				cgt_push(fc, flinfo->fn_oid, false, fc->temp);
 			}
 			return;
 
@@ -1373,11 +1806,12 @@ _PG_init(void)
 
 	DefineCustomIntVariable("cgmap_trace.max_edges",
 							"Maximum number of distinct call edges kept in shared memory.",
-							"Calls on new edges when the table is full are counted as dropped.",
+							"About 100 bytes of shared memory per edge, so at most 1000000 (about 100 MB). "
+							"When the table is full, the least recently seen edges are evicted.",
 							&cgt_max_edges,
 							10000,
 							10,
-							INT_MAX / 2,
+							CGT_MAX_EDGES_LIMIT,
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
@@ -1435,6 +1869,9 @@ _PG_init(void)
 	}
 	*cgt_plugin_ptr = &cgt_plugin;
 
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = cgt_object_access;
+
 	RegisterXactCallback(cgt_xact_callback, NULL);
 	RegisterSubXactCallback(cgt_subxact_callback, NULL);
 }
@@ -1454,46 +1891,189 @@ cgt_check_loaded(void)
 
 #define CGT_EDGE_COLS 10
 
+/* A copy of one entry, taken under the lock. */
+typedef struct cgtRow
+{
+	cgtKey		key;
+	cgtCounters counters;
+	bool		stale;
+} cgtRow;
+
+/* Per database: may the current role see its edges? */
+typedef struct cgtDbVis
+{
+	Oid			dbid;
+	bool		visible;
+} cgtDbVis;
+
+/*
+ * May the current role see the edges of database dbid?  Superusers and
+ * members of pg_read_all_stats see every database's; other roles those of
+ * the databases they may connect to (as pg_stat_statements shows other
+ * roles' query texts only to the privileged).
+ */
+static bool
+cgt_db_visible(Oid dbid, bool privileged, cgtDbVis **cache, int *ncache,
+			   int *capacity)
+{
+	bool		visible;
+	int			i;
+
+	if (privileged)
+		return true;
+	for (i = 0; i < *ncache; i++)
+		if ((*cache)[i].dbid == dbid)
+			return (*cache)[i].visible;
+
+	/* pg_database_aclcheck raises an error for a database that is gone */
+	visible = SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(dbid)) &&
+		pg_database_aclcheck(dbid, GetUserId(), ACL_CONNECT) == ACLCHECK_OK;
+
+	if (*ncache >= *capacity)
+	{
+		*capacity = *capacity > 0 ? *capacity * 2 : 8;
+		*cache = *cache ? repalloc(*cache, sizeof(cgtDbVis) * *capacity)
+			: palloc(sizeof(cgtDbVis) * *capacity);
+	}
+	(*cache)[*ncache].dbid = dbid;
+	(*cache)[*ncache].visible = visible;
+	(*ncache)++;
+	return visible;
+}
+
+/*
+ * Does function fn_oid of the current database exist, or might it (created
+ * or dropped by a transaction still in progress)?  The syscache answers for
+ * almost every function; a miss is confirmed with a dirty snapshot, which
+ * also sees rows that uncommitted transactions inserted.
+ */
+static bool
+cgt_fn_may_exist(Oid fn_oid)
+{
+	SnapshotData dirty;
+	Relation	rel;
+	ScanKeyData skey;
+	SysScanDesc scan;
+	bool		exists;
+
+	if (SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(fn_oid)))
+		return true;
+
+	InitDirtySnapshot(dirty);
+	rel = table_open(ProcedureRelationId, AccessShareLock);
+	ScanKeyInit(&skey, Anum_pg_proc_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(fn_oid));
+	scan = systable_beginscan(rel, ProcedureOidIndexId, true, &dirty, 1, &skey);
+	exists = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return exists;
+}
+
+/*
+ * The edges the current role may see (see cgt_db_visible).  Edges of the
+ * current database whose caller or callee no longer exists are not listed
+ * and are removed from the table.
+ */
 Datum
 cgmap_trace_edges(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HASH_SEQ_STATUS hash_seq;
 	cgtEntry   *entry;
+	cgtRow	   *rows;
+	int			nrows = 0;
+	int			maxrows;
+	int			nstale = 0;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
 
 	cgt_check_loaded();
 	cgt_flush();
 	InitMaterializedSRF(fcinfo, 0);
 
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+
+	/*
+	 * Copy the table under the lock (no entry comes or goes while it is held
+	 * shared); the catalog is read without it.
+	 */
 	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_hash);
+	rows = palloc(sizeof(cgtRow) * (maxrows + 1));
 	hash_seq_init(&hash_seq, cgt_hash);
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 	{
-		Datum		values[CGT_EDGE_COLS];
-		bool		nulls[CGT_EDGE_COLS];
-		cgtCounters c;
+		cgtRow	   *r;
 
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		r = &rows[nrows];
 		SpinLockAcquire(&entry->mutex);
-		c = entry->counters;
+		r->counters = entry->counters;
 		SpinLockRelease(&entry->mutex);
-
-		if (c.calls == 0)
+		if (r->counters.calls == 0)
 			continue;
-
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = ObjectIdGetDatum(entry->key.dbid);
-		values[1] = ObjectIdGetDatum(entry->key.caller);
-		values[2] = ObjectIdGetDatum(entry->key.callee);
-		values[3] = Int32GetDatum(entry->key.line);
-		values[4] = BoolGetDatum(entry->key.dynamic);
-		values[5] = Int64GetDatum(c.calls);
-		values[6] = Float8GetDatum(c.total_ms);
-		values[7] = Float8GetDatum(c.self_ms);
-		values[8] = TimestampTzGetDatum(c.first_seen);
-		values[9] = TimestampTzGetDatum(c.last_seen);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		r->key = entry->key;
+		r->stale = false;
+		nrows++;
 	}
 	LWLockRelease(cgt_state->lock);
+
+	for (i = 0; i < nrows; i++)
+	{
+		cgtRow	   *r = &rows[i];
+		Datum		values[CGT_EDGE_COLS];
+		bool		nulls[CGT_EDGE_COLS];
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		if (r->key.dbid == MyDatabaseId &&
+			(!cgt_fn_may_exist(r->key.callee) ||
+			 (OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller))))
+		{
+			r->stale = true;
+			nstale++;
+			continue;
+		}
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = ObjectIdGetDatum(r->key.caller);
+		values[2] = ObjectIdGetDatum(r->key.callee);
+		values[3] = Int32GetDatum(r->key.line);
+		values[4] = BoolGetDatum(r->key.dynamic);
+		values[5] = Int64GetDatum(r->counters.calls);
+		values[6] = Float8GetDatum(r->counters.total_ms);
+		values[7] = Float8GetDatum(r->counters.self_ms);
+		values[8] = TimestampTzGetDatum(r->counters.first_seen);
+		values[9] = TimestampTzGetDatum(r->counters.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+
+	if (nstale > 0)
+	{
+		uint64		removed = 0;
+
+		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+		for (i = 0; i < nrows; i++)
+		{
+			if (rows[i].stale &&
+				hash_search(cgt_hash, &rows[i].key, HASH_REMOVE, NULL) != NULL)
+				removed++;
+		}
+		if (removed > 0)
+			pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+		LWLockRelease(cgt_state->lock);
+	}
+	pfree(rows);
 
 	return (Datum) 0;
 }
@@ -1511,6 +2091,10 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
 	pg_atomic_write_u64(&cgt_state->dropped, 0);
+	pg_atomic_write_u64(&cgt_state->evictions, 0);
+	pg_atomic_write_u64(&cgt_state->evicted_calls, 0);
+	pg_atomic_write_u64(&cgt_state->temp_skipped, 0);
+	pg_atomic_write_u64(&cgt_state->stale_removed, 0);
 	pg_atomic_fetch_add_u64(&cgt_state->reset_gen, 1);
 	SpinLockAcquire(&cgt_state->mutex);
 	cgt_state->since = GetCurrentTimestamp();
@@ -1520,12 +2104,19 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * cgmap_trace_info(): 4 columns in extension version 1.0, 8 from 1.1 on
+ * (the same C function serves both, by the declared row type).
+ */
+#define CGT_INFO_COLS_1_0	4
+#define CGT_INFO_COLS		8
+
 Datum
 cgmap_trace_info(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
+	Datum		values[CGT_INFO_COLS];
+	bool		nulls[CGT_INFO_COLS];
 	TimestampTz since;
 	int64		used;
 
@@ -1534,6 +2125,12 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d or %d",
+						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS),
+				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	SpinLockAcquire(&cgt_state->mutex);
 	since = cgt_state->since;
@@ -1543,10 +2140,15 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	used = (int64) hash_get_num_entries(cgt_hash);
 	LWLockRelease(cgt_state->lock);
 
+	memset(nulls, 0, sizeof(nulls));
 	values[0] = TimestampTzGetDatum(since);
 	values[1] = Int64GetDatum(used);
 	values[2] = Int64GetDatum((int64) cgt_max_edges);
 	values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->dropped));
+	values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->evictions));
+	values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->evicted_calls));
+	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->temp_skipped));
+	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->stale_removed));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
