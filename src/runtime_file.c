@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/infile.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
 
@@ -499,7 +501,12 @@ static bool read_figures(cgm_runtime_stats *out, json_t *obj)
 int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
+	char *text;
+	size_t len;
+	if (cgm_infile_read(&text, &len, path, "runtime file", CGM_EINPUT, false, 1) < 0)
+		return CGM_EINPUT;
+	json_t *root = json_loadb(text, len, 0, &jerr);
+	free(text);
 	if (!root) {
 		if (jerr.line <= 0)
 			return cgm_error(CGM_EINPUT, "cannot read runtime file '%s': %s", path,
@@ -766,17 +773,28 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 				 "runtime log '%s': OIDs are only meaningful in the database they "
 				 "come from: map that database with --dsn",
 				 path);
-	FILE *f = fopen(path, "r");
+	int rc = 0;
+	FILE *f = cgm_infile_open(path, "runtime log", CGM_EINPUT, &rc);
 	if (!f)
-		return cgm_error(CGM_EINPUT, "cannot read runtime log '%s': %s", path,
-				 strerror(errno));
+		return rc;
 	pair_table pairs = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, ndigraphs = 0;
 	char first[64] = "", last[64] = "", stamp[64];
-	while (getline(&line, &cap, f) != -1) {
-		lineno++;
+	/* A log is streamed, however big; only a line is held, and a line
+	 * longer than the input limit is not read. */
+	int64_t limit = cgm_infile_max_size();
+	size_t max_line = limit > 0 && (uint64_t)limit < SIZE_MAX ? (size_t)limit : SIZE_MAX - 2;
+	bool truncated;
+	while (cgm_infile_getline(&line, &cap, f, max_line, &truncated) != -1) {
+		if (lineno < INT_MAX)
+			lineno++;
+		if (truncated) {
+			rt_diagnostic(rt, path, lineno,
+				      "line longer than the input limit (--max-file-size): skipped");
+			continue;
+		}
 		const char *d = strstr(line, "digraph {");
 		if (!d)
 			continue;
@@ -832,7 +850,6 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 	}
 	nnames = distinct;
 
-	int rc = 0;
 	int source = rt->nsources;
 	cgm_runtime_source *src = rt_add_source(rt);
 	src->kind = "log";

@@ -21,6 +21,7 @@
  * column when the JSON itself does not parse); nothing is half-read.
  */
 #include "cgmap/error.h"
+#include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
@@ -2088,47 +2089,13 @@ static int read_document(reader *r, const jv *doc)
 #define READ_PADDING 1
 
 /* The whole file in memory with a NUL after it (*len bytes before it) and
- * READ_PADDING zero bytes; NULL with errno set when it cannot be read. */
+ * READ_PADDING zero bytes; NULL with the message set when it cannot be
+ * read (not a regular file, larger than --max-file-size: cgmap/infile.h). */
 static char *read_whole_file(const char *file, size_t *len)
 {
-	int fd = open(file, O_RDONLY);
-	if (fd < 0)
+	char *buf;
+	if (cgm_infile_read(&buf, len, file, "snapshot", CGM_EINPUT, false, READ_PADDING + 1) < 0)
 		return NULL;
-	struct stat st;
-	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-	char *buf = malloc(cap + READ_PADDING);
-	size_t used = 0;
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			errno = ENOMEM;
-			return NULL;
-		}
-		if (used + 1 >= cap) { /* the file grew: read on */
-			char *bigger = realloc(buf, cap * 2 + READ_PADDING);
-			if (!bigger)
-				free(buf);
-			buf = bigger;
-			cap *= 2;
-			continue;
-		}
-		ssize_t n = read(fd, buf + used, cap - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			free(buf);
-			close(fd);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	memset(buf + used, 0, READ_PADDING);
-	*len = used;
 	return buf;
 }
 
@@ -2144,7 +2111,7 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 	free(*buf);
 	*buf = read_whole_file(file, len);
 	if (!*buf)
-		return cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
+		return CGM_EINPUT;
 	json_error_t jerr;
 	*jdoc = json_loadb(*buf, *len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!*jdoc) {
@@ -2164,9 +2131,8 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {
-		int rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
 		free(file);
-		return rc;
+		return CGM_EINPUT;
 	}
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;

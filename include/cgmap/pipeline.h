@@ -24,6 +24,8 @@ typedef struct cgm_source_options {
 	int nexclude;
 	bool include_extensions;       /* map functions that belong to an extension */
 	bool stamp;                    /* record the mapping time */
+	bool allow_include_outside;    /* SQL files: psql includes and folder links may
+	                                * read files outside the paths given */
 } cgm_source_options;
 
 /* Live database: every function in scope, the builtins (for resolution),
