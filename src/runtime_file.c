@@ -276,6 +276,12 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		e->stats.calls = strtoll(PQgetvalue(res, i, 4), NULL, 10);
 		e->stats.total_ms = strtod(PQgetvalue(res, i, 5), NULL);
 		e->stats.self_ms = strtod(PQgetvalue(res, i, 6), NULL);
+		if (cgm_runtime_stats_clamp(&e->stats))
+			rt_diagnostic(rt, NULL, 0,
+				      "cgmap_trace edge %s -> %s of database '%s': figures out of range "
+				      "(a negative count, a time that is no number or beyond %.0f ms): "
+				      "brought into range",
+				      entry ? "(entry)" : caller, callee, src->database, CGM_STATS_MAX_MS);
 		e->source = source;
 	}
 	PQclear(res);
@@ -300,6 +306,12 @@ static int read_function_stats(cgm_runtime *rt, int source, PGconn *conn, const 
 		f->stats.calls = strtoll(PQgetvalue(res, i, 1), NULL, 10);
 		f->stats.total_ms = strtod(PQgetvalue(res, i, 2), NULL);
 		f->stats.self_ms = strtod(PQgetvalue(res, i, 3), NULL);
+		if (cgm_runtime_stats_clamp(&f->stats))
+			rt_diagnostic(rt, NULL, 0,
+				      "pg_stat_user_functions row of %s in database '%s': figures out of "
+				      "range (a time that is no number or beyond %.0f ms): brought into "
+				      "range",
+				      f->id, src->database, CGM_STATS_MAX_MS);
 		f->source = source;
 	}
 	bool tracking = src->track_functions && strcmp(src->track_functions, "none") != 0;
@@ -498,6 +510,20 @@ static bool read_figures(cgm_runtime_stats *out, json_t *obj)
 	return true;
 }
 
+/* A time cgmap could not write back (negative, beyond the limit) makes a
+ * row no measurement: said and skipped. */
+static bool times_in_range(cgm_runtime *rt, const char *path, const char *list, size_t i,
+			   const cgm_runtime_stats *stats)
+{
+	if (cgm_stats_time_valid(stats->total_ms) && cgm_stats_time_valid(stats->self_ms))
+		return true;
+	rt_diagnostic(rt, path, 0,
+		      "runtime file: %s[%zu] has a time (%g, %g) that is not milliseconds from 0 "
+		      "to %.0f: skipped",
+		      list, i, stats->total_ms, stats->self_ms, CGM_STATS_MAX_MS);
+	return false;
+}
+
 int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 {
 	json_error_t jerr;
@@ -593,6 +619,8 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 				      i);
 			continue;
 		}
+		if (!times_in_range(rt, path, "edges", i, &stats))
+			continue;
 		cgm_runtime_edge *e = rt_add_edge(rt);
 		e->caller = cgm_arena_strdup(rt->arena, caller);
 		e->callee = cgm_arena_strdup(rt->arena, callee);
@@ -612,6 +640,8 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 				      i);
 			continue;
 		}
+		if (!times_in_range(rt, path, "functions", i, &stats))
+			continue;
 		cgm_runtime_function *f = rt_add_function(rt);
 		f->id = cgm_arena_strdup(rt->arena, id);
 		f->stats = stats;

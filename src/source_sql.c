@@ -2432,6 +2432,28 @@ static void settle_extraction(sql_state *st, const int *origin, int first)
 
 static int load_files(sql_state *st, const char *const *paths, int npaths);
 
+/* A --schema or --exclude-schema pattern that matches no schema the files
+ * made (or the system's) is an error (cgm_schema_patterns_check). */
+static int check_schema_patterns(sql_state *st)
+{
+	const cgm_source_options *opts = st->opts;
+	if (opts->nschemas == 0 && opts->nexclude == 0)
+		return 0;
+	int cap = st->schemas.size + st->nfns + 2, n = 0;
+	const char **names = cgm_xcalloc((size_t)cap, sizeof(char *));
+	names[n++] = "pg_catalog";
+	names[n++] = "information_schema";
+	for (int i = 0; i < st->schemas.size; i++)
+		if (st->schemas.keys[i] && st->schemas.values[i] == 1)
+			names[n++] = st->schemas.keys[i];
+	for (int i = 0; i < st->nfns; i++)
+		if (!st->dropped[i])
+			names[n++] = st->fns[i].schema;
+	int rc = cgm_schema_patterns_check(opts, names, n, "the SQL files");
+	free(names);
+	return rc;
+}
+
 static void add_file_diagnostic(cgm_model *model, const char *file, const char *message)
 {
 	cgm_diagnostic *d = cgm_model_add_diagnostic(model);
@@ -2530,6 +2552,9 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 		apply_file(st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text, true);
 		free(text);
 	}
+
+	if ((rc = check_schema_patterns(st)) < 0)
+		return rc;
 
 	/* The functions that survived, in the model like the live source's:
 	 * the out-of-scope ones only for resolution. */

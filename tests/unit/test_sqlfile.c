@@ -429,6 +429,45 @@ static void test_include_devices_size_and_cycles(void **state)
 	cgm_model_free(m);
 }
 
+/* --schema typo mapped no function and the run passed: a pattern (either
+ * kind) that matches no schema of the files is an error naming it. */
+static void test_schema_pattern_matching_nothing(void **state)
+{
+	write_file("schema.sql", "CREATE SCHEMA app;\n"
+				 "CREATE FUNCTION app.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+				 "CREATE SCHEMA gone;\n"
+				 "DROP SCHEMA gone;\n");
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	const char *paths[] = { path };
+	static const char *const typo[] = { "ap" };
+	static const char *const gone[] = { "gone" };
+	static const char *const good[] = { "a*" };
+	static const char *const system[] = { "pg_catalog" };
+	struct {
+		const char *const *schemas, *const *exclude;
+		int rc;
+		const char *message;
+	} cases[] = {
+		{ typo, NULL, CGM_EUSAGE, "--schema pattern \"ap\" matches no schema" },
+		{ gone, NULL, CGM_EUSAGE, "--schema pattern \"gone\" matches no schema" },
+		{ NULL, typo, CGM_EUSAGE, "--exclude-schema pattern \"ap\" matches no schema" },
+		{ good, NULL, 0, NULL },
+		{ good, system, 0, NULL },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		cgm_source_options opts = { .schemas = (const char **)cases[k].schemas,
+					    .nschemas = cases[k].schemas ? 1 : 0,
+					    .exclude_schemas = (const char **)cases[k].exclude,
+					    .nexclude = cases[k].exclude ? 1 : 0 };
+		cgm_model *m = cgm_model_new();
+		assert_int_equal(cgm_source_sql_load(m, paths, 1, &opts), cases[k].rc);
+		if (cases[k].message)
+			assert_non_null(strstr(cgm_error_message(), cases[k].message));
+		cgm_model_free(m);
+	}
+}
+
 static void test_extensions(void **state)
 {
 	cgm_model *m = load_text(
@@ -558,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folder_links_walked_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_include_outside_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_include_devices_size_and_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_pattern_matching_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
