@@ -272,6 +272,8 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		e->caller = entry ? NULL : cgm_arena_strdup(rt->arena, caller);
 		e->callee = cgm_arena_strdup(rt->arena, callee);
 		e->site_line = cell(res, i, 2) ? atoi(cell(res, i, 2)) : 0;
+		if (e->site_line < 0)
+			e->site_line = 0; /* unknown, as the extension never says */
 		e->dynamic = cell(res, i, 3) && cell(res, i, 3)[0] == 't';
 		e->stats.calls = strtoll(PQgetvalue(res, i, 4), NULL, 10);
 		e->stats.total_ms = strtod(PQgetvalue(res, i, 5), NULL);
@@ -611,7 +613,9 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		json_t *dynamic = json_object_get(item, "dynamic");
 		if (!json_is_object(item) || !opt_string(&caller, item, "caller") ||
 		    !opt_string(&callee, item, "callee") || !callee ||
-		    (line && !json_is_null(line) && !json_is_integer(line)) ||
+		    (line && !json_is_null(line) &&
+		     (!json_is_integer(line) || json_integer_value(line) < 0 ||
+		      json_integer_value(line) > INT_MAX)) ||
 		    (dynamic && !json_is_boolean(dynamic)) || !read_figures(&stats, item)) {
 			rt_diagnostic(rt, path, 0,
 				      "runtime file: edges[%zu] is not {caller, callee, site_line, "

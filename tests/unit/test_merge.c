@@ -539,19 +539,26 @@ static void test_runtime_file_times_out_of_range(void **state)
 			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 9223372036854775807,"
 			 " \"total_ms\": 1e15, \"self_ms\": 0},"
 			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1, \"total_ms\": 1.7e308},"
-			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1, \"self_ms\": -1}],"
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1, \"self_ms\": -1},"
+			 "{\"caller\": \"app.other()\", \"callee\": \"app.main()\", \"calls\": 1,"
+			 " \"site_line\": -2147483648},"
+			 "{\"caller\": \"app.other()\", \"callee\": \"app.main()\", \"calls\": 1,"
+			 " \"site_line\": 4294967298}],"
 			 "\"functions\": [{\"id\": \"app.main()\", \"calls\": 1, \"total_ms\": 2e15}]}");
 	cgm_runtime *rt = cgm_runtime_new();
 	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
 	assert_int_equal(rt->nedges, 1);
 	assert_true(rt->edges[0].stats.calls == INT64_MAX);
 	assert_int_equal(rt->nfunctions, 0);
-	assert_int_equal(rt->ndiagnostics, 3);
+	assert_int_equal(rt->ndiagnostics, 5);
+	/* A line no body has (it reached the merge's line arithmetic). */
+	assert_non_null(strstr(rt->diagnostics[2].message, "edges[3] is not {caller"));
+	assert_non_null(strstr(rt->diagnostics[3].message, "edges[4] is not {caller"));
 	assert_non_null(strstr(rt->diagnostics[0].message,
 			       "edges[1] has a time (1.7e+308, 0) that is not milliseconds from 0 to "
 			       "1000000000000000: skipped"));
 	assert_non_null(strstr(rt->diagnostics[1].message, "edges[2] has a time"));
-	assert_non_null(strstr(rt->diagnostics[2].message, "functions[0] has a time"));
+	assert_non_null(strstr(rt->diagnostics[4].message, "functions[0] has a time"));
 	cgm_runtime_free(rt);
 
 	/* Only regular files: a device is refused by name before reading. */
