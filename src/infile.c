@@ -152,14 +152,16 @@ int cgm_infile_read(char **text, size_t *len, const char *path, const char *what
 	size_t used = 0;
 	int rc = 0;
 	while (buf) {
-		if (used + 1 >= cap) { /* the file grew, or standard input */
-			char *bigger = realloc(buf, cap * 2 + padding);
-			if (!bigger)
-				break;
-			buf = bigger;
-			cap *= 2;
+		char *to = buf + used;
+		size_t room = cap - 1 - used;
+		char probe;
+		if (room == 0) {
+			/* Full: one byte more says whether the file grew (or
+			 * standard input goes on) before the buffer doubles. */
+			to = &probe;
+			room = 1;
 		}
-		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		ssize_t n = read(fd, to, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -168,6 +170,16 @@ int cgm_infile_read(char **text, size_t *len, const char *path, const char *what
 		}
 		if (n == 0)
 			break;
+		if (to == &probe) {
+			char *bigger = realloc(buf, cap * 2 + padding);
+			if (!bigger) {
+				rc = cgm_error(code, "cannot read %s \"%s\": out of memory", what, shown);
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+			buf[used] = probe;
+		}
 		used += (size_t)n;
 		if (max_size && used > (uint64_t)max_size) {
 			rc = too_big(what, shown, code);
