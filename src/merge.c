@@ -469,7 +469,9 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	edge_index_free(&ix);
 	free(stats_from);
 	unknown_report(model, &unknown);
-	qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id, model);
+	if (model->nedges > 1) /* none: edges may be NULL, which qsort_r must not get */
+		qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id,
+			model);
 	return 0;
 }
 

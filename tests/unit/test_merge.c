@@ -529,6 +529,26 @@ static void test_sums_held_at_the_limit(void **state)
 	cgm_model_free(m);
 }
 
+/* Figures for a model without a single edge (one function called by
+ * clients): nothing to sort, and no null array handed to qsort_r (UBSan). */
+static void test_no_edges(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app.only()");
+	cgm_model_index(m);
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "primary", true, true);
+	add_row(rt, s, NULL, "app.only()", 0, false, 3, 1.0, 1.0);
+	add_stat(rt, s, "app.only()", 3, 1.0, 1.0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(m->nedges, 0);
+	assert_int_equal(m->functions[0].runtime.calls, 3);
+	assert_true(m->functions[0].observed_entry);
+	cgm_model_free(m);
+}
+
 /* A time no snapshot could hold (negative, beyond the limit) is no
  * measurement: the row is said and skipped, the rest read. */
 static void test_runtime_file_times_out_of_range(void **state)
@@ -617,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_bad_runtime_files),
 		cmocka_unit_test(test_log_without_pairs),
 		cmocka_unit_test(test_sums_held_at_the_limit),
+		cmocka_unit_test(test_no_edges),
 		cmocka_unit_test(test_runtime_file_times_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
