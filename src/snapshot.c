@@ -2081,17 +2081,24 @@ static int read_header(reader *r, const jv *doc)
 	return 0;
 }
 
-static int compare_edge_keys(const void *a, const void *b, void *arg)
+/* The identity of an edge (docs/snapshot.md): one edge per key. */
+static int edge_key_cmp(const cgm_edge *x, const cgm_edge *y)
 {
-	const cgm_edge *edges = arg;
-	const cgm_edge *x = &edges[*(const int *)a], *y = &edges[*(const int *)b];
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
 	if (x->via != y->via)
 		return x->via < y->via ? -1 : 1;
-	return *(const int *)a - *(const int *)b;
+	return 0;
+}
+
+static int compare_edge_keys(const void *a, const void *b, void *arg)
+{
+	const cgm_edge *edges = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = edge_key_cmp(&edges[ia], &edges[ib]);
+	return c ? c : ia - ib;
 }
 
 /* An edge is one per (from, to, via) (docs/snapshot.md): a second one would
@@ -2112,11 +2119,8 @@ static int check_duplicate_edges(reader *r)
 	int repeat = -1, first = -1;
 	for (int k = 1; k < n; k++) {
 		const cgm_edge *x = &m->edges[order[k - 1]], *y = &m->edges[order[k]];
-		bool same = x->from == y->from && x->to == y->to && x->via == y->via;
-		bool group_start = k == 1 || !(m->edges[order[k - 2]].from == x->from &&
-					       m->edges[order[k - 2]].to == x->to &&
-					       m->edges[order[k - 2]].via == x->via);
-		if (same && group_start && (repeat < 0 || order[k] < repeat)) {
+		bool group_start = k == 1 || edge_key_cmp(&m->edges[order[k - 2]], x) != 0;
+		if (group_start && edge_key_cmp(x, y) == 0 && (repeat < 0 || order[k] < repeat)) {
 			repeat = order[k];
 			first = order[k - 1];
 		}
