@@ -13,6 +13,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/html.h"
+#include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
 #include "cmd.h"
 
@@ -32,6 +33,8 @@ static void render_usage(FILE *out)
 		"  --node-cap N      most functions drawn in one graph; the rest are counted\n"
 		"                    in \"+N more\" nodes (default 50)\n"
 		"  --threads N       layout workers (default: one per core)\n"
+		"  --max-file-size SIZE  largest snapshot read: bytes or K, M, G; 0 for no\n"
+		"                    limit (default 256M)\n"
 		"  --quiet           print only errors\n");
 }
 
@@ -79,6 +82,13 @@ int cmd_render(int argc, char **argv)
 				rc = parse_int(&opts.node_cap, a, value, 2, 2000);
 			else
 				rc = parse_int(&opts.threads, a, value, 0, 256);
+			i++;
+		} else if (strcmp(a, "--max-file-size") == 0) {
+			int64_t bytes;
+			if (!value)
+				rc = cgm_error(CGM_EUSAGE, "option '%s' needs a size", a);
+			else if ((rc = cgm_infile_parse_size(&bytes, value)) == 0)
+				cgm_infile_set_max_size(bytes);
 			i++;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			rc = cgm_error(CGM_EUSAGE, "unknown option '%s'; see 'cgmap render --help'", a);

@@ -14,6 +14,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/infile.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
 {
@@ -136,7 +137,12 @@ const char cgm_map_options_help[] =
 	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
 	"  --threads N            parsing and resolving threads (default: one per core)\n"
 	"  --stamp                record the mapping time (outputs are otherwise\n"
-	"                         byte-identical for the same source)\n";
+	"                         byte-identical for the same source)\n"
+	"untrusted input:\n"
+	"  --max-file-size SIZE   largest input file read (SQL, runtime, snapshot): bytes\n"
+	"                         or K, M, G; 0 for no limit (default 256M)\n"
+	"  --allow-include-outside  let psql \\i / \\ir and folder links read files\n"
+	"                         outside the paths given to --sql\n";
 
 static int push(const char ***list, int *n, const char *value)
 {
@@ -164,7 +170,8 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		snprintf(name, sizeof name, "%s", arg);
 	}
 	static const char *const flags[] = { "--include-extensions", "--include-builtins",
-					     "--no-runtime", "--stamp", NULL };
+					     "--no-runtime", "--stamp", "--allow-include-outside",
+					     NULL };
 	for (int k = 0; flags[k]; k++)
 		if (strcmp(name, flags[k]) == 0) {
 			if (k == 0)
@@ -173,13 +180,15 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 				opts->include_builtins = true;
 			else if (k == 2)
 				opts->runtime.no_runtime = true;
-			else
+			else if (k == 3)
 				opts->source.stamp = true;
+			else
+				opts->source.allow_include_outside = true;
 			return 1;
 		}
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
-					      NULL };
+					      "--max-file-size", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -211,6 +220,14 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		return push(&opts->runtime.logs, &opts->runtime.nlogs, value);
 	case 6:
 		return push(&opts->entry_patterns, &opts->nentry, value);
+	case 8: {
+		int64_t bytes;
+		int rc = cgm_infile_parse_size(&bytes, value);
+		if (rc < 0)
+			return rc;
+		cgm_infile_set_max_size(bytes);
+		return 1;
+	}
 	default: {
 		char *end;
 		long n = strtol(value, &end, 10);

@@ -27,17 +27,11 @@
  */
 #include "cgmap/runtime.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgmap/error.h"
-
-static void add_stats(cgm_runtime_stats *to, const cgm_runtime_stats *from)
-{
-	to->calls += from->calls;
-	to->total_ms += from->total_ms;
-	to->self_ms += from->self_ms;
-}
 
 /* (from, to) -> edges, chained; grows with the edges merge adds. */
 typedef struct {
@@ -46,7 +40,40 @@ typedef struct {
 	int nslots, cap_next;
 	int *out_start; /* static edges leaving function f: out_edge[out_start[f]..out_start[f+1]) */
 	int *out_edge;
+	/* Whose figures were held at the limit and said so (once each). */
+	bool *said_fn;       /* per function */
+	bool *said_edge;     /* per edge, grown as edges are added */
+	int cap_said_edge;
 } edge_index;
+
+/* Add figures of several sources without overflow: a sum past the limit is
+ * held there (cgm_runtime_stats_add), and said once per function or edge
+ * (*said remembers it; `to_id` NULL: the figures of function `from_id`). */
+static void add_stats(cgm_model *model, bool *said, cgm_runtime_stats *to,
+		      const cgm_runtime_stats *from, const char *from_id, const char *to_id)
+{
+	if (!cgm_runtime_stats_add(to, from) || *said)
+		return;
+	*said = true;
+	const char *subject = to_id ? cgm_arena_printf(model->arena, "edge \"%s\" -> \"%s\"", from_id, to_id)
+				    : cgm_arena_printf(model->arena, "\"%s\"", from_id);
+	cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+	d->message = cgm_arena_printf(model->arena,
+				      "runtime figures of %s add up past what cgmap counts (%" PRId64
+				      " calls, %.0f ms): held at that limit",
+				      subject, INT64_MAX, CGM_STATS_MAX_MS);
+}
+
+static bool *edge_said(edge_index *ix, int e)
+{
+	if (e >= ix->cap_said_edge) {
+		int cap = e * 2 + 64;
+		ix->said_edge = cgm_xrealloc(ix->said_edge, sizeof(bool) * (size_t)cap);
+		memset(ix->said_edge + ix->cap_said_edge, 0, sizeof(bool) * (size_t)(cap - ix->cap_said_edge));
+		ix->cap_said_edge = cap;
+	}
+	return &ix->said_edge[e];
+}
 
 static size_t pair_slot(const edge_index *ix, int from, int to)
 {
@@ -85,6 +112,9 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 		ix->head[i] = -1;
 	ix->next = NULL;
 	ix->cap_next = 0;
+	ix->said_fn = cgm_xcalloc((size_t)model->nfunctions + 1, sizeof(bool));
+	ix->said_edge = NULL;
+	ix->cap_said_edge = 0;
 	for (int e = 0; e < model->nedges; e++)
 		edge_index_add(ix, model, e);
 	int n = model->nfunctions;
@@ -110,6 +140,8 @@ static void edge_index_free(edge_index *ix)
 	free(ix->out_edge);
 	free(ix->head);
 	free(ix->next);
+	free(ix->said_fn);
+	free(ix->said_edge);
 }
 
 static bool has_line(const cgm_edge *e, int line)
@@ -167,10 +199,11 @@ static cgm_edge *static_edge(cgm_model *model, edge_index *ix, int from, int to,
 	return any;
 }
 
-static void observe(cgm_edge *edge, const cgm_runtime_edge *row)
+static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_runtime_edge *row)
 {
 	edge->provenance |= CGM_EDGE_OBSERVED;
-	add_stats(&edge->runtime, &row->stats);
+	add_stats(model, edge_said(ix, (int)(edge - model->edges)), &edge->runtime, &row->stats,
+		  model->functions[edge->from].id, model->functions[edge->to].id);
 }
 
 static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
@@ -181,7 +214,7 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	cgm_edge *edge;
 
 	if (line > 0 && (edge = static_edge(model, ix, caller, callee, line))) {
-		observe(edge, row);
+		observe(model, ix, edge, row);
 		return;
 	}
 	int ndynamic = 0, nearest = -1;
@@ -196,11 +229,11 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	if (line > 0 && nearest >= 0 && f->sites[nearest].line == line) {
 		edge = edge_for(model, ix, caller, callee, CGM_VIA_DYNAMIC);
 		add_line(model, edge, line);
-		observe(edge, row);
+		observe(model, ix, edge, row);
 		return;
 	}
 	if ((edge = static_edge(model, ix, caller, callee, 0))) {
-		observe(edge, row);
+		observe(model, ix, edge, row);
 		return;
 	}
 	if (ndynamic && (row->dynamic || line <= 0)) {
@@ -213,7 +246,7 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 				if (f->sites[s].kind == CGM_SITE_DYNAMIC)
 					add_line(model, edge, f->sites[s].line);
 		}
-		observe(edge, row);
+		observe(model, ix, edge, row);
 		return;
 	}
 	/* Through an inlined SQL function: statically caller -> y -> callee
@@ -236,13 +269,13 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 		second = (int)(e2 - model->edges);
 	}
 	if (count == 1) {
-		observe(&model->edges[first], row);
-		observe(&model->edges[second], row);
+		observe(model, ix, &model->edges[first], row);
+		observe(model, ix, &model->edges[second], row);
 		return;
 	}
 	edge = edge_for(model, ix, caller, callee, CGM_VIA_CALL);
 	add_line(model, edge, line);
-	observe(edge, row);
+	observe(model, ix, edge, row);
 }
 
 /* Observed ids the model does not know, counted, reported once each. */
@@ -400,7 +433,8 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 					unknown_add(&unknown, row->id);
 				continue;
 			}
-			add_stats(&model->functions[fn].runtime, &row->stats);
+			add_stats(model, &ix.said_fn[fn], &model->functions[fn].runtime, &row->stats,
+				  model->functions[fn].id, NULL);
 			stats_from[fn] = s + 1;
 		}
 		for (int i = 0; i < rt->nedges; i++) {
@@ -417,7 +451,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				continue;
 			cgm_function *to = &model->functions[callee];
 			if (stats_from[callee] != s + 1)
-				add_stats(&to->runtime, &row->stats);
+				add_stats(model, &ix.said_fn[callee], &to->runtime, &row->stats, to->id, NULL);
 			if (!row->caller) {
 				to->observed_entry = true;
 				continue;
@@ -435,7 +469,9 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	edge_index_free(&ix);
 	free(stats_from);
 	unknown_report(model, &unknown);
-	qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id, model);
+	if (model->nedges > 1) /* none: edges may be NULL, which qsort_r must not get */
+		qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id,
+			model);
 	return 0;
 }
 

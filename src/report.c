@@ -596,14 +596,15 @@ static void build_recursion(table *t, const cgm_model *model)
 	for (int c = 0; c < ncomponents; c++) {
 		cgm_strbuf members = CGM_STRBUF_INIT;
 		int size = 0, ndead = 0, nuncalled = 0;
-		long long calls = 0;
+		int64_t calls = 0;
 		for (int i = 0; i < model->nuser; i++) {
 			const cgm_function *f = &model->functions[i];
 			if (f->scc != c)
 				continue;
 			cgm_strbuf_printf(&members, "%s%s", size ? " " : "", f->id);
 			size++;
-			calls += f->runtime.calls;
+			bool held = false;
+			calls = cgm_count_add(calls, f->runtime.calls, &held);
 			ndead += f->dead;
 			nuncalled += uncalled[i];
 		}
@@ -620,7 +621,8 @@ static void build_recursion(table *t, const cgm_model *model)
 		r->cells[3] = xstrdup(status);
 		r->cells[4] = model->has_runtime ? int_cell(calls) : NULL;
 		if (model->has_runtime)
-			r->text = xprintf("component %d: %s %s calls %lld", c, r->cells[2], status, calls);
+			r->text = xprintf("component %d: %s %s calls %lld", c, r->cells[2], status,
+					  (long long)calls);
 		else
 			r->text = xprintf("component %d: %s %s", c, r->cells[2], status);
 		cgm_strbuf_free(&members);

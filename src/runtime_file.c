@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/infile.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
 
@@ -270,10 +272,18 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		e->caller = entry ? NULL : cgm_arena_strdup(rt->arena, caller);
 		e->callee = cgm_arena_strdup(rt->arena, callee);
 		e->site_line = cell(res, i, 2) ? atoi(cell(res, i, 2)) : 0;
+		if (e->site_line < 0)
+			e->site_line = 0; /* unknown, as the extension never says */
 		e->dynamic = cell(res, i, 3) && cell(res, i, 3)[0] == 't';
 		e->stats.calls = strtoll(PQgetvalue(res, i, 4), NULL, 10);
 		e->stats.total_ms = strtod(PQgetvalue(res, i, 5), NULL);
 		e->stats.self_ms = strtod(PQgetvalue(res, i, 6), NULL);
+		if (cgm_runtime_stats_clamp(&e->stats))
+			rt_diagnostic(rt, NULL, 0,
+				      "cgmap_trace edge %s -> %s of database '%s': figures out of range "
+				      "(a negative count, a time that is no number or beyond %.0f ms): "
+				      "brought into range",
+				      entry ? "(entry)" : caller, callee, src->database, CGM_STATS_MAX_MS);
 		e->source = source;
 	}
 	PQclear(res);
@@ -298,6 +308,12 @@ static int read_function_stats(cgm_runtime *rt, int source, PGconn *conn, const 
 		f->stats.calls = strtoll(PQgetvalue(res, i, 1), NULL, 10);
 		f->stats.total_ms = strtod(PQgetvalue(res, i, 2), NULL);
 		f->stats.self_ms = strtod(PQgetvalue(res, i, 3), NULL);
+		if (cgm_runtime_stats_clamp(&f->stats))
+			rt_diagnostic(rt, NULL, 0,
+				      "pg_stat_user_functions row of %s in database '%s': figures out of "
+				      "range (a time that is no number or beyond %.0f ms): brought into "
+				      "range",
+				      f->id, src->database, CGM_STATS_MAX_MS);
 		f->source = source;
 	}
 	bool tracking = src->track_functions && strcmp(src->track_functions, "none") != 0;
@@ -496,10 +512,29 @@ static bool read_figures(cgm_runtime_stats *out, json_t *obj)
 	return true;
 }
 
+/* A time cgmap could not write back (negative, beyond the limit) makes a
+ * row no measurement: said and skipped. */
+static bool times_in_range(cgm_runtime *rt, const char *path, const char *list, size_t i,
+			   const cgm_runtime_stats *stats)
+{
+	if (cgm_stats_time_valid(stats->total_ms) && cgm_stats_time_valid(stats->self_ms))
+		return true;
+	rt_diagnostic(rt, path, 0,
+		      "runtime file: %s[%zu] has a time (%g, %g) that is not milliseconds from 0 "
+		      "to %.0f: skipped",
+		      list, i, stats->total_ms, stats->self_ms, CGM_STATS_MAX_MS);
+	return false;
+}
+
 int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
+	char *text;
+	size_t len;
+	if (cgm_infile_read(&text, &len, path, "runtime file", CGM_EINPUT, false, 1) < 0)
+		return CGM_EINPUT;
+	json_t *root = json_loadb(text, len, 0, &jerr);
+	free(text);
 	if (!root) {
 		if (jerr.line <= 0)
 			return cgm_error(CGM_EINPUT, "cannot read runtime file '%s': %s", path,
@@ -578,7 +613,9 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		json_t *dynamic = json_object_get(item, "dynamic");
 		if (!json_is_object(item) || !opt_string(&caller, item, "caller") ||
 		    !opt_string(&callee, item, "callee") || !callee ||
-		    (line && !json_is_null(line) && !json_is_integer(line)) ||
+		    (line && !json_is_null(line) &&
+		     (!json_is_integer(line) || json_integer_value(line) < 0 ||
+		      json_integer_value(line) > INT_MAX)) ||
 		    (dynamic && !json_is_boolean(dynamic)) || !read_figures(&stats, item)) {
 			rt_diagnostic(rt, path, 0,
 				      "runtime file: edges[%zu] is not {caller, callee, site_line, "
@@ -586,6 +623,8 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 				      i);
 			continue;
 		}
+		if (!times_in_range(rt, path, "edges", i, &stats))
+			continue;
 		cgm_runtime_edge *e = rt_add_edge(rt);
 		e->caller = cgm_arena_strdup(rt->arena, caller);
 		e->callee = cgm_arena_strdup(rt->arena, callee);
@@ -605,6 +644,8 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 				      i);
 			continue;
 		}
+		if (!times_in_range(rt, path, "functions", i, &stats))
+			continue;
 		cgm_runtime_function *f = rt_add_function(rt);
 		f->id = cgm_arena_strdup(rt->arena, id);
 		f->stats = stats;
@@ -766,17 +807,28 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 				 "runtime log '%s': OIDs are only meaningful in the database they "
 				 "come from: map that database with --dsn",
 				 path);
-	FILE *f = fopen(path, "r");
+	int rc = 0;
+	FILE *f = cgm_infile_open(path, "runtime log", CGM_EINPUT, &rc);
 	if (!f)
-		return cgm_error(CGM_EINPUT, "cannot read runtime log '%s': %s", path,
-				 strerror(errno));
+		return rc;
 	pair_table pairs = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, ndigraphs = 0;
 	char first[64] = "", last[64] = "", stamp[64];
-	while (getline(&line, &cap, f) != -1) {
-		lineno++;
+	/* A log is streamed, however big; only a line is held, and a line
+	 * longer than the input limit is not read. */
+	int64_t limit = cgm_infile_max_size();
+	size_t max_line = limit > 0 && (uint64_t)limit < SIZE_MAX ? (size_t)limit : SIZE_MAX - 2;
+	bool truncated;
+	while (cgm_infile_getline(&line, &cap, f, max_line, &truncated) != -1) {
+		if (lineno < INT_MAX)
+			lineno++;
+		if (truncated) {
+			rt_diagnostic(rt, path, lineno,
+				      "line longer than the input limit (--max-file-size): skipped");
+			continue;
+		}
 		const char *d = strstr(line, "digraph {");
 		if (!d)
 			continue;
@@ -832,7 +884,6 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 	}
 	nnames = distinct;
 
-	int rc = 0;
 	int source = rt->nsources;
 	cgm_runtime_source *src = rt_add_source(rt);
 	src->kind = "log";

@@ -21,7 +21,9 @@
  * column when the JSON itself does not parse); nothing is half-read.
  */
 #include "cgmap/error.h"
+#include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/runtime.h"
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
 #include "outfile.h"
@@ -181,16 +183,20 @@ static void put_bool(cgm_outfile *o, bool value)
 
 /* jansson 2.14's real format: "%.12g", ".0" added when the text would read
  * back as an integer, and the exponent without '+' or leading zeros.
- * JSON has no NaN or infinity; a time that is not a number was never
- * measured, so it is written as 0.  Only runtime figures are reals, a few
- * per function at most: printf does the digits. */
+ * Only runtime times are reals, a few per function at most: printf does the
+ * digits.  A time is written in the range the reader takes (0 to
+ * CGM_STATS_MAX_MS, cgmap/runtime.h), which merging never leaves: JSON has
+ * no NaN (never measured: 0) nor infinity, and a value near the largest
+ * double would print rounded up beyond it and not read back. */
 static void put_real(cgm_outfile *o, double v)
 {
 	/* 12 significant digits: far below measurable time, and a value read
 	 * back prints as the same text, so a round trip is byte-identical. */
 	char buf[64];
-	if (!isfinite(v))
+	if (!(v > 0.0)) /* NaN, negative, -0.0 */
 		v = 0.0;
+	else if (v > CGM_STATS_MAX_MS)
+		v = CGM_STATS_MAX_MS;
 	int n = snprintf(buf, sizeof(buf) - 3, "%.12g", v);
 	if (n < 0 || (size_t)n >= sizeof(buf) - 3) {
 		fprintf(stderr, "cgmap: cannot print the number %g\n", v);
@@ -1709,6 +1715,12 @@ static int get_stats(reader *r, const jv *obj, const char *key, cgm_runtime_stat
 		rc = bad(r, "total_ms", "is %s, expected a number", type_name(total));
 	else if (self && !jv_is_number(self))
 		rc = bad(r, "self_ms", "is %s, expected a number", type_name(self));
+	else if (total && !cgm_stats_time_valid(jv_number_value(total)))
+		rc = bad(r, "total_ms", "is %g, expected milliseconds from 0 to %.0f",
+			 jv_number_value(total), CGM_STATS_MAX_MS);
+	else if (self && !cgm_stats_time_valid(jv_number_value(self)))
+		rc = bad(r, "self_ms", "is %g, expected milliseconds from 0 to %.0f",
+			 jv_number_value(self), CGM_STATS_MAX_MS);
 	if (rc == 0) {
 		out->calls = calls ? (int64_t)jv_integer_value(calls) : 0;
 		out->total_ms = total ? jv_number_value(total) : 0.0;
@@ -2137,6 +2149,61 @@ static int read_header(reader *r, const jv *doc)
 	return 0;
 }
 
+/* The identity of an edge (docs/snapshot.md): one edge per key. */
+static int edge_key_cmp(const cgm_edge *x, const cgm_edge *y)
+{
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return cgm_edge_compare_kind(x, y);
+}
+
+static int compare_edge_keys(const void *a, const void *b, void *arg)
+{
+	const cgm_edge *edges = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = edge_key_cmp(&edges[ia], &edges[ib]);
+	return c ? c : ia - ib;
+}
+
+/* An edge is one per (from, to, via, object) (docs/snapshot.md): a second one would
+ * be listed and counted twice.  The error names the first repeat in file
+ * order and the edge it repeats. */
+static int check_duplicate_edges(reader *r)
+{
+	cgm_model *m = r->model;
+	int n = m->nedges;
+	if (n < 2)
+		return 0;
+	int *order = cgm_xcalloc((size_t)n, sizeof(int));
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)n, sizeof(int), compare_edge_keys, m->edges);
+	/* Equal keys stand together, in file order: in each group the second
+	 * repeats the first. */
+	int repeat = -1, first = -1;
+	for (int k = 1; k < n; k++) {
+		const cgm_edge *x = &m->edges[order[k - 1]], *y = &m->edges[order[k]];
+		bool group_start = k == 1 || edge_key_cmp(&m->edges[order[k - 2]], x) != 0;
+		if (group_start && edge_key_cmp(x, y) == 0 && (repeat < 0 || order[k] < repeat)) {
+			repeat = order[k];
+			first = order[k - 1];
+		}
+	}
+	free(order);
+	if (repeat < 0)
+		return 0;
+	const cgm_edge *e = &m->edges[repeat];
+	size_t saved = enter_key(r, "edges");
+	enter_index(r, (size_t)repeat);
+	int rc = bad(r, NULL, "duplicate edge \"%s\" -> \"%s\" via %s%s%s%s (as edges[%d])",
+		     m->functions[e->from].id, m->functions[e->to].id, cgm_via_name(e->via),
+		     e->object ? " \"" : "", e->object ? e->object : "", e->object ? "\"" : "", first);
+	leave(r, saved);
+	return rc;
+}
+
 static int read_document(reader *r, const jv *doc)
 {
 	if (!jv_is_object(doc))
@@ -2144,6 +2211,7 @@ static int read_document(reader *r, const jv *doc)
 	TRY(read_header(r, doc));
 	TRY(read_functions(r, doc));
 	TRY(read_list(r, doc, "edges", read_edge));
+	TRY(check_duplicate_edges(r));
 	TRY(read_list(r, doc, "triggers", read_trigger));
 	TRY(read_list(r, doc, "references", read_reference));
 	TRY(read_list(r, doc, "diagnostics", read_diagnostic));
@@ -2156,47 +2224,13 @@ static int read_document(reader *r, const jv *doc)
 #define READ_PADDING 1
 
 /* The whole file in memory with a NUL after it (*len bytes before it) and
- * READ_PADDING zero bytes; NULL with errno set when it cannot be read. */
+ * READ_PADDING zero bytes; NULL with the message set when it cannot be
+ * read (not a regular file, larger than --max-file-size: cgmap/infile.h). */
 static char *read_whole_file(const char *file, size_t *len)
 {
-	int fd = open(file, O_RDONLY);
-	if (fd < 0)
+	char *buf;
+	if (cgm_infile_read(&buf, len, file, "snapshot", CGM_EINPUT, false, READ_PADDING + 1) < 0)
 		return NULL;
-	struct stat st;
-	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-	char *buf = malloc(cap + READ_PADDING);
-	size_t used = 0;
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			errno = ENOMEM;
-			return NULL;
-		}
-		if (used + 1 >= cap) { /* the file grew: read on */
-			char *bigger = realloc(buf, cap * 2 + READ_PADDING);
-			if (!bigger)
-				free(buf);
-			buf = bigger;
-			cap *= 2;
-			continue;
-		}
-		ssize_t n = read(fd, buf + used, cap - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			free(buf);
-			close(fd);
-			errno = saved;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	memset(buf + used, 0, READ_PADDING);
-	*len = used;
 	return buf;
 }
 
@@ -2212,7 +2246,7 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 	free(*buf);
 	*buf = read_whole_file(file, len);
 	if (!*buf)
-		return cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
+		return CGM_EINPUT;
 	json_error_t jerr;
 	*jdoc = json_loadb(*buf, *len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!*jdoc) {
@@ -2232,9 +2266,8 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {
-		int rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, strerror(errno));
 		free(file);
-		return rc;
+		return CGM_EINPUT;
 	}
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;

@@ -18,6 +18,7 @@
 #include <fnmatch.h>
 #include <libpq-fe.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -587,6 +588,31 @@ static int load_settings(cgm_model *model, PGconn *conn)
 	return 0;
 }
 
+/* A --schema or --exclude-schema pattern that matches no schema of the
+ * database is an error (cgm_schema_patterns_check). */
+static int check_schema_patterns(const cgm_model *model, PGconn *conn, const cgm_source_options *opts)
+{
+	if (opts->nschemas == 0 && opts->nexclude == 0)
+		return 0;
+	PGresult *res = PQexec(conn, "SELECT nspname FROM pg_catalog.pg_namespace");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read schemas from \"pg_namespace\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	int n = PQntuples(res);
+	const char **names = cgm_xcalloc((size_t)n + 1, sizeof(char *));
+	for (int r = 0; r < n; r++)
+		names[r] = PQgetvalue(res, r, 0);
+	char where[256];
+	snprintf(where, sizeof where, "database \"%s\"", model->source.name ? model->source.name : "");
+	int rc = cgm_schema_patterns_check(opts, names, n, where);
+	free(names);
+	PQclear(res);
+	return rc;
+}
+
 static int run(PGconn *conn, const char *sql)
 {
 	PGresult *res = PQexec(conn, sql);
@@ -610,6 +636,7 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    (rc = load_settings(model, conn)) < 0 ||
 	    /* Identities are printed as with an empty search_path. */
 	    (rc = run(conn, "SET LOCAL search_path = ''")) < 0 ||
+	    (rc = check_schema_patterns(model, conn, opts)) < 0 ||
 	    /* Compiling the function query costs more than it saves. */
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 || (rc = load_triggers(model, conn)) < 0 ||
 	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||

@@ -24,6 +24,7 @@
  * are filled exactly like the live source fills them, so both give the same
  * snapshot (tests/integration/test_sql_parity.sh holds them to it).
  */
+#include <errno.h>
 #include <limits.h>
 #include <pg_query.h>
 #include <pthread.h>
@@ -32,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +150,10 @@ typedef struct sql_state {
 	sqlfile_include *includes;    /* psql \i and \ir of the current file */
 	int nincludes, next_include;
 	int depth;                    /* of includes */
+	const char **roots;           /* realpath of each folder given (of a file
+	                               * given: its folder; of "-": the current one) */
+	int nroots;
+	sqlfile_ids files_read;       /* every file read, by (device, inode): once */
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
@@ -2295,6 +2301,30 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	st->next_include = saved_next;
 }
 
+/* Whether the real path of `path` lies below one of the folders given. */
+static bool under_roots(const sql_state *st, const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool under = false;
+	for (int i = 0; real && i < st->nroots && !under; i++)
+		under = sqlfile_path_under(real, st->roots[i]);
+	free(real);
+	return under;
+}
+
+/* False, with the reason in *first, when `path` is a file read before
+ * (the same device and inode under any name): every file is read once, so
+ * links and includes cannot make the work grow beyond the files' size. */
+static bool first_reading(sql_state *st, const char *path, const char **first)
+{
+	struct stat sb;
+	*first = NULL;
+	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return true; /* reading it says why it cannot be read */
+	*first = sqlfile_ids_add(&st->files_read, sb.st_dev, sb.st_ino, cgm_arena_strdup(st->a, path));
+	return *first == NULL;
+}
+
 /* Run the includes that stand before offset `upto` of the current file. */
 static void run_includes(sql_state *st, int upto)
 {
@@ -2309,6 +2339,23 @@ static void run_includes(sql_state *st, int upto)
 		}
 		if (st->depth >= 16) {
 			diagnose(st, inc->offset, "includes nested too deep at \"%s\"", path);
+			continue;
+		}
+		/* Untrusted SQL must not read the machine's other files: not a
+		 * byte of one reaches the snapshot, not even in a message. */
+		if (!st->opts->allow_include_outside && !under_roots(st, path)) {
+			diagnose(st, inc->offset,
+				 "include of \"%s\" refused: it lies outside the paths given to --sql "
+				 "(--allow-include-outside reads it)",
+				 path);
+			continue;
+		}
+		const char *first;
+		if (!first_reading(st, path, &first)) {
+			diagnose(st, inc->offset,
+				 "include of \"%s\" skipped: the same file as \"%s\", read before "
+				 "(each file is read once)",
+				 path, first);
 			continue;
 		}
 		char *text;
@@ -2397,6 +2444,59 @@ static void settle_extraction(sql_state *st, const int *origin, int first)
 
 static int load_files(sql_state *st, const char *const *paths, int npaths);
 
+/* A --schema or --exclude-schema pattern that matches no schema the files
+ * made (or the system's) is an error (cgm_schema_patterns_check). */
+static int check_schema_patterns(sql_state *st)
+{
+	const cgm_source_options *opts = st->opts;
+	if (opts->nschemas == 0 && opts->nexclude == 0)
+		return 0;
+	int cap = st->schemas.size + st->nfns + 2, n = 0;
+	const char **names = cgm_xcalloc((size_t)cap, sizeof(char *));
+	names[n++] = "pg_catalog";
+	names[n++] = "information_schema";
+	for (int i = 0; i < st->schemas.size; i++)
+		if (st->schemas.keys[i] && st->schemas.values[i] == 1)
+			names[n++] = st->schemas.keys[i];
+	for (int i = 0; i < st->nfns; i++)
+		if (!st->dropped[i])
+			names[n++] = st->fns[i].schema;
+	int rc = cgm_schema_patterns_check(opts, names, n, "the SQL files");
+	free(names);
+	return rc;
+}
+
+static void add_file_diagnostic(cgm_model *model, const char *file, const char *message)
+{
+	cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+	d->file = file;
+	d->line = 0;
+	d->message = message;
+}
+
+/* The folders includes may read from: each folder given, the folder of
+ * each file given, the current folder for standard input. */
+static int find_roots(sql_state *st, const char *const *paths, int npaths)
+{
+	st->roots = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)npaths);
+	for (int i = 0; i < npaths; i++) {
+		const char *dir = paths[i];
+		struct stat sb;
+		if (strcmp(dir, "-") == 0) {
+			dir = ".";
+		} else if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+			const char *slash = strrchr(dir, '/');
+			dir = !slash ? "." : slash == dir ? "/" : cgm_arena_strndup(st->a, dir, (size_t)(slash - dir));
+		}
+		char *real = realpath(dir, NULL);
+		if (!real)
+			return cgm_error(CGM_ESOURCE, "cannot read folder \"%s\": %s", dir, strerror(errno));
+		st->roots[st->nroots++] = cgm_arena_strdup(st->a, real);
+		free(real);
+	}
+	return 0;
+}
+
 int cgm_source_sql_load(cgm_model *model, const char *const *paths, int npaths,
 			const cgm_source_options *opts)
 {
@@ -2413,6 +2513,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		return cgm_error(CGM_EUSAGE, "no SQL file given");
 	sql_state st = { .model = model, .a = model->arena, .opts = opts, .pool = pool };
 	int rc = load_files(&st, paths, npaths);
+	sqlfile_ids_free(&st.files_read);
 	for (int k = 0; k < st.nspecs; k++)
 		free(st.specs[k]);
 	free(st.specs);
@@ -2426,8 +2527,15 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	const cgm_source_options *opts = st->opts;
 	const char **files;
 	int nfiles;
-	int rc = sqlfile_collect(&files, &nfiles, st->a, paths, npaths);
+	sqlfile_note *notes;
+	int nnotes;
+	int rc = sqlfile_collect(&files, &nfiles, st->a, paths, npaths, opts->allow_include_outside,
+				 &notes, &nnotes);
 	if (rc < 0)
+		return rc;
+	for (int i = 0; i < nnotes; i++)
+		add_file_diagnostic(model, notes[i].file, notes[i].message);
+	if ((rc = find_roots(st, paths, npaths)) < 0)
 		return rc;
 
 	/* Builtins first: DDL resolution (triggers, references) needs them. */
@@ -2443,11 +2551,22 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	for (int i = 0; i < nfiles; i++) {
 		char *text;
 		size_t len;
+		const char *first;
+		if (!first_reading(st, files[i], &first)) {
+			add_file_diagnostic(model, files[i],
+					    cgm_arena_printf(st->a,
+							     "\"%s\" is the same file as \"%s\": read once",
+							     files[i], first));
+			continue;
+		}
 		if ((rc = sqlfile_read(&text, &len, files[i])) < 0)
 			return rc;
 		apply_file(st, strcmp(files[i], "-") == 0 ? "<stdin>" : files[i], text, true);
 		free(text);
 	}
+
+	if ((rc = check_schema_patterns(st)) < 0)
+		return rc;
 
 	/* The functions that survived, in the model like the live source's:
 	 * the out-of-scope ones only for resolution. */

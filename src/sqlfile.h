@@ -7,19 +7,50 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cgmap/arena.h"
 
+/* Something the folder walk left out, and why (the caller records it as
+ * a diagnostic of `file`). */
+typedef struct sqlfile_note {
+	const char *file;
+	const char *message;
+} sqlfile_note;
+
 /* The files named by `paths`, in the order they are applied: a file as
  * given, a folder's *.sql files (recursively) in byte order of their path,
- * "-" for standard input.  Names are in `arena`.  CGM_ESOURCE (message
- * set) when a path does not exist or a folder holds no SQL file. */
+ * "-" for standard input.  Each real folder is walked once, whatever links
+ * lead to it again; unless allow_outside, a link leading outside the folder
+ * given is not followed.  Both go to *notes (in `arena`).  Names are in
+ * `arena`.  CGM_ESOURCE (message set) when a path does not exist or a
+ * folder holds no SQL file. */
 int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
-		    const char *const *paths, int npaths);
+		    const char *const *paths, int npaths, bool allow_outside,
+		    sqlfile_note **notes, int *nnotes);
+
+/* Whether the real path `real` is `root` or lies below it (both absolute,
+ * as realpath gives them). */
+bool sqlfile_path_under(const char *real, const char *root);
+
+/* A set of files or folders by (device, inode), each with the name it was
+ * first met under (not copied). */
+typedef struct sqlfile_ids {
+	struct sqlfile_id {
+		dev_t dev;
+		ino_t ino;
+		const char *name;
+	} *slots;
+	int size, used;
+} sqlfile_ids;
+/* Adds (dev, ino) as `name`: NULL when new, else the name it had. */
+const char *sqlfile_ids_add(sqlfile_ids *set, dev_t dev, ino_t ino, const char *name);
+void sqlfile_ids_free(sqlfile_ids *set);
 
 /* The whole text of `path` ("-": standard input) into *text (malloc'd,
  * NUL-terminated, the caller frees it).  CGM_ESOURCE when it cannot be read
- * or is not plain SQL (a pg_dump custom or tar archive: the message names
+ * (not a regular file, larger than the limit of cgmap/infile.h) or is not
+ * plain SQL (a pg_dump custom or tar archive: the message names
  * pg_restore as the way out). */
 int sqlfile_read(char **text, size_t *len, const char *path);
 

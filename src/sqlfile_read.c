@@ -10,6 +10,8 @@
 #include "sqllex.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "cgmap/error.h"
+#include "cgmap/infile.h"
 
 typedef struct name_list {
 	const char **items;
@@ -48,8 +51,95 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Every *.sql file below `dir`, unsorted. */
-static int walk_folder(name_list *list, const char *dir)
+bool sqlfile_path_under(const char *real, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return real[0] == '/';
+	return strncmp(real, root, n) == 0 && (real[n] == '\0' || real[n] == '/');
+}
+
+/* ---- (device, inode) sets: each real folder walked once ---- */
+
+void sqlfile_ids_free(sqlfile_ids *set)
+{
+	free(set->slots);
+	memset(set, 0, sizeof(*set));
+}
+
+static uint64_t id_hash(dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)dev * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)ino;
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return h ^ (h >> 29);
+}
+
+const char *sqlfile_ids_add(sqlfile_ids *set, dev_t dev, ino_t ino, const char *name)
+{
+	if ((set->used + 1) * 2 > set->size) {
+		sqlfile_ids old = *set;
+		set->size = old.size ? old.size * 2 : 64;
+		set->used = 0;
+		set->slots = cgm_xcalloc((size_t)set->size, sizeof(*set->slots));
+		for (int i = 0; i < old.size; i++)
+			if (old.slots[i].name)
+				sqlfile_ids_add(set, old.slots[i].dev, old.slots[i].ino, old.slots[i].name);
+		free(old.slots);
+	}
+	size_t mask = (size_t)set->size - 1;
+	for (size_t i = id_hash(dev, ino) & mask;; i = (i + 1) & mask) {
+		if (!set->slots[i].name) {
+			set->slots[i].dev = dev;
+			set->slots[i].ino = ino;
+			set->slots[i].name = name;
+			set->used++;
+			return NULL;
+		}
+		if (set->slots[i].dev == dev && set->slots[i].ino == ino)
+			return set->slots[i].name;
+	}
+}
+
+typedef struct walk_state {
+	name_list *list;
+	sqlfile_ids folders;   /* every real folder entered */
+	const char *root;      /* realpath of the folder given */
+	bool allow_outside;
+	sqlfile_note **notes;
+	int *nnotes;
+	cgm_arena *arena;
+} walk_state;
+
+static void note(walk_state *w, const char *file, const char *message)
+{
+	*w->notes = cgm_arena_grow(w->arena, *w->notes, (size_t)*w->nnotes, (size_t)*w->nnotes + 1,
+				   sizeof(sqlfile_note));
+	(*w->notes)[*w->nnotes].file = cgm_arena_strdup(w->arena, file);
+	(*w->notes)[*w->nnotes].message = message;
+	(*w->nnotes)++;
+}
+
+/* Does the entry at path (a link, perhaps) lead outside the folder given?
+ * Noted when it does. */
+static bool leads_outside(walk_state *w, const char *path, const char *kind)
+{
+	if (w->allow_outside)
+		return false;
+	char *real = realpath(path, NULL);
+	bool outside = !real || !sqlfile_path_under(real, w->root);
+	free(real);
+	if (outside)
+		note(w, path,
+		     cgm_arena_printf(w->arena,
+				      "%s \"%s\" leads outside the folder given: not read "
+				      "(--allow-include-outside reads it)",
+				      kind, path));
+	return outside;
+}
+
+/* Every *.sql file below `dir` (entered already), unsorted. */
+static int walk_folder(walk_state *w, const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -68,10 +158,23 @@ static int walk_folder(name_list *list, const char *dir)
 		snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
 		struct stat st;
 		if (stat(path, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				rc = walk_folder(list, path);
-			else if (S_ISREG(st.st_mode) && is_sql_name(e->d_name))
-				push_name(list, path);
+			if (S_ISDIR(st.st_mode)) {
+				/* A link back to a folder already walked (one to
+				 * "." would make the walk exponential): once. */
+				const char *name = cgm_arena_strdup(w->arena, path);
+				const char *first = sqlfile_ids_add(&w->folders, st.st_dev, st.st_ino, name);
+				if (first)
+					note(w, path,
+					     cgm_arena_printf(w->arena,
+							      "folder \"%s\" is folder \"%s\" again "
+							      "(a link): walked once",
+							      path, first));
+				else if (!leads_outside(w, path, "folder"))
+					rc = walk_folder(w, path);
+			} else if (S_ISREG(st.st_mode) && is_sql_name(e->d_name) &&
+				   !leads_outside(w, path, "file")) {
+				push_name(w->list, path);
+			}
 		}
 		free(path);
 	}
@@ -80,9 +183,12 @@ static int walk_folder(name_list *list, const char *dir)
 }
 
 int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
-		    const char *const *paths, int npaths)
+		    const char *const *paths, int npaths, bool allow_outside,
+		    sqlfile_note **notes, int *nnotes)
 {
 	name_list list = { .arena = arena };
+	*notes = NULL;
+	*nnotes = 0;
 	for (int i = 0; i < npaths; i++) {
 		const char *path = paths[i];
 		if (strcmp(path, "-") == 0) {
@@ -97,7 +203,16 @@ int sqlfile_collect(const char ***files, int *nfiles, cgm_arena *arena,
 			continue;
 		}
 		int first = list.n;
-		int rc = walk_folder(&list, path);
+		walk_state w = { .list = &list, .allow_outside = allow_outside, .notes = notes,
+				 .nnotes = nnotes, .arena = arena };
+		char *root = realpath(path, NULL);
+		if (!root)
+			return cgm_error(CGM_ESOURCE, "cannot read folder \"%s\": %s", path, strerror(errno));
+		w.root = root;
+		sqlfile_ids_add(&w.folders, st.st_dev, st.st_ino, cgm_arena_strdup(arena, path));
+		int rc = walk_folder(&w, path);
+		sqlfile_ids_free(&w.folders);
+		free(root);
 		if (rc < 0)
 			return rc;
 		if (list.n == first)
@@ -115,34 +230,17 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 	*text = NULL;
 	*len = 0;
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *in = is_stdin ? stdin : fopen(path, "rb");
-	if (!in)
-		return cgm_error(CGM_ESOURCE, "cannot read \"%s\": %s", path, strerror(errno));
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, in)) > 0) {
-		n += got;
-		if (cap - n - 1 == 0) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-	}
-	int failed = !buf || ferror(in);
-	if (!is_stdin)
-		fclose(in);
-	if (failed) {
-		free(buf);
-		return cgm_error(CGM_ESOURCE, "cannot read \"%s\"", is_stdin ? "standard input" : path);
-	}
-	buf[n] = '\0';
+	char *buf;
+	size_t n;
+	int rc = cgm_infile_read(&buf, &n, path, "SQL file", CGM_ESOURCE, true, 1);
+	if (rc < 0)
+		return rc;
 	const char *shown = is_stdin ? "standard input" : path;
+	/* Offsets into a file's text are ints. */
+	if (n >= INT_MAX) {
+		free(buf);
+		return cgm_error(CGM_ESOURCE, "SQL file \"%s\" is larger than 2 GiB: not read", shown);
+	}
 	if (n >= 5 && memcmp(buf, "PGDMP", 5) == 0) {
 		free(buf);
 		return cgm_error(CGM_ESOURCE,

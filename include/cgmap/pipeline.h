@@ -24,6 +24,8 @@ typedef struct cgm_source_options {
 	int nexclude;
 	bool include_extensions;       /* map functions that belong to an extension */
 	bool stamp;                    /* record the mapping time */
+	bool allow_include_outside;    /* SQL files: psql includes and folder links may
+	                                * read files outside the paths given */
 } cgm_source_options;
 
 /* Live database: every function in scope, the builtins (for resolution),
@@ -52,6 +54,11 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 
 /* True when `name` matches the --schema / --exclude-schema filters. */
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
+/* Every --schema and --exclude-schema pattern must match one of the source's
+ * schemas (`names`, n of them; `where` names the source in the message):
+ * CGM_EUSAGE naming the first pattern that matches none. */
+int cgm_schema_patterns_check(const cgm_source_options *opts, const char *const *names, int n,
+			      const char *where);
 
 /* One function, into `arena` (thread-safe across different functions). */
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn);

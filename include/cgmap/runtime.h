@@ -36,6 +36,21 @@
 
 #define CGM_RUNTIME_FORMAT 1
 
+/* The largest figures cgmap keeps: a call count stops at INT64_MAX, a time
+ * at CGM_STATS_MAX_MS (about 31,700 years): both print in a snapshot and
+ * read back exactly.  Sums are held there (saturated), never wrapped; a
+ * time read from input must be a finite number from 0 to the limit. */
+#define CGM_STATS_MAX_MS 1e15
+/* Add `from` to `to`, each figure held at its limit; true when one was. */
+bool cgm_runtime_stats_add(cgm_runtime_stats *to, const cgm_runtime_stats *from);
+/* a + b for counts (both >= 0), held at INT64_MAX (then *held is set). */
+int64_t cgm_count_add(int64_t a, int64_t b, bool *held);
+/* A time cgmap keeps: finite, from 0 to CGM_STATS_MAX_MS. */
+bool cgm_stats_time_valid(double ms);
+/* Bring figures from a server into range (a negative count or time to 0, an
+ * infinite or larger time to the limit, NaN to 0); true when one moved. */
+bool cgm_runtime_stats_clamp(cgm_runtime_stats *stats);
+
 /* One observed caller -> callee pair (summed over identical keys). */
 typedef struct cgm_runtime_edge {
 	const char *caller;     /* regprocedure text (empty search_path); NULL: entry point,

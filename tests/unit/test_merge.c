@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cgmap/error.h"
+#include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 
 static void add_function(cgm_model *m, const char *id)
@@ -469,6 +470,128 @@ static void test_bad_runtime_files(void **state)
 	free(path);
 }
 
+/* Two sources whose counts summed past 2^63 overflowed (undefined; in a
+ * release build negative, so the function was called cold and the snapshot
+ * would not read back); times summed to infinity were written as 0.  Sums
+ * are held at the limit, said once per function and edge, and the result
+ * is a snapshot cgmap reads back exactly. */
+static void test_sums_held_at_the_limit(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = cgm_runtime_new();
+	int a = add_source(rt, "primary", true, true);
+	int b = add_source(rt, "replica", true, true);
+	int c = add_source(rt, "third", true, true);
+	for (int s = a; s <= c; s++) {
+		add_row(rt, s, "app.main()", "app.work(integer)", 3, false, INT64_MAX - 1, 6e14,
+			1e308);
+		add_stat(rt, s, "app.work(integer)", INT64_MAX / 2 + 1, 1e308, 1e308);
+		add_stat(rt, s, "app.main()", 1, 0.5, 0.25);
+	}
+	(void)b;
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	const cgm_function *work = &m->functions[idx(m, "app.work(integer)")];
+	assert_true(work->runtime.calls == INT64_MAX);
+	assert_true(work->runtime.total_ms == CGM_STATS_MAX_MS);
+	const cgm_edge *e = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
+	assert_true(e->runtime.calls == INT64_MAX);
+	assert_true(e->runtime.total_ms == CGM_STATS_MAX_MS);
+	assert_true(e->runtime.self_ms == CGM_STATS_MAX_MS);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 3);
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_string_equal(m->diagnostics[0].message,
+			    "runtime figures of \"app.work(integer)\" add up past what cgmap counts "
+			    "(9223372036854775807 calls, 1000000000000000 ms): held at that limit");
+	assert_non_null(strstr(m->diagnostics[1].message,
+			       "edge \"app.main()\" -> \"app.work(integer)\" add up past"));
+	assert_int_equal(cgm_analyze(m, &(cgm_analyze_options){ 0 }), 0);
+	assert_false(work->cold || work->dead);
+
+	for (int i = 0; i < m->nfunctions; i++) {
+		/* What a source fills and a snapshot requires. */
+		cgm_function *f = &m->functions[i];
+		f->schema = "app";
+		f->name = cgm_arena_strndup(m->arena, f->id + 4, strcspn(f->id + 4, "("));
+	}
+	char *path = temp_path("held.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	cgm_model *back = NULL;
+	if (cgm_snapshot_read(&back, path) != 0)
+		fail_msg("the snapshot does not read back: %s", cgm_error_message());
+	const cgm_function *again = &back->functions[idx(back, "app.work(integer)")];
+	assert_true(again->runtime.calls == INT64_MAX);
+	assert_true(again->runtime.total_ms == CGM_STATS_MAX_MS);
+	cgm_model_free(back);
+	unlink(path);
+	free(path);
+	cgm_model_free(m);
+}
+
+/* Figures for a model without a single edge (one function called by
+ * clients): nothing to sort, and no null array handed to qsort_r (UBSan). */
+static void test_no_edges(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app.only()");
+	cgm_model_index(m);
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "primary", true, true);
+	add_row(rt, s, NULL, "app.only()", 0, false, 3, 1.0, 1.0);
+	add_stat(rt, s, "app.only()", 3, 1.0, 1.0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(m->nedges, 0);
+	assert_int_equal(m->functions[0].runtime.calls, 3);
+	assert_true(m->functions[0].observed_entry);
+	cgm_model_free(m);
+}
+
+/* A time no snapshot could hold (negative, beyond the limit) is no
+ * measurement: the row is said and skipped, the rest read. */
+static void test_runtime_file_times_out_of_range(void **state)
+{
+	(void)state;
+	char *path = temp_path("range.json");
+	write_text(path, "{\"format\": \"cgmap-runtime\", \"format_version\": 1, \"edges\": ["
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 9223372036854775807,"
+			 " \"total_ms\": 1e15, \"self_ms\": 0},"
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1, \"total_ms\": 1.7e308},"
+			 "{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 1, \"self_ms\": -1},"
+			 "{\"caller\": \"app.other()\", \"callee\": \"app.main()\", \"calls\": 1,"
+			 " \"site_line\": -2147483648},"
+			 "{\"caller\": \"app.other()\", \"callee\": \"app.main()\", \"calls\": 1,"
+			 " \"site_line\": 4294967298}],"
+			 "\"functions\": [{\"id\": \"app.main()\", \"calls\": 1, \"total_ms\": 2e15}]}");
+	cgm_runtime *rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(rt->nedges, 1);
+	assert_true(rt->edges[0].stats.calls == INT64_MAX);
+	assert_int_equal(rt->nfunctions, 0);
+	assert_int_equal(rt->ndiagnostics, 5);
+	/* A line no body has (it reached the merge's line arithmetic). */
+	assert_non_null(strstr(rt->diagnostics[2].message, "edges[3] is not {caller"));
+	assert_non_null(strstr(rt->diagnostics[3].message, "edges[4] is not {caller"));
+	assert_non_null(strstr(rt->diagnostics[0].message,
+			       "edges[1] has a time (1.7e+308, 0) that is not milliseconds from 0 to "
+			       "1000000000000000: skipped"));
+	assert_non_null(strstr(rt->diagnostics[1].message, "edges[2] has a time"));
+	assert_non_null(strstr(rt->diagnostics[4].message, "functions[0] has a time"));
+	cgm_runtime_free(rt);
+
+	/* Only regular files: a device is refused by name before reading. */
+	rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, "/dev/null"), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "\"/dev/null\" is not a regular file"));
+	assert_int_equal(cgm_runtime_load_log(rt, "/dev/null", "dbname=none"), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "\"/dev/null\" is not a regular file"));
+	cgm_runtime_free(rt);
+	unlink(path);
+	free(path);
+}
+
 /* Log lines that hold no OID pair need no database: parsing is checked here,
  * the OID lookup in tests/integration/test_runtime.sh. */
 static void test_log_without_pairs(void **state)
@@ -513,6 +636,9 @@ int main(void)
 		cmocka_unit_test(test_runtime_file_round_trip),
 		cmocka_unit_test(test_bad_runtime_files),
 		cmocka_unit_test(test_log_without_pairs),
+		cmocka_unit_test(test_sums_held_at_the_limit),
+		cmocka_unit_test(test_no_edges),
+		cmocka_unit_test(test_runtime_file_times_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
 
 static char folder[256];
@@ -275,6 +276,198 @@ static void test_includes(void **state)
 	cgm_model_free(m);
 }
 
+/* The diagnostic whose message holds `needle`, or NULL; and how many hold it. */
+static int count_diagnostics(const cgm_model *m, const char *needle)
+{
+	int n = 0;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		if (strstr(m->diagnostics[i].message, needle))
+			n++;
+	return n;
+}
+
+/* No message of the model holds `text` (a byte of a file it must not read). */
+static void assert_nowhere(const cgm_model *m, const char *text)
+{
+	for (int i = 0; i < m->ndiagnostics; i++)
+		if (strstr(m->diagnostics[i].message, text))
+			fail_msg("diagnostic \"%s\" holds \"%s\"", m->diagnostics[i].message, text);
+	for (int f = 0; f < m->nfunctions; f++)
+		for (int e = 0; e < m->functions[f].nerrors; e++)
+			if (strstr(m->functions[f].errors[e].message, text))
+				fail_msg("parse error holds \"%s\"", text);
+}
+
+/* A link to "." made the walk follow loop/l/l/l/... until the kernel
+ * refused (ELOOP), reading every file again on each level (two such links:
+ * exponential).  Each real folder is walked once and each file read once,
+ * whatever names lead to it. */
+static void test_folder_links_walked_once(void **state)
+{
+	char sub[300], where[600], target[600];
+	snprintf(sub, sizeof sub, "%s/loop", folder);
+	mkdir(sub, 0755);
+	write_file("loop/a.sql", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	snprintf(where, sizeof where, "%s/loop/again", folder);
+	assert_int_equal(symlink(".", where), 0);
+	snprintf(where, sizeof where, "%s/loop/b.sql", folder);
+	assert_int_equal(symlink("a.sql", where), 0);
+	snprintf(target, sizeof target, "%s/loop/a.sql", folder);
+	snprintf(where, sizeof where, "%s/loop/c.sql", folder);
+	assert_int_equal(link(target, where), 0); /* a hard link: same inode */
+	const char *paths[] = { sub };
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 1, NULL), 0);
+	cgm_model_index(m);
+	assert_int_equal(m->nuser, 1);
+	assert_int_equal(count_diagnostics(m, "walked once"), 1);
+	assert_int_equal(count_diagnostics(m, "read once"), 2);
+	assert_int_equal(count_diagnostics(m, "already exists"), 0);
+	assert_int_equal(m->ndiagnostics, 3);
+	cgm_model_free(m);
+}
+
+/* psql's \i of a file outside the paths given (an absolute path, or ..)
+ * read any file of the machine, and its first token came back in a parse
+ * error.  Refused, unless allowed; nothing of the file reaches the model. */
+static void test_include_outside_refused(void **state)
+{
+	char inside[300], secret[512], text[1200];
+	snprintf(inside, sizeof inside, "%s/inside", folder);
+	mkdir(inside, 0755);
+	write_file("secret.sql", "topsecret:x:0:0:root:/root:/bin/bash\n");
+	snprintf(secret, sizeof secret, "%s/secret.sql", folder);
+	snprintf(text, sizeof text,
+		 "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		 "\\i %s\n"
+		 "\\ir ../secret.sql\n"
+		 "\\ir ./../inside/../secret.sql\n",
+		 secret);
+	write_file("inside/main.sql", text);
+	char path[512];
+	snprintf(path, sizeof path, "%s/main.sql", inside);
+	const char *paths[] = { path };
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 1, NULL), 0);
+	cgm_model_index(m);
+	assert_int_equal(count_diagnostics(m, "refused: it lies outside the paths given"), 3);
+	for (int i = 0; i < m->ndiagnostics; i++) {
+		assert_non_null(strstr(m->diagnostics[i].file, "main.sql"));
+		assert_int_equal(m->diagnostics[i].line, i + 2);
+	}
+	assert_nowhere(m, "topsecret");
+	cgm_model_free(m);
+
+	/* Allowed: read (once), as psql would. */
+	cgm_source_options opts = { .allow_include_outside = true };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 1, &opts), 0);
+	assert_int_equal(count_diagnostics(m, "refused"), 0);
+	assert_int_equal(count_diagnostics(m, "topsecret"), 1);
+	assert_int_equal(count_diagnostics(m, "read before"), 2);
+	cgm_model_free(m);
+
+	/* A folder given: its links leading outside are not followed. */
+	char link[600];
+	snprintf(link, sizeof link, "%s/inside/leak.sql", folder);
+	assert_int_equal(symlink(secret, link), 0);
+	const char *dirs[] = { inside };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, dirs, 1, NULL), 0);
+	assert_int_equal(count_diagnostics(m, "leads outside the folder given"), 1);
+	assert_nowhere(m, "topsecret");
+	cgm_model_free(m);
+}
+
+/* Only regular files are read, up to the size limit: \i /dev/zero grew to
+ * gigabytes (/dev/null, a device too, stands in for it here), a file
+ * including itself was read 16 levels deep. */
+static void test_include_devices_size_and_cycles(void **state)
+{
+	cgm_source_options opts = { .allow_include_outside = true };
+	char filler[400];
+	memset(filler, '.', sizeof filler - 2);
+	memcpy(filler, "SELECT 1; --", 12);
+	filler[sizeof filler - 2] = '\n';
+	filler[sizeof filler - 1] = '\0';
+	write_file("big.sql", filler);
+	char text[1200];
+	snprintf(text, sizeof text,
+		 "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		 "\\i /dev/null\n"
+		 "\\ir big.sql\n"
+		 "\\ir schema.sql\n");
+	write_file("schema.sql", text);
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	const char *paths[] = { path };
+	cgm_infile_set_max_size(200);
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 1, &opts), 0);
+	cgm_infile_set_max_size(CGM_INFILE_DEFAULT_MAX);
+	cgm_model_index(m);
+	assert_int_equal(m->ndiagnostics, 3);
+	assert_non_null(strstr(m->diagnostics[0].message, "\"/dev/null\" is not a regular file"));
+	assert_int_equal(m->diagnostics[0].line, 2);
+	assert_non_null(strstr(m->diagnostics[1].message, "big.sql\" is larger than the 200 bytes limit"));
+	assert_int_equal(m->diagnostics[1].line, 3);
+	assert_non_null(strstr(m->diagnostics[2].message, "the same file as"));
+	assert_int_equal(m->diagnostics[2].line, 4);
+	cgm_model_free(m);
+
+	/* A file given that is too big: the run fails, naming it. */
+	const char *big[] = { "" };
+	char bigpath[512];
+	snprintf(bigpath, sizeof bigpath, "%s/big.sql", folder);
+	big[0] = bigpath;
+	cgm_infile_set_max_size(300);
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, big, 1, NULL), CGM_ESOURCE);
+	cgm_infile_set_max_size(CGM_INFILE_DEFAULT_MAX);
+	assert_non_null(strstr(cgm_error_message(), "big.sql"));
+	assert_non_null(strstr(cgm_error_message(), "--max-file-size"));
+	cgm_model_free(m);
+}
+
+/* --schema typo mapped no function and the run passed: a pattern (either
+ * kind) that matches no schema of the files is an error naming it. */
+static void test_schema_pattern_matching_nothing(void **state)
+{
+	write_file("schema.sql", "CREATE SCHEMA app;\n"
+				 "CREATE FUNCTION app.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+				 "CREATE SCHEMA gone;\n"
+				 "DROP SCHEMA gone;\n");
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	const char *paths[] = { path };
+	static const char *const typo[] = { "ap" };
+	static const char *const gone[] = { "gone" };
+	static const char *const good[] = { "a*" };
+	static const char *const system[] = { "pg_catalog" };
+	struct {
+		const char *const *schemas, *const *exclude;
+		int rc;
+		const char *message;
+	} cases[] = {
+		{ typo, NULL, CGM_EUSAGE, "--schema pattern \"ap\" matches no schema" },
+		{ gone, NULL, CGM_EUSAGE, "--schema pattern \"gone\" matches no schema" },
+		{ NULL, typo, CGM_EUSAGE, "--exclude-schema pattern \"ap\" matches no schema" },
+		{ good, NULL, 0, NULL },
+		{ good, system, 0, NULL },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		cgm_source_options opts = { .schemas = (const char **)cases[k].schemas,
+					    .nschemas = cases[k].schemas ? 1 : 0,
+					    .exclude_schemas = (const char **)cases[k].exclude,
+					    .nexclude = cases[k].exclude ? 1 : 0 };
+		cgm_model *m = cgm_model_new();
+		assert_int_equal(cgm_source_sql_load(m, paths, 1, &opts), cases[k].rc);
+		if (cases[k].message)
+			assert_non_null(strstr(cgm_error_message(), cases[k].message));
+		cgm_model_free(m);
+	}
+}
+
 static void test_extensions(void **state)
 {
 	cgm_model *m = load_text(
@@ -401,6 +594,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_references, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folder_links_walked_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_include_outside_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_include_devices_size_and_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_pattern_matching_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
