@@ -243,8 +243,11 @@ typedef struct fx_label {
 	const char *object;
 } fx_label;
 
+/* The effects of relation `rel` for a statement with `events` on `cols`.
+ * Under a view (`in_view`) the view owner's rights apply, who owns the
+ * tables as a rule: their policies do not. */
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
-		    fx_label label, bool only_triggers)
+		    fx_label label, bool only_triggers, bool in_view)
 {
 	const cgm_relfx *fx = w->fx;
 	const cgm_model *m = fx->model;
@@ -271,6 +274,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		if (only_triggers && !(e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_TRIGGER_WHEN) &&
 		    e->reach != CGM_REACH_PARTITION)
 			continue;
+		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
+			continue;
 		if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
 			/* A default runs when an INSERT leaves its column out. */
 			if (!(events & e->events))
@@ -289,18 +294,18 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			break;
 		case CGM_REACH_VIEW:
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), CGM_EV_SELECT,
-				NULL, 0, label, false);
+				NULL, 0, label, false, true);
 			break;
 		case CGM_REACH_PARTITION:
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
-				cols, ncols, label, true);
+				cols, ncols, label, true, in_view);
 			break;
 		case CGM_REACH_CASCADE: {
 			fx_label inner = label;
 			if (!inner.set)
 				inner = (fx_label){ true, CGM_VIA_CASCADE, e->object };
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
-				e->target_columns, e->ntarget_columns, inner, false);
+				e->target_columns, e->ntarget_columns, inner, false, in_view);
 			break;
 		}
 		}
@@ -363,7 +368,7 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 		return;
 	fx_label none = { false, CGM_VIA_CALL, NULL };
 	collect(&w, rel, s->events, s->columns, s->ncolumns, none,
-		s->kind == CGM_SITE_TRIGGER);
+		s->kind == CGM_SITE_TRIGGER, false);
 	if (s->kind == CGM_SITE_TRIGGER) {
 		/* An old snapshot's trigger site: only its triggers, as before. */
 		int kept = 0;

@@ -287,7 +287,7 @@ app.notify(integer) -> app.dispatch(text,integer) via call both lines 3 calls 3
 app.ping(integer) -> app.pong(integer) via call static lines 3
 app.place_order(integer,numeric) -> app.audit() via trigger both lines 9 calls 3
 app.place_order(integer,numeric) -> app.big_discount(numeric) via call static lines 6
-app.place_order(integer,numeric) -> app.next_code() via call observed lines 9 calls 3
+app.place_order(integer,numeric) -> app.next_code() via default (default app.orders.code) both lines 9 calls 3
 app.place_order(integer,numeric) -> app.notify(integer) via call both lines 10 calls 3
 app.place_order(integer,numeric) -> app.price(numeric) via call both lines 3 calls 3
 app.place_order(integer,numeric) -> app.report_by(text) via call static lines 7
