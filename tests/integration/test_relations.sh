@@ -20,6 +20,11 @@ pgtest_psql -d rel -v ON_ERROR_STOP=1 -f "$src/fixtures/relations.sql" >/dev/nul
 "$cgmap" report edges "$work/live" >"$work/live.edges"
 pgtest_expect_file "$src/fixtures/expected/relations.edges" "$work/live.edges" "edges through relations (live)"
 
+"$cgmap" --sql "$src/fixtures/relations.sql" --out "$work/sql" 2>"$work/sql.err" ||
+	pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
+"$cgmap" report edges "$work/sql" >"$work/sql.edges"
+pgtest_expect_file "$src/fixtures/expected/relations.edges" "$work/sql.edges" "edges through relations (SQL files)"
+
 # Every statement on a relation is a site of its own, with its line, even
 # when it runs nothing (the relations a function reads and writes).
 grep -q '{"line": 5, "kind": "relation", .*"name": "orders", .*"events": \["SELECT"\]' "$work/live/cgmap.json" ||

@@ -57,7 +57,7 @@ step "1. SQL files + runtime file: every report, every format"
 	2>"$work/fx.err" || { cat "$work/fx.err" >&2; pgtest_fail "map with --runtime failed"; }
 expect_grep "unknown observed function" "$work/fx.err" \
 	"function 'old.gone(integer)' was observed at runtime but is not in the mapped model (1 runtime row ignored)"
-expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 10 static, 7 observed (5 both), 1 unexplained"
+expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 11 static, 7 observed (6 both), 0 unexplained"
 expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen"
 expect_grep "summary on stderr" "$work/fx.err" \
 	"cgmap: 17 functions: 6 roots, 5 dead, 4 cold; 2 recursive components (3 functions)"

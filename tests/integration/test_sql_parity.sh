@@ -40,7 +40,7 @@ facts() {
 	      + "hash=\(if .atomic_body then "-" else .body_hash end) "
 	      + "source=\(if .atomic_body then "-" else (.source|tojson) end) "
 	      + "comment=\(.comment|tojson) errors=\([.errors[]|.line]|tojson)"),
-	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) ambiguous=\(.ambiguous) "
+	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) object=\(.object|tojson) ambiguous=\(.ambiguous) "
 	      + "lines=\(if (.from as $f | $atomic | index($f)) then "-" else (.lines|tojson) end)"),
 	    (.dynamic_sites[] | "dynamic \(.function) line=\(.line) text=\(.text|tojson)"),
 	    (.missing[] | "missing \(.function) line=\(.line) name=\(.name) nargs=\(.nargs)"),
