@@ -1844,6 +1844,8 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
 		return;
 	}
+	if (jget(stmt, "partspec") && strcmp(kind, "table") == 0)
+		kind = "partitioned table";
 	sql_table *t = add_table(st, schema, name, kind);
 	st->ref_owner = pair_key(st->a, t->schema, t->name);
 	if (jget(stmt, "partbound")) {

@@ -45,7 +45,11 @@ facts() {
 	    (.dynamic_sites[] | "dynamic \(.function) line=\(.line) text=\(.text|tojson)"),
 	    (.missing[] | "missing \(.function) line=\(.line) name=\(.name) nargs=\(.nargs)"),
 	    (.triggers[] | "trigger \(.table) \(.name) \(.events|join("|")) -> \(.function) enabled=\(.enabled)"),
-	    (.references[] | "reference \(.function) \(.kind) \(.object)")
+	    (.references[] | "reference \(.function) \(.kind) \(.object)"),
+	    ((.relations // [])[] | . as $r | "relation \($r.schema).\($r.name) kind=\($r.kind)",
+	      ($r.effects[] | "effect \($r.schema).\($r.name) \(.reach) \(.via) \(.object|tojson) "
+	        + "\(.events|join("|")) \(.columns|tojson) -> \(.function|tojson) \(.target|tojson)")),
+	    ((.event_triggers // [])[] | "event_trigger \(.name) \(.event) \(.tags|join("|")) \(.enabled) -> \(.function)")
 	' "$1" | LC_ALL=C sort
 }
 
