@@ -200,10 +200,11 @@ static bool has_line(const int *lines, int n, int line)
 	return false;
 }
 
-static bool site_targets(const cgm_site *site, int fn)
+/* Does the statement of `site` fire trigger function `fn`? */
+static bool site_fires(const cgm_site *site, int fn)
 {
 	for (int t = 0; t < site->ntargets; t++)
-		if (site->targets[t] == fn)
+		if (site->targets[t] == fn && cgm_site_target_via(site, t) == CGM_VIA_TRIGGER)
 			return true;
 	return false;
 }
@@ -363,7 +364,8 @@ static void trigger_label(dot_writer *w, const cgm_edge *e, cgm_strbuf *label)
 	cgm_strbuf_reset(tables);
 	for (int s = 0; s < f->nsites; s++) {
 		const cgm_site *site = &f->sites[s];
-		if (site->kind != CGM_SITE_TRIGGER || !site_targets(site, e->to))
+		if ((site->kind != CGM_SITE_TRIGGER && site->kind != CGM_SITE_RELATION) ||
+		    !site_fires(site, e->to))
 			continue;
 		if (e->nlines > 0 && !has_line(e->lines, e->nlines, site->line))
 			continue;

@@ -27,6 +27,7 @@
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
+#include "cgmap/relfx.h"
 #include "cgmap/types.h"
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
@@ -125,13 +126,15 @@ typedef struct captured_text {
 } captured_text;
 
 typedef struct captured_event {
-	bool dml;
+	bool relation;
 	int location;
 	const char *schema, *name; /* the callee, or the relation */
 	bool variadic, call_stmt;
 	int nargs;
 	cgm_raw_arg *args;
 	unsigned events;
+	int ncolumns;
+	const char **columns;
 } captured_event;
 
 /* One step of the PL/pgSQL tree, in the order its JSON lists them. */
@@ -485,22 +488,129 @@ static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 	}
 }
 
-/* DML on the relation at rel (a RangeVar, wrapped or not). */
-static void on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned events)
+/* The `name`s of the ResTarget list at list (an INSERT's columns, an
+ * UPDATE's SET), into s; none when one has no name. */
+static void json_columns(extract_ctx *ctx, const jt_doc *d, int list, cgm_site *s)
+{
+	int n = list >= 0 ? d->tokens[list].size : 0;
+	if (n == 0)
+		return;
+	const char **cols = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)n);
+	int e = list + 1;
+	for (int i = 0; i < n; i++, e = jt_skip(d, e)) {
+		cols[i] = jt_strdup(d, jt_get(d, jt_get(d, e, "ResTarget"), "name"), ctx->arena);
+		if (!cols[i])
+			return;
+	}
+	s->ncolumns = n;
+	s->columns = cols;
+}
+
+/* The relation at rel (a RangeVar, wrapped or not) read or written. */
+static cgm_site *on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned events)
 {
 	int rv = jt_get(d, rel, "RangeVar");
 	if (rv < 0)
 		rv = rel;
 	int relname = jt_get(d, rv, "relname");
 	if (relname < 0 || !events)
-		return;
+		return NULL;
 	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0) + ctx->loc_shift);
 	cgm_site *s = new_site(ctx);
-	s->kind = CGM_SITE_TRIGGER;
+	s->kind = CGM_SITE_RELATION;
 	s->name = jt_strdup(d, relname, ctx->arena);
 	s->schema = jt_strdup(d, jt_get(d, rv, "schemaname"), ctx->arena);
 	s->events = events;
 	s->line = line_of_location(ctx, location);
+	return s;
+}
+
+/* Is the RangeVar object at rv a relation read: an item of a FROM or USING
+ * list, a side of a JOIN, MERGE's source or a TABLESAMPLE's relation, and
+ * not a CTE's name (any CTE of the parse, the JSON path keeps no scopes)? */
+static bool json_read(const jt_doc *d, int rv)
+{
+	int wrapper = d->tokens[rv].parent;         /* the "RangeVar" key */
+	int node = wrapper >= 0 ? d->tokens[wrapper].parent : -1; /* {"RangeVar": ...} */
+	int up = node >= 0 ? d->tokens[node].parent : -1;
+	if (up < 0)
+		return false;
+	if (d->tokens[up].type == JT_ARRAY)
+		up = d->tokens[up].parent;
+	if (up < 0 || d->tokens[up].type != JT_STRING)
+		return false;
+	if (!jt_eq(d, up, "fromClause") && !jt_eq(d, up, "usingClause") && !jt_eq(d, up, "larg") &&
+	    !jt_eq(d, up, "rarg") && !jt_eq(d, up, "sourceRelation") && !jt_eq(d, up, "relation"))
+		return false;
+	if (jt_eq(d, up, "relation")) { /* only a TABLESAMPLE's */
+		int owner = d->tokens[up].parent;
+		int key = owner >= 0 ? d->tokens[owner].parent : -1;
+		if (key < 0 || !jt_eq(d, key, "RangeTableSample"))
+			return false;
+	}
+	if (jt_get(d, rv, "schemaname") >= 0)
+		return true;
+	int name = jt_get(d, rv, "relname");
+	for (int k = 0; k + 1 < d->count; k++)
+		if (d->tokens[k].type == JT_STRING && d->tokens[k].size == 1 && jt_eq(d, k, "ctename") &&
+		    d->tokens[k + 1].type == JT_STRING && name >= 0 &&
+		    d->tokens[k + 1].end - d->tokens[k + 1].start == d->tokens[name].end - d->tokens[name].start &&
+		    memcmp(d->text + d->tokens[k + 1].start, d->text + d->tokens[name].start,
+			   (size_t)(d->tokens[name].end - d->tokens[name].start)) == 0)
+			return false;
+	return true;
+}
+
+/* DDL statements of the parse: a site each, named by its command tag. */
+static void json_ddl(extract_ctx *ctx, const jt_doc *d)
+{
+	int stmts = jt_get(d, 0, "stmts");
+	int n = stmts >= 0 ? d->tokens[stmts].size : 0;
+	int e = stmts + 1;
+	for (int i = 0; i < n; i++, e = jt_skip(d, e)) {
+		int stmt = jt_get(d, e, "stmt");
+		if (stmt < 0 || d->tokens[stmt].type != JT_OBJECT || d->tokens[stmt].size != 1)
+			continue;
+		char node[64];
+		int len = d->tokens[stmt + 1].end - d->tokens[stmt + 1].start;
+		if (len <= 0 || len >= (int)sizeof node)
+			continue;
+		memcpy(node, d->text + d->tokens[stmt + 1].start, (size_t)len);
+		node[len] = '\0';
+		int body = stmt + 2;
+		char objtype[64] = "";
+		static const char *const objkeys[] = { "objtype", "removeType", "renameType",
+						      "objectType", "kind", NULL };
+		for (int k = 0; objkeys[k]; k++) {
+			int o = jt_get(d, body, objkeys[k]);
+			if (o >= 0 && d->tokens[o].type == JT_STRING) {
+				int ol = d->tokens[o].end - d->tokens[o].start;
+				if (ol > 0 && ol < (int)sizeof objtype) {
+					memcpy(objtype, d->text + d->tokens[o].start, (size_t)ol);
+					objtype[ol] = '\0';
+				}
+				break;
+			}
+		}
+		bool flag = jt_true(d, jt_get(d, body, "is_procedure")) ||
+			    jt_true(d, jt_get(d, body, "is_grant")) ||
+			    jt_true(d, jt_get(d, body, "is_from"));
+		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
+		if (!tag)
+			continue;
+		/* A statement's location counts from the end of the one before:
+		 * its first word stands after the blanks. */
+		long at = jt_long(d, jt_get(d, e, "stmt_location"), 0) + ctx->loc_shift;
+		const char *text = ctx->raw_text ? ctx->raw_text : ctx->parsed;
+		size_t text_len = text ? strlen(text) : 0;
+		while (at >= 0 && (size_t)at < text_len && isspace((unsigned char)text[at]))
+			at++;
+		long location = locate(ctx, at);
+		cgm_site *s = new_site(ctx);
+		s->kind = CGM_SITE_DDL;
+		s->name = tag;
+		s->line = line_of_location(ctx, location);
+	}
 }
 
 static unsigned merge_events(const jt_doc *d, int merge)
@@ -521,10 +631,12 @@ static unsigned merge_events(const jt_doc *d, int merge)
 	return ev;
 }
 
-/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt and DML
- * nodes make sites; tokens come in document order, so sites do too. */
+/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
+ * relations read and DDL make sites; tokens come in document order, so
+ * sites do too. */
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
+	json_ddl(ctx, d);
 	for (int k = 0; k + 1 < d->count; k++) {
 		const jt_token *t = &d->tokens[k];
 		/* A key: a string with one child, followed by an object. */
@@ -532,10 +644,13 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			continue;
 		char first = d->text[t->start];
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
-		    first != 'M' && first != 'T')
+		    first != 'M' && first != 'T' && first != 'R')
 			continue;
 		int obj = k + 1;
-		if (jt_eq(d, k, "FuncCall")) {
+		if (jt_eq(d, k, "RangeVar")) {
+			if (json_read(d, obj))
+				on_dml(ctx, d, obj, CGM_EV_SELECT);
+		} else if (jt_eq(d, k, "FuncCall")) {
 			on_funccall(ctx, d, obj);
 		} else if (jt_eq(d, k, "CallStmt")) {
 			/* Typed fields come unwrapped: funccall is the FuncCall itself;
@@ -546,12 +661,17 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			on_funccall(ctx, d, fc);
 			ctx->in_call_stmt = saved;
 		} else if (jt_eq(d, k, "InsertStmt")) {
-			unsigned ev = CGM_EV_INSERT;
-			if (jt_eq(d, jt_get(d, jt_get(d, obj, "onConflictClause"), "action"), "ONCONFLICT_UPDATE"))
-				ev |= CGM_EV_UPDATE;
-			on_dml(ctx, d, jt_get(d, obj, "relation"), ev);
+			cgm_site *s = on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_INSERT);
+			if (s)
+				json_columns(ctx, d, jt_get(d, obj, "cols"), s);
+			int oc = jt_get(d, obj, "onConflictClause");
+			if (jt_eq(d, jt_get(d, oc, "action"), "ONCONFLICT_UPDATE") &&
+			    (s = on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_UPDATE)))
+				json_columns(ctx, d, jt_get(d, oc, "targetList"), s);
 		} else if (jt_eq(d, k, "UpdateStmt")) {
-			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_UPDATE);
+			cgm_site *s = on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_UPDATE);
+			if (s)
+				json_columns(ctx, d, jt_get(d, obj, "targetList"), s);
 		} else if (jt_eq(d, k, "DeleteStmt")) {
 			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_DELETE);
 		} else if (jt_eq(d, k, "MergeStmt")) {
@@ -590,17 +710,22 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 	}
 }
 
-static void on_raw_dml(void *arg, const char *schema, const char *relname, int location,
-		       unsigned events)
+static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 {
 	extract_ctx *ctx = arg;
-	long at = locate(ctx, location);
+	long at = locate(ctx, rel->location);
 	cgm_site *s = new_site(ctx);
-	s->kind = CGM_SITE_TRIGGER;
-	s->name = cgm_arena_strdup(ctx->arena, relname);
-	s->schema = cgm_arena_strdup(ctx->arena, schema);
-	s->events = events;
+	s->kind = CGM_SITE_RELATION;
+	s->name = cgm_arena_strdup(ctx->arena, rel->name);
+	s->schema = cgm_arena_strdup(ctx->arena, rel->schema);
+	s->events = rel->events;
 	s->line = line_of_location(ctx, at);
+	if (rel->ncolumns > 0) {
+		s->ncolumns = rel->ncolumns;
+		s->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
+		for (int i = 0; i < rel->ncolumns; i++)
+			s->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
+	}
 }
 
 static void on_raw_statement(void *arg)
@@ -742,16 +867,21 @@ static void on_capture_call(void *arg, const cgm_raw_call *call)
 	}
 }
 
-static void on_capture_dml(void *arg, const char *schema, const char *relname, int location,
-			   unsigned events)
+static void on_capture_relation(void *arg, const cgm_raw_relation *rel)
 {
 	extract_ctx *ctx = arg;
 	captured_event *e = new_event(ctx);
-	e->dml = true;
-	e->location = location;
-	e->schema = cgm_arena_strdup(ctx->arena, schema);
-	e->name = cgm_arena_strdup(ctx->arena, relname);
-	e->events = events;
+	e->relation = true;
+	e->location = rel->location;
+	e->schema = cgm_arena_strdup(ctx->arena, rel->schema);
+	e->name = cgm_arena_strdup(ctx->arena, rel->name);
+	e->events = rel->events;
+	e->ncolumns = rel->ncolumns;
+	if (rel->ncolumns > 0) {
+		e->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
+		for (int i = 0; i < rel->ncolumns; i++)
+			e->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
+	}
 }
 
 static void on_capture_statement(void *arg)
@@ -791,8 +921,11 @@ static void replay_captured(extract_ctx *ctx, int i)
 	int end = i + 1 < ctx->ncaptured ? ctx->captured[i + 1].first : ctx->nevents;
 	for (int k = ctx->captured[i].first; k < end; k++) {
 		const captured_event *e = &ctx->events[k];
-		if (e->dml) {
-			on_raw_dml(ctx, e->schema, e->name, e->location, e->events);
+		if (e->relation) {
+			cgm_raw_relation rel = { .schema = e->schema, .name = e->name,
+						 .location = e->location, .events = e->events,
+						 .ncolumns = e->ncolumns, .columns = e->columns };
+			on_raw_relation(ctx, &rel);
 			continue;
 		}
 		cgm_raw_call call = { .schema = e->schema, .name = e->name, .location = e->location,
@@ -828,7 +961,7 @@ static void on_raw_unknown(void *arg, int start, int len)
  * not parse. */
 static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *errpos)
 {
-	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .dml = on_raw_dml,
+	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .relation = on_raw_relation,
 					  .statement = on_raw_statement, .unknown = on_raw_unknown };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
@@ -1456,7 +1589,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
-		.visitor = { .ctx = ctx, .call = on_capture_call, .dml = on_capture_dml,
+		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown },
 	};
 	const cgm_raw_plpgsql_visitor tree_visitor = {

@@ -281,8 +281,14 @@ static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
 			cgm_strbuf_puts(b, "<a class=\"call\" href=\"");
 			html_fn_href(b, ctx, site->targets[0], "../");
 			cgm_strbuf_puts(b, "\" title=\"");
-			if (site->kind == CGM_SITE_TRIGGER)
+			if (cgm_site_target_via(site, 0) == CGM_VIA_TRIGGER)
 				cgm_strbuf_puts(b, "fires trigger function ");
+			else if (cgm_site_target_object(site, 0)) {
+				/* Run on a statement's behalf: "through view app.v: ..." */
+				cgm_strbuf_puts(b, "through ");
+				html_text(b, cgm_site_target_object(site, 0));
+				cgm_strbuf_puts(b, ": ");
+			}
 			html_text(b, m->functions[site->targets[0]].id);
 			if (site->resolution == CGM_RES_AMBIGUOUS)
 				cgm_strbuf_printf(b, " (one of %d candidates)", site->ntargets);
@@ -355,7 +361,11 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 	if (site->ntargets == 0)
 		return;
 	cgm_strbuf_printf(b, "<span class=\"mark\">%s\xE2\x86\x92 ",
-			  ambiguous ? "ambiguous: " : site->kind == CGM_SITE_TRIGGER ? "trigger " : "");
+			  ambiguous ? "ambiguous: "
+			  : site->kind == CGM_SITE_TRIGGER ? "trigger "
+			  : site->kind == CGM_SITE_RELATION ? "through the relation "
+			  : site->kind == CGM_SITE_DDL ? "event trigger "
+							: "");
 	for (int t = 0; t < site->ntargets; t++) {
 		cgm_strbuf_puts(b, t ? ", " : "");
 		html_fn_link(b, ctx, site->targets[t], "../");

@@ -15,6 +15,7 @@
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/infile.h"
+#include "cgmap/relfx.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
 {
@@ -93,9 +94,15 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	drop_unmapped_references(model);
 	stage_time(opts, "parse", &t);
 
+	/* What relations run on a statement's behalf, once per map. */
+	cgm_relfx *relfx = cgm_relfx_build(model);
+	stage_time(opts, "relfx", &t);
+
 	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins,
-				      .threads = opts->threads };
-	if ((rc = cgm_resolve(model, &ropts)) < 0)
+				      .threads = opts->threads, .relfx = relfx };
+	rc = cgm_resolve(model, &ropts);
+	cgm_relfx_free(relfx);
+	if (rc < 0)
 		goto fail;
 	stage_time(opts, "resolve", &t);
 

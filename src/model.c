@@ -57,6 +57,16 @@ cgm_reference *cgm_model_add_reference(cgm_model *model)
 	MODEL_APPEND(model, references, nreferences, cap_references, cgm_reference);
 }
 
+cgm_effect *cgm_model_add_effect(cgm_model *model)
+{
+	MODEL_APPEND(model, effects, neffects, cap_effects, cgm_effect);
+}
+
+cgm_event_trigger *cgm_model_add_event_trigger(cgm_model *model)
+{
+	MODEL_APPEND(model, event_triggers, nevent_triggers, cap_event_triggers, cgm_event_trigger);
+}
+
 cgm_relation *cgm_model_add_relation(cgm_model *model)
 {
 	MODEL_APPEND(model, relations, nrelations, cap_relations, cgm_relation);
@@ -176,6 +186,10 @@ void cgm_model_index(cgm_model *model)
 		model->triggers[i].function = remap(map, model->triggers[i].function);
 	for (int i = 0; i < model->nreferences; i++)
 		model->references[i].function = remap(map, model->references[i].function);
+	for (int i = 0; i < model->neffects; i++)
+		model->effects[i].function = remap(map, model->effects[i].function);
+	for (int i = 0; i < model->nevent_triggers; i++)
+		model->event_triggers[i].function = remap(map, model->event_triggers[i].function);
 	free(slots);
 	free(map);
 
@@ -208,6 +222,11 @@ void cgm_model_link(cgm_model *model)
 		if (model->references[i].function_id)
 			model->references[i].function =
 				cgm_model_find(model, model->references[i].function_id);
+	for (int i = 0; i < model->neffects; i++)
+		model->effects[i].function = cgm_model_find(model, model->effects[i].function_id);
+	for (int i = 0; i < model->nevent_triggers; i++)
+		model->event_triggers[i].function =
+			cgm_model_find(model, model->event_triggers[i].function_id);
 	for (int i = 0; i < model->noperators; i++)
 		model->operators[i].function = cgm_model_find(model, model->operators[i].function_id);
 	for (int i = 0; i < model->ncasts; i++)

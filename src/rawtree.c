@@ -39,8 +39,14 @@
 #error "rawtree.c needs the PostgreSQL 15 server headers, the parser libpg_query 15 embeds"
 #endif
 
+/* CTE names in scope, innermost last: a FROM item of that name (not
+ * schema-qualified) is the CTE, not a relation. */
+#define MAX_CTES 64
+
 typedef struct walker {
 	const cgm_raw_visitor *v;
+	const char *ctes[MAX_CTES];
+	int nctes;
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -170,11 +176,127 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 	w->v->call(w->v->ctx, &call);
 }
 
-static void report_dml(walker *w, const RangeVar *rel, unsigned events)
+/* ---- relations read and written -------------------------------------- */
+
+/* The names of a list of ResTarget (an INSERT's columns, an UPDATE's SET),
+ * or NULL when one has none; *n their count. */
+static const char **target_names(const List *targets, int *n)
+{
+	*n = list_length(targets);
+	if (*n == 0)
+		return NULL;
+	const char **names = palloc0(sizeof(char *) * (size_t)*n);
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, targets) {
+		const Node *t = lfirst(lc);
+		if (!t || !IsA(t, ResTarget) || !((const ResTarget *)t)->name) {
+			*n = 0;
+			return NULL;
+		}
+		names[i++] = ((const ResTarget *)t)->name;
+	}
+	return names;
+}
+
+static void report_relation(walker *w, const RangeVar *rel, unsigned events, const List *cols)
 {
 	if (!rel || !rel->relname || !events)
 		return;
-	w->v->dml(w->v->ctx, rel->schemaname, rel->relname, rel->location, events);
+	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
+			       .location = rel->location, .events = events };
+	r.columns = target_names(cols, &r.ncolumns);
+	w->v->relation(w->v->ctx, &r);
+}
+
+static void report_dml(walker *w, const RangeVar *rel, unsigned events)
+{
+	report_relation(w, rel, events, NIL);
+}
+
+static bool is_cte(const walker *w, const RangeVar *rel)
+{
+	if (rel->schemaname || rel->catalogname)
+		return false;
+	for (int i = w->nctes - 1; i >= 0; i--)
+		if (strcmp(w->ctes[i], rel->relname) == 0)
+			return true;
+	return false;
+}
+
+/* The relations a FROM list (or USING, or MERGE's source) reads; the
+ * subqueries in it are statements of their own, walked as such. */
+static void report_reads(walker *w, const Node *item)
+{
+	if (!item)
+		return;
+	switch (nodeTag(item)) {
+	case T_List: {
+		const ListCell *lc;
+		foreach (lc, (const List *)item)
+			report_reads(w, lfirst(lc));
+		break;
+	}
+	case T_RangeVar:
+		if (!is_cte(w, (const RangeVar *)item))
+			report_dml(w, (const RangeVar *)item, CGM_EV_SELECT);
+		break;
+	case T_JoinExpr:
+		report_reads(w, ((const JoinExpr *)item)->larg);
+		report_reads(w, ((const JoinExpr *)item)->rarg);
+		break;
+	case T_RangeTableSample:
+		report_reads(w, ((const RangeTableSample *)item)->relation);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A statement with its CTEs in scope and the relations it reads reported,
+ * then walked as walk_statement does. */
+static bool walk_statement(walker *w, const Node *node);
+
+static bool walk_statement_scoped(walker *w, const Node *node)
+{
+	const WithClause *with = NULL;
+	const Node *reads = NULL;
+	switch (nodeTag(node)) {
+	case T_SelectStmt:
+		with = ((const SelectStmt *)node)->withClause;
+		reads = (const Node *)((const SelectStmt *)node)->fromClause;
+		break;
+	case T_InsertStmt:
+		with = ((const InsertStmt *)node)->withClause;
+		break;
+	case T_UpdateStmt:
+		with = ((const UpdateStmt *)node)->withClause;
+		reads = (const Node *)((const UpdateStmt *)node)->fromClause;
+		break;
+	case T_DeleteStmt:
+		with = ((const DeleteStmt *)node)->withClause;
+		reads = (const Node *)((const DeleteStmt *)node)->usingClause;
+		break;
+	case T_MergeStmt:
+		with = ((const MergeStmt *)node)->withClause;
+		reads = ((const MergeStmt *)node)->sourceRelation;
+		break;
+	default:
+		return walk_statement(w, node);
+	}
+	int saved = w->nctes;
+	const ListCell *lc;
+	if (with)
+		foreach (lc, with->ctes) {
+			const Node *c = lfirst(lc);
+			if (c && IsA(c, CommonTableExpr) && ((const CommonTableExpr *)c)->ctename &&
+			    w->nctes < MAX_CTES)
+				w->ctes[w->nctes++] = ((const CommonTableExpr *)c)->ctename;
+		}
+	report_reads(w, reads);
+	bool ok = walk_statement(w, node);
+	w->nctes = saved;
+	return ok;
 }
 
 static unsigned merge_events(const MergeStmt *m)
@@ -235,12 +357,9 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_InsertStmt: {
 		const InsertStmt *s = (const InsertStmt *)node;
-		{
-			unsigned ev = CGM_EV_INSERT;
-			if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
-				ev |= CGM_EV_UPDATE;
-			report_dml(w, s->relation, ev);
-		}
+		report_relation(w, s->relation, CGM_EV_INSERT, s->cols);
+		if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
+			report_relation(w, s->relation, CGM_EV_UPDATE, s->onConflictClause->targetList);
 		WALK(s->relation);
 		WALK(s->cols);
 		WALK(s->selectStmt);
@@ -251,7 +370,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_UpdateStmt: {
 		const UpdateStmt *s = (const UpdateStmt *)node;
-		report_dml(w, s->relation, CGM_EV_UPDATE);
+		report_relation(w, s->relation, CGM_EV_UPDATE, s->targetList);
 		WALK(s->relation);
 		WALK(s->targetList);
 		WALK(s->whereClause);
@@ -304,7 +423,7 @@ static bool walk_statement(walker *w, const Node *node)
 	case T_CopyStmt: {
 		const CopyStmt *s = (const CopyStmt *)node;
 		if (s->is_from)
-			report_dml(w, s->relation, CGM_EV_INSERT);
+			report_relation(w, s->relation, CGM_EV_INSERT, NIL);
 		WALK(s->relation);
 		WALK(s->query);
 		WALK(s->attlist);
@@ -603,7 +722,7 @@ static bool walk(walker *w, const Node *node)
 		WALK(((const DefElem *)node)->arg);
 		return true;
 	default:
-		return walk_statement(w, node);
+		return walk_statement_scoped(w, node);
 	}
 }
 

@@ -3,8 +3,8 @@
  *
  * In:  SQL text (one or several statements).
  * Out: through a visitor, while the tree is alive: every function call (name,
- *      location, argument shapes), every statement that may fire triggers
- *      (relation, events), and the byte range of each statement whose tree
+ *      location, argument shapes), every relation read or written (name,
+ *      events, columns), and the byte range of each statement whose tree
  *      holds a node this walker does not know, for the caller to read
  *      another way (dropping what was reported for it before).
  *      Every string handed to the visitor dies when the callback returns:
@@ -58,13 +58,25 @@ typedef struct cgm_raw_call {
 	const cgm_raw_arg *args;
 } cgm_raw_call;
 
+/* A relation a statement reads or writes. */
+typedef struct cgm_raw_relation {
+	const char *schema;   /* as written, NULL when unqualified */
+	const char *name;
+	int location;         /* byte offset of the name in the parsed text */
+	unsigned events;      /* CGM_EV_*: SELECT for a read (FROM, JOIN, USING, MERGE's
+	                       * source, TABLESAMPLE), else what the statement does */
+	int ncolumns;         /* the columns an INSERT lists or an UPDATE sets; */
+	const char *const *columns; /* 0/NULL: all or unknown */
+} cgm_raw_relation;
+
 typedef struct cgm_raw_visitor {
 	void *ctx;
 	void (*call)(void *ctx, const cgm_raw_call *call);
-	/* INSERT, UPDATE, DELETE, MERGE, TRUNCATE or COPY FROM on a relation;
-	 * events are CGM_EV_* bits. */
-	void (*dml)(void *ctx, const char *schema, const char *relname, int location,
-		    unsigned events);
+	/* A relation read (never a CTE's name) or written: INSERT, UPDATE,
+	 * DELETE, MERGE, TRUNCATE or COPY FROM.  INSERT ... ON CONFLICT DO
+	 * UPDATE reports the INSERT (its column list) then the UPDATE (the
+	 * columns it sets). */
+	void (*relation)(void *ctx, const cgm_raw_relation *rel);
 	/* A statement begins: what is reported from here on is its own. */
 	void (*statement)(void *ctx);
 	/* The statement at [start, start + len) of the text (len 0: to the end)

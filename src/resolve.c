@@ -3,11 +3,11 @@
  * static edges of the graph.
  *
  * In:  an indexed model (cgm_model_index) whose functions carry their sites,
- *      argument types, defaults, VARIADIC and search_path; triggers and
- *      relations for DML sites.
+ *      argument types, defaults, VARIADIC and search_path; the relation
+ *      effects index (cgmap/relfx.h) for relation and DDL sites.
  * Out: site->resolution and site->targets (every candidate when ambiguous),
- *      model->edges (static provenance), trigger sites that fire nothing
- *      dropped.  Everything is allocated in model->arena (the arenas of
+ *      model->edges (static provenance), old trigger sites that fire
+ *      nothing dropped.  Everything is allocated in model->arena (the arenas of
  *      the other resolving threads are adopted by it).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
@@ -34,6 +34,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/relfx.h"
 
 /* ---- names -> functions ----------------------------------------------- */
 
@@ -618,61 +619,6 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 	}
 }
 
-/* Schema of the relation `name` that DML in `caller` names, or NULL. */
-static const char *relation_schema(const resolver *rv, const cgm_function *caller, const cgm_site *s)
-{
-	if (s->schema)
-		return s->schema;
-	const char *scratch[64];
-	int npath = 0;
-	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
-	const cgm_model *m = rv->model;
-	for (int p = 0; p < npath; p++)
-		for (int r = 0; r < m->nrelations; r++)
-			if (strcmp(m->relations[r].name, s->name) == 0 &&
-			    strcmp(m->relations[r].schema, path[p]) == 0)
-				return path[p];
-	return NULL;
-}
-
-static void resolve_trigger_site(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
-				 cgm_site *s)
-{
-	const cgm_model *model = rv->model;
-	s->resolution = CGM_RES_NONE;
-	const char *schema = relation_schema(rv, caller, s);
-	if (!schema)
-		return;
-	int *targets = NULL;
-	int n = 0;
-	for (int t = 0; t < model->ntriggers; t++) {
-		const cgm_trigger *tg = &model->triggers[t];
-		if (!tg->enabled || tg->function < 0 || !(tg->events & s->events) ||
-		    strcmp(tg->table_name, s->name) != 0 || strcmp(tg->table_schema, schema) != 0)
-			continue;
-		bool seen = false;
-		for (int i = 0; i < n; i++)
-			if (targets[i] == tg->function)
-				seen = true;
-		if (seen)
-			continue;
-		targets = realloc(targets, sizeof(int) * (size_t)(n + 1));
-		targets[n++] = tg->function;
-	}
-	if (n) {
-		s->schema = schema;
-		s->ntargets = n;
-		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)n);
-		memcpy(s->targets, targets, sizeof(int) * (size_t)n);
-		bool all_external = true;
-		for (int i = 0; i < n; i++)
-			if (!model->functions[targets[i]].builtin)
-				all_external = false;
-		s->resolution = all_external ? CGM_RES_BUILTIN : CGM_RES_RESOLVED;
-	}
-	free(targets);
-}
-
 /* ---- edges ------------------------------------------------------------ */
 
 typedef struct edge_key {
@@ -801,7 +747,23 @@ typedef struct resolve_worker {
 	pthread_t thread;
 } resolve_worker;
 
-/* Every site of one caller; DML that fires no trigger is no call site.
+/* A statement on a relation, or DDL: what it runs on the relation's behalf
+ * (relfx.c), the relation found along the caller's search_path. */
+static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
+				  cgm_site *s)
+{
+	s->resolution = CGM_RES_NONE;
+	if (!rv->opts || !rv->opts->relfx)
+		return;
+	const char *scratch[64];
+	int npath = 0;
+	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
+	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s);
+}
+
+/* Every site of one caller; an old snapshot's trigger site that fires
+ * nothing is no call site (relation sites stay: what a function reads and
+ * writes is part of the map).
  * Writes only the caller's own sites. */
 static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function *fn)
 {
@@ -812,8 +774,9 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		s->targets = NULL;
 		if (s->kind == CGM_SITE_DYNAMIC)
 			s->resolution = CGM_RES_NONE;
-		else if (s->kind == CGM_SITE_TRIGGER)
-			resolve_trigger_site(rv, arena, fn, s);
+		else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
+			 s->kind == CGM_SITE_DDL)
+			resolve_relation_site(rv, arena, fn, s);
 		else
 			resolve_call(rv, arena, fn, s);
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)

@@ -808,6 +808,235 @@ static const char *reference_function_id(const cgm_model *m, const cgm_reference
 	return valid_function(m, r->function) ? m->functions[r->function].id : r->function_id;
 }
 
+/* ---- relations and what they run ------------------------------------ */
+
+static const char *relkind_name(char relkind)
+{
+	switch (relkind) {
+	case 'r':
+		return "table";
+	case 'p':
+		return "partitioned table";
+	case 'v':
+		return "view";
+	case 'm':
+		return "materialized view";
+	case 'f':
+		return "foreign table";
+	case 'c':
+		return "composite type";
+	default:
+		return NULL;
+	}
+}
+
+static char relkind_parse(const char *name)
+{
+	static const char kinds[] = "rpvmfc";
+	for (int i = 0; kinds[i]; i++)
+		if (name && strcmp(relkind_name(kinds[i]), name) == 0)
+			return kinds[i];
+	return 0;
+}
+
+static const char *const reach_names[] = { "function", "view", "partition", "cascade" };
+
+static const char *effect_function_id(const cgm_model *m, const cgm_effect *e)
+{
+	return valid_function(m, e->function) ? m->functions[e->function].id : e->function_id;
+}
+
+static int compare_effect_index(const void *a, const void *b, void *ctx)
+{
+	const cgm_model *m = ctx;
+	const cgm_effect *x = &m->effects[*(const int *)a], *y = &m->effects[*(const int *)b];
+	int c = compare_strings_nullable(x->schema, y->schema);
+	if (!c)
+		c = compare_strings_nullable(x->relation, y->relation);
+	if (!c)
+		c = (int)x->reach - (int)y->reach;
+	if (!c)
+		c = compare_strings_nullable(cgm_via_name(x->via), cgm_via_name(y->via));
+	if (!c)
+		c = compare_strings_nullable(x->object, y->object);
+	if (!c)
+		c = compare_strings_nullable(effect_function_id(m, x), effect_function_id(m, y));
+	if (!c)
+		c = compare_strings_nullable(x->target_schema, y->target_schema);
+	if (!c)
+		c = compare_strings_nullable(x->target_relation, y->target_relation);
+	if (!c)
+		c = (int)x->events - (int)y->events;
+	return c ? c : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e)
+{
+	cgm_outfile_lit(o, "{\"reach\": ");
+	put_string(o, reach_names[e->reach]);
+	cgm_outfile_lit(o, ", \"via\": ");
+	put_string(o, cgm_via_name(e->via));
+	cgm_outfile_lit(o, ", \"object\": ");
+	put_string(o, e->object);
+	cgm_outfile_lit(o, ", \"events\": ");
+	put_flat_events(o, e->events);
+	if (e->ncolumns) {
+		cgm_outfile_lit(o, ", \"columns\": ");
+		put_flat_strings(o, e->columns, e->ncolumns);
+	}
+	cgm_outfile_lit(o, ", \"function\": ");
+	put_string(o, effect_function_id(m, e));
+	if (e->reach != CGM_REACH_FUNCTION) {
+		cgm_outfile_lit(o, ", \"target\": {\"schema\": ");
+		put_string(o, e->target_schema);
+		cgm_outfile_lit(o, ", \"name\": ");
+		put_string(o, e->target_relation);
+		cgm_outfile_lit(o, ", \"events\": ");
+		put_flat_events(o, e->target_events);
+		if (e->ntarget_columns) {
+			cgm_outfile_lit(o, ", \"columns\": ");
+			put_flat_strings(o, e->target_columns, e->ntarget_columns);
+		}
+		cgm_outfile_putc(o, '}');
+	}
+	cgm_outfile_lit(o, ", \"note\": ");
+	put_string(o, e->note);
+	cgm_outfile_putc(o, '}');
+}
+
+/* Is (schema, name) the relation of an effect, a trigger or a resolved
+ * relation site?  Those relations are written; a sorted list of keys. */
+typedef struct rel_key {
+	const char *schema, *name;
+} rel_key;
+
+static int compare_rel_keys(const void *a, const void *b)
+{
+	const rel_key *x = a, *y = b;
+	int c = compare_strings_nullable(x->schema, y->schema);
+	return c ? c : compare_strings_nullable(x->name, y->name);
+}
+
+static void write_relations(json_out *j, const writer *w)
+{
+	const cgm_model *m = w->model;
+	cgm_outfile *o = j->out;
+	int cap = m->neffects + m->ntriggers + 16, n = 0;
+	rel_key *keys = cgm_xcalloc((size_t)cap, sizeof(rel_key));
+#define ADD_KEY(sch, nam)                                                           \
+	do {                                                                        \
+		if (n == cap) {                                                     \
+			cap *= 2;                                                   \
+			keys = cgm_xrealloc(keys, sizeof(rel_key) * (size_t)cap);   \
+		}                                                                   \
+		keys[n++] = (rel_key){ (sch), (nam) };                              \
+	} while (0)
+	for (int i = 0; i < m->neffects; i++)
+		ADD_KEY(m->effects[i].schema, m->effects[i].relation);
+	for (int i = 0; i < m->ntriggers; i++)
+		ADD_KEY(m->triggers[i].table_schema, m->triggers[i].table_name);
+	for (int i = 0; i < w->norder; i++) {
+		const cgm_function *f = &m->functions[w->order[i]];
+		for (int k = 0; k < f->nsites; k++)
+			if ((f->sites[k].kind == CGM_SITE_RELATION || f->sites[k].kind == CGM_SITE_TRIGGER) &&
+			    f->sites[k].schema && f->sites[k].name)
+				ADD_KEY(f->sites[k].schema, f->sites[k].name);
+	}
+#undef ADD_KEY
+	qsort(keys, (size_t)n, sizeof(rel_key), compare_rel_keys);
+	int distinct = 0;
+	for (int i = 0; i < n; i++)
+		if (keys[i].schema && keys[i].name &&
+		    (distinct == 0 || compare_rel_keys(&keys[i], &keys[distinct - 1]) != 0))
+			keys[distinct++] = keys[i];
+	/* The kind of each, from the relations the source listed. */
+	char *kinds = cgm_xcalloc((size_t)distinct + 1, 1);
+	for (int r = 0; r < m->nrelations; r++) {
+		rel_key k = { m->relations[r].schema, m->relations[r].name };
+		rel_key *hit = distinct ? bsearch(&k, keys, (size_t)distinct, sizeof(rel_key),
+						   compare_rel_keys)
+					: NULL;
+		if (hit && !kinds[hit - keys])
+			kinds[hit - keys] = m->relations[r].relkind;
+	}
+	int *fx = cgm_xcalloc((size_t)m->neffects + 1, sizeof(int));
+	for (int i = 0; i < m->neffects; i++)
+		fx[i] = i;
+	qsort_r(fx, (size_t)m->neffects, sizeof(int), compare_effect_index, (void *)m);
+
+	key(j, "relations");
+	open_container(j, '[');
+	int e = 0;
+	for (int r = 0; r < distinct; r++) {
+		next_item(j);
+		cgm_outfile_lit(o, "{\"schema\": ");
+		put_string(o, keys[r].schema);
+		cgm_outfile_lit(o, ", \"name\": ");
+		put_string(o, keys[r].name);
+		cgm_outfile_lit(o, ", \"kind\": ");
+		put_string(o, relkind_name(kinds[r]));
+		cgm_outfile_lit(o, ", \"effects\": [");
+		bool first = true;
+		while (e < m->neffects) {
+			const cgm_effect *x = &m->effects[fx[e]];
+			rel_key k = { x->schema, x->relation };
+			int c = compare_rel_keys(&k, &keys[r]);
+			if (c > 0)
+				break;
+			e++;
+			if (c < 0)
+				continue;
+			if (!first)
+				cgm_outfile_lit(o, ", ");
+			first = false;
+			put_effect(o, m, x);
+		}
+		cgm_outfile_lit(o, "]}");
+	}
+	close_container(j, ']');
+	free(fx);
+	free(kinds);
+	free(keys);
+}
+
+static int compare_event_triggers(const void *a, const void *b, void *ctx)
+{
+	const cgm_model *m = ctx;
+	int c = compare_strings_nullable(m->event_triggers[*(const int *)a].name,
+					 m->event_triggers[*(const int *)b].name);
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+static void write_event_triggers(json_out *j, const writer *w)
+{
+	const cgm_model *m = w->model;
+	cgm_outfile *o = j->out;
+	int *order = cgm_xcalloc((size_t)m->nevent_triggers + 1, sizeof(int));
+	for (int i = 0; i < m->nevent_triggers; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)m->nevent_triggers, sizeof(int), compare_event_triggers, (void *)m);
+	key(j, "event_triggers");
+	open_container(j, '[');
+	for (int i = 0; i < m->nevent_triggers; i++) {
+		const cgm_event_trigger *et = &m->event_triggers[order[i]];
+		next_item(j);
+		cgm_outfile_lit(o, "{\"name\": ");
+		put_string(o, et->name);
+		cgm_outfile_lit(o, ", \"event\": ");
+		put_string(o, et->event);
+		cgm_outfile_lit(o, ", \"tags\": ");
+		put_flat_strings(o, et->tags, et->ntags);
+		cgm_outfile_lit(o, ", \"enabled\": ");
+		put_bool(o, et->enabled);
+		cgm_outfile_lit(o, ", \"function\": ");
+		put_string(o, valid_function(m, et->function) ? m->functions[et->function].id
+							      : et->function_id);
+		cgm_outfile_putc(o, '}');
+	}
+	close_container(j, ']');
+	free(order);
+}
+
 typedef struct {
 	int functions, analysed, dynamic_sites, missing, parse_errors, ambiguous_sites;
 	int edges, static_edges, observed_edges;
@@ -1020,6 +1249,10 @@ static void write_document(json_out *j, writer *w)
 		put_string(o, trigger_function_id(m, t));
 		cgm_outfile_lit(o, ", \"enabled\": ");
 		put_bool(o, t->enabled);
+		if (t->ncolumns) {
+			cgm_outfile_lit(o, ", \"columns\": ");
+			put_flat_strings(o, t->columns, t->ncolumns);
+		}
 		cgm_outfile_putc(o, '}');
 	}
 	close_container(j, ']');
@@ -1044,6 +1277,8 @@ static void write_document(json_out *j, writer *w)
 	}
 	close_container(j, ']');
 
+	write_relations(j, w);
+	write_event_triggers(j, w);
 	write_dynamic_sites(j, w);
 	write_missing(j, w);
 
@@ -2028,7 +2263,98 @@ static int read_trigger(reader *r, const jv *obj)
 	TRY(get_string(r, obj, "function", OPTIONAL, &t.function_id));
 	t.function = t.function_id ? cgm_model_find(r->model, t.function_id) : -1;
 	TRY(get_bool(r, obj, "enabled", &t.enabled));
+	TRY(get_string_array(r, obj, "columns", false, false, &t.columns, &t.ncolumns));
 	*cgm_model_add_trigger(r->model) = t;
+	return 0;
+}
+
+static int read_effect(reader *r, const jv *obj, const char *schema, const char *relation)
+{
+	cgm_effect e = { 0 };
+	const char *reach = NULL, *via = NULL;
+	e.schema = schema;
+	e.relation = relation;
+	TRY(get_string(r, obj, "reach", OPTIONAL, &reach));
+	TRY(get_string(r, obj, "via", REQUIRED, &via));
+	if (cgm_via_parse(&e.via, via) != 0)
+		return bad(r, "via", "unknown edge kind \"%s\"", via);
+	e.reach = CGM_REACH_FUNCTION;
+	if (reach) {
+		int k = 0;
+		while (k < 4 && strcmp(reach_names[k], reach) != 0)
+			k++;
+		if (k == 4)
+			return bad(r, "reach", "unknown reach \"%s\" (expected function, view, "
+					       "partition or cascade)",
+				   reach);
+		e.reach = (cgm_reach)k;
+	}
+	TRY(get_string(r, obj, "object", OPTIONAL, &e.object));
+	TRY(get_events(r, obj, "events", &e.events));
+	TRY(get_string_array(r, obj, "columns", false, false, &e.columns, &e.ncolumns));
+	TRY(get_string(r, obj, "function", OPTIONAL, &e.function_id));
+	e.function = e.function_id ? cgm_model_find(r->model, e.function_id) : -1;
+	TRY(get_string(r, obj, "note", OPTIONAL, &e.note));
+	const jv *target = jv_object_get(obj, "target");
+	if (target && !jv_is_null(target)) {
+		if (!jv_is_object(target))
+			return bad(r, "target", "is %s, expected an object", type_name(target));
+		size_t saved = enter_key(r, "target");
+		int rc = get_string(r, target, "schema", REQUIRED, &e.target_schema);
+		if (!rc)
+			rc = get_string(r, target, "name", REQUIRED, &e.target_relation);
+		if (!rc)
+			rc = get_events(r, target, "events", &e.target_events);
+		if (!rc)
+			rc = get_string_array(r, target, "columns", false, false, &e.target_columns,
+					      &e.ntarget_columns);
+		leave(r, saved);
+		if (rc)
+			return rc;
+	}
+	if (e.reach != CGM_REACH_FUNCTION && !e.target_relation)
+		return bad(r, "target", "is missing (a %s effect reaches a relation)", reach);
+	*cgm_model_add_effect(r->model) = e;
+	return 0;
+}
+
+static int read_relation(reader *r, const jv *obj)
+{
+	const char *schema, *name, *kind;
+	TRY(get_string(r, obj, "schema", REQUIRED, &schema));
+	TRY(get_string(r, obj, "name", REQUIRED, &name));
+	TRY(get_string(r, obj, "kind", OPTIONAL, &kind));
+	cgm_relation *rel = cgm_model_add_relation(r->model);
+	rel->schema = schema;
+	rel->name = name;
+	rel->relkind = relkind_parse(kind);
+	jv *effects;
+	TRY(get_array(r, obj, "effects", OPTIONAL, false, &effects));
+	size_t n = effects ? jv_array_size(effects) : 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t saved = enter_key(r, "effects");
+		enter_index(r, i);
+		jv *e;
+		int rc = get_element_object(r, effects, i, &e);
+		if (!rc)
+			rc = read_effect(r, e, schema, name);
+		leave(r, saved);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int read_event_trigger(reader *r, const jv *obj)
+{
+	cgm_event_trigger et = { 0 };
+	TRY(get_string(r, obj, "name", REQUIRED, &et.name));
+	TRY(get_string(r, obj, "event", REQUIRED, &et.event));
+	TRY(get_string_array(r, obj, "tags", false, false, &et.tags, &et.ntags));
+	TRY(get_bool(r, obj, "enabled", &et.enabled));
+	TRY(get_string(r, obj, "function", OPTIONAL, &et.function_id));
+	et.function = et.function_id ? cgm_model_find(r->model, et.function_id) : -1;
+	*cgm_model_add_event_trigger(r->model) = et;
 	return 0;
 }
 
@@ -2214,6 +2540,8 @@ static int read_document(reader *r, const jv *doc)
 	TRY(check_duplicate_edges(r));
 	TRY(read_list(r, doc, "triggers", read_trigger));
 	TRY(read_list(r, doc, "references", read_reference));
+	TRY(read_list(r, doc, "relations", read_relation));
+	TRY(read_list(r, doc, "event_triggers", read_event_trigger));
 	TRY(read_list(r, doc, "diagnostics", read_diagnostic));
 	/* summary, dynamic_sites, missing, parse_errors: derived, not read. */
 	return 0;

@@ -5,6 +5,7 @@
  * Out: model->functions (every function of the database: the ones in scope
  *      mapped, the others - pg_catalog, extensions, filtered schemas - kept
  *      as `builtin` so resolution knows they exist), triggers, relations,
+ *      what relations run on a statement's behalf (effects), event triggers,
  *      catalog references and the default search_path.  All strings are
  *      copied into model->arena; every PGresult is cleared before return.
  *      With an extraction pool, each mapped function is handed to it as soon
@@ -94,12 +95,145 @@ static const char *const system_functions_query =
 	FUNCTION_COLUMNS("NULL", "NULL", "NULL", "NULL", "NULL")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
+/* A partition's clone of its parent's row trigger (tgparentid) is the
+ * parent's trigger: listed once, on the parent, which the statement names. */
 static const char *const triggers_query =
 	"SELECT n.nspname, c.relname, t.tgname, t.tgtype, t.tgfoid::regprocedure::text,"
-	" t.tgenabled <> 'D'"
+	" t.tgenabled <> 'D',"
+	" (SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a"
+	"   WHERE a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr::int2[]))"
 	" FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
-	" WHERE NOT t.tgisinternal ORDER BY 1, 2, 3";
+	" WHERE NOT t.tgisinternal AND t.tgparentid = 0 ORDER BY 1, 2, 3";
+
+/* What PostgreSQL runs on a statement's behalf (relfx.h), with the
+ * functions pg_depend names: the catalog resolved their overloads already.
+ * A dependency on an operator is one on its function (oprcode).  Functions
+ * of pg_catalog are left out (like the edges to them), and so are the
+ * system schemas' own relations.  Columns: schema, relation, reach (f
+ * function, v view reads, p partition, c cascade), via, object, events
+ * (CGM_EV_* bits), columns, function id, target schema and relation,
+ * target events, target columns, note. */
+#define QREL(n, c) "quote_ident(" n ".nspname) || '.' || quote_ident(" c ".relname)"
+#define TG_EVENTS(t) \
+	"(((" t ".tgtype >> 2) & 1) | (((" t ".tgtype >> 4) & 1) << 1) | (((" t ".tgtype >> 3) & 1) << 2)" \
+	" | (((" t ".tgtype >> 5) & 1) << 3))"
+#define COLS(rel, nums) \
+	"(SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a" \
+	" WHERE a.attrelid = " rel " AND a.attnum = ANY (" nums "))"
+#define NO_TARGET "NULL::name, NULL::name, 0, NULL::text"
+static const char *const effects_query =
+	"WITH RECURSIVE dep AS ("
+	"  SELECT DISTINCT d.classid, d.objid, f.oid AS fn, f.oid::regprocedure::text AS fid"
+	"  FROM pg_depend d"
+	"  JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid"
+	"   ELSE (SELECT o.oprcode::oid FROM pg_operator o WHERE o.oid = d.refobjid) END"
+	"  WHERE d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass) AND d.deptype = 'n'"
+	"   AND d.classid IN ('pg_rewrite'::regclass, 'pg_attrdef'::regclass,"
+	"    'pg_constraint'::regclass, 'pg_policy'::regclass, 'pg_trigger'::regclass,"
+	"    'pg_class'::regclass)"
+	"   AND f.pronamespace <> 'pg_catalog'::regnamespace),"
+	" dom(base, typ) AS ("
+	"  SELECT t.oid, t.oid FROM pg_type t WHERE t.typtype = 'd'"
+	"  UNION SELECT dom.base, t.oid FROM dom JOIN pg_type t ON t.typbasetype = dom.typ AND t.typtype = 'd'),"
+	" rel AS ("
+	"  SELECT c.oid, c.relname, c.relkind, c.relrowsecurity, n.nspname, n.oid AS nsp FROM pg_class c"
+	"  JOIN pg_namespace n ON n.oid = c.relnamespace"
+	"  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')"
+	"   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)')"
+	/* Views and rules. */
+	" SELECT c.nspname, c.relname, 'f', CASE WHEN r.rulename = '_RETURN' THEN 'view' ELSE 'rule' END,"
+	"  CASE WHEN r.rulename = '_RETURN' THEN 'view ' || " QREL("c", "c")
+	"   ELSE 'rule ' || quote_ident(r.rulename) || ' on ' || " QREL("c", "c") " END,"
+	"  CASE r.ev_type WHEN '1' THEN 16 WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 END,"
+	"  NULL, d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
+	" JOIN rel c ON c.oid = r.ev_class"
+	" WHERE r.ev_enabled <> 'D' AND (r.rulename <> '_RETURN' OR c.relkind = 'v')"
+	/* Defaults and generated columns. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f',"
+	"  CASE WHEN a.attgenerated = 's' THEN 'generated' ELSE 'default' END,"
+	"  CASE WHEN a.attgenerated = 's' THEN 'generated ' ELSE 'default ' END || " QREL("c", "c")
+	"   || '.' || quote_ident(a.attname),"
+	"  CASE WHEN a.attgenerated = 's' THEN 3 ELSE 1 END,"
+	"  CASE WHEN a.attgenerated = 's' THEN NULL ELSE a.attname::text END, d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_attrdef ad ON d.classid = 'pg_attrdef'::regclass AND ad.oid = d.objid"
+	" JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum"
+	" JOIN rel c ON c.oid = ad.adrelid"
+	/* CHECK constraints of tables. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'check',"
+	"  'check ' || " QREL("c", "c") " || '.' || quote_ident(k.conname), 3, NULL, d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid"
+	" JOIN rel c ON c.oid = k.conrelid WHERE k.contype = 'c'"
+	/* CHECKs of domains, on every column of the domain or of one over it. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'domain',"
+	"  'domain ' || quote_ident(tn.nspname) || '.' || quote_ident(t.typname) || '.' || quote_ident(k.conname),"
+	"  3, a.attname::text, d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid"
+	" JOIN pg_type t ON t.oid = k.contypid JOIN pg_namespace tn ON tn.oid = t.typnamespace"
+	" JOIN dom ON dom.base = k.contypid"
+	" JOIN pg_attribute a ON a.atttypid = dom.typ AND a.attnum > 0 AND NOT a.attisdropped"
+	" JOIN rel c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p', 'f')"
+	" WHERE k.contypid <> 0"
+	/* Row-level security policies: USING on reads, UPDATE and DELETE (a
+	 * SELECT policy's too: their WHERE reads the rows), WITH CHECK on
+	 * INSERT and UPDATE; the expression holding the function decides (its
+	 * node text names it), both when neither tells. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'policy',"
+	"  'policy ' || quote_ident(p.polname) || ' on ' || " QREL("c", "c") ","
+	"  CASE WHEN u.q OR NOT (u.q OR u.w) THEN CASE p.polcmd WHEN 'r' THEN 22 WHEN 'w' THEN 2"
+	"    WHEN 'd' THEN 4 WHEN '*' THEN 22 ELSE 0 END ELSE 0 END"
+	"  | CASE WHEN u.w OR NOT (u.q OR u.w) THEN CASE p.polcmd WHEN 'a' THEN 1 WHEN 'w' THEN 2"
+	"    WHEN '*' THEN 3 ELSE 0 END ELSE 0 END,"
+	"  NULL, d.fid, " NO_TARGET ", 'roles without BYPASSRLS'"
+	" FROM dep d JOIN pg_policy p ON d.classid = 'pg_policy'::regclass AND p.oid = d.objid"
+	" JOIN rel c ON c.oid = p.polrelid"
+	" CROSS JOIN LATERAL (SELECT"
+	"   coalesce(p.polqual::text ~ (':(op)?funcid ' || d.fn || ' '), false) AS q,"
+	"   coalesce(p.polwithcheck::text ~ (':(op)?funcid ' || d.fn || ' '), false) AS w) u"
+	" WHERE c.relrowsecurity"
+	/* Triggers' WHEN conditions. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'trigger_when',"
+	"  'trigger ' || quote_ident(t.tgname) || ' on ' || " QREL("c", "c") ","
+	"  " TG_EVENTS("t") ", " COLS("t.tgrelid", "t.tgattr::int2[]") ", d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND t.oid = d.objid"
+	" JOIN rel c ON c.oid = t.tgrelid"
+	" WHERE d.fn <> t.tgfoid AND NOT t.tgisinternal AND t.tgparentid = 0 AND t.tgenabled <> 'D'"
+	/* Index expressions and partial-index predicates. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'index',"
+	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname), 3, NULL, d.fid, " NO_TARGET ", NULL"
+	" FROM dep d JOIN pg_index i ON d.classid = 'pg_class'::regclass AND i.indexrelid = d.objid"
+	" JOIN pg_class x ON x.oid = i.indexrelid JOIN rel c ON c.oid = i.indrelid"
+	/* A view reads the relations its query names. */
+	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view', 'view ' || " QREL("c", "c") ", 16, NULL,"
+	"  NULL, t.nspname, t.relname, 16, NULL, NULL"
+	" FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
+	" JOIN rel c ON c.oid = r.ev_class AND c.relkind = 'v'"
+	" JOIN rel t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid"
+	" WHERE d.deptype = 'n' AND r.rulename = '_RETURN' AND t.oid <> c.oid"
+	/* A partitioned table's statement runs its partitions' triggers. */
+	" UNION ALL SELECT c.nspname, c.relname, 'p', 'trigger', NULL, 15, NULL, NULL,"
+	"  t.nspname, t.relname, 15, NULL, NULL"
+	" FROM pg_inherits h JOIN rel c ON c.oid = h.inhparent AND c.relkind = 'p'"
+	" JOIN rel t ON t.oid = h.inhrelid"
+	/* Foreign keys whose ON DELETE / ON UPDATE acts on the referencing rows. */
+	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
+	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 4, NULL, NULL,"
+	"  t.nspname, t.relname, CASE k.confdeltype WHEN 'c' THEN 4 ELSE 2 END,"
+	"  CASE WHEN k.confdeltype = 'c' THEN NULL ELSE " COLS("k.conrelid", "k.conkey") " END, NULL"
+	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
+	" WHERE k.contype = 'f' AND k.confdeltype IN ('c', 'n', 'd')"
+	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
+	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 2,"
+	"  " COLS("k.confrelid", "k.confkey") ", NULL,"
+	"  t.nspname, t.relname, 2, " COLS("k.conrelid", "k.conkey") ", NULL"
+	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
+	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd')"
+	" ORDER BY 1, 2, 5, 8, 9, 10";
+
+static const char *const event_triggers_query =
+	"SELECT e.evtname, e.evtevent, array_to_string(e.evttags, chr(31)), e.evtenabled <> 'D',"
+	" e.evtfoid::regprocedure::text FROM pg_event_trigger e ORDER BY 1";
 
 /* Relations and composite types with their columns in attribute order
  * (names and format_type texts, chr(31)-joined), pg_catalog's too: typing
@@ -478,6 +612,77 @@ static int load_triggers(cgm_model *model, PGconn *conn)
 		t->function_id = cgm_arena_strdup(a, value(res, r, 4));
 		t->function = -1;
 		t->enabled = value(res, r, 5)[0] == 't';
+		t->columns = split_list(a, value(res, r, 6), -1, &t->ncolumns);
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int reach_of(const char *code)
+{
+	switch (code ? code[0] : 'f') {
+	case 'v':
+		return CGM_REACH_VIEW;
+	case 'p':
+		return CGM_REACH_PARTITION;
+	case 'c':
+		return CGM_REACH_CASCADE;
+	default:
+		return CGM_REACH_FUNCTION;
+	}
+}
+
+/* Relation effects (relfx.h) and event triggers; functions kept by id
+ * until the model is indexed (cgm_model_link). */
+static int load_effects(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, effects_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read what relations run from \"pg_depend\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	cgm_arena *a = model->arena;
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_via via;
+		if (cgm_via_parse(&via, value(res, r, 3)) < 0)
+			continue;
+		cgm_effect *e = cgm_model_add_effect(model);
+		e->schema = cgm_arena_strdup(a, value(res, r, 0));
+		e->relation = cgm_arena_strdup(a, value(res, r, 1));
+		e->reach = (cgm_reach)reach_of(value(res, r, 2));
+		e->via = via;
+		e->object = cgm_arena_strdup(a, value(res, r, 4));
+		e->events = (unsigned)atoi(value(res, r, 5) ? value(res, r, 5) : "0");
+		e->columns = split_list(a, value(res, r, 6), -1, &e->ncolumns);
+		e->function_id = cgm_arena_strdup(a, value(res, r, 7));
+		e->function = -1;
+		e->target_schema = cgm_arena_strdup(a, value(res, r, 8));
+		e->target_relation = cgm_arena_strdup(a, value(res, r, 9));
+		e->target_events = (unsigned)atoi(value(res, r, 10) ? value(res, r, 10) : "0");
+		e->target_columns = split_list(a, value(res, r, 11), -1, &e->ntarget_columns);
+		e->note = cgm_arena_strdup(a, value(res, r, 12));
+	}
+	PQclear(res);
+	res = PQexec(conn, event_triggers_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE,
+				   "cannot read event triggers from \"pg_event_trigger\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_event_trigger *et = cgm_model_add_event_trigger(model);
+		et->name = cgm_arena_strdup(a, value(res, r, 0));
+		et->event = cgm_arena_strdup(a, value(res, r, 1));
+		et->tags = split_list(a, value(res, r, 2), -1, &et->ntags);
+		if (value(res, r, 2) && !value(res, r, 2)[0])
+			et->ntags = 0;
+		et->enabled = value(res, r, 3)[0] == 't';
+		et->function_id = cgm_arena_strdup(a, value(res, r, 4));
+		et->function = -1;
 	}
 	PQclear(res);
 	return 0;
@@ -640,6 +845,7 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    /* Compiling the function query costs more than it saves. */
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 || (rc = load_triggers(model, conn)) < 0 ||
 	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
+	    (rc = load_effects(model, conn)) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = stream_user_functions(model, conn, opts, pool)) < 0 ||
 	    (rc = load_system_functions(model, conn, opts, pool)) < 0) {

@@ -7,7 +7,8 @@
  * Out: model->functions (the PostgreSQL 15 builtins from
  *      data/pg15_builtins.tsv and the functions of created extensions, both
  *      for resolution only, and the mapped functions), triggers, relations,
- *      references and diagnostics (what PostgreSQL would have refused, or a
+ *      what relations run (effects, relfx.h), event triggers, references
+ *      and diagnostics (what PostgreSQL would have refused, or a
  *      statement that does not parse: file, line, message).  Every string
  *      is copied into model->arena; libpg_query results, JSON trees and file
  *      texts are freed before return.
@@ -120,7 +121,26 @@ typedef struct sql_table {
 	sql_column *columns;
 	int ncolumns, cap_columns;
 	bool dropped;
+	bool rls;         /* ENABLE ROW LEVEL SECURITY: its policies apply */
 } sql_table;
+
+/* What a relation runs (relfx.h), hanging on its relation like a
+ * reference: dropping the relation, or the object (`ref_object`, the
+ * reference's description), drops it. */
+typedef struct sql_effect {
+	cgm_effect effect;
+	const char *owner;      /* "schema\x1ftable" */
+	const char *ref_object; /* the object as references name it, or NULL */
+	bool dropped;
+} sql_effect;
+
+/* A CHECK of a domain, applied to the columns of its type at the end. */
+typedef struct sql_domain_check {
+	const char *type;     /* the domain, canonical */
+	const char *base;     /* its base type, canonical */
+	const char *object;   /* "domain s.d.constraint" */
+	const char *function_id; /* NULL: the domain itself, for the base chain */
+} sql_domain_check;
 
 typedef struct sql_trigger {
 	cgm_trigger trigger;
@@ -186,6 +206,13 @@ typedef struct sql_state {
 	sql_reference *refs;
 	int nrefs, cap_refs;
 	const char *ref_owner; /* "schema\x1ftable" the references being added hang on */
+
+	sql_effect *effects;
+	int neffects, cap_effects;
+	sql_domain_check *domains;
+	int ndomains, cap_domains;
+	cgm_event_trigger *event_triggers;
+	int nevent_triggers, cap_event_triggers;
 
 	smap extensions;    /* name -> 1 created, 0 dropped */
 	smap ext_fns;       /* "extension\x1fid" -> 1: the functions an extension made */
@@ -1288,6 +1315,391 @@ static void drop_references(sql_state *st, const char *object, const char *owner
 		    (prefix ? strncmp(r->owner, owner, plen) == 0 : strcmp(r->owner, owner) == 0))
 			r->dropped = true;
 	}
+	/* What the object or relation ran goes with it. */
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *e = &st->effects[i];
+		if (object && e->ref_object && strcmp(e->ref_object, object) == 0)
+			e->dropped = true;
+		if (owner && e->owner &&
+		    (prefix ? strncmp(e->owner, owner, plen) == 0 : strcmp(e->owner, owner) == 0))
+			e->dropped = true;
+	}
+}
+
+/* ---- what relations run (relfx.h), as the live catalog records it ---- */
+
+static void add_references(sql_state *st, const jd_node *node, const char *kind, const char *object);
+
+static const char *relation_text(sql_state *st, const char *schema, const char *name)
+{
+	return cgm_quote_qualified(st->a, schema, name);
+}
+
+static cgm_effect *new_effect(sql_state *st, const char *schema, const char *rel, cgm_reach reach,
+			      cgm_via via, const char *object, unsigned events,
+			      const char *ref_object)
+{
+	if (st->neffects == st->cap_effects) {
+		int cap = st->cap_effects ? st->cap_effects * 2 : 32;
+		st->effects = cgm_arena_grow(st->a, st->effects, (size_t)st->neffects, (size_t)cap,
+					     sizeof(sql_effect));
+		st->cap_effects = cap;
+	}
+	sql_effect *x = &st->effects[st->neffects++];
+	memset(x, 0, sizeof *x);
+	x->owner = pair_key(st->a, schema, rel);
+	x->ref_object = ref_object;
+	cgm_effect *e = &x->effect;
+	e->schema = cgm_arena_strdup(st->a, schema);
+	e->relation = cgm_arena_strdup(st->a, rel);
+	e->reach = reach;
+	e->via = via;
+	e->object = object;
+	e->events = events;
+	e->function = -1;
+	return e;
+}
+
+static const char **one_column(sql_state *st, const char *col, int *n)
+{
+	*n = col ? 1 : 0;
+	if (!col)
+		return NULL;
+	const char **cols = cgm_arena_alloc(st->a, sizeof(char *));
+	cols[0] = cgm_arena_strdup(st->a, col);
+	return cols;
+}
+
+/* The names of a list of String nodes (UPDATE OF, a key's columns). */
+static const char **string_list(sql_state *st, const jd_node *list, int *n)
+{
+	*n = (int)jd_size(list);
+	if (*n == 0)
+		return NULL;
+	const char **out = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)*n);
+	for (int i = 0; i < *n; i++)
+		out[i] = cgm_arena_strdup(st->a, string_node(jd_at(list, (size_t)i)));
+	return out;
+}
+
+/* Every function a FuncCall below `node` reaches, as an effect of the
+ * relation schema.rel (calls resolved as references resolve them). */
+static void add_effects(sql_state *st, const jd_node *node, const char *schema, const char *rel,
+			cgm_via via, const char *object, unsigned events, const char *column,
+			const char *ref_object)
+{
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			add_effects(st, jd_at(node, i), schema, rel, via, object, events, column,
+				    ref_object);
+		return;
+	}
+	if (!jd_is_object(node) || !events)
+		return;
+	jd_node *call = jget(node, "FuncCall");
+	if (call) {
+		const char *parts[3];
+		int n = name_list(jget(call, "funcname"), parts, 3);
+		int target = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
+						 (int)jd_size(jget(call, "args")), false)
+				   : -1;
+		if (target >= 0) {
+			cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object,
+						   events, ref_object);
+			e->function_id = st->fns[target].id;
+			e->columns = one_column(st, column, &e->ncolumns);
+		}
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+		add_effects(st, value, schema, rel, via, object, events, column, ref_object);
+	(void)key;
+}
+
+/* The CTE names of a query, which its FROM lists may name. */
+static bool is_cte_name(const jd_node *node, const char *name)
+{
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			if (is_cte_name(jd_at(node, i), name))
+				return true;
+		return false;
+	}
+	if (!jd_is_object(node))
+		return false;
+	jd_node *cte = jget(node, "CommonTableExpr");
+	if (cte && jstr(cte, "ctename") && strcmp(jstr(cte, "ctename"), name) == 0)
+		return true;
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+		if (is_cte_name(value, name))
+			return true;
+	(void)key;
+	return false;
+}
+
+/* Each relation a view's query names: reading the view reads it. */
+static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
+		       const char *schema, const char *view, const char *object)
+{
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			view_reads(st, query, jd_at(node, i), schema, view, object);
+		return;
+	}
+	if (!jd_is_object(node))
+		return;
+	jd_node *rv = jget(node, "RangeVar");
+	if (rv) {
+		const char *name = jstr(rv, "relname");
+		const char *ns = jstr(rv, "schemaname");
+		if (name && (ns || !is_cte_name(query, name))) {
+			sql_table *t = find_table(st, ns, name);
+			if (t && !(strcmp(t->schema, schema) == 0 && strcmp(t->name, view) == 0)) {
+				bool seen = false;
+				for (int i = 0; i < st->neffects && !seen; i++) {
+					const sql_effect *x = &st->effects[i];
+					seen = !x->dropped && x->effect.reach == CGM_REACH_VIEW &&
+					       strcmp(x->effect.schema, schema) == 0 &&
+					       strcmp(x->effect.relation, view) == 0 &&
+					       strcmp(x->effect.target_schema, t->schema) == 0 &&
+					       strcmp(x->effect.target_relation, t->name) == 0;
+				}
+				if (!seen) {
+					cgm_effect *e = new_effect(st, schema, view, CGM_REACH_VIEW,
+								   CGM_VIA_VIEW, object, CGM_EV_SELECT,
+								   NULL);
+					e->target_schema = t->schema;
+					e->target_relation = t->name;
+					e->target_events = CGM_EV_SELECT;
+				}
+			}
+		}
+		return;
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+		view_reads(st, query, value, schema, view, object);
+	(void)key;
+}
+
+/* A foreign key's ON DELETE / ON UPDATE action on the referencing table. */
+static void foreign_key_effects(sql_state *st, sql_table *t, const char *column, const jd_node *con)
+{
+	const char *del = jstr(con, "fk_del_action");
+	const char *upd = jstr(con, "fk_upd_action");
+	bool del_acts = del && strchr("cnd", del[0]);
+	bool upd_acts = upd && strchr("cnd", upd[0]);
+	if (!del_acts && !upd_acts)
+		return;
+	const char *schema, *ref;
+	if (!range_var(st, jget(con, "pktable"), false, &schema, &ref))
+		return;
+	int nfk = 0;
+	const char **fk = string_list(st, jget(con, "fk_attrs"), &nfk);
+	if (nfk == 0)
+		fk = one_column(st, column, &nfk);
+	const char *name = jstr(con, "conname");
+	if (!name) {
+		/* PostgreSQL names it table_col1_col2_fkey. */
+		cgm_strbuf b = CGM_STRBUF_INIT;
+		cgm_strbuf_puts(&b, t->name);
+		for (int i = 0; i < nfk; i++) {
+			cgm_strbuf_putc(&b, '_');
+			cgm_strbuf_puts(&b, fk[i] ? fk[i] : "");
+		}
+		cgm_strbuf_puts(&b, "_fkey");
+		name = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&b));
+		cgm_strbuf_free(&b);
+	}
+	const char *object = cgm_arena_printf(st->a, "cascade %s.%s",
+					      relation_text(st, t->schema, t->name),
+					      cgm_quote_ident(st->a, name));
+	int npk = 0;
+	const char **pk = string_list(st, jget(con, "pk_attrs"), &npk);
+	for (int which = 0; which < 2; which++) {
+		const char *action = which == 0 ? del : upd;
+		if (!(which == 0 ? del_acts : upd_acts))
+			continue;
+		cgm_effect *e = new_effect(st, schema, ref, CGM_REACH_CASCADE, CGM_VIA_CASCADE, object,
+					   which == 0 ? CGM_EV_DELETE : CGM_EV_UPDATE, NULL);
+		if (which == 1) {
+			e->columns = pk;
+			e->ncolumns = npk;
+		}
+		e->target_schema = t->schema;
+		e->target_relation = t->name;
+		e->target_events = which == 0 && action[0] == 'c' ? CGM_EV_DELETE : CGM_EV_UPDATE;
+		if (e->target_events == CGM_EV_UPDATE) {
+			e->target_columns = fk;
+			e->ntarget_columns = nfk;
+		}
+		/* Dropping the referencing table drops the key. */
+		st->effects[st->neffects - 1].ref_object = NULL;
+		st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+	}
+}
+
+/* The command letters of CREATE POLICY ... FOR cmd. */
+static unsigned policy_events(const char *cmd, bool using_expr)
+{
+	if (!cmd || strcmp(cmd, "all") == 0)
+		return using_expr ? CGM_EV_SELECT | CGM_EV_UPDATE | CGM_EV_DELETE
+				  : CGM_EV_INSERT | CGM_EV_UPDATE;
+	if (strcmp(cmd, "select") == 0)
+		return using_expr ? CGM_EV_SELECT | CGM_EV_UPDATE | CGM_EV_DELETE : 0;
+	if (strcmp(cmd, "insert") == 0)
+		return using_expr ? 0 : CGM_EV_INSERT;
+	if (strcmp(cmd, "update") == 0)
+		return CGM_EV_UPDATE;
+	if (strcmp(cmd, "delete") == 0)
+		return using_expr ? CGM_EV_DELETE : 0;
+	return 0;
+}
+
+static void apply_create_domain(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[3];
+	int n = name_list(jget(stmt, "domainname"), parts, 3);
+	if (n < 1)
+		return;
+	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (!schema)
+		return;
+	const char *type = cgm_quote_qualified(st->a, schema, parts[n - 1]);
+	const char *base = type_of(st, jget(stmt, "typeName"));
+	jd_node *cons = jget(stmt, "constraints");
+	bool any = false;
+	for (size_t i = 0; i < jd_size(cons); i++) {
+		jd_node *con = jget(jd_at(cons, i), "Constraint");
+		const char *ct = jstr(con, "contype");
+		if (!ct || strcmp(ct, "CONSTR_CHECK") != 0)
+			continue;
+		const char *cname = jstr(con, "conname");
+		if (!cname)
+			cname = cgm_arena_printf(st->a, "%s_check", parts[n - 1]);
+		const char *object = cgm_arena_printf(st->a, "domain %s.%s", type,
+						      cgm_quote_ident(st->a, cname));
+		st->ref_owner = NULL;
+		add_references(st, jget(con, "raw_expr"), "constraint",
+			       cgm_arena_printf(st->a, "constraint %s", cname));
+		/* Its functions, one record each. */
+		int before = st->neffects;
+		add_effects(st, jget(con, "raw_expr"), schema, parts[n - 1], CGM_VIA_DOMAIN, object,
+			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
+		for (int k = before; k < st->neffects; k++) {
+			st->effects[k].dropped = true; /* held by the domain, not a relation */
+			if (st->ndomains == st->cap_domains) {
+				int cap = st->cap_domains ? st->cap_domains * 2 : 16;
+				st->domains = cgm_arena_grow(st->a, st->domains, (size_t)st->ndomains,
+							     (size_t)cap, sizeof(sql_domain_check));
+				st->cap_domains = cap;
+			}
+			st->domains[st->ndomains++] = (sql_domain_check){
+				type, base, object, st->effects[k].effect.function_id
+			};
+			any = true;
+		}
+	}
+	if (!any) {
+		/* Still a link of the chain of domains over domains. */
+		if (st->ndomains == st->cap_domains) {
+			int cap = st->cap_domains ? st->cap_domains * 2 : 16;
+			st->domains = cgm_arena_grow(st->a, st->domains, (size_t)st->ndomains,
+						     (size_t)cap, sizeof(sql_domain_check));
+			st->cap_domains = cap;
+		}
+		st->domains[st->ndomains++] = (sql_domain_check){ type, base, NULL, NULL };
+	}
+}
+
+static void apply_create_event_trigger(sql_state *st, const jd_node *stmt, int fn)
+{
+	if (st->nevent_triggers == st->cap_event_triggers) {
+		int cap = st->cap_event_triggers ? st->cap_event_triggers * 2 : 8;
+		st->event_triggers = cgm_arena_grow(st->a, st->event_triggers,
+						    (size_t)st->nevent_triggers, (size_t)cap,
+						    sizeof(cgm_event_trigger));
+		st->cap_event_triggers = cap;
+	}
+	cgm_event_trigger *et = &st->event_triggers[st->nevent_triggers++];
+	memset(et, 0, sizeof *et);
+	et->name = cgm_arena_strdup(st->a, jstr(stmt, "trigname"));
+	et->event = cgm_arena_strdup(st->a, jstr(stmt, "eventname"));
+	et->enabled = true;
+	et->function = -1;
+	et->function_id = st->fns[fn].id;
+	jd_node *when = jget(stmt, "whenclause");
+	for (size_t i = 0; i < jd_size(when); i++) {
+		jd_node *d = jget(jd_at(when, i), "DefElem");
+		const char *name = jstr(d, "defname");
+		if (!name || strcmp(name, "tag") != 0)
+			continue;
+		jd_node *list = jget(jget(d, "arg"), "List");
+		jd_node *items = list ? jget(list, "items") : jget(d, "arg");
+		int n = 0;
+		const char **tags = string_list(st, items, &n);
+		for (int k = 0; k < n; k++) {
+			char *up = cgm_arena_strdup(st->a, tags[k]);
+			for (char *p = up; p && *p; p++)
+				if (*p >= 'a' && *p <= 'z')
+					*p = (char)(*p - 'a' + 'A');
+			tags[k] = up;
+		}
+		et->tags = tags;
+		et->ntags = n;
+	}
+}
+
+/* The end of the files: effects of dropped or policy-less relations go,
+ * domain checks land on the columns of their types. */
+static void finish_effects(sql_state *st, cgm_model *model)
+{
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->dropped)
+			continue;
+		sql_table *t = find_table(st, x->effect.schema, x->effect.relation);
+		if (!t || (x->effect.via == CGM_VIA_POLICY && !t->rls))
+			continue;
+		*cgm_model_add_effect(model) = x->effect;
+	}
+	for (int ti = 0; ti < st->ntables; ti++) {
+		const sql_table *t = &st->tables[ti];
+		if (t->dropped || strcmp(t->kind, "view") == 0 || strcmp(t->kind, "type") == 0 ||
+		    strcmp(t->kind, "materialized view") == 0)
+			continue;
+		for (int c = 0; c < t->ncolumns; c++) {
+			const char *type = t->columns[c].type;
+			for (int depth = 0; type && depth < 16; depth++) {
+				const char *base = NULL;
+				for (int d = 0; d < st->ndomains; d++) {
+					const sql_domain_check *dc = &st->domains[d];
+					if (strcmp(dc->type, type) != 0)
+						continue;
+					base = dc->base;
+					if (!dc->function_id)
+						continue;
+					cgm_effect *e = cgm_model_add_effect(model);
+					e->schema = t->schema;
+					e->relation = t->name;
+					e->reach = CGM_REACH_FUNCTION;
+					e->via = CGM_VIA_DOMAIN;
+					e->object = dc->object;
+					e->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+					e->columns = one_column(st, t->columns[c].name, &e->ncolumns);
+					e->function_id = dc->function_id;
+					e->function = -1;
+				}
+				type = base;
+			}
+		}
+	}
+	for (int i = 0; i < st->nevent_triggers; i++)
+		*cgm_model_add_event_trigger(model) = st->event_triggers[i];
 }
 
 /* Every FuncCall below `node`, as a reference of `kind` to `object`. */
@@ -1318,10 +1730,6 @@ static void add_references(sql_state *st, const jd_node *node, const char *kind,
 	(void)key;
 }
 
-static const char *relation_text(sql_state *st, const char *schema, const char *name)
-{
-	return cgm_quote_qualified(st->a, schema, name);
-}
 
 /* Names of the distinct columns an expression reads (for a generated
  * check constraint name): the one column, or NULL when not exactly one. */
@@ -1357,12 +1765,27 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 {
 	const char *type = jstr(con, "contype");
 	jd_node *expr = jget(con, "raw_expr");
+	if (type && strcmp(type, "CONSTR_FOREIGN") == 0)
+		foreign_key_effects(st, t, column, con);
 	if (!type || !expr)
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
+		const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
+						   column, relation_text(st, t->schema, t->name));
+		add_references(st, expr, "default", ref);
+		add_effects(st, expr, t->schema, t->name, CGM_VIA_DEFAULT,
+			    cgm_arena_printf(st->a, "default %s.%s", relation_text(st, t->schema, t->name),
+					     cgm_quote_ident(st->a, column)),
+			    CGM_EV_INSERT, column, ref);
+	} else if (strcmp(type, "CONSTR_GENERATED") == 0 && column) {
+		/* The catalog keeps a generated column's expression as its default. */
 		add_references(st, expr, "default",
-			       cgm_arena_printf(st->a, "default value for column %s of table %s",
-						column, relation_text(st, t->schema, t->name)));
+			       cgm_arena_printf(st->a, "default value for column %s of table %s", column,
+						relation_text(st, t->schema, t->name)));
+		add_effects(st, expr, t->schema, t->name, CGM_VIA_GENERATED,
+			    cgm_arena_printf(st->a, "generated %s.%s", relation_text(st, t->schema, t->name),
+					     cgm_quote_ident(st->a, column)),
+			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
 	} else if (strcmp(type, "CONSTR_CHECK") == 0) {
 		const char *name = jstr(con, "conname");
 		if (!name) {
@@ -1379,9 +1802,13 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 				name = cgm_arena_printf(st->a, "%s%d", base, k);
 		}
 		smap_put(&st->constraints, st->a, pair_key(st->a, t->name, name), 1);
-		add_references(st, expr, "constraint",
-			       cgm_arena_printf(st->a, "constraint %s on table %s", name,
-						relation_text(st, t->schema, t->name)));
+		const char *ref = cgm_arena_printf(st->a, "constraint %s on table %s", name,
+						   relation_text(st, t->schema, t->name));
+		add_references(st, expr, "constraint", ref);
+		add_effects(st, expr, t->schema, t->name, CGM_VIA_CHECK,
+			    cgm_arena_printf(st->a, "check %s.%s", relation_text(st, t->schema, t->name),
+					     cgm_quote_ident(st->a, name)),
+			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
 	}
 }
 
@@ -1423,8 +1850,28 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
 		return;
 	}
+	if (jget(stmt, "partspec") && strcmp(kind, "table") == 0)
+		kind = "partitioned table";
 	sql_table *t = add_table(st, schema, name, kind);
 	st->ref_owner = pair_key(st->a, t->schema, t->name);
+	if (jget(stmt, "partbound")) {
+		/* A partition: a statement on its parent runs its triggers. */
+		jd_node *parents = jget(stmt, "inhRelations");
+		const char *ps, *pn;
+		if (jd_size(parents) == 1 && range_var(st, jget(jd_at(parents, 0), "RangeVar"), false, &ps, &pn)) {
+			sql_table *parent = find_table(st, ps, pn);
+			for (int c = 0; parent && c < parent->ncolumns; c++)
+				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
+			cgm_effect *e = new_effect(st, ps, pn, CGM_REACH_PARTITION, CGM_VIA_TRIGGER, NULL,
+						   CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE |
+							   CGM_EV_TRUNCATE,
+						   NULL);
+			e->target_schema = t->schema;
+			e->target_relation = t->name;
+			e->target_events = e->events;
+			st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+		}
+	}
 	jd_node *elts = jget(stmt, "tableElts");
 	for (size_t i = 0; i < jd_size(elts); i++) {
 		jd_node *e = jd_at(elts, i);
@@ -1484,6 +1931,16 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
 	add_references(st, query, "view", object);
+	if (strcmp(kind, "view") == 0) {
+		/* Reading a view runs its query (a materialized view's ran before). */
+		const char *fx = cgm_arena_printf(st->a, "view %s", relation_text(st, schema, name));
+		add_effects(st, query, schema, name, CGM_VIA_VIEW, fx, CGM_EV_SELECT, NULL, object);
+		view_reads(st, query, query, schema, name, fx);
+		for (int i = 0; i < st->neffects; i++)
+			if (st->effects[i].effect.reach == CGM_REACH_VIEW && !st->effects[i].ref_object &&
+			    strcmp(st->effects[i].effect.object, fx) == 0)
+				st->effects[i].ref_object = object;
+	}
 }
 
 static void apply_alter_table(sql_state *st, const jd_node *stmt)
@@ -1505,10 +1962,38 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			apply_column(st, t, jget(def, "ColumnDef"));
 		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
 			constraint_references(st, t, NULL, jget(def, "Constraint"));
+		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
+			/* pg_dump's way to make a partition. */
+			const char *cs, *cn;
+			jd_node *pc = jget(def, "PartitionCmd");
+			if (range_var(st, jget(jget(pc, "name"), "RangeVar") ? jget(jget(pc, "name"), "RangeVar")
+									   : jget(pc, "name"),
+				      false, &cs, &cn) &&
+			    find_table(st, cs, cn)) {
+				cgm_effect *e = new_effect(st, t->schema, t->name, CGM_REACH_PARTITION,
+							   CGM_VIA_TRIGGER, NULL,
+							   CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE |
+								   CGM_EV_TRUNCATE,
+							   NULL);
+				e->target_schema = cgm_arena_strdup(st->a, cs);
+				e->target_relation = cgm_arena_strdup(st->a, cn);
+				e->target_events = e->events;
+				st->effects[st->neffects - 1].owner = pair_key(st->a, cs, cn);
+			}
+		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
+			t->rls = true;
+		} else if (t && strcmp(sub, "AT_DisableRowSecurity") == 0) {
+			t->rls = false;
 		} else if (t && strcmp(sub, "AT_ColumnDefault") == 0 && def && cname) {
-			add_references(st, def, "default",
-				       cgm_arena_printf(st->a, "default value for column %s of table %s",
-							cname, relation_text(st, t->schema, t->name)));
+			const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
+							   cname, relation_text(st, t->schema, t->name));
+			drop_references(st, ref, NULL, false); /* SET DEFAULT replaces it */
+			add_references(st, def, "default", ref);
+			add_effects(st, def, t->schema, t->name, CGM_VIA_DEFAULT,
+				    cgm_arena_printf(st->a, "default %s.%s",
+						     relation_text(st, t->schema, t->name),
+						     cgm_quote_ident(st->a, cname)),
+				    CGM_EV_INSERT, cname, ref);
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
 			   strncmp(sub, "AT_EnableReplicaTrig", 20) == 0 ||
@@ -1584,10 +2069,20 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	tr->function = -1;
 	tr->function_id = st->fns[fn].id;
 	tr->enabled = true;
+	tr->columns = string_list(st, jget(stmt, "columns"), &tr->ncolumns);
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE TRIGGER */
 	st->ref_owner = pair_key(st->a, schema, table);
 	new_reference(st, fn, "trigger", object);
 	add_references(st, jget(stmt, "whenClause"), "trigger", object);
+	int before = st->neffects;
+	add_effects(st, jget(stmt, "whenClause"), schema, table, CGM_VIA_TRIGGER_WHEN,
+		    cgm_arena_printf(st->a, "trigger %s on %s", cgm_quote_ident(st->a, trigname),
+				     relation_text(st, schema, table)),
+		    tr->events, NULL, object);
+	for (int k = before; k < st->neffects; k++) {
+		st->effects[k].effect.columns = tr->columns;
+		st->effects[k].effect.ncolumns = tr->ncolumns;
+	}
 }
 
 static void apply_drop(sql_state *st, const jd_node *stmt)
@@ -1993,6 +2488,17 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			st->ref_owner = pair_key(st->a, schema, table);
 			add_references(st, jget(stmt, "qual"), "policy", object);
 			add_references(st, jget(stmt, "with_check"), "policy", object);
+			const char *fx = cgm_arena_printf(st->a, "policy %s on %s",
+							  cgm_quote_ident(st->a, jstr(stmt, "policy_name")),
+							  relation_text(st, schema, table));
+			const char *cmd = jstr(stmt, "cmd_name");
+			int before = st->neffects;
+			add_effects(st, jget(stmt, "qual"), schema, table, CGM_VIA_POLICY, fx,
+				    policy_events(cmd, true), NULL, object);
+			add_effects(st, jget(stmt, "with_check"), schema, table, CGM_VIA_POLICY, fx,
+				    policy_events(cmd, false), NULL, object);
+			for (int k = before; k < st->neffects; k++)
+				st->effects[k].effect.note = "roles without BYPASSRLS";
 		} else if (strcmp(kind, "IndexStmt") == 0) {
 			const char *schema, *table;
 			const char *idx = jstr(stmt, "idxname");
@@ -2003,21 +2509,54 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			st->ref_owner = pair_key(st->a, schema, table);
 			add_references(st, jget(stmt, "indexParams"), "index", object);
 			add_references(st, jget(stmt, "whereClause"), "index", object);
+			const char *fx = cgm_arena_printf(st->a, "index %s.%s",
+							  cgm_quote_ident(st->a, schema),
+							  cgm_quote_ident(st->a, idx));
+			add_effects(st, jget(stmt, "indexParams"), schema, table, CGM_VIA_INDEX, fx,
+				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
+			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_INDEX, fx,
+				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
+		} else if (strcmp(kind, "RuleStmt") == 0) {
+			const char *schema, *table;
+			const char *rule = jstr(stmt, "rulename");
+			if (!rule || !range_var(st, jget(stmt, "relation"), false, &schema, &table))
+				continue;
+			const char *ev = jstr(stmt, "event");
+			unsigned events = !ev ? 0
+					  : strcmp(ev, "CMD_INSERT") == 0 ? CGM_EV_INSERT
+					  : strcmp(ev, "CMD_UPDATE") == 0 ? CGM_EV_UPDATE
+					  : strcmp(ev, "CMD_DELETE") == 0 ? CGM_EV_DELETE
+									  : 0;
+			const char *fx = cgm_arena_printf(st->a, "rule %s on %s", cgm_quote_ident(st->a, rule),
+							  relation_text(st, schema, table));
+			/* The catalog files rules with views (pg_rewrite). */
+			st->ref_owner = pair_key(st->a, schema, table);
+			const char *ref = cgm_arena_printf(st->a, "rule %s on table %s", rule,
+							   relation_text(st, schema, table));
+			add_references(st, jget(stmt, "whereClause"), "view", ref);
+			add_references(st, jget(stmt, "actions"), "view", ref);
+			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_RULE, fx, events,
+				    NULL, fx);
+			add_effects(st, jget(stmt, "actions"), schema, table, CGM_VIA_RULE, fx, events,
+				    NULL, fx);
 		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
 			const char *parts[3];
 			int n = name_list(jget(stmt, "funcname"), parts, 3);
 			int fn = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false)
 				       : -1;
-			if (fn >= 0)
+			if (fn >= 0) {
 				new_reference(st, fn, "event_trigger",
 					      cgm_arena_printf(st->a, "event trigger %s",
 							       cgm_quote_ident(st->a, jstr(stmt, "trigname"))));
+				apply_create_event_trigger(st, stmt, fn);
+			}
 		} else if (strcmp(kind, "CreateExtensionStmt") == 0) {
 			apply_create_extension(st, stmt);
 		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
 			apply_type_name(st, jget(stmt, "typeName"));
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
 			apply_type_name(st, jget(stmt, "domainname"));
+			apply_create_domain(st, stmt);
 		} else if (strcmp(kind, "DefineStmt") == 0) {
 			const char *k = jstr(stmt, "kind");
 			if (k && strcmp(k, "OBJECT_TYPE") == 0)
@@ -2590,6 +3129,7 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	for (int k = 0; k < st->nrefs; k++)
 		if (!st->refs[k].dropped)
 			*cgm_model_add_reference(model) = st->refs[k].ref;
+	finish_effects(st, model);
 	for (int t = 0; t < st->ntables; t++)
 		if (!st->tables[t].dropped) {
 			const sql_table *tab = &st->tables[t];

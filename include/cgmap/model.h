@@ -211,7 +211,58 @@ typedef struct cgm_trigger {
 	int function;         /* index into model->functions, -1 when unknown */
 	const char *function_id;
 	bool enabled;
+	int ncolumns;         /* UPDATE OF columns: an UPDATE fires it only when it sets */
+	const char **columns; /* one of them (or sets unknown columns); 0/NULL: any */
 } cgm_trigger;
+
+/* How an effect of a relation acts: it runs a function, or carries the
+ * statement on to another relation, whose own effects then run
+ * (cgmap/relfx.h closes over these). */
+typedef enum {
+	CGM_REACH_FUNCTION = 0, /* runs `function` */
+	CGM_REACH_VIEW,         /* a view reads `target`: its read effects run, each
+	                         * under its own mechanism and object */
+	CGM_REACH_PARTITION,    /* a partition of a partitioned table: its triggers run */
+	CGM_REACH_CASCADE       /* a foreign key's ON DELETE/UPDATE action: `target_events`
+	                         * on the referencing table `target`, whose effects run
+	                         * as via cascade with this effect's object */
+} cgm_reach;
+
+/* One thing PostgreSQL runs on behalf of a statement on a relation (a
+ * view's function, a default, a CHECK, a policy, a trigger's WHEN, ...), as
+ * a source reads it from the catalog or the DDL.  Triggers themselves stay
+ * in model->triggers. */
+typedef struct cgm_effect {
+	const char *schema;   /* the relation it belongs to, as stored */
+	const char *relation;
+	cgm_reach reach;
+	cgm_via via;          /* CGM_REACH_FUNCTION: the mechanism; else view, trigger
+	                       * (partition) or cascade */
+	const char *object;   /* "check app.orders.amount_positive", names quoted as needed */
+	unsigned events;      /* CGM_EV_* of the statements that run it */
+	int ncolumns;         /* via default: an INSERT runs it only when its column list */
+	const char **columns; /* leaves the column out; otherwise an UPDATE runs it only when
+	                       * it sets one of them (or unknown columns); 0/NULL: always */
+	const char *function_id; /* CGM_REACH_FUNCTION: the function run */
+	int function;         /* index into model->functions, -1 (cgm_model_link) */
+	const char *target_schema;   /* other reaches: the relation carried on to */
+	const char *target_relation;
+	unsigned target_events;      /* CGM_REACH_CASCADE: DELETE or UPDATE there */
+	int ntarget_columns;         /* CGM_REACH_CASCADE with UPDATE: the columns it sets */
+	const char **target_columns;
+	const char *note;     /* a condition of its own, or NULL ("roles without BYPASSRLS") */
+} cgm_effect;
+
+/* An event trigger (pg_event_trigger, CREATE EVENT TRIGGER): DDL sites fire it. */
+typedef struct cgm_event_trigger {
+	const char *name;
+	const char *event;    /* ddl_command_start, ddl_command_end, sql_drop, table_rewrite */
+	int ntags;            /* WHEN TAG IN (...), upper-case; 0/NULL: every command */
+	const char **tags;
+	bool enabled;
+	const char *function_id;
+	int function;         /* index into model->functions, -1 (cgm_model_link) */
+} cgm_event_trigger;
 
 /* A catalog object that refers to a function. */
 typedef struct cgm_reference {
@@ -310,6 +361,11 @@ typedef struct cgm_model {
 	int nreferences, cap_references;
 	cgm_reference *references;
 
+	int neffects, cap_effects;
+	cgm_effect *effects;       /* what relations run (cgmap/relfx.h) */
+	int nevent_triggers, cap_event_triggers;
+	cgm_event_trigger *event_triggers;
+
 	int nrelations, cap_relations;
 	cgm_relation *relations;
 
@@ -354,6 +410,8 @@ cgm_function *cgm_model_add_function(cgm_model *model);
 cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
+cgm_effect *cgm_model_add_effect(cgm_model *model);
+cgm_event_trigger *cgm_model_add_event_trigger(cgm_model *model);
 cgm_relation *cgm_model_add_relation(cgm_model *model);
 cgm_operator *cgm_model_add_operator(cgm_model *model);
 cgm_cast *cgm_model_add_cast(cgm_model *model);
@@ -362,7 +420,7 @@ cgm_relation *cgm_model_add_type(cgm_model *model);
 void cgm_model_add_column(cgm_model *model, const char *name);
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
 
-/* Set trigger, reference, operator, cast and aggregate function indexes
+/* Set trigger, reference, effect, event trigger, operator, cast and aggregate function indexes
  * from their ids (after cgm_model_index). */
 void cgm_model_link(cgm_model *model);
 

@@ -68,9 +68,12 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
  * sites are the same.  Set it before extraction starts, not during. */
 void cgm_extract_use_parser_trees(bool on);
 
+struct cgm_relfx;
 typedef struct cgm_resolve_options {
 	bool include_builtins;         /* keep edges to pg_catalog functions */
 	int threads;                   /* resolving threads, 0: one per core */
+	const struct cgm_relfx *relfx; /* relation effects (cgmap/relfx.h), or NULL:
+	                                * relation and DDL sites resolve to nothing */
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.

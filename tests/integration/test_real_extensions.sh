@@ -41,6 +41,18 @@ if have pgtap && have pg_partman && have periods; then
 		-c "CREATE EXTENSION periods CASCADE" >/dev/null
 	# pg_partman calls pg_jobmon, an optional extension Debian does not ship.
 	check_map tools 'add_job|add_step|close_job|fail_job|update_step'
+	# What PostgreSQL runs through pgTAP's views: can() reads tap_funky,
+	# which calls _prokind(oid); col_is_fk() reads pg_all_foreign_keys,
+	# which calls _pg_sv_column_array and _pg_sv_table_accessible.
+	"$cgmap" report edges "$work/tools" >"$work/tools.edges"
+	for want in \
+		'public.can(name,name[],text) -> public._prokind(oid) via view (view public.tap_funky) static' \
+		'public.col_is_fk(name,name,name[],text) -> public._pg_sv_column_array(oid,smallint[]) via view (view public.pg_all_foreign_keys) static' \
+		'public.col_is_fk(name,name,name[],text) -> public._pg_sv_table_accessible(oid,oid) via view (view public.pg_all_foreign_keys) static'; do
+		grep -qF -- "$want" "$work/tools.edges" ||
+			pgtest_fail "tools: no edge '$want' (edges of can/col_is_fk: $(grep -E '^public\.(can|col_is_fk)\(' "$work/tools.edges" | grep -v ' via call ' | head -5))"
+	done
+	echo "tools: edges by mechanism: $(sed -E 's/.* via ([a-z_]+).*/\1/' "$work/tools.edges" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
 else
 	echo "test_real_extensions: pgTAP, pg_partman or periods not installed: skipped that part" >&2
 fi

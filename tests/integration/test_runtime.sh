@@ -57,7 +57,7 @@ step "1. SQL files + runtime file: every report, every format"
 	2>"$work/fx.err" || { cat "$work/fx.err" >&2; pgtest_fail "map with --runtime failed"; }
 expect_grep "unknown observed function" "$work/fx.err" \
 	"function 'old.gone(integer)' was observed at runtime but is not in the mapped model (1 runtime row ignored)"
-expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 10 static, 7 observed (5 both), 1 unexplained"
+expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 11 static, 7 observed (6 both), 0 unexplained"
 expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen"
 expect_grep "summary on stderr" "$work/fx.err" \
 	"cgmap: 17 functions: 6 roots, 5 dead, 4 cold; 2 recursive components (3 functions)"
@@ -287,7 +287,7 @@ app.notify(integer) -> app.dispatch(text,integer) via call both lines 3 calls 3
 app.ping(integer) -> app.pong(integer) via call static lines 3
 app.place_order(integer,numeric) -> app.audit() via trigger both lines 9 calls 3
 app.place_order(integer,numeric) -> app.big_discount(numeric) via call static lines 6
-app.place_order(integer,numeric) -> app.next_code() via call observed lines 9 calls 3
+app.place_order(integer,numeric) -> app.next_code() via default (default app.orders.code) both lines 9 calls 3
 app.place_order(integer,numeric) -> app.notify(integer) via call both lines 10 calls 3
 app.place_order(integer,numeric) -> app.price(numeric) via call both lines 3 calls 3
 app.place_order(integer,numeric) -> app.report_by(text) via call static lines 7

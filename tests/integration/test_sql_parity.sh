@@ -40,12 +40,16 @@ facts() {
 	      + "hash=\(if .atomic_body then "-" else .body_hash end) "
 	      + "source=\(if .atomic_body then "-" else (.source|tojson) end) "
 	      + "comment=\(.comment|tojson) errors=\([.errors[]|.line]|tojson)"),
-	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) ambiguous=\(.ambiguous) "
+	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) object=\(.object|tojson) ambiguous=\(.ambiguous) "
 	      + "lines=\(if (.from as $f | $atomic | index($f)) then "-" else (.lines|tojson) end)"),
 	    (.dynamic_sites[] | "dynamic \(.function) line=\(.line) text=\(.text|tojson)"),
 	    (.missing[] | "missing \(.function) line=\(.line) name=\(.name) nargs=\(.nargs)"),
 	    (.triggers[] | "trigger \(.table) \(.name) \(.events|join("|")) -> \(.function) enabled=\(.enabled)"),
-	    (.references[] | "reference \(.function) \(.kind) \(.object)")
+	    (.references[] | "reference \(.function) \(.kind) \(.object)"),
+	    ((.relations // [])[] | . as $r | "relation \($r.schema).\($r.name) kind=\($r.kind)",
+	      ($r.effects[] | "effect \($r.schema).\($r.name) \(.reach) \(.via) \(.object|tojson) "
+	        + "\(.events|join("|")) \(.columns|tojson) -> \(.function|tojson) \(.target|tojson)")),
+	    ((.event_triggers // [])[] | "event_trigger \(.name) \(.event) \(.tags|join("|")) \(.enabled) -> \(.function)")
 	' "$1" | LC_ALL=C sort
 }
 

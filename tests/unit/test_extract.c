@@ -115,10 +115,15 @@ static void test_statement_forms(void **state)
 	expect_site(&fn, "cw", 20, CGM_SITE_CALL);
 	expect_site(&fn, "rn", 22, CGM_SITE_CALL);
 	expect_site(&fn, "ex", 24, CGM_SITE_CALL);
-	/* DML fires INSERT triggers of t. */
-	const cgm_site *dml = find_site(&fn, "t", 0);
+	/* The loop's query reads t, the INSERT writes it. */
+	const cgm_site *read = find_site(&fn, "t", 0);
+	assert_non_null(read);
+	assert_int_equal(read->kind, CGM_SITE_RELATION);
+	assert_int_equal(read->events, CGM_EV_SELECT);
+	assert_int_equal(read->line, 14);
+	const cgm_site *dml = find_site(&fn, "t", 1);
 	assert_non_null(dml);
-	assert_int_equal(dml->kind, CGM_SITE_TRIGGER);
+	assert_int_equal(dml->kind, CGM_SITE_RELATION);
 	assert_int_equal(dml->events, CGM_EV_INSERT);
 	assert_int_equal(dml->line, 15);
 	/* Named argument and literal types. */
@@ -183,8 +188,10 @@ static void test_execute(void **state)
 	assert_int_equal(dynamic, 3);
 	const cgm_site *upd = find_site(&fn, "tab", 0);
 	assert_non_null(upd);
-	assert_int_equal(upd->kind, CGM_SITE_TRIGGER);
+	assert_int_equal(upd->kind, CGM_SITE_RELATION);
 	assert_int_equal(upd->events, CGM_EV_UPDATE);
+	assert_int_equal(upd->ncolumns, 1);
+	assert_string_equal(upd->columns[0], "a");
 	assert_true(upd->via_literal);
 	assert_int_equal(upd->line, 10);
 }
@@ -244,7 +251,15 @@ static void test_dml_events(void **state)
 	const cgm_site *ins = find_site(&fn, "t", 0);
 	assert_non_null(ins);
 	assert_string_equal(ins->schema, "a");
-	assert_int_equal(ins->events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	assert_int_equal(ins->events, CGM_EV_INSERT);
+	assert_int_equal(ins->ncolumns, 0);
+	const cgm_site *upsert = find_site(&fn, "t", 1); /* ON CONFLICT DO UPDATE */
+	assert_non_null(upsert);
+	assert_int_equal(upsert->events, CGM_EV_UPDATE);
+	assert_int_equal(upsert->ncolumns, 1);
+	assert_string_equal(upsert->columns[0], "x");
+	assert_null(find_site(&fn, "d", 0)); /* a CTE's name is no relation */
+	assert_int_equal(find_site(&fn, "s", 0)->events, CGM_EV_SELECT); /* MERGE's source */
 	const cgm_site *m = find_site(&fn, "m", 0);
 	assert_int_equal(m->events, CGM_EV_INSERT | CGM_EV_DELETE);
 	assert_int_equal(m->line, 2);
@@ -375,7 +390,10 @@ static void test_utility_statements_among_others(void **state)
 	expect_site(&fn, "before_util", 3, CGM_SITE_PERFORM);
 	expect_site(&fn, "in_ctas", 5, CGM_SITE_CALL);
 	expect_site(&fn, "in_explain", 6, CGM_SITE_CALL);
-	expect_site(&fn, "tab", 7, CGM_SITE_TRIGGER);
+	expect_site(&fn, "tab", 7, CGM_SITE_RELATION);
+	expect_site(&fn, "tmp", 7, CGM_SITE_RELATION); /* read */
+	expect_site(&fn, "CREATE TABLE AS", 4, CGM_SITE_DDL);
+	expect_site(&fn, "CREATE INDEX", 8, CGM_SITE_DDL);
 	expect_site(&fn, "after_util", 7, CGM_SITE_CALL);
 	expect_site(&fn, "in_index", 8, CGM_SITE_CALL);
 	expect_site(&fn, "in_rows", 9, CGM_SITE_CALL);
@@ -383,7 +401,7 @@ static void test_utility_statements_among_others(void **state)
 	const cgm_site *s = find_site(&fn, "before_util", 0);
 	assert_int_equal(s->nargs, 1);
 	assert_string_equal(s->argtypes[0], "integer");
-	assert_int_equal(fn.nsites, 8);
+	assert_int_equal(fn.nsites, 11); /* 8 calls, 2 relations, 2 DDL statements */
 }
 
 static void test_out_parameters_and_bare_return_next(void **state)

@@ -50,12 +50,16 @@ static void on_call(void *ctx, const cgm_raw_call *call)
 	}
 }
 
-static void on_dml(void *ctx, const char *schema, const char *relname, int location, unsigned events)
+static void on_relation(void *ctx, const cgm_raw_relation *rel)
 {
 	seen *s = ctx;
-	(void)location;
-	char word[128];
-	snprintf(word, sizeof word, "%s%s%s:%u", schema ? schema : "", schema ? "." : "", relname, events);
+	char word[256];
+	int n = snprintf(word, sizeof word, "%s%s%s:%u", rel->schema ? rel->schema : "",
+			 rel->schema ? "." : "", rel->name, rel->events);
+	for (int i = 0; i < rel->ncolumns && n < (int)sizeof word; i++)
+		n += snprintf(word + n, sizeof word - (size_t)n, "%s%s", i ? "," : "(", rel->columns[i]);
+	if (rel->ncolumns > 0 && n < (int)sizeof word - 1)
+		snprintf(word + n, sizeof word - (size_t)n, ")");
 	add_word(s->dml, sizeof s->dml, word);
 }
 
@@ -78,7 +82,7 @@ static seen scan(const char *sql)
 {
 	seen s;
 	memset(&s, 0, sizeof s);
-	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .statement = on_statement, .unknown = on_unknown };
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .relation = on_relation, .statement = on_statement, .unknown = on_unknown };
 	char *err = NULL;
 	int pos = 0;
 	if (cgm_raw_scan(sql, &v, &err, &pos) != 0)
@@ -176,15 +180,36 @@ static void test_dml_and_call_statements(void **state)
 {
 	(void)state;
 	seen s = scan("INSERT INTO s.a VALUES (1) ON CONFLICT (k) DO UPDATE SET v = 1");
-	assert_string_equal(s.dml, "s.a:3"); /* INSERT | UPDATE */
+	assert_string_equal(s.dml, "s.a:1 s.a:2(v)"); /* the INSERT, then the UPDATE */
 	s = scan("MERGE INTO m USING n ON true WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (1)");
-	assert_string_equal(s.dml, "m:5"); /* INSERT | DELETE */
+	assert_string_equal(s.dml, "n:16 m:5"); /* the source read; INSERT | DELETE */
 	s = scan("UPDATE u SET v = 1; DELETE FROM d; TRUNCATE t1, t2; COPY c FROM STDIN; COPY c TO STDOUT");
-	assert_string_equal(s.dml, "u:2 d:4 t1:8 t2:8 c:1");
+	assert_string_equal(s.dml, "u:2(v) d:4 t1:8 t2:8 c:1");
 	s = scan("CALL p(1, x => 'a', $2, y::int[], 'a' || b, 12345678901, 1.5, true, B'1', NULL)");
 	assert_int_equal(s.call_stmts, 1);
 	assert_string_equal(s.text, "p");
 	assert_string_equal(s.last_arg_shapes, "2 1=x 9 7 10 3 4 5 6 1");
+}
+
+/* Reads: FROM, JOIN, USING, UPDATE ... FROM, MERGE's source, TABLESAMPLE,
+ * subqueries and CTE bodies, never a CTE's own name; the columns an INSERT
+ * lists and an UPDATE sets. */
+static void test_relations_read_and_written(void **state)
+{
+	(void)state;
+	seen s = scan("SELECT * FROM a JOIN s.b ON true LEFT JOIN (c CROSS JOIN d) ON true, f(1) AS x");
+	assert_string_equal(s.dml, "a:16 s.b:16 c:16 d:16");
+	s = scan("WITH w AS (SELECT * FROM base), r AS (SELECT * FROM w) SELECT * FROM w, r, s.w,"
+		 " (SELECT 1 FROM sub WHERE x IN (SELECT y FROM deep)) q");
+	/* The statement's reads, then its subqueries' and its CTEs' in walk order. */
+	assert_string_equal(s.dml, "s.w:16 sub:16 deep:16 base:16");
+	s = scan("SELECT * FROM (WITH k AS (SELECT 1) SELECT * FROM k) q, k");
+	assert_string_equal(s.dml, "k:16"); /* the CTE is out of scope outside its WITH */
+	s = scan("INSERT INTO t (a, b) SELECT x, y FROM src; UPDATE u SET (p, q) = (1, 2) FROM o;"
+		 " DELETE FROM d USING e; SELECT * FROM ts TABLESAMPLE SYSTEM (1)");
+	assert_string_equal(s.dml, "t:1(a,b) src:16 o:16 u:2(p,q) e:16 d:4 ts:16");
+	s = scan("WITH x AS (INSERT INTO log VALUES (1) RETURNING *) SELECT * FROM x");
+	assert_string_equal(s.dml, "log:1");
 }
 
 static void test_unknown_statements_are_handed_back(void **state)
@@ -205,7 +230,7 @@ static void test_syntax_error(void **state)
 	(void)state;
 	seen s;
 	memset(&s, 0, sizeof s);
-	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .dml = on_dml, .statement = on_statement, .unknown = on_unknown };
+	cgm_raw_visitor v = { .ctx = &s, .call = on_call, .relation = on_relation, .statement = on_statement, .unknown = on_unknown };
 	char *err = NULL;
 	int pos = 0;
 	assert_int_equal(cgm_raw_scan("SELECT f(1); SELEC g(2)", &v, &err, &pos), -1);
@@ -256,10 +281,9 @@ static void on_captured_unknown(void *ctx, int start, int len)
 	on_unknown(&((captured *)ctx)->calls, start, len);
 }
 
-static void on_captured_dml(void *ctx, const char *schema, const char *relname, int location,
-			    unsigned events)
+static void on_captured_relation(void *ctx, const cgm_raw_relation *rel)
 {
-	on_dml(&((captured *)ctx)->calls, schema, relname, location, events);
+	on_relation(&((captured *)ctx)->calls, rel);
 }
 
 static void test_plpgsql_checks_are_captured(void **state)
@@ -270,7 +294,7 @@ static void test_plpgsql_checks_are_captured(void **state)
 	cgm_raw_capture capture = {
 		.text = on_text,
 		.constant = on_constant,
-		.visitor = { .ctx = &c, .call = on_captured_call, .dml = on_captured_dml,
+		.visitor = { .ctx = &c, .call = on_captured_call, .relation = on_captured_relation,
 			     .statement = on_captured_statement, .unknown = on_captured_unknown },
 	};
 	cgm_raw_capture_set(&capture);
@@ -290,7 +314,7 @@ static void test_plpgsql_checks_are_captured(void **state)
 	/* Not the CREATE statement around the body: only what the body checks. */
 	assert_null(strstr(c.texts, "CREATE"));
 	assert_string_equal(c.calls.text, "d1 a1 c1 p1 u1 r1");
-	assert_string_equal(c.calls.dml, "t:2");
+	assert_string_equal(c.calls.dml, "t:2(v)");
 	assert_non_null(strstr(c.texts, "[ x := x + a1(2) ]"));
 	assert_non_null(strstr(c.texts, "[ c1(x) ]"));
 	assert_string_equal(c.constants, "SELECT e1(1)@0");
@@ -451,6 +475,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_form_reports_every_call),
 		cmocka_unit_test(test_dml_and_call_statements),
+		cmocka_unit_test(test_relations_read_and_written),
 		cmocka_unit_test(test_unknown_statements_are_handed_back),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_plpgsql_checks_are_captured),

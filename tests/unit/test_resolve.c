@@ -15,6 +15,7 @@
 
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/relfx.h"
 
 static cgm_model *model;
 
@@ -257,8 +258,10 @@ static void test_procedures_and_triggers(void **state)
 	cgm_site *del = add_site(c, "app", "orders", 0, NULL, NULL); /* 4: no DELETE trigger */
 	del->kind = CGM_SITE_TRIGGER;
 	del->events = CGM_EV_DELETE;
-	cgm_resolve_options o = { 0 };
+	cgm_relfx *fx = cgm_relfx_build(model);
+	cgm_resolve_options o = { .relfx = fx };
 	assert_int_equal(cgm_resolve(model, &o), 0);
+	cgm_relfx_free(fx);
 	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.proc(integer)", NULL);
 	expect_targets(site_at(2), CGM_RES_MISSING, NULL, NULL);
 	expect_targets(site_at(3), CGM_RES_RESOLVED, "app.audit()", NULL);
@@ -306,13 +309,17 @@ static void test_threads_change_nothing(void **state)
 {
 	cgm_model_free(model); /* the setup's own, unused here */
 	cgm_model *one = many_callers(1000);
-	cgm_resolve_options serial = { .include_builtins = true, .threads = 1 };
+	cgm_relfx *fx_one = cgm_relfx_build(one);
+	cgm_resolve_options serial = { .include_builtins = true, .threads = 1, .relfx = fx_one };
 	assert_int_equal(cgm_resolve(one, &serial), 0);
+	cgm_relfx_free(fx_one);
 	const int counts[] = { 2, 3, 7, 0 };
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
 		cgm_model *many = many_callers(1000);
-		cgm_resolve_options o = { .include_builtins = true, .threads = counts[k] };
+		cgm_relfx *fx = cgm_relfx_build(many);
+		cgm_resolve_options o = { .include_builtins = true, .threads = counts[k], .relfx = fx };
 		assert_int_equal(cgm_resolve(many, &o), 0);
+		cgm_relfx_free(fx);
 		assert_int_equal(many->nuser, one->nuser);
 		for (int f = 0; f < one->nuser; f++) {
 			const cgm_function *a = &one->functions[f], *b = &many->functions[f];

@@ -291,12 +291,12 @@ static cgm_model *build_model(void)
 
 	cgm_trigger *t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "app", "orders", "orders_audit", CGM_EV_INSERT | CGM_EV_UPDATE, audit,
-			    "app.audit()", true };
+			    "app.audit()", true, 0, NULL };
 	t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "Odd Schema", "t\"x", "zz \\ trg", CGM_EV_TRUNCATE, -1, "other.fn()",
-			    false };
+			    false, 0, NULL };
 	t = cgm_model_add_trigger(m);
-	*t = (cgm_trigger){ "app", "orders", "a_first", CGM_EV_DELETE, audit, "app.audit()", true };
+	*t = (cgm_trigger){ "app", "orders", "a_first", CGM_EV_DELETE, audit, "app.audit()", true, 0, NULL };
 
 	cgm_reference *r = cgm_model_add_reference(m);
 	*r = (cgm_reference){ b, "app.b(integer)", "view", "view app.v_b" };
@@ -306,6 +306,37 @@ static cgm_model *build_model(void)
 	*r = (cgm_reference){ b, NULL, "default", "default of app.t.c" };
 	r = cgm_model_add_reference(m);
 	*r = (cgm_reference){ -1, "other.price(integer)", "view", "view other.v" };
+
+	/* What relations run: a function of another schema, UPDATE OF
+	 * columns, a view reading a table, a cascade with its columns, a note. */
+	static const char *cols[] = { "amount", "code" };
+	m->triggers[0].columns = cols;
+	m->triggers[0].ncolumns = 2;
+	cgm_relation *rel = cgm_model_add_relation(m);
+	*rel = (cgm_relation){ "app", "orders", 'r', 0, NULL };
+	cgm_effect *fx = cgm_model_add_effect(m);
+	*fx = (cgm_effect){ .schema = "app", .relation = "orders", .via = CGM_VIA_CHECK,
+			    .object = "check app.orders.positive", .events = CGM_EV_INSERT | CGM_EV_UPDATE,
+			    .ncolumns = 2, .columns = cols, .function_id = "app.b(integer)", .function = b };
+	fx = cgm_model_add_effect(m);
+	*fx = (cgm_effect){ .schema = "app", .relation = "orders", .reach = CGM_REACH_CASCADE,
+			    .via = CGM_VIA_CASCADE, .object = "cascade app.lines.fk",
+			    .events = CGM_EV_DELETE, .function = -1, .target_schema = "app",
+			    .target_relation = "lines", .target_events = CGM_EV_UPDATE,
+			    .ntarget_columns = 1, .target_columns = cols };
+	fx = cgm_model_add_effect(m);
+	*fx = (cgm_effect){ .schema = "app", .relation = "v", .reach = CGM_REACH_VIEW,
+			    .via = CGM_VIA_VIEW, .object = "view app.v", .events = CGM_EV_SELECT,
+			    .function = -1, .target_schema = "app", .target_relation = "orders",
+			    .target_events = CGM_EV_SELECT };
+	fx = cgm_model_add_effect(m);
+	*fx = (cgm_effect){ .schema = "Odd Schema", .relation = "t\"x", .via = CGM_VIA_POLICY,
+			    .object = "policy p on \"Odd Schema\".\"t\"\"x\"", .events = CGM_EV_SELECT,
+			    .function_id = "other.fn()", .function = -1,
+			    .note = "roles without BYPASSRLS" };
+	cgm_event_trigger *et = cgm_model_add_event_trigger(m);
+	static const char *tags[] = { "CREATE TABLE", "DROP TABLE" };
+	*et = (cgm_event_trigger){ "log_ddl", "ddl_command_end", 2, tags, true, "app.audit()", audit };
 
 	cgm_diagnostic *d = cgm_model_add_diagnostic(m);
 	*d = (cgm_diagnostic){ "x.sql", 10, "syntax error at end of input" };
@@ -368,6 +399,18 @@ static void test_round_trip(void **state)
 
 	/* Spot checks on the model read back. */
 	assert_int_equal(back->nuser, 9);
+	assert_int_equal(back->neffects, 4);
+	assert_int_equal(back->nevent_triggers, 1);
+	assert_int_equal(back->event_triggers[0].ntags, 2);
+	bool cascade = false;
+	for (int i = 0; i < back->neffects; i++)
+		if (back->effects[i].reach == CGM_REACH_CASCADE) {
+			cascade = true;
+			assert_string_equal(back->effects[i].target_relation, "lines");
+			assert_int_equal(back->effects[i].target_events, CGM_EV_UPDATE);
+			assert_int_equal(back->effects[i].ntarget_columns, 1);
+		}
+	assert_true(cascade);
 	assert_int_equal(back->nfunctions, 10); /* lower() is an edge target; upper() and now() are not */
 	assert_int_equal(cgm_model_find(back, "upper(text)"), -1);
 	assert_int_equal(cgm_model_find(back, "now()"), -1);
@@ -507,7 +550,8 @@ static void test_document_shape(void **state)
 	/* Top-level keys in the documented order. */
 	const char *keys[] = { "format", "format_version", "generator", "source", "options",
 			       "summary", "functions", "edges", "triggers", "references",
-			       "dynamic_sites", "missing", "parse_errors", "diagnostics", "runtime" };
+			       "relations", "event_triggers", "dynamic_sites", "missing",
+			       "parse_errors", "diagnostics", "runtime" };
 	size_t k = 0;
 	const char *key;
 	json_t *value;
@@ -1037,8 +1081,8 @@ enum { AT_DOCUMENT, AT_FUNCTION, AT_OTHER };
 static bool record_list(int at, const char *key)
 {
 	static const char *const in_document[] = { "edges", "triggers", "references",
-						   "dynamic_sites", "missing", "parse_errors",
-						   "diagnostics" };
+						   "relations", "event_triggers", "dynamic_sites",
+						   "missing", "parse_errors", "diagnostics" };
 	if (at == AT_FUNCTION)
 		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0;
 	if (at == AT_DOCUMENT)

@@ -1,0 +1,48 @@
+/*
+ * cgmap/relfx.h - relation effects: what PostgreSQL runs on behalf of a
+ * statement that reads or writes a relation, or runs DDL.
+ *
+ * In:  a linked model (cgm_model_index, cgm_model_link) whose source filled
+ *      model->relations, model->effects (views, defaults, generated columns,
+ *      checks, domain checks, policies, triggers' WHEN, rules, indexes,
+ *      partitions, cascading foreign keys), model->triggers and
+ *      model->event_triggers.
+ * Out: cgm_relfx_build indexes them once per map (heap, cgm_relfx_free);
+ *      cgm_relfx_resolve_site then sets a relation or DDL site's targets,
+ *      target_via and target_object (in the arena given) from the closure of
+ *      those effects over nested views, partitions and foreign keys, so the
+ *      edges follow like any other (resolve.c builds them).
+ * Reading the index is thread-safe: resolution calls it from every thread.
+ */
+#ifndef CGMAP_RELFX_H
+#define CGMAP_RELFX_H
+
+#include <stdbool.h>
+
+#include "cgmap/model.h"
+
+typedef struct cgm_relfx cgm_relfx;
+
+/* NULL only when memory runs out. */
+cgm_relfx *cgm_relfx_build(const cgm_model *model);
+void cgm_relfx_free(cgm_relfx *fx);
+
+/* A CGM_SITE_RELATION or CGM_SITE_TRIGGER site (its relation found in the
+ * written schema, else along `path`) or a CGM_SITE_DDL site: sets schema
+ * (where the relation was found), resolution (resolved, builtin when every
+ * target is, else none) and the targets with their mechanism and object.
+ * Writes only `site`; allocates in `arena`. */
+void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
+			    int npath, cgm_site *site);
+
+/* The command tag of a DDL statement as event triggers match it ("CREATE
+ * TABLE", "DROP FUNCTION", ...), from libpg_query's node name (`CreateStmt`),
+ * its object type (`OBJECT_TABLE`, "" when none) and its procedure / grant
+ * flag; NULL when the statement fires no event trigger (DML, queries,
+ * transaction control, databases, roles, event triggers themselves). */
+const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag);
+
+/* Whether an event trigger on `event` with those tags fires for `tag`. */
+bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag);
+
+#endif

@@ -1,0 +1,566 @@
+/*
+ * relfx.c - relation effects (see cgmap/relfx.h): what PostgreSQL runs on
+ * behalf of a statement on a relation, closed over nested views, partitions
+ * and cascading foreign keys, and the event triggers DDL fires.
+ *
+ * In:  a linked model: relations, effects, triggers, event triggers (read
+ *      only, never changed here).
+ * Out: a heap index (cgm_relfx_free), then per site its targets, mechanisms
+ *      and objects, allocated in the arena the caller gives.
+ *
+ * The effects of one relation are the source's records (model->effects)
+ * plus its enabled triggers; a statement on it runs those whose events it
+ * has (a default only when an INSERT leaves its column out, anything with
+ * columns on UPDATE only when the UPDATE sets one of them or unknown ones).
+ * Reading a view runs what its query runs and what the relations under it
+ * run on a read; a partitioned table's statement runs its partitions'
+ * triggers; a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
+ * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
+ * then run as `via cascade` naming the key.  A relation already on the path
+ * with the same events is not entered again, and the depth is bounded: a
+ * cycle of foreign keys ends.
+ */
+#include "cgmap/relfx.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/types.h"
+
+#define MAX_DEPTH 32
+
+/* One relation by (schema, name): its effects and triggers. */
+typedef struct fx_rel {
+	const char *schema, *name;
+	int *effects;  /* indexes into model->effects */
+	int neffects, cap_effects;
+	int *triggers; /* indexes into model->triggers */
+	int ntriggers, cap_triggers;
+} fx_rel;
+
+struct cgm_relfx {
+	const cgm_model *model;
+	fx_rel *rels;
+	int nrels, cap_rels;
+	int *slots; /* open addressing on (schema, name): index into rels or -1 */
+	size_t mask;
+};
+
+static uint64_t hash_pair(const char *schema, const char *name)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (const char *s = schema ? schema : ""; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	h ^= 0x1f;
+	h *= 1099511628211ULL;
+	for (const char *s = name; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int find_rel(const cgm_relfx *fx, const char *schema, const char *name)
+{
+	if (!schema || !name)
+		return -1;
+	for (size_t i = hash_pair(schema, name) & fx->mask;; i = (i + 1) & fx->mask) {
+		int r = fx->slots[i];
+		if (r < 0)
+			return -1;
+		if (strcmp(fx->rels[r].name, name) == 0 && strcmp(fx->rels[r].schema, schema) == 0)
+			return r;
+	}
+}
+
+static void grow_slots(cgm_relfx *fx)
+{
+	size_t size = 64;
+	while (size < (size_t)fx->nrels * 2 + 2)
+		size *= 2;
+	free(fx->slots);
+	fx->slots = cgm_xcalloc(size, sizeof(int));
+	fx->mask = size - 1;
+	for (size_t i = 0; i < size; i++)
+		fx->slots[i] = -1;
+	for (int r = 0; r < fx->nrels; r++) {
+		size_t i = hash_pair(fx->rels[r].schema, fx->rels[r].name) & fx->mask;
+		while (fx->slots[i] >= 0)
+			i = (i + 1) & fx->mask;
+		fx->slots[i] = r;
+	}
+}
+
+static int add_rel(cgm_relfx *fx, const char *schema, const char *name)
+{
+	if (!schema || !name)
+		return -1;
+	int r = find_rel(fx, schema, name);
+	if (r >= 0)
+		return r;
+	if (fx->nrels == fx->cap_rels) {
+		fx->cap_rels = fx->cap_rels ? fx->cap_rels * 2 : 64;
+		fx->rels = cgm_xrealloc(fx->rels, sizeof(fx_rel) * (size_t)fx->cap_rels);
+	}
+	r = fx->nrels++;
+	memset(&fx->rels[r], 0, sizeof(fx_rel));
+	fx->rels[r].schema = schema;
+	fx->rels[r].name = name;
+	if ((size_t)fx->nrels * 2 > fx->mask) {
+		grow_slots(fx);
+	} else {
+		size_t i = hash_pair(schema, name) & fx->mask;
+		while (fx->slots[i] >= 0)
+			i = (i + 1) & fx->mask;
+		fx->slots[i] = r;
+	}
+	return r;
+}
+
+static void push_int(int **arr, int *n, int *cap, int v)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 4;
+		*arr = cgm_xrealloc(*arr, sizeof(int) * (size_t)*cap);
+	}
+	(*arr)[(*n)++] = v;
+}
+
+cgm_relfx *cgm_relfx_build(const cgm_model *model)
+{
+	cgm_relfx *fx = cgm_xcalloc(1, sizeof(cgm_relfx));
+	fx->model = model;
+	grow_slots(fx);
+	for (int i = 0; i < model->nrelations; i++)
+		add_rel(fx, model->relations[i].schema, model->relations[i].name);
+	for (int i = 0; i < model->neffects; i++) {
+		const cgm_effect *e = &model->effects[i];
+		int r = add_rel(fx, e->schema, e->relation);
+		if (r >= 0)
+			push_int(&fx->rels[r].effects, &fx->rels[r].neffects, &fx->rels[r].cap_effects, i);
+	}
+	for (int i = 0; i < model->ntriggers; i++) {
+		const cgm_trigger *t = &model->triggers[i];
+		int r = add_rel(fx, t->table_schema, t->table_name);
+		if (r >= 0)
+			push_int(&fx->rels[r].triggers, &fx->rels[r].ntriggers, &fx->rels[r].cap_triggers, i);
+	}
+	return fx;
+}
+
+void cgm_relfx_free(cgm_relfx *fx)
+{
+	if (!fx)
+		return;
+	for (int r = 0; r < fx->nrels; r++) {
+		free(fx->rels[r].effects);
+		free(fx->rels[r].triggers);
+	}
+	free(fx->rels);
+	free(fx->slots);
+	free(fx);
+}
+
+/* ---- the closure of one statement ------------------------------------- */
+
+typedef struct fx_target {
+	int function;
+	cgm_via via;
+	const char *object;
+} fx_target;
+
+typedef struct fx_walk {
+	const cgm_relfx *fx;
+	fx_target *targets;
+	int ntargets, cap;
+	/* The relations entered, with their events: a cycle guard. */
+	int path_rel[MAX_DEPTH];
+	unsigned path_events[MAX_DEPTH];
+	int depth;
+} fx_walk;
+
+static bool same_object(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static void add_target(fx_walk *w, int function, cgm_via via, const char *object)
+{
+	if (function < 0)
+		return;
+	for (int i = 0; i < w->ntargets; i++)
+		if (w->targets[i].function == function && w->targets[i].via == via &&
+		    same_object(w->targets[i].object, object))
+			return;
+	if (w->ntargets == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 8;
+		w->targets = cgm_xrealloc(w->targets, sizeof(fx_target) * (size_t)w->cap);
+	}
+	w->targets[w->ntargets++] = (fx_target){ function, via, object };
+}
+
+static bool listed(const char *const *cols, int ncols, const char *name)
+{
+	for (int i = 0; i < ncols; i++)
+		if (cols[i] && strcmp(cols[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Do the statement's columns (ncols 0: all or unknown) meet `columns`? */
+static bool columns_meet(const char *const *cols, int ncols, const char *const *columns,
+			 int ncolumns)
+{
+	if (ncols == 0 || ncolumns == 0)
+		return true;
+	for (int i = 0; i < ncolumns; i++)
+		if (listed(cols, ncols, columns[i]))
+			return true;
+	return false;
+}
+
+/* Does a statement with `events` on `cols` run something that applies to
+ * `their` events, restricted on UPDATE to `columns`? */
+static bool applies(unsigned events, const char *const *cols, int ncols, unsigned their,
+		    const char *const *columns, int ncolumns)
+{
+	unsigned both = events & their;
+	if (!both)
+		return false;
+	if (both & ~(unsigned)CGM_EV_UPDATE)
+		return true;
+	return columns_meet(cols, ncols, columns, ncolumns);
+}
+
+/* A label imposed from outside (a cascade): every target found below
+ * carries it instead of its own. */
+typedef struct fx_label {
+	bool set;
+	cgm_via via;
+	const char *object;
+} fx_label;
+
+/* The effects of relation `rel` for a statement with `events` on `cols`.
+ * Under a view (`in_view`) the view owner's rights apply, who owns the
+ * tables as a rule: their policies do not. */
+static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
+		    fx_label label, bool only_triggers, bool in_view)
+{
+	const cgm_relfx *fx = w->fx;
+	const cgm_model *m = fx->model;
+	if (rel < 0 || w->depth >= MAX_DEPTH)
+		return;
+	for (int d = 0; d < w->depth; d++)
+		if (w->path_rel[d] == rel && (w->path_events[d] & events) == events)
+			return;
+	w->path_rel[w->depth] = rel;
+	w->path_events[w->depth] = events;
+	w->depth++;
+	const fx_rel *r = &fx->rels[rel];
+	for (int i = 0; i < r->ntriggers; i++) {
+		const cgm_trigger *t = &m->triggers[r->triggers[i]];
+		if (!t->enabled || !applies(events, cols, ncols, t->events, t->columns, t->ncolumns))
+			continue;
+		if (label.set)
+			add_target(w, t->function, label.via, label.object);
+		else
+			add_target(w, t->function, CGM_VIA_TRIGGER, NULL);
+	}
+	for (int i = 0; i < r->neffects; i++) {
+		const cgm_effect *e = &m->effects[r->effects[i]];
+		if (only_triggers && !(e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_TRIGGER_WHEN) &&
+		    e->reach != CGM_REACH_PARTITION)
+			continue;
+		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
+			continue;
+		if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
+			/* A default runs when an INSERT leaves its column out. */
+			if (!(events & e->events))
+				continue;
+			if (ncols > 0 && e->ncolumns > 0 && listed(cols, ncols, e->columns[0]))
+				continue;
+		} else if (!applies(events, cols, ncols, e->events, e->columns, e->ncolumns)) {
+			continue;
+		}
+		switch (e->reach) {
+		case CGM_REACH_FUNCTION:
+			if (label.set)
+				add_target(w, e->function, label.via, label.object);
+			else
+				add_target(w, e->function, e->via, e->object);
+			break;
+		case CGM_REACH_VIEW:
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), CGM_EV_SELECT,
+				NULL, 0, label, false, true);
+			break;
+		case CGM_REACH_PARTITION:
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
+				cols, ncols, label, true, in_view);
+			break;
+		case CGM_REACH_CASCADE: {
+			fx_label inner = label;
+			if (!inner.set)
+				inner = (fx_label){ true, CGM_VIA_CASCADE, e->object };
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
+				e->target_columns, e->ntarget_columns, inner, false, in_view);
+			break;
+		}
+		}
+	}
+	w->depth--;
+}
+
+static void set_targets(cgm_arena *arena, const cgm_model *m, cgm_site *s, const fx_walk *w)
+{
+	s->ntargets = w->ntargets;
+	s->resolution = CGM_RES_NONE;
+	if (w->ntargets == 0)
+		return;
+	s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)w->ntargets);
+	s->target_via = cgm_arena_alloc(arena, sizeof(cgm_via) * (size_t)w->ntargets);
+	s->target_object = cgm_arena_alloc(arena, sizeof(char *) * (size_t)w->ntargets);
+	bool all_builtin = true;
+	for (int i = 0; i < w->ntargets; i++) {
+		s->targets[i] = w->targets[i].function;
+		s->target_via[i] = w->targets[i].via;
+		s->target_object[i] = w->targets[i].object;
+		if (!m->functions[w->targets[i].function].builtin)
+			all_builtin = false;
+	}
+	s->resolution = all_builtin ? CGM_RES_BUILTIN : CGM_RES_RESOLVED;
+}
+
+void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
+			    int npath, cgm_site *s)
+{
+	const cgm_model *m = fx->model;
+	fx_walk w = { .fx = fx };
+	s->ntargets = 0;
+	s->targets = NULL;
+	s->target_via = NULL;
+	s->target_object = NULL;
+	s->resolution = CGM_RES_NONE;
+	if (s->kind == CGM_SITE_DDL) {
+		for (int i = 0; i < m->nevent_triggers; i++)
+			if (s->name && cgm_event_trigger_fires(&m->event_triggers[i], s->name))
+				add_target(&w, m->event_triggers[i].function, CGM_VIA_EVENT_TRIGGER,
+					   cgm_arena_printf(arena, "event trigger %s",
+							    cgm_quote_ident(arena, m->event_triggers[i].name)));
+		set_targets(arena, m, s, &w);
+		free(w.targets);
+		return;
+	}
+	if (!s->name)
+		return;
+	int rel = -1;
+	if (s->schema) {
+		rel = find_rel(fx, s->schema, s->name);
+	} else {
+		for (int p = 0; p < npath && rel < 0; p++)
+			rel = find_rel(fx, path[p], s->name);
+		if (rel >= 0)
+			s->schema = fx->rels[rel].schema;
+	}
+	if (rel < 0)
+		return;
+	fx_label none = { false, CGM_VIA_CALL, NULL };
+	collect(&w, rel, s->events, s->columns, s->ncolumns, none,
+		s->kind == CGM_SITE_TRIGGER, false);
+	if (s->kind == CGM_SITE_TRIGGER) {
+		/* An old snapshot's trigger site: only its triggers, as before. */
+		int kept = 0;
+		for (int i = 0; i < w.ntargets; i++)
+			if (w.targets[i].via == CGM_VIA_TRIGGER)
+				w.targets[kept++] = w.targets[i];
+		w.ntargets = kept;
+	}
+	set_targets(arena, m, s, &w);
+	if (s->kind == CGM_SITE_TRIGGER) {
+		s->target_via = NULL;
+		s->target_object = NULL;
+	}
+	free(w.targets);
+}
+
+/* ---- DDL -------------------------------------------------------------- */
+
+/* "OBJECT_MATVIEW" -> "MATERIALIZED VIEW", as command tags name objects. */
+static const char *object_words(const char *objtype)
+{
+	static const struct {
+		const char *type, *words;
+	} names[] = {
+		{ "OBJECT_TABLE", "TABLE" },
+		{ "OBJECT_COLUMN", "TABLE" },
+		{ "OBJECT_TABCONSTRAINT", "TABLE" },
+		{ "OBJECT_INDEX", "INDEX" },
+		{ "OBJECT_SEQUENCE", "SEQUENCE" },
+		{ "OBJECT_VIEW", "VIEW" },
+		{ "OBJECT_MATVIEW", "MATERIALIZED VIEW" },
+		{ "OBJECT_FOREIGN_TABLE", "FOREIGN TABLE" },
+		{ "OBJECT_TYPE", "TYPE" },
+		{ "OBJECT_ATTRIBUTE", "TYPE" },
+		{ "OBJECT_DOMAIN", "DOMAIN" },
+		{ "OBJECT_DOMCONSTRAINT", "DOMAIN" },
+		{ "OBJECT_FUNCTION", "FUNCTION" },
+		{ "OBJECT_PROCEDURE", "PROCEDURE" },
+		{ "OBJECT_ROUTINE", "ROUTINE" },
+		{ "OBJECT_AGGREGATE", "AGGREGATE" },
+		{ "OBJECT_SCHEMA", "SCHEMA" },
+		{ "OBJECT_TRIGGER", "TRIGGER" },
+		{ "OBJECT_POLICY", "POLICY" },
+		{ "OBJECT_RULE", "RULE" },
+		{ "OBJECT_EXTENSION", "EXTENSION" },
+		{ "OBJECT_OPERATOR", "OPERATOR" },
+		{ "OBJECT_CAST", "CAST" },
+		{ "OBJECT_COLLATION", "COLLATION" },
+		{ "OBJECT_CONVERSION", "CONVERSION" },
+		{ "OBJECT_STATISTIC_EXT", "STATISTICS" },
+		{ "OBJECT_FOREIGN_SERVER", "SERVER" },
+		{ "OBJECT_FDW", "FOREIGN DATA WRAPPER" },
+		{ "OBJECT_LANGUAGE", "LANGUAGE" },
+		{ "OBJECT_PUBLICATION", "PUBLICATION" },
+		{ "OBJECT_SUBSCRIPTION", "SUBSCRIPTION" },
+		{ "OBJECT_TSCONFIGURATION", "TEXT SEARCH CONFIGURATION" },
+		{ "OBJECT_TSDICTIONARY", "TEXT SEARCH DICTIONARY" },
+		{ "OBJECT_TSPARSER", "TEXT SEARCH PARSER" },
+		{ "OBJECT_TSTEMPLATE", "TEXT SEARCH TEMPLATE" },
+		{ "OBJECT_OPCLASS", "OPERATOR CLASS" },
+		{ "OBJECT_OPFAMILY", "OPERATOR FAMILY" },
+		{ "OBJECT_TRANSFORM", "TRANSFORM" },
+		{ "OBJECT_ACCESS_METHOD", "ACCESS METHOD" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i].type, objtype) == 0)
+			return names[i].words;
+	return NULL;
+}
+
+const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag)
+{
+	static const struct {
+		const char *node, *tag;
+	} fixed[] = {
+		{ "CreateStmt", "CREATE TABLE" },
+		{ "CreateForeignTableStmt", "CREATE FOREIGN TABLE" },
+		{ "IndexStmt", "CREATE INDEX" },
+		{ "ViewStmt", "CREATE VIEW" },
+		{ "RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW" },
+		{ "CreateSchemaStmt", "CREATE SCHEMA" },
+		{ "CreateSeqStmt", "CREATE SEQUENCE" },
+		{ "AlterSeqStmt", "ALTER SEQUENCE" },
+		{ "CreateTrigStmt", "CREATE TRIGGER" },
+		{ "CreatePolicyStmt", "CREATE POLICY" },
+		{ "AlterPolicyStmt", "ALTER POLICY" },
+		{ "RuleStmt", "CREATE RULE" },
+		{ "CreateDomainStmt", "CREATE DOMAIN" },
+		{ "AlterDomainStmt", "ALTER DOMAIN" },
+		{ "CompositeTypeStmt", "CREATE TYPE" },
+		{ "CreateEnumStmt", "CREATE TYPE" },
+		{ "CreateRangeStmt", "CREATE TYPE" },
+		{ "AlterEnumStmt", "ALTER TYPE" },
+		{ "CreateExtensionStmt", "CREATE EXTENSION" },
+		{ "AlterExtensionStmt", "ALTER EXTENSION" },
+		{ "AlterExtensionContentsStmt", "ALTER EXTENSION" },
+		{ "CommentStmt", "COMMENT" },
+		{ "SecLabelStmt", "SECURITY LABEL" },
+		{ "AlterDefaultPrivilegesStmt", "ALTER DEFAULT PRIVILEGES" },
+		{ "CreateCastStmt", "CREATE CAST" },
+		{ "CreateOpClassStmt", "CREATE OPERATOR CLASS" },
+		{ "CreateOpFamilyStmt", "CREATE OPERATOR FAMILY" },
+		{ "AlterOpFamilyStmt", "ALTER OPERATOR FAMILY" },
+		{ "CreateStatsStmt", "CREATE STATISTICS" },
+		{ "AlterStatsStmt", "ALTER STATISTICS" },
+		{ "ImportForeignSchemaStmt", "IMPORT FOREIGN SCHEMA" },
+		{ "CreateConversionStmt", "CREATE CONVERSION" },
+		{ "CreateTransformStmt", "CREATE TRANSFORM" },
+		{ "CreatePLangStmt", "CREATE LANGUAGE" },
+		{ "CreateFdwStmt", "CREATE FOREIGN DATA WRAPPER" },
+		{ "CreateForeignServerStmt", "CREATE SERVER" },
+		{ "CreateUserMappingStmt", "CREATE USER MAPPING" },
+		{ "CreatePublicationStmt", "CREATE PUBLICATION" },
+		{ "AlterPublicationStmt", "ALTER PUBLICATION" },
+		{ "AlterOperatorStmt", "ALTER OPERATOR" },
+		{ "AlterTypeStmt", "ALTER TYPE" },
+		{ "AlterCollationStmt", "ALTER COLLATION" },
+		{ "AlterTSDictionaryStmt", "ALTER TEXT SEARCH DICTIONARY" },
+		{ "AlterTSConfigurationStmt", "ALTER TEXT SEARCH CONFIGURATION" },
+	};
+	if (!node)
+		return NULL;
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (strcmp(fixed[i].node, node) == 0)
+			return fixed[i].tag;
+	const char *words = objtype ? object_words(objtype) : NULL;
+	if (strcmp(node, "CreateFunctionStmt") == 0)
+		return flag ? "CREATE PROCEDURE" : "CREATE FUNCTION";
+	if (strcmp(node, "GrantStmt") == 0)
+		return flag ? "GRANT" : "REVOKE";
+	if (strcmp(node, "CreateTableAsStmt") == 0)
+		return words && strcmp(words, "MATERIALIZED VIEW") == 0 ? "CREATE MATERIALIZED VIEW"
+									: "CREATE TABLE AS";
+	if (!words)
+		return NULL;
+	/* Tags built from the object: a small fixed set of texts. */
+	int which = strcmp(node, "DropStmt") == 0 ? 0
+		    : (strcmp(node, "AlterTableStmt") == 0 || strcmp(node, "RenameStmt") == 0 ||
+		       strcmp(node, "AlterObjectSchemaStmt") == 0 ||
+		       strcmp(node, "AlterOwnerStmt") == 0 || strcmp(node, "AlterFunctionStmt") == 0 ||
+		       strcmp(node, "AlterObjectDependsStmt") == 0)
+			? 1
+		    : strcmp(node, "DefineStmt") == 0 ? 2
+						      : -1;
+	if (which < 0)
+		return NULL;
+	static const char *const all[] = {
+		"TABLE", "INDEX", "SEQUENCE", "VIEW", "MATERIALIZED VIEW", "FOREIGN TABLE", "TYPE",
+		"DOMAIN", "FUNCTION", "PROCEDURE", "ROUTINE", "AGGREGATE", "SCHEMA", "TRIGGER",
+		"POLICY", "RULE", "EXTENSION", "OPERATOR", "CAST", "COLLATION", "CONVERSION",
+		"STATISTICS", "SERVER", "FOREIGN DATA WRAPPER", "LANGUAGE", "PUBLICATION",
+		"SUBSCRIPTION", "TEXT SEARCH CONFIGURATION", "TEXT SEARCH DICTIONARY",
+		"TEXT SEARCH PARSER", "TEXT SEARCH TEMPLATE", "OPERATOR CLASS", "OPERATOR FAMILY",
+		"TRANSFORM", "ACCESS METHOD", NULL
+	};
+	/* One static text per (prefix, object): no allocation, thread-safe. */
+	static const char *const tags[3][35] = {
+#define TAGS(p) { p "TABLE", p "INDEX", p "SEQUENCE", p "VIEW", p "MATERIALIZED VIEW", \
+		  p "FOREIGN TABLE", p "TYPE", p "DOMAIN", p "FUNCTION", p "PROCEDURE", \
+		  p "ROUTINE", p "AGGREGATE", p "SCHEMA", p "TRIGGER", p "POLICY", p "RULE", \
+		  p "EXTENSION", p "OPERATOR", p "CAST", p "COLLATION", p "CONVERSION", \
+		  p "STATISTICS", p "SERVER", p "FOREIGN DATA WRAPPER", p "LANGUAGE", \
+		  p "PUBLICATION", p "SUBSCRIPTION", p "TEXT SEARCH CONFIGURATION", \
+		  p "TEXT SEARCH DICTIONARY", p "TEXT SEARCH PARSER", p "TEXT SEARCH TEMPLATE", \
+		  p "OPERATOR CLASS", p "OPERATOR FAMILY", p "TRANSFORM", p "ACCESS METHOD" }
+		TAGS("DROP "), TAGS("ALTER "), TAGS("CREATE ")
+#undef TAGS
+	};
+	for (int i = 0; all[i]; i++)
+		if (strcmp(all[i], words) == 0)
+			return tags[which][i];
+	return NULL;
+}
+
+bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag)
+{
+	if (!et->enabled || !et->event || !tag)
+		return false;
+	if (strcmp(et->event, "sql_drop") == 0) {
+		if (strncmp(tag, "DROP ", 5) != 0 && strncmp(tag, "ALTER ", 6) != 0)
+			return false;
+	} else if (strcmp(et->event, "table_rewrite") == 0) {
+		if (strcmp(tag, "ALTER TABLE") != 0 && strcmp(tag, "ALTER TYPE") != 0)
+			return false;
+	} else if (strcmp(et->event, "ddl_command_start") != 0 &&
+		   strcmp(et->event, "ddl_command_end") != 0) {
+		return false;
+	}
+	if (et->ntags == 0)
+		return true;
+	for (int i = 0; i < et->ntags; i++)
+		if (et->tags[i] && strcmp(et->tags[i], tag) == 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,277 @@
+/*
+ * test_relfx.c - the closure of relation effects: nested views, UPDATE OF
+ * columns, defaults of unlisted columns, partitions' triggers, cascades
+ * followed transitively and ended on a cycle, policies not applied under
+ * a view, event triggers by event and tag, and DDL command tags.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cgmap/model.h"
+#include "cgmap/relfx.h"
+
+static cgm_model *model;
+static cgm_relfx *fx;
+
+static int fn(const char *id)
+{
+	cgm_function *f = cgm_model_add_function(model);
+	f->id = id;
+	f->schema = "app";
+	f->name = id;
+	return model->nfunctions - 1;
+}
+
+static void relation(const char *name, char kind)
+{
+	cgm_relation *r = cgm_model_add_relation(model);
+	r->schema = "app";
+	r->name = name;
+	r->relkind = kind;
+}
+
+static cgm_effect *effect(const char *rel, cgm_reach reach, cgm_via via, const char *object,
+			  unsigned events, const char *function_id)
+{
+	cgm_effect *e = cgm_model_add_effect(model);
+	e->schema = "app";
+	e->relation = rel;
+	e->reach = reach;
+	e->via = via;
+	e->object = object;
+	e->events = events;
+	e->function_id = function_id;
+	e->function = -1;
+	return e;
+}
+
+static cgm_effect *reach(const char *rel, cgm_reach kind, cgm_via via, const char *object,
+			 unsigned events, const char *target, unsigned target_events)
+{
+	cgm_effect *e = effect(rel, kind, via, object, events, NULL);
+	e->target_schema = "app";
+	e->target_relation = target;
+	e->target_events = target_events;
+	return e;
+}
+
+static const char *amount[] = { "amount" };
+static const char *created[] = { "created_at" };
+static const char *ref_col[] = { "parent_id" };
+
+static int setup(void **state)
+{
+	(void)state;
+	model = cgm_model_new();
+	fn("f_view_outer");
+	fn("f_view_inner");
+	fn("f_policy");
+	fn("f_default");
+	fn("f_audit");
+	fn("f_when");
+	fn("f_part");
+	fn("f_child");
+	fn("f_ddl");
+	fn("f_drop");
+	relation("v_outer", 'v');
+	relation("v_inner", 'v');
+	relation("orders", 'r');
+	relation("events", 'p');
+	relation("events_1", 'r');
+	relation("a", 'r');
+	relation("b", 'r');
+	effect("v_outer", CGM_REACH_FUNCTION, CGM_VIA_VIEW, "view app.v_outer", CGM_EV_SELECT,
+	       "f_view_outer");
+	reach("v_outer", CGM_REACH_VIEW, CGM_VIA_VIEW, "view app.v_outer", CGM_EV_SELECT, "v_inner",
+	      CGM_EV_SELECT);
+	effect("v_inner", CGM_REACH_FUNCTION, CGM_VIA_VIEW, "view app.v_inner", CGM_EV_SELECT,
+	       "f_view_inner");
+	reach("v_inner", CGM_REACH_VIEW, CGM_VIA_VIEW, "view app.v_inner", CGM_EV_SELECT, "orders",
+	      CGM_EV_SELECT);
+	effect("orders", CGM_REACH_FUNCTION, CGM_VIA_POLICY, "policy p on app.orders",
+	       CGM_EV_SELECT | CGM_EV_UPDATE, "f_policy");
+	cgm_effect *d = effect("orders", CGM_REACH_FUNCTION, CGM_VIA_DEFAULT,
+			       "default app.orders.created_at", CGM_EV_INSERT, "f_default");
+	d->columns = created;
+	d->ncolumns = 1;
+	cgm_effect *w = effect("orders", CGM_REACH_FUNCTION, CGM_VIA_TRIGGER_WHEN,
+			       "trigger audit on app.orders", CGM_EV_UPDATE, "f_when");
+	w->columns = amount;
+	w->ncolumns = 1;
+	cgm_trigger *t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "orders", "audit", CGM_EV_UPDATE, -1, "f_audit", true, 1,
+			    amount };
+	reach("events", CGM_REACH_PARTITION, CGM_VIA_TRIGGER, NULL, CGM_EV_INSERT | CGM_EV_DELETE,
+	      "events_1", CGM_EV_INSERT | CGM_EV_DELETE);
+	t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "events_1", "part", CGM_EV_INSERT, -1, "f_part", true, 0, NULL };
+	/* a and b cascade into each other: a DELETE on a deletes from b, whose
+	 * DELETE sets a's key to NULL (an UPDATE of a), which fires a's child
+	 * trigger and nothing more. */
+	reach("a", CGM_REACH_CASCADE, CGM_VIA_CASCADE, "cascade app.b.b_a_fkey", CGM_EV_DELETE, "b",
+	      CGM_EV_DELETE);
+	cgm_effect *back = reach("b", CGM_REACH_CASCADE, CGM_VIA_CASCADE, "cascade app.a.a_b_fkey",
+				 CGM_EV_DELETE, "a", CGM_EV_UPDATE);
+	back->target_columns = ref_col;
+	back->ntarget_columns = 1;
+	reach("a", CGM_REACH_CASCADE, CGM_VIA_CASCADE, "cascade app.b.b_a_upd", CGM_EV_UPDATE, "b",
+	      CGM_EV_DELETE);
+	t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "b", "child", CGM_EV_DELETE, -1, "f_child", true, 0, NULL };
+	static const char *tags[] = { "CREATE TABLE" };
+	cgm_event_trigger *et = cgm_model_add_event_trigger(model);
+	*et = (cgm_event_trigger){ "log", "ddl_command_end", 1, tags, true, "f_ddl", -1 };
+	et = cgm_model_add_event_trigger(model);
+	*et = (cgm_event_trigger){ "drops", "sql_drop", 0, NULL, true, "f_drop", -1 };
+	cgm_model_index(model);
+	cgm_model_link(model);
+	fx = cgm_relfx_build(model);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cgm_relfx_free(fx);
+	cgm_model_free(model);
+	return 0;
+}
+
+/* The site's targets as "function/via/object" words, sorted. */
+static char *targets(cgm_site *s)
+{
+	static char buf[1024];
+	const char *words[32];
+	char texts[32][96];
+	int n = s->ntargets < 32 ? s->ntargets : 32;
+	for (int i = 0; i < n; i++) {
+		const char *obj = cgm_site_target_object(s, i);
+		snprintf(texts[i], sizeof texts[i], "%s/%s/%s", model->functions[s->targets[i]].id,
+			 cgm_via_name(cgm_site_target_via(s, i)), obj ? obj : "-");
+		words[i] = texts[i];
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && strcmp(words[j], words[j - 1]) < 0; j--) {
+			const char *w = words[j];
+			words[j] = words[j - 1];
+			words[j - 1] = w;
+		}
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			strcat(buf, " ");
+		strcat(buf, words[i]);
+	}
+	return buf;
+}
+
+static char *run(const char *name, unsigned events, int ncols, const char **cols)
+{
+	cgm_site s = { .kind = CGM_SITE_RELATION, .name = name, .events = events,
+		       .ncolumns = ncols, .columns = cols };
+	static const char *const path[] = { "pg_catalog", "app" };
+	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s);
+	return targets(&s);
+}
+
+static void test_nested_views_without_policies(void **state)
+{
+	(void)state;
+	/* Each function under the view that calls it; the table's policy is
+	 * the view owner's business. */
+	assert_string_equal(run("v_outer", CGM_EV_SELECT, 0, NULL),
+			    "f_view_inner/view/view app.v_inner f_view_outer/view/view app.v_outer");
+	assert_string_equal(run("orders", CGM_EV_SELECT, 0, NULL),
+			    "f_policy/policy/policy p on app.orders");
+}
+
+static void test_update_of_and_defaults(void **state)
+{
+	(void)state;
+	const char *set_amount[] = { "amount" }, *set_note[] = { "note" };
+	assert_string_equal(run("orders", CGM_EV_UPDATE, 1, set_amount),
+			    "f_audit/trigger/- f_policy/policy/policy p on app.orders "
+			    "f_when/trigger_when/trigger audit on app.orders");
+	assert_string_equal(run("orders", CGM_EV_UPDATE, 1, set_note),
+			    "f_policy/policy/policy p on app.orders");
+	/* Unknown columns: every UPDATE OF may fire. */
+	assert_string_equal(run("orders", CGM_EV_UPDATE, 0, NULL),
+			    "f_audit/trigger/- f_policy/policy/policy p on app.orders "
+			    "f_when/trigger_when/trigger audit on app.orders");
+	const char *listed[] = { "id", "created_at" }, *unlisted[] = { "id" };
+	assert_string_equal(run("orders", CGM_EV_INSERT, 2, listed), "");
+	assert_string_equal(run("orders", CGM_EV_INSERT, 1, unlisted),
+			    "f_default/default/default app.orders.created_at");
+}
+
+static void test_partitions_and_cascade_cycles(void **state)
+{
+	(void)state;
+	assert_string_equal(run("events", CGM_EV_INSERT, 0, NULL), "f_part/trigger/-");
+	assert_string_equal(run("events", CGM_EV_DELETE, 0, NULL), "");
+	/* a -> b (DELETE) -> a (UPDATE of parent_id) -> b again: b's DELETE is
+	 * on the path already, the walk ends; the child trigger is reached
+	 * under the first key's name. */
+	assert_string_equal(run("a", CGM_EV_DELETE, 0, NULL),
+			    "f_child/cascade/cascade app.b.b_a_fkey");
+	/* b -> a (UPDATE) -> b (DELETE): already on the path. */
+	assert_string_equal(run("b", CGM_EV_DELETE, 0, NULL), "f_child/trigger/-");
+	/* The relation is found along the path; unknown ones run nothing. */
+	cgm_site s = { .kind = CGM_SITE_RELATION, .name = "nowhere", .events = CGM_EV_SELECT };
+	static const char *const path[] = { "app" };
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s);
+	assert_int_equal(s.resolution, CGM_RES_NONE);
+	assert_null(s.schema);
+	cgm_site q = { .kind = CGM_SITE_RELATION, .name = "a", .events = CGM_EV_DELETE };
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q);
+	assert_string_equal(q.schema, "app");
+	assert_int_equal(q.resolution, CGM_RES_RESOLVED);
+}
+
+static void test_event_triggers(void **state)
+{
+	(void)state;
+	cgm_site s = { .kind = CGM_SITE_DDL, .name = "CREATE TABLE" };
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	assert_string_equal(targets(&s), "f_ddl/event_trigger/event trigger log");
+	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "DROP TABLE" };
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	assert_string_equal(targets(&s), "f_drop/event_trigger/event trigger drops");
+	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "CREATE INDEX" };
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	assert_int_equal(s.resolution, CGM_RES_NONE);
+}
+
+static void test_command_tags(void **state)
+{
+	(void)state;
+	assert_string_equal(cgm_ddl_command_tag("CreateStmt", "", false), "CREATE TABLE");
+	assert_string_equal(cgm_ddl_command_tag("DropStmt", "OBJECT_MATVIEW", false),
+			    "DROP MATERIALIZED VIEW");
+	assert_string_equal(cgm_ddl_command_tag("AlterTableStmt", "OBJECT_INDEX", false), "ALTER INDEX");
+	assert_string_equal(cgm_ddl_command_tag("CreateFunctionStmt", "", true), "CREATE PROCEDURE");
+	assert_string_equal(cgm_ddl_command_tag("GrantStmt", "OBJECT_TABLE", false), "REVOKE");
+	assert_string_equal(cgm_ddl_command_tag("CreateTableAsStmt", "OBJECT_MATVIEW", false),
+			    "CREATE MATERIALIZED VIEW");
+	assert_null(cgm_ddl_command_tag("SelectStmt", "", false));
+	assert_null(cgm_ddl_command_tag("CreateEventTrigStmt", "", false));
+	assert_null(cgm_ddl_command_tag("DropStmt", "OBJECT_WHATEVER", false));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nested_views_without_policies),
+		cmocka_unit_test(test_update_of_and_defaults),
+		cmocka_unit_test(test_partitions_and_cascade_cycles),
+		cmocka_unit_test(test_event_triggers),
+		cmocka_unit_test(test_command_tags),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
