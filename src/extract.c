@@ -785,8 +785,11 @@ static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj)
 	if (location < 0)
 		location = jt_long(d, jt_get(d, type_name, "location"), 0);
 	int value = jt_get(d, obj, "arg");
-	cast_site(ctx, location + ctx->loc_shift, typename_canonical(ctx, d, type_name),
-		  value >= 0 ? arg_type(ctx, d, value) : NULL);
+	/* ROW(...)::t builds the row type: a record, which no cast takes. */
+	const char *source = value < 0 ? NULL
+			     : jt_get(d, value, "RowExpr") >= 0 ? "record"
+								: arg_type(ctx, d, value);
+	cast_site(ctx, location + ctx->loc_shift, typename_canonical(ctx, d, type_name), source);
 }
 
 /* ---- the PL/pgSQL tree from libpg_query's structs ---------------------- */

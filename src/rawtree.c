@@ -230,8 +230,13 @@ static void report_cast(walker *w, const TypeCast *tc)
 	if (!w->v->cast)
 		return;
 	int location = tc->location >= 0 ? tc->location : tc->typeName ? tc->typeName->location : -1;
-	w->v->cast(w->v->ctx, arg_shape((const Node *)tc, NULL), arg_shape(tc->arg, NULL),
-		   location);
+	cgm_raw_arg *value = arg_shape(tc->arg, NULL);
+	if (tc->arg && IsA(tc->arg, RowExpr)) {
+		/* ROW(...)::t builds the row type: a record, which no cast takes. */
+		value->kind = CGM_RAW_ARG_CAST;
+		value->type_name = "record";
+	}
+	w->v->cast(w->v->ctx, arg_shape((const Node *)tc, NULL), value, location);
 }
 
 static void report_dml(walker *w, const RangeVar *rel, unsigned events)

@@ -300,6 +300,8 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	s->target_via = NULL;
 	s->target_object = NULL;
 	if (source) {
+		/* A record (ROW(...)::t) becomes a composite type by a row
+		 * conversion, never a pg_cast row. */
 		const cgm_cast *c = cgm_cast_find(r->model, source, target);
 		if (!c || !worth_edge(r, c->function))
 			return false;
