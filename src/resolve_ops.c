@@ -314,8 +314,10 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	for (int i = 0; i < count; i++)
 		if (casts[i].builtin && !r->include_builtins)
 			return false; /* a builtin type's value may be anything: typing decides */
+	/* A cast from the type to itself applies a length (typmod), which a
+	 * value of the type needs only when one is written: not a candidate. */
 	for (int i = 0; i < count; i++)
-		if (worth_edge(r, casts[i].function))
+		if (worth_edge(r, casts[i].function) && strcmp(casts[i].source, target) != 0)
 			add_target(arena, s, casts[i].function, CGM_VIA_CAST,
 				   cgm_cast_object(arena, &casts[i]));
 	if (s->ntargets == 0)

@@ -370,7 +370,11 @@ static const char *const uses =
 	"  SELECT app.mysum(v) INTO x FROM generate_series(1, 3) AS g(i);\n" /* 9 */
 	"  PERFORM app.takes_money(n);\n"                             /* 10 */
 	"  RETURN a === s AND n + 1 > 0 AND a === 'x' AND 'y'::app.money === a;\n" /* 11 */
+	"  m := app.takes_money(m)::app.money;\n"                   /* 12 */
 	"END $$;\n"
+	"CREATE FUNCTION app.money_len(m app.money, n integer, b boolean) RETURNS app.money\n"
+	"  LANGUAGE sql AS 'SELECT m';\n"
+	"CREATE CAST (app.money AS app.money) WITH FUNCTION app.money_len(app.money, integer, boolean);\n"
 	"CREATE FUNCTION app.takes_money(m app.money) RETURNS void LANGUAGE sql AS 'SELECT';\n";
 
 static void test_resolution(void **state)
@@ -383,18 +387,20 @@ static void test_resolution(void **state)
 	/* Line 11: a === s takes ===(app.money,integer), smallint coerced by a
 	 * builtin cast; a === 'x' reads 'x' as app.money; 'y'::app.money reads
 	 * a literal (no cast).  Line 10: integer to app.money by the implicit
-	 * user cast.  app.acc is both the transition and the moving one. */
+	 * user cast.  app.acc is both the transition and the moving one.
+	 * Line 12 casts a value of a type extraction does not know: every user
+	 * cast to app.money but the length coercion app.money_len, flagged. */
 	const char *want =
 		"app.uses(app.money,integer,smallint,numeric) -> app.acc(numeric,numeric) aggregate aggregate app.mysum(numeric) @9\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.fin(numeric) aggregate aggregate app.mysum(numeric) @9\n"
-		"app.uses(app.money,integer,smallint,numeric) -> app.int_money(integer) cast cast (integer AS app.money) @8,10\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.int_money(integer) cast cast (integer AS app.money) @8,10,12 ambiguous\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.inv(numeric,numeric) aggregate aggregate app.mysum(numeric) @9\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.money_eq(app.money,app.money) operator operator app.===(app.money,app.money) @4,11\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.money_eq_int(app.money,integer) operator operator app.===(app.money,integer) @11\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.money_neg(app.money) operator operator app.-(NONE,app.money) @5\n"
 		"app.uses(app.money,integer,smallint,numeric) -> app.mysum(numeric) call @9\n"
-		"app.uses(app.money,integer,smallint,numeric) -> app.takes_money(app.money) call @10\n"
-		"app.uses(app.money,integer,smallint,numeric) -> app.to_money(text) cast cast (text AS app.money) @7\n";
+		"app.uses(app.money,integer,smallint,numeric) -> app.takes_money(app.money) call @10,12\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.to_money(text) cast cast (text AS app.money) @7,12 ambiguous\n";
 	const char *got = edge_text(m);
 	/* Only the edges of app.uses: the fixture's SQL bodies have their own. */
 	char mine[8192] = "";
