@@ -33,8 +33,10 @@
 #include <unistd.h>
 
 #include "cgmap/error.h"
+#include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
+#include "resolve_ops.h"
 
 /* ---- names -> functions ----------------------------------------------- */
 
@@ -379,6 +381,7 @@ typedef struct resolver {
 	cgm_model *model;
 	const cgm_resolve_options *opts;
 	name_index names;
+	cgm_ops_resolver *ops; /* operators, casts, aggregates (resolve_ops.c) */
 } resolver;
 
 /* Schemas to search for function `caller`, pg_catalog placed. */
@@ -772,13 +775,21 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		cgm_site *s = &fn->sites[i];
 		s->ntargets = 0;
 		s->targets = NULL;
-		if (s->kind == CGM_SITE_DYNAMIC)
+		s->target_via = NULL;
+		s->target_object = NULL;
+		if (s->kind == CGM_SITE_DYNAMIC) {
 			s->resolution = CGM_RES_NONE;
-		else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
-			 s->kind == CGM_SITE_DDL)
+		} else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
+			   s->kind == CGM_SITE_DDL) {
 			resolve_relation_site(rv, arena, fn, s);
-		else
+		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
+			/* Only those that reach a function worth an edge are kept. */
+			if (!cgm_resolve_opcast_site(rv->ops, arena, fn, s))
+				continue;
+		} else {
 			resolve_call(rv, arena, fn, s);
+			cgm_resolve_call_effects(rv->ops, arena, fn, s);
+		}
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
 			continue;
 		fn->sites[kept++] = *s;
@@ -826,6 +837,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		return cgm_error(CGM_EUSAGE, "the model must be indexed before resolution");
 	resolver rv = { .model = model, .opts = opts };
 	build_name_index(&rv.names, model);
+	cgm_ops_index(model);
+	rv.ops = cgm_ops_resolver_new(model, opts && opts->include_builtins);
 	if (model->ncolumns > 1)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 
@@ -853,6 +866,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	}
 	pthread_mutex_destroy(&job.lock);
 	free_name_index(&rv.names);
+	cgm_ops_resolver_free(rv.ops);
 
 	/* The runs in caller order: the same edges, in the same order, however
 	 * many threads took them. */

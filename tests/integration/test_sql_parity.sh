@@ -6,7 +6,8 @@
 # database, map the database, map the file, and map a real
 # `pg_dump --schema-only` of the database fed back through --sql.  The three
 # snapshots must have the same functions (identity, signature, result, kind,
-# language, body, body hash, search_path), edges (with call-site lines),
+# language, body, body hash, search_path), edges (with their mechanism,
+# object and call-site lines),
 # dynamic sites, missing callees, triggers and references.
 #
 # BEGIN ATOMIC bodies are the one known difference: the server keeps them
