@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -386,6 +387,7 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 	int *pipes = cgm_xcalloc((size_t)nworkers, sizeof(int));
 	int rc = 0;
 	fflush(NULL);
+	pid_t parent = getpid();
 	int started = 0;
 	for (; started < nworkers; started++) {
 		int fds[2];
@@ -400,6 +402,11 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 			break;
 		}
 		if (pid == 0) {
+			/* A worker must not outlive cgmap: killed with the parent
+			 * (even by SIGKILL, which no handler sees), and gone at once
+			 * if the parent died before the request was made. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+				_exit(1);
 			close(fds[0]);
 			for (int k = 0; k < started; k++)
 				close(pipes[k]);
