@@ -519,6 +519,48 @@ static void test_hostile_names_stay_text(void **state)
 	cgm_model_free(m);
 }
 
+/* A name or source line holding a right-to-left override (Trojan
+ * Source), a terminal escape, a C1 control or a bad byte: no file of the
+ * site holds one raw; the pages show them escaped. */
+static void test_hidden_characters_shown(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "db";
+#define RLO_ID "app.\"adm\xE2\x80\xAE" "nimda\x1B[2J\xC2\x9B\xFF\"()"
+	add_function(m, RLO_ID, "app", "adm\xE2\x80\xAE" "nimda\x1B[2J\xC2\x9B\xFF", "",
+		     "\nBEGIN\n  IF role = 'user\xE2\x80\xAE \xE2\x81\xA6-- admin\xE2\x81\xA9' THEN\n"
+		     "  RETURN 1;\nEND\n");
+	add_function(m, "app.caller()", "app", "caller", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(m);
+	add_edge(m, "app.caller()", RLO_ID, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	char *dir = render(m, 2, 50, 1);
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++) {
+		char *text = site_file(dir, files.paths[i]);
+		for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+			if (*p == 0x1B || *p == 0xFF)
+				fail_msg("%s holds the raw byte 0x%02X", files.paths[i], *p);
+			if (p[0] == 0xC2 && p[1] == 0x9B)
+				fail_msg("%s holds a raw C1 control", files.paths[i]);
+			if (p[0] == 0xE2 && ((p[1] == 0x80 && p[2] == 0xAE) || (p[1] == 0x81 && p[2] == 0xA6)))
+				fail_msg("%s holds a raw bidi control", files.paths[i]);
+		}
+		free(text);
+	}
+	char *page = function_page(dir, RLO_ID);
+	assert_non_null(strstr(page, "adm\\u202Enimda\xE2\x90\x9B[2J\\u009B\\xFF"));
+	assert_non_null(strstr(page, "user\\u202E \\u2066-- admin\\u2069"));
+	free(page);
+	char *index = site_file(dir, "search-index.js");
+	assert_non_null(strstr(index, "adm\\\\u202Enimda"));
+	free(index);
+	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void assert_same_tree(const char *a, const char *b)
 {
 	file_list fa = list_files(a), fb = list_files(b);
@@ -780,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
 		cmocka_unit_test(test_hostile_names_stay_text),
+		cmocka_unit_test(test_hidden_characters_shown),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_overview_caps_other_schemas),
