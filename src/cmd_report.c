@@ -19,6 +19,7 @@
 #include "cgmap/map.h"
 #include "cgmap/runtime.h"
 #include "cmd.h"
+#include "outdir.h"
 
 static void report_usage(FILE *out)
 {
@@ -50,19 +51,16 @@ static void report_usage(FILE *out)
 		cgm_map_options_help);
 }
 
+/* A file is replaced whole (outdir.h: temporary file and rename, a link
+ * refused); standard output is written as it is. */
 static int write_all(const char *path, const char *text, size_t len)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
-	if (!f)
-		return cgm_error(CGM_EIO, "cannot write '%s': %m", path);
-	size_t done = fwrite(text, 1, len, f);
-	int bad = done != len || ferror(f);
 	if (path)
-		bad |= fclose(f) != 0;
-	else
-		bad |= fflush(f) != 0;
+		return cgm_outstream_write_whole(path, text, len);
+	bool bad = fwrite(text, 1, len, stdout) != len || ferror(stdout);
+	bad |= fflush(stdout) != 0;
 	if (bad)
-		return cgm_error(CGM_EIO, "cannot write '%s'", path ? path : "standard output");
+		return cgm_error(CGM_EIO, "cannot write 'standard output'");
 	return 0;
 }
 

@@ -561,6 +561,136 @@ static void test_hidden_characters_shown(void **state)
 	cgm_model_free(m);
 }
 
+/* A link planted in the output folder is never written through: at a
+ * page's name it is replaced by the page, at a folder's name the run is
+ * refused with a message naming it, before any page is written. */
+static void test_links_not_followed(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *outside = temp_dir(), *dir = temp_dir();
+	char victim[4096], elsewhere[4096], path[4096];
+	snprintf(victim, sizeof(victim), "%s/victim", outside);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", outside);
+	FILE *f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(mkdir(elsewhere, 0777), 0);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	snprintf(path, sizeof(path), "%s/functions", dir);
+	assert_int_equal(symlink(elsewhere, path), 0);
+
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	assert_int_equal(cgm_emit_html(m, &o, dir), CGM_EIO);
+	assert_non_null(strstr(cgm_error_message(), "/functions\": it is a symbolic link"));
+	file_list none = list_files(elsewhere);
+	assert_int_equal(none.n, 0);
+	free_files(&none);
+
+	/* Without the folder link: the page links are replaced, not followed. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0777), 0);
+	cgm_strbuf page = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&page, "%s/functions/", dir);
+	cgm_escape_filename(&page, "app.main()");
+	cgm_strbuf_puts(&page, ".html");
+	assert_int_equal(symlink(victim, cgm_strbuf_cstr(&page)), 0);
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	char *text = slurp(victim);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	struct stat st;
+	assert_int_equal(lstat(cgm_strbuf_cstr(&page), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	cgm_strbuf_free(&page);
+	remove_dir(dir);
+	remove_dir(outside);
+	cgm_model_free(m);
+}
+
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The manifest lists exactly the files of a fresh site. */
+static void assert_manifest_is_site(const char *dir)
+{
+	file_list files = list_files(dir);
+	char *manifest = site_file(dir, ".cgmap-manifest");
+	cgm_strbuf want = CGM_STRBUF_INIT;
+	for (int i = 0; i < files.n; i++)
+		if (strcmp(files.paths[i], ".cgmap-manifest") != 0)
+			cgm_strbuf_printf(&want, "%s\n", files.paths[i]);
+	const char *body = strchr(manifest, '\n');
+	assert_non_null(body);
+	assert_true(manifest[0] == '#');
+	assert_string_equal(body + 1, cgm_strbuf_cstr(&want));
+	cgm_strbuf_free(&want);
+	free(manifest);
+	free_files(&files);
+}
+
+static void assert_same_tree(const char *a, const char *b);
+
+/* Rendering again into a folder removes the pages the last rendering
+ * wrote and this one does not, and nothing a person put there: the site
+ * is then the same as a fresh one, plus the person's files. */
+static void test_render_again_removes_old_pages(void **state)
+{
+	(void)state;
+	cgm_model *big = demo_model(true);
+	char *dir = render(big, 2, 50, 2);
+	assert_manifest_is_site(dir);
+	put_file(dir, "notes.md", "mine\n");
+	put_file(dir, "functions/mine.html", "mine\n");
+	put_file(dir, "functions/x-0123456789abcdef.html", "page-shaped, not cgmap's\n");
+	put_file(dir, "reports/extra.html", "mine\n");
+
+	cgm_model *small = cgm_model_new();
+	small->source.kind = "database";
+	small->source.name = "demo<db>";
+	add_function(small, "app.main()", "app", "main", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(small, "other.fresh()", "other", "fresh", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(small);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	assert_int_equal(cgm_emit_html(small, &o, dir), 0);
+	char *fresh = render(small, 2, 50, 1);
+	assert_manifest_is_site(fresh);
+
+	/* The person's files stay; then the folder is the fresh site. */
+	static const char *const mine[] = { "notes.md", "functions/mine.html",
+					    "functions/x-0123456789abcdef.html",
+					    "reports/extra.html" };
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, mine[i]);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			fail_msg("%s was removed", mine[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_same_tree(dir, fresh);
+	remove_dir(dir);
+	remove_dir(fresh);
+	cgm_model_free(big);
+	cgm_model_free(small);
+}
+
 static void assert_same_tree(const char *a, const char *b)
 {
 	file_list fa = list_files(a), fb = list_files(b);
@@ -823,6 +953,8 @@ int main(void)
 		cmocka_unit_test(test_links_land),
 		cmocka_unit_test(test_hostile_names_stay_text),
 		cmocka_unit_test(test_hidden_characters_shown),
+		cmocka_unit_test(test_links_not_followed),
+		cmocka_unit_test(test_render_again_removes_old_pages),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_overview_caps_other_schemas),
