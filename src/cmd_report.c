@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/escape.h"
 #include "cgmap/map.h"
 #include "cgmap/runtime.h"
 #include "cmd.h"
@@ -181,12 +182,17 @@ int cmd_report(int argc, char **argv)
 	 * own diagnostics were said when it was made). */
 	for (int i = first_new_diagnostic; i < model->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &model->diagnostics[i];
+		/* Names in them are shown as text a terminal does not act on. */
+		cgm_strbuf file = CGM_STRBUF_INIT, message = CGM_STRBUF_INIT;
+		cgm_escape_text(&file, d->file);
+		cgm_escape_text(&message, d->message);
 		if (d->file && d->line > 0)
-			fprintf(stderr, "cgmap: %s:%d: %s\n", d->file, d->line, d->message);
+			fprintf(stderr, "cgmap: %s:%d: %s\n", file.data, d->line, message.data);
 		else if (d->file)
-			fprintf(stderr, "cgmap: %s: %s\n", d->file, d->message);
+			fprintf(stderr, "cgmap: %s: %s\n", file.data, message.data);
 		else
-			fprintf(stderr, "cgmap: %s\n", d->message);
+			fprintf(stderr, "cgmap: %s\n", message.data);
+		cgm_strbuf_free(&file), cgm_strbuf_free(&message);
 	}
 	if ((rc = cgm_report_write(&out, model, kind, format)) < 0)
 		goto fail;
