@@ -482,8 +482,10 @@ static void test_ids_never_fold(void **state)
 	assert_int_equal(nodes, 7 + 2);
 	node(g, "missing: ", "x\ty");
 	node(g, "missing: ", "x y");
-	assert_non_null(agsubg(g, dot_name("cluster_", "s\t"), 0));
-	assert_non_null(agsubg(g, dot_name("cluster_", "s "), 0));
+	char *tab_cluster = dot_name("cluster_", "s\t"), *space_cluster = dot_name("cluster_", "s ");
+	assert_non_null(agsubg(g, tab_cluster, 0));
+	assert_non_null(agsubg(g, space_cluster, 0));
+	free(tab_cluster), free(space_cluster);
 	agclose(g);
 	cgm_model_free(m);
 }

@@ -307,7 +307,8 @@ static file_list list_files(const char *dir)
 	walk_list = &l;
 	walk_prefix = strlen(dir) + 1;
 	assert_int_equal(nftw(dir, walk_add, 16, FTW_PHYS), 0);
-	qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
+	if (l.n)
+		qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
 	return l;
 }
 
