@@ -567,6 +567,11 @@ static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
 		memcpy(both + nfresh, old, sizeof(char *) * (size_t)nold);
 	int rc = cgm_outdir_manifest_write(dir, both, nfresh + nold);
 	free(both);
+	/* What a killed run was writing when it died. */
+	if (!rc) {
+		int swept = cgm_outdir_sweep(dir, site_shaped);
+		rc = swept < 0 ? swept : 0;
+	}
 	if (!rc)
 		rc = write_site(ctx, o);
 	if (!rc) {

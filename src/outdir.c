@@ -10,8 +10,10 @@
  */
 #include "outdir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +330,86 @@ int cgm_outdir_prune(const cgm_outdir *d, char *const *old, int nold, char *cons
 		removed++;
 	}
 	return removed;
+}
+
+/* ---- temporary files of killed runs ---- */
+
+static bool all_digits(const char *p, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+/* ".NAME.tmp.PID.N" of a process that is gone: NAME copied to base. */
+static bool stale_temp(const char *name, char *base, size_t cap)
+{
+	if (name[0] != '.')
+		return false;
+	const char *last = strrchr(name, '.');
+	if (!last || last == name || !all_digits(last + 1, strlen(last + 1)))
+		return false;
+	const char *pid = last - 1;
+	while (pid > name && *pid != '.')
+		pid--;
+	if (pid == name || !all_digits(pid + 1, (size_t)(last - pid - 1)) || last - pid - 1 > 9)
+		return false;
+	static const char tag[] = ".tmp";
+	size_t ntag = sizeof(tag) - 1;
+	if ((size_t)(pid - name) < ntag + 2 || memcmp(pid - ntag, tag, ntag) != 0)
+		return false;
+	size_t nbase = (size_t)(pid - ntag - (name + 1));
+	if (nbase == 0 || nbase >= cap)
+		return false;
+	memcpy(base, name + 1, nbase);
+	base[nbase] = '\0';
+	long owner = strtol(pid + 1, NULL, 10);
+	/* A running process (another cgmap writing here) keeps its file. */
+	return owner > 0 && kill((pid_t)owner, 0) != 0 && errno == ESRCH;
+}
+
+static int sweep_folder(const cgm_outdir *d, int fd, const char *rel,
+			bool (*shaped)(const char *rel), int *removed)
+{
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!dir) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return 0; /* nothing to sweep where nothing can be listed */
+	}
+	int rc = 0;
+	struct dirent *e;
+	char base[300], path[600];
+	while (rc == 0 && (e = readdir(dir)) != NULL) {
+		if (!stale_temp(e->d_name, base, sizeof(base)))
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", rel, *rel ? "/" : "", base);
+		if (!shaped(path) && !(!*rel && strcmp(base, CGM_OUTDIR_MANIFEST) == 0))
+			continue;
+		struct stat st;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (unlinkat(fd, e->d_name, 0) != 0 && errno != ENOENT)
+			rc = cgm_error(CGM_EIO, "cannot remove the temporary file \"%s/%s%s%s\": %s",
+				       d->path, rel, *rel ? "/" : "", e->d_name, strerror(errno));
+		else
+			(*removed)++;
+	}
+	closedir(dir);
+	return rc;
+}
+
+int cgm_outdir_sweep(const cgm_outdir *d, bool (*shaped)(const char *rel))
+{
+	int removed = 0;
+	int rc = sweep_folder(d, d->fd, "", shaped, &removed);
+	for (int i = 0; rc == 0 && i < d->nsub; i++)
+		rc = sweep_folder(d, d->sub[i].fd, d->sub[i].rel, shaped, &removed);
+	return rc ? rc : removed;
 }
 
 /* ---- single output files ---- */

@@ -68,6 +68,12 @@ int cgm_outdir_manifest_write(const cgm_outdir *d, char *const *list, int n);
  * file that could not be removed. */
 int cgm_outdir_prune(const cgm_outdir *d, char *const *old, int nold, char *const *keep, int nkeep,
 		     bool (*shaped)(const char *rel));
+/* Remove the temporary files a killed run left: in the top folder and
+ * every opened subfolder, a regular file named ".NAME.tmp.PID.N" (as
+ * cgm_outdir_write names them) whose folder/NAME passes `shaped` (or is
+ * the manifest) and whose PID is no running process.  Returns how many,
+ * or CGM_EIO naming one that could not be removed. */
+int cgm_outdir_sweep(const cgm_outdir *d, bool (*shaped)(const char *rel));
 /* Sort (strcmp) and drop repeats; returns the new count. */
 int cgm_outdir_list_sort(char **list, int n);
 

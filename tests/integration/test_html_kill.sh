@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_html_kill.sh - killing `cgmap render` (SIGKILL, which no handler
 # sees) mid-render takes its layout workers with it: none survives, and the
-# output folder stops changing before the site is complete.  No database:
+# output folder stops changing before the site is complete; rendering again
+# completes it and leaves no temporary file of the killed run.  No database:
 # the schema of bench/gen_schema.sh is mapped from its SQL file.
 set -euo pipefail
 : "${CGMAP:?CGMAP must name the cgmap binary}"
@@ -74,4 +75,11 @@ after=$(count_pages)
 [ "$before" = "$after" ] || fail "function pages still appear after the kill ($before, then $after)"
 [ "$after" -lt "$nfunctions" ] ||
 	fail "all $after function pages were written after cgmap was killed"
+
+# Rendering again completes the site and removes whatever temporary file
+# the killed run was writing.
+"$CGMAP" render "$work/map/cgmap.json" --out "$work/site" --threads 2 --quiet
+[ "$(count_pages)" -gt "$nfunctions" ] || fail "the second rendering wrote only $(count_pages) pages"
+left=$(find "$work/site" -name '.*.tmp.*' | head -n 3)
+[ -z "$left" ] || fail "temporary files of the killed run remain: $left"
 echo "ok: killed mid-render with $after of $nfunctions function pages written; no worker left"

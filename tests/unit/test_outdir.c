@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgmap/error.h"
@@ -43,7 +44,7 @@ static int remove_root(void **state)
 
 static const char *at(const char *rel)
 {
-	static char paths[4][512];
+	static char paths[4][1024];
 	static int next;
 	char *p = paths[next++ % 4];
 	snprintf(p, sizeof(paths[0]), "%s/%s", root, rel);
@@ -236,6 +237,61 @@ static void test_single_files(void **state)
 	assert_int_not_equal(system(cmd), 0);
 }
 
+/* A pid no process has (a child that has exited and been reaped). */
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return (long)pid;
+}
+
+/* The temporary files a killed run left beside its pages are removed; a
+ * running process's, a person's look-alikes and links stay. */
+static void test_sweep_temporaries_of_dead_runs(void **state)
+{
+	(void)state;
+	cgm_outdir d;
+	assert_int_equal(cgm_outdir_open(&d, at("swept")), 0);
+	assert_int_equal(cgm_outdir_subdir(&d, "functions"), 0);
+	long dead = dead_pid(), alive = (long)getpid();
+	char name[200];
+	snprintf(name, sizeof(name), "swept/functions/.f.html.tmp.%ld.7", dead);
+	put(name, "half a page");
+	char stale_top[200];
+	snprintf(stale_top, sizeof(stale_top), "swept/.index.html.tmp.%ld.1", dead);
+	put(stale_top, "half");
+	char manifest[200];
+	snprintf(manifest, sizeof(manifest), "swept/." CGM_OUTDIR_MANIFEST ".tmp.%ld.2", dead);
+	put(manifest, "half");
+	char running[200];
+	snprintf(running, sizeof(running), "swept/functions/.g.html.tmp.%ld.1", alive);
+	put(running, "being written");
+	char mine[200];
+	snprintf(mine, sizeof(mine), "swept/.notes.txt.tmp.%ld.1", dead);
+	put(mine, "not a page");
+	put("swept/functions/.h.html.tmp.x.1", "not a pid");
+	put("swept/functions/h.html.tmp.1.1", "not hidden");
+	char linked[200];
+	snprintf(linked, sizeof(linked), "swept/functions/.k.html.tmp.%ld.1", dead);
+	put("victim2", "victim");
+	assert_int_equal(symlink(at("victim2"), at(linked)), 0);
+
+	assert_int_equal(cgm_outdir_sweep(&d, shaped), 3);
+	assert_false(exists(name));
+	assert_false(exists(stale_top));
+	assert_false(exists(manifest));
+	assert_true(exists(running));
+	assert_true(exists(mine));
+	assert_true(exists("swept/functions/.h.html.tmp.x.1"));
+	assert_true(exists("swept/functions/h.html.tmp.1.1"));
+	assert_true(is_link(linked));
+	assert_string_equal(get("victim2"), "victim");
+	cgm_outdir_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_folder_link_refused),
 		cmocka_unit_test(test_manifest_prunes_only_its_own),
 		cmocka_unit_test(test_single_files),
+		cmocka_unit_test(test_sweep_temporaries_of_dead_runs),
 	};
 	return cmocka_run_group_tests(tests, make_root, remove_root);
 }
