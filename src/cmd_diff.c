@@ -21,6 +21,7 @@
 #include "cgmap/map.h"
 #include "cgmap/pipeline.h"
 #include "cmd.h"
+#include "outdir.h"
 
 typedef struct diff_source {
 	const char *snapshot;  /* a snapshot path, or NULL */
@@ -249,14 +250,21 @@ int cmd_diff(int argc, char **argv)
 	}
 	cgm_diff_compute(&diff, models[0], models[1], names[0], names[1]);
 
+	/* A file is replaced whole, never written through a link (outdir.h). */
 	FILE *out = stdout;
-	if (output && !(out = fopen(output, "w"))) {
-		fprintf(stderr, "cgmap diff: cannot write \"%s\"\n", output);
-		goto done;
+	cgm_outstream stream;
+	if (output) {
+		if (cgm_outstream_open(&stream, output) < 0) {
+			fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+			goto done;
+		}
+		out = stream.file;
 	}
 	int rc = cgm_diff_write(out, diff, format, failing);
-	if (out != stdout && fclose(out) != 0 && rc == 0)
-		rc = cgm_error(CGM_EIO, "cannot write \"%s\"", output);
+	if (output) {
+		int crc = cgm_outstream_commit(&stream, rc == 0);
+		rc = rc ? rc : crc;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
 		goto done;

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cgmap/error.h"
+#include "cgmap/escape.h"
 #include "cgmap/html.h"
 #include "cgmap/map.h"
 #include "cmd.h"
@@ -55,20 +56,29 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
+/* A name or message from the source, safe for a terminal. */
+static const char *shown(cgm_strbuf *buf, const char *s)
+{
+	cgm_strbuf_reset(buf);
+	cgm_escape_text(buf, s ? s : "");
+	return cgm_strbuf_cstr(buf);
+}
+
 static void print_problems(const cgm_model *model)
 {
+	cgm_strbuf a = CGM_STRBUF_INIT, b = CGM_STRBUF_INIT, c = CGM_STRBUF_INIT;
 	int listed = 0, total = 0;
 	for (int f = 0; f < model->nuser; f++) {
 		const cgm_function *fn = &model->functions[f];
 		for (int e = 0; e < fn->nerrors; e++, total++)
 			if (listed++ < MAX_LISTED_PROBLEMS) {
 				if (fn->file)
-					fprintf(stderr, "cgmap: %s:%d: %s: line %d: %s\n", fn->file,
-						fn->file_line, fn->id, fn->errors[e].line,
-						fn->errors[e].message);
+					fprintf(stderr, "cgmap: %s:%d: %s: line %d: %s\n",
+						shown(&a, fn->file), fn->file_line, shown(&b, fn->id),
+						fn->errors[e].line, shown(&c, fn->errors[e].message));
 				else
-					fprintf(stderr, "cgmap: %s: line %d: %s\n", fn->id,
-						fn->errors[e].line, fn->errors[e].message);
+					fprintf(stderr, "cgmap: %s: line %d: %s\n", shown(&b, fn->id),
+						fn->errors[e].line, shown(&c, fn->errors[e].message));
 			}
 	}
 	for (int d = 0; d < model->ndiagnostics; d++, total++) {
@@ -76,10 +86,12 @@ static void print_problems(const cgm_model *model)
 		if (listed++ >= MAX_LISTED_PROBLEMS)
 			continue;
 		if (dg->file)
-			fprintf(stderr, "cgmap: %s:%d: %s\n", dg->file, dg->line, dg->message);
+			fprintf(stderr, "cgmap: %s:%d: %s\n", shown(&a, dg->file), dg->line,
+				shown(&c, dg->message));
 		else
-			fprintf(stderr, "cgmap: %s\n", dg->message);
+			fprintf(stderr, "cgmap: %s\n", shown(&c, dg->message));
 	}
+	cgm_strbuf_free(&a), cgm_strbuf_free(&b), cgm_strbuf_free(&c);
 	if (total > MAX_LISTED_PROBLEMS)
 		fprintf(stderr, "cgmap: ... and %d more problems (all are in cgmap.json)\n",
 			total - MAX_LISTED_PROBLEMS);

@@ -16,9 +16,11 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/escape.h"
 #include "cgmap/map.h"
 #include "cgmap/runtime.h"
 #include "cmd.h"
+#include "outdir.h"
 
 static void report_usage(FILE *out)
 {
@@ -50,19 +52,16 @@ static void report_usage(FILE *out)
 		cgm_map_options_help);
 }
 
+/* A file is replaced whole (outdir.h: temporary file and rename, a link
+ * refused); standard output is written as it is. */
 static int write_all(const char *path, const char *text, size_t len)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
-	if (!f)
-		return cgm_error(CGM_EIO, "cannot write '%s': %m", path);
-	size_t done = fwrite(text, 1, len, f);
-	int bad = done != len || ferror(f);
 	if (path)
-		bad |= fclose(f) != 0;
-	else
-		bad |= fflush(f) != 0;
+		return cgm_outstream_write_whole(path, text, len);
+	bool bad = fwrite(text, 1, len, stdout) != len || ferror(stdout);
+	bad |= fflush(stdout) != 0;
 	if (bad)
-		return cgm_error(CGM_EIO, "cannot write '%s'", path ? path : "standard output");
+		return cgm_error(CGM_EIO, "cannot write 'standard output'");
 	return 0;
 }
 
@@ -183,12 +182,17 @@ int cmd_report(int argc, char **argv)
 	 * own diagnostics were said when it was made). */
 	for (int i = first_new_diagnostic; i < model->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &model->diagnostics[i];
+		/* Names in them are shown as text a terminal does not act on. */
+		cgm_strbuf file = CGM_STRBUF_INIT, message = CGM_STRBUF_INIT;
+		cgm_escape_text(&file, d->file);
+		cgm_escape_text(&message, d->message);
 		if (d->file && d->line > 0)
-			fprintf(stderr, "cgmap: %s:%d: %s\n", d->file, d->line, d->message);
+			fprintf(stderr, "cgmap: %s:%d: %s\n", file.data, d->line, message.data);
 		else if (d->file)
-			fprintf(stderr, "cgmap: %s: %s\n", d->file, d->message);
+			fprintf(stderr, "cgmap: %s: %s\n", file.data, message.data);
 		else
-			fprintf(stderr, "cgmap: %s\n", d->message);
+			fprintf(stderr, "cgmap: %s\n", message.data);
+		cgm_strbuf_free(&file), cgm_strbuf_free(&message);
 	}
 	if ((rc = cgm_report_write(&out, model, kind, format)) < 0)
 		goto fail;

@@ -580,9 +580,22 @@ void cgm_diff_free(cgm_diff *diff)
 
 /* ---- writers ---- */
 
+/* s as terminal-safe text (cgm_escape_text) in buf, reset first. */
+static const char *text_of(cgm_strbuf *buf, const char *s)
+{
+	cgm_strbuf_reset(buf);
+	cgm_escape_text(buf, s ? s : "");
+	return cgm_strbuf_cstr(buf);
+}
+
 static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 {
-	cgm_strbuf_printf(o, "cgmap diff: %s -> %s\n", d->base_name, d->head_name);
+	cgm_strbuf fn = CGM_STRBUF_INIT, detail = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(o, "cgmap diff: ");
+	cgm_escape_text(o, d->base_name);
+	cgm_strbuf_puts(o, " -> ");
+	cgm_escape_text(o, d->head_name);
+	cgm_strbuf_putc(o, '\n');
 	if (d->nfindings == 0) {
 		cgm_strbuf_puts(o, "no difference\n");
 		return;
@@ -597,7 +610,7 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 	int wcode = 0, wfn = 0;
 	for (int i = 0; i < d->nfindings; i++) {
 		int lc = (int)strlen(finding_names[d->findings[i].code]);
-		int lf = (int)strlen(d->findings[i].function);
+		int lf = (int)strlen(text_of(&fn, d->findings[i].function));
 		wcode = lc > wcode ? lc : wcode;
 		wfn = lf > wfn ? lf : wfn;
 	}
@@ -613,9 +626,11 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 			snprintf(line, sizeof line, "line %d", f->line);
 		cgm_strbuf_printf(o, "%s%-*s  %-*s  %-10s %s\n",
 				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
-				  finding_names[f->code], wfn, f->function, line,
-				  f->detail ? f->detail : "");
+				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
+				  text_of(&detail, f->detail));
 	}
+	cgm_strbuf_free(&fn);
+	cgm_strbuf_free(&detail);
 	bool any = false;
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (failing && failing[k] && d->counts[k]) {
@@ -629,8 +644,9 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 static void md_code(cgm_strbuf *o, const char *s)
 {
 	/* Inline code cannot escape a backquote; ids rarely hold one, and
-	 * then plain escaped text is the safe form. */
-	if (strchr(s, '`') || strchr(s, '|') || strchr(s, '\n')) {
+	 * then plain escaped text is the safe form.  So it is for a control,
+	 * a bidi control or a bad byte, which code would show raw. */
+	if (strchr(s, '`') || strchr(s, '|') || !cgm_escape_is_plain(s)) {
 		cgm_escape_markdown(o, s);
 		return;
 	}

@@ -88,13 +88,16 @@ typedef struct {
 	unsigned *trigger_events; /* per function index: events of the triggers calling it */
 	int *ndynamic;      /* per drawn function index: its dynamic EXECUTE sites */
 	int *nmissing;      /* per drawn function index: its sites with a missing callee */
-	char *id_text;      /* the drawn functions' ids escaped, one block */
+	char *id_text;      /* the drawn functions' ids escaped as text, one block */
 	size_t *id_at;      /* per drawn function index: where its text starts */
 	size_t *id_len;
+	char *node_text;    /* the same ids escaped as node names (one to one) */
+	size_t *node_at;
+	size_t *node_len;
 	cgm_strbuf raw, piece, label, tables, table; /* scratch, reused */
 } dot_writer;
 
-static void escape_dot(dot_writer *w, const char *s)
+static void escape_runs(dot_writer *w, const char *s, void (*escape)(cgm_strbuf *, const char *))
 {
 	cgm_outfile *o = &w->file;
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *end = p + strlen((const char *)p);
@@ -114,9 +117,22 @@ static void escape_dot(dot_writer *w, const char *s)
 		cgm_strbuf_reset(&w->raw);
 		cgm_strbuf_add(&w->raw, (const char *)run, (size_t)(p - run));
 		cgm_strbuf_reset(&w->piece);
-		cgm_escape_dot(&w->piece, w->raw.data);
+		escape(&w->piece, w->raw.data);
 		cgm_outfile_add(o, w->piece.data, w->piece.len);
 	}
+}
+
+/* Label and tooltip text. */
+static void escape_dot(dot_writer *w, const char *s)
+{
+	escape_runs(w, s, cgm_escape_dot);
+}
+
+/* A node or cluster name: escaped one to one (cgm_escape_dot_id), which
+ * differs from label text only in what is not plain. */
+static void escape_dot_id(dot_writer *w, const char *s)
+{
+	escape_runs(w, s, cgm_escape_dot_id);
 }
 
 #define lit(w, literal) cgm_outfile_lit(&(w)->file, literal)
@@ -135,12 +151,18 @@ static void put_id_text(dot_writer *w, int fi)
 	cgm_outfile_add(&w->file, w->id_text + w->id_at[fi], w->id_len[fi]);
 }
 
+/* A drawn function's id escaped as a node name. */
+static void put_node_text(dot_writer *w, int fi)
+{
+	cgm_outfile_add(&w->file, w->node_text + w->node_at[fi], w->node_len[fi]);
+}
+
 /* Node names: function ids end with ')' and the other node kinds never do,
  * so the name spaces cannot meet. */
 static void put_function_node(dot_writer *w, int fi)
 {
 	cgm_outfile_putc(&w->file, '"');
-	put_id_text(w, fi);
+	put_node_text(w, fi);
 	cgm_outfile_putc(&w->file, '"');
 }
 
@@ -149,7 +171,7 @@ static void put_function_node(dot_writer *w, int fi)
 static void put_dynamic_node(dot_writer *w, int fi, int site_index)
 {
 	cgm_outfile_putc(&w->file, '"');
-	put_id_text(w, fi);
+	put_node_text(w, fi);
 	lit(w, " EXECUTE site ");
 	cgm_outfile_int(&w->file, site_index + 1);
 	cgm_outfile_putc(&w->file, '"');
@@ -168,7 +190,7 @@ static void written_name(cgm_strbuf *out, const cgm_site *site)
 static void put_missing_node(dot_writer *w, const char *written)
 {
 	lit(w, "\"missing: ");
-	escape_dot(w, written);
+	escape_dot_id(w, written);
 	cgm_outfile_putc(&w->file, '"');
 }
 
@@ -328,7 +350,7 @@ static void emit_clusters(dot_writer *w)
 		const char *schema = w->nodes[i].k1;
 		/* "cluster_<schema>": the prefix is plain ASCII. */
 		lit(w, "  subgraph \"cluster_");
-		escape_dot(w, schema ? schema : "");
+		escape_dot_id(w, schema ? schema : "");
 		lit(w, "\" {\n    label=\"schema ");
 		escape_dot(w, schema ? schema : "(none)");
 		lit(w, "\";\n    style=\"rounded\";\n    color=\"#999999\";\n"
@@ -665,6 +687,9 @@ static void dot_writer_free(dot_writer *w)
 	free(w->id_text);
 	free(w->id_at);
 	free(w->id_len);
+	free(w->node_text);
+	free(w->node_at);
+	free(w->node_len);
 }
 
 static void emit_graph(dot_writer *w, const int *edge_order)
@@ -690,13 +715,16 @@ static void emit_graph(dot_writer *w, const int *edge_order)
 	lit(w, "}\n");
 }
 
-/* Every drawn id escaped once: the edges and tooltips repeat them. */
+/* Every drawn id escaped once, as tooltip text and as a node name: the
+ * edges and tooltips repeat them. */
 static void escape_ids(dot_writer *w)
 {
 	const cgm_model *m = w->model;
-	cgm_strbuf ids = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
+	cgm_strbuf ids = CGM_STRBUF_INIT, nodes = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
 	w->id_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
 	w->id_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
+	w->node_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
+	w->node_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
 	for (int i = 0; i < w->nnodes; i++) {
 		int fi = w->nodes[i].index;
 		/* escape_dot() appends to the file: cgm_escape_dot() here. */
@@ -705,9 +733,15 @@ static void escape_ids(dot_writer *w)
 		w->id_at[fi] = ids.len;
 		w->id_len[fi] = one.len;
 		cgm_strbuf_add(&ids, one.data, one.len);
+		cgm_strbuf_reset(&one);
+		cgm_escape_dot_id(&one, m->functions[fi].id);
+		w->node_at[fi] = nodes.len;
+		w->node_len[fi] = one.len;
+		cgm_strbuf_add(&nodes, one.data, one.len);
 	}
 	cgm_strbuf_free(&one);
 	w->id_text = ids.data;
+	w->node_text = nodes.data;
 }
 
 int cgm_emit_dot(const cgm_model *model, const char *path)

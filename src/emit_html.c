@@ -7,7 +7,11 @@
  * processes, each with its own Graphviz context, each writing whole files.
  *
  * In:  an indexed model (read-only), options, an output folder.
- * Out: files under outdir; 0 or a negative CGM_E* code with the message set.
+ * Out: files under outdir, each through a temporary file and a rename with
+ *      no link followed (outdir.h), and the manifest of them
+ *      (.cgmap-manifest), by which the next rendering into the folder
+ *      removes the pages it does not write again; 0 or a negative CGM_E*
+ *      code with the message set.
  * Memory: the html_ctx arrays are malloc'd here and freed before returning.
  */
 #include "html_internal.h"
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -386,6 +391,7 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 	int *pipes = cgm_xcalloc((size_t)nworkers, sizeof(int));
 	int rc = 0;
 	fflush(NULL);
+	pid_t parent = getpid();
 	int started = 0;
 	for (; started < nworkers; started++) {
 		int fds[2];
@@ -400,6 +406,11 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 			break;
 		}
 		if (pid == 0) {
+			/* A worker must not outlive cgmap: killed with the parent
+			 * (even by SIGKILL, which no handler sees), and gone at once
+			 * if the parent died before the request was made. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+				_exit(1);
 			close(fds[0]);
 			for (int k = 0; k < started; k++)
 				close(pipes[k]);
@@ -451,6 +462,129 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 	return rc;
 }
 
+/* ---- what the site writes, and the manifest of it ---- */
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+/* rel is folder + a plain file name (no leading dot) ending with ext. */
+static bool in_folder(const char *rel, const char *folder, const char *ext)
+{
+	size_t nf = strlen(folder), ne = strlen(ext), n = strlen(rel);
+	if (strncmp(rel, folder, nf) != 0 || n <= nf + ne || rel[nf] == '.' ||
+	    strcmp(rel + n - ne, ext) != 0)
+		return false;
+	for (const char *p = rel + nf; *p; p++)
+		if (!name_char(*p))
+			return false;
+	return true;
+}
+
+/* Whether rel has the shape of a file the site writes: the only entries
+ * of a manifest cgmap ever removes. */
+static bool site_shaped(const char *rel)
+{
+	return strcmp(rel, "index.html") == 0 || strcmp(rel, "search-index.js") == 0 ||
+	       in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
+	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
+	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot");
+}
+
+/* Append folder + the first len bytes of name + ext to the list. */
+static void list_add(char ***list, int *n, int *cap, const char *folder, const char *name,
+		     size_t len, const char *ext)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*list = cgm_xrealloc(*list, sizeof(char *) * (size_t)*cap);
+	}
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&b, folder);
+	cgm_strbuf_add(&b, name, len);
+	cgm_strbuf_puts(&b, ext);
+	(*list)[(*n)++] = b.data;
+}
+
+/* Every file this rendering writes (the writers' names, sorted). */
+static char **site_files(const html_ctx *ctx, int *n)
+{
+	char **list = NULL;
+	int cap = 0;
+	*n = 0;
+	static const char *const fixed[] = { "index.html", "search-index.js", "assets/cgmap.css",
+					     "assets/cgmap.js" };
+	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+		list_add(&list, n, &cap, "", fixed[k], strlen(fixed[k]), "");
+	for (int r = 0; r < html_nreports; r++)
+		list_add(&list, n, &cap, "reports/", html_report_files[r],
+			 strlen(html_report_files[r]), "");
+	for (int s = 0; s < ctx->nschemas; s++) {
+		const char *page = ctx->schemas[s].page;
+		list_add(&list, n, &cap, "schemas/", page, strlen(page), "");
+		list_add(&list, n, &cap, "dot/schemas/", page, strlen(page) - 5, ".dot");
+	}
+	for (int i = 0; i < ctx->nuser; i++) {
+		const char *page = ctx->page[i];
+		list_add(&list, n, &cap, "functions/", page, strlen(page), "");
+		list_add(&list, n, &cap, "dot/functions/", page, strlen(page) - 5, ".dot");
+	}
+	*n = cgm_outdir_list_sort(list, *n);
+	return list;
+}
+
+static int write_site(const html_ctx *ctx, const cgm_html_options *o)
+{
+	int nworkers = o->threads ? o->threads : online_cores();
+	int nitems = ctx->nschemas + ctx->nuser;
+	if (nworkers > nitems)
+		nworkers = nitems;
+	if (nworkers <= 1) {
+		int rc = write_site_pages(ctx);
+		if (!rc && nitems)
+			rc = write_graph_pages(ctx, 0, 1);
+		return rc;
+	}
+	return run_workers(ctx, nworkers);
+}
+
+/* The site, and the manifest around it: before any page is written the
+ * manifest lists the old files and the new ones, so whatever stops this
+ * run, the next one knows every file cgmap may have left; once the site
+ * is whole, the old files not written again are removed and the manifest
+ * lists just the new ones. */
+static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
+			       const cgm_html_options *o)
+{
+	int nfresh = 0, nold = 0;
+	char **fresh = site_files(ctx, &nfresh);
+	char **old = cgm_outdir_manifest_read(dir, site_shaped, &nold);
+	char **both = cgm_xcalloc((size_t)(nfresh + nold) + 1, sizeof(char *));
+	memcpy(both, fresh, sizeof(char *) * (size_t)nfresh);
+	if (nold)
+		memcpy(both + nfresh, old, sizeof(char *) * (size_t)nold);
+	int rc = cgm_outdir_manifest_write(dir, both, nfresh + nold);
+	free(both);
+	/* What a killed run was writing when it died. */
+	if (!rc) {
+		int swept = cgm_outdir_sweep(dir, site_shaped);
+		rc = swept < 0 ? swept : 0;
+	}
+	if (!rc)
+		rc = write_site(ctx, o);
+	if (!rc) {
+		int removed = cgm_outdir_prune(dir, old, nold, fresh, nfresh, site_shaped);
+		rc = removed < 0 ? removed : 0;
+	}
+	if (!rc)
+		rc = cgm_outdir_manifest_write(dir, fresh, nfresh);
+	cgm_outdir_list_free(fresh, nfresh);
+	cgm_outdir_list_free(old, nold);
+	return rc;
+}
+
 int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir)
 {
 	cgm_html_options o;
@@ -466,24 +600,18 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 	if (!outdir || !*outdir)
 		return cgm_error(CGM_EUSAGE, "no output folder given");
 
-	int rc = html_mkdirs(outdir);
-	if (rc)
+	cgm_outdir dir;
+	int rc = html_open_folders(&dir, outdir);
+	if (rc) {
+		cgm_outdir_close(&dir);
 		return rc;
+	}
 	html_ctx ctx;
 	rc = html_ctx_build(&ctx, model, &o, outdir);
-	if (!rc) {
-		int nworkers = o.threads ? o.threads : online_cores();
-		int nitems = ctx.nschemas + ctx.nuser;
-		if (nworkers > nitems)
-			nworkers = nitems;
-		if (nworkers <= 1) {
-			rc = write_site_pages(&ctx);
-			if (!rc && nitems)
-				rc = write_graph_pages(&ctx, 0, 1);
-		} else {
-			rc = run_workers(&ctx, nworkers);
-		}
-	}
+	ctx.dir = &dir;
+	if (!rc)
+		rc = write_with_manifest(&ctx, &dir, &o);
 	html_ctx_free(&ctx);
+	cgm_outdir_close(&dir);
 	return rc;
 }

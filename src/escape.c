@@ -5,11 +5,17 @@
  * caller-owned cgm_strbuf; nothing is allocated that the caller must free
  * apart from the buffer itself.
  *
- * Every escaper walks the input as UTF-8; a byte that does not start a valid,
- * shortest-form sequence (or a surrogate, or a code point above U+10FFFF)
- * becomes U+FFFD, one replacement per bad byte, so the output is always
- * valid UTF-8 whatever the catalog held.  Control characters that the medium
- * cannot show raw become their visible "control picture" (U+2400 + c).
+ * Every escaper walks the input as UTF-8, so the output is always valid
+ * UTF-8 whatever the catalog held.  What a reader must see but a terminal,
+ * browser or Markdown viewer would act on is shown escaped, never passed
+ * raw: in HTML, Markdown and DOT labels a C0 control or DEL becomes its
+ * "control picture" (U+2400 + c); a C1 control (U+0080..U+009F) or a bidi
+ * control (U+200E/F, U+202A..E, U+2066..9, U+061C) becomes the text
+ * \uXXXX; a byte that does not start a valid, shortest-form sequence (or a
+ * surrogate, or a code point above U+10FFFF) becomes the text \xXX, one per
+ * bad byte (JSON, which is data, gets U+FFFD).  Plain text (terminals) shows
+ * every control as \t, \n, \r or \xXX.  DOT node names are escaped
+ * injectively (cgm_escape_dot_id): two different ids never become one node.
  */
 #include "cgmap/escape.h"
 
@@ -18,6 +24,8 @@
 #include <string.h>
 
 #define REPLACEMENT_CHAR 0xFFFD
+/* walk() hands an invalid byte b to the escapers as BAD_BYTE | b. */
+#define BAD_BYTE 0x80000000u
 
 /* Decode one code point at s (s[0] != 0).  Returns the bytes it takes, or 0
  * when s does not start a valid sequence. */
@@ -87,6 +95,31 @@ static bool is_c1_control(uint32_t cp)
 	return cp >= 0x80 && cp <= 0x9F;
 }
 
+/* The invisible characters that reorder the text around them. */
+static bool is_bidi_control(uint32_t cp)
+{
+	return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061C;
+}
+
+/* A C1 or bidi control, or an invalid byte: what no medium shows raw. */
+static bool is_hidden(uint32_t cp)
+{
+	return (cp & BAD_BYTE) || is_c1_control(cp) || is_bidi_control(cp);
+}
+
+/* The visible form of a hidden character: \xXX for an invalid byte,
+ * \uXXXX for a code point; `backslash` is how the medium writes one
+ * backslash ("\\" inside a DOT string). */
+static void put_hidden(cgm_strbuf *out, uint32_t cp, const char *backslash)
+{
+	cgm_strbuf_puts(out, backslash);
+	if (cp & BAD_BYTE)
+		cgm_strbuf_printf(out, "x%02X", (unsigned)(cp & 0xFF));
+	else
+		cgm_strbuf_printf(out, "u%04X", (unsigned)cp);
+}
+
 /* Calls emit(out, cp) for every code point of s, with U+FFFD for each
  * invalid byte; the escapers differ only in emit. */
 typedef void (*emit_fn)(cgm_strbuf *out, uint32_t cp, bool at_start);
@@ -103,7 +136,7 @@ static void walk(cgm_strbuf *out, const char *s, emit_fn emit)
 		uint32_t cp;
 		size_t n = utf8_decode(p, &cp);
 		if (n == 0) {
-			cp = REPLACEMENT_CHAR;
+			cp = BAD_BYTE | *p;
 			n = 1;
 		}
 		emit(out, cp, at_start);
@@ -139,8 +172,8 @@ static void emit_dot(cgm_strbuf *out, uint32_t cp, bool at_start)
 	}
 	if (cp < 0x20 || cp == 0x7F)
 		put_control_picture(out, cp);
-	else if (is_c1_control(cp))
-		put_utf8(out, REPLACEMENT_CHAR);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\\\");
 	else
 		put_utf8(out, cp);
 }
@@ -148,6 +181,50 @@ static void emit_dot(cgm_strbuf *out, uint32_t cp, bool at_start)
 void cgm_escape_dot(cgm_strbuf *out, const char *s)
 {
 	walk(out, s, emit_dot);
+}
+
+/* A DOT node or cluster name: the text of a quoted string, one to one.
+ * DOT's lexer turns only \" back into a quote and keeps every other
+ * backslash, so each backslash of the name is doubled, and whatever is not
+ * shown as it is becomes a backslash escape: \n \t \r, \xXX for another
+ * control, DEL or an invalid byte, \uXXXX for a C1 or bidi control.  An
+ * escape thus always starts with a single backslash and a letter, which a
+ * name's own (doubled) backslashes never give.  '&' is &amp; as in labels
+ * (Graphviz decodes entities): every '&' of the text starts one. */
+static void emit_dot_id(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	(void)at_start;
+	switch (cp) {
+	case '"':
+		cgm_strbuf_puts(out, "\\\"");
+		return;
+	case '\\':
+		cgm_strbuf_puts(out, "\\\\");
+		return;
+	case '&':
+		cgm_strbuf_puts(out, "&amp;");
+		return;
+	case '\n':
+		cgm_strbuf_puts(out, "\\n");
+		return;
+	case '\r':
+		cgm_strbuf_puts(out, "\\r");
+		return;
+	case '\t':
+		cgm_strbuf_puts(out, "\\t");
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		cgm_strbuf_printf(out, "\\x%02X", (unsigned)cp);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\");
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_dot_id(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_dot_id);
 }
 
 /* HTML text and attribute values alike.  Tab, LF and CR are allowed raw;
@@ -178,8 +255,8 @@ static void emit_html(cgm_strbuf *out, uint32_t cp, bool at_start)
 	}
 	if (cp < 0x20 || cp == 0x7F)
 		put_control_picture(out, cp);
-	else if (is_c1_control(cp))
-		put_utf8(out, REPLACEMENT_CHAR);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\");
 	else
 		put_utf8(out, cp);
 }
@@ -194,6 +271,8 @@ void cgm_escape_html(cgm_strbuf *out, const char *s)
  * <script> block (the site embeds the graph) without ending it. */
 static void emit_json(cgm_strbuf *out, uint32_t cp, bool at_start)
 {
+	if (cp & BAD_BYTE)
+		cp = REPLACEMENT_CHAR;
 	switch (cp) {
 	case '"':
 		cgm_strbuf_puts(out, "\\\"");
@@ -259,8 +338,8 @@ static void emit_markdown(cgm_strbuf *out, uint32_t cp, bool at_start)
 	}
 	if (cp < 0x20 || cp == 0x7F)
 		put_control_picture(out, cp);
-	else if (is_c1_control(cp))
-		put_utf8(out, REPLACEMENT_CHAR);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\"); /* "\\u" is no Markdown escape: shown as is */
 	else
 		put_utf8(out, cp);
 }
@@ -281,6 +360,50 @@ void cgm_escape_markdown(cgm_strbuf *out, const char *s)
 		out->data[start + digits] = '\\';
 	}
 	/* ')' is always escaped above, so only '.' needs the fix-up. */
+}
+
+/* Plain text for a terminal: every control shown as an escape, the rest
+ * (backslashes too) as it is. */
+static void emit_text(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	(void)at_start;
+	switch (cp) {
+	case '\n':
+		cgm_strbuf_puts(out, "\\n");
+		return;
+	case '\r':
+		cgm_strbuf_puts(out, "\\r");
+		return;
+	case '\t':
+		cgm_strbuf_puts(out, "\\t");
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		cgm_strbuf_printf(out, "\\x%02X", (unsigned)cp);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\");
+	else
+		put_utf8(out, cp);
+}
+
+void cgm_escape_text(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_text);
+}
+
+bool cgm_escape_is_plain(const char *s)
+{
+	if (!s)
+		return true;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		if (n == 0 || cp < 0x20 || cp == 0x7F || is_hidden(cp))
+			return false;
+		p += n;
+	}
+	return true;
 }
 
 /* Longest readable part of a file name; the hash after it keeps the name

@@ -16,6 +16,7 @@
 #include "cgmap/html.h"
 #include "cgmap/model.h"
 #include "cgmap/strbuf.h"
+#include "outdir.h"
 
 typedef struct html_schema {
 	const char *name;
@@ -29,6 +30,7 @@ typedef struct html_ctx {
 	const cgm_model *model;
 	cgm_html_options opts;
 	const char *outdir;
+	const cgm_outdir *dir; /* the open output folder and its subfolders */
 
 	int nfn;              /* model->nfunctions (builtins included) */
 	int nuser;            /* functions with a page: [0, nuser) */
@@ -77,10 +79,15 @@ bool html_fn_entry(const cgm_function *f);
 const char *html_provenance_name(unsigned provenance);
 /* The graph legend (one per graph page). */
 void html_legend(cgm_strbuf *b, const html_ctx *ctx);
-/* Write buf to outdir/rel (rel's folders already exist). */
+/* Write buf to outdir/rel through the open folder (cgm_outdir_write:
+ * temporary file and rename, no link followed). */
 int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf);
 int html_write_assets(const html_ctx *ctx);
-int html_mkdirs(const char *outdir);
+/* Open outdir and every subfolder of the site in d (cgm_outdir_close). */
+int html_open_folders(cgm_outdir *d, const char *outdir);
+/* The reports' file names inside reports/, and how many there are. */
+extern const char *const html_report_files[];
+extern const int html_nreports;
 
 /* ---- html_graph.c: graphs as DOT, laid out to SVG ---- */
 typedef struct html_graph_scratch html_graph_scratch;

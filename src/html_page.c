@@ -4,7 +4,7 @@
  * assets/), formatters for figures and statuses, and file output.
  *
  * In:  the html_ctx (read-only) and caller-owned strbufs to append to.
- * Out: text appended to those buffers; files under ctx->outdir.  Every name
+ * Out: text appended to those buffers; files under ctx->outdir (outdir.h).  Every name
  * from the model goes through cgm_escape_html before it reaches a page.
  */
 #include "html_internal.h"
@@ -25,7 +25,7 @@ void html_text(cgm_strbuf *b, const char *s)
 static const struct {
 	const char *file;
 	const char *label;
-} report_links[] = {
+} report_links[] = { /* the order of html_write_reports */
 	{ "dead.html", "dead" },
 	{ "cold.html", "cold" },
 	{ "dynamic.html", "unseen dynamic" },
@@ -34,6 +34,11 @@ static const struct {
 	{ "errors.html", "parse errors" },
 	{ "cycles.html", "cycles" },
 };
+
+const char *const html_report_files[] = { "dead.html",    "cold.html",   "dynamic.html",
+					  "unexplained.html", "missing.html", "errors.html",
+					  "cycles.html" };
+const int html_nreports = (int)(sizeof(html_report_files) / sizeof(html_report_files[0]));
 
 void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const char *title)
 {
@@ -235,58 +240,16 @@ void html_legend(cgm_strbuf *b, const html_ctx *ctx)
 
 int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
 {
-	char path[4096];
-	if (snprintf(path, sizeof(path), "%s/%s", ctx->outdir, rel) >= (int)sizeof(path))
-		return cgm_error(CGM_EIO, "output path too long: '%s/%s'", ctx->outdir, rel);
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return cgm_error(CGM_EIO, "cannot write '%s': %s", path, strerror(errno));
-	size_t len = buf->len;
-	bool ok = len == 0 || fwrite(buf->data, 1, len, f) == len;
-	if (fclose(f) != 0)
-		ok = false;
-	if (!ok)
-		return cgm_error(CGM_EIO, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+	return cgm_outdir_write(ctx->dir, rel, buf->data ? buf->data : "", buf->len);
 }
 
-static int make_dir(const char *path)
+int html_open_folders(cgm_outdir *d, const char *outdir)
 {
-	if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		return cgm_error(CGM_EIO, "cannot create folder '%s': a file of that name exists",
-				 path);
-	}
-	return cgm_error(CGM_EIO, "cannot create folder '%s': %s", path, strerror(errno));
-}
-
-int html_mkdirs(const char *outdir)
-{
-	char path[4096];
-	size_t len = strlen(outdir);
-	if (len == 0 || len + 32 >= sizeof(path))
-		return cgm_error(CGM_EUSAGE, "bad output folder '%s'", outdir);
-	/* Every missing parent of outdir, like mkdir -p. */
-	memcpy(path, outdir, len + 1);
-	for (size_t i = 1; i < len; i++) {
-		if (path[i] != '/')
-			continue;
-		path[i] = '\0';
-		int rc = make_dir(path);
-		path[i] = '/';
-		if (rc)
-			return rc;
-	}
-	int rc = make_dir(outdir);
-	static const char *const subdirs[] = { "assets",    "functions",     "schemas",
-					       "reports",   "dot",           "dot/functions",
-					       "dot/schemas" };
-	for (size_t i = 0; !rc && i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", outdir, subdirs[i]);
-		rc = make_dir(path);
-	}
+	int rc = cgm_outdir_open(d, outdir);
+	static const char *const subdirs[] = { "assets",  "functions",     "schemas",
+					       "reports", "dot/functions", "dot/schemas" };
+	for (size_t i = 0; !rc && i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+		rc = cgm_outdir_subdir(d, subdirs[i]);
 	return rc;
 }
 

@@ -357,29 +357,43 @@ int html_write_index(const html_ctx *ctx)
 	return rc;
 }
 
+/* A name for the search index, which the page's script shows as text: a
+ * control, bidi control or bad byte goes in already shown escaped
+ * (cgm_escape_text), as the pages show it. */
+static void visible_json(cgm_strbuf *b, cgm_strbuf *scratch, const char *s)
+{
+	if (cgm_escape_is_plain(s)) {
+		cgm_escape_json(b, s);
+		return;
+	}
+	cgm_strbuf_reset(scratch);
+	cgm_escape_text(scratch, s);
+	cgm_escape_json(b, cgm_strbuf_cstr(scratch));
+}
+
 /* search-index.js: a script, not JSON, so it loads from file:// where a
  * fetch() of a local file is refused.  Entries: [id, page, status, name]. */
 int html_write_search_index(const html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
-	cgm_strbuf b = CGM_STRBUF_INIT, status = CGM_STRBUF_INIT;
+	cgm_strbuf b = CGM_STRBUF_INIT, status = CGM_STRBUF_INIT, shown = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&b, "/* cgmap search index: [id, page, status, name] per function. */\n"
 			    "window.CGMAP_INDEX = [\n");
 	for (int i = 0; i < ctx->nuser; i++) {
 		const cgm_function *f = &m->functions[i];
 		cgm_strbuf_puts(&b, "[\"");
-		cgm_escape_json(&b, f->id);
+		visible_json(&b, &shown, f->id);
 		cgm_strbuf_printf(&b, "\",\"functions/%s\",\"", ctx->page[i]);
 		cgm_strbuf_reset(&status);
 		html_status_text(&status, ctx, i);
 		cgm_escape_json(&b, cgm_strbuf_cstr(&status));
 		cgm_strbuf_puts(&b, "\",\"");
-		cgm_escape_json(&b, f->name ? f->name : f->id);
+		visible_json(&b, &shown, f->name ? f->name : f->id);
 		cgm_strbuf_puts(&b, i + 1 < ctx->nuser ? "\"],\n" : "\"]\n");
 	}
 	cgm_strbuf_puts(&b, "];\n");
 	int rc = html_write_file(ctx, "search-index.js", &b);
-	cgm_strbuf_free(&b), cgm_strbuf_free(&status);
+	cgm_strbuf_free(&b), cgm_strbuf_free(&status), cgm_strbuf_free(&shown);
 	return rc;
 }
 

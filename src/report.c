@@ -642,15 +642,25 @@ static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
 {
 	if (is_analysis(kind)) {
 		cgm_strbuf_printf(out, "# %s: %d\n", t->title, t->nrows);
-		if (model->has_runtime)
-			cgm_strbuf_printf(out, "# runtime data covers %s\n", window_text(model));
-		else
+		if (model->has_runtime) {
+			cgm_strbuf_puts(out, "# runtime data covers ");
+			cgm_escape_text(out, window_text(model));
+			cgm_strbuf_putc(out, '\n');
+		} else {
 			cgm_strbuf_puts(out, "# no runtime data\n");
-		if (t->note)
-			cgm_strbuf_printf(out, "# %s\n", t->note);
+		}
+		if (t->note) {
+			cgm_strbuf_puts(out, "# ");
+			cgm_escape_text(out, t->note);
+			cgm_strbuf_putc(out, '\n');
+		}
 	}
-	for (int i = 0; i < t->nrows; i++)
-		cgm_strbuf_printf(out, "%s\n", t->rows[i].text);
+	/* A row is one line: names in it cannot break it, move the cursor or
+	 * turn the text around (cgm_escape_text). */
+	for (int i = 0; i < t->nrows; i++) {
+		cgm_escape_text(out, t->rows[i].text);
+		cgm_strbuf_putc(out, '\n');
+	}
 }
 
 static void csv_field(cgm_strbuf *out, const char *s)

@@ -26,6 +26,7 @@
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/infile.h"
+#include "outdir.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
 
@@ -470,13 +471,12 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 	free(funcs);
 
 	int rc = 0;
-	bool to_stdout = strcmp(path, "-") == 0;
-	FILE *f = to_stdout ? stdout : fopen(path, "w");
-	if (!f) {
-		rc = cgm_error(CGM_EIO, "cannot write runtime file '%s': %s", path, strerror(errno));
+	if (strcmp(path, "-") != 0) {
+		/* Whole or not at all, and never through a link (outdir.h). */
+		rc = cgm_outstream_write_whole(path, out.data, out.len);
 	} else {
-		bool bad = fwrite(out.data, 1, out.len, f) != out.len;
-		bad |= to_stdout ? fflush(f) != 0 : fclose(f) != 0;
+		bool bad = fwrite(out.data, 1, out.len, stdout) != out.len;
+		bad |= fflush(stdout) != 0;
 		if (bad)
 			rc = cgm_error(CGM_EIO, "cannot write runtime file '%s'", path);
 	}

@@ -3,21 +3,36 @@
  *
  * In: any bytes (names and sources may hold quotes, backslashes, '<', control
  * characters and non-ASCII).  Out: appended to a caller-owned cgm_strbuf.
- * Invalid UTF-8 is replaced by U+FFFD so every output stays valid.
+ * Every output stays valid UTF-8.  Controls (C0, DEL, C1), bidi controls
+ * and invalid bytes are shown visibly escaped in every medium a person
+ * reads (text, HTML, Markdown, DOT), never passed raw; JSON replaces an
+ * invalid byte by U+FFFD.
  */
 #ifndef CGMAP_ESCAPE_H
 #define CGMAP_ESCAPE_H
 
+#include <stdbool.h>
+
 #include "cgmap/strbuf.h"
 
-/* Inside a DOT double-quoted string (without the quotes). */
+/* A DOT label or tooltip: inside a double-quoted string (without the
+ * quotes); TAB shows as a space, CR is dropped. */
 void cgm_escape_dot(cgm_strbuf *out, const char *s);
+/* A DOT node or cluster name (inside the quotes): injective, so two
+ * different names never become one node. */
+void cgm_escape_dot_id(cgm_strbuf *out, const char *s);
 /* HTML text or attribute value (&, <, >, ", '). */
 void cgm_escape_html(cgm_strbuf *out, const char *s);
 /* Inside a JSON string (without the quotes). */
 void cgm_escape_json(cgm_strbuf *out, const char *s);
 /* Markdown table cell / inline text (|, `, *, _, <, [ ...). */
 void cgm_escape_markdown(cgm_strbuf *out, const char *s);
+/* Plain text for a terminal (text reports, the text diff): controls as
+ * \t \n \r \xXX, C1 and bidi controls as \uXXXX, invalid bytes as \xXX. */
+void cgm_escape_text(cgm_strbuf *out, const char *s);
+/* True when s holds nothing the escapers above would show escaped besides
+ * ordinary punctuation: no control, bidi control or invalid byte. */
+bool cgm_escape_is_plain(const char *s);
 /* A file name made from a function id: [A-Za-z0-9._-] kept, everything
  * else hex-encoded, plus a short hash so distinct ids never collide. */
 void cgm_escape_filename(cgm_strbuf *out, const char *s);

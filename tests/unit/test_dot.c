@@ -199,7 +199,7 @@ static char *dot_name(const char *prefix, const char *s)
 {
 	cgm_strbuf buf = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&buf, prefix);
-	cgm_escape_dot(&buf, s);
+	cgm_escape_dot_id(&buf, s);
 	char *out = malloc(buf.len + 1), *o = out;
 	for (const char *p = cgm_strbuf_cstr(&buf); *p; p++) {
 		if (p[0] == '\\' && p[1] == '"')
@@ -338,8 +338,9 @@ static void test_structure(void **state)
 	assert_non_null(strstr(attr(edge_with(g, weird, quoted, "style", "dashed"), "tooltip"),
 			       "lines 2, 4"));
 
-	/* Invalid UTF-8 became U+FFFD. */
-	node(g, "", "app.\"bad\xEF\xBF\xBDname\"()");
+	/* An invalid byte is named by its value, so the node name is valid
+	 * UTF-8 and no other id can share it. */
+	assert_non_null(agnode(g, "app.\"bad\\x80name\"()", 0));
 
 	/* 10 edges, 1 dynamic link, 3 missing edges, 7 legend edges. */
 	assert_int_equal(agnedges(g), 10 + 1 + 3 + 7);
@@ -438,6 +439,57 @@ static void test_escape_runs(void **state)
 	cgm_model_free(m);
 }
 
+/* Two functions whose ids differ only by TAB against space, or by a CR,
+ * are two nodes with their own edges: node names are never folded. */
+static void test_ids_never_fold(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	int caller = add_fn(m, "s", "caller", "", "s.caller()", "plpgsql");
+	int tab = add_fn(m, "s", "a\tb", "", "s.\"a\tb\"()", "plpgsql");
+	int space = add_fn(m, "s", "a b", "", "s.\"a b\"()", "plpgsql");
+	int cr = add_fn(m, "s", "c\r", "", "s.\"c\r\"()", "plpgsql");
+	int plain = add_fn(m, "s", "c", "", "s.c()", "plpgsql");
+	/* the same schema with a TAB or a CR: two more clusters */
+	int other = add_fn(m, "s\t", "d", "", "\"s\t\".d()", "plpgsql");
+	int other2 = add_fn(m, "s ", "d", "", "\"s \".d()", "plpgsql");
+	add_site(m, caller, 2, CGM_SITE_CALL, NULL, "x\ty", CGM_RES_MISSING, -1);
+	add_site(m, caller, 3, CGM_SITE_CALL, NULL, "x y", CGM_RES_MISSING, -1);
+	add_edge(m, caller, tab, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 4);
+	add_edge(m, caller, space, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 5);
+	add_edge(m, caller, cr, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 6);
+	add_edge(m, caller, plain, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 7);
+	add_edge(m, caller, other, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 8);
+	add_edge(m, caller, other2, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 9);
+	cgm_model_index(m);
+	Agraph_t *g = emit_and_parse(m, tmp_path("a.dot"));
+	const char *ids[] = { "s.\"a\tb\"()", "s.\"a b\"()", "s.\"c\r\"()", "s.c()",
+			      "\"s\t\".d()", "\"s \".d()" };
+	Agnode_t *from = node(g, "", "s.caller()");
+	Agnode_t *seen[6];
+	for (int i = 0; i < 6; i++) {
+		seen[i] = node(g, "", ids[i]);
+		for (int j = 0; j < i; j++)
+			if (seen[i] == seen[j])
+				fail_msg("%s and %s are one node", ids[i], ids[j]);
+		edge_with(g, from, seen[i], "style", "solid");
+	}
+	/* Functions and missing callees: every one its own node. */
+	int nodes = 0;
+	for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
+		if (strncmp(agnameof(n), "legend: ", 8) != 0)
+			nodes++;
+	assert_int_equal(nodes, 7 + 2);
+	node(g, "missing: ", "x\ty");
+	node(g, "missing: ", "x y");
+	char *tab_cluster = dot_name("cluster_", "s\t"), *space_cluster = dot_name("cluster_", "s ");
+	assert_non_null(agsubg(g, tab_cluster, 0));
+	assert_non_null(agsubg(g, space_cluster, 0));
+	free(tab_cluster), free(space_cluster);
+	agclose(g);
+	cgm_model_free(m);
+}
+
 /* A graph far larger than the output buffer is written in pieces: the file
  * is whole, parses, and holds every node and edge. */
 static void test_large_graph_streamed(void **state)
@@ -486,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_dot_tsvg),
 		cmocka_unit_test(test_empty_and_errors),
 		cmocka_unit_test(test_escape_runs),
+		cmocka_unit_test(test_ids_never_fold),
 		cmocka_unit_test(test_large_graph_streamed),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

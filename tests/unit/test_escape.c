@@ -80,7 +80,7 @@ static void test_dot(void **state)
 	assert_escapes(cgm_escape_dot, "l1\r\nl2\tx", "l1\\nl2 x");
 	assert_escapes(cgm_escape_dot, "bell\x07", "bell\xE2\x90\x87"); /* U+2407 */
 	assert_escapes(cgm_escape_dot, "Gr\xC3\xBC\xC3\x9F \xE6\x97\xA5", "Gr\xC3\xBC\xC3\x9F \xE6\x97\xA5");
-	assert_escapes(cgm_escape_dot, "a\x80z", "a\xEF\xBF\xBDz");
+	assert_escapes(cgm_escape_dot, "a\x80z", "a\\\\x80z"); /* shown as \\x80 */
 	assert_escapes(cgm_escape_dot, NULL, "");
 	assert_escapes(cgm_escape_dot, "", "");
 }
@@ -93,9 +93,9 @@ static void test_html(void **state)
 	assert_escapes(cgm_escape_html, "it's", "it&#39;s");
 	assert_escapes(cgm_escape_html, "a\\b\nc\td", "a\\b\nc\td");
 	assert_escapes(cgm_escape_html, "nul-ish\x01", "nul-ish\xE2\x90\x81");
-	assert_escapes(cgm_escape_html, "\xC2\x85", "\xEF\xBF\xBD"); /* C1 control NEL */
+	assert_escapes(cgm_escape_html, "\xC2\x85", "\\u0085"); /* C1 control NEL */
 	assert_escapes(cgm_escape_html, "caf\xC3\xA9", "caf\xC3\xA9");
-	assert_escapes(cgm_escape_html, "a\xC0\xAFz", "a\xEF\xBF\xBD\xEF\xBF\xBDz");
+	assert_escapes(cgm_escape_html, "a\xC0\xAFz", "a\\xC0\\xAFz");
 }
 
 /* Escaped JSON wrapped in quotes must parse back to the input. */
@@ -143,7 +143,81 @@ static void test_markdown(void **state)
 	assert_escapes(cgm_escape_markdown, "1.5", "1\\.5");
 	assert_escapes(cgm_escape_markdown, "app.f1", "app.f1");
 	assert_escapes(cgm_escape_markdown, "&copy; \\", "\\&copy; \\\\");
-	assert_escapes(cgm_escape_markdown, "\xC3\xA9\x80", "\xC3\xA9\xEF\xBF\xBD");
+	assert_escapes(cgm_escape_markdown, "\xC3\xA9\x80", "\xC3\xA9\\x80");
+}
+
+/* Bidi controls (Trojan Source) and C1 controls are shown, never passed
+ * raw, in every medium a person reads; JSON keeps them (it is data). */
+static void test_bidi_and_c1(void **state)
+{
+	(void)state;
+	/* U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LRI, U+200F RLM, U+061C ALM */
+	const char *in = "a\xE2\x80\xAE" "b\xE2\x81\xA6" "c\xE2\x80\x8F" "d\xD8\x9C" "e\xC2\x9B";
+	assert_escapes(cgm_escape_html, in, "a\\u202Eb\\u2066c\\u200Fd\\u061Ce\\u009B");
+	assert_escapes(cgm_escape_markdown, in, "a\\u202Eb\\u2066c\\u200Fd\\u061Ce\\u009B");
+	assert_escapes(cgm_escape_text, in, "a\\u202Eb\\u2066c\\u200Fd\\u061Ce\\u009B");
+	assert_escapes(cgm_escape_dot, in,
+		       "a\\\\u202Eb\\\\u2066c\\\\u200Fd\\\\u061Ce\\\\u009B");
+	assert_escapes(cgm_escape_json, "a\xE2\x80\xAE", "a\xE2\x80\xAE");
+	/* Neighbours of the bidi ranges stay as they are. */
+	assert_escapes(cgm_escape_text, "\xE2\x80\x8D\xE2\x80\xAF\xE2\x81\xAA", "\xE2\x80\x8D\xE2\x80\xAF\xE2\x81\xAA");
+}
+
+/* Text for a terminal: no control byte, escape sequence or bidi control
+ * reaches it; everything else (backslashes too) is as written. */
+static void test_text(void **state)
+{
+	(void)state;
+	assert_escapes(cgm_escape_text, "app.f(integer) \\ \xC3\xA9", "app.f(integer) \\ \xC3\xA9");
+	assert_escapes(cgm_escape_text, "red\x1B[31mX\x1B]0;title\x07", "red\\x1B[31mX\\x1B]0;title\\x07");
+	assert_escapes(cgm_escape_text, "a\tb\nc\rd\x7F", "a\\tb\\nc\\rd\\x7F");
+	assert_escapes(cgm_escape_text, "bad\xFF\xC3", "bad\\xFF\\xC3");
+	assert_escapes(cgm_escape_text, NULL, "");
+	for (size_t i = 0; i < sizeof(invalid_inputs) / sizeof(invalid_inputs[0]); i++) {
+		char *got = escaped(cgm_escape_text, invalid_inputs[i]);
+		assert_true(valid_utf8(got));
+		for (const unsigned char *p = (const unsigned char *)got; *p; p++)
+			assert_true(*p >= 0x20 && *p != 0x7F);
+		free(got);
+	}
+	assert_true(cgm_escape_is_plain("app.\"x y\"(text) \xC3\xA9 \\"));
+	assert_true(cgm_escape_is_plain(NULL));
+	assert_false(cgm_escape_is_plain("a\tb"));
+	assert_false(cgm_escape_is_plain("a\x1B"));
+	assert_false(cgm_escape_is_plain("a\xC2\x85"));
+	assert_false(cgm_escape_is_plain("a\xE2\x80\xAE"));
+	assert_false(cgm_escape_is_plain("a\x80"));
+}
+
+/* DOT node names: one to one.  Names that the label escaping folds
+ * together (TAB and space, CR and nothing, a control and its picture, C1,
+ * U+FFFD and a bad byte) stay apart. */
+static void test_dot_id(void **state)
+{
+	(void)state;
+	assert_escapes(cgm_escape_dot_id, "s.\"a\"(text)", "s.\\\"a\\\"(text)");
+	assert_escapes(cgm_escape_dot_id, "a\\b&c", "a\\\\b&amp;c");
+	assert_escapes(cgm_escape_dot_id, "a\tb", "a\\tb");
+	assert_escapes(cgm_escape_dot_id, "a\rb\n", "a\\rb\\n");
+	assert_escapes(cgm_escape_dot_id, "\x01\x7F\xFF\xC2\x85\xE2\x80\xAE", "\\x01\\x7F\\xFF\\u0085\\u202E");
+	const char *names[] = {
+		"f(a b)", "f(a\tb)", "f(ab)", "f(a\rb)", "f(a\r\nb)", "f(a\nb)", "f(a\\nb)",
+		"f(a\\tb)", "f(a\x07" "b)", "f(a\xE2\x90\x87" "b)", "f(a\xC2\x85" "b)",
+		"f(a\xEF\xBF\xBD" "b)", "f(a\x85" "b)", "f(a\\x85b)", "f(a\\u0085b)", "f(a&b)", "f(a&amp;b)", "f(a\"b)",
+		"f(a\\\"b)",
+	};
+	size_t n = sizeof(names) / sizeof(names[0]);
+	char *out[sizeof(names) / sizeof(names[0])];
+	for (size_t i = 0; i < n; i++) {
+		out[i] = escaped(cgm_escape_dot_id, names[i]);
+		assert_true(valid_utf8(out[i]));
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(out[i], out[j]) == 0)
+				fail_msg("names %zu and %zu escape to the same node name %s", i, j, out[i]);
+	for (size_t i = 0; i < n; i++)
+		free(out[i]);
 }
 
 static void assert_filename_shape(const char *name)
@@ -206,14 +280,16 @@ static void test_invalid_utf8_everywhere(void **state)
 {
 	(void)state;
 	escaper fns[] = { cgm_escape_dot, cgm_escape_html, cgm_escape_json, cgm_escape_markdown,
-			  cgm_escape_filename };
+			  cgm_escape_filename, cgm_escape_text, cgm_escape_dot_id };
 	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
 		for (size_t i = 0; i < sizeof(invalid_inputs) / sizeof(invalid_inputs[0]); i++) {
 			char *out = escaped(fns[f], invalid_inputs[i]);
 			if (!valid_utf8(out))
 				fail_msg("escaper %zu left invalid UTF-8 for input %zu", f, i);
-			if (f < 4)
+			if (f == 2) /* JSON: data, U+FFFD */
 				assert_non_null(strstr(out, "\xEF\xBF\xBD"));
+			else if (f != 4) /* shown as the byte it was */
+				assert_non_null(strstr(out, "\\x"));
 			free(out);
 		}
 	/* Every byte value after a valid prefix, as a brute-force sweep. */
@@ -249,6 +325,9 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_bidi_and_c1),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_dot_id),
 		cmocka_unit_test(test_filename),
 		cmocka_unit_test(test_invalid_utf8_everywhere),
 		cmocka_unit_test(test_appends),

@@ -307,7 +307,8 @@ static file_list list_files(const char *dir)
 	walk_list = &l;
 	walk_prefix = strlen(dir) + 1;
 	assert_int_equal(nftw(dir, walk_add, 16, FTW_PHYS), 0);
-	qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
+	if (l.n)
+		qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
 	return l;
 }
 
@@ -517,6 +518,178 @@ static void test_hostile_names_stay_text(void **state)
 	free_files(&files);
 	remove_dir(dir);
 	cgm_model_free(m);
+}
+
+/* A name or source line holding a right-to-left override (Trojan
+ * Source), a terminal escape, a C1 control or a bad byte: no file of the
+ * site holds one raw; the pages show them escaped. */
+static void test_hidden_characters_shown(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "db";
+#define RLO_ID "app.\"adm\xE2\x80\xAE" "nimda\x1B[2J\xC2\x9B\xFF\"()"
+	add_function(m, RLO_ID, "app", "adm\xE2\x80\xAE" "nimda\x1B[2J\xC2\x9B\xFF", "",
+		     "\nBEGIN\n  IF role = 'user\xE2\x80\xAE \xE2\x81\xA6-- admin\xE2\x81\xA9' THEN\n"
+		     "  RETURN 1;\nEND\n");
+	add_function(m, "app.caller()", "app", "caller", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(m);
+	add_edge(m, "app.caller()", RLO_ID, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	char *dir = render(m, 2, 50, 1);
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++) {
+		char *text = site_file(dir, files.paths[i]);
+		for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+			if (*p == 0x1B || *p == 0xFF)
+				fail_msg("%s holds the raw byte 0x%02X", files.paths[i], *p);
+			if (p[0] == 0xC2 && p[1] == 0x9B)
+				fail_msg("%s holds a raw C1 control", files.paths[i]);
+			if (p[0] == 0xE2 && ((p[1] == 0x80 && p[2] == 0xAE) || (p[1] == 0x81 && p[2] == 0xA6)))
+				fail_msg("%s holds a raw bidi control", files.paths[i]);
+		}
+		free(text);
+	}
+	char *page = function_page(dir, RLO_ID);
+	assert_non_null(strstr(page, "adm\\u202Enimda\xE2\x90\x9B[2J\\u009B\\xFF"));
+	assert_non_null(strstr(page, "user\\u202E \\u2066-- admin\\u2069"));
+	free(page);
+	char *index = site_file(dir, "search-index.js");
+	assert_non_null(strstr(index, "adm\\\\u202Enimda"));
+	free(index);
+	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* A link planted in the output folder is never written through: at a
+ * page's name it is replaced by the page, at a folder's name the run is
+ * refused with a message naming it, before any page is written. */
+static void test_links_not_followed(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *outside = temp_dir(), *dir = temp_dir();
+	char victim[4096], elsewhere[4096], path[4096];
+	snprintf(victim, sizeof(victim), "%s/victim", outside);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", outside);
+	FILE *f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(mkdir(elsewhere, 0777), 0);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	snprintf(path, sizeof(path), "%s/functions", dir);
+	assert_int_equal(symlink(elsewhere, path), 0);
+
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	assert_int_equal(cgm_emit_html(m, &o, dir), CGM_EIO);
+	assert_non_null(strstr(cgm_error_message(), "/functions\": it is a symbolic link"));
+	file_list none = list_files(elsewhere);
+	assert_int_equal(none.n, 0);
+	free_files(&none);
+
+	/* Without the folder link: the page links are replaced, not followed. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0777), 0);
+	cgm_strbuf page = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&page, "%s/functions/", dir);
+	cgm_escape_filename(&page, "app.main()");
+	cgm_strbuf_puts(&page, ".html");
+	assert_int_equal(symlink(victim, cgm_strbuf_cstr(&page)), 0);
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	char *text = slurp(victim);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	struct stat st;
+	assert_int_equal(lstat(cgm_strbuf_cstr(&page), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	cgm_strbuf_free(&page);
+	remove_dir(dir);
+	remove_dir(outside);
+	cgm_model_free(m);
+}
+
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The manifest lists exactly the files of a fresh site. */
+static void assert_manifest_is_site(const char *dir)
+{
+	file_list files = list_files(dir);
+	char *manifest = site_file(dir, ".cgmap-manifest");
+	cgm_strbuf want = CGM_STRBUF_INIT;
+	for (int i = 0; i < files.n; i++)
+		if (strcmp(files.paths[i], ".cgmap-manifest") != 0)
+			cgm_strbuf_printf(&want, "%s\n", files.paths[i]);
+	const char *body = strchr(manifest, '\n');
+	assert_non_null(body);
+	assert_true(manifest[0] == '#');
+	assert_string_equal(body + 1, cgm_strbuf_cstr(&want));
+	cgm_strbuf_free(&want);
+	free(manifest);
+	free_files(&files);
+}
+
+static void assert_same_tree(const char *a, const char *b);
+
+/* Rendering again into a folder removes the pages the last rendering
+ * wrote and this one does not, and nothing a person put there: the site
+ * is then the same as a fresh one, plus the person's files. */
+static void test_render_again_removes_old_pages(void **state)
+{
+	(void)state;
+	cgm_model *big = demo_model(true);
+	char *dir = render(big, 2, 50, 2);
+	assert_manifest_is_site(dir);
+	put_file(dir, "notes.md", "mine\n");
+	put_file(dir, "functions/mine.html", "mine\n");
+	put_file(dir, "functions/x-0123456789abcdef.html", "page-shaped, not cgmap's\n");
+	put_file(dir, "reports/extra.html", "mine\n");
+
+	cgm_model *small = cgm_model_new();
+	small->source.kind = "database";
+	small->source.name = "demo<db>";
+	add_function(small, "app.main()", "app", "main", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(small, "other.fresh()", "other", "fresh", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(small);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	assert_int_equal(cgm_emit_html(small, &o, dir), 0);
+	char *fresh = render(small, 2, 50, 1);
+	assert_manifest_is_site(fresh);
+
+	/* The person's files stay; then the folder is the fresh site. */
+	static const char *const mine[] = { "notes.md", "functions/mine.html",
+					    "functions/x-0123456789abcdef.html",
+					    "reports/extra.html" };
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, mine[i]);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			fail_msg("%s was removed", mine[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_same_tree(dir, fresh);
+	remove_dir(dir);
+	remove_dir(fresh);
+	cgm_model_free(big);
+	cgm_model_free(small);
 }
 
 static void assert_same_tree(const char *a, const char *b)
@@ -780,6 +953,9 @@ int main(void)
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
 		cmocka_unit_test(test_hostile_names_stay_text),
+		cmocka_unit_test(test_hidden_characters_shown),
+		cmocka_unit_test(test_links_not_followed),
+		cmocka_unit_test(test_render_again_removes_old_pages),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_overview_caps_other_schemas),

@@ -422,6 +422,48 @@ static void test_escaping_and_parsing(void **state)
 	cgm_model_free(m);
 }
 
+/* No report a person reads passes a terminal escape sequence, a line
+ * break, a bidi override or a bad byte from a name: each is shown
+ * escaped.  `s` holds no byte below 0x20 but the line ends (and tabs when
+ * allowed), no DEL, no C1 or bidi control and no invalid UTF-8. */
+static void assert_inert(const char *s, bool tabs, const char *what)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p; p++) {
+		if (*p == '\n' || (tabs && *p == '\t'))
+			continue;
+		if (*p < 0x20 || *p == 0x7F || *p == 0xFF || *p == 0x80)
+			fail_msg("%s: raw byte 0x%02X in:\n%s", what, *p, s);
+		if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+			fail_msg("%s: raw C1 control in:\n%s", what, s);
+		if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xAE || p[2] == 0x8F))
+			fail_msg("%s: raw bidi control in:\n%s", what, s);
+	}
+}
+
+static void test_hostile_names_shown_escaped(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	/* ESC [2J clears a screen; U+202E turns the rest around; a newline
+	 * would fake a second row; 0xFF is no UTF-8; U+009B is CSI. */
+	add_function(m, "app.\"x\x1B[2J\xE2\x80\xAE" "evil\nfake: dead\xFF\xC2\x9B\"()", "app");
+	cgm_model_index(m);
+	m->has_runtime = true;
+	m->runtime_window = "w\x1B]0;t\x07";
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	char *text = render(m, "dead", "text");
+	assert_inert(text, false, "text");
+	assert_non_null(strstr(text, "app.\"x\\x1B[2J\\u202Eevil\\nfake: dead\\xFF\\u009B\"(): "));
+	assert_non_null(strstr(text, "# runtime data covers w\\x1B]0;t\\x07\n"));
+	free(text);
+	char *md = render(m, "functions", "markdown");
+	assert_inert(md, false, "markdown");
+	assert_non_null(strstr(md, "\\u202Eevil<br>fake: dead\\xFF\\u009B"));
+	free(md);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_function_figures_only),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_escaping_and_parsing),
+		cmocka_unit_test(test_hostile_names_shown_escaped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
