@@ -31,6 +31,7 @@
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
+#include "sqlprep.h"
 
 #define MAX_REWRITES 24
 
@@ -813,6 +814,13 @@ static void on_raw_unknown(void *arg, int start, int len)
 	char *text = malloc(n + 1);
 	memcpy(text, ctx->raw_text + start, n);
 	text[n] = '\0';
+	/* libpg_query prints the tree by recursing without a limit. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(text, CGM_SQL_CHECK_DEPTH, &problem)) {
+		add_error(ctx, line_of_location(ctx, locate(ctx, start + problem.offset)), problem.message);
+		free(text);
+		return;
+	}
 	PgQueryParseResult r = pg_query_parse(text);
 	if (!r.error && jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree))) {
 		ctx->loc_shift = start;
@@ -832,7 +840,11 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 					  .statement = on_raw_statement, .unknown = on_raw_unknown };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
-	return cgm_raw_scan(sql, &visitor, err, errpos) == 0;
+	int before = ctx->nsites;
+	if (cgm_raw_scan(sql, &visitor, err, errpos) == 0)
+		return true;
+	ctx->nsites = before; /* a statement too deep stops the walk midway */
+	return false;
 }
 
 static char *constant_sql(const jt_doc *d, int val, long *location);
@@ -846,6 +858,14 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 {
 	if (!constant)
 		return raw_parse_and_walk(ctx, sql, err, errpos);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+		if (err)
+			*err = strdup(problem.message);
+		if (errpos)
+			*errpos = problem.offset + 1;
+		return false;
+	}
 	PgQueryParseResult r = pg_query_parse(sql);
 	if (r.error) {
 		if (err)
@@ -930,6 +950,10 @@ static long assignment_operator(const char *s, int *len)
  * `literal_line`. */
 static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal_line)
 {
+	/* Not part of the body, whose text was checked. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(sql_text, CGM_SQL_CHECK_LEXER, &problem))
+		return false;
 	extract_ctx saved = *ctx;
 	ctx->literal_line = literal_line;
 	ctx->via_literal = true;
@@ -1452,6 +1476,16 @@ static void extract_plpgsql(extract_ctx *ctx)
 	char *body = strdup(fn->source);
 	char *last_error = NULL;
 	char *tree = NULL; /* the PL/pgSQL tree as JSON text */
+	cgm_sql_blank_continuations(body);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem)) {
+		ctx->body = body;
+		index_lines(ctx);
+		add_error(ctx, line_of_offset(ctx, problem.offset), problem.message);
+		ctx->body = fn->source;
+		free(body);
+		return;
+	}
 
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
@@ -1555,6 +1589,14 @@ static void extract_sql(extract_ctx *ctx)
 	} else {
 		text = strdup(fn->source);
 		ctx->delta = 0;
+	}
+	cgm_sql_blank_continuations(text);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(text, CGM_SQL_CHECK_LEXER, &problem)) {
+		long off = problem.offset + ctx->delta;
+		add_error(ctx, line_of_offset(ctx, off < 0 ? 0 : off), problem.message);
+		free(text);
+		return;
 	}
 	char *err = NULL;
 	int errpos = 0;

@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/limits.h"
 #include "cgmap/model.h"
 #include "rawtree.h"
+#include "sqllex.h"
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
 #error "rawtree.c needs the PostgreSQL 15 server headers, the parser libpg_query 15 embeds"
@@ -41,6 +43,11 @@
 
 typedef struct walker {
 	const cgm_raw_visitor *v;
+	/* Levels of the tree above the node being walked: deeper than
+	 * CGM_MAX_NESTING, the walk stops (too_deep) instead of running out of
+	 * stack on input such as 1+1+...+1. */
+	int depth;
+	bool too_deep;
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -62,13 +69,19 @@ static const char *string_value(const Node *node)
 
 /* ---- arguments -------------------------------------------------------- */
 
-static cgm_raw_arg *arg_shape(const Node *node, const char *name)
+/* The shape of an argument `depth` levels down the tree; past
+ * CGM_MAX_NESTING the walker is told (too_deep) and the rest is "other". */
+static cgm_raw_arg *arg_shape(walker *w, const Node *node, const char *name, int depth)
 {
 	cgm_raw_arg *a = palloc0(sizeof(cgm_raw_arg));
 	a->kind = CGM_RAW_ARG_OTHER;
 	a->name = name;
 	if (!node)
 		return a;
+	if (depth > CGM_MAX_NESTING) {
+		w->too_deep = true;
+		return a;
+	}
 	switch (nodeTag(node)) {
 	case T_A_Const: {
 		const A_Const *c = (const A_Const *)node;
@@ -123,7 +136,7 @@ static cgm_raw_arg *arg_shape(const Node *node, const char *name)
 	}
 	case T_NamedArgExpr: {
 		const NamedArgExpr *na = (const NamedArgExpr *)node;
-		cgm_raw_arg *inner = arg_shape((const Node *)na->arg, na->name);
+		cgm_raw_arg *inner = arg_shape(w, (const Node *)na->arg, na->name, depth + 1);
 		return inner;
 	}
 	case T_ParamRef:
@@ -135,8 +148,8 @@ static cgm_raw_arg *arg_shape(const Node *node, const char *name)
 		const char *op = list_length(e->name) > 0 ? string_value(linitial(e->name)) : NULL;
 		if (e->kind == AEXPR_OP && op && strcmp(op, "||") == 0) {
 			a->kind = CGM_RAW_ARG_CONCAT;
-			a->left = arg_shape(e->lexpr, NULL);
-			a->right = arg_shape(e->rexpr, NULL);
+			a->left = arg_shape(w, e->lexpr, NULL, depth + 1);
+			a->right = arg_shape(w, e->rexpr, NULL, depth + 1);
 		}
 		break;
 	}
@@ -164,7 +177,7 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 		int i = 0;
 		const ListCell *lc;
 		foreach (lc, fc->args)
-			args[i++] = *arg_shape(lfirst(lc), NULL);
+			args[i++] = *arg_shape(w, lfirst(lc), NULL, w->depth + 1);
 		call.args = args;
 	}
 	w->v->call(w->v->ctx, &call);
@@ -337,10 +350,8 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 }
 
-static bool walk(walker *w, const Node *node)
+static bool walk_node(walker *w, const Node *node)
 {
-	if (!node)
-		return true;
 	switch (nodeTag(node)) {
 	case T_List:
 		return walk_list(w, (const List *)node);
@@ -607,9 +618,29 @@ static bool walk(walker *w, const Node *node)
 	}
 }
 
+/* One level down: refused past CGM_MAX_NESTING (a flag, then false all the
+ * way up, as for an unknown node). */
+static bool walk(walker *w, const Node *node)
+{
+	if (!node)
+		return true;
+	if (w->depth >= CGM_MAX_NESTING) {
+		w->too_deep = true;
+		return false;
+	}
+	w->depth++;
+	bool ok = walk_node(w, node);
+	w->depth--;
+	return ok && !w->too_deep;
+}
+
 /* ---- statements ------------------------------------------------------- */
 
-static void walk_tree(const List *tree, const cgm_raw_visitor *v)
+/* Report every statement of `tree`.  A statement nesting deeper than
+ * CGM_MAX_NESTING: with `stop_deep`, the walk stops there and returns it
+ * (*deep_at gets its location); without, it is handed back as unknown,
+ * for the caller to read another way (which refuses it). */
+static const RawStmt *walk_tree(const List *tree, const cgm_raw_visitor *v, bool stop_deep)
 {
 	const ListCell *lc;
 	foreach (lc, tree) {
@@ -618,8 +649,28 @@ static void walk_tree(const List *tree, const cgm_raw_visitor *v)
 			continue;
 		walker w = { .v = v };
 		v->statement(v->ctx);
-		if (!walk(&w, raw->stmt))
-			v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+		if (walk(&w, raw->stmt))
+			continue;
+		if (w.too_deep && stop_deep)
+			return raw;
+		v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+	}
+	return NULL;
+}
+
+/* The first token of the statement at `location`: statements after the
+ * first start right after the semicolon before them. */
+static int statement_start(const char *sql, int location)
+{
+	size_t i = location > 0 ? (size_t)location : 0;
+	for (;;) {
+		size_t next = cgm_sql_skip_comment(sql, i);
+		if (next != i)
+			i = next;
+		else if (sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\n' || sql[i] == '\r' || sql[i] == '\f')
+			i++;
+		else
+			return (int)i;
 	}
 }
 
@@ -637,10 +688,25 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 		pg_query_free_error(parsed.error);
 		rc = -1;
 	} else {
-		walk_tree(parsed.tree, v);
+		const RawStmt *deep = walk_tree(parsed.tree, v, true);
+		if (deep) {
+			if (error)
+				*error = cgm_raw_too_deep_message();
+			if (cursorpos)
+				*cursorpos = statement_start(sql, deep->stmt_location) + 1;
+			rc = -1;
+		}
 	}
 	pg_query_exit_memory_context(context);
 	return rc;
+}
+
+#define RAW_STRING(x) #x
+#define RAW_NUMBER(x) RAW_STRING(x)
+
+char *cgm_raw_too_deep_message(void)
+{
+	return strdup("expression nested deeper than " RAW_NUMBER(CGM_MAX_NESTING) " levels");
 }
 
 /* ---- the PL/pgSQL parser's own parses --------------------------------- */
@@ -666,9 +732,9 @@ void cgm_raw_capture_set(const cgm_raw_capture *c)
 /* Append the text `s` is sure to yield, or fail: a string literal, a
  * concatenation of such, or format() with a literal template whose only
  * placeholders are %L (a value, NULL as good as any here) and %%. */
-static bool append_constant(StringInfo out, const Node *node, int *location)
+static bool append_constant(StringInfo out, const Node *node, int *location, int depth)
 {
-	if (!node)
+	if (!node || depth > CGM_MAX_NESTING)
 		return false;
 	if (IsA(node, A_Const)) {
 		const A_Const *c = (const A_Const *)node;
@@ -683,7 +749,8 @@ static bool append_constant(StringInfo out, const Node *node, int *location)
 		const A_Expr *e = (const A_Expr *)node;
 		const char *op = list_length(e->name) == 1 ? string_value(linitial(e->name)) : NULL;
 		return e->kind == AEXPR_OP && op && strcmp(op, "||") == 0 &&
-		       append_constant(out, e->lexpr, location) && append_constant(out, e->rexpr, location);
+		       append_constant(out, e->lexpr, location, depth + 1) &&
+		       append_constant(out, e->rexpr, location, depth + 1);
 	}
 	if (IsA(node, FuncCall)) {
 		const FuncCall *fc = (const FuncCall *)node;
@@ -695,7 +762,7 @@ static bool append_constant(StringInfo out, const Node *node, int *location)
 			return false;
 		StringInfoData tmpl;
 		initStringInfo(&tmpl);
-		if (!append_constant(&tmpl, linitial(fc->args), location))
+		if (!append_constant(&tmpl, linitial(fc->args), location, depth + 1))
 			return false;
 		for (const char *p = tmpl.data; *p; p++) {
 			if (*p != '%')
@@ -723,7 +790,7 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 	if (c && mode != RAW_PARSE_TYPE_NAME && !create) {
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
-		walk_tree(tree, &c->visitor);
+		walk_tree(tree, &c->visitor, false);
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
@@ -733,7 +800,7 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 			initStringInfo(&sql);
 			int location = -1;
 			const ResTarget *target = linitial(select->targetList);
-			if (append_constant(&sql, target->val, &location))
+			if (append_constant(&sql, target->val, &location, 0))
 				c->constant(c->visitor.ctx, sql.data, location);
 		}
 		capture = c;
