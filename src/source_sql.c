@@ -2054,6 +2054,8 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 {
 	cgm_arena *arena = cgm_arena_new();
 	jd_node *root = jd_parse(arena, tree, strlen(tree));
+	if (!root) /* nesting past CGM_MAX_JSON_NESTING */
+		diagnose(st, sqlfile_original_offset(st->shrunk, base), "cannot read libpg_query output");
 	apply_statements(st, root, base, len);
 	cgm_arena_free(arena);
 }
