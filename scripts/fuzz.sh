@@ -24,6 +24,10 @@ CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCGMAP_FUZZ
 cmake --build build/fuzz -j"$(nproc)" --target fuzz_sqlfile fuzz_snapshot >/dev/null
 
 mkdir -p build/fuzz/artifacts
+# Each input is written to a file (and a snapshot fsynced): in memory when
+# the machine has it.
+tmp=${TMPDIR:-/tmp}
+[ -d /dev/shm ] && tmp=/dev/shm
 status=0
 for t in "${targets[@]}"; do
 	corpus=build/fuzz/corpus/$t
@@ -41,7 +45,7 @@ for t in "${targets[@]}"; do
 	echo "== fuzz_$t for ${seconds}s (corpus $corpus)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0 \
-		TMPDIR=${TMPDIR:-/tmp} \
+		TMPDIR=$tmp \
 		"build/fuzz/tests/fuzz_$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
 		-max_len=262144 -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t-" \
 		"$corpus" || status=$?

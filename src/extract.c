@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/limits.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -34,6 +35,9 @@
 #include "sqlprep.h"
 
 #define MAX_REWRITES 24
+
+#define EXTRACT_STRING(x) #x
+#define EXTRACT_NUMBER(x) EXTRACT_STRING(x)
 
 typedef struct var_type {
 	const char *name;     /* lower-cased variable or parameter name */
@@ -101,6 +105,8 @@ typedef struct extract_ctx {
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
+	int json_depth;         /* levels of the PL/pgSQL tree's JSON walked into */
+	bool json_too_deep;
 } extract_ctx;
 
 /* An expression waiting for the batch, with the context its sites need. */
@@ -1266,9 +1272,26 @@ static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, in
 	ctx->in_perform = saved_perform;
 }
 
+static void walk_plpgsql_node(extract_ctx *ctx, const jt_doc *d, int node, const char *field);
+
+/* One level down the JSON of the PL/pgSQL tree: no deeper than
+ * CGM_MAX_NESTING (the PL/pgSQL parser's stack stops far before). */
+static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
+{
+	if (ctx->json_depth >= CGM_MAX_NESTING) {
+		if (!ctx->json_too_deep)
+			add_error(ctx, ctx->stmt_line, "statements nested deeper than " EXTRACT_NUMBER(CGM_MAX_NESTING) " levels");
+		ctx->json_too_deep = true;
+		return;
+	}
+	ctx->json_depth++;
+	walk_plpgsql_node(ctx, d, node, field);
+	ctx->json_depth--;
+}
+
 /* `field`: the key the value at node stands under, which tells whether an
  * expression there is dynamic SQL. */
-static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
+static void walk_plpgsql_node(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
 {
 	if (node < 0 || node >= d->count)
 		return;

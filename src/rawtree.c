@@ -899,7 +899,7 @@ void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor)
 	plpgsql_visitor = visitor;
 }
 
-static bool known_stmts(const List *stmts);
+static bool known_stmts(const List *stmts, int depth);
 
 static bool known_variable(const PLpgSQL_variable *v)
 {
@@ -907,18 +907,23 @@ static bool known_variable(const PLpgSQL_variable *v)
 	       v->dtype == PLPGSQL_DTYPE_REC;
 }
 
-/* Is every statement one whose fields this walker lists? */
-static bool known_stmt(const PLpgSQL_stmt *st)
+/* Is every statement one whose fields this walker lists, and nested no
+ * deeper than CGM_MAX_NESTING (the PL/pgSQL parser's own stack stops far
+ * before: this bounds visit_stmt below)? */
+static bool known_stmt(const PLpgSQL_stmt *st, int depth)
 {
+	if (depth > CGM_MAX_NESTING)
+		return false;
+	depth++;
 	switch (st->cmd_type) {
 	case PLPGSQL_STMT_BLOCK: {
 		const PLpgSQL_stmt_block *b = (const PLpgSQL_stmt_block *)st;
-		if (!known_stmts(b->body))
+		if (!known_stmts(b->body, depth))
 			return false;
 		if (b->exceptions) {
 			const ListCell *lc;
 			foreach (lc, b->exceptions->exc_list)
-				if (!known_stmts(((const PLpgSQL_exception *)lfirst(lc))->action))
+				if (!known_stmts(((const PLpgSQL_exception *)lfirst(lc))->action, depth))
 					return false;
 		}
 		return true;
@@ -927,35 +932,35 @@ static bool known_stmt(const PLpgSQL_stmt *st)
 		const PLpgSQL_stmt_if *s = (const PLpgSQL_stmt_if *)st;
 		const ListCell *lc;
 		foreach (lc, s->elsif_list)
-			if (!known_stmts(((const PLpgSQL_if_elsif *)lfirst(lc))->stmts))
+			if (!known_stmts(((const PLpgSQL_if_elsif *)lfirst(lc))->stmts, depth))
 				return false;
-		return known_stmts(s->then_body) && known_stmts(s->else_body);
+		return known_stmts(s->then_body, depth) && known_stmts(s->else_body, depth);
 	}
 	case PLPGSQL_STMT_CASE: {
 		const PLpgSQL_stmt_case *s = (const PLpgSQL_stmt_case *)st;
 		const ListCell *lc;
 		foreach (lc, s->case_when_list)
-			if (!known_stmts(((const PLpgSQL_case_when *)lfirst(lc))->stmts))
+			if (!known_stmts(((const PLpgSQL_case_when *)lfirst(lc))->stmts, depth))
 				return false;
-		return known_stmts(s->else_stmts);
+		return known_stmts(s->else_stmts, depth);
 	}
 	case PLPGSQL_STMT_LOOP:
-		return known_stmts(((const PLpgSQL_stmt_loop *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_loop *)st)->body, depth);
 	case PLPGSQL_STMT_WHILE:
-		return known_stmts(((const PLpgSQL_stmt_while *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_while *)st)->body, depth);
 	case PLPGSQL_STMT_FORI:
-		return known_stmts(((const PLpgSQL_stmt_fori *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_fori *)st)->body, depth);
 	case PLPGSQL_STMT_FORS:
 		return known_variable(((const PLpgSQL_stmt_fors *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_fors *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_fors *)st)->body, depth);
 	case PLPGSQL_STMT_FORC:
 		return known_variable(((const PLpgSQL_stmt_forc *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_forc *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_forc *)st)->body, depth);
 	case PLPGSQL_STMT_DYNFORS:
 		return known_variable(((const PLpgSQL_stmt_dynfors *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_dynfors *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_dynfors *)st)->body, depth);
 	case PLPGSQL_STMT_FOREACH_A:
-		return known_stmts(((const PLpgSQL_stmt_foreach_a *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_foreach_a *)st)->body, depth);
 	case PLPGSQL_STMT_EXECSQL:
 		return known_variable(((const PLpgSQL_stmt_execsql *)st)->target);
 	case PLPGSQL_STMT_DYNEXECUTE:
@@ -983,11 +988,11 @@ static bool known_stmt(const PLpgSQL_stmt *st)
 	}
 }
 
-static bool known_stmts(const List *stmts)
+static bool known_stmts(const List *stmts, int depth)
 {
 	const ListCell *lc;
 	foreach (lc, stmts)
-		if (!lfirst(lc) || !known_stmt(lfirst(lc)))
+		if (!lfirst(lc) || !known_stmt(lfirst(lc), depth))
 			return false;
 	return true;
 }
@@ -1201,7 +1206,7 @@ char *__wrap_plpgsqlToJSON(PLpgSQL_function *func)
 		known = t == PLPGSQL_DTYPE_VAR || t == PLPGSQL_DTYPE_ROW || t == PLPGSQL_DTYPE_REC ||
 			t == PLPGSQL_DTYPE_RECFIELD;
 	}
-	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action))
+	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action, 0))
 		return __real_plpgsqlToJSON(func);
 	v->begin(v->ctx);
 	for (int i = 0; i < func->ndatums; i++) {

@@ -65,10 +65,16 @@ void cgm_sql_blank_continuations(char *s)
 
 /* ---- limits ----------------------------------------------------------- */
 
-/* PostgreSQL's op_chars. */
+/* PostgreSQL's op_chars: ~ ! @ # ^ & | ` ? + - * / % < > = */
+static const bool op_chars[256] = {
+	['~'] = true, ['!'] = true, ['@'] = true, ['#'] = true, ['^'] = true, ['&'] = true,
+	['|'] = true, ['`'] = true, ['?'] = true, ['+'] = true, ['-'] = true, ['*'] = true,
+	['/'] = true, ['%'] = true, ['<'] = true, ['>'] = true, ['='] = true,
+};
+
 static bool is_op_char(unsigned char c)
 {
-	return c && strchr("~!@#^&|`?+-*/%<>=", c) != NULL;
+	return op_chars[c];
 }
 
 static bool is_word_start(unsigned char c)
