@@ -172,7 +172,8 @@ static void add_path(seeds *s, const char *path)
 		snprintf(names[n++], len, "%s/%s", path, e->d_name);
 	}
 	closedir(d);
-	qsort(names, (size_t)n, sizeof(char *), compare_names);
+	if (n > 1)
+		qsort(names, (size_t)n, sizeof(char *), compare_names);
 	for (int i = 0; i < n; i++) {
 		if (stat(names[i], &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
 			add_path(s, names[i]);
