@@ -466,6 +466,12 @@ static void test_deep_expressions_are_parse_errors(void **state)
 	cgm_extract_function(arena, &sql);
 	expect_error(&sql, 2, "nested deeper than 10000 levels");
 
+	/* Joins nest left-deep too. */
+	cgm_function joins = make("sql", "", "integer",
+				  chain("SELECT before_it(1);\nSELECT ok(1) FROM t", " JOIN t USING (a)", "", N, ";\n"));
+	cgm_extract_function(arena, &joins);
+	expect_error(&joins, 2, "nested deeper than 10000 levels");
+
 	/* A statement the raw walker does not know goes to libpg_query's JSON
 	 * printer: refused from its text before. */
 	cgm_function utility = make("sql", "", "void",
