@@ -71,6 +71,7 @@ grep -q 'deep.sql:2: public.deep_plus(): line 4: cannot parse expression: expres
 	pgtest_fail "the error on stderr does not name the file, function, line and limit: $(cat "$work/files.err")"
 
 pgtest_start
+trap 'rm -rf "$work"; pgtest_stop' EXIT # pgtest_start set its own
 pgtest_psql -c "CREATE DATABASE deep" >/dev/null
 # PostgreSQL checks SQL bodies by running its analyser, which stops at its
 # own stack limit: pg_dump output loads them without the check, as here.
