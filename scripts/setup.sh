@@ -24,6 +24,7 @@ packages=(
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks
 	jq                                # tests and benchmarks read snapshots with it
+	clang                             # long fuzzing runs with libFuzzer (scripts/fuzz.sh)
 )
 
 missing=()

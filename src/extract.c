@@ -27,6 +27,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/ops.h"
+#include "cgmap/limits.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/relfx.h"
@@ -34,8 +35,12 @@
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
+#include "sqlprep.h"
 
 #define MAX_REWRITES 24
+
+#define EXTRACT_STRING(x) #x
+#define EXTRACT_NUMBER(x) EXTRACT_STRING(x)
 
 typedef struct var_type {
 	const char *name;     /* lower-cased variable or parameter name */
@@ -107,6 +112,8 @@ typedef struct extract_ctx {
 	 * operators and casts: most reach nothing and their sites are dropped
 	 * by resolution); created on first use. */
 	cgm_arena *scratch;
+	int json_depth;         /* levels of the PL/pgSQL tree's JSON walked into */
+	bool json_too_deep;
 } extract_ctx;
 
 /* An expression waiting for the batch, with the context its sites need. */
@@ -1181,6 +1188,13 @@ static void on_raw_unknown(void *arg, int start, int len)
 	char *text = malloc(n + 1);
 	memcpy(text, ctx->raw_text + start, n);
 	text[n] = '\0';
+	/* libpg_query prints the tree by recursing without a limit. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(text, CGM_SQL_CHECK_DEPTH, &problem)) {
+		add_error(ctx, line_of_location(ctx, locate(ctx, start + problem.offset)), problem.message);
+		free(text);
+		return;
+	}
 	PgQueryParseResult r = pg_query_parse(text);
 	if (!r.error && jt_parse(&ctx->sqldoc, r.parse_tree, strlen(r.parse_tree))) {
 		ctx->loc_shift = start;
@@ -1201,7 +1215,11 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 					  .op = on_raw_op, .cast = on_raw_cast };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
-	return cgm_raw_scan(sql, &visitor, err, errpos) == 0;
+	int before = ctx->nsites;
+	if (cgm_raw_scan(sql, &visitor, err, errpos) == 0)
+		return true;
+	ctx->nsites = before; /* a statement too deep stops the walk midway */
+	return false;
 }
 
 static char *constant_sql(const jt_doc *d, int val, long *location);
@@ -1215,6 +1233,14 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 {
 	if (!constant)
 		return raw_parse_and_walk(ctx, sql, err, errpos);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+		if (err)
+			*err = strdup(problem.message);
+		if (errpos)
+			*errpos = problem.offset + 1;
+		return false;
+	}
 	PgQueryParseResult r = pg_query_parse(sql);
 	if (r.error) {
 		if (err)
@@ -1299,6 +1325,10 @@ static long assignment_operator(const char *s, int *len)
  * `literal_line`. */
 static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal_line)
 {
+	/* Not part of the body, whose text was checked. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(sql_text, CGM_SQL_CHECK_LEXER, &problem))
+		return false;
 	extract_ctx saved = *ctx;
 	ctx->literal_line = literal_line;
 	ctx->via_literal = true;
@@ -1612,9 +1642,26 @@ static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, in
 	ctx->in_perform = saved_perform;
 }
 
+static void walk_plpgsql_node(extract_ctx *ctx, const jt_doc *d, int node, const char *field);
+
+/* One level down the JSON of the PL/pgSQL tree: no deeper than
+ * CGM_MAX_NESTING (the PL/pgSQL parser's stack stops far before). */
+static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
+{
+	if (ctx->json_depth >= CGM_MAX_NESTING) {
+		if (!ctx->json_too_deep)
+			add_error(ctx, ctx->stmt_line, "statements nested deeper than " EXTRACT_NUMBER(CGM_MAX_NESTING) " levels");
+		ctx->json_too_deep = true;
+		return;
+	}
+	ctx->json_depth++;
+	walk_plpgsql_node(ctx, d, node, field);
+	ctx->json_depth--;
+}
+
 /* `field`: the key the value at node stands under, which tells whether an
  * expression there is dynamic SQL. */
-static void walk_plpgsql(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
+static void walk_plpgsql_node(extract_ctx *ctx, const jt_doc *d, int node, const char *field)
 {
 	if (node < 0 || node >= d->count)
 		return;
@@ -1822,6 +1869,16 @@ static void extract_plpgsql(extract_ctx *ctx)
 	char *body = strdup(fn->source);
 	char *last_error = NULL;
 	char *tree = NULL; /* the PL/pgSQL tree as JSON text */
+	cgm_sql_blank_continuations(body);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem)) {
+		ctx->body = body;
+		index_lines(ctx);
+		add_error(ctx, line_of_offset(ctx, problem.offset), problem.message);
+		ctx->body = fn->source;
+		free(body);
+		return;
+	}
 
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
@@ -1926,6 +1983,14 @@ static void extract_sql(extract_ctx *ctx)
 	} else {
 		text = strdup(fn->source);
 		ctx->delta = 0;
+	}
+	cgm_sql_blank_continuations(text);
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(text, CGM_SQL_CHECK_LEXER, &problem)) {
+		long off = problem.offset + ctx->delta;
+		add_error(ctx, line_of_offset(ctx, off < 0 ? 0 : off), problem.message);
+		free(text);
+		return;
 	}
 	char *err = NULL;
 	int errpos = 0;

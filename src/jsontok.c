@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/limits.h"
 #include "cgmap/strbuf.h"
 
 #define JSMN_STATIC
@@ -17,9 +18,35 @@
 
 _Static_assert(sizeof(jt_token) == sizeof(jsmntok_t), "jt_token mirrors jsmntok_t");
 
+/* The offset of the first bracket nesting deeper than max, or -1: one
+ * pass, strings skipped. */
+static long deeper_than(const char *text, size_t len, int max)
+{
+	int depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				return (long)i;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		}
+	}
+	return -1;
+}
+
 bool jt_parse(jt_doc *doc, const char *text, size_t len)
 {
 	doc->text = text;
+	doc->too_deep_at = deeper_than(text, len, doc->max_depth > 0 ? doc->max_depth : CGM_MAX_JSON_NESTING);
+	if (doc->too_deep_at >= 0) {
+		doc->count = 0;
+		return false;
+	}
 	/* Every token takes at least two bytes of text ("" or 1,), so this many
 	 * always suffice. */
 	int need = (int)(len / 2) + 8;

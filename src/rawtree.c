@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/limits.h"
 #include "cgmap/model.h"
 #include "rawtree.h"
+#include "sqllex.h"
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
 #error "rawtree.c needs the PostgreSQL 15 server headers, the parser libpg_query 15 embeds"
@@ -47,6 +49,15 @@ typedef struct walker {
 	const cgm_raw_visitor *v;
 	const char *ctes[MAX_CTES];
 	int nctes;
+	/* Levels of the tree above the node being walked: deeper than
+	 * CGM_MAX_NESTING, the walk stops (too_deep) instead of running out of
+	 * stack on input such as 1+1+...+1. */
+	int depth;
+	bool too_deep;
+	/* Absolute depth past which an argument's shape is summarised as
+	 * "other": a shape is copied per site, so a chain of operators each
+	 * copying its operand's whole chain would cost the square of it. */
+	int shape_stop;
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -68,13 +79,25 @@ static const char *string_value(const Node *node)
 
 /* ---- arguments -------------------------------------------------------- */
 
-static cgm_raw_arg *arg_shape(const Node *node, const char *name)
+/* How deep an argument's shape is kept: a call's arguments deep enough for
+ * long || concatenations; an operator's or cast's operands only their own
+ * node and a little below (typing them needs no more). */
+#define CALL_SHAPE_DEPTH 64
+#define OPERAND_SHAPE_DEPTH 4
+
+/* The shape of an argument `depth` levels down the tree; past
+ * CGM_MAX_NESTING the walker is told (too_deep) and the rest is "other". */
+static cgm_raw_arg *arg_shape(walker *w, const Node *node, const char *name, int depth)
 {
 	cgm_raw_arg *a = palloc0(sizeof(cgm_raw_arg));
 	a->kind = CGM_RAW_ARG_OTHER;
 	a->name = name;
-	if (!node)
+	if (!node || depth > w->shape_stop)
 		return a;
+	if (depth > CGM_MAX_NESTING) {
+		w->too_deep = true;
+		return a;
+	}
 	switch (nodeTag(node)) {
 	case T_A_Const: {
 		const A_Const *c = (const A_Const *)node;
@@ -129,7 +152,7 @@ static cgm_raw_arg *arg_shape(const Node *node, const char *name)
 	}
 	case T_NamedArgExpr: {
 		const NamedArgExpr *na = (const NamedArgExpr *)node;
-		cgm_raw_arg *inner = arg_shape((const Node *)na->arg, na->name);
+		cgm_raw_arg *inner = arg_shape(w, (const Node *)na->arg, na->name, depth + 1);
 		return inner;
 	}
 	case T_ParamRef:
@@ -141,8 +164,8 @@ static cgm_raw_arg *arg_shape(const Node *node, const char *name)
 		const char *op = list_length(e->name) > 0 ? string_value(linitial(e->name)) : NULL;
 		if (e->kind == AEXPR_OP && op && strcmp(op, "||") == 0) {
 			a->kind = CGM_RAW_ARG_CONCAT;
-			a->left = arg_shape(e->lexpr, NULL);
-			a->right = arg_shape(e->rexpr, NULL);
+			a->left = arg_shape(w, e->lexpr, NULL, depth + 1);
+			a->right = arg_shape(w, e->rexpr, NULL, depth + 1);
 		}
 		break;
 	}
@@ -169,8 +192,9 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 		cgm_raw_arg *args = palloc0(sizeof(cgm_raw_arg) * (size_t)call.nargs);
 		int i = 0;
 		const ListCell *lc;
+		w->shape_stop = w->depth + 1 + CALL_SHAPE_DEPTH;
 		foreach (lc, fc->args)
-			args[i++] = *arg_shape(lfirst(lc), NULL);
+			args[i++] = *arg_shape(w, lfirst(lc), NULL, w->depth + 1);
 		call.args = args;
 	}
 	w->v->call(w->v->ctx, &call);
@@ -225,9 +249,10 @@ static void report_operator(walker *w, const A_Expr *e)
 	default:
 		return;
 	}
-	op.left = e->lexpr ? arg_shape(e->lexpr, NULL) : NULL;
-	op.right = arg_shape(right, NULL);
-	op.right2 = right2 ? arg_shape(right2, NULL) : NULL;
+	w->shape_stop = w->depth + 1 + OPERAND_SHAPE_DEPTH;
+	op.left = e->lexpr ? arg_shape(w, e->lexpr, NULL, w->depth + 1) : NULL;
+	op.right = arg_shape(w, right, NULL, w->depth + 1);
+	op.right2 = right2 ? arg_shape(w, right2, NULL, w->depth + 1) : NULL;
 	w->v->op(w->v->ctx, &op);
 }
 
@@ -236,13 +261,14 @@ static void report_cast(walker *w, const TypeCast *tc)
 	if (!w->v->cast)
 		return;
 	int location = tc->location >= 0 ? tc->location : tc->typeName ? tc->typeName->location : -1;
-	cgm_raw_arg *value = arg_shape(tc->arg, NULL);
+	w->shape_stop = w->depth + 1 + OPERAND_SHAPE_DEPTH;
+	cgm_raw_arg *value = arg_shape(w, tc->arg, NULL, w->depth + 1);
 	if (tc->arg && IsA(tc->arg, RowExpr)) {
 		/* ROW(...)::t builds the row type: a record, which no cast takes. */
 		value->kind = CGM_RAW_ARG_CAST;
 		value->type_name = "record";
 	}
-	w->v->cast(w->v->ctx, arg_shape((const Node *)tc, NULL), value, location);
+	w->v->cast(w->v->ctx, arg_shape(w, (const Node *)tc, NULL, w->depth + 1), value, location);
 }
 
 /* ---- relations read and written -------------------------------------- */
@@ -294,16 +320,21 @@ static bool is_cte(const walker *w, const RangeVar *rel)
 }
 
 /* The relations a FROM list (or USING, or MERGE's source) reads; the
- * subqueries in it are statements of their own, walked as such. */
-static void report_reads(walker *w, const Node *item)
+ * subqueries in it are statements of their own, walked as such.  Joins nest
+ * left-deep: past CGM_MAX_NESTING levels the walker is told (too_deep). */
+static void report_reads_at(walker *w, const Node *item, int depth)
 {
 	if (!item)
 		return;
+	if (depth > CGM_MAX_NESTING) {
+		w->too_deep = true;
+		return;
+	}
 	switch (nodeTag(item)) {
 	case T_List: {
 		const ListCell *lc;
 		foreach (lc, (const List *)item)
-			report_reads(w, lfirst(lc));
+			report_reads_at(w, lfirst(lc), depth + 1);
 		break;
 	}
 	case T_RangeVar:
@@ -311,15 +342,20 @@ static void report_reads(walker *w, const Node *item)
 			report_dml(w, (const RangeVar *)item, CGM_EV_SELECT);
 		break;
 	case T_JoinExpr:
-		report_reads(w, ((const JoinExpr *)item)->larg);
-		report_reads(w, ((const JoinExpr *)item)->rarg);
+		report_reads_at(w, ((const JoinExpr *)item)->larg, depth + 1);
+		report_reads_at(w, ((const JoinExpr *)item)->rarg, depth + 1);
 		break;
 	case T_RangeTableSample:
-		report_reads(w, ((const RangeTableSample *)item)->relation);
+		report_reads_at(w, ((const RangeTableSample *)item)->relation, depth + 1);
 		break;
 	default:
 		break;
 	}
+}
+
+static void report_reads(walker *w, const Node *item)
+{
+	report_reads_at(w, item, w->depth + 1);
 }
 
 /* A statement with its CTEs in scope and the relations it reads reported,
@@ -525,10 +561,8 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 }
 
-static bool walk(walker *w, const Node *node)
+static bool walk_node(walker *w, const Node *node)
 {
-	if (!node)
-		return true;
 	switch (nodeTag(node)) {
 	case T_List:
 		return walk_list(w, (const List *)node);
@@ -797,9 +831,29 @@ static bool walk(walker *w, const Node *node)
 	}
 }
 
+/* One level down: refused past CGM_MAX_NESTING (a flag, then false all the
+ * way up, as for an unknown node). */
+static bool walk(walker *w, const Node *node)
+{
+	if (!node)
+		return true;
+	if (w->depth >= CGM_MAX_NESTING) {
+		w->too_deep = true;
+		return false;
+	}
+	w->depth++;
+	bool ok = walk_node(w, node);
+	w->depth--;
+	return ok && !w->too_deep;
+}
+
 /* ---- statements ------------------------------------------------------- */
 
-static void walk_tree(const List *tree, const cgm_raw_visitor *v)
+/* Report every statement of `tree`.  A statement nesting deeper than
+ * CGM_MAX_NESTING: with `stop_deep`, the walk stops there and returns it
+ * (*deep_at gets its location); without, it is handed back as unknown,
+ * for the caller to read another way (which refuses it). */
+static const RawStmt *walk_tree(const List *tree, const cgm_raw_visitor *v, bool stop_deep)
 {
 	const ListCell *lc;
 	foreach (lc, tree) {
@@ -808,8 +862,28 @@ static void walk_tree(const List *tree, const cgm_raw_visitor *v)
 			continue;
 		walker w = { .v = v };
 		v->statement(v->ctx);
-		if (!walk(&w, raw->stmt))
-			v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+		if (walk(&w, raw->stmt))
+			continue;
+		if (w.too_deep && stop_deep)
+			return raw;
+		v->unknown(v->ctx, raw->stmt_location, raw->stmt_len);
+	}
+	return NULL;
+}
+
+/* The first token of the statement at `location`: statements after the
+ * first start right after the semicolon before them. */
+static int statement_start(const char *sql, int location)
+{
+	size_t i = location > 0 ? (size_t)location : 0;
+	for (;;) {
+		size_t next = cgm_sql_skip_comment(sql, i);
+		if (next != i)
+			i = next;
+		else if (sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\n' || sql[i] == '\r' || sql[i] == '\f')
+			i++;
+		else
+			return (int)i;
 	}
 }
 
@@ -827,10 +901,25 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 		pg_query_free_error(parsed.error);
 		rc = -1;
 	} else {
-		walk_tree(parsed.tree, v);
+		const RawStmt *deep = walk_tree(parsed.tree, v, true);
+		if (deep) {
+			if (error)
+				*error = cgm_raw_too_deep_message();
+			if (cursorpos)
+				*cursorpos = statement_start(sql, deep->stmt_location) + 1;
+			rc = -1;
+		}
 	}
 	pg_query_exit_memory_context(context);
 	return rc;
+}
+
+#define RAW_STRING(x) #x
+#define RAW_NUMBER(x) RAW_STRING(x)
+
+char *cgm_raw_too_deep_message(void)
+{
+	return strdup("expression nested deeper than " RAW_NUMBER(CGM_MAX_NESTING) " levels");
 }
 
 /* ---- the PL/pgSQL parser's own parses --------------------------------- */
@@ -856,9 +945,9 @@ void cgm_raw_capture_set(const cgm_raw_capture *c)
 /* Append the text `s` is sure to yield, or fail: a string literal, a
  * concatenation of such, or format() with a literal template whose only
  * placeholders are %L (a value, NULL as good as any here) and %%. */
-static bool append_constant(StringInfo out, const Node *node, int *location)
+static bool append_constant(StringInfo out, const Node *node, int *location, int depth)
 {
-	if (!node)
+	if (!node || depth > CGM_MAX_NESTING)
 		return false;
 	if (IsA(node, A_Const)) {
 		const A_Const *c = (const A_Const *)node;
@@ -873,7 +962,8 @@ static bool append_constant(StringInfo out, const Node *node, int *location)
 		const A_Expr *e = (const A_Expr *)node;
 		const char *op = list_length(e->name) == 1 ? string_value(linitial(e->name)) : NULL;
 		return e->kind == AEXPR_OP && op && strcmp(op, "||") == 0 &&
-		       append_constant(out, e->lexpr, location) && append_constant(out, e->rexpr, location);
+		       append_constant(out, e->lexpr, location, depth + 1) &&
+		       append_constant(out, e->rexpr, location, depth + 1);
 	}
 	if (IsA(node, FuncCall)) {
 		const FuncCall *fc = (const FuncCall *)node;
@@ -885,7 +975,7 @@ static bool append_constant(StringInfo out, const Node *node, int *location)
 			return false;
 		StringInfoData tmpl;
 		initStringInfo(&tmpl);
-		if (!append_constant(&tmpl, linitial(fc->args), location))
+		if (!append_constant(&tmpl, linitial(fc->args), location, depth + 1))
 			return false;
 		for (const char *p = tmpl.data; *p; p++) {
 			if (*p != '%')
@@ -913,7 +1003,7 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 	if (c && mode != RAW_PARSE_TYPE_NAME && !create) {
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
-		walk_tree(tree, &c->visitor);
+		walk_tree(tree, &c->visitor, false);
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
@@ -923,7 +1013,7 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 			initStringInfo(&sql);
 			int location = -1;
 			const ResTarget *target = linitial(select->targetList);
-			if (append_constant(&sql, target->val, &location))
+			if (append_constant(&sql, target->val, &location, 0))
 				c->constant(c->visitor.ctx, sql.data, location);
 		}
 		capture = c;
@@ -1022,7 +1112,7 @@ void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor)
 	plpgsql_visitor = visitor;
 }
 
-static bool known_stmts(const List *stmts);
+static bool known_stmts(const List *stmts, int depth);
 
 static bool known_variable(const PLpgSQL_variable *v)
 {
@@ -1030,18 +1120,23 @@ static bool known_variable(const PLpgSQL_variable *v)
 	       v->dtype == PLPGSQL_DTYPE_REC;
 }
 
-/* Is every statement one whose fields this walker lists? */
-static bool known_stmt(const PLpgSQL_stmt *st)
+/* Is every statement one whose fields this walker lists, and nested no
+ * deeper than CGM_MAX_NESTING (the PL/pgSQL parser's own stack stops far
+ * before: this bounds visit_stmt below)? */
+static bool known_stmt(const PLpgSQL_stmt *st, int depth)
 {
+	if (depth > CGM_MAX_NESTING)
+		return false;
+	depth++;
 	switch (st->cmd_type) {
 	case PLPGSQL_STMT_BLOCK: {
 		const PLpgSQL_stmt_block *b = (const PLpgSQL_stmt_block *)st;
-		if (!known_stmts(b->body))
+		if (!known_stmts(b->body, depth))
 			return false;
 		if (b->exceptions) {
 			const ListCell *lc;
 			foreach (lc, b->exceptions->exc_list)
-				if (!known_stmts(((const PLpgSQL_exception *)lfirst(lc))->action))
+				if (!known_stmts(((const PLpgSQL_exception *)lfirst(lc))->action, depth))
 					return false;
 		}
 		return true;
@@ -1050,35 +1145,35 @@ static bool known_stmt(const PLpgSQL_stmt *st)
 		const PLpgSQL_stmt_if *s = (const PLpgSQL_stmt_if *)st;
 		const ListCell *lc;
 		foreach (lc, s->elsif_list)
-			if (!known_stmts(((const PLpgSQL_if_elsif *)lfirst(lc))->stmts))
+			if (!known_stmts(((const PLpgSQL_if_elsif *)lfirst(lc))->stmts, depth))
 				return false;
-		return known_stmts(s->then_body) && known_stmts(s->else_body);
+		return known_stmts(s->then_body, depth) && known_stmts(s->else_body, depth);
 	}
 	case PLPGSQL_STMT_CASE: {
 		const PLpgSQL_stmt_case *s = (const PLpgSQL_stmt_case *)st;
 		const ListCell *lc;
 		foreach (lc, s->case_when_list)
-			if (!known_stmts(((const PLpgSQL_case_when *)lfirst(lc))->stmts))
+			if (!known_stmts(((const PLpgSQL_case_when *)lfirst(lc))->stmts, depth))
 				return false;
-		return known_stmts(s->else_stmts);
+		return known_stmts(s->else_stmts, depth);
 	}
 	case PLPGSQL_STMT_LOOP:
-		return known_stmts(((const PLpgSQL_stmt_loop *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_loop *)st)->body, depth);
 	case PLPGSQL_STMT_WHILE:
-		return known_stmts(((const PLpgSQL_stmt_while *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_while *)st)->body, depth);
 	case PLPGSQL_STMT_FORI:
-		return known_stmts(((const PLpgSQL_stmt_fori *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_fori *)st)->body, depth);
 	case PLPGSQL_STMT_FORS:
 		return known_variable(((const PLpgSQL_stmt_fors *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_fors *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_fors *)st)->body, depth);
 	case PLPGSQL_STMT_FORC:
 		return known_variable(((const PLpgSQL_stmt_forc *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_forc *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_forc *)st)->body, depth);
 	case PLPGSQL_STMT_DYNFORS:
 		return known_variable(((const PLpgSQL_stmt_dynfors *)st)->var) &&
-		       known_stmts(((const PLpgSQL_stmt_dynfors *)st)->body);
+		       known_stmts(((const PLpgSQL_stmt_dynfors *)st)->body, depth);
 	case PLPGSQL_STMT_FOREACH_A:
-		return known_stmts(((const PLpgSQL_stmt_foreach_a *)st)->body);
+		return known_stmts(((const PLpgSQL_stmt_foreach_a *)st)->body, depth);
 	case PLPGSQL_STMT_EXECSQL:
 		return known_variable(((const PLpgSQL_stmt_execsql *)st)->target);
 	case PLPGSQL_STMT_DYNEXECUTE:
@@ -1106,11 +1201,11 @@ static bool known_stmt(const PLpgSQL_stmt *st)
 	}
 }
 
-static bool known_stmts(const List *stmts)
+static bool known_stmts(const List *stmts, int depth)
 {
 	const ListCell *lc;
 	foreach (lc, stmts)
-		if (!lfirst(lc) || !known_stmt(lfirst(lc)))
+		if (!lfirst(lc) || !known_stmt(lfirst(lc), depth))
 			return false;
 	return true;
 }
@@ -1324,7 +1419,7 @@ char *__wrap_plpgsqlToJSON(PLpgSQL_function *func)
 		known = t == PLPGSQL_DTYPE_VAR || t == PLPGSQL_DTYPE_ROW || t == PLPGSQL_DTYPE_REC ||
 			t == PLPGSQL_DTYPE_RECFIELD;
 	}
-	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action))
+	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action, 0))
 		return __real_plpgsqlToJSON(func);
 	v->begin(v->ctx);
 	for (int i = 0; i < func->ndatums; i++) {

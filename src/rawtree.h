@@ -117,8 +117,14 @@ typedef struct cgm_raw_visitor {
 /* Parse `sql` and report its sites to v.  Returns 0, or -1 when the text
  * does not parse: then *error gets the parser's message (heap, caller
  * frees) and *cursorpos its 1-based position (0 when unknown), and
- * nothing was reported. */
+ * nothing was reported.  -1 also when a statement nests deeper than
+ * CGM_MAX_NESTING (cgmap/limits.h): the walk stops there, *error says so
+ * (cgm_raw_too_deep_message) and *cursorpos is where that statement
+ * starts; what earlier statements reported must be dropped too. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
+
+/* "expression nested deeper than N levels" (heap, caller frees). */
+char *cgm_raw_too_deep_message(void);
 
 /* The trees libpg_query's PL/pgSQL parser builds to check each expression
  * of a body, while pg_query_parse_plpgsql runs on this thread: `text` is
@@ -127,7 +133,8 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
  * sites, locations counting in that text.  Set it (non-NULL) around one
  * pg_query_parse_plpgsql call and clear it after; the pointer must stay
  * valid meanwhile.  Nothing is captured when libpg_query is a shared
- * library (its internal calls cannot be wrapped). */
+ * library (its internal calls cannot be wrapped).  A statement nesting
+ * deeper than CGM_MAX_NESTING is handed to `unknown`. */
 typedef struct cgm_raw_capture {
 	void (*text)(void *ctx, const char *text);
 	/* After the sites of an expression that always yields the same SQL

@@ -1423,6 +1423,10 @@ struct jv_member {
 /* Deeper than any snapshot; jansson's own limit (2048) is checked by
  * jansson when the tree builder gives up. */
 #define JV_MAX_DEPTH 256
+/* A file nesting deeper than jansson's limit is refused at once, before
+ * jsmn (whose closing brackets take time quadratic in the depth: 52 s for
+ * 200 KB of '[') or jansson reads it. */
+#define JV_REFUSE_DEPTH 2048
 
 typedef struct {
 	jt_doc doc;
@@ -1603,15 +1607,20 @@ static int jv_build(jv_builder *b, jv *out, char separator, int depth)
 }
 
 /* The document in buf[0..len) (buf[len] is a NUL), an object with nothing
- * after it; -1 when the token path does not take it. */
-static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena)
+ * after it; -1 when the token path does not take it.  Deeper than
+ * JV_REFUSE_DEPTH: -2, and *deep_at is the offset of the first bracket past it
+ * (no reader, jansson included, is asked to go on). */
+static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena, long *deep_at)
 {
 	jv_builder b = { .text = buf, .arena = arena };
+	b.doc.max_depth = JV_REFUSE_DEPTH;
 	int rc = -1;
 	/* jsmn's offsets are ints; a larger file goes to jansson. */
 	if (len < INT_MAX && jt_parse(&b.doc, buf, len) && b.doc.tokens[0].type == JT_OBJECT &&
 	    jv_build(&b, out, 0, 0) == 0 && b.next == b.doc.count && jv_gap(&b, (int)len, 0))
 		rc = 0;
+	else if (len < INT_MAX && b.doc.too_deep_at >= 0)
+		rc = -2, *deep_at = b.doc.too_deep_at;
 	jt_doc_free(&b.doc);
 	return rc;
 }
@@ -2569,8 +2578,19 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 			  const char *file)
 {
 	*jdoc = NULL;
-	if (jv_parse(doc, *buf, *len, tree) == 0)
+	long deep_at = -1;
+	int rc = jv_parse(doc, *buf, *len, tree, &deep_at);
+	if (rc == 0)
 		return 0;
+	if (rc == -2) {
+		int line = 1;
+		long line_start = 0;
+		for (long i = 0; i < deep_at; i++)
+			if ((*buf)[i] == '\n')
+				line++, line_start = i + 1;
+		return cgm_error(CGM_EINPUT, "snapshot \"%s\": line %d column %ld: nesting deeper than %d levels",
+				 file, line, deep_at - line_start + 1, JV_REFUSE_DEPTH);
+	}
 	free(*buf);
 	*buf = read_whole_file(file, len);
 	if (!*buf)

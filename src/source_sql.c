@@ -51,6 +51,7 @@
 #include "sqlfile.h"
 #include "jsondom.h"
 #include "sqllex.h"
+#include "sqlprep.h"
 
 /* ---- a string -> int map in an arena (open addressing, grows) ---- */
 
@@ -2950,6 +2951,8 @@ static void apply_tree(sql_state *st, const char *tree, int base, int len)
 {
 	cgm_arena *arena = cgm_arena_new();
 	jd_node *root = jd_parse(arena, tree, strlen(tree));
+	if (!root) /* nesting past CGM_MAX_JSON_NESTING */
+		diagnose(st, sqlfile_original_offset(st->shrunk, base), "cannot read libpg_query output");
 	apply_statements(st, root, base, len);
 	cgm_arena_free(arena);
 }
@@ -3090,7 +3093,8 @@ static void parse_error(sql_state *st, const PgQueryError *err, int base)
 /* A file that does not parse whole: statements one by one (split at the
  * semicolons outside quotes), joining pieces that only parse together
  * (BEGIN ATOMIC bodies hold semicolons), so one bad statement loses
- * nothing else. */
+ * nothing else.  A piece past cgmap's limits (sqlprep.h) never reaches the
+ * parser: its problem is the error of that statement. */
 static void apply_pieces(sql_state *st, char *text)
 {
 	int *starts, *ends;
@@ -3102,12 +3106,18 @@ static void apply_pieces(sql_state *st, char *text)
 	int i = 0;
 	while (i < n) {
 		int start = starts[i];
-		bool applied = false;
+		bool applied = false, refused = false;
+		cgm_sql_problem problem;
 		PgQueryParseResult first = { 0 };
-		for (int j = i; j < n && j < i + 64 && !applied; j++) {
+		for (int j = i; j < n && j < i + 64 && !applied && !refused; j++) {
 			int end = ends[j] + (text[ends[j]] == ';');
 			char saved = text[end];
 			text[end] = '\0';
+			if (!cgm_sql_check(text + start, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+				text[end] = saved;
+				refused = true;
+				break;
+			}
 			PgQueryParseResult r = pg_query_parse(text + start);
 			text[end] = saved;
 			if (!r.error) {
@@ -3121,7 +3131,11 @@ static void apply_pieces(sql_state *st, char *text)
 				pg_query_free_parse_result(r);
 			}
 		}
-		if (!applied) {
+		if (refused) {
+			diagnose(st, sqlfile_original_offset(st->shrunk, start + problem.offset), "%s",
+				 problem.message);
+			i++;
+		} else if (!applied) {
 			parse_error(st, first.error, start);
 			i++;
 		}
@@ -3156,7 +3170,14 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	} else {
 		st->shrunk = &shrunk;
 		int len = (int)strlen(shrunk.text);
-		if (!apply_parallel(st, shrunk.text, len)) {
+		/* What PostgreSQL reads as one string, libpg_query too; a text
+		 * past cgmap's limits goes statement by statement, so that only
+		 * the statements past them are lost. */
+		cgm_sql_blank_continuations(shrunk.text);
+		cgm_sql_problem problem;
+		if (!cgm_sql_check(shrunk.text, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+			apply_pieces(st, shrunk.text);
+		} else if (!apply_parallel(st, shrunk.text, len)) {
 			PgQueryParseResult whole = pg_query_parse(shrunk.text);
 			if (!whole.error)
 				apply_tree(st, whole.parse_tree, 0, len);

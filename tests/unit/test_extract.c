@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -514,6 +515,138 @@ static void test_operators_and_casts(void **state)
 	expect_opcast(&sql, NULL, ">", 2, CGM_SITE_OPERATOR, "integer", "integer");
 }
 
+/* prefix, then `term` n times joined by `op`, then suffix (heap, in the
+ * arena). */
+static char *chain(const char *prefix, const char *term, const char *op, int n, const char *suffix)
+{
+	size_t tl = strlen(term), ol = strlen(op);
+	size_t len = strlen(prefix) + (size_t)n * (tl + ol) + strlen(suffix) + 1;
+	char *s = cgm_arena_alloc(arena, len), *p = s;
+	p = stpcpy(p, prefix);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			p = stpcpy(p, op);
+		p = stpcpy(p, term);
+	}
+	strcpy(p, suffix);
+	return s;
+}
+
+static void expect_error(const cgm_function *fn, int line, const char *text)
+{
+	if (fn->nerrors != 1)
+		fail_msg("%d errors, expected one saying '%s'", fn->nerrors, text);
+	if (!strstr(fn->errors[0].message, text))
+		fail_msg("error '%s', expected '%s'", fn->errors[0].message, text);
+	if (fn->errors[0].line != line)
+		fail_msg("error at line %d, expected %d", fn->errors[0].line, line);
+}
+
+/* 200,000 chained terms (about 400 KB, which PostgreSQL accepts) overflowed
+ * the stack of the raw-tree walker and of libpg_query's JSON printer: now a
+ * parse error naming the limit, and the rest of the function is mapped. */
+static void test_deep_expressions_are_parse_errors(void **state)
+{
+	enum { N = 200000 };
+	cgm_function fn = make("plpgsql", "", "integer",
+			       chain("\nBEGIN\n  PERFORM before_it(1);\n  RETURN ok(1)+", "1", "+", N,
+				     ";\nEND\n"));
+	cgm_extract_function(arena, &fn);
+	expect_error(&fn, 4, "nested deeper than 10000 levels");
+	expect_site(&fn, "before_it", 3, CGM_SITE_PERFORM);
+
+	cgm_function concat = make("plpgsql", "", "text",
+				   chain("\nBEGIN\n  PERFORM before_it(1);\n  PERFORM ok(", "'a'", "||", N,
+					 ");\nEND\n"));
+	cgm_extract_function(arena, &concat);
+	expect_error(&concat, 4, "nested deeper than 10000 levels");
+	expect_site(&concat, "before_it", 3, CGM_SITE_PERFORM);
+
+	cgm_function exec = make("plpgsql", "", "void",
+				 chain("\nBEGIN\n  PERFORM before_it(1);\n  EXECUTE ", "'a'", "||", N,
+				       ";\nEND\n"));
+	cgm_extract_function(arena, &exec);
+	expect_error(&exec, 4, "nested deeper than 10000 levels");
+	expect_site(&exec, "before_it", 3, CGM_SITE_PERFORM);
+
+	cgm_function sql = make("sql", "", "integer",
+				chain("SELECT before_it(1);\nSELECT ok(1)+", "1", "+", N, ";\n"));
+	cgm_extract_function(arena, &sql);
+	expect_error(&sql, 2, "nested deeper than 10000 levels");
+
+	/* Joins nest left-deep too. */
+	cgm_function joins = make("sql", "", "integer",
+				  chain("SELECT before_it(1);\nSELECT ok(1) FROM t", " JOIN t USING (a)", "", N, ";\n"));
+	cgm_extract_function(arena, &joins);
+	expect_error(&joins, 2, "nested deeper than 10000 levels");
+
+	/* A statement the raw walker does not know goes to libpg_query's JSON
+	 * printer: refused from its text before. */
+	cgm_function utility = make("sql", "", "void",
+				    chain("SELECT before_it(1);\nCREATE TABLE t (a int DEFAULT ", "1", "+", N,
+					  ");\n"));
+	cgm_extract_function(arena, &utility);
+	expect_error(&utility, 2, "nested deeper than 10000 levels");
+	expect_site(&utility, "before_it", 1, CGM_SITE_CALL);
+
+	/* What PostgreSQL runs at its default stack depth is read whole. */
+	cgm_function fine = make("plpgsql", "", "integer",
+				 chain("\nBEGIN\n  RETURN ok(1)+", "1", "+", 4000, ";\nEND\n"));
+	cgm_extract_function(arena, &fine);
+	assert_int_equal(fine.nerrors, 0);
+	expect_site(&fine, "ok", 3, CGM_SITE_CALL);
+}
+
+/* 32,000 nested slash-stars took PostgreSQL's lexer 8 s: refused before it. */
+static void test_nested_comments_are_capped(void **state)
+{
+	char *open = chain("", "/*", "", 32000, ""), *close = chain("", "*/", "", 32000, "");
+	cgm_function fn = make("plpgsql", "", "integer", "");
+	fn.source = cgm_arena_printf(arena, "\nBEGIN\n  PERFORM before_it(1);\n  %s%s\n  RETURN 1;\nEND\n",
+				     open, close);
+	cgm_extract_function(arena, &fn);
+	expect_error(&fn, 4, "comments nested deeper than 256 levels");
+
+	cgm_function sql = make("sql", "", "integer", "");
+	sql.source = cgm_arena_printf(arena, "SELECT 1;\n%s%s SELECT 2", open, close);
+	cgm_extract_function(arena, &sql);
+	expect_error(&sql, 2, "comments nested deeper than 256 levels");
+
+	/* Nesting as real code does it is read as before. */
+	cgm_function fine = make("plpgsql", "", "integer",
+				 "\nBEGIN\n  /* a /* b /* c */ */ */ PERFORM g(1);\n  RETURN 1;\nEND\n");
+	cgm_extract_function(arena, &fine);
+	assert_int_equal(fine.nerrors, 0);
+	expect_site(&fine, "g", 3, CGM_SITE_PERFORM);
+}
+
+/* PostgreSQL reads 'a' -- comment <newline> 'b' as one string; libpg_query
+ * called 'b' a syntax error, and the whole function was dropped. */
+static void test_string_continued_after_comment(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "text",
+			       "\nBEGIN\n"
+			       "  PERFORM before_it(1);\n"          /* 3 */
+			       "  RETURN 'a' -- the first part\n"   /* 4 */
+			       "    -- and a comment line\n"         /* 5 */
+			       "    'b' || after_it(2);\n"           /* 6 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "before_it", 3, CGM_SITE_PERFORM);
+	expect_site(&fn, "after_it", 6, CGM_SITE_CALL);
+	/* The source as written stays in the map. */
+	assert_non_null(strstr(fn.source, "-- the first part"));
+
+	cgm_function sql = make("sql", "", "text",
+				"SELECT 'a' -- c\n"
+				"  'b', h(1);\n");
+	cgm_extract_function(arena, &sql);
+	assert_int_equal(sql.nerrors, 0);
+	expect_site(&sql, "h", 2, CGM_SITE_CALL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +664,9 @@ int main(void)
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 		cmocka_unit_test(test_operators_and_casts),
+		cmocka_unit_test(test_deep_expressions_are_parse_errors),
+		cmocka_unit_test(test_nested_comments_are_capped),
+		cmocka_unit_test(test_string_continued_after_comment),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */

@@ -240,6 +240,51 @@ static void test_syntax_error(void **state)
 	free(err);
 }
 
+/* A tree deeper than CGM_MAX_NESTING (1+1+...+1 of 200,000 terms, which
+ * overflowed the walker's stack): the scan fails with a message naming the
+ * limit and where the statement starts; the same chain within the limit,
+ * and deep argument shapes inside it, are read whole. */
+static void test_deep_trees_are_refused(void **state)
+{
+	(void)state;
+	static const char *const forms[] = { "f(1)+", "f('a')||", "f('a'||" };
+	for (int k = 0; k < 3; k++) {
+		for (int n = 4000; n <= 200000; n += 196000) {
+			size_t len = (strlen(forms[k]) + 1) * (size_t)n + 64;
+			char *sql = malloc(len), *p = sql;
+			p = stpcpy(p, "SELECT 1;\n  SELECT ");
+			for (int i = 0; i < n; i++)
+				p = stpcpy(p, forms[k]);
+			p = stpcpy(p, "'x'");
+			for (int i = 0; k == 2 && i < n; i++)
+				*p++ = ')';
+			*p = '\0';
+			seen s;
+			memset(&s, 0, sizeof s);
+			cgm_raw_visitor v = { .ctx = &s, .call = on_call, .relation = on_relation,
+					      .statement = on_statement, .unknown = on_unknown };
+			char *err = NULL;
+			int pos = 0;
+			int rc = cgm_raw_scan(sql, &v, &err, &pos);
+			if (n == 4000 && k < 2) {
+				assert_int_equal(rc, 0);
+				assert_int_equal(s.unknown, 0);
+				assert_int_equal(strncmp(s.text, "f f f", 5), 0);
+			} else if (n > 4000) {
+				assert_int_equal(rc, -1);
+				assert_non_null(err);
+				if (k < 2 || !strstr(err, "memory exhausted")) {
+					/* nested calls stop in the parser first, as in PostgreSQL */
+					assert_non_null(strstr(err, "nested deeper than 10000 levels"));
+					assert_int_equal(pos, 13);
+				}
+			}
+			free(err);
+			free(sql);
+		}
+	}
+}
+
 /* The PL/pgSQL parser's own check parses reach the capture (the link wraps
  * raw_parser): every checked text with its calls, and the constant SQL of
  * an EXECUTEd literal.  Without it extraction parses every text again:
@@ -478,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_relations_read_and_written),
 		cmocka_unit_test(test_unknown_statements_are_handed_back),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_deep_trees_are_refused),
 		cmocka_unit_test(test_plpgsql_checks_are_captured),
 		cmocka_unit_test(test_plpgsql_tree_from_structs),
 	};

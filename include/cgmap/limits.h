@@ -1,0 +1,38 @@
+/*
+ * cgmap/limits.h - how deep and how odd input may be before cgmap refuses
+ * it with a clear error instead of running out of stack or time.
+ *
+ * Every recursive walk over input-shaped data stops at one of these and
+ * turns the excess into an error naming the place (a parse error of one
+ * function, an error of one statement of a SQL file, a refused snapshot);
+ * the rest of the input is read as usual.  PostgreSQL itself, at its default
+ * max_stack_depth (2 MB), runs expressions nested about 4,500 levels deep,
+ * so no function a default server runs is refused.
+ */
+#ifndef CGMAP_LIMITS_H
+#define CGMAP_LIMITS_H
+
+/* Levels of a parse tree (operator chains such as 1+1+...+1 count one level
+ * per operator) that the raw-tree walker follows. */
+#define CGM_MAX_NESTING 10000
+
+/* The same bound as estimated from SQL text alone (src/sqlprep.c), before
+ * libpg_query prints a tree as JSON (its printer recurses without a limit):
+ * words and operator characters chained without a comma, semicolon or
+ * bracket between them. */
+#define CGM_MAX_NESTING_ESTIMATE 10000
+
+/* Levels of JSON that the token reader (src/jsontok.c) takes from
+ * libpg_query: a tree level prints as up to three. */
+#define CGM_MAX_JSON_NESTING (4 * CGM_MAX_NESTING)
+
+/* Slash-star comments nested in one another (PostgreSQL's lexer takes time
+ * quadratic in a run of nested openings). */
+#define CGM_MAX_COMMENT_NESTING 256
+
+/* Operator characters in one run outside quotes and comments, or after a
+ * slash-star inside one (PostgreSQL's lexer rescans such a run for every
+ * token it cuts from it). */
+#define CGM_MAX_OPERATOR_RUN 1024
+
+#endif
