@@ -5,6 +5,10 @@
 # and types each extension available on that server creates, which cgmap
 # adds when a file says CREATE EXTENSION.
 #
+# It also writes data/pg15_operators.tsv and data/pg15_casts.tsv, the
+# pg_catalog operators and the casts of a new database, which typing and
+# operator and cast resolution need offline.
+#
 # usage: scripts/gen_builtins.sh [--dsn CONNINFO] [OUTPUT [EXTENSIONS_OUTPUT]]
 #   Without --dsn a throwaway cluster is started with tests/lib/pgtest.sh
 #   (needs the PostgreSQL 15 server binaries).  OUTPUT defaults to
@@ -25,6 +29,13 @@
 # ("@extschema@" for the schema the extension is created in), name, then for
 # a function the columns above from argtypes on; types in argtypes and
 # result are qualified with "@extschema@." where they are the extension's.
+#
+# pg15_operators.tsv: name  left  right  result  function, one operator a
+# line sorted by name, left, right; types as format_type prints them, "-"
+# for the missing left operand of a prefix operator and for no function;
+# function is the regprocedure text with an empty search_path.
+# pg15_casts.tsv: source  target  context  method  function (context i, a, e;
+# method f, b, i as pg_cast has them), sorted by source then target.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,12 +45,14 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,45p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
 out=${out:-$here/data/pg15_builtins.tsv}
 ext_out=${ext_out:-$here/data/pg15_extensions.tsv}
+ops_out=$(dirname "$out")/pg15_operators.tsv
+casts_out=$(dirname "$out")/pg15_casts.tsv
 
 if [ -z "$dsn" ]; then
 	# shellcheck source=../tests/lib/pgtest.sh
@@ -92,6 +105,40 @@ full=$("${psql_cmd[@]}" -c "SHOW server_version"); full=${full%% *}
 	cat "$tmp"
 } >"$out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$out") functions to $out" >&2
+
+{
+	echo "# pg_catalog operators of PostgreSQL $full, written by scripts/gen_builtins.sh"
+	echo "# name	left	right	result	function"
+	"${psql_cmd[@]}" -F $'\t' <<SQL
+SET search_path = '';
+SELECT * FROM (
+  SELECT o.oprname AS n,
+         CASE WHEN o.oprleft = 0 THEN '-' ELSE pg_catalog.format_type(o.oprleft, NULL) END AS l,
+         CASE WHEN o.oprright = 0 THEN '-' ELSE pg_catalog.format_type(o.oprright, NULL) END AS r,
+         CASE WHEN o.oprresult = 0 THEN '-' ELSE pg_catalog.format_type(o.oprresult, NULL) END,
+         CASE WHEN o.oprcode = 0 THEN '-' ELSE o.oprcode::pg_catalog.regprocedure::text END
+  FROM pg_catalog.pg_operator o
+  WHERE o.oprnamespace = 'pg_catalog'::pg_catalog.regnamespace) AS ops
+ORDER BY n COLLATE "C", l COLLATE "C", r COLLATE "C";
+SQL
+} >"$ops_out"
+echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ops_out") operators to $ops_out" >&2
+
+{
+	echo "# casts of a new PostgreSQL $full database, written by scripts/gen_builtins.sh"
+	echo "# source	target	context	method	function"
+	"${psql_cmd[@]}" -F $'\t' <<SQL
+SET search_path = '';
+SELECT * FROM (
+  SELECT pg_catalog.format_type(c.castsource, NULL) AS s, pg_catalog.format_type(c.casttarget, NULL) AS t,
+         c.castcontext, c.castmethod,
+         CASE WHEN c.castfunc = 0 THEN '-' ELSE c.castfunc::pg_catalog.regprocedure::text END
+  FROM pg_catalog.pg_cast c
+  WHERE c.oid < 16384) AS casts
+ORDER BY s COLLATE "C", t COLLATE "C";
+SQL
+} >"$casts_out"
+echo "gen_builtins.sh: wrote $(grep -vc '^#' "$casts_out") casts to $casts_out" >&2
 
 # Extensions: each created in a scratch schema inside a rolled-back
 # transaction; what it made is listed with that schema as @extschema@.

@@ -14,6 +14,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/ops.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
 {
@@ -89,6 +90,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	model->include_extensions = opts->source.include_extensions;
 	cgm_model_index(model);
 	cgm_model_link(model);
+	cgm_ops_index(model);
 	drop_unmapped_references(model);
 	stage_time(opts, "parse", &t);
 

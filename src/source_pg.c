@@ -5,7 +5,8 @@
  * Out: model->functions (every function of the database: the ones in scope
  *      mapped, the others - pg_catalog, extensions, filtered schemas - kept
  *      as `builtin` so resolution knows they exist), triggers, relations,
- *      catalog references and the default search_path.  All strings are
+ *      catalog references, operators, casts and aggregates' support
+ *      functions, and the default search_path.  All strings are
  *      copied into model->arena; every PGresult is cleared before return.
  *      With an extraction pool, each mapped function is handed to it as soon
  *      as its row is copied (the pool then fills its line count, body hash
@@ -159,6 +160,43 @@ static const char *const references_query =
 	"       OR EXISTS (SELECT 1 FROM pg_proc a WHERE a.oid = d.objid AND a.prokind = 'a'))"
 	"  AND d.refobjid NOT IN (SELECT oid FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace)"
 	" ORDER BY 1, 2, 3";
+
+/* Every operator and cast, pg_catalog's too: typing needs their operand
+ * and result types.  Types print as format_type and functions as
+ * regprocedure under the empty search_path, as the functions' ids do. */
+static const char *const operators_query =
+	"SELECT n.nspname, o.oprname,"
+	" CASE WHEN o.oprleft <> 0 THEN format_type(o.oprleft, NULL) END,"
+	" CASE WHEN o.oprright <> 0 THEN format_type(o.oprright, NULL) END,"
+	" CASE WHEN o.oprresult <> 0 THEN format_type(o.oprresult, NULL) END,"
+	" CASE WHEN o.oprcode <> 0 THEN o.oprcode::regprocedure::text END,"
+	" n.nspname = 'pg_catalog'"
+	" FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace";
+
+static const char *const casts_query =
+	"SELECT format_type(c.castsource, NULL), format_type(c.casttarget, NULL),"
+	" c.castcontext, c.castmethod,"
+	" CASE WHEN c.castfunc <> 0 THEN c.castfunc::regprocedure::text END,"
+	" (SELECT bool_and(t.typnamespace = 'pg_catalog'::regnamespace) FROM pg_type t"
+	"   WHERE t.oid IN (c.castsource, c.casttarget))"
+	" AND (c.castfunc = 0 OR (SELECT p.pronamespace = 'pg_catalog'::regnamespace"
+	"   FROM pg_proc p WHERE p.oid = c.castfunc))"
+	" FROM pg_cast c";
+
+/* The support functions of the aggregates outside pg_catalog, in the
+ * order of cgm_aggregate's roles. */
+static const char *const aggregates_query =
+	"SELECT a.aggfnoid::regprocedure::text,"
+	" nullif(a.aggtransfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggfinalfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggcombinefn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggserialfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggdeserialfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggmtransfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggminvtransfn::oid, 0)::regprocedure::text,"
+	" nullif(a.aggmfinalfn::oid, 0)::regprocedure::text"
+	" FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid"
+	" WHERE p.pronamespace <> 'pg_catalog'::regnamespace";
 
 static const char *value(PGresult *res, int row, int col)
 {
@@ -563,6 +601,77 @@ static int load_references(cgm_model *model, PGconn *conn)
 	return 0;
 }
 
+static int query_error(const char *what, const char *catalog, PGconn *conn, PGresult *res)
+{
+	int rc = cgm_error(CGM_ESOURCE, "cannot read %s from \"%s\": %s", what, catalog,
+			   PQerrorMessage(conn));
+	PQclear(res);
+	return rc;
+}
+
+/* Operators, casts and aggregates, kept by function id until the model is
+ * indexed (cgm_model_link). */
+static int load_operators_casts_aggregates(cgm_model *model, PGconn *conn)
+{
+	cgm_arena *a = model->arena;
+	PGresult *res = PQexec(conn, operators_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return query_error("operators", "pg_operator", conn, res);
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_operator *op = cgm_model_add_operator(model);
+		op->schema = cgm_arena_strdup(a, value(res, r, 0));
+		op->name = cgm_arena_strdup(a, value(res, r, 1));
+		op->left = cgm_arena_strdup(a, value(res, r, 2));
+		op->right = cgm_arena_strdup(a, value(res, r, 3));
+		op->result = cgm_arena_strdup(a, value(res, r, 4));
+		op->function_id = cgm_arena_strdup(a, value(res, r, 5));
+		op->function = -1;
+		op->builtin = value(res, r, 6)[0] == 't';
+	}
+	PQclear(res);
+
+	res = PQexec(conn, casts_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return query_error("casts", "pg_cast", conn, res);
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_cast *c = cgm_model_add_cast(model);
+		c->source = cgm_arena_strdup(a, value(res, r, 0));
+		c->target = cgm_arena_strdup(a, value(res, r, 1));
+		c->context = value(res, r, 2)[0];
+		c->method = value(res, r, 3)[0];
+		c->function_id = cgm_arena_strdup(a, value(res, r, 4));
+		c->function = -1;
+		const char *builtin = value(res, r, 5);
+		c->builtin = builtin && builtin[0] == 't';
+	}
+	PQclear(res);
+
+	res = PQexec(conn, aggregates_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return query_error("aggregates", "pg_aggregate", conn, res);
+	static const char *const roles[] = { "transition", "final", "combine", "serialize",
+					     "deserialize", "moving transition", "moving inverse",
+					     "moving final" };
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_aggregate *agg = cgm_model_add_aggregate(model);
+		agg->aggregate_id = cgm_arena_strdup(a, value(res, r, 0));
+		agg->aggregate = -1;
+		agg->support_roles = cgm_arena_alloc(a, sizeof(char *) * 8);
+		agg->support_ids = cgm_arena_alloc(a, sizeof(char *) * 8);
+		agg->support = cgm_arena_alloc(a, sizeof(int) * 8);
+		for (int k = 0; k < 8; k++) {
+			const char *id = value(res, r, 1 + k);
+			if (!id)
+				continue;
+			agg->support_roles[agg->nsupport] = roles[k];
+			agg->support_ids[agg->nsupport] = cgm_arena_strdup(a, id);
+			agg->support[agg->nsupport++] = -1;
+		}
+	}
+	PQclear(res);
+	return 0;
+}
+
 /* The settings, and room for every function of the snapshot: every row of
  * pg_proc, more than both function queries read, so no function moves while
  * a worker parses it. */
@@ -618,6 +727,7 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 || (rc = load_triggers(model, conn)) < 0 ||
 	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
+	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||
 	    (rc = stream_user_functions(model, conn, opts, pool)) < 0 ||
 	    (rc = load_system_functions(model, conn, opts, pool)) < 0) {
 		PQfinish(conn);

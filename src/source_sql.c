@@ -7,13 +7,16 @@
  * Out: model->functions (the PostgreSQL 15 builtins from
  *      data/pg15_builtins.tsv and the functions of created extensions, both
  *      for resolution only, and the mapped functions), triggers, relations,
- *      references and diagnostics (what PostgreSQL would have refused, or a
+ *      references, operators and casts (PostgreSQL 15's from
+ *      data/pg15_operators.tsv and data/pg15_casts.tsv, and CREATE OPERATOR
+ *      / CAST), aggregates' support functions, and diagnostics (what PostgreSQL would have refused, or a
  *      statement that does not parse: file, line, message).  Every string
  *      is copied into model->arena; libpg_query results, JSON trees and file
  *      texts are freed before return.
  *
  * Statements are parsed with libpg_query and applied in order as PostgreSQL
- * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE/AGGREGATE, DROP, ALTER
+ * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE/AGGREGATE, CREATE OPERATOR,
+ * CREATE CAST, DROP, ALTER
  * FUNCTION (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON
  * FUNCTION, schemas, tables, types, views, triggers, policies, indexes,
  * column defaults and constraints (as references), extensions (their
@@ -38,6 +41,7 @@
 #include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -133,6 +137,26 @@ typedef struct sql_reference {
 	bool dropped;
 } sql_reference;
 
+typedef struct sql_operator {
+	cgm_operator op;
+	int fn;
+	bool dropped;
+} sql_operator;
+
+typedef struct sql_cast {
+	cgm_cast cast;
+	int fn;
+	bool dropped;
+} sql_cast;
+
+typedef struct sql_aggregate {
+	int fn;            /* the aggregate */
+	int nsupport;
+	int support[8];
+	const char *roles[8];
+	bool dropped;
+} sql_aggregate;
+
 typedef struct sql_state {
 	cgm_model *model;
 	cgm_arena *a;
@@ -185,6 +209,16 @@ typedef struct sql_state {
 	smap ext_fns;       /* "extension\x1fid" -> 1: the functions an extension made */
 	smap builtin_names; /* name -> 1: a pg_catalog function of that name exists */
 	int nbuiltin;       /* model->functions[0..nbuiltin) are the builtins */
+
+	/* CREATE OPERATOR / CAST / AGGREGATE: each with the index into fns of
+	 * its function (-1 for a builtin one, named by function_id), whose id
+	 * is taken at the end (renames) and whose drop drops it. */
+	sql_operator *operators;
+	int noperators, cap_operators;
+	sql_cast *casts;
+	int ncasts, cap_casts;
+	sql_aggregate *aggregates;
+	int naggregates, cap_aggregates;
 } sql_state;
 
 static const char *const default_path[] = { "$user", "public" };
@@ -1120,6 +1154,7 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	jd_node *def = jget(stmt, "definition");
 	const char *stype = NULL;
 	int support[8], nsupport = 0;
+	const char *roles[8];
 	for (size_t i = 0; i < jd_size(def); i++) {
 		jd_node *d = jget(jd_at(def, i), "DefElem");
 		const char *opt = jstr(d, "defname");
@@ -1131,10 +1166,11 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 			continue;
 		}
 		/* Support functions and how many arguments each takes. */
-		static const struct { const char *opt; int extra; } kinds[] = {
-			{ "sfunc", 1 }, { "msfunc", 1 }, { "minvfunc", 1 }, { "finalfunc", -1 },
-			{ "mfinalfunc", -1 }, { "combinefunc", -2 }, { "serialfunc", -1 },
-			{ "deserialfunc", -3 },
+		static const struct { const char *opt; int extra; const char *role; } kinds[] = {
+			{ "sfunc", 1, "transition" }, { "msfunc", 1, "moving transition" },
+			{ "minvfunc", 1, "moving inverse" }, { "finalfunc", -1, "final" },
+			{ "mfinalfunc", -1, "moving final" }, { "combinefunc", -2, "combine" },
+			{ "serialfunc", -1, "serialize" }, { "deserialfunc", -3, "deserialize" },
 		};
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 			if (strcmp(opt, kinds[k].opt) != 0)
@@ -1146,6 +1182,7 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 							nargs, false)
 					  : -1;
 			if (fn >= 0 && nsupport < 8) {
+				roles[nsupport] = kinds[k].role;
 				support[nsupport++] = fn;
 				if (strcmp(opt, "finalfunc") == 0)
 					f.result = st->fns[fn].result;
@@ -1155,6 +1192,25 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	if (!f.result)
 		f.result = stype;
 	store_function(st, &f, jbool(stmt, "replace"), at);
+	int self = smap_get(&st->fn_index, f.id);
+	if (self >= 0 && st->fns[self].kind == CGM_KIND_AGGREGATE) {
+		/* The latest definition counts: an earlier record is replaced. */
+		for (int i = 0; i < st->naggregates; i++)
+			if (st->aggregates[i].fn == self)
+				st->aggregates[i].dropped = true;
+		if (st->naggregates == st->cap_aggregates) {
+			int cap = st->cap_aggregates ? st->cap_aggregates * 2 : 16;
+			st->aggregates = cgm_arena_grow(a, st->aggregates, (size_t)st->naggregates,
+							(size_t)cap, sizeof(sql_aggregate));
+			st->cap_aggregates = cap;
+		}
+		sql_aggregate *agg = &st->aggregates[st->naggregates++];
+		memset(agg, 0, sizeof *agg);
+		agg->fn = self;
+		agg->nsupport = nsupport;
+		memcpy(agg->support, support, sizeof(int) * (size_t)nsupport);
+		memcpy(agg->roles, roles, sizeof(char *) * (size_t)nsupport);
+	}
 	const char *object = cgm_arena_printf(a, "function %s", f.id);
 	for (int i = 0; i < nsupport; i++) {
 		bool seen = false;
@@ -1584,6 +1640,269 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	add_references(st, jget(stmt, "whenClause"), "trigger", object);
 }
 
+/* ---- operators and casts ---- */
+
+/* The function `parts` (schema.name as written) taking `types`: its index
+ * in fns, or -1 with *builtin_id set when it is a pg_catalog one. */
+static int find_function_by_types(sql_state *st, const char *const *parts, int n,
+				  const char *const *types, int ntypes, const char **builtin_id)
+{
+	*builtin_id = NULL;
+	const char *schema = n >= 2 ? parts[n - 2] : NULL;
+	const char *name = parts[n - 1];
+	if ((!schema || strcmp(schema, "pg_catalog") == 0) &&
+	    smap_get(&st->builtin_names, name) == 1) {
+		const char *id = cgm_regprocedure(st->a, "pg_catalog", name, types, ntypes);
+		for (int i = 0; i < st->nbuiltin; i++)
+			if (strcmp(st->model->functions[i].id, id) == 0) {
+				*builtin_id = id;
+				return -1;
+			}
+	}
+	for (int p = 0; p < (schema ? 1 : st->npath); p++) {
+		const char *id = cgm_regprocedure(st->a, schema ? schema : st->path[p], name, types, ntypes);
+		int i = smap_get(&st->fn_index, id);
+		if (i >= 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Left and right operand types of an operator's ObjectWithArgs (NONE: NULL). */
+static bool operator_args(sql_state *st, const jd_node *owa, const char **left, const char **right)
+{
+	jd_node *args = jget(owa, "objargs");
+	if (jd_size(args) != 2)
+		return false;
+	jd_node *l = jget(jd_at(args, 0), "TypeName"), *r = jget(jd_at(args, 1), "TypeName");
+	*left = l ? type_of(st, l) : NULL;
+	*right = r ? type_of(st, r) : NULL;
+	return (!l || *left) && r && *right;
+}
+
+static sql_operator *find_sql_operator(sql_state *st, const char *schema, const char *name,
+				       const char *left, const char *right)
+{
+	for (int p = 0; p < (schema ? 1 : st->npath); p++)
+		for (int i = st->noperators - 1; i >= 0; i--) {
+			sql_operator *o = &st->operators[i];
+			if (!o->dropped && strcmp(o->op.name, name) == 0 &&
+			    strcmp(o->op.schema, schema ? schema : st->path[p]) == 0 &&
+			    (o->op.left == left || (o->op.left && left && strcmp(o->op.left, left) == 0)) &&
+			    strcmp(o->op.right, right) == 0)
+				return o;
+		}
+	return NULL;
+}
+
+/* CREATE OPERATOR name (LEFTARG = t, RIGHTARG = t, FUNCTION = f, ...). */
+static void apply_create_operator(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[3];
+	int n = name_list(jget(stmt, "defnames"), parts, 3);
+	int at = first_token(st);
+	if (n < 1)
+		return;
+	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (!schema || !schema_exists(st, schema)) {
+		diagnose(st, at, "no schema to create operator \"%s\" in", parts[n - 1]);
+		return;
+	}
+	const char *left = NULL, *right = NULL, *fparts[3] = { NULL };
+	int fn_n = -1;
+	jd_node *def = jget(stmt, "definition");
+	for (size_t i = 0; i < jd_size(def); i++) {
+		jd_node *d = jget(jd_at(def, i), "DefElem");
+		const char *opt = jstr(d, "defname");
+		jd_node *tn = jget(jget(d, "arg"), "TypeName");
+		if (!opt || !tn)
+			continue;
+		if (strcmp(opt, "leftarg") == 0)
+			left = type_of(st, tn);
+		else if (strcmp(opt, "rightarg") == 0)
+			right = type_of(st, tn);
+		else if (strcmp(opt, "function") == 0 || strcmp(opt, "procedure") == 0)
+			fn_n = name_list(jget(tn, "names"), fparts, 3);
+	}
+	if (!right || fn_n < 1) {
+		diagnose(st, at, "operator %s.%s: cgmap reads only prefix and infix operators with a "
+				 "known right operand type and a function",
+			 schema, parts[n - 1]);
+		return;
+	}
+	const char *types[2] = { left ? left : right, right };
+	const char *builtin_id;
+	int fn = find_function_by_types(st, fparts, fn_n, left ? types : types + 1, left ? 2 : 1,
+					&builtin_id);
+	if (fn < 0 && !builtin_id) {
+		diagnose(st, at, "operator %s.%s: function %s does not exist", schema, parts[n - 1],
+			 cgm_regprocedure(st->a, fn_n >= 2 ? fparts[fn_n - 2] : NULL, fparts[fn_n - 1],
+					  left ? types : types + 1, left ? 2 : 1));
+		return;
+	}
+	if (find_sql_operator(st, schema, parts[n - 1], left, right)) {
+		diagnose(st, at, "operator %s.%s already exists", schema, parts[n - 1]);
+		return;
+	}
+	if (st->noperators == st->cap_operators) {
+		int cap = st->cap_operators ? st->cap_operators * 2 : 16;
+		st->operators = cgm_arena_grow(st->a, st->operators, (size_t)st->noperators, (size_t)cap,
+					       sizeof(sql_operator));
+		st->cap_operators = cap;
+	}
+	sql_operator *o = &st->operators[st->noperators++];
+	memset(o, 0, sizeof *o);
+	o->op.schema = cgm_arena_strdup(st->a, schema);
+	o->op.name = cgm_arena_strdup(st->a, parts[n - 1]);
+	o->op.left = left;
+	o->op.right = right;
+	o->op.result = fn >= 0 ? st->fns[fn].result : NULL;
+	o->op.function_id = builtin_id;
+	o->op.function = -1;
+	o->fn = fn;
+	if (builtin_id)
+		for (int i = 0; i < st->nbuiltin; i++)
+			if (strcmp(st->model->functions[i].id, builtin_id) == 0)
+				o->op.result = st->model->functions[i].result;
+}
+
+static const char *const cast_contexts[][2] = {
+	{ "COERCION_IMPLICIT", "i" }, { "COERCION_ASSIGNMENT", "a" }, { "COERCION_EXPLICIT", "e" }
+};
+
+/* CREATE CAST (source AS target) WITH FUNCTION f(...) | WITHOUT FUNCTION |
+ * WITH INOUT [AS ASSIGNMENT | AS IMPLICIT]. */
+static void apply_create_cast(sql_state *st, const jd_node *stmt)
+{
+	int at = first_token(st);
+	const char *source = type_of(st, jget(stmt, "sourcetype"));
+	const char *target = type_of(st, jget(stmt, "targettype"));
+	if (!source || !target)
+		return;
+	char context = 'e';
+	const char *ctx = jstr(stmt, "context");
+	for (size_t i = 0; ctx && i < 3; i++)
+		if (strcmp(ctx, cast_contexts[i][0]) == 0)
+			context = cast_contexts[i][1][0];
+	jd_node *func = jget(stmt, "func");
+	int fn = -1;
+	const char *builtin_id = NULL;
+	if (func) {
+		const char *fparts[3];
+		int fn_n = name_list(jget(func, "objname"), fparts, 3);
+		const char **types;
+		bool ok;
+		int nargs = object_args(st, func, &types, &ok);
+		if (jbool(func, "args_unspecified")) {
+			/* WITH FUNCTION f: the one taking the source type. */
+			types = cgm_arena_alloc(st->a, sizeof(char *));
+			types[0] = source;
+			nargs = 1;
+		}
+		if (fn_n > 0 && ok)
+			fn = find_function_by_types(st, fparts, fn_n, types, nargs, &builtin_id);
+		if (fn < 0 && !builtin_id) {
+			diagnose(st, at, "cast (%s AS %s): function %s does not exist", source, target,
+				 object_text(st, func));
+			return;
+		}
+	}
+	for (int i = 0; i < st->ncasts; i++)
+		if (!st->casts[i].dropped && strcmp(st->casts[i].cast.source, source) == 0 &&
+		    strcmp(st->casts[i].cast.target, target) == 0) {
+			diagnose(st, at, "cast from type %s to type %s already exists", source, target);
+			return;
+		}
+	if (st->ncasts == st->cap_casts) {
+		int cap = st->cap_casts ? st->cap_casts * 2 : 16;
+		st->casts = cgm_arena_grow(st->a, st->casts, (size_t)st->ncasts, (size_t)cap,
+					   sizeof(sql_cast));
+		st->cap_casts = cap;
+	}
+	sql_cast *c = &st->casts[st->ncasts++];
+	memset(c, 0, sizeof *c);
+	c->cast.source = source;
+	c->cast.target = target;
+	c->cast.context = context;
+	c->cast.method = func ? 'f' : jbool(stmt, "inout") ? 'i' : 'b';
+	c->cast.function_id = builtin_id;
+	c->cast.function = -1;
+	c->fn = fn;
+}
+
+/* DROP OPERATOR / DROP CAST of one object; false when it does not exist. */
+static bool drop_operator_or_cast(sql_state *st, const char *type, const jd_node *obj)
+{
+	if (strcmp(type, "OBJECT_OPERATOR") == 0) {
+		jd_node *owa = jget(obj, "ObjectWithArgs");
+		const char *parts[3], *left, *right;
+		int n = name_list(jget(owa, "objname"), parts, 3);
+		if (n < 1 || !operator_args(st, owa, &left, &right))
+			return false;
+		sql_operator *o = find_sql_operator(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], left,
+						    right);
+		if (o)
+			o->dropped = true;
+		return o != NULL;
+	}
+	jd_node *items = jget(jget(obj, "List"), "items");
+	if (jd_size(items) != 2)
+		return false;
+	const char *source = type_of(st, jget(jd_at(items, 0), "TypeName"));
+	const char *target = type_of(st, jget(jd_at(items, 1), "TypeName"));
+	for (int i = 0; source && target && i < st->ncasts; i++)
+		if (!st->casts[i].dropped && strcmp(st->casts[i].cast.source, source) == 0 &&
+		    strcmp(st->casts[i].cast.target, target) == 0) {
+			st->casts[i].dropped = true;
+			return true;
+		}
+	return false;
+}
+
+/* What survived into the model, each function named by its final id. */
+static void add_operators_casts_aggregates(sql_state *st)
+{
+	cgm_model *model = st->model;
+	for (int i = 0; i < st->noperators; i++) {
+		sql_operator *o = &st->operators[i];
+		if (o->dropped || (o->fn >= 0 && st->dropped[o->fn]))
+			continue;
+		cgm_operator *op = cgm_model_add_operator(model);
+		*op = o->op;
+		if (o->fn >= 0) {
+			op->function_id = st->fns[o->fn].id;
+			op->result = st->fns[o->fn].result;
+		}
+	}
+	for (int i = 0; i < st->ncasts; i++) {
+		sql_cast *c = &st->casts[i];
+		if (c->dropped || (c->fn >= 0 && st->dropped[c->fn]))
+			continue;
+		cgm_cast *cast = cgm_model_add_cast(model);
+		*cast = c->cast;
+		if (c->fn >= 0)
+			cast->function_id = st->fns[c->fn].id;
+	}
+	for (int i = 0; i < st->naggregates; i++) {
+		sql_aggregate *g = &st->aggregates[i];
+		if (g->dropped || st->dropped[g->fn])
+			continue;
+		cgm_aggregate *agg = cgm_model_add_aggregate(model);
+		agg->aggregate_id = st->fns[g->fn].id;
+		agg->aggregate = -1;
+		agg->support_roles = cgm_arena_alloc(st->a, sizeof(char *) * 8);
+		agg->support_ids = cgm_arena_alloc(st->a, sizeof(char *) * 8);
+		agg->support = cgm_arena_alloc(st->a, sizeof(int) * 8);
+		for (int k = 0; k < g->nsupport; k++) {
+			if (st->dropped[g->support[k]])
+				continue;
+			agg->support_roles[agg->nsupport] = g->roles[k];
+			agg->support_ids[agg->nsupport] = st->fns[g->support[k]].id;
+			agg->support[agg->nsupport++] = -1;
+		}
+	}
+}
+
 static void apply_drop(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
@@ -1603,6 +1922,10 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			else if (!missing_ok || strcmp(why, "not found") != 0)
 				diagnose(st, at, "function %s %s", object_text(st, owa),
 					 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		} else if (strcmp(type, "OBJECT_OPERATOR") == 0 || strcmp(type, "OBJECT_CAST") == 0) {
+			if (!drop_operator_or_cast(st, type, obj) && !missing_ok)
+				diagnose(st, at, "%s does not exist",
+					 type[7] == 'O' ? "operator" : "cast");
 		} else if (strcmp(type, "OBJECT_EXTENSION") == 0) {
 			const char *name = string_node(obj);
 			if (!name || smap_get(&st->extensions, name) != 1)
@@ -2018,6 +2341,10 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				apply_type_name(st, jget(stmt, "defnames"));
 			else if (k && strcmp(k, "OBJECT_AGGREGATE") == 0)
 				apply_create_aggregate(st, stmt);
+			else if (k && strcmp(k, "OBJECT_OPERATOR") == 0)
+				apply_create_operator(st, stmt);
+		} else if (strcmp(kind, "CreateCastStmt") == 0) {
+			apply_create_cast(st, stmt);
 		} else if (strcmp(kind, "CompositeTypeStmt") == 0) {
 			jd_node *rv = jget(stmt, "typevar");
 			const char *schema = jstr(rv, "schemaname");
@@ -2435,6 +2762,9 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	if (nbuiltin < 0)
 		return nbuiltin;
 	st->nbuiltin = model->nfunctions;
+	/* Typing and resolution need the builtin operators and casts. */
+	if ((rc = cgm_builtin_operators_load(model)) < 0 || (rc = cgm_builtin_casts_load(model)) < 0)
+		return rc;
 	for (int i = 0; i < model->nfunctions; i++)
 		smap_put(&st->builtin_names, st->a, model->functions[i].name, 1);
 	/* What every new database has. */
@@ -2482,6 +2812,7 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			r->columns = tab->columns;
 		}
 	add_types_and_columns(st);
+	add_operators_casts_aggregates(st);
 	if (st->pool)
 		settle_extraction(st, origin, first);
 	free(origin);

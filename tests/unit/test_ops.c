@@ -1,0 +1,295 @@
+/*
+ * test_ops.c - operators, casts and aggregates: PostgreSQL 15's builtin
+ * lists, CREATE / DROP OPERATOR, CAST and AGGREGATE in SQL files, and the
+ * lookups typing and resolution share (cgmap/ops.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cgmap/error.h"
+#include "cgmap/ops.h"
+#include "cgmap/pipeline.h"
+
+static char folder[256];
+
+static int setup(void **state)
+{
+	snprintf(folder, sizeof folder, "%s/cgmap-ops-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(folder));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Load `text` as one SQL file, indexed and linked like the pipeline does. */
+static cgm_model *load_text(const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	const char *paths[] = { path };
+	cgm_model *model = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(model, paths, 1, NULL), 0);
+	cgm_model_index(model);
+	cgm_model_link(model);
+	cgm_ops_index(model);
+	return model;
+}
+
+static const cgm_operator *user_operator(const cgm_model *m, const char *name, const char *left,
+					 const char *right)
+{
+	for (int i = 0; i < m->noperators; i++) {
+		const cgm_operator *o = &m->operators[i];
+		if (!o->builtin && strcmp(o->name, name) == 0 &&
+		    ((!o->left && !left) || (o->left && left && strcmp(o->left, left) == 0)) &&
+		    strcmp(o->right, right) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static void test_builtin_lists(void **state)
+{
+	cgm_model *m = cgm_model_new();
+	int nops = cgm_builtin_operators_load(m);
+	int ncasts = cgm_builtin_casts_load(m);
+	assert_true(nops > 700);
+	assert_true(ncasts > 200);
+	assert_int_equal(m->noperators, nops);
+	cgm_ops_index(m);
+
+	/* integer + integer is int4pl, exactly. */
+	const cgm_operator *out[8];
+	int n = cgm_operator_lookup(m, NULL, NULL, 0, "+", "integer", "integer", false, out, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0]->function_id, "int4pl(integer,integer)");
+	assert_string_equal(out[0]->result, "integer");
+	/* An untyped literal takes the other side's type. */
+	n = cgm_operator_lookup(m, NULL, NULL, 0, "||", "text", "unknown", false, out, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0]->function_id, "textcat(text,text)");
+	/* smallint + bigint: int28pl exactly. */
+	n = cgm_operator_lookup(m, NULL, NULL, 0, "+", "smallint", "bigint", false, out, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0]->result, "bigint");
+	/* Prefix minus on numeric. */
+	n = cgm_operator_lookup(m, NULL, NULL, 0, "-", NULL, "numeric", true, out, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0]->function_id, "numeric_uminus(numeric)");
+	/* date + integer by an exact match; date - date gives integer. */
+	n = cgm_operator_lookup(m, NULL, NULL, 0, "-", "date", "date", false, out, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0]->result, "integer");
+	/* No such operator. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, NULL, 0, "===", "integer", "integer", false,
+					     out, 8),
+			 0);
+
+	/* Casts and coercion. */
+	const cgm_cast *c = cgm_cast_find(m, "integer", "bigint");
+	assert_non_null(c);
+	assert_int_equal(c->context, 'i');
+	assert_string_equal(c->function_id, "int8(integer)");
+	assert_true(cgm_type_coercible(m, "integer", "numeric", 'i'));
+	assert_false(cgm_type_coercible(m, "bigint", "integer", 'i'));
+	assert_true(cgm_type_coercible(m, "bigint", "integer", 'a'));
+	assert_true(cgm_type_coercible(m, "integer", "text", 'a'));
+	assert_false(cgm_type_coercible(m, "integer", "text", 'i'));
+	assert_true(cgm_type_coercible(m, "integer[]", "bigint[]", 'i'));
+	assert_true(cgm_type_coercible(m, "unknown", "date", 'i'));
+	assert_true(cgm_type_coercible(m, "date", "anyelement", 'i'));
+	int count;
+	const cgm_cast *to_bigint = cgm_casts_to(m, "bigint", &count);
+	assert_non_null(to_bigint);
+	assert_true(count >= 5);
+	for (int i = 0; i < count; i++)
+		assert_string_equal(to_bigint[i].target, "bigint");
+	cgm_model_free(m);
+}
+
+static const char *const fixture =
+	"CREATE SCHEMA app;\n"
+	"CREATE TYPE app.money AS (cents bigint);\n"
+	"CREATE FUNCTION app.money_eq(a app.money, b app.money) RETURNS boolean\n"
+	"  LANGUAGE sql AS $$ SELECT a.cents = b.cents $$;\n"
+	"CREATE FUNCTION app.money_eq_int(a app.money, b integer) RETURNS boolean\n"
+	"  LANGUAGE sql AS $$ SELECT a.cents = b $$;\n"
+	"CREATE FUNCTION app.money_neg(a app.money) RETURNS app.money\n"
+	"  LANGUAGE sql AS $$ SELECT ROW(-a.cents)::app.money $$;\n"
+	"CREATE FUNCTION app.to_money(t text) RETURNS app.money\n"
+	"  LANGUAGE sql AS $$ SELECT ROW(t::bigint)::app.money $$;\n"
+	"CREATE FUNCTION app.int_money(i integer) RETURNS app.money\n"
+	"  LANGUAGE sql AS $$ SELECT ROW(i)::app.money $$;\n"
+	"CREATE OPERATOR app.=== (LEFTARG = app.money, RIGHTARG = app.money, FUNCTION = app.money_eq);\n"
+	"SET search_path = app;\n"
+	"CREATE OPERATOR === (LEFTARG = app.money, RIGHTARG = integer, PROCEDURE = money_eq_int);\n"
+	"CREATE OPERATOR - (RIGHTARG = app.money, FUNCTION = app.money_neg);\n"
+	"CREATE OPERATOR app.~~~ (LEFTARG = text, RIGHTARG = text, FUNCTION = pg_catalog.textlike);\n"
+	"CREATE CAST (text AS app.money) WITH FUNCTION app.to_money(text) AS ASSIGNMENT;\n"
+	"CREATE CAST (integer AS app.money) WITH FUNCTION app.int_money AS IMPLICIT;\n"
+	"CREATE CAST (bigint AS app.money) WITH INOUT;\n"
+	"CREATE FUNCTION app.acc(s numeric, v numeric) RETURNS numeric LANGUAGE sql AS $$ SELECT s + v $$;\n"
+	"CREATE FUNCTION app.inv(s numeric, v numeric) RETURNS numeric LANGUAGE sql AS $$ SELECT s - v $$;\n"
+	"CREATE FUNCTION app.fin(s numeric) RETURNS numeric LANGUAGE sql AS $$ SELECT s $$;\n"
+	"CREATE AGGREGATE app.mysum(numeric) (SFUNC = app.acc, STYPE = numeric, FINALFUNC = app.fin,\n"
+	"  MSFUNC = app.acc, MINVFUNC = app.inv, MSTYPE = numeric);\n"
+	"CREATE FUNCTION app.gone(a app.money, b text) RETURNS boolean LANGUAGE sql AS 'SELECT true';\n"
+	"CREATE OPERATOR app.=== (LEFTARG = app.money, RIGHTARG = text, FUNCTION = app.gone);\n"
+	"DROP OPERATOR app.===(app.money, text);\n"
+	"CREATE CAST (boolean AS app.money) WITHOUT FUNCTION;\n"
+	"DROP CAST (boolean AS app.money);\n"
+	"DROP CAST IF EXISTS (date AS app.money);\n"
+	"DROP OPERATOR app.!!!(NONE, integer);\n";
+
+static void test_sql_definitions(void **state)
+{
+	cgm_model *m = load_text(fixture);
+	const cgm_operator *eq = user_operator(m, "===", "app.money", "app.money");
+	assert_non_null(eq);
+	assert_string_equal(eq->schema, "app");
+	assert_string_equal(eq->function_id, "app.money_eq(app.money,app.money)");
+	assert_true(eq->function >= 0);
+	assert_string_equal(eq->result, "boolean");
+	assert_false(eq->builtin);
+	const cgm_operator *eq_int = user_operator(m, "===", "app.money", "integer");
+	assert_non_null(eq_int);
+	assert_string_equal(eq_int->function_id, "app.money_eq_int(app.money,integer)");
+	const cgm_operator *neg = user_operator(m, "-", NULL, "app.money");
+	assert_non_null(neg);
+	assert_string_equal(neg->function_id, "app.money_neg(app.money)");
+	assert_string_equal(neg->result, "app.money");
+	const cgm_operator *like = user_operator(m, "~~~", "text", "text");
+	assert_non_null(like);
+	assert_string_equal(like->function_id, "textlike(text,text)");
+	assert_null(user_operator(m, "===", "app.money", "text")); /* dropped */
+	assert_string_equal(cgm_operator_object(m->arena, eq), "operator app.===(app.money,app.money)");
+	assert_string_equal(cgm_operator_object(m->arena, neg), "operator app.-(NONE,app.money)");
+
+	/* Lookups through the path and qualified, by operand types. */
+	const cgm_operator *out[8];
+	const char *app[] = { "app" };
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "===", "app.money", "app.money", false, out, 8), 1);
+	assert_ptr_equal(out[0], eq);
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "===", "app.money", "integer", false, out, 8), 1);
+	assert_ptr_equal(out[0], eq_int);
+	/* smallint coerces to integer (and, by the user's implicit cast,
+	 * integer to app.money is not needed): the integer one. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "===", "app.money", "smallint", false, out, 8), 1);
+	assert_ptr_equal(out[0], eq_int);
+	/* Not on the path: nothing unless qualified. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, NULL, 0, "===", "app.money", "app.money", false, out, 8), 0);
+	assert_int_equal(cgm_operator_lookup(m, "app", NULL, 0, "===", "app.money", "app.money", false, out, 8), 1);
+	/* An unknown right operand: both app.money ones fit; the exact
+	 * reading (unknown as app.money) wins. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "===", "app.money", "unknown", false, out, 8), 1);
+	assert_ptr_equal(out[0], eq);
+	/* An operand of unknowable type: both candidates. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "===", "app.money", NULL, false, out, 8), 2);
+	/* Prefix minus on app.money, and on integer still the builtin. */
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "-", NULL, "app.money", true, out, 8), 1);
+	assert_ptr_equal(out[0], neg);
+	assert_int_equal(cgm_operator_lookup(m, NULL, app, 1, "-", NULL, "integer", true, out, 8), 1);
+	assert_string_equal(out[0]->function_id, "int4um(integer)");
+
+	/* Casts. */
+	const cgm_cast *c = cgm_cast_find(m, "text", "app.money");
+	assert_non_null(c);
+	assert_int_equal(c->context, 'a');
+	assert_int_equal(c->method, 'f');
+	assert_string_equal(c->function_id, "app.to_money(text)");
+	assert_true(c->function >= 0);
+	assert_string_equal(cgm_cast_object(m->arena, c), "cast (text AS app.money)");
+	c = cgm_cast_find(m, "integer", "app.money");
+	assert_non_null(c);
+	assert_int_equal(c->context, 'i');
+	assert_string_equal(c->function_id, "app.int_money(integer)");
+	c = cgm_cast_find(m, "bigint", "app.money");
+	assert_non_null(c);
+	assert_int_equal(c->method, 'i');
+	assert_null(c->function_id);
+	assert_null(cgm_cast_find(m, "boolean", "app.money")); /* dropped */
+	assert_true(cgm_type_coercible(m, "integer", "app.money", 'i'));
+	assert_false(cgm_type_coercible(m, "text", "app.money", 'i'));
+	assert_true(cgm_type_coercible(m, "text", "app.money", 'a'));
+	int count;
+	assert_non_null(cgm_casts_to(m, "app.money", &count));
+	assert_int_equal(count, 3);
+
+	/* The aggregate's support functions, by role. */
+	int agg_fn = cgm_model_find(m, "app.mysum(numeric)");
+	assert_true(agg_fn >= 0);
+	const cgm_aggregate *agg = cgm_aggregate_of(m, agg_fn);
+	assert_non_null(agg);
+	assert_string_equal(cgm_aggregate_object(m->arena, agg), "aggregate app.mysum(numeric)");
+	assert_int_equal(agg->nsupport, 4);
+	const char *want[][2] = { { "transition", "app.acc(numeric,numeric)" },
+				  { "moving transition", "app.acc(numeric,numeric)" },
+				  { "moving inverse", "app.inv(numeric,numeric)" },
+				  { "final", "app.fin(numeric)" } };
+	for (int w = 0; w < 4; w++) {
+		bool found = false;
+		for (int k = 0; k < agg->nsupport; k++)
+			if (strcmp(agg->support_roles[k], want[w][0]) == 0) {
+				assert_string_equal(agg->support_ids[k], want[w][1]);
+				assert_true(agg->support[k] >= 0);
+				found = true;
+			}
+		assert_true(found);
+	}
+
+	/* DROP of what never existed is a diagnostic; IF EXISTS is not. */
+	int drops = 0;
+	for (int i = 0; i < m->ndiagnostics; i++) {
+		if (strstr(m->diagnostics[i].message, "does not exist"))
+			drops++;
+	}
+	assert_int_equal(drops, 1);
+	cgm_model_free(m);
+}
+
+/* Dropping a function takes its operator, cast and aggregate along. */
+static void test_drop_function_cascades(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.f(a integer, b integer) RETURNS boolean LANGUAGE sql AS 'SELECT true';\n"
+		"CREATE OPERATOR app.<<< (LEFTARG = integer, RIGHTARG = integer, FUNCTION = app.f);\n"
+		"DROP FUNCTION app.f(integer, integer) CASCADE;\n"
+		"CREATE OPERATOR app.>>> (LEFTARG = integer, RIGHTARG = integer, FUNCTION = app.nosuch);\n");
+	for (int i = 0; i < m->noperators; i++)
+		assert_true(m->operators[i].builtin);
+	bool diagnosed = false;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		if (strstr(m->diagnostics[i].message, "app.nosuch(integer,integer) does not exist"))
+			diagnosed = true;
+	assert_true(diagnosed);
+	cgm_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_lists),
+		cmocka_unit_test_setup_teardown(test_sql_definitions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drop_function_cascades, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
