@@ -103,6 +103,8 @@ typedef struct extract_ctx {
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
+	bool fields_rewritten;  /* `r.col` became `r` somewhere (plpgsql_rewrite.c):
+	                         * a one-part variable name may stand for a field */
 } extract_ctx;
 
 /* An expression waiting for the batch, with the context its sites need. */
@@ -306,7 +308,7 @@ static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
 	if (!e || depth > 64 || ctx->nvars == 0)
 		return;
-	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1)
+	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 && !(ctx->fields_rewritten && e->nnames == 1))
 		((cgm_expr *)e)->var = var_expr(ctx, e->names[0]);
 	for (int i = 0; i < e->nargs; i++)
 		bind_vars(ctx, e->args[i], depth + 1);
@@ -423,7 +425,7 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 				return NULL;
 			memcpy(name, d->text + d->tokens[sv].start, (size_t)len);
 			name[len] = '\0';
-			return var_lookup(ctx, name);
+			return ctx->fields_rewritten ? NULL : var_lookup(ctx, name);
 		}
 		return NULL;
 	}
@@ -463,7 +465,7 @@ static const char *raw_arg_type(extract_ctx *ctx, const cgm_raw_arg *a)
 							 a->type_dims, NULL)
 				    : NULL;
 	case CGM_RAW_ARG_COLUMN:
-		return var_lookup(ctx, a->column);
+		return ctx->fields_rewritten ? NULL : var_lookup(ctx, a->column);
 	case CGM_RAW_ARG_PARAM: {
 		const cgm_function *fn = ctx->fn;
 		return a->param >= 1 && a->param <= fn->nargs && fn->argtypes ? fn->argtypes[a->param - 1]
@@ -1587,6 +1589,8 @@ static void extract_plpgsql(extract_ctx *ctx)
 		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, fn->argtypes, fn->nargs) : NULL;
 		if (!rewritten)
 			break;
+		if (strstr(last_error, "is not a known variable"))
+			ctx->fields_rewritten = true;
 		free(body);
 		body = rewritten;
 	}
