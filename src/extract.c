@@ -103,9 +103,50 @@ typedef struct extract_ctx {
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
-	bool fields_rewritten;  /* `r.col` became `r` somewhere (plpgsql_rewrite.c):
-	                         * a one-part variable name may stand for a field */
+	/* Variables whose `r.col` became `r` (plpgsql_rewrite.c): a one-part
+	 * name of one of them may stand for a field, so it is not typed. */
+	char *rewritten[8];
+	int nrewritten;
+	bool rewrites_overflow; /* more than fit: no one-part variable is typed */
 } extract_ctx;
+
+static bool field_rewritten(const extract_ctx *ctx, const char *name)
+{
+	if (ctx->rewrites_overflow)
+		return true;
+	for (int i = 0; i < ctx->nrewritten; i++)
+		if (strcmp(ctx->rewritten[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* "\"r.col\" is not a known variable": remember r. */
+static void note_field_rewrite(extract_ctx *ctx, const char *message)
+{
+	const char *q1 = strchr(message, '"');
+	const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+	const char *dot = q1 && q2 ? memchr(q1 + 1, '.', (size_t)(q2 - q1 - 1)) : NULL;
+	if (!dot) {
+		ctx->rewrites_overflow = true;
+		return;
+	}
+	/* PL/pgSQL names variables as written; its lookups fold case. */
+	size_t n = (size_t)(dot - q1 - 1);
+	char *name = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)q1[1 + i]);
+	name[n] = '\0';
+	if (field_rewritten(ctx, name)) {
+		free(name); /* another field of the same variable */
+		return;
+	}
+	if (ctx->nrewritten == (int)(sizeof ctx->rewritten / sizeof ctx->rewritten[0])) {
+		free(name);
+		ctx->rewrites_overflow = true;
+		return;
+	}
+	ctx->rewritten[ctx->nrewritten++] = name;
+}
 
 /* An expression waiting for the batch, with the context its sites need. */
 typedef struct pending_expr {
@@ -308,7 +349,8 @@ static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
 	if (!e || depth > 64 || ctx->nvars == 0)
 		return;
-	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 && !(ctx->fields_rewritten && e->nnames == 1))
+	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 &&
+	    !(e->nnames == 1 && field_rewritten(ctx, e->names[0])))
 		((cgm_expr *)e)->var = var_expr(ctx, e->names[0]);
 	for (int i = 0; i < e->nargs; i++)
 		bind_vars(ctx, e->args[i], depth + 1);
@@ -425,7 +467,7 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 				return NULL;
 			memcpy(name, d->text + d->tokens[sv].start, (size_t)len);
 			name[len] = '\0';
-			return ctx->fields_rewritten ? NULL : var_lookup(ctx, name);
+			return field_rewritten(ctx, name) ? NULL : var_lookup(ctx, name);
 		}
 		return NULL;
 	}
@@ -465,7 +507,7 @@ static const char *raw_arg_type(extract_ctx *ctx, const cgm_raw_arg *a)
 							 a->type_dims, NULL)
 				    : NULL;
 	case CGM_RAW_ARG_COLUMN:
-		return ctx->fields_rewritten ? NULL : var_lookup(ctx, a->column);
+		return field_rewritten(ctx, a->column) ? NULL : var_lookup(ctx, a->column);
 	case CGM_RAW_ARG_PARAM: {
 		const cgm_function *fn = ctx->fn;
 		return a->param >= 1 && a->param <= fn->nargs && fn->argtypes ? fn->argtypes[a->param - 1]
@@ -1590,7 +1632,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 		if (!rewritten)
 			break;
 		if (strstr(last_error, "is not a known variable"))
-			ctx->fields_rewritten = true;
+			note_field_rewrite(ctx, last_error);
 		free(body);
 		body = rewritten;
 	}
@@ -1737,4 +1779,6 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	free(ctx.errors);
 	free(ctx.vars);
 	free(ctx.line_starts);
+	for (int i = 0; i < ctx.nrewritten; i++)
+		free(ctx.rewritten[i]);
 }

@@ -41,6 +41,14 @@ if have pgtap && have pg_partman && have periods; then
 		-c "CREATE EXTENSION periods CASCADE" >/dev/null
 	# pg_partman calls pg_jobmon, an optional extension Debian does not ship.
 	check_map tools 'add_job|add_step|close_job|fail_job|update_step'
+	# Overloads: arguments are typed from their expressions, so the only
+	# call left ambiguous is one PostgreSQL itself resolves per call, by the
+	# actual type of the caller's anyelement argument (text or not).
+	jq -r '.functions[] | .id as $id | .sites[]? | select(.resolution == "ambiguous")
+	       | "\($id) line \(.line) \(.name)"' "$work/tools/cgmap.json" >"$work/tools.ambiguous"
+	printf '%s\n' 'public._cdi(name,name,anyelement) line 2 col_default_is' >"$work/tools.ambiguous.expected"
+	diff -u "$work/tools.ambiguous.expected" "$work/tools.ambiguous" >&2 ||
+		pgtest_fail "tools: ambiguous calls PostgreSQL resolves (pgTAP, pg_partman, periods)"
 else
 	echo "test_real_extensions: pgTAP, pg_partman or periods not installed: skipped that part" >&2
 fi

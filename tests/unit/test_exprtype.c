@@ -34,7 +34,8 @@ static const char schema_sql[] =
 	"CREATE FUNCTION app.f(x date) RETURNS integer LANGUAGE sql AS $$ SELECT 6 $$;\n"
 	"CREATE FUNCTION app.f(x record) RETURNS integer LANGUAGE sql AS $$ SELECT 7 $$;\n"
 	"CREATE FUNCTION app.f(x bigint) RETURNS integer LANGUAGE sql AS $$ SELECT 8 $$;\n"
-	"CREATE FUNCTION app.name_of(x integer) RETURNS text LANGUAGE sql AS $$ SELECT 'n' $$;\n";
+	"CREATE FUNCTION app.name_of(x integer) RETURNS text LANGUAGE sql AS $$ SELECT 'n' $$;\n"
+	"CREATE FUNCTION app.name_of(x text) RETURNS text LANGUAGE sql AS $$ SELECT 't' $$;\n";
 
 static cgm_model *map_sql(const char *body_sql)
 {
@@ -128,13 +129,14 @@ static void test_variables(void **state)
 	 * cgmap rewrites to `addy := ...` (and every addy.note to addy): the
 	 * name no longer tells the type, where typing it as the row would
 	 * make the call a missing callee. */
-	cgm_model *m = map_sql("CREATE FUNCTION app.c(p app.t, OUT addy app.t) LANGUAGE plpgsql AS $$\n"
-			       "BEGIN\n  addy.note := 'x';\n  PERFORM app.f(addy.note);\n"
-			       "  PERFORM app.name_of(p.v);\nEND\n$$;\n");
-	assert_string_equal(targets_of(m, "app.c(app.t)", "f"),
+	cgm_model *m = map_sql("CREATE FUNCTION app.c(p app.t, n integer, OUT addy app.t) LANGUAGE plpgsql AS $$\n"
+			       "BEGIN\n  addy.note := 'x';\n  addy.v := 1;\n  PERFORM app.f(addy.note);\n"
+			       "  PERFORM app.name_of(n);\nEND\n$$;\n");
+	assert_string_equal(targets_of(m, "app.c(app.t,integer)", "f"),
 			    "app.f(bigint)|app.f(boolean)|app.f(date)|app.f(integer)|app.f(integer[])|"
 			    "app.f(record)|app.f(text)|app.f(text[]) ambiguous");
-	assert_string_equal(targets_of(m, "app.c(app.t)", "name_of"), "app.name_of(integer)");
+	/* Other variables keep their types. */
+	assert_string_equal(targets_of(m, "app.c(app.t,integer)", "name_of"), "app.name_of(integer)");
 	cgm_model_free(m);
 }
 
