@@ -185,8 +185,21 @@ static const cgm_expr *build_expr(walker *w, const Node *node);
 static const cgm_scope *build_scope(walker *w, const SelectStmt *s, const cgm_scope *parent);
 static void query_columns(walker *w, const Node *query, cgm_scope_item *item);
 
+/* A value of a fixed type: literals are most arguments, and a constant node
+ * is never written after it is built, so each type has one shared node. */
 static const cgm_expr *typed(walker *w, const char *type)
 {
+	static const cgm_expr shared[] = {
+		{ .kind = CGM_EXPR_CONST, .type = "unknown" },
+		{ .kind = CGM_EXPR_CONST, .type = "integer" },
+		{ .kind = CGM_EXPR_CONST, .type = "bigint" },
+		{ .kind = CGM_EXPR_CONST, .type = "numeric" },
+		{ .kind = CGM_EXPR_CONST, .type = "boolean" },
+		{ .kind = CGM_EXPR_CONST, .type = "bit" },
+	};
+	for (size_t i = 0; type && i < sizeof shared / sizeof shared[0]; i++)
+		if (strcmp(shared[i].type, type) == 0)
+			return &shared[i];
 	cgm_expr *e = new_expr(w, CGM_EXPR_CONST);
 	e->type = type;
 	return e;
