@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgmap/ops.h"
 #include "cgmap/types.h"
 #include "exprtype_pg15.h"
 
@@ -136,6 +135,8 @@ struct cgm_catalog {
 	int ncasts;
 	rel_entry *rels;    /* relations by name */
 	int nrels;
+	int *ops;           /* operator indexes, by name */
+	int nops;
 };
 
 static int compare_casts(const void *a, const void *b)
@@ -148,6 +149,18 @@ static int compare_casts(const void *a, const void *b)
 static int compare_rels(const void *a, const void *b)
 {
 	const rel_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->index - y->index;
+}
+
+typedef struct op_key {
+	const char *name;
+	int index;
+} op_key;
+
+static int compare_op_keys(const void *a, const void *b)
+{
+	const op_key *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 	return c ? c : x->index - y->index;
 }
@@ -179,6 +192,17 @@ cgm_catalog *cgm_catalog_new(const cgm_model *model)
 			c->rels[c->nrels++] = (rel_entry){ model->relations[i].name, i };
 	qsort(c->rels, (size_t)c->nrels, sizeof(rel_entry), compare_rels);
 
+	op_key *keys = cgm_xcalloc((size_t)(model->noperators ? model->noperators : 1), sizeof(op_key));
+	int n = 0;
+	for (int i = 0; i < model->noperators; i++)
+		if (model->operators[i].name && model->operators[i].right)
+			keys[n++] = (op_key){ model->operators[i].name, i };
+	qsort(keys, (size_t)n, sizeof(op_key), compare_op_keys);
+	c->ops = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
+	for (int i = 0; i < n; i++)
+		c->ops[i] = keys[i].index;
+	c->nops = n;
+	free(keys);
 	return c;
 }
 
@@ -188,6 +212,7 @@ void cgm_catalog_free(cgm_catalog *c)
 		return;
 	free(c->casts);
 	free(c->rels);
+	free(c->ops);
 	free(c);
 }
 
@@ -1111,21 +1136,79 @@ static const char *operator_type(cgm_typer *t, const cgm_expr *e)
 {
 	const char *l = e->args[0] ? type_of(t, e->args[0]) : NULL;
 	const char *r = e->nargs > 1 && e->args[1] ? type_of(t, e->args[1]) : NULL;
-	if (t->model->noperators == 0)
+	const cgm_catalog *c = t->catalog;
+	if (c->nops == 0)
 		return builtin_operator_guessless(e->name, l, r);
+	/* The operators of that name and arity in the schema written or on the path. */
+	int lo = 0, hi = c->nops;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (strcmp(t->model->operators[c->ops[mid]].name, e->name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	enum { MAXOPS = 128 };
+	cgm_candidate cands[MAXOPS];
+	const char *params[MAXOPS][2];
+	int ranks[MAXOPS];
+	int n = 0;
 	bool prefix = !e->args[0];
-	/* The caller's polymorphic values are of no type known here. */
-	const char *lk = l && cgm_type_is_polymorphic(l) ? NULL : l;
-	const char *rk = r && cgm_type_is_polymorphic(r) ? NULL : r;
-	const cgm_operator *found[2];
-	if (cgm_operator_lookup(t->model, e->schema, t->path, t->npath, e->name, prefix ? NULL : lk, rk, prefix,
-				found, 2) != 1)
+	for (int i = lo; i < c->nops && n < MAXOPS; i++) {
+		const cgm_operator *op = &t->model->operators[c->ops[i]];
+		if (strcmp(op->name, e->name) != 0)
+			break;
+		if ((op->left == NULL) != prefix || !op->schema)
+			continue;
+		int rank = -1;
+		if (e->schema)
+			rank = strcmp(op->schema, e->schema) == 0 ? 0 : -1;
+		else
+			for (int p = 0; p < t->npath && rank < 0; p++)
+				if (strcmp(t->path[p], op->schema) == 0)
+					rank = p;
+		if (rank < 0)
+			continue;
+		/* One with the same operand types further down the path is masked. */
+		bool masked = false;
+		for (int j = 0; j < n; j++) {
+			if ((params[j][0] == NULL) != (op->left == NULL))
+				continue;
+			if ((prefix || strcmp(params[j][0], op->left) == 0) && strcmp(params[j][1], op->right) == 0) {
+				if (rank < ranks[j]) {
+					cands[j].index = c->ops[i];
+					ranks[j] = rank;
+				}
+				masked = true;
+				break;
+			}
+		}
+		if (masked)
+			continue;
+		params[n][0] = op->left;
+		params[n][1] = op->right;
+		ranks[n] = rank;
+		cands[n] = (cgm_candidate){ .index = c->ops[i], .params = prefix ? &params[n][1] : params[n] };
+		n++;
+	}
+	const char *argtypes[2] = { l, r };
+	const char *const *args = prefix ? &argtypes[1] : argtypes;
+	int nargs = prefix ? 1 : 2;
+	/* binary_oper_exact: one untyped literal against a known type is
+	 * taken as that type first. */
+	if (!prefix && l && r && (is_unknown(l) != is_unknown(r))) {
+		const char *known = is_unknown(l) ? r : l;
+		for (int i = 0; i < n; i++)
+			if (strcmp(cands[i].params[0], known) == 0 && strcmp(cands[i].params[1], known) == 0) {
+				const cgm_operator *op = &t->model->operators[cands[i].index];
+				return cgm_result_type(c, t->arena, op->result, 2, cands[i].params, argtypes);
+			}
+	}
+	int chosen = cgm_select_candidates(c, nargs, args, cands, n);
+	if (chosen != 1)
 		return NULL;
-	const cgm_operator *op = found[0];
-	const char *params[2] = { op->left, op->right };
-	const char *args[2] = { lk, rk };
-	return prefix ? cgm_result_type(t->catalog, t->arena, op->result, 1, &params[1], &args[1])
-		      : cgm_result_type(t->catalog, t->arena, op->result, 2, params, args);
+	const cgm_operator *op = &t->model->operators[cands[0].index];
+	return cgm_result_type(c, t->arena, op->result, nargs, cands[0].params, args);
 }
 
 static const char *subscript_type(cgm_typer *t, const cgm_expr *e)

@@ -172,6 +172,8 @@ static void test_results_and_operators(void **state)
 	expect_plpgsql("", "PERFORM app.f(current_date + 1);", "app.f(date)");
 	expect_plpgsql("s text;", "PERFORM app.f(s || 'x');", "app.f(text)");
 	expect_plpgsql("a integer[];", "PERFORM app.f(a || 1);", "app.f(integer[])");
+	/* anynonarray || text takes no array (periods' add_unique_key). */
+	expect_plpgsql("a text[]; s text;", "PERFORM app.f(a || s);", "app.f(text[])");
 	expect_plpgsql("n bigint;", "PERFORM app.f(-n);", "app.f(bigint)");
 	expect_plpgsql("", "PERFORM app.f(array_agg(v)) FROM app.t;", "app.f(integer[])");
 	expect_plpgsql("", "PERFORM app.f(unnest(ARRAY[1, 2]));", "app.f(integer)");
