@@ -4,7 +4,8 @@
  * In:  functions of the model with language, kind, arguments, result and
  *      source (the body) filled by a source.
  * Out: fn->sites (call, PERFORM, CALL, DML that may fire triggers, calls in
- *      constant EXECUTE SQL, dynamic EXECUTE sites) with the line of each in
+ *      constant EXECUTE SQL, dynamic EXECUTE sites, operators and casts with
+ *      their operand types) with the line of each in
  *      the body, and fn->errors when the body does not parse.  Everything is
  *      copied into the arena given; every libpg_query result and JSON tree is
  *      freed before the function returns.
@@ -26,6 +27,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/exprtype.h"
+#include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -108,6 +110,10 @@ typedef struct extract_ctx {
 	char *rewritten[8];
 	int nrewritten;
 	bool rewrites_overflow; /* more than fit: no one-part variable is typed */
+	/* What lives only while the function is extracted (the captured
+	 * operators and casts: most reach nothing and their sites are dropped
+	 * by resolution); created on first use. */
+	cgm_arena *scratch;
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -173,6 +179,7 @@ typedef struct captured_text {
 
 typedef struct captured_event {
 	bool dml;
+	struct captured_opcast *opcast; /* an operator or cast, else NULL */
 	int location;
 	const char *schema, *name; /* the callee, or the relation */
 	bool variadic, call_stmt;
@@ -181,6 +188,14 @@ typedef struct captured_event {
 	const cgm_expr *const *argexprs;
 	unsigned events;
 } captured_event;
+
+/* An operator expression or a cast a checked text holds. */
+typedef struct captured_opcast {
+	bool cast;
+	cgm_raw_operator op;  /* operator: strings and shapes in ctx->scratch */
+	const cgm_raw_arg *target, *value; /* cast */
+	int location;
+} captured_opcast;
 
 /* One step of the PL/pgSQL tree, in the order its JSON lists them. */
 typedef struct tree_step {
@@ -627,8 +642,11 @@ static unsigned merge_events(const jt_doc *d, int merge)
 	return ev;
 }
 
-/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt and DML
- * nodes make sites; tokens come in document order, so sites do too. */
+static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj);
+static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
+
+/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
+ * A_Expr and TypeCast nodes make sites; tokens come in document order, so sites do too. */
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
 	for (int k = 0; k + 1 < d->count; k++) {
@@ -638,11 +656,15 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			continue;
 		char first = d->text[t->start];
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
-		    first != 'M' && first != 'T')
+		    first != 'M' && first != 'T' && first != 'A')
 			continue;
 		int obj = k + 1;
 		if (jt_eq(d, k, "FuncCall")) {
 			on_funccall(ctx, d, obj);
+		} else if (jt_eq(d, k, "A_Expr")) {
+			on_json_aexpr(ctx, d, obj);
+		} else if (jt_eq(d, k, "TypeCast")) {
+			on_json_typecast(ctx, d, obj);
 		} else if (jt_eq(d, k, "CallStmt")) {
 			/* Typed fields come unwrapped: funccall is the FuncCall itself;
 			 * the scan goes on into it, so skip its own key. */
@@ -716,6 +738,167 @@ static void on_raw_statement(void *arg)
 {
 	extract_ctx *ctx = arg;
 	ctx->raw_mark = ctx->nsites;
+}
+
+/* ---- operators and casts ---------------------------------------------- */
+
+/* Operator and cast sites carry the operand types as arguments; which
+ * operator or cast runs (if any user-defined one does) is resolution's
+ * (resolve_ops.c), which drops the sites that reach nothing. */
+
+/* The element type of an array type, "unknown" for an untyped literal. */
+static const char *element_type(extract_ctx *ctx, const char *t)
+{
+	size_t n = t ? strlen(t) : 0;
+	if (t && strcmp(t, "unknown") == 0)
+		return t;
+	if (n > 2 && strcmp(t + n - 2, "[]") == 0)
+		return cgm_arena_strndup(ctx->arena, t, n - 2);
+	return NULL;
+}
+
+static void add_operator_site(extract_ctx *ctx, long location, const char *schema,
+			      const char *name, bool prefix, const char *left, const char *right)
+{
+	/* Operands of unknowable type on a symbol pg_catalog overloads: never
+	 * linked (resolve_ops.c), so not worth a site. */
+	if (!schema && !right && (prefix || !left) && cgm_builtin_operator_overloaded(name, prefix))
+		return;
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_OPERATOR;
+	s->schema = schema;
+	s->name = name;
+	s->line = line_of_location(ctx, location);
+	s->nargs = prefix ? 1 : 2;
+	s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+	if (prefix) {
+		s->argtypes[0] = right;
+	} else {
+		s->argtypes[0] = left;
+		s->argtypes[1] = right;
+	}
+}
+
+/* The operators one operator expression runs (rawtree.h, cgm_raw_op_kind);
+ * `location` is of the parsed text, names are copied. */
+static void operator_sites(extract_ctx *ctx, cgm_raw_op_kind kind, const char *schema,
+			   const char *name, long location, bool has_left, const char *left,
+			   const char *right, const char *right2)
+{
+	long at = locate(ctx, location);
+	schema = cgm_arena_strdup(ctx->arena, schema);
+	switch (kind) {
+	case CGM_RAW_OP:
+		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), !has_left, left,
+				  right);
+		break;
+	case CGM_RAW_OP_ANY_ALL:
+		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), false, left,
+				  element_type(ctx, right));
+		break;
+	case CGM_RAW_OP_IN:
+		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), false, left, right);
+		break;
+	case CGM_RAW_OP_BETWEEN:
+		add_operator_site(ctx, at, NULL, ">=", false, left, right);
+		add_operator_site(ctx, at, NULL, "<=", false, left, right2);
+		break;
+	case CGM_RAW_OP_NOT_BETWEEN:
+		add_operator_site(ctx, at, NULL, "<", false, left, right);
+		add_operator_site(ctx, at, NULL, ">", false, left, right2);
+		break;
+	}
+}
+
+/* A cast to `target` of a value of type `source`.  An untyped literal
+ * ('1'::t) is read by the type's input function and a value already of
+ * the type is not cast: neither runs a cast, neither is a site. */
+static void cast_site(extract_ctx *ctx, long location, const char *target, const char *source)
+{
+	if (!target || (source && (strcmp(source, "unknown") == 0 || strcmp(source, target) == 0)))
+		return;
+	long at = locate(ctx, location);
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_CAST;
+	s->name = target;
+	s->line = line_of_location(ctx, at);
+	s->nargs = 1;
+	s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *));
+	s->argtypes[0] = source;
+}
+
+static void on_raw_op(void *arg, const cgm_raw_operator *op)
+{
+	extract_ctx *ctx = arg;
+	operator_sites(ctx, op->kind, op->schema, op->name, op->location, op->left != NULL,
+		       op->left ? raw_arg_type(ctx, op->left) : NULL, raw_arg_type(ctx, op->right),
+		       op->right2 ? raw_arg_type(ctx, op->right2) : NULL);
+}
+
+static void on_raw_cast(void *arg, const cgm_raw_arg *target, const cgm_raw_arg *value, int location)
+{
+	extract_ctx *ctx = arg;
+	cast_site(ctx, location, raw_arg_type(ctx, target), raw_arg_type(ctx, value));
+}
+
+/* The same from libpg_query's JSON: the A_Expr and TypeCast objects at obj. */
+static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
+{
+	static const struct {
+		const char *kind;
+		cgm_raw_op_kind op;
+	} kinds[] = {
+		{ "AEXPR_OP", CGM_RAW_OP },	       { "AEXPR_DISTINCT", CGM_RAW_OP },
+		{ "AEXPR_NOT_DISTINCT", CGM_RAW_OP }, { "AEXPR_NULLIF", CGM_RAW_OP },
+		{ "AEXPR_LIKE", CGM_RAW_OP },	       { "AEXPR_ILIKE", CGM_RAW_OP },
+		{ "AEXPR_SIMILAR", CGM_RAW_OP },      { "AEXPR_OP_ANY", CGM_RAW_OP_ANY_ALL },
+		{ "AEXPR_OP_ALL", CGM_RAW_OP_ANY_ALL }, { "AEXPR_IN", CGM_RAW_OP_IN },
+		{ "AEXPR_BETWEEN", CGM_RAW_OP_BETWEEN }, { "AEXPR_BETWEEN_SYM", CGM_RAW_OP_BETWEEN },
+		{ "AEXPR_NOT_BETWEEN", CGM_RAW_OP_NOT_BETWEEN },
+		{ "AEXPR_NOT_BETWEEN_SYM", CGM_RAW_OP_NOT_BETWEEN },
+	};
+	int kind_tok = jt_get(d, obj, "kind");
+	int k = -1;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && k < 0; i++)
+		if (jt_eq(d, kind_tok, kinds[i].kind))
+			k = (int)i;
+	int names = jt_get(d, obj, "name");
+	int n = names >= 0 ? d->tokens[names].size : 0;
+	if (k < 0 || n == 0)
+		return;
+	char *name = string_node(ctx, d, jt_elem(d, names, n - 1));
+	char *schema = n >= 2 ? string_node(ctx, d, jt_elem(d, names, n - 2)) : NULL;
+	if (!name)
+		return;
+	int lexpr = jt_get(d, obj, "lexpr"), rexpr = jt_get(d, obj, "rexpr"), rexpr2 = -1;
+	cgm_raw_op_kind op = kinds[k].op;
+	if (op == CGM_RAW_OP_IN || op == CGM_RAW_OP_BETWEEN || op == CGM_RAW_OP_NOT_BETWEEN) {
+		int items = jt_get(d, jt_get(d, rexpr, "List"), "items");
+		int count = items >= 0 ? d->tokens[items].size : 0;
+		if (op != CGM_RAW_OP_IN && count != 2)
+			return;
+		rexpr = count > 0 ? jt_elem(d, items, 0) : -1;
+		rexpr2 = count > 1 ? jt_elem(d, items, 1) : -1;
+	}
+	long location = jt_long(d, jt_get(d, obj, "location"), 0) + ctx->loc_shift;
+	operator_sites(ctx, op, schema, name, location, lexpr >= 0,
+		       lexpr >= 0 ? arg_type(ctx, d, lexpr) : NULL,
+		       rexpr >= 0 ? arg_type(ctx, d, rexpr) : NULL,
+		       rexpr2 >= 0 ? arg_type(ctx, d, rexpr2) : NULL);
+}
+
+static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj)
+{
+	int type_name = jt_get(d, obj, "typeName");
+	long location = jt_long(d, jt_get(d, obj, "location"), -1);
+	if (location < 0)
+		location = jt_long(d, jt_get(d, type_name, "location"), 0);
+	int value = jt_get(d, obj, "arg");
+	/* ROW(...)::t builds the row type: a record, which no cast takes. */
+	const char *source = value < 0 ? NULL
+			     : jt_get(d, value, "RowExpr") >= 0 ? "record"
+								: arg_type(ctx, d, value);
+	cast_site(ctx, location + ctx->loc_shift, typename_canonical(ctx, d, type_name), source);
 }
 
 /* ---- the PL/pgSQL tree from libpg_query's structs ---------------------- */
@@ -867,6 +1050,51 @@ static void on_capture_call(void *arg, const cgm_raw_call *call)
 	}
 }
 
+static const cgm_raw_arg *copied_arg(cgm_arena *a, const cgm_raw_arg *src)
+{
+	if (!src)
+		return NULL;
+	cgm_raw_arg *dst = cgm_arena_alloc(a, sizeof(cgm_raw_arg));
+	copy_arg(a, dst, src);
+	return dst;
+}
+
+static cgm_arena *scratch(extract_ctx *ctx)
+{
+	if (!ctx->scratch)
+		ctx->scratch = cgm_arena_new();
+	return ctx->scratch;
+}
+
+static void on_capture_op(void *arg, const cgm_raw_operator *op)
+{
+	extract_ctx *ctx = arg;
+	cgm_arena *a = scratch(ctx);
+	captured_opcast *oc = cgm_arena_alloc(a, sizeof(captured_opcast));
+	memset(oc, 0, sizeof *oc);
+	oc->op = *op;
+	oc->op.schema = cgm_arena_strdup(a, op->schema);
+	oc->op.name = cgm_arena_strdup(a, op->name);
+	oc->op.left = copied_arg(a, op->left);
+	oc->op.right = copied_arg(a, op->right);
+	oc->op.right2 = copied_arg(a, op->right2);
+	new_event(ctx)->opcast = oc;
+}
+
+static void on_capture_cast(void *arg, const cgm_raw_arg *target, const cgm_raw_arg *value,
+			    int location)
+{
+	extract_ctx *ctx = arg;
+	cgm_arena *a = scratch(ctx);
+	captured_opcast *oc = cgm_arena_alloc(a, sizeof(captured_opcast));
+	memset(oc, 0, sizeof *oc);
+	oc->cast = true;
+	oc->target = copied_arg(a, target);
+	oc->value = copied_arg(a, value);
+	oc->location = location;
+	new_event(ctx)->opcast = oc;
+}
+
 static void on_capture_dml(void *arg, const char *schema, const char *relname, int location,
 			   unsigned events)
 {
@@ -916,6 +1144,13 @@ static void replay_captured(extract_ctx *ctx, int i)
 	int end = i + 1 < ctx->ncaptured ? ctx->captured[i + 1].first : ctx->nevents;
 	for (int k = ctx->captured[i].first; k < end; k++) {
 		const captured_event *e = &ctx->events[k];
+		if (e->opcast) {
+			if (e->opcast->cast)
+				on_raw_cast(ctx, e->opcast->target, e->opcast->value, e->opcast->location);
+			else
+				on_raw_op(ctx, &e->opcast->op);
+			continue;
+		}
 		if (e->dml) {
 			on_raw_dml(ctx, e->schema, e->name, e->location, e->events);
 			continue;
@@ -955,7 +1190,7 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 {
 	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .dml = on_raw_dml,
 					  .statement = on_raw_statement, .unknown = on_raw_unknown,
-					  .arena = ctx->arena };
+					  .arena = ctx->arena, .op = on_raw_op, .cast = on_raw_cast };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
 	return cgm_raw_scan(sql, &visitor, err, errpos) == 0;
@@ -1205,8 +1440,9 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 	/* What PL/pgSQL runs as SQL (any statement, CREATE included) parses as
 	 * it is; everything else is an expression. */
 	bool statement = !dynamic && (strcmp(ctx->stmt_kind, "execsql") == 0 || is_statement_text(text));
-	/* Pure expressions without a parenthesis hold no call: skip parsing. */
-	if (!statement && !dynamic && !strchr(text, '(')) {
+	/* Pure expressions without a parenthesis, an operator character or a
+	 * cast hold no site: skip parsing. */
+	if (!statement && !dynamic && !strpbrk(text, "(+-*/<>=~!@#%^&|`?:")) {
 		free(text);
 		return;
 	}
@@ -1601,7 +1837,8 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.constant = on_capture_constant,
 		.visitor = { .ctx = ctx, .call = on_capture_call, .dml = on_capture_dml,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
-			     .arena = ctx->arena, .row = on_capture_row },
+			     .arena = ctx->arena, .row = on_capture_row,
+			     .op = on_capture_op, .cast = on_capture_cast },
 	};
 	const cgm_raw_plpgsql_visitor tree_visitor = {
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
@@ -1781,4 +2018,6 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	free(ctx.line_starts);
 	for (int i = 0; i < ctx.nrewritten; i++)
 		free(ctx.rewritten[i]);
+	if (ctx.scratch)
+		cgm_arena_free(ctx.scratch);
 }

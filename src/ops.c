@@ -465,6 +465,21 @@ int cgm_operator_lookup(const cgm_model *model, const char *schema, const char *
 	return n;
 }
 
+bool cgm_builtin_operator_overloaded(const char *name, bool prefix)
+{
+	static const char *const infix[] = { "=",  "<>", "<",	"<=",  ">",  ">=",	"+",  "-",
+					     "*",  "/",	 "%",	"||",  "~~", "!~~", "~~*", "!~~*",
+					     "~",  "!~", "~*",	"!~*", "&",  "|",	"#",  "<<",
+					     ">>", "&&", "@>", "<@",  "^" };
+	static const char *const prefix_ops[] = { "-", "+", "~", "@" };
+	const char *const *list = prefix ? prefix_ops : infix;
+	size_t n = prefix ? sizeof prefix_ops / sizeof prefix_ops[0] : sizeof infix / sizeof infix[0];
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* ---- aggregates and objects ---------------------------------------------------- */
 
 const cgm_aggregate *cgm_aggregate_of(const cgm_model *model, int fn)

@@ -801,6 +801,75 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 	w->v->call(w->v->ctx, &call);
 }
 
+/* ---- operators and casts -------------------------------------------- */
+
+/* An A_Expr that runs operators (not AND/OR, IS OF, ...), to the visitor. */
+static void report_operator(walker *w, const A_Expr *e)
+{
+	if (!w->v->op)
+		return;
+	int n = list_length(e->name);
+	cgm_raw_operator op = { 0 };
+	op.name = n > 0 ? string_value(llast(e->name)) : NULL;
+	op.schema = n >= 2 ? string_value(list_nth(e->name, n - 2)) : NULL;
+	op.location = e->location;
+	if (!op.name)
+		return;
+	const Node *right = e->rexpr, *right2 = NULL;
+	switch (e->kind) {
+	case AEXPR_OP:
+	case AEXPR_DISTINCT:
+	case AEXPR_NOT_DISTINCT:
+	case AEXPR_NULLIF:
+	case AEXPR_LIKE:
+	case AEXPR_ILIKE:
+	case AEXPR_SIMILAR:
+		op.kind = CGM_RAW_OP;
+		break;
+	case AEXPR_OP_ANY:
+	case AEXPR_OP_ALL:
+		op.kind = CGM_RAW_OP_ANY_ALL;
+		break;
+	case AEXPR_IN:
+		op.kind = CGM_RAW_OP_IN;
+		right = right && IsA(right, List) && list_length((const List *)right) > 0
+				? linitial((const List *)right)
+				: NULL;
+		break;
+	case AEXPR_BETWEEN:
+	case AEXPR_BETWEEN_SYM:
+	case AEXPR_NOT_BETWEEN:
+	case AEXPR_NOT_BETWEEN_SYM:
+		op.kind = e->kind == AEXPR_BETWEEN || e->kind == AEXPR_BETWEEN_SYM ? CGM_RAW_OP_BETWEEN
+										  : CGM_RAW_OP_NOT_BETWEEN;
+		if (!right || !IsA(right, List) || list_length((const List *)right) != 2)
+			return;
+		right2 = lsecond((const List *)right);
+		right = linitial((const List *)right);
+		break;
+	default:
+		return;
+	}
+	op.left = e->lexpr ? arg_shape(e->lexpr, NULL) : NULL;
+	op.right = arg_shape(right, NULL);
+	op.right2 = right2 ? arg_shape(right2, NULL) : NULL;
+	w->v->op(w->v->ctx, &op);
+}
+
+static void report_cast(walker *w, const TypeCast *tc)
+{
+	if (!w->v->cast)
+		return;
+	int location = tc->location >= 0 ? tc->location : tc->typeName ? tc->typeName->location : -1;
+	cgm_raw_arg *value = arg_shape(tc->arg, NULL);
+	if (tc->arg && IsA(tc->arg, RowExpr)) {
+		/* ROW(...)::t builds the row type: a record, which no cast takes. */
+		value->kind = CGM_RAW_ARG_CAST;
+		value->type_name = "record";
+	}
+	w->v->cast(w->v->ctx, arg_shape((const Node *)tc, NULL), value, location);
+}
+
 static void report_dml(walker *w, const RangeVar *rel, unsigned events)
 {
 	if (!rel || !rel->relname || !events)
@@ -1048,6 +1117,7 @@ static bool walk(walker *w, const Node *node)
 	}
 	case T_A_Expr: {
 		const A_Expr *e = (const A_Expr *)node;
+		report_operator(w, e);
 		WALK(e->lexpr);
 		WALK(e->rexpr);
 		return true;
@@ -1094,6 +1164,7 @@ static bool walk(walker *w, const Node *node)
 		return true;
 	case T_TypeCast: {
 		const TypeCast *t = (const TypeCast *)node;
+		report_cast(w, t);
 		WALK(t->arg);
 		WALK(t->typeName);
 		return true;

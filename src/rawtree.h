@@ -3,8 +3,8 @@
  *
  * In:  SQL text (one or several statements).
  * Out: through a visitor, while the tree is alive: every function call (name,
- *      location, argument shapes), every statement that may fire triggers
- *      (relation, events), and the byte range of each statement whose tree
+ *      location, argument shapes), every operator expression and cast,
+ *      every statement that may fire triggers (relation, events), and the byte range of each statement whose tree
  *      holds a node this walker does not know, for the caller to read
  *      another way (dropping what was reported for it before).
  *      Every string handed to the visitor dies when the callback returns:
@@ -65,6 +65,29 @@ typedef struct cgm_raw_call {
 	const struct cgm_expr *const *argexprs;
 } cgm_raw_call;
 
+/* An operator expression, as the parser wrote it: which operators it runs
+ * is the reader's (extract.c): `left op right`, prefix `op right`,
+ * `left op ANY/ALL (array)`, `left IN (right, ...)` (op "=" or "<>"),
+ * `left [NOT] BETWEEN right AND right2` (op "BETWEEN", ...), and the forms
+ * PostgreSQL reads as one named operator (LIKE "~~", IS DISTINCT FROM "=",
+ * NULLIF "=", ...). */
+typedef enum cgm_raw_op_kind {
+	CGM_RAW_OP,          /* the operator `name` on left (NULL: prefix) and right */
+	CGM_RAW_OP_ANY_ALL,  /* right is an array: the operator takes its element */
+	CGM_RAW_OP_IN,       /* right is the first element of the list */
+	CGM_RAW_OP_BETWEEN,  /* left >= right AND left <= right2 */
+	CGM_RAW_OP_NOT_BETWEEN /* left < right OR left > right2 */
+} cgm_raw_op_kind;
+
+typedef struct cgm_raw_operator {
+	cgm_raw_op_kind kind;
+	const char *schema;  /* OPERATOR(schema.op), else NULL */
+	const char *name;
+	int location;
+	const cgm_raw_arg *left; /* NULL for a prefix operator */
+	const cgm_raw_arg *right, *right2;
+} cgm_raw_operator;
+
 typedef struct cgm_raw_visitor {
 	void *ctx;
 	void (*call)(void *ctx, const cgm_raw_call *call);
@@ -83,6 +106,11 @@ typedef struct cgm_raw_visitor {
 	/* With arena set, optional: a top-level SELECT's result row (ROW with
 	 * the columns' names), before its sites are reported; lives in the arena. */
 	void (*row)(void *ctx, const struct cgm_expr *row);
+	/* Optional (NULL: not reported): an operator expression, and a cast
+	 * `value::type` / CAST(value AS type) / `type 'literal'` with `target`
+	 * the cast's own shape (CGM_RAW_ARG_CAST: the type as written). */
+	void (*op)(void *ctx, const cgm_raw_operator *op);
+	void (*cast)(void *ctx, const cgm_raw_arg *target, const cgm_raw_arg *value, int location);
 } cgm_raw_visitor;
 
 /* Parse `sql` and report its sites to v.  Returns 0, or -1 when the text

@@ -35,7 +35,9 @@
 
 #include "cgmap/error.h"
 #include "cgmap/exprtype.h"
+#include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
+#include "resolve_ops.h"
 
 /* ---- names -> functions ----------------------------------------------- */
 
@@ -244,6 +246,7 @@ typedef struct resolver {
 	const cgm_resolve_options *opts;
 	name_index names;
 	cgm_catalog *catalog;
+	cgm_ops_resolver *ops; /* operators, casts, aggregates (resolve_ops.c) */
 } resolver;
 
 /* Schemas to search for function `caller`, pg_catalog placed. */
@@ -764,12 +767,20 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		cgm_site *s = &fn->sites[i];
 		s->ntargets = 0;
 		s->targets = NULL;
-		if (s->kind == CGM_SITE_DYNAMIC)
+		s->target_via = NULL;
+		s->target_object = NULL;
+		if (s->kind == CGM_SITE_DYNAMIC) {
 			s->resolution = CGM_RES_NONE;
-		else if (s->kind == CGM_SITE_TRIGGER)
+		} else if (s->kind == CGM_SITE_TRIGGER) {
 			resolve_trigger_site(rv, arena, fn, s);
-		else
+		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
+			/* Only those that reach a function worth an edge are kept. */
+			if (!cgm_resolve_opcast_site(rv->ops, arena, fn, s))
+				continue;
+		} else {
 			resolve_call(rv, &typer, arena, fn, s);
+			cgm_resolve_call_effects(rv->ops, arena, fn, s);
+		}
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
 			continue;
 		fn->sites[kept++] = *s;
@@ -824,6 +835,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	}
 	resolver rv = { .model = model, .opts = opts, .catalog = cgm_catalog_new(model) };
 	build_name_index(&rv.names, model);
+	cgm_ops_index(model);
+	rv.ops = cgm_ops_resolver_new(model, opts && opts->include_builtins);
 	if (model->ncolumns > 1)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 
@@ -852,6 +865,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	pthread_mutex_destroy(&job.lock);
 	free_name_index(&rv.names);
 	cgm_catalog_free(rv.catalog);
+	cgm_ops_resolver_free(rv.ops);
 
 	/* The runs in caller order: the same edges, in the same order, however
 	 * many threads took them. */

@@ -1872,6 +1872,12 @@ static void add_operators_casts_aggregates(sql_state *st)
 		if (o->fn >= 0) {
 			op->function_id = st->fns[o->fn].id;
 			op->result = st->fns[o->fn].result;
+			/* As pg_depend describes it (pg_describe_object). */
+			cgm_reference *ref = cgm_model_add_reference(model);
+			ref->function = -1;
+			ref->function_id = op->function_id;
+			ref->object_kind = "operator";
+			ref->object = cgm_operator_object(st->a, op);
 		}
 	}
 	for (int i = 0; i < st->ncasts; i++) {
@@ -1880,8 +1886,15 @@ static void add_operators_casts_aggregates(sql_state *st)
 			continue;
 		cgm_cast *cast = cgm_model_add_cast(model);
 		*cast = c->cast;
-		if (c->fn >= 0)
+		if (c->fn >= 0) {
 			cast->function_id = st->fns[c->fn].id;
+			cgm_reference *ref = cgm_model_add_reference(model);
+			ref->function = -1;
+			ref->function_id = cast->function_id;
+			ref->object_kind = "cast";
+			ref->object = cgm_arena_printf(st->a, "cast from %s to %s", cast->source,
+						       cast->target);
+		}
 	}
 	for (int i = 0; i < st->naggregates; i++) {
 		sql_aggregate *g = &st->aggregates[i];

@@ -53,6 +53,14 @@ int cgm_operator_lookup(const cgm_model *model, const char *schema, const char *
 			int npath, const char *name, const char *left, const char *right, bool prefix,
 			const cgm_operator **out, int max);
 
+/* True for the common symbols pg_catalog has several operators of in that
+ * form (infix or prefix: "=", "+", "||", prefix "-", ...), from a fixed
+ * list of PostgreSQL 15's that the tests hold to data/pg15_operators.tsv.
+ * Such an operator on operands of unknowable type always has several
+ * fitting candidates, a builtin among them, which resolution never links:
+ * extraction records no site for it, without a catalog. */
+bool cgm_builtin_operator_overloaded(const char *name, bool prefix);
+
 /* The cast from `source` to `target` (pg_cast row), or NULL. */
 const cgm_cast *cgm_cast_find(const cgm_model *model, const char *source, const char *target);
 /* Every cast to `target`: *count of them from the returned first one

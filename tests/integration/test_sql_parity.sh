@@ -6,7 +6,8 @@
 # database, map the database, map the file, and map a real
 # `pg_dump --schema-only` of the database fed back through --sql.  The three
 # snapshots must have the same functions (identity, signature, result, kind,
-# language, body, body hash, search_path), edges (with call-site lines),
+# language, body, body hash, search_path), edges (with their mechanism,
+# object and call-site lines),
 # dynamic sites, missing callees, triggers and references.
 #
 # BEGIN ATOMIC bodies are the one known difference: the server keeps them
@@ -40,7 +41,7 @@ facts() {
 	      + "hash=\(if .atomic_body then "-" else .body_hash end) "
 	      + "source=\(if .atomic_body then "-" else (.source|tojson) end) "
 	      + "comment=\(.comment|tojson) errors=\([.errors[]|.line]|tojson)"),
-	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) ambiguous=\(.ambiguous) "
+	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) object=\(.object // "-") ambiguous=\(.ambiguous) "
 	      + "lines=\(if (.from as $f | $atomic | index($f)) then "-" else (.lines|tojson) end)"),
 	    (.dynamic_sites[] | "dynamic \(.function) line=\(.line) text=\(.text|tojson)"),
 	    (.missing[] | "missing \(.function) line=\(.line) name=\(.name) nargs=\(.nargs)"),

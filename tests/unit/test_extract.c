@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -383,6 +384,8 @@ static void test_utility_statements_among_others(void **state)
 	const cgm_site *s = find_site(&fn, "before_util", 0);
 	assert_int_equal(s->nargs, 1);
 	assert_string_equal(s->argtypes[0], "integer");
+	/* v = after_util(2) compares values of unknowable type with an operator
+	 * pg_catalog overloads: no operator site (see cgm_builtin_operator_overloaded). */
 	assert_int_equal(fn.nsites, 8);
 }
 
@@ -406,6 +409,95 @@ static void test_out_parameters_and_bare_return_next(void **state)
 	expect_site(&fn, "label_of", 7, CGM_SITE_CALL);
 }
 
+/* The operator or cast site of that name, kind and line, with its operand
+ * types ("-" for none known): "left right" or the one type. */
+static void expect_opcast(const cgm_function *fn, const char *schema, const char *name, int line,
+			  cgm_site_kind kind, const char *left, const char *right)
+{
+	for (int i = 0; i < fn->nsites; i++) {
+		const cgm_site *s = &fn->sites[i];
+		if (s->kind != kind || s->line != line || strcmp(s->name, name) != 0 ||
+		    (schema == NULL) != (s->schema == NULL) || (schema && strcmp(schema, s->schema) != 0))
+			continue;
+		const char *want[2] = { left, right };
+		int n = right ? 2 : 1;
+		if (s->nargs != n)
+			continue;
+		bool same = true;
+		for (int k = 0; k < n; k++) {
+			const char *got = s->argtypes[k] ? s->argtypes[k] : "-";
+			same = same && strcmp(got, want[k]) == 0;
+		}
+		if (same)
+			return;
+	}
+	for (int i = 0; i < fn->nsites; i++) {
+		const cgm_site *s = &fn->sites[i];
+		fprintf(stderr, "  %s %s%s%s line %d (%s, %s)\n", cgm_site_kind_name(s->kind),
+			s->schema ? s->schema : "", s->schema ? "." : "", s->name, s->line,
+			s->nargs > 0 && s->argtypes[0] ? s->argtypes[0] : "-",
+			s->nargs > 1 && s->argtypes[1] ? s->argtypes[1] : "-");
+	}
+	fail_msg("no %s site %s at line %d (%s, %s)", cgm_site_kind_name(kind), name, line, left,
+		 right ? right : "");
+}
+
+static void test_operators_and_casts(void **state)
+{
+	cgm_function fn = make("plpgsql", "a app.money, n integer, t text[]", "boolean",
+			       "\n"
+			       "DECLARE\n"                                            /* 2 */
+			       "  m app.money;\n"                                     /* 3 */
+			       "BEGIN\n"                                              /* 4 */
+			       "  IF a OPERATOR(app.===) m THEN\n"                     /* 5 */
+			       "    m := -a;\n"                                       /* 6 */
+			       "  END IF;\n"                                          /* 7 */
+			       "  m := CAST(n AS app.money);\n"                       /* 8 */
+			       "  m := n::app.money + 'x'::app.money;\n"              /* 9 */
+			       "  RETURN a === m AND n IN (1, 2) AND n BETWEEN 1 AND n\n" /* 10 */
+			       "     AND 'a' = ANY (t) AND g(n) <> n;\n"              /* 11 */
+			       "END\n");
+	const char *types[] = { "app.money", "integer", "text[]" }, *names[] = { "a", "n", "t" };
+	fn.nargs = 3;
+	fn.argtypes = types;
+	fn.argnames = names;
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_opcast(&fn, "app", "===", 5, CGM_SITE_OPERATOR, "app.money", "app.money");
+	expect_opcast(&fn, NULL, "-", 6, CGM_SITE_OPERATOR, "app.money", NULL);
+	expect_opcast(&fn, NULL, "app.money", 8, CGM_SITE_CAST, "integer", NULL);
+	expect_opcast(&fn, NULL, "app.money", 9, CGM_SITE_CAST, "integer", NULL);
+	expect_opcast(&fn, NULL, "+", 9, CGM_SITE_OPERATOR, "app.money", "app.money");
+	expect_opcast(&fn, NULL, "===", 10, CGM_SITE_OPERATOR, "app.money", "app.money");
+	expect_opcast(&fn, NULL, "=", 10, CGM_SITE_OPERATOR, "integer", "integer");
+	expect_opcast(&fn, NULL, ">=", 10, CGM_SITE_OPERATOR, "integer", "integer");
+	expect_opcast(&fn, NULL, "<=", 10, CGM_SITE_OPERATOR, "integer", "integer");
+	expect_opcast(&fn, NULL, "=", 11, CGM_SITE_OPERATOR, "unknown", "text");
+	expect_opcast(&fn, NULL, "<>", 11, CGM_SITE_OPERATOR, "-", "integer"); /* g(n): unknown */
+	/* 'x'::app.money reads a literal (the input function): no cast. */
+	int casts = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		casts += fn.sites[i].kind == CGM_SITE_CAST;
+	assert_int_equal(casts, 2);
+	expect_site(&fn, "g", 11, CGM_SITE_CALL);
+
+	/* SQL bodies and constant EXECUTE SQL alike. */
+	cgm_function sql = make("sql", "a integer", "boolean",
+				"SELECT a::app.money === $1::app.money\n"
+				"   AND $1 NOT BETWEEN 1 AND 2;\n");
+	const char *sql_types[] = { "integer" }, *sql_names[] = { "a" };
+	sql.nargs = 1;
+	sql.argtypes = sql_types;
+	sql.argnames = sql_names;
+	cgm_extract_function(arena, &sql);
+	assert_int_equal(sql.nerrors, 0);
+	expect_opcast(&sql, NULL, "app.money", 1, CGM_SITE_CAST, "integer", NULL);
+	expect_opcast(&sql, NULL, "===", 1, CGM_SITE_OPERATOR, "app.money", "app.money");
+	expect_opcast(&sql, NULL, "<", 2, CGM_SITE_OPERATOR, "integer", "integer");
+	expect_opcast(&sql, NULL, ">", 2, CGM_SITE_OPERATOR, "integer", "integer");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_real_world_forms),
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
+		cmocka_unit_test(test_operators_and_casts),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */

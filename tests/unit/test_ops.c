@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cgmap/error.h"
+#include "cgmap/map.h"
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 
@@ -122,6 +123,32 @@ static void test_builtin_lists(void **state)
 	assert_true(count >= 5);
 	for (int i = 0; i < count; i++)
 		assert_string_equal(to_bigint[i].target, "bigint");
+	cgm_model_free(m);
+}
+
+/* The fixed list extraction uses holds: each symbol it names has several
+ * pg_catalog operators of that form. */
+static void test_overloaded_symbols(void **state)
+{
+	cgm_model *m = cgm_model_new();
+	assert_true(cgm_builtin_operators_load(m) > 0);
+	const char *symbols[] = { "=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "||",
+				  "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*", "&", "|", "#",
+				  "<<", ">>", "&&", "@>", "<@", "^", "===", "@@@@", NULL };
+	for (int prefix = 0; prefix < 2; prefix++)
+		for (int k = 0; symbols[k]; k++) {
+			int count = 0;
+			for (int i = 0; i < m->noperators; i++)
+				count += strcmp(m->operators[i].name, symbols[k]) == 0 &&
+					 (m->operators[i].left == NULL) == (prefix == 1);
+			if (cgm_builtin_operator_overloaded(symbols[k], prefix == 1) && count < 2)
+				fail_msg("%s %s: %d pg_catalog operators", prefix ? "prefix" : "infix",
+					 symbols[k], count);
+		}
+	assert_true(cgm_builtin_operator_overloaded("=", false));
+	assert_true(cgm_builtin_operator_overloaded("-", true));
+	assert_false(cgm_builtin_operator_overloaded("===", false));
+	assert_false(cgm_builtin_operator_overloaded("=", true));
 	cgm_model_free(m);
 }
 
@@ -284,12 +311,118 @@ static void test_drop_function_cascades(void **state)
 	cgm_model_free(m);
 }
 
+/* The whole pipeline on `text` as one SQL file. */
+static cgm_model *map_text(const char *text, bool include_builtins)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/schema.sql", folder);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	const char *paths[] = { path };
+	cgm_map_options opts;
+	cgm_map_options_init(&opts);
+	opts.sql_paths = paths;
+	opts.nsql = 1;
+	opts.threads = 1;
+	opts.include_builtins = include_builtins;
+	opts.runtime.no_runtime = true;
+	cgm_model *m = NULL;
+	if (cgm_map_source(&m, &opts) < 0)
+		fail_msg("map: %s", cgm_error_message());
+	return m;
+}
+
+/* "from -> to via object @lines [ambiguous]" of every edge, one a line. */
+static char *edge_text(const cgm_model *m)
+{
+	static char buf[8192];
+	buf[0] = '\0';
+	size_t used = 0;
+	int *order = cgm_model_edge_order(m);
+	for (int k = 0; k < m->nedges; k++) {
+		const cgm_edge *e = &m->edges[order[k]];
+		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s -> %s %s%s%s @",
+					 m->functions[e->from].id, m->functions[e->to].id,
+					 cgm_via_name(e->via), e->object ? " " : "",
+					 e->object ? e->object : "");
+		for (int l = 0; l < e->nlines; l++)
+			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%d", l ? "," : "",
+						 e->lines[l]);
+		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s\n",
+					 e->ambiguous ? " ambiguous" : "");
+	}
+	free(order);
+	return buf;
+}
+
+static const char *const uses =
+	"CREATE FUNCTION app.uses(a app.money, n integer, s smallint, v numeric) RETURNS boolean\n"
+	"LANGUAGE plpgsql SET search_path = app AS $$\n"
+	"DECLARE m app.money; x numeric;\n"                           /* 2 */
+	"BEGIN\n"                                                     /* 3 */
+	"  IF a OPERATOR(app.===) a THEN\n"                            /* 4 */
+	"    m := -a;\n"                                              /* 5 */
+	"  END IF;\n"                                                 /* 6 */
+	"  m := CAST('12' AS text)::app.money;\n"                     /* 7 */
+	"  m := n::app.money;\n"                                      /* 8 */
+	"  SELECT app.mysum(v) INTO x FROM generate_series(1, 3) AS g(i);\n" /* 9 */
+	"  PERFORM app.takes_money(n);\n"                             /* 10 */
+	"  RETURN a === s AND n + 1 > 0 AND a === 'x' AND 'y'::app.money === a;\n" /* 11 */
+	"  m := app.takes_money(m)::app.money;\n"                   /* 12 */
+	"END $$;\n"
+	"CREATE FUNCTION app.money_len(m app.money, n integer, b boolean) RETURNS app.money\n"
+	"  LANGUAGE sql AS 'SELECT m';\n"
+	"CREATE CAST (app.money AS app.money) WITH FUNCTION app.money_len(app.money, integer, boolean);\n"
+	"CREATE FUNCTION app.takes_money(m app.money) RETURNS void LANGUAGE sql AS 'SELECT';\n";
+
+static void test_resolution(void **state)
+{
+	char *text = malloc(strlen(fixture) + strlen(uses) + 1);
+	strcpy(text, fixture);
+	strcat(text, uses);
+	cgm_model *m = map_text(text, false);
+	free(text);
+	/* Line 11: a === s takes ===(app.money,integer), smallint coerced by a
+	 * builtin cast; a === 'x' reads 'x' as app.money; 'y'::app.money reads
+	 * a literal (no cast).  Line 10: integer to app.money by the implicit
+	 * user cast.  app.acc is both the transition and the moving one.
+	 * Line 12 casts a value of a type extraction does not know: every user
+	 * cast to app.money but the length coercion app.money_len, flagged. */
+	const char *want =
+		"app.uses(app.money,integer,smallint,numeric) -> app.acc(numeric,numeric) aggregate aggregate app.mysum(numeric) @9\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.fin(numeric) aggregate aggregate app.mysum(numeric) @9\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.int_money(integer) cast cast (integer AS app.money) @8,10,12 ambiguous\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.inv(numeric,numeric) aggregate aggregate app.mysum(numeric) @9\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.money_eq(app.money,app.money) operator operator app.===(app.money,app.money) @4,11\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.money_eq_int(app.money,integer) operator operator app.===(app.money,integer) @11\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.money_neg(app.money) operator operator app.-(NONE,app.money) @5\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.mysum(numeric) call @9\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.takes_money(app.money) call @10,12\n"
+		"app.uses(app.money,integer,smallint,numeric) -> app.to_money(text) cast cast (text AS app.money) @7,12 ambiguous\n";
+	const char *got = edge_text(m);
+	/* Only the edges of app.uses: the fixture's SQL bodies have their own. */
+	char mine[8192] = "";
+	for (const char *line = got; *line;) {
+		const char *end = strchr(line, '\n');
+		if (strncmp(line, "app.uses(", 9) == 0)
+			strncat(mine, line, (size_t)(end - line + 1));
+		line = end + 1;
+	}
+	if (strcmp(mine, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", mine, want);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_lists),
+		cmocka_unit_test(test_overloaded_symbols),
 		cmocka_unit_test_setup_teardown(test_sql_definitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drop_function_cascades, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,37 @@
+/*
+ * resolve_ops.h - resolution of what runs behind an expression: operator
+ * and cast sites to the function of the operator or cast, and the extra
+ * targets of resolved calls (an aggregate's support functions, the user
+ * casts that coerce a call's or an operator's arguments).  Used by
+ * resolve.c; see resolve_ops.c.
+ */
+#ifndef CGMAP_RESOLVE_OPS_H
+#define CGMAP_RESOLVE_OPS_H
+
+#include <stdbool.h>
+
+#include "cgmap/model.h"
+
+typedef struct cgm_ops_resolver cgm_ops_resolver;
+
+/* Built once per resolution from a linked model whose operators and casts
+ * are ordered (cgm_ops_index); read only afterwards, by any thread.  NULL
+ * only when out of memory is impossible (cgm_x* abort), so never. */
+cgm_ops_resolver *cgm_ops_resolver_new(const cgm_model *model, bool include_builtins);
+void cgm_ops_resolver_free(cgm_ops_resolver *r);
+
+/* Resolve an operator or cast site of `caller`: targets (with target_via
+ * and target_object) into `arena`.  False when it reaches no function
+ * worth an edge (a builtin one without --include-builtins, or none): the
+ * caller drops the site. */
+bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena,
+			     const cgm_function *caller, cgm_site *s);
+
+/* After a call site is resolved: each target that is an aggregate gains
+ * its support functions (via aggregate), and a call resolved to one
+ * function gains the user casts that turn its known argument types into
+ * the parameter types (via cast). */
+void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
+			      const cgm_function *caller, cgm_site *s);
+
+#endif
