@@ -15,7 +15,9 @@
  * ...) and --entry patterns.  Reachability also starts from every function
  * observed called: a live function's callees are reachable even when the
  * data does not say who called it (pg_stat_user_functions has no callers).
- * Only user functions (model->functions[0..nuser)) take part.
+ * Only user functions (model->functions[0..nuser)) take part.  Recursive
+ * components leave out ambiguous candidates never observed: a call
+ * PostgreSQL may never make is no recursion.
  */
 #include "cgmap/runtime.h"
 
@@ -157,18 +159,25 @@ static bool entry_matches(const cgm_function *f, const char *pattern, char *scra
 }
 
 /* Successors of each user function as compressed rows (every static or
- * observed edge between user functions, ambiguous candidates included). */
+ * observed edge between user functions; ambiguous candidates included
+ * unless `certain`: a call PostgreSQL may never make is no recursion). */
 typedef struct {
 	int *start; /* n + 1 */
 	int *next;
 } adjacency;
 
-static void adjacency_build(adjacency *adj, const cgm_model *model, int n)
+static bool edge_kept(const cgm_edge *e, int n, bool certain)
+{
+	return e->from >= 0 && e->from < n && e->to >= 0 && e->to < n &&
+	       !(certain && e->ambiguous && !(e->provenance & CGM_EDGE_OBSERVED));
+}
+
+static void adjacency_build(adjacency *adj, const cgm_model *model, int n, bool certain)
 {
 	adj->start = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
-		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+		if (edge_kept(e, n, certain))
 			adj->start[e->from + 1]++;
 	}
 	for (int i = 0; i < n; i++)
@@ -177,7 +186,7 @@ static void adjacency_build(adjacency *adj, const cgm_model *model, int n)
 	int *fill = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
-		if (e->from >= 0 && e->from < n && e->to >= 0 && e->to < n)
+		if (edge_kept(e, n, certain))
 			adj->next[adj->start[e->from] + fill[e->from]++] = e->to;
 	}
 	free(fill);
@@ -326,7 +335,7 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 	}
 
 	adjacency adj;
-	adjacency_build(&adj, model, n);
+	adjacency_build(&adj, model, n, false);
 	int *queue = cgm_xcalloc((size_t)n, sizeof(int));
 	int head = 0, tail = 0;
 	for (int i = 0; i < n; i++) {
@@ -347,7 +356,10 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 		}
 	}
 	free(queue);
-	find_recursion(model, &adj, n);
+	adjacency certain;
+	adjacency_build(&certain, model, n, true);
+	find_recursion(model, &certain, n);
+	adjacency_free(&certain);
 	adjacency_free(&adj);
 
 	/* Without runtime data a function nobody calls may well be called by

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/limits.h"
 #include "cgmap/pipeline.h"
@@ -46,6 +47,8 @@ typedef struct var_type {
 	const char *name;     /* lower-cased variable or parameter name */
 	const char *type;     /* canonical type, NULL when unknown */
 	const char *declared; /* type as declared, canonicalised on first use */
+	bool canonical;       /* type holds the canonical form of declared */
+	cgm_expr *expr;       /* the variable for typing (CGM_EXPR_VAR), made on first use */
 } var_type;
 
 typedef struct extract_ctx {
@@ -108,6 +111,11 @@ typedef struct extract_ctx {
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
+	/* Variables whose `r.col` became `r` (plpgsql_rewrite.c): a one-part
+	 * name of one of them may stand for a field, so it is not typed. */
+	char *rewritten[8];
+	int nrewritten;
+	bool rewrites_overflow; /* more than fit: no one-part variable is typed */
 	/* What lives only while the function is extracted (the captured
 	 * operators and casts: most reach nothing and their sites are dropped
 	 * by resolution); created on first use. */
@@ -115,6 +123,44 @@ typedef struct extract_ctx {
 	int json_depth;         /* levels of the PL/pgSQL tree's JSON walked into */
 	bool json_too_deep;
 } extract_ctx;
+
+static bool field_rewritten(const extract_ctx *ctx, const char *name)
+{
+	if (ctx->rewrites_overflow)
+		return true;
+	for (int i = 0; i < ctx->nrewritten; i++)
+		if (strcmp(ctx->rewritten[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* "\"r.col\" is not a known variable": remember r. */
+static void note_field_rewrite(extract_ctx *ctx, const char *message)
+{
+	const char *q1 = strchr(message, '"');
+	const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+	const char *dot = q1 && q2 ? memchr(q1 + 1, '.', (size_t)(q2 - q1 - 1)) : NULL;
+	if (!dot) {
+		ctx->rewrites_overflow = true;
+		return;
+	}
+	/* PL/pgSQL names variables as written; its lookups fold case. */
+	size_t n = (size_t)(dot - q1 - 1);
+	char *name = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)tolower((unsigned char)q1[1 + i]);
+	name[n] = '\0';
+	if (field_rewritten(ctx, name)) {
+		free(name); /* another field of the same variable */
+		return;
+	}
+	if (ctx->nrewritten == (int)(sizeof ctx->rewritten / sizeof ctx->rewritten[0])) {
+		free(name);
+		ctx->rewrites_overflow = true;
+		return;
+	}
+	ctx->rewritten[ctx->nrewritten++] = name;
+}
 
 /* An expression waiting for the batch, with the context its sites need. */
 typedef struct pending_expr {
@@ -136,6 +182,7 @@ typedef struct captured_text {
 	bool unknown; /* a statement the walker does not know: parse it again */
 	const char *constant; /* the SQL the expression always yields, or NULL */
 	int constant_location;
+	const cgm_expr *row;  /* a SELECT's row (for a record variable), or NULL */
 } captured_text;
 
 typedef struct captured_event {
@@ -146,6 +193,7 @@ typedef struct captured_event {
 	bool variadic, call_stmt;
 	int nargs;
 	cgm_raw_arg *args;
+	const cgm_expr *const *argexprs;
 	unsigned events;
 	int ncolumns;
 	const char **columns;
@@ -161,10 +209,10 @@ typedef struct captured_opcast {
 
 /* One step of the PL/pgSQL tree, in the order its JSON lists them. */
 typedef struct tree_step {
-	enum { STEP_VAR, STEP_STATEMENT, STEP_END, STEP_EXPRESSION } what;
+	enum { STEP_VAR, STEP_STATEMENT, STEP_END, STEP_EXPRESSION, STEP_INTO } what;
 	const char *kind;   /* STEP_STATEMENT (static) */
 	int lineno;         /* STEP_VAR, STEP_STATEMENT */
-	const char *text;   /* STEP_EXPRESSION: its text; STEP_VAR: the name */
+	const char *text;   /* STEP_EXPRESSION: its text; STEP_VAR, STEP_INTO: the name */
 	const char *field;  /* STEP_EXPRESSION (static) */
 	const char *type;   /* STEP_VAR: as declared, NULL when unknown */
 	const char *default_text, *cursor_text; /* STEP_VAR */
@@ -275,6 +323,8 @@ static void add_var(extract_ctx *ctx, const char *name, const char *type)
 	ctx->vars[ctx->nvars].name = name;
 	ctx->vars[ctx->nvars].type = type;
 	ctx->vars[ctx->nvars].declared = NULL;
+	ctx->vars[ctx->nvars].canonical = false;
+	ctx->vars[ctx->nvars].expr = NULL;
 	ctx->nvars++;
 }
 
@@ -286,13 +336,69 @@ static const char *var_lookup(extract_ctx *ctx, const char *name)
 			var_type *v = &ctx->vars[i];
 			/* Most variables are never passed to a call: canonicalise
 			 * their type only when one is. */
-			if (v->declared) {
+			if (v->declared && !v->canonical) {
 				v->type = cgm_type_canonical_text(ctx->arena, v->declared, NULL);
-				v->declared = NULL;
+				v->canonical = true;
 			}
 			return v->type;
 		}
 	return NULL;
+}
+
+/* The variable `name` as typing sees it (inner declarations shadow outer
+ * ones, as in var_lookup), or NULL when no variable has that name. */
+static cgm_expr *var_expr(extract_ctx *ctx, const char *name)
+{
+	for (int i = ctx->nvars - 1; i >= 0; i--) {
+		var_type *v = &ctx->vars[i];
+		if (strcmp(v->name, name) != 0)
+			continue;
+		if (!v->expr) {
+			v->expr = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr));
+			v->expr->kind = CGM_EXPR_VAR;
+			if (v->declared) {
+				v->expr->name = v->declared;
+			} else {
+				v->expr->type = v->type; /* a parameter: canonical already */
+				v->expr->flag = true;
+			}
+		}
+		return v->expr;
+	}
+	return NULL;
+}
+
+/* Names in an argument that are PL/pgSQL variables point to them (the
+ * variable as it stands now: a record assigned later is another). */
+static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
+{
+	if (!e || depth > 64 || ctx->nvars == 0)
+		return;
+	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 &&
+	    !(e->nnames == 1 && field_rewritten(ctx, e->names[0])))
+		((cgm_expr *)e)->var = var_expr(ctx, e->names[0]);
+	for (int i = 0; i < e->nargs; i++)
+		bind_vars(ctx, e->args[i], depth + 1);
+}
+
+/* A query's row goes to the record variable `name` (SELECT INTO, FOR IN). */
+static void assign_row(extract_ctx *ctx, const char *name, const cgm_expr *row)
+{
+	cgm_expr *old = var_expr(ctx, name);
+	if (!old || !row)
+		return;
+	cgm_expr *v = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr));
+	*v = *old;
+	if (strcmp(v->name ? v->name : "", "record") != 0)
+		return; /* a typed variable keeps its declared type */
+	v->nargs = 1;
+	v->args = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr *));
+	v->args[0] = row;
+	for (int i = ctx->nvars - 1; i >= 0; i--)
+		if (ctx->vars[i].expr == old) {
+			ctx->vars[i].expr = v;
+			break;
+		}
 }
 
 /* ---- JSON helpers ----------------------------------------------------- */
@@ -386,7 +492,7 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 				return NULL;
 			memcpy(name, d->text + d->tokens[sv].start, (size_t)len);
 			name[len] = '\0';
-			return var_lookup(ctx, name);
+			return field_rewritten(ctx, name) ? NULL : var_lookup(ctx, name);
 		}
 		return NULL;
 	}
@@ -426,7 +532,7 @@ static const char *raw_arg_type(extract_ctx *ctx, const cgm_raw_arg *a)
 							 a->type_dims, NULL)
 				    : NULL;
 	case CGM_RAW_ARG_COLUMN:
-		return var_lookup(ctx, a->column);
+		return field_rewritten(ctx, a->column) ? NULL : var_lookup(ctx, a->column);
 	case CGM_RAW_ARG_PARAM: {
 		const cgm_function *fn = ctx->fn;
 		return a->param >= 1 && a->param <= fn->nargs && fn->argtypes ? fn->argtypes[a->param - 1]
@@ -736,6 +842,9 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 			s->argnames[i] = cgm_arena_strdup(ctx->arena, call->args[i].name);
 			s->argtypes[i] = raw_arg_type(ctx, &call->args[i]);
 		}
+		s->argexprs = call->argexprs;
+		for (int i = 0; s->argexprs && i < s->nargs; i++)
+			bind_vars(ctx, s->argexprs[i], 0);
 	}
 }
 
@@ -986,6 +1095,13 @@ static void on_tree_expression(void *arg, const char *text, const char *field)
 	t->field = field;
 }
 
+static void on_tree_into(void *arg, const char *name)
+{
+	extract_ctx *ctx = arg;
+	tree_step *t = new_step(ctx, STEP_INTO);
+	t->text = cgm_arena_strdup(ctx->arena, name);
+}
+
 /* ---- sites the PL/pgSQL parser's own parses found --------------------- */
 
 static void on_capture_text(void *arg, const char *text)
@@ -1000,6 +1116,7 @@ static void on_capture_text(void *arg, const char *text)
 	t->first = ctx->nevents;
 	t->unknown = false;
 	t->constant = NULL;
+	t->row = NULL;
 }
 
 static void on_capture_constant(void *arg, const char *sql, int location)
@@ -1010,6 +1127,13 @@ static void on_capture_constant(void *arg, const char *sql, int location)
 		t->constant = cgm_arena_strdup(ctx->arena, sql);
 		t->constant_location = location;
 	}
+}
+
+static void on_capture_row(void *arg, const cgm_expr *row)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->ncaptured > 0 && !ctx->captured[ctx->ncaptured - 1].row)
+		ctx->captured[ctx->ncaptured - 1].row = row;
 }
 
 static captured_event *new_event(extract_ctx *ctx)
@@ -1050,6 +1174,7 @@ static void on_capture_call(void *arg, const cgm_raw_call *call)
 	e->variadic = call->variadic;
 	e->call_stmt = call->call_stmt;
 	e->nargs = call->nargs;
+	e->argexprs = call->argexprs;
 	if (call->nargs > 0) {
 		e->args = cgm_arena_alloc(ctx->arena, sizeof(cgm_raw_arg) * (size_t)call->nargs);
 		for (int i = 0; i < call->nargs; i++)
@@ -1172,7 +1297,7 @@ static void replay_captured(extract_ctx *ctx, int i)
 		}
 		cgm_raw_call call = { .schema = e->schema, .name = e->name, .location = e->location,
 				      .variadic = e->variadic, .call_stmt = e->call_stmt,
-				      .nargs = e->nargs, .args = e->args };
+				      .nargs = e->nargs, .args = e->args, .argexprs = e->argexprs };
 		on_raw_call(ctx, &call);
 	}
 }
@@ -1212,7 +1337,7 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 {
 	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .relation = on_raw_relation,
 					  .statement = on_raw_statement, .unknown = on_raw_unknown,
-					  .op = on_raw_op, .cast = on_raw_cast };
+					  .arena = ctx->arena, .op = on_raw_op, .cast = on_raw_cast };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
 	int before = ctx->nsites;
@@ -1784,6 +1909,23 @@ static void replay_tree(extract_ctx *ctx)
 		case STEP_EXPRESSION:
 			on_expression(ctx, strdup(t->text), is_dynamic_field(ctx, t->field));
 			break;
+		case STEP_INTO:
+			/* Its query is the statement's own expression (after the loop
+			 * body for FOR): its row, as the parser's check read it. */
+			for (int j = i + 1, level = 0; j < ctx->nsteps && level >= 0; j++) {
+				const tree_step *q = &ctx->steps[j];
+				level += q->what == STEP_STATEMENT ? 1 : q->what == STEP_END ? -1 : 0;
+				if (level == 0 && q->what == STEP_EXPRESSION &&
+				    (strcmp(q->field, "query") == 0 || strcmp(q->field, "sqlstmt") == 0)) {
+					for (int k = 0; k < ctx->ncaptured; k++)
+						if (ctx->captured[k].row && strcmp(ctx->captured[k].text, q->text) == 0) {
+							assign_row(ctx, t->text, ctx->captured[k].row);
+							break;
+						}
+					break;
+				}
+			}
+			break;
 		}
 	}
 	free(stack);
@@ -1885,11 +2027,13 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.constant = on_capture_constant,
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
+			     .arena = ctx->arena, .row = on_capture_row,
 			     .op = on_capture_op, .cast = on_capture_cast },
 	};
 	const cgm_raw_plpgsql_visitor tree_visitor = {
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
 		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
+		.into = on_tree_into,
 	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
@@ -1914,6 +2058,8 @@ static void extract_plpgsql(extract_ctx *ctx)
 		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, fn->argtypes, fn->nargs) : NULL;
 		if (!rewritten)
 			break;
+		if (strstr(last_error, "is not a known variable"))
+			note_field_rewrite(ctx, last_error);
 		free(body);
 		body = rewritten;
 	}
@@ -2068,6 +2214,8 @@ void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 	free(ctx.errors);
 	free(ctx.vars);
 	free(ctx.line_starts);
+	for (int i = 0; i < ctx.nrewritten; i++)
+		free(ctx.rewritten[i]);
 	if (ctx.scratch)
 		cgm_arena_free(ctx.scratch);
 }

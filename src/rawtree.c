@@ -33,7 +33,9 @@
 #include <string.h>
 
 #include "cgmap/limits.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/model.h"
+#include "cgmap/types.h"
 #include "rawtree.h"
 #include "sqllex.h"
 
@@ -41,14 +43,20 @@
 #error "rawtree.c needs the PostgreSQL 15 server headers, the parser libpg_query 15 embeds"
 #endif
 
+typedef struct cte_frame cte_frame;
+
 /* CTE names in scope, innermost last: a FROM item of that name (not
  * schema-qualified) is the CTE, not a relation. */
 #define MAX_CTES 64
 
 typedef struct walker {
 	const cgm_raw_visitor *v;
-	const char *ctes[MAX_CTES];
-	int nctes;
+	/* Typing (v->arena set): the FROM scope of the query being walked and
+	 * the CTEs visible there. */
+	const cgm_scope *scope;
+	const cte_frame *ctes;
+	const char *cte_names[MAX_CTES];
+	int ncte_names;
 	/* Levels of the tree above the node being walked: deeper than
 	 * CGM_MAX_NESTING, the walk stops (too_deep) instead of running out of
 	 * stack on input such as 1+1+...+1. */
@@ -58,6 +66,7 @@ typedef struct walker {
 	 * "other": a shape is copied per site, so a chain of operators each
 	 * copying its operand's whole chain would cost the square of it. */
 	int shape_stop;
+	int expr_depth;       /* levels of build_expr above the node being built */
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -175,6 +184,652 @@ static cgm_raw_arg *arg_shape(walker *w, const Node *node, const char *name, int
 	return a;
 }
 
+
+/* ---- expressions for typing ------------------------------------------- */
+
+/* With an arena in the visitor, each call's arguments are recorded as
+ * expression trees (cgmap/exprtype.h) in that arena, names with the FROM
+ * scope of their query, for resolution to type them with the catalog.
+ * Everything is copied out of the parse tree, which dies after the walk. */
+
+struct cte_frame {
+	const cte_frame *parent;
+	int n;
+	const char **names;
+	cgm_scope_item *items;
+};
+
+static cgm_expr *new_expr(walker *w, cgm_expr_kind kind)
+{
+	cgm_expr *e = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr));
+	e->kind = kind;
+	return e;
+}
+
+static const char *keep(walker *w, const char *s)
+{
+	return cgm_arena_strdup(w->v->arena, s);
+}
+
+static const cgm_expr *build_expr(walker *w, const Node *node);
+static const cgm_scope *build_scope(walker *w, const SelectStmt *s, const cgm_scope *parent);
+static void query_columns(walker *w, const Node *query, cgm_scope_item *item);
+
+/* A value of a fixed type: literals are most arguments, and a constant node
+ * is never written after it is built, so each type has one shared node. */
+static const cgm_expr *typed(walker *w, const char *type)
+{
+	static const cgm_expr shared[] = {
+		{ .kind = CGM_EXPR_CONST, .type = "unknown" },
+		{ .kind = CGM_EXPR_CONST, .type = "integer" },
+		{ .kind = CGM_EXPR_CONST, .type = "bigint" },
+		{ .kind = CGM_EXPR_CONST, .type = "numeric" },
+		{ .kind = CGM_EXPR_CONST, .type = "boolean" },
+		{ .kind = CGM_EXPR_CONST, .type = "bit" },
+	};
+	for (size_t i = 0; type && i < sizeof shared / sizeof shared[0]; i++)
+		if (strcmp(shared[i].type, type) == 0)
+			return &shared[i];
+	cgm_expr *e = new_expr(w, CGM_EXPR_CONST);
+	e->type = type;
+	return e;
+}
+
+static const cgm_expr **build_list(walker *w, const List *list, int *n)
+{
+	*n = list_length(list);
+	if (*n == 0)
+		return NULL;
+	const cgm_expr **out = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)*n);
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, list)
+		out[i++] = build_expr(w, lfirst(lc));
+	return out;
+}
+
+/* A call's arguments; names of `name => value` into *names when asked. */
+static const cgm_expr *const *build_args(walker *w, const List *args, const char ***names)
+{
+	int n = list_length(args);
+	const cgm_expr **out = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)n);
+	const char **argnames = names ? cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)n) : NULL;
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, args) {
+		const Node *a = lfirst(lc);
+		if (a && IsA(a, NamedArgExpr)) {
+			if (argnames)
+				argnames[i] = keep(w, ((const NamedArgExpr *)a)->name);
+			a = (const Node *)((const NamedArgExpr *)a)->arg;
+		}
+		out[i++] = build_expr(w, a);
+	}
+	if (names)
+		*names = argnames;
+	return out;
+}
+
+static const char *const_type(const A_Const *c)
+{
+	if (c->isnull)
+		return "unknown";
+	switch (nodeTag(&c->val)) {
+	case T_Integer:
+		return "integer";
+	case T_Float: {
+		const char *text = c->val.fval.fval;
+		if (text && !strpbrk(text, ".eE"))
+			return strlen(text) > 18 ? "numeric" : "bigint";
+		return "numeric";
+	}
+	case T_Boolean:
+		return "boolean";
+	case T_BitString:
+		return "bit";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *sql_value_type(SQLValueFunctionOp op)
+{
+	switch (op) {
+	case SVFOP_CURRENT_DATE:
+		return "date";
+	case SVFOP_CURRENT_TIME:
+	case SVFOP_CURRENT_TIME_N:
+		return "time with time zone";
+	case SVFOP_CURRENT_TIMESTAMP:
+	case SVFOP_CURRENT_TIMESTAMP_N:
+		return "timestamp with time zone";
+	case SVFOP_LOCALTIME:
+	case SVFOP_LOCALTIME_N:
+		return "time without time zone";
+	case SVFOP_LOCALTIMESTAMP:
+	case SVFOP_LOCALTIMESTAMP_N:
+		return "timestamp without time zone";
+	default:
+		return "name"; /* CURRENT_USER, SESSION_USER, CURRENT_SCHEMA, ... */
+	}
+}
+
+static const cgm_expr *build_call(walker *w, const FuncCall *fc)
+{
+	int n = list_length(fc->funcname);
+	const char *name = n > 0 ? string_value(llast(fc->funcname)) : NULL;
+	if (!name)
+		return new_expr(w, CGM_EXPR_OTHER);
+	cgm_expr *e = new_expr(w, CGM_EXPR_CALL);
+	e->name = keep(w, name);
+	e->schema = n >= 2 ? keep(w, string_value(list_nth(fc->funcname, n - 2))) : NULL;
+	e->flag = fc->func_variadic;
+	if (!fc->agg_star) {
+		e->nargs = list_length(fc->args);
+		if (e->nargs)
+			e->args = (const cgm_expr **)build_args(w, fc->args, (const char ***)&e->names);
+	}
+	return e;
+}
+
+static const cgm_expr *build_indirection(walker *w, const A_Indirection *ind)
+{
+	const cgm_expr *base = build_expr(w, ind->arg);
+	const ListCell *lc;
+	foreach (lc, ind->indirection) {
+		const Node *step = lfirst(lc);
+		cgm_expr *e;
+		if (IsA(step, A_Indices)) {
+			e = new_expr(w, CGM_EXPR_SUBSCRIPT);
+			e->flag = ((const A_Indices *)step)->is_slice;
+		} else if (IsA(step, String)) {
+			e = new_expr(w, CGM_EXPR_FIELD);
+			e->name = keep(w, strVal(step));
+		} else {
+			return new_expr(w, CGM_EXPR_OTHER);
+		}
+		e->nargs = 1;
+		e->args = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *));
+		e->args[0] = base;
+		base = e;
+	}
+	return base;
+}
+
+static const cgm_expr *build_sublink(walker *w, const SubLink *sl)
+{
+	if (sl->subLinkType != EXPR_SUBLINK && sl->subLinkType != ARRAY_SUBLINK)
+		return typed(w, sl->subLinkType == MULTIEXPR_SUBLINK || sl->subLinkType == CTE_SUBLINK
+					? NULL
+					: "boolean");
+	cgm_expr *e = new_expr(w, CGM_EXPR_SUBLINK);
+	e->flag = sl->subLinkType == ARRAY_SUBLINK;
+	cgm_scope_item cols = { 0 };
+	query_columns(w, sl->subselect, &cols);
+	if (cols.ncolumns >= 1 && cols.colexprs) {
+		e->nargs = 1;
+		e->args = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *));
+		e->args[0] = cols.colexprs[0];
+	}
+	return e;
+}
+
+/* How deep an argument's expression tree is kept for typing: below that a
+ * node is "other" (no type).  Each call keeps its own arguments' trees, so
+ * calls nested n deep would otherwise keep n trees of up to n levels. */
+#define EXPR_TREE_DEPTH 32
+
+static const cgm_expr *build_expr_node(walker *w, const Node *node);
+
+static const cgm_expr *build_expr(walker *w, const Node *node)
+{
+	if (!node)
+		return NULL;
+	if (w->expr_depth >= EXPR_TREE_DEPTH)
+		return new_expr(w, CGM_EXPR_OTHER);
+	w->expr_depth++;
+	const cgm_expr *e = build_expr_node(w, node);
+	w->expr_depth--;
+	return e;
+}
+
+static const cgm_expr *build_expr_node(walker *w, const Node *node)
+{
+	switch (nodeTag(node)) {
+	case T_A_Const:
+		return typed(w, const_type((const A_Const *)node));
+	case T_TypeCast: {
+		const TypeCast *tc = (const TypeCast *)node;
+		const TypeName *t = tc->typeName;
+		int n = t ? list_length(t->names) : 0;
+		const char *name = n > 0 ? string_value(llast(t->names)) : NULL;
+		if (!name || t->pct_type)
+			return new_expr(w, CGM_EXPR_OTHER);
+		cgm_expr *e = new_expr(w, CGM_EXPR_CAST);
+		e->type = cgm_type_canonical(w->v->arena, n >= 2 ? string_value(list_nth(t->names, n - 2)) : NULL,
+					     name, list_length(t->arrayBounds), NULL);
+		return e;
+	}
+	case T_ColumnRef: {
+		const ColumnRef *r = (const ColumnRef *)node;
+		int n = list_length(r->fields);
+		bool star = n > 0 && IsA(llast(r->fields), A_Star);
+		cgm_expr *e = new_expr(w, star ? CGM_EXPR_STAR : CGM_EXPR_NAME);
+		e->nnames = star ? n - 1 : n;
+		e->scope = w->scope;
+		if (e->nnames > 0) {
+			e->names = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)e->nnames);
+			for (int i = 0; i < e->nnames; i++) {
+				const char *part = string_value(list_nth(r->fields, i));
+				if (!part)
+					return new_expr(w, CGM_EXPR_OTHER);
+				e->names[i] = keep(w, part);
+			}
+		}
+		return e;
+	}
+	case T_ParamRef: {
+		cgm_expr *e = new_expr(w, CGM_EXPR_PARAM);
+		e->param = ((const ParamRef *)node)->number;
+		return e;
+	}
+	case T_FuncCall:
+		return build_call(w, (const FuncCall *)node);
+	case T_NamedArgExpr:
+		return build_expr(w, (const Node *)((const NamedArgExpr *)node)->arg);
+	case T_A_Expr: {
+		const A_Expr *a = (const A_Expr *)node;
+		if (a->kind == AEXPR_NULLIF) {
+			cgm_expr *e = new_expr(w, CGM_EXPR_NULLIF);
+			e->nargs = 1;
+			e->args = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *));
+			e->args[0] = build_expr(w, a->lexpr);
+			return e;
+		}
+		if (a->kind != AEXPR_OP)
+			return typed(w, "boolean"); /* ANY/ALL, IN, LIKE, BETWEEN, DISTINCT */
+		int n = list_length(a->name);
+		const char *op = n > 0 ? string_value(llast(a->name)) : NULL;
+		if (!op)
+			return new_expr(w, CGM_EXPR_OTHER);
+		cgm_expr *e = new_expr(w, CGM_EXPR_OP);
+		e->name = keep(w, op);
+		e->schema = n >= 2 ? keep(w, string_value(list_nth(a->name, n - 2))) : NULL;
+		e->nargs = 2;
+		e->args = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * 2);
+		e->args[0] = build_expr(w, a->lexpr);
+		e->args[1] = build_expr(w, a->rexpr);
+		return e;
+	}
+	case T_BoolExpr:
+	case T_NullTest:
+	case T_BooleanTest:
+		return typed(w, "boolean");
+	case T_SQLValueFunction:
+		return typed(w, sql_value_type(((const SQLValueFunction *)node)->op));
+	case T_GroupingFunc:
+		return typed(w, "integer");
+	case T_CollateClause:
+		return build_expr(w, ((const CollateClause *)node)->arg);
+	case T_SubLink:
+		return build_sublink(w, (const SubLink *)node);
+	case T_A_Indirection:
+		return build_indirection(w, (const A_Indirection *)node);
+	case T_CaseExpr: {
+		const CaseExpr *c = (const CaseExpr *)node;
+		cgm_expr *e = new_expr(w, CGM_EXPR_CASE);
+		int n = list_length(c->args) + (c->defresult ? 1 : 0);
+		e->args = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)(n ? n : 1));
+		const ListCell *lc;
+		foreach (lc, c->args) {
+			const Node *when = lfirst(lc);
+			e->args[e->nargs++] = IsA(when, CaseWhen) ? build_expr(w, (const Node *)((const CaseWhen *)when)->result)
+								  : NULL;
+		}
+		if (c->defresult)
+			e->args[e->nargs++] = build_expr(w, (const Node *)c->defresult);
+		return e;
+	}
+	case T_CoalesceExpr: {
+		cgm_expr *e = new_expr(w, CGM_EXPR_COALESCE);
+		e->args = build_list(w, ((const CoalesceExpr *)node)->args, &e->nargs);
+		return e;
+	}
+	case T_MinMaxExpr: {
+		cgm_expr *e = new_expr(w, CGM_EXPR_MINMAX);
+		e->args = build_list(w, ((const MinMaxExpr *)node)->args, &e->nargs);
+		return e;
+	}
+	case T_RowExpr: {
+		cgm_expr *e = new_expr(w, CGM_EXPR_ROW);
+		e->args = build_list(w, ((const RowExpr *)node)->args, &e->nargs);
+		return e;
+	}
+	case T_A_ArrayExpr: {
+		cgm_expr *e = new_expr(w, CGM_EXPR_ARRAY);
+		e->args = build_list(w, ((const A_ArrayExpr *)node)->elements, &e->nargs);
+		return e;
+	}
+	default:
+		return new_expr(w, CGM_EXPR_OTHER);
+	}
+}
+
+/* The name PostgreSQL gives a target without AS (FigureColname). */
+static const char *column_name(const Node *node)
+{
+	if (!node)
+		return "?column?";
+	switch (nodeTag(node)) {
+	case T_ColumnRef: {
+		const ColumnRef *r = (const ColumnRef *)node;
+		const char *last = list_length(r->fields) > 0 ? string_value(llast(r->fields)) : NULL;
+		return last ? last : "?column?";
+	}
+	case T_FuncCall: {
+		const FuncCall *fc = (const FuncCall *)node;
+		const char *last = list_length(fc->funcname) > 0 ? string_value(llast(fc->funcname)) : NULL;
+		return last ? last : "?column?";
+	}
+	case T_A_Indirection: {
+		const A_Indirection *i = (const A_Indirection *)node;
+		const char *last = list_length(i->indirection) > 0 ? string_value(llast(i->indirection)) : NULL;
+		return last ? last : column_name(i->arg);
+	}
+	case T_TypeCast: {
+		const TypeCast *tc = (const TypeCast *)node;
+		const char *inner = column_name(tc->arg);
+		if (strcmp(inner, "?column?") != 0)
+			return inner;
+		const TypeName *t = tc->typeName;
+		const char *last = t && list_length(t->names) > 0 ? string_value(llast(t->names)) : NULL;
+		return last ? last : "?column?";
+	}
+	case T_CaseExpr:
+		return "case";
+	case T_A_ArrayExpr:
+		return "array";
+	case T_CoalesceExpr:
+		return "coalesce";
+	case T_RowExpr:
+		return "row";
+	case T_MinMaxExpr:
+		return ((const MinMaxExpr *)node)->op == IS_GREATEST ? "greatest" : "least";
+	case T_A_Expr:
+		return ((const A_Expr *)node)->kind == AEXPR_NULLIF ? "nullif" : "?column?";
+	case T_SubLink: {
+		const SubLink *sl = (const SubLink *)node;
+		if (sl->subLinkType == EXISTS_SUBLINK)
+			return "exists";
+		if (sl->subLinkType == ARRAY_SUBLINK)
+			return "array";
+		const SelectStmt *s = (const SelectStmt *)sl->subselect;
+		if (sl->subLinkType == EXPR_SUBLINK && s && IsA(s, SelectStmt) && list_length(s->targetList) >= 1) {
+			const ResTarget *t = linitial(s->targetList);
+			if (IsA(t, ResTarget))
+				return t->name ? t->name : column_name(t->val);
+		}
+		return "?column?";
+	}
+	default:
+		return "?column?";
+	}
+}
+
+/* The columns a query yields (its first SELECT of a set operation, the
+ * first row of VALUES), each typed in the query's own scope. */
+static void query_columns(walker *w, const Node *query, cgm_scope_item *item)
+{
+	const SelectStmt *s = (const SelectStmt *)query;
+	if (!s || !IsA(s, SelectStmt))
+		return;
+	const cte_frame *saved_ctes = w->ctes;
+	const cgm_scope *saved = w->scope;
+	while (s->op != SETOP_NONE && s->larg) {
+		/* WITH on the set operation: visible to its arms. */
+		s = s->larg;
+	}
+	w->scope = build_scope(w, s, saved);
+	if (s->valuesLists) {
+		const List *row = linitial(s->valuesLists);
+		item->ncolumns = list_length(row);
+		item->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(item->ncolumns + 1));
+		item->colexprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)(item->ncolumns + 1));
+		for (int i = 0; i < item->ncolumns; i++) {
+			item->colnames[i] = cgm_arena_printf(w->v->arena, "column%d", i + 1);
+			item->colexprs[i] = build_expr(w, list_nth(row, i));
+		}
+	} else {
+		int n = list_length(s->targetList);
+		item->ncolumns = n;
+		item->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(n + 1));
+		item->colexprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)(n + 1));
+		int i = 0;
+		const ListCell *lc;
+		foreach (lc, s->targetList) {
+			const ResTarget *t = lfirst(lc);
+			if (IsA(t, ResTarget)) {
+				item->colexprs[i] = build_expr(w, t->val);
+				if (item->colexprs[i] && item->colexprs[i]->kind == CGM_EXPR_STAR)
+					item->colnames[i] = NULL;
+				else
+					item->colnames[i] = keep(w, t->name ? t->name : column_name(t->val));
+			}
+			i++;
+		}
+	}
+	w->scope = saved;
+	w->ctes = saved_ctes;
+}
+
+/* An alias's column list renames the first columns. */
+static void apply_alias(walker *w, cgm_scope_item *it, const Alias *alias)
+{
+	if (!alias)
+		return;
+	it->alias = keep(w, alias->aliasname);
+	int n = list_length(alias->colnames);
+	if (n == 0)
+		return;
+	if (it->colexprs) {
+		for (int i = 0; i < n && i < it->ncolumns; i++)
+			it->colnames[i] = keep(w, string_value(list_nth(alias->colnames, i)));
+		return;
+	}
+	it->ncolumns = n;
+	it->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		it->colnames[i] = keep(w, string_value(list_nth(alias->colnames, i)));
+}
+
+static const cgm_scope_item *find_cte(const walker *w, const char *name)
+{
+	for (const cte_frame *f = w->ctes; f; f = f->parent)
+		for (int i = 0; i < f->n; i++)
+			if (strcmp(f->names[i], name) == 0)
+				return &f->items[i];
+	return NULL;
+}
+
+typedef struct item_list {
+	cgm_scope_item *items;
+	int n, cap;
+} item_list;
+
+static cgm_scope_item *add_item(walker *w, item_list *l)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 4;
+		l->items = cgm_arena_grow(w->v->arena, l->items, (size_t)l->n, (size_t)cap, sizeof(cgm_scope_item));
+		l->cap = cap;
+	}
+	return &l->items[l->n++];
+}
+
+/* An item that may hold any column: what it yields is not known. */
+static void opaque_item(walker *w, item_list *l, const Alias *alias)
+{
+	cgm_scope_item *it = add_item(w, l);
+	it->ncolumns = -1;
+	if (alias)
+		it->alias = keep(w, alias->aliasname);
+}
+
+static void from_item(walker *w, item_list *l, const Node *node)
+{
+	if (!node)
+		return;
+	switch (nodeTag(node)) {
+	case T_RangeVar: {
+		const RangeVar *rv = (const RangeVar *)node;
+		const cgm_scope_item *cte = rv->schemaname ? NULL : find_cte(w, rv->relname);
+		cgm_scope_item *it = add_item(w, l);
+		if (cte) {
+			*it = *cte;
+			if (cte->colnames) {
+				it->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(cte->ncolumns + 1));
+				memcpy(it->colnames, cte->colnames, sizeof(char *) * (size_t)cte->ncolumns);
+			}
+		} else {
+			it->schema = keep(w, rv->schemaname);
+			it->name = keep(w, rv->relname);
+		}
+		it->alias = cte ? cte->alias : it->name;
+		apply_alias(w, it, rv->alias);
+		return;
+	}
+	case T_RangeSubselect: {
+		const RangeSubselect *rs = (const RangeSubselect *)node;
+		cgm_scope_item *it = add_item(w, l);
+		cgm_scope_item cols = { 0 };
+		query_columns(w, rs->subquery, &cols);
+		*it = cols;
+		if (!it->colexprs)
+			it->ncolumns = -1;
+		apply_alias(w, it, rs->alias);
+		return;
+	}
+	case T_RangeFunction: {
+		const RangeFunction *rf = (const RangeFunction *)node;
+		const List *first = list_length(rf->functions) == 1 ? linitial(rf->functions) : NULL;
+		const Node *call = first && IsA(first, List) && list_length(first) >= 1 ? linitial(first) : NULL;
+		const char *fname = call && IsA(call, FuncCall) && list_length(((const FuncCall *)call)->funcname) > 0
+					    ? string_value(llast(((const FuncCall *)call)->funcname))
+					    : NULL;
+		/* unnest(a, b) in FROM is ROWS FROM (unnest(a), unnest(b)): columns of its own. */
+		bool multi_unnest = fname && strcmp(fname, "unnest") == 0 &&
+				    list_length(((const FuncCall *)call)->args) > 1;
+		if (!call || !IsA(call, FuncCall) || rf->ordinality || rf->is_rowsfrom ||
+		    (list_length(first) >= 2 && lsecond(first)) || multi_unnest) {
+			opaque_item(w, l, rf->alias);
+			return;
+		}
+		cgm_scope_item *it = add_item(w, l);
+		it->func = build_call(w, (const FuncCall *)call);
+		it->alias = it->func->name;
+		it->ncolumns = 1;
+		it->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *));
+		it->colnames[0] = it->func->name;
+		if (rf->alias) {
+			it->alias = keep(w, rf->alias->aliasname);
+			it->colnames[0] = it->alias;
+			if (list_length(rf->alias->colnames) > 0) {
+				it->ncolumns = 0;
+				apply_alias(w, it, rf->alias);
+			}
+		}
+		if (rf->coldeflist)
+			it->ncolumns = -1; /* a record's column definition list: not typed here */
+		return;
+	}
+	case T_JoinExpr: {
+		/* Joins nest left-deep: past the walker's own bound the rest is
+		 * one item of unknown columns, which may hold any name. */
+		const JoinExpr *j = (const JoinExpr *)node;
+		if (w->expr_depth >= CGM_MAX_NESTING) {
+			opaque_item(w, l, NULL);
+			return;
+		}
+		w->expr_depth++;
+		from_item(w, l, j->larg);
+		from_item(w, l, j->rarg);
+		w->expr_depth--;
+		return;
+	}
+	default:
+		opaque_item(w, l, NULL);
+		return;
+	}
+}
+
+/* The CTEs of a WITH clause, visible from here on. */
+static void push_ctes(walker *w, const WithClause *with)
+{
+	if (!with)
+		return;
+	cte_frame *f = cgm_arena_alloc(w->v->arena, sizeof(cte_frame));
+	f->parent = w->ctes;
+	int n = list_length(with->ctes);
+	f->names = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(n ? n : 1));
+	f->items = cgm_arena_alloc(w->v->arena, sizeof(cgm_scope_item) * (size_t)(n ? n : 1));
+	const ListCell *lc;
+	foreach (lc, with->ctes) {
+		const CommonTableExpr *c = lfirst(lc);
+		if (!IsA(c, CommonTableExpr))
+			continue;
+		cgm_scope_item *it = &f->items[f->n];
+		query_columns(w, c->ctequery, it);
+		if (!it->colexprs)
+			it->ncolumns = -1;
+		it->alias = keep(w, c->ctename);
+		int k = 0;
+		const ListCell *nc;
+		foreach (nc, c->aliascolnames)
+			if (it->colnames && k < it->ncolumns)
+				it->colnames[k++] = keep(w, string_value(lfirst(nc)));
+		f->names[f->n++] = it->alias;
+		/* Later CTEs see the earlier ones. */
+		w->ctes = f;
+	}
+	w->ctes = f;
+}
+
+static const cgm_scope *make_scope(walker *w, item_list *l, const cgm_scope *parent)
+{
+	if (l->n == 0)
+		return parent;
+	cgm_scope *scope = cgm_arena_alloc(w->v->arena, sizeof(cgm_scope));
+	scope->parent = parent;
+	scope->nitems = l->n;
+	scope->items = l->items;
+	return scope;
+}
+
+/* The scope of one SELECT: its FROM items over the enclosing query's.
+ * Pushes its WITH clause's CTEs (the caller restores w->ctes). */
+static const cgm_scope *build_scope(walker *w, const SelectStmt *s, const cgm_scope *parent)
+{
+	push_ctes(w, s->withClause);
+	item_list l = { 0 };
+	const ListCell *lc;
+	foreach (lc, s->fromClause)
+		from_item(w, &l, lfirst(lc));
+	return make_scope(w, &l, parent);
+}
+
+/* The scope of an UPDATE or DELETE: its target and its FROM / USING. */
+static const cgm_scope *dml_scope(walker *w, const RangeVar *target, const List *from,
+				  const WithClause *with)
+{
+	push_ctes(w, with);
+	item_list l = { 0 };
+	from_item(w, &l, (const Node *)target);
+	const ListCell *lc;
+	foreach (lc, from)
+		from_item(w, &l, lfirst(lc));
+	return make_scope(w, &l, w->scope);
+}
+
 static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 {
 	int n = list_length(fc->funcname);
@@ -196,6 +851,8 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 		foreach (lc, fc->args)
 			args[i++] = *arg_shape(w, lfirst(lc), NULL, w->depth + 1);
 		call.args = args;
+		if (w->v->arena)
+			call.argexprs = build_args(w, fc->args, NULL);
 	}
 	w->v->call(w->v->ctx, &call);
 }
@@ -313,8 +970,8 @@ static bool is_cte(const walker *w, const RangeVar *rel)
 {
 	if (rel->schemaname || rel->catalogname)
 		return false;
-	for (int i = w->nctes - 1; i >= 0; i--)
-		if (strcmp(w->ctes[i], rel->relname) == 0)
+	for (int i = w->ncte_names - 1; i >= 0; i--)
+		if (strcmp(w->cte_names[i], rel->relname) == 0)
 			return true;
 	return false;
 }
@@ -389,18 +1046,18 @@ static bool walk_statement_scoped(walker *w, const Node *node)
 	default:
 		return walk_statement(w, node);
 	}
-	int saved = w->nctes;
+	int saved = w->ncte_names;
 	const ListCell *lc;
 	if (with)
 		foreach (lc, with->ctes) {
 			const Node *c = lfirst(lc);
 			if (c && IsA(c, CommonTableExpr) && ((const CommonTableExpr *)c)->ctename &&
-			    w->nctes < MAX_CTES)
-				w->ctes[w->nctes++] = ((const CommonTableExpr *)c)->ctename;
+			    w->ncte_names < MAX_CTES)
+				w->cte_names[w->ncte_names++] = ((const CommonTableExpr *)c)->ctename;
 		}
 	report_reads(w, reads);
 	bool ok = walk_statement(w, node);
-	w->nctes = saved;
+	w->ncte_names = saved;
 	return ok;
 }
 
@@ -437,11 +1094,49 @@ static unsigned merge_events(const MergeStmt *m)
 			return false; \
 	} while (0)
 
+/* With typing on, a statement's fields are walked in the scope it makes;
+ * WALK returning early leaves a half-walked statement that is dropped
+ * whole, so the scope needs no restoring then. */
+#define SCOPED(make) \
+	const cgm_scope *saved_scope = w->scope; \
+	const cte_frame *saved_ctes = w->ctes; \
+	if (w->v->arena) \
+		w->scope = (make)
+#define UNSCOPED() \
+	do { \
+		w->scope = saved_scope; \
+		w->ctes = saved_ctes; \
+	} while (0)
+
+/* A SELECT walked in its own scope (the same fields, in the same order). */
+static bool walk_select_scoped(walker *w, const SelectStmt *s)
+{
+	const cgm_scope *saved_scope = w->scope;
+	const cte_frame *saved_ctes = w->ctes;
+	if (s->op == SETOP_NONE)
+		w->scope = build_scope(w, s, saved_scope);
+	else
+		push_ctes(w, s->withClause);
+	bool ok = walk(w, (const Node *)s->distinctClause) && walk(w, (const Node *)s->intoClause) &&
+		  walk(w, (const Node *)s->targetList) && walk(w, (const Node *)s->fromClause) &&
+		  walk(w, (const Node *)s->whereClause) && walk(w, (const Node *)s->groupClause) &&
+		  walk(w, (const Node *)s->havingClause) && walk(w, (const Node *)s->windowClause) &&
+		  walk(w, (const Node *)s->valuesLists) && walk(w, (const Node *)s->sortClause) &&
+		  walk(w, (const Node *)s->limitOffset) && walk(w, (const Node *)s->limitCount) &&
+		  walk(w, (const Node *)s->lockingClause) && walk(w, (const Node *)s->withClause) &&
+		  walk(w, (const Node *)s->larg) && walk(w, (const Node *)s->rarg);
+	w->scope = saved_scope;
+	w->ctes = saved_ctes;
+	return ok;
+}
+
 static bool walk_statement(walker *w, const Node *node)
 {
 	switch (nodeTag(node)) {
 	case T_SelectStmt: {
 		const SelectStmt *s = (const SelectStmt *)node;
+		if (w->v->arena)
+			return walk_select_scoped(w, s);
 		WALK(s->distinctClause);
 		WALK(s->intoClause);
 		WALK(s->targetList);
@@ -476,22 +1171,26 @@ static bool walk_statement(walker *w, const Node *node)
 	case T_UpdateStmt: {
 		const UpdateStmt *s = (const UpdateStmt *)node;
 		report_relation(w, s->relation, CGM_EV_UPDATE, s->targetList);
+		SCOPED(dml_scope(w, s->relation, s->fromClause, s->withClause));
 		WALK(s->relation);
 		WALK(s->targetList);
 		WALK(s->whereClause);
 		WALK(s->fromClause);
 		WALK(s->returningList);
 		WALK(s->withClause);
+		UNSCOPED();
 		return true;
 	}
 	case T_DeleteStmt: {
 		const DeleteStmt *s = (const DeleteStmt *)node;
 		report_dml(w, s->relation, CGM_EV_DELETE);
+		SCOPED(dml_scope(w, s->relation, s->usingClause, s->withClause));
 		WALK(s->relation);
 		WALK(s->usingClause);
 		WALK(s->whereClause);
 		WALK(s->returningList);
 		WALK(s->withClause);
+		UNSCOPED();
 		return true;
 	}
 	case T_MergeStmt: {
@@ -849,11 +1548,28 @@ static bool walk(walker *w, const Node *node)
 
 /* ---- statements ------------------------------------------------------- */
 
+/* A top-level SELECT's row, for a record variable it is assigned to. */
+static void report_row(walker *w, const Node *stmt)
+{
+	if (!IsA(stmt, SelectStmt))
+		return;
+	cgm_scope_item cols = { 0 };
+	query_columns(w, stmt, &cols);
+	if (!cols.colexprs)
+		return;
+	cgm_expr *row = new_expr(w, CGM_EXPR_ROW);
+	row->nargs = cols.ncolumns;
+	row->args = cols.colexprs;
+	row->names = cols.colnames;
+	w->v->row(w->v->ctx, row);
+}
+
 /* Report every statement of `tree`.  A statement nesting deeper than
  * CGM_MAX_NESTING: with `stop_deep`, the walk stops there and returns it
  * (*deep_at gets its location); without, it is handed back as unknown,
  * for the caller to read another way (which refuses it). */
-static const RawStmt *walk_tree(const List *tree, const cgm_raw_visitor *v, bool stop_deep)
+static const RawStmt *walk_tree(const List *tree, const cgm_raw_visitor *v, bool stop_deep,
+				 bool rows)
 {
 	const ListCell *lc;
 	foreach (lc, tree) {
@@ -862,6 +1578,8 @@ static const RawStmt *walk_tree(const List *tree, const cgm_raw_visitor *v, bool
 			continue;
 		walker w = { .v = v };
 		v->statement(v->ctx);
+		if (rows && v->arena && v->row)
+			report_row(&w, raw->stmt);
 		if (walk(&w, raw->stmt))
 			continue;
 		if (w.too_deep && stop_deep)
@@ -901,7 +1619,7 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 		pg_query_free_error(parsed.error);
 		rc = -1;
 	} else {
-		const RawStmt *deep = walk_tree(parsed.tree, v, true);
+		const RawStmt *deep = walk_tree(parsed.tree, v, true, false);
 		if (deep) {
 			if (error)
 				*error = cgm_raw_too_deep_message();
@@ -1003,7 +1721,7 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 	if (c && mode != RAW_PARSE_TYPE_NAME && !create) {
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
-		walk_tree(tree, &c->visitor, false);
+		walk_tree(tree, &c->visitor, false, mode == RAW_PARSE_DEFAULT);
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
@@ -1235,6 +1953,21 @@ static void visit_variable(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_varia
 
 static void visit_stmts(const cgm_raw_plpgsql_visitor *v, const List *stmts);
 
+/* The one variable a query's row goes to (a record, or a row of one
+ * field), for typing its fields. */
+static void visit_into(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_variable *target)
+{
+	if (!v->into || !target)
+		return;
+	if (target->dtype == PLPGSQL_DTYPE_ROW) {
+		const PLpgSQL_row *row = (const PLpgSQL_row *)target;
+		if (row->nfields == 1 && row->fieldnames && row->fieldnames[0])
+			v->into(v->ctx, row->fieldnames[0]);
+	} else if (target->refname) {
+		v->into(v->ctx, target->refname);
+	}
+}
+
 static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 {
 	static const char *const kinds[] = {
@@ -1315,6 +2048,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	}
 	case PLPGSQL_STMT_FORS: {
 		const PLpgSQL_stmt_fors *s = (const PLpgSQL_stmt_fors *)st;
+		visit_into(v, s->var);
 		visit_variable(v, s->var);
 		visit_stmts(v, s->body);
 		visit_expr(v, s->query, "query");
@@ -1360,6 +2094,8 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		visit_expr(v, ((const PLpgSQL_stmt_assert *)st)->message, "message");
 		break;
 	case PLPGSQL_STMT_EXECSQL:
+		if (((const PLpgSQL_stmt_execsql *)st)->into)
+			visit_into(v, ((const PLpgSQL_stmt_execsql *)st)->target);
 		visit_expr(v, ((const PLpgSQL_stmt_execsql *)st)->sqlstmt, "sqlstmt");
 		visit_variable(v, ((const PLpgSQL_stmt_execsql *)st)->target);
 		break;

@@ -49,6 +49,9 @@ typedef struct cgm_raw_arg {
 	const struct cgm_raw_arg *left, *right; /* CONCAT */
 } cgm_raw_arg;
 
+struct cgm_expr;
+struct cgm_arena;
+
 typedef struct cgm_raw_call {
 	const char *schema; /* as written, NULL when unqualified */
 	const char *name;
@@ -57,6 +60,10 @@ typedef struct cgm_raw_call {
 	bool call_stmt;     /* the procedure of a CALL statement */
 	int nargs;
 	const cgm_raw_arg *args;
+	/* With cgm_raw_visitor.arena set: each argument as an expression tree
+	 * for typing (cgmap/exprtype.h), built in that arena (it outlives the
+	 * callback), names standing in the scope of their FROM clause. */
+	const struct cgm_expr *const *argexprs;
 } cgm_raw_call;
 
 /* A relation a statement reads or writes. */
@@ -107,6 +114,11 @@ typedef struct cgm_raw_visitor {
 	 * holds a node the walker does not know: forget what it reported since
 	 * `statement`, and read it another way. */
 	void (*unknown)(void *ctx, int start, int len);
+	/* Non-NULL: build argument expressions and FROM scopes in this arena. */
+	struct cgm_arena *arena;
+	/* With arena set, optional: a top-level SELECT's result row (ROW with
+	 * the columns' names), before its sites are reported; lives in the arena. */
+	void (*row)(void *ctx, const struct cgm_expr *row);
 	/* Optional (NULL: not reported): an operator expression, and a cast
 	 * `value::type` / CAST(value AS type) / `type 'literal'` with `target`
 	 * the cast's own shape (CGM_RAW_ARG_CAST: the type as written). */
@@ -165,6 +177,10 @@ typedef struct cgm_raw_plpgsql_visitor {
 	void (*statement)(void *ctx, const char *kind, int lineno);
 	void (*end)(void *ctx);
 	void (*expression)(void *ctx, const char *text, const char *field);
+	/* Optional: a statement assigns its query's row to the variable `name`
+	 * (SELECT ... INTO rec, FOR rec IN query): called before the
+	 * statement's expression. */
+	void (*into)(void *ctx, const char *name);
 } cgm_raw_plpgsql_visitor;
 void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor);
 

@@ -27,12 +27,14 @@
  * still leaves several, all are linked and flagged ambiguous.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cgmap/error.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
@@ -173,137 +175,16 @@ static const name_entry *lookup_name(const name_index *ix, const char *name, int
 	return ix->entries;
 }
 
-/* ---- types ------------------------------------------------------------ */
-
-typedef enum {
-	CAT_NONE = 0, /* not a type we know: anything may be coercible */
-	CAT_NUMERIC,
-	CAT_STRING,
-	CAT_BOOLEAN,
-	CAT_DATETIME,
-	CAT_OTHER_KNOWN
-} type_category;
-
-typedef struct known_type {
-	const char *name;
-	type_category cat;
-	int rank; /* within numeric / datetime: implicit casts go up the rank */
-} known_type;
-
-static const known_type known_types[] = {
-	{ "smallint", CAT_NUMERIC, 1 },
-	{ "integer", CAT_NUMERIC, 2 },
-	{ "bigint", CAT_NUMERIC, 3 },
-	{ "numeric", CAT_NUMERIC, 4 },
-	{ "real", CAT_NUMERIC, 5 },
-	{ "double precision", CAT_NUMERIC, 6 },
-	{ "text", CAT_STRING, 0 },
-	{ "character varying", CAT_STRING, 0 },
-	{ "character", CAT_STRING, 0 },
-	{ "name", CAT_STRING, 0 },
-	{ "\"char\"", CAT_STRING, 0 },
-	{ "boolean", CAT_BOOLEAN, 0 },
-	{ "date", CAT_DATETIME, 1 },
-	{ "timestamp without time zone", CAT_DATETIME, 2 },
-	{ "timestamp with time zone", CAT_DATETIME, 3 },
-	{ "time without time zone", CAT_OTHER_KNOWN, 0 },
-	{ "time with time zone", CAT_OTHER_KNOWN, 0 },
-	{ "interval", CAT_OTHER_KNOWN, 0 },
-	{ "bytea", CAT_OTHER_KNOWN, 0 },
-	{ "json", CAT_OTHER_KNOWN, 0 },
-	{ "jsonb", CAT_OTHER_KNOWN, 0 },
-	{ "uuid", CAT_OTHER_KNOWN, 0 },
-	{ "inet", CAT_OTHER_KNOWN, 0 },
-	{ "cidr", CAT_OTHER_KNOWN, 0 },
-	{ "bit", CAT_OTHER_KNOWN, 0 },
-	{ "xml", CAT_OTHER_KNOWN, 0 },
-};
-
-static const known_type *known(const char *t)
-{
-	for (size_t i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
-		if (strcmp(known_types[i].name, t) == 0)
-			return &known_types[i];
-	return NULL;
-}
-
-static bool is_polymorphic(const char *t)
-{
-	return strncmp(t, "any", 3) == 0 || strcmp(t, "\"any\"") == 0 || strcmp(t, "record") == 0 ||
-	       strcmp(t, "cstring") == 0;
-}
-
-/* Last component of a possibly qualified, possibly quoted type name. */
-static const char *unqualified(const char *t)
-{
-	const char *dot = NULL;
-	bool quoted = false;
-	for (const char *p = t; *p; p++) {
-		if (*p == '"')
-			quoted = !quoted;
-		else if (*p == '.' && !quoted)
-			dot = p;
-	}
-	return dot ? dot + 1 : t;
-}
-
-typedef enum { MATCH_NO = 0, MATCH_COERCE = 1, MATCH_EXACT = 2 } match_kind;
-
-/* How argument type `arg` (known) fits parameter type `param`. */
-static match_kind type_match(const char *arg, const char *param)
-{
-	if (strcmp(arg, param) == 0)
-		return MATCH_EXACT;
-	if (is_polymorphic(param))
-		return MATCH_COERCE;
-	if (strcmp(unqualified(arg), unqualified(param)) == 0)
-		return MATCH_EXACT; /* same user type, one written without schema */
-	size_t la = strlen(arg), lp = strlen(param);
-	bool arg_array = la > 2 && strcmp(arg + la - 2, "[]") == 0;
-	bool param_array = lp > 2 && strcmp(param + lp - 2, "[]") == 0;
-	if (arg_array != param_array)
-		return (known(arg) || known(param) || arg_array) ? MATCH_NO : MATCH_COERCE;
-	const known_type *a = known(arg), *p = known(param);
-	if (!a || !p)
-		return MATCH_COERCE; /* domains, enums, user types: cannot tell */
-	if (a->cat != p->cat)
-		return MATCH_NO; /* no implicit cast crosses categories */
-	if (a->cat == CAT_NUMERIC || a->cat == CAT_DATETIME)
-		return a->rank < p->rank ? MATCH_COERCE : MATCH_NO;
-	if (a->cat == CAT_STRING)
-		return MATCH_COERCE;
-	return MATCH_NO;
-}
-
-static bool string_category(const char *t)
-{
-	const known_type *k = known(t);
-	return k && k->cat == CAT_STRING;
-}
-
 /* ---- one call site ---------------------------------------------------- */
 
 typedef struct candidate {
 	int index;
-	int exact;     /* arguments of known type that match exactly */
 	bool expanded; /* takes its VARIADIC array as separate arguments */
 	int *param_of; /* param_of[i]: parameter position taken by argument i */
 } candidate;
 
-/* Element type of a VARIADIC parameter "X[]" (or the parameter itself). */
-static const char *variadic_elem(const cgm_function *f, char *buf, size_t len)
-{
-	const char *t = f->argtypes[f->nargs - 1];
-	size_t n = strlen(t);
-	if (n > 2 && strcmp(t + n - 2, "[]") == 0 && n - 2 < len) {
-		memcpy(buf, t, n - 2);
-		buf[n - 2] = '\0';
-		return buf;
-	}
-	return t;
-}
-
-/* Can `f` take the arguments of `s`?  Fills param_of and the exact count. */
+/* Can `f` take the number and names of the arguments of `s`?  Fills
+ * param_of; the types are PostgreSQL's choice (cgm_select_candidates). */
 static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c)
 {
 	int n = s->nargs, N = f->nargs;
@@ -356,23 +237,7 @@ static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c
 		if (!covered[p] && p < first_default)
 			return false;
 
-	char elem_buf[256];
-	c->exact = 0;
 	c->expanded = expand_variadic;
-	for (int i = 0; i < n; i++) {
-		const char *t = s->argtypes ? s->argtypes[i] : NULL;
-		if (!t || strcmp(t, "unknown") == 0)
-			continue;
-		int p = c->param_of[i];
-		const char *param = f->argtypes[p];
-		if (expand_variadic && p == N - 1)
-			param = variadic_elem(f, elem_buf, sizeof elem_buf);
-		match_kind m = type_match(t, param);
-		if (m == MATCH_NO)
-			return false;
-		if (m == MATCH_EXACT)
-			c->exact++;
-	}
 	return true;
 }
 
@@ -381,6 +246,7 @@ typedef struct resolver {
 	cgm_model *model;
 	const cgm_resolve_options *opts;
 	name_index names;
+	cgm_catalog *catalog;
 	cgm_ops_resolver *ops; /* operators, casts, aggregates (resolve_ops.c) */
 } resolver;
 
@@ -442,28 +308,51 @@ static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm
 		    schema_rank(m->types[t].schema, path, npath) >= 0)
 			return true;
 	const char *arg = s->argtypes ? s->argtypes[0] : NULL;
-	if (s->schema || (arg && (known(arg) || strcmp(arg, "unknown") == 0)))
+	if (s->schema || (arg && (cgm_type_is_builtin(arg) || strcmp(arg, "unknown") == 0)))
 		return false;
 	const char *key = s->name;
 	return m->ncolumns > 0 &&
 	       bsearch(&key, m->columns, (size_t)m->ncolumns, sizeof(char *), compare_strings) != NULL;
 }
 
-static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
-			 cgm_site *s)
+/* Working memory of one choice among overloads: most calls have a handful
+ * of candidates, kept on the stack; more go to the heap. */
+enum { FEW = 16, FEW_PARAMS = 128 };
+typedef struct choice {
+	candidate few_cands[FEW];
+	int few_params[FEW_PARAMS], few_ranks[FEW];
+	const char *few_decl[FEW_PARAMS];
+	cgm_candidate few_sel[FEW];
+	candidate *cands;
+	int *params, *ranks;
+	const char **decl;
+	cgm_candidate *sel;
+	bool heap;
+	int *out;      /* the functions chosen, PostgreSQL's first (heap) */
+} choice;
+
+static void choice_free(choice *ch)
+{
+	if (ch->heap) {
+		free(ch->cands);
+		free(ch->params);
+		free(ch->ranks);
+		free(ch->decl);
+		free(ch->sel);
+	}
+	free(ch->out);
+	ch->out = NULL;
+}
+
+/* The functions the call `s` may mean, after PostgreSQL's rules, into
+ * ch->out: returns 1 when PostgreSQL calls exactly that one, more when it
+ * could not choose (or cgmap cannot tell), 0 when none fits.  The site's
+ * argtypes are taken as typed already. */
+static int choose(const resolver *rv, const cgm_function *caller, const cgm_site *s, choice *ch)
 {
 	const cgm_model *model = rv->model;
-	/* unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b), ...). */
-	if (strcmp(s->name, "unnest") == 0 && s->nargs > 1 &&
-	    (!s->schema || strcmp(s->schema, "pg_catalog") == 0)) {
-		cgm_site one = *s;
-		one.nargs = 1;
-		resolve_call(rv, arena, caller, &one);
-		s->resolution = one.resolution;
-		s->ntargets = one.ntargets;
-		s->targets = one.targets;
-		return;
-	}
+	memset(ch, 0, offsetof(choice, few_cands));
+	ch->out = NULL;
 	int count = 0;
 	const name_entry *e = lookup_name(&rv->names, s->name, &count);
 	/* Schemas as ids of the name index: the filter below compares integers. */
@@ -476,16 +365,16 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 		for (int p = 0; p < npath; p++)
 			path[p] = schema_id(&rv->names, names[p]);
 	}
-
-	/* Most sites have a handful of candidates: no allocation for those. */
-	enum { FEW = 16, FEW_PARAMS = 128 };
-	candidate few_cands[FEW];
-	int few_params[FEW_PARAMS], few_ranks[FEW];
-	size_t nparams = (size_t)count * (size_t)(s->nargs + 1) + 1;
-	bool few = count <= FEW && nparams <= FEW_PARAMS;
-	candidate *cands = few ? few_cands : cgm_xcalloc((size_t)count, sizeof(candidate));
-	int *params = few ? few_params : cgm_xcalloc(nparams, sizeof(int));
-	int *ranks = few ? few_ranks : cgm_xcalloc((size_t)count, sizeof(int));
+	int nargs = s->nargs;
+	size_t nparams = (size_t)count * (size_t)(nargs + 1) + 1;
+	ch->heap = !(count <= FEW && nparams <= FEW_PARAMS);
+	ch->cands = ch->heap ? cgm_xcalloc((size_t)count + 1, sizeof(candidate)) : ch->few_cands;
+	ch->params = ch->heap ? cgm_xcalloc(nparams, sizeof(int)) : ch->few_params;
+	ch->ranks = ch->heap ? cgm_xcalloc((size_t)count + 1, sizeof(int)) : ch->few_ranks;
+	ch->decl = ch->heap ? cgm_xcalloc(nparams, sizeof(char *)) : ch->few_decl;
+	ch->sel = ch->heap ? cgm_xcalloc((size_t)count + 1, sizeof(cgm_candidate)) : ch->few_sel;
+	candidate *cands = ch->cands;
+	int *ranks = ch->ranks;
 	int ncand = 0;
 	for (int i = 0; i < count; i++) {
 		if (e[i].schema < 0)
@@ -506,7 +395,7 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 		if (e[i].procedure != (s->kind == CGM_SITE_CALL_STMT))
 			continue;
 		const cgm_function *f = &model->functions[e[i].index];
-		candidate c = { .index = e[i].index, .param_of = params + ncand * (s->nargs + 1) };
+		candidate c = { .index = e[i].index, .param_of = ch->params + ncand * (nargs + 1) };
 		if (!arguments_fit(f, s, &c))
 			continue;
 		/* A function masks one with the same argument types further down
@@ -516,7 +405,11 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 			const cgm_function *g = &model->functions[cands[j].index];
 			if (same_argument_types(f, g)) {
 				if (rank < ranks[j]) {
+					/* keep j's own param_of storage */
+					int *keep = cands[j].param_of;
+					memcpy(keep, c.param_of, sizeof(int) * (size_t)(nargs + 1));
 					cands[j] = c;
+					cands[j].param_of = keep;
 					ranks[j] = rank;
 				}
 				masked = true;
@@ -528,69 +421,127 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 		ranks[ncand] = rank;
 		cands[ncand++] = c;
 	}
-
-	/* Most exact matches win. */
-	if (ncand > 1) {
-		int best = -1;
-		for (int i = 0; i < ncand; i++)
-			if (cands[i].exact > best)
-				best = cands[i].exact;
-		int k = 0;
-		for (int i = 0; i < ncand; i++)
-			if (cands[i].exact == best) {
-				ranks[k] = ranks[i];
-				cands[k++] = cands[i];
-			}
-		ncand = k;
+	if (ncand == 0)
+		return 0;
+	/* Each candidate's declared type at each argument. */
+	for (int i = 0; i < ncand; i++) {
+		const cgm_function *f = &model->functions[cands[i].index];
+		const char **decl = ch->decl + i * (nargs + 1);
+		for (int a = 0; a < nargs; a++) {
+			int p = cands[i].param_of[a];
+			const char *t = f->argtypes[p];
+			if (cands[i].expanded && p == f->nargs - 1 && f->variadic)
+				t = f->variadic_elem ? f->variadic_elem : t;
+			decl[a] = t;
+		}
+		ch->sel[i] = (cgm_candidate){ .index = i, .params = decl, .expanded = cands[i].expanded };
 	}
-	/* An untyped literal prefers a string-category parameter. */
-	for (int a = 0; ncand > 1 && a < s->nargs; a++) {
-		if (!s->argtypes || !s->argtypes[a] || strcmp(s->argtypes[a], "unknown") != 0)
-			continue;
-		int with_string = 0;
-		for (int i = 0; i < ncand; i++) {
-			const cgm_function *f = &model->functions[cands[i].index];
-			if (string_category(f->argtypes[cands[i].param_of[a]]))
-				with_string++;
-		}
-		if (with_string == 0)
-			continue;
-		/* Then text, the preferred type of the string category. */
-		int with_text = 0;
-		for (int i = 0; i < ncand; i++) {
-			const cgm_function *f = &model->functions[cands[i].index];
-			with_text += strcmp(f->argtypes[cands[i].param_of[a]], "text") == 0;
-		}
-		int k = 0;
-		for (int i = 0; i < ncand; i++) {
-			const cgm_function *f = &model->functions[cands[i].index];
-			const char *t = f->argtypes[cands[i].param_of[a]];
-			if (with_text ? strcmp(t, "text") == 0 : string_category(t)) {
-				ranks[k] = ranks[i];
-				cands[k++] = cands[i];
-			}
-		}
-		ncand = k;
-	}
+	const char *const *types = (const char *const *)s->argtypes;
+	const char *none[1] = { NULL };
+	if (!types && nargs > 0)
+		return 0; /* every site with arguments carries their types */
+	int n = cgm_select_candidates(rv->catalog, nargs, types ? types : none, ch->sel, ncand);
 	/* A function taking the arguments as they are wins over a VARIADIC one
 	 * that must expand its array to take them (as FuncnameGetCandidates). */
-	if (ncand > 1) {
+	if (n > 1) {
 		int plain = 0;
-		for (int i = 0; i < ncand; i++)
-			plain += !cands[i].expanded;
-		if (plain > 0 && plain < ncand) {
+		for (int i = 0; i < n; i++)
+			plain += !ch->sel[i].expanded;
+		if (plain > 0 && plain < n) {
 			int k = 0;
-			for (int i = 0; i < ncand; i++)
-				if (!cands[i].expanded) {
-					ranks[k] = ranks[i];
-					cands[k++] = cands[i];
-				}
-			ncand = k;
+			for (int i = 0; i < n; i++)
+				if (!ch->sel[i].expanded)
+					ch->sel[k++] = ch->sel[i];
+			n = k;
 		}
 	}
-	/* Fewer defaults used wins over more (f(a) vs f(a, b = 1) for f(1) is
-	 * ambiguous in PostgreSQL too, so keep both: it is an error there). */
+	ch->out = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
+	for (int i = 0; i < n; i++)
+		ch->out[i] = cands[ch->sel[i].index].index;
+	return n;
+}
 
+/* What typing asks resolution: the result of the call `call` whose
+ * arguments have those types, when PostgreSQL calls exactly one function. */
+typedef struct typing_ctx {
+	const resolver *rv;
+	const cgm_function *caller;
+	cgm_typer *typer;
+} typing_ctx;
+
+static const char *call_result(void *arg, const cgm_expr *call, const char *const *argtypes)
+{
+	typing_ctx *tc = arg;
+	cgm_site tmp = { .kind = CGM_SITE_CALL, .name = call->name, .schema = call->schema,
+			 .nargs = call->nargs, .argnames = call->names,
+			 .argtypes = (const char **)argtypes, .variadic_call = call->flag };
+	const char *none[1] = { NULL };
+	if (tmp.nargs == 0)
+		tmp.argtypes = none;
+	choice ch;
+	int n = choose(tc->rv, tc->caller, &tmp, &ch);
+	const char *type = NULL;
+	if (n == 1) {
+		const cgm_function *f = &tc->rv->model->functions[ch.out[0]];
+		const char *params[100];
+		if (call->nargs <= 100) {
+			candidate c = { .param_of = ch.params };
+			int pbuf[101];
+			c.param_of = pbuf;
+			if (arguments_fit(f, &tmp, &c)) {
+				for (int a = 0; a < call->nargs; a++) {
+					int p = c.param_of[a];
+					params[a] = c.expanded && p == f->nargs - 1 && f->variadic && f->variadic_elem
+							    ? f->variadic_elem
+							    : f->argtypes[p];
+				}
+				type = cgm_result_type(tc->rv->catalog, tc->typer->arena, f->result, call->nargs,
+						       params, argtypes);
+			}
+		}
+	}
+	if (n == 0)
+		type = cgm_call_without_function(tc->typer, call, call->nargs == 1 ? argtypes[0] : NULL);
+	choice_free(&ch);
+	return type;
+}
+
+static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
+			 const cgm_function *caller, cgm_site *s)
+{
+	const cgm_model *model = rv->model;
+	/* unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b), ...). */
+	if (strcmp(s->name, "unnest") == 0 && s->nargs > 1 &&
+	    (!s->schema || strcmp(s->schema, "pg_catalog") == 0)) {
+		cgm_site one = *s;
+		one.nargs = 1;
+		resolve_call(rv, typer, arena, caller, &one);
+		s->resolution = one.resolution;
+		s->ntargets = one.ntargets;
+		s->targets = one.targets;
+		return;
+	}
+	/* Each argument's type from its expression, where it can be known. */
+	for (int i = 0; s->argtypes && i < s->nargs; i++) {
+		const char *t = s->argexprs && s->argexprs[i] ? cgm_expr_type(typer, s->argexprs[i]) : NULL;
+		if (t)
+			s->argtypes[i] = t;
+	}
+	choice ch;
+	int ncand = choose(rv, caller, s, &ch);
+	bool ambiguous = ncand > 1;
+	if (ncand > 1) {
+		/* PostgreSQL calls one of them, or refuses the call: never link the
+		 * caller to itself on a guess (a false recursion), unless it is
+		 * all there is. */
+		int self = (int)(caller - model->functions);
+		int k = 0;
+		for (int i = 0; i < ncand; i++)
+			if (ch.out[i] != self)
+				ch.out[k++] = ch.out[i];
+		if (k > 0)
+			ncand = k;
+	}
 	if (ncand == 0) {
 		s->resolution = not_a_call(rv, caller, s) ? CGM_RES_NONE : CGM_RES_MISSING;
 	} else {
@@ -598,8 +549,8 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)ncand);
 		bool all_external = true;
 		for (int i = 0; i < ncand; i++) {
-			s->targets[i] = cands[i].index;
-			if (!model->functions[cands[i].index].builtin)
+			s->targets[i] = ch.out[i];
+			if (!model->functions[ch.out[i]].builtin)
 				all_external = false;
 		}
 		/* Deterministic order of candidates. */
@@ -609,17 +560,13 @@ static void resolve_call(const resolver *rv, cgm_arena *arena, const cgm_functio
 				s->targets[j] = s->targets[j - 1];
 				s->targets[j - 1] = t;
 			}
-		s->resolution = ncand > 1 ? CGM_RES_AMBIGUOUS
+		s->resolution = ambiguous ? CGM_RES_AMBIGUOUS
 				: all_external ? CGM_RES_BUILTIN
 					       : CGM_RES_RESOLVED;
-		if (ncand > 1 && all_external)
+		if (ambiguous && all_external)
 			s->resolution = CGM_RES_BUILTIN;
 	}
-	if (!few) {
-		free(cands);
-		free(params);
-		free(ranks);
-	}
+	choice_free(&ch);
 }
 
 /* ---- edges ------------------------------------------------------------ */
@@ -770,6 +717,13 @@ static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cg
  * Writes only the caller's own sites. */
 static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function *fn)
 {
+	const char *scratch[64];
+	int npath = 0;
+	const char **path = search_path_of(rv, fn, &npath, scratch, 64);
+	cgm_typer typer = { .catalog = rv->catalog, .model = rv->model, .fn = fn, .arena = arena,
+			    .path = path, .npath = npath, .call_result = call_result };
+	typing_ctx tc = { .rv = rv, .caller = fn, .typer = &typer };
+	typer.ctx = &tc;
 	int kept = 0;
 	for (int i = 0; i < fn->nsites; i++) {
 		cgm_site *s = &fn->sites[i];
@@ -787,7 +741,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			if (!cgm_resolve_opcast_site(rv->ops, arena, fn, s))
 				continue;
 		} else {
-			resolve_call(rv, arena, fn, s);
+			resolve_call(rv, &typer, arena, fn, s);
 			cgm_resolve_call_effects(rv->ops, arena, fn, s);
 		}
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
@@ -835,7 +789,14 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 {
 	if (!model->lookup)
 		return cgm_error(CGM_EUSAGE, "the model must be indexed before resolution");
-	resolver rv = { .model = model, .opts = opts };
+	/* The element type of each VARIADIC array, which an expanded call's
+	 * arguments are typed against (a live catalog does not give it). */
+	for (int i = 0; i < model->nfunctions; i++) {
+		cgm_function *f = &model->functions[i];
+		if (f->variadic && !f->variadic_elem && f->nargs > 0 && f->argtypes)
+			f->variadic_elem = cgm_type_element(model->arena, f->argtypes[f->nargs - 1]);
+	}
+	resolver rv = { .model = model, .opts = opts, .catalog = cgm_catalog_new(model) };
 	build_name_index(&rv.names, model);
 	cgm_ops_index(model);
 	rv.ops = cgm_ops_resolver_new(model, opts && opts->include_builtins);
@@ -866,6 +827,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	}
 	pthread_mutex_destroy(&job.lock);
 	free_name_index(&rv.names);
+	cgm_catalog_free(rv.catalog);
 	cgm_ops_resolver_free(rv.ops);
 
 	/* The runs in caller order: the same edges, in the same order, however

@@ -91,9 +91,13 @@ static const char *const user_functions_query =
 	" WHERE n.nspname NOT IN " SYSTEM_SCHEMAS " AND " NOT_TEMPORARY;
 
 /* Builtins are read for resolution only, after the mapped bodies: none of
- * the costly deparsing, no body, no comment. */
+ * the costly deparsing, no body, no comment; the result type (which typing
+ * a call's result needs) through format_type, which prints what
+ * pg_get_function_result does for all but OUT parameters (then "record"). */
 static const char *const system_functions_query =
-	FUNCTION_COLUMNS("NULL", "NULL", "NULL", "NULL", "NULL")
+	FUNCTION_COLUMNS("NULL",
+			 "CASE WHEN p.proretset THEN 'SETOF ' ELSE '' END || format_type(p.prorettype, NULL)",
+			 "NULL", "NULL", "NULL")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
 /* A partition's clone of its parent's row trigger (tgparentid) is the

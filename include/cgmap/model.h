@@ -105,6 +105,9 @@ typedef struct cgm_site {
 	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
+	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
+	                         * as written (cgmap/exprtype.h), typed at resolution;
+	                         * NULL entries unknown; not kept in snapshots */
 	bool variadic_call;     /* last argument written as VARIADIC arr */
 	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
 	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT */

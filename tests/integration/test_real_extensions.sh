@@ -53,6 +53,14 @@ if have pgtap && have pg_partman && have periods; then
 			pgtest_fail "tools: no edge '$want' (edges of can/col_is_fk: $(grep -E '^public\.(can|col_is_fk)\(' "$work/tools.edges" | grep -v ' via call ' | head -5))"
 	done
 	echo "tools: edges by mechanism: $(sed -E 's/.* via ([a-z_]+).*/\1/' "$work/tools.edges" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+	# Overloads: arguments are typed from their expressions, so the only
+	# call left ambiguous is one PostgreSQL itself resolves per call, by the
+	# actual type of the caller's anyelement argument (text or not).
+	jq -r '.functions[] | .id as $id | .sites[]? | select(.resolution == "ambiguous")
+	       | "\($id) line \(.line) \(.name)"' "$work/tools/cgmap.json" >"$work/tools.ambiguous"
+	printf '%s\n' 'public._cdi(name,name,anyelement) line 2 col_default_is' >"$work/tools.ambiguous.expected"
+	diff -u "$work/tools.ambiguous.expected" "$work/tools.ambiguous" >&2 ||
+		pgtest_fail "tools: ambiguous calls PostgreSQL resolves (pgTAP, pg_partman, periods)"
 else
 	echo "test_real_extensions: pgTAP, pg_partman or periods not installed: skipped that part" >&2
 fi

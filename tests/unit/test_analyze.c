@@ -229,6 +229,32 @@ static void test_called_function_seeds_reachability(void **state)
 	cgm_model_free(m);
 }
 
+/* An ambiguous candidate is a call PostgreSQL may never make: no recursion
+ * through it unless it was observed, while it still makes its callee
+ * reachable. */
+static void test_ambiguous_edges_make_no_recursion(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "s.a()");
+	add_function(m, "s.b()");
+	cgm_model_index(m);
+	add_edge(m, "s.a()", "s.b()", CGM_EDGE_STATIC, 0);
+	add_edge(m, "s.b()", "s.a()", CGM_EDGE_STATIC, 0);
+	m->edges[1].ambiguous = true;
+	add_edge(m, "s.b()", "s.b()", CGM_EDGE_STATIC, 0);
+	m->edges[2].ambiguous = true;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(fn(m, "s.a()")->scc, -1);
+	assert_int_equal(fn(m, "s.b()")->scc, -1);
+	/* Observed at runtime, the call is real. */
+	m->edges[1].provenance |= CGM_EDGE_OBSERVED;
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(fn(m, "s.a()")->scc, 0);
+	assert_int_equal(fn(m, "s.b()")->scc, 0);
+	cgm_model_free(m);
+}
+
 /* A long chain: the walk and Tarjan's algorithm must not recurse. */
 static void test_long_chain(void **state)
 {
@@ -335,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_without_runtime_nothing_is_dead),
 		cmocka_unit_test(test_entry_patterns),
 		cmocka_unit_test(test_called_function_seeds_reachability),
+		cmocka_unit_test(test_ambiguous_edges_make_no_recursion),
 		cmocka_unit_test(test_long_chain),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_dynamic_hits),
