@@ -9,6 +9,8 @@
  * 2 cannot connect or read).  The runtime data is freed here.
  */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,8 @@ static void collect_usage(FILE *out)
 		"options:\n"
 		"  --dsn DSN          libpq connection string or URI (default: the PG*\n"
 		"                     environment variables)\n"
-		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n");
+		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n"
+		"  --verbose          also list each item of a grouped warning\n");
 }
 
 int cmd_collect(int argc, char **argv)
@@ -39,10 +42,12 @@ int cmd_collect(int argc, char **argv)
 	static const struct option long_options[] = {
 		{ "dsn", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dsn = NULL, *output = NULL;
+	bool verbose = false;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -50,6 +55,7 @@ int cmd_collect(int argc, char **argv)
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'o': output = optarg; break;
+		case 'v': verbose = true; break;
 		case 'h': collect_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "cgmap: collect: unknown or incomplete option '%s'\n"
@@ -78,7 +84,8 @@ int cmd_collect(int argc, char **argv)
 		return rc == CGM_ESOURCE ? 2 : 1;
 	}
 	for (int i = 0; i < rt->ndiagnostics; i++)
-		fprintf(stderr, "cgmap: warning: %s\n", rt->diagnostics[i].message);
+		if (verbose || !rt->diagnostics[i].detail)
+			fprintf(stderr, "cgmap: warning: %s\n", rt->diagnostics[i].message);
 	const cgm_runtime_source *src = &rt->sources[0];
 	int entries = 0;
 	for (int i = 0; i < rt->nedges; i++)
@@ -91,6 +98,16 @@ int cmd_collect(int argc, char **argv)
 			"from %s, %s to %s\n",
 		rt->nedges - entries, entries, rt->nfunctions, src->name,
 		src->since ? src->since : "an unknown start", src->until ? src->until : "now");
+	int64_t calls = 0;
+	for (int i = 0; i < rt->nedges; i++)
+		calls += rt->edges[i].stats.calls;
+	for (int i = 0; i < rt->nfunctions; i++)
+		calls += rt->functions[i].stats.calls;
+	if (calls == 0)
+		fprintf(stderr, "cgmap: warning: the window holds no call at all: nothing has run "
+				"since %s (or track_functions and cgmap_trace see nothing); this file "
+				"cannot show any function dead\n",
+			src->since ? src->since : "the start");
 	cgm_runtime_free(rt);
 	return 0;
 }

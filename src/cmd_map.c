@@ -55,7 +55,7 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-static void print_problems(const cgm_model *model)
+static void print_problems(const cgm_model *model, bool verbose)
 {
 	int listed = 0, total = 0;
 	for (int f = 0; f < model->nuser; f++) {
@@ -71,9 +71,13 @@ static void print_problems(const cgm_model *model)
 						fn->errors[e].line, fn->errors[e].message);
 			}
 	}
-	for (int d = 0; d < model->ndiagnostics; d++, total++) {
+	for (int d = 0; d < model->ndiagnostics; d++) {
 		const cgm_diagnostic *dg = &model->diagnostics[d];
-		if (listed++ >= MAX_LISTED_PROBLEMS)
+		/* Items of a grouped warning: in cgmap.json, here with --verbose. */
+		if (dg->detail && !verbose)
+			continue;
+		total++;
+		if (!verbose && listed++ >= MAX_LISTED_PROBLEMS)
 			continue;
 		if (dg->file)
 			fprintf(stderr, "cgmap: %s:%d: %s\n", dg->file, dg->line, dg->message);
@@ -252,7 +256,7 @@ int cmd_map(int argc, char **argv)
 			fprintf(stderr, "stage %-8s %8.3f s\n", "html",
 				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9);
 	}
-	print_problems(model);
+	print_problems(model, opts.verbose);
 	if (!quiet) {
 		print_summary(model, outdir);
 		cgm_analyze_print_summary(model, stderr);

@@ -21,6 +21,7 @@
  * column when the JSON itself does not parse); nothing is half-read.
  */
 #include "cgmap/error.h"
+#include "cgmap/verdict.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
@@ -698,6 +699,11 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 	key_bool(j, "reachable", f->reachable);
 	key_bool(j, "dead", f->dead);
 	key_bool(j, "cold", f->cold);
+	if (f->verdict != CGM_VERDICT_NONE)
+		key_string(j, "verdict", cgm_verdict_name(f->verdict));
+	else
+		key_null(j, "verdict");
+	key_string(j, "confidence", f->confidence);
 	key_int(j, "scc", f->scc);
 	close_container(j, '}');
 	close_container(j, '}');
@@ -853,6 +859,8 @@ static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_fu
 	cgm_outfile_int(o, d->line);
 	cgm_outfile_lit(o, ", \"message\": ");
 	put_string(o, d->message);
+	if (d->detail)
+		cgm_outfile_lit(o, ", \"detail\": true");
 	cgm_outfile_putc(o, '}');
 }
 
@@ -1092,6 +1100,21 @@ static void write_document(json_out *j, writer *w)
 		open_container(j, '{');
 		key_string(j, "window", m->runtime_window);
 		key_string_array(j, "sources", m->runtime_sources, m->nruntime_sources);
+		const cgm_evidence *ev = &m->evidence;
+		key(j, "evidence");
+		open_container(j, '{');
+		key_string(j, "since", ev->since);
+		key_string(j, "until", ev->until);
+		key_int(j, "window_seconds", ev->window_seconds);
+		key_string_array(j, "servers", ev->servers, ev->nservers);
+		key_string_array(j, "databases", ev->databases, ev->ndatabases);
+		key_int(j, "calls", ev->calls);
+		key_string(j, "trace_track", ev->trace_track);
+		key_string(j, "track_functions", ev->track_functions);
+		key_int(j, "min_window_seconds", ev->min_window_seconds);
+		key_int(j, "min_calls", ev->min_calls);
+		key_bool(j, "enough", ev->enough);
+		close_container(j, '}');
 		close_container(j, '}');
 	} else {
 		key_null(j, "runtime");
@@ -1919,6 +1942,13 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 			rc = get_bool(r, st, "cold", &f->cold);
 		if (!rc && jv_object_get(st, "scc"))
 			rc = get_int(r, st, "scc", OPTIONAL, -1, &f->scc);
+		const char *verdict = NULL;
+		if (!rc)
+			rc = get_string(r, st, "verdict", OPTIONAL, &verdict);
+		if (!rc && verdict && cgm_verdict_parse(&f->verdict, verdict) < 0)
+			rc = bad(r, "verdict", "is '%s', not a verdict", verdict);
+		if (!rc)
+			rc = get_string(r, st, "confidence", OPTIONAL, &f->confidence);
 		leave(r, saved);
 		if (rc)
 			return rc;
@@ -2032,12 +2062,63 @@ static int read_reference(reader *r, const jv *obj)
 	return 0;
 }
 
+static int get_int64(reader *r, const jv *obj, const char *key, int64_t min, int64_t *out)
+{
+	const jv *v = jv_object_get(obj, key);
+	if (!v || jv_is_null(v))
+		return 0;
+	if (!jv_is_integer(v))
+		return bad(r, key, "is %s, expected an integer", type_name(v));
+	long long n = jv_integer_value(v);
+	if (n < min)
+		return bad(r, key, "is %lld, out of range", n);
+	*out = n;
+	return 0;
+}
+
+/* runtime.evidence: optional (snapshots before it have none: then the
+ * window is unknown and nothing is enough for dead). */
+static int read_evidence(reader *r, const jv *runtime, cgm_evidence *ev)
+{
+	const jv *obj = jv_object_get(runtime, "evidence");
+	if (!obj || jv_is_null(obj))
+		return 0;
+	if (!jv_is_object(obj))
+		return bad(r, "evidence", "is %s, expected an object", type_name(obj));
+	size_t saved = enter_key(r, "evidence");
+	int rc = get_string(r, obj, "since", OPTIONAL, &ev->since);
+	if (!rc)
+		rc = get_string(r, obj, "until", OPTIONAL, &ev->until);
+	if (!rc)
+		rc = get_int64(r, obj, "window_seconds", -1, &ev->window_seconds);
+	if (!rc)
+		rc = get_string_array(r, obj, "servers", true, false, &ev->servers, &ev->nservers);
+	if (!rc)
+		rc = get_string_array(r, obj, "databases", true, false, &ev->databases,
+				      &ev->ndatabases);
+	if (!rc)
+		rc = get_int64(r, obj, "calls", 0, &ev->calls);
+	if (!rc)
+		rc = get_string(r, obj, "trace_track", OPTIONAL, &ev->trace_track);
+	if (!rc)
+		rc = get_string(r, obj, "track_functions", OPTIONAL, &ev->track_functions);
+	if (!rc)
+		rc = get_int64(r, obj, "min_window_seconds", 0, &ev->min_window_seconds);
+	if (!rc)
+		rc = get_int64(r, obj, "min_calls", 0, &ev->min_calls);
+	if (!rc)
+		rc = get_bool(r, obj, "enough", &ev->enough);
+	leave(r, saved);
+	return rc;
+}
+
 static int read_diagnostic(reader *r, const jv *obj)
 {
 	cgm_diagnostic d = { 0 };
 	TRY(get_string(r, obj, "file", OPTIONAL, &d.file));
 	TRY(get_int(r, obj, "line", OPTIONAL, 0, &d.line));
 	TRY(get_string(r, obj, "message", REQUIRED, &d.message));
+	TRY(get_bool(r, obj, "detail", &d.detail));
 	*cgm_model_add_diagnostic(r->model) = d;
 	return 0;
 }
@@ -2130,6 +2211,8 @@ static int read_header(reader *r, const jv *doc)
 		if (!rc)
 			rc = get_string_array(r, obj, "sources", true, false, &m->runtime_sources,
 					      &m->nruntime_sources);
+		if (!rc)
+			rc = read_evidence(r, obj, &m->evidence);
 		leave(r, saved);
 		if (rc)
 			return rc;

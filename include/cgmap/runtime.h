@@ -66,7 +66,13 @@ typedef struct cgm_runtime_source {
 	bool has_function_stats;/* per-function figures are part of it */
 	const char *track_functions; /* the server's setting, or NULL */
 	int64_t trace_dropped;  /* edges the extension could not record (full table) */
+	int64_t trace_evictions;/* edges cgmap_trace 1.1 evicted to make room (-1: unknown,
+	                         * an older extension: then trace_dropped says it) */
 	int64_t trace_edges_used, trace_edges_max;
+	const char *trace_track;/* cgmap_trace.track: "plpgsql", "all", or NULL unknown */
+	const char *system_id;  /* pg_control_system().system_identifier, or NULL */
+	const char *port;       /* the server's port setting, or NULL */
+	bool duplicate;         /* merge: the same observation as an earlier source */
 } cgm_runtime_source;
 
 typedef struct cgm_runtime {
@@ -114,6 +120,10 @@ typedef struct cgm_analyze_options {
 	int nentry;
 	bool keep_roots;               /* functions already marked root stay roots (a
 	                                * snapshot analysed before with --entry) */
+	bool has_min_window;           /* --min-window given: min_window_seconds */
+	int64_t min_window_seconds;    /* else CGM_DEFAULT_MIN_WINDOW (cgmap/verdict.h) */
+	bool has_min_calls;            /* --min-calls given: min_calls */
+	int64_t min_calls;             /* else CGM_DEFAULT_MIN_CALLS */
 } cgm_analyze_options;
 
 /* Roots, reachability, dead and cold functions, recursive components

@@ -19,6 +19,25 @@
 #include "cgmap/error.h"
 #include "cgmap/runtime.h"
 
+
+/* An hour of runtime evidence from one traced server (cgmap/verdict.h):
+ * enough for dead with --min-calls 1 (the samples call little). */
+static const cgm_analyze_options few_calls = { .has_min_calls = true, .min_calls = 1 };
+static void hour_of_evidence(cgm_model *m)
+{
+	static const char *servers[] = { "demo" };
+	static const char *databases[] = { "demo on demo" };
+	m->evidence.since = "2026-11-29T10:00:00Z";
+	m->evidence.until = "2026-11-29T11:00:00Z";
+	m->evidence.window_seconds = 3600;
+	m->evidence.servers = servers;
+	m->evidence.nservers = 1;
+	m->evidence.databases = databases;
+	m->evidence.ndatabases = 1;
+	m->evidence.trace_track = "plpgsql";
+	m->evidence.track_functions = "all";
+}
+
 static void add_function(cgm_model *m, const char *id, const char *schema)
 {
 	cgm_function *f = cgm_model_add_function(m);
@@ -119,6 +138,7 @@ static cgm_model *sample(bool runtime)
 		add_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 5, 2);
 		add_edge(m, "app.work(integer)", "app.hidden()", CGM_VIA_CALL, CGM_EDGE_OBSERVED, 4, 3);
 		m->has_runtime = true;
+		hour_of_evidence(m);
 		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
 		static const char *sources[] = { "database demo: cgmap_trace, pg_stat_user_functions" };
 		m->runtime_sources = sources;
@@ -130,7 +150,7 @@ static cgm_model *sample(bool runtime)
 		m->functions[idx(m, "app.dyn_a()")].runtime = (cgm_runtime_stats){ 2, 1.0, 0.5 };
 		m->functions[idx(m, "app.hidden()")].runtime = (cgm_runtime_stats){ 3, 1.5, 0.75 };
 	}
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	return m;
 }
 
@@ -359,7 +379,7 @@ static void test_recursion(void **state)
 	cgm_edge *amb = add_edge(m, "s.d()", "s.a()", CGM_VIA_CALL, CGM_EDGE_STATIC, 5, 0);
 	amb->ambiguous = true;
 	amb->nlines = 0;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "edges", "text",
 	       "s.a() -> s.b() via call static lines 2\n"
 	       "s.b() -> s.a() via call static lines 2\n"
@@ -372,11 +392,12 @@ static void test_recursion(void **state)
 	       "component 0: s.a() s.b() has callers\n"
 	       "component 1: s.c(integer) has callers\n");
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	m->runtime_window = "w";
 	m->functions[idx(m, "s.c(integer)")].runtime.calls = 10;
 	m->functions[idx(m, "s.d()")].observed_entry = true;
 	m->functions[idx(m, "s.d()")].runtime.calls = 1;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "recursion", "csv",
 	       "component,size,functions,status,calls\r\n"
 	       "0,2,s.a() s.b(),cold,0\r\n"
@@ -389,10 +410,14 @@ static void test_escaping_and_parsing(void **state)
 	(void)state;
 	cgm_model *m = cgm_model_new();
 	add_function(m, "\"Odd, Schema\".\"a|b\"()", "Odd, Schema");
+	add_function(m, "s.busy()", "s");
 	cgm_model_index(m);
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	m->runtime_window = "w";
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	m->functions[idx(m, "s.busy()")].runtime.calls = 5;
+	m->functions[idx(m, "s.busy()")].observed_entry = true;
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "dead", "csv",
 	       "function,schema,file,file_line,reason\r\n"
 	       "\"\"\"Odd, Schema\"\".\"\"a|b\"\"()\",\"Odd, Schema\",,,\"not reachable from any "
@@ -401,7 +426,7 @@ static void test_escaping_and_parsing(void **state)
 	add_function(m, "app.orphan_trg()", "app");
 	cgm_model_index(m);
 	m->functions[idx(m, "app.orphan_trg()")].is_trigger = true;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	char *dead = render(m, "dead", "text");
 	assert_non_null(strstr(dead, "app.orphan_trg(): not reachable from any root through static "
 				     "or observed edges, never called in the window; trigger "
