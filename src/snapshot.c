@@ -21,6 +21,7 @@
  * column when the JSON itself does not parse); nothing is half-read.
  */
 #include "cgmap/error.h"
+#include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
@@ -727,6 +728,11 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
 	cgm_outfile_lit(o, ", \"ambiguous\": ");
 	put_bool(o, e->ambiguous);
+	if (cgm_edge_unexplained(e)) {
+		/* derived (src/verdict.c), not read back */
+		cgm_outfile_lit(o, ", \"cause\": ");
+		put_string(o, cgm_edge_cause(w->model, e));
+	}
 	int stack[16];
 	int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
 	cgm_outfile_lit(o, ", \"lines\": [");

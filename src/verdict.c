@@ -365,3 +365,60 @@ void cgm_evidence_text(cgm_strbuf *out, const cgm_model *model)
 	cgm_strbuf_printf(out, " and %lld call%s)", (long long)ev->min_calls,
 			  ev->min_calls == 1 ? "" : "s");
 }
+
+static bool referenced_as(const cgm_model *model, int fn, const char *kind)
+{
+	for (int i = 0; i < model->nreferences; i++) {
+		const cgm_reference *r = &model->references[i];
+		if (r->function == fn && r->object_kind && strcmp(r->object_kind, kind) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A static path from -> y1 [-> y2] -> to whose inner functions are SQL. */
+static bool through_sql(const cgm_model *model, int from, int to, int depth)
+{
+	for (int i = 0; i < model->nedges; i++) {
+		const cgm_edge *e = &model->edges[i];
+		if (e->from != from || !(e->provenance & CGM_EDGE_STATIC) || e->to < 0 ||
+		    e->to >= model->nfunctions || e->to == from)
+			continue;
+		if (!language_is(&model->functions[e->to], "sql"))
+			continue;
+		for (int k = 0; k < model->nedges; k++) {
+			const cgm_edge *e2 = &model->edges[k];
+			if (e2->from == e->to && e2->to == to && (e2->provenance & CGM_EDGE_STATIC))
+				return true;
+		}
+		if (depth > 1 && through_sql(model, e->to, to, depth - 1))
+			return true;
+	}
+	return false;
+}
+
+const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
+{
+	if (edge->from < 0 || edge->to < 0 || edge->from >= model->nfunctions ||
+	    edge->to >= model->nfunctions)
+		return "unknown";
+	const cgm_function *from = &model->functions[edge->from];
+	const cgm_function *to = &model->functions[edge->to];
+	for (int l = 0; l < edge->nlines; l++)
+		if (from->line_count > 0 && edge->lines[l] > from->line_count)
+			return "changed body";
+	if (through_sql(model, edge->from, edge->to, 3))
+		return "inlined SQL function";
+	if (to->result && strcmp(to->result, "event_trigger") == 0)
+		return "event trigger";
+	if (to->is_trigger)
+		return "trigger";
+	if (referenced_as(model, edge->to, "view"))
+		return "view";
+	if (referenced_as(model, edge->to, "default"))
+		return "default";
+	for (int s = 0; s < from->nsites; s++)
+		if (from->sites[s].kind == CGM_SITE_DYNAMIC)
+			return "dynamic SQL";
+	return "unknown";
+}

@@ -50,6 +50,13 @@ int64_t cgm_function_calls(const cgm_model *model, int fn);
 /* Analyze: evidence.calls / enough, and every user function's verdict,
  * confidence, dead and cold (reachable must be set). */
 void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts);
+/* The likely cause of an unexplained edge (cgm_edge_unexplained): "inlined
+ * SQL function" (a static path through an SQL function the planner inlines),
+ * "view", "default", "trigger", "event trigger", "dynamic SQL", "changed
+ * body" (the observed line is past the mapped body's end: the body was
+ * replaced since), or "unknown" (then possibly a miss of cgmap). */
+const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge);
+
 /* One line: "window A to B (3 h), 1 server, 1 database, 9162 calls observed;
  * traced: plpgsql; statistics: all; enough for dead: yes (at least 1 h, 100 calls)". */
 void cgm_evidence_text(cgm_strbuf *out, const cgm_model *model);

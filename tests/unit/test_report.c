@@ -180,6 +180,11 @@ static void expect(const cgm_model *m, const char *kind, const char *format, con
 }
 
 #define WINDOW "# runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)\n"
+#define DEAD_NOTE "# evidence: window 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (1 h 0 min), 1 server, 1 database, " \
+	       "12 calls observed; traced: plpgsql; statistics: track_functions all; enough for dead (at least " \
+	       "1 h 0 min and 1 call); not called dead though never called and unreachable: 0 unobserved, " \
+	       "0 untraceable, 0 dynamic-reachable\n"
+
 
 static void test_text_reports(void **state)
 {
@@ -200,11 +205,11 @@ static void test_text_reports(void **state)
 	       "app.other() cold calls 0\n"
 	       "app.work(integer) called calls 6\n");
 	expect(m, "dead", "text",
-	       "# Dead functions: 2\n" WINDOW
+	       "# Dead functions: 2\n" WINDOW DEAD_NOTE
 	       "app.old(): not reachable from any root through static or observed edges, never "
-	       "called in the window (schema.sql:12)\n"
+	       "called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server) (schema.sql:12)\n"
 	       "app.older(): not reachable from any root through static or observed edges, never "
-	       "called in the window\n");
+	       "called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\n");
 	expect(m, "cold", "text",
 	       "# Cold functions: 1\n" WINDOW
 	       "app.other(): reachable from app.main() (observed entry point); never called in "
@@ -216,8 +221,8 @@ static void test_text_reports(void **state)
 	expect(m, "unexplained", "text",
 	       "# Unexplained runtime edges: 1\n" WINDOW
 	       "app.work(integer) -> app.hidden() lines 4 calls 3: observed at runtime, but the "
-	       "caller has no static call of it and no dynamic site (a static miss of cgmap: "
-	       "worth a bug report)\n");
+	       "caller has no static call of it and no dynamic site, and no known mechanism "
+	       "explains it (a possible miss of cgmap: worth a bug report)\n");
 	expect(m, "missing", "text",
 	       "# Missing callees: 1\n" WINDOW
 	       "app.work(integer) line 6: no function app.nope taking 1 argument exists\n");
@@ -232,9 +237,9 @@ static void test_other_formats(void **state)
 	expect(m, "dead", "csv",
 	       "function,schema,file,file_line,reason\r\n"
 	       "app.old(),app,schema.sql,12,\"not reachable from any root through static or "
-	       "observed edges, never called in the window\"\r\n"
+	       "observed edges, never called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\"\r\n"
 	       "app.older(),app,,,\"not reachable from any root through static or observed "
-	       "edges, never called in the window\"\r\n");
+	       "edges, never called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\"\r\n");
 	expect(m, "dynamic", "csv",
 	       "function,schema,file,file_line,line,status,targets,text\r\n"
 	       "app.main(),app,,,5,observed,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
@@ -258,8 +263,8 @@ static void test_other_formats(void **state)
 	       "    {\"from\": \"app.work(integer)\", \"to\": \"app.hidden()\", \"schema\": \"app\", "
 	       "\"file\": null, \"file_line\": null, \"lines\": \"4\", \"calls\": 3, "
 	       "\"total_ms\": 1.500, \"self_ms\": 0.750, \"reason\": \"observed at runtime, but the "
-	       "caller has no static call of it and no dynamic site (a static miss of cgmap: "
-	       "worth a bug report)\"}\n"
+	       "caller has no static call of it and no dynamic site, and no known mechanism "
+	       "explains it (a possible miss of cgmap: worth a bug report)\"}\n"
 	       "  ]\n"
 	       "}\n");
 	expect(m, "missing", "json",
@@ -421,7 +426,8 @@ static void test_escaping_and_parsing(void **state)
 	expect(m, "dead", "csv",
 	       "function,schema,file,file_line,reason\r\n"
 	       "\"\"\"Odd, Schema\"\".\"\"a|b\"\"()\",\"Odd, Schema\",,,\"not reachable from any "
-	       "root through static or observed edges, never called in the window\"\r\n");
+	       "root through static or observed edges, never called in the window (low confidence: "
+	       "1 h 0 min, 5 calls observed in all, 1 server)\"\r\n");
 	/* A trigger function no trigger uses is said to be one. */
 	add_function(m, "app.orphan_trg()", "app");
 	cgm_model_index(m);
