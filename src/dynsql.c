@@ -323,7 +323,7 @@ static void scan_calls(cgm_dynsql_info *out, const cgm_model *model, const char 
 		} else {
 			glob_part(name, sizeof name, start, (size_t)(end - start));
 		}
-		if (!name[0] || (!strchr(name, '*') && in_list(not_callee_words, name)))
+		if (!name[0] || (!schema[0] && !strchr(name, '*') && in_list(not_callee_words, name)))
 			continue;
 		/* Arguments: top-level commas; a lone variable is any number. */
 		int depth = 0, commas = 0;
