@@ -22,7 +22,7 @@
 static void collect_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cgmap collect [--dsn DSN] -o FILE\n"
+		"usage: cgmap collect [--dsn DSN] [--reset] [--since FILE] -o FILE\n"
 		"\n"
 		"Export the calls a PostgreSQL server observed: the edges of the cgmap_trace\n"
 		"extension when it is installed in that database, and pg_stat_user_functions\n"
@@ -34,6 +34,10 @@ static void collect_usage(FILE *out)
 		"  --dsn DSN          libpq connection string or URI (default: the PG*\n"
 		"                     environment variables)\n"
 		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n"
+		"  --reset            start a new window right after reading: cgmap_trace_reset()\n"
+		"                     and pg_stat_reset() (where the role may)\n"
+		"  --since FILE       write only what happened after FILE, an earlier collect of\n"
+		"                     the same server (counters not reset in between)\n"
 		"  --verbose          also list each item of a grouped warning\n");
 }
 
@@ -43,11 +47,14 @@ int cmd_collect(int argc, char **argv)
 		{ "dsn", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "reset", no_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dsn = NULL, *output = NULL;
-	bool verbose = false;
+	bool verbose = false, reset = false;
+	const char *since_file = NULL;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -56,6 +63,8 @@ int cmd_collect(int argc, char **argv)
 		case 'd': dsn = optarg; break;
 		case 'o': output = optarg; break;
 		case 'v': verbose = true; break;
+		case 'r': reset = true; break;
+		case 's': since_file = optarg; break;
 		case 'h': collect_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "cgmap: collect: unknown or incomplete option '%s'\n"
@@ -76,6 +85,16 @@ int cmd_collect(int argc, char **argv)
 	cgm_runtime *rt = cgm_runtime_new();
 	bool found_trace = false;
 	int rc = cgm_runtime_load_pg(&found_trace, rt, dsn ? dsn : "");
+	/* The next window starts now (as close to the read as one round trip). */
+	if (rc == 0 && reset)
+		rc = cgm_runtime_reset_pg(rt, dsn ? dsn : "");
+	if (rc == 0 && since_file) {
+		cgm_runtime *before = cgm_runtime_new();
+		rc = cgm_runtime_load_file(before, since_file);
+		if (rc == 0)
+			rc = cgm_runtime_subtract(rt, before, since_file);
+		cgm_runtime_free(before);
+	}
 	if (rc == 0)
 		rc = cgm_runtime_write_file(rt, output);
 	if (rc < 0) {

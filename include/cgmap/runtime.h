@@ -103,6 +103,14 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path);
  * OIDs are mapped through the catalog of the database at dsn (required:
  * OIDs mean nothing elsewhere); unknown OIDs become diagnostics. */
 int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn);
+/* `collect --since FILE`: `now` (one source, just read) minus `before`
+ * (the earlier file of the same server, read with cgm_runtime_load_file):
+ * the calls since then, the window from its end (src/runtime_delta.c). */
+int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char *path);
+/* `collect --reset`: cgmap_trace_reset() and pg_stat_reset() of the
+ * database at dsn, each where the role may; a diagnostic in rt for each
+ * that was refused. */
+int cgm_runtime_reset_pg(cgm_runtime *rt, const char *dsn);
 /* Write rt as a runtime file (what `cgmap collect` exports). */
 int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
 
