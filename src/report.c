@@ -444,13 +444,22 @@ static void build_unexplained(table *t, const cgm_model *model)
 			continue;
 		const cgm_function *from = &model->functions[e->from];
 		const char *cause = cgm_edge_cause(model, e);
+		const char *how = strcmp(cause, "inlined SQL function") == 0
+					  ? "a call through an SQL function the planner inlined"
+				  : strcmp(cause, "view") == 0	   ? "a view the caller reads"
+				  : strcmp(cause, "default") == 0	   ? "a column default"
+				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
+				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
+				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
+				  : strcmp(cause, "changed body") == 0
+					  ? "a body replaced since it was observed (the line is past its end)"
+					  : NULL;
 		char *why_text =
-			strcmp(cause, "unknown") == 0
-				? xstrdup("observed at runtime, but the caller has no static call of it "
-					  "and no dynamic site, and no known mechanism explains it (a "
-					  "possible miss of cgmap: worth a bug report)")
-				: xprintf("observed at runtime, not a static call: likely through %s%s",
-					  strcmp(cause, "changed body") == 0 ? "a " : "", cause);
+			how ? xprintf("observed at runtime, not a static call: likely %s (%s)", how,
+				      cause)
+			    : xstrdup("observed at runtime, but the caller has no static call of it "
+				      "and no dynamic site, and no known mechanism explains it (a "
+				      "possible miss of cgmap: worth a bug report)");
 		const char *why = why_text;
 		row *r = table_add(t);
 		r->cells[0] = xstrdup(from->id);
