@@ -576,6 +576,7 @@ static const char *function_status(const cgm_model *model, int i, const bool *un
 		return f->dead ? "dead"
 		       : f->cold ? "cold"
 		       : f->verdict != CGM_VERDICT_NONE ? cgm_verdict_name(f->verdict)
+		       : f->reachable ? "reachable"
 		       : "unobserved";
 	if (uncalled[i])
 		return "uncalled";
