@@ -20,6 +20,7 @@
  * CGM_EINPUT error naming the file and the JSON path (or the line and
  * column when the JSON itself does not parse); nothing is half-read.
  */
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
@@ -899,6 +900,21 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			put_string(j->out, site->stmt);
 			cgm_outfile_lit(j->out, ", \"observed_targets\": ");
 			put_observed_targets(j->out, w, dyn_edges, ndyn_edges, site, ndynamic);
+			/* What its constant parts say before it runs (src/dynsql.c). */
+			cgm_dynsql_info info;
+			cgm_dynsql_read(&info, m, site);
+			cgm_outfile_lit(j->out, ", \"statement\": ");
+			put_string(j->out, info.statement);
+			cgm_outfile_lit(j->out, ", \"can_call\": ");
+			put_bool(j->out, info.can_call);
+			cgm_outfile_lit(j->out, ", \"possible_targets\": [");
+			for (int t = 0; t < info.ntargets; t++) {
+				if (t)
+					cgm_outfile_lit(j->out, ", ");
+				put_id(j->out, w, info.targets[t]);
+			}
+			cgm_outfile_putc(j->out, ']');
+			cgm_dynsql_info_free(&info);
 			cgm_outfile_putc(j->out, '}');
 		}
 		free(dyn_edges);
