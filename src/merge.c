@@ -562,7 +562,9 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	free(stat_calls);
 	free(trace_calls);
 	unknown_report(model, &unknown);
-	qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id, model);
+	if (model->nedges > 1)
+		qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id,
+			model);
 	return 0;
 }
 
