@@ -24,6 +24,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/serverlog.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
 
@@ -753,28 +754,6 @@ static void pair_count(pair_table *t, unsigned long caller, unsigned long callee
 	t->slots[j] = t->n++;
 }
 
-/* A leading "2026-11-29 19:40:00.123 UTC" (the default log_line_prefix
- * starts with %m), copied into out; false when the line has none. */
-static bool log_timestamp(char *out, size_t len, const char *line)
-{
-	static const char shape[] = "dddd-dd-dd dd:dd:dd";
-	for (size_t i = 0; i < sizeof(shape) - 1; i++) {
-		if (shape[i] == 'd' ? !isdigit((unsigned char)line[i]) : line[i] != shape[i])
-			return false;
-	}
-	size_t n = sizeof(shape) - 1;
-	while (line[n] == '.' || isdigit((unsigned char)line[n]))
-		n++;
-	if (line[n] == ' ' && (isalpha((unsigned char)line[n + 1]) || line[n + 1] == '+' ||
-			       line[n + 1] == '-')) {
-		n++;
-		while (line[n] && line[n] != ' ' && line[n] != '[')
-			n++;
-	}
-	snprintf(out, len, "%.*s", (int)n, line);
-	return true;
-}
-
 static bool parse_oid(unsigned long *out, const char **p)
 {
 	while (**p == ' ')
@@ -861,7 +840,8 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 			continue;
 		}
 		ndigraphs++;
-		if (log_timestamp(stamp, sizeof(stamp), line)) {
+		/* csvlog, jsonlog or stderr, each read by its fields */
+		if (cgm_serverlog_timestamp(stamp, sizeof(stamp), line)) {
 			if (!first[0])
 				snprintf(first, sizeof(first), "%s", stamp);
 			snprintf(last, sizeof(last), "%s", stamp);

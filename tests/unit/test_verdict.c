@@ -19,6 +19,7 @@
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/runtime.h"
+#include "cgmap/serverlog.h"
 #include "cgmap/verdict.h"
 
 static cgm_function *add_function(cgm_model *m, const char *schema, const char *name,
@@ -509,6 +510,44 @@ static void test_times_and_durations(void **state)
 	assert_int_equal(cgm_duration_parse(&s, "99999999999999d", "--min-window"), CGM_EUSAGE);
 }
 
+static void test_server_log_lines(void **state)
+{
+	(void)state;
+	char t[64], d[64];
+	/* csvlog: the timestamp is the first field, not the text up to a quote */
+	const char *csv = "2012-01-09 19:08:30.983 CET,\"joel\",\"test\",28461,\"[local]\","
+			  "4f0b2e4e.6f2d,1,\"SELECT\",2012-01-09 19:08:30 CET,2/0,0,LOG,00000,"
+			  "\"digraph {37615->37616;37615->37617}\",,,,,,,,,\"psql\"";
+	assert_int_equal(cgm_serverlog_format(csv), CGM_LOG_CSV);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, csv));
+	assert_string_equal(t, "2012-01-09 19:08:30.983 CET");
+	assert_true(cgm_serverlog_database(d, sizeof d, csv));
+	assert_string_equal(d, "test");
+	/* a quoted field holding commas and quotes */
+	const char *csv2 = "2012-01-10 08:00:00.000 CET,\"a,\"\"b\",\"shop\",1";
+	assert_true(cgm_serverlog_database(d, sizeof d, csv2));
+	assert_string_equal(d, "shop");
+	/* jsonlog */
+	const char *json = "{\"timestamp\":\"2026-11-29 19:40:00.123 UTC\",\"user\":\"joel\","
+			   "\"dbname\":\"shop\",\"message\":\"digraph {1->2}\"}";
+	assert_int_equal(cgm_serverlog_format(json), CGM_LOG_JSON);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, json));
+	assert_string_equal(t, "2026-11-29 19:40:00.123 UTC");
+	assert_true(cgm_serverlog_database(d, sizeof d, json));
+	assert_string_equal(d, "shop");
+	/* stderr with the default prefix '%m [%p] ' */
+	const char *plain = "2026-11-29 10:00:00.010 UTC [4242] LOG:  digraph {0->1}";
+	assert_int_equal(cgm_serverlog_format(plain), CGM_LOG_STDERR);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, plain));
+	assert_string_equal(t, "2026-11-29 10:00:00.010 UTC");
+	assert_false(cgm_serverlog_database(d, sizeof d, plain));
+	assert_false(cgm_serverlog_timestamp(t, sizeof t, "LOG:  digraph {0->1}"));
+	/* a log spanning days: a window of days */
+	assert_int_equal(cgm_time_parse("2012-01-11 19:08:30.983 CET") -
+				 cgm_time_parse("2012-01-09 19:08:30.983 CET"),
+			 2 * 86400);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_template_kinds),
 		cmocka_unit_test(test_possible_targets),
 		cmocka_unit_test(test_times_and_durations),
+		cmocka_unit_test(test_server_log_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
