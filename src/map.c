@@ -138,7 +138,10 @@ const char cgm_map_options_help[] =
 	"runtime data:\n"
 	"  --no-runtime           do not read runtime figures from the database\n"
 	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
-	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable)\n"
+	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable;\n"
+	"                         stderr, csvlog or jsonlog)\n"
+	"  --log-line-prefix P    the servers' log_line_prefix, when not the default\n"
+	"                         '%m [%p] ' (its %m, %t or %n gives the time)\n"
 	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
 	"  --min-window DURATION  observation needed before a function is called dead\n"
 	"                         (30m, 2h, 7d; default 1h)\n"
@@ -191,7 +194,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		}
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
-					      "--min-window", "--min-calls", NULL };
+					      "--min-window", "--min-calls", "--log-line-prefix", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -230,6 +233,9 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		opts->has_min_window = true;
 		return 1;
 	}
+	case 10:
+		opts->runtime.log_line_prefix = value;
+		return 1;
 	case 9: {
 		char *end;
 		long long n = strtoll(value, &end, 10);

@@ -580,6 +580,7 @@ int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts)
 		rc = cgm_runtime_load_pg(NULL, rt, dsn);
 	for (int i = 0; rc == 0 && i < opts->nfiles; i++)
 		rc = cgm_runtime_load_file(rt, opts->files[i]);
+	rt->log_line_prefix = opts->log_line_prefix;
 	for (int i = 0; rc == 0 && i < opts->nlogs; i++)
 		rc = cgm_runtime_load_log(rt, opts->logs[i], dsn);
 	if (rc == 0)

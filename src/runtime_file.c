@@ -841,7 +841,7 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 		}
 		ndigraphs++;
 		/* csvlog, jsonlog or stderr, each read by its fields */
-		if (cgm_serverlog_timestamp(stamp, sizeof(stamp), line)) {
+		if (cgm_serverlog_timestamp_prefixed(stamp, sizeof(stamp), line, rt->log_line_prefix)) {
 			if (!first[0])
 				snprintf(first, sizeof(first), "%s", stamp);
 			snprintf(last, sizeof(last), "%s", stamp);

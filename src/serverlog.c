@@ -12,7 +12,9 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* "2026-11-29 19:40:00" at p (then fractions and a zone may follow). */
 static bool time_shape(const char *p)
@@ -132,6 +134,76 @@ bool cgm_serverlog_database(char *out, size_t len, const char *line)
 	case CGM_LOG_JSON: return json_field(out, len, line, "dbname");
 	case CGM_LOG_CSV: return csv_field(out, len, line, 2) && out[0];
 	case CGM_LOG_STDERR: break;
+	}
+	return false;
+}
+
+/* Where the item of one escape ends: at the next literal character of the
+ * prefix (or the line's end when the escape ends the prefix). */
+static const char *item_end(const char *p, char stop)
+{
+	if (!stop)
+		return p + strcspn(p, "\n");
+	const char *e = strchr(p, stop);
+	return e ? e : p + strlen(p);
+}
+
+bool cgm_serverlog_timestamp_prefixed(char *out, size_t len, const char *line,
+				      const char *prefix)
+{
+	if (!prefix || !*prefix || cgm_serverlog_format(line) != CGM_LOG_STDERR)
+		return cgm_serverlog_timestamp(out, len, line);
+	const char *p = line;
+	for (const char *f = prefix; *f; f++) {
+		if (*f != '%') {
+			if (*p != *f)
+				return false;
+			p++;
+			continue;
+		}
+		f++;
+		if (*f == '%') {
+			if (*p != '%')
+				return false;
+			p++;
+			continue;
+		}
+		if (!*f)
+			return false;
+		/* %m and %t are "2026-11-29 19:40:00[.123] ZONE": spaces inside */
+		if (*f == 'm' || *f == 't') {
+			if (!time_shape(p))
+				return false;
+			size_t n = 19;
+			while (p[n] == '.' || isdigit((unsigned char)p[n]))
+				n++;
+			if (p[n] == ' ' && f[1] != ' ' &&
+			    (isalpha((unsigned char)p[n + 1]) || p[n + 1] == '+' || p[n + 1] == '-')) {
+				n++;
+				while (p[n] && p[n] != ' ' && p[n] != '\n' && p[n] != f[1])
+					n++;
+			} else if (p[n] == ' ' && f[1] == ' ' &&
+				   (isalpha((unsigned char)p[n + 1]) || p[n + 1] == '+' ||
+				    p[n + 1] == '-')) {
+				/* "%m " : the zone is part of %m, the space after it the prefix's */
+				n++;
+				while (p[n] && p[n] != ' ' && p[n] != '\n')
+					n++;
+			}
+			snprintf(out, len, "%.*s", (int)n, p);
+			return true;
+		}
+		if (*f == 'n') { /* seconds since the epoch: written as UTC */
+			if (!isdigit((unsigned char)*p))
+				return false;
+			time_t secs = (time_t)strtoll(p, NULL, 10);
+			struct tm tm;
+			if (!gmtime_r(&secs, &tm) || len < 21)
+				return false;
+			strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+			return true;
+		}
+		p = item_end(p, f[1]);
 	}
 	return false;
 }

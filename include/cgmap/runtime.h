@@ -85,6 +85,8 @@ typedef struct cgm_runtime {
 	cgm_runtime_source *sources;
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
+	const char *log_line_prefix; /* stderr logs: the server's log_line_prefix (NULL:
+	                              * the default '%m [%p] '); set before loading a log */
 } cgm_runtime;
 
 cgm_runtime *cgm_runtime_new(void);
@@ -179,6 +181,7 @@ typedef struct cgm_runtime_options {
 	int nfiles;
 	const char **logs;             /* --runtime-log FILE */
 	int nlogs;
+	const char *log_line_prefix;   /* --log-line-prefix: of the stderr logs */
 } cgm_runtime_options;
 int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts);
 

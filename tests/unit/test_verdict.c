@@ -542,6 +542,17 @@ static void test_server_log_lines(void **state)
 	assert_string_equal(t, "2026-11-29 10:00:00.010 UTC");
 	assert_false(cgm_serverlog_database(d, sizeof d, plain));
 	assert_false(cgm_serverlog_timestamp(t, sizeof t, "LOG:  digraph {0->1}"));
+	/* stderr with another log_line_prefix (--log-line-prefix) */
+	const char *custom = "db=shop,user=joel 2026-11-29 19:40:00 UTC [77]: LOG:  digraph {0->1}";
+	assert_false(cgm_serverlog_timestamp(t, sizeof t, custom));
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, custom, "db=%d,user=%u %t [%p]: "));
+	assert_string_equal(t, "2026-11-29 19:40:00 UTC");
+	assert_false(cgm_serverlog_timestamp_prefixed(t, sizeof t, plain, "db=%d,user=%u %t [%p]: "));
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, "1764445200 [9] LOG:  x", "%n [%p] "));
+	assert_string_equal(t, "2025-11-29T19:40:00Z");
+	/* csvlog lines are read by their fields whatever the prefix */
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, csv, "%n [%p] "));
+	assert_string_equal(t, "2012-01-09 19:08:30.983 CET");
 	/* a log spanning days: a window of days */
 	assert_int_equal(cgm_time_parse("2012-01-11 19:08:30.983 CET") -
 				 cgm_time_parse("2012-01-09 19:08:30.983 CET"),
