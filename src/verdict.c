@@ -311,8 +311,10 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts)
 	for (int i = 0; i < n; i++)
 		calls += model->functions[i].runtime.calls;
 	ev->calls = calls;
-	/* An empty window never yields dead, whatever the options say. */
-	ev->enough = model->has_runtime && ev->window_seconds > 0 &&
+	/* An empty window (no call at all) never yields dead, whatever the
+	 * options say; a window's length is counted in whole seconds, so a
+	 * short one with calls may read 0 s (then --min-window 0 is enough). */
+	ev->enough = model->has_runtime && ev->window_seconds >= 0 &&
 		     ev->window_seconds >= ev->min_window_seconds && calls > 0 &&
 		     calls >= ev->min_calls;
 

@@ -220,6 +220,20 @@ static void test_short_window_and_thresholds(void **state)
 	cgm_model_free(m);
 }
 
+static void test_window_within_one_second(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* Calls seen, start and end in the same second: not empty. */
+	cgm_analyze_options zero = { .has_min_window = true, .min_window_seconds = 0,
+				     .has_min_calls = true, .min_calls = 1 };
+	merge_and_analyze(m, one_source("2026-11-28T00:00:00Z", "2026-11-28T00:00:00Z", 5), &zero);
+	assert_int_equal(m->evidence.window_seconds, 0);
+	assert_true(m->evidence.enough);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_DEAD);
+	cgm_model_free(m);
+}
+
 static void test_track_all_traces_sql(void **state)
 {
 	(void)state;
@@ -565,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_week_of_evidence),
 		cmocka_unit_test(test_empty_window_is_never_dead),
 		cmocka_unit_test(test_short_window_and_thresholds),
+		cmocka_unit_test(test_window_within_one_second),
 		cmocka_unit_test(test_track_all_traces_sql),
 		cmocka_unit_test(test_aggregate_through_support),
 		cmocka_unit_test(test_same_observation_counted_once),
