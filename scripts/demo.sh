@@ -3,10 +3,12 @@
 # throwaway PostgreSQL 15 cluster in a temporary folder, load
 # fixtures/demo.sql, run a small workload, map it, and leave the
 # documentation in a folder whose path is printed (default: out/demo in the
-# checkout; or give a folder).  As root, the cgmap_trace extension is built,
-# installed and preloaded, so the documentation shows the calls observed at
-# runtime (EXECUTE targets included) next to the static ones.  The cluster is
-# stopped and removed at the end, even on failure.
+# checkout; or give a folder).  The cgmap_trace extension is built and
+# installed into a private copy of the PostgreSQL installation tree
+# (tests/lib/pgext.sh: the system installation is never written to) and
+# preloaded, so the documentation shows the calls observed at runtime
+# (EXECUTE targets included) next to the static ones.  The cluster and the
+# tree are removed at the end, even on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -16,19 +18,25 @@ bash scripts/setup.sh
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target cgmap
 
+# shellcheck source=../tests/lib/pgtest.sh
+. tests/lib/pgtest.sh
+# shellcheck source=../tests/lib/pgext.sh
+. tests/lib/pgext.sh
+tree=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-demo.XXXXXX")
+chmod 755 "$tree"
+trap 'rm -rf "$tree"' EXIT
 conf=("track_functions = 'all'")
-if [ "$(id -u)" = 0 ] && bash extension/cgmap_trace/build.sh build/release/cgmap_trace >/dev/null 2>&1 &&
-	bash extension/cgmap_trace/install.sh build/release/cgmap_trace >/dev/null 2>&1; then
+if bash extension/cgmap_trace/build.sh "$tree/build" >/dev/null 2>&1 &&
+	pgext_tree "$tree/tree" "$tree/build" >/dev/null 2>&1; then
 	conf+=("shared_preload_libraries = 'cgmap_trace'")
 	trace=1
 else
-	echo "demo: the cgmap_trace extension is not installed (needs root); runtime data comes from pg_stat_user_functions only"
+	echo "demo: the cgmap_trace extension could not be built into a private tree; runtime data comes from pg_stat_user_functions only"
 	trace=0
 fi
 
-# shellcheck source=../tests/lib/pgtest.sh
-. tests/lib/pgtest.sh
 pgtest_start "${conf[@]}"
+trap 'pgtest_stop; rm -rf "$tree"' EXIT
 pgtest_psql -c "CREATE DATABASE demo" >/dev/null
 pgtest_psql -d demo -f fixtures/demo.sql >/dev/null
 if [ "$trace" = 1 ]; then
@@ -40,7 +48,9 @@ pgtest_psql -d demo -c "SET client_min_messages = warning" \
 	-c "SELECT app.order_total('alice')" -c "CALL app.nightly_batch(2)" >/dev/null
 
 rm -rf "$out"
-"$root/build/release/cgmap" --dsn "dbname=demo" --out "$out"
+# The demo's window lasts seconds and sees a few calls: below the default
+# thresholds for calling a function dead (an hour, 100 calls).
+"$root/build/release/cgmap" --dsn "dbname=demo" --min-window 0 --min-calls 1 --out "$out"
 echo
 echo "cgmap demo: documentation of the demo database is in $out"
 echo "            open $out/index.html in a browser"

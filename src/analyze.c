@@ -5,7 +5,8 @@
  * In:  an indexed model with its static and observed edges, triggers,
  *      catalog references and runtime figures (after cgm_merge, or read
  *      from a snapshot).
- * Out: function.referenced/root/reachable/dead/cold/scc, and a diagnostic
+ * Out: function.referenced/root/reachable/scc, the verdicts (dead, cold,
+ *      unobserved, untraceable, dynamic-reachable: src/verdict.c), and a diagnostic
  *      for each --entry pattern that matches nothing.  Scratch arrays are
  *      malloc'd and freed here; nothing new is kept but the diagnostics
  *      (model->arena).
@@ -26,6 +27,8 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/dynsql.h"
+#include "cgmap/verdict.h"
 
 bool cgm_edge_unexplained(const cgm_edge *edge)
 {
@@ -363,19 +366,9 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 	adjacency_free(&adj);
 
 	/* Without runtime data a function nobody calls may well be called by
-	 * clients: only the uncalled list (cgm_function_uncalled) is honest. */
-	if (model->has_runtime) {
-		for (int i = 0; i < n; i++) {
-			cgm_function *f = &model->functions[i];
-			bool called = f->runtime.calls > 0;
-			f->dead = !f->reachable && !called;
-			/* The planner inlines simple SQL functions, and then neither
-			 * the tracer nor pg_stat_user_functions ever sees them called:
-			 * never observing one proves nothing. */
-			bool observable = !f->language || strcmp(f->language, "sql") != 0;
-			f->cold = f->reachable && !called && observable;
-		}
-	}
+	 * clients: only the uncalled list (cgm_function_uncalled) is honest.
+	 * With it, what the evidence allows (src/verdict.c). */
+	cgm_verdicts_apply(model, opts);
 	return 0;
 }
 
@@ -385,6 +378,8 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int static_edges = 0, observed = 0, both = 0, unexplained = 0;
 	int dyn_sites = 0, dyn_seen = 0;
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
+	int verdicts[CGM_VERDICT_DYNAMIC_REACHABLE + 1] = { 0 };
+	int dyn_silent = 0; /* dynamic sites whose SQL can call no user function */
 	bool *no_callers = cgm_xcalloc((size_t)model->nfunctions, sizeof(bool));
 	cgm_functions_uncalled(no_callers, model);
 	int nhits;
@@ -406,12 +401,20 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
 			dyn_sites++;
-			if (cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0)
+			if (cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0) {
 				dyn_seen++;
+				continue;
+			}
+			cgm_dynsql_info info;
+			cgm_dynsql_read(&info, model, &f->sites[s]);
+			dyn_silent += !info.can_call;
+			cgm_dynsql_info_free(&info);
 		}
 		roots += f->root;
 		dead += f->dead;
 		cold += f->cold;
+		if ((unsigned)f->verdict <= CGM_VERDICT_DYNAMIC_REACHABLE)
+			verdicts[f->verdict]++;
 		if (!model->has_runtime && no_callers[i])
 			uncalled++;
 		if (f->scc >= 0) {
@@ -422,21 +425,31 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	}
 	free(no_callers);
 	free(hits);
-	if (model->has_runtime)
+	if (model->has_runtime) {
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");
-	else
+		cgm_strbuf ev = CGM_STRBUF_INIT;
+		cgm_evidence_text(&ev, model);
+		fprintf(out, "cgmap: evidence: %s\n", cgm_strbuf_cstr(&ev));
+		cgm_strbuf_free(&ev);
+	} else
 		fprintf(out, "cgmap: no runtime data: no function is called dead; "
 			     "%d have no callers and are not referenced\n", uncalled);
 	fprintf(out, "cgmap: %d edges: %d static, %d observed (%d both), %d unexplained\n",
 		model->nedges, static_edges, observed, both, unexplained);
 	if (cgm_runtime_has_edges(model))
-		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen\n", dyn_sites,
-			dyn_seen, dyn_sites - dyn_seen);
+		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen, %d that can call "
+			     "no user function\n", dyn_sites, dyn_seen,
+			dyn_sites - dyn_seen - dyn_silent, dyn_silent);
 	else
 		fprintf(out, "cgmap: %d dynamic sites (none observed: no call edges in the "
 			     "runtime data)\n", dyn_sites);
 	fprintf(out, "cgmap: %d functions: %d roots, %d dead, %d cold; "
 		     "%d recursive components (%d functions)\n",
 		n, roots, dead, cold, nscc, in_scc);
+	if (model->has_runtime)
+		fprintf(out, "cgmap: never called and unreachable: %d dead, %d unobserved, "
+			     "%d untraceable, %d dynamic-reachable\n",
+			verdicts[CGM_VERDICT_DEAD], verdicts[CGM_VERDICT_UNOBSERVED],
+			verdicts[CGM_VERDICT_UNTRACEABLE], verdicts[CGM_VERDICT_DYNAMIC_REACHABLE]);
 }

@@ -9,18 +9,22 @@
  * 2 cannot connect or read).  The runtime data is freed here.
  */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/escape.h"
 #include "cgmap/runtime.h"
+#include "cgmap/strbuf.h"
 #include "cmd.h"
 
 static void collect_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cgmap collect [--dsn DSN] -o FILE\n"
+		"usage: cgmap collect [--dsn DSN] [--reset] [--since FILE] -o FILE\n"
 		"\n"
 		"Export the calls a PostgreSQL server observed: the edges of the cgmap_trace\n"
 		"extension when it is installed in that database, and pg_stat_user_functions\n"
@@ -31,7 +35,12 @@ static void collect_usage(FILE *out)
 		"options:\n"
 		"  --dsn DSN          libpq connection string or URI (default: the PG*\n"
 		"                     environment variables)\n"
-		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n");
+		"  -o, --output FILE  where to write the runtime file ('-': standard output)\n"
+		"  --reset            start a new window right after reading: cgmap_trace_reset()\n"
+		"                     and pg_stat_reset() (where the role may)\n"
+		"  --since FILE       write only what happened after FILE, an earlier collect of\n"
+		"                     the same server (counters not reset in between)\n"
+		"  --verbose          also list each item of a grouped warning\n");
 }
 
 int cmd_collect(int argc, char **argv)
@@ -39,10 +48,15 @@ int cmd_collect(int argc, char **argv)
 	static const struct option long_options[] = {
 		{ "dsn", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "reset", no_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dsn = NULL, *output = NULL;
+	bool verbose = false, reset = false;
+	const char *since_file = NULL;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -50,6 +64,9 @@ int cmd_collect(int argc, char **argv)
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'o': output = optarg; break;
+		case 'v': verbose = true; break;
+		case 'r': reset = true; break;
+		case 's': since_file = optarg; break;
 		case 'h': collect_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "cgmap: collect: unknown or incomplete option '%s'\n"
@@ -70,6 +87,16 @@ int cmd_collect(int argc, char **argv)
 	cgm_runtime *rt = cgm_runtime_new();
 	bool found_trace = false;
 	int rc = cgm_runtime_load_pg(&found_trace, rt, dsn ? dsn : "");
+	/* The next window starts now (as close to the read as one round trip). */
+	if (rc == 0 && reset)
+		rc = cgm_runtime_reset_pg(rt, dsn ? dsn : "");
+	if (rc == 0 && since_file) {
+		cgm_runtime *before = cgm_runtime_new();
+		rc = cgm_runtime_load_file(before, since_file);
+		if (rc == 0)
+			rc = cgm_runtime_subtract(rt, before, since_file);
+		cgm_runtime_free(before);
+	}
 	if (rc == 0)
 		rc = cgm_runtime_write_file(rt, output);
 	if (rc < 0) {
@@ -77,8 +104,15 @@ int cmd_collect(int argc, char **argv)
 		cgm_runtime_free(rt);
 		return rc == CGM_ESOURCE ? 2 : 1;
 	}
+	/* Names from the server, shown as text a terminal does not act on. */
+	cgm_strbuf shown = CGM_STRBUF_INIT;
 	for (int i = 0; i < rt->ndiagnostics; i++)
-		fprintf(stderr, "cgmap: warning: %s\n", rt->diagnostics[i].message);
+		if (verbose || !rt->diagnostics[i].detail) {
+			cgm_strbuf_reset(&shown);
+			cgm_escape_text(&shown, rt->diagnostics[i].message);
+			fprintf(stderr, "cgmap: warning: %s\n", cgm_strbuf_cstr(&shown));
+		}
+	cgm_strbuf_free(&shown);
 	const cgm_runtime_source *src = &rt->sources[0];
 	int entries = 0;
 	for (int i = 0; i < rt->nedges; i++)
@@ -91,6 +125,17 @@ int cmd_collect(int argc, char **argv)
 			"from %s, %s to %s\n",
 		rt->nedges - entries, entries, rt->nfunctions, src->name,
 		src->since ? src->since : "an unknown start", src->until ? src->until : "now");
+	int64_t calls = 0; /* only compared with 0: held at its limit, never wrapped */
+	bool held = false;
+	for (int i = 0; i < rt->nedges; i++)
+		calls = cgm_count_add(calls, rt->edges[i].stats.calls, &held);
+	for (int i = 0; i < rt->nfunctions; i++)
+		calls = cgm_count_add(calls, rt->functions[i].stats.calls, &held);
+	if (calls == 0)
+		fprintf(stderr, "cgmap: warning: the window holds no call at all: nothing has run "
+				"since %s (or track_functions and cgmap_trace see nothing); this file "
+				"cannot show any function dead\n",
+			src->since ? src->since : "the start");
 	cgm_runtime_free(rt);
 	return 0;
 }

@@ -64,7 +64,7 @@ static const char *shown(cgm_strbuf *buf, const char *s)
 	return cgm_strbuf_cstr(buf);
 }
 
-static void print_problems(const cgm_model *model)
+static void print_problems(const cgm_model *model, bool verbose)
 {
 	cgm_strbuf a = CGM_STRBUF_INIT, b = CGM_STRBUF_INIT, c = CGM_STRBUF_INIT;
 	int listed = 0, total = 0;
@@ -81,9 +81,13 @@ static void print_problems(const cgm_model *model)
 						fn->errors[e].line, shown(&c, fn->errors[e].message));
 			}
 	}
-	for (int d = 0; d < model->ndiagnostics; d++, total++) {
+	for (int d = 0; d < model->ndiagnostics; d++) {
 		const cgm_diagnostic *dg = &model->diagnostics[d];
-		if (listed++ >= MAX_LISTED_PROBLEMS)
+		/* Items of a grouped warning: in cgmap.json, here with --verbose. */
+		if (dg->detail && !verbose)
+			continue;
+		total++;
+		if (!verbose && listed++ >= MAX_LISTED_PROBLEMS)
 			continue;
 		if (dg->file)
 			fprintf(stderr, "cgmap: %s:%d: %s\n", shown(&a, dg->file), dg->line,
@@ -264,7 +268,7 @@ int cmd_map(int argc, char **argv)
 			fprintf(stderr, "stage %-8s %8.3f s\n", "html",
 				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9);
 	}
-	print_problems(model);
+	print_problems(model, opts.verbose);
 	if (!quiet) {
 		print_summary(model, outdir);
 		cgm_analyze_print_summary(model, stderr);

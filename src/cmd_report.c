@@ -89,10 +89,24 @@ static int load_snapshot(cgm_model **out, int *first_new_diagnostic, const char 
 		if ((rc = cgm_runtime_apply(model, &ropts)) < 0)
 			return rc;
 	}
-	if (opts->runtime.nfiles || opts->nentry) {
+	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls) {
 		cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns,
 					      .nentry = opts->nentry,
-					      .keep_roots = true };
+					      .keep_roots = true,
+					      .has_min_window = opts->has_min_window,
+					      .min_window_seconds = opts->min_window_seconds,
+					      .has_min_calls = opts->has_min_calls,
+					      .min_calls = opts->min_calls };
+		/* Without new options the thresholds the snapshot was analysed
+		 * with stay. */
+		if (!aopts.has_min_window && model->has_runtime) {
+			aopts.has_min_window = true;
+			aopts.min_window_seconds = model->evidence.min_window_seconds;
+		}
+		if (!aopts.has_min_calls && model->has_runtime) {
+			aopts.has_min_calls = true;
+			aopts.min_calls = model->evidence.min_calls;
+		}
 		if ((rc = cgm_analyze(model, &aopts)) < 0)
 			return rc;
 	}
@@ -182,6 +196,8 @@ int cmd_report(int argc, char **argv)
 	 * own diagnostics were said when it was made). */
 	for (int i = first_new_diagnostic; i < model->ndiagnostics; i++) {
 		const cgm_diagnostic *d = &model->diagnostics[i];
+		if (d->detail && !opts.verbose)
+			continue;
 		/* Names in them are shown as text a terminal does not act on. */
 		cgm_strbuf file = CGM_STRBUF_INIT, message = CGM_STRBUF_INIT;
 		cgm_escape_text(&file, d->file);

@@ -23,6 +23,7 @@
  *     function (what it was seen to call at runtime hangs off the note);
  *   - a missing callee is a dashed red box with the name as written.
  */
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/pipeline.h"
@@ -547,6 +548,22 @@ static void emit_dynamic_links(dot_writer *w)
 			lit(w, " -> ");
 			put_dynamic_node(w, fi, s);
 			lit(w, " [style=dotted, arrowhead=none, color=\"" COLOR_DYNAMIC "\"];\n");
+			/* What the site may call, read from its constant parts
+			 * (src/dynsql.c): possible, not observed. */
+			cgm_dynsql_info info;
+			cgm_dynsql_read(&info, w->model, &f->sites[s]);
+			for (int t = 0; t < info.ntargets; t++) {
+				int to = info.targets[t];
+				if (to < 0 || to >= w->model->nfunctions || !w->drawn[to])
+					continue;
+				lit(w, "  ");
+				put_dynamic_node(w, fi, s);
+				lit(w, " -> ");
+				put_function_node(w, to);
+				lit(w, " [style=dashed, color=\"" COLOR_DYNAMIC "\", arrowhead=empty, "
+				       "tooltip=\"possible target of the dynamic SQL\"];\n");
+			}
+			cgm_dynsql_info_free(&info);
 		}
 	}
 }

@@ -131,7 +131,27 @@ static int status_badges(badge *out, const html_ctx *ctx, int fn)
 	if (f->is_trigger)
 		out[n++] = (badge){ "trigger", "trigger", "returns trigger or event_trigger" };
 	if (f->dead)
-		out[n++] = (badge){ "dead", "dead", "unreachable from every root" };
+		out[n++] = (badge){ "dead", "dead",
+				    !f->confidence		       ? "unreachable from every root"
+				    : strcmp(f->confidence, "high") == 0 ? "unreachable from every root; "
+									  "high confidence (a week or more "
+									  "observed)"
+				    : strcmp(f->confidence, "medium") == 0
+					    ? "unreachable from every root; medium confidence (a day "
+					      "or more observed)"
+					    : "unreachable from every root; low confidence (less than a "
+					      "day observed)" };
+	else if (f->verdict == CGM_VERDICT_UNOBSERVED)
+		out[n++] = (badge){ "plain", "unobserved",
+				    "never called, unreachable; the runtime evidence is too short to "
+				    "call it dead" };
+	else if (f->verdict == CGM_VERDICT_UNTRACEABLE)
+		out[n++] = (badge){ "plain", "untraceable",
+				    "never seen called, but its calls cannot be seen in the tracing "
+				    "mode used" };
+	else if (f->verdict == CGM_VERDICT_DYNAMIC_REACHABLE)
+		out[n++] = (badge){ "plain", "dynamic-reachable",
+				    "a dynamic SQL site may call it" };
 	if (f->cold)
 		out[n++] = (badge){ "cold", "cold", "reachable but never observed at runtime" };
 	if (ctx->scc[fn] >= 0)

@@ -16,6 +16,7 @@
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/runtime.h"
+#include "cgmap/verdict.h"
 
 typedef struct totals {
 	int functions, analysed;
@@ -178,6 +179,17 @@ static void languages_table(cgm_strbuf *b, const html_ctx *ctx)
 	free(counts);
 }
 
+/* " Evidence: window ..., enough for dead (...)." (src/verdict.c) */
+static void evidence_paragraph(cgm_strbuf *b, const cgm_model *m)
+{
+	cgm_strbuf ev = CGM_STRBUF_INIT;
+	cgm_evidence_text(&ev, m);
+	cgm_strbuf_puts(b, " Evidence: ");
+	html_text(b, cgm_strbuf_cstr(&ev));
+	cgm_strbuf_puts(b, ".");
+	cgm_strbuf_free(&ev);
+}
+
 static void entry_points(cgm_strbuf *b, const html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
@@ -259,6 +271,7 @@ int html_write_index(const html_ctx *ctx)
 			html_text(&b, m->runtime_window);
 		}
 		cgm_strbuf_puts(&b, ".");
+		evidence_paragraph(&b, m);
 	} else {
 		cgm_strbuf_puts(&b, "<span class=\"warn\">No runtime data was merged: calls, times, "
 				    "observed edges, cold functions and the targets of dynamic SQL "
@@ -469,10 +482,43 @@ static int report_dead(const html_ctx *ctx, const totals *t)
 	else if (!ctx->model->has_runtime)
 		cgm_strbuf_puts(&b, "<p class=\"warn\">No runtime data was merged: clients may call "
 				    "any function, so cgmap calls none dead on the source alone.</p>\n");
+	else {
+		cgm_strbuf_puts(&b, "<p>");
+		evidence_paragraph(&b, ctx->model);
+		cgm_strbuf_puts(&b, "</p>\n");
+	}
 	if (t->dead) {
 		function_rows_begin(&b);
 		for (int i = 0; i < ctx->nuser; i++)
 			if (ctx->model->functions[i].dead)
+				function_row(&b, ctx, i);
+		cgm_strbuf_puts(&b, "</tbody></table>\n");
+	}
+	/* Never called and unreachable, but not called dead: why not. */
+	static const struct {
+		cgm_verdict verdict;
+		const char *title, *why;
+	} others[] = {
+		{ CGM_VERDICT_UNOBSERVED, "Unobserved",
+		  "the window or the calls observed are too few to tell (--min-window, --min-calls)" },
+		{ CGM_VERDICT_UNTRACEABLE, "Untraceable",
+		  "their calls cannot be seen in the mode the data was taken in (an SQL function "
+		  "under cgmap_trace.track = plpgsql is inlined)" },
+		{ CGM_VERDICT_DYNAMIC_REACHABLE, "Dynamic-reachable",
+		  "a dynamic SQL site may call them (possible targets of its template)" },
+	};
+	for (size_t k = 0; ctx->model->has_runtime && k < sizeof others / sizeof others[0]; k++) {
+		int count = 0;
+		for (int i = 0; i < ctx->nuser; i++)
+			count += ctx->model->functions[i].verdict == others[k].verdict;
+		if (!count)
+			continue;
+		cgm_strbuf_printf(&b, "<h2>%s (%d)</h2>\n<p>Never called and unreachable, but not "
+				      "called dead: %s.</p>\n",
+				  others[k].title, count, others[k].why);
+		function_rows_begin(&b);
+		for (int i = 0; i < ctx->nuser; i++)
+			if (ctx->model->functions[i].verdict == others[k].verdict)
 				function_row(&b, ctx, i);
 		cgm_strbuf_puts(&b, "</tbody></table>\n");
 	}

@@ -7,6 +7,7 @@
  * only an unreadable source fails the call.
  */
 #include "cgmap/map.h"
+#include "cgmap/verdict.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,12 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	}
 	if ((rc = cgm_runtime_apply(model, &rt)) < 0)
 		goto fail;
-	cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns, .nentry = opts->nentry };
+	cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns,
+				      .nentry = opts->nentry,
+				      .has_min_window = opts->has_min_window,
+				      .min_window_seconds = opts->min_window_seconds,
+				      .has_min_calls = opts->has_min_calls,
+				      .min_calls = opts->min_calls };
 	if ((rc = cgm_analyze(model, &aopts)) < 0)
 		goto fail;
 	stage_time(opts, "analyze", &t);
@@ -142,8 +148,15 @@ const char cgm_map_options_help[] =
 	"runtime data:\n"
 	"  --no-runtime           do not read runtime figures from the database\n"
 	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
-	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable)\n"
+	"  --runtime-log FILE     merge 'digraph {oid->oid;...}' server log lines (repeatable;\n"
+	"                         stderr, csvlog or jsonlog)\n"
+	"  --log-line-prefix P    the servers' log_line_prefix, when not the default\n"
+	"                         '%m [%p] ' (its %m, %t or %n gives the time)\n"
 	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
+	"  --min-window DURATION  observation needed before a function is called dead\n"
+	"                         (30m, 2h, 7d; default 1h)\n"
+	"  --min-calls N          calls observed in all needed for dead (default 100)\n"
+	"  --verbose              print every diagnostic, also each item of a grouped one\n"
 	"  --threads N            parsing and resolving threads (default: one per core)\n"
 	"  --stamp                record the mapping time (outputs are otherwise\n"
 	"                         byte-identical for the same source)\n"
@@ -180,7 +193,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	}
 	static const char *const flags[] = { "--include-extensions", "--include-builtins",
 					     "--no-runtime", "--stamp", "--allow-include-outside",
-					     NULL };
+					     "--verbose", NULL };
 	for (int k = 0; flags[k]; k++)
 		if (strcmp(name, flags[k]) == 0) {
 			if (k == 0)
@@ -191,13 +204,16 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 				opts->runtime.no_runtime = true;
 			else if (k == 3)
 				opts->source.stamp = true;
-			else
+			else if (k == 4)
 				opts->source.allow_include_outside = true;
+			else
+				opts->verbose = true;
 			return 1;
 		}
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
-					      "--max-file-size", NULL };
+					      "--max-file-size", "--min-window", "--min-calls",
+					      "--log-line-prefix", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -235,6 +251,26 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		if (rc < 0)
 			return rc;
 		cgm_infile_set_max_size(bytes);
+		return 1;
+	}
+	case 9: {
+		int rc = cgm_duration_parse(&opts->min_window_seconds, value, "--min-window");
+		if (rc < 0)
+			return rc;
+		opts->has_min_window = true;
+		return 1;
+	}
+	case 11:
+		opts->runtime.log_line_prefix = value;
+		return 1;
+	case 10: {
+		char *end;
+		long long n = strtoll(value, &end, 10);
+		if (!*value || *end || n < 0 || n > 1000000000000LL)
+			return cgm_error(CGM_EUSAGE, "option '--min-calls' takes a number of calls, not '%s'",
+					 value);
+		opts->min_calls = n;
+		opts->has_min_calls = true;
 		return 1;
 	}
 	default: {

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/verdict.h"
 
 /* (from, to) -> edges, chained; grows with the edges merge adds. */
 typedef struct {
@@ -199,6 +200,37 @@ static cgm_edge *static_edge(cgm_model *model, edge_index *ix, int from, int to,
 	return any;
 }
 
+/* The static edge caller -> callee of a call written in the expression of
+ * dynamic site `dyn` (same statement, on its line or a later one before any
+ * other statement), or NULL. */
+static cgm_edge *argument_call(cgm_model *model, edge_index *ix, int caller, int callee, int dyn)
+{
+	const cgm_function *f = &model->functions[caller];
+	const cgm_site *d = &f->sites[dyn];
+	int next_stmt = 0; /* first line of a later statement's site, 0 none */
+	for (int s = 0; s < f->nsites; s++) {
+		const cgm_site *o = &f->sites[s];
+		bool same = o->stmt && d->stmt && strcmp(o->stmt, d->stmt) == 0;
+		if (o->line > d->line && (!same || o->kind == CGM_SITE_DYNAMIC) &&
+		    (!next_stmt || o->line < next_stmt))
+			next_stmt = o->line;
+	}
+	for (int s = 0; s < f->nsites; s++) {
+		const cgm_site *o = &f->sites[s];
+		if (o->kind == CGM_SITE_DYNAMIC || o->line < d->line ||
+		    (next_stmt && o->line >= next_stmt) || !o->stmt || !d->stmt ||
+		    strcmp(o->stmt, d->stmt) != 0)
+			continue;
+		bool targets = false;
+		for (int t = 0; t < o->ntargets; t++)
+			targets |= o->targets[t] == callee;
+		cgm_edge *edge;
+		if (targets && (edge = static_edge(model, ix, caller, callee, o->line)))
+			return edge;
+	}
+	return NULL;
+}
+
 static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_runtime_edge *row)
 {
 	edge->provenance |= CGM_EDGE_OBSERVED;
@@ -225,6 +257,14 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 		int d = abs(f->sites[s].line - line);
 		if (nearest < 0 || d < abs(f->sites[nearest].line - line))
 			nearest = s;
+	}
+	/* A call in the EXECUTE's own arguments (`EXECUTE format('...',\n f())`)
+	 * runs before the dynamic SQL does, but PL/pgSQL reports the EXECUTE's
+	 * line: it is the static call of that statement, wherever it stands. */
+	if (line > 0 && nearest >= 0 && f->sites[nearest].line == line &&
+	    (edge = argument_call(model, ix, caller, callee, nearest))) {
+		observe(model, ix, edge, row);
+		return;
 	}
 	if (line > 0 && nearest >= 0 && f->sites[nearest].line == line) {
 		edge = edge_for(model, ix, caller, callee, CGM_VIA_DYNAMIC);
@@ -375,6 +415,70 @@ static int compare_edges_by_id(const void *a, const void *b, void *arg)
 	return c;
 }
 
+/* Who observed it: a server's system identifier, port and database when
+ * known, else the name it was reached by (a file names the server collect
+ * read).  Written into buf. */
+static void source_identity(char *buf, size_t len, const cgm_runtime_source *src)
+{
+	const char *db = src->database ? src->database : "";
+	size_t at = strcspn(db, "@");
+	if (src->system_id)
+		snprintf(buf, len, "%s:%s/%.*s", src->system_id, src->port ? src->port : "", (int)at,
+			 db);
+	else
+		snprintf(buf, len, "name:%s",
+			 strcmp(src->kind, "database") == 0 ? (src->name ? src->name : "") : db);
+}
+
+/* Counters are cumulative since `since`: two sources of one server whose
+ * windows overlap saw the same calls, and the one that ends later holds
+ * all the other has.  Marks the others duplicate (rt is the caller's, its
+ * flag is scratch for this merge), with a diagnostic each. */
+static void mark_duplicates(cgm_model *model, const cgm_runtime *rt)
+{
+	for (int a = 0; a < rt->nsources; a++) {
+		cgm_runtime_source *x = &rt->sources[a];
+		if (x->duplicate || strcmp(x->kind, "log") == 0 || (!x->has_trace && !x->has_function_stats))
+			continue;
+		char kx[512], ky[512];
+		source_identity(kx, sizeof kx, x);
+		for (int b = 0; b < rt->nsources; b++) {
+			cgm_runtime_source *y = &rt->sources[b];
+			if (b == a || y->duplicate || strcmp(y->kind, "log") == 0 ||
+			    (!y->has_trace && !y->has_function_stats))
+				continue;
+			source_identity(ky, sizeof ky, y);
+			if (strcmp(kx, ky) != 0)
+				continue;
+			/* Without a system identifier a name is all there is:
+			 * then only the same start counts as the same window. */
+			int64_t xs = cgm_time_parse(x->since), xu = cgm_time_parse(x->until);
+			int64_t ys = cgm_time_parse(y->since), yu = cgm_time_parse(y->until);
+			bool overlap = x->system_id
+					       ? (xs < 0 || ys < 0 || xu < 0 || yu < 0 || (xs < yu && ys < xu))
+					       : (x->since && y->since && strcmp(x->since, y->since) == 0);
+			if (!overlap)
+				continue;
+			/* Keep the later end (then the earlier start, then the first). */
+			bool keep_x = xu > yu || (xu == yu && (xs < ys || (xs == ys && a < b)));
+			cgm_runtime_source *drop = keep_x ? y : x, *kept = keep_x ? x : y;
+			drop->duplicate = true;
+			cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+			cgm_strbuf b1 = CGM_STRBUF_INIT, b2 = CGM_STRBUF_INIT;
+			source_label(&b1, drop);
+			source_label(&b2, kept);
+			d->message = cgm_arena_printf(model->arena,
+						      "runtime %s saw the same server and window as %s: "
+						      "counted once",
+						      cgm_strbuf_cstr(&b1), cgm_strbuf_cstr(&b2));
+			cgm_strbuf_free(&b1);
+			cgm_strbuf_free(&b2);
+			if (drop == x)
+				break;
+		}
+	}
+}
+
 int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 {
 	for (int i = 0; i < rt->ndiagnostics; i++) {
@@ -382,6 +486,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 		d->file = cgm_arena_strdup(model->arena, rt->diagnostics[i].file);
 		d->line = rt->diagnostics[i].line;
 		d->message = cgm_arena_strdup(model->arena, rt->diagnostics[i].message);
+		d->detail = rt->diagnostics[i].detail;
 	}
 	if (!rt->nsources)
 		return 0;
@@ -395,12 +500,14 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	if (model->runtime_window)
 		cgm_strbuf_puts(&window, model->runtime_window);
 	bool any = false;
+	mark_duplicates(model, rt);
 	for (int s = 0; s < rt->nsources; s++) {
 		const cgm_runtime_source *src = &rt->sources[s];
 		lines[model->nruntime_sources + s] = source_line(model->arena, src);
-		if (!source_has_data(src))
+		if (!source_has_data(src) || src->duplicate)
 			continue;
 		any = true;
+		cgm_evidence_add_source(model, src);
 		cgm_strbuf_printf(&window, "%s%s to %s (", window.len ? "; " : "",
 				  src->since ? src->since : "an unknown start",
 				  src->until ? src->until : "an unknown end");
@@ -418,10 +525,15 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 
 	int n = model->nfunctions;
 	int *stats_from = cgm_xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */
+	int64_t *stat_calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t));  /* this source's */
+	int64_t *trace_calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t)); /* this source's */
 	edge_index ix;
 	edge_index_build(&ix, model, rt->nedges);
 	unknown_list unknown = { 0 };
+	bool held = false; /* a per-source count held at its limit: compared, never shown */
 	for (int s = 0; s < rt->nsources; s++) {
+		if (rt->sources[s].duplicate)
+			continue;
 		for (int i = 0; i < rt->nfunctions; i++) {
 			const cgm_runtime_function *row = &rt->functions[i];
 			if (row->source != s)
@@ -435,6 +547,10 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 			}
 			add_stats(model, &ix.said_fn[fn], &model->functions[fn].runtime, &row->stats,
 				  model->functions[fn].id, NULL);
+			if (stats_from[fn] != s + 1)
+				stat_calls[fn] = 0;
+			stat_calls[fn] = cgm_count_add(stat_calls[fn], row->stats.calls, &held);
+			trace_calls[fn] = 0;
 			stats_from[fn] = s + 1;
 		}
 		for (int i = 0; i < rt->nedges; i++) {
@@ -452,6 +568,8 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 			cgm_function *to = &model->functions[callee];
 			if (stats_from[callee] != s + 1)
 				add_stats(model, &ix.said_fn[callee], &to->runtime, &row->stats, to->id, NULL);
+			else
+				trace_calls[callee] = cgm_count_add(trace_calls[callee], row->stats.calls, &held);
 			if (!row->caller) {
 				to->observed_entry = true;
 				continue;
@@ -465,9 +583,21 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				continue;
 			attach(model, &ix, caller, callee, row);
 		}
+		/* pg_stat_user_functions does not count a call that ended in an
+		 * error; the tracer does: the source's figure is the larger. */
+		for (int fn = 0; fn < n; fn++)
+			if (stats_from[fn] == s + 1 && trace_calls[fn] > stat_calls[fn]) {
+				cgm_runtime_stats more = { .calls = trace_calls[fn] - stat_calls[fn] };
+				add_stats(model, &ix.said_fn[fn], &model->functions[fn].runtime, &more,
+					  model->functions[fn].id, NULL);
+				trace_calls[fn] = 0;
+				stat_calls[fn] = 0;
+			}
 	}
 	edge_index_free(&ix);
 	free(stats_from);
+	free(stat_calls);
+	free(trace_calls);
 	unknown_report(model, &unknown);
 	if (model->nedges > 1) /* none: edges may be NULL, which qsort_r must not get */
 		qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id,
@@ -487,6 +617,7 @@ int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts)
 		rc = cgm_runtime_load_pg(NULL, rt, dsn);
 	for (int i = 0; rc == 0 && i < opts->nfiles; i++)
 		rc = cgm_runtime_load_file(rt, opts->files[i]);
+	rt->log_line_prefix = opts->log_line_prefix;
 	for (int i = 0; rc == 0 && i < opts->nlogs; i++)
 		rc = cgm_runtime_load_log(rt, opts->logs[i], dsn);
 	if (rc == 0)

@@ -14,6 +14,7 @@ cgm_model *cgm_model_new(void)
 	cgm_arena *arena = cgm_arena_new();
 	cgm_model *model = cgm_arena_alloc(arena, sizeof(cgm_model));
 	model->arena = arena;
+	model->evidence.window_seconds = -1;
 	return model;
 }
 

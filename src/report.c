@@ -11,6 +11,7 @@
  * same snapshot is always the same bytes: the team's tests compare it.
  */
 #include "cgmap/runtime.h"
+#include "cgmap/verdict.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ typedef struct {
 	row *rows;
 	int nrows, cap;
 	const char *note; /* said before the rows (text, markdown) and as "note" (json) */
+	char *owned_note; /* a note made for this table, freed with it */
 } table;
 
 static char *xstrdup(const char *s)
@@ -91,6 +93,7 @@ static void table_free(table *t)
 		free(t->rows[i].text);
 	}
 	free(t->rows);
+	free(t->owned_note);
 }
 
 static char *int_cell(long long v)
@@ -219,6 +222,25 @@ static const char *window_text(const cgm_model *model)
 	return model->runtime_window ? model->runtime_window : "an unknown window";
 }
 
+/* The evidence and what was not called dead (malloc'd). */
+static char *dead_note(const cgm_model *model)
+{
+	int count[CGM_VERDICT_DYNAMIC_REACHABLE + 1] = { 0 };
+	for (int i = 0; i < model->nuser; i++)
+		if ((unsigned)model->functions[i].verdict <= CGM_VERDICT_DYNAMIC_REACHABLE)
+			count[model->functions[i].verdict]++;
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&b, "evidence: ");
+	cgm_evidence_text(&b, model);
+	cgm_strbuf_printf(&b, "; not called dead though never called and unreachable: %d "
+			      "unobserved, %d untraceable, %d dynamic-reachable",
+			  count[CGM_VERDICT_UNOBSERVED], count[CGM_VERDICT_UNTRACEABLE],
+			  count[CGM_VERDICT_DYNAMIC_REACHABLE]);
+	char *note = xstrdup(cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&b);
+	return note;
+}
+
 static void build_dead(table *t, const cgm_model *model)
 {
 	t->title = "Dead functions";
@@ -227,6 +249,8 @@ static void build_dead(table *t, const cgm_model *model)
 	if (!model->has_runtime)
 		t->note = "no runtime data: nothing is claimed dead; listed are the functions "
 			  "with no callers that nothing refers to (clients may still call them)";
+	else
+		t->note = t->owned_note = dead_note(model);
 	bool *uncalled = cgm_xcalloc(sizeof(bool) * (size_t)(model->nfunctions + 1), 1);
 	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
@@ -237,6 +261,11 @@ static void build_dead(table *t, const cgm_model *model)
 				continue;
 			cgm_strbuf_puts(&why, "not reachable from any root through static or "
 					      "observed edges, never called in the window");
+			cgm_strbuf_printf(&why, " (%s confidence: ", f->confidence ? f->confidence : "low");
+			cgm_duration_text(&why, model->evidence.window_seconds);
+			cgm_strbuf_printf(&why, ", %lld calls observed in all, %d server%s)",
+					  (long long)model->evidence.calls, model->evidence.nservers,
+					  model->evidence.nservers == 1 ? "" : "s");
 		} else {
 			if (!uncalled[i])
 				continue;
@@ -414,8 +443,24 @@ static void build_unexplained(table *t, const cgm_model *model)
 		if (!cgm_edge_unexplained(e) || e->from < 0 || e->to < 0)
 			continue;
 		const cgm_function *from = &model->functions[e->from];
-		const char *why = "observed at runtime, but the caller has no static call of it "
-				  "and no dynamic site (a static miss of cgmap: worth a bug report)";
+		const char *cause = cgm_edge_cause(model, e);
+		const char *how = strcmp(cause, "inlined SQL function") == 0
+					  ? "a call through an SQL function the planner inlined"
+				  : strcmp(cause, "view") == 0	   ? "a view the caller reads"
+				  : strcmp(cause, "default") == 0	   ? "a column default"
+				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
+				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
+				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
+				  : strcmp(cause, "changed body") == 0
+					  ? "a body replaced since it was observed (the line is past its end)"
+					  : NULL;
+		char *why_text =
+			how ? xprintf("observed at runtime, not a static call: likely %s (%s)", how,
+				      cause)
+			    : xstrdup("observed at runtime, but the caller has no static call of it "
+				      "and no dynamic site, and no known mechanism explains it (a "
+				      "possible miss of cgmap: worth a bug report)");
+		const char *why = why_text;
 		row *r = table_add(t);
 		r->cells[0] = xstrdup(from->id);
 		r->cells[1] = xstrdup(model->functions[e->to].id);
@@ -426,7 +471,7 @@ static void build_unexplained(table *t, const cgm_model *model)
 		r->cells[6] = int_cell(e->runtime.calls);
 		r->cells[7] = num_cell(e->runtime.total_ms);
 		r->cells[8] = num_cell(e->runtime.self_ms);
-		r->cells[9] = xstrdup(why);
+		r->cells[9] = why_text;
 		char *place = place_suffix(from);
 		r->text = xprintf("%s -> %s lines %s calls %lld: %s%s", from->id, r->cells[1],
 				  e->nlines ? r->cells[5] : "-", (long long)e->runtime.calls, why,
@@ -528,7 +573,11 @@ static const char *function_status(const cgm_model *model, int i, const bool *un
 	if (f->runtime.calls > 0)
 		return "called";
 	if (model->has_runtime)
-		return f->dead ? "dead" : f->cold ? "cold" : "unobserved";
+		return f->dead ? "dead"
+		       : f->cold ? "cold"
+		       : f->verdict != CGM_VERDICT_NONE ? cgm_verdict_name(f->verdict)
+		       : f->reachable ? "reachable"
+		       : "unobserved";
 	if (uncalled[i])
 		return "uncalled";
 	return f->reachable ? "reachable" : "unreachable";

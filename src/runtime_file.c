@@ -26,6 +26,7 @@
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/infile.h"
+#include "cgmap/serverlog.h"
 #include "outdir.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
@@ -171,7 +172,11 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 			 " pg_catalog.to_char(pg_catalog.now() AT TIME ZONE 'UTC', " ISO_UTC "),"
 			 " (SELECT pg_catalog.to_char(d.stats_reset AT TIME ZONE 'UTC', " ISO_UTC ")"
 			 "    FROM pg_catalog.pg_stat_database d"
-			 "   WHERE d.datname = pg_catalog.current_database())");
+			 "   WHERE d.datname = pg_catalog.current_database()),"
+			 " pg_catalog.to_char(pg_catalog.pg_postmaster_start_time() AT TIME ZONE 'UTC', "
+			 ISO_UTC "),"
+			 " pg_catalog.current_setting('port'),"
+			 " pg_catalog.current_setting('cgmap_trace.track', true)");
 	if (!res)
 		return CGM_ESOURCE;
 	src->kind = "database";
@@ -180,7 +185,20 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 	src->server_version = cgm_arena_strdup(rt->arena, cell(res, 0, 1));
 	src->track_functions = cgm_arena_strdup(rt->arena, cell(res, 0, 2));
 	src->until = cgm_arena_strdup(rt->arena, cell(res, 0, 3));
-	src->since = cgm_arena_strdup(rt->arena, cell(res, 0, 4)); /* NULL: never reset */
+	/* Statistics never reset cover at least the time since the server
+	 * started: a window at least that long. */
+	src->since = cgm_arena_strdup(rt->arena, cell(res, 0, 4) ? cell(res, 0, 4) : cell(res, 0, 5));
+	src->port = cgm_arena_strdup(rt->arena, cell(res, 0, 6));
+	src->trace_track = cell(res, 0, 7) && *cell(res, 0, 7)
+				   ? cgm_arena_strdup(rt->arena, cell(res, 0, 7))
+				   : NULL;
+	src->trace_evictions = -1;
+	PQclear(res);
+	/* The server's identity, which survives renames and tunnels: may be
+	 * refused to a role without pg_monitor, then the name stands in. */
+	res = PQexec(conn, "SELECT system_identifier::pg_catalog.text FROM pg_catalog.pg_control_system()");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && cell(res, 0, 0))
+		src->system_id = cgm_arena_strdup(rt->arena, cell(res, 0, 0));
 	PQclear(res);
 	return 0;
 }
@@ -219,9 +237,13 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	if (!schema)
 		return cgm_error(CGM_ESOURCE, "%s: %s", what, PQerrorMessage(conn));
 
+	/* cgmap_trace 1.1 evicts the least recently seen edges instead of
+	 * dropping new ones: its `evictions` says the table was full. */
 	char *sql = cgm_arena_printf(rt->arena,
 				     "SELECT pg_catalog.to_char(i.since AT TIME ZONE 'UTC', " ISO_UTC "),"
-				     " i.edges_used, i.edges_max, i.dropped FROM %s.cgmap_trace_info() i",
+				     " i.edges_used, i.edges_max, i.dropped,"
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'evictions')"
+				     " FROM %s.cgmap_trace_info() i",
 				     schema);
 	res = PQexec(conn, sql);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -240,6 +262,7 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	src->trace_edges_used = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	src->trace_edges_max = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 	src->trace_dropped = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+	src->trace_evictions = cell(res, 0, 4) ? strtoll(cell(res, 0, 4), NULL, 10) : -1;
 	PQclear(res);
 
 	sql = cgm_arena_printf(rt->arena,
@@ -257,16 +280,28 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	res = must_query(conn, what, sql);
 	if (!res)
 		return CGM_ESOURCE;
+	int gone = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
 		const char *caller = cell(res, i, 0), *callee = cell(res, i, 1);
 		const char *caller_oid = cell(res, i, 7);
 		bool entry = !caller_oid || strcmp(caller_oid, "0") == 0;
 		/* regprocedure prints a dropped function's OID as a number. */
-		if (!callee || all_digits(callee) || (!entry && (!caller || all_digits(caller)))) {
+		bool callee_gone = !callee || all_digits(callee);
+		bool caller_gone = !entry && (!caller || all_digits(caller));
+		if (callee_gone || caller_gone) {
+			/* Tests create and drop functions by the hundred: one
+			 * warning for all, each edge as a detail. */
+			gone++;
 			rt_diagnostic(rt, NULL, 0,
-				      "cgmap_trace edge %s -> %s of database '%s': the function no "
-				      "longer exists (dropped since it was observed)",
-				      entry ? "(entry)" : caller_oid, cell(res, i, 8), src->database);
+				      "cgmap_trace edge %s -> %s of database '%s': %s no longer "
+				      "exist%s (dropped since observed)",
+				      entry ? "(entry)" : caller_gone ? caller_oid : caller,
+				      callee_gone ? cell(res, i, 8) : callee, src->database,
+				      caller_gone && callee_gone ? "caller and callee"
+				      : caller_gone		 ? "the caller"
+							 : "the callee",
+				      caller_gone && callee_gone ? "" : "s");
+			rt->diagnostics[rt->ndiagnostics - 1].detail = true;
 			continue;
 		}
 		cgm_runtime_edge *e = rt_add_edge(rt);
@@ -288,6 +323,12 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		e->source = source;
 	}
 	PQclear(res);
+	if (gone)
+		rt_diagnostic(rt, NULL, 0,
+			      "%d runtime edge%s of database '%s' name%s functions that no longer "
+			      "exist (dropped since observed): ignored; each is listed in the "
+			      "snapshot's diagnostics and with --verbose",
+			      gone, gone == 1 ? "" : "s", src->database, gone == 1 ? "s" : "");
 	src->has_trace = true;
 	return 0;
 }
@@ -350,7 +391,15 @@ int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn)
 	if (rc == 0)
 		rc = read_function_stats(rt, source, conn, what);
 	PQfinish(conn);
-	if (rc == 0 && rt->sources[source].trace_dropped > 0)
+	/* 1.0 dropped new edges when full; 1.1 evicts old ones (and keeps
+	 * `dropped` at 0): either way the table was too small. */
+	if (rc == 0 && rt->sources[source].trace_evictions > 0)
+		rt_diagnostic(rt, NULL, 0,
+			      "cgmap_trace in database '%s' evicted %" PRId64
+			      " edges to make room (table full: raise cgmap_trace.max_edges); "
+			      "calls of evicted edges are missing",
+			      rt->sources[source].database, rt->sources[source].trace_evictions);
+	else if (rc == 0 && rt->sources[source].trace_dropped > 0)
 		rt_diagnostic(rt, NULL, 0,
 			      "cgmap_trace in database '%s' could not record %" PRId64
 			      " calls on new edges (table full: raise cgmap_trace.max_edges)",
@@ -412,6 +461,10 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 	json_str(&out, src->database);
 	cgm_strbuf_puts(&out, ", \"server_version\": ");
 	json_str(&out, src->server_version);
+	cgm_strbuf_puts(&out, ", \"system_identifier\": ");
+	json_str(&out, src->system_id);
+	cgm_strbuf_puts(&out, ", \"port\": ");
+	json_str(&out, src->port);
 	cgm_strbuf_puts(&out, "},\n  \"window\": {\"since\": ");
 	json_str(&out, src->since);
 	cgm_strbuf_puts(&out, ", \"until\": ");
@@ -422,8 +475,14 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 	if (src->has_trace)
 		cgm_strbuf_printf(&out,
 				  "{\"edges_used\": %" PRId64 ", \"edges_max\": %" PRId64
-				  ", \"dropped\": %" PRId64 "}",
-				  src->trace_edges_used, src->trace_edges_max, src->trace_dropped);
+				  ", \"dropped\": %" PRId64 ", \"evictions\": %" PRId64
+				  ", \"track\": %s%s%s}",
+				  src->trace_edges_used, src->trace_edges_max, src->trace_dropped,
+				  src->trace_evictions, src->trace_track ? "\"" : "",
+				  src->trace_track ? (strcmp(src->trace_track, "all") == 0 ? "all"
+										: "plpgsql")
+						   : "null",
+				  src->trace_track ? "\"" : "");
 	else
 		cgm_strbuf_puts(&out, "null");
 	cgm_strbuf_printf(&out, ",\n  \"function_stats\": %s,\n  \"edges\": [",
@@ -573,10 +632,13 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	json_t *window = json_object_get(root, "window");
 	const char *name = NULL, *database = NULL, *version_text = NULL;
 	const char *since = NULL, *until = NULL, *track = NULL;
+	const char *system_id = NULL, *port = NULL, *trace_track = NULL;
 	if (json_is_object(server)) {
 		opt_string(&name, server, "name");
 		opt_string(&database, server, "database");
 		opt_string(&version_text, server, "server_version");
+		opt_string(&system_id, server, "system_identifier");
+		opt_string(&port, server, "port");
 	}
 	if (json_is_object(window)) {
 		opt_string(&since, window, "since");
@@ -591,12 +653,21 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	src->since = cgm_arena_strdup(rt->arena, since);
 	src->until = cgm_arena_strdup(rt->arena, until);
 	src->track_functions = cgm_arena_strdup(rt->arena, track);
+	src->system_id = cgm_arena_strdup(rt->arena, system_id);
+	src->port = cgm_arena_strdup(rt->arena, port);
+	src->trace_evictions = -1;
 	json_t *trace = json_object_get(root, "trace");
 	if (json_is_object(trace)) {
 		src->has_trace = true;
 		src->trace_edges_used = json_integer_value(json_object_get(trace, "edges_used"));
 		src->trace_edges_max = json_integer_value(json_object_get(trace, "edges_max"));
 		src->trace_dropped = json_integer_value(json_object_get(trace, "dropped"));
+		json_t *evictions = json_object_get(trace, "evictions");
+		if (json_is_integer(evictions) && json_integer_value(evictions) >= 0)
+			src->trace_evictions = json_integer_value(evictions);
+		opt_string(&trace_track, trace, "track");
+		if (trace_track && (strcmp(trace_track, "all") == 0 || strcmp(trace_track, "plpgsql") == 0))
+			src->trace_track = cgm_arena_strdup(rt->arena, trace_track);
 	}
 	json_t *fstats = json_object_get(root, "function_stats");
 	src->has_function_stats = json_is_true(fstats) ||
@@ -651,7 +722,12 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		f->stats = stats;
 		f->source = source;
 	}
-	if (src->trace_dropped > 0)
+	if (src->trace_evictions > 0)
+		rt_diagnostic(rt, path, 0,
+			      "runtime file: cgmap_trace evicted %" PRId64
+			      " edges to make room (table full)",
+			      src->trace_evictions);
+	else if (src->trace_dropped > 0)
 		rt_diagnostic(rt, path, 0,
 			      "runtime file: cgmap_trace could not record %" PRId64
 			      " calls on new edges (table full)",
@@ -717,28 +793,6 @@ static void pair_count(pair_table *t, unsigned long caller, unsigned long callee
 	}
 	t->pairs[t->n] = (log_pair){ caller, callee, 1, line };
 	t->slots[j] = t->n++;
-}
-
-/* A leading "2026-11-29 19:40:00.123 UTC" (the default log_line_prefix
- * starts with %m), copied into out; false when the line has none. */
-static bool log_timestamp(char *out, size_t len, const char *line)
-{
-	static const char shape[] = "dddd-dd-dd dd:dd:dd";
-	for (size_t i = 0; i < sizeof(shape) - 1; i++) {
-		if (shape[i] == 'd' ? !isdigit((unsigned char)line[i]) : line[i] != shape[i])
-			return false;
-	}
-	size_t n = sizeof(shape) - 1;
-	while (line[n] == '.' || isdigit((unsigned char)line[n]))
-		n++;
-	if (line[n] == ' ' && (isalpha((unsigned char)line[n + 1]) || line[n + 1] == '+' ||
-			       line[n + 1] == '-')) {
-		n++;
-		while (line[n] && line[n] != ' ' && line[n] != '[')
-			n++;
-	}
-	snprintf(out, len, "%.*s", (int)n, line);
-	return true;
 }
 
 static bool parse_oid(unsigned long *out, const char **p)
@@ -838,7 +892,8 @@ int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn)
 			continue;
 		}
 		ndigraphs++;
-		if (log_timestamp(stamp, sizeof(stamp), line)) {
+		/* csvlog, jsonlog or stderr, each read by its fields */
+		if (cgm_serverlog_timestamp_prefixed(stamp, sizeof(stamp), line, rt->log_line_prefix)) {
 			if (!first[0])
 				snprintf(first, sizeof(first), "%s", stamp);
 			snprintf(last, sizeof(last), "%s", stamp);

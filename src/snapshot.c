@@ -20,10 +20,12 @@
  * CGM_EINPUT error naming the file and the JSON path (or the line and
  * column when the JSON itself does not parse); nothing is half-read.
  */
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
+#include "cgmap/verdict.h"
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
 #include "outfile.h"
@@ -704,6 +706,11 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 	key_bool(j, "reachable", f->reachable);
 	key_bool(j, "dead", f->dead);
 	key_bool(j, "cold", f->cold);
+	if (f->verdict != CGM_VERDICT_NONE)
+		key_string(j, "verdict", cgm_verdict_name(f->verdict));
+	else
+		key_null(j, "verdict");
+	key_string(j, "confidence", f->confidence);
 	key_int(j, "scc", f->scc);
 	close_container(j, '}');
 	close_container(j, '}');
@@ -727,6 +734,11 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
 	cgm_outfile_lit(o, ", \"ambiguous\": ");
 	put_bool(o, e->ambiguous);
+	if (cgm_edge_unexplained(e)) {
+		/* derived (src/verdict.c), not read back */
+		cgm_outfile_lit(o, ", \"cause\": ");
+		put_string(o, cgm_edge_cause(w->model, e));
+	}
 	int stack[16];
 	int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
 	cgm_outfile_lit(o, ", \"lines\": [");
@@ -1088,6 +1100,8 @@ static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_fu
 	cgm_outfile_int(o, d->line);
 	cgm_outfile_lit(o, ", \"message\": ");
 	put_string(o, d->message);
+	if (d->detail)
+		cgm_outfile_lit(o, ", \"detail\": true");
 	cgm_outfile_putc(o, '}');
 }
 
@@ -1120,6 +1134,21 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			put_string(j->out, site->stmt);
 			cgm_outfile_lit(j->out, ", \"observed_targets\": ");
 			put_observed_targets(j->out, w, dyn_edges, ndyn_edges, site, ndynamic);
+			/* What its constant parts say before it runs (src/dynsql.c). */
+			cgm_dynsql_info info;
+			cgm_dynsql_read(&info, m, site);
+			cgm_outfile_lit(j->out, ", \"statement\": ");
+			put_string(j->out, info.statement);
+			cgm_outfile_lit(j->out, ", \"can_call\": ");
+			put_bool(j->out, info.can_call);
+			cgm_outfile_lit(j->out, ", \"possible_targets\": [");
+			for (int t = 0; t < info.ntargets; t++) {
+				if (t)
+					cgm_outfile_lit(j->out, ", ");
+				put_id(j->out, w, info.targets[t]);
+			}
+			cgm_outfile_putc(j->out, ']');
+			cgm_dynsql_info_free(&info);
 			cgm_outfile_putc(j->out, '}');
 		}
 		free(dyn_edges);
@@ -1333,6 +1362,21 @@ static void write_document(json_out *j, writer *w)
 		open_container(j, '{');
 		key_string(j, "window", m->runtime_window);
 		key_string_array(j, "sources", m->runtime_sources, m->nruntime_sources);
+		const cgm_evidence *ev = &m->evidence;
+		key(j, "evidence");
+		open_container(j, '{');
+		key_string(j, "since", ev->since);
+		key_string(j, "until", ev->until);
+		key_int(j, "window_seconds", ev->window_seconds);
+		key_string_array(j, "servers", ev->servers, ev->nservers);
+		key_string_array(j, "databases", ev->databases, ev->ndatabases);
+		key_int(j, "calls", ev->calls);
+		key_string(j, "trace_track", ev->trace_track);
+		key_string(j, "track_functions", ev->track_functions);
+		key_int(j, "min_window_seconds", ev->min_window_seconds);
+		key_int(j, "min_calls", ev->min_calls);
+		key_bool(j, "enough", ev->enough);
+		close_container(j, '}');
 		close_container(j, '}');
 	} else {
 		key_null(j, "runtime");
@@ -2175,6 +2219,13 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 			rc = get_bool(r, st, "cold", &f->cold);
 		if (!rc && jv_object_get(st, "scc"))
 			rc = get_int(r, st, "scc", OPTIONAL, -1, &f->scc);
+		const char *verdict = NULL;
+		if (!rc)
+			rc = get_string(r, st, "verdict", OPTIONAL, &verdict);
+		if (!rc && verdict && cgm_verdict_parse(&f->verdict, verdict) < 0)
+			rc = bad(r, "verdict", "is '%s', not a verdict", verdict);
+		if (!rc)
+			rc = get_string(r, st, "confidence", OPTIONAL, &f->confidence);
 		leave(r, saved);
 		if (rc)
 			return rc;
@@ -2379,12 +2430,63 @@ static int read_reference(reader *r, const jv *obj)
 	return 0;
 }
 
+static int get_int64(reader *r, const jv *obj, const char *key, int64_t min, int64_t *out)
+{
+	const jv *v = jv_object_get(obj, key);
+	if (!v || jv_is_null(v))
+		return 0;
+	if (!jv_is_integer(v))
+		return bad(r, key, "is %s, expected an integer", type_name(v));
+	long long n = jv_integer_value(v);
+	if (n < min)
+		return bad(r, key, "is %lld, out of range", n);
+	*out = n;
+	return 0;
+}
+
+/* runtime.evidence: optional (snapshots before it have none: then the
+ * window is unknown and nothing is enough for dead). */
+static int read_evidence(reader *r, const jv *runtime, cgm_evidence *ev)
+{
+	const jv *obj = jv_object_get(runtime, "evidence");
+	if (!obj || jv_is_null(obj))
+		return 0;
+	if (!jv_is_object(obj))
+		return bad(r, "evidence", "is %s, expected an object", type_name(obj));
+	size_t saved = enter_key(r, "evidence");
+	int rc = get_string(r, obj, "since", OPTIONAL, &ev->since);
+	if (!rc)
+		rc = get_string(r, obj, "until", OPTIONAL, &ev->until);
+	if (!rc)
+		rc = get_int64(r, obj, "window_seconds", -1, &ev->window_seconds);
+	if (!rc)
+		rc = get_string_array(r, obj, "servers", true, false, &ev->servers, &ev->nservers);
+	if (!rc)
+		rc = get_string_array(r, obj, "databases", true, false, &ev->databases,
+				      &ev->ndatabases);
+	if (!rc)
+		rc = get_int64(r, obj, "calls", 0, &ev->calls);
+	if (!rc)
+		rc = get_string(r, obj, "trace_track", OPTIONAL, &ev->trace_track);
+	if (!rc)
+		rc = get_string(r, obj, "track_functions", OPTIONAL, &ev->track_functions);
+	if (!rc)
+		rc = get_int64(r, obj, "min_window_seconds", 0, &ev->min_window_seconds);
+	if (!rc)
+		rc = get_int64(r, obj, "min_calls", 0, &ev->min_calls);
+	if (!rc)
+		rc = get_bool(r, obj, "enough", &ev->enough);
+	leave(r, saved);
+	return rc;
+}
+
 static int read_diagnostic(reader *r, const jv *obj)
 {
 	cgm_diagnostic d = { 0 };
 	TRY(get_string(r, obj, "file", OPTIONAL, &d.file));
 	TRY(get_int(r, obj, "line", OPTIONAL, 0, &d.line));
 	TRY(get_string(r, obj, "message", REQUIRED, &d.message));
+	TRY(get_bool(r, obj, "detail", &d.detail));
 	*cgm_model_add_diagnostic(r->model) = d;
 	return 0;
 }
@@ -2477,6 +2579,8 @@ static int read_header(reader *r, const jv *doc)
 		if (!rc)
 			rc = get_string_array(r, obj, "sources", true, false, &m->runtime_sources,
 					      &m->nruntime_sources);
+		if (!rc)
+			rc = read_evidence(r, obj, &m->evidence);
 		leave(r, saved);
 		if (rc)
 			return rc;

@@ -12,6 +12,7 @@
 #define CGMAP_MAP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cgmap/model.h"
@@ -27,6 +28,11 @@ typedef struct cgm_map_options {
 	cgm_runtime_options runtime;   /* --no-runtime, --runtime, --runtime-log */
 	const char **entry_patterns;   /* --entry */
 	int nentry;
+	bool has_min_window;           /* --min-window DURATION */
+	int64_t min_window_seconds;
+	bool has_min_calls;            /* --min-calls N */
+	int64_t min_calls;
+	bool verbose;                  /* --verbose: every diagnostic, details too */
 	FILE *timing;                  /* when set, per-stage wall times go there */
 } cgm_map_options;
 

@@ -130,6 +130,37 @@ typedef struct cgm_parse_error {
 	const char *message;
 } cgm_parse_error;
 
+/* What the runtime evidence allows cgmap to say of a function that was
+ * never called and that no root reaches (src/verdict.c, docs/reports.md).
+ * The names (cgm_verdict_name) are the snapshot's. */
+typedef enum {
+	CGM_VERDICT_NONE = 0,         /* alive (called or reachable), or no runtime data */
+	CGM_VERDICT_DEAD,             /* enough evidence, traceable, and no dynamic site can reach it */
+	CGM_VERDICT_UNOBSERVED,       /* the window or the calls observed are too few to tell */
+	CGM_VERDICT_UNTRACEABLE,      /* its calls cannot be seen in the mode the data was taken in */
+	CGM_VERDICT_DYNAMIC_REACHABLE /* a possible target of a dynamic SQL site */
+} cgm_verdict;
+
+/* The runtime evidence of the whole model: filled by merge from each
+ * source (src/verdict.c), completed by analyze; kept in the snapshot. */
+typedef struct cgm_evidence {
+	const char *since;          /* earliest window start, ISO 8601 UTC, or NULL */
+	const char *until;          /* latest window end, or NULL */
+	int64_t window_seconds;     /* the longest window of one source; -1 unknown */
+	int nservers;               /* distinct servers (system identifier, port) */
+	const char **servers;
+	int ndatabases;             /* distinct server/database pairs */
+	const char **databases;
+	int64_t calls;              /* calls observed in all (user functions) */
+	const char *trace_track;    /* cgmap_trace.track of the traced sources: "all",
+	                             * "plpgsql" (the weaker wins), or NULL: no tracer */
+	const char *track_functions;/* track_functions of the statistics: "all", "pl",
+	                             * or NULL: no statistics */
+	int64_t min_window_seconds; /* what analyze took as enough (--min-window) */
+	int64_t min_calls;          /* (--min-calls) */
+	bool enough;                /* window and calls are enough for "dead" */
+} cgm_evidence;
+
 /* Runtime figures (zero when nothing was observed). */
 typedef struct cgm_runtime_stats {
 	int64_t calls;
@@ -180,8 +211,10 @@ typedef struct cgm_function {
 	bool referenced;           /* a catalog object or trigger refers to it */
 	bool root;
 	bool reachable;
-	bool dead;
+	bool dead;                 /* verdict == CGM_VERDICT_DEAD */
 	bool cold;
+	cgm_verdict verdict;
+	const char *confidence;    /* dead only: "high", "medium" or "low" */
 	int scc;                   /* id of its recursive component, -1 when none */
 } cgm_function;
 
@@ -335,6 +368,8 @@ typedef struct cgm_diagnostic {
 	const char *file;     /* or NULL */
 	int line;             /* 0 when unknown */
 	const char *message;
+	bool detail;          /* one item of a warning given once in aggregate: kept in
+	                       * the snapshot, printed only with --verbose */
 } cgm_diagnostic;
 
 /* Where the model came from. */
@@ -395,6 +430,7 @@ typedef struct cgm_model {
 
 	bool has_runtime;          /* any runtime data merged */
 	const char *runtime_window;/* description of the observation window */
+	cgm_evidence evidence;     /* what the runtime data can show (has_runtime) */
 
 	/* Recorded in the snapshot ("options", "runtime.sources"): what shaped
 	 * the graph, set by the mapping command and by merge. */

@@ -81,7 +81,13 @@ typedef struct cgm_runtime_source {
 	bool has_function_stats;/* per-function figures are part of it */
 	const char *track_functions; /* the server's setting, or NULL */
 	int64_t trace_dropped;  /* edges the extension could not record (full table) */
+	int64_t trace_evictions;/* edges cgmap_trace 1.1 evicted to make room (-1: unknown,
+	                         * an older extension: then trace_dropped says it) */
 	int64_t trace_edges_used, trace_edges_max;
+	const char *trace_track;/* cgmap_trace.track: "plpgsql", "all", or NULL unknown */
+	const char *system_id;  /* pg_control_system().system_identifier, or NULL */
+	const char *port;       /* the server's port setting, or NULL */
+	bool duplicate;         /* merge: the same observation as an earlier source */
 } cgm_runtime_source;
 
 typedef struct cgm_runtime {
@@ -94,6 +100,8 @@ typedef struct cgm_runtime {
 	cgm_runtime_source *sources;
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
+	const char *log_line_prefix; /* stderr logs: the server's log_line_prefix (NULL:
+	                              * the default '%m [%p] '); set before loading a log */
 } cgm_runtime;
 
 cgm_runtime *cgm_runtime_new(void);
@@ -112,6 +120,14 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path);
  * OIDs are mapped through the catalog of the database at dsn (required:
  * OIDs mean nothing elsewhere); unknown OIDs become diagnostics. */
 int cgm_runtime_load_log(cgm_runtime *rt, const char *path, const char *dsn);
+/* `collect --since FILE`: `now` (one source, just read) minus `before`
+ * (the earlier file of the same server, read with cgm_runtime_load_file):
+ * the calls since then, the window from its end (src/runtime_delta.c). */
+int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char *path);
+/* `collect --reset`: cgmap_trace_reset() and pg_stat_reset() of the
+ * database at dsn, each where the role may; a diagnostic in rt for each
+ * that was refused. */
+int cgm_runtime_reset_pg(cgm_runtime *rt, const char *dsn);
 /* Write rt as a runtime file (what `cgmap collect` exports). */
 int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
 
@@ -129,6 +145,10 @@ typedef struct cgm_analyze_options {
 	int nentry;
 	bool keep_roots;               /* functions already marked root stay roots (a
 	                                * snapshot analysed before with --entry) */
+	bool has_min_window;           /* --min-window given: min_window_seconds */
+	int64_t min_window_seconds;    /* else CGM_DEFAULT_MIN_WINDOW (cgmap/verdict.h) */
+	bool has_min_calls;            /* --min-calls given: min_calls */
+	int64_t min_calls;             /* else CGM_DEFAULT_MIN_CALLS */
 } cgm_analyze_options;
 
 /* Roots, reachability, dead and cold functions, recursive components
@@ -176,6 +196,7 @@ typedef struct cgm_runtime_options {
 	int nfiles;
 	const char **logs;             /* --runtime-log FILE */
 	int nlogs;
+	const char *log_line_prefix;   /* --log-line-prefix: of the stderr logs */
 } cgm_runtime_options;
 int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts);
 

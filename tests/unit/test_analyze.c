@@ -17,6 +17,25 @@
 #include "cgmap/runtime.h"
 
 /* A user function "schema.name(args)"; schema and name taken from the id. */
+
+/* An hour of runtime evidence from one traced server (cgmap/verdict.h):
+ * enough for dead with --min-calls 1 (the samples call little). */
+static const cgm_analyze_options few_calls = { .has_min_calls = true, .min_calls = 1 };
+static void hour_of_evidence(cgm_model *m)
+{
+	static const char *servers[] = { "demo" };
+	static const char *databases[] = { "demo on demo" };
+	m->evidence.since = "2026-11-29T10:00:00Z";
+	m->evidence.until = "2026-11-29T11:00:00Z";
+	m->evidence.window_seconds = 3600;
+	m->evidence.servers = servers;
+	m->evidence.nservers = 1;
+	m->evidence.databases = databases;
+	m->evidence.ndatabases = 1;
+	m->evidence.trace_track = "plpgsql";
+	m->evidence.track_functions = "all";
+}
+
 static void add_function(cgm_model *m, const char *id)
 {
 	cgm_function *f = cgm_model_add_function(m);
@@ -95,6 +114,7 @@ static cgm_model *sample(bool runtime)
 	r->object = "view app.v_prices";
 	if (runtime) {
 		m->has_runtime = true;
+		hour_of_evidence(m);
 		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
 		static const char *sources[] = { "database demo: cgmap_trace, pg_stat_user_functions" };
 		m->runtime_sources = sources;
@@ -110,7 +130,7 @@ static void test_with_runtime(void **state)
 {
 	(void)state;
 	cgm_model *m = sample(true);
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 
 	cgm_function *main_fn = fn(m, "app.main()");
 	assert_true(main_fn->root && main_fn->reachable && !main_fn->dead && !main_fn->cold);
@@ -144,7 +164,7 @@ static void test_sql_functions_are_never_cold(void **state)
 	/* app.spare() is cold as PL/pgSQL; as SQL the planner may inline it,
 	 * so never seeing it called proves nothing. */
 	fn(m, "app.spare()")->language = "sql";
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	cgm_function *spare = fn(m, "app.spare()");
 	assert_true(spare->reachable && !spare->cold && !spare->dead);
 	assert_true(fn(m, "app.audit()")->cold);
@@ -155,7 +175,7 @@ static void test_without_runtime_nothing_is_dead(void **state)
 {
 	(void)state;
 	cgm_model *m = sample(false);
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	int uncalled = 0;
 	for (int i = 0; i < m->nuser; i++) {
 		assert_false(m->functions[i].dead);
@@ -220,8 +240,9 @@ static void test_called_function_seeds_reachability(void **state)
 	cgm_model_index(m);
 	add_edge(m, "s.a()", "s.b()", CGM_EDGE_STATIC, 0);
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	fn(m, "s.a()")->runtime.calls = 1;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	assert_false(fn(m, "s.a()")->dead);
 	assert_false(fn(m, "s.a()")->cold);
 	assert_true(fn(m, "s.b()")->cold);
@@ -278,10 +299,14 @@ static void test_long_chain(void **state)
 	back->to = 0;
 	back->provenance = CGM_EDGE_STATIC;
 	m->has_runtime = true;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	hour_of_evidence(m);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
+	/* Nothing was called in the window: an empty window shows nothing
+	 * dead, however long it is. */
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(m->functions[i].scc, 0);
-		assert_true(m->functions[i].dead);
+		assert_false(m->functions[i].dead);
+		assert_int_equal(m->functions[i].verdict, CGM_VERDICT_UNOBSERVED);
 	}
 	cgm_model_free(m);
 }
@@ -290,7 +315,7 @@ static void test_summary(void **state)
 {
 	(void)state;
 	cgm_model *m = sample(true);
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -299,10 +324,17 @@ static void test_summary(void **state)
 	assert_string_equal(text,
 			    "cgmap: runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z "
 			    "(database demo)\n"
+			    "cgmap: evidence: window 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z "
+			    "(1 h 0 min), 1 server, 1 database, 6 calls observed; traced: plpgsql; "
+			    "statistics: track_functions all; enough for dead (at least 1 h 0 min and "
+			    "1 call)\n"
 			    "cgmap: 7 edges: 7 static, 1 observed (1 both), 0 unexplained\n"
-			    "cgmap: 0 dynamic sites: 0 observed, 0 unseen\n"
+			    "cgmap: 0 dynamic sites: 0 observed, 0 unseen, 0 that can call no user "
+			    "function\n"
 			    "cgmap: 10 functions: 3 roots, 4 dead, 4 cold; 2 recursive components "
-			    "(3 functions)\n");
+			    "(3 functions)\n"
+			    "cgmap: never called and unreachable: 4 dead, 0 unobserved, 0 untraceable, "
+			    "0 dynamic-reachable\n");
 	free(text);
 	cgm_model_free(m);
 }

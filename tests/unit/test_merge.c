@@ -361,6 +361,9 @@ static void test_runtime_file_round_trip(void **state)
 	cgm_runtime *rt = cgm_runtime_new();
 	int s = add_source(rt, "demo", true, true);
 	rt->sources[s].server_version = "15.20";
+	rt->sources[s].system_id = "7312345678901234567";
+	rt->sources[s].port = "5432";
+	rt->sources[s].trace_track = "all";
 	rt->sources[s].track_functions = "all";
 	rt->sources[s].trace_edges_used = 3;
 	rt->sources[s].trace_edges_max = 1000;
@@ -382,10 +385,12 @@ static void test_runtime_file_round_trip(void **state)
 		"  \"format\": \"cgmap-runtime\",\n"
 		"  \"format_version\": 1,\n"
 		"  \"generator\": \"cgmap " CGMAP_VERSION "\",\n"
-		"  \"server\": {\"name\": \"demo\", \"database\": \"demo\", \"server_version\": \"15.20\"},\n"
+		"  \"server\": {\"name\": \"demo\", \"database\": \"demo\", \"server_version\": \"15.20\", "
+		"\"system_identifier\": \"7312345678901234567\", \"port\": \"5432\"},\n"
 		"  \"window\": {\"since\": \"2026-11-29T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},\n"
 		"  \"track_functions\": \"all\",\n"
-		"  \"trace\": {\"edges_used\": 3, \"edges_max\": 1000, \"dropped\": 0},\n"
+		"  \"trace\": {\"edges_used\": 3, \"edges_max\": 1000, \"dropped\": 0, \"evictions\": 0, "
+		"\"track\": \"all\"},\n"
 		"  \"function_stats\": true,\n"
 		"  \"edges\": [\n"
 		"    {\"caller\": null, \"callee\": \"app.main()\", \"site_line\": null, \"dynamic\": false, \"calls\": 2, \"total_ms\": 10.000000, \"self_ms\": 1.000000},\n"
@@ -399,7 +404,7 @@ static void test_runtime_file_round_trip(void **state)
 
 	rt = cgm_runtime_new();
 	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
-	assert_int_equal(cgm_runtime_load_file(rt, path), 0); /* a second server */
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0); /* the same file again */
 	assert_int_equal(rt->nsources, 2);
 	assert_int_equal(rt->nedges, 6);
 	assert_int_equal(rt->nfunctions, 2);
@@ -414,10 +419,18 @@ static void test_runtime_file_round_trip(void **state)
 	cgm_model *m = sample();
 	assert_int_equal(cgm_merge(m, rt), 0);
 	cgm_runtime_free(rt);
+	/* The same server and window twice is one observation: counted once. */
 	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->runtime.calls,
-			 12);
-	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 4);
-	assert_int_equal(m->ndiagnostics, 1); /* the odd function is not in this model */
+			 6);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 2);
+	assert_int_equal(m->ndiagnostics, 2); /* the odd function is not in this model */
+	bool said = false;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		said |= strstr(m->diagnostics[i].message, "counted once") != NULL;
+	assert_true(said);
+	assert_int_equal(m->evidence.nservers, 1);
+	assert_int_equal(m->evidence.window_seconds, 3600);
+	assert_string_equal(m->evidence.trace_track, "all");
 	unlink(path);
 	free(path);
 	cgm_model_free(m);

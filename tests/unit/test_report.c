@@ -19,6 +19,25 @@
 #include "cgmap/error.h"
 #include "cgmap/runtime.h"
 
+
+/* An hour of runtime evidence from one traced server (cgmap/verdict.h):
+ * enough for dead with --min-calls 1 (the samples call little). */
+static const cgm_analyze_options few_calls = { .has_min_calls = true, .min_calls = 1 };
+static void hour_of_evidence(cgm_model *m)
+{
+	static const char *servers[] = { "demo" };
+	static const char *databases[] = { "demo on demo" };
+	m->evidence.since = "2026-11-29T10:00:00Z";
+	m->evidence.until = "2026-11-29T11:00:00Z";
+	m->evidence.window_seconds = 3600;
+	m->evidence.servers = servers;
+	m->evidence.nservers = 1;
+	m->evidence.databases = databases;
+	m->evidence.ndatabases = 1;
+	m->evidence.trace_track = "plpgsql";
+	m->evidence.track_functions = "all";
+}
+
 static void add_function(cgm_model *m, const char *id, const char *schema)
 {
 	cgm_function *f = cgm_model_add_function(m);
@@ -119,6 +138,7 @@ static cgm_model *sample(bool runtime)
 		add_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 5, 2);
 		add_edge(m, "app.work(integer)", "app.hidden()", CGM_VIA_CALL, CGM_EDGE_OBSERVED, 4, 3);
 		m->has_runtime = true;
+		hour_of_evidence(m);
 		m->runtime_window = "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)";
 		static const char *sources[] = { "database demo: cgmap_trace, pg_stat_user_functions" };
 		m->runtime_sources = sources;
@@ -130,7 +150,7 @@ static cgm_model *sample(bool runtime)
 		m->functions[idx(m, "app.dyn_a()")].runtime = (cgm_runtime_stats){ 2, 1.0, 0.5 };
 		m->functions[idx(m, "app.hidden()")].runtime = (cgm_runtime_stats){ 3, 1.5, 0.75 };
 	}
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	return m;
 }
 
@@ -160,6 +180,11 @@ static void expect(const cgm_model *m, const char *kind, const char *format, con
 }
 
 #define WINDOW "# runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database demo)\n"
+#define DEAD_NOTE "# evidence: window 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (1 h 0 min), 1 server, 1 database, " \
+	       "12 calls observed; traced: plpgsql; statistics: track_functions all; enough for dead (at least " \
+	       "1 h 0 min and 1 call); not called dead though never called and unreachable: 0 unobserved, " \
+	       "0 untraceable, 0 dynamic-reachable\n"
+
 
 static void test_text_reports(void **state)
 {
@@ -180,11 +205,11 @@ static void test_text_reports(void **state)
 	       "app.other() cold calls 0\n"
 	       "app.work(integer) called calls 6\n");
 	expect(m, "dead", "text",
-	       "# Dead functions: 2\n" WINDOW
+	       "# Dead functions: 2\n" WINDOW DEAD_NOTE
 	       "app.old(): not reachable from any root through static or observed edges, never "
-	       "called in the window (schema.sql:12)\n"
+	       "called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server) (schema.sql:12)\n"
 	       "app.older(): not reachable from any root through static or observed edges, never "
-	       "called in the window\n");
+	       "called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\n");
 	expect(m, "cold", "text",
 	       "# Cold functions: 1\n" WINDOW
 	       "app.other(): reachable from app.main() (observed entry point); never called in "
@@ -196,8 +221,8 @@ static void test_text_reports(void **state)
 	expect(m, "unexplained", "text",
 	       "# Unexplained runtime edges: 1\n" WINDOW
 	       "app.work(integer) -> app.hidden() lines 4 calls 3: observed at runtime, but the "
-	       "caller has no static call of it and no dynamic site (a static miss of cgmap: "
-	       "worth a bug report)\n");
+	       "caller has no static call of it and no dynamic site, and no known mechanism "
+	       "explains it (a possible miss of cgmap: worth a bug report)\n");
 	expect(m, "missing", "text",
 	       "# Missing callees: 1\n" WINDOW
 	       "app.work(integer) line 6: no function app.nope taking 1 argument exists\n");
@@ -212,9 +237,9 @@ static void test_other_formats(void **state)
 	expect(m, "dead", "csv",
 	       "function,schema,file,file_line,reason\r\n"
 	       "app.old(),app,schema.sql,12,\"not reachable from any root through static or "
-	       "observed edges, never called in the window\"\r\n"
+	       "observed edges, never called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\"\r\n"
 	       "app.older(),app,,,\"not reachable from any root through static or observed "
-	       "edges, never called in the window\"\r\n");
+	       "edges, never called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\"\r\n");
 	expect(m, "dynamic", "csv",
 	       "function,schema,file,file_line,line,status,targets,text\r\n"
 	       "app.main(),app,,,5,observed,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
@@ -238,8 +263,8 @@ static void test_other_formats(void **state)
 	       "    {\"from\": \"app.work(integer)\", \"to\": \"app.hidden()\", \"schema\": \"app\", "
 	       "\"file\": null, \"file_line\": null, \"lines\": \"4\", \"calls\": 3, "
 	       "\"total_ms\": 1.500, \"self_ms\": 0.750, \"reason\": \"observed at runtime, but the "
-	       "caller has no static call of it and no dynamic site (a static miss of cgmap: "
-	       "worth a bug report)\"}\n"
+	       "caller has no static call of it and no dynamic site, and no known mechanism "
+	       "explains it (a possible miss of cgmap: worth a bug report)\"}\n"
 	       "  ]\n"
 	       "}\n");
 	expect(m, "missing", "json",
@@ -359,7 +384,7 @@ static void test_recursion(void **state)
 	cgm_edge *amb = add_edge(m, "s.d()", "s.a()", CGM_VIA_CALL, CGM_EDGE_STATIC, 5, 0);
 	amb->ambiguous = true;
 	amb->nlines = 0;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "edges", "text",
 	       "s.a() -> s.b() via call static lines 2\n"
 	       "s.b() -> s.a() via call static lines 2\n"
@@ -372,11 +397,12 @@ static void test_recursion(void **state)
 	       "component 0: s.a() s.b() has callers\n"
 	       "component 1: s.c(integer) has callers\n");
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	m->runtime_window = "w";
 	m->functions[idx(m, "s.c(integer)")].runtime.calls = 10;
 	m->functions[idx(m, "s.d()")].observed_entry = true;
 	m->functions[idx(m, "s.d()")].runtime.calls = 1;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "recursion", "csv",
 	       "component,size,functions,status,calls\r\n"
 	       "0,2,s.a() s.b(),cold,0\r\n"
@@ -389,22 +415,28 @@ static void test_escaping_and_parsing(void **state)
 	(void)state;
 	cgm_model *m = cgm_model_new();
 	add_function(m, "\"Odd, Schema\".\"a|b\"()", "Odd, Schema");
+	add_function(m, "s.busy()", "s");
 	cgm_model_index(m);
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	m->runtime_window = "w";
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	m->functions[idx(m, "s.busy()")].runtime.calls = 5;
+	m->functions[idx(m, "s.busy()")].observed_entry = true;
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	expect(m, "dead", "csv",
 	       "function,schema,file,file_line,reason\r\n"
 	       "\"\"\"Odd, Schema\"\".\"\"a|b\"\"()\",\"Odd, Schema\",,,\"not reachable from any "
-	       "root through static or observed edges, never called in the window\"\r\n");
+	       "root through static or observed edges, never called in the window (low confidence: "
+	       "1 h 0 min, 5 calls observed in all, 1 server)\"\r\n");
 	/* A trigger function no trigger uses is said to be one. */
 	add_function(m, "app.orphan_trg()", "app");
 	cgm_model_index(m);
 	m->functions[idx(m, "app.orphan_trg()")].is_trigger = true;
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	char *dead = render(m, "dead", "text");
 	assert_non_null(strstr(dead, "app.orphan_trg(): not reachable from any root through static "
-				     "or observed edges, never called in the window; trigger "
+				     "or observed edges, never called in the window (low confidence: "
+				     "1 h 0 min, 5 calls observed in all, 1 server); trigger "
 				     "function of no trigger\n"));
 	free(dead);
 	char *md = render(m, "functions", "markdown");
@@ -448,10 +480,15 @@ static void test_hostile_names_shown_escaped(void **state)
 	/* ESC [2J clears a screen; U+202E turns the rest around; a newline
 	 * would fake a second row; 0xFF is no UTF-8; U+009B is CSI. */
 	add_function(m, "app.\"x\x1B[2J\xE2\x80\xAE" "evil\nfake: dead\xFF\xC2\x9B\"()", "app");
+	/* Called dead on evidence: an hour with calls (cgmap/verdict.h). */
+	add_function(m, "app.busy()", "app");
 	cgm_model_index(m);
 	m->has_runtime = true;
+	hour_of_evidence(m);
 	m->runtime_window = "w\x1B]0;t\x07";
-	assert_int_equal(cgm_analyze(m, NULL), 0);
+	m->functions[idx(m, "app.busy()")].runtime.calls = 5;
+	m->functions[idx(m, "app.busy()")].observed_entry = true;
+	assert_int_equal(cgm_analyze(m, &few_calls), 0);
 	char *text = render(m, "dead", "text");
 	assert_inert(text, false, "text");
 	assert_non_null(strstr(text, "app.\"x\\x1B[2J\\u202Eevil\\nfake: dead\\xFF\\u009B\"(): "));

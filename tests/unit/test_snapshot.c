@@ -339,11 +339,11 @@ static cgm_model *build_model(void)
 	*et = (cgm_event_trigger){ "log_ddl", "ddl_command_end", 2, tags, true, "app.audit()", audit };
 
 	cgm_diagnostic *d = cgm_model_add_diagnostic(m);
-	*d = (cgm_diagnostic){ "x.sql", 10, "syntax error at end of input" };
+	*d = (cgm_diagnostic){ "x.sql", 10, "syntax error at end of input", false };
 	d = cgm_model_add_diagnostic(m);
-	*d = (cgm_diagnostic){ NULL, 0, "unknown oid 12345 in runtime log" };
+	*d = (cgm_diagnostic){ NULL, 0, "unknown oid 12345 in runtime log", false };
 	d = cgm_model_add_diagnostic(m);
-	*d = (cgm_diagnostic){ "x.sql", 9, "another" };
+	*d = (cgm_diagnostic){ "x.sql", 9, "another", false };
 
 	cgm_model_index(m);
 	return m;

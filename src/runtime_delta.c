@@ -1,0 +1,156 @@
+/*
+ * runtime_delta.c - `cgmap collect --since FILE`: the calls a server made
+ * after an earlier collect, so that windows compose (a week as seven days).
+ *
+ * In:  the runtime data read now (one source) and the earlier runtime file's
+ *      (one source).  Out: `now` holds the differences: each edge and
+ *      function figure minus the earlier one, the window from the earlier
+ *      end to now; rows that did not change are removed.  Everything stays
+ *      in now->arena; nothing is allocated elsewhere.
+ * The earlier file must come from the same server and database (system
+ * identifier, port and database when both know them, else the name), and
+ * the counters must not have been reset in between (the same window start);
+ * otherwise an error names the file.
+ *
+ * `cgmap collect --reset` starts the next window right after reading:
+ * cgmap_trace_reset() and pg_stat_reset() of the database, each where the
+ * role may (a diagnostic when refused).  Calls made between the read and
+ * the reset are in neither window.
+ */
+#include "cgmap/runtime.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/error.h"
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static const cgm_runtime_edge *find_edge(const cgm_runtime *rt, const cgm_runtime_edge *key)
+{
+	for (int i = 0; i < rt->nedges; i++) {
+		const cgm_runtime_edge *e = &rt->edges[i];
+		if (same_text(e->caller, key->caller) && strcmp(e->callee, key->callee) == 0 &&
+		    e->site_line == key->site_line && e->dynamic == key->dynamic)
+			return e;
+	}
+	return NULL;
+}
+
+static const cgm_runtime_function *find_function(const cgm_runtime *rt, const char *id)
+{
+	for (int i = 0; i < rt->nfunctions; i++)
+		if (strcmp(rt->functions[i].id, id) == 0)
+			return &rt->functions[i];
+	return NULL;
+}
+
+static void subtract(cgm_runtime_stats *to, const cgm_runtime_stats *from)
+{
+	to->calls = to->calls > from->calls ? to->calls - from->calls : 0;
+	to->total_ms = to->total_ms > from->total_ms ? to->total_ms - from->total_ms : 0;
+	to->self_ms = to->self_ms > from->self_ms ? to->self_ms - from->self_ms : 0;
+}
+
+int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char *path)
+{
+	if (now->nsources != 1 || before->nsources != 1)
+		return cgm_error(CGM_EUSAGE, "--since '%s': needs one source on each side", path);
+	cgm_runtime_source *src = &now->sources[0];
+	const cgm_runtime_source *old = &before->sources[0];
+	bool by_id = src->system_id && old->system_id;
+	const char *old_db = old->database ? old->database : "";
+	size_t at = strcspn(old_db, "@");
+	bool same_server =
+		by_id ? strcmp(src->system_id, old->system_id) == 0 && same_text(src->port, old->port) &&
+				src->database && strlen(src->database) == at &&
+				strncmp(src->database, old_db, at) == 0
+		      : src->name && strcmp(src->name, old_db) == 0;
+	if (!same_server)
+		return cgm_error(CGM_EINPUT,
+				 "--since '%s': collected from another server or database ('%s', "
+				 "not '%s')",
+				 path, old_db, src->name ? src->name : "");
+	if (!same_text(src->since, old->since))
+		return cgm_error(CGM_EINPUT,
+				 "--since '%s': the counters were reset since it was collected "
+				 "(window start %s, now %s): collect without --since",
+				 path, old->since ? old->since : "unknown",
+				 src->since ? src->since : "unknown");
+	int k = 0;
+	for (int i = 0; i < now->nedges; i++) {
+		cgm_runtime_edge e = now->edges[i];
+		const cgm_runtime_edge *o = find_edge(before, &e);
+		if (o)
+			subtract(&e.stats, &o->stats);
+		if (e.stats.calls > 0)
+			now->edges[k++] = e;
+	}
+	now->nedges = k;
+	k = 0;
+	for (int i = 0; i < now->nfunctions; i++) {
+		cgm_runtime_function f = now->functions[i];
+		const cgm_runtime_function *o = find_function(before, f.id);
+		if (o)
+			subtract(&f.stats, &o->stats);
+		if (f.stats.calls > 0)
+			now->functions[k++] = f;
+	}
+	now->nfunctions = k;
+	src->since = cgm_arena_strdup(now->arena, old->until);
+	return 0;
+}
+
+static void reset_diagnostic(cgm_runtime *rt, const char *what, PGresult *res)
+{
+	const char *msg = res ? PQresultErrorMessage(res) : "no result";
+	int n = (int)strcspn(msg, "\n");
+	char *text = cgm_arena_printf(rt->arena, "--reset: %s was refused (%.*s): that counter "
+						 "keeps counting from its old start",
+				      what, n, msg);
+	rt->diagnostics = cgm_arena_grow(rt->arena, rt->diagnostics, (size_t)rt->ndiagnostics,
+					 (size_t)rt->ndiagnostics + 1, sizeof(cgm_diagnostic));
+	rt->cap_diagnostics = rt->ndiagnostics + 1;
+	cgm_diagnostic *slot = &rt->diagnostics[rt->ndiagnostics++];
+	memset(slot, 0, sizeof *slot);
+	slot->message = text;
+}
+
+int cgm_runtime_reset_pg(cgm_runtime *rt, const char *dsn)
+{
+	PGconn *conn = PQconnectdb(dsn ? dsn : "");
+	if (!conn || PQstatus(conn) != CONNECTION_OK) {
+		const char *msg = conn ? PQerrorMessage(conn) : "out of memory";
+		int rc = cgm_error(CGM_ESOURCE, "--reset: cannot connect to '%s': %.*s",
+				   dsn && *dsn ? dsn : "(environment)", (int)strcspn(msg, "\n"), msg);
+		PQfinish(conn);
+		return rc;
+	}
+	PGresult *res = PQexec(conn, "SELECT n.nspname FROM pg_catalog.pg_extension e"
+				     " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+				     " WHERE e.extname OPERATOR(pg_catalog.=) 'cgmap_trace'");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+		const char *schema = PQgetvalue(res, 0, 0);
+		char *quoted = PQescapeIdentifier(conn, schema, strlen(schema));
+		PQclear(res);
+		if (quoted) {
+			char *sql = cgm_arena_printf(rt->arena, "SELECT %s.cgmap_trace_reset()", quoted);
+			PQfreemem(quoted);
+			res = PQexec(conn, sql);
+			if (PQresultStatus(res) != PGRES_TUPLES_OK)
+				reset_diagnostic(rt, "cgmap_trace_reset()", res);
+		}
+	}
+	PQclear(res);
+	res = PQexec(conn, "SELECT pg_catalog.pg_stat_reset()");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		reset_diagnostic(rt, "pg_stat_reset()", res);
+	PQclear(res);
+	PQfinish(conn);
+	return 0;
+}

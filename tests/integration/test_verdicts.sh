@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Verdicts and counts against a real PostgreSQL 15 with cgmap_trace (built by
+# this checkout, in a private installation tree: tests/lib/pgext.sh), in
+# both cgmap_trace.track modes, on fixtures/verdicts:
+#  - an empty window: collect warns, nothing is dead;
+#  - calls that end in an error are counted (the tracer's figure wins);
+#  - an SQL function is untraceable under track = plpgsql, dead under all;
+#  - an aggregate is alive through its transition function;
+#  - a call in a multi-line EXECUTE's arguments lands on its static edge;
+#  - a function only a dynamic site can name is dynamic-reachable, and a
+#    DROP TABLE template is not an unseen dynamic site;
+#  - collect --since: the calls after an earlier collect only.
+# Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
+set -euo pipefail
+
+root=${CGMAP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+CGMAP=${CGMAP:-$root/build/cgmap}
+fx="$root/fixtures/verdicts"
+# shellcheck source=../lib/pgtest.sh
+. "$root/tests/lib/pgtest.sh"
+# shellcheck source=../lib/pgext.sh
+. "$root/tests/lib/pgext.sh"
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+step() { echo "--- $*"; }
+[ -x "$CGMAP" ] || skip "no cgmap binary at $CGMAP"
+command -v pg_config >/dev/null 2>&1 || skip "pg_config not found"
+command -v make >/dev/null 2>&1 || skip "make not found"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-verdicts.XXXXXX")
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+"$root/extension/cgmap_trace/build.sh" "$work/ext" >"$work/ext.log" 2>&1 ||
+	{ tail -20 "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
+pgext_tree "$work/tree" "$work/ext" || skip "could not make a private installation tree (see above)"
+
+expect_grep() {
+	grep -qF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no '$3' in output above"; }
+}
+expect_line() { # WHAT FILE LINE: the whole line is in FILE
+	grep -qxF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no line '$3' in output above"; }
+}
+LIVE="--min-window 0 --min-calls 1"
+
+for track in plpgsql all; do
+	step "track = $track"
+	pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = '$track'" \
+		"track_functions = 'all'"
+	trap 'pgtest_stop; rm -rf "$work"' EXIT
+	pgtest_psql -c "CREATE DATABASE vt" >/dev/null
+	pgtest_psql -d vt -c "CREATE EXTENSION cgmap_trace" -f "$fx/schema.sql" >/dev/null
+	pgtest_psql -d vt -c "SELECT cgmap_trace_reset()" -c "SELECT pg_stat_reset()" >/dev/null
+
+	# Nothing has run: collect says so, and nothing is dead.
+	"$CGMAP" collect --dsn "dbname=vt" -o "$work/empty.json" 2>"$work/empty.err"
+	expect_grep "empty window warned" "$work/empty.err" "the window holds no call at all"
+	"$CGMAP" --dsn "dbname=vt" --no-html $LIVE --out "$work/empty" 2>"$work/empty-map.err"
+	expect_grep "empty window: nothing dead" "$work/empty-map.err" "roots, 0 dead, 0 cold;"
+	"$CGMAP" report functions "$work/empty" >"$work/empty-functions.txt"
+	expect_line "empty window: unobserved" "$work/empty-functions.txt" "v.unused() unobserved calls 0"
+
+	pgtest_psql -d vt -X -q -f "$fx/workload.sql" >/dev/null 2>&1 || true
+	for _ in $(seq 1 50); do
+		n=$(pgtest_psql -d vt -c "SELECT count(*) FROM pg_stat_user_functions")
+		[ "$n" -ge 4 ] && break
+		sleep 0.2
+	done
+	"$CGMAP" --dsn "dbname=vt" --no-html $LIVE --out "$work/$track" 2>"$work/$track.err" ||
+		{ cat "$work/$track.err" >&2; pgtest_fail "map failed"; }
+	"$CGMAP" report functions "$work/$track" >"$work/$track-functions.txt"
+	f="$work/$track-functions.txt"
+	expect_line "error-ending calls counted ($track)" "$f" "v.reject() called root entry referenced calls 2"
+	expect_line "never called: dead ($track)" "$f" "v.unused() dead calls 0"
+	expect_line "dynamic-reachable ($track)" "$f" "v.handler_b() dynamic-reachable calls 0"
+	expect_line "called through a dynamic site ($track)" "$f" "v.handler_a() called calls 3"
+	expect_line "aggregate alive through its transition ($track)" "$f" \
+		"v.acc(integer,integer) called root entry referenced calls 3"
+	if grep -q '^v.total(integer) dead' "$f"; then
+		cat "$f" >&2
+		pgtest_fail "an aggregate whose transition ran is called dead ($track)"
+	fi
+	if [ "$track" = plpgsql ]; then
+		expect_line "SQL function untraceable" "$f" "v.unused_sql(integer) untraceable calls 0"
+	else
+		expect_line "SQL function traced" "$f" "v.unused_sql(integer) dead calls 0"
+	fi
+	"$CGMAP" report edges "$work/$track" >"$work/$track-edges.txt"
+	expect_line "multi-line EXECUTE: a static call ($track)" "$work/$track-edges.txt" \
+		"v.main(text) -> v.arg() via call both lines 8 calls 3"
+	if grep -q '^v.main(text) -> v.arg() via dynamic' "$work/$track-edges.txt"; then
+		cat "$work/$track-edges.txt" >&2
+		pgtest_fail "the EXECUTE's own argument counted as dynamic SQL ($track)"
+	fi
+	expect_grep "DROP TABLE template not unseen ($track)" "$work/$track.err" \
+		"dynamic sites: 1 observed, 0 unseen, 1 that can call no user function"
+
+	# A delta against an earlier collect: one more run of the workload.
+	"$CGMAP" collect --dsn "dbname=vt" -o "$work/before.json" 2>/dev/null
+	pgtest_psql -d vt -c "SELECT v.main('a')" >/dev/null
+	"$CGMAP" collect --dsn "dbname=vt" --since "$work/before.json" -o "$work/delta.json" 2>/dev/null
+	expect_grep "delta: one call of v.main" "$work/delta.json" '"callee": "v.main(text)", "site_line": null, "dynamic": false, "calls": 1,'
+	if grep -qF '"callee": "v.reject()"' "$work/delta.json"; then
+		pgtest_fail "delta holds calls made before the earlier collect"
+	fi
+	pgtest_stop
+	trap 'rm -rf "$work"' EXIT
+done
+echo "PASS"

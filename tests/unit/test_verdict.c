@@ -1,0 +1,610 @@
+/*
+ * test_verdict.c - the verdicts on functions nobody was seen calling
+ * (src/verdict.c), dynamic SQL read before it runs (src/dynsql.c), and the
+ * merge rules that keep counts right: one observation counted once, two
+ * servers summed, calls ending in an error counted, a call in an EXECUTE's
+ * own arguments landing on its static edge, unexplained edges classified.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/dynsql.h"
+#include "cgmap/error.h"
+#include "cgmap/runtime.h"
+#include "cgmap/serverlog.h"
+#include "cgmap/verdict.h"
+
+static cgm_function *add_function(cgm_model *m, const char *schema, const char *name,
+				  const char *language, int nargs)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->schema = schema;
+	f->name = name;
+	f->id = cgm_arena_printf(m->arena, "%s.%s(%s)", schema, name,
+				 nargs == 0 ? "" : nargs == 1 ? "integer" : "integer, integer");
+	f->language = language;
+	f->nargs = nargs;
+	f->scc = -1;
+	f->analysed = true;
+	return f;
+}
+
+static int idx(const cgm_model *m, const char *id)
+{
+	int i = cgm_model_find(m, id);
+	if (i < 0)
+		fail_msg("no function %s", id);
+	return i;
+}
+
+static cgm_site *add_site(cgm_model *m, const char *id, cgm_site_kind kind, int line,
+			  const char *stmt, const char *text)
+{
+	cgm_function *f = &m->functions[idx(m, id)];
+	f->sites = cgm_arena_grow(m->arena, f->sites, (size_t)f->nsites, (size_t)f->nsites + 1,
+				  sizeof(cgm_site));
+	cgm_site *s = &f->sites[f->nsites++];
+	memset(s, 0, sizeof *s);
+	s->kind = kind;
+	s->line = line;
+	s->stmt = stmt;
+	s->text = text;
+	s->name = kind == CGM_SITE_DYNAMIC ? "EXECUTE" : NULL;
+	s->resolution = kind == CGM_SITE_DYNAMIC ? CGM_RES_NONE : CGM_RES_RESOLVED;
+	return s;
+}
+
+static void add_static(cgm_model *m, const char *from, const char *to, int line)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = idx(m, from);
+	e->to = idx(m, to);
+	e->via = CGM_VIA_CALL;
+	e->provenance = CGM_EDGE_STATIC;
+	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
+	e->lines[0] = line;
+	e->nlines = 1;
+}
+
+static int add_source(cgm_runtime *rt, const char *name, const char *sysid, const char *since,
+		      const char *until)
+{
+	int s = rt->nsources;
+	rt->sources = cgm_arena_grow(rt->arena, rt->sources, (size_t)rt->nsources,
+				     (size_t)rt->nsources + 1, sizeof(cgm_runtime_source));
+	cgm_runtime_source *src = &rt->sources[rt->nsources++];
+	memset(src, 0, sizeof *src);
+	src->kind = "database";
+	src->name = name;
+	src->database = "shop";
+	src->system_id = sysid;
+	src->port = "5432";
+	src->since = since;
+	src->until = until;
+	src->has_trace = true;
+	src->has_function_stats = true;
+	src->track_functions = "all";
+	src->trace_track = "plpgsql";
+	return s;
+}
+
+static void add_row(cgm_runtime *rt, int source, const char *caller, const char *callee,
+		    int line, bool dynamic, int64_t calls)
+{
+	rt->edges = cgm_arena_grow(rt->arena, rt->edges, (size_t)rt->nedges, (size_t)rt->nedges + 1,
+				   sizeof(cgm_runtime_edge));
+	cgm_runtime_edge *e = &rt->edges[rt->nedges++];
+	memset(e, 0, sizeof *e);
+	e->caller = caller;
+	e->callee = callee;
+	e->site_line = line;
+	e->dynamic = dynamic;
+	e->stats.calls = calls;
+	e->source = source;
+}
+
+static void add_stat(cgm_runtime *rt, int source, const char *id, int64_t calls)
+{
+	rt->functions = cgm_arena_grow(rt->arena, rt->functions, (size_t)rt->nfunctions,
+				       (size_t)rt->nfunctions + 1, sizeof(cgm_runtime_function));
+	cgm_runtime_function *f = &rt->functions[rt->nfunctions++];
+	memset(f, 0, sizeof *f);
+	f->id = id;
+	f->stats.calls = calls;
+	f->source = source;
+}
+
+static const cgm_analyze_options few = { .has_min_calls = true, .min_calls = 1 };
+
+/*
+ * app.main()        PL/pgSQL, entry point, called 200 times
+ * app.gone()        PL/pgSQL, nobody calls it
+ * app.inl()         SQL, nobody calls it (inlined under track = plpgsql)
+ * app.handler_a()   PL/pgSQL, only a dynamic site of app.disp() can name it
+ * app.disp(integer) PL/pgSQL, EXECUTE 'SELECT app.handler_' || kind || '()'
+ */
+static cgm_model *sample(void)
+{
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "main", "plpgsql", 0);
+	add_function(m, "app", "gone", "plpgsql", 0);
+	add_function(m, "app", "inl", "sql", 0);
+	add_function(m, "app", "handler_a", "plpgsql", 0);
+	add_function(m, "app", "disp", "plpgsql", 1);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	add_site(m, "app.disp(integer)", CGM_SITE_DYNAMIC, 3, "dynexecute",
+		 "'SELECT app.handler_' || kind || '()'");
+	return m;
+}
+
+static cgm_runtime *one_source(const char *since, const char *until, int64_t calls)
+{
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "shop", "7300000000000000001", since, until);
+	if (calls)
+		add_row(rt, s, NULL, "app.main()", 0, false, calls);
+	return rt;
+}
+
+static void merge_and_analyze(cgm_model *m, cgm_runtime *rt, const cgm_analyze_options *opts)
+{
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(cgm_analyze(m, opts), 0);
+}
+
+static void test_week_of_evidence(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	merge_and_analyze(m, one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200), NULL);
+	assert_true(m->evidence.enough);
+	assert_int_equal(m->evidence.window_seconds, 8 * 86400);
+	assert_int_equal(m->evidence.calls, 200);
+	cgm_function *gone = &m->functions[idx(m, "app.gone()")];
+	assert_true(gone->dead);
+	assert_int_equal(gone->verdict, CGM_VERDICT_DEAD);
+	assert_string_equal(gone->confidence, "high");
+	/* SQL under track = plpgsql: inlined, nobody could have seen it. */
+	assert_int_equal(m->functions[idx(m, "app.inl()")].verdict, CGM_VERDICT_UNTRACEABLE);
+	assert_false(m->functions[idx(m, "app.inl()")].dead);
+	/* Only the dynamic site can name it. */
+	assert_int_equal(m->functions[idx(m, "app.handler_a()")].verdict,
+			 CGM_VERDICT_DYNAMIC_REACHABLE);
+	assert_int_equal(m->functions[idx(m, "app.main()")].verdict, CGM_VERDICT_NONE);
+	cgm_model_free(m);
+}
+
+static void test_empty_window_is_never_dead(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* A week, but no call at all: even --min-calls 0 shows nothing dead. */
+	cgm_analyze_options zero = { .has_min_calls = true, .min_calls = 0,
+				     .has_min_window = true, .min_window_seconds = 0 };
+	merge_and_analyze(m, one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 0), &zero);
+	assert_true(m->has_runtime);
+	assert_false(m->evidence.enough);
+	for (int i = 0; i < m->nuser; i++)
+		assert_false(m->functions[i].dead);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_UNOBSERVED);
+	cgm_model_free(m);
+}
+
+static void test_short_window_and_thresholds(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* Ten minutes: under the default hour. */
+	merge_and_analyze(m, one_source("2026-11-28T00:00:00Z", "2026-11-28T00:10:00Z", 200), NULL);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_UNOBSERVED);
+	/* --min-window 5m: enough, low confidence. */
+	cgm_analyze_options five = { .has_min_window = true, .min_window_seconds = 300 };
+	assert_int_equal(cgm_analyze(m, &five), 0);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_DEAD);
+	assert_string_equal(m->functions[idx(m, "app.gone()")].confidence, "low");
+	/* --min-calls above what was seen: not enough again. */
+	cgm_analyze_options many = { .has_min_window = true, .min_window_seconds = 300,
+				     .has_min_calls = true, .min_calls = 1000 };
+	assert_int_equal(cgm_analyze(m, &many), 0);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_UNOBSERVED);
+	cgm_model_free(m);
+}
+
+static void test_window_within_one_second(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* Calls seen, start and end in the same second: not empty. */
+	cgm_analyze_options zero = { .has_min_window = true, .min_window_seconds = 0,
+				     .has_min_calls = true, .min_calls = 1 };
+	merge_and_analyze(m, one_source("2026-11-28T00:00:00Z", "2026-11-28T00:00:00Z", 5), &zero);
+	assert_int_equal(m->evidence.window_seconds, 0);
+	assert_true(m->evidence.enough);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_DEAD);
+	cgm_model_free(m);
+}
+
+static void test_track_all_traces_sql(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	rt->sources[0].trace_track = "all";
+	merge_and_analyze(m, rt, NULL);
+	assert_int_equal(m->functions[idx(m, "app.inl()")].verdict, CGM_VERDICT_DEAD);
+	cgm_model_free(m);
+}
+
+static void test_aggregate_through_support(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "main", "plpgsql", 0);
+	cgm_function *agg = add_function(m, "app", "total", "internal", 1);
+	agg->kind = CGM_KIND_AGGREGATE;
+	add_function(m, "app", "total_step", "plpgsql", 2);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	cgm_aggregate *a = cgm_model_add_aggregate(m);
+	a->aggregate_id = "app.total(integer)";
+	a->aggregate = idx(m, "app.total(integer)");
+	a->nsupport = 1;
+	a->support = cgm_arena_alloc(m->arena, sizeof(int));
+	a->support[0] = idx(m, "app.total_step(integer, integer)");
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	add_row(rt, 0, NULL, "app.total_step(integer, integer)", 0, false, 7);
+	merge_and_analyze(m, rt, NULL);
+	/* The aggregate itself is never seen called; its transition is. */
+	assert_int_equal(cgm_function_calls(m, idx(m, "app.total(integer)")), 7);
+	assert_true(cgm_function_traceable(m, idx(m, "app.total(integer)")));
+	assert_false(m->functions[idx(m, "app.total(integer)")].dead);
+	assert_false(m->functions[idx(m, "app.total(integer)")].cold);
+	cgm_model_free(m);
+}
+
+static void test_same_observation_counted_once(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	/* A file collected from the same server earlier in the same window
+	 * (--dsn X --runtime file-from-X). */
+	int s = add_source(rt, "shop", "7300000000000000001", "2026-11-20T00:00:00Z",
+			   "2026-11-27T00:00:00Z");
+	rt->sources[s].kind = "file";
+	add_row(rt, s, NULL, "app.main()", 0, false, 150);
+	merge_and_analyze(m, rt, &few);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 200);
+	assert_int_equal(m->evidence.nservers, 1);
+	cgm_model_free(m);
+}
+
+static void test_two_servers_summed(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	int s = add_source(rt, "shop", "7300000000000000002", "2026-11-20T00:00:00Z",
+			   "2026-11-28T00:00:00Z");
+	add_row(rt, s, NULL, "app.main()", 0, false, 50);
+	merge_and_analyze(m, rt, &few);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 250);
+	assert_int_equal(m->evidence.nservers, 2);
+	cgm_model_free(m);
+}
+
+static void test_consecutive_windows_summed(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* collect --reset each day: windows that touch, not overlap. */
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z", 200);
+	int s = add_source(rt, "shop", "7300000000000000001", "2026-11-21T00:00:00Z",
+			   "2026-11-22T00:00:00Z");
+	add_row(rt, s, NULL, "app.main()", 0, false, 100);
+	merge_and_analyze(m, rt, &few);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 300);
+	assert_string_equal(m->evidence.since, "2026-11-20T00:00:00Z");
+	assert_string_equal(m->evidence.until, "2026-11-22T00:00:00Z");
+	cgm_model_free(m);
+}
+
+static void test_calls_ending_in_error(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	/* The tracer saw 3 calls of app.gone(); every one raised, so
+	 * pg_stat_user_functions says 0. */
+	add_row(rt, 0, NULL, "app.gone()", 0, false, 3);
+	add_stat(rt, 0, "app.gone()", 0);
+	add_stat(rt, 0, "app.main()", 200);
+	merge_and_analyze(m, rt, &few);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].runtime.calls, 3);
+	assert_false(m->functions[idx(m, "app.gone()")].cold);
+	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 200);
+	cgm_model_free(m);
+}
+
+static void test_call_in_execute_arguments(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	/* EXECUTE format('SELECT %s', <line 4> app.gone()) at line 3. */
+	cgm_site *dyn = add_site(m, "app.main()", CGM_SITE_DYNAMIC, 3, "dynexecute",
+				 "format('SELECT %s',\n app.gone())");
+	(void)dyn;
+	cgm_site *arg = add_site(m, "app.main()", CGM_SITE_CALL, 4, "dynexecute", NULL);
+	arg->ntargets = 1;
+	arg->targets = cgm_arena_alloc(m->arena, sizeof(int));
+	arg->targets[0] = idx(m, "app.gone()");
+	add_static(m, "app.main()", "app.gone()", 4);
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	add_row(rt, 0, "app.main()", "app.gone()", 3, true, 5);
+	merge_and_analyze(m, rt, &few);
+	int dynamic_edges = 0;
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (e->from == idx(m, "app.main()") && e->to == idx(m, "app.gone()")) {
+			if (e->via == CGM_VIA_DYNAMIC)
+				dynamic_edges++;
+			else
+				assert_true((e->provenance & CGM_EDGE_OBSERVED) &&
+					    e->runtime.calls == 5);
+		}
+	}
+	assert_int_equal(dynamic_edges, 0);
+	cgm_model_free(m);
+}
+
+static void test_unexplained_causes(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "a", "plpgsql", 0);
+	add_function(m, "app", "b", "plpgsql", 0);
+	add_function(m, "app", "s1", "sql", 0);
+	add_function(m, "app", "s2", "sql", 0);
+	add_function(m, "app", "c", "plpgsql", 0);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	m->functions[idx(m, "app.a()")].line_count = 10;
+	/* a -> s1 -> s2 -> c, all static: a -> c seen directly when inlined */
+	add_static(m, "app.a()", "app.s1()", 2);
+	add_static(m, "app.s1()", "app.s2()", 1);
+	add_static(m, "app.s2()", "app.c()", 1);
+	cgm_edge e = { .from = idx(m, "app.a()"), .to = idx(m, "app.c()"),
+		       .provenance = CGM_EDGE_OBSERVED };
+	assert_true(cgm_edge_unexplained(&e));
+	assert_string_equal(cgm_edge_cause(m, &e), "inlined SQL function");
+	e.to = idx(m, "app.b()");
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	int line = 14; /* past the body's 10 lines: observed against an older body */
+	e.lines = &line;
+	e.nlines = 1;
+	assert_string_equal(cgm_edge_cause(m, &e), "changed body");
+	e.nlines = 0;
+	/* A mapped relation effect runs b for another caller: through a view
+	 * (static edge c -> b via view, object named), with no catalog
+	 * reference at all; then a column default. */
+	add_static(m, "app.c()", "app.b()", 3);
+	cgm_edge *rel = &m->edges[m->nedges - 1];
+	rel->via = CGM_VIA_VIEW;
+	rel->object = "view app.v_orders";
+	assert_string_equal(cgm_edge_cause(m, &e), "view");
+	rel->via = CGM_VIA_DEFAULT;
+	rel->object = "default app.orders.code";
+	assert_string_equal(cgm_edge_cause(m, &e), "default");
+	rel->provenance = CGM_EDGE_OBSERVED; /* observed only: no static effect */
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	m->functions[idx(m, "app.b()")].is_trigger = true;
+	assert_string_equal(cgm_edge_cause(m, &e), "trigger");
+	cgm_model_free(m);
+}
+
+/* ---- dynamic SQL ---- */
+
+static cgm_model *dyn_model(void)
+{
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "handler_a", "plpgsql", 0);
+	add_function(m, "app", "handler_b", "plpgsql", 1);
+	add_function(m, "util", "check", "plpgsql", 1);
+	add_function(m, "util", "other", "plpgsql", 2);
+	cgm_function *t = add_function(m, "app", "audit", "plpgsql", 0);
+	t->is_trigger = true;
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	cgm_trigger *tg = cgm_model_add_trigger(m);
+	tg->table_schema = "app";
+	tg->table_name = "orders";
+	tg->name = "orders_audit";
+	tg->function = idx(m, "app.audit()");
+	return m;
+}
+
+static void read_text(cgm_dynsql_info *info, const cgm_model *m, const char *text)
+{
+	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1, .text = text };
+	cgm_dynsql_read(info, m, &site);
+}
+
+static bool has_target(const cgm_dynsql_info *info, const cgm_model *m, const char *id)
+{
+	for (int i = 0; i < info->ntargets; i++)
+		if (strcmp(m->functions[info->targets[i]].id, id) == 0)
+			return true;
+	return false;
+}
+
+static void test_template_kinds(void **state)
+{
+	(void)state;
+	cgm_model *m = dyn_model();
+	cgm_dynsql_info info;
+	read_text(&info, m, "'DROP TABLE ' || have");
+	assert_string_equal(info.statement, "DROP TABLE");
+	assert_false(info.can_call);
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('ALTER SEQUENCE %I RESTART', seq)");
+	assert_string_equal(info.statement, "ALTER SEQUENCE");
+	assert_false(info.can_call);
+	cgm_dynsql_info_free(&info);
+	/* UPDATE of a table without triggers, values from variables */
+	read_text(&info, m, "'UPDATE __tcache__ SET value = ' || v || ' WHERE id = ' || id");
+	assert_string_equal(info.statement, "UPDATE");
+	assert_string_equal(info.table, "__tcache__");
+	assert_false(info.can_call);
+	cgm_dynsql_info_free(&info);
+	/* UPDATE of a table with a trigger: its function */
+	read_text(&info, m, "E'UPDATE app.orders SET n = ' || n");
+	assert_true(info.can_call);
+	assert_true(has_target(&info, m, "app.audit()"));
+	cgm_dynsql_info_free(&info);
+	/* no constant part at all: anything */
+	read_text(&info, m, "v_sql");
+	assert_null(info.statement);
+	assert_true(info.can_call);
+	assert_int_equal(info.ntargets, 0);
+	cgm_dynsql_info_free(&info);
+	cgm_model_free(m);
+}
+
+static void test_possible_targets(void **state)
+{
+	(void)state;
+	cgm_model *m = dyn_model();
+	cgm_dynsql_info info;
+	read_text(&info, m, "'SELECT app.handler_' || kind || '()'");
+	assert_int_equal(info.ntargets, 1);
+	assert_true(has_target(&info, m, "app.handler_a()"));
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('SELECT %I.%I($1)', s, f)");
+	assert_true(has_target(&info, m, "app.handler_b(integer)"));
+	assert_true(has_target(&info, m, "util.check(integer)"));
+	assert_false(has_target(&info, m, "util.other(integer, integer)"));
+	assert_false(has_target(&info, m, "app.handler_a()"));
+	assert_false(has_target(&info, m, "app.audit()")); /* a trigger function is never called */
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('SELECT %s()', p)");
+	assert_int_equal(info.ntargets, 1);
+	assert_true(has_target(&info, m, "app.handler_a()"));
+	cgm_dynsql_info_free(&info);
+	/* %L is a literal, never a name */
+	read_text(&info, m, "format('SELECT util.check(%L)', x)");
+	assert_int_equal(info.ntargets, 1);
+	assert_true(has_target(&info, m, "util.check(integer)"));
+	cgm_dynsql_info_free(&info);
+	/* INSERT INTO t(cols) is no call */
+	read_text(&info, m, "'INSERT INTO ' || t || '(a, b) VALUES (1, 2)'");
+	assert_int_equal(info.ntargets, 0);
+	cgm_dynsql_info_free(&info);
+	cgm_model_free(m);
+}
+
+static void test_times_and_durations(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_time_parse("1970-01-02T00:00:00Z"), 86400);
+	assert_int_equal(cgm_time_parse("2026-11-29 19:40:00.123 UTC") -
+				 cgm_time_parse("2026-11-29T19:00:00Z"),
+			 2400);
+	assert_int_equal(cgm_time_parse("2026-11-29 20:40:00+01") -
+				 cgm_time_parse("2026-11-29T19:40:00Z"),
+			 0);
+	assert_int_equal(cgm_time_parse("yesterday"), -1);
+	assert_int_equal(cgm_time_parse(NULL), -1);
+	int64_t s;
+	assert_int_equal(cgm_duration_parse(&s, "90", "--min-window"), 0);
+	assert_int_equal(s, 90);
+	assert_int_equal(cgm_duration_parse(&s, "2h30m", "--min-window"), 0);
+	assert_int_equal(s, 9000);
+	assert_int_equal(cgm_duration_parse(&s, "1w", "--min-window"), 0);
+	assert_int_equal(s, 7 * 86400);
+	assert_int_equal(cgm_duration_parse(&s, "3 days", "--min-window"), CGM_EUSAGE);
+	assert_non_null(strstr(cgm_error_message(), "--min-window"));
+	assert_int_equal(cgm_duration_parse(&s, "", "--min-window"), CGM_EUSAGE);
+	assert_int_equal(cgm_duration_parse(&s, "99999999999999d", "--min-window"), CGM_EUSAGE);
+}
+
+static void test_server_log_lines(void **state)
+{
+	(void)state;
+	char t[64], d[64];
+	/* csvlog: the timestamp is the first field, not the text up to a quote */
+	const char *csv = "2012-01-09 19:08:30.983 CET,\"joel\",\"test\",28461,\"[local]\","
+			  "4f0b2e4e.6f2d,1,\"SELECT\",2012-01-09 19:08:30 CET,2/0,0,LOG,00000,"
+			  "\"digraph {37615->37616;37615->37617}\",,,,,,,,,\"psql\"";
+	assert_int_equal(cgm_serverlog_format(csv), CGM_LOG_CSV);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, csv));
+	assert_string_equal(t, "2012-01-09 19:08:30.983 CET");
+	assert_true(cgm_serverlog_database(d, sizeof d, csv));
+	assert_string_equal(d, "test");
+	/* a quoted field holding commas and quotes */
+	const char *csv2 = "2012-01-10 08:00:00.000 CET,\"a,\"\"b\",\"shop\",1";
+	assert_true(cgm_serverlog_database(d, sizeof d, csv2));
+	assert_string_equal(d, "shop");
+	/* jsonlog */
+	const char *json = "{\"timestamp\":\"2026-11-29 19:40:00.123 UTC\",\"user\":\"joel\","
+			   "\"dbname\":\"shop\",\"message\":\"digraph {1->2}\"}";
+	assert_int_equal(cgm_serverlog_format(json), CGM_LOG_JSON);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, json));
+	assert_string_equal(t, "2026-11-29 19:40:00.123 UTC");
+	assert_true(cgm_serverlog_database(d, sizeof d, json));
+	assert_string_equal(d, "shop");
+	/* stderr with the default prefix '%m [%p] ' */
+	const char *plain = "2026-11-29 10:00:00.010 UTC [4242] LOG:  digraph {0->1}";
+	assert_int_equal(cgm_serverlog_format(plain), CGM_LOG_STDERR);
+	assert_true(cgm_serverlog_timestamp(t, sizeof t, plain));
+	assert_string_equal(t, "2026-11-29 10:00:00.010 UTC");
+	assert_false(cgm_serverlog_database(d, sizeof d, plain));
+	assert_false(cgm_serverlog_timestamp(t, sizeof t, "LOG:  digraph {0->1}"));
+	/* stderr with another log_line_prefix (--log-line-prefix) */
+	const char *custom = "db=shop,user=joel 2026-11-29 19:40:00 UTC [77]: LOG:  digraph {0->1}";
+	assert_false(cgm_serverlog_timestamp(t, sizeof t, custom));
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, custom, "db=%d,user=%u %t [%p]: "));
+	assert_string_equal(t, "2026-11-29 19:40:00 UTC");
+	assert_false(cgm_serverlog_timestamp_prefixed(t, sizeof t, plain, "db=%d,user=%u %t [%p]: "));
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, "1764445200 [9] LOG:  x", "%n [%p] "));
+	assert_string_equal(t, "2025-11-29T19:40:00Z");
+	/* csvlog lines are read by their fields whatever the prefix */
+	assert_true(cgm_serverlog_timestamp_prefixed(t, sizeof t, csv, "%n [%p] "));
+	assert_string_equal(t, "2012-01-09 19:08:30.983 CET");
+	/* a log spanning days: a window of days */
+	assert_int_equal(cgm_time_parse("2012-01-11 19:08:30.983 CET") -
+				 cgm_time_parse("2012-01-09 19:08:30.983 CET"),
+			 2 * 86400);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_week_of_evidence),
+		cmocka_unit_test(test_empty_window_is_never_dead),
+		cmocka_unit_test(test_short_window_and_thresholds),
+		cmocka_unit_test(test_window_within_one_second),
+		cmocka_unit_test(test_track_all_traces_sql),
+		cmocka_unit_test(test_aggregate_through_support),
+		cmocka_unit_test(test_same_observation_counted_once),
+		cmocka_unit_test(test_two_servers_summed),
+		cmocka_unit_test(test_consecutive_windows_summed),
+		cmocka_unit_test(test_calls_ending_in_error),
+		cmocka_unit_test(test_call_in_execute_arguments),
+		cmocka_unit_test(test_unexplained_causes),
+		cmocka_unit_test(test_template_kinds),
+		cmocka_unit_test(test_possible_targets),
+		cmocka_unit_test(test_times_and_durations),
+		cmocka_unit_test(test_server_log_lines),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
