@@ -28,8 +28,9 @@ typedef struct html_schema {
 
 /* A relation with a page: the mentions of it (ctx->rel_mentions[first ..
  * first + count)) are its relation sites in mapped functions (function
- * order, then site order), its effects and its table triggers (model
- * order). */
+ * order, then site order), its effects and its table triggers (each
+ * in an order of their own content, so a live map and its snapshot give
+ * the same page). */
 typedef struct html_rel_mention {
 	int kind;         /* 0 relation site, 1 effect, 2 trigger */
 	int a, b;         /* site: function and site index; else the effect / trigger */

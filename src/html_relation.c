@@ -38,10 +38,66 @@ static int compare_key(const char *s1, const char *n1, const char *s2, const cha
 	return c ? c : strcmp(n1, n2);
 }
 
-static int compare_mentions(const void *x, const void *y)
+static int compare_opt(const char *x, const char *y)
 {
-	const mention *a = x, *b = y;
+	if (!x || !y)
+		return !x && !y ? 0 : !x ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int compare_uint(unsigned x, unsigned y)
+{
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Effects and triggers in an order of their own content, not the model's:
+ * a snapshot stores them sorted, a live map in catalog order, and the page
+ * must be the same after `cgmap render`. */
+static int compare_effects(const cgm_effect *x, const cgm_effect *y)
+{
+	int c = compare_uint(x->reach, y->reach);
+	if (!c)
+		c = strcmp(cgm_via_name(x->via), cgm_via_name(y->via));
+	if (!c)
+		c = compare_opt(x->object, y->object);
+	if (!c)
+		c = compare_opt(x->function_id, y->function_id);
+	if (!c)
+		c = compare_opt(x->target_schema, y->target_schema);
+	if (!c)
+		c = compare_opt(x->target_relation, y->target_relation);
+	if (!c)
+		c = compare_uint(x->events, y->events);
+	if (!c)
+		c = compare_uint(x->target_events, y->target_events);
+	if (!c)
+		c = compare_opt(x->note, y->note);
+	return c;
+}
+
+static int compare_triggers(const cgm_trigger *x, const cgm_trigger *y)
+{
+	int c = compare_opt(x->name, y->name);
+	if (!c)
+		c = compare_opt(x->function_id, y->function_id);
+	if (!c)
+		c = compare_uint(x->events, y->events);
+	if (!c)
+		c = compare_uint(x->enabled, y->enabled);
+	return c;
+}
+
+static int compare_mentions(const void *p, const void *q, void *arg)
+{
+	const cgm_model *m = arg;
+	const mention *a = p, *b = q;
 	int c = compare_key(a->schema, a->name, b->schema, b->name);
+	if (!c && a->kind != b->kind)
+		c = a->kind - b->kind;
+	if (!c && a->kind == 1)
+		c = compare_effects(&m->effects[a->a], &m->effects[b->a]);
+	if (!c && a->kind == 2)
+		c = compare_triggers(&m->triggers[a->a], &m->triggers[b->a]);
 	return c ? c : a->seq - b->seq;
 }
 
@@ -106,7 +162,7 @@ void html_relations_build(html_ctx *ctx)
 			     (mention){ m->triggers[t].table_schema, m->triggers[t].table_name, 2, t,
 					0, 0 });
 	if (n)
-		qsort(list, (size_t)n, sizeof(mention), compare_mentions);
+		qsort_r(list, (size_t)n, sizeof(mention), compare_mentions, (void *)m);
 	int nrels = 0;
 	for (int i = 0; i < n; i++)
 		if (i == 0 || compare_key(list[i - 1].schema, list[i - 1].name, list[i].schema,
