@@ -307,6 +307,7 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 	else
 		compute_scc(ctx);
 	build_schemas(ctx);
+	html_relations_build(ctx);
 	return 0;
 }
 
@@ -323,6 +324,7 @@ void html_ctx_free(html_ctx *ctx)
 		free(ctx->schemas[s].members);
 	}
 	free(ctx->schemas);
+	html_relations_free(ctx);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -370,7 +372,8 @@ static int online_cores(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* The pages without graphs: index, search index, reports, assets. */
+/* The pages without graphs: index, search index, reports, relations,
+ * assets. */
 static int write_site_pages(const html_ctx *ctx)
 {
 	int rc = html_write_assets(ctx);
@@ -380,6 +383,8 @@ static int write_site_pages(const html_ctx *ctx)
 		rc = html_write_search_index(ctx);
 	if (!rc)
 		rc = html_write_reports(ctx);
+	if (!rc)
+		rc = html_write_relation_pages(ctx);
 	return rc;
 }
 
@@ -490,6 +495,7 @@ static bool site_shaped(const char *rel)
 	return strcmp(rel, "index.html") == 0 || strcmp(rel, "search-index.js") == 0 ||
 	       in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
 	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
+	       in_folder(rel, "relations/", ".html") ||
 	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot");
 }
 
@@ -526,6 +532,9 @@ static char **site_files(const html_ctx *ctx, int *n)
 		list_add(&list, n, &cap, "schemas/", page, strlen(page), "");
 		list_add(&list, n, &cap, "dot/schemas/", page, strlen(page) - 5, ".dot");
 	}
+	for (int r = 0; r < ctx->nrels; r++)
+		list_add(&list, n, &cap, "relations/", ctx->rels[r].page, strlen(ctx->rels[r].page),
+			 "");
 	for (int i = 0; i < ctx->nuser; i++) {
 		const char *page = ctx->page[i];
 		list_add(&list, n, &cap, "functions/", page, strlen(page), "");

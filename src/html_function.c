@@ -632,6 +632,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 			  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn]);
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
+	html_function_relations(&b, ctx, fn);
 	problem_sites(&b, ctx, fn);
 	source_view(&b, ctx, fn);
 	html_page_end(&b, "../", false);

@@ -1,7 +1,7 @@
 /*
  * html_internal.h - what the parts of the HTML site emitter share
  * (emit_html.c drives; html_page.c, html_graph.c, html_function.c,
- * html_schema.c and html_site.c write pages).
+ * html_schema.c, html_relation.c and html_site.c write pages).
  *
  * In:  a read-only model.  The html_ctx built from it holds derived facts
  *      (adjacency, recursion, schemas, page names) in malloc'd arrays that
@@ -26,6 +26,25 @@ typedef struct html_schema {
 	int ndead, ncold;
 } html_schema;
 
+/* A relation with a page: the mentions of it (ctx->rel_mentions[first ..
+ * first + count)) are its relation sites in mapped functions (function
+ * order, then site order), its effects and its table triggers (each
+ * in an order of their own content, so a live map and its snapshot give
+ * the same page). */
+typedef struct html_rel_mention {
+	int kind;         /* 0 relation site, 1 effect, 2 trigger */
+	int a, b;         /* site: function and site index; else the effect / trigger */
+} html_rel_mention;
+
+typedef struct html_relation {
+	const char *schema; /* NULL when the site's relation was not found */
+	const char *name;
+	char *display;    /* schema.name quoted as SQL needs: unique per relation */
+	char *page;       /* file name inside relations/ */
+	int first, count;
+	int nreaders, nwriters, nruns;
+} html_relation;
+
 typedef struct html_ctx {
 	const cgm_model *model;
 	cgm_html_options opts;
@@ -49,6 +68,10 @@ typedef struct html_ctx {
 	int nschemas;
 	html_schema *schemas; /* sorted by name */
 	int *fn_schema;       /* schema index per user function */
+
+	int nrels;
+	html_relation *rels;  /* sorted by schema (unknown first), name */
+	html_rel_mention *rel_mentions;
 
 	bool analysed;        /* reachability analysis ran (some function is root,
 	                       * reachable or dead) */
@@ -113,6 +136,17 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *s, int schem
 int html_write_index(const html_ctx *ctx);
 int html_write_search_index(const html_ctx *ctx);
 int html_write_reports(const html_ctx *ctx);
+
+/* ---- html_relation.c: relation pages ---- */
+void html_relations_build(html_ctx *ctx);
+void html_relations_free(html_ctx *ctx);
+/* Index into ctx->rels of (schema, name), -1 when it has no page. */
+int html_relation_find(const html_ctx *ctx, const char *schema, const char *name);
+void html_relation_link(cgm_strbuf *b, const html_ctx *ctx, int rel, const char *root);
+int html_write_relation_pages(const html_ctx *ctx);
+/* The index's relations table; a function page's "Relations" section. */
+void html_relations_index(cgm_strbuf *b, const html_ctx *ctx);
+void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn);
 
 /* ---- derived facts (emit_html.c) ---- */
 /* A dynamic site seen at runtime: an observed dynamic edge leaves fn from

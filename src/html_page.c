@@ -266,7 +266,7 @@ int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
 int html_open_folders(cgm_outdir *d, const char *outdir)
 {
 	int rc = cgm_outdir_open(d, outdir);
-	static const char *const subdirs[] = { "assets",  "functions",     "schemas",
+	static const char *const subdirs[] = { "assets",  "functions",     "schemas",   "relations",
 					       "reports", "dot/functions", "dot/schemas" };
 	for (size_t i = 0; !rc && i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
 		rc = cgm_outdir_subdir(d, subdirs[i]);

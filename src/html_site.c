@@ -351,6 +351,7 @@ int html_write_index(const html_ctx *ctx)
 				  sc->nmembers, sc->ndead, sc->ncold);
 	}
 	cgm_strbuf_puts(&b, "</tbody></table>\n");
+	html_relations_index(&b, ctx);
 
 	cgm_strbuf_printf(&b, "<h2 id=\"reports\">Reports</h2>\n<ul>\n"
 			      "<li><a href=\"reports/dead.html\">Dead functions</a> (%d)</li>\n"

@@ -162,6 +162,33 @@ static cgm_model *demo_model(bool with_runtime)
 	add_site(m, "app.dyn()", 4, CGM_SITE_PERFORM, "nosuch", NULL)->schema = "app";
 	add_site(m, "app.dyn()", 5, CGM_SITE_DYNAMIC, NULL, NULL);
 	fn(m, "app.dyn()")->sites[1].nargs = 1;
+	/* app.main reads app.orders at line 4; a CHECK of app.orders (a
+	 * hostile constraint name) runs app.fact on INSERT and UPDATE, another
+	 * app.audit, listed before it here but after it in a snapshot (sorted
+	 * by object): the page must not follow the model's order. */
+	cgm_effect *fx0 = cgm_model_add_effect(m);
+	fx0->schema = "app";
+	fx0->relation = "orders";
+	fx0->reach = CGM_REACH_FUNCTION;
+	fx0->via = CGM_VIA_CHECK;
+	fx0->object = "check app.orders.zz_last";
+	fx0->events = CGM_EV_INSERT;
+	fx0->function_id = "app.audit()";
+	fx0->function = idx(m, "app.audit()");
+	cgm_site *rs = add_site(m, "app.main()", 4, CGM_SITE_RELATION, "orders", NULL);
+	rs->schema = "app";
+	rs->stmt = "return";
+	rs->events = CGM_EV_SELECT;
+	rs->resolution = CGM_RES_NONE;
+	cgm_effect *fx = cgm_model_add_effect(m);
+	fx->schema = "app";
+	fx->relation = "orders";
+	fx->reach = CGM_REACH_FUNCTION;
+	fx->via = CGM_VIA_CHECK;
+	fx->object = "check app.orders." EVIL_NAME;
+	fx->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	fx->function_id = "app.fact(integer)";
+	fx->function = idx(m, "app.fact(integer)");
 
 	unsigned both = with_runtime ? CGM_EDGE_STATIC | CGM_EDGE_OBSERVED : CGM_EDGE_STATIC;
 	add_edge(m, "app.main()", "app.work()", CGM_VIA_CALL, both, 3, with_runtime ? 10 : 0);
@@ -354,6 +381,75 @@ static char *render(const cgm_model *m, int depth, int cap, int threads)
 }
 
 /* ---- tests ---- */
+
+/* A relation page lists who reads the relation (function, events, line
+ * linked to the source) and what it runs; the reader's page and the index
+ * link to it; a table with only a trigger gets its page too. */
+static void test_relation_pages(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = render(m, 2, 50, 1);
+	cgm_strbuf rel = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&rel, "relations/");
+	cgm_escape_filename(&rel, "app.orders");
+	cgm_strbuf_puts(&rel, ".html");
+	char *page = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, "<h1>app.orders</h1>"));
+	assert_non_null(strstr(page, "Read by (1)"));
+	assert_non_null(strstr(page, "Written by (0)"));
+	cgm_strbuf want = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&want, "<a class=\"fn\" href=\"../functions/");
+	cgm_escape_filename(&want, "app.main()");
+	cgm_strbuf_puts(&want, ".html\">app.main()</a></td><td>SELECT</td><td class=\"num\">"
+			       "<a href=\"../functions/");
+	cgm_escape_filename(&want, "app.main()");
+	cgm_strbuf_puts(&want, ".html#L4\">4</a></td>");
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
+	assert_non_null(strstr(page, "What it runs (2)"));
+	cgm_strbuf_puts(&want, "<td>INSERT|UPDATE</td><td>check</td><td>check app.orders."
+			       "&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;</td><td>runs "
+			       "<a class=\"fn\" href=\"../functions/");
+	cgm_escape_filename(&want, "app.fact(integer)");
+	cgm_strbuf_puts(&want, ".html\">app.fact(integer)</a>");
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	assert_null(strstr(page, "<script>alert"));
+	cgm_strbuf_free(&want);
+	free(page);
+
+	/* The reader's page has a Relations section linking to the page. */
+	page = function_page(dir, "app.main()");
+	assert_non_null(strstr(page, "<h2 id=\"relations\">Relations (1)</h2>"));
+	cgm_strbuf_printf(&want, "<a class=\"rel\" href=\"../%s\">app.orders</a></td>"
+				 "<td>SELECT</td><td class=\"num\"><a href=\"#L4\">4</a></td>",
+			  cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
+	free(page);
+	page = function_page(dir, "app.unused()");
+	assert_null(strstr(page, "id=\"relations\""));
+	free(page);
+
+	/* The index lists both relations; app.t runs its trigger. */
+	page = site_file(dir, "index.html");
+	assert_non_null(strstr(page, "<h2 id=\"relations\">Relations (2)</h2>"));
+	cgm_strbuf_printf(&want, "href=\"%s\">app.orders</a>", cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
+	free(page);
+	cgm_strbuf_free(&rel);
+	cgm_strbuf_puts(&rel, "relations/");
+	cgm_escape_filename(&rel, "app.t");
+	cgm_strbuf_puts(&rel, ".html");
+	page = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, "<td>trigger</td><td>trigger t_audit</td>"));
+	assert_non_null(strstr(page, "No mapped function reads it."));
+	free(page);
+	cgm_strbuf_free(&rel);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
 
 static void test_every_page_is_written(void **state)
 {
@@ -952,6 +1048,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
+		cmocka_unit_test(test_relation_pages),
 		cmocka_unit_test(test_hostile_names_stay_text),
 		cmocka_unit_test(test_hidden_characters_shown),
 		cmocka_unit_test(test_links_not_followed),
