@@ -183,6 +183,30 @@ void cgm_escape_dot(cgm_strbuf *out, const char *s)
 	walk(out, s, emit_dot);
 }
 
+/* Plain text for a terminal: every control shown as an escape, the rest
+ * (backslashes too) as it is. */
+static void emit_text(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	(void)at_start;
+	switch (cp) {
+	case '\n':
+		cgm_strbuf_puts(out, "\\n");
+		return;
+	case '\r':
+		cgm_strbuf_puts(out, "\\r");
+		return;
+	case '\t':
+		cgm_strbuf_puts(out, "\\t");
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+		cgm_strbuf_printf(out, "\\x%02X", (unsigned)cp);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\");
+	else
+		put_utf8(out, cp);
+}
+
 /* A DOT node or cluster name: the text of a quoted string, one to one.
  * DOT's lexer turns only \" back into a quote and keeps every other
  * backslash, so each backslash of the name is doubled, and whatever is not
@@ -204,22 +228,8 @@ static void emit_dot_id(cgm_strbuf *out, uint32_t cp, bool at_start)
 	case '&':
 		cgm_strbuf_puts(out, "&amp;");
 		return;
-	case '\n':
-		cgm_strbuf_puts(out, "\\n");
-		return;
-	case '\r':
-		cgm_strbuf_puts(out, "\\r");
-		return;
-	case '\t':
-		cgm_strbuf_puts(out, "\\t");
-		return;
 	}
-	if (cp < 0x20 || cp == 0x7F)
-		cgm_strbuf_printf(out, "\\x%02X", (unsigned)cp);
-	else if (is_hidden(cp))
-		put_hidden(out, cp, "\\");
-	else
-		put_utf8(out, cp);
+	emit_text(out, cp, at_start);
 }
 
 void cgm_escape_dot_id(cgm_strbuf *out, const char *s)
@@ -360,30 +370,6 @@ void cgm_escape_markdown(cgm_strbuf *out, const char *s)
 		out->data[start + digits] = '\\';
 	}
 	/* ')' is always escaped above, so only '.' needs the fix-up. */
-}
-
-/* Plain text for a terminal: every control shown as an escape, the rest
- * (backslashes too) as it is. */
-static void emit_text(cgm_strbuf *out, uint32_t cp, bool at_start)
-{
-	(void)at_start;
-	switch (cp) {
-	case '\n':
-		cgm_strbuf_puts(out, "\\n");
-		return;
-	case '\r':
-		cgm_strbuf_puts(out, "\\r");
-		return;
-	case '\t':
-		cgm_strbuf_puts(out, "\\t");
-		return;
-	}
-	if (cp < 0x20 || cp == 0x7F)
-		cgm_strbuf_printf(out, "\\x%02X", (unsigned)cp);
-	else if (is_hidden(cp))
-		put_hidden(out, cp, "\\");
-	else
-		put_utf8(out, cp);
 }
 
 void cgm_escape_text(cgm_strbuf *out, const char *s)
