@@ -380,6 +380,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
 	int verdicts[CGM_VERDICT_DYNAMIC_REACHABLE + 1] = { 0 };
 	int dyn_silent = 0; /* dynamic sites whose SQL can call no user function */
+	cgm_dynsql_reader *reader = NULL;
 	bool *no_callers = cgm_xcalloc((size_t)model->nfunctions, sizeof(bool));
 	cgm_functions_uncalled(no_callers, model);
 	int nhits;
@@ -406,7 +407,9 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 				continue;
 			}
 			cgm_dynsql_info info;
-			cgm_dynsql_read(&info, model, &f->sites[s]);
+			if (!reader)
+				reader = cgm_dynsql_reader_new(model);
+			cgm_dynsql_read_with(&info, reader, &f->sites[s]);
 			dyn_silent += !info.can_call;
 			cgm_dynsql_info_free(&info);
 		}
@@ -425,6 +428,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	}
 	free(no_callers);
 	free(hits);
+	cgm_dynsql_reader_free(reader);
 	if (model->has_runtime) {
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");

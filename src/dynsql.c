@@ -24,6 +24,7 @@
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,13 +245,202 @@ static bool in_list(const char *const *list, const char *word)
 	return false;
 }
 
-static void add_target(cgm_dynsql_info *out, int fn)
+static bool arity_fits(const cgm_function *f, int nargs);
+
+/* ---- the reader: user functions by name, and each call pattern's
+ * matches computed once ---- */
+
+/* One call pattern of a template (schema glob, name glob, argument count)
+ * and every user function it fits, in model order. */
+typedef struct pattern {
+	char *key;        /* schema \x02 name \x02 nargs */
+	int *fns, nfns;
+	int marked_by;    /* cgm_dynsql_possible_targets: the function whose
+	                   * sites marked these (its own index excepted), -1 */
+	bool marked_all;
+} pattern;
+
+struct cgm_dynsql_reader {
+	const cgm_model *model;
+	int *by_name, nby_name; /* callable user functions sorted by name */
+	pattern *patterns;      /* open addressing on the key's hash */
+	int npatterns, cap_patterns;
+	int *event_triggers, nevent_triggers;
+};
+
+/* Call shapes of one template united one by one; past these, their
+ * matches go into the site's own list. */
+#define SHAPES_MAX 64
+
+/* The lists one site unites: pattern matches (shared) or lists of its own
+ * (a table's triggers, event triggers). */
+typedef struct site_lists {
+	const int *list[SHAPES_MAX + 2]; /* shapes, then event triggers or own */
+	int len[SHAPES_MAX + 2];
+	pattern *from[SHAPES_MAX + 2]; /* the pattern a list is, or NULL */
+	int n;
+	int *own;          /* a table's trigger functions, sorted */
+	int nown;
+	bool overflow;     /* more call shapes than list[] holds: the rest were
+	                    * merged into own */
+} site_lists;
+
+static int compare_by_name(const void *a, const void *b, void *arg)
 {
-	for (int i = 0; i < out->ntargets; i++)
-		if (out->targets[i] == fn)
+	const cgm_model *m = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	int c = strcmp(m->functions[x].name, m->functions[y].name);
+	return c ? c : x - y;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return x < y ? -1 : x > y;
+}
+
+cgm_dynsql_reader *cgm_dynsql_reader_new(const cgm_model *model)
+{
+	cgm_dynsql_reader *r = cgm_xcalloc(1, sizeof *r);
+	r->model = model;
+	r->by_name = cgm_xcalloc((size_t)model->nuser + 1, sizeof(int));
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (f->result && strcmp(f->result, "event_trigger") == 0) {
+			r->event_triggers = cgm_xrealloc(r->event_triggers,
+							 sizeof(int) * (size_t)(r->nevent_triggers + 1));
+			r->event_triggers[r->nevent_triggers++] = i;
+		}
+		if (f->is_trigger || !f->name || !f->schema)
+			continue;
+		r->by_name[r->nby_name++] = i;
+	}
+	if (r->nby_name)
+		qsort_r(r->by_name, (size_t)r->nby_name, sizeof(int), compare_by_name, (void *)model);
+	r->cap_patterns = 64;
+	r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern));
+	return r;
+}
+
+void cgm_dynsql_reader_free(cgm_dynsql_reader *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->cap_patterns; i++) {
+		free(r->patterns[i].key);
+		free(r->patterns[i].fns);
+	}
+	free(r->patterns);
+	free(r->by_name);
+	free(r->event_triggers);
+	free(r);
+}
+
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static pattern *pattern_slot(cgm_dynsql_reader *r, const char *key)
+{
+	size_t mask = (size_t)r->cap_patterns - 1;
+	for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask)
+		if (!r->patterns[i].key || strcmp(r->patterns[i].key, key) == 0)
+			return &r->patterns[i];
+}
+
+/* The literal start of a name glob (up to its first wildcard or escape). */
+static size_t glob_prefix(const char *glob)
+{
+	size_t n = 0;
+	while (glob[n] && glob[n] != '*' && glob[n] != '?' && glob[n] != '[' && glob[n] != '\\')
+		n++;
+	return n;
+}
+
+/* The user functions a call pattern fits, computed on first use.  Only the
+ * functions whose name starts with the glob's literal prefix are tried. */
+static pattern *pattern_matches(cgm_dynsql_reader *r, const char *schema, const char *name,
+				int nargs)
+{
+	cgm_strbuf key = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&key, "%s\x02%s\x02%d", schema, name, nargs);
+	pattern *p = pattern_slot(r, cgm_strbuf_cstr(&key));
+	if (p->key) {
+		cgm_strbuf_free(&key);
+		return p;
+	}
+	if (2 * (r->npatterns + 1) > r->cap_patterns) {
+		pattern *old = r->patterns;
+		int old_cap = r->cap_patterns;
+		r->cap_patterns *= 2;
+		r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern));
+		for (int i = 0; i < old_cap; i++)
+			if (old[i].key)
+				*pattern_slot(r, old[i].key) = old[i];
+		free(old);
+		p = pattern_slot(r, cgm_strbuf_cstr(&key));
+	}
+	r->npatterns++;
+	p->key = key.data;
+	p->marked_by = -1;
+	const cgm_model *m = r->model;
+	size_t plen = glob_prefix(name);
+	int lo = 0, hi = r->nby_name;
+	while (lo < hi) { /* first name >= the prefix */
+		int mid = lo + (hi - lo) / 2;
+		if (strncmp(m->functions[r->by_name[mid]].name, name, plen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int k = lo; k < r->nby_name; k++) {
+		int i = r->by_name[k];
+		const cgm_function *f = &m->functions[i];
+		if (strncmp(f->name, name, plen) != 0)
+			break;
+		if (schema[0] && fnmatch(schema, f->schema, 0) != 0)
+			continue;
+		if (fnmatch(name, f->name, 0) != 0 || !arity_fits(f, nargs))
+			continue;
+		p->fns = cgm_xrealloc(p->fns, sizeof(int) * (size_t)(p->nfns + 1));
+		p->fns[p->nfns++] = i;
+	}
+	if (p->nfns > 1)
+		qsort(p->fns, (size_t)p->nfns, sizeof(int), compare_int);
+	return p;
+}
+
+static void add_own(site_lists *sl, int fn)
+{
+	for (int i = 0; i < sl->nown; i++)
+		if (sl->own[i] == fn)
 			return;
-	out->targets = cgm_xrealloc(out->targets, sizeof(int) * (size_t)(out->ntargets + 1));
-	out->targets[out->ntargets++] = fn;
+	sl->own = cgm_xrealloc(sl->own, sizeof(int) * (size_t)(sl->nown + 1));
+	sl->own[sl->nown++] = fn;
+}
+
+static void add_list(site_lists *sl, pattern *p, const int *list, int len)
+{
+	if (len == 0)
+		return;
+	if (sl->n >= SHAPES_MAX && list != sl->own) {
+		/* A template of more call shapes than this is rare; their
+		 * matches still count, through the site's own list. */
+		sl->overflow = true;
+		for (int i = 0; i < len; i++)
+			add_own(sl, list[i]);
+		return;
+	}
+	sl->list[sl->n] = list;
+	sl->len[sl->n] = len;
+	sl->from[sl->n] = p;
+	sl->n++;
 }
 
 /* One name part (identifier chars and VARs, maybe quoted): a glob, * for VAR. */
@@ -281,7 +471,7 @@ static bool arity_fits(const cgm_function *f, int nargs)
 }
 
 /* Every call shape NAME( ... ) of the template: matching user functions. */
-static void scan_calls(cgm_dynsql_info *out, const cgm_model *model, const char *t)
+static void scan_calls(site_lists *sl, cgm_dynsql_reader *r, const char *t)
 {
 	char prev[32] = "";
 	for (const char *p = t; *p; p++) {
@@ -346,40 +536,13 @@ static void scan_calls(cgm_dynsql_info *out, const cgm_model *model, const char 
 		if (!empty && only_var)
 			any = true;
 		int nargs = any ? -1 : empty ? 0 : commas + 1;
-		for (int i = 0; i < model->nuser; i++) {
-			const cgm_function *f = &model->functions[i];
-			if (f->is_trigger || !f->name || !f->schema)
-				continue;
-			if (schema[0] && fnmatch(schema, f->schema, 0) != 0)
-				continue;
-			if (fnmatch(name, f->name, 0) != 0 || !arity_fits(f, nargs))
-				continue;
-			add_target(out, i);
-		}
-	}
-}
-
-static bool has_event_triggers(const cgm_model *model)
-{
-	for (int i = 0; i < model->nuser; i++) {
-		const cgm_function *f = &model->functions[i];
-		if (f->result && strcmp(f->result, "event_trigger") == 0)
-			return true;
-	}
-	return false;
-}
-
-static void add_event_triggers(cgm_dynsql_info *out, const cgm_model *model)
-{
-	for (int i = 0; i < model->nuser; i++) {
-		const cgm_function *f = &model->functions[i];
-		if (f->result && strcmp(f->result, "event_trigger") == 0)
-			add_target(out, i);
+		pattern *pt = pattern_matches(r, schema, name, nargs);
+		add_list(sl, pt, pt->fns, pt->nfns);
 	}
 }
 
 /* Trigger functions of the triggers on `table` ("s.t" or "t"). */
-static void add_table_triggers(cgm_dynsql_info *out, const cgm_model *model, const char *table)
+static void add_table_triggers(site_lists *sl, const cgm_model *model, const char *table)
 {
 	const char *dot = strrchr(table, '.');
 	const char *name = dot ? dot + 1 : table;
@@ -392,13 +555,57 @@ static void add_table_triggers(cgm_dynsql_info *out, const cgm_model *model, con
 		     strncmp(tg->table_schema, table, (size_t)(dot - table)) != 0))
 			continue;
 		if (tg->function >= 0 && tg->function < model->nuser)
-			add_target(out, tg->function);
+			add_own(sl, tg->function);
 	}
 }
 
-void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site)
+/* Every list of the site in one: total distinct functions, the first
+ * CGM_DYNSQL_TARGETS_KEPT of them (in model order) kept. */
+static void unite(cgm_dynsql_info *out, site_lists *sl)
 {
+	if (sl->nown > 1)
+		qsort(sl->own, (size_t)sl->nown, sizeof(int), compare_int);
+	add_list(sl, NULL, sl->own, sl->nown);
+	if (sl->n == 1) { /* the usual case: one call shape, no merging */
+		out->total = sl->len[0];
+		out->ntargets = out->total < CGM_DYNSQL_TARGETS_KEPT ? out->total
+								      : CGM_DYNSQL_TARGETS_KEPT;
+		out->targets = cgm_xcalloc((size_t)out->ntargets + 1, sizeof(int));
+		memcpy(out->targets, sl->list[0], sizeof(int) * (size_t)out->ntargets);
+		return;
+	}
+	int pos[SHAPES_MAX + 2] = { 0 };
+	int last = -1;
+	for (;;) {
+		int best = -1;
+		for (int l = 0; l < sl->n; l++)
+			if (pos[l] < sl->len[l] && (best < 0 || sl->list[l][pos[l]] < best))
+				best = sl->list[l][pos[l]];
+		if (best < 0)
+			break;
+		for (int l = 0; l < sl->n; l++)
+			while (pos[l] < sl->len[l] && sl->list[l][pos[l]] == best)
+				pos[l]++;
+		if (best == last)
+			continue;
+		last = best;
+		if (out->ntargets < CGM_DYNSQL_TARGETS_KEPT) {
+			out->targets = cgm_xrealloc(out->targets,
+						    sizeof(int) * (size_t)(out->ntargets + 1));
+			out->targets[out->ntargets++] = best;
+		}
+		out->total++;
+	}
+}
+
+/* The site read into out (statement, table, can_call) and its lists of
+ * possible targets into sl. */
+static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
+		      const cgm_site *site)
+{
+	const cgm_model *model = r->model;
 	memset(out, 0, sizeof *out);
+	memset(sl, 0, sizeof *sl);
 	out->can_call = true;
 	if (!site->text)
 		return;
@@ -437,9 +644,9 @@ void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_sit
 		bool ddl = strcmp(w1, "DROP") == 0 || strcmp(w1, "ALTER") == 0 ||
 			   strcmp(w1, "CREATE") == 0 || strcmp(w1, "GRANT") == 0 ||
 			   strcmp(w1, "REVOKE") == 0 || strcmp(w1, "COMMENT") == 0;
-		out->can_call = ddl && has_event_triggers(model);
+		out->can_call = ddl && r->nevent_triggers > 0;
 		if (out->can_call)
-			add_event_triggers(out, model);
+			add_list(sl, NULL, r->event_triggers, r->nevent_triggers);
 		cgm_strbuf_free(&tb);
 		return;
 	}
@@ -463,13 +670,32 @@ void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_sit
 			for (const char *c = q; c < e; c++)
 				if (*c != '"')
 					out->table[k++] = *c;
-			add_table_triggers(out, model, out->table);
+			add_table_triggers(sl, model, out->table);
 		}
 	}
-	scan_calls(out, model, t);
-	if (dml && out->table)
-		out->can_call = out->ntargets > 0;
+	scan_calls(sl, r, t);
+	if (dml && out->table) {
+		bool any = sl->nown > 0;
+		for (int l = 0; l < sl->n && !any; l++)
+			any = sl->len[l] > 0;
+		out->can_call = any;
+	}
 	cgm_strbuf_free(&tb);
+}
+
+void cgm_dynsql_read_with(cgm_dynsql_info *out, cgm_dynsql_reader *r, const cgm_site *site)
+{
+	site_lists sl;
+	read_site(out, &sl, r, site);
+	unite(out, &sl);
+	free(sl.own);
+}
+
+void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site)
+{
+	cgm_dynsql_reader *r = cgm_dynsql_reader_new(model);
+	cgm_dynsql_read_with(out, r, site);
+	cgm_dynsql_reader_free(r);
 }
 
 void cgm_dynsql_info_free(cgm_dynsql_info *info)
@@ -480,19 +706,45 @@ void cgm_dynsql_info_free(cgm_dynsql_info *info)
 	memset(info, 0, sizeof *info);
 }
 
+static bool list_has(const int *list, int len, int fn)
+{
+	return bsearch(&fn, list, (size_t)len, sizeof(int), compare_int) != NULL;
+}
+
+/* Each pattern's matches are marked once for the first function whose site
+ * names it (that function itself excepted: a function reaching itself is
+ * not reached) and once more when another function's site names it too. */
 void cgm_dynsql_possible_targets(bool *out, const cgm_model *model)
 {
+	cgm_dynsql_reader *r = cgm_dynsql_reader_new(model);
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
 			cgm_dynsql_info info;
-			cgm_dynsql_read(&info, model, &f->sites[s]);
-			for (int k = 0; k < info.ntargets; k++)
-				if (info.targets[k] != i)
-					out[info.targets[k]] = true;
+			site_lists sl;
+			read_site(&info, &sl, r, &f->sites[s]);
+			add_list(&sl, NULL, sl.own, sl.nown);
+			for (int l = 0; l < sl.n; l++) {
+				pattern *p = sl.from[l];
+				if (p && (p->marked_all || p->marked_by == i))
+					continue;
+				if (p && p->marked_by >= 0) {
+					if (list_has(p->fns, p->nfns, p->marked_by))
+						out[p->marked_by] = true;
+					p->marked_all = true;
+					continue;
+				}
+				for (int k = 0; k < sl.len[l]; k++)
+					if (sl.list[l][k] != i)
+						out[sl.list[l][k]] = true;
+				if (p)
+					p->marked_by = i;
+			}
+			free(sl.own);
 			cgm_dynsql_info_free(&info);
 		}
 	}
+	cgm_dynsql_reader_free(r);
 }

@@ -537,6 +537,7 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 /* Each drawn function to each of its dynamic-site notes. */
 static void emit_dynamic_links(dot_writer *w)
 {
+	cgm_dynsql_reader *reader = NULL;
 	for (int i = 0; i < w->nnodes; i++) {
 		int fi = w->nodes[i].index;
 		const cgm_function *f = &w->model->functions[fi];
@@ -551,7 +552,9 @@ static void emit_dynamic_links(dot_writer *w)
 			/* What the site may call, read from its constant parts
 			 * (src/dynsql.c): possible, not observed. */
 			cgm_dynsql_info info;
-			cgm_dynsql_read(&info, w->model, &f->sites[s]);
+			if (!reader)
+				reader = cgm_dynsql_reader_new(w->model);
+			cgm_dynsql_read_with(&info, reader, &f->sites[s]);
 			for (int t = 0; t < info.ntargets; t++) {
 				int to = info.targets[t];
 				if (to < 0 || to >= w->model->nfunctions || !w->drawn[to])
@@ -566,6 +569,7 @@ static void emit_dynamic_links(dot_writer *w)
 			cgm_dynsql_info_free(&info);
 		}
 	}
+	cgm_dynsql_reader_free(reader);
 }
 
 /* Missing callees: one node per name as written, one edge per calling

@@ -41,6 +41,7 @@ typedef struct html_relation {
 	const char *name;
 	char *display;    /* schema.name quoted as SQL needs: unique per relation */
 	char *page;       /* file name inside relations/ */
+	char relkind;     /* pg_class.relkind from the model's relations; 0 unknown */
 	int first, count;
 	int nreaders, nwriters, nruns;
 } html_relation;
@@ -146,6 +147,9 @@ void html_relation_link(cgm_strbuf *b, const html_ctx *ctx, int rel, const char 
 int html_write_relation_pages(const html_ctx *ctx);
 /* The index's relations table; a function page's "Relations" section. */
 void html_relations_index(cgm_strbuf *b, const html_ctx *ctx);
+/* "table", "view", "materialized view", ... for a pg_class.relkind;
+ * "relation" when unknown. */
+const char *html_relkind_word(char relkind);
 void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn);
 
 /* ---- derived facts (emit_html.c) ---- */

@@ -140,6 +140,52 @@ static void push(mention **list, int *n, int *cap, mention m)
 	(*list)[(*n)++] = m;
 }
 
+/* The model's relations ordered by (schema, name), to find each page's
+ * relation kind by binary search. */
+static int compare_relation_at(const void *p, const void *q, void *arg)
+{
+	const cgm_relation *rels = arg;
+	const cgm_relation *x = &rels[*(const int *)p], *y = &rels[*(const int *)q];
+	int c = compare_opt(x->schema, y->schema);
+	return c ? c : compare_opt(x->name, y->name);
+}
+
+/* The relation's kind from the catalog (or the SQL files' DDL) when the
+ * model knows it; 0 when the site's schema was not found. */
+static char model_relkind(const cgm_model *m, const int *order, const char *schema,
+			  const char *name)
+{
+	if (!schema || !name)
+		return 0;
+	int lo = 0, hi = m->nrelations;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		const cgm_relation *r = &m->relations[order[mid]];
+		int c = compare_opt(r->schema, schema);
+		c = c ? c : compare_opt(r->name, name);
+		if (c == 0)
+			return r->relkind;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+const char *html_relkind_word(char relkind)
+{
+	switch (relkind) {
+	case 'r': return "table";
+	case 'p': return "partitioned table";
+	case 'v': return "view";
+	case 'm': return "materialized view";
+	case 'f': return "foreign table";
+	case 'c': return "composite type";
+	default: return "relation";
+	}
+}
+
 void html_relations_build(html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
@@ -163,6 +209,12 @@ void html_relations_build(html_ctx *ctx)
 					0, 0 });
 	if (n)
 		qsort_r(list, (size_t)n, sizeof(mention), compare_mentions, (void *)m);
+	int *order = cgm_xcalloc((size_t)m->nrelations + 1, sizeof(int));
+	for (int i = 0; i < m->nrelations; i++)
+		order[i] = i;
+	if (m->nrelations)
+		qsort_r(order, (size_t)m->nrelations, sizeof(int), compare_relation_at,
+			(void *)m->relations);
 	int nrels = 0;
 	for (int i = 0; i < n; i++)
 		if (i == 0 || compare_key(list[i - 1].schema, list[i - 1].name, list[i].schema,
@@ -185,6 +237,7 @@ void html_relations_build(html_ctx *ctx)
 			cgm_strbuf_cstr(&b);
 			rel->page = b.data;
 			rel->first = i;
+			rel->relkind = model_relkind(m, order, rel->schema, rel->name);
 		}
 		html_relation *rel = &ctx->rels[r];
 		rel->count = i + 1 - rel->first;
@@ -197,6 +250,7 @@ void html_relations_build(html_ctx *ctx)
 			rel->nruns++;
 		}
 	}
+	free(order);
 	free(list);
 }
 
@@ -375,7 +429,7 @@ static int write_relation_page(const html_ctx *ctx, int r)
 	cgm_strbuf_printf(&title, "relation %s", rel->display);
 	html_page_begin(&b, ctx, "../", cgm_strbuf_cstr(&title));
 	cgm_strbuf_free(&title);
-	cgm_strbuf_puts(&b, "<p class=\"muted\">relation");
+	cgm_strbuf_printf(&b, "<p class=\"muted\">%s", html_relkind_word(rel->relkind));
 	if (!rel->schema)
 		cgm_strbuf_puts(&b, " (its schema was not found)");
 	cgm_strbuf_puts(&b, "</p>\n<h1>");

@@ -279,7 +279,7 @@ int html_write_index(const html_ctx *ctx)
 	}
 	cgm_strbuf_puts(&b, "</p>\n");
 
-	cgm_strbuf_puts(&b, "<div id=\"search-box\" hidden><label for=\"search\">Find a function: "
+	cgm_strbuf_puts(&b, "<div id=\"search-box\" hidden><label for=\"search\">Find a function or relation: "
 			    "</label><input id=\"search\" type=\"search\" autocomplete=\"off\" "
 			    "placeholder=\"name, schema.name or part of it\">\n<ul id=\"search-results\">"
 			    "</ul></div>\n<noscript><p class=\"muted\">The search box needs JavaScript; "
@@ -386,13 +386,15 @@ static void visible_json(cgm_strbuf *b, cgm_strbuf *scratch, const char *s)
 }
 
 /* search-index.js: a script, not JSON, so it loads from file:// where a
- * fetch() of a local file is refused.  Entries: [id, page, status, name]. */
+ * fetch() of a local file is refused.  Entries: [id, page, status, name],
+ * the functions then the relations (status: their kind and accessors). */
 int html_write_search_index(const html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
 	cgm_strbuf b = CGM_STRBUF_INIT, status = CGM_STRBUF_INIT, shown = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&b, "/* cgmap search index: [id, page, status, name] per function. */\n"
-			    "window.CGMAP_INDEX = [\n");
+	cgm_strbuf_puts(&b, "/* cgmap search index: [id, page, status, name] per function "
+			    "and relation. */\nwindow.CGMAP_INDEX = [\n");
+	int entries = ctx->nuser + ctx->nrels;
 	for (int i = 0; i < ctx->nuser; i++) {
 		const cgm_function *f = &m->functions[i];
 		cgm_strbuf_puts(&b, "[\"");
@@ -403,7 +405,18 @@ int html_write_search_index(const html_ctx *ctx)
 		cgm_escape_json(&b, cgm_strbuf_cstr(&status));
 		cgm_strbuf_puts(&b, "\",\"");
 		visible_json(&b, &shown, f->name ? f->name : f->id);
-		cgm_strbuf_puts(&b, i + 1 < ctx->nuser ? "\"],\n" : "\"]\n");
+		cgm_strbuf_puts(&b, i + 1 < entries ? "\"],\n" : "\"]\n");
+	}
+	for (int r = 0; r < ctx->nrels; r++) {
+		const html_relation *rel = &ctx->rels[r];
+		cgm_strbuf_puts(&b, "[\"");
+		visible_json(&b, &shown, rel->display);
+		cgm_strbuf_puts(&b, "\",\"relations/");
+		cgm_escape_json(&b, rel->page);
+		cgm_strbuf_printf(&b, "\",\"%s, read by %d, written by %d\",\"",
+				  html_relkind_word(rel->relkind), rel->nreaders, rel->nwriters);
+		visible_json(&b, &shown, rel->name);
+		cgm_strbuf_puts(&b, ctx->nuser + r + 1 < entries ? "\"],\n" : "\"]\n");
 	}
 	cgm_strbuf_puts(&b, "];\n");
 	int rc = html_write_file(ctx, "search-index.js", &b);

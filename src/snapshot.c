@@ -1111,6 +1111,7 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 	const cgm_model *m = w->model;
 	key(j, "dynamic_sites");
 	open_container(j, '[');
+	cgm_dynsql_reader *reader = cgm_dynsql_reader_new(m);
 	for (int i = 0; i < w->norder; i++) {
 		int fi = w->order[i];
 		const cgm_function *f = &m->functions[fi];
@@ -1136,7 +1137,7 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			put_observed_targets(j->out, w, dyn_edges, ndyn_edges, site, ndynamic);
 			/* What its constant parts say before it runs (src/dynsql.c). */
 			cgm_dynsql_info info;
-			cgm_dynsql_read(&info, m, site);
+			cgm_dynsql_read_with(&info, reader, site);
 			cgm_outfile_lit(j->out, ", \"statement\": ");
 			put_string(j->out, info.statement);
 			cgm_outfile_lit(j->out, ", \"can_call\": ");
@@ -1148,11 +1149,16 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 				put_id(j->out, w, info.targets[t]);
 			}
 			cgm_outfile_putc(j->out, ']');
+			if (info.total > info.ntargets) {
+				cgm_outfile_lit(j->out, ", \"possible_targets_total\": ");
+				cgm_outfile_int(j->out, info.total);
+			}
 			cgm_dynsql_info_free(&info);
 			cgm_outfile_putc(j->out, '}');
 		}
 		free(dyn_edges);
 	}
+	cgm_dynsql_reader_free(reader);
 	close_container(j, ']');
 }
 

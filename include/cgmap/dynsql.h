@@ -7,7 +7,9 @@
  *      `format('SELECT %I.%I($1)', s, f)`, `'SELECT handler_' || k || '()'`)
  *      and the model's functions and triggers.
  * Out: a cgm_dynsql_info the caller frees with cgm_dynsql_info_free()
- *      (malloc'd), or the possible targets of every site at once.
+ *      (malloc'd), or the possible targets of every site at once.  A
+ *      cgm_dynsql_reader (freed with cgm_dynsql_reader_free) shares the name
+ *      index and pattern matches across the sites of one model.
  */
 #ifndef CGMAP_DYNSQL_H
 #define CGMAP_DYNSQL_H
@@ -16,16 +18,32 @@
 
 #include "cgmap/model.h"
 
+/* Possible targets a site lists; past this many it lists the first ones
+ * (in model order) and counts all: `format('SELECT app.f%s()', n)` may
+ * name thousands. */
+#define CGM_DYNSQL_TARGETS_KEPT 50
+
 typedef struct cgm_dynsql_info {
 	char *statement;   /* "SELECT", "DROP TABLE", "UPDATE", ...; NULL: the template
 	                    * starts with a variable (or has no constant part) */
 	char *table;       /* INSERT/UPDATE/DELETE/TRUNCATE of a constant table, or NULL */
 	bool can_call;     /* the statement may call a user function */
-	int ntargets;      /* possible targets: indexes into model->functions (user ones) */
+	int ntargets;      /* possible targets listed: indexes into model->functions
+	                    * (user ones), in model order, at most CGM_DYNSQL_TARGETS_KEPT */
 	int *targets;
+	int total;         /* all possible targets (>= ntargets) */
 } cgm_dynsql_info;
 
+/* A model's user functions indexed by name, and each call pattern's matches
+ * computed once: read every site of a model through one reader.  One reader
+ * per thread; it must not outlive the model. */
+typedef struct cgm_dynsql_reader cgm_dynsql_reader;
+cgm_dynsql_reader *cgm_dynsql_reader_new(const cgm_model *model);
+void cgm_dynsql_reader_free(cgm_dynsql_reader *reader);
+
 /* Read the site's text (site->kind must be CGM_SITE_DYNAMIC). */
+void cgm_dynsql_read_with(cgm_dynsql_info *out, cgm_dynsql_reader *reader, const cgm_site *site);
+/* The same through a reader of its own: for one site, not a whole model. */
 void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site);
 void cgm_dynsql_info_free(cgm_dynsql_info *info);
 /* out[i] (model->nuser entries) set for each possible target of a dynamic

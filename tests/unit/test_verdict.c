@@ -512,6 +512,69 @@ static void test_possible_targets(void **state)
 	cgm_model_free(m);
 }
 
+/* A template may fit thousands of functions: the site lists the first
+ * CGM_DYNSQL_TARGETS_KEPT in model order and counts them all, and the
+ * same pattern read through one reader gives the same answer. */
+static void test_possible_targets_capped(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	int n = CGM_DYNSQL_TARGETS_KEPT + 25;
+	for (int i = 0; i < n; i++)
+		add_function(m, "app", cgm_arena_printf(m->arena, "h%03d", i), "plpgsql", 1);
+	add_function(m, "app", "other", "plpgsql", 1);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	cgm_dynsql_reader *r = cgm_dynsql_reader_new(m);
+	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1,
+			  .text = "format('SELECT app.h%s(%L)', k, x)" };
+	for (int round = 0; round < 2; round++) {
+		cgm_dynsql_info info;
+		cgm_dynsql_read_with(&info, r, &site);
+		assert_int_equal(info.total, n);
+		assert_int_equal(info.ntargets, CGM_DYNSQL_TARGETS_KEPT);
+		for (int k = 1; k < info.ntargets; k++)
+			assert_true(info.targets[k - 1] < info.targets[k]);
+		assert_false(has_target(&info, m, "app.other(integer)"));
+		cgm_dynsql_info_free(&info);
+	}
+	/* Two call shapes: their union, each function once. */
+	cgm_site two = { .kind = CGM_SITE_DYNAMIC, .line = 2,
+			 .text = "format('SELECT app.h00%s(1) + app.h0%s(2)', a, b)" };
+	cgm_dynsql_info info;
+	cgm_dynsql_read_with(&info, r, &two);
+	assert_int_equal(info.total, n);
+	cgm_dynsql_info_free(&info);
+	cgm_dynsql_reader_free(r);
+	cgm_model_free(m);
+}
+
+/* A pattern named by the sites of two functions reaches both of them; named
+ * by one function only, it does not reach that function itself. */
+static void test_possible_targets_marked(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "h1", "plpgsql", 0);
+	add_function(m, "app", "h2", "plpgsql", 0);
+	add_function(m, "app", "h3", "plpgsql", 0);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	add_site(m, "app.h1()", CGM_SITE_DYNAMIC, 3, "dynexecute", "'SELECT app.h' || n || '()'");
+	bool possible[3] = { false, false, false };
+	cgm_dynsql_possible_targets(possible, m);
+	assert_false(possible[idx(m, "app.h1()")]);
+	assert_true(possible[idx(m, "app.h2()")]);
+	assert_true(possible[idx(m, "app.h3()")]);
+	add_site(m, "app.h2()", CGM_SITE_DYNAMIC, 3, "dynexecute", "'SELECT app.h' || n || '()'");
+	memset(possible, 0, sizeof possible);
+	cgm_dynsql_possible_targets(possible, m);
+	assert_true(possible[idx(m, "app.h1()")]);
+	assert_true(possible[idx(m, "app.h2()")]);
+	assert_true(possible[idx(m, "app.h3()")]);
+	cgm_model_free(m);
+}
+
 static void test_times_and_durations(void **state)
 {
 	(void)state;
@@ -603,6 +666,8 @@ int main(void)
 		cmocka_unit_test(test_unexplained_causes),
 		cmocka_unit_test(test_template_kinds),
 		cmocka_unit_test(test_possible_targets),
+		cmocka_unit_test(test_possible_targets_capped),
+		cmocka_unit_test(test_possible_targets_marked),
 		cmocka_unit_test(test_times_and_durations),
 		cmocka_unit_test(test_server_log_lines),
 	};
