@@ -14,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/runtime.h"
+
+/* Possible targets of a dynamic site listed in its row; the rest counted. */
+#define POSSIBLE_SHOWN 10
 
 static void fact(cgm_strbuf *b, const char *term, const char *text)
 {
@@ -163,7 +167,33 @@ static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
 	cgm_strbuf_puts(raw, site->name ? site->name : "?");
 }
 
-static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, int fn)
+/* What a dynamic site may call, read from its template before it runs
+ * (src/dynsql.c): its statement kind, and the functions it may name. */
+static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch *scratch,
+				  const cgm_site *site)
+{
+	cgm_dynsql_info info;
+	cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
+	if (!info.can_call) {
+		cgm_strbuf_puts(b, "<span class=\"muted\">none: ");
+		html_text(b, info.statement ? info.statement : "this statement");
+		cgm_strbuf_puts(b, " calls no user function</span>");
+	} else if (info.total == 0) {
+		cgm_strbuf_puts(b, "<span class=\"muted\">not known before it runs</span>");
+	} else {
+		int shown = info.ntargets < POSSIBLE_SHOWN ? info.ntargets : POSSIBLE_SHOWN;
+		for (int t = 0; t < shown; t++) {
+			cgm_strbuf_puts(b, t ? "<br>" : "");
+			html_fn_link(b, ctx, info.targets[t], "../");
+		}
+		if (info.total > shown)
+			cgm_strbuf_printf(b, "<br><span class=\"muted\">+%d more</span>",
+					  info.total - shown);
+	}
+	cgm_dynsql_info_free(&info);
+}
+
+static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch *scratch, int fn)
 {
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
@@ -199,7 +229,8 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, int fn)
 			cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged, so where "
 					   "these statements go is unknown.</p>\n");
 		cgm_strbuf_puts(b, "<table><thead><tr><th class=\"num\">line</th><th>statement</th>"
-				   "<th>EXECUTE expression</th><th>observed targets</th></tr></thead>"
+				   "<th>EXECUTE expression</th><th>observed targets</th>"
+				   "<th>possible targets</th></tr></thead>"
 				   "<tbody>\n");
 		for (int i = 0; i < f->nsites; i++) {
 			const cgm_site *site = &f->sites[i];
@@ -229,6 +260,8 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, int fn)
 			if (!shown)
 				cgm_strbuf_printf(b, "<span class=\"badge error\">%s</span>",
 						  m->has_runtime ? "never observed" : "unknown");
+			cgm_strbuf_puts(b, "</td><td>");
+			possible_targets_cell(b, ctx, scratch, site);
 			cgm_strbuf_puts(b, "</td></tr>\n");
 		}
 		cgm_strbuf_puts(b, "</tbody></table>\n");
@@ -633,7 +666,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
 	html_function_relations(&b, ctx, fn);
-	problem_sites(&b, ctx, fn);
+	problem_sites(&b, ctx, scratch, fn);
 	source_view(&b, ctx, fn);
 	html_page_end(&b, "../", false);
 

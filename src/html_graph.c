@@ -22,6 +22,7 @@
 
 #include <gvc.h>
 
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 
@@ -36,6 +37,9 @@
 
 /* Extra nodes (missing callees, dynamic sites) drawn for one function. */
 #define EXTRA_CAP 12
+/* Possible targets of the focal function's dynamic sites drawn as nodes
+ * of their own (targets already in the graph only get the edge). */
+#define POSSIBLE_CAP 12
 /* Beyond the first ring, a function shows at most this many of its own
  * callers or callees (the busiest first); the rest go to its "+N more"
  * node.  The direct neighbours are limited by the node cap only. */
@@ -63,6 +67,8 @@ struct html_graph_scratch {
 	int nkept;
 	int *order;         /* neighbour ordering */
 	double *weight;
+	cgm_dynsql_reader *dynsql; /* this worker's reader of dynamic sites, made on
+	                            * first use */
 };
 
 html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx)
@@ -88,7 +94,15 @@ void html_graph_scratch_free(html_graph_scratch *s)
 		return;
 	free(s->seen), free(s->seen2), free(s->node_of), free(s->list), free(s->next);
 	free(s->kept), free(s->order), free(s->weight), free(s->level);
+	cgm_dynsql_reader_free(s->dynsql);
 	free(s);
+}
+
+cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ctx *ctx)
+{
+	if (!s->dynsql)
+		s->dynsql = cgm_dynsql_reader_new(ctx->model);
+	return s->dynsql;
 }
 
 static void new_graph(html_graph_scratch *s)
@@ -387,6 +401,20 @@ static int count_within(html_graph_scratch *s, const html_ctx *ctx, int fn, int 
 	return total;
 }
 
+/* fn's observed dynamic edge to `to` from the site at `line`. */
+static bool observed_from_site(const html_ctx *ctx, int fn, int to, int line)
+{
+	for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
+		const cgm_edge *e = &ctx->model->edges[ctx->out_list[k]];
+		if (e->to != to || e->via != CGM_VIA_DYNAMIC || !(e->provenance & CGM_EDGE_OBSERVED))
+			continue;
+		for (int l = 0; l < e->nlines; l++)
+			if (e->lines[l] == line)
+				return true;
+	}
+	return false;
+}
+
 void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
 			 const html_ctx *ctx, int fn)
 {
@@ -442,6 +470,39 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 		}
 	}
 	free(front[0]), free(front[1]), free(next);
+
+	/* What the focal function's drawn dynamic sites may call (read from
+	 * their templates): kept as callees, up to POSSIBLE_CAP new nodes. */
+	int *poss = NULL, *poss_start = cgm_xcalloc(EXTRA_CAP + 2, sizeof(int));
+	int nposs = 0, poss_left = 0, poss_sites = 0, poss_new = 0;
+	for (int i = 0; i < focal->nsites && poss_sites < EXTRA_CAP; i++) {
+		const cgm_site *site = &focal->sites[i];
+		if (site->kind != CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING)
+			continue;
+		poss_start[poss_sites] = nposs;
+		cgm_dynsql_info dinfo;
+		cgm_dynsql_read_with(&dinfo, html_graph_dynsql(s, ctx), site);
+		poss_left += dinfo.total - dinfo.ntargets;
+		for (int t = 0; t < dinfo.ntargets; t++) {
+			int v = dinfo.targets[t];
+			if (v == fn || v < 0 || v >= ctx->nfn)
+				continue;
+			if (!is_kept(s, v)) {
+				if (poss_new == POSSIBLE_CAP) {
+					poss_left++;
+					continue;
+				}
+				poss_new++;
+				keep(s, v);
+				s->level[v] = 1;
+			}
+			poss = cgm_xrealloc(poss, sizeof(int) * (size_t)(nposs + 1));
+			poss[nposs++] = v;
+		}
+		cgm_dynsql_info_free(&dinfo);
+		poss_sites++;
+	}
+	poss_start[poss_sites] = nposs;
 
 	int nedges = 0;
 	for (int i = 0; i < s->nkept; i++) {
@@ -514,6 +575,15 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					  "  n%d -> d%d [color=\"" COL_DYNAMIC "\", style=dotted, "
 					  "arrowhead=none];\n",
 					  s->node_of[fn], ndynamic);
+			for (int k = poss_start[ndynamic]; k < poss_start[ndynamic + 1]; k++) {
+				if (observed_from_site(ctx, fn, poss[k], site->line))
+					continue; /* drawn as the observed edge */
+				cgm_strbuf_printf(dot,
+						  "  d%d -> n%d [color=\"" COL_DYNAMIC "\", style=dashed, "
+						  "arrowhead=empty, tooltip=\"possible target of the "
+						  "dynamic SQL at line %d (read from its template)\"];\n",
+						  ndynamic, s->node_of[poss[k]], site->line);
+			}
 			dyn_line[ndynamic++] = site->line;
 		}
 	}
@@ -522,6 +592,12 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	if (missing_left)
 		cgm_strbuf_printf(dot, "  n%d -> mmore [color=\"" COL_MISSING "\", style=dashed];\n",
 				  s->node_of[fn]);
+	if (poss_left && ndynamic) {
+		more_node(dot, "pmore", poss_left, "possible targets", "#dynamic");
+		cgm_strbuf_puts(dot, "  d0 -> pmore [color=\"" COL_DYNAMIC "\", style=dashed, "
+				     "arrowhead=empty];\n");
+	}
+	free(poss), free(poss_start);
 	if (dynamic_left) {
 		more_node(dot, "dmore", dynamic_left, "dynamic sites", "#dynamic");
 		cgm_strbuf_printf(dot, "  n%d -> dmore [color=\"" COL_DYNAMIC "\", style=dotted];\n",

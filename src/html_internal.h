@@ -117,6 +117,9 @@ extern const int html_nreports;
 typedef struct html_graph_scratch html_graph_scratch;
 html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx);
 void html_graph_scratch_free(html_graph_scratch *s);
+/* The worker's reader of dynamic sites (cgmap/dynsql.h), made on first use
+ * and freed with the scratch. */
+struct cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ctx *ctx);
 typedef struct html_graph_info {
 	int shown;      /* function nodes drawn */
 	int omitted;    /* functions left out by the node cap (in "+N more" nodes) */

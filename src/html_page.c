@@ -196,6 +196,14 @@ static void legend_edge(cgm_strbuf *b, const char *color, const char *dash, doub
 		cgm_strbuf_printf(b,
 				  "<polygon points=\"34,3 44,7 34,11\" fill=\"white\" stroke=\"%s\"/>",
 				  color);
+	else if (strcmp(head, "box") == 0)
+		cgm_strbuf_printf(b, "<rect x=\"36\" y=\"3.5\" width=\"7\" height=\"7\" fill=\"%s\"/>",
+				  color);
+	else if (strcmp(head, "odiamond") == 0)
+		cgm_strbuf_printf(b,
+				  "<polygon points=\"34,7 39,3.5 44,7 39,10.5\" fill=\"white\" "
+				  "stroke=\"%s\"/>",
+				  color);
 	else if (strcmp(head, "vee") == 0)
 		cgm_strbuf_printf(b,
 				  "<polyline points=\"34,3 44,7 34,11\" fill=\"none\" stroke=\"%s\" "
@@ -226,7 +234,13 @@ void html_legend(cgm_strbuf *b, const html_ctx *ctx)
 	legend_edge(b, "#1971c2", NULL, 2.2, "normal", "static and observed");
 	legend_edge(b, "#495057", NULL, 1.2, "empty", "call inside constant EXECUTE SQL");
 	legend_edge(b, "#7048e8", "2,3", 2.2, "vee", "dynamic EXECUTE (observed target)");
+	legend_edge(b, "#7048e8", "6,3", 1.2, "empty",
+		    "possible target of a dynamic EXECUTE (read from its template)");
 	legend_edge(b, "#2b8a3e", "6,3", 1.2, "diamond", "trigger fired by INSERT/UPDATE/DELETE");
+	legend_edge(b, "#2b8a3e", "6,3", 1.2, "box",
+		    "run on a relation's behalf (view, default, check, policy, rule, index, "
+		    "cascade, event trigger)");
+	legend_edge(b, "#495057", "6,3", 1.2, "odiamond", "operator, cast or aggregate function");
 	cgm_strbuf_puts(b, "<li><svg width=\"46\" height=\"14\" aria-hidden=\"true\"><circle cx=\"6\" "
 			   "cy=\"7\" r=\"3.5\" fill=\"white\" stroke=\"#495057\"/><line x1=\"10\" "
 			   "y1=\"7\" x2=\"34\" y2=\"7\" stroke=\"#495057\"/><polygon points=\"34,3 44,7 "

@@ -57,6 +57,7 @@ node "$driver" --chromium "$chromium_bin" --site "$site" --artifacts "$artifacts
 	--search fact --expect 'app.fact(integer)' \
 	--search '<script>' --expect 'public."""<script>alert(1)</script>"""(text)' \
 	--search 'été' --expect '"Odd Schema"."Weird ""Name""\ été"()' \
+	--search orders --expect 'app.orders' \
 	--graph-page 'app.work()' --graph-page 'app.dyn()' \
 	--graph-page 'public."""<script>alert(1)</script>"""(text)'
 
@@ -75,6 +76,7 @@ pgtest_psql -f "$CGMAP_SOURCE_DIR/fixtures/demo.sql" >/dev/null
 "$CGMAP" --dsn "dbname=$PGDATABASE" --out "$work/live" --quiet
 node "$driver" --chromium "$chromium_bin" --site "$work/live" --artifacts "$artifacts/live" \
 	--search acb --expect 'app.acb(integer)' \
+	--search my_orders --expect 'app.my_orders' \
 	--graph-page 'app.ac()' --graph-page 'app.checkout(text,integer)'
 # `cgmap render` of the map's own snapshot gives the same site.
 "$CGMAP" render "$work/live/cgmap.json" --out "$work/rerendered" --quiet

@@ -385,6 +385,45 @@ static char *render(const cgm_model *m, int depth, int cap, int threads)
 /* A relation page lists who reads the relation (function, events, line
  * linked to the source) and what it runs; the reader's page and the index
  * link to it; a table with only a trigger gets its page too. */
+/* A dynamic site's possible targets (read from its template) are drawn
+ * from its EXECUTE node in their own style and listed in its row; an
+ * observed target keeps the observed edge only. */
+static void test_possible_targets_drawn(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "demo";
+	add_function(m, "app.disp()", "app", "disp", "",
+		     "\nBEGIN\n  EXECUTE 'SELECT app.handler_' || k || '()';\nEND\n");
+	add_function(m, "app.handler_a()", "app", "handler_a", "", "\nBEGIN\nEND\n");
+	add_function(m, "app.handler_b()", "app", "handler_b", "", "\nBEGIN\nEND\n");
+	add_function(m, "app.other()", "app", "other", "", "\nBEGIN\nEND\n");
+	cgm_model_index(m);
+	add_site(m, "app.disp()", 3, CGM_SITE_DYNAMIC, NULL, NULL)->text =
+		"'SELECT app.handler_' || k || '()'";
+	m->has_runtime = true;
+	add_edge(m, "app.disp()", "app.handler_b()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 3, 4);
+	char *dir = render(m, 2, 50, 1);
+	char *page = function_page(dir, "app.disp()");
+	assert_non_null(strstr(page, "<th>possible targets</th>"));
+	cgm_strbuf want = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&want, "<a class=\"fn\" href=\"../functions/");
+	cgm_escape_filename(&want, "app.handler_a()");
+	cgm_strbuf_puts(&want, ".html\">app.handler_a()</a><br>");
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
+	/* one possible edge (to handler_a); handler_b's is the observed one */
+	const char *tip = "possible target of the dynamic SQL at line 3";
+	const char *first = strstr(page, tip);
+	assert_non_null(first);
+	assert_null(strstr(first + 1, tip));
+	assert_null(strstr(page, "app.other()"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void test_relation_pages(void **state)
 {
 	(void)state;
@@ -429,6 +468,15 @@ static void test_relation_pages(void **state)
 	free(page);
 	page = function_page(dir, "app.unused()");
 	assert_null(strstr(page, "id=\"relations\""));
+	free(page);
+
+	/* The search finds relations too, by name, with their accessors. */
+	page = site_file(dir, "search-index.js");
+	cgm_strbuf_printf(&want, "[\"app.orders\",\"%s\",\"relation, read by 1, written by 0\","
+				 "\"orders\"]",
+			  cgm_strbuf_cstr(&rel));
+	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
 	free(page);
 
 	/* The index lists both relations; app.t runs its trigger. */
@@ -1049,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
 		cmocka_unit_test(test_relation_pages),
+		cmocka_unit_test(test_possible_targets_drawn),
 		cmocka_unit_test(test_hostile_names_stay_text),
 		cmocka_unit_test(test_hidden_characters_shown),
 		cmocka_unit_test(test_links_not_followed),
