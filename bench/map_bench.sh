@@ -11,7 +11,7 @@ root=$(pwd)
 n=${1:-10000}
 build=${CGMAP_BENCH_BUILD:-$root/build/release}
 
-bash scripts/setup.sh >/dev/null
+bash scripts/setup.sh --tests >/dev/null
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target cgmap >/dev/null
 

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# setup.sh - install what cgmap needs to build, test and run, from Debian's
-# packages.  As root it runs apt-get; otherwise it prints the exact command
-# and fails, so nothing is half-installed silently.
+# setup.sh [--tests] - install what cgmap needs from Debian's packages: to
+# build it and run the demo (default), or also everything the tests and
+# benchmarks use (--tests: the real extensions cgmap is tested on, the
+# browser of the HTML test, the fuzzing compiler).  As root it runs apt-get;
+# otherwise it prints the exact command and fails, so nothing is
+# half-installed silently.
 set -euo pipefail
+
+profile=run
+case "${1:-}" in
+	"") ;;
+	--tests) profile=tests ;;
+	*) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+esac
 
 packages=(
 	cmake make gcc pkg-config         # build
@@ -12,8 +22,11 @@ packages=(
 	libjsmn-dev                       # JSON tokens (libpg_query PL/pgSQL trees, read in place)
 	libgraphviz-dev graphviz          # graph layout (libgvc) and dot(1) for tests
 	libcmocka-dev                     # unit tests
-	postgresql-15                     # integration tests start real clusters
+	postgresql-15                     # the demo's and the tests' throwaway clusters
 	postgresql-server-dev-15          # the cgmap_trace extension (PGXS); parse-tree node structs (src/rawtree.c)
+)
+test_packages=(
+	jq                                # tests and benchmarks read snapshots with it
 	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
 	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
 	postgresql-15-pgtap               # real PL/pgSQL code cgmap is tested on:
@@ -23,9 +36,11 @@ packages=(
 	chromium                          # browser test of the HTML site
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks
-	jq                                # tests and benchmarks read snapshots with it
 	clang                             # long fuzzing runs with libFuzzer (scripts/fuzz.sh)
 )
+if [ "$profile" = tests ]; then
+	packages+=("${test_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
