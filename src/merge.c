@@ -10,7 +10,15 @@
  *      every observed function that is not in the model.  Everything kept
  *      is copied into model->arena; scratch tables are malloc'd and freed.
  *
- * Where an observed call lands, in order (docs/runtime-data.md):
+ * An observed call seen against another body of the caller than the mapped
+ * one (its caller_body version differs from the function's body_version:
+ * the function was replaced since) has a line that means nothing in the
+ * mapped body: it lands on a static edge caller -> callee of any line and
+ * mechanism, else (made by EXECUTE, the caller has dynamic sites) on a
+ * dynamic edge without a line, else on a new observed-only edge without a
+ * line; each such edge is marked earlier_body (cause "changed body").
+ * Otherwise (versions equal or one unknown) it lands, in order
+ * (docs/runtime-data.md):
  *   1. a static edge caller -> callee with a call site at the observed line;
  *   2. a dynamic site of the caller at the observed line ("dynamic, observed");
  *   3. any static edge caller -> callee (the data has no line, or PL/pgSQL
@@ -238,12 +246,35 @@ static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_
 		  model->functions[edge->from].id, model->functions[edge->to].id);
 }
 
+/* The call was seen against an earlier body than the mapped one: match
+ * by callee only (see the opening comment). */
+static void attach_earlier_body(cgm_model *model, edge_index *ix, int caller, int callee,
+				const cgm_runtime_edge *row)
+{
+	const cgm_function *f = &model->functions[caller];
+	cgm_edge *edge = static_edge(model, ix, caller, callee, 0);
+	if (!edge) {
+		bool dynamic_sites = false;
+		for (int s = 0; s < f->nsites; s++)
+			dynamic_sites |= f->sites[s].kind == CGM_SITE_DYNAMIC;
+		edge = edge_for(model, ix, caller, callee,
+				row->dynamic && dynamic_sites ? CGM_VIA_DYNAMIC : CGM_VIA_CALL);
+	}
+	edge->earlier_body = true;
+	observe(model, ix, edge, row);
+}
+
 static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 		   const cgm_runtime_edge *row)
 {
 	int line = row->site_line;
 	const cgm_function *f = &model->functions[caller];
 	cgm_edge *edge;
+
+	if (row->caller_body && f->body_version && strcmp(row->caller_body, f->body_version) != 0) {
+		attach_earlier_body(model, ix, caller, callee, row);
+		return;
+	}
 
 	if (line > 0 && (edge = static_edge(model, ix, caller, callee, line))) {
 		observe(model, ix, edge, row);

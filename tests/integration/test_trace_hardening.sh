@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension version 1.1: fresh install and upgrade from 1.0"
-expect_eq "fresh install is 1.1" "1.1" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.2" "1.2" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \

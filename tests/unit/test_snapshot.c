@@ -216,6 +216,7 @@ static cgm_model *build_model(void)
 	f->npath = 2;
 	f->search_path = strs(m, 2, "app", "pg_temp");
 	f->body_hash = "0123abcd";
+	f->body_version = "85944171f73967e8";
 	f->runtime = (cgm_runtime_stats){ 42, 0.1, 1.0 / 3.0 };
 	f->reachable = true;
 	f->scc = 0;
@@ -286,6 +287,7 @@ static cgm_model *build_model(void)
 	add_edge(m, a, lower, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 13);
 	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
 	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
+	e->earlier_body = true;
 	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
 	e->runtime.calls = 1;
 
@@ -443,6 +445,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(b->runtime.calls, 42);
 	assert_true(b->runtime.total_ms > 0.0999999 && b->runtime.total_ms < 0.1000001);
 	assert_string_equal(b->body_hash, "0123abcd");
+	assert_string_equal(b->body_version, "85944171f73967e8");
+	assert_null(fn(back, "app.a()")->body_version);
 
 	const cgm_function *a = fn(back, "app.a()");
 	assert_int_equal(a->npath, -1);
@@ -485,6 +489,8 @@ static void test_round_trip(void **state)
 	e = edge(back, ODD_ID, "app.b(integer)", CGM_VIA_CALL);
 	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
 	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
+	assert_true(e->earlier_body);
+	assert_false(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC)->earlier_body);
 	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
 	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
 	assert_int_equal(edge(back, "app.b(integer)", ODD_ID, CGM_VIA_CALL)->nlines, 0);
