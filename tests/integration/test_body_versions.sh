@@ -6,9 +6,10 @@
 #    keeps the edges of one site seen against two bodies apart, also across
 #    a restart;
 #  - a function observed, then replaced with a line inserted above its call
-#    (which moves to another line inside the body; an EXECUTE now stands on
-#    the old line): the call lands on its static edge, marked as observed
-#    against an earlier body, not on the EXECUTE and not unexplained;
+#    (which moves to another line inside the body; a dynamic EXECUTE now
+#    stands on the old line): the call lands on its static edge, marked as
+#    observed against an earlier body, not on the EXECUTE and not
+#    unexplained;
 #  - a call the replaced body no longer makes: cause "changed body", never
 #    "unknown" or "dynamic SQL"; the same from a `cgmap collect` file;
 #  - an extension created at 1.1 still works with this library (no
@@ -88,7 +89,7 @@ pgtest_psql -d bv <<'SQL' >/dev/null
 CREATE OR REPLACE FUNCTION b.caller() RETURNS void LANGUAGE plpgsql AS $$
 DECLARE n int;
 BEGIN
-  EXECUTE 'SELECT 1' INTO n;
+  EXECUTE format('SELECT %s', 1) INTO n;
   n := n + 1;
   PERFORM b.leaf();
 END
@@ -111,7 +112,7 @@ snap="$work/live/cgmap.json"
 expect_eq "cgmap's version of the mapped body is the extension's" \
 	"$(q -d bv -c "SELECT caller_body FROM cgmap_trace_edges WHERE callee = 'b.leaf()'::regprocedure AND site_line = 6")" \
 	"$(jq -r '.functions[] | select(.id == "b.caller()") | .body_version' "$snap")"
-expect_eq "the moved call is its static edge, observed against an earlier body" \
+expect_eq "the moved call is its static edge, observed against an earlier body (not the EXECUTE's)" \
 	"call true true true - 6" "$(edge "$snap" "b.caller()" "b.leaf()")"
 expect_eq "the call no longer made: changed body, not unknown" \
 	"call false true true changed body " "$(edge "$snap" "b.caller()" "b.gone()")"
