@@ -16,7 +16,9 @@
  * mapped body: it lands on a static edge caller -> callee of any line and
  * mechanism, else (made by EXECUTE, the caller has dynamic sites) on a
  * dynamic edge without a line, else on a new observed-only edge without a
- * line; each such edge is marked earlier_body (cause "changed body").
+ * line; each such edge is marked earlier_body (cause "changed body"),
+ * except an observed-only edge that a call of the mapped body also landed
+ * on unexplained (step 6): that stays a possible miss.
  * Otherwise (versions equal or one unknown) it lands, in order
  * (docs/runtime-data.md):
  *   1. a static edge caller -> callee with a call site at the observed line;
@@ -53,6 +55,10 @@ typedef struct {
 	bool *said_fn;       /* per function */
 	bool *said_edge;     /* per edge, grown as edges are added */
 	int cap_said_edge;
+	/* Observed-only call edges a call of the mapped body (or of an unknown
+	 * one) landed on: an earlier body does not explain them away. */
+	bool *current_miss;  /* per edge, grown as edges are added */
+	int cap_current_miss;
 } edge_index;
 
 /* Add figures of several sources without overflow: a sum past the limit is
@@ -71,6 +77,18 @@ static void add_stats(cgm_model *model, bool *said, cgm_runtime_stats *to,
 				      "runtime figures of %s add up past what cgmap counts (%" PRId64
 				      " calls, %.0f ms): held at that limit",
 				      subject, INT64_MAX, CGM_STATS_MAX_MS);
+}
+
+static bool *edge_current_miss(edge_index *ix, int e)
+{
+	if (e >= ix->cap_current_miss) {
+		int cap = e * 2 + 64;
+		ix->current_miss = cgm_xrealloc(ix->current_miss, sizeof(bool) * (size_t)cap);
+		memset(ix->current_miss + ix->cap_current_miss, 0,
+		       sizeof(bool) * (size_t)(cap - ix->cap_current_miss));
+		ix->cap_current_miss = cap;
+	}
+	return &ix->current_miss[e];
 }
 
 static bool *edge_said(edge_index *ix, int e)
@@ -124,6 +142,8 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 	ix->said_fn = cgm_xcalloc((size_t)model->nfunctions + 1, sizeof(bool));
 	ix->said_edge = NULL;
 	ix->cap_said_edge = 0;
+	ix->current_miss = NULL;
+	ix->cap_current_miss = 0;
 	for (int e = 0; e < model->nedges; e++)
 		edge_index_add(ix, model, e);
 	int n = model->nfunctions;
@@ -151,6 +171,7 @@ static void edge_index_free(edge_index *ix)
 	free(ix->next);
 	free(ix->said_fn);
 	free(ix->said_edge);
+	free(ix->current_miss);
 }
 
 static bool has_line(const cgm_edge *e, int line)
@@ -346,6 +367,7 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	}
 	edge = edge_for(model, ix, caller, callee, CGM_VIA_CALL);
 	add_line(model, edge, line);
+	*edge_current_miss(ix, (int)(edge - model->edges)) = true;
 	observe(model, ix, edge, row);
 }
 
@@ -625,6 +647,11 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				stat_calls[fn] = 0;
 			}
 	}
+	/* A call the mapped body makes that cgmap did not find stays
+	 * unexplained on its own merits, whatever earlier bodies did. */
+	for (int e = 0; e < model->nedges && e < ix.cap_current_miss; e++)
+		if (ix.current_miss[e])
+			model->edges[e].earlier_body = false;
 	edge_index_free(&ix);
 	free(stats_from);
 	free(stat_calls);

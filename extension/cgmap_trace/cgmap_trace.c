@@ -1004,7 +1004,7 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 		le = &cgt_local[i];
 		if (!le->used)
 		{
-			le->key = *key;
+			memcpy(&le->key, key, sizeof(cgtKey));	/* padding too: a blob key */
 			le->used = true;
 			le->calls = 0;
 			le->total = 0;
@@ -2183,7 +2183,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 		SpinLockRelease(&entry->mutex);
 		if (r->counters.calls == 0)
 			continue;
-		r->key = entry->key;
+		memcpy(&r->key, &entry->key, sizeof(cgtKey));	/* with its padding */
 		r->stale = false;
 		nrows++;
 	}

@@ -277,6 +277,30 @@ static void test_earlier_body(void **state)
 	assert_int_equal(other->lines[0], 4);
 	assert_false(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->earlier_body);
 	cgm_model_free(m);
+
+	/* The mapped body calls it too, at a line cgmap has no site for: the
+	 * earlier body does not hide that miss, whichever row comes first. */
+	for (int order = 0; order < 2; order++) {
+		m = sample();
+		m->functions[idx(m, "app.main()")].body_version = "00000000000000aa";
+		rt = cgm_runtime_new();
+		s = add_source(rt, "demo", true, false);
+		for (int k = 0; k < 2; k++) {
+			bool old = (k == 0) == (order == 0);
+			add_row(rt, s, "app.main()", "app.other()", old ? 2 : 11, false, 1, 1.0, 1.0);
+			rt->edges[rt->nedges - 1].caller_body = old ? "00000000000000bb"
+								    : "00000000000000aa";
+		}
+		assert_int_equal(cgm_merge(m, rt), 0);
+		cgm_runtime_free(rt);
+		other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
+		assert_int_equal(other->runtime.calls, 2);
+		assert_false(other->earlier_body);
+		assert_int_equal(other->nlines, 1);
+		assert_int_equal(other->lines[0], 11);
+		assert_string_not_equal(cgm_edge_cause(m, other), "changed body");
+		cgm_model_free(m);
+	}
 }
 
 static void test_lines_unknown(void **state)
