@@ -14,7 +14,9 @@
 #    "unknown" or "dynamic SQL"; the same from a `cgmap collect` file;
 #  - an extension created at 1.1 still works with this library (no
 #    caller_body: unknown, lines decide) and ALTER EXTENSION cgmap_trace
-#    UPDATE takes it to 1.2.
+#    UPDATE takes it to 1.2;
+#  - a table saved by a library before 1.2 (file format 2) loads, with
+#    unknown versions.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
 
@@ -169,6 +171,29 @@ expect_eq "ALTER EXTENSION cgmap_trace UPDATE: 1.2 with caller_body" "1.2|11|1|t
 	                        (SELECT bool_and(caller_body ~ '^[0-9a-f]{16}$') FROM cgmap_trace_edges WHERE callee = 'b.leaf()'::regprocedure)" | tail -n 1)"
 expect_eq "1.2: the view is readable by any role" "t" \
 	"$(q -d old11 -c "SELECT has_table_privilege('public', 'cgmap_trace_edges', 'SELECT')")"
+
+step "a table saved before 1.2 (file format 2, keys without versions) still loads"
+dbid=$(q -c "SELECT oid FROM pg_database WHERE datname = 'bv'")
+caller=$(q -d bv -c "SELECT 'b.caller()'::regprocedure::oid")
+leaf=$(q -d bv -c "SELECT 'b.leaf()'::regprocedure::oid")
+pgtest_as_owner "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -m fast -w stop >/dev/null
+# header (magic "CGMT", format 2), since, dropped, the four policy counters,
+# one edge: key (dbid, caller, callee, line, dynamic, padding) and counters
+# (calls, total_ms, self_ms, first_seen, last_seen), in the server's byte order
+ts=$(( ($(date +%s) - 946684800) * 1000000 ))
+perl -e 'print pack("LLqQQQQQl", 0x43474d54, 2, $ARGV[3], 0, 1, 2, 3, 4, 1),
+               pack("LLLlCx3", $ARGV[0], $ARGV[1], $ARGV[2], 4, 0),
+               pack("qddqq", 5, 1.5, 0.5, $ARGV[3], $ARGV[3])' \
+	"$dbid" "$caller" "$leaf" "$ts" >"$work/v2.stat"
+install -m 600 -o "$(stat -c %u "$PGTEST_DIR/data")" "$work/v2.stat" "$PGTEST_DIR/data/pg_stat/cgmap_trace.stat"
+pgtest_server_start
+expect_eq "format 2: its edge is back, version unknown" "4|5|true" \
+	"$(q -d bv -c "SELECT site_line || '|' || calls || '|' || (caller_body IS NULL) FROM cgmap_trace_edges")"
+expect_eq "format 2: its counters are back" "1|2|3|4" \
+	"$(q -d bv -c "SELECT evictions || '|' || evicted_calls || '|' || temp_skipped || '|' || stale_removed FROM cgmap_trace_info()")"
+if grep -q "cgmap_trace: ignoring invalid file" "$PGTEST_DIR/server.log"; then
+	fail "the format 2 file was called invalid"
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }
 echo "PASS"
