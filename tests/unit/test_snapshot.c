@@ -930,6 +930,14 @@ static void test_malformed(void **state)
 	expect_input_error("fn-time.json",
 			   HEAD "\"functions\":[" FN(",\"runtime\":{\"calls\":1,\"self_ms\":-0.5}") "]}",
 			   "functions[0].runtime.self_ms: is -0.5");
+	expect_input_error("fn-version.json",
+			   HEAD "\"functions\":[" FN(",\"body_version\":\"not a version\"") "]}",
+			   "functions[0].body_version: is \"not a version\", expected 16 hex digits");
+	expect_input_error("edge-earlier.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
+							  "\"earlier_body\":\"yes\"}]}",
+			   "edges[0].earlier_body");
 	expect_input_error("trigger.json",
 			   HEAD "\"functions\":[],\"triggers\":[{\"table\":\"t\"}]}",
 			   "triggers[0].name: is missing");
