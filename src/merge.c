@@ -260,9 +260,30 @@ static cgm_edge *argument_call(cgm_model *model, edge_index *ix, int caller, int
 	return NULL;
 }
 
+/* Keep the caller body version a call was seen against (sorted, distinct). */
+static void add_caller_body(cgm_model *model, cgm_edge *e, const char *version)
+{
+	int k = 0;
+	while (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) < 0)
+		k++;
+	if (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) == 0)
+		return;
+	const char **list = cgm_arena_alloc(model->arena,
+					    sizeof(char *) * (size_t)(e->ncaller_bodies + 1));
+	for (int i = 0; i < k; i++)
+		list[i] = e->caller_bodies[i];
+	list[k] = cgm_arena_strdup(model->arena, version);
+	for (int i = k; i < e->ncaller_bodies; i++)
+		list[i + 1] = e->caller_bodies[i];
+	e->caller_bodies = list;
+	e->ncaller_bodies++;
+}
+
 static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_runtime_edge *row)
 {
 	edge->provenance |= CGM_EDGE_OBSERVED;
+	if (row->caller_body)
+		add_caller_body(model, edge, row->caller_body);
 	add_stats(model, edge_said(ix, (int)(edge - model->edges)), &edge->runtime, &row->stats,
 		  model->functions[edge->from].id, model->functions[edge->to].id);
 }

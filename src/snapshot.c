@@ -738,6 +738,15 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_bool(o, e->ambiguous);
 	if (e->earlier_body)
 		cgm_outfile_lit(o, ", \"earlier_body\": true");
+	if (e->ncaller_bodies > 0) {
+		cgm_outfile_lit(o, ", \"caller_bodies\": [");
+		for (int i = 0; i < e->ncaller_bodies; i++) {
+			if (i)
+				cgm_outfile_lit(o, ", ");
+			put_string(o, e->caller_bodies[i]);
+		}
+		cgm_outfile_putc(o, ']');
+	}
 	if (cgm_edge_unexplained(e)) {
 		/* derived (src/verdict.c), not read back */
 		cgm_outfile_lit(o, ", \"cause\": ");
@@ -2306,6 +2315,13 @@ static int read_edge(reader *r, const jv *obj)
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
 	TRY(get_bool(r, obj, "earlier_body", &e.earlier_body));
+	TRY(get_string_array(r, obj, "caller_bodies", false, false, &e.caller_bodies,
+			     &e.ncaller_bodies));
+	for (int i = 0; i < e.ncaller_bodies; i++)
+		if (!cgm_body_version_valid(e.caller_bodies[i]) ||
+		    (i > 0 && strcmp(e.caller_bodies[i - 1], e.caller_bodies[i]) >= 0))
+			return bad(r, "caller_bodies", "item %d is not a body version (16 hex digits) "
+				   "in sorted order", i);
 	TRY(get_array(r, obj, "lines", OPTIONAL, false, &lines));
 	e.nlines = lines ? (int)jv_array_size(lines) : 0;
 	e.lines = cgm_arena_alloc(r->model->arena, sizeof(int) * (size_t)(e.nlines + 1));

@@ -238,6 +238,10 @@ typedef struct cgm_edge {
 	bool ambiguous;       /* one of several candidates of a site */
 	bool earlier_body;    /* observed (some of its calls) against an earlier body of
 	                       * `from` than the mapped one: matched by callee, not line */
+	int ncaller_bodies;
+	const char **caller_bodies; /* the versions of `from`'s body its calls were
+	                       * observed against (cgmap/bodyver.h), sorted, distinct;
+	                       * none when unknown */
 	int nlines;
 	int *lines;           /* sorted, distinct call-site lines in `from` */
 	cgm_runtime_stats runtime;

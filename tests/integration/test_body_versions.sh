@@ -116,6 +116,8 @@ expect_eq "cgmap's version of the mapped body is the extension's" \
 	"$(jq -r '.functions[] | select(.id == "b.caller()") | .body_version' "$snap")"
 expect_eq "the moved call is its static edge, observed against an earlier body (not the EXECUTE's)" \
 	"call true true true - 6" "$(edge "$snap" "b.caller()" "b.leaf()")"
+expect_eq "the edge keeps both versions it was seen against" "2" \
+	"$(jq '.edges[] | select(.from == "b.caller()" and .to == "b.leaf()") | .caller_bodies | length' "$snap")"
 expect_eq "the call no longer made: changed body, not unknown" \
 	"call false true true changed body " "$(edge "$snap" "b.caller()" "b.gone()")"
 "$CGMAP" report unexplained "$work/live" >"$work/unexplained.txt"

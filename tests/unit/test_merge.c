@@ -250,6 +250,9 @@ static void test_earlier_body(void **state)
 	assert_int_equal(work->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
 	assert_int_equal(work->runtime.calls, 9);
 	assert_true(work->earlier_body);
+	assert_int_equal(work->ncaller_bodies, 2);
+	assert_string_equal(work->caller_bodies[0], "00000000000000aa");
+	assert_string_equal(work->caller_bodies[1], "00000000000000bb");
 	assert_int_equal(work->nlines, 1); /* the old line 7 is not added */
 	assert_int_equal(work->lines[0], 3);
 	assert_null(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_DYNAMIC));

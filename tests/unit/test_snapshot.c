@@ -288,6 +288,8 @@ static cgm_model *build_model(void)
 	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
 	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
 	e->earlier_body = true;
+	e->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
+	e->ncaller_bodies = 2;
 	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
 	e->runtime.calls = 1;
 
@@ -490,6 +492,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
 	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
 	assert_true(e->earlier_body);
+	assert_int_equal(e->ncaller_bodies, 2);
+	assert_string_equal(e->caller_bodies[1], "85944171f73967e8");
 	assert_false(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC)->earlier_body);
 	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
 	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
@@ -938,6 +942,11 @@ static void test_malformed(void **state)
 							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
 							  "\"earlier_body\":\"yes\"}]}",
 			   "edges[0].earlier_body");
+	expect_input_error("edge-bodies.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
+							  "\"caller_bodies\":[\"00000000000000bb\",\"00000000000000aa\"]}]}",
+			   "edges[0].caller_bodies: item 1 is not a body version");
 	expect_input_error("trigger.json",
 			   HEAD "\"functions\":[],\"triggers\":[{\"table\":\"t\"}]}",
 			   "triggers[0].name: is missing");
