@@ -122,6 +122,10 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		if (cgm_edge_unexplained(e))
 			cgm_strbuf_puts(b, " <span class=\"badge error\" title=\"observed at runtime "
 					   "but not found in the source\">unexplained</span>");
+		if (e->earlier_body)
+			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"observed against an earlier "
+					   "body of the caller (replaced since): matched by callee, not "
+					   "by line\">earlier body</span>");
 		cgm_strbuf_printf(b, "</td><td>%s", cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_puts(b, " <span class=\"object\">");

@@ -10,7 +10,17 @@
  *      every observed function that is not in the model.  Everything kept
  *      is copied into model->arena; scratch tables are malloc'd and freed.
  *
- * Where an observed call lands, in order (docs/runtime-data.md):
+ * An observed call seen against another body of the caller than the mapped
+ * one (its caller_body version differs from the function's body_version:
+ * the function was replaced since) has a line that means nothing in the
+ * mapped body: it lands on a static edge caller -> callee of any line and
+ * mechanism, else (made by EXECUTE, the caller has dynamic sites) on a
+ * dynamic edge without a line, else on a new observed-only edge without a
+ * line; each such edge is marked earlier_body (cause "changed body"),
+ * except an observed-only edge that a call of the mapped body also landed
+ * on unexplained (step 6): that stays a possible miss.
+ * Otherwise (versions equal or one unknown) it lands, in order
+ * (docs/runtime-data.md):
  *   1. a static edge caller -> callee with a call site at the observed line;
  *   2. a dynamic site of the caller at the observed line ("dynamic, observed");
  *   3. any static edge caller -> callee (the data has no line, or PL/pgSQL
@@ -45,6 +55,10 @@ typedef struct {
 	bool *said_fn;       /* per function */
 	bool *said_edge;     /* per edge, grown as edges are added */
 	int cap_said_edge;
+	/* Observed-only call edges a call of the mapped body (or of an unknown
+	 * one) landed on: an earlier body does not explain them away. */
+	bool *current_miss;  /* per edge, grown as edges are added */
+	int cap_current_miss;
 } edge_index;
 
 /* Add figures of several sources without overflow: a sum past the limit is
@@ -63,6 +77,18 @@ static void add_stats(cgm_model *model, bool *said, cgm_runtime_stats *to,
 				      "runtime figures of %s add up past what cgmap counts (%" PRId64
 				      " calls, %.0f ms): held at that limit",
 				      subject, INT64_MAX, CGM_STATS_MAX_MS);
+}
+
+static bool *edge_current_miss(edge_index *ix, int e)
+{
+	if (e >= ix->cap_current_miss) {
+		int cap = e * 2 + 64;
+		ix->current_miss = cgm_xrealloc(ix->current_miss, sizeof(bool) * (size_t)cap);
+		memset(ix->current_miss + ix->cap_current_miss, 0,
+		       sizeof(bool) * (size_t)(cap - ix->cap_current_miss));
+		ix->cap_current_miss = cap;
+	}
+	return &ix->current_miss[e];
 }
 
 static bool *edge_said(edge_index *ix, int e)
@@ -116,6 +142,8 @@ static void edge_index_build(edge_index *ix, const cgm_model *model, int room)
 	ix->said_fn = cgm_xcalloc((size_t)model->nfunctions + 1, sizeof(bool));
 	ix->said_edge = NULL;
 	ix->cap_said_edge = 0;
+	ix->current_miss = NULL;
+	ix->cap_current_miss = 0;
 	for (int e = 0; e < model->nedges; e++)
 		edge_index_add(ix, model, e);
 	int n = model->nfunctions;
@@ -143,6 +171,7 @@ static void edge_index_free(edge_index *ix)
 	free(ix->next);
 	free(ix->said_fn);
 	free(ix->said_edge);
+	free(ix->current_miss);
 }
 
 static bool has_line(const cgm_edge *e, int line)
@@ -231,11 +260,50 @@ static cgm_edge *argument_call(cgm_model *model, edge_index *ix, int caller, int
 	return NULL;
 }
 
+/* Keep the caller body version a call was seen against (sorted, distinct). */
+static void add_caller_body(cgm_model *model, cgm_edge *e, const char *version)
+{
+	int k = 0;
+	while (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) < 0)
+		k++;
+	if (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) == 0)
+		return;
+	const char **list = cgm_arena_alloc(model->arena,
+					    sizeof(char *) * (size_t)(e->ncaller_bodies + 1));
+	for (int i = 0; i < k; i++)
+		list[i] = e->caller_bodies[i];
+	list[k] = cgm_arena_strdup(model->arena, version);
+	for (int i = k; i < e->ncaller_bodies; i++)
+		list[i + 1] = e->caller_bodies[i];
+	e->caller_bodies = list;
+	e->ncaller_bodies++;
+}
+
 static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_runtime_edge *row)
 {
 	edge->provenance |= CGM_EDGE_OBSERVED;
+	if (row->caller_body)
+		add_caller_body(model, edge, row->caller_body);
 	add_stats(model, edge_said(ix, (int)(edge - model->edges)), &edge->runtime, &row->stats,
 		  model->functions[edge->from].id, model->functions[edge->to].id);
+}
+
+/* The call was seen against an earlier body than the mapped one: match
+ * by callee only (see the opening comment). */
+static void attach_earlier_body(cgm_model *model, edge_index *ix, int caller, int callee,
+				const cgm_runtime_edge *row)
+{
+	const cgm_function *f = &model->functions[caller];
+	cgm_edge *edge = static_edge(model, ix, caller, callee, 0);
+	if (!edge) {
+		bool dynamic_sites = false;
+		for (int s = 0; s < f->nsites; s++)
+			dynamic_sites |= f->sites[s].kind == CGM_SITE_DYNAMIC;
+		edge = edge_for(model, ix, caller, callee,
+				row->dynamic && dynamic_sites ? CGM_VIA_DYNAMIC : CGM_VIA_CALL);
+	}
+	edge->earlier_body = true;
+	observe(model, ix, edge, row);
 }
 
 static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
@@ -244,6 +312,11 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	int line = row->site_line;
 	const cgm_function *f = &model->functions[caller];
 	cgm_edge *edge;
+
+	if (row->caller_body && f->body_version && strcmp(row->caller_body, f->body_version) != 0) {
+		attach_earlier_body(model, ix, caller, callee, row);
+		return;
+	}
 
 	if (line > 0 && (edge = static_edge(model, ix, caller, callee, line))) {
 		observe(model, ix, edge, row);
@@ -315,6 +388,7 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	}
 	edge = edge_for(model, ix, caller, callee, CGM_VIA_CALL);
 	add_line(model, edge, line);
+	*edge_current_miss(ix, (int)(edge - model->edges)) = true;
 	observe(model, ix, edge, row);
 }
 
@@ -594,6 +668,11 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				stat_calls[fn] = 0;
 			}
 	}
+	/* A call the mapped body makes that cgmap did not find stays
+	 * unexplained on its own merits, whatever earlier bodies did. */
+	for (int e = 0; e < model->nedges && e < ix.cap_current_miss; e++)
+		if (ix.current_miss[e])
+			model->edges[e].earlier_body = false;
 	edge_index_free(&ix);
 	free(stats_from);
 	free(stat_calls);

@@ -451,6 +451,9 @@ static void build_unexplained(table *t, const cgm_model *model)
 				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
 				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
 				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
+				  : strcmp(cause, "changed body") == 0 && e->earlier_body
+					  ? "a body replaced since it was observed (seen against an "
+					    "earlier version of the caller's body, which called it)"
 				  : strcmp(cause, "changed body") == 0
 					  ? "a body replaced since it was observed (the line is past its end)"
 					  : NULL;
@@ -518,14 +521,14 @@ static const column edge_columns[] = {
 	{ "from", COL_STR },	  { "to", COL_STR },	     { "via", COL_STR },
 	{ "provenance", COL_STR }, { "lines", COL_STR },     { "ambiguous", COL_BOOL },
 	{ "calls", COL_INT },	  { "total_ms", COL_NUM },  { "self_ms", COL_NUM },
-	{ "object", COL_STR },
+	{ "object", COL_STR },	  { "earlier_body", COL_BOOL },
 };
 
 static void build_edges(table *t, const cgm_model *model)
 {
 	t->title = "Edges";
 	t->cols = edge_columns;
-	t->ncols = 10;
+	t->ncols = 11;
 	edge_ref *refs = sorted_edges(model);
 	for (int k = 0; k < model->nedges; k++) {
 		const cgm_edge *e = &model->edges[refs[k].index];
@@ -545,6 +548,7 @@ static void build_edges(table *t, const cgm_model *model)
 		cgm_strbuf line = CGM_STRBUF_INIT;
 		if (e->object)
 			r->cells[9] = xstrdup(e->object);
+		r->cells[10] = bool_cell(e->earlier_body);
 		cgm_strbuf_printf(&line, "%s -> %s via %s", r->cells[0], r->cells[1], r->cells[2]);
 		if (e->object)
 			cgm_strbuf_printf(&line, " (%s)", e->object);
@@ -553,6 +557,8 @@ static void build_edges(table *t, const cgm_model *model)
 			cgm_strbuf_puts(&line, " ambiguous");
 		if (observed)
 			cgm_strbuf_printf(&line, " calls %lld", (long long)e->runtime.calls);
+		if (e->earlier_body)
+			cgm_strbuf_puts(&line, " (observed against an earlier body of the caller)");
 		r->text = xstrdup(cgm_strbuf_cstr(&line));
 		cgm_strbuf_free(&line);
 	}

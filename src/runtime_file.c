@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/bodyver.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/infile.h"
@@ -267,7 +268,9 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 
 	sql = cgm_arena_printf(rt->arena,
 			       "SELECT e.caller::text, e.callee::text, e.site_line, e.dynamic,"
-			       " e.calls, e.total_ms, e.self_ms, e.caller_oid, e.callee_oid"
+			       " e.calls, e.total_ms, e.self_ms, e.caller_oid, e.callee_oid,"
+			       /* 1.2 on: the caller's body version (absent before) */
+			       " (pg_catalog.to_jsonb(e) OPERATOR(pg_catalog.->>) 'caller_body')"
 			       " FROM %s.cgmap_trace_edges e"
 			       " LEFT JOIN pg_catalog.pg_proc p"
 			       "   ON p.oid OPERATOR(pg_catalog.=) e.callee_oid"
@@ -311,6 +314,14 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		if (e->site_line < 0)
 			e->site_line = 0; /* unknown, as the extension never says */
 		e->dynamic = cell(res, i, 3) && cell(res, i, 3)[0] == 't';
+		const char *body = cell(res, i, 9);
+		if (!entry && body && cgm_body_version_valid(body))
+			e->caller_body = cgm_arena_strdup(rt->arena, body);
+		else if (!entry && body)
+			rt_diagnostic(rt, NULL, 0,
+				      "cgmap_trace edge %s -> %s of database '%s': caller body version "
+				      "'%.40s' is not 16 hex digits: taken as unknown",
+				      caller, callee, src->database, body);
 		e->stats.calls = strtoll(PQgetvalue(res, i, 4), NULL, 10);
 		e->stats.total_ms = strtod(PQgetvalue(res, i, 5), NULL);
 		e->stats.self_ms = strtod(PQgetvalue(res, i, 6), NULL);
@@ -435,6 +446,10 @@ static int compare_edge_rows(const void *a, const void *b)
 		c = x->site_line - y->site_line;
 	if (!c)
 		c = (int)x->dynamic - (int)y->dynamic;
+	if (!c && !x->caller_body != !y->caller_body)
+		c = x->caller_body ? 1 : -1;
+	if (!c && x->caller_body)
+		c = strcmp(x->caller_body, y->caller_body);
 	return c;
 }
 
@@ -510,6 +525,8 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 			cgm_strbuf_printf(&out, ", \"site_line\": %d", e->site_line);
 		else
 			cgm_strbuf_puts(&out, ", \"site_line\": null");
+		if (e->caller_body)
+			cgm_strbuf_printf(&out, ", \"caller_body\": \"%s\"", e->caller_body);
 		cgm_strbuf_printf(&out,
 				  ", \"dynamic\": %s, \"calls\": %" PRId64
 				  ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
@@ -678,7 +695,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	size_t i;
 	json_t *item;
 	json_array_foreach(edges, i, item) {
-		const char *caller = NULL, *callee = NULL;
+		const char *caller = NULL, *callee = NULL, *body = NULL;
 		cgm_runtime_stats stats = { 0 };
 		json_t *line = json_object_get(item, "site_line");
 		json_t *dynamic = json_object_get(item, "dynamic");
@@ -687,12 +704,20 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		    (line && !json_is_null(line) &&
 		     (!json_is_integer(line) || json_integer_value(line) < 0 ||
 		      json_integer_value(line) > INT_MAX)) ||
-		    (dynamic && !json_is_boolean(dynamic)) || !read_figures(&stats, item)) {
+		    (dynamic && !json_is_boolean(dynamic)) || !read_figures(&stats, item) ||
+		    !opt_string(&body, item, "caller_body")) {
 			rt_diagnostic(rt, path, 0,
 				      "runtime file: edges[%zu] is not {caller, callee, site_line, "
-				      "dynamic, calls, total_ms, self_ms}: skipped",
+				      "dynamic, caller_body, calls, total_ms, self_ms}: skipped",
 				      i);
 			continue;
+		}
+		if (body && (!caller || !cgm_body_version_valid(body))) {
+			rt_diagnostic(rt, path, 0,
+				      "runtime file: edges[%zu] has a caller_body that is not 16 "
+				      "lowercase hex digits of a caller: taken as unknown",
+				      i);
+			body = NULL;
 		}
 		if (!times_in_range(rt, path, "edges", i, &stats))
 			continue;
@@ -701,6 +726,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		e->callee = cgm_arena_strdup(rt->arena, callee);
 		e->site_line = json_is_integer(line) ? (int)json_integer_value(line) : 0;
 		e->dynamic = json_is_true(dynamic);
+		e->caller_body = cgm_arena_strdup(rt->arena, body);
 		e->stats = stats;
 		e->source = source;
 	}

@@ -20,6 +20,7 @@
  * CGM_EINPUT error naming the file and the JSON path (or the line and
  * column when the JSON itself does not parse); nothing is half-read.
  */
+#include "cgmap/bodyver.h"
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
@@ -653,6 +654,7 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 	key_int(j, "file_line", f->file_line);
 	key_int(j, "line_count", f->line_count);
 	key_string(j, "body_hash", f->body_hash);
+	key_string(j, "body_version", f->body_version);
 	key_int(j, "nargs", f->nargs);
 	key_string_array(j, "argtypes", f->argtypes, f->nargs);
 	if (f->argnames)
@@ -734,6 +736,17 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
 	cgm_outfile_lit(o, ", \"ambiguous\": ");
 	put_bool(o, e->ambiguous);
+	if (e->earlier_body)
+		cgm_outfile_lit(o, ", \"earlier_body\": true");
+	if (e->ncaller_bodies > 0) {
+		cgm_outfile_lit(o, ", \"caller_bodies\": [");
+		for (int i = 0; i < e->ncaller_bodies; i++) {
+			if (i)
+				cgm_outfile_lit(o, ", ");
+			put_string(o, e->caller_bodies[i]);
+		}
+		cgm_outfile_putc(o, ']');
+	}
 	if (cgm_edge_unexplained(e)) {
 		/* derived (src/verdict.c), not read back */
 		cgm_outfile_lit(o, ", \"cause\": ");
@@ -2153,6 +2166,9 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	TRY(get_int(r, obj, "file_line", OPTIONAL, 0, &f->file_line));
 	TRY(get_int(r, obj, "line_count", OPTIONAL, 0, &f->line_count));
 	TRY(get_string(r, obj, "body_hash", OPTIONAL, &f->body_hash));
+	TRY(get_string(r, obj, "body_version", OPTIONAL, &f->body_version));
+	if (f->body_version && !cgm_body_version_valid(f->body_version))
+		return bad(r, "body_version", "is \"%s\", expected 16 hex digits", f->body_version);
 	TRY(get_int(r, obj, "nargs", OPTIONAL, 0, &f->nargs));
 	TRY(get_string_array(r, obj, "argtypes", true, true, &f->argtypes, &n));
 	if (f->argtypes && n != f->nargs)
@@ -2304,6 +2320,14 @@ static int read_edge(reader *r, const jv *obj)
 		return bad(r, NULL, "edge is neither static nor observed");
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
+	TRY(get_bool(r, obj, "earlier_body", &e.earlier_body));
+	TRY(get_string_array(r, obj, "caller_bodies", false, false, &e.caller_bodies,
+			     &e.ncaller_bodies));
+	for (int i = 0; i < e.ncaller_bodies; i++)
+		if (!cgm_body_version_valid(e.caller_bodies[i]) ||
+		    (i > 0 && strcmp(e.caller_bodies[i - 1], e.caller_bodies[i]) >= 0))
+			return bad(r, "caller_bodies", "item %d is not a body version (16 hex digits) "
+				   "in sorted order", i);
 	TRY(get_array(r, obj, "lines", OPTIONAL, false, &lines));
 	e.nlines = lines ? (int)jv_array_size(lines) : 0;
 	e.lines = cgm_arena_alloc(r->model->arena, sizeof(int) * (size_t)(e.nlines + 1));

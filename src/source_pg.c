@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "cgmap/bodyhash.h"
+#include "cgmap/bodyver.h"
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
@@ -531,6 +532,9 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 		return; /* kept for resolution only: no body, no comment */
 	f->source = def ? atomic_body(a, def) : cgm_arena_strdup(a, value(res, r, COL_SOURCE));
 	f->comment = cgm_arena_strdup(a, value(res, r, COL_COMMENT));
+	/* prosrc as stored, which cgmap_trace hashes; a BEGIN ATOMIC body's
+	 * prosrc is not the text cgmap holds. */
+	f->body_version = def ? NULL : cgm_body_version(a, f->source);
 	if (pool) {
 		cgm_extract_pool_submit(pool, f, true);
 	} else {

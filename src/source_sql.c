@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "cgmap/bodyhash.h"
+#include "cgmap/bodyver.h"
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/ops.h"
@@ -1127,6 +1128,9 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
 	f.file = st->file;
 	f.file_line = line_of(st, at);
+	/* The literal's value is what PostgreSQL stores as prosrc (what
+	 * cgmap_trace hashes); a BEGIN ATOMIC body's prosrc is not this text. */
+	f.body_version = f.atomic_body ? NULL : cgm_body_version(a, f.source);
 	if (!st->pool) {
 		/* With a pool, its threads measure the body. */
 		f.line_count = cgm_count_lines(f.source);
@@ -3484,6 +3488,7 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 		if (!cgm_schema_selected(opts, f->schema)) {
 			f->builtin = true;
 			f->source = NULL;
+			f->body_version = NULL;
 			f->comment = NULL;
 		}
 	}

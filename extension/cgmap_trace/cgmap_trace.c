@@ -4,9 +4,10 @@
  *		Runtime call-graph capture for PL/pgSQL, SQL and C user functions.
  *
  * cgmap_trace records, for every observed call of a user function, the edge
- * (database, caller, callee, call-site line, dynamic flag) together with the
- * number of calls, the inclusive and exclusive (self) time and the first and
- * last time the edge was seen.  A call made directly by a client statement
+ * (database, caller, callee, call-site line, dynamic flag, version of the
+ * caller's body: see "Body versions") together with the number of calls,
+ * the inclusive and exclusive (self) time and the first and last time the
+ * edge was seen.  A call made directly by a client statement
  * (no traced function on this backend's call stack) is an ENTRY POINT and is
  * recorded with caller = InvalidOid (0).
  *
@@ -121,7 +122,8 @@
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
  * removes it) when shared memory is created at the next start.  File format
- * 2 adds the policy counters; format 1 is still read.
+ * 3 adds the caller's body version to each key, format 2 the policy
+ * counters; formats 1 and 2 are still read (their edges' body is unknown).
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *
@@ -178,7 +180,8 @@ PG_MODULE_MAGIC;
 #define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
 #define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
 #define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
-#define CGT_FILE_VERSION	2	/* 1: without the eviction counters */
+#define CGT_FILE_VERSION	3	/* 2: keys without the caller's body version;
+								 * 1: also without the eviction counters */
 
 /*
  * Upper limit of cgmap_trace.max_edges: about 100 MB of shared memory.  A
@@ -199,8 +202,20 @@ typedef struct cgtKey
 	Oid			callee;
 	int32		line;			/* caller's statement line, 0 if unknown */
 	bool		dynamic;		/* call made by a dynamic EXECUTE-like stmt */
+	uint64		body;			/* version of the caller's body (cgt_body_hash
+								 * of its prosrc), 0 for an entry point */
 	/* padding is always zeroed: the key is hashed as a blob */
 } cgtKey;
+
+/* The key of file formats 1 and 2 (before the body version), read only. */
+typedef struct cgtKeyV2
+{
+	Oid			dbid;
+	Oid			caller;
+	Oid			callee;
+	int32		line;
+	bool		dynamic;
+} cgtKeyV2;
 
 typedef struct cgtCounters
 {
@@ -244,6 +259,9 @@ typedef struct cgtFrame
 	bool		dynamic;		/* site of this call in the caller */
 	int32		line;
 	Oid			caller;
+	uint64		caller_body;	/* the caller frame's body version */
+	uint64		body;			/* this function's body version, once known */
+	bool		body_known;		/* body is set (looked up when it first calls) */
 	uint64		start;			/* cgt_clock() ticks */
 	uint64		children;		/* inclusive ticks of callees */
 } cgtFrame;
@@ -363,6 +381,7 @@ static void cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func);
 static void cgt_func_end(PLpgSQL_execstate *estate, PLpgSQL_function *func);
 static void cgt_stmt_beg(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt);
 static void cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt);
+static uint64 cgt_fn_body(Oid fn_oid);
 
 static PLpgSQL_plugin cgt_plugin = {
 	NULL,						/* func_setup: set in _PG_init if chaining */
@@ -628,10 +647,13 @@ cgt_load_file(void)
 		return;
 	}
 
-	/* version 1 (before the eviction counters) is read too */
+	/*
+	 * versions 1 (before the eviction counters) and 2 (before the body
+	 * version in the key: its edges get body 0, "unknown") are read too
+	 */
 	if (fread(header, sizeof(header), 1, file) != 1 ||
 		header[0] != CGT_FILE_MAGIC ||
-		(header[1] != 1 && header[1] != CGT_FILE_VERSION) ||
+		header[1] < 1 || header[1] > CGT_FILE_VERSION ||
 		fread(&since, sizeof(since), 1, file) != 1 ||
 		fread(&dropped, sizeof(dropped), 1, file) != 1 ||
 		(header[1] >= 2 && fread(totals, sizeof(totals), 1, file) != 1) ||
@@ -644,8 +666,25 @@ cgt_load_file(void)
 		cgtCounters counters;
 		cgtEntry   *entry;
 
-		if (fread(&key, sizeof(key), 1, file) != 1 ||
-			fread(&counters, sizeof(counters), 1, file) != 1)
+		if (header[1] >= 3)
+		{
+			if (fread(&key, sizeof(key), 1, file) != 1)
+				goto bad_file;
+		}
+		else
+		{
+			cgtKeyV2	old;
+
+			if (fread(&old, sizeof(old), 1, file) != 1)
+				goto bad_file;
+			memset(&key, 0, sizeof(key));
+			key.dbid = old.dbid;
+			key.caller = old.caller;
+			key.callee = old.callee;
+			key.line = old.line;
+			key.dynamic = old.dynamic;
+		}
+		if (fread(&counters, sizeof(counters), 1, file) != 1)
 			goto bad_file;
 
 		/* if max_edges was lowered, the oldest edges are evicted */
@@ -923,6 +962,7 @@ cgt_key_hash(const cgtKey *key)
 	h ^= key->caller * 0x85EBCA77U;
 	h ^= ((uint32) key->line + (key->dynamic ? 0x40000000U : 0)) * 0xC2B2AE3DU;
 	h ^= key->dbid;
+	h ^= (uint32) key->body ^ (uint32) (key->body >> 32);
 	h ^= h >> 15;
 	h *= 0x2C1B3C6DU;
 	h ^= h >> 12;
@@ -933,7 +973,8 @@ static inline bool
 cgt_key_equal(const cgtKey *a, const cgtKey *b)
 {
 	return a->callee == b->callee && a->caller == b->caller &&
-		a->line == b->line && a->dynamic == b->dynamic && a->dbid == b->dbid;
+		a->line == b->line && a->dynamic == b->dynamic && a->dbid == b->dbid &&
+		a->body == b->body;
 }
 
 /* Count one finished call in this backend's batch. */
@@ -963,7 +1004,7 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 		le = &cgt_local[i];
 		if (!le->used)
 		{
-			le->key = *key;
+			memcpy(&le->key, key, sizeof(cgtKey));	/* padding too: a blob key */
 			le->used = true;
 			le->calls = 0;
 			le->total = 0;
@@ -1102,6 +1143,9 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 	frame->fn_temp = fn_temp;
 	frame->skip = fn_temp;
 	frame->caller = InvalidOid;
+	frame->caller_body = 0;
+	frame->body = 0;
+	frame->body_known = false;
 	frame->line = 0;
 	frame->dynamic = false;
 	if (cgt_depth > 0)
@@ -1109,6 +1153,13 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 		cgtFrame   *parent = &cgt_stack[cgt_depth - 1];
 
 		frame->caller = parent->fn_oid;
+		if (!parent->body_known)
+		{
+			/* looked up once per frame that calls, from a per-backend cache */
+			parent->body = cgt_fn_body(parent->fn_oid);
+			parent->body_known = true;
+		}
+		frame->caller_body = parent->body;
 		if (parent->fn_temp)
 			frame->skip = true;
 		if (parent->is_plpgsql && OidIsValid(parent->fn_oid))
@@ -1176,6 +1227,7 @@ cgt_pop_to(int target)
 			key.callee = frame->fn_oid;
 			key.line = frame->line;
 			key.dynamic = frame->dynamic;
+			key.body = frame->caller_body;
 			cgt_record(&key, total, self, now);
 		}
 		cgt_depth--;
@@ -1294,10 +1346,33 @@ typedef struct cgtTempCache
 static cgtTempCache cgt_temp_cache[CGT_TEMP_CACHE];
 static bool cgt_temp_cb_registered = false;
 
+/* Body versions, cached the same way (see "Body versions" below). */
+#define CGT_BODY_CACHE 256		/* power of two */
+
+typedef struct cgtBodyCache
+{
+	Oid			fn_oid;
+	uint64		body;
+} cgtBodyCache;
+
+static cgtBodyCache cgt_body_cache[CGT_BODY_CACHE];
+
 static void
 cgt_proc_inval(Datum arg, int cacheid, uint32 hashvalue)
 {
 	memset(cgt_temp_cache, 0, sizeof(cgt_temp_cache));
+	memset(cgt_body_cache, 0, sizeof(cgt_body_cache));
+}
+
+/* Any change of pg_proc (CREATE OR REPLACE, DROP) clears both caches. */
+static void
+cgt_register_proc_inval(void)
+{
+	if (!cgt_temp_cb_registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, cgt_proc_inval, (Datum) 0);
+		cgt_temp_cb_registered = true;
+	}
 }
 
 /* Namespace test of a pg_proc row. */
@@ -1323,11 +1398,7 @@ cgt_fn_is_temp(Oid fn_oid)
 		return c->temp;
 	if (!OidIsValid(fn_oid) || fn_oid < FirstNormalObjectId)
 		return false;
-	if (!cgt_temp_cb_registered)
-	{
-		CacheRegisterSyscacheCallback(PROCOID, cgt_proc_inval, (Datum) 0);
-		cgt_temp_cb_registered = true;
-	}
+	cgt_register_proc_inval();
 	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
 	if (HeapTupleIsValid(proctup))
 	{
@@ -1337,6 +1408,83 @@ cgt_fn_is_temp(Oid fn_oid)
 	c->fn_oid = fn_oid;
 	c->temp = temp;
 	return temp;
+}
+
+/* ====================================================================
+ * Body versions
+ *
+ * Each edge records the version of its caller's body: the 64-bit FNV-1a
+ * hash of the caller's pg_proc.prosrc, byte for byte (call-site lines
+ * depend on the layout, so any change counts).  cgmap computes the same
+ * hash of the body it maps; when they differ, the edge was seen against an
+ * earlier body and its line means nothing in the mapped one.  The hash is
+ * taken once per function per backend (a direct-mapped cache by OID,
+ * cleared by any pg_proc invalidation, as the temporary-function cache),
+ * when the function first calls another; a call costs an array lookup.
+ * 0 means "no body known" (an entry point, a DO block).
+ * ==================================================================== */
+
+#define CGT_FNV_OFFSET	UINT64CONST(0xcbf29ce484222325)
+#define CGT_FNV_PRIME	UINT64CONST(0x100000001b3)
+
+static uint64
+cgt_body_hash(const char *text, Size len)
+{
+	uint64		h = CGT_FNV_OFFSET;
+	Size		i;
+
+	for (i = 0; i < len; i++)
+	{
+		h ^= (unsigned char) text[i];
+		h *= CGT_FNV_PRIME;
+	}
+	return h;
+}
+
+/* Version of function fn_oid's body, or 0.  Needs a valid transaction. */
+static uint64
+cgt_fn_body(Oid fn_oid)
+{
+	cgtBodyCache *c = &cgt_body_cache[fn_oid & (CGT_BODY_CACHE - 1)];
+	HeapTuple	proctup;
+	uint64		body = 0;
+
+	if (!OidIsValid(fn_oid))
+		return 0;
+	if (likely(c->fn_oid == fn_oid))
+		return c->body;
+	cgt_register_proc_inval();
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (HeapTupleIsValid(proctup))
+	{
+		bool		isnull;
+		Datum		prosrc;
+
+		prosrc = SysCacheGetAttr(PROCOID, proctup, Anum_pg_proc_prosrc, &isnull);
+		if (!isnull)
+		{
+			struct varlena *raw = (struct varlena *) DatumGetPointer(prosrc);
+			struct varlena *t = pg_detoast_datum_packed(raw);
+
+			body = cgt_body_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+			if (t != raw)
+				pfree(t);
+		}
+		ReleaseSysCache(proctup);
+	}
+	c->fn_oid = fn_oid;
+	c->body = body;
+	return body;
+}
+
+/* The text form of a body version: 16 lowercase hex digits. */
+static Datum
+cgt_body_text(uint64 body)
+{
+	char		buf[17];
+
+	snprintf(buf, sizeof(buf), "%016llx", (unsigned long long) body);
+	return CStringGetTextDatum(buf);
 }
 
 /* ====================================================================
@@ -1889,7 +2037,14 @@ cgt_check_loaded(void)
 				 errmsg("cgmap_trace must be loaded via shared_preload_libraries")));
 }
 
-#define CGT_EDGE_COLS 10
+/*
+ * cgmap_trace_edges(): 10 columns in extension versions 1.0 and 1.1, 11
+ * from 1.2 on (caller_body); the same C function serves both, by the
+ * declared row type.  Under the older declaration, edges of one site seen
+ * against several bodies come as several rows of the same site.
+ */
+#define CGT_EDGE_COLS_1_1 10
+#define CGT_EDGE_COLS 11
 
 /* A copy of one entry, taken under the lock. */
 typedef struct cgtRow
@@ -1994,6 +2149,13 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 	cgt_check_loaded();
 	cgt_flush();
 	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != CGT_EDGE_COLS_1_1 &&
+		rsinfo->setDesc->natts != CGT_EDGE_COLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cgmap_trace_edges() is declared with %d columns, expected %d or %d",
+						rsinfo->setDesc->natts, CGT_EDGE_COLS_1_1, CGT_EDGE_COLS),
+				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	privileged = superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
@@ -2021,7 +2183,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 		SpinLockRelease(&entry->mutex);
 		if (r->counters.calls == 0)
 			continue;
-		r->key = entry->key;
+		memcpy(&r->key, &entry->key, sizeof(cgtKey));	/* with its padding */
 		r->stale = false;
 		nrows++;
 	}
@@ -2055,6 +2217,10 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 		values[7] = Float8GetDatum(r->counters.self_ms);
 		values[8] = TimestampTzGetDatum(r->counters.first_seen);
 		values[9] = TimestampTzGetDatum(r->counters.last_seen);
+		if (r->key.body != 0)
+			values[10] = cgt_body_text(r->key.body);
+		else
+			nulls[10] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 

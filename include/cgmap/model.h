@@ -184,6 +184,9 @@ typedef struct cgm_function {
 	const char *file;          /* SQL-file mode: file of the definition, else NULL */
 	int file_line;             /* SQL-file mode: line of CREATE in file */
 	const char *body_hash;     /* hash of the normalised body, hex */
+	const char *body_version;  /* exact version of the body as PostgreSQL stores it
+	                            * (cgmap/bodyver.h), or NULL when unknown (no body,
+	                            * a BEGIN ATOMIC body): what cgmap_trace records */
 
 	/* Resolution inputs. */
 	int nargs;                 /* input arguments (IN, INOUT, VARIADIC) */
@@ -233,6 +236,12 @@ typedef struct cgm_edge {
 	                       * edges are one per (from, to, via, object) */
 	unsigned provenance;  /* CGM_EDGE_* */
 	bool ambiguous;       /* one of several candidates of a site */
+	bool earlier_body;    /* observed (some of its calls) against an earlier body of
+	                       * `from` than the mapped one: matched by callee, not line */
+	int ncaller_bodies;
+	const char **caller_bodies; /* the versions of `from`'s body its calls were
+	                       * observed against (cgmap/bodyver.h), sorted, distinct;
+	                       * none when unknown */
 	int nlines;
 	int *lines;           /* sorted, distinct call-site lines in `from` */
 	cgm_runtime_stats runtime;

@@ -60,6 +60,9 @@ typedef struct cgm_runtime_edge {
 	bool dynamic;           /* made by a dynamic EXECUTE (as the server saw it) */
 	cgm_runtime_stats stats;
 	int source;             /* index into rt->sources */
+	const char *caller_body;/* version of the caller's body it was seen against
+	                         * (cgmap/bodyver.h), NULL unknown (cgmap_trace before
+	                         * 1.2, a log, an older file, an entry point) */
 } cgm_runtime_edge;
 
 /* Per-function figures (pg_stat_user_functions, or a file's "functions"). */

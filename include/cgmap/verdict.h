@@ -53,8 +53,9 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts);
 /* The likely cause of an unexplained edge (cgm_edge_unexplained): "inlined
  * SQL function" (a static path through an SQL function the planner inlines),
  * "view", "default", "trigger", "event trigger", "dynamic SQL", "changed
- * body" (the observed line is past the mapped body's end: the body was
- * replaced since), or "unknown" (then possibly a miss of cgmap). */
+ * body" (the call was seen against an earlier body of the caller, by its
+ * body version, or the observed line is past the mapped body's end: the
+ * body was replaced since), or "unknown" (then possibly a miss of cgmap). */
 const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge);
 
 /* One line: "window A to B (3 h), 1 server, 1 database, 9162 calls observed;

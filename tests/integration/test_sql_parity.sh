@@ -6,7 +6,7 @@
 # database, map the database, map the file, and map a real
 # `pg_dump --schema-only` of the database fed back through --sql.  The three
 # snapshots must have the same functions (identity, signature, result, kind,
-# language, body, body hash, search_path), edges (with their mechanism,
+# language, body, body hash, body version, search_path), edges (with their mechanism,
 # object and call-site lines),
 # dynamic sites, missing callees, triggers and references.
 #
@@ -39,6 +39,7 @@ facts() {
 	      + "trigger=\(.trigger) path=\(.search_path|tojson) analysed=\(.analysed) "
 	      + "atomic=\(.atomic_body) lines=\(if .atomic_body then "-" else .line_count end) "
 	      + "hash=\(if .atomic_body then "-" else .body_hash end) "
+	      + "version=\(if .atomic_body then "-" else .body_version end) "
 	      + "source=\(if .atomic_body then "-" else (.source|tojson) end) "
 	      + "comment=\(.comment|tojson) errors=\([.errors[]|.line]|tojson)"),
 	    (.edges[] | "edge \(.from) -> \(.to) via=\(.via) object=\(.object|tojson) ambiguous=\(.ambiguous) "

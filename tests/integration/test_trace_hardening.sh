@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension version 1.1: fresh install and upgrade from 1.0.
+#   - extension versions: fresh install (1.2) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -109,8 +109,8 @@ CREATE ROLE plain LOGIN;
 CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
-step "extension version 1.1: fresh install and upgrade from 1.0"
-expect_eq "fresh install is 1.1" "1.1" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+step "extension versions: fresh install and upgrades from 1.0"
+expect_eq "fresh install is 1.2" "1.2" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -118,7 +118,11 @@ expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
 	                       (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_info') || '|' ||
 	                       edges_max FROM cgmap_trace_info()")"
 expect_eq "1.0 -> 1.1 update adds the counters" "1.1|0|0|0|0" \
-	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' || evictions || '|' || evicted_calls || '|' || temp_skipped || '|' || stale_removed FROM cgmap_trace_info()" | tail -n 1)"
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.1'" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' || evictions || '|' || evicted_calls || '|' || temp_skipped || '|' || stale_removed FROM cgmap_trace_info()" | tail -n 1)"
+
+expect_eq "1.1 -> 1.2 update adds the caller's body version" "1.2|caller_body" \
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	                (SELECT attname FROM pg_attribute WHERE attrelid = 'cgmap_trace_edges'::regclass AND attnum = 13)" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"
 if sql -U intruder -c "CREATE FUNCTION public.x() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null 2>&1; then

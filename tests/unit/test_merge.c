@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgmap/bodyver.h"
 #include "cgmap/error.h"
+#include "cgmap/verdict.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 
@@ -117,7 +119,7 @@ static void add_row(cgm_runtime *rt, int source, const char *caller, const char 
 	rt->edges = cgm_arena_grow(rt->arena, rt->edges, (size_t)rt->nedges, (size_t)rt->nedges + 1,
 				   sizeof(cgm_runtime_edge));
 	rt->edges[rt->nedges++] = (cgm_runtime_edge){
-		caller, callee, line, dynamic, { calls, total, self }, source
+		caller, callee, line, dynamic, { calls, total, self }, source, NULL
 	};
 }
 
@@ -193,6 +195,115 @@ static void test_where_observed_calls_land(void **state)
 		assert_true(c <= 0);
 	}
 	cgm_model_free(m);
+}
+
+/* The FNV-1a 64-bit reference values, and the text form the extension
+ * writes. */
+static void test_body_version_hash(void **state)
+{
+	(void)state;
+	assert_true(cgm_body_version_hash("", 0) == 0xcbf29ce484222325ULL);
+	assert_true(cgm_body_version_hash("a", 1) == 0xaf63dc4c8601ec8cULL);
+	assert_true(cgm_body_version_hash("foobar", 6) == 0x85944171f73967e8ULL);
+	cgm_arena *a = cgm_arena_new();
+	assert_string_equal(cgm_body_version(a, "foobar"), "85944171f73967e8");
+	assert_string_equal(cgm_body_version(a, ""), "cbf29ce484222325");
+	assert_null(cgm_body_version(a, NULL));
+	/* every byte counts, layout too (unlike the layout-blind body_hash) */
+	assert_string_not_equal(cgm_body_version(a, "BEGIN\n  PERFORM f();\nEND"),
+				cgm_body_version(a, "BEGIN\n\n  PERFORM f();\nEND"));
+	assert_true(cgm_body_version_valid("0123456789abcdef"));
+	assert_false(cgm_body_version_valid("0123456789ABCDEF"));
+	assert_false(cgm_body_version_valid("0123456789abcde"));
+	assert_false(cgm_body_version_valid("0123456789abcdef0"));
+	assert_false(cgm_body_version_valid(NULL));
+	cgm_arena_free(a);
+}
+
+/* A call seen against an earlier body of the caller lands by callee, not
+ * by line: on the static edge of the pair whatever its line, or, when the
+ * mapped body no longer calls it, on an observed edge whose cause is
+ * "changed body", never "unknown".  The same versions keep line matching. */
+static void test_earlier_body(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_function *main_fn = &m->functions[idx(m, "app.main()")];
+	main_fn->body_version = "00000000000000aa";
+	main_fn->line_count = 12;
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, false);
+	/* old body: PERFORM app.work(1) was on line 7 (a dynamic site is
+	 * nearby at 5 in the new body), app.other() was called on line 4 */
+	add_row(rt, s, "app.main()", "app.work(integer)", 7, false, 4, 1.0, 1.0);
+	rt->edges[rt->nedges - 1].caller_body = "00000000000000bb";
+	add_row(rt, s, "app.main()", "app.other()", 4, false, 2, 1.0, 1.0);
+	rt->edges[rt->nedges - 1].caller_body = "00000000000000bb";
+	/* the current body, line 3: matched by line as always */
+	add_row(rt, s, "app.main()", "app.work(integer)", 3, false, 5, 1.0, 1.0);
+	rt->edges[rt->nedges - 1].caller_body = "00000000000000aa";
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+
+	const cgm_edge *work = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
+	assert_non_null(work);
+	assert_int_equal(work->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	assert_int_equal(work->runtime.calls, 9);
+	assert_true(work->earlier_body);
+	assert_int_equal(work->ncaller_bodies, 2);
+	assert_string_equal(work->caller_bodies[0], "00000000000000aa");
+	assert_string_equal(work->caller_bodies[1], "00000000000000bb");
+	assert_int_equal(work->nlines, 1); /* the old line 7 is not added */
+	assert_int_equal(work->lines[0], 3);
+	assert_null(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_DYNAMIC));
+
+	const cgm_edge *other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
+	assert_non_null(other);
+	assert_true(cgm_edge_unexplained(other));
+	assert_true(other->earlier_body);
+	assert_int_equal(other->nlines, 0);
+	assert_string_equal(cgm_edge_cause(m, other), "changed body");
+	cgm_model_free(m);
+
+	/* Equal versions, or one unknown: the line decides, as before. */
+	m = sample();
+	m->functions[idx(m, "app.main()")].body_version = "00000000000000aa";
+	rt = cgm_runtime_new();
+	s = add_source(rt, "demo", true, false);
+	add_row(rt, s, "app.main()", "app.other()", 4, false, 2, 1.0, 1.0);
+	rt->edges[rt->nedges - 1].caller_body = "00000000000000aa";
+	add_row(rt, s, "app.main()", "app.work(integer)", 3, false, 1, 1.0, 1.0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
+	assert_false(other->earlier_body);
+	assert_int_equal(other->lines[0], 4);
+	assert_false(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->earlier_body);
+	cgm_model_free(m);
+
+	/* The mapped body calls it too, at a line cgmap has no site for: the
+	 * earlier body does not hide that miss, whichever row comes first. */
+	for (int order = 0; order < 2; order++) {
+		m = sample();
+		m->functions[idx(m, "app.main()")].body_version = "00000000000000aa";
+		rt = cgm_runtime_new();
+		s = add_source(rt, "demo", true, false);
+		for (int k = 0; k < 2; k++) {
+			bool old = (k == 0) == (order == 0);
+			add_row(rt, s, "app.main()", "app.other()", old ? 2 : 11, false, 1, 1.0, 1.0);
+			rt->edges[rt->nedges - 1].caller_body = old ? "00000000000000bb"
+								    : "00000000000000aa";
+		}
+		assert_int_equal(cgm_merge(m, rt), 0);
+		cgm_runtime_free(rt);
+		other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
+		assert_int_equal(other->runtime.calls, 2);
+		assert_false(other->earlier_body);
+		assert_int_equal(other->nlines, 1);
+		assert_int_equal(other->lines[0], 11);
+		assert_string_not_equal(cgm_edge_cause(m, other), "changed body");
+		cgm_model_free(m);
+	}
 }
 
 static void test_lines_unknown(void **state)
@@ -368,6 +479,7 @@ static void test_runtime_file_round_trip(void **state)
 	rt->sources[s].trace_edges_used = 3;
 	rt->sources[s].trace_edges_max = 1000;
 	add_row(rt, s, "app.main()", "app.work(integer)", 3, false, 6, 3.0, 2.5);
+	rt->edges[rt->nedges - 1].caller_body = "0123456789abcdef";
 	add_row(rt, s, NULL, "app.main()", 0, false, 2, 10.0, 1.0);
 	add_row(rt, s, "app.main()", "\"Odd Schema\".\"Weird \"\"Name\"\"\"()", 5, true, 1, 0.25, 0.25);
 	add_stat(rt, s, "app.work(integer)", 6, 3.0, 2.5);
@@ -395,7 +507,7 @@ static void test_runtime_file_round_trip(void **state)
 		"  \"edges\": [\n"
 		"    {\"caller\": null, \"callee\": \"app.main()\", \"site_line\": null, \"dynamic\": false, \"calls\": 2, \"total_ms\": 10.000000, \"self_ms\": 1.000000},\n"
 		"    {\"caller\": \"app.main()\", \"callee\": \"\\\"Odd Schema\\\".\\\"Weird \\\"\\\"Name\\\"\\\"\\\"()\", \"site_line\": 5, \"dynamic\": true, \"calls\": 1, \"total_ms\": 0.250000, \"self_ms\": 0.250000},\n"
-		"    {\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", \"site_line\": 3, \"dynamic\": false, \"calls\": 6, \"total_ms\": 3.000000, \"self_ms\": 2.500000}\n"
+		"    {\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", \"site_line\": 3, \"caller_body\": \"0123456789abcdef\", \"dynamic\": false, \"calls\": 6, \"total_ms\": 3.000000, \"self_ms\": 2.500000}\n"
 		"  ],\n"
 		"  \"functions\": [\n"
 		"    {\"id\": \"app.work(integer)\", \"calls\": 6, \"total_ms\": 3.000000, \"self_ms\": 2.500000}\n"
@@ -413,6 +525,8 @@ static void test_runtime_file_round_trip(void **state)
 	assert_true(rt->edges[1].dynamic);
 	assert_int_equal(rt->edges[1].site_line, 5);
 	assert_null(rt->edges[0].caller);
+	assert_null(rt->edges[1].caller_body);
+	assert_string_equal(rt->edges[2].caller_body, "0123456789abcdef");
 	assert_true(rt->sources[1].has_trace && rt->sources[1].has_function_stats);
 	assert_string_equal(rt->sources[0].since, "2026-11-29T10:00:00Z");
 
@@ -469,10 +583,30 @@ static void test_bad_runtime_files(void **state)
 	assert_string_equal(rt->diagnostics[0].file, path);
 	assert_string_equal(rt->diagnostics[0].message,
 			    "runtime file: edges[1] is not {caller, callee, site_line, dynamic, "
-			    "calls, total_ms, self_ms}: skipped");
+			    "caller_body, calls, total_ms, self_ms}: skipped");
 	assert_string_equal(rt->diagnostics[2].message,
 			    "runtime file: functions[0] is not {id, calls, total_ms, self_ms}: "
 			    "skipped");
+
+	/* A caller_body that is no version is unknown (said); one of another
+	 * type makes the row no row. */
+	write_text(path, "{\"format\": \"cgmap-runtime\", \"format_version\": 1, \"edges\": ["
+			 "{\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", "
+			 "\"caller_body\": \"NOT-A-VERSION\", \"calls\": 1},"
+			 "{\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", "
+			 "\"caller_body\": 17, \"calls\": 1},"
+			 "{\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", "
+			 "\"caller_body\": \"00000000000000ff\", \"calls\": 1}]}");
+	int before = rt->nedges, said = rt->ndiagnostics;
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(rt->nedges, before + 2);
+	assert_null(rt->edges[before].caller_body);
+	assert_string_equal(rt->edges[before + 1].caller_body, "00000000000000ff");
+	assert_int_equal(rt->ndiagnostics, said + 2);
+	assert_string_equal(rt->diagnostics[said].message,
+			    "runtime file: edges[0] has a caller_body that is not 16 lowercase "
+			    "hex digits of a caller: taken as unknown");
+	assert_non_null(strstr(rt->diagnostics[said + 1].message, "edges[1] is not"));
 
 	assert_int_equal(cgm_runtime_load_file(rt, "/nonexistent/cgmap/rt.json"), CGM_EINPUT);
 	assert_non_null(strstr(cgm_error_message(), "/nonexistent/cgmap/rt.json"));
@@ -642,6 +776,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_where_observed_calls_land),
 		cmocka_unit_test(test_lines_unknown),
+		cmocka_unit_test(test_body_version_hash),
+		cmocka_unit_test(test_earlier_body),
 		cmocka_unit_test(test_sources_summed_and_stats_preferred),
 		cmocka_unit_test(test_unknown_functions_reported),
 		cmocka_unit_test(test_no_data_is_no_runtime),

@@ -216,6 +216,7 @@ static cgm_model *build_model(void)
 	f->npath = 2;
 	f->search_path = strs(m, 2, "app", "pg_temp");
 	f->body_hash = "0123abcd";
+	f->body_version = "85944171f73967e8";
 	f->runtime = (cgm_runtime_stats){ 42, 0.1, 1.0 / 3.0 };
 	f->reachable = true;
 	f->scc = 0;
@@ -286,6 +287,9 @@ static cgm_model *build_model(void)
 	add_edge(m, a, lower, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 13);
 	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
 	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
+	e->earlier_body = true;
+	e->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
+	e->ncaller_bodies = 2;
 	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
 	e->runtime.calls = 1;
 
@@ -443,6 +447,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(b->runtime.calls, 42);
 	assert_true(b->runtime.total_ms > 0.0999999 && b->runtime.total_ms < 0.1000001);
 	assert_string_equal(b->body_hash, "0123abcd");
+	assert_string_equal(b->body_version, "85944171f73967e8");
+	assert_null(fn(back, "app.a()")->body_version);
 
 	const cgm_function *a = fn(back, "app.a()");
 	assert_int_equal(a->npath, -1);
@@ -485,6 +491,10 @@ static void test_round_trip(void **state)
 	e = edge(back, ODD_ID, "app.b(integer)", CGM_VIA_CALL);
 	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
 	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
+	assert_true(e->earlier_body);
+	assert_int_equal(e->ncaller_bodies, 2);
+	assert_string_equal(e->caller_bodies[1], "85944171f73967e8");
+	assert_false(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC)->earlier_body);
 	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
 	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
 	assert_int_equal(edge(back, "app.b(integer)", ODD_ID, CGM_VIA_CALL)->nlines, 0);
@@ -924,6 +934,19 @@ static void test_malformed(void **state)
 	expect_input_error("fn-time.json",
 			   HEAD "\"functions\":[" FN(",\"runtime\":{\"calls\":1,\"self_ms\":-0.5}") "]}",
 			   "functions[0].runtime.self_ms: is -0.5");
+	expect_input_error("fn-version.json",
+			   HEAD "\"functions\":[" FN(",\"body_version\":\"not a version\"") "]}",
+			   "functions[0].body_version: is \"not a version\", expected 16 hex digits");
+	expect_input_error("edge-earlier.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
+							  "\"earlier_body\":\"yes\"}]}",
+			   "edges[0].earlier_body");
+	expect_input_error("edge-bodies.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
+							  "\"s.f()\",\"via\":\"call\",\"observed\":true,"
+							  "\"caller_bodies\":[\"00000000000000bb\",\"00000000000000aa\"]}]}",
+			   "edges[0].caller_bodies: item 1 is not a body version");
 	expect_input_error("trigger.json",
 			   HEAD "\"functions\":[],\"triggers\":[{\"table\":\"t\"}]}",
 			   "triggers[0].name: is missing");
