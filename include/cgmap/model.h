@@ -109,6 +109,10 @@ typedef struct cgm_site {
 	                         * as written (cgmap/exprtype.h), typed at resolution;
 	                         * NULL entries unknown; not kept in snapshots */
 	bool variadic_call;     /* last argument written as VARIADIC arr */
+	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
+	                         * assignment, RETURN, SELECT INTO, a column value): an
+	                         * expression of the target type, typed at resolution
+	                         * (src/coerce.c), then name; NULL for a written cast */
 	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
 	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT */
 	const char **columns;   /* lists or an UPDATE sets; 0/NULL when all or unknown */
