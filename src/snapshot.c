@@ -909,6 +909,8 @@ static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e)
 			cgm_outfile_lit(o, ", \"columns\": ");
 			put_flat_strings(o, e->target_columns, e->ntarget_columns);
 		}
+		if (e->target_defaults)
+			cgm_outfile_lit(o, ", \"defaults\": true");
 		cgm_outfile_putc(o, '}');
 	}
 	cgm_outfile_lit(o, ", \"note\": ");
@@ -2368,6 +2370,8 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 		if (!rc)
 			rc = get_string_array(r, target, "columns", false, false, &e.target_columns,
 					      &e.ntarget_columns);
+		if (!rc)
+			rc = get_bool(r, target, "defaults", &e.target_defaults);
 		leave(r, saved);
 		if (rc)
 			return rc;

@@ -1590,6 +1590,7 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 		e->target_schema = t->schema;
 		e->target_relation = t->name;
 		e->target_events = which == 0 && action[0] == 'c' ? CGM_EV_DELETE : CGM_EV_UPDATE;
+		e->target_defaults = action[0] == 'd';
 		if (e->target_events == CGM_EV_UPDATE) {
 			e->target_columns = fk;
 			e->ntarget_columns = nfk;

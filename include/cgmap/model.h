@@ -290,6 +290,8 @@ typedef struct cgm_effect {
 	unsigned target_events;      /* CGM_REACH_CASCADE: DELETE or UPDATE there */
 	int ntarget_columns;         /* CGM_REACH_CASCADE with UPDATE: the columns it sets */
 	const char **target_columns;
+	bool target_defaults;        /* CGM_REACH_CASCADE: ON ... SET DEFAULT, which sets
+	                              * them to their defaults: those run too */
 	const char *note;     /* a condition of its own, or NULL ("roles without BYPASSRLS") */
 } cgm_effect;
 
