@@ -1697,6 +1697,32 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 	return rc;
 }
 
+int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v)
+{
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(sql);
+	free(parsed.stderr_buffer);
+	int rc = -1;
+	if (parsed.error) {
+		pg_query_free_error(parsed.error);
+	} else if (list_length(parsed.tree) == 1) {
+		const RawStmt *raw = linitial(parsed.tree);
+		if (raw && IsA(raw, RawStmt) && raw->stmt && IsA(raw->stmt, RuleStmt)) {
+			const RuleStmt *rule = (const RuleStmt *)raw->stmt;
+			const ListCell *lc;
+			rc = 0;
+			foreach (lc, rule->actions) {
+				walker w = { .v = v };
+				v->statement(v->ctx);
+				if (!lfirst(lc) || !walk(&w, lfirst(lc)))
+					v->unknown(v->ctx, 0, 0);
+			}
+		}
+	}
+	pg_query_exit_memory_context(context);
+	return rc;
+}
+
 #define RAW_STRING(x) #x
 #define RAW_NUMBER(x) RAW_STRING(x)
 

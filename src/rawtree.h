@@ -141,6 +141,12 @@ typedef struct cgm_raw_visitor {
  * starts; what earlier statements reported must be dropped too. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
 
+/* The actions of the one CREATE RULE statement `sql` holds, each reported
+ * to v as a statement of its own (calls, relations read and written; a
+ * statement holding a node the walker does not know goes to `unknown`).
+ * Returns 0, or -1 when `sql` does not parse or is no CREATE RULE. */
+int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v);
+
 /* "expression nested deeper than N levels" (heap, caller frees). */
 char *cgm_raw_too_deep_message(void);
 

@@ -18,7 +18,10 @@
  * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
  * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
  * of the referencing columns too, `via default` naming the default and the
- * key ("default app.t.c by cascade app.t.t_c_fkey").  A relation already on the path
+ * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
+ * on another relation runs that relation's effects for its statement, `via
+ * rule` naming the rule, transitively (a rule's action may fire another
+ * rule), with the view owner's rights (no policies).  A relation already on the path
  * with the same events is not entered again, and the depth is bounded: a
  * cycle of foreign keys ends.
  */
@@ -329,6 +332,15 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
 				cols, ncols, label, true, in_view);
 			break;
+		case CGM_REACH_RULE: {
+			/* The rule's owner acts (as a view's does): no policies. */
+			fx_label inner = label;
+			if (!inner.set)
+				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
+				e->target_columns, e->ntarget_columns, inner, false, true);
+			break;
+		}
 		case CGM_REACH_CASCADE: {
 			if (e->target_defaults)
 				cascade_defaults(w, e, label);

@@ -851,7 +851,7 @@ static char relkind_parse(const char *name)
 	return 0;
 }
 
-static const char *const reach_names[] = { "function", "view", "partition", "cascade" };
+static const char *const reach_names[] = { "function", "view", "partition", "cascade", "rule" };
 
 static const char *effect_function_id(const cgm_model *m, const cgm_effect *e)
 {
@@ -2343,11 +2343,11 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 	e.reach = CGM_REACH_FUNCTION;
 	if (reach) {
 		int k = 0;
-		while (k < 4 && strcmp(reach_names[k], reach) != 0)
+		while (k < 5 && strcmp(reach_names[k], reach) != 0)
 			k++;
-		if (k == 4)
+		if (k == 5)
 			return bad(r, "reach", "unknown reach \"%s\" (expected function, view, "
-					       "partition or cascade)",
+					       "partition, cascade or rule)",
 				   reach);
 		e.reach = (cgm_reach)k;
 	}

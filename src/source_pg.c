@@ -29,6 +29,7 @@
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/relfx.h"
 #include "cgmap/types.h"
 #include "pgconn.h"
 
@@ -238,6 +239,20 @@ static const char *const effects_query =
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
 	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd')"
 	" ORDER BY 1, 2, 5, 8, 9, 10";
+
+/* Rules other than a view's, with their definition: the relations their
+ * actions read and write are read from it (relfx.h, cgm_rule_actions);
+ * printed with an empty search_path, every name is qualified. */
+static const char *const rules_query =
+	"SELECT n.nspname, c.relname,"
+	" 'rule ' || quote_ident(r.rulename) || ' on ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname),"
+	" CASE r.ev_type WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 ELSE 0 END,"
+	" pg_get_ruledef(r.oid)"
+	" FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class"
+	" JOIN pg_namespace n ON n.oid = c.relnamespace"
+	" WHERE r.rulename <> '_RETURN' AND r.ev_enabled <> 'D'"
+	"  AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+	"  AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)' ORDER BY 1, 2, 3";
 
 static const char *const event_triggers_query =
 	"SELECT e.evtname, e.evtevent, array_to_string(e.evttags, chr(31)), e.evtenabled <> 'D',"
@@ -709,6 +724,36 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		e->target_columns = split_list(a, value(res, r, 11), -1, &e->ntarget_columns);
 		e->note = cgm_arena_strdup(a, value(res, r, 12));
 		e->target_defaults = value(res, r, 13) && value(res, r, 13)[0] == 't';
+	}
+	PQclear(res);
+	res = PQexec(conn, rules_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read rules from \"pg_rewrite\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_rule_action *acts;
+		int n = cgm_rule_actions(a, value(res, r, 4), &acts);
+		unsigned events = (unsigned)atoi(value(res, r, 3) ? value(res, r, 3) : "0");
+		for (int k = 0; k < n && events; k++) {
+			if (!acts[k].schema)
+				continue; /* pg_catalog's: nothing of it runs */
+			cgm_effect *e = cgm_model_add_effect(model);
+			e->schema = cgm_arena_strdup(a, value(res, r, 0));
+			e->relation = cgm_arena_strdup(a, value(res, r, 1));
+			e->reach = CGM_REACH_RULE;
+			e->via = CGM_VIA_RULE;
+			e->object = cgm_arena_strdup(a, value(res, r, 2));
+			e->events = events;
+			e->function = -1;
+			e->target_schema = acts[k].schema;
+			e->target_relation = acts[k].name;
+			e->target_events = acts[k].events;
+			e->target_columns = acts[k].columns;
+			e->ntarget_columns = acts[k].ncolumns;
+		}
 	}
 	PQclear(res);
 	res = PQexec(conn, event_triggers_query);

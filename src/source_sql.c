@@ -45,6 +45,7 @@
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/ops.h"
+#include "cgmap/relfx.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -1601,6 +1602,32 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 	}
 }
 
+/* The relations the actions of the CREATE RULE statement being applied read
+ * and write (relfx.h, cgm_rule_actions), found as PostgreSQL finds them
+ * when the rule is made: effects reaching them, as the catalog's. */
+static void rule_action_effects(sql_state *st, const char *schema, const char *table,
+				const char *object, unsigned events)
+{
+	if (!events || st->stmt_end <= st->stmt_start)
+		return;
+	char *sql = cgm_arena_strndup(st->a, st->text + st->stmt_start,
+				      (size_t)(st->stmt_end - st->stmt_start));
+	cgm_rule_action *acts;
+	int n = cgm_rule_actions(st->a, sql, &acts);
+	for (int k = 0; k < n; k++) {
+		sql_table *t = find_table(st, acts[k].schema, acts[k].name);
+		if (!t)
+			continue;
+		cgm_effect *e = new_effect(st, schema, table, CGM_REACH_RULE, CGM_VIA_RULE, object,
+					   events, object);
+		e->target_schema = t->schema;
+		e->target_relation = t->name;
+		e->target_events = acts[k].events;
+		e->target_columns = acts[k].columns;
+		e->ntarget_columns = acts[k].ncolumns;
+	}
+}
+
 /* The command letters of CREATE POLICY ... FOR cmd. */
 static unsigned policy_events(const char *cmd, bool using_expr)
 {
@@ -2877,6 +2904,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				    NULL, fx);
 			add_effects(st, jget(stmt, "actions"), schema, table, CGM_VIA_RULE, fx, events,
 				    NULL, fx);
+			rule_action_effects(st, schema, table, fx, events);
 		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
 			const char *parts[3];
 			int n = name_list(jget(stmt, "funcname"), parts, 3);

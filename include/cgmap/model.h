@@ -263,9 +263,12 @@ typedef enum {
 	CGM_REACH_VIEW,         /* a view reads `target`: its read effects run, each
 	                         * under its own mechanism and object */
 	CGM_REACH_PARTITION,    /* a partition of a partitioned table: its triggers run */
-	CGM_REACH_CASCADE       /* a foreign key's ON DELETE/UPDATE action: `target_events`
+	CGM_REACH_CASCADE,      /* a foreign key's ON DELETE/UPDATE action: `target_events`
 	                         * on the referencing table `target`, whose effects run
 	                         * as via cascade with this effect's object */
+	CGM_REACH_RULE          /* a rule's action: `target_events` (target_columns) on the
+	                         * relation `target`, whose effects run as via rule with
+	                         * this effect's object */
 } cgm_reach;
 
 /* One thing PostgreSQL runs on behalf of a statement on a relation (a
