@@ -751,6 +751,11 @@ static const cgm_relation *composite_relation(const cgm_catalog *c, const char *
 	return find_relation(c, schema[0] ? schema : NULL, name, path, npath);
 }
 
+bool cgm_type_is_composite(const cgm_typer *t, const char *type)
+{
+	return composite_relation(t->catalog, type, t->path, t->npath) != NULL;
+}
+
 static bool is_composite_name(const cgm_catalog *c, const char *t)
 {
 	static const char *const catalog_path[] = { "pg_catalog" };

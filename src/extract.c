@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/coerce.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/limits.h"
@@ -108,6 +109,7 @@ typedef struct extract_ctx {
 	const struct pending_expr *batch; /* set while scanning the batch */
 	const char *raw_text;   /* the text the raw tree is read from */
 	int raw_mark;           /* sites before the raw statement being read */
+	int last_checked;       /* the checked text replay_expression replayed, or -1 */
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
@@ -197,6 +199,7 @@ typedef struct captured_event {
 	unsigned events;
 	int ncolumns;
 	const char **columns;
+	const cgm_expr *const *values; /* a relation's column values (rawtree.h) */
 } captured_event;
 
 /* An operator expression or a cast a checked text holds. */
@@ -864,6 +867,18 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 		for (int i = 0; i < rel->ncolumns; i++)
 			s->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
 	}
+	/* The casts storing each value may run (coerce.h). */
+	int site = ctx->nsites - 1;
+	for (int i = 0; rel->values && i < rel->ncolumns; i++) {
+		if (!rel->values[i])
+			continue;
+		const cgm_site *r = &ctx->sites[site];
+		const cgm_expr *target = cgm_coercion_column_expr(ctx->arena, r->schema, r->name,
+								  r->columns[i]);
+		int line = r->line;
+		bind_vars(ctx, rel->values[i], 0);
+		cgm_coercion_site(ctx->arena, new_site(ctx), rel->values[i], target, line);
+	}
 }
 
 static void on_raw_statement(void *arg)
@@ -1237,6 +1252,7 @@ static void on_capture_relation(void *arg, const cgm_raw_relation *rel)
 	e->name = cgm_arena_strdup(ctx->arena, rel->name);
 	e->events = rel->events;
 	e->ncolumns = rel->ncolumns;
+	e->values = rel->values; /* in ctx->arena already */
 	if (rel->ncolumns > 0) {
 		e->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
 		for (int i = 0; i < rel->ncolumns; i++)
@@ -1291,7 +1307,8 @@ static void replay_captured(extract_ctx *ctx, int i)
 		if (e->relation) {
 			cgm_raw_relation rel = { .schema = e->schema, .name = e->name,
 						 .location = e->location, .events = e->events,
-						 .ncolumns = e->ncolumns, .columns = e->columns };
+						 .ncolumns = e->ncolumns, .columns = e->columns,
+						 .values = e->values };
 			on_raw_relation(ctx, &rel);
 			continue;
 		}
@@ -1574,8 +1591,10 @@ static void place_expression(extract_ctx *ctx, const char *text)
 static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 {
 	int checked = find_captured(ctx, text);
+	ctx->last_checked = -1;
 	if (checked < 0 || ctx->captured[checked].unknown)
 		return false;
+	ctx->last_checked = checked;
 	const captured_text *t = &ctx->captured[checked];
 	int end = checked + 1 < ctx->ncaptured ? ctx->captured[checked + 1].first : ctx->nevents;
 	if (!dynamic && end == t->first)
@@ -1590,6 +1609,31 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	return true;
 }
 
+/* The cast an assignment or a RETURN of the statement being walked may run
+ * (coerce.h): the value the PL/pgSQL parser's check read (the row of its
+ * checked text) against the variable or the declared result. */
+static void coercion_of_statement(extract_ctx *ctx, const char *text)
+{
+	bool assign = strcmp(ctx->stmt_kind, "assign") == 0;
+	if ((!assign && strcmp(ctx->stmt_kind, "return") != 0) || ctx->last_checked < 0)
+		return;
+	const cgm_expr *row = ctx->captured[ctx->last_checked].row;
+	if (!row || row->kind != CGM_EXPR_ROW || row->nargs != 1 || !row->args[0])
+		return;
+	const cgm_expr *target = NULL;
+	if (assign) {
+		const char *name = cgm_coercion_assign_target(ctx->arena, text);
+		target = name && !field_rewritten(ctx, name) ? var_expr(ctx, name) : NULL;
+	} else {
+		const char *type = cgm_coercion_return_type(ctx->fn);
+		target = type ? cgm_coercion_type_expr(ctx->arena, type) : NULL;
+	}
+	if (!target)
+		return;
+	bind_vars(ctx, row->args[0], 0);
+	cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], target, ctx->stmt_line);
+}
+
 static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 {
 	if (!text || !*text) {
@@ -1597,6 +1641,7 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		return;
 	}
 	if (replay_expression(ctx, text, dynamic)) {
+		coercion_of_statement(ctx, text);
 		free(text);
 		return;
 	}
@@ -1856,6 +1901,19 @@ static void walk_datums(extract_ctx *ctx, const jt_doc *d, int datums)
 	}
 }
 
+/* SELECT expr INTO v of a variable with a type of its own (a record takes
+ * the row as it is): the cast the assignment may run (coerce.h). */
+static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *row)
+{
+	const cgm_expr *var = var_expr(ctx, name);
+	if (!var || var->kind != CGM_EXPR_VAR || !var->name || strcmp(var->name, "record") == 0 ||
+	    row->kind != CGM_EXPR_ROW || row->nargs < 1 || !row->args[0] ||
+	    row->args[0]->kind == CGM_EXPR_STAR)
+		return;
+	bind_vars(ctx, row->args[0], 0);
+	cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], var, ctx->stmt_line);
+}
+
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
 static void replay_tree(extract_ctx *ctx)
 {
@@ -1920,6 +1978,7 @@ static void replay_tree(extract_ctx *ctx)
 					for (int k = 0; k < ctx->ncaptured; k++)
 						if (ctx->captured[k].row && strcmp(ctx->captured[k].text, q->text) == 0) {
 							assign_row(ctx, t->text, ctx->captured[k].row);
+							into_coercion(ctx, t->text, ctx->captured[k].row);
 							break;
 						}
 					break;

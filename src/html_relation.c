@@ -358,6 +358,8 @@ static const char *reach_word(cgm_reach reach)
 		return "partition";
 	case CGM_REACH_CASCADE:
 		return "cascades to";
+	case CGM_REACH_RULE:
+		return "acts on";
 	default:
 		return "runs";
 	}
@@ -389,7 +391,7 @@ static void effect_row(cgm_strbuf *b, const html_ctx *ctx, const cgm_effect *e)
 			html_text(b, shown);
 			free(shown);
 		}
-		if (e->reach == CGM_REACH_CASCADE && e->target_events) {
+		if ((e->reach == CGM_REACH_CASCADE || e->reach == CGM_REACH_RULE) && e->target_events) {
 			char text[64];
 			cgm_strbuf_puts(b, " (");
 			html_text(b, cgm_events_text(text, sizeof(text), e->target_events));

@@ -951,6 +951,18 @@ static const char **target_names(const List *targets, int *n)
 	return names;
 }
 
+static void report_relation_values(walker *w, const RangeVar *rel, unsigned events,
+				   const List *cols, const cgm_expr *const *values)
+{
+	if (!rel || !rel->relname || !events)
+		return;
+	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
+			       .location = rel->location, .events = events };
+	r.columns = target_names(cols, &r.ncolumns);
+	r.values = r.ncolumns > 0 ? values : NULL;
+	w->v->relation(w->v->ctx, &r);
+}
+
 static void report_relation(walker *w, const RangeVar *rel, unsigned events, const List *cols)
 {
 	if (!rel || !rel->relname || !events)
@@ -959,6 +971,49 @@ static void report_relation(walker *w, const RangeVar *rel, unsigned events, con
 			       .location = rel->location, .events = events };
 	r.columns = target_names(cols, &r.ncolumns);
 	w->v->relation(w->v->ctx, &r);
+}
+
+/* The values an INSERT (`query`: its VALUES or SELECT) or an UPDATE
+ * (`targets`: its SET list, built in the statement's scope) gives the
+ * columns it names, for the casts storing them may run (coerce.h). */
+static const cgm_expr *const *column_values(walker *w, const List *cols, const Node *query,
+					    const List *targets)
+{
+	int n = list_length(cols);
+	if (!w->v->arena || n == 0)
+		return NULL;
+	const cgm_expr **out = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)n);
+	memset(out, 0, sizeof(cgm_expr *) * (size_t)n);
+	bool any = false;
+	if (targets) {
+		int i = 0;
+		const ListCell *lc;
+		foreach (lc, targets) {
+			const ResTarget *t = lfirst(lc);
+			if (i < n && t && IsA(t, ResTarget) && t->val && t->indirection == NIL &&
+			    !IsA(t->val, MultiAssignRef)) {
+				out[i] = build_expr(w, t->val);
+				any = true;
+			}
+			i++;
+		}
+		return any ? out : NULL;
+	}
+	const SelectStmt *s = (const SelectStmt *)query;
+	if (!s || !IsA(s, SelectStmt) || s->op != SETOP_NONE ||
+	    (s->valuesLists && list_length(s->valuesLists) != 1))
+		return NULL;
+	cgm_scope_item cols_of = { 0 };
+	query_columns(w, query, &cols_of);
+	for (int i = 0; i < n && i < cols_of.ncolumns; i++) {
+		const ResTarget *t = list_nth(cols, i);
+		if (t && IsA(t, ResTarget) && t->indirection == NIL && cols_of.colexprs &&
+		    cols_of.colexprs[i] && cols_of.colexprs[i]->kind != CGM_EXPR_STAR) {
+			out[i] = cols_of.colexprs[i];
+			any = true;
+		}
+	}
+	return any ? out : NULL;
 }
 
 static void report_dml(walker *w, const RangeVar *rel, unsigned events)
@@ -1157,7 +1212,8 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_InsertStmt: {
 		const InsertStmt *s = (const InsertStmt *)node;
-		report_relation(w, s->relation, CGM_EV_INSERT, s->cols);
+		report_relation_values(w, s->relation, CGM_EV_INSERT, s->cols,
+				       column_values(w, s->cols, s->selectStmt, NIL));
 		if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
 			report_relation(w, s->relation, CGM_EV_UPDATE, s->onConflictClause->targetList);
 		WALK(s->relation);
@@ -1170,8 +1226,9 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_UpdateStmt: {
 		const UpdateStmt *s = (const UpdateStmt *)node;
-		report_relation(w, s->relation, CGM_EV_UPDATE, s->targetList);
 		SCOPED(dml_scope(w, s->relation, s->fromClause, s->withClause));
+		report_relation_values(w, s->relation, CGM_EV_UPDATE, s->targetList,
+				       column_values(w, s->targetList, NULL, s->targetList));
 		WALK(s->relation);
 		WALK(s->targetList);
 		WALK(s->whereClause);
@@ -1548,9 +1605,17 @@ static bool walk(walker *w, const Node *node)
 
 /* ---- statements ------------------------------------------------------- */
 
-/* A top-level SELECT's row, for a record variable it is assigned to. */
+/* A top-level SELECT's row, for a record variable it is assigned to, or the
+ * value of a PL/pgSQL assignment to a whole variable (`v := expr`, a row of
+ * one column), for the cast the assignment may run (coerce.h). */
 static void report_row(walker *w, const Node *stmt)
 {
+	if (IsA(stmt, PLAssignStmt)) {
+		const PLAssignStmt *a = (const PLAssignStmt *)stmt;
+		if (a->indirection != NIL || a->nnames != 1 || !a->val)
+			return;
+		stmt = (const Node *)a->val;
+	}
 	if (!IsA(stmt, SelectStmt))
 		return;
 	cgm_scope_item cols = { 0 };
@@ -1626,6 +1691,32 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 			if (cursorpos)
 				*cursorpos = statement_start(sql, deep->stmt_location) + 1;
 			rc = -1;
+		}
+	}
+	pg_query_exit_memory_context(context);
+	return rc;
+}
+
+int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v)
+{
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(sql);
+	free(parsed.stderr_buffer);
+	int rc = -1;
+	if (parsed.error) {
+		pg_query_free_error(parsed.error);
+	} else if (list_length(parsed.tree) == 1) {
+		const RawStmt *raw = linitial(parsed.tree);
+		if (raw && IsA(raw, RawStmt) && raw->stmt && IsA(raw->stmt, RuleStmt)) {
+			const RuleStmt *rule = (const RuleStmt *)raw->stmt;
+			const ListCell *lc;
+			rc = 0;
+			foreach (lc, rule->actions) {
+				walker w = { .v = v };
+				v->statement(v->ctx);
+				if (!lfirst(lc) || !walk(&w, lfirst(lc)))
+					v->unknown(v->ctx, 0, 0);
+			}
 		}
 	}
 	pg_query_exit_memory_context(context);
@@ -1721,7 +1812,9 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 	if (c && mode != RAW_PARSE_TYPE_NAME && !create) {
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
-		walk_tree(tree, &c->visitor, false, mode == RAW_PARSE_DEFAULT);
+		walk_tree(tree, &c->visitor, false,
+			  mode == RAW_PARSE_DEFAULT || mode == RAW_PARSE_PLPGSQL_EXPR ||
+				  mode == RAW_PARSE_PLPGSQL_ASSIGN1);
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;

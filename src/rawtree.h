@@ -75,6 +75,10 @@ typedef struct cgm_raw_relation {
 	                       * source, TABLESAMPLE), else what the statement does */
 	int ncolumns;         /* the columns an INSERT lists or an UPDATE sets; */
 	const char *const *columns; /* 0/NULL: all or unknown */
+	/* With the visitor's arena: the value each of those columns gets
+	 * (ncolumns entries, NULL where unknown; NULL when none is): an
+	 * INSERT's one VALUES row or its SELECT's columns, an UPDATE's SET. */
+	const struct cgm_expr *const *values;
 } cgm_raw_relation;
 
 /* An operator expression, as the parser wrote it: which operators it runs
@@ -117,7 +121,9 @@ typedef struct cgm_raw_visitor {
 	/* Non-NULL: build argument expressions and FROM scopes in this arena. */
 	struct cgm_arena *arena;
 	/* With arena set, optional: a top-level SELECT's result row (ROW with
-	 * the columns' names), before its sites are reported; lives in the arena. */
+	 * the columns' names), before its sites are reported; lives in the arena.
+	 * Captured texts (cgm_raw_capture) report it for PL/pgSQL expressions
+	 * and for the value of an assignment to a whole variable too. */
 	void (*row)(void *ctx, const struct cgm_expr *row);
 	/* Optional (NULL: not reported): an operator expression, and a cast
 	 * `value::type` / CAST(value AS type) / `type 'literal'` with `target`
@@ -134,6 +140,12 @@ typedef struct cgm_raw_visitor {
  * (cgm_raw_too_deep_message) and *cursorpos is where that statement
  * starts; what earlier statements reported must be dropped too. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
+
+/* The actions of the one CREATE RULE statement `sql` holds, each reported
+ * to v as a statement of its own (calls, relations read and written; a
+ * statement holding a node the walker does not know goes to `unknown`).
+ * Returns 0, or -1 when `sql` does not parse or is no CREATE RULE. */
+int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v);
 
 /* "expression nested deeper than N levels" (heap, caller frees). */
 char *cgm_raw_too_deep_message(void);

@@ -16,7 +16,12 @@
  * run on a read; a partitioned table's statement runs its partitions'
  * triggers; a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
  * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
- * then run as `via cascade` naming the key.  A relation already on the path
+ * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
+ * of the referencing columns too, `via default` naming the default and the
+ * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
+ * on another relation runs that relation's effects for its statement, `via
+ * rule` naming the rule, transitively (a rule's action may fire another
+ * rule), with the view owner's rights (no policies).  A relation already on the path
  * with the same events is not entered again, and the depth is bounded: a
  * cycle of foreign keys ends.
  */
@@ -174,6 +179,7 @@ typedef struct fx_target {
 
 typedef struct fx_walk {
 	const cgm_relfx *fx;
+	cgm_arena *arena;   /* the objects made on the way */
 	fx_target *targets;
 	int ntargets, cap;
 	/* The relations entered, with their events: a cycle guard. */
@@ -243,6 +249,32 @@ typedef struct fx_label {
 	const char *object;
 } fx_label;
 
+/* ON DELETE/UPDATE SET DEFAULT: the referencing columns' defaults run,
+ * `via default` naming the default and the key (or under an outer
+ * cascade's label). */
+static void cascade_defaults(fx_walk *w, const cgm_effect *key, fx_label label)
+{
+	const cgm_relfx *fx = w->fx;
+	int rel = find_rel(fx, key->target_schema, key->target_relation);
+	if (rel < 0)
+		return;
+	const fx_rel *r = &fx->rels[rel];
+	for (int i = 0; i < r->neffects; i++) {
+		const cgm_effect *d = &fx->model->effects[r->effects[i]];
+		if (d->reach != CGM_REACH_FUNCTION || d->via != CGM_VIA_DEFAULT || d->ncolumns == 0 ||
+		    !d->columns[0] ||
+		    !(key->ntarget_columns == 0 ||
+		      listed(key->target_columns, key->ntarget_columns, d->columns[0])))
+			continue;
+		if (label.set)
+			add_target(w, d->function, label.via, label.object);
+		else
+			add_target(w, d->function, CGM_VIA_DEFAULT,
+				   cgm_arena_printf(w->arena, "%s by %s", d->object ? d->object : "default",
+						    key->object ? key->object : "cascade"));
+	}
+}
+
 /* The effects of relation `rel` for a statement with `events` on `cols`.
  * Under a view (`in_view`) the view owner's rights apply, who owns the
  * tables as a rule: their policies do not. */
@@ -300,7 +332,18 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
 				cols, ncols, label, true, in_view);
 			break;
+		case CGM_REACH_RULE: {
+			/* The rule's owner acts (as a view's does): no policies. */
+			fx_label inner = label;
+			if (!inner.set)
+				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
+				e->target_columns, e->ntarget_columns, inner, false, true);
+			break;
+		}
 		case CGM_REACH_CASCADE: {
+			if (e->target_defaults)
+				cascade_defaults(w, e, label);
 			fx_label inner = label;
 			if (!inner.set)
 				inner = (fx_label){ true, CGM_VIA_CASCADE, e->object };
@@ -337,7 +380,7 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 			    int npath, cgm_site *s)
 {
 	const cgm_model *m = fx->model;
-	fx_walk w = { .fx = fx };
+	fx_walk w = { .fx = fx, .arena = arena };
 	s->ntargets = 0;
 	s->targets = NULL;
 	s->target_via = NULL;

@@ -738,7 +738,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			resolve_relation_site(rv, arena, fn, s);
 		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
 			/* Only those that reach a function worth an edge are kept. */
-			if (!cgm_resolve_opcast_site(rv->ops, arena, fn, s))
+			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s))
 				continue;
 		} else {
 			resolve_call(rv, &typer, arena, fn, s);

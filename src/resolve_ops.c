@@ -26,6 +26,11 @@
  *   to that target, flagged ambiguous - unless the target is a pg_catalog
  *   type (the value may be of any type then; typing decides).  A literal
  *   never makes a cast site (extract.c): its type's input function reads it.
+ * - a cast PostgreSQL applies by itself (an assignment, RETURN, SELECT INTO,
+ *   a column value: coerce.c) resolves when typing knows the value's type
+ *   and the target's and a user cast of context assignment or implicit
+ *   joins them; anything else is dropped (an explicit-only cast would make
+ *   PostgreSQL refuse the statement, or coerce through text I/O).
  * - a call resolved to an aggregate or window function gains every support
  *   function of it (transition, final, combine, serialize, deserialize and
  *   the moving-aggregate ones), which PostgreSQL calls from the caller's
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/coerce.h"
 #include "cgmap/ops.h"
 #include "cgmap/types.h"
 
@@ -326,12 +332,44 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	return true;
 }
 
-bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena,
+/* A cast PostgreSQL applies by itself (coerce.c): the value's type and the
+ * target's known, a user cast between them of context assignment or
+ * implicit.  The types found are kept on the site (name, argtypes[0]), as a
+ * written cast's are. */
+static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
+			     const cgm_function *caller, cgm_site *s)
+{
+	if (r->ncast_targets == 0 || s->nargs != 1 || !s->argtypes)
+		return false;
+	const char *path[MAX_PATH];
+	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
+	const char *target = qualify_type(r, arena, cgm_coercion_target(typer, s), path, npath);
+	if (!target || !listed(r->cast_targets, r->ncast_targets, target))
+		return false;
+	const char *source = qualify_type(r, arena, cgm_coercion_source(typer, s), path, npath);
+	if (!source || strcmp(source, target) == 0)
+		return false;
+	const cgm_cast *c = cgm_cast_find(r->model, source, target);
+	if (!c || (c->context != 'a' && c->context != 'i') || !worth_edge(r, c->function))
+		return false;
+	s->name = target;
+	s->argtypes[0] = source;
+	s->ntargets = 0;
+	s->targets = NULL;
+	s->target_via = NULL;
+	s->target_object = NULL;
+	add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+	settle(r, s, false);
+	return true;
+}
+
+bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s)
 {
 	s->resolution = CGM_RES_NONE;
 	bool kept = s->kind == CGM_SITE_OPERATOR ? resolve_operator(r, arena, caller, s)
-						 : resolve_cast(r, arena, caller, s);
+		    : s->coerce_to		     ? resolve_coercion(r, arena, typer, caller, s)
+						     : resolve_cast(r, arena, caller, s);
 	if (!kept) {
 		s->ntargets = 0;
 		s->targets = NULL;

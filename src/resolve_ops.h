@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "cgmap/exprtype.h"
 #include "cgmap/model.h"
 
 typedef struct cgm_ops_resolver cgm_ops_resolver;
@@ -23,8 +24,9 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r);
 /* Resolve an operator or cast site of `caller`: targets (with target_via
  * and target_object) into `arena`.  False when it reaches no function
  * worth an edge (a builtin one without --include-builtins, or none): the
- * caller drops the site. */
-bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena,
+ * caller drops the site.  `typer` (the caller's) types the value and target
+ * of a cast PostgreSQL applies by itself (site coerce_to, cgmap/coerce.h). */
+bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s);
 
 /* After a call site is resolved: each target that is an aggregate gains

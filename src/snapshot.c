@@ -864,7 +864,7 @@ static char relkind_parse(const char *name)
 	return 0;
 }
 
-static const char *const reach_names[] = { "function", "view", "partition", "cascade" };
+static const char *const reach_names[] = { "function", "view", "partition", "cascade", "rule" };
 
 static const char *effect_function_id(const cgm_model *m, const cgm_effect *e)
 {
@@ -922,6 +922,8 @@ static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e)
 			cgm_outfile_lit(o, ", \"columns\": ");
 			put_flat_strings(o, e->target_columns, e->ntarget_columns);
 		}
+		if (e->target_defaults)
+			cgm_outfile_lit(o, ", \"defaults\": true");
 		cgm_outfile_putc(o, '}');
 	}
 	cgm_outfile_lit(o, ", \"note\": ");
@@ -2371,11 +2373,11 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 	e.reach = CGM_REACH_FUNCTION;
 	if (reach) {
 		int k = 0;
-		while (k < 4 && strcmp(reach_names[k], reach) != 0)
+		while (k < 5 && strcmp(reach_names[k], reach) != 0)
 			k++;
-		if (k == 4)
+		if (k == 5)
 			return bad(r, "reach", "unknown reach \"%s\" (expected function, view, "
-					       "partition or cascade)",
+					       "partition, cascade or rule)",
 				   reach);
 		e.reach = (cgm_reach)k;
 	}
@@ -2398,6 +2400,8 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 		if (!rc)
 			rc = get_string_array(r, target, "columns", false, false, &e.target_columns,
 					      &e.ntarget_columns);
+		if (!rc)
+			rc = get_bool(r, target, "defaults", &e.target_defaults);
 		leave(r, saved);
 		if (rc)
 			return rc;

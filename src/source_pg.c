@@ -30,6 +30,7 @@
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/relfx.h"
 #include "cgmap/types.h"
 #include "pgconn.h"
 
@@ -119,7 +120,8 @@ static const char *const triggers_query =
  * system schemas' own relations.  Columns: schema, relation, reach (f
  * function, v view reads, p partition, c cascade), via, object, events
  * (CGM_EV_* bits), columns, function id, target schema and relation,
- * target events, target columns, note. */
+ * target events, target columns, note, and whether a foreign key's action
+ * is SET DEFAULT (the referencing columns' defaults run). */
 #define QREL(n, c) "quote_ident(" n ".nspname) || '.' || quote_ident(" c ".relname)"
 #define TG_EVENTS(t) \
 	"(((" t ".tgtype >> 2) & 1) | (((" t ".tgtype >> 4) & 1) << 1) | (((" t ".tgtype >> 3) & 1) << 2)" \
@@ -128,6 +130,7 @@ static const char *const triggers_query =
 	"(SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a" \
 	" WHERE a.attrelid = " rel " AND a.attnum = ANY (" nums "))"
 #define NO_TARGET "NULL::name, NULL::name, 0, NULL::text"
+#define NO_DEFAULTS ", false"
 static const char *const effects_query =
 	"WITH RECURSIVE dep AS ("
 	"  SELECT DISTINCT d.classid, d.objid, f.oid AS fn, f.oid::regprocedure::text AS fid"
@@ -152,7 +155,7 @@ static const char *const effects_query =
 	"  CASE WHEN r.rulename = '_RETURN' THEN 'view ' || " QREL("c", "c")
 	"   ELSE 'rule ' || quote_ident(r.rulename) || ' on ' || " QREL("c", "c") " END,"
 	"  CASE r.ev_type WHEN '1' THEN 16 WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 END,"
-	"  NULL, d.fid, " NO_TARGET ", NULL"
+	"  NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
 	" JOIN rel c ON c.oid = r.ev_class"
 	" WHERE r.ev_enabled <> 'D' AND (r.rulename <> '_RETURN' OR c.relkind = 'v')"
@@ -162,19 +165,19 @@ static const char *const effects_query =
 	"  CASE WHEN a.attgenerated = 's' THEN 'generated ' ELSE 'default ' END || " QREL("c", "c")
 	"   || '.' || quote_ident(a.attname),"
 	"  CASE WHEN a.attgenerated = 's' THEN 3 ELSE 1 END,"
-	"  CASE WHEN a.attgenerated = 's' THEN NULL ELSE a.attname::text END, d.fid, " NO_TARGET ", NULL"
+	"  CASE WHEN a.attgenerated = 's' THEN NULL ELSE a.attname::text END, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_attrdef ad ON d.classid = 'pg_attrdef'::regclass AND ad.oid = d.objid"
 	" JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum"
 	" JOIN rel c ON c.oid = ad.adrelid"
 	/* CHECK constraints of tables. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'check',"
-	"  'check ' || " QREL("c", "c") " || '.' || quote_ident(k.conname), 3, NULL, d.fid, " NO_TARGET ", NULL"
+	"  'check ' || " QREL("c", "c") " || '.' || quote_ident(k.conname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid"
 	" JOIN rel c ON c.oid = k.conrelid WHERE k.contype = 'c'"
 	/* CHECKs of domains, on every column of the domain or of one over it. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'domain',"
 	"  'domain ' || quote_ident(tn.nspname) || '.' || quote_ident(t.typname) || '.' || quote_ident(k.conname),"
-	"  3, a.attname::text, d.fid, " NO_TARGET ", NULL"
+	"  3, a.attname::text, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_constraint k ON d.classid = 'pg_constraint'::regclass AND k.oid = d.objid"
 	" JOIN pg_type t ON t.oid = k.contypid JOIN pg_namespace tn ON tn.oid = t.typnamespace"
 	" JOIN dom ON dom.base = k.contypid"
@@ -191,7 +194,7 @@ static const char *const effects_query =
 	"    WHEN 'd' THEN 4 WHEN '*' THEN 22 ELSE 0 END ELSE 0 END"
 	"  | CASE WHEN u.w OR NOT (u.q OR u.w) THEN CASE p.polcmd WHEN 'a' THEN 1 WHEN 'w' THEN 2"
 	"    WHEN '*' THEN 3 ELSE 0 END ELSE 0 END,"
-	"  NULL, d.fid, " NO_TARGET ", 'roles without BYPASSRLS'"
+	"  NULL, d.fid, " NO_TARGET ", 'roles without BYPASSRLS'" NO_DEFAULTS
 	" FROM dep d JOIN pg_policy p ON d.classid = 'pg_policy'::regclass AND p.oid = d.objid"
 	" JOIN rel c ON c.oid = p.polrelid"
 	" CROSS JOIN LATERAL (SELECT"
@@ -201,41 +204,56 @@ static const char *const effects_query =
 	/* Triggers' WHEN conditions. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'trigger_when',"
 	"  'trigger ' || quote_ident(t.tgname) || ' on ' || " QREL("c", "c") ","
-	"  " TG_EVENTS("t") ", " COLS("t.tgrelid", "t.tgattr::int2[]") ", d.fid, " NO_TARGET ", NULL"
+	"  " TG_EVENTS("t") ", " COLS("t.tgrelid", "t.tgattr::int2[]") ", d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND t.oid = d.objid"
 	" JOIN rel c ON c.oid = t.tgrelid"
 	" WHERE d.fn <> t.tgfoid AND NOT t.tgisinternal AND t.tgparentid = 0 AND t.tgenabled <> 'D'"
 	/* Index expressions and partial-index predicates. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'index',"
-	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname), 3, NULL, d.fid, " NO_TARGET ", NULL"
+	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_index i ON d.classid = 'pg_class'::regclass AND i.indexrelid = d.objid"
 	" JOIN pg_class x ON x.oid = i.indexrelid JOIN rel c ON c.oid = i.indrelid"
 	/* A view reads the relations its query names. */
 	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view', 'view ' || " QREL("c", "c") ", 16, NULL,"
-	"  NULL, t.nspname, t.relname, 16, NULL, NULL"
+	"  NULL, t.nspname, t.relname, 16, NULL, NULL" NO_DEFAULTS
 	" FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
 	" JOIN rel c ON c.oid = r.ev_class AND c.relkind = 'v'"
 	" JOIN rel t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid"
 	" WHERE d.deptype = 'n' AND r.rulename = '_RETURN' AND t.oid <> c.oid"
 	/* A partitioned table's statement runs its partitions' triggers. */
 	" UNION ALL SELECT c.nspname, c.relname, 'p', 'trigger', NULL, 15, NULL, NULL,"
-	"  t.nspname, t.relname, 15, NULL, NULL"
+	"  t.nspname, t.relname, 15, NULL, NULL" NO_DEFAULTS
 	" FROM pg_inherits h JOIN rel c ON c.oid = h.inhparent AND c.relkind = 'p'"
 	" JOIN rel t ON t.oid = h.inhrelid"
 	/* Foreign keys whose ON DELETE / ON UPDATE acts on the referencing rows. */
 	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
 	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 4, NULL, NULL,"
 	"  t.nspname, t.relname, CASE k.confdeltype WHEN 'c' THEN 4 ELSE 2 END,"
-	"  CASE WHEN k.confdeltype = 'c' THEN NULL ELSE " COLS("k.conrelid", "k.conkey") " END, NULL"
+	"  CASE WHEN k.confdeltype = 'c' THEN NULL ELSE " COLS("k.conrelid", "k.conkey") " END, NULL,"
+	"  k.confdeltype = 'd'"
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
 	" WHERE k.contype = 'f' AND k.confdeltype IN ('c', 'n', 'd')"
 	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
 	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 2,"
 	"  " COLS("k.confrelid", "k.confkey") ", NULL,"
-	"  t.nspname, t.relname, 2, " COLS("k.conrelid", "k.conkey") ", NULL"
+	"  t.nspname, t.relname, 2, " COLS("k.conrelid", "k.conkey") ", NULL, k.confupdtype = 'd'"
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
 	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd')"
 	" ORDER BY 1, 2, 5, 8, 9, 10";
+
+/* Rules other than a view's, with their definition: the relations their
+ * actions read and write are read from it (relfx.h, cgm_rule_actions);
+ * printed with an empty search_path, every name is qualified. */
+static const char *const rules_query =
+	"SELECT n.nspname, c.relname,"
+	" 'rule ' || quote_ident(r.rulename) || ' on ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname),"
+	" CASE r.ev_type WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 ELSE 0 END,"
+	" pg_get_ruledef(r.oid)"
+	" FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class"
+	" JOIN pg_namespace n ON n.oid = c.relnamespace"
+	" WHERE r.rulename <> '_RETURN' AND r.ev_enabled <> 'D'"
+	"  AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+	"  AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)' ORDER BY 1, 2, 3";
 
 static const char *const event_triggers_query =
 	"SELECT e.evtname, e.evtevent, array_to_string(e.evttags, chr(31)), e.evtenabled <> 'D',"
@@ -709,6 +727,37 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		e->target_events = (unsigned)atoi(value(res, r, 10) ? value(res, r, 10) : "0");
 		e->target_columns = split_list(a, value(res, r, 11), -1, &e->ntarget_columns);
 		e->note = cgm_arena_strdup(a, value(res, r, 12));
+		e->target_defaults = value(res, r, 13) && value(res, r, 13)[0] == 't';
+	}
+	PQclear(res);
+	res = PQexec(conn, rules_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read rules from \"pg_rewrite\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_rule_action *acts;
+		int n = cgm_rule_actions(a, value(res, r, 4), &acts);
+		unsigned events = (unsigned)atoi(value(res, r, 3) ? value(res, r, 3) : "0");
+		for (int k = 0; k < n && events; k++) {
+			if (!acts[k].schema)
+				continue; /* pg_catalog's: nothing of it runs */
+			cgm_effect *e = cgm_model_add_effect(model);
+			e->schema = cgm_arena_strdup(a, value(res, r, 0));
+			e->relation = cgm_arena_strdup(a, value(res, r, 1));
+			e->reach = CGM_REACH_RULE;
+			e->via = CGM_VIA_RULE;
+			e->object = cgm_arena_strdup(a, value(res, r, 2));
+			e->events = events;
+			e->function = -1;
+			e->target_schema = acts[k].schema;
+			e->target_relation = acts[k].name;
+			e->target_events = acts[k].events;
+			e->target_columns = acts[k].columns;
+			e->ntarget_columns = acts[k].ncolumns;
+		}
 	}
 	PQclear(res);
 	res = PQexec(conn, event_triggers_query);

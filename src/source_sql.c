@@ -46,6 +46,7 @@
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/ops.h"
+#include "cgmap/relfx.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
@@ -1443,8 +1444,93 @@ static const char **string_list(sql_state *st, const jd_node *list, int *n)
 	return out;
 }
 
+/* The type of an operand in an expression of relation schema.rel, where
+ * the DDL tells it: a literal, a cast, a column of the relation; else NULL. */
+static const char *effect_operand_type(sql_state *st, const jd_node *n, const char *schema,
+				       const char *rel)
+{
+	jd_node *c;
+	if (!n)
+		return NULL;
+	if ((c = jget(n, "A_Const")))
+		return jget(c, "ival") ? "integer" : jget(c, "fval") ? "numeric"
+			: jget(c, "boolval") ? "boolean" : jget(c, "sval") ? "unknown" : NULL;
+	if ((c = jget(n, "TypeCast")))
+		return type_of(st, jget(c, "typeName"));
+	if ((c = jget(n, "ColumnRef"))) {
+		jd_node *fields = jget(c, "fields");
+		size_t nf = jd_size(fields);
+		const char *col = nf ? string_node(jd_at(fields, nf - 1)) : NULL;
+		sql_table *t = col && rel ? find_table(st, schema, rel) : NULL;
+		for (int i = 0; t && i < t->ncolumns; i++)
+			if (strcmp(t->columns[i].name, col) == 0)
+				return t->columns[i].type;
+	}
+	return NULL;
+}
+
+/* The user function an operator expression of relation schema.rel runs,
+ * chosen as PostgreSQL would when the DDL tells enough: the operators of
+ * that symbol (in the schema written, else along the path) whose operand
+ * types match exactly (an untyped literal taking the other's type), else
+ * the only one there is when pg_catalog does not overload the symbol.
+ * -1 when none or no single one. */
+static int effect_operator_fn(sql_state *st, const jd_node *aexpr, const char *schema,
+			      const char *rel)
+{
+	const char *kind = jstr(aexpr, "kind");
+	const char *parts[3];
+	int n = name_list(jget(aexpr, "name"), parts, 3);
+	if (!kind || strcmp(kind, "AEXPR_OP") != 0 || n < 1 || st->noperators == 0)
+		return -1;
+	const char *opschema = n >= 2 ? parts[n - 2] : NULL, *name = parts[n - 1];
+	bool prefix = !jget(aexpr, "lexpr");
+	const char *l = prefix ? NULL : effect_operand_type(st, jget(aexpr, "lexpr"), schema, rel);
+	const char *r = effect_operand_type(st, jget(aexpr, "rexpr"), schema, rel);
+	if (l && r && strcmp(l, "unknown") == 0)
+		l = r;
+	if (l && r && strcmp(r, "unknown") == 0)
+		r = l;
+	int only = -1, count = 0;
+	for (int p = 0; p < (opschema ? 1 : st->npath); p++) {
+		const char *in = opschema ? opschema : st->path[p];
+		for (int i = st->noperators - 1; i >= 0; i--) {
+			const sql_operator *o = &st->operators[i];
+			if (o->dropped || strcmp(o->op.name, name) != 0 || strcmp(o->op.schema, in) != 0 ||
+			    prefix != !o->op.left)
+				continue;
+			if (r && strcmp(o->op.right, r) == 0 &&
+			    (prefix || (l && strcmp(o->op.left, l) == 0)))
+				return o->fn;
+			only = o->fn;
+			count++;
+		}
+	}
+	return count == 1 && !cgm_builtin_operator_overloaded(name, prefix) ? only : -1;
+}
+
+/* The user function of the cast a TypeCast of relation schema.rel runs:
+ * from the operand's known type to the written one; -1 when none. */
+static int effect_cast_fn(sql_state *st, const jd_node *cast, const char *schema, const char *rel)
+{
+	const char *target = type_of(st, jget(cast, "typeName"));
+	const char *source = effect_operand_type(st, jget(cast, "arg"), schema, rel);
+	if (!target || !source || strcmp(source, "unknown") == 0 || strcmp(source, target) == 0)
+		return -1;
+	for (int i = st->ncasts - 1; i >= 0; i--) {
+		const sql_cast *c = &st->casts[i];
+		if (!c->dropped && strcmp(c->cast.source, source) == 0 &&
+		    strcmp(c->cast.target, target) == 0)
+			return c->fn;
+	}
+	return -1;
+}
+
 /* Every function a FuncCall below `node` reaches, as an effect of the
- * relation schema.rel (calls resolved as references resolve them). */
+ * relation schema.rel (calls resolved as references resolve them), and
+ * the functions of the user operators and casts it holds (as the catalog
+ * records an expression's dependency on an operator's or a cast's
+ * function). */
 static void add_effects(sql_state *st, const jd_node *node, const char *schema, const char *rel,
 			cgm_via via, const char *object, unsigned events, const char *column,
 			const char *ref_object)
@@ -1470,6 +1556,18 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 			e->function_id = st->fns[target].id;
 			e->columns = one_column(st, column, &e->ncolumns);
 		}
+	}
+	/* A view's columns are not the ones its query reads: no column types. */
+	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
+	jd_node *opcast = jget(node, "A_Expr");
+	int runs = opcast ? effect_operator_fn(st, opcast, schema, typed_rel) : -1;
+	if (!opcast && (opcast = jget(node, "TypeCast")))
+		runs = effect_cast_fn(st, opcast, schema, typed_rel);
+	if (runs >= 0) {
+		cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object, events,
+					   ref_object);
+		e->function_id = st->fns[runs].id;
+		e->columns = one_column(st, column, &e->ncolumns);
 	}
 	const char *key;
 	jd_node *value;
@@ -1594,6 +1692,7 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 		e->target_schema = t->schema;
 		e->target_relation = t->name;
 		e->target_events = which == 0 && action[0] == 'c' ? CGM_EV_DELETE : CGM_EV_UPDATE;
+		e->target_defaults = action[0] == 'd';
 		if (e->target_events == CGM_EV_UPDATE) {
 			e->target_columns = fk;
 			e->ntarget_columns = nfk;
@@ -1601,6 +1700,32 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 		/* Dropping the referencing table drops the key. */
 		st->effects[st->neffects - 1].ref_object = NULL;
 		st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+	}
+}
+
+/* The relations the actions of the CREATE RULE statement being applied read
+ * and write (relfx.h, cgm_rule_actions), found as PostgreSQL finds them
+ * when the rule is made: effects reaching them, as the catalog's. */
+static void rule_action_effects(sql_state *st, const char *schema, const char *table,
+				const char *object, unsigned events)
+{
+	if (!events || st->stmt_end <= st->stmt_start)
+		return;
+	char *sql = cgm_arena_strndup(st->a, st->text + st->stmt_start,
+				      (size_t)(st->stmt_end - st->stmt_start));
+	cgm_rule_action *acts;
+	int n = cgm_rule_actions(st->a, sql, &acts);
+	for (int k = 0; k < n; k++) {
+		sql_table *t = find_table(st, acts[k].schema, acts[k].name);
+		if (!t)
+			continue;
+		cgm_effect *e = new_effect(st, schema, table, CGM_REACH_RULE, CGM_VIA_RULE, object,
+					   events, object);
+		e->target_schema = t->schema;
+		e->target_relation = t->name;
+		e->target_events = acts[k].events;
+		e->target_columns = acts[k].columns;
+		e->ntarget_columns = acts[k].ncolumns;
 	}
 }
 
@@ -1784,6 +1909,12 @@ static void add_references(sql_state *st, const jd_node *node, const char *kind,
 				new_reference(st, target, kind, object);
 		}
 	}
+	/* A user cast's function is one the expression calls (an operator's
+	 * is the operator's: pg_depend names the operator). */
+	jd_node *cast = jget(node, "TypeCast");
+	int cast_fn = cast ? effect_cast_fn(st, cast, NULL, NULL) : -1;
+	if (cast_fn >= 0)
+		new_reference(st, cast_fn, kind, object);
 	const char *key;
 	jd_node *value;
 	jd_object_foreach(node, key, value)
@@ -2880,6 +3011,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				    NULL, fx);
 			add_effects(st, jget(stmt, "actions"), schema, table, CGM_VIA_RULE, fx, events,
 				    NULL, fx);
+			rule_action_effects(st, schema, table, fx, events);
 		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
 			const char *parts[3];
 			int n = name_list(jget(stmt, "funcname"), parts, 3);

@@ -164,6 +164,10 @@ typedef struct cgm_typer {
 
 const char *cgm_expr_type(cgm_typer *typer, const cgm_expr *e);
 
+/* Whether `type` is the row type of a relation or composite type the
+ * catalog knows (found along the typer's path when unqualified). */
+bool cgm_type_is_composite(const cgm_typer *typer, const char *type);
+
 /* The type of a one-argument call that names no function, which
  * PostgreSQL reads otherwise: a function-style cast (`int4(x)`), or
  * attribute notation (`id(r)` is `r.id`) on an argument of type

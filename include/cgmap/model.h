@@ -109,6 +109,10 @@ typedef struct cgm_site {
 	                         * as written (cgmap/exprtype.h), typed at resolution;
 	                         * NULL entries unknown; not kept in snapshots */
 	bool variadic_call;     /* last argument written as VARIADIC arr */
+	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
+	                         * assignment, RETURN, SELECT INTO, a column value): an
+	                         * expression of the target type, typed at resolution
+	                         * (src/coerce.c), then name; NULL for a written cast */
 	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
 	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT */
 	const char **columns;   /* lists or an UPDATE sets; 0/NULL when all or unknown */
@@ -268,9 +272,12 @@ typedef enum {
 	CGM_REACH_VIEW,         /* a view reads `target`: its read effects run, each
 	                         * under its own mechanism and object */
 	CGM_REACH_PARTITION,    /* a partition of a partitioned table: its triggers run */
-	CGM_REACH_CASCADE       /* a foreign key's ON DELETE/UPDATE action: `target_events`
+	CGM_REACH_CASCADE,      /* a foreign key's ON DELETE/UPDATE action: `target_events`
 	                         * on the referencing table `target`, whose effects run
 	                         * as via cascade with this effect's object */
+	CGM_REACH_RULE          /* a rule's action: `target_events` (target_columns) on the
+	                         * relation `target`, whose effects run as via rule with
+	                         * this effect's object */
 } cgm_reach;
 
 /* One thing PostgreSQL runs on behalf of a statement on a relation (a
@@ -295,6 +302,8 @@ typedef struct cgm_effect {
 	unsigned target_events;      /* CGM_REACH_CASCADE: DELETE or UPDATE there */
 	int ntarget_columns;         /* CGM_REACH_CASCADE with UPDATE: the columns it sets */
 	const char **target_columns;
+	bool target_defaults;        /* CGM_REACH_CASCADE: ON ... SET DEFAULT, which sets
+	                              * them to their defaults: those run too */
 	const char *note;     /* a condition of its own, or NULL ("roles without BYPASSRLS") */
 } cgm_effect;
 

@@ -42,6 +42,21 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
  * transaction control, databases, roles, event triggers themselves). */
 const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag);
 
+/* One statement of a rule's action on a relation (schema NULL when not
+ * written): what it does there (CGM_EV_*, SELECT for a read) and the
+ * columns an INSERT lists or an UPDATE sets. */
+typedef struct cgm_rule_action {
+	const char *schema, *name;
+	unsigned events;
+	int ncolumns;
+	const char **columns;
+} cgm_rule_action;
+
+/* The relations the actions of the CREATE RULE statement `sql` (as written,
+ * or as pg_get_ruledef prints it) read and write, in `arena`: their count,
+ * or -1 when `sql` does not parse or is no CREATE RULE (src/ruleact.c). */
+int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
+
 /* Whether an event trigger on `event` with those tags fires for `tag`. */
 bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag);
 

@@ -3,7 +3,8 @@
 # (fixtures/opcast.sql) on a real PostgreSQL 15:
 #  1. the exact edges (mechanism, object, lines) from the database and from
 #     the SQL file alike (fixtures/expected/opcast.edges), with nothing for
-#     expressions that run only builtins;
+#     expressions that run only builtins, and the operators and casts of a
+#     table's CHECK and DEFAULT as its effects;
 #  2. with the cgmap_trace extension preloaded and cgmap_trace.track = all,
 #     a workload running each mechanism: every call the server observes from
 #     the mapped functions is explained by a static edge (none unexplained),
@@ -72,6 +73,7 @@ pgtest_psql -d opcast -c "SELECT cgmap_trace_reset()" >/dev/null
 pgtest_psql -d opcast >/dev/null <<'SQL'
 SELECT app.run(4);
 SELECT app.same(ROW(1)::app.money, ROW(1)::app.money);
+SELECT app.open_wallet(1);
 SQL
 "$cgmap" --dsn "dbname=opcast" --out "$work/trace" --no-html 2>"$work/trace.err" ||
 	{ cat "$work/trace.err" >&2; pgtest_fail "map --dsn with cgmap_trace failed"; }
@@ -91,7 +93,9 @@ for want in \
 	'app.run(integer) -> app.acc(numeric,numeric) via aggregate' \
 	'app.run(integer) -> app.inv(numeric,numeric) via aggregate' \
 	'app.run(integer) -> app.fin(numeric) via aggregate' \
-	'app.same(app.money,app.money) -> app.money_eq(app.money,app.money) via operator'; do
+	'app.same(app.money,app.money) -> app.money_eq(app.money,app.money) via operator' \
+	'app.open_wallet(integer) -> app.int_money(integer) via default' \
+	'app.open_wallet(integer) -> app.money_eq_int(app.money,integer) via check'; do
 	grep -F "$want" "$work/trace.edges" | grep -q ' both ' ||
 		{ cat "$work/trace.edges" >&2; pgtest_fail "not observed and explained: $want"; }
 done

@@ -37,8 +37,9 @@ pgtest_psql -d rel -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 CREATE ROLE clerk LOGIN NOBYPASSRLS;
 GRANT USAGE, CREATE ON SCHEMA app TO clerk;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA app TO clerk;
-INSERT INTO app.orders (id, amount, code) VALUES (1, 500, 'B2');
+INSERT INTO app.orders (id, amount, code) VALUES (1, 500, 'B2'), (0, 5, 'C3');
 INSERT INTO app.order_lines VALUES (1, 1), (2, 1);
+INSERT INTO app.shipments VALUES (1, 1);
 SELECT cgmap_trace_reset();
 SQL
 pgtest_psql -d rel -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }

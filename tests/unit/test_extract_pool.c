@@ -93,7 +93,11 @@ static void expect_same(const cgm_function *want, const cgm_function *got, bool 
 		assert_int_equal(got->sites[s].line, want->sites[s].line);
 		assert_int_equal(got->sites[s].kind, want->sites[s].kind);
 		assert_int_equal(got->sites[s].nargs, want->sites[s].nargs);
-		assert_string_equal(got->sites[s].name, want->sites[s].name);
+		/* A cast PostgreSQL applies by itself is named at resolution. */
+		if (want->sites[s].name)
+			assert_string_equal(got->sites[s].name, want->sites[s].name);
+		else
+			assert_null(got->sites[s].name);
 	}
 	assert_int_equal(got->nerrors, want->nerrors);
 	for (int e = 0; e < want->nerrors; e++) {

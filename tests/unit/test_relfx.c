@@ -79,6 +79,9 @@ static int setup(void **state)
 	fn("f_child");
 	fn("f_ddl");
 	fn("f_drop");
+	fn("f_log_default");
+	fn("f_log_audit");
+	fn("f_fallback");
 	relation("v_outer", 'v');
 	relation("v_inner", 'v');
 	relation("orders", 'r');
@@ -86,6 +89,9 @@ static int setup(void **state)
 	relation("events_1", 'r');
 	relation("a", 'r');
 	relation("b", 'r');
+	relation("log", 'r');
+	relation("log_copy", 'r');
+	relation("ship", 'r');
 	effect("v_outer", CGM_REACH_FUNCTION, CGM_VIA_VIEW, "view app.v_outer", CGM_EV_SELECT,
 	       "f_view_outer");
 	reach("v_outer", CGM_REACH_VIEW, CGM_VIA_VIEW, "view app.v_outer", CGM_EV_SELECT, "v_inner",
@@ -124,6 +130,34 @@ static int setup(void **state)
 	      CGM_EV_DELETE);
 	t = cgm_model_add_trigger(model);
 	*t = (cgm_trigger){ "app", "b", "child", CGM_EV_DELETE, -1, "f_child", true, 0, NULL };
+	/* Rules: an INSERT on log also inserts into log_copy (its default and
+	 * trigger run), whose own rule inserts into log again: a cycle. */
+	static const char *msg_col[] = { "msg" };
+	static const char *kind_col[] = { "kind" };
+	cgm_effect *r1 = reach("log", CGM_REACH_RULE, CGM_VIA_RULE, "rule copy on app.log",
+			       CGM_EV_INSERT, "log_copy", CGM_EV_INSERT);
+	r1->target_columns = msg_col;
+	r1->ntarget_columns = 1;
+	reach("log_copy", CGM_REACH_RULE, CGM_VIA_RULE, "rule back on app.log_copy", CGM_EV_INSERT,
+	      "log", CGM_EV_INSERT);
+	cgm_effect *ld = effect("log_copy", CGM_REACH_FUNCTION, CGM_VIA_DEFAULT,
+				"default app.log_copy.kind", CGM_EV_INSERT, "f_log_default");
+	ld->columns = kind_col;
+	ld->ncolumns = 1;
+	t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "log_copy", "copy_audit", CGM_EV_INSERT, -1, "f_log_audit", true,
+			    0, NULL };
+	/* ON DELETE SET DEFAULT from orders to ship.order_id. */
+	static const char *order_col[] = { "order_id" };
+	cgm_effect *sd = reach("orders", CGM_REACH_CASCADE, CGM_VIA_CASCADE,
+			       "cascade app.ship.ship_fk", CGM_EV_DELETE, "ship", CGM_EV_UPDATE);
+	sd->target_columns = order_col;
+	sd->ntarget_columns = 1;
+	sd->target_defaults = true;
+	cgm_effect *sdef = effect("ship", CGM_REACH_FUNCTION, CGM_VIA_DEFAULT,
+				  "default app.ship.order_id", CGM_EV_INSERT, "f_fallback");
+	sdef->columns = order_col;
+	sdef->ncolumns = 1;
 	static const char *tags[] = { "CREATE TABLE" };
 	cgm_event_trigger *et = cgm_model_add_event_trigger(model);
 	*et = (cgm_event_trigger){ "log", "ddl_command_end", 1, tags, true, "f_ddl", -1 };
@@ -234,6 +268,23 @@ static void test_partitions_and_cascade_cycles(void **state)
 	assert_int_equal(q.resolution, CGM_RES_RESOLVED);
 }
 
+static void test_rules_and_set_default(void **state)
+{
+	(void)state;
+	/* log -> log_copy (default, trigger) -> log again: on the path, ends. */
+	assert_string_equal(run("log", CGM_EV_INSERT, 0, NULL),
+			    "f_log_audit/rule/rule copy on app.log "
+			    "f_log_default/rule/rule copy on app.log");
+	/* From log_copy: its own effects, then log's rule back to log_copy,
+	 * which is on the path with INSERT already. */
+	assert_string_equal(run("log_copy", CGM_EV_INSERT, 0, NULL),
+			    "f_log_audit/trigger/- f_log_default/default/default app.log_copy.kind");
+	assert_string_equal(run("log", CGM_EV_DELETE, 0, NULL), "");
+	/* SET DEFAULT: ship's default of the key column runs, naming both. */
+	assert_string_equal(run("orders", CGM_EV_DELETE, 0, NULL),
+			    "f_fallback/default/default app.ship.order_id by cascade app.ship.ship_fk");
+}
+
 static void test_event_triggers(void **state)
 {
 	(void)state;
@@ -270,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_nested_views_without_policies),
 		cmocka_unit_test(test_update_of_and_defaults),
 		cmocka_unit_test(test_partitions_and_cascade_cycles),
+		cmocka_unit_test(test_rules_and_set_default),
 		cmocka_unit_test(test_event_triggers),
 		cmocka_unit_test(test_command_tags),
 	};
