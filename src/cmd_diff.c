@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cgmap/diff.h"
 #include "cgmap/error.h"
@@ -55,21 +54,6 @@ static void usage(FILE *out)
 		fprintf(out, "%s%s", k % 4 == 0 ? "\n  " : ", ", cgm_finding_name((cgm_finding_code)k));
 	fprintf(out, "\n\nexit: 0 no difference, 2 differences, 3 a --fail-on finding, 1 usage or input error\n"
 		     "See docs/diff.md for each finding and the JSON format.\n");
-}
-
-/* A path that is a snapshot ends a --sql list: a .json file or a folder
- * holding cgmap.json (a folder of migrations holds none). */
-static bool looks_like_snapshot(const char *path)
-{
-	size_t len = strlen(path);
-	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
-		return true;
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return false;
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s/cgmap.json", path);
-	return stat(buf, &st) == 0;
 }
 
 static int parse_fail_on(bool failing[CGM_FIND_COUNT], const char *list)
@@ -180,7 +164,7 @@ int cmd_diff(int argc, char **argv)
 				/* --sql takes the paths that follow, up to an option
 				 * or a snapshot (which is the other side). */
 				while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0) &&
-				       !looks_like_snapshot(argv[i + 1]))
+				       !cmd_looks_like_snapshot(argv[i + 1]))
 					src->sql[src->nsql++] = argv[++i];
 			}
 			nsides++;
