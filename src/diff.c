@@ -18,6 +18,7 @@
  */
 #include "cgmap/diff.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static const char *const finding_names[CGM_FIND_COUNT] = {
 	"removed-called-function", "missing-callee", "new-parse-error", "new-dynamic-site",
 	"new-unreferenced", "removed-function", "added-function", "signature-changed",
 	"body-changed", "definition-changed", "removed-edge", "added-edge",
-	"resolved-dynamic-site",
+	"resolved-dynamic-site", "touches-hot-path", "dead-code-changed",
 };
 
 const char *cgm_finding_name(cgm_finding_code code)
@@ -550,8 +551,21 @@ static int compare_findings(const void *x, const void *y)
 	return r ? r : strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
 }
 
+static void add_derived(void *ctx, cgm_finding_code code, const char *function, const char *other,
+			int line, const char *detail)
+{
+	add_finding(ctx, code, function, other, line, detail);
+}
+
 int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
 		     const char *base_name, const char *head_name)
+{
+	return cgm_diff_compute_opts(out, base, head, base_name, head_name, NULL);
+}
+
+int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model *head,
+			  const char *base_name, const char *head_name,
+			  const cgm_diff_options *opts)
 {
 	cgm_arena *arena = cgm_arena_new();
 	cgm_diff *d = cgm_arena_alloc(arena, sizeof(cgm_diff));
@@ -566,6 +580,9 @@ int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *hea
 	compare_references(&c);
 	kl_free(&only_base);
 	kl_free(&c.renamed);
+	d->hot_threshold = opts && opts->hot_threshold > 0 ? opts->hot_threshold
+							   : CGM_DIFF_DEFAULT_HOT_THRESHOLD;
+	cgm_diff_blast_radius(d, base, head, add_derived, &c);
 	if (d->nfindings > 1)
 		qsort(d->findings, (size_t)d->nfindings, sizeof(cgm_finding), compare_findings);
 	*out = d;
@@ -581,6 +598,11 @@ void cgm_diff_free(cgm_diff *diff)
 /* ---- writers ---- */
 
 /* s as terminal-safe text (cgm_escape_text) in buf, reset first. */
+/* How many entry points a comment names before "+N more": the whole diff's,
+ * and each finding's. */
+#define AFFECTED_CAP 10
+#define ENTRY_CAP 5
+
 static const char *text_of(cgm_strbuf *buf, const char *s)
 {
 	cgm_strbuf_reset(buf);
@@ -606,7 +628,20 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
 			first = 0;
 		}
-	cgm_strbuf_puts(o, "\n\n");
+	cgm_strbuf_puts(o, "\n");
+	if (d->naffected) {
+		cgm_strbuf_printf(o, "affected entry points (%d)", d->naffected);
+		for (int i = 0; i < d->naffected && i < AFFECTED_CAP; i++) {
+			cgm_strbuf_puts(o, i ? ", " : ": ");
+			cgm_escape_text(o, d->affected[i].id);
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " (%" PRId64 " calls)", d->affected[i].calls);
+		}
+		if (d->naffected > AFFECTED_CAP)
+			cgm_strbuf_printf(o, ", +%d more", d->naffected - AFFECTED_CAP);
+		cgm_strbuf_putc(o, '\n');
+	}
+	cgm_strbuf_putc(o, '\n');
 	int wcode = 0, wfn = 0;
 	for (int i = 0; i < d->nfindings; i++) {
 		int lc = (int)strlen(finding_names[d->findings[i].code]);
@@ -628,6 +663,21 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
 				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
 				  text_of(&detail, f->detail));
+		if (f->nentries) {
+			cgm_strbuf_printf(o, "%s    reached from %d entry point%s of %s", any_failing ? "     " : "",
+					  f->nentries, f->nentries == 1 ? "" : "s", f->from_base ? "BASE" : "HEAD");
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+			for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
+				cgm_strbuf_puts(o, k ? ", " : ": ");
+				cgm_escape_text(o, f->entries[k].id);
+				if (d->has_runtime)
+					cgm_strbuf_printf(o, " %" PRId64, f->entries[k].calls);
+			}
+			if (f->nentries > ENTRY_CAP)
+				cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
+			cgm_strbuf_putc(o, '\n');
+		}
 	}
 	cgm_strbuf_free(&fn);
 	cgm_strbuf_free(&detail);
@@ -673,6 +723,24 @@ static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 	cgm_escape_markdown(o, at + strlen(f->other));
 }
 
+/* "2 (12000 calls): `api.main()`, `api.job()`, +1 more" of a finding. */
+static void md_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f)
+{
+	if (!f->nentries)
+		return;
+	cgm_strbuf_printf(o, "%d", f->nentries);
+	if (d->has_runtime)
+		cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+	if (f->from_base)
+		cgm_strbuf_puts(o, " in BASE");
+	for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
+		cgm_strbuf_puts(o, k ? ", " : ": ");
+		md_code(o, f->entries[k].id);
+	}
+	if (f->nentries > ENTRY_CAP)
+		cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
+}
+
 static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 {
 	/* A bot finds its own comment by this line and edits it. */
@@ -691,12 +759,27 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 		if (d->counts[k])
 			cgm_strbuf_printf(o, "| %s | %d | %s |\n", finding_names[k], d->counts[k],
 					  failing && failing[k] ? "**fails**" : "");
+	if (d->naffected) {
+		cgm_strbuf_printf(o, "\n#### Affected entry points (%d)\n\n", d->naffected);
+		cgm_strbuf_puts(o, d->has_runtime ? "| entry point | observed calls | changed functions reached |\n"
+						    "|---|---:|---:|\n"
+						  : "| entry point | changed functions reached |\n|---|---:|\n");
+		for (int i = 0; i < d->naffected && i < AFFECTED_CAP; i++) {
+			cgm_strbuf_puts(o, "| ");
+			md_code(o, d->affected[i].id);
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " | %" PRId64, d->affected[i].calls);
+			cgm_strbuf_printf(o, " | %d |\n", d->affected[i].nfunctions);
+		}
+		if (d->naffected > AFFECTED_CAP)
+			cgm_strbuf_printf(o, "\n+%d more\n", d->naffected - AFFECTED_CAP);
+	}
 	for (int k = 0; k < CGM_FIND_COUNT; k++) {
 		if (!d->counts[k])
 			continue;
 		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
 				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
-		cgm_strbuf_puts(o, "| function | line | detail |\n|---|---:|---|\n");
+		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
 		for (int i = 0; i < d->nfindings; i++) {
 			const cgm_finding *f = &d->findings[i];
 			if ((int)f->code != k)
@@ -708,6 +791,8 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 			else
 				cgm_strbuf_puts(o, " |  | ");
 			md_detail(o, f);
+			cgm_strbuf_puts(o, " | ");
+			md_entries(o, d, f);
 			cgm_strbuf_puts(o, " |\n");
 		}
 		cgm_strbuf_puts(o, "\n</details>\n");
@@ -739,9 +824,34 @@ static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		json_object_set_new(item, "other", f->other ? json_string(f->other) : json_null());
 		json_object_set_new(item, "line", f->line > 0 ? json_integer(f->line) : json_null());
 		json_object_set_new(item, "detail", json_string(f->detail ? f->detail : ""));
+		json_object_set_new(item, "entry_side", json_string(f->from_base ? "base" : "head"));
+		json_object_set_new(item, "entry_point_count", json_integer(f->nentries));
+		json_object_set_new(item, "entry_calls",
+				    d->has_runtime ? json_integer(f->entry_calls) : json_null());
+		json_t *entries = json_array();
+		for (int k = 0; k < f->nentries; k++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "function", json_string(f->entries[k].id));
+			json_object_set_new(e, "calls", d->has_runtime ? json_integer(f->entries[k].calls)
+								       : json_null());
+			json_array_append_new(entries, e);
+		}
+		json_object_set_new(item, "entry_points", entries);
 		json_array_append_new(list, item);
 	}
 	json_object_set_new(root, "findings", list);
+	json_object_set_new(root, "runtime", json_boolean(d->has_runtime));
+	json_object_set_new(root, "hot_threshold", json_integer(d->hot_threshold));
+	json_t *affected = json_array();
+	for (int i = 0; i < d->naffected; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "function", json_string(d->affected[i].id));
+		json_object_set_new(e, "calls", d->has_runtime ? json_integer(d->affected[i].calls)
+							       : json_null());
+		json_object_set_new(e, "functions", json_integer(d->affected[i].nfunctions));
+		json_array_append_new(affected, e);
+	}
+	json_object_set_new(root, "affected_entry_points", affected);
 	char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	json_decref(root);
 	if (!text)

@@ -17,6 +17,7 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/diff.h"
+#include "cgmap/verdict.h"
 
 #define HOSTILE "app.\"x\x1B[2J\xE2\x80\xAE" "evil\nrow\xFF\xC2\x9B\"()"
 
@@ -29,10 +30,11 @@ static cgm_diff *sample(void)
 	d->head_name = "head";
 	d->nfindings = 2;
 	d->findings = cgm_arena_alloc(d->arena, 2 * sizeof(cgm_finding));
-	d->findings[0] = (cgm_finding){ CGM_FIND_MISSING_CALLEE, "app.plain()", NULL, 3,
-					"calls app.gone() with 1 argument: no such function" };
-	d->findings[1] = (cgm_finding){ CGM_FIND_ADDED_FUNCTION, HOSTILE, HOSTILE, 0,
-					"added " HOSTILE };
+	d->findings[0] = (cgm_finding){ .code = CGM_FIND_MISSING_CALLEE, .function = "app.plain()",
+					.line = 3,
+					.detail = "calls app.gone() with 1 argument: no such function" };
+	d->findings[1] = (cgm_finding){ .code = CGM_FIND_ADDED_FUNCTION, .function = HOSTILE,
+					.other = HOSTILE, .detail = "added " HOSTILE };
 	d->counts[CGM_FIND_MISSING_CALLEE] = 1;
 	d->counts[CGM_FIND_ADDED_FUNCTION] = 1;
 	return d;
@@ -97,11 +99,177 @@ static void test_markdown(void **state)
 	free(d);
 }
 
+/* ---- the blast radius, on two graphs built by hand ---- */
+
+static void fn(cgm_model *m, const char *name, const char *hash)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->schema = "app";
+	f->name = name;
+	f->id = cgm_arena_printf(m->arena, "app.%s()", name);
+	f->body_hash = hash;
+	f->scc = -1;
+}
+
+static void call(cgm_model *m, const char *from, const char *to)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = cgm_model_find(m, from);
+	e->to = cgm_model_find(m, to);
+	assert_true(e->from >= 0 && e->to >= 0);
+	e->provenance = CGM_EDGE_STATIC;
+}
+
+/* api (root, 5000 calls) -> mid -> leaf; rare (root, 3 calls) -> leaf;
+ * gone (BASE only) <- api; old: dead, nobody calls it.  HEAD changes the
+ * bodies of leaf and old and drops gone. */
+static cgm_model *graph(bool head)
+{
+	cgm_model *m = cgm_model_new();
+	fn(m, "api", "1");
+	fn(m, "rare", "1");
+	fn(m, "mid", "1");
+	fn(m, "leaf", head ? "2" : "1");
+	fn(m, "old", head ? "2" : "1");
+	if (!head)
+		fn(m, "gone", "1");
+	cgm_model_index(m);
+	m->has_runtime = true;
+	cgm_function *api = &m->functions[cgm_model_find(m, "app.api()")];
+	api->root = true;
+	api->runtime.calls = head ? 4000 : 5000;
+	cgm_function *rare = &m->functions[cgm_model_find(m, "app.rare()")];
+	rare->root = true;
+	rare->runtime.calls = 3;
+	cgm_function *old = &m->functions[cgm_model_find(m, "app.old()")];
+	old->dead = true;
+	old->verdict = CGM_VERDICT_DEAD;
+	old->confidence = "high";
+	call(m, "app.api()", "app.mid()");
+	call(m, "app.mid()", "app.leaf()");
+	call(m, "app.rare()", "app.leaf()");
+	if (!head)
+		call(m, "app.api()", "app.gone()");
+	return m;
+}
+
+static const cgm_finding *find(const cgm_diff *d, cgm_finding_code code, const char *function)
+{
+	for (int i = 0; i < d->nfindings; i++)
+		if (d->findings[i].code == code && strcmp(d->findings[i].function, function) == 0)
+			return &d->findings[i];
+	fail_msg("no %s finding for %s", cgm_finding_name(code), function);
+	return NULL;
+}
+
+static void test_blast_radius(void **state)
+{
+	(void)state;
+	cgm_model *base = graph(false), *head = graph(true);
+	cgm_diff *d;
+	cgm_diff_options opts = { .hot_threshold = 1000 };
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	/* leaf: reached by api (4000 in HEAD) and rare (3), busiest first. */
+	const cgm_finding *leaf = find(d, CGM_FIND_BODY_CHANGED, "app.leaf()");
+	assert_false(leaf->from_base);
+	assert_int_equal(leaf->nentries, 2);
+	assert_string_equal(leaf->entries[0].id, "app.api()");
+	assert_int_equal(leaf->entries[0].calls, 4000);
+	assert_string_equal(leaf->entries[1].id, "app.rare()");
+	assert_int_equal(leaf->entry_calls, 4003);
+	/* gone: BASE's entry points, BASE's traffic. */
+	const cgm_finding *gone = find(d, CGM_FIND_REMOVED_FUNCTION, "app.gone()");
+	assert_true(gone->from_base);
+	assert_int_equal(gone->nentries, 1);
+	assert_int_equal(gone->entries[0].calls, 5000);
+	/* Hot: leaf, gone (on BASE), api (it no longer calls gone), not old;
+	 * dead: old only. */
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 3);
+	find(d, CGM_FIND_TOUCHES_HOT, "app.leaf()");
+	find(d, CGM_FIND_TOUCHES_HOT, "app.gone()");
+	find(d, CGM_FIND_TOUCHES_HOT, "app.api()");
+	assert_int_equal(d->counts[CGM_FIND_DEAD_CHANGED], 1);
+	const cgm_finding *old = find(d, CGM_FIND_DEAD_CHANGED, "app.old()");
+	assert_non_null(strstr(old->detail, "high confidence"));
+	/* Every entry point once, by traffic: api (its larger side), rare, old. */
+	assert_int_equal(d->naffected, 3);
+	assert_string_equal(d->affected[0].id, "app.api()");
+	assert_int_equal(d->affected[0].calls, 5000);
+	assert_int_equal(d->affected[0].nfunctions, 3); /* leaf, gone, api itself */
+	assert_string_equal(d->affected[1].id, "app.rare()");
+	assert_string_equal(d->affected[2].id, "app.old()");
+	cgm_diff_free(d);
+	/* A higher threshold: nothing is hot. */
+	opts.hot_threshold = 10000;
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 0);
+	/* The Markdown names the entry points, busiest first. */
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	const char *section = strstr(md, "#### Affected entry points (3)");
+	assert_non_null(section);
+	const char *api = strstr(section, "`app.api()` | 5000 | 3 |");
+	const char *rare = strstr(section, "`app.rare()` | 3 | 1 |");
+	assert_non_null(api);
+	assert_non_null(rare);
+	assert_true(api < rare);
+	assert_non_null(strstr(md, "| body changed | 2 (4003 calls): `app.api()`, `app.rare()` |"));
+	free(md);
+	cgm_diff_free(d);
+	/* Without runtime data: no traffic, never hot, the entry points still. */
+	base->has_runtime = head->has_runtime = false;
+	opts.hot_threshold = 1;
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 0);
+	assert_int_equal(find(d, CGM_FIND_BODY_CHANGED, "app.leaf()")->nentries, 2);
+	cgm_diff_free(d);
+	cgm_model_free(base);
+	cgm_model_free(head);
+}
+
+/* Many entry points: the comment names ten, then "+N more". */
+static void test_affected_cap(void **state)
+{
+	(void)state;
+	cgm_model *m[2];
+	for (int s = 0; s < 2; s++) {
+		m[s] = cgm_model_new();
+		fn(m[s], "target", s ? "2" : "1");
+		char name[16];
+		for (int i = 0; i < 14; i++) {
+			snprintf(name, sizeof name, "e%02d", i);
+			fn(m[s], cgm_arena_strdup(m[s]->arena, name), "1");
+		}
+		cgm_model_index(m[s]);
+		for (int i = 0; i < 14; i++) {
+			snprintf(name, sizeof name, "app.e%02d()", i);
+			call(m[s], name, "app.target()");
+		}
+	}
+	cgm_diff *d;
+	assert_int_equal(cgm_diff_compute(&d, m[0], m[1], "base", "head"), 0);
+	assert_int_equal(d->naffected, 14);
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_non_null(strstr(md, "`app.e09()` | 1 |"));
+	assert_null(strstr(md, "`app.e10()` | 1 |"));
+	assert_non_null(strstr(md, "\n+4 more\n"));
+	assert_non_null(strstr(md, "`app.e04()`, +9 more |"));
+	free(md);
+	char *text = written(d, CGM_DIFF_TEXT);
+	assert_non_null(strstr(text, "affected entry points (14): app.e00(), "));
+	assert_non_null(strstr(text, ", +4 more\n"));
+	free(text);
+	cgm_diff_free(d);
+	cgm_model_free(m[0]);
+	cgm_model_free(m[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_blast_radius),
+		cmocka_unit_test(test_affected_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
