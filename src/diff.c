@@ -30,7 +30,7 @@
 static const char *const finding_names[CGM_FIND_COUNT] = {
 	"removed-called-function", "missing-callee", "new-parse-error", "new-dynamic-site",
 	"new-unreferenced", "removed-function", "added-function", "signature-changed",
-	"body-changed", "definition-changed", "removed-edge", "added-edge",
+	"body-changed", "definition-changed", "removed-edge", "added-edge", "became-ambiguous",
 	"resolved-dynamic-site", "touches-hot-path", "dead-code-changed",
 };
 
@@ -329,6 +329,13 @@ static const char *edge_key(cgm_arena *a, const char *from, const char *to, cons
 				e->object ? e->object : "");
 }
 
+/* One call of a function: caller, mechanism, object and line. */
+static const char *call_key(cgm_arena *a, const char *from, const cgm_edge *e, int line)
+{
+	return cgm_arena_printf(a, "%s\x1f%d\x1f%s\x1f%d", from, (int)e->via,
+				e->object ? e->object : "", line);
+}
+
 static void compare_edges(diff_ctx *c)
 {
 	keyed_list base_edges = { 0 };
@@ -343,6 +350,15 @@ static void compare_edges(diff_ctx *c)
 		kl_add(&base_edges, edge_key(c->a, from, to, e), e);
 	}
 	kl_sort(&base_edges);
+	/* First the HEAD edges BASE has; an ambiguous one among them, by each
+	 * of its lines, tells a new candidate of the same call apart from a
+	 * new call. */
+	const cgm_edge **matched = calloc((size_t)c->head->nedges + 1, sizeof(cgm_edge *));
+	keyed_list known_calls = { 0 };
+	if (!matched) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
 	for (int i = 0; i < c->head->nedges; i++) {
 		const cgm_edge *e = &c->head->edges[i];
 		if (e->from >= c->head->nuser || e->to >= c->head->nuser ||
@@ -351,17 +367,49 @@ static void compare_edges(diff_ctx *c)
 		const char *from = c->head->functions[e->from].id;
 		const char *to = c->head->functions[e->to].id;
 		keyed *k = kl_take(&base_edges, edge_key(c->a, from, to, e));
-		if (k) {
-			k->used = 1;
+		if (!k)
 			continue;
-		}
+		k->used = 1;
+		matched[i] = k->value;
+		if (e->ambiguous)
+			for (int l = 0; l < e->nlines; l++)
+				kl_add(&known_calls, call_key(c->a, from, e, e->lines[l]), k->value);
+	}
+	kl_sort(&known_calls);
+	for (int i = 0; i < c->head->nedges; i++) {
+		const cgm_edge *e = &c->head->edges[i];
+		if (matched[i] || e->from >= c->head->nuser || e->to >= c->head->nuser ||
+		    !(e->provenance & CGM_EDGE_STATIC))
+			continue;
+		const char *from = c->head->functions[e->from].id;
+		const char *to = c->head->functions[e->to].id;
 		/* The calls of a new function are the function itself. */
 		if (!head_fn_in_base(c, from))
 			continue;
+		const keyed *same_call = NULL;
+		for (int l = 0; e->ambiguous && l < e->nlines && !same_call; l++)
+			same_call = kl_find(&known_calls, call_key(c->a, from, e, e->lines[l]));
+		if (same_call) {
+			const cgm_edge *was = same_call->value;
+			const char *before = translate(c, c->base->functions[was->to].id);
+			add_finding(c, CGM_FIND_BECAME_AMBIGUOUS, from, to, e->nlines ? e->lines[0] : 0,
+				    was->ambiguous
+					    ? cgm_arena_printf(c->a, "an ambiguous call%s gained a candidate, "
+								     "%s%s, besides %s",
+							       lines_text(c->a, e), to, via_text(c->a, e),
+							       before)
+					    : cgm_arena_printf(c->a, "the call of %s%s became ambiguous: "
+								     "it may now run %s%s instead",
+							       before, lines_text(c->a, e), to,
+							       via_text(c->a, e)));
+			continue;
+		}
 		add_finding(c, CGM_FIND_ADDED_EDGE, from, to, e->nlines ? e->lines[0] : 0,
 			    cgm_arena_printf(c->a, "now calls %s%s%s", to, via_text(c->a, e),
 					     lines_text(c->a, e)));
 	}
+	free(matched);
+	kl_free(&known_calls);
 	for (int i = 0; i < base_edges.n; i++) {
 		if (base_edges.items[i].used)
 			continue;
@@ -445,6 +493,8 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		const site_ref *r = hdyn.items[i].value;
 		add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
 			    cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text)));
+		c->diff->findings[c->diff->nfindings - 1].sql =
+			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < bdyn.n; i++) {
 		if (bdyn.items[i].used)
@@ -456,6 +506,8 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
 			    cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
 					     or_none(r->site->text), r->site->line));
+		c->diff->findings[c->diff->nfindings - 1].sql =
+			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < hmiss.n; i++) {
 		keyed *k = kl_take(&bmiss, hmiss.items[i].key);
@@ -663,6 +715,11 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
 				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
 				  text_of(&detail, f->detail));
+		if (f->file) {
+			cgm_strbuf_printf(o, "%s    defined at ", any_failing ? "     " : "");
+			cgm_escape_text(o, f->file);
+			cgm_strbuf_printf(o, ":%d%s\n", f->file_line, f->from_base ? " (BASE)" : "");
+		}
 		if (f->nentries) {
 			cgm_strbuf_printf(o, "%s    reached from %d entry point%s of %s", any_failing ? "     " : "",
 					  f->nentries, f->nentries == 1 ? "" : "s", f->from_base ? "BASE" : "HEAD");
@@ -705,22 +762,50 @@ static void md_code(cgm_strbuf *o, const char *s)
 	cgm_strbuf_putc(o, '`');
 }
 
-/* The detail sentence, with the other function's id as inline code. */
+/* SQL text as inline code in a table cell: a '|' escaped (the table
+ * would split there; GitHub and GitLab show `\|` in code as '|'); text with
+ * a backquote, a control or a bad byte as escaped text instead. */
+static void md_sql(cgm_strbuf *o, const char *s)
+{
+	if (strchr(s, '`') || !cgm_escape_is_plain(s) || strchr(s, '\n')) {
+		cgm_escape_markdown(o, s);
+		return;
+	}
+	cgm_strbuf_putc(o, '`');
+	for (; *s; s++) {
+		if (*s == '|')
+			cgm_strbuf_putc(o, '\\');
+		cgm_strbuf_putc(o, *s);
+	}
+	cgm_strbuf_putc(o, '`');
+}
+
+/* The detail sentence, with the other function's id and the SQL text it
+ * quotes as inline code. */
 static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 {
 	const char *d = f->detail ? f->detail : "";
-	const char *at = f->other ? strstr(d, f->other) : NULL;
-	if (!at) {
-		cgm_escape_markdown(o, d);
-		return;
+	while (*d) {
+		const char *at_other = f->other && *f->other ? strstr(d, f->other) : NULL;
+		const char *at_sql = f->sql && *f->sql ? strstr(d, f->sql) : NULL;
+		const char *at = at_other && (!at_sql || at_other < at_sql) ? at_other : at_sql;
+		if (!at) {
+			cgm_escape_markdown(o, d);
+			return;
+		}
+		char *before = strndup(d, (size_t)(at - d));
+		if (before) {
+			cgm_escape_markdown(o, before);
+			free(before);
+		}
+		if (at == at_other) {
+			md_code(o, f->other);
+			d = at + strlen(f->other);
+		} else {
+			md_sql(o, f->sql);
+			d = at + strlen(f->sql);
+		}
 	}
-	char *before = strndup(d, (size_t)(at - d));
-	if (before) {
-		cgm_escape_markdown(o, before);
-		free(before);
-	}
-	md_code(o, f->other);
-	cgm_escape_markdown(o, at + strlen(f->other));
 }
 
 /* "2 (12000 calls): `api.main()`, `api.job()`, +1 more" of a finding. */
@@ -774,18 +859,34 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 		if (d->naffected > AFFECTED_CAP)
 			cgm_strbuf_printf(o, "\n+%d more\n", d->naffected - AFFECTED_CAP);
 	}
+	/* The comment stays within the forges' limits (GitHub takes 65,536
+	 * characters): rows past the budget are counted, not shown. */
+	size_t budget = d->comment_max > 0 ? (size_t)d->comment_max : CGM_DIFF_COMMENT_MAX;
+	const size_t reserve = 400; /* closing the block and the "+N more" line */
+	int shown = 0;
+	cgm_strbuf row = CGM_STRBUF_INIT;
 	for (int k = 0; k < CGM_FIND_COUNT; k++) {
 		if (!d->counts[k])
 			continue;
+		if (o->len + reserve + 200 > budget)
+			break;
 		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
 				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
 		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
-		for (int i = 0; i < d->nfindings; i++) {
+		bool full = false;
+		for (int i = 0; i < d->nfindings && !full; i++) {
 			const cgm_finding *f = &d->findings[i];
 			if ((int)f->code != k)
 				continue;
+			cgm_strbuf *main_out = o;
+			cgm_strbuf_reset(&row);
+			o = &row;
 			cgm_strbuf_puts(o, "| ");
 			md_code(o, f->function);
+			if (f->file) {
+				cgm_strbuf_puts(o, "<br>");
+				md_code(o, cgm_arena_printf(d->arena, "%s:%d", f->file, f->file_line));
+			}
 			if (f->line > 0)
 				cgm_strbuf_printf(o, " | %d | ", f->line);
 			else
@@ -794,9 +895,23 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 			cgm_strbuf_puts(o, " | ");
 			md_entries(o, d, f);
 			cgm_strbuf_puts(o, " |\n");
+			o = main_out;
+			if (o->len + row.len + reserve > budget) {
+				full = true;
+				break;
+			}
+			cgm_strbuf_add(o, row.data, row.len);
+			shown++;
 		}
 		cgm_strbuf_puts(o, "\n</details>\n");
+		if (full)
+			break;
 	}
+	cgm_strbuf_free(&row);
+	if (shown < d->nfindings)
+		cgm_strbuf_printf(o, "\n+%d more finding%s not shown: the comment is kept under %zu "
+				     "bytes (`cgmap diff --format text` or `--format json` lists them all).\n",
+				  d->nfindings - shown, d->nfindings - shown == 1 ? "" : "s", budget);
 }
 
 static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
@@ -824,6 +939,8 @@ static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		json_object_set_new(item, "other", f->other ? json_string(f->other) : json_null());
 		json_object_set_new(item, "line", f->line > 0 ? json_integer(f->line) : json_null());
 		json_object_set_new(item, "detail", json_string(f->detail ? f->detail : ""));
+		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
+		json_object_set_new(item, "file_line", f->file ? json_integer(f->file_line) : json_null());
 		json_object_set_new(item, "entry_side", json_string(f->from_base ? "base" : "head"));
 		json_object_set_new(item, "entry_point_count", json_integer(f->nentries));
 		json_object_set_new(item, "entry_calls",

@@ -28,6 +28,8 @@ typedef struct radius {
 	int nentries;
 	cgm_diff_entry *entries;
 	int64_t calls;
+	const char *file;
+	int file_line;
 } radius;
 
 static int compare_radius(const void *a, const void *b)
@@ -93,6 +95,11 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 		r[i].from_base = side == 1;
 		if (fn < 0)
 			continue;
+		const cgm_function *def = &models[side]->functions[fn];
+		if (def->file) {
+			r[i].file = cgm_arena_strdup(d->arena, def->file);
+			r[i].file_line = def->file_line;
+		}
 		cgm_qimpact im;
 		cgm_query_impact(&im, &graphs[side], &fn, 1);
 		r[i].nentries = im.nentries;
@@ -139,6 +146,8 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 		if (!hit)
 			continue;
 		f->from_base = hit->from_base;
+		f->file = hit->file;
+		f->file_line = hit->file_line;
 		f->nentries = hit->nentries;
 		f->entries = hit->entries;
 		f->entry_calls = hit->calls;

@@ -34,6 +34,7 @@ typedef enum {
 	CGM_FIND_DEFINITION_CHANGED, /* definition-changed */
 	CGM_FIND_REMOVED_EDGE,       /* removed-edge */
 	CGM_FIND_ADDED_EDGE,         /* added-edge */
+	CGM_FIND_BECAME_AMBIGUOUS,   /* became-ambiguous: a new candidate of a known call */
 	CGM_FIND_RESOLVED_DYNAMIC,   /* resolved-dynamic-site */
 	/* Derived from the blast radius (src/diff_impact.c), one per function: */
 	CGM_FIND_TOUCHES_HOT,        /* touches-hot-path */
@@ -55,10 +56,13 @@ typedef struct cgm_finding {
 	const char *other;    /* the other function: callee, old id, ... or NULL */
 	int line;             /* line in the function's body (HEAD when it exists), 0: none */
 	const char *detail;   /* one readable sentence */
+	const char *sql;      /* SQL text the sentence quotes (shown as code), or NULL */
 	/* Blast radius: the entry points of HEAD reaching `function` (of BASE
 	 * when HEAD has no such function), most observed calls first, then by
 	 * id; shared by the findings of one function. */
 	bool from_base;
+	const char *file;     /* SQL-file mode: where the function is defined, else NULL */
+	int file_line;        /* (the side its entry points come from) */
 	int nentries;
 	const cgm_diff_entry *entries;
 	int64_t entry_calls;  /* their calls added up (held at INT64_MAX) */
@@ -74,7 +78,12 @@ typedef struct cgm_diff {
 	int64_t hot_threshold;              /* touches-hot-path: calls of an entry point */
 	int naffected;
 	cgm_diff_entry *affected;           /* every entry point of any finding: by calls, then id */
+	long comment_max;                   /* Markdown size bound, 0: CGM_DIFF_COMMENT_MAX */
 } cgm_diff;
+
+/* The Markdown comment's bound in bytes: under GitHub's 65,536 characters
+ * (GitLab takes 1,000,000); findings past it are counted in "+N more". */
+#define CGM_DIFF_COMMENT_MAX 60000
 
 /* Default of --hot-threshold: observed calls that make an entry point hot. */
 #define CGM_DIFF_DEFAULT_HOT_THRESHOLD 1000

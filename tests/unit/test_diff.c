@@ -263,6 +263,56 @@ static void test_affected_cap(void **state)
 	cgm_model_free(m[1]);
 }
 
+/* A comment past the forge's size limit: rows are dropped whole and
+ * counted, the total stays under the bound. */
+static void test_comment_cap(void **state)
+{
+	(void)state;
+	cgm_diff *d = calloc(1, sizeof(*d));
+	d->arena = cgm_arena_new();
+	d->base_name = "base";
+	d->head_name = "head";
+	d->nfindings = 500;
+	d->findings = cgm_arena_alloc(d->arena, 500 * sizeof(cgm_finding));
+	for (int i = 0; i < 500; i++) {
+		d->findings[i] = (cgm_finding){ .code = i < 250 ? CGM_FIND_BODY_CHANGED : CGM_FIND_ADDED_EDGE,
+						.function = cgm_arena_printf(d->arena, "app.f%03d()", i),
+						.detail = "body changed" };
+		d->counts[d->findings[i].code]++;
+	}
+	d->comment_max = 4000;
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_true(strlen(md) <= 4000);
+	assert_non_null(strstr(md, "`app.f000()`"));
+	assert_null(strstr(md, "`app.f499()`"));
+	const char *more = strstr(md, " more findings not shown: the comment is kept under 4000 bytes");
+	assert_non_null(more);
+	/* Every row shown or counted: shown rows + N = 500. */
+	int rows = 0;
+	for (const char *p = md; (p = strstr(p, "| `app.f")); p++)
+		rows++;
+	const char *plus = more;
+	while (plus > md && plus[-1] != '+')
+		plus--;
+	assert_int_equal(rows + atoi(plus), 500);
+	/* Every <details> opened is closed. */
+	int open = 0, closed = 0;
+	for (const char *p = md; (p = strstr(p, "<details")); p++)
+		open++;
+	for (const char *p = md; (p = strstr(p, "</details>")); p++)
+		closed++;
+	assert_int_equal(open, closed);
+	free(md);
+	/* Under the default bound it all fits. */
+	d->comment_max = 0;
+	md = written(d, CGM_DIFF_MARKDOWN);
+	assert_null(strstr(md, "not shown"));
+	assert_non_null(strstr(md, "`app.f499()`"));
+	free(md);
+	cgm_arena_free(d->arena);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_blast_radius),
 		cmocka_unit_test(test_affected_cap),
+		cmocka_unit_test(test_comment_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
