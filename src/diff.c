@@ -175,6 +175,9 @@ static const char *path_text(cgm_arena *a, const cgm_function *f)
 	return s;
 }
 
+/* Lines of a body-changed excerpt. */
+#define EXCERPT_LINES 12
+
 static const char *or_none(const char *s)
 {
 	return s ? s : "(none)";
@@ -191,6 +194,8 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 			    cgm_arena_printf(a, "was %s%s", b->id, body ? "; its body changed too" : ""));
 	} else if (body) {
 		add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
+		c->diff->findings[c->diff->nfindings - 1].excerpt =
+			cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
 	}
 	cgm_strbuf what = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&what, "");
@@ -715,6 +720,18 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
 				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
 				  text_of(&detail, f->detail));
+		for (const char *l = f->excerpt; l && *l;) {
+			const char *end = strchr(l, '\n');
+			size_t len = end ? (size_t)(end - l) : strlen(l);
+			char *line = strndup(l, len);
+			if (line) {
+				cgm_strbuf_printf(o, "%s      ", any_failing ? "     " : "");
+				cgm_escape_text(o, line);
+				cgm_strbuf_putc(o, '\n');
+				free(line);
+			}
+			l = end ? end + 1 : l + len;
+		}
 		if (f->file) {
 			cgm_strbuf_printf(o, "%s    defined at ", any_failing ? "     " : "");
 			cgm_escape_text(o, f->file);
@@ -808,6 +825,44 @@ static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 	}
 }
 
+/* A body-changed excerpt as a collapsed diff block (after the table: a
+ * table cell cannot hold one); a line a code block would show raw
+ * (controls, bidi controls, bad bytes) is shown escaped. */
+static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
+{
+	if (!f->excerpt)
+		return;
+	int run = 0, longest = 0;
+	for (const char *p = f->excerpt; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	int fence = longest >= 3 ? longest + 1 : 3;
+	cgm_strbuf_puts(o, "<details><summary>");
+	md_code(o, f->function);
+	cgm_strbuf_puts(o, ": what changed</summary>\n\n");
+	for (int i = 0; i < fence; i++)
+		cgm_strbuf_putc(o, '`');
+	cgm_strbuf_puts(o, "diff\n");
+	for (const char *l = f->excerpt; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		char *line = strndup(l, len);
+		if (line) {
+			if (cgm_escape_is_plain(line))
+				cgm_strbuf_puts(o, line);
+			else
+				cgm_escape_text(o, line);
+			cgm_strbuf_putc(o, '\n');
+			free(line);
+		}
+		l = end ? end + 1 : l + len;
+	}
+	for (int i = 0; i < fence; i++)
+		cgm_strbuf_putc(o, '`');
+	cgm_strbuf_puts(o, "\n\n</details>\n");
+}
+
 /* "2 (12000 calls): `api.main()`, `api.job()`, +1 more" of a finding. */
 static void md_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f)
 {
@@ -864,7 +919,7 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 	size_t budget = d->comment_max > 0 ? (size_t)d->comment_max : CGM_DIFF_COMMENT_MAX;
 	const size_t reserve = 400; /* closing the block and the "+N more" line */
 	int shown = 0;
-	cgm_strbuf row = CGM_STRBUF_INIT;
+	cgm_strbuf row = CGM_STRBUF_INIT, excerpts = CGM_STRBUF_INIT;
 	for (int k = 0; k < CGM_FIND_COUNT; k++) {
 		if (!d->counts[k])
 			continue;
@@ -896,18 +951,29 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 			md_entries(o, d, f);
 			cgm_strbuf_puts(o, " |\n");
 			o = main_out;
-			if (o->len + row.len + reserve > budget) {
+			size_t before = excerpts.len;
+			md_excerpt(&excerpts, f);
+			if (o->len + row.len + excerpts.len + reserve > budget) {
+				excerpts.len = before;
+				if (excerpts.data)
+					excerpts.data[before] = '\0';
 				full = true;
 				break;
 			}
 			cgm_strbuf_add(o, row.data, row.len);
 			shown++;
 		}
+		if (excerpts.len) {
+			cgm_strbuf_putc(o, '\n');
+			cgm_strbuf_add(o, excerpts.data, excerpts.len);
+			cgm_strbuf_reset(&excerpts);
+		}
 		cgm_strbuf_puts(o, "\n</details>\n");
 		if (full)
 			break;
 	}
 	cgm_strbuf_free(&row);
+	cgm_strbuf_free(&excerpts);
 	if (shown < d->nfindings)
 		cgm_strbuf_printf(o, "\n+%d more finding%s not shown: the comment is kept under %zu "
 				     "bytes (`cgmap diff --format text` or `--format json` lists them all).\n",
@@ -939,6 +1005,7 @@ static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		json_object_set_new(item, "other", f->other ? json_string(f->other) : json_null());
 		json_object_set_new(item, "line", f->line > 0 ? json_integer(f->line) : json_null());
 		json_object_set_new(item, "detail", json_string(f->detail ? f->detail : ""));
+		json_object_set_new(item, "excerpt", f->excerpt ? json_string(f->excerpt) : json_null());
 		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
 		json_object_set_new(item, "file_line", f->file ? json_integer(f->file_line) : json_null());
 		json_object_set_new(item, "entry_side", json_string(f->from_base ? "base" : "head"));

@@ -57,6 +57,7 @@ typedef struct cgm_finding {
 	int line;             /* line in the function's body (HEAD when it exists), 0: none */
 	const char *detail;   /* one readable sentence */
 	const char *sql;      /* SQL text the sentence quotes (shown as code), or NULL */
+	const char *excerpt;  /* body-changed: one folded unified-diff hunk, or NULL */
 	/* Blast radius: the entry points of HEAD reaching `function` (of BASE
 	 * when HEAD has no such function), most observed calls first, then by
 	 * id; shared by the findings of one function. */
@@ -113,6 +114,11 @@ void cgm_diff_blast_radius(cgm_diff *diff, const cgm_model *base, const cgm_mode
 				       const char *other, int line, const char *detail),
 			   void *ctx);
 void cgm_diff_free(cgm_diff *diff);
+
+/* src/diff_excerpt.c: one folded hunk of what changed between two bodies
+ * (two lines of context, at most max_lines lines shown), in arena; NULL
+ * when they are equal line for line or either is NULL. */
+const char *cgm_body_excerpt(cgm_arena *arena, const char *base, const char *head, int max_lines);
 
 /* Print the diff; `failing` marks the codes --fail-on names (may be NULL).
  * CGM_EIO when the stream fails. */

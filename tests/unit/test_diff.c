@@ -17,6 +17,7 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/diff.h"
+#include "cgmap/strbuf.h"
 #include "cgmap/verdict.h"
 
 #define HOSTILE "app.\"x\x1B[2J\xE2\x80\xAE" "evil\nrow\xFF\xC2\x9B\"()"
@@ -313,6 +314,28 @@ static void test_comment_cap(void **state)
 	free(d);
 }
 
+/* A body-changed excerpt: one hunk with two lines of context, folded. */
+static void test_body_excerpt(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	assert_null(cgm_body_excerpt(a, "a\nb\n", "a\nb\n", 10));
+	assert_null(cgm_body_excerpt(a, NULL, "a\n", 10));
+	assert_string_equal(cgm_body_excerpt(a, "1\n2\n3\n4\nold\n6\n7\n8\n", "1\n2\n3\n4\nnew\n6\n7\n8\n", 10),
+			    "@@ -3,5 +3,5 @@\n 3\n 4\n-old\n+new\n 6\n 7\n");
+	/* Lines added at the end, no newline after the last. */
+	assert_string_equal(cgm_body_excerpt(a, "a\nb", "a\nb\nc", 10), "@@ -1,2 +1,3 @@\n a\n b\n+c\n");
+	/* A long change is cut after max_lines. */
+	cgm_strbuf big = CGM_STRBUF_INIT;
+	for (int i = 0; i < 100; i++)
+		cgm_strbuf_printf(&big, "line %d\n", i);
+	const char *ex = cgm_body_excerpt(a, "x\n", cgm_strbuf_cstr(&big), 5);
+	assert_non_null(strstr(ex, "\n+line 3\n... 96 more lines\n"));
+	assert_null(strstr(ex, "line 4\n"));
+	cgm_strbuf_free(&big);
+	cgm_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_blast_radius),
 		cmocka_unit_test(test_affected_cap),
 		cmocka_unit_test(test_comment_cap),
+		cmocka_unit_test(test_body_excerpt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
