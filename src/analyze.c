@@ -151,7 +151,7 @@ void cgm_functions_uncalled(bool *out, const cgm_model *model)
 /* An --entry pattern matches the id exactly (ids hold '[' in array types,
  * which fnmatch would read as a bracket expression), or as a glob on the id
  * or on schema.name. */
-static bool entry_matches(const cgm_function *f, const char *pattern, char *scratch, size_t len)
+bool cgm_entry_matches(const cgm_function *f, const char *pattern, char *scratch, size_t len)
 {
 	if (strcmp(pattern, f->id) == 0 || fnmatch(pattern, f->id, 0) == 0)
 		return true;
@@ -325,7 +325,7 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 		char scratch[1024];
 		for (int i = 0; i < n; i++) {
 			cgm_function *f = &model->functions[i];
-			if (entry_matches(f, pattern, scratch, sizeof(scratch))) {
+			if (cgm_entry_matches(f, pattern, scratch, sizeof(scratch))) {
 				f->root = true;
 				matched++;
 			}

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cgmap/diff.h"
 #include "cgmap/error.h"
@@ -29,6 +28,8 @@ typedef struct diff_source {
 	const char **sql;      /* --sql paths */
 	int nsql;
 	bool is_dsn;
+	const char **runtime;  /* runtime files merged into this side */
+	int nruntime;
 } diff_source;
 
 static void usage(FILE *out)
@@ -47,29 +48,41 @@ static void usage(FILE *out)
 		"                         exit code 3, e.g. missing-callee,removed-called-function,\n"
 		"                         new-dynamic-site,new-unreferenced\n"
 		"  --output FILE, -o FILE write the report to FILE instead of standard output\n"
+		"  --runtime FILE         merge a 'cgmap collect' file into both sides (repeatable);\n"
+		"  --base-runtime FILE    into BASE only; --head-runtime FILE into HEAD only\n"
+		"  --hot-threshold CALLS  observed calls that make an entry point hot, for\n"
+		"                         touches-hot-path (default %d)\n"
+		"  --base-label TEXT, --head-label TEXT\n"
+		"                         what the report calls each side (default: the path)\n"
 		"  --schema, --exclude-schema, --include-extensions, --include-builtins, --threads\n"
 		"                         shape the sources mapped on the fly, as for 'cgmap map'\n"
 		"\n"
-		"findings:");
+		"findings:", CGM_DIFF_DEFAULT_HOT_THRESHOLD);
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		fprintf(out, "%s%s", k % 4 == 0 ? "\n  " : ", ", cgm_finding_name((cgm_finding_code)k));
 	fprintf(out, "\n\nexit: 0 no difference, 2 differences, 3 a --fail-on finding, 1 usage or input error\n"
 		     "See docs/diff.md for each finding and the JSON format.\n");
 }
 
-/* A path that is a snapshot ends a --sql list: a .json file or a folder
- * holding cgmap.json (a folder of migrations holds none). */
-static bool looks_like_snapshot(const char *path)
+/* The options of one side or of the blast radius; *which says which
+ * (0 --base-label, 1 --head-label, 2 --runtime, 3 --base-runtime,
+ * 4 --head-runtime, 5 --hot-threshold); *value NULL when missing. */
+static bool side_option(const char *a, const char **value, int argc, char **argv, int *i, int *which)
 {
-	size_t len = strlen(path);
-	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+	static const char *const names[] = { "--base-label", "--head-label", "--runtime",
+					     "--base-runtime", "--head-runtime", "--hot-threshold", NULL };
+	for (int k = 0; names[k]; k++) {
+		size_t len = strlen(names[k]);
+		if (strncmp(a, names[k], len) != 0 || (a[len] != '\0' && a[len] != '='))
+			continue;
+		*which = k;
+		if (a[len] == '=')
+			*value = a + len + 1;
+		else
+			*value = *i + 1 < argc ? argv[++*i] : NULL;
 		return true;
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return false;
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s/cgmap.json", path);
-	return stat(buf, &st) == 0;
+	}
+	return false;
 }
 
 static int parse_fail_on(bool failing[CGM_FIND_COUNT], const char *list)
@@ -100,15 +113,23 @@ static int parse_fail_on(bool failing[CGM_FIND_COUNT], const char *list)
 static int load_side(cgm_model **out, const char **name, const diff_source *src,
 		     const cgm_map_options *shared, char *namebuf, size_t namelen)
 {
+	cgm_map_options opts = *shared;
+	opts.runtime.files = src->runtime;
+	opts.runtime.nfiles = src->nruntime;
 	if (src->snapshot) {
 		*name = src->snapshot;
-		return cgm_snapshot_read(out, src->snapshot);
+		int rc = cgm_snapshot_read(out, src->snapshot);
+		if (rc < 0)
+			return rc;
+		/* Runtime files (and --entry) as `cgmap report` applies them. */
+		return cmd_apply_runtime(*out, &opts, "diff", src->snapshot);
 	}
-	cgm_map_options opts = *shared;
 	opts.source.dsn = src->dsn;
 	opts.sql_paths = src->sql;
 	opts.nsql = src->nsql;
-	opts.runtime.no_runtime = true; /* a diff compares code, not traffic */
+	/* A diff compares code: traffic only from the files given, never
+	 * from the database being mapped. */
+	opts.runtime.no_runtime = true;
 	int rc = cgm_map_source(out, &opts);
 	if (rc < 0)
 		return rc;
@@ -135,6 +156,10 @@ int cmd_diff(int argc, char **argv)
 	cgm_model *models[2] = { NULL, NULL };
 	cgm_diff *diff = NULL;
 	const char **sql_lists[2] = { NULL, NULL };
+	const char **runtime_lists[2] = { NULL, NULL };
+	int nruntime[2] = { 0, 0 }, which = 0;
+	const char *labels[2] = { NULL, NULL };
+	cgm_diff_options dopts = { 0 };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -180,7 +205,7 @@ int cmd_diff(int argc, char **argv)
 				/* --sql takes the paths that follow, up to an option
 				 * or a snapshot (which is the other side). */
 				while (i + 1 < argc && (argv[i + 1][0] != '-' || strcmp(argv[i + 1], "-") == 0) &&
-				       !looks_like_snapshot(argv[i + 1]))
+				       !cmd_looks_like_snapshot(argv[i + 1]))
 					src->sql[src->nsql++] = argv[++i];
 			}
 			nsides++;
@@ -205,6 +230,35 @@ int cmd_diff(int argc, char **argv)
 				fprintf(stderr, "cgmap diff: %s\n",
 					value ? cgm_error_message() : "option '--fail-on' needs a value");
 				goto done;
+			}
+		} else if (side_option(a, &value, argc, argv, &i, &which)) {
+			if (!value) {
+				fprintf(stderr, "cgmap diff: option '%s' needs a value\n", a);
+				goto done;
+			}
+			if (which == 0 || which == 1) { /* --base-label, --head-label */
+				labels[which] = value;
+			} else if (which == 5) { /* --hot-threshold */
+				char *end;
+				long long n = strtoll(value, &end, 10);
+				if (!*value || *end || n < 1 || n > 1000000000000000LL) {
+					fprintf(stderr, "cgmap diff: --hot-threshold takes a number of calls, "
+							"not '%s'\n", value);
+					goto done;
+				}
+				dopts.hot_threshold = n;
+			} else {
+				/* --runtime: both sides; --base-runtime, --head-runtime: one. */
+				for (int s = 0; s < 2; s++)
+					if (which == 2 || which == 3 + s) {
+						if (!runtime_lists[s])
+							runtime_lists[s] = calloc((size_t)argc, sizeof(char *));
+						if (!runtime_lists[s]) {
+							fprintf(stderr, "cgmap diff: out of memory\n");
+							goto done;
+						}
+						runtime_lists[s][nruntime[s]++] = value;
+					}
 			}
 		} else if (strcmp(a, "--output") == 0 || strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
@@ -240,6 +294,10 @@ int cmd_diff(int argc, char **argv)
 	const char *names[2];
 	char namebufs[2][1024];
 	for (int s = 0; s < 2; s++) {
+		sides[s].runtime = runtime_lists[s];
+		sides[s].nruntime = nruntime[s];
+	}
+	for (int s = 0; s < 2; s++) {
 		int rc = load_side(&models[s], &names[s], &sides[s], &shared, namebufs[s],
 				   sizeof namebufs[s]);
 		if (rc < 0) {
@@ -248,7 +306,10 @@ int cmd_diff(int argc, char **argv)
 			goto done;
 		}
 	}
-	cgm_diff_compute(&diff, models[0], models[1], names[0], names[1]);
+	for (int s = 0; s < 2; s++)
+		if (labels[s])
+			names[s] = labels[s];
+	cgm_diff_compute_opts(&diff, models[0], models[1], names[0], names[1], &dopts);
 
 	/* A file is replaced whole, never written through a link (outdir.h). */
 	FILE *out = stdout;
@@ -279,6 +340,8 @@ done:
 	cgm_model_free(models[1]);
 	free((void *)sql_lists[0]);
 	free((void *)sql_lists[1]);
+	free((void *)runtime_lists[0]);
+	free((void *)runtime_lists[1]);
 	cgm_map_options_free(&shared);
 	return exit_code;
 }

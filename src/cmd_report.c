@@ -7,9 +7,8 @@
  * on stderr, the exit code (0; 1 bad usage or input; 2 cannot read the
  * source).  The model built or read here is freed here.
  *
- * A snapshot carries its analysis (status flags), so it is printed as it
- * is; --entry or --runtime make the report analyse it again (the roots the
- * snapshot already had stay roots).
+ * Loading (a snapshot, or a source mapped on the spot, with --runtime and
+ * --entry applied) is shared with the queries: src/cmd_load.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,6 @@
 #include "cgmap/map.h"
 #include "cgmap/runtime.h"
 #include "cmd.h"
-#include "outdir.h"
 
 static void report_usage(FILE *out)
 {
@@ -52,74 +50,13 @@ static void report_usage(FILE *out)
 		cgm_map_options_help);
 }
 
-/* A file is replaced whole (outdir.h: temporary file and rename, a link
- * refused); standard output is written as it is. */
-static int write_all(const char *path, const char *text, size_t len)
-{
-	if (path)
-		return cgm_outstream_write_whole(path, text, len);
-	bool bad = fwrite(text, 1, len, stdout) != len || ferror(stdout);
-	bad |= fflush(stdout) != 0;
-	if (bad)
-		return cgm_error(CGM_EIO, "cannot write 'standard output'");
-	return 0;
-}
-
-/* The snapshot, with runtime files and entry patterns applied when given. */
-static int load_snapshot(cgm_model **out, int *first_new_diagnostic, const char *path,
-			 const cgm_map_options *opts)
-{
-	if (opts->runtime.nlogs)
-		return cgm_error(CGM_EUSAGE, "report: --runtime-log maps OIDs through the "
-					     "database's catalog: use it with --dsn, not a snapshot");
-	int rc = cgm_snapshot_read(out, path);
-	if (rc < 0)
-		return rc;
-	cgm_model *model = *out;
-	*first_new_diagnostic = model->ndiagnostics;
-	if (opts->runtime.nfiles) {
-		if (model->has_runtime)
-			return cgm_error(CGM_EUSAGE,
-					 "report: snapshot '%s' already holds runtime data; merge "
-					 "runtime files when mapping (cgmap ... --runtime FILE)",
-					 path);
-		cgm_runtime_options ropts = { .files = opts->runtime.files,
-					      .nfiles = opts->runtime.nfiles,
-					      .no_runtime = true };
-		if ((rc = cgm_runtime_apply(model, &ropts)) < 0)
-			return rc;
-	}
-	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls) {
-		cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns,
-					      .nentry = opts->nentry,
-					      .keep_roots = true,
-					      .has_min_window = opts->has_min_window,
-					      .min_window_seconds = opts->min_window_seconds,
-					      .has_min_calls = opts->has_min_calls,
-					      .min_calls = opts->min_calls };
-		/* Without new options the thresholds the snapshot was analysed
-		 * with stay. */
-		if (!aopts.has_min_window && model->has_runtime) {
-			aopts.has_min_window = true;
-			aopts.min_window_seconds = model->evidence.min_window_seconds;
-		}
-		if (!aopts.has_min_calls && model->has_runtime) {
-			aopts.has_min_calls = true;
-			aopts.min_calls = model->evidence.min_calls;
-		}
-		if ((rc = cgm_analyze(model, &aopts)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	cgm_map_options opts;
 	cgm_map_options_init(&opts);
 	const char *output = NULL, *format_name = "text";
 	const char *positional[2] = { NULL, NULL };
-	int npositional = 0, rc = 0, first_new_diagnostic = 0;
+	int npositional = 0, rc = 0;
 	cgm_model *model = NULL;
 	cgm_strbuf out = CGM_STRBUF_INIT;
 
@@ -177,42 +114,11 @@ int cmd_report(int argc, char **argv)
 	    (rc = cgm_report_format_parse(&format, format_name)) < 0)
 		goto fail_usage;
 
-	bool from_source = opts.source.dsn || opts.nsql;
-	if (from_source && positional[1]) {
-		rc = cgm_error(CGM_EUSAGE, "report: give a snapshot or a source (--dsn, --sql), "
-					   "not both");
-		goto fail_usage;
-	}
-	if (from_source) {
-		opts.runtime.from_database = opts.nsql == 0;
-		rc = cgm_map_source(&model, &opts);
-	} else {
-		rc = load_snapshot(&model, &first_new_diagnostic,
-				   positional[1] ? positional[1] : "cgmap.json", &opts);
-	}
-	if (rc < 0)
+	if ((rc = cmd_load_model(&model, positional[1], &opts, "report")) < 0)
 		goto fail;
-	/* What the merge could not place is part of the answer (a snapshot's
-	 * own diagnostics were said when it was made). */
-	for (int i = first_new_diagnostic; i < model->ndiagnostics; i++) {
-		const cgm_diagnostic *d = &model->diagnostics[i];
-		if (d->detail && !opts.verbose)
-			continue;
-		/* Names in them are shown as text a terminal does not act on. */
-		cgm_strbuf file = CGM_STRBUF_INIT, message = CGM_STRBUF_INIT;
-		cgm_escape_text(&file, d->file);
-		cgm_escape_text(&message, d->message);
-		if (d->file && d->line > 0)
-			fprintf(stderr, "cgmap: %s:%d: %s\n", file.data, d->line, message.data);
-		else if (d->file)
-			fprintf(stderr, "cgmap: %s: %s\n", file.data, message.data);
-		else
-			fprintf(stderr, "cgmap: %s\n", message.data);
-		cgm_strbuf_free(&file), cgm_strbuf_free(&message);
-	}
 	if ((rc = cgm_report_write(&out, model, kind, format)) < 0)
 		goto fail;
-	if ((rc = write_all(output, cgm_strbuf_cstr(&out), out.len)) < 0)
+	if ((rc = cmd_write_output(output, cgm_strbuf_cstr(&out), out.len)) < 0)
 		goto fail;
 	goto done;
 

@@ -18,6 +18,7 @@
  */
 #include "cgmap/diff.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,8 @@
 static const char *const finding_names[CGM_FIND_COUNT] = {
 	"removed-called-function", "missing-callee", "new-parse-error", "new-dynamic-site",
 	"new-unreferenced", "removed-function", "added-function", "signature-changed",
-	"body-changed", "definition-changed", "removed-edge", "added-edge",
-	"resolved-dynamic-site",
+	"body-changed", "definition-changed", "removed-edge", "added-edge", "became-ambiguous",
+	"resolved-dynamic-site", "touches-hot-path", "dead-code-changed",
 };
 
 const char *cgm_finding_name(cgm_finding_code code)
@@ -174,6 +175,9 @@ static const char *path_text(cgm_arena *a, const cgm_function *f)
 	return s;
 }
 
+/* Lines of a body-changed excerpt. */
+#define EXCERPT_LINES 12
+
 static const char *or_none(const char *s)
 {
 	return s ? s : "(none)";
@@ -190,6 +194,8 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 			    cgm_arena_printf(a, "was %s%s", b->id, body ? "; its body changed too" : ""));
 	} else if (body) {
 		add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
+		c->diff->findings[c->diff->nfindings - 1].excerpt =
+			cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
 	}
 	cgm_strbuf what = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&what, "");
@@ -328,6 +334,13 @@ static const char *edge_key(cgm_arena *a, const char *from, const char *to, cons
 				e->object ? e->object : "");
 }
 
+/* One call of a function: caller, mechanism, object and line. */
+static const char *call_key(cgm_arena *a, const char *from, const cgm_edge *e, int line)
+{
+	return cgm_arena_printf(a, "%s\x1f%d\x1f%s\x1f%d", from, (int)e->via,
+				e->object ? e->object : "", line);
+}
+
 static void compare_edges(diff_ctx *c)
 {
 	keyed_list base_edges = { 0 };
@@ -342,6 +355,15 @@ static void compare_edges(diff_ctx *c)
 		kl_add(&base_edges, edge_key(c->a, from, to, e), e);
 	}
 	kl_sort(&base_edges);
+	/* First the HEAD edges BASE has; an ambiguous one among them, by each
+	 * of its lines, tells a new candidate of the same call apart from a
+	 * new call. */
+	const cgm_edge **matched = calloc((size_t)c->head->nedges + 1, sizeof(cgm_edge *));
+	keyed_list known_calls = { 0 };
+	if (!matched) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
 	for (int i = 0; i < c->head->nedges; i++) {
 		const cgm_edge *e = &c->head->edges[i];
 		if (e->from >= c->head->nuser || e->to >= c->head->nuser ||
@@ -350,17 +372,49 @@ static void compare_edges(diff_ctx *c)
 		const char *from = c->head->functions[e->from].id;
 		const char *to = c->head->functions[e->to].id;
 		keyed *k = kl_take(&base_edges, edge_key(c->a, from, to, e));
-		if (k) {
-			k->used = 1;
+		if (!k)
 			continue;
-		}
+		k->used = 1;
+		matched[i] = k->value;
+		if (e->ambiguous)
+			for (int l = 0; l < e->nlines; l++)
+				kl_add(&known_calls, call_key(c->a, from, e, e->lines[l]), k->value);
+	}
+	kl_sort(&known_calls);
+	for (int i = 0; i < c->head->nedges; i++) {
+		const cgm_edge *e = &c->head->edges[i];
+		if (matched[i] || e->from >= c->head->nuser || e->to >= c->head->nuser ||
+		    !(e->provenance & CGM_EDGE_STATIC))
+			continue;
+		const char *from = c->head->functions[e->from].id;
+		const char *to = c->head->functions[e->to].id;
 		/* The calls of a new function are the function itself. */
 		if (!head_fn_in_base(c, from))
 			continue;
+		const keyed *same_call = NULL;
+		for (int l = 0; e->ambiguous && l < e->nlines && !same_call; l++)
+			same_call = kl_find(&known_calls, call_key(c->a, from, e, e->lines[l]));
+		if (same_call) {
+			const cgm_edge *was = same_call->value;
+			const char *before = translate(c, c->base->functions[was->to].id);
+			add_finding(c, CGM_FIND_BECAME_AMBIGUOUS, from, to, e->nlines ? e->lines[0] : 0,
+				    was->ambiguous
+					    ? cgm_arena_printf(c->a, "an ambiguous call%s gained a candidate, "
+								     "%s%s, besides %s",
+							       lines_text(c->a, e), to, via_text(c->a, e),
+							       before)
+					    : cgm_arena_printf(c->a, "the call of %s%s became ambiguous: "
+								     "it may now run %s%s instead",
+							       before, lines_text(c->a, e), to,
+							       via_text(c->a, e)));
+			continue;
+		}
 		add_finding(c, CGM_FIND_ADDED_EDGE, from, to, e->nlines ? e->lines[0] : 0,
 			    cgm_arena_printf(c->a, "now calls %s%s%s", to, via_text(c->a, e),
 					     lines_text(c->a, e)));
 	}
+	free(matched);
+	kl_free(&known_calls);
 	for (int i = 0; i < base_edges.n; i++) {
 		if (base_edges.items[i].used)
 			continue;
@@ -444,6 +498,8 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		const site_ref *r = hdyn.items[i].value;
 		add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
 			    cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text)));
+		c->diff->findings[c->diff->nfindings - 1].sql =
+			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < bdyn.n; i++) {
 		if (bdyn.items[i].used)
@@ -455,6 +511,8 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
 			    cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
 					     or_none(r->site->text), r->site->line));
+		c->diff->findings[c->diff->nfindings - 1].sql =
+			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < hmiss.n; i++) {
 		keyed *k = kl_take(&bmiss, hmiss.items[i].key);
@@ -550,8 +608,21 @@ static int compare_findings(const void *x, const void *y)
 	return r ? r : strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
 }
 
+static void add_derived(void *ctx, cgm_finding_code code, const char *function, const char *other,
+			int line, const char *detail)
+{
+	add_finding(ctx, code, function, other, line, detail);
+}
+
 int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
 		     const char *base_name, const char *head_name)
+{
+	return cgm_diff_compute_opts(out, base, head, base_name, head_name, NULL);
+}
+
+int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model *head,
+			  const char *base_name, const char *head_name,
+			  const cgm_diff_options *opts)
 {
 	cgm_arena *arena = cgm_arena_new();
 	cgm_diff *d = cgm_arena_alloc(arena, sizeof(cgm_diff));
@@ -566,6 +637,9 @@ int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *hea
 	compare_references(&c);
 	kl_free(&only_base);
 	kl_free(&c.renamed);
+	d->hot_threshold = opts && opts->hot_threshold > 0 ? opts->hot_threshold
+							   : CGM_DIFF_DEFAULT_HOT_THRESHOLD;
+	cgm_diff_blast_radius(d, base, head, add_derived, &c);
 	if (d->nfindings > 1)
 		qsort(d->findings, (size_t)d->nfindings, sizeof(cgm_finding), compare_findings);
 	*out = d;
@@ -581,6 +655,11 @@ void cgm_diff_free(cgm_diff *diff)
 /* ---- writers ---- */
 
 /* s as terminal-safe text (cgm_escape_text) in buf, reset first. */
+/* How many entry points a comment names before "+N more": the whole diff's,
+ * and each finding's. */
+#define AFFECTED_CAP 10
+#define ENTRY_CAP 5
+
 static const char *text_of(cgm_strbuf *buf, const char *s)
 {
 	cgm_strbuf_reset(buf);
@@ -606,7 +685,20 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
 			first = 0;
 		}
-	cgm_strbuf_puts(o, "\n\n");
+	cgm_strbuf_puts(o, "\n");
+	if (d->naffected) {
+		cgm_strbuf_printf(o, "affected entry points (%d)", d->naffected);
+		for (int i = 0; i < d->naffected && i < AFFECTED_CAP; i++) {
+			cgm_strbuf_puts(o, i ? ", " : ": ");
+			cgm_escape_text(o, d->affected[i].id);
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " (%" PRId64 " calls)", d->affected[i].calls);
+		}
+		if (d->naffected > AFFECTED_CAP)
+			cgm_strbuf_printf(o, ", +%d more", d->naffected - AFFECTED_CAP);
+		cgm_strbuf_putc(o, '\n');
+	}
+	cgm_strbuf_putc(o, '\n');
 	int wcode = 0, wfn = 0;
 	for (int i = 0; i < d->nfindings; i++) {
 		int lc = (int)strlen(finding_names[d->findings[i].code]);
@@ -628,6 +720,38 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
 				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
 				  text_of(&detail, f->detail));
+		for (const char *l = f->excerpt; l && *l;) {
+			const char *end = strchr(l, '\n');
+			size_t len = end ? (size_t)(end - l) : strlen(l);
+			char *line = strndup(l, len);
+			if (line) {
+				cgm_strbuf_printf(o, "%s      ", any_failing ? "     " : "");
+				cgm_escape_text(o, line);
+				cgm_strbuf_putc(o, '\n');
+				free(line);
+			}
+			l = end ? end + 1 : l + len;
+		}
+		if (f->file) {
+			cgm_strbuf_printf(o, "%s    defined at ", any_failing ? "     " : "");
+			cgm_escape_text(o, f->file);
+			cgm_strbuf_printf(o, ":%d%s\n", f->file_line, f->from_base ? " (BASE)" : "");
+		}
+		if (f->nentries) {
+			cgm_strbuf_printf(o, "%s    reached from %d entry point%s of %s", any_failing ? "     " : "",
+					  f->nentries, f->nentries == 1 ? "" : "s", f->from_base ? "BASE" : "HEAD");
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+			for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
+				cgm_strbuf_puts(o, k ? ", " : ": ");
+				cgm_escape_text(o, f->entries[k].id);
+				if (d->has_runtime)
+					cgm_strbuf_printf(o, " %" PRId64, f->entries[k].calls);
+			}
+			if (f->nentries > ENTRY_CAP)
+				cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
+			cgm_strbuf_putc(o, '\n');
+		}
 	}
 	cgm_strbuf_free(&fn);
 	cgm_strbuf_free(&detail);
@@ -655,22 +779,106 @@ static void md_code(cgm_strbuf *o, const char *s)
 	cgm_strbuf_putc(o, '`');
 }
 
-/* The detail sentence, with the other function's id as inline code. */
+/* SQL text as inline code in a table cell: a '|' escaped (the table
+ * would split there; GitHub and GitLab show `\|` in code as '|'); text with
+ * a backquote, a control or a bad byte as escaped text instead. */
+static void md_sql(cgm_strbuf *o, const char *s)
+{
+	if (strchr(s, '`') || !cgm_escape_is_plain(s) || strchr(s, '\n')) {
+		cgm_escape_markdown(o, s);
+		return;
+	}
+	cgm_strbuf_putc(o, '`');
+	for (; *s; s++) {
+		if (*s == '|')
+			cgm_strbuf_putc(o, '\\');
+		cgm_strbuf_putc(o, *s);
+	}
+	cgm_strbuf_putc(o, '`');
+}
+
+/* The detail sentence, with the other function's id and the SQL text it
+ * quotes as inline code. */
 static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 {
 	const char *d = f->detail ? f->detail : "";
-	const char *at = f->other ? strstr(d, f->other) : NULL;
-	if (!at) {
-		cgm_escape_markdown(o, d);
+	while (*d) {
+		const char *at_other = f->other && *f->other ? strstr(d, f->other) : NULL;
+		const char *at_sql = f->sql && *f->sql ? strstr(d, f->sql) : NULL;
+		const char *at = at_other && (!at_sql || at_other < at_sql) ? at_other : at_sql;
+		if (!at) {
+			cgm_escape_markdown(o, d);
+			return;
+		}
+		char *before = strndup(d, (size_t)(at - d));
+		if (before) {
+			cgm_escape_markdown(o, before);
+			free(before);
+		}
+		if (at == at_other) {
+			md_code(o, f->other);
+			d = at + strlen(f->other);
+		} else {
+			md_sql(o, f->sql);
+			d = at + strlen(f->sql);
+		}
+	}
+}
+
+/* A body-changed excerpt as a collapsed diff block (after the table: a
+ * table cell cannot hold one); a line a code block would show raw
+ * (controls, bidi controls, bad bytes) is shown escaped. */
+static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
+{
+	if (!f->excerpt)
 		return;
+	int run = 0, longest = 0;
+	for (const char *p = f->excerpt; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
 	}
-	char *before = strndup(d, (size_t)(at - d));
-	if (before) {
-		cgm_escape_markdown(o, before);
-		free(before);
+	int fence = longest >= 3 ? longest + 1 : 3;
+	cgm_strbuf_puts(o, "<details><summary>");
+	md_code(o, f->function);
+	cgm_strbuf_puts(o, ": what changed</summary>\n\n");
+	for (int i = 0; i < fence; i++)
+		cgm_strbuf_putc(o, '`');
+	cgm_strbuf_puts(o, "diff\n");
+	for (const char *l = f->excerpt; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		char *line = strndup(l, len);
+		if (line) {
+			if (cgm_escape_is_plain(line))
+				cgm_strbuf_puts(o, line);
+			else
+				cgm_escape_text(o, line);
+			cgm_strbuf_putc(o, '\n');
+			free(line);
+		}
+		l = end ? end + 1 : l + len;
 	}
-	md_code(o, f->other);
-	cgm_escape_markdown(o, at + strlen(f->other));
+	for (int i = 0; i < fence; i++)
+		cgm_strbuf_putc(o, '`');
+	cgm_strbuf_puts(o, "\n\n</details>\n");
+}
+
+/* "2 (12000 calls): `api.main()`, `api.job()`, +1 more" of a finding. */
+static void md_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f)
+{
+	if (!f->nentries)
+		return;
+	cgm_strbuf_printf(o, "%d", f->nentries);
+	if (d->has_runtime)
+		cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+	if (f->from_base)
+		cgm_strbuf_puts(o, " in BASE");
+	for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
+		cgm_strbuf_puts(o, k ? ", " : ": ");
+		md_code(o, f->entries[k].id);
+	}
+	if (f->nentries > ENTRY_CAP)
+		cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
 }
 
 static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
@@ -691,27 +899,85 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 		if (d->counts[k])
 			cgm_strbuf_printf(o, "| %s | %d | %s |\n", finding_names[k], d->counts[k],
 					  failing && failing[k] ? "**fails**" : "");
+	if (d->naffected) {
+		cgm_strbuf_printf(o, "\n#### Affected entry points (%d)\n\n", d->naffected);
+		cgm_strbuf_puts(o, d->has_runtime ? "| entry point | observed calls | changed functions reached |\n"
+						    "|---|---:|---:|\n"
+						  : "| entry point | changed functions reached |\n|---|---:|\n");
+		for (int i = 0; i < d->naffected && i < AFFECTED_CAP; i++) {
+			cgm_strbuf_puts(o, "| ");
+			md_code(o, d->affected[i].id);
+			if (d->has_runtime)
+				cgm_strbuf_printf(o, " | %" PRId64, d->affected[i].calls);
+			cgm_strbuf_printf(o, " | %d |\n", d->affected[i].nfunctions);
+		}
+		if (d->naffected > AFFECTED_CAP)
+			cgm_strbuf_printf(o, "\n+%d more\n", d->naffected - AFFECTED_CAP);
+	}
+	/* The comment stays within the forges' limits (GitHub takes 65,536
+	 * characters): rows past the budget are counted, not shown. */
+	size_t budget = d->comment_max > 0 ? (size_t)d->comment_max : CGM_DIFF_COMMENT_MAX;
+	const size_t reserve = 400; /* closing the block and the "+N more" line */
+	int shown = 0;
+	cgm_strbuf row = CGM_STRBUF_INIT, excerpts = CGM_STRBUF_INIT;
 	for (int k = 0; k < CGM_FIND_COUNT; k++) {
 		if (!d->counts[k])
 			continue;
+		if (o->len + reserve + 200 > budget)
+			break;
 		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
 				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
-		cgm_strbuf_puts(o, "| function | line | detail |\n|---|---:|---|\n");
-		for (int i = 0; i < d->nfindings; i++) {
+		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
+		bool full = false;
+		for (int i = 0; i < d->nfindings && !full; i++) {
 			const cgm_finding *f = &d->findings[i];
 			if ((int)f->code != k)
 				continue;
+			cgm_strbuf *main_out = o;
+			cgm_strbuf_reset(&row);
+			o = &row;
 			cgm_strbuf_puts(o, "| ");
 			md_code(o, f->function);
+			if (f->file) {
+				cgm_strbuf_puts(o, "<br>");
+				md_code(o, cgm_arena_printf(d->arena, "%s:%d", f->file, f->file_line));
+			}
 			if (f->line > 0)
 				cgm_strbuf_printf(o, " | %d | ", f->line);
 			else
 				cgm_strbuf_puts(o, " |  | ");
 			md_detail(o, f);
+			cgm_strbuf_puts(o, " | ");
+			md_entries(o, d, f);
 			cgm_strbuf_puts(o, " |\n");
+			o = main_out;
+			size_t before = excerpts.len;
+			md_excerpt(&excerpts, f);
+			if (o->len + row.len + excerpts.len + reserve > budget) {
+				excerpts.len = before;
+				if (excerpts.data)
+					excerpts.data[before] = '\0';
+				full = true;
+				break;
+			}
+			cgm_strbuf_add(o, row.data, row.len);
+			shown++;
+		}
+		if (excerpts.len) {
+			cgm_strbuf_putc(o, '\n');
+			cgm_strbuf_add(o, excerpts.data, excerpts.len);
+			cgm_strbuf_reset(&excerpts);
 		}
 		cgm_strbuf_puts(o, "\n</details>\n");
+		if (full)
+			break;
 	}
+	cgm_strbuf_free(&row);
+	cgm_strbuf_free(&excerpts);
+	if (shown < d->nfindings)
+		cgm_strbuf_printf(o, "\n+%d more finding%s not shown: the comment is kept under %zu "
+				     "bytes (`cgmap diff --format text` or `--format json` lists them all).\n",
+				  d->nfindings - shown, d->nfindings - shown == 1 ? "" : "s", budget);
 }
 
 static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
@@ -739,9 +1005,37 @@ static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		json_object_set_new(item, "other", f->other ? json_string(f->other) : json_null());
 		json_object_set_new(item, "line", f->line > 0 ? json_integer(f->line) : json_null());
 		json_object_set_new(item, "detail", json_string(f->detail ? f->detail : ""));
+		json_object_set_new(item, "excerpt", f->excerpt ? json_string(f->excerpt) : json_null());
+		json_object_set_new(item, "file", f->file ? json_string(f->file) : json_null());
+		json_object_set_new(item, "file_line", f->file ? json_integer(f->file_line) : json_null());
+		json_object_set_new(item, "entry_side", json_string(f->from_base ? "base" : "head"));
+		json_object_set_new(item, "entry_point_count", json_integer(f->nentries));
+		json_object_set_new(item, "entry_calls",
+				    d->has_runtime ? json_integer(f->entry_calls) : json_null());
+		json_t *entries = json_array();
+		for (int k = 0; k < f->nentries; k++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "function", json_string(f->entries[k].id));
+			json_object_set_new(e, "calls", d->has_runtime ? json_integer(f->entries[k].calls)
+								       : json_null());
+			json_array_append_new(entries, e);
+		}
+		json_object_set_new(item, "entry_points", entries);
 		json_array_append_new(list, item);
 	}
 	json_object_set_new(root, "findings", list);
+	json_object_set_new(root, "runtime", json_boolean(d->has_runtime));
+	json_object_set_new(root, "hot_threshold", json_integer(d->hot_threshold));
+	json_t *affected = json_array();
+	for (int i = 0; i < d->naffected; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "function", json_string(d->affected[i].id));
+		json_object_set_new(e, "calls", d->has_runtime ? json_integer(d->affected[i].calls)
+							       : json_null());
+		json_object_set_new(e, "functions", json_integer(d->affected[i].nfunctions));
+		json_array_append_new(affected, e);
+	}
+	json_object_set_new(root, "affected_entry_points", affected);
 	char *text = json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(2));
 	json_decref(root);
 	if (!text)

@@ -4,7 +4,8 @@
  * (`cgmap --dsn ... --out DIR`), the headline use.
  *
  * Exit codes: 0 success, 1 bad usage or input, 2 cannot connect or read the
- * source; `diff` adds 2 (differences) and 3 (a --fail-on finding).
+ * source; `diff` adds 2 (differences) and 3 (a --fail-on finding).  The
+ * queries (callers, callees, path, impact) exit as `report` does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,10 @@ static const cgm_command commands[] = {
 	{ "report", cmd_report, "print one report (dead, cold, dynamic, edges, ...) of a snapshot" },
 	{ "collect", cmd_collect, "export the calls a server observed, to merge with --runtime" },
 	{ "diff", cmd_diff, "compare two call graphs (snapshots or sources), for CI" },
+	{ "callers", cmd_callers, "who calls FUNC, transitively, as a tree" },
+	{ "callees", cmd_callees, "what FUNC calls, transitively, as a tree" },
+	{ "path", cmd_path, "the shortest call paths from FROM to TO" },
+	{ "impact", cmd_impact, "the entry points reaching FUNC..., with their traffic" },
 };
 
 static void print_help(FILE *out)

@@ -14,6 +14,7 @@
 #define CGMAP_DIFF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cgmap/arena.h"
@@ -33,9 +34,21 @@ typedef enum {
 	CGM_FIND_DEFINITION_CHANGED, /* definition-changed */
 	CGM_FIND_REMOVED_EDGE,       /* removed-edge */
 	CGM_FIND_ADDED_EDGE,         /* added-edge */
+	CGM_FIND_BECAME_AMBIGUOUS,   /* became-ambiguous: a new candidate of a known call */
 	CGM_FIND_RESOLVED_DYNAMIC,   /* resolved-dynamic-site */
+	/* Derived from the blast radius (src/diff_impact.c), one per function: */
+	CGM_FIND_TOUCHES_HOT,        /* touches-hot-path */
+	CGM_FIND_DEAD_CHANGED,       /* dead-code-changed */
 	CGM_FIND_COUNT
 } cgm_finding_code;
+
+/* An entry point (cgm_query_impact: a root, or a function no other calls)
+ * reaching a changed function. */
+typedef struct cgm_diff_entry {
+	const char *id;
+	int64_t calls;        /* its observed calls on its side, 0 without runtime data */
+	int nfunctions;       /* diff->affected: the changed functions it reaches */
+} cgm_diff_entry;
 
 typedef struct cgm_finding {
 	cgm_finding_code code;
@@ -43,6 +56,17 @@ typedef struct cgm_finding {
 	const char *other;    /* the other function: callee, old id, ... or NULL */
 	int line;             /* line in the function's body (HEAD when it exists), 0: none */
 	const char *detail;   /* one readable sentence */
+	const char *sql;      /* SQL text the sentence quotes (shown as code), or NULL */
+	const char *excerpt;  /* body-changed: one folded unified-diff hunk, or NULL */
+	/* Blast radius: the entry points of HEAD reaching `function` (of BASE
+	 * when HEAD has no such function), most observed calls first, then by
+	 * id; shared by the findings of one function. */
+	bool from_base;
+	const char *file;     /* SQL-file mode: where the function is defined, else NULL */
+	int file_line;        /* (the side its entry points come from) */
+	int nentries;
+	const cgm_diff_entry *entries;
+	int64_t entry_calls;  /* their calls added up (held at INT64_MAX) */
 } cgm_finding;
 
 typedef struct cgm_diff {
@@ -51,7 +75,23 @@ typedef struct cgm_diff {
 	int nfindings;
 	cgm_finding *findings;              /* sorted: code, function, line, other, detail */
 	int counts[CGM_FIND_COUNT];
+	bool has_runtime;                   /* either side holds runtime data */
+	int64_t hot_threshold;              /* touches-hot-path: calls of an entry point */
+	int naffected;
+	cgm_diff_entry *affected;           /* every entry point of any finding: by calls, then id */
+	long comment_max;                   /* Markdown size bound, 0: CGM_DIFF_COMMENT_MAX */
 } cgm_diff;
+
+/* The Markdown comment's bound in bytes: under GitHub's 65,536 characters
+ * (GitLab takes 1,000,000); findings past it are counted in "+N more". */
+#define CGM_DIFF_COMMENT_MAX 60000
+
+/* Default of --hot-threshold: observed calls that make an entry point hot. */
+#define CGM_DIFF_DEFAULT_HOT_THRESHOLD 1000
+
+typedef struct cgm_diff_options {
+	int64_t hot_threshold;              /* <= 0: CGM_DIFF_DEFAULT_HOT_THRESHOLD */
+} cgm_diff_options;
 
 typedef enum { CGM_DIFF_TEXT = 0, CGM_DIFF_MARKDOWN, CGM_DIFF_JSON } cgm_diff_format;
 
@@ -63,7 +103,22 @@ int cgm_finding_parse(const char *name);
 /* Compare BASE with HEAD.  *out is freed by cgm_diff_free. */
 int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
 		     const char *base_name, const char *head_name);
+int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model *head,
+			  const char *base_name, const char *head_name,
+			  const cgm_diff_options *opts);
+/* src/diff_impact.c, called by the above once the findings are known: each
+ * finding's entry points, diff->affected, and the derived findings
+ * touches-hot-path and dead-code-changed (then sorted again by the caller). */
+void cgm_diff_blast_radius(cgm_diff *diff, const cgm_model *base, const cgm_model *head,
+			   void (*add)(void *ctx, cgm_finding_code code, const char *function,
+				       const char *other, int line, const char *detail),
+			   void *ctx);
 void cgm_diff_free(cgm_diff *diff);
+
+/* src/diff_excerpt.c: one folded hunk of what changed between two bodies
+ * (two lines of context, at most max_lines lines shown), in arena; NULL
+ * when they are equal line for line or either is NULL. */
+const char *cgm_body_excerpt(cgm_arena *arena, const char *base, const char *head, int max_lines);
 
 /* Print the diff; `failing` marks the codes --fail-on names (may be NULL).
  * CGM_EIO when the stream fails. */

@@ -162,6 +162,11 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts);
  * sites, dead, cold, recursion. */
 void cgm_analyze_print_summary(const cgm_model *model, FILE *out);
 
+/* Whether --entry `pattern` names f: the id exactly (ids hold '[' in array
+ * types), or a shell glob on the id or on schema.name; scratch holds
+ * schema.name (len bytes).  Shared by analyze and the queries (cgmap/query.h). */
+bool cgm_entry_matches(const cgm_function *f, const char *pattern, char *scratch, size_t len);
+
 /* Derived facts shared by analyze and the reports. */
 /* An edge observed at runtime that is neither static nor from a dynamic site. */
 bool cgm_edge_unexplained(const cgm_edge *edge);

@@ -3,6 +3,8 @@
 # {base,head}.sql: golden outputs in the three formats, exit codes, the same
 # findings when the sides are mapped on the fly (--sql, --dsn), no finding
 # when a graph is compared with itself, and usage/input errors exit 1.
+# A case folder may hold `args`: more options for each diff of the case (its
+# runtime files named relative to the case folder).
 #
 # CGMAP_UPDATE_GOLDEN=1 rewrites the golden files (review them with git diff).
 set -euo pipefail
@@ -45,26 +47,34 @@ for dir in "$CGMAP_SOURCE_DIR"/fixtures/diff/*/; do
 	name=$(basename "$dir")
 	cases=$((cases + 1))
 	mkdir -p "$work/$name"
-	"$CGMAP" --sql "$dir/base.sql" --no-html --quiet --out "$work/$name/base" 2>/dev/null
-	"$CGMAP" --sql "$dir/head.sql" --no-html --quiet --out "$work/$name/head" 2>/dev/null
+	# Mapped from the case folder: findings name the files base.sql, head.sql.
+	(cd "$dir" && "$CGMAP" --sql base.sql --no-html --quiet --out "$work/$name/base" 2>/dev/null)
+	(cd "$dir" && "$CGMAP" --sql head.sql --no-html --quiet --out "$work/$name/head" 2>/dev/null)
+	extra=()
+	if [ -f "$dir/args" ]; then
+		read -r -a extra <"$dir/args"
+		cp "$dir"/*.json "$work/$name/"
+	fi
 
 	# Golden outputs, run from the case folder so the names are base/head.
 	if [ -n "${CGMAP_UPDATE_GOLDEN:-}" ]; then
 		rc=0
-		(cd "$work/$name" && "$CGMAP" diff base head --fail-on "$policy" >/dev/null) || rc=$?
+		(cd "$work/$name" && "$CGMAP" diff base head "${extra[@]}" --fail-on "$policy" >/dev/null) || rc=$?
 		echo "$rc" >"$dir/expected.exit"
 	fi
 	want=$(cat "$dir/expected.exit")
 	for fmt in text:txt markdown:md json:json; do
-		(cd "$work/$name" && expect_rc "$want" "$CGMAP" diff base head --format "${fmt%%:*}" \
+		(cd "$work/$name" && expect_rc "$want" "$CGMAP" diff base head "${extra[@]}" --format "${fmt%%:*}" \
 			--fail-on "$policy" >"$work/$name/out.${fmt##*:}")
 		check_golden "$dir/expected.${fmt##*:}" "$work/$name/out.${fmt##*:}"
 	done
 	# Without a policy: 2 for any difference, 0 for none.
 	plain=$([ "$(jq '.findings | length' "$work/$name/out.json")" = 0 ] && echo 0 || echo 2)
-	expect_rc "$plain" "$CGMAP" diff "$work/$name/base/cgmap.json" "$work/$name/head" >/dev/null
+	(cd "$work/$name" && expect_rc "$plain" "$CGMAP" diff "$work/$name/base/cgmap.json" "$work/$name/head" \
+		"${extra[@]}" >/dev/null)
 	# --fail-on any fails on any difference.
-	[ "$plain" = 0 ] || expect_rc 3 "$CGMAP" diff "$work/$name/base" "$work/$name/head" --fail-on any >/dev/null
+	[ "$plain" = 0 ] || (cd "$work/$name" && expect_rc 3 "$CGMAP" diff "$work/$name/base" "$work/$name/head" \
+		"${extra[@]}" --fail-on any >/dev/null)
 
 	# A graph against itself: nothing, exit 0.
 	for side in base head; do
@@ -73,8 +83,8 @@ for dir in "$CGMAP_SOURCE_DIR"/fixtures/diff/*/; do
 	done
 
 	# The same findings when both sides are SQL mapped on the fly.
-	expect_rc "$plain" "$CGMAP" diff --sql "$dir/base.sql" --sql "$dir/head.sql" --format json \
-		--output "$work/$name/fly.json" 2>/dev/null
+	(cd "$dir" && expect_rc "$plain" "$CGMAP" diff --sql base.sql --sql head.sql \
+		"${extra[@]}" --format json --output "$work/$name/fly.json" 2>/dev/null)
 	diff -u <(jq '.findings' "$work/$name/out.json") <(jq '.findings' "$work/$name/fly.json") >&2 ||
 		pgtest_fail "$name: --sql on the fly differs from the snapshots"
 done
@@ -84,6 +94,29 @@ for code in $("$CGMAP" diff --help | sed -n '/^findings:/,/^$/p' | tail -n +2 | 
 	grep -qh "\"code\": \"$code\"" "$CGMAP_SOURCE_DIR"/fixtures/diff/*/expected.json ||
 		pgtest_fail "no fixture case shows the finding $code"
 done
+
+# The blast radius: runtime for one side, the hot threshold, the labels.
+br=$CGMAP_SOURCE_DIR/fixtures/diff/blast-radius
+expect_rc 3 "$CGMAP" diff --sql "$br/base.sql" --sql "$br/head.sql" --runtime "$br/runtime.json" \
+	--fail-on touches-hot-path >/dev/null
+expect_rc 2 "$CGMAP" diff --sql "$br/base.sql" --sql "$br/head.sql" --runtime "$br/runtime.json" \
+	--hot-threshold 100000 --fail-on touches-hot-path >/dev/null
+expect_rc 3 "$CGMAP" diff --sql "$br/base.sql" --sql "$br/head.sql" --runtime "$br/runtime.json" \
+	--fail-on dead-code-changed >/dev/null
+"$CGMAP" diff "$work/blast-radius/base" "$work/blast-radius/head" --head-runtime "$br/runtime.json" \
+	--base-label main --head-label "PR 7" --format json >"$work/one-side.json" || true
+jq -e '.runtime and .base == "main" and .head == "PR 7"' "$work/one-side.json" >/dev/null ||
+	pgtest_fail "--head-runtime or the labels not taken: $(cat "$work/one-side.json")"
+jq -e '[.findings[] | select(.code == "body-changed" and .function == "shop.tax(numeric)")][0].entry_calls == 5003' \
+	"$work/one-side.json" >/dev/null || pgtest_fail "the entry points' calls are not HEAD's runtime"
+"$CGMAP" diff "$work/blast-radius/base" "$work/blast-radius/head" --base-runtime "$br/runtime.json" \
+	--format json >"$work/base-side.json" || true
+jq -e '[.findings[] | select(.code == "body-changed" and .function == "shop.tax(numeric)")][0].entry_calls == 0' \
+	"$work/base-side.json" >/dev/null || pgtest_fail "BASE's runtime reached HEAD's entry points"
+"$CGMAP" --sql "$br/head.sql" --runtime "$br/runtime.json" --no-html --quiet --out "$work/rt-head" 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/blast-radius/base" "$work/rt-head" --runtime "$br/runtime.json" 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/blast-radius/base" "$work/rt-head" --hot-threshold 0 2>/dev/null
+expect_rc 1 "$CGMAP" diff "$work/blast-radius/base" "$work/rt-head" --head-label 2>/dev/null
 
 # Every fixture schema against itself.
 for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql; do
@@ -109,7 +142,9 @@ pgtest_psql -c "CREATE DATABASE diff_base"
 pgtest_psql -d diff_base -f "$case_dir/base.sql" >/dev/null
 expect_rc 3 "$CGMAP" diff --dsn "dbname=diff_base" --sql "$case_dir/head.sql" --format json \
 	--fail-on "$policy" --output "$work/live.json" 2>/dev/null
-diff -u <(jq '.findings' "$work/removed-called/out.json") <(jq '.findings' "$work/live.json") >&2 ||
+# (A database has no files: the findings' file and file_line are left out.)
+diff -u <(jq '.findings | map(del(.file, .file_line))' "$work/removed-called/out.json") \
+	<(jq '.findings | map(del(.file, .file_line))' "$work/live.json") >&2 ||
 	pgtest_fail "a live BASE gives other findings than its SQL file"
 jq -e '.base == "database diff_base"' "$work/live.json" >/dev/null ||
 	pgtest_fail "the live side is not named by its database"

@@ -17,6 +17,8 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/diff.h"
+#include "cgmap/strbuf.h"
+#include "cgmap/verdict.h"
 
 #define HOSTILE "app.\"x\x1B[2J\xE2\x80\xAE" "evil\nrow\xFF\xC2\x9B\"()"
 
@@ -29,10 +31,11 @@ static cgm_diff *sample(void)
 	d->head_name = "head";
 	d->nfindings = 2;
 	d->findings = cgm_arena_alloc(d->arena, 2 * sizeof(cgm_finding));
-	d->findings[0] = (cgm_finding){ CGM_FIND_MISSING_CALLEE, "app.plain()", NULL, 3,
-					"calls app.gone() with 1 argument: no such function" };
-	d->findings[1] = (cgm_finding){ CGM_FIND_ADDED_FUNCTION, HOSTILE, HOSTILE, 0,
-					"added " HOSTILE };
+	d->findings[0] = (cgm_finding){ .code = CGM_FIND_MISSING_CALLEE, .function = "app.plain()",
+					.line = 3,
+					.detail = "calls app.gone() with 1 argument: no such function" };
+	d->findings[1] = (cgm_finding){ .code = CGM_FIND_ADDED_FUNCTION, .function = HOSTILE,
+					.other = HOSTILE, .detail = "added " HOSTILE };
 	d->counts[CGM_FIND_MISSING_CALLEE] = 1;
 	d->counts[CGM_FIND_ADDED_FUNCTION] = 1;
 	return d;
@@ -97,11 +100,251 @@ static void test_markdown(void **state)
 	free(d);
 }
 
+/* ---- the blast radius, on two graphs built by hand ---- */
+
+static void fn(cgm_model *m, const char *name, const char *hash)
+{
+	cgm_function *f = cgm_model_add_function(m);
+	f->schema = "app";
+	f->name = name;
+	f->id = cgm_arena_printf(m->arena, "app.%s()", name);
+	f->body_hash = hash;
+	f->scc = -1;
+}
+
+static void call(cgm_model *m, const char *from, const char *to)
+{
+	cgm_edge *e = cgm_model_add_edge(m);
+	e->from = cgm_model_find(m, from);
+	e->to = cgm_model_find(m, to);
+	assert_true(e->from >= 0 && e->to >= 0);
+	e->provenance = CGM_EDGE_STATIC;
+}
+
+/* api (root, 5000 calls) -> mid -> leaf; rare (root, 3 calls) -> leaf;
+ * gone (BASE only) <- api; old: dead, nobody calls it.  HEAD changes the
+ * bodies of leaf and old and drops gone. */
+static cgm_model *graph(bool head)
+{
+	cgm_model *m = cgm_model_new();
+	fn(m, "api", "1");
+	fn(m, "rare", "1");
+	fn(m, "mid", "1");
+	fn(m, "leaf", head ? "2" : "1");
+	fn(m, "old", head ? "2" : "1");
+	if (!head)
+		fn(m, "gone", "1");
+	cgm_model_index(m);
+	m->has_runtime = true;
+	cgm_function *api = &m->functions[cgm_model_find(m, "app.api()")];
+	api->root = true;
+	api->runtime.calls = head ? 4000 : 5000;
+	cgm_function *rare = &m->functions[cgm_model_find(m, "app.rare()")];
+	rare->root = true;
+	rare->runtime.calls = 3;
+	cgm_function *old = &m->functions[cgm_model_find(m, "app.old()")];
+	old->dead = true;
+	old->verdict = CGM_VERDICT_DEAD;
+	old->confidence = "high";
+	call(m, "app.api()", "app.mid()");
+	call(m, "app.mid()", "app.leaf()");
+	call(m, "app.rare()", "app.leaf()");
+	if (!head)
+		call(m, "app.api()", "app.gone()");
+	return m;
+}
+
+static const cgm_finding *find(const cgm_diff *d, cgm_finding_code code, const char *function)
+{
+	for (int i = 0; i < d->nfindings; i++)
+		if (d->findings[i].code == code && strcmp(d->findings[i].function, function) == 0)
+			return &d->findings[i];
+	fail_msg("no %s finding for %s", cgm_finding_name(code), function);
+	return NULL;
+}
+
+static void test_blast_radius(void **state)
+{
+	(void)state;
+	cgm_model *base = graph(false), *head = graph(true);
+	cgm_diff *d;
+	cgm_diff_options opts = { .hot_threshold = 1000 };
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	/* leaf: reached by api (4000 in HEAD) and rare (3), busiest first. */
+	const cgm_finding *leaf = find(d, CGM_FIND_BODY_CHANGED, "app.leaf()");
+	assert_false(leaf->from_base);
+	assert_int_equal(leaf->nentries, 2);
+	assert_string_equal(leaf->entries[0].id, "app.api()");
+	assert_int_equal(leaf->entries[0].calls, 4000);
+	assert_string_equal(leaf->entries[1].id, "app.rare()");
+	assert_int_equal(leaf->entry_calls, 4003);
+	/* gone: BASE's entry points, BASE's traffic. */
+	const cgm_finding *gone = find(d, CGM_FIND_REMOVED_FUNCTION, "app.gone()");
+	assert_true(gone->from_base);
+	assert_int_equal(gone->nentries, 1);
+	assert_int_equal(gone->entries[0].calls, 5000);
+	/* Hot: leaf, gone (on BASE), api (it no longer calls gone), not old;
+	 * dead: old only. */
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 3);
+	find(d, CGM_FIND_TOUCHES_HOT, "app.leaf()");
+	find(d, CGM_FIND_TOUCHES_HOT, "app.gone()");
+	find(d, CGM_FIND_TOUCHES_HOT, "app.api()");
+	assert_int_equal(d->counts[CGM_FIND_DEAD_CHANGED], 1);
+	const cgm_finding *old = find(d, CGM_FIND_DEAD_CHANGED, "app.old()");
+	assert_non_null(strstr(old->detail, "high confidence"));
+	/* Every entry point once, by traffic: api (its larger side), rare, old. */
+	assert_int_equal(d->naffected, 3);
+	assert_string_equal(d->affected[0].id, "app.api()");
+	assert_int_equal(d->affected[0].calls, 5000);
+	assert_int_equal(d->affected[0].nfunctions, 3); /* leaf, gone, api itself */
+	assert_string_equal(d->affected[1].id, "app.rare()");
+	assert_string_equal(d->affected[2].id, "app.old()");
+	cgm_diff_free(d);
+	/* A higher threshold: nothing is hot. */
+	opts.hot_threshold = 10000;
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 0);
+	/* The Markdown names the entry points, busiest first. */
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	const char *section = strstr(md, "#### Affected entry points (3)");
+	assert_non_null(section);
+	const char *api = strstr(section, "`app.api()` | 5000 | 3 |");
+	const char *rare = strstr(section, "`app.rare()` | 3 | 1 |");
+	assert_non_null(api);
+	assert_non_null(rare);
+	assert_true(api < rare);
+	assert_non_null(strstr(md, "| body changed | 2 (4003 calls): `app.api()`, `app.rare()` |"));
+	free(md);
+	cgm_diff_free(d);
+	/* Without runtime data: no traffic, never hot, the entry points still. */
+	base->has_runtime = head->has_runtime = false;
+	opts.hot_threshold = 1;
+	assert_int_equal(cgm_diff_compute_opts(&d, base, head, "base", "head", &opts), 0);
+	assert_int_equal(d->counts[CGM_FIND_TOUCHES_HOT], 0);
+	assert_int_equal(find(d, CGM_FIND_BODY_CHANGED, "app.leaf()")->nentries, 2);
+	cgm_diff_free(d);
+	cgm_model_free(base);
+	cgm_model_free(head);
+}
+
+/* Many entry points: the comment names ten, then "+N more". */
+static void test_affected_cap(void **state)
+{
+	(void)state;
+	cgm_model *m[2];
+	for (int s = 0; s < 2; s++) {
+		m[s] = cgm_model_new();
+		fn(m[s], "target", s ? "2" : "1");
+		char name[16];
+		for (int i = 0; i < 14; i++) {
+			snprintf(name, sizeof name, "e%02d", i);
+			fn(m[s], cgm_arena_strdup(m[s]->arena, name), "1");
+		}
+		cgm_model_index(m[s]);
+		for (int i = 0; i < 14; i++) {
+			snprintf(name, sizeof name, "app.e%02d()", i);
+			call(m[s], name, "app.target()");
+		}
+	}
+	cgm_diff *d;
+	assert_int_equal(cgm_diff_compute(&d, m[0], m[1], "base", "head"), 0);
+	assert_int_equal(d->naffected, 14);
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_non_null(strstr(md, "`app.e09()` | 1 |"));
+	assert_null(strstr(md, "`app.e10()` | 1 |"));
+	assert_non_null(strstr(md, "\n+4 more\n"));
+	assert_non_null(strstr(md, "`app.e04()`, +9 more |"));
+	free(md);
+	char *text = written(d, CGM_DIFF_TEXT);
+	assert_non_null(strstr(text, "affected entry points (14): app.e00(), "));
+	assert_non_null(strstr(text, ", +4 more\n"));
+	free(text);
+	cgm_diff_free(d);
+	cgm_model_free(m[0]);
+	cgm_model_free(m[1]);
+}
+
+/* A comment past the forge's size limit: rows are dropped whole and
+ * counted, the total stays under the bound. */
+static void test_comment_cap(void **state)
+{
+	(void)state;
+	cgm_diff *d = calloc(1, sizeof(*d));
+	d->arena = cgm_arena_new();
+	d->base_name = "base";
+	d->head_name = "head";
+	d->nfindings = 500;
+	d->findings = cgm_arena_alloc(d->arena, 500 * sizeof(cgm_finding));
+	for (int i = 0; i < 500; i++) {
+		d->findings[i] = (cgm_finding){ .code = i < 250 ? CGM_FIND_BODY_CHANGED : CGM_FIND_ADDED_EDGE,
+						.function = cgm_arena_printf(d->arena, "app.f%03d()", i),
+						.detail = "body changed" };
+		d->counts[d->findings[i].code]++;
+	}
+	d->comment_max = 4000;
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_true(strlen(md) <= 4000);
+	assert_non_null(strstr(md, "`app.f000()`"));
+	assert_null(strstr(md, "`app.f499()`"));
+	const char *more = strstr(md, " more findings not shown: the comment is kept under 4000 bytes");
+	assert_non_null(more);
+	/* Every row shown or counted: shown rows + N = 500. */
+	int rows = 0;
+	for (const char *p = md; (p = strstr(p, "| `app.f")); p++)
+		rows++;
+	const char *plus = more;
+	while (plus > md && plus[-1] != '+')
+		plus--;
+	assert_int_equal(rows + atoi(plus), 500);
+	/* Every <details> opened is closed. */
+	int open = 0, closed = 0;
+	for (const char *p = md; (p = strstr(p, "<details")); p++)
+		open++;
+	for (const char *p = md; (p = strstr(p, "</details>")); p++)
+		closed++;
+	assert_int_equal(open, closed);
+	free(md);
+	/* Under the default bound it all fits. */
+	d->comment_max = 0;
+	md = written(d, CGM_DIFF_MARKDOWN);
+	assert_null(strstr(md, "not shown"));
+	assert_non_null(strstr(md, "`app.f499()`"));
+	free(md);
+	cgm_arena_free(d->arena);
+	free(d);
+}
+
+/* A body-changed excerpt: one hunk with two lines of context, folded. */
+static void test_body_excerpt(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	assert_null(cgm_body_excerpt(a, "a\nb\n", "a\nb\n", 10));
+	assert_null(cgm_body_excerpt(a, NULL, "a\n", 10));
+	assert_string_equal(cgm_body_excerpt(a, "1\n2\n3\n4\nold\n6\n7\n8\n", "1\n2\n3\n4\nnew\n6\n7\n8\n", 10),
+			    "@@ -3,5 +3,5 @@\n 3\n 4\n-old\n+new\n 6\n 7\n");
+	/* Lines added at the end, no newline after the last. */
+	assert_string_equal(cgm_body_excerpt(a, "a\nb", "a\nb\nc", 10), "@@ -1,2 +1,3 @@\n a\n b\n+c\n");
+	/* A long change is cut after max_lines. */
+	cgm_strbuf big = CGM_STRBUF_INIT;
+	for (int i = 0; i < 100; i++)
+		cgm_strbuf_printf(&big, "line %d\n", i);
+	const char *ex = cgm_body_excerpt(a, "x\n", cgm_strbuf_cstr(&big), 5);
+	assert_non_null(strstr(ex, "\n+line 3\n... 96 more lines\n"));
+	assert_null(strstr(ex, "line 4\n"));
+	cgm_strbuf_free(&big);
+	cgm_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_blast_radius),
+		cmocka_unit_test(test_affected_cap),
+		cmocka_unit_test(test_comment_cap),
+		cmocka_unit_test(test_body_excerpt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

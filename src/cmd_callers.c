@@ -1,0 +1,11 @@
+/*
+ * cmd_callers.c - `cgmap callers`: the functions that call FUNC, transitively
+ * (docs/query.md).  Options, loading and output are the queries' shared
+ * runner (src/cmd_query.c); the answer is computed by src/query.c.
+ */
+#include "cmd.h"
+
+int cmd_callers(int argc, char **argv)
+{
+	return cmd_query_run(argc, argv, CMD_QUERY_CALLERS);
+}

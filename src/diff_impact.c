@@ -1,0 +1,185 @@
+/*
+ * diff_impact.c - the blast radius of each finding of `cgmap diff`: which
+ * entry points reach the function it is about, with the calls observed
+ * through them, and the findings derived from it (touches-hot-path,
+ * dead-code-changed).
+ *
+ * In:  the diff with its findings, and the two models it compared (only
+ *      read).  Out: each finding's entries (HEAD's, BASE's when HEAD has no
+ *      such function), diff->affected, derived findings added through
+ *      `add`; everything kept lives in diff->arena, scratch is freed here.
+ *
+ * The entry points are cgm_query_impact's (src/query.c): roots, and
+ * functions no other function calls.  One walk per distinct function.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/diff.h"
+#include "cgmap/query.h"
+#include "cgmap/verdict.h"
+
+typedef struct radius {
+	const char *function; /* the finding's function id */
+	bool from_base;
+	int fn;               /* its index in its side's model, -1 when in neither */
+	int nentries;
+	cgm_diff_entry *entries;
+	int64_t calls;
+	const char *file;
+	int file_line;
+} radius;
+
+static int compare_radius(const void *a, const void *b)
+{
+	const radius *x = a, *y = b;
+	return strcmp(x->function, y->function);
+}
+
+static int compare_affected(const void *a, const void *b)
+{
+	const cgm_diff_entry *x = a, *y = b;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static int compare_entry_ids(const void *a, const void *b)
+{
+	return strcmp(((const cgm_diff_entry *)a)->id, ((const cgm_diff_entry *)b)->id);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *head,
+			   void (*add)(void *ctx, cgm_finding_code code, const char *function,
+				       const char *other, int line, const char *detail),
+			   void *ctx)
+{
+	d->has_runtime = (base && base->has_runtime) || (head && head->has_runtime);
+	if (d->nfindings == 0)
+		return;
+	/* The distinct functions of the findings, each once. */
+	radius *r = xcalloc((size_t)d->nfindings, sizeof(radius));
+	int nr = 0;
+	for (int i = 0; i < d->nfindings; i++)
+		r[nr++].function = d->findings[i].function;
+	qsort(r, (size_t)nr, sizeof(radius), compare_radius);
+	int w = 0;
+	for (int i = 0; i < nr; i++)
+		if (w == 0 || strcmp(r[w - 1].function, r[i].function) != 0)
+			r[w++] = r[i];
+	nr = w;
+
+	cgm_qgraph graphs[2];
+	const cgm_model *models[2] = { head, base };
+	for (int s = 0; s < 2; s++)
+		cgm_qgraph_build(&graphs[s], models[s]);
+	for (int i = 0; i < nr; i++) {
+		int side = 0, fn = cgm_model_find(head, r[i].function);
+		if (fn < 0) {
+			side = 1;
+			fn = cgm_model_find(base, r[i].function);
+		}
+		r[i].fn = fn;
+		r[i].from_base = side == 1;
+		if (fn < 0)
+			continue;
+		const cgm_function *def = &models[side]->functions[fn];
+		if (def->file) {
+			r[i].file = cgm_arena_strdup(d->arena, def->file);
+			r[i].file_line = def->file_line;
+		}
+		cgm_qimpact im;
+		cgm_query_impact(&im, &graphs[side], &fn, 1);
+		r[i].nentries = im.nentries;
+		r[i].entries = cgm_arena_alloc(d->arena, sizeof(cgm_diff_entry) * (size_t)(im.nentries + 1));
+		for (int k = 0; k < im.nentries; k++) {
+			r[i].entries[k].id = cgm_arena_strdup(d->arena, models[side]->functions[im.entries[k].fn].id);
+			r[i].entries[k].calls = im.entries[k].calls;
+		}
+		r[i].calls = im.calls;
+		cgm_qimpact_free(&im);
+	}
+
+	/* Derived findings, one per changed function. */
+	for (int i = 0; i < nr; i++) {
+		if (r[i].fn < 0)
+			continue;
+		const cgm_model *m = r[i].from_base ? base : head;
+		const cgm_function *f = &m->functions[r[i].fn];
+		const char *side = r[i].from_base ? "BASE" : "HEAD";
+		char detail[512];
+		if (m->has_runtime && r[i].nentries > 0 && r[i].entries[0].calls >= d->hot_threshold) {
+			int hot = 0;
+			while (hot < r[i].nentries && r[i].entries[hot].calls >= d->hot_threshold)
+				hot++;
+			snprintf(detail, sizeof detail,
+				 "%d entry point%s of %s with at least %" PRId64
+				 " observed calls reach%s it; the busiest, %s, has %" PRId64,
+				 hot, hot == 1 ? "" : "s", side, d->hot_threshold, hot == 1 ? "es" : "",
+				 r[i].entries[0].id, r[i].entries[0].calls);
+			add(ctx, CGM_FIND_TOUCHES_HOT, r[i].function, r[i].entries[0].id, 0, detail);
+		}
+		if (f->dead) {
+			snprintf(detail, sizeof detail, "dead in %s (%s confidence): nothing was seen calling it",
+				 side, f->confidence ? f->confidence : "low");
+			add(ctx, CGM_FIND_DEAD_CHANGED, r[i].function, NULL, 0, detail);
+		}
+	}
+
+	/* Each finding gets its function's radius. */
+	for (int i = 0; i < d->nfindings; i++) {
+		cgm_finding *f = &d->findings[i];
+		radius key = { .function = f->function };
+		const radius *hit = bsearch(&key, r, (size_t)nr, sizeof(radius), compare_radius);
+		if (!hit)
+			continue;
+		f->from_base = hit->from_base;
+		f->file = hit->file;
+		f->file_line = hit->file_line;
+		f->nentries = hit->nentries;
+		f->entries = hit->entries;
+		f->entry_calls = hit->calls;
+	}
+
+	/* Every entry point once: its calls, the changed functions it reaches. */
+	int total = 0;
+	for (int i = 0; i < nr; i++)
+		total += r[i].nentries;
+	cgm_diff_entry *all = xcalloc((size_t)total, sizeof(cgm_diff_entry));
+	int nall = 0;
+	for (int i = 0; i < nr; i++)
+		for (int k = 0; k < r[i].nentries; k++)
+			all[nall++] = r[i].entries[k];
+	/* By id, merging the same entry point (its calls: the larger side). */
+	qsort(all, (size_t)nall, sizeof(cgm_diff_entry), compare_entry_ids);
+	d->affected = cgm_arena_alloc(d->arena, sizeof(cgm_diff_entry) * (size_t)(nall + 1));
+	for (int i = 0; i < nall; i++) {
+		if (d->naffected && strcmp(d->affected[d->naffected - 1].id, all[i].id) == 0) {
+			cgm_diff_entry *e = &d->affected[d->naffected - 1];
+			e->nfunctions++;
+			if (all[i].calls > e->calls)
+				e->calls = all[i].calls;
+			continue;
+		}
+		d->affected[d->naffected] = all[i];
+		d->affected[d->naffected].nfunctions = 1;
+		d->naffected++;
+	}
+	qsort(d->affected, (size_t)d->naffected, sizeof(cgm_diff_entry), compare_affected);
+	free(all);
+	free(r);
+	for (int s = 0; s < 2; s++)
+		cgm_qgraph_free(&graphs[s]);
+}
