@@ -1609,6 +1609,21 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	return true;
 }
 
+/* Whether a value assigned to a `type` may run a user cast worth a site:
+ * unknown types may; pg_catalog's are left out (a user cast to a builtin
+ * type is rare, and every assignment of every body would carry a site). */
+static bool coercible_target(const char *type)
+{
+	return type && !cgm_type_is_builtin(type);
+}
+
+/* A variable declared of a pg_catalog type (not %TYPE, %ROWTYPE, record). */
+static bool builtin_variable(extract_ctx *ctx, const char *name)
+{
+	const char *type = var_lookup(ctx, name);
+	return type && cgm_type_is_builtin(type);
+}
+
 /* The cast an assignment or a RETURN of the statement being walked may run
  * (coerce.h): the value the PL/pgSQL parser's check read (the row of its
  * checked text) against the variable or the declared result. */
@@ -1623,10 +1638,11 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 	const cgm_expr *target = NULL;
 	if (assign) {
 		const char *name = cgm_coercion_assign_target(ctx->arena, text);
-		target = name && !field_rewritten(ctx, name) ? var_expr(ctx, name) : NULL;
+		if (name && !field_rewritten(ctx, name) && !builtin_variable(ctx, name))
+			target = var_expr(ctx, name);
 	} else {
 		const char *type = cgm_coercion_return_type(ctx->fn);
-		target = type ? cgm_coercion_type_expr(ctx->arena, type) : NULL;
+		target = coercible_target(type) ? cgm_coercion_type_expr(ctx->arena, type) : NULL;
 	}
 	if (!target)
 		return;
@@ -1905,6 +1921,8 @@ static void walk_datums(extract_ctx *ctx, const jt_doc *d, int datums)
  * the row as it is): the cast the assignment may run (coerce.h). */
 static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *row)
 {
+	if (builtin_variable(ctx, name))
+		return;
 	const cgm_expr *var = var_expr(ctx, name);
 	if (!var || var->kind != CGM_EXPR_VAR || !var->name || strcmp(var->name, "record") == 0 ||
 	    row->kind != CGM_EXPR_ROW || row->nargs < 1 || !row->args[0] ||
@@ -2084,6 +2102,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
+		.expr_rows = coercible_target(cgm_coercion_return_type(ctx->fn)),
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
 			     .arena = ctx->arena, .row = on_capture_row,

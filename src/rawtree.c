@@ -1813,8 +1813,8 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
 		walk_tree(tree, &c->visitor, false,
-			  mode == RAW_PARSE_DEFAULT || mode == RAW_PARSE_PLPGSQL_EXPR ||
-				  mode == RAW_PARSE_PLPGSQL_ASSIGN1);
+			  mode == RAW_PARSE_DEFAULT || mode == RAW_PARSE_PLPGSQL_ASSIGN1 ||
+				  (mode == RAW_PARSE_PLPGSQL_EXPR && c->expr_rows));
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;

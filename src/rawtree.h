@@ -165,6 +165,9 @@ typedef struct cgm_raw_capture {
 	 * text (a literal, || of literals, format() with a literal template
 	 * and only %L): that SQL and the location of its first literal. */
 	void (*constant)(void *ctx, const char *sql, int location);
+	/* Report the row (visitor.row) of plain expressions too, not only of
+	 * statements and assignments: RETURN's value may be cast. */
+	bool expr_rows;
 	cgm_raw_visitor visitor;
 } cgm_raw_capture;
 void cgm_raw_capture_set(const cgm_raw_capture *capture);
