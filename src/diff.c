@@ -825,6 +825,20 @@ static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 	}
 }
 
+/* Callers a removed-called-function row names before "+N more". */
+#define CALLERS_CAP 20
+
+/* Finding indexes by the other function, then as the findings are sorted. */
+static int compare_by_other(const void *a, const void *b, void *arg)
+{
+	const cgm_diff *d = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	const char *ox = d->findings[x].other ? d->findings[x].other : "";
+	const char *oy = d->findings[y].other ? d->findings[y].other : "";
+	int r = strcmp(ox, oy);
+	return r ? r : x - y;
+}
+
 /* A body-changed excerpt as a collapsed diff block (after the table: a
  * table cell cannot hold one); a line a code block would show raw
  * (controls, bidi controls, bad bytes) is shown escaped. */
@@ -927,8 +941,55 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 			break;
 		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
 				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
-		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
 		bool full = false;
+		if (k == CGM_FIND_REMOVED_CALLED) {
+			/* One row per removed function, listing every caller left. */
+			cgm_strbuf_puts(o, "| removed function | still called by |\n|---|---|\n");
+			int *order = calloc((size_t)d->counts[k] + 1, sizeof(int)), n = 0;
+			if (!order)
+				abort();
+			for (int i = 0; i < d->nfindings; i++)
+				if (d->findings[i].code == CGM_FIND_REMOVED_CALLED)
+					order[n++] = i;
+			qsort_r(order, (size_t)n, sizeof(int), compare_by_other, (void *)d);
+			for (int g = 0; g < n && !full;) {
+				const cgm_finding *first = &d->findings[order[g]];
+				int end = g;
+				while (end < n && same_text(d->findings[order[end]].other, first->other))
+					end++;
+				cgm_strbuf_reset(&row);
+				cgm_strbuf_puts(&row, "| ");
+				md_code(&row, first->other ? first->other : "?");
+				cgm_strbuf_printf(&row, " | %d: ", end - g);
+				for (int j = g; j < end && j < g + CALLERS_CAP; j++) {
+					const cgm_finding *f = &d->findings[order[j]];
+					cgm_strbuf_puts(&row, j > g ? "<br>" : "");
+					md_code(&row, f->function);
+					if (f->line > 0)
+						cgm_strbuf_printf(&row, " line %d", f->line);
+					if (f->nentries)
+						cgm_strbuf_printf(&row, " (%d entry point%s%s)", f->nentries,
+								  f->nentries == 1 ? "" : "s",
+								  d->has_runtime ? cgm_arena_printf(d->arena, ", %" PRId64 " calls", f->entry_calls) : "");
+				}
+				if (end - g > CALLERS_CAP)
+					cgm_strbuf_printf(&row, "<br>+%d more", end - g - CALLERS_CAP);
+				cgm_strbuf_puts(&row, " |\n");
+				if (o->len + row.len + reserve > budget) {
+					full = true;
+					break;
+				}
+				cgm_strbuf_add(o, row.data, row.len);
+				shown += end - g;
+				g = end;
+			}
+			free(order);
+			cgm_strbuf_puts(o, "\n</details>\n");
+			if (full)
+				break;
+			continue;
+		}
+		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
 		for (int i = 0; i < d->nfindings && !full; i++) {
 			const cgm_finding *f = &d->findings[i];
 			if ((int)f->code != k)

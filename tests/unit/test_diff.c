@@ -336,6 +336,36 @@ static void test_body_excerpt(void **state)
 	cgm_arena_free(a);
 }
 
+/* A removed function still called from many places is one row naming its
+ * callers, not a row per caller. */
+static void test_removed_called_grouped(void **state)
+{
+	(void)state;
+	cgm_diff *d = calloc(1, sizeof(*d));
+	d->arena = cgm_arena_new();
+	d->base_name = "base";
+	d->head_name = "head";
+	d->nfindings = 25;
+	d->findings = cgm_arena_alloc(d->arena, 25 * sizeof(cgm_finding));
+	for (int i = 0; i < 25; i++) {
+		const char *gone = i < 24 ? "app.gone()" : "app.other()";
+		d->findings[i] = (cgm_finding){ .code = CGM_FIND_REMOVED_CALLED,
+						.function = cgm_arena_printf(d->arena, "app.c%02d()", i),
+						.other = gone, .line = i + 1,
+						.detail = cgm_arena_printf(d->arena, "calls %s, which was removed", gone) };
+		d->counts[CGM_FIND_REMOVED_CALLED]++;
+	}
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_non_null(strstr(md, "| `app.gone()` | 24: `app.c00()` line 1<br>`app.c01()` line 2<br>"));
+	assert_non_null(strstr(md, "`app.c19()` line 20<br>+4 more |\n"));
+	assert_null(strstr(md, "`app.c20()`"));
+	assert_non_null(strstr(md, "| `app.other()` | 1: `app.c24()` line 25 |\n"));
+	assert_null(strstr(md, "not shown"));
+	free(md);
+	cgm_arena_free(d->arena);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_affected_cap),
 		cmocka_unit_test(test_comment_cap),
 		cmocka_unit_test(test_body_excerpt),
+		cmocka_unit_test(test_removed_called_grouped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
