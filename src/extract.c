@@ -905,8 +905,15 @@ static const char *element_type(extract_ctx *ctx, const char *t)
 }
 
 static void add_operator_site(extract_ctx *ctx, long location, const char *schema,
-			      const char *name, bool prefix, const char *left, const char *right)
+			      const char *name, bool prefix, const char *left, const char *right,
+			      const cgm_expr *lexpr, const cgm_expr *rexpr)
 {
+	/* An operand the parser could not type is typed at resolution from
+	 * its tree (calls' results, subexpressions). */
+	if (left)
+		lexpr = NULL;
+	if (right)
+		rexpr = NULL;
 	/* Operands of unknowable type on a symbol pg_catalog overloads: never
 	 * linked (resolve_ops.c), so not worth a site. */
 	if (!schema && !right && (prefix || !left) && cgm_builtin_operator_overloaded(name, prefix))
@@ -924,35 +931,47 @@ static void add_operator_site(extract_ctx *ctx, long location, const char *schem
 		s->argtypes[0] = left;
 		s->argtypes[1] = right;
 	}
+	if ((!prefix && lexpr) || rexpr) {
+		const cgm_expr **exprs = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr *) * 2);
+		exprs[0] = prefix ? rexpr : lexpr;
+		exprs[1] = prefix ? NULL : rexpr;
+		for (int i = 0; i < s->nargs; i++)
+			bind_vars(ctx, exprs[i], 0);
+		s->argexprs = exprs;
+	}
 }
 
 /* The operators one operator expression runs (rawtree.h, cgm_raw_op_kind);
  * `location` is of the parsed text, names are copied. */
 static void operator_sites(extract_ctx *ctx, cgm_raw_op_kind kind, const char *schema,
 			   const char *name, long location, bool has_left, const char *left,
-			   const char *right, const char *right2)
+			   const char *right, const char *right2, const cgm_raw_operator *trees)
 {
+	const cgm_expr *lexpr = trees && trees->left ? trees->left->expr : NULL;
+	const cgm_expr *rexpr = trees && trees->right ? trees->right->expr : NULL;
+	const cgm_expr *r2expr = trees && trees->right2 ? trees->right2->expr : NULL;
 	long at = locate(ctx, location);
 	schema = cgm_arena_strdup(ctx->arena, schema);
 	switch (kind) {
 	case CGM_RAW_OP:
 		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), !has_left, left,
-				  right);
+				  right, lexpr, rexpr);
 		break;
 	case CGM_RAW_OP_ANY_ALL:
 		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), false, left,
-				  element_type(ctx, right));
+				  element_type(ctx, right), lexpr, NULL);
 		break;
 	case CGM_RAW_OP_IN:
-		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), false, left, right);
+		add_operator_site(ctx, at, schema, cgm_arena_strdup(ctx->arena, name), false, left, right,
+				  lexpr, rexpr);
 		break;
 	case CGM_RAW_OP_BETWEEN:
-		add_operator_site(ctx, at, NULL, ">=", false, left, right);
-		add_operator_site(ctx, at, NULL, "<=", false, left, right2);
+		add_operator_site(ctx, at, NULL, ">=", false, left, right, lexpr, rexpr);
+		add_operator_site(ctx, at, NULL, "<=", false, left, right2, lexpr, r2expr);
 		break;
 	case CGM_RAW_OP_NOT_BETWEEN:
-		add_operator_site(ctx, at, NULL, "<", false, left, right);
-		add_operator_site(ctx, at, NULL, ">", false, left, right2);
+		add_operator_site(ctx, at, NULL, "<", false, left, right, lexpr, rexpr);
+		add_operator_site(ctx, at, NULL, ">", false, left, right2, lexpr, r2expr);
 		break;
 	}
 }
@@ -960,7 +979,8 @@ static void operator_sites(extract_ctx *ctx, cgm_raw_op_kind kind, const char *s
 /* A cast to `target` of a value of type `source`.  An untyped literal
  * ('1'::t) is read by the type's input function and a value already of
  * the type is not cast: neither runs a cast, neither is a site. */
-static void cast_site(extract_ctx *ctx, long location, const char *target, const char *source)
+static void cast_site(extract_ctx *ctx, long location, const char *target, const char *source,
+		      const cgm_expr *value)
 {
 	if (!target || (source && (strcmp(source, "unknown") == 0 || strcmp(source, target) == 0)))
 		return;
@@ -972,6 +992,12 @@ static void cast_site(extract_ctx *ctx, long location, const char *target, const
 	s->nargs = 1;
 	s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *));
 	s->argtypes[0] = source;
+	if (!source && value) { /* typed at resolution from its tree */
+		const cgm_expr **exprs = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr *));
+		exprs[0] = value;
+		bind_vars(ctx, value, 0);
+		s->argexprs = exprs;
+	}
 }
 
 static void on_raw_op(void *arg, const cgm_raw_operator *op)
@@ -979,13 +1005,13 @@ static void on_raw_op(void *arg, const cgm_raw_operator *op)
 	extract_ctx *ctx = arg;
 	operator_sites(ctx, op->kind, op->schema, op->name, op->location, op->left != NULL,
 		       op->left ? raw_arg_type(ctx, op->left) : NULL, raw_arg_type(ctx, op->right),
-		       op->right2 ? raw_arg_type(ctx, op->right2) : NULL);
+		       op->right2 ? raw_arg_type(ctx, op->right2) : NULL, op);
 }
 
 static void on_raw_cast(void *arg, const cgm_raw_arg *target, const cgm_raw_arg *value, int location)
 {
 	extract_ctx *ctx = arg;
-	cast_site(ctx, location, raw_arg_type(ctx, target), raw_arg_type(ctx, value));
+	cast_site(ctx, location, raw_arg_type(ctx, target), raw_arg_type(ctx, value), value->expr);
 }
 
 /* The same from libpg_query's JSON: the A_Expr and TypeCast objects at obj. */
@@ -1031,7 +1057,7 @@ static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
 	operator_sites(ctx, op, schema, name, location, lexpr >= 0,
 		       lexpr >= 0 ? arg_type(ctx, d, lexpr) : NULL,
 		       rexpr >= 0 ? arg_type(ctx, d, rexpr) : NULL,
-		       rexpr2 >= 0 ? arg_type(ctx, d, rexpr2) : NULL);
+		       rexpr2 >= 0 ? arg_type(ctx, d, rexpr2) : NULL, NULL);
 }
 
 static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj)
@@ -1045,7 +1071,7 @@ static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj)
 	const char *source = value < 0 ? NULL
 			     : jt_get(d, value, "RowExpr") >= 0 ? "record"
 								: arg_type(ctx, d, value);
-	cast_site(ctx, location + ctx->loc_shift, typename_canonical(ctx, d, type_name), source);
+	cast_site(ctx, location + ctx->loc_shift, typename_canonical(ctx, d, type_name), source, NULL);
 }
 
 /* ---- the PL/pgSQL tree from libpg_query's structs ---------------------- */

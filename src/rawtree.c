@@ -35,6 +35,7 @@
 #include "cgmap/limits.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/model.h"
+#include "cgmap/ops.h"
 #include "cgmap/types.h"
 #include "rawtree.h"
 #include "sqllex.h"
@@ -907,9 +908,28 @@ static void report_operator(walker *w, const A_Expr *e)
 		return;
 	}
 	w->shape_stop = w->depth + 1 + OPERAND_SHAPE_DEPTH;
-	op.left = e->lexpr ? arg_shape(w, e->lexpr, NULL, w->depth + 1) : NULL;
-	op.right = arg_shape(w, right, NULL, w->depth + 1);
-	op.right2 = right2 ? arg_shape(w, right2, NULL, w->depth + 1) : NULL;
+	cgm_raw_arg *left = e->lexpr ? arg_shape(w, e->lexpr, NULL, w->depth + 1) : NULL;
+	cgm_raw_arg *right_arg = arg_shape(w, right, NULL, w->depth + 1);
+	cgm_raw_arg *right2_arg = right2 ? arg_shape(w, right2, NULL, w->depth + 1) : NULL;
+	/* An operand the parser cannot type (a call, a subexpression) gets its
+	 * tree, so resolution can type it from the catalog.  Only where the
+	 * operator can be a user's: a schema-qualified or non-builtin symbol,
+	 * or a builtin symbol whose other operand has a type; on `a + f(x)`
+	 * with both unknown the operator is never linked (extract.c). */
+	bool worth = op.schema || !cgm_builtin_operator_overloaded(op.name, left == NULL) ||
+		     (left && left->kind != CGM_RAW_ARG_OTHER && left->kind != CGM_RAW_ARG_COLUMN) ||
+		     (right_arg->kind != CGM_RAW_ARG_OTHER && right_arg->kind != CGM_RAW_ARG_COLUMN);
+	if (w->v->arena && worth) {
+		if (left && left->kind == CGM_RAW_ARG_OTHER)
+			left->expr = build_expr(w, e->lexpr);
+		if (right_arg->kind == CGM_RAW_ARG_OTHER)
+			right_arg->expr = build_expr(w, right);
+		if (right2_arg && right2_arg->kind == CGM_RAW_ARG_OTHER)
+			right2_arg->expr = build_expr(w, right2);
+	}
+	op.left = left;
+	op.right = right_arg;
+	op.right2 = right2_arg;
 	w->v->op(w->v->ctx, &op);
 }
 
@@ -925,6 +945,8 @@ static void report_cast(walker *w, const TypeCast *tc)
 		value->kind = CGM_RAW_ARG_CAST;
 		value->type_name = "record";
 	}
+	if (w->v->arena && value->kind == CGM_RAW_ARG_OTHER && tc->arg)
+		value->expr = build_expr(w, tc->arg);
 	w->v->cast(w->v->ctx, arg_shape(w, (const Node *)tc, NULL, w->depth + 1), value, location);
 }
 

@@ -38,6 +38,8 @@ typedef enum cgm_raw_arg_kind {
 	CGM_RAW_ARG_CONCAT   /* left || right */
 } cgm_raw_arg_kind;
 
+struct cgm_expr;
+
 typedef struct cgm_raw_arg {
 	cgm_raw_arg_kind kind;
 	const char *name;        /* name => value: the name, else NULL */
@@ -47,6 +49,10 @@ typedef struct cgm_raw_arg {
 	const char *column;      /* COLUMN */
 	int param;               /* PARAM */
 	const struct cgm_raw_arg *left, *right; /* CONCAT */
+	/* OTHER operands of operators and values of casts, with
+	 * cgm_raw_visitor.arena set: the whole expression as a tree for
+	 * typing (cgmap/exprtype.h), in that arena; else NULL. */
+	const struct cgm_expr *expr;
 } cgm_raw_arg;
 
 struct cgm_expr;

@@ -367,6 +367,11 @@ bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 			     const cgm_function *caller, cgm_site *s)
 {
 	s->resolution = CGM_RES_NONE;
+	/* Operands and cast values the parser could not type (calls' results,
+	 * subexpressions) typed now, from the catalog, as call arguments are. */
+	for (int i = 0; !s->coerce_to && typer && s->argexprs && s->argtypes && i < s->nargs; i++)
+		if (!s->argtypes[i] && s->argexprs[i])
+			s->argtypes[i] = cgm_expr_type(typer, s->argexprs[i]);
 	bool kept = s->kind == CGM_SITE_OPERATOR ? resolve_operator(r, arena, caller, s)
 		    : s->coerce_to		     ? resolve_coercion(r, arena, typer, caller, s)
 						     : resolve_cast(r, arena, caller, s);

@@ -73,6 +73,7 @@ pgtest_psql -d opcast -c "SELECT cgmap_trace_reset()" >/dev/null
 pgtest_psql -d opcast >/dev/null <<'SQL'
 SELECT app.run(4);
 SELECT app.same(ROW(1)::app.money, ROW(1)::app.money);
+SELECT app.compare('7', 7);
 SELECT app.open_wallet(1);
 SQL
 "$cgmap" --dsn "dbname=opcast" --out "$work/trace" --no-html 2>"$work/trace.err" ||
@@ -94,6 +95,8 @@ for want in \
 	'app.run(integer) -> app.inv(numeric,numeric) via aggregate' \
 	'app.run(integer) -> app.fin(numeric) via aggregate' \
 	'app.same(app.money,app.money) -> app.money_eq(app.money,app.money) via operator' \
+	'app.compare(text,integer) -> app.money_eq(app.money,app.money) via operator' \
+	'app.compare(text,integer) -> app.int_money(integer) via cast' \
 	'app.open_wallet(integer) -> app.int_money(integer) via default' \
 	'app.open_wallet(integer) -> app.money_eq_int(app.money,integer) via check'; do
 	grep -F "$want" "$work/trace.edges" | grep -q ' both ' ||
