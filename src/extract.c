@@ -55,6 +55,7 @@ typedef struct var_type {
 typedef struct extract_ctx {
 	cgm_arena *arena;
 	cgm_function *fn;
+	bool no_coercions;      /* the catalog has no user cast a coercion could run */
 
 	const char *body;       /* the body as parsed (rewrites keep its lines) */
 	int *line_starts;       /* offsets of each line start in body */
@@ -877,7 +878,8 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 								  r->columns[i]);
 		int line = r->line;
 		bind_vars(ctx, rel->values[i], 0);
-		cgm_coercion_site(ctx->arena, new_site(ctx), rel->values[i], target, line);
+		if (!ctx->no_coercions)
+			cgm_coercion_site(ctx->arena, new_site(ctx), rel->values[i], target, line);
 	}
 }
 
@@ -1380,7 +1382,8 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 {
 	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .relation = on_raw_relation,
 					  .statement = on_raw_statement, .unknown = on_raw_unknown,
-					  .arena = ctx->arena, .op = on_raw_op, .cast = on_raw_cast };
+					  .arena = ctx->arena, .no_coercion_values = ctx->no_coercions,
+					  .op = on_raw_op, .cast = on_raw_cast };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
 	int before = ctx->nsites;
@@ -1673,7 +1676,8 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 	if (!target)
 		return;
 	bind_vars(ctx, row->args[0], 0);
-	cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], target, ctx->stmt_line);
+	if (!ctx->no_coercions)
+		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], target, ctx->stmt_line);
 }
 
 static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
@@ -1955,7 +1959,8 @@ static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *ro
 	    row->args[0]->kind == CGM_EXPR_STAR)
 		return;
 	bind_vars(ctx, row->args[0], 0);
-	cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], var, ctx->stmt_line);
+	if (!ctx->no_coercions)
+		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], var, ctx->stmt_line);
 }
 
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
@@ -2128,10 +2133,11 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
-		.expr_rows = coercible_target(cgm_coercion_return_type(ctx->fn)),
+		.expr_rows = !ctx->no_coercions && coercible_target(cgm_coercion_return_type(ctx->fn)),
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
-			     .arena = ctx->arena, .row = on_capture_row,
+			     .arena = ctx->arena, .no_coercion_values = ctx->no_coercions,
+			     .row = on_capture_row,
 			     .op = on_capture_op, .cast = on_capture_cast },
 	};
 	const cgm_raw_plpgsql_visitor tree_visitor = {
@@ -2267,8 +2273,14 @@ static int compare_sites(const void *a, const void *b)
 
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 {
+	cgm_extract_function_with(arena, fn, true);
+}
+
+void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, bool coercions)
+{
 	extract_ctx ctx;
 	memset(&ctx, 0, sizeof ctx);
+	ctx.no_coercions = !coercions;
 	ctx.sqldoc.skip_index = true;
 	ctx.arena = arena;
 	ctx.fn = fn;

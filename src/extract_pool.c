@@ -44,19 +44,25 @@ struct cgm_extract_pool {
 	int idle_workers;          /* waiting on work_ready: only then signal */
 	bool draining;             /* the caller waits on all_done */
 	bool closing;
+	bool no_coercions;         /* set before the first submit */
 	int nthreads;              /* extractors, the caller's thread counted */
 	int nstarted;              /* workers running: workers[1..nstarted] */
 	pool_worker workers[MAX_THREADS]; /* [0]: the caller's arena */
 };
 
-static void extract_entry(cgm_arena *arena, const pool_entry *e)
+static void extract_entry(const cgm_extract_pool *pool, cgm_arena *arena, const pool_entry *e)
 {
 	cgm_function *fn = e->fn;
 	if (e->measure_body) {
 		fn->line_count = cgm_count_lines(fn->source);
 		fn->body_hash = cgm_body_hash(arena, fn->source);
 	}
-	cgm_extract_function(arena, fn);
+	cgm_extract_function_with(arena, fn, !pool->no_coercions);
+}
+
+void cgm_extract_pool_no_coercions(cgm_extract_pool *pool)
+{
+	pool->no_coercions = true;
 }
 
 /* With the lock held: one finished, tell a draining caller when all are. */
@@ -82,7 +88,7 @@ static void *worker_main(void *arg)
 			break; /* closing, nothing left */
 		pool_entry e = pool->queue[pool->taken++];
 		pthread_mutex_unlock(&pool->lock);
-		extract_entry(w->arena, &e);
+		extract_entry(pool, w->arena, &e);
 		pthread_mutex_lock(&pool->lock);
 		count_done(pool);
 	}
@@ -147,7 +153,7 @@ bool cgm_extract_pool_help(cgm_extract_pool *pool)
 	}
 	pool_entry e = pool->queue[pool->taken++];
 	pthread_mutex_unlock(&pool->lock);
-	extract_entry(pool->workers[0].arena, &e);
+	extract_entry(pool, pool->workers[0].arena, &e);
 	pthread_mutex_lock(&pool->lock);
 	count_done(pool);
 	pthread_mutex_unlock(&pool->lock);

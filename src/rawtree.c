@@ -1002,7 +1002,7 @@ static const cgm_expr *const *column_values(walker *w, const List *cols, const N
 					    const List *targets)
 {
 	int n = list_length(cols);
-	if (!w->v->arena || n == 0)
+	if (!w->v->arena || w->v->no_coercion_values || n == 0)
 		return NULL;
 	const cgm_expr **out = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)n);
 	memset(out, 0, sizeof(cgm_expr *) * (size_t)n);
@@ -1835,8 +1835,10 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 		capture = NULL; /* the visitor parses nothing, but be sure */
 		c->text(c->visitor.ctx, str);
 		walk_tree(tree, &c->visitor, false,
-			  mode == RAW_PARSE_DEFAULT || mode == RAW_PARSE_PLPGSQL_ASSIGN1 ||
-				  (mode == RAW_PARSE_PLPGSQL_EXPR && c->expr_rows));
+			  mode == RAW_PARSE_DEFAULT ||
+				  (!c->visitor.no_coercion_values &&
+				   (mode == RAW_PARSE_PLPGSQL_ASSIGN1 ||
+				    (mode == RAW_PARSE_PLPGSQL_EXPR && c->expr_rows))));
 		/* An expression's constant SQL, for when it is EXECUTEd. */
 		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;

@@ -126,6 +126,11 @@ typedef struct cgm_raw_visitor {
 	void (*unknown)(void *ctx, int start, int len);
 	/* Non-NULL: build argument expressions and FROM scopes in this arena. */
 	struct cgm_arena *arena;
+	/* With arena set: no expressions of the values an INSERT or UPDATE
+	 * stores (cgm_raw_relation.values), and no rows of PL/pgSQL
+	 * assignments and RETURN expressions (cgm_raw_capture), when no cast
+	 * can run on them (coerce.h). */
+	bool no_coercion_values;
 	/* With arena set, optional: a top-level SELECT's result row (ROW with
 	 * the columns' names), before its sites are reported; lives in the arena.
 	 * Captured texts (cgm_raw_capture) report it for PL/pgSQL expressions

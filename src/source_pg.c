@@ -994,6 +994,20 @@ static int run(PGconn *conn, const char *sql)
 	return 0;
 }
 
+/* Casts are read before the functions stream: with no user cast of
+ * context assignment or implicit, no coercion can run one, and extraction
+ * keeps none of their sites and expressions (coerce.h). */
+static int spare_coercions(const cgm_model *model, cgm_extract_pool *pool)
+{
+	for (int i = 0; i < model->ncasts; i++) {
+		const cgm_cast *c = &model->casts[i];
+		if (!c->builtin && c->function_id && (c->context == 'a' || c->context == 'i'))
+			return 0;
+	}
+	cgm_extract_pool_no_coercions(pool);
+	return 0;
+}
+
 int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 			 cgm_extract_pool *pool)
 {
@@ -1014,6 +1028,7 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    (rc = load_effects(model, conn)) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||
+	    (rc = spare_coercions(model, pool)) < 0 ||
 	    (rc = stream_user_functions(model, conn, opts, pool)) < 0 ||
 	    (rc = load_system_functions(model, conn, opts, pool)) < 0) {
 		PQfinish(conn);

@@ -37,6 +37,12 @@ int cgm_extract_pool_threads(const cgm_extract_pool *pool);
  * pool, off their reading thread). */
 void cgm_extract_pool_submit(cgm_extract_pool *pool, cgm_function *fn, bool measure_body);
 
+/* Before the first submit: the catalog holds no user cast of context
+ * assignment or implicit, so extraction makes no coercion sites
+ * (cgm_extract_function_with).  Only a source that knows its casts before
+ * its functions (a live catalog) can say so. */
+void cgm_extract_pool_no_coercions(cgm_extract_pool *pool);
+
 /* Extract one queued function on the calling thread; false when none is
  * waiting.  For a caller that would otherwise wait for input. */
 bool cgm_extract_pool_help(cgm_extract_pool *pool);

@@ -62,6 +62,10 @@ int cgm_schema_patterns_check(const cgm_source_options *opts, const char *const 
 
 /* One function, into `arena` (thread-safe across different functions). */
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
+/* The same; coercions false: no sites of the casts PostgreSQL applies by
+ * itself (coerce.h), for a catalog known to hold no user assignment or
+ * implicit cast, which spares their expressions' memory. */
+void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, bool coercions);
 /* Whether PL/pgSQL bodies are read from the trees libpg_query's own parser
  * built (the default, when the link could wrap it) or from its JSON with
  * every expression parsed again (the path of a shared libpg_query); the
