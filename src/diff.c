@@ -765,20 +765,6 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		cgm_strbuf_putc(o, '\n');
 }
 
-static void md_code(cgm_strbuf *o, const char *s)
-{
-	/* Inline code cannot escape a backquote; ids rarely hold one, and
-	 * then plain escaped text is the safe form.  So it is for a control,
-	 * a bidi control or a bad byte, which code would show raw. */
-	if (strchr(s, '`') || strchr(s, '|') || !cgm_escape_is_plain(s)) {
-		cgm_escape_markdown(o, s);
-		return;
-	}
-	cgm_strbuf_putc(o, '`');
-	cgm_strbuf_puts(o, s);
-	cgm_strbuf_putc(o, '`');
-}
-
 /* SQL text as inline code in a table cell: a '|' escaped (the table
  * would split there; GitHub and GitLab show `\|` in code as '|'); text with
  * a backquote, a control or a bad byte as escaped text instead. */
@@ -816,7 +802,7 @@ static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 			free(before);
 		}
 		if (at == at_other) {
-			md_code(o, f->other);
+			cgm_escape_markdown_code(o, f->other);
 			d = at + strlen(f->other);
 		} else {
 			md_sql(o, f->sql);
@@ -853,7 +839,7 @@ static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
 	}
 	int fence = longest >= 3 ? longest + 1 : 3;
 	cgm_strbuf_puts(o, "<details><summary>");
-	md_code(o, f->function);
+	cgm_escape_markdown_code(o, f->function);
 	cgm_strbuf_puts(o, ": what changed</summary>\n\n");
 	for (int i = 0; i < fence; i++)
 		cgm_strbuf_putc(o, '`');
@@ -889,7 +875,7 @@ static void md_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f)
 		cgm_strbuf_puts(o, " in BASE");
 	for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
 		cgm_strbuf_puts(o, k ? ", " : ": ");
-		md_code(o, f->entries[k].id);
+		cgm_escape_markdown_code(o, f->entries[k].id);
 	}
 	if (f->nentries > ENTRY_CAP)
 		cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
@@ -900,9 +886,9 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 	/* A bot finds its own comment by this line and edits it. */
 	cgm_strbuf_puts(o, "<!-- cgmap-diff -->\n### cgmap diff\n\n");
 	cgm_strbuf_puts(o, "Comparing ");
-	md_code(o, d->base_name);
+	cgm_escape_markdown_code(o, d->base_name);
 	cgm_strbuf_puts(o, " (base) with ");
-	md_code(o, d->head_name);
+	cgm_escape_markdown_code(o, d->head_name);
 	cgm_strbuf_puts(o, " (head).\n\n");
 	if (d->nfindings == 0) {
 		cgm_strbuf_puts(o, "No difference in the call graph.\n");
@@ -920,7 +906,7 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 						  : "| entry point | changed functions reached |\n|---|---:|\n");
 		for (int i = 0; i < d->naffected && i < AFFECTED_CAP; i++) {
 			cgm_strbuf_puts(o, "| ");
-			md_code(o, d->affected[i].id);
+			cgm_escape_markdown_code(o, d->affected[i].id);
 			if (d->has_runtime)
 				cgm_strbuf_printf(o, " | %" PRId64, d->affected[i].calls);
 			cgm_strbuf_printf(o, " | %d |\n", d->affected[i].nfunctions);
@@ -959,12 +945,12 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 					end++;
 				cgm_strbuf_reset(&row);
 				cgm_strbuf_puts(&row, "| ");
-				md_code(&row, first->other ? first->other : "?");
+				cgm_escape_markdown_code(&row, first->other ? first->other : "?");
 				cgm_strbuf_printf(&row, " | %d: ", end - g);
 				for (int j = g; j < end && j < g + CALLERS_CAP; j++) {
 					const cgm_finding *f = &d->findings[order[j]];
 					cgm_strbuf_puts(&row, j > g ? "<br>" : "");
-					md_code(&row, f->function);
+					cgm_escape_markdown_code(&row, f->function);
 					if (f->line > 0)
 						cgm_strbuf_printf(&row, " line %d", f->line);
 					if (f->nentries)
@@ -998,10 +984,10 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 			cgm_strbuf_reset(&row);
 			o = &row;
 			cgm_strbuf_puts(o, "| ");
-			md_code(o, f->function);
+			cgm_escape_markdown_code(o, f->function);
 			if (f->file) {
 				cgm_strbuf_puts(o, "<br>");
-				md_code(o, cgm_arena_printf(d->arena, "%s:%d", f->file, f->file_line));
+				cgm_escape_markdown_code(o, cgm_arena_printf(d->arena, "%s:%d", f->file, f->file_line));
 			}
 			if (f->line > 0)
 				cgm_strbuf_printf(o, " | %d | ", f->line);

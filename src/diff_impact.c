@@ -51,16 +51,6 @@ static int compare_entry_ids(const void *a, const void *b)
 	return strcmp(((const cgm_diff_entry *)a)->id, ((const cgm_diff_entry *)b)->id);
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
 void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *head,
 			   void (*add)(void *ctx, cgm_finding_code code, const char *function,
 				       const char *other, int line, const char *detail),
@@ -70,7 +60,7 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 	if (d->nfindings == 0)
 		return;
 	/* The distinct functions of the findings, each once. */
-	radius *r = xcalloc((size_t)d->nfindings, sizeof(radius));
+	radius *r = cgm_xcalloc((size_t)d->nfindings, sizeof(radius));
 	int nr = 0;
 	for (int i = 0; i < d->nfindings; i++)
 		r[nr++].function = d->findings[i].function;
@@ -157,7 +147,7 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 	int total = 0;
 	for (int i = 0; i < nr; i++)
 		total += r[i].nentries;
-	cgm_diff_entry *all = xcalloc((size_t)total, sizeof(cgm_diff_entry));
+	cgm_diff_entry *all = cgm_xcalloc((size_t)total, sizeof(cgm_diff_entry));
 	int nall = 0;
 	for (int i = 0; i < nr; i++)
 		for (int k = 0; k < r[i].nentries; k++)

@@ -425,3 +425,14 @@ void cgm_escape_filename(cgm_strbuf *out, const char *s)
 	}
 	cgm_strbuf_printf(out, "%s%016llx", written ? "-" : "", (unsigned long long)hash);
 }
+
+void cgm_escape_markdown_code(cgm_strbuf *out, const char *s)
+{
+	if (strchr(s, '`') || strchr(s, '|') || !cgm_escape_is_plain(s)) {
+		cgm_escape_markdown(out, s);
+		return;
+	}
+	cgm_strbuf_putc(out, '`');
+	cgm_strbuf_puts(out, s);
+	cgm_strbuf_putc(out, '`');
+}

@@ -17,29 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/arena.h"
 #include "cgmap/error.h"
 #include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	return p;
-}
 
 const char *cgm_qedge_provenance(const cgm_edge *e)
 {
@@ -68,10 +49,10 @@ void cgm_qgraph_build(cgm_qgraph *g, const cgm_model *model)
 	int n = model->nfunctions, ne = model->nedges;
 	g->model = model;
 	g->n = n;
-	g->out_start = xcalloc((size_t)n + 1, sizeof(int));
-	g->in_start = xcalloc((size_t)n + 1, sizeof(int));
-	g->out_edges = xcalloc((size_t)ne, sizeof(int));
-	g->in_edges = xcalloc((size_t)ne, sizeof(int));
+	g->out_start = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	g->in_start = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	g->out_edges = cgm_xcalloc((size_t)ne, sizeof(int));
+	g->in_edges = cgm_xcalloc((size_t)ne, sizeof(int));
 	int *order = cgm_model_edge_order(model);
 	for (int i = 0; i < ne; i++) {
 		const cgm_edge *e = &model->edges[i];
@@ -84,7 +65,7 @@ void cgm_qgraph_build(cgm_qgraph *g, const cgm_model *model)
 		g->out_start[f + 1] += g->out_start[f];
 		g->in_start[f + 1] += g->in_start[f];
 	}
-	int *out_fill = xcalloc((size_t)n, sizeof(int)), *in_fill = xcalloc((size_t)n, sizeof(int));
+	int *out_fill = cgm_xcalloc((size_t)n, sizeof(int)), *in_fill = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int k = 0; k < ne; k++) {
 		int i = order ? order[k] : k;
 		const cgm_edge *e = &model->edges[i];
@@ -158,7 +139,7 @@ static int edit_distance(const char *a, const char *b)
 int cgm_query_closest(int *out, int k, const cgm_model *model, const char *text)
 {
 	int n = model->nuser > 0 ? model->nuser : model->nfunctions;
-	int *dist = xcalloc((size_t)k, sizeof(int));
+	int *dist = cgm_xcalloc((size_t)k, sizeof(int));
 	int found = 0;
 	char scratch[1024];
 	for (int i = 0; i < n && k > 0; i++) {
@@ -196,7 +177,7 @@ int cgm_query_match(int **out, int *n, const cgm_model *model, const char *patte
 {
 	*out = NULL;
 	*n = 0;
-	int *found = xcalloc((size_t)model->nfunctions, sizeof(int));
+	int *found = cgm_xcalloc((size_t)model->nfunctions, sizeof(int));
 	int nfound = 0;
 	char scratch[1024];
 	/* The mapped functions first; a builtin only when none matches. */
@@ -237,7 +218,7 @@ int cgm_query_match(int **out, int *n, const cgm_model *model, const char *patte
 static void bfs(int *dist, int *origin, const cgm_qgraph *g, const int *start, int nstart,
 		cgm_qdir dir, bool (*keep)(const cgm_edge *))
 {
-	int *queue = xcalloc((size_t)g->n, sizeof(int));
+	int *queue = cgm_xcalloc((size_t)g->n, sizeof(int));
 	int head = 0, tail = 0;
 	for (int i = 0; i < g->n; i++)
 		dist[i] = -1;
@@ -276,7 +257,7 @@ static void add_row(cgm_qtree *t, int *cap, int depth, int fn, int parent, int e
 {
 	if (t->nrows == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
-		t->rows = xrealloc(t->rows, sizeof(cgm_qrow) * (size_t)*cap);
+		t->rows = cgm_xrealloc(t->rows, sizeof(cgm_qrow) * (size_t)*cap);
 	}
 	t->rows[t->nrows++] = (cgm_qrow){ depth, fn, parent, edge, mark };
 }
@@ -293,12 +274,12 @@ void cgm_query_tree(cgm_qtree *out, const cgm_qgraph *g, const int *start, int n
 	memset(out, 0, sizeof *out);
 	out->max_depth = max_depth;
 	int n = g->n, cap = 0;
-	int *dist = xcalloc((size_t)n, sizeof(int));
+	int *dist = cgm_xcalloc((size_t)n, sizeof(int));
 	bfs(dist, NULL, g, start, nstart, dir, NULL);
-	bool *expanded = xcalloc((size_t)n, sizeof(bool));
-	bool *on_path = xcalloc((size_t)n, sizeof(bool));
-	bool *is_start = xcalloc((size_t)n, sizeof(bool));
-	tree_frame *stack = xcalloc((size_t)n + 1, sizeof(tree_frame));
+	bool *expanded = cgm_xcalloc((size_t)n, sizeof(bool));
+	bool *on_path = cgm_xcalloc((size_t)n, sizeof(bool));
+	bool *is_start = cgm_xcalloc((size_t)n, sizeof(bool));
+	tree_frame *stack = cgm_xcalloc((size_t)n + 1, sizeof(tree_frame));
 	for (int s = 0; s < nstart; s++)
 		if (start[s] >= 0 && start[s] < n)
 			is_start[start[s]] = true;
@@ -384,11 +365,11 @@ static void record(path_search *ps, int len)
 	cgm_qpaths *o = ps->out;
 	if (o->npaths == ps->cap) {
 		ps->cap = ps->cap ? ps->cap * 2 : 8;
-		o->paths = xrealloc(o->paths, sizeof(cgm_qpath) * (size_t)ps->cap);
+		o->paths = cgm_xrealloc(o->paths, sizeof(cgm_qpath) * (size_t)ps->cap);
 	}
 	cgm_qpath *p = &o->paths[o->npaths++];
 	p->nfns = len + 1;
-	p->fns = xcalloc((size_t)len + 1, sizeof(int));
+	p->fns = cgm_xcalloc((size_t)len + 1, sizeof(int));
 	memcpy(p->fns, ps->path, sizeof(int) * ((size_t)len + 1));
 }
 
@@ -454,9 +435,9 @@ void cgm_query_paths(cgm_qpaths *out, const cgm_qgraph *g, const int *from, int 
 	int n = g->n;
 	if (max_paths <= 0 || n == 0)
 		return;
-	int *dist_to = xcalloc((size_t)n, sizeof(int));
+	int *dist_to = cgm_xcalloc((size_t)n, sizeof(int));
 	bfs(dist_to, NULL, g, to, nto, CGM_Q_CALLERS, NULL);
-	bool *is_to = xcalloc((size_t)n, sizeof(bool));
+	bool *is_to = cgm_xcalloc((size_t)n, sizeof(bool));
 	for (int i = 0; i < nto; i++)
 		if (to[i] >= 0 && to[i] < n)
 			is_to[to[i]] = true;
@@ -484,9 +465,9 @@ void cgm_query_paths(cgm_qpaths *out, const cgm_qgraph *g, const int *from, int 
 	}
 	path_search ps = { .g = g, .dist_to = dist_to, .is_to = is_to, .out = out,
 			   .max_paths = max_paths, .budget = budget > 0 ? budget : 4000000L };
-	ps.on_path = xcalloc((size_t)n, sizeof(bool));
-	ps.path = xcalloc((size_t)n + 1, sizeof(int));
-	ps.stack = xcalloc((size_t)n + 1, sizeof(tree_frame));
+	ps.on_path = cgm_xcalloc((size_t)n, sizeof(bool));
+	ps.path = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	ps.stack = cgm_xcalloc((size_t)n + 1, sizeof(tree_frame));
 	for (int len = shortest; shortest >= 1 && len <= n && out->npaths < max_paths && !out->cut;
 	     len++) {
 		ps.length_cut = false;
@@ -550,13 +531,13 @@ void cgm_query_impact(cgm_qimpact *out, const cgm_qgraph *g, const int *targets,
 	memset(out, 0, sizeof *out);
 	int n = g->n;
 	const cgm_model *m = g->model;
-	int *dist = xcalloc((size_t)n, sizeof(int)), *origin = xcalloc((size_t)n, sizeof(int));
-	int *dist_s = xcalloc((size_t)n, sizeof(int)), *dist_o = xcalloc((size_t)n, sizeof(int));
+	int *dist = cgm_xcalloc((size_t)n, sizeof(int)), *origin = cgm_xcalloc((size_t)n, sizeof(int));
+	int *dist_s = cgm_xcalloc((size_t)n, sizeof(int)), *dist_o = cgm_xcalloc((size_t)n, sizeof(int));
 	bfs(dist, origin, g, targets, ntargets, CGM_Q_CALLERS, NULL);
 	bfs(dist_s, NULL, g, targets, ntargets, CGM_Q_CALLERS, edge_static);
 	bfs(dist_o, NULL, g, targets, ntargets, CGM_Q_CALLERS, edge_observed);
-	out->entries = xcalloc((size_t)n, sizeof(cgm_qentry));
-	out->callers = xcalloc((size_t)n, sizeof(int));
+	out->entries = cgm_xcalloc((size_t)n, sizeof(cgm_qentry));
+	out->callers = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int f = 0; f < n; f++) {
 		if (dist[f] < 0)
 			continue;

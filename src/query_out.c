@@ -68,18 +68,6 @@ static void csv_field(cgm_strbuf *o, const char *s)
 	cgm_strbuf_putc(o, '"');
 }
 
-/* Inline code in Markdown, or escaped text where a code span cannot hold it. */
-static void md_code(cgm_strbuf *o, const char *s)
-{
-	if (strchr(s, '`') || strchr(s, '|') || !cgm_escape_is_plain(s)) {
-		cgm_escape_markdown(o, s);
-		return;
-	}
-	cgm_strbuf_putc(o, '`');
-	cgm_strbuf_puts(o, s);
-	cgm_strbuf_putc(o, '`');
-}
-
 static void lines_list(cgm_strbuf *o, const cgm_edge *e, const char *sep)
 {
 	for (int l = 0; l < e->nlines; l++)
@@ -270,7 +258,7 @@ void cgm_query_write_tree(cgm_strbuf *o, const cgm_model *m, const cgm_qtree *t,
 			for (int d = 0; d < r->depth; d++)
 				cgm_strbuf_puts(o, "  ");
 			cgm_strbuf_puts(o, "- ");
-			md_code(o, fn_id(m, r->fn));
+			cgm_escape_markdown_code(o, fn_id(m, r->fn));
 			if (r->edge >= 0) {
 				cgm_strbuf_reset(&words);
 				edge_words(&words, &m->edges[r->edge]);
@@ -363,7 +351,7 @@ static void list_ids(cgm_strbuf *o, const cgm_model *m, const int *fns, int n, c
 		if (f == CGM_QFMT_JSON)
 			json_str(o, fn_id(m, fns[i]));
 		else if (f == CGM_QFMT_MARKDOWN)
-			md_code(o, fn_id(m, fns[i]));
+			cgm_escape_markdown_code(o, fn_id(m, fns[i]));
 		else
 			cgm_escape_text(o, fn_id(m, fns[i]));
 	}
@@ -538,11 +526,11 @@ void cgm_query_write_impact(cgm_strbuf *o, const cgm_model *m, const cgm_qgraph 
 				snprintf(calls, sizeof calls, "-");
 			if (md) {
 				cgm_strbuf_puts(o, "| ");
-				md_code(o, fn_id(m, e->fn));
+				cgm_escape_markdown_code(o, fn_id(m, e->fn));
 				cgm_strbuf_printf(o, " | %s | %s | %d | %s | ", e->root ? "root" : "top",
 						  calls, e->length,
 						  cgm_qprov_name(e->prov));
-				md_code(o, fn_id(m, e->target));
+				cgm_escape_markdown_code(o, fn_id(m, e->target));
 				cgm_strbuf_puts(o, " |\n");
 			} else {
 				cgm_strbuf_printf(o, "  %-5s %-9s %-7d %-9s ", e->root ? "root" : "top",

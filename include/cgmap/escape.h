@@ -27,6 +27,10 @@ void cgm_escape_html(cgm_strbuf *out, const char *s);
 void cgm_escape_json(cgm_strbuf *out, const char *s);
 /* Markdown table cell / inline text (|, `, *, _, <, [ ...). */
 void cgm_escape_markdown(cgm_strbuf *out, const char *s);
+/* Markdown inline code (`s`); escaped text instead where a code span
+ * cannot hold s: a backquote or | (ids rarely hold one), or a control, bidi
+ * control or bad byte, which code would show raw. */
+void cgm_escape_markdown_code(cgm_strbuf *out, const char *s);
 /* Plain text for a terminal (text reports, the text diff): controls as
  * \t \n \r \xXX, C1 and bidi controls as \uXXXX, invalid bytes as \xXX. */
 void cgm_escape_text(cgm_strbuf *out, const char *s);
