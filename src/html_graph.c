@@ -575,11 +575,15 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					  "  n%d -> d%d [color=\"" COL_DYNAMIC "\", style=dotted, "
 					  "arrowhead=none];\n",
 					  s->node_of[fn], ndynamic);
+			/* A possible edge does not rank the layout (constraint=false):
+			 * the picture stays callers, function, callees, and one back
+			 * to a caller makes no cycle for dot to break, which in
+			 * Graphviz 2.42 leaks the virtual edges it makes. */
 			for (int k = poss_start[ndynamic]; k < poss_start[ndynamic + 1]; k++) {
 				if (observed_from_site(ctx, fn, poss[k], site->line))
 					continue; /* drawn as the observed edge */
 				cgm_strbuf_printf(dot,
-						  "  d%d -> n%d [color=\"" COL_DYNAMIC "\", style=dashed, "
+						  "  d%d -> n%d [color=\"" COL_DYNAMIC "\", style=dashed, constraint=false, "
 						  "arrowhead=empty, tooltip=\"possible target of the "
 						  "dynamic SQL at line %d (read from its template)\"];\n",
 						  ndynamic, s->node_of[poss[k]], site->line);
