@@ -56,6 +56,7 @@ typedef struct extract_ctx {
 	cgm_arena *arena;
 	cgm_function *fn;
 	bool no_coercions;      /* the catalog has no user cast a coercion could run */
+	bool coerce_builtin;    /* one may run storing into a pg_catalog type */
 
 	const char *body;       /* the body as parsed (rewrites keep its lines) */
 	int *line_starts;       /* offsets of each line start in body */
@@ -1639,18 +1640,20 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 }
 
 /* Whether a value assigned to a `type` may run a user cast worth a site:
- * unknown types may; pg_catalog's are left out (a user cast to a builtin
- * type is rare, and every assignment of every body would carry a site). */
-static bool coercible_target(const char *type)
+ * unknown types may; pg_catalog's only when the catalog has a user cast
+ * into one (or its casts are unknown yet): every assignment of every body
+ * would carry a site. */
+static bool coercible_target(const extract_ctx *ctx, const char *type)
 {
-	return type && !cgm_type_is_builtin(type);
+	return type && (ctx->coerce_builtin || !cgm_type_is_builtin(type));
 }
 
-/* A variable declared of a pg_catalog type (not %TYPE, %ROWTYPE, record). */
+/* A variable declared of a pg_catalog type (not %TYPE, %ROWTYPE, record)
+ * that no user cast can store into. */
 static bool builtin_variable(extract_ctx *ctx, const char *name)
 {
 	const char *type = var_lookup(ctx, name);
-	return type && cgm_type_is_builtin(type);
+	return type && !ctx->coerce_builtin && cgm_type_is_builtin(type);
 }
 
 /* The cast an assignment or a RETURN of the statement being walked may run
@@ -1671,7 +1674,7 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 			target = var_expr(ctx, name);
 	} else {
 		const char *type = cgm_coercion_return_type(ctx->fn);
-		target = coercible_target(type) ? cgm_coercion_type_expr(ctx->arena, type) : NULL;
+		target = coercible_target(ctx, type) ? cgm_coercion_type_expr(ctx->arena, type) : NULL;
 	}
 	if (!target)
 		return;
@@ -2133,7 +2136,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
-		.expr_rows = !ctx->no_coercions && coercible_target(cgm_coercion_return_type(ctx->fn)),
+		.expr_rows = !ctx->no_coercions && coercible_target(ctx, cgm_coercion_return_type(ctx->fn)),
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
 			     .arena = ctx->arena, .no_coercion_values = ctx->no_coercions,
@@ -2273,14 +2276,15 @@ static int compare_sites(const void *a, const void *b)
 
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn)
 {
-	cgm_extract_function_with(arena, fn, true);
+	cgm_extract_function_with(arena, fn, CGM_COERCE_ALL);
 }
 
-void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, bool coercions)
+void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions coercions)
 {
 	extract_ctx ctx;
 	memset(&ctx, 0, sizeof ctx);
-	ctx.no_coercions = !coercions;
+	ctx.no_coercions = coercions == CGM_COERCE_NONE;
+	ctx.coerce_builtin = coercions == CGM_COERCE_ALL;
 	ctx.sqldoc.skip_index = true;
 	ctx.arena = arena;
 	ctx.fn = fn;

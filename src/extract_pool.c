@@ -44,7 +44,7 @@ struct cgm_extract_pool {
 	int idle_workers;          /* waiting on work_ready: only then signal */
 	bool draining;             /* the caller waits on all_done */
 	bool closing;
-	bool no_coercions;         /* set before the first submit */
+	cgm_coercions coercions;   /* set before the first submit */
 	int nthreads;              /* extractors, the caller's thread counted */
 	int nstarted;              /* workers running: workers[1..nstarted] */
 	pool_worker workers[MAX_THREADS]; /* [0]: the caller's arena */
@@ -57,12 +57,12 @@ static void extract_entry(const cgm_extract_pool *pool, cgm_arena *arena, const 
 		fn->line_count = cgm_count_lines(fn->source);
 		fn->body_hash = cgm_body_hash(arena, fn->source);
 	}
-	cgm_extract_function_with(arena, fn, !pool->no_coercions);
+	cgm_extract_function_with(arena, fn, pool->coercions);
 }
 
-void cgm_extract_pool_no_coercions(cgm_extract_pool *pool)
+void cgm_extract_pool_coercions(cgm_extract_pool *pool, cgm_coercions coercions)
 {
-	pool->no_coercions = true;
+	pool->coercions = coercions;
 }
 
 /* With the lock held: one finished, tell a draining caller when all are. */

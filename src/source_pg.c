@@ -31,6 +31,7 @@
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/types.h"
 #include "pgconn.h"
 
@@ -994,17 +995,23 @@ static int run(PGconn *conn, const char *sql)
 	return 0;
 }
 
-/* Casts are read before the functions stream: with no user cast of
- * context assignment or implicit, no coercion can run one, and extraction
- * keeps none of their sites and expressions (coerce.h). */
+/* Casts are read before the functions stream: the coercions their user
+ * casts of context assignment or implicit can run (cgm_coercions), so that
+ * extraction keeps no sites and expressions for the others (coerce.h). */
 static int spare_coercions(const cgm_model *model, cgm_extract_pool *pool)
 {
+	cgm_coercions coercions = CGM_COERCE_NONE;
 	for (int i = 0; i < model->ncasts; i++) {
 		const cgm_cast *c = &model->casts[i];
-		if (!c->builtin && c->function_id && (c->context == 'a' || c->context == 'i'))
-			return 0;
+		if (c->builtin || !c->function_id || (c->context != 'a' && c->context != 'i'))
+			continue;
+		if (c->target && cgm_type_is_builtin(c->target)) {
+			coercions = CGM_COERCE_ALL;
+			break;
+		}
+		coercions = CGM_COERCE_USER_TYPES;
 	}
-	cgm_extract_pool_no_coercions(pool);
+	cgm_extract_pool_coercions(pool, coercions);
 	return 0;
 }
 

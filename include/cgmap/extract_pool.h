@@ -22,6 +22,7 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/model.h"
+#include "cgmap/pipeline.h"
 
 typedef struct cgm_extract_pool cgm_extract_pool;
 
@@ -37,11 +38,11 @@ int cgm_extract_pool_threads(const cgm_extract_pool *pool);
  * pool, off their reading thread). */
 void cgm_extract_pool_submit(cgm_extract_pool *pool, cgm_function *fn, bool measure_body);
 
-/* Before the first submit: the catalog holds no user cast of context
- * assignment or implicit, so extraction makes no coercion sites
- * (cgm_extract_function_with).  Only a source that knows its casts before
- * its functions (a live catalog) can say so. */
-void cgm_extract_pool_no_coercions(cgm_extract_pool *pool);
+/* Before the first submit: the coercion sites the catalog's casts allow
+ * (cgm_coercions in cgmap/pipeline.h; CGM_COERCE_ALL until said).  Only a
+ * source that knows its casts before its functions (a live catalog) can
+ * narrow them. */
+void cgm_extract_pool_coercions(cgm_extract_pool *pool, cgm_coercions coercions);
 
 /* Extract one queued function on the calling thread; false when none is
  * waiting.  For a caller that would otherwise wait for input. */

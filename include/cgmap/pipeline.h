@@ -62,10 +62,18 @@ int cgm_schema_patterns_check(const cgm_source_options *opts, const char *const 
 
 /* One function, into `arena` (thread-safe across different functions). */
 void cgm_extract_function(cgm_arena *arena, cgm_function *fn);
-/* The same; coercions false: no sites of the casts PostgreSQL applies by
- * itself (coerce.h), for a catalog known to hold no user assignment or
- * implicit cast, which spares their expressions' memory. */
-void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, bool coercions);
+/* Which casts PostgreSQL applies by itself (coerce.h: assignments, RETURN,
+ * SELECT INTO, column values) get a site.  What the catalog's user casts
+ * of context assignment or implicit allow spares the expressions' memory:
+ * none when there is no such cast, only values stored into a
+ * non-pg_catalog type when no such cast targets a pg_catalog type. */
+typedef enum cgm_coercions {
+	CGM_COERCE_ALL = 0,    /* casts unknown yet (SQL files): every value */
+	CGM_COERCE_USER_TYPES, /* values stored into a type outside pg_catalog */
+	CGM_COERCE_NONE
+} cgm_coercions;
+/* The same, with the coercions the catalog allows. */
+void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions coercions);
 /* Whether PL/pgSQL bodies are read from the trees libpg_query's own parser
  * built (the default, when the link could wrap it) or from its JSON with
  * every expression parsed again (the path of a shared libpg_query); the

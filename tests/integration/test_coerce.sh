@@ -67,6 +67,7 @@ pgtest_psql -d coerce >/dev/null <<'SQL'
 SELECT acc.assign(4, '7');
 SELECT acc.store(1, '9');
 SELECT acc.same('mid');
+SELECT acc.score('high');
 SQL
 "$cgmap" --dsn "dbname=coerce" --out "$work/trace" --no-html 2>"$work/trace.err" ||
 	{ cat "$work/trace.err" >&2; pgtest_fail "map --dsn with cgmap_trace failed"; }
@@ -80,7 +81,8 @@ for want in \
 	'acc.assign(integer,text) -> acc.from_int(integer) via cast' \
 	'acc.assign(integer,text) -> acc.from_text(text) via cast' \
 	'acc.store(integer,text) -> acc.from_int(integer) via cast' \
-	'acc.store(integer,text) -> acc.from_text(text) via cast'; do
+	'acc.store(integer,text) -> acc.from_text(text) via cast' \
+	'acc.score(acc.level) -> acc.to_score(acc.level) via cast'; do
 	grep -F "$want" "$work/trace.edges" | grep -q ' both ' ||
 		{ cat "$work/trace.edges" >&2; pgtest_fail "not observed and explained: $want"; }
 done
