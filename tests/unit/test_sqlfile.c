@@ -568,8 +568,11 @@ static void test_extraction_while_applying(void **state)
 		cgm_model_link(m);
 		const cgm_function *a = fn(m, "app.a()");
 		assert_true(a->analysed);
-		assert_int_equal(a->nsites, 1);
+		/* the call, and the cast its RETURN may run (coerce.h: the casts
+		 * of SQL files are unknown while they are applied) */
+		assert_int_equal(a->nsites, 2);
 		assert_true(has_site(a, "second"));
+		assert_false(has_site(a, "first"));
 		assert_non_null(a->body_hash);
 		const cgm_function *c = fn(m, "app.c(integer)");
 		assert_int_equal(c->nsites, 1);
