@@ -5,21 +5,14 @@
  * lowercase hex digits in the caller's arena.  Nothing else is kept.
  */
 #include "cgmap/bodyver.h"
+#include "cgmap/hash.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define FNV64_OFFSET 0xcbf29ce484222325ULL
-#define FNV64_PRIME 0x100000001b3ULL
-
 uint64_t cgm_body_version_hash(const char *text, size_t len)
 {
-	uint64_t h = FNV64_OFFSET;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)text[i];
-		h *= FNV64_PRIME;
-	}
-	return h;
+	return cgm_fnv1a_bytes(text, len);
 }
 
 const char *cgm_body_version(cgm_arena *arena, const char *source)

@@ -21,6 +21,7 @@
  * GRANT, ...) calls only event trigger functions.
  */
 #include "cgmap/dynsql.h"
+#include "cgmap/hash.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -336,20 +337,10 @@ void cgm_dynsql_reader_free(cgm_dynsql_reader *r)
 	free(r);
 }
 
-static uint64_t key_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static pattern *pattern_slot(cgm_dynsql_reader *r, const char *key)
 {
 	size_t mask = (size_t)r->cap_patterns - 1;
-	for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask)
+	for (size_t i = cgm_fnv1a(key) & mask;; i = (i + 1) & mask)
 		if (!r->patterns[i].key || strcmp(r->patterns[i].key, key) == 0)
 			return &r->patterns[i];
 }

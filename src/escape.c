@@ -18,6 +18,7 @@
  * injectively (cgm_escape_dot_id): two different ids never become one node.
  */
 #include "cgmap/escape.h"
+#include "cgmap/hash.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -217,16 +218,8 @@ static void emit_text(cgm_strbuf *out, uint32_t cp, bool at_start)
  * (Graphviz decodes entities): every '&' of the text starts one. */
 static void emit_dot_id(cgm_strbuf *out, uint32_t cp, bool at_start)
 {
-	(void)at_start;
-	switch (cp) {
-	case '"':
-		cgm_strbuf_puts(out, "\\\"");
-		return;
-	case '\\':
-		cgm_strbuf_puts(out, "\\\\");
-		return;
-	case '&':
-		cgm_strbuf_puts(out, "&amp;");
+	if (cp == '"' || cp == '\\' || cp == '&') { /* as in labels */
+		emit_dot(out, cp, at_start);
 		return;
 	}
 	emit_text(out, cp, at_start);
@@ -401,11 +394,7 @@ void cgm_escape_filename(cgm_strbuf *out, const char *s)
 	static const char hex[] = "0123456789ABCDEF";
 	if (!s)
 		s = "";
-	uint64_t hash = 1469598103934665603ULL; /* FNV-1a of the whole id */
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		hash ^= *p;
-		hash *= 1099511628211ULL;
-	}
+	uint64_t hash = cgm_fnv1a(s); /* of the whole id */
 	size_t written = 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		unsigned char c = *p;

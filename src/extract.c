@@ -55,8 +55,7 @@ typedef struct var_type {
 typedef struct extract_ctx {
 	cgm_arena *arena;
 	cgm_function *fn;
-	bool no_coercions;      /* the catalog has no user cast a coercion could run */
-	bool coerce_builtin;    /* one may run storing into a pg_catalog type */
+	cgm_coercions coercions; /* the casts a coercion may run (cgmap/pipeline.h) */
 
 	const char *body;       /* the body as parsed (rewrites keep its lines) */
 	int *line_starts;       /* offsets of each line start in body */
@@ -879,7 +878,7 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 								  r->columns[i]);
 		int line = r->line;
 		bind_vars(ctx, rel->values[i], 0);
-		if (!ctx->no_coercions)
+		if (ctx->coercions != CGM_COERCE_NONE)
 			cgm_coercion_site(ctx->arena, new_site(ctx), rel->values[i], target, line);
 	}
 }
@@ -1383,7 +1382,8 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 {
 	const cgm_raw_visitor visitor = { .ctx = ctx, .call = on_raw_call, .relation = on_raw_relation,
 					  .statement = on_raw_statement, .unknown = on_raw_unknown,
-					  .arena = ctx->arena, .no_coercion_values = ctx->no_coercions,
+					  .arena = ctx->arena,
+					  .no_coercion_values = ctx->coercions == CGM_COERCE_NONE,
 					  .op = on_raw_op, .cast = on_raw_cast };
 	ctx->parsed = sql;
 	ctx->raw_text = sql;
@@ -1645,7 +1645,7 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
  * would carry a site. */
 static bool coercible_target(const extract_ctx *ctx, const char *type)
 {
-	return type && (ctx->coerce_builtin || !cgm_type_is_builtin(type));
+	return type && (ctx->coercions == CGM_COERCE_ALL || !cgm_type_is_builtin(type));
 }
 
 /* A variable declared of a pg_catalog type (not %TYPE, %ROWTYPE, record)
@@ -1653,7 +1653,7 @@ static bool coercible_target(const extract_ctx *ctx, const char *type)
 static bool builtin_variable(extract_ctx *ctx, const char *name)
 {
 	const char *type = var_lookup(ctx, name);
-	return type && !ctx->coerce_builtin && cgm_type_is_builtin(type);
+	return type && ctx->coercions != CGM_COERCE_ALL && cgm_type_is_builtin(type);
 }
 
 /* The cast an assignment or a RETURN of the statement being walked may run
@@ -1679,7 +1679,7 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 	if (!target)
 		return;
 	bind_vars(ctx, row->args[0], 0);
-	if (!ctx->no_coercions)
+	if (ctx->coercions != CGM_COERCE_NONE)
 		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], target, ctx->stmt_line);
 }
 
@@ -1962,7 +1962,7 @@ static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *ro
 	    row->args[0]->kind == CGM_EXPR_STAR)
 		return;
 	bind_vars(ctx, row->args[0], 0);
-	if (!ctx->no_coercions)
+	if (ctx->coercions != CGM_COERCE_NONE)
 		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], var, ctx->stmt_line);
 }
 
@@ -2136,10 +2136,12 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
-		.expr_rows = !ctx->no_coercions && coercible_target(ctx, cgm_coercion_return_type(ctx->fn)),
+		.expr_rows = ctx->coercions != CGM_COERCE_NONE &&
+			     coercible_target(ctx, cgm_coercion_return_type(ctx->fn)),
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,
 			     .statement = on_capture_statement, .unknown = on_capture_unknown,
-			     .arena = ctx->arena, .no_coercion_values = ctx->no_coercions,
+			     .arena = ctx->arena,
+			     .no_coercion_values = ctx->coercions == CGM_COERCE_NONE,
 			     .row = on_capture_row,
 			     .op = on_capture_op, .cast = on_capture_cast },
 	};
@@ -2283,8 +2285,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 {
 	extract_ctx ctx;
 	memset(&ctx, 0, sizeof ctx);
-	ctx.no_coercions = coercions == CGM_COERCE_NONE;
-	ctx.coerce_builtin = coercions == CGM_COERCE_ALL;
+	ctx.coercions = coercions;
 	ctx.sqldoc.skip_index = true;
 	ctx.arena = arena;
 	ctx.fn = fn;

@@ -4,6 +4,7 @@
  * Everything lives in model->arena and goes with cgm_model_free().
  */
 #include "cgmap/model.h"
+#include "cgmap/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,22 +110,12 @@ cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model)
 	MODEL_APPEND(model, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
 }
 
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 int cgm_model_find(const cgm_model *model, const char *id)
 {
 	if (!model->lookup || !id)
 		return -1;
 	size_t mask = (size_t)model->lookup_size - 1;
-	for (size_t i = hash_text(id) & mask;; i = (i + 1) & mask) {
+	for (size_t i = cgm_fnv1a(id) & mask;; i = (i + 1) & mask) {
 		int idx = model->lookup[i];
 		if (idx < 0)
 			return -1;
@@ -203,7 +194,7 @@ void cgm_model_index(cgm_model *model)
 		model->lookup[i] = -1;
 	size_t mask = (size_t)size - 1;
 	for (int i = 0; i < n; i++) {
-		size_t j = hash_text(model->functions[i].id) & mask;
+		size_t j = cgm_fnv1a(model->functions[i].id) & mask;
 		while (model->lookup[j] >= 0) {
 			if (strcmp(model->functions[model->lookup[j]].id, model->functions[i].id) == 0)
 				break; /* duplicate id: the first one wins the lookup */

@@ -26,6 +26,7 @@
  * cycle of foreign keys ends.
  */
 #include "cgmap/relfx.h"
+#include "cgmap/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,18 +55,8 @@ struct cgm_relfx {
 
 static uint64_t hash_pair(const char *schema, const char *name)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (const char *s = schema ? schema : ""; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	h ^= 0x1f;
-	h *= 1099511628211ULL;
-	for (const char *s = name; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	uint64_t h = cgm_fnv1a(schema ? schema : "");
+	return cgm_fnv1a_more(cgm_fnv1a_byte(h, 0x1f), name);
 }
 
 static int find_rel(const cgm_relfx *fx, const char *schema, const char *name)

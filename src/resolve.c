@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "cgmap/error.h"
+#include "cgmap/hash.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
@@ -74,16 +75,6 @@ typedef struct name_index {
 
 /* Schema ids of the index are positions in a sorted list of names. */
 #define NO_SUCH_SCHEMA (-2)
-
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 static int compare_entries(const void *a, const void *b)
 {
@@ -134,7 +125,7 @@ static void build_name_index(name_index *ix, const cgm_model *model)
 		const char *schema = model->functions[e->index].schema;
 		e->schema = schema ? schema_id(ix, schema) : -1;
 		if (ix->nruns == 0 || strcmp(ix->runs[ix->nruns - 1].name, e->name) != 0)
-			ix->runs[ix->nruns++] = (name_run){ e->name, hash_name(e->name), i, 0 };
+			ix->runs[ix->nruns++] = (name_run){ e->name, cgm_fnv1a(e->name), i, 0 };
 		ix->runs[ix->nruns - 1].count++;
 	}
 	size_t size = 16;
@@ -163,7 +154,7 @@ static void free_name_index(name_index *ix)
 /* First entry with that name, and how many there are. */
 static const name_entry *lookup_name(const name_index *ix, const char *name, int *count)
 {
-	uint64_t h = hash_name(name);
+	uint64_t h = cgm_fnv1a(name);
 	for (size_t j = h & ix->mask; ix->slots[j] >= 0; j = (j + 1) & ix->mask) {
 		const name_run *run = &ix->runs[ix->slots[j]];
 		if (run->hash == h && strcmp(run->name, name) == 0) {

@@ -44,6 +44,7 @@
 #include "cgmap/bodyhash.h"
 #include "cgmap/bodyver.h"
 #include "cgmap/error.h"
+#include "cgmap/hash.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/ops.h"
 #include "cgmap/relfx.h"
@@ -63,15 +64,17 @@ typedef struct smap {
 	int size, used;
 } smap;
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
+/* Room for one more item in an arena-grown array: its capacity doubles
+ * from `first`; the old copy stays in the arena (cgm_arena_grow). */
+#define RESERVE_ONE(arena, items, count, cap, first)                                         \
+	do {                                                                                 \
+		if ((count) == (cap)) {                                                      \
+			int grown_ = (cap) ? (cap) * 2 : (first);                            \
+			(items) = cgm_arena_grow((arena), (items), (size_t)(count),          \
+						 (size_t)grown_, sizeof *(items));           \
+			(cap) = grown_;                                                      \
+		}                                                                            \
+	} while (0)
 
 static void smap_put(smap *m, cgm_arena *a, const char *key, int value);
 
@@ -92,7 +95,7 @@ static void smap_put(smap *m, cgm_arena *a, const char *key, int value)
 	if ((m->used + 1) * 2 > m->size)
 		smap_grow(m, a);
 	size_t mask = (size_t)m->size - 1;
-	for (size_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+	for (size_t i = cgm_fnv1a(key) & mask;; i = (i + 1) & mask) {
 		if (!m->keys[i]) {
 			m->keys[i] = key;
 			m->values[i] = value;
@@ -112,7 +115,7 @@ static int smap_get(const smap *m, const char *key)
 	if (!m->size)
 		return -1;
 	size_t mask = (size_t)m->size - 1;
-	for (size_t i = hash_str(key) & mask; m->keys[i]; i = (i + 1) & mask)
+	for (size_t i = cgm_fnv1a(key) & mask; m->keys[i]; i = (i + 1) & mask)
 		if (strcmp(m->keys[i], key) == 0)
 			return m->values[i];
 	return -1;
@@ -522,12 +525,7 @@ static bool range_var(sql_state *st, const jd_node *rv, bool creating, const cha
 static sql_table *add_table(sql_state *st, const char *schema, const char *name,
 			    const char *kind)
 {
-	if (st->ntables == st->cap_tables) {
-		int cap = st->cap_tables ? st->cap_tables * 2 : 64;
-		st->tables = cgm_arena_grow(st->a, st->tables, (size_t)st->ntables, (size_t)cap,
-					    sizeof(sql_table));
-		st->cap_tables = cap;
-	}
+	RESERVE_ONE(st->a, st->tables, st->ntables, st->cap_tables, 64);
 	int idx = st->ntables++;
 	sql_table *t = &st->tables[idx];
 	memset(t, 0, sizeof *t);
@@ -556,12 +554,7 @@ static char relkind_of(const char *kind)
 
 static void add_column(sql_state *st, sql_table *t, const char *name, const char *type)
 {
-	if (t->ncolumns == t->cap_columns) {
-		int cap = t->cap_columns ? t->cap_columns * 2 : 8;
-		t->columns = cgm_arena_grow(st->a, t->columns, (size_t)t->ncolumns, (size_t)cap,
-					    sizeof(sql_column));
-		t->cap_columns = cap;
-	}
+	RESERVE_ONE(st->a, t->columns, t->ncolumns, t->cap_columns, 8);
 	t->columns[t->ncolumns].name = cgm_arena_strdup(st->a, name);
 	t->columns[t->ncolumns].type = type;
 	t->ncolumns++;
@@ -1237,12 +1230,7 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 		for (int i = 0; i < st->naggregates; i++)
 			if (st->aggregates[i].fn == self)
 				st->aggregates[i].dropped = true;
-		if (st->naggregates == st->cap_aggregates) {
-			int cap = st->cap_aggregates ? st->cap_aggregates * 2 : 16;
-			st->aggregates = cgm_arena_grow(a, st->aggregates, (size_t)st->naggregates,
-							(size_t)cap, sizeof(sql_aggregate));
-			st->cap_aggregates = cap;
-		}
+		RESERVE_ONE(a, st->aggregates, st->naggregates, st->cap_aggregates, 16);
 		sql_aggregate *agg = &st->aggregates[st->naggregates++];
 		memset(agg, 0, sizeof *agg);
 		agg->fn = self;
@@ -1347,12 +1335,7 @@ static void drop_function(sql_state *st, int i)
 
 static cgm_reference *new_reference(sql_state *st, int fn, const char *kind, const char *object)
 {
-	if (st->nrefs == st->cap_refs) {
-		int cap = st->cap_refs ? st->cap_refs * 2 : 64;
-		st->refs = cgm_arena_grow(st->a, st->refs, (size_t)st->nrefs, (size_t)cap,
-					  sizeof(sql_reference));
-		st->cap_refs = cap;
-	}
+	RESERVE_ONE(st->a, st->refs, st->nrefs, st->cap_refs, 64);
 	sql_reference *r = &st->refs[st->nrefs++];
 	memset(r, 0, sizeof *r);
 	r->owner = st->ref_owner;
@@ -1401,12 +1384,7 @@ static cgm_effect *new_effect(sql_state *st, const char *schema, const char *rel
 			      cgm_via via, const char *object, unsigned events,
 			      const char *ref_object)
 {
-	if (st->neffects == st->cap_effects) {
-		int cap = st->cap_effects ? st->cap_effects * 2 : 32;
-		st->effects = cgm_arena_grow(st->a, st->effects, (size_t)st->neffects, (size_t)cap,
-					     sizeof(sql_effect));
-		st->cap_effects = cap;
-	}
+	RESERVE_ONE(st->a, st->effects, st->neffects, st->cap_effects, 32);
 	sql_effect *x = &st->effects[st->neffects++];
 	memset(x, 0, sizeof *x);
 	x->owner = pair_key(st->a, schema, rel);
@@ -1778,12 +1756,7 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
 		for (int k = before; k < st->neffects; k++) {
 			st->effects[k].dropped = true; /* held by the domain, not a relation */
-			if (st->ndomains == st->cap_domains) {
-				int cap = st->cap_domains ? st->cap_domains * 2 : 16;
-				st->domains = cgm_arena_grow(st->a, st->domains, (size_t)st->ndomains,
-							     (size_t)cap, sizeof(sql_domain_check));
-				st->cap_domains = cap;
-			}
+			RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
 			st->domains[st->ndomains++] = (sql_domain_check){
 				type, base, object, st->effects[k].effect.function_id
 			};
@@ -1792,12 +1765,7 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 	}
 	if (!any) {
 		/* Still a link of the chain of domains over domains. */
-		if (st->ndomains == st->cap_domains) {
-			int cap = st->cap_domains ? st->cap_domains * 2 : 16;
-			st->domains = cgm_arena_grow(st->a, st->domains, (size_t)st->ndomains,
-						     (size_t)cap, sizeof(sql_domain_check));
-			st->cap_domains = cap;
-		}
+		RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
 		st->domains[st->ndomains++] = (sql_domain_check){ type, base, NULL, NULL };
 	}
 }
@@ -2241,12 +2209,7 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 		}
 	}
 	if (!slot) {
-		if (st->ntriggers == st->cap_triggers) {
-			int cap = st->cap_triggers ? st->cap_triggers * 2 : 32;
-			st->triggers = cgm_arena_grow(st->a, st->triggers, (size_t)st->ntriggers,
-						      (size_t)cap, sizeof(sql_trigger));
-			st->cap_triggers = cap;
-		}
+		RESERVE_ONE(st->a, st->triggers, st->ntriggers, st->cap_triggers, 32);
 		slot = &st->triggers[st->ntriggers++];
 	}
 	memset(slot, 0, sizeof *slot);
@@ -2381,12 +2344,7 @@ static void apply_create_operator(sql_state *st, const jd_node *stmt)
 		diagnose(st, at, "operator %s.%s already exists", schema, parts[n - 1]);
 		return;
 	}
-	if (st->noperators == st->cap_operators) {
-		int cap = st->cap_operators ? st->cap_operators * 2 : 16;
-		st->operators = cgm_arena_grow(st->a, st->operators, (size_t)st->noperators, (size_t)cap,
-					       sizeof(sql_operator));
-		st->cap_operators = cap;
-	}
+	RESERVE_ONE(st->a, st->operators, st->noperators, st->cap_operators, 16);
 	sql_operator *o = &st->operators[st->noperators++];
 	memset(o, 0, sizeof *o);
 	o->op.schema = cgm_arena_strdup(st->a, schema);
@@ -2450,12 +2408,7 @@ static void apply_create_cast(sql_state *st, const jd_node *stmt)
 			diagnose(st, at, "cast from type %s to type %s already exists", source, target);
 			return;
 		}
-	if (st->ncasts == st->cap_casts) {
-		int cap = st->cap_casts ? st->cap_casts * 2 : 16;
-		st->casts = cgm_arena_grow(st->a, st->casts, (size_t)st->ncasts, (size_t)cap,
-					   sizeof(sql_cast));
-		st->cap_casts = cap;
-	}
+	RESERVE_ONE(st->a, st->casts, st->ncasts, st->cap_casts, 16);
 	sql_cast *c = &st->casts[st->ncasts++];
 	memset(c, 0, sizeof *c);
 	c->cast.source = source;

@@ -1,0 +1,46 @@
+/*
+ * cgmap/hash.h - the one string hash cgmap uses: 64-bit FNV-1a, for its
+ * hash tables, page names and body versions (the cgmap_trace extension
+ * computes the same for body versions).
+ *
+ * In: bytes.  Out: the hash; nothing is allocated.
+ */
+#ifndef CGMAP_HASH_H
+#define CGMAP_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CGM_FNV1A_OFFSET 0xcbf29ce484222325ULL
+#define CGM_FNV1A_PRIME 0x100000001b3ULL
+
+/* h carried on over one more byte: for keys of several parts. */
+static inline uint64_t cgm_fnv1a_byte(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * CGM_FNV1A_PRIME;
+}
+
+/* h carried on over the bytes of s (up to its NUL). */
+static inline uint64_t cgm_fnv1a_more(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = cgm_fnv1a_byte(h, (unsigned char)*s);
+	return h;
+}
+
+/* The hash of the string s. */
+static inline uint64_t cgm_fnv1a(const char *s)
+{
+	return cgm_fnv1a_more(CGM_FNV1A_OFFSET, s);
+}
+
+/* The hash of len bytes (NULs included). */
+static inline uint64_t cgm_fnv1a_bytes(const char *data, size_t len)
+{
+	uint64_t h = CGM_FNV1A_OFFSET;
+	for (size_t i = 0; i < len; i++)
+		h = cgm_fnv1a_byte(h, (unsigned char)data[i]);
+	return h;
+}
+
+#endif
