@@ -3502,6 +3502,10 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		return cgm_error(CGM_EUSAGE, "no SQL file given");
 	sql_state st = { .model = model, .a = model->arena, .opts = opts, .pool = pool };
 	int rc = load_files(&st, paths, npaths);
+	/* The speculative copies may still be in the pool's hands when the
+	 * files stopped on an error (a --schema typo): let it finish them. */
+	if (pool)
+		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
 	for (int k = 0; k < st.nspecs; k++)
 		free(st.specs[k]);

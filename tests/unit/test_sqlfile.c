@@ -17,6 +17,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/strbuf.h"
 #include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
 
@@ -431,6 +432,35 @@ static void test_include_devices_size_and_cycles(void **state)
 
 /* --schema typo mapped no function and the run passed: a pattern (either
  * kind) that matches no schema of the files is an error naming it. */
+/* Stopping on a --schema typo while the pool still extracts the functions
+ * read so far: they are its until it has finished them (under ASan a use
+ * after free otherwise, seen when the machine was busy). */
+static void test_schema_typo_while_extracting(void **state)
+{
+	(void)state;
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "CREATE SCHEMA app;\n");
+	for (int i = 0; i < 400; i++)
+		cgm_strbuf_printf(&sql,
+				  "CREATE FUNCTION app.f%d(x int) RETURNS int LANGUAGE plpgsql AS $$\n"
+				  "BEGIN\n  RETURN app.f%d(x) + coalesce(length(x::text), 0);\nEND $$;\n",
+				  i, i > 0 ? i - 1 : 0);
+	write_file("many.sql", cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	char path[512];
+	snprintf(path, sizeof path, "%s/many.sql", folder);
+	const char *paths[] = { path };
+	static const char *const typo[] = { "ap" };
+	cgm_source_options opts = { .schemas = (const char **)typo, .nschemas = 1 };
+	for (int threads = 2; threads <= 4; threads++) {
+		cgm_model *m = cgm_model_new();
+		cgm_extract_pool *pool = cgm_extract_pool_start(threads);
+		assert_int_equal(cgm_source_sql_stream(m, paths, 1, &opts, pool), CGM_EUSAGE);
+		cgm_extract_pool_cancel(pool, m->arena);
+		cgm_model_free(m);
+	}
+}
+
 static void test_schema_pattern_matching_nothing(void **state)
 {
 	write_file("schema.sql", "CREATE SCHEMA app;\n"
@@ -601,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_include_outside_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_include_devices_size_and_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_pattern_matching_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_typo_while_extracting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
