@@ -1450,17 +1450,18 @@ int cgm_snapshot_write(const cgm_model *model, const char *path)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The snapshot is tokenized by jsmn (jsontok.h) and the tokens made into a
- * compact tree (strings decoded in place in the file's buffer, nodes in one
- * arena, no hashing): jansson spends seconds on a large snapshot, mostly in
- * per-value allocation and hashing.  jsmn, even strict, lets through what
- * jansson rejects (missing or extra commas and colons, "tru", "01", raw
- * control characters, bad UTF-8, lone surrogates), so the tree builder
- * checks those and takes only what jansson takes (with
- * JSON_REJECT_DUPLICATES), giving the same values.  On anything it does not
- * take, jansson parses the file instead, so a syntax error is reported by
- * jansson with its line and column, and an unusual but valid file still
- * reads.  The reader below sees the same tree either way. */
+/* The snapshot is parsed in one pass over the file's bytes into a compact
+ * tree (strings decoded in place in the file's buffer, nodes in one arena,
+ * no token array, no hashing): jansson spends seconds on a large snapshot,
+ * mostly in per-value allocation and hashing, and a tokenizer first (jsmn)
+ * spent a third of the read on tokens the tree was then built from.  The
+ * parser takes exactly what jansson takes (with JSON_REJECT_DUPLICATES):
+ * JSON's grammar, strict strings (no raw control character, valid UTF-8,
+ * no \u0000, no lone surrogate), jansson's number conversions, no repeated
+ * key, giving the same values.  On anything it does not take, jansson
+ * parses the file instead, so a syntax error is reported by jansson with
+ * its line and column, and an unusual but valid file still reads.  The
+ * reader below sees the same tree either way. */
 
 enum { JV_NULL, JV_TRUE, JV_FALSE, JV_INTEGER, JV_REAL, JV_STRING, JV_ARRAY, JV_OBJECT };
 
@@ -1485,72 +1486,160 @@ struct jv_member {
 	jv value;
 };
 
-/* Deeper than any snapshot; jansson's own limit (2048) is checked by
- * jansson when the tree builder gives up. */
-#define JV_MAX_DEPTH 256
-/* A file nesting deeper than jansson's limit is refused at once, before
- * jsmn (whose closing brackets take time quadratic in the depth: 52 s for
- * 200 KB of '[') or jansson reads it. */
+/* jansson's own depth limit: a file nesting deeper is refused at once,
+ * naming where, before jansson (or anything) is asked to go on. */
 #define JV_REFUSE_DEPTH 2048
 
 typedef struct {
-	jt_doc doc;
-	char *text;       /* the file's buffer, doc.text: strings are decoded in it */
+	char *p;          /* the next byte to read; the buffer ends with a NUL */
+	char *end;        /* the end of the text (the NUL) */
 	cgm_arena *arena; /* the tree's nodes */
-	int next;         /* the next token to take */
-	int pos;          /* the byte after the last token taken */
-} jv_builder;
+	/* The items and members of the containers being parsed, innermost
+	 * last: each container's are copied into the arena once it closes. */
+	jv *items;
+	size_t nitems, items_cap;
+	jv_member *members;
+	size_t nmembers, members_cap;
+	char *start;      /* the buffer */
+	long deep_at;     /* the offset of the bracket past JV_REFUSE_DEPTH, or -1 */
+} jv_parser;
 
-/* Whether the bytes from b->pos to `to` are whitespace around exactly one
- * `separator` (none when it is 0).  jsmn skips ',' and ':' wherever they
- * are (and allows no other byte between tokens); jansson does not. */
-static bool jv_gap(const jv_builder *b, int to, char separator)
+static inline void jv_skip_space(jv_parser *ps)
 {
-	const uint64_t whitespace = 1ULL << ' ' | 1ULL << '\n' | 1ULL << '\r' | 1ULL << '\t';
-	bool seen = separator == 0;
-	for (const unsigned char *p = (const unsigned char *)b->text + b->pos,
-				 *end = (const unsigned char *)b->text + to;
-	     p < end; p++) {
-		if (*p <= ' ' && (whitespace >> *p & 1))
-			continue;
-		if (*p != separator || seen)
-			return false;
-		seen = true;
+	while (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\t' || *ps->p == '\r')
+		ps->p++;
+}
+
+static int jv_hex4(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+	for (int k = 0; k < 4; k++) {
+		char c = s[k];
+		int h = c >= '0' && c <= '9' ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (h < 0)
+			return -1;
+		v = v * 16 + (unsigned)h;
 	}
-	return seen;
+	*out = v;
+	return 0;
 }
 
-/* Where token t begins and ends in the text, quotes included. */
-static int jv_token_start(const jt_token *t)
+static size_t jv_put_utf8(char *dst, unsigned cp)
 {
-	return t->type == JT_STRING ? t->start - 1 : t->start;
+	if (cp < 0x80) {
+		dst[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		dst[0] = (char)(0xC0 | (cp >> 6));
+		dst[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		dst[0] = (char)(0xE0 | (cp >> 12));
+		dst[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		dst[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	dst[0] = (char)(0xF0 | (cp >> 18));
+	dst[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	dst[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	dst[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
 }
 
-static int jv_token_end(const jt_token *t)
+/* The string whose opening quote is at ps->p, decoded in place (never
+ * longer than its text) and NUL-terminated where its closing quote was
+ * or before. */
+static int jv_string(jv_parser *ps, const char **out)
 {
-	return t->type == JT_STRING ? t->end + 1 : t->end;
-}
-
-/* A number primitive with jansson's grammar and conversions (strtoll,
- * strtod): jsmn takes any run of printable bytes starting with '-' or a
- * digit. */
-static int jv_number(const char *s, const char *end, jv *out)
-{
-	const char *p = s + (*s == '-');
-	if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
-		return -1; /* a leading zero */
-	bool real = false;
-	for (const char *q = p; q < end; q++) {
-		if (*q == '.') {
-			/* Digits on both sides (strtod also takes "1." and "-.5"). */
-			if (q == p || q[-1] < '0' || q[-1] > '9' || q + 1 == end || q[1] < '0' || q[1] > '9')
-				return -1;
-			real = true;
-		} else if (*q == 'e' || *q == 'E') {
-			real = true;
-		} else if ((*q < '0' || *q > '9') && *q != '+' && *q != '-') {
-			return -1; /* hexadecimal, "inf", "nan": strtod's, not JSON's */
+	unsigned char *s = (unsigned char *)ps->p + 1;
+	/* Plain ASCII stays where it is. */
+	while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+		s++;
+	unsigned char *dst = s;
+	*out = ps->p + 1;
+	for (;;) {
+		unsigned char c = *s;
+		if (c == '"')
+			break;
+		if (c >= 0x20 && c < 0x80 && c != '\\') {
+			*dst++ = *s++;
+			continue;
 		}
+		if (c < 0x20)
+			return -1; /* a raw control character, or the end of the text */
+		if (c >= 0x80) {
+			size_t n = jt_utf8_length(s);
+			if (n == 0)
+				return -1;
+			while (n--)
+				*dst++ = *s++;
+			continue;
+		}
+		c = s[1];
+		if (c != 'u') {
+			static const char plain[] = "\"\\/\b\f\n\r\t", escape[] = "\"\\/bfnrt";
+			const char *e = c ? strchr(escape, c) : NULL;
+			if (!e)
+				return -1;
+			*dst++ = (unsigned char)plain[e - escape];
+			s += 2;
+			continue;
+		}
+		unsigned cp, lo;
+		if (jv_hex4((const char *)s + 2, &cp) < 0)
+			return -1;
+		s += 6;
+		if (cp >= 0xD800 && cp < 0xDC00) {
+			/* A high surrogate takes a low one after it. */
+			if (s[0] != '\\' || s[1] != 'u' || jv_hex4((const char *)s + 2, &lo) < 0 ||
+			    lo < 0xDC00 || lo >= 0xE000)
+				return -1;
+			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+			s += 6;
+		} else if (cp == 0 || (cp >= 0xDC00 && cp < 0xE000)) {
+			return -1;
+		}
+		dst += jv_put_utf8((char *)dst, cp);
+	}
+	*dst = '\0';
+	ps->p = (char *)s + 1;
+	return 0;
+}
+
+/* A number with JSON's grammar, converted as jansson does (strtoll,
+ * strtod; out of range is an error). */
+static int jv_number(jv_parser *ps, jv *out)
+{
+	char *s = ps->p, *q = s + (*s == '-');
+	bool real = false;
+	if (*q == '0')
+		q++;
+	else if (*q >= '1' && *q <= '9')
+		while (*q >= '0' && *q <= '9')
+			q++;
+	else
+		return -1;
+	if (*q == '.') {
+		real = true;
+		if (*++q < '0' || *q > '9')
+			return -1;
+		while (*q >= '0' && *q <= '9')
+			q++;
+	}
+	if (*q == 'e' || *q == 'E') {
+		real = true;
+		q++;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (*q < '0' || *q > '9')
+			return -1;
+		while (*q >= '0' && *q <= '9')
+			q++;
 	}
 	char *stop;
 	errno = 0;
@@ -1565,7 +1654,10 @@ static int jv_number(const char *s, const char *end, jv *out)
 		if (errno == ERANGE)
 			return -1;
 	}
-	return stop == end ? 0 : -1;
+	if (stop != q)
+		return -1;
+	ps->p = q;
+	return 0;
 }
 
 /* Whether the keys of an object repeat (jansson rejects that): a 64-bit
@@ -1587,106 +1679,142 @@ static bool jv_has_duplicate(const jv_member *members, size_t n)
 	return false;
 }
 
-/* A string token decoded in place. */
-static int jv_string(jv_builder *b, int i, const char **out)
+static void *jv_grow(void *items, size_t *cap, size_t need, size_t size)
 {
-	char *dst = b->text + b->doc.tokens[i].start;
-	if (jt_unescape_strict(&b->doc, i, dst) < 0)
+	if (need <= *cap)
+		return items;
+	size_t n = *cap ? *cap * 2 : 256;
+	while (n < need)
+		n *= 2;
+	*cap = n;
+	return cgm_xrealloc(items, n * size);
+}
+
+static int jv_value(jv_parser *ps, jv *out, int depth);
+
+/* The array or object whose bracket is at ps->p. */
+static int jv_container(jv_parser *ps, jv *out, int depth)
+{
+	bool object = *ps->p == '{';
+	char close = object ? '}' : ']';
+	if (depth >= JV_REFUSE_DEPTH) {
+		ps->deep_at = (long)(ps->p - ps->start);
+		return -2;
+	}
+	ps->p++;
+	size_t base = object ? ps->nmembers : ps->nitems;
+	jv_skip_space(ps);
+	if (*ps->p != close) {
+		for (;;) {
+			int rc;
+			if (object) {
+				if (*ps->p != '"')
+					return -1;
+				const char *key;
+				if (jv_string(ps, &key) < 0)
+					return -1;
+				jv_skip_space(ps);
+				if (*ps->p++ != ':')
+					return -1;
+				jv_skip_space(ps);
+				jv value;
+				if ((rc = jv_value(ps, &value, depth + 1)) != 0)
+					return rc;
+				ps->members = jv_grow(ps->members, &ps->members_cap, ps->nmembers + 1,
+						      sizeof(jv_member));
+				ps->members[ps->nmembers].key = key;
+				ps->members[ps->nmembers++].value = value;
+			} else {
+				jv value;
+				if ((rc = jv_value(ps, &value, depth + 1)) != 0)
+					return rc;
+				ps->items = jv_grow(ps->items, &ps->items_cap, ps->nitems + 1, sizeof(jv));
+				ps->items[ps->nitems++] = value;
+			}
+			jv_skip_space(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				jv_skip_space(ps);
+				continue;
+			}
+			if (*ps->p != close)
+				return -1;
+			break;
+		}
+	}
+	ps->p++;
+	size_t n = (object ? ps->nmembers : ps->nitems) - base;
+	if (n > UINT_MAX)
 		return -1;
-	*out = dst;
+	out->type = object ? JV_OBJECT : JV_ARRAY;
+	out->n = (unsigned)n;
+	if (object) {
+		out->u.members = cgm_arena_alloc(ps->arena, sizeof(jv_member) * (n ? n : 1));
+		memcpy(out->u.members, ps->members + base, sizeof(jv_member) * n);
+		ps->nmembers = base;
+		if (jv_has_duplicate(out->u.members, n))
+			return -1;
+	} else {
+		out->u.items = cgm_arena_alloc(ps->arena, sizeof(jv) * (n ? n : 1));
+		memcpy(out->u.items, ps->items + base, sizeof(jv) * n);
+		ps->nitems = base;
+	}
 	return 0;
 }
 
-/* The value at token b->next, after `separator` (0: none); takes its
- * tokens. */
-static int jv_build(jv_builder *b, jv *out, char separator, int depth)
+/* The value at ps->p (no whitespace before it). */
+static int jv_value(jv_parser *ps, jv *out, int depth)
 {
-	if (b->next >= b->doc.count)
-		return -1;
-	int i = b->next++;
-	const jt_token *t = &b->doc.tokens[i];
-	if (!jv_gap(b, jv_token_start(t), separator))
-		return -1;
-	b->pos = jv_token_end(t);
 	memset(out, 0, sizeof(*out));
-	const char *s = b->text + t->start;
-	/* jsmn hangs a value after a stray ':' under the scalar before it. */
-	if (t->type != JT_OBJECT && t->type != JT_ARRAY && t->size != 0)
-		return -1;
-	switch (t->type) {
-	case JT_STRING:
+	switch (*ps->p) {
+	case '"':
 		out->type = JV_STRING;
-		return jv_string(b, i, &out->u.string);
-	case JT_PRIMITIVE: {
-		size_t len = (size_t)(t->end - t->start);
-		if (*s == 't' || *s == 'f' || *s == 'n') {
-			static const char *const words[] = { [JV_NULL] = "null", [JV_TRUE] = "true",
-							     [JV_FALSE] = "false" };
-			for (unsigned char w = JV_NULL; w <= JV_FALSE; w++)
-				if (strlen(words[w]) == len && memcmp(s, words[w], len) == 0) {
-					out->type = w;
-					return 0;
-				}
+		return jv_string(ps, &out->u.string);
+	case '{':
+	case '[':
+		return jv_container(ps, out, depth);
+	case 't':
+		if (strncmp(ps->p, "true", 4) != 0)
 			return -1;
-		}
-		return jv_number(s, s + len, out);
-	}
-	case JT_OBJECT:
-	case JT_ARRAY:
-		break;
+		out->type = JV_TRUE;
+		ps->p += 4;
+		return 0;
+	case 'f':
+		if (strncmp(ps->p, "false", 5) != 0)
+			return -1;
+		out->type = JV_FALSE;
+		ps->p += 5;
+		return 0;
+	case 'n':
+		if (strncmp(ps->p, "null", 4) != 0)
+			return -1;
+		out->type = JV_NULL;
+		ps->p += 4;
+		return 0;
 	default:
-		return -1;
+		return jv_number(ps, out);
 	}
-	if (depth >= JV_MAX_DEPTH)
-		return -1;
-	bool object = t->type == JT_OBJECT;
-	int end = t->end, n = t->size;
-	b->pos = t->start + 1;
-	out->type = object ? JV_OBJECT : JV_ARRAY;
-	out->n = (unsigned)n;
-	if (object)
-		out->u.members = cgm_arena_alloc(b->arena, sizeof(jv_member) * (size_t)(n ? n : 1));
-	else
-		out->u.items = cgm_arena_alloc(b->arena, sizeof(jv) * (size_t)(n ? n : 1));
-	for (int k = 0; k < n; k++) {
-		char before = k ? ',' : 0;
-		if (object) {
-			jv_member *m = &out->u.members[k];
-			/* A key is a string token with its value as only child. */
-			int key = b->next++;
-			if (key >= b->doc.count || b->doc.tokens[key].type != JT_STRING ||
-			    b->doc.tokens[key].size != 1 ||
-			    !jv_gap(b, jv_token_start(&b->doc.tokens[key]), before))
-				return -1;
-			b->pos = jv_token_end(&b->doc.tokens[key]);
-			if (jv_string(b, key, &m->key) != 0 || jv_build(b, &m->value, ':', depth + 1) != 0)
-				return -1;
-		} else if (jv_build(b, &out->u.items[k], before, depth + 1) != 0) {
-			return -1;
-		}
-	}
-	if (!jv_gap(b, end - 1, 0))
-		return -1;
-	b->pos = end;
-	return object && jv_has_duplicate(out->u.members, (size_t)n) ? -1 : 0;
 }
 
 /* The document in buf[0..len) (buf[len] is a NUL), an object with nothing
- * after it; -1 when the token path does not take it.  Deeper than
- * JV_REFUSE_DEPTH: -2, and *deep_at is the offset of the first bracket past it
- * (no reader, jansson included, is asked to go on). */
+ * after it; -1 when this parser does not take it.  Deeper than
+ * JV_REFUSE_DEPTH: -2, and *deep_at is the offset of the first bracket past
+ * it (no reader, jansson included, is asked to go on). */
 static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena, long *deep_at)
 {
-	jv_builder b = { .text = buf, .arena = arena };
-	b.doc.max_depth = JV_REFUSE_DEPTH;
-	int rc = -1;
-	/* jsmn's offsets are ints; a larger file goes to jansson. */
-	if (len < INT_MAX && jt_parse(&b.doc, buf, len) && b.doc.tokens[0].type == JT_OBJECT &&
-	    jv_build(&b, out, 0, 0) == 0 && b.next == b.doc.count && jv_gap(&b, (int)len, 0))
-		rc = 0;
-	else if (len < INT_MAX && b.doc.too_deep_at >= 0)
-		rc = -2, *deep_at = b.doc.too_deep_at;
-	jt_doc_free(&b.doc);
+	jv_parser ps = { .p = buf, .end = buf + len, .start = buf, .arena = arena, .deep_at = -1 };
+	jv_skip_space(&ps);
+	int rc = jv_value(&ps, out, 0);
+	if (rc == -2)
+		*deep_at = ps.deep_at;
+	if (rc == 0) {
+		jv_skip_space(&ps);
+		/* A NUL inside the text ends it early: not what jansson reads. */
+		if (ps.p != ps.end || out->type != JV_OBJECT)
+			rc = -1;
+	}
+	free(ps.items);
+	free(ps.members);
 	return rc;
 }
 
