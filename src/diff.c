@@ -3,8 +3,11 @@
  *
  * In:  two indexed models, BASE and HEAD, only read.  Out: a cgm_diff in
  *      its own arena, every string copied, findings sorted; the writers
- *      print it as aligned text, Markdown for a pull-request comment, or
- *      JSON (docs/diff.md).
+ *      print it as text and Markdown for a pull-request comment, both one
+ *      block per function (its findings, where it is defined, what reaches
+ *      it, its body's excerpt), or JSON, one finding after another
+ *      (docs/diff.md).  The writers' scratch tables are freed before they
+ *      return.
  *
  * Only what the code says counts: static edges (an edge observed at
  * runtime only follows the traffic of the observation window) and mapped
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/bodyhash.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/strbuf.h"
@@ -192,6 +196,9 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 	if (renamed) {
 		add_finding(c, CGM_FIND_SIGNATURE_CHANGED, h->id, b->id, 0,
 			    cgm_arena_printf(a, "was %s%s", b->id, body ? "; its body changed too" : ""));
+		if (body)
+			c->diff->findings[c->diff->nfindings - 1].excerpt =
+				cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
 	} else if (body) {
 		add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
 		c->diff->findings[c->diff->nfindings - 1].excerpt =
@@ -458,7 +465,12 @@ static void collect_sites(diff_ctx *c, const cgm_model *m, bool is_base, keyed_l
 			r->fn = f;
 			r->site = site;
 			if (site->kind == CGM_SITE_DYNAMIC)
-				kl_add(dynamic, cgm_arena_printf(c->a, "%s\x1f%s", id, or_none(site->text)), r);
+				/* By its text with layout and comments folded: an
+				 * EXECUTE only re-indented is the same site. */
+				kl_add(dynamic, cgm_arena_printf(c->a, "%s\x1f%s", id,
+								 site->text ? cgm_body_normalise(c->a, site->text)
+									    : "-"),
+				       r);
 			else if (site->resolution == CGM_RES_MISSING)
 				kl_add(missing, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", id,
 								 site_name(c->a, site), site->nargs),
@@ -654,22 +666,165 @@ void cgm_diff_free(cgm_diff *diff)
 
 /* ---- writers ---- */
 
-/* s as terminal-safe text (cgm_escape_text) in buf, reset first. */
 /* How many entry points a comment names before "+N more": the whole diff's,
  * and each finding's. */
 #define AFFECTED_CAP 10
 #define ENTRY_CAP 5
 
-static const char *text_of(cgm_strbuf *buf, const char *s)
+/* ---- findings grouped by function ---- */
+
+/* The function a finding is shown under: a removed-called-function under
+ * the removed function (its other), with every caller left; any other
+ * finding under its own function. */
+static const char *group_key(const cgm_finding *f)
 {
-	cgm_strbuf_reset(buf);
-	cgm_escape_text(buf, s ? s : "");
-	return cgm_strbuf_cstr(buf);
+	return f->code == CGM_FIND_REMOVED_CALLED && f->other ? f->other : f->function;
+}
+
+/* One function's findings: order[first .. first + n), in report order. */
+typedef struct fgroup {
+	int first, n;
+	const char *key;
+	const cgm_finding *home; /* a finding about the function itself: its file, entry points; or NULL */
+	bool failing;            /* one of its findings is named by --fail-on */
+} fgroup;
+
+static int compare_by_key(const void *a, const void *b, void *arg)
+{
+	const cgm_diff *d = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+	int r = strcmp(group_key(&d->findings[x]), group_key(&d->findings[y]));
+	return r ? r : x - y;
+}
+
+/* Groups by their most important finding (the findings are sorted by code,
+ * so a group's first), then by function. */
+static int compare_groups(const void *a, const void *b, void *arg)
+{
+	const cgm_diff *d = arg;
+	const fgroup *x = a, *y = b;
+	int cx = (int)d->findings[x->first].code, cy = (int)d->findings[y->first].code;
+	return cx != cy ? cx - cy : strcmp(x->key, y->key);
+}
+
+typedef struct grouping {
+	int *order;     /* finding indexes, grouped */
+	fgroup *groups;
+	int ngroups;
+} grouping;
+
+static void group_findings(grouping *g, const cgm_diff *d, const bool *failing)
+{
+	int n = d->nfindings;
+	int *by_key = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < n; i++)
+		by_key[i] = i;
+	qsort_r(by_key, (size_t)n, sizeof(int), compare_by_key, (void *)d);
+	g->groups = cgm_xcalloc((size_t)n + 1, sizeof(fgroup));
+	g->ngroups = 0;
+	for (int i = 0; i < n;) {
+		const char *key = group_key(&d->findings[by_key[i]]);
+		int end = i;
+		fgroup *gr = &g->groups[g->ngroups++];
+		gr->key = key;
+		gr->first = by_key[i]; /* for now: its most important finding */
+		while (end < n && strcmp(group_key(&d->findings[by_key[end]]), key) == 0) {
+			const cgm_finding *f = &d->findings[by_key[end]];
+			if (!gr->home && strcmp(f->function, key) == 0)
+				gr->home = f;
+			gr->failing = gr->failing || (failing && failing[f->code]);
+			end++;
+		}
+		gr->n = end - i;
+		i = end;
+	}
+	/* Most important first, then by function. */
+	qsort_r(g->groups, (size_t)g->ngroups, sizeof(fgroup), compare_groups, (void *)d);
+	/* Lay the findings out group after group, each group in report order. */
+	g->order = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	int at = 0;
+	for (int k = 0; k < g->ngroups; k++) {
+		fgroup *gr = &g->groups[k];
+		int lo = 0, hi = n; /* the group's run in by_key */
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+			if (strcmp(group_key(&d->findings[by_key[mid]]), gr->key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(g->order + at, by_key + lo, sizeof(int) * (size_t)gr->n);
+		gr->first = at;
+		at += gr->n;
+	}
+	free(by_key);
+}
+
+static void grouping_free(grouping *g)
+{
+	free(g->order);
+	free(g->groups);
+}
+
+/* The codes of a group's findings, each once, with their count when more
+ * than one: "removed-function, removed-called-function (3)". */
+static void group_codes(cgm_strbuf *o, const cgm_diff *d, const grouping *g, const fgroup *gr)
+{
+	for (int j = 0; j < gr->n;) {
+		cgm_finding_code code = d->findings[g->order[gr->first + j]].code;
+		int end = j;
+		while (end < gr->n && d->findings[g->order[gr->first + end]].code == code)
+			end++;
+		cgm_strbuf_printf(o, "%s%s", j ? ", " : "", finding_names[code]);
+		if (end - j > 1)
+			cgm_strbuf_printf(o, " (%d)", end - j);
+		j = end;
+	}
+}
+
+/* "reached from 2 entry points of HEAD (5003 calls): a 5000, b 3" of a
+ * function, on its own line after indent. */
+static void text_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f, const char *indent)
+{
+	if (!f || !f->nentries)
+		return;
+	if (f->nentries == 1 && strcmp(f->entries[0].id, f->function) == 0) {
+		cgm_strbuf_printf(o, "%sits own entry point: no other entry point of %s reaches it", indent,
+				  f->from_base ? "BASE" : "HEAD");
+		if (d->has_runtime)
+			cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+		cgm_strbuf_putc(o, '\n');
+		return;
+	}
+	cgm_strbuf_printf(o, "%sreached from %d entry point%s of %s", indent, f->nentries,
+			  f->nentries == 1 ? "" : "s", f->from_base ? "BASE" : "HEAD");
+	if (d->has_runtime)
+		cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+	for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
+		cgm_strbuf_puts(o, k ? ", " : ": ");
+		cgm_escape_text(o, f->entries[k].id);
+		if (d->has_runtime)
+			cgm_strbuf_printf(o, " %" PRId64, f->entries[k].calls);
+	}
+	if (f->nentries > ENTRY_CAP)
+		cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
+	cgm_strbuf_putc(o, '\n');
+}
+
+/* "3 findings in 2 functions: 1 removed-called-function, ..." */
+static void summary_line(cgm_strbuf *o, const cgm_diff *d, int nfunctions)
+{
+	cgm_strbuf_printf(o, "%d finding%s in %d function%s:", d->nfindings, d->nfindings == 1 ? "" : "s",
+			  nfunctions, nfunctions == 1 ? "" : "s");
+	for (int k = 0, first = 1; k < CGM_FIND_COUNT; k++)
+		if (d->counts[k]) {
+			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
+			first = 0;
+		}
 }
 
 static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 {
-	cgm_strbuf fn = CGM_STRBUF_INIT, detail = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(o, "cgmap diff: ");
 	cgm_escape_text(o, d->base_name);
 	cgm_strbuf_puts(o, " -> ");
@@ -679,12 +834,9 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		cgm_strbuf_puts(o, "no difference\n");
 		return;
 	}
-	cgm_strbuf_printf(o, "%d finding%s:", d->nfindings, d->nfindings == 1 ? "" : "s");
-	for (int k = 0, first = 1; k < CGM_FIND_COUNT; k++)
-		if (d->counts[k]) {
-			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
-			first = 0;
-		}
+	grouping g;
+	group_findings(&g, d, failing);
+	summary_line(o, d, g.ngroups);
 	cgm_strbuf_puts(o, "\n");
 	if (d->naffected) {
 		cgm_strbuf_printf(o, "affected entry points (%d)", d->naffected);
@@ -698,63 +850,62 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 			cgm_strbuf_printf(o, ", +%d more", d->naffected - AFFECTED_CAP);
 		cgm_strbuf_putc(o, '\n');
 	}
-	cgm_strbuf_putc(o, '\n');
-	int wcode = 0, wfn = 0;
+	int wcode = 0;
 	for (int i = 0; i < d->nfindings; i++) {
 		int lc = (int)strlen(finding_names[d->findings[i].code]);
-		int lf = (int)strlen(text_of(&fn, d->findings[i].function));
 		wcode = lc > wcode ? lc : wcode;
-		wfn = lf > wfn ? lf : wfn;
 	}
-	if (wfn > 60)
-		wfn = 60; /* a very long id pushes only its own line */
 	bool any_failing = false;
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		any_failing = any_failing || (failing && failing[k] && d->counts[k]);
-	for (int i = 0; i < d->nfindings; i++) {
-		const cgm_finding *f = &d->findings[i];
-		char line[32] = "";
-		if (f->line > 0)
-			snprintf(line, sizeof line, "line %d", f->line);
-		cgm_strbuf_printf(o, "%s%-*s  %-*s  %-10s %s\n",
-				  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
-				  finding_names[f->code], wfn, text_of(&fn, f->function), line,
-				  text_of(&detail, f->detail));
-		for (const char *l = f->excerpt; l && *l;) {
-			const char *end = strchr(l, '\n');
-			size_t len = end ? (size_t)(end - l) : strlen(l);
-			char *line = strndup(l, len);
-			if (line) {
-				cgm_strbuf_printf(o, "%s      ", any_failing ? "     " : "");
-				cgm_escape_text(o, line);
-				cgm_strbuf_putc(o, '\n');
-				free(line);
-			}
-			l = end ? end + 1 : l + len;
+	const char *pad = any_failing ? "         " : "    "; /* under the sentence's column start */
+	for (int k = 0; k < g.ngroups; k++) {
+		const fgroup *gr = &g.groups[k];
+		cgm_strbuf_putc(o, '\n');
+		cgm_escape_text(o, gr->key);
+		if (gr->home && gr->home->file) {
+			cgm_strbuf_puts(o, "  defined at ");
+			cgm_escape_text(o, gr->home->file);
+			cgm_strbuf_printf(o, ":%d%s", gr->home->file_line, gr->home->from_base ? " (BASE)" : "");
 		}
-		if (f->file) {
-			cgm_strbuf_printf(o, "%s    defined at ", any_failing ? "     " : "");
-			cgm_escape_text(o, f->file);
-			cgm_strbuf_printf(o, ":%d%s\n", f->file_line, f->from_base ? " (BASE)" : "");
-		}
-		if (f->nentries) {
-			cgm_strbuf_printf(o, "%s    reached from %d entry point%s of %s", any_failing ? "     " : "",
-					  f->nentries, f->nentries == 1 ? "" : "s", f->from_base ? "BASE" : "HEAD");
-			if (d->has_runtime)
-				cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
-			for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
-				cgm_strbuf_puts(o, k ? ", " : ": ");
-				cgm_escape_text(o, f->entries[k].id);
-				if (d->has_runtime)
-					cgm_strbuf_printf(o, " %" PRId64, f->entries[k].calls);
+		cgm_strbuf_putc(o, '\n');
+		for (int j = 0; j < gr->n; j++) {
+			const cgm_finding *f = &d->findings[g.order[gr->first + j]];
+			char line[32] = "";
+			if (f->line > 0 && f->code != CGM_FIND_REMOVED_CALLED)
+				snprintf(line, sizeof line, "line %d", f->line);
+			cgm_strbuf_printf(o, "    %s%-*s  %-10s ",
+					  !any_failing ? "" : failing[f->code] ? "FAIL " : "     ", wcode,
+					  finding_names[f->code], line);
+			if (f->code == CGM_FIND_REMOVED_CALLED && strcmp(f->function, gr->key) != 0) {
+				/* Under the removed function: who still calls it. */
+				cgm_strbuf_puts(o, "still called by ");
+				cgm_escape_text(o, f->function);
+				if (f->line > 0)
+					cgm_strbuf_printf(o, " at line %d", f->line);
+				if (f->nentries)
+					cgm_strbuf_printf(o, " (%d entry point%s)", f->nentries,
+							  f->nentries == 1 ? "" : "s");
+			} else {
+				cgm_escape_text(o, f->detail ? f->detail : "");
 			}
-			if (f->nentries > ENTRY_CAP)
-				cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
 			cgm_strbuf_putc(o, '\n');
+			for (const char *l = f->excerpt; l && *l;) {
+				const char *end = strchr(l, '\n');
+				size_t len = end ? (size_t)(end - l) : strlen(l);
+				char *text = strndup(l, len);
+				if (text) {
+					cgm_strbuf_printf(o, "%s      ", pad);
+					cgm_escape_text(o, text);
+					cgm_strbuf_putc(o, '\n');
+					free(text);
+				}
+				l = end ? end + 1 : l + len;
+			}
 		}
+		text_entries(o, d, gr->home, "    ");
 	}
-	cgm_strbuf_free(&fn);
-	cgm_strbuf_free(&detail);
+	grouping_free(&g);
 	bool any = false;
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (failing && failing[k] && d->counts[k]) {
@@ -765,22 +916,36 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 		cgm_strbuf_putc(o, '\n');
 }
 
-/* SQL text as inline code in a table cell: a '|' escaped (the table
- * would split there; GitHub and GitLab show `\|` in code as '|'); text with
- * a backquote, a control or a bad byte as escaped text instead. */
+/* SQL text as inline code in a table cell: its runs of whitespace folded
+ * to one space (an EXECUTE laid out over lines reads as one), a '|'
+ * escaped (the table would split there; GitHub and GitLab show `\|` in
+ * code as '|'); text with a backquote, a control or a bad byte as escaped
+ * text instead. */
 static void md_sql(cgm_strbuf *o, const char *s)
 {
-	if (strchr(s, '`') || !cgm_escape_is_plain(s) || strchr(s, '\n')) {
+	cgm_strbuf folded = CGM_STRBUF_INIT;
+	for (const char *p = s; *p; p++) {
+		if (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') {
+			while (p[1] == ' ' || p[1] == '\n' || p[1] == '\t' || p[1] == '\r')
+				p++;
+			cgm_strbuf_putc(&folded, ' ');
+		} else {
+			cgm_strbuf_putc(&folded, *p);
+		}
+	}
+	s = cgm_strbuf_cstr(&folded);
+	if (strchr(s, '`') || !cgm_escape_is_plain(s)) {
 		cgm_escape_markdown(o, s);
-		return;
+	} else {
+		cgm_strbuf_putc(o, '`');
+		for (; *s; s++) {
+			if (*s == '|')
+				cgm_strbuf_putc(o, '\\');
+			cgm_strbuf_putc(o, *s);
+		}
+		cgm_strbuf_putc(o, '`');
 	}
-	cgm_strbuf_putc(o, '`');
-	for (; *s; s++) {
-		if (*s == '|')
-			cgm_strbuf_putc(o, '\\');
-		cgm_strbuf_putc(o, *s);
-	}
-	cgm_strbuf_putc(o, '`');
+	cgm_strbuf_free(&folded);
 }
 
 /* The detail sentence, with the other function's id and the SQL text it
@@ -814,18 +979,7 @@ static void md_detail(cgm_strbuf *o, const cgm_finding *f)
 /* Callers a removed-called-function row names before "+N more". */
 #define CALLERS_CAP 20
 
-/* Finding indexes by the other function, then as the findings are sorted. */
-static int compare_by_other(const void *a, const void *b, void *arg)
-{
-	const cgm_diff *d = arg;
-	int x = *(const int *)a, y = *(const int *)b;
-	const char *ox = d->findings[x].other ? d->findings[x].other : "";
-	const char *oy = d->findings[y].other ? d->findings[y].other : "";
-	int r = strcmp(ox, oy);
-	return r ? r : x - y;
-}
-
-/* A body-changed excerpt as a collapsed diff block (after the table: a
+/* A body-changed excerpt as a diff block (after the function's table: a
  * table cell cannot hold one); a line a code block would show raw
  * (controls, bidi controls, bad bytes) is shown escaped. */
 static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
@@ -838,9 +992,7 @@ static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
 		longest = run > longest ? run : longest;
 	}
 	int fence = longest >= 3 ? longest + 1 : 3;
-	cgm_strbuf_puts(o, "<details><summary>");
-	cgm_escape_markdown_code(o, f->function);
-	cgm_strbuf_puts(o, ": what changed</summary>\n\n");
+	cgm_strbuf_putc(o, '\n');
 	for (int i = 0; i < fence; i++)
 		cgm_strbuf_putc(o, '`');
 	cgm_strbuf_puts(o, "diff\n");
@@ -860,25 +1012,105 @@ static void md_excerpt(cgm_strbuf *o, const cgm_finding *f)
 	}
 	for (int i = 0; i < fence; i++)
 		cgm_strbuf_putc(o, '`');
-	cgm_strbuf_puts(o, "\n\n</details>\n");
+	cgm_strbuf_putc(o, '\n');
 }
 
-/* "2 (12000 calls): `api.main()`, `api.job()`, +1 more" of a finding. */
+/* "Reached from 2 entry points (5003 calls): `api.main()`, `api.job()`,
+ * +1 more." of a function. */
 static void md_entries(cgm_strbuf *o, const cgm_diff *d, const cgm_finding *f)
 {
-	if (!f->nentries)
+	if (f->nentries == 1 && strcmp(f->entries[0].id, f->function) == 0) {
+		cgm_strbuf_printf(o, "Its own entry point: no other entry point%s reaches it",
+				  f->from_base ? " of BASE" : "");
+		if (d->has_runtime)
+			cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
+		cgm_strbuf_puts(o, ".");
 		return;
-	cgm_strbuf_printf(o, "%d", f->nentries);
+	}
+	cgm_strbuf_printf(o, "Reached from %d entry point%s", f->nentries, f->nentries == 1 ? "" : "s");
+	if (f->from_base)
+		cgm_strbuf_puts(o, " of BASE");
 	if (d->has_runtime)
 		cgm_strbuf_printf(o, " (%" PRId64 " calls)", f->entry_calls);
-	if (f->from_base)
-		cgm_strbuf_puts(o, " in BASE");
 	for (int k = 0; k < f->nentries && k < ENTRY_CAP; k++) {
 		cgm_strbuf_puts(o, k ? ", " : ": ");
 		cgm_escape_markdown_code(o, f->entries[k].id);
+		if (d->has_runtime)
+			cgm_strbuf_printf(o, " %" PRId64, f->entries[k].calls);
 	}
 	if (f->nentries > ENTRY_CAP)
 		cgm_strbuf_printf(o, ", +%d more", f->nentries - ENTRY_CAP);
+	cgm_strbuf_puts(o, ".");
+}
+
+/* One function's block: what changed in it, where it is defined, what
+ * reaches it, its findings (a removed function's callers left in one row),
+ * its body's excerpt. */
+static void md_group(cgm_strbuf *o, const cgm_diff *d, const grouping *g, const fgroup *gr,
+		     const bool *failing)
+{
+	cgm_strbuf_printf(o, "\n<details%s><summary>", gr->failing ? " open" : "");
+	cgm_escape_markdown_code(o, gr->key);
+	cgm_strbuf_puts(o, ": ");
+	group_codes(o, d, g, gr);
+	cgm_strbuf_puts(o, "</summary>\n\n");
+	const cgm_finding *home = gr->home;
+	if (home && (home->file || home->nentries)) {
+		if (home->file) {
+			cgm_strbuf_puts(o, "Defined at ");
+			cgm_escape_markdown_code(o, cgm_arena_printf(d->arena, "%s:%d", home->file, home->file_line));
+			cgm_strbuf_puts(o, home->from_base ? " in BASE." : ".");
+		}
+		if (home->nentries) {
+			cgm_strbuf_puts(o, home->file ? " " : "");
+			md_entries(o, d, home);
+		}
+		cgm_strbuf_puts(o, "\n\n");
+	}
+	cgm_strbuf_puts(o, "| finding | line | detail |\n|---|---:|---|\n");
+	const cgm_finding *excerpt = NULL;
+	for (int j = 0; j < gr->n;) {
+		const cgm_finding *f = &d->findings[g->order[gr->first + j]];
+		cgm_strbuf_printf(o, "| %s%s | ", finding_names[f->code],
+				  failing && failing[f->code] ? " **fails**" : "");
+		if (f->code == CGM_FIND_REMOVED_CALLED && strcmp(f->function, gr->key) != 0) {
+			/* Every caller left, in one row. */
+			int end = j;
+			while (end < gr->n && d->findings[g->order[gr->first + end]].code == CGM_FIND_REMOVED_CALLED)
+				end++;
+			cgm_strbuf_printf(o, " | still called by %d: ", end - j);
+			for (int c = j; c < end && c < j + CALLERS_CAP; c++) {
+				const cgm_finding *caller = &d->findings[g->order[gr->first + c]];
+				cgm_strbuf_puts(o, c > j ? "<br>" : "");
+				cgm_escape_markdown_code(o, caller->function);
+				if (caller->line > 0)
+					cgm_strbuf_printf(o, " line %d", caller->line);
+				if (caller->nentries) {
+					cgm_strbuf_printf(o, " (%d entry point%s", caller->nentries,
+							  caller->nentries == 1 ? "" : "s");
+					if (d->has_runtime)
+						cgm_strbuf_printf(o, ", %" PRId64 " calls", caller->entry_calls);
+					cgm_strbuf_putc(o, ')');
+				}
+			}
+			if (end - j > CALLERS_CAP)
+				cgm_strbuf_printf(o, "<br>+%d more", end - j - CALLERS_CAP);
+			cgm_strbuf_puts(o, " |\n");
+			j = end;
+			continue;
+		}
+		if (f->line > 0)
+			cgm_strbuf_printf(o, "%d", f->line);
+		cgm_strbuf_puts(o, " | ");
+		md_detail(o, f);
+		cgm_strbuf_puts(o, " |\n");
+		if (f->excerpt && !excerpt)
+			excerpt = f;
+		j++;
+	}
+	if (excerpt)
+		md_excerpt(o, excerpt);
+	cgm_strbuf_puts(o, "\n</details>\n");
 }
 
 static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
@@ -894,6 +1126,10 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 		cgm_strbuf_puts(o, "No difference in the call graph.\n");
 		return;
 	}
+	grouping g;
+	group_findings(&g, d, failing);
+	cgm_strbuf_printf(o, "%d finding%s in %d function%s.\n\n", d->nfindings,
+			  d->nfindings == 1 ? "" : "s", g.ngroups, g.ngroups == 1 ? "" : "s");
 	cgm_strbuf_puts(o, "| finding | count | policy |\n|---|---:|---|\n");
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (d->counts[k])
@@ -914,117 +1150,29 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 		if (d->naffected > AFFECTED_CAP)
 			cgm_strbuf_printf(o, "\n+%d more\n", d->naffected - AFFECTED_CAP);
 	}
+	cgm_strbuf_printf(o, "\n#### Changed functions (%d)\n", g.ngroups);
 	/* The comment stays within the forges' limits (GitHub takes 65,536
-	 * characters): rows past the budget are counted, not shown. */
+	 * characters): functions past the budget are counted, not shown. */
 	size_t budget = d->comment_max > 0 ? (size_t)d->comment_max : CGM_DIFF_COMMENT_MAX;
-	const size_t reserve = 400; /* closing the block and the "+N more" line */
-	int shown = 0;
-	cgm_strbuf row = CGM_STRBUF_INIT, excerpts = CGM_STRBUF_INIT;
-	for (int k = 0; k < CGM_FIND_COUNT; k++) {
-		if (!d->counts[k])
-			continue;
-		if (o->len + reserve + 200 > budget)
+	const size_t reserve = 300; /* the "+N more" line */
+	int shown = 0, shown_groups = 0;
+	cgm_strbuf block = CGM_STRBUF_INIT;
+	for (int k = 0; k < g.ngroups; k++) {
+		cgm_strbuf_reset(&block);
+		md_group(&block, d, &g, &g.groups[k], failing);
+		if (o->len + block.len + reserve > budget)
 			break;
-		cgm_strbuf_printf(o, "\n<details%s><summary>%s (%d)</summary>\n\n",
-				  failing && failing[k] ? " open" : "", finding_names[k], d->counts[k]);
-		bool full = false;
-		if (k == CGM_FIND_REMOVED_CALLED) {
-			/* One row per removed function, listing every caller left. */
-			cgm_strbuf_puts(o, "| removed function | still called by |\n|---|---|\n");
-			int *order = calloc((size_t)d->counts[k] + 1, sizeof(int)), n = 0;
-			if (!order)
-				abort();
-			for (int i = 0; i < d->nfindings; i++)
-				if (d->findings[i].code == CGM_FIND_REMOVED_CALLED)
-					order[n++] = i;
-			qsort_r(order, (size_t)n, sizeof(int), compare_by_other, (void *)d);
-			for (int g = 0; g < n && !full;) {
-				const cgm_finding *first = &d->findings[order[g]];
-				int end = g;
-				while (end < n && same_text(d->findings[order[end]].other, first->other))
-					end++;
-				cgm_strbuf_reset(&row);
-				cgm_strbuf_puts(&row, "| ");
-				cgm_escape_markdown_code(&row, first->other ? first->other : "?");
-				cgm_strbuf_printf(&row, " | %d: ", end - g);
-				for (int j = g; j < end && j < g + CALLERS_CAP; j++) {
-					const cgm_finding *f = &d->findings[order[j]];
-					cgm_strbuf_puts(&row, j > g ? "<br>" : "");
-					cgm_escape_markdown_code(&row, f->function);
-					if (f->line > 0)
-						cgm_strbuf_printf(&row, " line %d", f->line);
-					if (f->nentries)
-						cgm_strbuf_printf(&row, " (%d entry point%s%s)", f->nentries,
-								  f->nentries == 1 ? "" : "s",
-								  d->has_runtime ? cgm_arena_printf(d->arena, ", %" PRId64 " calls", f->entry_calls) : "");
-				}
-				if (end - g > CALLERS_CAP)
-					cgm_strbuf_printf(&row, "<br>+%d more", end - g - CALLERS_CAP);
-				cgm_strbuf_puts(&row, " |\n");
-				if (o->len + row.len + reserve > budget) {
-					full = true;
-					break;
-				}
-				cgm_strbuf_add(o, row.data, row.len);
-				shown += end - g;
-				g = end;
-			}
-			free(order);
-			cgm_strbuf_puts(o, "\n</details>\n");
-			if (full)
-				break;
-			continue;
-		}
-		cgm_strbuf_puts(o, "| function | line | detail | entry points |\n|---|---:|---|---|\n");
-		for (int i = 0; i < d->nfindings && !full; i++) {
-			const cgm_finding *f = &d->findings[i];
-			if ((int)f->code != k)
-				continue;
-			cgm_strbuf *main_out = o;
-			cgm_strbuf_reset(&row);
-			o = &row;
-			cgm_strbuf_puts(o, "| ");
-			cgm_escape_markdown_code(o, f->function);
-			if (f->file) {
-				cgm_strbuf_puts(o, "<br>");
-				cgm_escape_markdown_code(o, cgm_arena_printf(d->arena, "%s:%d", f->file, f->file_line));
-			}
-			if (f->line > 0)
-				cgm_strbuf_printf(o, " | %d | ", f->line);
-			else
-				cgm_strbuf_puts(o, " |  | ");
-			md_detail(o, f);
-			cgm_strbuf_puts(o, " | ");
-			md_entries(o, d, f);
-			cgm_strbuf_puts(o, " |\n");
-			o = main_out;
-			size_t before = excerpts.len;
-			md_excerpt(&excerpts, f);
-			if (o->len + row.len + excerpts.len + reserve > budget) {
-				excerpts.len = before;
-				if (excerpts.data)
-					excerpts.data[before] = '\0';
-				full = true;
-				break;
-			}
-			cgm_strbuf_add(o, row.data, row.len);
-			shown++;
-		}
-		if (excerpts.len) {
-			cgm_strbuf_putc(o, '\n');
-			cgm_strbuf_add(o, excerpts.data, excerpts.len);
-			cgm_strbuf_reset(&excerpts);
-		}
-		cgm_strbuf_puts(o, "\n</details>\n");
-		if (full)
-			break;
+		cgm_strbuf_add(o, block.data, block.len);
+		shown += g.groups[k].n;
+		shown_groups++;
 	}
-	cgm_strbuf_free(&row);
-	cgm_strbuf_free(&excerpts);
+	cgm_strbuf_free(&block);
 	if (shown < d->nfindings)
-		cgm_strbuf_printf(o, "\n+%d more finding%s not shown: the comment is kept under %zu "
-				     "bytes (`cgmap diff --format text` or `--format json` lists them all).\n",
-				  d->nfindings - shown, d->nfindings - shown == 1 ? "" : "s", budget);
+		cgm_strbuf_printf(o, "\n+%d more finding%s in %d function%s not shown: the comment is kept "
+				     "under %zu bytes (`cgmap diff --format text` or `--format json` lists them all).\n",
+				  d->nfindings - shown, d->nfindings - shown == 1 ? "" : "s",
+				  g.ngroups - shown_groups, g.ngroups - shown_groups == 1 ? "" : "s", budget);
+	grouping_free(&g);
 }
 
 static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)

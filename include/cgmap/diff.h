@@ -57,7 +57,7 @@ typedef struct cgm_finding {
 	int line;             /* line in the function's body (HEAD when it exists), 0: none */
 	const char *detail;   /* one readable sentence */
 	const char *sql;      /* SQL text the sentence quotes (shown as code), or NULL */
-	const char *excerpt;  /* body-changed: one folded unified-diff hunk, or NULL */
+	const char *excerpt;  /* body-changed, signature-changed with its body: one folded hunk, or NULL */
 	/* Blast radius: the entry points of HEAD reaching `function` (of BASE
 	 * when HEAD has no such function), most observed calls first, then by
 	 * id; shared by the findings of one function. */

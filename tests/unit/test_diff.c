@@ -75,11 +75,13 @@ static void test_text(void **state)
 	assert_non_null(strstr(out, "cgmap diff: base\\x1B[31m -> head\n"));
 	assert_non_null(strstr(out, "app.\"x\\x1B[2J\\u202Eevil\\nrow\\xFF\\u009B\"()"));
 	assert_non_null(strstr(out, "app.plain()"));
-	/* one line per finding: the two header lines, a blank line, two findings */
+	/* the two header lines, then per function a blank line, its id and its
+	 * one finding */
 	int lines = 0;
 	for (const char *p = out; *p; p++)
 		lines += *p == '\n';
-	assert_int_equal(lines, 5);
+	assert_int_equal(lines, 8);
+	assert_non_null(strstr(out, "\napp.plain()\n    missing-callee  line 3     calls app.gone()"));
 	free(out);
 	cgm_arena_free(d->arena);
 	free(d);
@@ -213,7 +215,8 @@ static void test_blast_radius(void **state)
 	assert_non_null(api);
 	assert_non_null(rare);
 	assert_true(api < rare);
-	assert_non_null(strstr(md, "| body changed | 2 (4003 calls): `app.api()`, `app.rare()` |"));
+	assert_non_null(strstr(md, "Reached from 2 entry points (4003 calls): `app.api()` 4000, `app.rare()` 3.\n"));
+	assert_non_null(strstr(md, "| body-changed |  | body changed |\n"));
 	free(md);
 	cgm_diff_free(d);
 	/* Without runtime data: no traffic, never hot, the entry points still. */
@@ -253,7 +256,7 @@ static void test_affected_cap(void **state)
 	assert_non_null(strstr(md, "`app.e09()` | 1 |"));
 	assert_null(strstr(md, "`app.e10()` | 1 |"));
 	assert_non_null(strstr(md, "\n+4 more\n"));
-	assert_non_null(strstr(md, "`app.e04()`, +9 more |"));
+	assert_non_null(strstr(md, "`app.e04()`, +9 more.\n"));
 	free(md);
 	char *text = written(d, CGM_DIFF_TEXT);
 	assert_non_null(strstr(text, "affected entry points (14): app.e00(), "));
@@ -286,16 +289,15 @@ static void test_comment_cap(void **state)
 	assert_true(strlen(md) <= 4000);
 	assert_non_null(strstr(md, "`app.f000()`"));
 	assert_null(strstr(md, "`app.f499()`"));
-	const char *more = strstr(md, " more findings not shown: the comment is kept under 4000 bytes");
+	const char *more = strstr(md, " not shown: the comment is kept under 4000 bytes");
 	assert_non_null(more);
-	/* Every row shown or counted: shown rows + N = 500. */
+	/* Every function shown or counted, whole: shown blocks + N = 500, as
+	 * many functions as findings (one each). */
 	int rows = 0;
-	for (const char *p = md; (p = strstr(p, "| `app.f")); p++)
+	for (const char *p = md; (p = strstr(p, "<summary>`app.f")); p++)
 		rows++;
-	const char *plus = more;
-	while (plus > md && plus[-1] != '+')
-		plus--;
-	assert_int_equal(rows + atoi(plus), 500);
+	assert_non_null(strstr(md, cgm_arena_printf(d->arena, "\n+%d more findings in %d functions not shown", 500 - rows, 500 - rows)));
+	assert_true(rows > 0 && rows < 500);
 	/* Every <details> opened is closed. */
 	int open = 0, closed = 0;
 	for (const char *p = md; (p = strstr(p, "<details")); p++)
@@ -304,8 +306,14 @@ static void test_comment_cap(void **state)
 		closed++;
 	assert_int_equal(open, closed);
 	free(md);
-	/* Under the default bound it all fits. */
+	/* The default bound holds too (500 blocks pass it). */
 	d->comment_max = 0;
+	md = written(d, CGM_DIFF_MARKDOWN);
+	assert_true(strlen(md) <= CGM_DIFF_COMMENT_MAX);
+	assert_non_null(strstr(md, "not shown"));
+	free(md);
+	/* Under a bound large enough it all fits. */
+	d->comment_max = 1000000;
 	md = written(d, CGM_DIFF_MARKDOWN);
 	assert_null(strstr(md, "not shown"));
 	assert_non_null(strstr(md, "`app.f499()`"));
@@ -356,11 +364,107 @@ static void test_removed_called_grouped(void **state)
 		d->counts[CGM_FIND_REMOVED_CALLED]++;
 	}
 	char *md = written(d, CGM_DIFF_MARKDOWN);
-	assert_non_null(strstr(md, "| `app.gone()` | 24: `app.c00()` line 1<br>`app.c01()` line 2<br>"));
+	assert_non_null(strstr(md, "<summary>`app.gone()`: removed-called-function (24)</summary>"));
+	assert_non_null(strstr(md, "| removed-called-function |  | still called by 24: `app.c00()` line 1<br>`app.c01()` line 2<br>"));
 	assert_non_null(strstr(md, "`app.c19()` line 20<br>+4 more |\n"));
 	assert_null(strstr(md, "`app.c20()`"));
-	assert_non_null(strstr(md, "| `app.other()` | 1: `app.c24()` line 25 |\n"));
+	assert_non_null(strstr(md, "<summary>`app.other()`: removed-called-function</summary>"));
+	assert_non_null(strstr(md, "| removed-called-function |  | still called by 1: `app.c24()` line 25 |\n"));
+	/* The function with the most callers left comes first (by id here). */
+	assert_true(strstr(md, "`app.gone()`") < strstr(md, "`app.other()`"));
 	assert_null(strstr(md, "not shown"));
+	free(md);
+	cgm_arena_free(d->arena);
+	free(d);
+}
+
+/* Every finding of a function in one block, the blocks by their most
+ * important finding: app.b()'s missing callee before app.a()'s body. */
+static void test_grouped_per_function(void **state)
+{
+	(void)state;
+	cgm_diff *d = calloc(1, sizeof(*d));
+	d->arena = cgm_arena_new();
+	d->base_name = "base";
+	d->head_name = "head";
+	d->nfindings = 4;
+	d->findings = cgm_arena_alloc(d->arena, 4 * sizeof(cgm_finding));
+	static const cgm_diff_entry entry = { .id = "app.main()" };
+	d->findings[0] = (cgm_finding){ .code = CGM_FIND_MISSING_CALLEE, .function = "app.b()", .line = 4,
+					.detail = "calls app.x with 0 arguments: no such function" };
+	d->findings[1] = (cgm_finding){ .code = CGM_FIND_BODY_CHANGED, .function = "app.a()",
+					.detail = "body changed", .excerpt = "@@ -1 +1 @@\n-x\n+y\n",
+					.file = "s.sql", .file_line = 10, .nentries = 1, .entries = &entry };
+	d->findings[2] = (cgm_finding){ .code = CGM_FIND_BODY_CHANGED, .function = "app.b()",
+					.detail = "body changed" };
+	d->findings[3] = (cgm_finding){ .code = CGM_FIND_ADDED_EDGE, .function = "app.a()", .other = "app.c()",
+					.line = 2, .detail = "now calls app.c() at line 2", .file = "s.sql",
+					.file_line = 10, .nentries = 1, .entries = &entry };
+	d->counts[CGM_FIND_MISSING_CALLEE] = 1;
+	d->counts[CGM_FIND_BODY_CHANGED] = 2;
+	d->counts[CGM_FIND_ADDED_EDGE] = 1;
+	bool failing[CGM_FIND_COUNT] = { [CGM_FIND_MISSING_CALLEE] = true };
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(cgm_diff_write(f, d, CGM_DIFF_MARKDOWN, failing), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "4 findings in 2 functions.\n"));
+	const char *b = strstr(buf, "<details open><summary>`app.b()`: missing-callee, body-changed</summary>\n\n"
+				   "| finding | line | detail |\n|---|---:|---|\n"
+				   "| missing-callee **fails** | 4 | calls app.x with 0 arguments: no such function |\n"
+				   "| body-changed |  | body changed |\n\n</details>\n");
+	const char *a = strstr(buf, "<details><summary>`app.a()`: body-changed, added-edge</summary>\n\n"
+				   "Defined at `s.sql:10`. Reached from 1 entry point: `app.main()`.\n\n"
+				   "| finding | line | detail |\n|---|---:|---|\n"
+				   "| body-changed |  | body changed |\n"
+				   "| added-edge | 2 | now calls `app.c()` at line 2 |\n\n"
+				   "```diff\n@@ -1 +1 @@\n-x\n+y\n```\n\n</details>\n");
+	assert_non_null(b);
+	assert_non_null(a);
+	assert_true(b < a);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(cgm_diff_write(f, d, CGM_DIFF_TEXT, failing), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "4 findings in 2 functions: 1 missing-callee, 2 body-changed, 1 added-edge\n"));
+	b = strstr(buf, "\napp.b()\n"
+			"    FAIL missing-callee  line 4     calls app.x with 0 arguments: no such function\n"
+			"         body-changed               body changed\n");
+	a = strstr(buf, "\napp.a()  defined at s.sql:10\n"
+			"         body-changed               body changed\n"
+			"               @@ -1 +1 @@\n"
+			"               -x\n"
+			"               +y\n"
+			"         added-edge      line 2     now calls app.c() at line 2\n"
+			"    reached from 1 entry point of HEAD: app.main()\n");
+	assert_non_null(b);
+	assert_non_null(a);
+	assert_true(b < a);
+	free(buf);
+	cgm_arena_free(d->arena);
+	free(d);
+}
+
+/* An EXECUTE laid out over lines is quoted as one line of code. */
+static void test_markdown_sql_folded(void **state)
+{
+	(void)state;
+	cgm_diff *d = calloc(1, sizeof(*d));
+	d->arena = cgm_arena_new();
+	d->base_name = "base";
+	d->head_name = "head";
+	d->nfindings = 1;
+	d->findings = cgm_arena_alloc(d->arena, sizeof(cgm_finding));
+	const char *sql = "EXECUTE format('SELECT %I'\n        , tab) || ' x'";
+	d->findings[0] = (cgm_finding){ .code = CGM_FIND_NEW_DYNAMIC, .function = "app.f()", .line = 3,
+					.detail = sql, .sql = sql };
+	d->counts[CGM_FIND_NEW_DYNAMIC] = 1;
+	char *md = written(d, CGM_DIFF_MARKDOWN);
+	assert_non_null(strstr(md, "| new-dynamic-site | 3 | `EXECUTE format('SELECT %I' , tab) \\|\\| ' x'` |\n"));
 	free(md);
 	cgm_arena_free(d->arena);
 	free(d);
@@ -376,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_comment_cap),
 		cmocka_unit_test(test_body_excerpt),
 		cmocka_unit_test(test_removed_called_grouped),
+		cmocka_unit_test(test_grouped_per_function),
+		cmocka_unit_test(test_markdown_sql_folded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
