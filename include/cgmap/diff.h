@@ -115,9 +115,10 @@ void cgm_diff_blast_radius(cgm_diff *diff, const cgm_model *base, const cgm_mode
 			   void *ctx);
 void cgm_diff_free(cgm_diff *diff);
 
-/* src/diff_excerpt.c: one folded hunk of what changed between two bodies
- * (two lines of context, at most max_lines lines shown), in arena; NULL
- * when they are equal line for line or either is NULL. */
+/* src/diff_excerpt.c: the start of a line diff of two bodies (hunks with
+ * two lines of context, at most max_lines lines shown, then "... N more
+ * lines"), in arena; NULL when they are equal line for line or either is
+ * NULL. */
 const char *cgm_body_excerpt(cgm_arena *arena, const char *base, const char *head, int max_lines);
 
 /* Print the diff; `failing` marks the codes --fail-on names (may be NULL).

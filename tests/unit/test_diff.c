@@ -341,6 +341,15 @@ static void test_body_excerpt(void **state)
 	assert_non_null(strstr(ex, "\n+line 3\n... 96 more lines\n"));
 	assert_null(strstr(ex, "line 4\n"));
 	cgm_strbuf_free(&big);
+	/* Changes in two places: the lines kept between them show as kept, not
+	 * as removed and added again; far apart, two hunks. */
+	assert_string_equal(cgm_body_excerpt(a, "a\nold1\nb\nc\nd\n", "a\nnew1\nb\nc\nnew2\nd\n", 20),
+			    "@@ -1,5 +1,6 @@\n a\n-old1\n+new1\n b\n c\n+new2\n d\n");
+	assert_string_equal(cgm_body_excerpt(a, "x\n1\n2\n3\n4\n5\n6\n7\ny\n", "X\n1\n2\n3\n4\n5\n6\n7\nY\n", 20),
+			    "@@ -1,3 +1,3 @@\n-x\n+X\n 1\n 2\n@@ -7,3 +7,3 @@\n 6\n 7\n-y\n+Y\n");
+	/* The cut counts the lines of every hunk left. */
+	assert_string_equal(cgm_body_excerpt(a, "x\n1\n2\n3\n4\n5\n6\n7\ny\n", "X\n1\n2\n3\n4\n5\n6\n7\nY\n", 3),
+			    "@@ -1,3 +1,3 @@\n-x\n+X\n 1\n... 5 more lines\n");
 	cgm_arena_free(a);
 }
 
