@@ -13,8 +13,8 @@
  * diffed by their longest common subsequence (a table of uint16 lengths),
  * so a line kept between two changes shows as kept, not as removed and
  * added again.  Past LCS_MAX_CELLS (a middle of about 2,000 by 2,000
- * lines), the middle is shown as removed then added, which keeps time and
- * memory bounded on any body.
+ * lines) or LCS_CELLS_PER_BYTE of its text, the middle is shown as removed
+ * then added, which keeps time and memory bounded on any body.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +25,9 @@
 #include "cgmap/strbuf.h"
 
 #define LCS_MAX_CELLS 4000000
+/* ... and no more than this per byte of those lines: time stays linear in
+ * the input even when every line is one byte long. */
+#define LCS_CELLS_PER_BYTE 32
 #define CONTEXT 2
 
 typedef struct line_span {
@@ -78,8 +81,13 @@ static void diff_middle(edit *ops, int *nops, const line_span *b, int from_b, in
 {
 	int n = to_b - from_b, m = to_h - from_h;
 	uint16_t *lcs = NULL;
-	if (n > 0 && m > 0 && n < UINT16_MAX && m < UINT16_MAX &&
-	    (size_t)(n + 1) * (size_t)(m + 1) <= LCS_MAX_CELLS)
+	size_t bytes = 0, cells = (size_t)(n + 1) * (size_t)(m + 1);
+	for (int i = from_b; i < to_b; i++)
+		bytes += b[i].len + 1;
+	for (int j = from_h; j < to_h; j++)
+		bytes += h[j].len + 1;
+	if (n > 0 && m > 0 && n < UINT16_MAX && m < UINT16_MAX && cells <= LCS_MAX_CELLS &&
+	    cells <= LCS_CELLS_PER_BYTE * bytes)
 		lcs = calloc((size_t)(n + 1) * (size_t)(m + 1), sizeof(uint16_t));
 	int i = 0, j = 0;
 	if (lcs) {
