@@ -1821,13 +1821,15 @@ static int jv_container(jv_parser *ps, jv *out, int depth)
 	out->n = (unsigned)n;
 	if (object) {
 		out->u.members = jv_alloc(ps, sizeof(jv_member) * (n ? n : 1));
-		memcpy(out->u.members, ps->members + base, sizeof(jv_member) * n);
+		if (n)
+			memcpy(out->u.members, ps->members + base, sizeof(jv_member) * n);
 		ps->nmembers = base;
 		if (jv_has_duplicate(out->u.members, n))
 			return -1;
 	} else {
 		out->u.items = jv_alloc(ps, sizeof(jv) * (n ? n : 1));
-		memcpy(out->u.items, ps->items + base, sizeof(jv) * n);
+		if (n)
+			memcpy(out->u.items, ps->items + base, sizeof(jv) * n);
 		ps->nitems = base;
 	}
 	return 0;
@@ -1982,7 +1984,8 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 	out->type = JV_OBJECT;
 	out->n = (unsigned)ps.nmembers;
 	out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (ps.nmembers ? ps.nmembers : 1));
-	memcpy(out->u.members, ps.members, sizeof(jv_member) * ps.nmembers);
+	if (ps.nmembers)
+		memcpy(out->u.members, ps.members, sizeof(jv_member) * ps.nmembers);
 	rc = 0;
 	goto out;
 fail:
