@@ -43,6 +43,9 @@ static int compare_affected(const void *a, const void *b)
 	const cgm_diff_entry *x = a, *y = b;
 	if (x->calls != y->calls)
 		return x->calls > y->calls ? -1 : 1;
+	/* Without traffic (or at equal traffic), the widest reach first. */
+	if (x->nfunctions != y->nfunctions)
+		return x->nfunctions > y->nfunctions ? -1 : 1;
 	return strcmp(x->id, y->id);
 }
 

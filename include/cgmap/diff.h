@@ -78,7 +78,7 @@ typedef struct cgm_diff {
 	bool has_runtime;                   /* either side holds runtime data */
 	int64_t hot_threshold;              /* touches-hot-path: calls of an entry point */
 	int naffected;
-	cgm_diff_entry *affected;           /* every entry point of any finding: by calls, then id */
+	cgm_diff_entry *affected;           /* every entry point of any finding: by calls, reach, id */
 	long comment_max;                   /* Markdown size bound, 0: CGM_DIFF_COMMENT_MAX */
 } cgm_diff;
 

@@ -238,6 +238,7 @@ static void test_affected_cap(void **state)
 	for (int s = 0; s < 2; s++) {
 		m[s] = cgm_model_new();
 		fn(m[s], "target", s ? "2" : "1");
+		fn(m[s], "target2", s ? "2" : "1");
 		char name[16];
 		for (int i = 0; i < 14; i++) {
 			snprintf(name, sizeof name, "e%02d", i);
@@ -248,18 +249,25 @@ static void test_affected_cap(void **state)
 			snprintf(name, sizeof name, "app.e%02d()", i);
 			call(m[s], name, "app.target()");
 		}
+		/* The last entry point reaches both changed functions. */
+		call(m[s], "app.e13()", "app.target2()");
 	}
 	cgm_diff *d;
 	assert_int_equal(cgm_diff_compute(&d, m[0], m[1], "base", "head"), 0);
 	assert_int_equal(d->naffected, 14);
+	/* Without traffic, the widest reach first, then by id. */
+	assert_string_equal(d->affected[0].id, "app.e13()");
+	assert_int_equal(d->affected[0].nfunctions, 2);
+	assert_string_equal(d->affected[1].id, "app.e00()");
 	char *md = written(d, CGM_DIFF_MARKDOWN);
-	assert_non_null(strstr(md, "`app.e09()` | 1 |"));
-	assert_null(strstr(md, "`app.e10()` | 1 |"));
+	assert_non_null(strstr(md, "| `app.e13()` | 2 |\n| `app.e00()` | 1 |"));
+	assert_non_null(strstr(md, "`app.e08()` | 1 |"));
+	assert_null(strstr(md, "`app.e09()` | 1 |"));
 	assert_non_null(strstr(md, "\n+4 more\n"));
 	assert_non_null(strstr(md, "`app.e04()`, +9 more.\n"));
 	free(md);
 	char *text = written(d, CGM_DIFF_TEXT);
-	assert_non_null(strstr(text, "affected entry points (14): app.e00(), "));
+	assert_non_null(strstr(text, "affected entry points (14): app.e13(), app.e00(), "));
 	assert_non_null(strstr(text, ", +4 more\n"));
 	free(text);
 	cgm_diff_free(d);
