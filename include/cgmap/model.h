@@ -464,6 +464,8 @@ void cgm_model_free(cgm_model *model);
 
 /* Append and return a zeroed slot; pointers into the arrays move on append. */
 cgm_function *cgm_model_add_function(cgm_model *model);
+/* Room for `count` edges in all, in one allocation, before adding many. */
+void cgm_model_reserve_edges(cgm_model *model, int count);
 cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);
