@@ -429,6 +429,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	free(no_callers);
 	free(hits);
 	cgm_dynsql_reader_free(reader);
+#define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
 	if (model->has_runtime) {
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");
@@ -439,21 +440,28 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	} else
 		fprintf(out, "cgmap: no runtime data: no function is called dead; "
 			     "%d have no callers and are not referenced\n", uncalled);
-	fprintf(out, "cgmap: %d edges: %d static, %d observed (%d both), %d unexplained\n",
-		model->nedges, static_edges, observed, both, unexplained);
+	/* Parts that add up to the whole: every edge is static only, both, or
+	 * observed only; the unexplained are among the observed only. */
+	fprintf(out, "cgmap: %d %s: %d static only, %d static and observed, %d observed only "
+		     "(%d unexplained)\n",
+		model->nedges, PLURAL(model->nedges, "edge", "edges"), static_edges - both, both,
+		observed - both, unexplained);
 	if (cgm_runtime_has_edges(model))
-		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen, %d that can call "
-			     "no user function\n", dyn_sites, dyn_seen,
-			dyn_sites - dyn_seen - dyn_silent, dyn_silent);
+		fprintf(out, "cgmap: %d dynamic %s: %d observed, %d unseen, %d that can call "
+			     "no user function\n", dyn_sites, PLURAL(dyn_sites, "site", "sites"),
+			dyn_seen, dyn_sites - dyn_seen - dyn_silent, dyn_silent);
 	else
-		fprintf(out, "cgmap: %d dynamic sites (none observed: no call edges in the "
-			     "runtime data)\n", dyn_sites);
-	fprintf(out, "cgmap: %d functions: %d roots, %d dead, %d cold; "
-		     "%d recursive components (%d functions)\n",
-		n, roots, dead, cold, nscc, in_scc);
+		fprintf(out, "cgmap: %d dynamic %s (none observed: no call edges in the "
+			     "runtime data)\n", dyn_sites, PLURAL(dyn_sites, "site", "sites"));
+	fprintf(out, "cgmap: of %d %s, %d %s, %d dead, %d cold; "
+		     "%d recursive %s (%d %s)\n",
+		n, PLURAL(n, "function", "functions"), roots, PLURAL(roots, "is a root", "are roots"),
+		dead, cold, nscc, PLURAL(nscc, "component", "components"), in_scc,
+		PLURAL(in_scc, "function", "functions"));
 	if (model->has_runtime)
 		fprintf(out, "cgmap: never called and unreachable: %d dead, %d unobserved, "
 			     "%d untraceable, %d dynamic-reachable\n",
 			verdicts[CGM_VERDICT_DEAD], verdicts[CGM_VERDICT_UNOBSERVED],
 			verdicts[CGM_VERDICT_UNTRACEABLE], verdicts[CGM_VERDICT_DYNAMIC_REACHABLE]);
+#undef PLURAL
 }

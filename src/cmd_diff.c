@@ -7,9 +7,10 @@
  * place of either, in order.  Output: the findings (cgmap/diff.h) as text,
  * Markdown or JSON, on standard output or --output FILE.
  *
- * Exit: 0 no difference, 2 differences and none that --fail-on names,
- * 3 a --fail-on finding is present, 1 bad usage or an input that cannot be
- * read (a snapshot, a database, SQL files).
+ * Exit (cmd.h): 0 no difference, 2 differences and none that --fail-on
+ * names, 3 a --fail-on finding is present, 1 bad usage, 4 an input that
+ * cannot be read (a snapshot, a database, SQL files, runtime data), 5 the
+ * report cannot be written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +153,7 @@ int cmd_diff(int argc, char **argv)
 	cgm_diff_format format = CGM_DIFF_TEXT;
 	bool failing[CGM_FIND_COUNT] = { false };
 	const char *output = NULL;
-	int exit_code = 1;
+	int exit_code = CMD_EXIT_USAGE;
 	cgm_model *models[2] = { NULL, NULL };
 	cgm_diff *diff = NULL;
 	const char **sql_lists[2] = { NULL, NULL };
@@ -303,6 +304,7 @@ int cmd_diff(int argc, char **argv)
 		if (rc < 0) {
 			fprintf(stderr, "cgmap diff: %s: %s\n", s == 0 ? "BASE" : "HEAD",
 				cgm_error_message());
+			exit_code = cmd_exit_code(rc);
 			goto done;
 		}
 	}
@@ -317,6 +319,7 @@ int cmd_diff(int argc, char **argv)
 	if (output) {
 		if (cgm_outstream_open(&stream, output) < 0) {
 			fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+			exit_code = CMD_EXIT_OUTPUT;
 			goto done;
 		}
 		out = stream.file;
@@ -328,12 +331,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		exit_code = cmd_exit_code(rc);
 		goto done;
 	}
-	exit_code = diff->nfindings == 0 ? 0 : 2;
+	exit_code = diff->nfindings == 0 ? CMD_EXIT_OK : CMD_EXIT_DIFFERENCES;
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (failing[k] && diff->counts[k])
-			exit_code = 3;
+			exit_code = CMD_EXIT_FAIL_ON;
 done:
 	cgm_diff_free(diff);
 	cgm_model_free(models[0]);

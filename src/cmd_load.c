@@ -2,7 +2,8 @@
  * cmd_load.c - what the commands that read one call graph share (report,
  * callers, callees, path, impact): taking a snapshot or mapping a source on
  * the spot, applying --runtime and --entry to a snapshot, saying the
- * diagnostics that are new, and writing the answer.
+ * diagnostics that are new, and writing the answer; and what every
+ * command shares: its exit code for an error (cmd.h), one meaning of -o.
  *
  * In:  a snapshot path (or NULL when opts name a source) and the mapping
  *      options parsed by cgm_map_parse_option.  Out: *out, a model the
@@ -131,4 +132,20 @@ int cmd_write_output(const char *path, const char *text, size_t len)
 	if (bad)
 		return cgm_error(CGM_EIO, "cannot write 'standard output'");
 	return 0;
+}
+
+int cmd_exit_code(int rc)
+{
+	switch (rc) {
+	case 0: return CMD_EXIT_OK;
+	case CGM_EUSAGE: return CMD_EXIT_USAGE;
+	case CGM_EIO: return CMD_EXIT_OUTPUT;
+	default: return CMD_EXIT_INPUT; /* CGM_ESOURCE, CGM_EINPUT */
+	}
+}
+
+int cmd_reject_short_out(const char *cmd)
+{
+	return cgm_error(CGM_EUSAGE, "%s: '-o' names an output file in cgmap; give the output "
+				     "folder with --out DIR", cmd);
 }

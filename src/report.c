@@ -692,6 +692,12 @@ static bool is_analysis(cgm_report_kind kind)
 	return kind != CGM_REPORT_EDGES && kind != CGM_REPORT_FUNCTIONS;
 }
 
+/* A note that begins by saying there is no runtime data says it once. */
+static bool note_says_no_runtime(const table *t)
+{
+	return t->note && strncmp(t->note, "no runtime data", 15) == 0;
+}
+
 static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
 			cgm_report_kind kind)
 {
@@ -701,7 +707,7 @@ static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
 			cgm_strbuf_puts(out, "# runtime data covers ");
 			cgm_escape_text(out, window_text(model));
 			cgm_strbuf_putc(out, '\n');
-		} else {
+		} else if (!note_says_no_runtime(t)) {
 			cgm_strbuf_puts(out, "# no runtime data\n");
 		}
 		if (t->note) {
@@ -760,10 +766,14 @@ static void render_markdown(cgm_strbuf *out, const table *t, const cgm_model *mo
 		cgm_strbuf_puts(out, "Runtime data covers ");
 		cgm_escape_markdown(out, window_text(model));
 		cgm_strbuf_puts(out, ".\n\n");
+	} else if (note_says_no_runtime(t)) {
+		cgm_strbuf_puts(out, "No runtime data");
+		cgm_escape_markdown(out, t->note + 15);
+		cgm_strbuf_puts(out, ".\n\n");
 	} else {
 		cgm_strbuf_puts(out, "No runtime data.\n\n");
 	}
-	if (t->note) {
+	if (t->note && !note_says_no_runtime(t)) {
 		cgm_escape_markdown(out, t->note);
 		cgm_strbuf_puts(out, ".\n\n");
 	}

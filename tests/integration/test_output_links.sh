@@ -28,12 +28,12 @@ victim_intact() {
 	[ "$(cat "$work/victim")" = precious ] || fail "$1 wrote through a link into the file it points to"
 	[ -z "$(ls -A "$work/elsewhere")" ] || fail "$1 wrote through a folder link: $(ls -A "$work/elsewhere")"
 }
-# expect_refused WHAT PATTERN CMD...: exit 1 with PATTERN in the message.
+# expect_refused WHAT PATTERN CMD...: exit 5 (an output cannot be written) with PATTERN in the message.
 expect_refused() {
 	local what=$1 pattern=$2 rc=0
 	shift 2
 	"$@" >"$work/out" 2>"$work/err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$work/err" >&2; fail "$what: exit $rc, not 1"; }
+	[ "$rc" = 5 ] || { cat "$work/err" >&2; fail "$what: exit $rc, not 5"; }
 	grep -qF -- "$pattern" "$work/err" || { cat "$work/err" >&2; fail "$what: no '$pattern' in the message"; }
 }
 
