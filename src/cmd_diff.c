@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/config.h"
 #include "cgmap/diff.h"
 #include "cgmap/error.h"
 #include "cgmap/map.h"
@@ -298,6 +299,15 @@ int cmd_diff(int argc, char **argv)
 		sides[s].runtime = runtime_lists[s];
 		sides[s].nruntime = nruntime[s];
 	}
+	/* One configuration for both sides: the project's, as HEAD has it. */
+	int config_rc = cgm_map_options_load_config(&shared);
+	if (config_rc < 0) {
+		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		exit_code = cmd_exit_code(config_rc);
+		goto done;
+	}
+	dopts.ignored = cgm_config_ignores;
+	dopts.ignore_ctx = shared.config;
 	for (int s = 0; s < 2; s++) {
 		int rc = load_side(&models[s], &names[s], &sides[s], &shared, namebufs[s],
 				   sizeof namebufs[s]);
@@ -312,6 +322,9 @@ int cmd_diff(int argc, char **argv)
 		if (labels[s])
 			names[s] = labels[s];
 	cgm_diff_compute_opts(&diff, models[0], models[1], names[0], names[1], &dopts);
+	if (diff->nignored)
+		fprintf(stderr, "cgmap diff: %d %s ignored by %s (diff.ignore)\n", diff->nignored,
+			diff->nignored == 1 ? "finding" : "findings", shared.config->path);
 
 	/* A file is replaced whole, never written through a link (outdir.h). */
 	FILE *out = stdout;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgmap/config.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/map.h"
@@ -57,7 +58,14 @@ int cmd_apply_runtime(cgm_model *model, const cgm_map_options *opts, const char 
 		if ((rc = cgm_runtime_apply(model, &ropts)) < 0)
 			return rc;
 	}
-	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls) {
+	/* The project's configuration applies to a snapshot too: its declared
+	 * calls and kept functions change the analysis. */
+	const cgm_config *config = opts->config;
+	bool configured = config && (config->ndynamic || config->nkeep);
+	if (configured)
+		cgm_config_apply(model, config);
+	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls ||
+	    configured) {
 		cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns,
 					      .nentry = opts->nentry,
 					      .keep_roots = true,
@@ -85,6 +93,8 @@ int cmd_load_model(cgm_model **out, const char *snapshot, cgm_map_options *opts,
 {
 	int rc, first_new = 0;
 	*out = NULL;
+	if ((rc = cgm_map_options_load_config(opts)) < 0)
+		return rc;
 	if (opts->source.dsn || opts->nsql) {
 		if (snapshot)
 			return cgm_error(CGM_EUSAGE, "%s: give a snapshot or a source (--dsn, --sql), "

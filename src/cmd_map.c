@@ -247,6 +247,10 @@ int cmd_map(int argc, char **argv)
 		goto done;
 	}
 
+	if ((rc = cgm_map_options_load_config(&opts)) < 0) {
+		rc = exit_code(rc);
+		goto done;
+	}
 	cgm_model *model = NULL;
 	if ((rc = cgm_map_source(&model, &opts)) < 0) {
 		rc = exit_code(rc);

@@ -110,11 +110,13 @@ bool html_fn_entry(const cgm_function *f)
 const char *html_provenance_name(unsigned provenance)
 {
 	bool s = provenance & CGM_EDGE_STATIC, o = provenance & CGM_EDGE_OBSERVED;
+	if (provenance & CGM_EDGE_DECLARED)
+		return o ? "declared+observed" : "declared";
 	return s && o ? "static+observed" : s ? "static" : o ? "observed" : "none";
 }
 
 typedef struct badge {
-	const char *cls, *text, *why;
+	const char *cls, *text, *why; /* why NULL: the configuration's reason (kept) */
 } badge;
 
 static int status_badges(badge *out, const html_ctx *ctx, int fn)
@@ -128,6 +130,8 @@ static int status_badges(badge *out, const html_ctx *ctx, int fn)
 				    "called from a client statement at runtime" };
 	if (f->referenced)
 		out[n++] = (badge){ "ref", "referenced", "a catalog object refers to it" };
+	if (f->kept)
+		out[n++] = (badge){ "ref", "kept", NULL };
 	if (f->is_trigger)
 		out[n++] = (badge){ "trigger", "trigger", "returns trigger or event_trigger" };
 	if (f->dead)
@@ -167,9 +171,17 @@ void html_status_badges(cgm_strbuf *b, const html_ctx *ctx, int fn)
 {
 	badge badges[12];
 	int n = status_badges(badges, ctx, fn);
-	for (int i = 0; i < n; i++)
-		cgm_strbuf_printf(b, "%s<span class=\"badge %s\" title=\"%s\">%s</span>", i ? " " : "",
-				  badges[i].cls, badges[i].why, badges[i].text);
+	for (int i = 0; i < n; i++) {
+		cgm_strbuf_printf(b, "%s<span class=\"badge %s\" title=\"", i ? " " : "",
+				  badges[i].cls);
+		if (!badges[i].why) {
+			cgm_strbuf_puts(b, "kept by the project configuration: ");
+			html_text(b, ctx->model->functions[fn].kept);
+		} else {
+			cgm_strbuf_puts(b, badges[i].why);
+		}
+		cgm_strbuf_printf(b, "\">%s</span>", badges[i].text);
+	}
 }
 
 void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn)

@@ -3,8 +3,8 @@
 # schema (fixtures/demo.sql, mapped from the SQL file: no server needed):
 # golden outputs in every format (fixtures/query/), the same answer from a
 # snapshot and from the source mapped on the spot, runtime data merged into
-# a snapshot with --runtime, overloads used together, and usage and input
-# errors (a name matching nothing names the closest ids) exiting 1.
+# a snapshot with --runtime, overloads used together, usage errors (a name
+# matching nothing names the closest ids) exiting 1 and unreadable input 4.
 #
 # CGMAP_UPDATE_GOLDEN=1 rewrites the golden files (review them with git diff).
 set -euo pipefail
