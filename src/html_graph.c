@@ -42,8 +42,13 @@
 #define POSSIBLE_CAP 12
 /* Beyond the first ring, a function shows at most this many of its own
  * callers or callees (the busiest first); the rest go to its "+N more"
- * node.  The direct neighbours are limited by the node cap only. */
+ * node. */
 #define OUTER_FANOUT 6
+/* The focal function's own callers, and its callees, drawn one by one (the
+ * busiest first): a function called from hundreds of places would
+ * otherwise be a column thousands of pixels tall above its tables, which
+ * list them all. */
+#define DIRECT_FANOUT 16
 /* Per-function "+N more" nodes drawn per direction before they are summed
  * up in one. */
 #define MARKS_SHOWN 8
@@ -449,7 +454,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					int v = s->order[k];
 					if (is_kept(s, v))
 						continue;
-					if (s->nkept >= cap || (d > 0 && added == OUTER_FANOUT)) {
+					if (s->nkept >= cap || added == (d > 0 ? OUTER_FANOUT : DIRECT_FANOUT)) {
 						left++;
 						continue;
 					}

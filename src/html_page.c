@@ -49,15 +49,23 @@ void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const
 	cgm_strbuf_puts(b, " \xC2\xB7 cgmap</title>\n<link rel=\"icon\" href=\"data:,\">\n");
 	cgm_strbuf_printf(b, "<link rel=\"stylesheet\" href=\"%sassets/cgmap.css\">\n</head>\n<body>\n",
 			  root);
-	cgm_strbuf_printf(b, "<nav class=\"top\"><a class=\"brand\" href=\"%sindex.html\">cgmap</a> ",
-			  root);
+	/* data-root: where the search index's page addresses start from. */
+	cgm_strbuf_printf(b, "<nav class=\"top\" data-root=\"%s\"><a class=\"brand\" "
+			     "href=\"%sindex.html\">cgmap</a> ",
+			  root, root);
 	cgm_strbuf_puts(b, "<span class=\"source\">");
 	html_text(b, ctx->model->source.name ? ctx->model->source.name : "(unnamed source)");
 	cgm_strbuf_puts(b, "</span> <span class=\"reports\">reports:");
 	for (size_t i = 0; i < sizeof(report_links) / sizeof(report_links[0]); i++)
 		cgm_strbuf_printf(b, " <a href=\"%sreports/%s\">%s</a>", root, report_links[i].file,
 				  report_links[i].label);
-	cgm_strbuf_puts(b, "</span></nav>\n<main>\n");
+	/* The search, on every page: the script shows it and loads the index
+	 * the first time it is used (the index page loads it at once). */
+	cgm_strbuf_puts(b, "</span> <span id=\"search-box\" class=\"navsearch\" hidden>"
+			   "<input id=\"search\" type=\"search\" autocomplete=\"off\" "
+			   "aria-label=\"find a function or relation\" "
+			   "placeholder=\"find a function or relation\"><ul id=\"search-results\">"
+			   "</ul></span></nav>\n<main>\n");
 }
 
 void html_page_end(cgm_strbuf *b, const char *root, bool with_search)
@@ -238,7 +246,7 @@ static void legend_node(cgm_strbuf *b, const char *fill, const char *stroke, con
 
 void html_legend(cgm_strbuf *b, const html_ctx *ctx)
 {
-	cgm_strbuf_puts(b, "<details class=\"legend\" open><summary>Legend</summary>\n"
+	cgm_strbuf_puts(b, "<details class=\"legend\"><summary>Legend</summary>\n"
 			   "<div class=\"legend-cols\"><ul>\n");
 	legend_edge(b, "#495057", NULL, 1.2, "normal", "static call (found in the source)");
 	legend_edge(b, "#e8590c", NULL, 1.2, "normal",
@@ -367,10 +375,15 @@ static const char site_css[] =
 	"pre.source .mark { color: var(--muted); font-style: italic; margin-left: 1.2em;"
 	" font-family: system-ui, sans-serif; font-size: 12px; }\n"
 	"pre.source .mark.unseen { color: #c92a2a; }\n"
-	"#search { font-size: 1rem; padding: .35rem .6rem; width: min(36rem, 100%);"
+	"nav.top .navsearch { position: relative; display: inline-block; margin-left: 1rem; }\n"
+	"#search { font-size: 14px; padding: .2rem .5rem; width: 22rem; max-width: 60vw;"
 	" border: 1px solid #adb5bd; border-radius: .3rem; }\n"
-	"#search-results { list-style: none; padding: 0; margin: .4rem 0 0; }\n"
-	"#search-results li { padding: .1rem 0; }\n"
+	"#search-results { list-style: none; padding: 0; margin: 0; position: absolute; z-index: 10;"
+	" left: 0; top: 100%; min-width: 100%; max-height: 70vh; overflow: auto; background: #fff;"
+	" color: #212529; box-shadow: 0 4px 12px rgba(0,0,0,.25); border-radius: .3rem; }\n"
+	"#search-results:empty { display: none; }\n"
+	"#search-results li { padding: .15rem .6rem; white-space: nowrap; }\n"
+	"#search-results a { color: #1864ab; }\n"
 	"dl.facts { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }\n"
 	"dl.facts dt { color: var(--muted); }\n"
 	"dl.facts dd { margin: 0; }\n"
@@ -421,12 +434,22 @@ static const char site_js[] =
 	"    var out = document.getElementById('search-results');\n"
 	"    var wrap = document.getElementById('search-box');\n"
 	"    if (!box || !out || !wrap) return;\n"
-	"    var index = window.CGMAP_INDEX || [];\n"
+	"    var nav = document.querySelector('nav.top');\n"
+	"    var root = (nav && nav.getAttribute('data-root')) || '';\n"
+	"    var loading = false;\n"
 	"    wrap.hidden = false;\n"
+	"    function load() {\n"
+	"      if (window.CGMAP_INDEX || loading) return;\n"
+	"      loading = true;\n"
+	"      var s = document.createElement('script');\n"
+	"      s.src = root + 'search-index.js';\n"
+	"      s.onload = run;\n"
+	"      document.body.appendChild(s);\n"
+	"    }\n"
 	"    function add(e) {\n"
 	"      var li = document.createElement('li');\n"
 	"      var a = document.createElement('a');\n"
-	"      a.href = e[1];\n"
+	"      a.href = root + e[1];\n"
 	"      a.className = 'fn';\n"
 	"      a.textContent = e[0];\n"
 	"      li.appendChild(a);\n"
@@ -442,6 +465,8 @@ static const char site_js[] =
 	"      var q = box.value.trim().toLowerCase();\n"
 	"      out.textContent = '';\n"
 	"      if (!q) return;\n"
+	"      var index = window.CGMAP_INDEX;\n"
+	"      if (!index) { load(); return; }\n"
 	"      var first = [], rest = [];\n"
 	"      for (var k = 0; k < index.length; k++) {\n"
 	"        var e = index[k];\n"
@@ -458,6 +483,10 @@ static const char site_js[] =
 	"      out.appendChild(info);\n"
 	"    }\n"
 	"    box.addEventListener('input', run);\n"
+	"    box.addEventListener('focus', load);\n"
+	"    box.addEventListener('keydown', function (e) {\n"
+	"      if (e.key === 'Escape') { box.value = ''; run(); }\n"
+	"    });\n"
 	"    run();\n"
 	"  }\n"
 	"  function start() {\n"

@@ -879,17 +879,18 @@ static void test_node_cap_says_more(void **state)
 	cgm_model *m = hub_model(120);
 	char *dir = render(m, 2, 50, 2);
 	char *page = function_page(dir, "big.hub()");
-	/* 50 nodes: the hub and 49 callees; 71 more counted, not dropped. */
-	assert_non_null(strstr(page, "+71 more callees"));
-	assert_non_null(strstr(page, "It shows 50 of the 121 functions within that distance; "
-				     "the other 71"));
+	/* A function's own callees are drawn 16 at most, however high the node
+	 * cap: the hub and 16 callees; 104 more counted, not dropped. */
+	assert_non_null(strstr(page, "+104 more callees"));
+	assert_non_null(strstr(page, "It shows 17 of the 121 functions within that distance; "
+				     "the other 104"));
 	free(page);
 	cgm_strbuf rel = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&rel, "dot/functions/");
 	cgm_escape_filename(&rel, "big.hub()");
 	cgm_strbuf_puts(&rel, ".dot");
 	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
-	assert_int_equal(function_nodes(dot), 50);
+	assert_int_equal(function_nodes(dot), 17);
 	free(dot);
 	cgm_strbuf_reset(&rel);
 	cgm_strbuf_puts(&rel, "schemas/");
@@ -900,6 +901,18 @@ static void test_node_cap_says_more(void **state)
 	/* The table still lists every function. */
 	assert_int_equal(count(page, "<tr><td><a class=\"fn\""), 121);
 	free(page);
+	remove_dir(dir);
+
+	/* A node cap under that: the cap rules (the hub and 9 callees). */
+	dir = render(m, 2, 10, 2);
+	cgm_strbuf_reset(&rel);
+	cgm_strbuf_puts(&rel, "dot/functions/");
+	cgm_escape_filename(&rel, "big.hub()");
+	cgm_strbuf_puts(&rel, ".dot");
+	dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_int_equal(function_nodes(dot), 10);
+	assert_non_null(strstr(dot, "+111 more callees"));
+	free(dot);
 	cgm_strbuf_free(&rel);
 	remove_dir(dir);
 	cgm_model_free(m);
