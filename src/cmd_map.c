@@ -33,6 +33,7 @@ static void usage(FILE *out)
 		     "  --no-html              write only cgmap.json and callgraph.dot\n"
 		     "  --depth N              neighbourhood depth of function graphs (default 2)\n"
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
+		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
 		     "  --timing               print the wall time of each stage on stderr\n"
 		     "  --quiet                print only errors\n");
 	fputs(cgm_map_options_help, out);
@@ -212,6 +213,8 @@ int cmd_map(int argc, char **argv)
 			outdir = a + 6;
 		} else if (strcmp(a, "--no-html") == 0) {
 			no_html = true;
+		} else if (strcmp(a, "--dot-sources") == 0) {
+			html.dot_sources = true;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
 		} else if (strcmp(a, "--timing") == 0) {

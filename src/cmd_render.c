@@ -24,8 +24,8 @@ static void render_usage(FILE *out)
 		"\n"
 		"Writes the HTML documentation site of a snapshot (a cgmap.json, or the\n"
 		"folder holding it; default: cgmap.json) into DIR: index.html, one page per\n"
-		"schema and per function, the reports, and DIR/dot/ with the DOT source of\n"
-		"every graph.  Needs no database.\n"
+		"schema and per function, the reports (and with --dot-sources DIR/dot/, the\n"
+		"DOT source of every graph).  Needs no database.\n"
 		"\n"
 		"options:\n"
 		"  --out DIR         output folder (created when missing)\n"
@@ -33,6 +33,7 @@ static void render_usage(FILE *out)
 		"  --node-cap N      most functions drawn in one graph; the rest are counted\n"
 		"                    in \"+N more\" nodes (default 50)\n"
 		"  --threads N       layout workers (default: one per core)\n"
+		"  --dot-sources     also write each graph's DOT text under DIR/dot/\n"
 		"  --max-file-size SIZE  largest snapshot read: bytes or K, M, G; 0 for no\n"
 		"                    limit (default 256M)\n"
 		"  --quiet           print only errors\n");
@@ -64,6 +65,8 @@ int cmd_render(int argc, char **argv)
 			return 0;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
+		} else if (strcmp(a, "--dot-sources") == 0) {
+			opts.dot_sources = true;
 		} else if (strcmp(a, "-o") == 0) {
 			rc = cmd_reject_short_out("render");
 		} else if (strcmp(a, "--out") == 0) {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cgmap/error.h"
@@ -297,12 +298,18 @@ int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
 	return cgm_outdir_write(ctx->dir, rel, buf->data ? buf->data : "", buf->len);
 }
 
-int html_open_folders(cgm_outdir *d, const char *outdir)
+int html_open_folders(cgm_outdir *d, const char *outdir, bool dot_sources)
 {
 	int rc = cgm_outdir_open(d, outdir);
 	static const char *const subdirs[] = { "assets",  "functions",     "schemas",   "relations",
 					       "reports", "dot/functions", "dot/schemas" };
-	for (size_t i = 0; !rc && i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+	/* Without DOT sources, dot/ is still opened when an earlier run made
+	 * it: the manifest then removes the DOT files this run does not write. */
+	struct stat st;
+	bool had_dot = !rc && fstatat(d->fd, "dot", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       S_ISDIR(st.st_mode);
+	size_t n = sizeof(subdirs) / sizeof(subdirs[0]) - (dot_sources || had_dot ? 0 : 2);
+	for (size_t i = 0; !rc && i < n; i++)
 		rc = cgm_outdir_subdir(d, subdirs[i]);
 	return rc;
 }

@@ -374,6 +374,7 @@ static char *render(const cgm_model *m, int depth, int cap, int threads)
 	o.depth = depth;
 	o.node_cap = cap;
 	o.threads = threads;
+	o.dot_sources = true; /* the tests read the graphs' DOT */
 	int rc = cgm_emit_html(m, &o, dir);
 	if (rc)
 		fail_msg("cgm_emit_html: %s", cgm_error_message());
@@ -813,6 +814,7 @@ static void test_render_again_removes_old_pages(void **state)
 	cgm_html_options o;
 	cgm_html_options_init(&o);
 	o.threads = 2;
+	o.dot_sources = true;
 	assert_int_equal(cgm_emit_html(small, &o, dir), 0);
 	char *fresh = render(small, 2, 50, 1);
 	assert_manifest_is_site(fresh);
@@ -923,6 +925,41 @@ static void test_node_cap_says_more(void **state)
 	page = function_page(dir, "big.hub()");
 	assert_null(strstr(page, "more callees"));
 	assert_null(strstr(page, "It shows"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* The graphs' DOT text is written only when asked for: by default no dot/
+ * folder and no link to it; a site rendered again without it loses the
+ * DOT files an earlier run wrote (the manifest lists them). */
+static void test_dot_sources_on_request(void **state)
+{
+	(void)state;
+	cgm_model *m = hub_model(3);
+	char *dir = render(m, 2, 50, 1); /* with DOT sources */
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/dot/functions", dir);
+	assert_int_equal(stat(path, &st), 0);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	assert_false(o.dot_sources);
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++) {
+		if (strstr(files.paths[i], ".dot"))
+			fail_msg("%s is left from the earlier run", files.paths[i]);
+		if (strstr(files.paths[i], ".html")) {
+			char *text = site_file(dir, files.paths[i]);
+			if (strstr(text, "DOT source"))
+				fail_msg("%s links to a DOT source", files.paths[i]);
+			free(text);
+		}
+	}
+	free_files(&files);
+	char *page = function_page(dir, "big.hub()");
+	assert_non_null(strstr(page, "<svg")); /* the graph itself is there */
 	free(page);
 	remove_dir(dir);
 	cgm_model_free(m);
@@ -1117,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_render_again_removes_old_pages),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
+		cmocka_unit_test(test_dot_sources_on_request),
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
