@@ -20,6 +20,7 @@ packages=(
 	libpq-dev                         # connecting to PostgreSQL
 	libjansson-dev                    # JSON (snapshots, runtime files)
 	libjsmn-dev                       # JSON tokens (libpg_query PL/pgSQL trees, read in place)
+	libyaml-dev                       # the project configuration file (.cgmap.yml)
 	libgraphviz-dev graphviz          # graph layout (libgvc) and dot(1) for tests
 	libcmocka-dev                     # unit tests
 	postgresql-15                     # the demo's and the tests' throwaway clusters

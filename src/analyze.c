@@ -316,7 +316,7 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 	}
 	for (int i = 0; i < n; i++) {
 		cgm_function *f = &model->functions[i];
-		if (f->referenced || f->observed_entry)
+		if (f->referenced || f->observed_entry || f->kept)
 			f->root = true;
 	}
 	for (int p = 0; opts && p < opts->nentry; p++) {
@@ -372,11 +372,28 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 	return 0;
 }
 
+/* A dynamic site of fn at `line` has a call the configuration declares;
+ * `declared` lists the model's declared edges (few: a scan of them is
+ * cheaper than an index). */
+static bool site_declared(const cgm_model *model, const int *declared, int ndeclared, int fn,
+			  int line)
+{
+	for (int k = 0; k < ndeclared; k++) {
+		const cgm_edge *e = &model->edges[declared[k]];
+		if (e->from != fn)
+			continue;
+		for (int l = 0; l < e->nlines; l++)
+			if (e->lines[l] == line)
+				return true;
+	}
+	return false;
+}
+
 void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 {
 	int n = model->nuser;
 	int static_edges = 0, observed = 0, both = 0, unexplained = 0;
-	int dyn_sites = 0, dyn_seen = 0;
+	int dyn_sites = 0, dyn_seen = 0, dyn_declared = 0;
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
 	int verdicts[CGM_VERDICT_DYNAMIC_REACHABLE + 1] = { 0 };
 	int dyn_silent = 0; /* dynamic sites whose SQL can call no user function */
@@ -385,8 +402,12 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	cgm_functions_uncalled(no_callers, model);
 	int nhits;
 	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);
+	int *declared = cgm_xcalloc((size_t)model->nedges + 1, sizeof(int));
+	int ndeclared = 0;
 	for (int i = 0; i < model->nedges; i++) {
 		const cgm_edge *e = &model->edges[i];
+		if (e->provenance & CGM_EDGE_DECLARED)
+			declared[ndeclared++] = i;
 		if (e->provenance & CGM_EDGE_STATIC)
 			static_edges++;
 		if (e->provenance & CGM_EDGE_OBSERVED)
@@ -404,6 +425,10 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 			dyn_sites++;
 			if (cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0) {
 				dyn_seen++;
+				continue;
+			}
+			if (site_declared(model, declared, ndeclared, i, f->sites[s].line)) {
+				dyn_declared++;
 				continue;
 			}
 			cgm_dynsql_info info;
@@ -428,7 +453,9 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	}
 	free(no_callers);
 	free(hits);
+	free(declared);
 	cgm_dynsql_reader_free(reader);
+#define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
 	if (model->has_runtime) {
 		fprintf(out, "cgmap: runtime data covers %s\n",
 			model->runtime_window ? model->runtime_window : "an unknown window");
@@ -439,21 +466,37 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	} else
 		fprintf(out, "cgmap: no runtime data: no function is called dead; "
 			     "%d have no callers and are not referenced\n", uncalled);
-	fprintf(out, "cgmap: %d edges: %d static, %d observed (%d both), %d unexplained\n",
-		model->nedges, static_edges, observed, both, unexplained);
+	/* Parts that add up to the whole: every edge is static only, both, or
+	 * observed only; the unexplained are among the observed only. */
+	fprintf(out, "cgmap: %d %s: %d static only, %d static and observed, %d observed only "
+		     "(%d unexplained)\n",
+		model->nedges, PLURAL(model->nedges, "edge", "edges"), static_edges - both, both,
+		observed - both, unexplained);
+	char declared_part[64] = "";
+	if (dyn_declared)
+		snprintf(declared_part, sizeof declared_part, "%d declared in %s, ", dyn_declared,
+			 "the configuration");
 	if (cgm_runtime_has_edges(model))
-		fprintf(out, "cgmap: %d dynamic sites: %d observed, %d unseen, %d that can call "
-			     "no user function\n", dyn_sites, dyn_seen,
-			dyn_sites - dyn_seen - dyn_silent, dyn_silent);
+		fprintf(out, "cgmap: %d dynamic %s: %d observed, %s%d unseen, %d that can call "
+			     "no user function\n", dyn_sites, PLURAL(dyn_sites, "site", "sites"),
+			dyn_seen, declared_part, dyn_sites - dyn_seen - dyn_declared - dyn_silent,
+			dyn_silent);
+	else if (dyn_declared)
+		fprintf(out, "cgmap: %d dynamic %s: %d declared in the configuration (none "
+			     "observed: no call edges in the runtime data)\n",
+			dyn_sites, PLURAL(dyn_sites, "site", "sites"), dyn_declared);
 	else
-		fprintf(out, "cgmap: %d dynamic sites (none observed: no call edges in the "
-			     "runtime data)\n", dyn_sites);
-	fprintf(out, "cgmap: %d functions: %d roots, %d dead, %d cold; "
-		     "%d recursive components (%d functions)\n",
-		n, roots, dead, cold, nscc, in_scc);
+		fprintf(out, "cgmap: %d dynamic %s (none observed: no call edges in the "
+			     "runtime data)\n", dyn_sites, PLURAL(dyn_sites, "site", "sites"));
+	fprintf(out, "cgmap: of %d %s, %d %s, %d dead, %d cold; "
+		     "%d recursive %s (%d %s)\n",
+		n, PLURAL(n, "function", "functions"), roots, PLURAL(roots, "is a root", "are roots"),
+		dead, cold, nscc, PLURAL(nscc, "component", "components"), in_scc,
+		PLURAL(in_scc, "function", "functions"));
 	if (model->has_runtime)
 		fprintf(out, "cgmap: never called and unreachable: %d dead, %d unobserved, "
 			     "%d untraceable, %d dynamic-reachable\n",
 			verdicts[CGM_VERDICT_DEAD], verdicts[CGM_VERDICT_UNOBSERVED],
 			verdicts[CGM_VERDICT_UNTRACEABLE], verdicts[CGM_VERDICT_DYNAMIC_REACHABLE]);
+#undef PLURAL
 }

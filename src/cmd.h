@@ -11,6 +11,22 @@ typedef struct cgm_command {
 	const char *summary;
 } cgm_command;
 
+/* Exit codes, the same in every command (README.md, "Exit codes"). */
+enum {
+	CMD_EXIT_OK = 0,
+	CMD_EXIT_USAGE = 1,       /* a bad command line */
+	CMD_EXIT_DIFFERENCES = 2, /* diff: the call graphs differ */
+	CMD_EXIT_FAIL_ON = 3,     /* diff: a finding that --fail-on names */
+	CMD_EXIT_INPUT = 4,       /* an input cannot be read or is not valid: the database,
+	                           * SQL files, a snapshot, runtime data */
+	CMD_EXIT_OUTPUT = 5       /* an output cannot be written */
+};
+/* The exit code of a CGM_E* return (0 for success). */
+int cmd_exit_code(int rc);
+/* `-o` names an output file in every command; map and render write a folder,
+ * given with --out: an error saying so, for their `-o`. */
+int cmd_reject_short_out(const char *cmd);
+
 int cmd_map(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_report(int argc, char **argv);

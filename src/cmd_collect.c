@@ -5,8 +5,8 @@
  * merged where the docs are built: `cgmap ... --runtime FILE`.
  *
  * In:  the command line.  Out: the file (or stdout with -o -), a summary
- * and diagnostics on stderr, the exit code (0; 1 bad usage or output;
- * 2 cannot connect or read).  The runtime data is freed here.
+ * and diagnostics on stderr, the exit code (cmd.h: 1 bad usage, 4 cannot
+ * connect or read, 5 cannot write the file).  The runtime data is freed here.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -72,16 +72,16 @@ int cmd_collect(int argc, char **argv)
 			fprintf(stderr, "cgmap: collect: unknown or incomplete option '%s'\n"
 					"see 'cgmap collect --help'\n",
 				argv[optind - 1]);
-			return 1;
+			return CMD_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "cgmap: collect: unexpected argument '%s'\n", argv[optind]);
-		return 1;
+		return CMD_EXIT_USAGE;
 	}
 	if (!output) {
 		fprintf(stderr, "cgmap: collect: where to? give -o FILE (or -o - for stdout)\n");
-		return 1;
+		return CMD_EXIT_USAGE;
 	}
 
 	cgm_runtime *rt = cgm_runtime_new();
@@ -102,7 +102,7 @@ int cmd_collect(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "cgmap: %s\n", cgm_error_message());
 		cgm_runtime_free(rt);
-		return rc == CGM_ESOURCE ? 2 : 1;
+		return cmd_exit_code(rc);
 	}
 	/* Names from the server, shown as text a terminal does not act on. */
 	cgm_strbuf shown = CGM_STRBUF_INIT;
@@ -121,9 +121,12 @@ int cmd_collect(int argc, char **argv)
 		fprintf(stderr, "cgmap: cgmap_trace is not installed in database '%s': only "
 				"per-function statistics were collected\n",
 			src->database);
-	fprintf(stderr, "cgmap: collected %d edges (%d entry points) and %d function figures "
+	/* Entry points are rows of their own (no caller), not a part of the edges. */
+	fprintf(stderr, "cgmap: collected %d call %s, %d entry-point %s and %d function %s "
 			"from %s, %s to %s\n",
-		rt->nedges - entries, entries, rt->nfunctions, src->name,
+		rt->nedges - entries, rt->nedges - entries == 1 ? "edge" : "edges", entries,
+		entries == 1 ? "row" : "rows", rt->nfunctions,
+		rt->nfunctions == 1 ? "figure" : "figures", src->name,
 		src->since ? src->since : "an unknown start", src->until ? src->until : "now");
 	int64_t calls = 0; /* only compared with 0: held at its limit, never wrapped */
 	bool held = false;

@@ -7,14 +7,16 @@
  * place of either, in order.  Output: the findings (cgmap/diff.h) as text,
  * Markdown or JSON, on standard output or --output FILE.
  *
- * Exit: 0 no difference, 2 differences and none that --fail-on names,
- * 3 a --fail-on finding is present, 1 bad usage or an input that cannot be
- * read (a snapshot, a database, SQL files).
+ * Exit (cmd.h): 0 no difference, 2 differences and none that --fail-on
+ * names, 3 a --fail-on finding is present, 1 bad usage, 4 an input that
+ * cannot be read (a snapshot, a database, SQL files, runtime data), 5 the
+ * report cannot be written.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/config.h"
 #include "cgmap/diff.h"
 #include "cgmap/error.h"
 #include "cgmap/map.h"
@@ -152,7 +154,7 @@ int cmd_diff(int argc, char **argv)
 	cgm_diff_format format = CGM_DIFF_TEXT;
 	bool failing[CGM_FIND_COUNT] = { false };
 	const char *output = NULL;
-	int exit_code = 1;
+	int exit_code = CMD_EXIT_USAGE;
 	cgm_model *models[2] = { NULL, NULL };
 	cgm_diff *diff = NULL;
 	const char **sql_lists[2] = { NULL, NULL };
@@ -297,12 +299,22 @@ int cmd_diff(int argc, char **argv)
 		sides[s].runtime = runtime_lists[s];
 		sides[s].nruntime = nruntime[s];
 	}
+	/* One configuration for both sides: the project's, as HEAD has it. */
+	int config_rc = cgm_map_options_load_config(&shared);
+	if (config_rc < 0) {
+		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		exit_code = cmd_exit_code(config_rc);
+		goto done;
+	}
+	dopts.ignored = cgm_config_ignores;
+	dopts.ignore_ctx = shared.config;
 	for (int s = 0; s < 2; s++) {
 		int rc = load_side(&models[s], &names[s], &sides[s], &shared, namebufs[s],
 				   sizeof namebufs[s]);
 		if (rc < 0) {
 			fprintf(stderr, "cgmap diff: %s: %s\n", s == 0 ? "BASE" : "HEAD",
 				cgm_error_message());
+			exit_code = cmd_exit_code(rc);
 			goto done;
 		}
 	}
@@ -310,6 +322,9 @@ int cmd_diff(int argc, char **argv)
 		if (labels[s])
 			names[s] = labels[s];
 	cgm_diff_compute_opts(&diff, models[0], models[1], names[0], names[1], &dopts);
+	if (diff->nignored)
+		fprintf(stderr, "cgmap diff: %d %s ignored by %s (diff.ignore)\n", diff->nignored,
+			diff->nignored == 1 ? "finding" : "findings", shared.config->path);
 
 	/* A file is replaced whole, never written through a link (outdir.h). */
 	FILE *out = stdout;
@@ -317,6 +332,7 @@ int cmd_diff(int argc, char **argv)
 	if (output) {
 		if (cgm_outstream_open(&stream, output) < 0) {
 			fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+			exit_code = CMD_EXIT_OUTPUT;
 			goto done;
 		}
 		out = stream.file;
@@ -328,12 +344,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		exit_code = cmd_exit_code(rc);
 		goto done;
 	}
-	exit_code = diff->nfindings == 0 ? 0 : 2;
+	exit_code = diff->nfindings == 0 ? CMD_EXIT_OK : CMD_EXIT_DIFFERENCES;
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (failing[k] && diff->counts[k])
-			exit_code = 3;
+			exit_code = CMD_EXIT_FAIL_ON;
 done:
 	cgm_diff_free(diff);
 	cgm_model_free(models[0]);

@@ -2,7 +2,8 @@
  * cmd_load.c - what the commands that read one call graph share (report,
  * callers, callees, path, impact): taking a snapshot or mapping a source on
  * the spot, applying --runtime and --entry to a snapshot, saying the
- * diagnostics that are new, and writing the answer.
+ * diagnostics that are new, and writing the answer; and what every
+ * command shares: its exit code for an error (cmd.h), one meaning of -o.
  *
  * In:  a snapshot path (or NULL when opts name a source) and the mapping
  *      options parsed by cgm_map_parse_option.  Out: *out, a model the
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgmap/config.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/map.h"
@@ -56,7 +58,14 @@ int cmd_apply_runtime(cgm_model *model, const cgm_map_options *opts, const char 
 		if ((rc = cgm_runtime_apply(model, &ropts)) < 0)
 			return rc;
 	}
-	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls) {
+	/* The project's configuration applies to a snapshot too: its declared
+	 * calls and kept functions change the analysis. */
+	const cgm_config *config = opts->config;
+	bool configured = config && (config->ndynamic || config->nkeep);
+	if (configured)
+		cgm_config_apply(model, config);
+	if (opts->runtime.nfiles || opts->nentry || opts->has_min_window || opts->has_min_calls ||
+	    configured) {
 		cgm_analyze_options aopts = { .entry_patterns = opts->entry_patterns,
 					      .nentry = opts->nentry,
 					      .keep_roots = true,
@@ -84,6 +93,8 @@ int cmd_load_model(cgm_model **out, const char *snapshot, cgm_map_options *opts,
 {
 	int rc, first_new = 0;
 	*out = NULL;
+	if ((rc = cgm_map_options_load_config(opts)) < 0)
+		return rc;
 	if (opts->source.dsn || opts->nsql) {
 		if (snapshot)
 			return cgm_error(CGM_EUSAGE, "%s: give a snapshot or a source (--dsn, --sql), "
@@ -131,4 +142,20 @@ int cmd_write_output(const char *path, const char *text, size_t len)
 	if (bad)
 		return cgm_error(CGM_EIO, "cannot write 'standard output'");
 	return 0;
+}
+
+int cmd_exit_code(int rc)
+{
+	switch (rc) {
+	case 0: return CMD_EXIT_OK;
+	case CGM_EUSAGE: return CMD_EXIT_USAGE;
+	case CGM_EIO: return CMD_EXIT_OUTPUT;
+	default: return CMD_EXIT_INPUT; /* CGM_ESOURCE, CGM_EINPUT */
+	}
+}
+
+int cmd_reject_short_out(const char *cmd)
+{
+	return cgm_error(CGM_EUSAGE, "%s: '-o' names an output file in cgmap; give the output "
+				     "folder with --out DIR", cmd);
 }

@@ -3,8 +3,8 @@
  * source and document it: DIR/cgmap.json (the snapshot), DIR/callgraph.dot
  * and the HTML site.  A summary and every per-function problem go to stderr.
  *
- * Exit: 0 mapped (even with parse errors reported), 1 bad usage or output
- * folder, 2 the source cannot be read.
+ * Exit (cmd.h): 0 mapped (even with parse errors reported), 1 bad usage, 4
+ * the source cannot be read, 5 the output folder cannot be written.
  *
  * The snapshot and the DOT graph are written at once, on two threads: both
  * writers only read the finished model and keep no static state.
@@ -33,6 +33,7 @@ static void usage(FILE *out)
 		     "  --no-html              write only cgmap.json and callgraph.dot\n"
 		     "  --depth N              neighbourhood depth of function graphs (default 2)\n"
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
+		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
 		     "  --timing               print the wall time of each stage on stderr\n"
 		     "  --quiet                print only errors\n");
 	fputs(cgm_map_options_help, out);
@@ -101,6 +102,11 @@ static void print_problems(const cgm_model *model, bool verbose)
 			total - MAX_LISTED_PROBLEMS);
 }
 
+static const char *plural(int n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 static void print_summary(const cgm_model *model, const char *outdir)
 {
 	int analysed = 0, parse_errors = 0, dynamic = 0, missing = 0, ambiguous = 0;
@@ -115,10 +121,13 @@ static void print_summary(const cgm_model *model, const char *outdir)
 		}
 	}
 	fprintf(stderr,
-		"cgmap: %d functions (%d analysed, %d not analysed), %d edges, %d dynamic sites, "
-		"%d missing callees, %d ambiguous calls, %d functions with parse errors\n",
-		model->nuser, analysed, model->nuser - analysed, model->nedges, dynamic, missing,
-		ambiguous, parse_errors);
+		"cgmap: %d %s (%d analysed, %d not analysed), %d %s, %d dynamic %s, "
+		"%d missing %s, %d ambiguous %s, %d %s with parse errors\n",
+		model->nuser, plural(model->nuser, "function", "functions"), analysed,
+		model->nuser - analysed, model->nedges, plural(model->nedges, "edge", "edges"),
+		dynamic, plural(dynamic, "site", "sites"), missing, plural(missing, "callee", "callees"),
+		ambiguous, plural(ambiguous, "call", "calls"), parse_errors,
+		plural(parse_errors, "function", "functions"));
 	fprintf(stderr, "cgmap: wrote %s\n", outdir);
 }
 
@@ -170,7 +179,7 @@ static int write_outputs(const cgm_model *model, const char *outdir)
 static int exit_code(int rc)
 {
 	fprintf(stderr, "cgmap: %s\n", cgm_error_message());
-	return rc == CGM_ESOURCE ? 2 : 1;
+	return cmd_exit_code(rc);
 }
 
 int cmd_map(int argc, char **argv)
@@ -195,12 +204,17 @@ int cmd_map(int argc, char **argv)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
 			goto done;
-		} else if ((strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) && i + 1 < argc) {
+		} else if (strcmp(a, "-o") == 0) {
+			rc = exit_code(cmd_reject_short_out("map"));
+			goto done;
+		} else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
 			outdir = argv[++i];
 		} else if (strncmp(a, "--out=", 6) == 0) {
 			outdir = a + 6;
 		} else if (strcmp(a, "--no-html") == 0) {
 			no_html = true;
+		} else if (strcmp(a, "--dot-sources") == 0) {
+			html.dot_sources = true;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
 		} else if (strcmp(a, "--timing") == 0) {
@@ -236,6 +250,10 @@ int cmd_map(int argc, char **argv)
 		goto done;
 	}
 
+	if ((rc = cgm_map_options_load_config(&opts)) < 0) {
+		rc = exit_code(rc);
+		goto done;
+	}
 	cgm_model *model = NULL;
 	if ((rc = cgm_map_source(&model, &opts)) < 0) {
 		rc = exit_code(rc);

@@ -279,7 +279,5 @@ done:
 	free((void *)patterns);
 	cgm_model_free(model);
 	cgm_map_options_free(&opts);
-	if (rc == CGM_ESOURCE)
-		return 2;
-	return rc < 0 ? 1 : 0;
+	return cmd_exit_code(rc < 0 ? rc : 0);
 }

@@ -24,15 +24,16 @@ static void render_usage(FILE *out)
 		"\n"
 		"Writes the HTML documentation site of a snapshot (a cgmap.json, or the\n"
 		"folder holding it; default: cgmap.json) into DIR: index.html, one page per\n"
-		"schema and per function, the reports, and DIR/dot/ with the DOT source of\n"
-		"every graph.  Needs no database.\n"
+		"schema and per function, the reports (and with --dot-sources DIR/dot/, the\n"
+		"DOT source of every graph).  Needs no database.\n"
 		"\n"
 		"options:\n"
-		"  -o, --out DIR     output folder (created when missing)\n"
+		"  --out DIR         output folder (created when missing)\n"
 		"  --depth N         callers and callees drawn around a function (default 2)\n"
 		"  --node-cap N      most functions drawn in one graph; the rest are counted\n"
 		"                    in \"+N more\" nodes (default 50)\n"
 		"  --threads N       layout workers (default: one per core)\n"
+		"  --dot-sources     also write each graph's DOT text under DIR/dot/\n"
 		"  --max-file-size SIZE  largest snapshot read: bytes or K, M, G; 0 for no\n"
 		"                    limit (default 256M)\n"
 		"  --quiet           print only errors\n");
@@ -64,7 +65,11 @@ int cmd_render(int argc, char **argv)
 			return 0;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
-		} else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) {
+		} else if (strcmp(a, "--dot-sources") == 0) {
+			opts.dot_sources = true;
+		} else if (strcmp(a, "-o") == 0) {
+			rc = cmd_reject_short_out("render");
+		} else if (strcmp(a, "--out") == 0) {
 			if (!value)
 				rc = cgm_error(CGM_EUSAGE, "option '%s' needs a folder", a);
 			outdir = value, i++;
@@ -102,7 +107,7 @@ int cmd_render(int argc, char **argv)
 		rc = cgm_error(CGM_EUSAGE, "no output folder: give --out DIR");
 	if (rc) {
 		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
-		return 1;
+		return cmd_exit_code(rc);
 	}
 	if (!snapshot)
 		snapshot = "cgmap.json";
@@ -113,14 +118,14 @@ int cmd_render(int argc, char **argv)
 	rc = cgm_snapshot_read(&model, snapshot);
 	if (rc) {
 		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
-		return 1;
+		return cmd_exit_code(rc);
 	}
 	rc = cgm_emit_html(model, &opts, outdir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc) {
 		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
 		cgm_model_free(model);
-		return 1;
+		return cmd_exit_code(rc);
 	}
 	if (!quiet) {
 		int nschemas = 0;
@@ -129,9 +134,13 @@ int cmd_render(int argc, char **argv)
 					     model->functions[i - 1].schema ? model->functions[i - 1].schema
 									    : "") != 0)
 				nschemas++;
-		fprintf(stderr, "cgmap render: %d functions in %d schemas rendered to %s/index.html "
+		size_t len = strlen(outdir);
+		while (len > 1 && outdir[len - 1] == '/')
+			len--; /* "docs/" names the same folder as "docs" */
+		fprintf(stderr, "cgmap render: %d %s in %d %s rendered to %.*s/index.html "
 				"in %.1f s\n",
-			model->nuser, nschemas, outdir,
+			model->nuser, model->nuser == 1 ? "function" : "functions", nschemas,
+			nschemas == 1 ? "schema" : "schemas", (int)len, outdir,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
 	cgm_model_free(model);

@@ -4,8 +4,7 @@
  * on the spot.
  *
  * In:  the command line.  Out: the report on stdout (or -o FILE), problems
- * on stderr, the exit code (0; 1 bad usage or input; 2 cannot read the
- * source).  The model built or read here is freed here.
+ * on stderr, the exit code (cmd.h).  The model built or read here is freed here.
  *
  * Loading (a snapshot, or a source mapped on the spot, with --runtime and
  * --entry applied) is shared with the queries: src/cmd_load.c.
@@ -131,7 +130,5 @@ done:
 	cgm_strbuf_free(&out);
 	cgm_model_free(model);
 	cgm_map_options_free(&opts);
-	if (rc == CGM_ESOURCE)
-		return 2;
-	return rc < 0 ? 1 : 0;
+	return cmd_exit_code(rc < 0 ? rc : 0);
 }

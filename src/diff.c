@@ -128,12 +128,18 @@ typedef struct diff_ctx {
 	const cgm_model *base, *head;
 	keyed_list renamed; /* BASE id -> HEAD id of a signature change */
 	int cap;
+	const cgm_diff_options *opts;
 } diff_ctx;
 
-static void add_finding(diff_ctx *c, cgm_finding_code code, const char *function,
-			const char *other, int line, const char *detail)
+/* The finding added, or NULL when the options ignore it. */
+static cgm_finding *add_finding(diff_ctx *c, cgm_finding_code code, const char *function,
+				const char *other, int line, const char *detail)
 {
 	cgm_diff *d = c->diff;
+	if (c->opts && c->opts->ignored && c->opts->ignored(c->opts->ignore_ctx, code, function)) {
+		d->nignored++;
+		return NULL;
+	}
 	if (d->nfindings == c->cap) {
 		int cap = c->cap ? c->cap * 2 : 64;
 		d->findings = cgm_arena_grow(c->a, d->findings, (size_t)d->nfindings, (size_t)cap,
@@ -147,6 +153,7 @@ static void add_finding(diff_ctx *c, cgm_finding_code code, const char *function
 	f->line = line;
 	f->detail = cgm_arena_strdup(c->a, detail);
 	d->counts[code]++;
+	return f;
 }
 
 /* The HEAD id a BASE id stands for. */
@@ -194,15 +201,15 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 	cgm_arena *a = c->a;
 	bool body = !same_text(b->body_hash, h->body_hash);
 	if (renamed) {
-		add_finding(c, CGM_FIND_SIGNATURE_CHANGED, h->id, b->id, 0,
-			    cgm_arena_printf(a, "was %s%s", b->id, body ? "; its body changed too" : ""));
-		if (body)
-			c->diff->findings[c->diff->nfindings - 1].excerpt =
-				cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+		cgm_finding *f = add_finding(c, CGM_FIND_SIGNATURE_CHANGED, h->id, b->id, 0,
+					     cgm_arena_printf(a, "was %s%s", b->id,
+							      body ? "; its body changed too" : ""));
+		if (f && body)
+			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
 	} else if (body) {
-		add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
-		c->diff->findings[c->diff->nfindings - 1].excerpt =
-			cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+		cgm_finding *f = add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
+		if (f)
+			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
 	}
 	cgm_strbuf what = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&what, "");
@@ -508,10 +515,11 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 			continue;
 		}
 		const site_ref *r = hdyn.items[i].value;
-		add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
-			    cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text)));
-		c->diff->findings[c->diff->nfindings - 1].sql =
-			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
+		cgm_finding *f = add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
+					     cgm_arena_printf(c->a, "EXECUTE %s",
+							      or_none(r->site->text)));
+		if (f)
+			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < bdyn.n; i++) {
 		if (bdyn.items[i].used)
@@ -520,11 +528,11 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		const char *id = translate(c, r->fn->id);
 		if (!in_head(c, id))
 			continue;
-		add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
-			    cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
-					     or_none(r->site->text), r->site->line));
-		c->diff->findings[c->diff->nfindings - 1].sql =
-			cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
+		cgm_finding *f = add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
+					     cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
+							      or_none(r->site->text), r->site->line));
+		if (f)
+			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
 	}
 	for (int i = 0; i < hmiss.n; i++) {
 		keyed *k = kl_take(&bmiss, hmiss.items[i].key);
@@ -641,7 +649,7 @@ int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model
 	d->arena = arena;
 	d->base_name = cgm_arena_strdup(arena, base_name);
 	d->head_name = cgm_arena_strdup(arena, head_name);
-	diff_ctx c = { .diff = d, .a = arena, .base = base, .head = head };
+	diff_ctx c = { .diff = d, .a = arena, .base = base, .head = head, .opts = opts };
 	keyed_list only_base = { 0 };
 	compare_functions(&c, &only_base);
 	compare_edges(&c);

@@ -33,6 +33,7 @@ void cgm_html_options_init(cgm_html_options *opts)
 	opts->depth = 2;
 	opts->node_cap = 50;
 	opts->threads = 0;
+	opts->dot_sources = false;
 }
 
 /* ---- adjacency ---- */
@@ -530,7 +531,8 @@ static char **site_files(const html_ctx *ctx, int *n)
 	for (int s = 0; s < ctx->nschemas; s++) {
 		const char *page = ctx->schemas[s].page;
 		list_add(&list, n, &cap, "schemas/", page, strlen(page), "");
-		list_add(&list, n, &cap, "dot/schemas/", page, strlen(page) - 5, ".dot");
+		if (ctx->opts.dot_sources)
+			list_add(&list, n, &cap, "dot/schemas/", page, strlen(page) - 5, ".dot");
 	}
 	for (int r = 0; r < ctx->nrels; r++)
 		list_add(&list, n, &cap, "relations/", ctx->rels[r].page, strlen(ctx->rels[r].page),
@@ -538,7 +540,8 @@ static char **site_files(const html_ctx *ctx, int *n)
 	for (int i = 0; i < ctx->nuser; i++) {
 		const char *page = ctx->page[i];
 		list_add(&list, n, &cap, "functions/", page, strlen(page), "");
-		list_add(&list, n, &cap, "dot/functions/", page, strlen(page) - 5, ".dot");
+		if (ctx->opts.dot_sources)
+			list_add(&list, n, &cap, "dot/functions/", page, strlen(page) - 5, ".dot");
 	}
 	*n = cgm_outdir_list_sort(list, *n);
 	return list;
@@ -610,7 +613,7 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 		return cgm_error(CGM_EUSAGE, "no output folder given");
 
 	cgm_outdir dir;
-	int rc = html_open_folders(&dir, outdir);
+	int rc = html_open_folders(&dir, outdir, o.dot_sources);
 	if (rc) {
 		cgm_outdir_close(&dir);
 		return rc;

@@ -663,10 +663,12 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)
 		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);
-	cgm_strbuf_printf(&b, "</div>\n<p class=\"muted\">DOT source: <a href=\"../dot/functions/"
-			      "%.*s.dot\">dot/functions/%.*s.dot</a></p>\n",
-			  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn],
-			  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn]);
+	cgm_strbuf_puts(&b, "</div>\n");
+	if (ctx->opts.dot_sources)
+		cgm_strbuf_printf(&b, "<p class=\"muted\">DOT source: <a href=\"../dot/functions/"
+				      "%.*s.dot\">dot/functions/%.*s.dot</a></p>\n",
+				  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn],
+				  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn]);
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
 	html_function_relations(&b, ctx, fn);
@@ -674,7 +676,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	source_view(&b, ctx, fn);
 	html_page_end(&b, "../", false);
 
-	if (rc == 0) {
+	if (rc == 0 && ctx->opts.dot_sources) {
 		char rel[512];
 		snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(strlen(ctx->page[fn]) - 5),
 			 ctx->page[fn]);

@@ -108,7 +108,8 @@ void html_legend(cgm_strbuf *b, const html_ctx *ctx);
 int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf);
 int html_write_assets(const html_ctx *ctx);
 /* Open outdir and every subfolder of the site in d (cgm_outdir_close). */
-int html_open_folders(cgm_outdir *d, const char *outdir);
+/* The site's folders; dot/ only with `dot_sources`. */
+int html_open_folders(cgm_outdir *d, const char *outdir, bool dot_sources);
 /* The reports' file names inside reports/, and how many there are. */
 extern const char *const html_report_files[];
 extern const int html_nreports;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cgmap/error.h"
@@ -49,15 +50,23 @@ void html_page_begin(cgm_strbuf *b, const html_ctx *ctx, const char *root, const
 	cgm_strbuf_puts(b, " \xC2\xB7 cgmap</title>\n<link rel=\"icon\" href=\"data:,\">\n");
 	cgm_strbuf_printf(b, "<link rel=\"stylesheet\" href=\"%sassets/cgmap.css\">\n</head>\n<body>\n",
 			  root);
-	cgm_strbuf_printf(b, "<nav class=\"top\"><a class=\"brand\" href=\"%sindex.html\">cgmap</a> ",
-			  root);
+	/* data-root: where the search index's page addresses start from. */
+	cgm_strbuf_printf(b, "<nav class=\"top\" data-root=\"%s\"><a class=\"brand\" "
+			     "href=\"%sindex.html\">cgmap</a> ",
+			  root, root);
 	cgm_strbuf_puts(b, "<span class=\"source\">");
 	html_text(b, ctx->model->source.name ? ctx->model->source.name : "(unnamed source)");
 	cgm_strbuf_puts(b, "</span> <span class=\"reports\">reports:");
 	for (size_t i = 0; i < sizeof(report_links) / sizeof(report_links[0]); i++)
 		cgm_strbuf_printf(b, " <a href=\"%sreports/%s\">%s</a>", root, report_links[i].file,
 				  report_links[i].label);
-	cgm_strbuf_puts(b, "</span></nav>\n<main>\n");
+	/* The search, on every page: the script shows it and loads the index
+	 * the first time it is used (the index page loads it at once). */
+	cgm_strbuf_puts(b, "</span> <span id=\"search-box\" class=\"navsearch\" hidden>"
+			   "<input id=\"search\" type=\"search\" autocomplete=\"off\" "
+			   "aria-label=\"find a function or relation\" "
+			   "placeholder=\"find a function or relation\"><ul id=\"search-results\">"
+			   "</ul></span></nav>\n<main>\n");
 }
 
 void html_page_end(cgm_strbuf *b, const char *root, bool with_search)
@@ -110,11 +119,13 @@ bool html_fn_entry(const cgm_function *f)
 const char *html_provenance_name(unsigned provenance)
 {
 	bool s = provenance & CGM_EDGE_STATIC, o = provenance & CGM_EDGE_OBSERVED;
+	if (provenance & CGM_EDGE_DECLARED)
+		return o ? "declared+observed" : "declared";
 	return s && o ? "static+observed" : s ? "static" : o ? "observed" : "none";
 }
 
 typedef struct badge {
-	const char *cls, *text, *why;
+	const char *cls, *text, *why; /* why NULL: the configuration's reason (kept) */
 } badge;
 
 static int status_badges(badge *out, const html_ctx *ctx, int fn)
@@ -128,6 +139,8 @@ static int status_badges(badge *out, const html_ctx *ctx, int fn)
 				    "called from a client statement at runtime" };
 	if (f->referenced)
 		out[n++] = (badge){ "ref", "referenced", "a catalog object refers to it" };
+	if (f->kept)
+		out[n++] = (badge){ "ref", "kept", NULL };
 	if (f->is_trigger)
 		out[n++] = (badge){ "trigger", "trigger", "returns trigger or event_trigger" };
 	if (f->dead)
@@ -167,9 +180,17 @@ void html_status_badges(cgm_strbuf *b, const html_ctx *ctx, int fn)
 {
 	badge badges[12];
 	int n = status_badges(badges, ctx, fn);
-	for (int i = 0; i < n; i++)
-		cgm_strbuf_printf(b, "%s<span class=\"badge %s\" title=\"%s\">%s</span>", i ? " " : "",
-				  badges[i].cls, badges[i].why, badges[i].text);
+	for (int i = 0; i < n; i++) {
+		cgm_strbuf_printf(b, "%s<span class=\"badge %s\" title=\"", i ? " " : "",
+				  badges[i].cls);
+		if (!badges[i].why) {
+			cgm_strbuf_puts(b, "kept by the project configuration: ");
+			html_text(b, ctx->model->functions[fn].kept);
+		} else {
+			cgm_strbuf_puts(b, badges[i].why);
+		}
+		cgm_strbuf_printf(b, "\">%s</span>", badges[i].text);
+	}
 }
 
 void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn)
@@ -226,7 +247,7 @@ static void legend_node(cgm_strbuf *b, const char *fill, const char *stroke, con
 
 void html_legend(cgm_strbuf *b, const html_ctx *ctx)
 {
-	cgm_strbuf_puts(b, "<details class=\"legend\" open><summary>Legend</summary>\n"
+	cgm_strbuf_puts(b, "<details class=\"legend\"><summary>Legend</summary>\n"
 			   "<div class=\"legend-cols\"><ul>\n");
 	legend_edge(b, "#495057", NULL, 1.2, "normal", "static call (found in the source)");
 	legend_edge(b, "#e8590c", NULL, 1.2, "normal",
@@ -277,12 +298,18 @@ int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
 	return cgm_outdir_write(ctx->dir, rel, buf->data ? buf->data : "", buf->len);
 }
 
-int html_open_folders(cgm_outdir *d, const char *outdir)
+int html_open_folders(cgm_outdir *d, const char *outdir, bool dot_sources)
 {
 	int rc = cgm_outdir_open(d, outdir);
 	static const char *const subdirs[] = { "assets",  "functions",     "schemas",   "relations",
 					       "reports", "dot/functions", "dot/schemas" };
-	for (size_t i = 0; !rc && i < sizeof(subdirs) / sizeof(subdirs[0]); i++)
+	/* Without DOT sources, dot/ is still opened when an earlier run made
+	 * it: the manifest then removes the DOT files this run does not write. */
+	struct stat st;
+	bool had_dot = !rc && fstatat(d->fd, "dot", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       S_ISDIR(st.st_mode);
+	size_t n = sizeof(subdirs) / sizeof(subdirs[0]) - (dot_sources || had_dot ? 0 : 2);
+	for (size_t i = 0; !rc && i < n; i++)
 		rc = cgm_outdir_subdir(d, subdirs[i]);
 	return rc;
 }
@@ -355,10 +382,15 @@ static const char site_css[] =
 	"pre.source .mark { color: var(--muted); font-style: italic; margin-left: 1.2em;"
 	" font-family: system-ui, sans-serif; font-size: 12px; }\n"
 	"pre.source .mark.unseen { color: #c92a2a; }\n"
-	"#search { font-size: 1rem; padding: .35rem .6rem; width: min(36rem, 100%);"
+	"nav.top .navsearch { position: relative; display: inline-block; margin-left: 1rem; }\n"
+	"#search { font-size: 14px; padding: .2rem .5rem; width: 22rem; max-width: 60vw;"
 	" border: 1px solid #adb5bd; border-radius: .3rem; }\n"
-	"#search-results { list-style: none; padding: 0; margin: .4rem 0 0; }\n"
-	"#search-results li { padding: .1rem 0; }\n"
+	"#search-results { list-style: none; padding: 0; margin: 0; position: absolute; z-index: 10;"
+	" left: 0; top: 100%; min-width: 100%; max-height: 70vh; overflow: auto; background: #fff;"
+	" color: #212529; box-shadow: 0 4px 12px rgba(0,0,0,.25); border-radius: .3rem; }\n"
+	"#search-results:empty { display: none; }\n"
+	"#search-results li { padding: .15rem .6rem; white-space: nowrap; }\n"
+	"#search-results a { color: #1864ab; }\n"
 	"dl.facts { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }\n"
 	"dl.facts dt { color: var(--muted); }\n"
 	"dl.facts dd { margin: 0; }\n"
@@ -409,12 +441,22 @@ static const char site_js[] =
 	"    var out = document.getElementById('search-results');\n"
 	"    var wrap = document.getElementById('search-box');\n"
 	"    if (!box || !out || !wrap) return;\n"
-	"    var index = window.CGMAP_INDEX || [];\n"
+	"    var nav = document.querySelector('nav.top');\n"
+	"    var root = (nav && nav.getAttribute('data-root')) || '';\n"
+	"    var loading = false;\n"
 	"    wrap.hidden = false;\n"
+	"    function load() {\n"
+	"      if (window.CGMAP_INDEX || loading) return;\n"
+	"      loading = true;\n"
+	"      var s = document.createElement('script');\n"
+	"      s.src = root + 'search-index.js';\n"
+	"      s.onload = run;\n"
+	"      document.body.appendChild(s);\n"
+	"    }\n"
 	"    function add(e) {\n"
 	"      var li = document.createElement('li');\n"
 	"      var a = document.createElement('a');\n"
-	"      a.href = e[1];\n"
+	"      a.href = root + e[1];\n"
 	"      a.className = 'fn';\n"
 	"      a.textContent = e[0];\n"
 	"      li.appendChild(a);\n"
@@ -430,6 +472,8 @@ static const char site_js[] =
 	"      var q = box.value.trim().toLowerCase();\n"
 	"      out.textContent = '';\n"
 	"      if (!q) return;\n"
+	"      var index = window.CGMAP_INDEX;\n"
+	"      if (!index) { load(); return; }\n"
 	"      var first = [], rest = [];\n"
 	"      for (var k = 0; k < index.length; k++) {\n"
 	"        var e = index[k];\n"
@@ -446,6 +490,10 @@ static const char site_js[] =
 	"      out.appendChild(info);\n"
 	"    }\n"
 	"    box.addEventListener('input', run);\n"
+	"    box.addEventListener('focus', load);\n"
+	"    box.addEventListener('keydown', function (e) {\n"
+	"      if (e.key === 'Escape') { box.value = ''; run(); }\n"
+	"    });\n"
 	"    run();\n"
 	"  }\n"
 	"  function start() {\n"

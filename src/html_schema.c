@@ -61,9 +61,12 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)
 		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);
-	cgm_strbuf_printf(&b, "</div>\n<p class=\"muted\">DOT source: <a href=\"../dot/schemas/"
-			      "%.*s.dot\">dot/schemas/%.*s.dot</a></p>\n",
-			  (int)(strlen(sc->page) - 5), sc->page, (int)(strlen(sc->page) - 5), sc->page);
+	cgm_strbuf_puts(&b, "</div>\n");
+	if (ctx->opts.dot_sources)
+		cgm_strbuf_printf(&b, "<p class=\"muted\">DOT source: <a href=\"../dot/schemas/"
+				      "%.*s.dot\">dot/schemas/%.*s.dot</a></p>\n",
+				  (int)(strlen(sc->page) - 5), sc->page, (int)(strlen(sc->page) - 5),
+				  sc->page);
 
 	cgm_strbuf_printf(&b, "<h2 id=\"functions\">Functions (%d)</h2>\n", sc->nmembers);
 	if (!m->has_runtime)
@@ -93,7 +96,7 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 	cgm_strbuf_puts(&b, "</tbody></table>\n");
 	html_page_end(&b, "../", false);
 
-	if (rc == 0) {
+	if (rc == 0 && ctx->opts.dot_sources) {
 		char rel[512];
 		snprintf(rel, sizeof(rel), "dot/schemas/%.*s.dot", (int)(strlen(sc->page) - 5),
 			 sc->page);

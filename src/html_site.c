@@ -279,11 +279,9 @@ int html_write_index(const html_ctx *ctx)
 	}
 	cgm_strbuf_puts(&b, "</p>\n");
 
-	cgm_strbuf_puts(&b, "<div id=\"search-box\" hidden><label for=\"search\">Find a function or relation: "
-			    "</label><input id=\"search\" type=\"search\" autocomplete=\"off\" "
-			    "placeholder=\"name, schema.name or part of it\">\n<ul id=\"search-results\">"
-			    "</ul></div>\n<noscript><p class=\"muted\">The search box needs JavaScript; "
-			    "every function is listed on its schema's page below.</p></noscript>\n");
+	cgm_strbuf_puts(&b, "<noscript><p class=\"muted\">The search box (at the top of every "
+			    "page) needs JavaScript; every function is listed on its schema's page "
+			    "below.</p></noscript>\n");
 
 	cgm_strbuf_puts(&b, "<h2 id=\"totals\">Totals</h2>\n<div class=\"cards\">\n");
 	card(&b, t.functions, "functions", "#schemas");

@@ -3,9 +3,9 @@
  * each (cmd_*.c).  A command line that names no subcommand maps a source
  * (`cgmap --dsn ... --out DIR`), the headline use.
  *
- * Exit codes: 0 success, 1 bad usage or input, 2 cannot connect or read the
- * source; `diff` adds 2 (differences) and 3 (a --fail-on finding).  The
- * queries (callers, callees, path, impact) exit as `report` does.
+ * Exit codes are one table for every command (cmd.h, README.md): 0
+ * success, 1 bad usage, 4 an input cannot be read, 5 an output cannot be
+ * written; `diff` adds 2 (differences) and 3 (a --fail-on finding).
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,11 +37,16 @@ static void print_help(FILE *out)
 		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'cgmap <command> --help' describes a command's options.\n");
+	fprintf(out, "\n'cgmap <command> --help' describes a command's options; a command\n"
+		     "line that starts with an option maps (cgmap --dsn DSN --out DIR).\n");
 }
 
 int main(int argc, char **argv)
 {
+	if (argc < 2) { /* as git does: what there is to run */
+		print_help(stdout);
+		return CMD_EXIT_USAGE;
+	}
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "help") == 0)) {
 		print_help(stdout);
@@ -58,7 +63,7 @@ int main(int argc, char **argv)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				return commands[i].run(argc - 1, argv + 1);
 		fprintf(stderr, "cgmap: unknown command '%s'; see 'cgmap --help'\n", argv[1]);
-		return 1;
+		return CMD_EXIT_USAGE;
 	}
 	return cmd_map(argc, argv);
 }

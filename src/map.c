@@ -10,9 +10,11 @@
 #include "cgmap/verdict.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
+#include "cgmap/config.h"
 #include "cgmap/error.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/infile.h"
@@ -32,7 +34,56 @@ void cgm_map_options_free(cgm_map_options *opts)
 	free((void *)opts->runtime.files);
 	free((void *)opts->runtime.logs);
 	free((void *)opts->entry_patterns);
+	cgm_config_free(opts->config);
 	memset(opts, 0, sizeof(*opts));
+}
+
+/* `add` (n of them) after the n0 patterns of *list, which is reallocated. */
+static int append_patterns(const char ***list, int *n0, const char *const *add, int n)
+{
+	if (n == 0)
+		return 0;
+	const char **grown = realloc((void *)*list, sizeof(char *) * (size_t)(*n0 + n));
+	if (!grown)
+		return cgm_error(CGM_EUSAGE, "out of memory");
+	memcpy(grown + *n0, add, sizeof(char *) * (size_t)n);
+	*list = grown;
+	*n0 += n;
+	return 0;
+}
+
+int cgm_map_options_load_config(cgm_map_options *opts)
+{
+	if (opts->config_loaded)
+		return 0;
+	opts->config_loaded = true;
+	const char *path = opts->config_path;
+	if (opts->no_config) {
+		if (path)
+			return cgm_error(CGM_EUSAGE, "give --config FILE or --no-config, not both");
+		return 0;
+	}
+	struct stat st;
+	if (!path) {
+		/* Only a file of that name counts: a folder or a dangling link is
+		 * not a configuration someone meant. */
+		if (stat(CGM_CONFIG_DEFAULT_NAME, &st) != 0 || !S_ISREG(st.st_mode))
+			return 0;
+		path = CGM_CONFIG_DEFAULT_NAME;
+	}
+	int rc = cgm_config_load(&opts->config, path);
+	if (rc < 0)
+		return rc;
+	const cgm_config *c = opts->config;
+	/* The command line says what this run maps; the file what the project does. */
+	if (opts->source.nschemas == 0 && opts->source.nexclude == 0) {
+		if ((rc = append_patterns(&opts->source.schemas, &opts->source.nschemas, c->schemas,
+					  c->nschemas)) < 0 ||
+		    (rc = append_patterns(&opts->source.exclude_schemas, &opts->source.nexclude,
+					  c->exclude_schemas, c->nexclude_schemas)) < 0)
+			return rc;
+	}
+	return append_patterns(&opts->entry_patterns, &opts->nentry, c->entry, c->nentry);
 }
 
 static double now_seconds(void)
@@ -108,6 +159,9 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	if (rc < 0)
 		goto fail;
 	stage_time(opts, "resolve", &t);
+	/* Declared dynamic calls before the runtime merge, which adds its
+	 * observations of the same calls to these edges. */
+	cgm_config_apply(model, opts->config);
 
 	cgm_runtime_options rt = opts->runtime;
 	if (opts->nsql > 0) {
@@ -152,14 +206,20 @@ const char cgm_map_options_help[] =
 	"                         stderr, csvlog or jsonlog)\n"
 	"  --log-line-prefix P    the servers' log_line_prefix, when not the default\n"
 	"                         '%m [%p] ' (its %m, %t or %n gives the time)\n"
+	"analysis:\n"
 	"  --entry PATTERN        treat matching functions as entry points (repeatable)\n"
 	"  --min-window DURATION  observation needed before a function is called dead\n"
 	"                         (30m, 2h, 7d; default 1h)\n"
 	"  --min-calls N          calls observed in all needed for dead (default 100)\n"
-	"  --verbose              print every diagnostic, also each item of a grouped one\n"
+	"run:\n"
 	"  --threads N            parsing and resolving threads (default: one per core)\n"
+	"  --verbose              print every diagnostic, also each item of a grouped one\n"
 	"  --stamp                record the mapping time (outputs are otherwise\n"
 	"                         byte-identical for the same source)\n"
+	"project:\n"
+	"  --config FILE          the project configuration (default: ./.cgmap.yml when\n"
+	"                         there is one; docs/config.md)\n"
+	"  --no-config            read no configuration file\n"
 	"untrusted input:\n"
 	"  --max-file-size SIZE   largest input file read (SQL, runtime, snapshot): bytes\n"
 	"                         or K, M, G; 0 for no limit (default 256M)\n"
@@ -193,7 +253,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	}
 	static const char *const flags[] = { "--include-extensions", "--include-builtins",
 					     "--no-runtime", "--stamp", "--allow-include-outside",
-					     "--verbose", NULL };
+					     "--verbose", "--no-config", NULL };
 	for (int k = 0; flags[k]; k++)
 		if (strcmp(name, flags[k]) == 0) {
 			if (k == 0)
@@ -206,14 +266,16 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 				opts->source.stamp = true;
 			else if (k == 4)
 				opts->source.allow_include_outside = true;
-			else
+			else if (k == 5)
 				opts->verbose = true;
+			else
+				opts->no_config = true;
 			return 1;
 		}
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
 					      "--max-file-size", "--min-window", "--min-calls",
-					      "--log-line-prefix", NULL };
+					      "--log-line-prefix", "--config", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -262,6 +324,9 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	}
 	case 11:
 		opts->runtime.log_line_prefix = value;
+		return 1;
+	case 12:
+		opts->config_path = value;
 		return 1;
 	case 10: {
 		char *end;

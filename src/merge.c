@@ -529,7 +529,9 @@ static void mark_duplicates(cgm_model *model, const cgm_runtime *rt)
 			int64_t xs = cgm_time_parse(x->since), xu = cgm_time_parse(x->until);
 			int64_t ys = cgm_time_parse(y->since), yu = cgm_time_parse(y->until);
 			bool overlap = x->system_id
-					       ? (xs < 0 || ys < 0 || xu < 0 || yu < 0 || (xs < yu && ys < xu))
+					       ? (xs < 0 || ys < 0 || xu < 0 || yu < 0 || (xs < yu && ys < xu) ||
+						  /* the same instant: a window that took no second */
+						  (xs == ys && xu == yu))
 					       : (x->since && y->since && strcmp(x->since, y->since) == 0);
 			if (!overlap)
 				continue;

@@ -328,6 +328,8 @@ static const column dynamic_columns[] = {
 	{ "targets", COL_STR }, { "text", COL_STR },
 };
 
+static const char *node_id(const cgm_model *model, int fn);
+
 static void build_dynamic(table *t, const cgm_model *model)
 {
 	t->title = "Dynamic call sites";
@@ -341,12 +343,30 @@ static void build_dynamic(table *t, const cgm_model *model)
 			  "dynamic site can be called unseen";
 	int nhits;
 	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);
+	/* The calls the project's configuration declares (few, or none). */
+	int ndeclared = 0;
+	int *declared = cgm_xcalloc(sizeof(int) * (size_t)(model->nedges + 1), 1);
+	for (int k = 0; k < model->nedges; k++)
+		if (model->edges[k].provenance & CGM_EDGE_DECLARED)
+			declared[ndeclared++] = k;
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
 			if (site->kind != CGM_SITE_DYNAMIC)
 				continue;
+			cgm_strbuf declared_targets = CGM_STRBUF_INIT;
+			int ndeclared_targets = 0;
+			for (int k = 0; k < ndeclared; k++) {
+				const cgm_edge *e = &model->edges[declared[k]];
+				bool at_line = false;
+				for (int l = 0; l < e->nlines && !at_line; l++)
+					at_line = e->lines[l] == site->line;
+				if (e->from == i && at_line)
+					cgm_strbuf_printf(&declared_targets, "%s%s",
+							  ndeclared_targets++ ? " " : "",
+							  node_id(model, e->to));
+			}
 			/* Observed targets: hits of this function at this line, by id. */
 			cgm_strbuf targets = CGM_STRBUF_INIT;
 			int nids = 0;
@@ -355,18 +375,25 @@ static void build_dynamic(table *t, const cgm_model *model)
 			     h++, nids++)
 				cgm_strbuf_printf(&targets, "%s%s", nids ? " " : "",
 						  model->functions[hits[h].to].id);
-			const char *status = nids ? "observed" : edges_known ? "unseen" : "not observed";
+			const char *status = nids		 ? "observed"
+					     : ndeclared_targets ? "declared"
+					     : edges_known	 ? "unseen"
+								 : "not observed";
 			row *r = table_add(t);
 			r->cells[0] = xstrdup(f->id);
 			function_place_cells(r->cells, f);
 			r->cells[4] = int_cell(site->line);
 			r->cells[5] = xstrdup(status);
-			r->cells[6] = xstrdup(cgm_strbuf_cstr(&targets));
+			r->cells[6] = xstrdup(nids ? cgm_strbuf_cstr(&targets)
+						   : cgm_strbuf_cstr(&declared_targets));
 			r->cells[7] = xstrdup(site->text ? site->text : "");
 			char *place = place_suffix(f);
 			if (nids)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
 						  site->line, cgm_strbuf_cstr(&targets), place);
+			else if (ndeclared_targets)
+				r->text = xprintf("%s line %d: dynamic, declared -> %s%s", f->id,
+						  site->line, cgm_strbuf_cstr(&declared_targets), place);
 			else if (edges_known)
 				r->text = xprintf("%s line %d: unseen dynamic site: EXECUTE %s%s",
 						  f->id, site->line, r->cells[7], place);
@@ -375,9 +402,11 @@ static void build_dynamic(table *t, const cgm_model *model)
 						  site->line, r->cells[7], place);
 			free(place);
 			cgm_strbuf_free(&targets);
+			cgm_strbuf_free(&declared_targets);
 		}
 	}
 	free(hits);
+	free(declared);
 }
 
 /* Edges in (from, to, via) order by id: the model's own order is not
@@ -521,14 +550,14 @@ static const column edge_columns[] = {
 	{ "from", COL_STR },	  { "to", COL_STR },	     { "via", COL_STR },
 	{ "provenance", COL_STR }, { "lines", COL_STR },     { "ambiguous", COL_BOOL },
 	{ "calls", COL_INT },	  { "total_ms", COL_NUM },  { "self_ms", COL_NUM },
-	{ "object", COL_STR },	  { "earlier_body", COL_BOOL },
+	{ "object", COL_STR },	  { "earlier_body", COL_BOOL }, { "declared", COL_STR },
 };
 
 static void build_edges(table *t, const cgm_model *model)
 {
 	t->title = "Edges";
 	t->cols = edge_columns;
-	t->ncols = 11;
+	t->ncols = 12;
 	edge_ref *refs = sorted_edges(model);
 	for (int k = 0; k < model->nedges; k++) {
 		const cgm_edge *e = &model->edges[refs[k].index];
@@ -549,6 +578,8 @@ static void build_edges(table *t, const cgm_model *model)
 		if (e->object)
 			r->cells[9] = xstrdup(e->object);
 		r->cells[10] = bool_cell(e->earlier_body);
+		if (e->provenance & CGM_EDGE_DECLARED)
+			r->cells[11] = xstrdup(e->declared ? e->declared : "");
 		cgm_strbuf_printf(&line, "%s -> %s via %s", r->cells[0], r->cells[1], r->cells[2]);
 		if (e->object)
 			cgm_strbuf_printf(&line, " (%s)", e->object);
@@ -559,6 +590,9 @@ static void build_edges(table *t, const cgm_model *model)
 			cgm_strbuf_printf(&line, " calls %lld", (long long)e->runtime.calls);
 		if (e->earlier_body)
 			cgm_strbuf_puts(&line, " (observed against an earlier body of the caller)");
+		if (e->provenance & CGM_EDGE_DECLARED)
+			cgm_strbuf_printf(&line, " declared%s%s", e->declared && *e->declared ? ": " : "",
+					  e->declared ? e->declared : "");
 		r->text = xstrdup(cgm_strbuf_cstr(&line));
 		cgm_strbuf_free(&line);
 	}
@@ -570,6 +604,7 @@ static const column function_columns[] = {
 	{ "file_line", COL_INT }, { "status", COL_STR }, { "root", COL_BOOL },
 	{ "observed_entry", COL_BOOL }, { "referenced", COL_BOOL }, { "scc", COL_INT },
 	{ "calls", COL_INT }, { "total_ms", COL_NUM }, { "self_ms", COL_NUM },
+	{ "kept", COL_STR },
 };
 
 /* One word for what the analysis concluded (docs/reports.md). */
@@ -593,7 +628,7 @@ static void build_functions(table *t, const cgm_model *model)
 {
 	t->title = "Functions";
 	t->cols = function_columns;
-	t->ncols = 12;
+	t->ncols = 13;
 	bool *uncalled = cgm_xcalloc(sizeof(bool) * (size_t)(model->nfunctions + 1), 1);
 	cgm_functions_uncalled(uncalled, model);
 	for (int i = 0; i < model->nuser; i++) {
@@ -612,6 +647,8 @@ static void build_functions(table *t, const cgm_model *model)
 			r->cells[10] = num_cell(f->runtime.total_ms);
 			r->cells[11] = num_cell(f->runtime.self_ms);
 		}
+		if (f->kept)
+			r->cells[12] = xstrdup(f->kept);
 		cgm_strbuf line = CGM_STRBUF_INIT;
 		cgm_strbuf_printf(&line, "%s %s", f->id, r->cells[4]);
 		if (f->root)
@@ -624,6 +661,8 @@ static void build_functions(table *t, const cgm_model *model)
 			cgm_strbuf_printf(&line, " scc %d", f->scc);
 		if (observed)
 			cgm_strbuf_printf(&line, " calls %lld", (long long)f->runtime.calls);
+		if (f->kept)
+			cgm_strbuf_printf(&line, " kept: %s", f->kept);
 		r->text = xstrdup(cgm_strbuf_cstr(&line));
 		cgm_strbuf_free(&line);
 	}
@@ -692,6 +731,12 @@ static bool is_analysis(cgm_report_kind kind)
 	return kind != CGM_REPORT_EDGES && kind != CGM_REPORT_FUNCTIONS;
 }
 
+/* A note that begins by saying there is no runtime data says it once. */
+static bool note_says_no_runtime(const table *t)
+{
+	return t->note && strncmp(t->note, "no runtime data", 15) == 0;
+}
+
 static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
 			cgm_report_kind kind)
 {
@@ -701,7 +746,7 @@ static void render_text(cgm_strbuf *out, const table *t, const cgm_model *model,
 			cgm_strbuf_puts(out, "# runtime data covers ");
 			cgm_escape_text(out, window_text(model));
 			cgm_strbuf_putc(out, '\n');
-		} else {
+		} else if (!note_says_no_runtime(t)) {
 			cgm_strbuf_puts(out, "# no runtime data\n");
 		}
 		if (t->note) {
@@ -760,10 +805,14 @@ static void render_markdown(cgm_strbuf *out, const table *t, const cgm_model *mo
 		cgm_strbuf_puts(out, "Runtime data covers ");
 		cgm_escape_markdown(out, window_text(model));
 		cgm_strbuf_puts(out, ".\n\n");
+	} else if (note_says_no_runtime(t)) {
+		cgm_strbuf_puts(out, "No runtime data");
+		cgm_escape_markdown(out, t->note + 15);
+		cgm_strbuf_puts(out, ".\n\n");
 	} else {
 		cgm_strbuf_puts(out, "No runtime data.\n\n");
 	}
-	if (t->note) {
+	if (t->note && !note_says_no_runtime(t)) {
 		cgm_escape_markdown(out, t->note);
 		cgm_strbuf_puts(out, ".\n\n");
 	}

@@ -26,6 +26,7 @@
  * untyped string literal prefers a string-category parameter.  When that
  * still leaves several, all are linked and flagged ambiguous.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -824,6 +825,12 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	/* The runs in caller order: the same edges, in the same order, however
 	 * many threads took them. */
 	model->nedges = 0;
+	long total_edges = 0;
+	for (int r = 0; r < job.nruns; r++)
+		total_edges += job.runs[r].nedges;
+	if (total_edges > INT_MAX)
+		total_edges = INT_MAX; /* add_edge's int count is the limit either way */
+	cgm_model_reserve_edges(model, (int)total_edges);
 	for (int r = 0; r < job.nruns; r++)
 		for (int i = 0; i < job.runs[r].nedges; i++)
 			*cgm_model_add_edge(model) = job.runs[r].edges[i];

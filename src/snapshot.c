@@ -716,6 +716,8 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 	else
 		key_null(j, "verdict");
 	key_string(j, "confidence", f->confidence);
+	if (f->kept)
+		key_string(j, "kept", f->kept);
 	key_int(j, "scc", f->scc);
 	close_container(j, '}');
 	close_container(j, '}');
@@ -739,6 +741,10 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
 	cgm_outfile_lit(o, ", \"ambiguous\": ");
 	put_bool(o, e->ambiguous);
+	if (e->provenance & CGM_EDGE_DECLARED) {
+		cgm_outfile_lit(o, ", \"declared\": ");
+		put_string(o, e->declared ? e->declared : "");
+	}
 	if (e->earlier_body)
 		cgm_outfile_lit(o, ", \"earlier_body\": true");
 	if (e->ncaller_bodies > 0) {
@@ -2560,6 +2566,8 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 			rc = bad(r, "verdict", "is '%s', not a verdict", verdict);
 		if (!rc)
 			rc = get_string(r, st, "confidence", OPTIONAL, &f->confidence);
+		if (!rc)
+			rc = get_string(r, st, "kept", OPTIONAL, &f->kept);
 		leave(r, saved);
 		if (rc)
 			return rc;
@@ -2641,6 +2649,12 @@ static int read_edge(reader *r, const jv *obj)
 		return bad(r, NULL, "edge is neither static nor observed");
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
+	TRY(get_string(r, obj, "declared", OPTIONAL, &e.declared));
+	if (e.declared) {
+		if (!is_static)
+			return bad(r, "declared", "is on an edge that is not static");
+		e.provenance |= CGM_EDGE_DECLARED;
+	}
 	TRY(get_bool(r, obj, "earlier_body", &e.earlier_body));
 	TRY(get_string_array(r, obj, "caller_bodies", false, false, &e.caller_bodies,
 			     &e.ncaller_bodies));

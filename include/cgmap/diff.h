@@ -80,6 +80,7 @@ typedef struct cgm_diff {
 	int naffected;
 	cgm_diff_entry *affected;           /* every entry point of any finding: by calls, reach, id */
 	long comment_max;                   /* Markdown size bound, 0: CGM_DIFF_COMMENT_MAX */
+	int nignored;                       /* findings cgm_diff_options.ignored left out */
 } cgm_diff;
 
 /* The Markdown comment's bound in bytes: under GitHub's 65,536 characters
@@ -91,6 +92,10 @@ typedef struct cgm_diff {
 
 typedef struct cgm_diff_options {
 	int64_t hot_threshold;              /* <= 0: CGM_DIFF_DEFAULT_HOT_THRESHOLD */
+	/* A finding this says is ignored is not reported, only counted in
+	 * nignored (the project configuration's diff.ignore, cgmap/config.h). */
+	bool (*ignored)(const void *ctx, cgm_finding_code code, const char *function);
+	const void *ignore_ctx;
 } cgm_diff_options;
 
 typedef enum { CGM_DIFF_TEXT = 0, CGM_DIFF_MARKDOWN, CGM_DIFF_JSON } cgm_diff_format;

@@ -12,6 +12,8 @@
 #ifndef CGMAP_HTML_H
 #define CGMAP_HTML_H
 
+#include <stdbool.h>
+
 #include "cgmap/model.h"
 
 typedef struct cgm_html_options {
@@ -21,6 +23,8 @@ typedef struct cgm_html_options {
 	                 * summed up in an explicit "+N more" node; default 50 */
 	int threads;    /* layout workers (processes: Graphviz is not thread-safe);
 	                 * 0: one per online core */
+	bool dot_sources; /* also write each graph's DOT text under dot/ (a file per
+	                   * function: a sixth of a large site), default false */
 } cgm_html_options;
 
 /* Fill opts with the defaults above. */

@@ -33,6 +33,10 @@ typedef struct cgm_map_options {
 	bool has_min_calls;            /* --min-calls N */
 	int64_t min_calls;
 	bool verbose;                  /* --verbose: every diagnostic, details too */
+	const char *config_path;       /* --config FILE */
+	bool no_config;                /* --no-config: not even ./.cgmap.yml */
+	struct cgm_config *config;     /* loaded by cgm_map_options_load_config, owned here */
+	bool config_loaded;
 	FILE *timing;                  /* when set, per-stage wall times go there */
 } cgm_map_options;
 
@@ -45,6 +49,12 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts);
  * command that accepts a source; returns 1 when consumed, 0 when not a
  * source option, negative (message set) when its value is missing. */
 int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i);
+/* The project configuration (cgmap/config.h): --config FILE, else
+ * ./.cgmap.yml when there is one, unless --no-config.  Its schemas apply
+ * when the command line gives none; its entry patterns add to --entry.
+ * Call once the command line is parsed; again is a no-op.  CGM_EINPUT when
+ * the file is bad. */
+int cgm_map_options_load_config(cgm_map_options *opts);
 /* The option lines for --help. */
 extern const char cgm_map_options_help[];
 

@@ -215,6 +215,8 @@ typedef struct cgm_function {
 	/* Filled by merge / analyze. */
 	cgm_runtime_stats runtime;
 	bool observed_entry;       /* called from a client statement at runtime */
+	const char *kept;          /* the configuration keeps it (cgmap/config.h): the
+	                            * reason; analyze makes it a root */
 	bool referenced;           /* a catalog object or trigger refers to it */
 	bool root;
 	bool reachable;
@@ -228,7 +230,9 @@ typedef struct cgm_function {
 /* Edge provenance bits. */
 enum {
 	CGM_EDGE_STATIC = 1 << 0,
-	CGM_EDGE_OBSERVED = 1 << 1
+	CGM_EDGE_OBSERVED = 1 << 1,
+	CGM_EDGE_DECLARED = 1 << 2 /* with STATIC: a call the project's configuration
+	                            * declares (a dynamic site's target, cgmap/config.h) */
 };
 
 
@@ -249,6 +253,7 @@ typedef struct cgm_edge {
 	int nlines;
 	int *lines;           /* sorted, distinct call-site lines in `from` */
 	cgm_runtime_stats runtime;
+	const char *declared; /* CGM_EDGE_DECLARED: the reason the configuration gives, or "" */
 } cgm_edge;
 
 /* A table trigger (live catalog or CREATE TRIGGER). */
@@ -464,6 +469,8 @@ void cgm_model_free(cgm_model *model);
 
 /* Append and return a zeroed slot; pointers into the arrays move on append. */
 cgm_function *cgm_model_add_function(cgm_model *model);
+/* Room for `count` edges in all, in one allocation, before adding many. */
+void cgm_model_reserve_edges(cgm_model *model, int count);
 cgm_edge *cgm_model_add_edge(cgm_model *model);
 cgm_trigger *cgm_model_add_trigger(cgm_model *model);
 cgm_reference *cgm_model_add_reference(cgm_model *model);

@@ -225,6 +225,23 @@ async function main() {
     const h1 = await evaluate("document.querySelector('h1').textContent");
     check(h1 === s.expect, `clicking the result opens the page of ${s.expect} (got "${h1}")`);
   }
+  // The same search from a page one folder down: the index loads on first
+  // use and its links lead back up.
+  if (args.searches.length) {
+    const s = args.searches[0];
+    const start = pages.find((p) => p.startsWith('functions/'));
+    await navigate(fileUrl(start));
+    check(await evaluate("!document.getElementById('search-box').hidden && !window.CGMAP_INDEX"),
+      `the search box is on ${start}, its index not loaded yet`);
+    await evaluate("document.getElementById('search').focus()");
+    await S('Input.insertText', { text: s.text });
+    await sleep(300);
+    const results = await evaluate(`Array.from(document.querySelectorAll('#search-results a')).map(a => [a.textContent, a.href])`);
+    const hit = results.find((r) => r[0] === s.expect);
+    const want = await evaluate(`((window.CGMAP_INDEX || []).find(e => e[0] === ${JSON.stringify(s.expect)}) || [])[1] || ''`);
+    check(!!hit && !!want && hit[1] === fileUrl(want),
+      `search "${s.text}" on ${start} lists ${s.expect} linking to ${want} (${results.length} results; got ${hit ? hit[1] : 'none'})`);
+  }
 
   // 3. Graph nodes link to the pages of the functions they name.
   for (const id of args.graphPages) {

@@ -93,10 +93,10 @@ repeat 1000000 '[' >"$work/brackets.json"
 repeat 1000000 ']' >>"$work/brackets.json"
 rc=0
 "$CGMAP" report dead "$work/brackets.json" >/dev/null 2>"$work/report.err" || rc=$?
-[ "$rc" = 1 ] || pgtest_fail "cgmap report exited $rc on nested brackets, not 1"
+[ "$rc" = 4 ] || pgtest_fail "cgmap report exited $rc on nested brackets, not 4"
 grep -q "snapshot \"$work/brackets.json\": line 1 column 2049: nesting deeper than 2048 levels" "$work/report.err" ||
 	pgtest_fail "the refusal does not name the file and depth: $(cat "$work/report.err")"
 rc=0
 "$CGMAP" diff "$work/files/cgmap.json" "$work/brackets.json" >/dev/null 2>&1 || rc=$?
-[ "$rc" = 1 ] || pgtest_fail "cgmap diff exited $rc on a nested-bracket snapshot, not 1"
+[ "$rc" = 4 ] || pgtest_fail "cgmap diff exited $rc on a nested-bracket snapshot, not 4"
 echo "ok: deep input is refused per function, per file and per snapshot"

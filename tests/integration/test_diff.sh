@@ -129,10 +129,10 @@ done
 expect_rc 1 "$CGMAP" diff "$work/self" 2>/dev/null
 expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --fail-on no-such-finding 2>/dev/null
 expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --format yaml 2>/dev/null
-expect_rc 1 "$CGMAP" diff "$work/self" "$work/nowhere" 2>/dev/null
+expect_rc 4 "$CGMAP" diff "$work/self" "$work/nowhere" 2>/dev/null
 expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" "$work/self" 2>/dev/null
 printf 'PGDMP\001' >"$work/archive.dump"
-expect_rc 1 "$CGMAP" diff "$work/self" --sql "$work/archive.dump" 2>"$work/archive.err"
+expect_rc 4 "$CGMAP" diff "$work/self" --sql "$work/archive.dump" 2>"$work/archive.err"
 grep -q "pg_restore" "$work/archive.err" || pgtest_fail "a custom-format archive is not explained: $(cat "$work/archive.err")"
 
 # A live database as BASE: the same findings as from its file.

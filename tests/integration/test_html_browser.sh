@@ -73,13 +73,13 @@ cleanup() { pgtest_stop; rm -rf "$work"; }
 pgtest_start
 trap cleanup EXIT
 pgtest_psql -f "$CGMAP_SOURCE_DIR/fixtures/demo.sql" >/dev/null
-"$CGMAP" --dsn "dbname=$PGDATABASE" --out "$work/live" --quiet
+"$CGMAP" --dsn "dbname=$PGDATABASE" --out "$work/live" --dot-sources --quiet
 node "$driver" --chromium "$chromium_bin" --site "$work/live" --artifacts "$artifacts/live" \
 	--search acb --expect 'app.acb(integer)' \
 	--search my_orders --expect 'app.my_orders' \
 	--graph-page 'app.ac()' --graph-page 'app.checkout(text,integer)'
 # `cgmap render` of the map's own snapshot gives the same site.
-"$CGMAP" render "$work/live/cgmap.json" --out "$work/rerendered" --quiet
+"$CGMAP" render "$work/live/cgmap.json" --out "$work/rerendered" --dot-sources --quiet
 for d in index.html search-index.js functions schemas reports dot assets; do
 	if ! diff -r "$work/live/$d" "$work/rerendered/$d" >/dev/null; then
 		echo "FAIL: 'cgmap render cgmap.json' differs from the mapped site in $d" >&2

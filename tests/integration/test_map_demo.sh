@@ -23,7 +23,7 @@ pgtest_expect_file "$src/fixtures/expected/demo.edges" "$work/edges" "edge set"
 
 grep -q 'app.broken(): line 3: syntax error' "$work/a.err" ||
 	pgtest_fail "the parse error of app.broken() is not reported with its line: $(cat "$work/a.err")"
-grep -q '26 functions (26 analysed, 0 not analysed), 23 edges, 1 dynamic sites, 1 missing callees, 0 ambiguous calls, 1 functions with parse errors' "$work/a.err" ||
+grep -q '26 functions (26 analysed, 0 not analysed), 23 edges, 1 dynamic site, 1 missing callee, 0 ambiguous calls, 1 function with parse errors' "$work/a.err" ||
 	pgtest_fail "unexpected summary: $(cat "$work/a.err")"
 
 "$cgmap" report missing "$work/a" >"$work/missing"
@@ -91,7 +91,7 @@ set +e
 "$cgmap" --dsn "postgresql://someone:sekret@127.0.0.1:1/nodb" --out "$work/x" 2>"$work/conn.err"
 rc=$?
 set -e
-[ "$rc" = 2 ] || pgtest_fail "connection failure exits $rc, not 2"
+[ "$rc" = 4 ] || pgtest_fail "connection failure exits $rc, not 4 (an input cannot be read)"
 grep -q 'cannot connect' "$work/conn.err" || pgtest_fail "no connection message: $(cat "$work/conn.err")"
 if grep -q sekret "$work/conn.err"; then pgtest_fail "the password was printed"; fi
 set +e
@@ -100,6 +100,19 @@ set +e
 set -e
 [ "$rc1" = 1 ] || pgtest_fail "no --out exits $rc1, not 1"
 [ "$rc2" = 1 ] || pgtest_fail "an unknown option exits $rc2, not 1"
+# Bare cgmap lists the commands, as git does; -o is an output file in every
+# command, so map and render refuse it and name --out.
+set +e
+"$cgmap" >"$work/bare.out" 2>&1; rc1=$?
+"$cgmap" --sql "$src/fixtures/demo.sql" -o "$work/short" 2>"$work/short.err"; rc2=$?
+"$cgmap" render "$work/a" -o "$work/short" 2>>"$work/short.err"; rc3=$?
+set -e
+[ "$rc1" = 1 ] || pgtest_fail "bare cgmap exits $rc1, not 1"
+grep -q '^  impact ' "$work/bare.out" || pgtest_fail "bare cgmap lists no commands: $(cat "$work/bare.out")"
+[ "$rc2" = 1 ] && [ "$rc3" = 1 ] || pgtest_fail "map/render -o exit $rc2/$rc3, not 1"
+[ "$(grep -c -- "give the output folder with --out DIR" "$work/short.err")" = 2 ] ||
+	pgtest_fail "map/render -o: $(cat "$work/short.err")"
+[ ! -e "$work/short" ] || pgtest_fail "map/render -o wrote something"
 "$cgmap" --version | grep -q '^cgmap ' || pgtest_fail "--version"
 "$cgmap" --help | grep -q -- '--dsn' || pgtest_fail "--help lists no --dsn"
 echo "test_map_demo: ok"

@@ -92,7 +92,7 @@ set +e
 "$cgmap" --dsn dbname=many --out "$work/broken" --no-runtime --no-html --quiet 2>"$work/broken.err"
 rc=$?
 set -e
-[ "$rc" = 2 ] || pgtest_fail "a query failing mid-stream exits $rc, not 2: $(cat "$work/broken.err")"
+[ "$rc" = 4 ] || pgtest_fail "a query failing mid-stream exits $rc, not 4: $(cat "$work/broken.err")"
 grep -q 'cannot read functions from "pg_proc": ERROR: *cache lookup failed for type 999999' \
 	"$work/broken.err" || pgtest_fail "unexpected message: $(cat "$work/broken.err")"
 [ ! -e "$work/broken/cgmap.json" ] || pgtest_fail "a failed run wrote a snapshot"
@@ -137,7 +137,7 @@ for attempt in 1 2 3 4 5; do
 	wait "$watcher" || true
 	grep -q 'terminated: t' "$work/watch.out" ||
 		pgtest_fail "cgmap failed on its own (exit $rc): $(cat "$work/lost.err")"
-	[ "$rc" = 2 ] || pgtest_fail "a connection lost mid-stream exits $rc, not 2: $(cat "$work/lost.err")"
+	[ "$rc" = 4 ] || pgtest_fail "a connection lost mid-stream exits $rc, not 4: $(cat "$work/lost.err")"
 	# libpq reports the server's FATAL when it read it before the socket closed.
 	grep -Eq 'cannot read functions from "pg_proc": .*(terminating connection|server closed the connection)' \
 		"$work/lost.err" || pgtest_fail "unexpected message: $(cat "$work/lost.err")"

@@ -3,8 +3,8 @@
 # schema (fixtures/demo.sql, mapped from the SQL file: no server needed):
 # golden outputs in every format (fixtures/query/), the same answer from a
 # snapshot and from the source mapped on the spot, runtime data merged into
-# a snapshot with --runtime, overloads used together, and usage and input
-# errors (a name matching nothing names the closest ids) exiting 1.
+# a snapshot with --runtime, overloads used together, usage errors (a name
+# matching nothing names the closest ids) exiting 1 and unreadable input 4.
 #
 # CGMAP_UPDATE_GOLDEN=1 rewrites the golden files (review them with git diff).
 set -euo pipefail
@@ -77,9 +77,9 @@ grep -q "function 'app.chekout' matches nothing; closest: 'app.checkout(text,int
 expect_rc 1 "$CGMAP" callers app.ab "$snap" --depth 0 2>/dev/null
 expect_rc 1 "$CGMAP" callers app.ab "$snap" --format svg 2>/dev/null
 expect_rc 1 "$CGMAP" path app.ab "$snap" 2>/dev/null
-expect_rc 1 "$CGMAP" callers "$snap" 2>/dev/null
+expect_rc 4 "$CGMAP" callers "$snap" 2>/dev/null
 expect_rc 1 "$CGMAP" callers app.ab "$snap" --max 3 2>/dev/null
-expect_rc 1 "$CGMAP" callers app.ab "$work/nothing.json" 2>/dev/null
+expect_rc 4 "$CGMAP" callers app.ab "$work/nothing.json" 2>/dev/null
 expect_rc 1 "$CGMAP" callers app.ab "$snap" --sql "$demo" 2>/dev/null
 # A snapshot with runtime data refuses a second runtime file.
 "$CGMAP" --sql "$demo" --runtime "$golden_dir/runtime.json" --out "$work/rt" 2>/dev/null

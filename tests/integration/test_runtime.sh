@@ -62,10 +62,10 @@ step "1. SQL files + runtime file: every report, every format"
 	2>"$work/fx.err" || { cat "$work/fx.err" >&2; pgtest_fail "map with --runtime failed"; }
 expect_grep "unknown observed function" "$work/fx.err" \
 	"function 'old.gone(integer)' was observed at runtime but is not in the mapped model (1 runtime row ignored)"
-expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 11 static, 7 observed (6 both), 0 unexplained"
+expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 5 static only, 6 static and observed, 1 observed only (0 unexplained)"
 expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen, 0 that can call no user function"
 expect_grep "summary on stderr" "$work/fx.err" \
-	"cgmap: 17 functions: 6 roots, 4 dead, 4 cold; 2 recursive components (3 functions)"
+	"cgmap: of 17 functions, 6 are roots, 4 dead, 4 cold; 2 recursive components (3 functions)"
 expect_grep "verdicts on stderr" "$work/fx.err" \
 	"cgmap: never called and unreachable: 4 dead, 0 unobserved, 0 untraceable, 1 dynamic-reachable"
 for kind in edges functions dead cold dynamic unexplained missing recursion; do
@@ -85,7 +85,6 @@ expect_grep "no runtime: nothing dead" "$work/static.err" \
 "$CGMAP" report dead "$work/static" >"$work/static-dead.txt"
 expect_text "dead without runtime data" "$work/static-dead.txt" <<'EOF'
 # Dead functions: 7
-# no runtime data
 # no runtime data: nothing is claimed dead; listed are the functions with no callers that nothing refers to (clients may still call them)
 app.fact(integer): no callers and not referenced; recursive component 0, called only from within it (fixtures/runtime/schema.sql:113)
 app.legacy_total(): no callers and not referenced (fixtures/runtime/schema.sql:128)
@@ -175,7 +174,7 @@ expect_grep "--no-runtime summary" "$work/noruntime.err" "cgmap: no runtime data
 	{ cat "$work/collect.err" >&2; pgtest_fail "collect failed"; }
 expect_grep "collect without the extension" "$work/collect.err" \
 	"cgmap_trace is not installed in database 'shop': only per-function statistics were collected"
-expect_grep "collect summary" "$work/collect.err" "collected 0 edges (0 entry points) and 8 function figures from shop"
+expect_grep "collect summary" "$work/collect.err" "collected 0 call edges, 0 entry-point rows and 8 function figures from shop"
 expect_grep "collect file" "$work/a.json" '{"id": "app.fact(integer)", "calls": 5,'
 expect_grep "collect file" "$work/a.json" '"track_functions": "all"'
 expect_grep "collect file: server identity" "$work/a.json" '"system_identifier": "'
@@ -327,7 +326,7 @@ for kind in dead cold dynamic unexplained; do
 done
 # Exported and merged elsewhere: the same edges.
 "$CGMAP" collect --dsn "dbname=shop" -o "$work/trace.json" 2>"$work/trace-collect.err"
-expect_grep "collect with the extension" "$work/trace-collect.err" "collected 7 edges (2 entry points) and 8 function figures from shop"
+expect_grep "collect with the extension" "$work/trace-collect.err" "collected 7 call edges, 2 entry-point rows and 8 function figures from shop"
 "$CGMAP" --sql "$fx/schema.sql" --runtime "$work/trace.json" $LIVE --out "$work/trace-file" 2>/dev/null
 "$CGMAP" report edges "$work/trace-file" >"$work/trace-file-edges.txt"
 expect_same "edges through a collected file" "$work/trace-edges.txt" "$work/trace-file-edges.txt"

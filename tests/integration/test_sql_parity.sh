@@ -132,7 +132,7 @@ pgtest_psql -d archive -f "$mig/0001_init.sql" >/dev/null
 "$PGTEST_BIN/pg_dump" -Fc -d archive -f "$work/archive.dump"
 rc=0
 "$CGMAP" --sql "$work/archive.dump" --no-html --out "$work/archive" 2>"$work/archive.log" || rc=$?
-[ "$rc" = 2 ] || pgtest_fail "a custom-format archive exits $rc, not 2"
+[ "$rc" = 4 ] || pgtest_fail "a custom-format archive exits $rc, not 4"
 grep -q "pg_restore -f - --schema-only" "$work/archive.log" ||
 	pgtest_fail "the archive error does not name pg_restore: $(cat "$work/archive.log")"
 "$PGTEST_BIN/pg_restore" -f - --schema-only "$work/archive.dump" |

@@ -80,18 +80,18 @@ grep -q 'skipped: the same file as' "$work/pr2.err" ||
 # --- size limit, files that are no regular files ---------------------------
 head -c 5000 /dev/zero | tr '\0' ' ' >"$work/big.sql"
 echo "$fn_sql" >>"$work/big.sql"
-expect_rc 2 "$cgmap" --sql "$work/big.sql" --max-file-size 4K --out "$work/big.out" -q 2>"$work/big.err"
+expect_rc 4 "$cgmap" --sql "$work/big.sql" --max-file-size 4K --out "$work/big.out" -q 2>"$work/big.err"
 grep -q 'SQL file ".*big.sql" is larger than the 4 KiB limit for an input file (raise it with --max-file-size)' \
 	"$work/big.err" || pgtest_fail "no size message: $(cat "$work/big.err")"
 expect_rc 0 "$cgmap" --sql "$work/big.sql" --max-file-size 8K --out "$work/big.out" --no-html -q
 expect_rc 1 "$cgmap" --sql "$work/big.sql" --max-file-size 4X --out "$work/big.out" -q 2>/dev/null
-expect_rc 2 "$cgmap" --sql /dev/zero --out "$work/zero.out" -q 2>"$work/zero.err"
+expect_rc 4 "$cgmap" --sql /dev/zero --out "$work/zero.out" -q 2>"$work/zero.err"
 grep -q 'SQL file "/dev/zero" is not a regular file' "$work/zero.err" || pgtest_fail "$(cat "$work/zero.err")"
-expect_rc 1 "$cgmap" --sql "$work/big.sql" --runtime /dev/zero --out "$work/zero.out" -q 2>"$work/zero.err"
+expect_rc 4 "$cgmap" --sql "$work/big.sql" --runtime /dev/zero --out "$work/zero.out" -q 2>"$work/zero.err"
 grep -q 'runtime file "/dev/zero" is not a regular file' "$work/zero.err" || pgtest_fail "$(cat "$work/zero.err")"
-expect_rc 1 "$cgmap" report dead /dev/zero 2>"$work/zero.err"
+expect_rc 4 "$cgmap" report dead /dev/zero 2>"$work/zero.err"
 grep -q 'snapshot "/dev/zero" is not a regular file' "$work/zero.err" || pgtest_fail "$(cat "$work/zero.err")"
-expect_rc 1 "$cgmap" report dead "$work/big.out" --max-file-size 100 2>"$work/zero.err"
+expect_rc 4 "$cgmap" report dead "$work/big.out" --max-file-size 100 2>"$work/zero.err"
 grep -q 'snapshot ".*cgmap.json" is larger than the 100 bytes limit' "$work/zero.err" ||
 	pgtest_fail "$(cat "$work/zero.err")"
 
@@ -139,7 +139,7 @@ EOF
 # Function a() is defined before b() exists: SQL functions are checked late.
 "$cgmap" --sql "$work/edges.sql" --out "$work/edges.out" --no-html -q 2>/dev/null
 jq '.edges += [.edges[0]]' "$work/edges.out/cgmap.json" >"$work/dup.json"
-expect_rc 1 "$cgmap" report edges "$work/dup.json" 2>"$work/dup.err"
+expect_rc 4 "$cgmap" report edges "$work/dup.json" 2>"$work/dup.err"
 grep -q 'edges\[1\]: duplicate edge "public.a()" -> "public.b()" via call (as edges\[0\])' "$work/dup.err" ||
 	pgtest_fail "the repeated edge is not named: $(cat "$work/dup.err")"
 

@@ -328,11 +328,12 @@ static void test_summary(void **state)
 			    "(1 h 0 min), 1 server, 1 database, 6 calls observed; traced: plpgsql; "
 			    "statistics: track_functions all; enough for dead (at least 1 h 0 min and "
 			    "1 call)\n"
-			    "cgmap: 7 edges: 7 static, 1 observed (1 both), 0 unexplained\n"
+			    "cgmap: 7 edges: 6 static only, 1 static and observed, 0 observed only "
+			    "(0 unexplained)\n"
 			    "cgmap: 0 dynamic sites: 0 observed, 0 unseen, 0 that can call no user "
 			    "function\n"
-			    "cgmap: 10 functions: 3 roots, 4 dead, 4 cold; 2 recursive components "
-			    "(3 functions)\n"
+			    "cgmap: of 10 functions, 3 are roots, 4 dead, 4 cold; 2 recursive "
+			    "components (3 functions)\n"
 			    "cgmap: never called and unreachable: 4 dead, 0 unobserved, 0 untraceable, "
 			    "0 dynamic-reachable\n");
 	free(text);

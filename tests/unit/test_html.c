@@ -374,6 +374,7 @@ static char *render(const cgm_model *m, int depth, int cap, int threads)
 	o.depth = depth;
 	o.node_cap = cap;
 	o.threads = threads;
+	o.dot_sources = true; /* the tests read the graphs' DOT */
 	int rc = cgm_emit_html(m, &o, dir);
 	if (rc)
 		fail_msg("cgm_emit_html: %s", cgm_error_message());
@@ -813,6 +814,7 @@ static void test_render_again_removes_old_pages(void **state)
 	cgm_html_options o;
 	cgm_html_options_init(&o);
 	o.threads = 2;
+	o.dot_sources = true;
 	assert_int_equal(cgm_emit_html(small, &o, dir), 0);
 	char *fresh = render(small, 2, 50, 1);
 	assert_manifest_is_site(fresh);
@@ -879,17 +881,18 @@ static void test_node_cap_says_more(void **state)
 	cgm_model *m = hub_model(120);
 	char *dir = render(m, 2, 50, 2);
 	char *page = function_page(dir, "big.hub()");
-	/* 50 nodes: the hub and 49 callees; 71 more counted, not dropped. */
-	assert_non_null(strstr(page, "+71 more callees"));
-	assert_non_null(strstr(page, "It shows 50 of the 121 functions within that distance; "
-				     "the other 71"));
+	/* A function's own callees are drawn 16 at most, however high the node
+	 * cap: the hub and 16 callees; 104 more counted, not dropped. */
+	assert_non_null(strstr(page, "+104 more callees"));
+	assert_non_null(strstr(page, "It shows 17 of the 121 functions within that distance; "
+				     "the other 104"));
 	free(page);
 	cgm_strbuf rel = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&rel, "dot/functions/");
 	cgm_escape_filename(&rel, "big.hub()");
 	cgm_strbuf_puts(&rel, ".dot");
 	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
-	assert_int_equal(function_nodes(dot), 50);
+	assert_int_equal(function_nodes(dot), 17);
 	free(dot);
 	cgm_strbuf_reset(&rel);
 	cgm_strbuf_puts(&rel, "schemas/");
@@ -900,6 +903,18 @@ static void test_node_cap_says_more(void **state)
 	/* The table still lists every function. */
 	assert_int_equal(count(page, "<tr><td><a class=\"fn\""), 121);
 	free(page);
+	remove_dir(dir);
+
+	/* A node cap under that: the cap rules (the hub and 9 callees). */
+	dir = render(m, 2, 10, 2);
+	cgm_strbuf_reset(&rel);
+	cgm_strbuf_puts(&rel, "dot/functions/");
+	cgm_escape_filename(&rel, "big.hub()");
+	cgm_strbuf_puts(&rel, ".dot");
+	dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	assert_int_equal(function_nodes(dot), 10);
+	assert_non_null(strstr(dot, "+111 more callees"));
+	free(dot);
 	cgm_strbuf_free(&rel);
 	remove_dir(dir);
 	cgm_model_free(m);
@@ -910,6 +925,41 @@ static void test_node_cap_says_more(void **state)
 	page = function_page(dir, "big.hub()");
 	assert_null(strstr(page, "more callees"));
 	assert_null(strstr(page, "It shows"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* The graphs' DOT text is written only when asked for: by default no dot/
+ * folder and no link to it; a site rendered again without it loses the
+ * DOT files an earlier run wrote (the manifest lists them). */
+static void test_dot_sources_on_request(void **state)
+{
+	(void)state;
+	cgm_model *m = hub_model(3);
+	char *dir = render(m, 2, 50, 1); /* with DOT sources */
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/dot/functions", dir);
+	assert_int_equal(stat(path, &st), 0);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	assert_false(o.dot_sources);
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++) {
+		if (strstr(files.paths[i], ".dot"))
+			fail_msg("%s is left from the earlier run", files.paths[i]);
+		if (strstr(files.paths[i], ".html")) {
+			char *text = site_file(dir, files.paths[i]);
+			if (strstr(text, "DOT source"))
+				fail_msg("%s links to a DOT source", files.paths[i]);
+			free(text);
+		}
+	}
+	free_files(&files);
+	char *page = function_page(dir, "big.hub()");
+	assert_non_null(strstr(page, "<svg")); /* the graph itself is there */
 	free(page);
 	remove_dir(dir);
 	cgm_model_free(m);
@@ -1104,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_render_again_removes_old_pages),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
+		cmocka_unit_test(test_dot_sources_on_request),
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),

@@ -299,7 +299,6 @@ static void test_without_runtime(void **state)
 	cgm_model *m = sample(false);
 	expect(m, "dead", "text",
 	       "# Dead functions: 4\n"
-	       "# no runtime data\n"
 	       "# no runtime data: nothing is claimed dead; listed are the functions with no "
 	       "callers that nothing refers to (clients may still call them)\n"
 	       "app.dyn_a(): no callers and not referenced\n"
@@ -308,12 +307,10 @@ static void test_without_runtime(void **state)
 	       "app.old(): no callers and not referenced (schema.sql:12)\n");
 	expect(m, "cold", "text",
 	       "# Cold functions: 0\n"
-	       "# no runtime data\n"
 	       "# no runtime data: coldness needs calls observed at runtime (see "
 	       "docs/reports.md)\n");
 	expect(m, "dynamic", "text",
 	       "# Dynamic call sites: 2\n"
-	       "# no runtime data\n"
 	       "# no runtime data: no dynamic site can be called unseen\n"
 	       "app.main() line 5: dynamic site: EXECUTE format('SELECT %I()', fname)\n"
 	       "app.other() line 2: dynamic site: EXECUTE 'SELECT ' || x\n");
