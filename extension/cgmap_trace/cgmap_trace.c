@@ -11,6 +11,13 @@
  * (no traced function on this backend's call stack) is an ENTRY POINT and is
  * recorded with caller = InvalidOid (0).
  *
+ * Beside the edges (extension version 1.3), every call is also counted
+ * under its CALL PATH (the frames from its entry point down to it, see
+ * "Call paths"), every top-level call under its SHAPE (the set of distinct
+ * edges it exercised, see "Shapes"), and every function's calls and
+ * exclusive time under the TIMELINE bucket in which they ended (a ring of
+ * cgmap_trace.buckets intervals of cgmap_trace.bucket_seconds).
+ *
  * How calls are seen
  * ------------------
  * - PL/pgSQL functions, procedures, trigger and event-trigger functions are
@@ -80,22 +87,34 @@
  * Times are taken with the TSC where the kernel itself uses it as its clock,
  * else with clock_gettime(CLOCK_MONOTONIC).
  *
+ * The batch also holds the paths and shapes of those calls, and all the
+ * calls of one batch ended in one timeline bucket (a call ending after the
+ * bucket flushes the batch first), so the timeline is added at flush time
+ * from the batch's edges (per callee: calls, exclusive time): nothing per
+ * call.
+ *
  * Shared memory and locking
  * -------------------------
- * A fixed-size shared hash (cgmap_trace.max_edges entries, sized once in
- * shmem_request_hook) keyed by cgtKey holds one cgtEntry per edge.
- *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
- *     table itself: it is held SHARED to look entries up and to update their
- *     counters (one acquisition per flushed batch), and EXCLUSIVE to insert
- *     or remove entries (new edges, eviction, dropped functions, reset, load
- *     at startup).
+ * Four fixed-size shared hashes, each sized once in shmem_request_hook:
+ * edges (cgmap_trace.max_edges cgtEntry keyed by cgtKey), paths
+ * (cgmap_trace.max_paths cgtPathEntry keyed by database and path hash),
+ * shapes (cgmap_trace.max_shapes cgtShapeEntry keyed by database, entry
+ * point and shape hash) and the timeline (cgmap_trace.max_functions
+ * cgtTlEntry keyed by database and function, each with a ring of
+ * cgmap_trace.buckets slots).
+ *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the four
+ *     hash tables themselves: it is held SHARED to look entries up and to
+ *     update their counters (one acquisition per flushed batch for all four),
+ *     and EXCLUSIVE to insert or remove entries (new entries, eviction,
+ *     dropped functions, reset, load at startup).
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
- *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped and
- *     stale_removed are atomic counters (see "Table policy").  A full table
- *     never raises an error.
+ *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped,
+ *     stale_removed, paths_dropped, shapes_dropped and timeline_dropped are
+ *     atomic counters (see "Table policy").  A full table never raises an
+ *     error.
  *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
  *     lock, and flushes compare it under the lock.
  *
@@ -107,7 +126,13 @@
  *     (temp_skipped): any role with TEMP could create such functions by the
  *     thousand, and they vanish with their session;
  *   - a full table evicts its CGT_EVICT_PERCENT least recently seen edges
- *     (evictions, evicted_calls), so a new edge always finds room;
+ *     (evictions, evicted_calls), so a new edge always finds room; the
+ *     paths, shapes and timeline tables do not evict: what does not fit is
+ *     counted (paths_dropped: calls; shapes_dropped: top-level calls, also
+ *     those with more than CGT_SHAPE_EDGES distinct edges; timeline_dropped:
+ *     calls) until a reset makes room;
+ *   - paths, shapes and timeline entries naming a dropped function or
+ *     database are removed with its edges at the drop's commit;
  *   - edges of dropped functions and databases are removed at the commit of
  *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
  *     removes the current database's edges whose function does not exist
@@ -122,8 +147,11 @@
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
  * removes it) when shared memory is created at the next start.  File format
- * 3 adds the caller's body version to each key, format 2 the policy
- * counters; formats 1 and 2 are still read (their edges' body is unknown).
+ * 4 adds the paths, shapes and timeline after the edges (the timeline is
+ * kept only if cgmap_trace.bucket_seconds did not change; a changed number
+ * of buckets re-slots it), format 3 the caller's body version to each key,
+ * format 2 the policy counters; formats 1 to 3 are still read (formats 1
+ * and 2: their edges' body is unknown).
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *
