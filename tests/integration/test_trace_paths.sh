@@ -28,6 +28,8 @@ ext="$root/extension/cgmap_trace"
 # shellcheck source=tests/lib/pgext.sh
 . "$root/tests/lib/pgext.sh"
 
+CGMAP=${CGMAP:-$root/build/cgmap}
+
 skip() { echo "SKIP: $*" >&2; exit 77; }
 step() { echo "--- $*"; }
 
@@ -454,6 +456,32 @@ expect_eq "1.3: the views are readable by any role" "true|true|true" \
 	"$(q -d upg -c "SELECT has_table_privilege('public', 'cgmap_trace_paths', 'SELECT') || '|' ||
 	                       has_table_privilege('public', 'cgmap_trace_shapes', 'SELECT') || '|' ||
 	                       has_table_privilege('public', 'cgmap_trace_timeline', 'SELECT')")"
+
+step "cgmap collect carries paths, shapes and timeline"
+if [ -x "$CGMAP" ] && command -v jq >/dev/null 2>&1; then
+	reset
+	sql -c "SELECT top()" -c "SELECT top()" -c "SELECT dyn('mid')" >/dev/null
+	"$CGMAP" collect -o "$work/c1.json" 2>"$work/c1.err" || { cat "$work/c1.err" >&2; fail "collect failed"; }
+	expect_eq "collect: the paths of top() with frames and lines" \
+		'public.top()|0|2 public.top()>public.leaf()|0,4|2 public.top()>public.mid()|0,3|2 public.top()>public.mid()>public.leaf()|0,3,3|2 public.top()>public.mid()>public.leaf()|0,3,4|2' \
+		"$(jq -r '[.paths[] | select(.frames[0] == "public.top()") | (.frames | join(">")) + "|" + (.lines | map(tostring) | join(",")) + "|" + (.calls | tostring)] | join(" ")' "$work/c1.json")"
+	expect_eq "collect: min <= max, times in every path" "true" \
+		"$(jq '[.paths[] | .min_ms <= .max_ms and .self_ms <= .total_ms and .min_ms > 0] | all' "$work/c1.json")"
+	expect_eq "collect: the shapes, with their edges by name" \
+		'public.dyn(text) 1 public.dyn(text)>public.mid()@4 dyn,public.mid()>public.leaf()@3,public.mid()>public.leaf()@4;public.top() 2 public.mid()>public.leaf()@3,public.mid()>public.leaf()@4,public.top()>public.leaf()@4,public.top()>public.mid()@3' \
+		"$(jq -r '[.shapes[] | .entry + " " + (.calls | tostring) + " " + ([.edges[] | .caller + ">" + .callee + "@" + (.site_line | tostring) + (if .dynamic then " dyn" else "" end)] | join(","))] | join(";")' "$work/c1.json")"
+	expect_eq "collect: timeline calls of public.leaf() and the bucket length" "8|2" \
+		"$(jq -r '([.timeline[] | select(.function == "public.leaf()") | .calls] | add | tostring) + "|" + (.trace.bucket_seconds | tostring)' "$work/c1.json")"
+	sql -c "SELECT top()" >/dev/null
+	"$CGMAP" collect --since "$work/c1.json" -o "$work/c2.json" 2>"$work/c2.err" || { cat "$work/c2.err" >&2; fail "collect --since failed"; }
+	expect_eq "collect --since: only the paths called since, by the difference" \
+		'public.top()=1 public.top()>public.leaf()=1 public.top()>public.mid()=1 public.top()>public.mid()>public.leaf()=1 public.top()>public.mid()>public.leaf()=1' \
+		"$(jq -r '[.paths[] | (.frames | join(">")) + "=" + (.calls | tostring)] | join(" ")' "$work/c2.json")"
+	expect_eq "collect --since: shapes and timeline by the difference (top, mid, 3 x leaf)" "public.top()=1|5" \
+		"$(jq -r '([.shapes[] | .entry + "=" + (.calls | tostring)] | join(" ")) + "|" + ([.timeline[] | .calls] | add | tostring)' "$work/c2.json")"
+else
+	echo "SKIP part: no cgmap binary (CGMAP) or no jq"
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }
 echo "PASS"
