@@ -194,6 +194,11 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
  * model->has_runtime when rt holds any data.  Needs cgm_model_index(). */
 int cgm_merge(cgm_model *model, const cgm_runtime *rt);
 
+/* Part of cgm_merge: cgmap_trace 1.3's paths, shapes and timeline buckets
+ * of rt's sources that are not duplicates, added to the model's
+ * (src/runtime_paths.c).  True when a sum was held at its limit. */
+bool cgm_merge_paths(cgm_model *model, const cgm_runtime *rt);
+
 typedef struct cgm_analyze_options {
 	const char **entry_patterns;   /* --entry: an id, or a shell glob on the id or
 	                                * on schema.name */

@@ -479,6 +479,15 @@ if [ -x "$CGMAP" ] && command -v jq >/dev/null 2>&1; then
 		"$(jq -r '[.paths[] | (.frames | join(">")) + "=" + (.calls | tostring)] | join(" ")' "$work/c2.json")"
 	expect_eq "collect --since: shapes and timeline by the difference (top, mid, 3 x leaf)" "public.top()=1|5" \
 		"$(jq -r '([.shapes[] | .entry + "=" + (.calls | tostring)] | join(" ")) + "|" + ([.timeline[] | .calls] | add | tostring)' "$work/c2.json")"
+	"$CGMAP" --dsn "dbname=postgres" --no-runtime --runtime "$work/c1.json" --no-html --out "$work/map" \
+		2>"$work/map.err" || { cat "$work/map.err" >&2; fail "map with the collected file failed"; }
+	expect_eq "snapshot: runtime.paths, shapes and timeline as the file had them" \
+		"$(jq -c '[[.paths[] | [.frames, .lines, .calls]], [.shapes[] | [.entry, .calls, .edges]], [.timeline[] | [.function, .start, .calls]]]' "$work/c1.json")" \
+		"$(jq -c '[[.runtime.paths[] | [.frames, .lines, .runtime.calls]], [.runtime.shapes[] | [.entry, .calls, .edges]], [.runtime.timeline[] | [.function, .start, .calls]]]' "$work/map/cgmap.json")"
+	"$CGMAP" --dsn "dbname=postgres" --no-html --out "$work/live" 2>"$work/live.err" ||
+		{ cat "$work/live.err" >&2; fail "map of the live server failed"; }
+	expect_eq "snapshot of the live server: the paths of top() since c1 and c2, all calls" "3" \
+		"$(jq '[.runtime.paths[] | select(.frames == ["public.top()"]) | .runtime.calls] | add' "$work/live/cgmap.json")"
 else
 	echo "SKIP part: no cgmap binary (CGMAP) or no jq"
 fi

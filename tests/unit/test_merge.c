@@ -702,6 +702,28 @@ static void test_runtime_file_paths(void **state)
 		"  ]\n"
 		"}\n"));
 
+	/* merged: two servers summed, the same file twice counted once */
+	cgm_runtime *both = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(both, path), 0);
+	assert_int_equal(cgm_runtime_load_file(both, out), 0); /* names another server */
+	assert_int_equal(cgm_runtime_load_file(both, path), 0);
+	cgm_model *m = sample();
+	assert_int_equal(cgm_merge(m, both), 0);
+	cgm_runtime_free(both);
+	assert_int_equal(m->npaths, 2);
+	assert_int_equal(m->paths[0].nframes, 1);
+	assert_int_equal(m->paths[0].stats.calls, 2);
+	assert_int_equal(m->paths[1].stats.calls, 4);
+	assert_true(m->paths[1].stats.total_ms == 3.0);
+	assert_true(m->paths[1].min_ms == 0.5 && m->paths[1].max_ms == 1.0);
+	assert_int_equal(m->nshapes, 2);
+	assert_int_equal(m->shapes[0].nedges, 0);
+	assert_int_equal(m->shapes[0].calls, 2);
+	assert_int_equal(m->shapes[1].calls, 6);
+	assert_int_equal(m->nbuckets, 1);
+	assert_int_equal(m->buckets[0].calls, 4);
+	cgm_model_free(m);
+
 	/* --since: the same rows later, with more calls */
 	cgm_runtime *now = cgm_runtime_new();
 	assert_int_equal(cgm_runtime_load_file(now, out), 0);
