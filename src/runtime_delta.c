@@ -185,6 +185,20 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 			now->buckets[k++] = b;
 	}
 	now->nbuckets = k;
+	if (src->has_paths && !old->has_paths && (now->npaths || now->nshapes || now->nbuckets)) {
+		/* FILE came from cgmap_trace before 1.3: nothing to subtract */
+		now->diagnostics = cgm_arena_grow(now->arena, now->diagnostics,
+						  (size_t)now->ndiagnostics,
+						  (size_t)now->ndiagnostics + 1, sizeof(cgm_diagnostic));
+		now->cap_diagnostics = now->ndiagnostics + 1;
+		cgm_diagnostic *d = &now->diagnostics[now->ndiagnostics++];
+		memset(d, 0, sizeof *d);
+		d->message = cgm_arena_printf(now->arena,
+					      "--since '%s' has no call paths, shapes or timeline "
+					      "(collected before cgmap_trace 1.3): those of this file "
+					      "count from %s, not from its end",
+					      path, src->since ? src->since : "the window's start");
+	}
 	if (src->has_paths && old->has_paths) {
 		src->paths_dropped -= src->paths_dropped > old->paths_dropped ? old->paths_dropped
 									     : src->paths_dropped;

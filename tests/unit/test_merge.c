@@ -741,6 +741,19 @@ static void test_runtime_file_paths(void **state)
 	assert_int_equal(now->nbuckets, 0);
 	assert_int_equal(now->sources[0].paths_dropped, 6);
 	cgm_runtime_free(now);
+
+	/* --since a file of before 1.3: nothing to subtract, and said */
+	now = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(now, out), 0);
+	now->sources[0].name = "demo";
+	now->sources[0].since = rt->sources[0].since;
+	rt->sources[0].has_paths = false; /* as a file of before 1.3 reads */
+	rt->npaths = rt->nshapes = rt->nbuckets = 0;
+	assert_int_equal(cgm_runtime_subtract(now, rt, path), 0);
+	assert_int_equal(now->npaths, 2);
+	assert_int_equal(now->ndiagnostics, 1);
+	assert_non_null(strstr(now->diagnostics[0].message, "collected before cgmap_trace 1.3"));
+	cgm_runtime_free(now);
 	cgm_runtime_free(rt);
 	unlink(path);
 	unlink(out);
