@@ -5,13 +5,19 @@
 # at exit), builds cgmap_trace (extension/cgmap_trace/build.sh) into a private
 # copy of the installation tree (tests/lib/pgext.sh; the system PostgreSQL is
 # not written to), and runs
-# pgbench with a custom script calling a nested tree of PL/pgSQL and SQL
-# functions (including a dynamic EXECUTE) under these configurations:
+# pgbench with a custom script calling a tree of PL/pgSQL and SQL functions
+# (b_top -> 6 x b_mid -> 2 x b_leaf + b_leaf2 + b_sql, every other b_mid
+# also an EXECUTE of b_leaf: 28 PL/pgSQL calls per transaction, 34 with the
+# SQL ones) under these configurations:
 #
 #   none            no extension loaded
 #   loaded-off      cgmap_trace loaded, cgmap_trace.enabled = off
-#   plpgsql         cgmap_trace enabled, track = plpgsql (the default)
-#   all             cgmap_trace enabled, track = all (fmgr hooks, no inlining)
+#   edges           cgmap_trace enabled, track = plpgsql, edges only
+#                   (track_paths, track_shapes, track_timeline off)
+#   full            cgmap_trace enabled, track = plpgsql, edges + paths +
+#                   shapes + timeline (the defaults)
+#   all             cgmap_trace enabled, track = all (fmgr hooks, no inlining),
+#                   everything recorded
 #   track_functions PostgreSQL's own track_functions = 'all'
 #   plprofiler      plprofiler enabled globally (when installed)
 #   plpgsql_check   plpgsql_check.profiler = on (when installed)
@@ -37,7 +43,7 @@ SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 CLIENTS=${CLIENTS:-2}
 THREADS=${THREADS:-2}
 MICRO_CALLS=${MICRO_CALLS:-1000000}
-CONFIGS=${CONFIGS:-"none loaded-off plpgsql all track_functions plprofiler plpgsql_check"}
+CONFIGS=${CONFIGS:-"none edges full plprofiler"}
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -63,7 +69,7 @@ for c in $CONFIGS; do
 	case $c in
 	plprofiler | plpgsql_check)
 		if [ -e "$pkglibdir/$c.so" ]; then configs+=("$c"); else echo "(skipping $c: not installed)"; fi ;;
-	none | loaded-off | plpgsql | all | track_functions) configs+=("$c") ;;
+	none | loaded-off | edges | full | all | track_functions) configs+=("$c") ;;
 	*) echo "trace_overhead: unknown configuration $c" >&2; exit 2 ;;
 	esac
 done
@@ -83,10 +89,15 @@ BEGIN
   RETURN i + 1;
 END $$;
 CREATE FUNCTION b_sql(i int) RETURNS int LANGUAGE sql AS $$ SELECT i * 2 $$;
+CREATE FUNCTION b_leaf2(i int) RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN i - 1;
+END $$;
 CREATE FUNCTION b_mid(i int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE r int;
 BEGIN
   r := b_leaf(i) + b_sql(i);
+  r := r + b_leaf(r) + b_leaf2(i);
   IF i % 2 = 0 THEN
     EXECUTE 'SELECT b_leaf($1)' INTO r USING r;
   END IF;
@@ -95,7 +106,7 @@ END $$;
 CREATE FUNCTION b_top(k int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE s int := 0;
 BEGIN
-  FOR j IN 1..4 LOOP
+  FOR j IN 1..6 LOOP
     s := s + b_mid(k + j);
   END LOOP;
   RETURN s;
@@ -108,7 +119,9 @@ configure() {
 	case $1 in
 	none) ;;
 	loaded-off) spl="cgmap_trace"; extra=("cgmap_trace.enabled = off") ;;
-	plpgsql) spl="cgmap_trace"; extra=("cgmap_trace.track = 'plpgsql'") ;;
+	edges) spl="cgmap_trace"; extra=("cgmap_trace.track = 'plpgsql'" "cgmap_trace.track_paths = off"
+		"cgmap_trace.track_shapes = off" "cgmap_trace.track_timeline = off") ;;
+	full) spl="cgmap_trace"; extra=("cgmap_trace.track = 'plpgsql'") ;;
 	all) spl="cgmap_trace"; extra=("cgmap_trace.track = 'all'") ;;
 	track_functions) extra=("track_functions = 'all'") ;;
 	plprofiler) spl="plprofiler" ;;
@@ -121,7 +134,7 @@ configure() {
 	} >"$PGTEST_DIR/data/postgresql.auto.conf"
 	pgtest_restart
 	case $1 in
-	plpgsql | all | loaded-off)
+	edges | full | all | loaded-off)
 		pgtest_psql -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS cgmap_trace" -c "SELECT cgmap_trace_reset()" >/dev/null ;;
 	plprofiler)
 		pgtest_psql -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS plprofiler" \
@@ -162,9 +175,14 @@ for round in $(seq 1 "$RUNS"); do
 		tps[$c]="${tps[$c]:-} $t"
 		cpu[$c]="${cpu[$c]:-} $u"
 		printf 'round %d %-16s %10.1f tps %8.2f us CPU/xact\n' "$round" "$c" "$t" "$u"
-		if [ "$c" = plpgsql ] || [ "$c" = all ]; then
-			pgtest_psql -c "SELECT 'edges: ' || count(*) || ', calls: ' || sum(calls) FROM cgmap_trace_edges" | sed 's/^/    /'
-		fi
+		case $c in
+		edges | full | all)
+			pgtest_psql -c "SELECT 'edges: ' || count(*) || ', calls: ' || sum(calls)
+			                       || ', paths: ' || (SELECT count(*) FROM cgmap_trace_paths)
+			                       || ', shapes: ' || (SELECT count(*) FROM cgmap_trace_shapes)
+			                       || ', timeline rows: ' || (SELECT count(*) FROM cgmap_trace_timeline)
+			                  FROM cgmap_trace_edges" | sed 's/^/    /' ;;
+		esac
 	done
 done
 
@@ -196,7 +214,7 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR%2)
 
 echo
 echo "cgmap_trace overhead: pgbench -M prepared -c $CLIENTS -j $THREADS, $RUNS x ${SECONDS_PER_RUN}s per configuration, medians"
-echo "workload: b_top -> 4 x b_mid -> (b_leaf, b_sql, every other one an EXECUTE of b_leaf): 13-15 calls per transaction"
+echo "workload: b_top -> 6 x b_mid -> (2 x b_leaf, b_leaf2, b_sql, every other one an EXECUTE of b_leaf): 28 PL/pgSQL calls (34 with b_sql) per transaction"
 echo "machine: $(nproc) cores, $(uname -sr), $(pg_config --version)"
 base=$(echo "${tps[none]:-}" | median)
 basecpu=$(echo "${cpu[none]:-}" | median)

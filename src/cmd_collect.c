@@ -128,6 +128,10 @@ int cmd_collect(int argc, char **argv)
 		entries == 1 ? "row" : "rows", rt->nfunctions,
 		rt->nfunctions == 1 ? "figure" : "figures", src->name,
 		src->since ? src->since : "an unknown start", src->until ? src->until : "now");
+	if (src->has_paths)
+		fprintf(stderr, "cgmap: and %d call paths, %d shapes, %d timeline buckets "
+				"(%d-second buckets)\n",
+			rt->npaths, rt->nshapes, rt->nbuckets, src->bucket_seconds);
 	int64_t calls = 0; /* only compared with 0: held at its limit, never wrapped */
 	bool held = false;
 	for (int i = 0; i < rt->nedges; i++)

@@ -6,7 +6,8 @@
  * Out: edges with provenance static / observed / both and their figures;
  *      new observed edges (via "dynamic" when a PL/pgSQL dynamic site made
  *      them, else unexplained); function figures and observed_entry;
- *      model->has_runtime, runtime_window, runtime_sources; diagnostics for
+ *      model->has_runtime, runtime_window, runtime_sources; cgmap_trace
+ *      1.3's paths, shapes and timeline (src/runtime_paths.c); diagnostics for
  *      every observed function that is not in the model.  Everything kept
  *      is copied into model->arena; scratch tables are malloc'd and freed.
  *
@@ -598,6 +599,10 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	if (!any)
 		return 0;
 	model->has_runtime = true;
+	if (cgm_merge_paths(model, rt))
+		cgm_model_add_diagnostic(model)->message =
+			"runtime call paths, shapes or timeline buckets add up past what cgmap "
+			"counts (9223372036854775807 calls, 1000000000000000 ms): held at that limit";
 
 	int n = model->nfunctions;
 	int *stats_from = cgm_xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */

@@ -5,7 +5,11 @@
  * In:  the runtime data read now (one source) and the earlier runtime file's
  *      (one source).  Out: `now` holds the differences: each edge and
  *      function figure minus the earlier one, the window from the earlier
- *      end to now; rows that did not change are removed.  Everything stays
+ *      end to now; rows that did not change are removed.  cgmap_trace 1.3's
+ *      paths, shapes and timeline buckets are subtracted the same way, by
+ *      their frames, their edge sets, their (function, bucket start); a
+ *      path's least and greatest time of one call stay those of the whole
+ *      counting window (they cannot be subtracted).  Everything stays
  *      in now->arena; nothing is allocated elsewhere.
  * The earlier file must come from the same server and database (system
  * identifier, port and database when both know them, else the name), and
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/arena.h"
 #include "cgmap/error.h"
 
 static bool same_text(const char *a, const char *b)
@@ -49,6 +54,45 @@ static const cgm_runtime_function *find_function(const cgm_runtime *rt, const ch
 		if (strcmp(rt->functions[i].id, id) == 0)
 			return &rt->functions[i];
 	return NULL;
+}
+
+static int path_ptr_cmp(const void *a, const void *b)
+{
+	return cgm_runtime_path_cmp(*(const cgm_runtime_path *const *)a,
+				    *(const cgm_runtime_path *const *)b);
+}
+
+static int shape_ptr_cmp(const void *a, const void *b)
+{
+	return cgm_runtime_shape_cmp(*(const cgm_runtime_shape *const *)a,
+				     *(const cgm_runtime_shape *const *)b);
+}
+
+static int bucket_ptr_cmp(const void *a, const void *b)
+{
+	const cgm_runtime_bucket *x = *(const cgm_runtime_bucket *const *)a;
+	const cgm_runtime_bucket *y = *(const cgm_runtime_bucket *const *)b;
+	int c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->start, y->start);
+}
+
+/* Pointers to n rows of `size` bytes, sorted by cmp, in arena. */
+static const void **sorted(cgm_arena *arena, const void *rows, int n, size_t size,
+			   int (*cmp)(const void *, const void *))
+{
+	const void **v = cgm_arena_alloc(arena, ((size_t)n + 1) * sizeof(*v));
+	for (int i = 0; i < n; i++)
+		v[i] = (const char *)rows + (size_t)i * size;
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return v;
+}
+
+/* The row of sorted v (n of them) equal to key, or NULL. */
+static const void *find_sorted(const void **v, int n, const void *key,
+			       int (*cmp)(const void *, const void *))
+{
+	const void **hit = bsearch(&key, v, (size_t)n, sizeof(*v), cmp);
+	return hit ? *hit : NULL;
 }
 
 static void subtract(cgm_runtime_stats *to, const cgm_runtime_stats *from)
@@ -103,6 +147,68 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 			now->functions[k++] = f;
 	}
 	now->nfunctions = k;
+	const void **v = sorted(now->arena, before->paths, before->npaths, sizeof(*before->paths),
+				path_ptr_cmp);
+	k = 0;
+	for (int i = 0; i < now->npaths; i++) {
+		cgm_runtime_path p = now->paths[i];
+		const cgm_runtime_path *o = find_sorted(v, before->npaths, &p, path_ptr_cmp);
+		if (o)
+			subtract(&p.stats, &o->stats);
+		if (p.stats.calls > 0)
+			now->paths[k++] = p;
+	}
+	now->npaths = k;
+	v = sorted(now->arena, before->shapes, before->nshapes, sizeof(*before->shapes),
+		   shape_ptr_cmp);
+	k = 0;
+	for (int i = 0; i < now->nshapes; i++) {
+		cgm_runtime_shape sh = now->shapes[i];
+		const cgm_runtime_shape *o = find_sorted(v, before->nshapes, &sh, shape_ptr_cmp);
+		if (o)
+			sh.calls = sh.calls > o->calls ? sh.calls - o->calls : 0;
+		if (sh.calls > 0)
+			now->shapes[k++] = sh;
+	}
+	now->nshapes = k;
+	v = sorted(now->arena, before->buckets, before->nbuckets, sizeof(*before->buckets),
+		   bucket_ptr_cmp);
+	k = 0;
+	for (int i = 0; i < now->nbuckets; i++) {
+		cgm_runtime_bucket b = now->buckets[i];
+		const cgm_runtime_bucket *o = find_sorted(v, before->nbuckets, &b, bucket_ptr_cmp);
+		if (o) {
+			b.calls = b.calls > o->calls ? b.calls - o->calls : 0;
+			b.self_ms = b.self_ms > o->self_ms ? b.self_ms - o->self_ms : 0;
+		}
+		if (b.calls > 0)
+			now->buckets[k++] = b;
+	}
+	now->nbuckets = k;
+	if (src->has_paths && !old->has_paths && (now->npaths || now->nshapes || now->nbuckets)) {
+		/* FILE came from cgmap_trace before 1.3: nothing to subtract */
+		now->diagnostics = cgm_arena_grow(now->arena, now->diagnostics,
+						  (size_t)now->ndiagnostics,
+						  (size_t)now->ndiagnostics + 1, sizeof(cgm_diagnostic));
+		now->cap_diagnostics = now->ndiagnostics + 1;
+		cgm_diagnostic *d = &now->diagnostics[now->ndiagnostics++];
+		memset(d, 0, sizeof *d);
+		d->message = cgm_arena_printf(now->arena,
+					      "--since '%s' has no call paths, shapes or timeline "
+					      "(collected before cgmap_trace 1.3): those of this file "
+					      "count from %s, not from its end",
+					      path, src->since ? src->since : "the window's start");
+	}
+	if (src->has_paths && old->has_paths) {
+		src->paths_dropped -= src->paths_dropped > old->paths_dropped ? old->paths_dropped
+									     : src->paths_dropped;
+		src->shapes_dropped -= src->shapes_dropped > old->shapes_dropped
+					       ? old->shapes_dropped
+					       : src->shapes_dropped;
+		src->timeline_dropped -= src->timeline_dropped > old->timeline_dropped
+						 ? old->timeline_dropped
+						 : src->timeline_dropped;
+	}
 	src->since = cgm_arena_strdup(now->arena, old->until);
 	return 0;
 }

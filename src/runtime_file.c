@@ -74,6 +74,21 @@ static cgm_runtime_source *rt_add_source(cgm_runtime *rt)
 	RT_APPEND(rt, sources, nsources, cap_sources, cgm_runtime_source);
 }
 
+static cgm_runtime_path *rt_add_path(cgm_runtime *rt)
+{
+	RT_APPEND(rt, paths, npaths, cap_paths, cgm_runtime_path);
+}
+
+static cgm_runtime_shape *rt_add_shape(cgm_runtime *rt)
+{
+	RT_APPEND(rt, shapes, nshapes, cap_shapes, cgm_runtime_shape);
+}
+
+static cgm_runtime_bucket *rt_add_bucket(cgm_runtime *rt)
+{
+	RT_APPEND(rt, buckets, nbuckets, cap_buckets, cgm_runtime_bucket);
+}
+
 static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
 {
 	RT_APPEND(rt, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
@@ -95,6 +110,165 @@ static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const cha
 	d->file = cgm_arena_strdup(rt->arena, file);
 	d->line = line;
 	d->message = msg;
+}
+
+/* ---- paths, shapes and timeline (cgmap_trace 1.3): one JSON object per
+ * row, as a runtime file holds them and as the live query builds them ---- */
+
+/* The most frames a path may have: cgmap_trace keeps 32. */
+#define RT_PATH_MAX_FRAMES 1000
+/* The most edges a shape may have: cgmap_trace keeps 64. */
+#define RT_SHAPE_MAX_EDGES 100000
+
+static bool all_digits(const char *s);
+static bool opt_string(const char **out, json_t *obj, const char *key);
+static bool read_figures(cgm_runtime_stats *out, json_t *obj);
+
+/* Row outcome: taken, malformed (the caller says which row), or naming a
+ * function dropped since (regprocedure prints a missing OID as digits). */
+enum { ROW_OK, ROW_BAD, ROW_GONE };
+
+static bool line_value(int *out, json_t *v)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT_MAX)
+		return false;
+	*out = (int)json_integer_value(v);
+	return true;
+}
+
+/* {frames, lines, calls, total_ms, self_ms, min_ms, max_ms} */
+static int read_path_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	json_t *frames = json_object_get(item, "frames");
+	json_t *lines = json_object_get(item, "lines");
+	json_t *mn = json_object_get(item, "min_ms");
+	json_t *mx = json_object_get(item, "max_ms");
+	cgm_runtime_stats stats = { 0 };
+	size_t n = json_array_size(frames);
+	if (!json_is_array(frames) || !json_is_array(lines) || n == 0 ||
+	    n > RT_PATH_MAX_FRAMES || json_array_size(lines) != n || !read_figures(&stats, item) ||
+	    (mn && !json_is_number(mn)) || (mx && !json_is_number(mx)))
+		return ROW_BAD;
+	double min_ms = mn ? json_number_value(mn) : 0, max_ms = mx ? json_number_value(mx) : 0;
+	if (!cgm_stats_time_valid(stats.total_ms) || !cgm_stats_time_valid(stats.self_ms) ||
+	    !cgm_stats_time_valid(min_ms) || !cgm_stats_time_valid(max_ms))
+		return ROW_BAD;
+	const char **names = cgm_arena_alloc(rt->arena, n * sizeof(*names));
+	int *at = cgm_arena_alloc(rt->arena, n * sizeof(*at));
+	bool gone = false;
+	for (size_t i = 0; i < n; i++) {
+		json_t *f = json_array_get(frames, i);
+		if (!json_is_string(f) || !*json_string_value(f) ||
+		    !line_value(&at[i], json_array_get(lines, i)))
+			return ROW_BAD;
+		names[i] = cgm_arena_strdup(rt->arena, json_string_value(f));
+		gone |= all_digits(names[i]);
+	}
+	if (gone)
+		return ROW_GONE;
+	cgm_runtime_path *p = rt_add_path(rt);
+	p->nframes = (int)n;
+	p->frames = names;
+	p->lines = at;
+	p->stats = stats;
+	p->min_ms = min_ms;
+	p->max_ms = max_ms;
+	p->source = source;
+	return ROW_OK;
+}
+
+static int compare_shape_edges(const void *a, const void *b)
+{
+	const cgm_runtime_shape_edge *x = a, *y = b;
+	int c = strcmp(x->caller, y->caller);
+	if (!c)
+		c = strcmp(x->callee, y->callee);
+	if (!c)
+		c = x->site_line < y->site_line ? -1 : x->site_line > y->site_line;
+	if (!c)
+		c = (int)x->dynamic - (int)y->dynamic;
+	return c;
+}
+
+/* {entry, edges: [{caller, callee, site_line, dynamic}], calls} */
+static int read_shape_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	const char *entry = NULL;
+	json_t *edges = json_object_get(item, "edges");
+	json_t *calls = json_object_get(item, "calls");
+	size_t n = json_array_size(edges);
+	if (!opt_string(&entry, item, "entry") || !entry || !*entry ||
+	    (edges && !json_is_null(edges) && !json_is_array(edges)) || n > RT_SHAPE_MAX_EDGES ||
+	    !json_is_integer(calls) || json_integer_value(calls) < 0)
+		return ROW_BAD;
+	cgm_runtime_shape_edge *list = cgm_arena_alloc(rt->arena, (n ? n : 1) * sizeof(*list));
+	bool gone = all_digits(entry);
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(edges, i);
+		const char *caller = NULL, *callee = NULL;
+		json_t *dynamic = json_object_get(e, "dynamic");
+		if (!json_is_object(e) || !opt_string(&caller, e, "caller") || !caller ||
+		    !opt_string(&callee, e, "callee") || !callee ||
+		    !line_value(&list[i].site_line, json_object_get(e, "site_line")) ||
+		    (dynamic && !json_is_boolean(dynamic)))
+			return ROW_BAD;
+		list[i].caller = cgm_arena_strdup(rt->arena, caller);
+		list[i].callee = cgm_arena_strdup(rt->arena, callee);
+		list[i].dynamic = json_is_true(dynamic);
+		gone |= all_digits(caller) || all_digits(callee);
+	}
+	if (gone)
+		return ROW_GONE;
+	/* the server sorts by OID; names sort the same everywhere */
+	qsort(list, n, sizeof(*list), compare_shape_edges);
+	cgm_runtime_shape *sh = rt_add_shape(rt);
+	sh->entry = cgm_arena_strdup(rt->arena, entry);
+	sh->nedges = (int)n;
+	sh->edges = list;
+	sh->calls = json_integer_value(calls);
+	sh->source = source;
+	return ROW_OK;
+}
+
+/* An ISO 8601 UTC time as collect writes it: YYYY-MM-DDTHH:MM:SSZ. */
+static bool iso_utc(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	if (strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+/* {function, start, calls, self_ms} */
+static int read_bucket_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	const char *function = NULL, *start = NULL;
+	json_t *calls = json_object_get(item, "calls");
+	json_t *self = json_object_get(item, "self_ms");
+	if (!opt_string(&function, item, "function") || !function || !*function ||
+	    !opt_string(&start, item, "start") || !start || !iso_utc(start) ||
+	    !json_is_integer(calls) || json_integer_value(calls) < 0 ||
+	    (self && !json_is_number(self)) ||
+	    (self && !cgm_stats_time_valid(json_number_value(self))))
+		return ROW_BAD;
+	if (all_digits(function))
+		return ROW_GONE;
+	cgm_runtime_bucket *b = rt_add_bucket(rt);
+	b->function = cgm_arena_strdup(rt->arena, function);
+	b->start = cgm_arena_strdup(rt->arena, start);
+	b->calls = json_integer_value(calls);
+	b->self_ms = self ? json_number_value(self) : 0;
+	b->source = source;
+	return ROW_OK;
 }
 
 /* ---- live server ---- */
@@ -218,6 +392,77 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 	"    AND x.extname OPERATOR(pg_catalog.=) 'cgmap_trace')"
 
 /* The cgmap_trace view and info, when the extension is in this database. */
+/* One query whose rows are each one JSON object (text), read by `row`. */
+static int read_json_rows(cgm_runtime *rt, int source, PGconn *conn, const char *what,
+			  const char *sql, const char *list,
+			  int (*row)(cgm_runtime *, json_t *, int))
+{
+	PGresult *res = must_query(conn, what, sql);
+	if (!res)
+		return CGM_ESOURCE;
+	int gone = 0;
+	for (int i = 0; i < PQntuples(res); i++) {
+		json_error_t jerr;
+		const char *text = PQgetvalue(res, i, 0);
+		json_t *item = json_loads(text, 0, &jerr);
+		int got = item ? row(rt, item, source) : ROW_BAD;
+		json_decref(item);
+		if (got == ROW_GONE)
+			gone++;
+		else if (got == ROW_BAD)
+			rt_diagnostic(rt, NULL, 0,
+				      "cgmap_trace %s of database '%s': row %.200s is not what "
+				      "cgmap reads: skipped",
+				      list, rt->sources[source].database, text);
+	}
+	PQclear(res);
+	if (gone)
+		rt_diagnostic(rt, NULL, 0,
+			      "%d cgmap_trace %s of database '%s' name functions that no longer "
+			      "exist (dropped since observed): ignored",
+			      gone, list, rt->sources[source].database);
+	return 0;
+}
+
+/* cgmap_trace 1.3: the current database's paths, shapes and timeline. */
+static int read_paths(cgm_runtime *rt, int source, PGconn *conn, const char *schema,
+		      const char *what)
+{
+	char *sql = cgm_arena_printf(
+		rt->arena,
+		"SELECT pg_catalog.json_build_object('frames', p.frames, 'lines', p.lines,"
+		" 'calls', p.calls, 'total_ms', p.total_ms, 'self_ms', p.self_ms,"
+		" 'min_ms', p.min_ms, 'max_ms', p.max_ms)::text"
+		" FROM %s.cgmap_trace_paths p WHERE p.frames IS NOT NULL",
+		schema);
+	int rc = read_json_rows(rt, source, conn, what, sql, "paths", read_path_row);
+	if (rc < 0)
+		return rc;
+	sql = cgm_arena_printf(
+		rt->arena,
+		"SELECT pg_catalog.json_build_object('entry', s.entry::text, 'calls', s.calls,"
+		" 'edges', (SELECT pg_catalog.json_agg(pg_catalog.json_build_object("
+		"   'caller', u.c::pg_catalog.regprocedure::text,"
+		"   'callee', u.e::pg_catalog.regprocedure::text,"
+		"   'site_line', u.l, 'dynamic', u.d) ORDER BY u.n)"
+		"  FROM ROWS FROM (pg_catalog.unnest(s.caller_oids), pg_catalog.unnest(s.callee_oids),"
+		"                  pg_catalog.unnest(s.lines), pg_catalog.unnest(s.dynamic))"
+		"       WITH ORDINALITY AS u(c, e, l, d, n)))::text"
+		" FROM %s.cgmap_trace_shapes s WHERE s.entry IS NOT NULL",
+		schema);
+	rc = read_json_rows(rt, source, conn, what, sql, "shapes", read_shape_row);
+	if (rc < 0)
+		return rc;
+	sql = cgm_arena_printf(
+		rt->arena,
+		"SELECT pg_catalog.json_build_object('function', t.function::text,"
+		" 'start', pg_catalog.to_char(t.bucket_start AT TIME ZONE 'UTC', " ISO_UTC "),"
+		" 'calls', t.calls, 'self_ms', t.self_ms)::text"
+		" FROM %s.cgmap_trace_timeline t WHERE t.function IS NOT NULL",
+		schema);
+	return read_json_rows(rt, source, conn, what, sql, "timeline buckets", read_bucket_row);
+}
+
 static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
 {
 	cgm_runtime_source *src = &rt->sources[source];
@@ -243,7 +488,12 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	char *sql = cgm_arena_printf(rt->arena,
 				     "SELECT pg_catalog.to_char(i.since AT TIME ZONE 'UTC', " ISO_UTC "),"
 				     " i.edges_used, i.edges_max, i.dropped,"
-				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'evictions')"
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'evictions'),"
+				     /* 1.3 on: paths, shapes, timeline */
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'paths_dropped'),"
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'shapes_dropped'),"
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'timeline_dropped'),"
+				     " (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'bucket_seconds')"
 				     " FROM %s.cgmap_trace_info() i",
 				     schema);
 	res = PQexec(conn, sql);
@@ -264,7 +514,22 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	src->trace_edges_max = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 	src->trace_dropped = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
 	src->trace_evictions = cell(res, 0, 4) ? strtoll(cell(res, 0, 4), NULL, 10) : -1;
+	if (cell(res, 0, 5) && cell(res, 0, 6) && cell(res, 0, 7) && cell(res, 0, 8)) {
+		src->has_paths = true;
+		src->paths_dropped = strtoll(cell(res, 0, 5), NULL, 10);
+		src->shapes_dropped = strtoll(cell(res, 0, 6), NULL, 10);
+		src->timeline_dropped = strtoll(cell(res, 0, 7), NULL, 10);
+		src->bucket_seconds = atoi(cell(res, 0, 8));
+	}
 	PQclear(res);
+	if (src->has_paths) {
+		int rc = read_paths(rt, source, conn, schema, what);
+		if (rc < 0) {
+			PQfreemem(schema);
+			return rc;
+		}
+		src = &rt->sources[source];
+	}
 
 	sql = cgm_arena_printf(rt->arena,
 			       "SELECT e.caller::text, e.callee::text, e.site_line, e.dynamic,"
@@ -453,6 +718,125 @@ static int compare_edge_rows(const void *a, const void *b)
 	return c;
 }
 
+int cgm_runtime_path_cmp(const cgm_runtime_path *x, const cgm_runtime_path *y)
+{
+	for (int i = 0; i < x->nframes && i < y->nframes; i++) {
+		int c = strcmp(x->frames[i], y->frames[i]);
+		if (!c)
+			c = x->lines[i] < y->lines[i] ? -1 : x->lines[i] > y->lines[i];
+		if (c)
+			return c;
+	}
+	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+}
+
+static int compare_path_rows(const void *a, const void *b)
+{
+	return cgm_runtime_path_cmp(*(const cgm_runtime_path *const *)a,
+				    *(const cgm_runtime_path *const *)b);
+}
+
+int cgm_runtime_shape_cmp(const cgm_runtime_shape *x, const cgm_runtime_shape *y)
+{
+	int c = strcmp(x->entry, y->entry);
+	for (int i = 0; !c && i < x->nedges && i < y->nedges; i++)
+		c = compare_shape_edges(&x->edges[i], &y->edges[i]);
+	if (!c)
+		c = x->nedges < y->nedges ? -1 : x->nedges > y->nedges;
+	return c;
+}
+
+static int compare_shape_rows(const void *a, const void *b)
+{
+	return cgm_runtime_shape_cmp(*(const cgm_runtime_shape *const *)a,
+				     *(const cgm_runtime_shape *const *)b);
+}
+
+static int compare_bucket_rows(const void *a, const void *b)
+{
+	const cgm_runtime_bucket *x = *(const cgm_runtime_bucket *const *)a;
+	const cgm_runtime_bucket *y = *(const cgm_runtime_bucket *const *)b;
+	int c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->start, y->start);
+}
+
+/* An array of pointers to n rows of `size` bytes, sorted by `cmp`. */
+static const void **sorted_rows(const void *rows, int n, size_t size,
+				int (*cmp)(const void *, const void *))
+{
+	const void **v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v) {
+		fprintf(stderr, "cgmap: out of memory\n");
+		abort();
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = (const char *)rows + (size_t)i * size;
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return v;
+}
+
+/* "paths", "shapes", "timeline" of a runtime file (cgmap_trace 1.3). */
+static void write_paths(cgm_strbuf *out, const cgm_runtime *rt)
+{
+	const cgm_runtime_path **paths = (const cgm_runtime_path **)sorted_rows(
+		rt->paths, rt->npaths, sizeof(*rt->paths), compare_path_rows);
+	cgm_strbuf_puts(out, ",\n  \"paths\": [");
+	for (int i = 0; i < rt->npaths; i++) {
+		const cgm_runtime_path *p = paths[i];
+		cgm_strbuf_puts(out, i ? ",\n    {\"frames\": [" : "\n    {\"frames\": [");
+		for (int j = 0; j < p->nframes; j++) {
+			if (j)
+				cgm_strbuf_puts(out, ", ");
+			json_str(out, p->frames[j]);
+		}
+		cgm_strbuf_puts(out, "], \"lines\": [");
+		for (int j = 0; j < p->nframes; j++)
+			cgm_strbuf_printf(out, j ? ", %d" : "%d", p->lines[j]);
+		cgm_strbuf_printf(out,
+				  "], \"calls\": %" PRId64 ", \"total_ms\": %.6f, \"self_ms\": %.6f"
+				  ", \"min_ms\": %.6f, \"max_ms\": %.6f}",
+				  p->stats.calls, p->stats.total_ms, p->stats.self_ms, p->min_ms,
+				  p->max_ms);
+	}
+	cgm_strbuf_puts(out, rt->npaths ? "\n  ],\n  \"shapes\": [" : "],\n  \"shapes\": [");
+	free(paths);
+
+	const cgm_runtime_shape **shapes = (const cgm_runtime_shape **)sorted_rows(
+		rt->shapes, rt->nshapes, sizeof(*rt->shapes), compare_shape_rows);
+	for (int i = 0; i < rt->nshapes; i++) {
+		const cgm_runtime_shape *sh = shapes[i];
+		cgm_strbuf_puts(out, i ? ",\n    {\"entry\": " : "\n    {\"entry\": ");
+		json_str(out, sh->entry);
+		cgm_strbuf_printf(out, ", \"calls\": %" PRId64 ", \"edges\": [", sh->calls);
+		for (int j = 0; j < sh->nedges; j++) {
+			const cgm_runtime_shape_edge *e = &sh->edges[j];
+			cgm_strbuf_puts(out, j ? ", {\"caller\": " : "{\"caller\": ");
+			json_str(out, e->caller);
+			cgm_strbuf_puts(out, ", \"callee\": ");
+			json_str(out, e->callee);
+			cgm_strbuf_printf(out, ", \"site_line\": %d, \"dynamic\": %s}", e->site_line,
+					  e->dynamic ? "true" : "false");
+		}
+		cgm_strbuf_puts(out, "]}");
+	}
+	cgm_strbuf_puts(out, rt->nshapes ? "\n  ],\n  \"timeline\": [" : "],\n  \"timeline\": [");
+	free(shapes);
+
+	const cgm_runtime_bucket **buckets = (const cgm_runtime_bucket **)sorted_rows(
+		rt->buckets, rt->nbuckets, sizeof(*rt->buckets), compare_bucket_rows);
+	for (int i = 0; i < rt->nbuckets; i++) {
+		const cgm_runtime_bucket *b = buckets[i];
+		cgm_strbuf_puts(out, i ? ",\n    {\"function\": " : "\n    {\"function\": ");
+		json_str(out, b->function);
+		cgm_strbuf_puts(out, ", \"start\": ");
+		json_str(out, b->start);
+		cgm_strbuf_printf(out, ", \"calls\": %" PRId64 ", \"self_ms\": %.6f}", b->calls,
+				  b->self_ms);
+	}
+	cgm_strbuf_puts(out, rt->nbuckets ? "\n  ]" : "]");
+	free(buckets);
+}
+
 static int compare_function_rows(const void *a, const void *b)
 {
 	const cgm_runtime_function *x = *(const cgm_runtime_function *const *)a;
@@ -491,13 +875,21 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 		cgm_strbuf_printf(&out,
 				  "{\"edges_used\": %" PRId64 ", \"edges_max\": %" PRId64
 				  ", \"dropped\": %" PRId64 ", \"evictions\": %" PRId64
-				  ", \"track\": %s%s%s}",
+				  ", \"track\": %s%s%s",
 				  src->trace_edges_used, src->trace_edges_max, src->trace_dropped,
 				  src->trace_evictions, src->trace_track ? "\"" : "",
 				  src->trace_track ? (strcmp(src->trace_track, "all") == 0 ? "all"
 										: "plpgsql")
 						   : "null",
 				  src->trace_track ? "\"" : "");
+	if (src->has_trace && src->has_paths) /* cgmap_trace 1.3's counters */
+		cgm_strbuf_printf(&out,
+				  ", \"paths_dropped\": %" PRId64 ", \"shapes_dropped\": %" PRId64
+				  ", \"timeline_dropped\": %" PRId64 ", \"bucket_seconds\": %d",
+				  src->paths_dropped, src->shapes_dropped, src->timeline_dropped,
+				  src->bucket_seconds);
+	if (src->has_trace)
+		cgm_strbuf_putc(&out, '}');
 	else
 		cgm_strbuf_puts(&out, "null");
 	cgm_strbuf_printf(&out, ",\n  \"function_stats\": %s,\n  \"edges\": [",
@@ -542,7 +934,10 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 				  ", \"calls\": %" PRId64 ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
 				  f->stats.calls, f->stats.total_ms, f->stats.self_ms);
 	}
-	cgm_strbuf_puts(&out, rt->nfunctions ? "\n  ]\n}\n" : "]\n}\n");
+	cgm_strbuf_puts(&out, rt->nfunctions ? "\n  ]" : "]");
+	if (src->has_paths)
+		write_paths(&out, rt);
+	cgm_strbuf_puts(&out, "\n}\n");
 	free(edges);
 	free(funcs);
 
@@ -642,6 +1037,15 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 					   "arrays", path);
 		goto out;
 	}
+	json_t *paths = json_object_get(root, "paths");
+	json_t *shapes = json_object_get(root, "shapes");
+	json_t *timeline = json_object_get(root, "timeline");
+	if ((paths && !json_is_array(paths)) || (shapes && !json_is_array(shapes)) ||
+	    (timeline && !json_is_array(timeline))) {
+		rc = cgm_error(CGM_EINPUT, "runtime file '%s': \"paths\", \"shapes\" and "
+					   "\"timeline\" must be arrays", path);
+		goto out;
+	}
 
 	int source = rt->nsources;
 	cgm_runtime_source *src = rt_add_source(rt);
@@ -685,6 +1089,20 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		opt_string(&trace_track, trace, "track");
 		if (trace_track && (strcmp(trace_track, "all") == 0 || strcmp(trace_track, "plpgsql") == 0))
 			src->trace_track = cgm_arena_strdup(rt->arena, trace_track);
+	}
+	if (paths || shapes || timeline) {
+		src->has_paths = true;
+		json_t *t = json_is_object(trace) ? trace : NULL;
+		json_t *v;
+		if ((v = json_object_get(t, "paths_dropped")) && json_is_integer(v))
+			src->paths_dropped = json_integer_value(v);
+		if ((v = json_object_get(t, "shapes_dropped")) && json_is_integer(v))
+			src->shapes_dropped = json_integer_value(v);
+		if ((v = json_object_get(t, "timeline_dropped")) && json_is_integer(v))
+			src->timeline_dropped = json_integer_value(v);
+		if ((v = json_object_get(t, "bucket_seconds")) && json_is_integer(v) &&
+		    json_integer_value(v) > 0 && json_integer_value(v) <= INT_MAX)
+			src->bucket_seconds = (int)json_integer_value(v);
 	}
 	json_t *fstats = json_object_get(root, "function_stats");
 	src->has_function_stats = json_is_true(fstats) ||
@@ -748,6 +1166,34 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		f->stats = stats;
 		f->source = source;
 	}
+	{
+		static const struct {
+			const char *key, *what;
+			int (*row)(cgm_runtime *, json_t *, int);
+		} lists[] = {
+			{ "paths", "{frames, lines, calls, total_ms, self_ms, min_ms, max_ms}",
+			  read_path_row },
+			{ "shapes", "{entry, calls, edges: [{caller, callee, site_line, dynamic}]}",
+			  read_shape_row },
+			{ "timeline", "{function, start, calls, self_ms}", read_bucket_row },
+		};
+		for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+			json_array_foreach(json_object_get(root, lists[l].key), i, item) {
+				int got = lists[l].row(rt, item, source);
+				if (got == ROW_BAD)
+					rt_diagnostic(rt, path, 0,
+						      "runtime file: %s[%zu] is not %s with figures in "
+						      "range: skipped",
+						      lists[l].key, i, lists[l].what);
+				else if (got == ROW_GONE)
+					rt_diagnostic(rt, path, 0,
+						      "runtime file: %s[%zu] names a function by a "
+						      "number (dropped before it was collected): skipped",
+						      lists[l].key, i);
+			}
+		}
+	}
+	src = &rt->sources[source];
 	if (src->trace_evictions > 0)
 		rt_diagnostic(rt, path, 0,
 			      "runtime file: cgmap_trace evicted %" PRId64

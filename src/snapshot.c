@@ -1129,6 +1129,84 @@ static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_fu
 	cgm_outfile_putc(o, '}');
 }
 
+/* runtime.paths, shapes, timeline (cgmap_trace 1.3): one line per row
+ * (older snapshots have none: empty). */
+static void write_runtime_paths(json_out *j, const cgm_model *m)
+{
+	cgm_outfile *o = j->out;
+	{
+		key(j, "paths");
+		open_container(j, '[');
+		for (int i = 0; i < m->npaths; i++) {
+			const cgm_call_path *p = &m->paths[i];
+			next_item(j);
+			cgm_outfile_lit(o, "{\"frames\": ");
+			put_flat_strings(o, p->frames, p->nframes);
+			cgm_outfile_lit(o, ", \"lines\": [");
+			for (int f = 0; f < p->nframes; f++) {
+				if (f)
+					cgm_outfile_lit(o, ", ");
+				cgm_outfile_int(o, p->lines[f]);
+			}
+			cgm_outfile_lit(o, "], \"runtime\": ");
+			put_flat_stats(o, &p->stats);
+			cgm_outfile_lit(o, ", \"min_ms\": ");
+			put_real(o, p->min_ms);
+			cgm_outfile_lit(o, ", \"max_ms\": ");
+			put_real(o, p->max_ms);
+			cgm_outfile_putc(o, '}');
+		}
+		close_container(j, ']');
+	}
+	{
+		key(j, "shapes");
+		open_container(j, '[');
+		for (int i = 0; i < m->nshapes; i++) {
+			const cgm_call_shape *sh = &m->shapes[i];
+			next_item(j);
+			cgm_outfile_lit(o, "{\"entry\": ");
+			put_string(o, sh->entry);
+			cgm_outfile_lit(o, ", \"calls\": ");
+			cgm_outfile_int(o, sh->calls);
+			cgm_outfile_lit(o, ", \"edges\": [");
+			for (int e = 0; e < sh->nedges; e++) {
+				const cgm_shape_edge *x = &sh->edges[e];
+				if (e)
+					cgm_outfile_lit(o, ", ");
+				cgm_outfile_lit(o, "{\"caller\": ");
+				put_string(o, x->caller);
+				cgm_outfile_lit(o, ", \"callee\": ");
+				put_string(o, x->callee);
+				cgm_outfile_lit(o, ", \"site_line\": ");
+				cgm_outfile_int(o, x->site_line);
+				cgm_outfile_lit(o, ", \"dynamic\": ");
+				put_bool(o, x->dynamic);
+				cgm_outfile_putc(o, '}');
+			}
+			cgm_outfile_lit(o, "]}");
+		}
+		close_container(j, ']');
+	}
+	{
+		key(j, "timeline");
+		open_container(j, '[');
+		for (int i = 0; i < m->nbuckets; i++) {
+			const cgm_time_bucket *b = &m->buckets[i];
+			next_item(j);
+			cgm_outfile_lit(o, "{\"function\": ");
+			put_string(o, b->function);
+			cgm_outfile_lit(o, ", \"start\": ");
+			put_string(o, b->start);
+			cgm_outfile_lit(o, ", \"calls\": ");
+			cgm_outfile_int(o, b->calls);
+			cgm_outfile_lit(o, ", \"self_ms\": ");
+			put_real(o, b->self_ms);
+			cgm_outfile_putc(o, '}');
+		}
+		close_container(j, ']');
+	}
+}
+
 /* The derived lists, one pass over the written functions each. */
 static void write_dynamic_sites(json_out *j, const writer *w)
 {
@@ -1407,6 +1485,7 @@ static void write_document(json_out *j, writer *w)
 		key_int(j, "min_calls", ev->min_calls);
 		key_bool(j, "enough", ev->enough);
 		close_container(j, '}');
+		write_runtime_paths(j, m);
 		close_container(j, '}');
 	} else {
 		key_null(j, "runtime");
@@ -2847,6 +2926,142 @@ static int read_evidence(reader *r, const jv *runtime, cgm_evidence *ev)
 	return rc;
 }
 
+/* A time of runtime.paths and timeline: a number from 0 to the limit. */
+static int get_time(reader *r, const jv *obj, const char *key, double *out)
+{
+	const jv *v = jv_object_get(obj, key);
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!jv_is_number(v))
+		return bad(r, key, "is %s, expected a number", type_name(v));
+	if (!cgm_stats_time_valid(jv_number_value(v)))
+		return bad(r, key, "is %g, expected milliseconds from 0 to %.0f", jv_number_value(v),
+			   CGM_STATS_MAX_MS);
+	*out = jv_number_value(v);
+	return 0;
+}
+
+/* The most frames of a path, edges of a shape (cgmap_trace keeps 32, 64). */
+#define SNAPSHOT_PATH_MAX_FRAMES 1000
+#define SNAPSHOT_SHAPE_MAX_EDGES 100000
+
+static int read_path(reader *r, const jv *obj, cgm_call_path *p)
+{
+	const char **frames;
+	int n;
+	jv *lines;
+	TRY(get_string_array(r, obj, "frames", false, false, &frames, &n));
+	if (n < 1 || n > SNAPSHOT_PATH_MAX_FRAMES)
+		return bad(r, "frames", "has %d frames, expected 1 to %d", n,
+			   SNAPSHOT_PATH_MAX_FRAMES);
+	TRY(get_array(r, obj, "lines", REQUIRED, false, &lines));
+	if (jv_array_size(lines) != (size_t)n)
+		return bad(r, "lines", "has %zu lines for %d frames", jv_array_size(lines), n);
+	p->nframes = n;
+	p->frames = frames;
+	p->lines = cgm_arena_alloc(r->model->arena, sizeof(int) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		const jv *v = jv_array_get(lines, (size_t)i);
+		if (!jv_is_integer(v) || jv_integer_value(v) < 0 || jv_integer_value(v) > INT32_MAX)
+			return bad(r, "lines", "item %d is not a line number", i);
+		p->lines[i] = (int)jv_integer_value(v);
+	}
+	TRY(get_stats(r, obj, "runtime", &p->stats));
+	TRY(get_time(r, obj, "min_ms", &p->min_ms));
+	return get_time(r, obj, "max_ms", &p->max_ms);
+}
+
+static int read_shape(reader *r, const jv *obj, cgm_call_shape *sh)
+{
+	jv *edges;
+	int64_t calls;
+	TRY(get_string(r, obj, "entry", REQUIRED, &sh->entry));
+	TRY(get_int64(r, obj, "calls", 0, &calls));
+	sh->calls = calls;
+	TRY(get_array(r, obj, "edges", REQUIRED, false, &edges));
+	size_t n = jv_array_size(edges);
+	if (n > SNAPSHOT_SHAPE_MAX_EDGES)
+		return bad(r, "edges", "has %zu edges, expected at most %d", n,
+			   SNAPSHOT_SHAPE_MAX_EDGES);
+	sh->nedges = (int)n;
+	sh->edges = cgm_arena_alloc(r->model->arena, sizeof(cgm_shape_edge) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++) {
+		size_t saved = enter_key(r, "edges");
+		enter_index(r, i);
+		jv *e;
+		int rc = get_element_object(r, edges, i, &e);
+		if (!rc)
+			rc = get_string(r, e, "caller", REQUIRED, &sh->edges[i].caller);
+		if (!rc)
+			rc = get_string(r, e, "callee", REQUIRED, &sh->edges[i].callee);
+		if (!rc)
+			rc = get_int(r, e, "site_line", REQUIRED, 0, &sh->edges[i].site_line);
+		if (!rc)
+			rc = get_bool(r, e, "dynamic", &sh->edges[i].dynamic);
+		leave(r, saved);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int read_bucket(reader *r, const jv *obj, cgm_time_bucket *b)
+{
+	int64_t calls;
+	TRY(get_string(r, obj, "function", REQUIRED, &b->function));
+	TRY(get_string(r, obj, "start", REQUIRED, &b->start));
+	TRY(get_int64(r, obj, "calls", 0, &calls));
+	b->calls = calls;
+	return get_time(r, obj, "self_ms", &b->self_ms);
+}
+
+/* runtime.paths, shapes, timeline: optional (absent before cgmap_trace 1.3). */
+static int read_runtime_paths(reader *r, const jv *runtime)
+{
+	cgm_model *m = r->model;
+	static const char *const keys[] = { "paths", "shapes", "timeline" };
+	for (int k = 0; k < 3; k++) {
+		jv *arr;
+		TRY(get_array(r, runtime, keys[k], OPTIONAL, false, &arr));
+		size_t n = arr ? jv_array_size(arr) : 0;
+		if (!n)
+			continue;
+		if (k == 0)
+			m->paths = cgm_arena_alloc(m->arena, sizeof(*m->paths) * n);
+		else if (k == 1)
+			m->shapes = cgm_arena_alloc(m->arena, sizeof(*m->shapes) * n);
+		else
+			m->buckets = cgm_arena_alloc(m->arena, sizeof(*m->buckets) * n);
+		for (size_t i = 0; i < n; i++) {
+			size_t saved = enter_key(r, keys[k]);
+			enter_index(r, i);
+			jv *obj;
+			int rc = get_element_object(r, arr, i, &obj);
+			if (!rc && k == 0) {
+				memset(&m->paths[i], 0, sizeof(m->paths[i]));
+				rc = read_path(r, obj, &m->paths[i]);
+			} else if (!rc && k == 1) {
+				memset(&m->shapes[i], 0, sizeof(m->shapes[i]));
+				rc = read_shape(r, obj, &m->shapes[i]);
+			} else if (!rc) {
+				memset(&m->buckets[i], 0, sizeof(m->buckets[i]));
+				rc = read_bucket(r, obj, &m->buckets[i]);
+			}
+			leave(r, saved);
+			if (rc)
+				return rc;
+			if (k == 0)
+				m->npaths = (int)i + 1;
+			else if (k == 1)
+				m->nshapes = (int)i + 1;
+			else
+				m->nbuckets = (int)i + 1;
+		}
+	}
+	return 0;
+}
+
 static int read_diagnostic(reader *r, const jv *obj)
 {
 	cgm_diagnostic d = { 0 };
@@ -2948,6 +3163,8 @@ static int read_header(reader *r, const jv *doc)
 					      &m->nruntime_sources);
 		if (!rc)
 			rc = read_evidence(r, obj, &m->evidence);
+		if (!rc)
+			rc = read_runtime_paths(r, obj);
 		leave(r, saved);
 		if (rc)
 			return rc;

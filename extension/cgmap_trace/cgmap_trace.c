@@ -11,6 +11,13 @@
  * (no traced function on this backend's call stack) is an ENTRY POINT and is
  * recorded with caller = InvalidOid (0).
  *
+ * Beside the edges (extension version 1.3), every call is also counted
+ * under its CALL PATH (the frames from its entry point down to it, see
+ * "Call paths"), every top-level call under its SHAPE (the set of distinct
+ * edges it exercised, see "Shapes"), and every function's calls and
+ * exclusive time under the TIMELINE bucket in which they ended (a ring of
+ * cgmap_trace.buckets intervals of cgmap_trace.bucket_seconds).
+ *
  * How calls are seen
  * ------------------
  * - PL/pgSQL functions, procedures, trigger and event-trigger functions are
@@ -80,22 +87,34 @@
  * Times are taken with the TSC where the kernel itself uses it as its clock,
  * else with clock_gettime(CLOCK_MONOTONIC).
  *
+ * The batch also holds the paths and shapes of those calls, and all the
+ * calls of one batch ended in one timeline bucket (a call ending after the
+ * bucket flushes the batch first), so the timeline is added at flush time
+ * from the batch's edges (per callee: calls, exclusive time): nothing per
+ * call.
+ *
  * Shared memory and locking
  * -------------------------
- * A fixed-size shared hash (cgmap_trace.max_edges entries, sized once in
- * shmem_request_hook) keyed by cgtKey holds one cgtEntry per edge.
- *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the hash
- *     table itself: it is held SHARED to look entries up and to update their
- *     counters (one acquisition per flushed batch), and EXCLUSIVE to insert
- *     or remove entries (new edges, eviction, dropped functions, reset, load
- *     at startup).
+ * Four fixed-size shared hashes, each sized once in shmem_request_hook:
+ * edges (cgmap_trace.max_edges cgtEntry keyed by cgtKey), paths
+ * (cgmap_trace.max_paths cgtPathEntry keyed by database and path hash),
+ * shapes (cgmap_trace.max_shapes cgtShapeEntry keyed by database, entry
+ * point and shape hash) and the timeline (cgmap_trace.max_functions
+ * cgtTlEntry keyed by database and function, each with a ring of
+ * cgmap_trace.buckets slots).
+ *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the four
+ *     hash tables themselves: it is held SHARED to look entries up and to
+ *     update their counters (one acquisition per flushed batch for all four),
+ *     and EXCLUSIVE to insert or remove entries (new entries, eviction,
+ *     dropped functions, reset, load at startup).
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
- *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped and
- *     stale_removed are atomic counters (see "Table policy").  A full table
- *     never raises an error.
+ *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped,
+ *     stale_removed, paths_dropped, shapes_dropped and timeline_dropped are
+ *     atomic counters (see "Table policy").  A full table never raises an
+ *     error.
  *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
  *     lock, and flushes compare it under the lock.
  *
@@ -107,7 +126,13 @@
  *     (temp_skipped): any role with TEMP could create such functions by the
  *     thousand, and they vanish with their session;
  *   - a full table evicts its CGT_EVICT_PERCENT least recently seen edges
- *     (evictions, evicted_calls), so a new edge always finds room;
+ *     (evictions, evicted_calls), so a new edge always finds room; the
+ *     paths, shapes and timeline tables do not evict: what does not fit is
+ *     counted (paths_dropped: calls; shapes_dropped: top-level calls, also
+ *     those with more than CGT_SHAPE_EDGES distinct edges; timeline_dropped:
+ *     calls) until a reset makes room;
+ *   - paths, shapes and timeline entries naming a dropped function or
+ *     database are removed with its edges at the drop's commit;
  *   - edges of dropped functions and databases are removed at the commit of
  *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
  *     removes the current database's edges whose function does not exist
@@ -122,8 +147,11 @@
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
  * removes it) when shared memory is created at the next start.  File format
- * 3 adds the caller's body version to each key, format 2 the policy
- * counters; formats 1 and 2 are still read (their edges' body is unknown).
+ * 4 adds the paths, shapes and timeline after the edges (the timeline is
+ * kept only if cgmap_trace.bucket_seconds did not change; a changed number
+ * of buckets re-slots it), format 3 the caller's body version to each key,
+ * format 2 the policy counters; formats 1 to 3 are still read (formats 1
+ * and 2: their edges' body is unknown).
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *
@@ -147,6 +175,7 @@
 #include "catalog/pg_language.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -161,6 +190,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -180,7 +210,8 @@ PG_MODULE_MAGIC;
 #define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
 #define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
 #define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
-#define CGT_FILE_VERSION	3	/* 2: keys without the caller's body version;
+#define CGT_FILE_VERSION	4	/* 3: edges only (no paths, shapes, timeline);
+								 * 2: keys without the caller's body version;
 								 * 1: also without the eviction counters */
 
 /*
@@ -192,6 +223,23 @@ PG_MODULE_MAGIC;
 
 /* A full table evicts this share of its least recently seen edges. */
 #define CGT_EVICT_PERCENT	5
+
+/*
+ * Call paths (see "Call paths"): at most CGT_PATH_DEPTH frames are kept per
+ * path; a deeper path keeps its first CGT_PATH_KEEP frames, a marker frame
+ * (function 0, line 0) and its last frame.
+ */
+#define CGT_PATH_DEPTH		32
+#define CGT_PATH_KEEP		(CGT_PATH_DEPTH - 2)
+#define CGT_MAX_PATHS_LIMIT	200000	/* about 70 MB */
+
+/* Shapes: distinct edges one top-level call may exercise and be kept. */
+#define CGT_SHAPE_EDGES		64
+#define CGT_MAX_SHAPES_LIMIT 100000 /* about 110 MB */
+
+/* Timeline: functions, and slots (functions x buckets) at most. */
+#define CGT_MAX_FUNCTIONS_LIMIT 100000
+#define CGT_TIMELINE_SLOTS_LIMIT 4000000	/* about 100 MB */
 
 /* ---- shared structures ---- */
 
@@ -245,7 +293,103 @@ typedef struct cgtShared
 	pg_atomic_uint64 temp_skipped;	/* calls of/from temporary functions */
 	pg_atomic_uint64 stale_removed; /* edges of dropped functions removed */
 	cgtEntry  **evict_buf;		/* max_edges pointers, for eviction */
+	pg_atomic_uint64 paths_dropped; /* calls of paths not recorded: no room */
+	pg_atomic_uint64 shapes_dropped;	/* top-level calls whose shape was not
+										 * recorded: no room, or too many edges */
+	pg_atomic_uint64 timeline_dropped;	/* calls of functions not in the
+										 * timeline: no room */
 } cgtShared;
+
+/* ---- call paths ---- */
+
+typedef struct cgtPathFrame
+{
+	Oid			fn_oid;			/* InvalidOid: the marker of a cut path */
+	int32		line;			/* call site in the frame before, 0 for the
+								 * entry point and the marker */
+} cgtPathFrame;
+
+typedef struct cgtPathKey
+{
+	Oid			dbid;
+	uint32		pad;			/* always 0: the key is hashed as a blob */
+	uint64		hash;			/* cgt_path_mix chain of the frames */
+} cgtPathKey;
+
+typedef struct cgtPathCounters
+{
+	int64		calls;
+	double		total_ms;		/* inclusive */
+	double		self_ms;		/* exclusive */
+	double		min_ms;			/* least and greatest inclusive time of one call */
+	double		max_ms;
+	TimestampTz first_seen;
+	TimestampTz last_seen;
+} cgtPathCounters;
+
+typedef struct cgtPathEntry
+{
+	cgtPathKey	key;			/* hash key, must be first */
+	slock_t		mutex;			/* protects counters */
+	int32		nframes;
+	cgtPathFrame frames[CGT_PATH_DEPTH];
+	cgtPathCounters counters;
+} cgtPathEntry;
+
+/* ---- shapes ---- */
+
+typedef struct cgtShapeEdge
+{
+	Oid			caller;
+	Oid			callee;
+	int32		line;
+	int32		dynamic;		/* 0 or 1; an int so that there is no padding */
+} cgtShapeEdge;
+
+typedef struct cgtShapeKey
+{
+	Oid			dbid;
+	Oid			entry;			/* the top-level function */
+	uint64		hash;			/* of its sorted distinct edges */
+} cgtShapeKey;
+
+typedef struct cgtShapeCounters
+{
+	int64		calls;
+	TimestampTz first_seen;
+	TimestampTz last_seen;
+} cgtShapeCounters;
+
+typedef struct cgtShapeEntry
+{
+	cgtShapeKey key;			/* hash key, must be first */
+	slock_t		mutex;			/* protects counters */
+	int32		nedges;
+	cgtShapeEdge edges[CGT_SHAPE_EDGES];	/* sorted */
+	cgtShapeCounters counters;
+} cgtShapeEntry;
+
+/* ---- timeline ---- */
+
+typedef struct cgtTlKey
+{
+	Oid			dbid;
+	Oid			fn_oid;
+} cgtTlKey;
+
+typedef struct cgtTlSlot
+{
+	int64		bucket;			/* which interval (start / bucket_seconds), -1 none */
+	int64		calls;
+	double		self_ms;
+} cgtTlSlot;
+
+typedef struct cgtTlEntry
+{
+	cgtTlKey	key;			/* hash key, must be first */
+	slock_t		mutex;			/* protects slots */
+	cgtTlSlot	slots[FLEXIBLE_ARRAY_MEMBER];	/* cgt_nbuckets, a ring */
+} cgtTlEntry;
 
 /* ---- per-backend call stack ---- */
 
@@ -264,6 +408,10 @@ typedef struct cgtFrame
 	bool		body_known;		/* body is set (looked up when it first calls) */
 	uint64		start;			/* cgt_clock() ticks */
 	uint64		children;		/* inclusive ticks of callees */
+	uint64		path_hash;		/* of the path from the entry point to here */
+	int32		path_len;		/* frames of that path (uncut); 0 for a DO
+								 * block, whose callees are entry points */
+	bool		path_skip;		/* a temporary function is on the path */
 } cgtFrame;
 
 /*
@@ -282,12 +430,49 @@ typedef struct cgtLocalEntry
 {
 	cgtKey		key;
 	bool		used;
+	bool		done;			/* added to the shared table by this flush */
+	bool		tl_done;		/* added to the timeline by this flush */
 	int64		calls;
 	uint64		total;			/* ticks */
 	uint64		self;
 	uint64		first;			/* cgt_clock() of the first and last call */
 	uint64		last;
 } cgtLocalEntry;
+
+/* The same for paths and shapes (local tables flushed with the edges). */
+#define CGT_LPATH_SIZE		256	/* power of two */
+#define CGT_LPATH_MAXFILL	192
+#define CGT_LSHAPE_SIZE		32	/* power of two */
+#define CGT_LSHAPE_MAXFILL	24
+
+typedef struct cgtLocalPath
+{
+	uint64		hash;
+	bool		used;
+	bool		done;
+	int32		nframes;
+	int64		calls;
+	uint64		total;			/* ticks */
+	uint64		self;
+	uint64		min;			/* least and greatest inclusive ticks of a call */
+	uint64		max;
+	uint64		first;
+	uint64		last;
+	cgtPathFrame frames[CGT_PATH_DEPTH];
+} cgtLocalPath;
+
+typedef struct cgtLocalShape
+{
+	Oid			entry;
+	uint64		hash;
+	bool		used;
+	bool		done;
+	int32		nedges;
+	int64		calls;
+	uint64		first;
+	uint64		last;
+	cgtShapeEdge edges[CGT_SHAPE_EDGES];
+} cgtLocalShape;
 
 /* per FmgrInfo state of the fmgr hook (lives in flinfo->fn_mcxt) */
 typedef struct cgtFnCache
@@ -315,11 +500,23 @@ static bool cgt_enabled = true;
 static int	cgt_max_edges = 10000;
 static int	cgt_track = CGT_TRACK_PLPGSQL;
 static bool cgt_save = true;
+static bool cgt_track_paths = true;
+static bool cgt_track_shapes = true;
+static bool cgt_track_timeline = true;
+static int	cgt_max_paths = 10000;
+static int	cgt_max_shapes = 1000;
+static int	cgt_max_functions = 1000;
+static int	cgt_bucket_seconds = 60;
+static int	cgt_buckets = 60;
+static int	cgt_nbuckets = 60;		/* cgt_buckets, within the slot limit */
 
 /* ---- state ---- */
 
 static cgtShared *cgt_state = NULL;
 static HTAB *cgt_hash = NULL;
+static HTAB *cgt_paths = NULL;
+static HTAB *cgt_shapes = NULL;
+static HTAB *cgt_timeline = NULL;
 
 static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
 static int	cgt_local_used = 0;
@@ -328,6 +525,38 @@ static uint64 cgt_local_gen = 0;	/* reset_gen when the batch began */
 static uint64 cgt_local_oldest;	/* when the batch began */
 static uint64 cgt_local_temp_skipped = 0;	/* calls not recorded: temporary */
 static bool cgt_exit_registered = false;
+
+/*
+ * One batch holds the edges, paths and shapes of the calls that ended in
+ * one timeline bucket (a call ending in the next bucket flushes it first),
+ * so the timeline is taken from the batch's edges when it is flushed.
+ */
+static bool cgt_batch_open = false;
+static int64 cgt_batch_bucket = 0;	/* timeline bucket of the batch */
+static uint64 cgt_batch_bucket_end = 0;	/* cgt_clock() when it ends */
+static TimestampTz cgt_anchor_ts = 0;	/* wall clock at cgt_anchor_c */
+static uint64 cgt_anchor_c = 0;
+static bool cgt_anchor_valid = false;
+
+static cgtLocalPath cgt_lpath[CGT_LPATH_SIZE];
+static int	cgt_lpath_used = 0;
+static uint16 cgt_lpath_slots[CGT_LPATH_MAXFILL];
+
+static cgtLocalShape cgt_lshape[CGT_LSHAPE_SIZE];
+static int	cgt_lshape_used = 0;
+static uint16 cgt_lshape_slots[CGT_LSHAPE_MAXFILL];
+static uint64 cgt_local_shapes_dropped = 0;
+
+/*
+ * The distinct edges of the current top-level call, collected while its
+ * frame (cgt_shape_owner, an index into cgt_stack; -1 none) is alive.
+ */
+#define CGT_SHAPE_SET		128	/* power of two, > 2 * CGT_SHAPE_EDGES */
+static int	cgt_shape_owner = -1;
+static cgtShapeEdge cgt_shape_cur[CGT_SHAPE_EDGES];
+static int	cgt_shape_n = 0;
+static bool cgt_shape_overflow = false;
+static uint8 cgt_shape_set[CGT_SHAPE_SET];	/* index + 1 into cgt_shape_cur */
 
 /*
  * Cursors opened by OPEN statements, newest last: a cursor's query runs when
@@ -375,6 +604,9 @@ void		_PG_init(void);
 PG_FUNCTION_INFO_V1(cgmap_trace_edges);
 PG_FUNCTION_INFO_V1(cgmap_trace_reset);
 PG_FUNCTION_INFO_V1(cgmap_trace_info);
+PG_FUNCTION_INFO_V1(cgmap_trace_paths);
+PG_FUNCTION_INFO_V1(cgmap_trace_shapes);
+PG_FUNCTION_INFO_V1(cgmap_trace_timeline);
 
 static void cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func);
 static void cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func);
@@ -493,6 +725,13 @@ cgt_clock_init(void)
  * Shared memory
  * ==================================================================== */
 
+/* Size of a timeline entry: its ring holds cgt_nbuckets slots. */
+static Size
+cgt_tl_entrysize(void)
+{
+	return offsetof(cgtTlEntry, slots) + sizeof(cgtTlSlot) * (Size) cgt_nbuckets;
+}
+
 static Size
 cgt_memsize(void)
 {
@@ -501,6 +740,9 @@ cgt_memsize(void)
 	size = MAXALIGN(sizeof(cgtShared));
 	size = add_size(size, MAXALIGN(mul_size(cgt_max_edges, sizeof(cgtEntry *))));
 	size = add_size(size, hash_estimate_size(cgt_max_edges, sizeof(cgtEntry)));
+	size = add_size(size, hash_estimate_size(cgt_max_paths, sizeof(cgtPathEntry)));
+	size = add_size(size, hash_estimate_size(cgt_max_shapes, sizeof(cgtShapeEntry)));
+	size = add_size(size, hash_estimate_size(cgt_max_functions, cgt_tl_entrysize()));
 	return size;
 }
 
@@ -624,6 +866,284 @@ cgt_entry_alloc(const cgtKey *key)
 	return entry;
 }
 
+/*
+ * Insert (or find) a path, a shape or a timeline entry; caller holds the
+ * lock exclusively.  These tables do not evict: NULL when full (the caller
+ * counts the calls as dropped).  A new entry's counters are zero.
+ */
+static cgtPathEntry *
+cgt_path_alloc(const cgtPathKey *key)
+{
+	cgtPathEntry *entry;
+	bool		found;
+
+	entry = hash_search(cgt_paths, key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry;
+	if (hash_get_num_entries(cgt_paths) >= cgt_max_paths)
+		return NULL;
+	entry = hash_search(cgt_paths, key, HASH_ENTER_NULL, &found);
+	if (entry != NULL && !found)
+	{
+		SpinLockInit(&entry->mutex);
+		entry->nframes = 0;
+		memset(&entry->counters, 0, sizeof(entry->counters));
+	}
+	return entry;
+}
+
+static cgtShapeEntry *
+cgt_shape_alloc(const cgtShapeKey *key)
+{
+	cgtShapeEntry *entry;
+	bool		found;
+
+	entry = hash_search(cgt_shapes, key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry;
+	if (hash_get_num_entries(cgt_shapes) >= cgt_max_shapes)
+		return NULL;
+	entry = hash_search(cgt_shapes, key, HASH_ENTER_NULL, &found);
+	if (entry != NULL && !found)
+	{
+		SpinLockInit(&entry->mutex);
+		entry->nedges = 0;
+		memset(&entry->counters, 0, sizeof(entry->counters));
+	}
+	return entry;
+}
+
+static cgtTlEntry *
+cgt_tl_alloc(const cgtTlKey *key)
+{
+	cgtTlEntry *entry;
+	bool		found;
+	int			i;
+
+	entry = hash_search(cgt_timeline, key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry;
+	if (hash_get_num_entries(cgt_timeline) >= cgt_max_functions)
+		return NULL;
+	entry = hash_search(cgt_timeline, key, HASH_ENTER_NULL, &found);
+	if (entry != NULL && !found)
+	{
+		SpinLockInit(&entry->mutex);
+		for (i = 0; i < cgt_nbuckets; i++)
+		{
+			entry->slots[i].bucket = -1;
+			entry->slots[i].calls = 0;
+			entry->slots[i].self_ms = 0;
+		}
+	}
+	return entry;
+}
+
+/*
+ * Add calls of bucket 'bucket' to a timeline entry: its slot in the ring is
+ * taken over when it holds an older bucket (the ring keeps the last
+ * cgt_nbuckets intervals); a bucket older than the slot's is gone already.
+ */
+static inline void
+cgt_tl_add(cgtTlEntry *entry, int64 bucket, int64 calls, double self_ms)
+{
+	cgtTlSlot  *slot = &entry->slots[bucket % cgt_nbuckets];
+
+	SpinLockAcquire(&entry->mutex);
+	if (slot->bucket < bucket)
+	{
+		slot->bucket = bucket;
+		slot->calls = 0;
+		slot->self_ms = 0;
+	}
+	if (slot->bucket == bucket)
+	{
+		slot->calls += calls;
+		slot->self_ms += self_ms;
+	}
+	SpinLockRelease(&entry->mutex);
+}
+
+/*
+ * Read the paths, shapes and timeline of a format 4 file (after its edges).
+ * false on a short or invalid file.
+ */
+static bool
+cgt_load_more(FILE *file)
+{
+	int32		depth;
+	uint64		dropped[3];
+	int32		num;
+	int32		i;
+	int32		tl_seconds;
+	int32		tl_buckets;
+
+	if (fread(&depth, sizeof(depth), 1, file) != 1 || depth != CGT_PATH_DEPTH ||
+		fread(dropped, sizeof(dropped), 1, file) != 1)
+		return false;
+
+	if (fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		return false;
+	for (i = 0; i < num; i++)
+	{
+		cgtPathEntry tmp;
+		cgtPathEntry *entry;
+
+		if (fread(&tmp.key, sizeof(tmp.key), 1, file) != 1 ||
+			fread(&tmp.nframes, sizeof(tmp.nframes), 1, file) != 1 ||
+			tmp.nframes < 1 || tmp.nframes > CGT_PATH_DEPTH ||
+			fread(tmp.frames, sizeof(tmp.frames), 1, file) != 1 ||
+			fread(&tmp.counters, sizeof(tmp.counters), 1, file) != 1)
+			return false;
+		tmp.key.pad = 0;
+		entry = cgt_path_alloc(&tmp.key);
+		if (entry == NULL)
+		{
+			dropped[0] += tmp.counters.calls;
+			continue;
+		}
+		entry->nframes = tmp.nframes;
+		memcpy(entry->frames, tmp.frames, sizeof(tmp.frames));
+		entry->counters = tmp.counters;
+	}
+
+	if (fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		return false;
+	for (i = 0; i < num; i++)
+	{
+		cgtShapeEntry tmp;
+		cgtShapeEntry *entry;
+
+		if (fread(&tmp.key, sizeof(tmp.key), 1, file) != 1 ||
+			fread(&tmp.nedges, sizeof(tmp.nedges), 1, file) != 1 ||
+			tmp.nedges < 0 || tmp.nedges > CGT_SHAPE_EDGES ||
+			fread(tmp.edges, sizeof(tmp.edges), 1, file) != 1 ||
+			fread(&tmp.counters, sizeof(tmp.counters), 1, file) != 1)
+			return false;
+		entry = cgt_shape_alloc(&tmp.key);
+		if (entry == NULL)
+		{
+			dropped[1] += tmp.counters.calls;
+			continue;
+		}
+		entry->nedges = tmp.nedges;
+		memcpy(entry->edges, tmp.edges, sizeof(tmp.edges));
+		entry->counters = tmp.counters;
+	}
+
+	if (fread(&tl_seconds, sizeof(tl_seconds), 1, file) != 1 ||
+		fread(&tl_buckets, sizeof(tl_buckets), 1, file) != 1 ||
+		tl_buckets < 1 || tl_buckets > CGT_TIMELINE_SLOTS_LIMIT ||
+		fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		return false;
+	for (i = 0; i < num; i++)
+	{
+		cgtTlKey	key;
+		int32		j;
+		cgtTlEntry *entry = NULL;
+
+		if (fread(&key, sizeof(key), 1, file) != 1)
+			return false;
+		/* bucket numbers of another bucket length mean other intervals */
+		if (tl_seconds == cgt_bucket_seconds)
+			entry = cgt_tl_alloc(&key);
+		for (j = 0; j < tl_buckets; j++)
+		{
+			cgtTlSlot	slot;
+
+			if (fread(&slot, sizeof(slot), 1, file) != 1)
+				return false;
+			if (entry != NULL && slot.bucket >= 0)
+				cgt_tl_add(entry, slot.bucket, slot.calls, slot.self_ms);
+			else if (tl_seconds == cgt_bucket_seconds && slot.bucket >= 0)
+				dropped[2] += slot.calls;
+		}
+	}
+
+	pg_atomic_write_u64(&cgt_state->paths_dropped, dropped[0]);
+	pg_atomic_write_u64(&cgt_state->shapes_dropped, dropped[1]);
+	pg_atomic_write_u64(&cgt_state->timeline_dropped, dropped[2]);
+	return true;
+}
+
+/* Write the paths, shapes and timeline (format 4, after the edges). */
+static bool
+cgt_save_more(FILE *file)
+{
+	int32		depth = CGT_PATH_DEPTH;
+	uint64		dropped[3];
+	int32		num;
+	int32		tl_seconds = cgt_bucket_seconds;
+	int32		tl_buckets = cgt_nbuckets;
+	HASH_SEQ_STATUS hash_seq;
+
+	dropped[0] = pg_atomic_read_u64(&cgt_state->paths_dropped);
+	dropped[1] = pg_atomic_read_u64(&cgt_state->shapes_dropped);
+	dropped[2] = pg_atomic_read_u64(&cgt_state->timeline_dropped);
+	if (fwrite(&depth, sizeof(depth), 1, file) != 1 ||
+		fwrite(dropped, sizeof(dropped), 1, file) != 1)
+		return false;
+
+	{
+		cgtPathEntry *entry;
+
+		num = (int32) hash_get_num_entries(cgt_paths);
+		if (fwrite(&num, sizeof(num), 1, file) != 1)
+			return false;
+		hash_seq_init(&hash_seq, cgt_paths);
+		while ((entry = hash_seq_search(&hash_seq)) != NULL)
+		{
+			if (fwrite(&entry->key, sizeof(entry->key), 1, file) != 1 ||
+				fwrite(&entry->nframes, sizeof(entry->nframes), 1, file) != 1 ||
+				fwrite(entry->frames, sizeof(entry->frames), 1, file) != 1 ||
+				fwrite(&entry->counters, sizeof(entry->counters), 1, file) != 1)
+			{
+				hash_seq_term(&hash_seq);
+				return false;
+			}
+		}
+	}
+	{
+		cgtShapeEntry *entry;
+
+		num = (int32) hash_get_num_entries(cgt_shapes);
+		if (fwrite(&num, sizeof(num), 1, file) != 1)
+			return false;
+		hash_seq_init(&hash_seq, cgt_shapes);
+		while ((entry = hash_seq_search(&hash_seq)) != NULL)
+		{
+			if (fwrite(&entry->key, sizeof(entry->key), 1, file) != 1 ||
+				fwrite(&entry->nedges, sizeof(entry->nedges), 1, file) != 1 ||
+				fwrite(entry->edges, sizeof(entry->edges), 1, file) != 1 ||
+				fwrite(&entry->counters, sizeof(entry->counters), 1, file) != 1)
+			{
+				hash_seq_term(&hash_seq);
+				return false;
+			}
+		}
+	}
+	{
+		cgtTlEntry *entry;
+
+		num = (int32) hash_get_num_entries(cgt_timeline);
+		if (fwrite(&tl_seconds, sizeof(tl_seconds), 1, file) != 1 ||
+			fwrite(&tl_buckets, sizeof(tl_buckets), 1, file) != 1 ||
+			fwrite(&num, sizeof(num), 1, file) != 1)
+			return false;
+		hash_seq_init(&hash_seq, cgt_timeline);
+		while ((entry = hash_seq_search(&hash_seq)) != NULL)
+		{
+			if (fwrite(&entry->key, sizeof(entry->key), 1, file) != 1 ||
+				fwrite(entry->slots, sizeof(cgtTlSlot), cgt_nbuckets, file) != (size_t) cgt_nbuckets)
+			{
+				hash_seq_term(&hash_seq);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static void
 cgt_load_file(void)
 {
@@ -696,6 +1216,8 @@ cgt_load_file(void)
 		}
 		entry->counters = counters;
 	}
+	if (header[1] >= 4 && !cgt_load_more(file))
+		goto bad_file;
 
 	cgt_state->since = since;
 	pg_atomic_write_u64(&cgt_state->dropped, dropped);
@@ -727,7 +1249,8 @@ cgt_shmem_shutdown(int code, Datum arg)
 	cgtEntry   *entry;
 
 	/* Don't dump after a crash, nor when there is nothing to dump. */
-	if (code != 0 || cgt_state == NULL || cgt_hash == NULL)
+	if (code != 0 || cgt_state == NULL || cgt_hash == NULL ||
+		cgt_paths == NULL || cgt_shapes == NULL || cgt_timeline == NULL)
 		return;
 	if (!cgt_save)
 		return;
@@ -760,6 +1283,9 @@ cgt_shmem_shutdown(int code, Datum arg)
 		}
 	}
 
+	if (!cgt_save_more(file))
+		goto error;
+
 	if (FreeFile(file))
 	{
 		file = NULL;
@@ -789,6 +1315,9 @@ cgt_shmem_startup(void)
 
 	cgt_state = NULL;
 	cgt_hash = NULL;
+	cgt_paths = NULL;
+	cgt_shapes = NULL;
+	cgt_timeline = NULL;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 
@@ -804,6 +1333,9 @@ cgt_shmem_startup(void)
 		pg_atomic_init_u64(&cgt_state->evicted_calls, 0);
 		pg_atomic_init_u64(&cgt_state->temp_skipped, 0);
 		pg_atomic_init_u64(&cgt_state->stale_removed, 0);
+		pg_atomic_init_u64(&cgt_state->paths_dropped, 0);
+		pg_atomic_init_u64(&cgt_state->shapes_dropped, 0);
+		pg_atomic_init_u64(&cgt_state->timeline_dropped, 0);
 		cgt_state->evict_buf = NULL;
 	}
 	if (cgt_state->evict_buf == NULL)
@@ -822,6 +1354,30 @@ cgt_shmem_startup(void)
 							 cgt_max_edges, cgt_max_edges,
 							 &info,
 							 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtPathKey);
+	info.entrysize = sizeof(cgtPathEntry);
+	cgt_paths = ShmemInitHash("cgmap_trace paths",
+							  cgt_max_paths, cgt_max_paths,
+							  &info,
+							  HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtShapeKey);
+	info.entrysize = sizeof(cgtShapeEntry);
+	cgt_shapes = ShmemInitHash("cgmap_trace shapes",
+							   cgt_max_shapes, cgt_max_shapes,
+							   &info,
+							   HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtTlKey);
+	info.entrysize = cgt_tl_entrysize();
+	cgt_timeline = ShmemInitHash("cgmap_trace timeline",
+								 cgt_max_functions, cgt_max_functions,
+								 &info,
+								 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 
 	LWLockRelease(AddinShmemInitLock);
 
@@ -870,9 +1426,84 @@ cgt_entry_add(cgtEntry *entry, const cgtLocalEntry *le,
 	SpinLockRelease(&entry->mutex);
 }
 
+/* The same for a path: its frames are copied into a new entry. */
+static inline void
+cgt_path_add(cgtPathEntry *entry, const cgtLocalPath *lp,
+			 TimestampTz now_ts, uint64 now_c)
+{
+	TimestampTz first;
+	TimestampTz last;
+	double		min_ms = cgt_ticks_ms(lp->min);
+	double		max_ms = cgt_ticks_ms(lp->max);
+
+	first = now_ts - (now_c > lp->first ? cgt_ticks_usec(now_c - lp->first) : 0);
+	last = now_ts - (now_c > lp->last ? cgt_ticks_usec(now_c - lp->last) : 0);
+
+	SpinLockAcquire(&entry->mutex);
+	if (entry->nframes == 0)
+	{
+		entry->nframes = lp->nframes;
+		memcpy(entry->frames, lp->frames, sizeof(entry->frames));
+	}
+	if (entry->counters.calls == 0 || first < entry->counters.first_seen)
+		entry->counters.first_seen = first;
+	if (entry->counters.calls == 0 || last > entry->counters.last_seen)
+		entry->counters.last_seen = last;
+	if (entry->counters.calls == 0 || min_ms < entry->counters.min_ms)
+		entry->counters.min_ms = min_ms;
+	if (entry->counters.calls == 0 || max_ms > entry->counters.max_ms)
+		entry->counters.max_ms = max_ms;
+	entry->counters.calls += lp->calls;
+	entry->counters.total_ms += cgt_ticks_ms(lp->total);
+	entry->counters.self_ms += cgt_ticks_ms(lp->self);
+	SpinLockRelease(&entry->mutex);
+}
+
+/* The same for a shape: its edges are copied into a new entry. */
+static inline void
+cgt_shape_add(cgtShapeEntry *entry, const cgtLocalShape *ls,
+			  TimestampTz now_ts, uint64 now_c)
+{
+	TimestampTz first;
+	TimestampTz last;
+
+	first = now_ts - (now_c > ls->first ? cgt_ticks_usec(now_c - ls->first) : 0);
+	last = now_ts - (now_c > ls->last ? cgt_ticks_usec(now_c - ls->last) : 0);
+
+	SpinLockAcquire(&entry->mutex);
+	if (entry->counters.calls == 0)
+	{
+		entry->nedges = ls->nedges;
+		memcpy(entry->edges, ls->edges, sizeof(entry->edges));
+	}
+	if (entry->counters.calls == 0 || first < entry->counters.first_seen)
+		entry->counters.first_seen = first;
+	if (entry->counters.calls == 0 || last > entry->counters.last_seen)
+		entry->counters.last_seen = last;
+	entry->counters.calls += ls->calls;
+	SpinLockRelease(&entry->mutex);
+}
+
+static inline void
+cgt_path_key(cgtPathKey *key, uint64 hash)
+{
+	key->dbid = MyDatabaseId;
+	key->pad = 0;
+	key->hash = hash;
+}
+
+static inline void
+cgt_shape_key(cgtShapeKey *key, const cgtLocalShape *ls)
+{
+	key->dbid = MyDatabaseId;
+	key->entry = ls->entry;
+	key->hash = ls->hash;
+}
+
 /*
- * Move this backend's batch into the shared table.  Never raises an error:
- * it runs from transaction callbacks too.
+ * Move this backend's batch (edges, paths, shapes, and the timeline taken
+ * from the edges) into the shared tables.  Never raises an error: it runs
+ * from transaction callbacks too.
  */
 static void
 cgt_flush(void)
@@ -881,19 +1512,30 @@ cgt_flush(void)
 	uint64		now_c;
 	int			i;
 	int			missing = 0;
+	bool		timeline;
 
-	if (cgt_local_temp_skipped > 0 && cgt_state != NULL)
+	if (cgt_state != NULL)
 	{
-		pg_atomic_fetch_add_u64(&cgt_state->temp_skipped, cgt_local_temp_skipped);
-		cgt_local_temp_skipped = 0;
+		if (cgt_local_temp_skipped > 0)
+			pg_atomic_fetch_add_u64(&cgt_state->temp_skipped, cgt_local_temp_skipped);
+		if (cgt_local_shapes_dropped > 0)
+			pg_atomic_fetch_add_u64(&cgt_state->shapes_dropped, cgt_local_shapes_dropped);
 	}
-	if (cgt_local_used == 0)
+	cgt_local_temp_skipped = 0;
+	cgt_local_shapes_dropped = 0;
+	if (!cgt_batch_open)
 		return;
-	if (cgt_hash == NULL)
+	if (cgt_hash == NULL || cgt_paths == NULL || cgt_shapes == NULL ||
+		cgt_timeline == NULL)
 		goto clear;
 
 	now_ts = GetCurrentTimestamp();
 	now_c = cgt_clock();
+	/* the wall clock of later batches is taken from this reading */
+	cgt_anchor_ts = now_ts;
+	cgt_anchor_c = now_c;
+	cgt_anchor_valid = true;
+	timeline = cgt_track_timeline;
 
 	LWLockAcquire(cgt_state->lock, LW_SHARED);
 	/* calls counted before a reset are forgotten with it */
@@ -908,34 +1550,128 @@ cgt_flush(void)
 		cgtEntry   *entry;
 
 		entry = hash_search(cgt_hash, &le->key, HASH_FIND, NULL);
-		if (entry == NULL)
+		if (entry != NULL)
 		{
-			missing++;
-			continue;
+			cgt_entry_add(entry, le, now_ts, now_c);
+			le->done = true;
 		}
-		cgt_entry_add(entry, le, now_ts, now_c);
-		le->calls = 0;			/* done */
+		else
+			missing++;
+		if (timeline)
+		{
+			cgtTlKey	tk;
+			cgtTlEntry *te;
+
+			tk.dbid = le->key.dbid;
+			tk.fn_oid = le->key.callee;
+			te = hash_search(cgt_timeline, &tk, HASH_FIND, NULL);
+			if (te != NULL)
+			{
+				cgt_tl_add(te, cgt_batch_bucket, le->calls, cgt_ticks_ms(le->self));
+				le->tl_done = true;
+			}
+			else
+				missing++;
+		}
+		else
+			le->tl_done = true;
+	}
+	for (i = 0; i < cgt_lpath_used; i++)
+	{
+		cgtLocalPath *lp = &cgt_lpath[cgt_lpath_slots[i]];
+		cgtPathKey	key;
+		cgtPathEntry *entry;
+
+		cgt_path_key(&key, lp->hash);
+		entry = hash_search(cgt_paths, &key, HASH_FIND, NULL);
+		if (entry != NULL)
+		{
+			cgt_path_add(entry, lp, now_ts, now_c);
+			lp->done = true;
+		}
+		else
+			missing++;
+	}
+	for (i = 0; i < cgt_lshape_used; i++)
+	{
+		cgtLocalShape *ls = &cgt_lshape[cgt_lshape_slots[i]];
+		cgtShapeKey key;
+		cgtShapeEntry *entry;
+
+		cgt_shape_key(&key, ls);
+		entry = hash_search(cgt_shapes, &key, HASH_FIND, NULL);
+		if (entry != NULL)
+		{
+			cgt_shape_add(entry, ls, now_ts, now_c);
+			ls->done = true;
+		}
+		else
+			missing++;
 	}
 	LWLockRelease(cgt_state->lock);
 
 	if (missing > 0)
 	{
-		/* new edges: insert them under the exclusive lock */
+		/* new entries: insert them under the exclusive lock */
 		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
 		if (pg_atomic_read_u64(&cgt_state->reset_gen) == cgt_local_gen)
 		{
 			for (i = 0; i < cgt_local_used; i++)
 			{
 				cgtLocalEntry *le = &cgt_local[cgt_local_slots[i]];
-				cgtEntry   *entry;
 
-				if (le->calls == 0)
-					continue;	/* flushed in the first pass */
-				entry = cgt_entry_alloc(&le->key);
+				if (!le->done)
+				{
+					cgtEntry   *entry = cgt_entry_alloc(&le->key);
+
+					if (entry == NULL)
+						pg_atomic_fetch_add_u64(&cgt_state->dropped, (uint64) le->calls);
+					else
+						cgt_entry_add(entry, le, now_ts, now_c);
+				}
+				if (!le->tl_done)
+				{
+					cgtTlKey	tk;
+					cgtTlEntry *te;
+
+					tk.dbid = le->key.dbid;
+					tk.fn_oid = le->key.callee;
+					te = cgt_tl_alloc(&tk);
+					if (te == NULL)
+						pg_atomic_fetch_add_u64(&cgt_state->timeline_dropped, (uint64) le->calls);
+					else
+						cgt_tl_add(te, cgt_batch_bucket, le->calls, cgt_ticks_ms(le->self));
+				}
+			}
+			for (i = 0; i < cgt_lpath_used; i++)
+			{
+				cgtLocalPath *lp = &cgt_lpath[cgt_lpath_slots[i]];
+				cgtPathKey	key;
+				cgtPathEntry *entry;
+
+				if (lp->done)
+					continue;
+				cgt_path_key(&key, lp->hash);
+				entry = cgt_path_alloc(&key);
 				if (entry == NULL)
-					pg_atomic_fetch_add_u64(&cgt_state->dropped, (uint64) le->calls);
+					pg_atomic_fetch_add_u64(&cgt_state->paths_dropped, (uint64) lp->calls);
 				else
-					cgt_entry_add(entry, le, now_ts, now_c);
+					cgt_path_add(entry, lp, now_ts, now_c);
+			}
+			for (i = 0; i < cgt_lshape_used; i++)
+			{
+				cgtLocalShape *ls = &cgt_lshape[cgt_lshape_slots[i]];
+				cgtShapeKey key;
+				cgtShapeEntry *entry;
+
+				if (ls->done)
+					continue;
+				cgt_shape_key(&key, ls);
+				entry = cgt_shape_alloc(&key);
+				if (entry == NULL)
+					pg_atomic_fetch_add_u64(&cgt_state->shapes_dropped, (uint64) ls->calls);
+				else
+					cgt_shape_add(entry, ls, now_ts, now_c);
 			}
 		}
 		LWLockRelease(cgt_state->lock);
@@ -945,12 +1681,73 @@ clear:
 	for (i = 0; i < cgt_local_used; i++)
 		cgt_local[cgt_local_slots[i]].used = false;
 	cgt_local_used = 0;
+	for (i = 0; i < cgt_lpath_used; i++)
+		cgt_lpath[cgt_lpath_slots[i]].used = false;
+	cgt_lpath_used = 0;
+	for (i = 0; i < cgt_lshape_used; i++)
+		cgt_lshape[cgt_lshape_slots[i]].used = false;
+	cgt_lshape_used = 0;
+	cgt_batch_open = false;
 }
 
 static void
 cgt_backend_exit(int code, Datum arg)
 {
 	cgt_flush();
+}
+
+/*
+ * Start a batch with a call that ended at cgt_clock() 'now': its timeline
+ * bucket, and the clock reading at which that bucket ends.
+ */
+static void
+cgt_batch_begin(uint64 now)
+{
+	int64		usec = (int64) cgt_bucket_seconds * USECS_PER_SEC;
+	TimestampTz ts;
+	TimestampTz end_ts;
+
+	if (!cgt_anchor_valid)
+	{
+		cgt_anchor_ts = GetCurrentTimestamp();
+		cgt_anchor_c = cgt_clock();
+		cgt_anchor_valid = true;
+	}
+	ts = cgt_anchor_ts + (now > cgt_anchor_c ? cgt_ticks_usec(now - cgt_anchor_c) : 0);
+	cgt_batch_bucket = ts > 0 ? ts / usec : 0;
+	end_ts = (cgt_batch_bucket + 1) * usec;
+	cgt_batch_bucket_end = cgt_anchor_c +
+		(uint64) ((double) (end_ts - cgt_anchor_ts) * cgt_ticks_per_usec);
+	cgt_local_gen = pg_atomic_read_u64(&cgt_state->reset_gen);
+	cgt_local_oldest = now;
+	if (!cgt_exit_registered)
+	{
+		before_shmem_exit(cgt_backend_exit, (Datum) 0);
+		cgt_exit_registered = true;
+	}
+	cgt_batch_open = true;
+}
+
+/* Before recording a call that ended at 'now': a batch of its bucket. */
+static inline void
+cgt_batch_prepare(uint64 now)
+{
+	if (cgt_batch_open && now >= cgt_batch_bucket_end)
+		cgt_flush();
+	if (!cgt_batch_open)
+		cgt_batch_begin(now);
+}
+
+/* After recording: flush a batch that is nearly full or over a second old. */
+static inline void
+cgt_batch_check(uint64 now)
+{
+	if (cgt_local_used >= CGT_LOCAL_MAXFILL ||
+		cgt_lpath_used >= CGT_LPATH_MAXFILL ||
+		cgt_lshape_used >= CGT_LSHAPE_MAXFILL)
+		cgt_flush();
+	else if (now > cgt_local_oldest && now - cgt_local_oldest >= cgt_flush_ticks)
+		cgt_flush();
 }
 
 static inline uint32
@@ -977,26 +1774,12 @@ cgt_key_equal(const cgtKey *a, const cgtKey *b)
 		a->body == b->body;
 }
 
-/* Count one finished call in this backend's batch. */
-static void
+/* Count one finished call in this backend's (open) batch. */
+static inline void
 cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 {
 	uint32		i;
 	cgtLocalEntry *le;
-
-	if (cgt_hash == NULL)
-		return;
-
-	if (cgt_local_used == 0)
-	{
-		cgt_local_gen = pg_atomic_read_u64(&cgt_state->reset_gen);
-		cgt_local_oldest = end;
-		if (!cgt_exit_registered)
-		{
-			before_shmem_exit(cgt_backend_exit, (Datum) 0);
-			cgt_exit_registered = true;
-		}
-	}
 
 	i = cgt_key_hash(key) & (CGT_LOCAL_SIZE - 1);
 	for (;;)
@@ -1006,6 +1789,8 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 		{
 			memcpy(&le->key, key, sizeof(cgtKey));	/* padding too: a blob key */
 			le->used = true;
+			le->done = false;
+			le->tl_done = false;
 			le->calls = 0;
 			le->total = 0;
 			le->self = 0;
@@ -1021,11 +1806,231 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 	le->total += total;
 	le->self += self;
 	le->last = end;
+}
 
-	if (cgt_local_used >= CGT_LOCAL_MAXFILL)
-		cgt_flush();
-	else if (end - cgt_local_oldest >= cgt_flush_ticks && end > cgt_local_oldest)
-		cgt_flush();
+/* ====================================================================
+ * Call paths
+ *
+ * A frame's path is the chain of (function, call-site line) frames from
+ * its entry point (line 0) down to it, identified by a 64-bit hash chained
+ * frame by frame as calls are pushed (cgt_path_mix), so that nothing is
+ * walked per call.  A DO block's callees are entry points, as for edges.
+ * Recursion makes paths as deep as the stack: a path longer than
+ * CGT_PATH_DEPTH frames keeps its first CGT_PATH_KEEP frames, a marker
+ * frame (function 0) and its last frame, so all the deeper calls of one
+ * function below one prefix are one path.  The hash depends only on the
+ * frames kept, so it is the same in every backend and across restarts.
+ * ==================================================================== */
+
+#define CGT_PATH_SEED	UINT64CONST(0x9e3779b97f4a7c15)
+
+static inline uint64
+cgt_path_mix(uint64 h, uint32 a, uint32 b)
+{
+	uint64		x = h ^ (((uint64) a << 32) | (uint64) b);
+
+	/* the finalizer of MurmurHash3: every input bit moves every output bit */
+	x ^= x >> 33;
+	x *= UINT64CONST(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* The frames of the path of cgt_stack[idx] (see above). */
+static void
+cgt_path_frames(cgtLocalPath *lp, int idx)
+{
+	const cgtFrame *frame = &cgt_stack[idx];
+	int			start = idx - (frame->path_len - 1);
+	int			stop = frame->path_len <= CGT_PATH_DEPTH ? idx : start + CGT_PATH_KEEP - 1;
+	int			n = 0;
+	int			j;
+
+	for (j = start; j <= stop; j++)
+	{
+		lp->frames[n].fn_oid = cgt_stack[j].fn_oid;
+		lp->frames[n].line = j == start ? 0 : cgt_stack[j].line;
+		n++;
+	}
+	if (frame->path_len > CGT_PATH_DEPTH)
+	{
+		lp->frames[n].fn_oid = InvalidOid;	/* the marker */
+		lp->frames[n].line = 0;
+		n++;
+		lp->frames[n].fn_oid = frame->fn_oid;
+		lp->frames[n].line = frame->line;
+		n++;
+	}
+	lp->nframes = n;
+	if (n < CGT_PATH_DEPTH)
+		memset(&lp->frames[n], 0, sizeof(cgtPathFrame) * (CGT_PATH_DEPTH - n));
+}
+
+/* Count one finished call of cgt_stack[idx] under its path. */
+static inline void
+cgt_record_path(int idx, uint64 total, uint64 self, uint64 end)
+{
+	uint64		hash = cgt_stack[idx].path_hash;
+	uint32		i = (uint32) hash & (CGT_LPATH_SIZE - 1);
+	cgtLocalPath *lp;
+
+	for (;;)
+	{
+		lp = &cgt_lpath[i];
+		if (!lp->used)
+		{
+			lp->hash = hash;
+			lp->used = true;
+			lp->done = false;
+			lp->calls = 0;
+			lp->total = 0;
+			lp->self = 0;
+			lp->min = PG_UINT64_MAX;
+			lp->max = 0;
+			lp->first = end;
+			cgt_path_frames(lp, idx);
+			cgt_lpath_slots[cgt_lpath_used++] = (uint16) i;
+			break;
+		}
+		if (lp->hash == hash)
+			break;
+		i = (i + 1) & (CGT_LPATH_SIZE - 1);
+	}
+	lp->calls++;
+	lp->total += total;
+	lp->self += self;
+	if (total < lp->min)
+		lp->min = total;
+	if (total > lp->max)
+		lp->max = total;
+	lp->last = end;
+}
+
+/* ====================================================================
+ * Shapes
+ *
+ * While a top-level call (a frame whose path has one frame) runs, the
+ * distinct edges of the calls below it are collected in a small set
+ * (cgt_shape_cur, at most CGT_SHAPE_EDGES; more and the call's shape is
+ * counted in shapes_dropped).  When it ends, the set is sorted, hashed,
+ * and counted per (database, entry point, hash) in the batch.
+ * ==================================================================== */
+
+/* Note an edge of the current top-level call. */
+static inline void
+cgt_shape_note(const cgtKey *key)
+{
+	uint32		h;
+	uint32		i;
+
+	h = key->callee * 0x9E3779B1U;
+	h ^= key->caller * 0x85EBCA77U;
+	h ^= ((uint32) key->line + (key->dynamic ? 0x40000000U : 0)) * 0xC2B2AE3DU;
+	h ^= h >> 15;
+	i = h & (CGT_SHAPE_SET - 1);
+	for (;;)
+	{
+		uint8		v = cgt_shape_set[i];
+
+		if (v == 0)
+			break;
+		{
+			const cgtShapeEdge *e = &cgt_shape_cur[v - 1];
+
+			if (e->callee == key->callee && e->caller == key->caller &&
+				e->line == key->line && e->dynamic == (key->dynamic ? 1 : 0))
+				return;
+		}
+		i = (i + 1) & (CGT_SHAPE_SET - 1);
+	}
+	if (cgt_shape_n >= CGT_SHAPE_EDGES)
+	{
+		cgt_shape_overflow = true;
+		return;
+	}
+	cgt_shape_cur[cgt_shape_n].caller = key->caller;
+	cgt_shape_cur[cgt_shape_n].callee = key->callee;
+	cgt_shape_cur[cgt_shape_n].line = key->line;
+	cgt_shape_cur[cgt_shape_n].dynamic = key->dynamic ? 1 : 0;
+	cgt_shape_n++;
+	cgt_shape_set[i] = (uint8) cgt_shape_n;
+}
+
+static inline int
+cgt_shape_edge_cmp(const cgtShapeEdge *a, const cgtShapeEdge *b)
+{
+	if (a->caller != b->caller)
+		return a->caller < b->caller ? -1 : 1;
+	if (a->callee != b->callee)
+		return a->callee < b->callee ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->dynamic - b->dynamic;
+}
+
+/* The top-level call of 'entry' ended at 'end': count its shape. */
+static void
+cgt_shape_finish(Oid entry, uint64 end)
+{
+	uint64		hash = CGT_PATH_SEED;
+	uint32		i;
+	int			j;
+	cgtLocalShape *ls;
+
+	if (cgt_shape_overflow)
+	{
+		cgt_local_shapes_dropped++;
+		return;
+	}
+	/* insertion sort: a few dozen edges at most */
+	for (j = 1; j < cgt_shape_n; j++)
+	{
+		cgtShapeEdge e = cgt_shape_cur[j];
+		int			k = j - 1;
+
+		while (k >= 0 && cgt_shape_edge_cmp(&cgt_shape_cur[k], &e) > 0)
+		{
+			cgt_shape_cur[k + 1] = cgt_shape_cur[k];
+			k--;
+		}
+		cgt_shape_cur[k + 1] = e;
+	}
+	for (j = 0; j < cgt_shape_n; j++)
+	{
+		hash = cgt_path_mix(hash, cgt_shape_cur[j].caller, cgt_shape_cur[j].callee);
+		hash = cgt_path_mix(hash, (uint32) cgt_shape_cur[j].line,
+							(uint32) cgt_shape_cur[j].dynamic);
+	}
+	hash = cgt_path_mix(hash, (uint32) cgt_shape_n, 0);
+
+	i = (uint32) (hash ^ entry) & (CGT_LSHAPE_SIZE - 1);
+	for (;;)
+	{
+		ls = &cgt_lshape[i];
+		if (!ls->used)
+		{
+			ls->entry = entry;
+			ls->hash = hash;
+			ls->used = true;
+			ls->done = false;
+			ls->calls = 0;
+			ls->first = end;
+			ls->nedges = cgt_shape_n;
+			memcpy(ls->edges, cgt_shape_cur, sizeof(cgtShapeEdge) * cgt_shape_n);
+			if (cgt_shape_n < CGT_SHAPE_EDGES)
+				memset(&ls->edges[cgt_shape_n], 0,
+					   sizeof(cgtShapeEdge) * (CGT_SHAPE_EDGES - cgt_shape_n));
+			cgt_lshape_slots[cgt_lshape_used++] = (uint16) i;
+			break;
+		}
+		if (ls->hash == hash && ls->entry == entry)
+			break;
+		i = (i + 1) & (CGT_LSHAPE_SIZE - 1);
+	}
+	ls->calls++;
+	ls->last = end;
 }
 
 /* ====================================================================
@@ -1187,6 +2192,46 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 			}
 		}
 	}
+
+	/* the path to this frame (see "Call paths") */
+	if (!OidIsValid(fn_oid))
+	{
+		/* a DO block: its callees are entry points */
+		frame->path_len = 0;
+		frame->path_hash = CGT_PATH_SEED;
+		frame->path_skip = false;
+	}
+	else
+	{
+		const cgtFrame *parent = cgt_depth > 0 ? &cgt_stack[cgt_depth - 1] : NULL;
+		int32		plen = parent != NULL ? parent->path_len : 0;
+
+		frame->path_len = plen + 1;
+		frame->path_skip = fn_temp || (plen > 0 && parent->path_skip);
+		if (plen == 0)
+			frame->path_hash = cgt_path_mix(CGT_PATH_SEED, fn_oid, 0);
+		else if (frame->path_len <= CGT_PATH_DEPTH)
+			frame->path_hash = cgt_path_mix(parent->path_hash, fn_oid,
+											(uint32) frame->line);
+		else
+		{
+			/* cut: the first CGT_PATH_KEEP frames, the marker, this one */
+			uint64		kept = cgt_stack[cgt_depth - plen + CGT_PATH_KEEP - 1].path_hash;
+
+			frame->path_hash = cgt_path_mix(cgt_path_mix(kept, 0, 0), fn_oid,
+											(uint32) frame->line);
+		}
+		if (plen == 0 && cgt_shape_owner < 0 && cgt_track_shapes &&
+			!frame->path_skip)
+		{
+			/* a top-level call: collect the edges below it */
+			cgt_shape_owner = cgt_depth;
+			cgt_shape_n = 0;
+			cgt_shape_overflow = false;
+			memset(cgt_shape_set, 0, sizeof(cgt_shape_set));
+		}
+	}
+
 	frame->children = 0;
 	frame->start = cgt_clock();
 	cgt_depth++;
@@ -1217,9 +2262,10 @@ cgt_pop_to(int target)
 			}
 			cgt_local_temp_skipped++;
 		}
-		else if (OidIsValid(frame->fn_oid))
+		else if (OidIsValid(frame->fn_oid) && cgt_hash != NULL)
 		{
 			cgtKey		key;
+			int			idx = cgt_depth - 1;
 
 			memset(&key, 0, sizeof(key));
 			key.dbid = MyDatabaseId;
@@ -1228,8 +2274,19 @@ cgt_pop_to(int target)
 			key.line = frame->line;
 			key.dynamic = frame->dynamic;
 			key.body = frame->caller_body;
+			cgt_batch_prepare(now);
 			cgt_record(&key, total, self, now);
+			if (cgt_track_paths && !frame->path_skip)
+				cgt_record_path(idx, total, self, now);
+			if (cgt_shape_owner >= 0 && idx > cgt_shape_owner &&
+				frame->path_len >= 2)
+				cgt_shape_note(&key);
+			else if (idx == cgt_shape_owner)
+				cgt_shape_finish(frame->fn_oid, now);
+			cgt_batch_check(now);
 		}
+		if (cgt_depth - 1 == cgt_shape_owner)
+			cgt_shape_owner = -1;
 		cgt_depth--;
 	}
 }
@@ -1622,6 +2679,52 @@ cgt_apply_drops(void)
 	}
 	if (removed > 0)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+
+	/* paths, shapes and timeline entries that name a dropped function */
+	{
+		cgtPathEntry *pe;
+
+		hash_seq_init(&hash_seq, cgt_paths);
+		while ((pe = hash_seq_search(&hash_seq)) != NULL)
+		{
+			bool		gone = cgt_dropped(pe->key.dbid, InvalidOid);
+			int			i;
+
+			for (i = 0; i < pe->nframes && !gone; i++)
+				gone = OidIsValid(pe->frames[i].fn_oid) &&
+					cgt_dropped(pe->key.dbid, pe->frames[i].fn_oid);
+			if (gone)
+				hash_search(cgt_paths, &pe->key, HASH_REMOVE, NULL);
+		}
+	}
+	{
+		cgtShapeEntry *se;
+
+		hash_seq_init(&hash_seq, cgt_shapes);
+		while ((se = hash_seq_search(&hash_seq)) != NULL)
+		{
+			bool		gone = cgt_dropped(se->key.dbid, InvalidOid) ||
+				cgt_dropped(se->key.dbid, se->key.entry);
+			int			i;
+
+			for (i = 0; i < se->nedges && !gone; i++)
+				gone = cgt_dropped(se->key.dbid, se->edges[i].caller) ||
+					cgt_dropped(se->key.dbid, se->edges[i].callee);
+			if (gone)
+				hash_search(cgt_shapes, &se->key, HASH_REMOVE, NULL);
+		}
+	}
+	{
+		cgtTlEntry *te;
+
+		hash_seq_init(&hash_seq, cgt_timeline);
+		while ((te = hash_seq_search(&hash_seq)) != NULL)
+		{
+			if (cgt_dropped(te->key.dbid, InvalidOid) ||
+				cgt_dropped(te->key.dbid, te->key.fn_oid))
+				hash_search(cgt_timeline, &te->key, HASH_REMOVE, NULL);
+		}
+	}
 	LWLockRelease(cgt_state->lock);
 }
 
@@ -1983,7 +3086,101 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("cgmap_trace.track_paths",
+							 "Records the call path (frames from the entry point) of every call.",
+							 NULL,
+							 &cgt_track_paths,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("cgmap_trace.track_shapes",
+							 "Records the distinct edge sets of every top-level call.",
+							 NULL,
+							 &cgt_track_shapes,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("cgmap_trace.track_timeline",
+							 "Records calls and exclusive time per function in a ring of time buckets.",
+							 NULL,
+							 &cgt_track_timeline,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.max_paths",
+							"Maximum number of distinct call paths kept in shared memory.",
+							"About 350 bytes of shared memory per path, so at most 200000 (about 70 MB). "
+							"When the table is full, calls of new paths are counted as dropped.",
+							&cgt_max_paths,
+							10000,
+							10,
+							CGT_MAX_PATHS_LIMIT,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.max_shapes",
+							"Maximum number of distinct call shapes kept in shared memory.",
+							"About 1.1 kB of shared memory per shape, so at most 100000 (about 110 MB). "
+							"When the table is full, new shapes are counted as dropped.",
+							&cgt_max_shapes,
+							1000,
+							10,
+							CGT_MAX_SHAPES_LIMIT,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.max_functions",
+							"Maximum number of functions in the timeline.",
+							"Each takes 24 bytes per bucket; functions x buckets is at most 4000000 (about 100 MB). "
+							"When the table is full, calls of other functions are counted as dropped.",
+							&cgt_max_functions,
+							1000,
+							10,
+							CGT_MAX_FUNCTIONS_LIMIT,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.bucket_seconds",
+							"Length of one timeline bucket.",
+							NULL,
+							&cgt_bucket_seconds,
+							60,
+							1,
+							86400,
+							PGC_POSTMASTER,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("cgmap_trace.buckets",
+							"Number of timeline buckets kept: the last N intervals.",
+							NULL,
+							&cgt_buckets,
+							60,
+							1,
+							100000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("cgmap_trace");
+
+	cgt_nbuckets = cgt_buckets;
+	if ((int64) cgt_nbuckets * cgt_max_functions > CGT_TIMELINE_SLOTS_LIMIT)
+	{
+		cgt_nbuckets = CGT_TIMELINE_SLOTS_LIMIT / cgt_max_functions;
+		ereport(WARNING,
+				(errmsg("cgmap_trace: cgmap_trace.buckets = %d with cgmap_trace.max_functions = %d needs more than %d slots, keeping %d buckets",
+						cgt_buckets, cgt_max_functions, CGT_TIMELINE_SLOTS_LIMIT, cgt_nbuckets)));
+	}
 
 	cgt_clock_init();
 	ereport(DEBUG1,
@@ -2031,7 +3228,8 @@ _PG_init(void)
 static void
 cgt_check_loaded(void)
 {
-	if (cgt_state == NULL || cgt_hash == NULL)
+	if (cgt_state == NULL || cgt_hash == NULL || cgt_paths == NULL ||
+		cgt_shapes == NULL || cgt_timeline == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cgmap_trace must be loaded via shared_preload_libraries")));
@@ -2256,6 +3454,24 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 	hash_seq_init(&hash_seq, cgt_hash);
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
+	{
+		cgtPathEntry *pe;
+		cgtShapeEntry *se;
+		cgtTlEntry *te;
+
+		hash_seq_init(&hash_seq, cgt_paths);
+		while ((pe = hash_seq_search(&hash_seq)) != NULL)
+			hash_search(cgt_paths, &pe->key, HASH_REMOVE, NULL);
+		hash_seq_init(&hash_seq, cgt_shapes);
+		while ((se = hash_seq_search(&hash_seq)) != NULL)
+			hash_search(cgt_shapes, &se->key, HASH_REMOVE, NULL);
+		hash_seq_init(&hash_seq, cgt_timeline);
+		while ((te = hash_seq_search(&hash_seq)) != NULL)
+			hash_search(cgt_timeline, &te->key, HASH_REMOVE, NULL);
+	}
+	pg_atomic_write_u64(&cgt_state->paths_dropped, 0);
+	pg_atomic_write_u64(&cgt_state->shapes_dropped, 0);
+	pg_atomic_write_u64(&cgt_state->timeline_dropped, 0);
 	pg_atomic_write_u64(&cgt_state->dropped, 0);
 	pg_atomic_write_u64(&cgt_state->evictions, 0);
 	pg_atomic_write_u64(&cgt_state->evicted_calls, 0);
@@ -2271,11 +3487,12 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 }
 
 /*
- * cgmap_trace_info(): 4 columns in extension version 1.0, 8 from 1.1 on
- * (the same C function serves both, by the declared row type).
+ * cgmap_trace_info(): 4 columns in extension version 1.0, 8 in 1.1 and 1.2,
+ * 19 from 1.3 on (the same C function serves all, by the declared row type).
  */
 #define CGT_INFO_COLS_1_0	4
-#define CGT_INFO_COLS		8
+#define CGT_INFO_COLS_1_1	8
+#define CGT_INFO_COLS		19
 
 Datum
 cgmap_trace_info(PG_FUNCTION_ARGS)
@@ -2285,17 +3502,21 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	bool		nulls[CGT_INFO_COLS];
 	TimestampTz since;
 	int64		used;
+	int64		paths_used;
+	int64		shapes_used;
+	int64		tl_used;
 
 	cgt_check_loaded();
 	cgt_flush();
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS)
+	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS_1_1 &&
+		tupdesc->natts != CGT_INFO_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d or %d",
-						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS),
+				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d or %d",
+						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS_1_1, CGT_INFO_COLS),
 				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	SpinLockAcquire(&cgt_state->mutex);
@@ -2304,6 +3525,9 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 
 	LWLockAcquire(cgt_state->lock, LW_SHARED);
 	used = (int64) hash_get_num_entries(cgt_hash);
+	paths_used = (int64) hash_get_num_entries(cgt_paths);
+	shapes_used = (int64) hash_get_num_entries(cgt_shapes);
+	tl_used = (int64) hash_get_num_entries(cgt_timeline);
 	LWLockRelease(cgt_state->lock);
 
 	memset(nulls, 0, sizeof(nulls));
@@ -2315,6 +3539,329 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->evicted_calls));
 	values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->temp_skipped));
 	values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->stale_removed));
+	values[8] = Int64GetDatum(paths_used);
+	values[9] = Int64GetDatum((int64) cgt_max_paths);
+	values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->paths_dropped));
+	values[11] = Int64GetDatum(shapes_used);
+	values[12] = Int64GetDatum((int64) cgt_max_shapes);
+	values[13] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->shapes_dropped));
+	values[14] = Int64GetDatum(tl_used);
+	values[15] = Int64GetDatum((int64) cgt_max_functions);
+	values[16] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->timeline_dropped));
+	values[17] = Int32GetDatum(cgt_bucket_seconds);
+	values[18] = Int32GetDatum(cgt_nbuckets);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* ====================================================================
+ * Paths, shapes and timeline (extension version 1.3)
+ *
+ * Each function flushes this backend's batch, copies the table under the
+ * shared lock, then builds the rows without it, showing a role only the
+ * databases it may see (cgt_db_visible).
+ * ==================================================================== */
+
+#define CGT_PATH_COLS 12
+#define CGT_SHAPE_COLS 11
+#define CGT_TL_COLS 5
+
+static Datum
+cgt_oid_array(const Oid *oids, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = ObjectIdGetDatum(oids[i]);
+	return PointerGetDatum(construct_array(d, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
+static Datum
+cgt_int4_array(const int32 *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d[i] = Int32GetDatum(v[i]);
+	return PointerGetDatum(construct_array(d, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+static void
+cgt_check_cols(ReturnSetInfo *rsinfo, const char *name, int expected)
+{
+	if (rsinfo->setDesc->natts != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s is declared with %d columns, expected %d",
+						name, rsinfo->setDesc->natts, expected),
+				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
+}
+
+/* One path copied under the lock. */
+typedef struct cgtPathRow
+{
+	cgtPathKey	key;
+	int32		nframes;
+	cgtPathFrame frames[CGT_PATH_DEPTH];
+	cgtPathCounters counters;
+} cgtPathRow;
+
+Datum
+cgmap_trace_paths(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtPathEntry *entry;
+	cgtPathRow *rows;
+	int			nrows = 0;
+	int			maxrows;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	cgt_check_loaded();
+	cgt_flush();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_paths()", CGT_PATH_COLS);
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_paths);
+	rows = palloc(sizeof(cgtPathRow) * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_paths);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		cgtPathRow *r;
+
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		r = &rows[nrows];
+		SpinLockAcquire(&entry->mutex);
+		r->counters = entry->counters;
+		r->nframes = entry->nframes;
+		memcpy(r->frames, entry->frames, sizeof(r->frames));
+		SpinLockRelease(&entry->mutex);
+		if (r->counters.calls == 0 || r->nframes < 1)
+			continue;
+		r->key = entry->key;
+		nrows++;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	for (i = 0; i < nrows; i++)
+	{
+		cgtPathRow *r = &rows[i];
+		Datum		values[CGT_PATH_COLS];
+		bool		nulls[CGT_PATH_COLS];
+		Oid			oids[CGT_PATH_DEPTH];
+		int32		lines[CGT_PATH_DEPTH];
+		int			j;
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		for (j = 0; j < r->nframes; j++)
+		{
+			oids[j] = r->frames[j].fn_oid;
+			lines[j] = r->frames[j].line;
+		}
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = Int64GetDatum((int64) r->key.hash);
+		values[2] = Int32GetDatum(r->nframes);
+		values[3] = cgt_oid_array(oids, r->nframes);
+		values[4] = cgt_int4_array(lines, r->nframes);
+		values[5] = Int64GetDatum(r->counters.calls);
+		values[6] = Float8GetDatum(r->counters.total_ms);
+		values[7] = Float8GetDatum(r->counters.self_ms);
+		values[8] = Float8GetDatum(r->counters.min_ms);
+		values[9] = Float8GetDatum(r->counters.max_ms);
+		values[10] = TimestampTzGetDatum(r->counters.first_seen);
+		values[11] = TimestampTzGetDatum(r->counters.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
+	return (Datum) 0;
+}
+
+/* One shape copied under the lock. */
+typedef struct cgtShapeRow
+{
+	cgtShapeKey key;
+	int32		nedges;
+	cgtShapeEdge edges[CGT_SHAPE_EDGES];
+	cgtShapeCounters counters;
+} cgtShapeRow;
+
+Datum
+cgmap_trace_shapes(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtShapeEntry *entry;
+	cgtShapeRow *rows;
+	int			nrows = 0;
+	int			maxrows;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	cgt_check_loaded();
+	cgt_flush();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_shapes()", CGT_SHAPE_COLS);
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_shapes);
+	rows = palloc(sizeof(cgtShapeRow) * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_shapes);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		cgtShapeRow *r;
+
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		r = &rows[nrows];
+		SpinLockAcquire(&entry->mutex);
+		r->counters = entry->counters;
+		r->nedges = entry->nedges;
+		memcpy(r->edges, entry->edges, sizeof(r->edges));
+		SpinLockRelease(&entry->mutex);
+		if (r->counters.calls == 0)
+			continue;
+		r->key = entry->key;
+		nrows++;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	for (i = 0; i < nrows; i++)
+	{
+		cgtShapeRow *r = &rows[i];
+		Datum		values[CGT_SHAPE_COLS];
+		bool		nulls[CGT_SHAPE_COLS];
+		Oid			callers[CGT_SHAPE_EDGES];
+		Oid			callees[CGT_SHAPE_EDGES];
+		int32		lines[CGT_SHAPE_EDGES];
+		Datum		dyn[CGT_SHAPE_EDGES];
+		int			j;
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		for (j = 0; j < r->nedges; j++)
+		{
+			callers[j] = r->edges[j].caller;
+			callees[j] = r->edges[j].callee;
+			lines[j] = r->edges[j].line;
+			dyn[j] = BoolGetDatum(r->edges[j].dynamic != 0);
+		}
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = ObjectIdGetDatum(r->key.entry);
+		values[2] = Int64GetDatum((int64) r->key.hash);
+		values[3] = Int32GetDatum(r->nedges);
+		values[4] = cgt_oid_array(callers, r->nedges);
+		values[5] = cgt_oid_array(callees, r->nedges);
+		values[6] = cgt_int4_array(lines, r->nedges);
+		values[7] = PointerGetDatum(construct_array(dyn, r->nedges, BOOLOID, 1, true, TYPALIGN_CHAR));
+		values[8] = Int64GetDatum(r->counters.calls);
+		values[9] = TimestampTzGetDatum(r->counters.first_seen);
+		values[10] = TimestampTzGetDatum(r->counters.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
+	return (Datum) 0;
+}
+
+/*
+ * The timeline: one row per function and bucket of the last cgt_nbuckets
+ * intervals that has calls (slots of older intervals are not shown; the
+ * next call in their place of the ring takes them over).
+ */
+Datum
+cgmap_trace_timeline(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtTlEntry *entry;
+	cgtTlKey   *keys;
+	cgtTlSlot  *slots;
+	int			nrows = 0;
+	int			maxrows;
+	int			i;
+	int			j;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+	int64		usec = (int64) cgt_bucket_seconds * USECS_PER_SEC;
+	int64		current;
+
+	cgt_check_loaded();
+	cgt_flush();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_timeline()", CGT_TL_COLS);
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	current = GetCurrentTimestamp() / usec;
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_timeline);
+	keys = palloc(sizeof(cgtTlKey) * (maxrows + 1));
+	slots = palloc(sizeof(cgtTlSlot) * (Size) cgt_nbuckets * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_timeline);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		keys[nrows] = entry->key;
+		SpinLockAcquire(&entry->mutex);
+		memcpy(&slots[(Size) nrows * cgt_nbuckets], entry->slots,
+			   sizeof(cgtTlSlot) * cgt_nbuckets);
+		SpinLockRelease(&entry->mutex);
+		nrows++;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	for (i = 0; i < nrows; i++)
+	{
+		if (!cgt_db_visible(keys[i].dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		for (j = 0; j < cgt_nbuckets; j++)
+		{
+			const cgtTlSlot *slot = &slots[(Size) i * cgt_nbuckets + j];
+			Datum		values[CGT_TL_COLS];
+			bool		nulls[CGT_TL_COLS];
+
+			if (slot->bucket < 0 || slot->calls == 0 ||
+				slot->bucket <= current - cgt_nbuckets)
+				continue;
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = ObjectIdGetDatum(keys[i].dbid);
+			values[1] = ObjectIdGetDatum(keys[i].fn_oid);
+			values[2] = TimestampTzGetDatum((TimestampTz) (slot->bucket * usec));
+			values[3] = Int64GetDatum(slot->calls);
+			values[4] = Float8GetDatum(slot->self_ms);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	pfree(keys);
+	pfree(slots);
+	return (Datum) 0;
 }

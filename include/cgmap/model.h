@@ -172,6 +172,40 @@ typedef struct cgm_runtime_stats {
 	double self_ms;
 } cgm_runtime_stats;
 
+/* cgmap_trace 1.3 figures merged from the runtime sources (docs/runtime.md,
+ * "Call paths, shapes and timeline"), summed over sources by identity. */
+typedef struct cgm_call_path {
+	int nframes;
+	const char **frames;       /* function ids from the entry point (frames[0]) to the
+	                            * function called; "..." for frames cut for depth */
+	int *lines;                /* lines[i]: line of frames[i - 1] that called frames[i];
+	                            * 0 for frames[0] and for the marker */
+	cgm_runtime_stats stats;
+	double min_ms, max_ms;     /* least and greatest inclusive time of one call */
+} cgm_call_path;
+
+typedef struct cgm_shape_edge {
+	const char *caller, *callee;
+	int site_line;
+	bool dynamic;
+} cgm_shape_edge;
+
+/* One distinct set of edges that top-level calls of `entry` exercised. */
+typedef struct cgm_call_shape {
+	const char *entry;
+	int nedges;
+	cgm_shape_edge *edges;     /* sorted: caller, callee, line, dynamic */
+	int64_t calls;
+} cgm_call_shape;
+
+/* A function's calls and exclusive time in one time bucket. */
+typedef struct cgm_time_bucket {
+	const char *function;
+	const char *start;         /* ISO 8601 UTC */
+	int64_t calls;
+	double self_ms;
+} cgm_time_bucket;
+
 typedef struct cgm_function {
 	const char *id;            /* regprocedure text with an empty search_path */
 	const char *schema;
@@ -462,6 +496,15 @@ typedef struct cgm_model {
 	int nruntime_sources;
 	const char **runtime_sources; /* one line per runtime source merged, e.g.
 	                               * "database demo@host:5432" or "file run.json" */
+
+	/* cgmap_trace 1.3 (snapshot "runtime.paths", "shapes", "timeline"):
+	 * in model->arena, each sorted and one row per identity. */
+	int npaths;
+	cgm_call_path *paths;      /* by frames, then lines */
+	int nshapes;
+	cgm_call_shape *shapes;    /* by entry, then edges */
+	int nbuckets;
+	cgm_time_bucket *buckets;  /* by function, then start */
 } cgm_model;
 
 cgm_model *cgm_model_new(void);

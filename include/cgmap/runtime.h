@@ -65,6 +65,48 @@ typedef struct cgm_runtime_edge {
 	                         * 1.2, a log, an older file, an entry point) */
 } cgm_runtime_edge;
 
+/* cgmap_trace 1.3: one call path, from the entry point (frames[0]) down to
+ * the function called (frames[nframes - 1]). */
+#define CGM_PATH_CUT "..." /* the frame standing for frames left out for depth */
+typedef struct cgm_runtime_path {
+	int nframes;
+	const char **frames;    /* regprocedure texts, or CGM_PATH_CUT */
+	int *lines;             /* lines[i]: line of frames[i - 1] that called frames[i];
+	                         * 0 for frames[0] and for the marker */
+	cgm_runtime_stats stats;
+	double min_ms, max_ms;  /* least and greatest inclusive time of one call */
+	int source;
+} cgm_runtime_path;
+
+/* cgmap_trace 1.3: the distinct edges one top-level call of `entry`
+ * exercised, and how many of its calls exercised exactly these. */
+typedef struct cgm_runtime_shape_edge {
+	const char *caller, *callee;
+	int site_line;
+	bool dynamic;
+} cgm_runtime_shape_edge;
+typedef struct cgm_runtime_shape {
+	const char *entry;
+	int nedges;
+	cgm_runtime_shape_edge *edges; /* sorted: caller, callee, line, dynamic */
+	int64_t calls;
+	int source;
+} cgm_runtime_shape;
+
+/* Orders of paths (frames, then lines, then length) and shapes (entry,
+ * then edges): 0 when they are the same path or shape. */
+int cgm_runtime_path_cmp(const cgm_runtime_path *a, const cgm_runtime_path *b);
+int cgm_runtime_shape_cmp(const cgm_runtime_shape *a, const cgm_runtime_shape *b);
+
+/* cgmap_trace 1.3: a function's calls and exclusive time in one time bucket. */
+typedef struct cgm_runtime_bucket {
+	const char *function;
+	const char *start;      /* the bucket's start, ISO 8601 UTC */
+	int64_t calls;
+	double self_ms;
+	int source;
+} cgm_runtime_bucket;
+
 /* Per-function figures (pg_stat_user_functions, or a file's "functions"). */
 typedef struct cgm_runtime_function {
 	const char *id;
@@ -91,6 +133,10 @@ typedef struct cgm_runtime_source {
 	const char *system_id;  /* pg_control_system().system_identifier, or NULL */
 	const char *port;       /* the server's port setting, or NULL */
 	bool duplicate;         /* merge: the same observation as an earlier source */
+	bool has_paths;         /* cgmap_trace 1.3: paths, shapes, timeline are part of it */
+	int64_t paths_dropped, shapes_dropped, timeline_dropped; /* its counts of what
+	                         * did not fit (has_paths) */
+	int bucket_seconds;     /* length of a timeline bucket (has_paths) */
 } cgm_runtime_source;
 
 typedef struct cgm_runtime {
@@ -101,6 +147,12 @@ typedef struct cgm_runtime {
 	cgm_runtime_function *functions;
 	int nsources, cap_sources;
 	cgm_runtime_source *sources;
+	int npaths, cap_paths;
+	cgm_runtime_path *paths;
+	int nshapes, cap_shapes;
+	cgm_runtime_shape *shapes;
+	int nbuckets, cap_buckets;
+	cgm_runtime_bucket *buckets;
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
 	const char *log_line_prefix; /* stderr logs: the server's log_line_prefix (NULL:
@@ -141,6 +193,11 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path);
  * id that is not in the model to model->diagnostics.  Sets
  * model->has_runtime when rt holds any data.  Needs cgm_model_index(). */
 int cgm_merge(cgm_model *model, const cgm_runtime *rt);
+
+/* Part of cgm_merge: cgmap_trace 1.3's paths, shapes and timeline buckets
+ * of rt's sources that are not duplicates, added to the model's
+ * (src/runtime_paths.c).  True when a sum was held at its limit. */
+bool cgm_merge_paths(cgm_model *model, const cgm_runtime *rt);
 
 typedef struct cgm_analyze_options {
 	const char **entry_patterns;   /* --entry: an id, or a shell glob on the id or

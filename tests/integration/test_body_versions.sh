@@ -165,8 +165,8 @@ expect_eq "1.1: no version, the line decides" "call true true false - 3" \
 "$CGMAP" collect --dsn "dbname=old11" -o "$work/old11.json" 2>/dev/null
 expect_eq "1.1: a collect file without versions" "0" \
 	"$(jq '[.edges[] | select(has("caller_body"))] | length' "$work/old11.json")"
-expect_eq "ALTER EXTENSION cgmap_trace UPDATE: 1.2 with caller_body" "1.2|11|1|true" \
-	"$(q -d old11 -c "ALTER EXTENSION cgmap_trace UPDATE" \
+expect_eq "ALTER EXTENSION cgmap_trace UPDATE TO 1.2: caller_body" "1.2|11|1|true" \
+	"$(q -d old11 -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.2'" \
 	                -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                        (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_edges') || '|' ||
 	                        (SELECT sum(calls) FROM cgmap_trace_edges WHERE callee = 'b.leaf()'::regprocedure) || '|' ||

@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension versions: fresh install (1.2) and upgrades from 1.0.
+#   - extension versions: fresh install (1.3) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension versions: fresh install and upgrades from 1.0"
-expect_eq "fresh install is 1.2" "1.2" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.3" "1.3" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -121,7 +121,7 @@ expect_eq "1.0 -> 1.1 update adds the counters" "1.1|0|0|0|0" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.1'" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' || evictions || '|' || evicted_calls || '|' || temp_skipped || '|' || stale_removed FROM cgmap_trace_info()" | tail -n 1)"
 
 expect_eq "1.1 -> 1.2 update adds the caller's body version" "1.2|caller_body" \
-	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.2'" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                (SELECT attname FROM pg_attribute WHERE attrelid = 'cgmap_trace_edges'::regclass AND attnum = 13)" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"

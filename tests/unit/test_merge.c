@@ -617,6 +617,150 @@ static void test_bad_runtime_files(void **state)
 	free(path);
 }
 
+/* cgmap_trace 1.3's paths, shapes and timeline: read, written back in
+ * order, bad rows said and skipped, and subtracted by --since. */
+static void test_runtime_file_paths(void **state)
+{
+	(void)state;
+	char *path = temp_path("paths.json");
+	char *out = temp_path("paths-out.json");
+	write_text(path,
+		   "{\"format\": \"cgmap-runtime\", \"format_version\": 1,"
+		   " \"server\": {\"name\": \"demo\"},"
+		   " \"window\": {\"since\": \"2026-11-29T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},"
+		   " \"trace\": {\"edges_used\": 1, \"edges_max\": 10, \"dropped\": 0, \"evictions\": 0,"
+		   "  \"paths_dropped\": 4, \"shapes_dropped\": 5, \"timeline_dropped\": 6, \"bucket_seconds\": 60},"
+		   " \"edges\": [],"
+		   " \"paths\": ["
+		   "  {\"frames\": [\"app.main()\", \"app.work(integer)\"], \"lines\": [0, 3], \"calls\": 2,"
+		   "   \"total_ms\": 1.5, \"self_ms\": 1.0, \"min_ms\": 0.5, \"max_ms\": 1.0},"
+		   "  {\"frames\": [\"app.main()\"], \"lines\": [0], \"calls\": 1, \"total_ms\": 2, \"self_ms\": 0.5},"
+		   "  {\"frames\": [\"app.main()\", \"...\"], \"lines\": [0], \"calls\": 1},"
+		   "  {\"frames\": [\"app.main()\", \"16412\"], \"lines\": [0, 4], \"calls\": 1}],"
+		   " \"shapes\": ["
+		   "  {\"entry\": \"app.main()\", \"calls\": 3, \"edges\": ["
+		   "   {\"caller\": \"app.main()\", \"callee\": \"app.work(integer)\", \"site_line\": 3, \"dynamic\": false},"
+		   "   {\"caller\": \"app.main()\", \"callee\": \"app.a()\", \"site_line\": 9, \"dynamic\": true}]},"
+		   "  {\"entry\": \"app.main()\", \"calls\": 1, \"edges\": null},"
+		   "  {\"entry\": \"app.main()\", \"calls\": -1, \"edges\": []}],"
+		   " \"timeline\": ["
+		   "  {\"function\": \"app.work(integer)\", \"start\": \"2026-11-29T10:01:00Z\", \"calls\": 2, \"self_ms\": 1.0},"
+		   "  {\"function\": \"app.main()\", \"start\": \"yesterday\", \"calls\": 2}]}");
+	cgm_runtime *rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_true(rt->sources[0].has_paths);
+	assert_int_equal(rt->sources[0].paths_dropped, 4);
+	assert_int_equal(rt->sources[0].shapes_dropped, 5);
+	assert_int_equal(rt->sources[0].timeline_dropped, 6);
+	assert_int_equal(rt->sources[0].bucket_seconds, 60);
+	assert_int_equal(rt->npaths, 2);
+	assert_int_equal(rt->paths[0].nframes, 2);
+	assert_string_equal(rt->paths[0].frames[1], "app.work(integer)");
+	assert_int_equal(rt->paths[0].lines[1], 3);
+	assert_true(rt->paths[0].min_ms == 0.5 && rt->paths[0].max_ms == 1.0);
+	assert_int_equal(rt->nshapes, 2);
+	/* edges sorted by name, whatever the order they came in */
+	assert_string_equal(rt->shapes[0].edges[0].callee, "app.a()");
+	assert_true(rt->shapes[0].edges[0].dynamic);
+	assert_int_equal(rt->shapes[1].nedges, 0);
+	assert_int_equal(rt->nbuckets, 1);
+	assert_int_equal(rt->ndiagnostics, 4);
+	assert_string_equal(rt->diagnostics[0].message,
+			    "runtime file: paths[2] is not {frames, lines, calls, total_ms, self_ms, "
+			    "min_ms, max_ms} with figures in range: skipped");
+	assert_string_equal(rt->diagnostics[1].message,
+			    "runtime file: paths[3] names a function by a number (dropped before "
+			    "it was collected): skipped");
+	assert_non_null(strstr(rt->diagnostics[2].message, "shapes[2] is not"));
+	assert_non_null(strstr(rt->diagnostics[3].message, "timeline[1] is not"));
+
+	assert_int_equal(cgm_runtime_write_file(rt, out), 0);
+	FILE *f = fopen(out, "r");
+	char text[8192];
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_non_null(strstr(text,
+		"\"track\": null, \"paths_dropped\": 4, \"shapes_dropped\": 5, \"timeline_dropped\": 6, "
+		"\"bucket_seconds\": 60},\n"));
+	assert_non_null(strstr(text,
+		"  \"paths\": [\n"
+		"    {\"frames\": [\"app.main()\"], \"lines\": [0], \"calls\": 1, \"total_ms\": 2.000000, "
+		"\"self_ms\": 0.500000, \"min_ms\": 0.000000, \"max_ms\": 0.000000},\n"
+		"    {\"frames\": [\"app.main()\", \"app.work(integer)\"], \"lines\": [0, 3], \"calls\": 2, "
+		"\"total_ms\": 1.500000, \"self_ms\": 1.000000, \"min_ms\": 0.500000, \"max_ms\": 1.000000}\n"
+		"  ],\n"
+		"  \"shapes\": [\n"
+		"    {\"entry\": \"app.main()\", \"calls\": 1, \"edges\": []},\n"
+		"    {\"entry\": \"app.main()\", \"calls\": 3, \"edges\": [{\"caller\": \"app.main()\", "
+		"\"callee\": \"app.a()\", \"site_line\": 9, \"dynamic\": true}, {\"caller\": \"app.main()\", "
+		"\"callee\": \"app.work(integer)\", \"site_line\": 3, \"dynamic\": false}]}\n"
+		"  ],\n"
+		"  \"timeline\": [\n"
+		"    {\"function\": \"app.work(integer)\", \"start\": \"2026-11-29T10:01:00Z\", "
+		"\"calls\": 2, \"self_ms\": 1.000000}\n"
+		"  ]\n"
+		"}\n"));
+
+	/* merged: two servers summed, the same file twice counted once */
+	cgm_runtime *both = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(both, path), 0);
+	assert_int_equal(cgm_runtime_load_file(both, out), 0); /* names another server */
+	assert_int_equal(cgm_runtime_load_file(both, path), 0);
+	cgm_model *m = sample();
+	assert_int_equal(cgm_merge(m, both), 0);
+	cgm_runtime_free(both);
+	assert_int_equal(m->npaths, 2);
+	assert_int_equal(m->paths[0].nframes, 1);
+	assert_int_equal(m->paths[0].stats.calls, 2);
+	assert_int_equal(m->paths[1].stats.calls, 4);
+	assert_true(m->paths[1].stats.total_ms == 3.0);
+	assert_true(m->paths[1].min_ms == 0.5 && m->paths[1].max_ms == 1.0);
+	assert_int_equal(m->nshapes, 2);
+	assert_int_equal(m->shapes[0].nedges, 0);
+	assert_int_equal(m->shapes[0].calls, 2);
+	assert_int_equal(m->shapes[1].calls, 6);
+	assert_int_equal(m->nbuckets, 1);
+	assert_int_equal(m->buckets[0].calls, 4);
+	cgm_model_free(m);
+
+	/* --since: the same rows later, with more calls */
+	cgm_runtime *now = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(now, out), 0);
+	now->sources[0].since = rt->sources[0].since;
+	now->paths[1].stats.calls = 5;
+	now->shapes[1].calls = 7;
+	now->buckets[0].calls = 2; /* unchanged: gone from the difference */
+	now->sources[0].paths_dropped = 10;
+	now->sources[0].name = "demo"; /* as collect names the server it reads */
+	assert_int_equal(cgm_runtime_subtract(now, rt, path), 0);
+	assert_int_equal(now->npaths, 1);
+	assert_int_equal(now->paths[0].stats.calls, 3);
+	assert_int_equal(now->nshapes, 1);
+	assert_int_equal(now->shapes[0].calls, 4);
+	assert_int_equal(now->nbuckets, 0);
+	assert_int_equal(now->sources[0].paths_dropped, 6);
+	cgm_runtime_free(now);
+
+	/* --since a file of before 1.3: nothing to subtract, and said */
+	now = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(now, out), 0);
+	now->sources[0].name = "demo";
+	now->sources[0].since = rt->sources[0].since;
+	rt->sources[0].has_paths = false; /* as a file of before 1.3 reads */
+	rt->npaths = rt->nshapes = rt->nbuckets = 0;
+	assert_int_equal(cgm_runtime_subtract(now, rt, path), 0);
+	assert_int_equal(now->npaths, 2);
+	assert_int_equal(now->ndiagnostics, 1);
+	assert_non_null(strstr(now->diagnostics[0].message, "collected before cgmap_trace 1.3"));
+	cgm_runtime_free(now);
+	cgm_runtime_free(rt);
+	unlink(path);
+	unlink(out);
+	free(path);
+	free(out);
+}
+
 /* Two sources whose counts summed past 2^63 overflowed (undefined; in a
  * release build negative, so the function was called cold and the snapshot
  * would not read back); times summed to infinity were written as 0.  Sums
@@ -784,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_through_inlined_sql_function),
 		cmocka_unit_test(test_runtime_file_round_trip),
 		cmocka_unit_test(test_bad_runtime_files),
+		cmocka_unit_test(test_runtime_file_paths),
 		cmocka_unit_test(test_log_without_pairs),
 		cmocka_unit_test(test_sums_held_at_the_limit),
 		cmocka_unit_test(test_no_edges),

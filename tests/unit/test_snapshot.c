@@ -191,6 +191,40 @@ static cgm_model *build_model(void)
 	m->runtime_window = "2026-11-29T10:00:00Z .. 2026-11-29T11:00:00Z";
 	m->nruntime_sources = 1;
 	m->runtime_sources = strs(m, 1, "database demo@localhost");
+	/* cgmap_trace 1.3's paths, shapes and timeline */
+	m->npaths = 2;
+	m->paths = cgm_arena_alloc(m->arena, sizeof(*m->paths) * 2);
+	memset(m->paths, 0, sizeof(*m->paths) * 2);
+	m->paths[0].nframes = 1;
+	m->paths[0].frames = strs(m, 1, "app.a()");
+	m->paths[0].lines = cgm_arena_alloc(m->arena, sizeof(int) * 4);
+	m->paths[0].lines[0] = 0;
+	m->paths[0].stats = (cgm_runtime_stats){ 3, 1.5, 0.25 };
+	m->paths[0].min_ms = 0.25;
+	m->paths[0].max_ms = 0.75;
+	m->paths[1].nframes = 3;
+	m->paths[1].frames = strs(m, 3, "app.a()", "...", "app.b(integer)");
+	m->paths[1].lines = m->paths[0].lines + 1;
+	m->paths[1].lines[0] = 0;
+	m->paths[1].lines[1] = 0;
+	m->paths[1].lines[2] = 7;
+	m->paths[1].stats = (cgm_runtime_stats){ 1, 2.0, 2.0 };
+	m->paths[1].min_ms = 2.0;
+	m->paths[1].max_ms = 2.0;
+	m->nshapes = 2;
+	m->shapes = cgm_arena_alloc(m->arena, sizeof(*m->shapes) * 2);
+	memset(m->shapes, 0, sizeof(*m->shapes) * 2);
+	m->shapes[0].entry = "app.a()";
+	m->shapes[0].calls = 4;
+	m->shapes[1].entry = "app.a()";
+	m->shapes[1].calls = 1;
+	m->shapes[1].nedges = 2;
+	m->shapes[1].edges = cgm_arena_alloc(m->arena, sizeof(cgm_shape_edge) * 2);
+	m->shapes[1].edges[0] = (cgm_shape_edge){ "app.a()", "app.b(integer)", 7, false };
+	m->shapes[1].edges[1] = (cgm_shape_edge){ "app.a()", "app.dyn_target()", 9, true };
+	m->nbuckets = 1;
+	m->buckets = cgm_arena_alloc(m->arena, sizeof(*m->buckets));
+	m->buckets[0] = (cgm_time_bucket){ "app.a()", "2026-11-29T10:59:00Z", 3, 0.25 };
 
 	int upper = add_fn(m, "pg_catalog", "upper", "text", "upper(text)", "internal");
 	int dyn = add_fn(m, "app", "dyn_target", "", "app.dyn_target()", "plpgsql");
@@ -536,6 +570,17 @@ static void test_round_trip(void **state)
 	assert_false(back->include_extensions);
 	assert_true(back->has_runtime);
 	assert_string_equal(back->runtime_window, m->runtime_window);
+	assert_int_equal(back->npaths, 2);
+	assert_int_equal(back->paths[1].nframes, 3);
+	assert_string_equal(back->paths[1].frames[1], "...");
+	assert_int_equal(back->paths[1].lines[2], 7);
+	assert_true(back->paths[0].min_ms == 0.25 && back->paths[0].max_ms == 0.75);
+	assert_int_equal(back->paths[0].stats.calls, 3);
+	assert_int_equal(back->nshapes, 2);
+	assert_int_equal(back->shapes[0].nedges, 0);
+	assert_true(back->shapes[1].edges[1].dynamic);
+	assert_int_equal(back->nbuckets, 1);
+	assert_string_equal(back->buckets[0].start, "2026-11-29T10:59:00Z");
 	assert_int_equal(back->nruntime_sources, 1);
 	assert_string_equal(back->runtime_sources[0], "database demo@localhost");
 
@@ -843,6 +888,26 @@ static void test_malformed(void **state)
 	(void)state;
 	expect_input_error("empty.json", "", "line");
 	expect_input_error("truncated.json", HEAD "\"functions\":[", "line 1");
+	/* runtime.paths, shapes, timeline (cgmap_trace 1.3) */
+	expect_input_error("path-lines.json",
+			   HEAD "\"functions\":[],\"runtime\":{\"paths\":[{\"frames\":[\"a()\",\"b()\"],"
+				"\"lines\":[0]}]}}",
+			   "runtime.paths[0].lines");
+	expect_input_error("path-empty.json",
+			   HEAD "\"functions\":[],\"runtime\":{\"paths\":[{\"frames\":[],\"lines\":[]}]}}",
+			   "has 0 frames");
+	expect_input_error("path-time.json",
+			   HEAD "\"functions\":[],\"runtime\":{\"paths\":[{\"frames\":[\"a()\"],\"lines\":[0],"
+				"\"max_ms\":-1}]}}",
+			   "runtime.paths[0].max_ms");
+	expect_input_error("shape-edge.json",
+			   HEAD "\"functions\":[],\"runtime\":{\"shapes\":[{\"entry\":\"a()\",\"calls\":1,"
+				"\"edges\":[{\"caller\":\"a()\",\"callee\":7,\"site_line\":1}]}]}}",
+			   "callee");
+	expect_input_error("bucket-calls.json",
+			   HEAD "\"functions\":[],\"runtime\":{\"timeline\":[{\"function\":\"a()\","
+				"\"start\":\"2026-11-29T10:00:00Z\",\"calls\":-2}]}}",
+			   "runtime.timeline[0].calls");
 	expect_input_error("not-object.json", "[1,2]", "expected an object");
 	expect_input_error("bad-utf8.json", HEAD "\"functions\":[],\"x\":\"\xC0\xAF\"}", "line 1");
 	expect_input_error("dup-key.json", HEAD "\"functions\":[],\"functions\":[]}", "duplicate");
@@ -1097,8 +1162,9 @@ static void add_newline_indent(char **out, size_t *len, int depth)
 		add_text(out, len, "  ");
 }
 
-/* Where a value stands: the document, a function, anything else. */
-enum { AT_DOCUMENT, AT_FUNCTION, AT_OTHER };
+/* Where a value stands: the document, a function, the runtime object,
+ * anything else. */
+enum { AT_DOCUMENT, AT_FUNCTION, AT_RUNTIME, AT_OTHER };
 
 /* The lists whose elements are one-line records (docs/snapshot.md). */
 static bool record_list(int at, const char *key)
@@ -1108,6 +1174,9 @@ static bool record_list(int at, const char *key)
 						   "missing", "parse_errors", "diagnostics" };
 	if (at == AT_FUNCTION)
 		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0;
+	if (at == AT_RUNTIME)
+		return strcmp(key, "paths") == 0 || strcmp(key, "shapes") == 0 ||
+		       strcmp(key, "timeline") == 0;
 	if (at == AT_DOCUMENT)
 		for (size_t i = 0; i < sizeof(in_document) / sizeof(in_document[0]); i++)
 			if (strcmp(key, in_document[i]) == 0)
@@ -1158,7 +1227,10 @@ static void add_layout(char **out, size_t *len, const json_t *v, int depth, int 
 					add_newline_indent(out, len, depth + 1);
 					add_text(out, len, "]");
 				} else {
-					add_layout(out, len, member, depth + 1, AT_OTHER);
+					add_layout(out, len, member, depth + 1,
+						   at == AT_DOCUMENT && strcmp(key, "runtime") == 0
+							   ? AT_RUNTIME
+							   : AT_OTHER);
 				}
 			}
 		}
