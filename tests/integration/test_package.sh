@@ -88,8 +88,8 @@ list_files() {
 } | sort >"$work/want.trace"
 list_files "$deb_cgmap" >"$work/got.cgmap"
 list_files "$deb_trace" >"$work/got.trace"
-pgtest_expect_file "$work/want.cgmap" "$work/got.cgmap" "the files of ${deb_cgmap##*/}"
-pgtest_expect_file "$work/want.trace" "$work/got.trace" "the files of ${deb_trace##*/}"
+pgtest_expect_file "$work/want.cgmap" "$work/got.cgmap" "the file list of ${deb_cgmap##*/}"
+pgtest_expect_file "$work/want.trace" "$work/got.trace" "the file list of ${deb_trace##*/}"
 
 # --- Depends ---------------------------------------------------------------
 # The package names of a Depends field, one a line (alternatives included).
@@ -185,6 +185,12 @@ out=$(env -u CGMAP_DATADIR "$bin" --version) || pgtest_fail "cgmap --version fai
 case "$out" in *"$version"*) ;; *) pgtest_fail "cgmap --version says \"$out\", not $version" ;; esac
 env -u CGMAP_DATADIR "$bin" --help >"$work/help" 2>&1 || pgtest_fail "cgmap --help failed"
 grep -q "cgmap" "$work/help" || pgtest_fail "cgmap --help printed no usage: $(cat "$work/help")"
+
+# Nothing of this checkout is compiled into it (it looks for its data in
+# /usr/share/cgmap, never in the sources it was built from).
+if grep -qF "$src" "$bin"; then
+	pgtest_fail "the packaged cgmap names this checkout's folder"
+fi
 
 # A fixture maps exactly as with the build's program, HTML site included
 # (libgvc's layout plugins from the dependencies).
