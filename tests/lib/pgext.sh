@@ -11,10 +11,9 @@
 # while the system installation is never written to: no root is needed, and
 # test runs of different checkouts never replace each other's library.
 # Sets PGTEST_BINDIR (read by pgtest_start).  The caller removes TREE.
+# When TREE already holds the extension's files in the system's paths (its
+# Debian package installed there), `pgext_tree_over TREE` adds the rest.
 #
-# or, when TREE already holds the extension's files in the system's paths
-# (e.g. its Debian package unpacked there),
-#   pgext_tree_over TREE
 # pgext_link_missing links what was installed in the system after the tree
 # was made (e.g. a package installed by apt-get during the test).
 
