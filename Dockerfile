@@ -23,14 +23,14 @@ RUN mkdir /debs && cp /build/*.deb /debs/
 # --- postgres: PostgreSQL 15 (the official image, Debian bookworm) with the
 # cgmap_trace extension preloaded and created in the first database.
 FROM postgres:15-bookworm AS postgres
-COPY --from=build /debs/postgresql-15-cgmap-trace_*.deb /tmp/
-RUN apt-get update && apt-get install -y --no-install-recommends /tmp/postgresql-15-cgmap-trace_*.deb && rm -rf /var/lib/apt/lists/* /tmp/*.deb
+COPY --from=build /debs/postgresql-15-cgmap-trace_*.deb /debs/
+RUN apt-get update && apt-get install -y --no-install-recommends /debs/postgresql-15-cgmap-trace_*.deb && rm -rf /var/lib/apt/lists/* /debs
 RUN echo 'CREATE EXTENSION cgmap_trace;' >/docker-entrypoint-initdb.d/cgmap_trace.sql
 CMD ["postgres", "-c", "shared_preload_libraries=cgmap_trace"]
 
 # --- cgmap: the program alone (the default target) ---------------------------
 FROM debian:bookworm-slim AS cgmap
-COPY --from=build /debs/cgmap_*.deb /tmp/
-RUN apt-get update && apt-get install -y --no-install-recommends /tmp/cgmap_*.deb && rm -rf /var/lib/apt/lists/* /tmp/*.deb
+COPY --from=build /debs/cgmap_*.deb /debs/
+RUN apt-get update && apt-get install -y --no-install-recommends /debs/cgmap_*.deb && rm -rf /var/lib/apt/lists/* /debs
 RUN cgmap --version
 ENTRYPOINT ["cgmap"]
