@@ -134,7 +134,13 @@ check_depends "$deb_cgmap" "$work/x.cgmap"
 check_depends "$deb_trace" "$work/x.trace"
 grep -qxF postgresql-15 "$work/depends" || pgtest_fail "${deb_trace##*/} does not depend on postgresql-15"
 
-# apt-get (as the Dockerfile installs them) finds every dependency installed.
+# apt-get, as the Dockerfile's other stages install them, finds every
+# dependency installed.
+for step in "RUN apt-get update && apt-get install -y --no-install-recommends /debs/cgmap_*.deb && rm -rf /var/lib/apt/lists/* /debs" \
+	"RUN apt-get update && apt-get install -y --no-install-recommends /debs/postgresql-15-cgmap-trace_*.deb && rm -rf /var/lib/apt/lists/* /debs" \
+	"RUN cgmap --version"; do
+	grep -qxF "$step" "$src/Dockerfile" || pgtest_fail "the Dockerfile has no step \`$step\` (the install this test checks)"
+done
 apt-get install -s --no-install-recommends "$deb_cgmap" "$deb_trace" >"$work/apt" 2>&1 ||
 	pgtest_fail "apt-get cannot install the packages: $(cat "$work/apt")"
 grep '^Inst ' "$work/apt" | awk '{ print $2 }' | sort >"$work/apt.inst"
