@@ -275,7 +275,7 @@ expand() {  # a value with ${{ expr }} replaced
 # run_github FILE REPO: the workflow's steps in REPO, as GitHub would run them;
 # prints the name of the step that failed (none: empty) to $run_dir/failed.
 run_github() {
-	local file=$1 n=0 name id cond uses kind rest rc
+	local file=$1 n=0 name id cond uses kind rest rc value
 	repo=$2
 	run_dir=$(mktemp -d "$work/run.XXXXXX")
 	yaml_block "$file" | github_steps >"$run_dir/steps"
@@ -292,9 +292,14 @@ run_github() {
 			if [ $n -gt 0 ] && [ -s "$run_dir/failed" ]; then :
 			elif [ $n -gt 0 ]; then
 				if [ -n "$cond" ]; then
-					[[ $cond =~ ^steps\.([a-z]+)\.outputs\.([a-z]+)\ !=\ \'(.*)\'$ ]] ||
+					[[ $cond =~ ^steps\.([a-z]+)\.outputs\.([a-z]+)\ (==|!=)\ \'(.*)\'$ ]] ||
 						pgtest_fail "docs/ci.md: an if: this test cannot evaluate: $cond"
-					[ "$(expr_value "steps.${BASH_REMATCH[1]}.outputs.${BASH_REMATCH[2]}")" != "${BASH_REMATCH[3]}" ] || script=
+					value=$(expr_value "steps.${BASH_REMATCH[1]}.outputs.${BASH_REMATCH[2]}")
+					if [ "${BASH_REMATCH[3]}" = "==" ]; then
+						[ "$value" = "${BASH_REMATCH[4]}" ] || script=
+					else
+						[ "$value" != "${BASH_REMATCH[4]}" ] || script=
+					fi
 				fi
 				if [ -n "$uses" ]; then
 					case "$uses" in
