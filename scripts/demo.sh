@@ -15,7 +15,7 @@ root=$(pwd)
 out=${1:-$root/out/demo}
 
 bash scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCGMAP_TESTS=OFF >/dev/null
 cmake --build build/release -j"$(nproc 2>/dev/null || echo 2)" --target cgmap
 
 # shellcheck source=../tests/lib/pgtest.sh
@@ -26,6 +26,7 @@ tree=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-demo.XXXXXX")
 chmod 755 "$tree"
 trap 'rm -rf "$tree"' EXIT
 conf=("track_functions = 'all'")
+echo "demo: building cgmap_trace into a private copy of PostgreSQL's installation tree (the system PostgreSQL is not changed)"
 if bash extension/cgmap_trace/build.sh "$tree/build" >/dev/null 2>&1 &&
 	pgext_tree "$tree/tree" "$tree/build" >/dev/null 2>&1; then
 	conf+=("shared_preload_libraries = 'cgmap_trace'")

@@ -1,32 +1,46 @@
 #!/usr/bin/env bash
-# setup.sh [--tests] - install what cgmap needs from Debian's packages: to
-# build it and run the demo (default), or also everything the tests and
-# benchmarks use (--tests: the real extensions cgmap is tested on, the
-# browser of the HTML test, the fuzzing compiler).  As root it runs apt-get;
-# otherwise it prints the exact command and fails, so nothing is
-# half-installed silently.
+# setup.sh [--build|--package|--tests] - install what cgmap needs from
+# Debian's packages:
+#   --build    to build cgmap and the cgmap_trace extension;
+#   (default)  that, and PostgreSQL 15 to run the demo (./scripts/demo.sh);
+#   --package  --build, and the tools that make its Debian packages
+#              (scripts/package.sh, the Dockerfile's build stage);
+#   --tests    all of these, and everything the tests and benchmarks use
+#              (the unit test framework, the real extensions cgmap is tested
+#              on, the browser of the HTML test, the fuzzing compiler).
+# As root it runs apt-get; otherwise it prints the exact command and fails,
+# so nothing is half-installed silently.
 set -euo pipefail
 
 profile=run
 case "${1:-}" in
 	"") ;;
+	--build) profile=build ;;
+	--package) profile=package ;;
 	--tests) profile=tests ;;
-	*) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--build|--package|--tests]" >&2; exit 2 ;;
 esac
 
-packages=(
+build_packages=(
 	cmake make gcc pkg-config         # build
 	libpg-query-dev                   # PostgreSQL's parser as a library
 	libpq-dev                         # connecting to PostgreSQL
 	libjansson-dev                    # JSON (snapshots, runtime files)
 	libjsmn-dev                       # JSON tokens (libpg_query PL/pgSQL trees, read in place)
 	libyaml-dev                       # the project configuration file (.cgmap.yml)
-	libgraphviz-dev graphviz          # graph layout (libgvc) and dot(1) for tests
-	libcmocka-dev                     # unit tests
-	postgresql-15                     # the demo's and the tests' throwaway clusters
+	libgraphviz-dev                   # graph layout (libgvc)
 	postgresql-server-dev-15          # the cgmap_trace extension (PGXS); parse-tree node structs (src/rawtree.c)
 )
+run_packages=(
+	postgresql-15                     # the demo's and the tests' throwaway clusters
+)
+package_packages=(
+	dpkg-dev                          # dpkg-shlibdeps: the packages' Depends (cpack)
+	file                              # how cpack finds the ELF files to give to it
+)
 test_packages=(
+	libcmocka-dev                     # unit tests
+	graphviz                          # dot(1) in tests
 	jq                                # tests and benchmarks read snapshots with it
 	postgresql-15-plprofiler          # cgmap_trace chains with it (test, overhead benchmark)
 	postgresql-15-plpgsql-check       # cgmap_trace chains with it (test)
@@ -39,9 +53,12 @@ test_packages=(
 	time                              # peak memory in the benchmarks
 	clang                             # long fuzzing runs with libFuzzer (scripts/fuzz.sh)
 )
-if [ "$profile" = tests ]; then
-	packages+=("${test_packages[@]}")
-fi
+packages=("${build_packages[@]}")
+case "$profile" in
+	run) packages+=("${run_packages[@]}") ;;
+	package) packages+=("${package_packages[@]}") ;;
+	tests) packages+=("${run_packages[@]}" "${package_packages[@]}" "${test_packages[@]}") ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

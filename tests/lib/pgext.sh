@@ -11,6 +11,8 @@
 # while the system installation is never written to: no root is needed, and
 # test runs of different checkouts never replace each other's library.
 # Sets PGTEST_BINDIR (read by pgtest_start).  The caller removes TREE.
+# When TREE already holds the extension's files in the system's paths (its
+# Debian package installed there), `pgext_tree_over TREE` adds the rest.
 #
 # pgext_link_missing links what was installed in the system after the tree
 # was made (e.g. a package installed by apt-get during the test).
@@ -38,21 +40,13 @@ pgext_link_missing() {
 }
 
 pgext_tree() {
-	local tree=$1 build=$2 stage f
-	PGEXT_SYS_BIN=$(pg_config --bindir)
+	local tree=$1 build=$2 stage
 	PGEXT_SYS_LIB=$(pg_config --pkglibdir)
 	PGEXT_SYS_SHARE=$(pg_config --sharedir)
-	PGEXT_TREE=$tree
 	stage="$tree/.stage"
 	mkdir -p "$stage"
 	make -C "$build" PG_CONFIG="${PG_CONFIG:-pg_config}" DESTDIR="$stage" install >"$stage.log" 2>&1 ||
 		{ cat "$stage.log" >&2; return 1; }
-	# the programs: real files (a server run through a symbolic link would
-	# resolve it and find the system's lib and share folders again)
-	mkdir -p "$tree$PGEXT_SYS_BIN"
-	for f in "$PGEXT_SYS_BIN"/*; do
-		ln "$f" "$tree$PGEXT_SYS_BIN/" 2>/dev/null || cp -p "$f" "$tree$PGEXT_SYS_BIN/" || return 1
-	done
 	# this checkout's files first, then links to everything else
 	mkdir -p "$tree$PGEXT_SYS_LIB" "$tree$PGEXT_SYS_SHARE/extension"
 	if [ -d "$stage$PGEXT_SYS_LIB" ]; then
@@ -62,8 +56,26 @@ pgext_tree() {
 		cp -R "$stage$PGEXT_SYS_SHARE/extension"/. "$tree$PGEXT_SYS_SHARE/extension"/
 	fi
 	rm -rf "$stage" "$stage.log"
+	pgext_tree_over "$tree"
+}
+
+# Complete TREE, whose extension files are in place, with the system's
+# installation around them.
+pgext_tree_over() {
+	local tree=$1 f
+	PGEXT_SYS_BIN=$(pg_config --bindir)
+	PGEXT_SYS_LIB=$(pg_config --pkglibdir)
+	PGEXT_SYS_SHARE=$(pg_config --sharedir)
+	PGEXT_TREE=$tree
+	# the programs: real files (a server run through a symbolic link would
+	# resolve it and find the system's lib and share folders again)
+	mkdir -p "$tree$PGEXT_SYS_BIN" "$tree$PGEXT_SYS_LIB" "$tree$PGEXT_SYS_SHARE/extension"
+	for f in "$PGEXT_SYS_BIN"/*; do
+		ln "$f" "$tree$PGEXT_SYS_BIN/" 2>/dev/null || cp -p "$f" "$tree$PGEXT_SYS_BIN/" || return 1
+	done
 	for f in "$PGEXT_SYS_SHARE"/*; do
-		[ "${f##*/}" = extension ] || ln -s "$f" "$tree$PGEXT_SYS_SHARE/${f##*/}"
+		[ "${f##*/}" = extension ] || [ -e "$tree$PGEXT_SYS_SHARE/${f##*/}" ] ||
+			ln -s "$f" "$tree$PGEXT_SYS_SHARE/${f##*/}"
 	done
 	pgext_link_missing
 	chmod -R a+rX "$tree"
