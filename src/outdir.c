@@ -344,6 +344,29 @@ static bool all_digits(const char *p, size_t n)
 	return true;
 }
 
+/* Whether process `pid` still runs.  A zombie does not: a killed cgmap's
+ * layout workers stay zombies until they are reaped, which on a busy
+ * machine can outlast the start of the next run, and they write nothing
+ * more. */
+static bool process_runs(pid_t pid)
+{
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return false;
+	char path[64], stat_line[512];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true; /* no /proc: trust kill() */
+	size_t n = fread(stat_line, 1, sizeof(stat_line) - 1, f);
+	fclose(f);
+	stat_line[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold anything, ')' included. */
+	const char *close = strrchr(stat_line, ')');
+	if (!close || close[1] != ' ')
+		return true;
+	return close[2] != 'Z' && close[2] != 'X';
+}
+
 /* ".NAME.tmp.PID.N" of a process that is gone: NAME copied to base. */
 static bool stale_temp(const char *name, char *base, size_t cap)
 {
@@ -368,7 +391,7 @@ static bool stale_temp(const char *name, char *base, size_t cap)
 	base[nbase] = '\0';
 	long owner = strtol(pid + 1, NULL, 10);
 	/* A running process (another cgmap writing here) keeps its file. */
-	return owner > 0 && kill((pid_t)owner, 0) != 0 && errno == ESRCH;
+	return owner > 0 && !process_runs((pid_t)owner);
 }
 
 static int sweep_folder(const cgm_outdir *d, int fd, const char *rel,

@@ -248,8 +248,9 @@ static long dead_pid(void)
 	return (long)pid;
 }
 
-/* The temporary files a killed run left beside its pages are removed; a
- * running process's, a person's look-alikes and links stay. */
+/* The temporary files a killed run left beside its pages are removed (also
+ * those of a worker still a zombie); a running process's, a person's
+ * look-alikes and links stay. */
 static void test_sweep_temporaries_of_dead_runs(void **state)
 {
 	(void)state;
@@ -272,6 +273,16 @@ static void test_sweep_temporaries_of_dead_runs(void **state)
 	char mine[200];
 	snprintf(mine, sizeof(mine), "swept/.notes.txt.tmp.%ld.1", dead);
 	put(mine, "not a page");
+	/* A worker of a killed run that is not reaped yet: a zombie writes nothing. */
+	pid_t zombie = fork();
+	assert_true(zombie >= 0);
+	if (zombie == 0)
+		_exit(0);
+	siginfo_t info;
+	assert_int_equal(waitid(P_PID, (id_t)zombie, &info, WEXITED | WNOWAIT), 0);
+	char undead[200];
+	snprintf(undead, sizeof(undead), "swept/functions/.z.html.tmp.%ld.3", (long)zombie);
+	put(undead, "half a page");
 	put("swept/functions/.h.html.tmp.x.1", "not a pid");
 	put("swept/functions/h.html.tmp.1.1", "not hidden");
 	char linked[200];
@@ -279,7 +290,9 @@ static void test_sweep_temporaries_of_dead_runs(void **state)
 	put("victim2", "victim");
 	assert_int_equal(symlink(at("victim2"), at(linked)), 0);
 
-	assert_int_equal(cgm_outdir_sweep(&d, shaped), 3);
+	assert_int_equal(cgm_outdir_sweep(&d, shaped), 4);
+	assert_int_equal(waitpid(zombie, NULL, 0), zombie);
+	assert_false(exists(undead));
 	assert_false(exists(name));
 	assert_false(exists(stale_top));
 	assert_false(exists(manifest));
