@@ -21,7 +21,11 @@
  *     several candidates of an ambiguous site labelled "?";
  *   - a dynamic EXECUTE site is a note "EXECUTE line N" hanging off its
  *     function (what it was seen to call at runtime hangs off the note);
- *   - a missing callee is a dashed red box with the name as written.
+ *   - a missing callee is a dashed red box with the name as written;
+ *   - with runtime data, a function called at runtime carries its calls,
+ *     total and self time in its label and is filled by its share of the
+ *     largest self time (five steps, white to red); an observed edge is
+ *     labelled with its calls.
  */
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
@@ -96,7 +100,30 @@ typedef struct {
 	size_t *node_at;
 	size_t *node_len;
 	cgm_strbuf raw, piece, label, tables, table; /* scratch, reused */
+	double max_self_ms; /* the largest self time of a mapped function */
 } dot_writer;
+
+/* A time in milliseconds as the labels print it: "12.3 ms", "0.04 ms". */
+static void put_ms(cgm_outfile *o, double ms)
+{
+	char buf[48];
+	int n = snprintf(buf, sizeof buf, ms >= 10 ? "%.0f ms" : ms >= 0.1 ? "%.1f ms" : "%.2f ms",
+			 ms);
+	if (n > 0)
+		cgm_outfile_add(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* The fill of a function by its share of the largest self time: a heat
+ * scale in five steps, so a drawing of thousands of nodes shows where the
+ * time goes at a glance.  NULL: no fill (not called, or no runtime data). */
+static const char *self_time_fill(const dot_writer *w, const cgm_function *f)
+{
+	if (!w->model->has_runtime || f->runtime.calls <= 0 || w->max_self_ms <= 0)
+		return NULL;
+	double share = f->runtime.self_ms / w->max_self_ms;
+	return share > 0.5 ? "#ff8787" : share > 0.2 ? "#ffc078" : share > 0.05 ? "#ffe8cc"
+	       : share > 0 ? "#fff4e6" : "#ffffff";
+}
 
 static void escape_runs(dot_writer *w, const char *s, void (*escape)(cgm_strbuf *, const char *))
 {
@@ -289,6 +316,18 @@ static void emit_function_node(dot_writer *w, int fi)
 	}
 	if (f->nerrors > 0)
 		lit(w, "\\n[parse error]");
+	if (w->model->has_runtime && f->runtime.calls > 0) {
+		lit(w, "\\n");
+		cgm_outfile_int(&w->file, f->runtime.calls);
+		if (f->runtime.calls == 1)
+			lit(w, " call, ");
+		else
+			lit(w, " calls, ");
+		put_ms(&w->file, f->runtime.total_ms);
+		lit(w, " total, ");
+		put_ms(&w->file, f->runtime.self_ms);
+		lit(w, " self");
+	}
 	/* Tooltip: the id, the language, each parse error, the calls seen. */
 	lit(w, "\", tooltip=\"");
 	put_id_text(w, fi);
@@ -319,6 +358,12 @@ static void emit_function_node(dot_writer *w, int fi)
 	else if (!f->analysed)
 		lit(w, ", style=\"rounded,filled\", fillcolor=\"#e6e6e6\", "
 		       "color=\"" COLOR_GREY "\", fontcolor=\"#666666\"");
+	const char *fill = f->builtin || !f->analysed ? NULL : self_time_fill(w, f);
+	if (fill) {
+		lit(w, ", style=filled, fillcolor=\"");
+		put_fixed(w, fill);
+		cgm_outfile_putc(&w->file, '"');
+	}
 	if (f->nerrors > 0)
 		lit(w, ", color=\"" COLOR_MISSING "\", penwidth=2");
 	lit(w, "];\n");
@@ -495,9 +540,19 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		put_fixed(w, color);
 		cgm_outfile_putc(&w->file, '"');
 	}
-	if (label) {
+	if (label || observed) {
 		lit(w, ", label=\"");
-		escape_dot(w, label);
+		if (label)
+			escape_dot(w, label);
+		if (observed) { /* how often it ran, on the edge itself */
+			if (label)
+				lit(w, "\\n");
+			cgm_outfile_int(&w->file, e->runtime.calls);
+			if (e->runtime.calls == 1)
+				lit(w, " call");
+			else
+				lit(w, " calls");
+		}
 		cgm_outfile_putc(&w->file, '"');
 	}
 
@@ -769,6 +824,9 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 {
 	const cgm_model *m = model;
 	dot_writer w = { .model = m };
+	for (int i = 0; i < m->nuser; i++)
+		if (!m->functions[i].builtin && m->functions[i].runtime.self_ms > w.max_self_ms)
+			w.max_self_ms = m->functions[i].runtime.self_ms;
 
 	/* Drawn: every mapped function, and the builtins an edge reaches. */
 	w.drawn = cgm_xcalloc((size_t)m->nfunctions, sizeof(bool));

@@ -535,6 +535,45 @@ static void test_large_graph_streamed(void **state)
 	cgm_model_free(m);
 }
 
+/* With runtime data a called function's label carries its calls, total and
+ * self time, its fill its share of the largest self time; an observed edge
+ * its calls.  Without runtime data none of it. */
+static void test_runtime_profile(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	/* Added in id order: indexing keeps the numbers. */
+	int hot = add_fn(m, "app", "hot", "", "app.hot()", "plpgsql");
+	int idle = add_fn(m, "app", "idle", "", "app.idle()", "plpgsql");
+	int warm = add_fn(m, "app", "warm", "", "app.warm()", "plpgsql");
+	m->nuser = m->nfunctions;
+	cgm_model_index(m);
+	add_edge(m, hot, warm, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, false, 3);
+	add_edge(m, hot, idle, CGM_VIA_CALL, CGM_EDGE_STATIC, false, 4);
+	m->functions[hot].runtime = (cgm_runtime_stats){ .calls = 1, .total_ms = 250, .self_ms = 200 };
+	m->functions[warm].runtime = (cgm_runtime_stats){ .calls = 3, .total_ms = 0.6, .self_ms = 0.05 };
+	m->has_runtime = true;
+	Agraph_t *g = emit_and_parse(m, tmp_path("a.dot"));
+	Agnode_t *h = node(g, "", "app.hot()"), *w = node(g, "", "app.warm()"),
+		 *i = node(g, "", "app.idle()");
+	assert_string_equal(attr(h, "label"), "hot()\\n1 call, 250 ms total, 200 ms self");
+	assert_string_equal(attr(w, "label"), "warm()\\n3 calls, 0.6 ms total, 0.05 ms self");
+	assert_string_equal(attr(i, "label"), "idle()");
+	assert_string_equal(attr(h, "fillcolor"), "#ff8787");
+	assert_string_equal(attr(w, "fillcolor"), "#fff4e6");
+	assert_string_equal(attr(i, "fillcolor"), "");
+	edge_with(g, h, w, "label", "3 calls");
+	assert_string_equal(attr(edge_with(g, h, i, "tooltip", "app.idle()"), "label"), "");
+	agclose(g);
+
+	m->has_runtime = false;
+	g = emit_and_parse(m, tmp_path("b.dot"));
+	assert_string_equal(attr(node(g, "", "app.hot()"), "label"), "hot()");
+	assert_string_equal(attr(node(g, "", "app.hot()"), "fillcolor"), "");
+	agclose(g);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_escape_runs),
 		cmocka_unit_test(test_ids_never_fold),
 		cmocka_unit_test(test_large_graph_streamed),
+		cmocka_unit_test(test_runtime_profile),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
