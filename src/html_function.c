@@ -645,6 +645,8 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 		cgm_strbuf_puts(&b, "</ul></div>\n");
 	}
 	runtime_figures(&b, ctx, f);
+	if (m->has_runtime && f->runtime.calls > 0)
+		html_timeline_function(&b, ctx, fn);
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
 	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers (left) and callees (right) up to %d "

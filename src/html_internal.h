@@ -95,6 +95,10 @@ void html_page_end(cgm_strbuf *b, const char *root, bool with_search);
 void html_fn_link(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root);
 void html_fn_href(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root);
 void html_ms(cgm_strbuf *b, double ms);
+/* src/html_timeline.c: the cgmap_trace timeline as an SVG bar chart, for
+ * the index (top functions stacked) or one function; nothing without one. */
+void html_timeline_index(cgm_strbuf *b, const html_ctx *ctx);
+void html_timeline_function(cgm_strbuf *b, const html_ctx *ctx, int fn);
 /* Status badges of a function ("entry", "dead", ...). */
 void html_status_badges(cgm_strbuf *b, const html_ctx *ctx, int fn);
 /* Plain text of the status, for tooltips and the search index. */

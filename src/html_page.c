@@ -397,7 +397,13 @@ static const char site_css[] =
 	"footer { color: var(--muted); font-size: 12px; padding: 1rem 1.5rem;"
 	" border-top: 1px solid var(--line); }\n"
 	".builtin { color: var(--muted); font-family: ui-monospace, monospace; }\n"
-	"ul.plain { padding-left: 1.2rem; }\n";
+	"ul.plain { padding-left: 1.2rem; }\n"
+	".chart svg.timeline { max-width: 100%; height: auto; font-family: system-ui, sans-serif; }\n"
+	".chart svg.timeline text { fill: var(--muted); }\n"
+	"ul.chart-legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap;"
+	" gap: .2rem 1.2rem; font-size: 13px; }\n"
+	".swatch { display: inline-block; width: .8rem; height: .8rem; margin-right: .35rem;"
+	" vertical-align: middle; border-radius: 2px; }\n";
 
 static const char site_js[] =
 	"/* cgmap site script: sortable tables and the function search.  Small and\n"
