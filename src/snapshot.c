@@ -2143,10 +2143,12 @@ static jv *jv_object_get(const jv *obj, const char *key)
 	unsigned n = obj->n, start = obj->hint < n ? obj->hint : 0;
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = start + k < n ? start + k : start + k - n;
-		const char *k = obj->u.members[i].key;
-		/* The first byte tells most keys apart without a call (an
-		 * absent key is compared with every member). */
-		if (k[0] == key[0] && strcmp(k, key) == 0) {
+		const char *k = obj->u.members[i].key, *q = key;
+		/* Keys are short: compared here, byte by byte, not by a call
+		 * (an absent key is compared with every member). */
+		while (*k && *k == *q)
+			k++, q++;
+		if (*k == *q) {
 			((jv *)obj)->hint = i + 1;
 			return &obj->u.members[i].value;
 		}

@@ -48,10 +48,21 @@ void cgm_strbuf_printf(cgm_strbuf *buf, const char *fmt, ...)
 	va_list ap, ap2;
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	/* Written straight into the room left; formatted a second time only
+	 * when it does not fit (most calls are short: one pass, not two). */
+	size_t room = buf->cap - buf->len;
+	int n = vsnprintf(buf->cap ? buf->data + buf->len : NULL, buf->cap ? room : 0, fmt, ap);
 	va_end(ap);
-	strbuf_reserve(buf, (size_t)n);
-	vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);
+	if (n < 0) {
+		if (buf->data)
+			buf->data[buf->len] = '\0';
+		va_end(ap2);
+		return;
+	}
+	if (!buf->cap || (size_t)n >= room) {
+		strbuf_reserve(buf, (size_t)n);
+		vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);
+	}
 	va_end(ap2);
 	buf->len += (size_t)n;
 }
