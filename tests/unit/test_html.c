@@ -930,6 +930,56 @@ static void test_node_cap_says_more(void **state)
 	cgm_model_free(m);
 }
 
+/* The timeline: on the index the functions' exclusive time stacked per
+ * interval, on a function page its own bars; an interval without a call
+ * stays an empty column; without a timeline, no chart. */
+static void test_timeline_chart(void **state)
+{
+	(void)state;
+	cgm_model *m = hub_model(3);
+	m->has_runtime = true;
+	int hub = cgm_model_find(m, "big.hub()"), f0 = cgm_model_find(m, "big.f000()");
+	m->functions[hub].runtime = (cgm_runtime_stats){ .calls = 9, .total_ms = 9, .self_ms = 6 };
+	m->functions[f0].runtime = (cgm_runtime_stats){ .calls = 1, .total_ms = 3, .self_ms = 3 };
+	static cgm_time_bucket buckets[] = {
+		{ "big.f000()", "2026-11-29T10:00:00Z", 1, 3.0 },
+		{ "big.hub()", "2026-11-29T10:00:00Z", 2, 1.0 },
+		{ "big.hub()", "2026-11-29T10:01:00Z", 5, 2.0 },
+		{ "big.hub()", "2026-11-29T10:03:00Z", 2, 3.0 },
+	};
+	m->buckets = buckets;
+	m->nbuckets = 4;
+	char *dir = render(m, 2, 50, 1);
+	char *index = site_file(dir, "index.html");
+	assert_non_null(strstr(index, "<h2 id=\"timeline\">Timeline</h2>"));
+	assert_non_null(strstr(index, "(60 s each; an empty column is an interval without a call)"));
+	assert_int_equal(count(index, "<rect "), 4);
+	assert_non_null(strstr(index, "<title>10:00: big.f000(), 3"));
+	free(index);
+	char *page = function_page(dir, "big.hub()");
+	char *chart = strstr(page, "<svg class=\"timeline\"");
+	assert_non_null(chart);
+	char *chart_end = strstr(chart, "</svg>");
+	assert_non_null(chart_end);
+	*chart_end = '\0'; /* the legend's drawings have rects too */
+	assert_int_equal(count(chart, "<rect "), 3);
+	*chart_end = '<';
+	assert_non_null(strstr(page, "<title>10:01: big.hub(), 2"));
+	assert_non_null(strstr(page, " ms self, 5 calls</title>"));
+	assert_null(strstr(page, "<title>10:02:"));
+	free(page);
+	remove_dir(dir);
+
+	m->nbuckets = 0;
+	m->buckets = NULL;
+	dir = render(m, 2, 50, 1);
+	index = site_file(dir, "index.html");
+	assert_null(strstr(index, "id=\"timeline\""));
+	free(index);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* The graphs' DOT text is written only when asked for: by default no dot/
  * folder and no link to it; a site rendered again without it loses the
  * DOT files an earlier run wrote (the manifest lists them). */
@@ -1155,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_dot_sources_on_request),
+		cmocka_unit_test(test_timeline_chart),
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
