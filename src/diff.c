@@ -829,6 +829,9 @@ static void summary_line(cgm_strbuf *o, const cgm_diff *d, int nfunctions)
 			cgm_strbuf_printf(o, "%s %d %s", first ? "" : ",", d->counts[k], finding_names[k]);
 			first = 0;
 		}
+	if (d->nignored)
+		cgm_strbuf_printf(o, "; %d more ignored by the project configuration (diff.ignore)",
+				  d->nignored);
 }
 
 static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
@@ -839,7 +842,11 @@ static void write_text(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 	cgm_escape_text(o, d->head_name);
 	cgm_strbuf_putc(o, '\n');
 	if (d->nfindings == 0) {
-		cgm_strbuf_puts(o, "no difference\n");
+		cgm_strbuf_puts(o, "no difference");
+		if (d->nignored)
+			cgm_strbuf_printf(o, " (%d finding%s ignored by the project configuration)",
+					  d->nignored, d->nignored == 1 ? "" : "s");
+		cgm_strbuf_putc(o, '\n');
 		return;
 	}
 	grouping g;
@@ -1131,13 +1138,21 @@ static void write_markdown(cgm_strbuf *o, const cgm_diff *d, const bool *failing
 	cgm_escape_markdown_code(o, d->head_name);
 	cgm_strbuf_puts(o, " (head).\n\n");
 	if (d->nfindings == 0) {
-		cgm_strbuf_puts(o, "No difference in the call graph.\n");
+		cgm_strbuf_puts(o, "No difference in the call graph");
+		if (d->nignored)
+			cgm_strbuf_printf(o, " (%d finding%s ignored by the project configuration)",
+					  d->nignored, d->nignored == 1 ? "" : "s");
+		cgm_strbuf_puts(o, ".\n");
 		return;
 	}
 	grouping g;
 	group_findings(&g, d, failing);
-	cgm_strbuf_printf(o, "%d finding%s in %d function%s.\n\n", d->nfindings,
+	cgm_strbuf_printf(o, "%d finding%s in %d function%s", d->nfindings,
 			  d->nfindings == 1 ? "" : "s", g.ngroups, g.ngroups == 1 ? "" : "s");
+	if (d->nignored)
+		cgm_strbuf_printf(o, "; %d more ignored by the project configuration "
+				     "(`diff.ignore`)", d->nignored);
+	cgm_strbuf_puts(o, ".\n\n");
 	cgm_strbuf_puts(o, "| finding | count | policy |\n|---|---:|---|\n");
 	for (int k = 0; k < CGM_FIND_COUNT; k++)
 		if (d->counts[k])
@@ -1229,6 +1244,7 @@ static int write_json(cgm_strbuf *o, const cgm_diff *d, const bool *failing)
 	json_object_set_new(root, "findings", list);
 	json_object_set_new(root, "runtime", json_boolean(d->has_runtime));
 	json_object_set_new(root, "hot_threshold", json_integer(d->hot_threshold));
+	json_object_set_new(root, "ignored", json_integer(d->nignored));
 	json_t *affected = json_array();
 	for (int i = 0; i < d->naffected; i++) {
 		json_t *e = json_object();

@@ -76,6 +76,11 @@ expect_rc 2 "$CGMAP" diff --sql "$fx/base.sql" --sql "$fx/head.sql" --format tex
 grep -q 'app.pay(numeric)' "$work/diff.txt" || fail "diff: the pay change is gone: $(cat "$work/diff.txt")"
 grep -q '^body-changed  *app.log_event' "$work/diff.txt" && fail "diff: the ignored log_event change is reported"
 expect_line "$work/diff.err" "cgmap diff: 1 finding ignored by .cgmap.yml (diff.ignore)"
+grep -qF "1 finding in 1 function: 1 body-changed; 1 more ignored by the project configuration (diff.ignore)" \
+	"$work/diff.txt" || fail "the text does not count the ignored finding: $(head -3 "$work/diff.txt")"
+{ "$CGMAP" diff --sql "$fx/base.sql" --sql "$fx/head.sql" --format json 2>/dev/null || true; } |
+	jq -e '.ignored == 1' >/dev/null ||
+	fail "JSON: no ignored count"
 # Only ignored findings: no difference left.
 sed -e 's/RETURN round(amount, 2);/RETURN amount;/' "$fx/head.sql" >"$work/head-log-only.sql"
 expect_rc 0 "$CGMAP" diff --sql "$fx/base.sql" --sql "$work/head-log-only.sql" >/dev/null 2>&1
