@@ -871,19 +871,32 @@ cgt_entry_alloc(const cgtKey *key)
  * lock exclusively.  These tables do not evict: NULL when full (the caller
  * counts the calls as dropped).  A new entry's counters are zero.
  */
+/* The entry of 'key' in 'table', entered when missing and the table holds
+ * fewer than 'max'; *fresh says it was just entered (counters to set). */
+static void *
+cgt_bounded_enter(HTAB *table, const void *key, long max, bool *fresh)
+{
+	void	   *entry;
+	bool		found;
+
+	*fresh = false;
+	entry = hash_search(table, key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry;
+	if (hash_get_num_entries(table) >= max)
+		return NULL;
+	entry = hash_search(table, key, HASH_ENTER_NULL, &found);
+	*fresh = entry != NULL && !found;
+	return entry;
+}
+
 static cgtPathEntry *
 cgt_path_alloc(const cgtPathKey *key)
 {
-	cgtPathEntry *entry;
-	bool		found;
+	bool		fresh;
+	cgtPathEntry *entry = cgt_bounded_enter(cgt_paths, key, cgt_max_paths, &fresh);
 
-	entry = hash_search(cgt_paths, key, HASH_FIND, NULL);
-	if (entry != NULL)
-		return entry;
-	if (hash_get_num_entries(cgt_paths) >= cgt_max_paths)
-		return NULL;
-	entry = hash_search(cgt_paths, key, HASH_ENTER_NULL, &found);
-	if (entry != NULL && !found)
+	if (fresh)
 	{
 		SpinLockInit(&entry->mutex);
 		entry->nframes = 0;
@@ -895,16 +908,10 @@ cgt_path_alloc(const cgtPathKey *key)
 static cgtShapeEntry *
 cgt_shape_alloc(const cgtShapeKey *key)
 {
-	cgtShapeEntry *entry;
-	bool		found;
+	bool		fresh;
+	cgtShapeEntry *entry = cgt_bounded_enter(cgt_shapes, key, cgt_max_shapes, &fresh);
 
-	entry = hash_search(cgt_shapes, key, HASH_FIND, NULL);
-	if (entry != NULL)
-		return entry;
-	if (hash_get_num_entries(cgt_shapes) >= cgt_max_shapes)
-		return NULL;
-	entry = hash_search(cgt_shapes, key, HASH_ENTER_NULL, &found);
-	if (entry != NULL && !found)
+	if (fresh)
 	{
 		SpinLockInit(&entry->mutex);
 		entry->nedges = 0;
@@ -916,20 +923,13 @@ cgt_shape_alloc(const cgtShapeKey *key)
 static cgtTlEntry *
 cgt_tl_alloc(const cgtTlKey *key)
 {
-	cgtTlEntry *entry;
-	bool		found;
-	int			i;
+	bool		fresh;
+	cgtTlEntry *entry = cgt_bounded_enter(cgt_timeline, key, cgt_max_functions, &fresh);
 
-	entry = hash_search(cgt_timeline, key, HASH_FIND, NULL);
-	if (entry != NULL)
-		return entry;
-	if (hash_get_num_entries(cgt_timeline) >= cgt_max_functions)
-		return NULL;
-	entry = hash_search(cgt_timeline, key, HASH_ENTER_NULL, &found);
-	if (entry != NULL && !found)
+	if (fresh)
 	{
 		SpinLockInit(&entry->mutex);
-		for (i = 0; i < cgt_nbuckets; i++)
+		for (int i = 0; i < cgt_nbuckets; i++)
 		{
 			entry->slots[i].bucket = -1;
 			entry->slots[i].calls = 0;
