@@ -173,8 +173,7 @@ static int hex_value(char c)
 	return -1;
 }
 
-/* cp in UTF-8 at dst; returns the number of bytes written (1 to 4). */
-static size_t encode_utf8(char *dst, unsigned cp)
+size_t jt_encode_utf8(char *dst, unsigned cp)
 {
 	if (cp < 0x80) {
 		dst[0] = (char)cp;
@@ -201,19 +200,26 @@ static size_t encode_utf8(char *dst, unsigned cp)
 static void put_utf8(cgm_strbuf *out, unsigned cp)
 {
 	char b[4];
-	cgm_strbuf_add(out, b, encode_utf8(b, cp));
+	cgm_strbuf_add(out, b, jt_encode_utf8(b, cp));
 }
 
-static unsigned read_hex4(const char *s)
+int jt_hex4(const char *s, unsigned *out)
 {
 	unsigned v = 0;
 	for (int k = 0; k < 4; k++) {
 		int h = hex_value(s[k]);
 		if (h < 0)
-			return 0xFFFD;
+			return -1;
 		v = v * 16 + (unsigned)h;
 	}
-	return v;
+	*out = v;
+	return 0;
+}
+
+static unsigned read_hex4(const char *s)
+{
+	unsigned v;
+	return jt_hex4(s, &v) < 0 ? 0xFFFD : v;
 }
 
 /* The unescaped text of string token i into out. */
@@ -338,7 +344,7 @@ long jt_unescape_strict(const jt_doc *doc, int i, char *dst)
 		} else if (cp == 0 || (cp >= 0xDC00 && cp < 0xE000)) {
 			return -1;
 		}
-		out += encode_utf8(out, cp);
+		out += jt_encode_utf8(out, cp);
 	}
 	*out = '\0';
 	return (long)(out - dst);

@@ -108,4 +108,9 @@ static inline size_t jt_utf8_length(const unsigned char *s)
  * own text (the caller owns the buffer): the result is never longer. */
 long jt_unescape_strict(const jt_doc *doc, int i, char *dst);
 
+/* Code point cp in UTF-8 at dst; the number of bytes written (1 to 4). */
+size_t jt_encode_utf8(char *dst, unsigned cp);
+/* The four hex digits at s into *out: 0, or -1 when one is not a digit. */
+int jt_hex4(const char *s, unsigned *out);
+
 #endif

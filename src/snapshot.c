@@ -1661,47 +1661,6 @@ static inline void jv_skip_space(jv_parser *ps)
 		ps->p++;
 }
 
-static int jv_hex4(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-	for (int k = 0; k < 4; k++) {
-		char c = s[k];
-		int h = c >= '0' && c <= '9' ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-		if (h < 0)
-			return -1;
-		v = v * 16 + (unsigned)h;
-	}
-	*out = v;
-	return 0;
-}
-
-static size_t jv_put_utf8(char *dst, unsigned cp)
-{
-	if (cp < 0x80) {
-		dst[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		dst[0] = (char)(0xC0 | (cp >> 6));
-		dst[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		dst[0] = (char)(0xE0 | (cp >> 12));
-		dst[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		dst[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	dst[0] = (char)(0xF0 | (cp >> 18));
-	dst[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	dst[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	dst[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* The string whose opening quote is at ps->p, decoded in place (never
  * longer than its text) and NUL-terminated where its closing quote was
  * or before. */
@@ -1742,12 +1701,12 @@ static int jv_string(jv_parser *ps, const char **out)
 			continue;
 		}
 		unsigned cp, lo;
-		if (jv_hex4((const char *)s + 2, &cp) < 0)
+		if (jt_hex4((const char *)s + 2, &cp) < 0)
 			return -1;
 		s += 6;
 		if (cp >= 0xD800 && cp < 0xDC00) {
 			/* A high surrogate takes a low one after it. */
-			if (s[0] != '\\' || s[1] != 'u' || jv_hex4((const char *)s + 2, &lo) < 0 ||
+			if (s[0] != '\\' || s[1] != 'u' || jt_hex4((const char *)s + 2, &lo) < 0 ||
 			    lo < 0xDC00 || lo >= 0xE000)
 				return -1;
 			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -1755,7 +1714,7 @@ static int jv_string(jv_parser *ps, const char **out)
 		} else if (cp == 0 || (cp >= 0xDC00 && cp < 0xE000)) {
 			return -1;
 		}
-		dst += jv_put_utf8((char *)dst, cp);
+		dst += jt_encode_utf8((char *)dst, cp);
 	}
 	*dst = '\0';
 	ps->p = (char *)s + 1;
