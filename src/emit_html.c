@@ -510,10 +510,11 @@ static bool in_folder(const char *rel, const char *folder, const char *ext)
 static bool site_shaped(const char *rel)
 {
 	return strcmp(rel, "index.html") == 0 || strcmp(rel, "search-index.js") == 0 ||
-	       strcmp(rel, "stacks.folded") == 0 || in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
+	       in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
 	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
 	       in_folder(rel, "relations/", ".html") ||
-	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot");
+	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot") ||
+	       strcmp(rel, "stacks.folded") == 0;
 }
 
 /* Append folder + the first len bytes of name + ext to the list. */
