@@ -34,6 +34,10 @@ static void report_usage(FILE *out)
 		"  edges        every edge: FROM -> TO via VIA PROVENANCE lines ...\n"
 		"  functions    every function with its status\n"
 		"  recursion    functions that call each other in a cycle, per component\n"
+		"  profile      each function's exclusive time, its share, calls, average, min, max\n"
+		"  paths        each call path from its entry point, with calls and times\n"
+		"  timeline     calls and exclusive time per function and time bucket\n"
+		"  shapes       the distinct edge sets of each entry point's calls, with counts\n"
 		"\n"
 		"SNAPSHOT is a cgmap.json or the folder holding it (default: cgmap.json).\n"
 		"With a snapshot, --runtime FILE merges runtime data into it (when it has\n"
@@ -104,7 +108,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!positional[0]) {
 		rc = cgm_error(CGM_EUSAGE, "report: which report? (dead, cold, dynamic, "
-					   "unexplained, missing, edges, functions, recursion)");
+					   "unexplained, missing, edges, functions, recursion, "
+					   "profile, paths, timeline, shapes)");
 		goto fail_usage;
 	}
 	cgm_report_kind kind;

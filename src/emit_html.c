@@ -27,6 +27,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/stacks.h"
 
 void cgm_html_options_init(cgm_html_options *opts)
 {
@@ -373,8 +374,21 @@ static int online_cores(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* stacks.folded: the call paths for flame graph tools (cgmap/stacks.h),
+ * when the model has any. */
+static int write_stacks(const html_ctx *ctx)
+{
+	if (!ctx->model->npaths)
+		return 0;
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_stacks_folded(&b, ctx->model);
+	int rc = html_write_file(ctx, "stacks.folded", &b);
+	cgm_strbuf_free(&b);
+	return rc;
+}
+
 /* The pages without graphs: index, search index, reports, relations,
- * assets. */
+ * assets; and the folded stacks. */
 static int write_site_pages(const html_ctx *ctx)
 {
 	int rc = html_write_assets(ctx);
@@ -386,6 +400,8 @@ static int write_site_pages(const html_ctx *ctx)
 		rc = html_write_reports(ctx);
 	if (!rc)
 		rc = html_write_relation_pages(ctx);
+	if (!rc)
+		rc = write_stacks(ctx);
 	return rc;
 }
 
@@ -497,7 +513,8 @@ static bool site_shaped(const char *rel)
 	       in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
 	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
 	       in_folder(rel, "relations/", ".html") ||
-	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot");
+	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot") ||
+	       strcmp(rel, "stacks.folded") == 0;
 }
 
 /* Append folder + the first len bytes of name + ext to the list. */
@@ -525,6 +542,8 @@ static char **site_files(const html_ctx *ctx, int *n)
 					     "assets/cgmap.js" };
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
 		list_add(&list, n, &cap, "", fixed[k], strlen(fixed[k]), "");
+	if (ctx->model->npaths)
+		list_add(&list, n, &cap, "", "stacks.folded", strlen("stacks.folded"), "");
 	for (int r = 0; r < html_nreports; r++)
 		list_add(&list, n, &cap, "reports/", html_report_files[r],
 			 strlen(html_report_files[r]), "");

@@ -1,7 +1,9 @@
 /*
  * report.c - the reports of `cgmap report` (docs/reports.md): dead, cold,
- * dynamic, unexplained, missing, edges, functions; each as text, CSV,
- * Markdown or JSON.
+ * dynamic, unexplained, missing, edges, functions, recursion; each as text,
+ * CSV, Markdown or JSON.  The reports of call paths (profile, paths,
+ * timeline, shapes) are built by src/report_profile.c into the same table
+ * (src/report_internal.h) and rendered here.
  *
  * In:  an analysed model (cgm_analyze, or a snapshot, whose status flags
  *      are the analysis).  Out: text appended to a caller-owned cgm_strbuf.
@@ -19,29 +21,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
-
-typedef enum { COL_STR, COL_INT, COL_NUM, COL_BOOL } col_type;
-
-typedef struct {
-	const char *name;
-	col_type type;
-} column;
-
-typedef struct {
-	char **cells; /* ncols entries, NULL = no value */
-	char *text;   /* the text-format line, without newline */
-} row;
-
-typedef struct {
-	const char *kind;
-	const char *title;
-	const column *cols;
-	int ncols;
-	row *rows;
-	int nrows, cap;
-	const char *note; /* said before the rows (text, markdown) and as "note" (json) */
-	char *owned_note; /* a note made for this table, freed with it */
-} table;
+#include "report_internal.h"
 
 static char *xstrdup(const char *s)
 {
@@ -82,6 +62,29 @@ static row *table_add(table *t)
 	r->cells = cgm_xcalloc(sizeof(char *) * (size_t)t->ncols, 1);
 	r->text = NULL;
 	return r;
+}
+
+row *cgm_report_row_add(table *t)
+{
+	return table_add(t);
+}
+
+char *cgm_report_strdup(const char *s)
+{
+	return xstrdup(s);
+}
+
+char *cgm_report_printf(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = cgm_xcalloc((size_t)n + 1, 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
 }
 
 static void table_free(table *t)
@@ -880,8 +883,10 @@ static void render_json(cgm_strbuf *out, const table *t, const cgm_model *model,
 	(void)kind;
 }
 
-static const char *const kind_names[] = { "dead",  "cold",      "dynamic",  "unexplained",
-					  "missing", "edges", "functions", "recursion" };
+static const char *const kind_names[] = { "dead",	    "cold",	 "dynamic",
+					  "unexplained", "missing",	 "edges",
+					  "functions",   "recursion", "profile",
+					  "paths",	    "timeline",	 "shapes" };
 static const char *const format_names[] = { "text", "csv", "markdown", "json" };
 
 int cgm_report_kind_parse(cgm_report_kind *out, const char *name)
@@ -892,7 +897,8 @@ int cgm_report_kind_parse(cgm_report_kind *out, const char *name)
 			return 0;
 		}
 	return cgm_error(CGM_EUSAGE, "unknown report '%s' (dead, cold, dynamic, unexplained, "
-				     "missing, edges, functions, recursion)", name ? name : "");
+				     "missing, edges, functions, recursion, profile, paths, "
+				     "timeline, shapes)", name ? name : "");
 }
 
 int cgm_report_format_parse(cgm_report_format *out, const char *name)
@@ -920,6 +926,10 @@ int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind ki
 	case CGM_REPORT_EDGES: build_edges(&t, model); break;
 	case CGM_REPORT_FUNCTIONS: build_functions(&t, model); break;
 	case CGM_REPORT_RECURSION: build_recursion(&t, model); break;
+	case CGM_REPORT_PROFILE:
+	case CGM_REPORT_PATHS:
+	case CGM_REPORT_TIMELINE:
+	case CGM_REPORT_SHAPES: cgm_report_build_profile(&t, model, kind, format); break;
 	default: return cgm_error(CGM_EUSAGE, "unknown report kind %d", (int)kind);
 	}
 	switch (format) {

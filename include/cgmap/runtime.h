@@ -274,7 +274,11 @@ typedef enum {
 	CGM_REPORT_MISSING,
 	CGM_REPORT_EDGES,
 	CGM_REPORT_FUNCTIONS,
-	CGM_REPORT_RECURSION
+	CGM_REPORT_RECURSION,
+	CGM_REPORT_PROFILE,     /* cgmap_trace 1.3 figures: src/report_profile.c */
+	CGM_REPORT_PATHS,
+	CGM_REPORT_TIMELINE,
+	CGM_REPORT_SHAPES
 } cgm_report_kind;
 
 typedef enum {

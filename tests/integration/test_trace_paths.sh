@@ -13,7 +13,12 @@
 #     buckets aligned to cgmap_trace.bucket_seconds, old buckets leaving
 #     the ring;
 #   - reset, a clean restart (all of it saved and loaded), DROP FUNCTION,
-#     and ALTER EXTENSION UPDATE from 1.2 to 1.3.
+#     and ALTER EXTENSION UPDATE from 1.2 to 1.3;
+#   - cgmap collect carrying them, the snapshot keeping them, and what reads
+#     the snapshot: report profile, paths, shapes, timeline and the site's
+#     stacks.folded for the known call tree (exclusive <= inclusive, the
+#     folded values summing to the total exclusive time), and the notes of
+#     a snapshot of older runtime data.
 #
 # Every check runs even after a failure; the exit code says whether any
 # failed.  Exit: 0 pass, 1 fail, 77 skip.
@@ -484,10 +489,102 @@ if [ -x "$CGMAP" ] && command -v jq >/dev/null 2>&1; then
 	expect_eq "snapshot: runtime.paths, shapes and timeline as the file had them" \
 		"$(jq -c '[[.paths[] | [.frames, .lines, .calls]], [.shapes[] | [.entry, .calls, .edges]], [.timeline[] | [.function, .start, .calls]]]' "$work/c1.json")" \
 		"$(jq -c '[[.runtime.paths[] | [.frames, .lines, .runtime.calls]], [.runtime.shapes[] | [.entry, .calls, .edges]], [.runtime.timeline[] | [.function, .start, .calls]]]' "$work/map/cgmap.json")"
-	"$CGMAP" --dsn "dbname=postgres" --no-html --out "$work/live" 2>"$work/live.err" ||
+
+	step "reports and stacks.folded from the snapshot of the collected file"
+	# c1 holds top() twice (top > mid@3 > leaf@3, leaf@4; top > leaf@4) and
+	# dyn('mid') once (dyn > mid@4 > leaf@3, leaf@4); no pg_stat_user_functions
+	# (track_functions is off), so each function's figures are the edges'.
+	"$CGMAP" report profile "$work/map" --format csv >"$work/profile.csv" 2>"$work/profile.err" ||
+		{ cat "$work/profile.err" >&2; fail "report profile failed"; }
+	expect_lines "profile: the four functions with their calls" \
+		"$(tail -n +2 "$work/profile.csv" | tr -d '\r' | cut -d, -f1,5 | LC_ALL=C sort)" <<'EOF'
+public.dyn(text),1
+public.leaf(),8
+public.mid(),3
+public.top(),2
+EOF
+	expect_eq "profile: by exclusive time, exclusive <= inclusive, min <= avg <= max, shares summing to 100" "ok" \
+		"$(tail -n +2 "$work/profile.csv" | tr -d '\r' | awk -F, '
+			{ if (NR > 1 && $3 + 0 > prev + 1e-9) bad = bad " order:" $1; prev = $3 + 0
+			  if ($3 > $6 + 0.0015) bad = bad " self>total:" $1
+			  if ($8 == "" || $9 == "" || $8 > $7 + 0.0015 || $7 > $9 + 0.0015) bad = bad " min/avg/max:" $1
+			  pct += $4 }
+			END { if (pct < 99.7 || pct > 100.3) bad = bad " pct:" pct; print bad == "" ? "ok" : bad }')"
+	"$CGMAP" report paths "$work/map" >"$work/paths.txt" 2>"$work/paths.err" ||
+		{ cat "$work/paths.err" >&2; fail "report paths failed"; }
+	expect_lines "paths: each path from its entry point, with its lines" \
+		"$(grep -v '^#' "$work/paths.txt" | sed 's/ calls \([0-9]*\) .*/ = \1/' | LC_ALL=C sort)" <<'EOF'
+public.dyn(text) = 1
+public.dyn(text) > public.mid() (line 4) = 1
+public.dyn(text) > public.mid() (line 4) > public.leaf() (line 3) = 1
+public.dyn(text) > public.mid() (line 4) > public.leaf() (line 4) = 1
+public.top() = 2
+public.top() > public.leaf() (line 4) = 2
+public.top() > public.mid() (line 3) = 2
+public.top() > public.mid() (line 3) > public.leaf() (line 3) = 2
+public.top() > public.mid() (line 3) > public.leaf() (line 4) = 2
+EOF
+	expect_eq "paths: by inclusive time, an entry point first" "ok" \
+		"$(grep -v '^#' "$work/paths.txt" | awk '
+			{ t = $0; sub(/.* total /, "", t); sub(/ ms.*/, "", t)
+			  if (NR > 1 && t + 0 > prev + 1e-9) bad = 1; prev = t + 0 }
+			NR == 1 && / > / { bad = 1 }
+			END { print bad ? "bad" : "ok" }')"
+	expect_eq "shapes: one shape per entry point, all its calls" \
+		"public.dyn(text) shape 1: calls 1 (100.0%), 3 edges: public.dyn(text) -> public.mid() line 4 dynamic; public.mid() -> public.leaf() line 3; public.mid() -> public.leaf() line 4|public.top() shape 1: calls 2 (100.0%), 4 edges: public.mid() -> public.leaf() line 3; public.mid() -> public.leaf() line 4; public.top() -> public.leaf() line 4; public.top() -> public.mid() line 3" \
+		"$("$CGMAP" report shapes "$work/map" 2>&1 | grep -v '^#' | paste -sd'|')"
+	expect_eq "timeline (json, every row): the calls of each function" "public.dyn(text)=1 public.leaf()=8 public.mid()=3 public.top()=2" \
+		"$("$CGMAP" report timeline "$work/map" --format json 2>&1 | jq -r '[.rows | group_by(.function)[] | .[0].function + "=" + ([.[].calls] | add | tostring)] | join(" ")')"
+
+	"$CGMAP" render "$work/map" --out "$work/site" --quiet 2>"$work/render.err" ||
+		{ cat "$work/render.err" >&2; fail "render failed"; }
+	expect_lines "stacks.folded: one stack per path, the lines of a call merged" \
+		"$(cut -d' ' -f1 "$work/site/stacks.folded")" <<'EOF'
+public.dyn(text)
+public.dyn(text);public.mid()
+public.dyn(text);public.mid();public.leaf()
+public.top()
+public.top();public.leaf()
+public.top();public.mid()
+public.top();public.mid();public.leaf()
+EOF
+	expect_eq "stacks.folded: listed in the site's manifest" "stacks.folded" \
+		"$(grep -x 'stacks.folded' "$work/site/.cgmap-manifest")"
+	# half a microsecond per line, and the profile's three decimals per function
+	expect_eq "stacks.folded: integer microseconds summing to the total exclusive time (profile) within rounding" "ok" \
+		"$(awk -v prof="$(tail -n +2 "$work/profile.csv" | tr -d '\r' | awk -F, '{ s += $3 } END { printf "%.3f", s }')" '
+			$NF !~ /^[0-9]+$/ { bad = bad " value:" $0 }
+			{ sum += $NF; n++ }
+			END { d = sum - prof * 1000; if (d < 0) d = -d
+			      if (d > n * 0.5 + 4 * 0.5) bad = bad " sum " sum " us vs " prof " ms"
+			      print bad == "" ? "ok" : bad }' "$work/site/stacks.folded")"
+
+	step "older runtime data: the reports say there are no paths"
+	jq 'del(.paths, .shapes, .timeline)' "$work/c1.json" >"$work/old.json"
+	"$CGMAP" --dsn "dbname=postgres" --no-runtime --runtime "$work/old.json" --out "$work/old" --quiet \
+		2>"$work/old.err" || { cat "$work/old.err" >&2; fail "map with an older runtime file failed"; }
+	expect_eq "paths of a snapshot without them: a note, exit 0" \
+		"# no call paths: the runtime data came from cgmap_trace before 1.3, from function statistics or from a log, or no traced call was recorded|0" \
+		"$("$CGMAP" report paths "$work/old" >"$work/old-paths.txt" 2>&1; rc=$?; echo "$(grep '^# no' "$work/old-paths.txt")|$rc")"
+	expect_eq "profile of a snapshot without paths: the functions, no min or max" "public.leaf(),8,," \
+		"$("$CGMAP" report profile "$work/old" --format csv | tr -d '\r' | grep '^public.leaf()' | cut -d, -f1,5,8,9)"
+	expect_eq "no stacks.folded without paths" "absent" "$([ -e "$work/old/stacks.folded" ] && echo present || echo absent)"
+	"$CGMAP" render "$work/old" --out "$work/site" --quiet 2>"$work/render2.err" ||
+		{ cat "$work/render2.err" >&2; fail "render of the older snapshot failed"; }
+	expect_eq "rendering it into the site removes the earlier stacks.folded" "absent" \
+		"$([ -e "$work/site/stacks.folded" ] && echo present || echo absent)"
+
+	step "map of the live server"
+	"$CGMAP" --dsn "dbname=postgres" --out "$work/live" --quiet 2>"$work/live.err" ||
 		{ cat "$work/live.err" >&2; fail "map of the live server failed"; }
 	expect_eq "snapshot of the live server: the paths of top() since c1 and c2, all calls" "3" \
 		"$(jq '[.runtime.paths[] | select(.frames == ["public.top()"]) | .runtime.calls] | add' "$work/live/cgmap.json")"
+	"$CGMAP" render "$work/live" --out "$work/live-site" --quiet 2>"$work/render3.err" ||
+		{ cat "$work/render3.err" >&2; fail "render of the live snapshot failed"; }
+	expect_eq "map writes stacks.folded, the same bytes as render of its snapshot" "same" \
+		"$(cmp -s "$work/live/stacks.folded" "$work/live-site/stacks.folded" && echo same || echo differ)"
+	expect_eq "stacks.folded of the live server: top() as an entry point" "1" \
+		"$(grep -c '^public.top() [0-9]*$' "$work/live/stacks.folded")"
 else
 	echo "SKIP part: no cgmap binary (CGMAP) or no jq"
 fi

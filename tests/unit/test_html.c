@@ -1191,6 +1191,40 @@ static void test_snapshot_renders_the_same(void **state)
 	cgm_model_free(m);
 }
 
+/* stacks.folded: written with the site when the model has call paths,
+ * listed in the manifest, and removed by a rendering of a model without
+ * any (cgmap/stacks.h). */
+static void test_folded_stacks_file(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	static const char *frames[] = { "app.main()", "app.work()" };
+	static int lines[] = { 0, 3 };
+	m->paths = cgm_arena_alloc(m->arena, sizeof(cgm_call_path) * 2);
+	m->paths[0] = (cgm_call_path){ .nframes = 1, .frames = frames, .lines = lines,
+				       .stats = { 2, 4.0, 1.5 }, .min_ms = 1.0, .max_ms = 3.0 };
+	m->paths[1] = (cgm_call_path){ .nframes = 2, .frames = frames, .lines = lines,
+				       .stats = { 2, 2.5, 2.5 }, .min_ms = 1.0, .max_ms = 1.5 };
+	m->npaths = 2;
+	char *dir = render(m, 2, 50, 2);
+	char *text = site_file(dir, "stacks.folded");
+	assert_string_equal(text, "app.main() 1500\napp.main();app.work() 2500\n");
+	free(text);
+	assert_manifest_is_site(dir);
+	m->npaths = 0;
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.dot_sources = true;
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/stacks.folded", dir);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), -1);
+	assert_manifest_is_site(dir);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1202,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_characters_shown),
 		cmocka_unit_test(test_links_not_followed),
 		cmocka_unit_test(test_render_again_removes_old_pages),
+		cmocka_unit_test(test_folded_stacks_file),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_dot_sources_on_request),
