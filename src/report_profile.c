@@ -69,17 +69,11 @@ static const column profile_columns[] = {
 	{ "avg_ms", COL_NUM },	 { "min_ms", COL_NUM }, { "max_ms", COL_NUM },
 };
 
-typedef struct {
-	const cgm_model *m;
-	const cgm_runtime_stats *stats; /* per function: the figures shown */
-} profile_order;
-
 static int by_self_desc(const void *a, const void *b, void *arg)
 {
-	const profile_order *o = arg;
-	const cgm_model *m = o->m;
+	const cgm_model *m = arg;
 	int x = *(const int *)a, y = *(const int *)b;
-	double sx = o->stats[x].self_ms, sy = o->stats[y].self_ms;
+	double sx = m->functions[x].runtime.self_ms, sy = m->functions[y].runtime.self_ms;
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
 	int c = strcmp(m->functions[x].id, m->functions[y].id);
@@ -99,17 +93,11 @@ static void build_profile(table *t, const cgm_model *m)
 		t->note = "no call paths: " NO_TRACE_13 "; the least and greatest time of "
 			  "one call are unknown";
 	/* Least and greatest inclusive time of one call, over the paths
-	 * ending in each function (a path without calls has none); with them,
-	 * the function's calls and times are those same paths' sums, so that
-	 * the average is measured by the clock min and max are (the
-	 * statistics' clock, pg_stat_user_functions, counts more than the
-	 * function's own run: an average above the maximum). */
+	 * ending in each function (a path without calls has none). */
 	int n = m->nuser;
 	double *lo = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	double *hi = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	bool *known = cgm_xcalloc((size_t)(n ? n : 1), sizeof(bool));
-	cgm_runtime_stats *from_paths = cgm_xcalloc((size_t)(n ? n : 1), sizeof(cgm_runtime_stats));
-	double *each_call_ms = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	for (int p = 0; p < m->npaths; p++) {
 		const cgm_call_path *path = &m->paths[p];
 		if (path->nframes < 1 || path->stats.calls <= 0)
@@ -122,35 +110,22 @@ static void build_profile(table *t, const cgm_model *m)
 		if (!known[f] || path->max_ms > hi[f])
 			hi[f] = path->max_ms;
 		known[f] = true;
-		from_paths[f].calls += path->stats.calls;
-		from_paths[f].self_ms += path->stats.self_ms;
-		each_call_ms[f] += path->stats.total_ms;
-		/* A recursive call's inclusive time is inside its outer call's:
-		 * counted once, at the outermost. */
-		bool nested = false;
-		for (int k = 0; k + 1 < path->nframes && !nested; k++)
-			nested = strcmp(path->frames[k], path->frames[path->nframes - 1]) == 0;
-		if (!nested)
-			from_paths[f].total_ms += path->stats.total_ms;
 	}
 	int *order = index_array(n);
 	int count = 0;
 	double whole = 0;
 	for (int i = 0; i < n; i++) {
-		if (!known[i])
-			from_paths[i] = m->functions[i].runtime; /* from here: the figures shown */
-		const cgm_runtime_stats *s = &from_paths[i];
+		const cgm_runtime_stats *s = &m->functions[i].runtime;
 		if (s->calls > 0 || s->self_ms > 0) {
 			order[count++] = i;
 			whole += s->self_ms;
 		}
 	}
-	profile_order o = { m, from_paths };
-	qsort_r(order, (size_t)count, sizeof(int), by_self_desc, &o);
+	qsort_r(order, (size_t)count, sizeof(int), by_self_desc, (void *)m);
 	for (int k = 0; k < count; k++) {
 		int i = order[k];
 		const cgm_function *f = &m->functions[i];
-		const cgm_runtime_stats *s = &from_paths[i];
+		const cgm_runtime_stats *s = &f->runtime;
 		row *r = cgm_report_row_add(t);
 		r->cells[0] = cgm_report_strdup(f->id);
 		r->cells[1] = cgm_report_strdup(f->schema);
@@ -158,11 +133,8 @@ static void build_profile(table *t, const cgm_model *m)
 		r->cells[3] = share_cell(s->self_ms, whole);
 		r->cells[4] = int_cell(s->calls);
 		r->cells[5] = num_cell(s->total_ms);
-		/* The inclusive time of one call, on average: with paths, over
-		 * every call (a recursive one's inside its caller's, as min and
-		 * max count it); avg x calls exceeds total then. */
 		if (s->calls > 0)
-			r->cells[6] = num_cell((known[i] ? each_call_ms[i] : s->total_ms) / (double)s->calls);
+			r->cells[6] = num_cell(s->total_ms / (double)s->calls);
 		if (known[i]) {
 			r->cells[7] = num_cell(lo[i]);
 			r->cells[8] = num_cell(hi[i]);
@@ -182,8 +154,6 @@ static void build_profile(table *t, const cgm_model *m)
 	free(lo);
 	free(hi);
 	free(known);
-	free(from_paths);
-	free(each_call_ms);
 }
 
 /* ---- paths ---- */
