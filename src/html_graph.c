@@ -197,12 +197,16 @@ static void fn_label(cgm_strbuf *dot, const html_ctx *ctx, int fn, const char *c
 	cgm_strbuf_free(&raw);
 }
 
+/* reach >= 0: an entry point of a schema's overview, and how many of the
+ * schema's functions it reaches (its second label line). */
 static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
-		    const char *context_schema, bool focal)
+		    const char *context_schema, bool focal, int reach)
 {
 	const cgm_function *f = &ctx->model->functions[fn];
 	cgm_strbuf_printf(dot, "  n%d [label=\"", node);
 	fn_label(dot, ctx, fn, context_schema);
+	if (reach >= 0)
+		cgm_strbuf_printf(dot, "\\nentry, reaches %d", reach);
 	cgm_strbuf_puts(dot, "\", tooltip=\"");
 	dot_text(dot, f->id);
 	cgm_strbuf status = CGM_STRBUF_INIT;
@@ -517,7 +521,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	graph_header(dot, nedges);
 	const char *schema = focal->schema;
 	for (int i = 0; i < s->nkept; i++)
-		fn_node(dot, ctx, i, s->kept[i], schema, s->kept[i] == fn);
+		fn_node(dot, ctx, i, s->kept[i], schema, s->kept[i] == fn, -1);
 
 	/* The focal function's missing callees and dynamic sites, as nodes of
 	 * their own shapes. */
@@ -741,6 +745,80 @@ static int compare_degree(const void *a, const void *b, void *arg)
 	return x - y;
 }
 
+/* A large schema's overview shows first its entry points that reach the
+ * most of it: the functions the schema is entered by (roots, or called
+ * from no function of the schema), ranked by how many of its functions
+ * they reach.  Reach is counted by a walk bounded per entry point, over at
+ * most ENTRY_CANDIDATES entry points (the widest first), so a schema of
+ * any size costs a bounded time. */
+#define ENTRY_CANDIDATES 200
+#define REACH_WALK_MAX 5000
+
+typedef struct reach_rank {
+	int fn, reach;
+} reach_rank;
+
+static int compare_reach(const void *a, const void *b)
+{
+	const reach_rank *x = a, *y = b;
+	if (x->reach != y->reach)
+		return x->reach > y->reach ? -1 : 1;
+	return x->fn - y->fn;
+}
+
+/* Entry points of schema `schema` into ranks (at most `most`), widest
+ * reach first; returns how many. */
+static int schema_entries(reach_rank *ranks, int most, const html_ctx *ctx, int schema)
+{
+	const html_schema *sc = &ctx->schemas[schema];
+	int n = 0;
+	reach_rank *cand = cgm_xcalloc((size_t)sc->nmembers + 1, sizeof(reach_rank));
+	for (int i = 0; i < sc->nmembers; i++) {
+		int f = sc->members[i];
+		bool called_inside = false;
+		for (int k = ctx->in_start[f]; k < ctx->in_start[f + 1] && !called_inside; k++) {
+			int from = ctx->model->edges[ctx->in_list[k]].from;
+			called_inside = from != f && from < ctx->nuser && ctx->fn_schema[from] == schema;
+		}
+		if ((html_fn_entry(&ctx->model->functions[f]) || !called_inside) &&
+		    ctx->ncallees[f] > 0)
+			cand[n++] = (reach_rank){ f, ctx->ncallees[f] };
+	}
+	qsort(cand, (size_t)n, sizeof(reach_rank), compare_reach);
+	if (n > ENTRY_CANDIDATES)
+		n = ENTRY_CANDIDATES;
+	int nf = ctx->model->nfunctions;
+	unsigned *mark = cgm_xcalloc((size_t)nf + 1, sizeof(unsigned));
+	int *queue = cgm_xcalloc(REACH_WALK_MAX + 1, sizeof(int));
+	for (int c = 0; c < n; c++) {
+		unsigned stamp = (unsigned)c + 1;
+		int head = 0, tail = 0;
+		queue[tail++] = cand[c].fn;
+		mark[cand[c].fn] = stamp;
+		while (head < tail && tail < REACH_WALK_MAX) {
+			int u = queue[head++];
+			for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1] && tail < REACH_WALK_MAX;
+			     k++) {
+				int v = ctx->model->edges[ctx->out_list[k]].to;
+				if (v < ctx->nuser && ctx->fn_schema[v] == schema && mark[v] != stamp) {
+					mark[v] = stamp;
+					queue[tail++] = v;
+				}
+			}
+		}
+		cand[c].reach = tail - 1; /* itself not counted */
+	}
+	qsort(cand, (size_t)n, sizeof(reach_rank), compare_reach);
+	int kept = 0;
+	for (int c = 0; c < n && kept < most; c++)
+		if (cand[c].reach > 0)
+			ranks[kept++] = cand[c];
+	free(queue);
+	free(mark);
+	free(cand);
+	return kept;
+}
+
 /* A node standing for another schema (or the builtins). */
 typedef struct other_node {
 	int schema;   /* -1: builtins */
@@ -763,10 +841,30 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 	int *members = cgm_xcalloc(sizeof(int) * ((size_t)sc->nmembers + 1), 1);
 	memcpy(members, sc->members, sizeof(int) * (size_t)sc->nmembers);
 	int nshow = sc->nmembers;
+	reach_rank *entries = NULL;
+	int nentries = 0;
 	if (nshow > cap) {
+		/* Half the cap for the entry points reaching the most of the
+		 * schema, then the most connected of the rest. */
+		entries = cgm_xcalloc((size_t)cap + 1, sizeof(reach_rank));
+		nentries = schema_entries(entries, cap / 2, ctx, schema);
 		degree_order o = { ctx };
 		qsort_r(members, (size_t)sc->nmembers, sizeof(int), compare_degree, &o);
-		nshow = cap;
+		int *picked = cgm_xcalloc((size_t)cap + 1, sizeof(int));
+		int npicked = 0;
+		for (int e = 0; e < nentries; e++) {
+			picked[npicked++] = entries[e].fn;
+			keep(s, entries[e].fn);
+		}
+		for (int i = 0; i < sc->nmembers && npicked < cap; i++)
+			if (!is_kept(s, members[i])) {
+				picked[npicked++] = members[i];
+				keep(s, members[i]);
+			}
+		memcpy(members, picked, sizeof(int) * (size_t)npicked);
+		free(picked);
+		new_graph(s); /* kept again below, in drawing order */
+		nshow = npicked;
 		/* Draw the chosen ones in id order, so the DOT reads in order. */
 		int *chosen = members;
 		for (int i = 1; i < nshow; i++)
@@ -844,8 +942,13 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 			others[other_of[slot] - 1].id = k2++;
 
 	graph_header(dot, nedges_direct + naggs);
-	for (int i = 0; i < nshow; i++)
-		fn_node(dot, ctx, i, members[i], sc->name, false);
+	for (int i = 0; i < nshow; i++) {
+		int reach = -1;
+		for (int e = 0; e < nentries && reach < 0; e++)
+			if (entries[e].fn == members[i])
+				reach = entries[e].reach;
+		fn_node(dot, ctx, i, members[i], sc->name, false, reach);
+	}
 	if (omitted)
 		more_node(dot, "more", omitted, "functions in this schema", "#functions");
 	for (int k = 0; k < nothers; k++) {
@@ -915,7 +1018,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 	}
 	free(drawn);
 	cgm_strbuf_puts(dot, "}\n");
-	free(aggs), free(others), free(other_of), free(members);
+	free(aggs), free(others), free(other_of), free(members), free(entries);
 	info->shown = nshow;
 	info->omitted = omitted;
 }

@@ -52,7 +52,9 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 			    "functions of this schema; grey ellipses stand for other schemas.");
 	if (info.omitted > 0)
 		cgm_strbuf_printf(&b, " <b>The schema has %d functions, more than the graph's cap "
-				      "of %d: the graph shows the %d most connected, and a "
+				      "of %d: the graph shows %d, first its entry points that reach "
+				      "the most of it (labelled with how many of its functions they "
+				      "reach), then the most connected, and a "
 				      "\xE2\x80\x9C+%d more\xE2\x80\x9D node stands for the rest</b>, "
 				      "all listed in the table below.",
 				  sc->nmembers, ctx->opts.node_cap, info.shown, info.omitted);

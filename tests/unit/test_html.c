@@ -900,6 +900,17 @@ static void test_node_cap_says_more(void **state)
 	cgm_strbuf_puts(&rel, ".html");
 	page = site_file(dir, cgm_strbuf_cstr(&rel));
 	assert_non_null(strstr(page, "+71 more functions in this schema"));
+	assert_non_null(strstr(page, "first its entry points that reach the most of it"));
+	/* The schema is entered by the hub, which reaches all of it. */
+	cgm_strbuf sdot = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sdot, "dot/schemas/");
+	cgm_escape_filename(&sdot, "big");
+	cgm_strbuf_puts(&sdot, ".dot");
+	char *overview = site_file(dir, cgm_strbuf_cstr(&sdot));
+	assert_non_null(strstr(overview, "hub()\\nentry, reaches 120\""));
+	assert_int_equal(count(overview, "entry, reaches"), 1);
+	free(overview);
+	cgm_strbuf_free(&sdot);
 	/* The table still lists every function. */
 	assert_int_equal(count(page, "<tr><td><a class=\"fn\""), 121);
 	free(page);
