@@ -310,6 +310,7 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 		compute_scc(ctx);
 	build_schemas(ctx);
 	html_relations_build(ctx);
+	html_profile_build(ctx);
 	return 0;
 }
 
@@ -327,6 +328,7 @@ void html_ctx_free(html_ctx *ctx)
 	}
 	free(ctx->schemas);
 	html_relations_free(ctx);
+	html_profile_free(ctx);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -402,6 +404,8 @@ static int write_site_pages(const html_ctx *ctx)
 		rc = html_write_relation_pages(ctx);
 	if (!rc)
 		rc = write_stacks(ctx);
+	if (!rc)
+		rc = html_write_profile_pages(ctx);
 	return rc;
 }
 
@@ -512,7 +516,7 @@ static bool site_shaped(const char *rel)
 	return strcmp(rel, "index.html") == 0 || strcmp(rel, "search-index.js") == 0 ||
 	       in_folder(rel, "assets/", "") || in_folder(rel, "reports/", ".html") ||
 	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
-	       in_folder(rel, "relations/", ".html") ||
+	       in_folder(rel, "relations/", ".html") || in_folder(rel, "profile/", ".html") ||
 	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot") ||
 	       strcmp(rel, "stacks.folded") == 0;
 }
@@ -530,6 +534,17 @@ static void list_add(char ***list, int *n, int *cap, const char *folder, const c
 	cgm_strbuf_add(&b, name, len);
 	cgm_strbuf_puts(&b, ext);
 	(*list)[(*n)++] = b.data;
+}
+
+typedef struct {
+	char ***list;
+	int *n, *cap;
+} list_ref;
+
+static void add_profile_page(void *arg, const char *page)
+{
+	list_ref *r = arg;
+	list_add(r->list, r->n, r->cap, "profile/", page, strlen(page), "");
 }
 
 /* Every file this rendering writes (the writers' names, sorted). */
@@ -553,6 +568,8 @@ static char **site_files(const html_ctx *ctx, int *n)
 		if (ctx->opts.dot_sources)
 			list_add(&list, n, &cap, "dot/schemas/", page, strlen(page) - 5, ".dot");
 	}
+	list_ref ref = { &list, n, &cap };
+	html_profile_files(ctx, add_profile_page, &ref);
 	for (int r = 0; r < ctx->nrels; r++)
 		list_add(&list, n, &cap, "relations/", ctx->rels[r].page, strlen(ctx->rels[r].page),
 			 "");

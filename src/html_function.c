@@ -645,6 +645,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 		cgm_strbuf_puts(&b, "</ul></div>\n");
 	}
 	runtime_figures(&b, ctx, f);
+	html_profile_function(&b, ctx, fn);
 	if (m->has_runtime && f->runtime.calls > 0)
 		html_timeline_function(&b, ctx, fn);
 

@@ -77,6 +77,13 @@ typedef struct html_ctx {
 	bool analysed;        /* reachability analysis ran (some function is root,
 	                       * reachable or dead) */
 	double max_self_ms;   /* largest self time, for node border weights */
+
+	/* html_profile.c: from the call paths.  prof_entry[fn]: fn starts a
+	 * path and has a page under profile/; the entry points whose paths
+	 * pass through fn are thru_entry[thru_start[fn] .. thru_start[fn + 1])
+	 * (by index), thru_npaths[] how many of their paths. */
+	bool *prof_entry;
+	int *thru_start, *thru_entry, *thru_npaths;
 } html_ctx;
 
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
@@ -159,6 +166,20 @@ void html_relations_index(cgm_strbuf *b, const html_ctx *ctx);
  * "relation" when unknown. */
 const char *html_relkind_word(char relkind);
 void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn);
+
+/* ---- html_profile.c: execution trees, flame graphs, call shapes ---- */
+#define HTML_PROFILE_TREE_CAP 1000  /* frames shown in one execution tree */
+#define HTML_PROFILE_FLAME_CAP 2000 /* frames drawn in one flame graph */
+void html_profile_build(html_ctx *ctx);
+void html_profile_free(html_ctx *ctx);
+/* profile/all.html and profile/<entry page> (nothing without runtime data). */
+int html_write_profile_pages(const html_ctx *ctx);
+/* The names inside profile/ those are, each given to add; returns how many. */
+int html_profile_files(const html_ctx *ctx, void (*add)(void *arg, const char *page), void *arg);
+/* The index's resource profile (top 50, sortable) and profile links. */
+void html_profile_index(cgm_strbuf *b, const html_ctx *ctx);
+/* A function page's links to the profile pages of the paths through it. */
+void html_profile_function(cgm_strbuf *b, const html_ctx *ctx, int fn);
 
 /* ---- derived facts (emit_html.c) ---- */
 /* A dynamic site seen at runtime: an observed dynamic edge leaves fn from

@@ -301,8 +301,9 @@ int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
 int html_open_folders(cgm_outdir *d, const char *outdir, bool dot_sources)
 {
 	int rc = cgm_outdir_open(d, outdir);
-	static const char *const subdirs[] = { "assets",  "functions",     "schemas",   "relations",
-					       "reports", "dot/functions", "dot/schemas" };
+	static const char *const subdirs[] = { "assets",  "functions", "schemas",
+					       "relations", "reports", "profile",
+					       "dot/functions", "dot/schemas" };
 	/* Without DOT sources, dot/ is still opened when an earlier run made
 	 * it: the manifest then removes the DOT files this run does not write. */
 	struct stat st;
@@ -350,6 +351,14 @@ static const char site_css[] =
 	".badge { display: inline-block; padding: 0 .4rem; border-radius: .6rem; font-size: 12px;"
 	" border: 1px solid #ced4da; background: #f8f9fa; white-space: nowrap; }\n"
 	".badge.entry { background: #d3f9d8; border-color: #2b8a3e; }\n"
+	"ul.ptree, ul.ptree ul { list-style: none; padding-left: 1.1rem; margin: 0; }\n"
+	"ul.ptree li { margin: .1rem 0; }\n"
+	"ul.ptree .pf { color: var(--muted); font-size: 12px; }\n"
+	".depthcut { font-weight: bold; color: var(--muted); }\n"
+	"svg.flamegraph { font: 11px sans-serif; border: 1px solid var(--line); }\n"
+	"svg.flamegraph rect { stroke: #fff; stroke-width: .5; }\n"
+	"svg.flamegraph text { fill: #212529; pointer-events: none; }\n"
+	"svg.flamegraph g.hit rect { fill: #ae3ec9; }\n"
 	".badge.dead { background: #ffc9c9; border-color: #c92a2a; }\n"
 	".badge.cold { background: #d0ebff; border-color: #1864ab; }\n"
 	".badge.cycle { background: #fff3bf; border-color: #e67700; }\n"
@@ -406,7 +415,7 @@ static const char site_css[] =
 	" vertical-align: middle; border-radius: 2px; }\n";
 
 static const char site_js[] =
-	"/* cgmap site script: sortable tables and the function search.  Small and\n"
+	"/* cgmap site script: sortable tables, the function search, flame graph zoom.  Small and\n"
 	" * self-contained; every page reads the same without it. */\n"
 	"(function () {\n"
 	"  'use strict';\n"
@@ -502,9 +511,50 @@ static const char site_js[] =
 	"    });\n"
 	"    run();\n"
 	"  }\n"
+	"  function setupFlame(box) {\n"
+	"    var svg = box.querySelector('svg.flamegraph'), tools = box.querySelector('.flame-tools');\n"
+	"    if (!svg || !tools) return;\n"
+	"    var W = +svg.getAttribute('data-width'), frames = svg.querySelectorAll('g.fr');\n"
+	"    var zoomed = frames[0];\n"
+	"    tools.hidden = false;\n"
+	"    function num(g, k) { return +g.getAttribute('data-' + k); }\n"
+	"    function zoom(z) {\n"
+	"      var x0 = num(z, 'x'), w0 = num(z, 'w');\n"
+	"      zoomed = z;\n"
+	"      Array.prototype.forEach.call(frames, function (g) {\n"
+	"        var a = Math.max(num(g, 'x'), x0), b = Math.min(num(g, 'x') + num(g, 'w'), x0 + w0);\n"
+	"        var pw = (b - a) / w0 * W, r = g.querySelector('rect'), t = g.querySelector('text');\n"
+	"        g.style.display = pw < 0.5 ? 'none' : '';\n"
+	"        if (pw < 0.5) return;\n"
+	"        r.setAttribute('x', (a - x0) / w0 * W);\n"
+	"        r.setAttribute('width', pw);\n"
+	"        t.setAttribute('x', (a - x0) / w0 * W + 3);\n"
+	"        var n = g.getAttribute('data-n'), fit = Math.floor((pw - 6) / 7);\n"
+	"        t.textContent = fit < 3 ? '' : n.length <= fit ? n : n.slice(0, fit - 2) + '..';\n"
+	"      });\n"
+	"    }\n"
+	"    svg.addEventListener('click', function (e) {\n"
+	"      var g = e.target.closest && e.target.closest('g.fr');\n"
+	"      if (!g || g === zoomed || e.ctrlKey || e.metaKey || e.shiftKey) return;\n"
+	"      e.preventDefault();\n"
+	"      zoom(g);\n"
+	"    });\n"
+	"    tools.querySelector('.flame-reset').addEventListener('click', function () { zoom(frames[0]); });\n"
+	"    var find = tools.querySelector('.flame-search'), found = tools.querySelector('.flame-found');\n"
+	"    find.addEventListener('input', function () {\n"
+	"      var q = find.value.trim().toLowerCase(), hits = 0;\n"
+	"      Array.prototype.forEach.call(frames, function (g) {\n"
+	"        var on = q !== '' && g.getAttribute('data-n').toLowerCase().indexOf(q) >= 0;\n"
+	"        g.classList.toggle('hit', on);\n"
+	"        hits += on;\n"
+	"      });\n"
+	"      found.textContent = q ? hits + (hits === 1 ? ' frame' : ' frames') : '';\n"
+	"    });\n"
+	"  }\n"
 	"  function start() {\n"
 	"    Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);\n"
 	"    setupSearch();\n"
+	"    Array.prototype.forEach.call(document.querySelectorAll('div.flame'), setupFlame);\n"
 	"  }\n"
 	"  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);\n"
 	"  else start();\n"

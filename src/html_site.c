@@ -332,6 +332,7 @@ int html_write_index(const html_ctx *ctx)
 		top_table(&b, ctx, false);
 		top_table(&b, ctx, true);
 		html_timeline_index(&b, ctx);
+		html_profile_index(&b, ctx);
 	} else {
 		cgm_strbuf_puts(&b, "<p class=\"note\">No runtime data: run cgmap with runtime "
 				    "collection (the cgmap_trace extension or "

@@ -80,18 +80,8 @@ static int by_self_desc(const void *a, const void *b, void *arg)
 	return c ? c : (x > y) - (x < y);
 }
 
-static void build_profile(table *t, const cgm_model *m)
+int cgm_profile_rows(cgm_profile_row **out, double *whole_out, const cgm_model *m)
 {
-	t->title = "Profile";
-	t->cols = profile_columns;
-	t->ncols = 9;
-	if (!m->has_runtime) {
-		t->note = NO_RUNTIME ": no function was measured";
-		return;
-	}
-	if (!m->npaths)
-		t->note = "no call paths: " NO_TRACE_13 "; the least and greatest time of "
-			  "one call are unknown";
 	/* Least and greatest inclusive time of one call, over the paths
 	 * ending in each function (a path without calls has none). */
 	int n = m->nuser;
@@ -122,8 +112,42 @@ static void build_profile(table *t, const cgm_model *m)
 		}
 	}
 	qsort_r(order, (size_t)count, sizeof(int), by_self_desc, (void *)m);
+	cgm_profile_row *rows = cgm_xcalloc((size_t)(count ? count : 1), sizeof(*rows));
 	for (int k = 0; k < count; k++) {
 		int i = order[k];
+		rows[k].fn = i;
+		rows[k].share_pct = whole > 0 ? 100.0 * m->functions[i].runtime.self_ms / whole : -1;
+		rows[k].has_minmax = known[i];
+		rows[k].min_ms = lo[i];
+		rows[k].max_ms = hi[i];
+	}
+	free(order);
+	free(lo);
+	free(hi);
+	free(known);
+	*out = rows;
+	if (whole_out)
+		*whole_out = whole;
+	return count;
+}
+
+static void build_profile(table *t, const cgm_model *m)
+{
+	t->title = "Profile";
+	t->cols = profile_columns;
+	t->ncols = 9;
+	if (!m->has_runtime) {
+		t->note = NO_RUNTIME ": no function was measured";
+		return;
+	}
+	if (!m->npaths)
+		t->note = "no call paths: " NO_TRACE_13 "; the least and greatest time of "
+			  "one call are unknown";
+	cgm_profile_row *rows;
+	double whole;
+	int count = cgm_profile_rows(&rows, &whole, m);
+	for (int k = 0; k < count; k++) {
+		int i = rows[k].fn;
 		const cgm_function *f = &m->functions[i];
 		const cgm_runtime_stats *s = &f->runtime;
 		row *r = cgm_report_row_add(t);
@@ -135,9 +159,9 @@ static void build_profile(table *t, const cgm_model *m)
 		r->cells[5] = num_cell(s->total_ms);
 		if (s->calls > 0)
 			r->cells[6] = num_cell(s->total_ms / (double)s->calls);
-		if (known[i]) {
-			r->cells[7] = num_cell(lo[i]);
-			r->cells[8] = num_cell(hi[i]);
+		if (rows[k].has_minmax) {
+			r->cells[7] = num_cell(rows[k].min_ms);
+			r->cells[8] = num_cell(rows[k].max_ms);
 		}
 		cgm_strbuf line = CGM_STRBUF_INIT;
 		cgm_strbuf_printf(&line, "%s self %s ms", f->id, r->cells[2]);
@@ -146,14 +170,11 @@ static void build_profile(table *t, const cgm_model *m)
 		cgm_strbuf_printf(&line, " calls %lld total %s ms", (long long)s->calls, r->cells[5]);
 		if (r->cells[6])
 			cgm_strbuf_printf(&line, " avg %s ms", r->cells[6]);
-		if (known[i])
+		if (rows[k].has_minmax)
 			cgm_strbuf_printf(&line, " min %s ms max %s ms", r->cells[7], r->cells[8]);
 		r->text = strbuf_take(&line);
 	}
-	free(order);
-	free(lo);
-	free(hi);
-	free(known);
+	free(rows);
 }
 
 /* ---- paths ---- */

@@ -294,4 +294,16 @@ int cgm_report_format_parse(cgm_report_format *out, const char *name);
 int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind kind,
 		     cgm_report_format format);
 
+/* The rows of the profile report (src/report_profile.c): the measured user
+ * functions (calls or self time), most self time first, then by id. */
+typedef struct cgm_profile_row {
+	int fn;            /* index into model->functions */
+	double share_pct;  /* of all self time; -1 when that is 0 */
+	bool has_minmax;   /* a call path ends in it (cgmap_trace 1.3) */
+	double min_ms, max_ms; /* least and greatest inclusive time of one call */
+} cgm_profile_row;
+/* *out: a malloc'd array (the caller frees it, even when 0 rows);
+ * *whole (may be NULL): the sum of their self time.  Returns the count. */
+int cgm_profile_rows(cgm_profile_row **out, double *whole, const cgm_model *model);
+
 #endif

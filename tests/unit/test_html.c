@@ -119,6 +119,36 @@ static cgm_site *add_site(cgm_model *m, const char *in, int line, cgm_site_kind 
  * public.<evil>     hostile name, comment and source
  * "Odd Schema".<odd> quotes, a backslash and non-ASCII; cold
  */
+/* What cgmap_trace 1.3 records for the demo's runtime figures: the call
+ * paths (main 40 ms = 9 self + work 26 + dyn 5; dyn 5 = 1 self + work 4),
+ * the shapes of main's 4 calls. */
+static void add_demo_paths(cgm_model *m)
+{
+	static const char *frames[][3] = {
+		{ "app.main()" },
+		{ "app.main()", "app.dyn()" },
+		{ "app.main()", "app.dyn()", "app.work()" },
+		{ "app.main()", "app.work()" },
+	};
+	static int lines[][3] = { { 0 }, { 0, 0 }, { 0, 0, 3 }, { 0, 3 } };
+	m->paths = cgm_arena_alloc(m->arena, sizeof(cgm_call_path) * 4);
+	m->paths[0] = (cgm_call_path){ 1, frames[0], lines[0], { 4, 40.0, 9.0 }, 5.0, 20.0 };
+	m->paths[1] = (cgm_call_path){ 2, frames[1], lines[1], { 2, 5.0, 1.0 }, 2.0, 3.0 };
+	m->paths[2] = (cgm_call_path){ 3, frames[2], lines[2], { 7, 4.0, 4.0 }, 0.25, 1.0 };
+	m->paths[3] = (cgm_call_path){ 2, frames[3], lines[3], { 10, 26.0, 26.0 }, 1.0, 6.0 };
+	m->npaths = 4;
+	static cgm_shape_edge short_edges[] = { { "app.main()", "app.work()", 3, false } };
+	static cgm_shape_edge long_edges[] = {
+		{ "app.dyn()", "app.work()", 3, true },
+		{ "app.main()", "app.dyn()", 0, false },
+		{ "app.main()", "app.work()", 3, false },
+	};
+	m->shapes = cgm_arena_alloc(m->arena, sizeof(cgm_call_shape) * 2);
+	m->shapes[0] = (cgm_call_shape){ "app.main()", 3, long_edges, 1 };
+	m->shapes[1] = (cgm_call_shape){ "app.main()", 1, short_edges, 3 };
+	m->nshapes = 2;
+}
+
 static cgm_model *demo_model(bool with_runtime)
 {
 	cgm_model *m = cgm_model_new();
@@ -201,9 +231,10 @@ static cgm_model *demo_model(bool with_runtime)
 		add_edge(m, "app.dyn()", "app.work()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 3, 7);
 		m->has_runtime = true;
 		m->runtime_window = "2026-11-29 10:00 to 11:00 UTC";
-		fn(m, "app.main()")->runtime = (cgm_runtime_stats){ 4, 40.0, 3.0 };
-		fn(m, "app.work()")->runtime = (cgm_runtime_stats){ 17, 30.0, 25.0 };
+		fn(m, "app.main()")->runtime = (cgm_runtime_stats){ 4, 40.0, 9.0 };
+		fn(m, "app.work()")->runtime = (cgm_runtime_stats){ 17, 30.0, 30.0 };
 		fn(m, "app.dyn()")->runtime = (cgm_runtime_stats){ 2, 5.0, 1.0 };
+		add_demo_paths(m);
 		fn(m, "app.main()")->observed_entry = true;
 		fn(m, "app.main()")->root = true;
 		fn(m, "app.audit()")->root = true;
