@@ -1267,6 +1267,191 @@ static void test_folded_stacks_file(void **state)
 	cgm_model_free(m);
 }
 
+/* Between two markers of a page (malloc'd copy), for counting inside. */
+static char *between(const char *text, const char *from, const char *to)
+{
+	const char *a = strstr(text, from);
+	assert_non_null(a);
+	const char *b = strstr(a, to);
+	assert_non_null(b);
+	char *s = calloc((size_t)(b - a) + 1, 1);
+	assert_non_null(s);
+	memcpy(s, a, (size_t)(b - a));
+	return s;
+}
+
+/* The execution profile: an entry point's tree with exact figures (% of
+ * parent and of root, avg/min/max, the call-site line linked to the
+ * caller's source, the depth marker), its flame graph (a rect per frame,
+ * hostile names as text), its call shapes, the index's profile table and
+ * the function pages' links to the paths through them. */
+static void test_execution_profile(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	static const char *frames[][4] = {
+		{ "app.main()" },
+		{ "app.main()", "app.dyn()" },
+		{ "app.main()", "app.dyn()", "app.work()" },
+		{ "app.main()", "app.work()" },
+		{ "app.main()", "app.work()", EVIL_ID },
+		{ "app.main()", "app.work()", EVIL_ID, "..." },
+	};
+	static int lines[][4] = { { 0 }, { 0, 0 }, { 0, 0, 3 }, { 0, 3 }, { 0, 3, 4 }, { 0, 3, 4, 0 } };
+	m->paths = cgm_arena_alloc(m->arena, sizeof(cgm_call_path) * 6);
+	m->paths[0] = (cgm_call_path){ 1, frames[0], lines[0], { 4, 40.0, 9.0 }, 5.0, 20.0 };
+	m->paths[1] = (cgm_call_path){ 2, frames[1], lines[1], { 2, 5.0, 1.0 }, 2.0, 3.0 };
+	m->paths[2] = (cgm_call_path){ 3, frames[2], lines[2], { 7, 4.0, 4.0 }, 0.25, 1.0 };
+	m->paths[3] = (cgm_call_path){ 2, frames[3], lines[3], { 10, 26.0, 20.0 }, 1.0, 6.0 };
+	m->paths[4] = (cgm_call_path){ 3, frames[4], lines[4], { 10, 6.0, 5.0 }, 0.5, 1.5 };
+	m->paths[5] = (cgm_call_path){ 4, frames[5], lines[5], { 1, 1.0, 1.0 }, 1.0, 1.0 };
+	m->npaths = 6;
+	fn(m, EVIL_ID)->runtime = (cgm_runtime_stats){ 10, 6.0, 5.0 };
+	char *dir = render(m, 2, 50, 2);
+	char rel[4096];
+	char *main_page = function_page(dir, "app.main()");
+	char *href = strstr(main_page, "href=\"../profile/");
+	assert_non_null(href);
+	char *end = strchr(href + 6, '"');
+	snprintf(rel, sizeof(rel), "%.*s", (int)(end - href - 9), href + 9);
+	char *page = site_file(dir, rel);
+	assert_non_null(page);
+
+	/* The tree: app.work() under app.main() at line 3 (65% of 40 ms), the
+	 * hostile function under it (6 ms: 23.1% of 26, 15.0% of 40), the
+	 * marker of frames cut for depth under that. */
+	char *tree = between(page, "<ul class=\"ptree\">", "<h2 id=\"shapes\"");
+	assert_non_null(strstr(tree, "<span class=\"calls\">4 calls</span>, <span class=\"incl\">"
+				     "40.00 ms</span> incl, <span class=\"excl\">9.00 ms</span> excl"));
+	assert_non_null(strstr(tree, "avg 10.00 min 5.00 max 20.00 ms"));
+	assert_non_null(strstr(tree, "<span class=\"incl\">26.00 ms</span> incl, <span class=\"excl\">"
+				     "20.00 ms</span> excl, <span class=\"ofparent\">65.0%</span> of "
+				     "parent, <span class=\"ofroot\">65.0%</span> of root"));
+	assert_non_null(strstr(tree, "<span class=\"incl\">6.00 ms</span> incl, <span class=\"excl\">"
+				     "5.00 ms</span> excl, <span class=\"ofparent\">23.1%</span> of "
+				     "parent, <span class=\"ofroot\">15.0%</span> of root, avg 0.600 "
+				     "min 0.500 max 1.50 ms"));
+	assert_non_null(strstr(tree, "<span class=\"ofparent\">80.0%</span> of parent, <span "
+				     "class=\"ofroot\">10.0%</span> of root"));
+	assert_non_null(strstr(tree, "<span class=\"depthcut\""));
+	assert_int_equal(count(tree, "<li data-node="), 6);
+	assert_int_equal(count(tree, "<details"), 4);
+	/* The call site: app.work()'s line 4 on its page. */
+	cgm_strbuf want = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&want, "<a class=\"line\" href=\"../functions/");
+	cgm_escape_filename(&want, "app.work()");
+	cgm_strbuf_puts(&want, ".html#L4\">4</a>");
+	assert_non_null(strstr(tree, cgm_strbuf_cstr(&want)));
+	cgm_strbuf_free(&want);
+	assert_null(strstr(page, "<script>alert"));
+	assert_non_null(strstr(tree, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	free(tree);
+
+	/* The flame graph: one rect per frame, each function's linking to
+	 * its page, names as text in the label, tooltip and data-n. */
+	char *svg = between(page, "<svg class=\"flamegraph\"", "</svg>");
+	assert_int_equal(count(svg, "<rect "), 6);
+	assert_int_equal(count(svg, "<a href=\"../functions/"), 5);
+	assert_non_null(strstr(svg, "data-n=\"public.&quot;&quot;&quot;&lt;script&gt;"));
+	assert_non_null(strstr(svg, "<title>public.&quot;&quot;&quot;&lt;script&gt;alert(1)"
+				    "&lt;/script&gt;&quot;&quot;&quot;(text): 6.00 ms (15.0%), 10 "
+				    "calls</title>"));
+	assert_non_null(strstr(svg, "data-x=\"0.650000000\" data-w=\"0.125000000\" data-d=\"1\""));
+	free(svg);
+
+	/* The shapes of app.main(): 3 of 4 calls took the short one. */
+	char *shapes = between(page, "<h2 id=\"shapes\"", "</ol>");
+	assert_non_null(strstr(shapes, "Call shapes (2)"));
+	assert_non_null(strstr(shapes, "<span class=\"count\">3 calls</span> (<span class=\"share\">"
+				       "75.0%</span>), 1 edge<ul>"));
+	assert_non_null(strstr(shapes, "<span class=\"count\">1 call</span> (<span class=\"share\">"
+				       "25.0%</span>), 3 edges<ul>"));
+	assert_int_equal(count(shapes, "<span class=\"badge\">dynamic</span>"), 1);
+	free(shapes);
+	free(page);
+
+	/* The whole site's flame graph has the root above the entry points. */
+	char *all = site_file(dir, "profile/all.html");
+	char *allsvg = between(all, "<svg class=\"flamegraph\"", "</svg>");
+	assert_int_equal(count(allsvg, "<rect "), 7);
+	free(allsvg);
+	assert_non_null(strstr(all, "Resource profile (4 functions)"));
+	free(all);
+
+	/* The index: the sortable profile table, most exclusive time first. */
+	char *index = site_file(dir, "index.html");
+	char *table = between(index, "<table class=\"sortable profile\">", "</table>");
+	assert_int_equal(count(table, "<tr><td>"), 4);
+	char *work = strstr(table, ">app.work()</a>"), *mainfn = strstr(table, ">app.main()</a>");
+	assert_true(work && mainfn && work < mainfn);
+	assert_non_null(strstr(table, ">app.work()</a></td><td class=\"num\" data-v=\"30.000000\">"
+				      "30.00</td><td class=\"num\" data-v=\"66.666667\">66.7</td><td "
+				      "class=\"num\">17</td>"));
+	free(table);
+	assert_non_null(strstr(index, "<a href=\"profile/all.html\">"));
+	free(index);
+
+	/* Function pages: the paths through them. */
+	char *evil = function_page(dir, EVIL_ID);
+	assert_non_null(strstr(evil, "Appears in 2 call paths of 1 entry point:"));
+	free(evil);
+	char *workp = function_page(dir, "app.work()");
+	assert_non_null(strstr(workp, "Appears in 4 call paths of 1 entry point:"));
+	free(workp);
+	assert_non_null(strstr(main_page, "An entry point: <a class=\"profile\""));
+	free(main_page);
+	assert_manifest_is_site(dir);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* A chain of 2,100 frames: the tree shows 1,000 and says "+1100 more", the
+ * flame graph draws 2,000 and counts the rest; frames of no mapped function
+ * are named, not linked. */
+static void test_execution_profile_caps(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	enum { DEPTH = 2100 };
+	const char **names = cgm_arena_alloc(m->arena, sizeof(char *) * DEPTH);
+	int *lines = cgm_arena_alloc(m->arena, sizeof(int) * DEPTH);
+	names[0] = "app.main()";
+	lines[0] = 0;
+	for (int i = 1; i < DEPTH; i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "deep.f%04d()", i);
+		names[i] = cgm_arena_strdup(m->arena, buf);
+		lines[i] = 2;
+	}
+	m->paths = cgm_arena_alloc(m->arena, sizeof(cgm_call_path) * DEPTH);
+	for (int k = 0; k < DEPTH; k++)
+		m->paths[k] = (cgm_call_path){ k + 1, names, lines,
+					       { 1, (double)(DEPTH - k), 1.0 }, 1.0, 1.0 };
+	m->npaths = DEPTH;
+	m->nshapes = 0;
+	char *dir = render(m, 2, 50, 1);
+	char *main_page = function_page(dir, "app.main()");
+	char *href = strstr(main_page, "href=\"../profile/");
+	assert_non_null(href);
+	char rel[4096];
+	char *end = strchr(href + 6, '"');
+	snprintf(rel, sizeof(rel), "%.*s", (int)(end - href - 9), href + 9);
+	char *page = site_file(dir, rel);
+	assert_int_equal(count(page, "<li data-node="), 1000);
+	assert_non_null(strstr(page, "<li class=\"more\">+1100 more frames ("));
+	assert_non_null(strstr(page, "1000 of 2100 frames are shown"));
+	char *svg = between(page, "<svg class=\"flamegraph\"", "</svg>");
+	assert_int_equal(count(svg, "<rect "), 2000);
+	free(svg);
+	assert_non_null(strstr(page, "+100 more frames too narrow to draw or past the cap of 2000"));
+	assert_non_null(strstr(page, "<span class=\"builtin\">deep.f0001()</span>"));
+	assert_non_null(strstr(page, "No call shape was recorded"));
+	free(page);
+	free(main_page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1279,6 +1464,8 @@ int main(void)
 		cmocka_unit_test(test_links_not_followed),
 		cmocka_unit_test(test_render_again_removes_old_pages),
 		cmocka_unit_test(test_folded_stacks_file),
+		cmocka_unit_test(test_execution_profile),
+		cmocka_unit_test(test_execution_profile_caps),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_dot_sources_on_request),
