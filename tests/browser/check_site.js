@@ -5,7 +5,9 @@
 // other than the site's own (alert() is trapped); the search box finds a
 // function as you type and its result opens the right page; every graph node
 // links to the page of the function it names, and clicking one goes there;
-// sortable tables sort; the index reads without JavaScript.  Screenshots go
+// sortable tables sort; an entry point's execution tree expands and its
+// flame graph zooms, searches and links; the index and the flame graph read
+// without JavaScript.  Screenshots go
 // to --artifacts.
 //
 // Talks to Chromium over the DevTools protocol on a pipe
@@ -315,6 +317,65 @@ async function main() {
     await screenshot('report-' + r, true);
   }
 
+  // 5. The execution profile of an entry point: the tree expands, the flame
+  //    graph zooms on a click, opens the function on a click of the zoomed
+  //    frame, highlights what the search box names, and links every frame
+  //    to a page that exists.
+  const profilePage = pages.find((p) => p.startsWith('profile/') && p !== 'profile/all.html');
+  if (profilePage) {
+    await navigate(fileUrl(profilePage));
+    const closed = await evaluate(`(() => {
+      const d = Array.from(document.querySelectorAll('ul.ptree details')).filter(x => !x.open);
+      if (!d.length) return null;
+      const li = d[0].querySelector('ul li');
+      const seen = () => li.getBoundingClientRect().height > 0 && (!li.checkVisibility || li.checkVisibility());
+      const hidden = !seen();
+      d[0].querySelector('summary').click();
+      return { hidden, shown: d[0].open && seen() };
+    })()`);
+    check(!!closed && closed.hidden && closed.shown, `${profilePage}: a folded frame of the tree expands on a click`);
+    const links = await evaluate(`Array.from(document.querySelectorAll('svg.flamegraph a')).map(a => a.getAttribute('href'))`);
+    const here = path.dirname(path.join(args.site, profilePage));
+    const landing = links.filter((h) => fs.existsSync(path.join(here, h.split('#')[0])));
+    check(links.length > 0 && landing.length === links.length, `${profilePage}: ${landing.length} of ${links.length} flame graph frames link to a page that exists`);
+    check(await evaluate("!document.querySelector('.flame-tools').hidden"), `${profilePage}: the flame graph's tools are shown when scripts run`);
+    const frame = await evaluate(`(() => {
+      const gs = Array.from(document.querySelectorAll('svg.flamegraph g.fr')).filter(g => g.querySelector('a') && +g.getAttribute('data-w') < 1);
+      gs.sort((a, b) => b.getAttribute('data-w') - a.getAttribute('data-w'));
+      const g = gs[0];
+      if (!g) return null;
+      g.scrollIntoView({ block: 'center' });
+      const r = g.querySelector('rect').getBoundingClientRect();
+      return { x: r.x + r.width / 2, y: r.y + r.height / 2, name: g.getAttribute('data-n'), index: Array.from(document.querySelectorAll('svg.flamegraph g.fr')).indexOf(g) };
+    })()`);
+    check(!!frame, `${profilePage}: the flame graph has a frame narrower than the root`);
+    if (frame) {
+      const before = await currentPath();
+      await S('Input.dispatchMouseEvent', { type: 'mousePressed', x: frame.x, y: frame.y, button: 'left', clickCount: 1 });
+      await S('Input.dispatchMouseEvent', { type: 'mouseReleased', x: frame.x, y: frame.y, button: 'left', clickCount: 1 });
+      await sleep(200);
+      const width = await evaluate(`+document.querySelectorAll('svg.flamegraph g.fr')[${frame.index}].querySelector('rect').getAttribute('width')`);
+      check((await currentPath()) === before && Math.abs(width - 1200) < 0.01, `${profilePage}: clicking the frame of ${frame.name} zooms to it (width ${width})`);
+      await screenshot('profile-zoomed', true);
+      const again = await evaluate(`(() => { const g = document.querySelectorAll('svg.flamegraph g.fr')[${frame.index}]; g.scrollIntoView({ block: 'center' }); const r = g.querySelector('rect').getBoundingClientRect(); return [r.x + 20, r.y + r.height / 2]; })()`);
+      const loaded = waitFor((m) => m.sessionId === sessionId && m.method === 'Page.loadEventFired', 15000, 'zoomed frame click');
+      await S('Input.dispatchMouseEvent', { type: 'mousePressed', x: again[0], y: again[1], button: 'left', clickCount: 1 });
+      await S('Input.dispatchMouseEvent', { type: 'mouseReleased', x: again[0], y: again[1], button: 'left', clickCount: 1 });
+      let h1 = '';
+      try { await loaded; h1 = await evaluate("document.querySelector('h1').textContent"); } catch (e) { h1 = String(e.message); }
+      check(h1 === frame.name, `${profilePage}: clicking the zoomed frame opens the page of ${frame.name} (got "${h1}")`);
+    }
+    await navigate(fileUrl(profilePage));
+    await evaluate("document.querySelector('.flame-search').focus()");
+    const word = frame ? frame.name.slice(0, 6) : 'app';
+    await S('Input.insertText', { text: word });
+    await sleep(50);
+    const hits = await evaluate("document.querySelectorAll('svg.flamegraph g.fr.hit').length");
+    const want = await evaluate(`Array.from(document.querySelectorAll('svg.flamegraph g.fr')).filter(g => g.getAttribute('data-n').toLowerCase().includes(${JSON.stringify(word.toLowerCase())})).length`);
+    check(hits > 0 && hits === want, `${profilePage}: the flame graph search highlights the ${hits} frames naming "${word}"`);
+    await screenshot('profile', true);
+  }
+
   // 5. Without JavaScript the index still reads: totals and schemas shown,
   //    the search box stays hidden instead of doing nothing.
   await S('Emulation.setScriptExecutionDisabled', { value: true });
@@ -324,6 +385,13 @@ async function main() {
     alerts: window.__cgmapAlerts })`);
   check(nojs.hidden && nojs.text, 'without JavaScript the index reads and hides the search box');
   await screenshot('index-nojs', false);
+  if (profilePage) {
+    await navigate(fileUrl(profilePage));
+    const flame = await evaluate(`({ frames: document.querySelectorAll('svg.flamegraph g.fr').length,
+      shown: Array.from(document.querySelectorAll('svg.flamegraph g.fr rect')).filter(r => r.getBoundingClientRect().width > 0).length,
+      tools: document.querySelector('.flame-tools').hidden })`);
+    check(flame.frames > 0 && flame.shown === flame.frames && flame.tools, `${profilePage}: without JavaScript the flame graph shows all ${flame.frames} frames`);
+  }
   await S('Emulation.setScriptExecutionDisabled', { value: false });
 }
 
