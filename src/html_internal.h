@@ -1,7 +1,8 @@
 /*
  * html_internal.h - what the parts of the HTML site emitter share
  * (emit_html.c drives; html_page.c, html_graph.c, html_function.c,
- * html_schema.c, html_relation.c and html_site.c write pages).
+ * html_schema.c, html_relation.c, html_site.c and html_profile.c write
+ * pages).
  *
  * In:  a read-only model.  The html_ctx built from it holds derived facts
  *      (adjacency, recursion, schemas, page names) in malloc'd arrays that

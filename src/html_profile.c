@@ -61,24 +61,20 @@ void html_profile_build(html_ctx *ctx)
 	ctx->thru_start = cgm_xcalloc((size_t)ctx->nfn + 1, sizeof(int));
 	size_t npairs = 0, cap = 0;
 	thru_pair *pairs = NULL;
+	/* stamp[f] == p + 1: f already counted for path p (a recursive path
+	 * names a function more than once). */
+	int *stamp = cgm_xcalloc((size_t)ctx->nfn + 1, sizeof(int));
 	for (int p = 0; p < m->npaths; p++) {
 		const cgm_call_path *path = &m->paths[p];
 		int e = path->nframes > 0 ? frame_fn(ctx, path->frames[0]) : -1;
 		if (e < 0)
 			continue;
 		ctx->prof_entry[e] = true;
-		/* One pair per function of the path (a recursive path names a
-		 * function more than once: counted once). */
 		for (int k = 0; k < path->nframes; k++) {
 			int f = frame_fn(ctx, path->frames[k]);
-			if (f < 0)
+			if (f < 0 || stamp[f] == p + 1)
 				continue;
-			bool seen = false;
-			for (int j = 0; j < k && !seen; j++)
-				seen = path->frames[j] == path->frames[k] ||
-				       strcmp(path->frames[j], path->frames[k]) == 0;
-			if (seen)
-				continue;
+			stamp[f] = p + 1;
 			if (npairs == cap) {
 				cap = cap ? cap * 2 : 256;
 				pairs = cgm_xrealloc(pairs, cap * sizeof(*pairs));
@@ -107,6 +103,7 @@ void html_profile_build(html_ctx *ctx)
 		ctx->thru_start[f + 1] = ctx->thru_start[f] + count[f];
 	free(count);
 	free(pairs);
+	free(stamp);
 }
 
 void html_profile_free(html_ctx *ctx)
@@ -293,9 +290,13 @@ static void tree_node(cgm_strbuf *b, const html_ctx *ctx, const ptree *t, int no
 	html_ms(b, x->incl);
 	cgm_strbuf_puts(b, " ms</span> incl, <span class=\"excl\">");
 	html_ms(b, x->excl);
-	cgm_strbuf_puts(b, " ms</span> excl, <span class=\"ofparent\">");
-	pct(b, x->incl, t->n[x->parent].incl);
-	cgm_strbuf_puts(b, "</span> of parent, <span class=\"ofroot\">");
+	cgm_strbuf_puts(b, " ms</span> excl, ");
+	if (x->depth > 1) { /* the entry point's parent is the root of all */
+		cgm_strbuf_puts(b, "<span class=\"ofparent\">");
+		pct(b, x->incl, t->n[x->parent].incl);
+		cgm_strbuf_puts(b, "</span> of parent, ");
+	}
+	cgm_strbuf_puts(b, "<span class=\"ofroot\">");
 	pct(b, x->incl, root);
 	cgm_strbuf_puts(b, "</span> of root");
 	if (x->calls > 0) {
@@ -654,8 +655,9 @@ static void profile_table(cgm_strbuf *b, const html_ctx *ctx, const char *root, 
 	free(rows);
 }
 
-/* The entry points with a profile page, by id. */
-static void entry_list(cgm_strbuf *b, const html_ctx *ctx, const char *root)
+/* The entry points with a profile page, by id (the first max; all when
+ * max <= 0). */
+static void entry_list(cgm_strbuf *b, const html_ctx *ctx, const char *root, int max)
 {
 	int n = 0;
 	for (int i = 0; i < ctx->nuser; i++)
@@ -665,7 +667,8 @@ static void entry_list(cgm_strbuf *b, const html_ctx *ctx, const char *root)
 	cgm_strbuf_printf(b, "<p class=\"profiles\">Execution trees and flame graphs of the %d "
 			     "entry points with call paths:",
 			  n);
-	for (int i = 0, k = 0; i < ctx->nuser; i++) {
+	int k = 0;
+	for (int i = 0; i < ctx->nuser && (max <= 0 || k < max); i++) {
 		if (!ctx->prof_entry[i])
 			continue;
 		cgm_strbuf_printf(b, "%s <a class=\"profile\" href=\"", k++ ? "," : "");
@@ -674,6 +677,8 @@ static void entry_list(cgm_strbuf *b, const html_ctx *ctx, const char *root)
 		html_text(b, ctx->model->functions[i].id);
 		cgm_strbuf_puts(b, "</a>");
 	}
+	if (k < n)
+		cgm_strbuf_printf(b, " and <a href=\"%sprofile/all.html\">%d more</a>", root, n - k);
 	cgm_strbuf_puts(b, ".</p>\n");
 }
 
@@ -682,7 +687,7 @@ static int all_page(const html_ctx *ctx, const ptree *t)
 	cgm_strbuf b = CGM_STRBUF_INIT;
 	html_page_begin(&b, ctx, "../", "execution profile");
 	cgm_strbuf_puts(&b, "<h1>Execution profile</h1>\n");
-	entry_list(&b, ctx, "../");
+	entry_list(&b, ctx, "../", 0);
 	if (ctx->model->npaths) {
 		cgm_strbuf_puts(&b, "<h2 id=\"flame\">Flame graph of every entry point</h2>\n");
 		flame(&b, ctx, t, 0, "flame graph of every entry point");
@@ -722,7 +727,7 @@ void html_profile_index(cgm_strbuf *b, const html_ctx *ctx)
 	cgm_strbuf table = CGM_STRBUF_INIT;
 	profile_table(&table, ctx, "", PROFILE_TOP, &total);
 	cgm_strbuf_puts(b, "<h3 id=\"profile\">Resource profile</h3>\n");
-	entry_list(b, ctx, "");
+	entry_list(b, ctx, "", PROFILE_TOP);
 	cgm_strbuf_add(b, table.data ? table.data : "", table.len);
 	cgm_strbuf_free(&table);
 	cgm_strbuf_puts(b, "<p>");
