@@ -29,7 +29,9 @@ conf=("track_functions = 'all'")
 echo "demo: building cgmap_trace into a private copy of PostgreSQL's installation tree (the system PostgreSQL is not changed)"
 if bash extension/cgmap_trace/build.sh "$tree/build" >/dev/null 2>&1 &&
 	pgext_tree "$tree/tree" "$tree/build" >/dev/null 2>&1; then
-	conf+=("shared_preload_libraries = 'cgmap_trace'")
+	# One-second timeline buckets, so the few seconds of the workload below
+	# show as a timeline, not one bar.
+	conf+=("shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.bucket_seconds = 1")
 	trace=1
 else
 	echo "demo: the cgmap_trace extension could not be built into a private tree; runtime data comes from pg_stat_user_functions only"
@@ -44,9 +46,24 @@ if [ "$trace" = 1 ]; then
 	pgtest_psql -d demo -c "CREATE EXTENSION cgmap_trace" >/dev/null
 fi
 # A little workload, so the runtime figures show.
-pgtest_psql -d demo -c "SET client_min_messages = warning" \
-	-c "SELECT app.checkout('alice', 10)" -c "SELECT app.run_report('ab')" \
-	-c "SELECT app.order_total('alice')" -c "CALL app.nightly_batch(2)" >/dev/null
+# A small workload over a few seconds: checkouts and reports of varying
+# size, a pause, then the nightly batch, so the docs show an execution
+# tree, a resource profile and a timeline with a gap in it.
+echo "demo: running a workload for about 6 seconds"
+for round in 1 2 3 4 5 6; do
+	if [ "$round" = 4 ]; then
+		sleep 1.2 # the pause: an empty interval in the timeline
+		continue
+	fi
+	statements=(-c "SET client_min_messages = warning")
+	for i in $(seq 1 "$round"); do
+		statements+=(-c "SELECT app.checkout('alice', $((round * 10 + i)))")
+	done
+	statements+=(-c "SELECT app.run_report('ab')" -c "SELECT app.order_total('alice')")
+	pgtest_psql -d demo "${statements[@]}" >/dev/null
+	sleep 1.05
+done
+pgtest_psql -d demo -c "SET client_min_messages = warning" -c "CALL app.nightly_batch(3)" >/dev/null
 
 rm -rf "$out"
 # The demo's window lasts seconds and sees a few calls: below the default
@@ -55,3 +72,8 @@ rm -rf "$out"
 echo
 echo "cgmap demo: documentation of the demo database is in $out"
 echo "            open $out/index.html in a browser"
+if [ "$trace" = 1 ]; then
+	echo
+	echo "where the time went (cgmap report profile $out/cgmap.json, the first lines):"
+	"$root/build/release/cgmap" report profile "$out/cgmap.json" | head -n 8
+fi

@@ -622,7 +622,7 @@ static void profile_table(cgm_strbuf *b, const html_ctx *ctx, const char *root, 
 			   "<th class=\"num\">min ms</th><th class=\"num\">max ms</th></tr></thead>"
 			   "<tbody>\n");
 	for (int k = 0; k < n && (top <= 0 || k < top); k++) {
-		const cgm_runtime_stats *s = &m->functions[rows[k].fn].runtime;
+		const cgm_runtime_stats *s = &rows[k].stats;
 		cgm_strbuf_puts(b, "<tr><td>");
 		html_fn_link(b, ctx, rows[k].fn, root);
 		cgm_strbuf_printf(b, "</td><td class=\"num\" data-v=\"%.6f\">", s->self_ms);
@@ -631,8 +631,8 @@ static void profile_table(cgm_strbuf *b, const html_ctx *ctx, const char *root, 
 		if (rows[k].share_pct >= 0)
 			cgm_strbuf_printf(b, "%.1f", rows[k].share_pct);
 		cgm_strbuf_printf(b, "</td><td class=\"num\">%lld</td>", (long long)s->calls);
-		if (s->calls > 0) {
-			double avg = s->total_ms / (double)s->calls;
+		if (rows[k].avg_ms >= 0) {
+			double avg = rows[k].avg_ms;
 			cgm_strbuf_printf(b, "<td class=\"num\" data-v=\"%.6f\">", avg);
 			html_ms(b, avg);
 			cgm_strbuf_puts(b, "</td>");

@@ -69,11 +69,17 @@ static const column profile_columns[] = {
 	{ "avg_ms", COL_NUM },	 { "min_ms", COL_NUM }, { "max_ms", COL_NUM },
 };
 
+typedef struct {
+	const cgm_model *m;
+	const cgm_runtime_stats *stats; /* per function: the figures shown */
+} profile_order;
+
 static int by_self_desc(const void *a, const void *b, void *arg)
 {
-	const cgm_model *m = arg;
+	const profile_order *o = arg;
+	const cgm_model *m = o->m;
 	int x = *(const int *)a, y = *(const int *)b;
-	double sx = m->functions[x].runtime.self_ms, sy = m->functions[y].runtime.self_ms;
+	double sx = o->stats[x].self_ms, sy = o->stats[y].self_ms;
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
 	int c = strcmp(m->functions[x].id, m->functions[y].id);
@@ -83,11 +89,17 @@ static int by_self_desc(const void *a, const void *b, void *arg)
 int cgm_profile_rows(cgm_profile_row **out, double *whole_out, const cgm_model *m)
 {
 	/* Least and greatest inclusive time of one call, over the paths
-	 * ending in each function (a path without calls has none). */
+	 * ending in each function (a path without calls has none); with them,
+	 * the function's calls and times are those same paths' sums, so that
+	 * the average is measured by the clock min and max are (the
+	 * statistics' clock, pg_stat_user_functions, counts more than the
+	 * function's own run: an average above the maximum). */
 	int n = m->nuser;
 	double *lo = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	double *hi = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	bool *known = cgm_xcalloc((size_t)(n ? n : 1), sizeof(bool));
+	cgm_runtime_stats *shown = cgm_xcalloc((size_t)(n ? n : 1), sizeof(cgm_runtime_stats));
+	double *each_call_ms = cgm_xcalloc((size_t)(n ? n : 1), sizeof(double));
 	for (int p = 0; p < m->npaths; p++) {
 		const cgm_call_path *path = &m->paths[p];
 		if (path->nframes < 1 || path->stats.calls <= 0)
@@ -100,23 +112,40 @@ int cgm_profile_rows(cgm_profile_row **out, double *whole_out, const cgm_model *
 		if (!known[f] || path->max_ms > hi[f])
 			hi[f] = path->max_ms;
 		known[f] = true;
+		shown[f].calls += path->stats.calls;
+		shown[f].self_ms += path->stats.self_ms;
+		each_call_ms[f] += path->stats.total_ms;
+		/* A recursive call's inclusive time is inside its outer call's:
+		 * counted once, at the outermost. */
+		bool nested = false;
+		for (int k = 0; k + 1 < path->nframes && !nested; k++)
+			nested = strcmp(path->frames[k], path->frames[path->nframes - 1]) == 0;
+		if (!nested)
+			shown[f].total_ms += path->stats.total_ms;
 	}
 	int *order = index_array(n);
 	int count = 0;
 	double whole = 0;
 	for (int i = 0; i < n; i++) {
-		const cgm_runtime_stats *s = &m->functions[i].runtime;
+		if (!known[i])
+			shown[i] = m->functions[i].runtime;
+		const cgm_runtime_stats *s = &shown[i];
 		if (s->calls > 0 || s->self_ms > 0) {
 			order[count++] = i;
 			whole += s->self_ms;
 		}
 	}
-	qsort_r(order, (size_t)count, sizeof(int), by_self_desc, (void *)m);
+	profile_order o = { m, shown };
+	qsort_r(order, (size_t)count, sizeof(int), by_self_desc, &o);
 	cgm_profile_row *rows = cgm_xcalloc((size_t)(count ? count : 1), sizeof(*rows));
 	for (int k = 0; k < count; k++) {
 		int i = order[k];
 		rows[k].fn = i;
-		rows[k].share_pct = whole > 0 ? 100.0 * m->functions[i].runtime.self_ms / whole : -1;
+		rows[k].stats = shown[i];
+		rows[k].avg_ms = shown[i].calls > 0 ? (known[i] ? each_call_ms[i] : shown[i].total_ms) /
+							      (double)shown[i].calls
+						    : -1;
+		rows[k].share_pct = whole > 0 ? 100.0 * shown[i].self_ms / whole : -1;
 		rows[k].has_minmax = known[i];
 		rows[k].min_ms = lo[i];
 		rows[k].max_ms = hi[i];
@@ -125,6 +154,8 @@ int cgm_profile_rows(cgm_profile_row **out, double *whole_out, const cgm_model *
 	free(lo);
 	free(hi);
 	free(known);
+	free(shown);
+	free(each_call_ms);
 	*out = rows;
 	if (whole_out)
 		*whole_out = whole;
@@ -149,7 +180,7 @@ static void build_profile(table *t, const cgm_model *m)
 	for (int k = 0; k < count; k++) {
 		int i = rows[k].fn;
 		const cgm_function *f = &m->functions[i];
-		const cgm_runtime_stats *s = &f->runtime;
+		const cgm_runtime_stats *s = &rows[k].stats;
 		row *r = cgm_report_row_add(t);
 		r->cells[0] = cgm_report_strdup(f->id);
 		r->cells[1] = cgm_report_strdup(f->schema);
@@ -157,8 +188,8 @@ static void build_profile(table *t, const cgm_model *m)
 		r->cells[3] = share_cell(s->self_ms, whole);
 		r->cells[4] = int_cell(s->calls);
 		r->cells[5] = num_cell(s->total_ms);
-		if (s->calls > 0)
-			r->cells[6] = num_cell(s->total_ms / (double)s->calls);
+		if (rows[k].avg_ms >= 0)
+			r->cells[6] = num_cell(rows[k].avg_ms);
 		if (rows[k].has_minmax) {
 			r->cells[7] = num_cell(rows[k].min_ms);
 			r->cells[8] = num_cell(rows[k].max_ms);

@@ -298,6 +298,12 @@ int cgm_report_write(cgm_strbuf *out, const cgm_model *model, cgm_report_kind ki
  * functions (calls or self time), most self time first, then by id. */
 typedef struct cgm_profile_row {
 	int fn;            /* index into model->functions */
+	cgm_runtime_stats stats; /* the figures shown: with call paths ending in it,
+	                          * their sums (cgmap_trace's clock, as min and max;
+	                          * a recursive call's inclusive time counted once),
+	                          * else the function's runtime figures */
+	double avg_ms;     /* inclusive time of one call, on average (with paths over
+	                    * every call, as min and max count them); -1: no call */
 	double share_pct;  /* of all self time; -1 when that is 0 */
 	bool has_minmax;   /* a call path ends in it (cgmap_trace 1.3) */
 	double min_ms, max_ms; /* least and greatest inclusive time of one call */

@@ -179,13 +179,13 @@ static void test_every_kind_every_format(void **state)
 	       "app.leaf() self 3.000 ms (34.3%) calls 6 total 3.000 ms avg 0.500 ms min 0.250 ms max 0.750 ms\n"
 	       "app.mid(integer) self 3.000 ms (34.3%) calls 4 total 5.000 ms avg 1.250 ms min 1.000 ms max 1.500 ms\n"
 	       "app.main() self 2.000 ms (22.9%) calls 2 total 8.000 ms avg 4.000 ms min 3.500 ms max 4.500 ms\n"
-	       "app.rec(integer) self 0.750 ms (8.6%) calls 3 total 0.750 ms avg 0.250 ms min 0.250 ms max 0.750 ms\n");
+	       "app.rec(integer) self 0.750 ms (8.6%) calls 3 total 0.750 ms avg 0.500 ms min 0.250 ms max 0.750 ms\n");
 	expect(m, "profile", "csv",
 	       "function,schema,self_ms,self_pct,calls,total_ms,avg_ms,min_ms,max_ms\r\n"
 	       "app.leaf(),app,3.000,34.3,6,3.000,0.500,0.250,0.750\r\n"
 	       "app.mid(integer),app,3.000,34.3,4,5.000,1.250,1.000,1.500\r\n"
 	       "app.main(),app,2.000,22.9,2,8.000,4.000,3.500,4.500\r\n"
-	       "app.rec(integer),app,0.750,8.6,3,0.750,0.250,0.250,0.750\r\n");
+	       "app.rec(integer),app,0.750,8.6,3,0.750,0.500,0.250,0.750\r\n");
 	expect(m, "profile", "markdown",
 	       "## Profile (4)\n"
 	       "\n"
@@ -196,7 +196,7 @@ static void test_every_kind_every_format(void **state)
 	       "| app.leaf\\(\\) | app | 3\\.000 | 34\\.3 | 6 | 3\\.000 | 0\\.500 | 0\\.250 | 0\\.750 |\n"
 	       "| app.mid\\(integer\\) | app | 3\\.000 | 34\\.3 | 4 | 5\\.000 | 1\\.250 | 1\\.000 | 1\\.500 |\n"
 	       "| app.main\\(\\) | app | 2\\.000 | 22\\.9 | 2 | 8\\.000 | 4\\.000 | 3\\.500 | 4\\.500 |\n"
-	       "| app.rec\\(integer\\) | app | 0\\.750 | 8\\.6 | 3 | 0\\.750 | 0\\.250 | 0\\.250 | 0\\.750 |\n");
+	       "| app.rec\\(integer\\) | app | 0\\.750 | 8\\.6 | 3 | 0\\.750 | 0\\.500 | 0\\.250 | 0\\.750 |\n");
 	expect(m, "profile", "json",
 	       "{\n"
 	       "  \"report\": \"profile\",\n"
@@ -208,7 +208,7 @@ static void test_every_kind_every_format(void **state)
 	       "    {\"function\": \"app.leaf()\", \"schema\": \"app\", \"self_ms\": 3.000, \"self_pct\": 34.3, \"calls\": 6, \"total_ms\": 3.000, \"avg_ms\": 0.500, \"min_ms\": 0.250, \"max_ms\": 0.750},\n"
 	       "    {\"function\": \"app.mid(integer)\", \"schema\": \"app\", \"self_ms\": 3.000, \"self_pct\": 34.3, \"calls\": 4, \"total_ms\": 5.000, \"avg_ms\": 1.250, \"min_ms\": 1.000, \"max_ms\": 1.500},\n"
 	       "    {\"function\": \"app.main()\", \"schema\": \"app\", \"self_ms\": 2.000, \"self_pct\": 22.9, \"calls\": 2, \"total_ms\": 8.000, \"avg_ms\": 4.000, \"min_ms\": 3.500, \"max_ms\": 4.500},\n"
-	       "    {\"function\": \"app.rec(integer)\", \"schema\": \"app\", \"self_ms\": 0.750, \"self_pct\": 8.6, \"calls\": 3, \"total_ms\": 0.750, \"avg_ms\": 0.250, \"min_ms\": 0.250, \"max_ms\": 0.750}\n"
+	       "    {\"function\": \"app.rec(integer)\", \"schema\": \"app\", \"self_ms\": 0.750, \"self_pct\": 8.6, \"calls\": 3, \"total_ms\": 0.750, \"avg_ms\": 0.500, \"min_ms\": 0.250, \"max_ms\": 0.750}\n"
 	       "  ]\n"
 	       "}\n");
 	expect(m, "paths", "text",
@@ -568,12 +568,15 @@ static void test_names_shown_escaped(void **state)
 	add_function(m, odd, 1, 1.0, 1.0);
 	cgm_model_index(m);
 	runtime_window(m);
+	/* It calls itself once: the outer call's path and the inner one's. */
+	add_path(m, 1, (const char *[]){ odd }, (const int[]){ 0 }, 1, 1.0, 0.0, 1.0, 1.0);
 	add_path(m, 2, (const char *[]){ odd, odd }, (const int[]){ 0, 2 }, 1, 1.0, 1.0, 1.0, 1.0);
 	static const cgm_shape_edge edges[] = { { "app.\"x\nfake\"()", "app.\"x\nfake\"()", 2,
 						  false } };
 	add_shape(m, odd, 1, 1, edges);
 	expect(m, "paths", "text",
-	       "# Call paths: 1\n" WINDOW
+	       "# Call paths: 2\n" WINDOW
+	       "app.\"x\\nfake\"() calls 1 total 1.000 ms self 0.000 ms min 1.000 ms max 1.000 ms\n"
 	       "app.\"x\\nfake\"() > app.\"x\\nfake\"() (line 2) calls 1 total 1.000 ms self 1.000 ms "
 	       "min 1.000 ms max 1.000 ms\n");
 	expect(m, "shapes", "csv",
@@ -585,7 +588,7 @@ static void test_names_shown_escaped(void **state)
 	       "Runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z \\(database demo\\).\n\n"
 	       "| function | schema | self_ms | self_pct | calls | total_ms | avg_ms | min_ms | max_ms |\n"
 	       "|---|---|--:|--:|--:|--:|--:|--:|--:|\n"
-	       "| app.\"x<br>fake\"\\(\\) | app | 1\\.000 | 100\\.0 | 1 | 1\\.000 | 1\\.000 | 1\\.000 "
+	       "| app.\"x<br>fake\"\\(\\) | app | 1\\.000 | 100\\.0 | 2 | 1\\.000 | 1\\.000 | 1\\.000 "
 	       "| 1\\.000 |\n");
 	cgm_model_free(m);
 }
