@@ -15,7 +15,7 @@
 // needs nothing beyond node itself.
 //
 // usage: node check_site.js --site DIR --artifacts DIR [--chromium PATH]
-//          [--search TEXT --expect ID]... [--graph-page ID]...
+//          [--search TEXT --expect ID]... [--graph-page ID]... [--expect-timeline]
 // Prints one line per check and "N passed, N failed"; exit 1 on a failure.
 'use strict';
 
@@ -35,6 +35,7 @@ function parseArgs(argv) {
     else if (k === '--search') a.searches.push({ text: v, expect: null }), i++;
     else if (k === '--expect') a.searches[a.searches.length - 1].expect = v, i++;
     else if (k === '--graph-page') a.graphPages.push(v), i++;
+    else if (k === '--expect-timeline') a.expectTimeline = true;
     else throw new Error('unknown argument ' + k);
   }
   if (!a.site || !a.artifacts) throw new Error('need --site and --artifacts');
@@ -315,6 +316,26 @@ async function main() {
     if (!pages.includes('reports/' + r + '.html')) continue;
     await navigate(fileUrl('reports/' + r + '.html'));
     await screenshot('report-' + r, true);
+  }
+
+  // The timeline draws: bars in the index's chart when the snapshot has a
+  // timeline, each with its figures on hover, and a legend of its functions.
+  await navigate(fileUrl('index.html'));
+  const timeline = await evaluate(`(() => {
+    const svg = document.querySelector('svg.timeline');
+    if (!svg) return null;
+    const r = svg.getBoundingClientRect();
+    const bars = Array.from(svg.querySelectorAll('rect')).filter(b => b.getBoundingClientRect().height > 0);
+    return { w: r.width, h: r.height, bars: bars.length,
+             titled: bars.filter(b => b.querySelector('title')).length,
+             legend: document.querySelectorAll('ul.chart-legend li').length };
+  })()`);
+  if (args.expectTimeline)
+    check(timeline !== null, 'the index has a timeline chart');
+  if (timeline !== null) {
+    check(timeline.w > 100 && timeline.h > 50 && timeline.bars > 0 && timeline.titled === timeline.bars && timeline.legend > 0,
+      `the index's timeline draws ${timeline.bars} bars with their figures and ${timeline.legend} legend entries`);
+    await screenshot('timeline', true);
   }
 
   // 5. The execution profile of an entry point: the tree expands, the flame

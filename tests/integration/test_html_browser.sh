@@ -58,7 +58,7 @@ node "$driver" --chromium "$chromium_bin" --site "$site" --artifacts "$artifacts
 	--search '<script>' --expect 'public."""<script>alert(1)</script>"""(text)' \
 	--search 'été' --expect '"Odd Schema"."Weird ""Name""\ été"()' \
 	--search orders --expect 'app.orders' \
-	--graph-page 'app.work()' --graph-page 'app.dyn()' \
+	--graph-page 'app.work()' --graph-page 'app.dyn()' --expect-timeline \
 	--graph-page 'public."""<script>alert(1)</script>"""(text)'
 
 # 2. A live map of the demo schema.

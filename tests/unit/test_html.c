@@ -147,6 +147,19 @@ static void add_demo_paths(cgm_model *m)
 	m->shapes[0] = (cgm_call_shape){ "app.main()", 3, long_edges, 1 };
 	m->shapes[1] = (cgm_call_shape){ "app.main()", 1, short_edges, 3 };
 	m->nshapes = 2;
+	/* The timeline of those calls: one-minute intervals, 10:02 without a
+	 * call (by function, then start, as the model keeps them). */
+	static cgm_time_bucket buckets[] = {
+		{ "app.dyn()", "2026-11-29T10:03:00Z", 2, 1.0 },
+		{ "app.main()", "2026-11-29T10:00:00Z", 2, 5.0 },
+		{ "app.main()", "2026-11-29T10:01:00Z", 1, 2.0 },
+		{ "app.main()", "2026-11-29T10:03:00Z", 1, 2.0 },
+		{ "app.work()", "2026-11-29T10:00:00Z", 9, 16.0 },
+		{ "app.work()", "2026-11-29T10:01:00Z", 4, 8.0 },
+		{ "app.work()", "2026-11-29T10:03:00Z", 4, 6.0 },
+	};
+	m->buckets = buckets;
+	m->nbuckets = 7;
 }
 
 static cgm_model *demo_model(bool with_runtime)
