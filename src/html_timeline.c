@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cgmap/verdict.h"
 
@@ -102,22 +103,25 @@ static int axis_slot(const axis *ax, int64_t t)
 	return lo;
 }
 
-/* "2026-11-29T10:05:00Z" -> "10:05" (the day too when the chart spans days). */
+/* An interval's start as "10:05" ("10:05:07" for intervals under a
+ * minute; the day too, "11-29 10:05", when the chart spans days), in UTC. */
 static void slot_label(cgm_strbuf *b, const axis *ax, int slot, bool days)
 {
 	char buf[32];
-	const char *start = NULL;
 	int64_t t = ax->step > 0 ? ax->starts[0].t + (int64_t)slot * ax->step : ax->starts[slot].t;
-	for (int i = 0; i < ax->nstarts && !start; i++)
-		if (ax->starts[i].t == t)
-			start = ax->starts[i].start;
-	if (start && strlen(start) >= 16) {
-		snprintf(buf, sizeof buf, "%.*s", days ? 11 : 5, start + (days ? 5 : 11));
-		if (days)
-			buf[5] = ' ';
-	} else {
-		long minutes = (long)((t / 60) % (24 * 60));
-		snprintf(buf, sizeof buf, "%02ld:%02ld", minutes / 60, minutes % 60);
+	bool seconds = !days && ax->step > 0 && ax->step < 60;
+	long of_day = (long)(((t % 86400) + 86400) % 86400);
+	if (seconds)
+		snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", of_day / 3600, of_day / 60 % 60,
+			 of_day % 60);
+	else
+		snprintf(buf, sizeof buf, "%02ld:%02ld", of_day / 3600, of_day / 60 % 60);
+	if (days) {
+		time_t when = (time_t)t;
+		struct tm tm;
+		char day[16];
+		if (gmtime_r(&when, &tm) && strftime(day, sizeof day, "%m-%d ", &tm) > 0)
+			cgm_strbuf_puts(b, day);
 	}
 	html_text(b, buf);
 }
