@@ -708,6 +708,13 @@ int cgm_runtime_apply(cgm_model *model, const cgm_runtime_options *opts)
 		rc = cgm_runtime_load_log(rt, opts->logs[i], dsn);
 	if (rc == 0)
 		rc = cgm_merge(model, rt);
+	if (rc == 0 && opts->nlogs > 0 && model->npaths == 0) {
+		/* Said once, so that an empty profile is not read as "nothing ran". */
+		cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+		d->message = "runtime log lines carry calls between functions only: no call paths, "
+			     "shapes or timeline (cgmap_trace 1.3 records them; read them with "
+			     "--dsn or a cgmap collect file)";
+	}
 	cgm_runtime_free(rt);
 	return rc;
 }

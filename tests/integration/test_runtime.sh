@@ -222,6 +222,8 @@ notify=$(oid 'app.notify(integer)')
 } >"$work/server.log"
 "$CGMAP" --dsn "dbname=shop" --no-runtime --runtime-log "$work/server.log" $LIVE --out "$work/log" \
 	2>"$work/log.err" || { cat "$work/log.err" >&2; pgtest_fail "map --runtime-log failed"; }
+expect_grep "a log has no paths, and says so" "$work/log.err" \
+	"runtime log lines carry calls between functions only: no call paths, shapes or timeline"
 "$CGMAP" report edges "$work/log" | grep -v ' static ' >"$work/log-edges.txt"
 expect_text "edges from the log" "$work/log-edges.txt" <<'EOF'
 app.dispatch(text,integer) -> app.send_email(integer) via dynamic observed lines 3 calls 1
