@@ -30,12 +30,12 @@ else
 	bash bench/gen_schema.sh "$arg" >"$work/schema.sql"
 	"$build/cgmap" --sql "$work/schema.sql" --out "$work/map" --no-html --quiet
 	snapshot=$work/map/cgmap.json
-	# 1% of the functions (every 100th) call bench.f00001 instead of their
-	# first callee.
+	# 1% of the functions (every 100th, fN) call bench.f(N-1) instead of
+	# their first callee.
 	awk '/^CREATE FUNCTION bench\.f[0-9]+\(/ {
 		n = substr($3, 8, 5) + 0; change = n > 1 && n % 100 == 0; print; next }
 	     change && /bench\.f[0-9][0-9][0-9][0-9][0-9]\(/ {
-		sub(/bench\.f[0-9][0-9][0-9][0-9][0-9]\(/, "bench.f00001("); change = 0 }
+		sub(/bench\.f[0-9][0-9][0-9][0-9][0-9]\(/, sprintf("bench.f%05d(", n - 1)); change = 0 }
 	     { print }' "$work/schema.sql" >"$work/changed.sql"
 	"$build/cgmap" --sql "$work/changed.sql" --out "$work/map2" --no-html --quiet
 	changed=$work/map2/cgmap.json
