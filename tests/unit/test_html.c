@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgmap/error.h"
@@ -1708,8 +1709,20 @@ static void test_layout_cache_pruned(void **state)
 	file_list before = cache_entries(dir);
 	put_file(dir, HTML_CACHE_DIR "/notes.txt", "mine\n");
 	put_file(dir, HTML_CACHE_DIR "/0123456789abcdeX.svg", "not an entry's name\n");
+	/* the temporary file of an entry a killed run was writing */
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	char half[200], path[4096];
+	snprintf(half, sizeof(half), HTML_CACHE_DIR "/.0123456789abcdef.svg.tmp.%ld.1", (long)child);
+	put_file(dir, half, "half an entry");
 	render_into(small, dir, true, &st);
 	assert_true(st.pruned > 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, half);
+	struct stat sb;
+	assert_int_equal(lstat(path, &sb), -1);
 	render_into(small, fresh, true, &st);
 	file_list after = cache_entries(dir), want = cache_entries(fresh);
 	assert_int_equal(after.n, want.n + 2);
