@@ -6,6 +6,12 @@
 # snapshot.  Prints the wall time, CPU time, peak memory, the size of the
 # site and the command that reproduces it.  Target: under 60 s for 10,000
 # functions on a 2-core machine (both cores lay out graphs).
+#
+# Then the layout cache (DIR/.cgmap-cache): a second render into the same
+# folder (every graph taken from the cache), and, for a synthetic schema, a
+# render after 1% of the functions changed one of their callees (mapped
+# again), each with its wall and CPU times and how many graphs it laid out.
+# Target: the second render at least 5 times faster than the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -24,6 +30,15 @@ else
 	bash bench/gen_schema.sh "$arg" >"$work/schema.sql"
 	"$build/cgmap" --sql "$work/schema.sql" --out "$work/map" --no-html --quiet
 	snapshot=$work/map/cgmap.json
+	# 1% of the functions (every 100th, fN) call bench.f(N-1) instead of
+	# their first callee.
+	awk '/^CREATE FUNCTION bench\.f[0-9]+\(/ {
+		n = substr($3, 8, 5) + 0; change = n > 1 && n % 100 == 0; print; next }
+	     change && /bench\.f[0-9][0-9][0-9][0-9][0-9]\(/ {
+		sub(/bench\.f[0-9][0-9][0-9][0-9][0-9]\(/, sprintf("bench.f%05d(", n - 1)); change = 0 }
+	     { print }' "$work/schema.sql" >"$work/changed.sql"
+	"$build/cgmap" --sql "$work/changed.sql" --out "$work/map2" --no-html --quiet
+	changed=$work/map2/cgmap.json
 	what="synthetic schema of $arg functions (bench/gen_schema.sh)"
 fi
 
@@ -38,8 +53,8 @@ user=$(awk -F': ' '/User time/ { print $2 }' "$work/time.txt")
 sys=$(awk -F': ' '/System time/ { print $2 }' "$work/time.txt")
 rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time.txt")
 pages=$(find "$work/site" -name '*.html' | wc -l)
-graphs=$(find "$work/site/dot" -name '*.dot' | wc -l)
-size=$(du -sm "$work/site" | cut -f1)
+graphs=$(find "$work/site/schemas" "$work/site/functions" -name '*.html' | wc -l)
+size=$(du -sm --exclude=.cgmap-cache "$work/site" | cut -f1)
 functions=$(find "$work/site/functions" -name '*.html' | wc -l)
 
 echo "render_bench: $what"
@@ -49,4 +64,29 @@ echo "  wall time:    ${wall} s (target < 60 s)"
 echo "  cpu time:     ${user} s user + ${sys} s system, on $(nproc) cores"
 echo "  peak memory:  ${rss} MB (largest process: reading the snapshot is shared by the workers)"
 echo "  load average: $load_before before the run (other work on the machine slows the wall time)"
+
+# One more render into the same folder: $1 the snapshot, $2 its name.
+again() {
+	touch "$work/mark"
+	sleep 0.01
+	/usr/bin/time -v "$build/cgmap" render "$1" --out "$work/site" --quiet 2>"$work/time2.txt" || {
+		cat "$work/time2.txt" >&2
+		exit 1
+	}
+	local w u s laid
+	w=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
+		for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.1f", s }' "$work/time2.txt")
+	u=$(awk -F': ' '/User time/ { print $2 }' "$work/time2.txt")
+	s=$(awk -F': ' '/System time/ { print $2 }' "$work/time2.txt")
+	laid=$(find "$work/site/.cgmap-cache" -name '*.svg' -newer "$work/mark" | wc -l)
+	echo "  $2"
+	echo "    wall time:  ${w} s ($(awk -v a="$wall" -v b="$w" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x faster than the first)"
+	echo "    cpu time:   ${u} s user + ${s} s system ($(awk -v a="$user" -v b="$sys" -v c="$u" -v d="$s" 'BEGIN { printf "%.1f", (c + d > 0 ? (a + b) / (c + d) : 0) }')x less)"
+	echo "    laid out:   $laid graphs (cache entries written)"
+}
+echo "  layout cache: $(find "$work/site/.cgmap-cache" -name '*.svg' | wc -l) entries, $(du -sm "$work/site/.cgmap-cache" | cut -f1) MB"
+again "$snapshot" "second render, same snapshot, same folder (target: at least 5x faster)"
+if [ -n "${changed:-}" ]; then
+	again "$changed" "render after 1% of the functions changed a callee"
+fi
 echo "  reproduce:    bash bench/render_bench.sh $arg"

@@ -34,6 +34,7 @@ static void usage(FILE *out)
 		     "  --depth N              neighbourhood depth of function graphs (default 2)\n"
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
 		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
+		     "  --no-layout-cache      lay every graph out again (no .cgmap-cache/)\n"
 		     "  --timing               print the wall time of each stage on stderr\n"
 		     "  --quiet                print only errors\n");
 	fputs(cgm_map_options_help, out);
@@ -215,6 +216,8 @@ int cmd_map(int argc, char **argv)
 			no_html = true;
 		} else if (strcmp(a, "--dot-sources") == 0) {
 			html.dot_sources = true;
+		} else if (strcmp(a, "--no-layout-cache") == 0) {
+			html.no_layout_cache = true;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
 		} else if (strcmp(a, "--timing") == 0) {

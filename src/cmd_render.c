@@ -35,6 +35,7 @@ static void render_usage(FILE *out)
 		"                    in \"+N more\" nodes (default 50)\n"
 		"  --threads N       layout workers (default: one per core)\n"
 		"  --dot-sources     also write each graph's DOT text under DIR/dot/\n"
+		"  --no-layout-cache lay every graph out again (no .cgmap-cache/)\n"
 		"  --max-file-size SIZE  largest snapshot read: bytes or K, M, G; 0 for no\n"
 		"                    limit (default 256M)\n"
 		"  --quiet           print only errors\n");
@@ -68,6 +69,8 @@ int cmd_render(int argc, char **argv)
 			quiet = true;
 		} else if (strcmp(a, "--dot-sources") == 0) {
 			opts.dot_sources = true;
+		} else if (strcmp(a, "--no-layout-cache") == 0) {
+			opts.no_layout_cache = true;
 		} else if (strcmp(a, "-o") == 0) {
 			rc = cmd_reject_short_out("render");
 		} else if (strcmp(a, "--out") == 0) {

@@ -11,7 +11,10 @@
  *      no link followed (outdir.h), and the manifest of them
  *      (.cgmap-manifest), by which the next rendering into the folder
  *      removes the pages it does not write again; 0 or a negative CGM_E*
- *      code with the message set.
+ *      code with the message set.  Unless turned off, the layout cache
+ *      (.cgmap-cache/, see html_graph.c): the graphs laid out are kept
+ *      there, the next run takes the ones whose DOT did not change, and
+ *      the entries a whole run did not use are removed at its end.
  * Memory: the html_ctx arrays are malloc'd here and freed before returning.
  */
 #include "html_internal.h"
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +39,7 @@ void cgm_html_options_init(cgm_html_options *opts)
 	opts->node_cap = 50;
 	opts->threads = 0;
 	opts->dot_sources = false;
+	opts->no_layout_cache = false;
 }
 
 /* ---- adjacency ---- */
@@ -361,6 +366,7 @@ static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
 	int rc = 0;
 	int nitems = ctx->nschemas + ctx->nuser;
 	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
+		html_graph_scratch_item(scratch, item);
 		if (item < ctx->nschemas)
 			rc = html_write_schema_page(ctx, scratch, item);
 		else
@@ -518,6 +524,7 @@ static bool site_shaped(const char *rel)
 	       in_folder(rel, "functions/", ".html") || in_folder(rel, "schemas/", ".html") ||
 	       in_folder(rel, "relations/", ".html") || in_folder(rel, "profile/", ".html") ||
 	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot") ||
+	       in_folder(rel, HTML_CACHE_DIR "/", ".svg") ||
 	       strcmp(rel, "stacks.folded") == 0;
 }
 
@@ -598,6 +605,13 @@ static int write_site(const html_ctx *ctx, const cgm_html_options *o)
 	return run_workers(ctx, nworkers);
 }
 
+static html_layout_stats last_stats;
+
+void html_layout_stats_last(html_layout_stats *out)
+{
+	*out = last_stats;
+}
+
 /* The site, and the manifest around it: before any page is written the
  * manifest lists the old files and the new ones, so whatever stops this
  * run, the next one knows every file cgmap may have left; once the site
@@ -628,6 +642,13 @@ static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
 	}
 	if (!rc)
 		rc = cgm_outdir_manifest_write(dir, fresh, nfresh);
+	/* The cache entries this whole run did not use. */
+	if (!rc && ctx->cache_fd >= 0) {
+		int pruned = html_layout_cache_prune(ctx->cache_fd, ctx->shared);
+		rc = pruned < 0 ? pruned : 0;
+		if (pruned > 0)
+			last_stats.pruned = pruned;
+	}
 	cgm_outdir_list_free(fresh, nfresh);
 	cgm_outdir_list_free(old, nold);
 	return rc;
@@ -657,8 +678,34 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 	html_ctx ctx;
 	rc = html_ctx_build(&ctx, model, &o, outdir);
 	ctx.dir = &dir;
+	ctx.cache_fd = -1;
+	memset(&last_stats, 0, sizeof(last_stats));
+	/* Counters and keys the forked workers fill in for the parent. */
+	int nitems = ctx.nschemas + ctx.nuser;
+	size_t shared_size = sizeof(html_layout_shared) + sizeof(uint64_t) * ((size_t)nitems + 1);
+	if (!rc) {
+		void *map = mmap(NULL, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				 -1, 0);
+		if (map == MAP_FAILED)
+			rc = cgm_error(CGM_EIO, "cannot share memory with the layout workers: %s",
+				       strerror(errno));
+		else
+			ctx.shared = map, ctx.shared->nkeys = nitems;
+	}
+	if (!rc && !o.no_layout_cache) {
+		rc = cgm_outdir_subdir(&dir, HTML_CACHE_DIR);
+		for (int k = 0; !rc && k < dir.nsub; k++)
+			if (strcmp(dir.sub[k].rel, HTML_CACHE_DIR) == 0)
+				ctx.cache_fd = dir.sub[k].fd;
+	}
 	if (!rc)
 		rc = write_with_manifest(&ctx, &dir, &o);
+	if (ctx.shared) {
+		last_stats.layouts = ctx.shared->layouts;
+		last_stats.hits = ctx.shared->hits;
+		munmap(ctx.shared, shared_size);
+		ctx.shared = NULL;
+	}
 	html_ctx_free(&ctx);
 	cgm_outdir_close(&dir);
 	return rc;

@@ -12,19 +12,38 @@
  * no layout grows into a hairball that takes minutes.  Every node name is a
  * plain "nK"; names from the model only reach DOT through cgm_escape_dot, in
  * labels and tooltips, and Graphviz writes those XML-escaped into the SVG.
+ *
+ * The layout cache: a graph is laid out from its DOT with every tooltip
+ * replaced by a placeholder ("T0", "T1", ...; tooltips never change a
+ * layout), and the slimmed SVG of that is kept in .cgmap-cache/KEY.svg,
+ * KEY the FNV-1a hash of cgmap's and Graphviz's versions and that DOT.
+ * The real tooltips are then put in place of the placeholders, escaped as
+ * Graphviz escapes them, so runtime figures in tooltips (calls, self and
+ * total times) change no key.  A tooltip with a character whose escaping
+ * is not reproduced here (a backslash, a control picture) stays in the
+ * DOT, and in the key.  A node's penwidth (from its self time) is taken
+ * out likewise and put back as its shapes' stroke-width, when a probe
+ * shows this Graphviz lays out the same without it (pen_neutral).  An entry is a header line with the SVG's length
+ * and hash, then the SVG: a truncated or altered entry is a miss.
  */
 #include "html_internal.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gvc.h>
 
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/hash.h"
 
 /* Colours: shared with the legend in html_page.c. */
 #define COL_STATIC "#495057"
@@ -60,6 +79,8 @@
 
 struct html_graph_scratch {
 	GVC_t *gvc;
+	const html_ctx *ctx;
+	int item;           /* graph item of the next html_graph_svg, -1 unknown */
 	int nfn;
 	unsigned stamp;
 	unsigned *seen;     /* seen[f] == stamp: f is a node of the graph being built */
@@ -81,6 +102,8 @@ html_graph_scratch *html_graph_scratch_new(const html_ctx *ctx)
 	html_graph_scratch *s = cgm_xcalloc(sizeof(*s), 1);
 	size_t n = (size_t)ctx->nfn + 1;
 	s->nfn = ctx->nfn;
+	s->ctx = ctx;
+	s->item = -1;
 	s->seen = cgm_xcalloc(n * sizeof(unsigned), 1);
 	s->seen2 = cgm_xcalloc(n * sizeof(unsigned), 1);
 	s->node_of = cgm_xcalloc(n * sizeof(int), 1);
@@ -108,6 +131,11 @@ cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ctx *ctx)
 	if (!s->dynsql)
 		s->dynsql = cgm_dynsql_reader_new(ctx->model);
 	return s->dynsql;
+}
+
+void html_graph_scratch_item(html_graph_scratch *s, int item)
+{
+	s->item = item;
 }
 
 static void new_graph(html_graph_scratch *s)
@@ -1077,13 +1105,353 @@ static void append_slim_svg(cgm_strbuf *out, const char *p, const char *end)
 	cgm_strbuf_add(out, span, (size_t)(p - span));
 }
 
-int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what)
+/* ---- the layout cache ---- */
+
+/* A tooltip of the DOT text: its DOT-escaped value at dot[at, at + len). */
+typedef struct tooltip_ref {
+	size_t at, len;
+	size_t pen_at, pen_len; /* its node's penwidth value, taken out of the
+	                         * layout (pen_len 0: none) */
+} tooltip_ref;
+
+/* Whether Graphviz's rendering of this DOT-escaped tooltip value is the
+ * one tooltip_svg() writes: plain characters, UTF-8, the escapes \" and
+ * \n and the entity &amp; (cgm_escape_dot writes & so). */
+static bool tooltip_plain(const char *v, size_t len)
 {
-	if (!s->gvc) {
-		s->gvc = process_gvc();
-		if (!s->gvc)
-			return cgm_error(CGM_EIO, "cannot start Graphviz for the graph of '%s'", what);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+		if (c == '\\') {
+			if (i + 1 < len && (v[i + 1] == '"' || v[i + 1] == 'n')) {
+				i++;
+				continue;
+			}
+			return false;
+		}
+		if (c == '&') {
+			if (len - i >= 5 && memcmp(v + i, "&amp;", 5) == 0) {
+				i += 4;
+				continue;
+			}
+			return false;
+		}
+		if (c < 0x20 || c == 0x7F)
+			return false;
 	}
+	return true;
+}
+
+/* The value of xlink:title Graphviz writes for a plain tooltip (checked
+ * against Graphviz by the unit tests: pages are the same with the cache
+ * or without). */
+static void tooltip_svg(cgm_strbuf *out, const char *v, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = v[i];
+		if (c == '\\') {
+			c = v[++i];
+			cgm_strbuf_puts(out, c == 'n' ? "&#10;" : "&quot;");
+			continue;
+		}
+		switch (c) {
+		case '"':
+			cgm_strbuf_puts(out, "&quot;");
+			break;
+		case '<':
+			cgm_strbuf_puts(out, "&lt;");
+			break;
+		case '>':
+			cgm_strbuf_puts(out, "&gt;");
+			break;
+		case '\'':
+			cgm_strbuf_puts(out, "&#39;");
+			break;
+		case '-':
+			cgm_strbuf_puts(out, "&#45;");
+			break;
+		default:
+			cgm_strbuf_putc(out, c);
+		}
+	}
+}
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+static bool starts_attr(const char *dot, const char *p, const char *attr, size_t alen)
+{
+	return strncmp(p, attr, alen) == 0 && (p == dot || !word_char(p[-1]));
+}
+
+/* dot with each plain tooltip="..." (outside strings) replaced by
+ * tooltip="Tk", k its index in *refs (malloc'd, *nrefs of them); with
+ * strip_pen, the penwidth=X of a node statement after its placeholder
+ * tooltip is taken out too (kept in the ref), the SVG's stroke width being
+ * put back by substitute_tooltips. */
+static void placeholder_dot(cgm_strbuf *out, tooltip_ref **refs, int *nrefs, const char *dot,
+			    bool strip_pen)
+{
+	static const char attr[] = "tooltip=\"", pen[] = "penwidth=";
+	const size_t alen = sizeof(attr) - 1, plen = sizeof(pen) - 1;
+	int cap = 0, stmt_tip = -1;
+	bool stmt_edge = false;
+	*refs = NULL;
+	*nrefs = 0;
+	const char *p = dot, *span = dot;
+	bool in_string = false;
+	while (*p) {
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p += 2;
+			else {
+				if (*p == '"')
+					in_string = false;
+				p++;
+			}
+			continue;
+		}
+		if (*p == ';' || *p == '\n' || *p == '{' || *p == '}') {
+			stmt_tip = -1;
+			stmt_edge = false;
+		} else if (*p == '-' && p[1] == '>') {
+			stmt_edge = true;
+		} else if (*p == 't' && starts_attr(dot, p, attr, alen)) {
+			const char *v = p + alen, *e = v;
+			while (*e && *e != '"')
+				e += *e == '\\' && e[1] ? 2 : 1;
+			if (!*e)
+				break; /* unterminated: Graphviz will say so */
+			if (tooltip_plain(v, (size_t)(e - v))) {
+				if (*nrefs == cap) {
+					cap = cap ? cap * 2 : 64;
+					*refs = cgm_xrealloc(*refs, sizeof(tooltip_ref) * (size_t)cap);
+				}
+				(*refs)[*nrefs] = (tooltip_ref){ (size_t)(v - dot), (size_t)(e - v), 0, 0 };
+				cgm_strbuf_add(out, span, (size_t)(v - span));
+				stmt_tip = *nrefs;
+				cgm_strbuf_printf(out, "T%d", (*nrefs)++);
+				span = e;
+			}
+			p = e + 1;
+			continue;
+		} else if (*p == 'p' && strip_pen && stmt_tip >= 0 && !stmt_edge &&
+			   starts_attr(dot, p, pen, plen)) {
+			const char *v = p + plen, *e = v;
+			while ((*e >= '0' && *e <= '9') || *e == '.')
+				e++;
+			const char *from = p - dot >= 2 && p[-2] == ',' && p[-1] == ' ' ? p - 2 : p;
+			if (e > v && from >= span && (*e == ',' || *e == ']')) {
+				cgm_strbuf_add(out, span, (size_t)(from - span));
+				(*refs)[stmt_tip].pen_at = (size_t)(v - dot);
+				(*refs)[stmt_tip].pen_len = (size_t)(e - v);
+				span = p = e;
+				continue;
+			}
+		}
+		if (*p == '"')
+			in_string = true;
+		p++;
+	}
+	cgm_strbuf_puts(out, span);
+}
+
+/* The stroke width Graphviz writes for a penwidth: two decimals, trailing
+ * zeros dropped. */
+static void stroke_width(cgm_strbuf *out, const char *v, size_t len)
+{
+	char num[32], buf[40];
+	if (len >= sizeof(num))
+		len = sizeof(num) - 1;
+	memcpy(num, v, len);
+	num[len] = '\0';
+	snprintf(buf, sizeof(buf), "%.2f", strtod(num, NULL));
+	char *end = buf + strlen(buf);
+	while (end > buf && end[-1] == '0')
+		end--;
+	if (end > buf && end[-1] == '.')
+		end--;
+	*end = '\0';
+	cgm_strbuf_printf(out, " stroke-width=\"%s\"", buf);
+}
+
+/* svg with every xlink:title="Tk" replaced by tooltip k rendered, and the
+ * stroke width of its node's shapes put back. */
+static void substitute_tooltips(cgm_strbuf *out, const char *svg, size_t len, const char *dot,
+				const tooltip_ref *refs, int nrefs)
+{
+	static const char attr[] = "xlink:title=\"T";
+	const size_t alen = sizeof(attr) - 1;
+	const char *p = svg, *end = svg + len;
+	while (p < end) {
+		const char *hit = memmem(p, (size_t)(end - p), attr, alen);
+		if (!hit)
+			break;
+		const char *d = hit + alen;
+		long k = 0;
+		const char *q = d;
+		while (q < end && *q >= '0' && *q <= '9' && k <= nrefs)
+			k = k * 10 + (*q++ - '0');
+		if (q == d || q >= end || *q != '"' || k >= nrefs) {
+			cgm_strbuf_add(out, p, (size_t)(d - p));
+			p = d;
+			continue;
+		}
+		cgm_strbuf_add(out, p, (size_t)(hit + alen - 1 - p));
+		tooltip_svg(out, dot + refs[k].at, refs[k].len);
+		p = q;
+		if (!refs[k].pen_len)
+			continue;
+		/* The node's shapes, up to the end of its link. */
+		const char *close = memmem(p, (size_t)(end - p), "</a>", 4);
+		if (!close)
+			close = end;
+		for (;;) {
+			const char *st = memmem(p, (size_t)(close - p), " stroke=\"", 9);
+			const char *sq = st ? memchr(st + 9, '"', (size_t)(close - st - 9)) : NULL;
+			if (!sq)
+				break;
+			cgm_strbuf_add(out, p, (size_t)(sq + 1 - p));
+			stroke_width(out, dot + refs[k].pen_at, refs[k].pen_len);
+			p = sq + 1;
+		}
+	}
+	cgm_strbuf_add(out, p, (size_t)(end - p));
+}
+
+#define CACHE_MAGIC "cgmap-layout-cache 1 "
+/* An entry larger than this is not read (a graph's SVG is far smaller). */
+#define CACHE_ENTRY_MAX (64L << 20)
+
+static void entry_name(char *name, size_t cap, uint64_t key)
+{
+	snprintf(name, cap, "%016llx.svg", (unsigned long long)key);
+}
+
+/* The SVG kept under key, appended to svg: false when there is none, or
+ * it is not a regular file, or its header does not match it. */
+static bool cache_read(cgm_strbuf *svg, int dirfd, uint64_t key)
+{
+	char name[32];
+	entry_name(name, sizeof(name), key);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		  st.st_size <= CACHE_ENTRY_MAX;
+	char *data = NULL;
+	size_t got = 0;
+	if (ok) {
+		data = cgm_xcalloc((size_t)st.st_size + 1, 1);
+		ssize_t n;
+		while (got < (size_t)st.st_size &&
+		       ((n = read(fd, data + got, (size_t)st.st_size - got)) > 0 ||
+			(n < 0 && errno == EINTR)))
+			if (n > 0)
+				got += (size_t)n;
+		ok = got == (size_t)st.st_size;
+	}
+	close(fd);
+	const char *body = NULL;
+	unsigned long long want_len = 0, want_hash = 0;
+	if (ok) {
+		size_t mlen = strlen(CACHE_MAGIC);
+		char *nl = memchr(data, '\n', got);
+		ok = nl && got > mlen && memcmp(data, CACHE_MAGIC, mlen) == 0 &&
+		     sscanf(data + mlen, "%llu %16llx\n", &want_len, &want_hash) == 2;
+		body = nl ? nl + 1 : NULL;
+	}
+	if (ok) {
+		size_t blen = got - (size_t)(body - data);
+		ok = blen == want_len && cgm_fnv1a_bytes(body, blen) == want_hash &&
+		     blen >= 4 && memcmp(body, "<svg", 4) == 0;
+		if (ok)
+			cgm_strbuf_add(svg, body, blen);
+	}
+	free(data);
+	return ok;
+}
+
+static int cache_write(const html_ctx *ctx, uint64_t key, const cgm_strbuf *svg)
+{
+	char name[64];
+	entry_name(name, sizeof(name), key);
+	char rel[96];
+	snprintf(rel, sizeof(rel), HTML_CACHE_DIR "/%s", name);
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&b, CACHE_MAGIC "%zu %016llx\n", svg->len,
+			  (unsigned long long)cgm_fnv1a_bytes(svg->data ? svg->data : "", svg->len));
+	cgm_strbuf_add(&b, svg->data ? svg->data : "", svg->len);
+	int rc = cgm_outdir_write(ctx->dir, rel, b.data, b.len);
+	cgm_strbuf_free(&b);
+	return rc;
+}
+
+static bool entry_shaped(const char *name, uint64_t *key)
+{
+	size_t n = strlen(name);
+	if (n != 20 || strcmp(name + 16, ".svg") != 0)
+		return false;
+	uint64_t k = 0;
+	for (int i = 0; i < 16; i++) {
+		char c = name[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return false;
+		k = k << 4 | (uint64_t)d;
+	}
+	*key = k;
+	return true;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int html_layout_cache_prune(int fd, const html_layout_shared *shared)
+{
+	uint64_t *keys = cgm_xcalloc((size_t)shared->nkeys + 1, sizeof(uint64_t));
+	memcpy(keys, shared->keys, sizeof(uint64_t) * (size_t)shared->nkeys);
+	qsort(keys, (size_t)shared->nkeys, sizeof(uint64_t), compare_keys);
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *dir = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!dir) {
+		if (dup >= 0)
+			close(dup);
+		free(keys);
+		return cgm_error(CGM_EIO, "cannot list the layout cache \"" HTML_CACHE_DIR "\": %s",
+				 strerror(errno));
+	}
+	int removed = 0, rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(dir)) != NULL) {
+		uint64_t key;
+		struct stat st;
+		if (!entry_shaped(de->d_name, &key) ||
+		    bsearch(&key, keys, (size_t)shared->nkeys, sizeof(uint64_t), compare_keys) ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			removed++;
+		else if (errno != ENOENT)
+			rc = cgm_error(CGM_EIO, "cannot remove \"" HTML_CACHE_DIR "/%s\": %s",
+				       de->d_name, strerror(errno));
+	}
+	closedir(dir);
+	free(keys);
+	return rc ? rc : removed;
+}
+
+/* Lay dot out and append its slimmed SVG to svg; counted in the shared
+ * counters unless a probe. */
+static int lay_out_counted(cgm_strbuf *svg, html_graph_scratch *s, const char *dot,
+			   const char *what, bool counted)
+{
 	Agraph_t *g = agmemread(dot);
 	if (!g)
 		return cgm_error(CGM_EIO, "Graphviz cannot read the DOT of the graph of '%s'", what);
@@ -1109,5 +1477,94 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
 		gvFreeRenderData(data);
 	gvFreeLayout(s->gvc, g);
 	agclose(g);
+	if (counted && s->ctx && s->ctx->shared)
+		__atomic_fetch_add(&s->ctx->shared->layouts, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
+static int lay_out(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what)
+{
+	return lay_out_counted(svg, s, dot, what, true);
+}
+
+/* Whether this Graphviz lays a graph out the same whatever its nodes'
+ * penwidth, and writes the stroke width as stroke_width() does: a probe
+ * graph laid out with penwidths, and without them and with the widths put
+ * back, must give the same SVG.  Once per process. */
+static bool pen_neutral(html_graph_scratch *s)
+{
+	static int neutral = -1;
+	if (neutral >= 0)
+		return neutral;
+	static const char probe[] =
+		"digraph \"p\" {\n  graph [rankdir=LR];\n"
+		"  node [shape=box, style=filled, fontsize=10, height=0.3];\n"
+		"  n0 [label=\"first()\", tooltip=\"a\", URL=\"a.html\", penwidth=3.75, fontsize=11];\n"
+		"  n1 [label=\"second(integer)\", tooltip=\"b\", penwidth=1.05];\n"
+		"  n2 [label=\"x\", tooltip=\"c\", shape=ellipse, penwidth=5.50];\n"
+		"  n0 -> n1 [tooltip=\"e\", penwidth=2.2];\n  n1 -> n2;\n  n0 -> n2;\n}\n";
+	cgm_strbuf with = CGM_STRBUF_INIT, without = CGM_STRBUF_INIT, put = CGM_STRBUF_INIT;
+	cgm_strbuf a = CGM_STRBUF_INIT, b = CGM_STRBUF_INIT;
+	tooltip_ref *ra = NULL, *rb = NULL;
+	int na = 0, nb = 0;
+	placeholder_dot(&a, &ra, &na, probe, false);
+	placeholder_dot(&b, &rb, &nb, probe, true);
+	bool ok = nb == 4 && rb[0].pen_len && rb[1].pen_len && rb[2].pen_len && !rb[3].pen_len &&
+		  lay_out_counted(&with, s, cgm_strbuf_cstr(&a), "probe", false) == 0 &&
+		  lay_out_counted(&without, s, cgm_strbuf_cstr(&b), "probe", false) == 0;
+	if (ok) {
+		cgm_strbuf ta = CGM_STRBUF_INIT;
+		substitute_tooltips(&ta, with.data, with.len, probe, ra, na);
+		substitute_tooltips(&put, without.data, without.len, probe, rb, nb);
+		ok = ta.len == put.len && memcmp(ta.data, put.data, ta.len) == 0 &&
+		     strstr(cgm_strbuf_cstr(&put), "stroke-width=\"3.75\"") &&
+		     strstr(cgm_strbuf_cstr(&put), "stroke-width=\"5.5\"");
+		cgm_strbuf_free(&ta);
+	}
+	cgm_error_clear();
+	free(ra), free(rb);
+	cgm_strbuf_free(&with), cgm_strbuf_free(&without), cgm_strbuf_free(&put);
+	cgm_strbuf_free(&a), cgm_strbuf_free(&b);
+	neutral = ok;
+	return ok;
+}
+
+int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what)
+{
+	if (!s->gvc) {
+		s->gvc = process_gvc();
+		if (!s->gvc)
+			return cgm_error(CGM_EIO, "cannot start Graphviz for the graph of '%s'", what);
+	}
+	const html_ctx *ctx = s->ctx;
+	if (!ctx || ctx->cache_fd < 0 || !ctx->shared)
+		return lay_out(svg, s, dot, what);
+
+	cgm_strbuf layout_dot = CGM_STRBUF_INIT, laid = CGM_STRBUF_INIT;
+	tooltip_ref *refs = NULL;
+	int nrefs = 0;
+	placeholder_dot(&layout_dot, &refs, &nrefs, dot, pen_neutral(s));
+	uint64_t key = cgm_fnv1a_more(CGM_FNV1A_OFFSET, "cgmap " CGMAP_VERSION "\n");
+	key = cgm_fnv1a_more(key, "graphviz ");
+	key = cgm_fnv1a_more(key, gvcVersion(s->gvc));
+	key = cgm_fnv1a_byte(key, '\n');
+	key = cgm_fnv1a_more(key, cgm_strbuf_cstr(&layout_dot));
+	if (!key)
+		key = 1; /* 0 marks an item without a key */
+	if (s->item >= 0 && s->item < ctx->shared->nkeys)
+		ctx->shared->keys[s->item] = key;
+	int rc = 0;
+	if (cache_read(&laid, ctx->cache_fd, key)) {
+		__atomic_fetch_add(&ctx->shared->hits, 1, __ATOMIC_RELAXED);
+	} else {
+		rc = lay_out(&laid, s, cgm_strbuf_cstr(&layout_dot), what);
+		if (!rc)
+			rc = cache_write(ctx, key, &laid);
+	}
+	if (!rc)
+		substitute_tooltips(svg, laid.data ? laid.data : "", laid.len, dot, refs, nrefs);
+	free(refs);
+	cgm_strbuf_free(&layout_dot);
+	cgm_strbuf_free(&laid);
 	return rc;
 }

@@ -85,7 +85,22 @@ typedef struct html_ctx {
 	 * (by index), thru_npaths[] how many of their paths. */
 	bool *prof_entry;
 	int *thru_start, *thru_entry, *thru_npaths;
+
+	/* The layout cache (html_graph.c): the open .cgmap-cache folder, -1
+	 * when the cache is off; and the counters and keys the forked layout
+	 * workers share with the parent (an anonymous shared mapping). */
+	int cache_fd;
+	struct html_layout_shared *shared;
 } html_ctx;
+
+/* What one rendering's layouts did, summed over its workers. */
+typedef struct html_layout_stats {
+	long layouts;   /* graphs laid out by Graphviz */
+	long hits;      /* graphs taken from the layout cache */
+	long pruned;    /* cache entries removed at the end, unused by the run */
+} html_layout_stats;
+/* The counters of the last cgm_emit_html of this process (for tests). */
+void html_layout_stats_last(html_layout_stats *out);
 
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
 		   const char *outdir);
@@ -144,7 +159,23 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 			 const html_ctx *ctx, int fn);
 void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
 		       const html_ctx *ctx, int schema);
-/* Lay dot out with Graphviz and append the bare <svg> element to svg. */
+/* The shared state of the layout workers: counters, then the cache key of
+ * each graph item (schemas, then functions; 0: none). */
+typedef struct html_layout_shared {
+	long layouts, hits;
+	int nkeys;
+	uint64_t keys[];
+} html_layout_shared;
+/* The graph item (schemas, then functions) the next html_graph_svg is for:
+ * its cache key is kept, so the run's end knows which entries it used. */
+void html_graph_scratch_item(html_graph_scratch *s, int item);
+/* The cache folder name inside the output folder. */
+#define HTML_CACHE_DIR ".cgmap-cache"
+/* Remove the entries of the cache folder (open as fd) that no key of
+ * shared names, and that are regular files; returns how many, or CGM_EIO. */
+int html_layout_cache_prune(int fd, const html_layout_shared *shared);
+/* Lay dot out with Graphviz (or take it from the layout cache) and append
+ * the bare <svg> element to svg. */
 int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what);
 
 /* ---- pages ---- */

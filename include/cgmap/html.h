@@ -25,6 +25,8 @@ typedef struct cgm_html_options {
 	                 * 0: one per online core */
 	bool dot_sources; /* also write each graph's DOT text under dot/ (a file per
 	                   * function: a sixth of a large site), default false */
+	bool no_layout_cache; /* lay every graph out afresh: neither read nor write
+	                       * the cache of laid-out graphs in .cgmap-cache/ */
 } cgm_html_options;
 
 /* Fill opts with the defaults above. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgmap/error.h"
@@ -26,6 +27,7 @@
 #include "cgmap/html.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
+#include "html_internal.h"
 
 #define EVIL_NAME "\"<script>alert(1)</script>\""
 #define EVIL_ID "public.\"\"\"<script>alert(1)</script>\"\"\"(text)"
@@ -358,6 +360,9 @@ static int walk_add(const char *path, const struct stat *st, int type, struct FT
 {
 	(void)st, (void)ftw;
 	if (type != FTW_F)
+		return 0;
+	/* The layout cache is no part of the site. */
+	if (strncmp(path + walk_prefix, HTML_CACHE_DIR "/", strlen(HTML_CACHE_DIR) + 1) == 0)
 		return 0;
 	if (walk_list->n == walk_list->cap) {
 		walk_list->cap = walk_list->cap ? walk_list->cap * 2 : 64;
@@ -1468,6 +1473,335 @@ static void test_execution_profile_caps(void **state)
 	cgm_model_free(m);
 }
 
+/* ---- the layout cache ---- */
+
+static void render_into(const cgm_model *m, const char *dir, bool cache, html_layout_stats *st)
+{
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	o.dot_sources = true;
+	o.no_layout_cache = !cache;
+	if (cgm_emit_html(m, &o, dir) != 0)
+		fail_msg("cgm_emit_html: %s", cgm_error_message());
+	html_layout_stats_last(st);
+}
+
+/* The names in a folder (sorted), but those starting with a dot. */
+static file_list folder_names(const char *path)
+{
+	file_list l = { NULL, 0, 0 };
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (l.n == l.cap) {
+			l.cap = l.cap ? l.cap * 2 : 64;
+			l.paths = realloc(l.paths, sizeof(char *) * (size_t)l.cap);
+		}
+		l.paths[l.n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	if (l.n)
+		qsort(l.paths, (size_t)l.n, sizeof(char *), compare_paths);
+	return l;
+}
+
+/* The entries of a folder's layout cache. */
+static file_list cache_entries(const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR, dir);
+	return folder_names(path);
+}
+
+static int graph_items(const cgm_model *m)
+{
+	html_ctx ctx;
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	assert_int_equal(html_ctx_build(&ctx, m, &o, "unused"), 0);
+	int n = ctx.nschemas + ctx.nuser;
+	html_ctx_free(&ctx);
+	return n;
+}
+
+/* Rendering again into the same folder lays nothing out, and the site is
+ * byte for byte the one rendered without the cache (hostile names in
+ * tooltips included: the tooltips put back into a cached layout are
+ * escaped as Graphviz escapes them). */
+static cgm_model *punctuation_model(void)
+{
+	static const char *const ids[] = { "app.\"a-b'c&d<e>\"()", "app.\"x--y & z;\"(text)",
+					   "app.\"\xE2\x80\x93 % $ # @ ! ? = + * / ~ ^ | `\"()",
+					   "app.\"tab\tnew\nline\"()" };
+	static const char *const names[] = { "a-b'c&d<e>", "x--y & z;",
+					     "\xE2\x80\x93 % $ # @ ! ? = + * / ~ ^ | `",
+					     "tab\tnew\nline" };
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "punctuation";
+	for (int i = 0; i < 4; i++)
+		add_function(m, ids[i], "app", names[i], i == 1 ? "text" : "",
+			     "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(m);
+	for (int i = 0; i < 3; i++)
+		add_edge(m, ids[i], ids[i + 1], CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 2,
+			 i + 1);
+	m->has_runtime = true;
+	for (int i = 0; i < 4; i++)
+		m->functions[i].runtime = (cgm_runtime_stats){ i + 1, 2.5 * i, 0.5 * i };
+	return m;
+}
+
+static void test_layout_cache_second_run(void **state)
+{
+	(void)state;
+	for (int which = 0; which < 2; which++) {
+		cgm_model *m = which ? punctuation_model() : demo_model(true);
+		int nitems = graph_items(m);
+		char *dir = temp_dir(), *plain = temp_dir();
+		html_layout_stats st;
+		render_into(m, dir, true, &st);
+		assert_int_equal(st.layouts, nitems);
+		assert_int_equal(st.hits, 0);
+		file_list first = cache_entries(dir);
+		assert_true(first.n > 0 && first.n <= nitems);
+		render_into(m, dir, true, &st);
+		assert_int_equal(st.layouts, 0);
+		assert_int_equal(st.hits, nitems);
+		assert_int_equal(st.pruned, 0);
+		render_into(m, plain, false, &st);
+		assert_int_equal(st.layouts, nitems);
+		assert_same_tree(dir, plain);
+		/* --no-layout-cache writes no cache */
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR, plain);
+		assert_int_equal(lstat(path, &sb), -1);
+		free_files(&first);
+		remove_dir(dir);
+		remove_dir(plain);
+		cgm_model_free(m);
+	}
+}
+
+/* New runtime figures change the tooltips and the nodes' border widths
+ * only: no graph is laid out again, and the pages show the new figures
+ * (the border widths, layout-neutral in the Graphviz the tests run with,
+ * are put back into the cached SVG). */
+/* The stroke-width values of a page, in order. */
+static char *stroke_widths(const char *page)
+{
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	for (const char *p = page; (p = strstr(p, "stroke-width=\"")) != NULL; p++) {
+		const char *v = p + strlen("stroke-width=\"");
+		cgm_strbuf_add(&b, v, strcspn(v, "\""));
+		cgm_strbuf_putc(&b, ' ');
+	}
+	char *text = strdup(cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&b);
+	return text;
+}
+
+static void test_layout_cache_new_figures(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir(), *plain = temp_dir();
+	html_layout_stats st;
+	render_into(m, dir, true, &st);
+	assert_true(st.layouts > 0);
+	char *before = function_page(dir, "app.main()");
+	cgm_runtime_stats was = fn(m, "app.main()")->runtime;
+	/* calls, total and self times anew: the border weights change too */
+	for (int i = 0; i < m->nuser; i++) {
+		cgm_runtime_stats *r = &m->functions[i].runtime;
+		if (r->calls > 0)
+			*r = (cgm_runtime_stats){ r->calls * 7 + 1, r->total_ms * 3 + 0.125,
+						  r->self_ms * (i + 1) };
+	}
+	render_into(m, dir, true, &st);
+	assert_int_equal(st.layouts, 0);
+	char *page = function_page(dir, "app.main()");
+	char want[128];
+	snprintf(want, sizeof(want), "%lld calls, self %.3f ms, total %.3f ms",
+		 (long long)was.calls * 7 + 1, was.self_ms * (idx(m, "app.main()") + 1),
+		 was.total_ms * 3 + 0.125);
+	assert_non_null(strstr(page, want));
+	snprintf(want, sizeof(want), "%lld calls, self %.3f ms", (long long)was.calls,
+		 was.self_ms);
+	assert_non_null(strstr(before, want));
+	assert_null(strstr(page, want));
+	/* the border widths changed (the site is compared with one rendered
+	 * without the cache below) */
+	char *wa = stroke_widths(before), *wb = stroke_widths(page);
+	assert_true(strlen(wa) > 0);
+	assert_string_not_equal(wa, wb);
+	free(wa), free(wb);
+	free(before);
+	free(page);
+	render_into(m, plain, false, &st);
+	assert_same_tree(dir, plain);
+	remove_dir(dir);
+	remove_dir(plain);
+	cgm_model_free(m);
+}
+
+/* A truncated or altered entry is a miss: that graph is laid out again,
+ * and the site is right. */
+static void test_layout_cache_truncated_entry(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir(), *plain = temp_dir();
+	html_layout_stats st;
+	render_into(m, dir, true, &st);
+	file_list entries = cache_entries(dir);
+	assert_true(entries.n >= 2);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR "/%s", dir, entries.paths[0]);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(truncate(path, sb.st_size / 2), 0);
+	/* one byte of the SVG changed, the length kept */
+	snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR "/%s", dir, entries.paths[1]);
+	char *entry = slurp(path);
+	char *svg = strstr(entry, "<svg");
+	assert_non_null(svg);
+	svg[1] = 'S';
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(entry, f);
+	fclose(f);
+	free(entry);
+	render_into(m, dir, true, &st);
+	assert_true(st.layouts >= 2); /* a graph may share its entry with another */
+	assert_true(st.hits > 0);
+	render_into(m, plain, false, &st);
+	assert_same_tree(dir, plain);
+	/* and the entries were written anew */
+	render_into(m, dir, true, &st);
+	assert_int_equal(st.layouts, 0);
+	free_files(&entries);
+	remove_dir(dir);
+	remove_dir(plain);
+	cgm_model_free(m);
+}
+
+/* Entries a whole run did not use are removed at its end; nothing else
+ * in the cache folder is. */
+static void test_layout_cache_pruned(void **state)
+{
+	(void)state;
+	cgm_model *big = demo_model(true);
+	cgm_model *small = cgm_model_new();
+	small->source.kind = "database";
+	small->source.name = "demo<db>";
+	add_function(small, "app.main()", "app", "main", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(small, "other.fresh()", "other", "fresh", "", "\nBEGIN\n  RETURN 1;\nEND\n");
+	cgm_model_index(small);
+	char *dir = temp_dir(), *fresh = temp_dir();
+	html_layout_stats st;
+	render_into(big, dir, true, &st);
+	file_list before = cache_entries(dir);
+	put_file(dir, HTML_CACHE_DIR "/notes.txt", "mine\n");
+	put_file(dir, HTML_CACHE_DIR "/0123456789abcdeX.svg", "not an entry's name\n");
+	/* the temporary file of an entry a killed run was writing */
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	char half[200], path[4096];
+	snprintf(half, sizeof(half), HTML_CACHE_DIR "/.0123456789abcdef.svg.tmp.%ld.1", (long)child);
+	put_file(dir, half, "half an entry");
+	render_into(small, dir, true, &st);
+	assert_true(st.pruned > 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, half);
+	struct stat sb;
+	assert_int_equal(lstat(path, &sb), -1);
+	render_into(small, fresh, true, &st);
+	file_list after = cache_entries(dir), want = cache_entries(fresh);
+	assert_int_equal(after.n, want.n + 2);
+	int k = 0;
+	for (int i = 0; i < after.n; i++) {
+		if (strcmp(after.paths[i], "notes.txt") == 0 ||
+		    strcmp(after.paths[i], "0123456789abcdeX.svg") == 0)
+			continue;
+		assert_string_equal(after.paths[i], want.paths[k++]);
+	}
+	assert_true(before.n > want.n);
+	/* pruning never grows back: the big model again prunes the small one's
+	 * entries it does not use */
+	render_into(big, dir, true, &st);
+	file_list again = cache_entries(dir);
+	assert_int_equal(again.n, before.n + 2);
+	free_files(&before), free_files(&after), free_files(&want), free_files(&again);
+	remove_dir(dir);
+	remove_dir(fresh);
+	cgm_model_free(big);
+	cgm_model_free(small);
+}
+
+/* Links planted in the cache folder are neither read nor written
+ * through, nor removed by the pruning; a link in place of the folder is
+ * refused. */
+static void test_layout_cache_links(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir(), *outside = temp_dir();
+	html_layout_stats st;
+	render_into(m, dir, true, &st);
+	file_list entries = cache_entries(dir);
+	assert_true(entries.n > 0);
+	char entry[4096], target[4096], path[4096];
+	snprintf(entry, sizeof(entry), "%s/" HTML_CACHE_DIR "/%s", dir, entries.paths[0]);
+	snprintf(target, sizeof(target), "%s/target.svg", outside);
+	/* the link points at a valid entry: followed, it would be a hit */
+	char *valid = slurp(entry);
+	FILE *f = fopen(target, "w");
+	assert_non_null(f);
+	fputs(valid, f);
+	fclose(f);
+	assert_int_equal(unlink(entry), 0);
+	assert_int_equal(symlink(target, entry), 0);
+	/* an unused entry-shaped link */
+	snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR "/00000000000000aa.svg", dir);
+	assert_int_equal(symlink(target, path), 0);
+	render_into(m, dir, true, &st);
+	assert_true(st.layouts >= 1);
+	struct stat sb;
+	assert_int_equal(lstat(entry, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode)); /* the link replaced, not written through */
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode)); /* not pruned either */
+	char *after = slurp(target);
+	assert_string_equal(after, valid);
+	free(after);
+	free(valid);
+
+	/* the cache folder itself a link: refused, naming it */
+	char *other = temp_dir();
+	snprintf(path, sizeof(path), "%s/" HTML_CACHE_DIR, other);
+	assert_int_equal(symlink(outside, path), 0);
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	assert_int_equal(cgm_emit_html(m, &o, other), CGM_EIO);
+	assert_non_null(strstr(cgm_error_message(), HTML_CACHE_DIR));
+	file_list out = folder_names(outside);
+	assert_int_equal(out.n, 1); /* target.svg alone */
+	free_files(&out);
+	free_files(&entries);
+	remove_dir(dir);
+	remove_dir(other);
+	remove_dir(outside);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1492,6 +1826,11 @@ int main(void)
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
+		cmocka_unit_test(test_layout_cache_second_run),
+		cmocka_unit_test(test_layout_cache_new_figures),
+		cmocka_unit_test(test_layout_cache_truncated_entry),
+		cmocka_unit_test(test_layout_cache_pruned),
+		cmocka_unit_test(test_layout_cache_links),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
