@@ -33,17 +33,25 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
+static char *vxprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *vxprintf(const char *fmt, va_list ap)
 {
-	va_list ap, ap2;
-	va_start(ap, fmt);
+	va_list ap2;
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	char *p = cgm_xcalloc((size_t)n + 1, 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
+	return p;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = vxprintf(fmt, ap);
+	va_end(ap);
 	return p;
 }
 
@@ -76,14 +84,10 @@ char *cgm_report_strdup(const char *s)
 
 char *cgm_report_printf(const char *fmt, ...)
 {
-	va_list ap, ap2;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *p = vxprintf(fmt, ap);
 	va_end(ap);
-	char *p = cgm_xcalloc((size_t)n + 1, 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap2);
-	va_end(ap2);
 	return p;
 }
 
