@@ -323,9 +323,11 @@ static char *slurp(const char *path)
 
 static char *site_file(const char *dir, const char *rel)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	return slurp(path);
+	cgm_strbuf path = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&path, "%s/%s", dir, rel);
+	char *text = slurp(cgm_strbuf_cstr(&path));
+	cgm_strbuf_free(&path);
+	return text;
 }
 
 static char *function_page(const char *dir, const char *id)
