@@ -529,10 +529,16 @@ static void mark_duplicates(cgm_model *model, const cgm_runtime *rt)
 			 * then only the same start counts as the same window. */
 			int64_t xs = cgm_time_parse(x->since), xu = cgm_time_parse(x->until);
 			int64_t ys = cgm_time_parse(y->since), yu = cgm_time_parse(y->until);
+			/* A window that took no second (counters read in the
+			 * second they were reset) is the instant it names: the
+			 * same observation as a window of that server holding
+			 * it, not as one that starts where an earlier one ended
+			 * (a --since delta). */
+			bool x_in_y = xs == xu && ys <= xs && (xs < yu || (ys == yu && xs == ys));
+			bool y_in_x = ys == yu && xs <= ys && (ys < xu || (xs == xu && xs == ys));
 			bool overlap = x->system_id
 					       ? (xs < 0 || ys < 0 || xu < 0 || yu < 0 || (xs < yu && ys < xu) ||
-						  /* the same instant: a window that took no second */
-						  (xs == ys && xu == yu))
+						  x_in_y || y_in_x)
 					       : (x->since && y->since && strcmp(x->since, y->since) == 0);
 			if (!overlap)
 				continue;

@@ -550,6 +550,49 @@ static void test_runtime_file_round_trip(void **state)
 	cgm_model_free(m);
 }
 
+/* A window of no second (counters read in the second they were reset)
+ * inside a longer window of the same server is the same observation; one
+ * starting where the other ended is not (a --since delta); two such
+ * instants of the same second are one. */
+static void test_instant_windows(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *since_a, *until_a, *since_b, *until_b;
+		int64_t calls; /* app.main()'s calls merged: 2 once, 4 twice */
+	} cases[] = {
+		{ "2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z",
+		  "2026-11-29T10:00:05Z", 2 },
+		{ "2026-11-29T10:00:03Z", "2026-11-29T10:00:03Z", "2026-11-29T10:00:00Z",
+		  "2026-11-29T10:00:05Z", 2 },
+		{ "2026-11-29T10:00:05Z", "2026-11-29T10:00:05Z", "2026-11-29T10:00:00Z",
+		  "2026-11-29T10:00:05Z", 4 },
+		{ "2026-11-29T10:00:05Z", "2026-11-29T10:00:05Z", "2026-11-29T10:00:05Z",
+		  "2026-11-29T10:00:05Z", 2 },
+		{ "2026-11-29T10:00:06Z", "2026-11-29T10:00:06Z", "2026-11-29T10:00:00Z",
+		  "2026-11-29T10:00:05Z", 4 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		cgm_runtime *rt = cgm_runtime_new();
+		for (int k = 0; k < 2; k++) {
+			int s = add_source(rt, "demo", false, true);
+			rt->sources[s].system_id = "7312345678901234567";
+			rt->sources[s].port = "5432";
+			rt->sources[s].since = k == 0 ? cases[c].since_a : cases[c].since_b;
+			rt->sources[s].until = k == 0 ? cases[c].until_a : cases[c].until_b;
+			add_stat(rt, s, "app.main()", 2, 1.0, 1.0);
+		}
+		cgm_model *m = sample();
+		assert_int_equal(cgm_merge(m, rt), 0);
+		cgm_runtime_free(rt);
+		if (m->functions[idx(m, "app.main()")].runtime.calls != cases[c].calls)
+			fail_msg("case %zu: %lld calls, not %lld", c,
+				 (long long)m->functions[idx(m, "app.main()")].runtime.calls,
+				 (long long)cases[c].calls);
+		cgm_model_free(m);
+	}
+}
+
 static void test_bad_runtime_files(void **state)
 {
 	(void)state;
@@ -927,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_no_data_is_no_runtime),
 		cmocka_unit_test(test_through_inlined_sql_function),
 		cmocka_unit_test(test_runtime_file_round_trip),
+		cmocka_unit_test(test_instant_windows),
 		cmocka_unit_test(test_bad_runtime_files),
 		cmocka_unit_test(test_runtime_file_paths),
 		cmocka_unit_test(test_log_without_pairs),
