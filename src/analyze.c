@@ -375,17 +375,22 @@ int cgm_analyze(cgm_model *model, const cgm_analyze_options *opts)
 /* A dynamic site of fn at `line` has a call the configuration declares;
  * `declared` lists the model's declared edges (few: a scan of them is
  * cheaper than an index). */
+bool cgm_edge_declared_at(const cgm_edge *e, int fn, int line)
+{
+	if (!(e->provenance & CGM_EDGE_DECLARED) || e->from != fn)
+		return false;
+	for (int l = 0; l < e->nlines; l++)
+		if (e->lines[l] == line)
+			return true;
+	return false;
+}
+
 static bool site_declared(const cgm_model *model, const int *declared, int ndeclared, int fn,
 			  int line)
 {
-	for (int k = 0; k < ndeclared; k++) {
-		const cgm_edge *e = &model->edges[declared[k]];
-		if (e->from != fn)
-			continue;
-		for (int l = 0; l < e->nlines; l++)
-			if (e->lines[l] == line)
-				return true;
-	}
+	for (int k = 0; k < ndeclared; k++)
+		if (cgm_edge_declared_at(&model->edges[declared[k]], fn, line))
+			return true;
 	return false;
 }
 

@@ -16,6 +16,7 @@
  * setting silently unused.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -47,10 +48,16 @@ typedef struct parse_state {
 	const char *path;
 } parse_state;
 
-static int fail_at(const parse_state *ps, int line, const char *fmt, const char *a, const char *b)
+/* CGM_EINPUT with "FILE:LINE: " and the message. */
+static int fail_at(const parse_state *ps, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_at(const parse_state *ps, int line, const char *fmt, ...)
 {
-	char message[512];
-	snprintf(message, sizeof message, fmt, a ? a : "", b ? b : "");
+	char message[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof message, fmt, ap);
+	va_end(ap);
 	return cgm_error(CGM_EINPUT, "%s:%d: %s", ps->path, line, message);
 }
 
@@ -89,7 +96,7 @@ static int build_tree(node **root, parse_state *ps, const char *text, size_t len
 		if (!yaml_parser_parse(&parser, &event)) {
 			char problem[256];
 			snprintf(problem, sizeof problem, "%s", parser.problem ? parser.problem : "bad YAML");
-			rc = fail_at(ps, (int)parser.problem_mark.line + 1, "not YAML: %s%s", problem, NULL);
+			rc = fail_at(ps, (int)parser.problem_mark.line + 1, "not YAML: %s", problem);
 			break;
 		}
 		int line = (int)event.start_mark.line + 1;
@@ -100,12 +107,11 @@ static int build_tree(node **root, parse_state *ps, const char *text, size_t len
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++documents > 1)
-				rc = fail_at(ps, line, "one YAML document only, not several (---)%s%s", NULL,
-					     NULL);
+				rc = fail_at(ps, line, "one YAML document only, not several (---)");
 			break;
 		case YAML_ALIAS_EVENT:
-			rc = fail_at(ps, line, "YAML aliases (*%s) are not supported: write the value%s",
-				     (const char *)event.data.alias.anchor, NULL);
+			rc = fail_at(ps, line, "YAML aliases (*%s) are not supported: write the value",
+				     (const char *)event.data.alias.anchor);
 			break;
 		case YAML_SCALAR_EVENT:
 			made = node_new(ps, NODE_SCALAR, line);
@@ -131,8 +137,7 @@ static int build_tree(node **root, parse_state *ps, const char *text, size_t len
 				*root = made;
 			if (made->kind != NODE_SCALAR) {
 				if (depth == MAX_DEPTH)
-					rc = fail_at(ps, line, "nested deeper than a configuration goes%s%s",
-						     NULL, NULL);
+					rc = fail_at(ps, line, "nested deeper than a configuration goes");
 				else
 					stack[depth++] = made;
 			}
@@ -152,10 +157,8 @@ static int expect_kind(const parse_state *ps, const node *n, node_kind kind, con
 {
 	if (n->kind == kind)
 		return 0;
-	char message[256];
-	snprintf(message, sizeof message, "'%s' takes %s, not %s", what, kind_name(kind),
-		 kind_name(n->kind));
-	return cgm_error(CGM_EINPUT, "%s:%d: %s", ps->path, n->line, message);
+	return fail_at(ps, n->line, "'%s' takes %s, not %s", what, kind_name(kind),
+		       kind_name(n->kind));
 }
 
 /* A value or a list of values: `entry: api.*` or `entry: [api.*, jobs.*]`. */
@@ -176,8 +179,7 @@ static int read_strings(const char ***out, int *count, parse_state *ps, const no
 		if ((rc = expect_kind(ps, n->children[i], NODE_SCALAR, what)) < 0)
 			return rc;
 		if (!n->children[i]->value[0])
-			return fail_at(ps, n->children[i]->line, "'%s' holds an empty pattern%s", what,
-				       NULL);
+			return fail_at(ps, n->children[i]->line, "'%s' holds an empty pattern", what);
 		(*out)[i] = n->children[i]->value;
 	}
 	*count = n->nchildren;
@@ -191,7 +193,7 @@ static int check_keys(const parse_state *ps, const node *map, const char *const 
 	for (int i = 0; i + 1 < map->nchildren; i += 2) {
 		const node *key = map->children[i];
 		if (key->kind != NODE_SCALAR)
-			return fail_at(ps, key->line, "a key in %s is not a name%s", where, NULL);
+			return fail_at(ps, key->line, "a key in %s is not a name", where);
 		bool known = false;
 		for (int k = 0; allowed[k] && !known; k++)
 			known = strcmp(key->value, allowed[k]) == 0;
@@ -204,10 +206,8 @@ static int check_keys(const parse_state *ps, const node *map, const char *const 
 				strncat(list, k ? ", " : "", sizeof list - strlen(list) - 1);
 				strncat(list, allowed[k], sizeof list - strlen(list) - 1);
 			}
-			char message[512];
-			snprintf(message, sizeof message, "unknown key '%s' in %s (known: %s)", key->value,
-				 where, list);
-			return cgm_error(CGM_EINPUT, "%s:%d: %s", ps->path, key->line, message);
+			return fail_at(ps, key->line, "unknown key '%s' in %s (known: %s)", key->value,
+				       where, list);
 		}
 	}
 	return 0;
@@ -270,14 +270,14 @@ static int read_dynamic(cgm_config *config, parse_state *ps, const node *list)
 			long line = strtol(line_text, &end, 10);
 			if (*end || end == line_text || errno || line < 1 || line > INT_MAX)
 				return fail_at(ps, lookup(item, "line")->line,
-					       "'line' is a line of the function's body (1, 2, ...), not '%s'%s",
-					       line_text, NULL);
+					       "'line' is a line of the function's body (1, 2, ...), not '%s'",
+					       line_text);
 			d->line = (int)line;
 		}
 		const node *calls = lookup(item, "calls");
 		if (!calls)
 			return fail_at(ps, item->line, "a dynamic item needs 'calls': the functions "
-						       "the site calls%s%s", NULL, NULL);
+						       "the site calls");
 		if ((rc = read_strings(&d->calls, &d->ncalls, ps, calls, "calls")) < 0)
 			return rc;
 	}
@@ -335,12 +335,12 @@ static int read_diff(cgm_config *config, parse_state *ps, const node *map)
 			g->finding = -1;
 		} else if ((g->finding = cgm_finding_parse(finding)) < 0) {
 			return fail_at(ps, lookup(item, "finding")->line,
-				       "no finding is called '%s' (the codes of docs/diff.md, or any)%s",
-				       finding, NULL);
+				       "no finding is called '%s' (the codes of docs/diff.md, or any)",
+				       finding);
 		}
 		if (g->finding < 0 && !g->function)
 			return fail_at(ps, item->line, "an ignore item of any finding needs 'function': "
-						       "ignoring everything is not a review%s%s", NULL, NULL);
+						       "ignoring everything is not a review");
 	}
 	return 0;
 }

@@ -52,14 +52,14 @@ typedef struct {
 	int64_t step;      /* seconds per column (0: columns are the starts themselves) */
 } axis;
 
-/* The distinct starts of buckets [from, to) (all of the model's: 0, n). */
-static void axis_build(axis *ax, const cgm_model *m, int from, int to, bool all)
+/* The distinct starts of buckets [from, to). */
+static void axis_build(axis *ax, const cgm_model *m, int from, int to)
 {
 	memset(ax, 0, sizeof *ax);
-	int n = all ? m->nbuckets : to - from;
+	int n = to - from;
 	ax->starts = cgm_xcalloc((size_t)n + 1, sizeof(slot_time));
 	for (int i = 0; i < n; i++) {
-		const cgm_time_bucket *bk = &m->buckets[(all ? 0 : from) + i];
+		const cgm_time_bucket *bk = &m->buckets[from + i];
 		int64_t t = cgm_time_parse(bk->start);
 		if (t < 0)
 			continue;
@@ -211,7 +211,7 @@ void html_timeline_index(cgm_strbuf *b, const html_ctx *ctx)
 	if (m->nbuckets == 0)
 		return;
 	axis ax;
-	axis_build(&ax, m, 0, m->nbuckets, true);
+	axis_build(&ax, m, 0, m->nbuckets);
 	if (ax.nslots == 0) {
 		free(ax.starts);
 		return;
@@ -294,7 +294,7 @@ void html_timeline_function(cgm_strbuf *b, const html_ctx *ctx, int fn)
 	if (end == lo)
 		return;
 	axis ax;
-	axis_build(&ax, m, lo, end, false);
+	axis_build(&ax, m, lo, end);
 	if (ax.nslots == 0) {
 		free(ax.starts);
 		return;

@@ -366,10 +366,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			int ndeclared_targets = 0;
 			for (int k = 0; k < ndeclared; k++) {
 				const cgm_edge *e = &model->edges[declared[k]];
-				bool at_line = false;
-				for (int l = 0; l < e->nlines && !at_line; l++)
-					at_line = e->lines[l] == site->line;
-				if (e->from == i && at_line)
+				if (cgm_edge_declared_at(e, i, site->line))
 					cgm_strbuf_printf(&declared_targets, "%s%s",
 							  ndeclared_targets++ ? " " : "",
 							  node_id(model, e->to));

@@ -228,6 +228,9 @@ bool cgm_entry_matches(const cgm_function *f, const char *pattern, char *scratch
 /* An edge observed at runtime that is neither static nor from a dynamic site. */
 bool cgm_edge_unexplained(const cgm_edge *edge);
 /* Dynamic site `site` of function `fn` has an observed dynamic edge. */
+/* A call the project configuration declares for the dynamic site of function
+ * fn at `line` (CGM_EDGE_DECLARED, cgmap/config.h). */
+bool cgm_edge_declared_at(const cgm_edge *edge, int fn, int line);
 bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
 /* Every observed dynamic call as (caller, site line, callee), sorted by
  * caller index, line, then callee id: one pass answers every site.  Returns
