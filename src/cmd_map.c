@@ -31,10 +31,12 @@ static void usage(FILE *out)
 		     "output:\n"
 		     "  --out DIR              write cgmap.json, callgraph.dot and the HTML site\n"
 		     "  --no-html              write only cgmap.json and callgraph.dot\n"
-		     "  --depth N              neighbourhood depth of function graphs (default 2)\n"
+		     "  --depth N              neighbourhood depth of function graphs (default 1)\n"
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
 		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
 		     "  --no-layout-cache      lay every graph out again (no .cgmap-cache/)\n"
+		     "  --layout graphviz      lay out function graphs with Graphviz too (default:\n"
+		     "                         cgmap's layered layout; schema overviews use Graphviz)\n"
 		     "  --timing               print the wall time of each stage on stderr\n"
 		     "  --quiet                print only errors\n");
 	fputs(cgm_map_options_help, out);
@@ -218,6 +220,15 @@ int cmd_map(int argc, char **argv)
 			html.dot_sources = true;
 		} else if (strcmp(a, "--no-layout-cache") == 0) {
 			html.no_layout_cache = true;
+		} else if ((strcmp(a, "--layout") == 0 && i + 1 < argc) ||
+			   strncmp(a, "--layout=", 9) == 0) {
+			const char *v = a[8] == '=' ? a + 9 : argv[++i];
+			if (strcmp(v, "cgmap") != 0 && strcmp(v, "graphviz") != 0) {
+				fprintf(stderr, "cgmap: option '--layout' takes 'cgmap' or 'graphviz', not '%s'\n", v);
+				rc = 1;
+				goto done;
+			}
+			html.graphviz_neighbourhoods = strcmp(v, "graphviz") == 0;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			quiet = true;
 		} else if (strcmp(a, "--timing") == 0) {

@@ -30,12 +30,14 @@ static void render_usage(FILE *out)
 		"\n"
 		"options:\n"
 		"  --out DIR         output folder (created when missing)\n"
-		"  --depth N         callers and callees drawn around a function (default 2)\n"
+		"  --depth N         callers and callees drawn around a function (default 1)\n"
 		"  --node-cap N      most functions drawn in one graph; the rest are counted\n"
 		"                    in \"+N more\" nodes (default 50)\n"
 		"  --threads N       layout workers (default: one per core)\n"
 		"  --dot-sources     also write each graph's DOT text under DIR/dot/\n"
 		"  --no-layout-cache lay every graph out again (no .cgmap-cache/)\n"
+		"  --layout graphviz lay out function graphs with Graphviz too (default:\n"
+		"                    cgmap's layered layout; schema overviews use Graphviz)\n"
 		"  --max-file-size SIZE  largest snapshot read: bytes or K, M, G; 0 for no\n"
 		"                    limit (default 256M)\n"
 		"  --quiet           print only errors\n");
@@ -71,6 +73,14 @@ int cmd_render(int argc, char **argv)
 			opts.dot_sources = true;
 		} else if (strcmp(a, "--no-layout-cache") == 0) {
 			opts.no_layout_cache = true;
+		} else if (strcmp(a, "--layout") == 0 || strncmp(a, "--layout=", 9) == 0) {
+			const char *v = a[8] == '=' ? a + 9 : value;
+			if (a[8] != '=')
+				i++;
+			if (!v || (strcmp(v, "cgmap") != 0 && strcmp(v, "graphviz") != 0))
+				rc = cgm_error(CGM_EUSAGE, "option '--layout' takes 'cgmap' or 'graphviz'");
+			else
+				opts.graphviz_neighbourhoods = strcmp(v, "graphviz") == 0;
 		} else if (strcmp(a, "-o") == 0) {
 			rc = cmd_reject_short_out("render");
 		} else if (strcmp(a, "--out") == 0) {

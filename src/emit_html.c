@@ -35,11 +35,13 @@
 
 void cgm_html_options_init(cgm_html_options *opts)
 {
-	opts->depth = 2;
+	memset(opts, 0, sizeof(*opts));
+	opts->depth = 1;
 	opts->node_cap = 50;
 	opts->threads = 0;
 	opts->dot_sources = false;
 	opts->no_layout_cache = false;
+	opts->graphviz_neighbourhoods = false;
 }
 
 /* ---- adjacency ---- */
@@ -561,7 +563,7 @@ static char **site_files(const html_ctx *ctx, int *n)
 	int cap = 0;
 	*n = 0;
 	static const char *const fixed[] = { "index.html", "search-index.js", "assets/cgmap.css",
-					     "assets/cgmap.js" };
+					     "assets/cgmap.js", "assets/legend.svg" };
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
 		list_add(&list, n, &cap, "", fixed[k], strlen(fixed[k]), "");
 	if (ctx->model->npaths)

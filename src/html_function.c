@@ -106,16 +106,19 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 				     : "It calls no mapped function.");
 		return;
 	}
+	/* Without runtime data every calls and time cell would be a dash:
+	 * the columns go (a third of a busy table's bytes). */
+	bool figures = m->has_runtime;
 	cgm_strbuf_printf(b,
 			  "<table class=\"sortable\"><thead><tr><th>%s</th><th>via</th>"
-			  "<th>provenance</th><th>call-site lines%s</th><th class=\"num\">calls</th>"
-			  "<th class=\"num\">total ms</th></tr></thead><tbody>\n",
-			  up ? "caller" : "callee", up ? " (in the caller)" : "");
+			  "<th>provenance</th><th>call-site lines%s</th>%s</tr></thead><tbody>\n",
+			  up ? "caller" : "callee", up ? " (in the caller)" : "",
+			  figures ? "<th class=\"num\">calls</th><th class=\"num\">total ms</th>" : "");
 	for (int k = start[fn]; k < start[fn + 1]; k++) {
 		const cgm_edge *e = &m->edges[list[k]];
 		int other = up ? e->from : e->to;
 		cgm_strbuf_puts(b, "<tr><td>");
-		html_fn_link(b, ctx, other, "../");
+		html_fn_link(b, ctx, other, HTML_FN_SIBLING);
 		if (e->ambiguous)
 			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"one of several candidates "
 					   "of a call site\">ambiguous</span>");
@@ -141,7 +144,7 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 			if (e->from < ctx->nuser) {
 				cgm_strbuf_puts(b, "<a href=\"");
 				if (up)
-					html_fn_href(b, ctx, e->from, "../");
+					html_fn_href(b, ctx, e->from, HTML_FN_SIBLING);
 				cgm_strbuf_printf(b, "#L%d\">%d</a>", e->lines[l], e->lines[l]);
 			} else {
 				cgm_strbuf_printf(b, "%d", e->lines[l]);
@@ -150,7 +153,9 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		if (nknown == 0)
 			cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
 		cgm_strbuf_puts(b, "</td>");
-		if (e->provenance & CGM_EDGE_OBSERVED) {
+		if (!figures) {
+			/* no runtime columns */
+		} else if (e->provenance & CGM_EDGE_OBSERVED) {
 			cgm_strbuf_printf(b, "<td class=\"num\">%lld</td><td class=\"num\">",
 					  (long long)e->runtime.calls);
 			html_ms(b, e->runtime.total_ms);
@@ -188,7 +193,7 @@ static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_graph
 		int shown = info.ntargets < POSSIBLE_SHOWN ? info.ntargets : POSSIBLE_SHOWN;
 		for (int t = 0; t < shown; t++) {
 			cgm_strbuf_puts(b, t ? "<br>" : "");
-			html_fn_link(b, ctx, info.targets[t], "../");
+			html_fn_link(b, ctx, info.targets[t], HTML_FN_SIBLING);
 		}
 		if (info.total > shown)
 			cgm_strbuf_printf(b, "<br><span class=\"muted\">+%d more</span>",
@@ -257,7 +262,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 				if (!match)
 					continue;
 				cgm_strbuf_puts(b, shown++ ? "<br>" : "");
-				html_fn_link(b, ctx, e->to, "../");
+				html_fn_link(b, ctx, e->to, HTML_FN_SIBLING);
 				cgm_strbuf_printf(b, " <span class=\"muted\">%lld calls</span>",
 						  (long long)e->runtime.calls);
 			}
@@ -316,7 +321,7 @@ static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
 	case CGM_RES_AMBIGUOUS:
 		if (site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser) {
 			cgm_strbuf_puts(b, "<a class=\"call\" href=\"");
-			html_fn_href(b, ctx, site->targets[0], "../");
+			html_fn_href(b, ctx, site->targets[0], HTML_FN_SIBLING);
 			cgm_strbuf_puts(b, "\" title=\"");
 			if (cgm_site_target_via(site, 0) == CGM_VIA_TRIGGER)
 				cgm_strbuf_puts(b, "fires trigger function ");
@@ -372,7 +377,7 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 			for (int l = 0; l < e->nlines; l++)
 				if (e->lines[l] == site->line) {
 					cgm_strbuf_puts(b, shown++ ? ", " : "");
-					html_fn_link(b, ctx, e->to, "../");
+					html_fn_link(b, ctx, e->to, HTML_FN_SIBLING);
 					break;
 				}
 		}
@@ -405,7 +410,7 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 							: "");
 	for (int t = 0; t < site->ntargets; t++) {
 		cgm_strbuf_puts(b, t ? ", " : "");
-		html_fn_link(b, ctx, site->targets[t], "../");
+		html_fn_link(b, ctx, site->targets[t], HTML_FN_SIBLING);
 	}
 	cgm_strbuf_puts(b, "</span>");
 }
@@ -493,8 +498,13 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 			placed[k] = true;
 		}
 		qsort(spans, (size_t)nspans, sizeof(span), compare_spans);
-		cgm_strbuf_printf(b, "<span class=\"line%s%s\" id=\"L%d\"><span class=\"ln\">%d</span>",
-				  dyn ? " dyn" : "", miss ? " miss" : "", lineno, lineno);
+		/* The line number is CSS's (a counter in ::before): it stays out
+		 * of a copied selection, and out of the page's bytes. */
+		cgm_strbuf_printf(b, "<span id=\"L%d\"%s>", lineno,
+				  dyn && miss ? " class=\"dyn miss\""
+				  : dyn       ? " class=\"dyn\""
+				  : miss      ? " class=\"miss\""
+					      : "");
 		size_t pos = 0;
 		for (int s2 = 0; s2 < nspans; s2++) {
 			char *seg = strndup(p + pos, spans[s2].start - pos);
@@ -590,7 +600,7 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 				break;
 			}
 			cgm_strbuf_puts(b, shown++ ? ", " : "");
-			html_fn_link(b, ctx, i, "../");
+			html_fn_link(b, ctx, i, HTML_FN_SIBLING);
 		}
 		if (!shown)
 			cgm_strbuf_puts(b, "itself (it calls itself)");
@@ -606,7 +616,16 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
 	html_graph_info info = { 0, 0 };
 	html_graph_function(&dot, &info, scratch, ctx, fn);
-	int rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
+	int rc = CGM_EINPUT;
+	if (!ctx->opts.graphviz_neighbourhoods) {
+		rc = html_layout_svg(&svg, cgm_strbuf_cstr(&dot), f->id, "../functions/");
+		if (rc != 0)
+			cgm_error_clear(); /* a graph it does not draw: Graphviz does */
+	}
+	if (rc != 0) {
+		svg.len = 0;
+		rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
+	}
 
 	html_page_begin(&b, ctx, "../", f->id);
 	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
@@ -662,7 +681,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 				  info.shown, info.shown + info.omitted, info.omitted, ctx->opts.node_cap,
 				  html_graph_outer_fanout());
 	cgm_strbuf_puts(&b, "</p>\n");
-	html_legend(&b, ctx);
+	html_legend(&b, "../");
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)
 		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);

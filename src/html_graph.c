@@ -279,7 +279,12 @@ static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
 	cgm_strbuf_puts(dot, "];\n");
 }
 
-static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, bool tooltip)
+/* tooltip: none (TOOLTIP_NONE), the mechanism, provenance and lines
+ * (TOOLTIP_SHORT: an edge of a function graph's focal function, whose
+ * ends are plain to see), or also both ends' ids (TOOLTIP_FULL). */
+enum { TOOLTIP_NONE, TOOLTIP_SHORT, TOOLTIP_FULL };
+
+static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, int tooltip)
 {
 	const cgm_model *m = ctx->model;
 	bool st = e->provenance & CGM_EDGE_STATIC, ob = e->provenance & CGM_EDGE_OBSERVED;
@@ -317,12 +322,15 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 				  e->via == CGM_VIA_DYNAMIC ? COL_DYNAMIC : color);
 	if (e->ambiguous)
 		cgm_strbuf_puts(dot, ", arrowtail=odot, dir=both");
-	if (tooltip) {
+	if (tooltip != TOOLTIP_NONE) {
 		cgm_strbuf_puts(dot, ", tooltip=\"");
-		dot_text(dot, m->functions[e->from].id);
-		cgm_strbuf_puts(dot, " \xE2\x86\x92 ");
-		dot_text(dot, m->functions[e->to].id);
-		cgm_strbuf_printf(dot, "\\n%s", cgm_via_name(e->via));
+		if (tooltip == TOOLTIP_FULL) {
+			dot_text(dot, m->functions[e->from].id);
+			cgm_strbuf_puts(dot, " \xE2\x86\x92 ");
+			dot_text(dot, m->functions[e->to].id);
+			cgm_strbuf_puts(dot, "\\n");
+		}
+		cgm_strbuf_puts(dot, cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_putc(dot, ' ');
 			dot_text(dot, e->object);
@@ -672,13 +680,14 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 						continue;
 					from_site = true;
 					cgm_strbuf_printf(dot, "  d%d -> n%d", dsite, s->node_of[e->to]);
-					edge_attrs(dot, ctx, e, true);
+					edge_attrs(dot, ctx, e, TOOLTIP_FULL);
 				}
 			}
 			if (from_site)
 				continue;
 			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
-			edge_attrs(dot, ctx, e, true);
+			edge_attrs(dot, ctx, e,
+				   u == fn || e->to == fn ? TOOLTIP_SHORT : TOOLTIP_FULL);
 		}
 	}
 	free(dyn_line);
@@ -1010,7 +1019,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 			if (!is_kept(s, e->to))
 				continue;
 			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
-			edge_attrs(dot, ctx, e, true);
+			edge_attrs(dot, ctx, e, TOOLTIP_FULL);
 		}
 	}
 	/* Ends as drawn: schemas past OTHERS_SHOWN share one node, so their

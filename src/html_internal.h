@@ -106,6 +106,11 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 		   const char *outdir);
 void html_ctx_free(html_ctx *ctx);
 
+/* The root argument of html_fn_href/html_fn_link on a function's own page:
+ * links to other function pages are then relative to functions/ ("X.html",
+ * not "../functions/X.html": a fifth of the bytes of a busy callers table). */
+#define HTML_FN_SIBLING "functions/"
+
 /* ---- html_page.c: page frame, files, small formatters ---- */
 void html_text(cgm_strbuf *b, const char *s);          /* escaped text */
 /* Opens <!DOCTYPE ...><body>, with the navigation bar.  root is the path
@@ -129,7 +134,7 @@ void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn);
 bool html_fn_entry(const cgm_function *f);
 const char *html_provenance_name(unsigned provenance);
 /* The graph legend (one per graph page). */
-void html_legend(cgm_strbuf *b, const html_ctx *ctx);
+void html_legend(cgm_strbuf *b, const char *root);
 /* Write buf to outdir/rel through the open folder (cgm_outdir_write:
  * temporary file and rename, no link followed). */
 int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf);
@@ -177,6 +182,11 @@ int html_layout_cache_prune(int fd, const html_layout_shared *shared);
 /* Lay dot out with Graphviz (or take it from the layout cache) and append
  * the bare <svg> element to svg. */
 int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what);
+/* Lay out a neighbourhood graph's DOT with cgmap's own layered layout
+ * (html_layout.c) and append the bare <svg> element to svg; links starting
+ * with strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds
+ * what that layout does not draw: the caller uses html_graph_svg then. */
+int html_layout_svg(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix);
 
 /* ---- pages ---- */
 int html_write_function_page(const html_ctx *ctx, html_graph_scratch *s, int fn);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -81,7 +82,10 @@ void html_page_end(cgm_strbuf *b, const char *root, bool with_search)
 
 void html_fn_href(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root)
 {
-	cgm_strbuf_printf(b, "%sfunctions/%s", root, ctx->page[fn]);
+	if (strcmp(root, HTML_FN_SIBLING) == 0)
+		cgm_strbuf_puts(b, ctx->page[fn]);
+	else
+		cgm_strbuf_printf(b, "%sfunctions/%s", root, ctx->page[fn]);
 }
 
 void html_fn_link(cgm_strbuf *b, const html_ctx *ctx, int fn, const char *root)
@@ -201,14 +205,26 @@ void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		cgm_strbuf_printf(b, "%s%s", i ? ", " : "", badges[i].text);
 }
 
-/* Small drawings of each edge and node style, in the colours html_graph.c
- * gives Graphviz. */
-static void legend_edge(cgm_strbuf *b, const char *color, const char *dash, double width,
+/* The legend: one drawing, assets/legend.svg, that every page with a graph
+ * shows in a folded <details> (an <img>, fetched when opened): written
+ * inline it was 4.5 KB of every function page.  Each row is a small
+ * drawing of an edge or node style, in the colours html_graph.c gives the
+ * graphs, and its meaning. */
+#define LEGEND_ROW 20
+#define LEGEND_ROWS 21 /* rows legend_svg() draws: the <img>'s height */
+#define LEGEND_WIDTH 640
+
+static void legend_text(cgm_strbuf *b, int row, const char *text)
+{
+	cgm_strbuf_printf(b, "<text x=\"56\" y=\"%d\">%s</text>\n", row * LEGEND_ROW + 14, text);
+}
+
+static void legend_edge(cgm_strbuf *b, int row, const char *color, const char *dash, double width,
 			const char *head, const char *text)
 {
-	cgm_strbuf_printf(b,
-			  "<li><svg width=\"46\" height=\"14\" aria-hidden=\"true\">"
-			  "<line x1=\"2\" y1=\"7\" x2=\"34\" y2=\"7\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s/>",
+	int y = row * LEGEND_ROW + 10;
+	cgm_strbuf_printf(b, "<g transform=\"translate(0,%d)\">", y - 7);
+	cgm_strbuf_printf(b, "<line x1=\"2\" y1=\"7\" x2=\"34\" y2=\"7\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s/>",
 			  color, width, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
 			  dash ? "\"" : "");
 	if (strcmp(head, "diamond") == 0)
@@ -232,65 +248,98 @@ static void legend_edge(cgm_strbuf *b, const char *color, const char *dash, doub
 				  color);
 	else
 		cgm_strbuf_printf(b, "<polygon points=\"34,3 44,7 34,11\" fill=\"%s\"/>", color);
-	cgm_strbuf_printf(b, "</svg> %s</li>\n", text);
+	cgm_strbuf_puts(b, "</g>");
+	legend_text(b, row, text);
 }
 
-static void legend_node(cgm_strbuf *b, const char *fill, const char *stroke, const char *extra,
-			const char *text)
+/* A node drawing: `shape` is the element, drawn in a 46 x 18 box. */
+static void legend_shape(cgm_strbuf *b, int row, const char *shape, const char *text)
 {
-	cgm_strbuf_printf(b,
-			  "<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\">"
+	cgm_strbuf_printf(b, "<g transform=\"translate(0,%d)\">%s</g>", row * LEGEND_ROW + 1, shape);
+	legend_text(b, row, text);
+}
+
+static void legend_node(cgm_strbuf *b, int row, const char *fill, const char *stroke,
+			const char *extra, const char *text)
+{
+	cgm_strbuf shape = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&shape,
 			  "<rect x=\"3\" y=\"3\" width=\"40\" height=\"12\" fill=\"%s\" "
-			  "stroke=\"%s\"%s/></svg> %s</li>\n",
-			  fill, stroke, extra, text);
+			  "stroke=\"%s\"%s/>",
+			  fill, stroke, extra);
+	legend_shape(b, row, cgm_strbuf_cstr(&shape), text);
+	cgm_strbuf_free(&shape);
 }
 
-void html_legend(cgm_strbuf *b, const html_ctx *ctx)
+static void legend_svg(cgm_strbuf *b, const html_ctx *ctx)
 {
-	cgm_strbuf_puts(b, "<details class=\"legend\"><summary>Legend</summary>\n"
-			   "<div class=\"legend-cols\"><ul>\n");
-	legend_edge(b, "#495057", NULL, 1.2, "normal", "static call (found in the source)");
-	legend_edge(b, "#e8590c", NULL, 1.2, "normal",
+	cgm_strbuf rows = CGM_STRBUF_INIT;
+	int row = 0;
+	legend_edge(&rows, row++, "#495057", NULL, 1.2, "normal", "static call (found in the source)");
+	legend_edge(&rows, row++, "#e8590c", NULL, 1.2, "normal",
 		    "observed only (seen at runtime, not in the source)");
-	legend_edge(b, "#1971c2", NULL, 2.2, "normal", "static and observed");
-	legend_edge(b, "#495057", NULL, 1.2, "empty", "call inside constant EXECUTE SQL");
-	legend_edge(b, "#7048e8", "2,3", 2.2, "vee", "dynamic EXECUTE (observed target)");
-	legend_edge(b, "#7048e8", "6,3", 1.2, "empty",
+	legend_edge(&rows, row++, "#1971c2", NULL, 2.2, "normal", "static and observed");
+	legend_edge(&rows, row++, "#495057", NULL, 1.2, "empty", "call inside constant EXECUTE SQL");
+	legend_edge(&rows, row++, "#7048e8", "2,3", 2.2, "vee", "dynamic EXECUTE (observed target)");
+	legend_edge(&rows, row++, "#7048e8", "6,3", 1.2, "empty",
 		    "possible target of a dynamic EXECUTE (read from its template)");
-	legend_edge(b, "#2b8a3e", "6,3", 1.2, "diamond", "trigger fired by INSERT/UPDATE/DELETE");
-	legend_edge(b, "#2b8a3e", "6,3", 1.2, "box",
+	legend_edge(&rows, row++, "#2b8a3e", "6,3", 1.2, "diamond",
+		    "trigger fired by INSERT/UPDATE/DELETE");
+	legend_edge(&rows, row++, "#2b8a3e", "6,3", 1.2, "box",
 		    "run on a relation's behalf (view, default, check, policy, rule, index, "
 		    "cascade, event trigger)");
-	legend_edge(b, "#495057", "6,3", 1.2, "odiamond", "operator, cast or aggregate function");
-	cgm_strbuf_puts(b, "<li><svg width=\"46\" height=\"14\" aria-hidden=\"true\"><circle cx=\"6\" "
-			   "cy=\"7\" r=\"3.5\" fill=\"white\" stroke=\"#495057\"/><line x1=\"10\" "
-			   "y1=\"7\" x2=\"34\" y2=\"7\" stroke=\"#495057\"/><polygon points=\"34,3 44,7 "
-			   "34,11\" fill=\"#495057\"/></svg> one of several candidates of an ambiguous "
-			   "call</li>\n"
-			   "<li><b>12\xC3\x97</b> calls observed on an edge</li>\n</ul><ul>\n");
-	legend_node(b, "#d3f9d8", "#2b8a3e", "", "entry point");
-	legend_node(b, "#ffc9c9", "#c92a2a", "", "dead");
-	legend_node(b, "#d0ebff", "#1864ab", "", "cold (reachable, never observed)");
-	legend_node(b, "#ffffff", "#495057", "", "other function");
-	legend_node(b, "#fff3bf", "#000000", " stroke-width=\"2.5\"", "the function of this page");
-	legend_node(b, "#ffffff", "#495057", " stroke-width=\"3.5\"",
+	legend_edge(&rows, row++, "#495057", "6,3", 1.2, "odiamond",
+		    "operator, cast or aggregate function");
+	legend_shape(&rows, row++,
+		     "<circle cx=\"6\" cy=\"9\" r=\"3.5\" fill=\"white\" stroke=\"#495057\"/>"
+		     "<line x1=\"10\" y1=\"9\" x2=\"34\" y2=\"9\" stroke=\"#495057\"/>"
+		     "<polygon points=\"34,5 44,9 34,13\" fill=\"#495057\"/>",
+		     "one of several candidates of an ambiguous call");
+	legend_shape(&rows, row++,
+		     "<text x=\"8\" y=\"13\" font-weight=\"bold\">12\xC3\x97</text>",
+		     "calls observed on an edge");
+	legend_node(&rows, row++, "#d3f9d8", "#2b8a3e", "", "entry point");
+	legend_node(&rows, row++, "#ffc9c9", "#c92a2a", "", "dead");
+	legend_node(&rows, row++, "#d0ebff", "#1864ab", "", "cold (reachable, never observed)");
+	legend_node(&rows, row++, "#ffffff", "#495057", "", "other function");
+	legend_node(&rows, row++, "#fff3bf", "#000000", " stroke-width=\"2.5\"",
+		    "the function of this page");
+	legend_node(&rows, row++, "#ffffff", "#495057", " stroke-width=\"3.5\"",
 		    ctx->model->has_runtime ? "thicker border: more self time"
 					    : "thicker border: more self time (no runtime data here)");
-	cgm_strbuf_puts(b,
-			"<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\"><rect x=\"3\" y=\"3\" "
-			"width=\"40\" height=\"12\" fill=\"#fff5f5\" stroke=\"#c92a2a\" "
-			"stroke-dasharray=\"3,2\"/></svg> missing callee (no such function)</li>\n"
-			"<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\"><polygon "
-			"points=\"23,1 43,9 23,17 3,9\" fill=\"#f3f0ff\" stroke=\"#7048e8\"/></svg> "
-			"dynamic EXECUTE site</li>\n"
-			"<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\"><rect x=\"3\" y=\"3\" "
-			"width=\"40\" height=\"12\" fill=\"#f1f3f5\" stroke=\"#868e96\" "
-			"stroke-dasharray=\"1,2\"/></svg> \xE2\x80\x9C+N more\xE2\x80\x9D: left out by the "
-			"node cap</li>\n"
-			"<li><svg width=\"46\" height=\"18\" aria-hidden=\"true\"><ellipse cx=\"23\" "
-			"cy=\"9\" rx=\"19\" ry=\"7\" fill=\"#f8f9fa\" stroke=\"#adb5bd\"/></svg> built-in "
-			"(pg_catalog) or other schema</li>\n"
-			"</ul></div></details>\n");
+	legend_node(&rows, row++, "#fff5f5", "#c92a2a", " stroke-dasharray=\"3,2\"",
+		    "missing callee (no such function)");
+	legend_shape(&rows, row++,
+		     "<polygon points=\"23,1 43,9 23,17 3,9\" fill=\"#f3f0ff\" stroke=\"#7048e8\"/>",
+		     "dynamic EXECUTE site");
+	legend_node(&rows, row++, "#f1f3f5", "#868e96", " stroke-dasharray=\"1,2\"",
+		    "\xE2\x80\x9C+N more\xE2\x80\x9D: left out by the node cap");
+	legend_shape(&rows, row++,
+		     "<ellipse cx=\"23\" cy=\"9\" rx=\"19\" ry=\"7\" fill=\"#f8f9fa\" stroke=\"#adb5bd\"/>",
+		     "built-in (pg_catalog) or other schema");
+	cgm_strbuf_printf(b,
+			  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+			  "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+			  "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+			  LEGEND_WIDTH, row * LEGEND_ROW + 4, LEGEND_WIDTH, row * LEGEND_ROW + 4);
+	cgm_strbuf_add(b, rows.data, rows.len);
+	cgm_strbuf_puts(b, "</svg>\n");
+	cgm_strbuf_free(&rows);
+	if (row != LEGEND_ROWS) {
+		fprintf(stderr, "cgmap: the legend has %d rows, LEGEND_ROWS says %d\n", row, LEGEND_ROWS);
+		abort();
+	}
+}
+
+void html_legend(cgm_strbuf *b, const char *root)
+{
+	cgm_strbuf_printf(b,
+			  "<details class=\"legend\"><summary>Legend</summary>"
+			  "<img src=\"%sassets/legend.svg\" width=\"%d\" height=\"%d\" loading=\"lazy\" "
+			  "alt=\"the legend of the graphs: edge colours and styles (static, observed, "
+			  "dynamic, trigger, relation, operator) and node colours (entry point, dead, "
+			  "cold, missing, dynamic site, +N more, built-in)\"></details>\n",
+			  root, LEGEND_WIDTH, LEGEND_ROWS * LEGEND_ROW + 4);
 }
 
 int html_write_file(const html_ctx *ctx, const char *rel, const cgm_strbuf *buf)
@@ -376,17 +425,21 @@ static const char site_css[] =
 	".legend-cols { display: flex; flex-wrap: wrap; gap: 0 2.5rem; }\n"
 	".legend ul { list-style: none; padding: 0; margin: .3rem 0; }\n"
 	".legend li { margin: .1rem 0; }\n"
-	".legend svg { vertical-align: middle; }\n"
+	".legend img { display: block; max-width: 100%; height: auto; margin: .3rem 0; }\n"
 	"pre.source { border: 1px solid var(--line); border-radius: .4rem; padding: .4rem 0;"
 	" overflow-x: auto; background: #f8f9fa; line-height: 1.4; }\n"
-	"pre.source .line { display: block; padding-right: 1rem; }\n"
-	"pre.source .line:target { background: #fff3bf; }\n"
-	"pre.source .ln { display: inline-block; width: 3.5em; padding-right: .7em;"
-	" margin-right: .7em; text-align: right; color: #adb5bd; border-right: 1px solid"
-	" var(--line); user-select: none; }\n"
-	"pre.source .line.dyn { background: #f3f0ff; }\n"
-	"pre.source .line.miss { background: #fff5f5; }\n"
-	"pre.source a.call { font-weight: 600; }\n"
+	"svg.layered rect, svg.layered ellipse, svg.layered polygon { fill: #ffffff;"
+	" stroke: #495057; }\n"
+	"svg.layered g.edge path { fill: none; stroke: #495057; }\n"
+
+	"pre.source { counter-reset: ln; }\n"
+	"pre.source > span { display: block; padding-right: 1rem; counter-increment: ln; }\n"
+	"pre.source > span:target { background: #fff3bf; }\n"
+	"pre.source > span::before { content: counter(ln); display: inline-block; width: 3.5em;"
+	" padding-right: .7em; margin-right: .7em; text-align: right; color: #adb5bd;"
+	" border-right: 1px solid var(--line); }\n"
+	"pre.source > span.dyn { background: #f3f0ff; }\n"
+	"pre.source > span.miss { background: #fff5f5; }\n"	"pre.source a.call { font-weight: 600; }\n"
 	"pre.source .missing { color: #c92a2a; text-decoration: underline wavy #c92a2a; }\n"
 	"pre.source .mark { color: var(--muted); font-style: italic; margin-left: 1.2em;"
 	" font-family: system-ui, sans-serif; font-size: 12px; }\n"
@@ -569,6 +622,10 @@ int html_write_assets(const html_ctx *ctx)
 	cgm_strbuf_puts(&b, site_js);
 	if (!rc)
 		rc = html_write_file(ctx, "assets/cgmap.js", &b);
+	cgm_strbuf_reset(&b);
+	legend_svg(&b, ctx);
+	if (!rc)
+		rc = html_write_file(ctx, "assets/legend.svg", &b);
 	cgm_strbuf_free(&b);
 	return rc;
 }

@@ -59,7 +59,7 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 				      "all listed in the table below.",
 				  sc->nmembers, ctx->opts.node_cap, info.shown, info.omitted);
 	cgm_strbuf_puts(&b, "</p>\n");
-	html_legend(&b, ctx);
+	html_legend(&b, "../");
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)
 		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);

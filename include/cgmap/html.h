@@ -18,7 +18,7 @@
 
 typedef struct cgm_html_options {
 	int depth;      /* neighbourhood depth of a function graph (callers and
-	                 * callees), default 2 */
+	                 * callees), default 1 */
 	int node_cap;   /* most function nodes drawn in one graph; the rest is
 	                 * summed up in an explicit "+N more" node; default 50 */
 	int threads;    /* layout workers (processes: Graphviz is not thread-safe);
@@ -27,6 +27,10 @@ typedef struct cgm_html_options {
 	                   * function: a sixth of a large site), default false */
 	bool no_layout_cache; /* lay every graph out afresh: neither read nor write
 	                       * the cache of laid-out graphs in .cgmap-cache/ */
+	bool graphviz_neighbourhoods; /* lay out function graphs with Graphviz too
+	                               * (--layout graphviz); default false: cgmap's
+	                               * own layered layout, Graphviz for schema
+	                               * overviews only */
 } cgm_html_options;
 
 /* Fill opts with the defaults above. */

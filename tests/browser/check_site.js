@@ -186,7 +186,8 @@ async function main() {
       alerts: window.__cgmapAlerts,
       scripts: document.scripts.length,
       foreign: Array.from(document.querySelectorAll('script')).filter(s => !/(assets\\/cgmap\\.js|search-index\\.js)$/.test(s.src)).length,
-      hostile: document.querySelectorAll('img, iframe, object, embed').length,
+      // The legend's drawing is the one image a page may show.
+      hostile: document.querySelectorAll('img:not(details.legend > img), iframe, object, embed').length,
       title: document.title,
       h1: (document.querySelector('h1') || {}).textContent || '',
       svgs: document.querySelectorAll('.graph svg').length,
@@ -259,7 +260,9 @@ async function main() {
       title: a.getAttribute('xlink:title') || a.getAttribute('title') || '',
       text: Array.from(a.querySelectorAll('text')).map(t => t.textContent).join(' '),
     }))`);
-    const fnNodes = nodes.filter((n) => /^\.\.\/functions\//.test(n.href));
+    // A function page's graph links its nodes beside it ("x.html"); a
+    // schema's from "../functions/".
+    const fnNodes = nodes.filter((n) => /^(\.\.\/functions\/)?[^/#]+\.html$/.test(n.href));
     check(fnNodes.length > 0, `${id}: the graph has ${fnNodes.length} function nodes with links`);
     const here = path.dirname(path.join(args.site, href));
     let right = 0;
@@ -275,12 +278,12 @@ async function main() {
     // A real click on a node other than this function's own.
     await navigate(fileUrl(href));
     const target = await evaluate(`(() => {
-      const as = Array.from(document.querySelectorAll('.graph svg g.node a')).filter(a => /^\\.\\.\\/functions\\//.test(a.getAttribute('xlink:href') || ''));
+      const as = Array.from(document.querySelectorAll('.graph svg g.node a')).filter(a => /^(\\.\\.\\/functions\\/)?[^/#]+\\.html$/.test(a.getAttribute('xlink:href') || ''));
       const me = document.querySelector('h1').textContent;
       const a = as.find(x => !(x.getAttribute('xlink:title') || '').startsWith(me)) || as[0];
       if (!a) return null;
       a.scrollIntoView({ block: 'center' });
-      const shape = a.querySelector('path, polygon, ellipse') || a;
+      const shape = a.querySelector('rect, path, polygon, ellipse') || a;
       const r = shape.getBoundingClientRect();
       return { x: r.x + r.width / 2, y: r.y + r.height / 2, title: a.getAttribute('xlink:title') };
     })()`);

@@ -3,7 +3,9 @@
 # sees) mid-render takes its layout workers with it: none survives, and the
 # output folder stops changing before the site is complete; rendering again
 # completes it and leaves no temporary file of the killed run.  No database:
-# the schema of bench/gen_schema.sh is mapped from its SQL file.
+# the schema of bench/gen_schema.sh is mapped from its SQL file.  Graphviz lays
+# out every graph (--layout graphviz): cgmap's own layout of function graphs
+# finishes 2,000 pages before a kill could land.
 set -euo pipefail
 : "${CGMAP:?CGMAP must name the cgmap binary}"
 : "${CGMAP_SOURCE_DIR:?}"
@@ -42,7 +44,7 @@ gone() {
 
 count_pages() { find "$work/site/functions" -name '*.html' 2>/dev/null | wc -l; }
 
-"$CGMAP" render "$work/map/cgmap.json" --out "$work/site" --threads 2 --quiet &
+"$CGMAP" render "$work/map/cgmap.json" --out "$work/site" --threads 2 --layout graphviz --quiet &
 render_pid=$!
 
 # Wait (bounded) until the workers are writing function pages.
@@ -78,7 +80,7 @@ after=$(count_pages)
 
 # Rendering again completes the site and removes whatever temporary file
 # the killed run was writing.
-"$CGMAP" render "$work/map/cgmap.json" --out "$work/site" --threads 2 --quiet
+"$CGMAP" render "$work/map/cgmap.json" --out "$work/site" --threads 2 --layout graphviz --quiet
 [ "$(count_pages)" -gt "$nfunctions" ] || fail "the second rendering wrote only $(count_pages) pages"
 left=$(find "$work/site" -name '.*.tmp.*' | head -n 3)
 [ -z "$left" ] || fail "temporary files of the killed run remain: $left"

@@ -460,7 +460,7 @@ static void test_possible_targets_drawn(void **state)
 	char *page = function_page(dir, "app.disp()");
 	assert_non_null(strstr(page, "<th>possible targets</th>"));
 	cgm_strbuf want = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&want, "<a class=\"fn\" href=\"../functions/");
+	cgm_strbuf_puts(&want, "<a class=\"fn\" href=\"");
 	cgm_escape_filename(&want, "app.handler_a()");
 	cgm_strbuf_puts(&want, ".html\">app.handler_a()</a><br>");
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
@@ -587,7 +587,7 @@ static void test_every_page_is_written(void **state)
 	assert_non_null(strstr(page, "Legend"));
 	/* Call sites link to their targets from the source. */
 	cgm_strbuf href = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&href, "<a class=\"call\" href=\"../functions/");
+	cgm_strbuf_puts(&href, "<a class=\"call\" href=\"");
 	cgm_escape_filename(&href, "app.work()");
 	cgm_strbuf_puts(&href, ".html\"");
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
@@ -597,7 +597,7 @@ static void test_every_page_is_written(void **state)
 	free(page);
 	page = function_page(dir, "app.work()");
 	/* The callers table gives the call-site line in the caller as a link. */
-	cgm_strbuf_puts(&href, "functions/");
+	cgm_strbuf_puts(&href, "href=\"");
 	cgm_escape_filename(&href, "app.main()");
 	cgm_strbuf_puts(&href, ".html#L3\">3</a>");
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
@@ -611,7 +611,7 @@ static void test_every_page_is_written(void **state)
 	assert_non_null(strstr(page, "dynamic EXECUTE: never observed"));
 	assert_non_null(strstr(page, "<span class=\"missing\""));
 	assert_non_null(strstr(page, "nosuch(1 arg)"));
-	assert_non_null(strstr(page, "line dyn"));
+	assert_non_null(strstr(page, "\" class=\"dyn")); /* a source line marked dynamic */
 	free(page);
 	free_files(&files);
 	remove_dir(dir);
@@ -867,7 +867,7 @@ static void test_render_again_removes_old_pages(void **state)
 	o.threads = 2;
 	o.dot_sources = true;
 	assert_int_equal(cgm_emit_html(small, &o, dir), 0);
-	char *fresh = render(small, 2, 50, 1);
+	char *fresh = render(small, o.depth, 50, 1);
 	assert_manifest_is_site(fresh);
 
 	/* The person's files stay; then the folder is the fresh site. */
@@ -1206,7 +1206,7 @@ static void test_bad_options_and_folders(void **state)
 	cgm_model *m = demo_model(false);
 	cgm_html_options o;
 	cgm_html_options_init(&o);
-	assert_int_equal(o.depth, 2);
+	assert_int_equal(o.depth, 1);
 	assert_int_equal(o.node_cap, 50);
 	o.depth = -1;
 	assert_int_equal(cgm_emit_html(m, &o, "/tmp/never"), CGM_EUSAGE);
@@ -1484,6 +1484,8 @@ static void render_into(const cgm_model *m, const char *dir, bool cache, html_la
 	o.threads = 2;
 	o.dot_sources = true;
 	o.no_layout_cache = !cache;
+	/* Function graphs too go through Graphviz and its cache. */
+	o.graphviz_neighbourhoods = true;
 	if (cgm_emit_html(m, &o, dir) != 0)
 		fail_msg("cgm_emit_html: %s", cgm_error_message());
 	html_layout_stats_last(st);
@@ -1804,6 +1806,131 @@ static void test_layout_cache_links(void **state)
 	cgm_model_free(m);
 }
 
+/* ---- cgmap's own layout of function graphs ---- */
+
+/* The x of the centre of the node whose link names `page`, from the
+ * layered SVG's <rect>. */
+static int node_centre_x(const char *svg, const char *page)
+{
+	cgm_strbuf key = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&key, "xlink:href=\"%s\"", page);
+	const char *at = strstr(svg, cgm_strbuf_cstr(&key));
+	cgm_strbuf_free(&key);
+	if (!at)
+		fail_msg("no node links to %s", page);
+	int x = 0, width = 0;
+	const char *rect = strstr(at, "<rect x=\"");
+	assert_non_null(rect);
+	assert_int_equal(sscanf(rect, "<rect x=\"%d\" y=\"%*d\" width=\"%d\"", &x, &width), 2);
+	return x + width / 2;
+}
+
+/* Callers left of the function, callees right, callees' callees further
+ * right; one node per function; hostile text escaped; a tooltip's line
+ * break kept; one marker per arrow kind and colour; links in the same
+ * folder lose the prefix. */
+static void test_layered_layout_columns(void **state)
+{
+	(void)state;
+	const char *dot =
+		"digraph \"callgraph\" {\n"
+		"  graph [rankdir=LR, tooltip=\" \"];\n"
+		"  node [shape=box, style=filled, fillcolor=\"#ffffff\", color=\"#495057\"];\n"
+		"  edge [color=\"#495057\", arrowsize=0.7];\n"
+		"  n0 [label=\"f()\", tooltip=\"app.f()\", URL=\"../functions/f.html\", "
+		"fillcolor=\"#fff3bf\", color=\"#000000\", penwidth=2.50, fontsize=11];\n"
+		"  n1 [label=\"caller()\", tooltip=\"app.caller()\", URL=\"../functions/caller.html\"];\n"
+		"  n2 [label=\"callee()\", tooltip=\"app.callee()\", URL=\"../functions/callee.html\"];\n"
+		"  n3 [label=\"deep()\", tooltip=\"a \\\"<b>\\\" & c\\nline two\", "
+		"URL=\"../functions/deep.html\"];\n"
+		"  m0 [label=\"nosuch(1 arg)\\nmissing\", shape=box, style=\"dashed,filled\"];\n"
+		"  n1 -> n0 [color=\"#495057\", tooltip=\"call, static, line 3\"];\n"
+		"  n0 -> n2 [color=\"#495057\", label=\"12\xC3\x97\"];\n"
+		"  n2 -> n3 [color=\"#2b8a3e\", style=dashed, arrowhead=box];\n"
+		"  n0 -> m0 [color=\"#c92a2a\", style=dashed];\n"
+		"  n0 -> n0;\n"
+		"}\n";
+	cgm_strbuf svg = CGM_STRBUF_INIT;
+	assert_int_equal(html_layout_svg(&svg, dot, "app.f()", "../functions/"), 0);
+	const char *out = cgm_strbuf_cstr(&svg);
+	int caller = node_centre_x(out, "caller.html"), focal = node_centre_x(out, "f.html");
+	int callee = node_centre_x(out, "callee.html"), deep = node_centre_x(out, "deep.html");
+	assert_true(caller < focal);
+	assert_true(focal < callee);
+	assert_true(callee < deep);
+	assert_null(strstr(out, "../functions/"));
+	assert_null(strstr(out, "<b>"));
+	assert_non_null(strstr(out, "xlink:title=\"a &quot;&lt;b&gt;&quot; &amp; c&#10;line two\""));
+	assert_non_null(strstr(out, ">nosuch(1 arg)</text>"));
+	assert_non_null(strstr(out, ">missing</text>"));
+	assert_non_null(strstr(out, ">12\xC3\x97</text>"));
+	/* Two normal grey arrows, one marker. */
+	const char *first = strstr(out, "<marker id=\"cgm-normal-495057\"");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "<marker id=\"cgm-normal-495057\""));
+	assert_non_null(strstr(out, "<marker id=\"cgm-box-2b8a3e\""));
+	int nodes = 0, edges = 0;
+	for (const char *p = out; (p = strstr(p, "<g class=\"node\">")) != NULL; p++)
+		nodes++;
+	for (const char *p = out; (p = strstr(p, "<g class=\"edge\">")) != NULL; p++)
+		edges++;
+	assert_int_equal(nodes, 5);
+	assert_int_equal(edges, 5);
+	cgm_strbuf_free(&svg);
+}
+
+/* What the layout does not draw is an error naming the graph, never a
+ * wrong picture: the page then goes through Graphviz. */
+static void test_layered_layout_refuses(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"graph g { a -- b }",
+		"digraph g { subgraph cluster_x { a; } }",
+		"digraph g { a [label=<<b>x</b>>]; }",
+		"digraph g { a [label=\"unterminated]; }",
+		"digraph g { a -> ; }",
+		"digraph g { }",
+		"digraph g { a [label=\"x\"]; ",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cgm_strbuf svg = CGM_STRBUF_INIT;
+		int rc = html_layout_svg(&svg, bad[i], "app.g()", NULL);
+		if (rc != CGM_EINPUT)
+			fail_msg("laid out %s", bad[i]);
+		assert_non_null(strstr(cgm_error_message(), "'app.g()'"));
+		cgm_error_clear();
+		cgm_strbuf_free(&svg);
+	}
+}
+
+/* A busy function's page draws its own graph with cgmap's layout by
+ * default, with Graphviz on request; both link every drawn function. */
+static void test_function_graph_layouts(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	for (int graphviz = 0; graphviz < 2; graphviz++) {
+		char *dir = temp_dir();
+		cgm_html_options o;
+		cgm_html_options_init(&o);
+		o.threads = 1;
+		o.graphviz_neighbourhoods = graphviz;
+		assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+		char *page = function_page(dir, "app.main()");
+		assert_int_equal(strstr(page, "class=\"layered\"") != NULL, !graphviz);
+		cgm_strbuf href = CGM_STRBUF_INIT;
+		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : "xlink:href=\"");
+		cgm_escape_filename(&href, "app.work()");
+		cgm_strbuf_puts(&href, ".html\"");
+		assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
+		cgm_strbuf_free(&href);
+		free(page);
+		remove_dir(dir);
+	}
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1833,6 +1960,9 @@ int main(void)
 		cmocka_unit_test(test_layout_cache_truncated_entry),
 		cmocka_unit_test(test_layout_cache_pruned),
 		cmocka_unit_test(test_layout_cache_links),
+		cmocka_unit_test(test_layered_layout_columns),
+		cmocka_unit_test(test_layered_layout_refuses),
+		cmocka_unit_test(test_function_graph_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,938 @@
+/*
+ * html_layout.c - cgmap's own layered layout of a function's neighbourhood
+ * graph: columns of callers, the function, columns of callees, drawn
+ * straight to SVG without Graphviz.
+ *
+ * In:  the DOT text html_graph_function() writes (a flat digraph: default
+ *      attribute lists, nodes, edges; no subgraphs or HTML labels) and the
+ *      name of the graph for error messages.
+ * Out: a bare <svg> element appended to a caller-owned strbuf, in the
+ *      markup Graphviz's SVG uses (g.node / g.edge groups holding an <a>
+ *      with xlink:href and xlink:title), so the page's CSS, script and
+ *      readers treat both alike.  Everything parsed lives in one arena
+ *      per call, freed before returning.
+ *
+ * Why: a neighbourhood graph is small (the median has 19 nodes) and always
+ * the same shape, so Graphviz's cost is its fixed overhead per graph:
+ * parsing DOT again, measuring text through pango, network simplex,
+ * writing and freeing.  At 10,000 functions that was most of a site's
+ * time.  Here ranks come from the edges' direction around the focal node
+ * (n0), the order within a rank from the DOT's order (busiest first) and,
+ * beyond the first ring, from the barycentre of the neighbours nearer the
+ * focal node, so outer nodes sit beside what they call or are called by;
+ * text is measured with Helvetica's advance widths (sans-serif's usual
+ * metrics), as Graphviz does without a text plugin.
+ *
+ * Anything this reader does not know (a subgraph, an HTML label, a
+ * malformed line) is CGM_EINPUT: the caller then lays the graph out with
+ * Graphviz instead, so a new kind of node never breaks a page.
+ */
+#include "html_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/arena.h"
+#include "cgmap/error.h"
+#include "cgmap/escape.h"
+
+/* Pixel geometry: a box is 22 px tall for one line; columns are RANK_GAP
+ * apart (room for an edge's call count), boxes NODE_GAP apart. */
+#define BOX_HEIGHT 22.0
+#define BOX_PAD_X 9.0
+#define RANK_GAP 64.0
+#define NODE_GAP 9.0
+#define MARGIN 6.0
+#define LINE_HEIGHT 1.25
+/* The static call's grey (html_graph.c's COL_STATIC), every node's and
+ * edge's default stroke. */
+#define DEFAULT_STROKE "#495057"
+
+enum arrow_kind { ARROW_NONE, ARROW_NORMAL, ARROW_EMPTY, ARROW_VEE, ARROW_DIAMOND,
+		  ARROW_ODIAMOND, ARROW_BOX, ARROW_ODOT, ARROW_KINDS };
+
+static const char *const arrow_names[ARROW_KINDS] = { "none", "normal", "empty", "vee",
+						      "diamond", "odiamond", "box", "odot" };
+
+enum shape_kind { SHAPE_BOX, SHAPE_ELLIPSE, SHAPE_DIAMOND };
+
+typedef struct lnode {
+	const char *name; /* the DOT id */
+	const char *label, *tooltip, *url;
+	const char *fill, *stroke, *fontcolor;
+	enum shape_kind shape;
+	double pen, fontsize;
+	bool dashed, filled;
+	int rank, slot;
+	bool ranked;
+	double x, y, w, h; /* centre and size */
+	double key;        /* ordering key within a rank */
+} lnode;
+
+typedef struct ledge {
+	int from, to;
+	const char *color, *fontcolor, *label, *tooltip;
+	double pen;
+	int dash; /* 0 solid, 1 dashed, 2 dotted */
+	enum arrow_kind head, tail;
+	bool constraint;
+} ledge;
+
+/* One attribute list as parsed: parallel arrays. */
+typedef struct attr_list {
+	int n, cap;
+	const char **keys, **values;
+} attr_list;
+
+typedef struct layout {
+	cgm_arena *arena;
+	const char *what;
+	lnode *nodes;
+	int nnodes, cap_nodes;
+	int *slots;      /* open addressing: node index + 1 by name hash, 0 free */
+	int nslots;      /* a power of two, at least twice cap_nodes */
+	ledge *edges;
+	int nedges, cap_edges;
+	attr_list node_defaults, edge_defaults;
+} layout;
+
+/* ---- the DOT subset ---- */
+
+typedef struct cursor {
+	const char *p;
+	int line;
+} cursor;
+
+static void skip_space(cursor *c)
+{
+	for (;;) {
+		while (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n') {
+			if (*c->p == '\n')
+				c->line++;
+			c->p++;
+		}
+		return;
+	}
+}
+
+static int parse_error(const layout *l, const cursor *c, const char *what)
+{
+	return cgm_error(CGM_EINPUT, "cannot lay out the graph of '%s': %s at DOT line %d",
+			 l->what, what, c->line);
+}
+
+static bool id_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_' || ch == '.' || ch == '#' || ch == '-' || ch == '%';
+}
+
+/* A DOT string (quoted, with cgm_escape_dot's escapes: \" \\ \n, and the
+ * entity &amp; that Graphviz decodes) or a bare word; NULL when neither. */
+static const char *read_value(layout *l, cursor *c)
+{
+	skip_space(c);
+	if (*c->p == '"') {
+		const char *s = ++c->p;
+		size_t len = 0;
+		while (s[len] && s[len] != '"')
+			len += s[len] == '\\' && s[len + 1] ? 2 : 1;
+		if (s[len] != '"')
+			return NULL;
+		char *out = cgm_arena_alloc(l->arena, len + 1), *o = out;
+		for (size_t i = 0; i < len; i++) {
+			if (s[i] == '\\' && i + 1 < len) {
+				char e = s[++i];
+				*o++ = e == 'n' || e == 'l' || e == 'r' ? '\n' : e;
+			} else if (s[i] == '&' && len - i >= 5 && memcmp(s + i, "&amp;", 5) == 0) {
+				*o++ = '&';
+				i += 4;
+			} else {
+				if (s[i] == '\n')
+					c->line++;
+				*o++ = s[i];
+			}
+		}
+		*o = '\0';
+		c->p = s + len + 1;
+		return out;
+	}
+	const char *s = c->p;
+	/* A bare word stops at the list's separators; a comma inside one
+	 * (margin="0.1,0.1" is quoted by cgmap) never reaches here. */
+	while (id_char(*c->p) && !(c->p[0] == '-' && c->p[1] == '>'))
+		c->p++;
+	if (c->p == s)
+		return NULL;
+	return cgm_arena_strndup(l->arena, s, (size_t)(c->p - s));
+}
+
+static void attr_put(layout *l, attr_list *a, const char *key, const char *value)
+{
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->keys[i], key) == 0) {
+			a->values[i] = value;
+			return;
+		}
+	if (a->n == a->cap) {
+		int cap = a->cap ? a->cap * 2 : 16;
+		a->keys = cgm_arena_grow(l->arena, a->keys, (size_t)a->n, (size_t)cap, sizeof(char *));
+		a->values = cgm_arena_grow(l->arena, a->values, (size_t)a->n, (size_t)cap,
+					   sizeof(char *));
+		a->cap = cap;
+	}
+	a->keys[a->n] = key;
+	a->values[a->n++] = value;
+}
+
+static const char *attr_get(const attr_list *a, const char *key)
+{
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->keys[i], key) == 0)
+			return a->values[i];
+	return NULL;
+}
+
+/* "[k=v, k=v]" into `out` (which may already hold defaults). */
+static int read_attrs(layout *l, cursor *c, attr_list *out)
+{
+	skip_space(c);
+	if (*c->p != '[')
+		return 0;
+	c->p++;
+	for (;;) {
+		skip_space(c);
+		if (*c->p == ']') {
+			c->p++;
+			return 0;
+		}
+		const char *key = read_value(l, c);
+		if (!key)
+			return parse_error(l, c, "an attribute name expected");
+		skip_space(c);
+		if (*c->p != '=')
+			return parse_error(l, c, "'=' expected");
+		c->p++;
+		const char *value = read_value(l, c);
+		if (!value)
+			return parse_error(l, c, "an attribute value expected");
+		attr_put(l, out, key, value);
+		skip_space(c);
+		if (*c->p == ',' || *c->p == ';')
+			c->p++;
+	}
+}
+
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of `name`: its node's, or the free one where it would go. */
+static int name_slot(const layout *l, const char *name)
+{
+	unsigned mask = (unsigned)l->nslots - 1;
+	for (unsigned h = name_hash(name) & mask;; h = (h + 1) & mask) {
+		int at = l->slots[h];
+		if (at == 0 || strcmp(l->nodes[at - 1].name, name) == 0)
+			return (int)h;
+	}
+}
+
+static int find_node(const layout *l, const char *name)
+{
+	if (!l->nslots)
+		return -1;
+	return l->slots[name_slot(l, name)] - 1;
+}
+
+static void index_names(layout *l)
+{
+	l->nslots = 4 * l->cap_nodes;
+	l->slots = cgm_arena_alloc(l->arena, sizeof(int) * (size_t)l->nslots);
+	for (int i = 0; i < l->nnodes; i++)
+		l->slots[name_slot(l, l->nodes[i].name)] = i + 1;
+}
+
+static double number(const char *s, double fallback)
+{
+	if (!s)
+		return fallback;
+	char *end;
+	double v = strtod(s, &end);
+	return end == s || !isfinite(v) ? fallback : v;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; p && (p = strstr(p, word)) != NULL; p += n) {
+		bool start = p == list || p[-1] == ',' || p[-1] == ' ';
+		bool end = p[n] == '\0' || p[n] == ',' || p[n] == ' ';
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+static enum arrow_kind arrow_of(const char *s, enum arrow_kind fallback)
+{
+	if (!s)
+		return fallback;
+	for (int k = 0; k < ARROW_KINDS; k++)
+		if (strcmp(s, arrow_names[k]) == 0)
+			return (enum arrow_kind)k;
+	return fallback;
+}
+
+/* A node by name, made with the node defaults when first named. */
+static int node_of(layout *l, const char *name, const attr_list *attrs)
+{
+	int i = find_node(l, name);
+	if (i < 0) {
+		if (l->nnodes == l->cap_nodes) {
+			int cap = l->cap_nodes ? l->cap_nodes * 2 : 32;
+			l->nodes = cgm_arena_grow(l->arena, l->nodes, (size_t)l->nnodes, (size_t)cap,
+						  sizeof(lnode));
+			l->cap_nodes = cap;
+			index_names(l);
+		}
+		i = l->nnodes++;
+		l->nodes[i].name = name;
+		l->slots[name_slot(l, name)] = i + 1;
+		attrs = attrs ? attrs : &l->node_defaults;
+	}
+	if (!attrs)
+		return i;
+	lnode *n = &l->nodes[i];
+	const char *label = attr_get(attrs, "label");
+	n->label = label ? label : name;
+	n->tooltip = attr_get(attrs, "tooltip");
+	n->url = attr_get(attrs, "URL");
+	const char *shape = attr_get(attrs, "shape");
+	n->shape = shape && strcmp(shape, "ellipse") == 0   ? SHAPE_ELLIPSE
+		   : shape && strcmp(shape, "diamond") == 0 ? SHAPE_DIAMOND
+							    : SHAPE_BOX;
+	const char *style = attr_get(attrs, "style");
+	n->dashed = has_word(style, "dashed");
+	n->filled = has_word(style, "filled");
+	n->fill = attr_get(attrs, "fillcolor");
+	n->stroke = attr_get(attrs, "color");
+	n->fontcolor = attr_get(attrs, "fontcolor");
+	n->pen = number(attr_get(attrs, "penwidth"), 1.0);
+	n->fontsize = number(attr_get(attrs, "fontsize"), 10.0);
+	if (n->fontsize < 4 || n->fontsize > 40)
+		n->fontsize = 10.0;
+	return i;
+}
+
+static void add_edge(layout *l, int from, int to, const attr_list *attrs)
+{
+	if (l->nedges == l->cap_edges) {
+		int cap = l->cap_edges ? l->cap_edges * 2 : 64;
+		l->edges = cgm_arena_grow(l->arena, l->edges, (size_t)l->nedges, (size_t)cap,
+					  sizeof(ledge));
+		l->cap_edges = cap;
+	}
+	ledge *e = &l->edges[l->nedges++];
+	e->from = from, e->to = to;
+	e->color = attr_get(attrs, "color");
+	e->fontcolor = attr_get(attrs, "fontcolor");
+	e->label = attr_get(attrs, "label");
+	e->tooltip = attr_get(attrs, "tooltip");
+	e->pen = number(attr_get(attrs, "penwidth"), 1.0);
+	const char *style = attr_get(attrs, "style");
+	e->dash = has_word(style, "dashed") ? 1 : has_word(style, "dotted") ? 2 : 0;
+	e->head = arrow_of(attr_get(attrs, "arrowhead"), ARROW_NORMAL);
+	const char *dir = attr_get(attrs, "dir");
+	e->tail = dir && strcmp(dir, "both") == 0 ? arrow_of(attr_get(attrs, "arrowtail"), ARROW_NONE)
+						  : ARROW_NONE;
+	const char *constraint = attr_get(attrs, "constraint");
+	e->constraint = !constraint || strcmp(constraint, "false") != 0;
+}
+
+static int parse_dot(layout *l, const char *dot)
+{
+	cursor c = { dot, 1 };
+	skip_space(&c);
+	const char *kw = read_value(l, &c);
+	if (!kw || strcmp(kw, "digraph") != 0)
+		return parse_error(l, &c, "'digraph' expected");
+	skip_space(&c);
+	if (*c.p != '{' && !read_value(l, &c))
+		return parse_error(l, &c, "a graph name expected");
+	skip_space(&c);
+	if (*c.p != '{')
+		return parse_error(l, &c, "'{' expected");
+	c.p++;
+	for (;;) {
+		skip_space(&c);
+		if (*c.p == '}')
+			break;
+		if (!*c.p)
+			return parse_error(l, &c, "'}' expected");
+		const char *name = read_value(l, &c);
+		if (!name)
+			return parse_error(l, &c, "a statement expected");
+		if (strcmp(name, "subgraph") == 0 || name[0] == '<')
+			return parse_error(l, &c, "a subgraph or HTML label");
+		skip_space(&c);
+		int rc;
+		if (strcmp(name, "graph") == 0 || strcmp(name, "node") == 0 ||
+		    strcmp(name, "edge") == 0) {
+			attr_list scratch = { 0, 0, NULL, NULL };
+			attr_list *into = strcmp(name, "node") == 0   ? &l->node_defaults
+					  : strcmp(name, "edge") == 0 ? &l->edge_defaults
+								      : &scratch;
+			if ((rc = read_attrs(l, &c, into)) != 0)
+				return rc;
+		} else if (c.p[0] == '-' && c.p[1] == '>') {
+			c.p += 2;
+			const char *to = read_value(l, &c);
+			if (!to)
+				return parse_error(l, &c, "an edge's head expected");
+			attr_list attrs = l->edge_defaults;
+			attrs.keys = cgm_arena_grow(l->arena, attrs.keys, (size_t)attrs.n,
+						    (size_t)attrs.n + 16, sizeof(char *));
+			attrs.values = cgm_arena_grow(l->arena, attrs.values, (size_t)attrs.n,
+						      (size_t)attrs.n + 16, sizeof(char *));
+			attrs.cap = attrs.n + 16;
+			if ((rc = read_attrs(l, &c, &attrs)) != 0)
+				return rc;
+			int from = node_of(l, name, NULL), head = node_of(l, to, NULL);
+			add_edge(l, from, head, &attrs);
+		} else {
+			attr_list attrs = l->node_defaults;
+			attrs.keys = cgm_arena_grow(l->arena, attrs.keys, (size_t)attrs.n,
+						    (size_t)attrs.n + 16, sizeof(char *));
+			attrs.values = cgm_arena_grow(l->arena, attrs.values, (size_t)attrs.n,
+						      (size_t)attrs.n + 16, sizeof(char *));
+			attrs.cap = attrs.n + 16;
+			if ((rc = read_attrs(l, &c, &attrs)) != 0)
+				return rc;
+			node_of(l, name, &attrs);
+		}
+		skip_space(&c);
+		if (*c.p == ';')
+			c.p++;
+	}
+	if (l->nnodes == 0)
+		return parse_error(l, &c, "no node");
+	return 0;
+}
+
+/* ---- measuring text ---- */
+
+/* Helvetica's advance widths, in thousandths of an em, for ASCII 32..126
+ * (the font metrics browsers' sans-serif fonts share closely). */
+static const unsigned short helvetica_widths[95] = {
+	278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+	556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+	1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+	667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+	333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+	556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
+};
+
+/* Width in pixels of one line (up to a newline) at `size`, and where it
+ * ends. */
+static double line_width(const char *s, const char **end, double size)
+{
+	double em = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p && *p != '\n'; p++) {
+		if (*p >= 32 && *p < 127)
+			em += helvetica_widths[*p - 32];
+		else if (*p >= 0xE3 && *p <= 0xED)
+			em += 1000; /* CJK: full width */
+		else if ((*p & 0xC0) != 0x80)
+			em += 600; /* other characters: an average letter */
+	}
+	if (end)
+		*end = (const char *)p;
+	return em * size / 1000.0;
+}
+
+static void measure(lnode *n)
+{
+	double w = 0;
+	int lines = 0;
+	for (const char *p = n->label;; p++) {
+		const char *end;
+		double lw = line_width(p, &end, n->fontsize);
+		if (lw > w)
+			w = lw;
+		lines++;
+		p = end;
+		if (!*p)
+			break;
+	}
+	double text_h = lines * n->fontsize * LINE_HEIGHT;
+	switch (n->shape) {
+	case SHAPE_BOX:
+		n->w = ceil(w + 2 * BOX_PAD_X);
+		n->h = fmax(BOX_HEIGHT, ceil(text_h + 8));
+		break;
+	case SHAPE_ELLIPSE:
+		n->w = ceil(w * 1.2 + 2 * BOX_PAD_X);
+		n->h = fmax(BOX_HEIGHT + 2, ceil(text_h * 1.4 + 6));
+		break;
+	case SHAPE_DIAMOND:
+		n->w = ceil(w * 1.6 + 12);
+		n->h = ceil(text_h * 1.9 + 8);
+		break;
+	}
+}
+
+/* ---- ranks and order ---- */
+
+/* Ranks: the focal node (the first) is 0; callers (nodes with an edge
+ * towards ranked nodes) go left, callees right, one rank per step.  The
+ * caller side is ranked first, as html_graph_function keeps callers
+ * first: a function that both calls and is called by the focal one stays
+ * a caller.  Edges marked constraint=false (possible targets of dynamic
+ * SQL) rank only what nothing else ranks. */
+static void assign_ranks(layout *l)
+{
+	int n = l->nnodes;
+	int *queue = cgm_arena_alloc(l->arena, sizeof(int) * (size_t)n);
+	l->nodes[0].ranked = true;
+	l->nodes[0].rank = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		bool up = pass == 0;
+		int head = 0, tail = 0;
+		queue[tail++] = 0;
+		while (head < tail) {
+			int u = queue[head++];
+			for (int k = 0; k < l->nedges; k++) {
+				const ledge *e = &l->edges[k];
+				if (!e->constraint)
+					continue;
+				int from = up ? e->to : e->from, to = up ? e->from : e->to;
+				if (from != u || l->nodes[to].ranked)
+					continue;
+				l->nodes[to].ranked = true;
+				l->nodes[to].rank = l->nodes[u].rank + (up ? -1 : 1);
+				queue[tail++] = to;
+			}
+		}
+	}
+	/* What the BFS from the focal node did not reach: next to a ranked
+	 * neighbour, any edge counting, until nothing changes. */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int k = 0; k < l->nedges; k++) {
+			const ledge *e = &l->edges[k];
+			lnode *a = &l->nodes[e->from], *b = &l->nodes[e->to];
+			if (a->ranked && !b->ranked) {
+				b->ranked = true, b->rank = a->rank + 1, changed = true;
+			} else if (b->ranked && !a->ranked) {
+				a->ranked = true, a->rank = b->rank - 1, changed = true;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!l->nodes[i].ranked)
+			l->nodes[i].ranked = true, l->nodes[i].rank = 1;
+}
+
+typedef struct slot_ref {
+	double key;
+	int node, seq;
+} slot_ref;
+
+static int compare_slot(const void *a, const void *b)
+{
+	const slot_ref *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+/* Within a rank: the first rings keep the DOT's order (the busiest
+ * first); further out, each node goes by the mean slot of its neighbours
+ * one rank nearer the focal node, so a "+N more" or an outer caller sits
+ * beside the function it belongs to. */
+static void order_ranks(layout *l, int min_rank, int max_rank)
+{
+	slot_ref *refs = cgm_arena_alloc(l->arena, sizeof(slot_ref) * (size_t)l->nnodes);
+	for (int dist = 0; dist <= (max_rank > -min_rank ? max_rank : -min_rank); dist++) {
+		for (int side = -1; side <= 1; side += 2) {
+			int r = dist * side;
+			if (dist == 0 && side == 1)
+				continue;
+			int nr = 0;
+			for (int i = 0; i < l->nnodes; i++) {
+				if (l->nodes[i].rank != r)
+					continue;
+				double key = nr;
+				if (dist >= 2) {
+					double sum = 0;
+					int count = 0;
+					int inner = r - side;
+					for (int k = 0; k < l->nedges; k++) {
+						const ledge *e = &l->edges[k];
+						int other = e->from == i ? e->to : e->to == i ? e->from : -1;
+						if (other < 0 || l->nodes[other].rank != inner)
+							continue;
+						sum += l->nodes[other].slot, count++;
+					}
+					key = count ? sum / count : 1e9 + nr;
+				}
+				refs[nr++] = (slot_ref){ key, i, nr };
+			}
+			qsort(refs, (size_t)nr, sizeof(slot_ref), compare_slot);
+			for (int s = 0; s < nr; s++)
+				l->nodes[refs[s].node].slot = s;
+		}
+	}
+}
+
+/* Columns left to right, each as wide as its widest node, its nodes
+ * stacked and centred on the tallest column. */
+static void place(layout *l, int min_rank, int max_rank, double *width, double *height)
+{
+	int nranks = max_rank - min_rank + 1;
+	double *col_w = cgm_arena_alloc(l->arena, sizeof(double) * (size_t)nranks);
+	double *col_h = cgm_arena_alloc(l->arena, sizeof(double) * (size_t)nranks);
+	int *count = cgm_arena_alloc(l->arena, sizeof(int) * (size_t)nranks);
+	for (int i = 0; i < l->nnodes; i++) {
+		lnode *n = &l->nodes[i];
+		int r = n->rank - min_rank;
+		measure(n);
+		if (n->w > col_w[r])
+			col_w[r] = n->w;
+		col_h[r] += n->h + (count[r]++ ? NODE_GAP : 0);
+	}
+	double tallest = 0;
+	for (int r = 0; r < nranks; r++)
+		tallest = fmax(tallest, col_h[r]);
+	/* Nodes of a column in slot order: a column's slots are 0..count-1. */
+	int **at = cgm_arena_alloc(l->arena, sizeof(int *) * (size_t)nranks);
+	for (int r = 0; r < nranks; r++)
+		at[r] = cgm_arena_alloc(l->arena, sizeof(int) * (size_t)(count[r] + 1));
+	for (int i = 0; i < l->nnodes; i++)
+		at[l->nodes[i].rank - min_rank][l->nodes[i].slot] = i;
+	double x = MARGIN;
+	for (int r = 0; r < nranks; r++) {
+		double y = MARGIN + (tallest - col_h[r]) / 2;
+		for (int s = 0; s < count[r]; s++) {
+			lnode *n = &l->nodes[at[r][s]];
+			n->x = x + col_w[r] / 2;
+			n->y = y + n->h / 2;
+			y += n->h + NODE_GAP;
+		}
+		/* A self loop or an arc within a column needs room to its right. */
+		x += col_w[r] + (count[r] ? RANK_GAP : 0);
+	}
+	*width = x - RANK_GAP + MARGIN + 30;
+	*height = tallest + 2 * MARGIN;
+}
+
+/* ---- SVG ---- */
+
+/* A coordinate in whole pixels: integers print faster than %f and read
+ * the same at this scale. */
+static int px(double v)
+{
+	return (int)lround(v);
+}
+
+static void put_text(cgm_strbuf *out, const char *s)
+{
+	cgm_escape_html(out, s);
+}
+
+/* An attribute value: newlines kept as &#10; (a raw newline in an
+ * attribute reads as a space). */
+static void put_attr(cgm_strbuf *out, const char *s)
+{
+	size_t from = out->len;
+	cgm_escape_html(out, s);
+	if (!memchr(out->data + from, '\n', out->len - from))
+		return;
+	cgm_strbuf lines = CGM_STRBUF_INIT;
+	for (size_t i = from; i < out->len; i++) {
+		if (out->data[i] == '\n')
+			cgm_strbuf_puts(&lines, "&#10;");
+		else
+			cgm_strbuf_putc(&lines, out->data[i]);
+	}
+	out->len = from;
+	cgm_strbuf_add(out, lines.data, lines.len);
+	cgm_strbuf_free(&lines);
+}
+
+/* A colour as given, when it is one (#rrggbb or a word); else the fallback. */
+static const char *colour(const char *c, const char *fallback)
+{
+	if (!c || !*c)
+		return fallback;
+	for (const char *p = c; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      *p == '#'))
+			return fallback;
+	return c;
+}
+
+static void marker_id(cgm_strbuf *out, enum arrow_kind kind, const char *col)
+{
+	cgm_strbuf_printf(out, "cgm-%s-%s", arrow_names[kind], col[0] == '#' ? col + 1 : col);
+}
+
+static void marker_def(cgm_strbuf *out, enum arrow_kind kind, const char *col, bool tail)
+{
+	cgm_strbuf_puts(out, "<marker id=\"");
+	marker_id(out, kind, col);
+	if (tail)
+		cgm_strbuf_puts(out, "-t");
+	cgm_strbuf_printf(out, "\" viewBox=\"0 0 10 10\" refX=\"%d\" refY=\"5\" markerWidth=\"8\" "
+			       "markerHeight=\"8\" markerUnits=\"userSpaceOnUse\" orient=\"auto\">",
+			  tail ? 0 : 10);
+	switch (kind) {
+	case ARROW_NORMAL:
+		cgm_strbuf_printf(out, "<path d=\"M0,1L10,5L0,9z\" fill=\"%s\"/>", col);
+		break;
+	case ARROW_EMPTY:
+		cgm_strbuf_printf(out, "<path d=\"M1,1L9,5L1,9z\" fill=\"#fff\" stroke=\"%s\"/>", col);
+		break;
+	case ARROW_VEE:
+		cgm_strbuf_printf(out, "<path d=\"M0,0L10,5L0,10L3,5z\" fill=\"%s\"/>", col);
+		break;
+	case ARROW_DIAMOND:
+		cgm_strbuf_printf(out, "<path d=\"M0,5L5,1L10,5L5,9z\" fill=\"%s\"/>", col);
+		break;
+	case ARROW_ODIAMOND:
+		cgm_strbuf_printf(out, "<path d=\"M1,5L5,1.5L9,5L5,8.5z\" fill=\"#fff\" stroke=\"%s\"/>",
+				  col);
+		break;
+	case ARROW_BOX:
+		cgm_strbuf_printf(out, "<path d=\"M2,2H10V8H2z\" fill=\"%s\"/>", col);
+		break;
+	case ARROW_ODOT:
+		cgm_strbuf_printf(out, "<circle cx=\"5\" cy=\"5\" r=\"3.5\" fill=\"#fff\" stroke=\"%s\"/>",
+				  col);
+		break;
+	case ARROW_NONE:
+	case ARROW_KINDS:
+		break;
+	}
+	cgm_strbuf_puts(out, "</marker>");
+}
+
+/* Where an edge leaves `n` towards x (its right side when x lies right,
+ * else its left), at height y_off from the centre. */
+static double side_x(const lnode *n, bool right)
+{
+	double half = n->w / 2;
+	return right ? n->x + half : n->x - half;
+}
+
+static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
+{
+	const lnode *a = &l->nodes[e->from], *b = &l->nodes[e->to];
+	const char *col = colour(e->color, DEFAULT_STROKE);
+	double x0, y0, x3, y3, c1x, c1y, c2x, c2y;
+	if (e->from == e->to) {
+		/* A loop over the node's top right corner. */
+		x0 = a->x + a->w / 4, y0 = a->y - a->h / 2;
+		x3 = a->x + a->w / 2, y3 = a->y - a->h / 4;
+		c1x = x0 + 4, c1y = y0 - 22, c2x = x3 + 26, c2y = y3 - 6;
+	} else if (b->rank > a->rank) {
+		x0 = side_x(a, true), y0 = a->y, x3 = side_x(b, false), y3 = b->y;
+		double mid = (x3 - x0) / 2;
+		c1x = x0 + mid, c1y = y0, c2x = x3 - mid, c2y = y3;
+	} else if (b->rank < a->rank) {
+		/* Backwards (a callee calling back): out of the left side, into
+		 * the right side, bowed so it stays clear of the columns. */
+		x0 = side_x(a, false), y0 = a->y, x3 = side_x(b, true), y3 = b->y;
+		double bow = fmin(40, fabs(x0 - x3) / 2 + 10);
+		c1x = x0 - bow, c1y = y0 + (y3 > y0 ? -30 : 30), c2x = x3 + bow,
+		c2y = y3 + (y3 > y0 ? -30 : 30);
+	} else {
+		/* Within a column: an arc on its right. */
+		x0 = side_x(a, true), y0 = a->y, x3 = side_x(b, true), y3 = b->y;
+		double bow = 24 + fabs(y3 - y0) / 8;
+		c1x = x0 + bow, c1y = y0, c2x = x3 + bow, c2y = y3;
+	}
+	cgm_strbuf_puts(out, "<g class=\"edge\"><a");
+	if (e->tooltip) {
+		cgm_strbuf_puts(out, " xlink:title=\"");
+		put_attr(out, e->tooltip);
+		cgm_strbuf_puts(out, "\"");
+	}
+	/* Fill none and the static grey come from the site's CSS
+	 * (svg.layered): only other colours are written, as a style. */
+	cgm_strbuf_puts(out, "><path");
+	if (strcmp(col, DEFAULT_STROKE) != 0)
+		cgm_strbuf_printf(out, " style=\"stroke:%s\"", col);
+	if (e->pen != 1.0 && e->pen > 0 && e->pen < 20)
+		cgm_strbuf_printf(out, " stroke-width=\"%.1f\"", e->pen);
+	if (e->dash)
+		cgm_strbuf_puts(out, e->dash == 1 ? " stroke-dasharray=\"5,2\"" : " stroke-dasharray=\"1,3\"");
+	if (e->head != ARROW_NONE) {
+		cgm_strbuf_puts(out, " marker-end=\"url(#");
+		marker_id(out, e->head, col);
+		cgm_strbuf_puts(out, ")\"");
+	}
+	if (e->tail != ARROW_NONE) {
+		cgm_strbuf_puts(out, " marker-start=\"url(#");
+		marker_id(out, e->tail, col);
+		cgm_strbuf_puts(out, "-t)\"");
+	}
+	cgm_strbuf_printf(out, " d=\"M%d,%dC%d,%d %d,%d %d,%d\"/>", px(x0), px(y0), px(c1x), px(c1y), px(c2x), px(c2y), px(x3), px(y3));
+	if (e->label && *e->label) {
+		/* The curve's midpoint, nudged above the line. */
+		double mx = (x0 + 3 * c1x + 3 * c2x + x3) / 8, my = (y0 + 3 * c1y + 3 * c2y + y3) / 8;
+		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">", px(mx), px(my - 3), colour(e->fontcolor, col));
+		put_text(out, e->label);
+		cgm_strbuf_puts(out, "</text>");
+	}
+	cgm_strbuf_puts(out, "</a></g>\n");
+}
+
+static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix)
+{
+	const char *stroke = colour(n->stroke, DEFAULT_STROKE);
+	const char *fill = n->filled ? colour(n->fill, "#ffffff") : "none";
+	cgm_strbuf_puts(out, "<g class=\"node\"><a");
+	if (n->url) {
+		const char *url = n->url;
+		size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
+		if (plen && strncmp(url, strip_prefix, plen) == 0)
+			url += plen;
+		cgm_strbuf_puts(out, " xlink:href=\"");
+		put_attr(out, url);
+		cgm_strbuf_puts(out, "\"");
+	}
+	if (n->tooltip) {
+		cgm_strbuf_puts(out, " xlink:title=\"");
+		put_attr(out, n->tooltip);
+		cgm_strbuf_puts(out, "\"");
+	}
+	cgm_strbuf_puts(out, ">");
+	double left = n->x - n->w / 2, top = n->y - n->h / 2;
+	/* A white box with the static grey border is the site CSS's default
+	 * (svg.layered): only what differs is written, as a style, which
+	 * that CSS does not override. */
+	cgm_strbuf strokes = CGM_STRBUF_INIT;
+	bool own_fill = strcmp(fill, "#ffffff") != 0, own_stroke = strcmp(stroke, DEFAULT_STROKE) != 0;
+	bool own_pen = n->pen != 1.0 && n->pen > 0 && n->pen < 20;
+	if (own_fill || own_stroke || own_pen || n->dashed) {
+		cgm_strbuf_puts(&strokes, " style=\"");
+		if (own_fill)
+			cgm_strbuf_printf(&strokes, "fill:%s;", fill);
+		if (own_stroke)
+			cgm_strbuf_printf(&strokes, "stroke:%s;", stroke);
+		if (own_pen)
+			cgm_strbuf_printf(&strokes, "stroke-width:%.2f;", n->pen);
+		if (n->dashed)
+			cgm_strbuf_puts(&strokes, "stroke-dasharray:5,2;");
+		strokes.data[strokes.len - 1] = '"';
+	}
+	switch (n->shape) {
+	case SHAPE_BOX:
+		cgm_strbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"%s/>", px(left), px(top), px(n->w), px(n->h), cgm_strbuf_cstr(&strokes));
+		break;
+	case SHAPE_ELLIPSE:
+		cgm_strbuf_printf(out, "<ellipse cx=\"%d\" cy=\"%d\" rx=\"%d\" ry=\"%d\"%s/>", px(n->x), px(n->y), px(n->w / 2), px(n->h / 2), cgm_strbuf_cstr(&strokes));
+		break;
+	case SHAPE_DIAMOND:
+		cgm_strbuf_printf(out, "<polygon points=\"%d,%d %d,%d %d,%d %d,%d\"%s/>", px(n->x), px(top), px(n->x + n->w / 2), px(n->y), px(n->x), px(top + n->h), px(left), px(n->y), cgm_strbuf_cstr(&strokes));
+		break;
+	}
+	cgm_strbuf_free(&strokes);
+	int lines = 1;
+	for (const char *p = n->label; *p; p++)
+		lines += *p == '\n';
+	double line_h = n->fontsize * LINE_HEIGHT;
+	double baseline = n->y - (lines - 1) * line_h / 2 + n->fontsize * 0.35;
+	const char *p = n->label;
+	for (int i = 0; i < lines; i++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\"", px(n->x), px(baseline + i * line_h));
+		if (n->fontsize != 10.0)
+			cgm_strbuf_printf(out, " font-size=\"%g\"", n->fontsize);
+		if (n->fontcolor)
+			cgm_strbuf_printf(out, " fill=\"%s\"", colour(n->fontcolor, "#000000"));
+		cgm_strbuf_puts(out, ">");
+		char *part = strndup(p, len);
+		if (!part)
+			abort();
+		put_text(out, part);
+		free(part);
+		cgm_strbuf_puts(out, "</text>");
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	cgm_strbuf_puts(out, "</a></g>\n");
+}
+
+static void write_svg(cgm_strbuf *out, layout *l, double width, double height,
+		      const char *strip_prefix)
+{
+	cgm_strbuf_printf(out,
+			  "<svg width=\"%dpx\" height=\"%dpx\" viewBox=\"0 0 %d %d\" "
+			  "xmlns=\"http://www.w3.org/2000/svg\" "
+			  "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"sans-serif\" "
+			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\">\n<defs>", px(width), px(height), px(width), px(height));
+	/* One marker per arrow kind, end and colour in use, each defined once. */
+	cgm_strbuf written = CGM_STRBUF_INIT;
+	for (int k = 0; k < l->nedges; k++) {
+		for (int end = 0; end < 2; end++) {
+			const ledge *e = &l->edges[k];
+			enum arrow_kind kind = end ? e->tail : e->head;
+			if (kind == ARROW_NONE)
+				continue;
+			const char *col = colour(e->color, DEFAULT_STROKE);
+			cgm_strbuf id = CGM_STRBUF_INIT;
+			cgm_strbuf_putc(&id, ' ');
+			marker_id(&id, kind, col);
+			cgm_strbuf_puts(&id, end ? "-t " : " ");
+			if (!strstr(cgm_strbuf_cstr(&written), cgm_strbuf_cstr(&id))) {
+				cgm_strbuf_add(&written, id.data, id.len);
+				marker_def(out, kind, col, end == 1);
+			}
+			cgm_strbuf_free(&id);
+		}
+	}
+	cgm_strbuf_free(&written);
+	cgm_strbuf_puts(out, "</defs>\n");
+	for (int k = 0; k < l->nedges; k++)
+		write_edge(out, l, &l->edges[k]);
+	for (int i = 0; i < l->nnodes; i++)
+		write_node(out, &l->nodes[i], strip_prefix);
+	cgm_strbuf_puts(out, "</svg>\n");
+}
+
+int html_layout_svg(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix)
+{
+	layout l;
+	memset(&l, 0, sizeof(l));
+	l.arena = cgm_arena_new();
+	l.what = what ? what : "?";
+	int rc = parse_dot(&l, dot);
+	if (rc == 0) {
+		assign_ranks(&l);
+		int min_rank = 0, max_rank = 0;
+		for (int i = 0; i < l.nnodes; i++) {
+			if (l.nodes[i].rank < min_rank)
+				min_rank = l.nodes[i].rank;
+			if (l.nodes[i].rank > max_rank)
+				max_rank = l.nodes[i].rank;
+		}
+		order_ranks(&l, min_rank, max_rank);
+		double width, height;
+		place(&l, min_rank, max_rank, &width, &height);
+		write_svg(svg, &l, width, height, strip_prefix);
+	}
+	cgm_arena_free(l.arena);
+	return rc;
+}
