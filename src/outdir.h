@@ -49,8 +49,10 @@ int cgm_outdir_open(cgm_outdir *d, const char *path);
  * turn), refusing any part that is a symbolic link or not a folder. */
 int cgm_outdir_subdir(cgm_outdir *d, const char *rel);
 /* Write len bytes as rel ("index.html", "functions/x.html": its folder
- * must be the top or opened by cgm_outdir_subdir).  CGM_EIO naming the
- * path when any step fails; then the temporary file is gone. */
+ * must be the top or opened by cgm_outdir_subdir), through a temporary
+ * file and a rename; a regular file there that already holds exactly these
+ * bytes is left as it is.  CGM_EIO naming the path when any step fails;
+ * then the temporary file is gone. */
 int cgm_outdir_write(const cgm_outdir *d, const char *rel, const void *data, size_t len);
 void cgm_outdir_close(cgm_outdir *d);
 
