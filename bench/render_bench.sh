@@ -35,7 +35,9 @@ if [ -f "$arg" ] || [ -d "$arg" ]; then
 	what="snapshot $arg"
 else
 	bash bench/gen_schema.sh "$arg" >"$work/schema.sql"
-	"$build/cgmap" --sql "$work/schema.sql" --out "$work/map" --no-html --quiet
+	# Mapped from inside their folders: the source's name (the path as
+	# given) is on every page, and a nightly run maps the same database.
+	(cd "$work" && "$build/cgmap" --sql schema.sql --out "$work/map" --no-html --quiet)
 	snapshot=$work/map/cgmap.json
 	# 1% of the functions (every 100th, fN) call bench.f(N-1) instead of
 	# their first callee.
@@ -43,8 +45,10 @@ else
 		n = substr($3, 8, 5) + 0; change = n > 1 && n % 100 == 0; print; next }
 	     change && /bench\.f[0-9][0-9][0-9][0-9][0-9]\(/ {
 		sub(/bench\.f[0-9][0-9][0-9][0-9][0-9]\(/, sprintf("bench.f%05d(", n - 1)); change = 0 }
-	     { print }' "$work/schema.sql" >"$work/changed.sql"
-	"$build/cgmap" --sql "$work/changed.sql" --out "$work/map2" --no-html --quiet
+	     { print }' "$work/schema.sql" >"$work/changed-schema.sql"
+	mkdir "$work/changed"
+	mv "$work/changed-schema.sql" "$work/changed/schema.sql"
+	(cd "$work/changed" && "$build/cgmap" --sql schema.sql --out "$work/map2" --no-html --quiet)
 	changed=$work/map2/cgmap.json
 	what="synthetic schema of $arg functions (bench/gen_schema.sh)"
 fi
