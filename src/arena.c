@@ -134,6 +134,24 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 	return p;
 }
 
+void cgm_arena_reset(cgm_arena *arena)
+{
+	arena_block *keep = arena->head;
+	if (!keep)
+		return;
+	arena_block *b = keep->next;
+	while (b) {
+		arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	/* What was handed out is cleared again: allocations stay zeroed. */
+	memset(keep->data, 0, keep->used);
+	keep->used = 0;
+	keep->next = NULL;
+	arena->handed_out = 0;
+}
+
 size_t cgm_arena_used(const cgm_arena *arena)
 {
 	return arena->handed_out;

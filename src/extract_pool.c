@@ -45,6 +45,7 @@ struct cgm_extract_pool {
 	bool draining;             /* the caller waits on all_done */
 	bool closing;
 	cgm_coercions coercions;   /* set before the first submit */
+	bool defer;                /* extraction left to resolution */
 	int nthreads;              /* extractors, the caller's thread counted */
 	int nstarted;              /* workers running: workers[1..nstarted] */
 	pool_worker workers[MAX_THREADS]; /* [0]: the caller's arena */
@@ -57,7 +58,23 @@ static void extract_entry(const cgm_extract_pool *pool, cgm_arena *arena, const 
 		fn->line_count = cgm_count_lines(fn->source);
 		fn->body_hash = cgm_body_hash(arena, fn->source);
 	}
+	if (pool->defer) {
+		fn->nsites = 0;
+		fn->nerrors = 0;
+		fn->extract_pending = true;
+		return;
+	}
 	cgm_extract_function_with(arena, fn, pool->coercions);
+}
+
+void cgm_extract_pool_defer(cgm_extract_pool *pool)
+{
+	pool->defer = true;
+}
+
+cgm_coercions cgm_extract_pool_coercions_of(const cgm_extract_pool *pool)
+{
+	return pool->coercions;
 }
 
 void cgm_extract_pool_coercions(cgm_extract_pool *pool, cgm_coercions coercions)

@@ -131,6 +131,9 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	cgm_model *model = cgm_model_new();
 	double t = now_seconds();
 	cgm_extract_pool *pool = cgm_extract_pool_start(opts->threads);
+	/* Bodies are extracted by resolution, one at a time per thread, and
+	 * their parse dropped as soon as their sites are resolved. */
+	cgm_extract_pool_defer(pool);
 	int rc = load_source(model, opts, pool);
 	if (rc < 0) {
 		cgm_extract_pool_cancel(pool, model->arena);
@@ -140,6 +143,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	/* With a database, "catalog" ends with its last row and "parse" is the
 	 * extraction still left then. */
 	stage_time(opts, "catalog", &t);
+	cgm_coercions coercions = cgm_extract_pool_coercions_of(pool);
 	cgm_extract_pool_finish(pool, model->arena);
 	model->include_extensions = opts->source.include_extensions;
 	cgm_model_index(model);
@@ -153,7 +157,8 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	stage_time(opts, "relfx", &t);
 
 	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins,
-				      .threads = opts->threads, .relfx = relfx };
+				      .threads = opts->threads, .relfx = relfx,
+				      .coercions = coercions };
 	rc = cgm_resolve(model, &ropts);
 	cgm_relfx_free(relfx);
 	if (rc < 0)

@@ -36,6 +36,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
+#include "cgmap/intern.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
@@ -677,6 +678,7 @@ static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena,
 typedef struct resolve_job {
 	const resolver *rv;
 	bool include_builtins;
+	cgm_coercions coercions; /* for bodies extracted here (extract_pending) */
 	int nruns;
 	edge_run *runs;        /* nruns, each filled by whichever thread took it */
 	pthread_mutex_t lock;
@@ -686,6 +688,8 @@ typedef struct resolve_job {
 typedef struct resolve_worker {
 	resolve_job *job;
 	cgm_arena *arena;      /* targets and edge lines of the runs it takes */
+	cgm_arena *scratch;    /* one body's parse and typing, reset after it */
+	cgm_intern *strings;   /* the kept sites' strings, one copy each, in arena */
 	pthread_t thread;
 } resolve_worker;
 
@@ -743,6 +747,82 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 	fn->nsites = kept;
 }
 
+static const char **kept_strings(resolve_worker *w, const char *const *v, int n)
+{
+	if (!v)
+		return NULL;
+	const char **out = cgm_arena_alloc(w->arena, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		out[i] = cgm_intern_str(w->strings, v[i]);
+	return out;
+}
+
+/* A body extracted into the scratch arena and resolved: its sites and
+ * parse errors copied into the thread's arena with what the outputs read
+ * (not the argument expressions, which only typing needed), every string
+ * interned, so the scratch arena can be reset. */
+static void keep_resolved(resolve_worker *w, cgm_function *fn)
+{
+	cgm_site *sites = NULL;
+	if (fn->nsites)
+		sites = cgm_arena_alloc(w->arena, sizeof(cgm_site) * (size_t)fn->nsites);
+	for (int i = 0; i < fn->nsites; i++) {
+		const cgm_site *s = &fn->sites[i];
+		cgm_site *k = &sites[i];
+		*k = *s;
+		k->argexprs = NULL;
+		k->coerce_to = NULL;
+		k->stmt = cgm_intern_str(w->strings, s->stmt);
+		k->schema = cgm_intern_str(w->strings, s->schema);
+		k->name = cgm_intern_str(w->strings, s->name);
+		k->text = cgm_intern_str(w->strings, s->text);
+		k->argnames = kept_strings(w, s->argnames, s->nargs);
+		k->argtypes = kept_strings(w, s->argtypes, s->nargs);
+		k->columns = kept_strings(w, s->columns, s->ncolumns);
+		if (s->targets) {
+			size_t n = (size_t)(s->ntargets ? s->ntargets : 1);
+			k->targets = cgm_arena_alloc(w->arena, sizeof(int) * n);
+			memcpy(k->targets, s->targets, sizeof(int) * (size_t)s->ntargets);
+		}
+		if (s->target_via) {
+			size_t n = (size_t)(s->ntargets ? s->ntargets : 1);
+			k->target_via = cgm_arena_alloc(w->arena, sizeof(cgm_via) * n);
+			memcpy(k->target_via, s->target_via, sizeof(cgm_via) * (size_t)s->ntargets);
+		}
+		k->target_object = kept_strings(w, s->target_object, s->ntargets);
+	}
+	fn->sites = sites;
+	cgm_parse_error *errors = NULL;
+	if (fn->nerrors)
+		errors = cgm_arena_alloc(w->arena, sizeof(cgm_parse_error) * (size_t)fn->nerrors);
+	for (int i = 0; i < fn->nerrors; i++) {
+		errors[i].line = fn->errors[i].line;
+		errors[i].message = cgm_arena_strdup(w->arena, fn->errors[i].message);
+	}
+	fn->errors = errors;
+	fn->extract_pending = false;
+}
+
+/* One caller.  A body left to resolution is extracted into the scratch
+ * arena, resolved there and kept compact; the rest of its parse goes with
+ * the reset. */
+static void resolve_one(resolve_worker *w, cgm_function *fn)
+{
+	const resolver *rv = w->job->rv;
+	if (!fn->extract_pending) {
+		resolve_function(rv, w->arena, fn);
+		return;
+	}
+	if (!w->scratch) {
+		w->scratch = cgm_arena_new();
+		w->strings = cgm_intern_new(w->arena);
+	}
+	cgm_extract_function_with(w->scratch, fn, w->job->coercions);
+	resolve_function(rv, w->scratch, fn);
+	keep_resolved(w, fn);
+	cgm_arena_reset(w->scratch);
+}
+
 static void *resolve_worker_main(void *arg)
 {
 	resolve_worker *w = arg;
@@ -757,7 +837,7 @@ static void *resolve_worker_main(void *arg)
 		int first = run * RUN_LENGTH;
 		int last = first + RUN_LENGTH < model->nuser ? first + RUN_LENGTH : model->nuser;
 		for (int f = first; f < last; f++)
-			resolve_function(job->rv, w->arena, &model->functions[f]);
+			resolve_one(w, &model->functions[f]);
 		/* Of functions outside its run a thread reads only what resolution
 		 * never writes (names, schemas, arguments, the builtin flag): runs
 		 * resolved at once cannot disturb each other. */
@@ -795,7 +875,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	if (model->ncolumns > 1)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 
-	resolve_job job = { .rv = &rv, .include_builtins = opts && opts->include_builtins };
+	resolve_job job = { .rv = &rv, .include_builtins = opts && opts->include_builtins,
+			    .coercions = opts ? opts->coercions : CGM_COERCE_ALL };
 	job.nruns = (model->nuser + RUN_LENGTH - 1) / RUN_LENGTH;
 	job.runs = cgm_xcalloc((size_t)(job.nruns ? job.nruns : 1), sizeof(edge_run));
 	pthread_mutex_init(&job.lock, NULL);
@@ -813,9 +894,13 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		started = t;
 	}
 	resolve_worker_main(&workers[0]);
-	for (int t = 1; t <= started; t++) {
+	for (int t = 1; t <= started; t++)
 		pthread_join(workers[t].thread, NULL);
-		cgm_arena_adopt(model->arena, workers[t].arena);
+	for (int t = 0; t <= started; t++) {
+		cgm_intern_free(workers[t].strings);
+		cgm_arena_free(workers[t].scratch);
+		if (t > 0)
+			cgm_arena_adopt(model->arena, workers[t].arena);
 	}
 	pthread_mutex_destroy(&job.lock);
 	free_name_index(&rv.names);

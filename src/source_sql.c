@@ -3423,6 +3423,7 @@ static void settle_extraction(sql_state *st, const int *origin, int first)
 			f->errors = done->errors;
 			f->nerrors = done->nerrors;
 			f->analysed = done->analysed;
+			f->extract_pending = done->extract_pending;
 			f->line_count = done->line_count;
 			f->body_hash = done->body_hash;
 		} else {

@@ -28,6 +28,9 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 /* Move every block of `child` into `parent` and free `child`: what a
  * worker thread allocated lives on with the parent. */
 void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child);
+/* Free everything allocated so far but one block, kept (cleared) for what
+ * comes next: a scratch arena reused once per function. */
+void cgm_arena_reset(cgm_arena *arena);
 /* Heap allocation for scratch tables outside any arena: zeroed (never
  * NULL, even for 0 bytes); on failure the process stops with a message,
  * as with arenas. */

@@ -44,6 +44,16 @@ void cgm_extract_pool_submit(cgm_extract_pool *pool, cgm_function *fn, bool meas
  * narrow them. */
 void cgm_extract_pool_coercions(cgm_extract_pool *pool, cgm_coercions coercions);
 
+/* Before the first submit: leave extraction to resolution.  Submitted
+ * functions then only get their line count and body hash (when asked) and
+ * extract_pending set; cgm_resolve extracts each body, resolves its sites
+ * and drops the parse-time data at once, so the parse trees of every
+ * function never live together. */
+void cgm_extract_pool_defer(cgm_extract_pool *pool);
+
+/* The coercions set by cgm_extract_pool_coercions (for cgm_resolve_options). */
+cgm_coercions cgm_extract_pool_coercions_of(const cgm_extract_pool *pool);
+
 /* Extract one queued function on the calling thread; false when none is
  * waiting.  For a caller that would otherwise wait for input. */
 bool cgm_extract_pool_help(cgm_extract_pool *pool);

@@ -240,6 +240,9 @@ typedef struct cgm_function {
 	bool analysed;             /* plpgsql or sql whose body was extracted */
 	bool is_trigger;           /* returns trigger / event_trigger */
 	bool from_extension;
+	bool extract_pending;      /* handed to a deferring extraction pool: resolution
+	                            * extracts the body, resolves its sites and keeps
+	                            * only what the outputs read (never in snapshots) */
 
 	int nsites;
 	cgm_site *sites;

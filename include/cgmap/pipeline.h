@@ -86,6 +86,8 @@ typedef struct cgm_resolve_options {
 	int threads;                   /* resolving threads, 0: one per core */
 	const struct cgm_relfx *relfx; /* relation effects (cgmap/relfx.h), or NULL:
 	                                * relation and DDL sites resolve to nothing */
+	cgm_coercions coercions;       /* for the bodies left to resolution
+	                                * (cgm_function.extract_pending) */
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.

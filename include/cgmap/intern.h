@@ -1,0 +1,30 @@
+/*
+ * cgmap/intern.h - one copy of each distinct string.
+ *
+ * In:  strings to keep (any lifetime).  Out: a copy in the arena the table
+ *      was made with, the same pointer for equal strings, valid until that
+ *      arena is freed.  The table itself is heap memory freed by
+ *      cgm_intern_free (the copies stay with the arena).
+ * Threads: one table per thread; tables may share nothing but their arena's
+ *      owner (each thread interns into its own arena).
+ *
+ * Call sites repeat the same few names, types and statement kinds hundreds
+ * of thousands of times; resolution keeps one copy of each per thread.
+ */
+#ifndef CGMAP_INTERN_H
+#define CGMAP_INTERN_H
+
+#include <stddef.h>
+
+#include "cgmap/arena.h"
+
+typedef struct cgm_intern cgm_intern;
+
+cgm_intern *cgm_intern_new(cgm_arena *arena);
+void cgm_intern_free(cgm_intern *table);
+/* The kept copy of s (NULL stays NULL). */
+const char *cgm_intern_str(cgm_intern *table, const char *s);
+/* Distinct strings kept, for the benchmarks and tests. */
+size_t cgm_intern_count(const cgm_intern *table);
+
+#endif
