@@ -37,14 +37,9 @@ ENV LANG=C.UTF-8 \
     PGDATA=/var/lib/postgresql/data \
     PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 COPY --from=build /debs/postgresql-15-cgmap-trace_*.deb /debs/
-RUN mkdir -p /etc/postgresql-common/createcluster.d \
- && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/no-main-cluster.conf \
- && apt-get update \
- && apt-get install -y --no-install-recommends /debs/postgresql-15-cgmap-trace_*.deb \
- && rm -rf /var/lib/apt/lists/* /debs \
- && mkdir -p "$PGDATA" /var/run/postgresql /docker-entrypoint-initdb.d \
- && chown postgres:postgres "$PGDATA" /var/run/postgresql \
- && chmod 700 "$PGDATA"
+RUN mkdir -p /etc/postgresql-common/createcluster.d && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/no-main-cluster.conf
+RUN apt-get update && apt-get install -y --no-install-recommends /debs/postgresql-15-cgmap-trace_*.deb && rm -rf /var/lib/apt/lists/* /debs
+RUN mkdir -p "$PGDATA" /var/run/postgresql /docker-entrypoint-initdb.d && chown postgres:postgres "$PGDATA" /var/run/postgresql && chmod 700 "$PGDATA"
 COPY scripts/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 VOLUME /var/lib/postgresql/data
 EXPOSE 5432
@@ -56,9 +51,7 @@ CMD ["postgres", "-c", "shared_preload_libraries=cgmap_trace"]
 # --- cgmap: the program alone (the default target) ---------------------------
 FROM ${RUNTIME_BASE} AS cgmap
 COPY --from=build /debs/cgmap_*.deb /debs/
-RUN apt-get update \
- && apt-get install -y --no-install-recommends /debs/cgmap_*.deb \
- && rm -rf /var/lib/apt/lists/* /debs
+RUN apt-get update && apt-get install -y --no-install-recommends /debs/cgmap_*.deb && rm -rf /var/lib/apt/lists/* /debs
 RUN cgmap --version
 WORKDIR /work
 ENTRYPOINT ["cgmap"]
