@@ -21,10 +21,13 @@ pgtest_bindir() {
 	return 1
 }
 
-# Run a server-side command as the cluster owner.
+# Run a server-side command as the cluster owner.  As root it runs from /:
+# the folder the test was started in may be one the postgres user cannot
+# enter (root's home), and PostgreSQL's programs start by reading theirs
+# (every path given here is absolute).
 pgtest_as_owner() {
 	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- "$@"
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi
