@@ -48,6 +48,15 @@ void *cgm_xrealloc(void *p, size_t n)
 	return q;
 }
 
+static void free_blocks(arena_block *b)
+{
+	while (b) {
+		arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+}
+
 cgm_arena *cgm_arena_new(void)
 {
 	return cgm_xcalloc(1, sizeof(cgm_arena));
@@ -57,12 +66,7 @@ void cgm_arena_free(cgm_arena *arena)
 {
 	if (!arena)
 		return;
-	arena_block *b = arena->head;
-	while (b) {
-		arena_block *next = b->next;
-		free(b);
-		b = next;
-	}
+	free_blocks(arena->head);
 	free(arena);
 }
 
@@ -139,12 +143,7 @@ void cgm_arena_reset(cgm_arena *arena)
 	arena_block *keep = arena->head;
 	if (!keep)
 		return;
-	arena_block *b = keep->next;
-	while (b) {
-		arena_block *next = b->next;
-		free(b);
-		b = next;
-	}
+	free_blocks(keep->next);
 	/* What was handed out is cleared again: allocations stay zeroed. */
 	memset(keep->data, 0, keep->used);
 	keep->used = 0;
