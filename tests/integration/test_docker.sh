@@ -13,10 +13,8 @@
 #     through the published port and from the cgmap image beside it;
 #   - the tables and the observed calls survive `docker restart`, and a new
 #     container on the image's volume (the cluster, the trace file).
-# Base images: CGMAP_DOCKER_BUILD_BASE / CGMAP_DOCKER_RUNTIME_BASE when set;
-# otherwise debian:bookworm and debian:bookworm-slim when present or
-# pullable, else the images scripts/docker-base.sh makes
-# (cgmap-base/debian:bookworm, cgmap-base/debian:bookworm-slim).  The images
+# Base images: as tests/lib/dockerbase.sh finds them (CGMAP_DOCKER_*_BASE,
+# debian:bookworm(-slim), or scripts/docker-base.sh's).  The images
 # are tagged cgmap:test and cgmap-postgres:test and kept, so that a second
 # run builds from Docker's cache; containers and volumes are removed.
 set -euo pipefail
@@ -26,24 +24,10 @@ cgmap=${CGMAP:?}
 skip() { echo "skip: $*" >&2; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-command -v docker >/dev/null || skip "no docker command (apt-get install docker.io)"
-docker info >/dev/null 2>&1 || skip "no Docker daemon answers (docker info fails)"
 command -v jq >/dev/null || skip "jq is not installed"
 command -v psql >/dev/null || skip "psql is not installed"
-
-have_image() { docker image inspect "$1" >/dev/null 2>&1; }
-build_base=${CGMAP_DOCKER_BUILD_BASE:-}
-runtime_base=${CGMAP_DOCKER_RUNTIME_BASE:-}
-if [ -z "$build_base" ] || [ -z "$runtime_base" ]; then
-	if { have_image debian:bookworm || docker pull -q debian:bookworm >/dev/null 2>&1; } &&
-		{ have_image debian:bookworm-slim || docker pull -q debian:bookworm-slim >/dev/null 2>&1; }; then
-		build_base=debian:bookworm runtime_base=debian:bookworm-slim
-	elif have_image cgmap-base/debian:bookworm && have_image cgmap-base/debian:bookworm-slim; then
-		build_base=cgmap-base/debian:bookworm runtime_base=cgmap-base/debian:bookworm-slim
-	else
-		skip "no Debian 12 base image: debian:bookworm cannot be pulled; make local ones with scripts/docker-base.sh"
-	fi
-fi
+. "$src/tests/lib/dockerbase.sh"
+dockerbase_find
 echo "bases: $build_base, $runtime_base"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-docker.XXXXXX")
@@ -190,8 +174,10 @@ got=$(calls)
 [ "$got" = "$before" ] || fail "in a new container on the volume cgmap_trace_edges() sums $got calls, not $before"
 got=$(sql -d postgres -c "SELECT count(*) FROM app.orders")
 [ "$got" = "$orders" ] || fail "in a new container on the volume app.orders has $got rows, not $orders"
-PGPASSWORD=$password "$cgmap" --dsn "$dsn" --no-html --quiet --out "$work/again" 2>/dev/null ||
-	fail "cgmap could not map the database of the new container"
+# The new container is published on a port of its own.
+dsn="host=127.0.0.1 port=$port user=postgres dbname=postgres"
+PGPASSWORD=$password "$cgmap" --dsn "$dsn" --no-html --quiet --out "$work/again" 2>"$work/again.err" ||
+	fail "cgmap could not map the database of the new container: $(cat "$work/again.err")"
 n2=$(observed "$work/again/cgmap.json")
 [ "$n2" = "$n" ] || fail "the new container shows $n2 observed calls of app.run_report(text), not $n"
 echo "ok: the cluster and the observed calls ($before) survive docker restart and a new container on the volume"
