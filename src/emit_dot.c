@@ -610,17 +610,27 @@ static void emit_dynamic_links(dot_writer *w)
 			if (!reader)
 				reader = cgm_dynsql_reader_new(w->model);
 			cgm_dynsql_read_with(&info, reader, &f->sites[s]);
+			/* One statement for all of them ("site" -> {"a" "b"}: an
+			 * edge to each, the same attributes): a pattern may match
+			 * a hundred functions, and each edge written out with its
+			 * own attributes made these edges a third of the file. */
+			int written = 0;
 			for (int t = 0; t < info.ntargets; t++) {
 				int to = info.targets[t];
 				if (to < 0 || to >= w->model->nfunctions || !w->drawn[to])
 					continue;
-				lit(w, "  ");
-				put_dynamic_node(w, fi, s);
-				lit(w, " -> ");
+				if (written++ == 0) {
+					lit(w, "  ");
+					put_dynamic_node(w, fi, s);
+					lit(w, " -> {");
+				} else {
+					cgm_outfile_putc(&w->file, ' ');
+				}
 				put_function_node(w, to);
-				lit(w, " [style=dashed, color=\"" COLOR_DYNAMIC "\", arrowhead=empty, "
-				       "tooltip=\"possible target of the dynamic SQL\"];\n");
 			}
+			if (written > 0)
+				lit(w, "} [style=dashed, color=\"" COLOR_DYNAMIC "\", arrowhead=empty, "
+				       "tooltip=\"possible target of the dynamic SQL\"];\n");
 			cgm_dynsql_info_free(&info);
 		}
 	}
