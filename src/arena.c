@@ -8,6 +8,7 @@
 #include "cgmap/arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ typedef struct arena_block {
 	struct arena_block *next;
 	size_t size;
 	size_t used;
+	bool own;             /* holds one large allocation alone (cgm_arena_resize) */
 	_Alignas(16) unsigned char data[];
 } arena_block;
 
@@ -80,7 +82,8 @@ void *cgm_arena_alloc(cgm_arena *arena, size_t size)
 		size_t bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
 		arena_block *nb = cgm_xcalloc(1, sizeof(arena_block) + bsize);
 		nb->size = bsize;
-		if (size > ARENA_BLOCK / 4 && b) {
+		nb->own = size > ARENA_BLOCK / 4;
+		if (nb->own && b) {
 			/* Keep the current block for small requests. */
 			nb->next = b->next;
 			b->next = nb;
@@ -136,6 +139,32 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 	if (old && old_count)
 		memcpy(p, old, old_count * elem_size);
 	return p;
+}
+
+void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new_count,
+		       size_t elem_size)
+{
+	if (!old)
+		return cgm_arena_grow(arena, NULL, 0, new_count, elem_size);
+	size_t old_size = old_count * elem_size;
+	size_t size = (new_count * elem_size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	/* Blocks are few (a block per 256 KB or per large array), and arrays
+	 * are resized a few times over their growth: the walk costs nothing. */
+	arena_block **link = &arena->head;
+	while (*link && !((*link)->own && (*link)->data == (unsigned char *)old))
+		link = &(*link)->next;
+	arena_block *b = *link;
+	if (!b || size < b->used)
+		return cgm_arena_grow(arena, old, old_count, new_count, elem_size);
+	arena_block *nb = cgm_xrealloc(b, sizeof(arena_block) + size);
+	/* Allocations are zeroed: so is what the block gains. */
+	if (size > old_size)
+		memset(nb->data + old_size, 0, size - old_size);
+	arena->handed_out += size - nb->used;
+	nb->size = size;
+	nb->used = size;
+	*link = nb;
+	return nb->data;
 }
 
 void cgm_arena_reset(cgm_arena *arena)

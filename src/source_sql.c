@@ -1305,8 +1305,8 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	}
 	if (st->nfns == st->cap_fns) {
 		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
-		st->fns = cgm_arena_grow(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
-		st->dropped = cgm_arena_grow(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		st->fns = cgm_arena_resize(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
+		st->dropped = cgm_arena_resize(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
 		if (st->pool)
 			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
