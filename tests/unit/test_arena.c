@@ -2,7 +2,8 @@
  * test_arena.c - the bump allocator: zeroed allocations, arrays resized in
  * place (cgm_arena_resize) keeping their contents and zeroing what they
  * gain, small arrays copied, and resized blocks freed with the arena, reset
- * and adopted like any other.  Run under ASan, a block resized and then
+ * and adopted like any other; interned strings and string lists
+ * (cgmap/intern.h), one copy each in the arena.  Run under ASan, a block resized and then
  * freed twice or leaked would fail it.
  */
 #include <setjmp.h>
@@ -12,10 +13,12 @@
 #include <cmocka.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgmap/arena.h"
+#include "cgmap/intern.h"
 
 static bool all_zero(const unsigned char *p, size_t n)
 {
@@ -101,12 +104,64 @@ static void test_resize_adopt_reset(void **state)
 	cgm_arena_free(parent);
 }
 
+/* Equal strings and equal lists share one copy; lists differing in one
+ * element, in length or in a NULL entry do not; NULL stays NULL and an
+ * empty list is a list. */
+static void test_intern_lists(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	cgm_intern *t = cgm_intern_new(a);
+	char buf1[] = "integer", buf2[] = "integer";
+	assert_ptr_equal(cgm_intern_str(t, buf1), cgm_intern_str(t, buf2));
+	assert_null(cgm_intern_str(t, NULL));
+
+	const char *x[] = { "integer", NULL, "text" };
+	const char *y[] = { buf2, NULL, "text" };
+	const char *z[] = { "integer", "x", "text" };
+	const char **kx = cgm_intern_strs(t, x, 3);
+	assert_ptr_equal(kx, cgm_intern_strs(t, y, 3));
+	assert_ptr_not_equal(kx, cgm_intern_strs(t, z, 3));
+	assert_ptr_not_equal(kx, cgm_intern_strs(t, x, 2));
+	assert_string_equal(kx[0], "integer");
+	assert_null(kx[1]);
+	assert_ptr_equal(kx[2], cgm_intern_str(t, "text"));
+	assert_null(cgm_intern_strs(t, NULL, 3));
+	const char **empty = cgm_intern_strs(t, x, 0);
+	assert_non_null(empty);
+	assert_ptr_equal(empty, cgm_intern_strs(t, y, 0));
+
+	/* Many distinct lists (the table grows), each found again; a list
+	 * longer than the stack buffer too. */
+	char names[3000][8];
+	const char **kept[3000];
+	for (int i = 0; i < 3000; i++) {
+		snprintf(names[i], sizeof names[i], "t%d", i);
+		const char *v[2] = { names[i], "integer" };
+		kept[i] = cgm_intern_strs(t, v, 2);
+	}
+	for (int i = 0; i < 3000; i++) {
+		const char *v[2] = { names[i], "integer" };
+		assert_ptr_equal(kept[i], cgm_intern_strs(t, v, 2));
+		assert_string_equal(kept[i][0], names[i]);
+	}
+	const char *longer[40];
+	for (int i = 0; i < 40; i++)
+		longer[i] = names[i];
+	const char **kl = cgm_intern_strs(t, longer, 40);
+	assert_ptr_equal(kl, cgm_intern_strs(t, longer, 40));
+	assert_string_equal(kl[39], "t39");
+	cgm_intern_free(t);
+	cgm_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resize_large),
 		cmocka_unit_test(test_resize_small),
 		cmocka_unit_test(test_resize_adopt_reset),
+		cmocka_unit_test(test_intern_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
