@@ -638,6 +638,10 @@ static int build_edges(cgm_edge *out, const cgm_model *model, cgm_arena *arena, 
 		}
 	}
 	qsort(keys, (size_t)n, sizeof(edge_key), compare_edge_keys);
+	/* The lines of all the run's edges in one array (a key a line at
+	 * most): most edges have one line, which alone would take a 16-byte
+	 * allocation. */
+	int *lines = out && n ? cgm_arena_alloc(arena, sizeof(int) * (size_t)n) : NULL;
 	int nedges = 0;
 	for (int i = 0; i < n;) {
 		int j = i;
@@ -650,13 +654,14 @@ static int build_edges(cgm_edge *out, const cgm_model *model, cgm_arena *arena, 
 			e->via = keys[i].via;
 			e->object = keys[i].object;
 			e->provenance = CGM_EDGE_STATIC;
-			e->lines = cgm_arena_alloc(arena, sizeof(int) * (size_t)(j - i));
+			e->lines = lines;
 			for (int k = i; k < j; k++) {
 				if (keys[k].ambiguous)
 					e->ambiguous = true;
 				if (e->nlines == 0 || e->lines[e->nlines - 1] != keys[k].line)
 					e->lines[e->nlines++] = keys[k].line;
 			}
+			lines += e->nlines;
 		}
 		nedges++;
 		i = j;

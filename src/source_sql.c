@@ -1305,8 +1305,10 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	}
 	if (st->nfns == st->cap_fns) {
 		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
-		st->fns = cgm_arena_resize(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
-		st->dropped = cgm_arena_resize(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		/* Heap memory, freed once the model holds the functions: the
+		 * model's arena keeps nothing of this list. */
+		st->fns = cgm_xrealloc(st->fns, sizeof(cgm_function) * (size_t)cap);
+		st->dropped = cgm_xrealloc(st->dropped, sizeof(bool) * (size_t)cap);
 		if (st->pool)
 			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
@@ -3586,6 +3588,8 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (pool)
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
+	free(st.fns);
+	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)
 		free(st.specs[k]);
 	free(st.specs);

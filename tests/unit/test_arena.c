@@ -104,6 +104,31 @@ static void test_resize_adopt_reset(void **state)
 	cgm_arena_free(parent);
 }
 
+/* Strings are packed unaligned; every other allocation stays aligned to 16
+ * bytes and zeroed between them. */
+static void test_strings_packed(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	for (int round = 0; round < 20000; round++) {
+		char *s = cgm_arena_strdup(a, round % 3 ? "ab" : "a longer string");
+		assert_true(s[0] == 'a');
+		char *f = cgm_arena_printf(a, "%d", round);
+		assert_int_equal(atoi(f), round);
+		long *p = cgm_arena_alloc(a, 24);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		assert_true(all_zero((const unsigned char *)p, 24));
+		p[0] = p[1] = p[2] = -1;
+	}
+	/* Two short strings share what one aligned slot took. */
+	cgm_arena *b = cgm_arena_new();
+	char *x = cgm_arena_strdup(b, "ab"), *y = cgm_arena_strdup(b, "cd");
+	assert_ptr_equal(y, x + 3);
+	assert_string_equal(x, "ab");
+	cgm_arena_free(b);
+	cgm_arena_free(a);
+}
+
 /* Equal strings and equal lists share one copy; lists differing in one
  * element, in length or in a NULL entry do not; NULL stays NULL and an
  * empty list is a list. */
@@ -161,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_resize_large),
 		cmocka_unit_test(test_resize_small),
 		cmocka_unit_test(test_resize_adopt_reset),
+		cmocka_unit_test(test_strings_packed),
 		cmocka_unit_test(test_intern_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
