@@ -1116,7 +1116,11 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 		f.atomic_body = true;
 		f.source = atomic_text(st, jget(sql_body, "ReturnStmt") != NULL);
 	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
-		f.source = cgm_arena_strdup(a, literal_value(st, string_node(jd_at(as_list, 0))));
+		/* One copy of the body in the model (a marker's value is one
+		 * already; a literal left in place lives in the parse tree). */
+		const char *body = string_node(jd_at(as_list, 0));
+		const char *value = literal_value(st, body);
+		f.source = value != body ? value : cgm_arena_strdup(a, body);
 	}
 
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
