@@ -30,6 +30,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pg_query.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -3598,6 +3601,12 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		free(st.specs[k]);
 	free(st.specs);
 	free(st.spec);
+#ifdef __GLIBC__
+	/* The files' texts and parse trees are gone: give their pages back
+	 * (glibc keeps freed memory of the heap otherwise; a map's peak comes
+	 * later, with resolution, and would count them). */
+	malloc_trim(0);
+#endif
 	return rc;
 }
 
