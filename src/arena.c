@@ -2,7 +2,10 @@
  * arena.c - bump allocator (see cgmap/arena.h).
  *
  * In: allocation requests.  Out: zeroed memory that lives until the arena is
- * freed.  Blocks are chained; a request larger than a block gets its own.
+ * freed.  Blocks are chained; a request larger than a quarter of a block
+ * gets its own, which cgm_arena_resize may reallocate (the one way memory
+ * of an arena is given back before it is freed or reset).  Strings are
+ * packed unaligned, everything else aligned to 16 bytes.
  * Not thread-safe: each parsing thread keeps its own arena.
  */
 #include "cgmap/arena.h"

@@ -11,9 +11,11 @@
  *      the other resolving threads are adopted by it).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
- * core (cgm_resolve_options.threads); each run's edges are built by the
- * thread that resolved it and the runs are joined in caller order, so the
- * edges come out the same, in the same order, on any number of threads.
+ * core (cgm_resolve_options.threads); each run's edges are counted by the
+ * thread that resolved it, then a second pass writes them at the run's
+ * offset (runs in caller order) into one array of the final size, so the
+ * edges come out the same, in the same order, on any number of threads,
+ * and are never copied.
  *
  * Rules, after PostgreSQL's own (func_get_detail / func_select_candidate):
  * the schema is the one written, else each schema of the function's own
