@@ -2,12 +2,16 @@
  * arena.c - bump allocator (see cgmap/arena.h).
  *
  * In: allocation requests.  Out: zeroed memory that lives until the arena is
- * freed.  Blocks are chained; a request larger than a block gets its own.
+ * freed.  Blocks are chained; a request larger than a quarter of a block
+ * gets its own, which cgm_arena_resize may reallocate (the one way memory
+ * of an arena is given back before it is freed or reset).  Strings are
+ * packed unaligned, everything else aligned to 16 bytes.
  * Not thread-safe: each parsing thread keeps its own arena.
  */
 #include "cgmap/arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@ typedef struct arena_block {
 	struct arena_block *next;
 	size_t size;
 	size_t used;
+	bool own;             /* holds one large allocation alone (cgm_arena_resize) */
 	_Alignas(16) unsigned char data[];
 } arena_block;
 
@@ -70,17 +75,21 @@ void cgm_arena_free(cgm_arena *arena)
 	free(arena);
 }
 
-void *cgm_arena_alloc(cgm_arena *arena, size_t size)
+/* `size` bytes at a multiple of `align` (a power of two, at most
+ * ARENA_ALIGN) in the current block, or in a new one. */
+static void *bump(cgm_arena *arena, size_t size, size_t align)
 {
-	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 	if (size == 0)
-		size = ARENA_ALIGN;
+		size = 1;
 	arena_block *b = arena->head;
-	if (!b || b->size - b->used < size) {
-		size_t bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+	if (!b || at > b->size || b->size - at < size) {
+		bool own = size > ARENA_BLOCK / 4;
+		size_t bsize = own ? size : ARENA_BLOCK;
 		arena_block *nb = cgm_xcalloc(1, sizeof(arena_block) + bsize);
 		nb->size = bsize;
-		if (size > ARENA_BLOCK / 4 && b) {
+		nb->own = own;
+		if (own && b) {
 			/* Keep the current block for small requests. */
 			nb->next = b->next;
 			b->next = nb;
@@ -91,21 +100,30 @@ void *cgm_arena_alloc(cgm_arena *arena, size_t size)
 		nb->next = b;
 		arena->head = nb;
 		b = nb;
+		at = 0;
 	}
 	/* Blocks come zeroed from calloc and no byte is handed out twice, so
 	 * every allocation is already zero: clearing it again touched every
 	 * byte of a map twice. */
-	void *p = b->data + b->used;
-	b->used += size;
+	void *p = b->data + at;
+	b->used = at + size;
 	arena->handed_out += size;
 	return p;
+}
+
+void *cgm_arena_alloc(cgm_arena *arena, size_t size)
+{
+	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	return bump(arena, size ? size : ARENA_ALIGN, ARENA_ALIGN);
 }
 
 char *cgm_arena_strndup(cgm_arena *arena, const char *s, size_t n)
 {
 	if (!s)
 		return NULL;
-	char *p = cgm_arena_alloc(arena, n + 1);
+	/* Characters need no alignment: a map holds millions of short strings,
+	 * each of which rounded to 16 bytes wasted 8 on average. */
+	char *p = bump(arena, n + 1, 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
@@ -123,7 +141,7 @@ char *cgm_arena_printf(cgm_arena *arena, const char *fmt, ...)
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *p = cgm_arena_alloc(arena, (size_t)n + 1);
+	char *p = bump(arena, (size_t)n + 1, 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return p;
@@ -136,6 +154,32 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 	if (old && old_count)
 		memcpy(p, old, old_count * elem_size);
 	return p;
+}
+
+void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new_count,
+		       size_t elem_size)
+{
+	if (!old)
+		return cgm_arena_grow(arena, NULL, 0, new_count, elem_size);
+	size_t old_size = old_count * elem_size;
+	size_t size = (new_count * elem_size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	/* Blocks are few (a block per 256 KB or per large array), and arrays
+	 * are resized a few times over their growth: the walk costs nothing. */
+	arena_block **link = &arena->head;
+	while (*link && !((*link)->own && (*link)->data == (unsigned char *)old))
+		link = &(*link)->next;
+	arena_block *b = *link;
+	if (!b || size < b->used)
+		return cgm_arena_grow(arena, old, old_count, new_count, elem_size);
+	arena_block *nb = cgm_xrealloc(b, sizeof(arena_block) + size);
+	/* Allocations are zeroed: so is what the block gains. */
+	if (size > old_size)
+		memset(nb->data + old_size, 0, size - old_size);
+	arena->handed_out += size - nb->used;
+	nb->size = size;
+	nb->used = size;
+	*link = nb;
+	return nb->data;
 }
 
 void cgm_arena_reset(cgm_arena *arena)

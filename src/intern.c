@@ -3,8 +3,9 @@
  *
  * In:  strings.  Out: copies in the table's arena, one per distinct text.
  * The table is an open-addressed array of pointers to those copies, with
- * their hashes, doubled at half full; it is heap memory, freed with the
- * table.  The copies belong to the arena.
+ * their hashes, doubled at half full; arrays of strings have a table of
+ * their own, keyed by their interned pointers.  Both tables are heap
+ * memory, freed with the table.  The copies belong to the arena.
  */
 #include "cgmap/intern.h"
 
@@ -17,11 +18,20 @@ typedef struct slot {
 	uint64_t hash;
 } slot;
 
+typedef struct array_slot {
+	const char **v;       /* NULL: empty slot */
+	int n;
+	uint64_t hash;
+} array_slot;
+
 struct cgm_intern {
 	cgm_arena *arena;
 	slot *slots;
 	size_t cap;   /* a power of two */
 	size_t count;
+	array_slot *arrays;
+	size_t array_cap;   /* a power of two, or 0 before the first array */
+	size_t array_count;
 };
 
 static uint64_t hash_string(const char *s, size_t *len)
@@ -50,6 +60,7 @@ void cgm_intern_free(cgm_intern *table)
 	if (!table)
 		return;
 	free(table->slots);
+	free(table->arrays);
 	free(table);
 }
 
@@ -87,6 +98,62 @@ const char *cgm_intern_str(cgm_intern *t, const char *s)
 	if (++t->count * 2 > t->cap)
 		grow(t);
 	return copy;
+}
+
+static void grow_arrays(cgm_intern *t)
+{
+	size_t cap = t->array_cap ? t->array_cap * 2 : 256;
+	array_slot *arrays = cgm_xcalloc(cap, sizeof(array_slot));
+	for (size_t i = 0; i < t->array_cap; i++) {
+		if (!t->arrays[i].v)
+			continue;
+		size_t j = (size_t)t->arrays[i].hash & (cap - 1);
+		while (arrays[j].v)
+			j = (j + 1) & (cap - 1);
+		arrays[j] = t->arrays[i];
+	}
+	free(t->arrays);
+	t->arrays = arrays;
+	t->array_cap = cap;
+}
+
+const char **cgm_intern_strs(cgm_intern *t, const char *const *v, int n)
+{
+	if (!v)
+		return NULL;
+	if (n < 0)
+		n = 0;
+	if (t->array_cap == 0)
+		grow_arrays(t);
+	/* The elements interned first: equal arrays then hold equal pointers. */
+	const char *small[16];
+	const char **kept = n <= 16 ? small : cgm_xcalloc((size_t)n, sizeof(char *));
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		kept[i] = cgm_intern_str(t, v[i]);
+		h = (h ^ (uint64_t)(uintptr_t)kept[i]) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	size_t j = (size_t)h & (t->array_cap - 1);
+	const char **found = NULL;
+	while (t->arrays[j].v) {
+		const array_slot *a = &t->arrays[j];
+		if (a->hash == h && a->n == n && memcmp(a->v, kept, sizeof(char *) * (size_t)n) == 0) {
+			found = a->v;
+			break;
+		}
+		j = (j + 1) & (t->array_cap - 1);
+	}
+	if (!found) {
+		found = cgm_arena_alloc(t->arena, sizeof(char *) * (size_t)(n ? n : 1));
+		memcpy(found, kept, sizeof(char *) * (size_t)n);
+		t->arrays[j] = (array_slot){ found, n, h };
+		if (++t->array_count * 2 > t->array_cap)
+			grow_arrays(t);
+	}
+	if (kept != small)
+		free(kept);
+	return found;
 }
 
 size_t cgm_intern_count(const cgm_intern *table)

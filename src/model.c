@@ -29,7 +29,7 @@ void cgm_model_free(cgm_model *model)
 	do {                                                                           \
 		if ((model)->n == (model)->cap) {                                      \
 			int newcap = (model)->cap ? (model)->cap * 2 : 64;             \
-			(model)->arr = cgm_arena_grow((model)->arena, (model)->arr,    \
+			(model)->arr = cgm_arena_resize((model)->arena, (model)->arr,  \
 						      (size_t)(model)->n, (size_t)newcap, \
 						      sizeof(type));                   \
 			(model)->cap = newcap;                                         \
@@ -50,8 +50,8 @@ void cgm_model_reserve_edges(cgm_model *model, int count)
 		return;
 	/* One block of the final size: growing by doubling would leave every
 	 * earlier copy in the arena, twice the edges' size at 10,000 functions. */
-	model->edges = cgm_arena_grow(model->arena, model->edges, (size_t)model->nedges,
-				      (size_t)count, sizeof(cgm_edge));
+	model->edges = cgm_arena_resize(model->arena, model->edges, (size_t)model->nedges,
+					(size_t)count, sizeof(cgm_edge));
 	model->cap_edges = count;
 }
 

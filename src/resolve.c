@@ -11,9 +11,11 @@
  *      the other resolving threads are adopted by it).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
- * core (cgm_resolve_options.threads); each run's edges are built by the
- * thread that resolved it and the runs are joined in caller order, so the
- * edges come out the same, in the same order, on any number of threads.
+ * core (cgm_resolve_options.threads); each run's edges are counted by the
+ * thread that resolved it, then a second pass writes them at the run's
+ * offset (runs in caller order) into one array of the final size, so the
+ * edges come out the same, in the same order, on any number of threads,
+ * and are never copied.
  *
  * Rules, after PostgreSQL's own (func_get_detail / func_select_candidate):
  * the schema is the one written, else each schema of the function's own
@@ -604,14 +606,11 @@ static bool same_edge(const edge_key *x, const edge_key *y)
 
 /* The edges of one run of consecutive callers [first, last): one per (from,
  * to, via), ordered so, their distinct lines sorted.  Runs taken in caller
- * order give the edges of the whole model in that same order. */
-typedef struct edge_run {
-	cgm_edge *edges;
-	int nedges;
-} edge_run;
-
-static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena, int first,
-			int last, bool include_builtins)
+ * order give the edges of the whole model in that same order.  With `out`
+ * NULL only counts them; otherwise writes them to out (zeroed, room for
+ * the count), their lines in `arena`.  Returns the count. */
+static int build_edges(cgm_edge *out, const cgm_model *model, cgm_arena *arena, int first,
+		       int last, bool include_builtins)
 {
 	int cap = 64, n = 0;
 	edge_key *keys = cgm_xcalloc((size_t)cap, sizeof(edge_key));
@@ -641,31 +640,36 @@ static void build_edges(edge_run *out, const cgm_model *model, cgm_arena *arena,
 		}
 	}
 	qsort(keys, (size_t)n, sizeof(edge_key), compare_edge_keys);
-	int groups = 0;
-	for (int i = 0; i < n; i++)
-		groups += i == 0 || !same_edge(&keys[i], &keys[i - 1]);
-	out->edges = groups ? cgm_arena_alloc(arena, sizeof(cgm_edge) * (size_t)groups) : NULL;
-	out->nedges = 0;
+	/* The lines of all the run's edges in one array (a key a line at
+	 * most): most edges have one line, which alone would take a 16-byte
+	 * allocation. */
+	int *lines = out && n ? cgm_arena_alloc(arena, sizeof(int) * (size_t)n) : NULL;
+	int nedges = 0;
 	for (int i = 0; i < n;) {
 		int j = i;
 		while (j < n && same_edge(&keys[j], &keys[i]))
 			j++;
-		cgm_edge *e = &out->edges[out->nedges++];
-		e->from = keys[i].from;
-		e->to = keys[i].to;
-		e->via = keys[i].via;
-		e->object = keys[i].object;
-		e->provenance = CGM_EDGE_STATIC;
-		e->lines = cgm_arena_alloc(arena, sizeof(int) * (size_t)(j - i));
-		for (int k = i; k < j; k++) {
-			if (keys[k].ambiguous)
-				e->ambiguous = true;
-			if (e->nlines == 0 || e->lines[e->nlines - 1] != keys[k].line)
-				e->lines[e->nlines++] = keys[k].line;
+		if (out) {
+			cgm_edge *e = &out[nedges];
+			e->from = keys[i].from;
+			e->to = keys[i].to;
+			e->via = keys[i].via;
+			e->object = keys[i].object;
+			e->provenance = CGM_EDGE_STATIC;
+			e->lines = lines;
+			for (int k = i; k < j; k++) {
+				if (keys[k].ambiguous)
+					e->ambiguous = true;
+				if (e->nlines == 0 || e->lines[e->nlines - 1] != keys[k].line)
+					e->lines[e->nlines++] = keys[k].line;
+			}
+			lines += e->nlines;
 		}
+		nedges++;
 		i = j;
 	}
 	free(keys);
+	return nedges;
 }
 
 /* ---- all functions, on several threads -------------------------------- */
@@ -680,7 +684,9 @@ typedef struct resolve_job {
 	bool include_builtins;
 	cgm_coercions coercions; /* for bodies extracted here (extract_pending) */
 	int nruns;
-	edge_run *runs;        /* nruns, each filled by whichever thread took it */
+	int *run_edges;        /* nruns: the first pass counts each run's edges, then
+	                        * the index in model->edges of its first edge */
+	bool write_edges;      /* second pass: the edges written in place */
 	pthread_mutex_t lock;
 	int next_run;
 } resolve_job;
@@ -747,23 +753,29 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 	fn->nsites = kept;
 }
 
-static const char **kept_strings(resolve_worker *w, const char *const *v, int n)
-{
-	if (!v)
-		return NULL;
-	const char **out = cgm_arena_alloc(w->arena, sizeof(char *) * (size_t)(n ? n : 1));
-	for (int i = 0; i < n; i++)
-		out[i] = cgm_intern_str(w->strings, v[i]);
-	return out;
-}
-
 /* A body extracted into the scratch arena and resolved: its sites and
  * parse errors copied into the thread's arena with what the outputs read
  * (not the argument expressions, which only typing needed), every string
- * interned, so the scratch arena can be reset. */
+ * and string list interned (equal lists shared: nothing writes them after
+ * resolution), the targets and mechanisms of all its sites in one array
+ * each, so the scratch arena can be reset.  At 100,000 functions a map
+ * keeps 1.7 million sites: a few bytes of each count. */
 static void keep_resolved(resolve_worker *w, cgm_function *fn)
 {
 	cgm_site *sites = NULL;
+	size_t ntargets = 0, nvia = 0;
+	for (int i = 0; i < fn->nsites; i++) {
+		const cgm_site *s = &fn->sites[i];
+		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
+		if (s->targets)
+			ntargets += n;
+		if (s->target_via)
+			nvia += n;
+	}
+	int *targets = ntargets ? cgm_arena_alloc(w->arena, sizeof(int) * ntargets) : NULL;
+	cgm_via *via = nvia ? cgm_arena_alloc(w->arena, sizeof(cgm_via) * nvia) : NULL;
+	static int no_targets[1];
+	static cgm_via no_via[1];
 	if (fn->nsites)
 		sites = cgm_arena_alloc(w->arena, sizeof(cgm_site) * (size_t)fn->nsites);
 	for (int i = 0; i < fn->nsites; i++) {
@@ -776,20 +788,22 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		k->schema = cgm_intern_str(w->strings, s->schema);
 		k->name = cgm_intern_str(w->strings, s->name);
 		k->text = cgm_intern_str(w->strings, s->text);
-		k->argnames = kept_strings(w, s->argnames, s->nargs);
-		k->argtypes = kept_strings(w, s->argtypes, s->nargs);
-		k->columns = kept_strings(w, s->columns, s->ncolumns);
+		k->argnames = cgm_intern_strs(w->strings, s->argnames, s->nargs);
+		k->argtypes = cgm_intern_strs(w->strings, s->argtypes, s->nargs);
+		k->columns = cgm_intern_strs(w->strings, s->columns, s->ncolumns);
+		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets) {
-			size_t n = (size_t)(s->ntargets ? s->ntargets : 1);
-			k->targets = cgm_arena_alloc(w->arena, sizeof(int) * n);
-			memcpy(k->targets, s->targets, sizeof(int) * (size_t)s->ntargets);
+			/* A site without targets keeps a non-NULL (empty) array. */
+			k->targets = n ? targets : no_targets;
+			memcpy(k->targets, s->targets, sizeof(int) * n);
+			targets += n;
 		}
 		if (s->target_via) {
-			size_t n = (size_t)(s->ntargets ? s->ntargets : 1);
-			k->target_via = cgm_arena_alloc(w->arena, sizeof(cgm_via) * n);
-			memcpy(k->target_via, s->target_via, sizeof(cgm_via) * (size_t)s->ntargets);
+			k->target_via = n ? via : no_via;
+			memcpy(k->target_via, s->target_via, sizeof(cgm_via) * n);
+			via += n;
 		}
-		k->target_object = kept_strings(w, s->target_object, s->ntargets);
+		k->target_object = cgm_intern_strs(w->strings, s->target_object, s->ntargets);
 	}
 	fn->sites = sites;
 	cgm_parse_error *errors = NULL;
@@ -836,14 +850,42 @@ static void *resolve_worker_main(void *arg)
 			break;
 		int first = run * RUN_LENGTH;
 		int last = first + RUN_LENGTH < model->nuser ? first + RUN_LENGTH : model->nuser;
+		if (job->write_edges) {
+			build_edges(model->edges + job->run_edges[run], model, w->arena, first, last,
+				    job->include_builtins);
+			continue;
+		}
 		for (int f = first; f < last; f++)
 			resolve_one(w, &model->functions[f]);
 		/* Of functions outside its run a thread reads only what resolution
 		 * never writes (names, schemas, arguments, the builtin flag): runs
 		 * resolved at once cannot disturb each other. */
-		build_edges(&job->runs[run], model, w->arena, first, last, job->include_builtins);
+		job->run_edges[run] = build_edges(NULL, model, w->arena, first, last,
+						  job->include_builtins);
 	}
 	return NULL;
+}
+
+/* One pass over every run, on `threads` threads (this one included);
+ * returns how many threads besides this one ran. */
+static int run_pass(resolve_job *job, resolve_worker *workers, int threads, int started_before)
+{
+	job->next_run = 0;
+	int started = 0;
+	for (int t = 1; t < threads; t++) {
+		if (t > started_before)
+			workers[t] = (resolve_worker){ .job = job, .arena = cgm_arena_new() };
+		if (pthread_create(&workers[t].thread, NULL, resolve_worker_main, &workers[t]) != 0) {
+			if (t > started_before)
+				cgm_arena_free(workers[t].arena);
+			break; /* fewer threads only make it slower */
+		}
+		started = t;
+	}
+	resolve_worker_main(&workers[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(workers[t].thread, NULL);
+	return started > started_before ? started : started_before;
 }
 
 static int thread_count(int wanted, int nruns)
@@ -878,24 +920,47 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	resolve_job job = { .rv = &rv, .include_builtins = opts && opts->include_builtins,
 			    .coercions = opts ? opts->coercions : CGM_COERCE_ALL };
 	job.nruns = (model->nuser + RUN_LENGTH - 1) / RUN_LENGTH;
-	job.runs = cgm_xcalloc((size_t)(job.nruns ? job.nruns : 1), sizeof(edge_run));
+	job.run_edges = cgm_xcalloc((size_t)(job.nruns ? job.nruns : 1), sizeof(int));
 	pthread_mutex_init(&job.lock, NULL);
 	int threads = thread_count(opts ? opts->threads : 0, job.nruns);
 	resolve_worker workers[MAX_THREADS];
 	/* This thread resolves too, straight into the model's arena. */
 	workers[0] = (resolve_worker){ .job = &job, .arena = model->arena };
-	int started = 0;
-	for (int t = 1; t < threads; t++) {
-		workers[t] = (resolve_worker){ .job = &job, .arena = cgm_arena_new() };
-		if (pthread_create(&workers[t].thread, NULL, resolve_worker_main, &workers[t]) != 0) {
-			cgm_arena_free(workers[t].arena);
-			break; /* fewer threads only make it slower */
-		}
-		started = t;
+	int started = run_pass(&job, workers, threads, 0);
+	free_name_index(&rv.names);
+	cgm_catalog_free(rv.catalog);
+	cgm_ops_resolver_free(rv.ops);
+
+	/* The edges in one array of their final size, each run's written in
+	 * place by a second pass: the same edges, in the same order, however
+	 * many threads took them, and never a second copy of them all. */
+	long total_edges = 0;
+	for (int r = 0; r < job.nruns; r++) {
+		int n = job.run_edges[r];
+		job.run_edges[r] = (int)total_edges;
+		total_edges += n;
 	}
-	resolve_worker_main(&workers[0]);
-	for (int t = 1; t <= started; t++)
-		pthread_join(workers[t].thread, NULL);
+	if (total_edges > INT_MAX) {
+		free(job.run_edges);
+		pthread_mutex_destroy(&job.lock);
+		for (int t = 0; t <= started; t++) {
+			cgm_intern_free(workers[t].strings);
+			cgm_arena_free(workers[t].scratch);
+			if (t > 0)
+				cgm_arena_adopt(model->arena, workers[t].arena);
+		}
+		return cgm_error(CGM_ESOURCE, "more than %d edges in the map (resolve.c, cgm_resolve)",
+				 INT_MAX);
+	}
+	model->nedges = 0;
+	cgm_model_reserve_edges(model, (int)total_edges);
+	/* build_edges writes into zeroed edges (an earlier resolution's
+	 * array is reused). */
+	if (total_edges > 0)
+		memset(model->edges, 0, sizeof(cgm_edge) * (size_t)total_edges);
+	model->nedges = (int)total_edges;
+	job.write_edges = true;
+	started = run_pass(&job, workers, threads, started);
 	for (int t = 0; t <= started; t++) {
 		cgm_intern_free(workers[t].strings);
 		cgm_arena_free(workers[t].scratch);
@@ -903,23 +968,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 			cgm_arena_adopt(model->arena, workers[t].arena);
 	}
 	pthread_mutex_destroy(&job.lock);
-	free_name_index(&rv.names);
-	cgm_catalog_free(rv.catalog);
-	cgm_ops_resolver_free(rv.ops);
-
-	/* The runs in caller order: the same edges, in the same order, however
-	 * many threads took them. */
-	model->nedges = 0;
-	long total_edges = 0;
-	for (int r = 0; r < job.nruns; r++)
-		total_edges += job.runs[r].nedges;
-	if (total_edges > INT_MAX)
-		total_edges = INT_MAX; /* add_edge's int count is the limit either way */
-	cgm_model_reserve_edges(model, (int)total_edges);
-	for (int r = 0; r < job.nruns; r++)
-		for (int i = 0; i < job.runs[r].nedges; i++)
-			*cgm_model_add_edge(model) = job.runs[r].edges[i];
-	free(job.runs);
+	free(job.run_edges);
 	model->include_builtins = opts && opts->include_builtins;
 	return 0;
 }

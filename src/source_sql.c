@@ -30,6 +30,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pg_query.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -1116,7 +1119,11 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 		f.atomic_body = true;
 		f.source = atomic_text(st, jget(sql_body, "ReturnStmt") != NULL);
 	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
-		f.source = cgm_arena_strdup(a, literal_value(st, string_node(jd_at(as_list, 0))));
+		/* One copy of the body in the model (a marker's value is one
+		 * already; a literal left in place lives in the parse tree). */
+		const char *body = string_node(jd_at(as_list, 0));
+		const char *value = literal_value(st, body);
+		f.source = value != body ? value : cgm_arena_strdup(a, body);
 	}
 
 	f.id = cgm_regprocedure(a, f.schema, f.name, f.argtypes, f.nargs);
@@ -1305,8 +1312,10 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	}
 	if (st->nfns == st->cap_fns) {
 		int cap = st->cap_fns ? st->cap_fns * 2 : 256;
-		st->fns = cgm_arena_grow(st->a, st->fns, (size_t)st->nfns, (size_t)cap, sizeof(cgm_function));
-		st->dropped = cgm_arena_grow(st->a, st->dropped, (size_t)st->nfns, (size_t)cap, sizeof(bool));
+		/* Heap memory, freed once the model holds the functions: the
+		 * model's arena keeps nothing of this list. */
+		st->fns = cgm_xrealloc(st->fns, sizeof(cgm_function) * (size_t)cap);
+		st->dropped = cgm_xrealloc(st->dropped, sizeof(bool) * (size_t)cap);
 		if (st->pool)
 			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
@@ -3071,52 +3080,98 @@ static void apply_statements(sql_state *st, const jd_node *root, int base, int l
 /* ---- parsing a big file on several threads ---- */
 
 /* A big file is cut after statement-ending semicolons into chunks that
- * threads parse (each tree in an arena of its own); the statements are
- * then applied in order on this thread, as one parse would. */
+ * threads parse (each tree in an arena of its own); this thread applies
+ * the chunks in order as they come, as one parse would, and frees each
+ * tree once applied.  The parsers stay at most PARSE_AHEAD chunks ahead of
+ * the one applied: the parse trees (several times the text in size) of a
+ * whole file never live at once. */
 #define CHUNK_BYTES (128 * 1024)
+#define PARSE_AHEAD 8
 
 typedef struct parse_chunk {
 	int start, end;       /* in the shrunk text */
-	char *text;           /* a NUL-terminated copy */
 	jd_node *root;        /* NULL when it did not parse */
-	cgm_arena *arena;     /* where root lives */
+	cgm_arena *arena;     /* where root lives, freed once applied */
+	bool parsed;          /* root is final */
 } parse_chunk;
 
 typedef struct parse_job {
+	const char *text;     /* the shrunk text, read by every parser */
 	parse_chunk *chunks;
-	int n, next;
+	int n;
+	int next;             /* the first chunk no parser took */
+	int applied;          /* chunks applied (and freed) so far */
+	bool stop;            /* a chunk did not parse: take no more */
 	pthread_mutex_t lock;
+	pthread_cond_t parsed; /* a chunk was parsed */
+	pthread_cond_t room;   /* a chunk was applied, or stop */
 } parse_job;
+
+/* Parse chunk k (taken by the caller alone) outside the lock. */
+static void parse_one(parse_job *job, int k)
+{
+	parse_chunk *c = &job->chunks[k];
+	char *text = strndup(job->text + c->start, (size_t)(c->end - c->start));
+	cgm_arena *arena = NULL;
+	jd_node *root = NULL;
+	if (text) {
+		PgQueryParseResult r = pg_query_parse(text);
+		free(text);
+		if (!r.error) {
+			arena = cgm_arena_new();
+			root = jd_parse(arena, r.parse_tree, strlen(r.parse_tree));
+		}
+		pg_query_free_parse_result(r);
+	}
+	pthread_mutex_lock(&job->lock);
+	c->arena = arena;
+	c->root = root;
+	c->parsed = true;
+	pthread_cond_broadcast(&job->parsed);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* The next chunk a parser may take, or -1 when none is left (or the job
+ * stopped).  `wait`: block while the parsers are PARSE_AHEAD ahead.
+ * Called with the lock held. */
+static int take_chunk(parse_job *job, bool wait)
+{
+	for (;;) {
+		if (job->stop || job->next >= job->n)
+			return -1;
+		if (job->next < job->applied + PARSE_AHEAD)
+			return job->next++;
+		if (!wait)
+			return -1;
+		pthread_cond_wait(&job->room, &job->lock);
+	}
+}
 
 static void *parse_worker(void *arg)
 {
 	parse_job *job = arg;
 	for (;;) {
 		pthread_mutex_lock(&job->lock);
-		int k = job->next++;
+		int k = take_chunk(job, true);
 		pthread_mutex_unlock(&job->lock);
-		if (k >= job->n)
+		if (k < 0)
 			return NULL;
-		parse_chunk *c = &job->chunks[k];
-		PgQueryParseResult r = pg_query_parse(c->text);
-		if (!r.error) {
-			c->arena = cgm_arena_new();
-			c->root = jd_parse(c->arena, r.parse_tree, strlen(r.parse_tree));
-		}
-		pg_query_free_parse_result(r);
+		parse_one(job, k);
 	}
 }
 
 /* Parse `text` (the shrunk file) in chunks on every core and apply it.
- * Returns false, having applied nothing, when a chunk does not parse (a
- * syntax error, or a cut inside a BEGIN ATOMIC body): the caller then takes
- * the one-thread path, which finds the error's place. */
-static bool apply_parallel(sql_state *st, const char *text, int len)
+ * Returns -1, having applied nothing, when the file is too small to cut
+ * or its first chunk does not parse; otherwise the offset up to which it
+ * applied the file: `len`, or the start of the first chunk that did not
+ * parse (a syntax error, or a cut inside a BEGIN ATOMIC body), from which
+ * the caller takes the one-thread path, which finds the error's place. */
+static int apply_parallel(sql_state *st, const char *text, int len)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int nthreads = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
 	if (nthreads < 2 || len < 2 * CHUNK_BYTES)
-		return false;
+		return -1;
 	int *starts, *ends;
 	int n = sqlfile_split(&starts, &ends, text);
 	if (n < 2) {
@@ -3124,7 +3179,7 @@ static bool apply_parallel(sql_state *st, const char *text, int len)
 			free(starts);
 			free(ends);
 		}
-		return false;
+		return -1;
 	}
 	parse_chunk *chunks = calloc((size_t)n, sizeof(parse_chunk));
 	int nchunks = 0, from = 0;
@@ -3137,39 +3192,64 @@ static bool apply_parallel(sql_state *st, const char *text, int len)
 		parse_chunk *c = &chunks[nchunks++];
 		c->start = from;
 		c->end = cut;
-		c->text = strndup(text + from, (size_t)(cut - from));
 		from = cut;
 	}
 	free(starts);
 	free(ends);
-	bool ok = chunks != NULL;
-	for (int k = 0; ok && k < nchunks; k++)
-		ok = chunks[k].text != NULL;
+	if (!chunks)
+		return -1;
 
-	if (ok) {
-		parse_job job = { .chunks = chunks, .n = nchunks };
-		pthread_mutex_init(&job.lock, NULL);
-		pthread_t threads[8];
-		int started = 0;
-		for (int t = 1; t < nthreads && t < nchunks; t++)
-			if (pthread_create(&threads[started], NULL, parse_worker, &job) == 0)
-				started++;
-		parse_worker(&job); /* this thread works too */
-		for (int t = 0; t < started; t++)
-			pthread_join(threads[t], NULL);
-		pthread_mutex_destroy(&job.lock);
-		for (int k = 0; k < nchunks; k++)
-			ok = ok && chunks[k].root != NULL;
-	}
-	for (int k = 0; ok && k < nchunks; k++)
+	parse_job job = { .text = text, .chunks = chunks, .n = nchunks };
+	pthread_mutex_init(&job.lock, NULL);
+	pthread_cond_init(&job.parsed, NULL);
+	pthread_cond_init(&job.room, NULL);
+	pthread_t threads[8];
+	int started = 0;
+	for (int t = 1; t < nthreads && t < nchunks; t++)
+		if (pthread_create(&threads[started], NULL, parse_worker, &job) == 0)
+			started++;
+	int done = len;
+	for (int k = 0; k < nchunks; k++) {
+		/* Wait for chunk k, parsing the next ones meanwhile (this thread
+		 * parses too, and alone when no thread could start). */
+		pthread_mutex_lock(&job.lock);
+		while (!chunks[k].parsed) {
+			int take = take_chunk(&job, false);
+			if (take >= 0) {
+				pthread_mutex_unlock(&job.lock);
+				parse_one(&job, take);
+				pthread_mutex_lock(&job.lock);
+			} else {
+				pthread_cond_wait(&job.parsed, &job.lock);
+			}
+		}
+		bool ok = chunks[k].root != NULL;
+		if (!ok) {
+			job.stop = true;
+			pthread_cond_broadcast(&job.room);
+		}
+		pthread_mutex_unlock(&job.lock);
+		if (!ok) {
+			done = k == 0 ? -1 : chunks[k].start;
+			break;
+		}
 		apply_statements(st, chunks[k].root, chunks[k].start, chunks[k].end - chunks[k].start);
-	for (int k = 0; chunks && k < nchunks; k++) {
-		if (chunks[k].arena)
-			cgm_arena_free(chunks[k].arena);
-		free(chunks[k].text);
+		cgm_arena_free(chunks[k].arena);
+		chunks[k].arena = NULL;
+		pthread_mutex_lock(&job.lock);
+		job.applied = k + 1;
+		pthread_cond_broadcast(&job.room);
+		pthread_mutex_unlock(&job.lock);
 	}
+	for (int t = 0; t < started; t++)
+		pthread_join(threads[t], NULL);
+	pthread_cond_destroy(&job.room);
+	pthread_cond_destroy(&job.parsed);
+	pthread_mutex_destroy(&job.lock);
+	for (int k = 0; k < nchunks; k++)
+		cgm_arena_free(chunks[k].arena);
 	free(chunks);
-	return ok;
+	return done;
 }
 
 /* The message of a parse error as psql shows it, with the file's line. */
@@ -3184,7 +3264,7 @@ static void parse_error(sql_state *st, const PgQueryError *err, int base)
  * (BEGIN ATOMIC bodies hold semicolons), so one bad statement loses
  * nothing else.  A piece past cgmap's limits (sqlprep.h) never reaches the
  * parser: its problem is the error of that statement. */
-static void apply_pieces(sql_state *st, char *text)
+static void apply_pieces(sql_state *st, char *text, int from)
 {
 	int *starts, *ends;
 	int n = sqlfile_split(&starts, &ends, text);
@@ -3193,6 +3273,8 @@ static void apply_pieces(sql_state *st, char *text)
 		return;
 	}
 	int i = 0;
+	while (i < n && starts[i] < from) /* applied already */
+		i++;
 	while (i < n) {
 		int start = starts[i];
 		bool applied = false, refused = false;
@@ -3264,15 +3346,20 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 		 * the statements past them are lost. */
 		cgm_sql_blank_continuations(shrunk.text);
 		cgm_sql_problem problem;
+		int from;
 		if (!cgm_sql_check(shrunk.text, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
-			apply_pieces(st, shrunk.text);
-		} else if (!apply_parallel(st, shrunk.text, len)) {
-			PgQueryParseResult whole = pg_query_parse(shrunk.text);
-			if (!whole.error)
-				apply_tree(st, whole.parse_tree, 0, len);
+			apply_pieces(st, shrunk.text, 0);
+		} else if ((from = apply_parallel(st, shrunk.text, len)) < len) {
+			/* The whole text, or what the threads left from a chunk that
+			 * did not parse on its own, in one parse. */
+			if (from < 0)
+				from = 0;
+			PgQueryParseResult rest = pg_query_parse(shrunk.text + from);
+			if (!rest.error)
+				apply_tree(st, rest.parse_tree, from, len - from);
 			else
-				apply_pieces(st, shrunk.text);
-			pg_query_free_parse_result(whole);
+				apply_pieces(st, shrunk.text, from);
+			pg_query_free_parse_result(rest);
 		}
 		run_includes(st, INT_MAX); /* the ones after the last statement */
 		sqlfile_shrunk_free(&shrunk);
@@ -3508,10 +3595,18 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (pool)
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
+	free(st.fns);
+	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)
 		free(st.specs[k]);
 	free(st.specs);
 	free(st.spec);
+#ifdef __GLIBC__
+	/* The files' texts and parse trees are gone: give their pages back
+	 * (glibc keeps freed memory of the heap otherwise; a map's peak comes
+	 * later, with resolution, and would count them). */
+	malloc_trim(0);
+#endif
 	return rc;
 }
 

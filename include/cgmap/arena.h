@@ -25,6 +25,14 @@ char *cgm_arena_printf(cgm_arena *arena, const char *fmt, ...)
  * new_count elements (the old block is simply abandoned). */
 void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
 		     size_t new_count, size_t elem_size);
+/* Resize an array kept in the arena (new_count >= old_count): a large
+ * array (more than 64 KB), which has a block of its own, is reallocated in
+ * place of the old one instead of copied with the old copy abandoned, so
+ * that growing it by doubling costs its final size, not twice that.
+ * Pointers into the old array are invalid after; a small one is copied
+ * as by cgm_arena_grow. */
+void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new_count,
+		       size_t elem_size);
 /* Move every block of `child` into `parent` and free `child`: what a
  * worker thread allocated lives on with the parent. */
 void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child);

@@ -9,7 +9,8 @@
  *      owner (each thread interns into its own arena).
  *
  * Call sites repeat the same few names, types and statement kinds hundreds
- * of thousands of times; resolution keeps one copy of each per thread.
+ * of thousands of times, and the same argument lists ({"integer"}, {NULL});
+ * resolution keeps one copy of each per thread.
  */
 #ifndef CGMAP_INTERN_H
 #define CGMAP_INTERN_H
@@ -24,6 +25,10 @@ cgm_intern *cgm_intern_new(cgm_arena *arena);
 void cgm_intern_free(cgm_intern *table);
 /* The kept copy of s (NULL stays NULL). */
 const char *cgm_intern_str(cgm_intern *table, const char *s);
+/* The kept copy of an array of n strings (NULL stays NULL), each string
+ * interned: equal arrays share one copy, which must never be written to.
+ * An empty array is a kept array too (not NULL). */
+const char **cgm_intern_strs(cgm_intern *table, const char *const *v, int n);
 /* Distinct strings kept, for the benchmarks and tests. */
 size_t cgm_intern_count(const cgm_intern *table);
 

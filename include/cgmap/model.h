@@ -95,31 +95,33 @@ enum {
 /* One call site in one function body.  Names are as PostgreSQL folds them
  * (unquoted identifiers lower-cased), schema NULL when unqualified. */
 typedef struct cgm_site {
+	/* Numbers and flags first, pointers after: no padding between them
+	 * (a map holds about 17 sites a function). */
 	int line;               /* 1-based line within the function body (prosrc) */
 	cgm_site_kind kind;
+	int nargs;
+	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
+	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
+	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
+	cgm_resolution resolution;
+	int ntargets;
 	bool via_literal;       /* found in the constant SQL of an EXECUTE */
+	bool variadic_call;     /* last argument written as VARIADIC arr */
 	const char *stmt;       /* PL/pgSQL statement kind ("assign", "perform", ...) or "sql" */
 	const char *schema;     /* callee schema as written, or NULL */
 	const char *name;       /* callee name as written; for triggers the table */
-	int nargs;
 	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
 	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
 	                         * as written (cgmap/exprtype.h), typed at resolution;
 	                         * NULL entries unknown; not kept in snapshots */
-	bool variadic_call;     /* last argument written as VARIADIC arr */
 	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
 	                         * assignment, RETURN, SELECT INTO, a column value): an
 	                         * expression of the target type, typed at resolution
 	                         * (src/coerce.c), then name; NULL for a written cast */
-	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
-	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT */
-	const char **columns;   /* lists or an UPDATE sets; 0/NULL when all or unknown */
+	const char **columns;   /* ncolumns entries */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
-
-	cgm_resolution resolution;
-	int ntargets;
 	int *targets;           /* indexes into model->functions; a function may repeat
 	                         * when target_via/target_object tell its targets apart */
 	cgm_via *target_via;      /* ntargets mechanisms, or NULL: every target's is the
@@ -274,20 +276,21 @@ enum {
 
 
 typedef struct cgm_edge {
+	/* Numbers and flags first, pointers after: no padding between them. */
 	int from, to;         /* indexes into model->functions */
 	cgm_via via;
-	const char *object;   /* the object of the mechanism ("view app.v_orders",
-	                       * "check app.orders.amount_positive"), or NULL for calls;
-	                       * edges are one per (from, to, via, object) */
 	unsigned provenance;  /* CGM_EDGE_* */
+	int ncaller_bodies;   /* caller_bodies entries */
+	int nlines;           /* lines entries */
 	bool ambiguous;       /* one of several candidates of a site */
 	bool earlier_body;    /* observed (some of its calls) against an earlier body of
 	                       * `from` than the mapped one: matched by callee, not line */
-	int ncaller_bodies;
+	const char *object;   /* the object of the mechanism ("view app.v_orders",
+	                       * "check app.orders.amount_positive"), or NULL for calls;
+	                       * edges are one per (from, to, via, object) */
 	const char **caller_bodies; /* the versions of `from`'s body its calls were
 	                       * observed against (cgmap/bodyver.h), sorted, distinct;
 	                       * none when unknown */
-	int nlines;
 	int *lines;           /* sorted, distinct call-site lines in `from` */
 	cgm_runtime_stats runtime;
 	const char *declared; /* CGM_EDGE_DECLARED: the reason the configuration gives, or "" */
