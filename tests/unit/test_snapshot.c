@@ -26,6 +26,8 @@
 #include "cgmap/infile.h"
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/runtime.h"
+#include "cgmap/strbuf.h"
 
 /* The map command (src/cmd.h), to check what it reports. */
 int cmd_map(int argc, char **argv);
@@ -407,6 +409,14 @@ static const cgm_edge *edge(const cgm_model *m, const char *from, const char *to
 
 /* ---- round trip --------------------------------------------------- */
 
+/* The format 1 layout, which the tests of the layout and of the parsers
+ * read (format 2 is checked against it in test_format2). */
+static int write_format1(const cgm_model *m, const char *path)
+{
+	cgm_snapshot_options opts = { .format_version = 1 };
+	return cgm_snapshot_write_with(m, path, &opts);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
@@ -597,7 +607,7 @@ static void test_document_shape(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("shape.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	json_error_t err;
 	json_t *doc = json_load_file(path, 0, &err);
 	assert_non_null(doc);
@@ -914,10 +924,10 @@ static void test_malformed(void **state)
 	expect_input_error("format.json", "{\"format\":\"other\",\"format_version\":1,\"functions\":[]}",
 			   "format");
 	expect_input_error("newer.json",
-			   "{\"format\":\"cgmap-snapshot\",\"format_version\":2,\"functions\":[]}",
-			   "format_version 2");
+			   "{\"format\":\"cgmap-snapshot\",\"format_version\":3,\"functions\":[]}",
+			   "format_version 3");
 	const char *msg = cgm_error_message();
-	assert_non_null(strstr(msg, "format_version 1"));
+	assert_non_null(strstr(msg, "format_version 2"));
 	expect_input_error("version-type.json",
 			   "{\"format\":\"cgmap-snapshot\",\"format_version\":\"1\",\"functions\":[]}",
 			   "format_version");
@@ -1290,7 +1300,7 @@ static void test_same_bytes_as_jansson(void **state)
 		m->edges[i].runtime.total_ms = reals[(i + 3) % nreals];
 
 	const char *path = tmp_path("jansson.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	size_t len;
 	char *text = slurp(path, &len);
 	json_error_t err;
@@ -1340,7 +1350,7 @@ static void test_same_bytes_as_jansson(void **state)
 	cgm_model *back = NULL;
 	assert_int_equal(cgm_snapshot_read(&back, path), 0);
 	const char *again = tmp_path("jansson-again.json");
-	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	assert_int_equal(write_format1(back, again), 0);
 	size_t len2;
 	char *text2 = slurp(again, &len2);
 	assert_int_equal(len2, len);
@@ -1357,7 +1367,7 @@ static void test_same_bytes_as_jansson(void **state)
 	const char *old_layout = tmp_path("indented.json");
 	spit(old_layout, indented);
 	assert_int_equal(cgm_snapshot_read(&back, old_layout), 0);
-	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	assert_int_equal(write_format1(back, again), 0);
 	text2 = slurp(again, &len2);
 	assert_int_equal(len2, len);
 	assert_memory_equal(text2, text, len);
@@ -1393,7 +1403,7 @@ static void test_parsers_agree(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("parsers.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	cgm_model_free(m);
 	char *text = slurp(path, NULL);
 
@@ -1443,7 +1453,7 @@ static void test_parsers_agree(void **state)
 		cgm_model *back = NULL;
 		if (cgm_snapshot_read(&back, in) != 0)
 			fail_msg("input %zu: %s", i, cgm_error_message());
-		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		assert_int_equal(write_format1(back, out), 0);
 		cgm_model_free(back);
 		char *written = slurp(out, NULL);
 		if (strcmp(written, text) != 0)
@@ -1520,7 +1530,8 @@ static void test_syntax_errors_are_janssons(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("syntax-base.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	/* Format 1: in format 2's "[1,2]" a missing comma leaves valid JSON. */
+	assert_int_equal(write_format1(m, path), 0);
 	cgm_model_free(m);
 	char *text = slurp(path, NULL);
 	int mutants = 0;
@@ -1597,6 +1608,158 @@ static void test_syntax_errors_are_janssons(void **state)
 	free(text);
 }
 
+/* Every report of a model, one after another: what a reader shows of it. */
+static char *all_reports(const cgm_model *m)
+{
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	for (int k = CGM_REPORT_DEAD; k <= CGM_REPORT_SHAPES; k++)
+		for (int f = CGM_FORMAT_TEXT; f <= CGM_FORMAT_JSON; f++)
+			assert_int_equal(cgm_report_write(&out, m, (cgm_report_kind)k,
+							  (cgm_report_format)f), 0);
+	return out.data;
+}
+
+/* Format 2, the default: compact, defaults left out, functions referred to
+ * by their place in "functions".  The same model as format 1 either way
+ * round, byte for byte, and the same reports. */
+static void test_format2(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *one = tmp_path("f1.json"), *two = tmp_path("f2.json"),
+		   *again = tmp_path("f2-again.json");
+	assert_int_equal(write_format1(m, one), 0);
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	size_t len1, len2, len;
+	char *text1 = slurp(one, &len1), *text2 = slurp(two, &len2);
+	assert_non_null(strstr(text2, "\n\"format_version\":2,\n"));
+	assert_true(len2 < len1 * 3 / 4);
+	/* Defaults left out, separators compact. */
+	assert_null(strstr(text2, "\"via_literal\":false"));
+	assert_null(strstr(text2, "\"resolution\":\"resolved\""));
+	assert_null(strstr(text2, "\"kind\":\"call\""));
+	assert_null(strstr(text2, "\"ambiguous\":false"));
+	assert_null(strstr(text2, "\"argnames\":null"));
+	assert_null(strstr(text2, "\"runtime\":null"));
+	assert_null(strstr(text2, "\"scc\":-1"));
+	assert_null(strstr(text2, "\": "));
+
+	/* jansson's compact text of the same document, but for the line
+	 * breaks (a raw newline is never inside a JSON string). */
+	json_error_t err;
+	json_t *doc = json_load_file(two, JSON_PRESERVE_ORDER, &err);
+	if (!doc)
+		fail_msg("jansson does not read format 2: line %d: %s", err.line, err.text);
+	char *compact = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(12));
+	char *joined = malloc(len2 + 1);
+	size_t n = 0;
+	for (size_t i = 0; i < len2; i++)
+		if (text2[i] != '\n')
+			joined[n++] = text2[i];
+	joined[n] = '\0';
+	assert_string_equal(joined, compact);
+	free(joined);
+	free(compact);
+
+	/* References are places in "functions": each edge's from and to. */
+	json_t *functions = json_object_get(doc, "functions"), *edges = json_object_get(doc, "edges");
+	assert_true(json_array_size(edges) > 0);
+	for (size_t i = 0; i < json_array_size(edges); i++) {
+		json_t *e = json_array_get(edges, i);
+		json_t *from = json_object_get(e, "from"), *to = json_object_get(e, "to");
+		assert_true(json_is_integer(from) && json_is_integer(to));
+		const char *from_id = json_string_value(
+			json_object_get(json_array_get(functions, (size_t)json_integer_value(from)), "id"));
+		assert_non_null(from_id);
+		assert_true(cgm_model_find(m, from_id) >= 0);
+	}
+	json_decref(doc);
+
+	/* Read back: format 2 again gives the same bytes, format 1 the bytes
+	 * the model gave, and format 1 read back gives format 2's bytes. */
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, two), 0);
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	char *text = slurp(again, &len);
+	assert_int_equal(len, len2);
+	assert_memory_equal(text, text2, len);
+	free(text);
+	assert_int_equal(write_format1(back, again), 0);
+	text = slurp(again, &len);
+	assert_int_equal(len, len1);
+	assert_memory_equal(text, text1, len);
+	free(text);
+	cgm_model *from_one = NULL;
+	assert_int_equal(cgm_snapshot_read(&from_one, one), 0);
+	assert_int_equal(cgm_snapshot_write(from_one, again), 0);
+	text = slurp(again, &len);
+	assert_int_equal(len, len2);
+	assert_memory_equal(text, text2, len);
+	free(text);
+	char *reports1 = all_reports(from_one), *reports2 = all_reports(back);
+	assert_string_equal(reports1, reports2);
+	free(reports1);
+	free(reports2);
+	cgm_model_free(from_one);
+	cgm_model_free(back);
+
+	/* A place that names no function is refused, naming where. */
+	char *bad = strdup(text2);
+	char *at = strstr(bad, "\"edges\":[\n{\"from\":");
+	assert_non_null(at);
+	at += strlen("\"edges\":[\n{\"from\":");
+	char *broken = malloc(strlen(bad) + 16);
+	memcpy(broken, bad, (size_t)(at - bad));
+	strcpy(broken + (at - bad), "999");
+	strcat(broken, at + strspn(at, "0123456789"));
+	expect_input_error("bad-place.json", broken, "edges[0].from: is 999, not the place of a function");
+	free(broken);
+	free(bad);
+
+	cgm_snapshot_options bad_version = { .format_version = 3 };
+	assert_int_equal(cgm_snapshot_write_with(m, again, &bad_version), CGM_EUSAGE);
+	free(text1);
+	free(text2);
+	cgm_model_free(m);
+}
+
+/* A format 1 file, as cgmap wrote it before format 2: read whole (written
+ * as format 1 again it is the same bytes), and through format 2 the same
+ * model, the same reports. */
+static void test_format1_fixture(void **state)
+{
+	(void)state;
+	const char *fixture = CGMAP_FIXTURES_DIR "/snapshot/format1.json";
+	size_t flen, len;
+	char *original = slurp(fixture, &flen);
+	assert_non_null(strstr(original, "\"format_version\": 1,"));
+	cgm_model *m = NULL;
+	if (cgm_snapshot_read(&m, fixture) != 0)
+		fail_msg("%s", cgm_error_message());
+	const char *one = tmp_path("fixture-1.json"), *two = tmp_path("fixture-2.json");
+	assert_int_equal(write_format1(m, one), 0);
+	char *text = slurp(one, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(text, original, len);
+	free(text);
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, two), 0);
+	assert_int_equal(write_format1(back, one), 0);
+	text = slurp(one, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(text, original, len);
+	free(text);
+	char *reports1 = all_reports(m), *reports2 = all_reports(back);
+	assert_true(strlen(reports1) > 1000);
+	assert_string_equal(reports1, reports2);
+	free(reports1);
+	free(reports2);
+	cgm_model_free(back);
+	cgm_model_free(m);
+	free(original);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1613,6 +1776,8 @@ int main(void)
 		cmocka_unit_test(test_same_bytes_as_jansson),
 		cmocka_unit_test(test_parsers_agree),
 		cmocka_unit_test(test_syntax_errors_are_janssons),
+		cmocka_unit_test(test_format2),
+		cmocka_unit_test(test_format1_fixture),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
