@@ -28,13 +28,17 @@
 bool cmd_looks_like_snapshot(const char *path)
 {
 	size_t len = strlen(path);
-	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+	if ((len > 5 && strcmp(path + len - 5, ".json") == 0) ||
+	    (len > 8 && strcmp(path + len - 8, ".json.gz") == 0))
 		return true;
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return false;
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s/cgmap.json", path);
+	if (stat(buf, &st) == 0)
+		return true;
+	snprintf(buf, sizeof buf, "%s/cgmap.json.gz", path);
 	return stat(buf, &st) == 0;
 }
 

@@ -46,8 +46,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define SNAPSHOT_NAME "cgmap.json"
+#define SNAPSHOT_GZIP_NAME "cgmap.json.gz"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
@@ -1653,8 +1655,9 @@ static void write_document(json_out *j, writer *w)
 	cgm_outfile_putc(o, '\n');
 }
 
-/* The file named by path, or path/cgmap.json when path is a folder. */
-static char *snapshot_file(const char *path)
+/* The file named by path, or in the folder path: cgmap.json, or when
+ * reading and there is none, cgmap.json.gz (compressed: cgmap.json.gz). */
+static char *snapshot_file(const char *path, bool reading, bool compressed)
 {
 	struct stat st;
 	cgm_strbuf file = CGM_STRBUF_INIT;
@@ -1662,7 +1665,16 @@ static char *snapshot_file(const char *path)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (file.len == 0 || file.data[file.len - 1] != '/')
 			cgm_strbuf_putc(&file, '/');
-		cgm_strbuf_puts(&file, SNAPSHOT_NAME);
+		size_t folder = file.len;
+		cgm_strbuf_puts(&file, compressed ? SNAPSHOT_GZIP_NAME : SNAPSHOT_NAME);
+		if (reading && stat(file.data, &st) != 0) {
+			file.len = folder;
+			cgm_strbuf_puts(&file, SNAPSHOT_GZIP_NAME);
+			if (stat(file.data, &st) != 0) { /* neither: the error names cgmap.json */
+				file.len = folder;
+				cgm_strbuf_puts(&file, SNAPSHOT_NAME);
+			}
+		}
 	}
 	return file.data;
 }
@@ -1704,9 +1716,11 @@ int cgm_snapshot_write_with(const cgm_model *model, const char *path,
 		writer_free(&w);
 		return rc;
 	}
-	char *file = snapshot_file(path);
+	char *file = snapshot_file(path, false, opts->compress);
 	cgm_outfile out;
-	rc = cgm_outfile_open(&out, file, "snapshot", CGM_OUTFILE_DURABLE | CGM_OUTFILE_THREAD);
+	rc = cgm_outfile_open(&out, file, "snapshot",
+			      CGM_OUTFILE_DURABLE | CGM_OUTFILE_THREAD |
+				      (opts->compress ? CGM_OUTFILE_GZIP : 0));
 	free(file);
 	if (rc) {
 		writer_free(&w);
@@ -3604,6 +3618,104 @@ static int read_streaming(reader *r, char *buf, size_t len)
  * end. */
 #define READ_PADDING 1
 
+/* The text of the gzip file `file` (its bytes in gz, gzlen of them), with
+ * READ_PADDING + 1 zero bytes after it, *len bytes before them; NULL with
+ * the message set when the data is corrupt or cut short, or the text would
+ * pass the input limit (--max-file-size): a small file that inflates to
+ * gigabytes is refused when it passes the limit, not after.  Members one
+ * after another (cat a.gz b.gz) are one text, as gzip -d reads them. */
+static char *gunzip(const char *file, const char *gz, size_t gzlen, size_t *len)
+{
+	int64_t limit = cgm_infile_max_size();
+	size_t cap = gzlen * 4 + 4096, used = 0;
+	if (limit > 0 && cap > (uint64_t)limit + READ_PADDING + 2)
+		cap = (size_t)limit + READ_PADDING + 2;
+	char *out = malloc(cap);
+	z_stream z = { 0 };
+	if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(out);
+		cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": out of memory", file);
+		return NULL;
+	}
+	z.next_in = (Bytef *)(uintptr_t)gz;
+	const char *end = gz + gzlen;
+	const char *problem = NULL;
+	for (;;) {
+		if (z.avail_in == 0 && (const char *)z.next_in < end) {
+			size_t left = (size_t)(end - (const char *)z.next_in);
+			z.avail_in = left > (1u << 30) ? (1u << 30) : (uInt)left;
+		}
+		/* Room for more text and the padding after it. */
+		if (cap - used < READ_PADDING + 2 + 1) {
+			if (limit > 0 && (int64_t)used >= limit) {
+				problem = "limit";
+				break;
+			}
+			size_t grown = cap * 2;
+			if (limit > 0 && grown > (uint64_t)limit + READ_PADDING + 2)
+				grown = (size_t)limit + READ_PADDING + 2;
+			char *bigger = realloc(out, grown);
+			if (!bigger) {
+				problem = "out of memory";
+				break;
+			}
+			out = bigger;
+			cap = grown;
+		}
+		size_t room = cap - used - (READ_PADDING + 1);
+		z.next_out = (Bytef *)out + used;
+		z.avail_out = room > (1u << 30) ? (1u << 30) : (uInt)room;
+		uInt before = z.avail_out;
+		int zrc = inflate(&z, Z_NO_FLUSH);
+		used += before - z.avail_out;
+		if (limit > 0 && (int64_t)used > limit) {
+			problem = "limit";
+			break;
+		}
+		if (zrc == Z_STREAM_END) {
+			/* Another member may follow; anything else after it is not gzip. */
+			if ((const char *)z.next_in + z.avail_in >= end && z.avail_in == 0)
+				break;
+			if (inflateReset(&z) != Z_OK) {
+				problem = "corrupt";
+				break;
+			}
+			continue;
+		}
+		if (zrc == Z_DATA_ERROR || zrc == Z_NEED_DICT || zrc == Z_STREAM_ERROR ||
+		    zrc == Z_MEM_ERROR) {
+			problem = zrc == Z_MEM_ERROR ? "out of memory" : "corrupt";
+			break;
+		}
+		if (zrc == Z_BUF_ERROR && z.avail_in == 0 && (const char *)z.next_in >= end &&
+		    z.avail_out != 0) {
+			problem = "truncated";
+			break;
+		}
+	}
+	const char *zmsg = z.msg;
+	if (problem && strcmp(problem, "corrupt") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": corrupt gzip data%s%s", file,
+			  zmsg ? ": " : "", zmsg ? zmsg : "");
+	else if (problem && strcmp(problem, "truncated") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": the gzip data ends early (a truncated file)",
+			  file);
+	else if (problem && strcmp(problem, "limit") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": uncompressed, it is larger than the %lld "
+				      "bytes limit (--max-file-size)",
+			  file, (long long)limit);
+	else if (problem)
+		cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, problem);
+	inflateEnd(&z);
+	if (problem) {
+		free(out);
+		return NULL;
+	}
+	memset(out + used, 0, READ_PADDING + 1);
+	*len = used;
+	return out;
+}
+
 /* The whole file in memory with a NUL after it (*len bytes before it) and
  * READ_PADDING zero bytes; NULL with the message set when it cannot be
  * read (not a regular file, larger than --max-file-size: cgmap/infile.h). */
@@ -3612,6 +3724,12 @@ static char *read_whole_file(const char *file, size_t *len)
 	char *buf;
 	if (cgm_infile_read(&buf, len, file, "snapshot", CGM_EINPUT, false, READ_PADDING + 1) < 0)
 		return NULL;
+	/* gzip is told by its magic bytes, whatever the file is called. */
+	if (*len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+		char *text = gunzip(file, buf, *len, len);
+		free(buf);
+		return text;
+	}
 	return buf;
 }
 
@@ -3654,7 +3772,7 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
 	*out = NULL;
-	char *file = snapshot_file(path);
+	char *file = snapshot_file(path, true, false);
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
@@ -1760,6 +1761,130 @@ static void test_format1_fixture(void **state)
 	free(original);
 }
 
+/* data gzipped with zlib at level 9 into a new file at path. */
+static void spit_gzip(const char *path, const char *data, size_t len)
+{
+	uLong cap = compressBound((uLong)len) + 64;
+	unsigned char *out = malloc(cap);
+	z_stream z = { 0 };
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(out, 1, z.total_out, f), z.total_out);
+	fclose(f);
+	deflateEnd(&z);
+	free(out);
+}
+
+/* The snapshot gzipped: written into a folder as cgmap.json.gz, read from
+ * the folder or the file, told by its magic bytes and not its name.  A
+ * truncated or corrupt file is an error naming it, and the text inflated
+ * is bounded by --max-file-size (a gzip bomb is refused). */
+static void test_gzip(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *dir = tmp_path("gz");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	cgm_snapshot_options gz = { .format_version = 2, .compress = true };
+	assert_int_equal(cgm_snapshot_write_with(m, dir, &gz), 0);
+	const char *file = tmp_path("gz/cgmap.json.gz"), *plain = tmp_path("gz-plain.json");
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	size_t gzlen, plen, len;
+	char *packed = slurp(file, &gzlen), *text = slurp(plain, &plen);
+	assert_true(gzlen > 18 && (unsigned char)packed[0] == 0x1f && (unsigned char)packed[1] == 0x8b);
+	assert_true(gzlen < plen / 2);
+	/* Written twice: the same bytes (no time in the header). */
+	assert_int_equal(cgm_snapshot_write_with(m, dir, &gz), 0);
+	char *again = slurp(file, &len);
+	assert_int_equal(len, gzlen);
+	assert_memory_equal(again, packed, len);
+	free(again);
+
+	/* The folder, the file, and the file under a name that says nothing. */
+	const char *named = tmp_path("named.json");
+	spit(named, ""); /* replaced below */
+	FILE *f = fopen(named, "wb");
+	assert_int_equal(fwrite(packed, 1, gzlen, f), gzlen);
+	fclose(f);
+	const char *paths[] = { dir, file, named };
+	for (size_t i = 0; i < 3; i++) {
+		cgm_model *back = NULL;
+		if (cgm_snapshot_read(&back, paths[i]) != 0)
+			fail_msg("%s: %s", paths[i], cgm_error_message());
+		const char *out = tmp_path("gz-back.json");
+		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		char *written = slurp(out, &len);
+		assert_int_equal(len, plen);
+		assert_memory_equal(written, text, len);
+		free(written);
+		cgm_model_free(back);
+	}
+
+	/* Cut short anywhere: an error naming the file, never a model. */
+	const char *cut = tmp_path("cut.json.gz");
+	size_t cuts[] = { 2, 3, 10, 18, gzlen / 3, gzlen / 2, gzlen - 9, gzlen - 4, gzlen - 1 };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		f = fopen(cut, "wb");
+		assert_int_equal(fwrite(packed, 1, cuts[i], f), cuts[i]);
+		fclose(f);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+		if (!strstr(cgm_error_message(), "cut.json.gz") || !strstr(cgm_error_message(), "gzip"))
+			fail_msg("cut at %zu: %s", cuts[i], cgm_error_message());
+	}
+	/* A byte changed in the data, or in the checksum: corrupt. */
+	size_t flips[] = { gzlen / 2, gzlen - 6 };
+	for (size_t i = 0; i < 2; i++) {
+		char *bad = malloc(gzlen);
+		memcpy(bad, packed, gzlen);
+		bad[flips[i]] ^= 0x55;
+		f = fopen(cut, "wb");
+		assert_int_equal(fwrite(bad, 1, gzlen, f), gzlen);
+		fclose(f);
+		free(bad);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+		if (!strstr(cgm_error_message(), "cut.json.gz"))
+			fail_msg("flip at %zu: %s", flips[i], cgm_error_message());
+	}
+
+	/* A bomb: 64 MiB of spaces in a file of about 64 KiB, read with a
+	 * 1 MiB limit, is refused at the limit. */
+	size_t huge = (size_t)64 << 20;
+	char *spaces = malloc(huge);
+	memset(spaces, ' ', huge);
+	const char *bomb = tmp_path("bomb.json");
+	spit_gzip(bomb, spaces, huge);
+	free(spaces);
+	struct stat st;
+	assert_int_equal(stat(bomb, &st), 0);
+	assert_true(st.st_size < (1 << 20));
+	cgm_infile_set_max_size((int64_t)1 << 20);
+	cgm_model *back = NULL;
+	int rc = cgm_snapshot_read(&back, bomb);
+	cgm_infile_set_max_size(CGM_INFILE_DEFAULT_MAX);
+	assert_int_equal(rc, CGM_EINPUT);
+	assert_null(back);
+	assert_non_null(strstr(cgm_error_message(), "bomb.json\": uncompressed, it is larger than "
+						    "the 1048576 bytes limit"));
+	/* Within the limit a gzipped text is read like any other: here, not
+	 * a snapshot. */
+	spit_gzip(bomb, "[1,2]", 5);
+	assert_int_equal(cgm_snapshot_read(&back, bomb), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "expected an object"));
+	free(packed);
+	free(text);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1778,6 +1903,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors_are_janssons),
 		cmocka_unit_test(test_format2),
 		cmocka_unit_test(test_format1_fixture),
+		cmocka_unit_test(test_gzip),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
