@@ -27,6 +27,7 @@
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
+#include "cgmap/intern.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
@@ -44,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -2145,6 +2147,24 @@ typedef struct jv_stream {
 	void *ctx;
 } jv_stream;
 
+/* The pages wholly between *from and upto (a part of the file's buffer
+ * that was read and is never looked at again), given back to the system
+ * in steps of at least 4 MiB; *from moves up to where it stopped.  The
+ * buffer is private anonymous memory: the pages read as zeros if touched
+ * again, which nothing does. */
+#define RELEASE_STEP ((size_t)4 << 20)
+
+static void release_pages(char **from, char *upto)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)*from + page - 1) & ~(page - 1);
+	uintptr_t end = (uintptr_t)upto & ~(page - 1);
+	if (end <= start || end - start < RELEASE_STEP)
+		return;
+	(void)madvise((void *)start, end - start, MADV_DONTNEED);
+	*from = (char *)end;
+}
+
 /* The top-level object with the lists `st` wants streamed: 0, or nonzero
  * when the parser does not take the text (-1, -2 as jv_parse) or a
  * callback stopped it (-3).  The caller then reads the file by jv_parse
@@ -2172,6 +2192,7 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 			ps.p++;
 			jv_skip_space(&ps);
 			size_t count = 0;
+			char *release_from = ps.p;
 			while (*ps.p != ']') {
 				jv element;
 				ps.pool = &pool;
@@ -2186,6 +2207,9 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 					goto out;
 				}
 				jv_pool_rewind(&pool);
+				/* The element is read and nothing points into its
+				 * text any more: give the pages behind it back. */
+				release_pages(&release_from, ps.p);
 				jv_skip_space(&ps);
 				if (*ps.p == ',') {
 					ps.p++;
@@ -2362,7 +2386,20 @@ typedef struct {
 	int *by_place;    /* per place in the file's "functions": the model's index
 			   * (format 2 refers to functions by place), once indexed */
 	size_t nplaces;
+	cgm_intern *names; /* short strings kept once (in the model's arena) */
 } reader;
+
+/* Below this length a string is kept once however often it comes: a
+ * snapshot repeats the same schemas, names, types, statement kinds and
+ * objects in every site; bodies and comments are copied as they are. */
+#define INTERN_BELOW 64
+
+static const char *keep_string(reader *r, const char *s)
+{
+	if (strlen(s) < INTERN_BELOW)
+		return cgm_intern_str(r->names, s);
+	return cgm_arena_strdup(r->model->arena, s);
+}
 
 /* Enter a key or an array element; leave by restoring the saved length. */
 static size_t enter_key(reader *r, const char *key)
@@ -2458,7 +2495,7 @@ static int get_string(reader *r, const jv *obj, const char *key, int required,
 	}
 	if (!jv_is_string(v))
 		return bad(r, key, "is %s, expected a string", type_name(v));
-	*out = cgm_arena_strdup(r->model->arena, jv_string_value(v));
+	*out = keep_string(r, jv_string_value(v));
 	return 0;
 }
 
@@ -2529,7 +2566,7 @@ static int get_string_array(reader *r, const jv *obj, const char *key, bool null
 	for (size_t i = 0; i < n; i++) {
 		const jv *v = jv_array_get(arr, i);
 		if (jv_is_string(v)) {
-			items[i] = cgm_arena_strdup(r->model->arena, jv_string_value(v));
+			items[i] = keep_string(r, jv_string_value(v));
 		} else if (!(entries_nullable && jv_is_null(v))) {
 			size_t saved = enter_key(r, key);
 			int rc = bad(r, NULL, "item %zu is %s, expected a string%s", i, type_name(v),
@@ -3470,31 +3507,37 @@ static int read_document(reader *r, const jv *doc)
 typedef struct stream_reader {
 	reader *r;
 	cgm_arena *keep;        /* the skeleton of each function, for the second pass */
+	cgm_intern *names;      /* its strings, in keep */
 	jv *skeleton;           /* per function: {"id", "sites": [{"effects", "targets"}]} */
 	size_t nskeleton, skeleton_cap;
 	bool functions_seen, functions_done, edges_seen;
 } stream_reader;
 
-/* A copy of v in arena; strings stay where they are (the file's buffer). */
-static void jv_copy(cgm_arena *arena, jv *out, const jv *v)
+/* A copy of v in arena, its keys and strings too (kept once each in
+ * names): the file's buffer behind the element is given back once it is
+ * read (jv_parse_stream). */
+static void jv_copy(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v)
 {
 	*out = *v;
 	out->hint = 0;
-	if (v->type == JV_OBJECT) {
+	if (v->type == JV_STRING) {
+		out->u.string = cgm_intern_str(names, v->u.string);
+	} else if (v->type == JV_OBJECT) {
 		out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (v->n ? v->n : 1));
 		for (unsigned i = 0; i < v->n; i++) {
-			out->u.members[i].key = v->u.members[i].key;
-			jv_copy(arena, &out->u.members[i].value, &v->u.members[i].value);
+			out->u.members[i].key = cgm_intern_str(names, v->u.members[i].key);
+			jv_copy(arena, names, &out->u.members[i].value, &v->u.members[i].value);
 		}
 	} else if (v->type == JV_ARRAY) {
 		out->u.items = cgm_arena_alloc(arena, sizeof(jv) * (v->n ? v->n : 1));
 		for (unsigned i = 0; i < v->n; i++)
-			jv_copy(arena, &out->u.items[i], &v->u.items[i]);
+			jv_copy(arena, names, &out->u.items[i], &v->u.items[i]);
 	}
 }
 
 /* An object of the members of v named in keys (NULL-terminated), copied. */
-static void jv_copy_members(cgm_arena *arena, jv *out, const jv *v, const char *const *keys)
+static void jv_copy_members(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v,
+			    const char *const *keys)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = JV_OBJECT;
@@ -3506,7 +3549,7 @@ static void jv_copy_members(cgm_arena *arena, jv *out, const jv *v, const char *
 		const jv *value = jv_object_get(v, keys[k]);
 		if (value) {
 			out->u.members[out->n].key = keys[k];
-			jv_copy(arena, &out->u.members[out->n++].value, value);
+			jv_copy(arena, names, &out->u.members[out->n++].value, value);
 		}
 	}
 }
@@ -3550,7 +3593,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 	static const char *const site_keys[] = { "effects", "targets", NULL };
 	sr->skeleton = jv_grow(sr->skeleton, &sr->skeleton_cap, sr->nskeleton + 1, sizeof(jv));
 	jv *skel = &sr->skeleton[sr->nskeleton++];
-	jv_copy_members(sr->keep, skel, obj, function_keys);
+	jv_copy_members(sr->keep, sr->names, skel, obj, function_keys);
 	const jv *sites = jv_object_get(obj, "sites");
 	if (jv_is_array(sites)) {
 		/* {"id", "sites"}: room was made for one member, add the second. */
@@ -3562,7 +3605,8 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 		copy->n = sites->n;
 		copy->u.items = cgm_arena_alloc(sr->keep, sizeof(jv) * (sites->n ? sites->n : 1));
 		for (unsigned s = 0; s < sites->n; s++)
-			jv_copy_members(sr->keep, &copy->u.items[s], &sites->u.items[s], site_keys);
+			jv_copy_members(sr->keep, sr->names, &copy->u.items[s], &sites->u.items[s],
+					site_keys);
 		skel->u.members = members;
 		skel->n++;
 	}
@@ -3586,6 +3630,7 @@ static int stream_done(void *ctx, const char *key, size_t count)
 static int read_streaming(reader *r, char *buf, size_t len)
 {
 	stream_reader sr = { .r = r, .keep = cgm_arena_new() };
+	sr.names = cgm_intern_new(sr.keep);
 	jv_stream st = { stream_want, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;
@@ -3609,6 +3654,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 	if (rc == 0)
 		rc = read_list(r, &doc, "diagnostics", read_diagnostic);
 	free(sr.skeleton);
+	cgm_intern_free(sr.names);
 	cgm_arena_free(sr.keep);
 	cgm_arena_free(tree);
 	return rc;
@@ -3780,10 +3826,13 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 		return CGM_EINPUT;
 	}
 	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT };
+	r.names = cgm_intern_new(r.model->arena);
 	int rc = read_streaming(&r, buf, len);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes
 		 * what streaming does not: lists in another order). */
+		cgm_intern_free(r.names);
+		r.names = NULL;
 		cgm_model_free(r.model);
 		r.model = NULL;
 		cgm_strbuf_reset(&r.path);
@@ -3801,6 +3850,7 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 		rc = parse_document(&doc, &jdoc, &buf, &len, tree, file);
 		if (rc == 0) {
 			r.model = cgm_model_new();
+			r.names = cgm_intern_new(r.model->arena);
 			rc = read_document(&r, &doc);
 		}
 		if (jdoc)
@@ -3810,6 +3860,8 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 	free(buf);
 	cgm_strbuf_free(&r.path);
 	free(r.by_place);
+	if (r.names)
+		cgm_intern_free(r.names);
 	free(file);
 	if (rc) {
 		if (r.model)
