@@ -109,7 +109,8 @@ int cmd_load_model(cgm_model **out, const char *snapshot, cgm_map_options *opts,
 			return rc;
 	} else {
 		const char *path = snapshot ? snapshot : "cgmap.json";
-		if ((rc = cgm_snapshot_read(out, path)) < 0)
+		/* Reports and queries show no function body: not kept. */
+		if ((rc = cgm_snapshot_read_with(out, path, CGM_SNAPSHOT_READ_NO_SOURCES)) < 0)
 			return rc;
 		first_new = (*out)->ndiagnostics;
 		if ((rc = cmd_apply_runtime(*out, opts, cmd, path)) < 0)

@@ -2141,7 +2141,8 @@ static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena, long *deep
  * empty array.  `want` says which lists to stream, asked as each top-level
  * key comes.  Nonzero from a callback stops the parse. */
 typedef struct jv_stream {
-	bool (*want)(void *ctx, const char *key);
+	/* seen: the top-level members parsed so far (n of them) */
+	bool (*want)(void *ctx, const char *key, const jv_member *seen, size_t n);
 	int (*element)(void *ctx, const char *key, size_t index, const jv *value);
 	int (*done)(void *ctx, const char *key, size_t count);
 	void *ctx;
@@ -2188,7 +2189,7 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 			goto fail;
 		jv_skip_space(&ps);
 		jv value = { 0 };
-		if (*ps.p == '[' && st->want(st->ctx, key)) {
+		if (*ps.p == '[' && st->want(st->ctx, key, ps.members, ps.nmembers)) {
 			ps.p++;
 			jv_skip_space(&ps);
 			size_t count = 0;
@@ -2387,6 +2388,7 @@ typedef struct {
 			   * (format 2 refers to functions by place), once indexed */
 	size_t nplaces;
 	cgm_intern *names; /* short strings kept once (in the model's arena) */
+	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
 } reader;
 
 /* Below this length a string is kept once however often it comes: a
@@ -2821,7 +2823,14 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	if (!f->search_path)
 		f->npath = -1;
 	TRY(get_bool(r, obj, "atomic_body", &f->atomic_body));
-	TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+	if (r->flags & CGM_SNAPSHOT_READ_NO_SOURCES) {
+		/* Still checked: the file is the same file whoever reads it. */
+		const jv *source = jv_object_get(obj, "source");
+		if (source && !jv_is_null(source) && !jv_is_string(source))
+			return bad(r, "source", "is %s, expected a string", type_name(source));
+	} else {
+		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+	}
 
 	jv *arr;
 	TRY(get_array(r, obj, "sites", OPTIONAL, false, &arr));
@@ -3508,6 +3517,7 @@ typedef struct stream_reader {
 	reader *r;
 	cgm_arena *keep;        /* the skeleton of each function, for the second pass */
 	cgm_intern *names;      /* its strings, in keep */
+	size_t file_len;        /* the text's length, bounding the summary's counts */
 	jv *skeleton;           /* per function: {"id", "sites": [{"effects", "targets"}]} */
 	size_t nskeleton, skeleton_cap;
 	bool functions_seen, functions_done, edges_seen;
@@ -3554,11 +3564,46 @@ static void jv_copy_members(cgm_arena *arena, cgm_intern *names, jv *out, const 
 	}
 }
 
-static bool stream_want(void *ctx, const char *key)
+/* Room for the functions and edges the summary counts, so the lists are
+ * not grown by doubling (each copy left behind in the model's arena).  The
+ * summary is only a hint, never trusted: a count is taken up to what the
+ * file's size could hold (a function or an edge takes more than 16 bytes of
+ * text), and a list longer than its count still grows. */
+static void reserve_from_summary(stream_reader *sr, const jv_member *seen, size_t n)
+{
+	const jv *summary = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(seen[i].key, "summary") == 0)
+			summary = &seen[i].value;
+	if (!summary || !jv_is_object(summary))
+		return;
+	cgm_model *m = sr->r->model;
+	long long most = (long long)(sr->file_len / 16);
+	const jv *functions = jv_object_get(summary, "functions");
+	const jv *edges = jv_object_get(summary, "edges");
+	if (functions && jv_is_integer(functions) && m->cap_functions == 0) {
+		long long want = jv_integer_value(functions) + 64; /* builtins too */
+		if (want > 64 && want <= most && want < INT_MAX) {
+			m->functions = cgm_arena_alloc(m->arena, sizeof(cgm_function) * (size_t)want);
+			m->cap_functions = (int)want;
+		}
+	}
+	if (edges && jv_is_integer(edges) && m->cap_edges == 0) {
+		long long want = jv_integer_value(edges);
+		if (want > 64 && want <= most && want < INT_MAX) {
+			m->edges = cgm_arena_alloc(m->arena, sizeof(cgm_edge) * (size_t)want);
+			m->cap_edges = (int)want;
+		}
+	}
+}
+
+static bool stream_want(void *ctx, const char *key, const jv_member *seen, size_t n)
 {
 	stream_reader *sr = ctx;
-	if (strcmp(key, "functions") == 0 && !sr->functions_seen)
+	if (strcmp(key, "functions") == 0 && !sr->functions_seen) {
+		reserve_from_summary(sr, seen, n);
 		return sr->functions_seen = true;
+	}
 	if (strcmp(key, "edges") == 0 && sr->functions_done && !sr->edges_seen)
 		return sr->edges_seen = true;
 	return false;
@@ -3629,7 +3674,7 @@ static int stream_done(void *ctx, const char *key, size_t count)
  * anything stopped it (the caller reads the file again the usual way). */
 static int read_streaming(reader *r, char *buf, size_t len)
 {
-	stream_reader sr = { .r = r, .keep = cgm_arena_new() };
+	stream_reader sr = { .r = r, .keep = cgm_arena_new(), .file_len = len };
 	sr.names = cgm_intern_new(sr.keep);
 	jv_stream st = { stream_want, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
@@ -3817,6 +3862,11 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
+	return cgm_snapshot_read_with(out, path, 0);
+}
+
+int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
+{
 	*out = NULL;
 	char *file = snapshot_file(path, true, false);
 	size_t len;
@@ -3825,7 +3875,7 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 		free(file);
 		return CGM_EINPUT;
 	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT };
+	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
 	r.names = cgm_intern_new(r.model->arena);
 	int rc = read_streaming(&r, buf, len);
 	if (rc != 0) {

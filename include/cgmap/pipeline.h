@@ -106,8 +106,15 @@ const cgm_snapshot_options *cgm_snapshot_defaults(void);
 int cgm_snapshot_write(const cgm_model *model, const char *path);
 int cgm_snapshot_write_with(const cgm_model *model, const char *path,
 			    const cgm_snapshot_options *opts);
-/* Read a snapshot; `path` is the file or the folder holding cgmap.json. */
+/* Read a snapshot; `path` is the file (plain or gzipped) or the folder
+ * holding cgmap.json (or cgmap.json.gz). */
 int cgm_snapshot_read(cgm_model **out, const char *path);
+/* The same, leaving out what the caller never looks at. */
+enum {
+	CGM_SNAPSHOT_READ_NO_SOURCES = 1 << 0 /* functions' bodies (f->source NULL):
+					       * reports and queries never show them */
+};
+int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags);
 
 /* The whole graph as Graphviz DOT. */
 int cgm_emit_dot(const cgm_model *model, const char *path);

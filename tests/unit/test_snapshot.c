@@ -1754,8 +1754,22 @@ static void test_format1_fixture(void **state)
 	char *reports1 = all_reports(m), *reports2 = all_reports(back);
 	assert_true(strlen(reports1) > 1000);
 	assert_string_equal(reports1, reports2);
+	free(reports2);
+	/* Read without the bodies (reports and queries): no source kept, the
+	 * same reports. */
+	cgm_model *lean = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&lean, two, CGM_SNAPSHOT_READ_NO_SOURCES), 0);
+	int with_source = 0;
+	for (int i = 0; i < m->nfunctions; i++)
+		with_source += m->functions[i].source != NULL;
+	assert_true(with_source >= 5);
+	for (int i = 0; i < lean->nfunctions; i++)
+		assert_null(lean->functions[i].source);
+	reports2 = all_reports(lean);
+	assert_string_equal(reports1, reports2);
 	free(reports1);
 	free(reports2);
+	cgm_model_free(lean);
 	cgm_model_free(back);
 	cgm_model_free(m);
 	free(original);
