@@ -2389,6 +2389,8 @@ typedef struct {
 	size_t nplaces;
 	cgm_intern *names; /* short strings kept once (in the model's arena) */
 	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
+	bool raw_places;   /* while streaming: a place is kept as it is, to be
+			    * mapped once every function is known */
 } reader;
 
 /* Below this length a string is kept once however often it comes: a
@@ -2649,6 +2651,8 @@ static int get_element_object(reader *r, const jv *arr, size_t i, jv **out)
 static int function_at_place(const reader *r, const jv *v)
 {
 	long long place = jv_integer_value(v);
+	if (r->raw_places)
+		return place >= 0 && place < INT_MAX ? (int)place : -1;
 	if (place < 0 || (unsigned long long)place >= r->nplaces)
 		return -1;
 	return r->by_place[place];
@@ -2902,6 +2906,48 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	return 0;
 }
 
+/* A site read while streaming, its targets places kept as -(place + 1)
+ * (stream_element): each the model's index of the function at that place. */
+static int map_places(reader *r, cgm_site *site)
+{
+	for (int t = 0; t < site->ntargets; t++) {
+		int place = -site->targets[t] - 1;
+		if (place < 0 || (size_t)place >= r->nplaces)
+			return bad(r, site->target_via ? "effects" : "targets",
+				   "item %d is %d, not the place of a function (0 to %zu)", t, place,
+				   r->nplaces ? r->nplaces - 1 : 0);
+		site->targets[t] = r->by_place[place];
+	}
+	return 0;
+}
+
+/* Whether a site refers to every function it reaches by place (format 2),
+ * or to none: then its targets are read at once (stream_element). */
+static bool refs_by_place(const jv *site)
+{
+	const jv *effects = jv_object_get(site, "effects");
+	if (effects) {
+		if (!jv_is_array(effects))
+			return false;
+		for (unsigned i = 0; i < effects->n; i++) {
+			const jv *e = &effects->u.items[i];
+			const jv *to = jv_is_object(e) ? jv_object_get(e, "to") : NULL;
+			if (!to || !jv_is_integer(to))
+				return false;
+		}
+		return true;
+	}
+	const jv *targets = jv_object_get(site, "targets");
+	if (!targets || jv_is_null(targets))
+		return true;
+	if (!jv_is_array(targets))
+		return false;
+	for (unsigned i = 0; i < targets->n; i++)
+		if (!jv_is_integer(&targets->u.items[i]))
+			return false;
+	return true;
+}
+
 /* The site targets of the n functions of arr (after cgm_model_index: they
  * name functions), each function's id checked to be once.  First the model
  * index of each place in the list, which format 2's references are. */
@@ -2935,7 +2981,11 @@ static int read_functions_targets(reader *r, const jv *arr, size_t n)
 		for (int s = 0; s < f->nsites && !rc; s++) {
 			size_t in_sites = enter_key(r, "sites");
 			enter_index(r, (size_t)s);
-			rc = read_site_targets(r, jv_array_get(sites, (size_t)s), &f->sites[s]);
+			const jv *site = jv_array_get(sites, (size_t)s);
+			if (jv_is_null(site))
+				rc = map_places(r, &f->sites[s]);
+			else
+				rc = read_site_targets(r, site, &f->sites[s]);
 			leave(r, in_sites);
 		}
 		leave(r, saved);
@@ -3649,9 +3699,33 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 		copy->type = JV_ARRAY;
 		copy->n = sites->n;
 		copy->u.items = cgm_arena_alloc(sr->keep, sizeof(jv) * (sites->n ? sites->n : 1));
-		for (unsigned s = 0; s < sites->n; s++)
-			jv_copy_members(sr->keep, sr->names, &copy->u.items[s], &sites->u.items[s],
-					site_keys);
+		cgm_function *f = &r->model->functions[r->model->nfunctions - 1];
+		for (unsigned s = 0; s < sites->n; s++) {
+			const jv *site = &sites->u.items[s];
+			if ((int)s < f->nsites && refs_by_place(site)) {
+				/* Format 2: read now, the places mapped later
+				 * (map_places); the skeleton keeps a null. */
+				size_t in_fn = enter_key(r, "functions");
+				enter_index(r, index);
+				enter_key(r, "sites");
+				enter_index(r, s);
+				r->raw_places = true;
+				rc = read_site_targets(r, site, &f->sites[s]);
+				r->raw_places = false;
+				/* Kept as -(place + 1): cgm_model_index, which maps
+				 * the model's indexes when it sorts the functions,
+				 * leaves negative ones alone. */
+				for (int t = 0; !rc && t < f->sites[s].ntargets; t++)
+					f->sites[s].targets[t] = -f->sites[s].targets[t] - 1;
+				leave(r, in_fn);
+				if (rc)
+					return rc;
+				memset(&copy->u.items[s], 0, sizeof(jv));
+				copy->u.items[s].type = JV_NULL;
+			} else {
+				jv_copy_members(sr->keep, sr->names, &copy->u.items[s], site, site_keys);
+			}
+		}
 		skel->u.members = members;
 		skel->n++;
 	}

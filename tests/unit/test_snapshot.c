@@ -1715,6 +1715,17 @@ static void test_format2(void **state)
 	strcat(broken, at + strspn(at, "0123456789"));
 	expect_input_error("bad-place.json", broken, "edges[0].from: is 999, not the place of a function");
 	free(broken);
+	/* In a site too, found once every function is known. */
+	at = strstr(bad, "\"targets\":[");
+	assert_non_null(at);
+	at += strlen("\"targets\":[");
+	broken = malloc(strlen(bad) + 16);
+	memcpy(broken, bad, (size_t)(at - bad));
+	strcpy(broken + (at - bad), "99999");
+	strcat(broken, at + strspn(at, "0123456789"));
+	expect_input_error("bad-site-place.json", broken,
+			   "].targets: item 0 is 99999, not the place of a function");
+	free(broken);
 	free(bad);
 
 	cgm_snapshot_options bad_version = { .format_version = 3 };
