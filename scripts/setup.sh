@@ -28,6 +28,7 @@ build_packages=(
 	libjansson-dev                    # JSON (snapshots, runtime files)
 	libjsmn-dev                       # JSON tokens (libpg_query PL/pgSQL trees, read in place)
 	libyaml-dev                       # the project configuration file (.cgmap.yml)
+	zlib1g-dev                        # gzip snapshots (cgmap.json.gz)
 	libgraphviz-dev                   # graph layout (libgvc)
 	postgresql-server-dev-15          # the cgmap_trace extension (PGXS); parse-tree node structs (src/rawtree.c)
 )

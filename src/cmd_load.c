@@ -28,13 +28,17 @@
 bool cmd_looks_like_snapshot(const char *path)
 {
 	size_t len = strlen(path);
-	if (len > 5 && strcmp(path + len - 5, ".json") == 0)
+	if ((len > 5 && strcmp(path + len - 5, ".json") == 0) ||
+	    (len > 8 && strcmp(path + len - 8, ".json.gz") == 0))
 		return true;
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return false;
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s/cgmap.json", path);
+	if (stat(buf, &st) == 0)
+		return true;
+	snprintf(buf, sizeof buf, "%s/cgmap.json.gz", path);
 	return stat(buf, &st) == 0;
 }
 
@@ -105,7 +109,8 @@ int cmd_load_model(cgm_model **out, const char *snapshot, cgm_map_options *opts,
 			return rc;
 	} else {
 		const char *path = snapshot ? snapshot : "cgmap.json";
-		if ((rc = cgm_snapshot_read(out, path)) < 0)
+		/* Reports and queries show no function body: not kept. */
+		if ((rc = cgm_snapshot_read_with(out, path, CGM_SNAPSHOT_READ_NO_SOURCES)) < 0)
 			return rc;
 		first_new = (*out)->ndiagnostics;
 		if ((rc = cmd_apply_runtime(*out, opts, cmd, path)) < 0)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
@@ -31,6 +32,10 @@ static void usage(FILE *out)
 		     "output:\n"
 		     "  --out DIR              write cgmap.json, callgraph.dot and the HTML site\n"
 		     "  --no-html              write only cgmap.json and callgraph.dot\n"
+		     "  --compress             write the snapshot gzipped, as cgmap.json.gz (every\n"
+		     "                         reader takes either; docs/snapshot.md)\n"
+		     "  --snapshot-format N    snapshot format_version 2 (default, compact) or 1\n"
+		     "                         (what cgmap wrote before, for older readers)\n"
 		     "  --depth N              neighbourhood depth of function graphs (default 1)\n"
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
 		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
@@ -154,14 +159,22 @@ static void *run_output_job(void *arg)
 	return NULL;
 }
 
-/* DIR/cgmap.json on this thread and DIR/callgraph.dot beside it (on this
- * thread too when no thread can be started).  Each file is whole or not
- * there; the first failure in that order is the one reported. */
+/* DIR/cgmap.json (or cgmap.json.gz, --compress) on this thread and
+ * DIR/callgraph.dot beside it (on this thread too when no thread can be
+ * started).  Each file is whole or not there; the first failure in that
+ * order is the one reported.  The snapshot of the other name, from an
+ * earlier run, is removed once the new one is in place: a reader given DIR
+ * must not find a stale one first. */
 static int write_outputs(const cgm_model *model, const char *outdir)
 {
+	bool gz = cgm_snapshot_defaults()->compress;
 	output_job jobs[2] = { { .model = model, .write = cgm_snapshot_write },
 			       { .model = model, .write = cgm_emit_dot } };
-	if ((size_t)snprintf(jobs[0].path, sizeof(jobs[0].path), "%s/cgmap.json", outdir) >=
+	char other[4096];
+	if ((size_t)snprintf(other, sizeof(other), "%s/%s", outdir,
+			     gz ? "cgmap.json" : "cgmap.json.gz") >= sizeof(other) ||
+	    (size_t)snprintf(jobs[0].path, sizeof(jobs[0].path), "%s/%s", outdir,
+			     gz ? "cgmap.json.gz" : "cgmap.json") >=
 		    sizeof(jobs[0].path) ||
 	    (size_t)snprintf(jobs[1].path, sizeof(jobs[1].path), "%s/callgraph.dot", outdir) >=
 		    sizeof(jobs[1].path))
@@ -176,6 +189,10 @@ static int write_outputs(const cgm_model *model, const char *outdir)
 	for (int i = 0; i < 2; i++)
 		if (jobs[i].rc)
 			return cgm_error(jobs[i].rc, "%s", jobs[i].message);
+	struct stat st;
+	if (lstat(other, &st) == 0 && S_ISREG(st.st_mode) && unlink(other) != 0)
+		return cgm_error(CGM_EIO, "cannot remove the earlier snapshot \"%s\": %s", other,
+				 strerror(errno));
 	return 0;
 }
 
@@ -193,6 +210,7 @@ int cmd_map(int argc, char **argv)
 	cgm_html_options_init(&html);
 	const char *outdir = NULL;
 	bool no_html = false, quiet = false;
+	cgm_snapshot_options snapshot = *cgm_snapshot_defaults();
 	int rc = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -216,6 +234,17 @@ int cmd_map(int argc, char **argv)
 			outdir = a + 6;
 		} else if (strcmp(a, "--no-html") == 0) {
 			no_html = true;
+		} else if (strcmp(a, "--compress") == 0) {
+			snapshot.compress = true;
+		} else if ((strcmp(a, "--snapshot-format") == 0 && i + 1 < argc) ||
+			   strncmp(a, "--snapshot-format=", 18) == 0) {
+			const char *v = a[17] == '=' ? a + 18 : argv[++i];
+			if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0) {
+				fprintf(stderr, "cgmap: option '--snapshot-format' takes 1 or 2, not '%s'\n", v);
+				rc = 1;
+				goto done;
+			}
+			snapshot.format_version = v[0] - '0';
 		} else if (strcmp(a, "--dot-sources") == 0) {
 			html.dot_sources = true;
 		} else if (strcmp(a, "--no-layout-cache") == 0) {
@@ -252,6 +281,7 @@ int cmd_map(int argc, char **argv)
 			goto done;
 		}
 	}
+	cgm_snapshot_set_defaults(&snapshot);
 	if (!outdir) {
 		fprintf(stderr, "cgmap: no output folder given: use --out DIR\n");
 		usage(stderr);

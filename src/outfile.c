@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cgmap/arena.h"
 #include "cgmap/error.h"
@@ -143,6 +145,11 @@ static void writer_finish(cgm_outfile *f)
 static void release(cgm_outfile *f)
 {
 	writer_finish(f);
+	if (f->gzip) {
+		deflateEnd(f->gzip);
+		free(f->gzip);
+		f->gzip = NULL;
+	}
 	free(f->path);
 	free(f->tmp);
 	free(f->buf);
@@ -179,6 +186,19 @@ int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, unsigne
 		release(f);
 		return rc;
 	}
+	if (flags & CGM_OUTFILE_GZIP) {
+		f->gzip = calloc(1, sizeof(z_stream));
+		/* 15 + 16: a gzip header and trailer around the deflate data; no
+		 * deflateSetHeader, so the header holds no time or name. */
+		if (!f->gzip || deflateInit2(f->gzip, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(f->gzip);
+			f->gzip = NULL;
+			close(f->fd);
+			unlink(f->tmp);
+			release(f);
+			return cgm_error(CGM_EIO, "cannot write \"%s\": cannot start gzip", path);
+		}
+	}
 	if (flags & CGM_OUTFILE_THREAD) {
 		f->writer = writer_start(f);
 		if (f->writer) { /* the thread's buffers are used instead */
@@ -189,7 +209,47 @@ int cgm_outfile_open(cgm_outfile *f, const char *path, const char *what, unsigne
 	return 0;
 }
 
+static void write_raw(cgm_outfile *f, const char *p, size_t len);
+
+/* The bytes through the compressor (flush: Z_NO_FLUSH, or Z_FINISH at the
+ * end), what it gives out to the file. */
+static void write_compressed(cgm_outfile *f, const char *p, size_t len, int flush)
+{
+	char out[64 * 1024];
+	z_stream *z = f->gzip;
+	z->next_in = (Bytef *)(uintptr_t)p;
+	z->avail_in = 0;
+	/* avail_in is 32 bits: a large piece goes in steps. */
+	for (;;) {
+		if (z->avail_in == 0 && len > 0) {
+			uInt step = len > (1u << 30) ? (1u << 30) : (uInt)len;
+			z->avail_in = step;
+			len -= step;
+		}
+		z->next_out = (Bytef *)out;
+		z->avail_out = sizeof(out);
+		int zrc = deflate(z, len > 0 ? Z_NO_FLUSH : flush);
+		if (zrc == Z_STREAM_ERROR) {
+			if (!f->error)
+				f->error = EIO;
+			return;
+		}
+		write_raw(f, out, sizeof(out) - z->avail_out);
+		if (flush == Z_FINISH ? zrc == Z_STREAM_END
+				      : (len == 0 && z->avail_in == 0 && z->avail_out != 0))
+			return;
+	}
+}
+
 static void write_all(cgm_outfile *f, const char *p, size_t len)
+{
+	if (f->gzip)
+		write_compressed(f, p, len, Z_NO_FLUSH);
+	else
+		write_raw(f, p, len);
+}
+
+static void write_raw(cgm_outfile *f, const char *p, size_t len)
 {
 	while (!f->error && len > 0) {
 		ssize_t done = write(f->fd, p, len);
@@ -249,6 +309,8 @@ int cgm_outfile_commit(cgm_outfile *f)
 	int err = 0;
 	cgm_outfile_flush(f);
 	writer_finish(f);
+	if (f->gzip && !f->error)
+		write_compressed(f, NULL, 0, Z_FINISH);
 	if (f->error)
 		failed = "write", err = f->error;
 	if (!failed && f->durable && fsync(f->fd) != 0)

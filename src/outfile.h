@@ -13,6 +13,9 @@
  * kept and reported once, by cgm_outfile_commit, which also frees what
  * cgm_outfile_open allocated and ends the thread: call it exactly once
  * after a successful open.
+ * A gzip file (CGM_OUTFILE_GZIP) takes the same bytes and holds them
+ * compressed by zlib (on the writing thread when there is one), its header
+ * without a time or name, so the same bytes give the same file.
  * Nothing here uses static state: two files may be written on two threads.
  */
 #ifndef CGMAP_OUTFILE_H
@@ -43,12 +46,14 @@ typedef struct cgm_outfile {
 	off_t written;      /* bytes that went to the file */
 	off_t queued;       /* durable: bytes handed to the disk so far */
 	cgm_outfile_writer *writer; /* the writing thread, or NULL: written here */
+	struct z_stream_s *gzip;    /* CGM_OUTFILE_GZIP: the compressor, else NULL */
 } cgm_outfile;
 
 enum {
 	CGM_OUTFILE_DURABLE = 1 << 0, /* fsync before the rename */
-	CGM_OUTFILE_THREAD = 1 << 1   /* write on a thread of its own (on the
+	CGM_OUTFILE_THREAD = 1 << 1,  /* write on a thread of its own (on the
 	                               * caller's when none can be started) */
+	CGM_OUTFILE_GZIP = 1 << 2     /* gzip what is written (zlib, level 6) */
 };
 
 /* Create the temporary file (mode 0644) with CGM_OUTFILE_* flags.  CGM_EIO

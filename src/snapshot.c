@@ -27,6 +27,7 @@
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
+#include "cgmap/intern.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
@@ -44,10 +45,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define SNAPSHOT_NAME "cgmap.json"
+#define SNAPSHOT_GZIP_NAME "cgmap.json.gz"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
@@ -231,26 +235,36 @@ static void put_real(cgm_outfile *o, double v)
 
 /* ---- one-line records ---- */
 
+/* The separator between list items and record members: ", " in format 1,
+ * "," in format 2 (docs/snapshot.md). */
+static inline void put_sep(cgm_outfile *o, bool compact)
+{
+	if (compact)
+		cgm_outfile_putc(o, ',');
+	else
+		cgm_outfile_lit(o, ", ");
+}
+
 /* [ "a", null, "b" ] on one line. */
-static void put_flat_strings(cgm_outfile *o, const char *const *items, int n)
+static void put_flat_strings(cgm_outfile *o, const char *const *items, int n, bool compact)
 {
 	cgm_outfile_putc(o, '[');
 	for (int i = 0; i < n; i++) {
 		if (i)
-			cgm_outfile_lit(o, ", ");
+			put_sep(o, compact);
 		put_string(o, items ? items[i] : NULL);
 	}
 	cgm_outfile_putc(o, ']');
 }
 
-static void put_flat_events(cgm_outfile *o, unsigned events)
+static void put_flat_events(cgm_outfile *o, unsigned events, bool compact)
 {
 	bool first = true;
 	cgm_outfile_putc(o, '[');
 	for (int i = 0; i < NEVENTS; i++)
 		if (events & (1u << i)) {
 			if (!first)
-				cgm_outfile_lit(o, ", ");
+				put_sep(o, compact);
 			first = false;
 			cgm_outfile_putc(o, '"');
 			cgm_outfile_add(o, event_names[i], strlen(event_names[i]));
@@ -259,16 +273,101 @@ static void put_flat_events(cgm_outfile *o, unsigned events)
 	cgm_outfile_putc(o, ']');
 }
 
-static void put_flat_stats(cgm_outfile *o, const cgm_runtime_stats *st)
+static void put_flat_stats(cgm_outfile *o, const cgm_runtime_stats *st, bool compact)
 {
-	cgm_outfile_lit(o, "{\"calls\": ");
+	if (compact)
+		cgm_outfile_lit(o, "{\"calls\":");
+	else
+		cgm_outfile_lit(o, "{\"calls\": ");
 	cgm_outfile_int(o, st->calls);
-	cgm_outfile_lit(o, ", \"total_ms\": ");
+	if (compact)
+		cgm_outfile_lit(o, ",\"total_ms\":");
+	else
+		cgm_outfile_lit(o, ", \"total_ms\": ");
 	put_real(o, st->total_ms);
-	cgm_outfile_lit(o, ", \"self_ms\": ");
+	if (compact)
+		cgm_outfile_lit(o, ",\"self_ms\":");
+	else
+		cgm_outfile_lit(o, ", \"self_ms\": ");
 	put_real(o, st->self_ms);
 	cgm_outfile_putc(o, '}');
 }
+
+/* ---- one-line records, in either format ----
+ *
+ * A record is opened with rec_open, each member started with rec_key (the
+ * separator, the quoted key and the colon, spaced as the format wants) and
+ * the record closed with rec_close.  Format 2 leaves out a member whose
+ * value is its documented default (the rec_opt_* helpers). */
+typedef struct {
+	cgm_outfile *o;
+	bool compact; /* format 2 */
+	bool first;
+} rec;
+
+static inline rec rec_open(cgm_outfile *o, bool compact)
+{
+	cgm_outfile_putc(o, '{');
+	return (rec){ o, compact, true };
+}
+
+static inline void rec_close(rec *r)
+{
+	cgm_outfile_putc(r->o, '}');
+}
+
+static inline void rec_key_text(rec *r, const char *spaced, size_t len)
+{
+	if (!r->first)
+		put_sep(r->o, r->compact);
+	r->first = false;
+	/* spaced is "\"name\": ": format 2 drops the trailing space. */
+	cgm_outfile_add(r->o, spaced, r->compact ? len - 1 : len);
+}
+
+#define rec_key(r, name) rec_key_text((r), "\"" name "\": ", sizeof("\"" name "\": ") - 1)
+
+static inline void rec_string(rec *r, const char *spaced, size_t len, const char *value)
+{
+	rec_key_text(r, spaced, len);
+	put_string(r->o, value);
+}
+
+static inline void rec_int(rec *r, const char *spaced, size_t len, long long value)
+{
+	rec_key_text(r, spaced, len);
+	cgm_outfile_int(r->o, value);
+}
+
+static inline void rec_bool(rec *r, const char *spaced, size_t len, bool value)
+{
+	rec_key_text(r, spaced, len);
+	put_bool(r->o, value);
+}
+
+#define KEYTEXT(name) "\"" name "\": ", sizeof("\"" name "\": ") - 1
+#define rec_put_string(r, name, v) rec_string((r), KEYTEXT(name), (v))
+#define rec_put_int(r, name, v) rec_int((r), KEYTEXT(name), (v))
+#define rec_put_bool(r, name, v) rec_bool((r), KEYTEXT(name), (v))
+/* Written in format 1 always, in format 2 only when not the default. */
+#define rec_opt_string(r, name, v)                      \
+	do {                                            \
+		const char *v_ = (v);                   \
+		if (!(r)->compact || v_)                \
+			rec_put_string((r), name, v_);  \
+	} while (0)
+#define rec_opt_int(r, name, v)                         \
+	do {                                            \
+		long long v_ = (v);                     \
+		if (!(r)->compact || v_ != 0)           \
+			rec_put_int((r), name, v_);     \
+	} while (0)
+#define rec_opt_bool(r, name, v)                        \
+	do {                                            \
+		bool v_ = (v);                          \
+		if (!(r)->compact || v_)                \
+			rec_put_bool((r), name, v_);    \
+	} while (0)
 
 /* ---- the indented layout of the document and the functions ---- */
 
@@ -277,13 +376,22 @@ static void put_flat_stats(cgm_outfile *o, const cgm_runtime_stats *st)
 typedef struct {
 	cgm_outfile *out;
 	int depth;
+	bool compact; /* format 2: no indent, a line per top-level member and
+		       * per element of a top-level list, nothing deeper */
 	bool empty[JSON_MAX_DEPTH]; /* per open container: nothing written yet */
 } json_out;
+
+/* Format 2 breaks lines only down to the elements of the top-level lists
+ * (depth 2): a function, an edge, a trigger stands whole on its line. */
+#define COMPACT_LINE_DEPTH 2
 
 static inline void newline_indent(json_out *j, int depth)
 {
 	static const char spaces[] = "\n                                ";
-	cgm_outfile_add(j->out, spaces, 1 + (size_t)depth * 2);
+	if (j->compact)
+		cgm_outfile_putc(j->out, '\n');
+	else
+		cgm_outfile_add(j->out, spaces, 1 + (size_t)depth * 2);
 }
 
 /* Before a member or element of the innermost container. */
@@ -292,12 +400,15 @@ static inline void next_item(json_out *j)
 	if (!j->empty[j->depth])
 		cgm_outfile_putc(j->out, ',');
 	j->empty[j->depth] = false;
-	newline_indent(j, j->depth);
+	if (!j->compact || j->depth <= COMPACT_LINE_DEPTH)
+		newline_indent(j, j->depth);
 }
 
 /* Keys are fixed ASCII names, given as literals: the whole "name": text is
- * made at compile time. */
-#define key(j, name) (next_item(j), cgm_outfile_lit((j)->out, "\"" name "\": "))
+ * made at compile time (format 2 drops the space). */
+#define key(j, name)                                                                  \
+	(next_item(j), cgm_outfile_add((j)->out, "\"" name "\": ",                        \
+				       sizeof("\"" name "\": ") - ((j)->compact ? 2 : 1)))
 
 static void open_container(json_out *j, char bracket)
 {
@@ -308,7 +419,7 @@ static void open_container(json_out *j, char bracket)
 
 static void close_container(json_out *j, char bracket)
 {
-	if (!j->empty[j->depth])
+	if (!j->empty[j->depth] && (!j->compact || j->depth <= COMPACT_LINE_DEPTH))
 		newline_indent(j, j->depth - 1);
 	j->depth--;
 	cgm_outfile_putc(j->out, bracket);
@@ -387,6 +498,8 @@ typedef struct {
 	size_t *id_len;
 	int *ndynamic;        /* per place in order: dynamic sites (count_summary) */
 	int *nmissing;        /* per place in order: sites with a missing callee */
+	bool compact;         /* format 2: compact, defaults left out, functions
+			       * referred to by their place in "functions" */
 } writer;
 
 static bool valid_function(const cgm_model *m, int idx)
@@ -404,6 +517,16 @@ static inline void put_id(cgm_outfile *o, const writer *w, int fi)
 		put_string(o, w->model->functions[fi].id);
 	else
 		cgm_outfile_add(o, w->id_text + w->id_at[fi], w->id_len[fi]);
+}
+
+/* A reference to a written function: its id (format 1), or its place in
+ * the "functions" list (format 2), a number read back through that list. */
+static inline void put_ref(cgm_outfile *o, const writer *w, int fi)
+{
+	if (w->compact)
+		cgm_outfile_int(o, w->position[fi]);
+	else
+		put_id(o, w, fi);
 }
 
 /* Which functions go in (user ones, and builtins an edge points at) and in
@@ -565,12 +688,20 @@ static void put_site_targets(cgm_outfile *o, const writer *w, const cgm_site *si
 	for (int t = 0; t < n; t++)
 		if (t == 0 || targets[t].rank != targets[t - 1].rank) {
 			if (t)
-				cgm_outfile_lit(o, ", ");
-			put_id(o, w, targets[t].target);
+				put_sep(o, w->compact);
+			put_ref(o, w, targets[t].target);
 		}
 	cgm_outfile_putc(o, ']');
 	if (targets != stack)
 		free(targets);
+}
+
+static bool site_has_written_target(const writer *w, const cgm_site *site)
+{
+	for (int t = 0; t < site->ntargets; t++)
+		if (w->written[site->targets[t]])
+			return true;
+	return false;
 }
 
 /* Targets that carry their own mechanism (relation, operator, cast and
@@ -578,206 +709,255 @@ static void put_site_targets(cgm_outfile *o, const writer *w, const cgm_site *si
  * "targets" stays the plain id list older readers know. */
 static void put_site_effects(cgm_outfile *o, const writer *w, const cgm_site *site)
 {
-	cgm_outfile_lit(o, ", \"effects\": [");
+	cgm_outfile_putc(o, '[');
 	bool first = true;
 	for (int t = 0; t < site->ntargets; t++) {
 		if (!w->written[site->targets[t]])
 			continue;
 		if (!first)
-			cgm_outfile_lit(o, ", ");
+			put_sep(o, w->compact);
 		first = false;
-		cgm_outfile_lit(o, "{\"to\": ");
-		put_id(o, w, site->targets[t]);
-		cgm_outfile_lit(o, ", \"via\": ");
+		rec r = rec_open(o, w->compact);
+		rec_key(&r, "to");
+		put_ref(o, w, site->targets[t]);
+		rec_key(&r, "via");
 		put_name(o, cgm_via_name(site->target_via[t]));
-		cgm_outfile_lit(o, ", \"object\": ");
-		put_string(o, cgm_site_target_object(site, t));
-		cgm_outfile_putc(o, '}');
+		rec_opt_string(&r, "object", cgm_site_target_object(site, t));
+		rec_close(&r);
 	}
 	cgm_outfile_putc(o, ']');
 }
 
+/* Whether every one of n names is null (a site's positional arguments). */
+static bool all_null(const char *const *items, int n)
+{
+	for (int i = 0; items && i < n; i++)
+		if (items[i])
+			return false;
+	return true;
+}
+
 static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 {
-	cgm_outfile_lit(o, "{\"line\": ");
-	cgm_outfile_int(o, site->line);
-	cgm_outfile_lit(o, ", \"kind\": ");
-	put_name(o, cgm_site_kind_name(site->kind));
-	cgm_outfile_lit(o, ", \"via_literal\": ");
-	put_bool(o, site->via_literal);
-	cgm_outfile_lit(o, ", \"stmt\": ");
-	put_string(o, site->stmt);
-	cgm_outfile_lit(o, ", \"schema\": ");
-	put_string(o, site->schema);
-	cgm_outfile_lit(o, ", \"name\": ");
-	put_string(o, site->name);
-	cgm_outfile_lit(o, ", \"nargs\": ");
-	cgm_outfile_int(o, site->nargs);
-	cgm_outfile_lit(o, ", \"argnames\": ");
-	put_flat_strings(o, site->argnames, site->nargs);
-	cgm_outfile_lit(o, ", \"argtypes\": ");
-	put_flat_strings(o, site->argtypes, site->nargs);
-	cgm_outfile_lit(o, ", \"variadic\": ");
-	put_bool(o, site->variadic_call);
-	cgm_outfile_lit(o, ", \"events\": ");
-	put_flat_events(o, site->events);
-	if (site->ncolumns) {
-		cgm_outfile_lit(o, ", \"columns\": ");
-		put_flat_strings(o, site->columns, site->ncolumns);
+	bool v2 = w->compact;
+	rec r = rec_open(o, v2);
+	rec_put_int(&r, "line", site->line);
+	/* Format 2: "call" and "resolved", the most common, are the defaults. */
+	if (!v2 || site->kind != CGM_SITE_CALL) {
+		rec_key(&r, "kind");
+		put_name(o, cgm_site_kind_name(site->kind));
 	}
-	cgm_outfile_lit(o, ", \"text\": ");
-	put_string(o, site->text);
-	cgm_outfile_lit(o, ", \"resolution\": ");
-	put_name(o, cgm_resolution_name(site->resolution));
-	cgm_outfile_lit(o, ", \"targets\": ");
-	put_site_targets(o, w, site);
-	if (site->target_via)
+	rec_opt_bool(&r, "via_literal", site->via_literal);
+	rec_opt_string(&r, "stmt", site->stmt);
+	rec_opt_string(&r, "schema", site->schema);
+	rec_opt_string(&r, "name", site->name);
+	rec_opt_int(&r, "nargs", site->nargs);
+	if (!v2 || !all_null(site->argnames, site->nargs)) {
+		rec_key(&r, "argnames");
+		put_flat_strings(o, site->argnames, site->nargs, v2);
+	}
+	if (!v2 || !all_null(site->argtypes, site->nargs)) {
+		rec_key(&r, "argtypes");
+		put_flat_strings(o, site->argtypes, site->nargs, v2);
+	}
+	rec_opt_bool(&r, "variadic", site->variadic_call);
+	if (!v2 || site->events) {
+		rec_key(&r, "events");
+		put_flat_events(o, site->events, v2);
+	}
+	if (site->ncolumns) {
+		rec_key(&r, "columns");
+		put_flat_strings(o, site->columns, site->ncolumns, v2);
+	}
+	rec_opt_string(&r, "text", site->text);
+	if (!v2 || site->resolution != CGM_RES_RESOLVED) {
+		rec_key(&r, "resolution");
+		put_name(o, cgm_resolution_name(site->resolution));
+	}
+	/* With effects, format 2 leaves out "targets": the same functions,
+	 * which readers take from the effects anyway. */
+	if (!(v2 && site->target_via) && (!v2 || site_has_written_target(w, site))) {
+		rec_key(&r, "targets");
+		put_site_targets(o, w, site);
+	}
+	if (site->target_via) {
+		rec_key(&r, "effects");
 		put_site_effects(o, w, site);
-	cgm_outfile_putc(o, '}');
+	}
+	rec_close(&r);
+}
+
+/* Written in format 1 always, in format 2 only when not the default. */
+#define key_opt_string(j, name, value)                           \
+	do {                                                     \
+		const char *v_ = (value);                        \
+		if (!(j)->compact || v_)                         \
+			key_string((j), name, v_);               \
+	} while (0)
+#define key_opt_int(j, name, value)                              \
+	do {                                                     \
+		long long v_ = (value);                          \
+		if (!(j)->compact || v_ != 0)                    \
+			key_int((j), name, v_);                  \
+	} while (0)
+#define key_opt_bool(j, name, value)                             \
+	do {                                                     \
+		bool v_ = (value);                               \
+		if (!(j)->compact || v_)                         \
+			key_bool((j), name, v_);                 \
+	} while (0)
+
+static bool status_is_default(const cgm_function *f)
+{
+	return !f->observed_entry && !f->referenced && !f->root && !f->reachable && !f->dead &&
+	       !f->cold && f->verdict == CGM_VERDICT_NONE && !f->confidence && !f->kept &&
+	       f->scc == -1;
 }
 
 static void write_function(json_out *j, const writer *w, const cgm_function *f)
 {
 	const cgm_model *m = w->model;
+	bool v2 = j->compact;
 	open_container(j, '{');
 	key_string(j, "id", f->id);
 	key_string(j, "schema", f->schema);
 	key_string(j, "name", f->name);
-	key_string(j, "identity_args", f->identity_args);
-	key_string(j, "arguments", f->arguments);
-	key_string(j, "result", f->result);
+	key_opt_string(j, "identity_args", f->identity_args);
+	key_opt_string(j, "arguments", f->arguments);
+	key_opt_string(j, "result", f->result);
 	key_string(j, "kind", cgm_kind_name(f->kind));
 	key_string(j, "language", f->language);
-	key_bool(j, "analysed", f->analysed);
-	key_bool(j, "trigger", f->is_trigger);
-	key_bool(j, "extension", f->from_extension);
-	key_bool(j, "builtin", f->builtin);
-	key_string(j, "comment", f->comment);
-	key_string(j, "file", f->file);
-	key_int(j, "file_line", f->file_line);
-	key_int(j, "line_count", f->line_count);
-	key_string(j, "body_hash", f->body_hash);
-	key_string(j, "body_version", f->body_version);
-	key_int(j, "nargs", f->nargs);
-	key_string_array(j, "argtypes", f->argtypes, f->nargs);
+	key_opt_bool(j, "analysed", f->analysed);
+	key_opt_bool(j, "trigger", f->is_trigger);
+	key_opt_bool(j, "extension", f->from_extension);
+	key_opt_bool(j, "builtin", f->builtin);
+	key_opt_string(j, "comment", f->comment);
+	key_opt_string(j, "file", f->file);
+	key_opt_int(j, "file_line", f->file_line);
+	key_opt_int(j, "line_count", f->line_count);
+	key_opt_string(j, "body_hash", f->body_hash);
+	key_opt_string(j, "body_version", f->body_version);
+	key_opt_int(j, "nargs", f->nargs);
+	if (!v2 || f->nargs)
+		key_string_array(j, "argtypes", f->argtypes, f->nargs);
 	if (f->argnames)
 		key_string_array(j, "argnames", f->argnames, f->nargs);
-	else
+	else if (!v2)
 		key_null(j, "argnames");
-	key_int(j, "ndefaults", f->ndefaults);
-	key_bool(j, "variadic", f->variadic);
-	key_string(j, "variadic_elem", f->variadic_elem);
+	key_opt_int(j, "ndefaults", f->ndefaults);
+	key_opt_bool(j, "variadic", f->variadic);
+	key_opt_string(j, "variadic_elem", f->variadic_elem);
 	if (f->search_path && f->npath >= 0)
 		key_string_array(j, "search_path", f->search_path, f->npath);
-	else
+	else if (!v2)
 		key_null(j, "search_path");
-	key_bool(j, "atomic_body", f->atomic_body);
-	key_string(j, "source", f->source);
+	key_opt_bool(j, "atomic_body", f->atomic_body);
+	key_opt_string(j, "source", f->source);
 
-	key(j, "sites");
-	open_container(j, '[');
-	for (int s = 0; s < f->nsites; s++) {
-		next_item(j);
-		put_site(j->out, w, &f->sites[s]);
+	if (!v2 || f->nsites) {
+		key(j, "sites");
+		open_container(j, '[');
+		for (int s = 0; s < f->nsites; s++) {
+			next_item(j);
+			put_site(j->out, w, &f->sites[s]);
+		}
+		close_container(j, ']');
 	}
-	close_container(j, ']');
 
-	key(j, "errors");
-	open_container(j, '[');
-	for (int e = 0; e < f->nerrors; e++) {
-		next_item(j);
-		cgm_outfile_lit(j->out, "{\"line\": ");
-		cgm_outfile_int(j->out, f->errors[e].line);
-		cgm_outfile_lit(j->out, ", \"message\": ");
-		put_string(j->out, f->errors[e].message);
-		cgm_outfile_putc(j->out, '}');
+	if (!v2 || f->nerrors) {
+		key(j, "errors");
+		open_container(j, '[');
+		for (int e = 0; e < f->nerrors; e++) {
+			next_item(j);
+			rec r = rec_open(j->out, v2);
+			rec_put_int(&r, "line", f->errors[e].line);
+			rec_put_string(&r, "message", f->errors[e].message);
+			rec_close(&r);
+		}
+		close_container(j, ']');
 	}
-	close_container(j, ']');
 
 	/* With runtime data every function has figures, zero meaning "never
 	 * seen"; without, null meaning "not measured". */
 	if (m->has_runtime || stats_nonzero(&f->runtime)) {
 		key(j, "runtime");
 		put_stats(j, &f->runtime);
-	} else {
+	} else if (!v2) {
 		key_null(j, "runtime");
 	}
 
-	key(j, "status");
-	open_container(j, '{');
-	key_bool(j, "observed_entry", f->observed_entry);
-	key_bool(j, "referenced", f->referenced);
-	key_bool(j, "root", f->root);
-	key_bool(j, "reachable", f->reachable);
-	key_bool(j, "dead", f->dead);
-	key_bool(j, "cold", f->cold);
-	if (f->verdict != CGM_VERDICT_NONE)
-		key_string(j, "verdict", cgm_verdict_name(f->verdict));
-	else
-		key_null(j, "verdict");
-	key_string(j, "confidence", f->confidence);
-	if (f->kept)
-		key_string(j, "kept", f->kept);
-	key_int(j, "scc", f->scc);
-	close_container(j, '}');
+	if (!v2 || !status_is_default(f)) {
+		key(j, "status");
+		open_container(j, '{');
+		key_opt_bool(j, "observed_entry", f->observed_entry);
+		key_opt_bool(j, "referenced", f->referenced);
+		key_opt_bool(j, "root", f->root);
+		key_opt_bool(j, "reachable", f->reachable);
+		key_opt_bool(j, "dead", f->dead);
+		key_opt_bool(j, "cold", f->cold);
+		if (f->verdict != CGM_VERDICT_NONE)
+			key_string(j, "verdict", cgm_verdict_name(f->verdict));
+		else if (!v2)
+			key_null(j, "verdict");
+		key_opt_string(j, "confidence", f->confidence);
+		if (f->kept)
+			key_string(j, "kept", f->kept);
+		/* -1 (in no recursive component) is the default. */
+		if (!v2 || f->scc != -1)
+			key_int(j, "scc", f->scc);
+		close_container(j, '}');
+	}
 	close_container(j, '}');
 }
 
 static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 {
-	cgm_outfile_lit(o, "{\"from\": ");
-	put_id(o, w, e->from);
-	cgm_outfile_lit(o, ", \"to\": ");
-	put_id(o, w, e->to);
-	cgm_outfile_lit(o, ", \"via\": ");
-	put_name(o, cgm_via_name(e->via));
-	if (e->object) {
-		cgm_outfile_lit(o, ", \"object\": ");
-		put_string(o, e->object);
+	bool v2 = w->compact;
+	rec r = rec_open(o, v2);
+	rec_key(&r, "from");
+	put_ref(o, w, e->from);
+	rec_key(&r, "to");
+	put_ref(o, w, e->to);
+	if (!v2 || e->via != CGM_VIA_CALL) {
+		rec_key(&r, "via");
+		put_name(o, cgm_via_name(e->via));
 	}
-	cgm_outfile_lit(o, ", \"static\": ");
-	put_bool(o, e->provenance & CGM_EDGE_STATIC);
-	cgm_outfile_lit(o, ", \"observed\": ");
-	put_bool(o, e->provenance & CGM_EDGE_OBSERVED);
-	cgm_outfile_lit(o, ", \"ambiguous\": ");
-	put_bool(o, e->ambiguous);
-	if (e->provenance & CGM_EDGE_DECLARED) {
-		cgm_outfile_lit(o, ", \"declared\": ");
-		put_string(o, e->declared ? e->declared : "");
-	}
+	if (e->object)
+		rec_put_string(&r, "object", e->object);
+	rec_opt_bool(&r, "static", e->provenance & CGM_EDGE_STATIC);
+	rec_opt_bool(&r, "observed", e->provenance & CGM_EDGE_OBSERVED);
+	rec_opt_bool(&r, "ambiguous", e->ambiguous);
+	if (e->provenance & CGM_EDGE_DECLARED)
+		rec_put_string(&r, "declared", e->declared ? e->declared : "");
 	if (e->earlier_body)
-		cgm_outfile_lit(o, ", \"earlier_body\": true");
+		rec_put_bool(&r, "earlier_body", true);
 	if (e->ncaller_bodies > 0) {
-		cgm_outfile_lit(o, ", \"caller_bodies\": [");
-		for (int i = 0; i < e->ncaller_bodies; i++) {
+		rec_key(&r, "caller_bodies");
+		put_flat_strings(o, (const char *const *)e->caller_bodies, e->ncaller_bodies, v2);
+	}
+	if (cgm_edge_unexplained(e)) /* derived (src/verdict.c), not read back */
+		rec_put_string(&r, "cause", cgm_edge_cause(w->model, e));
+	if (!v2 || e->nlines) {
+		int stack[16];
+		int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
+		rec_key(&r, "lines");
+		cgm_outfile_putc(o, '[');
+		for (int i = 0; i < e->nlines; i++) {
 			if (i)
-				cgm_outfile_lit(o, ", ");
-			put_string(o, e->caller_bodies[i]);
+				put_sep(o, v2);
+			cgm_outfile_int(o, lines[i]);
 		}
 		cgm_outfile_putc(o, ']');
+		if (lines != stack)
+			free(lines);
 	}
-	if (cgm_edge_unexplained(e)) {
-		/* derived (src/verdict.c), not read back */
-		cgm_outfile_lit(o, ", \"cause\": ");
-		put_string(o, cgm_edge_cause(w->model, e));
+	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime)) {
+		rec_key(&r, "runtime");
+		put_flat_stats(o, &e->runtime, v2);
+	} else if (!v2) {
+		rec_put_string(&r, "runtime", NULL);
 	}
-	int stack[16];
-	int *lines = sorted_ints(stack, 16, e->lines, e->nlines);
-	cgm_outfile_lit(o, ", \"lines\": [");
-	for (int i = 0; i < e->nlines; i++) {
-		if (i)
-			cgm_outfile_lit(o, ", ");
-		cgm_outfile_int(o, lines[i]);
-	}
-	cgm_outfile_putc(o, ']');
-	if (lines != stack)
-		free(lines);
-	cgm_outfile_lit(o, ", \"runtime\": ");
-	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime))
-		put_flat_stats(o, &e->runtime);
-	else
-		cgm_outfile_lit(o, "null");
-	cgm_outfile_putc(o, '}');
+	rec_close(&r);
 }
 
 static bool edge_has_line(const cgm_edge *e, int line)
@@ -823,8 +1003,8 @@ static void put_observed_targets(cgm_outfile *o, const writer *w, const int *dyn
 		if (last >= 0 && w->rank[last] == w->rank[e->to])
 			continue;
 		if (last >= 0)
-			cgm_outfile_lit(o, ", ");
-		put_id(o, w, e->to);
+			put_sep(o, w->compact);
+		put_ref(o, w, e->to);
 		last = e->to;
 	}
 	cgm_outfile_putc(o, ']');
@@ -904,40 +1084,39 @@ static int compare_effect_index(const void *a, const void *b, void *ctx)
 	return c ? c : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e)
+static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e, bool v2)
 {
-	cgm_outfile_lit(o, "{\"reach\": ");
-	put_string(o, reach_names[e->reach]);
-	cgm_outfile_lit(o, ", \"via\": ");
-	put_string(o, cgm_via_name(e->via));
-	cgm_outfile_lit(o, ", \"object\": ");
-	put_string(o, e->object);
-	cgm_outfile_lit(o, ", \"events\": ");
-	put_flat_events(o, e->events);
-	if (e->ncolumns) {
-		cgm_outfile_lit(o, ", \"columns\": ");
-		put_flat_strings(o, e->columns, e->ncolumns);
+	rec r = rec_open(o, v2);
+	if (!v2 || e->reach != CGM_REACH_FUNCTION)
+		rec_put_string(&r, "reach", reach_names[e->reach]);
+	rec_put_string(&r, "via", cgm_via_name(e->via));
+	rec_opt_string(&r, "object", e->object);
+	if (!v2 || e->events) {
+		rec_key(&r, "events");
+		put_flat_events(o, e->events, v2);
 	}
-	cgm_outfile_lit(o, ", \"function\": ");
-	put_string(o, effect_function_id(m, e));
+	if (e->ncolumns) {
+		rec_key(&r, "columns");
+		put_flat_strings(o, e->columns, e->ncolumns, v2);
+	}
+	rec_opt_string(&r, "function", effect_function_id(m, e));
 	if (e->reach != CGM_REACH_FUNCTION) {
-		cgm_outfile_lit(o, ", \"target\": {\"schema\": ");
-		put_string(o, e->target_schema);
-		cgm_outfile_lit(o, ", \"name\": ");
-		put_string(o, e->target_relation);
-		cgm_outfile_lit(o, ", \"events\": ");
-		put_flat_events(o, e->target_events);
+		rec_key(&r, "target");
+		rec t = rec_open(o, v2);
+		rec_put_string(&t, "schema", e->target_schema);
+		rec_put_string(&t, "name", e->target_relation);
+		rec_key(&t, "events");
+		put_flat_events(o, e->target_events, v2);
 		if (e->ntarget_columns) {
-			cgm_outfile_lit(o, ", \"columns\": ");
-			put_flat_strings(o, e->target_columns, e->ntarget_columns);
+			rec_key(&t, "columns");
+			put_flat_strings(o, e->target_columns, e->ntarget_columns, v2);
 		}
 		if (e->target_defaults)
-			cgm_outfile_lit(o, ", \"defaults\": true");
-		cgm_outfile_putc(o, '}');
+			rec_put_bool(&t, "defaults", true);
+		rec_close(&t);
 	}
-	cgm_outfile_lit(o, ", \"note\": ");
-	put_string(o, e->note);
-	cgm_outfile_putc(o, '}');
+	rec_opt_string(&r, "note", e->note);
+	rec_close(&r);
 }
 
 /* Is (schema, name) the relation of an effect, a trigger or a resolved
@@ -1005,13 +1184,12 @@ static void write_relations(json_out *j, const writer *w)
 	int e = 0;
 	for (int r = 0; r < distinct; r++) {
 		next_item(j);
-		cgm_outfile_lit(o, "{\"schema\": ");
-		put_string(o, keys[r].schema);
-		cgm_outfile_lit(o, ", \"name\": ");
-		put_string(o, keys[r].name);
-		cgm_outfile_lit(o, ", \"kind\": ");
-		put_string(o, relkind_name(kinds[r]));
-		cgm_outfile_lit(o, ", \"effects\": [");
+		rec rr = rec_open(o, j->compact);
+		rec_put_string(&rr, "schema", keys[r].schema);
+		rec_put_string(&rr, "name", keys[r].name);
+		rec_opt_string(&rr, "kind", relkind_name(kinds[r]));
+		rec_key(&rr, "effects");
+		cgm_outfile_putc(o, '[');
 		bool first = true;
 		while (e < m->neffects) {
 			const cgm_effect *x = &m->effects[fx[e]];
@@ -1023,11 +1201,12 @@ static void write_relations(json_out *j, const writer *w)
 			if (c < 0)
 				continue;
 			if (!first)
-				cgm_outfile_lit(o, ", ");
+				put_sep(o, j->compact);
 			first = false;
-			put_effect(o, m, x);
+			put_effect(o, m, x, j->compact);
 		}
-		cgm_outfile_lit(o, "]}");
+		cgm_outfile_putc(o, ']');
+		rec_close(&rr);
 	}
 	close_container(j, ']');
 	free(fx);
@@ -1056,18 +1235,18 @@ static void write_event_triggers(json_out *j, const writer *w)
 	for (int i = 0; i < m->nevent_triggers; i++) {
 		const cgm_event_trigger *et = &m->event_triggers[order[i]];
 		next_item(j);
-		cgm_outfile_lit(o, "{\"name\": ");
-		put_string(o, et->name);
-		cgm_outfile_lit(o, ", \"event\": ");
-		put_string(o, et->event);
-		cgm_outfile_lit(o, ", \"tags\": ");
-		put_flat_strings(o, et->tags, et->ntags);
-		cgm_outfile_lit(o, ", \"enabled\": ");
-		put_bool(o, et->enabled);
-		cgm_outfile_lit(o, ", \"function\": ");
-		put_string(o, valid_function(m, et->function) ? m->functions[et->function].id
-							      : et->function_id);
-		cgm_outfile_putc(o, '}');
+		rec r = rec_open(o, j->compact);
+		rec_put_string(&r, "name", et->name);
+		rec_put_string(&r, "event", et->event);
+		if (!j->compact || et->ntags) {
+			rec_key(&r, "tags");
+			put_flat_strings(o, et->tags, et->ntags, j->compact);
+		}
+		rec_opt_bool(&r, "enabled", et->enabled);
+		rec_opt_string(&r, "function", valid_function(m, et->function)
+						       ? m->functions[et->function].id
+						       : et->function_id);
+		rec_close(&r);
 	}
 	close_container(j, ']');
 	free(order);
@@ -1113,20 +1292,18 @@ static summary_counts count_summary(writer *w)
 	return sum;
 }
 
-static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_function)
+static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_function,
+			   bool v2)
 {
-	cgm_outfile_putc(o, '{');
-	if (with_function)
-		cgm_outfile_lit(o, "\"function\": null, ");
-	cgm_outfile_lit(o, "\"file\": ");
-	put_string(o, d->file);
-	cgm_outfile_lit(o, ", \"line\": ");
-	cgm_outfile_int(o, d->line);
-	cgm_outfile_lit(o, ", \"message\": ");
-	put_string(o, d->message);
+	rec r = rec_open(o, v2);
+	if (with_function && !v2)
+		rec_put_string(&r, "function", NULL);
+	rec_opt_string(&r, "file", d->file);
+	rec_opt_int(&r, "line", d->line);
+	rec_put_string(&r, "message", d->message);
 	if (d->detail)
-		cgm_outfile_lit(o, ", \"detail\": true");
-	cgm_outfile_putc(o, '}');
+		rec_put_bool(&r, "detail", true);
+	rec_close(&r);
 }
 
 /* runtime.paths, shapes, timeline (cgmap_trace 1.3): one line per row
@@ -1134,77 +1311,73 @@ static void put_diagnostic(cgm_outfile *o, const cgm_diagnostic *d, bool with_fu
 static void write_runtime_paths(json_out *j, const cgm_model *m)
 {
 	cgm_outfile *o = j->out;
-	{
-		key(j, "paths");
-		open_container(j, '[');
-		for (int i = 0; i < m->npaths; i++) {
-			const cgm_call_path *p = &m->paths[i];
-			next_item(j);
-			cgm_outfile_lit(o, "{\"frames\": ");
-			put_flat_strings(o, p->frames, p->nframes);
-			cgm_outfile_lit(o, ", \"lines\": [");
-			for (int f = 0; f < p->nframes; f++) {
-				if (f)
-					cgm_outfile_lit(o, ", ");
-				cgm_outfile_int(o, p->lines[f]);
-			}
-			cgm_outfile_lit(o, "], \"runtime\": ");
-			put_flat_stats(o, &p->stats);
-			cgm_outfile_lit(o, ", \"min_ms\": ");
-			put_real(o, p->min_ms);
-			cgm_outfile_lit(o, ", \"max_ms\": ");
-			put_real(o, p->max_ms);
-			cgm_outfile_putc(o, '}');
+	bool v2 = j->compact;
+	key(j, "paths");
+	open_container(j, '[');
+	for (int i = 0; i < m->npaths; i++) {
+		const cgm_call_path *p = &m->paths[i];
+		next_item(j);
+		rec r = rec_open(o, v2);
+		rec_key(&r, "frames");
+		put_flat_strings(o, p->frames, p->nframes, v2);
+		rec_key(&r, "lines");
+		cgm_outfile_putc(o, '[');
+		for (int f = 0; f < p->nframes; f++) {
+			if (f)
+				put_sep(o, v2);
+			cgm_outfile_int(o, p->lines[f]);
 		}
-		close_container(j, ']');
+		cgm_outfile_putc(o, ']');
+		rec_key(&r, "runtime");
+		put_flat_stats(o, &p->stats, v2);
+		rec_key(&r, "min_ms");
+		put_real(o, p->min_ms);
+		rec_key(&r, "max_ms");
+		put_real(o, p->max_ms);
+		rec_close(&r);
 	}
-	{
-		key(j, "shapes");
-		open_container(j, '[');
-		for (int i = 0; i < m->nshapes; i++) {
-			const cgm_call_shape *sh = &m->shapes[i];
-			next_item(j);
-			cgm_outfile_lit(o, "{\"entry\": ");
-			put_string(o, sh->entry);
-			cgm_outfile_lit(o, ", \"calls\": ");
-			cgm_outfile_int(o, sh->calls);
-			cgm_outfile_lit(o, ", \"edges\": [");
-			for (int e = 0; e < sh->nedges; e++) {
-				const cgm_shape_edge *x = &sh->edges[e];
-				if (e)
-					cgm_outfile_lit(o, ", ");
-				cgm_outfile_lit(o, "{\"caller\": ");
-				put_string(o, x->caller);
-				cgm_outfile_lit(o, ", \"callee\": ");
-				put_string(o, x->callee);
-				cgm_outfile_lit(o, ", \"site_line\": ");
-				cgm_outfile_int(o, x->site_line);
-				cgm_outfile_lit(o, ", \"dynamic\": ");
-				put_bool(o, x->dynamic);
-				cgm_outfile_putc(o, '}');
-			}
-			cgm_outfile_lit(o, "]}");
+	close_container(j, ']');
+
+	key(j, "shapes");
+	open_container(j, '[');
+	for (int i = 0; i < m->nshapes; i++) {
+		const cgm_call_shape *sh = &m->shapes[i];
+		next_item(j);
+		rec r = rec_open(o, v2);
+		rec_put_string(&r, "entry", sh->entry);
+		rec_put_int(&r, "calls", sh->calls);
+		rec_key(&r, "edges");
+		cgm_outfile_putc(o, '[');
+		for (int e = 0; e < sh->nedges; e++) {
+			const cgm_shape_edge *x = &sh->edges[e];
+			if (e)
+				put_sep(o, v2);
+			rec er = rec_open(o, v2);
+			rec_put_string(&er, "caller", x->caller);
+			rec_put_string(&er, "callee", x->callee);
+			rec_put_int(&er, "site_line", x->site_line);
+			rec_put_bool(&er, "dynamic", x->dynamic);
+			rec_close(&er);
 		}
-		close_container(j, ']');
+		cgm_outfile_putc(o, ']');
+		rec_close(&r);
 	}
-	{
-		key(j, "timeline");
-		open_container(j, '[');
-		for (int i = 0; i < m->nbuckets; i++) {
-			const cgm_time_bucket *b = &m->buckets[i];
-			next_item(j);
-			cgm_outfile_lit(o, "{\"function\": ");
-			put_string(o, b->function);
-			cgm_outfile_lit(o, ", \"start\": ");
-			put_string(o, b->start);
-			cgm_outfile_lit(o, ", \"calls\": ");
-			cgm_outfile_int(o, b->calls);
-			cgm_outfile_lit(o, ", \"self_ms\": ");
-			put_real(o, b->self_ms);
-			cgm_outfile_putc(o, '}');
-		}
-		close_container(j, ']');
+	close_container(j, ']');
+
+	key(j, "timeline");
+	open_container(j, '[');
+	for (int i = 0; i < m->nbuckets; i++) {
+		const cgm_time_bucket *b = &m->buckets[i];
+		next_item(j);
+		rec r = rec_open(o, v2);
+		rec_put_string(&r, "function", b->function);
+		rec_put_string(&r, "start", b->start);
+		rec_put_int(&r, "calls", b->calls);
+		rec_key(&r, "self_ms");
+		put_real(o, b->self_ms);
+		rec_close(&r);
 	}
+	close_container(j, ']');
 }
 
 /* The derived lists, one pass over the written functions each. */
@@ -1227,36 +1400,33 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			if (site->kind != CGM_SITE_DYNAMIC)
 				continue;
 			next_item(j);
-			cgm_outfile_lit(j->out, "{\"function\": ");
-			put_id(j->out, w, fi);
-			cgm_outfile_lit(j->out, ", \"line\": ");
-			cgm_outfile_int(j->out, site->line);
-			cgm_outfile_lit(j->out, ", \"text\": ");
-			put_string(j->out, site->text);
-			cgm_outfile_lit(j->out, ", \"stmt\": ");
-			put_string(j->out, site->stmt);
-			cgm_outfile_lit(j->out, ", \"observed_targets\": ");
-			put_observed_targets(j->out, w, dyn_edges, ndyn_edges, site, ndynamic);
+			cgm_outfile *o = j->out;
+			bool v2 = w->compact;
+			rec r = rec_open(o, v2);
+			rec_key(&r, "function");
+			put_ref(o, w, fi);
+			rec_put_int(&r, "line", site->line);
+			rec_opt_string(&r, "text", site->text);
+			rec_opt_string(&r, "stmt", site->stmt);
+			rec_key(&r, "observed_targets");
+			put_observed_targets(o, w, dyn_edges, ndyn_edges, site, ndynamic);
 			/* What its constant parts say before it runs (src/dynsql.c). */
 			cgm_dynsql_info info;
 			cgm_dynsql_read_with(&info, reader, site);
-			cgm_outfile_lit(j->out, ", \"statement\": ");
-			put_string(j->out, info.statement);
-			cgm_outfile_lit(j->out, ", \"can_call\": ");
-			put_bool(j->out, info.can_call);
-			cgm_outfile_lit(j->out, ", \"possible_targets\": [");
+			rec_opt_string(&r, "statement", info.statement);
+			rec_opt_bool(&r, "can_call", info.can_call);
+			rec_key(&r, "possible_targets");
+			cgm_outfile_putc(o, '[');
 			for (int t = 0; t < info.ntargets; t++) {
 				if (t)
-					cgm_outfile_lit(j->out, ", ");
-				put_id(j->out, w, info.targets[t]);
+					put_sep(o, v2);
+				put_ref(o, w, info.targets[t]);
 			}
-			cgm_outfile_putc(j->out, ']');
-			if (info.total > info.ntargets) {
-				cgm_outfile_lit(j->out, ", \"possible_targets_total\": ");
-				cgm_outfile_int(j->out, info.total);
-			}
+			cgm_outfile_putc(o, ']');
+			if (info.total > info.ntargets)
+				rec_put_int(&r, "possible_targets_total", info.total);
 			cgm_dynsql_info_free(&info);
-			cgm_outfile_putc(j->out, '}');
+			rec_close(&r);
 		}
 		free(dyn_edges);
 	}
@@ -1279,11 +1449,11 @@ static void write_missing(json_out *j, const writer *w)
 			if (site->resolution != CGM_RES_MISSING)
 				continue;
 			next_item(j);
-			cgm_outfile_lit(j->out, "{\"function\": ");
-			put_id(j->out, w, fi);
-			cgm_outfile_lit(j->out, ", \"line\": ");
-			cgm_outfile_int(j->out, site->line);
-			cgm_outfile_lit(j->out, ", \"name\": ");
+			rec r = rec_open(j->out, w->compact);
+			rec_key(&r, "function");
+			put_ref(j->out, w, fi);
+			rec_put_int(&r, "line", site->line);
+			rec_key(&r, "name");
 			/* "schema.name" escaped in two pieces is the whole escaped:
 			 * the '.' between is a character of its own. */
 			if (site->schema) {
@@ -1295,9 +1465,8 @@ static void write_missing(json_out *j, const writer *w)
 			} else {
 				put_string(j->out, site->name);
 			}
-			cgm_outfile_lit(j->out, ", \"nargs\": ");
-			cgm_outfile_int(j->out, site->nargs);
-			cgm_outfile_putc(j->out, '}');
+			rec_put_int(&r, "nargs", site->nargs);
+			rec_close(&r);
 		}
 	}
 	close_container(j, ']');
@@ -1310,19 +1479,19 @@ static void write_document(json_out *j, writer *w)
 	summary_counts sum = count_summary(w);
 	open_container(j, '{');
 	key_string(j, "format", SNAPSHOT_FORMAT_NAME);
-	key_int(j, "format_version", CGM_SNAPSHOT_FORMAT);
+	key_int(j, "format_version", w->compact ? 2 : 1);
 	key_string(j, "generator", "cgmap " CGMAP_VERSION);
 
 	key(j, "source");
 	open_container(j, '{');
-	key_string(j, "kind", m->source.kind);
-	key_string(j, "name", m->source.name);
-	key_string(j, "server_version", m->source.server_version);
-	key_string(j, "mapped_at", m->source.mapped_at);
+	key_opt_string(j, "kind", m->source.kind);
+	key_opt_string(j, "name", m->source.name);
+	key_opt_string(j, "server_version", m->source.server_version);
+	key_opt_string(j, "mapped_at", m->source.mapped_at);
 	if (m->source.default_search_path && m->source.npath >= 0)
 		key_string_array(j, "default_search_path", m->source.default_search_path,
 				 m->source.npath);
-	else
+	else if (!j->compact)
 		key_null(j, "default_search_path");
 	close_container(j, '}');
 
@@ -1374,23 +1543,21 @@ static void write_document(json_out *j, writer *w)
 	for (int i = 0; i < m->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[recs[i].index];
 		next_item(j);
-		cgm_outfile_lit(o, "{\"schema\": ");
-		put_string(o, t->table_schema);
-		cgm_outfile_lit(o, ", \"table\": ");
-		put_string(o, t->table_name);
-		cgm_outfile_lit(o, ", \"name\": ");
-		put_string(o, t->name);
-		cgm_outfile_lit(o, ", \"events\": ");
-		put_flat_events(o, t->events);
-		cgm_outfile_lit(o, ", \"function\": ");
-		put_string(o, trigger_function_id(m, t));
-		cgm_outfile_lit(o, ", \"enabled\": ");
-		put_bool(o, t->enabled);
-		if (t->ncolumns) {
-			cgm_outfile_lit(o, ", \"columns\": ");
-			put_flat_strings(o, t->columns, t->ncolumns);
+		rec r = rec_open(o, w->compact);
+		rec_opt_string(&r, "schema", t->table_schema);
+		rec_put_string(&r, "table", t->table_name);
+		rec_put_string(&r, "name", t->name);
+		if (!w->compact || t->events) {
+			rec_key(&r, "events");
+			put_flat_events(o, t->events, w->compact);
 		}
-		cgm_outfile_putc(o, '}');
+		rec_opt_string(&r, "function", trigger_function_id(m, t));
+		rec_opt_bool(&r, "enabled", t->enabled);
+		if (t->ncolumns) {
+			rec_key(&r, "columns");
+			put_flat_strings(o, t->columns, t->ncolumns, w->compact);
+		}
+		rec_close(&r);
 	}
 	close_container(j, ']');
 
@@ -1404,13 +1571,11 @@ static void write_document(json_out *j, writer *w)
 	for (int i = 0; i < m->nreferences; i++) {
 		const cgm_reference *r = &m->references[recs[i].index];
 		next_item(j);
-		cgm_outfile_lit(o, "{\"function\": ");
-		put_string(o, reference_function_id(m, r));
-		cgm_outfile_lit(o, ", \"kind\": ");
-		put_string(o, r->object_kind);
-		cgm_outfile_lit(o, ", \"object\": ");
-		put_string(o, r->object);
-		cgm_outfile_putc(o, '}');
+		rec rr = rec_open(o, w->compact);
+		rec_opt_string(&rr, "function", reference_function_id(m, r));
+		rec_put_string(&rr, "kind", r->object_kind);
+		rec_put_string(&rr, "object", r->object);
+		rec_close(&rr);
 	}
 	close_container(j, ']');
 
@@ -1438,20 +1603,18 @@ static void write_document(json_out *j, writer *w)
 			continue;
 		for (int e = 0; e < f->nerrors; e++) {
 			next_item(j);
-			cgm_outfile_lit(o, "{\"function\": ");
-			put_id(o, w, w->order[i]);
-			cgm_outfile_lit(o, ", \"file\": ");
-			put_string(o, f->file);
-			cgm_outfile_lit(o, ", \"line\": ");
-			cgm_outfile_int(o, f->errors[e].line);
-			cgm_outfile_lit(o, ", \"message\": ");
-			put_string(o, f->errors[e].message);
-			cgm_outfile_putc(o, '}');
+			rec r = rec_open(o, w->compact);
+			rec_key(&r, "function");
+			put_ref(o, w, w->order[i]);
+			rec_opt_string(&r, "file", f->file);
+			rec_opt_int(&r, "line", f->errors[e].line);
+			rec_put_string(&r, "message", f->errors[e].message);
+			rec_close(&r);
 		}
 	}
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		next_item(j);
-		put_diagnostic(o, &m->diagnostics[recs[i].index], true);
+		put_diagnostic(o, &m->diagnostics[recs[i].index], true, w->compact);
 	}
 	close_container(j, ']');
 
@@ -1459,7 +1622,7 @@ static void write_document(json_out *j, writer *w)
 	open_container(j, '[');
 	for (int i = 0; i < m->ndiagnostics; i++) {
 		next_item(j);
-		put_diagnostic(o, &m->diagnostics[recs[i].index], false);
+		put_diagnostic(o, &m->diagnostics[recs[i].index], false, w->compact);
 	}
 	close_container(j, ']');
 	free(line_keys);
@@ -1487,15 +1650,16 @@ static void write_document(json_out *j, writer *w)
 		close_container(j, '}');
 		write_runtime_paths(j, m);
 		close_container(j, '}');
-	} else {
+	} else if (!j->compact) {
 		key_null(j, "runtime");
 	}
 	close_container(j, '}');
 	cgm_outfile_putc(o, '\n');
 }
 
-/* The file named by path, or path/cgmap.json when path is a folder. */
-static char *snapshot_file(const char *path)
+/* The file named by path, or in the folder path: cgmap.json, or when
+ * reading and there is none, cgmap.json.gz (compressed: cgmap.json.gz). */
+static char *snapshot_file(const char *path, bool reading, bool compressed)
 {
 	struct stat st;
 	cgm_strbuf file = CGM_STRBUF_INIT;
@@ -1503,7 +1667,16 @@ static char *snapshot_file(const char *path)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (file.len == 0 || file.data[file.len - 1] != '/')
 			cgm_strbuf_putc(&file, '/');
-		cgm_strbuf_puts(&file, SNAPSHOT_NAME);
+		size_t folder = file.len;
+		cgm_strbuf_puts(&file, compressed ? SNAPSHOT_GZIP_NAME : SNAPSHOT_NAME);
+		if (reading && stat(file.data, &st) != 0) {
+			file.len = folder;
+			cgm_strbuf_puts(&file, SNAPSHOT_GZIP_NAME);
+			if (stat(file.data, &st) != 0) { /* neither: the error names cgmap.json */
+				file.len = folder;
+				cgm_strbuf_puts(&file, SNAPSHOT_NAME);
+			}
+		}
 	}
 	return file.data;
 }
@@ -1512,23 +1685,50 @@ static char *snapshot_file(const char *path)
  * renames it over the target, so a crash never leaves half a snapshot.
  * Reads the model only, keeps no static state: safe beside another writer
  * of the same model on another thread. */
+/* The options cgm_snapshot_write uses, set once from the command line
+ * before any writing thread starts (as cgmap/infile.h's size limit). */
+static cgm_snapshot_options default_options = { CGM_SNAPSHOT_FORMAT, false };
+
+void cgm_snapshot_set_defaults(const cgm_snapshot_options *opts)
+{
+	default_options = *opts;
+}
+
+const cgm_snapshot_options *cgm_snapshot_defaults(void)
+{
+	return &default_options;
+}
+
 int cgm_snapshot_write(const cgm_model *model, const char *path)
 {
-	writer w = { .model = model };
+	return cgm_snapshot_write_with(model, path, &default_options);
+}
+
+int cgm_snapshot_write_with(const cgm_model *model, const char *path,
+			    const cgm_snapshot_options *opts)
+{
+	int version = opts->format_version ? opts->format_version : CGM_SNAPSHOT_FORMAT;
+	if (version < 1 || version > CGM_SNAPSHOT_FORMAT)
+		return cgm_error(CGM_EUSAGE, "cannot write snapshot format_version %d: this cgmap "
+					     "writes 1 to %d",
+				 version, CGM_SNAPSHOT_FORMAT);
+	writer w = { .model = model, .compact = version >= 2 };
 	int rc = writer_plan(&w);
 	if (rc) {
 		writer_free(&w);
 		return rc;
 	}
-	char *file = snapshot_file(path);
+	char *file = snapshot_file(path, false, opts->compress);
 	cgm_outfile out;
-	rc = cgm_outfile_open(&out, file, "snapshot", CGM_OUTFILE_DURABLE | CGM_OUTFILE_THREAD);
+	rc = cgm_outfile_open(&out, file, "snapshot",
+			      CGM_OUTFILE_DURABLE | CGM_OUTFILE_THREAD |
+				      (opts->compress ? CGM_OUTFILE_GZIP : 0));
 	free(file);
 	if (rc) {
 		writer_free(&w);
 		return rc;
 	}
-	json_out j = { .out = &out };
+	json_out j = { .out = &out, .compact = w.compact };
 	write_document(&j, &w);
 	writer_free(&w);
 	return cgm_outfile_commit(&out);
@@ -1941,11 +2141,30 @@ static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena, long *deep
  * empty array.  `want` says which lists to stream, asked as each top-level
  * key comes.  Nonzero from a callback stops the parse. */
 typedef struct jv_stream {
-	bool (*want)(void *ctx, const char *key);
+	/* seen: the top-level members parsed so far (n of them) */
+	bool (*want)(void *ctx, const char *key, const jv_member *seen, size_t n);
 	int (*element)(void *ctx, const char *key, size_t index, const jv *value);
 	int (*done)(void *ctx, const char *key, size_t count);
 	void *ctx;
 } jv_stream;
+
+/* The pages wholly between *from and upto (a part of the file's buffer
+ * that was read and is never looked at again), given back to the system
+ * in steps of at least 4 MiB; *from moves up to where it stopped.  The
+ * buffer is private anonymous memory: the pages read as zeros if touched
+ * again, which nothing does. */
+#define RELEASE_STEP ((size_t)4 << 20)
+
+static void release_pages(char **from, char *upto)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = ((uintptr_t)*from + page - 1) & ~(page - 1);
+	uintptr_t end = (uintptr_t)upto & ~(page - 1);
+	if (end <= start || end - start < RELEASE_STEP)
+		return;
+	(void)madvise((void *)start, end - start, MADV_DONTNEED);
+	*from = (char *)end;
+}
 
 /* The top-level object with the lists `st` wants streamed: 0, or nonzero
  * when the parser does not take the text (-1, -2 as jv_parse) or a
@@ -1970,10 +2189,11 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 			goto fail;
 		jv_skip_space(&ps);
 		jv value = { 0 };
-		if (*ps.p == '[' && st->want(st->ctx, key)) {
+		if (*ps.p == '[' && st->want(st->ctx, key, ps.members, ps.nmembers)) {
 			ps.p++;
 			jv_skip_space(&ps);
 			size_t count = 0;
+			char *release_from = ps.p;
 			while (*ps.p != ']') {
 				jv element;
 				ps.pool = &pool;
@@ -1988,6 +2208,9 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 					goto out;
 				}
 				jv_pool_rewind(&pool);
+				/* The element is read and nothing points into its
+				 * text any more: give the pages behind it back. */
+				release_pages(&release_from, ps.p);
 				jv_skip_space(&ps);
 				if (*ps.p == ',') {
 					ps.p++;
@@ -2161,7 +2384,26 @@ typedef struct {
 	const char *file;
 	cgm_model *model;
 	cgm_strbuf path;  /* JSON path of the value being read, e.g. functions[3].sites[0] */
+	int *by_place;    /* per place in the file's "functions": the model's index
+			   * (format 2 refers to functions by place), once indexed */
+	size_t nplaces;
+	cgm_intern *names; /* short strings kept once (in the model's arena) */
+	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
+	bool raw_places;   /* while streaming: a place is kept as it is, to be
+			    * mapped once every function is known */
 } reader;
+
+/* Below this length a string is kept once however often it comes: a
+ * snapshot repeats the same schemas, names, types, statement kinds and
+ * objects in every site; bodies and comments are copied as they are. */
+#define INTERN_BELOW 64
+
+static const char *keep_string(reader *r, const char *s)
+{
+	if (strlen(s) < INTERN_BELOW)
+		return cgm_intern_str(r->names, s);
+	return cgm_arena_strdup(r->model->arena, s);
+}
 
 /* Enter a key or an array element; leave by restoring the saved length. */
 static size_t enter_key(reader *r, const char *key)
@@ -2257,7 +2499,7 @@ static int get_string(reader *r, const jv *obj, const char *key, int required,
 	}
 	if (!jv_is_string(v))
 		return bad(r, key, "is %s, expected a string", type_name(v));
-	*out = cgm_arena_strdup(r->model->arena, jv_string_value(v));
+	*out = keep_string(r, jv_string_value(v));
 	return 0;
 }
 
@@ -2328,7 +2570,7 @@ static int get_string_array(reader *r, const jv *obj, const char *key, bool null
 	for (size_t i = 0; i < n; i++) {
 		const jv *v = jv_array_get(arr, i);
 		if (jv_is_string(v)) {
-			items[i] = cgm_arena_strdup(r->model->arena, jv_string_value(v));
+			items[i] = keep_string(r, jv_string_value(v));
 		} else if (!(entries_nullable && jv_is_null(v))) {
 			size_t saved = enter_key(r, key);
 			int rc = bad(r, NULL, "item %zu is %s, expected a string%s", i, type_name(v),
@@ -2404,9 +2646,30 @@ static int get_element_object(reader *r, const jv *arr, size_t i, jv **out)
 	return 0;
 }
 
-/* The function with that id, or an error at key. */
+/* A function referred to by its place in "functions" (format 2): its model
+ * index, or -1 when no function stands there. */
+static int function_at_place(const reader *r, const jv *v)
+{
+	long long place = jv_integer_value(v);
+	if (r->raw_places)
+		return place >= 0 && place < INT_MAX ? (int)place : -1;
+	if (place < 0 || (unsigned long long)place >= r->nplaces)
+		return -1;
+	return r->by_place[place];
+}
+
+/* The function with that id (or at that place of "functions"), or an
+ * error at key. */
 static int find_function(reader *r, const jv *obj, const char *key, int *out)
 {
+	const jv *v = jv_object_get(obj, key);
+	if (v && jv_is_integer(v)) {
+		*out = function_at_place(r, v);
+		if (*out < 0)
+			return bad(r, key, "is %lld, not the place of a function (0 to %zu)",
+				   jv_integer_value(v), r->nplaces ? r->nplaces - 1 : 0);
+		return 0;
+	}
 	const char *id;
 	TRY(get_string(r, obj, key, REQUIRED, &id));
 	*out = cgm_model_find(r->model, id);
@@ -2415,12 +2678,21 @@ static int find_function(reader *r, const jv *obj, const char *key, int *out)
 	return 0;
 }
 
+/* n null names: what a list left out in format 2 (all positional
+ * arguments, no known types) reads as, the same as format 1's [null, ...]. */
+static const char **null_names(reader *r, int n)
+{
+	return cgm_arena_alloc(r->model->arena, sizeof(char *) * (size_t)(n > 0 ? n : 1));
+}
+
 static int read_site(reader *r, const jv *obj, cgm_site *site)
 {
 	const char *kind, *resolution;
 	TRY(get_int(r, obj, "line", REQUIRED, 0, &site->line));
-	TRY(get_string(r, obj, "kind", REQUIRED, &kind));
-	if (cgm_site_kind_parse(&site->kind, kind) != 0)
+	TRY(get_string(r, obj, "kind", OPTIONAL, &kind));
+	if (!kind) /* absent: a call (format 2 leaves it out) */
+		site->kind = CGM_SITE_CALL;
+	else if (cgm_site_kind_parse(&site->kind, kind) != 0)
 		return bad(r, "kind", "unknown site kind \"%s\"", kind);
 	TRY(get_bool(r, obj, "via_literal", &site->via_literal));
 	TRY(get_string(r, obj, "stmt", OPTIONAL, &site->stmt));
@@ -2431,15 +2703,21 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	TRY(get_string_array(r, obj, "argnames", true, true, &site->argnames, &n));
 	if (site->argnames && n != site->nargs)
 		return bad(r, "argnames", "has %d entries for %d arguments", n, site->nargs);
+	if (!site->argnames && !jv_object_get(obj, "argnames"))
+		site->argnames = null_names(r, site->nargs);
 	TRY(get_string_array(r, obj, "argtypes", true, true, &site->argtypes, &n));
 	if (site->argtypes && n != site->nargs)
 		return bad(r, "argtypes", "has %d entries for %d arguments", n, site->nargs);
+	if (!site->argtypes && !jv_object_get(obj, "argtypes"))
+		site->argtypes = null_names(r, site->nargs);
 	TRY(get_bool(r, obj, "variadic", &site->variadic_call));
 	TRY(get_events(r, obj, "events", &site->events));
 	TRY(get_string_array(r, obj, "columns", false, false, &site->columns, &site->ncolumns));
 	TRY(get_string(r, obj, "text", OPTIONAL, &site->text));
-	TRY(get_string(r, obj, "resolution", REQUIRED, &resolution));
-	if (cgm_resolution_parse(&site->resolution, resolution) != 0)
+	TRY(get_string(r, obj, "resolution", OPTIONAL, &resolution));
+	if (!resolution) /* absent: resolved (format 2 leaves it out) */
+		site->resolution = CGM_RES_RESOLVED;
+	else if (cgm_resolution_parse(&site->resolution, resolution) != 0)
 		return bad(r, "resolution", "unknown resolution \"%s\"", resolution);
 	return 0; /* targets need every function: read_site_targets */
 }
@@ -2487,7 +2765,11 @@ static int read_site_targets(reader *r, const jv *obj, cgm_site *site)
 	for (size_t i = 0; i < n; i++) {
 		const jv *v = jv_array_get(arr, i);
 		int rc = 0;
-		if (!jv_is_string(v))
+		if (jv_is_integer(v)) {
+			if ((site->targets[i] = function_at_place(r, v)) < 0)
+				rc = bad(r, NULL, "item %zu is %lld, not the place of a function", i,
+					 jv_integer_value(v));
+		} else if (!jv_is_string(v))
 			rc = bad(r, NULL, "item %zu is %s, expected a function id", i, type_name(v));
 		else if ((site->targets[i] = cgm_model_find(r->model, jv_string_value(v))) < 0)
 			rc = bad(r, NULL, "item %zu: unknown function \"%s\"", i, jv_string_value(v));
@@ -2531,6 +2813,8 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	TRY(get_string_array(r, obj, "argtypes", true, true, &f->argtypes, &n));
 	if (f->argtypes && n != f->nargs)
 		return bad(r, "argtypes", "has %d entries for %d arguments", n, f->nargs);
+	if (!f->argtypes && !jv_object_get(obj, "argtypes"))
+		f->argtypes = null_names(r, f->nargs);
 	TRY(get_string_array(r, obj, "argnames", true, true, &f->argnames, &n));
 	if (f->argnames && n != f->nargs)
 		return bad(r, "argnames", "has %d entries for %d arguments", n, f->nargs);
@@ -2543,7 +2827,14 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	if (!f->search_path)
 		f->npath = -1;
 	TRY(get_bool(r, obj, "atomic_body", &f->atomic_body));
-	TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+	if (r->flags & CGM_SNAPSHOT_READ_NO_SOURCES) {
+		/* Still checked: the file is the same file whoever reads it. */
+		const jv *source = jv_object_get(obj, "source");
+		if (source && !jv_is_null(source) && !jv_is_string(source))
+			return bad(r, "source", "is %s, expected a string", type_name(source));
+	} else {
+		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+	}
 
 	jv *arr;
 	TRY(get_array(r, obj, "sites", OPTIONAL, false, &arr));
@@ -2615,34 +2906,90 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	return 0;
 }
 
+/* A site read while streaming, its targets places kept as -(place + 1)
+ * (stream_element): each the model's index of the function at that place. */
+static int map_places(reader *r, cgm_site *site)
+{
+	for (int t = 0; t < site->ntargets; t++) {
+		int place = -site->targets[t] - 1;
+		if (place < 0 || (size_t)place >= r->nplaces)
+			return bad(r, site->target_via ? "effects" : "targets",
+				   "item %d is %d, not the place of a function (0 to %zu)", t, place,
+				   r->nplaces ? r->nplaces - 1 : 0);
+		site->targets[t] = r->by_place[place];
+	}
+	return 0;
+}
+
+/* Whether a site refers to every function it reaches by place (format 2),
+ * or to none: then its targets are read at once (stream_element). */
+static bool refs_by_place(const jv *site)
+{
+	const jv *effects = jv_object_get(site, "effects");
+	if (effects) {
+		if (!jv_is_array(effects))
+			return false;
+		for (unsigned i = 0; i < effects->n; i++) {
+			const jv *e = &effects->u.items[i];
+			const jv *to = jv_is_object(e) ? jv_object_get(e, "to") : NULL;
+			if (!to || !jv_is_integer(to))
+				return false;
+		}
+		return true;
+	}
+	const jv *targets = jv_object_get(site, "targets");
+	if (!targets || jv_is_null(targets))
+		return true;
+	if (!jv_is_array(targets))
+		return false;
+	for (unsigned i = 0; i < targets->n; i++)
+		if (!jv_is_integer(&targets->u.items[i]))
+			return false;
+	return true;
+}
+
 /* The site targets of the n functions of arr (after cgm_model_index: they
- * name functions), each function's id checked to be once. */
+ * name functions), each function's id checked to be once.  First the model
+ * index of each place in the list, which format 2's references are. */
 static int read_functions_targets(reader *r, const jv *arr, size_t n)
 {
-	bool *seen = cgm_xcalloc(sizeof(bool) * n, 1);
+	bool *seen = cgm_xcalloc(sizeof(bool) * n + 1, 1);
+	free(r->by_place);
+	r->by_place = cgm_xcalloc(n + 1, sizeof(int));
+	r->nplaces = n;
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const jv *obj = jv_array_get(arr, i);
 		const char *id = jv_string_value(jv_object_get(obj, "id"));
 		int idx = cgm_model_find(r->model, id);
+		r->by_place[i] = idx;
+		if (seen[idx]) {
+			size_t saved = enter_key(r, "functions");
+			enter_index(r, i);
+			rc = bad(r, "id", "duplicate function id \"%s\"", id);
+			leave(r, saved);
+		}
+		seen[idx] = true;
+	}
+	free(seen);
+	for (size_t i = 0; i < n && !rc; i++) {
+		const jv *obj = jv_array_get(arr, i);
 		size_t saved = enter_key(r, "functions");
 		enter_index(r, i);
-		if (seen[idx]) {
-			rc = bad(r, "id", "duplicate function id \"%s\"", id);
-		} else {
-			seen[idx] = true;
-			cgm_function *f = &r->model->functions[idx];
-			jv *sites = jv_object_get(obj, "sites");
-			for (int s = 0; s < f->nsites && !rc; s++) {
-				size_t in_sites = enter_key(r, "sites");
-				enter_index(r, (size_t)s);
-				rc = read_site_targets(r, jv_array_get(sites, (size_t)s), &f->sites[s]);
-				leave(r, in_sites);
-			}
+		cgm_function *f = &r->model->functions[r->by_place[i]];
+		jv *sites = jv_object_get(obj, "sites");
+		for (int s = 0; s < f->nsites && !rc; s++) {
+			size_t in_sites = enter_key(r, "sites");
+			enter_index(r, (size_t)s);
+			const jv *site = jv_array_get(sites, (size_t)s);
+			if (jv_is_null(site))
+				rc = map_places(r, &f->sites[s]);
+			else
+				rc = read_site_targets(r, site, &f->sites[s]);
+			leave(r, in_sites);
 		}
 		leave(r, saved);
 	}
-	free(seen);
 	return rc;
 }
 
@@ -2679,8 +3026,10 @@ static int read_edge(reader *r, const jv *obj)
 	jv *lines;
 	TRY(find_function(r, obj, "from", &e.from));
 	TRY(find_function(r, obj, "to", &e.to));
-	TRY(get_string(r, obj, "via", REQUIRED, &via));
-	if (cgm_via_parse(&e.via, via) != 0)
+	TRY(get_string(r, obj, "via", OPTIONAL, &via));
+	if (!via) /* absent: a call (format 2 leaves it out) */
+		e.via = CGM_VIA_CALL;
+	else if (cgm_via_parse(&e.via, via) != 0)
 		return bad(r, "via", "unknown edge kind \"%s\"", via);
 	TRY(get_string(r, obj, "object", OPTIONAL, &e.object));
 	TRY(get_bool(r, obj, "static", &is_static));
@@ -3217,31 +3566,38 @@ static int read_document(reader *r, const jv *doc)
 typedef struct stream_reader {
 	reader *r;
 	cgm_arena *keep;        /* the skeleton of each function, for the second pass */
+	cgm_intern *names;      /* its strings, in keep */
+	size_t file_len;        /* the text's length, bounding the summary's counts */
 	jv *skeleton;           /* per function: {"id", "sites": [{"effects", "targets"}]} */
 	size_t nskeleton, skeleton_cap;
 	bool functions_seen, functions_done, edges_seen;
 } stream_reader;
 
-/* A copy of v in arena; strings stay where they are (the file's buffer). */
-static void jv_copy(cgm_arena *arena, jv *out, const jv *v)
+/* A copy of v in arena, its keys and strings too (kept once each in
+ * names): the file's buffer behind the element is given back once it is
+ * read (jv_parse_stream). */
+static void jv_copy(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v)
 {
 	*out = *v;
 	out->hint = 0;
-	if (v->type == JV_OBJECT) {
+	if (v->type == JV_STRING) {
+		out->u.string = cgm_intern_str(names, v->u.string);
+	} else if (v->type == JV_OBJECT) {
 		out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (v->n ? v->n : 1));
 		for (unsigned i = 0; i < v->n; i++) {
-			out->u.members[i].key = v->u.members[i].key;
-			jv_copy(arena, &out->u.members[i].value, &v->u.members[i].value);
+			out->u.members[i].key = cgm_intern_str(names, v->u.members[i].key);
+			jv_copy(arena, names, &out->u.members[i].value, &v->u.members[i].value);
 		}
 	} else if (v->type == JV_ARRAY) {
 		out->u.items = cgm_arena_alloc(arena, sizeof(jv) * (v->n ? v->n : 1));
 		for (unsigned i = 0; i < v->n; i++)
-			jv_copy(arena, &out->u.items[i], &v->u.items[i]);
+			jv_copy(arena, names, &out->u.items[i], &v->u.items[i]);
 	}
 }
 
 /* An object of the members of v named in keys (NULL-terminated), copied. */
-static void jv_copy_members(cgm_arena *arena, jv *out, const jv *v, const char *const *keys)
+static void jv_copy_members(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v,
+			    const char *const *keys)
 {
 	memset(out, 0, sizeof(*out));
 	out->type = JV_OBJECT;
@@ -3253,16 +3609,51 @@ static void jv_copy_members(cgm_arena *arena, jv *out, const jv *v, const char *
 		const jv *value = jv_object_get(v, keys[k]);
 		if (value) {
 			out->u.members[out->n].key = keys[k];
-			jv_copy(arena, &out->u.members[out->n++].value, value);
+			jv_copy(arena, names, &out->u.members[out->n++].value, value);
 		}
 	}
 }
 
-static bool stream_want(void *ctx, const char *key)
+/* Room for the functions and edges the summary counts, so the lists are
+ * not grown by doubling (each copy left behind in the model's arena).  The
+ * summary is only a hint, never trusted: a count is taken up to what the
+ * file's size could hold (a function or an edge takes more than 16 bytes of
+ * text), and a list longer than its count still grows. */
+static void reserve_from_summary(stream_reader *sr, const jv_member *seen, size_t n)
+{
+	const jv *summary = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(seen[i].key, "summary") == 0)
+			summary = &seen[i].value;
+	if (!summary || !jv_is_object(summary))
+		return;
+	cgm_model *m = sr->r->model;
+	long long most = (long long)(sr->file_len / 16);
+	const jv *functions = jv_object_get(summary, "functions");
+	const jv *edges = jv_object_get(summary, "edges");
+	if (functions && jv_is_integer(functions) && m->cap_functions == 0) {
+		long long want = jv_integer_value(functions) + 64; /* builtins too */
+		if (want > 64 && want <= most && want < INT_MAX) {
+			m->functions = cgm_arena_alloc(m->arena, sizeof(cgm_function) * (size_t)want);
+			m->cap_functions = (int)want;
+		}
+	}
+	if (edges && jv_is_integer(edges) && m->cap_edges == 0) {
+		long long want = jv_integer_value(edges);
+		if (want > 64 && want <= most && want < INT_MAX) {
+			m->edges = cgm_arena_alloc(m->arena, sizeof(cgm_edge) * (size_t)want);
+			m->cap_edges = (int)want;
+		}
+	}
+}
+
+static bool stream_want(void *ctx, const char *key, const jv_member *seen, size_t n)
 {
 	stream_reader *sr = ctx;
-	if (strcmp(key, "functions") == 0 && !sr->functions_seen)
+	if (strcmp(key, "functions") == 0 && !sr->functions_seen) {
+		reserve_from_summary(sr, seen, n);
 		return sr->functions_seen = true;
+	}
 	if (strcmp(key, "edges") == 0 && sr->functions_done && !sr->edges_seen)
 		return sr->edges_seen = true;
 	return false;
@@ -3297,7 +3688,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 	static const char *const site_keys[] = { "effects", "targets", NULL };
 	sr->skeleton = jv_grow(sr->skeleton, &sr->skeleton_cap, sr->nskeleton + 1, sizeof(jv));
 	jv *skel = &sr->skeleton[sr->nskeleton++];
-	jv_copy_members(sr->keep, skel, obj, function_keys);
+	jv_copy_members(sr->keep, sr->names, skel, obj, function_keys);
 	const jv *sites = jv_object_get(obj, "sites");
 	if (jv_is_array(sites)) {
 		/* {"id", "sites"}: room was made for one member, add the second. */
@@ -3308,8 +3699,33 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 		copy->type = JV_ARRAY;
 		copy->n = sites->n;
 		copy->u.items = cgm_arena_alloc(sr->keep, sizeof(jv) * (sites->n ? sites->n : 1));
-		for (unsigned s = 0; s < sites->n; s++)
-			jv_copy_members(sr->keep, &copy->u.items[s], &sites->u.items[s], site_keys);
+		cgm_function *f = &r->model->functions[r->model->nfunctions - 1];
+		for (unsigned s = 0; s < sites->n; s++) {
+			const jv *site = &sites->u.items[s];
+			if ((int)s < f->nsites && refs_by_place(site)) {
+				/* Format 2: read now, the places mapped later
+				 * (map_places); the skeleton keeps a null. */
+				size_t in_fn = enter_key(r, "functions");
+				enter_index(r, index);
+				enter_key(r, "sites");
+				enter_index(r, s);
+				r->raw_places = true;
+				rc = read_site_targets(r, site, &f->sites[s]);
+				r->raw_places = false;
+				/* Kept as -(place + 1): cgm_model_index, which maps
+				 * the model's indexes when it sorts the functions,
+				 * leaves negative ones alone. */
+				for (int t = 0; !rc && t < f->sites[s].ntargets; t++)
+					f->sites[s].targets[t] = -f->sites[s].targets[t] - 1;
+				leave(r, in_fn);
+				if (rc)
+					return rc;
+				memset(&copy->u.items[s], 0, sizeof(jv));
+				copy->u.items[s].type = JV_NULL;
+			} else {
+				jv_copy_members(sr->keep, sr->names, &copy->u.items[s], site, site_keys);
+			}
+		}
 		skel->u.members = members;
 		skel->n++;
 	}
@@ -3332,7 +3748,8 @@ static int stream_done(void *ctx, const char *key, size_t count)
  * anything stopped it (the caller reads the file again the usual way). */
 static int read_streaming(reader *r, char *buf, size_t len)
 {
-	stream_reader sr = { .r = r, .keep = cgm_arena_new() };
+	stream_reader sr = { .r = r, .keep = cgm_arena_new(), .file_len = len };
+	sr.names = cgm_intern_new(sr.keep);
 	jv_stream st = { stream_want, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;
@@ -3356,6 +3773,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 	if (rc == 0)
 		rc = read_list(r, &doc, "diagnostics", read_diagnostic);
 	free(sr.skeleton);
+	cgm_intern_free(sr.names);
 	cgm_arena_free(sr.keep);
 	cgm_arena_free(tree);
 	return rc;
@@ -3365,6 +3783,104 @@ static int read_streaming(reader *r, char *buf, size_t len)
  * end. */
 #define READ_PADDING 1
 
+/* The text of the gzip file `file` (its bytes in gz, gzlen of them), with
+ * READ_PADDING + 1 zero bytes after it, *len bytes before them; NULL with
+ * the message set when the data is corrupt or cut short, or the text would
+ * pass the input limit (--max-file-size): a small file that inflates to
+ * gigabytes is refused when it passes the limit, not after.  Members one
+ * after another (cat a.gz b.gz) are one text, as gzip -d reads them. */
+static char *gunzip(const char *file, const char *gz, size_t gzlen, size_t *len)
+{
+	int64_t limit = cgm_infile_max_size();
+	size_t cap = gzlen * 4 + 4096, used = 0;
+	if (limit > 0 && cap > (uint64_t)limit + READ_PADDING + 2)
+		cap = (size_t)limit + READ_PADDING + 2;
+	char *out = malloc(cap);
+	z_stream z = { 0 };
+	if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(out);
+		cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": out of memory", file);
+		return NULL;
+	}
+	z.next_in = (Bytef *)(uintptr_t)gz;
+	const char *end = gz + gzlen;
+	const char *problem = NULL;
+	for (;;) {
+		if (z.avail_in == 0 && (const char *)z.next_in < end) {
+			size_t left = (size_t)(end - (const char *)z.next_in);
+			z.avail_in = left > (1u << 30) ? (1u << 30) : (uInt)left;
+		}
+		/* Room for more text and the padding after it. */
+		if (cap - used < READ_PADDING + 2 + 1) {
+			if (limit > 0 && (int64_t)used >= limit) {
+				problem = "limit";
+				break;
+			}
+			size_t grown = cap * 2;
+			if (limit > 0 && grown > (uint64_t)limit + READ_PADDING + 2)
+				grown = (size_t)limit + READ_PADDING + 2;
+			char *bigger = realloc(out, grown);
+			if (!bigger) {
+				problem = "out of memory";
+				break;
+			}
+			out = bigger;
+			cap = grown;
+		}
+		size_t room = cap - used - (READ_PADDING + 1);
+		z.next_out = (Bytef *)out + used;
+		z.avail_out = room > (1u << 30) ? (1u << 30) : (uInt)room;
+		uInt before = z.avail_out;
+		int zrc = inflate(&z, Z_NO_FLUSH);
+		used += before - z.avail_out;
+		if (limit > 0 && (int64_t)used > limit) {
+			problem = "limit";
+			break;
+		}
+		if (zrc == Z_STREAM_END) {
+			/* Another member may follow; anything else after it is not gzip. */
+			if ((const char *)z.next_in + z.avail_in >= end && z.avail_in == 0)
+				break;
+			if (inflateReset(&z) != Z_OK) {
+				problem = "corrupt";
+				break;
+			}
+			continue;
+		}
+		if (zrc == Z_DATA_ERROR || zrc == Z_NEED_DICT || zrc == Z_STREAM_ERROR ||
+		    zrc == Z_MEM_ERROR) {
+			problem = zrc == Z_MEM_ERROR ? "out of memory" : "corrupt";
+			break;
+		}
+		if (zrc == Z_BUF_ERROR && z.avail_in == 0 && (const char *)z.next_in >= end &&
+		    z.avail_out != 0) {
+			problem = "truncated";
+			break;
+		}
+	}
+	const char *zmsg = z.msg;
+	if (problem && strcmp(problem, "corrupt") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": corrupt gzip data%s%s", file,
+			  zmsg ? ": " : "", zmsg ? zmsg : "");
+	else if (problem && strcmp(problem, "truncated") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": the gzip data ends early (a truncated file)",
+			  file);
+	else if (problem && strcmp(problem, "limit") == 0)
+		cgm_error(CGM_EINPUT, "snapshot \"%s\": uncompressed, it is larger than the %lld "
+				      "bytes limit (--max-file-size)",
+			  file, (long long)limit);
+	else if (problem)
+		cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\": %s", file, problem);
+	inflateEnd(&z);
+	if (problem) {
+		free(out);
+		return NULL;
+	}
+	memset(out + used, 0, READ_PADDING + 1);
+	*len = used;
+	return out;
+}
+
 /* The whole file in memory with a NUL after it (*len bytes before it) and
  * READ_PADDING zero bytes; NULL with the message set when it cannot be
  * read (not a regular file, larger than --max-file-size: cgmap/infile.h). */
@@ -3373,6 +3889,12 @@ static char *read_whole_file(const char *file, size_t *len)
 	char *buf;
 	if (cgm_infile_read(&buf, len, file, "snapshot", CGM_EINPUT, false, READ_PADDING + 1) < 0)
 		return NULL;
+	/* gzip is told by its magic bytes, whatever the file is called. */
+	if (*len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+		char *text = gunzip(file, buf, *len, len);
+		free(buf);
+		return text;
+	}
 	return buf;
 }
 
@@ -3414,19 +3936,27 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
+	return cgm_snapshot_read_with(out, path, 0);
+}
+
+int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
+{
 	*out = NULL;
-	char *file = snapshot_file(path);
+	char *file = snapshot_file(path, true, false);
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {
 		free(file);
 		return CGM_EINPUT;
 	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT };
+	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
+	r.names = cgm_intern_new(r.model->arena);
 	int rc = read_streaming(&r, buf, len);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes
 		 * what streaming does not: lists in another order). */
+		cgm_intern_free(r.names);
+		r.names = NULL;
 		cgm_model_free(r.model);
 		r.model = NULL;
 		cgm_strbuf_reset(&r.path);
@@ -3434,6 +3964,7 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 		buf = read_whole_file(file, &len);
 		if (!buf) {
 			cgm_strbuf_free(&r.path);
+			free(r.by_place);
 			free(file);
 			return CGM_EINPUT;
 		}
@@ -3443,6 +3974,7 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 		rc = parse_document(&doc, &jdoc, &buf, &len, tree, file);
 		if (rc == 0) {
 			r.model = cgm_model_new();
+			r.names = cgm_intern_new(r.model->arena);
 			rc = read_document(&r, &doc);
 		}
 		if (jdoc)
@@ -3451,6 +3983,9 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 	}
 	free(buf);
 	cgm_strbuf_free(&r.path);
+	free(r.by_place);
+	if (r.names)
+		cgm_intern_free(r.names);
 	free(file);
 	if (rc) {
 		if (r.model)

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define CGM_SNAPSHOT_FORMAT 1
+#define CGM_SNAPSHOT_FORMAT 2
 
 typedef enum {
 	CGM_KIND_FUNCTION = 0,

@@ -95,9 +95,26 @@ typedef struct cgm_resolve_options {
 int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts);
 
 /* The JSON snapshot (docs/snapshot.md). */
+typedef struct cgm_snapshot_options {
+	int format_version; /* 1 or 2 (CGM_SNAPSHOT_FORMAT); 0: CGM_SNAPSHOT_FORMAT */
+	bool compress;      /* gzip the file (a folder gets cgmap.json.gz) */
+} cgm_snapshot_options;
+/* What cgm_snapshot_write uses: set once from the command line, before any
+ * writing thread starts. */
+void cgm_snapshot_set_defaults(const cgm_snapshot_options *opts);
+const cgm_snapshot_options *cgm_snapshot_defaults(void);
 int cgm_snapshot_write(const cgm_model *model, const char *path);
-/* Read a snapshot; `path` is the file or the folder holding cgmap.json. */
+int cgm_snapshot_write_with(const cgm_model *model, const char *path,
+			    const cgm_snapshot_options *opts);
+/* Read a snapshot; `path` is the file (plain or gzipped) or the folder
+ * holding cgmap.json (or cgmap.json.gz). */
 int cgm_snapshot_read(cgm_model **out, const char *path);
+/* The same, leaving out what the caller never looks at. */
+enum {
+	CGM_SNAPSHOT_READ_NO_SOURCES = 1 << 0 /* functions' bodies (f->source NULL):
+					       * reports and queries never show them */
+};
+int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags);
 
 /* The whole graph as Graphviz DOT. */
 int cgm_emit_dot(const cgm_model *model, const char *path);

@@ -108,7 +108,7 @@ expect_eq "versions survive a restart" "2|2" \
 	"$(q -d bv -c "SELECT count(*) || '|' || count(DISTINCT caller_body) FROM cgmap_trace_edges WHERE callee = 'b.leaf()'::regprocedure")"
 
 step "map: by callee, not by line"
-"$CGMAP" --dsn "dbname=bv" --no-html --out "$work/live" 2>"$work/live.err" ||
+"$CGMAP" --dsn "dbname=bv" --no-html --snapshot-format 1 --out "$work/live" 2>"$work/live.err" ||
 	{ cat "$work/live.err" >&2; pgtest_fail "map failed"; }
 snap="$work/live/cgmap.json"
 expect_eq "cgmap's version of the mapped body is the extension's" \
@@ -134,7 +134,7 @@ step "the same from a collect file"
 "$CGMAP" collect --dsn "dbname=bv" -o "$work/bv.json" 2>/dev/null
 expect_eq "the file holds the versions" "$first" \
 	"$(jq -r '.edges[] | select(.callee == "b.gone()") | .caller_body' "$work/bv.json")"
-"$CGMAP" --dsn "dbname=bv" --no-runtime --runtime "$work/bv.json" --no-html --out "$work/file" \
+"$CGMAP" --dsn "dbname=bv" --no-runtime --runtime "$work/bv.json" --no-html --snapshot-format 1 --out "$work/file" \
 	2>"$work/file.err" || { cat "$work/file.err" >&2; pgtest_fail "map with the file failed"; }
 expect_eq "file: moved call on its static edge" "call true true true - 6" \
 	"$(edge "$work/file/cgmap.json" "b.caller()" "b.leaf()")"
@@ -158,7 +158,7 @@ expect_eq "1.1: the edges function has its 10 columns and works" "1.1|10|1" \
 	"$(q -d old11 -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                        (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_edges') || '|' ||
 	                        (SELECT sum(calls) FROM cgmap_trace_edges WHERE callee = 'b.leaf()'::regprocedure)")"
-"$CGMAP" --dsn "dbname=old11" --no-html --out "$work/old11" 2>"$work/old11.err" ||
+"$CGMAP" --dsn "dbname=old11" --no-html --snapshot-format 1 --out "$work/old11" 2>"$work/old11.err" ||
 	{ cat "$work/old11.err" >&2; fail "map of a 1.1 server failed"; }
 expect_eq "1.1: no version, the line decides" "call true true false - 3" \
 	"$(edge "$work/old11/cgmap.json" "b.caller()" "b.leaf()")"

@@ -50,7 +50,7 @@ check() {
 	local snap=$1 what=$2
 	local got
 	got=$(jq -r '.functions[] | select(.builtin | not) |
-		"\(.id) \([.errors[] | "\(.line):\(.message)"] | join(",")) \([.sites[] | "\(.name)@\(.line)"] | join(","))"' "$snap")
+		"\(.id) \([(.errors // [])[] | "\(.line):\(.message)"] | join(",")) \([(.sites // [])[] | "\(.name)@\(.line)"] | join(","))"' "$snap")
 	local want="public.after_it()  ok@1
 public.comments() 4:comments nested deeper than 256 levels 
 public.continued()  ok@4

@@ -139,7 +139,8 @@ sql -d postgres -c "SET client_min_messages = warning" -c "SELECT app.run_report
 	-c "SELECT app.run_report('ab')" -c "SELECT app.checkout('alice', 3)" >/dev/null
 dsn="host=127.0.0.1 port=$port user=postgres dbname=postgres"
 observed() { # observed SNAPSHOT: the observed calls of app.run_report(text)
-	jq '[.edges[] | select(.from == "app.run_report(text)" and .observed)] | length' "$1"
+	# (format 2 refers to a function by its place in "functions")
+	jq '.functions as $f | [.edges[] | select((.from | if type == "number" then $f[.].id else . end) == "app.run_report(text)" and .observed)] | length' "$1"
 }
 PGPASSWORD=$password "$cgmap" --dsn "$dsn" --no-html --quiet --out "$work/live" 2>"$work/live.err" ||
 	fail "cgmap --dsn could not map the container's database: $(cat "$work/live.err")"

@@ -16,7 +16,7 @@ pgtest_psql -c "CREATE DATABASE demo" >/dev/null
 pgtest_psql -d demo -f "$src/fixtures/demo.sql" >/dev/null
 
 # --- the map itself ---------------------------------------------------------
-"$cgmap" --dsn "dbname=demo" --out "$work/a" --no-runtime 2>"$work/a.err" ||
+"$cgmap" --dsn "dbname=demo" --out "$work/a" --no-runtime --snapshot-format 1 2>"$work/a.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/a.err")"
 "$cgmap" report edges "$work/a" >"$work/edges"
 pgtest_expect_file "$src/fixtures/expected/demo.edges" "$work/edges" "edge set"
@@ -30,6 +30,8 @@ grep -q '26 functions (26 analysed, 0 not analysed), 23 edges, 1 dynamic site, 1
 grep -q 'app.legacy_sync() line 3: no function app.sync_to_legacy taking 1 argument' "$work/missing" ||
 	pgtest_fail "missing callee not reported: $(cat "$work/missing")"
 
+# The snapshot of a/ is written in format 1 (--snapshot-format 1), whose
+# text the greps below read: ids in full, "key": value.
 snap=$work/a/cgmap.json
 grep -q '"function": "app.run_report(text)",' "$snap" || pgtest_fail "no dynamic site of app.run_report(text)"
 grep -q '"text": "format('"'"'SELECT app.%I()'"'"', report_name)"' "$snap" ||
@@ -43,13 +45,13 @@ grep -q '"id": "\\"Odd Schema\\".\\"Weird \\"\\"Name\\"\\"\\"(integer)"' "$snap"
 if grep -q 'information_schema' "$snap"; then pgtest_fail "catalog functions leaked into the map"; fi
 
 # --- deterministic, valid DOT ------------------------------------------------
-"$cgmap" --dsn "dbname=demo" --out "$work/b" --no-runtime 2>/dev/null
+"$cgmap" --dsn "dbname=demo" --out "$work/b" --no-runtime --snapshot-format 1 2>/dev/null
 diff -r "$work/a" "$work/b" >/dev/null || pgtest_fail "two runs on the same database differ"
 dot -Tsvg "$work/a/callgraph.dot" >"$work/graph.svg" 2>"$work/dot.err" ||
 	pgtest_fail "dot rejects callgraph.dot: $(cat "$work/dot.err")"
 
 # --- the libpq environment instead of --dsn -----------------------------------
-PGDATABASE=demo "$cgmap" --out "$work/env" --no-runtime 2>/dev/null
+PGDATABASE=demo "$cgmap" --out "$work/env" --no-runtime --snapshot-format 1 2>/dev/null
 cmp -s "$work/a/cgmap.json" "$work/env/cgmap.json" || pgtest_fail "PGDATABASE gives another map"
 
 # --- scope ---------------------------------------------------------------------
@@ -65,9 +67,9 @@ grep -q '^app.a()' "$work/scoped.functions" || pgtest_fail "--schema app lost ap
 	pgtest_fail "--include-builtins shows no edge to md5(text)"
 
 pgtest_psql -d demo -c "CREATE EXTENSION pgcrypto" >/dev/null
-"$cgmap" --dsn dbname=demo --out "$work/noext" --no-runtime 2>/dev/null
+"$cgmap" --dsn dbname=demo --out "$work/noext" --no-runtime --snapshot-format 1 2>/dev/null
 cmp -s "$work/a/cgmap.json" "$work/noext/cgmap.json" || pgtest_fail "extension functions were mapped without --include-extensions"
-"$cgmap" --dsn dbname=demo --out "$work/ext" --no-runtime --include-extensions 2>/dev/null
+"$cgmap" --dsn dbname=demo --out "$work/ext" --no-runtime --include-extensions --snapshot-format 1 2>/dev/null
 grep -q '"id": "public.digest(text,text)"' "$work/ext/cgmap.json" || pgtest_fail "--include-extensions did not map pgcrypto"
 
 # --- a read-only role with USAGE only ------------------------------------------

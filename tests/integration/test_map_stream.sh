@@ -63,7 +63,7 @@ CREATE FUNCTION bench."select"(v character varying, VARIADIC n numeric[]) RETURN
 CREATE FUNCTION bench."Upper"(timestamp with time zone, "char", bit varying) RETURNS void
 	LANGUAGE sql AS $$ SELECT $$;
 SQL
-"$cgmap" --dsn dbname=many --out "$work/ids" --no-runtime --no-html --quiet --include-builtins ||
+"$cgmap" --dsn dbname=many --out "$work/ids" --no-runtime --no-html --quiet --include-builtins --snapshot-format 1 ||
 	pgtest_fail "mapping the odd names failed"
 jq -r '.functions[] | select(.builtin | not) | .id' "$work/ids/cgmap.json" | LC_ALL=C sort >"$work/ids.cgmap"
 pgtest_psql -d many -c "SET search_path = ''" -c "SELECT p.oid::regprocedure::text FROM pg_proc p

@@ -25,7 +25,7 @@ echo "--- 1. static edges, live and from the file"
 pgtest_start
 pgtest_psql -c "CREATE DATABASE opcast" >/dev/null
 pgtest_psql -d opcast -f "$fixture" >/dev/null
-"$cgmap" --dsn "dbname=opcast" --out "$work/live" --no-runtime --no-html --quiet ||
+"$cgmap" --dsn "dbname=opcast" --out "$work/live" --no-runtime --no-html --quiet --snapshot-format 1 ||
 	pgtest_fail "cgmap --dsn failed"
 "$cgmap" report edges "$work/live" >"$work/live.edges"
 pgtest_expect_file "$expected" "$work/live.edges" "edges from the database"

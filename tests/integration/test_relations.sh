@@ -15,7 +15,7 @@ trap 'rm -rf "$work"; pgtest_stop' EXIT
 pgtest_psql -c "CREATE DATABASE rel" >/dev/null
 pgtest_psql -d rel -v ON_ERROR_STOP=1 -f "$src/fixtures/relations.sql" >/dev/null
 
-"$cgmap" --dsn "dbname=rel" --out "$work/live" --no-runtime 2>"$work/live.err" ||
+"$cgmap" --dsn "dbname=rel" --out "$work/live" --no-runtime --snapshot-format 1 2>"$work/live.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/live.err")"
 "$cgmap" report edges "$work/live" >"$work/live.edges"
 pgtest_expect_file "$src/fixtures/expected/relations.edges" "$work/live.edges" "edges through relations (live)"

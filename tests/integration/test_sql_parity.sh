@@ -66,12 +66,12 @@ for fixture in "$CGMAP_SOURCE_DIR"/fixtures/*.sql "$CGMAP_SOURCE_DIR"/fixtures/d
 	pgtest_psql -d "$db" -f "$fixture" >/dev/null 2>"$work/$name.load.log" ||
 		pgtest_fail "$name: the fixture does not load: $(cat "$work/$name.load.log")"
 
-	"$CGMAP" --dsn "dbname=$db" --no-runtime --no-html --quiet --out "$work/$name.live" ||
+	"$CGMAP" --dsn "dbname=$db" --no-runtime --no-html --quiet --snapshot-format 1 --out "$work/$name.live" ||
 		pgtest_fail "$name: cgmap --dsn failed"
-	"$CGMAP" --sql "$fixture" --no-html --quiet --out "$work/$name.sql" 2>"$work/$name.sql.log" ||
+	"$CGMAP" --sql "$fixture" --no-html --quiet --snapshot-format 1 --out "$work/$name.sql" 2>"$work/$name.sql.log" ||
 		pgtest_fail "$name: cgmap --sql failed: $(cat "$work/$name.sql.log")"
 	"$PGTEST_BIN/pg_dump" --schema-only -d "$db" >"$work/$name.dump.sql"
-	"$CGMAP" --sql "$work/$name.dump.sql" --no-html --quiet --out "$work/$name.dump" \
+	"$CGMAP" --sql "$work/$name.dump.sql" --no-html --quiet --snapshot-format 1 --out "$work/$name.dump" \
 		2>"$work/$name.dump.log" || pgtest_fail "$name: cgmap --sql on its pg_dump failed"
 
 	facts "$work/$name.live/cgmap.json" >"$work/$name.live.facts"
@@ -115,7 +115,7 @@ CREATE FUNCTION app.g() RETURNS integer LANGUAGE sql AS $$ SELECT app.f() $$;
 CREATE FUNCTION app.broken( RETURNS integer;
 CREATE OR REPLACE FUNCTION app.f() RETURNS integer LANGUAGE sql AS $$ SELECT 2 $$;
 SQL
-"$CGMAP" --sql "$mig" --no-html --out "$work/mig" 2>"$work/mig.log" ||
+"$CGMAP" --sql "$mig" --no-html --snapshot-format 1 --out "$work/mig" 2>"$work/mig.log" ||
 	pgtest_fail "cgmap --sql on a folder failed: $(cat "$work/mig.log")"
 grep -q "0002_orders.sql:3: syntax error at or near \";\"" "$work/mig.log" ||
 	pgtest_fail "the syntax error is not reported with file and line: $(cat "$work/mig.log")"

@@ -21,11 +21,14 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
+#include "cgmap/runtime.h"
+#include "cgmap/strbuf.h"
 
 /* The map command (src/cmd.h), to check what it reports. */
 int cmd_map(int argc, char **argv);
@@ -407,6 +410,14 @@ static const cgm_edge *edge(const cgm_model *m, const char *from, const char *to
 
 /* ---- round trip --------------------------------------------------- */
 
+/* The format 1 layout, which the tests of the layout and of the parsers
+ * read (format 2 is checked against it in test_format2). */
+static int write_format1(const cgm_model *m, const char *path)
+{
+	cgm_snapshot_options opts = { .format_version = 1 };
+	return cgm_snapshot_write_with(m, path, &opts);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
@@ -597,7 +608,7 @@ static void test_document_shape(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("shape.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	json_error_t err;
 	json_t *doc = json_load_file(path, 0, &err);
 	assert_non_null(doc);
@@ -914,10 +925,10 @@ static void test_malformed(void **state)
 	expect_input_error("format.json", "{\"format\":\"other\",\"format_version\":1,\"functions\":[]}",
 			   "format");
 	expect_input_error("newer.json",
-			   "{\"format\":\"cgmap-snapshot\",\"format_version\":2,\"functions\":[]}",
-			   "format_version 2");
+			   "{\"format\":\"cgmap-snapshot\",\"format_version\":3,\"functions\":[]}",
+			   "format_version 3");
 	const char *msg = cgm_error_message();
-	assert_non_null(strstr(msg, "format_version 1"));
+	assert_non_null(strstr(msg, "format_version 2"));
 	expect_input_error("version-type.json",
 			   "{\"format\":\"cgmap-snapshot\",\"format_version\":\"1\",\"functions\":[]}",
 			   "format_version");
@@ -1290,7 +1301,7 @@ static void test_same_bytes_as_jansson(void **state)
 		m->edges[i].runtime.total_ms = reals[(i + 3) % nreals];
 
 	const char *path = tmp_path("jansson.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	size_t len;
 	char *text = slurp(path, &len);
 	json_error_t err;
@@ -1340,7 +1351,7 @@ static void test_same_bytes_as_jansson(void **state)
 	cgm_model *back = NULL;
 	assert_int_equal(cgm_snapshot_read(&back, path), 0);
 	const char *again = tmp_path("jansson-again.json");
-	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	assert_int_equal(write_format1(back, again), 0);
 	size_t len2;
 	char *text2 = slurp(again, &len2);
 	assert_int_equal(len2, len);
@@ -1357,7 +1368,7 @@ static void test_same_bytes_as_jansson(void **state)
 	const char *old_layout = tmp_path("indented.json");
 	spit(old_layout, indented);
 	assert_int_equal(cgm_snapshot_read(&back, old_layout), 0);
-	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	assert_int_equal(write_format1(back, again), 0);
 	text2 = slurp(again, &len2);
 	assert_int_equal(len2, len);
 	assert_memory_equal(text2, text, len);
@@ -1393,7 +1404,7 @@ static void test_parsers_agree(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("parsers.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	assert_int_equal(write_format1(m, path), 0);
 	cgm_model_free(m);
 	char *text = slurp(path, NULL);
 
@@ -1443,7 +1454,7 @@ static void test_parsers_agree(void **state)
 		cgm_model *back = NULL;
 		if (cgm_snapshot_read(&back, in) != 0)
 			fail_msg("input %zu: %s", i, cgm_error_message());
-		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		assert_int_equal(write_format1(back, out), 0);
 		cgm_model_free(back);
 		char *written = slurp(out, NULL);
 		if (strcmp(written, text) != 0)
@@ -1520,7 +1531,8 @@ static void test_syntax_errors_are_janssons(void **state)
 	(void)state;
 	cgm_model *m = build_model();
 	const char *path = tmp_path("syntax-base.json");
-	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	/* Format 1: in format 2's "[1,2]" a missing comma leaves valid JSON. */
+	assert_int_equal(write_format1(m, path), 0);
 	cgm_model_free(m);
 	char *text = slurp(path, NULL);
 	int mutants = 0;
@@ -1597,6 +1609,307 @@ static void test_syntax_errors_are_janssons(void **state)
 	free(text);
 }
 
+/* Every report of a model, one after another: what a reader shows of it. */
+static char *all_reports(const cgm_model *m)
+{
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	for (int k = CGM_REPORT_DEAD; k <= CGM_REPORT_SHAPES; k++)
+		for (int f = CGM_FORMAT_TEXT; f <= CGM_FORMAT_JSON; f++)
+			assert_int_equal(cgm_report_write(&out, m, (cgm_report_kind)k,
+							  (cgm_report_format)f), 0);
+	return out.data;
+}
+
+/* Format 2, the default: compact, defaults left out, functions referred to
+ * by their place in "functions".  The same model as format 1 either way
+ * round, byte for byte, and the same reports. */
+static void test_format2(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *one = tmp_path("f1.json"), *two = tmp_path("f2.json"),
+		   *again = tmp_path("f2-again.json");
+	assert_int_equal(write_format1(m, one), 0);
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	size_t len1, len2, len;
+	char *text1 = slurp(one, &len1), *text2 = slurp(two, &len2);
+	assert_non_null(strstr(text2, "\n\"format_version\":2,\n"));
+	assert_true(len2 < len1 * 3 / 4);
+	/* Defaults left out, separators compact. */
+	assert_null(strstr(text2, "\"via_literal\":false"));
+	assert_null(strstr(text2, "\"resolution\":\"resolved\""));
+	assert_null(strstr(text2, "\"kind\":\"call\""));
+	assert_null(strstr(text2, "\"ambiguous\":false"));
+	assert_null(strstr(text2, "\"argnames\":null"));
+	assert_null(strstr(text2, "\"runtime\":null"));
+	assert_null(strstr(text2, "\"scc\":-1"));
+	assert_null(strstr(text2, "\": "));
+
+	/* jansson's compact text of the same document, but for the line
+	 * breaks (a raw newline is never inside a JSON string). */
+	json_error_t err;
+	json_t *doc = json_load_file(two, JSON_PRESERVE_ORDER, &err);
+	if (!doc)
+		fail_msg("jansson does not read format 2: line %d: %s", err.line, err.text);
+	char *compact = json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(12));
+	char *joined = malloc(len2 + 1);
+	size_t n = 0;
+	for (size_t i = 0; i < len2; i++)
+		if (text2[i] != '\n')
+			joined[n++] = text2[i];
+	joined[n] = '\0';
+	assert_string_equal(joined, compact);
+	free(joined);
+	free(compact);
+
+	/* References are places in "functions": each edge's from and to. */
+	json_t *functions = json_object_get(doc, "functions"), *edges = json_object_get(doc, "edges");
+	assert_true(json_array_size(edges) > 0);
+	for (size_t i = 0; i < json_array_size(edges); i++) {
+		json_t *e = json_array_get(edges, i);
+		json_t *from = json_object_get(e, "from"), *to = json_object_get(e, "to");
+		assert_true(json_is_integer(from) && json_is_integer(to));
+		const char *from_id = json_string_value(
+			json_object_get(json_array_get(functions, (size_t)json_integer_value(from)), "id"));
+		assert_non_null(from_id);
+		assert_true(cgm_model_find(m, from_id) >= 0);
+	}
+	json_decref(doc);
+
+	/* Read back: format 2 again gives the same bytes, format 1 the bytes
+	 * the model gave, and format 1 read back gives format 2's bytes. */
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, two), 0);
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	char *text = slurp(again, &len);
+	assert_int_equal(len, len2);
+	assert_memory_equal(text, text2, len);
+	free(text);
+	assert_int_equal(write_format1(back, again), 0);
+	text = slurp(again, &len);
+	assert_int_equal(len, len1);
+	assert_memory_equal(text, text1, len);
+	free(text);
+	cgm_model *from_one = NULL;
+	assert_int_equal(cgm_snapshot_read(&from_one, one), 0);
+	assert_int_equal(cgm_snapshot_write(from_one, again), 0);
+	text = slurp(again, &len);
+	assert_int_equal(len, len2);
+	assert_memory_equal(text, text2, len);
+	free(text);
+	char *reports1 = all_reports(from_one), *reports2 = all_reports(back);
+	assert_string_equal(reports1, reports2);
+	free(reports1);
+	free(reports2);
+	cgm_model_free(from_one);
+	cgm_model_free(back);
+
+	/* A place that names no function is refused, naming where. */
+	char *bad = strdup(text2);
+	char *at = strstr(bad, "\"edges\":[\n{\"from\":");
+	assert_non_null(at);
+	at += strlen("\"edges\":[\n{\"from\":");
+	char *broken = malloc(strlen(bad) + 16);
+	memcpy(broken, bad, (size_t)(at - bad));
+	strcpy(broken + (at - bad), "999");
+	strcat(broken, at + strspn(at, "0123456789"));
+	expect_input_error("bad-place.json", broken, "edges[0].from: is 999, not the place of a function");
+	free(broken);
+	/* In a site too, found once every function is known. */
+	at = strstr(bad, "\"targets\":[");
+	assert_non_null(at);
+	at += strlen("\"targets\":[");
+	broken = malloc(strlen(bad) + 16);
+	memcpy(broken, bad, (size_t)(at - bad));
+	strcpy(broken + (at - bad), "99999");
+	strcat(broken, at + strspn(at, "0123456789"));
+	expect_input_error("bad-site-place.json", broken,
+			   "].targets: item 0 is 99999, not the place of a function");
+	free(broken);
+	free(bad);
+
+	cgm_snapshot_options bad_version = { .format_version = 3 };
+	assert_int_equal(cgm_snapshot_write_with(m, again, &bad_version), CGM_EUSAGE);
+	free(text1);
+	free(text2);
+	cgm_model_free(m);
+}
+
+/* A format 1 file, as cgmap wrote it before format 2: read whole (written
+ * as format 1 again it is the same bytes), and through format 2 the same
+ * model, the same reports. */
+static void test_format1_fixture(void **state)
+{
+	(void)state;
+	const char *fixture = CGMAP_FIXTURES_DIR "/snapshot/format1.json";
+	size_t flen, len;
+	char *original = slurp(fixture, &flen);
+	assert_non_null(strstr(original, "\"format_version\": 1,"));
+	cgm_model *m = NULL;
+	if (cgm_snapshot_read(&m, fixture) != 0)
+		fail_msg("%s", cgm_error_message());
+	const char *one = tmp_path("fixture-1.json"), *two = tmp_path("fixture-2.json");
+	assert_int_equal(write_format1(m, one), 0);
+	char *text = slurp(one, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(text, original, len);
+	free(text);
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, two), 0);
+	assert_int_equal(write_format1(back, one), 0);
+	text = slurp(one, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(text, original, len);
+	free(text);
+	char *reports1 = all_reports(m), *reports2 = all_reports(back);
+	assert_true(strlen(reports1) > 1000);
+	assert_string_equal(reports1, reports2);
+	free(reports2);
+	/* Read without the bodies (reports and queries): no source kept, the
+	 * same reports. */
+	cgm_model *lean = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&lean, two, CGM_SNAPSHOT_READ_NO_SOURCES), 0);
+	int with_source = 0;
+	for (int i = 0; i < m->nfunctions; i++)
+		with_source += m->functions[i].source != NULL;
+	assert_true(with_source >= 5);
+	for (int i = 0; i < lean->nfunctions; i++)
+		assert_null(lean->functions[i].source);
+	reports2 = all_reports(lean);
+	assert_string_equal(reports1, reports2);
+	free(reports1);
+	free(reports2);
+	cgm_model_free(lean);
+	cgm_model_free(back);
+	cgm_model_free(m);
+	free(original);
+}
+
+/* data gzipped with zlib at level 9 into a new file at path. */
+static void spit_gzip(const char *path, const char *data, size_t len)
+{
+	uLong cap = compressBound((uLong)len) + 64;
+	unsigned char *out = malloc(cap);
+	z_stream z = { 0 };
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)data;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(out, 1, z.total_out, f), z.total_out);
+	fclose(f);
+	deflateEnd(&z);
+	free(out);
+}
+
+/* The snapshot gzipped: written into a folder as cgmap.json.gz, read from
+ * the folder or the file, told by its magic bytes and not its name.  A
+ * truncated or corrupt file is an error naming it, and the text inflated
+ * is bounded by --max-file-size (a gzip bomb is refused). */
+static void test_gzip(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *dir = tmp_path("gz");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	cgm_snapshot_options gz = { .format_version = 2, .compress = true };
+	assert_int_equal(cgm_snapshot_write_with(m, dir, &gz), 0);
+	const char *file = tmp_path("gz/cgmap.json.gz"), *plain = tmp_path("gz-plain.json");
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	size_t gzlen, plen, len;
+	char *packed = slurp(file, &gzlen), *text = slurp(plain, &plen);
+	assert_true(gzlen > 18 && (unsigned char)packed[0] == 0x1f && (unsigned char)packed[1] == 0x8b);
+	assert_true(gzlen < plen / 2);
+	/* Written twice: the same bytes (no time in the header). */
+	assert_int_equal(cgm_snapshot_write_with(m, dir, &gz), 0);
+	char *again = slurp(file, &len);
+	assert_int_equal(len, gzlen);
+	assert_memory_equal(again, packed, len);
+	free(again);
+
+	/* The folder, the file, and the file under a name that says nothing. */
+	const char *named = tmp_path("named.json");
+	spit(named, ""); /* replaced below */
+	FILE *f = fopen(named, "wb");
+	assert_int_equal(fwrite(packed, 1, gzlen, f), gzlen);
+	fclose(f);
+	const char *paths[] = { dir, file, named };
+	for (size_t i = 0; i < 3; i++) {
+		cgm_model *back = NULL;
+		if (cgm_snapshot_read(&back, paths[i]) != 0)
+			fail_msg("%s: %s", paths[i], cgm_error_message());
+		const char *out = tmp_path("gz-back.json");
+		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		char *written = slurp(out, &len);
+		assert_int_equal(len, plen);
+		assert_memory_equal(written, text, len);
+		free(written);
+		cgm_model_free(back);
+	}
+
+	/* Cut short anywhere: an error naming the file, never a model. */
+	const char *cut = tmp_path("cut.json.gz");
+	size_t cuts[] = { 2, 3, 10, 18, gzlen / 3, gzlen / 2, gzlen - 9, gzlen - 4, gzlen - 1 };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		f = fopen(cut, "wb");
+		assert_int_equal(fwrite(packed, 1, cuts[i], f), cuts[i]);
+		fclose(f);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+		if (!strstr(cgm_error_message(), "cut.json.gz") || !strstr(cgm_error_message(), "gzip"))
+			fail_msg("cut at %zu: %s", cuts[i], cgm_error_message());
+	}
+	/* A byte changed in the data, or in the checksum: corrupt. */
+	size_t flips[] = { gzlen / 2, gzlen - 6 };
+	for (size_t i = 0; i < 2; i++) {
+		char *bad = malloc(gzlen);
+		memcpy(bad, packed, gzlen);
+		bad[flips[i]] ^= 0x55;
+		f = fopen(cut, "wb");
+		assert_int_equal(fwrite(bad, 1, gzlen, f), gzlen);
+		fclose(f);
+		free(bad);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+		if (!strstr(cgm_error_message(), "cut.json.gz"))
+			fail_msg("flip at %zu: %s", flips[i], cgm_error_message());
+	}
+
+	/* A bomb: 64 MiB of spaces in a file of about 64 KiB, read with a
+	 * 1 MiB limit, is refused at the limit. */
+	size_t huge = (size_t)64 << 20;
+	char *spaces = malloc(huge);
+	memset(spaces, ' ', huge);
+	const char *bomb = tmp_path("bomb.json");
+	spit_gzip(bomb, spaces, huge);
+	free(spaces);
+	struct stat st;
+	assert_int_equal(stat(bomb, &st), 0);
+	assert_true(st.st_size < (1 << 20));
+	cgm_infile_set_max_size((int64_t)1 << 20);
+	cgm_model *back = NULL;
+	int rc = cgm_snapshot_read(&back, bomb);
+	cgm_infile_set_max_size(CGM_INFILE_DEFAULT_MAX);
+	assert_int_equal(rc, CGM_EINPUT);
+	assert_null(back);
+	assert_non_null(strstr(cgm_error_message(), "bomb.json\": uncompressed, it is larger than "
+						    "the 1048576 bytes limit"));
+	/* Within the limit a gzipped text is read like any other: here, not
+	 * a snapshot. */
+	spit_gzip(bomb, "[1,2]", 5);
+	assert_int_equal(cgm_snapshot_read(&back, bomb), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "expected an object"));
+	free(packed);
+	free(text);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1613,6 +1926,9 @@ int main(void)
 		cmocka_unit_test(test_same_bytes_as_jansson),
 		cmocka_unit_test(test_parsers_agree),
 		cmocka_unit_test(test_syntax_errors_are_janssons),
+		cmocka_unit_test(test_format2),
+		cmocka_unit_test(test_format1_fixture),
+		cmocka_unit_test(test_gzip),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
