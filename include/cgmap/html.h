@@ -26,7 +26,11 @@ typedef struct cgm_html_options {
 	bool dot_sources; /* also write each graph's DOT text under dot/ (a file per
 	                   * function: a sixth of a large site), default false */
 	bool no_layout_cache; /* lay every graph out afresh: neither read nor write
-	                       * the cache of laid-out graphs in .cgmap-cache/ */
+	                       * the cache of laid-out graphs in .cgmap-cache/;
+	                       * and build every page (as every_page) */
+	bool every_page; /* build every function page, even one whose inputs did
+	                  * not change since the last rendering into the folder
+	                  * (its page records, .cgmap-pages); default false */
 	bool graphviz_neighbourhoods; /* lay out function graphs with Graphviz too
 	                               * (--layout graphviz); default false: cgmap's
 	                               * own layered layout, Graphviz for schema
