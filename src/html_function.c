@@ -766,10 +766,11 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 			cgm_dynsql_info info;
 			cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
 			h = html_key_u64(h, (uint64_t)info.total);
+			/* Drawn as callees; deeper graphs draw their edges too. */
+			const uint64_t *of = ctx->opts.depth > 1 ? ctx->hood : ctx->shown;
 			for (int t = 0; t < info.ntargets; t++) {
 				int target = info.targets[t];
-				h = html_key_u64(h, target >= 0 && target < ctx->nfn ? ctx->hood[target]
-										    : 0);
+				h = html_key_u64(h, target >= 0 && target < ctx->nfn ? of[target] : 0);
 			}
 			cgm_dynsql_info_free(&info);
 		}

@@ -8,9 +8,9 @@
  * Out: ctx->site_key (what every page shows of the site: cgmap's version,
  *      the options, the source's name, ...), ctx->shown[f] (what any page
  *      shows of function f: its id, names, status, figures, page name) and
- *      ctx->hood[f] (f's neighbourhood up to the graph depth + 1, built from
- *      those: every edge within it with all its fields, every function at
- *      its edge as shown); the old records per function (ctx->old_records);
+ *      ctx->hood[f] (f's neighbourhood as its graph may draw it: its callers
+ *      up to `depth` calls away and its callees likewise, as shown, and
+ *      their edges of that side with all their fields); the old records per function (ctx->old_records);
  *      the records file of this rendering.
  * Memory: the arrays are malloc'd into the ctx and freed by
  *      html_pagekey_free; ctx->records is the caller's shared mapping.
@@ -18,11 +18,11 @@
  * Why a neighbourhood hash and not the graph's DOT: building every page's
  * DOT text costs a sixth of a rendering, and the snapshot's reading already
  * costs two fifths.  hood[f] is a superset of what f's page shows of other
- * functions (the graph draws functions up to `depth` calls away and the
- * edges between them; the tables list f's own edges), so a change anywhere
- * within it changes the key.  It may also change for an edge the page does
- * not draw: such a page is built again, with the same bytes, and
- * cgm_outdir_write leaves the file alone.
+ * functions (the graph draws callers' callers and callees' callees up to
+ * `depth` calls away and the edges between them; the tables list f's own
+ * edges), so a change anywhere within it changes the key.  It may also
+ * change for an edge the page does not draw: such a page is built again,
+ * with the same bytes, and cgm_outdir_write leaves the file alone.
  *
  * A record holds the key and, per file of the page, its inode, size and
  * modification time after the write: a page deleted, edited or replaced
@@ -164,35 +164,42 @@ void html_pagekey_build(html_ctx *ctx)
 	for (int f = 0; f < n; f++)
 		ctx->shown[f] = shown_key(ctx, f, &scratch);
 	cgm_strbuf_free(&scratch);
-	/* hood_k[f] = f as shown, then its callers' and its callees' edges,
-	 * each with hood_(k-1) of the other end; k = depth + 1 rounds. */
-	uint64_t *prev = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
-	uint64_t *next = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
-	/* Round 0 names the functions only: those depth + 1 calls away are
-	 * on no page but their ids tell which are (not) drawn. */
-	for (int f = 0; f < n; f++)
-		prev[f] = html_key_str(CGM_FNV1A_OFFSET, m->functions[f].id);
-	int rounds = (ctx->opts.depth > 0 ? ctx->opts.depth : 0) + 1;
-	for (int r = 0; r < rounds; r++) {
-		for (int f = 0; f < n; f++) {
-			uint64_t h = ctx->shown[f];
-			for (int dir = 0; dir < 2; dir++) {
-				const int *start = dir ? ctx->out_start : ctx->in_start;
-				const int *list = dir ? ctx->out_list : ctx->in_list;
-				h = html_key_u64(h, 0x5e9a0000u + (uint64_t)dir);
+	/* The graph grows callers through callers' callers and callees
+	 * through callees' callees, never across (html_graph_function), so
+	 * each side has its hash: side_0[f] = f as shown, side_k[f]
+	 * adds f's edges of that side, each with side_(k-1) of its other end.
+	 * side_depth[f] then holds every function a graph of depth `depth`
+	 * may draw and every edge it may draw or count; one round at least,
+	 * for the callers and callees tables. */
+	int rounds = ctx->opts.depth > 1 ? ctx->opts.depth : 1;
+	const uint64_t *base = ctx->shown;
+	uint64_t *side[2];
+	for (int dir = 0; dir < 2; dir++) {
+		const int *start = dir ? ctx->out_start : ctx->in_start;
+		const int *list = dir ? ctx->out_list : ctx->in_list;
+		uint64_t *prev = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+		uint64_t *next = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+		memcpy(prev, base, sizeof(uint64_t) * (size_t)n);
+		for (int r = 0; r < rounds; r++) {
+			for (int f = 0; f < n; f++) {
+				uint64_t h = html_key_u64(base[f], 0x5e9a0000u + (uint64_t)dir);
 				for (int k = start[f]; k < start[f + 1]; k++) {
 					const cgm_edge *e = &m->edges[list[k]];
 					h = edge_key(h, ctx, e);
 					h = html_key_u64(h, prev[dir ? e->to : e->from]);
 				}
+				next[f] = h;
 			}
-			next[f] = h;
+			uint64_t *t = prev;
+			prev = next, next = t;
 		}
-		uint64_t *t = prev;
-		prev = next, next = t;
+		free(next);
+		side[dir] = prev;
 	}
-	ctx->hood = prev;
-	free(next);
+	ctx->hood = side[0];
+	for (int f = 0; f < n; f++)
+		ctx->hood[f] = html_key_u64(side[0][f], side[1][f]);
+	free(side[1]);
 }
 
 void html_pagekey_free(html_ctx *ctx)

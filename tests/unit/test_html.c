@@ -1584,6 +1584,13 @@ static void test_pages_built_when_changed(void **state)
 		assert_int_equal(render_pages(m, dir, 2, threads), 0);
 		assert_like_fresh(m, dir, 2);
 		assert_int_equal(render_pages(m, dir, 2, threads), m->nuser);
+		fn(m, "app.fact(integer)")->cold = false;
+		for (int e = 0; e < m->nedges; e++)
+			if (m->edges[e].to == idx(m, "app.audit()"))
+				m->edges[e].lines[0]++;
+		skipped = render_pages(m, dir, 2, threads);
+		assert_true(skipped < m->nuser);
+		assert_like_fresh(m, dir, 2);
 		remove_dir(dir);
 		cgm_model_free(m);
 	}
