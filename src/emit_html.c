@@ -43,6 +43,7 @@ void cgm_html_options_init(cgm_html_options *opts)
 	opts->no_layout_cache = false;
 	opts->graphviz_neighbourhoods = false;
 	opts->every_page = false;
+	opts->input_key = 0;
 }
 
 /* ---- adjacency ---- */
@@ -663,7 +664,7 @@ static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
 	if (!rc)
 		rc = cgm_outdir_manifest_write(dir, fresh, nfresh);
 	if (!rc)
-		rc = html_page_records_write(ctx);
+		rc = html_page_records_write(ctx, fresh, nfresh);
 	/* The cache entries this whole run did not use. */
 	if (!rc && ctx->cache_fd >= 0) {
 		int pruned = html_layout_cache_prune(ctx->cache_fd, ctx->shared);

@@ -261,8 +261,10 @@ void html_page_records_read(html_ctx *ctx);
 bool html_page_unchanged(const html_ctx *ctx, int fn, uint64_t key);
 /* Record fn's page, just written, with its files' stamps. */
 void html_page_note(const html_ctx *ctx, int fn, uint64_t key, uint64_t cache_key);
-/* Write the records file of this rendering (nothing without records). */
-int html_page_records_write(const html_ctx *ctx);
+/* Write the records file of this rendering (nothing without records); with
+ * opts.input_key and every page recorded, the stamps of every other file
+ * of fresh (the site's files) too. */
+int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh);
 /* The key of function fn's page (html_function.c). */
 uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *s, int fn);
 

@@ -372,7 +372,8 @@ void html_page_records_read(html_ctx *ctx)
 			*next++ = '\0';
 		html_page_record rec;
 		page_ref want = { NULL, -1 };
-		if (line[0] == '#' || !parse_record(line, &rec, &want.page))
+		if (line[0] == '#' || strncmp(line, "site ", 5) == 0 ||
+		    strncmp(line, "file ", 5) == 0 || !parse_record(line, &rec, &want.page))
 			continue;
 		const page_ref *hit =
 			bsearch(&want, refs, (size_t)ctx->nuser, sizeof(page_ref), compare_page_refs);
@@ -383,7 +384,42 @@ void html_page_records_read(html_ctx *ctx)
 	free(text);
 }
 
-int html_page_records_write(const html_ctx *ctx)
+/* What a whole site is made from: the input, the options, cgmap. */
+static uint64_t site_stamp(const cgm_html_options *o)
+{
+	uint64_t h = html_key_str(CGM_FNV1A_OFFSET, "cgmap " CGMAP_VERSION);
+	h = html_key_str(h, PAGE_FORMAT);
+	h = html_key_u64(h, o->input_key);
+	h = html_key_u64(h, (uint64_t)o->depth);
+	h = html_key_u64(h, (uint64_t)o->node_cap);
+	h = html_key_u64(h, o->dot_sources);
+	h = html_key_u64(h, o->graphviz_neighbourhoods);
+	return h ? h : 1;
+}
+
+static bool function_file(const char *rel)
+{
+	return strncmp(rel, "functions/", 10) == 0 || strncmp(rel, "dot/functions/", 14) == 0;
+}
+
+/* "file INODE SIZE SEC NSEC REL" of every file of the site but the
+ * function pages (their records say it); false when one cannot be
+ * stat'ed. */
+static bool site_file_lines(cgm_strbuf *b, const html_ctx *ctx, char *const *fresh, int nfresh)
+{
+	for (int i = 0; i < nfresh; i++) {
+		if (function_file(fresh[i]))
+			continue;
+		html_file_stamp st;
+		if (!stat_file(ctx->dir->fd, fresh[i], &st))
+			return false;
+		cgm_strbuf_printf(b, "file %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s\n",
+				  st.ino, st.size, st.sec, st.nsec, fresh[i]);
+	}
+	return true;
+}
+
+int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 {
 	if (!ctx->records)
 		return 0;
@@ -391,19 +427,136 @@ int html_page_records_write(const html_ctx *ctx)
 	cgm_strbuf_puts(&b, "# cgmap page records: key, layout cache key, then per file inode, "
 			    "size, modification time; the next rendering skips a page whose key "
 			    "and files match\n");
+	bool whole = ctx->opts.input_key != 0;
+	cgm_strbuf files = CGM_STRBUF_INIT;
 	for (int fn = 0; fn < ctx->nuser; fn++) {
 		const html_page_record *rec = &ctx->records[fn];
-		if (!rec->key)
+		if (!rec->key) {
+			whole = false;
 			continue;
-		cgm_strbuf_printf(&b, "%016" PRIx64 " %016" PRIx64 " %d", rec->key, rec->cache_key,
+		}
+		cgm_strbuf_printf(&files, "%016" PRIx64 " %016" PRIx64 " %d", rec->key, rec->cache_key,
 				  rec->nfiles);
 		for (int k = 0; k < rec->nfiles; k++)
-			cgm_strbuf_printf(&b, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
+			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
 					  rec->file[k].ino, rec->file[k].size, rec->file[k].sec,
 					  rec->file[k].nsec);
-		cgm_strbuf_printf(&b, " %s\n", ctx->page[fn]);
+		cgm_strbuf_printf(&files, " %s\n", ctx->page[fn]);
 	}
+	/* The whole site, when every file of it is recorded: a rendering of
+	 * the same input then need not read it (cgm_html_site_current). */
+	size_t mark = files.len;
+	if (whole && site_file_lines(&files, ctx, fresh, nfresh))
+		cgm_strbuf_printf(&b, "site %016" PRIx64 "\n", site_stamp(&ctx->opts));
+	else
+		files.len = mark;
+	cgm_strbuf_add(&b, files.data ? files.data : "", files.len);
+	cgm_strbuf_free(&files);
 	int rc = cgm_outdir_write(ctx->dir, HTML_PAGES_FILE, b.data ? b.data : "", b.len);
 	cgm_strbuf_free(&b);
 	return rc;
+}
+
+/* The stamp of a file line ("file ...") matches the file now. */
+static bool file_line_current(int dirfd, char *line)
+{
+	char *p = line + 5, *end;
+	uint64_t v[4];
+	for (int i = 0; i < 4; i++) {
+		v[i] = strtoull(p, &end, 10);
+		if (end == p || *end != ' ')
+			return false;
+		p = end + 1;
+	}
+	html_file_stamp now;
+	/* No component of the path may be a link: the check would look at
+	 * files outside the site. */
+	if (strstr(p, "..") || p[0] == '/' || !*p)
+		return false;
+	for (char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+		struct stat st;
+		*slash = '\0';
+		bool folder = fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		*slash = '/';
+		if (!folder)
+			return false;
+	}
+	return stat_file(dirfd, p, &now) && now.ino == v[0] && now.size == v[1] &&
+	       now.sec == (int64_t)v[2] && now.nsec == (int64_t)v[3];
+}
+
+/* A function record's files (functions/PAGE, dot/functions/NAME.dot)
+ * match its stamps. */
+static bool record_current(int dirfd, const html_page_record *rec, const char *page)
+{
+	size_t n = strlen(page);
+	if (n <= 5 || strcmp(page + n - 5, ".html") != 0 || strchr(page, '/'))
+		return false;
+	for (int k = 0; k < rec->nfiles; k++) {
+		char rel[600];
+		if (k == 0)
+			snprintf(rel, sizeof(rel), "functions/%s", page);
+		else
+			snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(n - 5), page);
+		char line[700];
+		snprintf(line, sizeof(line), "file %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s",
+			 rec->file[k].ino, rec->file[k].size, rec->file[k].sec, rec->file[k].nsec, rel);
+		if (!file_line_current(dirfd, line))
+			return false;
+	}
+	return true;
+}
+
+#define RECORDS_MAX ((off_t)256 << 20)
+
+bool cgm_html_site_current(const char *outdir, const cgm_html_options *opts)
+{
+	if (!opts || !opts->input_key || opts->every_page || opts->no_layout_cache || !outdir)
+		return false;
+	int dirfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return false;
+	int fd = openat(dirfd, HTML_PAGES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORDS_MAX) {
+		if (fd >= 0)
+			close(fd);
+		close(dirfd);
+		return false;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *text = cgm_xcalloc(size + 1, 1);
+	while (got < size) {
+		ssize_t r = read(fd, text + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	text[got] = '\0';
+	char want[32];
+	snprintf(want, sizeof(want), "site %016" PRIx64, site_stamp(opts));
+	bool stamped = false, current = got == size;
+	for (char *line = text, *next; current && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		html_page_record rec;
+		const char *page;
+		if (line[0] == '#')
+			continue;
+		if (strncmp(line, "site ", 5) == 0)
+			stamped = stamped || strcmp(line, want) == 0;
+		else if (strncmp(line, "file ", 5) == 0)
+			current = file_line_current(dirfd, line);
+		else if (parse_record(line, &rec, &page))
+			current = record_current(dirfd, &rec, page);
+		else
+			current = false;
+	}
+	free(text);
+	close(dirfd);
+	return stamped && current;
 }

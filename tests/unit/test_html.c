@@ -1628,6 +1628,62 @@ static void test_page_records_garbage(void **state)
 	cgm_model_free(m);
 }
 
+/* A site rendered from an input (its key) is current for that input and
+ * those options only, and only while every file is as it was left. */
+static void test_site_current(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir();
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	o.dot_sources = true; /* as assert_like_fresh renders */
+	o.input_key = 42;
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	cgm_html_options other = o;
+	other.input_key = 43;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.depth = 2;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.every_page = true;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.input_key = 0;
+	assert_false(cgm_html_site_current(dir, &other));
+
+	/* An edited report, then a deleted function page: not current until
+	 * rendered again. */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/reports/dead.html", dir);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("edited", f);
+	fclose(f);
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++)
+		if (strncmp(files.paths[i], "functions/app.work", 18) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+			assert_int_equal(unlink(path), 0);
+		}
+	free_files(&files);
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	assert_like_fresh(m, dir, 1);
+
+	/* Rendered without an input key: never current. */
+	other = o, other.input_key = 0;
+	assert_int_equal(cgm_emit_html(m, &other, dir), 0);
+	assert_false(cgm_html_site_current(dir, &o));
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* ---- the layout cache ---- */
 
 static void render_into(const cgm_model *m, const char *dir, bool cache, html_layout_stats *st)
@@ -2111,6 +2167,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_renders_the_same),
 		cmocka_unit_test(test_pages_built_when_changed),
 		cmocka_unit_test(test_page_records_garbage),
+		cmocka_unit_test(test_site_current),
 		cmocka_unit_test(test_layout_cache_second_run),
 		cmocka_unit_test(test_layout_cache_new_figures),
 		cmocka_unit_test(test_layout_cache_truncated_entry),
