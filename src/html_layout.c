@@ -458,6 +458,19 @@ static double line_width(const char *s, const char **end, double size)
 	return em * size / 1000.0;
 }
 
+/* The width inside a node's shape a line of its label may use. */
+static double inner_width(const lnode *n)
+{
+	switch (n->shape) {
+	case SHAPE_ELLIPSE:
+		return n->w / 1.2;
+	case SHAPE_DIAMOND:
+		return n->w / 2;
+	default:
+		return n->w;
+	}
+}
+
 static void measure(lnode *n)
 {
 	double w = 0;
@@ -857,6 +870,13 @@ static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\"", px(n->x), px(baseline + i * line_h));
+		/* The browser's sans-serif is seldom Helvetica (DejaVu Sans is a
+		 * sixth wider): a line a font 30% wider would push out of its
+		 * box is drawn at the width measured, its glyphs scaled to it. */
+		double lw = line_width(p, NULL, n->fontsize);
+		if (lw * 1.3 > inner_width(n) - 4)
+			cgm_strbuf_printf(out, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"",
+					  px(lw));
 		if (n->fontsize != 10.0)
 			cgm_strbuf_printf(out, " font-size=\"%g\"", n->fontsize);
 		if (n->fontcolor)

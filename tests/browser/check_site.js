@@ -255,6 +255,20 @@ async function main() {
     if (!href) continue;
     await navigate(fileUrl(href));
     await screenshot('function-' + id.replace(/[^A-Za-z0-9]+/g, '_'), true);
+    // Every label of cgmap's own layout fits its box in this browser's
+    // fonts (measured with Helvetica's widths, drawn with whatever
+    // sans-serif the system has).
+    const overflowing = await evaluate(`Array.from(document.querySelectorAll('.graph svg.layered g.node')).flatMap(g => {
+      const shape = g.querySelector('rect, ellipse, polygon');
+      if (!shape) return [];
+      const box = shape.getBBox();
+      return Array.from(g.querySelectorAll('text')).filter(t => {
+        const b = t.getBBox();
+        return b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5;
+      }).map(t => t.textContent + ' (' + Math.round(t.getBBox().width) + ' px in ' + Math.round(box.width) + ')');
+    })`);
+    const labels = await evaluate(`document.querySelectorAll('.graph svg.layered g.node text').length`);
+    check(overflowing.length === 0, `${id}: all ${labels} labels fit their boxes (overflowing: ${overflowing.join('; ')})`);
     const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a')).map(a => ({
       href: a.getAttribute('xlink:href') || a.getAttribute('href') || '',
       title: a.getAttribute('xlink:title') || a.getAttribute('title') || '',
