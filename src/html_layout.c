@@ -42,6 +42,7 @@
  * apart (room for an edge's call count), boxes NODE_GAP apart. */
 #define BOX_HEIGHT 22.0
 #define BOX_PAD_X 9.0
+#define FONT_SLACK 1.15
 #define RANK_GAP 64.0
 #define NODE_GAP 9.0
 #define MARGIN 6.0
@@ -458,7 +459,8 @@ static double line_width(const char *s, const char **end, double size)
 	return em * size / 1000.0;
 }
 
-/* The width inside a node's shape a line of its label may use. */
+/* The width inside a node's shape a line of its label may use (its
+ * measured width with FONT_SLACK and the padding). */
 static double inner_width(const lnode *n)
 {
 	switch (n->shape) {
@@ -486,6 +488,10 @@ static void measure(lnode *n)
 			break;
 	}
 	double text_h = lines * n->fontsize * LINE_HEIGHT;
+	/* Room for a browser's sans-serif wider than Helvetica (DejaVu Sans,
+	 * the usual one on Linux, is a sixth wider): the label then fits
+	 * without being scaled (write_node scales only what would not). */
+	w *= FONT_SLACK;
 	switch (n->shape) {
 	case SHAPE_BOX:
 		n->w = ceil(w + 2 * BOX_PAD_X);
@@ -695,7 +701,9 @@ static const char *colour(const char *c, const char *fallback)
 
 static void marker_id(cgm_strbuf *out, enum arrow_kind kind, const char *col)
 {
-	cgm_strbuf_printf(out, "cgm-%s-%s", arrow_names[kind], col[0] == '#' ? col + 1 : col);
+	/* Short: every edge names its marker ("m0-495057", the arrow kind's
+	 * number and the colour). */
+	cgm_strbuf_printf(out, "m%d-%s", (int)kind, col[0] == '#' ? col + 1 : col);
 }
 
 static void marker_def(cgm_strbuf *out, enum arrow_kind kind, const char *col, bool tail)
@@ -773,7 +781,8 @@ static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
 		double bow = 24 + fabs(y3 - y0) / 8;
 		c1x = x0 + bow, c1y = y0, c2x = x3 + bow, c2y = y3;
 	}
-	cgm_strbuf_puts(out, "<g class=\"edge\"><a");
+	/* The link is the element: a <g> around it would only repeat it. */
+	cgm_strbuf_puts(out, "<a class=\"edge\"");
 	if (e->tooltip) {
 		cgm_strbuf_puts(out, " xlink:title=\"");
 		put_attr(out, e->tooltip);
@@ -806,14 +815,14 @@ static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
 		put_text(out, e->label);
 		cgm_strbuf_puts(out, "</text>");
 	}
-	cgm_strbuf_puts(out, "</a></g>\n");
+	cgm_strbuf_puts(out, "</a>\n");
 }
 
 static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix)
 {
 	const char *stroke = colour(n->stroke, DEFAULT_STROKE);
 	const char *fill = n->filled ? colour(n->fill, "#ffffff") : "none";
-	cgm_strbuf_puts(out, "<g class=\"node\"><a");
+	cgm_strbuf_puts(out, "<a class=\"node\"");
 	if (n->url) {
 		const char *url = n->url;
 		size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
@@ -892,7 +901,7 @@ static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix
 			break;
 		p = nl + 1;
 	}
-	cgm_strbuf_puts(out, "</a></g>\n");
+	cgm_strbuf_puts(out, "</a>\n");
 }
 
 static void write_svg(cgm_strbuf *out, layout *l, double width, double height,

@@ -258,7 +258,7 @@ async function main() {
     // Every label of cgmap's own layout fits its box in this browser's
     // fonts (measured with Helvetica's widths, drawn with whatever
     // sans-serif the system has).
-    const overflowing = await evaluate(`Array.from(document.querySelectorAll('.graph svg.layered g.node')).flatMap(g => {
+    const overflowing = await evaluate(`Array.from(document.querySelectorAll('.graph svg.layered a.node')).flatMap(g => {
       const shape = g.querySelector('rect, ellipse, polygon');
       if (!shape) return [];
       const box = shape.getBBox();
@@ -267,9 +267,9 @@ async function main() {
         return b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5;
       }).map(t => t.textContent + ' (' + Math.round(t.getBBox().width) + ' px in ' + Math.round(box.width) + ')');
     })`);
-    const labels = await evaluate(`document.querySelectorAll('.graph svg.layered g.node text').length`);
+    const labels = await evaluate(`document.querySelectorAll('.graph svg.layered a.node text').length`);
     check(overflowing.length === 0, `${id}: all ${labels} labels fit their boxes (overflowing: ${overflowing.join('; ')})`);
-    const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a')).map(a => ({
+    const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a, .graph svg a.node')).map(a => ({
       href: a.getAttribute('xlink:href') || a.getAttribute('href') || '',
       title: a.getAttribute('xlink:title') || a.getAttribute('title') || '',
       text: Array.from(a.querySelectorAll('text')).map(t => t.textContent).join(' '),
@@ -292,7 +292,7 @@ async function main() {
     // A real click on a node other than this function's own.
     await navigate(fileUrl(href));
     const target = await evaluate(`(() => {
-      const as = Array.from(document.querySelectorAll('.graph svg g.node a')).filter(a => /^(\\.\\.\\/functions\\/)?[^/#]+\\.html$/.test(a.getAttribute('xlink:href') || ''));
+      const as = Array.from(document.querySelectorAll('.graph svg g.node a, .graph svg a.node')).filter(a => /^(\\.\\.\\/functions\\/)?[^/#]+\\.html$/.test(a.getAttribute('xlink:href') || ''));
       const me = document.querySelector('h1').textContent;
       const a = as.find(x => !(x.getAttribute('xlink:title') || '').startsWith(me)) || as[0];
       if (!a) return null;

@@ -2074,15 +2074,15 @@ static void test_layered_layout_columns(void **state)
 	assert_non_null(strstr(out, ">nosuch(1 arg)</text>"));
 	assert_non_null(strstr(out, ">missing</text>"));
 	assert_non_null(strstr(out, ">12\xC3\x97</text>"));
-	/* Two normal grey arrows, one marker. */
-	const char *first = strstr(out, "<marker id=\"cgm-normal-495057\"");
+	/* Two normal grey arrows, one marker (m1: normal, m6: box). */
+	const char *first = strstr(out, "<marker id=\"m1-495057\"");
 	assert_non_null(first);
-	assert_null(strstr(first + 1, "<marker id=\"cgm-normal-495057\""));
-	assert_non_null(strstr(out, "<marker id=\"cgm-box-2b8a3e\""));
+	assert_null(strstr(first + 1, "<marker id=\"m1-495057\""));
+	assert_non_null(strstr(out, "<marker id=\"m6-2b8a3e\""));
 	int nodes = 0, edges = 0;
-	for (const char *p = out; (p = strstr(p, "<g class=\"node\">")) != NULL; p++)
+	for (const char *p = out; (p = strstr(p, "<a class=\"node\"")) != NULL; p++)
 		nodes++;
-	for (const char *p = out; (p = strstr(p, "<g class=\"edge\">")) != NULL; p++)
+	for (const char *p = out; (p = strstr(p, "<a class=\"edge\"")) != NULL; p++)
 		edges++;
 	assert_int_equal(nodes, 5);
 	assert_int_equal(edges, 5);
