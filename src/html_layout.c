@@ -21,7 +21,9 @@
  * beyond the first ring, from the barycentre of the neighbours nearer the
  * focal node, so outer nodes sit beside what they call or are called by;
  * text is measured with Helvetica's advance widths (sans-serif's usual
- * metrics), as Graphviz does without a text plugin.
+ * metrics), as Graphviz does without a text plugin, and boxes leave room
+ * for a browser's wider sans-serif (FONT_SLACK; longer labels are scaled to
+ * their measured width).
  *
  * Anything this reader does not know (a subgraph, an HTML label, a
  * malformed line) is CGM_EINPUT: the caller then lays the graph out with
