@@ -444,7 +444,9 @@ function finish() {
   console.log(`${passed} passed, ${failed} failed`);
   try { chrome.kill('SIGTERM'); } catch (e) { /* already gone */ }
   setTimeout(() => {
-    fs.rmSync(profile, { recursive: true, force: true });
+    // Chromium may still be writing its profile as it ends (a loaded
+    // machine): a leftover temporary profile is no failure of the site.
+    try { fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); } catch (e) { /* left behind */ }
     process.exit(failed || passed === 0 ? 1 : 0);
   }, 300);
 }
