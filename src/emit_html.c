@@ -42,6 +42,8 @@ void cgm_html_options_init(cgm_html_options *opts)
 	opts->dot_sources = false;
 	opts->no_layout_cache = false;
 	opts->graphviz_neighbourhoods = false;
+	opts->every_page = false;
+	opts->input_key = 0;
 }
 
 /* ---- adjacency ---- */
@@ -336,6 +338,7 @@ void html_ctx_free(html_ctx *ctx)
 	free(ctx->schemas);
 	html_relations_free(ctx);
 	html_profile_free(ctx);
+	html_pagekey_free(ctx);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -369,10 +372,26 @@ static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
 	int nitems = ctx->nschemas + ctx->nuser;
 	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
 		html_graph_scratch_item(scratch, item);
-		if (item < ctx->nschemas)
+		if (item < ctx->nschemas) {
 			rc = html_write_schema_page(ctx, scratch, item);
-		else
-			rc = html_write_function_page(ctx, scratch, item - ctx->nschemas);
+			continue;
+		}
+		int fn = item - ctx->nschemas;
+		if (!ctx->records) {
+			rc = html_write_function_page(ctx, scratch, fn);
+			continue;
+		}
+		/* A page whose inputs did not change is neither built nor
+		 * written; its layout cache entry stays in use. */
+		uint64_t key = html_function_page_key(ctx, scratch, fn);
+		if (html_page_unchanged(ctx, fn, key)) {
+			ctx->shared->keys[item] = ctx->records[fn].cache_key;
+			__atomic_fetch_add(&ctx->shared->skipped, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		rc = html_write_function_page(ctx, scratch, fn);
+		if (!rc)
+			html_page_note(ctx, fn, key, ctx->shared->keys[item]);
 	}
 	html_graph_scratch_free(scratch);
 	return rc;
@@ -527,7 +546,7 @@ static bool site_shaped(const char *rel)
 	       in_folder(rel, "relations/", ".html") || in_folder(rel, "profile/", ".html") ||
 	       in_folder(rel, "dot/functions/", ".dot") || in_folder(rel, "dot/schemas/", ".dot") ||
 	       in_folder(rel, HTML_CACHE_DIR "/", ".svg") ||
-	       strcmp(rel, "stacks.folded") == 0;
+	       strcmp(rel, "stacks.folded") == 0 || strcmp(rel, HTML_PAGES_FILE) == 0;
 }
 
 /* Append folder + the first len bytes of name + ext to the list. */
@@ -644,6 +663,8 @@ static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
 	}
 	if (!rc)
 		rc = cgm_outdir_manifest_write(dir, fresh, nfresh);
+	if (!rc)
+		rc = html_page_records_write(ctx, fresh, nfresh);
 	/* The cache entries this whole run did not use. */
 	if (!rc && ctx->cache_fd >= 0) {
 		int pruned = html_layout_cache_prune(ctx->cache_fd, ctx->shared);
@@ -694,6 +715,21 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 		else
 			ctx.shared = map, ctx.shared->nkeys = nitems;
 	}
+	/* The page records: one per function, filled by the workers. */
+	size_t records_size = sizeof(html_page_record) * ((size_t)ctx.nuser + 1);
+	if (!rc && !o.no_layout_cache && !o.every_page) {
+		void *map = mmap(NULL, records_size, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			rc = cgm_error(CGM_EIO, "cannot share memory with the layout workers: %s",
+				       strerror(errno));
+		else
+			ctx.records = map;
+	}
+	if (!rc && ctx.records) {
+		html_pagekey_build(&ctx);
+		html_page_records_read(&ctx);
+	}
 	if (!rc && !o.no_layout_cache) {
 		rc = cgm_outdir_subdir(&dir, HTML_CACHE_DIR);
 		for (int k = 0; !rc && k < dir.nsub; k++)
@@ -705,8 +741,13 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 	if (ctx.shared) {
 		last_stats.layouts = ctx.shared->layouts;
 		last_stats.hits = ctx.shared->hits;
+		last_stats.skipped = ctx.shared->skipped;
 		munmap(ctx.shared, shared_size);
 		ctx.shared = NULL;
+	}
+	if (ctx.records) {
+		munmap(ctx.records, records_size);
+		ctx.records = NULL;
 	}
 	html_ctx_free(&ctx);
 	cgm_outdir_close(&dir);

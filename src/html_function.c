@@ -107,7 +107,9 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		return;
 	}
 	/* Without runtime data every calls and time cell would be a dash:
-	 * the columns go (a third of a busy table's bytes). */
+	 * the columns go (a third of a busy table's bytes).  A row's cells and
+	 * the row itself end where the next begins (HTML lets </td> and </tr>
+	 * go): a sixth of the rest. */
 	bool figures = m->has_runtime;
 	cgm_strbuf_printf(b,
 			  "<table class=\"sortable\"><thead><tr><th>%s</th><th>via</th>"
@@ -129,13 +131,13 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"observed against an earlier "
 					   "body of the caller (replaced since): matched by callee, not "
 					   "by line\">earlier body</span>");
-		cgm_strbuf_printf(b, "</td><td>%s", cgm_via_name(e->via));
+		cgm_strbuf_printf(b, "<td>%s", cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_puts(b, " <span class=\"object\">");
 			html_text(b, e->object);
 			cgm_strbuf_puts(b, "</span>");
 		}
-		cgm_strbuf_printf(b, "</td><td>%s</td><td>", html_provenance_name(e->provenance));
+		cgm_strbuf_printf(b, "<td>%s<td>", html_provenance_name(e->provenance));
 		int nknown = 0;
 		for (int l = 0; l < e->nlines; l++) {
 			if (e->lines[l] <= 0) /* observed with no known site */
@@ -152,19 +154,17 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		}
 		if (nknown == 0)
 			cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
-		cgm_strbuf_puts(b, "</td>");
 		if (!figures) {
 			/* no runtime columns */
 		} else if (e->provenance & CGM_EDGE_OBSERVED) {
-			cgm_strbuf_printf(b, "<td class=\"num\">%lld</td><td class=\"num\">",
+			cgm_strbuf_printf(b, "<td class=\"num\">%lld<td class=\"num\">",
 					  (long long)e->runtime.calls);
 			html_ms(b, e->runtime.total_ms);
-			cgm_strbuf_puts(b, "</td>");
 		} else {
-			cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94</td>"
-					   "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94</td>");
+			cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94"
+					   "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94");
 		}
-		cgm_strbuf_puts(b, "</tr>\n");
+		cgm_strbuf_putc(b, '\n');
 	}
 	cgm_strbuf_puts(b, "</tbody></table>\n");
 }
@@ -609,6 +609,54 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 	cgm_strbuf_puts(b, "</dl>\n");
 }
 
+/* The page down to its graph: frame, names, signature, facts, status,
+ * runtime figures, profile links, timeline. */
+static void page_head(cgm_strbuf *b, const html_ctx *ctx, int fn)
+{
+	const cgm_model *m = ctx->model;
+	const cgm_function *f = &m->functions[fn];
+	html_page_begin(b, ctx, "../", f->id);
+	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
+	cgm_strbuf_printf(b, "<p class=\"muted\">%s in schema <a href=\"../schemas/%s\">",
+			  cgm_kind_name(f->kind), sc->page);
+	html_text(b, sc->name);
+	cgm_strbuf_puts(b, "</a></p>\n<h1 class=\"fn\">");
+	html_text(b, f->id);
+	cgm_strbuf_puts(b, "</h1>\n");
+	signature(b, f);
+	cgm_strbuf_puts(b, "<dl class=\"facts\">\n");
+	fact(b, "kind", cgm_kind_name(f->kind));
+	fact(b, "language", f->language ? f->language : "?");
+	if (f->from_extension)
+		fact(b, "extension", "belongs to an extension");
+	cgm_strbuf_puts(b, "</dl>\n");
+	if (f->comment) {
+		cgm_strbuf_puts(b, "<blockquote class=\"comment\" style=\"white-space:pre-wrap\">");
+		html_text(b, f->comment);
+		cgm_strbuf_puts(b, "</blockquote>\n");
+	} else {
+		cgm_strbuf_puts(b, "<p class=\"muted\">No comment (COMMENT ON FUNCTION).</p>\n");
+	}
+	status_section(b, ctx, fn);
+	if (f->nerrors > 0) {
+		cgm_strbuf_puts(b, "<div class=\"warn\"><b>The body did not parse</b>; its calls "
+				    "may be incomplete:<ul>");
+		for (int i = 0; i < f->nerrors; i++) {
+			cgm_strbuf_puts(b, "<li>");
+			if (f->errors[i].line > 0)
+				cgm_strbuf_printf(b, "<a href=\"#L%d\">line %d</a>: ", f->errors[i].line,
+						  f->errors[i].line);
+			html_text(b, f->errors[i].message);
+			cgm_strbuf_puts(b, "</li>");
+		}
+		cgm_strbuf_puts(b, "</ul></div>\n");
+	}
+	runtime_figures(b, ctx, f);
+	html_profile_function(b, ctx, fn);
+	if (m->has_runtime && f->runtime.calls > 0)
+		html_timeline_function(b, ctx, fn);
+}
+
 int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, int fn)
 {
 	const cgm_model *m = ctx->model;
@@ -627,46 +675,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 		rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
 	}
 
-	html_page_begin(&b, ctx, "../", f->id);
-	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
-	cgm_strbuf_printf(&b, "<p class=\"muted\">%s in schema <a href=\"../schemas/%s\">",
-			  cgm_kind_name(f->kind), sc->page);
-	html_text(&b, sc->name);
-	cgm_strbuf_puts(&b, "</a></p>\n<h1 class=\"fn\">");
-	html_text(&b, f->id);
-	cgm_strbuf_puts(&b, "</h1>\n");
-	signature(&b, f);
-	cgm_strbuf_puts(&b, "<dl class=\"facts\">\n");
-	fact(&b, "kind", cgm_kind_name(f->kind));
-	fact(&b, "language", f->language ? f->language : "?");
-	if (f->from_extension)
-		fact(&b, "extension", "belongs to an extension");
-	cgm_strbuf_puts(&b, "</dl>\n");
-	if (f->comment) {
-		cgm_strbuf_puts(&b, "<blockquote class=\"comment\" style=\"white-space:pre-wrap\">");
-		html_text(&b, f->comment);
-		cgm_strbuf_puts(&b, "</blockquote>\n");
-	} else {
-		cgm_strbuf_puts(&b, "<p class=\"muted\">No comment (COMMENT ON FUNCTION).</p>\n");
-	}
-	status_section(&b, ctx, fn);
-	if (f->nerrors > 0) {
-		cgm_strbuf_puts(&b, "<div class=\"warn\"><b>The body did not parse</b>; its calls "
-				    "may be incomplete:<ul>");
-		for (int i = 0; i < f->nerrors; i++) {
-			cgm_strbuf_puts(&b, "<li>");
-			if (f->errors[i].line > 0)
-				cgm_strbuf_printf(&b, "<a href=\"#L%d\">line %d</a>: ", f->errors[i].line,
-						  f->errors[i].line);
-			html_text(&b, f->errors[i].message);
-			cgm_strbuf_puts(&b, "</li>");
-		}
-		cgm_strbuf_puts(&b, "</ul></div>\n");
-	}
-	runtime_figures(&b, ctx, f);
-	html_profile_function(&b, ctx, fn);
-	if (m->has_runtime && f->runtime.calls > 0)
-		html_timeline_function(&b, ctx, fn);
+	page_head(&b, ctx, fn);
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
 	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers (left) and callees (right) up to %d "
@@ -711,4 +720,60 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	}
 	cgm_strbuf_free(&b), cgm_strbuf_free(&dot), cgm_strbuf_free(&svg);
 	return rc;
+}
+
+/* What the page of fn is built from, hashed (html_pagekey.c): the site's
+ * part and fn's neighbourhood (graph, callers and callees tables) as
+ * hashed there; the sections that show fn alone, rendered here and hashed
+ * (they are small); and the inputs of the source view.  Equal keys, equal
+ * pages: what the page shows is all in here. */
+uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch, int fn)
+{
+	const cgm_model *m = ctx->model;
+	const cgm_function *f = &m->functions[fn];
+	uint64_t h = html_key_u64(ctx->site_key, ctx->hood[fn]);
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	page_head(&b, ctx, fn);
+	html_function_relations(&b, ctx, fn);
+	problem_sites(&b, ctx, scratch, fn);
+	h = html_key_bytes(h, b.data ? b.data : "", b.len);
+	cgm_strbuf_free(&b);
+	/* The source view; and what the graph draws for the dynamic sites
+	 * (their possible targets, with their own neighbourhoods). */
+	h = html_key_str(h, f->source);
+	h = html_key_str(h, f->file);
+	h = html_key_u64(h, (uint64_t)(int64_t)f->file_line);
+	h = html_key_u64(h, (uint64_t)f->nsites);
+	for (int i = 0; i < f->nsites; i++) {
+		const cgm_site *site = &f->sites[i];
+		h = html_key_u64(h, (uint64_t)(int64_t)site->line);
+		h = html_key_u64(h, (uint64_t)site->kind);
+		h = html_key_u64(h, (uint64_t)site->resolution);
+		h = html_key_str(h, site->schema);
+		h = html_key_str(h, site->name);
+		h = html_key_u64(h, (uint64_t)(int64_t)site->nargs);
+		h = html_key_str(h, site->stmt);
+		h = html_key_str(h, site->text);
+		h = html_key_u64(h, site->events);
+		h = html_key_u64(h, (uint64_t)site->ntargets);
+		for (int t = 0; t < site->ntargets; t++) {
+			int target = site->targets[t];
+			h = html_key_u64(h, target >= 0 && target < ctx->nfn ? ctx->shown[target] : 0);
+			h = html_key_u64(h, (uint64_t)cgm_site_target_via(site, t));
+			h = html_key_str(h, cgm_site_target_object(site, t));
+		}
+		if (site->kind == CGM_SITE_DYNAMIC) {
+			cgm_dynsql_info info;
+			cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
+			h = html_key_u64(h, (uint64_t)info.total);
+			/* Drawn as callees; deeper graphs draw their edges too. */
+			const uint64_t *of = ctx->opts.depth > 1 ? ctx->hood : ctx->shown;
+			for (int t = 0; t < info.ntargets; t++) {
+				int target = info.targets[t];
+				h = html_key_u64(h, target >= 0 && target < ctx->nfn ? of[target] : 0);
+			}
+			cgm_dynsql_info_free(&info);
+		}
+	}
+	return h ? h : 1; /* 0 means no record */
 }

@@ -549,10 +549,18 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	}
 	poss_start[poss_sites] = nposs;
 
-	int nedges = 0;
+	/* The edges the graph may draw: the focal function's, and those of
+	 * each caller (callee) short of the depth on its own side.  Only
+	 * these: the page then depends on nothing further out (a function's
+	 * page key, html_pagekey.c, hashes just that neighbourhood). */
+	int nedges = ctx->out_start[fn + 1] - ctx->out_start[fn] + ctx->in_start[fn + 1] -
+		     ctx->in_start[fn];
 	for (int i = 0; i < s->nkept; i++) {
-		int u = s->kept[i];
-		nedges += ctx->out_start[u + 1] - ctx->out_start[u];
+		int u = s->kept[i], lu = s->level[u];
+		if (u == fn || lu == 0 || lu >= ctx->opts.depth || -lu >= ctx->opts.depth)
+			continue;
+		nedges += lu > 0 ? ctx->out_start[u + 1] - ctx->out_start[u]
+				 : ctx->in_start[u + 1] - ctx->in_start[u];
 	}
 	graph_header(dot, nedges);
 	const char *schema = focal->schema;

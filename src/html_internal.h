@@ -91,6 +91,15 @@ typedef struct html_ctx {
 	 * workers share with the parent (an anonymous shared mapping). */
 	int cache_fd;
 	struct html_layout_shared *shared;
+
+	/* html_pagekey.c: what the pages show, hashed (see there), and the
+	 * records of the function pages: the previous rendering's
+	 * (old_records, malloc'd, NULL when none) and this one's (records, a
+	 * shared mapping the forked workers fill; NULL when pages are always
+	 * built: --no-layout-cache). */
+	uint64_t site_key;
+	uint64_t *shown, *hood;
+	struct html_page_record *old_records, *records;
 } html_ctx;
 
 /* What one rendering's layouts did, summed over its workers. */
@@ -98,6 +107,8 @@ typedef struct html_layout_stats {
 	long layouts;   /* graphs laid out by Graphviz */
 	long hits;      /* graphs taken from the layout cache */
 	long pruned;    /* cache entries removed at the end, unused by the run */
+	long skipped;   /* function pages neither built nor written: their inputs
+	                 * and files were as the last rendering left them */
 } html_layout_stats;
 /* The counters of the last cgm_emit_html of this process (for tests). */
 void html_layout_stats_last(html_layout_stats *out);
@@ -167,7 +178,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 /* The shared state of the layout workers: counters, then the cache key of
  * each graph item (schemas, then functions; 0: none). */
 typedef struct html_layout_shared {
-	long layouts, hits;
+	long layouts, hits, skipped;
 	int nkeys;
 	uint64_t keys[];
 } html_layout_shared;
@@ -222,6 +233,40 @@ int html_profile_files(const html_ctx *ctx, void (*add)(void *arg, const char *p
 void html_profile_index(cgm_strbuf *b, const html_ctx *ctx);
 /* A function page's links to the profile pages of the paths through it. */
 void html_profile_function(cgm_strbuf *b, const html_ctx *ctx, int fn);
+
+/* ---- html_pagekey.c: function pages built only when their inputs changed ---- */
+#define HTML_PAGES_FILE ".cgmap-pages"
+typedef struct html_file_stamp {
+	uint64_t ino, size;
+	int64_t sec, nsec;
+} html_file_stamp;
+typedef struct html_page_record {
+	uint64_t key;       /* 0: none */
+	uint64_t cache_key; /* the layout cache entry its graph used, 0 none */
+	int nfiles;         /* functions/X.html, and dot/functions/X.dot */
+	html_file_stamp file[2];
+} html_page_record;
+/* FNV-1a over typed pieces (a NULL string differs from ""). */
+uint64_t html_key_bytes(uint64_t h, const void *data, size_t len);
+uint64_t html_key_str(uint64_t h, const char *s);
+uint64_t html_key_u64(uint64_t h, uint64_t v);
+/* ctx->site_key, ctx->shown, ctx->hood (needs the adjacency and schemas). */
+void html_pagekey_build(html_ctx *ctx);
+void html_pagekey_free(html_ctx *ctx);
+/* ctx->old_records from the folder's records file (none when missing,
+ * not a regular file, too large; lines that do not parse are ignored). */
+void html_page_records_read(html_ctx *ctx);
+/* Whether function fn's page was built from inputs hashing to key and its
+ * files are as that rendering left them; then its record is carried over. */
+bool html_page_unchanged(const html_ctx *ctx, int fn, uint64_t key);
+/* Record fn's page, just written, with its files' stamps. */
+void html_page_note(const html_ctx *ctx, int fn, uint64_t key, uint64_t cache_key);
+/* Write the records file of this rendering (nothing without records); with
+ * opts.input_key and every page recorded, the stamps of every other file
+ * of fresh (the site's files) too. */
+int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh);
+/* The key of function fn's page (html_function.c). */
+uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *s, int fn);
 
 /* ---- derived facts (emit_html.c) ---- */
 /* A dynamic site seen at runtime: an observed dynamic edge leaves fn from

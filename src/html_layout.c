@@ -21,7 +21,9 @@
  * beyond the first ring, from the barycentre of the neighbours nearer the
  * focal node, so outer nodes sit beside what they call or are called by;
  * text is measured with Helvetica's advance widths (sans-serif's usual
- * metrics), as Graphviz does without a text plugin.
+ * metrics), as Graphviz does without a text plugin, and boxes leave room
+ * for a browser's wider sans-serif (FONT_SLACK; longer labels are scaled to
+ * their measured width).
  *
  * Anything this reader does not know (a subgraph, an HTML label, a
  * malformed line) is CGM_EINPUT: the caller then lays the graph out with
@@ -42,6 +44,7 @@
  * apart (room for an edge's call count), boxes NODE_GAP apart. */
 #define BOX_HEIGHT 22.0
 #define BOX_PAD_X 9.0
+#define FONT_SLACK 1.15
 #define RANK_GAP 64.0
 #define NODE_GAP 9.0
 #define MARGIN 6.0
@@ -458,6 +461,20 @@ static double line_width(const char *s, const char **end, double size)
 	return em * size / 1000.0;
 }
 
+/* The width inside a node's shape a line of its label may use (its
+ * measured width with FONT_SLACK and the padding). */
+static double inner_width(const lnode *n)
+{
+	switch (n->shape) {
+	case SHAPE_ELLIPSE:
+		return n->w / 1.2;
+	case SHAPE_DIAMOND:
+		return n->w / 2;
+	default:
+		return n->w;
+	}
+}
+
 static void measure(lnode *n)
 {
 	double w = 0;
@@ -473,6 +490,10 @@ static void measure(lnode *n)
 			break;
 	}
 	double text_h = lines * n->fontsize * LINE_HEIGHT;
+	/* Room for a browser's sans-serif wider than Helvetica (DejaVu Sans,
+	 * the usual one on Linux, is a sixth wider): the label then fits
+	 * without being scaled (write_node scales only what would not). */
+	w *= FONT_SLACK;
 	switch (n->shape) {
 	case SHAPE_BOX:
 		n->w = ceil(w + 2 * BOX_PAD_X);
@@ -682,7 +703,9 @@ static const char *colour(const char *c, const char *fallback)
 
 static void marker_id(cgm_strbuf *out, enum arrow_kind kind, const char *col)
 {
-	cgm_strbuf_printf(out, "cgm-%s-%s", arrow_names[kind], col[0] == '#' ? col + 1 : col);
+	/* Short: every edge names its marker ("m0-495057", the arrow kind's
+	 * number and the colour). */
+	cgm_strbuf_printf(out, "m%d-%s", (int)kind, col[0] == '#' ? col + 1 : col);
 }
 
 static void marker_def(cgm_strbuf *out, enum arrow_kind kind, const char *col, bool tail)
@@ -760,7 +783,8 @@ static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
 		double bow = 24 + fabs(y3 - y0) / 8;
 		c1x = x0 + bow, c1y = y0, c2x = x3 + bow, c2y = y3;
 	}
-	cgm_strbuf_puts(out, "<g class=\"edge\"><a");
+	/* The link is the element: a <g> around it would only repeat it. */
+	cgm_strbuf_puts(out, "<a class=\"edge\"");
 	if (e->tooltip) {
 		cgm_strbuf_puts(out, " xlink:title=\"");
 		put_attr(out, e->tooltip);
@@ -793,14 +817,14 @@ static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
 		put_text(out, e->label);
 		cgm_strbuf_puts(out, "</text>");
 	}
-	cgm_strbuf_puts(out, "</a></g>\n");
+	cgm_strbuf_puts(out, "</a>\n");
 }
 
 static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix)
 {
 	const char *stroke = colour(n->stroke, DEFAULT_STROKE);
 	const char *fill = n->filled ? colour(n->fill, "#ffffff") : "none";
-	cgm_strbuf_puts(out, "<g class=\"node\"><a");
+	cgm_strbuf_puts(out, "<a class=\"node\"");
 	if (n->url) {
 		const char *url = n->url;
 		size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
@@ -857,6 +881,13 @@ static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\"", px(n->x), px(baseline + i * line_h));
+		/* The browser's sans-serif is seldom Helvetica (DejaVu Sans is a
+		 * sixth wider): a line a font 30% wider would push out of its
+		 * box is drawn at the width measured, its glyphs scaled to it. */
+		double lw = line_width(p, NULL, n->fontsize);
+		if (lw * 1.3 > inner_width(n) - 4)
+			cgm_strbuf_printf(out, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"",
+					  px(lw));
 		if (n->fontsize != 10.0)
 			cgm_strbuf_printf(out, " font-size=\"%g\"", n->fontsize);
 		if (n->fontcolor)
@@ -872,7 +903,7 @@ static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix
 			break;
 		p = nl + 1;
 	}
-	cgm_strbuf_puts(out, "</a></g>\n");
+	cgm_strbuf_puts(out, "</a>\n");
 }
 
 static void write_svg(cgm_strbuf *out, layout *l, double width, double height,

@@ -430,7 +430,7 @@ static const char site_css[] =
 	" overflow-x: auto; background: #f8f9fa; line-height: 1.4; }\n"
 	"svg.layered rect, svg.layered ellipse, svg.layered polygon { fill: #ffffff;"
 	" stroke: #495057; }\n"
-	"svg.layered g.edge path { fill: none; stroke: #495057; }\n"
+	"svg.layered .edge path { fill: none; stroke: #495057; }\n"
 
 	"pre.source { counter-reset: ln; }\n"
 	"pre.source > span { display: block; padding-right: 1rem; counter-increment: ln; }\n"

@@ -13,6 +13,7 @@
 #define CGMAP_HTML_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cgmap/model.h"
 
@@ -26,7 +27,14 @@ typedef struct cgm_html_options {
 	bool dot_sources; /* also write each graph's DOT text under dot/ (a file per
 	                   * function: a sixth of a large site), default false */
 	bool no_layout_cache; /* lay every graph out afresh: neither read nor write
-	                       * the cache of laid-out graphs in .cgmap-cache/ */
+	                       * the cache of laid-out graphs in .cgmap-cache/;
+	                       * and build every page (as every_page) */
+	bool every_page; /* build every function page, even one whose inputs did
+	                  * not change since the last rendering into the folder
+	                  * (its page records, .cgmap-pages); default false */
+	uint64_t input_key; /* a hash of everything the model was read from (the
+	                     * snapshot's bytes), or 0 when unknown: recorded with
+	                     * the site, for cgm_html_site_current */
 	bool graphviz_neighbourhoods; /* lay out function graphs with Graphviz too
 	                               * (--layout graphviz); default false: cgmap's
 	                               * own layered layout, Graphviz for schema
@@ -40,5 +48,13 @@ void cgm_html_options_init(cgm_html_options *opts);
  * opts may be NULL for the defaults.  Returns 0 or a negative CGM_E* code
  * with the message set (cgmap/error.h). */
 int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir);
+
+/* Whether outdir holds, untouched, the whole site cgm_emit_html wrote for
+ * a model read from input opts->input_key with the same options (the same
+ * cgmap too): every file of it as that rendering left it (inode, size,
+ * modification time).  Then rendering again would write nothing, and need
+ * not even read the model.  False when unsure (no records, every_page,
+ * no_layout_cache, input_key 0, a file deleted or edited). */
+bool cgm_html_site_current(const char *outdir, const cgm_html_options *opts);
 
 #endif

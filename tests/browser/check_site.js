@@ -255,7 +255,21 @@ async function main() {
     if (!href) continue;
     await navigate(fileUrl(href));
     await screenshot('function-' + id.replace(/[^A-Za-z0-9]+/g, '_'), true);
-    const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a')).map(a => ({
+    // Every label of cgmap's own layout fits its box in this browser's
+    // fonts (measured with Helvetica's widths, drawn with whatever
+    // sans-serif the system has).
+    const overflowing = await evaluate(`Array.from(document.querySelectorAll('.graph svg.layered a.node')).flatMap(g => {
+      const shape = g.querySelector('rect, ellipse, polygon');
+      if (!shape) return [];
+      const box = shape.getBBox();
+      return Array.from(g.querySelectorAll('text')).filter(t => {
+        const b = t.getBBox();
+        return b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5;
+      }).map(t => t.textContent + ' (' + Math.round(t.getBBox().width) + ' px in ' + Math.round(box.width) + ')');
+    })`);
+    const labels = await evaluate(`document.querySelectorAll('.graph svg.layered a.node text').length`);
+    check(overflowing.length === 0, `${id}: all ${labels} labels fit their boxes (overflowing: ${overflowing.join('; ')})`);
+    const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a, .graph svg a.node')).map(a => ({
       href: a.getAttribute('xlink:href') || a.getAttribute('href') || '',
       title: a.getAttribute('xlink:title') || a.getAttribute('title') || '',
       text: Array.from(a.querySelectorAll('text')).map(t => t.textContent).join(' '),
@@ -278,7 +292,7 @@ async function main() {
     // A real click on a node other than this function's own.
     await navigate(fileUrl(href));
     const target = await evaluate(`(() => {
-      const as = Array.from(document.querySelectorAll('.graph svg g.node a')).filter(a => /^(\\.\\.\\/functions\\/)?[^/#]+\\.html$/.test(a.getAttribute('xlink:href') || ''));
+      const as = Array.from(document.querySelectorAll('.graph svg g.node a, .graph svg a.node')).filter(a => /^(\\.\\.\\/functions\\/)?[^/#]+\\.html$/.test(a.getAttribute('xlink:href') || ''));
       const me = document.querySelector('h1').textContent;
       const a = as.find(x => !(x.getAttribute('xlink:title') || '').startsWith(me)) || as[0];
       if (!a) return null;
@@ -430,7 +444,9 @@ function finish() {
   console.log(`${passed} passed, ${failed} failed`);
   try { chrome.kill('SIGTERM'); } catch (e) { /* already gone */ }
   setTimeout(() => {
-    fs.rmSync(profile, { recursive: true, force: true });
+    // Chromium may still be writing its profile as it ends (a loaded
+    // machine): a leftover temporary profile is no failure of the site.
+    try { fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); } catch (e) { /* left behind */ }
     process.exit(failed || passed === 0 ? 1 : 0);
   }, 300);
 }

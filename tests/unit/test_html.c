@@ -366,6 +366,9 @@ static int walk_add(const char *path, const struct stat *st, int type, struct FT
 	/* The layout cache is no part of the site. */
 	if (strncmp(path + walk_prefix, HTML_CACHE_DIR "/", strlen(HTML_CACHE_DIR) + 1) == 0)
 		return 0;
+	/* Nor are the page records (inodes and times of this folder's files). */
+	if (strcmp(path + walk_prefix, HTML_PAGES_FILE) == 0)
+		return 0;
 	if (walk_list->n == walk_list->cap) {
 		walk_list->cap = walk_list->cap ? walk_list->cap * 2 : 64;
 		walk_list->paths = realloc(walk_list->paths, sizeof(char *) * (size_t)walk_list->cap);
@@ -1475,6 +1478,212 @@ static void test_execution_profile_caps(void **state)
 	cgm_model_free(m);
 }
 
+/* ---- pages built again only when what they show changed ---- */
+
+/* Render m into dir (again); how many function pages were skipped. */
+static long render_pages(const cgm_model *m, const char *dir, int depth, int threads)
+{
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.depth = depth;
+	o.threads = threads;
+	o.dot_sources = true;
+	if (cgm_emit_html(m, &o, dir) != 0)
+		fail_msg("cgm_emit_html: %s", cgm_error_message());
+	html_layout_stats st;
+	html_layout_stats_last(&st);
+	return st.skipped;
+}
+
+/* The folder rendered again equals a fresh rendering of the same model. */
+static void assert_like_fresh(const cgm_model *m, const char *dir, int depth)
+{
+	char *fresh = render(m, depth, 50, 1);
+	assert_same_tree(dir, fresh);
+	remove_dir(fresh);
+}
+
+/* Distinct user functions calling or called by f, f excluded. */
+static int user_neighbours(const cgm_model *m, int f)
+{
+	bool *seen = calloc((size_t)m->nfunctions + 1, sizeof(bool));
+	int n = 0;
+	for (int e = 0; e < m->nedges; e++) {
+		const cgm_edge *edge = &m->edges[e];
+		int other = edge->from == f ? edge->to : edge->to == f ? edge->from : -1;
+		if (other < 0 || other == f || other >= m->nuser || seen[other])
+			continue;
+		seen[other] = true;
+		n++;
+	}
+	free(seen);
+	return n;
+}
+
+/* A second rendering into the folder builds no page; a change builds
+ * again exactly the pages that show what changed (a comment: its own page;
+ * a status: its page and its neighbours', whose graphs and tables show
+ * it), and the folder always equals a fresh rendering; a page deleted or
+ * edited is built again; other options build every page. */
+static void test_pages_built_when_changed(void **state)
+{
+	(void)state;
+	for (int threads = 1; threads <= 2; threads++) {
+		cgm_model *m = demo_model(true);
+		char *dir = temp_dir();
+		assert_int_equal(render_pages(m, dir, 1, threads), 0);
+		assert_int_equal(render_pages(m, dir, 1, threads), m->nuser);
+		assert_like_fresh(m, dir, 1);
+
+		fn(m, "app.unused()")->comment = "changed words";
+		assert_int_equal(render_pages(m, dir, 1, threads), m->nuser - 1);
+		assert_like_fresh(m, dir, 1);
+		char *page = function_page(dir, "app.unused()");
+		assert_non_null(strstr(page, "changed words"));
+		free(page);
+
+		int work = idx(m, "app.work()");
+		fn(m, "app.work()")->kept = "kept for the test";
+		assert_int_equal(render_pages(m, dir, 1, threads),
+				 m->nuser - 1 - user_neighbours(m, work));
+		assert_like_fresh(m, dir, 1);
+
+		/* An edge's figures: its ends' pages and their neighbours'. */
+		for (int e = 0; e < m->nedges; e++)
+			if (m->edges[e].from == idx(m, "app.main()") && m->edges[e].to == work)
+				m->edges[e].runtime.calls++;
+		long skipped = render_pages(m, dir, 1, threads);
+		assert_true(skipped > 0 && skipped < m->nuser);
+		assert_like_fresh(m, dir, 1);
+
+		/* A page deleted, a page edited (same size), a DOT file deleted. */
+		char path[4096];
+		file_list files = list_files(dir);
+		int touched = 0;
+		for (int i = 0; i < files.n && touched < 3; i++) {
+			if (strncmp(files.paths[i], "functions/app.fact", 18) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+				assert_int_equal(unlink(path), 0), touched++;
+			} else if (strncmp(files.paths[i], "functions/app.dyn", 17) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+				FILE *f = fopen(path, "r+");
+				assert_non_null(f);
+				fputc('X', f);
+				fclose(f), touched++;
+			} else if (strncmp(files.paths[i], "dot/functions/app.audit", 23) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+				assert_int_equal(unlink(path), 0), touched++;
+			}
+		}
+		free_files(&files);
+		assert_int_equal(touched, 3);
+		assert_int_equal(render_pages(m, dir, 1, threads), m->nuser - 3);
+		assert_like_fresh(m, dir, 1);
+
+		/* Another depth: every page again. */
+		assert_int_equal(render_pages(m, dir, 2, threads), 0);
+		assert_like_fresh(m, dir, 2);
+		assert_int_equal(render_pages(m, dir, 2, threads), m->nuser);
+		fn(m, "app.fact(integer)")->cold = false;
+		for (int e = 0; e < m->nedges; e++)
+			if (m->edges[e].to == idx(m, "app.audit()"))
+				m->edges[e].lines[0]++;
+		skipped = render_pages(m, dir, 2, threads);
+		assert_true(skipped < m->nuser);
+		assert_like_fresh(m, dir, 2);
+		remove_dir(dir);
+		cgm_model_free(m);
+	}
+}
+
+/* Page records that do not parse, or name no page, are ignored. */
+static void test_page_records_garbage(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(false);
+	char *dir = temp_dir();
+	assert_int_equal(render_pages(m, dir, 1, 1), 0);
+	char *records = site_file(dir, HTML_PAGES_FILE);
+	assert_int_equal(count(records, "\n"), m->nuser + 1);
+	cgm_strbuf forged = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&forged, "garbage\n0 0 3 1 2 3 4 x.html\nffff 0 1 1 1 1 1 nosuch.html\n");
+	/* Every real line with its key changed by one digit. */
+	for (const char *p = records; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		if (*p != '#') {
+			cgm_strbuf_putc(&forged, *p == '0' ? '1' : '0');
+			cgm_strbuf_add(&forged, p + 1, len - 1);
+			cgm_strbuf_putc(&forged, '\n');
+		}
+		p += len + (eol != NULL);
+	}
+	free(records);
+	put_file(dir, HTML_PAGES_FILE, cgm_strbuf_cstr(&forged));
+	cgm_strbuf_free(&forged);
+	assert_int_equal(render_pages(m, dir, 1, 1), 0);
+	assert_like_fresh(m, dir, 1);
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* A site rendered from an input (its key) is current for that input and
+ * those options only, and only while every file is as it was left. */
+static void test_site_current(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir();
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.threads = 2;
+	o.dot_sources = true; /* as assert_like_fresh renders */
+	o.input_key = 42;
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	cgm_html_options other = o;
+	other.input_key = 43;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.depth = 2;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.every_page = true;
+	assert_false(cgm_html_site_current(dir, &other));
+	other = o, other.input_key = 0;
+	assert_false(cgm_html_site_current(dir, &other));
+
+	/* An edited report, then a deleted function page: not current until
+	 * rendered again. */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/reports/dead.html", dir);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("edited", f);
+	fclose(f);
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	file_list files = list_files(dir);
+	for (int i = 0; i < files.n; i++)
+		if (strncmp(files.paths[i], "functions/app.work", 18) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+			assert_int_equal(unlink(path), 0);
+		}
+	free_files(&files);
+	assert_false(cgm_html_site_current(dir, &o));
+	assert_int_equal(cgm_emit_html(m, &o, dir), 0);
+	assert_true(cgm_html_site_current(dir, &o));
+	assert_like_fresh(m, dir, 1);
+
+	/* Rendered without an input key: never current. */
+	other = o, other.input_key = 0;
+	assert_int_equal(cgm_emit_html(m, &other, dir), 0);
+	assert_false(cgm_html_site_current(dir, &o));
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* ---- the layout cache ---- */
 
 static void render_into(const cgm_model *m, const char *dir, bool cache, html_layout_stats *st)
@@ -1484,6 +1693,7 @@ static void render_into(const cgm_model *m, const char *dir, bool cache, html_la
 	o.threads = 2;
 	o.dot_sources = true;
 	o.no_layout_cache = !cache;
+	o.every_page = true; /* the cache's own work, page by page */
 	/* Function graphs too go through Graphviz and its cache. */
 	o.graphviz_neighbourhoods = true;
 	if (cgm_emit_html(m, &o, dir) != 0)
@@ -1864,15 +2074,15 @@ static void test_layered_layout_columns(void **state)
 	assert_non_null(strstr(out, ">nosuch(1 arg)</text>"));
 	assert_non_null(strstr(out, ">missing</text>"));
 	assert_non_null(strstr(out, ">12\xC3\x97</text>"));
-	/* Two normal grey arrows, one marker. */
-	const char *first = strstr(out, "<marker id=\"cgm-normal-495057\"");
+	/* Two normal grey arrows, one marker (m1: normal, m6: box). */
+	const char *first = strstr(out, "<marker id=\"m1-495057\"");
 	assert_non_null(first);
-	assert_null(strstr(first + 1, "<marker id=\"cgm-normal-495057\""));
-	assert_non_null(strstr(out, "<marker id=\"cgm-box-2b8a3e\""));
+	assert_null(strstr(first + 1, "<marker id=\"m1-495057\""));
+	assert_non_null(strstr(out, "<marker id=\"m6-2b8a3e\""));
 	int nodes = 0, edges = 0;
-	for (const char *p = out; (p = strstr(p, "<g class=\"node\">")) != NULL; p++)
+	for (const char *p = out; (p = strstr(p, "<a class=\"node\"")) != NULL; p++)
 		nodes++;
-	for (const char *p = out; (p = strstr(p, "<g class=\"edge\">")) != NULL; p++)
+	for (const char *p = out; (p = strstr(p, "<a class=\"edge\"")) != NULL; p++)
 		edges++;
 	assert_int_equal(nodes, 5);
 	assert_int_equal(edges, 5);
@@ -1955,6 +2165,9 @@ int main(void)
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
+		cmocka_unit_test(test_pages_built_when_changed),
+		cmocka_unit_test(test_page_records_garbage),
+		cmocka_unit_test(test_site_current),
 		cmocka_unit_test(test_layout_cache_second_run),
 		cmocka_unit_test(test_layout_cache_new_figures),
 		cmocka_unit_test(test_layout_cache_truncated_entry),

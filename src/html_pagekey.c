@@ -1,0 +1,562 @@
+/*
+ * html_pagekey.c - what each function page of the site is built from,
+ * hashed, so that rendering again into a folder neither builds nor writes
+ * a page whose inputs did not change.
+ *
+ * In:  the html_ctx (its model read-only); the output folder's page
+ *      records (HTML_PAGES_FILE, written by the previous rendering).
+ * Out: ctx->site_key (what every page shows of the site: cgmap's version,
+ *      the options, the source's name, ...), ctx->shown[f] (what any page
+ *      shows of function f: its id, names, status, figures, page name) and
+ *      ctx->hood[f] (f's neighbourhood as its graph may draw it: its callers
+ *      up to `depth` calls away and its callees likewise, as shown, and
+ *      their edges of that side with all their fields); the old records per function (ctx->old_records);
+ *      the records file of this rendering.
+ * Memory: the arrays are malloc'd into the ctx and freed by
+ *      html_pagekey_free; ctx->records is the caller's shared mapping.
+ *
+ * Why a neighbourhood hash and not the graph's DOT: building every page's
+ * DOT text costs a sixth of a rendering, and the snapshot's reading already
+ * costs two fifths.  hood[f] is a superset of what f's page shows of other
+ * functions (the graph draws callers' callers and callees' callees up to
+ * `depth` calls away and the edges between them; the tables list f's own
+ * edges), so a change anywhere within it changes the key.  It may also
+ * change for an edge the page does not draw: such a page is built again,
+ * with the same bytes, and cgm_outdir_write leaves the file alone.
+ *
+ * A record holds the key and, per file of the page, its inode, size and
+ * modification time after the write: a page deleted, edited or replaced
+ * (every write of cgmap is a rename, a new inode) no longer matches and is
+ * built again.
+ */
+#include "html_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgmap/error.h"
+#include "cgmap/hash.h"
+#include "cgmap/runtime.h"
+
+/* Bumped whenever a function page's layout changes in a way the inputs
+ * below do not show (a new section, other markup): old records then never
+ * match.  CGMAP_VERSION is hashed too. */
+#define PAGE_FORMAT "function-page 2"
+
+uint64_t html_key_bytes(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++)
+		h = cgm_fnv1a_byte(h, p[i]);
+	return h;
+}
+
+/* NULL and "" differ: a tag byte first, the terminator after. */
+uint64_t html_key_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return cgm_fnv1a_byte(h, 0x01);
+	h = cgm_fnv1a_byte(h, 0x02);
+	h = cgm_fnv1a_more(h, s);
+	return cgm_fnv1a_byte(h, 0x00);
+}
+
+uint64_t html_key_u64(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = cgm_fnv1a_byte(h, (unsigned char)(v & 0xff));
+	return h;
+}
+
+static uint64_t key_double(uint64_t h, double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof(bits));
+	return html_key_u64(h, bits);
+}
+
+static uint64_t key_runtime(uint64_t h, const cgm_runtime_stats *r)
+{
+	h = html_key_u64(h, (uint64_t)r->calls);
+	h = key_double(h, r->total_ms);
+	return key_double(h, r->self_ms);
+}
+
+static uint64_t site_key(const html_ctx *ctx)
+{
+	const cgm_model *m = ctx->model;
+	uint64_t h = html_key_str(CGM_FNV1A_OFFSET, "cgmap " CGMAP_VERSION);
+	h = html_key_str(h, PAGE_FORMAT);
+	h = html_key_u64(h, (uint64_t)ctx->opts.depth);
+	h = html_key_u64(h, (uint64_t)ctx->opts.node_cap);
+	h = html_key_u64(h, ctx->opts.dot_sources);
+	h = html_key_u64(h, ctx->opts.graphviz_neighbourhoods);
+	h = html_key_str(h, m->source.name);
+	h = html_key_u64(h, m->has_runtime);
+	h = html_key_str(h, m->runtime_window);
+	h = html_key_u64(h, ctx->analysed);
+	h = html_key_u64(h, ctx->scc_from_model);
+	h = key_double(h, ctx->max_self_ms);
+	h = html_key_u64(h, (uint64_t)m->npaths);
+	h = html_key_u64(h, (uint64_t)ctx->nschemas);
+	return h;
+}
+
+/* What a page shows of function f wherever it appears (a node, a link, a
+ * table row): everything it is drawn or named with. */
+static uint64_t shown_key(const html_ctx *ctx, int f, cgm_strbuf *scratch)
+{
+	const cgm_function *fn = &ctx->model->functions[f];
+	uint64_t h = html_key_str(CGM_FNV1A_OFFSET, fn->id);
+	h = html_key_str(h, fn->schema);
+	h = html_key_str(h, fn->name);
+	h = html_key_str(h, fn->identity_args);
+	h = html_key_str(h, f < ctx->nuser ? ctx->page[f] : NULL);
+	h = html_key_u64(h, (uint64_t)fn->kind);
+	h = html_key_str(h, fn->language);
+	scratch->len = 0;
+	html_status_text(scratch, ctx, f);
+	h = html_key_str(h, cgm_strbuf_cstr(scratch));
+	h = html_key_u64(h, (uint64_t)fn->root | (uint64_t)fn->observed_entry << 1 |
+				    (uint64_t)fn->referenced << 2 | (uint64_t)fn->is_trigger << 3 |
+				    (uint64_t)fn->dead << 4 | (uint64_t)fn->cold << 5 |
+				    (uint64_t)fn->builtin << 6 | (uint64_t)fn->analysed << 7 |
+				    (uint64_t)fn->reachable << 8 | (uint64_t)(fn->nerrors > 0) << 9 |
+				    (uint64_t)(ctx->scc[f] >= 0) << 10);
+	h = html_key_u64(h, (uint64_t)fn->verdict);
+	h = html_key_str(h, fn->confidence);
+	h = html_key_str(h, fn->kept);
+	return key_runtime(h, &fn->runtime);
+}
+
+/* Every field of an edge a page may show, without its ends. */
+static uint64_t edge_key(uint64_t h, const html_ctx *ctx, const cgm_edge *e)
+{
+	h = html_key_u64(h, (uint64_t)e->via);
+	h = html_key_str(h, e->object);
+	h = html_key_u64(h, e->provenance);
+	h = html_key_u64(h, (uint64_t)e->ambiguous | (uint64_t)e->earlier_body << 1 |
+				    (uint64_t)cgm_edge_unexplained(e) << 2);
+	h = html_key_u64(h, (uint64_t)e->ncaller_bodies);
+	for (int i = 0; i < e->ncaller_bodies; i++)
+		h = html_key_str(h, e->caller_bodies[i]);
+	h = html_key_u64(h, (uint64_t)e->nlines);
+	for (int i = 0; i < e->nlines; i++)
+		h = html_key_u64(h, (uint64_t)(int64_t)e->lines[i]);
+	h = html_key_str(h, e->declared);
+	(void)ctx;
+	return key_runtime(h, &e->runtime);
+}
+
+void html_pagekey_build(html_ctx *ctx)
+{
+	const cgm_model *m = ctx->model;
+	int n = ctx->nfn;
+	ctx->site_key = site_key(ctx);
+	ctx->shown = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	cgm_strbuf scratch = CGM_STRBUF_INIT;
+	for (int f = 0; f < n; f++)
+		ctx->shown[f] = shown_key(ctx, f, &scratch);
+	cgm_strbuf_free(&scratch);
+	/* The graph grows callers through callers' callers and callees
+	 * through callees' callees, never across (html_graph_function), so
+	 * each side has its hash: side_0[f] = f as shown, side_k[f]
+	 * adds f's edges of that side, each with side_(k-1) of its other end.
+	 * side_depth[f] then holds every function a graph of depth `depth`
+	 * may draw and every edge it may draw or count; one round at least,
+	 * for the callers and callees tables. */
+	int rounds = ctx->opts.depth > 1 ? ctx->opts.depth : 1;
+	const uint64_t *base = ctx->shown;
+	uint64_t *side[2];
+	for (int dir = 0; dir < 2; dir++) {
+		const int *start = dir ? ctx->out_start : ctx->in_start;
+		const int *list = dir ? ctx->out_list : ctx->in_list;
+		uint64_t *prev = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+		uint64_t *next = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+		memcpy(prev, base, sizeof(uint64_t) * (size_t)n);
+		for (int r = 0; r < rounds; r++) {
+			for (int f = 0; f < n; f++) {
+				uint64_t h = html_key_u64(base[f], 0x5e9a0000u + (uint64_t)dir);
+				for (int k = start[f]; k < start[f + 1]; k++) {
+					const cgm_edge *e = &m->edges[list[k]];
+					h = edge_key(h, ctx, e);
+					h = html_key_u64(h, prev[dir ? e->to : e->from]);
+				}
+				next[f] = h;
+			}
+			uint64_t *t = prev;
+			prev = next, next = t;
+		}
+		free(next);
+		side[dir] = prev;
+	}
+	ctx->hood = side[0];
+	for (int f = 0; f < n; f++)
+		ctx->hood[f] = html_key_u64(side[0][f], side[1][f]);
+	free(side[1]);
+}
+
+void html_pagekey_free(html_ctx *ctx)
+{
+	free(ctx->shown), free(ctx->hood), free(ctx->old_records);
+	ctx->shown = ctx->hood = NULL;
+	ctx->old_records = NULL;
+}
+
+/* ---- the records file ---- */
+
+/* The folders of a function's files: functions/, and dot/functions/ with
+ * the DOT sources. */
+static int page_folders(const html_ctx *ctx, int fds[2])
+{
+	int nfiles = ctx->opts.dot_sources ? 2 : 1;
+	fds[0] = fds[1] = -1;
+	for (int k = 0; k < ctx->dir->nsub; k++) {
+		if (strcmp(ctx->dir->sub[k].rel, "functions") == 0)
+			fds[0] = ctx->dir->sub[k].fd;
+		else if (strcmp(ctx->dir->sub[k].rel, "dot/functions") == 0)
+			fds[1] = ctx->dir->sub[k].fd;
+	}
+	return nfiles;
+}
+
+/* The name of file k of function fn inside its folder. */
+static void page_file_name(char *out, size_t cap, const html_ctx *ctx, int fn, int k)
+{
+	const char *page = ctx->page[fn];
+	if (k == 0)
+		snprintf(out, cap, "%s", page);
+	else
+		snprintf(out, cap, "%.*s.dot", (int)(strlen(page) - 5), page);
+}
+
+static bool stat_file(int dirfd, const char *name, html_file_stamp *out)
+{
+	struct stat st;
+	if (dirfd < 0 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	out->ino = (uint64_t)st.st_ino;
+	out->size = (uint64_t)st.st_size;
+	out->sec = (int64_t)st.st_mtim.tv_sec;
+	out->nsec = (int64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
+bool html_page_unchanged(const html_ctx *ctx, int fn, uint64_t key)
+{
+	if (!ctx->old_records || !ctx->records)
+		return false;
+	const html_page_record *old = &ctx->old_records[fn];
+	int fds[2];
+	int nfiles = page_folders(ctx, fds);
+	if (old->key != key || old->nfiles != nfiles)
+		return false;
+	for (int k = 0; k < nfiles; k++) {
+		char name[512];
+		html_file_stamp now;
+		page_file_name(name, sizeof(name), ctx, fn, k);
+		if (!stat_file(fds[k], name, &now) || now.ino != old->file[k].ino ||
+		    now.size != old->file[k].size || now.sec != old->file[k].sec ||
+		    now.nsec != old->file[k].nsec)
+			return false;
+	}
+	ctx->records[fn] = *old;
+	return true;
+}
+
+void html_page_note(const html_ctx *ctx, int fn, uint64_t key, uint64_t cache_key)
+{
+	if (!ctx->records)
+		return;
+	html_page_record rec;
+	memset(&rec, 0, sizeof(rec));
+	int fds[2];
+	int nfiles = page_folders(ctx, fds);
+	rec.key = key;
+	rec.cache_key = cache_key;
+	rec.nfiles = nfiles;
+	for (int k = 0; k < nfiles; k++) {
+		char name[512];
+		page_file_name(name, sizeof(name), ctx, fn, k);
+		if (!stat_file(fds[k], name, &rec.file[k])) {
+			rec.key = 0; /* no record: built again next time */
+			break;
+		}
+	}
+	ctx->records[fn] = rec;
+}
+
+typedef struct page_ref {
+	const char *page;
+	int fn;
+} page_ref;
+
+static int compare_page_refs(const void *a, const void *b)
+{
+	return strcmp(((const page_ref *)a)->page, ((const page_ref *)b)->page);
+}
+
+/* One line: KEY CACHE-KEY NFILES (INODE SIZE SEC NSEC)*NFILES PAGE. */
+static bool parse_record(char *line, html_page_record *rec, const char **page)
+{
+	char *p = line, *end;
+	memset(rec, 0, sizeof(*rec));
+	errno = 0;
+	rec->key = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	rec->cache_key = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	long nfiles = strtol(p, &end, 10);
+	if (end == p || *end != ' ' || nfiles < 1 || nfiles > 2)
+		return false;
+	rec->nfiles = (int)nfiles;
+	p = end + 1;
+	for (int k = 0; k < rec->nfiles; k++) {
+		uint64_t v[4];
+		for (int i = 0; i < 4; i++) {
+			v[i] = strtoull(p, &end, 10);
+			if (end == p || *end != ' ')
+				return false;
+			p = end + 1;
+		}
+		rec->file[k] = (html_file_stamp){ v[0], v[1], (int64_t)v[2], (int64_t)v[3] };
+	}
+	*page = p;
+	return errno == 0 && *p;
+}
+
+void html_page_records_read(html_ctx *ctx)
+{
+	ctx->old_records = NULL;
+	int fd = openat(ctx->dir->fd, HTML_PAGES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	/* A line is under 200 bytes and a page name; anything much larger is
+	 * not ours. */
+	size_t most = (size_t)(ctx->nuser + 16) * 1024;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > most) {
+		close(fd);
+		return;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *text = cgm_xcalloc(size + 1, 1);
+	while (got < size) {
+		ssize_t r = read(fd, text + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	text[got] = '\0';
+	page_ref *refs = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(page_ref));
+	for (int i = 0; i < ctx->nuser; i++)
+		refs[i] = (page_ref){ ctx->page[i], i };
+	qsort(refs, (size_t)ctx->nuser, sizeof(page_ref), compare_page_refs);
+	ctx->old_records = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(html_page_record));
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		html_page_record rec;
+		page_ref want = { NULL, -1 };
+		if (line[0] == '#' || strncmp(line, "site ", 5) == 0 ||
+		    strncmp(line, "file ", 5) == 0 || !parse_record(line, &rec, &want.page))
+			continue;
+		const page_ref *hit =
+			bsearch(&want, refs, (size_t)ctx->nuser, sizeof(page_ref), compare_page_refs);
+		if (hit)
+			ctx->old_records[hit->fn] = rec;
+	}
+	free(refs);
+	free(text);
+}
+
+/* What a whole site is made from: the input, the options, cgmap. */
+static uint64_t site_stamp(const cgm_html_options *o)
+{
+	uint64_t h = html_key_str(CGM_FNV1A_OFFSET, "cgmap " CGMAP_VERSION);
+	h = html_key_str(h, PAGE_FORMAT);
+	h = html_key_u64(h, o->input_key);
+	h = html_key_u64(h, (uint64_t)o->depth);
+	h = html_key_u64(h, (uint64_t)o->node_cap);
+	h = html_key_u64(h, o->dot_sources);
+	h = html_key_u64(h, o->graphviz_neighbourhoods);
+	return h ? h : 1;
+}
+
+static bool function_file(const char *rel)
+{
+	return strncmp(rel, "functions/", 10) == 0 || strncmp(rel, "dot/functions/", 14) == 0;
+}
+
+/* "file INODE SIZE SEC NSEC REL" of every file of the site but the
+ * function pages (their records say it); false when one cannot be
+ * stat'ed. */
+static bool site_file_lines(cgm_strbuf *b, const html_ctx *ctx, char *const *fresh, int nfresh)
+{
+	for (int i = 0; i < nfresh; i++) {
+		if (function_file(fresh[i]))
+			continue;
+		html_file_stamp st;
+		if (!stat_file(ctx->dir->fd, fresh[i], &st))
+			return false;
+		cgm_strbuf_printf(b, "file %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s\n",
+				  st.ino, st.size, st.sec, st.nsec, fresh[i]);
+	}
+	return true;
+}
+
+int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
+{
+	if (!ctx->records)
+		return 0;
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&b, "# cgmap page records: key, layout cache key, then per file inode, "
+			    "size, modification time; the next rendering skips a page whose key "
+			    "and files match\n");
+	bool whole = ctx->opts.input_key != 0;
+	cgm_strbuf files = CGM_STRBUF_INIT;
+	for (int fn = 0; fn < ctx->nuser; fn++) {
+		const html_page_record *rec = &ctx->records[fn];
+		if (!rec->key) {
+			whole = false;
+			continue;
+		}
+		cgm_strbuf_printf(&files, "%016" PRIx64 " %016" PRIx64 " %d", rec->key, rec->cache_key,
+				  rec->nfiles);
+		for (int k = 0; k < rec->nfiles; k++)
+			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
+					  rec->file[k].ino, rec->file[k].size, rec->file[k].sec,
+					  rec->file[k].nsec);
+		cgm_strbuf_printf(&files, " %s\n", ctx->page[fn]);
+	}
+	/* The whole site, when every file of it is recorded: a rendering of
+	 * the same input then need not read it (cgm_html_site_current). */
+	size_t mark = files.len;
+	if (whole && site_file_lines(&files, ctx, fresh, nfresh))
+		cgm_strbuf_printf(&b, "site %016" PRIx64 "\n", site_stamp(&ctx->opts));
+	else
+		files.len = mark;
+	cgm_strbuf_add(&b, files.data ? files.data : "", files.len);
+	cgm_strbuf_free(&files);
+	int rc = cgm_outdir_write(ctx->dir, HTML_PAGES_FILE, b.data ? b.data : "", b.len);
+	cgm_strbuf_free(&b);
+	return rc;
+}
+
+/* The stamp of a file line ("file ...") matches the file now. */
+static bool file_line_current(int dirfd, char *line)
+{
+	char *p = line + 5, *end;
+	uint64_t v[4];
+	for (int i = 0; i < 4; i++) {
+		v[i] = strtoull(p, &end, 10);
+		if (end == p || *end != ' ')
+			return false;
+		p = end + 1;
+	}
+	html_file_stamp now;
+	/* No component of the path may be a link: the check would look at
+	 * files outside the site. */
+	if (strstr(p, "..") || p[0] == '/' || !*p)
+		return false;
+	for (char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+		struct stat st;
+		*slash = '\0';
+		bool folder = fstatat(dirfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+		*slash = '/';
+		if (!folder)
+			return false;
+	}
+	return stat_file(dirfd, p, &now) && now.ino == v[0] && now.size == v[1] &&
+	       now.sec == (int64_t)v[2] && now.nsec == (int64_t)v[3];
+}
+
+/* A function record's files (functions/PAGE, dot/functions/NAME.dot)
+ * match its stamps. */
+static bool record_current(int dirfd, const html_page_record *rec, const char *page)
+{
+	size_t n = strlen(page);
+	if (n <= 5 || strcmp(page + n - 5, ".html") != 0 || strchr(page, '/'))
+		return false;
+	for (int k = 0; k < rec->nfiles; k++) {
+		char rel[600];
+		if (k == 0)
+			snprintf(rel, sizeof(rel), "functions/%s", page);
+		else
+			snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(n - 5), page);
+		char line[700];
+		snprintf(line, sizeof(line), "file %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s",
+			 rec->file[k].ino, rec->file[k].size, rec->file[k].sec, rec->file[k].nsec, rel);
+		if (!file_line_current(dirfd, line))
+			return false;
+	}
+	return true;
+}
+
+#define RECORDS_MAX ((off_t)256 << 20)
+
+bool cgm_html_site_current(const char *outdir, const cgm_html_options *opts)
+{
+	if (!opts || !opts->input_key || opts->every_page || opts->no_layout_cache || !outdir)
+		return false;
+	int dirfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return false;
+	int fd = openat(dirfd, HTML_PAGES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORDS_MAX) {
+		if (fd >= 0)
+			close(fd);
+		close(dirfd);
+		return false;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *text = cgm_xcalloc(size + 1, 1);
+	while (got < size) {
+		ssize_t r = read(fd, text + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	text[got] = '\0';
+	char want[32];
+	snprintf(want, sizeof(want), "site %016" PRIx64, site_stamp(opts));
+	bool stamped = false, current = got == size;
+	for (char *line = text, *next; current && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		html_page_record rec;
+		const char *page;
+		if (line[0] == '#')
+			continue;
+		if (strncmp(line, "site ", 5) == 0)
+			stamped = stamped || strcmp(line, want) == 0;
+		else if (strncmp(line, "file ", 5) == 0)
+			current = file_line_current(dirfd, line);
+		else if (parse_record(line, &rec, &page))
+			current = record_current(dirfd, &rec, page);
+		else
+			current = false;
+	}
+	free(text);
+	close(dirfd);
+	return stamped && current;
+}
