@@ -87,7 +87,7 @@ as_root ./scripts/demo.sh >"$work/demo.out" 2>&1 ||
 for f in index.html cgmap.json callgraph.dot reports/dead.html; do
 	as_root test -s "out/demo/$f" || fail "./scripts/demo.sh wrote no out/demo/$f"
 done
-as_root grep -q '"observed": true' out/demo/cgmap.json ||
+as_root grep -Eq '"observed": ?true' out/demo/cgmap.json ||
 	fail "the demo's snapshot holds no observed call"
 as_root test ! -e "$extdir/cgmap_trace.control" ||
 	fail "./scripts/demo.sh installed cgmap_trace into the system PostgreSQL"
