@@ -338,29 +338,12 @@ static bool parse_record(char *line, html_page_record *rec, const char **page)
 void html_page_records_read(html_ctx *ctx)
 {
 	ctx->old_records = NULL;
-	int fd = openat(ctx->dir->fd, HTML_PAGES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
 	/* A line is under 200 bytes and a page name; anything much larger is
 	 * not ours. */
-	size_t most = (size_t)(ctx->nuser + 16) * 1024;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > most) {
-		close(fd);
+	char *text = cgm_outdir_read_small(ctx->dir->fd, HTML_PAGES_FILE,
+					   (size_t)(ctx->nuser + 16) * 1024, NULL);
+	if (!text)
 		return;
-	}
-	size_t size = (size_t)st.st_size, got = 0;
-	char *text = cgm_xcalloc(size + 1, 1);
-	while (got < size) {
-		ssize_t r = read(fd, text + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	text[got] = '\0';
 	page_ref *refs = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(page_ref));
 	for (int i = 0; i < ctx->nuser; i++)
 		refs[i] = (page_ref){ ctx->page[i], i };
@@ -516,29 +499,14 @@ bool cgm_html_site_current(const char *outdir, const cgm_html_options *opts)
 	int dirfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return false;
-	int fd = openat(dirfd, HTML_PAGES_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > RECORDS_MAX) {
-		if (fd >= 0)
-			close(fd);
+	char *text = cgm_outdir_read_small(dirfd, HTML_PAGES_FILE, (size_t)RECORDS_MAX, NULL);
+	if (!text) {
 		close(dirfd);
 		return false;
 	}
-	size_t size = (size_t)st.st_size, got = 0;
-	char *text = cgm_xcalloc(size + 1, 1);
-	while (got < size) {
-		ssize_t r = read(fd, text + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	text[got] = '\0';
 	char want[32];
 	snprintf(want, sizeof(want), "site %016" PRIx64, site_stamp(opts));
-	bool stamped = false, current = got == size;
+	bool stamped = false, current = true;
 	for (char *line = text, *next; current && line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

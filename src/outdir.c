@@ -273,14 +273,13 @@ void cgm_outdir_list_free(char **list, int n)
 	free(list);
 }
 
-char **cgm_outdir_manifest_read(const cgm_outdir *d, bool (*shaped)(const char *rel), int *n)
+char *cgm_outdir_read_small(int dirfd, const char *name, size_t max, size_t *len)
 {
-	*n = 0;
-	int fd = openat(d->fd, CGM_OUTDIR_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MANIFEST_MAX) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
 		close(fd);
 		return NULL;
 	}
@@ -295,7 +294,22 @@ char **cgm_outdir_manifest_read(const cgm_outdir *d, bool (*shaped)(const char *
 		got += (size_t)r;
 	}
 	close(fd);
+	if (got != size) { /* cut while being read: as good as unreadable */
+		free(text);
+		return NULL;
+	}
 	text[got] = '\0';
+	if (len)
+		*len = got;
+	return text;
+}
+
+char **cgm_outdir_manifest_read(const cgm_outdir *d, bool (*shaped)(const char *rel), int *n)
+{
+	*n = 0;
+	char *text = cgm_outdir_read_small(d->fd, CGM_OUTDIR_MANIFEST, (size_t)MANIFEST_MAX, NULL);
+	if (!text)
+		return NULL;
 	int cap = 0;
 	char **list = NULL;
 	for (char *line = text, *next; line && *line; line = next) {

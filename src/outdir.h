@@ -55,6 +55,13 @@ int cgm_outdir_subdir(cgm_outdir *d, const char *rel);
  * then the temporary file is gone. */
 int cgm_outdir_write(const cgm_outdir *d, const char *rel, const void *data, size_t len);
 void cgm_outdir_close(cgm_outdir *d);
+/* The whole of the regular file name in the folder dirfd, NUL-terminated
+ * (malloc'd, *len bytes before the NUL when len is not NULL), or NULL when
+ * it is missing, a link, not a regular file, larger than max bytes or cut
+ * while being read: the
+ * small records cgmap keeps beside its outputs, which are remade when they
+ * cannot be read. */
+char *cgm_outdir_read_small(int dirfd, const char *name, size_t max, size_t *len);
 
 /* The manifest's entries that pass `shaped` (sorted, unique; malloc'd
  * strings in a malloc'd array, *n of them; cgm_outdir_list_free frees
