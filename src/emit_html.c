@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -246,6 +247,15 @@ static void build_schemas(html_ctx *ctx)
 		ctx->schemas[s].name = names[s];
 		ctx->schemas[s].page = b.data;
 	}
+	{
+		char **pages = cgm_xcalloc((size_t)n + 1, sizeof(char *));
+		for (int k = 0; k < n; k++)
+			pages[k] = ctx->schemas[k].page;
+		html_unique_pages(pages, names, n);
+		for (int k = 0; k < n; k++)
+			ctx->schemas[k].page = pages[k];
+		free(pages);
+	}
 	for (int i = 0; i < ctx->nfn; i++) {
 		ctx->fn_schema[i] = -1;
 		if (i >= ctx->nuser)
@@ -266,6 +276,44 @@ static void build_schemas(html_ctx *ctx)
 		s->ncold += m->functions[i].cold;
 	}
 	free(names);
+}
+
+typedef struct page_slot {
+	char **page;
+	const char *name;
+} page_slot;
+
+static int compare_page_slots(const void *a, const void *b)
+{
+	return strcasecmp(*((const page_slot *)a)->page, *((const page_slot *)b)->page);
+}
+
+void html_unique_pages(char **pages, const char *const *names, int n)
+{
+	/* Case-insensitively: a site copied to macOS or Windows keeps every
+	 * page.  Only the names that collide get the longer hash, so every
+	 * other page keeps its name whatever else the site holds. */
+	page_slot *slots = cgm_xcalloc((size_t)n + 1, sizeof(page_slot));
+	int nslots = 0;
+	for (int i = 0; i < n; i++)
+		if (pages[i])
+			slots[nslots++] = (page_slot){ &pages[i], names[i] };
+	qsort(slots, (size_t)nslots, sizeof(page_slot), compare_page_slots);
+	for (int i = 0; i < nslots;) {
+		int j = i + 1;
+		while (j < nslots && strcasecmp(*slots[i].page, *slots[j].page) == 0)
+			j++;
+		for (int k = i; j - i > 1 && k < j; k++) {
+			const char *ext = strrchr(*slots[k].page, '.');
+			cgm_strbuf b = CGM_STRBUF_INIT;
+			cgm_escape_filename_wide(&b, slots[k].name);
+			cgm_strbuf_puts(&b, ext ? ext : "");
+			free(*slots[k].page);
+			*slots[k].page = b.data;
+		}
+		i = j;
+	}
+	free(slots);
 }
 
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
@@ -300,6 +348,13 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 			ctx->max_self_ms = f->runtime.self_ms;
 		if (f->root || f->reachable || f->dead)
 			ctx->analysed = true;
+	}
+	{
+		const char **ids = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(char *));
+		for (int i = 0; i < ctx->nuser; i++)
+			ids[i] = model->functions[i].id;
+		html_unique_pages(ctx->page, ids, ctx->nuser);
+		free(ids);
 	}
 	for (int i = 0; i < model->nedges; i++)
 		if (!edge_valid(ctx, &model->edges[i]))

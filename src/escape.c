@@ -412,14 +412,17 @@ bool cgm_escape_is_plain(const char *s)
  * unique, and the whole stays well under the usual 255-byte limit. */
 #define FILENAME_READABLE_MAX 120
 
-void cgm_escape_filename(cgm_strbuf *out, const char *s)
+/* The readable part is the id up to its argument list: the hash tells
+ * overloads apart, and "_28integer_29" in every link was a tenth of a
+ * large site's bytes. */
+static void put_filename(cgm_strbuf *out, const char *s, bool wide)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	if (!s)
 		s = "";
 	uint64_t hash = cgm_fnv1a(s); /* of the whole id */
 	size_t written = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p && *p != '('; p++) {
 		unsigned char c = *p;
 		bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 			    (c >= '0' && c <= '9') || c == '_' || c == '-' ||
@@ -435,7 +438,21 @@ void cgm_escape_filename(cgm_strbuf *out, const char *s)
 		}
 		written += need;
 	}
-	cgm_strbuf_printf(out, "%s%016llx", written ? "-" : "", (unsigned long long)hash);
+	if (wide)
+		cgm_strbuf_printf(out, "%s%016llx", written ? "-" : "", (unsigned long long)hash);
+	else
+		cgm_strbuf_printf(out, "%s%08x", written ? "-" : "",
+				  (unsigned)(uint32_t)(hash ^ (hash >> 32)));
+}
+
+void cgm_escape_filename(cgm_strbuf *out, const char *s)
+{
+	put_filename(out, s, false);
+}
+
+void cgm_escape_filename_wide(cgm_strbuf *out, const char *s)
+{
+	put_filename(out, s, true);
 }
 
 void cgm_escape_markdown_code(cgm_strbuf *out, const char *s)

@@ -666,7 +666,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	html_graph_function(&dot, &info, scratch, ctx, fn);
 	int rc = CGM_EINPUT;
 	if (!ctx->opts.graphviz_neighbourhoods) {
-		rc = html_layout_svg(&svg, cgm_strbuf_cstr(&dot), f->id, "../functions/");
+		rc = html_layout_graph(&svg, cgm_strbuf_cstr(&dot), f->id, "../functions/");
 		if (rc != 0)
 			cgm_error_clear(); /* a graph it does not draw: Graphviz does */
 	}

@@ -113,6 +113,10 @@ typedef struct html_layout_stats {
 /* The counters of the last cgm_emit_html of this process (for tests). */
 void html_layout_stats_last(html_layout_stats *out);
 
+/* Pages (malloc'd names, NULL skipped) of n objects named names[i] from
+ * cgm_escape_filename: any that share a name, compared case-insensitively,
+ * are renamed with cgm_escape_filename_wide (the extension kept). */
+void html_unique_pages(char **pages, const char *const *names, int n);
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
 		   const char *outdir);
 void html_ctx_free(html_ctx *ctx);
@@ -194,10 +198,11 @@ int html_layout_cache_prune(int fd, const html_layout_shared *shared);
  * the bare <svg> element to svg. */
 int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, const char *what);
 /* Lay out a neighbourhood graph's DOT with cgmap's own layered layout
- * (html_layout.c) and append the bare <svg> element to svg; links starting
- * with strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds
- * what that layout does not draw: the caller uses html_graph_svg then. */
-int html_layout_svg(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix);
+ * (html_layout.c) and append the graph as the page's script draws it (an
+ * empty <svg> with its markers and the layout as JSON); links starting with
+ * strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds what
+ * that layout does not draw: the caller uses html_graph_svg then. */
+int html_layout_graph(cgm_strbuf *out, const char *dot, const char *what, const char *strip_prefix);
 
 /* ---- pages ---- */
 int html_write_function_page(const html_ctx *ctx, html_graph_scratch *s, int fn);

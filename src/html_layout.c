@@ -1,16 +1,18 @@
 /*
  * html_layout.c - cgmap's own layered layout of a function's neighbourhood
- * graph: columns of callers, the function, columns of callees, drawn
- * straight to SVG without Graphviz.
+ * graph: columns of callers, the function, columns of callees, laid out
+ * without Graphviz and drawn by the page's script.
  *
  * In:  the DOT text html_graph_function() writes (a flat digraph: default
  *      attribute lists, nodes, edges; no subgraphs or HTML labels) and the
  *      name of the graph for error messages.
- * Out: a bare <svg> element appended to a caller-owned strbuf, in the
- *      markup Graphviz's SVG uses (g.node / g.edge groups holding an <a>
- *      with xlink:href and xlink:title), so the page's CSS, script and
- *      readers treat both alike.  Everything parsed lives in one arena
- *      per call, freed before returning.
+ * Out: appended to a caller-owned strbuf, an empty <svg> of the graph's
+ *      size holding the arrow markers, and the layout as JSON beside it
+ *      (write_graph says the format), which the site script draws into
+ *      the markup Graphviz's SVG uses (a.node / a.edge with xlink:href and
+ *      xlink:title), so the page's CSS, script and readers treat both
+ *      alike.  Everything parsed lives in one arena per call, freed before
+ *      returning.
  *
  * Why: a neighbourhood graph is small (the median has 19 nodes) and always
  * the same shape, so Graphviz's cost is its fixed overhead per graph:
@@ -22,8 +24,10 @@
  * focal node, so outer nodes sit beside what they call or are called by;
  * text is measured with Helvetica's advance widths (sans-serif's usual
  * metrics), as Graphviz does without a text plugin, and boxes leave room
- * for a browser's wider sans-serif (FONT_SLACK; longer labels are scaled to
- * their measured width).
+ * for a browser's wider sans-serif (FONT_SLACK; the script scales a label
+ * the browser's font still makes too long to its box).  Drawn as markup,
+ * the graph was half the bytes of a busy function's page and two fifths of
+ * a 10,000-function site; as data it is a third of that.
  *
  * Anything this reader does not know (a subgraph, an HTML label, a
  * malformed line) is CGM_EINPUT: the caller then lays the graph out with
@@ -461,20 +465,6 @@ static double line_width(const char *s, const char **end, double size)
 	return em * size / 1000.0;
 }
 
-/* The width inside a node's shape a line of its label may use (its
- * measured width with FONT_SLACK and the padding). */
-static double inner_width(const lnode *n)
-{
-	switch (n->shape) {
-	case SHAPE_ELLIPSE:
-		return n->w / 1.2;
-	case SHAPE_DIAMOND:
-		return n->w / 2;
-	default:
-		return n->w;
-	}
-}
-
 static void measure(lnode *n)
 {
 	double w = 0;
@@ -492,7 +482,7 @@ static void measure(lnode *n)
 	double text_h = lines * n->fontsize * LINE_HEIGHT;
 	/* Room for a browser's sans-serif wider than Helvetica (DejaVu Sans,
 	 * the usual one on Linux, is a sixth wider): the label then fits
-	 * without being scaled (write_node scales only what would not). */
+	 * without being scaled (the page's script scales only what would not). */
 	w *= FONT_SLACK;
 	switch (n->shape) {
 	case SHAPE_BOX:
@@ -655,38 +645,13 @@ static void place(layout *l, int min_rank, int max_rank, double *width, double *
 	*height = tallest + 2 * MARGIN;
 }
 
-/* ---- SVG ---- */
+/* ---- the drawn graph ---- */
 
 /* A coordinate in whole pixels: integers print faster than %f and read
  * the same at this scale. */
 static int px(double v)
 {
 	return (int)lround(v);
-}
-
-static void put_text(cgm_strbuf *out, const char *s)
-{
-	cgm_escape_html(out, s);
-}
-
-/* An attribute value: newlines kept as &#10; (a raw newline in an
- * attribute reads as a space). */
-static void put_attr(cgm_strbuf *out, const char *s)
-{
-	size_t from = out->len;
-	cgm_escape_html(out, s);
-	if (!memchr(out->data + from, '\n', out->len - from))
-		return;
-	cgm_strbuf lines = CGM_STRBUF_INIT;
-	for (size_t i = from; i < out->len; i++) {
-		if (out->data[i] == '\n')
-			cgm_strbuf_puts(&lines, "&#10;");
-		else
-			cgm_strbuf_putc(&lines, out->data[i]);
-	}
-	out->len = from;
-	cgm_strbuf_add(out, lines.data, lines.len);
-	cgm_strbuf_free(&lines);
 }
 
 /* A colour as given, when it is one (#rrggbb or a word); else the fallback. */
@@ -748,172 +713,159 @@ static void marker_def(cgm_strbuf *out, enum arrow_kind kind, const char *col, b
 	cgm_strbuf_puts(out, "</marker>");
 }
 
-/* Where an edge leaves `n` towards x (its right side when x lies right,
- * else its left), at height y_off from the centre. */
-static double side_x(const lnode *n, bool right)
+/* Text as a person should see it (controls and bidi controls made
+ * visible, as cgm_escape_html shows them) written as a JSON string: the
+ * page's script puts it into the SVG as text, where no entity is read. */
+static void put_json_visible(cgm_strbuf *out, const char *s)
 {
-	double half = n->w / 2;
-	return right ? n->x + half : n->x - half;
+	cgm_strbuf html = CGM_STRBUF_INIT, plain = CGM_STRBUF_INIT;
+	cgm_escape_html(&html, s);
+	static const struct {
+		const char *entity;
+		char ch;
+	} entities[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' },
+			 { "&#39;", '\'' } };
+	const char *p = cgm_strbuf_cstr(&html);
+	while (*p) {
+		bool decoded = false;
+		if (*p == '&') {
+			for (size_t k = 0; k < sizeof(entities) / sizeof(entities[0]); k++) {
+				size_t len = strlen(entities[k].entity);
+				if (strncmp(p, entities[k].entity, len) == 0) {
+					cgm_strbuf_putc(&plain, entities[k].ch);
+					p += len;
+					decoded = true;
+					break;
+				}
+			}
+		}
+		if (!decoded)
+			cgm_strbuf_putc(&plain, *p++);
+	}
+	cgm_strbuf_putc(out, '"');
+	cgm_escape_json(out, cgm_strbuf_cstr(&plain));
+	cgm_strbuf_putc(out, '"');
+	cgm_strbuf_free(&html);
+	cgm_strbuf_free(&plain);
 }
 
-static void write_edge(cgm_strbuf *out, const layout *l, const ledge *e)
+/* The label the page's script derives from a node's tooltip when the data
+ * leaves it out: the tooltip up to " (", without what precedes its first
+ * '.' (the schema).  The label is written only when it differs. */
+static bool label_derivable(const lnode *n)
 {
-	const lnode *a = &l->nodes[e->from], *b = &l->nodes[e->to];
-	const char *col = colour(e->color, DEFAULT_STROKE);
-	double x0, y0, x3, y3, c1x, c1y, c2x, c2y;
-	if (e->from == e->to) {
-		/* A loop over the node's top right corner. */
-		x0 = a->x + a->w / 4, y0 = a->y - a->h / 2;
-		x3 = a->x + a->w / 2, y3 = a->y - a->h / 4;
-		c1x = x0 + 4, c1y = y0 - 22, c2x = x3 + 26, c2y = y3 - 6;
-	} else if (b->rank > a->rank) {
-		x0 = side_x(a, true), y0 = a->y, x3 = side_x(b, false), y3 = b->y;
-		double mid = (x3 - x0) / 2;
-		c1x = x0 + mid, c1y = y0, c2x = x3 - mid, c2y = y3;
-	} else if (b->rank < a->rank) {
-		/* Backwards (a callee calling back): out of the left side, into
-		 * the right side, bowed so it stays clear of the columns. */
-		x0 = side_x(a, false), y0 = a->y, x3 = side_x(b, true), y3 = b->y;
-		double bow = fmin(40, fabs(x0 - x3) / 2 + 10);
-		c1x = x0 - bow, c1y = y0 + (y3 > y0 ? -30 : 30), c2x = x3 + bow,
-		c2y = y3 + (y3 > y0 ? -30 : 30);
-	} else {
-		/* Within a column: an arc on its right. */
-		x0 = side_x(a, true), y0 = a->y, x3 = side_x(b, true), y3 = b->y;
-		double bow = 24 + fabs(y3 - y0) / 8;
-		c1x = x0 + bow, c1y = y0, c2x = x3 + bow, c2y = y3;
-	}
-	/* The link is the element: a <g> around it would only repeat it. */
-	cgm_strbuf_puts(out, "<a class=\"edge\"");
-	if (e->tooltip) {
-		cgm_strbuf_puts(out, " xlink:title=\"");
-		put_attr(out, e->tooltip);
-		cgm_strbuf_puts(out, "\"");
-	}
-	/* Fill none and the static grey come from the site's CSS
-	 * (svg.layered): only other colours are written, as a style. */
-	cgm_strbuf_puts(out, "><path");
-	if (strcmp(col, DEFAULT_STROKE) != 0)
-		cgm_strbuf_printf(out, " style=\"stroke:%s\"", col);
-	if (e->pen != 1.0 && e->pen > 0 && e->pen < 20)
-		cgm_strbuf_printf(out, " stroke-width=\"%.1f\"", e->pen);
-	if (e->dash)
-		cgm_strbuf_puts(out, e->dash == 1 ? " stroke-dasharray=\"5,2\"" : " stroke-dasharray=\"1,3\"");
-	if (e->head != ARROW_NONE) {
-		cgm_strbuf_puts(out, " marker-end=\"url(#");
-		marker_id(out, e->head, col);
-		cgm_strbuf_puts(out, ")\"");
-	}
-	if (e->tail != ARROW_NONE) {
-		cgm_strbuf_puts(out, " marker-start=\"url(#");
-		marker_id(out, e->tail, col);
-		cgm_strbuf_puts(out, "-t)\"");
-	}
-	cgm_strbuf_printf(out, " d=\"M%d,%dC%d,%d %d,%d %d,%d\"/>", px(x0), px(y0), px(c1x), px(c1y), px(c2x), px(c2y), px(x3), px(y3));
-	if (e->label && *e->label) {
-		/* The curve's midpoint, nudged above the line. */
-		double mx = (x0 + 3 * c1x + 3 * c2x + x3) / 8, my = (y0 + 3 * c1y + 3 * c2y + y3) / 8;
-		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"%s\">", px(mx), px(my - 3), colour(e->fontcolor, col));
-		put_text(out, e->label);
-		cgm_strbuf_puts(out, "</text>");
-	}
-	cgm_strbuf_puts(out, "</a>\n");
+	if (!n->tooltip || !n->label)
+		return false;
+	const char *end = strstr(n->tooltip, " (");
+	size_t len = end ? (size_t)(end - n->tooltip) : strlen(n->tooltip);
+	const char *dot = memchr(n->tooltip, '.', len);
+	const char *from = dot ? dot + 1 : n->tooltip;
+	size_t flen = len - (size_t)(from - n->tooltip);
+	/* The label is compared as the page will show it: only plain text
+	 * (nothing the escapers show differently) is derived. */
+	return strlen(n->label) == flen && strncmp(n->label, from, flen) == 0 &&
+	       cgm_escape_is_plain(n->label);
 }
 
-static void write_node(cgm_strbuf *out, const lnode *n, const char *strip_prefix)
+/* Index + 1 of `text` in the list of distinct strings (appended when new);
+ * 0 for no text. */
+static int style_index(layout *l, const char ***list, int *n, int *cap, const char *text)
+{
+	if (!text || !*text)
+		return 0;
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*list)[i], text) == 0)
+			return i + 1;
+	if (*n == *cap) {
+		int grown = *cap ? *cap * 2 : 8;
+		const char **bigger = cgm_arena_alloc(l->arena, sizeof(char *) * (size_t)grown);
+		if (*n)
+			memcpy(bigger, *list, sizeof(char *) * (size_t)*n);
+		*list = bigger;
+		*cap = grown;
+	}
+	(*list)[(*n)++] = cgm_arena_strdup(l->arena, text);
+	return *n;
+}
+
+/* A node's own look, as the SVG style its shape gets: only what differs
+ * from the site CSS's white box with the static grey border. */
+static void node_style(cgm_strbuf *out, const lnode *n)
 {
 	const char *stroke = colour(n->stroke, DEFAULT_STROKE);
 	const char *fill = n->filled ? colour(n->fill, "#ffffff") : "none";
-	cgm_strbuf_puts(out, "<a class=\"node\"");
-	if (n->url) {
-		const char *url = n->url;
-		size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
-		if (plen && strncmp(url, strip_prefix, plen) == 0)
-			url += plen;
-		cgm_strbuf_puts(out, " xlink:href=\"");
-		put_attr(out, url);
-		cgm_strbuf_puts(out, "\"");
-	}
-	if (n->tooltip) {
-		cgm_strbuf_puts(out, " xlink:title=\"");
-		put_attr(out, n->tooltip);
-		cgm_strbuf_puts(out, "\"");
-	}
-	cgm_strbuf_puts(out, ">");
-	double left = n->x - n->w / 2, top = n->y - n->h / 2;
-	/* A white box with the static grey border is the site CSS's default
-	 * (svg.layered): only what differs is written, as a style, which
-	 * that CSS does not override. */
-	cgm_strbuf strokes = CGM_STRBUF_INIT;
-	bool own_fill = strcmp(fill, "#ffffff") != 0, own_stroke = strcmp(stroke, DEFAULT_STROKE) != 0;
-	bool own_pen = n->pen != 1.0 && n->pen > 0 && n->pen < 20;
-	if (own_fill || own_stroke || own_pen || n->dashed) {
-		cgm_strbuf_puts(&strokes, " style=\"");
-		if (own_fill)
-			cgm_strbuf_printf(&strokes, "fill:%s;", fill);
-		if (own_stroke)
-			cgm_strbuf_printf(&strokes, "stroke:%s;", stroke);
-		if (own_pen)
-			cgm_strbuf_printf(&strokes, "stroke-width:%.2f;", n->pen);
-		if (n->dashed)
-			cgm_strbuf_puts(&strokes, "stroke-dasharray:5,2;");
-		strokes.data[strokes.len - 1] = '"';
-	}
-	switch (n->shape) {
-	case SHAPE_BOX:
-		cgm_strbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"%s/>", px(left), px(top), px(n->w), px(n->h), cgm_strbuf_cstr(&strokes));
-		break;
-	case SHAPE_ELLIPSE:
-		cgm_strbuf_printf(out, "<ellipse cx=\"%d\" cy=\"%d\" rx=\"%d\" ry=\"%d\"%s/>", px(n->x), px(n->y), px(n->w / 2), px(n->h / 2), cgm_strbuf_cstr(&strokes));
-		break;
-	case SHAPE_DIAMOND:
-		cgm_strbuf_printf(out, "<polygon points=\"%d,%d %d,%d %d,%d %d,%d\"%s/>", px(n->x), px(top), px(n->x + n->w / 2), px(n->y), px(n->x), px(top + n->h), px(left), px(n->y), cgm_strbuf_cstr(&strokes));
-		break;
-	}
-	cgm_strbuf_free(&strokes);
-	int lines = 1;
-	for (const char *p = n->label; *p; p++)
-		lines += *p == '\n';
-	double line_h = n->fontsize * LINE_HEIGHT;
-	double baseline = n->y - (lines - 1) * line_h / 2 + n->fontsize * 0.35;
-	const char *p = n->label;
-	for (int i = 0; i < lines; i++) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		cgm_strbuf_printf(out, "<text x=\"%d\" y=\"%d\"", px(n->x), px(baseline + i * line_h));
-		/* The browser's sans-serif is seldom Helvetica (DejaVu Sans is a
-		 * sixth wider): a line a font 30% wider would push out of its
-		 * box is drawn at the width measured, its glyphs scaled to it. */
-		double lw = line_width(p, NULL, n->fontsize);
-		if (lw * 1.3 > inner_width(n) - 4)
-			cgm_strbuf_printf(out, " textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\"",
-					  px(lw));
-		if (n->fontsize != 10.0)
-			cgm_strbuf_printf(out, " font-size=\"%g\"", n->fontsize);
-		if (n->fontcolor)
-			cgm_strbuf_printf(out, " fill=\"%s\"", colour(n->fontcolor, "#000000"));
-		cgm_strbuf_puts(out, ">");
-		char *part = strndup(p, len);
-		if (!part)
-			abort();
-		put_text(out, part);
-		free(part);
-		cgm_strbuf_puts(out, "</text>");
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	cgm_strbuf_puts(out, "</a>\n");
+	if (strcmp(fill, "#ffffff") != 0)
+		cgm_strbuf_printf(out, "fill:%s;", fill);
+	if (strcmp(stroke, DEFAULT_STROKE) != 0)
+		cgm_strbuf_printf(out, "stroke:%s;", stroke);
+	if (n->pen != 1.0 && n->pen > 0 && n->pen < 20)
+		cgm_strbuf_printf(out, "stroke-width:%.2f;", n->pen);
+	if (n->dashed)
+		cgm_strbuf_puts(out, "stroke-dasharray:5,2;");
+	if (out->len)
+		out->data[--out->len] = '\0'; /* the last ';' */
 }
 
-static void write_svg(cgm_strbuf *out, layout *l, double width, double height,
-		      const char *strip_prefix)
+/* An edge's look: [colour, pen, dash, head, tail, label colour], the
+ * fields at their default (grey, 1, solid, a normal arrowhead, no tail, the
+ * edge's colour) left off the end. */
+static void edge_style(cgm_strbuf *out, const ledge *e)
+{
+	const char *col = colour(e->color, DEFAULT_STROKE);
+	const char *fc = colour(e->fontcolor, col);
+	double pen = e->pen != 1.0 && e->pen > 0 && e->pen < 20 ? e->pen : 1.0;
+	int fields = strcmp(fc, col) != 0	      ? 6
+		     : e->tail != ARROW_NONE	      ? 5
+		     : e->head != ARROW_NORMAL	      ? 4
+		     : e->dash			      ? 3
+		     : pen != 1.0		      ? 2
+		     : strcmp(col, DEFAULT_STROKE) != 0 ? 1
+						      : 0;
+	if (!fields)
+		return;
+	cgm_strbuf_puts(out, "[\"");
+	cgm_strbuf_puts(out, col);
+	cgm_strbuf_putc(out, '"');
+	if (fields > 1)
+		cgm_strbuf_printf(out, ",%.1f", pen);
+	if (fields > 2)
+		cgm_strbuf_printf(out, ",%d", e->dash);
+	if (fields > 3)
+		cgm_strbuf_printf(out, ",%d", (int)e->head);
+	if (fields > 4)
+		cgm_strbuf_printf(out, ",%d", (int)e->tail);
+	if (fields > 5)
+		cgm_strbuf_printf(out, ",\"%s\"", fc);
+	cgm_strbuf_putc(out, ']');
+}
+
+/* The graph as the page draws it: an empty <svg> of the graph's size with
+ * the arrow markers its edges use, and the layout as JSON in a
+ * <script type="application/json" class="layered-data"> beside it, which
+ * the site script (html_page.c, drawLayered) turns into the same elements
+ * a drawn SVG would hold (a.node with xlink:href and xlink:title around a
+ * shape and its text lines; a.edge around a path).  Data, not markup: a
+ * busy function's graph took half of its page.
+ *
+ *   {"n": [[left, top, width, height, rank, "href", "tooltip", label,
+ *           style, shape, font size, "font colour"], ...],
+ *    "e": [[from, to, style, "tooltip", "label"], ...],
+ *    "ns": ["fill:#d3f9d8;stroke:#2b8a3e", ...],     node styles
+ *    "es": [["#2b8a3e", 1.0, 1, 6], ...]}             edge styles
+ *
+ * A node's label is 0 when it is the tooltip up to " (" without its
+ * schema; style is an index + 1 into ns or es (0: the default look);
+ * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
+ * (label derived, no style, box, 10, black) are left off the end. */
+static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
+			const char *strip_prefix)
 {
 	cgm_strbuf_printf(out,
 			  "<svg width=\"%dpx\" height=\"%dpx\" viewBox=\"0 0 %d %d\" "
 			  "xmlns=\"http://www.w3.org/2000/svg\" "
 			  "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"sans-serif\" "
-			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\">\n<defs>", px(width), px(height), px(width), px(height));
+			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\"><defs>",
+			  px(width), px(height), px(width), px(height));
 	/* One marker per arrow kind, end and colour in use, each defined once. */
 	cgm_strbuf written = CGM_STRBUF_INIT;
 	for (int k = 0; k < l->nedges; k++) {
@@ -935,15 +887,98 @@ static void write_svg(cgm_strbuf *out, layout *l, double width, double height,
 		}
 	}
 	cgm_strbuf_free(&written);
-	cgm_strbuf_puts(out, "</defs>\n");
-	for (int k = 0; k < l->nedges; k++)
-		write_edge(out, l, &l->edges[k]);
-	for (int i = 0; i < l->nnodes; i++)
-		write_node(out, &l->nodes[i], strip_prefix);
-	cgm_strbuf_puts(out, "</svg>\n");
+	cgm_strbuf_puts(out, "</defs></svg>\n<script type=\"application/json\" class=\"layered-data\">{\"n\":[");
+
+	const char **node_styles = NULL, **edge_styles = NULL;
+	int nns = 0, cap_ns = 0, nes = 0, cap_es = 0;
+	cgm_strbuf style = CGM_STRBUF_INIT;
+	size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
+	for (int i = 0; i < l->nnodes; i++) {
+		const lnode *n = &l->nodes[i];
+		cgm_strbuf_printf(out, "%s[%d,%d,%d,%d,%d,", i ? ",\n" : "", px(n->x - n->w / 2),
+				  px(n->y - n->h / 2), px(n->w), px(n->h), n->rank);
+		const char *url = n->url;
+		if (url && plen && strncmp(url, strip_prefix, plen) == 0)
+			url += plen;
+		if (url) {
+			cgm_strbuf_putc(out, '"');
+			cgm_escape_json(out, url);
+			cgm_strbuf_putc(out, '"');
+		} else {
+			cgm_strbuf_puts(out, "0");
+		}
+		cgm_strbuf_putc(out, ',');
+		if (n->tooltip)
+			put_json_visible(out, n->tooltip);
+		else
+			cgm_strbuf_puts(out, "0");
+		cgm_strbuf_reset(&style);
+		node_style(&style, n);
+		int si = style_index(l, &node_styles, &nns, &cap_ns, cgm_strbuf_cstr(&style));
+		const char *fc = n->fontcolor ? colour(n->fontcolor, "#000000") : NULL;
+		bool derived = label_derivable(n);
+		int fields = fc			     ? 12
+			     : n->fontsize != 10.0    ? 11
+			     : n->shape != SHAPE_BOX  ? 10
+			     : si		     ? 9
+			     : !derived		     ? 8
+						     : 7;
+		if (fields > 7) {
+			cgm_strbuf_putc(out, ',');
+			if (derived)
+				cgm_strbuf_putc(out, '0');
+			else
+				put_json_visible(out, n->label);
+		}
+		if (fields > 8)
+			cgm_strbuf_printf(out, ",%d", si);
+		if (fields > 9)
+			cgm_strbuf_printf(out, ",%d", n->shape == SHAPE_ELLIPSE ? 1 : n->shape == SHAPE_DIAMOND ? 2 : 0);
+		if (fields > 10)
+			cgm_strbuf_printf(out, ",%g", n->fontsize);
+		if (fields > 11)
+			cgm_strbuf_printf(out, ",\"%s\"", fc);
+		cgm_strbuf_putc(out, ']');
+	}
+	cgm_strbuf_puts(out, "],\n\"e\":[");
+	for (int k = 0; k < l->nedges; k++) {
+		const ledge *e = &l->edges[k];
+		cgm_strbuf_reset(&style);
+		edge_style(&style, e);
+		int si = style_index(l, &edge_styles, &nes, &cap_es, cgm_strbuf_cstr(&style));
+		bool label = e->label && *e->label;
+		cgm_strbuf_printf(out, "%s[%d,%d", k ? ",\n" : "", e->from, e->to);
+		if (si || e->tooltip || label)
+			cgm_strbuf_printf(out, ",%d", si);
+		if (e->tooltip || label) {
+			cgm_strbuf_putc(out, ',');
+			if (e->tooltip)
+				put_json_visible(out, e->tooltip);
+			else
+				cgm_strbuf_putc(out, '0');
+		}
+		if (label) {
+			cgm_strbuf_putc(out, ',');
+			put_json_visible(out, e->label);
+		}
+		cgm_strbuf_putc(out, ']');
+	}
+	cgm_strbuf_puts(out, "],\n\"ns\":[");
+	for (int i = 0; i < nns; i++) {
+		cgm_strbuf_printf(out, "%s\"", i ? "," : "");
+		cgm_escape_json(out, node_styles[i]);
+		cgm_strbuf_putc(out, '"');
+	}
+	cgm_strbuf_puts(out, "],\n\"es\":[");
+	for (int i = 0; i < nes; i++)
+		cgm_strbuf_printf(out, "%s%s", i ? "," : "", edge_styles[i]);
+	cgm_strbuf_puts(out, "]}</script>\n<noscript><p class=\"muted\">The graph is drawn by the "
+			     "page's script; the tables below list every direct caller and "
+			     "callee.</p></noscript>\n");
+	cgm_strbuf_free(&style);
 }
 
-int html_layout_svg(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix)
+int html_layout_graph(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix)
 {
 	layout l;
 	memset(&l, 0, sizeof(l));
@@ -962,7 +997,7 @@ int html_layout_svg(cgm_strbuf *svg, const char *dot, const char *what, const ch
 		order_ranks(&l, min_rank, max_rank);
 		double width, height;
 		place(&l, min_rank, max_rank, &width, &height);
-		write_svg(svg, &l, width, height, strip_prefix);
+		write_graph(svg, &l, width, height, strip_prefix);
 	}
 	cgm_arena_free(l.arena);
 	return rc;

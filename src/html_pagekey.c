@@ -47,7 +47,7 @@
 /* Bumped whenever a function page's layout changes in a way the inputs
  * below do not show (a new section, other markup): old records then never
  * match.  CGMAP_VERSION is hashed too. */
-#define PAGE_FORMAT "function-page 2"
+#define PAGE_FORMAT "function-page 3"
 
 uint64_t html_key_bytes(uint64_t h, const void *data, size_t len)
 {

@@ -250,6 +250,15 @@ void html_relations_build(html_ctx *ctx)
 			rel->nruns++;
 		}
 	}
+	char **pages = cgm_xcalloc((size_t)nrels + 1, sizeof(char *));
+	const char **names = cgm_xcalloc((size_t)nrels + 1, sizeof(char *));
+	for (int k = 0; k < nrels; k++)
+		pages[k] = ctx->rels[k].page, names[k] = ctx->rels[k].display;
+	html_unique_pages(pages, names, nrels);
+	for (int k = 0; k < nrels; k++)
+		ctx->rels[k].page = pages[k];
+	free(pages);
+	free(names);
 	free(order);
 	free(list);
 }

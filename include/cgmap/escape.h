@@ -37,8 +37,13 @@ void cgm_escape_text(cgm_strbuf *out, const char *s);
 /* True when s holds nothing the escapers above would show escaped besides
  * ordinary punctuation: no control, bidi control or invalid byte. */
 bool cgm_escape_is_plain(const char *s);
-/* A file name made from a function id: [A-Za-z0-9._-] kept, everything
- * else hex-encoded, plus a short hash so distinct ids never collide. */
+/* A file name made from a function id: its part before the argument list
+ * with [A-Za-z0-9._-] kept and everything else hex-encoded, then 8 hex
+ * digits of a hash of the whole id, so overloads and names differing in
+ * case get names of their own.  Two ids may still share one (a 32-bit
+ * hash): whoever names a set of files checks, and names those that collide
+ * with cgm_escape_filename_wide (16 digits, the whole 64-bit hash). */
 void cgm_escape_filename(cgm_strbuf *out, const char *s);
+void cgm_escape_filename_wide(cgm_strbuf *out, const char *s);
 
 #endif

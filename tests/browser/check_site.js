@@ -184,8 +184,12 @@ async function main() {
     await navigate(fileUrl(rel));
     const facts = await evaluate(`({
       alerts: window.__cgmapAlerts,
-      scripts: document.scripts.length,
-      foreign: Array.from(document.querySelectorAll('script')).filter(s => !/(assets\\/cgmap\\.js|search-index\\.js)$/.test(s.src)).length,
+      // Graph data (a JSON block right after the empty SVG the site's
+      // script draws it into) is never run; any other script is the site's.
+      scripts: document.querySelectorAll('script:not([type="application/json"])').length,
+      foreign: Array.from(document.querySelectorAll('script')).filter(s => s.type === 'application/json'
+        ? !(s.classList.contains('layered-data') && s.previousElementSibling && s.previousElementSibling.matches('svg.layered'))
+        : !/(assets\\/cgmap\\.js|search-index\\.js)$/.test(s.src)).length,
       // The legend's drawing is the one image a page may show.
       hostile: document.querySelectorAll('img:not(details.legend > img), iframe, object, embed').length,
       title: document.title,

@@ -105,7 +105,7 @@ after=$(find "$work/map/functions" -name '*.html' | wc -l)
 [ "$(find "$work/map/schemas" -name '*.html' | wc -l)" = 1 ] || fail "old schema pages remain"
 # Mapped again without --dot-sources: the earlier run's DOT files go too.
 [ "$(find "$work/map/dot" -name '*.dot' | wc -l)" = 0 ] || fail "old DOT files remain"
-grep -qx 'functions/app.solo_28_29-[0-9a-f]*\.html' "$work/map/.cgmap-manifest" ||
+grep -qx 'functions/app.solo-[0-9a-f]\{8\}\.html' "$work/map/.cgmap-manifest" ||
 	fail "the manifest does not list the new page"
 
 # collect -o needs a server.

@@ -256,7 +256,13 @@ static void test_filename(void **state)
 		for (size_t j = i + 1; j < n; j++)
 			assert_true(strcasecmp(names[i], names[j]) != 0);
 	/* Readable part kept. */
-	assert_true(strncmp(names[0], "app.fact_28integer_29-", 22) == 0);
+	assert_true(strncmp(names[0], "app.fact-", 9) == 0);
+	assert_int_equal(strlen(names[0]), 9 + 8);
+	char *wide = escaped(cgm_escape_filename_wide, ids[0]);
+	assert_filename_shape(wide);
+	assert_int_equal(strlen(wide), 9 + 16);
+	assert_true(strncmp(wide, "app.fact-", 9) == 0);
+	free(wide);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 

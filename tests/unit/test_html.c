@@ -628,7 +628,7 @@ static void test_links_land(void **state)
 	cgm_model *m = demo_model(true);
 	char *dir = render(m, 2, 50, 2);
 	file_list files = list_files(dir);
-	int checked = 0;
+	int checked = 0, graph_links = 0;
 	for (int i = 0; i < files.n; i++) {
 		const char *rel = files.paths[i];
 		size_t len = strlen(rel);
@@ -660,10 +660,78 @@ static void test_links_land(void **state)
 				fail_msg("%s links to %s, which does not exist", rel, target);
 			checked++;
 		}
+		/* The links of a graph the page's script draws: the sixth field
+		 * of each node in its layout data. */
+		for (const char *p = text; (p = strstr(p, "class=\"layered-data\">")); ) {
+			const char *end = strstr(p, "</script>");
+			assert_non_null(end);
+			for (const char *q = p; (q = strstr(q, ".html\"")) && q < end; q++) {
+				const char *open = q;
+				while (open > p && *open != '"')
+					open--;
+				char path[8192];
+				snprintf(path, sizeof(path), "%s/%.*s.html", base, (int)(q - open - 1), open + 1);
+				if (access(path, R_OK) != 0)
+					fail_msg("%s draws a node linking to %s, which does not exist", rel, path);
+				graph_links++;
+			}
+			p = end;
+		}
 		free(text);
 	}
 	assert_true(checked > 100);
+	assert_true(graph_links > 10);
 	free_files(&files);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
+/* Page names are short (the name before its arguments and 8 hex digits);
+ * two ids whose short names collide (app.f(t5525) and app.f(t50277) share
+ * the 32-bit hash) get the wide one, and every other page keeps its own. */
+static void test_colliding_page_names(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "db";
+	add_function(m, "app.f(t5525)", "app", "f", "t5525", "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(m, "app.f(t50277)", "app", "f", "t50277", "\nBEGIN\n  RETURN 2;\nEND\n");
+	add_function(m, "app.g()", "app", "g", "", "\nBEGIN\n  RETURN 3;\nEND\n");
+	cgm_model_index(m);
+	add_edge(m, "app.g()", "app.f(t5525)", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	add_edge(m, "app.g()", "app.f(t50277)", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	cgm_strbuf a = CGM_STRBUF_INIT, b = CGM_STRBUF_INIT;
+	cgm_escape_filename(&a, "app.f(t5525)");
+	cgm_escape_filename(&b, "app.f(t50277)");
+	assert_string_equal(cgm_strbuf_cstr(&a), cgm_strbuf_cstr(&b)); /* the premise */
+	assert_int_equal(strlen(cgm_strbuf_cstr(&a)), strlen("app.f-") + 8);
+	char *dir = render(m, 2, 50, 1);
+	file_list files = list_files(dir);
+	int fpages = 0;
+	for (int i = 0; i < files.n; i++)
+		fpages += strncmp(files.paths[i], "functions/", 10) == 0;
+	assert_int_equal(fpages, 3);
+	static const char *const wide[] = { "app.f(t5525)", "app.f(t50277)" };
+	for (int i = 0; i < 2; i++) {
+		cgm_strbuf rel = CGM_STRBUF_INIT;
+		cgm_strbuf_puts(&rel, "functions/");
+		cgm_escape_filename_wide(&rel, wide[i]);
+		cgm_strbuf_puts(&rel, ".html");
+		char *page = site_file(dir, cgm_strbuf_cstr(&rel));
+		cgm_strbuf h1 = CGM_STRBUF_INIT;
+		cgm_strbuf_printf(&h1, "<h1 class=\"fn\">%s</h1>", wide[i]);
+		assert_non_null(strstr(page, cgm_strbuf_cstr(&h1)));
+		cgm_strbuf_free(&h1);
+		free(page);
+		cgm_strbuf_free(&rel);
+	}
+	char *g = function_page(dir, "app.g()"); /* the short name */
+	assert_non_null(strstr(g, "<h1 class=\"fn\">app.g()</h1>"));
+	free(g);
+	free_files(&files);
+	cgm_strbuf_free(&a);
+	cgm_strbuf_free(&b);
 	remove_dir(dir);
 	cgm_model_free(m);
 }
@@ -681,10 +749,21 @@ static void test_hostile_names_stay_text(void **state)
 		if (strstr(files.paths[i], ".html")) {
 			if (strstr(text, "<script>alert") || strstr(text, "<img src=x"))
 				fail_msg("%s holds a raw hostile tag", files.paths[i]);
-			/* The only script elements are the site's own. */
-			for (const char *p = text; (p = strstr(p, "<script")); p += 7)
+			/* The only script elements are the site's own: its script,
+			 * and graph data that holds no '<' (none can end it). */
+			static const char data_tag[] =
+				"<script type=\"application/json\" class=\"layered-data\">";
+			for (const char *p = text; (p = strstr(p, "<script")); p += 7) {
+				if (strncmp(p, data_tag, strlen(data_tag)) == 0) {
+					const char *body = p + strlen(data_tag);
+					const char *lt = strchr(body, '<');
+					if (!lt || strncmp(lt, "</script>", 9) != 0)
+						fail_msg("%s holds graph data with a '<'", files.paths[i]);
+					continue;
+				}
 				if (strncmp(p, "<script src=\"", 13) != 0)
 					fail_msg("%s holds a script element not of the site", files.paths[i]);
+			}
 		}
 		if (strcmp(files.paths[i], "search-index.js") == 0) {
 			assert_null(strstr(text, "<script>"));
@@ -697,9 +776,10 @@ static void test_hostile_names_stay_text(void **state)
 	assert_non_null(strstr(page, "&lt;img src=x onerror=alert(3)&gt; says &quot;hi&quot; &amp; bye"));
 	assert_non_null(strstr(page, "&lt;/pre&gt;&lt;script&gt;alert(2)&lt;/script&gt;"));
 	free(page);
-	/* In the caller's SVG the node label is XML-escaped text. */
+	/* In the caller's graph data the node's tooltip is a JSON string
+	 * without a '<' (the script sets it as text). */
 	page = function_page(dir, "app.work()");
-	assert_non_null(strstr(page, ">public.&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;(text)</text>"));
+	assert_non_null(strstr(page, "\"public.\\\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\\"(text)\""));
 	free(page);
 	/* Quotes, backslash, non-ASCII: intact as text. */
 	page = function_page(dir, ODD_ID);
@@ -2019,26 +2099,57 @@ static void test_layout_cache_links(void **state)
 /* ---- cgmap's own layout of function graphs ---- */
 
 /* The x of the centre of the node whose link names `page`, from the
- * layered SVG's <rect>. */
-static int node_centre_x(const char *svg, const char *page)
+ * layout data beside the layered SVG ([left, top, width, height, rank,
+ * "href", ...]). */
+static int node_centre_x(const char *graph, const char *page)
 {
 	cgm_strbuf key = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&key, "xlink:href=\"%s\"", page);
-	const char *at = strstr(svg, cgm_strbuf_cstr(&key));
+	cgm_strbuf_printf(&key, ",\"%s\",", page);
+	const char *at = strstr(graph, cgm_strbuf_cstr(&key));
 	cgm_strbuf_free(&key);
 	if (!at)
 		fail_msg("no node links to %s", page);
-	int x = 0, width = 0;
-	const char *rect = strstr(at, "<rect x=\"");
-	assert_non_null(rect);
-	assert_int_equal(sscanf(rect, "<rect x=\"%d\" y=\"%*d\" width=\"%d\"", &x, &width), 2);
-	return x + width / 2;
+	const char *open = at;
+	while (open > graph && *open != '[')
+		open--;
+	int left = 0, width = 0;
+	assert_int_equal(sscanf(open, "[%d,%*d,%d,", &left, &width), 2);
+	return left + width / 2;
+}
+
+/* How many entries the layout data's list `key` ("n" or "e") holds. */
+static int data_entries(const char *graph, const char *key)
+{
+	cgm_strbuf k = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&k, "\"%s\":[", key);
+	const char *p = strstr(graph, cgm_strbuf_cstr(&k));
+	assert_non_null(p);
+	p += k.len;
+	cgm_strbuf_free(&k);
+	int depth = 1, entries = 0;
+	bool in_string = false;
+	for (; *p && depth > 0; p++) {
+		if (in_string) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_string = false;
+		} else if (*p == '"') {
+			in_string = true;
+		} else if (*p == '[') {
+			entries += depth == 1;
+			depth++;
+		} else if (*p == ']') {
+			depth--;
+		}
+	}
+	return entries;
 }
 
 /* Callers left of the function, callees right, callees' callees further
  * right; one node per function; hostile text escaped; a tooltip's line
  * break kept; one marker per arrow kind and colour; links in the same
- * folder lose the prefix. */
+ * folder lose the prefix; labels the tooltip gives left out. */
 static void test_layered_layout_columns(void **state)
 {
 	(void)state;
@@ -2060,9 +2171,9 @@ static void test_layered_layout_columns(void **state)
 		"  n0 -> m0 [color=\"#c92a2a\", style=dashed];\n"
 		"  n0 -> n0;\n"
 		"}\n";
-	cgm_strbuf svg = CGM_STRBUF_INIT;
-	assert_int_equal(html_layout_svg(&svg, dot, "app.f()", "../functions/"), 0);
-	const char *out = cgm_strbuf_cstr(&svg);
+	cgm_strbuf graph = CGM_STRBUF_INIT;
+	assert_int_equal(html_layout_graph(&graph, dot, "app.f()", "../functions/"), 0);
+	const char *out = cgm_strbuf_cstr(&graph);
 	int caller = node_centre_x(out, "caller.html"), focal = node_centre_x(out, "f.html");
 	int callee = node_centre_x(out, "callee.html"), deep = node_centre_x(out, "deep.html");
 	assert_true(caller < focal);
@@ -2070,23 +2181,31 @@ static void test_layered_layout_columns(void **state)
 	assert_true(callee < deep);
 	assert_null(strstr(out, "../functions/"));
 	assert_null(strstr(out, "<b>"));
-	assert_non_null(strstr(out, "xlink:title=\"a &quot;&lt;b&gt;&quot; &amp; c&#10;line two\""));
-	assert_non_null(strstr(out, ">nosuch(1 arg)</text>"));
-	assert_non_null(strstr(out, ">missing</text>"));
-	assert_non_null(strstr(out, ">12\xC3\x97</text>"));
+	assert_non_null(strstr(out, "\"a \\\"\\u003cb\\u003e\\\" \\u0026 c\\nline two\""));
+	assert_non_null(strstr(out, "\"nosuch(1 arg)\\nmissing\""));
+	assert_non_null(strstr(out, "\"12\xC3\x97\""));
+	assert_non_null(strstr(out, "\"call, static, line 3\""));
+	/* A label the tooltip gives is left to the script ("caller()"); one
+	 * it does not is written ("deep()"). */
+	assert_null(strstr(out, "\"caller()\""));
+	assert_non_null(strstr(out, "\"deep()\""));
+	/* The focal node's own look, and the dashed green box-headed edge. */
+	assert_non_null(strstr(out, "\"fill:#fff3bf;stroke:#000000;stroke-width:2.50\""));
+	assert_non_null(strstr(out, "[\"#2b8a3e\",1.0,1,6]"));
 	/* Two normal grey arrows, one marker (m1: normal, m6: box). */
 	const char *first = strstr(out, "<marker id=\"m1-495057\"");
 	assert_non_null(first);
 	assert_null(strstr(first + 1, "<marker id=\"m1-495057\""));
 	assert_non_null(strstr(out, "<marker id=\"m6-2b8a3e\""));
-	int nodes = 0, edges = 0;
-	for (const char *p = out; (p = strstr(p, "<a class=\"node\"")) != NULL; p++)
-		nodes++;
-	for (const char *p = out; (p = strstr(p, "<a class=\"edge\"")) != NULL; p++)
-		edges++;
-	assert_int_equal(nodes, 5);
-	assert_int_equal(edges, 5);
-	cgm_strbuf_free(&svg);
+	assert_int_equal(data_entries(out, "n"), 5);
+	assert_int_equal(data_entries(out, "e"), 5);
+	/* The data cannot end its <script> element. */
+	const char *data = strstr(out, "<script type=\"application/json\" class=\"layered-data\">");
+	assert_non_null(data);
+	const char *end = strstr(data, "</script>");
+	assert_non_null(end);
+	assert_null(memchr(data + 1, '<', (size_t)(end - data - 1)));
+	cgm_strbuf_free(&graph);
 }
 
 /* What the layout does not draw is an error naming the graph, never a
@@ -2105,7 +2224,7 @@ static void test_layered_layout_refuses(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cgm_strbuf svg = CGM_STRBUF_INIT;
-		int rc = html_layout_svg(&svg, bad[i], "app.g()", NULL);
+		int rc = html_layout_graph(&svg, bad[i], "app.g()", NULL);
 		if (rc != CGM_EINPUT)
 			fail_msg("laid out %s", bad[i]);
 		assert_non_null(strstr(cgm_error_message(), "'app.g()'"));
@@ -2130,9 +2249,9 @@ static void test_function_graph_layouts(void **state)
 		char *page = function_page(dir, "app.main()");
 		assert_int_equal(strstr(page, "class=\"layered\"") != NULL, !graphviz);
 		cgm_strbuf href = CGM_STRBUF_INIT;
-		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : "xlink:href=\"");
+		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : ",\"");
 		cgm_escape_filename(&href, "app.work()");
-		cgm_strbuf_puts(&href, ".html\"");
+		cgm_strbuf_puts(&href, graphviz ? ".html\"" : ".html\",");
 		assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
 		cgm_strbuf_free(&href);
 		free(page);
@@ -2146,6 +2265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
+		cmocka_unit_test(test_colliding_page_names),
 		cmocka_unit_test(test_relation_pages),
 		cmocka_unit_test(test_possible_targets_drawn),
 		cmocka_unit_test(test_hostile_names_stay_text),
