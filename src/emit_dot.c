@@ -565,7 +565,7 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 	put_fixed(w, cgm_via_name(e->via));
 	if (e->object) {
 		cgm_outfile_putc(&w->file, ' ');
-		escape_dot(w, e->object);
+		escape_dot(w, cgm_via_object_tail(e->via, e->object));
 	}
 	lit(w, ", ");
 	if (is_static)

@@ -134,7 +134,7 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		cgm_strbuf_printf(b, "<td>%s", cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_puts(b, " <span class=\"object\">");
-			html_text(b, e->object);
+			html_text(b, cgm_via_object_tail(e->via, e->object));
 			cgm_strbuf_puts(b, "</span>");
 		}
 		cgm_strbuf_printf(b, "<td>%s<td>", html_provenance_name(e->provenance));

@@ -333,7 +333,7 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 		cgm_strbuf_puts(dot, cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_putc(dot, ' ');
-			dot_text(dot, e->object);
+			dot_text(dot, cgm_via_object_tail(e->via, e->object));
 		}
 		cgm_strbuf_printf(dot, ", %s", html_provenance_name(e->provenance));
 		if (e->ambiguous)

@@ -384,6 +384,17 @@ NAME_TABLE(cgm_via_name, cgm_via_parse, cgm_via,
 	   "generated", "check", "domain", "trigger_when", "rule", "index", "cascade",
 	   "event_trigger", "operator", "cast", "aggregate")
 
+const char *cgm_via_object_tail(cgm_via via, const char *object)
+{
+	if (!object)
+		return NULL;
+	const char *name = cgm_via_name(via);
+	size_t len = strlen(name);
+	if (strncmp(object, name, len) == 0 && object[len] == ' ' && object[len + 1])
+		return object + len + 1;
+	return object;
+}
+
 const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
 	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };

@@ -79,7 +79,7 @@ static void edge_words(cgm_strbuf *o, const cgm_edge *e)
 {
 	cgm_strbuf_puts(o, cgm_via_name(e->via));
 	if (e->object)
-		cgm_strbuf_printf(o, " %s", e->object);
+		cgm_strbuf_printf(o, " %s", cgm_via_object_tail(e->via, e->object));
 	cgm_strbuf_printf(o, ", %s", cgm_qedge_provenance(e));
 	if (e->ambiguous)
 		cgm_strbuf_puts(o, ", possible");

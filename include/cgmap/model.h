@@ -570,6 +570,11 @@ const char *cgm_resolution_name(cgm_resolution res);
 int cgm_resolution_parse(cgm_resolution *out, const char *name);
 const char *cgm_via_name(cgm_via via);
 int cgm_via_parse(cgm_via *out, const char *name);
+/* An edge's object as a person reads it after the mechanism's name: the
+ * object names its own kind ("check app.t.positive", "cast (text AS
+ * app.money)"), so that word is left out when it is the mechanism's
+ * ("check" then "app.t.positive", not "check check app.t.positive"). */
+const char *cgm_via_object_tail(cgm_via via, const char *object);
 /* "INSERT|UPDATE" style text of CGM_EV_* bits, into buf. */
 const char *cgm_events_text(char *buf, size_t len, unsigned events);
 

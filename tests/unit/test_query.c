@@ -401,10 +401,26 @@ static void test_impact(void **state)
 	cgm_model_free(m);
 }
 
+/* An edge's words name its mechanism once: "check app.t.positive", not
+ * "check check app.t.positive"; an object of another shape is kept. */
+static void test_via_object_tail(void **state)
+{
+	(void)state;
+	assert_string_equal(cgm_via_object_tail(CGM_VIA_CHECK, "check app.t.positive"),
+			    "app.t.positive");
+	assert_string_equal(cgm_via_object_tail(CGM_VIA_CAST, "cast (text AS app.money)"),
+			    "(text AS app.money)");
+	assert_string_equal(cgm_via_object_tail(CGM_VIA_VIEW, "app.v"), "app.v");
+	assert_string_equal(cgm_via_object_tail(CGM_VIA_CHECK, "checker app.x"), "checker app.x");
+	assert_string_equal(cgm_via_object_tail(CGM_VIA_CHECK, "check "), "check ");
+	assert_null(cgm_via_object_tail(CGM_VIA_CHECK, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_via_object_tail),
 		cmocka_unit_test(test_callers_cycles),
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_callees_ambiguous_and_unreachable),
