@@ -7,7 +7,7 @@
  *      attribute lists, nodes, edges; no subgraphs or HTML labels) and the
  *      name of the graph for error messages.
  * Out: appended to a caller-owned strbuf, an empty <svg> of the graph's
- *      size holding the arrow markers, and the layout as JSON beside it
+ *      size and the layout as JSON beside it
  *      (write_graph says the format), which the site script draws into
  *      the markup Graphviz's SVG uses (a.node / a.edge with xlink:href and
  *      xlink:title), so the page's CSS, script and readers treat both
@@ -666,53 +666,6 @@ static const char *colour(const char *c, const char *fallback)
 	return c;
 }
 
-static void marker_id(cgm_strbuf *out, enum arrow_kind kind, const char *col)
-{
-	/* Short: every edge names its marker ("m0-495057", the arrow kind's
-	 * number and the colour). */
-	cgm_strbuf_printf(out, "m%d-%s", (int)kind, col[0] == '#' ? col + 1 : col);
-}
-
-static void marker_def(cgm_strbuf *out, enum arrow_kind kind, const char *col, bool tail)
-{
-	cgm_strbuf_puts(out, "<marker id=\"");
-	marker_id(out, kind, col);
-	if (tail)
-		cgm_strbuf_puts(out, "-t");
-	cgm_strbuf_printf(out, "\" viewBox=\"0 0 10 10\" refX=\"%d\" refY=\"5\" markerWidth=\"8\" "
-			       "markerHeight=\"8\" markerUnits=\"userSpaceOnUse\" orient=\"auto\">",
-			  tail ? 0 : 10);
-	switch (kind) {
-	case ARROW_NORMAL:
-		cgm_strbuf_printf(out, "<path d=\"M0,1L10,5L0,9z\" fill=\"%s\"/>", col);
-		break;
-	case ARROW_EMPTY:
-		cgm_strbuf_printf(out, "<path d=\"M1,1L9,5L1,9z\" fill=\"#fff\" stroke=\"%s\"/>", col);
-		break;
-	case ARROW_VEE:
-		cgm_strbuf_printf(out, "<path d=\"M0,0L10,5L0,10L3,5z\" fill=\"%s\"/>", col);
-		break;
-	case ARROW_DIAMOND:
-		cgm_strbuf_printf(out, "<path d=\"M0,5L5,1L10,5L5,9z\" fill=\"%s\"/>", col);
-		break;
-	case ARROW_ODIAMOND:
-		cgm_strbuf_printf(out, "<path d=\"M1,5L5,1.5L9,5L5,8.5z\" fill=\"#fff\" stroke=\"%s\"/>",
-				  col);
-		break;
-	case ARROW_BOX:
-		cgm_strbuf_printf(out, "<path d=\"M2,2H10V8H2z\" fill=\"%s\"/>", col);
-		break;
-	case ARROW_ODOT:
-		cgm_strbuf_printf(out, "<circle cx=\"5\" cy=\"5\" r=\"3.5\" fill=\"#fff\" stroke=\"%s\"/>",
-				  col);
-		break;
-	case ARROW_NONE:
-	case ARROW_KINDS:
-		break;
-	}
-	cgm_strbuf_puts(out, "</marker>");
-}
-
 /* Text as a person should see it (controls and bidi controls made
  * visible, as cgm_escape_html shows them) written as a JSON string: the
  * page's script puts it into the SVG as text, where no entity is read. */
@@ -839,12 +792,13 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
 	cgm_strbuf_putc(out, ']');
 }
 
-/* The graph as the page draws it: an empty <svg> of the graph's size with
- * the arrow markers its edges use, and the layout as JSON in a
+/* The graph as the page draws it: an empty <svg> of the graph's size, and
+ * the layout as JSON in a
  * <script type="application/json" class="layered-data"> beside it, which
  * the site script (html_page.c, drawLayered) turns into the same elements
- * a drawn SVG would hold (a.node with xlink:href and xlink:title around a
- * shape and its text lines; a.edge around a path).  Data, not markup: a
+ * a drawn SVG would hold (an arrow marker per kind and colour in use;
+ * a.node with xlink:href and xlink:title around a shape and its text
+ * lines; a.edge around a path).  Data, not markup: a
  * busy function's graph took half of its page.
  *
  *   {"n": [[left, top, width, height, rank, "href", "tooltip", label,
@@ -864,30 +818,9 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			  "<svg width=\"%dpx\" height=\"%dpx\" viewBox=\"0 0 %d %d\" "
 			  "xmlns=\"http://www.w3.org/2000/svg\" "
 			  "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"sans-serif\" "
-			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\"><defs>",
+			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\"></svg>\n",
 			  px(width), px(height), px(width), px(height));
-	/* One marker per arrow kind, end and colour in use, each defined once. */
-	cgm_strbuf written = CGM_STRBUF_INIT;
-	for (int k = 0; k < l->nedges; k++) {
-		for (int end = 0; end < 2; end++) {
-			const ledge *e = &l->edges[k];
-			enum arrow_kind kind = end ? e->tail : e->head;
-			if (kind == ARROW_NONE)
-				continue;
-			const char *col = colour(e->color, DEFAULT_STROKE);
-			cgm_strbuf id = CGM_STRBUF_INIT;
-			cgm_strbuf_putc(&id, ' ');
-			marker_id(&id, kind, col);
-			cgm_strbuf_puts(&id, end ? "-t " : " ");
-			if (!strstr(cgm_strbuf_cstr(&written), cgm_strbuf_cstr(&id))) {
-				cgm_strbuf_add(&written, id.data, id.len);
-				marker_def(out, kind, col, end == 1);
-			}
-			cgm_strbuf_free(&id);
-		}
-	}
-	cgm_strbuf_free(&written);
-	cgm_strbuf_puts(out, "</defs></svg>\n<script type=\"application/json\" class=\"layered-data\">{\"n\":[");
+	cgm_strbuf_puts(out, "<script type=\"application/json\" class=\"layered-data\">{\"n\":[");
 
 	const char **node_styles = NULL, **edge_styles = NULL;
 	int nns = 0, cap_ns = 0, nes = 0, cap_es = 0;

@@ -272,6 +272,13 @@ async function main() {
       }).map(t => t.textContent + ' (' + Math.round(t.getBBox().width) + ' px in ' + Math.round(box.width) + ')');
     })`);
     const labels = await evaluate(`document.querySelectorAll('.graph svg.layered a.node text').length`);
+    // Every arrow the script drew names a marker it defined in that graph.
+    const arrows = await evaluate(`Array.from(document.querySelectorAll('.graph svg.layered a.edge path')).map(p => {
+      const ids = ['marker-end', 'marker-start'].map(k => p.getAttribute(k)).filter(Boolean);
+      return ids.map(u => !!p.ownerSVGElement.querySelector('marker' + u.slice(4, -1))).every(Boolean) ? ids.length : -1;
+    })`);
+    check(arrows.length > 0 && arrows.every(n => n >= 0) && arrows.some(n => n > 0),
+      `${id}: ${arrows.length} edges drawn, their arrowheads defined in the graph`);
     check(overflowing.length === 0, `${id}: all ${labels} labels fit their boxes (overflowing: ${overflowing.join('; ')})`);
     const nodes = await evaluate(`Array.from(document.querySelectorAll('.graph svg g.node a, .graph svg a.node')).map(a => ({
       href: a.getAttribute('xlink:href') || a.getAttribute('href') || '',
