@@ -662,7 +662,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
 	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
-	html_graph_info info = { 0, 0 };
+	html_graph_info info = { 0 };
 	html_graph_function(&dot, &info, scratch, ctx, fn);
 	int rc = CGM_EINPUT;
 	if (!ctx->opts.graphviz_neighbourhoods) {

@@ -876,6 +876,81 @@ typedef struct agg_edge {
 
 #define NODE_MORE (-1000000000)
 
+/* A schema overview drawing more calls than SCHEMA_CALLS_PER_NODE per
+ * function is a hairball (10,000 synthetic functions: 578 calls among its
+ * 50 boxes), slow for Graphviz and read by nobody.  There each pair of
+ * functions gets one edge (a call first, else the first mechanism), and a
+ * call whose ends a longer drawn path already joins is left out, as
+ * Graphviz's tred does: what reaches what still reads the same.  Each call
+ * is tested on the graph as left by the earlier ones, so reachability holds
+ * through cycles too; past REDUCTION_WORK_MAX steps the rest are kept. */
+#define SCHEMA_CALLS_PER_NODE 2
+#define REDUCTION_WORK_MAX 20000000L
+
+typedef struct drawn_call {
+	int from, to; /* node numbers */
+	const cgm_edge *e;
+	bool gone;
+} drawn_call;
+
+/* Leaves the calls to draw in calls[] (gone = false), in their order;
+ * returns how many are drawn.  calls[] comes grouped by `from`. */
+static int reduce_calls(drawn_call *calls, int n, int nnodes)
+{
+	/* One edge per pair: a pair's calls are contiguous within a `from`. */
+	for (int i = 0; i < n; i++) {
+		for (int j = i - 1; j >= 0 && calls[j].from == calls[i].from; j--) {
+			if (calls[j].gone || calls[j].to != calls[i].to)
+				continue;
+			if (calls[i].e->via == CGM_VIA_CALL && calls[j].e->via != CGM_VIA_CALL)
+				calls[j].e = calls[i].e;
+			calls[i].gone = true;
+			break;
+		}
+	}
+	int *start = cgm_xcalloc((size_t)nnodes + 2, sizeof(int));
+	for (int i = 0; i < n; i++)
+		start[calls[i].from + 1]++;
+	for (int v = 0; v < nnodes; v++)
+		start[v + 1] += start[v];
+	int *queue = cgm_xcalloc((size_t)nnodes + 1, sizeof(int));
+	int *mark = cgm_xcalloc((size_t)nnodes + 1, sizeof(int));
+	long work = 0;
+	for (int c = 0; c < n && work < REDUCTION_WORK_MAX; c++) {
+		if (calls[c].gone || calls[c].from == calls[c].to)
+			continue;
+		/* Is calls[c].to reached from calls[c].from without calls[c]? */
+		int head = 0, tail = 0, stamp = c + 1;
+		queue[tail++] = calls[c].from;
+		mark[calls[c].from] = stamp;
+		bool reached = false;
+		while (head < tail && !reached && work < REDUCTION_WORK_MAX) {
+			int u = queue[head++];
+			for (int k = start[u]; k < start[u + 1]; k++, work++) {
+				if (k == c || calls[k].gone)
+					continue;
+				int v = calls[k].to;
+				if (v == calls[c].to) {
+					reached = true;
+					break;
+				}
+				if (mark[v] != stamp) {
+					mark[v] = stamp;
+					queue[tail++] = v;
+				}
+			}
+		}
+		calls[c].gone = reached;
+	}
+	free(mark);
+	free(queue);
+	free(start);
+	int drawn = 0;
+	for (int i = 0; i < n; i++)
+		drawn += !calls[i].gone;
+	return drawn;
+}
+
 void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratch *s,
 		       const html_ctx *ctx, int schema)
 {
@@ -986,7 +1061,26 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 		if (other_of[slot])
 			others[other_of[slot] - 1].id = k2++;
 
-	graph_header(dot, nedges_direct + naggs);
+	/* The calls among the drawn functions, reduced when they are too many. */
+	drawn_call *calls = cgm_xcalloc((size_t)nedges_direct + 1, sizeof(drawn_call));
+	int ncalls = 0;
+	for (int i = 0; i < nshow; i++) {
+		int u = members[i];
+		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
+			const cgm_edge *e = &m->edges[ctx->out_list[k]];
+			if (is_kept(s, e->to) && ncalls < nedges_direct)
+				calls[ncalls++] = (drawn_call){ i, s->node_of[e->to], e, false };
+		}
+	}
+	int ndrawn_calls = ncalls;
+	bool reduced = ncalls > SCHEMA_CALLS_PER_NODE * nshow;
+	if (reduced)
+		ndrawn_calls = reduce_calls(calls, ncalls, nshow);
+	info->calls = ncalls;
+	info->calls_left_out = ncalls - ndrawn_calls;
+	info->reduced = reduced;
+
+	graph_header(dot, ndrawn_calls + naggs);
 	for (int i = 0; i < nshow; i++) {
 		int reach = -1;
 		for (int e = 0; e < nentries && reach < 0; e++)
@@ -1020,16 +1114,18 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 				       "tooltip=\"%d other schemas, not drawn one by one\", "
 				       "URL=\"../index.html#schemas\"];\n",
 				  nothers - OTHERS_SHOWN, nothers - OTHERS_SHOWN);
-	for (int i = 0; i < nshow; i++) {
-		int u = members[i];
-		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
-			const cgm_edge *e = &m->edges[ctx->out_list[k]];
-			if (!is_kept(s, e->to))
-				continue;
-			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
-			edge_attrs(dot, ctx, e, TOOLTIP_FULL);
-		}
+	for (int c = 0; c < ncalls; c++) {
+		if (calls[c].gone)
+			continue;
+		cgm_strbuf_printf(dot, "  n%d -> n%d", calls[c].from, calls[c].to);
+		edge_attrs(dot, ctx, calls[c].e, TOOLTIP_FULL);
 	}
+	bool *has_out = cgm_xcalloc((size_t)nshow + 1, sizeof(bool));
+	bool *has_in = cgm_xcalloc((size_t)nshow + 1, sizeof(bool));
+	for (int c = 0; c < ncalls; c++)
+		if (!calls[c].gone && calls[c].from != calls[c].to)
+			has_out[calls[c].from] = has_in[calls[c].to] = true;
+	free(calls);
 	/* Ends as drawn: schemas past OTHERS_SHOWN share one node, so their
 	 * edges may coincide; each is drawn once. */
 	int *drawn = cgm_xcalloc(sizeof(int) * 2 * ((size_t)naggs + 1), 1);
@@ -1053,6 +1149,12 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 				code[t] = ends[t];
 			}
 		}
+		/* Reduced, the overview draws calls to or from "+N more" only for
+		 * a box with no other call that way (an entry point whose callees
+		 * are not drawn): from every box, they made a second hairball. */
+		if (reduced && ((code[1] == -1 && code[0] >= 0 && has_out[code[0]]) ||
+				(code[0] == -1 && code[1] >= 0 && has_in[code[1]])))
+			continue;
 		bool dup = false;
 		for (int q = 0; q < ndrawn && !dup; q++)
 			dup = drawn[2 * q] == code[0] && drawn[2 * q + 1] == code[1];
@@ -1062,6 +1164,8 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 		cgm_strbuf_printf(dot, "  %s -> %s [color=\"" COL_MORE "\", style=dashed];\n", a, b);
 	}
 	free(drawn);
+	free(has_out);
+	free(has_in);
 	cgm_strbuf_puts(dot, "}\n");
 	free(aggs), free(others), free(other_of), free(members), free(entries);
 	info->shown = nshow;

@@ -171,6 +171,9 @@ struct cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ct
 typedef struct html_graph_info {
 	int shown;      /* function nodes drawn */
 	int omitted;    /* functions left out by the node cap (in "+N more" nodes) */
+	int calls;      /* schema overview: calls among the drawn functions */
+	int calls_left_out; /* of those, left out by html_graph_schema's reduction */
+	bool reduced;   /* that reduction ran (no calls to or from "+N more" drawn) */
 } html_graph_info;
 /* Most callers or callees drawn per function beyond the first ring. */
 int html_graph_outer_fanout(void);

@@ -31,7 +31,7 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 	const cgm_model *m = ctx->model;
 	const html_schema *sc = &ctx->schemas[schema];
 	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
-	html_graph_info info = { 0, 0 };
+	html_graph_info info = { 0 };
 	html_graph_schema(&dot, &info, scratch, ctx, schema);
 	int rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), sc->name);
 
@@ -58,6 +58,14 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 				      "\xE2\x80\x9C+%d more\xE2\x80\x9D node stands for the rest</b>, "
 				      "all listed in the table below.",
 				  sc->nmembers, ctx->opts.node_cap, info.shown, info.omitted);
+	if (info.reduced)
+		cgm_strbuf_printf(&b, " <b>Of the %d calls among the functions drawn, %d are left "
+				      "out</b>: each pair of functions is joined once, a call is not "
+				      "drawn when a longer drawn path already leads from its caller to "
+				      "its callee (so what reaches what reads the same), and calls to "
+				      "or from the functions not drawn are drawn only for a function "
+				      "with no other call that way.",
+				  info.calls, info.calls_left_out);
 	cgm_strbuf_puts(&b, "</p>\n");
 	html_legend(&b, "../");
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");

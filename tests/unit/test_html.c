@@ -1128,6 +1128,66 @@ static void test_timeline_chart(void **state)
 /* The graphs' DOT text is written only when asked for: by default no dot/
  * folder and no link to it; a site rendered again without it loses the
  * DOT files an earlier run wrote (the manifest lists them). */
+/* A schema overview with more than two calls per drawn function draws one
+ * edge per pair and leaves out the calls a longer drawn path implies (a
+ * transitive reduction), and says so; one with few calls draws them all. */
+static void test_overview_reduces_dense_calls(void **state)
+{
+	(void)state;
+	for (int dense = 0; dense < 2; dense++) {
+		cgm_model *m = cgm_model_new();
+		m->source.kind = "database";
+		m->source.name = "db";
+		static const char *const ids[] = { "s.a()", "s.b()", "s.c()", "s.d()" };
+		static const char *const names[] = { "a", "b", "c", "d" };
+		for (int i = 0; i < 4; i++)
+			add_function(m, ids[i], "s", names[i], "", "\nBEGIN\n  RETURN 1;\nEND\n");
+		cgm_model_index(m);
+		/* The chain a -> b -> c -> d, always; densely, every shortcut too
+		 * and a check beside each link of the chain. */
+		for (int i = 0; i < 3; i++)
+			add_edge(m, ids[i], ids[i + 1], CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+		if (dense) {
+			add_edge(m, "s.a()", "s.c()", CGM_VIA_CALL, CGM_EDGE_STATIC, 3, 0);
+			add_edge(m, "s.a()", "s.d()", CGM_VIA_CALL, CGM_EDGE_STATIC, 3, 0);
+			add_edge(m, "s.b()", "s.d()", CGM_VIA_CALL, CGM_EDGE_STATIC, 3, 0);
+			for (int i = 0; i < 3; i++) {
+				cgm_edge *e = add_edge(m, ids[i], ids[i + 1], CGM_VIA_CHECK,
+						       CGM_EDGE_STATIC, 4, 0);
+				e->object = "check s.t.positive";
+			}
+		}
+		char *dir = render(m, 1, 50, 1); /* with DOT sources */
+		file_list files = list_files(dir);
+		char *dot = NULL, *page = NULL;
+		for (int i = 0; i < files.n; i++) {
+			if (strncmp(files.paths[i], "dot/schemas/", 12) == 0)
+				dot = site_file(dir, files.paths[i]);
+			else if (strncmp(files.paths[i], "schemas/", 8) == 0)
+				page = site_file(dir, files.paths[i]);
+		}
+		assert_non_null(dot);
+		assert_non_null(page);
+		/* The chain's three calls drawn, once each, as calls. */
+		assert_int_equal(count(dot, " -> "), 3);
+		for (int i = 0; i < 3; i++) {
+			char edge[32];
+			snprintf(edge, sizeof(edge), "  n%d -> n%d [", i, i + 1);
+			assert_int_equal(count(dot, edge), 1);
+		}
+		assert_int_equal(count(dot, "arrowhead=box"), 0);
+		if (dense)
+			assert_non_null(strstr(page, "Of the 9 calls among the functions drawn, 6 are left out"));
+		else
+			assert_null(strstr(page, "are left out"));
+		free(dot);
+		free(page);
+		free_files(&files);
+		remove_dir(dir);
+		cgm_model_free(m);
+	}
+}
+
 static void test_dot_sources_on_request(void **state)
 {
 	(void)state;
@@ -2277,6 +2337,7 @@ int main(void)
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
 		cmocka_unit_test(test_dot_sources_on_request),
+		cmocka_unit_test(test_overview_reduces_dense_calls),
 		cmocka_unit_test(test_timeline_chart),
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
