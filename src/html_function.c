@@ -610,12 +610,15 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 }
 
 /* The page down to its graph: frame, names, signature, facts, status,
- * runtime figures, profile links, timeline. */
-static void page_head(cgm_strbuf *b, const html_ctx *ctx, int fn)
+ * runtime figures, profile links, timeline.  Without the frame (the head
+ * and the bar every page has, which the site key and the id hash) for the
+ * page's key. */
+static void page_head(cgm_strbuf *b, const html_ctx *ctx, int fn, bool frame)
 {
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
-	html_page_begin(b, ctx, "../", f->id);
+	if (frame)
+		html_page_begin(b, ctx, "../", f->id);
 	const html_schema *sc = &ctx->schemas[ctx->fn_schema[fn]];
 	cgm_strbuf_printf(b, "<p class=\"muted\">%s in schema <a href=\"../schemas/%s\">",
 			  cgm_kind_name(f->kind), sc->page);
@@ -675,7 +678,7 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 		rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
 	}
 
-	page_head(&b, ctx, fn);
+	page_head(&b, ctx, fn, true);
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
 	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers (left) and callees (right) up to %d "
@@ -733,7 +736,7 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	const cgm_function *f = &m->functions[fn];
 	uint64_t h = html_key_u64(ctx->site_key, ctx->hood[fn]);
 	cgm_strbuf b = CGM_STRBUF_INIT;
-	page_head(&b, ctx, fn);
+	page_head(&b, ctx, fn, false);
 	html_function_relations(&b, ctx, fn);
 	problem_sites(&b, ctx, scratch, fn);
 	h = html_key_bytes(h, b.data ? b.data : "", b.len);
