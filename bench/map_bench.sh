@@ -5,6 +5,9 @@
 # functions per second, the wall time of each stage (catalog, parse, resolve,
 # analyze, write) and peak memory, the median of RUNS runs (default 5).
 # Target: >= 10,000 functions/s and < 200 MB peak at 10,000 functions.
+# Then the whole default run once, `cgmap --dsn ... --out DIR` (map,
+# snapshot, DOT and the HTML site), with its wall time, peak memory and the
+# size of what it wrote (target at 10,000 functions: 3 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -51,4 +54,14 @@ grep '^stage' "$work/time$median_run.txt"
 printf 'total wall         %8.3f s (runs: %s)\n' "$seconds" "${walls[*]}"
 awk -v n="$n" -v s="$seconds" 'BEGIN { printf "throughput         %8.0f functions/s (target >= 10000: %s)\n", n / s, ((n / s) >= 10000 ? "met" : "NOT met") }'
 awk -v kb="$peak_kb" 'BEGIN { printf "peak memory        %8.1f MB (highest run)\n", kb / 1024 }'
+
+/usr/bin/time -v "$build/cgmap" --dsn dbname=bench --out "$work/full" --quiet 2>"$work/full.txt"
+full_wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/full.txt" |
+	awk -F: '{ if (NF == 3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+full_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/full.txt")
+mb() { du -sb "$@" 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s / 1e6 }'; }
+site_mb=$(cd "$work/full" && mb index.html search-index.js assets functions schemas relations reports profile)
+printf 'default run        %8.3f s wall, peak %.1f MB (cgmap --dsn DSN --out DIR; target at 10,000 functions: 3 s)\n' \
+	"$full_wall" "$(echo "$full_kb / 1024" | bc -l)"
+echo "  output:          $(mb "$work/full") MB: snapshot $(mb "$work/full/cgmap.json") MB, callgraph.dot $(mb "$work/full/callgraph.dot") MB, site $site_mb MB"
 echo "reproduce: bash bench/map_bench.sh $n"
