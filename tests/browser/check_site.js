@@ -252,11 +252,13 @@ async function main() {
   }
 
   // 3. Graph nodes link to the pages of the functions they name.
+  const graphHrefs = [];
   for (const id of args.graphPages) {
     await navigate(fileUrl('index.html'));
     const href = await evaluate(`(window.CGMAP_INDEX.find(e => e[0] === ${JSON.stringify(id)}) || [])[1] || ''`);
     check(!!href, `the search index knows ${id}`);
     if (!href) continue;
+    graphHrefs.push(href);
     await navigate(fileUrl(href));
     await screenshot('function-' + id.replace(/[^A-Za-z0-9]+/g, '_'), true);
     // Every label of cgmap's own layout fits its box in this browser's
@@ -440,6 +442,16 @@ async function main() {
       shown: Array.from(document.querySelectorAll('svg.flamegraph g.fr rect')).filter(r => r.getBoundingClientRect().width > 0).length,
       tools: document.querySelector('.flame-tools').hidden })`);
     check(flame.frames > 0 && flame.shown === flame.frames && flame.tools, `${profilePage}: without JavaScript the flame graph shows all ${flame.frames} frames`);
+  }
+  // A function page without JavaScript: the graph is not drawn and says
+  // so; its callers and callees tables are there.
+  if (graphHrefs.length) {
+    await navigate(fileUrl(graphHrefs[0]));
+    const page = await evaluate(`({ nodes: document.querySelectorAll('.graph svg.layered a.node').length,
+      says: document.body.innerText.includes('The graph is drawn by the page\\'s script'),
+      tables: document.querySelectorAll('#callers + table, #callees + table').length })`);
+    check(page.nodes === 0 && page.says && page.tables > 0,
+      `${graphHrefs[0]}: without JavaScript the graph says it needs the script and the ${page.tables} tables are there`);
   }
   await S('Emulation.setScriptExecutionDisabled', { value: false });
 }
