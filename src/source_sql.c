@@ -210,6 +210,11 @@ typedef struct sql_state {
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
+	/* ALTER DATABASE ... SET search_path: what a new session (the next
+	 * file) starts with, and the path calls resolve through; NULL: the
+	 * default. */
+	const char **db_path;
+	int ndb_path;
 
 	smap schemas;    /* name -> 1 present, 0 dropped */
 	smap types;      /* "schema\x1fname" -> 1 */
@@ -2886,6 +2891,23 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				else
 					set_path(st, path, npath);
 			}
+		} else if (strcmp(kind, "AlterDatabaseSetStmt") == 0) {
+			/* The database's own default, for the sessions after this
+			 * one (pg_dump --create writes it; an extension may set it,
+			 * as postgis_topology's AddToSearchPath does). */
+			const char **path;
+			int npath;
+			if (search_path_setting(st, jget(stmt, "setstmt"), &path,
+						&npath)) {
+				st->db_path = NULL;
+				st->ndb_path = 0;
+				if (npath >= 0) {
+					st->db_path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(npath + 1));
+					for (int k = 0; k < npath; k++)
+						st->db_path[k] = cgm_arena_strdup(st->a, path[k]);
+					st->ndb_path = npath;
+				}
+			}
 		} else if (strcmp(kind, "SelectStmt") == 0) {
 			apply_select(st, stmt);
 		} else if (strcmp(kind, "CreateStmt") == 0) {
@@ -3333,8 +3355,12 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	sqlfile_strip_psql(text, &st->includes, &st->nincludes);
 	st->next_include = 0;
 	index_lines(st);
-	if (new_session)
-		set_path(st, default_path, 2);
+	if (new_session) {
+		if (st->db_path)
+			set_path(st, st->db_path, st->ndb_path);
+		else
+			set_path(st, default_path, 2);
+	}
 	sqlfile_shrunk shrunk;
 	if (sqlfile_shrink(&shrunk, text) < 0) {
 		diagnose(st, 0, "%s", cgm_error_message());
@@ -3703,14 +3729,28 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	model->source.kind = "sql";
 	model->source.name = joined_paths(st->a, paths, npaths);
 	model->source.server_version = NULL;
-	/* A new session's effective path: current_schemas(true) of a fresh
-	 * database, "$user" naming no schema. */
-	bool has_public = smap_get(&st->schemas, "public") == 1;
-	const char **dpath = cgm_arena_alloc(st->a, sizeof(char *) * 2);
-	dpath[0] = "pg_catalog";
-	dpath[1] = "public";
+	/* A new session's effective path: current_schemas(true) of the
+	 * database (its ALTER DATABASE SET search_path, else a fresh one's):
+	 * pg_catalog first unless named, "$user" and schemas that do not exist
+	 * naming none. */
+	const char *const *want = st->db_path ? st->db_path : default_path;
+	int nwant = st->db_path ? st->ndb_path : 2;
+	const char **dpath = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(nwant + 1));
+	int nd = 0;
+	bool catalog_named = false;
+	for (int k = 0; k < nwant; k++)
+		catalog_named |= strcmp(want[k], "pg_catalog") == 0;
+	if (!catalog_named)
+		dpath[nd++] = "pg_catalog";
+	for (int k = 0; k < nwant; k++) {
+		bool seen = false;
+		for (int j = 0; j < nd && !seen; j++)
+			seen = strcmp(dpath[j], want[k]) == 0;
+		if (!seen && (strcmp(want[k], "pg_catalog") == 0 || smap_get(&st->schemas, want[k]) == 1))
+			dpath[nd++] = want[k];
+	}
 	model->source.default_search_path = dpath;
-	model->source.npath = has_public ? 2 : 1;
+	model->source.npath = nd;
 	if (opts->stamp) {
 		char buf[32];
 		time_t now = time(NULL);

@@ -22,6 +22,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
+#include "extscript.h"
 
 typedef struct name_list {
 	const char **items;
@@ -263,6 +264,11 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 	 * length, so offsets stay). */
 	if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
 		memset(buf, ' ', 3);
+	/* An extension's script is SQL once CREATE EXTENSION has filled in
+	 * its schema (extscript.c). */
+	char schema[256];
+	if (!is_stdin && extscript_target(path, schema, sizeof(schema)))
+		extscript_prepare(&buf, &n, schema);
 	*text = buf;
 	*len = n;
 	return 0;

@@ -53,6 +53,23 @@ if have pgtap && have pg_partman && have periods; then
 			pgtest_fail "tools: no edge '$want' (edges of can/col_is_fk: $(grep -E '^public\.(can|col_is_fk)\(' "$work/tools.edges" | grep -v ' via call ' | head -5))"
 	done
 	echo "tools: edges by mechanism: $(sed -E 's/.* via ([a-z_]+).*/\1/' "$work/tools.edges" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+	# pg_partman's install script as a file (345 @extschema@, filled in as
+	# CREATE EXTENSION does; no schema in its control file: public here, so
+	# the ids are the database's with partman. as public.): the same
+	# functions, every body parsed, only pg_jobmon's functions missing.
+	partman=$(ls "$sharedir/extension/pg_partman"--[0-9]*.sql | grep -v -- '--.*--' | sort -V | tail -1)
+	"$cgmap" --sql "$partman" --out "$work/partman-file" --no-html 2>"$work/partman-file.err" ||
+		pgtest_fail "pg_partman file: cgmap failed: $(cat "$work/partman-file.err")"
+	grep -q ' 0 functions with parse errors' "$work/partman-file.err" ||
+		pgtest_fail "pg_partman file: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/partman-file.err" | head -5)"
+	jq -r '.functions[].id' "$work/partman-file/cgmap.json" | sed 's/^public\./partman./' | LC_ALL=C sort >"$work/partman-file.ids"
+	jq -r '.functions[].id | select(startswith("partman."))' "$work/tools/cgmap.json" | LC_ALL=C sort >"$work/partman-db.ids"
+	diff -u "$work/partman-db.ids" "$work/partman-file.ids" >&2 ||
+		pgtest_fail "pg_partman file: not the functions CREATE EXTENSION made"
+	"$cgmap" report missing "$work/partman-file" | grep -v '^#' |
+		sed 's/.*: no function \([^ ]*\) taking.*/\1/' | sort -u | grep -vxE 'add_job|add_step|close_job|fail_job|update_step' &&
+		pgtest_fail "pg_partman file: missing callees besides pg_jobmon's"
+	echo "pg_partman file: $(wc -l <"$work/partman-file.ids") functions, as CREATE EXTENSION made them"
 	# Overloads: arguments are typed from their expressions, so the only
 	# call left ambiguous is one PostgreSQL itself resolves per call, by the
 	# actual type of the caller's anyelement argument (text or not).
@@ -72,6 +89,39 @@ if have postgis && have postgis_topology && have postgis_tiger_geocoder; then
 		-c "CREATE EXTENSION postgis_tiger_geocoder CASCADE" >/dev/null
 	# SFCGAL, raster and address_standardizer are separate, not installed.
 	check_map gis 'public\.postgis_(gdal_version|raster_lib_version|sfcgal_full_version|sfcgal_scripts_installed)|postgis_raster_scripts_installed|parse_address|standardize_address'
+	# The same extensions' install scripts mapped as files, read as CREATE
+	# EXTENSION runs them (@extschema@ filled in, topology's own schema):
+	# every body parses, and each function they define calls what it calls
+	# in the database.  postgis_topology's script adds topology to the
+	# database's search_path through EXECUTE (AddToSearchPath), which a file
+	# cannot run: a file saying so stands in for it.
+	script() { ls "$sharedir/extension/$1"--[0-9]*.sql | grep -v -- '--.*--' | sort -V | tail -1; }
+	printf '%s\n' 'ALTER DATABASE gis SET search_path = "$user", public, topology;' >"$work/topology-path.sql"
+	"$cgmap" --sql "$(script postgis)" "$(script postgis_topology)" "$work/topology-path.sql" \
+		--out "$work/gis-files" --include-extensions --no-html 2>"$work/gis-files.err" ||
+		pgtest_fail "gis files: cgmap failed: $(cat "$work/gis-files.err")"
+	grep -q ' 0 functions with parse errors' "$work/gis-files.err" ||
+		pgtest_fail "gis files: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/gis-files.err" | head -5)"
+	jq -r '.functions[].id' "$work/gis-files/cgmap.json" | LC_ALL=C sort -u >"$work/gis-files.functions"
+	[ "$(grep -c '^topology\.' "$work/gis-files.functions")" -gt 50 ] ||
+		pgtest_fail "gis files: postgis_topology's functions are not in schema topology"
+	"$cgmap" report edges "$work/gis-files" | LC_ALL=C sort >"$work/gis-files.edges"
+	"$cgmap" report edges "$work/gis" | LC_ALL=C sort >"$work/gis.edges"
+	# An edge line starts with its caller's id and " -> " (ids hold spaces).
+	awk 'NR == FNR { mine[$0] = 1; next } { split($0, a, " -> ") } (a[1] in mine)' \
+		"$work/gis-files.functions" "$work/gis.edges" >"$work/gis.edges.same"
+	LC_ALL=C comm -23 "$work/gis.edges.same" "$work/gis-files.edges" >"$work/gis.only-live"
+	LC_ALL=C comm -13 "$work/gis.edges.same" "$work/gis-files.edges" >"$work/gis.only-files"
+	[ ! -s "$work/gis.only-live" ] ||
+		pgtest_fail "gis files: edges of the database the scripts do not give: $(head -5 "$work/gis.only-live")"
+	# Offline, pg_catalog's tables have no typed columns: text(nspname)
+	# may be any text() overload, PostGIS's text(geometry) among them, an
+	# ambiguous call where the database knows nspname is a name.
+	if grep -v ' ambiguous$' "$work/gis.only-files" | grep -q .; then
+		pgtest_fail "gis files: edges the database does not have: $(grep -v ' ambiguous$' "$work/gis.only-files" | head -5)"
+	fi
+	echo "gis files: $(wc -l <"$work/gis-files.functions") functions, $(wc -l <"$work/gis-files.edges") edges:" \
+		"every edge of the database, and $(wc -l <"$work/gis.only-files") ambiguous calls of untyped catalog columns"
 else
 	echo "test_real_extensions: PostGIS not installed: skipped that part" >&2
 fi

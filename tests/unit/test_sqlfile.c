@@ -524,6 +524,90 @@ static void test_extensions(void **state)
 	cgm_model_free(m);
 }
 
+/* Files as given, in order (in the test's folder). */
+static cgm_model *load_files(const char *const *names, int n)
+{
+	char paths[8][512];
+	const char *p[8];
+	for (int i = 0; i < n && i < 8; i++) {
+		snprintf(paths[i], sizeof paths[i], "%s/%s", folder, names[i]);
+		p[i] = paths[i];
+	}
+	cgm_model *model = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(model, p, n, NULL), 0);
+	cgm_model_index(model);
+	cgm_model_link(model);
+	return model;
+}
+
+/* ALTER DATABASE ... SET search_path is what later sessions start with
+ * (the next file) and what calls resolve through, as current_schemas(true)
+ * of the database gives it: "$user" and missing schemas left out. */
+static void test_database_search_path(void **state)
+{
+	(void)state;
+	write_file("a.sql", "CREATE SCHEMA x;\n"
+			    "CREATE FUNCTION x.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "ALTER DATABASE d SET search_path = \"$user\", public, nosuch, x;\n");
+	write_file("b.sql", "CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT f()';\n");
+	static const char *const names[] = { "a.sql", "b.sql" };
+	cgm_model *m = load_files(names, 2);
+	assert_int_equal(m->source.npath, 3);
+	assert_string_equal(m->source.default_search_path[0], "pg_catalog");
+	assert_string_equal(m->source.default_search_path[1], "public");
+	assert_string_equal(m->source.default_search_path[2], "x");
+	fn(m, "public.g()"); /* the first schema of the path that exists */
+	cgm_model_free(m);
+	/* RESET gives the default back. */
+	write_file("a.sql", "CREATE SCHEMA x;\n"
+			    "ALTER DATABASE d SET search_path = x;\n"
+			    "ALTER DATABASE d RESET search_path;\n");
+	m = load_files(names, 2);
+	assert_int_equal(m->source.npath, 2);
+	fn(m, "public.g()");
+	cgm_model_free(m);
+}
+
+/* An extension's script beside its control file is read as CREATE
+ * EXTENSION runs it: @extschema@ is the control file's schema (quoted as
+ * quote_identifier does), made and first in the search_path, lines kept;
+ * @extowner@ is the owner.  The same text without a control file is a plain
+ * file, and does not parse. */
+static void test_extension_script(void **state)
+{
+	(void)state;
+	write_file("demo.control", "# demo\ncomment = 'x'\nschema = 'Demo Ext'\nrelocatable = false\n");
+	static const char script[] =
+		"CREATE FUNCTION @extschema@.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"-- owned by @extowner@\n"
+		"CREATE FUNCTION g() RETURNS int LANGUAGE plpgsql AS $$\n"
+		"BEGIN\n"
+		"  RETURN @extschema@.f();\n"
+		"END $$;\n";
+	write_file("demo--1.0.sql", script);
+	static const char *const ext[] = { "demo--1.0.sql" };
+	cgm_model *m = load_files(ext, 1);
+	fn(m, "\"Demo Ext\".f()");
+	const cgm_function *g = fn(m, "\"Demo Ext\".g()");
+	assert_int_equal(g->file_line, 3);
+	assert_non_null(strstr(g->source, "\"Demo Ext\".f()"));
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+	/* Without a schema in the control file: public. */
+	write_file("demo.control", "comment = 'x'\n");
+	m = load_files(ext, 1);
+	fn(m, "public.f()");
+	fn(m, "public.g()");
+	cgm_model_free(m);
+	/* No control file beside it: the text as it is. */
+	write_file("other--1.0.sql", script);
+	static const char *const plain[] = { "other--1.0.sql" };
+	m = load_files(plain, 1);
+	assert_int_equal(cgm_model_find(m, "public.f()"), -1);
+	assert_true(m->ndiagnostics > 0);
+	cgm_model_free(m);
+}
+
 /* A file big enough to be parsed in chunks on several threads: the same
  * result as one parse, and a syntax error still found with its line. */
 static void test_big_file(void **state)
@@ -634,6 +718,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_schema_typo_while_extracting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
