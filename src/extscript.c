@@ -5,7 +5,8 @@
  * In:  the path of a SQL file and its text (malloc'd, as sqlfile_read has
  *      it).
  * Out: when the file is an extension script (named NAME--VERSION.sql or
- *      NAME--FROM--TO.sql with NAME.control beside it), the same text with
+ *      NAME--FROM--TO.sql with NAME.control beside it or one folder up, as
+ *      an extension's source tree has it), the same text with
  *      what PostgreSQL substitutes before running it: @extschema@ is the
  *      target schema (the control file's `schema`, else the first schema
  *      of a new database's search_path, public) as quote_identifier writes
@@ -98,13 +99,20 @@ bool extscript_target(const char *path, char *schema, size_t n)
 	if (!path || strcmp(path, "-") == 0 || n < 2 ||
 	    !script_name(path, dir, sizeof(dir), name, sizeof(name)))
 		return false;
-	snprintf(control, sizeof(control), "%s%s.control", dir, name);
-	char *text;
-	size_t len;
-	if (cgm_infile_read(&text, &len, control, "control file", CGM_ESOURCE, false, 1) < 0) {
-		cgm_error_clear(); /* no control file: a plain SQL file */
-		return false;
+	/* Beside the script (an installed extension), or one folder up (an
+	 * extension's source tree: NAME.control at the top, scripts in sql/). */
+	char *text = NULL;
+	size_t len = 0;
+	for (int up = 0; up < 2 && !text; up++) {
+		snprintf(control, sizeof(control), "%s%s%s.control", dir, up ? "../" : "",
+			 name);
+		if (cgm_infile_read(&text, &len, control, "control file", CGM_ESOURCE, false, 1) < 0) {
+			cgm_error_clear(); /* none there */
+			text = NULL;
+		}
 	}
+	if (!text)
+		return false; /* no control file: a plain SQL file */
 	/* A control file is a few lines: one larger than 1 MiB is none. */
 	if (len > (1u << 20)) {
 		free(text);

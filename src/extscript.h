@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 /* Whether `path` is an extension script (NAME--VERSION.sql or
- * NAME--FROM--TO.sql, with a readable NAME.control in its folder), and the
+ * NAME--FROM--TO.sql, with a readable NAME.control in its folder or the one
+ * above), and the
  * schema it installs into (the control file's `schema`, else "public")
  * into schema (n bytes).  Standard input ("-") never is. */
 bool extscript_target(const char *path, char *schema, size_t n);

@@ -599,6 +599,16 @@ static void test_extension_script(void **state)
 	fn(m, "public.f()");
 	fn(m, "public.g()");
 	cgm_model_free(m);
+	/* An extension's source tree: the control file at the top, the
+	 * script in sql/. */
+	char sub[512];
+	snprintf(sub, sizeof sub, "%s/sql", folder);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file("sql/demo--1.1.sql", script);
+	static const char *const tree[] = { "sql/demo--1.1.sql" };
+	m = load_files(tree, 1);
+	fn(m, "public.g()");
+	cgm_model_free(m);
 	/* No control file beside it: the text as it is. */
 	write_file("other--1.0.sql", script);
 	static const char *const plain[] = { "other--1.0.sql" };
