@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
@@ -106,6 +107,11 @@ bool extscript_target(const char *path, char *schema, size_t n)
 	for (int up = 0; up < 2 && !text; up++) {
 		snprintf(control, sizeof(control), "%s%s%s.control", dir, up ? "../" : "",
 			 name);
+		/* Untrusted input: a control file is a regular file of its own,
+		 * never a link leading elsewhere. */
+		struct stat st;
+		if (lstat(control, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
 		if (cgm_infile_read(&text, &len, control, "control file", CGM_ESOURCE, false, 1) < 0) {
 			cgm_error_clear(); /* none there */
 			text = NULL;
