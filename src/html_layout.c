@@ -671,6 +671,17 @@ static const char *colour(const char *c, const char *fallback)
  * page's script puts it into the SVG as text, where no entity is read. */
 static void put_json_visible(cgm_strbuf *out, const char *s)
 {
+	/* Most labels are plain ASCII with nothing to escape: as they are. */
+	const unsigned char *q = (const unsigned char *)s;
+	while (*q >= 0x20 && *q < 0x7F && *q != '"' && *q != '\\' && *q != '<' && *q != '>' &&
+	       *q != '&')
+		q++;
+	if (!*q) {
+		cgm_strbuf_putc(out, '"');
+		cgm_strbuf_add(out, s, (size_t)(q - (const unsigned char *)s));
+		cgm_strbuf_putc(out, '"');
+		return;
+	}
 	cgm_strbuf html = CGM_STRBUF_INIT, plain = CGM_STRBUF_INIT;
 	cgm_escape_html(&html, s);
 	static const struct {
