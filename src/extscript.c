@@ -107,10 +107,11 @@ bool extscript_target(const char *path, char *schema, size_t n)
 	for (int up = 0; up < 2 && !text; up++) {
 		snprintf(control, sizeof(control), "%s%s%s.control", dir, up ? "../" : "",
 			 name);
-		/* Untrusted input: a control file is a regular file of its own,
-		 * never a link leading elsewhere. */
+		/* A regular file (a link to one is followed: Debian's control
+		 * files are links through /etc/alternatives); only its schema
+		 * setting is ever taken from it. */
 		struct stat st;
-		if (lstat(control, &st) != 0 || !S_ISREG(st.st_mode))
+		if (stat(control, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (cgm_infile_read(&text, &len, control, "control file", CGM_ESOURCE, false, 1) < 0) {
 			cgm_error_clear(); /* none there */
