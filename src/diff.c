@@ -1,7 +1,9 @@
 /*
  * diff.c - compare two call graphs and print the findings (cgmap/diff.h).
  *
- * In:  two indexed models, BASE and HEAD, only read.  Out: a cgm_diff in
+ * In:  two indexed models, BASE and HEAD, only read (the bodies of the
+ *      changed functions loaded first when the models were read without
+ *      them: cgm_diff_options.load_sources).  Out: a cgm_diff in
  *      its own arena, every string copied, findings sorted; the writers
  *      print it as text and Markdown for a pull-request comment, both one
  *      block per function (its findings, where it is defined, what reaches
@@ -122,6 +124,13 @@ static void kl_free(keyed_list *l)
 
 /* ---- building the diff ---- */
 
+/* A finding whose excerpt is made once the bodies are known: the finding's
+ * index, the BASE and HEAD functions. */
+typedef struct excerpt_job {
+	int finding;
+	int b, h;
+} excerpt_job;
+
 typedef struct diff_ctx {
 	cgm_diff *diff;
 	cgm_arena *a;
@@ -129,6 +138,8 @@ typedef struct diff_ctx {
 	keyed_list renamed; /* BASE id -> HEAD id of a signature change */
 	int cap;
 	const cgm_diff_options *opts;
+	excerpt_job *jobs;
+	int njobs, jobs_cap;
 } diff_ctx;
 
 /* The finding added, or NULL when the options ignore it. */
@@ -194,6 +205,19 @@ static const char *or_none(const char *s)
 	return s ? s : "(none)";
 }
 
+/* The excerpt of finding f, of BASE's and HEAD's bodies of b and h, made
+ * by make_excerpts. */
+static void want_excerpt(diff_ctx *c, const cgm_finding *f, const cgm_function *b,
+			 const cgm_function *h)
+{
+	if (c->njobs == c->jobs_cap) {
+		c->jobs_cap = c->jobs_cap ? c->jobs_cap * 2 : 64;
+		c->jobs = cgm_xrealloc(c->jobs, sizeof(excerpt_job) * (size_t)c->jobs_cap);
+	}
+	c->jobs[c->njobs++] = (excerpt_job){ (int)(f - c->diff->findings),
+					     (int)(b - c->base->functions), (int)(h - c->head->functions) };
+}
+
 /* body-changed / definition-changed of one function present on both sides. */
 static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_function *h,
 			     bool renamed)
@@ -205,11 +229,11 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 					     cgm_arena_printf(a, "was %s%s", b->id,
 							      body ? "; its body changed too" : ""));
 		if (f && body)
-			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+			want_excerpt(c, f, b, h);
 	} else if (body) {
 		cgm_finding *f = add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
 		if (f)
-			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+			want_excerpt(c, f, b, h);
 	}
 	cgm_strbuf what = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&what, "");
@@ -232,6 +256,33 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 	if (h->nerrors > 0 && b->nerrors == 0)
 		add_finding(c, CGM_FIND_NEW_PARSE_ERROR, h->id, NULL, h->errors[0].line,
 			    h->errors[0].message);
+}
+
+/* The excerpts compare_function asked for, the bodies the models were read
+ * without first loaded (cgm_diff_options.load_sources): 0, or its error. */
+static int make_excerpts(diff_ctx *c)
+{
+	const cgm_model *models[2] = { c->base, c->head };
+	for (int side = 0; c->opts && c->opts->load_sources && side < 2; side++) {
+		int *fns = cgm_xcalloc((size_t)c->njobs + 1, sizeof(int));
+		int n = 0;
+		for (int i = 0; i < c->njobs; i++) {
+			int fn = side == 0 ? c->jobs[i].b : c->jobs[i].h;
+			if (!models[side]->functions[fn].source)
+				fns[n++] = fn;
+		}
+		int rc = n ? c->opts->load_sources(c->opts->sources_ctx, side, fns, n) : 0;
+		free(fns);
+		if (rc < 0)
+			return rc;
+	}
+	for (int i = 0; i < c->njobs; i++) {
+		const excerpt_job *j = &c->jobs[i];
+		c->diff->findings[j->finding].excerpt =
+			cgm_body_excerpt(c->a, c->base->functions[j->b].source,
+					 c->head->functions[j->h].source, EXCERPT_LINES);
+	}
+	return 0;
 }
 
 static void compare_functions(diff_ctx *c, keyed_list *only_base)
@@ -732,6 +783,15 @@ int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model
 	diff_ctx c = { .diff = d, .a = arena, .base = base, .head = head, .opts = opts };
 	keyed_list only_base = { 0 };
 	compare_functions(&c, &only_base);
+	int rc = make_excerpts(&c);
+	free(c.jobs);
+	if (rc < 0) {
+		kl_free(&only_base);
+		kl_free(&c.renamed);
+		cgm_arena_free(arena);
+		*out = NULL;
+		return rc;
+	}
 	compare_edges(&c);
 	compare_sites(&c, &only_base);
 	compare_references(&c);

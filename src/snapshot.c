@@ -22,6 +22,9 @@
  * The functions and edges are read as they are parsed, each element's tree
  * dropped once read (read_streaming); on anything unusual the file is read
  * again whole (read_document), so errors are those of the whole read.
+ * Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) are read again
+ * by cgm_snapshot_read_sources, into the model's arena; its scratch is
+ * freed before it returns.
  */
 #include "cgmap/bodyver.h"
 #include "cgmap/dynsql.h"
@@ -2389,6 +2392,8 @@ typedef struct {
 	size_t nplaces;
 	cgm_intern *names; /* short strings kept once (in the model's arena) */
 	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
+	const char *text;  /* the file's text, when its strings are read where
+			    * they stand (f->source_at is a place in it), else NULL */
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
 } reader;
@@ -2832,6 +2837,10 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 		const jv *source = jv_object_get(obj, "source");
 		if (source && !jv_is_null(source) && !jv_is_string(source))
 			return bad(r, "source", "is %s, expected a string", type_name(source));
+		if (source && jv_is_string(source) && r->text && (r->flags & CGM_SNAPSHOT_READ_SOURCES_LATER)) {
+			f->source_at = (size_t)(jv_string_value(source) - r->text);
+			f->source_len = strlen(jv_string_value(source));
+		}
 	} else {
 		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
 	}
@@ -3934,6 +3943,12 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 	return 0;
 }
 
+static cgm_snapshot_file file_identity(const struct stat *st)
+{
+	return (cgm_snapshot_file){ true, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+				    (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec };
+}
+
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
 	return cgm_snapshot_read_with(out, path, 0);
@@ -3942,19 +3957,31 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 {
 	*out = NULL;
+	if (flags & CGM_SNAPSHOT_READ_SOURCES_LATER)
+		flags |= CGM_SNAPSHOT_READ_NO_SOURCES;
 	char *file = snapshot_file(path, true, false);
+	/* The file as it was before it was read: its bodies are read again
+	 * from it only if it is still the same. */
+	struct stat before;
+	bool identified = (flags & CGM_SNAPSHOT_READ_SOURCES_LATER) && stat(file, &before) == 0;
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {
 		free(file);
 		return CGM_EINPUT;
 	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
+	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags,
+		     .text = buf };
 	r.names = cgm_intern_new(r.model->arena);
 	int rc = read_streaming(&r, buf, len);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes
-		 * what streaming does not: lists in another order). */
+		 * what streaming does not: lists in another order).  Its
+		 * strings may not stand in the file's text (jansson's): bodies
+		 * asked for later are read now. */
+		r.text = NULL;
+		if (r.flags & CGM_SNAPSHOT_READ_SOURCES_LATER)
+			r.flags &= ~(unsigned)(CGM_SNAPSHOT_READ_SOURCES_LATER | CGM_SNAPSHOT_READ_NO_SOURCES);
 		cgm_intern_free(r.names);
 		r.names = NULL;
 		cgm_model_free(r.model);
@@ -3994,6 +4021,142 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	}
 	if (!r.model->lookup) /* no functions at all: still indexed */
 		cgm_model_index(r.model);
+	if (identified && (r.flags & CGM_SNAPSHOT_READ_SOURCES_LATER))
+		r.model->snapshot_file = file_identity(&before);
 	*out = r.model;
 	return 0;
+}
+
+/* ---- bodies read again (CGM_SNAPSHOT_READ_SOURCES_LATER) ---- */
+
+typedef struct source_place {
+	size_t at;
+	int fn;
+} source_place;
+
+static int compare_places(const void *a, const void *b)
+{
+	const source_place *x = a, *y = b;
+	return x->at != y->at ? (x->at < y->at ? -1 : 1) : x->fn - y->fn;
+}
+
+/* The JSON string whose text starts at `at` of the file's text (its quote
+ * just before), decoded into *out (malloc'd); 0, or -1 when the bytes there
+ * are not a string. */
+static int string_at(gzFile gz, size_t at, char **out)
+{
+	*out = NULL;
+	if (at == 0 || gzseek(gz, (z_off_t)(at - 1), SEEK_SET) != (z_off_t)(at - 1))
+		return -1;
+	cgm_strbuf raw = CGM_STRBUF_INIT;
+	char chunk[4096];
+	bool escaped = false, closed = false;
+	while (!closed) {
+		int got = gzread(gz, chunk, sizeof chunk);
+		if (got <= 0)
+			break;
+		int k = 0;
+		if (raw.len == 0) {
+			if (chunk[0] != '"')
+				break;
+			k = 1;
+		}
+		for (; k < got && !closed; k++) {
+			if (!escaped && chunk[k] == '"')
+				closed = true;
+			escaped = !escaped && chunk[k] == '\\';
+		}
+		cgm_strbuf_add(&raw, chunk, (size_t)k);
+	}
+	int rc = -1;
+	if (closed) {
+		/* The string alone, as the parser reads it: decoded in place. */
+		char *text = (char *)cgm_strbuf_cstr(&raw);
+		jv_parser ps = { .p = text, .end = text + raw.len, .start = text, .deep_at = -1 };
+		const char *value;
+		if (jv_string(&ps, &value) == 0 && ps.p == ps.end) {
+			*out = strdup(value);
+			rc = *out ? 0 : -1;
+		}
+	}
+	cgm_strbuf_free(&raw);
+	return rc;
+}
+
+static bool same_file(const cgm_snapshot_file *was, const struct stat *st)
+{
+	cgm_snapshot_file now = file_identity(st);
+	return was->dev == now.dev && was->ino == now.ino && was->size == now.size &&
+	       was->mtime_sec == now.mtime_sec && was->mtime_nsec == now.mtime_nsec;
+}
+
+int cgm_snapshot_read_sources(cgm_model *model, const char *path, const int *fns, int n)
+{
+	source_place *places = cgm_xcalloc((size_t)n + 1, sizeof(source_place));
+	int nplaces = 0;
+	for (int i = 0; i < n; i++) {
+		if (fns[i] < 0 || fns[i] >= model->nfunctions)
+			continue;
+		const cgm_function *f = &model->functions[fns[i]];
+		if (!f->source && f->source_at > 0)
+			places[nplaces++] = (source_place){ f->source_at, fns[i] };
+	}
+	if (nplaces == 0) {
+		free(places);
+		return 0;
+	}
+	qsort(places, (size_t)nplaces, sizeof(source_place), compare_places);
+	char *file = snapshot_file(path, true, false);
+	int rc = 0;
+	FILE *in = cgm_infile_open(file, "snapshot", CGM_EINPUT, &rc);
+	gzFile gz = NULL;
+	struct stat now;
+	if (in && (!model->snapshot_file.known || fstat(fileno(in), &now) != 0 ||
+		   !same_file(&model->snapshot_file, &now))) {
+		rc = cgm_error(CGM_EINPUT, "snapshot \"%s\" is not the file read before (replaced or "
+				       "changed since): its bodies cannot be read again",
+			       file);
+		fclose(in);
+		in = NULL;
+	}
+	if (in) {
+		int fd = dup(fileno(in));
+		fclose(in);
+		gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+		if (!gz) {
+			if (fd >= 0)
+				close(fd);
+			rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\" again: %s", file,
+				       strerror(errno ? errno : ENOMEM));
+		}
+	}
+	/* Every body read first, then set: an error leaves the model as it was. */
+	char **bodies = cgm_xcalloc((size_t)nplaces, sizeof(char *));
+	for (int i = 0; gz && rc == 0 && i < nplaces; i++) {
+		const cgm_function *f = &model->functions[places[i].fn];
+		if (i > 0 && places[i].at == places[i - 1].at) {
+			bodies[i] = bodies[i - 1] ? strdup(bodies[i - 1]) : NULL;
+			if (!bodies[i])
+				rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\" again: out of memory", file);
+		} else if (string_at(gz, places[i].at, &bodies[i]) < 0) {
+			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": the body of %s is no longer where it was "
+					       "read (the file was replaced?)",
+				       file, f->id);
+		}
+		if (rc == 0 && strlen(bodies[i]) != f->source_len)
+			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": the body of %s read again is not the one "
+					       "read before (the file was replaced?)",
+				       file, f->id);
+	}
+	for (int i = 0; i < nplaces; i++) {
+		if (rc == 0)
+			model->functions[places[i].fn].source = cgm_arena_strdup(model->arena, bodies[i]);
+		free(bodies[i]);
+	}
+	free(bodies);
+	if (gz)
+		gzclose(gz);
+	free(places);
+	free(file);
+	return rc;
 }

@@ -1910,6 +1910,94 @@ static void test_gzip(void **state)
 	cgm_model_free(m);
 }
 
+/* Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) and read again
+ * for some functions: the same bodies as a whole read, plain or gzipped,
+ * format 1 or 2; a file replaced in between is refused, nothing set. */
+static void test_sources_later(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	/* A long body: quotes, backslashes and UTF-8 across the reader's
+	 * chunks of 4096 bytes. */
+	size_t big = 20000;
+	char *text = cgm_arena_alloc(m->arena, big + 1);
+	for (size_t i = 0; i < big; i++)
+		text[i] = "ab\"\\\n\tc\xC3\xBC"[i % 9];
+	if ((unsigned char)text[big - 1] == 0xC3)
+		text[big - 1] = 'x';
+	text[big] = '\0';
+	m->functions[cgm_model_find(m, "app.audit()")].source = text;
+	const char *plain = tmp_path("later.json"), *plain1 = tmp_path("later1.json");
+	const char *packed = tmp_path("later.json.gz");
+	cgm_snapshot_options v1 = { .format_version = 1 }, gz = { .format_version = 2, .compress = true };
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, plain1, &v1), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, packed, &gz), 0);
+	const char *paths[] = { plain, plain1, packed };
+	for (size_t p = 0; p < 3; p++) {
+		cgm_model *whole = NULL, *later = NULL;
+		assert_int_equal(cgm_snapshot_read(&whole, paths[p]), 0);
+		if (cgm_snapshot_read_with(&later, paths[p], CGM_SNAPSHOT_READ_SOURCES_LATER) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_int_equal(later->nfunctions, whole->nfunctions);
+		int *all = calloc((size_t)later->nfunctions, sizeof(int)), with_body = 0;
+		for (int i = 0; i < later->nfunctions; i++) {
+			const cgm_function *f = &later->functions[i];
+			assert_string_equal(f->id, whole->functions[i].id);
+			if (f->source)
+				fail_msg("%s: %s read with its body", paths[p], f->id);
+			assert_int_equal(f->source_at > 0, whole->functions[i].source != NULL);
+			with_body += whole->functions[i].source != NULL;
+			all[i] = i;
+		}
+		assert_true(with_body >= 3);
+		/* One first, then all (the one already read is left alone). */
+		int audit = cgm_model_find(later, "app.audit()");
+		assert_int_equal(cgm_snapshot_read_sources(later, paths[p], &audit, 1), 0);
+		assert_string_equal(later->functions[audit].source, text);
+		const char *kept = later->functions[audit].source;
+		assert_null(later->functions[cgm_model_find(later, ODD_ID)].source);
+		if (cgm_snapshot_read_sources(later, paths[p], all, later->nfunctions) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_ptr_equal(later->functions[audit].source, kept);
+		for (int i = 0; i < later->nfunctions; i++) {
+			if (whole->functions[i].source)
+				assert_string_equal(later->functions[i].source, whole->functions[i].source);
+			else
+				assert_null(later->functions[i].source);
+		}
+		free(all);
+		cgm_model_free(whole);
+		cgm_model_free(later);
+	}
+
+	/* Read without the flag: no places, nothing to read again. */
+	cgm_model *none = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&none, plain, CGM_SNAPSHOT_READ_NO_SOURCES), 0);
+	int audit = cgm_model_find(none, "app.audit()");
+	assert_int_equal(none->functions[audit].source_at, 0);
+	assert_int_equal(cgm_snapshot_read_sources(none, plain, &audit, 1), 0);
+	assert_null(none->functions[audit].source);
+	cgm_model_free(none);
+
+	/* The file replaced between the two reads (the same model written
+	 * again: another file in its place): refused, nothing set. */
+	cgm_model *later = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&later, plain, CGM_SNAPSHOT_READ_SOURCES_LATER), 0);
+	assert_int_equal(cgm_snapshot_write(m, tmp_path("later-new.json")), 0);
+	assert_int_equal(rename(tmp_path("later-new.json"), plain), 0);
+	audit = cgm_model_find(later, "app.audit()");
+	assert_int_equal(cgm_snapshot_read_sources(later, plain, &audit, 1), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "later.json\" is not the file read before"));
+	assert_null(later->functions[audit].source);
+	/* Gone altogether: the error of any input that cannot be read. */
+	unlink(plain);
+	assert_int_equal(cgm_snapshot_read_sources(later, plain, &audit, 1), CGM_EINPUT);
+	assert_null(later->functions[audit].source);
+	cgm_model_free(later);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1929,6 +2017,7 @@ int main(void)
 		cmocka_unit_test(test_format2),
 		cmocka_unit_test(test_format1_fixture),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_sources_later),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
