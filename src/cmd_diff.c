@@ -121,8 +121,12 @@ static int load_side(cgm_model **out, const char **name, const diff_source *src,
 	if (src->snapshot) {
 		*name = src->snapshot;
 		/* Bodies stay in the file: only the changed ones are shown,
-		 * read again once the diff knows them (load_sources). */
-		int rc = cgm_snapshot_read_with(out, src->snapshot, CGM_SNAPSHOT_READ_SOURCES_LATER);
+		 * read again once the diff knows them (load_sources).  A
+		 * model only compared keeps only the sites diff compares. */
+		unsigned flags = CGM_SNAPSHOT_READ_SOURCES_LATER;
+		if (!cmd_runtime_changes(&opts))
+			flags |= CGM_SNAPSHOT_READ_DIFF_SITES;
+		int rc = cgm_snapshot_read_with(out, src->snapshot, flags);
 		if (rc < 0)
 			return rc;
 		/* Runtime files (and --entry) as `cgmap report` applies them. */

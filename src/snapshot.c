@@ -2394,6 +2394,16 @@ typedef struct {
 	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
 	const char *text;  /* the file's text, when its strings are read where
 			    * they stand (f->source_at is a place in it), else NULL */
+	/* CGM_SNAPSHOT_READ_DIFF_SITES: per place in "functions", each site of
+	 * the file's (slots[place][0 .. nslots[place])), kept in the model or
+	 * only checked; the sites only checked are read into site_scratch
+	 * (reset per function), their targets kept in slot_keep until they
+	 * are checked once every function is known. */
+	struct site_slot **slots;
+	int *nslots;
+	size_t slots_cap;
+	size_t place;      /* the place of the function being read */
+	cgm_arena *site_scratch, *slot_keep;
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
 } reader;
@@ -2787,6 +2797,135 @@ static int read_site_targets(reader *r, const jv *obj, cgm_site *site)
 	return 0;
 }
 
+/* A site of the file under CGM_SNAPSHOT_READ_DIFF_SITES: kept in the
+ * model (its index in the function's sites), or only checked (-1), then
+ * its targets as read, for the check of their places. */
+typedef struct site_slot {
+	int kept;
+	int ntargets;
+	int *targets;
+	bool effects;   /* they were "effects" (the error names that key) */
+} site_slot;
+
+/* The sites `cgmap diff` compares: dynamic ones and calls of functions
+ * that do not exist (src/diff.c, collect_sites). */
+static bool diff_compares(const cgm_site *site)
+{
+	return site->kind == CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING;
+}
+
+/* Reading into `arena` instead of the model's: the reader allocates
+ * everything through r->model->arena. */
+static cgm_arena *redirect(reader *r, cgm_arena *arena)
+{
+	cgm_arena *was = r->model->arena;
+	r->model->arena = arena;
+	return was;
+}
+
+/* The sites of a function in the file, under CGM_SNAPSHOT_READ_DIFF_SITES:
+ * every one checked as it would be read, only those diff compares kept in
+ * f->sites; the slots record which is which. */
+static int read_compared_sites(reader *r, const jv *arr, cgm_function *f)
+{
+	int n = arr ? (int)jv_array_size(arr) : 0;
+	if (!r->site_scratch)
+		r->site_scratch = cgm_arena_new();
+	if (!r->slot_keep)
+		r->slot_keep = cgm_arena_new();
+	if (r->place >= r->slots_cap) {
+		size_t cap = r->slots_cap ? r->slots_cap * 2 : 1024;
+		while (cap <= r->place)
+			cap *= 2;
+		r->slots = cgm_xrealloc(r->slots, sizeof(site_slot *) * cap);
+		r->nslots = cgm_xrealloc(r->nslots, sizeof(int) * cap);
+		memset(r->slots + r->slots_cap, 0, sizeof(site_slot *) * (cap - r->slots_cap));
+		memset(r->nslots + r->slots_cap, 0, sizeof(int) * (cap - r->slots_cap));
+		r->slots_cap = cap;
+	}
+	site_slot *slots = cgm_arena_alloc(r->slot_keep, sizeof(site_slot) * (size_t)(n + 1));
+	int kept = 0, rc = 0;
+	for (int s = 0; s < n && !rc; s++) {
+		size_t saved = enter_key(r, "sites");
+		enter_index(r, (size_t)s);
+		jv *site;
+		rc = get_element_object(r, arr, (size_t)s, &site);
+		cgm_site check;
+		memset(&check, 0, sizeof check);
+		if (!rc) {
+			cgm_arena *model_arena = redirect(r, r->site_scratch);
+			rc = read_site(r, site, &check);
+			redirect(r, model_arena);
+		}
+		leave(r, saved);
+		slots[s].kept = !rc && diff_compares(&check) ? kept++ : -1;
+	}
+	cgm_arena_reset(r->site_scratch);
+	if (rc)
+		return rc;
+	f->nsites = kept;
+	f->sites = cgm_arena_alloc(r->model->arena, sizeof(cgm_site) * (size_t)(kept + 1));
+	for (int s = 0; s < n; s++) {
+		if (slots[s].kept < 0)
+			continue;
+		/* Read again, into the model: checked already. */
+		jv *site = jv_array_get(arr, (size_t)s);
+		TRY(read_site(r, site, &f->sites[slots[s].kept]));
+	}
+	r->slots[r->place] = slots;
+	r->nslots[r->place] = n;
+	return 0;
+}
+
+/* The site whose targets are read: the model's when kept, else `check`
+ * (its targets then read into slot_keep by the caller). */
+static cgm_site *slot_site(reader *r, size_t place, int s, cgm_function *f, cgm_site *check)
+{
+	if (!(r->flags & CGM_SNAPSHOT_READ_DIFF_SITES))
+		return &f->sites[s];
+	const site_slot *slot = &r->slots[place][s];
+	if (slot->kept >= 0)
+		return &f->sites[slot->kept];
+	memset(check, 0, sizeof *check);
+	check->ntargets = slot->ntargets;
+	check->targets = slot->targets;
+	check->target_via = slot->effects ? (cgm_via *)slot->targets : NULL; /* only tested for NULL */
+	return check;
+}
+
+/* The targets read into `check` kept in the slot for their later check. */
+static void slot_keep_targets(reader *r, size_t place, int s, const cgm_site *check)
+{
+	site_slot *slot = &r->slots[place][s];
+	if (slot->kept >= 0)
+		return;
+	slot->ntargets = check->ntargets;
+	slot->targets = check->targets;
+	slot->effects = check->target_via != NULL;
+}
+
+/* How many sites the function at `place` has in the file. */
+static int file_sites(const reader *r, size_t place, const cgm_function *f)
+{
+	return (r->flags & CGM_SNAPSHOT_READ_DIFF_SITES) ? r->nslots[place] : f->nsites;
+}
+
+/* Reads a dropped site's targets into slot_keep, a kept one's into the
+ * model. */
+static int read_slot_targets(reader *r, size_t place, int s, cgm_function *f, const jv *site)
+{
+	cgm_site check;
+	cgm_site *target = slot_site(r, place, s, f, &check);
+	if (target != &check)
+		return read_site_targets(r, site, target);
+	cgm_arena *model_arena = redirect(r, r->slot_keep);
+	int rc = read_site_targets(r, site, &check);
+	redirect(r, model_arena);
+	if (!rc)
+		slot_keep_targets(r, place, s, &check);
+	return rc;
+}
+
 /* Everything of one function but its sites' targets. */
 static int read_function(reader *r, const jv *obj, cgm_function *f)
 {
@@ -2847,6 +2986,10 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 
 	jv *arr;
 	TRY(get_array(r, obj, "sites", OPTIONAL, false, &arr));
+	if (r->flags & CGM_SNAPSHOT_READ_DIFF_SITES) {
+		TRY(read_compared_sites(r, arr, f));
+		goto errors;
+	}
 	f->nsites = arr ? (int)jv_array_size(arr) : 0;
 	f->sites = cgm_arena_alloc(r->model->arena, sizeof(cgm_site) * (size_t)(f->nsites + 1));
 	for (int s = 0; s < f->nsites; s++) {
@@ -2861,6 +3004,7 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 			return rc;
 	}
 
+errors:
 	TRY(get_array(r, obj, "errors", OPTIONAL, false, &arr));
 	f->nerrors = arr ? (int)jv_array_size(arr) : 0;
 	f->errors = cgm_arena_alloc(r->model->arena, sizeof(cgm_parse_error) * (size_t)(f->nerrors + 1));
@@ -2987,14 +3131,15 @@ static int read_functions_targets(reader *r, const jv *arr, size_t n)
 		enter_index(r, i);
 		cgm_function *f = &r->model->functions[r->by_place[i]];
 		jv *sites = jv_object_get(obj, "sites");
-		for (int s = 0; s < f->nsites && !rc; s++) {
+		for (int s = 0; s < file_sites(r, i, f) && !rc; s++) {
 			size_t in_sites = enter_key(r, "sites");
 			enter_index(r, (size_t)s);
 			const jv *site = jv_array_get(sites, (size_t)s);
+			cgm_site check;
 			if (jv_is_null(site))
-				rc = map_places(r, &f->sites[s]);
+				rc = map_places(r, slot_site(r, i, s, f, &check));
 			else
-				rc = read_site_targets(r, site, &f->sites[s]);
+				rc = read_slot_targets(r, i, s, f, site);
 			leave(r, in_sites);
 		}
 		leave(r, saved);
@@ -3009,6 +3154,7 @@ static int read_function_at(reader *r, const jv *arr, size_t i)
 	enter_index(r, i);
 	jv *obj;
 	int rc = get_element_object(r, arr, i, &obj);
+	r->place = i;
 	if (!rc)
 		rc = read_function(r, obj, cgm_model_add_function(r->model));
 	leave(r, saved);
@@ -3688,6 +3834,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 	enter_index(r, index);
 	jv *obj;
 	int rc = get_element_object(r, &list, 0, &obj);
+	r->place = index;
 	if (!rc)
 		rc = read_function(r, obj, cgm_model_add_function(r->model));
 	leave(r, saved);
@@ -3711,7 +3858,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 		cgm_function *f = &r->model->functions[r->model->nfunctions - 1];
 		for (unsigned s = 0; s < sites->n; s++) {
 			const jv *site = &sites->u.items[s];
-			if ((int)s < f->nsites && refs_by_place(site)) {
+			if ((int)s < file_sites(r, index, f) && refs_by_place(site)) {
 				/* Format 2: read now, the places mapped later
 				 * (map_places); the skeleton keeps a null. */
 				size_t in_fn = enter_key(r, "functions");
@@ -3719,13 +3866,15 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 				enter_key(r, "sites");
 				enter_index(r, s);
 				r->raw_places = true;
-				rc = read_site_targets(r, site, &f->sites[s]);
+				rc = read_slot_targets(r, index, (int)s, f, site);
 				r->raw_places = false;
 				/* Kept as -(place + 1): cgm_model_index, which maps
 				 * the model's indexes when it sorts the functions,
 				 * leaves negative ones alone. */
-				for (int t = 0; !rc && t < f->sites[s].ntargets; t++)
-					f->sites[s].targets[t] = -f->sites[s].targets[t] - 1;
+				cgm_site check;
+				cgm_site *read = rc ? NULL : slot_site(r, index, (int)s, f, &check);
+				for (int t = 0; read && t < read->ntargets; t++)
+					read->targets[t] = -read->targets[t] - 1;
 				leave(r, in_fn);
 				if (rc)
 					return rc;
@@ -3943,6 +4092,19 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 	return 0;
 }
 
+/* The slots of CGM_SNAPSHOT_READ_DIFF_SITES and their arenas, freed. */
+static void free_slots(reader *r)
+{
+	free(r->slots);
+	free(r->nslots);
+	r->slots = NULL;
+	r->nslots = NULL;
+	r->slots_cap = 0;
+	cgm_arena_free(r->site_scratch);
+	cgm_arena_free(r->slot_keep);
+	r->site_scratch = r->slot_keep = NULL;
+}
+
 static cgm_snapshot_file file_identity(const struct stat *st)
 {
 	return (cgm_snapshot_file){ true, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
@@ -3986,6 +4148,7 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 		r.names = NULL;
 		cgm_model_free(r.model);
 		r.model = NULL;
+		free_slots(&r);
 		cgm_strbuf_reset(&r.path);
 		free(buf);
 		buf = read_whole_file(file, &len);
@@ -4011,6 +4174,7 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	free(buf);
 	cgm_strbuf_free(&r.path);
 	free(r.by_place);
+	free_slots(&r);
 	if (r.names)
 		cgm_intern_free(r.names);
 	free(file);

@@ -118,7 +118,13 @@ enum {
 	 * shows the bodies of the few functions that changed.  A file that
 	 * is not read in one pass (see docs/architecture.md) has its bodies
 	 * read at once instead. */
-	CGM_SNAPSHOT_READ_SOURCES_LATER = 1 << 1
+	CGM_SNAPSHOT_READ_SOURCES_LATER = 1 << 1,
+	/* Only the sites `cgmap diff` compares kept in f->sites: dynamic
+	 * sites and calls of functions that do not exist (every site still
+	 * checked: the same file reads or fails whoever reads it).  For a
+	 * model only compared, never merged with runtime data or analysed
+	 * again. */
+	CGM_SNAPSHOT_READ_DIFF_SITES = 1 << 2
 };
 int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags);
 /* The bodies of model->functions[fns[0 .. n)] that were left in the

@@ -892,6 +892,15 @@ static void expect_input_error(const char *name, const char *text, const char *m
 		fail_msg("%s: message does not name the file: %s", name, msg);
 	if (must_contain && !strstr(msg, must_contain))
 		fail_msg("%s: message lacks \"%s\": %s", name, must_contain, msg);
+	/* Read as `cgmap diff` reads (bodies later, only the sites it
+	 * compares kept): the same file fails the same way. */
+	char *first = strdup(msg);
+	back = (cgm_model *)(intptr_t)1;
+	rc = cgm_snapshot_read_with(&back, path, CGM_SNAPSHOT_READ_SOURCES_LATER | CGM_SNAPSHOT_READ_DIFF_SITES);
+	if (rc != CGM_EINPUT || strcmp(cgm_error_message(), first) != 0)
+		fail_msg("%s: read as diff reads: %d \"%s\", not \"%s\"", name, rc, cgm_error_message(), first);
+	assert_null(back);
+	free(first);
 }
 
 static void test_malformed(void **state)
@@ -1108,6 +1117,7 @@ static void mutate_each(json_t *doc, json_t *node, const char *path)
 				cgm_model *back = NULL;
 				int rc = cgm_snapshot_read(&back, path);
 				mutations++;
+				char *first = rc ? strdup(cgm_error_message()) : NULL;
 				if (rc) {
 					assert_int_equal(rc, CGM_EINPUT);
 					assert_true(strlen(cgm_error_message()) > 0);
@@ -1116,6 +1126,15 @@ static void mutate_each(json_t *doc, json_t *node, const char *path)
 				} else {
 					cgm_model_free(back);
 				}
+				/* Read as `cgmap diff` reads: the same verdict. */
+				int diff_rc = cgm_snapshot_read_with(&back, path, CGM_SNAPSHOT_READ_SOURCES_LATER |
+									  CGM_SNAPSHOT_READ_DIFF_SITES);
+				if (diff_rc != rc || (rc && strcmp(cgm_error_message(), first) != 0))
+					fail_msg("read as diff reads: %d \"%s\", not %d \"%s\"", diff_rc,
+						 diff_rc ? cgm_error_message() : "", rc, first ? first : "");
+				if (!diff_rc)
+					cgm_model_free(back);
+				free(first);
 			}
 			json_object_set(node, key, child);
 			json_decref(child);
@@ -1910,6 +1929,64 @@ static void test_gzip(void **state)
 	cgm_model_free(m);
 }
 
+/* Read as `cgmap diff` reads (CGM_SNAPSHOT_READ_DIFF_SITES): each
+ * function's sites are the dynamic ones and the calls of missing
+ * functions of a whole read, in order, with the same targets; the rest of
+ * the model is the same. */
+static void test_diff_sites(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *two = tmp_path("sites2.json"), *one = tmp_path("sites1.json");
+	cgm_snapshot_options v1 = { .format_version = 1 };
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, one, &v1), 0);
+	const char *paths[] = { two, one };
+	for (size_t p = 0; p < 2; p++) {
+		cgm_model *whole = NULL, *few = NULL;
+		assert_int_equal(cgm_snapshot_read(&whole, paths[p]), 0);
+		if (cgm_snapshot_read_with(&few, paths[p], CGM_SNAPSHOT_READ_DIFF_SITES) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_int_equal(few->nfunctions, whole->nfunctions);
+		assert_int_equal(few->nedges, whole->nedges);
+		int kept = 0, dropped = 0;
+		for (int i = 0; i < whole->nfunctions; i++) {
+			const cgm_function *w = &whole->functions[i], *f = &few->functions[i];
+			assert_string_equal(f->id, w->id);
+			assert_int_equal(f->nerrors, w->nerrors);
+			int k = 0;
+			for (int s = 0; s < w->nsites; s++) {
+				const cgm_site *ws = &w->sites[s];
+				if (ws->kind != CGM_SITE_DYNAMIC && ws->resolution != CGM_RES_MISSING) {
+					dropped++;
+					continue;
+				}
+				assert_true(k < f->nsites);
+				const cgm_site *fs = &f->sites[k++];
+				assert_int_equal(fs->line, ws->line);
+				assert_int_equal(fs->kind, ws->kind);
+				assert_int_equal(fs->resolution, ws->resolution);
+				assert_int_equal(fs->nargs, ws->nargs);
+				if (ws->text)
+					assert_string_equal(fs->text, ws->text);
+				if (ws->name)
+					assert_string_equal(fs->name, ws->name);
+				assert_int_equal(fs->ntargets, ws->ntargets);
+				for (int t = 0; t < ws->ntargets; t++)
+					assert_string_equal(few->functions[fs->targets[t]].id,
+							    whole->functions[ws->targets[t]].id);
+				kept++;
+			}
+			assert_int_equal(f->nsites, k);
+		}
+		assert_true(kept >= 2);
+		assert_true(dropped >= 2);
+		cgm_model_free(whole);
+		cgm_model_free(few);
+	}
+	cgm_model_free(m);
+}
+
 /* Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) and read again
  * for some functions: the same bodies as a whole read, plain or gzipped,
  * format 1 or 2; a file replaced in between is refused, nothing set. */
@@ -2018,6 +2095,7 @@ int main(void)
 		cmocka_unit_test(test_format1_fixture),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_sources_later),
+		cmocka_unit_test(test_diff_sites),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
