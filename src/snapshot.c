@@ -2403,6 +2403,7 @@ typedef struct {
 	int *nslots;
 	size_t slots_cap;
 	size_t place;      /* the place of the function being read */
+	bool checking;     /* a site only checked: its strings are not kept */
 	cgm_arena *site_scratch, *slot_keep;
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
@@ -2415,6 +2416,8 @@ typedef struct {
 
 static const char *keep_string(reader *r, const char *s)
 {
+	if (r->checking) /* looked at, never kept: the file's own text */
+		return s;
 	if (strlen(s) < INTERN_BELOW)
 		return cgm_intern_str(r->names, s);
 	return cgm_arena_strdup(r->model->arena, s);
@@ -2854,7 +2857,9 @@ static int read_compared_sites(reader *r, const jv *arr, cgm_function *f)
 		memset(&check, 0, sizeof check);
 		if (!rc) {
 			cgm_arena *model_arena = redirect(r, r->site_scratch);
+			r->checking = true;
 			rc = read_site(r, site, &check);
+			r->checking = false;
 			redirect(r, model_arena);
 		}
 		leave(r, saved);
