@@ -1954,6 +1954,18 @@ static int jv_number(jv_parser *ps, jv *out)
 		while (*q >= '0' && *q <= '9')
 			q++;
 	}
+	size_t digits = (size_t)(q - s) - (*s == '-');
+	if (!real && digits <= 18) {
+		/* At most 18 digits never overflow: strtoll's value, without
+		 * its locale and checks (one per place, line and count read). */
+		long long v = 0;
+		for (const char *d = q - digits; d < q; d++)
+			v = v * 10 + (*d - '0');
+		out->type = JV_INTEGER;
+		out->u.integer = *s == '-' ? -v : v;
+		ps->p = q;
+		return 0;
+	}
 	char *stop;
 	errno = 0;
 	if (real) {
@@ -3669,13 +3681,28 @@ static int check_duplicate_edges(reader *r)
 	int n = m->nedges;
 	if (n < 2)
 		return 0;
+	/* Listed in key order already (as cgmap writes them, when no
+	 * builtin's id sorts before a mapped one's): a repeat stands right
+	 * after what it repeats, and the first such pair is the one named. */
+	bool in_order = true;
+	int repeat = -1, first = -1;
+	for (int k = 1; k < n && in_order; k++) {
+		int c = edge_key_cmp(&m->edges[k - 1], &m->edges[k]);
+		in_order = c <= 0;
+		if (c == 0 && repeat < 0) {
+			repeat = k;
+			first = k - 1;
+		}
+	}
+	if (in_order)
+		goto found;
+	repeat = first = -1;
 	int *order = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, (size_t)n, sizeof(int), compare_edge_keys, m->edges);
 	/* Equal keys stand together, in file order: in each group the second
 	 * repeats the first. */
-	int repeat = -1, first = -1;
 	for (int k = 1; k < n; k++) {
 		const cgm_edge *x = &m->edges[order[k - 1]], *y = &m->edges[order[k]];
 		bool group_start = k == 1 || edge_key_cmp(&m->edges[order[k - 2]], x) != 0;
@@ -3685,6 +3712,7 @@ static int check_duplicate_edges(reader *r)
 		}
 	}
 	free(order);
+found:
 	if (repeat < 0)
 		return 0;
 	const cgm_edge *e = &m->edges[repeat];

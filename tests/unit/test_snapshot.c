@@ -1009,6 +1009,16 @@ static void test_malformed(void **state)
 				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true},"
 				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"observed\":true}]}",
 			   "edges[2]: duplicate edge \"s.f()\" -> \"s.f()\" via call (as edges[0])");
+	/* Listed in key order (as cgmap writes them): the first repeat, right
+	 * after what it repeats, named the same way. */
+	expect_input_error("edge-dup-in-order.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":["
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"static\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"observed\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"static\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true}]}",
+			   "edges[1]: duplicate edge \"s.f()\" -> \"s.f()\" via call (as edges[0])");
 	/* Times a snapshot cannot hold: cgmap never writes them. */
 	expect_input_error("edge-time.json",
 			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
