@@ -49,6 +49,10 @@ bool cmd_looks_like_snapshot(const char *path);
  * --runtime / --entry applied to a snapshot; new diagnostics on stderr. */
 int cmd_load_model(struct cgm_model **out, const char *snapshot, struct cgm_map_options *opts,
 		   const char *cmd);
+/* Whether cmd_apply_runtime would merge into or analyse again a model read
+ * with these options (runtime files or logs, --entry, thresholds, the
+ * configuration's declared calls and kept functions). */
+bool cmd_runtime_changes(const struct cgm_map_options *opts);
 /* --runtime FILE and --entry on a model read from `path` (analysed again). */
 int cmd_apply_runtime(struct cgm_model *model, const struct cgm_map_options *opts,
 		      const char *cmd, const char *path);

@@ -120,7 +120,13 @@ static int load_side(cgm_model **out, const char **name, const diff_source *src,
 	opts.runtime.nfiles = src->nruntime;
 	if (src->snapshot) {
 		*name = src->snapshot;
-		int rc = cgm_snapshot_read(out, src->snapshot);
+		/* Bodies stay in the file: only the changed ones are shown,
+		 * read again once the diff knows them (load_sources).  A
+		 * model only compared keeps only the sites diff compares. */
+		unsigned flags = CGM_SNAPSHOT_READ_SOURCES_LATER;
+		if (!cmd_runtime_changes(&opts))
+			flags |= CGM_SNAPSHOT_READ_DIFF_SITES;
+		int rc = cgm_snapshot_read_with(out, src->snapshot, flags);
 		if (rc < 0)
 			return rc;
 		/* Runtime files (and --entry) as `cgmap report` applies them. */
@@ -142,6 +148,21 @@ static int load_side(cgm_model **out, const char **name, const diff_source *src,
 		snprintf(namebuf, namelen, "%s", (*out)->source.name ? (*out)->source.name : "SQL files");
 	*name = namebuf;
 	return 0;
+}
+
+/* cgm_diff_options.load_sources: the bodies of a snapshot side's changed
+ * functions, from its file. */
+typedef struct sources_ctx {
+	cgm_model **models;
+	const diff_source *sides;
+} sources_ctx;
+
+static int load_sources(void *ctx, int side, const int *fns, int n)
+{
+	const sources_ctx *sc = ctx;
+	if (!sc->sides[side].snapshot)
+		return 0; /* mapped on the fly: the model has its bodies */
+	return cgm_snapshot_read_sources(sc->models[side], sc->sides[side].snapshot, fns, n);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -321,7 +342,15 @@ int cmd_diff(int argc, char **argv)
 	for (int s = 0; s < 2; s++)
 		if (labels[s])
 			names[s] = labels[s];
-	cgm_diff_compute_opts(&diff, models[0], models[1], names[0], names[1], &dopts);
+	sources_ctx sctx = { models, sides };
+	dopts.load_sources = load_sources;
+	dopts.sources_ctx = &sctx;
+	int drc = cgm_diff_compute_opts(&diff, models[0], models[1], names[0], names[1], &dopts);
+	if (drc < 0) {
+		fprintf(stderr, "cgmap diff: %s\n", cgm_error_message());
+		exit_code = cmd_exit_code(drc);
+		goto done;
+	}
 	if (diff->nignored)
 		fprintf(stderr, "cgmap diff: %d %s ignored by %s (diff.ignore)\n", diff->nignored,
 			diff->nignored == 1 ? "finding" : "findings", shared.config->path);

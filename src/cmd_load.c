@@ -42,6 +42,13 @@ bool cmd_looks_like_snapshot(const char *path)
 	return stat(buf, &st) == 0;
 }
 
+bool cmd_runtime_changes(const cgm_map_options *opts)
+{
+	const cgm_config *config = opts->config;
+	return opts->runtime.nlogs || opts->runtime.nfiles || opts->nentry || opts->has_min_window ||
+	       opts->has_min_calls || (config && (config->ndynamic || config->nkeep));
+}
+
 int cmd_apply_runtime(cgm_model *model, const cgm_map_options *opts, const char *cmd,
 		      const char *path)
 {

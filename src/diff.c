@@ -1,7 +1,9 @@
 /*
  * diff.c - compare two call graphs and print the findings (cgmap/diff.h).
  *
- * In:  two indexed models, BASE and HEAD, only read.  Out: a cgm_diff in
+ * In:  two indexed models, BASE and HEAD, only read (the bodies of the
+ *      changed functions loaded first when the models were read without
+ *      them: cgm_diff_options.load_sources).  Out: a cgm_diff in
  *      its own arena, every string copied, findings sorted; the writers
  *      print it as text and Markdown for a pull-request comment, both one
  *      block per function (its findings, where it is defined, what reaches
@@ -122,6 +124,13 @@ static void kl_free(keyed_list *l)
 
 /* ---- building the diff ---- */
 
+/* A finding whose excerpt is made once the bodies are known: the finding's
+ * index, the BASE and HEAD functions. */
+typedef struct excerpt_job {
+	int finding;
+	int b, h;
+} excerpt_job;
+
 typedef struct diff_ctx {
 	cgm_diff *diff;
 	cgm_arena *a;
@@ -129,6 +138,8 @@ typedef struct diff_ctx {
 	keyed_list renamed; /* BASE id -> HEAD id of a signature change */
 	int cap;
 	const cgm_diff_options *opts;
+	excerpt_job *jobs;
+	int njobs, jobs_cap;
 } diff_ctx;
 
 /* The finding added, or NULL when the options ignore it. */
@@ -194,6 +205,19 @@ static const char *or_none(const char *s)
 	return s ? s : "(none)";
 }
 
+/* The excerpt of finding f, of BASE's and HEAD's bodies of b and h, made
+ * by make_excerpts. */
+static void want_excerpt(diff_ctx *c, const cgm_finding *f, const cgm_function *b,
+			 const cgm_function *h)
+{
+	if (c->njobs == c->jobs_cap) {
+		c->jobs_cap = c->jobs_cap ? c->jobs_cap * 2 : 64;
+		c->jobs = cgm_xrealloc(c->jobs, sizeof(excerpt_job) * (size_t)c->jobs_cap);
+	}
+	c->jobs[c->njobs++] = (excerpt_job){ (int)(f - c->diff->findings),
+					     (int)(b - c->base->functions), (int)(h - c->head->functions) };
+}
+
 /* body-changed / definition-changed of one function present on both sides. */
 static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_function *h,
 			     bool renamed)
@@ -205,11 +229,11 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 					     cgm_arena_printf(a, "was %s%s", b->id,
 							      body ? "; its body changed too" : ""));
 		if (f && body)
-			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+			want_excerpt(c, f, b, h);
 	} else if (body) {
 		cgm_finding *f = add_finding(c, CGM_FIND_BODY_CHANGED, h->id, NULL, 0, "body changed");
 		if (f)
-			f->excerpt = cgm_body_excerpt(a, b->source, h->source, EXCERPT_LINES);
+			want_excerpt(c, f, b, h);
 	}
 	cgm_strbuf what = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&what, "");
@@ -232,6 +256,33 @@ static void compare_function(diff_ctx *c, const cgm_function *b, const cgm_funct
 	if (h->nerrors > 0 && b->nerrors == 0)
 		add_finding(c, CGM_FIND_NEW_PARSE_ERROR, h->id, NULL, h->errors[0].line,
 			    h->errors[0].message);
+}
+
+/* The excerpts compare_function asked for, the bodies the models were read
+ * without first loaded (cgm_diff_options.load_sources): 0, or its error. */
+static int make_excerpts(diff_ctx *c)
+{
+	const cgm_model *models[2] = { c->base, c->head };
+	for (int side = 0; c->opts && c->opts->load_sources && side < 2; side++) {
+		int *fns = cgm_xcalloc((size_t)c->njobs + 1, sizeof(int));
+		int n = 0;
+		for (int i = 0; i < c->njobs; i++) {
+			int fn = side == 0 ? c->jobs[i].b : c->jobs[i].h;
+			if (!models[side]->functions[fn].source)
+				fns[n++] = fn;
+		}
+		int rc = n ? c->opts->load_sources(c->opts->sources_ctx, side, fns, n) : 0;
+		free(fns);
+		if (rc < 0)
+			return rc;
+	}
+	for (int i = 0; i < c->njobs; i++) {
+		const excerpt_job *j = &c->jobs[i];
+		c->diff->findings[j->finding].excerpt =
+			cgm_body_excerpt(c->a, c->base->functions[j->b].source,
+					 c->head->functions[j->h].source, EXCERPT_LINES);
+	}
+	return 0;
 }
 
 static void compare_functions(diff_ctx *c, keyed_list *only_base)
@@ -291,23 +342,6 @@ static bool in_head(const diff_ctx *c, const char *head_id)
 	return j >= 0 && j < c->head->nuser;
 }
 
-static bool in_base(const diff_ctx *c, const char *base_id)
-{
-	int j = cgm_model_find(c->base, base_id);
-	return j >= 0 && j < c->base->nuser;
-}
-
-/* Does a function of this HEAD id also exist (maybe renamed) in BASE? */
-static bool head_fn_in_base(const diff_ctx *c, const char *head_id)
-{
-	if (in_base(c, head_id))
-		return true;
-	for (int i = 0; i < c->renamed.n; i++)
-		if (strcmp(c->renamed.items[i].value, head_id) == 0)
-			return true;
-	return false;
-}
-
 static const char *lines_text(cgm_arena *a, const cgm_edge *e)
 {
 	if (e->nlines == 0)
@@ -341,76 +375,172 @@ static const char *via_text(cgm_arena *a, const cgm_edge *e)
 }
 
 /* Edges are the same across the two sides when from, to, mechanism and
- * object are. */
-static const char *edge_key(cgm_arena *a, const char *from, const char *to, const cgm_edge *e)
+ * object are (no object and an empty one are the same).  Both sides' edges
+ * are keyed by HEAD's function indexes: a BASE function is its HEAD
+ * counterpart (by id, or by signature change), else one past HEAD's
+ * functions at its own BASE index, which no HEAD edge names. */
+typedef struct edge_ref {
+	int from, to; /* in HEAD's numbering */
+	int via;
+	const char *object;
+	int line;     /* call_refs: the call's line */
+	int edge;     /* its index in its model's edges */
+	int used;     /* matched against the other side */
+} edge_ref;
+
+static int compare_objects(const char *x, const char *y)
 {
-	return cgm_arena_printf(a, "%s\x1f%s\x1f%d\x1f%s", from, to, (int)e->via,
-				e->object ? e->object : "");
+	return x == y ? 0 : strcmp(x ? x : "", y ? y : "");
+}
+
+static int compare_edge_refs(const void *a, const void *b)
+{
+	const edge_ref *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	int r = compare_objects(x->object, y->object);
+	/* Equal keys keep the order they were listed in: the first unused
+	 * is taken. */
+	return r ? r : x->edge - y->edge;
 }
 
 /* One call of a function: caller, mechanism, object and line. */
-static const char *call_key(cgm_arena *a, const char *from, const cgm_edge *e, int line)
+static int compare_call_refs(const void *a, const void *b)
 {
-	return cgm_arena_printf(a, "%s\x1f%d\x1f%s\x1f%d", from, (int)e->via,
-				e->object ? e->object : "", line);
+	const edge_ref *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->via != y->via)
+		return x->via < y->via ? -1 : 1;
+	int r = compare_objects(x->object, y->object);
+	if (r)
+		return r;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->edge - y->edge;
+}
+
+/* The first of refs[0, n) whose key equals probe's under `cmp` with the
+ * tie-break on edge left out (probe->edge is -1: before every edge), or n. */
+static int lower_bound(const edge_ref *refs, int n, const edge_ref *probe,
+		       int (*cmp)(const void *, const void *))
+{
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (cmp(&refs[mid], probe) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool same_edge_key(const edge_ref *x, const edge_ref *y)
+{
+	return x->from == y->from && x->to == y->to && x->via == y->via &&
+	       compare_objects(x->object, y->object) == 0;
+}
+
+static bool same_call_key(const edge_ref *x, const edge_ref *y)
+{
+	return x->from == y->from && x->via == y->via && x->line == y->line &&
+	       compare_objects(x->object, y->object) == 0;
+}
+
+/* Per BASE function: its HEAD index (by id, or its signature change), else
+ * head->nuser + its BASE index. */
+static int *base_in_head(const diff_ctx *c)
+{
+	int *map = cgm_xcalloc((size_t)c->base->nuser + 1, sizeof(int));
+	for (int i = 0; i < c->base->nuser; i++) {
+		int j = cgm_model_find(c->head, translate(c, c->base->functions[i].id));
+		map[i] = j >= 0 && j < c->head->nuser ? j : c->head->nuser + i;
+	}
+	return map;
+}
+
+/* Does a function of this HEAD index also exist (maybe renamed) in BASE? */
+static bool *head_in_base(const diff_ctx *c, const int *map)
+{
+	bool *in = cgm_xcalloc((size_t)c->head->nuser + 1, sizeof(bool));
+	for (int i = 0; i < c->base->nuser; i++)
+		if (map[i] < c->head->nuser)
+			in[map[i]] = true;
+	return in;
 }
 
 static void compare_edges(diff_ctx *c)
 {
-	keyed_list base_edges = { 0 };
-	for (int i = 0; i < c->base->nedges; i++) {
-		const cgm_edge *e = &c->base->edges[i];
-		if (e->from >= c->base->nuser || e->to >= c->base->nuser)
+	const cgm_model *base = c->base, *head = c->head;
+	int *map = base_in_head(c);
+	bool *was_there = head_in_base(c, map);
+	edge_ref *base_edges = cgm_xcalloc((size_t)base->nedges + 1, sizeof(edge_ref));
+	int nbase = 0;
+	for (int i = 0; i < base->nedges; i++) {
+		const cgm_edge *e = &base->edges[i];
+		if (e->from < 0 || e->to < 0 || e->from >= base->nuser || e->to >= base->nuser)
 			continue; /* edges to builtins come and go with --include-builtins */
 		if (!(e->provenance & CGM_EDGE_STATIC))
 			continue; /* observed-only edges follow traffic, not code */
-		const char *from = translate(c, c->base->functions[e->from].id);
-		const char *to = translate(c, c->base->functions[e->to].id);
-		kl_add(&base_edges, edge_key(c->a, from, to, e), e);
+		base_edges[nbase++] = (edge_ref){ map[e->from], map[e->to], (int)e->via, e->object, 0, i, 0 };
 	}
-	kl_sort(&base_edges);
+	if (nbase > 1)
+		qsort(base_edges, (size_t)nbase, sizeof(edge_ref), compare_edge_refs);
 	/* First the HEAD edges BASE has; an ambiguous one among them, by each
 	 * of its lines, tells a new candidate of the same call apart from a
 	 * new call. */
-	const cgm_edge **matched = calloc((size_t)c->head->nedges + 1, sizeof(cgm_edge *));
-	keyed_list known_calls = { 0 };
-	if (!matched) {
-		fprintf(stderr, "cgmap: out of memory\n");
-		abort();
-	}
-	for (int i = 0; i < c->head->nedges; i++) {
-		const cgm_edge *e = &c->head->edges[i];
-		if (e->from >= c->head->nuser || e->to >= c->head->nuser ||
+	int *matched = cgm_xcalloc((size_t)head->nedges + 1, sizeof(int)); /* BASE edge + 1, 0: none */
+	edge_ref *known_calls = NULL;
+	int nknown = 0, known_cap = 0;
+	for (int i = 0; i < head->nedges; i++) {
+		const cgm_edge *e = &head->edges[i];
+		if (e->from < 0 || e->to < 0 || e->from >= head->nuser || e->to >= head->nuser ||
 		    !(e->provenance & CGM_EDGE_STATIC))
 			continue;
-		const char *from = c->head->functions[e->from].id;
-		const char *to = c->head->functions[e->to].id;
-		keyed *k = kl_take(&base_edges, edge_key(c->a, from, to, e));
-		if (!k)
+		edge_ref probe = { e->from, e->to, (int)e->via, e->object, 0, -1, 0 };
+		int k = lower_bound(base_edges, nbase, &probe, compare_edge_refs);
+		while (k < nbase && same_edge_key(&base_edges[k], &probe) && base_edges[k].used)
+			k++;
+		if (k >= nbase || !same_edge_key(&base_edges[k], &probe))
 			continue;
-		k->used = 1;
-		matched[i] = k->value;
+		base_edges[k].used = 1;
+		matched[i] = base_edges[k].edge + 1;
 		if (e->ambiguous)
-			for (int l = 0; l < e->nlines; l++)
-				kl_add(&known_calls, call_key(c->a, from, e, e->lines[l]), k->value);
+			for (int l = 0; l < e->nlines; l++) {
+				if (nknown == known_cap) {
+					known_cap = known_cap ? known_cap * 2 : 64;
+					known_calls = cgm_xrealloc(known_calls, sizeof(edge_ref) * (size_t)known_cap);
+				}
+				known_calls[nknown++] = (edge_ref){ e->from, 0, (int)e->via, e->object,
+								    e->lines[l], base_edges[k].edge, 0 };
+			}
 	}
-	kl_sort(&known_calls);
-	for (int i = 0; i < c->head->nedges; i++) {
-		const cgm_edge *e = &c->head->edges[i];
-		if (matched[i] || e->from >= c->head->nuser || e->to >= c->head->nuser ||
-		    !(e->provenance & CGM_EDGE_STATIC))
+	if (nknown > 1)
+		qsort(known_calls, (size_t)nknown, sizeof(edge_ref), compare_call_refs);
+	for (int i = 0; i < head->nedges; i++) {
+		const cgm_edge *e = &head->edges[i];
+		if (matched[i] || e->from < 0 || e->to < 0 || e->from >= head->nuser ||
+		    e->to >= head->nuser || !(e->provenance & CGM_EDGE_STATIC))
 			continue;
-		const char *from = c->head->functions[e->from].id;
-		const char *to = c->head->functions[e->to].id;
+		const char *from = head->functions[e->from].id;
+		const char *to = head->functions[e->to].id;
 		/* The calls of a new function are the function itself. */
-		if (!head_fn_in_base(c, from))
+		if (!was_there[e->from])
 			continue;
-		const keyed *same_call = NULL;
-		for (int l = 0; e->ambiguous && l < e->nlines && !same_call; l++)
-			same_call = kl_find(&known_calls, call_key(c->a, from, e, e->lines[l]));
-		if (same_call) {
-			const cgm_edge *was = same_call->value;
-			const char *before = translate(c, c->base->functions[was->to].id);
+		const cgm_edge *was = NULL;
+		for (int l = 0; e->ambiguous && l < e->nlines && !was; l++) {
+			edge_ref probe = { e->from, 0, (int)e->via, e->object, e->lines[l], -1, 0 };
+			int k = lower_bound(known_calls, nknown, &probe, compare_call_refs);
+			if (k < nknown && same_call_key(&known_calls[k], &probe))
+				was = &base->edges[known_calls[k].edge];
+		}
+		if (was) {
+			const char *before = translate(c, base->functions[was->to].id);
 			add_finding(c, CGM_FIND_BECAME_AMBIGUOUS, from, to, e->nlines ? e->lines[0] : 0,
 				    was->ambiguous
 					    ? cgm_arena_printf(c->a, "an ambiguous call%s gained a candidate, "
@@ -428,20 +558,21 @@ static void compare_edges(diff_ctx *c)
 					     lines_text(c->a, e)));
 	}
 	free(matched);
-	kl_free(&known_calls);
-	for (int i = 0; i < base_edges.n; i++) {
-		if (base_edges.items[i].used)
+	free(known_calls);
+	for (int i = 0; i < nbase; i++) {
+		if (base_edges[i].used)
 			continue;
-		const cgm_edge *e = base_edges.items[i].value;
-		const char *from = translate(c, c->base->functions[e->from].id);
-		const char *to = translate(c, c->base->functions[e->to].id);
-		if (!in_head(c, from))
+		const cgm_edge *e = &base->edges[base_edges[i].edge];
+		if (base_edges[i].from >= head->nuser)
 			continue; /* a removed function's calls went with it */
-		add_finding(c, CGM_FIND_REMOVED_EDGE, from, to, 0,
+		const char *to = translate(c, base->functions[e->to].id);
+		add_finding(c, CGM_FIND_REMOVED_EDGE, head->functions[base_edges[i].from].id, to, 0,
 			    cgm_arena_printf(c->a, "no longer calls %s%s (in BASE%s)", to, via_text(c->a, e),
 					     lines_text(c->a, e)));
 	}
-	kl_free(&base_edges);
+	free(base_edges);
+	free(was_there);
+	free(map);
 }
 
 /* Dynamic sites and missing callees, as multisets keyed per function. */
@@ -652,6 +783,15 @@ int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model
 	diff_ctx c = { .diff = d, .a = arena, .base = base, .head = head, .opts = opts };
 	keyed_list only_base = { 0 };
 	compare_functions(&c, &only_base);
+	int rc = make_excerpts(&c);
+	free(c.jobs);
+	if (rc < 0) {
+		kl_free(&only_base);
+		kl_free(&c.renamed);
+		cgm_arena_free(arena);
+		*out = NULL;
+		return rc;
+	}
 	compare_edges(&c);
 	compare_sites(&c, &only_base);
 	compare_references(&c);

@@ -10,15 +10,23 @@
  *      `add`; everything kept lives in diff->arena, scratch is freed here.
  *
  * The entry points are cgm_query_impact's (src/query.c): roots, and
- * functions no other function calls.  One walk per distinct function.
+ * functions no other function calls, found by the same walk over callers
+ * (every edge, static or observed).  One walk per distinct function, over
+ * that function's callers only: the callers of each function are listed
+ * once per side, which function is an entry point is decided once per side,
+ * and the walk's marks are told apart by a stamp instead of being cleared,
+ * so a diff of N changed functions costs what their callers add up to, not
+ * N times the graph (cgm_query_impact, which also finds each path's length
+ * and provenance, would clear and walk arrays of the whole graph three
+ * times per function).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/arena.h"
 #include "cgmap/diff.h"
-#include "cgmap/query.h"
 #include "cgmap/verdict.h"
 
 typedef struct radius {
@@ -49,6 +57,123 @@ static int compare_affected(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+/* One side's graph for the walks: each function's callers (the caller of
+ * every edge into it, once per edge), which functions are entry points, and
+ * the walk's scratch. */
+typedef struct side_graph {
+	const cgm_model *m;
+	int n;
+	int *in_start;  /* n + 1: callers[in_start[f] .. in_start[f + 1]) call f */
+	int *callers;
+	bool *entry;    /* cgm_query_is_entry: a root, or called by no other function */
+	int *seen;      /* the stamp of the last walk that reached f */
+	int *queue;
+	int stamp;
+} side_graph;
+
+static void side_build(side_graph *g, const cgm_model *m)
+{
+	int n = m->nfunctions;
+	g->m = m;
+	g->n = n;
+	g->in_start = cgm_xcalloc((size_t)n + 2, sizeof(int));
+	g->entry = cgm_xcalloc((size_t)n + 1, sizeof(bool));
+	g->seen = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	g->queue = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	g->stamp = 0;
+	int total = 0;
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (e->from < 0 || e->from >= n || e->to < 0 || e->to >= n)
+			continue;
+		g->in_start[e->to + 1]++;
+		total++;
+	}
+	for (int f = 0; f < n; f++)
+		g->in_start[f + 1] += g->in_start[f];
+	g->callers = cgm_xcalloc((size_t)total + 1, sizeof(int));
+	int *fill = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	for (int f = 0; f < n; f++)
+		g->entry[f] = m->functions[f].root;
+	bool *called = cgm_xcalloc((size_t)n + 1, sizeof(bool)); /* by another function */
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (e->from < 0 || e->from >= n || e->to < 0 || e->to >= n)
+			continue;
+		g->callers[g->in_start[e->to] + fill[e->to]++] = e->from;
+		if (e->from != e->to)
+			called[e->to] = true;
+	}
+	for (int f = 0; f < n; f++)
+		g->entry[f] = g->entry[f] || !called[f];
+	free(called);
+	free(fill);
+}
+
+static void side_free(side_graph *g)
+{
+	free(g->in_start);
+	free(g->callers);
+	free(g->entry);
+	free(g->seen);
+	free(g->queue);
+}
+
+/* Most observed calls first, then by id (cgm_query_impact's order). */
+static int compare_walk_entries(const void *a, const void *b)
+{
+	const cgm_diff_entry *x = a, *y = b;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/* The entry points reaching fn (itself included when it is one) into
+ * r->entries (diff's arena), most calls first, and their calls added up
+ * (held at INT64_MAX). */
+static void side_reach(side_graph *g, int fn, radius *r, cgm_arena *arena)
+{
+	const cgm_model *m = g->m;
+	int stamp = ++g->stamp;
+	int head = 0, tail = 0, nentries = 0;
+	g->seen[fn] = stamp;
+	g->queue[tail++] = fn;
+	while (head < tail) {
+		int v = g->queue[head++];
+		nentries += g->entry[v];
+		for (int k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+			int w = g->callers[k];
+			if (g->seen[w] == stamp)
+				continue;
+			g->seen[w] = stamp;
+			g->queue[tail++] = w;
+		}
+	}
+	r->nentries = nentries;
+	r->entries = cgm_arena_alloc(arena, sizeof(cgm_diff_entry) * (size_t)(nentries + 1));
+	r->calls = 0;
+	int k = 0;
+	for (int q = 0; q < tail; q++) {
+		int f = g->queue[q];
+		if (!g->entry[f])
+			continue;
+		int64_t calls = f < m->nuser ? cgm_function_calls(m, f) : m->functions[f].runtime.calls;
+		/* The ids stay the model's until the entries are sorted, then are copied. */
+		r->entries[k].id = m->functions[f].id;
+		r->entries[k].calls = calls;
+		r->entries[k].nfunctions = 0;
+		k++;
+		if (calls > 0 && r->calls <= INT64_MAX - calls)
+			r->calls += calls;
+		else if (calls > 0)
+			r->calls = INT64_MAX;
+	}
+	if (nentries > 1)
+		qsort(r->entries, (size_t)nentries, sizeof(cgm_diff_entry), compare_walk_entries);
+	for (k = 0; k < nentries; k++)
+		r->entries[k].id = cgm_arena_strdup(arena, r->entries[k].id);
+}
+
 static int compare_entry_ids(const void *a, const void *b)
 {
 	return strcmp(((const cgm_diff_entry *)a)->id, ((const cgm_diff_entry *)b)->id);
@@ -74,10 +199,9 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 			r[w++] = r[i];
 	nr = w;
 
-	cgm_qgraph graphs[2];
+	side_graph graphs[2];
 	const cgm_model *models[2] = { head, base };
-	for (int s = 0; s < 2; s++)
-		cgm_qgraph_build(&graphs[s], models[s]);
+	bool built[2] = { false, false };
 	for (int i = 0; i < nr; i++) {
 		int side = 0, fn = cgm_model_find(head, r[i].function);
 		if (fn < 0) {
@@ -93,16 +217,11 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 			r[i].file = cgm_arena_strdup(d->arena, def->file);
 			r[i].file_line = def->file_line;
 		}
-		cgm_qimpact im;
-		cgm_query_impact(&im, &graphs[side], &fn, 1);
-		r[i].nentries = im.nentries;
-		r[i].entries = cgm_arena_alloc(d->arena, sizeof(cgm_diff_entry) * (size_t)(im.nentries + 1));
-		for (int k = 0; k < im.nentries; k++) {
-			r[i].entries[k].id = cgm_arena_strdup(d->arena, models[side]->functions[im.entries[k].fn].id);
-			r[i].entries[k].calls = im.entries[k].calls;
+		if (!built[side]) {
+			side_build(&graphs[side], models[side]);
+			built[side] = true;
 		}
-		r[i].calls = im.calls;
-		cgm_qimpact_free(&im);
+		side_reach(&graphs[side], fn, &r[i], d->arena);
 	}
 
 	/* Derived findings, one per changed function. */
@@ -174,5 +293,6 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 	free(all);
 	free(r);
 	for (int s = 0; s < 2; s++)
-		cgm_qgraph_free(&graphs[s]);
+		if (built[s])
+			side_free(&graphs[s]);
 }

@@ -3,7 +3,8 @@
  *
  * In:  strings.  Out: copies in the table's arena, one per distinct text.
  * The table is an open-addressed array of pointers to those copies, with
- * their hashes, doubled at half full; arrays of strings have a table of
+ * their hashes, lengths and first bytes (a short string is found without
+ * reading its copy), doubled at half full; arrays of strings have a table of
  * their own, keyed by their interned pointers.  Both tables are heap
  * memory, freed with the table.  The copies belong to the arena.
  */
@@ -13,10 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A copy with its hash, length and first eight bytes: a lookup of a
+ * short string is answered from the slot alone, without reading the copy
+ * (most strings a snapshot repeats, schemas, names, types, are short). */
 typedef struct slot {
 	const char *s;
-	uint64_t hash;
+	uint64_t head;
+	uint32_t hash;  /* the low half of the string's hash: its place */
+	uint32_t len;   /* held at UINT32_MAX: longer strings are compared whole */
 } slot;
+
+static uint64_t head_of(const char *s, size_t len)
+{
+	uint64_t head = 0;
+	memcpy(&head, s, len < sizeof head ? len : sizeof head);
+	return head;
+}
 
 typedef struct array_slot {
 	const char **v;       /* NULL: empty slot */
@@ -88,13 +101,19 @@ const char *cgm_intern_str(cgm_intern *t, const char *s)
 	size_t len;
 	uint64_t h = hash_string(s, &len);
 	size_t j = (size_t)h & (t->cap - 1);
+	uint64_t head = head_of(s, len);
+	uint32_t len32 = len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
 	while (t->slots[j].s) {
-		if (t->slots[j].hash == h && strcmp(t->slots[j].s, s) == 0)
-			return t->slots[j].s;
+		const slot *at = &t->slots[j];
+		if (at->hash == (uint32_t)h && at->len == len32 && at->head == head &&
+		    (len <= sizeof head ||
+		     (len32 < UINT32_MAX ? memcmp(at->s + sizeof head, s + sizeof head, len - sizeof head) == 0
+					 : strcmp(at->s, s) == 0)))
+			return at->s;
 		j = (j + 1) & (t->cap - 1);
 	}
 	const char *copy = cgm_arena_strndup(t->arena, s, len);
-	t->slots[j] = (slot){ copy, h };
+	t->slots[j] = (slot){ copy, head, (uint32_t)h, len32 };
 	if (++t->count * 2 > t->cap)
 		grow(t);
 	return copy;

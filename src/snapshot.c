@@ -22,6 +22,9 @@
  * The functions and edges are read as they are parsed, each element's tree
  * dropped once read (read_streaming); on anything unusual the file is read
  * again whole (read_document), so errors are those of the whole read.
+ * Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) are read again
+ * by cgm_snapshot_read_sources, into the model's arena; its scratch is
+ * freed before it returns.
  */
 #include "cgmap/bodyver.h"
 #include "cgmap/dynsql.h"
@@ -1951,6 +1954,18 @@ static int jv_number(jv_parser *ps, jv *out)
 		while (*q >= '0' && *q <= '9')
 			q++;
 	}
+	size_t digits = (size_t)(q - s) - (*s == '-');
+	if (!real && digits <= 18) {
+		/* At most 18 digits never overflow: strtoll's value, without
+		 * its locale and checks (one per place, line and count read). */
+		long long v = 0;
+		for (const char *d = q - digits; d < q; d++)
+			v = v * 10 + (*d - '0');
+		out->type = JV_INTEGER;
+		out->u.integer = *s == '-' ? -v : v;
+		ps->p = q;
+		return 0;
+	}
 	char *stop;
 	errno = 0;
 	if (real) {
@@ -2389,6 +2404,19 @@ typedef struct {
 	size_t nplaces;
 	cgm_intern *names; /* short strings kept once (in the model's arena) */
 	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
+	const char *text;  /* the file's text, when its strings are read where
+			    * they stand (f->source_at is a place in it), else NULL */
+	/* CGM_SNAPSHOT_READ_DIFF_SITES: per place in "functions", each site of
+	 * the file's (slots[place][0 .. nslots[place])), kept in the model or
+	 * only checked; the sites only checked are read into site_scratch
+	 * (reset per function), their targets kept in slot_keep until they
+	 * are checked once every function is known. */
+	struct site_slot **slots;
+	int *nslots;
+	size_t slots_cap;
+	size_t place;      /* the place of the function being read */
+	bool checking;     /* a site only checked: its strings are not kept */
+	cgm_arena *site_scratch, *slot_keep;
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
 } reader;
@@ -2400,6 +2428,8 @@ typedef struct {
 
 static const char *keep_string(reader *r, const char *s)
 {
+	if (r->checking) /* looked at, never kept: the file's own text */
+		return s;
 	if (strlen(s) < INTERN_BELOW)
 		return cgm_intern_str(r->names, s);
 	return cgm_arena_strdup(r->model->arena, s);
@@ -2782,6 +2812,137 @@ static int read_site_targets(reader *r, const jv *obj, cgm_site *site)
 	return 0;
 }
 
+/* A site of the file under CGM_SNAPSHOT_READ_DIFF_SITES: kept in the
+ * model (its index in the function's sites), or only checked (-1), then
+ * its targets as read, for the check of their places. */
+typedef struct site_slot {
+	int kept;
+	int ntargets;
+	int *targets;
+	bool effects;   /* they were "effects" (the error names that key) */
+} site_slot;
+
+/* The sites `cgmap diff` compares: dynamic ones and calls of functions
+ * that do not exist (src/diff.c, collect_sites). */
+static bool diff_compares(const cgm_site *site)
+{
+	return site->kind == CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING;
+}
+
+/* Reading into `arena` instead of the model's: the reader allocates
+ * everything through r->model->arena. */
+static cgm_arena *redirect(reader *r, cgm_arena *arena)
+{
+	cgm_arena *was = r->model->arena;
+	r->model->arena = arena;
+	return was;
+}
+
+/* The sites of a function in the file, under CGM_SNAPSHOT_READ_DIFF_SITES:
+ * every one checked as it would be read, only those diff compares kept in
+ * f->sites; the slots record which is which. */
+static int read_compared_sites(reader *r, const jv *arr, cgm_function *f)
+{
+	int n = arr ? (int)jv_array_size(arr) : 0;
+	if (!r->site_scratch)
+		r->site_scratch = cgm_arena_new();
+	if (!r->slot_keep)
+		r->slot_keep = cgm_arena_new();
+	if (r->place >= r->slots_cap) {
+		size_t cap = r->slots_cap ? r->slots_cap * 2 : 1024;
+		while (cap <= r->place)
+			cap *= 2;
+		r->slots = cgm_xrealloc(r->slots, sizeof(site_slot *) * cap);
+		r->nslots = cgm_xrealloc(r->nslots, sizeof(int) * cap);
+		memset(r->slots + r->slots_cap, 0, sizeof(site_slot *) * (cap - r->slots_cap));
+		memset(r->nslots + r->slots_cap, 0, sizeof(int) * (cap - r->slots_cap));
+		r->slots_cap = cap;
+	}
+	site_slot *slots = cgm_arena_alloc(r->slot_keep, sizeof(site_slot) * (size_t)(n + 1));
+	int kept = 0, rc = 0;
+	for (int s = 0; s < n && !rc; s++) {
+		size_t saved = enter_key(r, "sites");
+		enter_index(r, (size_t)s);
+		jv *site;
+		rc = get_element_object(r, arr, (size_t)s, &site);
+		cgm_site check;
+		memset(&check, 0, sizeof check);
+		if (!rc) {
+			cgm_arena *model_arena = redirect(r, r->site_scratch);
+			r->checking = true;
+			rc = read_site(r, site, &check);
+			r->checking = false;
+			redirect(r, model_arena);
+		}
+		leave(r, saved);
+		slots[s].kept = !rc && diff_compares(&check) ? kept++ : -1;
+	}
+	cgm_arena_reset(r->site_scratch);
+	if (rc)
+		return rc;
+	f->nsites = kept;
+	f->sites = cgm_arena_alloc(r->model->arena, sizeof(cgm_site) * (size_t)(kept + 1));
+	for (int s = 0; s < n; s++) {
+		if (slots[s].kept < 0)
+			continue;
+		/* Read again, into the model: checked already. */
+		jv *site = jv_array_get(arr, (size_t)s);
+		TRY(read_site(r, site, &f->sites[slots[s].kept]));
+	}
+	r->slots[r->place] = slots;
+	r->nslots[r->place] = n;
+	return 0;
+}
+
+/* The site whose targets are read: the model's when kept, else `check`
+ * (its targets then read into slot_keep by the caller). */
+static cgm_site *slot_site(reader *r, size_t place, int s, cgm_function *f, cgm_site *check)
+{
+	if (!(r->flags & CGM_SNAPSHOT_READ_DIFF_SITES))
+		return &f->sites[s];
+	const site_slot *slot = &r->slots[place][s];
+	if (slot->kept >= 0)
+		return &f->sites[slot->kept];
+	memset(check, 0, sizeof *check);
+	check->ntargets = slot->ntargets;
+	check->targets = slot->targets;
+	check->target_via = slot->effects ? (cgm_via *)slot->targets : NULL; /* only tested for NULL */
+	return check;
+}
+
+/* The targets read into `check` kept in the slot for their later check. */
+static void slot_keep_targets(reader *r, size_t place, int s, const cgm_site *check)
+{
+	site_slot *slot = &r->slots[place][s];
+	if (slot->kept >= 0)
+		return;
+	slot->ntargets = check->ntargets;
+	slot->targets = check->targets;
+	slot->effects = check->target_via != NULL;
+}
+
+/* How many sites the function at `place` has in the file. */
+static int file_sites(const reader *r, size_t place, const cgm_function *f)
+{
+	return (r->flags & CGM_SNAPSHOT_READ_DIFF_SITES) ? r->nslots[place] : f->nsites;
+}
+
+/* Reads a dropped site's targets into slot_keep, a kept one's into the
+ * model. */
+static int read_slot_targets(reader *r, size_t place, int s, cgm_function *f, const jv *site)
+{
+	cgm_site check;
+	cgm_site *target = slot_site(r, place, s, f, &check);
+	if (target != &check)
+		return read_site_targets(r, site, target);
+	cgm_arena *model_arena = redirect(r, r->slot_keep);
+	int rc = read_site_targets(r, site, &check);
+	redirect(r, model_arena);
+	if (!rc)
+		slot_keep_targets(r, place, s, &check);
+	return rc;
+}
+
 /* Everything of one function but its sites' targets. */
 static int read_function(reader *r, const jv *obj, cgm_function *f)
 {
@@ -2832,12 +2993,20 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 		const jv *source = jv_object_get(obj, "source");
 		if (source && !jv_is_null(source) && !jv_is_string(source))
 			return bad(r, "source", "is %s, expected a string", type_name(source));
+		if (source && jv_is_string(source) && r->text && (r->flags & CGM_SNAPSHOT_READ_SOURCES_LATER)) {
+			f->source_at = (size_t)(jv_string_value(source) - r->text);
+			f->source_len = strlen(jv_string_value(source));
+		}
 	} else {
 		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
 	}
 
 	jv *arr;
 	TRY(get_array(r, obj, "sites", OPTIONAL, false, &arr));
+	if (r->flags & CGM_SNAPSHOT_READ_DIFF_SITES) {
+		TRY(read_compared_sites(r, arr, f));
+		goto errors;
+	}
 	f->nsites = arr ? (int)jv_array_size(arr) : 0;
 	f->sites = cgm_arena_alloc(r->model->arena, sizeof(cgm_site) * (size_t)(f->nsites + 1));
 	for (int s = 0; s < f->nsites; s++) {
@@ -2852,6 +3021,7 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 			return rc;
 	}
 
+errors:
 	TRY(get_array(r, obj, "errors", OPTIONAL, false, &arr));
 	f->nerrors = arr ? (int)jv_array_size(arr) : 0;
 	f->errors = cgm_arena_alloc(r->model->arena, sizeof(cgm_parse_error) * (size_t)(f->nerrors + 1));
@@ -2978,14 +3148,15 @@ static int read_functions_targets(reader *r, const jv *arr, size_t n)
 		enter_index(r, i);
 		cgm_function *f = &r->model->functions[r->by_place[i]];
 		jv *sites = jv_object_get(obj, "sites");
-		for (int s = 0; s < f->nsites && !rc; s++) {
+		for (int s = 0; s < file_sites(r, i, f) && !rc; s++) {
 			size_t in_sites = enter_key(r, "sites");
 			enter_index(r, (size_t)s);
 			const jv *site = jv_array_get(sites, (size_t)s);
+			cgm_site check;
 			if (jv_is_null(site))
-				rc = map_places(r, &f->sites[s]);
+				rc = map_places(r, slot_site(r, i, s, f, &check));
 			else
-				rc = read_site_targets(r, site, &f->sites[s]);
+				rc = read_slot_targets(r, i, s, f, site);
 			leave(r, in_sites);
 		}
 		leave(r, saved);
@@ -3000,6 +3171,7 @@ static int read_function_at(reader *r, const jv *arr, size_t i)
 	enter_index(r, i);
 	jv *obj;
 	int rc = get_element_object(r, arr, i, &obj);
+	r->place = i;
 	if (!rc)
 		rc = read_function(r, obj, cgm_model_add_function(r->model));
 	leave(r, saved);
@@ -3509,13 +3681,28 @@ static int check_duplicate_edges(reader *r)
 	int n = m->nedges;
 	if (n < 2)
 		return 0;
+	/* Listed in key order already (as cgmap writes them, when no
+	 * builtin's id sorts before a mapped one's): a repeat stands right
+	 * after what it repeats, and the first such pair is the one named. */
+	bool in_order = true;
+	int repeat = -1, first = -1;
+	for (int k = 1; k < n && in_order; k++) {
+		int c = edge_key_cmp(&m->edges[k - 1], &m->edges[k]);
+		in_order = c <= 0;
+		if (c == 0 && repeat < 0) {
+			repeat = k;
+			first = k - 1;
+		}
+	}
+	if (in_order)
+		goto found;
+	repeat = first = -1;
 	int *order = cgm_xcalloc((size_t)n, sizeof(int));
 	for (int i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, (size_t)n, sizeof(int), compare_edge_keys, m->edges);
 	/* Equal keys stand together, in file order: in each group the second
 	 * repeats the first. */
-	int repeat = -1, first = -1;
 	for (int k = 1; k < n; k++) {
 		const cgm_edge *x = &m->edges[order[k - 1]], *y = &m->edges[order[k]];
 		bool group_start = k == 1 || edge_key_cmp(&m->edges[order[k - 2]], x) != 0;
@@ -3525,6 +3712,7 @@ static int check_duplicate_edges(reader *r)
 		}
 	}
 	free(order);
+found:
 	if (repeat < 0)
 		return 0;
 	const cgm_edge *e = &m->edges[repeat];
@@ -3679,6 +3867,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 	enter_index(r, index);
 	jv *obj;
 	int rc = get_element_object(r, &list, 0, &obj);
+	r->place = index;
 	if (!rc)
 		rc = read_function(r, obj, cgm_model_add_function(r->model));
 	leave(r, saved);
@@ -3702,7 +3891,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 		cgm_function *f = &r->model->functions[r->model->nfunctions - 1];
 		for (unsigned s = 0; s < sites->n; s++) {
 			const jv *site = &sites->u.items[s];
-			if ((int)s < f->nsites && refs_by_place(site)) {
+			if ((int)s < file_sites(r, index, f) && refs_by_place(site)) {
 				/* Format 2: read now, the places mapped later
 				 * (map_places); the skeleton keeps a null. */
 				size_t in_fn = enter_key(r, "functions");
@@ -3710,13 +3899,15 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 				enter_key(r, "sites");
 				enter_index(r, s);
 				r->raw_places = true;
-				rc = read_site_targets(r, site, &f->sites[s]);
+				rc = read_slot_targets(r, index, (int)s, f, site);
 				r->raw_places = false;
 				/* Kept as -(place + 1): cgm_model_index, which maps
 				 * the model's indexes when it sorts the functions,
 				 * leaves negative ones alone. */
-				for (int t = 0; !rc && t < f->sites[s].ntargets; t++)
-					f->sites[s].targets[t] = -f->sites[s].targets[t] - 1;
+				cgm_site check;
+				cgm_site *read = rc ? NULL : slot_site(r, index, (int)s, f, &check);
+				for (int t = 0; read && t < read->ntargets; t++)
+					read->targets[t] = -read->targets[t] - 1;
 				leave(r, in_fn);
 				if (rc)
 					return rc;
@@ -3934,6 +4125,25 @@ static int parse_document(jv *doc, json_t **jdoc, char **buf, size_t *len, cgm_a
 	return 0;
 }
 
+/* The slots of CGM_SNAPSHOT_READ_DIFF_SITES and their arenas, freed. */
+static void free_slots(reader *r)
+{
+	free(r->slots);
+	free(r->nslots);
+	r->slots = NULL;
+	r->nslots = NULL;
+	r->slots_cap = 0;
+	cgm_arena_free(r->site_scratch);
+	cgm_arena_free(r->slot_keep);
+	r->site_scratch = r->slot_keep = NULL;
+}
+
+static cgm_snapshot_file file_identity(const struct stat *st)
+{
+	return (cgm_snapshot_file){ true, (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+				    (int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec };
+}
+
 int cgm_snapshot_read(cgm_model **out, const char *path)
 {
 	return cgm_snapshot_read_with(out, path, 0);
@@ -3942,23 +4152,36 @@ int cgm_snapshot_read(cgm_model **out, const char *path)
 int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 {
 	*out = NULL;
+	if (flags & CGM_SNAPSHOT_READ_SOURCES_LATER)
+		flags |= CGM_SNAPSHOT_READ_NO_SOURCES;
 	char *file = snapshot_file(path, true, false);
+	/* The file as it was before it was read: its bodies are read again
+	 * from it only if it is still the same. */
+	struct stat before;
+	bool identified = (flags & CGM_SNAPSHOT_READ_SOURCES_LATER) && stat(file, &before) == 0;
 	size_t len;
 	char *buf = read_whole_file(file, &len);
 	if (!buf) {
 		free(file);
 		return CGM_EINPUT;
 	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
+	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags,
+		     .text = buf };
 	r.names = cgm_intern_new(r.model->arena);
 	int rc = read_streaming(&r, buf, len);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes
-		 * what streaming does not: lists in another order). */
+		 * what streaming does not: lists in another order).  Its
+		 * strings may not stand in the file's text (jansson's): bodies
+		 * asked for later are read now. */
+		r.text = NULL;
+		if (r.flags & CGM_SNAPSHOT_READ_SOURCES_LATER)
+			r.flags &= ~(unsigned)(CGM_SNAPSHOT_READ_SOURCES_LATER | CGM_SNAPSHOT_READ_NO_SOURCES);
 		cgm_intern_free(r.names);
 		r.names = NULL;
 		cgm_model_free(r.model);
 		r.model = NULL;
+		free_slots(&r);
 		cgm_strbuf_reset(&r.path);
 		free(buf);
 		buf = read_whole_file(file, &len);
@@ -3984,6 +4207,7 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	free(buf);
 	cgm_strbuf_free(&r.path);
 	free(r.by_place);
+	free_slots(&r);
 	if (r.names)
 		cgm_intern_free(r.names);
 	free(file);
@@ -3994,6 +4218,142 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	}
 	if (!r.model->lookup) /* no functions at all: still indexed */
 		cgm_model_index(r.model);
+	if (identified && (r.flags & CGM_SNAPSHOT_READ_SOURCES_LATER))
+		r.model->snapshot_file = file_identity(&before);
 	*out = r.model;
 	return 0;
+}
+
+/* ---- bodies read again (CGM_SNAPSHOT_READ_SOURCES_LATER) ---- */
+
+typedef struct source_place {
+	size_t at;
+	int fn;
+} source_place;
+
+static int compare_places(const void *a, const void *b)
+{
+	const source_place *x = a, *y = b;
+	return x->at != y->at ? (x->at < y->at ? -1 : 1) : x->fn - y->fn;
+}
+
+/* The JSON string whose text starts at `at` of the file's text (its quote
+ * just before), decoded into *out (malloc'd); 0, or -1 when the bytes there
+ * are not a string. */
+static int string_at(gzFile gz, size_t at, char **out)
+{
+	*out = NULL;
+	if (at == 0 || gzseek(gz, (z_off_t)(at - 1), SEEK_SET) != (z_off_t)(at - 1))
+		return -1;
+	cgm_strbuf raw = CGM_STRBUF_INIT;
+	char chunk[4096];
+	bool escaped = false, closed = false;
+	while (!closed) {
+		int got = gzread(gz, chunk, sizeof chunk);
+		if (got <= 0)
+			break;
+		int k = 0;
+		if (raw.len == 0) {
+			if (chunk[0] != '"')
+				break;
+			k = 1;
+		}
+		for (; k < got && !closed; k++) {
+			if (!escaped && chunk[k] == '"')
+				closed = true;
+			escaped = !escaped && chunk[k] == '\\';
+		}
+		cgm_strbuf_add(&raw, chunk, (size_t)k);
+	}
+	int rc = -1;
+	if (closed) {
+		/* The string alone, as the parser reads it: decoded in place. */
+		char *text = (char *)cgm_strbuf_cstr(&raw);
+		jv_parser ps = { .p = text, .end = text + raw.len, .start = text, .deep_at = -1 };
+		const char *value;
+		if (jv_string(&ps, &value) == 0 && ps.p == ps.end) {
+			*out = strdup(value);
+			rc = *out ? 0 : -1;
+		}
+	}
+	cgm_strbuf_free(&raw);
+	return rc;
+}
+
+static bool same_file(const cgm_snapshot_file *was, const struct stat *st)
+{
+	cgm_snapshot_file now = file_identity(st);
+	return was->dev == now.dev && was->ino == now.ino && was->size == now.size &&
+	       was->mtime_sec == now.mtime_sec && was->mtime_nsec == now.mtime_nsec;
+}
+
+int cgm_snapshot_read_sources(cgm_model *model, const char *path, const int *fns, int n)
+{
+	source_place *places = cgm_xcalloc((size_t)n + 1, sizeof(source_place));
+	int nplaces = 0;
+	for (int i = 0; i < n; i++) {
+		if (fns[i] < 0 || fns[i] >= model->nfunctions)
+			continue;
+		const cgm_function *f = &model->functions[fns[i]];
+		if (!f->source && f->source_at > 0)
+			places[nplaces++] = (source_place){ f->source_at, fns[i] };
+	}
+	if (nplaces == 0) {
+		free(places);
+		return 0;
+	}
+	qsort(places, (size_t)nplaces, sizeof(source_place), compare_places);
+	char *file = snapshot_file(path, true, false);
+	int rc = 0;
+	FILE *in = cgm_infile_open(file, "snapshot", CGM_EINPUT, &rc);
+	gzFile gz = NULL;
+	struct stat now;
+	if (in && (!model->snapshot_file.known || fstat(fileno(in), &now) != 0 ||
+		   !same_file(&model->snapshot_file, &now))) {
+		rc = cgm_error(CGM_EINPUT, "snapshot \"%s\" is not the file read before (replaced or "
+				       "changed since): its bodies cannot be read again",
+			       file);
+		fclose(in);
+		in = NULL;
+	}
+	if (in) {
+		int fd = dup(fileno(in));
+		fclose(in);
+		gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+		if (!gz) {
+			if (fd >= 0)
+				close(fd);
+			rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\" again: %s", file,
+				       strerror(errno ? errno : ENOMEM));
+		}
+	}
+	/* Every body read first, then set: an error leaves the model as it was. */
+	char **bodies = cgm_xcalloc((size_t)nplaces, sizeof(char *));
+	for (int i = 0; gz && rc == 0 && i < nplaces; i++) {
+		const cgm_function *f = &model->functions[places[i].fn];
+		if (i > 0 && places[i].at == places[i - 1].at) {
+			bodies[i] = bodies[i - 1] ? strdup(bodies[i - 1]) : NULL;
+			if (!bodies[i])
+				rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\" again: out of memory", file);
+		} else if (string_at(gz, places[i].at, &bodies[i]) < 0) {
+			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": the body of %s is no longer where it was "
+					       "read (the file was replaced?)",
+				       file, f->id);
+		}
+		if (rc == 0 && strlen(bodies[i]) != f->source_len)
+			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": the body of %s read again is not the one "
+					       "read before (the file was replaced?)",
+				       file, f->id);
+	}
+	for (int i = 0; i < nplaces; i++) {
+		if (rc == 0)
+			model->functions[places[i].fn].source = cgm_arena_strdup(model->arena, bodies[i]);
+		free(bodies[i]);
+	}
+	free(bodies);
+	if (gz)
+		gzclose(gz);
+	free(places);
+	free(file);
+	return rc;
 }

@@ -96,6 +96,14 @@ typedef struct cgm_diff_options {
 	 * nignored (the project configuration's diff.ignore, cgmap/config.h). */
 	bool (*ignored)(const void *ctx, cgm_finding_code code, const char *function);
 	const void *ignore_ctx;
+	/* The bodies of a side's functions whose excerpt is shown (body-changed,
+	 * signature-changed with its body), when the models were read without
+	 * them (CGM_SNAPSHOT_READ_SOURCES_LATER): called at most once per side
+	 * (0 BASE, 1 HEAD) with their indexes, before any excerpt is made.  A
+	 * negative return stops the diff with that error.  NULL: the models
+	 * hold their bodies. */
+	int (*load_sources)(void *ctx, int side, const int *fns, int n);
+	void *sources_ctx;
 } cgm_diff_options;
 
 typedef enum { CGM_DIFF_TEXT = 0, CGM_DIFF_MARKDOWN, CGM_DIFF_JSON } cgm_diff_format;
@@ -105,7 +113,8 @@ const char *cgm_finding_name(cgm_finding_code code);
 /* Code of a name; -1 when there is no such finding. */
 int cgm_finding_parse(const char *name);
 
-/* Compare BASE with HEAD.  *out is freed by cgm_diff_free. */
+/* Compare BASE with HEAD.  *out is freed by cgm_diff_free; on an error of
+ * load_sources, *out is NULL and its code returned. */
 int cgm_diff_compute(cgm_diff **out, const cgm_model *base, const cgm_model *head,
 		     const char *base_name, const char *head_name);
 int cgm_diff_compute_opts(cgm_diff **out, const cgm_model *base, const cgm_model *head,

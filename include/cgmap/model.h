@@ -219,6 +219,10 @@ typedef struct cgm_function {
 	const char *language;
 	const char *comment;       /* COMMENT ON FUNCTION, or NULL */
 	const char *source;        /* the body (prosrc, or the BEGIN ATOMIC text), or NULL */
+	size_t source_at;          /* a snapshot read with CGM_SNAPSHOT_READ_SOURCES_LATER
+	                            * (cgmap/pipeline.h): where the body's JSON string
+	                            * starts in the file's text, 0 when it has none */
+	size_t source_len;         /* ... and the body's length in bytes */
 	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int line_count;            /* lines in source */
 	const char *file;          /* SQL-file mode: file of the definition, else NULL */
@@ -445,9 +449,19 @@ typedef struct cgm_source_info {
 	const char **default_search_path;
 } cgm_source_info;
 
+/* The snapshot file a model was read from with its bodies left in it
+ * (CGM_SNAPSHOT_READ_SOURCES_LATER): what it was before it was read, so
+ * that reading the bodies again knows it is still the same file. */
+typedef struct cgm_snapshot_file {
+	bool known;
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec;
+} cgm_snapshot_file;
+
 typedef struct cgm_model {
 	cgm_arena *arena;
 	cgm_source_info source;
+	cgm_snapshot_file snapshot_file;
 
 	int nfunctions, cap_functions;
 	cgm_function *functions;   /* user functions sorted by id, builtins after */

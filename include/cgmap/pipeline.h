@@ -111,10 +111,29 @@ int cgm_snapshot_write_with(const cgm_model *model, const char *path,
 int cgm_snapshot_read(cgm_model **out, const char *path);
 /* The same, leaving out what the caller never looks at. */
 enum {
-	CGM_SNAPSHOT_READ_NO_SOURCES = 1 << 0 /* functions' bodies (f->source NULL):
-					       * reports and queries never show them */
+	CGM_SNAPSHOT_READ_NO_SOURCES = 1 << 0, /* functions' bodies (f->source NULL):
+					        * reports and queries never show them */
+	/* Bodies left in the file as NO_SOURCES does, each function's place
+	 * kept (f->source_at) for cgm_snapshot_read_sources: `cgmap diff`
+	 * shows the bodies of the few functions that changed.  A file that
+	 * is not read in one pass (see docs/architecture.md) has its bodies
+	 * read at once instead. */
+	CGM_SNAPSHOT_READ_SOURCES_LATER = 1 << 1,
+	/* Only the sites `cgmap diff` compares kept in f->sites: dynamic
+	 * sites and calls of functions that do not exist (every site still
+	 * checked: the same file reads or fails whoever reads it).  For a
+	 * model only compared, never merged with runtime data or analysed
+	 * again. */
+	CGM_SNAPSHOT_READ_DIFF_SITES = 1 << 2
 };
 int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags);
+/* The bodies of model->functions[fns[0 .. n)] that were left in the
+ * snapshot at `path` (CGM_SNAPSHOT_READ_SOURCES_LATER), read again from the
+ * same file (gzipped: inflated up to the last one) into the model's arena;
+ * functions with a body, or none in the file, are left as they are.  A
+ * file that is not the one read (device, inode, size, modification time),
+ * or a body not where and as long as it was, is CGM_EINPUT, nothing set. */
+int cgm_snapshot_read_sources(cgm_model *model, const char *path, const int *fns, int n);
 
 /* The whole graph as Graphviz DOT. */
 int cgm_emit_dot(const cgm_model *model, const char *path);

@@ -892,6 +892,15 @@ static void expect_input_error(const char *name, const char *text, const char *m
 		fail_msg("%s: message does not name the file: %s", name, msg);
 	if (must_contain && !strstr(msg, must_contain))
 		fail_msg("%s: message lacks \"%s\": %s", name, must_contain, msg);
+	/* Read as `cgmap diff` reads (bodies later, only the sites it
+	 * compares kept): the same file fails the same way. */
+	char *first = strdup(msg);
+	back = (cgm_model *)(intptr_t)1;
+	rc = cgm_snapshot_read_with(&back, path, CGM_SNAPSHOT_READ_SOURCES_LATER | CGM_SNAPSHOT_READ_DIFF_SITES);
+	if (rc != CGM_EINPUT || strcmp(cgm_error_message(), first) != 0)
+		fail_msg("%s: read as diff reads: %d \"%s\", not \"%s\"", name, rc, cgm_error_message(), first);
+	assert_null(back);
+	free(first);
 }
 
 static void test_malformed(void **state)
@@ -1000,6 +1009,16 @@ static void test_malformed(void **state)
 				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true},"
 				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"observed\":true}]}",
 			   "edges[2]: duplicate edge \"s.f()\" -> \"s.f()\" via call (as edges[0])");
+	/* Listed in key order (as cgmap writes them): the first repeat, right
+	 * after what it repeats, named the same way. */
+	expect_input_error("edge-dup-in-order.json",
+			   HEAD "\"functions\":[" FN("") "],\"edges\":["
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"static\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"observed\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"call\",\"static\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true},"
+				"{\"from\":\"s.f()\",\"to\":\"s.f()\",\"via\":\"dynamic\",\"observed\":true}]}",
+			   "edges[1]: duplicate edge \"s.f()\" -> \"s.f()\" via call (as edges[0])");
 	/* Times a snapshot cannot hold: cgmap never writes them. */
 	expect_input_error("edge-time.json",
 			   HEAD "\"functions\":[" FN("") "],\"edges\":[{\"from\":\"s.f()\",\"to\":"
@@ -1108,6 +1127,7 @@ static void mutate_each(json_t *doc, json_t *node, const char *path)
 				cgm_model *back = NULL;
 				int rc = cgm_snapshot_read(&back, path);
 				mutations++;
+				char *first = rc ? strdup(cgm_error_message()) : NULL;
 				if (rc) {
 					assert_int_equal(rc, CGM_EINPUT);
 					assert_true(strlen(cgm_error_message()) > 0);
@@ -1116,6 +1136,15 @@ static void mutate_each(json_t *doc, json_t *node, const char *path)
 				} else {
 					cgm_model_free(back);
 				}
+				/* Read as `cgmap diff` reads: the same verdict. */
+				int diff_rc = cgm_snapshot_read_with(&back, path, CGM_SNAPSHOT_READ_SOURCES_LATER |
+									  CGM_SNAPSHOT_READ_DIFF_SITES);
+				if (diff_rc != rc || (rc && strcmp(cgm_error_message(), first) != 0))
+					fail_msg("read as diff reads: %d \"%s\", not %d \"%s\"", diff_rc,
+						 diff_rc ? cgm_error_message() : "", rc, first ? first : "");
+				if (!diff_rc)
+					cgm_model_free(back);
+				free(first);
 			}
 			json_object_set(node, key, child);
 			json_decref(child);
@@ -1910,6 +1939,152 @@ static void test_gzip(void **state)
 	cgm_model_free(m);
 }
 
+/* Read as `cgmap diff` reads (CGM_SNAPSHOT_READ_DIFF_SITES): each
+ * function's sites are the dynamic ones and the calls of missing
+ * functions of a whole read, in order, with the same targets; the rest of
+ * the model is the same. */
+static void test_diff_sites(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	const char *two = tmp_path("sites2.json"), *one = tmp_path("sites1.json");
+	cgm_snapshot_options v1 = { .format_version = 1 };
+	assert_int_equal(cgm_snapshot_write(m, two), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, one, &v1), 0);
+	const char *paths[] = { two, one };
+	for (size_t p = 0; p < 2; p++) {
+		cgm_model *whole = NULL, *few = NULL;
+		assert_int_equal(cgm_snapshot_read(&whole, paths[p]), 0);
+		if (cgm_snapshot_read_with(&few, paths[p], CGM_SNAPSHOT_READ_DIFF_SITES) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_int_equal(few->nfunctions, whole->nfunctions);
+		assert_int_equal(few->nedges, whole->nedges);
+		int kept = 0, dropped = 0;
+		for (int i = 0; i < whole->nfunctions; i++) {
+			const cgm_function *w = &whole->functions[i], *f = &few->functions[i];
+			assert_string_equal(f->id, w->id);
+			assert_int_equal(f->nerrors, w->nerrors);
+			int k = 0;
+			for (int s = 0; s < w->nsites; s++) {
+				const cgm_site *ws = &w->sites[s];
+				if (ws->kind != CGM_SITE_DYNAMIC && ws->resolution != CGM_RES_MISSING) {
+					dropped++;
+					continue;
+				}
+				assert_true(k < f->nsites);
+				const cgm_site *fs = &f->sites[k++];
+				assert_int_equal(fs->line, ws->line);
+				assert_int_equal(fs->kind, ws->kind);
+				assert_int_equal(fs->resolution, ws->resolution);
+				assert_int_equal(fs->nargs, ws->nargs);
+				if (ws->text)
+					assert_string_equal(fs->text, ws->text);
+				if (ws->name)
+					assert_string_equal(fs->name, ws->name);
+				assert_int_equal(fs->ntargets, ws->ntargets);
+				for (int t = 0; t < ws->ntargets; t++)
+					assert_string_equal(few->functions[fs->targets[t]].id,
+							    whole->functions[ws->targets[t]].id);
+				kept++;
+			}
+			assert_int_equal(f->nsites, k);
+		}
+		assert_true(kept >= 2);
+		assert_true(dropped >= 2);
+		cgm_model_free(whole);
+		cgm_model_free(few);
+	}
+	cgm_model_free(m);
+}
+
+/* Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) and read again
+ * for some functions: the same bodies as a whole read, plain or gzipped,
+ * format 1 or 2; a file replaced in between is refused, nothing set. */
+static void test_sources_later(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	/* A long body: quotes, backslashes and UTF-8 across the reader's
+	 * chunks of 4096 bytes. */
+	size_t big = 20000;
+	char *text = cgm_arena_alloc(m->arena, big + 1);
+	for (size_t i = 0; i < big; i++)
+		text[i] = "ab\"\\\n\tc\xC3\xBC"[i % 9];
+	if ((unsigned char)text[big - 1] == 0xC3)
+		text[big - 1] = 'x';
+	text[big] = '\0';
+	m->functions[cgm_model_find(m, "app.audit()")].source = text;
+	const char *plain = tmp_path("later.json"), *plain1 = tmp_path("later1.json");
+	const char *packed = tmp_path("later.json.gz");
+	cgm_snapshot_options v1 = { .format_version = 1 }, gz = { .format_version = 2, .compress = true };
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, plain1, &v1), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, packed, &gz), 0);
+	const char *paths[] = { plain, plain1, packed };
+	for (size_t p = 0; p < 3; p++) {
+		cgm_model *whole = NULL, *later = NULL;
+		assert_int_equal(cgm_snapshot_read(&whole, paths[p]), 0);
+		if (cgm_snapshot_read_with(&later, paths[p], CGM_SNAPSHOT_READ_SOURCES_LATER) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_int_equal(later->nfunctions, whole->nfunctions);
+		int *all = calloc((size_t)later->nfunctions, sizeof(int)), with_body = 0;
+		for (int i = 0; i < later->nfunctions; i++) {
+			const cgm_function *f = &later->functions[i];
+			assert_string_equal(f->id, whole->functions[i].id);
+			if (f->source)
+				fail_msg("%s: %s read with its body", paths[p], f->id);
+			assert_int_equal(f->source_at > 0, whole->functions[i].source != NULL);
+			with_body += whole->functions[i].source != NULL;
+			all[i] = i;
+		}
+		assert_true(with_body >= 3);
+		/* One first, then all (the one already read is left alone). */
+		int audit = cgm_model_find(later, "app.audit()");
+		assert_int_equal(cgm_snapshot_read_sources(later, paths[p], &audit, 1), 0);
+		assert_string_equal(later->functions[audit].source, text);
+		const char *kept = later->functions[audit].source;
+		assert_null(later->functions[cgm_model_find(later, ODD_ID)].source);
+		if (cgm_snapshot_read_sources(later, paths[p], all, later->nfunctions) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		assert_ptr_equal(later->functions[audit].source, kept);
+		for (int i = 0; i < later->nfunctions; i++) {
+			if (whole->functions[i].source)
+				assert_string_equal(later->functions[i].source, whole->functions[i].source);
+			else
+				assert_null(later->functions[i].source);
+		}
+		free(all);
+		cgm_model_free(whole);
+		cgm_model_free(later);
+	}
+
+	/* Read without the flag: no places, nothing to read again. */
+	cgm_model *none = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&none, plain, CGM_SNAPSHOT_READ_NO_SOURCES), 0);
+	int audit = cgm_model_find(none, "app.audit()");
+	assert_int_equal(none->functions[audit].source_at, 0);
+	assert_int_equal(cgm_snapshot_read_sources(none, plain, &audit, 1), 0);
+	assert_null(none->functions[audit].source);
+	cgm_model_free(none);
+
+	/* The file replaced between the two reads (the same model written
+	 * again: another file in its place): refused, nothing set. */
+	cgm_model *later = NULL;
+	assert_int_equal(cgm_snapshot_read_with(&later, plain, CGM_SNAPSHOT_READ_SOURCES_LATER), 0);
+	assert_int_equal(cgm_snapshot_write(m, tmp_path("later-new.json")), 0);
+	assert_int_equal(rename(tmp_path("later-new.json"), plain), 0);
+	audit = cgm_model_find(later, "app.audit()");
+	assert_int_equal(cgm_snapshot_read_sources(later, plain, &audit, 1), CGM_EINPUT);
+	assert_non_null(strstr(cgm_error_message(), "later.json\" is not the file read before"));
+	assert_null(later->functions[audit].source);
+	/* Gone altogether: the error of any input that cannot be read. */
+	unlink(plain);
+	assert_int_equal(cgm_snapshot_read_sources(later, plain, &audit, 1), CGM_EINPUT);
+	assert_null(later->functions[audit].source);
+	cgm_model_free(later);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1929,6 +2104,8 @@ int main(void)
 		cmocka_unit_test(test_format2),
 		cmocka_unit_test(test_format1_fixture),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_sources_later),
+		cmocka_unit_test(test_diff_sites),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
