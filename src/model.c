@@ -10,6 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A map keeps millions of sites and edges (docs/architecture.md, "Memory"):
+ * a field that adds padding to either shows here first. */
+_Static_assert(sizeof(cgm_via) == 1 && sizeof(cgm_site_kind) == 1 &&
+		       sizeof(cgm_resolution) == 1,
+	       "site and edge enums are one byte (CGM_PACKED_ENUM)");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 80,
+	       "cgm_edge grew past 80 bytes: keep its fields free of padding");
+
 cgm_model *cgm_model_new(void)
 {
 	cgm_arena *arena = cgm_arena_new();
