@@ -119,13 +119,6 @@ typedef struct cgm_site {
 	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
-	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
-	                         * as written (cgmap/exprtype.h), typed at resolution;
-	                         * NULL entries unknown; not kept in snapshots */
-	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
-	                         * assignment, RETURN, SELECT INTO, a column value): an
-	                         * expression of the target type, typed at resolution
-	                         * (src/coerce.c), then name; NULL for a written cast */
 	const char **columns;   /* ncolumns entries */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	int *targets;           /* indexes into model->functions; a function may repeat
@@ -135,6 +128,20 @@ typedef struct cgm_site {
 	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
 	                         * NULL array when target_via is NULL */
 } cgm_site;
+
+/* What typing reads of a site and no output does: the expressions
+ * extraction recorded, kept beside the sites (cgm_function.site_exprs,
+ * entry i for site i) from extraction to resolution only, so that the
+ * sites a map keeps carry no room for them. */
+typedef struct cgm_site_exprs {
+	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
+	                         * as written (cgmap/exprtype.h), typed at resolution;
+	                         * NULL entries unknown; not kept in snapshots */
+	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
+	                         * assignment, RETURN, SELECT INTO, a column value): an
+	                         * expression of the target type, typed at resolution
+	                         * (src/coerce.c), then name; NULL for a written cast */
+} cgm_site_exprs;
 
 /* A parse failure of one body: the function stays, marked. */
 typedef struct cgm_parse_error {
@@ -254,6 +261,10 @@ typedef struct cgm_function {
 
 	int nsites;
 	cgm_site *sites;
+	cgm_site_exprs *site_exprs; /* nsites entries beside sites, or NULL when no site has
+	                            * any: set by extraction, read by resolution, dropped
+	                            * with the parse of a body extracted there (never in
+	                            * snapshots) */
 	int nerrors;
 	cgm_parse_error *errors;
 
