@@ -536,6 +536,10 @@ void cgm_model_free(cgm_model *model);
 
 /* Append and return a zeroed slot; pointers into the arrays move on append. */
 cgm_function *cgm_model_add_function(cgm_model *model);
+/* Once a source has added every function: the array keeps no room beyond
+ * them (grown by doubling, it has up to twice their size; at 100,000
+ * functions 8 MB).  The functions may move. */
+void cgm_model_trim_functions(cgm_model *model);
 /* Room for `count` edges in all, in one allocation, before adding many. */
 void cgm_model_reserve_edges(cgm_model *model, int count);
 cgm_edge *cgm_model_add_edge(cgm_model *model);
