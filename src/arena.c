@@ -3,8 +3,9 @@
  *
  * In: allocation requests.  Out: zeroed memory that lives until the arena is
  * freed.  Blocks are chained; a request larger than a quarter of a block
- * gets its own, which cgm_arena_resize may reallocate (the one way memory
- * of an arena is given back before it is freed or reset).  Strings are
+ * gets its own, which cgm_arena_resize and cgm_arena_trim may reallocate
+ * (the one way memory of an arena is given back before it is freed or
+ * reset).  Strings are
  * packed unaligned, everything else aligned to 16 bytes.
  * Not thread-safe: each parsing thread keeps its own arena.
  */
@@ -176,6 +177,27 @@ void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new
 	if (size > old_size)
 		memset(nb->data + old_size, 0, size - old_size);
 	arena->handed_out += size - nb->used;
+	nb->size = size;
+	nb->used = size;
+	*link = nb;
+	return nb->data;
+}
+
+void *cgm_arena_trim(cgm_arena *arena, void *p, size_t count, size_t elem_size)
+{
+	if (!p)
+		return p;
+	size_t size = (count * elem_size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (size == 0)
+		size = ARENA_ALIGN;
+	arena_block **link = &arena->head;
+	while (*link && !((*link)->own && (*link)->data == (unsigned char *)p))
+		link = &(*link)->next;
+	arena_block *b = *link;
+	if (!b || size >= b->used)
+		return p;
+	arena_block *nb = cgm_xrealloc(b, sizeof(arena_block) + size);
+	arena->handed_out -= nb->used - size;
 	nb->size = size;
 	nb->used = size;
 	*link = nb;

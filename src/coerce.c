@@ -4,7 +4,8 @@
  *
  * In:  from extraction, the texts and expression trees of those
  *      statements; from resolution, the typer of the function.
- * Out: CGM_SITE_CAST sites with coerce_to set, in the arena given, and at
+ * Out: CGM_SITE_CAST sites with coerce_to set in their expressions
+ *      (cgm_site_exprs), in the arena given, and at
  *      resolution the source and target types of each.  resolve_ops.c
  *      turns them into edges `via cast` when a user cast of context
  *      assignment or implicit joins the two types, and drops the rest (most:
@@ -110,8 +111,8 @@ const cgm_expr *cgm_coercion_column_expr(cgm_arena *arena, const char *schema, c
 	return e;
 }
 
-void cgm_coercion_site(cgm_arena *arena, cgm_site *s, const cgm_expr *value,
-		       const cgm_expr *target, int line)
+void cgm_coercion_site(cgm_arena *arena, cgm_site *s, cgm_site_exprs *x,
+		       const cgm_expr *value, const cgm_expr *target, int line)
 {
 	s->kind = CGM_SITE_CAST;
 	s->line = line;
@@ -120,34 +121,34 @@ void cgm_coercion_site(cgm_arena *arena, cgm_site *s, const cgm_expr *value,
 	s->argtypes[0] = NULL;
 	const cgm_expr **exprs = cgm_arena_alloc(arena, sizeof(cgm_expr *));
 	exprs[0] = value;
-	s->argexprs = exprs;
-	s->coerce_to = target;
+	x->argexprs = exprs;
+	x->coerce_to = target;
 }
 
-const char *cgm_coercion_target(cgm_typer *typer, const cgm_site *s)
+const char *cgm_coercion_target(cgm_typer *typer, const cgm_site *s, const cgm_site_exprs *x)
 {
-	if (!typer || !s->coerce_to)
+	if (!typer || !x || !x->coerce_to)
 		return NULL;
-	const char *to = cgm_expr_type(typer, s->coerce_to);
+	const char *to = cgm_expr_type(typer, x->coerce_to);
 	if (!to || strcmp(to, "unknown") == 0 || strcmp(to, "record") == 0)
 		return NULL;
 	/* RETURN and SELECT INTO fill a row type field by field from a row:
 	 * no cast of the whole value; an assignment or a column casts it. */
-	if (s->coerce_to->kind != CGM_EXPR_NAME && (!s->stmt || strcmp(s->stmt, "assign") != 0) &&
+	if (x->coerce_to->kind != CGM_EXPR_NAME && (!s->stmt || strcmp(s->stmt, "assign") != 0) &&
 	    cgm_type_is_composite(typer, to))
 		return NULL;
 	return to;
 }
 
-const char *cgm_coercion_source(cgm_typer *typer, const cgm_site *s)
+const char *cgm_coercion_source(cgm_typer *typer, const cgm_site_exprs *x)
 {
-	if (!typer || !s->argexprs || !s->argexprs[0])
+	if (!typer || !x || !x->argexprs || !x->argexprs[0])
 		return NULL;
-	const char *from = cgm_expr_type(typer, s->argexprs[0]);
+	const char *from = cgm_expr_type(typer, x->argexprs[0]);
 	if (from && strcmp(from, "unknown") == 0) {
 		/* A column takes an untyped literal by the type's input function;
 		 * PL/pgSQL evaluates `'x'` as a query, whose output is text. */
-		return s->coerce_to && s->coerce_to->kind == CGM_EXPR_NAME ? NULL : "text";
+		return x->coerce_to && x->coerce_to->kind == CGM_EXPR_NAME ? NULL : "text";
 	}
 	return from;
 }

@@ -2,8 +2,8 @@
  * exprtype.c - the types of call arguments and PostgreSQL's choice among
  * overloads (see cgmap/exprtype.h for what comes in and goes out).
  *
- * In:  argument expressions recorded by extraction (cgm_site.argexprs), the
- *      model's relations, functions, operators and casts (through a
+ * In:  argument expressions recorded by extraction (cgm_site_exprs.argexprs,
+ *      beside the sites), the model's relations, functions, operators and casts (through a
  *      cgm_catalog built once per resolution and only read after).
  * Out: canonical type names interned in the typer's arena; candidate
  *      lists reordered in place.  The catalog is heap memory, freed by

@@ -6,7 +6,9 @@
  * Out: fn->sites (call, PERFORM, CALL, DML that may fire triggers, calls in
  *      constant EXECUTE SQL, dynamic EXECUTE sites, operators and casts with
  *      their operand types) with the line of each in
- *      the body, and fn->errors when the body does not parse.  Everything is
+ *      the body, fn->site_exprs (the expressions resolution types, beside
+ *      the sites, NULL when none has any), and fn->errors when the body
+ *      does not parse.  Everything is
  *      copied into the arena given; every libpg_query result and JSON tree is
  *      freed before the function returns.
  *
@@ -62,6 +64,7 @@ typedef struct extract_ctx {
 	int nlines;
 
 	cgm_site *sites;        /* heap while collecting, copied at the end */
+	cgm_site_exprs *exprs;  /* beside sites (cap_sites entries): their expressions */
 	int nsites, cap_sites;
 	cgm_parse_error *errors;
 	int nerrors, cap_errors;
@@ -296,13 +299,29 @@ static cgm_site *new_site(extract_ctx *ctx)
 {
 	if (ctx->nsites == ctx->cap_sites) {
 		ctx->cap_sites = ctx->cap_sites ? ctx->cap_sites * 2 : 16;
-		ctx->sites = realloc(ctx->sites, sizeof(cgm_site) * (size_t)ctx->cap_sites);
+		ctx->sites = cgm_xrealloc(ctx->sites, sizeof(cgm_site) * (size_t)ctx->cap_sites);
+		ctx->exprs = cgm_xrealloc(ctx->exprs, sizeof(cgm_site_exprs) * (size_t)ctx->cap_sites);
 	}
+	memset(&ctx->exprs[ctx->nsites], 0, sizeof(cgm_site_exprs));
 	cgm_site *s = &ctx->sites[ctx->nsites++];
 	memset(s, 0, sizeof(*s));
 	s->stmt = ctx->stmt_kind;
 	s->via_literal = ctx->via_literal;
 	return s;
+}
+
+/* The expressions of a site being collected (new_site's). */
+static cgm_site_exprs *exprs_of(extract_ctx *ctx, const cgm_site *s)
+{
+	return &ctx->exprs[s - ctx->sites];
+}
+
+/* A cast PostgreSQL applies by itself (coerce.c). */
+static void new_coercion_site(extract_ctx *ctx, const cgm_expr *value, const cgm_expr *target,
+			      int line)
+{
+	cgm_site *s = new_site(ctx);
+	cgm_coercion_site(ctx->arena, s, exprs_of(ctx, s), value, target, line);
 }
 
 static void add_error(extract_ctx *ctx, int line, const char *message)
@@ -846,9 +865,9 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 			s->argnames[i] = cgm_arena_strdup(ctx->arena, call->args[i].name);
 			s->argtypes[i] = raw_arg_type(ctx, &call->args[i]);
 		}
-		s->argexprs = call->argexprs;
-		for (int i = 0; s->argexprs && i < s->nargs; i++)
-			bind_vars(ctx, s->argexprs[i], 0);
+		exprs_of(ctx, s)->argexprs = call->argexprs;
+		for (int i = 0; call->argexprs && i < s->nargs; i++)
+			bind_vars(ctx, call->argexprs[i], 0);
 	}
 }
 
@@ -879,7 +898,7 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 		int line = r->line;
 		bind_vars(ctx, rel->values[i], 0);
 		if (ctx->coercions != CGM_COERCE_NONE)
-			cgm_coercion_site(ctx->arena, new_site(ctx), rel->values[i], target, line);
+			new_coercion_site(ctx, rel->values[i], target, line);
 	}
 }
 
@@ -939,7 +958,7 @@ static void add_operator_site(extract_ctx *ctx, long location, const char *schem
 		exprs[1] = prefix ? NULL : rexpr;
 		for (int i = 0; i < s->nargs; i++)
 			bind_vars(ctx, exprs[i], 0);
-		s->argexprs = exprs;
+		exprs_of(ctx, s)->argexprs = exprs;
 	}
 }
 
@@ -998,7 +1017,7 @@ static void cast_site(extract_ctx *ctx, long location, const char *target, const
 		const cgm_expr **exprs = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr *));
 		exprs[0] = value;
 		bind_vars(ctx, value, 0);
-		s->argexprs = exprs;
+		exprs_of(ctx, s)->argexprs = exprs;
 	}
 }
 
@@ -1680,7 +1699,7 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 		return;
 	bind_vars(ctx, row->args[0], 0);
 	if (ctx->coercions != CGM_COERCE_NONE)
-		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], target, ctx->stmt_line);
+		new_coercion_site(ctx, row->args[0], target, ctx->stmt_line);
 }
 
 static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
@@ -1963,7 +1982,7 @@ static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *ro
 		return;
 	bind_vars(ctx, row->args[0], 0);
 	if (ctx->coercions != CGM_COERCE_NONE)
-		cgm_coercion_site(ctx->arena, new_site(ctx), row->args[0], var, ctx->stmt_line);
+		new_coercion_site(ctx, row->args[0], var, ctx->stmt_line);
 }
 
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
@@ -2265,6 +2284,7 @@ static void extract_sql(extract_ctx *ctx)
 
 typedef struct ordered_site {
 	cgm_site site;
+	cgm_site_exprs exprs;
 	int order; /* discovery order: keeps the sort stable */
 } ordered_site;
 
@@ -2292,6 +2312,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	ctx.stmt_kind = "block";
 	ctx.base = -1;
 	fn->nsites = 0;
+	fn->site_exprs = NULL;
 	fn->nerrors = 0;
 	if (!fn->source || !fn->language) {
 		fn->analysed = false;
@@ -2310,14 +2331,23 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	if (ctx.nsites) {
 		/* Source order: by line, then as found. */
 		ordered_site *order = malloc(sizeof(ordered_site) * (size_t)ctx.nsites);
+		bool any_exprs = false;
 		for (int i = 0; i < ctx.nsites; i++) {
 			order[i].site = ctx.sites[i];
+			order[i].exprs = ctx.exprs[i];
 			order[i].order = i;
+			any_exprs |= ctx.exprs[i].argexprs || ctx.exprs[i].coerce_to;
 		}
 		qsort(order, (size_t)ctx.nsites, sizeof(ordered_site), compare_sites);
 		fn->sites = cgm_arena_alloc(arena, sizeof(cgm_site) * (size_t)ctx.nsites);
-		for (int i = 0; i < ctx.nsites; i++)
+		if (any_exprs)
+			fn->site_exprs =
+				cgm_arena_alloc(arena, sizeof(cgm_site_exprs) * (size_t)ctx.nsites);
+		for (int i = 0; i < ctx.nsites; i++) {
 			fn->sites[i] = order[i].site;
+			if (any_exprs)
+				fn->site_exprs[i] = order[i].exprs;
+		}
 		free(order);
 	}
 	fn->nsites = ctx.nsites;
@@ -2332,6 +2362,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	free(ctx.steps);
 	free(ctx.pending);
 	free(ctx.sites);
+	free(ctx.exprs);
 	free(ctx.errors);
 	free(ctx.vars);
 	free(ctx.line_starts);

@@ -145,6 +145,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	stage_time(opts, "catalog", &t);
 	cgm_coercions coercions = cgm_extract_pool_coercions_of(pool);
 	cgm_extract_pool_finish(pool, model->arena);
+	cgm_model_trim_functions(model);
 	model->include_extensions = opts->source.include_extensions;
 	cgm_model_index(model);
 	cgm_model_link(model);

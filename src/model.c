@@ -10,6 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A map keeps millions of sites and edges (docs/architecture.md, "Memory"):
+ * a field that adds padding to either shows here first. */
+_Static_assert(sizeof(cgm_via) == 1 && sizeof(cgm_site_kind) == 1 &&
+		       sizeof(cgm_resolution) == 1,
+	       "site and edge enums are one byte (CGM_PACKED_ENUM)");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 80,
+	       "cgm_edge grew past 80 bytes: keep its fields free of padding");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_site) <= 104,
+	       "cgm_site grew past 104 bytes: keep its fields free of padding");
+
 cgm_model *cgm_model_new(void)
 {
 	cgm_arena *arena = cgm_arena_new();
@@ -42,6 +52,15 @@ void cgm_model_free(cgm_model *model)
 cgm_function *cgm_model_add_function(cgm_model *model)
 {
 	MODEL_APPEND(model, functions, nfunctions, cap_functions, cgm_function);
+}
+
+void cgm_model_trim_functions(cgm_model *model)
+{
+	if (model->cap_functions <= model->nfunctions)
+		return;
+	model->functions = cgm_arena_trim(model->arena, model->functions,
+					  (size_t)model->nfunctions, sizeof(cgm_function));
+	model->cap_functions = model->nfunctions;
 }
 
 void cgm_model_reserve_edges(cgm_model *model, int count)

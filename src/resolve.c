@@ -502,7 +502,7 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 }
 
 static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
-			 const cgm_function *caller, cgm_site *s)
+			 const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x)
 {
 	const cgm_model *model = rv->model;
 	/* unnest(a, b, ...) in FROM is ROWS FROM (unnest(a), unnest(b), ...). */
@@ -510,15 +510,16 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 	    (!s->schema || strcmp(s->schema, "pg_catalog") == 0)) {
 		cgm_site one = *s;
 		one.nargs = 1;
-		resolve_call(rv, typer, arena, caller, &one);
+		resolve_call(rv, typer, arena, caller, &one, x);
 		s->resolution = one.resolution;
 		s->ntargets = one.ntargets;
 		s->targets = one.targets;
 		return;
 	}
 	/* Each argument's type from its expression, where it can be known. */
+	const cgm_expr *const *argexprs = x ? x->argexprs : NULL;
 	for (int i = 0; s->argtypes && i < s->nargs; i++) {
-		const char *t = s->argexprs && s->argexprs[i] ? cgm_expr_type(typer, s->argexprs[i]) : NULL;
+		const char *t = argexprs && argexprs[i] ? cgm_expr_type(typer, argexprs[i]) : NULL;
 		if (t)
 			s->argtypes[i] = t;
 	}
@@ -729,6 +730,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 	int kept = 0;
 	for (int i = 0; i < fn->nsites; i++) {
 		cgm_site *s = &fn->sites[i];
+		const cgm_site_exprs *x = fn->site_exprs ? &fn->site_exprs[i] : NULL;
 		s->ntargets = 0;
 		s->targets = NULL;
 		s->target_via = NULL;
@@ -740,14 +742,16 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			resolve_relation_site(rv, arena, fn, s);
 		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
 			/* Only those that reach a function worth an edge are kept. */
-			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s))
+			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s, x))
 				continue;
 		} else {
-			resolve_call(rv, &typer, arena, fn, s);
+			resolve_call(rv, &typer, arena, fn, s, x);
 			cgm_resolve_call_effects(rv->ops, arena, fn, s);
 		}
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
 			continue;
+		if (fn->site_exprs)
+			fn->site_exprs[kept] = *x;
 		fn->sites[kept++] = *s;
 	}
 	fn->nsites = kept;
@@ -755,7 +759,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 
 /* A body extracted into the scratch arena and resolved: its sites and
  * parse errors copied into the thread's arena with what the outputs read
- * (not the argument expressions, which only typing needed), every string
+ * (not their expressions, fn->site_exprs, which only typing needed), every string
  * and string list interned (equal lists shared: nothing writes them after
  * resolution), the targets and mechanisms of all its sites in one array
  * each, so the scratch arena can be reset.  At 100,000 functions a map
@@ -782,8 +786,6 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		const cgm_site *s = &fn->sites[i];
 		cgm_site *k = &sites[i];
 		*k = *s;
-		k->argexprs = NULL;
-		k->coerce_to = NULL;
 		k->stmt = cgm_intern_str(w->strings, s->stmt);
 		k->schema = cgm_intern_str(w->strings, s->schema);
 		k->name = cgm_intern_str(w->strings, s->name);
@@ -806,6 +808,7 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		k->target_object = cgm_intern_strs(w->strings, s->target_object, s->ntargets);
 	}
 	fn->sites = sites;
+	fn->site_exprs = NULL; /* in the scratch arena, reset next */
 	cgm_parse_error *errors = NULL;
 	if (fn->nerrors)
 		errors = cgm_arena_alloc(w->arena, sizeof(cgm_parse_error) * (size_t)fn->nerrors);

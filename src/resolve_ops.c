@@ -337,16 +337,16 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
  * implicit.  The types found are kept on the site (name, argtypes[0]), as a
  * written cast's are. */
 static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
-			     const cgm_function *caller, cgm_site *s)
+			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x)
 {
 	if (r->ncast_targets == 0 || s->nargs != 1 || !s->argtypes)
 		return false;
 	const char *path[MAX_PATH];
 	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
-	const char *target = qualify_type(r, arena, cgm_coercion_target(typer, s), path, npath);
+	const char *target = qualify_type(r, arena, cgm_coercion_target(typer, s, x), path, npath);
 	if (!target || !listed(r->cast_targets, r->ncast_targets, target))
 		return false;
-	const char *source = qualify_type(r, arena, cgm_coercion_source(typer, s), path, npath);
+	const char *source = qualify_type(r, arena, cgm_coercion_source(typer, x), path, npath);
 	if (!source || strcmp(source, target) == 0)
 		return false;
 	const cgm_cast *c = cgm_cast_find(r->model, source, target);
@@ -364,16 +364,18 @@ static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 }
 
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
-			     const cgm_function *caller, cgm_site *s)
+			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x)
 {
 	s->resolution = CGM_RES_NONE;
+	const cgm_expr *coerce_to = x ? x->coerce_to : NULL;
+	const cgm_expr *const *argexprs = x ? x->argexprs : NULL;
 	/* Operands and cast values the parser could not type (calls' results,
 	 * subexpressions) typed now, from the catalog, as call arguments are. */
-	for (int i = 0; !s->coerce_to && typer && s->argexprs && s->argtypes && i < s->nargs; i++)
-		if (!s->argtypes[i] && s->argexprs[i])
-			s->argtypes[i] = cgm_expr_type(typer, s->argexprs[i]);
+	for (int i = 0; !coerce_to && typer && argexprs && s->argtypes && i < s->nargs; i++)
+		if (!s->argtypes[i] && argexprs[i])
+			s->argtypes[i] = cgm_expr_type(typer, argexprs[i]);
 	bool kept = s->kind == CGM_SITE_OPERATOR ? resolve_operator(r, arena, caller, s)
-		    : s->coerce_to		     ? resolve_coercion(r, arena, typer, caller, s)
+		    : coerce_to			     ? resolve_coercion(r, arena, typer, caller, s, x)
 						     : resolve_cast(r, arena, caller, s);
 	if (!kept) {
 		s->ntargets = 0;

@@ -24,10 +24,12 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r);
 /* Resolve an operator or cast site of `caller`: targets (with target_via
  * and target_object) into `arena`.  False when it reaches no function
  * worth an edge (a builtin one without --include-builtins, or none): the
- * caller drops the site.  `typer` (the caller's) types the value and target
- * of a cast PostgreSQL applies by itself (site coerce_to, cgmap/coerce.h). */
+ * caller drops the site.  `typer` (the caller's) types, from the site's
+ * expressions `x` (NULL when none), the operands the parser could not
+ * type and the value and target of a cast PostgreSQL applies by itself
+ * (coerce_to, cgmap/coerce.h). */
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
-			     const cgm_function *caller, cgm_site *s);
+			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x);
 
 /* After a call site is resolved: each target that is an aggregate gains
  * its support functions (via aggregate), and a call resolved to one

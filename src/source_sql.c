@@ -3532,6 +3532,7 @@ static void settle_extraction(sql_state *st, const int *origin, int first)
 		const cgm_function *done = st->spec[origin[m - first]];
 		if (done && same_extraction_input(done, f)) {
 			f->sites = done->sites;
+			f->site_exprs = done->site_exprs;
 			f->nsites = done->nsites;
 			f->errors = done->errors;
 			f->nerrors = done->nerrors;

@@ -33,6 +33,11 @@ void *cgm_arena_grow(cgm_arena *arena, void *old, size_t old_count,
  * as by cgm_arena_grow. */
 void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new_count,
 		       size_t elem_size);
+/* Give back the room a large array (one cgm_arena_resize keeps in a block
+ * of its own) has beyond its first `count` elements, reallocating it to
+ * their size; any other pointer is returned as it is.  The array may move:
+ * pointers into it are invalid after. */
+void *cgm_arena_trim(cgm_arena *arena, void *p, size_t count, size_t elem_size);
 /* Move every block of `child` into `parent` and free `child`: what a
  * worker thread allocated lives on with the parent. */
 void cgm_arena_adopt(cgm_arena *parent, cgm_arena *child);

@@ -8,7 +8,8 @@
  * In:  extraction hands the value's expression tree and an expression of
  *      the target type (a variable, a column of the written relation, a
  *      constant of the declared result type); resolution hands the typer.
- * Out: a CGM_SITE_CAST site with coerce_to set (cgm_coercion_site), whose
+ * Out: a CGM_SITE_CAST site whose expressions (cgm_site_exprs, beside the
+ *      site) have coerce_to set (cgm_coercion_site), whose
  *      source and target types are worked out at resolution
  *      (cgm_coercion_types) - resolve_ops.c then finds the cast as for a
  *      written one, keeping only assignment and implicit ones.  Everything
@@ -42,16 +43,17 @@ const cgm_expr *cgm_coercion_column_expr(cgm_arena *arena, const char *schema, c
 					 const char *column);
 
 /* Make `s` (zeroed, its statement kind set) the coercion of `value` to the
- * type of `target` at `line`. */
-void cgm_coercion_site(cgm_arena *arena, cgm_site *s, const cgm_expr *value,
-		       const cgm_expr *target, int line);
+ * type of `target` at `line`; `x` (zeroed) gets the site's expressions. */
+void cgm_coercion_site(cgm_arena *arena, cgm_site *s, cgm_site_exprs *x,
+		       const cgm_expr *value, const cgm_expr *target, int line);
 
-/* At resolution: the type of the target of coercion site `s`, and of its
- * value, as typing finds them; NULL when it cannot be known.  An untyped
+/* At resolution: the type of the target of coercion site `s` (its
+ * expressions `x`, NULL when none), and of its value, as typing finds
+ * them; NULL when it cannot be known.  An untyped
  * literal stored into a column has none (the type's input function reads
  * it); one that is a whole PL/pgSQL expression is text, as PL/pgSQL
  * evaluates it as a query. */
-const char *cgm_coercion_target(cgm_typer *typer, const cgm_site *s);
-const char *cgm_coercion_source(cgm_typer *typer, const cgm_site *s);
+const char *cgm_coercion_target(cgm_typer *typer, const cgm_site *s, const cgm_site_exprs *x);
+const char *cgm_coercion_source(cgm_typer *typer, const cgm_site_exprs *x);
 
 #endif

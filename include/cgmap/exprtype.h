@@ -3,8 +3,8 @@
  * written and the catalog, the way PostgreSQL's parse analysis finds them.
  *
  * In:  expression trees that extraction records for each argument of a
- *      call site (cgm_site.argexprs), built from libpg_query's raw parse
- *      trees (src/rawtree.c) in the extracting thread's arena: constants,
+ *      call site (cgm_site_exprs.argexprs, beside the sites), built from
+ *      libpg_query's raw parse trees (src/rawtree.c) in the extracting thread's arena: constants,
  *      $n, names (columns, PL/pgSQL variables, parameters) with the FROM
  *      scope they stand in, calls, operators, casts, subscripts, field
  *      selection, CASE/COALESCE/NULLIF/GREATEST/LEAST, rows, arrays,

@@ -30,9 +30,14 @@ typedef enum {
 	CGM_KIND_WINDOW
 } cgm_kind;
 
+/* The enums stored in every site and edge are one byte each (GCC and
+ * Clang's packed enums: the same type and values, no code changes): a map
+ * at 100,000 functions holds 1.7 million sites and 1.9 million edges. */
+#define CGM_PACKED_ENUM __attribute__((packed))
+
 /* How a caller makes PostgreSQL run a callee: the mechanism of an edge.
  * The names (cgm_via_name) are the snapshot's; new values go at the end. */
-typedef enum {
+typedef enum CGM_PACKED_ENUM {
 	CGM_VIA_CALL = 0,      /* direct call (including PERFORM, CALL) */
 	CGM_VIA_LITERAL,       /* inside constant EXECUTE SQL */
 	CGM_VIA_TRIGGER,       /* DML firing a trigger */
@@ -55,7 +60,7 @@ typedef enum {
 #define CGM_VIA_COUNT (CGM_VIA_AGGREGATE + 1)
 
 /* What made a call site. */
-typedef enum {
+typedef enum CGM_PACKED_ENUM {
 	CGM_SITE_CALL = 0,     /* function call inside an expression or query */
 	CGM_SITE_PERFORM,      /* PERFORM f(...) */
 	CGM_SITE_CALL_STMT,    /* CALL p(...) */
@@ -74,7 +79,7 @@ typedef enum {
 } cgm_site_kind;
 
 /* What resolution made of a site. */
-typedef enum {
+typedef enum CGM_PACKED_ENUM {
 	CGM_RES_UNRESOLVED = 0, /* not resolved yet */
 	CGM_RES_RESOLVED,       /* exactly one target */
 	CGM_RES_AMBIGUOUS,      /* several candidates, all linked */
@@ -95,16 +100,17 @@ enum {
 /* One call site in one function body.  Names are as PostgreSQL folds them
  * (unquoted identifiers lower-cased), schema NULL when unqualified. */
 typedef struct cgm_site {
-	/* Numbers and flags first, pointers after: no padding between them
-	 * (a map holds about 17 sites a function). */
+	/* Numbers first, then the one-byte enums and flags, pointers after:
+	 * 24 bytes before the pointers, no padding (a map holds about 17
+	 * sites a function). */
 	int line;               /* 1-based line within the function body (prosrc) */
-	cgm_site_kind kind;
 	int nargs;
 	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
 	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
 	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
-	cgm_resolution resolution;
 	int ntargets;
+	cgm_site_kind kind;
+	cgm_resolution resolution;
 	bool via_literal;       /* found in the constant SQL of an EXECUTE */
 	bool variadic_call;     /* last argument written as VARIADIC arr */
 	const char *stmt;       /* PL/pgSQL statement kind ("assign", "perform", ...) or "sql" */
@@ -113,13 +119,6 @@ typedef struct cgm_site {
 	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
-	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
-	                         * as written (cgmap/exprtype.h), typed at resolution;
-	                         * NULL entries unknown; not kept in snapshots */
-	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
-	                         * assignment, RETURN, SELECT INTO, a column value): an
-	                         * expression of the target type, typed at resolution
-	                         * (src/coerce.c), then name; NULL for a written cast */
 	const char **columns;   /* ncolumns entries */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	int *targets;           /* indexes into model->functions; a function may repeat
@@ -129,6 +128,20 @@ typedef struct cgm_site {
 	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
 	                         * NULL array when target_via is NULL */
 } cgm_site;
+
+/* What typing reads of a site and no output does: the expressions
+ * extraction recorded, kept beside the sites (cgm_function.site_exprs,
+ * entry i for site i) from extraction to resolution only, so that the
+ * sites a map keeps carry no room for them. */
+typedef struct cgm_site_exprs {
+	const struct cgm_expr *const *argexprs; /* nargs entries or NULL: each argument
+	                         * as written (cgmap/exprtype.h), typed at resolution;
+	                         * NULL entries unknown; not kept in snapshots */
+	const struct cgm_expr *coerce_to; /* CGM_SITE_CAST PostgreSQL makes by itself (an
+	                         * assignment, RETURN, SELECT INTO, a column value): an
+	                         * expression of the target type, typed at resolution
+	                         * (src/coerce.c), then name; NULL for a written cast */
+} cgm_site_exprs;
 
 /* A parse failure of one body: the function stays, marked. */
 typedef struct cgm_parse_error {
@@ -252,6 +265,10 @@ typedef struct cgm_function {
 
 	int nsites;
 	cgm_site *sites;
+	cgm_site_exprs *site_exprs; /* nsites entries beside sites, or NULL when no site has
+	                            * any: set by extraction, read by resolution, dropped
+	                            * with the parse of a body extracted there (never in
+	                            * snapshots) */
 	int nerrors;
 	cgm_parse_error *errors;
 
@@ -280,12 +297,13 @@ enum {
 
 
 typedef struct cgm_edge {
-	/* Numbers and flags first, pointers after: no padding between them. */
+	/* Numbers first, then the one-byte enum and flags, pointers after:
+	 * 24 bytes before the pointers. */
 	int from, to;         /* indexes into model->functions */
-	cgm_via via;
 	unsigned provenance;  /* CGM_EDGE_* */
 	int ncaller_bodies;   /* caller_bodies entries */
 	int nlines;           /* lines entries */
+	cgm_via via;
 	bool ambiguous;       /* one of several candidates of a site */
 	bool earlier_body;    /* observed (some of its calls) against an earlier body of
 	                       * `from` than the mapped one: matched by callee, not line */
@@ -532,6 +550,10 @@ void cgm_model_free(cgm_model *model);
 
 /* Append and return a zeroed slot; pointers into the arrays move on append. */
 cgm_function *cgm_model_add_function(cgm_model *model);
+/* Once a source has added every function: the array keeps no room beyond
+ * them (grown by doubling, it has up to twice their size; at 100,000
+ * functions 8 MB).  The functions may move. */
+void cgm_model_trim_functions(cgm_model *model);
 /* Room for `count` edges in all, in one allocation, before adding many. */
 void cgm_model_reserve_edges(cgm_model *model, int count);
 cgm_edge *cgm_model_add_edge(cgm_model *model);

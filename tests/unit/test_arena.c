@@ -2,7 +2,8 @@
  * test_arena.c - the bump allocator: zeroed allocations, arrays resized in
  * place (cgm_arena_resize) keeping their contents and zeroing what they
  * gain, small arrays copied, and resized blocks freed with the arena, reset
- * and adopted like any other; interned strings and string lists
+ * and adopted like any other; large arrays trimmed to their count
+ * (cgm_arena_trim, cgm_model_trim_functions); interned strings and string lists
  * (cgmap/intern.h), one copy each in the arena.  Run under ASan, a block resized and then
  * freed twice or leaked would fail it.
  */
@@ -19,6 +20,7 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/intern.h"
+#include "cgmap/model.h"
 
 static bool all_zero(const unsigned char *p, size_t n)
 {
@@ -80,6 +82,46 @@ static void test_resize_small(void **state)
 	assert_int_equal(copy[3], 4);
 	assert_int_equal(copy[99999], 0);
 	cgm_arena_free(a);
+}
+
+/* A large array gives back what it holds beyond its count: contents kept,
+ * the arena counts the smaller size, and it grows again from there; any
+ * other pointer comes back as it was. */
+static void test_trim(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	size_t cap = 1u << 20;
+	int *v = cgm_arena_resize(a, NULL, 0, cap, sizeof(int));
+	for (int i = 0; i < 1000; i++)
+		v[i] = i * 3;
+	size_t before = cgm_arena_used(a);
+	v = cgm_arena_trim(a, v, 1000, sizeof(int));
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(v[i], i * 3);
+	assert_true(cgm_arena_used(a) <= before - (cap - 1000) * sizeof(int) + 16);
+	v = cgm_arena_resize(a, v, 1000, 200000, sizeof(int));
+	assert_int_equal(v[999], 2997);
+	assert_true(all_zero((const unsigned char *)(v + 1000), (200000 - 1000) * sizeof(int)));
+	int *small = cgm_arena_alloc(a, 64 * sizeof(int));
+	assert_ptr_equal(cgm_arena_trim(a, small, 2, sizeof(int)), small);
+	assert_null(cgm_arena_trim(a, NULL, 0, sizeof(int)));
+	cgm_arena_free(a);
+
+	/* The model's functions, grown by doubling, keep no room beyond them. */
+	cgm_model *m = cgm_model_new();
+	for (int i = 0; i < 1000; i++)
+		cgm_model_add_function(m)->line_count = i;
+	assert_int_equal(m->cap_functions, 1024);
+	cgm_model_trim_functions(m);
+	assert_int_equal(m->cap_functions, 1000);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(m->functions[i].line_count, i);
+	cgm_model_add_function(m)->line_count = 1000;
+	assert_int_equal(m->nfunctions, 1001);
+	assert_int_equal(m->functions[999].line_count, 999);
+	assert_int_equal(m->functions[1000].line_count, 1000);
+	cgm_model_free(m);
 }
 
 /* Resized blocks move with adoption and go with a reset or a free. */
@@ -186,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_resize_large),
 		cmocka_unit_test(test_resize_small),
 		cmocka_unit_test(test_resize_adopt_reset),
+		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_strings_packed),
 		cmocka_unit_test(test_intern_lists),
 	};

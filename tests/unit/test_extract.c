@@ -498,8 +498,9 @@ static void test_operators_and_casts(void **state)
 	/* 'x'::app.money reads a literal (the input function): no cast. */
 	int casts = 0, coercions = 0;
 	for (int i = 0; i < fn.nsites; i++) {
-		casts += fn.sites[i].kind == CGM_SITE_CAST && !fn.sites[i].coerce_to;
-		coercions += fn.sites[i].kind == CGM_SITE_CAST && fn.sites[i].coerce_to;
+		bool coerced = fn.site_exprs && fn.site_exprs[i].coerce_to;
+		casts += fn.sites[i].kind == CGM_SITE_CAST && !coerced;
+		coercions += fn.sites[i].kind == CGM_SITE_CAST && coerced;
 	}
 	assert_int_equal(casts, 2);
 	/* The assignments to m (lines 6, 8, 9) may cast their values
@@ -517,7 +518,8 @@ static void test_operators_and_casts(void **state)
 		cgm_extract_function_with(arena, &fn, modes[k]);
 		int n = 0;
 		for (int i = 0; i < fn.nsites; i++)
-			n += fn.sites[i].kind == CGM_SITE_CAST && fn.sites[i].coerce_to;
+			n += fn.sites[i].kind == CGM_SITE_CAST && fn.site_exprs &&
+			     fn.site_exprs[i].coerce_to;
 		assert_int_equal(n, from_parser_trees ? want[k] : 0);
 		expect_site(&fn, "g", 11, CGM_SITE_CALL);
 	}
