@@ -334,6 +334,48 @@ void cgm_escape_json(cgm_strbuf *out, const char *s)
 	walk(out, s, emit_json);
 }
 
+/* JSON text a page's script shows as it is (textContent): what
+ * emit_html shows visibly (a control as its picture, a C1 or bidi control
+ * or a bad byte as the text \uXXXX or \xXX), the rest as emit_json writes
+ * it. */
+static void emit_json_visible(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	if (cp != '\n' && cp != '\r' && cp != '\t' && (cp < 0x20 || cp == 0x7F))
+		put_control_picture(out, cp);
+	else if (is_hidden(cp))
+		put_hidden(out, cp, "\\\\"); /* the text's backslash, escaped for JSON */
+	else
+		emit_json(out, cp, at_start);
+}
+
+void cgm_escape_json_visible(cgm_strbuf *out, const char *s)
+{
+	/* Runs of plain ASCII go in whole, as in cgm_escape_html: graph
+	 * labels and tooltips are mostly such text. */
+	cgm_strbuf_add(out, "", 0);
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\' && *p != '<' && *p != '>' &&
+		       *p != '&')
+			p++;
+		if (p > run)
+			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+		if (n == 0) {
+			cp = BAD_BYTE | *p;
+			n = 1;
+		}
+		emit_json_visible(out, cp, false);
+		p += n;
+	}
+}
+
 /* Markdown (CommonMark / GitHub tables): every ASCII punctuation character
  * with a meaning is backslash-escaped, which CommonMark always renders as
  * the bare character; '|' so a table cell does not split.  A line break

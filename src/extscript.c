@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
@@ -107,12 +106,9 @@ bool extscript_target(const char *path, char *schema, size_t n)
 	for (int up = 0; up < 2 && !text; up++) {
 		snprintf(control, sizeof(control), "%s%s%s.control", dir, up ? "../" : "",
 			 name);
-		/* A regular file (a link to one is followed: Debian's control
-		 * files are links through /etc/alternatives); only its schema
-		 * setting is ever taken from it. */
-		struct stat st;
-		if (stat(control, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
+		/* cgm_infile_read takes a regular file only (a link to one is
+		 * followed: Debian's control files are links through
+		 * /etc/alternatives); only its schema setting is ever used. */
 		if (cgm_infile_read(&text, &len, control, "control file", CGM_ESOURCE, false, 1) < 0) {
 			cgm_error_clear(); /* none there */
 			text = NULL;

@@ -666,51 +666,13 @@ static const char *colour(const char *c, const char *fallback)
 	return c;
 }
 
-/* Text as a person should see it (controls and bidi controls made
- * visible, as cgm_escape_html shows them) written as a JSON string: the
- * page's script puts it into the SVG as text, where no entity is read. */
+/* Text as a person should see it, as a JSON string: the page's script
+ * puts it into the SVG as text, where no entity is read. */
 static void put_json_visible(cgm_strbuf *out, const char *s)
 {
-	/* Most labels are plain ASCII with nothing to escape: as they are. */
-	const unsigned char *q = (const unsigned char *)s;
-	while (*q >= 0x20 && *q < 0x7F && *q != '"' && *q != '\\' && *q != '<' && *q != '>' &&
-	       *q != '&')
-		q++;
-	if (!*q) {
-		cgm_strbuf_putc(out, '"');
-		cgm_strbuf_add(out, s, (size_t)(q - (const unsigned char *)s));
-		cgm_strbuf_putc(out, '"');
-		return;
-	}
-	cgm_strbuf html = CGM_STRBUF_INIT, plain = CGM_STRBUF_INIT;
-	cgm_escape_html(&html, s);
-	static const struct {
-		const char *entity;
-		char ch;
-	} entities[] = { { "&amp;", '&' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&quot;", '"' },
-			 { "&#39;", '\'' } };
-	const char *p = cgm_strbuf_cstr(&html);
-	while (*p) {
-		bool decoded = false;
-		if (*p == '&') {
-			for (size_t k = 0; k < sizeof(entities) / sizeof(entities[0]); k++) {
-				size_t len = strlen(entities[k].entity);
-				if (strncmp(p, entities[k].entity, len) == 0) {
-					cgm_strbuf_putc(&plain, entities[k].ch);
-					p += len;
-					decoded = true;
-					break;
-				}
-			}
-		}
-		if (!decoded)
-			cgm_strbuf_putc(&plain, *p++);
-	}
 	cgm_strbuf_putc(out, '"');
-	cgm_escape_json(out, cgm_strbuf_cstr(&plain));
+	cgm_escape_json_visible(out, s);
 	cgm_strbuf_putc(out, '"');
-	cgm_strbuf_free(&html);
-	cgm_strbuf_free(&plain);
 }
 
 /* The label the page's script derives from a node's tooltip when the data

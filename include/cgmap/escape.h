@@ -25,6 +25,9 @@ void cgm_escape_dot_id(cgm_strbuf *out, const char *s);
 void cgm_escape_html(cgm_strbuf *out, const char *s);
 /* Inside a JSON string (without the quotes). */
 void cgm_escape_json(cgm_strbuf *out, const char *s);
+/* Inside a JSON string whose text a page shows as it is: controls, bidi
+ * controls and invalid bytes made visible as cgm_escape_html shows them. */
+void cgm_escape_json_visible(cgm_strbuf *out, const char *s);
 /* Markdown table cell / inline text (|, `, *, _, <, [ ...). */
 void cgm_escape_markdown(cgm_strbuf *out, const char *s);
 /* Markdown inline code (`s`); escaped text instead where a code span

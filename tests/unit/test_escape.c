@@ -285,8 +285,9 @@ static void test_filename(void **state)
 static void test_invalid_utf8_everywhere(void **state)
 {
 	(void)state;
-	escaper fns[] = { cgm_escape_dot, cgm_escape_html, cgm_escape_json, cgm_escape_markdown,
-			  cgm_escape_filename, cgm_escape_text, cgm_escape_dot_id };
+	escaper fns[] = { cgm_escape_dot,      cgm_escape_html, cgm_escape_json,
+			  cgm_escape_markdown, cgm_escape_filename, cgm_escape_text,
+			  cgm_escape_dot_id,   cgm_escape_json_visible };
 	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
 		for (size_t i = 0; i < sizeof(invalid_inputs) / sizeof(invalid_inputs[0]); i++) {
 			char *out = escaped(fns[f], invalid_inputs[i]);
