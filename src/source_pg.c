@@ -64,12 +64,14 @@
 	"  (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%')"  \
 	" END,"                                                                                \
 	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)," \
-	" e.objid IS NOT NULL"                                                                 \
+	" CASE WHEN e.own THEN 'c' WHEN e.objid IS NOT NULL THEN 't' ELSE 'f' END"             \
 	" FROM pg_proc p"                                                                      \
 	" JOIN pg_namespace n ON n.oid = p.pronamespace"                                       \
 	" JOIN pg_language l ON l.oid = p.prolang"                                             \
-	" LEFT JOIN (SELECT DISTINCT objid FROM pg_depend"                                     \
-	"            WHERE classid = 'pg_proc'::regclass AND deptype = 'e') AS e ON e.objid = p.oid"
+	" LEFT JOIN (SELECT d.objid, bool_or(x.extname = 'cgmap_trace') AS own"                \
+	"            FROM pg_depend d JOIN pg_extension x ON x.oid = d.refobjid"               \
+	"            WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'"                \
+	"            GROUP BY d.objid) AS e ON e.objid = p.oid"
 
 enum {
 	COL_SCHEMA, COL_NAME, COL_IDENTITY_NAME, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
@@ -541,8 +543,13 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	if (path)
 		f->search_path = cgm_parse_search_path(a, path, &f->npath);
 	f->is_trigger = value(res, r, COL_TRIGGER)[0] == 't';
-	f->from_extension = value(res, r, COL_EXTENSION)[0] == 't';
-	bool in_scope = !system && (!f->from_extension || opts->include_extensions) &&
+	/* 't' a member of an extension, 'c' of cgmap_trace: cgmap's own
+	 * functions are never mapped, even with --include-extensions (they
+	 * would be called dead, or show the mapper's own reads as calls). */
+	char extension = value(res, r, COL_EXTENSION)[0];
+	f->from_extension = extension != 'f';
+	bool in_scope = !system && extension != 'c' &&
+			(!f->from_extension || opts->include_extensions) &&
 			cgm_schema_selected(opts, schema);
 	f->builtin = !in_scope;
 	const char *def = value(res, r, COL_DEFINITION);

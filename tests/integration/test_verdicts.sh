@@ -69,6 +69,15 @@ for track in plpgsql all; do
 		{ cat "$work/$track.err" >&2; pgtest_fail "map failed"; }
 	"$CGMAP" report functions "$work/$track" >"$work/$track-functions.txt"
 	f="$work/$track-functions.txt"
+	# Every extension, but never cgmap_trace's own functions (the mapper's
+	# reads are no calls of the schema, and nobody else calls them).
+	"$CGMAP" --dsn "dbname=vt" --no-html $LIVE --include-extensions --out "$work/$track-ext" \
+		2>"$work/$track-ext.err" || { cat "$work/$track-ext.err" >&2; pgtest_fail "map failed"; }
+	if "$CGMAP" report functions "$work/$track-ext" | grep 'cgmap_trace'; then
+		pgtest_fail "cgmap_trace's own functions mapped with --include-extensions ($track)"
+	fi
+	cmp -s <("$CGMAP" report functions "$work/$track-ext") "$f" ||
+		pgtest_fail "--include-extensions changed the map of a database without other extensions ($track)"
 	expect_line "error-ending calls counted ($track)" "$f" "v.reject() called root entry referenced calls 2"
 	expect_line "never called: dead ($track)" "$f" "v.unused() dead calls 0"
 	expect_line "dynamic-reachable ($track)" "$f" "v.handler_b() dynamic-reachable calls 0"
