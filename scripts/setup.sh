@@ -48,7 +48,9 @@ test_packages=(
 	postgresql-15-pgtap               # real PL/pgSQL code cgmap is tested on:
 	postgresql-15-partman             #   pgTAP, pg_partman, periods,
 	postgresql-15-periods             #   PostGIS with topology and tiger geocoder
-	postgresql-15-postgis-3
+	postgresql-15-postgis-3           #   orafce, PgQ
+	postgresql-15-orafce
+	postgresql-15-pgq3
 	chromium                          # browser test of the HTML site
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks

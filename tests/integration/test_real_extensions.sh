@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_real_extensions.sh - cgmap on large PL/pgSQL and SQL code nobody here
 # wrote: pgTAP, pg_partman, periods, PostGIS with topology and the tiger
-# geocoder (Debian packages, installed by scripts/setup.sh; an extension that
+# geocoder, orafce, PgQ (Debian packages, installed by scripts/setup.sh; an extension that
 # is not installed is left out with a message).  Every body must parse, and
 # every missing callee must be a function of a component that is really not
 # installed (pg_jobmon for pg_partman; SFCGAL, raster, address_standardizer
@@ -25,7 +25,7 @@ check_map() {
 		2>"$work/$db.err" || pgtest_fail "$db: cgmap failed: $(cat "$work/$db.err")"
 	grep -q ' 0 functions with parse errors' "$work/$db.err" ||
 		pgtest_fail "$db: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/$db.err" | head -20)"
-	"$cgmap" report missing "$work/$db" | grep -v '^#' |
+	"$cgmap" report missing "$work/$db" | { grep -v '^#' || true; } |
 		sed 's/.*: no function \([^ ]*\) taking.*/\1/' | sort -u >"$work/$db.missing"
 	local unexpected
 	unexpected=$(grep -vxE "$expected_missing" "$work/$db.missing" || true)
@@ -124,6 +124,34 @@ if have postgis && have postgis_topology && have postgis_tiger_geocoder; then
 		"every edge of the database, and $(wc -l <"$work/gis.only-files") ambiguous calls of untyped catalog columns"
 else
 	echo "test_real_extensions: PostGIS not installed: skipped that part" >&2
+fi
+
+# orafce (hundreds of overloaded SQL wrappers of C functions) and PgQ
+# (PL/pgSQL with dynamic SQL): their install scripts mapped as files give
+# the database's functions and exactly its call edges.
+if have orafce && have pgq; then
+	pgtest_psql -c "CREATE DATABASE queues" >/dev/null
+	pgtest_psql -d queues -c "SET client_min_messages = warning" -c "CREATE EXTENSION orafce" \
+		-c "CREATE EXTENSION pgq" >/dev/null
+	check_map queues 'x^'
+	for ext in orafce pgq; do
+		file=$(ls "$sharedir/extension/$ext"--[0-9]*.sql | grep -v -- '--.*--' | sort -V | tail -1)
+		"$cgmap" --sql "$file" --out "$work/$ext-file" --include-extensions --no-html \
+			2>"$work/$ext-file.err" || pgtest_fail "$ext file: cgmap failed: $(cat "$work/$ext-file.err")"
+		grep -q ' 0 functions with parse errors' "$work/$ext-file.err" ||
+			pgtest_fail "$ext file: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/$ext-file.err" | head -5)"
+		jq -r '.functions[].id' "$work/$ext-file/cgmap.json" | LC_ALL=C sort -u >"$work/$ext-file.functions"
+		"$cgmap" report edges "$work/$ext-file" | LC_ALL=C sort >"$work/$ext-file.edges"
+		"$cgmap" report edges "$work/queues" | LC_ALL=C sort |
+			awk 'NR == FNR { mine[$0] = 1; next } { split($0, a, " -> ") } (a[1] in mine)' \
+				"$work/$ext-file.functions" - >"$work/$ext-db.edges"
+		diff -u "$work/$ext-db.edges" "$work/$ext-file.edges" >&2 ||
+			pgtest_fail "$ext file: not the call edges of the database"
+		[ -s "$work/$ext-file.edges" ] || pgtest_fail "$ext file: no edges at all"
+		echo "$ext file: $(wc -l <"$work/$ext-file.functions") functions, $(wc -l <"$work/$ext-file.edges") edges, as in the database"
+	done
+else
+	echo "test_real_extensions: orafce or PgQ not installed: skipped that part" >&2
 fi
 
 if [ "$mapped" = 0 ]; then
