@@ -382,9 +382,13 @@ static int first_token(const sql_state *st)
 
 /* ---- schemas, search_path, types, tables ---- */
 
+/* pg_temp is every session's own schema of temporary objects (a
+ * migration's helper functions, say): it always exists, and what is made
+ * in it goes when the session ends (end_session). */
 static bool schema_exists(const sql_state *st, const char *name)
 {
-	return smap_get(&st->schemas, name) == 1 || strcmp(name, "pg_catalog") == 0;
+	return smap_get(&st->schemas, name) == 1 || strcmp(name, "pg_catalog") == 0 ||
+	       strcmp(name, "pg_temp") == 0;
 }
 
 /* Where an unqualified CREATE puts its object: the first existing schema
@@ -1146,8 +1150,8 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	store_function(st, &f, jbool(stmt, "replace"), at);
 }
 
-/* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...): a function
- * of kind aggregate, as pg_proc lists it, referring to its support
+/* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...), or the old
+ * name (basetype = type, sfunc = ...): a function of kind aggregate, as pg_proc lists it, referring to its support
  * functions (as pg_depend records them). */
 static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 {
@@ -1156,8 +1160,26 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	int n = name_list(jget(stmt, "defnames"), parts, 3);
 	int at = first_token(st);
 	jd_node *args = jget(stmt, "args");
-	if (n < 0 || !jd_is_array(args))
-		return; /* the old CREATE AGGREGATE name (BASETYPE = ...) form */
+	/* The old form, CREATE AGGREGATE name (BASETYPE = type, ...), has
+	 * its one argument's type among the options; BASETYPE = ANY is (*). */
+	jd_node *basetype = NULL;
+	if (!jd_is_array(args)) {
+		jd_node *def = jget(stmt, "definition");
+		for (size_t i = 0; i < jd_size(def); i++) {
+			jd_node *d = jget(jd_at(def, i), "DefElem");
+			const char *opt = jstr(d, "defname");
+			if (opt && strcmp(opt, "basetype") == 0)
+				basetype = jget(jget(d, "arg"), "TypeName");
+		}
+		if (!basetype)
+			return;
+		const char *bparts[2];
+		if (name_list(jget(basetype, "names"), bparts, 2) == 1 &&
+		    strcmp(bparts[0], "any") == 0)
+			basetype = NULL;
+	}
+	if (n < 0 || (!jd_is_array(args) && !basetype && !jget(stmt, "oldstyle")))
+		return;
 	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
 	if (!schema || !schema_exists(st, schema)) {
 		diagnose(st, at, "no schema to create aggregate \"%s\" in", parts[n - 1]);
@@ -1171,17 +1193,19 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	f.language = "internal";
 	f.npath = -1;
 	f.scc = -1;
-	jd_node *params = jget(jget(jd_at(args, 0), "List"), "items"); /* NULL for (*) */
-	int np = (int)jd_size(params);
+	jd_node *params = jd_is_array(args) ? jget(jget(jd_at(args, 0), "List"), "items")
+					    : NULL; /* NULL for (*) */
+	int np = basetype ? 1 : (int)jd_size(params);
 	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	cgm_strbuf text = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&text, "");
 	for (int i = 0; i < np; i++) {
-		jd_node *p = jget(jd_at(params, (size_t)i), "FunctionParameter");
-		const char *type = type_of(st, jget(p, "argType"));
+		jd_node *p = basetype ? NULL : jget(jd_at(params, (size_t)i), "FunctionParameter");
+		jd_node *argtype = basetype ? basetype : jget(p, "argType");
+		const char *type = type_of(st, argtype);
 		if (!type)
-			type = type_written(st, jget(p, "argType"));
-		const char *pname = jstr(p, "name");
+			type = type_written(st, argtype);
+		const char *pname = p ? jstr(p, "name") : NULL;
 		cgm_strbuf_printf(&text, "%s%s%s%s", i ? ", " : "",
 				  pname && *pname ? cgm_quote_ident(a, pname) : "", pname && *pname ? " " : "",
 				  type);
@@ -2117,6 +2141,27 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	}
 }
 
+/* ALTER TABLE t DROP CONSTRAINT name: a check's calls and a foreign key's
+ * cascade go with it (a migration that re-adds a key without ON DELETE
+ * CASCADE ends the cascade). */
+static void drop_constraint(sql_state *st, sql_table *t, const char *name)
+{
+	const char *rel = relation_text(st, t->schema, t->name);
+	const char *quoted = cgm_quote_ident(st->a, name);
+	drop_references(st, cgm_arena_printf(st->a, "constraint %s on table %s", name, rel), NULL,
+			false);
+	smap_put(&st->constraints, st->a, pair_key(st->a, t->name, name), 0);
+	const char *cascade = cgm_arena_printf(st->a, "cascade %s.%s", rel, quoted);
+	const char *check = cgm_arena_printf(st->a, "check %s.%s", rel, quoted);
+	const char *owner = pair_key(st->a, t->schema, t->name);
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *e = &st->effects[i];
+		if (e->effect.object && e->owner && strcmp(e->owner, owner) == 0 &&
+		    (strcmp(e->effect.object, cascade) == 0 || strcmp(e->effect.object, check) == 0))
+			e->dropped = true;
+	}
+}
+
 static void apply_alter_table(sql_state *st, const jd_node *stmt)
 {
 	const char *schema, *name;
@@ -2136,6 +2181,8 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			apply_column(st, t, jget(def, "ColumnDef"));
 		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
 			constraint_references(st, t, NULL, jget(def, "Constraint"));
+		} else if (t && strcmp(sub, "AT_DropConstraint") == 0 && cname) {
+			drop_constraint(st, t, cname);
 		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
 			/* pg_dump's way to make a partition. */
 			const char *cs, *cn;
@@ -3339,6 +3386,18 @@ static void apply_pieces(sql_state *st, char *text, int from)
 	free(ends);
 }
 
+/* A session's end: its temporary functions and tables are gone, as
+ * they are from the database once psql has run the file. */
+static void end_session(sql_state *st)
+{
+	for (int f = 0; f < st->nfns; f++)
+		if (!st->dropped[f] && strcmp(st->fns[f].schema, "pg_temp") == 0)
+			drop_function(st, f);
+	for (int t = 0; t < st->ntables; t++)
+		if (strcmp(st->tables[t].schema, "pg_temp") == 0)
+			st->tables[t].dropped = true;
+}
+
 /* Apply one file.  A new file starts a new session (the default
  * search_path), an included one continues the including file's. */
 static void apply_file(sql_state *st, const char *name, char *text, bool new_session)
@@ -3392,6 +3451,8 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	}
 	free(st->line_starts);
 	sqlfile_includes_free(st->includes, st->nincludes);
+	if (new_session)
+		end_session(st);
 
 	st->file = saved_file;
 	st->text = saved_text;
