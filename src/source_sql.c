@@ -3725,8 +3725,10 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 		return rc;
 	for (int i = 0; i < model->nfunctions; i++)
 		smap_put(&st->builtin_names, st->a, model->functions[i].name, 1);
-	/* What every new database has. */
+	/* What every new database has: schema public, and plpgsql, an
+	 * extension whose functions (its handlers) are in pg_catalog. */
 	smap_put(&st->schemas, st->a, "public", 1);
+	smap_put(&st->extensions, st->a, "plpgsql", 1);
 
 	for (int i = 0; i < nfiles; i++) {
 		char *text;

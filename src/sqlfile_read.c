@@ -389,6 +389,20 @@ static int include_kind(const char *s, size_t *word)
 	return 0;
 }
 
+/* Whether the meta-command at s sends the query buffer, as a ';' does:
+ * \g and its kin (SELECT ... \gset ends that SELECT). */
+static bool sends_buffer(const char *s)
+{
+	static const char *const cmds[] = { "\\gexec", "\\gdesc", "\\gset", "\\gx", "\\g",
+					    "\\crosstabview", "\\watch" };
+	for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+		size_t n = strlen(cmds[k]);
+		if (strncmp(s, cmds[k], n) == 0 && strchr(" \t\r\n", s[n]))
+			return true;
+	}
+	return false;
+}
+
 void sqlfile_includes_free(sqlfile_include *includes, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -434,7 +448,12 @@ void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 					(*nincludes)++;
 				}
 			}
+			bool sends = sends_buffer(s + i);
 			blank(s, i, end);
+			if (sends) {
+				s[i] = ';';
+				stmt_start = i + 1;
+			}
 			i = end;
 		} else if (c == ';') {
 			if (copy_from_stdin(s, stmt_start, i)) {

@@ -181,8 +181,16 @@ static void test_psql_script(void **state)
 		"CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
 		"CREATE TRIGGER t_trg BEFORE INSERT OR UPDATE ON t FOR EACH ROW EXECUTE FUNCTION trg();\n"
 		"ALTER TABLE t DISABLE TRIGGER t_trg;\n"
+		/* \gset sends the query as a ';' would; the next statement is
+		 * one of its own. */
+		"SELECT count(*) AS n FROM t \\gset\n"
+		"CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"SELECT 2 \\g\n"
+		/* plpgsql is in every database already. */
+		"CREATE EXTENSION IF NOT EXISTS plpgsql;\n"
 		"\\unrestrict abc123\n");
 	assert_int_equal(m->ndiagnostics, 0);
+	fn(m, "public.g()");
 	fn(m, "public.e()");
 	assert_int_equal(m->ntriggers, 1);
 	assert_string_equal(m->triggers[0].function_id, "public.trg()");
