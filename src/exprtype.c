@@ -11,8 +11,11 @@
  *
  * The rules follow PostgreSQL 15's parse analysis (parse_func.c,
  * parse_coerce.c, parse_oper.c), written anew for type names instead of
- * OIDs: what cannot be known (a domain's base type, a type nobody
- * recorded) is never guessed into a match or a mismatch.
+ * OIDs: what cannot be known (a type nobody recorded, a domain whose base
+ * type was not read) is never guessed into a match or a mismatch; the
+ * model's type infos (cgm_type_info: kinds, categories and domains' base
+ * types, read from the database or from CREATE DOMAIN) let a user type be
+ * judged as PostgreSQL judges it.
  */
 #include "cgmap/exprtype.h"
 
@@ -133,6 +136,8 @@ struct cgm_catalog {
 	const cgm_model *model;
 	cast_pair *casts;   /* implicit casts, by source then target */
 	int ncasts;
+	const cgm_type_info **infos; /* the model's type infos, by name */
+	int ninfos;
 	rel_entry *rels;    /* relations by name */
 	int nrels;
 	int *ops;           /* operator indexes, by name */
@@ -151,6 +156,12 @@ static int compare_rels(const void *a, const void *b)
 	const rel_entry *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 	return c ? c : x->index - y->index;
+}
+
+static int compare_infos(const void *a, const void *b)
+{
+	const cgm_type_info *const *x = a, *const *y = b;
+	return strcmp((*x)->name, (*y)->name);
 }
 
 typedef struct op_key {
@@ -186,6 +197,13 @@ cgm_catalog *cgm_catalog_new(const cgm_model *model)
 							    cgm_pg15_implicit_casts[i].target };
 	qsort(c->casts, (size_t)c->ncasts, sizeof(cast_pair), compare_casts);
 
+	c->infos = cgm_xcalloc((size_t)(model->ntype_infos ? model->ntype_infos : 1),
+			       sizeof(cgm_type_info *));
+	for (int i = 0; i < model->ntype_infos; i++)
+		if (model->type_infos[i].name && model->type_infos[i].kind)
+			c->infos[c->ninfos++] = &model->type_infos[i];
+	qsort(c->infos, (size_t)c->ninfos, sizeof(cgm_type_info *), compare_infos);
+
 	c->rels = cgm_xcalloc((size_t)(model->nrelations ? model->nrelations : 1), sizeof(rel_entry));
 	for (int i = 0; i < model->nrelations; i++)
 		if (model->relations[i].name)
@@ -211,9 +229,59 @@ void cgm_catalog_free(cgm_catalog *c)
 	if (!c)
 		return;
 	free(c->casts);
+	free(c->infos);
 	free(c->rels);
 	free(c->ops);
 	free(c);
+}
+
+/* What the catalog knows of a type outside pg_catalog, or NULL. */
+static const cgm_type_info *type_info(const cgm_catalog *c, const char *t)
+{
+	if (!c || !t || c->ninfos == 0)
+		return NULL;
+	int lo = 0, hi = c->ninfos;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		int cmp = strcmp(c->infos[mid]->name, t);
+		if (cmp == 0)
+			return c->infos[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The type a value of t is coerced as: a domain's base type (through
+ * domains over domains), else t. */
+static const char *domain_base(const cgm_catalog *c, const char *t)
+{
+	for (int depth = 0; t && depth < 32; depth++) {
+		const cgm_type_info *info = type_info(c, t);
+		if (!info || info->kind != 'd' || !info->base)
+			break;
+		t = info->base;
+	}
+	return t;
+}
+
+/* pg_type.typcategory and typispreferred, for types outside pg_catalog
+ * too when the catalog knows them. */
+static char category_of(const cgm_catalog *c, const char *t)
+{
+	char cat = cgm_type_category(t);
+	const cgm_type_info *info = cat == 'U' ? type_info(c, t) : NULL;
+	return info && info->category ? info->category : cat;
+}
+
+static bool preferred_of(const cgm_catalog *c, const char *t)
+{
+	if (cgm_type_preferred(t))
+		return true;
+	const cgm_type_info *info = cgm_type_category(t) == 'U' ? type_info(c, t) : NULL;
+	return info && info->preferred;
 }
 
 static bool implicit_cast(const cgm_catalog *c, const char *from, const char *to)
@@ -329,6 +397,14 @@ cgm_coercion cgm_can_coerce(const cgm_catalog *c, const char *from, const char *
 	if (strcmp(from, "record") == 0)
 		return is_composite_name(c, to) ? CGM_COERCE_YES : tb || tc == 'A' ? CGM_COERCE_NO
 											: CGM_COERCE_MAYBE;
+	/* Domains coerce as their base types, to and from (as
+	 * find_coercion_pathway looks at base types before pg_cast). */
+	const char *fbase = domain_base(c, from), *tbase = domain_base(c, to);
+	if (fbase != from || tbase != to) {
+		if (types_equal(fbase, tbase))
+			return CGM_COERCE_YES;
+		return cgm_can_coerce(c, fbase, tbase);
+	}
 	if (implicit_cast(c, from, to))
 		return CGM_COERCE_YES;
 	/* A table's row type is no other type (but record, above). */
@@ -346,7 +422,10 @@ cgm_coercion cgm_can_coerce(const cgm_catalog *c, const char *from, const char *
 		te[tl] = '\0';
 		return cgm_can_coerce(c, fe, te);
 	}
-	if (fb && tb)
+	/* Types whose kind the catalog knows (PostgreSQL's, or read from the
+	 * database) take no implicit cast pg_cast does not list. */
+	const cgm_type_info *fi = fb ? NULL : type_info(c, from), *ti = tb ? NULL : type_info(c, to);
+	if ((fb || (fi && fi->kind != 'p')) && (tb || (ti && ti->kind != 'p')))
 		return CGM_COERCE_NO;
 	if ((fc == 'A') != (tc == 'A') && (fb || tb))
 		return CGM_COERCE_NO; /* an array and a scalar of PostgreSQL's own */
@@ -574,6 +653,10 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 			return 1;
 		}
 	}
+	/* The ranking looks at a domain argument's base type
+	 * (func_select_candidate's input_base_typeids). */
+	for (int a = 0; a < nargs; a++)
+		argtypes[a] = domain_base(c, argtypes[a]);
 	/* An argument cgmap cannot type, where the candidates declare different
 	 * types: PostgreSQL's choice depends on it. */
 	for (int a = 0; a < nargs; a++) {
@@ -607,8 +690,7 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 			if (!t || is_unknown(t))
 				continue;
 			const char *p = cands[i].params[a];
-			if (types_equal(t, p) ||
-			    (cgm_type_preferred(p) && cgm_type_category(p) == cgm_type_category(t)))
+			if (types_equal(t, p) || (preferred_of(c, p) && category_of(c, p) == category_of(c, t)))
 				score[i]++;
 		}
 	}
@@ -628,8 +710,8 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 		bool conflict = false;
 		for (int i = 0; i < n; i++) {
 			const char *p = cands[i].params[a];
-			char cat = cgm_type_category(p);
-			bool pref = cgm_type_preferred(p);
+			char cat = category_of(c, p);
+			bool pref = preferred_of(c, p);
 			if (!slot_cat[a]) {
 				slot_cat[a] = cat;
 				slot_pref[a] = pref;
@@ -654,7 +736,7 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 				if (!is_unknown(argtypes[a]))
 					continue;
 				const char *p = cands[i].params[a];
-				if (cgm_type_category(p) != slot_cat[a] || (slot_pref[a] && !cgm_type_preferred(p)))
+				if (category_of(c, p) != slot_cat[a] || (slot_pref[a] && !preferred_of(c, p)))
 					ok = false;
 			}
 			if (ok)

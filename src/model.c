@@ -124,6 +124,11 @@ cgm_relation *cgm_model_add_type(cgm_model *model)
 	MODEL_APPEND(model, types, ntypes, cap_types, cgm_relation);
 }
 
+cgm_type_info *cgm_model_add_type_info(cgm_model *model)
+{
+	MODEL_APPEND(model, type_infos, ntype_infos, cap_type_infos, cgm_type_info);
+}
+
 void cgm_model_add_column(cgm_model *model, const char *name)
 {
 	if (model->ncolumns == model->cap_columns) {

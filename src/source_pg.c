@@ -281,7 +281,9 @@ static const char *const relations_query =
 /* User types (a one-argument call may be a function-style cast to one) and
  * column names (or attribute notation on a row). */
 static const char *const types_query =
-	"SELECT n.nspname, t.typname FROM pg_type t"
+	"SELECT n.nspname, t.typname, format_type(t.oid, NULL), t.typtype,"
+	" CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, NULL) END,"
+	" t.typcategory, t.typispreferred FROM pg_type t"
 	" JOIN pg_namespace n ON n.oid = t.typnamespace"
 	" WHERE (t.typcategory <> 'A' OR t.typtype = 'd') AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
@@ -832,6 +834,16 @@ static int load_types_and_columns(cgm_model *model, PGconn *conn)
 		cgm_relation *t = cgm_model_add_type(model);
 		t->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
 		t->name = cgm_arena_strdup(model->arena, value(res, r, 1));
+		/* pg_catalog's own types resolution knows already (exprtype_pg15). */
+		if (strcmp(t->schema, "pg_catalog") != 0) {
+			cgm_type_info *info = cgm_model_add_type_info(model);
+			info->name = cgm_arena_strdup(model->arena, value(res, r, 2));
+			info->kind = value(res, r, 3)[0];
+			if (!PQgetisnull(res, r, 4))
+				info->base = cgm_arena_strdup(model->arena, value(res, r, 4));
+			info->category = value(res, r, 5)[0];
+			info->preferred = value(res, r, 6)[0] == 't';
+		}
 	}
 	PQclear(res);
 	res = PQexec(conn, columns_query);

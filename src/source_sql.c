@@ -1762,6 +1762,17 @@ static unsigned policy_events(const char *cmd, bool using_expr)
 	return 0;
 }
 
+/* A type's kind for resolution (cgm_type_info): a domain with its base
+ * type, an enum, a composite type. */
+static void note_type(sql_state *st, const char *type, char kind, const char *base)
+{
+	cgm_type_info *info = cgm_model_add_type_info(st->model);
+	info->name = type;
+	info->kind = kind;
+	info->base = base;
+	info->category = kind == 'e' ? 'E' : kind == 'c' ? 'C' : 0;
+}
+
 static void apply_create_domain(sql_state *st, const jd_node *stmt)
 {
 	const char *parts[3];
@@ -1773,6 +1784,8 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 		return;
 	const char *type = cgm_quote_qualified(st->a, schema, parts[n - 1]);
 	const char *base = type_of(st, jget(stmt, "typeName"));
+	if (base) /* resolution coerces its values as the base type's */
+		note_type(st, type, 'd', base);
 	jd_node *cons = jget(stmt, "constraints");
 	bool any = false;
 	for (size_t i = 0; i < jd_size(cons); i++) {
@@ -2869,6 +2882,15 @@ static void apply_type_name(sql_state *st, const jd_node *names)
 		add_type(st, cgm_arena_strdup(st->a, schema), cgm_arena_strdup(st->a, parts[n - 1]));
 }
 
+static void note_type_name(sql_state *st, const jd_node *names, char kind)
+{
+	const char *parts[3];
+	int n = name_list(names, parts, 3);
+	const char *schema = n < 0 ? NULL : n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (schema)
+		note_type(st, cgm_quote_qualified(st->a, schema, parts[n - 1]), kind, NULL);
+}
+
 /* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
 static void apply_select(sql_state *st, const jd_node *stmt)
 {
@@ -3058,6 +3080,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			apply_create_extension(st, stmt);
 		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
 			apply_type_name(st, jget(stmt, "typeName"));
+			if (strcmp(kind, "CreateEnumStmt") == 0)
+				note_type_name(st, jget(stmt, "typeName"), 'e');
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
 			apply_type_name(st, jget(stmt, "domainname"));
 			apply_create_domain(st, stmt);
@@ -3080,6 +3104,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			if (schema && name) {
 				/* A composite type's fields serve %TYPE and attribute
 				 * notation like columns; it is no relation. */
+				note_type(st, cgm_quote_qualified(st->a, schema, name), 'c', NULL);
 				sql_table *t = add_table(st, schema, name, "type");
 				jd_node *cols = jget(stmt, "coldeflist");
 				for (size_t i = 0; i < jd_size(cols); i++)

@@ -424,6 +424,19 @@ typedef struct cgm_operator {
 	bool builtin;         /* pg_catalog's */
 } cgm_operator;
 
+/* What overload resolution knows of a type beyond its name (pg_type),
+ * for the types outside pg_catalog: a value of a domain is coerced as one
+ * of its base type, and a type whose kind is known takes no implicit cast
+ * pg_cast does not list. */
+typedef struct cgm_type_info {
+	const char *name;     /* canonical (format_type) */
+	const char *base;     /* a domain's base type, canonical; NULL otherwise */
+	char kind;            /* pg_type.typtype: 'b' base, 'd' domain, 'e' enum,
+			       * 'c' composite, 'r' range, 'm' multirange, 'p' pseudo */
+	char category;        /* pg_type.typcategory, 0 when unknown */
+	bool preferred;       /* pg_type.typispreferred */
+} cgm_type_info;
+
 /* A cast (pg_cast). */
 typedef struct cgm_cast {
 	const char *source;   /* canonical type names */
@@ -514,6 +527,8 @@ typedef struct cgm_model {
 	 * on a row (`id(r)` is `r.id`).  Used only for such calls. */
 	int ntypes, cap_types;
 	cgm_relation *types;       /* user-defined types, schema and name */
+	int ntype_infos, cap_type_infos;
+	cgm_type_info *type_infos; /* kinds and domains' base types, where known */
 	int ncolumns, cap_columns;
 	const char **columns;      /* distinct column names of relations and composite types */
 
@@ -566,6 +581,7 @@ cgm_operator *cgm_model_add_operator(cgm_model *model);
 cgm_cast *cgm_model_add_cast(cgm_model *model);
 cgm_aggregate *cgm_model_add_aggregate(cgm_model *model);
 cgm_relation *cgm_model_add_type(cgm_model *model);
+cgm_type_info *cgm_model_add_type_info(cgm_model *model);
 void cgm_model_add_column(cgm_model *model, const char *name);
 cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model);
 

@@ -99,6 +99,19 @@ done
 [ "$n" -gt 0 ] || pgtest_fail "no fixture found in $CGMAP_SOURCE_DIR/fixtures"
 [ "$failed" = 0 ] || exit 1
 echo "ok: $n fixtures map the same from a database, their files and their pg_dump" >&2
+# The schema's own types resolve as PostgreSQL resolves them (the same on
+# both sides is not enough: both could be ambiguous).
+"$CGMAP" report edges "$work/usertypes.live" >"$work/usertypes.edges"
+for want in 'u.short_json(u.short_label) -> u.to_json(text) via call static lines 1' \
+	'u.amount_json(u.amount) -> u.to_json(numeric) via call static lines 1' \
+	'u.label_text(u.label) -> u.show(text) via call static lines 1' \
+	'u.mood_text(u.mood) -> u.show(u.mood) via call static lines 1' \
+	'u.pair_text(u.pair) -> u.show(u.pair) via call static lines 3'; do
+	grep -qxF -- "$want" "$work/usertypes.edges" ||
+		pgtest_fail "usertypes: no edge '$want': $(cat "$work/usertypes.edges")"
+done
+[ "$(grep -c ambiguous "$work/usertypes.edges")" = 0 ] ||
+	pgtest_fail "usertypes: ambiguous calls PostgreSQL resolves: $(grep ambiguous "$work/usertypes.edges")"
 
 # The command line on migrations: a folder in name order, a statement that
 # does not parse reported as file:line while the rest is still mapped,

@@ -310,6 +310,52 @@ static void test_select_candidates(void **state)
 	cgm_model_free(m);
 }
 
+/* Types the database describes (cgm_type_info): a domain coerces as its
+ * base type, a user base type takes only the implicit casts pg_cast lists,
+ * and its category ranks candidates as PostgreSQL's own types do. */
+static void test_user_types(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	cgm_type_info *citext = cgm_model_add_type_info(m);
+	*citext = (cgm_type_info){ .name = "public.citext", .kind = 'b', .category = 'S' };
+	cgm_type_info *term = cgm_model_add_type_info(m);
+	*term = (cgm_type_info){ .name = "public.term", .kind = 'd', .base = "public.citext" };
+	cgm_type_info *tag = cgm_model_add_type_info(m);
+	*tag = (cgm_type_info){ .name = "public.tag", .kind = 'd', .base = "public.term" };
+	cgm_type_info *mood = cgm_model_add_type_info(m);
+	*mood = (cgm_type_info){ .name = "public.mood", .kind = 'e', .category = 'E' };
+	cgm_cast *cast = cgm_model_add_cast(m);
+	*cast = (cgm_cast){ .source = "public.citext", .target = "text", .context = 'i' };
+	cast = cgm_model_add_cast(m);
+	*cast = (cgm_cast){ .source = "public.citext", .target = "character varying", .context = 'i' };
+	cgm_catalog *c = cgm_catalog_new(m);
+	assert_int_equal(cgm_can_coerce(c, "public.citext", "text"), CGM_COERCE_YES);
+	assert_int_equal(cgm_can_coerce(c, "public.citext", "boolean"), CGM_COERCE_NO);
+	assert_int_equal(cgm_can_coerce(c, "public.tag", "text"), CGM_COERCE_YES);
+	assert_int_equal(cgm_can_coerce(c, "public.tag", "public.citext"), CGM_COERCE_YES);
+	assert_int_equal(cgm_can_coerce(c, "public.tag", "numeric"), CGM_COERCE_NO);
+	assert_int_equal(cgm_can_coerce(c, "public.mood", "text"), CGM_COERCE_NO);
+	assert_int_equal(cgm_can_coerce(c, "text", "public.citext"), CGM_COERCE_NO);
+	/* A type nobody described is still "may be". */
+	assert_int_equal(cgm_can_coerce(c, "public.other", "text"), CGM_COERCE_MAYBE);
+	cgm_catalog_free(c);
+	int first;
+	/* json_value(text | numeric | boolean) of a domain over citext: text. */
+	assert_int_equal(choose(m, 1, (const char *[]){ "public.tag" }, 3,
+				(const char *[]){ "boolean", "numeric", "text" }, &first), 1);
+	assert_int_equal(first, 2);
+	/* text or character varying: text is the string category's preferred. */
+	assert_int_equal(choose(m, 1, (const char *[]){ "public.term" }, 2,
+				(const char *[]){ "character varying", "text" }, &first), 1);
+	assert_int_equal(first, 1);
+	/* An untyped literal: citext is of the string category, integer not. */
+	assert_int_equal(choose(m, 1, (const char *[]){ "unknown" }, 2,
+				(const char *[]){ "integer", "public.citext" }, &first), 1);
+	assert_int_equal(first, 1);
+	cgm_model_free(m);
+}
+
 static void test_common_type(void **state)
 {
 	(void)state;
@@ -338,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_unknowable),
 		cmocka_unit_test(test_no_self_edge),
 		cmocka_unit_test(test_select_candidates),
+		cmocka_unit_test(test_user_types),
 		cmocka_unit_test(test_common_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
