@@ -25,10 +25,13 @@
 # result: pg_get_function_result; argnames: input argument names, "," between,
 # "-" for an unnamed one (empty when none is named).
 #
-# pg15_extensions.tsv: extension, object ("type" or "function"), schema
-# ("@extschema@" for the schema the extension is created in), name, then for
-# a function the columns above from argtypes on; types in argtypes and
-# result are qualified with "@extschema@." where they are the extension's.
+# pg15_extensions.tsv: extension, object ("type", "function" or "cast"),
+# schema ("@extschema@" for the schema the extension is created in), then
+# for a function its name and the columns above from argtypes on; for a
+# type its name, pg_type.typtype, typcategory, typispreferred (t or f) and a
+# domain's base type ("-" for none); for a cast "-" as the schema, then
+# source, target, context, method and function as in pg15_casts.tsv.
+# Types are qualified with "@extschema@." where they are the extension's.
 #
 # pg15_operators.tsv: name  left  right  result  function, one operator a
 # line sorted by name, left, right; types as format_type prints them, "-"
@@ -150,11 +153,21 @@ listed=0
 for ext in $extensions; do
 	listing="SET search_path = '';
 SELECT '$ext', 'type',
-       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, t.typname
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, t.typname,
+       t.typtype, t.typcategory, CASE WHEN t.typispreferred THEN 't' ELSE 'f' END,
+       CASE WHEN t.typtype = 'd' THEN pg_catalog.format_type(t.typbasetype, NULL) ELSE '-' END
 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
 WHERE t.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_type'::pg_catalog.regclass
                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
 ORDER BY t.typname COLLATE \"C\";
+SELECT '$ext', 'cast', '-', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL),
+       c.castcontext, c.castmethod,
+       CASE WHEN c.castfunc = 0 THEN '-' ELSE c.castfunc::pg_catalog.regprocedure::text END
+FROM pg_catalog.pg_cast c
+WHERE c.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_cast'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+ORDER BY pg_catalog.format_type(c.castsource, NULL) COLLATE \"C\",
+         pg_catalog.format_type(c.casttarget, NULL) COLLATE \"C\";
 SELECT '$ext', 'function',
        CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, $function_columns
 FROM pg_catalog.pg_proc p
@@ -176,6 +189,8 @@ done
 {
 	echo "# functions and types of the extensions available to PostgreSQL $full, written by scripts/gen_builtins.sh"
 	echo "# extension	object	schema	name	argtypes	ndefaults	variadic	kind	result	argnames	language"
+	echo "# extension	type	schema	name	typtype	typcategory	typispreferred	base"
+	echo "# extension	cast	-	source	target	context	method	function"
 	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
 } >"$ext_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

@@ -221,13 +221,22 @@ int cgm_builtins_load(cgm_model *model)
 	return rc < 0 ? rc : added;
 }
 
-int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char ***types,
-			  const char ***type_schemas, int *ntypes, cgm_arena *arena,
-			  const char *extension, const char *schema)
+/* Append one element to an arena array of *n with capacity *cap. */
+static void *arena_push(cgm_arena *arena, void *array, int *n, int *cap, size_t size)
 {
-	*functions = NULL;
-	*types = *type_schemas = NULL;
-	*nfunctions = *ntypes = 0;
+	if (*n == *cap) {
+		int grown = *cap ? *cap * 2 : 16;
+		array = cgm_arena_grow(arena, array, (size_t)*n, (size_t)grown, size);
+		*cap = grown;
+	}
+	(*n)++;
+	return array;
+}
+
+int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
+				const char *extension, const char *schema)
+{
+	memset(out, 0, sizeof *out);
 	const char *path;
 	FILE *in = open_data(arena, EXTENSIONS_FILE, &path);
 	if (!in)
@@ -235,10 +244,13 @@ int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char 
 	const char *qualified = cgm_quote_ident(arena, schema);
 	char *line = NULL, *f[11];
 	size_t cap = 0;
-	int lineno = 0, rc, found = 0, capf = 0, capt = 0;
+	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0;
 	while ((rc = next_row(in, &line, &cap, &lineno, f, 11)) > 0) {
-		if (rc < 4 || (strcmp(f[1], "type") != 0 && rc != 11)) {
-			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected 4 (type) or 11 (function) fields",
+		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
+		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
+		if (!(type && (rc == 4 || rc == 8)) && !cast && rc != 11) {
+			rc = cgm_error(CGM_ESOURCE,
+				       "\"%s\":%d: expected 4 or 8 (type), 8 (cast) or 11 (function) fields",
 				       path, lineno);
 			break;
 		}
@@ -248,23 +260,47 @@ int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char 
 		/* @extschema@: where the extension is created; else its fixed schema. */
 		const char *where = strcmp(f[2], "@extschema@") == 0 ? cgm_arena_strdup(arena, schema)
 								    : cgm_arena_strdup(arena, f[2]);
-		if (strcmp(f[1], "type") == 0) {
-			if (*ntypes == capt) {
-				capt = capt ? capt * 2 : 8;
-				*types = cgm_arena_grow(arena, *types, (size_t)*ntypes, (size_t)capt, sizeof(char *));
-				*type_schemas = cgm_arena_grow(arena, *type_schemas, (size_t)*ntypes, (size_t)capt,
-							       sizeof(char *));
+		if (type) {
+			if (out->ntypes == capt) {
+				int grown = capt ? capt * 2 : 8;
+				out->types = cgm_arena_grow(arena, out->types, (size_t)out->ntypes,
+							    (size_t)grown, sizeof(char *));
+				out->type_schemas = cgm_arena_grow(arena, out->type_schemas,
+								   (size_t)out->ntypes, (size_t)grown,
+								   sizeof(char *));
+				capt = grown;
 			}
-			(*types)[*ntypes] = cgm_arena_strdup(arena, f[3]);
-			(*type_schemas)[(*ntypes)++] = where;
+			out->types[out->ntypes] = cgm_arena_strdup(arena, f[3]);
+			out->type_schemas[out->ntypes++] = where;
+			if (rc == 8) {
+				out->type_infos = arena_push(arena, out->type_infos, &out->ntype_infos, &capi,
+							     sizeof(cgm_type_info));
+				cgm_type_info *info = &out->type_infos[out->ntype_infos - 1];
+				memset(info, 0, sizeof *info);
+				info->name = cgm_arena_printf(arena, "%s.%s", cgm_quote_ident(arena, where),
+							      cgm_quote_ident(arena, f[3]));
+				info->kind = f[4][0];
+				info->category = f[5][0];
+				info->preferred = f[6][0] == 't';
+				info->base = strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
+			}
 			continue;
 		}
-		if (*nfunctions == capf) {
-			capf = capf ? capf * 2 : 32;
-			*functions = cgm_arena_grow(arena, *functions, (size_t)*nfunctions, (size_t)capf,
-						    sizeof(cgm_function));
+		if (cast) {
+			out->casts = arena_push(arena, out->casts, &out->ncasts, &capc, sizeof(cgm_cast));
+			cgm_cast *c = &out->casts[out->ncasts - 1];
+			memset(c, 0, sizeof *c);
+			c->source = in_schema(arena, f[3], qualified);
+			c->target = in_schema(arena, f[4], qualified);
+			c->context = f[5][0];
+			c->method = f[6][0];
+			c->function_id = strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
+			c->function = -1;
+			continue;
 		}
-		cgm_function *fn = &(*functions)[(*nfunctions)++];
+		out->functions = arena_push(arena, out->functions, &out->nfunctions, &capf,
+					    sizeof(cgm_function));
+		cgm_function *fn = &out->functions[out->nfunctions - 1];
 		memset(fn, 0, sizeof *fn);
 		if (parse_function_row(arena, fn, f + 3, where, qualified) < 0) {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: unknown kind \"%s\"", path, lineno, f[7]);

@@ -2847,10 +2847,8 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		diagnose(st, at, "no schema has been selected to create extension \"%s\" in", ext);
 		return;
 	}
-	cgm_function *fns;
-	const char **types, **type_schemas;
-	int nfns, ntypes;
-	int rc = cgm_extension_objects(&fns, &nfns, &types, &type_schemas, &ntypes, st->a, ext, schema);
+	cgm_extension_contents x;
+	int rc = cgm_extension_contents_read(&x, st->a, ext, schema);
 	if (rc < 0) {
 		diagnose(st, at, "%s", cgm_error_message());
 		return;
@@ -2862,11 +2860,22 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 			 "functions show as missing callees", ext);
 		return;
 	}
-	for (int i = 0; i < ntypes; i++)
-		add_type(st, type_schemas[i], types[i]);
-	for (int i = 0; i < nfns; i++) {
-		store_function(st, &fns[i], false, at);
-		smap_put(&st->ext_fns, st->a, pair_key(st->a, name, fns[i].id), 1);
+	for (int i = 0; i < x.ntypes; i++)
+		add_type(st, x.type_schemas[i], x.types[i]);
+	for (int i = 0; i < x.nfunctions; i++) {
+		store_function(st, &x.functions[i], false, at);
+		smap_put(&st->ext_fns, st->a, pair_key(st->a, name, x.functions[i].id), 1);
+	}
+	/* What resolution knows of its types and casts, as the database's
+	 * catalog tells it live (citext reaches text implicitly, not boolean). */
+	for (int i = 0; i < x.ntype_infos; i++)
+		*cgm_model_add_type_info(st->model) = x.type_infos[i];
+	for (int i = 0; i < x.ncasts; i++) {
+		RESERVE_ONE(st->a, st->casts, st->ncasts, st->cap_casts, 16);
+		sql_cast *c = &st->casts[st->ncasts++];
+		memset(c, 0, sizeof *c);
+		c->cast = x.casts[i];
+		c->fn = -1; /* the extension's function: no reference of the schema's */
 	}
 }
 

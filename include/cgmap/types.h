@@ -90,14 +90,26 @@ int cgm_builtins_load(cgm_model *model);
 /* The file cgm_builtins_load reads, or NULL when none is found. */
 const char *cgm_builtins_path(cgm_arena *arena);
 
-/* What extension `extension` creates when made in `schema`
- * (data/pg15_extensions.tsv, next to the builtins list): *functions
- * (builtin and from_extension set, types qualified), and its types as
- * parallel name/schema lists, all in `arena`.  Returns 1 when the extension
- * is listed, 0 when not, CGM_ESOURCE (message set) when the list cannot be
- * read. */
-int cgm_extension_objects(cgm_function **functions, int *nfunctions, const char ***types,
-			  const char ***type_schemas, int *ntypes, cgm_arena *arena,
-			  const char *extension, const char *schema);
+/* What an extension creates (data/pg15_extensions.tsv): its functions
+ * (builtin and from_extension set, types qualified), its types as parallel
+ * name/schema lists with what resolution knows of each, and its casts. */
+typedef struct cgm_extension_contents {
+	cgm_function *functions;
+	int nfunctions;
+	const char **types, **type_schemas;
+	int ntypes;
+	cgm_type_info *type_infos; /* canonical names; a list written before
+				    * typtype was recorded has none */
+	int ntype_infos;
+	cgm_cast *casts;           /* builtin false, function -1 */
+	int ncasts;
+} cgm_extension_contents;
+
+/* What extension `extension` creates when made in `schema`, into *out, all
+ * in `arena` (the list is next to the builtins list).  Returns 1 when the
+ * extension is listed, 0 when not, CGM_ESOURCE (message set) when the list
+ * cannot be read. */
+int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
+				const char *extension, const char *schema);
 
 #endif

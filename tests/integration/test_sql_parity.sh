@@ -106,7 +106,9 @@ for want in 'u.short_json(u.short_label) -> u.to_json(text) via call static line
 	'u.amount_json(u.amount) -> u.to_json(numeric) via call static lines 1' \
 	'u.label_text(u.label) -> u.show(text) via call static lines 1' \
 	'u.mood_text(u.mood) -> u.show(u.mood) via call static lines 1' \
-	'u.pair_text(u.pair) -> u.show(u.pair) via call static lines 3'; do
+	'u.pair_text(u.pair) -> u.show(u.pair) via call static lines 3' \
+	'u.nick_json(u.nick) -> u.to_json(text) via call static lines 1' \
+	'u.ci_json(u.citext) -> u.to_json(text) via call static lines 1'; do
 	grep -qxF -- "$want" "$work/usertypes.edges" ||
 		pgtest_fail "usertypes: no edge '$want': $(cat "$work/usertypes.edges")"
 done
