@@ -33,6 +33,11 @@
 # source, target, context, method and function as in pg15_casts.tsv.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
+# pg15_relations.tsv: "relation", schema, name, relkind, column names and
+# their types (format_type with typmod, ";" between), for pg_catalog and
+# information_schema; then "type", schema, name, typtype, typcategory,
+# typispreferred, base type of information_schema's domains.  Typing a
+# query of the catalog offline needs its columns' types.
 # pg15_operators.tsv: name  left  right  result  function, one operator a
 # line sorted by name, left, right; types as format_type prints them, "-"
 # for the missing left operand of a prefix operator and for no function;
@@ -56,6 +61,7 @@ out=${out:-$here/data/pg15_builtins.tsv}
 ext_out=${ext_out:-$here/data/pg15_extensions.tsv}
 ops_out=$(dirname "$out")/pg15_operators.tsv
 casts_out=$(dirname "$out")/pg15_casts.tsv
+rels_out=$(dirname "$out")/pg15_relations.tsv
 
 if [ -z "$dsn" ]; then
 	# shellcheck source=../tests/lib/pgtest.sh
@@ -142,6 +148,31 @@ ORDER BY s COLLATE "C", t COLLATE "C";
 SQL
 } >"$casts_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$casts_out") casts to $casts_out" >&2
+
+{
+	echo "# pg_catalog and information_schema relations and information_schema's domains of a new"
+	echo "# PostgreSQL $full database, written by scripts/gen_builtins.sh"
+	echo "# relation	schema	name	relkind	columns	types"
+	echo "# type	schema	name	typtype	typcategory	typispreferred	base"
+	"${psql_cmd[@]}" -F $'\t' <<SQL
+SET search_path = pg_catalog;
+SELECT 'relation', n.nspname, c.relname, c.relkind,
+       (SELECT string_agg(a.attname, ';' ORDER BY a.attnum) FROM pg_attribute a
+         WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+       (SELECT string_agg(format_type(a.atttypid, a.atttypmod), ';' ORDER BY a.attnum) FROM pg_attribute a
+         WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')
+ORDER BY n.nspname COLLATE "C", c.relname COLLATE "C";
+SELECT 'type', n.nspname, t.typname, t.typtype, t.typcategory,
+       CASE WHEN t.typispreferred THEN 't' ELSE 'f' END,
+       CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, NULL) ELSE '-' END
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+WHERE n.nspname = 'information_schema' AND t.typtype = 'd'
+ORDER BY t.typname COLLATE "C";
+SQL
+} >"$rels_out"
+echo "gen_builtins.sh: wrote $(grep -vc '^#' "$rels_out") relations and types to $rels_out" >&2
 
 # Extensions: each created in a scratch schema inside a rolled-back
 # transaction; what it made is listed with that schema as @extschema@.

@@ -23,6 +23,7 @@
 
 #define BUILTINS_FILE "pg15_builtins.tsv"
 #define EXTENSIONS_FILE "pg15_extensions.tsv"
+#define RELATIONS_FILE "pg15_relations.tsv"
 
 static bool readable(const char *path)
 {
@@ -311,4 +312,59 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	free(line);
 	fclose(in);
 	return rc < 0 ? rc : found;
+}
+
+int cgm_catalog_relations_read(cgm_relation **relations, int *nrelations, cgm_type_info **infos,
+			       int *ninfos, cgm_arena *arena)
+{
+	*relations = NULL;
+	*infos = NULL;
+	*nrelations = *ninfos = 0;
+	const char *path;
+	FILE *in = open_data(arena, RELATIONS_FILE, &path);
+	if (!in) {
+		/* An installation from before the list: catalog columns stay
+		 * untyped, as they were. */
+		cgm_error_clear();
+		return 0;
+	}
+	char *line = NULL, *f[7];
+	size_t cap = 0;
+	int lineno = 0, rc, capr = 0, capi = 0;
+	while ((rc = next_row(in, &line, &cap, &lineno, f, 7)) > 0) {
+		if (rc == 6 && strcmp(f[0], "relation") == 0) {
+			*relations = arena_push(arena, *relations, nrelations, &capr, sizeof(cgm_relation));
+			cgm_relation *r = &(*relations)[*nrelations - 1];
+			memset(r, 0, sizeof *r);
+			r->schema = cgm_arena_strdup(arena, f[1]);
+			r->name = cgm_arena_strdup(arena, f[2]);
+			r->relkind = f[3][0];
+			const char **names = NULL, **types = NULL;
+			int nn = split_list(arena, f[4], ";", &names);
+			int nt = split_list(arena, f[5], ";", &types);
+			if (nn > 0 && nn == nt) {
+				r->columns = cgm_arena_alloc(arena, sizeof(cgm_column) * (size_t)nn);
+				for (int c = 0; c < nn; c++)
+					r->columns[c] = (cgm_column){ names[c], types[c] };
+				r->ncolumns = nn;
+			}
+		} else if (rc == 7 && strcmp(f[0], "type") == 0) {
+			*infos = arena_push(arena, *infos, ninfos, &capi, sizeof(cgm_type_info));
+			cgm_type_info *t = &(*infos)[*ninfos - 1];
+			memset(t, 0, sizeof *t);
+			t->name = cgm_arena_printf(arena, "%s.%s", cgm_quote_ident(arena, f[1]),
+						   cgm_quote_ident(arena, f[2]));
+			t->kind = f[3][0];
+			t->category = f[4][0];
+			t->preferred = f[5][0] == 't';
+			t->base = strcmp(f[6], "-") != 0 ? cgm_arena_strdup(arena, f[6]) : NULL;
+		} else {
+			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected a relation (6 fields) or a type (7)",
+				       path, lineno);
+			break;
+		}
+	}
+	free(line);
+	fclose(in);
+	return rc < 0 ? rc : 0;
 }

@@ -135,6 +135,7 @@ typedef struct sql_table {
 	int ncolumns, cap_columns;
 	bool dropped;
 	bool rls;         /* ENABLE ROW LEVEL SECURITY: its policies apply */
+	bool catalog;     /* pg_catalog's or information_schema's (pg15_relations.tsv) */
 } sql_table;
 
 /* What a relation runs (relfx.h), hanging on its relation like a
@@ -460,6 +461,15 @@ static sql_table *find_table(sql_state *st, const char *schema, const char *name
 	if (schema) {
 		int i = smap_get(&st->table_index, pair_key(st->a, schema, name));
 		return i >= 0 && !st->tables[i].dropped ? &st->tables[i] : NULL;
+	}
+	/* pg_catalog first, unless the path places it. */
+	bool placed = false;
+	for (int p = 0; p < st->npath && !placed; p++)
+		placed = strcmp(st->path[p], "pg_catalog") == 0;
+	if (!placed) {
+		int i = smap_get(&st->table_index, pair_key(st->a, "pg_catalog", name));
+		if (i >= 0 && !st->tables[i].dropped)
+			return &st->tables[i];
 	}
 	for (int p = 0; p < st->npath; p++) {
 		int i = smap_get(&st->table_index, pair_key(st->a, st->path[p], name));
@@ -3572,6 +3582,35 @@ static void run_includes(sql_state *st, int upto)
  * may be attribute notation for, as the live source lists them: every
  * pg_catalog type, the types the files made, and the distinct columns of
  * their relations and composite types. */
+/* pg_catalog's and information_schema's relations with their typed
+ * columns, and information_schema's domains, as a new database has them:
+ * queries of the catalog are typed as in the database. */
+static int add_catalog_relations(sql_state *st)
+{
+	cgm_relation *rels;
+	cgm_type_info *infos;
+	int nrels, ninfos;
+	int rc = cgm_catalog_relations_read(&rels, &nrels, &infos, &ninfos, st->a);
+	if (rc < 0)
+		return rc;
+	smap_put(&st->schemas, st->a, "information_schema", 1);
+	for (int i = 0; i < nrels; i++) {
+		const char *kind = rels[i].relkind == 'v'   ? "view"
+				   : rels[i].relkind == 'm' ? "materialized view"
+				   : rels[i].relkind == 'f' ? "foreign table"
+				   : rels[i].relkind == 'p' ? "partitioned table"
+				   : rels[i].relkind == 'c' ? "type"
+							    : "table";
+		sql_table *t = add_table(st, rels[i].schema, rels[i].name, kind);
+		t->catalog = true;
+		for (int c = 0; c < rels[i].ncolumns; c++)
+			add_column(st, t, rels[i].columns[c].name, rels[i].columns[c].type);
+	}
+	for (int i = 0; i < ninfos; i++)
+		*cgm_model_add_type_info(st->model) = infos[i];
+	return 0;
+}
+
 static void add_types_and_columns(sql_state *st)
 {
 	int ncat;
@@ -3593,7 +3632,8 @@ static void add_types_and_columns(sql_state *st)
 	smap seen = { 0 };
 	for (int i = 0; i < st->ntables; i++) {
 		const sql_table *t = &st->tables[i];
-		for (int c = 0; !t->dropped && c < t->ncolumns; c++)
+		/* The database's list leaves the catalog's columns out too. */
+		for (int c = 0; !t->dropped && !t->catalog && c < t->ncolumns; c++)
 			if (smap_get(&seen, t->columns[c].name) < 0) {
 				smap_put(&seen, st->a, t->columns[c].name, 1);
 				cgm_model_add_column(st->model, t->columns[c].name);
@@ -3763,6 +3803,8 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	 * extension whose functions (its handlers) are in pg_catalog. */
 	smap_put(&st->schemas, st->a, "public", 1);
 	smap_put(&st->extensions, st->a, "plpgsql", 1);
+	if ((rc = add_catalog_relations(st)) < 0)
+		return rc;
 
 	for (int i = 0; i < nfiles; i++) {
 		char *text;

@@ -87,6 +87,14 @@ const char *cgm_regprocedure(cgm_arena *arena, const char *schema, const char *n
  * number of functions added, or CGM_ESOURCE (message set) when no readable
  * list is found. */
 int cgm_builtins_load(cgm_model *model);
+/* The relations of pg_catalog and information_schema with their typed
+ * columns, and information_schema's domains (data/pg15_relations.tsv, next
+ * to the builtins list), all in `arena`: what typing a query of the catalog
+ * needs offline.  Returns 0 (none when the list is not installed), or
+ * CGM_ESOURCE (message set) when it cannot be read. */
+int cgm_catalog_relations_read(cgm_relation **relations, int *nrelations, cgm_type_info **infos,
+			       int *ninfos, cgm_arena *arena);
+
 /* The file cgm_builtins_load reads, or NULL when none is found. */
 const char *cgm_builtins_path(cgm_arena *arena);
 
