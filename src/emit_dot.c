@@ -547,8 +547,8 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		if (observed) { /* how often it ran, on the edge itself */
 			if (label)
 				lit(w, "\\n");
-			cgm_outfile_int(&w->file, e->runtime.calls);
-			if (e->runtime.calls == 1)
+			cgm_outfile_int(&w->file, cgm_edge_runtime(e)->calls);
+			if (cgm_edge_runtime(e)->calls == 1)
 				lit(w, " call");
 			else
 				lit(w, " calls");
@@ -583,7 +583,7 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		lit(w, ", one of several candidates");
 	if (observed) {
 		lit(w, ", ");
-		cgm_outfile_int(&w->file, e->runtime.calls);
+		cgm_outfile_int(&w->file, cgm_edge_runtime(e)->calls);
 		lit(w, " calls");
 	}
 	lit(w, "\"];\n");

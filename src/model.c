@@ -15,8 +15,9 @@
 _Static_assert(sizeof(cgm_via) == 1 && sizeof(cgm_site_kind) == 1 &&
 		       sizeof(cgm_resolution) == 1,
 	       "site and edge enums are one byte (CGM_PACKED_ENUM)");
-_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 80,
-	       "cgm_edge grew past 80 bytes: keep its fields free of padding");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 40,
+	       "cgm_edge grew past 40 bytes: keep its fields free of padding, rare ones in "
+	       "cgm_edge_rare");
 _Static_assert(sizeof(void *) != 8 || sizeof(cgm_site) <= 104,
 	       "cgm_site grew past 104 bytes: keep its fields free of padding");
 
@@ -72,6 +73,15 @@ void cgm_model_reserve_edges(cgm_model *model, int count)
 	model->edges = cgm_arena_resize(model->arena, model->edges, (size_t)model->nedges,
 					(size_t)count, sizeof(cgm_edge));
 	model->cap_edges = count;
+}
+
+const cgm_edge_rare cgm_edge_rare_none;
+
+cgm_edge_rare *cgm_edge_rare_of(cgm_arena *arena, cgm_edge *e)
+{
+	if (!e->rare)
+		e->rare = cgm_arena_alloc(arena, sizeof(cgm_edge_rare));
+	return e->rare;
 }
 
 cgm_edge *cgm_model_add_edge(cgm_model *model)

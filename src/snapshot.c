@@ -930,13 +930,14 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	rec_opt_bool(&r, "static", e->provenance & CGM_EDGE_STATIC);
 	rec_opt_bool(&r, "observed", e->provenance & CGM_EDGE_OBSERVED);
 	rec_opt_bool(&r, "ambiguous", e->ambiguous);
+	const cgm_edge_rare *x = cgm_edge_get_rare(e);
 	if (e->provenance & CGM_EDGE_DECLARED)
-		rec_put_string(&r, "declared", e->declared ? e->declared : "");
-	if (e->earlier_body)
+		rec_put_string(&r, "declared", x->declared ? x->declared : "");
+	if (x->earlier_body)
 		rec_put_bool(&r, "earlier_body", true);
-	if (e->ncaller_bodies > 0) {
+	if (x->ncaller_bodies > 0) {
 		rec_key(&r, "caller_bodies");
-		put_flat_strings(o, (const char *const *)e->caller_bodies, e->ncaller_bodies, v2);
+		put_flat_strings(o, (const char *const *)x->caller_bodies, x->ncaller_bodies, v2);
 	}
 	if (cgm_edge_unexplained(e)) /* derived (src/verdict.c), not read back */
 		rec_put_string(&r, "cause", cgm_edge_cause(w->model, e));
@@ -954,9 +955,9 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 		if (lines != stack)
 			free(lines);
 	}
-	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime)) {
+	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&x->runtime)) {
 		rec_key(&r, "runtime");
-		put_flat_stats(o, &e->runtime, v2);
+		put_flat_stats(o, &x->runtime, v2);
 	} else if (!v2) {
 		rec_put_string(&r, "runtime", NULL);
 	}
@@ -3193,6 +3194,7 @@ static int read_functions(reader *r, const jv *doc)
 static int read_edge(reader *r, const jv *obj)
 {
 	cgm_edge e = { 0 };
+	cgm_edge_rare x = { 0 };
 	const char *via;
 	bool is_static, observed;
 	jv *lines;
@@ -3210,18 +3212,18 @@ static int read_edge(reader *r, const jv *obj)
 		return bad(r, NULL, "edge is neither static nor observed");
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
-	TRY(get_string(r, obj, "declared", OPTIONAL, &e.declared));
-	if (e.declared) {
+	TRY(get_string(r, obj, "declared", OPTIONAL, &x.declared));
+	if (x.declared) {
 		if (!is_static)
 			return bad(r, "declared", "is on an edge that is not static");
 		e.provenance |= CGM_EDGE_DECLARED;
 	}
-	TRY(get_bool(r, obj, "earlier_body", &e.earlier_body));
-	TRY(get_string_array(r, obj, "caller_bodies", false, false, &e.caller_bodies,
-			     &e.ncaller_bodies));
-	for (int i = 0; i < e.ncaller_bodies; i++)
-		if (!cgm_body_version_valid(e.caller_bodies[i]) ||
-		    (i > 0 && strcmp(e.caller_bodies[i - 1], e.caller_bodies[i]) >= 0))
+	TRY(get_bool(r, obj, "earlier_body", &x.earlier_body));
+	TRY(get_string_array(r, obj, "caller_bodies", false, false, &x.caller_bodies,
+			     &x.ncaller_bodies));
+	for (int i = 0; i < x.ncaller_bodies; i++)
+		if (!cgm_body_version_valid(x.caller_bodies[i]) ||
+		    (i > 0 && strcmp(x.caller_bodies[i - 1], x.caller_bodies[i]) >= 0))
 			return bad(r, "caller_bodies", "item %d is not a body version (16 hex digits) "
 				   "in sorted order", i);
 	TRY(get_array(r, obj, "lines", OPTIONAL, false, &lines));
@@ -3233,7 +3235,9 @@ static int read_edge(reader *r, const jv *obj)
 			return bad(r, "lines", "item %d is %s, expected a line number", i, type_name(v));
 		e.lines[i] = (int)jv_integer_value(v);
 	}
-	TRY(get_stats(r, obj, "runtime", &e.runtime));
+	TRY(get_stats(r, obj, "runtime", &x.runtime));
+	if (x.declared || x.earlier_body || x.ncaller_bodies || stats_nonzero(&x.runtime))
+		*cgm_edge_rare_of(r->model->arena, &e) = x;
 	*cgm_model_add_edge(r->model) = e;
 	return 0;
 }

@@ -296,27 +296,52 @@ enum {
 };
 
 
-typedef struct cgm_edge {
-	/* Numbers first, then the one-byte enum and flags, pointers after:
-	 * 24 bytes before the pointers. */
-	int from, to;         /* indexes into model->functions */
-	unsigned provenance;  /* CGM_EDGE_* */
-	int ncaller_bodies;   /* caller_bodies entries */
-	int nlines;           /* lines entries */
-	cgm_via via;
-	bool ambiguous;       /* one of several candidates of a site */
-	bool earlier_body;    /* observed (some of its calls) against an earlier body of
-	                       * `from` than the mapped one: matched by callee, not line */
-	const char *object;   /* the object of the mechanism ("view app.v_orders",
-	                       * "check app.orders.amount_positive"), or NULL for calls;
-	                       * edges are one per (from, to, via, object) */
+/* What few edges carry: runtime figures and the evidence of merge and of
+ * the configuration (at 100,000 functions a map holds 1.9 million edges,
+ * most of them static calls with none of it).  An edge points to its own
+ * (cgm_edge.rare, in the model's arena) once one of these is set; read
+ * them through the accessors below, which answer for an edge without. */
+typedef struct cgm_edge_rare {
+	cgm_runtime_stats runtime;
 	const char **caller_bodies; /* the versions of `from`'s body its calls were
 	                       * observed against (cgmap/bodyver.h), sorted, distinct;
 	                       * none when unknown */
-	int *lines;           /* sorted, distinct call-site lines in `from` */
-	cgm_runtime_stats runtime;
 	const char *declared; /* CGM_EDGE_DECLARED: the reason the configuration gives, or "" */
+	int ncaller_bodies;   /* caller_bodies entries */
+	bool earlier_body;    /* observed (some of its calls) against an earlier body of
+	                       * `from` than the mapped one: matched by callee, not line */
+} cgm_edge_rare;
+
+typedef struct cgm_edge {
+	/* Numbers first, then the one-byte fields, pointers after: 16 bytes
+	 * before the pointers, 40 in all. */
+	int from, to;         /* indexes into model->functions */
+	int nlines;           /* lines entries */
+	uint8_t provenance;   /* CGM_EDGE_* */
+	cgm_via via;
+	bool ambiguous;       /* one of several candidates of a site */
+	const char *object;   /* the object of the mechanism ("view app.v_orders",
+	                       * "check app.orders.amount_positive"), or NULL for calls;
+	                       * edges are one per (from, to, via, object) */
+	int *lines;           /* sorted, distinct call-site lines in `from` */
+	cgm_edge_rare *rare;  /* runtime figures, caller bodies, earlier_body, declared;
+	                       * NULL when it has none (cgm_edge_rare_of) */
 } cgm_edge;
+
+/* The rare fields of an edge, for reading: all zero (no calls, no caller
+ * bodies, not declared) when it has none. */
+extern const cgm_edge_rare cgm_edge_rare_none;
+static inline const cgm_edge_rare *cgm_edge_get_rare(const cgm_edge *e)
+{
+	return e->rare ? e->rare : &cgm_edge_rare_none;
+}
+static inline const cgm_runtime_stats *cgm_edge_runtime(const cgm_edge *e)
+{
+	return &cgm_edge_get_rare(e)->runtime;
+}
+/* ... and for writing: the edge's own, allocated zeroed in `arena` (the
+ * model's) the first time. */
+cgm_edge_rare *cgm_edge_rare_of(cgm_arena *arena, cgm_edge *e);
 
 /* A table trigger (live catalog or CREATE TRIGGER). */
 typedef struct cgm_trigger {

@@ -126,7 +126,7 @@ static void add_edge(cgm_model *m, int from, int to, cgm_via via, unsigned prov,
 		e->lines[0] = line;
 	}
 	if (prov & CGM_EDGE_OBSERVED)
-		e->runtime.calls = 3;
+		cgm_edge_rare_of(m->arena, e)->runtime.calls = 3;
 }
 
 /* The same graph whatever order the pieces are added in (reverse_edges). */

@@ -79,8 +79,8 @@ static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, cgm_vi
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = line;
 	e->nlines = 1;
-	e->runtime.calls = calls;
-	e->runtime.total_ms = (double)calls * 0.5;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.total_ms = (double)calls * 0.5;
 	return e;
 }
 
@@ -1691,7 +1691,7 @@ static void test_pages_built_when_changed(void **state)
 		/* An edge's figures: its ends' pages and their neighbours'. */
 		for (int e = 0; e < m->nedges; e++)
 			if (m->edges[e].from == idx(m, "app.main()") && m->edges[e].to == work)
-				m->edges[e].runtime.calls++;
+				cgm_edge_rare_of(m->arena, &m->edges[e])->runtime.calls++;
 		long skipped = render_pages(m, dir, 1, threads);
 		assert_true(skipped > 0 && skipped < m->nuser);
 		assert_like_fresh(m, dir, 1);

@@ -80,9 +80,9 @@ static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, cgm_vi
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = line;
 	e->nlines = 1;
-	e->runtime.calls = calls;
-	e->runtime.total_ms = (double)calls * 0.5;
-	e->runtime.self_ms = (double)calls * 0.25;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.total_ms = (double)calls * 0.5;
+	cgm_edge_rare_of(m->arena, e)->runtime.self_ms = (double)calls * 0.25;
 	return e;
 }
 

@@ -320,15 +320,15 @@ static cgm_model *build_model(void)
 	add_edge(m, a, over_b, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 5)->ambiguous = true;
 	add_edge(m, a, audit, CGM_VIA_TRIGGER, CGM_EDGE_STATIC, 1, 9);
 	cgm_edge *e = add_edge(m, a, dyn, CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 1, 7);
-	e->runtime = (cgm_runtime_stats){ 5, 2.5, 0.25 };
+	cgm_edge_rare_of(m->arena, e)->runtime = (cgm_runtime_stats){ 5, 2.5, 0.25 };
 	add_edge(m, a, lower, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 13);
 	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
-	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
-	e->earlier_body = true;
-	e->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
-	e->ncaller_bodies = 2;
+	cgm_edge_rare_of(m->arena, e)->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
+	cgm_edge_rare_of(m->arena, e)->earlier_body = true;
+	cgm_edge_rare_of(m->arena, e)->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
+	cgm_edge_rare_of(m->arena, e)->ncaller_bodies = 2;
 	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
-	e->runtime.calls = 1;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = 1;
 
 	cgm_trigger *t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "app", "orders", "orders_audit", CGM_EV_INSERT | CGM_EV_UPDATE, audit,
@@ -532,14 +532,14 @@ static void test_round_trip(void **state)
 	assert_int_equal(back->nedges, 9);
 	const cgm_edge *e = edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC);
 	assert_int_equal(e->provenance, CGM_EDGE_OBSERVED);
-	assert_int_equal(e->runtime.calls, 5);
+	assert_int_equal(cgm_edge_runtime(e)->calls, 5);
 	e = edge(back, ODD_ID, "app.b(integer)", CGM_VIA_CALL);
 	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
-	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
-	assert_true(e->earlier_body);
-	assert_int_equal(e->ncaller_bodies, 2);
-	assert_string_equal(e->caller_bodies[1], "85944171f73967e8");
-	assert_false(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC)->earlier_body);
+	assert_true(cgm_edge_runtime(e)->self_ms > 123456.788 && cgm_edge_runtime(e)->self_ms < 123456.790);
+	assert_true(cgm_edge_get_rare(e)->earlier_body);
+	assert_int_equal(cgm_edge_get_rare(e)->ncaller_bodies, 2);
+	assert_string_equal(cgm_edge_get_rare(e)->caller_bodies[1], "85944171f73967e8");
+	assert_false(cgm_edge_get_rare(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC))->earlier_body);
 	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
 	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
 	assert_int_equal(edge(back, "app.b(integer)", ODD_ID, CGM_VIA_CALL)->nlines, 0);
@@ -1327,7 +1327,7 @@ static void test_same_bytes_as_jansson(void **state)
 		m->functions[i].runtime.calls = (int64_t)i * 1000000007LL;
 	}
 	for (int i = 0; i < m->nedges; i++)
-		m->edges[i].runtime.total_ms = reals[(i + 3) % nreals];
+		cgm_edge_rare_of(m->arena, &m->edges[i])->runtime.total_ms = reals[(i + 3) % nreals];
 
 	const char *path = tmp_path("jansson.json");
 	assert_int_equal(write_format1(m, path), 0);

@@ -360,7 +360,7 @@ static void test_call_in_execute_arguments(void **state)
 				dynamic_edges++;
 			else
 				assert_true((e->provenance & CGM_EDGE_OBSERVED) &&
-					    e->runtime.calls == 5);
+					    cgm_edge_runtime(e)->calls == 5);
 		}
 	}
 	assert_int_equal(dynamic_edges, 0);
