@@ -382,9 +382,9 @@ static void emit_function_node(dot_writer *w, int fi)
 		put_id_text(w, fi);
 		lit(w, ", line ");
 		cgm_outfile_int(&w->file, site->line);
-		if (site->text) {
+		if (cgm_site_get_rare(site)->text) {
 			lit(w, "\\n");
-			escape_dot(w, site->text);
+			escape_dot(w, cgm_site_get_rare(site)->text);
 		}
 		lit(w, "\"];\n");
 	}
@@ -437,7 +437,7 @@ static void trigger_label(dot_writer *w, const cgm_edge *e, cgm_strbuf *label)
 			continue;
 		if (e->nlines > 0 && !has_line(e->lines, e->nlines, site->line))
 			continue;
-		events |= site->events;
+		events |= cgm_site_get_rare(site)->events;
 		cgm_strbuf_reset(table);
 		written_name(table, site);
 		if (!list_has(cgm_strbuf_cstr(tables), cgm_strbuf_cstr(table))) {

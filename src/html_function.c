@@ -249,7 +249,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 					  site->line, site->line);
 			html_text(b, site->stmt ? site->stmt : "");
 			cgm_strbuf_puts(b, "</td><td><code>");
-			html_text(b, site->text ? site->text : "");
+			html_text(b, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			cgm_strbuf_puts(b, "</code></td><td>");
 			int shown = 0;
 			for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
@@ -756,8 +756,8 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 		h = html_key_str(h, site->name);
 		h = html_key_u64(h, (uint64_t)(int64_t)site->nargs);
 		h = html_key_str(h, site->stmt);
-		h = html_key_str(h, site->text);
-		h = html_key_u64(h, site->events);
+		h = html_key_str(h, cgm_site_get_rare(site)->text);
+		h = html_key_u64(h, cgm_site_get_rare(site)->events);
 		h = html_key_u64(h, (uint64_t)site->ntargets);
 		for (int t = 0; t < site->ntargets; t++) {
 			int target = site->targets[t];

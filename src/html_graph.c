@@ -622,7 +622,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					  seen ? "targets observed at runtime"
 					  : m->has_runtime ? "never observed at runtime"
 							   : "no runtime data");
-			dot_text(dot, site->text ? site->text : "");
+			dot_text(dot, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			cgm_strbuf_printf(dot, "\", URL=\"#L%d\"];\n", site->line);
 			cgm_strbuf_printf(dot,
 					  "  n%d -> d%d [color=\"" COL_DYNAMIC "\", style=dotted, "

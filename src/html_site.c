@@ -625,7 +625,7 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 				cgm_strbuf_puts(&b, "<td>");
 				html_text(&b, site->stmt ? site->stmt : "");
 				cgm_strbuf_puts(&b, "</td><td><code>");
-				html_text(&b, site->text ? site->text : "");
+				html_text(&b, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 				cgm_strbuf_puts(&b, "</code></td>");
 				if (want_seen) {
 					cgm_strbuf_puts(&b, "<td>");

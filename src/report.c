@@ -390,7 +390,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			r->cells[5] = xstrdup(status);
 			r->cells[6] = xstrdup(nids ? cgm_strbuf_cstr(&targets)
 						   : cgm_strbuf_cstr(&declared_targets));
-			r->cells[7] = xstrdup(site->text ? site->text : "");
+			r->cells[7] = xstrdup(cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			char *place = place_suffix(f);
 			if (nids)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,

@@ -183,10 +183,11 @@ typedef struct candidate {
 static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c)
 {
 	int n = s->nargs, N = f->nargs;
+	const char *const *names = cgm_site_get_rare(s)->argnames;
 	bool named_any = false;
 	int positional = 0;
 	for (int i = 0; i < n; i++) {
-		if (s->argnames && s->argnames[i])
+		if (names && names[i])
 			named_any = true;
 		else if (!named_any)
 			positional++;
@@ -215,7 +216,7 @@ static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c
 		} else {
 			p = -1;
 			for (int k = 0; f->argnames && k < N; k++)
-				if (f->argnames[k] && strcmp(f->argnames[k], s->argnames[i]) == 0) {
+				if (f->argnames[k] && strcmp(f->argnames[k], names[i]) == 0) {
 					p = k;
 					break;
 				}
@@ -467,8 +468,9 @@ typedef struct typing_ctx {
 static const char *call_result(void *arg, const cgm_expr *call, const char *const *argtypes)
 {
 	typing_ctx *tc = arg;
+	cgm_site_rare names = { .argnames = call->names };
 	cgm_site tmp = { .kind = CGM_SITE_CALL, .name = call->name, .schema = call->schema,
-			 .nargs = call->nargs, .argnames = call->names,
+			 .nargs = call->nargs, .rare = call->names ? &names : NULL,
 			 .argtypes = (const char **)argtypes, .variadic_call = call->flag };
 	const char *none[1] = { NULL };
 	if (tmp.nargs == 0)
@@ -733,8 +735,10 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		const cgm_site_exprs *x = fn->site_exprs ? &fn->site_exprs[i] : NULL;
 		s->ntargets = 0;
 		s->targets = NULL;
-		s->target_via = NULL;
-		s->target_object = NULL;
+		if (s->rare) {
+			s->rare->target_via = NULL;
+			s->rare->target_object = NULL;
+		}
 		if (s->kind == CGM_SITE_DYNAMIC) {
 			s->resolution = CGM_RES_NONE;
 		} else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
@@ -773,7 +777,7 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets)
 			ntargets += n;
-		if (s->target_via)
+		if (s->rare && s->rare->target_via)
 			nvia += n;
 	}
 	int *targets = ntargets ? cgm_arena_alloc(w->arena, sizeof(int) * ntargets) : NULL;
@@ -789,10 +793,8 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		k->stmt = cgm_intern_str(w->strings, s->stmt);
 		k->schema = cgm_intern_str(w->strings, s->schema);
 		k->name = cgm_intern_str(w->strings, s->name);
-		k->text = cgm_intern_str(w->strings, s->text);
-		k->argnames = cgm_intern_strs(w->strings, s->argnames, s->nargs);
 		k->argtypes = cgm_intern_strs(w->strings, s->argtypes, s->nargs);
-		k->columns = cgm_intern_strs(w->strings, s->columns, s->ncolumns);
+		k->rare = NULL;
 		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets) {
 			/* A site without targets keeps a non-NULL (empty) array. */
@@ -800,12 +802,23 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 			memcpy(k->targets, s->targets, sizeof(int) * n);
 			targets += n;
 		}
-		if (s->target_via) {
-			k->target_via = n ? via : no_via;
-			memcpy(k->target_via, s->target_via, sizeof(cgm_via) * n);
+		const cgm_site_rare *r = s->rare;
+		if (!r || !(r->events || r->ncolumns || r->text || r->argnames || r->target_via ||
+			    r->target_object))
+			continue;
+		/* The few sites with more keep it in a record of their own. */
+		cgm_site_rare *x = cgm_site_rare_of(w->arena, k);
+		x->events = r->events;
+		x->ncolumns = r->ncolumns;
+		x->text = cgm_intern_str(w->strings, r->text);
+		x->argnames = cgm_intern_strs(w->strings, r->argnames, s->nargs);
+		x->columns = cgm_intern_strs(w->strings, r->columns, r->ncolumns);
+		if (r->target_via) {
+			x->target_via = n ? via : no_via;
+			memcpy(x->target_via, r->target_via, sizeof(cgm_via) * n);
 			via += n;
 		}
-		k->target_object = cgm_intern_strs(w->strings, s->target_object, s->ntargets);
+		x->target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
 	}
 	fn->sites = sites;
 	fn->site_exprs = NULL; /* in the scratch arena, reset next */

@@ -97,17 +97,33 @@ enum {
 	CGM_EV_SELECT = 1 << 4    /* a read: only relation sites, never a trigger's event */
 };
 
+/* What few sites have: a statement's events and columns (relation and
+ * trigger sites), an EXECUTE's text, named arguments, and the mechanism
+ * and object of each target (relation, DDL, operator and cast sites).  A
+ * map at 100,000 functions holds 1.7 million sites, most of them plain
+ * calls with none of it; a site points to its own (cgm_site.rare) once one
+ * of these is set.  Read them through cgm_site_get_rare (zeros without). */
+typedef struct cgm_site_rare {
+	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
+	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
+	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
+	const char **columns;   /* ncolumns entries */
+	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
+	const char **argnames;  /* the site's nargs entries, NULL entry for a positional
+	                         * argument; NULL when every argument is positional */
+	cgm_via *target_via;    /* the site's ntargets mechanisms, or NULL: every target's
+	                         * is the site kind's (call, dynamic_literal, trigger) */
+	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
+	                         * NULL array when target_via is NULL */
+} cgm_site_rare;
+
 /* One call site in one function body.  Names are as PostgreSQL folds them
  * (unquoted identifiers lower-cased), schema NULL when unqualified. */
 typedef struct cgm_site {
 	/* Numbers first, then the one-byte enums and flags, pointers after:
-	 * 24 bytes before the pointers, no padding (a map holds about 17
-	 * sites a function). */
+	 * 16 bytes before the pointers, 64 in all. */
 	int line;               /* 1-based line within the function body (prosrc) */
 	int nargs;
-	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
-	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
-	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
 	int ntargets;
 	cgm_site_kind kind;
 	cgm_resolution resolution;
@@ -116,18 +132,33 @@ typedef struct cgm_site {
 	const char *stmt;       /* PL/pgSQL statement kind ("assign", "perform", ...) or "sql" */
 	const char *schema;     /* callee schema as written, or NULL */
 	const char *name;       /* callee name as written; for triggers the table */
-	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
-	const char **columns;   /* ncolumns entries */
-	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	int *targets;           /* indexes into model->functions; a function may repeat
 	                         * when target_via/target_object tell its targets apart */
-	cgm_via *target_via;      /* ntargets mechanisms, or NULL: every target's is the
-	                         * site kind's (call, dynamic_literal, trigger) */
-	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
-	                         * NULL array when target_via is NULL */
+	cgm_site_rare *rare;    /* events, columns, text, argnames, target_via and
+	                         * target_object; NULL when it has none (cgm_site_rare_of) */
 } cgm_site;
+
+/* The rare fields of a site, for reading: all zero/NULL without. */
+extern const cgm_site_rare cgm_site_rare_none;
+static inline const cgm_site_rare *cgm_site_get_rare(const cgm_site *s)
+{
+	return s->rare ? s->rare : &cgm_site_rare_none;
+}
+/* ... and for writing: the site's own, allocated zeroed in `arena` the
+ * first time (the arena the site's other data lives in). */
+cgm_site_rare *cgm_site_rare_of(cgm_arena *arena, cgm_site *s);
+/* A site with no targets (nor their mechanisms and objects). */
+static inline void cgm_site_clear_targets(cgm_site *s)
+{
+	s->ntargets = 0;
+	s->targets = NULL;
+	if (s->rare) {
+		s->rare->target_via = NULL;
+		s->rare->target_object = NULL;
+	}
+}
 
 /* What typing reads of a site and no output does: the expressions
  * extraction recorded, kept beside the sites (cgm_function.site_exprs,

@@ -49,7 +49,7 @@ static void add_site(cgm_model *m, const char *id, cgm_site_kind kind, int line)
 	s->kind = kind;
 	s->line = line;
 	s->resolution = kind == CGM_SITE_DYNAMIC ? CGM_RES_NONE : CGM_RES_RESOLVED;
-	s->text = kind == CGM_SITE_DYNAMIC ? "format('SELECT %I()', fname)" : NULL;
+	cgm_site_rare_of(m->arena, s)->text = kind == CGM_SITE_DYNAMIC ? "format('SELECT %I()', fname)" : NULL;
 }
 
 static void add_static(cgm_model *m, const char *from, const char *to, cgm_via via, int line)

@@ -295,18 +295,18 @@ static cgm_model *build_model(void)
 			       over_b);
 	s->nargs = 1;
 	s->argtypes = strs(m, 1, "unknown");
-	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
+	cgm_site_rare_of(m->arena, s)->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
 	s = add_site(m, a, 7, CGM_SITE_DYNAMIC, NULL, NULL, CGM_RES_NONE, 0);
 	s->stmt = "dynexecute";
-	s->text = "format('SELECT %I()', fn_name)";
+	cgm_site_rare_of(m->arena, s)->text = "format('SELECT %I()', fn_name)";
 	s = add_site(m, a, 9, CGM_SITE_TRIGGER, "app", "orders", CGM_RES_RESOLVED, 1, audit);
 	s->stmt = "execsql";
-	s->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	cgm_site_rare_of(m->arena, s)->events = CGM_EV_INSERT | CGM_EV_UPDATE;
 	s = add_site(m, a, 11, CGM_SITE_CALL, "nope", "gone", CGM_RES_MISSING, 0);
 	s->nargs = 2;
 	s->argtypes = strs(m, 2, "integer", "unknown");
-	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *) * 2);
-	s->argnames[1] = "p";
+	cgm_site_rare_of(m->arena, s)->argnames = cgm_arena_alloc(m->arena, sizeof(char *) * 2);
+	cgm_site_rare_of(m->arena, s)->argnames[1] = "p";
 	s->variadic_call = true;
 	s = add_site(m, a, 12, CGM_SITE_EXEC_LITERAL, NULL, "b", CGM_RES_RESOLVED, 1, b);
 	s->via_literal = true;
@@ -504,13 +504,13 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->functions[a->sites[1].targets[0]].id, "app.over(bigint)");
 	assert_string_equal(back->functions[a->sites[1].targets[1]].id, "app.over(integer)");
 	assert_int_equal(a->sites[2].kind, CGM_SITE_DYNAMIC);
-	assert_string_equal(a->sites[2].text, "format('SELECT %I()', fn_name)");
+	assert_string_equal(cgm_site_get_rare(&a->sites[2])->text, "format('SELECT %I()', fn_name)");
 	assert_string_equal(a->sites[2].stmt, "dynexecute");
-	assert_int_equal(a->sites[3].events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	assert_int_equal(cgm_site_get_rare(&a->sites[3])->events, CGM_EV_INSERT | CGM_EV_UPDATE);
 	assert_string_equal(a->sites[4].schema, "nope");
 	assert_int_equal(a->sites[4].resolution, CGM_RES_MISSING);
-	assert_null(a->sites[4].argnames[0]);
-	assert_string_equal(a->sites[4].argnames[1], "p");
+	assert_null(cgm_site_get_rare(&a->sites[4])->argnames[0]);
+	assert_string_equal(cgm_site_get_rare(&a->sites[4])->argnames[1], "p");
 	assert_string_equal(a->sites[4].argtypes[1], "unknown");
 	assert_true(a->sites[4].variadic_call);
 	assert_true(a->sites[5].via_literal);
@@ -1314,7 +1314,7 @@ static void test_same_bytes_as_jansson(void **state)
 	f->comment = awkward;
 	for (int s = 0; s < f->nsites; s++)
 		if (f->sites[s].kind == CGM_SITE_DYNAMIC)
-			f->sites[s].text = awkward; /* a site, and its dynamic_sites record */
+			cgm_site_rare_of(m->arena, &f->sites[s])->text = awkward; /* a site, and its dynamic_sites record */
 	m->triggers[0].name = awkward;
 	m->references[0].object = awkward;
 	static const double reals[] = { 0.0, -0.0, 1.0, 0.1, 1e-5, 1e20, 1e14, 1e13, 123456789012.5,
@@ -1977,8 +1977,8 @@ static void test_diff_sites(void **state)
 				assert_int_equal(fs->kind, ws->kind);
 				assert_int_equal(fs->resolution, ws->resolution);
 				assert_int_equal(fs->nargs, ws->nargs);
-				if (ws->text)
-					assert_string_equal(fs->text, ws->text);
+				if (cgm_site_get_rare(ws)->text)
+					assert_string_equal(cgm_site_get_rare(fs)->text, cgm_site_get_rare(ws)->text);
 				if (ws->name)
 					assert_string_equal(fs->name, ws->name);
 				assert_int_equal(fs->ntargets, ws->ntargets);
