@@ -896,7 +896,8 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 
 	w.rank = cgm_xcalloc((size_t)m->nfunctions, sizeof(int));
 	cgm_model_id_ranks(w.rank, m);
-	int *edges = cgm_output_edge_order(m, w.rank);
+	int *own_edges;
+	const int *edges = cgm_output_edge_order_get(m, w.rank, &own_edges);
 
 	/* Streamed into a temporary file beside the target, then renamed. */
 	int rc = cgm_outfile_open(&w.file, path, NULL, 0);
@@ -904,7 +905,7 @@ int cgm_emit_dot(const cgm_model *model, const char *path)
 		emit_graph(&w, edges);
 		rc = cgm_outfile_commit(&w.file);
 	}
-	free(edges);
+	free(own_edges);
 	dot_writer_free(&w);
 	return rc;
 }

@@ -493,7 +493,8 @@ typedef struct {
 	int *order;           /* written function indexes by id */
 	int norder;
 	int *position;        /* per written function index: its place in order */
-	int *edges;           /* edge indexes by from, to, via */
+	const int *edges;     /* edge indexes by from, to, via */
+	int *own_edges;       /* edges when this writer made them (outfile.h) */
 	int nedges;
 	int *first_edge;      /* per place in order: its first edge in edges (norder + 1) */
 	char *id_text;        /* the written ids as JSON strings, quotes included */
@@ -585,7 +586,7 @@ static int writer_plan(writer *w)
 		}
 	free(sorted);
 
-	w->edges = cgm_output_edge_order(m, w->rank);
+	w->edges = cgm_output_edge_order_get(m, w->rank, &w->own_edges);
 	w->nedges = m->nedges;
 
 	/* Edges come by from id: those of each function are one run. */
@@ -627,7 +628,7 @@ static void writer_free(writer *w)
 	free(w->rank);
 	free(w->order);
 	free(w->position);
-	free(w->edges);
+	free(w->own_edges);
 	free(w->first_edge);
 	free(w->id_text);
 	free(w->id_at);
