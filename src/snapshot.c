@@ -1138,17 +1138,35 @@ static int compare_rel_keys(const void *a, const void *b)
 	return c ? c : compare_strings_nullable(x->name, y->name);
 }
 
+/* Sort keys[0..n) and keep each named relation once: the count left. */
+static int distinct_rel_keys(rel_key *keys, int n)
+{
+	qsort(keys, (size_t)n, sizeof(rel_key), compare_rel_keys);
+	int distinct = 0;
+	for (int i = 0; i < n; i++)
+		if (keys[i].schema && keys[i].name &&
+		    (distinct == 0 || compare_rel_keys(&keys[i], &keys[distinct - 1]) != 0))
+			keys[distinct++] = keys[i];
+	return distinct;
+}
+
 static void write_relations(json_out *j, const writer *w)
 {
 	const cgm_model *m = w->model;
 	cgm_outfile *o = j->out;
 	int cap = m->neffects + m->ntriggers + 16, n = 0;
 	rel_key *keys = cgm_xcalloc((size_t)cap, sizeof(rel_key));
+	/* A full list is made distinct before it grows: relation sites name
+	 * the same few relations again and again (270,000 sites at 100,000
+	 * functions), so the list stays near the number of relations. */
 #define ADD_KEY(sch, nam)                                                           \
 	do {                                                                        \
 		if (n == cap) {                                                     \
-			cap *= 2;                                                   \
-			keys = cgm_xrealloc(keys, sizeof(rel_key) * (size_t)cap);   \
+			n = distinct_rel_keys(keys, n);                             \
+			if (n > cap / 2) {                                          \
+				cap *= 2;                                           \
+				keys = cgm_xrealloc(keys, sizeof(rel_key) * (size_t)cap); \
+			}                                                           \
 		}                                                                   \
 		keys[n++] = (rel_key){ (sch), (nam) };                              \
 	} while (0)
@@ -1164,12 +1182,7 @@ static void write_relations(json_out *j, const writer *w)
 				ADD_KEY(f->sites[k].schema, f->sites[k].name);
 	}
 #undef ADD_KEY
-	qsort(keys, (size_t)n, sizeof(rel_key), compare_rel_keys);
-	int distinct = 0;
-	for (int i = 0; i < n; i++)
-		if (keys[i].schema && keys[i].name &&
-		    (distinct == 0 || compare_rel_keys(&keys[i], &keys[distinct - 1]) != 0))
-			keys[distinct++] = keys[i];
+	int distinct = distinct_rel_keys(keys, n);
 	/* The kind of each, from the relations the source listed. */
 	char *kinds = cgm_xcalloc((size_t)distinct + 1, 1);
 	for (int r = 0; r < m->nrelations; r++) {
