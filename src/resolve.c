@@ -699,8 +699,104 @@ typedef struct resolve_worker {
 	cgm_arena *arena;      /* targets and edge lines of the runs it takes */
 	cgm_arena *scratch;    /* one body's parse and typing, reset after it */
 	cgm_intern *strings;   /* the kept sites' strings, one copy each, in arena */
+	struct rare_table *rares; /* the kept sites' rare records, one copy each */
 	pthread_t thread;
 } resolve_worker;
+
+/* The rare records of kept sites (cgm_site_rare), one copy of each
+ * distinct one per thread: the relation sites of different functions
+ * that read or write the same table the same way run the same effects
+ * (a sixth of a map's sites, most alike).  Heap memory, freed with the
+ * worker; the records are in its arena.  A shared record is never written:
+ * resolving a site again gives it its own first (resolve_function). */
+typedef struct rare_slot {
+	cgm_site_rare *x;     /* NULL: empty */
+	uint64_t hash;
+	int ntargets;         /* of the sites sharing it: the length of target_via */
+} rare_slot;
+
+typedef struct rare_table {
+	rare_slot *slots;
+	size_t cap, used;
+} rare_table;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* Hash of a record whose strings and lists are interned (equal ones are
+ * the same pointers) and of its target_via bytes. */
+static uint64_t rare_hash(const cgm_site_rare *x, int ntargets)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = mix(h, x->events);
+	h = mix(h, (uint64_t)(unsigned)x->ncolumns);
+	h = mix(h, (uint64_t)(uintptr_t)x->columns);
+	h = mix(h, (uint64_t)(uintptr_t)x->text);
+	h = mix(h, (uint64_t)(uintptr_t)x->argnames);
+	h = mix(h, (uint64_t)(uintptr_t)x->target_object);
+	h = mix(h, (uint64_t)(unsigned)ntargets);
+	h = mix(h, x->target_via != NULL);
+	for (int i = 0; x->target_via && i < ntargets; i++)
+		h = mix(h, x->target_via[i]);
+	return h;
+}
+
+static bool rare_equal(const cgm_site_rare *a, const cgm_site_rare *b, int ntargets)
+{
+	if (a->events != b->events || a->ncolumns != b->ncolumns || a->columns != b->columns ||
+	    a->text != b->text || a->argnames != b->argnames ||
+	    a->target_object != b->target_object || !a->target_via != !b->target_via)
+		return false;
+	return !a->target_via ||
+	       memcmp(a->target_via, b->target_via, sizeof(cgm_via) * (size_t)ntargets) == 0;
+}
+
+static void rare_table_free(rare_table *t)
+{
+	if (t)
+		free(t->slots);
+	free(t);
+}
+
+/* The kept copy of `x` (interned strings, target_via of ntargets entries
+ * anywhere): an equal one kept before, or a new one in `arena`. */
+static cgm_site_rare *keep_rare(rare_table *t, cgm_arena *arena, const cgm_site_rare *x,
+				int ntargets)
+{
+	if ((t->used + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		rare_slot *slots = cgm_xcalloc(cap, sizeof(rare_slot));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i].x) {
+				size_t j = t->slots[i].hash & (cap - 1);
+				while (slots[j].x)
+					j = (j + 1) & (cap - 1);
+				slots[j] = t->slots[i];
+			}
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+	}
+	uint64_t h = rare_hash(x, ntargets);
+	size_t j = h & (t->cap - 1);
+	for (; t->slots[j].x; j = (j + 1) & (t->cap - 1))
+		if (t->slots[j].hash == h && t->slots[j].ntargets == ntargets &&
+		    rare_equal(t->slots[j].x, x, ntargets))
+			return t->slots[j].x;
+	size_t n = x->target_via ? (size_t)(ntargets > 0 ? ntargets : 1) : 0;
+	cgm_site_rare *k = cgm_arena_alloc(arena, sizeof(cgm_site_rare) + n);
+	*k = *x;
+	if (x->target_via) {
+		k->target_via = (cgm_via *)(k + 1);
+		memcpy(k->target_via, x->target_via, sizeof(cgm_via) * (size_t)ntargets);
+	}
+	t->slots[j] = (rare_slot){ k, h, ntargets };
+	t->used++;
+	return k;
+}
 
 /* A statement on a relation, or DDL: what it runs on the relation's behalf
  * (relfx.c), the relation found along the caller's search_path. */
@@ -736,8 +832,12 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		s->ntargets = 0;
 		s->targets = NULL;
 		if (s->rare) {
-			s->rare->target_via = NULL;
-			s->rare->target_object = NULL;
+			/* Kept records may be shared (keep_rare): its own, to write. */
+			cgm_site_rare *own = cgm_arena_alloc(arena, sizeof(cgm_site_rare));
+			*own = *s->rare;
+			own->target_via = NULL;
+			own->target_object = NULL;
+			s->rare = own;
 		}
 		if (s->kind == CGM_SITE_DYNAMIC) {
 			s->resolution = CGM_RES_NONE;
@@ -771,19 +871,15 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 static void keep_resolved(resolve_worker *w, cgm_function *fn)
 {
 	cgm_site *sites = NULL;
-	size_t ntargets = 0, nvia = 0;
+	size_t ntargets = 0;
 	for (int i = 0; i < fn->nsites; i++) {
 		const cgm_site *s = &fn->sites[i];
 		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets)
 			ntargets += n;
-		if (s->rare && s->rare->target_via)
-			nvia += n;
 	}
 	int *targets = ntargets ? cgm_arena_alloc(w->arena, sizeof(int) * ntargets) : NULL;
-	cgm_via *via = nvia ? cgm_arena_alloc(w->arena, sizeof(cgm_via) * nvia) : NULL;
 	static int no_targets[1];
-	static cgm_via no_via[1];
 	if (fn->nsites)
 		sites = cgm_arena_alloc(w->arena, sizeof(cgm_site) * (size_t)fn->nsites);
 	for (int i = 0; i < fn->nsites; i++) {
@@ -806,19 +902,15 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		if (!r || !(r->events || r->ncolumns || r->text || r->argnames || r->target_via ||
 			    r->target_object))
 			continue;
-		/* The few sites with more keep it in a record of their own. */
-		cgm_site_rare *x = cgm_site_rare_of(w->arena, k);
-		x->events = r->events;
-		x->ncolumns = r->ncolumns;
-		x->text = cgm_intern_str(w->strings, r->text);
-		x->argnames = cgm_intern_strs(w->strings, r->argnames, s->nargs);
-		x->columns = cgm_intern_strs(w->strings, r->columns, r->ncolumns);
-		if (r->target_via) {
-			x->target_via = n ? via : no_via;
-			memcpy(x->target_via, r->target_via, sizeof(cgm_via) * n);
-			via += n;
-		}
-		x->target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
+		/* The few sites with more keep it in a record, shared by the
+		 * sites whose records are equal. */
+		cgm_site_rare x = { .events = r->events, .ncolumns = r->ncolumns };
+		x.text = cgm_intern_str(w->strings, r->text);
+		x.argnames = cgm_intern_strs(w->strings, r->argnames, s->nargs);
+		x.columns = cgm_intern_strs(w->strings, r->columns, r->ncolumns);
+		x.target_via = r->target_via;
+		x.target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
+		k->rare = keep_rare(w->rares, w->arena, &x, (int)n);
 	}
 	fn->sites = sites;
 	fn->site_exprs = NULL; /* in the scratch arena, reset next */
@@ -846,6 +938,7 @@ static void resolve_one(resolve_worker *w, cgm_function *fn)
 	if (!w->scratch) {
 		w->scratch = cgm_arena_new();
 		w->strings = cgm_intern_new(w->arena);
+		w->rares = cgm_xcalloc(1, sizeof(rare_table));
 	}
 	cgm_extract_function_with(w->scratch, fn, w->job->coercions);
 	resolve_function(rv, w->scratch, fn);
@@ -961,6 +1054,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		pthread_mutex_destroy(&job.lock);
 		for (int t = 0; t <= started; t++) {
 			cgm_intern_free(workers[t].strings);
+			rare_table_free(workers[t].rares);
 			cgm_arena_free(workers[t].scratch);
 			if (t > 0)
 				cgm_arena_adopt(model->arena, workers[t].arena);
@@ -979,6 +1073,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	started = run_pass(&job, workers, threads, started);
 	for (int t = 0; t <= started; t++) {
 		cgm_intern_free(workers[t].strings);
+		rare_table_free(workers[t].rares);
 		cgm_arena_free(workers[t].scratch);
 		if (t > 0)
 			cgm_arena_adopt(model->arena, workers[t].arena);
