@@ -618,7 +618,8 @@ static int writer_plan(writer *w)
 		cgm_strbuf_add(&ids, scratch.buf, scratch.len);
 	}
 	free(scratch.buf);
-	w->id_text = ids.data;
+	/* Kept to the end of the file: without the room doubling left. */
+	w->id_text = ids.data ? cgm_xrealloc(ids.data, ids.len + 1) : NULL;
 	return 0;
 }
 
