@@ -253,13 +253,15 @@ typedef struct cgm_time_bucket {
 } cgm_time_bucket;
 
 typedef struct cgm_function {
+	/* Each group's pointers first, its numbers and flags after, paired so
+	 * that no field pads (a map holds 100,000 functions; src/model.c
+	 * asserts the size). */
 	const char *id;            /* regprocedure text with an empty search_path */
 	const char *schema;
 	const char *name;
 	const char *identity_args; /* "integer, text" as in the id */
 	const char *arguments;     /* pg_get_function_arguments: names, modes, defaults */
 	const char *result;        /* pg_get_function_result, or NULL */
-	cgm_kind kind;
 	const char *language;
 	const char *comment;       /* COMMENT ON FUNCTION, or NULL */
 	const char *source;        /* the body (prosrc, or the BEGIN ATOMIC text), or NULL */
@@ -267,10 +269,11 @@ typedef struct cgm_function {
 	                            * (cgmap/pipeline.h): where the body's JSON string
 	                            * starts in the file's text, 0 when it has none */
 	size_t source_len;         /* ... and the body's length in bytes */
-	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
+	cgm_kind kind;
 	int line_count;            /* lines in source */
-	const char *file;          /* SQL-file mode: file of the definition, else NULL */
+	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int file_line;             /* SQL-file mode: line of CREATE in file */
+	const char *file;          /* SQL-file mode: file of the definition, else NULL */
 	const char *body_hash;     /* hash of the normalised body, hex */
 	const char *body_version;  /* exact version of the body as PostgreSQL stores it
 	                            * (cgmap/bodyver.h), or NULL when unknown (no body,
@@ -278,11 +281,11 @@ typedef struct cgm_function {
 
 	/* Resolution inputs. */
 	int nargs;                 /* input arguments (IN, INOUT, VARIADIC) */
+	int ndefaults;             /* trailing input arguments with defaults */
 	const char **argtypes;     /* nargs canonical type names (format_type) */
 	const char **argnames;     /* nargs names, NULL entry when unnamed */
-	int ndefaults;             /* trailing input arguments with defaults */
-	bool variadic;             /* last input argument is VARIADIC */
 	const char *variadic_elem; /* element type of the VARIADIC array, or NULL */
+	bool variadic;             /* last input argument is VARIADIC */
 	int npath;
 	const char **search_path;  /* its own SET search_path, or NULL (npath -1) */
 
@@ -295,26 +298,26 @@ typedef struct cgm_function {
 	                            * only what the outputs read (never in snapshots) */
 
 	int nsites;
+	int nerrors;
 	cgm_site *sites;
 	cgm_site_exprs *site_exprs; /* nsites entries beside sites, or NULL when no site has
 	                            * any: set by extraction, read by resolution, dropped
 	                            * with the parse of a body extracted there (never in
 	                            * snapshots) */
-	int nerrors;
 	cgm_parse_error *errors;
 
 	/* Filled by merge / analyze. */
 	cgm_runtime_stats runtime;
-	bool observed_entry;       /* called from a client statement at runtime */
 	const char *kept;          /* the configuration keeps it (cgmap/config.h): the
 	                            * reason; analyze makes it a root */
+	const char *confidence;    /* dead only: "high", "medium" or "low" */
+	bool observed_entry;       /* called from a client statement at runtime */
 	bool referenced;           /* a catalog object or trigger refers to it */
 	bool root;
 	bool reachable;
 	bool dead;                 /* verdict == CGM_VERDICT_DEAD */
 	bool cold;
 	cgm_verdict verdict;
-	const char *confidence;    /* dead only: "high", "medium" or "low" */
 	int scc;                   /* id of its recursive component, -1 when none */
 } cgm_function;
 
