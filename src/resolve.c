@@ -8,7 +8,9 @@
  * Out: site->resolution and site->targets (every candidate when ambiguous),
  *      model->edges (static provenance), old trigger sites that fire
  *      nothing dropped.  Everything is allocated in model->arena (the arenas of
- *      the other resolving threads are adopted by it).
+ *      the other resolving threads are adopted by it); the sites kept of a
+ *      body extracted here share their equal rare records (keep_rare), which
+ *      nothing writes after (a site resolved again gets its own first).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
  * core (cgm_resolve_options.threads); each run's edges are counted by the

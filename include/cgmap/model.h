@@ -6,7 +6,8 @@
  * Out: read by every emitter (JSON, DOT, HTML, reports, diff).
  * Memory: a cgm_model owns one arena; every string and array hanging off the
  *      model lives in it and is freed at once by cgm_model_free().  Nothing
- *      here is freed on its own.
+ *      here is freed on its own.  One exception: edge_order, an edge order a
+ *      caller of several writers made for them (malloc'd, the caller's).
  */
 #ifndef CGMAP_MODEL_H
 #define CGMAP_MODEL_H
