@@ -7,7 +7,8 @@
  * the source cannot be read, 5 the output folder cannot be written.
  *
  * The snapshot and the DOT graph are written at once, on two threads: both
- * writers only read the finished model and keep no static state.
+ * writers only read the finished model and keep no static state; the edge
+ * order they share is made before and freed after (model->edge_order).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,6 +24,7 @@
 #include "cgmap/html.h"
 #include "cgmap/map.h"
 #include "cmd.h"
+#include "outfile.h"
 
 #define MAX_LISTED_PROBLEMS 50
 
@@ -166,7 +168,7 @@ static void *run_output_job(void *arg)
  * order is the one reported.  The snapshot of the other name, from an
  * earlier run, is removed once the new one is in place: a reader given DIR
  * must not find a stale one first. */
-static int write_outputs(const cgm_model *model, const char *outdir)
+static int write_outputs(cgm_model *model, const char *outdir)
 {
 	bool gz = cgm_snapshot_defaults()->compress;
 	output_job jobs[2] = { { .model = model, .write = cgm_snapshot_write },
@@ -180,6 +182,21 @@ static int write_outputs(const cgm_model *model, const char *outdir)
 	    (size_t)snprintf(jobs[1].path, sizeof(jobs[1].path), "%s/callgraph.dot", outdir) >=
 		    sizeof(jobs[1].path))
 		return cgm_error(CGM_EIO, "cannot write into \"%s\": the path is too long", outdir);
+	/* Both list the edges in the same order: sorted once, shared (an
+	 * edge out of the function list is left to the writers, which refuse
+	 * it with a message). */
+	bool edges_valid = true;
+	for (int i = 0; i < model->nedges && edges_valid; i++)
+		edges_valid = model->edges[i].from >= 0 && model->edges[i].from < model->nfunctions &&
+			      model->edges[i].to >= 0 && model->edges[i].to < model->nfunctions;
+	int *edge_order = NULL;
+	if (edges_valid) {
+		int *rank = cgm_xcalloc((size_t)model->nfunctions + 1, sizeof(int));
+		cgm_model_id_ranks(rank, model);
+		edge_order = cgm_output_edge_order(model, rank);
+		free(rank);
+	}
+	model->edge_order = edge_order;
 	pthread_t dot_thread;
 	bool threaded = pthread_create(&dot_thread, NULL, run_output_job, &jobs[1]) == 0;
 	run_output_job(&jobs[0]);
@@ -187,6 +204,8 @@ static int write_outputs(const cgm_model *model, const char *outdir)
 		pthread_join(dot_thread, NULL);
 	else
 		run_output_job(&jobs[1]);
+	model->edge_order = NULL;
+	free(edge_order);
 	for (int i = 0; i < 2; i++)
 		if (jobs[i].rc)
 			return cgm_error(jobs[i].rc, "%s", jobs[i].message);

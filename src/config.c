@@ -493,8 +493,9 @@ static void apply_dynamic(cgm_model *model, const cgm_config *config, const cgm_
 					e = &model->edges[at];
 				}
 				e->provenance |= CGM_EDGE_STATIC | CGM_EDGE_DECLARED;
-				if (!e->declared)
-					e->declared = cgm_arena_strdup(model->arena, d->reason);
+				cgm_edge_rare *x = cgm_edge_rare_of(model->arena, e);
+				if (!x->declared)
+					x->declared = cgm_arena_strdup(model->arena, d->reason);
 				add_line(model, e, site->line);
 			}
 		}

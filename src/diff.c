@@ -606,7 +606,7 @@ static void collect_sites(diff_ctx *c, const cgm_model *m, bool is_base, keyed_l
 				/* By its text with layout and comments folded: an
 				 * EXECUTE only re-indented is the same site. */
 				kl_add(dynamic, cgm_arena_printf(c->a, "%s\x1f%s", id,
-								 site->text ? cgm_body_normalise(c->a, site->text)
+								 cgm_site_get_rare(site)->text ? cgm_body_normalise(c->a, cgm_site_get_rare(site)->text)
 									    : "-"),
 				       r);
 			else if (site->resolution == CGM_RES_MISSING)
@@ -648,9 +648,9 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		const site_ref *r = hdyn.items[i].value;
 		cgm_finding *f = add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
 					     cgm_arena_printf(c->a, "EXECUTE %s",
-							      or_none(r->site->text)));
+							      or_none(cgm_site_get_rare(r->site)->text)));
 		if (f)
-			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
+			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(cgm_site_get_rare(r->site)->text));
 	}
 	for (int i = 0; i < bdyn.n; i++) {
 		if (bdyn.items[i].used)
@@ -661,9 +661,9 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 			continue;
 		cgm_finding *f = add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
 					     cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
-							      or_none(r->site->text), r->site->line));
+							      or_none(cgm_site_get_rare(r->site)->text), r->site->line));
 		if (f)
-			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(r->site->text));
+			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(cgm_site_get_rare(r->site)->text));
 	}
 	for (int i = 0; i < hmiss.n; i++) {
 		keyed *k = kl_take(&bmiss, hmiss.items[i].key);

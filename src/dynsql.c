@@ -1,7 +1,7 @@
 /*
  * dynsql.c - dynamic SQL read before it runs.
  *
- * In:  the expression of a dynamic EXECUTE site (site->text) and the
+ * In:  the expression of a dynamic EXECUTE site (cgm_site_get_rare(site)->text) and the
  *      model's functions and triggers.
  * Out: the template its constant parts spell (variables as a placeholder),
  *      the statement kind, whether it can call a user function, and its
@@ -598,10 +598,10 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 	memset(out, 0, sizeof *out);
 	memset(sl, 0, sizeof *sl);
 	out->can_call = true;
-	if (!site->text)
+	if (!cgm_site_get_rare(site)->text)
 		return;
 	cgm_strbuf tb = CGM_STRBUF_INIT;
-	bool constant = build_template(&tb, site->text);
+	bool constant = build_template(&tb, cgm_site_get_rare(site)->text);
 	const char *t = cgm_strbuf_cstr(&tb);
 	if (!constant) {
 		cgm_strbuf_free(&tb);

@@ -316,6 +316,17 @@ static cgm_site_exprs *exprs_of(extract_ctx *ctx, const cgm_site *s)
 	return &ctx->exprs[s - ctx->sites];
 }
 
+/* The names of a site's arguments, allocated (nargs entries, NULL for a
+ * positional one) once one is named: a site with positional arguments only
+ * keeps none. */
+static const char **named_arg(extract_ctx *ctx, cgm_site *s)
+{
+	cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
+	if (!x->argnames)
+		x->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
+	return x->argnames;
+}
+
 /* A cast PostgreSQL applies by itself (coerce.c). */
 static void new_coercion_site(extract_ctx *ctx, const cgm_expr *value, const cgm_expr *target,
 			      int line)
@@ -626,13 +637,12 @@ static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 	int args = jt_get(d, fc, "args");
 	s->nargs = args >= 0 ? d->tokens[args].size : 0;
 	if (s->nargs > 0) {
-		s->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		int arg = args + 1;
 		for (int i = 0; i < s->nargs; i++) {
 			int named = jt_get(d, arg, "NamedArgExpr");
 			if (named >= 0)
-				s->argnames[i] = jt_strdup(d, jt_get(d, named, "name"), ctx->arena);
+				named_arg(ctx, s)[i] = jt_strdup(d, jt_get(d, named, "name"), ctx->arena);
 			s->argtypes[i] = arg_type(ctx, d, arg);
 			arg = jt_skip(d, arg);
 		}
@@ -653,8 +663,9 @@ static void json_columns(extract_ctx *ctx, const jt_doc *d, int list, cgm_site *
 		if (!cols[i])
 			return;
 	}
-	s->ncolumns = n;
-	s->columns = cols;
+	cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
+	x->ncolumns = n;
+	x->columns = cols;
 }
 
 /* The relation at rel (a RangeVar, wrapped or not) read or written. */
@@ -671,7 +682,7 @@ static cgm_site *on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned eve
 	s->kind = CGM_SITE_RELATION;
 	s->name = jt_strdup(d, relname, ctx->arena);
 	s->schema = jt_strdup(d, jt_get(d, rv, "schemaname"), ctx->arena);
-	s->events = events;
+	cgm_site_rare_of(ctx->arena, s)->events = events;
 	s->line = line_of_location(ctx, location);
 	return s;
 }
@@ -859,10 +870,10 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 	s->variadic_call = call->variadic;
 	s->nargs = call->nargs;
 	if (s->nargs > 0) {
-		s->argnames = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		for (int i = 0; i < s->nargs; i++) {
-			s->argnames[i] = cgm_arena_strdup(ctx->arena, call->args[i].name);
+			if (call->args[i].name)
+				named_arg(ctx, s)[i] = cgm_arena_strdup(ctx->arena, call->args[i].name);
 			s->argtypes[i] = raw_arg_type(ctx, &call->args[i]);
 		}
 		exprs_of(ctx, s)->argexprs = call->argexprs;
@@ -879,13 +890,14 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 	s->kind = CGM_SITE_RELATION;
 	s->name = cgm_arena_strdup(ctx->arena, rel->name);
 	s->schema = cgm_arena_strdup(ctx->arena, rel->schema);
-	s->events = rel->events;
+	cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
+	x->events = rel->events;
 	s->line = line_of_location(ctx, at);
 	if (rel->ncolumns > 0) {
-		s->ncolumns = rel->ncolumns;
-		s->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
+		x->ncolumns = rel->ncolumns;
+		x->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
 		for (int i = 0; i < rel->ncolumns; i++)
-			s->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
+			x->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
 	}
 	/* The casts storing each value may run (coerce.h). */
 	int site = ctx->nsites - 1;
@@ -894,7 +906,7 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 			continue;
 		const cgm_site *r = &ctx->sites[site];
 		const cgm_expr *target = cgm_coercion_column_expr(ctx->arena, r->schema, r->name,
-								  r->columns[i]);
+								  r->rare->columns[i]);
 		int line = r->line;
 		bind_vars(ctx, rel->values[i], 0);
 		if (ctx->coercions != CGM_COERCE_NONE)
@@ -1612,7 +1624,7 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 	s->kind = CGM_SITE_DYNAMIC;
 	s->line = ctx->stmt_line;
 	s->name = "EXECUTE";
-	s->text = cgm_arena_strdup(ctx->arena, text);
+	cgm_site_rare_of(ctx->arena, s)->text = cgm_arena_strdup(ctx->arena, text);
 	s->via_literal = false;
 }
 

@@ -127,7 +127,7 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		if (cgm_edge_unexplained(e))
 			cgm_strbuf_puts(b, " <span class=\"badge error\" title=\"observed at runtime "
 					   "but not found in the source\">unexplained</span>");
-		if (e->earlier_body)
+		if (cgm_edge_get_rare(e)->earlier_body)
 			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"observed against an earlier "
 					   "body of the caller (replaced since): matched by callee, not "
 					   "by line\">earlier body</span>");
@@ -158,8 +158,8 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 			/* no runtime columns */
 		} else if (e->provenance & CGM_EDGE_OBSERVED) {
 			cgm_strbuf_printf(b, "<td class=\"num\">%lld<td class=\"num\">",
-					  (long long)e->runtime.calls);
-			html_ms(b, e->runtime.total_ms);
+					  (long long)cgm_edge_runtime(e)->calls);
+			html_ms(b, cgm_edge_runtime(e)->total_ms);
 		} else {
 			cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94"
 					   "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94");
@@ -249,7 +249,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 					  site->line, site->line);
 			html_text(b, site->stmt ? site->stmt : "");
 			cgm_strbuf_puts(b, "</td><td><code>");
-			html_text(b, site->text ? site->text : "");
+			html_text(b, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			cgm_strbuf_puts(b, "</code></td><td>");
 			int shown = 0;
 			for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++) {
@@ -264,7 +264,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 				cgm_strbuf_puts(b, shown++ ? "<br>" : "");
 				html_fn_link(b, ctx, e->to, HTML_FN_SIBLING);
 				cgm_strbuf_printf(b, " <span class=\"muted\">%lld calls</span>",
-						  (long long)e->runtime.calls);
+						  (long long)cgm_edge_runtime(e)->calls);
 			}
 			if (!shown)
 				cgm_strbuf_printf(b, "<span class=\"badge error\">%s</span>",
@@ -756,8 +756,8 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 		h = html_key_str(h, site->name);
 		h = html_key_u64(h, (uint64_t)(int64_t)site->nargs);
 		h = html_key_str(h, site->stmt);
-		h = html_key_str(h, site->text);
-		h = html_key_u64(h, site->events);
+		h = html_key_str(h, cgm_site_get_rare(site)->text);
+		h = html_key_u64(h, cgm_site_get_rare(site)->events);
 		h = html_key_u64(h, (uint64_t)site->ntargets);
 		for (int t = 0; t < site->ntargets; t++) {
 			int target = site->targets[t];

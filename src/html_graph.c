@@ -316,9 +316,9 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 				  st && ob ? ", penwidth=2.2" : "");
 		break;
 	}
-	if (ob && e->runtime.calls > 0)
+	if (ob && cgm_edge_runtime(e)->calls > 0)
 		cgm_strbuf_printf(dot, ", label=\"%lld\xC3\x97\", fontcolor=\"%s\"",
-				  (long long)e->runtime.calls,
+				  (long long)cgm_edge_runtime(e)->calls,
 				  e->via == CGM_VIA_DYNAMIC ? COL_DYNAMIC : color);
 	if (e->ambiguous)
 		cgm_strbuf_puts(dot, ", arrowtail=odot, dir=both");
@@ -344,7 +344,7 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 						  nknown++ ? ", " : (e->nlines > 1 ? ", lines " : ", line "),
 						  e->lines[l]);
 		if (ob)
-			cgm_strbuf_printf(dot, ", %lld calls", (long long)e->runtime.calls);
+			cgm_strbuf_printf(dot, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
 		cgm_strbuf_puts(dot, "\"");
 	}
 	cgm_strbuf_puts(dot, "];\n");
@@ -395,11 +395,11 @@ static int neighbours(html_graph_scratch *s, const html_ctx *ctx, int fn, bool u
 		const cgm_edge *e = &ctx->model->edges[list[k]];
 		int other = up ? e->from : e->to;
 		if (n > 0 && s->order[n - 1] == other) {
-			s->weight[other] += (double)e->runtime.calls;
+			s->weight[other] += (double)cgm_edge_runtime(e)->calls;
 			continue;
 		}
 		s->order[n++] = other;
-		s->weight[other] = (double)e->runtime.calls;
+		s->weight[other] = (double)cgm_edge_runtime(e)->calls;
 	}
 	weight_order o = { ctx, s->weight };
 	qsort_r(s->order, (size_t)n, sizeof(int), compare_weight, &o);
@@ -622,7 +622,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					  seen ? "targets observed at runtime"
 					  : m->has_runtime ? "never observed at runtime"
 							   : "no runtime data");
-			dot_text(dot, site->text ? site->text : "");
+			dot_text(dot, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			cgm_strbuf_printf(dot, "\", URL=\"#L%d\"];\n", site->line);
 			cgm_strbuf_printf(dot,
 					  "  n%d -> d%d [color=\"" COL_DYNAMIC "\", style=dotted, "

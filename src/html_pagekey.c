@@ -151,17 +151,17 @@ static uint64_t edge_key(uint64_t h, const html_ctx *ctx, const cgm_edge *e)
 	h = html_key_u64(h, (uint64_t)e->via);
 	h = html_key_str(h, e->object);
 	h = html_key_u64(h, e->provenance);
-	h = html_key_u64(h, (uint64_t)e->ambiguous | (uint64_t)e->earlier_body << 1 |
+	h = html_key_u64(h, (uint64_t)e->ambiguous | (uint64_t)cgm_edge_get_rare(e)->earlier_body << 1 |
 				    (uint64_t)cgm_edge_unexplained(e) << 2);
-	h = html_key_u64(h, (uint64_t)e->ncaller_bodies);
-	for (int i = 0; i < e->ncaller_bodies; i++)
-		h = html_key_str(h, e->caller_bodies[i]);
+	h = html_key_u64(h, (uint64_t)cgm_edge_get_rare(e)->ncaller_bodies);
+	for (int i = 0; i < cgm_edge_get_rare(e)->ncaller_bodies; i++)
+		h = html_key_str(h, cgm_edge_get_rare(e)->caller_bodies[i]);
 	h = html_key_u64(h, (uint64_t)e->nlines);
 	for (int i = 0; i < e->nlines; i++)
 		h = html_key_u64(h, (uint64_t)(int64_t)e->lines[i]);
-	h = html_key_str(h, e->declared);
+	h = html_key_str(h, cgm_edge_get_rare(e)->declared);
 	(void)ctx;
-	return key_runtime(h, &e->runtime);
+	return key_runtime(h, cgm_edge_runtime(e));
 }
 
 void html_pagekey_build(html_ctx *ctx)

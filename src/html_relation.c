@@ -243,7 +243,7 @@ void html_relations_build(html_ctx *ctx)
 		rel->count = i + 1 - rel->first;
 		ctx->rel_mentions[i] = (html_rel_mention){ list[i].kind, list[i].a, list[i].b };
 		if (list[i].kind == 0) {
-			unsigned ev = m->functions[list[i].a].sites[list[i].b].events;
+			unsigned ev = cgm_site_get_rare(&m->functions[list[i].a].sites[list[i].b])->events;
 			rel->nreaders += (ev & CGM_EV_SELECT) != 0;
 			rel->nwriters += (ev & ~(unsigned)CGM_EV_SELECT) != 0;
 		} else {
@@ -344,8 +344,8 @@ static void accessors(cgm_strbuf *b, const html_ctx *ctx, const html_relation *r
 		if (mn->kind != 0)
 			continue;
 		const cgm_site *site = &m->functions[mn->a].sites[mn->b];
-		unsigned ev = reads ? site->events & CGM_EV_SELECT
-				    : site->events & ~(unsigned)CGM_EV_SELECT;
+		unsigned ev = reads ? cgm_site_get_rare(site)->events & CGM_EV_SELECT
+				    : cgm_site_get_rare(site)->events & ~(unsigned)CGM_EV_SELECT;
 		if (!ev)
 			continue;
 		cgm_strbuf_puts(b, "<tr><td>");
@@ -528,7 +528,7 @@ void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		else
 			html_text(b, site->name);
 		cgm_strbuf_puts(b, "</td>");
-		events_cell(b, site->events);
+		events_cell(b, cgm_site_get_rare(site)->events);
 		if (site->line > 0 && f->source)
 			cgm_strbuf_printf(b, "<td class=\"num\"><a href=\"#L%d\">%d</a></td>",
 					  site->line, site->line);

@@ -625,7 +625,7 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 				cgm_strbuf_puts(&b, "<td>");
 				html_text(&b, site->stmt ? site->stmt : "");
 				cgm_strbuf_puts(&b, "</td><td><code>");
-				html_text(&b, site->text ? site->text : "");
+				html_text(&b, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 				cgm_strbuf_puts(&b, "</code></td>");
 				if (want_seen) {
 					cgm_strbuf_puts(&b, "<td>");
@@ -641,7 +641,7 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 								html_fn_link(&b, ctx, e->to, "../");
 								cgm_strbuf_printf(&b, " <span class=\"muted\">"
 										      "%lld calls</span>",
-										  (long long)e->runtime.calls);
+										  (long long)cgm_edge_runtime(e)->calls);
 								break;
 							}
 					}
@@ -689,8 +689,8 @@ static int report_unexplained(const html_ctx *ctx, const totals *t)
 					cgm_strbuf_printf(&b, "#L%d\">%d</a>", e->lines[l], e->lines[l]);
 				}
 				cgm_strbuf_printf(&b, "</td><td class=\"num\">%lld</td><td class=\"num\">",
-						  (long long)e->runtime.calls);
-				html_ms(&b, e->runtime.total_ms);
+						  (long long)cgm_edge_runtime(e)->calls);
+				html_ms(&b, cgm_edge_runtime(e)->total_ms);
 				cgm_strbuf_puts(&b, "</td></tr>\n");
 			}
 		cgm_strbuf_puts(&b, "</tbody></table>\n");

@@ -264,20 +264,21 @@ static cgm_edge *argument_call(cgm_model *model, edge_index *ix, int caller, int
 /* Keep the caller body version a call was seen against (sorted, distinct). */
 static void add_caller_body(cgm_model *model, cgm_edge *e, const char *version)
 {
+	cgm_edge_rare *x = cgm_edge_rare_of(model->arena, e);
 	int k = 0;
-	while (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) < 0)
+	while (k < x->ncaller_bodies && strcmp(x->caller_bodies[k], version) < 0)
 		k++;
-	if (k < e->ncaller_bodies && strcmp(e->caller_bodies[k], version) == 0)
+	if (k < x->ncaller_bodies && strcmp(x->caller_bodies[k], version) == 0)
 		return;
 	const char **list = cgm_arena_alloc(model->arena,
-					    sizeof(char *) * (size_t)(e->ncaller_bodies + 1));
+					    sizeof(char *) * (size_t)(x->ncaller_bodies + 1));
 	for (int i = 0; i < k; i++)
-		list[i] = e->caller_bodies[i];
+		list[i] = x->caller_bodies[i];
 	list[k] = cgm_arena_strdup(model->arena, version);
-	for (int i = k; i < e->ncaller_bodies; i++)
-		list[i + 1] = e->caller_bodies[i];
-	e->caller_bodies = list;
-	e->ncaller_bodies++;
+	for (int i = k; i < x->ncaller_bodies; i++)
+		list[i + 1] = x->caller_bodies[i];
+	x->caller_bodies = list;
+	x->ncaller_bodies++;
 }
 
 static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_runtime_edge *row)
@@ -285,7 +286,8 @@ static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_
 	edge->provenance |= CGM_EDGE_OBSERVED;
 	if (row->caller_body)
 		add_caller_body(model, edge, row->caller_body);
-	add_stats(model, edge_said(ix, (int)(edge - model->edges)), &edge->runtime, &row->stats,
+	add_stats(model, edge_said(ix, (int)(edge - model->edges)),
+		  &cgm_edge_rare_of(model->arena, edge)->runtime, &row->stats,
 		  model->functions[edge->from].id, model->functions[edge->to].id);
 }
 
@@ -303,7 +305,7 @@ static void attach_earlier_body(cgm_model *model, edge_index *ix, int caller, in
 		edge = edge_for(model, ix, caller, callee,
 				row->dynamic && dynamic_sites ? CGM_VIA_DYNAMIC : CGM_VIA_CALL);
 	}
-	edge->earlier_body = true;
+	cgm_edge_rare_of(model->arena, edge)->earlier_body = true;
 	observe(model, ix, edge, row);
 }
 
@@ -684,8 +686,8 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	/* A call the mapped body makes that cgmap did not find stays
 	 * unexplained on its own merits, whatever earlier bodies did. */
 	for (int e = 0; e < model->nedges && e < ix.cap_current_miss; e++)
-		if (ix.current_miss[e])
-			model->edges[e].earlier_body = false;
+		if (ix.current_miss[e] && model->edges[e].rare)
+			model->edges[e].rare->earlier_body = false;
 	edge_index_free(&ix);
 	free(stats_from);
 	free(stat_calls);

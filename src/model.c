@@ -15,10 +15,14 @@
 _Static_assert(sizeof(cgm_via) == 1 && sizeof(cgm_site_kind) == 1 &&
 		       sizeof(cgm_resolution) == 1,
 	       "site and edge enums are one byte (CGM_PACKED_ENUM)");
-_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 80,
-	       "cgm_edge grew past 80 bytes: keep its fields free of padding");
-_Static_assert(sizeof(void *) != 8 || sizeof(cgm_site) <= 104,
-	       "cgm_site grew past 104 bytes: keep its fields free of padding");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_edge) <= 40,
+	       "cgm_edge grew past 40 bytes: keep its fields free of padding, rare ones in "
+	       "cgm_edge_rare");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_function) <= 272,
+	       "cgm_function grew past 272 bytes: keep its fields free of padding");
+_Static_assert(sizeof(void *) != 8 || sizeof(cgm_site) <= 64,
+	       "cgm_site grew past 64 bytes: keep its fields free of padding, rare ones in "
+	       "cgm_site_rare");
 
 cgm_model *cgm_model_new(void)
 {
@@ -72,6 +76,23 @@ void cgm_model_reserve_edges(cgm_model *model, int count)
 	model->edges = cgm_arena_resize(model->arena, model->edges, (size_t)model->nedges,
 					(size_t)count, sizeof(cgm_edge));
 	model->cap_edges = count;
+}
+
+const cgm_edge_rare cgm_edge_rare_none;
+const cgm_site_rare cgm_site_rare_none;
+
+cgm_site_rare *cgm_site_rare_of(cgm_arena *arena, cgm_site *s)
+{
+	if (!s->rare)
+		s->rare = cgm_arena_alloc(arena, sizeof(cgm_site_rare));
+	return s->rare;
+}
+
+cgm_edge_rare *cgm_edge_rare_of(cgm_arena *arena, cgm_edge *e)
+{
+	if (!e->rare)
+		e->rare = cgm_arena_alloc(arena, sizeof(cgm_edge_rare));
+	return e->rare;
 }
 
 cgm_edge *cgm_model_add_edge(cgm_model *model)
@@ -282,8 +303,8 @@ int cgm_edge_compare_kind(const cgm_edge *x, const cgm_edge *y)
 
 cgm_via cgm_site_target_via(const cgm_site *site, int t)
 {
-	if (site->target_via)
-		return site->target_via[t];
+	if (site->rare && site->rare->target_via)
+		return site->rare->target_via[t];
 	return site->kind == CGM_SITE_TRIGGER ? CGM_VIA_TRIGGER
 	       : site->via_literal           ? CGM_VIA_LITERAL
 					     : CGM_VIA_CALL;
@@ -291,7 +312,7 @@ cgm_via cgm_site_target_via(const cgm_site *site, int t)
 
 const char *cgm_site_target_object(const cgm_site *site, int t)
 {
-	return site->target_object ? site->target_object[t] : NULL;
+	return site->rare && site->rare->target_object ? site->rare->target_object[t] : NULL;
 }
 
 int cgm_count_lines(const char *s)

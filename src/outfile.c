@@ -4,7 +4,8 @@
  *
  * In: a path, then bytes.  Out: the file, renamed into place on commit.
  * Memory: the path copies, the buffers and the writing thread, all ended
- * and freed by cgm_outfile_commit; the orders are malloc'd for the caller.
+ * and freed by cgm_outfile_commit; the orders are malloc'd for the caller
+ * (a shared edge order, model->edge_order, is its maker's).
  */
 #include "outfile.h"
 
@@ -354,6 +355,14 @@ static int compare_edges_ctx(const void *a, const void *b, void *arg)
 	if (x == y)
 		return 0;
 	return edge_before(ctx->model, ctx->rank, x, y) ? -1 : 1;
+}
+
+const int *cgm_output_edge_order_get(const cgm_model *model, const int *rank, int **own)
+{
+	*own = NULL;
+	if (model->edge_order)
+		return model->edge_order;
+	return *own = cgm_output_edge_order(model, rank);
 }
 
 int *cgm_output_edge_order(const cgm_model *model, const int *rank)

@@ -142,5 +142,9 @@ static inline void cgm_outfile_int(cgm_outfile *f, long long v)
  * ranks (cgm_model_id_ranks) instead of a comparison sort; every edge's from and to must be
  * valid indexes.  Malloc'd, model->nedges entries; the caller frees. */
 int *cgm_output_edge_order(const cgm_model *model, const int *rank);
+/* The same order for a writer: model->edge_order when its caller made it
+ * for several writers to share, else made here and left in *own for the
+ * writer to free (NULL when shared). */
+const int *cgm_output_edge_order_get(const cgm_model *model, const int *rank, int **own);
 
 #endif

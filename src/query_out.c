@@ -88,8 +88,8 @@ static void edge_words(cgm_strbuf *o, const cgm_edge *e)
 		lines_list(o, e, ", ");
 	}
 	if (e->provenance & CGM_EDGE_OBSERVED)
-		cgm_strbuf_printf(o, ", %" PRId64 " call%s", e->runtime.calls,
-				  e->runtime.calls == 1 ? "" : "s");
+		cgm_strbuf_printf(o, ", %" PRId64 " call%s", cgm_edge_runtime(e)->calls,
+				  cgm_edge_runtime(e)->calls == 1 ? "" : "s");
 }
 
 static void json_edge_fields(cgm_strbuf *o, const cgm_model *m, const cgm_edge *e)
@@ -105,7 +105,7 @@ static void json_edge_fields(cgm_strbuf *o, const cgm_model *m, const cgm_edge *
 	cgm_strbuf_printf(o, ", \"provenance\": \"%s\", \"ambiguous\": %s, \"lines\": [",
 			  cgm_qedge_provenance(e), e->ambiguous ? "true" : "false");
 	lines_list(o, e, ", ");
-	cgm_strbuf_printf(o, "], \"calls\": %" PRId64, e->runtime.calls);
+	cgm_strbuf_printf(o, "], \"calls\": %" PRId64, cgm_edge_runtime(e)->calls);
 }
 
 static void csv_edge_fields(cgm_strbuf *o, const cgm_model *m, const cgm_edge *e)
@@ -117,7 +117,7 @@ static void csv_edge_fields(cgm_strbuf *o, const cgm_model *m, const cgm_edge *e
 	csv_field(o, e->object);
 	cgm_strbuf_printf(o, ",%s,%s,", cgm_qedge_provenance(e), e->ambiguous ? "true" : "false");
 	lines_list(o, e, " ");
-	cgm_strbuf_printf(o, ",%" PRId64, e->runtime.calls);
+	cgm_strbuf_printf(o, ",%" PRId64, cgm_edge_runtime(e)->calls);
 }
 
 /* ---- DOT: the functions and edges an answer touches ---- */

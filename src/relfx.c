@@ -354,13 +354,14 @@ static void set_targets(cgm_arena *arena, const cgm_model *m, cgm_site *s, const
 	if (w->ntargets == 0)
 		return;
 	s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)w->ntargets);
-	s->target_via = cgm_arena_alloc(arena, sizeof(cgm_via) * (size_t)w->ntargets);
-	s->target_object = cgm_arena_alloc(arena, sizeof(char *) * (size_t)w->ntargets);
+	cgm_site_rare *x = cgm_site_rare_of(arena, s);
+	x->target_via = cgm_arena_alloc(arena, sizeof(cgm_via) * (size_t)w->ntargets);
+	x->target_object = cgm_arena_alloc(arena, sizeof(char *) * (size_t)w->ntargets);
 	bool all_builtin = true;
 	for (int i = 0; i < w->ntargets; i++) {
 		s->targets[i] = w->targets[i].function;
-		s->target_via[i] = w->targets[i].via;
-		s->target_object[i] = w->targets[i].object;
+		x->target_via[i] = w->targets[i].via;
+		x->target_object[i] = w->targets[i].object;
 		if (!m->functions[w->targets[i].function].builtin)
 			all_builtin = false;
 	}
@@ -372,10 +373,7 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 {
 	const cgm_model *m = fx->model;
 	fx_walk w = { .fx = fx, .arena = arena };
-	s->ntargets = 0;
-	s->targets = NULL;
-	s->target_via = NULL;
-	s->target_object = NULL;
+	cgm_site_clear_targets(s);
 	s->resolution = CGM_RES_NONE;
 	if (s->kind == CGM_SITE_DDL) {
 		for (int i = 0; i < m->nevent_triggers; i++)
@@ -401,7 +399,8 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 	if (rel < 0)
 		return;
 	fx_label none = { false, CGM_VIA_CALL, NULL };
-	collect(&w, rel, s->events, s->columns, s->ncolumns, none,
+	const cgm_site_rare *x = cgm_site_get_rare(s);
+	collect(&w, rel, x->events, x->columns, x->ncolumns, none,
 		s->kind == CGM_SITE_TRIGGER, false);
 	if (s->kind == CGM_SITE_TRIGGER) {
 		/* An old snapshot's trigger site: only its triggers, as before. */
@@ -412,9 +411,9 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 		w.ntargets = kept;
 	}
 	set_targets(arena, m, s, &w);
-	if (s->kind == CGM_SITE_TRIGGER) {
-		s->target_via = NULL;
-		s->target_object = NULL;
+	if (s->kind == CGM_SITE_TRIGGER && s->rare) {
+		s->rare->target_via = NULL;
+		s->rare->target_object = NULL;
 	}
 	free(w.targets);
 }

@@ -390,7 +390,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			r->cells[5] = xstrdup(status);
 			r->cells[6] = xstrdup(nids ? cgm_strbuf_cstr(&targets)
 						   : cgm_strbuf_cstr(&declared_targets));
-			r->cells[7] = xstrdup(site->text ? site->text : "");
+			r->cells[7] = xstrdup(cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			char *place = place_suffix(f);
 			if (nids)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
@@ -484,7 +484,7 @@ static void build_unexplained(table *t, const cgm_model *model)
 				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
 				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
 				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
-				  : strcmp(cause, "changed body") == 0 && e->earlier_body
+				  : strcmp(cause, "changed body") == 0 && cgm_edge_get_rare(e)->earlier_body
 					  ? "a body replaced since it was observed (seen against an "
 					    "earlier version of the caller's body, which called it)"
 				  : strcmp(cause, "changed body") == 0
@@ -504,13 +504,13 @@ static void build_unexplained(table *t, const cgm_model *model)
 		r->cells[3] = xstrdup(from->file);
 		r->cells[4] = from->file && from->file_line > 0 ? int_cell(from->file_line) : NULL;
 		r->cells[5] = lines_text(e->lines, e->nlines, ",");
-		r->cells[6] = int_cell(e->runtime.calls);
-		r->cells[7] = num_cell(e->runtime.total_ms);
-		r->cells[8] = num_cell(e->runtime.self_ms);
+		r->cells[6] = int_cell(cgm_edge_runtime(e)->calls);
+		r->cells[7] = num_cell(cgm_edge_runtime(e)->total_ms);
+		r->cells[8] = num_cell(cgm_edge_runtime(e)->self_ms);
 		r->cells[9] = why_text;
 		char *place = place_suffix(from);
 		r->text = xprintf("%s -> %s lines %s calls %lld: %s%s", from->id, r->cells[1],
-				  e->nlines ? r->cells[5] : "-", (long long)e->runtime.calls, why,
+				  e->nlines ? r->cells[5] : "-", (long long)cgm_edge_runtime(e)->calls, why,
 				  place);
 		free(place);
 	}
@@ -574,16 +574,16 @@ static void build_edges(table *t, const cgm_model *model)
 		r->cells[4] = lines_text(e->lines, e->nlines, ",");
 		r->cells[5] = bool_cell(e->ambiguous);
 		if (observed) {
-			r->cells[6] = int_cell(e->runtime.calls);
-			r->cells[7] = num_cell(e->runtime.total_ms);
-			r->cells[8] = num_cell(e->runtime.self_ms);
+			r->cells[6] = int_cell(cgm_edge_runtime(e)->calls);
+			r->cells[7] = num_cell(cgm_edge_runtime(e)->total_ms);
+			r->cells[8] = num_cell(cgm_edge_runtime(e)->self_ms);
 		}
 		cgm_strbuf line = CGM_STRBUF_INIT;
 		if (e->object)
 			r->cells[9] = xstrdup(e->object);
-		r->cells[10] = bool_cell(e->earlier_body);
+		r->cells[10] = bool_cell(cgm_edge_get_rare(e)->earlier_body);
 		if (e->provenance & CGM_EDGE_DECLARED)
-			r->cells[11] = xstrdup(e->declared ? e->declared : "");
+			r->cells[11] = xstrdup(cgm_edge_get_rare(e)->declared ? cgm_edge_get_rare(e)->declared : "");
 		cgm_strbuf_printf(&line, "%s -> %s via %s", r->cells[0], r->cells[1], r->cells[2]);
 		if (e->object)
 			cgm_strbuf_printf(&line, " (%s)", e->object);
@@ -591,12 +591,12 @@ static void build_edges(table *t, const cgm_model *model)
 		if (e->ambiguous)
 			cgm_strbuf_puts(&line, " ambiguous");
 		if (observed)
-			cgm_strbuf_printf(&line, " calls %lld", (long long)e->runtime.calls);
-		if (e->earlier_body)
+			cgm_strbuf_printf(&line, " calls %lld", (long long)cgm_edge_runtime(e)->calls);
+		if (cgm_edge_get_rare(e)->earlier_body)
 			cgm_strbuf_puts(&line, " (observed against an earlier body of the caller)");
 		if (e->provenance & CGM_EDGE_DECLARED)
-			cgm_strbuf_printf(&line, " declared%s%s", e->declared && *e->declared ? ": " : "",
-					  e->declared ? e->declared : "");
+			cgm_strbuf_printf(&line, " declared%s%s", cgm_edge_get_rare(e)->declared && *cgm_edge_get_rare(e)->declared ? ": " : "",
+					  cgm_edge_get_rare(e)->declared ? cgm_edge_get_rare(e)->declared : "");
 		r->text = xstrdup(cgm_strbuf_cstr(&line));
 		cgm_strbuf_free(&line);
 	}

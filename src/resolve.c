@@ -8,7 +8,9 @@
  * Out: site->resolution and site->targets (every candidate when ambiguous),
  *      model->edges (static provenance), old trigger sites that fire
  *      nothing dropped.  Everything is allocated in model->arena (the arenas of
- *      the other resolving threads are adopted by it).
+ *      the other resolving threads are adopted by it); the sites kept of a
+ *      body extracted here share their equal rare records (keep_rare), which
+ *      nothing writes after (a site resolved again gets its own first).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
  * core (cgm_resolve_options.threads); each run's edges are counted by the
@@ -183,10 +185,11 @@ typedef struct candidate {
 static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c)
 {
 	int n = s->nargs, N = f->nargs;
+	const char *const *names = cgm_site_get_rare(s)->argnames;
 	bool named_any = false;
 	int positional = 0;
 	for (int i = 0; i < n; i++) {
-		if (s->argnames && s->argnames[i])
+		if (names && names[i])
 			named_any = true;
 		else if (!named_any)
 			positional++;
@@ -215,7 +218,7 @@ static bool arguments_fit(const cgm_function *f, const cgm_site *s, candidate *c
 		} else {
 			p = -1;
 			for (int k = 0; f->argnames && k < N; k++)
-				if (f->argnames[k] && strcmp(f->argnames[k], s->argnames[i]) == 0) {
+				if (f->argnames[k] && strcmp(f->argnames[k], names[i]) == 0) {
 					p = k;
 					break;
 				}
@@ -467,8 +470,9 @@ typedef struct typing_ctx {
 static const char *call_result(void *arg, const cgm_expr *call, const char *const *argtypes)
 {
 	typing_ctx *tc = arg;
+	cgm_site_rare names = { .argnames = call->names };
 	cgm_site tmp = { .kind = CGM_SITE_CALL, .name = call->name, .schema = call->schema,
-			 .nargs = call->nargs, .argnames = call->names,
+			 .nargs = call->nargs, .rare = call->names ? &names : NULL,
 			 .argtypes = (const char **)argtypes, .variadic_call = call->flag };
 	const char *none[1] = { NULL };
 	if (tmp.nargs == 0)
@@ -697,8 +701,104 @@ typedef struct resolve_worker {
 	cgm_arena *arena;      /* targets and edge lines of the runs it takes */
 	cgm_arena *scratch;    /* one body's parse and typing, reset after it */
 	cgm_intern *strings;   /* the kept sites' strings, one copy each, in arena */
+	struct rare_table *rares; /* the kept sites' rare records, one copy each */
 	pthread_t thread;
 } resolve_worker;
+
+/* The rare records of kept sites (cgm_site_rare), one copy of each
+ * distinct one per thread: the relation sites of different functions
+ * that read or write the same table the same way run the same effects
+ * (a sixth of a map's sites, most alike).  Heap memory, freed with the
+ * worker; the records are in its arena.  A shared record is never written:
+ * resolving a site again gives it its own first (resolve_function). */
+typedef struct rare_slot {
+	cgm_site_rare *x;     /* NULL: empty */
+	uint64_t hash;
+	int ntargets;         /* of the sites sharing it: the length of target_via */
+} rare_slot;
+
+typedef struct rare_table {
+	rare_slot *slots;
+	size_t cap, used;
+} rare_table;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* Hash of a record whose strings and lists are interned (equal ones are
+ * the same pointers) and of its target_via bytes. */
+static uint64_t rare_hash(const cgm_site_rare *x, int ntargets)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = mix(h, x->events);
+	h = mix(h, (uint64_t)(unsigned)x->ncolumns);
+	h = mix(h, (uint64_t)(uintptr_t)x->columns);
+	h = mix(h, (uint64_t)(uintptr_t)x->text);
+	h = mix(h, (uint64_t)(uintptr_t)x->argnames);
+	h = mix(h, (uint64_t)(uintptr_t)x->target_object);
+	h = mix(h, (uint64_t)(unsigned)ntargets);
+	h = mix(h, x->target_via != NULL);
+	for (int i = 0; x->target_via && i < ntargets; i++)
+		h = mix(h, x->target_via[i]);
+	return h;
+}
+
+static bool rare_equal(const cgm_site_rare *a, const cgm_site_rare *b, int ntargets)
+{
+	if (a->events != b->events || a->ncolumns != b->ncolumns || a->columns != b->columns ||
+	    a->text != b->text || a->argnames != b->argnames ||
+	    a->target_object != b->target_object || !a->target_via != !b->target_via)
+		return false;
+	return !a->target_via ||
+	       memcmp(a->target_via, b->target_via, sizeof(cgm_via) * (size_t)ntargets) == 0;
+}
+
+static void rare_table_free(rare_table *t)
+{
+	if (t)
+		free(t->slots);
+	free(t);
+}
+
+/* The kept copy of `x` (interned strings, target_via of ntargets entries
+ * anywhere): an equal one kept before, or a new one in `arena`. */
+static cgm_site_rare *keep_rare(rare_table *t, cgm_arena *arena, const cgm_site_rare *x,
+				int ntargets)
+{
+	if ((t->used + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		rare_slot *slots = cgm_xcalloc(cap, sizeof(rare_slot));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i].x) {
+				size_t j = t->slots[i].hash & (cap - 1);
+				while (slots[j].x)
+					j = (j + 1) & (cap - 1);
+				slots[j] = t->slots[i];
+			}
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+	}
+	uint64_t h = rare_hash(x, ntargets);
+	size_t j = h & (t->cap - 1);
+	for (; t->slots[j].x; j = (j + 1) & (t->cap - 1))
+		if (t->slots[j].hash == h && t->slots[j].ntargets == ntargets &&
+		    rare_equal(t->slots[j].x, x, ntargets))
+			return t->slots[j].x;
+	size_t n = x->target_via ? (size_t)(ntargets > 0 ? ntargets : 1) : 0;
+	cgm_site_rare *k = cgm_arena_alloc(arena, sizeof(cgm_site_rare) + n);
+	*k = *x;
+	if (x->target_via) {
+		k->target_via = (cgm_via *)(k + 1);
+		memcpy(k->target_via, x->target_via, sizeof(cgm_via) * (size_t)ntargets);
+	}
+	t->slots[j] = (rare_slot){ k, h, ntargets };
+	t->used++;
+	return k;
+}
 
 /* A statement on a relation, or DDL: what it runs on the relation's behalf
  * (relfx.c), the relation found along the caller's search_path. */
@@ -733,8 +833,14 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		const cgm_site_exprs *x = fn->site_exprs ? &fn->site_exprs[i] : NULL;
 		s->ntargets = 0;
 		s->targets = NULL;
-		s->target_via = NULL;
-		s->target_object = NULL;
+		if (s->rare) {
+			/* Kept records may be shared (keep_rare): its own, to write. */
+			cgm_site_rare *own = cgm_arena_alloc(arena, sizeof(cgm_site_rare));
+			*own = *s->rare;
+			own->target_via = NULL;
+			own->target_object = NULL;
+			s->rare = own;
+		}
 		if (s->kind == CGM_SITE_DYNAMIC) {
 			s->resolution = CGM_RES_NONE;
 		} else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
@@ -767,19 +873,15 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 static void keep_resolved(resolve_worker *w, cgm_function *fn)
 {
 	cgm_site *sites = NULL;
-	size_t ntargets = 0, nvia = 0;
+	size_t ntargets = 0;
 	for (int i = 0; i < fn->nsites; i++) {
 		const cgm_site *s = &fn->sites[i];
 		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets)
 			ntargets += n;
-		if (s->target_via)
-			nvia += n;
 	}
 	int *targets = ntargets ? cgm_arena_alloc(w->arena, sizeof(int) * ntargets) : NULL;
-	cgm_via *via = nvia ? cgm_arena_alloc(w->arena, sizeof(cgm_via) * nvia) : NULL;
 	static int no_targets[1];
-	static cgm_via no_via[1];
 	if (fn->nsites)
 		sites = cgm_arena_alloc(w->arena, sizeof(cgm_site) * (size_t)fn->nsites);
 	for (int i = 0; i < fn->nsites; i++) {
@@ -789,10 +891,8 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		k->stmt = cgm_intern_str(w->strings, s->stmt);
 		k->schema = cgm_intern_str(w->strings, s->schema);
 		k->name = cgm_intern_str(w->strings, s->name);
-		k->text = cgm_intern_str(w->strings, s->text);
-		k->argnames = cgm_intern_strs(w->strings, s->argnames, s->nargs);
 		k->argtypes = cgm_intern_strs(w->strings, s->argtypes, s->nargs);
-		k->columns = cgm_intern_strs(w->strings, s->columns, s->ncolumns);
+		k->rare = NULL;
 		size_t n = (size_t)(s->ntargets > 0 ? s->ntargets : 0);
 		if (s->targets) {
 			/* A site without targets keeps a non-NULL (empty) array. */
@@ -800,12 +900,19 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 			memcpy(k->targets, s->targets, sizeof(int) * n);
 			targets += n;
 		}
-		if (s->target_via) {
-			k->target_via = n ? via : no_via;
-			memcpy(k->target_via, s->target_via, sizeof(cgm_via) * n);
-			via += n;
-		}
-		k->target_object = cgm_intern_strs(w->strings, s->target_object, s->ntargets);
+		const cgm_site_rare *r = s->rare;
+		if (!r || !(r->events || r->ncolumns || r->text || r->argnames || r->target_via ||
+			    r->target_object))
+			continue;
+		/* The few sites with more keep it in a record, shared by the
+		 * sites whose records are equal. */
+		cgm_site_rare x = { .events = r->events, .ncolumns = r->ncolumns };
+		x.text = cgm_intern_str(w->strings, r->text);
+		x.argnames = cgm_intern_strs(w->strings, r->argnames, s->nargs);
+		x.columns = cgm_intern_strs(w->strings, r->columns, r->ncolumns);
+		x.target_via = r->target_via;
+		x.target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
+		k->rare = keep_rare(w->rares, w->arena, &x, (int)n);
 	}
 	fn->sites = sites;
 	fn->site_exprs = NULL; /* in the scratch arena, reset next */
@@ -833,6 +940,7 @@ static void resolve_one(resolve_worker *w, cgm_function *fn)
 	if (!w->scratch) {
 		w->scratch = cgm_arena_new();
 		w->strings = cgm_intern_new(w->arena);
+		w->rares = cgm_xcalloc(1, sizeof(rare_table));
 	}
 	cgm_extract_function_with(w->scratch, fn, w->job->coercions);
 	resolve_function(rv, w->scratch, fn);
@@ -948,6 +1056,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		pthread_mutex_destroy(&job.lock);
 		for (int t = 0; t <= started; t++) {
 			cgm_intern_free(workers[t].strings);
+			rare_table_free(workers[t].rares);
 			cgm_arena_free(workers[t].scratch);
 			if (t > 0)
 				cgm_arena_adopt(model->arena, workers[t].arena);
@@ -966,6 +1075,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	started = run_pass(&job, workers, threads, started);
 	for (int t = 0; t <= started; t++) {
 		cgm_intern_free(workers[t].strings);
+		rare_table_free(workers[t].rares);
 		cgm_arena_free(workers[t].scratch);
 		if (t > 0)
 			cgm_arena_adopt(model->arena, workers[t].arena);

@@ -217,8 +217,9 @@ static void add_target(cgm_arena *arena, cgm_site *s, int fn, cgm_via via, const
 	vias[n] = via;
 	objects[n] = object;
 	s->targets = targets;
-	s->target_via = vias;
-	s->target_object = objects;
+	cgm_site_rare *rare = cgm_site_rare_of(arena, s);
+	rare->target_via = vias;
+	rare->target_object = objects;
 	s->ntargets = n + 1;
 }
 
@@ -268,10 +269,7 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 		builtin_fits = builtin_fits || cands[k]->builtin;
 	if (n > 1 && untyped && builtin_fits)
 		return false;
-	s->ntargets = 0;
-	s->targets = NULL;
-	s->target_via = NULL;
-	s->target_object = NULL;
+	cgm_site_clear_targets(s);
 	for (int k = 0; k < n; k++)
 		if (worth_edge(r, cands[k]->function))
 			add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
@@ -301,10 +299,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	const char *source = qualify_type(r, arena, s->argtypes ? s->argtypes[0] : NULL, path, npath);
 	if (source && (strcmp(source, "unknown") == 0 || strcmp(source, target) == 0))
 		return false;
-	s->ntargets = 0;
-	s->targets = NULL;
-	s->target_via = NULL;
-	s->target_object = NULL;
+	cgm_site_clear_targets(s);
 	if (source) {
 		/* A record (ROW(...)::t) becomes a composite type by a row
 		 * conversion, never a pg_cast row. */
@@ -354,10 +349,7 @@ static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 		return false;
 	s->name = target;
 	s->argtypes[0] = source;
-	s->ntargets = 0;
-	s->targets = NULL;
-	s->target_via = NULL;
-	s->target_object = NULL;
+	cgm_site_clear_targets(s);
 	add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 	settle(r, s, false);
 	return true;
@@ -378,10 +370,7 @@ bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 		    : coerce_to			     ? resolve_coercion(r, arena, typer, caller, s, x)
 						     : resolve_cast(r, arena, caller, s);
 	if (!kept) {
-		s->ntargets = 0;
-		s->targets = NULL;
-		s->target_via = NULL;
-		s->target_object = NULL;
+		cgm_site_clear_targets(s);
 	}
 	return kept;
 }
@@ -417,7 +406,7 @@ void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
 	const char *path[MAX_PATH];
 	int npath = -1;
 	for (int i = 0; i < s->nargs && i < f->nargs; i++) {
-		if ((s->argnames && s->argnames[i]) || !s->argtypes[i] ||
+		if ((s->rare && s->rare->argnames && s->rare->argnames[i]) || !s->argtypes[i] ||
 		    (f->variadic && i >= f->nargs - 1))
 			break;
 		if (!listed(r->cast_targets, r->ncast_targets, f->argtypes[i]))

@@ -493,7 +493,8 @@ typedef struct {
 	int *order;           /* written function indexes by id */
 	int norder;
 	int *position;        /* per written function index: its place in order */
-	int *edges;           /* edge indexes by from, to, via */
+	const int *edges;     /* edge indexes by from, to, via */
+	int *own_edges;       /* edges when this writer made them (outfile.h) */
 	int nedges;
 	int *first_edge;      /* per place in order: its first edge in edges (norder + 1) */
 	char *id_text;        /* the written ids as JSON strings, quotes included */
@@ -585,7 +586,7 @@ static int writer_plan(writer *w)
 		}
 	free(sorted);
 
-	w->edges = cgm_output_edge_order(m, w->rank);
+	w->edges = cgm_output_edge_order_get(m, w->rank, &w->own_edges);
 	w->nedges = m->nedges;
 
 	/* Edges come by from id: those of each function are one run. */
@@ -617,7 +618,8 @@ static int writer_plan(writer *w)
 		cgm_strbuf_add(&ids, scratch.buf, scratch.len);
 	}
 	free(scratch.buf);
-	w->id_text = ids.data;
+	/* Kept to the end of the file: without the room doubling left. */
+	w->id_text = ids.data ? cgm_xrealloc(ids.data, ids.len + 1) : NULL;
 	return 0;
 }
 
@@ -627,7 +629,7 @@ static void writer_free(writer *w)
 	free(w->rank);
 	free(w->order);
 	free(w->position);
-	free(w->edges);
+	free(w->own_edges);
 	free(w->first_edge);
 	free(w->id_text);
 	free(w->id_at);
@@ -724,7 +726,7 @@ static void put_site_effects(cgm_outfile *o, const writer *w, const cgm_site *si
 		rec_key(&r, "to");
 		put_ref(o, w, site->targets[t]);
 		rec_key(&r, "via");
-		put_name(o, cgm_via_name(site->target_via[t]));
+		put_name(o, cgm_via_name(cgm_site_target_via(site, t)));
 		rec_opt_string(&r, "object", cgm_site_target_object(site, t));
 		rec_close(&r);
 	}
@@ -743,6 +745,7 @@ static bool all_null(const char *const *items, int n)
 static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 {
 	bool v2 = w->compact;
+	const cgm_site_rare *x = cgm_site_get_rare(site);
 	rec r = rec_open(o, v2);
 	rec_put_int(&r, "line", site->line);
 	/* Format 2: "call" and "resolved", the most common, are the defaults. */
@@ -755,35 +758,35 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 	rec_opt_string(&r, "schema", site->schema);
 	rec_opt_string(&r, "name", site->name);
 	rec_opt_int(&r, "nargs", site->nargs);
-	if (!v2 || !all_null(site->argnames, site->nargs)) {
+	if (!v2 || !all_null(x->argnames, site->nargs)) {
 		rec_key(&r, "argnames");
-		put_flat_strings(o, site->argnames, site->nargs, v2);
+		put_flat_strings(o, x->argnames, site->nargs, v2);
 	}
 	if (!v2 || !all_null(site->argtypes, site->nargs)) {
 		rec_key(&r, "argtypes");
 		put_flat_strings(o, site->argtypes, site->nargs, v2);
 	}
 	rec_opt_bool(&r, "variadic", site->variadic_call);
-	if (!v2 || site->events) {
+	if (!v2 || x->events) {
 		rec_key(&r, "events");
-		put_flat_events(o, site->events, v2);
+		put_flat_events(o, x->events, v2);
 	}
-	if (site->ncolumns) {
+	if (x->ncolumns) {
 		rec_key(&r, "columns");
-		put_flat_strings(o, site->columns, site->ncolumns, v2);
+		put_flat_strings(o, x->columns, x->ncolumns, v2);
 	}
-	rec_opt_string(&r, "text", site->text);
+	rec_opt_string(&r, "text", x->text);
 	if (!v2 || site->resolution != CGM_RES_RESOLVED) {
 		rec_key(&r, "resolution");
 		put_name(o, cgm_resolution_name(site->resolution));
 	}
 	/* With effects, format 2 leaves out "targets": the same functions,
 	 * which readers take from the effects anyway. */
-	if (!(v2 && site->target_via) && (!v2 || site_has_written_target(w, site))) {
+	if (!(v2 && x->target_via) && (!v2 || site_has_written_target(w, site))) {
 		rec_key(&r, "targets");
 		put_site_targets(o, w, site);
 	}
-	if (site->target_via) {
+	if (x->target_via) {
 		rec_key(&r, "effects");
 		put_site_effects(o, w, site);
 	}
@@ -930,13 +933,14 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 	rec_opt_bool(&r, "static", e->provenance & CGM_EDGE_STATIC);
 	rec_opt_bool(&r, "observed", e->provenance & CGM_EDGE_OBSERVED);
 	rec_opt_bool(&r, "ambiguous", e->ambiguous);
+	const cgm_edge_rare *x = cgm_edge_get_rare(e);
 	if (e->provenance & CGM_EDGE_DECLARED)
-		rec_put_string(&r, "declared", e->declared ? e->declared : "");
-	if (e->earlier_body)
+		rec_put_string(&r, "declared", x->declared ? x->declared : "");
+	if (x->earlier_body)
 		rec_put_bool(&r, "earlier_body", true);
-	if (e->ncaller_bodies > 0) {
+	if (x->ncaller_bodies > 0) {
 		rec_key(&r, "caller_bodies");
-		put_flat_strings(o, (const char *const *)e->caller_bodies, e->ncaller_bodies, v2);
+		put_flat_strings(o, (const char *const *)x->caller_bodies, x->ncaller_bodies, v2);
 	}
 	if (cgm_edge_unexplained(e)) /* derived (src/verdict.c), not read back */
 		rec_put_string(&r, "cause", cgm_edge_cause(w->model, e));
@@ -954,9 +958,9 @@ static void put_edge(cgm_outfile *o, const writer *w, const cgm_edge *e)
 		if (lines != stack)
 			free(lines);
 	}
-	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&e->runtime)) {
+	if ((e->provenance & CGM_EDGE_OBSERVED) || stats_nonzero(&x->runtime)) {
 		rec_key(&r, "runtime");
-		put_flat_stats(o, &e->runtime, v2);
+		put_flat_stats(o, &x->runtime, v2);
 	} else if (!v2) {
 		rec_put_string(&r, "runtime", NULL);
 	}
@@ -1135,17 +1139,35 @@ static int compare_rel_keys(const void *a, const void *b)
 	return c ? c : compare_strings_nullable(x->name, y->name);
 }
 
+/* Sort keys[0..n) and keep each named relation once: the count left. */
+static int distinct_rel_keys(rel_key *keys, int n)
+{
+	qsort(keys, (size_t)n, sizeof(rel_key), compare_rel_keys);
+	int distinct = 0;
+	for (int i = 0; i < n; i++)
+		if (keys[i].schema && keys[i].name &&
+		    (distinct == 0 || compare_rel_keys(&keys[i], &keys[distinct - 1]) != 0))
+			keys[distinct++] = keys[i];
+	return distinct;
+}
+
 static void write_relations(json_out *j, const writer *w)
 {
 	const cgm_model *m = w->model;
 	cgm_outfile *o = j->out;
 	int cap = m->neffects + m->ntriggers + 16, n = 0;
 	rel_key *keys = cgm_xcalloc((size_t)cap, sizeof(rel_key));
+	/* A full list is made distinct before it grows: relation sites name
+	 * the same few relations again and again (270,000 sites at 100,000
+	 * functions), so the list stays near the number of relations. */
 #define ADD_KEY(sch, nam)                                                           \
 	do {                                                                        \
 		if (n == cap) {                                                     \
-			cap *= 2;                                                   \
-			keys = cgm_xrealloc(keys, sizeof(rel_key) * (size_t)cap);   \
+			n = distinct_rel_keys(keys, n);                             \
+			if (n > cap / 2) {                                          \
+				cap *= 2;                                           \
+				keys = cgm_xrealloc(keys, sizeof(rel_key) * (size_t)cap); \
+			}                                                           \
 		}                                                                   \
 		keys[n++] = (rel_key){ (sch), (nam) };                              \
 	} while (0)
@@ -1161,12 +1183,7 @@ static void write_relations(json_out *j, const writer *w)
 				ADD_KEY(f->sites[k].schema, f->sites[k].name);
 	}
 #undef ADD_KEY
-	qsort(keys, (size_t)n, sizeof(rel_key), compare_rel_keys);
-	int distinct = 0;
-	for (int i = 0; i < n; i++)
-		if (keys[i].schema && keys[i].name &&
-		    (distinct == 0 || compare_rel_keys(&keys[i], &keys[distinct - 1]) != 0))
-			keys[distinct++] = keys[i];
+	int distinct = distinct_rel_keys(keys, n);
 	/* The kind of each, from the relations the source listed. */
 	char *kinds = cgm_xcalloc((size_t)distinct + 1, 1);
 	for (int r = 0; r < m->nrelations; r++) {
@@ -1409,7 +1426,7 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			rec_key(&r, "function");
 			put_ref(o, w, fi);
 			rec_put_int(&r, "line", site->line);
-			rec_opt_string(&r, "text", site->text);
+			rec_opt_string(&r, "text", cgm_site_get_rare(site)->text);
 			rec_opt_string(&r, "stmt", site->stmt);
 			rec_key(&r, "observed_targets");
 			put_observed_targets(o, w, dyn_edges, ndyn_edges, site, ndynamic);
@@ -2730,20 +2747,23 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	TRY(get_string(r, obj, "name", OPTIONAL, &site->name));
 	TRY(get_int(r, obj, "nargs", OPTIONAL, 0, &site->nargs));
 	int n;
-	TRY(get_string_array(r, obj, "argnames", true, true, &site->argnames, &n));
-	if (site->argnames && n != site->nargs)
+	cgm_site_rare x = { 0 };
+	TRY(get_string_array(r, obj, "argnames", true, true, &x.argnames, &n));
+	if (x.argnames && n != site->nargs)
 		return bad(r, "argnames", "has %d entries for %d arguments", n, site->nargs);
-	if (!site->argnames && !jv_object_get(obj, "argnames"))
-		site->argnames = null_names(r, site->nargs);
+	if (all_null(x.argnames, site->nargs)) /* positional arguments only: none kept */
+		x.argnames = NULL;
 	TRY(get_string_array(r, obj, "argtypes", true, true, &site->argtypes, &n));
 	if (site->argtypes && n != site->nargs)
 		return bad(r, "argtypes", "has %d entries for %d arguments", n, site->nargs);
 	if (!site->argtypes && !jv_object_get(obj, "argtypes"))
 		site->argtypes = null_names(r, site->nargs);
 	TRY(get_bool(r, obj, "variadic", &site->variadic_call));
-	TRY(get_events(r, obj, "events", &site->events));
-	TRY(get_string_array(r, obj, "columns", false, false, &site->columns, &site->ncolumns));
-	TRY(get_string(r, obj, "text", OPTIONAL, &site->text));
+	TRY(get_events(r, obj, "events", &x.events));
+	TRY(get_string_array(r, obj, "columns", false, false, &x.columns, &x.ncolumns));
+	TRY(get_string(r, obj, "text", OPTIONAL, &x.text));
+	if (x.argnames || x.events || x.ncolumns || x.columns || x.text)
+		*cgm_site_rare_of(r->model->arena, site) = x;
 	TRY(get_string(r, obj, "resolution", OPTIONAL, &resolution));
 	if (!resolution) /* absent: resolved (format 2 leaves it out) */
 		site->resolution = CGM_RES_RESOLVED;
@@ -2759,8 +2779,9 @@ static int read_site_effects(reader *r, const jv *arr, cgm_site *site)
 	cgm_arena *a = r->model->arena;
 	site->ntargets = (int)n;
 	site->targets = cgm_arena_alloc(a, sizeof(int) * (n ? n : 1));
-	site->target_via = cgm_arena_alloc(a, sizeof(cgm_via) * (n ? n : 1));
-	site->target_object = cgm_arena_alloc(a, sizeof(char *) * (n ? n : 1));
+	cgm_site_rare *x = cgm_site_rare_of(a, site);
+	x->target_via = cgm_arena_alloc(a, sizeof(cgm_via) * (n ? n : 1));
+	x->target_object = cgm_arena_alloc(a, sizeof(char *) * (n ? n : 1));
 	size_t saved = enter_key(r, "effects");
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -2772,9 +2793,9 @@ static int read_site_effects(reader *r, const jv *arr, cgm_site *site)
 		}
 		if ((rc = find_function(r, v, "to", &site->targets[i])) ||
 		    (rc = get_string(r, v, "via", REQUIRED, &via)) ||
-		    (rc = get_string(r, v, "object", OPTIONAL, &site->target_object[i])))
+		    (rc = get_string(r, v, "object", OPTIONAL, &x->target_object[i])))
 			break;
-		if (cgm_via_parse(&site->target_via[i], via) != 0)
+		if (cgm_via_parse(&x->target_via[i], via) != 0)
 			rc = bad(r, "via", "unknown edge kind \"%s\"", via);
 	}
 	leave(r, saved);
@@ -2894,19 +2915,28 @@ static int read_compared_sites(reader *r, const jv *arr, cgm_function *f)
 	return 0;
 }
 
+/* A site diff does not keep, read to be checked (slot_site), with room
+ * for its effects' mechanisms. */
+typedef struct checked_site {
+	cgm_site site;
+	cgm_site_rare rare;
+} checked_site;
+
 /* The site whose targets are read: the model's when kept, else `check`
  * (its targets then read into slot_keep by the caller). */
-static cgm_site *slot_site(reader *r, size_t place, int s, cgm_function *f, cgm_site *check)
+static cgm_site *slot_site(reader *r, size_t place, int s, cgm_function *f, checked_site *c)
 {
 	if (!(r->flags & CGM_SNAPSHOT_READ_DIFF_SITES))
 		return &f->sites[s];
 	const site_slot *slot = &r->slots[place][s];
 	if (slot->kept >= 0)
 		return &f->sites[slot->kept];
-	memset(check, 0, sizeof *check);
+	memset(c, 0, sizeof *c);
+	cgm_site *check = &c->site;
 	check->ntargets = slot->ntargets;
 	check->targets = slot->targets;
-	check->target_via = slot->effects ? (cgm_via *)slot->targets : NULL; /* only tested for NULL */
+	check->rare = &c->rare;
+	c->rare.target_via = slot->effects ? (cgm_via *)slot->targets : NULL; /* only tested for NULL */
 	return check;
 }
 
@@ -2918,7 +2948,7 @@ static void slot_keep_targets(reader *r, size_t place, int s, const cgm_site *ch
 		return;
 	slot->ntargets = check->ntargets;
 	slot->targets = check->targets;
-	slot->effects = check->target_via != NULL;
+	slot->effects = cgm_site_get_rare(check)->target_via != NULL;
 }
 
 /* How many sites the function at `place` has in the file. */
@@ -2931,15 +2961,15 @@ static int file_sites(const reader *r, size_t place, const cgm_function *f)
  * model. */
 static int read_slot_targets(reader *r, size_t place, int s, cgm_function *f, const jv *site)
 {
-	cgm_site check;
+	checked_site check;
 	cgm_site *target = slot_site(r, place, s, f, &check);
-	if (target != &check)
+	if (target != &check.site)
 		return read_site_targets(r, site, target);
 	cgm_arena *model_arena = redirect(r, r->slot_keep);
-	int rc = read_site_targets(r, site, &check);
+	int rc = read_site_targets(r, site, target);
 	redirect(r, model_arena);
 	if (!rc)
-		slot_keep_targets(r, place, s, &check);
+		slot_keep_targets(r, place, s, target);
 	return rc;
 }
 
@@ -3083,7 +3113,7 @@ static int map_places(reader *r, cgm_site *site)
 	for (int t = 0; t < site->ntargets; t++) {
 		int place = -site->targets[t] - 1;
 		if (place < 0 || (size_t)place >= r->nplaces)
-			return bad(r, site->target_via ? "effects" : "targets",
+			return bad(r, cgm_site_get_rare(site)->target_via ? "effects" : "targets",
 				   "item %d is %d, not the place of a function (0 to %zu)", t, place,
 				   r->nplaces ? r->nplaces - 1 : 0);
 		site->targets[t] = r->by_place[place];
@@ -3152,7 +3182,7 @@ static int read_functions_targets(reader *r, const jv *arr, size_t n)
 			size_t in_sites = enter_key(r, "sites");
 			enter_index(r, (size_t)s);
 			const jv *site = jv_array_get(sites, (size_t)s);
-			cgm_site check;
+			checked_site check;
 			if (jv_is_null(site))
 				rc = map_places(r, slot_site(r, i, s, f, &check));
 			else
@@ -3193,6 +3223,7 @@ static int read_functions(reader *r, const jv *doc)
 static int read_edge(reader *r, const jv *obj)
 {
 	cgm_edge e = { 0 };
+	cgm_edge_rare x = { 0 };
 	const char *via;
 	bool is_static, observed;
 	jv *lines;
@@ -3210,18 +3241,18 @@ static int read_edge(reader *r, const jv *obj)
 		return bad(r, NULL, "edge is neither static nor observed");
 	e.provenance = (is_static ? CGM_EDGE_STATIC : 0) | (observed ? CGM_EDGE_OBSERVED : 0);
 	TRY(get_bool(r, obj, "ambiguous", &e.ambiguous));
-	TRY(get_string(r, obj, "declared", OPTIONAL, &e.declared));
-	if (e.declared) {
+	TRY(get_string(r, obj, "declared", OPTIONAL, &x.declared));
+	if (x.declared) {
 		if (!is_static)
 			return bad(r, "declared", "is on an edge that is not static");
 		e.provenance |= CGM_EDGE_DECLARED;
 	}
-	TRY(get_bool(r, obj, "earlier_body", &e.earlier_body));
-	TRY(get_string_array(r, obj, "caller_bodies", false, false, &e.caller_bodies,
-			     &e.ncaller_bodies));
-	for (int i = 0; i < e.ncaller_bodies; i++)
-		if (!cgm_body_version_valid(e.caller_bodies[i]) ||
-		    (i > 0 && strcmp(e.caller_bodies[i - 1], e.caller_bodies[i]) >= 0))
+	TRY(get_bool(r, obj, "earlier_body", &x.earlier_body));
+	TRY(get_string_array(r, obj, "caller_bodies", false, false, &x.caller_bodies,
+			     &x.ncaller_bodies));
+	for (int i = 0; i < x.ncaller_bodies; i++)
+		if (!cgm_body_version_valid(x.caller_bodies[i]) ||
+		    (i > 0 && strcmp(x.caller_bodies[i - 1], x.caller_bodies[i]) >= 0))
 			return bad(r, "caller_bodies", "item %d is not a body version (16 hex digits) "
 				   "in sorted order", i);
 	TRY(get_array(r, obj, "lines", OPTIONAL, false, &lines));
@@ -3233,7 +3264,9 @@ static int read_edge(reader *r, const jv *obj)
 			return bad(r, "lines", "item %d is %s, expected a line number", i, type_name(v));
 		e.lines[i] = (int)jv_integer_value(v);
 	}
-	TRY(get_stats(r, obj, "runtime", &e.runtime));
+	TRY(get_stats(r, obj, "runtime", &x.runtime));
+	if (x.declared || x.earlier_body || x.ncaller_bodies || stats_nonzero(&x.runtime))
+		*cgm_edge_rare_of(r->model->arena, &e) = x;
 	*cgm_model_add_edge(r->model) = e;
 	return 0;
 }
@@ -3904,7 +3937,7 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 				/* Kept as -(place + 1): cgm_model_index, which maps
 				 * the model's indexes when it sorts the functions,
 				 * leaves negative ones alone. */
-				cgm_site check;
+				checked_site check;
 				cgm_site *read = rc ? NULL : slot_site(r, index, (int)s, f, &check);
 				for (int t = 0; read && t < read->ntargets; t++)
 					read->targets[t] = -read->targets[t] - 1;

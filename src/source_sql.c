@@ -12,8 +12,9 @@
  *      data/pg15_casts.tsv, and CREATE OPERATOR / CAST), aggregates' support
  *      functions, and diagnostics (what PostgreSQL would have refused, or a
  *      statement that does not parse: file, line, message).  Every string
- *      is copied into model->arena; libpg_query results, JSON trees and file
- *      texts are freed before return.
+ *      is copied into model->arena; libpg_query results, JSON trees, file
+ *      texts and the lookup tables of what the files defined (smap) are
+ *      freed before return.
  *
  * Statements are parsed with libpg_query and applied in order as PostgreSQL
  * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE/AGGREGATE, CREATE OPERATOR,
@@ -59,7 +60,11 @@
 #include "sqllex.h"
 #include "sqlprep.h"
 
-/* ---- a string -> int map in an arena (open addressing, grows) ---- */
+/* ---- a string -> int map (open addressing, grows) ---- */
+
+/* The table is heap memory, freed by smap_free once the source is read
+ * (in the model's arena, the tables of every growth stayed to the end of
+ * the map: 6 MB at 100,000 functions); the keys are the caller's. */
 
 typedef struct smap {
 	const char **keys;
@@ -79,24 +84,33 @@ typedef struct smap {
 		}                                                                            \
 	} while (0)
 
-static void smap_put(smap *m, cgm_arena *a, const char *key, int value);
+static void smap_put(smap *m, const char *key, int value);
 
-static void smap_grow(smap *m, cgm_arena *a)
+static void smap_grow(smap *m)
 {
 	smap old = *m;
 	m->size = old.size ? old.size * 2 : 256;
 	m->used = 0;
-	m->keys = cgm_arena_alloc(a, sizeof(char *) * (size_t)m->size);
-	m->values = cgm_arena_alloc(a, sizeof(int) * (size_t)m->size);
+	m->keys = cgm_xcalloc((size_t)m->size, sizeof(char *));
+	m->values = cgm_xcalloc((size_t)m->size, sizeof(int));
 	for (int i = 0; i < old.size; i++)
 		if (old.keys[i])
-			smap_put(m, a, old.keys[i], old.values[i]);
+			smap_put(m, old.keys[i], old.values[i]);
+	free((void *)old.keys);
+	free(old.values);
 }
 
-static void smap_put(smap *m, cgm_arena *a, const char *key, int value)
+static void smap_free(smap *m)
+{
+	free((void *)m->keys);
+	free(m->values);
+	memset(m, 0, sizeof(*m));
+}
+
+static void smap_put(smap *m, const char *key, int value)
 {
 	if ((m->used + 1) * 2 > m->size)
-		smap_grow(m, a);
+		smap_grow(m);
 	size_t mask = (size_t)m->size - 1;
 	for (size_t i = cgm_fnv1a(key) & mask;; i = (i + 1) & mask) {
 		if (!m->keys[i]) {
@@ -525,7 +539,7 @@ static const char *type_written(sql_state *st, const jd_node *type_name)
 
 static void add_type(sql_state *st, const char *schema, const char *name)
 {
-	smap_put(&st->types, st->a, pair_key(st->a, schema, name), 1);
+	smap_put(&st->types, pair_key(st->a, schema, name), 1);
 }
 
 /* Schema and name of a RangeVar; NULL schema resolved to the creation one
@@ -554,7 +568,7 @@ static sql_table *add_table(sql_state *st, const char *schema, const char *name,
 	t->schema = cgm_arena_strdup(st->a, schema);
 	t->name = cgm_arena_strdup(st->a, name);
 	t->kind = kind;
-	smap_put(&st->table_index, st->a, pair_key(st->a, schema, name), idx);
+	smap_put(&st->table_index, pair_key(st->a, schema, name), idx);
 	add_type(st, schema, name); /* every relation has a row type */
 	return t;
 }
@@ -710,11 +724,11 @@ static bool reidentify(sql_state *st, int i, const char *schema, const char *nam
 	const char *id = cgm_regprocedure(st->a, schema, name, f->argtypes, f->nargs);
 	if (smap_get(&st->fn_index, id) >= 0)
 		return false;
-	smap_put(&st->fn_index, st->a, f->id, -1);
+	smap_put(&st->fn_index, f->id, -1);
 	f->id = id;
 	f->schema = cgm_arena_strdup(st->a, schema);
 	f->name = cgm_arena_strdup(st->a, name);
-	smap_put(&st->fn_index, st->a, id, i);
+	smap_put(&st->fn_index, id, i);
 	return true;
 }
 
@@ -1361,7 +1375,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	}
 	st->fns[st->nfns] = *f;
 	st->dropped[st->nfns] = false;
-	smap_put(&st->fn_index, st->a, f->id, st->nfns);
+	smap_put(&st->fn_index, f->id, st->nfns);
 	st->nfns++;
 	speculate(st, st->nfns - 1);
 }
@@ -1376,7 +1390,7 @@ static bool is_routine_type(const char *objtype)
 static void drop_function(sql_state *st, int i)
 {
 	st->dropped[i] = true;
-	smap_put(&st->fn_index, st->a, st->fns[i].id, -1);
+	smap_put(&st->fn_index, st->fns[i].id, -1);
 }
 
 /* ---- references: catalog objects calling functions ---- */
@@ -2022,7 +2036,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 			for (int k = 1; smap_get(&st->constraints, pair_key(st->a, t->name, name)) == 1; k++)
 				name = cgm_arena_printf(st->a, "%s%d", base, k);
 		}
-		smap_put(&st->constraints, st->a, pair_key(st->a, t->name, name), 1);
+		smap_put(&st->constraints, pair_key(st->a, t->name, name), 1);
 		const char *ref = cgm_arena_printf(st->a, "constraint %s on table %s", name,
 						   relation_text(st, t->schema, t->name));
 		add_references(st, expr, "constraint", ref);
@@ -2173,7 +2187,7 @@ static void drop_constraint(sql_state *st, sql_table *t, const char *name)
 	const char *quoted = cgm_quote_ident(st->a, name);
 	drop_references(st, cgm_arena_printf(st->a, "constraint %s on table %s", name, rel), NULL,
 			false);
-	smap_put(&st->constraints, st->a, pair_key(st->a, t->name, name), 0);
+	smap_put(&st->constraints, pair_key(st->a, t->name, name), 0);
 	const char *cascade = cgm_arena_printf(st->a, "cascade %s.%s", rel, quoted);
 	const char *check = cgm_arena_printf(st->a, "check %s.%s", rel, quoted);
 	const char *owner = pair_key(st->a, t->schema, t->name);
@@ -2617,7 +2631,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			const char *name = string_node(obj);
 			if (!name || smap_get(&st->extensions, name) != 1)
 				continue;
-			smap_put(&st->extensions, st->a, cgm_arena_strdup(st->a, name), 0);
+			smap_put(&st->extensions, cgm_arena_strdup(st->a, name), 0);
 			for (int f = 0; f < st->nfns; f++)
 				if (!st->dropped[f] && st->fns[f].from_extension &&
 				    smap_get(&st->ext_fns, pair_key(st->a, name, st->fns[f].id)) == 1)
@@ -2626,7 +2640,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			const char *name = string_node(obj);
 			if (!name)
 				continue;
-			smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, name), 0);
+			smap_put(&st->schemas, cgm_arena_strdup(st->a, name), 0);
 			for (int f = 0; f < st->nfns; f++)
 				if (!st->dropped[f] && strcmp(st->fns[f].schema, name) == 0)
 					drop_function(st, f);
@@ -2648,7 +2662,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			if (!t)
 				continue;
 			t->dropped = true;
-			smap_put(&st->types, st->a, pair_key(st->a, t->schema, t->name), 0);
+			smap_put(&st->types, pair_key(st->a, t->schema, t->name), 0);
 			for (int k = 0; k < st->ntriggers; k++)
 				if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
 				    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
@@ -2663,7 +2677,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			for (int p = 0; p < (n >= 2 ? 1 : st->npath); p++) {
 				const char *key = pair_key(st->a, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
 				if (smap_get(&st->types, key) == 1) {
-					smap_put(&st->types, st->a, key, 0);
+					smap_put(&st->types, key, 0);
 					sql_table *t = find_table(st, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
 					if (t && strcmp(t->kind, "type") == 0)
 						t->dropped = true;
@@ -2757,8 +2771,8 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 		if (!old || !schema_exists(st, old))
 			return;
 		const char *renamed = cgm_arena_strdup(st->a, newname);
-		smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, old), 0);
-		smap_put(&st->schemas, st->a, renamed, 1);
+		smap_put(&st->schemas, cgm_arena_strdup(st->a, old), 0);
+		smap_put(&st->schemas, renamed, 1);
 		for (int f = 0; f < st->nfns; f++)
 			if (!st->dropped[f] && strcmp(st->fns[f].schema, old) == 0)
 				reidentify(st, f, renamed, st->fns[f].name);
@@ -2864,7 +2878,7 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		return;
 	}
 	const char *name = cgm_arena_strdup(st->a, ext);
-	smap_put(&st->extensions, st->a, name, 1);
+	smap_put(&st->extensions, name, 1);
 	if (rc == 0) {
 		diagnose(st, at, "extension \"%s\" is not in cgmap's list of extensions: calls to its "
 			 "functions show as missing callees", ext);
@@ -2874,7 +2888,7 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		add_type(st, x.type_schemas[i], x.types[i]);
 	for (int i = 0; i < x.nfunctions; i++) {
 		store_function(st, &x.functions[i], false, at);
-		smap_put(&st->ext_fns, st->a, pair_key(st->a, name, x.functions[i].id), 1);
+		smap_put(&st->ext_fns, pair_key(st->a, name, x.functions[i].id), 1);
 	}
 	/* What resolution knows of its types and casts, as the database's
 	 * catalog tells it live (citext reaches text implicitly, not boolean). */
@@ -2959,7 +2973,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				continue;
 			if (schema_exists(st, name) && !jbool(stmt, "if_not_exists"))
 				diagnose(st, first_token(st), "schema \"%s\" already exists", name);
-			smap_put(&st->schemas, st->a, cgm_arena_strdup(st->a, name), 1);
+			smap_put(&st->schemas, cgm_arena_strdup(st->a, name), 1);
 			/* Its elements are created in it. */
 			jd_node *elts = jget(stmt, "schemaElts");
 			const char **saved = st->path;
@@ -3593,7 +3607,7 @@ static int add_catalog_relations(sql_state *st)
 	int rc = cgm_catalog_relations_read(&rels, &nrels, &infos, &ninfos, st->a);
 	if (rc < 0)
 		return rc;
-	smap_put(&st->schemas, st->a, "information_schema", 1);
+	smap_put(&st->schemas, "information_schema", 1);
 	for (int i = 0; i < nrels; i++) {
 		const char *kind = rels[i].relkind == 'v'   ? "view"
 				   : rels[i].relkind == 'm' ? "materialized view"
@@ -3635,10 +3649,11 @@ static void add_types_and_columns(sql_state *st)
 		/* The database's list leaves the catalog's columns out too. */
 		for (int c = 0; !t->dropped && !t->catalog && c < t->ncolumns; c++)
 			if (smap_get(&seen, t->columns[c].name) < 0) {
-				smap_put(&seen, st->a, t->columns[c].name, 1);
+				smap_put(&seen, t->columns[c].name, 1);
 				cgm_model_add_column(st->model, t->columns[c].name);
 			}
 	}
+	smap_free(&seen);
 }
 
 static const char *joined_paths(cgm_arena *a, const char *const *paths, int npaths)
@@ -3757,6 +3772,10 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (pool)
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
+	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints,
+			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
+	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
+		smap_free(maps[k]);
 	free(st.fns);
 	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)
@@ -3798,11 +3817,11 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	if ((rc = cgm_builtin_operators_load(model)) < 0 || (rc = cgm_builtin_casts_load(model)) < 0)
 		return rc;
 	for (int i = 0; i < model->nfunctions; i++)
-		smap_put(&st->builtin_names, st->a, model->functions[i].name, 1);
+		smap_put(&st->builtin_names, model->functions[i].name, 1);
 	/* What every new database has: schema public, and plpgsql, an
 	 * extension whose functions (its handlers) are in pg_catalog. */
-	smap_put(&st->schemas, st->a, "public", 1);
-	smap_put(&st->extensions, st->a, "plpgsql", 1);
+	smap_put(&st->schemas, "public", 1);
+	smap_put(&st->extensions, "plpgsql", 1);
 	if ((rc = add_catalog_relations(st)) < 0)
 		return rc;
 

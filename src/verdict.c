@@ -422,7 +422,7 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 	const cgm_function *to = &model->functions[edge->to];
 	/* Seen against an earlier body that called it; the mapped one does
 	 * not (the line, if any, means nothing in it). */
-	if (edge->earlier_body)
+	if (cgm_edge_get_rare(edge)->earlier_body)
 		return "changed body";
 	for (int l = 0; l < edge->nlines; l++)
 		if (from->line_count > 0 && edge->lines[l] > from->line_count)

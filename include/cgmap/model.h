@@ -6,7 +6,8 @@
  * Out: read by every emitter (JSON, DOT, HTML, reports, diff).
  * Memory: a cgm_model owns one arena; every string and array hanging off the
  *      model lives in it and is freed at once by cgm_model_free().  Nothing
- *      here is freed on its own.
+ *      here is freed on its own.  One exception: edge_order, an edge order a
+ *      caller of several writers made for them (malloc'd, the caller's).
  */
 #ifndef CGMAP_MODEL_H
 #define CGMAP_MODEL_H
@@ -97,17 +98,33 @@ enum {
 	CGM_EV_SELECT = 1 << 4    /* a read: only relation sites, never a trigger's event */
 };
 
+/* What few sites have: a statement's events and columns (relation and
+ * trigger sites), an EXECUTE's text, named arguments, and the mechanism
+ * and object of each target (relation, DDL, operator and cast sites).  A
+ * map at 100,000 functions holds 1.7 million sites, most of them plain
+ * calls with none of it; a site points to its own (cgm_site.rare) once one
+ * of these is set.  Read them through cgm_site_get_rare (zeros without). */
+typedef struct cgm_site_rare {
+	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
+	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
+	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
+	const char **columns;   /* ncolumns entries */
+	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
+	const char **argnames;  /* the site's nargs entries, NULL entry for a positional
+	                         * argument; NULL when every argument is positional */
+	cgm_via *target_via;    /* the site's ntargets mechanisms, or NULL: every target's
+	                         * is the site kind's (call, dynamic_literal, trigger) */
+	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
+	                         * NULL array when target_via is NULL */
+} cgm_site_rare;
+
 /* One call site in one function body.  Names are as PostgreSQL folds them
  * (unquoted identifiers lower-cased), schema NULL when unqualified. */
 typedef struct cgm_site {
 	/* Numbers first, then the one-byte enums and flags, pointers after:
-	 * 24 bytes before the pointers, no padding (a map holds about 17
-	 * sites a function). */
+	 * 16 bytes before the pointers, 64 in all. */
 	int line;               /* 1-based line within the function body (prosrc) */
 	int nargs;
-	unsigned events;        /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: CGM_EV_* of the statement */
-	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
-	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
 	int ntargets;
 	cgm_site_kind kind;
 	cgm_resolution resolution;
@@ -116,18 +133,33 @@ typedef struct cgm_site {
 	const char *stmt;       /* PL/pgSQL statement kind ("assign", "perform", ...) or "sql" */
 	const char *schema;     /* callee schema as written, or NULL */
 	const char *name;       /* callee name as written; for triggers the table */
-	const char **argnames;  /* nargs entries, NULL entry for a positional argument */
 	const char **argtypes;  /* nargs entries, canonical type or NULL when unknown;
 	                         * "unknown" for an untyped string literal */
-	const char **columns;   /* ncolumns entries */
-	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	int *targets;           /* indexes into model->functions; a function may repeat
 	                         * when target_via/target_object tell its targets apart */
-	cgm_via *target_via;      /* ntargets mechanisms, or NULL: every target's is the
-	                         * site kind's (call, dynamic_literal, trigger) */
-	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
-	                         * NULL array when target_via is NULL */
+	cgm_site_rare *rare;    /* events, columns, text, argnames, target_via and
+	                         * target_object; NULL when it has none (cgm_site_rare_of) */
 } cgm_site;
+
+/* The rare fields of a site, for reading: all zero/NULL without. */
+extern const cgm_site_rare cgm_site_rare_none;
+static inline const cgm_site_rare *cgm_site_get_rare(const cgm_site *s)
+{
+	return s->rare ? s->rare : &cgm_site_rare_none;
+}
+/* ... and for writing: the site's own, allocated zeroed in `arena` the
+ * first time (the arena the site's other data lives in). */
+cgm_site_rare *cgm_site_rare_of(cgm_arena *arena, cgm_site *s);
+/* A site with no targets (nor their mechanisms and objects). */
+static inline void cgm_site_clear_targets(cgm_site *s)
+{
+	s->ntargets = 0;
+	s->targets = NULL;
+	if (s->rare) {
+		s->rare->target_via = NULL;
+		s->rare->target_object = NULL;
+	}
+}
 
 /* What typing reads of a site and no output does: the expressions
  * extraction recorded, kept beside the sites (cgm_function.site_exprs,
@@ -222,13 +254,15 @@ typedef struct cgm_time_bucket {
 } cgm_time_bucket;
 
 typedef struct cgm_function {
+	/* Each group's pointers first, its numbers and flags after, paired so
+	 * that no field pads (a map holds 100,000 functions; src/model.c
+	 * asserts the size). */
 	const char *id;            /* regprocedure text with an empty search_path */
 	const char *schema;
 	const char *name;
 	const char *identity_args; /* "integer, text" as in the id */
 	const char *arguments;     /* pg_get_function_arguments: names, modes, defaults */
 	const char *result;        /* pg_get_function_result, or NULL */
-	cgm_kind kind;
 	const char *language;
 	const char *comment;       /* COMMENT ON FUNCTION, or NULL */
 	const char *source;        /* the body (prosrc, or the BEGIN ATOMIC text), or NULL */
@@ -236,10 +270,11 @@ typedef struct cgm_function {
 	                            * (cgmap/pipeline.h): where the body's JSON string
 	                            * starts in the file's text, 0 when it has none */
 	size_t source_len;         /* ... and the body's length in bytes */
-	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
+	cgm_kind kind;
 	int line_count;            /* lines in source */
-	const char *file;          /* SQL-file mode: file of the definition, else NULL */
+	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int file_line;             /* SQL-file mode: line of CREATE in file */
+	const char *file;          /* SQL-file mode: file of the definition, else NULL */
 	const char *body_hash;     /* hash of the normalised body, hex */
 	const char *body_version;  /* exact version of the body as PostgreSQL stores it
 	                            * (cgmap/bodyver.h), or NULL when unknown (no body,
@@ -247,11 +282,11 @@ typedef struct cgm_function {
 
 	/* Resolution inputs. */
 	int nargs;                 /* input arguments (IN, INOUT, VARIADIC) */
+	int ndefaults;             /* trailing input arguments with defaults */
 	const char **argtypes;     /* nargs canonical type names (format_type) */
 	const char **argnames;     /* nargs names, NULL entry when unnamed */
-	int ndefaults;             /* trailing input arguments with defaults */
-	bool variadic;             /* last input argument is VARIADIC */
 	const char *variadic_elem; /* element type of the VARIADIC array, or NULL */
+	bool variadic;             /* last input argument is VARIADIC */
 	int npath;
 	const char **search_path;  /* its own SET search_path, or NULL (npath -1) */
 
@@ -264,26 +299,26 @@ typedef struct cgm_function {
 	                            * only what the outputs read (never in snapshots) */
 
 	int nsites;
+	int nerrors;
 	cgm_site *sites;
 	cgm_site_exprs *site_exprs; /* nsites entries beside sites, or NULL when no site has
 	                            * any: set by extraction, read by resolution, dropped
 	                            * with the parse of a body extracted there (never in
 	                            * snapshots) */
-	int nerrors;
 	cgm_parse_error *errors;
 
 	/* Filled by merge / analyze. */
 	cgm_runtime_stats runtime;
-	bool observed_entry;       /* called from a client statement at runtime */
 	const char *kept;          /* the configuration keeps it (cgmap/config.h): the
 	                            * reason; analyze makes it a root */
+	const char *confidence;    /* dead only: "high", "medium" or "low" */
+	bool observed_entry;       /* called from a client statement at runtime */
 	bool referenced;           /* a catalog object or trigger refers to it */
 	bool root;
 	bool reachable;
 	bool dead;                 /* verdict == CGM_VERDICT_DEAD */
 	bool cold;
 	cgm_verdict verdict;
-	const char *confidence;    /* dead only: "high", "medium" or "low" */
 	int scc;                   /* id of its recursive component, -1 when none */
 } cgm_function;
 
@@ -296,27 +331,52 @@ enum {
 };
 
 
-typedef struct cgm_edge {
-	/* Numbers first, then the one-byte enum and flags, pointers after:
-	 * 24 bytes before the pointers. */
-	int from, to;         /* indexes into model->functions */
-	unsigned provenance;  /* CGM_EDGE_* */
-	int ncaller_bodies;   /* caller_bodies entries */
-	int nlines;           /* lines entries */
-	cgm_via via;
-	bool ambiguous;       /* one of several candidates of a site */
-	bool earlier_body;    /* observed (some of its calls) against an earlier body of
-	                       * `from` than the mapped one: matched by callee, not line */
-	const char *object;   /* the object of the mechanism ("view app.v_orders",
-	                       * "check app.orders.amount_positive"), or NULL for calls;
-	                       * edges are one per (from, to, via, object) */
+/* What few edges carry: runtime figures and the evidence of merge and of
+ * the configuration (at 100,000 functions a map holds 1.9 million edges,
+ * most of them static calls with none of it).  An edge points to its own
+ * (cgm_edge.rare, in the model's arena) once one of these is set; read
+ * them through the accessors below, which answer for an edge without. */
+typedef struct cgm_edge_rare {
+	cgm_runtime_stats runtime;
 	const char **caller_bodies; /* the versions of `from`'s body its calls were
 	                       * observed against (cgmap/bodyver.h), sorted, distinct;
 	                       * none when unknown */
-	int *lines;           /* sorted, distinct call-site lines in `from` */
-	cgm_runtime_stats runtime;
 	const char *declared; /* CGM_EDGE_DECLARED: the reason the configuration gives, or "" */
+	int ncaller_bodies;   /* caller_bodies entries */
+	bool earlier_body;    /* observed (some of its calls) against an earlier body of
+	                       * `from` than the mapped one: matched by callee, not line */
+} cgm_edge_rare;
+
+typedef struct cgm_edge {
+	/* Numbers first, then the one-byte fields, pointers after: 16 bytes
+	 * before the pointers, 40 in all. */
+	int from, to;         /* indexes into model->functions */
+	int nlines;           /* lines entries */
+	uint8_t provenance;   /* CGM_EDGE_* */
+	cgm_via via;
+	bool ambiguous;       /* one of several candidates of a site */
+	const char *object;   /* the object of the mechanism ("view app.v_orders",
+	                       * "check app.orders.amount_positive"), or NULL for calls;
+	                       * edges are one per (from, to, via, object) */
+	int *lines;           /* sorted, distinct call-site lines in `from` */
+	cgm_edge_rare *rare;  /* runtime figures, caller bodies, earlier_body, declared;
+	                       * NULL when it has none (cgm_edge_rare_of) */
 } cgm_edge;
+
+/* The rare fields of an edge, for reading: all zero (no calls, no caller
+ * bodies, not declared) when it has none. */
+extern const cgm_edge_rare cgm_edge_rare_none;
+static inline const cgm_edge_rare *cgm_edge_get_rare(const cgm_edge *e)
+{
+	return e->rare ? e->rare : &cgm_edge_rare_none;
+}
+static inline const cgm_runtime_stats *cgm_edge_runtime(const cgm_edge *e)
+{
+	return &cgm_edge_get_rare(e)->runtime;
+}
+/* ... and for writing: the edge's own, allocated zeroed in `arena` (the
+ * model's) the first time. */
+cgm_edge_rare *cgm_edge_rare_of(cgm_arena *arena, cgm_edge *e);
 
 /* A table trigger (live catalog or CREATE TRIGGER). */
 typedef struct cgm_trigger {
@@ -537,6 +597,13 @@ typedef struct cgm_model {
 
 	int *lookup;               /* open-addressing id -> index, by cgm_model_index */
 	int lookup_size;
+
+	/* cgm_output_edge_order's result, when the caller of several writers
+	 * running at once on this model made it for them to share (cmd_map:
+	 * the snapshot and the DOT graph; 8 MB at 100,000 functions), else
+	 * NULL.  The caller's (malloc'd): not freed with the model; valid
+	 * while the edges do not change. */
+	const int *edge_order;
 
 	bool has_runtime;          /* any runtime data merged */
 	const char *runtime_window;/* description of the observation window */

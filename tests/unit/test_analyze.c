@@ -67,7 +67,7 @@ static void add_edge(cgm_model *m, const char *from, const char *to, unsigned pr
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = 3;
 	e->nlines = 1;
-	e->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
 }
 
 static cgm_function *fn(cgm_model *m, const char *id)

@@ -202,7 +202,7 @@ static void test_apply(void **state)
 		assert_int_equal(e->to, run + 1 + i);
 		assert_int_equal(e->via, CGM_VIA_DYNAMIC);
 		assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_DECLARED);
-		assert_string_equal(e->declared, "from a table");
+		assert_string_equal(cgm_edge_get_rare(e)->declared, "from a table");
 		assert_int_equal(e->nlines, 1);
 		assert_int_equal(e->lines[0], 4);
 	}

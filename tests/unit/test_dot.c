@@ -126,7 +126,7 @@ static void add_edge(cgm_model *m, int from, int to, cgm_via via, unsigned prov,
 		e->lines[0] = line;
 	}
 	if (prov & CGM_EDGE_OBSERVED)
-		e->runtime.calls = 3;
+		cgm_edge_rare_of(m->arena, e)->runtime.calls = 3;
 }
 
 /* The same graph whatever order the pieces are added in (reverse_edges). */
@@ -156,9 +156,9 @@ static cgm_model *build_model(bool reverse_edges)
 	add_site(m, a, 3, CGM_SITE_CALL, NULL, "b", CGM_RES_RESOLVED, b);
 	add_site(m, a, 5, CGM_SITE_CALL, "app", "over", CGM_RES_AMBIGUOUS, over_i);
 	cgm_site *s = add_site(m, a, 7, CGM_SITE_DYNAMIC, NULL, NULL, CGM_RES_NONE, -1);
-	s->text = "format('SELECT \"%s\"()', x) || '\\'";
+	cgm_site_rare_of(m->arena, s)->text = "format('SELECT \"%s\"()', x) || '\\'";
 	s = add_site(m, a, 9, CGM_SITE_TRIGGER, "app", "orders", CGM_RES_RESOLVED, audit);
-	s->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	cgm_site_rare_of(m->arena, s)->events = CGM_EV_INSERT | CGM_EV_UPDATE;
 	add_site(m, a, 11, CGM_SITE_CALL, "nope", "gone", CGM_RES_MISSING, -1);
 	add_site(m, a, 12, CGM_SITE_EXEC_LITERAL, NULL, "b", CGM_RES_RESOLVED, b);
 	add_site(m, weird, 2, CGM_SITE_CALL, NULL, "missing \"quoted\" <x>", CGM_RES_MISSING, -1);

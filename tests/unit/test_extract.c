@@ -121,18 +121,18 @@ static void test_statement_forms(void **state)
 	const cgm_site *read = find_site(&fn, "t", 0);
 	assert_non_null(read);
 	assert_int_equal(read->kind, CGM_SITE_RELATION);
-	assert_int_equal(read->events, CGM_EV_SELECT);
+	assert_int_equal(cgm_site_get_rare(read)->events, CGM_EV_SELECT);
 	assert_int_equal(read->line, 14);
 	const cgm_site *dml = find_site(&fn, "t", 1);
 	assert_non_null(dml);
 	assert_int_equal(dml->kind, CGM_SITE_RELATION);
-	assert_int_equal(dml->events, CGM_EV_INSERT);
+	assert_int_equal(cgm_site_get_rare(dml)->events, CGM_EV_INSERT);
 	assert_int_equal(dml->line, 15);
 	/* Named argument and literal types. */
 	const cgm_site *p = find_site(&fn, "p_perform", 0);
 	assert_int_equal(p->nargs, 2);
-	assert_null(p->argnames[0]);
-	assert_string_equal(p->argnames[1], "b");
+	assert_null(cgm_site_get_rare(p)->argnames[0]);
+	assert_string_equal(cgm_site_get_rare(p)->argnames[1], "b");
 	assert_string_equal(p->argtypes[0], "integer");
 	/* A declared variable gives its type. */
 	const cgm_site *rn = find_site(&fn, "rn", 0);
@@ -184,16 +184,16 @@ static void test_execute(void **state)
 	for (int i = 0; i < fn.nsites; i++)
 		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
 			dynamic++;
-			assert_non_null(fn.sites[i].text);
+			assert_non_null(cgm_site_get_rare(&fn.sites[i])->text);
 			assert_true(fn.sites[i].line == 7 || fn.sites[i].line == 8 || fn.sites[i].line == 9);
 		}
 	assert_int_equal(dynamic, 3);
 	const cgm_site *upd = find_site(&fn, "tab", 0);
 	assert_non_null(upd);
 	assert_int_equal(upd->kind, CGM_SITE_RELATION);
-	assert_int_equal(upd->events, CGM_EV_UPDATE);
-	assert_int_equal(upd->ncolumns, 1);
-	assert_string_equal(upd->columns[0], "a");
+	assert_int_equal(cgm_site_get_rare(upd)->events, CGM_EV_UPDATE);
+	assert_int_equal(cgm_site_get_rare(upd)->ncolumns, 1);
+	assert_string_equal(cgm_site_get_rare(upd)->columns[0], "a");
 	assert_true(upd->via_literal);
 	assert_int_equal(upd->line, 10);
 }
@@ -253,20 +253,20 @@ static void test_dml_events(void **state)
 	const cgm_site *ins = find_site(&fn, "t", 0);
 	assert_non_null(ins);
 	assert_string_equal(ins->schema, "a");
-	assert_int_equal(ins->events, CGM_EV_INSERT);
-	assert_int_equal(ins->ncolumns, 0);
+	assert_int_equal(cgm_site_get_rare(ins)->events, CGM_EV_INSERT);
+	assert_int_equal(cgm_site_get_rare(ins)->ncolumns, 0);
 	const cgm_site *upsert = find_site(&fn, "t", 1); /* ON CONFLICT DO UPDATE */
 	assert_non_null(upsert);
-	assert_int_equal(upsert->events, CGM_EV_UPDATE);
-	assert_int_equal(upsert->ncolumns, 1);
-	assert_string_equal(upsert->columns[0], "x");
+	assert_int_equal(cgm_site_get_rare(upsert)->events, CGM_EV_UPDATE);
+	assert_int_equal(cgm_site_get_rare(upsert)->ncolumns, 1);
+	assert_string_equal(cgm_site_get_rare(upsert)->columns[0], "x");
 	assert_null(find_site(&fn, "d", 0)); /* a CTE's name is no relation */
-	assert_int_equal(find_site(&fn, "s", 0)->events, CGM_EV_SELECT); /* MERGE's source */
+	assert_int_equal(cgm_site_get_rare(find_site(&fn, "s", 0))->events, CGM_EV_SELECT); /* MERGE's source */
 	const cgm_site *m = find_site(&fn, "m", 0);
-	assert_int_equal(m->events, CGM_EV_INSERT | CGM_EV_DELETE);
+	assert_int_equal(cgm_site_get_rare(m)->events, CGM_EV_INSERT | CGM_EV_DELETE);
 	assert_int_equal(m->line, 2);
-	assert_int_equal(find_site(&fn, "tr", 0)->events, CGM_EV_TRUNCATE);
-	assert_int_equal(find_site(&fn, "dl", 0)->events, CGM_EV_DELETE);
+	assert_int_equal(cgm_site_get_rare(find_site(&fn, "tr", 0))->events, CGM_EV_TRUNCATE);
+	assert_int_equal(cgm_site_get_rare(find_site(&fn, "dl", 0))->events, CGM_EV_DELETE);
 	expect_site(&fn, "cte_call", 6, CGM_SITE_CALL);
 }
 

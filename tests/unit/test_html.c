@@ -79,8 +79,8 @@ static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, cgm_vi
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = line;
 	e->nlines = 1;
-	e->runtime.calls = calls;
-	e->runtime.total_ms = (double)calls * 0.5;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.total_ms = (double)calls * 0.5;
 	return e;
 }
 
@@ -97,7 +97,7 @@ static cgm_site *add_site(cgm_model *m, const char *in, int line, cgm_site_kind 
 	s->name = name ? cgm_arena_strdup(m->arena, name) : NULL;
 	if (kind == CGM_SITE_DYNAMIC) {
 		s->resolution = CGM_RES_NONE;
-		s->text = "format('SELECT %I()', fname)";
+		cgm_site_rare_of(m->arena, s)->text = "format('SELECT %I()', fname)";
 	} else if (target) {
 		s->resolution = CGM_RES_RESOLVED;
 		s->ntargets = 1;
@@ -223,7 +223,7 @@ static cgm_model *demo_model(bool with_runtime)
 	cgm_site *rs = add_site(m, "app.main()", 4, CGM_SITE_RELATION, "orders", NULL);
 	rs->schema = "app";
 	rs->stmt = "return";
-	rs->events = CGM_EV_SELECT;
+	cgm_site_rare_of(m->arena, rs)->events = CGM_EV_SELECT;
 	rs->resolution = CGM_RES_NONE;
 	cgm_effect *fx = cgm_model_add_effect(m);
 	fx->schema = "app";
@@ -455,7 +455,7 @@ static void test_possible_targets_drawn(void **state)
 	add_function(m, "app.handler_b()", "app", "handler_b", "", "\nBEGIN\nEND\n");
 	add_function(m, "app.other()", "app", "other", "", "\nBEGIN\nEND\n");
 	cgm_model_index(m);
-	add_site(m, "app.disp()", 3, CGM_SITE_DYNAMIC, NULL, NULL)->text =
+	cgm_site_rare_of(m->arena, add_site(m, "app.disp()", 3, CGM_SITE_DYNAMIC, NULL, NULL))->text =
 		"'SELECT app.handler_' || k || '()'";
 	m->has_runtime = true;
 	add_edge(m, "app.disp()", "app.handler_b()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 3, 4);
@@ -1691,7 +1691,7 @@ static void test_pages_built_when_changed(void **state)
 		/* An edge's figures: its ends' pages and their neighbours'. */
 		for (int e = 0; e < m->nedges; e++)
 			if (m->edges[e].from == idx(m, "app.main()") && m->edges[e].to == work)
-				m->edges[e].runtime.calls++;
+				cgm_edge_rare_of(m->arena, &m->edges[e])->runtime.calls++;
 		long skipped = render_pages(m, dir, 1, threads);
 		assert_true(skipped > 0 && skipped < m->nuser);
 		assert_like_fresh(m, dir, 1);

@@ -49,7 +49,7 @@ static void add_site(cgm_model *m, const char *id, cgm_site_kind kind, int line)
 	s->kind = kind;
 	s->line = line;
 	s->resolution = kind == CGM_SITE_DYNAMIC ? CGM_RES_NONE : CGM_RES_RESOLVED;
-	s->text = kind == CGM_SITE_DYNAMIC ? "format('SELECT %I()', fname)" : NULL;
+	cgm_site_rare_of(m->arena, s)->text = kind == CGM_SITE_DYNAMIC ? "format('SELECT %I()', fname)" : NULL;
 }
 
 static void add_static(cgm_model *m, const char *from, const char *to, cgm_via via, int line)
@@ -156,11 +156,11 @@ static void test_where_observed_calls_land(void **state)
 	const cgm_edge *work = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
 	assert_non_null(work);
 	assert_int_equal(work->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
-	assert_int_equal(work->runtime.calls, 6);
+	assert_int_equal(cgm_edge_runtime(work)->calls, 6);
 	assert_false(cgm_edge_unexplained(work));
 	const cgm_edge *audit = find_edge(m, "app.main()", "app.audit()", CGM_VIA_TRIGGER);
 	assert_int_equal(audit->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
-	assert_int_equal(audit->runtime.calls, 2);
+	assert_int_equal(cgm_edge_runtime(audit)->calls, 2);
 
 	const cgm_edge *dyn_a = find_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_DYNAMIC);
 	assert_non_null(dyn_a);
@@ -176,7 +176,7 @@ static void test_where_observed_calls_land(void **state)
 	assert_non_null(other);
 	assert_true(cgm_edge_unexplained(other));
 	assert_int_equal(other->lines[0], 4);
-	assert_int_equal(other->runtime.calls, 3);
+	assert_int_equal(cgm_edge_runtime(other)->calls, 3);
 
 	/* Function figures: sums of incoming observed calls (no pg_stat here). */
 	assert_true(main_fn->observed_entry);
@@ -248,11 +248,11 @@ static void test_earlier_body(void **state)
 	const cgm_edge *work = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
 	assert_non_null(work);
 	assert_int_equal(work->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
-	assert_int_equal(work->runtime.calls, 9);
-	assert_true(work->earlier_body);
-	assert_int_equal(work->ncaller_bodies, 2);
-	assert_string_equal(work->caller_bodies[0], "00000000000000aa");
-	assert_string_equal(work->caller_bodies[1], "00000000000000bb");
+	assert_int_equal(cgm_edge_runtime(work)->calls, 9);
+	assert_true(cgm_edge_get_rare(work)->earlier_body);
+	assert_int_equal(cgm_edge_get_rare(work)->ncaller_bodies, 2);
+	assert_string_equal(cgm_edge_get_rare(work)->caller_bodies[0], "00000000000000aa");
+	assert_string_equal(cgm_edge_get_rare(work)->caller_bodies[1], "00000000000000bb");
 	assert_int_equal(work->nlines, 1); /* the old line 7 is not added */
 	assert_int_equal(work->lines[0], 3);
 	assert_null(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_DYNAMIC));
@@ -260,7 +260,7 @@ static void test_earlier_body(void **state)
 	const cgm_edge *other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
 	assert_non_null(other);
 	assert_true(cgm_edge_unexplained(other));
-	assert_true(other->earlier_body);
+	assert_true(cgm_edge_get_rare(other)->earlier_body);
 	assert_int_equal(other->nlines, 0);
 	assert_string_equal(cgm_edge_cause(m, other), "changed body");
 	cgm_model_free(m);
@@ -276,9 +276,9 @@ static void test_earlier_body(void **state)
 	assert_int_equal(cgm_merge(m, rt), 0);
 	cgm_runtime_free(rt);
 	other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
-	assert_false(other->earlier_body);
+	assert_false(cgm_edge_get_rare(other)->earlier_body);
 	assert_int_equal(other->lines[0], 4);
-	assert_false(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->earlier_body);
+	assert_false(cgm_edge_get_rare(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL))->earlier_body);
 	cgm_model_free(m);
 
 	/* The mapped body calls it too, at a line cgmap has no site for: the
@@ -297,8 +297,8 @@ static void test_earlier_body(void **state)
 		assert_int_equal(cgm_merge(m, rt), 0);
 		cgm_runtime_free(rt);
 		other = find_edge(m, "app.main()", "app.other()", CGM_VIA_CALL);
-		assert_int_equal(other->runtime.calls, 2);
-		assert_false(other->earlier_body);
+		assert_int_equal(cgm_edge_runtime(other)->calls, 2);
+		assert_false(cgm_edge_get_rare(other)->earlier_body);
 		assert_int_equal(other->nlines, 1);
 		assert_int_equal(other->lines[0], 11);
 		assert_string_not_equal(cgm_edge_cause(m, other), "changed body");
@@ -330,7 +330,7 @@ static void test_lines_unknown(void **state)
 	assert_int_equal(dyn->lines[0], 2);
 	assert_int_equal(dyn->lines[1], 7);
 	const cgm_edge *audit = find_edge(m, "app.main()", "app.audit()", CGM_VIA_TRIGGER);
-	assert_int_equal(audit->runtime.calls, 1);
+	assert_int_equal(cgm_edge_runtime(audit)->calls, 1);
 	assert_int_equal(audit->nlines, 1);
 	const cgm_edge *near = find_edge(m, "app.other()", "app.dyn_b()", CGM_VIA_DYNAMIC);
 	assert_non_null(near);
@@ -359,7 +359,7 @@ static void test_sources_summed_and_stats_preferred(void **state)
 	assert_true(main_fn->runtime.total_ms == 8.0);
 	assert_true(main_fn->runtime.self_ms == 2.0);
 	assert_int_equal(m->functions[idx(m, "app.work(integer)")].runtime.calls, 5 + 7);
-	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->runtime.calls,
+	assert_int_equal(cgm_edge_runtime(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL))->calls,
 			 12);
 	assert_string_equal(m->runtime_window,
 			    "2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z (database primary); "
@@ -411,7 +411,7 @@ static void test_through_inlined_sql_function(void **state)
 	const cgm_edge *e2 = find_edge(m, "app.work(integer)", "app.dyn_a()", CGM_VIA_CALL);
 	assert_true(e1->provenance & CGM_EDGE_OBSERVED);
 	assert_true(e2->provenance & CGM_EDGE_OBSERVED);
-	assert_int_equal(e2->runtime.calls, 2);
+	assert_int_equal(cgm_edge_runtime(e2)->calls, 2);
 	assert_null(find_edge(m, "app.main()", "app.dyn_a()", CGM_VIA_CALL)); /* not unexplained */
 
 	/* As PL/pgSQL, app.work would have been seen itself: a static miss. */
@@ -534,7 +534,7 @@ static void test_runtime_file_round_trip(void **state)
 	assert_int_equal(cgm_merge(m, rt), 0);
 	cgm_runtime_free(rt);
 	/* The same server and window twice is one observation: counted once. */
-	assert_int_equal(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL)->runtime.calls,
+	assert_int_equal(cgm_edge_runtime(find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL))->calls,
 			 6);
 	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 2);
 	assert_int_equal(m->ndiagnostics, 2); /* the odd function is not in this model */
@@ -830,9 +830,9 @@ static void test_sums_held_at_the_limit(void **state)
 	assert_true(work->runtime.calls == INT64_MAX);
 	assert_true(work->runtime.total_ms == CGM_STATS_MAX_MS);
 	const cgm_edge *e = find_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL);
-	assert_true(e->runtime.calls == INT64_MAX);
-	assert_true(e->runtime.total_ms == CGM_STATS_MAX_MS);
-	assert_true(e->runtime.self_ms == CGM_STATS_MAX_MS);
+	assert_true(cgm_edge_runtime(e)->calls == INT64_MAX);
+	assert_true(cgm_edge_runtime(e)->total_ms == CGM_STATS_MAX_MS);
+	assert_true(cgm_edge_runtime(e)->self_ms == CGM_STATS_MAX_MS);
 	assert_int_equal(m->functions[idx(m, "app.main()")].runtime.calls, 3);
 	assert_int_equal(m->ndiagnostics, 2);
 	assert_string_equal(m->diagnostics[0].message,

@@ -51,7 +51,7 @@ static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, unsign
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = line;
 	e->nlines = 1;
-	e->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
 	return e;
 }
 

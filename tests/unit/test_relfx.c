@@ -207,8 +207,8 @@ static char *targets(cgm_site *s)
 
 static char *run(const char *name, unsigned events, int ncols, const char **cols)
 {
-	cgm_site s = { .kind = CGM_SITE_RELATION, .name = name, .events = events,
-		       .ncolumns = ncols, .columns = cols };
+	cgm_site_rare x = { .events = events, .ncolumns = ncols, .columns = cols };
+	cgm_site s = { .kind = CGM_SITE_RELATION, .name = name, .rare = &x };
 	static const char *const path[] = { "pg_catalog", "app" };
 	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s);
 	return targets(&s);
@@ -257,12 +257,14 @@ static void test_partitions_and_cascade_cycles(void **state)
 	/* b -> a (UPDATE) -> b (DELETE): already on the path. */
 	assert_string_equal(run("b", CGM_EV_DELETE, 0, NULL), "f_child/trigger/-");
 	/* The relation is found along the path; unknown ones run nothing. */
-	cgm_site s = { .kind = CGM_SITE_RELATION, .name = "nowhere", .events = CGM_EV_SELECT };
+	cgm_site_rare sx = { .events = CGM_EV_SELECT };
+	cgm_site s = { .kind = CGM_SITE_RELATION, .name = "nowhere", .rare = &sx };
 	static const char *const path[] = { "app" };
 	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s);
 	assert_int_equal(s.resolution, CGM_RES_NONE);
 	assert_null(s.schema);
-	cgm_site q = { .kind = CGM_SITE_RELATION, .name = "a", .events = CGM_EV_DELETE };
+	cgm_site_rare qx = { .events = CGM_EV_DELETE };
+	cgm_site q = { .kind = CGM_SITE_RELATION, .name = "a", .rare = &qx };
 	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q);
 	assert_string_equal(q.schema, "app");
 	assert_int_equal(q.resolution, CGM_RES_RESOLVED);

@@ -80,9 +80,9 @@ static cgm_edge *add_edge(cgm_model *m, const char *from, const char *to, cgm_vi
 	e->lines = cgm_arena_alloc(m->arena, sizeof(int));
 	e->lines[0] = line;
 	e->nlines = 1;
-	e->runtime.calls = calls;
-	e->runtime.total_ms = (double)calls * 0.5;
-	e->runtime.self_ms = (double)calls * 0.25;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = calls;
+	cgm_edge_rare_of(m->arena, e)->runtime.total_ms = (double)calls * 0.5;
+	cgm_edge_rare_of(m->arena, e)->runtime.self_ms = (double)calls * 0.25;
 	return e;
 }
 
@@ -118,7 +118,7 @@ static cgm_model *sample(bool runtime)
 	add_site(m, "app.main()", CGM_SITE_CALL, 3);
 	cgm_site *d = add_site(m, "app.main()", CGM_SITE_DYNAMIC, 5);
 	d->resolution = CGM_RES_NONE;
-	d->text = "format('SELECT %I()', fname)";
+	cgm_site_rare_of(m->arena, d)->text = "format('SELECT %I()', fname)";
 	add_site(m, "app.main()", CGM_SITE_PERFORM, 7);
 	cgm_site *miss = add_site(m, "app.work(integer)", CGM_SITE_CALL, 6);
 	miss->resolution = CGM_RES_MISSING;
@@ -127,7 +127,7 @@ static cgm_model *sample(bool runtime)
 	miss->nargs = 1;
 	cgm_site *d2 = add_site(m, "app.other()", CGM_SITE_DYNAMIC, 2);
 	d2->resolution = CGM_RES_NONE;
-	d2->text = "'SELECT ' || x";
+	cgm_site_rare_of(m->arena, d2)->text = "'SELECT ' || x";
 	add_site(m, "app.old()", CGM_SITE_CALL, 1);
 
 	add_edge(m, "app.main()", "app.work(integer)", CGM_VIA_CALL,

@@ -63,7 +63,7 @@ static cgm_site *add_site(cgm_function *caller, const char *schema, const char *
 	s->name = name;
 	s->nargs = nargs;
 	s->argtypes = list(model->arena, nargs, types);
-	s->argnames = list(model->arena, nargs, names ? names : (const char *const[]){ NULL, NULL, NULL, NULL });
+	cgm_site_rare_of(model->arena, s)->argnames = list(model->arena, nargs, names ? names : (const char *const[]){ NULL, NULL, NULL, NULL });
 	return s;
 }
 
@@ -254,10 +254,10 @@ static void test_procedures_and_triggers(void **state)
 	add_site(c, "app", "proc", 1, T("integer"), NULL); /* 2: a procedure is not callable in SELECT */
 	cgm_site *ins = add_site(c, "app", "orders", 0, NULL, NULL); /* 3 */
 	ins->kind = CGM_SITE_TRIGGER;
-	ins->events = CGM_EV_INSERT;
+	cgm_site_rare_of(model->arena, ins)->events = CGM_EV_INSERT;
 	cgm_site *del = add_site(c, "app", "orders", 0, NULL, NULL); /* 4: no DELETE trigger */
 	del->kind = CGM_SITE_TRIGGER;
-	del->events = CGM_EV_DELETE;
+	cgm_site_rare_of(model->arena, del)->events = CGM_EV_DELETE;
 	cgm_relfx *fx = cgm_relfx_build(model);
 	cgm_resolve_options o = { .relfx = fx };
 	assert_int_equal(cgm_resolve(model, &o), 0);
@@ -296,7 +296,7 @@ static cgm_model *many_callers(int ncallers)
 		add_site(c, "app", "pick", 1, T("unknown"), NULL)->via_literal = i % 2 == 0;
 		cgm_site *ins = add_site(c, "app", "orders", 0, NULL, NULL);
 		ins->kind = CGM_SITE_TRIGGER;
-		ins->events = i % 4 == 0 ? CGM_EV_DELETE : CGM_EV_INSERT;
+		cgm_site_rare_of(model->arena, ins)->events = i % 4 == 0 ? CGM_EV_DELETE : CGM_EV_INSERT;
 	}
 	cgm_model_index(model);
 	cgm_model_link(model);

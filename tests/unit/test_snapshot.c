@@ -295,18 +295,18 @@ static cgm_model *build_model(void)
 			       over_b);
 	s->nargs = 1;
 	s->argtypes = strs(m, 1, "unknown");
-	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
+	cgm_site_rare_of(m->arena, s)->argnames = cgm_arena_alloc(m->arena, sizeof(char *));
 	s = add_site(m, a, 7, CGM_SITE_DYNAMIC, NULL, NULL, CGM_RES_NONE, 0);
 	s->stmt = "dynexecute";
-	s->text = "format('SELECT %I()', fn_name)";
+	cgm_site_rare_of(m->arena, s)->text = "format('SELECT %I()', fn_name)";
 	s = add_site(m, a, 9, CGM_SITE_TRIGGER, "app", "orders", CGM_RES_RESOLVED, 1, audit);
 	s->stmt = "execsql";
-	s->events = CGM_EV_INSERT | CGM_EV_UPDATE;
+	cgm_site_rare_of(m->arena, s)->events = CGM_EV_INSERT | CGM_EV_UPDATE;
 	s = add_site(m, a, 11, CGM_SITE_CALL, "nope", "gone", CGM_RES_MISSING, 0);
 	s->nargs = 2;
 	s->argtypes = strs(m, 2, "integer", "unknown");
-	s->argnames = cgm_arena_alloc(m->arena, sizeof(char *) * 2);
-	s->argnames[1] = "p";
+	cgm_site_rare_of(m->arena, s)->argnames = cgm_arena_alloc(m->arena, sizeof(char *) * 2);
+	cgm_site_rare_of(m->arena, s)->argnames[1] = "p";
 	s->variadic_call = true;
 	s = add_site(m, a, 12, CGM_SITE_EXEC_LITERAL, NULL, "b", CGM_RES_RESOLVED, 1, b);
 	s->via_literal = true;
@@ -320,15 +320,15 @@ static cgm_model *build_model(void)
 	add_edge(m, a, over_b, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 5)->ambiguous = true;
 	add_edge(m, a, audit, CGM_VIA_TRIGGER, CGM_EDGE_STATIC, 1, 9);
 	cgm_edge *e = add_edge(m, a, dyn, CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 1, 7);
-	e->runtime = (cgm_runtime_stats){ 5, 2.5, 0.25 };
+	cgm_edge_rare_of(m->arena, e)->runtime = (cgm_runtime_stats){ 5, 2.5, 0.25 };
 	add_edge(m, a, lower, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 13);
 	e = add_edge(m, odd, b, CGM_VIA_CALL, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED, 1, 3);
-	e->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
-	e->earlier_body = true;
-	e->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
-	e->ncaller_bodies = 2;
+	cgm_edge_rare_of(m->arena, e)->runtime = (cgm_runtime_stats){ 7, 1e-7, 123456.789 };
+	cgm_edge_rare_of(m->arena, e)->earlier_body = true;
+	cgm_edge_rare_of(m->arena, e)->caller_bodies = strs(m, 2, "00000000000000aa", "85944171f73967e8");
+	cgm_edge_rare_of(m->arena, e)->ncaller_bodies = 2;
 	e = add_edge(m, b, odd, CGM_VIA_CALL, CGM_EDGE_OBSERVED, 0);
-	e->runtime.calls = 1;
+	cgm_edge_rare_of(m->arena, e)->runtime.calls = 1;
 
 	cgm_trigger *t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "app", "orders", "orders_audit", CGM_EV_INSERT | CGM_EV_UPDATE, audit,
@@ -504,13 +504,13 @@ static void test_round_trip(void **state)
 	assert_string_equal(back->functions[a->sites[1].targets[0]].id, "app.over(bigint)");
 	assert_string_equal(back->functions[a->sites[1].targets[1]].id, "app.over(integer)");
 	assert_int_equal(a->sites[2].kind, CGM_SITE_DYNAMIC);
-	assert_string_equal(a->sites[2].text, "format('SELECT %I()', fn_name)");
+	assert_string_equal(cgm_site_get_rare(&a->sites[2])->text, "format('SELECT %I()', fn_name)");
 	assert_string_equal(a->sites[2].stmt, "dynexecute");
-	assert_int_equal(a->sites[3].events, CGM_EV_INSERT | CGM_EV_UPDATE);
+	assert_int_equal(cgm_site_get_rare(&a->sites[3])->events, CGM_EV_INSERT | CGM_EV_UPDATE);
 	assert_string_equal(a->sites[4].schema, "nope");
 	assert_int_equal(a->sites[4].resolution, CGM_RES_MISSING);
-	assert_null(a->sites[4].argnames[0]);
-	assert_string_equal(a->sites[4].argnames[1], "p");
+	assert_null(cgm_site_get_rare(&a->sites[4])->argnames[0]);
+	assert_string_equal(cgm_site_get_rare(&a->sites[4])->argnames[1], "p");
 	assert_string_equal(a->sites[4].argtypes[1], "unknown");
 	assert_true(a->sites[4].variadic_call);
 	assert_true(a->sites[5].via_literal);
@@ -532,14 +532,14 @@ static void test_round_trip(void **state)
 	assert_int_equal(back->nedges, 9);
 	const cgm_edge *e = edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC);
 	assert_int_equal(e->provenance, CGM_EDGE_OBSERVED);
-	assert_int_equal(e->runtime.calls, 5);
+	assert_int_equal(cgm_edge_runtime(e)->calls, 5);
 	e = edge(back, ODD_ID, "app.b(integer)", CGM_VIA_CALL);
 	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
-	assert_true(e->runtime.self_ms > 123456.788 && e->runtime.self_ms < 123456.790);
-	assert_true(e->earlier_body);
-	assert_int_equal(e->ncaller_bodies, 2);
-	assert_string_equal(e->caller_bodies[1], "85944171f73967e8");
-	assert_false(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC)->earlier_body);
+	assert_true(cgm_edge_runtime(e)->self_ms > 123456.788 && cgm_edge_runtime(e)->self_ms < 123456.790);
+	assert_true(cgm_edge_get_rare(e)->earlier_body);
+	assert_int_equal(cgm_edge_get_rare(e)->ncaller_bodies, 2);
+	assert_string_equal(cgm_edge_get_rare(e)->caller_bodies[1], "85944171f73967e8");
+	assert_false(cgm_edge_get_rare(edge(back, "app.a()", "app.dyn_target()", CGM_VIA_DYNAMIC))->earlier_body);
 	assert_true(edge(back, "app.a()", "app.over(integer)", CGM_VIA_CALL)->ambiguous);
 	assert_int_equal(edge(back, "app.a()", "app.b(integer)", CGM_VIA_LITERAL)->lines[0], 12);
 	assert_int_equal(edge(back, "app.b(integer)", ODD_ID, CGM_VIA_CALL)->nlines, 0);
@@ -1314,7 +1314,7 @@ static void test_same_bytes_as_jansson(void **state)
 	f->comment = awkward;
 	for (int s = 0; s < f->nsites; s++)
 		if (f->sites[s].kind == CGM_SITE_DYNAMIC)
-			f->sites[s].text = awkward; /* a site, and its dynamic_sites record */
+			cgm_site_rare_of(m->arena, &f->sites[s])->text = awkward; /* a site, and its dynamic_sites record */
 	m->triggers[0].name = awkward;
 	m->references[0].object = awkward;
 	static const double reals[] = { 0.0, -0.0, 1.0, 0.1, 1e-5, 1e20, 1e14, 1e13, 123456789012.5,
@@ -1327,7 +1327,7 @@ static void test_same_bytes_as_jansson(void **state)
 		m->functions[i].runtime.calls = (int64_t)i * 1000000007LL;
 	}
 	for (int i = 0; i < m->nedges; i++)
-		m->edges[i].runtime.total_ms = reals[(i + 3) % nreals];
+		cgm_edge_rare_of(m->arena, &m->edges[i])->runtime.total_ms = reals[(i + 3) % nreals];
 
 	const char *path = tmp_path("jansson.json");
 	assert_int_equal(write_format1(m, path), 0);
@@ -1977,8 +1977,8 @@ static void test_diff_sites(void **state)
 				assert_int_equal(fs->kind, ws->kind);
 				assert_int_equal(fs->resolution, ws->resolution);
 				assert_int_equal(fs->nargs, ws->nargs);
-				if (ws->text)
-					assert_string_equal(fs->text, ws->text);
+				if (cgm_site_get_rare(ws)->text)
+					assert_string_equal(cgm_site_get_rare(fs)->text, cgm_site_get_rare(ws)->text);
 				if (ws->name)
 					assert_string_equal(fs->name, ws->name);
 				assert_int_equal(fs->ntargets, ws->ntargets);

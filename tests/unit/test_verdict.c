@@ -56,7 +56,7 @@ static cgm_site *add_site(cgm_model *m, const char *id, cgm_site_kind kind, int 
 	s->kind = kind;
 	s->line = line;
 	s->stmt = stmt;
-	s->text = text;
+	cgm_site_rare_of(m->arena, s)->text = text;
 	s->name = kind == CGM_SITE_DYNAMIC ? "EXECUTE" : NULL;
 	s->resolution = kind == CGM_SITE_DYNAMIC ? CGM_RES_NONE : CGM_RES_RESOLVED;
 	return s;
@@ -360,7 +360,7 @@ static void test_call_in_execute_arguments(void **state)
 				dynamic_edges++;
 			else
 				assert_true((e->provenance & CGM_EDGE_OBSERVED) &&
-					    e->runtime.calls == 5);
+					    cgm_edge_runtime(e)->calls == 5);
 		}
 	}
 	assert_int_equal(dynamic_edges, 0);
@@ -435,7 +435,8 @@ static cgm_model *dyn_model(void)
 
 static void read_text(cgm_dynsql_info *info, const cgm_model *m, const char *text)
 {
-	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1, .text = text };
+	cgm_site_rare x = { .text = text };
+	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1, .rare = &x };
 	cgm_dynsql_read(info, m, &site);
 }
 
@@ -526,8 +527,8 @@ static void test_possible_targets_capped(void **state)
 	cgm_model_index(m);
 	m->nuser = m->nfunctions;
 	cgm_dynsql_reader *r = cgm_dynsql_reader_new(m);
-	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1,
-			  .text = "format('SELECT app.h%s(%L)', k, x)" };
+	cgm_site_rare sx = { .text = "format('SELECT app.h%s(%L)', k, x)" };
+	cgm_site site = { .kind = CGM_SITE_DYNAMIC, .line = 1, .rare = &sx };
 	for (int round = 0; round < 2; round++) {
 		cgm_dynsql_info info;
 		cgm_dynsql_read_with(&info, r, &site);
@@ -539,8 +540,8 @@ static void test_possible_targets_capped(void **state)
 		cgm_dynsql_info_free(&info);
 	}
 	/* Two call shapes: their union, each function once. */
-	cgm_site two = { .kind = CGM_SITE_DYNAMIC, .line = 2,
-			 .text = "format('SELECT app.h00%s(1) + app.h0%s(2)', a, b)" };
+	cgm_site_rare tx = { .text = "format('SELECT app.h00%s(1) + app.h0%s(2)', a, b)" };
+	cgm_site two = { .kind = CGM_SITE_DYNAMIC, .line = 2, .rare = &tx };
 	cgm_dynsql_info info;
 	cgm_dynsql_read_with(&info, r, &two);
 	assert_int_equal(info.total, n);
