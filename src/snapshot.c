@@ -29,6 +29,7 @@
 #include "cgmap/bodyver.h"
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
+#include "cgmap/hash.h"
 #include "cgmap/infile.h"
 #include "cgmap/intern.h"
 #include "cgmap/pipeline.h"
@@ -2999,6 +3000,9 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 		}
 	} else {
 		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+		/* Hashed while the copy is in cache (the site's page keys). */
+		if (f->source)
+			f->source_hash = cgm_hash_words(CGM_FNV1A_OFFSET, f->source, strlen(f->source)) | 1;
 	}
 
 	jv *arr;
