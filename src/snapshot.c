@@ -2464,6 +2464,10 @@ typedef struct {
 	cgm_arena *site_scratch, *slot_keep;
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
+	bool pathless;     /* while streaming: no JSON path is kept (an error
+			    * there has the file read again, which names it
+			    * with its path: cgm_snapshot_read_with), the
+			    * path's bookkeeping was a twentieth of a read */
 } reader;
 
 /* Below this length a string is kept once however often it comes: a
@@ -2483,6 +2487,8 @@ static const char *keep_string(reader *r, const char *s)
 /* Enter a key or an array element; leave by restoring the saved length. */
 static size_t enter_key(reader *r, const char *key)
 {
+	if (r->pathless)
+		return 0;
 	size_t saved = r->path.len;
 	if (r->path.len)
 		cgm_strbuf_putc(&r->path, '.');
@@ -2493,6 +2499,8 @@ static size_t enter_key(reader *r, const char *key)
 static size_t enter_index(reader *r, size_t i)
 {
 	/* Once per array element read: digits by hand, not printf. */
+	if (r->pathless)
+		return 0;
 	char text[32];
 	char *end = text + sizeof(text), *p = end;
 	*--p = ']';
@@ -2508,6 +2516,8 @@ static size_t enter_index(reader *r, size_t i)
 
 static void leave(reader *r, size_t saved)
 {
+	if (r->pathless)
+		return;
 	r->path.len = saved;
 	if (r->path.data)
 		r->path.data[saved] = '\0';
@@ -3993,6 +4003,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 	jv_stream st = { stream_want, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;
+	r->pathless = true;
 	int rc = jv_parse_stream(&doc, buf, len, tree, &st);
 	if (rc == 0 && !sr.functions_done)
 		rc = -1; /* no "functions": read_document names what is missing */
@@ -4012,6 +4023,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 		rc = read_list(r, &doc, "event_triggers", read_event_trigger);
 	if (rc == 0)
 		rc = read_list(r, &doc, "diagnostics", read_diagnostic);
+	r->pathless = false;
 	free(sr.skeleton);
 	cgm_intern_free(sr.names);
 	cgm_arena_free(sr.keep);
