@@ -743,7 +743,7 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	cgm_strbuf_free(&b);
 	/* The source view; and what the graph draws for the dynamic sites
 	 * (their possible targets, with their own neighbourhoods). */
-	h = html_key_str(h, f->source);
+	h = html_key_source(h, f);
 	h = html_key_str(h, f->file);
 	h = html_key_u64(h, (uint64_t)(int64_t)f->file_line);
 	h = html_key_u64(h, (uint64_t)f->nsites);

@@ -254,10 +254,13 @@ typedef struct html_page_record {
 	int nfiles;         /* functions/X.html, and dot/functions/X.dot */
 	html_file_stamp file[2];
 } html_page_record;
-/* FNV-1a over typed pieces (a NULL string differs from ""). */
+/* Keys over typed pieces, eight bytes a step (cgmap/hash.h's
+ * cgm_hash_words; a NULL string differs from ""); a function's body by
+ * the hash its snapshot reader made (source_hash), else by its text. */
 uint64_t html_key_bytes(uint64_t h, const void *data, size_t len);
 uint64_t html_key_str(uint64_t h, const char *s);
 uint64_t html_key_u64(uint64_t h, uint64_t v);
+uint64_t html_key_source(uint64_t h, const cgm_function *f);
 /* ctx->site_key, ctx->shown, ctx->hood (needs the adjacency and schemas). */
 void html_pagekey_build(html_ctx *ctx);
 void html_pagekey_free(html_ctx *ctx);

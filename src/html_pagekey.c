@@ -49,39 +49,37 @@
  * match.  CGMAP_VERSION is hashed too. */
 #define PAGE_FORMAT "function-page 4"
 
-uint64_t html_key_bytes(uint64_t h, const void *data, size_t len)
+/* Words and bytes into a key: cgm_hash_mix and cgm_hash_words (FNV-1a's
+ * byte a step over every edge's fields and every string was a tenth of a
+ * render after a small change). */
+uint64_t html_key_u64(uint64_t h, uint64_t v)
 {
-	/* Eight bytes a step, multiplied and folded (the sections a key
-	 * hashes are kilobytes a page: FNV-1a's byte a step was a twentieth of
-	 * a render after a small change), the tail and the length by byte. */
-	const unsigned char *p = data;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t word;
-		memcpy(&word, p + i, sizeof(word));
-		h = (h ^ word) * 0x9E3779B97F4A7C15ULL;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = cgm_fnv1a_byte(h, p[i]);
-	return html_key_u64(h, (uint64_t)len);
+	return cgm_hash_mix(h, v);
 }
 
-/* NULL and "" differ: a tag byte first, the terminator after. */
+uint64_t html_key_bytes(uint64_t h, const void *data, size_t len)
+{
+	return cgm_hash_words(h, data, len);
+}
+
+/* NULL and "" differ: a tag word first, the length last. */
 uint64_t html_key_str(uint64_t h, const char *s)
 {
 	if (!s)
-		return cgm_fnv1a_byte(h, 0x01);
-	h = cgm_fnv1a_byte(h, 0x02);
-	h = cgm_fnv1a_more(h, s);
-	return cgm_fnv1a_byte(h, 0x00);
+		return html_key_u64(h, 0x01);
+	return html_key_bytes(html_key_u64(h, 0x02), s, strlen(s));
 }
 
-uint64_t html_key_u64(uint64_t h, uint64_t v)
+uint64_t html_key_source(uint64_t h, const cgm_function *f)
 {
-	for (int i = 0; i < 8; i++, v >>= 8)
-		h = cgm_fnv1a_byte(h, (unsigned char)(v & 0xff));
-	return h;
+	if (!f->source)
+		return html_key_u64(h, 0x01);
+	/* The snapshot reader hashed the body while it had it at hand: read
+	 * again here, ten megabytes of bodies at 10,000 functions were a tenth
+	 * of the page keys' time, in cache misses. */
+	uint64_t body = f->source_hash ? f->source_hash
+				       : cgm_hash_words(CGM_FNV1A_OFFSET, f->source, strlen(f->source)) | 1;
+	return html_key_u64(html_key_u64(h, 0x02), body);
 }
 
 static uint64_t key_double(uint64_t h, double d)
@@ -183,6 +181,10 @@ void html_pagekey_build(html_ctx *ctx)
 	 * for the callers and callees tables. */
 	int rounds = ctx->opts.depth > 1 ? ctx->opts.depth : 1;
 	const uint64_t *base = ctx->shown;
+	/* Each edge's own fields, hashed once for both sides and every round. */
+	uint64_t *ekey = cgm_xcalloc((size_t)m->nedges + 1, sizeof(uint64_t));
+	for (int e = 0; e < m->nedges; e++)
+		ekey[e] = edge_key(CGM_FNV1A_OFFSET, ctx, &m->edges[e]);
 	uint64_t *side[2];
 	for (int dir = 0; dir < 2; dir++) {
 		const int *start = dir ? ctx->out_start : ctx->in_start;
@@ -195,7 +197,7 @@ void html_pagekey_build(html_ctx *ctx)
 				uint64_t h = html_key_u64(base[f], 0x5e9a0000u + (uint64_t)dir);
 				for (int k = start[f]; k < start[f + 1]; k++) {
 					const cgm_edge *e = &m->edges[list[k]];
-					h = edge_key(h, ctx, e);
+					h = html_key_u64(h, ekey[list[k]]);
 					h = html_key_u64(h, prev[dir ? e->to : e->from]);
 				}
 				next[f] = h;
@@ -206,6 +208,7 @@ void html_pagekey_build(html_ctx *ctx)
 		free(next);
 		side[dir] = prev;
 	}
+	free(ekey);
 	ctx->hood = side[0];
 	for (int f = 0; f < n; f++)
 		ctx->hood[f] = html_key_u64(side[0][f], side[1][f]);

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +127,24 @@ static int open_regular(const char *path, const char *what, int code, struct sta
 	return fd;
 }
 
+/* A file of 8 MiB or more is read into transparent huge pages where the
+ * system gives them on request (madvise mode): a 265 MB snapshot read into
+ * 4 KiB pages took 65,000 page faults, a tenth of reading it. */
+#define HUGE_FROM ((size_t)8 << 20)
+
+static void huge_pages(char *buf, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t start = ((uintptr_t)buf + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)buf + size) & ~(huge - 1);
+	if (end > start)
+		(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+	(void)buf, (void)size;
+#endif
+}
+
 int cgm_infile_read(char **text, size_t *len, const char *path, const char *what, int code,
 		    bool allow_stdin, size_t padding)
 {
@@ -149,6 +168,8 @@ int cgm_infile_read(char **text, size_t *len, const char *path, const char *what
 			cap = (size_t)st.st_size + 1;
 	}
 	char *buf = malloc(cap + padding);
+	if (buf && cap >= HUGE_FROM)
+		huge_pages(buf, cap + padding);
 	size_t used = 0;
 	int rc = 0;
 	while (buf) {

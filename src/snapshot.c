@@ -29,6 +29,7 @@
 #include "cgmap/bodyver.h"
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
+#include "cgmap/hash.h"
 #include "cgmap/infile.h"
 #include "cgmap/intern.h"
 #include "cgmap/pipeline.h"
@@ -1778,8 +1779,10 @@ typedef struct jv_member jv_member;
 
 struct jv {
 	unsigned char type;
+	uint16_t hint;  /* object: where the next key lookup starts (a start
+			 * only: past 65,535 members it may start anywhere) */
 	unsigned n;     /* array, object: number of items or members */
-	unsigned hint;  /* object: where the next key lookup starts */
+	uint64_t keys;  /* object: a bit per member (jv_key_bit), 0 when not made */
 	union {
 		long long integer;
 		double real;
@@ -1886,10 +1889,30 @@ static inline void jv_skip_space(jv_parser *ps)
  * or before. */
 static int jv_string(jv_parser *ps, const char **out)
 {
-	unsigned char *s = (unsigned char *)ps->p + 1;
-	/* Plain ASCII stays where it is. */
-	while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
-		s++;
+	unsigned char *s = (unsigned char *)ps->p + 1, *end = (unsigned char *)ps->end;
+	/* Plain ASCII stays where it is (json_byte_class 0: not '"', '\\', a
+	 * control, NUL or non-ASCII).  Most strings are short (keys, names):
+	 * four bytes a step by the table, and past the first four eight bytes
+	 * a step while the text's end is eight or more bytes away. */
+	for (;;) {
+		if (json_byte_class[s[0]])
+			break;
+		if (json_byte_class[s[1]]) {
+			s += 1;
+			break;
+		}
+		if (json_byte_class[s[2]]) {
+			s += 2;
+			break;
+		}
+		if (json_byte_class[s[3]]) {
+			s += 3;
+			break;
+		}
+		s += 4;
+		while (end - s >= 8 && !needs_care8(s))
+			s += 8;
+	}
 	unsigned char *dst = s;
 	*out = ps->p + 1;
 	for (;;) {
@@ -1897,6 +1920,15 @@ static int jv_string(jv_parser *ps, const char **out)
 		if (c == '"')
 			break;
 		if (c >= 0x20 && c < 0x80 && c != '\\') {
+			/* Moved down over the escapes before it, eight bytes
+			 * at once when all eight are plain. */
+			if (end - s >= 8 && !needs_care8(s)) {
+				uint64_t word;
+				memcpy(&word, s, sizeof(word));
+				memcpy(dst, &word, sizeof(word));
+				dst += 8, s += 8;
+				continue;
+			}
 			*dst++ = *s++;
 			continue;
 		}
@@ -2002,28 +2034,36 @@ static int jv_number(jv_parser *ps, jv *out)
 	return 0;
 }
 
-/* Whether the keys of an object repeat (jansson rejects that): a 64-bit
- * filter of their hashes first, then on a filter hit the full hashes of
- * the keys before it, a string comparison only when those are equal. */
-static bool jv_has_duplicate(const jv_member *members, size_t n)
+/* A key's bit in an object's `keys`: from its first and fourth bytes, its
+ * last and its length, which tell the snapshot's keys apart well enough
+ * that a key the object lacks (most of the optional members a reader asks
+ * for) is mostly answered without comparing it with every member. */
+static inline __attribute__((always_inline)) uint64_t jv_key_bit(const char *key)
 {
-	uint32_t stack[64], *hashes = n <= 64 ? stack : cgm_xcalloc(n, sizeof(uint32_t));
+	const unsigned char *k = (const unsigned char *)key;
+	size_t len = strlen(key);
+	unsigned h = len * 3u;
+	if (len)
+		h += k[0] * 11u + k[len - 1] * 5u + (len > 3 ? k[3] * 17u : 0u);
+	return 1ULL << (h & 63);
+}
+
+/* Whether the keys of an object repeat (jansson rejects that), and *bits
+ * the object's `keys` (jv_key_bit of each): a key is compared with the
+ * ones before it only when its bit was already set. */
+static bool jv_has_duplicate(const jv_member *members, size_t n, uint64_t *bits)
+{
 	uint64_t seen = 0;
-	bool dup = false;
-	for (size_t i = 0; i < n && !dup; i++) {
-		uint32_t h = 2166136261u;
-		for (const unsigned char *k = (const unsigned char *)members[i].key; *k; k++)
-			h = (h ^ *k) * 16777619u;
-		hashes[i] = h;
-		uint64_t bit = 1ULL << (h & 63);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bit = jv_key_bit(members[i].key);
 		if (seen & bit)
-			for (size_t k = 0; k < i && !dup; k++)
-				dup = hashes[k] == h && strcmp(members[k].key, members[i].key) == 0;
+			for (size_t k = 0; k < i; k++)
+				if (strcmp(members[k].key, members[i].key) == 0)
+					return true;
 		seen |= bit;
 	}
-	if (hashes != stack)
-		free(hashes);
-	return dup;
+	*bits = seen;
+	return false;
 }
 
 static void *jv_grow(void *items, size_t *cap, size_t need, size_t size)
@@ -2100,7 +2140,7 @@ static int jv_container(jv_parser *ps, jv *out, int depth)
 		if (n)
 			memcpy(out->u.members, ps->members + base, sizeof(jv_member) * n);
 		ps->nmembers = base;
-		if (jv_has_duplicate(out->u.members, n))
+		if (jv_has_duplicate(out->u.members, n, &out->keys))
 			return -1;
 	} else {
 		out->u.items = jv_alloc(ps, sizeof(jv) * (n ? n : 1));
@@ -2278,8 +2318,9 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 	}
 	ps.p++;
 	jv_skip_space(&ps);
-	if (ps.p != ps.end || ps.nmembers > UINT_MAX || jv_has_duplicate(ps.members, ps.nmembers))
+	if (ps.p != ps.end || ps.nmembers > UINT_MAX || jv_has_duplicate(ps.members, ps.nmembers, &(uint64_t){ 0 }))
 		goto fail;
+	memset(out, 0, sizeof(*out));
 	out->type = JV_OBJECT;
 	out->n = (unsigned)ps.nmembers;
 	out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (ps.nmembers ? ps.nmembers : 1));
@@ -2348,14 +2389,18 @@ static void jv_from_json(jv *out, const json_t *j, cgm_arena *arena)
 }
 
 /* Accessors with jansson's meaning (NULL in, NULL or 0 out). */
-static jv *jv_object_get(const jv *obj, const char *key)
+static inline __attribute__((always_inline)) jv *jv_object_get(const jv *obj, const char *key)
 {
 	if (!obj || obj->type != JV_OBJECT || obj->n == 0)
 		return NULL;
 	/* Keys are asked for mostly in the order they were written: start
 	 * after the last one found. */
 	unsigned n = obj->n, start = obj->hint < n ? obj->hint : 0;
+	/* The next member first; then a key whose bit no member has is not
+	 * there; else every member. */
 	for (unsigned k = 0; k < n; k++) {
+		if (k == 1 && obj->keys && !(obj->keys & jv_key_bit(key)))
+			return NULL;
 		unsigned i = start + k < n ? start + k : start + k - n;
 		const char *k = obj->u.members[i].key, *q = key;
 		/* Keys are short: compared here, byte by byte, not by a call
@@ -2363,7 +2408,7 @@ static jv *jv_object_get(const jv *obj, const char *key)
 		while (*k && *k == *q)
 			k++, q++;
 		if (*k == *q) {
-			((jv *)obj)->hint = i + 1;
+			((jv *)obj)->hint = (uint16_t)(i + 1);
 			return &obj->u.members[i].value;
 		}
 	}
@@ -2436,6 +2481,10 @@ typedef struct {
 	cgm_arena *site_scratch, *slot_keep;
 	bool raw_places;   /* while streaming: a place is kept as it is, to be
 			    * mapped once every function is known */
+	bool pathless;     /* while streaming: no JSON path is kept (an error
+			    * there has the file read again, which names it
+			    * with its path: cgm_snapshot_read_with), the
+			    * path's bookkeeping was a twentieth of a read */
 } reader;
 
 /* Below this length a string is kept once however often it comes: a
@@ -2455,6 +2504,8 @@ static const char *keep_string(reader *r, const char *s)
 /* Enter a key or an array element; leave by restoring the saved length. */
 static size_t enter_key(reader *r, const char *key)
 {
+	if (r->pathless)
+		return 0;
 	size_t saved = r->path.len;
 	if (r->path.len)
 		cgm_strbuf_putc(&r->path, '.');
@@ -2465,6 +2516,8 @@ static size_t enter_key(reader *r, const char *key)
 static size_t enter_index(reader *r, size_t i)
 {
 	/* Once per array element read: digits by hand, not printf. */
+	if (r->pathless)
+		return 0;
 	char text[32];
 	char *end = text + sizeof(text), *p = end;
 	*--p = ']';
@@ -2480,6 +2533,8 @@ static size_t enter_index(reader *r, size_t i)
 
 static void leave(reader *r, size_t saved)
 {
+	if (r->pathless)
+		return;
 	r->path.len = saved;
 	if (r->path.data)
 		r->path.data[saved] = '\0';
@@ -3029,6 +3084,9 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 		}
 	} else {
 		TRY(get_string(r, obj, "source", OPTIONAL, &f->source));
+		/* Hashed while the copy is in cache (the site's page keys). */
+		if (f->source)
+			f->source_hash = cgm_hash_words(CGM_FNV1A_OFFSET, f->source, strlen(f->source)) | 1;
 	}
 
 	jv *arr;
@@ -3801,6 +3859,7 @@ static void jv_copy(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v)
 {
 	*out = *v;
 	out->hint = 0;
+	out->keys = 0;
 	if (v->type == JV_STRING) {
 		out->u.string = cgm_intern_str(names, v->u.string);
 	} else if (v->type == JV_OBJECT) {
@@ -3977,6 +4036,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 	jv_stream st = { stream_want, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;
+	r->pathless = true;
 	int rc = jv_parse_stream(&doc, buf, len, tree, &st);
 	if (rc == 0 && !sr.functions_done)
 		rc = -1; /* no "functions": read_document names what is missing */
@@ -3996,6 +4056,7 @@ static int read_streaming(reader *r, char *buf, size_t len)
 		rc = read_list(r, &doc, "event_triggers", read_event_trigger);
 	if (rc == 0)
 		rc = read_list(r, &doc, "diagnostics", read_diagnostic);
+	r->pathless = false;
 	free(sr.skeleton);
 	cgm_intern_free(sr.names);
 	cgm_arena_free(sr.keep);

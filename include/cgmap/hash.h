@@ -1,7 +1,9 @@
 /*
  * cgmap/hash.h - the one string hash cgmap uses: 64-bit FNV-1a, for its
  * hash tables, page names and body versions (the cgmap_trace extension
- * computes the same for body versions).
+ * computes the same for body versions); and a faster one, eight bytes a
+ * step, for keys that only cgmap itself compares again (the site's page
+ * records: cgm_hash_words).
  *
  * In: bytes.  Out: the hash; nothing is allocated.
  */
@@ -10,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CGM_FNV1A_OFFSET 0xcbf29ce484222325ULL
 #define CGM_FNV1A_PRIME 0x100000001b3ULL
@@ -41,6 +44,33 @@ static inline uint64_t cgm_fnv1a_bytes(const char *data, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = cgm_fnv1a_byte(h, (unsigned char)data[i]);
 	return h;
+}
+
+/* One 64-bit word into h: multiplied and folded, a bijection of v for a
+ * given h. */
+static inline uint64_t cgm_hash_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+/* h carried on over len bytes, eight a step, the tail as one zero-padded
+ * word, then the length (so "a" and "a\0" differ). */
+static inline uint64_t cgm_hash_words(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t word;
+		memcpy(&word, p + i, sizeof(word));
+		h = cgm_hash_mix(h, word);
+	}
+	if (i < len) {
+		uint64_t word = 0;
+		memcpy(&word, p + i, len - i);
+		h = cgm_hash_mix(h, word);
+	}
+	return cgm_hash_mix(h, (uint64_t)len);
 }
 
 #endif

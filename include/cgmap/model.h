@@ -270,6 +270,10 @@ typedef struct cgm_function {
 	                            * (cgmap/pipeline.h): where the body's JSON string
 	                            * starts in the file's text, 0 when it has none */
 	size_t source_len;         /* ... and the body's length in bytes */
+	uint64_t source_hash;      /* when not 0, cgm_hash_words(CGM_FNV1A_OFFSET, source,
+	                            * its length) | 1 (cgmap/hash.h), set by the snapshot
+	                            * reader, which has the body at hand: the site's
+	                            * page keys read it instead of the body */
 	cgm_kind kind;
 	int line_count;            /* lines in source */
 	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
