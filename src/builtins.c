@@ -222,6 +222,21 @@ int cgm_builtins_load(cgm_model *model)
 	return rc < 0 ? rc : added;
 }
 
+/* A type row's facts (name, typtype, typcategory, typispreferred, base
+ * type or "-" at f[0..4]) in `schema`; qualified_schema replaces
+ * @extschema@ in the base type. */
+static void read_type_info(cgm_arena *arena, cgm_type_info *info, const char *schema, char **f,
+			   const char *qualified_schema)
+{
+	memset(info, 0, sizeof *info);
+	info->name = cgm_arena_printf(arena, "%s.%s", cgm_quote_ident(arena, schema),
+				      cgm_quote_ident(arena, f[0]));
+	info->kind = f[1][0];
+	info->category = f[2][0];
+	info->preferred = f[3][0] == 't';
+	info->base = strcmp(f[4], "-") != 0 ? in_schema(arena, f[4], qualified_schema) : NULL;
+}
+
 /* Append one element to an arena array of *n with capacity *cap. */
 static void *arena_push(cgm_arena *arena, void *array, int *n, int *cap, size_t size)
 {
@@ -276,14 +291,8 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 			if (rc == 8) {
 				out->type_infos = arena_push(arena, out->type_infos, &out->ntype_infos, &capi,
 							     sizeof(cgm_type_info));
-				cgm_type_info *info = &out->type_infos[out->ntype_infos - 1];
-				memset(info, 0, sizeof *info);
-				info->name = cgm_arena_printf(arena, "%s.%s", cgm_quote_ident(arena, where),
-							      cgm_quote_ident(arena, f[3]));
-				info->kind = f[4][0];
-				info->category = f[5][0];
-				info->preferred = f[6][0] == 't';
-				info->base = strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
+				read_type_info(arena, &out->type_infos[out->ntype_infos - 1], where, f + 3,
+					       qualified);
 			}
 			continue;
 		}
@@ -350,14 +359,7 @@ int cgm_catalog_relations_read(cgm_relation **relations, int *nrelations, cgm_ty
 			}
 		} else if (rc == 7 && strcmp(f[0], "type") == 0) {
 			*infos = arena_push(arena, *infos, ninfos, &capi, sizeof(cgm_type_info));
-			cgm_type_info *t = &(*infos)[*ninfos - 1];
-			memset(t, 0, sizeof *t);
-			t->name = cgm_arena_printf(arena, "%s.%s", cgm_quote_ident(arena, f[1]),
-						   cgm_quote_ident(arena, f[2]));
-			t->kind = f[3][0];
-			t->category = f[4][0];
-			t->preferred = f[5][0] == 't';
-			t->base = strcmp(f[6], "-") != 0 ? cgm_arena_strdup(arena, f[6]) : NULL;
+			read_type_info(arena, &(*infos)[*ninfos - 1], f[1], f + 2, "");
 		} else {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected a relation (6 fields) or a type (7)",
 				       path, lineno);

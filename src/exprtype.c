@@ -399,12 +399,9 @@ cgm_coercion cgm_can_coerce(const cgm_catalog *c, const char *from, const char *
 											: CGM_COERCE_MAYBE;
 	/* Domains coerce as their base types, to and from (as
 	 * find_coercion_pathway looks at base types before pg_cast). */
-	const char *fbase = domain_base(c, from), *tbase = domain_base(c, to);
-	if (fbase != from || tbase != to) {
-		if (types_equal(fbase, tbase))
-			return CGM_COERCE_YES;
+	const char *fbase = fb ? from : domain_base(c, from), *tbase = tb ? to : domain_base(c, to);
+	if (fbase != from || tbase != to)
 		return cgm_can_coerce(c, fbase, tbase);
-	}
 	if (implicit_cast(c, from, to))
 		return CGM_COERCE_YES;
 	/* A table's row type is no other type (but record, above). */

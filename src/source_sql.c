@@ -573,19 +573,27 @@ static sql_table *add_table(sql_state *st, const char *schema, const char *name,
 	return t;
 }
 
-/* pg_class.relkind of what a definition made. */
+/* pg_class.relkind of what a definition made, and back. */
+static const struct {
+	const char *kind;
+	char relkind;
+} relkinds[] = { { "table", 'r' },	       { "view", 'v' },	      { "materialized view", 'm' },
+		 { "foreign table", 'f' }, { "type", 'c' }, { "partitioned table", 'p' } };
+
 static char relkind_of(const char *kind)
 {
-	static const struct {
-		const char *kind;
-		char relkind;
-	} kinds[] = { { "table", 'r' },		    { "view", 'v' },
-		      { "materialized view", 'm' }, { "foreign table", 'f' },
-		      { "type", 'c' },		    { "partitioned table", 'p' } };
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (strcmp(kinds[i].kind, kind) == 0)
-			return kinds[i].relkind;
+	for (size_t i = 0; i < sizeof relkinds / sizeof relkinds[0]; i++)
+		if (strcmp(relkinds[i].kind, kind) == 0)
+			return relkinds[i].relkind;
 	return 0;
+}
+
+static const char *kind_of_relkind(char relkind)
+{
+	for (size_t i = 0; i < sizeof relkinds / sizeof relkinds[0]; i++)
+		if (relkinds[i].relkind == relkind)
+			return relkinds[i].kind;
+	return "table";
 }
 
 static void add_column(sql_state *st, sql_table *t, const char *name, const char *type)
@@ -1175,7 +1183,8 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 }
 
 /* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...), or the old
- * name (basetype = type, sfunc = ...): a function of kind aggregate, as pg_proc lists it, referring to its support
+ * name (basetype = type, sfunc = ...): a function of kind aggregate, as
+ * pg_proc lists it, referring to its support
  * functions (as pg_depend records them). */
 static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 {
@@ -1184,6 +1193,8 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	int n = name_list(jget(stmt, "defnames"), parts, 3);
 	int at = first_token(st);
 	jd_node *args = jget(stmt, "args");
+	if (n < 0)
+		return;
 	/* The old form, CREATE AGGREGATE name (BASETYPE = type, ...), has
 	 * its one argument's type among the options; BASETYPE = ANY is (*). */
 	jd_node *basetype = NULL;
@@ -1202,8 +1213,6 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 		    strcmp(bparts[0], "any") == 0)
 			basetype = NULL;
 	}
-	if (n < 0 || (!jd_is_array(args) && !basetype && !jget(stmt, "oldstyle")))
-		return;
 	const char *schema = n >= 2 ? parts[n - 2] : creation_schema(st);
 	if (!schema || !schema_exists(st, schema)) {
 		diagnose(st, at, "no schema to create aggregate \"%s\" in", parts[n - 1]);
@@ -2188,13 +2197,13 @@ static void drop_constraint(sql_state *st, sql_table *t, const char *name)
 	drop_references(st, cgm_arena_printf(st->a, "constraint %s on table %s", name, rel), NULL,
 			false);
 	smap_put(&st->constraints, pair_key(st->a, t->name, name), 0);
+	/* A key's cascade names no constraint reference: matched by its object. */
 	const char *cascade = cgm_arena_printf(st->a, "cascade %s.%s", rel, quoted);
-	const char *check = cgm_arena_printf(st->a, "check %s.%s", rel, quoted);
 	const char *owner = pair_key(st->a, t->schema, t->name);
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *e = &st->effects[i];
 		if (e->effect.object && e->owner && strcmp(e->owner, owner) == 0 &&
-		    (strcmp(e->effect.object, cascade) == 0 || strcmp(e->effect.object, check) == 0))
+		    strcmp(e->effect.object, cascade) == 0)
 			e->dropped = true;
 	}
 }
@@ -3609,13 +3618,8 @@ static int add_catalog_relations(sql_state *st)
 		return rc;
 	smap_put(&st->schemas, "information_schema", 1);
 	for (int i = 0; i < nrels; i++) {
-		const char *kind = rels[i].relkind == 'v'   ? "view"
-				   : rels[i].relkind == 'm' ? "materialized view"
-				   : rels[i].relkind == 'f' ? "foreign table"
-				   : rels[i].relkind == 'p' ? "partitioned table"
-				   : rels[i].relkind == 'c' ? "type"
-							    : "table";
-		sql_table *t = add_table(st, rels[i].schema, rels[i].name, kind);
+		sql_table *t = add_table(st, rels[i].schema, rels[i].name,
+					 kind_of_relkind(rels[i].relkind));
 		t->catalog = true;
 		for (int c = 0; c < rels[i].ncolumns; c++)
 			add_column(st, t, rels[i].columns[c].name, rels[i].columns[c].type);
