@@ -89,7 +89,8 @@ done
 for f in ${files[@]+"${files[@]}"}; do
 	pgtest_psql -d "$db" -v ON_ERROR_STOP=0 ${vars[@]+"${vars[@]}"} -f "$f" >>"$work/load.log" 2>&1 || true
 done
-echo "loaded: ${#files[@]} files, $(grep -c ERROR "$work/load.log" 2>/dev/null || true) errors"
+touch "$work/load.log"
+echo "loaded: ${#files[@]} files, $(grep -c ERROR "$work/load.log" || true) errors"
 pgtest_psql -d "$db" -c "SELECT cgmap_trace_reset()" >/dev/null
 start=$(date +%s)
 ntests=0
