@@ -340,15 +340,20 @@ int cmd_map(int argc, char **argv)
 		fprintf(stderr, "stage %-8s %8.3f s\n", "write",
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (!no_html) {
-		if ((rc = cgm_emit_html(model, &html, outdir)) < 0) {
+		cgm_html_stats stats;
+		if ((rc = cgm_emit_html_counted(&stats, model, &html, outdir)) < 0) {
 			cgm_model_free(model);
 			rc = exit_code(rc);
 			goto done;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (opts.timing)
-			fprintf(stderr, "stage %-8s %8.3f s\n", "html",
-				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9);
+			fprintf(stderr, "stage %-8s %8.3f s (%ld of %ld function pages unchanged, "
+					"%ld graphs laid out, %ld from the layout cache)\n",
+				"html",
+				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9,
+				stats.pages_unchanged, stats.function_pages, stats.layouts,
+				stats.layout_hits);
 	}
 	print_problems(model, opts.verbose);
 	if (!quiet) {

@@ -208,7 +208,8 @@ int cmd_render(int argc, char **argv)
 		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
 		return cmd_exit_code(rc);
 	}
-	rc = cgm_emit_html(model, &opts, outdir);
+	cgm_html_stats stats;
+	rc = cgm_emit_html_counted(&stats, model, &opts, outdir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc) {
 		fprintf(stderr, "cgmap render: %s\n", cgm_error_message());
@@ -223,10 +224,17 @@ int cmd_render(int argc, char **argv)
 									    : "") != 0)
 				nschemas++;
 		fprintf(stderr, "cgmap render: %d %s in %d %s rendered to %.*s/index.html "
-				"in %.1f s\n",
+				"in %.1f s",
 			model->nuser, model->nuser == 1 ? "function" : "functions", nschemas,
 			nschemas == 1 ? "schema" : "schemas", (int)outlen, outdir,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		/* Says whether the folder's earlier rendering was of use: a
+		 * nightly job that rebuilds everything has lost its records. */
+		if (stats.pages_unchanged > 0)
+			fprintf(stderr, "; %ld of %ld function pages unchanged, %ld rebuilt",
+				stats.pages_unchanged, stats.function_pages,
+				stats.function_pages - stats.pages_unchanged);
+		fputc('\n', stderr);
 	}
 	cgm_model_free(model);
 	return 0;

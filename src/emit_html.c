@@ -734,6 +734,14 @@ static int write_with_manifest(const html_ctx *ctx, const cgm_outdir *dir,
 
 int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir)
 {
+	return cgm_emit_html_counted(NULL, model, opts, outdir);
+}
+
+int cgm_emit_html_counted(cgm_html_stats *out, const cgm_model *model,
+			  const cgm_html_options *opts, const char *outdir)
+{
+	if (out)
+		memset(out, 0, sizeof(*out));
 	cgm_html_options o;
 	cgm_html_options_init(&o);
 	if (opts)
@@ -803,6 +811,12 @@ int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const ch
 	if (ctx.records) {
 		munmap(ctx.records, records_size);
 		ctx.records = NULL;
+	}
+	if (out && !rc) {
+		out->function_pages = ctx.nuser;
+		out->pages_unchanged = last_stats.skipped;
+		out->layouts = last_stats.layouts;
+		out->layout_hits = last_stats.hits;
 	}
 	html_ctx_free(&ctx);
 	cgm_outdir_close(&dir);

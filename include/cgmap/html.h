@@ -44,10 +44,25 @@ typedef struct cgm_html_options {
 /* Fill opts with the defaults above. */
 void cgm_html_options_init(cgm_html_options *opts);
 
+/* What one rendering did: how much of the folder it could keep. */
+typedef struct cgm_html_stats {
+	long function_pages;  /* function pages in the site */
+	long pages_unchanged; /* function pages neither built nor written: their
+	                       * inputs and files were as the last rendering into
+	                       * the folder left them */
+	long layouts;         /* graphs laid out by Graphviz */
+	long layout_hits;     /* graphs taken from the layout cache */
+} cgm_html_stats;
+
 /* Write the site into outdir (created when missing, files overwritten).
  * opts may be NULL for the defaults.  Returns 0 or a negative CGM_E* code
  * with the message set (cgmap/error.h). */
 int cgm_emit_html(const cgm_model *model, const cgm_html_options *opts, const char *outdir);
+
+/* cgm_emit_html, and what it did into *out (zeroed first; filled when it
+ * returns 0). */
+int cgm_emit_html_counted(cgm_html_stats *out, const cgm_model *model,
+			  const cgm_html_options *opts, const char *outdir);
 
 /* Whether outdir holds, untouched, the whole site cgm_emit_html wrote for
  * a model read from input opts->input_key with the same options (the same

@@ -1628,10 +1628,16 @@ static long render_pages(const cgm_model *m, const char *dir, int depth, int thr
 	o.depth = depth;
 	o.threads = threads;
 	o.dot_sources = true;
-	if (cgm_emit_html(m, &o, dir) != 0)
-		fail_msg("cgm_emit_html: %s", cgm_error_message());
+	cgm_html_stats counted;
+	if (cgm_emit_html_counted(&counted, m, &o, dir) != 0)
+		fail_msg("cgm_emit_html_counted: %s", cgm_error_message());
 	html_layout_stats st;
 	html_layout_stats_last(&st);
+	/* What `cgmap render` reports is what the workers did. */
+	assert_int_equal(counted.function_pages, m->nuser);
+	assert_int_equal(counted.pages_unchanged, st.skipped);
+	assert_int_equal(counted.layouts, st.layouts);
+	assert_int_equal(counted.layout_hits, st.hits);
 	return st.skipped;
 }
 
