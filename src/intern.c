@@ -9,6 +9,7 @@
  * memory, freed with the table.  The copies belong to the arena.
  */
 #include "cgmap/intern.h"
+#include "cgmap/hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,16 +48,11 @@ struct cgm_intern {
 	size_t array_count;
 };
 
-static uint64_t hash_string(const char *s, size_t *len)
+/* Eight bytes a step (cgm_hash_words): FNV-1a's byte a step was most of
+ * interning a snapshot's hundreds of thousands of names. */
+static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
-	const unsigned char *p = (const unsigned char *)s;
-	for (; *p; p++) {
-		h ^= *p;
-		h *= 1099511628211ULL;
-	}
-	*len = (size_t)(p - (const unsigned char *)s);
-	return h;
+	return cgm_hash_words(CGM_FNV1A_OFFSET, s, len);
 }
 
 cgm_intern *cgm_intern_new(cgm_arena *arena)
@@ -96,10 +92,14 @@ static void grow(cgm_intern *t)
 
 const char *cgm_intern_str(cgm_intern *t, const char *s)
 {
+	return s ? cgm_intern_strn(t, s, strlen(s)) : NULL;
+}
+
+const char *cgm_intern_strn(cgm_intern *t, const char *s, size_t len)
+{
 	if (!s)
 		return NULL;
-	size_t len;
-	uint64_t h = hash_string(s, &len);
+	uint64_t h = hash_bytes(s, len);
 	size_t j = (size_t)h & (t->cap - 1);
 	uint64_t head = head_of(s, len);
 	uint32_t len32 = len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
@@ -107,8 +107,8 @@ const char *cgm_intern_str(cgm_intern *t, const char *s)
 		const slot *at = &t->slots[j];
 		if (at->hash == (uint32_t)h && at->len == len32 && at->head == head &&
 		    (len <= sizeof head ||
-		     (len32 < UINT32_MAX ? memcmp(at->s + sizeof head, s + sizeof head, len - sizeof head) == 0
-					 : strcmp(at->s, s) == 0)))
+		     ((len32 < UINT32_MAX || strlen(at->s) == len) &&
+		      memcmp(at->s + sizeof head, s + sizeof head, len - sizeof head) == 0)))
 			return at->s;
 		j = (j + 1) & (t->cap - 1);
 	}

@@ -1781,7 +1781,8 @@ struct jv {
 	unsigned char type;
 	uint16_t hint;  /* object: where the next key lookup starts (a start
 			 * only: past 65,535 members it may start anywhere) */
-	unsigned n;     /* array, object: number of items or members */
+	unsigned n;     /* array, object: number of items or members; string:
+			 * its length in bytes (up to the first NUL) */
 	uint64_t keys;  /* object: a bit per member (jv_key_bit), 0 when not made */
 	union {
 		long long integer;
@@ -1887,7 +1888,7 @@ static inline void jv_skip_space(jv_parser *ps)
 /* The string whose opening quote is at ps->p, decoded in place (never
  * longer than its text) and NUL-terminated where its closing quote was
  * or before. */
-static int jv_string(jv_parser *ps, const char **out)
+static int jv_string(jv_parser *ps, const char **out, unsigned *len)
 {
 	unsigned char *s = (unsigned char *)ps->p + 1, *end = (unsigned char *)ps->end;
 	/* Plain ASCII stays where it is (json_byte_class 0: not '"', '\\', a
@@ -1969,6 +1970,12 @@ static int jv_string(jv_parser *ps, const char **out)
 		dst += jt_encode_utf8((char *)dst, cp);
 	}
 	*dst = '\0';
+	if (len) {
+		size_t decoded = (size_t)(dst - (unsigned char *)*out);
+		if (decoded > UINT_MAX)
+			return -1; /* jansson reads it, with a 64-bit length */
+		*len = (unsigned)decoded;
+	}
 	ps->p = (char *)s + 1;
 	return 0;
 }
@@ -2038,14 +2045,18 @@ static int jv_number(jv_parser *ps, jv *out)
  * last and its length, which tell the snapshot's keys apart well enough
  * that a key the object lacks (most of the optional members a reader asks
  * for) is mostly answered without comparing it with every member. */
-static inline __attribute__((always_inline)) uint64_t jv_key_bit(const char *key)
+static inline __attribute__((always_inline)) uint64_t jv_key_bit_len(const char *key, size_t len)
 {
 	const unsigned char *k = (const unsigned char *)key;
-	size_t len = strlen(key);
-	unsigned h = len * 3u;
+	unsigned h = (unsigned)len * 3u;
 	if (len)
 		h += k[0] * 11u + k[len - 1] * 5u + (len > 3 ? k[3] * 17u : 0u);
 	return 1ULL << (h & 63);
+}
+
+static inline __attribute__((always_inline)) uint64_t jv_key_bit(const char *key)
+{
+	return jv_key_bit_len(key, strlen(key));
 }
 
 /* Whether the keys of an object repeat (jansson rejects that), and *bits
@@ -2090,6 +2101,10 @@ static int jv_container(jv_parser *ps, jv *out, int depth)
 	}
 	ps->p++;
 	size_t base = object ? ps->nmembers : ps->nitems;
+	/* The bits of the object's keys so far (jv_key_bit): jansson refuses
+	 * a repeated key, so a key is compared with the ones before it only
+	 * when its bit is already set. */
+	uint64_t seen = 0;
 	jv_skip_space(ps);
 	if (*ps->p != close) {
 		for (;;) {
@@ -2098,8 +2113,15 @@ static int jv_container(jv_parser *ps, jv *out, int depth)
 				if (*ps->p != '"')
 					return -1;
 				const char *key;
-				if (jv_string(ps, &key) < 0)
+				unsigned key_len;
+				if (jv_string(ps, &key, &key_len) < 0)
 					return -1;
+				uint64_t bit = jv_key_bit_len(key, key_len);
+				if (seen & bit)
+					for (size_t k = base; k < ps->nmembers; k++)
+						if (strcmp(ps->members[k].key, key) == 0)
+							return -1;
+				seen |= bit;
 				jv_skip_space(ps);
 				if (*ps->p++ != ':')
 					return -1;
@@ -2140,8 +2162,7 @@ static int jv_container(jv_parser *ps, jv *out, int depth)
 		if (n)
 			memcpy(out->u.members, ps->members + base, sizeof(jv_member) * n);
 		ps->nmembers = base;
-		if (jv_has_duplicate(out->u.members, n, &out->keys))
-			return -1;
+		out->keys = seen;
 	} else {
 		out->u.items = jv_alloc(ps, sizeof(jv) * (n ? n : 1));
 		if (n)
@@ -2158,7 +2179,7 @@ static int jv_value(jv_parser *ps, jv *out, int depth)
 	switch (*ps->p) {
 	case '"':
 		out->type = JV_STRING;
-		return jv_string(ps, &out->u.string);
+		return jv_string(ps, &out->u.string, &out->n);
 	case '{':
 	case '[':
 		return jv_container(ps, out, depth);
@@ -2254,7 +2275,7 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 	jv_skip_space(&ps);
 	while (*ps.p != '}') {
 		const char *key;
-		if (*ps.p != '"' || jv_string(&ps, &key) < 0)
+		if (*ps.p != '"' || jv_string(&ps, &key, NULL) < 0)
 			goto fail;
 		jv_skip_space(&ps);
 		if (*ps.p++ != ':')
@@ -2367,6 +2388,8 @@ static void jv_from_json(jv *out, const json_t *j, cgm_arena *arena)
 	case JSON_STRING:
 		out->type = JV_STRING;
 		out->u.string = json_string_value(j);
+		/* Up to a NUL jansson kept (\u0000): the string as C reads it. */
+		out->n = (unsigned)strnlen(out->u.string, UINT_MAX);
 		break;
 	case JSON_INTEGER:
 		out->type = JV_INTEGER;
@@ -2492,13 +2515,14 @@ typedef struct {
  * objects in every site; bodies and comments are copied as they are. */
 #define INTERN_BELOW 64
 
-static const char *keep_string(reader *r, const char *s)
+static const char *keep_string(reader *r, const jv *v)
 {
+	const char *s = v->u.string;
 	if (r->checking) /* looked at, never kept: the file's own text */
 		return s;
-	if (strlen(s) < INTERN_BELOW)
-		return cgm_intern_str(r->names, s);
-	return cgm_arena_strdup(r->model->arena, s);
+	if (v->n < INTERN_BELOW)
+		return cgm_intern_strn(r->names, s, v->n);
+	return cgm_arena_strndup(r->model->arena, s, v->n);
 }
 
 /* Enter a key or an array element; leave by restoring the saved length. */
@@ -2601,7 +2625,7 @@ static int get_string(reader *r, const jv *obj, const char *key, int required,
 	}
 	if (!jv_is_string(v))
 		return bad(r, key, "is %s, expected a string", type_name(v));
-	*out = keep_string(r, jv_string_value(v));
+	*out = keep_string(r, v);
 	return 0;
 }
 
@@ -2672,7 +2696,7 @@ static int get_string_array(reader *r, const jv *obj, const char *key, bool null
 	for (size_t i = 0; i < n; i++) {
 		const jv *v = jv_array_get(arr, i);
 		if (jv_is_string(v)) {
-			items[i] = keep_string(r, jv_string_value(v));
+			items[i] = keep_string(r, v);
 		} else if (!(entries_nullable && jv_is_null(v))) {
 			size_t saved = enter_key(r, key);
 			int rc = bad(r, NULL, "item %zu is %s, expected a string%s", i, type_name(v),
@@ -3861,7 +3885,7 @@ static void jv_copy(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v)
 	out->hint = 0;
 	out->keys = 0;
 	if (v->type == JV_STRING) {
-		out->u.string = cgm_intern_str(names, v->u.string);
+		out->u.string = cgm_intern_strn(names, v->u.string, v->n);
 	} else if (v->type == JV_OBJECT) {
 		out->u.members = cgm_arena_alloc(arena, sizeof(jv_member) * (v->n ? v->n : 1));
 		for (unsigned i = 0; i < v->n; i++) {
@@ -4365,7 +4389,7 @@ static int string_at(gzFile gz, size_t at, char **out)
 		char *text = (char *)cgm_strbuf_cstr(&raw);
 		jv_parser ps = { .p = text, .end = text + raw.len, .start = text, .deep_at = -1 };
 		const char *value;
-		if (jv_string(&ps, &value) == 0 && ps.p == ps.end) {
+		if (jv_string(&ps, &value, NULL) == 0 && ps.p == ps.end) {
 			*out = strdup(value);
 			rc = *out ? 0 : -1;
 		}

@@ -25,6 +25,9 @@ cgm_intern *cgm_intern_new(cgm_arena *arena);
 void cgm_intern_free(cgm_intern *table);
 /* The kept copy of s (NULL stays NULL). */
 const char *cgm_intern_str(cgm_intern *table, const char *s);
+/* The same for the len bytes at s (a reader that has just decoded a string
+ * knows its length: no strlen). */
+const char *cgm_intern_strn(cgm_intern *table, const char *s, size_t len);
 /* The kept copy of an array of n strings (NULL stays NULL), each string
  * interned: equal arrays share one copy, which must never be written to.
  * An empty array is a kept array too (not NULL). */
