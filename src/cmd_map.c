@@ -348,11 +348,13 @@ int cmd_map(int argc, char **argv)
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (opts.timing)
-			fprintf(stderr, "stage %-8s %8.3f s (%ld of %ld function pages unchanged, "
-					"%ld graphs laid out, %ld from the layout cache)\n",
+			fprintf(stderr, "stage %-8s %8.3f s (%ld of %ld function pages and %ld of "
+					"%ld schema pages unchanged, %ld graphs laid out, %ld from "
+					"the layout cache)\n",
 				"html",
 				(double)(t0.tv_sec - t1.tv_sec) + (double)(t0.tv_nsec - t1.tv_nsec) / 1e9,
-				stats.pages_unchanged, stats.function_pages, stats.layouts,
+				stats.pages_unchanged, stats.function_pages,
+				stats.schema_pages_unchanged, stats.schema_pages, stats.layouts,
 				stats.layout_hits);
 	}
 	print_problems(model, opts.verbose);

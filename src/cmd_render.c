@@ -230,6 +230,9 @@ int cmd_render(int argc, char **argv)
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 		/* Says whether the folder's earlier rendering was of use: a
 		 * nightly job that rebuilds everything has lost its records. */
+		if (stats.schema_pages_unchanged > 0)
+			fprintf(stderr, "; %ld of %ld schema pages unchanged",
+				stats.schema_pages_unchanged, stats.schema_pages);
 		if (stats.pages_unchanged > 0)
 			fprintf(stderr, "; %ld of %ld function pages unchanged, %ld rebuilt",
 				stats.pages_unchanged, stats.function_pages,

@@ -428,7 +428,16 @@ static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
 	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
 		html_graph_scratch_item(scratch, item);
 		if (item < ctx->nschemas) {
+			int rec = ctx->nuser + item;
+			uint64_t key = ctx->records ? html_schema_page_key(ctx, item) : 0;
+			if (ctx->records && html_page_unchanged(ctx, rec, key)) {
+				ctx->shared->keys[item] = ctx->records[rec].cache_key;
+				__atomic_fetch_add(&ctx->shared->schemas_skipped, 1, __ATOMIC_RELAXED);
+				continue;
+			}
 			rc = html_write_schema_page(ctx, scratch, item);
+			if (!rc && ctx->records)
+				html_page_note(ctx, rec, key, ctx->shared->keys[item]);
 			continue;
 		}
 		int fn = item - ctx->nschemas;
@@ -778,8 +787,9 @@ int cgm_emit_html_counted(cgm_html_stats *out, const cgm_model *model,
 		else
 			ctx.shared = map, ctx.shared->nkeys = nitems;
 	}
-	/* The page records: one per function, filled by the workers. */
-	size_t records_size = sizeof(html_page_record) * ((size_t)ctx.nuser + 1);
+	/* The page records: one per function, then one per schema, filled by
+	 * the workers. */
+	size_t records_size = sizeof(html_page_record) * ((size_t)ctx.nuser + (size_t)ctx.nschemas + 1);
 	if (!rc && !o.no_layout_cache && !o.every_page) {
 		void *map = mmap(NULL, records_size, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -805,6 +815,7 @@ int cgm_emit_html_counted(cgm_html_stats *out, const cgm_model *model,
 		last_stats.layouts = ctx.shared->layouts;
 		last_stats.hits = ctx.shared->hits;
 		last_stats.skipped = ctx.shared->skipped;
+		last_stats.schemas_skipped = ctx.shared->schemas_skipped;
 		munmap(ctx.shared, shared_size);
 		ctx.shared = NULL;
 	}
@@ -815,6 +826,8 @@ int cgm_emit_html_counted(cgm_html_stats *out, const cgm_model *model,
 	if (out && !rc) {
 		out->function_pages = ctx.nuser;
 		out->pages_unchanged = last_stats.skipped;
+		out->schema_pages = ctx.nschemas;
+		out->schema_pages_unchanged = last_stats.schemas_skipped;
 		out->layouts = last_stats.layouts;
 		out->layout_hits = last_stats.hits;
 	}

@@ -109,6 +109,7 @@ typedef struct html_layout_stats {
 	long pruned;    /* cache entries removed at the end, unused by the run */
 	long skipped;   /* function pages neither built nor written: their inputs
 	                 * and files were as the last rendering left them */
+	long schemas_skipped; /* schema pages likewise */
 } html_layout_stats;
 /* The counters of the last cgm_emit_html of this process (for tests). */
 void html_layout_stats_last(html_layout_stats *out);
@@ -185,7 +186,7 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
 /* The shared state of the layout workers: counters, then the cache key of
  * each graph item (schemas, then functions; 0: none). */
 typedef struct html_layout_shared {
-	long layouts, hits, skipped;
+	long layouts, hits, skipped, schemas_skipped;
 	int nkeys;
 	uint64_t keys[];
 } html_layout_shared;
@@ -267,17 +268,21 @@ void html_pagekey_free(html_ctx *ctx);
 /* ctx->old_records from the folder's records file (none when missing,
  * not a regular file, too large; lines that do not parse are ignored). */
 void html_page_records_read(html_ctx *ctx);
-/* Whether function fn's page was built from inputs hashing to key and its
- * files are as that rendering left them; then its record is carried over. */
-bool html_page_unchanged(const html_ctx *ctx, int fn, uint64_t key);
-/* Record fn's page, just written, with its files' stamps. */
-void html_page_note(const html_ctx *ctx, int fn, uint64_t key, uint64_t cache_key);
+/* Records are numbered by function (0 .. nuser - 1), then nuser + schema
+ * for the schema pages.  Whether record rec's page was built from inputs
+ * hashing to key and its files are as that rendering left them; then its
+ * record is carried over. */
+bool html_page_unchanged(const html_ctx *ctx, int rec, uint64_t key);
+/* Record rec's page, just written, with its files' stamps. */
+void html_page_note(const html_ctx *ctx, int rec, uint64_t key, uint64_t cache_key);
 /* Write the records file of this rendering (nothing without records); with
  * opts.input_key and every page recorded, the stamps of every other file
  * of fresh (the site's files) too. */
 int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh);
 /* The key of function fn's page (html_function.c). */
 uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *s, int fn);
+/* The key of schema `schema`'s page (html_schema.c). */
+uint64_t html_schema_page_key(const html_ctx *ctx, int schema);
 
 /* ---- derived facts (emit_html.c) ---- */
 /* A dynamic site seen at runtime: an observed dynamic edge leaves fn from

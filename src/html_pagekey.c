@@ -24,6 +24,9 @@
  * change for an edge the page does not draw: such a page is built again,
  * with the same bytes, and cgm_outdir_write leaves the file alone.
  *
+ * Schema pages have records too (after the functions': ctx->records[nuser
+ * + schema]), keyed by html_schema_page_key over their members' hoods.
+ *
  * A record holds the key and, per file of the page, its inode, size and
  * modification time after the write: a page deleted, edited or replaced
  * (every write of cgmap is a rename, a new inode) no longer matches and is
@@ -224,25 +227,35 @@ void html_pagekey_free(html_ctx *ctx)
 
 /* ---- the records file ---- */
 
-/* The folders of a function's files: functions/, and dot/functions/ with
- * the DOT sources. */
-static int page_folders(const html_ctx *ctx, int fds[2])
+/* Record rec is function rec's page, or past the functions schema
+ * (rec - nuser)'s page. */
+static const char *record_page(const html_ctx *ctx, int rec)
+{
+	return rec < ctx->nuser ? ctx->page[rec] : ctx->schemas[rec - ctx->nuser].page;
+}
+
+/* The folders of a record's files: functions/ (schemas/), and
+ * dot/functions/ (dot/schemas/) with the DOT sources. */
+static int page_folders(const html_ctx *ctx, int rec, int fds[2])
 {
 	int nfiles = ctx->opts.dot_sources ? 2 : 1;
+	bool schema = rec >= ctx->nuser;
+	const char *folder = schema ? "schemas" : "functions";
+	const char *dot_folder = schema ? "dot/schemas" : "dot/functions";
 	fds[0] = fds[1] = -1;
 	for (int k = 0; k < ctx->dir->nsub; k++) {
-		if (strcmp(ctx->dir->sub[k].rel, "functions") == 0)
+		if (strcmp(ctx->dir->sub[k].rel, folder) == 0)
 			fds[0] = ctx->dir->sub[k].fd;
-		else if (strcmp(ctx->dir->sub[k].rel, "dot/functions") == 0)
+		else if (strcmp(ctx->dir->sub[k].rel, dot_folder) == 0)
 			fds[1] = ctx->dir->sub[k].fd;
 	}
 	return nfiles;
 }
 
-/* The name of file k of function fn inside its folder. */
-static void page_file_name(char *out, size_t cap, const html_ctx *ctx, int fn, int k)
+/* The name of file k of record rec inside its folder. */
+static void page_file_name(char *out, size_t cap, const html_ctx *ctx, int rec, int k)
 {
-	const char *page = ctx->page[fn];
+	const char *page = record_page(ctx, rec);
 	if (k == 0)
 		snprintf(out, cap, "%s", page);
 	else
@@ -261,48 +274,48 @@ static bool stat_file(int dirfd, const char *name, html_file_stamp *out)
 	return true;
 }
 
-bool html_page_unchanged(const html_ctx *ctx, int fn, uint64_t key)
+bool html_page_unchanged(const html_ctx *ctx, int rec_no, uint64_t key)
 {
 	if (!ctx->old_records || !ctx->records)
 		return false;
-	const html_page_record *old = &ctx->old_records[fn];
+	const html_page_record *old = &ctx->old_records[rec_no];
 	int fds[2];
-	int nfiles = page_folders(ctx, fds);
+	int nfiles = page_folders(ctx, rec_no, fds);
 	if (old->key != key || old->nfiles != nfiles)
 		return false;
 	for (int k = 0; k < nfiles; k++) {
 		char name[512];
 		html_file_stamp now;
-		page_file_name(name, sizeof(name), ctx, fn, k);
+		page_file_name(name, sizeof(name), ctx, rec_no, k);
 		if (!stat_file(fds[k], name, &now) || now.ino != old->file[k].ino ||
 		    now.size != old->file[k].size || now.sec != old->file[k].sec ||
 		    now.nsec != old->file[k].nsec)
 			return false;
 	}
-	ctx->records[fn] = *old;
+	ctx->records[rec_no] = *old;
 	return true;
 }
 
-void html_page_note(const html_ctx *ctx, int fn, uint64_t key, uint64_t cache_key)
+void html_page_note(const html_ctx *ctx, int rec_no, uint64_t key, uint64_t cache_key)
 {
 	if (!ctx->records)
 		return;
 	html_page_record rec;
 	memset(&rec, 0, sizeof(rec));
 	int fds[2];
-	int nfiles = page_folders(ctx, fds);
+	int nfiles = page_folders(ctx, rec_no, fds);
 	rec.key = key;
 	rec.cache_key = cache_key;
 	rec.nfiles = nfiles;
 	for (int k = 0; k < nfiles; k++) {
 		char name[512];
-		page_file_name(name, sizeof(name), ctx, fn, k);
+		page_file_name(name, sizeof(name), ctx, rec_no, k);
 		if (!stat_file(fds[k], name, &rec.file[k])) {
 			rec.key = 0; /* no record: built again next time */
 			break;
 		}
 	}
-	ctx->records[fn] = rec;
+	ctx->records[rec_no] = rec;
 }
 
 typedef struct page_ref {
@@ -357,11 +370,14 @@ void html_page_records_read(html_ctx *ctx)
 					   (size_t)(ctx->nuser + 16) * 1024, NULL);
 	if (!text)
 		return;
-	page_ref *refs = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(page_ref));
-	for (int i = 0; i < ctx->nuser; i++)
-		refs[i] = (page_ref){ ctx->page[i], i };
-	qsort(refs, (size_t)ctx->nuser, sizeof(page_ref), compare_page_refs);
-	ctx->old_records = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(html_page_record));
+	/* Function pages by name, then schema pages ("schemas/NAME"). */
+	int nf = ctx->nuser, ns = ctx->nschemas;
+	page_ref *refs = cgm_xcalloc((size_t)nf + (size_t)ns + 1, sizeof(page_ref));
+	for (int i = 0; i < nf + ns; i++)
+		refs[i] = (page_ref){ record_page(ctx, i), i };
+	qsort(refs, (size_t)nf, sizeof(page_ref), compare_page_refs);
+	qsort(refs + nf, (size_t)ns, sizeof(page_ref), compare_page_refs);
+	ctx->old_records = cgm_xcalloc((size_t)nf + (size_t)ns + 1, sizeof(html_page_record));
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -371,8 +387,13 @@ void html_page_records_read(html_ctx *ctx)
 		if (line[0] == '#' || strncmp(line, "site ", 5) == 0 ||
 		    strncmp(line, "file ", 5) == 0 || !parse_record(line, &rec, &want.page))
 			continue;
-		const page_ref *hit =
-			bsearch(&want, refs, (size_t)ctx->nuser, sizeof(page_ref), compare_page_refs);
+		const page_ref *hit;
+		if (strncmp(want.page, "schemas/", 8) == 0) {
+			want.page += 8;
+			hit = bsearch(&want, refs + nf, (size_t)ns, sizeof(page_ref), compare_page_refs);
+		} else {
+			hit = bsearch(&want, refs, (size_t)nf, sizeof(page_ref), compare_page_refs);
+		}
 		if (hit)
 			ctx->old_records[hit->fn] = rec;
 	}
@@ -393,18 +414,20 @@ static uint64_t site_stamp(const cgm_html_options *o)
 	return h ? h : 1;
 }
 
-static bool function_file(const char *rel)
+/* A file of a function or schema page: its page's record says it. */
+static bool recorded_file(const char *rel)
 {
-	return strncmp(rel, "functions/", 10) == 0 || strncmp(rel, "dot/functions/", 14) == 0;
+	return strncmp(rel, "functions/", 10) == 0 || strncmp(rel, "dot/functions/", 14) == 0 ||
+	       strncmp(rel, "schemas/", 8) == 0 || strncmp(rel, "dot/schemas/", 12) == 0;
 }
 
 /* "file INODE SIZE SEC NSEC REL" of every file of the site but the
- * function pages (their records say it); false when one cannot be
- * stat'ed. */
+ * function and schema pages (their records say it); false when one cannot
+ * be stat'ed. */
 static bool site_file_lines(cgm_strbuf *b, const html_ctx *ctx, char *const *fresh, int nfresh)
 {
 	for (int i = 0; i < nfresh; i++) {
-		if (function_file(fresh[i]))
+		if (recorded_file(fresh[i]))
 			continue;
 		html_file_stamp st;
 		if (!stat_file(ctx->dir->fd, fresh[i], &st))
@@ -425,7 +448,7 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 			    "and files match\n");
 	bool whole = ctx->opts.input_key != 0;
 	cgm_strbuf files = CGM_STRBUF_INIT;
-	for (int fn = 0; fn < ctx->nuser; fn++) {
+	for (int fn = 0; fn < ctx->nuser + ctx->nschemas; fn++) {
 		const html_page_record *rec = &ctx->records[fn];
 		if (!rec->key) {
 			whole = false;
@@ -437,7 +460,8 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
 					  rec->file[k].ino, rec->file[k].size, rec->file[k].sec,
 					  rec->file[k].nsec);
-		cgm_strbuf_printf(&files, " %s\n", ctx->page[fn]);
+		cgm_strbuf_printf(&files, " %s%s\n", fn < ctx->nuser ? "" : "schemas/",
+				  record_page(ctx, fn));
 	}
 	/* The whole site, when every file of it is recorded: a rendering of
 	 * the same input then need not read it (cgm_html_site_current). */
@@ -481,19 +505,23 @@ static bool file_line_current(int dirfd, char *line)
 	       now.sec == (int64_t)v[2] && now.nsec == (int64_t)v[3];
 }
 
-/* A function record's files (functions/PAGE, dot/functions/NAME.dot)
- * match its stamps. */
+/* A record's files (functions/PAGE and dot/functions/NAME.dot, or for
+ * "schemas/PAGE" schemas/PAGE and dot/schemas/NAME.dot) match its
+ * stamps. */
 static bool record_current(int dirfd, const html_page_record *rec, const char *page)
 {
+	const char *folder = "functions";
+	if (strncmp(page, "schemas/", 8) == 0)
+		folder = "schemas", page += 8;
 	size_t n = strlen(page);
 	if (n <= 5 || strcmp(page + n - 5, ".html") != 0 || strchr(page, '/'))
 		return false;
 	for (int k = 0; k < rec->nfiles; k++) {
 		char rel[600];
 		if (k == 0)
-			snprintf(rel, sizeof(rel), "functions/%s", page);
+			snprintf(rel, sizeof(rel), "%s/%s", folder, page);
 		else
-			snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(n - 5), page);
+			snprintf(rel, sizeof(rel), "dot/%s/%.*s.dot", folder, (int)(n - 5), page);
 		char line[700];
 		snprintf(line, sizeof(line), "file %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s",
 			 rec->file[k].ino, rec->file[k].size, rec->file[k].sec, rec->file[k].nsec, rel);

@@ -3,7 +3,9 @@
  * an overview graph of the schema (capped like every graph).
  *
  * In:  the html_ctx (read-only), a worker's graph scratch, a schema index.
- * Out: schemas/<page>.html and dot/schemas/<page>.dot; 0 or CGM_E*.
+ * Out: schemas/<page>.html and dot/schemas/<page>.dot; 0 or CGM_E*; or
+ *      the key of that page (html_schema_page_key), so that rendering again
+ *      skips a schema none of whose functions' neighbourhoods changed.
  */
 #include "html_internal.h"
 
@@ -11,6 +13,29 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+
+/* Bumped when a schema page shows something its key below does not. */
+#define SCHEMA_PAGE_FORMAT "schema-page 1"
+
+/* Everything a schema page shows is the site's (site_key: options, the
+ * source, the runtime window, the number of schemas) or its members' and
+ * their direct edges' (the overview draws calls among members, to other
+ * schemas and to builtins; its entry points' reach follows the schema's
+ * own calls; the table lists each member's figures, degrees and status):
+ * hood[f] holds each member as shown and, at depth 1 and more, each of its
+ * edges with the other end as shown.  A superset, so a page is never kept
+ * stale; it may be built again with the same bytes. */
+uint64_t html_schema_page_key(const html_ctx *ctx, int schema)
+{
+	const html_schema *sc = &ctx->schemas[schema];
+	uint64_t h = html_key_str(ctx->site_key, SCHEMA_PAGE_FORMAT);
+	h = html_key_str(h, sc->name);
+	h = html_key_str(h, sc->page);
+	h = html_key_u64(h, (uint64_t)sc->nmembers);
+	for (int i = 0; i < sc->nmembers; i++)
+		h = html_key_u64(h, ctx->hood[sc->members[i]]);
+	return h ? h : 1; /* 0 means no record */
+}
 
 static void figure_cell(cgm_strbuf *b, const html_ctx *ctx, double value, bool ms)
 {

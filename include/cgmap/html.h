@@ -52,6 +52,8 @@ typedef struct cgm_html_stats {
 	                       * the folder left them */
 	long layouts;         /* graphs laid out by Graphviz */
 	long layout_hits;     /* graphs taken from the layout cache */
+	long schema_pages;    /* schema pages in the site */
+	long schema_pages_unchanged; /* likewise left as they were */
 } cgm_html_stats;
 
 /* Write the site into outdir (created when missing, files overwritten).

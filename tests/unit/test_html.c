@@ -1738,6 +1738,78 @@ static void test_pages_built_when_changed(void **state)
 	}
 }
 
+/* Render m into dir (again); how many schema pages were skipped. */
+static long render_schema_pages(const cgm_model *m, const char *dir, long *schema_pages)
+{
+	cgm_html_options o;
+	cgm_html_options_init(&o);
+	o.dot_sources = true;
+	cgm_html_stats counted;
+	if (cgm_emit_html_counted(&counted, m, &o, dir) != 0)
+		fail_msg("cgm_emit_html_counted: %s", cgm_error_message());
+	*schema_pages = counted.schema_pages;
+	return counted.schema_pages_unchanged;
+}
+
+/* Schemas holding f or a function f calls or is called by. */
+static int schemas_near(const cgm_model *m, int f, const char **names, int cap)
+{
+	int n = 0;
+	for (int e = -1; e < m->nedges; e++) {
+		int other = e < 0 ? f : m->edges[e].from == f ? m->edges[e].to
+				  : m->edges[e].to == f ? m->edges[e].from : -1;
+		if (other < 0 || other >= m->nuser)
+			continue;
+		const char *schema = m->functions[other].schema;
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = strcmp(names[k], schema) == 0;
+		if (!seen && n < cap)
+			names[n++] = schema;
+	}
+	return n;
+}
+
+/* A schema page is built again only when one of its functions or their
+ * edges changed as shown, or its files are not as left; else it is kept,
+ * and the folder still equals a fresh rendering. */
+static void test_schema_pages_built_when_changed(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir();
+	long nschemas = 0;
+	assert_int_equal(render_schema_pages(m, dir, &nschemas), 0);
+	assert_int_equal(nschemas, 3);
+	assert_int_equal(render_schema_pages(m, dir, &nschemas), 3);
+	assert_like_fresh(m, dir, 1);
+
+	/* A comment is on the function's page only. */
+	fn(m, "app.unused()")->comment = "other words";
+	assert_int_equal(render_schema_pages(m, dir, &nschemas), 3);
+	assert_like_fresh(m, dir, 1);
+
+	/* A status is in the schema's table and in its neighbours' graphs. */
+	const char *near[8];
+	int nnear = schemas_near(m, idx(m, "app.work()"), near, 8);
+	assert_true(nnear >= 1 && nnear < 3);
+	fn(m, "app.work()")->kept = "kept for the schema test";
+	assert_int_equal(render_schema_pages(m, dir, &nschemas), 3 - nnear);
+	assert_like_fresh(m, dir, 1);
+	char *page = site_file(dir, "schemas/app-e2252495.html");
+	assert_non_null(strstr(page, "kept for the schema test"));
+	free(page);
+
+	/* A schema page deleted is built again, the others kept. */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/schemas/app-e2252495.html", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(render_schema_pages(m, dir, &nschemas), 2);
+	assert_like_fresh(m, dir, 1);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* Page records that do not parse, or name no page, are ignored. */
 static void test_page_records_garbage(void **state)
 {
@@ -1746,7 +1818,8 @@ static void test_page_records_garbage(void **state)
 	char *dir = temp_dir();
 	assert_int_equal(render_pages(m, dir, 1, 1), 0);
 	char *records = site_file(dir, HTML_PAGES_FILE);
-	assert_int_equal(count(records, "\n"), m->nuser + 1);
+	/* A line per function page and per schema page, and the comment. */
+	assert_int_equal(count(records, "\n"), m->nuser + 3 + 1);
 	cgm_strbuf forged = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&forged, "garbage\n0 0 3 1 2 3 4 x.html\nffff 0 1 1 1 1 1 nosuch.html\n");
 	/* Every real line with its key changed by one digit. */
@@ -2353,6 +2426,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
 		cmocka_unit_test(test_pages_built_when_changed),
+		cmocka_unit_test(test_schema_pages_built_when_changed),
 		cmocka_unit_test(test_page_records_garbage),
 		cmocka_unit_test(test_site_current),
 		cmocka_unit_test(test_layout_cache_second_run),
