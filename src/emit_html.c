@@ -427,35 +427,29 @@ static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
 	int nitems = ctx->nschemas + ctx->nuser;
 	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
 		html_graph_scratch_item(scratch, item);
-		if (item < ctx->nschemas) {
-			int rec = ctx->nuser + item;
-			uint64_t key = ctx->records ? html_schema_page_key(ctx, item) : 0;
-			if (ctx->records && html_page_unchanged(ctx, rec, key)) {
+		/* Schema pages first, then function pages; records are numbered
+		 * by function, then nuser + schema (html_page_unchanged). */
+		bool schema = item < ctx->nschemas;
+		int at = schema ? item : item - ctx->nschemas;
+		int rec = schema ? ctx->nuser + item : at;
+		uint64_t key = 0;
+		if (ctx->records) {
+			/* A page whose inputs did not change is neither built nor
+			 * written; its layout cache entry stays in use. */
+			key = schema ? html_schema_page_key(ctx, at)
+				     : html_function_page_key(ctx, scratch, at);
+			if (html_page_unchanged(ctx, rec, key)) {
 				ctx->shared->keys[item] = ctx->records[rec].cache_key;
-				__atomic_fetch_add(&ctx->shared->schemas_skipped, 1, __ATOMIC_RELAXED);
+				__atomic_fetch_add(schema ? &ctx->shared->schemas_skipped
+							  : &ctx->shared->skipped,
+						   1, __ATOMIC_RELAXED);
 				continue;
 			}
-			rc = html_write_schema_page(ctx, scratch, item);
-			if (!rc && ctx->records)
-				html_page_note(ctx, rec, key, ctx->shared->keys[item]);
-			continue;
 		}
-		int fn = item - ctx->nschemas;
-		if (!ctx->records) {
-			rc = html_write_function_page(ctx, scratch, fn);
-			continue;
-		}
-		/* A page whose inputs did not change is neither built nor
-		 * written; its layout cache entry stays in use. */
-		uint64_t key = html_function_page_key(ctx, scratch, fn);
-		if (html_page_unchanged(ctx, fn, key)) {
-			ctx->shared->keys[item] = ctx->records[fn].cache_key;
-			__atomic_fetch_add(&ctx->shared->skipped, 1, __ATOMIC_RELAXED);
-			continue;
-		}
-		rc = html_write_function_page(ctx, scratch, fn);
-		if (!rc)
-			html_page_note(ctx, fn, key, ctx->shared->keys[item]);
+		rc = schema ? html_write_schema_page(ctx, scratch, at)
+			    : html_write_function_page(ctx, scratch, at);
+		if (!rc && ctx->records)
+			html_page_note(ctx, rec, key, ctx->shared->keys[item]);
 	}
 	html_graph_scratch_free(scratch);
 	return rc;

@@ -227,8 +227,8 @@ void html_pagekey_free(html_ctx *ctx)
 
 /* ---- the records file ---- */
 
-/* Record rec is function rec's page, or past the functions schema
- * (rec - nuser)'s page. */
+/* The page of record rec: function rec's, or for rec >= nuser schema
+ * (rec - nuser)'s. */
 static const char *record_page(const html_ctx *ctx, int rec)
 {
 	return rec < ctx->nuser ? ctx->page[rec] : ctx->schemas[rec - ctx->nuser].page;
@@ -320,7 +320,7 @@ void html_page_note(const html_ctx *ctx, int rec_no, uint64_t key, uint64_t cach
 
 typedef struct page_ref {
 	const char *page;
-	int fn;
+	int rec_no;
 } page_ref;
 
 static int compare_page_refs(const void *a, const void *b)
@@ -367,7 +367,7 @@ void html_page_records_read(html_ctx *ctx)
 	/* A line is under 200 bytes and a page name; anything much larger is
 	 * not ours. */
 	char *text = cgm_outdir_read_small(ctx->dir->fd, HTML_PAGES_FILE,
-					   (size_t)(ctx->nuser + 16) * 1024, NULL);
+					   ((size_t)ctx->nuser + (size_t)ctx->nschemas + 16) * 1024, NULL);
 	if (!text)
 		return;
 	/* Function pages by name, then schema pages ("schemas/NAME"). */
@@ -395,7 +395,7 @@ void html_page_records_read(html_ctx *ctx)
 			hit = bsearch(&want, refs, (size_t)nf, sizeof(page_ref), compare_page_refs);
 		}
 		if (hit)
-			ctx->old_records[hit->fn] = rec;
+			ctx->old_records[hit->rec_no] = rec;
 	}
 	free(refs);
 	free(text);
@@ -448,8 +448,8 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 			    "and files match\n");
 	bool whole = ctx->opts.input_key != 0;
 	cgm_strbuf files = CGM_STRBUF_INIT;
-	for (int fn = 0; fn < ctx->nuser + ctx->nschemas; fn++) {
-		const html_page_record *rec = &ctx->records[fn];
+	for (int rec_no = 0; rec_no < ctx->nuser + ctx->nschemas; rec_no++) {
+		const html_page_record *rec = &ctx->records[rec_no];
 		if (!rec->key) {
 			whole = false;
 			continue;
@@ -460,8 +460,8 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
 					  rec->file[k].ino, rec->file[k].size, rec->file[k].sec,
 					  rec->file[k].nsec);
-		cgm_strbuf_printf(&files, " %s%s\n", fn < ctx->nuser ? "" : "schemas/",
-				  record_page(ctx, fn));
+		cgm_strbuf_printf(&files, " %s%s\n", rec_no < ctx->nuser ? "" : "schemas/",
+				  record_page(ctx, rec_no));
 	}
 	/* The whole site, when every file of it is recorded: a rendering of
 	 * the same input then need not read it (cgm_html_site_current). */
