@@ -446,10 +446,11 @@ static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
 				continue;
 			}
 		}
-		rc = schema ? html_write_schema_page(ctx, scratch, at)
-			    : html_write_function_page(ctx, scratch, at);
+		uint64_t file_hash[2] = { 0, 0 };
+		rc = schema ? html_write_schema_page(file_hash, ctx, scratch, at)
+			    : html_write_function_page(file_hash, ctx, scratch, at);
 		if (!rc && ctx->records)
-			html_page_note(ctx, rec, key, ctx->shared->keys[item]);
+			html_page_note(ctx, rec, key, ctx->shared->keys[item], file_hash);
 	}
 	html_graph_scratch_free(scratch);
 	return rc;

@@ -660,7 +660,8 @@ static void page_head(cgm_strbuf *b, const html_ctx *ctx, int fn, bool frame)
 		html_timeline_function(b, ctx, fn);
 }
 
-int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, int fn)
+int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_graph_scratch *scratch,
+                             int fn)
 {
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
@@ -715,11 +716,13 @@ int html_write_function_page(const html_ctx *ctx, html_graph_scratch *scratch, i
 		snprintf(rel, sizeof(rel), "dot/functions/%.*s.dot", (int)(strlen(ctx->page[fn]) - 5),
 			 ctx->page[fn]);
 		rc = html_write_file(ctx, rel, &dot);
+		out_hash[1] = html_page_bytes_hash(dot.data, dot.len);
 	}
 	if (rc == 0) {
 		char rel[512];
 		snprintf(rel, sizeof(rel), "functions/%s", ctx->page[fn]);
 		rc = html_write_file(ctx, rel, &b);
+		out_hash[0] = html_page_bytes_hash(b.data, b.len);
 	}
 	cgm_strbuf_free(&b), cgm_strbuf_free(&dot), cgm_strbuf_free(&svg);
 	return rc;

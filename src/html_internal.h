@@ -209,8 +209,12 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
 int html_layout_graph(cgm_strbuf *out, const char *dot, const char *what, const char *strip_prefix);
 
 /* ---- pages ---- */
-int html_write_function_page(const html_ctx *ctx, html_graph_scratch *s, int fn);
-int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *s, int schema);
+/* Both set out_hash[k] to the hash of file k of the page they wrote
+ * (html_page_bytes_hash; k = 1 the DOT source, when written). */
+int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_graph_scratch *s,
+			     int fn);
+int html_write_schema_page(uint64_t out_hash[2], const html_ctx *ctx, html_graph_scratch *s,
+			   int schema);
 int html_write_index(const html_ctx *ctx);
 int html_write_search_index(const html_ctx *ctx);
 int html_write_reports(const html_ctx *ctx);
@@ -248,6 +252,7 @@ void html_profile_function(cgm_strbuf *b, const html_ctx *ctx, int fn);
 typedef struct html_file_stamp {
 	uint64_t ino, size;
 	int64_t sec, nsec;
+	uint64_t hash; /* of the bytes written (html_page_bytes_hash), 0 none */
 } html_file_stamp;
 typedef struct html_page_record {
 	uint64_t key;       /* 0: none */
@@ -262,6 +267,10 @@ uint64_t html_key_bytes(uint64_t h, const void *data, size_t len);
 uint64_t html_key_str(uint64_t h, const char *s);
 uint64_t html_key_u64(uint64_t h, uint64_t v);
 uint64_t html_key_source(uint64_t h, const cgm_function *f);
+/* The hash of a page file's bytes, never 0, kept in its record: a folder
+ * copied, restored from a CI cache or unpacked from an archive has new
+ * inodes and times, and its pages are then recognised by their bytes. */
+uint64_t html_page_bytes_hash(const void *data, size_t len);
 /* ctx->site_key, ctx->shown, ctx->hood (needs the adjacency and schemas). */
 void html_pagekey_build(html_ctx *ctx);
 void html_pagekey_free(html_ctx *ctx);
@@ -270,11 +279,14 @@ void html_pagekey_free(html_ctx *ctx);
 void html_page_records_read(html_ctx *ctx);
 /* Records are numbered by function (0 .. nuser - 1), then nuser + schema
  * for the schema pages.  Whether record rec's page was built from inputs
- * hashing to key and its files are as that rendering left them; then its
- * record is carried over. */
+ * hashing to key and its files are as that rendering left them (the same
+ * inode, size and time, or else the same size and bytes); then its record
+ * is carried over, with the files' stamps of now. */
 bool html_page_unchanged(const html_ctx *ctx, int rec, uint64_t key);
-/* Record rec's page, just written, with its files' stamps. */
-void html_page_note(const html_ctx *ctx, int rec, uint64_t key, uint64_t cache_key);
+/* Record rec's page, just written, with its files' stamps and the hashes
+ * of their bytes (file_hash[k], as html_write_function_page sets them). */
+void html_page_note(const html_ctx *ctx, int rec, uint64_t key, uint64_t cache_key,
+		    const uint64_t file_hash[2]);
 /* Write the records file of this rendering (nothing without records); with
  * opts.input_key and every page recorded, the stamps of every other file
  * of fresh (the site's files) too. */

@@ -28,9 +28,12 @@
  * + schema]), keyed by html_schema_page_key over their members' hoods.
  *
  * A record holds the key and, per file of the page, its inode, size and
- * modification time after the write: a page deleted, edited or replaced
- * (every write of cgmap is a rename, a new inode) no longer matches and is
- * built again.
+ * modification time after the write, and the hash of its bytes.  A file
+ * whose stamp matches is as written (every write of cgmap is a rename, a
+ * new inode); one whose stamp does not is read and kept only if its bytes
+ * hash as recorded, like git refreshing its index: a folder copied,
+ * restored from a CI cache or unpacked keeps its pages, a page deleted,
+ * edited or replaced is built again.
  */
 #include "html_internal.h"
 
@@ -46,6 +49,12 @@
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
 #include "cgmap/runtime.h"
+
+/* The records file's first words: a file of another format is not read. */
+#define RECORDS_HEADER "# cgmap page records 2"
+/* A page file larger than this is not read to compare its bytes (the
+ * largest function page of a 10,000-function schema is 3 MB). */
+#define HTML_PAGE_VERIFY_MAX ((uint64_t)64 << 20)
 
 /* Bumped whenever a function page's layout changes in a way the inputs
  * below do not show (a new section, other markup): old records then never
@@ -271,7 +280,39 @@ static bool stat_file(int dirfd, const char *name, html_file_stamp *out)
 	out->size = (uint64_t)st.st_size;
 	out->sec = (int64_t)st.st_mtim.tv_sec;
 	out->nsec = (int64_t)st.st_mtim.tv_nsec;
+	out->hash = 0;
 	return true;
+}
+
+uint64_t html_page_bytes_hash(const void *data, size_t len)
+{
+	uint64_t h = html_key_u64(cgm_hash_words(CGM_FNV1A_OFFSET, data ? data : "", len), len);
+	return h ? h : 1;
+}
+
+/* Whether file `name` holds bytes of the size and hash recorded: read
+ * whole, so only after its stamp did not match. */
+static bool same_bytes(int dirfd, const char *name, const html_file_stamp *old)
+{
+	if (!old->hash || old->size > HTML_PAGE_VERIFY_MAX)
+		return false;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char *data = cgm_xcalloc((size_t)old->size + 1, 1);
+	size_t got = 0;
+	ssize_t n;
+	while (got < old->size + 1 &&
+	       ((n = read(fd, data + got, (size_t)old->size + 1 - got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(fd);
+	/* One byte more than recorded is asked for: a file that grew since
+	 * its fstatat is not the same. */
+	bool same = got == old->size && html_page_bytes_hash(data, got) == old->hash;
+	free(data);
+	return same;
 }
 
 bool html_page_unchanged(const html_ctx *ctx, int rec_no, uint64_t key)
@@ -283,20 +324,28 @@ bool html_page_unchanged(const html_ctx *ctx, int rec_no, uint64_t key)
 	int nfiles = page_folders(ctx, rec_no, fds);
 	if (old->key != key || old->nfiles != nfiles)
 		return false;
+	html_page_record now_rec = *old;
 	for (int k = 0; k < nfiles; k++) {
 		char name[512];
-		html_file_stamp now;
+		html_file_stamp *now = &now_rec.file[k];
 		page_file_name(name, sizeof(name), ctx, rec_no, k);
-		if (!stat_file(fds[k], name, &now) || now.ino != old->file[k].ino ||
-		    now.size != old->file[k].size || now.sec != old->file[k].sec ||
-		    now.nsec != old->file[k].nsec)
+		if (!stat_file(fds[k], name, now) || now->size != old->file[k].size)
+			return false;
+		now->hash = old->file[k].hash;
+		if (now->ino == old->file[k].ino && now->sec == old->file[k].sec &&
+		    now->nsec == old->file[k].nsec)
+			continue;
+		/* Not as written: a copy of the folder (new inodes and times)
+		 * is kept when its bytes are; an edited page is not. */
+		if (!same_bytes(fds[k], name, &old->file[k]))
 			return false;
 	}
-	ctx->records[rec_no] = *old;
+	ctx->records[rec_no] = now_rec;
 	return true;
 }
 
-void html_page_note(const html_ctx *ctx, int rec_no, uint64_t key, uint64_t cache_key)
+void html_page_note(const html_ctx *ctx, int rec_no, uint64_t key, uint64_t cache_key,
+		    const uint64_t file_hash[2])
 {
 	if (!ctx->records)
 		return;
@@ -314,6 +363,7 @@ void html_page_note(const html_ctx *ctx, int rec_no, uint64_t key, uint64_t cach
 			rec.key = 0; /* no record: built again next time */
 			break;
 		}
+		rec.file[k].hash = file_hash[k];
 	}
 	ctx->records[rec_no] = rec;
 }
@@ -328,7 +378,7 @@ static int compare_page_refs(const void *a, const void *b)
 	return strcmp(((const page_ref *)a)->page, ((const page_ref *)b)->page);
 }
 
-/* One line: KEY CACHE-KEY NFILES (INODE SIZE SEC NSEC)*NFILES PAGE. */
+/* One line: KEY CACHE-KEY NFILES (INODE SIZE SEC NSEC HASH)*NFILES PAGE. */
 static bool parse_record(char *line, html_page_record *rec, const char **page)
 {
 	char *p = line, *end;
@@ -348,14 +398,14 @@ static bool parse_record(char *line, html_page_record *rec, const char **page)
 	rec->nfiles = (int)nfiles;
 	p = end + 1;
 	for (int k = 0; k < rec->nfiles; k++) {
-		uint64_t v[4];
-		for (int i = 0; i < 4; i++) {
-			v[i] = strtoull(p, &end, 10);
+		uint64_t v[5];
+		for (int i = 0; i < 5; i++) {
+			v[i] = strtoull(p, &end, i == 4 ? 16 : 10);
 			if (end == p || *end != ' ')
 				return false;
 			p = end + 1;
 		}
-		rec->file[k] = (html_file_stamp){ v[0], v[1], (int64_t)v[2], (int64_t)v[3] };
+		rec->file[k] = (html_file_stamp){ v[0], v[1], (int64_t)v[2], (int64_t)v[3], v[4] };
 	}
 	*page = p;
 	return errno == 0 && *p;
@@ -370,6 +420,10 @@ void html_page_records_read(html_ctx *ctx)
 					   ((size_t)ctx->nuser + (size_t)ctx->nschemas + 16) * 1024, NULL);
 	if (!text)
 		return;
+	if (strncmp(text, RECORDS_HEADER ":", strlen(RECORDS_HEADER) + 1) != 0) {
+		free(text);
+		return;
+	}
 	/* Function pages by name, then schema pages ("schemas/NAME"). */
 	int nf = ctx->nuser, ns = ctx->nschemas;
 	page_ref *refs = cgm_xcalloc((size_t)nf + (size_t)ns + 1, sizeof(page_ref));
@@ -443,9 +497,9 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 	if (!ctx->records)
 		return 0;
 	cgm_strbuf b = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&b, "# cgmap page records: key, layout cache key, then per file inode, "
-			    "size, modification time; the next rendering skips a page whose key "
-			    "and files match\n");
+	cgm_strbuf_puts(&b, RECORDS_HEADER ": key, layout cache key, then per file inode, "
+			    "size, modification time, hash of the bytes; the next rendering skips "
+			    "a page whose key and files match\n");
 	bool whole = ctx->opts.input_key != 0;
 	cgm_strbuf files = CGM_STRBUF_INIT;
 	for (int rec_no = 0; rec_no < ctx->nuser + ctx->nschemas; rec_no++) {
@@ -457,9 +511,10 @@ int html_page_records_write(const html_ctx *ctx, char *const *fresh, int nfresh)
 		cgm_strbuf_printf(&files, "%016" PRIx64 " %016" PRIx64 " %d", rec->key, rec->cache_key,
 				  rec->nfiles);
 		for (int k = 0; k < rec->nfiles; k++)
-			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64,
+			cgm_strbuf_printf(&files, " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64
+						  " %016" PRIx64,
 					  rec->file[k].ino, rec->file[k].size, rec->file[k].sec,
-					  rec->file[k].nsec);
+					  rec->file[k].nsec, rec->file[k].hash);
 		cgm_strbuf_printf(&files, " %s%s\n", rec_no < ctx->nuser ? "" : "schemas/",
 				  record_page(ctx, rec_no));
 	}

@@ -51,7 +51,8 @@ static void figure_cell(cgm_strbuf *b, const html_ctx *ctx, double value, bool m
 	cgm_strbuf_puts(b, "</td>");
 }
 
-int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int schema)
+int html_write_schema_page(uint64_t out_hash[2], const html_ctx *ctx, html_graph_scratch *scratch,
+                           int schema)
 {
 	const cgm_model *m = ctx->model;
 	const html_schema *sc = &ctx->schemas[schema];
@@ -136,11 +137,13 @@ int html_write_schema_page(const html_ctx *ctx, html_graph_scratch *scratch, int
 		snprintf(rel, sizeof(rel), "dot/schemas/%.*s.dot", (int)(strlen(sc->page) - 5),
 			 sc->page);
 		rc = html_write_file(ctx, rel, &dot);
+		out_hash[1] = html_page_bytes_hash(dot.data, dot.len);
 	}
 	if (rc == 0) {
 		char rel[512];
 		snprintf(rel, sizeof(rel), "schemas/%s", sc->page);
 		rc = html_write_file(ctx, rel, &b);
+		out_hash[0] = html_page_bytes_hash(b.data, b.len);
 	}
 	cgm_strbuf_free(&b), cgm_strbuf_free(&dot), cgm_strbuf_free(&svg);
 	return rc;

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1738,6 +1739,58 @@ static void test_pages_built_when_changed(void **state)
 	}
 }
 
+/* A folder copied (new inodes and times, as cp, a CI cache or an archive
+ * leave it) keeps its pages whose bytes are as recorded; a copied page
+ * edited within its size is built again; pages whose times alone changed
+ * are kept. */
+static void test_pages_kept_in_a_copied_folder(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	char *dir = temp_dir(), *copy = temp_dir();
+	assert_int_equal(render_pages(m, dir, 1, 1), 0);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/.' '%s'", dir, copy);
+	assert_int_equal(system(cmd), 0);
+
+	char path[4096];
+	file_list files = list_files(copy);
+	int edited = 0;
+	for (int i = 0; i < files.n && !edited; i++) {
+		if (strncmp(files.paths[i], "functions/app.dyn", 17) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", copy, files.paths[i]);
+		FILE *f = fopen(path, "r+");
+		assert_non_null(f);
+		fputc('X', f);
+		fclose(f), edited++;
+	}
+	assert_int_equal(edited, 1);
+	assert_int_equal(render_pages(m, copy, 1, 1), m->nuser - 1);
+	assert_like_fresh(m, copy, 1);
+	/* The records now hold the copy's stamps. */
+	assert_int_equal(render_pages(m, copy, 1, 1), m->nuser);
+
+	/* Every page file of the original set to another time. */
+	int retimed = 0;
+	for (int i = 0; i < files.n; i++) {
+		if (strncmp(files.paths[i], "functions/", 10) != 0 &&
+		    strncmp(files.paths[i], "dot/functions/", 14) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, files.paths[i]);
+		const struct timespec times[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+		retimed++;
+	}
+	free_files(&files);
+	assert_true(retimed >= 2 * m->nuser);
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser);
+	assert_like_fresh(m, dir, 1);
+	remove_dir(copy);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* Render m into dir (again); how many schema pages were skipped. */
 static long render_schema_pages(const cgm_model *m, const char *dir, long *schema_pages)
 {
@@ -1821,7 +1874,9 @@ static void test_page_records_garbage(void **state)
 	/* A line per function page and per schema page, and the comment. */
 	assert_int_equal(count(records, "\n"), m->nuser + 3 + 1);
 	cgm_strbuf forged = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&forged, "garbage\n0 0 3 1 2 3 4 x.html\nffff 0 1 1 1 1 1 nosuch.html\n");
+	/* The header kept (a file of another format is not read at all). */
+	cgm_strbuf_add(&forged, records, (size_t)(strchr(records, '\n') + 1 - records));
+	cgm_strbuf_puts(&forged, "garbage\n0 0 3 1 2 3 4 5 x.html\nffff 0 1 1 1 1 1 1 nosuch.html\n");
 	/* Every real line with its key changed by one digit. */
 	for (const char *p = records; *p;) {
 		const char *eol = strchr(p, '\n');
@@ -1839,6 +1894,14 @@ static void test_page_records_garbage(void **state)
 	assert_int_equal(render_pages(m, dir, 1, 1), 0);
 	assert_like_fresh(m, dir, 1);
 	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser);
+
+	/* Records of another format: every page built again. */
+	records = site_file(dir, HTML_PAGES_FILE);
+	assert_true(strncmp(records, "# cgmap page records 2:", 23) == 0);
+	records[21] = '1';
+	put_file(dir, HTML_PAGES_FILE, records);
+	free(records);
+	assert_int_equal(render_pages(m, dir, 1, 1), 0);
 	remove_dir(dir);
 	cgm_model_free(m);
 }
@@ -2427,6 +2490,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_renders_the_same),
 		cmocka_unit_test(test_pages_built_when_changed),
 		cmocka_unit_test(test_schema_pages_built_when_changed),
+		cmocka_unit_test(test_pages_kept_in_a_copied_folder),
 		cmocka_unit_test(test_page_records_garbage),
 		cmocka_unit_test(test_site_current),
 		cmocka_unit_test(test_layout_cache_second_run),
