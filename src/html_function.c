@@ -131,13 +131,14 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"observed against an earlier "
 					   "body of the caller (replaced since): matched by callee, not "
 					   "by line\">earlier body</span>");
-		cgm_strbuf_printf(b, "<td>%s", cgm_via_name(e->via));
+		cgm_strbuf_puts(b, "<td>"), cgm_strbuf_puts(b, cgm_via_name(e->via));
 		if (e->object) {
 			cgm_strbuf_puts(b, " <span class=\"object\">");
 			html_text(b, cgm_via_object_tail(e->via, e->object));
 			cgm_strbuf_puts(b, "</span>");
 		}
-		cgm_strbuf_printf(b, "<td>%s<td>", html_provenance_name(e->provenance));
+		cgm_strbuf_puts(b, "<td>"), cgm_strbuf_puts(b, html_provenance_name(e->provenance));
+		cgm_strbuf_puts(b, "<td>");
 		int nknown = 0;
 		for (int l = 0; l < e->nlines; l++) {
 			if (e->lines[l] <= 0) /* observed with no known site */
@@ -147,9 +148,11 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 				cgm_strbuf_puts(b, "<a href=\"");
 				if (up)
 					html_fn_href(b, ctx, e->from, HTML_FN_SIBLING);
-				cgm_strbuf_printf(b, "#L%d\">%d</a>", e->lines[l], e->lines[l]);
+				cgm_strbuf_puts(b, "#L"), cgm_strbuf_add_int(b, e->lines[l]);
+				cgm_strbuf_puts(b, "\">"), cgm_strbuf_add_int(b, e->lines[l]);
+				cgm_strbuf_puts(b, "</a>");
 			} else {
-				cgm_strbuf_printf(b, "%d", e->lines[l]);
+				cgm_strbuf_add_int(b, e->lines[l]);
 			}
 		}
 		if (nknown == 0)

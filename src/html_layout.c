@@ -155,10 +155,19 @@ static const char *read_value(layout *l, cursor *c)
 	if (*c->p == '"') {
 		const char *s = ++c->p;
 		size_t len = 0;
-		while (s[len] && s[len] != '"')
-			len += s[len] == '\\' && s[len + 1] ? 2 : 1;
+		bool plain = true; /* nothing to decode: copied whole */
+		while (s[len] && s[len] != '"') {
+			char ch = s[len];
+			if (ch == '\\' || ch == '&' || ch == '\n')
+				plain = false;
+			len += ch == '\\' && s[len + 1] ? 2 : 1;
+		}
 		if (s[len] != '"')
 			return NULL;
+		if (plain) {
+			c->p = s + len + 1;
+			return cgm_arena_strndup(l->arena, s, len);
+		}
 		char *out = cgm_arena_alloc(l->arena, len + 1), *o = out;
 		for (size_t i = 0; i < len; i++) {
 			if (s[i] == '\\' && i + 1 < len) {
@@ -710,9 +719,9 @@ static void node_style(cgm_strbuf *out, const lnode *n)
 	const char *stroke = colour(n->stroke, DEFAULT_STROKE);
 	const char *fill = n->filled ? colour(n->fill, "#ffffff") : "none";
 	if (strcmp(fill, "#ffffff") != 0)
-		cgm_strbuf_printf(out, "fill:%s;", fill);
+		cgm_strbuf_puts(out, "fill:"), cgm_strbuf_puts(out, fill), cgm_strbuf_putc(out, ';');
 	if (strcmp(stroke, DEFAULT_STROKE) != 0)
-		cgm_strbuf_printf(out, "stroke:%s;", stroke);
+		cgm_strbuf_puts(out, "stroke:"), cgm_strbuf_puts(out, stroke), cgm_strbuf_putc(out, ';');
 	if (n->pen != 1.0 && n->pen > 0 && n->pen < 20)
 		cgm_strbuf_printf(out, "stroke-width:%.2f;", n->pen);
 	if (n->dashed)
@@ -744,11 +753,11 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
 	if (fields > 1)
 		cgm_strbuf_printf(out, ",%.1f", pen);
 	if (fields > 2)
-		cgm_strbuf_printf(out, ",%d", e->dash);
+		cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, e->dash);
 	if (fields > 3)
-		cgm_strbuf_printf(out, ",%d", (int)e->head);
+		cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, (int)e->head);
 	if (fields > 4)
-		cgm_strbuf_printf(out, ",%d", (int)e->tail);
+		cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, (int)e->tail);
 	if (fields > 5)
 		cgm_strbuf_printf(out, ",\"%s\"", fc);
 	cgm_strbuf_putc(out, ']');
@@ -790,8 +799,11 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 	size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
 	for (int i = 0; i < l->nnodes; i++) {
 		const lnode *n = &l->nodes[i];
-		cgm_strbuf_printf(out, "%s[%d,%d,%d,%d,%d,", i ? ",\n" : "", px(n->x - n->w / 2),
-				  px(n->y - n->h / 2), px(n->w), px(n->h), n->rank);
+		const int numbers[5] = { px(n->x - n->w / 2), px(n->y - n->h / 2), px(n->w), px(n->h),
+					 n->rank };
+		cgm_strbuf_puts(out, i ? ",\n[" : "[");
+		for (int k = 0; k < 5; k++)
+			cgm_strbuf_add_int(out, numbers[k]), cgm_strbuf_putc(out, ',');
 		const char *url = n->url;
 		if (url && plen && strncmp(url, strip_prefix, plen) == 0)
 			url += plen;
@@ -826,9 +838,11 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 				put_json_visible(out, n->label);
 		}
 		if (fields > 8)
-			cgm_strbuf_printf(out, ",%d", si);
+			cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, si);
 		if (fields > 9)
-			cgm_strbuf_printf(out, ",%d", n->shape == SHAPE_ELLIPSE ? 1 : n->shape == SHAPE_DIAMOND ? 2 : 0);
+			cgm_strbuf_puts(out, n->shape == SHAPE_ELLIPSE   ? ",1"
+					     : n->shape == SHAPE_DIAMOND ? ",2"
+									 : ",0");
 		if (fields > 10)
 			cgm_strbuf_printf(out, ",%g", n->fontsize);
 		if (fields > 11)
@@ -842,9 +856,12 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		edge_style(&style, e);
 		int si = style_index(l, &edge_styles, &nes, &cap_es, cgm_strbuf_cstr(&style));
 		bool label = e->label && *e->label;
-		cgm_strbuf_printf(out, "%s[%d,%d", k ? ",\n" : "", e->from, e->to);
+		cgm_strbuf_puts(out, k ? ",\n[" : "[");
+		cgm_strbuf_add_int(out, e->from);
+		cgm_strbuf_putc(out, ',');
+		cgm_strbuf_add_int(out, e->to);
 		if (si || e->tooltip || label)
-			cgm_strbuf_printf(out, ",%d", si);
+			cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, si);
 		if (e->tooltip || label) {
 			cgm_strbuf_putc(out, ',');
 			if (e->tooltip)

@@ -43,6 +43,21 @@ void cgm_strbuf_putc(cgm_strbuf *buf, char c)
 	cgm_strbuf_add(buf, &c, 1);
 }
 
+void cgm_strbuf_add_int(cgm_strbuf *buf, long long v)
+{
+	char digits[24];
+	char *end = digits + sizeof(digits), *p = end;
+	/* Negated as unsigned: LLONG_MIN has no positive counterpart. */
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	cgm_strbuf_add(buf, p, (size_t)(end - p));
+}
+
 void cgm_strbuf_printf(cgm_strbuf *buf, const char *fmt, ...)
 {
 	va_list ap, ap2;

@@ -18,6 +18,10 @@ typedef struct cgm_strbuf {
 void cgm_strbuf_add(cgm_strbuf *buf, const char *s, size_t n);
 void cgm_strbuf_puts(cgm_strbuf *buf, const char *s);
 void cgm_strbuf_putc(cgm_strbuf *buf, char c);
+/* v in decimal, as printf's %lld writes it: pages write a few hundred
+ * numbers each, and printf's parsing of its format was a fifth of a
+ * site's render. */
+void cgm_strbuf_add_int(cgm_strbuf *buf, long long v);
 void cgm_strbuf_printf(cgm_strbuf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void cgm_strbuf_reset(cgm_strbuf *buf);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -325,6 +326,25 @@ static void test_appends(void **state)
 	cgm_strbuf_free(&buf);
 }
 
+/* Integers as %lld writes them, the extremes included. */
+static void test_add_int(void **state)
+{
+	(void)state;
+	const long long values[] = { 0, 1, -1, 9, 10, 99, -100, 123456789, 2147483647LL,
+				     -2147483648LL, LLONG_MAX, LLONG_MIN, LLONG_MIN + 1 };
+	cgm_strbuf buf = CGM_STRBUF_INIT;
+	char want[64];
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		cgm_strbuf_reset(&buf);
+		cgm_strbuf_putc(&buf, '[');
+		cgm_strbuf_add_int(&buf, values[i]);
+		cgm_strbuf_putc(&buf, ']');
+		snprintf(want, sizeof(want), "[%lld]", values[i]);
+		assert_string_equal(cgm_strbuf_cstr(&buf), want);
+	}
+	cgm_strbuf_free(&buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_filename),
 		cmocka_unit_test(test_invalid_utf8_everywhere),
 		cmocka_unit_test(test_appends),
+		cmocka_unit_test(test_add_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
