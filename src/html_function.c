@@ -503,11 +503,11 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		qsort(spans, (size_t)nspans, sizeof(span), compare_spans);
 		/* The line number is CSS's (a counter in ::before): it stays out
 		 * of a copied selection, and out of the page's bytes. */
-		cgm_strbuf_printf(b, "<span id=\"L%d\"%s>", lineno,
-				  dyn && miss ? " class=\"dyn miss\""
-				  : dyn       ? " class=\"dyn\""
-				  : miss      ? " class=\"miss\""
-					      : "");
+		cgm_strbuf_puts(b, "<span id=\"L"), cgm_strbuf_add_int(b, lineno);
+		cgm_strbuf_puts(b, dyn && miss ? "\" class=\"dyn miss\">"
+				   : dyn       ? "\" class=\"dyn\">"
+				   : miss      ? "\" class=\"miss\">"
+					       : "\">");
 		size_t pos = 0;
 		for (int s2 = 0; s2 < nspans; s2++) {
 			char *seg = strndup(p + pos, spans[s2].start - pos);

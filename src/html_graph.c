@@ -231,7 +231,7 @@ static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
 		    const char *context_schema, bool focal, int reach)
 {
 	const cgm_function *f = &ctx->model->functions[fn];
-	cgm_strbuf_printf(dot, "  n%d [label=\"", node);
+	cgm_strbuf_puts(dot, "  n"), cgm_strbuf_add_int(dot, node), cgm_strbuf_puts(dot, " [label=\"");
 	fn_label(dot, ctx, fn, context_schema);
 	if (reach >= 0)
 		cgm_strbuf_printf(dot, "\\nentry, reaches %d", reach);
@@ -254,7 +254,8 @@ static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
 				     "color=\"#adb5bd\", fontcolor=\"#495057\"];\n");
 		return;
 	}
-	cgm_strbuf_printf(dot, ", URL=\"../functions/%s\"", ctx->page[fn]);
+	cgm_strbuf_puts(dot, ", URL=\"../functions/"), cgm_strbuf_puts(dot, ctx->page[fn]);
+	cgm_strbuf_putc(dot, '"');
 	const char *fill = NULL, *line = NULL;
 	if (f->dead)
 		fill = "#ffc9c9", line = "#c92a2a";
@@ -267,8 +268,10 @@ static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
 			fill = "#fff3bf";
 		line = "#000000";
 	}
-	if (fill)
-		cgm_strbuf_printf(dot, ", fillcolor=\"%s\", color=\"%s\"", fill, line);
+	if (fill) {
+		cgm_strbuf_puts(dot, ", fillcolor=\""), cgm_strbuf_puts(dot, fill);
+		cgm_strbuf_puts(dot, "\", color=\""), cgm_strbuf_puts(dot, line), cgm_strbuf_putc(dot, '"');
+	}
 	double pen = focal ? 2.5 : 1.0;
 	if (ctx->max_self_ms > 0 && f->runtime.self_ms > 0)
 		pen += 3.0 * sqrt(f->runtime.self_ms / ctx->max_self_ms);
@@ -303,7 +306,8 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 				  st && ob ? ", penwidth=2.2" : "");
 		break;
 	case CGM_VIA_CALL:
-		cgm_strbuf_printf(dot, "color=\"%s\"%s", color, st && ob ? ", penwidth=2.2" : "");
+		cgm_strbuf_puts(dot, "color=\""), cgm_strbuf_puts(dot, color), cgm_strbuf_putc(dot, '"');
+		cgm_strbuf_puts(dot, st && ob ? ", penwidth=2.2" : "");
 		break;
 	case CGM_VIA_OPERATOR:
 	case CGM_VIA_CAST:
@@ -335,14 +339,14 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 			cgm_strbuf_putc(dot, ' ');
 			dot_text(dot, cgm_via_object_tail(e->via, e->object));
 		}
-		cgm_strbuf_printf(dot, ", %s", html_provenance_name(e->provenance));
+		cgm_strbuf_puts(dot, ", "), cgm_strbuf_puts(dot, html_provenance_name(e->provenance));
 		if (e->ambiguous)
 			cgm_strbuf_puts(dot, ", ambiguous");
 		for (int l = 0, nknown = 0; l < e->nlines; l++)
-			if (e->lines[l] > 0)
-				cgm_strbuf_printf(dot, "%s%d",
-						  nknown++ ? ", " : (e->nlines > 1 ? ", lines " : ", line "),
-						  e->lines[l]);
+			if (e->lines[l] > 0) {
+				cgm_strbuf_puts(dot, nknown++ ? ", " : (e->nlines > 1 ? ", lines " : ", line "));
+				cgm_strbuf_add_int(dot, e->lines[l]);
+			}
 		if (ob)
 			cgm_strbuf_printf(dot, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
 		cgm_strbuf_puts(dot, "\"");
@@ -687,13 +691,15 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					if (!match)
 						continue;
 					from_site = true;
-					cgm_strbuf_printf(dot, "  d%d -> n%d", dsite, s->node_of[e->to]);
+					cgm_strbuf_puts(dot, "  d"), cgm_strbuf_add_int(dot, dsite);
+					cgm_strbuf_puts(dot, " -> n"), cgm_strbuf_add_int(dot, s->node_of[e->to]);
 					edge_attrs(dot, ctx, e, TOOLTIP_FULL);
 				}
 			}
 			if (from_site)
 				continue;
-			cgm_strbuf_printf(dot, "  n%d -> n%d", i, s->node_of[e->to]);
+			cgm_strbuf_puts(dot, "  n"), cgm_strbuf_add_int(dot, i);
+			cgm_strbuf_puts(dot, " -> n"), cgm_strbuf_add_int(dot, s->node_of[e->to]);
 			edge_attrs(dot, ctx, e,
 				   u == fn || e->to == fn ? TOOLTIP_SHORT : TOOLTIP_FULL);
 		}

@@ -156,11 +156,13 @@ static const char *read_value(layout *l, cursor *c)
 		const char *s = ++c->p;
 		size_t len = 0;
 		bool plain = true; /* nothing to decode: copied whole */
-		while (s[len] && s[len] != '"') {
-			char ch = s[len];
-			if (ch == '\\' || ch == '&' || ch == '\n')
-				plain = false;
-			len += ch == '\\' && s[len + 1] ? 2 : 1;
+		for (;;) {
+			/* strcspn scans many bytes a step: values are long tooltips. */
+			len += strcspn(s + len, "\"\\&\n");
+			if (!s[len] || s[len] == '"')
+				break;
+			plain = false;
+			len += s[len] == '\\' && s[len + 1] ? 2 : 1;
 		}
 		if (s[len] != '"')
 			return NULL;

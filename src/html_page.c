@@ -202,7 +202,7 @@ void html_status_text(cgm_strbuf *b, const html_ctx *ctx, int fn)
 	badge badges[12];
 	int n = status_badges(badges, ctx, fn);
 	for (int i = 0; i < n; i++)
-		cgm_strbuf_printf(b, "%s%s", i ? ", " : "", badges[i].text);
+		cgm_strbuf_puts(b, i ? ", " : ""), cgm_strbuf_puts(b, badges[i].text);
 }
 
 /* The legend: one drawing, assets/legend.svg, that every page with a graph
