@@ -149,7 +149,7 @@ static bool id_char(char ch)
 
 /* A DOT string (quoted, with cgm_escape_dot's escapes: \" \\ \n, and the
  * entity &amp; that Graphviz decodes) or a bare word; NULL when neither. */
-static const char *read_value(layout *l, cursor *c)
+static const char *read_value_kept(layout *l, cursor *c, bool keep)
 {
 	skip_space(c);
 	if (*c->p == '"') {
@@ -166,6 +166,12 @@ static const char *read_value(layout *l, cursor *c)
 		}
 		if (s[len] != '"')
 			return NULL;
+		if (!keep) { /* an attribute the layout does not read */
+			for (size_t i = 0; i < len; i++)
+				c->line += s[i] == '\n';
+			c->p = s + len + 1;
+			return "";
+		}
 		if (plain) {
 			c->p = s + len + 1;
 			return cgm_arena_strndup(l->arena, s, len);
@@ -195,16 +201,38 @@ static const char *read_value(layout *l, cursor *c)
 		c->p++;
 	if (c->p == s)
 		return NULL;
-	return cgm_arena_strndup(l->arena, s, (size_t)(c->p - s));
+	return keep ? cgm_arena_strndup(l->arena, s, (size_t)(c->p - s)) : "";
 }
 
-static void attr_put(attr_list *a, const char *key, const char *value)
+static const char *read_value(layout *l, cursor *c)
+{
+	return read_value_kept(l, c, true);
+}
+
+/* The attribute a name of len bytes is, NATTRS for one the layout does
+ * not read. */
+static int attr_id(const char *name, size_t len)
 {
 	for (int i = 0; i < NATTRS; i++)
-		if (attr_names[i][0] == key[0] && strcmp(attr_names[i], key) == 0) {
-			a->value[i] = value;
-			return;
-		}
+		if (attr_names[i][0] == name[0] && strlen(attr_names[i]) == len &&
+		    memcmp(attr_names[i], name, len) == 0)
+			return i;
+	return NATTRS;
+}
+
+/* The attribute name at c->p, consumed: its attr_id, or -1 when there is
+ * none.  A bare name is not copied. */
+static int read_key(layout *l, cursor *c)
+{
+	skip_space(c);
+	if (*c->p == '"') {
+		const char *key = read_value(l, c);
+		return key ? attr_id(key, strlen(key)) : -1;
+	}
+	const char *s = c->p;
+	while (id_char(*c->p) && !(c->p[0] == '-' && c->p[1] == '>'))
+		c->p++;
+	return c->p == s ? -1 : attr_id(s, (size_t)(c->p - s));
 }
 
 static const char *attr_get(const attr_list *a, enum attr_id id)
@@ -225,17 +253,18 @@ static int read_attrs(layout *l, cursor *c, attr_list *out)
 			c->p++;
 			return 0;
 		}
-		const char *key = read_value(l, c);
-		if (!key)
+		int id = read_key(l, c);
+		if (id < 0)
 			return parse_error(l, c, "an attribute name expected");
 		skip_space(c);
 		if (*c->p != '=')
 			return parse_error(l, c, "'=' expected");
 		c->p++;
-		const char *value = read_value(l, c);
+		const char *value = read_value_kept(l, c, id < NATTRS);
 		if (!value)
 			return parse_error(l, c, "an attribute value expected");
-		attr_put(out, key, value);
+		if (id < NATTRS)
+			out->value[id] = value;
 		skip_space(c);
 		if (*c->p == ',' || *c->p == ';')
 			c->p++;
