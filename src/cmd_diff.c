@@ -7,14 +7,18 @@
  * place of either, in order.  Output: the findings (cgmap/diff.h) as text,
  * Markdown or JSON, on standard output or --output FILE.
  *
+ * Two snapshots are read at once, HEAD's on a thread of its own.
+ *
  * Exit (cmd.h): 0 no difference, 2 differences and none that --fail-on
  * names, 3 a --fail-on finding is present, 1 bad usage, 4 an input that
  * cannot be read (a snapshot, a database, SQL files, runtime data), 5 the
  * report cannot be written.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgmap/config.h"
 #include "cgmap/diff.h"
@@ -111,22 +115,62 @@ static int parse_fail_on(bool failing[CGM_FIND_COUNT], const char *list)
 	return rc;
 }
 
-/* Read or map one side; *name gets what the report calls it. */
-static int load_side(cgm_model **out, const char **name, const diff_source *src,
-		     const cgm_map_options *shared, char *namebuf, size_t namelen)
+/* How a snapshot side is read: bodies stay in the file (only the changed
+ * ones are shown, read again once the diff knows them: load_sources), and
+ * a model only compared keeps only the sites diff compares. */
+static unsigned snapshot_flags(const cgm_map_options *opts)
+{
+	unsigned flags = CGM_SNAPSHOT_READ_SOURCES_LATER;
+	if (!cmd_runtime_changes(opts))
+		flags |= CGM_SNAPSHOT_READ_DIFF_SITES;
+	return flags;
+}
+
+static cgm_map_options side_options(const diff_source *src, const cgm_map_options *shared)
 {
 	cgm_map_options opts = *shared;
 	opts.runtime.files = src->runtime;
 	opts.runtime.nfiles = src->nruntime;
+	return opts;
+}
+
+/* HEAD's snapshot read on a thread of its own while BASE's is read: the
+ * two reads are most of a diff of snapshots, and share nothing (each
+ * reader has its model, its arenas and its thread's error message). */
+typedef struct side_read {
+	const char *file;
+	unsigned flags;
+	cgm_model *model;
+	int rc;
+	char message[1024]; /* the reading thread's error message */
+} side_read;
+
+static void *read_side_main(void *arg)
+{
+	side_read *sr = arg;
+	sr->rc = cgm_snapshot_read_with(&sr->model, sr->file, sr->flags);
+	if (sr->rc < 0)
+		snprintf(sr->message, sizeof sr->message, "%s", cgm_error_message());
+	return NULL;
+}
+
+/* Read or map one side; *name gets what the report calls it.  A snapshot
+ * already read (`read`, from read_side_main) is only finished here. */
+static int load_side(cgm_model **out, const char **name, const diff_source *src,
+		     const cgm_map_options *shared, char *namebuf, size_t namelen,
+		     side_read *read)
+{
+	cgm_map_options opts = side_options(src, shared);
 	if (src->snapshot) {
 		*name = src->snapshot;
-		/* Bodies stay in the file: only the changed ones are shown,
-		 * read again once the diff knows them (load_sources).  A
-		 * model only compared keeps only the sites diff compares. */
-		unsigned flags = CGM_SNAPSHOT_READ_SOURCES_LATER;
-		if (!cmd_runtime_changes(&opts))
-			flags |= CGM_SNAPSHOT_READ_DIFF_SITES;
-		int rc = cgm_snapshot_read_with(out, src->snapshot, flags);
+		int rc;
+		if (read) {
+			*out = read->model;
+			read->model = NULL;
+			rc = read->rc < 0 ? cgm_error(read->rc, "%s", read->message) : read->rc;
+		} else {
+			rc = cgm_snapshot_read_with(out, src->snapshot, snapshot_flags(&opts));
+		}
 		if (rc < 0)
 			return rc;
 		/* Runtime files (and --entry) as `cgmap report` applies them. */
@@ -329,13 +373,33 @@ int cmd_diff(int argc, char **argv)
 	}
 	dopts.ignored = cgm_config_ignores;
 	dopts.ignore_ctx = shared.config;
+	side_read head_read = { 0 };
+	pthread_t head_reader;
+	bool threaded = false;
+	/* With one core the reads would only take turns, and hold both
+	 * files' text at once. */
+	if (sides[0].snapshot && sides[1].snapshot && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cgm_map_options head_opts = side_options(&sides[1], &shared);
+		head_read.file = sides[1].snapshot;
+		head_read.flags = snapshot_flags(&head_opts);
+		threaded = pthread_create(&head_reader, NULL, read_side_main, &head_read) == 0;
+	}
 	for (int s = 0; s < 2; s++) {
+		side_read *read = NULL;
+		if (s == 1 && threaded) {
+			pthread_join(head_reader, NULL);
+			threaded = false;
+			read = &head_read;
+		}
 		int rc = load_side(&models[s], &names[s], &sides[s], &shared, namebufs[s],
-				   sizeof namebufs[s]);
+				   sizeof namebufs[s], read);
 		if (rc < 0) {
 			fprintf(stderr, "cgmap diff: %s: %s\n", s == 0 ? "BASE" : "HEAD",
 				cgm_error_message());
 			exit_code = cmd_exit_code(rc);
+			if (threaded) /* BASE failed while HEAD was being read */
+				pthread_join(head_reader, NULL);
+			cgm_model_free(head_read.model);
 			goto done;
 		}
 	}

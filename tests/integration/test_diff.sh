@@ -131,6 +131,18 @@ expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --fail-on no-such-finding 2>
 expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" --format yaml 2>/dev/null
 expect_rc 4 "$CGMAP" diff "$work/self" "$work/nowhere" 2>/dev/null
 expect_rc 1 "$CGMAP" diff "$work/self" "$work/self" "$work/self" 2>/dev/null
+# Two snapshots are read at once (HEAD on a thread): each side's error is
+# named, with its own message, and BASE's comes first when both fail.
+printf '{"format": "cgmap-snapshot", "functions": [' >"$work/cut.json"
+expect_rc 4 "$CGMAP" diff "$work/self" "$work/cut.json" 2>"$work/head.err"
+grep -q '^cgmap diff: HEAD: snapshot ".*cut.json": line 1' "$work/head.err" ||
+	pgtest_fail "a bad HEAD snapshot is not named: $(cat "$work/head.err")"
+expect_rc 4 "$CGMAP" diff "$work/cut.json" "$work/self" 2>"$work/base.err"
+grep -q '^cgmap diff: BASE: snapshot ".*cut.json"' "$work/base.err" ||
+	pgtest_fail "a bad BASE snapshot is not named: $(cat "$work/base.err")"
+expect_rc 4 "$CGMAP" diff "$work/nowhere" "$work/cut.json" 2>"$work/both.err"
+[ "$(wc -l <"$work/both.err")" = 1 ] && grep -q '^cgmap diff: BASE: cannot read snapshot ".*nowhere"' "$work/both.err" ||
+	pgtest_fail "with both sides bad, BASE's error is not the one told: $(cat "$work/both.err")"
 printf 'PGDMP\001' >"$work/archive.dump"
 expect_rc 4 "$CGMAP" diff "$work/self" --sql "$work/archive.dump" 2>"$work/archive.err"
 grep -q "pg_restore" "$work/archive.err" || pgtest_fail "a custom-format archive is not explained: $(cat "$work/archive.err")"
