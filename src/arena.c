@@ -2,8 +2,8 @@
  * arena.c - bump allocator (see cgmap/arena.h).
  *
  * In: allocation requests.  Out: zeroed memory that lives until the arena is
- * freed.  Blocks are chained, the first 8 KB and each next one twice the
- * last up to 256 KB; a request larger than 64 KB gets its own, which cgm_arena_resize and cgm_arena_trim may reallocate
+ * freed.  Blocks are chained; a request larger than a quarter of a block
+ * gets its own, which cgm_arena_resize and cgm_arena_trim may reallocate
  * (the one way memory of an arena is given back before it is freed or
  * reset).  Strings are
  * packed unaligned, everything else aligned to 16 bytes.
@@ -19,11 +19,6 @@
 #include <string.h>
 
 #define ARENA_BLOCK (256 * 1024)
-/* An arena's first block; each next one twice the last, up to ARENA_BLOCK.
- * Most arenas are short-lived scratch (a graph's layout, a page's parse)
- * using a few kilobytes: zeroing a 256 KB block for each (calloc must,
- * once the heap reuses freed memory) was an eighth of a site's render. */
-#define ARENA_FIRST_BLOCK (8 * 1024)
 #define ARENA_ALIGN 16
 
 typedef struct arena_block {
@@ -37,7 +32,6 @@ typedef struct arena_block {
 struct cgm_arena {
 	arena_block *head;
 	size_t handed_out;
-	size_t next_block; /* the size of the next shared block, 0 at first */
 };
 
 void *cgm_xcalloc(size_t n, size_t size)
@@ -92,13 +86,7 @@ static void *bump(cgm_arena *arena, size_t size, size_t align)
 	size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
 	if (!b || at > b->size || b->size - at < size) {
 		bool own = size > ARENA_BLOCK / 4;
-		size_t bsize = size;
-		if (!own) {
-			bsize = arena->next_block ? arena->next_block : ARENA_FIRST_BLOCK;
-			while (bsize < size * 2 && bsize < ARENA_BLOCK)
-				bsize *= 2;
-			arena->next_block = bsize < ARENA_BLOCK ? bsize * 2 : ARENA_BLOCK;
-		}
+		size_t bsize = own ? size : ARENA_BLOCK;
 		arena_block *nb = cgm_xcalloc(1, sizeof(arena_block) + bsize);
 		nb->size = bsize;
 		nb->own = own;
@@ -176,8 +164,7 @@ void *cgm_arena_resize(cgm_arena *arena, void *old, size_t old_count, size_t new
 		return cgm_arena_grow(arena, NULL, 0, new_count, elem_size);
 	size_t old_size = old_count * elem_size;
 	size_t size = (new_count * elem_size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-	/* Blocks are few (a block per 256 KB, a few smaller ones first, or per
-	 * large array), and arrays
+	/* Blocks are few (a block per 256 KB or per large array), and arrays
 	 * are resized a few times over their growth: the walk costs nothing. */
 	arena_block **link = &arena->head;
 	while (*link && !((*link)->own && (*link)->data == (unsigned char *)old))
