@@ -125,32 +125,38 @@ static void put_hidden(cgm_strbuf *out, uint32_t cp, const char *backslash)
  * invalid byte; the escapers differ only in emit. */
 typedef void (*emit_fn)(cgm_strbuf *out, uint32_t cp, bool at_start);
 
-static void walk(cgm_strbuf *out, const char *s, emit_fn emit)
+/* The printable ASCII an escaper writes as it is, as a bitmap over the
+ * bytes 0x20 to 0x7E (bit c - 0x20): every other byte (controls, DEL,
+ * bytes of multibyte characters) goes to its emitter. */
+typedef struct plain_set {
+	uint64_t bits[2];
+} plain_set;
+
+#define PLAIN_BIT(c) (((c) - 0x20) < 64 ? (1ULL << ((c) - 0x20)) : 0)
+#define PLAIN_BIT_HI(c) (((c) - 0x20) >= 64 ? (1ULL << ((c) - 0x20 - 64)) : 0)
+/* Printable ASCII but the bytes named (up to five; repeat one to fill). */
+#define PLAIN_BUT(a, b, c, d, e)                                                              \
+	{ { ~(PLAIN_BIT(a) | PLAIN_BIT(b) | PLAIN_BIT(c) | PLAIN_BIT(d) | PLAIN_BIT(e)),       \
+	    (~(PLAIN_BIT_HI(a) | PLAIN_BIT_HI(b) | PLAIN_BIT_HI(c) | PLAIN_BIT_HI(d) |          \
+	       PLAIN_BIT_HI(e))) & ((1ULL << 31) - 1) } }
+
+static const plain_set plain_dot = PLAIN_BUT('"', '\\', '&', '&', '&');
+static const plain_set plain_json = PLAIN_BUT('"', '\\', '&', '<', '>');
+static const plain_set plain_html = PLAIN_BUT('"', '\'', '&', '<', '>');
+static const plain_set plain_none = { { 0, 0 } }; /* every code point emitted */
+
+static inline bool is_plain(const plain_set *set, unsigned char c)
 {
-	/* The buffer reads as "" even when nothing is added. */
-	cgm_strbuf_add(out, "", 0);
-	if (!s)
-		return;
-	const unsigned char *p = (const unsigned char *)s;
-	bool at_start = true;
-	while (*p) {
-		uint32_t cp;
-		size_t n = utf8_decode(p, &cp);
-		if (n == 0) {
-			cp = BAD_BYTE | *p;
-			n = 1;
-		}
-		emit(out, cp, at_start);
-		at_start = false;
-		p += n;
-	}
+	unsigned i = (unsigned)c - 0x20;
+	return i < 95 && (set->bits[i >> 6] >> (i & 63)) & 1;
 }
 
-/* As walk, for emitters that write printable ASCII other than '"', '\\'
- * and '&' (and, for `json`, '<' and '>') as it is and ignore at_start:
- * runs of it go in whole (names, labels and tooltips are mostly such
- * text; a character at a time was a twelfth of a site's render). */
-static void walk_runs(cgm_strbuf *out, const char *s, emit_fn emit, bool json)
+/* Each code point of s to `emit` (an invalid byte b as BAD_BYTE | b,
+ * at_start for the first), but the bytes of `plain`, which go in whole
+ * runs as they are (names, labels, tooltips and pages are mostly such
+ * text; a call per code point was a tenth of a site's time).  The buffer
+ * reads as "" even when nothing is added. */
+static void walk(cgm_strbuf *out, const char *s, emit_fn emit, const plain_set *plain)
 {
 	cgm_strbuf_add(out, "", 0);
 	if (!s)
@@ -158,8 +164,7 @@ static void walk_runs(cgm_strbuf *out, const char *s, emit_fn emit, bool json)
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\' && *p != '&' &&
-		       !(json && (*p == '<' || *p == '>')))
+		while (is_plain(plain, *p))
 			p++;
 		if (p > run)
 			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
@@ -171,7 +176,7 @@ static void walk_runs(cgm_strbuf *out, const char *s, emit_fn emit, bool json)
 			cp = BAD_BYTE | *p;
 			n = 1;
 		}
-		emit(out, cp, false);
+		emit(out, cp, p == (const unsigned char *)s);
 		p += n;
 	}
 }
@@ -211,7 +216,7 @@ static void emit_dot(cgm_strbuf *out, uint32_t cp, bool at_start)
 
 void cgm_escape_dot(cgm_strbuf *out, const char *s)
 {
-	walk_runs(out, s, emit_dot, false);
+	walk(out, s, emit_dot, &plain_dot);
 }
 
 /* Plain text for a terminal: every control shown as an escape, the rest
@@ -257,7 +262,7 @@ static void emit_dot_id(cgm_strbuf *out, uint32_t cp, bool at_start)
 
 void cgm_escape_dot_id(cgm_strbuf *out, const char *s)
 {
-	walk_runs(out, s, emit_dot_id, false);
+	walk(out, s, emit_dot_id, &plain_dot);
 }
 
 /* HTML text and attribute values alike.  Tab, LF and CR are allowed raw;
@@ -296,30 +301,7 @@ static void emit_html(cgm_strbuf *out, uint32_t cp, bool at_start)
 
 void cgm_escape_html(cgm_strbuf *out, const char *s)
 {
-	/* Runs of plain ASCII go in whole: pages are mostly such text, and
-	 * one call per code point was a tenth of a site's time. */
-	cgm_strbuf_add(out, "", 0);
-	if (!s)
-		return;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7F && *p != '&' && *p != '<' && *p != '>' && *p != '"' &&
-		       *p != '\'')
-			p++;
-		if (p > run)
-			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
-		if (!*p)
-			break;
-		uint32_t cp;
-		size_t n = utf8_decode(p, &cp);
-		if (n == 0) {
-			cp = BAD_BYTE | *p;
-			n = 1;
-		}
-		emit_html(out, cp, false);
-		p += n;
-	}
+	walk(out, s, emit_html, &plain_html);
 }
 
 /* JSON: besides what the grammar demands, '<', '>' and '&' are written as
@@ -361,7 +343,7 @@ static void emit_json(cgm_strbuf *out, uint32_t cp, bool at_start)
 
 void cgm_escape_json(cgm_strbuf *out, const char *s)
 {
-	walk_runs(out, s, emit_json, true);
+	walk(out, s, emit_json, &plain_json);
 }
 
 /* JSON text a page's script shows as it is (textContent): what
@@ -380,30 +362,7 @@ static void emit_json_visible(cgm_strbuf *out, uint32_t cp, bool at_start)
 
 void cgm_escape_json_visible(cgm_strbuf *out, const char *s)
 {
-	/* Runs of plain ASCII go in whole, as in cgm_escape_html: graph
-	 * labels and tooltips are mostly such text. */
-	cgm_strbuf_add(out, "", 0);
-	if (!s)
-		return;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\' && *p != '<' && *p != '>' &&
-		       *p != '&')
-			p++;
-		if (p > run)
-			cgm_strbuf_add(out, (const char *)run, (size_t)(p - run));
-		if (!*p)
-			break;
-		uint32_t cp;
-		size_t n = utf8_decode(p, &cp);
-		if (n == 0) {
-			cp = BAD_BYTE | *p;
-			n = 1;
-		}
-		emit_json_visible(out, cp, false);
-		p += n;
-	}
+	walk(out, s, emit_json_visible, &plain_json);
 }
 
 /* Markdown (CommonMark / GitHub tables): every ASCII punctuation character
@@ -445,7 +404,7 @@ static void emit_markdown(cgm_strbuf *out, uint32_t cp, bool at_start)
 void cgm_escape_markdown(cgm_strbuf *out, const char *s)
 {
 	size_t start = out->len;
-	walk(out, s, emit_markdown);
+	walk(out, s, emit_markdown, &plain_none);
 	/* "1. x" or "1) x" at the start would open an ordered list. */
 	size_t digits = 0;
 	while (start + digits < out->len && out->data[start + digits] >= '0' &&
@@ -462,7 +421,7 @@ void cgm_escape_markdown(cgm_strbuf *out, const char *s)
 
 void cgm_escape_text(cgm_strbuf *out, const char *s)
 {
-	walk(out, s, emit_text);
+	walk(out, s, emit_text, &plain_none);
 }
 
 bool cgm_escape_is_plain(const char *s)

@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include "cgmap/model.h"
+#include "cgmap/strbuf.h"
 
 #define CGM_OUTFILE_BUFFER (256 * 1024)
 /* The most cgm_outfile_room() hands out at once. */
@@ -123,15 +124,8 @@ static inline char *cgm_outfile_room(cgm_outfile *f, size_t n)
 /* A decimal integer, without printf. */
 static inline void cgm_outfile_int(cgm_outfile *f, long long v)
 {
-	char digits[24];
-	char *end = digits + sizeof(digits), *p = end;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
+	char digits[CGM_DECIMAL_MAX];
+	char *end = digits + sizeof(digits), *p = cgm_decimal(end, v);
 	size_t n = (size_t)(end - p);
 	memcpy(cgm_outfile_room(f, sizeof(digits)), p, n);
 	f->len += n;

@@ -45,16 +45,8 @@ void cgm_strbuf_putc(cgm_strbuf *buf, char c)
 
 void cgm_strbuf_add_int(cgm_strbuf *buf, long long v)
 {
-	char digits[24];
-	char *end = digits + sizeof(digits), *p = end;
-	/* Negated as unsigned: LLONG_MIN has no positive counterpart. */
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
+	char digits[CGM_DECIMAL_MAX];
+	char *end = digits + sizeof(digits), *p = cgm_decimal(end, v);
 	cgm_strbuf_add(buf, p, (size_t)(end - p));
 }
 
