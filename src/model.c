@@ -166,12 +166,19 @@ cgm_diagnostic *cgm_model_add_diagnostic(cgm_model *model)
 	MODEL_APPEND(model, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
 }
 
+/* The place of an id in the lookup table (cgm_hash_words: eight bytes a
+ * step; every edge's two ends are looked up when a snapshot is read). */
+static size_t id_slot(const char *id, size_t mask)
+{
+	return (size_t)cgm_hash_words(CGM_FNV1A_OFFSET, id, strlen(id)) & mask;
+}
+
 int cgm_model_find(const cgm_model *model, const char *id)
 {
 	if (!model->lookup || !id)
 		return -1;
 	size_t mask = (size_t)model->lookup_size - 1;
-	for (size_t i = cgm_fnv1a(id) & mask;; i = (i + 1) & mask) {
+	for (size_t i = id_slot(id, mask);; i = (i + 1) & mask) {
 		int idx = model->lookup[i];
 		if (idx < 0)
 			return -1;
@@ -185,13 +192,20 @@ typedef struct {
 	int old_index;
 } sort_slot;
 
+/* Index order: user functions by id, then builtins by id, equal ids as
+ * they came. */
+static int compare_in_index(const cgm_function *x, int x_index, const cgm_function *y, int y_index)
+{
+	if (x->builtin != y->builtin)
+		return x->builtin ? 1 : -1;
+	int c = strcmp(x->id, y->id);
+	return c ? c : x_index - y_index;
+}
+
 static int compare_slots(const void *a, const void *b)
 {
 	const sort_slot *x = a, *y = b;
-	if (x->fn.builtin != y->fn.builtin)
-		return x->fn.builtin ? 1 : -1;
-	int c = strcmp(x->fn.id, y->fn.id);
-	return c ? c : x->old_index - y->old_index;
+	return compare_in_index(&x->fn, x->old_index, &y->fn, y->old_index);
 }
 
 static int remap(const int *map, int idx)
@@ -199,9 +213,26 @@ static int remap(const int *map, int idx)
 	return idx >= 0 ? map[idx] : idx;
 }
 
+/* Whether the functions already stand in index order (a snapshot is
+ * written in it): then nothing moves and no index needs mapping. */
+static bool in_index_order(const cgm_model *model)
+{
+	for (int i = 1; i < model->nfunctions; i++)
+		if (compare_in_index(&model->functions[i - 1], i - 1, &model->functions[i], i) > 0)
+			return false;
+	return true;
+}
+
 void cgm_model_index(cgm_model *model)
 {
 	int n = model->nfunctions;
+	if (in_index_order(model)) {
+		model->nuser = 0;
+		for (int i = 0; i < n; i++)
+			if (!model->functions[i].builtin)
+				model->nuser = i + 1;
+		goto lookup;
+	}
 	sort_slot *slots = malloc(sizeof(sort_slot) * (size_t)(n ? n : 1));
 	int *map = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	if (!slots || !map) {
@@ -241,6 +272,7 @@ void cgm_model_index(cgm_model *model)
 	free(slots);
 	free(map);
 
+lookup:;
 	int size = 16;
 	while (size < n * 2)
 		size *= 2;
@@ -250,7 +282,7 @@ void cgm_model_index(cgm_model *model)
 		model->lookup[i] = -1;
 	size_t mask = (size_t)size - 1;
 	for (int i = 0; i < n; i++) {
-		size_t j = cgm_fnv1a(model->functions[i].id) & mask;
+		size_t j = id_slot(model->functions[i].id, mask);
 		while (model->lookup[j] >= 0) {
 			if (strcmp(model->functions[model->lookup[j]].id, model->functions[i].id) == 0)
 				break; /* duplicate id: the first one wins the lookup */
