@@ -442,7 +442,8 @@ int *cgm_model_edge_order(const cgm_model *model)
 	{                                                                         \
 		size_t n = sizeof(fn_name##_names) / sizeof(fn_name##_names[0]);  \
 		for (size_t i = 0; name && i < n; i++)                            \
-			if (strcmp(fn_name##_names[i], name) == 0) {              \
+			if (fn_name##_names[i][0] == name[0] &&                   \
+			    strcmp(fn_name##_names[i], name) == 0) {              \
 				*out = (type)i;                                   \
 				return 0;                                         \
 			}                                                         \
