@@ -19,9 +19,10 @@
  * they follow from the functions and edges.  Every malformed input is a
  * CGM_EINPUT error naming the file and the JSON path (or the line and
  * column when the JSON itself does not parse); nothing is half-read.
- * The functions and edges are read as they are parsed, each element's tree
- * dropped once read (read_streaming); on anything unusual the file is read
- * again whole (read_document), so errors are those of the whole read.
+ * The functions and edges are read as they are parsed, through a window of
+ * the text (textwin.h), each element's tree dropped once read
+ * (read_streaming); on anything unusual the file is read again whole
+ * (read_document), so errors are those of the whole read.
  * Bodies left in the file (CGM_SNAPSHOT_READ_SOURCES_LATER) are read again
  * by cgm_snapshot_read_sources, into the model's arena; its scratch is
  * freed before it returns.
@@ -38,6 +39,7 @@
 #include "cgmap/strbuf.h"
 #include "jsontok.h"
 #include "outfile.h"
+#include "textwin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -2228,55 +2230,200 @@ static int jv_parse(jv *out, char *buf, size_t len, cgm_arena *arena, long *deep
 	return rc;
 }
 
+/* ---- how far a value goes, before it is parsed ----
+ *
+ * A streamed file's text is in memory a window at a time (textwin.h): a
+ * value is parsed only once the whole of it, and the byte after it, are
+ * loaded, since parsing decodes its strings in place and cannot begin
+ * again.  These scans only find where a value ends (brackets counted
+ * outside strings); they check nothing else.  A text they misjudge is one
+ * the parser refuses, having met the NUL after what is loaded: the file is
+ * then read whole, which says what is wrong. */
+
+static const char *scan_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* The bytes of x equal to c, as their high bits. */
+static inline uint64_t bytes_equal(uint64_t x, unsigned char c)
+{
+	uint64_t y = x ^ BYTES8(c);
+	return (y - BYTES8(1)) & ~y & BYTES8(0x80);
+}
+
+/* Past the closing quote of the string whose opening quote is at p:
+ * eight bytes a step to the next quote or backslash (the window's zero
+ * padding lets a step read past `end`). */
+static const char *scan_string(const char *p, const char *end)
+{
+	for (p++; p < end;) {
+		uint64_t word;
+		memcpy(&word, p, sizeof(word));
+		uint64_t hits = bytes_equal(word, '"') | bytes_equal(word, '\\');
+		if (!hits) {
+			p += 8;
+			continue;
+		}
+		p += __builtin_ctzll(hits) / 8;
+		if (p >= end)
+			return NULL;
+		if (*p == '"')
+			return p + 1;
+		p += 2; /* a backslash and what it escapes */
+	}
+	return NULL;
+}
+
+static const char *scan_value(const char *p, const char *end)
+{
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return scan_string(p, end);
+	if (*p == '{' || *p == '[') {
+		size_t depth = 0;
+		while (p < end) {
+			char c = *p;
+			if (c == '"') {
+				if (!(p = scan_string(p, end)))
+					return NULL;
+				continue;
+			}
+			if (c == '{' || c == '[')
+				depth++;
+			else if ((c == '}' || c == ']') && --depth == 0)
+				return p + 1;
+			p++;
+		}
+		return NULL;
+	}
+	while (p < end && !strchr(",]} \t\r\n", *p))
+		p++;
+	return p < end ? p : NULL;
+}
+
+/* What must be loaded before the parser goes on: the next byte that is
+ * not space (JV_NEXT_BYTE); a key, its colon and the first byte of its
+ * value (JV_NEXT_KEY); a whole value and the byte after it (JV_NEXT_VALUE). */
+enum { JV_NEXT_BYTE, JV_NEXT_KEY, JV_NEXT_VALUE };
+
+static bool scan_complete(const char *p, const char *end, int what)
+{
+	p = scan_space(p, end);
+	if (what == JV_NEXT_KEY) {
+		if (p < end && *p == '"') {
+			if (!(p = scan_string(p, end)))
+				return false;
+			p = scan_space(p, end);
+			if (p < end && *p == ':')
+				p = scan_space(p + 1, end);
+		}
+	} else if (what == JV_NEXT_VALUE) {
+		if (!(p = scan_value(p, end)))
+			return false;
+		p = scan_space(p, end);
+	}
+	return p < end;
+}
+
+/* `what` at ps->p loaded, sliding the window past what was read (ps's
+ * pointers follow); at the end of the text, whatever is there. */
+static void jv_need(jv_parser *ps, cgm_textwin *w, int what)
+{
+	while (!scan_complete(ps->p, ps->end, what) && !w->eof && !w->failed) {
+		size_t keep = (size_t)(ps->p - w->buf);
+		cgm_textwin_slide(w, keep); /* failed or at the end: the loop ends */
+		ps->p = ps->start = w->buf;
+		ps->end = w->buf + w->len;
+	}
+}
+
+/* Below this much text loaded ahead, the window slides before a value is
+ * parsed: the few records longer than what is left are read twice. */
+#define JV_AHEAD ((ptrdiff_t)64 << 10)
+
+/* The value at ps->p, parsed whole from the window.  From a plain file
+ * it is parsed at once, and read again from the file if it failed before
+ * the end of the text (it may have gone on past what was loaded: its
+ * strings were decoded in place, so its bytes are the file's again only
+ * read again); gzip'd text cannot be read again, and a value is first
+ * scanned to its end there. */
+static int jv_value_whole(jv_parser *ps, cgm_textwin *w, jv *out, int depth)
+{
+	if (!w->seekable) {
+		jv_need(ps, w, JV_NEXT_VALUE);
+		return jv_value(ps, out, depth);
+	}
+	if (ps->end - ps->p < JV_AHEAD && !w->eof && !w->failed) {
+		cgm_textwin_slide(w, (size_t)(ps->p - w->buf));
+		ps->p = ps->start = w->buf;
+		ps->end = w->buf + w->len;
+	}
+	size_t nitems = ps->nitems, nmembers = ps->nmembers;
+	for (;;) {
+		size_t at = (size_t)(ps->p - w->buf);
+		int rc = jv_value(ps, out, depth);
+		if (rc != -1 || w->eof || w->failed)
+			return rc;
+		ps->nitems = nitems;
+		ps->nmembers = nmembers;
+		if (ps->pool)
+			jv_pool_rewind(ps->pool);
+		int again = cgm_textwin_reread(w, at);
+		ps->p = ps->start = w->buf;
+		ps->end = w->buf + w->len;
+		if (again < 0)
+			return -1;
+	}
+}
+
 /* Streaming: the elements of some top-level lists are handed one by one,
  * as they are parsed, to `element` (their nodes rewound after each), and
  * the end of each such list to `done`; the list stands in the tree as an
  * empty array.  `want` says which lists to stream, asked as each top-level
- * key comes.  Nonzero from a callback stops the parse. */
+ * key comes.  Nonzero from a callback stops the parse.  The other
+ * top-level members are copied into the arena, keys and strings too
+ * (`names`, in that arena), as the window moves on past their text; those
+ * `ignored` (no reader looks at them) are parsed, and stand as nulls. */
 typedef struct jv_stream {
 	/* seen: the top-level members parsed so far (n of them) */
 	bool (*want)(void *ctx, const char *key, const jv_member *seen, size_t n);
+	bool (*ignored)(void *ctx, const char *key);
 	int (*element)(void *ctx, const char *key, size_t index, const jv *value);
 	int (*done)(void *ctx, const char *key, size_t count);
 	void *ctx;
 } jv_stream;
 
-/* The pages wholly between *from and upto (a part of the file's buffer
- * that was read and is never looked at again), given back to the system
- * in steps of at least 4 MiB; *from moves up to where it stopped.  The
- * buffer is private anonymous memory: the pages read as zeros if touched
- * again, which nothing does. */
-#define RELEASE_STEP ((size_t)4 << 20)
+static void jv_copy(cgm_arena *arena, cgm_intern *names, jv *out, const jv *v);
 
-static void release_pages(char **from, char *upto)
+/* The top-level object with the lists `st` wants streamed, read through
+ * the window: 0, or nonzero when the parser does not take the text (-1,
+ * -2 as jv_parse), the window cannot read it, or a callback stopped it
+ * (-3).  The caller then reads the file whole by jv_parse (or jansson),
+ * which tells what is wrong. */
+static int jv_parse_stream(jv *out, cgm_textwin *window, cgm_arena *arena, const jv_stream *st)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = ((uintptr_t)*from + page - 1) & ~(page - 1);
-	uintptr_t end = (uintptr_t)upto & ~(page - 1);
-	if (end <= start || end - start < RELEASE_STEP)
-		return;
-	(void)madvise((void *)start, end - start, MADV_DONTNEED);
-	*from = (char *)end;
-}
-
-/* The top-level object with the lists `st` wants streamed: 0, or nonzero
- * when the parser does not take the text (-1, -2 as jv_parse) or a
- * callback stopped it (-3).  The caller then reads the file by jv_parse
- * (or jansson), which tells what is wrong. */
-static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, const jv_stream *st)
-{
-	jv_parser ps = { .p = buf, .end = buf + len, .start = buf, .arena = arena, .deep_at = -1 };
+	jv_parser ps = { .p = window->buf, .end = window->buf + window->len, .start = window->buf,
+			 .arena = arena, .deep_at = -1 };
 	jv_pool pool = { 0 };
+	/* The members not streamed are copied out of the window. */
+	cgm_intern *names = cgm_intern_new(arena);
 	int rc = -1;
+	jv_need(&ps, window, JV_NEXT_BYTE);
 	jv_skip_space(&ps);
 	if (*ps.p != '{')
 		goto out;
 	ps.p++;
+	jv_need(&ps, window, JV_NEXT_KEY);
 	jv_skip_space(&ps);
 	while (*ps.p != '}') {
 		const char *key;
 		if (*ps.p != '"' || jv_string(&ps, &key, NULL) < 0)
 			goto fail;
+		key = cgm_intern_str(names, key);
 		jv_skip_space(&ps);
 		if (*ps.p++ != ':')
 			goto fail;
@@ -2284,13 +2431,13 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 		jv value = { 0 };
 		if (*ps.p == '[' && st->want(st->ctx, key, ps.members, ps.nmembers)) {
 			ps.p++;
+			jv_need(&ps, window, JV_NEXT_BYTE);
 			jv_skip_space(&ps);
 			size_t count = 0;
-			char *release_from = ps.p;
 			while (*ps.p != ']') {
 				jv element;
 				ps.pool = &pool;
-				int vrc = jv_value(&ps, &element, 2);
+				int vrc = jv_value_whole(&ps, window, &element, 2);
 				ps.pool = NULL;
 				if (vrc != 0) {
 					rc = vrc;
@@ -2300,13 +2447,14 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 					rc = -3;
 					goto out;
 				}
-				jv_pool_rewind(&pool);
 				/* The element is read and nothing points into its
-				 * text any more: give the pages behind it back. */
-				release_pages(&release_from, ps.p);
+				 * text any more: the window may slide past it. */
+				jv_pool_rewind(&pool);
+				jv_need(&ps, window, JV_NEXT_BYTE);
 				jv_skip_space(&ps);
 				if (*ps.p == ',') {
 					ps.p++;
+					jv_need(&ps, window, JV_NEXT_BYTE);
 					jv_skip_space(&ps);
 					if (*ps.p == ']')
 						goto fail;
@@ -2321,15 +2469,29 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 			}
 			value.type = JV_ARRAY;
 			value.u.items = NULL;
-		} else if ((rc = jv_value(&ps, &value, 1)) != 0) {
-			goto out;
+		} else if (st->ignored(st->ctx, key)) {
+			ps.pool = &pool;
+			rc = jv_value_whole(&ps, window, &value, 1);
+			ps.pool = NULL;
+			jv_pool_rewind(&pool);
+			if (rc != 0)
+				goto out;
+			memset(&value, 0, sizeof(value));
+			value.type = JV_NULL;
+		} else {
+			if ((rc = jv_value_whole(&ps, window, &value, 1)) != 0)
+				goto out;
+			jv parsed = value;
+			jv_copy(arena, names, &value, &parsed);
 		}
 		ps.members = jv_grow(ps.members, &ps.members_cap, ps.nmembers + 1, sizeof(jv_member));
 		ps.members[ps.nmembers].key = key;
 		ps.members[ps.nmembers++].value = value;
+		jv_need(&ps, window, JV_NEXT_BYTE);
 		jv_skip_space(&ps);
 		if (*ps.p == ',') {
 			ps.p++;
+			jv_need(&ps, window, JV_NEXT_KEY);
 			jv_skip_space(&ps);
 			if (*ps.p == '}')
 				goto fail;
@@ -2338,8 +2500,15 @@ static int jv_parse_stream(jv *out, char *buf, size_t len, cgm_arena *arena, con
 		}
 	}
 	ps.p++;
-	jv_skip_space(&ps);
-	if (ps.p != ps.end || ps.nmembers > UINT_MAX || jv_has_duplicate(ps.members, ps.nmembers, &(uint64_t){ 0 }))
+	/* Nothing but space after the object, to the end of the text. */
+	for (;;) {
+		jv_skip_space(&ps);
+		if (ps.p != ps.end || window->eof || window->failed)
+			break;
+		jv_need(&ps, window, JV_NEXT_BYTE);
+	}
+	if (ps.p != ps.end || !window->eof || window->failed || ps.nmembers > UINT_MAX ||
+	    jv_has_duplicate(ps.members, ps.nmembers, &(uint64_t){ 0 }))
 		goto fail;
 	memset(out, 0, sizeof(*out));
 	out->type = JV_OBJECT;
@@ -2355,6 +2524,7 @@ out:
 	free(ps.items);
 	free(ps.members);
 	jv_pool_free(&pool);
+	cgm_intern_free(names);
 	return rc;
 }
 
@@ -2491,6 +2661,8 @@ typedef struct {
 	unsigned flags;    /* CGM_SNAPSHOT_READ_* */
 	const char *text;  /* the file's text, when its strings are read where
 			    * they stand (f->source_at is a place in it), else NULL */
+	uint64_t text_base; /* the place in the file's text of text[0] (a
+			     * window of it: textwin.h) */
 	/* CGM_SNAPSHOT_READ_DIFF_SITES: per place in "functions", each site of
 	 * the file's (slots[place][0 .. nslots[place])), kept in the model or
 	 * only checked; the sites only checked are read into site_scratch
@@ -3103,7 +3275,7 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 		if (source && !jv_is_null(source) && !jv_is_string(source))
 			return bad(r, "source", "is %s, expected a string", type_name(source));
 		if (source && jv_is_string(source) && r->text && (r->flags & CGM_SNAPSHOT_READ_SOURCES_LATER)) {
-			f->source_at = (size_t)(jv_string_value(source) - r->text);
+			f->source_at = (size_t)(r->text_base + (uint64_t)(jv_string_value(source) - r->text));
 			f->source_len = strlen(jv_string_value(source));
 		}
 	} else {
@@ -3870,7 +4042,8 @@ typedef struct stream_reader {
 	reader *r;
 	cgm_arena *keep;        /* the skeleton of each function, for the second pass */
 	cgm_intern *names;      /* its strings, in keep */
-	size_t file_len;        /* the text's length, bounding the summary's counts */
+	uint64_t file_len;      /* the text's length, bounding the summary's counts */
+	cgm_textwin *window;    /* the text's window, when it is read through one */
 	jv *skeleton;           /* per function: {"id", "sites": [{"effects", "targets"}]} */
 	size_t nskeleton, skeleton_cap;
 	bool functions_seen, functions_done, edges_seen;
@@ -3963,10 +4136,23 @@ static bool stream_want(void *ctx, const char *key, const jv_member *seen, size_
 	return false;
 }
 
+/* The lists that follow from the functions and edges (docs/snapshot.md):
+ * never read, so never kept. */
+static bool stream_ignored(void *ctx, const char *key)
+{
+	(void)ctx;
+	return strcmp(key, "dynamic_sites") == 0 || strcmp(key, "missing") == 0 ||
+	       strcmp(key, "parse_errors") == 0;
+}
+
 static int stream_element(void *ctx, const char *key, size_t index, const jv *value)
 {
 	stream_reader *sr = ctx;
 	reader *r = sr->r;
+	if (sr->window) {
+		r->text = sr->window->buf;
+		r->text_base = sr->window->base;
+	}
 	/* A list of one element: the reader's path and checks, unchanged. */
 	jv list = { .type = JV_ARRAY, .n = 1, .u.items = (jv *)value };
 	if (key[0] == 'e') {
@@ -4051,17 +4237,23 @@ static int stream_done(void *ctx, const char *key, size_t count)
 	return 0;
 }
 
-/* The model of the file in buf, read while it is parsed; nonzero when
- * anything stopped it (the caller reads the file again the usual way). */
-static int read_streaming(reader *r, char *buf, size_t len)
+/* The model of the text in the window, read while it is parsed; nonzero
+ * when anything stopped it (the caller reads the file again the usual
+ * way). */
+static int read_streaming(reader *r, cgm_textwin *window)
 {
-	stream_reader sr = { .r = r, .keep = cgm_arena_new(), .file_len = len };
+	/* The summary's counts bounded by the text's size: a file's, or up
+	 * to what gzip's deflate could have made of it (1032 to 1). */
+	uint64_t most_text = window->size_hint;
+	if (window->gzip)
+		most_text = most_text > UINT64_MAX / 1032 ? UINT64_MAX : most_text * 1032;
+	stream_reader sr = { .r = r, .keep = cgm_arena_new(), .file_len = most_text, .window = window };
 	sr.names = cgm_intern_new(sr.keep);
-	jv_stream st = { stream_want, stream_element, stream_done, &sr };
+	jv_stream st = { stream_want, stream_ignored, stream_element, stream_done, &sr };
 	cgm_arena *tree = cgm_arena_new();
 	jv doc;
 	r->pathless = true;
-	int rc = jv_parse_stream(&doc, buf, len, tree, &st);
+	int rc = jv_parse_stream(&doc, window, tree, &st);
 	if (rc == 0 && !sr.functions_done)
 		rc = -1; /* no "functions": read_document names what is missing */
 	if (rc == 0)
@@ -4278,15 +4470,16 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	struct stat before;
 	bool identified = (flags & CGM_SNAPSHOT_READ_SOURCES_LATER) && stat(file, &before) == 0;
 	size_t len;
-	char *buf = read_whole_file(file, &len);
-	if (!buf) {
-		free(file);
-		return CGM_EINPUT;
-	}
-	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags,
-		     .text = buf };
+	char *buf = NULL;
+	cgm_textwin window;
+	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
 	r.names = cgm_intern_new(r.model->arena);
-	int rc = read_streaming(&r, buf, len);
+	int rc = cgm_textwin_open(&window, file);
+	if (rc == 0) {
+		r.text = window.buf;
+		rc = read_streaming(&r, &window);
+	}
+	cgm_textwin_close(&window);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes
 		 * what streaming does not: lists in another order).  Its
@@ -4301,7 +4494,6 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 		r.model = NULL;
 		free_slots(&r);
 		cgm_strbuf_reset(&r.path);
-		free(buf);
 		buf = read_whole_file(file, &len);
 		if (!buf) {
 			cgm_strbuf_free(&r.path);
@@ -4355,22 +4547,53 @@ static int compare_places(const void *a, const void *b)
 	return x->at != y->at ? (x->at < y->at ? -1 : 1) : x->fn - y->fn;
 }
 
+/* The file's text read again at increasing places: a buffer of it, so
+ * that bodies close together are read from one inflated chunk and a gzip'd
+ * file is never inflated again from its start (gzseek back to a place
+ * already passed does that: one body after another, a render of a
+ * 6,000-function gzip'd snapshot took a minute). */
+typedef struct text_again {
+	gzFile gz;
+	uint64_t at;   /* the place of buf[0] in the text */
+	size_t len;
+	char buf[1 << 16];
+} text_again;
+
+/* The bytes of the text from `place` on that are in the buffer, after
+ * reading them if need be: how many (0 at the end of the text or on an
+ * error), *out pointing at them. */
+static size_t text_again_at(text_again *t, uint64_t place, const char **out)
+{
+	if (place < t->at || place >= t->at + t->len) {
+		/* Only a place before the buffer (a list not in order) makes
+		 * zlib start over. */
+		if (place != t->at + t->len && gzseek(t->gz, (z_off_t)place, SEEK_SET) != (z_off_t)place)
+			return 0;
+		int got = gzread(t->gz, t->buf, sizeof t->buf);
+		t->at = place;
+		t->len = got > 0 ? (size_t)got : 0;
+	}
+	*out = t->buf + (place - t->at);
+	return t->len - (size_t)(place - t->at);
+}
+
 /* The JSON string whose text starts at `at` of the file's text (its quote
  * just before), decoded into *out (malloc'd); 0, or -1 when the bytes there
  * are not a string. */
-static int string_at(gzFile gz, size_t at, char **out)
+static int string_at(text_again *t, size_t at, char **out)
 {
 	*out = NULL;
-	if (at == 0 || gzseek(gz, (z_off_t)(at - 1), SEEK_SET) != (z_off_t)(at - 1))
+	if (at == 0)
 		return -1;
 	cgm_strbuf raw = CGM_STRBUF_INIT;
-	char chunk[4096];
+	uint64_t place = at - 1;
 	bool escaped = false, closed = false;
 	while (!closed) {
-		int got = gzread(gz, chunk, sizeof chunk);
-		if (got <= 0)
+		const char *chunk;
+		size_t got = text_again_at(t, place, &chunk);
+		if (got == 0)
 			break;
-		int k = 0;
+		size_t k = 0;
 		if (raw.len == 0) {
 			if (chunk[0] != '"')
 				break;
@@ -4381,7 +4604,8 @@ static int string_at(gzFile gz, size_t at, char **out)
 				closed = true;
 			escaped = !escaped && chunk[k] == '\\';
 		}
-		cgm_strbuf_add(&raw, chunk, (size_t)k);
+		cgm_strbuf_add(&raw, chunk, k);
+		place += k;
 	}
 	int rc = -1;
 	if (closed) {
@@ -4447,13 +4671,16 @@ int cgm_snapshot_read_sources(cgm_model *model, const char *path, const int *fns
 	}
 	/* Every body read first, then set: an error leaves the model as it was. */
 	char **bodies = cgm_xcalloc((size_t)nplaces, sizeof(char *));
+	text_again *again = gz ? cgm_xcalloc(1, sizeof(text_again)) : NULL;
+	if (again)
+		again->gz = gz;
 	for (int i = 0; gz && rc == 0 && i < nplaces; i++) {
 		const cgm_function *f = &model->functions[places[i].fn];
 		if (i > 0 && places[i].at == places[i - 1].at) {
 			bodies[i] = bodies[i - 1] ? strdup(bodies[i - 1]) : NULL;
 			if (!bodies[i])
 				rc = cgm_error(CGM_EINPUT, "cannot read snapshot \"%s\" again: out of memory", file);
-		} else if (string_at(gz, places[i].at, &bodies[i]) < 0) {
+		} else if (string_at(again, places[i].at, &bodies[i]) < 0) {
 			rc = cgm_error(CGM_EINPUT, "snapshot \"%s\": the body of %s is no longer where it was "
 					       "read (the file was replaced?)",
 				       file, f->id);
@@ -4469,6 +4696,7 @@ int cgm_snapshot_read_sources(cgm_model *model, const char *path, const int *fns
 		free(bodies[i]);
 	}
 	free(bodies);
+	free(again);
 	if (gz)
 		gzclose(gz);
 	free(places);

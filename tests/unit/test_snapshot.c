@@ -2085,6 +2085,127 @@ static void test_sources_later(void **state)
 	cgm_model_free(m);
 }
 
+/* A body of n bytes: quotes, backslashes, controls and UTF-8 (escaped in
+ * the file, so decoding moves the bytes after them) and plain text. */
+static char *mixed_body(cgm_model *m, size_t n, unsigned seed)
+{
+	static const char *const pieces[] = { "abc def ", "\"q\"", "\\", "\n", "\t", "\xC3\xBC",
+					      "\xF0\x9F\x98\x80", "\x01", "  RETURN 1; " };
+	char *text = cgm_arena_alloc(m->arena, n + 8);
+	size_t used = 0;
+	while (used < n) {
+		seed = seed * 1103515245u + 12345u;
+		const char *piece = pieces[(seed >> 16) % (sizeof(pieces) / sizeof(pieces[0]))];
+		size_t len = strlen(piece);
+		if (used + len > n)
+			piece = "x", len = 1;
+		memcpy(text + used, piece, len);
+		used += len;
+	}
+	text[used] = '\0';
+	return text;
+}
+
+/* A snapshot of many megabytes is read a window at a time: functions cut
+ * by the window's end, one longer than the window, and the same model
+ * whatever the size of what comes before; plain and gzip'd, with bodies
+ * now or later; cut short or broken past the first window, the errors of
+ * the whole read. */
+static void test_read_through_window(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	int callee = cgm_model_find(m, "app.audit()");
+	for (int i = 0; i < 3000; i++) {
+		char name[32], id[48];
+		snprintf(name, sizeof name, "f%05d", i);
+		snprintf(id, sizeof id, "bulk.f%05d()", i);
+		int f = add_fn(m, "bulk", name, "", id, "plpgsql");
+		/* Mostly short, every 500th past the window's 64 KiB look-ahead,
+		 * one of 3 MiB: longer than the first window. */
+		size_t n = i == 1600 ? (size_t)3 << 20 : i % 500 == 7 ? 70000 + (size_t)i : 200 + (size_t)(i % 37) * 13;
+		m->functions[f].source = mixed_body(m, n, (unsigned)i);
+		add_site(m, f, 2, CGM_SITE_CALL, "app", "audit", CGM_RES_RESOLVED, 1, callee);
+		add_edge(m, f, callee, CGM_VIA_CALL, CGM_EDGE_STATIC, 1, 2);
+	}
+	cgm_model_index(m);
+	const char *plain = tmp_path("window.json"), *packed = tmp_path("window.json.gz");
+	cgm_snapshot_options gz = { .format_version = 2, .compress = true };
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	assert_int_equal(cgm_snapshot_write_with(m, packed, &gz), 0);
+	size_t plen, len;
+	char *text = slurp(plain, &plen);
+	assert_true(plen > ((size_t)4 << 20));
+	const char *paths[] = { plain, packed };
+	for (size_t p = 0; p < 2; p++) {
+		cgm_model *back = NULL;
+		if (cgm_snapshot_read(&back, paths[p]) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		const char *out = tmp_path("window-back.json");
+		assert_int_equal(cgm_snapshot_write(back, out), 0);
+		char *written = slurp(out, &len);
+		assert_int_equal(len, plen);
+		assert_memory_equal(written, text, len);
+		free(written);
+		/* Bodies later: each found again where the window saw it. */
+		cgm_model *later = NULL;
+		assert_int_equal(cgm_snapshot_read_with(&later, paths[p], CGM_SNAPSHOT_READ_SOURCES_LATER), 0);
+		int *all = calloc((size_t)later->nfunctions, sizeof(int));
+		for (int i = 0; i < later->nfunctions; i++)
+			all[i] = i;
+		if (cgm_snapshot_read_sources(later, paths[p], all, later->nfunctions) != 0)
+			fail_msg("%s: %s", paths[p], cgm_error_message());
+		for (int i = 0; i < later->nfunctions; i++) {
+			if (back->functions[i].source)
+				assert_string_equal(later->functions[i].source, back->functions[i].source);
+			else
+				assert_null(later->functions[i].source);
+		}
+		free(all);
+		cgm_model_free(later);
+		cgm_model_free(back);
+	}
+
+	/* Cut short past the first window, inside the long body, at the
+	 * last bracket: an error naming the file, never a model. */
+	const char *cut = tmp_path("window-cut.json");
+	const char *long_body = strstr(text, "bulk.f01600()");
+	assert_non_null(long_body);
+	size_t cuts[] = { ((size_t)1 << 20) + 5, (size_t)(long_body - text) + ((size_t)2 << 20), plen / 2,
+			  plen - 2 };
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		FILE *f = fopen(cut, "wb");
+		assert_int_equal(fwrite(text, 1, cuts[i], f), cuts[i]);
+		fclose(f);
+		cgm_model *back = NULL;
+		assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+		assert_null(back);
+		if (!strstr(cgm_error_message(), "window-cut.json\": line "))
+			fail_msg("cut at %zu: %s", cuts[i], cgm_error_message());
+	}
+	/* A quote dropped from a key deep in the file: jansson's error, at
+	 * the line of the key. */
+	char *broken = malloc(plen + 1);
+	memcpy(broken, text, plen + 1);
+	char *key = strstr(broken + plen / 2, "\"identity_args\"");
+	assert_non_null(key);
+	int line = 1;
+	for (const char *c = broken; c < key; c++)
+		line += *c == '\n';
+	key[0] = ' ';
+	spit(cut, broken);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, cut), CGM_EINPUT);
+	assert_null(back);
+	char want[80];
+	snprintf(want, sizeof want, "window-cut.json\": line %d column", line);
+	if (!strstr(cgm_error_message(), want))
+		fail_msg("want %s: %s", want, cgm_error_message());
+	free(broken);
+	free(text);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2106,6 +2227,7 @@ int main(void)
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_sources_later),
 		cmocka_unit_test(test_diff_sites),
+		cmocka_unit_test(test_read_through_window),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
