@@ -237,6 +237,69 @@ static void test_blast_radius(void **state)
 	cgm_model_free(head);
 }
 
+/* A change reached by a few of many entry points (their order then made
+ * by sorting those few) and by most of them (picked from the side's list
+ * of all, in order): both give most calls first, then ids in byte order,
+ * a builtin among them (which the model's index puts after its user
+ * functions, whatever its id). */
+static void test_entry_order_few_and_many(void **state)
+{
+	(void)state;
+	for (int many = 0; many < 2; many++) {
+		cgm_model *m[2];
+		for (int s = 0; s < 2; s++) {
+			m[s] = cgm_model_new();
+			fn(m[s], "leaf", s ? "2" : "1");
+			fn(m[s], "zeta", "1");
+			fn(m[s], "alpha", "1");
+			fn(m[s], "mu", "1");
+			cgm_function *b = cgm_model_add_function(m[s]);
+			/* A builtin whose id comes before every user function's. */
+			b->schema = "a";
+			b->name = "abs";
+			b->id = "a.abs(integer)";
+			b->builtin = true;
+			b->scc = -1;
+			char name[16];
+			for (int i = 0; i < 80; i++) {
+				snprintf(name, sizeof name, "x%02d", i);
+				fn(m[s], cgm_arena_strdup(m[s]->arena, name), "1");
+			}
+			cgm_model_index(m[s]);
+			m[s]->has_runtime = true;
+			m[s]->functions[cgm_model_find(m[s], "app.zeta()")].runtime.calls = 7;
+			m[s]->functions[cgm_model_find(m[s], "app.alpha()")].runtime.calls = 7;
+			m[s]->functions[cgm_model_find(m[s], "app.mu()")].runtime.calls = 9;
+			call(m[s], "app.zeta()", "app.leaf()");
+			call(m[s], "app.alpha()", "app.leaf()");
+			call(m[s], "app.mu()", "app.leaf()");
+			call(m[s], "a.abs(integer)", "app.leaf()");
+			for (int i = 0; many && i < 80; i++) {
+				snprintf(name, sizeof name, "app.x%02d()", i);
+				call(m[s], name, "app.leaf()");
+			}
+		}
+		cgm_diff *d;
+		assert_int_equal(cgm_diff_compute(&d, m[0], m[1], "base", "head"), 0);
+		const cgm_finding *leaf = find(d, CGM_FIND_BODY_CHANGED, "app.leaf()");
+		assert_int_equal(leaf->nentries, many ? 84 : 4);
+		assert_string_equal(leaf->entries[0].id, "app.mu()");
+		assert_string_equal(leaf->entries[1].id, "app.alpha()");
+		assert_string_equal(leaf->entries[2].id, "app.zeta()");
+		assert_string_equal(leaf->entries[3].id, "a.abs(integer)");
+		if (many) {
+			assert_string_equal(leaf->entries[4].id, "app.x00()");
+			assert_string_equal(leaf->entries[83].id, "app.x79()");
+		}
+		for (int k = 4; k < leaf->nentries; k++)
+			assert_true(strcmp(leaf->entries[k - 1].id, leaf->entries[k].id) < 0);
+		assert_int_equal(d->naffected, leaf->nentries);
+		cgm_diff_free(d);
+		cgm_model_free(m[0]);
+		cgm_model_free(m[1]);
+	}
+}
+
 /* Many entry points: the comment names ten, then "+N more". */
 static void test_affected_cap(void **state)
 {
@@ -501,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_markdown),
 		cmocka_unit_test(test_blast_radius),
 		cmocka_unit_test(test_affected_cap),
+		cmocka_unit_test(test_entry_order_few_and_many),
 		cmocka_unit_test(test_comment_cap),
 		cmocka_unit_test(test_body_excerpt),
 		cmocka_unit_test(test_removed_called_grouped),
