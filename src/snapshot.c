@@ -2785,6 +2785,12 @@ enum { OPTIONAL = 0, REQUIRED = 1 };
 
 /* A string (copied into the model's arena); absent or null gives NULL,
  * which is an error when required. */
+/* A string only one function has (its id, its body's hashes): copied, as
+ * interning it would find no other to share with (a sixth of a diff's
+ * interning was of these). */
+static int get_unique_string(reader *r, const jv *obj, const char *key, int required,
+			     const char **out);
+
 static int get_string(reader *r, const jv *obj, const char *key, int required,
 		      const char **out)
 {
@@ -2799,6 +2805,19 @@ static int get_string(reader *r, const jv *obj, const char *key, int required,
 		return bad(r, key, "is %s, expected a string", type_name(v));
 	*out = keep_string(r, v);
 	return 0;
+}
+
+static int get_unique_string(reader *r, const jv *obj, const char *key, int required,
+			     const char **out)
+{
+	if (r->checking)
+		return get_string(r, obj, key, required, out);
+	const jv *v = jv_object_get(obj, key);
+	if (v && jv_is_string(v)) {
+		*out = cgm_arena_strndup(r->model->arena, v->u.string, v->n);
+		return 0;
+	}
+	return get_string(r, obj, key, required, out);
 }
 
 static int get_int(reader *r, const jv *obj, const char *key, int required, int min,
@@ -3229,7 +3248,7 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 {
 	const char *kind;
 	int n;
-	TRY(get_string(r, obj, "id", REQUIRED, &f->id));
+	TRY(get_unique_string(r, obj, "id", REQUIRED, &f->id));
 	TRY(get_string(r, obj, "schema", REQUIRED, &f->schema));
 	TRY(get_string(r, obj, "name", REQUIRED, &f->name));
 	TRY(get_string(r, obj, "identity_args", OPTIONAL, &f->identity_args));
@@ -3247,8 +3266,8 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	TRY(get_string(r, obj, "file", OPTIONAL, &f->file));
 	TRY(get_int(r, obj, "file_line", OPTIONAL, 0, &f->file_line));
 	TRY(get_int(r, obj, "line_count", OPTIONAL, 0, &f->line_count));
-	TRY(get_string(r, obj, "body_hash", OPTIONAL, &f->body_hash));
-	TRY(get_string(r, obj, "body_version", OPTIONAL, &f->body_version));
+	TRY(get_unique_string(r, obj, "body_hash", OPTIONAL, &f->body_hash));
+	TRY(get_unique_string(r, obj, "body_version", OPTIONAL, &f->body_version));
 	if (f->body_version && !cgm_body_version_valid(f->body_version))
 		return bad(r, "body_version", "is \"%s\", expected 16 hex digits", f->body_version);
 	TRY(get_int(r, obj, "nargs", OPTIONAL, 0, &f->nargs));
