@@ -3002,8 +3002,117 @@ static const char **null_names(reader *r, int n)
 	return cgm_arena_alloc(r->model->arena, sizeof(char *) * (size_t)(n > 0 ? n : 1));
 }
 
+/* read_site's common case in one pass over the site's members, instead of
+ * a lookup per key (a snapshot holds some 17 sites per function): sites
+ * whose members all have the usual types, none of the rare ones (argnames,
+ * events, columns, text).  Anything else, null values included, is left to
+ * read_site's lookups (false, *site untouched), which also name what is
+ * wrong.  Members read_site does not look at are passed over, as it does. */
+static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
+{
+	if (!jv_is_object(obj))
+		return false;
+	cgm_site s = { .kind = CGM_SITE_CALL, .resolution = CGM_RES_RESOLVED };
+	bool has_line = false;
+	const jv *argtypes = NULL;
+	for (unsigned i = 0; i < obj->n; i++) {
+		const char *key = obj->u.members[i].key;
+		const jv *v = &obj->u.members[i].value;
+		switch (key[0]) {
+		case 'l':
+			if (strcmp(key, "line") != 0)
+				break;
+			if (!jv_is_integer(v) || v->u.integer < 0 || v->u.integer > INT32_MAX)
+				return false;
+			s.line = (int)v->u.integer;
+			has_line = true;
+			continue;
+		case 'k':
+			if (strcmp(key, "kind") != 0)
+				break;
+			if (!jv_is_string(v) || cgm_site_kind_parse(&s.kind, v->u.string) != 0)
+				return false;
+			continue;
+		case 'v':
+			if (strcmp(key, "via_literal") == 0 || strcmp(key, "variadic") == 0) {
+				if (!jv_is_boolean(v))
+					return false;
+				*(key[1] == 'i' ? &s.via_literal : &s.variadic_call) = jv_is_true(v);
+				continue;
+			}
+			break;
+		case 's':
+			if (strcmp(key, "stmt") != 0 && strcmp(key, "schema") != 0)
+				break;
+			if (!jv_is_string(v))
+				return false;
+			*(key[1] == 't' ? &s.stmt : &s.schema) = keep_string(r, v);
+			continue;
+		case 'n':
+			if (strcmp(key, "name") == 0) {
+				if (!jv_is_string(v))
+					return false;
+				s.name = keep_string(r, v);
+				continue;
+			}
+			if (strcmp(key, "nargs") == 0) {
+				if (!jv_is_integer(v) || v->u.integer < 0 || v->u.integer > INT32_MAX)
+					return false;
+				s.nargs = (int)v->u.integer;
+				continue;
+			}
+			break;
+		case 'a':
+			if (strcmp(key, "argtypes") == 0) {
+				if (!jv_is_array(v))
+					return false;
+				argtypes = v;
+				continue;
+			}
+			if (strcmp(key, "argnames") == 0)
+				return false;
+			break;
+		case 'r':
+			if (strcmp(key, "resolution") != 0)
+				break;
+			if (!jv_is_string(v) || cgm_resolution_parse(&s.resolution, v->u.string) != 0)
+				return false;
+			continue;
+		case 'e':
+		case 'c':
+		case 't':
+			if (strcmp(key, "events") == 0 || strcmp(key, "columns") == 0 || strcmp(key, "text") == 0)
+				return false;
+			break;
+		}
+	}
+	if (!has_line)
+		return false;
+	if (argtypes) {
+		if ((int)argtypes->n != s.nargs)
+			return false;
+		for (unsigned i = 0; i < argtypes->n; i++)
+			if (!jv_is_string(&argtypes->u.items[i]) && !jv_is_null(&argtypes->u.items[i]))
+				return false;
+		const char **items = cgm_arena_alloc(r->model->arena, sizeof(char *) * (argtypes->n ? argtypes->n : 1));
+		for (unsigned i = 0; i < argtypes->n; i++)
+			items[i] = jv_is_string(&argtypes->u.items[i]) ? keep_string(r, &argtypes->u.items[i]) : NULL;
+		s.argtypes = items;
+	} else {
+		s.argtypes = null_names(r, s.nargs);
+	}
+	/* What read_site leaves as it was: the targets, read later. */
+	s.ntargets = site->ntargets;
+	s.targets = site->targets;
+	s.rare = site->rare;
+	*site = s;
+	return true;
+}
+
 static int read_site(reader *r, const jv *obj, cgm_site *site)
 {
+	if (read_site_fast(r, obj, site))
+		return 0;
 	const char *kind, *resolution;
 	TRY(get_int(r, obj, "line", REQUIRED, 0, &site->line));
 	TRY(get_string(r, obj, "kind", OPTIONAL, &kind));
