@@ -10,17 +10,17 @@
  *      `add`; everything kept lives in diff->arena, scratch is freed here.
  *
  * The entry points are cgm_query_impact's (src/query.c): roots, and
- * functions no other function calls, found by the same walk over callers
- * (every edge, static or observed).  One walk per distinct function, over
- * that function's callers only: the callers of each function are listed
- * once per side, which function is an entry point is decided once per side,
- * and the walk's marks are told apart by a stamp instead of being cleared,
- * so a diff of N changed functions costs what their callers add up to, not
- * N times the graph (cgm_query_impact, which also finds each path's length
- * and provenance, would clear and walk arrays of the whole graph three
- * times per function).  The entry points' order (most calls, then id) is
- * also made once per side, by index and not by comparing ids, and the
- * entry points are merged into diff->affected by index: 500 changed
+ * functions no other function calls, reaching the function over callers
+ * (every edge, static or observed).  The callers of each function are
+ * listed once per side, which function is an entry point is decided once
+ * per side, and all of a side's changed functions are walked together
+ * (side_reach_all: a bit per changed function, carried from callee to
+ * caller), so a diff of N changed functions costs about one pass over
+ * their callers, not N (cgm_query_impact, which also finds each path's
+ * length and provenance, would clear and walk arrays of the whole graph
+ * three times per function).  The entry points' order (most calls, then
+ * id) is also made once per side, by index and not by comparing ids, and
+ * the entry points are merged into diff->affected by index: 500 changed
  * functions each reached from 3,357 entry points had been sorted by id
  * 500 times, then 1.7 million times over.
  */
@@ -62,27 +62,22 @@ static int compare_affected(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
-/* One side's graph for the walks: each function's callers (the caller of
- * every edge into it, once per edge), which functions are entry points, and
- * the walk's scratch.  The entry points are also listed once in the order
- * every finding shows them (most calls first, then by id: entry_order), so
- * a walk that reaches many of them picks them out of that list instead of
- * sorting its own, and each one's id is copied into the diff's arena once
- * (copied), however many findings name it. */
+/* One side's graph for the walk: each function's callers (the caller of
+ * every edge into it, once per edge) and which functions are entry points.
+ * The entry points are also listed once in the order every finding shows
+ * them (most calls first, then by id: entry_order), so each finding's are
+ * dealt out of that list in order, and each one's id is copied into the
+ * diff's arena once (copied), however many findings name it. */
 typedef struct side_graph {
 	const cgm_model *m;
 	int n;
 	int *in_start;  /* n + 1: callers[in_start[f] .. in_start[f + 1]) call f */
 	int *callers;
 	bool *entry;    /* cgm_query_is_entry: a root, or called by no other function */
-	int *seen;      /* the stamp of the last walk that reached f */
-	int *queue;
-	int stamp;
 	int64_t *calls; /* per entry point: its observed calls */
 	int *rank;      /* per function: its place in id order */
 	int *entry_order;
 	int nentry_order;
-	int *picked;    /* one walk's entry points, as they are ordered */
 	const char **copied;
 } side_graph;
 
@@ -143,9 +138,6 @@ static void side_build(side_graph *g, const cgm_model *m)
 	g->n = n;
 	g->in_start = cgm_xcalloc((size_t)n + 2, sizeof(int));
 	g->entry = cgm_xcalloc((size_t)n + 1, sizeof(bool));
-	g->seen = cgm_xcalloc((size_t)n + 1, sizeof(int));
-	g->queue = cgm_xcalloc((size_t)n + 1, sizeof(int));
-	g->stamp = 0;
 	int total = 0;
 	for (int i = 0; i < m->nedges; i++) {
 		const cgm_edge *e = &m->edges[i];
@@ -177,7 +169,6 @@ static void side_build(side_graph *g, const cgm_model *m)
 	g->calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t));
 	g->rank = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	g->entry_order = cgm_xcalloc((size_t)n + 1, sizeof(int));
-	g->picked = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	g->copied = cgm_xcalloc((size_t)n + 1, sizeof(char *));
 	rank_by_id(g->rank, m);
 	g->nentry_order = 0;
@@ -195,12 +186,9 @@ static void side_free(side_graph *g)
 	free(g->in_start);
 	free(g->callers);
 	free(g->entry);
-	free(g->seen);
-	free(g->queue);
 	free(g->calls);
 	free(g->rank);
 	free(g->entry_order);
-	free(g->picked);
 	free(g->copied);
 }
 
@@ -212,53 +200,101 @@ static const char *side_id(side_graph *g, int f, cgm_arena *arena)
 	return g->copied[f];
 }
 
-/* The entry points reaching fn (itself included when it is one) into
- * r->entries (diff's arena), most calls first, and their calls added up
- * (held at INT64_MAX). */
-static void side_reach(side_graph *g, int fn, radius *r, cgm_arena *arena)
+/* The entry points reaching each of the radii `which` (functions of this
+ * side, itself included when it is one) into their entries (diff's arena),
+ * in the side's order, with their calls added up (held at INT64_MAX).
+ *
+ * All at once rather than a walk per function: each function gets a bit
+ * per radius it reaches, OR-ed from callee to caller until nothing changes
+ * (a worklist: a function is queued again only when its bits grew), then
+ * the entry points, in order, are dealt to the radii whose bits they hold.
+ * The walks had been a quarter of a diff's own work when 500 changed
+ * functions shared their callers; radii go 512 at a time, so the bits take
+ * 64 bytes per function whatever the number of findings. */
+#define RADII_AT_ONCE 512
+
+static void side_reach_all(side_graph *g, radius *r, const int *which, int nwhich, cgm_arena *arena)
 {
-	int stamp = ++g->stamp;
-	int head = 0, tail = 0, nentries = 0;
-	g->seen[fn] = stamp;
-	g->queue[tail++] = fn;
-	while (head < tail) {
-		int v = g->queue[head++];
-		if (g->entry[v])
-			g->picked[nentries++] = v;
-		for (int k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
-			int w = g->callers[k];
-			if (g->seen[w] == stamp)
-				continue;
-			g->seen[w] = stamp;
-			g->queue[tail++] = w;
+	int n = g->n;
+	uint64_t *bits = cgm_xcalloc((size_t)n * (RADII_AT_ONCE / 64) + 1, sizeof(uint64_t));
+	bool *queued = cgm_xcalloc((size_t)n + 1, sizeof(bool));
+	int *work = cgm_xcalloc((size_t)n + 1, sizeof(int)); /* a ring: each function in it once */
+	int *count = cgm_xcalloc(RADII_AT_ONCE, sizeof(int));
+	for (int first = 0; first < nwhich; first += RADII_AT_ONCE) {
+		int batch = nwhich - first < RADII_AT_ONCE ? nwhich - first : RADII_AT_ONCE;
+		int words = (batch + 63) / 64;
+		memset(bits, 0, sizeof(uint64_t) * (size_t)n * (size_t)words);
+		int head = 0, size = 0;
+		for (int j = 0; j < batch; j++) {
+			int f = r[which[first + j]].fn;
+			bits[(size_t)f * (size_t)words + (size_t)(j / 64)] |= (uint64_t)1 << (j % 64);
+			if (!queued[f]) {
+				queued[f] = true;
+				work[(head + size++) % n] = f;
+			}
+		}
+		while (size > 0) {
+			int w = work[head];
+			head = (head + 1) % n;
+			size--;
+			queued[w] = false;
+			const uint64_t *from = &bits[(size_t)w * (size_t)words];
+			for (int k = g->in_start[w]; k < g->in_start[w + 1]; k++) {
+				int v = g->callers[k];
+				uint64_t *to = &bits[(size_t)v * (size_t)words];
+				bool grew = false;
+				for (int x = 0; x < words; x++) {
+					uint64_t more = from[x] & ~to[x];
+					if (more) {
+						to[x] |= more;
+						grew = true;
+					}
+				}
+				if (grew && !queued[v]) {
+					queued[v] = true;
+					work[(head + size++) % n] = v;
+				}
+			}
+		}
+		/* Dealt out in the side's order: first counted, then placed. */
+		memset(count, 0, sizeof(int) * RADII_AT_ONCE);
+		for (int i = 0; i < g->nentry_order; i++) {
+			const uint64_t *b = &bits[(size_t)g->entry_order[i] * (size_t)words];
+			for (int x = 0; x < words; x++)
+				for (uint64_t m = b[x]; m; m &= m - 1)
+					count[x * 64 + __builtin_ctzll(m)]++;
+		}
+		for (int j = 0; j < batch; j++) {
+			radius *rj = &r[which[first + j]];
+			rj->nentries = 0;
+			rj->calls = 0;
+			rj->entries = cgm_arena_alloc(arena, sizeof(cgm_diff_entry) * (size_t)(count[j] + 1));
+			rj->entry_fns = cgm_xcalloc((size_t)count[j] + 1, sizeof(int));
+		}
+		for (int i = 0; i < g->nentry_order; i++) {
+			int f = g->entry_order[i];
+			const uint64_t *b = &bits[(size_t)f * (size_t)words];
+			for (int x = 0; x < words; x++) {
+				for (uint64_t m = b[x]; m; m &= m - 1) {
+					radius *rj = &r[which[first + x * 64 + __builtin_ctzll(m)]];
+					int64_t calls = g->calls[f];
+					cgm_diff_entry *e = &rj->entries[rj->nentries];
+					rj->entry_fns[rj->nentries++] = f;
+					e->id = side_id(g, f, arena);
+					e->calls = calls;
+					e->nfunctions = 0;
+					if (calls > 0 && rj->calls <= INT64_MAX - calls)
+						rj->calls += calls;
+					else if (calls > 0)
+						rj->calls = INT64_MAX;
+				}
+			}
 		}
 	}
-	/* Ordered: by the side's list when the walk reached a good part of
-	 * it, else by sorting the few it reached. */
-	if ((int64_t)nentries * 16 >= g->nentry_order) {
-		int k = 0;
-		for (int i = 0; i < g->nentry_order && k < nentries; i++)
-			if (g->seen[g->entry_order[i]] == stamp)
-				g->picked[k++] = g->entry_order[i];
-	} else if (nentries > 1) {
-		sort_entries(g, g->picked, nentries);
-	}
-	r->nentries = nentries;
-	r->entries = cgm_arena_alloc(arena, sizeof(cgm_diff_entry) * (size_t)(nentries + 1));
-	r->entry_fns = cgm_xcalloc((size_t)nentries + 1, sizeof(int));
-	memcpy(r->entry_fns, g->picked, sizeof(int) * (size_t)nentries);
-	r->calls = 0;
-	for (int k = 0; k < nentries; k++) {
-		int f = g->picked[k];
-		int64_t calls = g->calls[f];
-		r->entries[k].id = side_id(g, f, arena);
-		r->entries[k].calls = calls;
-		r->entries[k].nfunctions = 0;
-		if (calls > 0 && r->calls <= INT64_MAX - calls)
-			r->calls += calls;
-		else if (calls > 0)
-			r->calls = INT64_MAX;
-	}
+	free(count);
+	free(work);
+	free(queued);
+	free(bits);
 }
 
 void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *head,
@@ -303,8 +339,18 @@ void cgm_diff_blast_radius(cgm_diff *d, const cgm_model *base, const cgm_model *
 			side_build(&graphs[side], models[side]);
 			built[side] = true;
 		}
-		side_reach(&graphs[side], fn, &r[i], d->arena);
 	}
+	/* Each side's radii, walked together. */
+	int *which = cgm_xcalloc((size_t)nr + 1, sizeof(int));
+	for (int side = 0; side < 2; side++) {
+		int nwhich = 0;
+		for (int i = 0; i < nr; i++)
+			if (r[i].fn >= 0 && r[i].from_base == (side == 1))
+				which[nwhich++] = i;
+		if (nwhich)
+			side_reach_all(&graphs[side], r, which, nwhich, d->arena);
+	}
+	free(which);
 
 	/* Derived findings, one per changed function. */
 	for (int i = 0; i < nr; i++) {
