@@ -300,6 +300,53 @@ static void test_entry_order_few_and_many(void **state)
 	}
 }
 
+/* More changed functions than are walked at once (512): each still gets
+ * exactly its own entry points. */
+static void test_many_changed_functions(void **state)
+{
+	(void)state;
+	enum { N = 1100 };
+	cgm_model *m[2];
+	char name[16], from[24], to[24];
+	for (int s = 0; s < 2; s++) {
+		m[s] = cgm_model_new();
+		fn(m[s], "root", "1");
+		for (int i = 0; i < N; i++) {
+			snprintf(name, sizeof name, "leaf%04d", i);
+			fn(m[s], cgm_arena_strdup(m[s]->arena, name), s ? "2" : "1");
+			snprintf(name, sizeof name, "e%04d", i);
+			fn(m[s], cgm_arena_strdup(m[s]->arena, name), "1");
+		}
+		cgm_model_index(m[s]);
+		for (int i = 0; i < N; i++) {
+			snprintf(from, sizeof from, "app.e%04d()", i);
+			snprintf(to, sizeof to, "app.leaf%04d()", i);
+			call(m[s], from, to);
+			/* root reaches the even leaves through the next entry's leaf */
+			if (i % 2 == 0)
+				call(m[s], "app.root()", to);
+		}
+	}
+	cgm_diff *d;
+	assert_int_equal(cgm_diff_compute(&d, m[0], m[1], "base", "head"), 0);
+	assert_int_equal(d->nfindings, N);
+	for (int i = 0; i < N; i++) {
+		snprintf(to, sizeof to, "app.leaf%04d()", i);
+		snprintf(from, sizeof from, "app.e%04d()", i);
+		const cgm_finding *f = find(d, CGM_FIND_BODY_CHANGED, to);
+		assert_int_equal(f->nentries, i % 2 == 0 ? 2 : 1);
+		assert_string_equal(f->entries[0].id, from);
+		if (i % 2 == 0)
+			assert_string_equal(f->entries[1].id, "app.root()");
+	}
+	assert_int_equal(d->naffected, N + 1);
+	assert_string_equal(d->affected[0].id, "app.root()");
+	assert_int_equal(d->affected[0].nfunctions, N / 2);
+	cgm_diff_free(d);
+	cgm_model_free(m[0]);
+	cgm_model_free(m[1]);
+}
+
 /* Many entry points: the comment names ten, then "+N more". */
 static void test_affected_cap(void **state)
 {
@@ -565,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_blast_radius),
 		cmocka_unit_test(test_affected_cap),
 		cmocka_unit_test(test_entry_order_few_and_many),
+		cmocka_unit_test(test_many_changed_functions),
 		cmocka_unit_test(test_comment_cap),
 		cmocka_unit_test(test_body_excerpt),
 		cmocka_unit_test(test_removed_called_grouped),
