@@ -20,6 +20,7 @@
 #include "cgmap/infile.h"
 #include "cgmap/relfx.h"
 #include "cgmap/ops.h"
+#include "sqlvars.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
 {
@@ -200,6 +201,7 @@ const char cgm_map_options_help[] =
 	"  --dsn DSN              libpq conninfo or URI (default: the PG* environment)\n"
 	"  --sql PATH...          SQL files or folders (pg_dump --schema-only, migrations);\n"
 	"                         '-' reads standard input\n"
+	"  --set NAME=VALUE       a psql variable for the SQL files (psql -v; repeatable)\n"
 	"scope:\n"
 	"  --schema PATTERN       map only schemas matching the glob (repeatable)\n"
 	"  --exclude-schema PAT   skip schemas matching the glob (repeatable)\n"
@@ -281,7 +283,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
 					      "--max-file-size", "--min-window", "--min-calls",
-					      "--log-line-prefix", "--config", NULL };
+					      "--log-line-prefix", "--config", "--set", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -334,6 +336,14 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	case 12:
 		opts->config_path = value;
 		return 1;
+	case 13: {
+		cgm_psql_vars check = { 0 };
+		int rc = cgm_psql_vars_assign(&check, value);
+		cgm_psql_vars_free(&check);
+		if (rc < 0)
+			return rc;
+		return push(&opts->source.psql_vars, &opts->source.npsql_vars, value);
+	}
 	case 10: {
 		char *end;
 		long long n = strtoll(value, &end, 10);

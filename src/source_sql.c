@@ -59,6 +59,7 @@
 #include "jsondom.h"
 #include "sqllex.h"
 #include "sqlprep.h"
+#include "sqlvars.h"
 
 /* ---- a string -> int map (open addressing, grows) ---- */
 
@@ -222,6 +223,9 @@ typedef struct sql_state {
 	                               * given: its folder; of "-": the current one) */
 	int nroots;
 	sqlfile_ids files_read;       /* every file read, by (device, inode): once */
+	cgm_psql_vars initial_vars;   /* --set: each file starts with these */
+	cgm_psql_vars vars;           /* psql's variables in the current session */
+	cgm_psql_marks *marks;        /* the current file's, at each of its includes */
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
@@ -3476,6 +3480,17 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	sqlfile_include *saved_includes = st->includes;
 	int saved_ninc = st->nincludes, saved_next = st->next_include;
 
+	/* psql's variables: a new run starts with --set's, an include goes
+	 * on with the including file's. */
+	if (new_session) {
+		cgm_psql_vars_free(&st->vars);
+		cgm_psql_vars_copy(&st->vars, &st->initial_vars);
+	}
+	cgm_psql_marks *saved_marks = st->marks, marks = { 0 };
+	char *substituted = cgm_psql_substitute(text, &st->vars, &marks);
+	st->marks = &marks;
+	if (substituted)
+		text = substituted;
 	st->file = name;
 	st->text = text;
 	sqlfile_strip_psql(text, &st->includes, &st->nincludes);
@@ -3520,6 +3535,9 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	sqlfile_includes_free(st->includes, st->nincludes);
 	if (new_session)
 		end_session(st);
+	free(substituted);
+	cgm_psql_marks_free(&marks);
+	st->marks = saved_marks;
 
 	st->file = saved_file;
 	st->text = saved_text;
@@ -3593,6 +3611,14 @@ static void run_includes(sql_state *st, int upto)
 		if (sqlfile_read(&text, &len, path) < 0) {
 			diagnose(st, inc->offset, "%s", cgm_error_message());
 			continue;
+		}
+		/* The included file starts with the variables as they were
+		 * where it is included (what it sets does not come back: the
+		 * including file's text is substituted already). */
+		const cgm_psql_vars *at = cgm_psql_marks_at(st->marks, (size_t)inc->offset);
+		if (at) {
+			cgm_psql_vars_free(&st->vars);
+			cgm_psql_vars_copy(&st->vars, at);
 		}
 		st->depth++;
 		apply_file(st, cgm_arena_strdup(st->a, path), text, false);
@@ -3770,7 +3796,13 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (npaths < 1)
 		return cgm_error(CGM_EUSAGE, "no SQL file given");
 	sql_state st = { .model = model, .a = model->arena, .opts = opts, .pool = pool };
-	int rc = load_files(&st, paths, npaths);
+	int rc = 0;
+	for (int i = 0; i < opts->npsql_vars && rc == 0; i++)
+		rc = cgm_psql_vars_assign(&st.initial_vars, opts->psql_vars[i]);
+	if (rc == 0)
+		rc = load_files(&st, paths, npaths);
+	cgm_psql_vars_free(&st.initial_vars);
+	cgm_psql_vars_free(&st.vars);
 	/* The speculative copies may still be in the pool's hands when the
 	 * files stopped on an error (a --schema typo): let it finish them. */
 	if (pool)

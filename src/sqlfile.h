@@ -70,6 +70,10 @@ typedef struct sqlfile_include {
 void sqlfile_strip_psql(char *text, sqlfile_include **includes, int *nincludes);
 void sqlfile_includes_free(sqlfile_include *includes, int n);
 
+/* Whether the statement from `start` to the ';' at `end` is a COPY ...
+ * FROM STDIN, whose data lines psql sends after it. */
+bool sqlfile_copy_from_stdin(const char *text, size_t start, size_t end);
+
 /* Split plain SQL at the semicolons outside quotes, comments and dollar
  * quotes: *starts and *ends (malloc'd, the caller frees both) get each
  * statement's offsets, the ';' excluded; blank pieces are left out.

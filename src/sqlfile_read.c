@@ -285,7 +285,7 @@ static void blank(char *s, size_t from, size_t to)
 
 /* Is the statement starting at `start` and ending at the ';' at `end` a
  * COPY ... FROM STDIN, whose data lines psql sends after it? */
-static bool copy_from_stdin(const char *s, size_t start, size_t end)
+bool sqlfile_copy_from_stdin(const char *s, size_t start, size_t end)
 {
 	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
 			       s[start] == '\r'))
@@ -456,7 +456,7 @@ void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 			}
 			i = end;
 		} else if (c == ';') {
-			if (copy_from_stdin(s, stmt_start, i)) {
+			if (sqlfile_copy_from_stdin(s, stmt_start, i)) {
 				/* Data lines follow the statement's line, up to "\\.". */
 				size_t data = i;
 				while (s[data] && s[data] != '\n')

@@ -26,6 +26,9 @@ typedef struct cgm_source_options {
 	bool stamp;                    /* record the mapping time */
 	bool allow_include_outside;    /* SQL files: psql includes and folder links may
 	                                * read files outside the paths given */
+	const char **psql_vars;        /* SQL files: --set NAME=VALUE, psql's variables
+	                                * at the start of each file */
+	int npsql_vars;
 } cgm_source_options;
 
 /* Live database: every function in scope, the builtins (for resolution),
