@@ -60,6 +60,7 @@
 #include "sqllex.h"
 #include "sqlprep.h"
 #include "sqlvars.h"
+#include "doblock.h"
 
 /* ---- a string -> int map (open addressing, grows) ---- */
 
@@ -214,6 +215,9 @@ typedef struct sql_state {
 	const char *text;
 	int *line_starts;
 	int nlines;
+	int line_base;                /* lines before text's first (the SQL of a DO
+	                               * block stands at its place in the file) */
+	int do_depth;                 /* DO blocks running DO blocks */
 	int stmt_start, stmt_end; /* offsets of the statement in text */
 	const sqlfile_shrunk *shrunk; /* what the parser read: bodies cut out */
 	sqlfile_include *includes;    /* psql \i and \ir of the current file */
@@ -362,7 +366,7 @@ static int line_of(const sql_state *st, int offset)
 		else
 			hi = mid - 1;
 	}
-	return lo + 1;
+	return st->line_base + lo + 1;
 }
 
 static void diagnose(sql_state *st, int offset, const char *fmt, ...)
@@ -375,6 +379,10 @@ static void diagnose(sql_state *st, int offset, const char *fmt, ...)
 	char msg[1024];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* In a DO block, what exists already is what its guard (IF NOT
+	 * EXISTS, EXCEPTION WHEN duplicate_object) tested for: kept, unsaid. */
+	if (st->do_depth > 0 && strstr(msg, "already exists"))
+		return;
 	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
 	d->file = st->file;
 	d->line = line_of(st, offset);
@@ -2937,6 +2945,80 @@ static void note_type_name(sql_state *st, const jd_node *names, char kind)
 		note_type(st, cgm_quote_qualified(st->a, schema, parts[n - 1]), kind, NULL);
 }
 
+static void apply_statement(sql_state *st, const jd_node *wrapper);
+static void apply_tree(sql_state *st, const char *tree, int base, int len);
+static void index_lines(sql_state *st);
+
+/* The SQL text `sql` applied as if it stood at line `line` of the current
+ * file: its own text, lines and statements for the while, then the file's
+ * again (no include runs inside it: includes are the file's). */
+static void apply_sql_at(sql_state *st, const char *sql, int line)
+{
+	const char *saved_text = st->text;
+	int *saved_lines = st->line_starts, saved_nlines = st->nlines, saved_base = st->line_base;
+	int saved_start = st->stmt_start, saved_end = st->stmt_end, saved_next = st->next_include;
+	const sqlfile_shrunk *saved_shrunk = st->shrunk;
+	sqlfile_shrunk none = { 0 };
+	st->text = sql;
+	st->shrunk = &none;
+	st->line_base = line - 1;
+	st->next_include = st->nincludes;
+	index_lines(st);
+	PgQueryParseResult r = pg_query_parse(sql);
+	if (r.error)
+		diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in a DO block: %s",
+			 r.error->message);
+	else
+		apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
+	pg_query_free_parse_result(r);
+	free(st->line_starts);
+	st->text = saved_text;
+	st->line_starts = saved_lines;
+	st->nlines = saved_nlines;
+	st->line_base = saved_base;
+	st->stmt_start = saved_start;
+	st->stmt_end = saved_end;
+	st->next_include = saved_next;
+	st->shrunk = saved_shrunk;
+}
+
+/* A DO block: what it runs that changes the schema (doblock.h), applied
+ * where it stands in the block. */
+static void apply_do(sql_state *st, const jd_node *stmt)
+{
+	const char *body = NULL, *language = "plpgsql";
+	int body_at = -1;
+	jd_node *args = jget(stmt, "args");
+	for (size_t i = 0; i < jd_size(args); i++) {
+		jd_node *def = jget(jd_at(args, i), "DefElem");
+		const char *name = jstr(def, "defname");
+		const char *value = jstr(jget(jget(def, "arg"), "String"), "sval");
+		if (!name || !value)
+			continue;
+		if (strcmp(name, "language") == 0) {
+			language = value;
+		} else if (strcmp(name, "as") == 0) {
+			int k = st->shrunk ? sqlfile_marker(st->shrunk, value) : -1;
+			body_at = k >= 0 ? st->shrunk->lits[k].content_start : -1;
+			body = literal_value(st, value);
+		}
+	}
+	if (!body || strcmp(language, "plpgsql") != 0 || st->do_depth >= 8)
+		return;
+	if (body_at < 0) {
+		/* A short body, left in the parsed text: where it stands. */
+		const char *found = strstr(st->text + st->stmt_start, body);
+		body_at = found ? (int)(found - st->text) : first_token(st);
+	}
+	cgm_do_sql *sql;
+	int n = cgm_do_block_sql(st->a, body, &sql);
+	int first_line = line_of(st, body_at);
+	st->do_depth++;
+	for (int i = 0; i < n; i++)
+		apply_sql_at(st, sql[i].sql, first_line + sql[i].line - 1);
+	st->do_depth--;
+}
+
 /* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
 static void apply_select(sql_state *st, const jd_node *stmt)
 {
@@ -3023,6 +3105,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 					st->ndb_path = npath;
 				}
 			}
+		} else if (strcmp(kind, "DoStmt") == 0) {
+			apply_do(st, stmt);
 		} else if (strcmp(kind, "SelectStmt") == 0) {
 			apply_select(st, stmt);
 		} else if (strcmp(kind, "CreateStmt") == 0) {

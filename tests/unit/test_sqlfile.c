@@ -264,6 +264,57 @@ static void test_folders_and_archives(void **state)
 	cgm_model_free(m);
 }
 
+/* DO blocks: what they make is in the map, at its line (the THEN of an
+ * IF, nested blocks, EXECUTE of a constant), not what an ELSE, a handler
+ * or a loop would make; a guarded object that exists is kept unsaid. */
+static void test_do_blocks(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE TYPE app.kind AS ENUM ('x');\n"
+		"DO $$ BEGIN\n"
+		"  CREATE TYPE app.status AS ENUM ('new', 'done');\n"
+		"EXCEPTION WHEN duplicate_object THEN NULL;\n"
+		"END $$;\n"
+		"DO $do$ BEGIN\n"
+		"  IF NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'helper') THEN\n"
+		"    CREATE FUNCTION app.helper(s app.status) RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$;\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION app.other() RETURNS int LANGUAGE sql AS $f$ SELECT 2 $f$;\n"
+		"  END IF;\n"
+		"  BEGIN\n"
+		"    EXECUTE 'CREATE FUNCTION app.h2(n int) RETURNS int LANGUAGE sql AS ''SELECT n''';\n"
+		"    EXECUTE format('CREATE FUNCTION app.%I() RETURNS int LANGUAGE sql AS ''SELECT 3''', 'dyn');\n"
+		"    CREATE TYPE app.kind AS ENUM ('y');\n"
+		"  EXCEPTION WHEN others THEN\n"
+		"    CREATE FUNCTION app.handler() RETURNS int LANGUAGE sql AS $f$ SELECT 4 $f$;\n"
+		"  END;\n"
+		"  FOR i IN 1..2 LOOP\n"
+		"    CREATE FUNCTION app.looped() RETURNS int LANGUAGE sql AS $f$ SELECT 5 $f$;\n"
+		"  END LOOP;\n"
+		"END $do$;\n"
+		"DO LANGUAGE plperl $$ 1; $$;\n"
+		"DO $$ BEGIN this is not plpgsql; END $$;\n"
+		"CREATE FUNCTION app.f(s text) RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;\n"
+		"CREATE FUNCTION app.f(s app.status) RETURNS int LANGUAGE sql AS $$ SELECT 3 $$;\n"
+		"CREATE FUNCTION app.main() RETURNS int LANGUAGE plpgsql AS $$\n"
+		"BEGIN RETURN app.f('new'::app.status) + app.helper('done') + app.h2(1); END $$;\n");
+	assert_int_equal(fn(m, "app.helper(app.status)")->file_line, 9);
+	assert_int_equal(fn(m, "app.h2(integer)")->file_line, 14);
+	assert_int_equal(cgm_model_find(m, "app.other()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.dyn()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.handler()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.looped()"), -1);
+	/* The enum made in the block is a type the overloads know. */
+	fn(m, "app.f(app.status)");
+	fn(m, "app.f(text)");
+	for (int i = 0; i < m->ndiagnostics; i++)
+		fprintf(stderr, "diagnostic: line %d: %s\n", m->diagnostics[i].line, m->diagnostics[i].message);
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
 static void test_includes(void **state)
 {
 	char sub[300], path[512], text[1024];
@@ -748,6 +799,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,130 @@
+/*
+ * doblock.c - the schema-changing SQL of a DO block (see doblock.h).
+ *
+ * In: a block's body.  Out: SQL texts in the caller's arena; the PL/pgSQL
+ * parse tree (libpg_query's JSON, read with jsondom into an arena of its
+ * own) and the parse results are freed before returning.
+ */
+#include "doblock.h"
+
+#include <pg_query.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgmap/strbuf.h"
+#include "jsondom.h"
+
+typedef struct collected {
+	cgm_arena *arena;
+	cgm_do_sql *items;
+	int n, cap;
+} collected;
+
+static void add(collected *c, const char *sql, int line)
+{
+	if (!sql || !*sql)
+		return;
+	if (c->n == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 8;
+		c->items = cgm_arena_grow(c->arena, c->items, (size_t)c->n, (size_t)cap, sizeof(cgm_do_sql));
+		c->cap = cap;
+	}
+	c->items[c->n].sql = cgm_arena_strdup(c->arena, sql);
+	c->items[c->n].line = line > 0 ? line : 1;
+	c->n++;
+}
+
+static const char *expr_query(const jd_node *expr)
+{
+	return jd_string(jd_get(jd_get(expr, "PLpgSQL_expr"), "query"));
+}
+
+/* The value of `expr` when it is one string constant ('...', E'...',
+ * $tag$...$tag$), as PostgreSQL reads it; NULL otherwise. */
+static char *constant_string(cgm_arena *arena, const char *expr)
+{
+	if (!expr)
+		return NULL;
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "SELECT ");
+	cgm_strbuf_puts(&sql, expr);
+	PgQueryParseResult r = pg_query_parse(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	char *value = NULL;
+	if (!r.error) {
+		cgm_arena *tree_arena = cgm_arena_new();
+		jd_node *root = jd_parse(tree_arena, r.parse_tree, strlen(r.parse_tree));
+		jd_node *stmts = jd_get(root, "stmts");
+		jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
+		jd_node *targets = jd_get(select, "targetList");
+		jd_node *constant = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "A_Const");
+		const char *s = jd_string(jd_get(jd_get(constant, "sval"), "sval"));
+		if (jd_size(stmts) == 1 && jd_size(targets) == 1 && s && !jd_get(select, "fromClause"))
+			value = cgm_arena_strdup(arena, s);
+		cgm_arena_free(tree_arena);
+	}
+	pg_query_free_parse_result(r);
+	return value;
+}
+
+static void walk(collected *c, const jd_node *stmts, int depth);
+
+static void walk_statement(collected *c, const jd_node *wrapper, int depth)
+{
+	const char *kind;
+	jd_node *stmt;
+	jd_object_foreach(wrapper, kind, stmt)
+	{
+		int line = (int)jd_integer(jd_get(stmt, "lineno"));
+		if (strcmp(kind, "PLpgSQL_stmt_execsql") == 0)
+			add(c, expr_query(jd_get(stmt, "sqlstmt")), line);
+		else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0)
+			add(c, constant_string(c->arena, expr_query(jd_get(stmt, "query"))), line);
+		else if (strcmp(kind, "PLpgSQL_stmt_block") == 0)
+			walk(c, jd_get(stmt, "body"), depth + 1);
+		else if (strcmp(kind, "PLpgSQL_stmt_if") == 0)
+			walk(c, jd_get(stmt, "then_body"), depth + 1);
+	}
+}
+
+static void walk(collected *c, const jd_node *stmts, int depth)
+{
+	/* jsondom bounds the tree's depth; this bounds the walk's stack. */
+	if (depth > 64)
+		return;
+	for (size_t i = 0; i < jd_size(stmts); i++)
+		walk_statement(c, jd_at(stmts, i), depth);
+}
+
+/* A dollar-quote tag the body does not hold. */
+static void choose_tag(char *tag, size_t len, const char *body)
+{
+	snprintf(tag, len, "$cgmap_do$");
+	for (int i = 0; strstr(body, tag); i++)
+		snprintf(tag, len, "$cgmap_do%d$", i);
+}
+
+int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out)
+{
+	*out = NULL;
+	char tag[32];
+	choose_tag(tag, sizeof tag, body);
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
+	cgm_strbuf_puts(&sql, tag);
+	cgm_strbuf_puts(&sql, body);
+	cgm_strbuf_puts(&sql, tag);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	collected c = { .arena = arena };
+	if (!r.error && r.plpgsql_funcs) {
+		cgm_arena *tree_arena = cgm_arena_new();
+		jd_node *funcs = jd_parse(tree_arena, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
+		jd_node *action = jd_get(jd_get(jd_at(funcs, 0), "PLpgSQL_function"), "action");
+		walk_statement(&c, action, 0);
+		cgm_arena_free(tree_arena);
+	}
+	pg_query_free_plpgsql_parse_result(r);
+	*out = c.items;
+	return c.n;
+}
