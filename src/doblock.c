@@ -13,6 +13,7 @@
 
 #include "cgmap/strbuf.h"
 #include "jsondom.h"
+#include "sqllex.h"
 
 typedef struct collected {
 	cgm_arena *arena;
@@ -96,19 +97,12 @@ static void walk(collected *c, const jd_node *stmts, int depth)
 		walk_statement(c, jd_at(stmts, i), depth);
 }
 
-/* A dollar-quote tag the body does not hold. */
-static void choose_tag(char *tag, size_t len, const char *body)
-{
-	snprintf(tag, len, "$cgmap_do$");
-	for (int i = 0; strstr(body, tag); i++)
-		snprintf(tag, len, "$cgmap_do%d$", i);
-}
 
 int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out)
 {
 	*out = NULL;
 	char tag[32];
-	choose_tag(tag, sizeof tag, body);
+	cgm_sql_dollar_tag(tag, sizeof tag, body);
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
 	cgm_strbuf_puts(&sql, tag);

@@ -39,6 +39,7 @@
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
+#include "sqllex.h"
 #include "sqlprep.h"
 
 #define MAX_REWRITES 24
@@ -2073,20 +2074,13 @@ static void replay_tree(extract_ctx *ctx)
 	free(stack);
 }
 
-/* A dollar-quote tag that does not occur in body. */
-static void choose_tag(char *tag, size_t len, const char *body)
-{
-	snprintf(tag, len, "$cgmap$");
-	for (int i = 0; strstr(body, tag); i++)
-		snprintf(tag, len, "$cgmap%d$", i);
-}
 
 /* The function's CREATE statement around `body`: parameters and result
  * let the PL/pgSQL parser know its variables (and NEW/OLD of triggers). */
 static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, const char *body)
 {
 	char tag[32];
-	choose_tag(tag, sizeof tag, body);
+	cgm_sql_dollar_tag(tag, sizeof tag, body);
 	/* Pieces appended, not formatted: the body is most of the text, and
 	 * printf-style formatting copied it twice. */
 	cgm_strbuf sql = CGM_STRBUF_INIT;

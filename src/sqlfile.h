@@ -73,6 +73,10 @@ void sqlfile_includes_free(sqlfile_include *includes, int n);
 /* Whether the statement from `start` to the ';' at `end` is a COPY ...
  * FROM STDIN, whose data lines psql sends after it. */
 bool sqlfile_copy_from_stdin(const char *text, size_t start, size_t end);
+/* Where such a COPY's data ends (past the "\\." line, or at the text's
+ * end), its ';' at `semicolon`; *data: where the data starts (the end of
+ * the statement's line). */
+size_t sqlfile_copy_data(const char *text, size_t semicolon, size_t *data);
 
 /* Split plain SQL at the semicolons outside quotes, comments and dollar
  * quotes: *starts and *ends (malloc'd, the caller frees both) get each

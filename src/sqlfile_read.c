@@ -285,6 +285,27 @@ static void blank(char *s, size_t from, size_t to)
 
 /* Is the statement starting at `start` and ending at the ';' at `end` a
  * COPY ... FROM STDIN, whose data lines psql sends after it? */
+size_t sqlfile_copy_data(const char *s, size_t semicolon, size_t *data)
+{
+	/* Data lines follow the statement's line, up to "\\.". */
+	size_t from = semicolon;
+	while (s[from] && s[from] != '\n')
+		from++;
+	size_t end = from;
+	while (s[end]) {
+		size_t line = end + (s[end] == '\n');
+		if (s[line] == '\\' && s[line + 1] == '.') {
+			end = line + 2;
+			break;
+		}
+		end = line;
+		while (s[end] && s[end] != '\n')
+			end++;
+	}
+	*data = from;
+	return end;
+}
+
 bool sqlfile_copy_from_stdin(const char *s, size_t start, size_t end)
 {
 	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
@@ -457,21 +478,7 @@ void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 			i = end;
 		} else if (c == ';') {
 			if (sqlfile_copy_from_stdin(s, stmt_start, i)) {
-				/* Data lines follow the statement's line, up to "\\.". */
-				size_t data = i;
-				while (s[data] && s[data] != '\n')
-					data++;
-				size_t end = data;
-				while (s[end]) {
-					size_t line = end + (s[end] == '\n');
-					if (s[line] == '\\' && s[line + 1] == '.') {
-						end = line + 2;
-						break;
-					}
-					end = line;
-					while (s[end] && s[end] != '\n')
-						end++;
-				}
+				size_t data, end = sqlfile_copy_data(s, i, &data);
 				blank(s, data, end);
 				i = end;
 			} else {

@@ -3,6 +3,7 @@
  */
 #include "sqllex.h"
 
+#include <stdio.h>
 #include <string.h>
 
 size_t cgm_sql_skip_comment_from(const char *s, size_t i)
@@ -68,4 +69,11 @@ size_t cgm_sql_skip_opaque_from(const char *s, size_t i)
 		return strlen(s);
 	}
 	return i;
+}
+
+void cgm_sql_dollar_tag(char *tag, size_t len, const char *body)
+{
+	snprintf(tag, len, "$cgmap$");
+	for (int i = 0; strstr(body, tag); i++)
+		snprintf(tag, len, "$cgmap%d$", i);
 }

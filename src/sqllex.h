@@ -44,4 +44,8 @@ static inline size_t cgm_sql_skip_opaque(const char *s, size_t i)
 	return cgm_sql_skip_opaque_from(s, i);
 }
 
+/* A dollar-quote tag ($cgmap$, $cgmap0$, ...) that does not occur in
+ * body, for wrapping it in a statement (tag: at least 24 bytes). */
+void cgm_sql_dollar_tag(char *tag, size_t len, const char *body);
+
 #endif

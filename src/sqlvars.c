@@ -381,20 +381,8 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 		if (c == ';') {
 			if (sqlfile_copy_from_stdin(s, stmt_start, i)) {
 				/* COPY's data lines, to "\.", as they are. */
-				size_t end = i;
-				while (s[end] && s[end] != '\n')
-					end++;
-				while (s[end]) {
-					size_t line = end + (s[end] == '\n');
-					if (s[line] == '\\' && s[line + 1] == '.') {
-						end = line + 2;
-						break;
-					}
-					end = line;
-					while (s[end] && s[end] != '\n')
-						end++;
-				}
-				i = end;
+				size_t data;
+				i = sqlfile_copy_data(s, i, &data);
 			} else {
 				i++;
 			}

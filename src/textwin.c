@@ -59,6 +59,22 @@ static ssize_t read_at(int fd, void *to, size_t room, uint64_t offset)
 	}
 }
 
+/* The next compressed bytes when the last are used up: 0, or -1 when
+ * the file cannot be read (at its end, input_done). */
+static int more_input(struct cgm_textwin_source *s)
+{
+	if (s->z.avail_in != 0 || s->input_done)
+		return 0;
+	ssize_t n = read_some(s->fd, s->input, GZIP_INPUT);
+	if (n < 0)
+		return -1;
+	if (n == 0)
+		s->input_done = true;
+	s->z.next_in = s->input;
+	s->z.avail_in = (uInt)n;
+	return 0;
+}
+
 /* Inflated text into `to`, up to `room` bytes: how many, 0 at the end of
  * the last member, -1 on corrupt or truncated data. */
 static ssize_t inflate_some(struct cgm_textwin_source *s, char *to, size_t room)
@@ -66,28 +82,14 @@ static ssize_t inflate_some(struct cgm_textwin_source *s, char *to, size_t room)
 	s->z.next_out = (Bytef *)to;
 	s->z.avail_out = room > (1u << 30) ? (1u << 30) : (uInt)room;
 	for (;;) {
-		if (s->z.avail_in == 0 && !s->input_done) {
-			ssize_t n = read_some(s->fd, s->input, GZIP_INPUT);
-			if (n < 0)
-				return -1;
-			if (n == 0)
-				s->input_done = true;
-			s->z.next_in = s->input;
-			s->z.avail_in = (uInt)n;
-		}
+		if (more_input(s) < 0)
+			return -1;
 		uInt before = s->z.avail_out;
 		int zrc = inflate(&s->z, Z_NO_FLUSH);
 		size_t made = before - s->z.avail_out;
 		if (zrc == Z_STREAM_END) {
-			if (s->z.avail_in == 0 && !s->input_done) {
-				ssize_t n = read_some(s->fd, s->input, GZIP_INPUT);
-				if (n < 0)
-					return -1;
-				if (n == 0)
-					s->input_done = true;
-				s->z.next_in = s->input;
-				s->z.avail_in = (uInt)n;
-			}
+			if (more_input(s) < 0)
+				return -1;
 			if (s->z.avail_in == 0 && s->input_done)
 				return (ssize_t)made; /* 0 once the last member is out */
 			/* Another member follows: anything else fails in it. */

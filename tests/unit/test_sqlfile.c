@@ -315,6 +315,65 @@ static void test_do_blocks(void **state)
 	cgm_model_free(m);
 }
 
+/* Through the SQL source: a migration that names its schema in a
+ * variable, given with --set for the first file, set by \set in an
+ * include for the rest of that file, and gone in the next file (a new
+ * psql run), where the statement using it does not parse. */
+static void test_psql_variables(void **state)
+{
+	(void)state;
+	char path1[512], path2[512];
+	write_file("vars.sql", "CREATE FUNCTION :\"schema\".inc() RETURNS int LANGUAGE sql AS 'SELECT 0';\n");
+	write_file("1.sql", "CREATE SCHEMA :\"schema\";\n"
+			    "CREATE FUNCTION :\"schema\".helper() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "CREATE FUNCTION :\"schema\".main() RETURNS int LANGUAGE plpgsql\n"
+			    "  AS $$ BEGIN RETURN app.helper(); END $$;\n"
+			    "\\set schema other\n"
+			    "\\ir vars.sql\n"
+			    "\\set schema app\n"
+			    "SELECT :'schema';\n");
+	write_file("2.sql", "CREATE FUNCTION :\"schema\".later() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+			    "CREATE FUNCTION last() RETURNS int LANGUAGE sql AS 'SELECT 3';\n");
+	snprintf(path1, sizeof path1, "%s/1.sql", folder);
+	snprintf(path2, sizeof path2, "%s/2.sql", folder);
+	const char *paths[] = { path1, path2 };
+	const char *sets[] = { "schema=app" };
+	cgm_source_options opts = { .psql_vars = sets, .npsql_vars = 1 };
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 2, &opts), 0);
+	cgm_model_index(m);
+	cgm_model_link(m);
+	assert_true(cgm_model_find(m, "app.helper()") >= 0);
+	int main_fn = cgm_model_find(m, "app.main()");
+	assert_true(main_fn >= 0);
+	assert_int_equal(m->functions[main_fn].file_line, 3);
+	assert_true(cgm_model_find(m, "public.last()") >= 0);
+	/* The include saw the variables of its place: schema "other" (not
+	 * created: refused, as PostgreSQL would), not the "app" set after it. */
+	assert_int_equal(cgm_model_find(m, "app.inc()"), -1);
+	bool refused = false;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		refused = refused || strstr(m->diagnostics[i].message, "schema \"other\" does not exist");
+	assert_true(refused);
+	/* The second file is a new run: --set's variables again, so it maps;
+	 * without --set, its :"schema" is a syntax error on its line. */
+	assert_true(cgm_model_find(m, "app.later()") >= 0);
+	cgm_model_free(m);
+
+	m = cgm_model_new();
+	cgm_source_options none = { 0 };
+	const char *second[] = { path2 };
+	assert_int_equal(cgm_source_sql_load(m, second, 1, &none), 0);
+	cgm_model_index(m);
+	assert_true(cgm_model_find(m, "public.last()") >= 0);
+	bool reported = false;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		reported = reported || (m->diagnostics[i].line == 1 && strstr(m->diagnostics[i].message, "syntax error"));
+	assert_true(reported);
+	cgm_model_free(m);
+}
+
+
 static void test_includes(void **state)
 {
 	char sub[300], path[512], text[1024];
@@ -800,6 +859,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
