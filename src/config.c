@@ -27,6 +27,7 @@
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
 #include "cgmap/runtime.h"
+#include "sqlvars.h"
 
 /* The deepest a configuration goes is diff > ignore > item > key: a little
  * more is allowed so that the error says what is wrong, not that it nests. */
@@ -345,10 +346,34 @@ static int read_diff(cgm_config *config, parse_state *ps, const node *map)
 	return 0;
 }
 
+/* "set:" - a mapping of psql variables, NAME: VALUE. */
+static int read_set(cgm_config *config, parse_state *ps, const node *n)
+{
+	int rc = expect_kind(ps, n, NODE_MAPPING, "set");
+	if (rc < 0)
+		return rc;
+	config->set = cgm_arena_alloc(ps->arena, sizeof(char *) * (size_t)(n->nchildren / 2 + 1));
+	for (int i = 0; i + 1 < n->nchildren; i += 2) {
+		const node *key = n->children[i], *value = n->children[i + 1];
+		if ((rc = expect_kind(ps, value, NODE_SCALAR, "a psql variable's value")) < 0)
+			return rc;
+		const char *name = key->value;
+		bool valid = name && *name;
+		for (const char *c = name; valid && *c; c++)
+			valid = cgm_psql_var_char((unsigned char)*c);
+		if (!valid)
+			return fail_at(ps, key->line,
+				       "'%s' is not a psql variable's name (letters, digits and underscores)",
+				       name ? name : "");
+		config->set[config->nset++] = cgm_arena_printf(ps->arena, "%s=%s", name, value->value);
+	}
+	return 0;
+}
+
 static int read_config(cgm_config *config, parse_state *ps, const node *root)
 {
 	static const char *const keys[] = { "schemas", "exclude_schemas", "entry", "dynamic",
-					    "keep", "diff", NULL };
+					    "keep", "diff", "set", NULL };
 	int rc;
 	if ((rc = expect_kind(ps, root, NODE_MAPPING, "the file")) < 0 ||
 	    (rc = check_keys(ps, root, keys, "the file")) < 0)
@@ -369,6 +394,8 @@ static int read_config(cgm_config *config, parse_state *ps, const node *root)
 	if ((n = lookup(root, "keep")) && (rc = read_keep(config, ps, n)) < 0)
 		return rc;
 	if ((n = lookup(root, "diff")) && (rc = read_diff(config, ps, n)) < 0)
+		return rc;
+	if ((n = lookup(root, "set")) && (rc = read_set(config, ps, n)) < 0)
 		return rc;
 	return 0;
 }

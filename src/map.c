@@ -32,6 +32,7 @@ void cgm_map_options_free(cgm_map_options *opts)
 	free((void *)opts->sql_paths);
 	free((void *)opts->source.schemas);
 	free((void *)opts->source.exclude_schemas);
+	free((void *)opts->source.psql_vars);
 	free((void *)opts->runtime.files);
 	free((void *)opts->runtime.logs);
 	free((void *)opts->entry_patterns);
@@ -83,6 +84,19 @@ int cgm_map_options_load_config(cgm_map_options *opts)
 		    (rc = append_patterns(&opts->source.exclude_schemas, &opts->source.nexclude,
 					  c->exclude_schemas, c->nexclude_schemas)) < 0)
 			return rc;
+	}
+	/* psql variables: the file's first, so that --set overrides them. */
+	if (c->nset) {
+		int ncli = opts->source.npsql_vars;
+		const char **cli = opts->source.psql_vars;
+		opts->source.psql_vars = NULL;
+		opts->source.npsql_vars = 0;
+		if ((rc = append_patterns(&opts->source.psql_vars, &opts->source.npsql_vars, c->set, c->nset)) < 0 ||
+		    (rc = append_patterns(&opts->source.psql_vars, &opts->source.npsql_vars, cli, ncli)) < 0) {
+			free((void *)cli);
+			return rc;
+		}
+		free((void *)cli);
 	}
 	return append_patterns(&opts->entry_patterns, &opts->nentry, c->entry, c->nentry);
 }

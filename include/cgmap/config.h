@@ -8,6 +8,7 @@
  *   dynamic                    dynamic EXECUTE sites and the functions they call
  *   keep                       functions kept on purpose though nothing calls them
  *   diff.ignore                findings `cgmap diff` does not report
+ *   set                        psql variables for SQL files (as --set NAME=VALUE)
  *
  * cgm_config_load reads one file (YAML, through libyaml's event parser: no
  * recursion, no aliases, nesting bounded) into a cgm_config that owns every
@@ -67,6 +68,8 @@ typedef struct cgm_config {
 	cgm_config_keep *keep;
 	int nignore;
 	cgm_config_ignore *ignore;
+	int nset;
+	const char **set;     /* "NAME=VALUE", as --set takes them */
 } cgm_config;
 
 /* Read `path`.  CGM_EINPUT ("FILE:LINE: ...") when it cannot be read or is

@@ -124,6 +124,18 @@ static void test_every_section(void **state)
 	cgm_config_free(c);
 }
 
+/* set: psql variables, as --set NAME=VALUE in the file's order. */
+static void test_psql_variables(void **state)
+{
+	(void)state;
+	cgm_config *c = load_ok("set:\n  schema: app\n  greeting: \"it's me\"\n  empty: ''\n");
+	assert_int_equal(c->nset, 3);
+	assert_string_equal(c->set[0], "schema=app");
+	assert_string_equal(c->set[1], "greeting=it's me");
+	assert_string_equal(c->set[2], "empty=");
+	cgm_config_free(c);
+}
+
 static void test_bad_files(void **state)
 {
 	(void)state;
@@ -150,6 +162,9 @@ static void test_bad_files(void **state)
 	load_bad("entry: [a]\n---\nentry: [b]\n", 2, "one YAML document only");
 	load_bad("entry: [a\n", 2, "not YAML");
 	load_bad("- a\n- b\n", 1, "'the file' takes a mapping, not a list");
+	load_bad("set: [a]\n", 1, "'set' takes a mapping, not a list");
+	load_bad("set:\n  schema: app\n  bad-name: x\n", 3, "'bad-name' is not a psql variable's name");
+	load_bad("set:\n  schema: [a]\n", 2, "takes a value, not a list");
 
 	cgm_config *config = NULL;
 	assert_int_equal(cgm_config_load(&config, "/nonexistent/.cgmap.yml"), CGM_EINPUT);
@@ -230,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_section),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_psql_variables),
 		cmocka_unit_test(test_apply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
