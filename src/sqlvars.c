@@ -314,15 +314,148 @@ static bool is_include(const char *s)
 	return false;
 }
 
+/* psql's booleans (ParseVariableBool): a prefix of true, false, yes or
+ * no, on or off (two letters at least), 1 or 0, in any case. */
+static bool psql_bool(const char *v, bool *value)
+{
+	size_t n = strlen(v);
+	if (n == 0)
+		return false;
+	static const struct { const char *word; size_t least; bool value; } words[] = {
+		{ "true", 1, true }, { "false", 1, false }, { "yes", 1, true }, { "no", 1, false },
+		{ "on", 2, true }, { "off", 2, false }, { "1", 1, true }, { "0", 1, false },
+	};
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+		if (n >= words[k].least && n <= strlen(words[k].word) && strncasecmp(v, words[k].word, n) == 0) {
+			*value = words[k].value;
+			return true;
+		}
+	return false;
+}
+
+/* psql's \if, \elif, \else, \endif: which branch runs.  Nested deeper
+ * than this, a conditional is taken as running (what cgmap read before
+ * it knew conditionals). */
+#define CONDITIONALS_DEEP 64
+
+typedef struct branch_frame {
+	bool outer;  /* the text around the \if runs */
+	bool taken;  /* a branch of it ran, or is running */
+	bool on;     /* this branch runs */
+} branch_frame;
+
+typedef struct branches {
+	branch_frame frame[CONDITIONALS_DEEP];
+	int depth, past; /* frames kept; \ifs deeper than them */
+} branches;
+
+static bool running(const branches *b)
+{
+	return b->depth == 0 || b->frame[b->depth - 1].on;
+}
+
+enum { COND_NONE, COND_IF, COND_ELIF, COND_ELSE, COND_ENDIF };
+
+static int conditional(const char *s, size_t i, size_t end)
+{
+	static const struct { const char *cmd; int kind; } cmds[] = {
+		{ "\\if", COND_IF }, { "\\elif", COND_ELIF }, { "\\else", COND_ELSE }, { "\\endif", COND_ENDIF },
+	};
+	for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+		size_t n = strlen(cmds[k].cmd);
+		if (i + n <= end && strncmp(s + i, cmds[k].cmd, n) == 0 &&
+		    (i + n == end || strchr(" \t\r\f\\", s[i + n])))
+			return cmds[k].kind;
+	}
+	return COND_NONE;
+}
+
+/* The value of a \if or \elif at s[i .. end): its argument, variables
+ * substituted, as a boolean; what psql cannot read as one is false. */
+static bool condition(const char *s, size_t i, size_t end, const cgm_psql_vars *vars)
+{
+	while (i < end && s[i] != ' ' && s[i] != '\t')
+		i++;
+	i = skip_blanks(s, i, end);
+	cgm_strbuf arg = CGM_STRBUF_INIT;
+	bool unknown = false, value = false;
+	argument(s, &i, end, vars, &arg, &unknown);
+	if (unknown || !psql_bool(cgm_strbuf_cstr(&arg), &value))
+		value = false;
+	cgm_strbuf_free(&arg);
+	return value;
+}
+
+static void branch(branches *b, int kind, bool (*test)(const void *), const void *ctx)
+{
+	bool on = running(b);
+	if (kind == COND_IF) {
+		if (b->depth == CONDITIONALS_DEEP) {
+			b->past++;
+			return;
+		}
+		bool v = on && test(ctx);
+		b->frame[b->depth].outer = on;
+		b->frame[b->depth].taken = v;
+		b->frame[b->depth].on = v;
+		b->depth++;
+		return;
+	}
+	if (b->past > 0) {
+		b->past -= kind == COND_ENDIF;
+		return;
+	}
+	if (b->depth == 0)
+		return; /* psql refuses it: nothing changes */
+	branch_frame *f = &b->frame[b->depth - 1];
+	if (kind == COND_ELIF) {
+		bool v = f->outer && !f->taken && test(ctx);
+		f->on = v;
+		f->taken = f->taken || v;
+	} else if (kind == COND_ELSE) {
+		f->on = f->outer && !f->taken;
+		f->taken = true;
+	} else {
+		b->depth--;
+	}
+}
+
+typedef struct test_ctx {
+	const char *s;
+	size_t i, end;
+	const cgm_psql_vars *vars;
+} test_ctx;
+
+static bool test_condition(const void *ctx)
+{
+	const test_ctx *t = ctx;
+	return condition(t->s, t->i, t->end, t->vars);
+}
+
+/* s[from .. to) into out as blanks, newlines kept (a branch that does not
+ * run: the lines stay where they were). */
+static void add_blanks(cgm_strbuf *out, const char *s, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		cgm_strbuf_putc(out, s[k] == '\n' ? '\n' : ' ');
+}
+
 char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *marks)
 {
 	cgm_strbuf out = CGM_STRBUF_INIT;
 	size_t i = 0, copied = 0, stmt_start = 0;
 	bool changed = false;
+	branches b = { .depth = 0 };
 	while (s[i]) {
 		char c = s[i];
+		bool on = running(&b);
 		size_t after = cgm_sql_skip_opaque(s, i);
 		if (after != i) {
+			if (!on) {
+				add_blanks(&out, s, i, after);
+				copied = after;
+				changed = true;
+			}
 			i = after;
 			continue;
 		}
@@ -330,6 +463,26 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 			size_t end = i;
 			while (s[end] && s[end] != '\n')
 				end++;
+			int kind = conditional(s, i, end);
+			if (kind != COND_NONE) {
+				/* The line stays (psql's stripping blanks it); what
+				 * follows runs or not. */
+				test_ctx t = { s, i, end, vars };
+				branch(&b, kind, test_condition, &t);
+				if (!running(&b)) {
+					cgm_strbuf_add(&out, s + copied, end - copied);
+					copied = end;
+				}
+				i = end;
+				continue;
+			}
+			if (!on) {
+				add_blanks(&out, s, i, end);
+				copied = end;
+				changed = true;
+				i = end;
+				continue;
+			}
 			if (assignment(s, i, end, vars)) {
 				i = end; /* the line stays: psql's stripping blanks it */
 				continue;
@@ -376,6 +529,12 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 			}
 			cgm_strbuf_free(&line);
 			i = end;
+			continue;
+		}
+		if (!on) {
+			add_blanks(&out, s, i, i + 1);
+			copied = ++i;
+			changed = true;
 			continue;
 		}
 		if (c == ';') {

@@ -3,7 +3,8 @@
  * NAME`, `--set NAME=VALUE` on cgmap's command line (psql's -v), and their
  * use in the SQL that follows as psql substitutes them: :NAME as written,
  * :'NAME' as a quoted literal, :"NAME" as a quoted identifier, :{?NAME} as
- * TRUE or FALSE.
+ * TRUE or FALSE; and psql's conditionals, \if, \elif, \else, \endif, on
+ * those values: a branch that does not run becomes blank lines.
  *
  * In:  a file's text and the session's variables.  Out: the text with the
  *      variables substituted (malloc'd, the caller frees it), or NULL when

@@ -100,11 +100,92 @@ static void test_set_and_unset(void **state)
 	cgm_psql_vars_free(&w);
 }
 
+/* The number of newlines in s. */
+static int lines_of(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* psql's conditionals: the branch that runs stays, the others are blank
+ * lines (so lines still match the file); nothing in a branch that does
+ * not run is set, substituted or included. */
+static void test_conditionals(void **state)
+{
+	(void)state;
+	cgm_psql_vars v = { 0 };
+	cgm_psql_vars_set(&v, "on", 2, "yes");
+	const char *text = "\\if :on\n"
+			   "A;\n"
+			   "\\elif true\n"
+			   "B;\n"
+			   "\\else\n"
+			   "C; \\set never 1\n"
+			   "\\i skipped.sql\n"
+			   "\\endif\n"
+			   "\\if OFF\n"
+			   "  \\if true\n"
+			   "  D;\n"
+			   "  \\endif\n"
+			   "  SELECT '\\endif';\n"
+			   "\\elif 'T'\n"
+			   "E :on;\n"
+			   "\\endif\n"
+			   "\\if maybe\n"
+			   "F;\n"
+			   "\\elif :{?never}\n"
+			   "G;\n"
+			   "\\else\n"
+			   "H;\n"
+			   "\\endif\n"
+			   "\\endif\n"
+			   "\\else\n"
+			   "I;\n";
+	char *out = cgm_psql_substitute(text, &v, NULL);
+	assert_non_null(out);
+	assert_int_equal(lines_of(out), lines_of(text));
+	const char *kept[] = { "A;", "E yes;", "H;", "I;" };
+	for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++)
+		if (!strstr(out, kept[k]))
+			fail_msg("'%s' not kept in:\n%s", kept[k], out);
+	const char *gone[] = { "B;", "C;", "skipped.sql", "D;", "SELECT", "F;", "G;" };
+	for (size_t k = 0; k < sizeof gone / sizeof gone[0]; k++)
+		if (strstr(out, gone[k]))
+			fail_msg("'%s' kept in:\n%s", gone[k], out);
+	assert_null(cgm_psql_vars_get(&v, "never", 5));
+	/* The conditional lines themselves stay, for psql's stripping. */
+	assert_non_null(strstr(out, "\\elif true\n"));
+	free(out);
+	/* Booleans as psql reads them. */
+	const char *yes[] = { "t", "TRUE", "y", "on", "1", "Yes" };
+	const char *no[] = { "f", "false", "n", "off", "0", "o", "2", "tru e" };
+	for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
+		char line[64];
+		snprintf(line, sizeof line, "\\if '%s'\nX;\n\\endif\n", yes[k]);
+		char *r = cgm_psql_substitute(line, &v, NULL);
+		if (r && !strstr(r, "X;"))
+			fail_msg("'%s' not true", yes[k]);
+		free(r);
+	}
+	for (size_t k = 0; k < sizeof no / sizeof no[0]; k++) {
+		char line[64];
+		snprintf(line, sizeof line, "\\if '%s'\nX;\n\\endif\n", no[k]);
+		char *r = cgm_psql_substitute(line, &v, NULL);
+		if (!r || strstr(r, "X;"))
+			fail_msg("'%s' not false", no[k]);
+		free(r);
+	}
+	cgm_psql_vars_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_set_and_unset),
+		cmocka_unit_test(test_conditionals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
