@@ -611,9 +611,12 @@ bool cgm_html_site_current(const char *outdir, const cgm_html_options *opts)
 		const char *page;
 		if (line[0] == '#')
 			continue;
-		if (strncmp(line, "site ", 5) == 0)
-			stamped = stamped || strcmp(line, want) == 0;
-		else if (strncmp(line, "file ", 5) == 0)
+		if (strncmp(line, "site ", 5) == 0) {
+			/* Another input or other options: no file need be looked
+			 * at (a changed snapshot's render had stat'ed every page). */
+			stamped = strcmp(line, want) == 0;
+			current = stamped;
+		} else if (strncmp(line, "file ", 5) == 0)
 			current = file_line_current(dirfd, line);
 		else if (parse_record(line, &rec, &page))
 			current = record_current(dirfd, &rec, page);
