@@ -9,11 +9,14 @@
 
 #include <pg_query.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgmap/strbuf.h"
+#include "cgmap/pipeline.h"
 #include "jsondom.h"
 #include "sqllex.h"
+#include "sqlprep.h"
 
 typedef struct collected {
 	cgm_arena *arena;
@@ -35,37 +38,17 @@ static void add(collected *c, const char *sql, int line)
 	c->n++;
 }
 
+/* EXECUTE's SQL when it is constant, as extraction reads it. */
+static void add_constant(collected *c, const char *expr, int line)
+{
+	char *sql = expr ? cgm_extract_constant_sql(expr) : NULL;
+	add(c, sql, line);
+	free(sql);
+}
+
 static const char *expr_query(const jd_node *expr)
 {
 	return jd_string(jd_get(jd_get(expr, "PLpgSQL_expr"), "query"));
-}
-
-/* The value of `expr` when it is one string constant ('...', E'...',
- * $tag$...$tag$), as PostgreSQL reads it; NULL otherwise. */
-static char *constant_string(cgm_arena *arena, const char *expr)
-{
-	if (!expr)
-		return NULL;
-	cgm_strbuf sql = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sql, "SELECT ");
-	cgm_strbuf_puts(&sql, expr);
-	PgQueryParseResult r = pg_query_parse(cgm_strbuf_cstr(&sql));
-	cgm_strbuf_free(&sql);
-	char *value = NULL;
-	if (!r.error) {
-		cgm_arena *tree_arena = cgm_arena_new();
-		jd_node *root = jd_parse(tree_arena, r.parse_tree, strlen(r.parse_tree));
-		jd_node *stmts = jd_get(root, "stmts");
-		jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
-		jd_node *targets = jd_get(select, "targetList");
-		jd_node *constant = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "A_Const");
-		const char *s = jd_string(jd_get(jd_get(constant, "sval"), "sval"));
-		if (jd_size(stmts) == 1 && jd_size(targets) == 1 && s && !jd_get(select, "fromClause"))
-			value = cgm_arena_strdup(arena, s);
-		cgm_arena_free(tree_arena);
-	}
-	pg_query_free_parse_result(r);
-	return value;
 }
 
 static void walk(collected *c, const jd_node *stmts, int depth);
@@ -80,7 +63,7 @@ static void walk_statement(collected *c, const jd_node *wrapper, int depth)
 		if (strcmp(kind, "PLpgSQL_stmt_execsql") == 0)
 			add(c, expr_query(jd_get(stmt, "sqlstmt")), line);
 		else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0)
-			add(c, constant_string(c->arena, expr_query(jd_get(stmt, "query"))), line);
+			add_constant(c, expr_query(jd_get(stmt, "query")), line);
 		else if (strcmp(kind, "PLpgSQL_stmt_block") == 0)
 			walk(c, jd_get(stmt, "body"), depth + 1);
 		else if (strcmp(kind, "PLpgSQL_stmt_if") == 0)
@@ -103,6 +86,11 @@ int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out)
 	*out = NULL;
 	char tag[32];
 	cgm_sql_dollar_tag(tag, sizeof tag, body);
+	/* What extraction refuses of a body (sqlprep.h) is not read here
+	 * either: PostgreSQL's lexer would take too long over it. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem))
+		return 0;
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
 	cgm_strbuf_puts(&sql, tag);

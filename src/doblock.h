@@ -12,8 +12,9 @@
  * branch (the THEN: "IF NOT EXISTS (...) THEN CREATE ..."), not ELSIF or
  * ELSE, which would make the same object again; no exception handler; no
  * loop or CASE body (what a loop makes is named by its variables, and
- * would be made once per turn).  EXECUTE takes only a string constant:
- * format() and concatenations depend on values known when it runs.
+ * would be made once per turn).  EXECUTE takes constant SQL as extraction
+ * reads it (cgm_extract_constant_sql): what depends on values known when
+ * it runs is left out.
  */
 #ifndef CGMAP_DOBLOCK_H
 #define CGMAP_DOBLOCK_H

@@ -1428,6 +1428,39 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 
 static char *constant_sql(const jt_doc *d, int val, long *location);
 
+/* The constant SQL of "SELECT <expr>" parsed into d, or NULL. */
+static char *selected_constant(const jt_doc *d, long *location)
+{
+	int stmt = jt_get(d, jt_elem(d, jt_get(d, 0, "stmts"), 0), "stmt");
+	int target = jt_elem(d, jt_get(d, jt_get(d, stmt, "SelectStmt"), "targetList"), 0);
+	int val = jt_get(d, jt_get(d, target, "ResTarget"), "val");
+	return val >= 0 ? constant_sql(d, val, location) : NULL;
+}
+
+char *cgm_extract_constant_sql(const char *expr)
+{
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "SELECT ");
+	cgm_strbuf_puts(&sql, expr);
+	const char *text = cgm_strbuf_cstr(&sql);
+	char *constant = NULL;
+	cgm_sql_problem problem;
+	if (cgm_sql_check(text, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+		PgQueryParseResult r = pg_query_parse(text);
+		jt_doc d = { 0 };
+		long location = 0;
+		int stmts = -1;
+		if (!r.error && jt_parse(&d, r.parse_tree, strlen(r.parse_tree)))
+			stmts = jt_get(&d, 0, "stmts");
+		if (stmts >= 0 && d.tokens[stmts].size == 1)
+			constant = selected_constant(&d, &location);
+		jt_doc_free(&d);
+		pg_query_free_parse_result(r);
+	}
+	cgm_strbuf_free(&sql);
+	return constant;
+}
+
 /* Parse `sql` and record its sites; returns false (and leaves the message
  * in *err, caller frees with free()) when libpg_query rejects it.  With
  * `constant`, `sql` is "SELECT <expr>" of an EXECUTE and *constant gets the
@@ -1459,12 +1492,8 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 	if (ok) {
 		ctx->parsed = sql;
 		scan_sql(ctx, d);
-		if (constant) {
-			int stmt = jt_get(d, jt_elem(d, jt_get(d, 0, "stmts"), 0), "stmt");
-			int target = jt_elem(d, jt_get(d, jt_get(d, stmt, "SelectStmt"), "targetList"), 0);
-			int val = jt_get(d, jt_get(d, target, "ResTarget"), "val");
-			*constant = val >= 0 ? constant_sql(d, val, constant_location) : NULL;
-		}
+		if (constant)
+			*constant = selected_constant(d, constant_location);
 	} else if (err) {
 		*err = strdup("cannot read libpg_query output");
 	}

@@ -2964,13 +2964,20 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	st->line_base = line - 1;
 	st->next_include = st->nincludes;
 	index_lines(st);
-	PgQueryParseResult r = pg_query_parse(sql);
-	if (r.error)
-		diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in a DO block: %s",
-			 r.error->message);
-	else
-		apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
-	pg_query_free_parse_result(r);
+	/* Past libpg_query's limits, refused before it is asked (as a file's
+	 * statements are): 200,000 terms of one sum overflowed its stack. */
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
+		diagnose(st, problem.offset, "in a DO block: %s", problem.message);
+	} else {
+		PgQueryParseResult r = pg_query_parse(sql);
+		if (r.error)
+			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in a DO block: %s",
+				 r.error->message);
+		else
+			apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
+		pg_query_free_parse_result(r);
+	}
 	free(st->line_starts);
 	st->text = saved_text;
 	st->line_starts = saved_lines;

@@ -82,6 +82,11 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
  * every expression parsed again (the path of a shared libpg_query); the
  * sites are the same.  Set it before extraction starts, not during. */
 void cgm_extract_use_parser_trees(bool on);
+/* The SQL a PL/pgSQL expression of an EXECUTE always yields, as extraction
+ * reads it (a string constant, constants joined with ||, format() of a
+ * constant template), malloc'd; NULL when it depends on values, or when
+ * the expression is past the limits of libpg_query (sqlprep.h). */
+char *cgm_extract_constant_sql(const char *expr);
 
 struct cgm_relfx;
 typedef struct cgm_resolve_options {

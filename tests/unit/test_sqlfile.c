@@ -374,6 +374,26 @@ static void test_psql_variables(void **state)
 }
 
 
+/* A DO block's statement past libpg_query's limits is reported on its
+ * line, never parsed (200,000 terms of a sum overflowed libpg_query's
+ * stack), and the file goes on. */
+static void test_do_block_too_deep(void **state)
+{
+	(void)state;
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&text, "CREATE SCHEMA app;\nDO $$ BEGIN\n  CREATE TABLE app.t AS SELECT 1");
+	for (int i = 0; i < 200000; i++)
+		cgm_strbuf_puts(&text, "+1");
+	cgm_strbuf_puts(&text, ";\nEND $$;\nCREATE FUNCTION app.after() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	cgm_model *m = load_text(cgm_strbuf_cstr(&text));
+	cgm_strbuf_free(&text);
+	fn(m, "app.after()");
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 3);
+	assert_non_null(strstr(m->diagnostics[0].message, "in a DO block: statement nested deeper"));
+	cgm_model_free(m);
+}
+
 static void test_includes(void **state)
 {
 	char sub[300], path[512], text[1024];
@@ -859,6 +879,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 	};
