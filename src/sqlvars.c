@@ -20,6 +20,7 @@
 
 #include "cgmap/arena.h"
 #include "cgmap/error.h"
+#include "cgmap/limits.h"
 #include "cgmap/strbuf.h"
 #include "sqlfile.h"
 #include "sqllex.h"
@@ -276,7 +277,8 @@ static bool assignment(const char *s, size_t i, size_t end, cgm_psql_vars *vars)
 					break;
 				argument(s, &p, end, vars, &value, &unknown);
 			}
-			cgm_psql_vars_set(vars, n, name.len, unknown ? NULL : cgm_strbuf_cstr(&value));
+			bool known = !unknown && value.len <= CGM_MAX_PSQL_VALUE;
+			cgm_psql_vars_set(vars, n, name.len, known ? cgm_strbuf_cstr(&value) : NULL);
 		}
 	}
 	cgm_strbuf_free(&name);
@@ -446,6 +448,8 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 	size_t i = 0, copied = 0, stmt_start = 0;
 	bool changed = false;
 	branches b = { .depth = 0 };
+	/* Past this the references stay as written (CGM_MAX_PSQL_GROWTH). */
+	size_t most = strlen(s) + CGM_MAX_PSQL_GROWTH;
 	while (s[i]) {
 		char c = s[i];
 		bool on = running(&b);
@@ -521,7 +525,7 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 				}
 				cgm_strbuf_putc(&line, s[p++]);
 			}
-			if (any) {
+			if (any && out.len + (i - copied) + line.len <= most) {
 				cgm_strbuf_add(&out, s + copied, i - copied);
 				cgm_strbuf_add(&out, line.data, line.len);
 				copied = end;
@@ -555,7 +559,7 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 		if (c == ':' && (vars->n || s[i + 1] == '{')) {
 			cgm_strbuf sub = CGM_STRBUF_INIT;
 			size_t past = reference(s, i, vars, &sub);
-			if (past != i) {
+			if (past != i && out.len + (i - copied) + sub.len <= most) {
 				cgm_strbuf_add(&out, s + copied, i - copied);
 				cgm_strbuf_add(&out, sub.data, sub.len);
 				copied = past;

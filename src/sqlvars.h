@@ -12,7 +12,9 @@
  *
  * As psql: nothing is substituted inside quoted literals, quoted
  * identifiers, dollar quotes or comments, nor in COPY's data lines; `::` is
- * a cast; a variable that is not set is left as written.  A value psql
+ * a cast; a variable that is not set is left as written.  Values and what
+ * they add to a file are bounded (cgmap/limits.h): past that, a variable
+ * is unset, or a reference stays as written.  A value psql
  * would take from a shell command (backquotes) is not known here: the
  * variable is left unset, so what uses it stays as written.
  */

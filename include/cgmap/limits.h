@@ -35,4 +35,11 @@
  * token it cuts from it). */
 #define CGM_MAX_OPERATOR_RUN 1024
 
+/* Bytes of one psql variable's value (a longer one is left unset, as one
+ * cgmap cannot know), and bytes a file's substituted variables may add to
+ * it (past that, references stay as written): `\set x :x:x` forty times
+ * over would ask for a terabyte. */
+#define CGM_MAX_PSQL_VALUE ((size_t)1 << 20)
+#define CGM_MAX_PSQL_GROWTH ((size_t)64 << 20)
+
 #endif

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "cgmap/error.h"
+#include "cgmap/limits.h"
+#include "cgmap/strbuf.h"
 #include "sqlvars.h"
 
 /* text substituted with vars, "" when unchanged (the caller frees it). */
@@ -180,12 +182,49 @@ static void test_conditionals(void **state)
 	cgm_psql_vars_free(&v);
 }
 
+/* Bounded: a value doubled forty times is unset whenever it would pass
+ * its limit, and a file's references stop being substituted once they would
+ * add more than their limit (cgmap/limits.h). */
+static void test_bounded(void **state)
+{
+	(void)state;
+	cgm_psql_vars v = { 0 };
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&text, "\\set x aaaaaaaaaaaaaaaa\n");
+	for (int i = 0; i < 40; i++)
+		cgm_strbuf_puts(&text, "\\set x :x:x\n");
+	free(cgm_psql_substitute(cgm_strbuf_cstr(&text), &v, NULL));
+	/* Unset past the limit, then set again from ":x:x" as written, and
+	 * so on: never longer than the limit. */
+	const char *x = cgm_psql_vars_get(&v, "x", 1);
+	assert_true(!x || strlen(x) <= CGM_MAX_PSQL_VALUE);
+	cgm_strbuf_free(&text);
+
+	char *big = malloc(CGM_MAX_PSQL_VALUE + 1);
+	memset(big, 'a', CGM_MAX_PSQL_VALUE);
+	big[CGM_MAX_PSQL_VALUE] = '\0';
+	cgm_psql_vars_set(&v, "big", 3, big);
+	free(big);
+	size_t refs = CGM_MAX_PSQL_GROWTH / CGM_MAX_PSQL_VALUE + 8;
+	for (size_t i = 0; i < refs; i++)
+		cgm_strbuf_puts(&text, "SELECT :big;\n");
+	char *out = cgm_psql_substitute(cgm_strbuf_cstr(&text), &v, NULL);
+	assert_non_null(out);
+	assert_true(strlen(out) <= text.len + CGM_MAX_PSQL_GROWTH);
+	assert_non_null(strstr(out, "SELECT :big;\n")); /* the last ones, as written */
+	assert_non_null(strstr(out, "SELECT aaaa"));
+	free(out);
+	cgm_strbuf_free(&text);
+	cgm_psql_vars_free(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_set_and_unset),
 		cmocka_unit_test(test_conditionals),
+		cmocka_unit_test(test_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
