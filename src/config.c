@@ -358,10 +358,7 @@ static int read_set(cgm_config *config, parse_state *ps, const node *n)
 		if ((rc = expect_kind(ps, value, NODE_SCALAR, "a psql variable's value")) < 0)
 			return rc;
 		const char *name = key->value;
-		bool valid = name && *name;
-		for (const char *c = name; valid && *c; c++)
-			valid = cgm_psql_var_char((unsigned char)*c);
-		if (!valid)
+		if (!name || !*name || cgm_psql_name_length(name) != strlen(name))
 			return fail_at(ps, key->line,
 				       "'%s' is not a psql variable's name (letters, digits and underscores)",
 				       name ? name : "");

@@ -19,8 +19,8 @@
  * their callers, not N (cgm_query_impact, which also finds each path's
  * length and provenance, would clear and walk arrays of the whole graph
  * three times per function).  The entry points' order (most calls, then
- * id) is also made once per side, by index and not by comparing ids, and
- * the entry points are merged into diff->affected by index: 500 changed
+ * id) is also made once per side, and the entry points are merged into
+ * diff->affected by index: 500 changed
  * functions each reached from 3,357 entry points had been sorted by id
  * 500 times, then 1.7 million times over.
  */
@@ -75,46 +75,10 @@ typedef struct side_graph {
 	int *callers;
 	bool *entry;    /* cgm_query_is_entry: a root, or called by no other function */
 	int64_t *calls; /* per entry point: its observed calls */
-	int *rank;      /* per function: its place in id order */
 	int *entry_order;
 	int nentry_order;
 	const char **copied;
 } side_graph;
-
-static int compare_ids_of(const void *a, const void *b, void *model)
-{
-	const cgm_model *m = model;
-	return strcmp(m->functions[*(const int *)a].id, m->functions[*(const int *)b].id);
-}
-
-/* Each function's place in id order.  A model's index order is by id
- * within its user functions, then within its builtins (model.c): two runs
- * merged, unless the model is not in that order, which a sort fixes. */
-static void rank_by_id(int *rank, const cgm_model *m)
-{
-	int n = m->nfunctions, split = m->nuser >= 0 && m->nuser <= n ? m->nuser : n;
-	bool sorted = true;
-	for (int f = 1; f < n && sorted; f++)
-		if (f != split && strcmp(m->functions[f - 1].id, m->functions[f].id) > 0)
-			sorted = false;
-	int *order = cgm_xcalloc((size_t)n + 1, sizeof(int));
-	if (sorted) {
-		int i = 0, j = split, k = 0;
-		while (i < split || j < n) {
-			if (j >= n || (i < split && strcmp(m->functions[i].id, m->functions[j].id) <= 0))
-				order[k++] = i++;
-			else
-				order[k++] = j++;
-		}
-	} else {
-		for (int f = 0; f < n; f++)
-			order[f] = f;
-		qsort_r(order, (size_t)n, sizeof(int), compare_ids_of, (void *)m);
-	}
-	for (int k = 0; k < n; k++)
-		rank[order[k]] = k;
-	free(order);
-}
 
 /* Most observed calls first, then by id (cgm_query_impact's order). */
 static int compare_entry_order(const void *a, const void *b, void *graph)
@@ -123,7 +87,7 @@ static int compare_entry_order(const void *a, const void *b, void *graph)
 	int x = *(const int *)a, y = *(const int *)b;
 	if (g->calls[x] != g->calls[y])
 		return g->calls[x] > g->calls[y] ? -1 : 1;
-	return g->rank[x] - g->rank[y];
+	return strcmp(g->m->functions[x].id, g->m->functions[y].id);
 }
 
 static void sort_entries(const side_graph *g, int *items, int n)
@@ -167,10 +131,8 @@ static void side_build(side_graph *g, const cgm_model *m)
 	free(fill);
 
 	g->calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t));
-	g->rank = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	g->entry_order = cgm_xcalloc((size_t)n + 1, sizeof(int));
 	g->copied = cgm_xcalloc((size_t)n + 1, sizeof(char *));
-	rank_by_id(g->rank, m);
 	g->nentry_order = 0;
 	for (int f = 0; f < n; f++) {
 		if (!g->entry[f])
@@ -187,7 +149,6 @@ static void side_free(side_graph *g)
 	free(g->callers);
 	free(g->entry);
 	free(g->calls);
-	free(g->rank);
 	free(g->entry_order);
 	free(g->copied);
 }

@@ -351,9 +351,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 		opts->config_path = value;
 		return 1;
 	case 13: {
-		cgm_psql_vars check = { 0 };
-		int rc = cgm_psql_vars_assign(&check, value);
-		cgm_psql_vars_free(&check);
+		int rc = cgm_psql_vars_assign(NULL, value);
 		if (rc < 0)
 			return rc;
 		return push(&opts->source.psql_vars, &opts->source.npsql_vars, value);

@@ -51,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -2353,7 +2352,7 @@ static void jv_need(jv_parser *ps, cgm_textwin *w, int what)
  * scanned to its end there. */
 static int jv_value_whole(jv_parser *ps, cgm_textwin *w, jv *out, int depth)
 {
-	if (!w->seekable) {
+	if (w->gzip) {
 		jv_need(ps, w, JV_NEXT_VALUE);
 		return jv_value(ps, out, depth);
 	}
@@ -2785,12 +2784,6 @@ enum { OPTIONAL = 0, REQUIRED = 1 };
 
 /* A string (copied into the model's arena); absent or null gives NULL,
  * which is an error when required. */
-/* A string only one function has (its id, its body's hashes): copied, as
- * interning it would find no other to share with (a sixth of a diff's
- * interning was of these). */
-static int get_unique_string(reader *r, const jv *obj, const char *key, int required,
-			     const char **out);
-
 static int get_string(reader *r, const jv *obj, const char *key, int required,
 		      const char **out)
 {
@@ -2807,6 +2800,9 @@ static int get_string(reader *r, const jv *obj, const char *key, int required,
 	return 0;
 }
 
+/* A string only one function has (its id, its body's hashes): copied, as
+ * interning it would find no other to share with (a sixth of a diff's
+ * interning was of these). */
 static int get_unique_string(reader *r, const jv *obj, const char *key, int required,
 			     const char **out)
 {
@@ -4171,7 +4167,7 @@ typedef struct stream_reader {
 	cgm_arena *keep;        /* the skeleton of each function, for the second pass */
 	cgm_intern *names;      /* its strings, in keep */
 	uint64_t file_len;      /* the text's length, bounding the summary's counts */
-	cgm_textwin *window;    /* the text's window, when it is read through one */
+	cgm_textwin *window;    /* the text's window */
 	jv *skeleton;           /* per function: {"id", "sites": [{"effects", "targets"}]} */
 	size_t nskeleton, skeleton_cap;
 	bool functions_seen, functions_done, edges_seen;
@@ -4277,10 +4273,9 @@ static int stream_element(void *ctx, const char *key, size_t index, const jv *va
 {
 	stream_reader *sr = ctx;
 	reader *r = sr->r;
-	if (sr->window) {
-		r->text = sr->window->buf;
-		r->text_base = sr->window->base;
-	}
+	/* Where the window stands now (f->source_at counts from the text's start). */
+	r->text = sr->window->buf;
+	r->text_base = sr->window->base;
 	/* A list of one element: the reader's path and checks, unchanged. */
 	jv list = { .type = JV_ARRAY, .n = 1, .u.items = (jv *)value };
 	if (key[0] == 'e') {
@@ -4603,10 +4598,8 @@ int cgm_snapshot_read_with(cgm_model **out, const char *path, unsigned flags)
 	reader r = { .file = file, .model = cgm_model_new(), .path = CGM_STRBUF_INIT, .flags = flags };
 	r.names = cgm_intern_new(r.model->arena);
 	int rc = cgm_textwin_open(&window, file);
-	if (rc == 0) {
-		r.text = window.buf;
+	if (rc == 0)
 		rc = read_streaming(&r, &window);
-	}
 	cgm_textwin_close(&window);
 	if (rc != 0) {
 		/* Read again the usual way, which tells what is wrong (or takes

@@ -372,21 +372,41 @@ static int line_of(const sql_state *st, int offset)
 static void diagnose(sql_state *st, int offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void diagnose(sql_state *st, int offset, const char *fmt, ...)
+static void vdiagnose(sql_state *st, int offset, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vdiagnose(sql_state *st, int offset, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
 	char msg[1024];
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	/* In a DO block, what exists already is what its guard (IF NOT
-	 * EXISTS, EXCEPTION WHEN duplicate_object) tested for: kept, unsaid. */
-	if (st->do_depth > 0 && strstr(msg, "already exists"))
-		return;
 	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
 	d->file = st->file;
 	d->line = line_of(st, offset);
 	d->message = cgm_arena_strdup(st->a, msg);
+}
+
+static void diagnose(sql_state *st, int offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdiagnose(st, offset, fmt, ap);
+	va_end(ap);
+}
+
+/* What is made that exists already (kept as it was).  In a DO block it
+ * is what the block's guard (IF NOT EXISTS, EXCEPTION WHEN
+ * duplicate_object) tested for: unsaid. */
+static void diagnose_existing(sql_state *st, int offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void diagnose_existing(sql_state *st, int offset, const char *fmt, ...)
+{
+	if (st->do_depth > 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vdiagnose(st, offset, fmt, ap);
+	va_end(ap);
 }
 
 /* Offset of the statement's first token (past blanks and comments). */
@@ -1376,7 +1396,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	int existing = smap_get(&st->fn_index, f->id);
 	if (existing >= 0) {
 		if (!replace) {
-			diagnose(st, at, "function %s already exists", f->id);
+			diagnose_existing(st, at, "function %s already exists", f->id);
 			return;
 		}
 		f->comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
@@ -2103,7 +2123,7 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 	}
 	if (find_table(st, schema, name)) {
 		if (!jbool(stmt, "if_not_exists"))
-			diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
+			diagnose_existing(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
 		return;
 	}
 	if (jget(stmt, "partspec") && strcmp(kind, "table") == 0)
@@ -2178,7 +2198,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	if (!v)
 		v = add_table(st, schema, name, kind);
 	else if (!replace)
-		diagnose(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
+		diagnose_existing(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
 	else
 		v->ncolumns = 0; /* CREATE OR REPLACE VIEW: its columns now */
 	view_columns(st, v, query, aliases);
@@ -2320,7 +2340,7 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 		if (!st->triggers[k].dropped && strcmp(tr->table_schema, schema) == 0 &&
 		    strcmp(tr->table_name, table) == 0 && strcmp(tr->name, trigname) == 0) {
 			if (!jbool(stmt, "replace")) {
-				diagnose(st, at, "trigger \"%s\" for relation \"%s\" already exists",
+				diagnose_existing(st, at, "trigger \"%s\" for relation \"%s\" already exists",
 					 trigname, table);
 				return;
 			}
@@ -2460,7 +2480,7 @@ static void apply_create_operator(sql_state *st, const jd_node *stmt)
 		return;
 	}
 	if (find_sql_operator(st, schema, parts[n - 1], left, right)) {
-		diagnose(st, at, "operator %s.%s already exists", schema, parts[n - 1]);
+		diagnose_existing(st, at, "operator %s.%s already exists", schema, parts[n - 1]);
 		return;
 	}
 	RESERVE_ONE(st->a, st->operators, st->noperators, st->cap_operators, 16);
@@ -2524,7 +2544,7 @@ static void apply_create_cast(sql_state *st, const jd_node *stmt)
 	for (int i = 0; i < st->ncasts; i++)
 		if (!st->casts[i].dropped && strcmp(st->casts[i].cast.source, source) == 0 &&
 		    strcmp(st->casts[i].cast.target, target) == 0) {
-			diagnose(st, at, "cast from type %s to type %s already exists", source, target);
+			diagnose_existing(st, at, "cast from type %s to type %s already exists", source, target);
 			return;
 		}
 	RESERVE_ONE(st->a, st->casts, st->ncasts, st->cap_casts, 16);
@@ -2783,7 +2803,7 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 			diagnose(st, at, "function %s %s", object_text(st, owa),
 				 strcmp(why, "not found") == 0 ? "does not exist" : why);
 		else if (!reidentify(st, fn, st->fns[fn].schema, newname))
-			diagnose(st, at, "function %s already exists in schema \"%s\"",
+			diagnose_existing(st, at, "function %s already exists in schema \"%s\"",
 				 cgm_regprocedure(st->a, NULL, newname, st->fns[fn].argtypes,
 						  st->fns[fn].nargs),
 				 st->fns[fn].schema);
@@ -2846,7 +2866,7 @@ static void apply_set_schema(sql_state *st, const jd_node *stmt)
 	else if (!schema_exists(st, newschema))
 		diagnose(st, at, "schema \"%s\" does not exist", newschema);
 	else if (!reidentify(st, fn, newschema, st->fns[fn].name))
-		diagnose(st, at, "function %s already exists in schema \"%s\"", st->fns[fn].name,
+		diagnose_existing(st, at, "function %s already exists in schema \"%s\"", st->fns[fn].name,
 			 newschema);
 }
 
@@ -2876,7 +2896,7 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		return;
 	if (smap_get(&st->extensions, ext) == 1) {
 		if (!jbool(stmt, "if_not_exists"))
-			diagnose(st, at, "extension \"%s\" already exists", ext);
+			diagnose_existing(st, at, "extension \"%s\" already exists", ext);
 		return;
 	}
 	const char *schema = NULL;
@@ -3074,7 +3094,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			if (!name)
 				continue;
 			if (schema_exists(st, name) && !jbool(stmt, "if_not_exists"))
-				diagnose(st, first_token(st), "schema \"%s\" already exists", name);
+				diagnose_existing(st, first_token(st), "schema \"%s\" already exists", name);
 			smap_put(&st->schemas, cgm_arena_strdup(st->a, name), 1);
 			/* Its elements are created in it. */
 			jd_node *elts = jget(stmt, "schemaElts");

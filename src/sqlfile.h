@@ -70,6 +70,10 @@ typedef struct sqlfile_include {
 void sqlfile_strip_psql(char *text, sqlfile_include **includes, int *nincludes);
 void sqlfile_includes_free(sqlfile_include *includes, int n);
 
+/* \i, \include, \ir, \include_relative at s: 1 plain, 2 relative, 0 none;
+ * *word: the command's length. */
+int sqlfile_include_kind(const char *s, size_t *word);
+
 /* Whether the statement from `start` to the ';' at `end` is a COPY ...
  * FROM STDIN, whose data lines psql sends after it. */
 bool sqlfile_copy_from_stdin(const char *text, size_t start, size_t end);

@@ -394,8 +394,7 @@ static char *include_path(const char *s, size_t end)
 	return stop > start ? strndup(s + start, stop - start) : NULL;
 }
 
-/* \i, \include, \ir, \include_relative at s: 1 plain, 2 relative, 0 none. */
-static int include_kind(const char *s, size_t *word)
+int sqlfile_include_kind(const char *s, size_t *word)
 {
 	static const struct { const char *cmd; int kind; } cmds[] = {
 		{ "\\include_relative", 2 }, { "\\include", 1 }, { "\\ir", 2 }, { "\\i", 1 },
@@ -449,7 +448,7 @@ void sqlfile_strip_psql(char *s, sqlfile_include **includes, int *nincludes)
 			size_t end = i, word;
 			while (s[end] && s[end] != '\n')
 				end++;
-			int kind = includes ? include_kind(s + i, &word) : 0;
+			int kind = includes ? sqlfile_include_kind(s + i, &word) : 0;
 			char *path = kind ? include_path(s + i + word, end - i - word) : NULL;
 			if (path) {
 				if (*nincludes == cap) {

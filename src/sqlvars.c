@@ -93,7 +93,7 @@ void cgm_psql_vars_free(cgm_psql_vars *vars)
 	memset(vars, 0, sizeof(*vars));
 }
 
-static size_t name_length(const char *s)
+size_t cgm_psql_name_length(const char *s)
 {
 	size_t n = 0;
 	while (cgm_psql_var_char((unsigned char)s[n]))
@@ -104,13 +104,14 @@ static size_t name_length(const char *s)
 int cgm_psql_vars_assign(cgm_psql_vars *vars, const char *assignment)
 {
 	const char *eq = strchr(assignment, '=');
-	size_t n = name_length(assignment);
+	size_t n = cgm_psql_name_length(assignment);
 	if (!eq || n == 0 || assignment + n != eq)
 		return cgm_error(CGM_EUSAGE,
 				 "option '--set' takes NAME=VALUE (a psql variable: letters, digits and "
 				 "underscores), not '%s'",
 				 assignment);
-	cgm_psql_vars_set(vars, assignment, n, eq + 1);
+	if (vars)
+		cgm_psql_vars_set(vars, assignment, n, eq + 1);
 	return 0;
 }
 
@@ -147,7 +148,7 @@ static size_t reference(const char *s, size_t i, const cgm_psql_vars *vars, cgm_
 {
 	char c = s[i + 1];
 	if (c == '\'' || c == '"') {
-		size_t n = name_length(s + i + 2);
+		size_t n = cgm_psql_name_length(s + i + 2);
 		const char *v = n && s[i + 2 + n] == c ? cgm_psql_vars_get(vars, s + i + 2, n) : NULL;
 		if (!v)
 			return i;
@@ -158,13 +159,13 @@ static size_t reference(const char *s, size_t i, const cgm_psql_vars *vars, cgm_
 		return i + 3 + n;
 	}
 	if (c == '{' && s[i + 2] == '?') {
-		size_t n = name_length(s + i + 3);
+		size_t n = cgm_psql_name_length(s + i + 3);
 		if (!n || s[i + 3 + n] != '}')
 			return i;
 		cgm_strbuf_puts(out, cgm_psql_vars_get(vars, s + i + 3, n) ? "TRUE" : "FALSE");
 		return i + 4 + n;
 	}
-	size_t n = name_length(s + i + 1);
+	size_t n = cgm_psql_name_length(s + i + 1);
 	const char *v = n ? cgm_psql_vars_get(vars, s + i + 1, n) : NULL;
 	if (!v)
 		return i;
@@ -268,7 +269,7 @@ static bool assignment(const char *s, size_t i, size_t end, cgm_psql_vars *vars)
 	const char *n = cgm_strbuf_cstr(&name);
 	/* psql refuses a name that is not one (and lists them all when none
 	 * is given): nothing changes. */
-	if (name.len && name_length(n) == name.len && !unknown) {
+	if (name.len && cgm_psql_name_length(n) == name.len && !unknown) {
 		if (unset) {
 			cgm_psql_vars_set(vars, n, name.len, NULL);
 		} else {
@@ -301,19 +302,6 @@ const cgm_psql_vars *cgm_psql_marks_at(const cgm_psql_marks *marks, size_t offse
 		if (marks->offsets[i] == offset)
 			return &marks->vars[i];
 	return NULL;
-}
-
-/* Whether the meta-command at s is an include: \i, \ir, \include,
- * \include_relative. */
-static bool is_include(const char *s)
-{
-	static const char *const cmds[] = { "\\include_relative", "\\include", "\\ir", "\\i" };
-	for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
-		size_t n = strlen(cmds[k]);
-		if (strncmp(s, cmds[k], n) == 0 && (s[n] == ' ' || s[n] == '\t'))
-			return true;
-	}
-	return false;
 }
 
 /* psql's booleans (ParseVariableBool): a prefix of true, false, yes or
@@ -388,7 +376,9 @@ static bool condition(const char *s, size_t i, size_t end, const cgm_psql_vars *
 	return value;
 }
 
-static void branch(branches *b, int kind, bool (*test)(const void *), const void *ctx)
+/* The conditional `kind` at s[i .. end) applied to b; its condition is
+ * evaluated only when the branch it opens could run. */
+static void branch(branches *b, int kind, const char *s, size_t i, size_t end, const cgm_psql_vars *vars)
 {
 	bool on = running(b);
 	if (kind == COND_IF) {
@@ -396,7 +386,7 @@ static void branch(branches *b, int kind, bool (*test)(const void *), const void
 			b->past++;
 			return;
 		}
-		bool v = on && test(ctx);
+		bool v = on && condition(s, i, end, vars);
 		b->frame[b->depth].outer = on;
 		b->frame[b->depth].taken = v;
 		b->frame[b->depth].on = v;
@@ -411,7 +401,7 @@ static void branch(branches *b, int kind, bool (*test)(const void *), const void
 		return; /* psql refuses it: nothing changes */
 	branch_frame *f = &b->frame[b->depth - 1];
 	if (kind == COND_ELIF) {
-		bool v = f->outer && !f->taken && test(ctx);
+		bool v = f->outer && !f->taken && condition(s, i, end, vars);
 		f->on = v;
 		f->taken = f->taken || v;
 	} else if (kind == COND_ELSE) {
@@ -420,18 +410,6 @@ static void branch(branches *b, int kind, bool (*test)(const void *), const void
 	} else {
 		b->depth--;
 	}
-}
-
-typedef struct test_ctx {
-	const char *s;
-	size_t i, end;
-	const cgm_psql_vars *vars;
-} test_ctx;
-
-static bool test_condition(const void *ctx)
-{
-	const test_ctx *t = ctx;
-	return condition(t->s, t->i, t->end, t->vars);
 }
 
 /* s[from .. to) into out as blanks, newlines kept (a branch that does not
@@ -471,8 +449,7 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 			if (kind != COND_NONE) {
 				/* The line stays (psql's stripping blanks it); what
 				 * follows runs or not. */
-				test_ctx t = { s, i, end, vars };
-				branch(&b, kind, test_condition, &t);
+				branch(&b, kind, s, i, end, vars);
 				if (!running(&b)) {
 					cgm_strbuf_add(&out, s + copied, end - copied);
 					copied = end;
@@ -491,7 +468,8 @@ char *cgm_psql_substitute(const char *s, cgm_psql_vars *vars, cgm_psql_marks *ma
 				i = end; /* the line stays: psql's stripping blanks it */
 				continue;
 			}
-			if (marks && is_include(s + i)) {
+			size_t word;
+			if (marks && sqlfile_include_kind(s + i, &word)) {
 				if (marks->n == marks->cap) {
 					marks->cap = marks->cap ? marks->cap * 2 : 8;
 					marks->offsets = cgm_xrealloc(marks->offsets, sizeof(size_t) * (size_t)marks->cap);

@@ -37,8 +37,12 @@ const char *cgm_psql_vars_get(const cgm_psql_vars *vars, const char *name, size_
 void cgm_psql_vars_copy(cgm_psql_vars *to, const cgm_psql_vars *from);
 void cgm_psql_vars_free(cgm_psql_vars *vars);
 
-/* "NAME=VALUE" (cgmap's --set) into vars: 0, or CGM_EUSAGE naming it. */
+/* "NAME=VALUE" (cgmap's --set) into vars (NULL: only checked): 0, or
+ * CGM_EUSAGE naming it. */
 int cgm_psql_vars_assign(cgm_psql_vars *vars, const char *assignment);
+
+/* The bytes at s that make a variable's name (0: none). */
+size_t cgm_psql_name_length(const char *s);
 
 /* Whether c may be part of a variable's name (letters, digits, '_', and
  * bytes past ASCII, as psql). */

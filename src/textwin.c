@@ -156,7 +156,6 @@ int cgm_textwin_open(cgm_textwin *w, const char *path)
 	unsigned char magic[2];
 	s->gzip = pread(s->fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	w->gzip = s->gzip;
-	w->seekable = !s->gzip;
 	if (s->gzip) {
 		s->input = malloc(GZIP_INPUT);
 		if (!s->input || inflateInit2(&s->z, 15 + 16) != Z_OK) {
@@ -217,7 +216,7 @@ int cgm_textwin_slide(cgm_textwin *w, size_t keep)
 
 int cgm_textwin_reread(cgm_textwin *w, size_t from)
 {
-	if (w->failed || !w->seekable)
+	if (w->failed || w->gzip)
 		return -1;
 	if (from > w->len)
 		from = w->len;

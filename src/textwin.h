@@ -33,8 +33,8 @@ typedef struct cgm_textwin {
 	size_t cap;       /* bytes of buf, padding included */
 	uint64_t base;    /* the offset in the text of buf[0] */
 	uint64_t size_hint; /* the file's size on disk (compressed, for gzip) */
-	bool gzip;        /* the file is gzip'd text */
-	bool seekable;    /* cgm_textwin_reread works (a plain file) */
+	bool gzip;        /* the file is gzip'd text: cgm_textwin_reread cannot
+	                   * go back in it */
 	bool eof;         /* the text ends at buf[len] */
 	bool failed;      /* not readable this way: read the file whole */
 	struct cgm_textwin_source *source;
@@ -54,7 +54,7 @@ int cgm_textwin_slide(cgm_textwin *w, size_t keep);
  * twice the room if what was loaded from there passed half the window):
  * for a reader that changed those bytes in place (decoding strings) before
  * it found the record went on past what was loaded.  0, or -1 (failed, or
- * not seekable). */
+ * gzip). */
 int cgm_textwin_reread(cgm_textwin *w, size_t from);
 
 void cgm_textwin_close(cgm_textwin *w);
