@@ -316,6 +316,32 @@ void html_unique_pages(char **pages, const char *const *names, int n)
 	free(slots);
 }
 
+typedef struct named_page {
+	const char *name;
+	int fn;
+} named_page;
+
+static int compare_named_pages(const void *a, const void *b)
+{
+	return strcmp(((const named_page *)a)->name, ((const named_page *)b)->name);
+}
+
+int html_fn_of_page(const html_ctx *ctx, const char *name)
+{
+	int lo = 0, hi = ctx->nuser - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2, fn = ctx->page_order[mid];
+		int c = strcmp(name, ctx->page[fn]);
+		if (c == 0)
+			return fn;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
 		   const char *outdir)
 {
@@ -356,6 +382,28 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 		html_unique_pages(ctx->page, ids, ctx->nuser);
 		free(ids);
 	}
+	{
+		named_page *byname = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(*byname));
+		for (int i = 0; i < ctx->nuser; i++)
+			byname[i] = (named_page){ ctx->page[i], i };
+		qsort(byname, (size_t)ctx->nuser, sizeof(*byname), compare_named_pages);
+		ctx->page_order = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(int));
+		for (int i = 0; i < ctx->nuser; i++)
+			ctx->page_order[i] = byname[i].fn;
+		/* The hashes that end page names, and which of them no other
+		 * page ends with: a page's data names those functions by it. */
+		for (int i = 0; i < ctx->nuser; i++) {
+			const char *dash = strrchr(ctx->page[i], '-');
+			byname[i] = (named_page){ dash ? dash + 1 : ctx->page[i], i };
+		}
+		qsort(byname, (size_t)ctx->nuser, sizeof(*byname), compare_named_pages);
+		ctx->page_hash_unique = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(bool));
+		for (int i = 0; i < ctx->nuser; i++)
+			ctx->page_hash_unique[byname[i].fn] =
+				(i == 0 || strcmp(byname[i - 1].name, byname[i].name) != 0) &&
+				(i + 1 == ctx->nuser || strcmp(byname[i + 1].name, byname[i].name) != 0);
+		free(byname);
+	}
 	for (int i = 0; i < model->nedges; i++)
 		if (!edge_valid(ctx, &model->edges[i]))
 			return cgm_error(CGM_EINPUT, "edge number %d names a function that is not in "
@@ -384,6 +432,8 @@ void html_ctx_free(html_ctx *ctx)
 		for (int i = 0; i < ctx->nfn; i++)
 			free(ctx->page[i]);
 	free(ctx->page);
+	free(ctx->page_order);
+	free(ctx->page_hash_unique);
 	free(ctx->out_start), free(ctx->out_list), free(ctx->in_start), free(ctx->in_list);
 	free(ctx->ncallers), free(ctx->ncallees), free(ctx->scc), free(ctx->fn_schema);
 	for (int s = 0; s < ctx->nschemas; s++) {

@@ -91,12 +91,11 @@ static void runtime_figures(cgm_strbuf *b, const html_ctx *ctx, const cgm_functi
 	}
 }
 
-/* Callers (up) or callees of fn as a table. */
+/* Callers (up) or callees of fn: the table's head; its rows are in the
+ * page's data (html_pagedata.c), which the page's script turns into rows. */
 static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 {
-	const cgm_model *m = ctx->model;
 	const int *start = up ? ctx->in_start : ctx->out_start;
-	const int *list = up ? ctx->in_list : ctx->out_list;
 	int n = start[fn + 1] - start[fn];
 	cgm_strbuf_printf(b, "<h2 id=\"%s\">%s (%d)</h2>\n", up ? "callers" : "callees",
 			  up ? "Callers" : "Callees", up ? ctx->ncallers[fn] : ctx->ncallees[fn]);
@@ -107,69 +106,15 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 		return;
 	}
 	/* Without runtime data every calls and time cell would be a dash:
-	 * the columns go (a third of a busy table's bytes).  A row's cells and
-	 * the row itself end where the next begins (HTML lets </td> and </tr>
-	 * go): a sixth of the rest. */
-	bool figures = m->has_runtime;
+	 * the columns go. */
 	cgm_strbuf_printf(b,
-			  "<table class=\"sortable\"><thead><tr><th>%s</th><th>via</th>"
-			  "<th>provenance</th><th>call-site lines%s</th>%s</tr></thead><tbody>\n",
-			  up ? "caller" : "callee", up ? " (in the caller)" : "",
-			  figures ? "<th class=\"num\">calls</th><th class=\"num\">total ms</th>" : "");
-	for (int k = start[fn]; k < start[fn + 1]; k++) {
-		const cgm_edge *e = &m->edges[list[k]];
-		int other = up ? e->from : e->to;
-		cgm_strbuf_puts(b, "<tr><td>");
-		html_fn_link(b, ctx, other, HTML_FN_SIBLING);
-		if (e->ambiguous)
-			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"one of several candidates "
-					   "of a call site\">ambiguous</span>");
-		if (cgm_edge_unexplained(e))
-			cgm_strbuf_puts(b, " <span class=\"badge error\" title=\"observed at runtime "
-					   "but not found in the source\">unexplained</span>");
-		if (cgm_edge_get_rare(e)->earlier_body)
-			cgm_strbuf_puts(b, " <span class=\"badge\" title=\"observed against an earlier "
-					   "body of the caller (replaced since): matched by callee, not "
-					   "by line\">earlier body</span>");
-		cgm_strbuf_puts(b, "<td>"), cgm_strbuf_puts(b, cgm_via_name(e->via));
-		if (e->object) {
-			cgm_strbuf_puts(b, " <span class=\"object\">");
-			html_text(b, cgm_via_object_tail(e->via, e->object));
-			cgm_strbuf_puts(b, "</span>");
-		}
-		cgm_strbuf_puts(b, "<td>"), cgm_strbuf_puts(b, html_provenance_name(e->provenance));
-		cgm_strbuf_puts(b, "<td>");
-		int nknown = 0;
-		for (int l = 0; l < e->nlines; l++) {
-			if (e->lines[l] <= 0) /* observed with no known site */
-				continue;
-			cgm_strbuf_puts(b, nknown++ ? ", " : "");
-			if (e->from < ctx->nuser) {
-				cgm_strbuf_puts(b, "<a href=\"");
-				if (up)
-					html_fn_href(b, ctx, e->from, HTML_FN_SIBLING);
-				cgm_strbuf_puts(b, "#L"), cgm_strbuf_add_int(b, e->lines[l]);
-				cgm_strbuf_puts(b, "\">"), cgm_strbuf_add_int(b, e->lines[l]);
-				cgm_strbuf_puts(b, "</a>");
-			} else {
-				cgm_strbuf_add_int(b, e->lines[l]);
-			}
-		}
-		if (nknown == 0)
-			cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
-		if (!figures) {
-			/* no runtime columns */
-		} else if (e->provenance & CGM_EDGE_OBSERVED) {
-			cgm_strbuf_printf(b, "<td class=\"num\">%lld<td class=\"num\">",
-					  (long long)cgm_edge_runtime(e)->calls);
-			html_ms(b, cgm_edge_runtime(e)->total_ms);
-		} else {
-			cgm_strbuf_puts(b, "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94"
-					   "<td class=\"num\" data-v=\"-1\">\xE2\x80\x94");
-		}
-		cgm_strbuf_putc(b, '\n');
-	}
-	cgm_strbuf_puts(b, "</tbody></table>\n");
+			  "<table class=\"sortable\" data-rows=\"%c\"><thead><tr><th>%s</th>"
+			  "<th>via</th><th>provenance</th><th>call-site lines%s</th>%s</tr></thead>"
+			  "<tbody></tbody></table>\n",
+			  up ? 'c' : 'd', up ? "caller" : "callee", up ? " (in the caller)" : "",
+			  ctx->model->has_runtime
+				  ? "<th class=\"num\">calls</th><th class=\"num\">total ms</th>"
+				  : "");
 }
 
 static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
@@ -323,8 +268,18 @@ static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
 	case CGM_RES_RESOLVED:
 	case CGM_RES_AMBIGUOUS:
 		if (site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser) {
-			cgm_strbuf_puts(b, "<a class=\"call\" href=\"");
+			cgm_strbuf_puts(b, "<a href=\"");
 			html_fn_href(b, ctx, site->targets[0], HTML_FN_SIBLING);
+			/* A plain call's title is its target's id, which the page's
+			 * script takes from the search index: a busy body's links
+			 * were a third of its source view. */
+			bool plain = cgm_site_target_via(site, 0) != CGM_VIA_TRIGGER &&
+				     !cgm_site_target_object(site, 0) &&
+				     site->resolution != CGM_RES_AMBIGUOUS;
+			if (plain) {
+				cgm_strbuf_puts(b, "\">");
+				return;
+			}
 			cgm_strbuf_puts(b, "\" title=\"");
 			if (cgm_site_target_via(site, 0) == CGM_VIA_TRIGGER)
 				cgm_strbuf_puts(b, "fires trigger function ");
@@ -457,7 +412,13 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 			by_line[j] = by_line[j - 1];
 			by_line[j - 1] = t;
 		}
-	cgm_strbuf_puts(b, "<pre class=\"source\">");
+	/* Lines as text, one per line: the script makes each a span that the
+	 * CSS numbers and #L<n> anchors (a fifth of a source view's bytes
+	 * were those spans); data-dyn and data-miss name the lines with a
+	 * dynamic site or a missing callee. */
+	cgm_strbuf body = CGM_STRBUF_INIT, dyn_lines = CGM_STRBUF_INIT, miss_lines = CGM_STRBUF_INIT;
+	cgm_strbuf *whole = b;
+	b = &body;
 	const char *p = f->source;
 	int lineno = 0, si = 0;
 	while (*p || lineno == 0) {
@@ -501,13 +462,12 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 			placed[k] = true;
 		}
 		qsort(spans, (size_t)nspans, sizeof(span), compare_spans);
-		/* The line number is CSS's (a counter in ::before): it stays out
-		 * of a copied selection, and out of the page's bytes. */
-		cgm_strbuf_puts(b, "<span id=\"L"), cgm_strbuf_add_int(b, lineno);
-		cgm_strbuf_puts(b, dyn && miss ? "\" class=\"dyn miss\">"
-				   : dyn       ? "\" class=\"dyn\">"
-				   : miss      ? "\" class=\"miss\">"
-					       : "\">");
+		if (lineno > 1)
+			cgm_strbuf_putc(b, '\n');
+		if (dyn)
+			cgm_strbuf_printf(&dyn_lines, "%s%d", dyn_lines.len ? " " : "", lineno);
+		if (miss)
+			cgm_strbuf_printf(&miss_lines, "%s%d", miss_lines.len ? " " : "", lineno);
 		size_t pos = 0;
 		for (int s2 = 0; s2 < nspans; s2++) {
 			char *seg = strndup(p + pos, spans[s2].start - pos);
@@ -525,12 +485,19 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		free(rest);
 		for (int k = first; k < last; k++)
 			line_marks(b, ctx, fn, by_line[k], placed[k]);
-		cgm_strbuf_puts(b, "</span>");
 		if (!eol)
 			break;
 		p = eol + 1;
 	}
-	cgm_strbuf_puts(b, "</pre>\n");
+	cgm_strbuf_puts(whole, "<pre class=\"source\"");
+	if (dyn_lines.len)
+		cgm_strbuf_printf(whole, " data-dyn=\"%s\"", cgm_strbuf_cstr(&dyn_lines));
+	if (miss_lines.len)
+		cgm_strbuf_printf(whole, " data-miss=\"%s\"", cgm_strbuf_cstr(&miss_lines));
+	cgm_strbuf_putc(whole, '>');
+	cgm_strbuf_add(whole, body.data ? body.data : "", body.len);
+	cgm_strbuf_puts(whole, "</pre>\n");
+	cgm_strbuf_free(&body), cgm_strbuf_free(&dyn_lines), cgm_strbuf_free(&miss_lines);
 	free(by_line), free(spans), free(placed);
 }
 
@@ -671,9 +638,12 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	cgm_strbuf b = CGM_STRBUF_INIT, dot = CGM_STRBUF_INIT, svg = CGM_STRBUF_INIT;
 	html_graph_info info = { 0 };
 	html_graph_function(&dot, &info, scratch, ctx, fn);
+	html_pagedata pd;
+	html_pagedata_init(&pd, ctx, fn);
+	html_pagedata_edges(&pd, fn);
 	int rc = CGM_EINPUT;
 	if (!ctx->opts.graphviz_neighbourhoods) {
-		rc = html_layout_graph(&svg, cgm_strbuf_cstr(&dot), f->id, "../functions/");
+		rc = html_layout_graph(&svg, cgm_strbuf_cstr(&dot), f->id, "../functions/", &pd);
 		if (rc != 0)
 			cgm_error_clear(); /* a graph it does not draw: Graphviz does */
 	}
@@ -683,17 +653,19 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	}
 
 	page_head(&b, ctx, fn, true);
+	cgm_strbuf_puts(&b, "<noscript><p class=\"note\">The graph is drawn by the page's script, "
+			    "as are its callers and callees tables and the source's line "
+			    "numbers.</p></noscript>\n");
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
-	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers (left) and callees (right) up to %d "
-			      "call%s away. Click a function to open its page.",
+	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers left, callees right, up to %d call%s "
+			      "away.",
 			  ctx->opts.depth, ctx->opts.depth == 1 ? "" : "s");
 	if (info.omitted > 0)
-		cgm_strbuf_printf(&b, " <b>It shows %d of the %d functions within that distance; "
-				      "the other %d are counted in \xE2\x80\x9C+N more\xE2\x80\x9D "
-				      "nodes</b> (a graph draws at most %d functions, and beyond the "
-				      "direct callers and callees at most %d per function, the busiest "
-				      "first). The tables below list every direct caller and callee.",
+		cgm_strbuf_printf(&b, " <b>%d of the %d functions shown, %d counted in "
+				      "\xE2\x80\x9C+N more\xE2\x80\x9D nodes</b> (at most %d in a "
+				      "graph, %d per function past the first ring, the busiest first; "
+				      "the tables list them all).",
 				  info.shown, info.shown + info.omitted, info.omitted, ctx->opts.node_cap,
 				  html_graph_outer_fanout());
 	cgm_strbuf_puts(&b, "</p>\n");
@@ -709,10 +681,12 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 				  (int)(strlen(ctx->page[fn]) - 5), ctx->page[fn]);
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
-	html_function_relations(&b, ctx, fn);
+	html_function_relations(&b, &pd.relrows, ctx, fn);
 	problem_sites(&b, ctx, scratch, fn);
 	source_view(&b, ctx, fn);
-	html_page_end(&b, "../", false);
+	html_pagedata_write(&b, &pd);
+	html_pagedata_free(&pd);
+	html_page_end(&b, "../", true);
 
 	if (rc == 0 && ctx->opts.dot_sources) {
 		char rel[512];
@@ -743,7 +717,7 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	uint64_t h = html_key_u64(ctx->site_key, ctx->hood[fn]);
 	cgm_strbuf b = CGM_STRBUF_INIT;
 	page_head(&b, ctx, fn, false);
-	html_function_relations(&b, ctx, fn);
+	html_function_relations(&b, &b, ctx, fn);
 	problem_sites(&b, ctx, scratch, fn);
 	h = html_key_bytes(h, b.data ? b.data : "", b.len);
 	cgm_strbuf_free(&b);

@@ -56,6 +56,8 @@ typedef struct html_ctx {
 	int nfn;              /* model->nfunctions (builtins included) */
 	int nuser;            /* functions with a page: [0, nuser) */
 	char **page;          /* file name inside functions/ (NULL for builtins) */
+	int *page_order;      /* [0, nuser) by page name, for html_fn_of_page */
+	bool *page_hash_unique; /* the hash ending its page name ends no other */
 
 	/* Edge indexes leaving / entering each function, ordered by the other
 	 * end's id then via. */
@@ -118,6 +120,8 @@ void html_layout_stats_last(html_layout_stats *out);
  * cgm_escape_filename: any that share a name, compared case-insensitively,
  * are renamed with cgm_escape_filename_wide (the extension kept). */
 void html_unique_pages(char **pages, const char *const *names, int n);
+/* The function whose page (inside functions/) is name; -1 when none. */
+int html_fn_of_page(const html_ctx *ctx, const char *name);
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
 		   const char *outdir);
 void html_ctx_free(html_ctx *ctx);
@@ -206,7 +210,47 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
  * empty <svg> with its markers and the layout as JSON); links starting with
  * strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds what
  * that layout does not draw: the caller uses html_graph_svg then. */
-int html_layout_graph(cgm_strbuf *out, const char *dot, const char *what, const char *strip_prefix);
+typedef struct html_pagedata html_pagedata;
+/* With pd, a node that is a function page the page's data names (added when
+ * new) is written by its index there, and its tooltip without what the
+ * script derives (html_pagedata.c). */
+int html_layout_graph(cgm_strbuf *out, const char *dot, const char *what, const char *strip_prefix,
+		      html_pagedata *pd);
+
+/* ---- html_pagedata.c: what a function page's script builds its tables
+ * and graph nodes from (the format is in the file) ---- */
+#define HTML_PAGEDATA_STRINGS 32
+typedef struct html_pagedata {
+	const html_ctx *ctx;
+	int *fns, nfns, capfns;   /* the functions the page names, in order */
+	int *slots, nslots;       /* fn -> index + 1 in fns (open addressing) */
+	const char *strings[HTML_PAGEDATA_STRINGS]; /* static texts, not owned */
+	int nstrings;
+	cgm_strbuf rows[2];       /* callers, callees */
+	cgm_strbuf relrows;       /* relations (html_function_relations) */
+	struct html_pagedata_row {
+		int who;          /* index in fns; -1 a function with no page */
+		bool up;          /* a caller's row */
+		size_t tooltip;   /* offset in tooltips of its graph edge's tooltip */
+	} *rowinfo;
+	int nrows, caprows, nrows_dir[2];
+	cgm_strbuf tooltips;
+} html_pagedata;
+typedef struct html_pagedata_row html_pagedata_row;
+/* Starts with fn, the page's own function, at index 0. */
+void html_pagedata_init(html_pagedata *pd, const html_ctx *ctx, int fn);
+void html_pagedata_free(html_pagedata *pd);
+/* fn's index in the page's list (added when new); -1 when fn has no page. */
+int html_pagedata_fn(html_pagedata *pd, int fn);
+/* A row of the callers (up) or callees table for the model's edge. */
+void html_pagedata_edge(html_pagedata *pd, int edge, bool up);
+/* The rows of fn's callers and callees tables, in the order they list. */
+void html_pagedata_edges(html_pagedata *pd, int fn);
+/* The row (callers first, then callees, from 0) of the graph edge from ->
+ * to (indexes in fns; one of them 0, the page's own) whose tooltip is the
+ * one the script writes from that row; -1 when none. */
+int html_pagedata_row_of(const html_pagedata *pd, int from, int to, const char *tooltip);
+void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd);
 
 /* ---- pages ---- */
 /* Both set out_hash[k] to the hash of file k of the page they wrote
@@ -231,7 +275,9 @@ void html_relations_index(cgm_strbuf *b, const html_ctx *ctx);
 /* "table", "view", "materialized view", ... for a pg_class.relkind;
  * "relation" when unknown. */
 const char *html_relkind_word(char relkind);
-void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn);
+/* fn's relations: the table's head into b, its rows (JSON, for the page's
+ * data: html_pagedata.c) appended to rows. */
+void html_function_relations(cgm_strbuf *b, cgm_strbuf *rows, const html_ctx *ctx, int fn);
 
 /* ---- html_profile.c: execution trees, flame graphs, call shapes ---- */
 #define HTML_PROFILE_TREE_CAP 1000  /* frames shown in one execution tree */

@@ -812,9 +812,67 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
  * A node's label is 0 when it is the tooltip up to " (" without its
  * schema; style is an index + 1 into ns or es (0: the default look);
  * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
- * (label derived, no style, box, 10, black) are left off the end. */
+ * (label derived, no style, box, 10, black) are left off the end.
+ *
+ * On a function page (pd), a node that is a function the page's data
+ * names has that index (a number) for its href, and for its tooltip only
+ * what follows the id and " (status)", which the script takes from the
+ * search index; an edge whose tooltip is the one the script writes from a
+ * row of the page's tables has that row's number + 1 instead; and when it
+ * has the tooltip of an earlier edge in "e" (the j-th, from 0) has -(j + 1);
+ * and when it has no label and both its ends are the only nodes of their
+ * functions, it
+ * is left out of "e" and drawn from the row: "g": [style + 1 per row,
+ * callers' rows first; 0 not drawn; trailing zeros left off]. */
 static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
-			const char *strip_prefix)
+			const char *strip_prefix, html_pagedata *pd);
+
+/* Node i is the only node of its function (refs: each node's index in the
+ * page's data, -1 none). */
+static bool sole_ref(const int *refs, int nnodes, int i)
+{
+	if (refs[i] < 0)
+		return false;
+	for (int k = 0; k < nnodes; k++)
+		if (k != i && refs[k] == refs[i])
+			return false;
+	return true;
+}
+
+/* A node that is a function page named in the page's data (pd): its index
+ * there, and how much of its tooltip the script derives from the search
+ * index (the id, then " (status)" when it has one); -1 when it is not. */
+static int page_ref(html_pagedata *pd, const char *url, const char *tooltip, size_t *derived)
+{
+	if (!pd || !url || !tooltip)
+		return -1;
+	int fn = html_fn_of_page(pd->ctx, url);
+	if (fn < 0)
+		return -1;
+	const char *id = pd->ctx->model->functions[fn].id;
+	size_t len = strlen(id);
+	if (strncmp(tooltip, id, len) != 0)
+		return -1;
+	cgm_strbuf status = CGM_STRBUF_INIT;
+	html_status_text(&status, pd->ctx, fn);
+	if (status.len) {
+		size_t slen = status.len;
+		if (strncmp(tooltip + len, " (", 2) != 0 ||
+		    strncmp(tooltip + len + 2, status.data, slen) != 0 ||
+		    tooltip[len + 2 + slen] != ')')
+			len = (size_t)-1;
+		else
+			len += 3 + slen;
+	}
+	cgm_strbuf_free(&status);
+	if (len == (size_t)-1)
+		return -1;
+	*derived = len;
+	return html_pagedata_fn(pd, fn);
+}
+
+static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
+			const char *strip_prefix, html_pagedata *pd)
 {
 	cgm_strbuf_printf(out,
 			  "<svg width=\"%dpx\" height=\"%dpx\" viewBox=\"0 0 %d %d\" "
@@ -828,6 +886,7 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 	int nns = 0, cap_ns = 0, nes = 0, cap_es = 0;
 	cgm_strbuf style = CGM_STRBUF_INIT;
 	size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
+	int *refs = cgm_arena_alloc(l->arena, ((size_t)l->nnodes + 1) * sizeof(int));
 	for (int i = 0; i < l->nnodes; i++) {
 		const lnode *n = &l->nodes[i];
 		const int numbers[5] = { px(n->x - n->w / 2), px(n->y - n->h / 2), px(n->w), px(n->h),
@@ -838,7 +897,12 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		const char *url = n->url;
 		if (url && plen && strncmp(url, strip_prefix, plen) == 0)
 			url += plen;
-		if (url) {
+		size_t derived = 0;
+		int ref = page_ref(pd, url, n->tooltip, &derived);
+		refs[i] = ref;
+		if (ref >= 0) {
+			cgm_strbuf_add_int(out, ref);
+		} else if (url) {
 			cgm_strbuf_putc(out, '"');
 			cgm_escape_json(out, url);
 			cgm_strbuf_putc(out, '"');
@@ -846,24 +910,24 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			cgm_strbuf_puts(out, "0");
 		}
 		cgm_strbuf_putc(out, ',');
-		if (n->tooltip)
-			put_json_visible(out, n->tooltip);
+		if (n->tooltip && n->tooltip[derived])
+			put_json_visible(out, n->tooltip + derived);
 		else
 			cgm_strbuf_puts(out, "0");
 		cgm_strbuf_reset(&style);
 		node_style(&style, n);
 		int si = style_index(l, &node_styles, &nns, &cap_ns, cgm_strbuf_cstr(&style));
 		const char *fc = n->fontcolor ? colour(n->fontcolor, "#000000") : NULL;
-		bool derived = label_derivable(n);
+		bool label_derived = label_derivable(n);
 		int fields = fc			     ? 12
 			     : n->fontsize != 10.0    ? 11
 			     : n->shape != SHAPE_BOX  ? 10
 			     : si		     ? 9
-			     : !derived		     ? 8
+			     : !label_derived		     ? 8
 						     : 7;
 		if (fields > 7) {
 			cgm_strbuf_putc(out, ',');
-			if (derived)
+			if (label_derived)
 				cgm_strbuf_putc(out, '0');
 			else
 				put_json_visible(out, n->label);
@@ -881,13 +945,32 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		cgm_strbuf_putc(out, ']');
 	}
 	cgm_strbuf_puts(out, "],\n\"e\":[");
+	/* An edge of the focal function drawn for a row of the tables, between
+	 * nodes no other node shares a function with, is that row's entry in
+	 * "g" (its style + 1) instead: the script draws it from the row. */
+	int nrows = pd ? pd->nrows : 0, last_drawn = -1, written = 0;
+	int *drawn = nrows ? cgm_arena_alloc(l->arena, (size_t)nrows * sizeof(int)) : NULL;
+	const char **written_tips = cgm_arena_alloc(l->arena, ((size_t)l->nedges + 1) * sizeof(char *));
+	if (drawn)
+		memset(drawn, 0, (size_t)nrows * sizeof(int));
 	for (int k = 0; k < l->nedges; k++) {
 		const ledge *e = &l->edges[k];
 		cgm_strbuf_reset(&style);
 		edge_style(&style, e);
 		int si = style_index(l, &edge_styles, &nes, &cap_es, cgm_strbuf_cstr(&style));
 		bool label = e->label && *e->label;
-		cgm_strbuf_puts(out, k ? ",\n[" : "[");
+		int row = pd && e->tooltip ? html_pagedata_row_of(pd, refs[e->from], refs[e->to],
+								 e->tooltip)
+					   : -1;
+		if (row >= 0 && !label && !drawn[row] && sole_ref(refs, l->nnodes, e->from) &&
+		    sole_ref(refs, l->nnodes, e->to)) {
+			drawn[row] = si + 1;
+			if (row > last_drawn)
+				last_drawn = row;
+			continue;
+		}
+		written_tips[written] = e->tooltip;
+		cgm_strbuf_puts(out, written++ ? ",\n[" : "[");
 		cgm_strbuf_add_int(out, e->from);
 		cgm_strbuf_putc(out, ',');
 		cgm_strbuf_add_int(out, e->to);
@@ -895,7 +978,15 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			cgm_strbuf_putc(out, ','), cgm_strbuf_add_int(out, si);
 		if (e->tooltip || label) {
 			cgm_strbuf_putc(out, ',');
-			if (e->tooltip)
+			int same = -1; /* an earlier edge's: a dynamic site's many targets */
+			for (int j = 0; pd && row < 0 && e->tooltip && j < written - 1 && same < 0; j++)
+				if (written_tips[j] && strcmp(written_tips[j], e->tooltip) == 0)
+					same = j;
+			if (row >= 0)
+				cgm_strbuf_add_int(out, row + 1);
+			else if (same >= 0)
+				cgm_strbuf_add_int(out, -(same + 1));
+			else if (e->tooltip)
 				put_json_visible(out, e->tooltip);
 			else
 				cgm_strbuf_putc(out, '0');
@@ -906,6 +997,14 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		}
 		cgm_strbuf_putc(out, ']');
 	}
+	if (last_drawn >= 0) {
+		cgm_strbuf_puts(out, "],\n\"g\":[");
+		for (int r = 0; r <= last_drawn; r++) {
+			if (r)
+				cgm_strbuf_putc(out, ',');
+			cgm_strbuf_add_int(out, drawn[r]);
+		}
+	}
 	cgm_strbuf_puts(out, "],\n\"ns\":[");
 	for (int i = 0; i < nns; i++) {
 		cgm_strbuf_printf(out, "%s\"", i ? "," : "");
@@ -915,13 +1014,17 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 	cgm_strbuf_puts(out, "],\n\"es\":[");
 	for (int i = 0; i < nes; i++)
 		cgm_strbuf_printf(out, "%s%s", i ? "," : "", edge_styles[i]);
-	cgm_strbuf_puts(out, "]}</script>\n<noscript><p class=\"muted\">The graph is drawn by the "
-			     "page's script; the tables below list every direct caller and "
-			     "callee.</p></noscript>\n");
+	/* A function page says once what its script draws (html_function.c). */
+	cgm_strbuf_puts(out, "]}</script>\n");
+	if (!pd)
+		cgm_strbuf_puts(out, "<noscript><p class=\"muted\">The graph is drawn by the "
+				     "page's script; the tables below list every direct caller and "
+				     "callee.</p></noscript>\n");
 	cgm_strbuf_free(&style);
 }
 
-int html_layout_graph(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix)
+int html_layout_graph(cgm_strbuf *svg, const char *dot, const char *what, const char *strip_prefix,
+		      html_pagedata *pd)
 {
 	layout l;
 	memset(&l, 0, sizeof(l));
@@ -940,7 +1043,7 @@ int html_layout_graph(cgm_strbuf *svg, const char *dot, const char *what, const 
 		order_ranks(&l, min_rank, max_rank);
 		double width, height;
 		place(&l, min_rank, max_rank, &width, &height);
-		write_graph(svg, &l, width, height, strip_prefix);
+		write_graph(svg, &l, width, height, strip_prefix, pd);
 	}
 	cgm_arena_free(l.arena);
 	return rc;

@@ -505,7 +505,7 @@ void html_relations_index(cgm_strbuf *b, const html_ctx *ctx)
 	cgm_strbuf_puts(b, "</tbody></table>\n");
 }
 
-void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn)
+void html_function_relations(cgm_strbuf *b, cgm_strbuf *rows, const html_ctx *ctx, int fn)
 {
 	const cgm_function *f = &ctx->model->functions[fn];
 	int n = 0;
@@ -513,30 +513,37 @@ void html_function_relations(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		n += f->sites[s].kind == CGM_SITE_RELATION && f->sites[s].name;
 	if (n == 0)
 		return;
-	cgm_strbuf_printf(b, "<h2 id=\"relations\">Relations (%d)</h2>\n<table class=\"sortable\">"
-			     "<thead><tr><th>relation</th><th>events</th><th class=\"num\">line</th>"
-			     "</tr></thead><tbody>\n",
+	cgm_strbuf_printf(b, "<h2 id=\"relations\">Relations (%d)</h2>\n<table class=\"sortable\" "
+			     "data-rows=\"r\"><thead><tr><th>relation</th><th>events</th>"
+			     "<th class=\"num\">line</th></tr></thead><tbody></tbody></table>\n",
 			  n);
+	/* The rows, for the page's script (html_pagedata.c): [relation,
+	 * events, line, flags]; the relation by its page name without .html,
+	 * or {"n": name} when it has no page; line 0 unknown; flags 1: the
+	 * line links nowhere (no source shown). */
 	for (int s = 0; s < f->nsites; s++) {
 		const cgm_site *site = &f->sites[s];
 		if (site->kind != CGM_SITE_RELATION || !site->name)
 			continue;
 		int r = html_relation_find(ctx, site->schema, site->name);
-		cgm_strbuf_puts(b, "<tr><td>");
-		if (r >= 0)
-			html_relation_link(b, ctx, r, "../");
-		else
-			html_text(b, site->name);
-		cgm_strbuf_puts(b, "</td>");
-		events_cell(b, cgm_site_get_rare(site)->events);
-		if (site->line > 0 && f->source)
-			cgm_strbuf_printf(b, "<td class=\"num\"><a href=\"#L%d\">%d</a></td>",
-					  site->line, site->line);
-		else if (site->line > 0)
-			cgm_strbuf_printf(b, "<td class=\"num\">%d</td>", site->line);
-		else
-			cgm_strbuf_puts(b, "<td class=\"num\"><span class=\"muted\">unknown</span></td>");
-		cgm_strbuf_puts(b, "</tr>\n");
+		cgm_strbuf_puts(rows, rows->len ? ",\n[" : "[");
+		if (r >= 0) {
+			/* cgm_escape_filename's: nothing JSON escapes */
+			const char *page = ctx->rels[r].page;
+			size_t len = strlen(page);
+			cgm_strbuf_putc(rows, '"');
+			cgm_strbuf_add(rows, page, len > 5 ? len - 5 : len);
+			cgm_strbuf_putc(rows, '"');
+		} else {
+			cgm_strbuf_puts(rows, "{\"n\":\"");
+			cgm_escape_json_visible(rows, site->name);
+			cgm_strbuf_puts(rows, "\"}");
+		}
+		char text[64];
+		cgm_strbuf_puts(rows, ",\"");
+		cgm_escape_json_visible(rows, cgm_events_text(text, sizeof(text),
+							      cgm_site_get_rare(site)->events));
+		cgm_strbuf_printf(rows, "\",%d%s]", site->line > 0 ? site->line : 0,
+				  site->line > 0 && !f->source ? ",1" : "");
 	}
-	cgm_strbuf_puts(b, "</tbody></table>\n");
 }

@@ -177,7 +177,10 @@ async function main() {
     }
   })(args.site);
   check(pages.length > 0, 'the site has ' + pages.length + ' pages');
-  const expectedScripts = (rel) => (rel === 'index.html' ? 2 : 1);
+  // The index and the function pages load the search index (function pages
+  // take the ids of the functions they show from it); the rest only the
+  // site's script.
+  const expectedScripts = (rel) => (rel === 'index.html' || rel.startsWith('functions/') ? 2 : 1);
   let cleanPages = 0;
   for (const rel of pages) {
     problems.length = 0;
@@ -187,8 +190,10 @@ async function main() {
       // Graph data (a JSON block right after the empty SVG the site's
       // script draws it into) is never run; any other script is the site's.
       scripts: document.querySelectorAll('script:not([type="application/json"])').length,
+      // So is a function page's data (one block, id cgmap-page).
       foreign: Array.from(document.querySelectorAll('script')).filter(s => s.type === 'application/json'
         ? !(s.classList.contains('layered-data') && s.previousElementSibling && s.previousElementSibling.matches('svg.layered'))
+          && !(s.id === 'cgmap-page' && document.querySelectorAll('script#cgmap-page').length === 1)
         : !/(assets\\/cgmap\\.js|search-index\\.js)$/.test(s.src)).length,
       // The legend's drawing is the one image a page may show.
       hostile: document.querySelectorAll('img:not(details.legend > img), iframe, object, embed').length,
@@ -237,7 +242,7 @@ async function main() {
   // use and its links lead back up.
   if (args.searches.length) {
     const s = args.searches[0];
-    const start = pages.find((p) => p.startsWith('functions/'));
+    const start = pages.find((p) => p.startsWith('schemas/'));
     await navigate(fileUrl(start));
     check(await evaluate("!document.getElementById('search-box').hidden && !window.CGMAP_INDEX"),
       `the search box is on ${start}, its index not loaded yet`);
@@ -301,6 +306,38 @@ async function main() {
       else check(false, `${id}: node "${n.text}" links to the page of "${h1}" but says "${n.title}"`);
     }
     check(right === fnNodes.length, `${id}: ${right} of ${fnNodes.length} graph nodes open the page of the function they name`);
+
+    // The callers, callees and relations tables the script built from the
+    // page's data: a row per entry, each function named by the id of the
+    // page it links to, each call-site line linking to a line of a source.
+    const tables = await evaluate(`(() => {
+      const P = JSON.parse(document.getElementById('cgmap-page').textContent);
+      const ids = {};
+      for (const e of window.CGMAP_INDEX) ids[e[1]] = e[0];
+      const out = { want: (P.c || []).length + (P.d || []).length + (P.r || []).length, rows: 0, bad: [] };
+      for (const t of document.querySelectorAll('table[data-rows]')) {
+        for (const tr of t.tBodies[0].rows) {
+          out.rows++;
+          const a = tr.cells[0].querySelector('a');
+          if (!a) continue;
+          const page = new URL(a.href).pathname.split('/').slice(-2).join('/');
+          if (ids[decodeURIComponent(page)] !== a.textContent) out.bad.push(a.textContent + ' -> ' + page);
+        }
+      }
+      return out;
+    })()`);
+    check(tables.rows === tables.want && tables.rows > 0 && tables.bad.length === 0,
+      `${id}: the tables hold ${tables.rows} of ${tables.want} rows, each named as its page (wrong: ${tables.bad.join('; ')})`);
+    const lines = await evaluate(`(() => {
+      const links = Array.from(document.querySelectorAll('table[data-rows] td a[href*="#L"]'));
+      const here = links.filter(a => a.getAttribute('href').startsWith('#'));
+      return { all: links.length, here: here.length,
+        missing: here.filter(a => !document.getElementById(a.getAttribute('href').slice(1))).map(a => a.getAttribute('href')),
+        numbered: document.querySelectorAll('pre.source > span[id^="L"]').length,
+        text: (document.querySelector('pre.source') || {}).textContent || '' };
+    })()`);
+    check(lines.missing.length === 0 && (lines.numbered > 0 || !lines.text),
+      `${id}: ${lines.numbered} source lines numbered; the ${lines.here} line links into it land (missing: ${lines.missing.join(' ')})`);
 
     // A real click on a node other than this function's own.
     await navigate(fileUrl(href));
@@ -443,15 +480,15 @@ async function main() {
       tools: document.querySelector('.flame-tools').hidden })`);
     check(flame.frames > 0 && flame.shown === flame.frames && flame.tools, `${profilePage}: without JavaScript the flame graph shows all ${flame.frames} frames`);
   }
-  // A function page without JavaScript: the graph is not drawn and says
-  // so; its callers and callees tables are there.
+  // A function page without JavaScript: the graph and the tables' rows are
+  // not drawn, and the page says so; its source is still there to read.
   if (graphHrefs.length) {
     await navigate(fileUrl(graphHrefs[0]));
     const page = await evaluate(`({ nodes: document.querySelectorAll('.graph svg.layered a.node').length,
-      says: document.body.innerText.includes('The graph is drawn by the page\\'s script'),
-      tables: document.querySelectorAll('#callers + table, #callees + table').length })`);
-    check(page.nodes === 0 && page.says && page.tables > 0,
-      `${graphHrefs[0]}: without JavaScript the graph says it needs the script and the ${page.tables} tables are there`);
+      says: document.body.innerText.includes('The graph is drawn by the page\\'s script, as are its callers and callees tables'),
+      source: ((document.querySelector('pre.source') || {}).textContent || '').length })`);
+    check(page.nodes === 0 && page.says && page.source > 0,
+      `${graphHrefs[0]}: without JavaScript the page says its graph and tables need the script, and shows its ${page.source}-character source`);
   }
   await S('Emulation.setScriptExecutionDisabled', { value: false });
 }

@@ -516,9 +516,11 @@ static void test_relation_pages(void **state)
 	/* The reader's page has a Relations section linking to the page. */
 	page = function_page(dir, "app.main()");
 	assert_non_null(strstr(page, "<h2 id=\"relations\">Relations (1)</h2>"));
-	cgm_strbuf_printf(&want, "<a class=\"rel\" href=\"../%s\">app.orders</a></td>"
-				 "<td>SELECT</td><td class=\"num\"><a href=\"#L4\">4</a></td>",
-			  cgm_strbuf_cstr(&rel));
+	/* The row, for the page's script: the relation by its page name,
+	 * the events, the line. */
+	cgm_strbuf_printf(&want, "\"r\":[[\"%.*s\",\"SELECT\",4]]",
+			  (int)(strlen(cgm_strbuf_cstr(&rel)) - strlen("relations/") - 5),
+			  cgm_strbuf_cstr(&rel) + strlen("relations/"));
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
 	cgm_strbuf_free(&want);
 	free(page);
@@ -591,21 +593,25 @@ static void test_every_page_is_written(void **state)
 	assert_non_null(strstr(page, "Legend"));
 	/* Call sites link to their targets from the source. */
 	cgm_strbuf href = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&href, "<a class=\"call\" href=\"");
+	cgm_strbuf_puts(&href, "<a href=\"");
 	cgm_escape_filename(&href, "app.work()");
-	cgm_strbuf_puts(&href, ".html\"");
+	cgm_strbuf_puts(&href, ".html\">");
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
 	/* Observed edge labelled with its count; observed-only edge coloured. */
 	assert_non_null(strstr(page, "10\xC3\x97"));
 	cgm_strbuf_free(&href);
 	free(page);
 	page = function_page(dir, "app.work()");
-	/* The callers table gives the call-site line in the caller as a link. */
-	cgm_strbuf_puts(&href, "href=\"");
+	/* The callers table's row (in the page's data, html_pagedata.c):
+	 * the caller, named by the hash ending its page name, with its
+	 * call-site line, which the script links into the caller's source. */
 	cgm_escape_filename(&href, "app.main()");
-	cgm_strbuf_puts(&href, ".html#L3\">3</a>");
-	assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
-	assert_non_null(strstr(page, "static+observed"));
+	const char *dash = strrchr(cgm_strbuf_cstr(&href), '-');
+	char named[64];
+	snprintf(named, sizeof(named), ",\"%s\"", dash + 1);
+	assert_non_null(strstr(page, named));
+	assert_non_null(strstr(page, "\"c\":[[1,0,1,[3]"));
+	assert_non_null(strstr(page, "\"static+observed\""));
 	cgm_strbuf_free(&href);
 	free(page);
 	page = function_page(dir, "app.dyn()");
@@ -615,7 +621,7 @@ static void test_every_page_is_written(void **state)
 	assert_non_null(strstr(page, "dynamic EXECUTE: never observed"));
 	assert_non_null(strstr(page, "<span class=\"missing\""));
 	assert_non_null(strstr(page, "nosuch(1 arg)"));
-	assert_non_null(strstr(page, "\" class=\"dyn")); /* a source line marked dynamic */
+	assert_non_null(strstr(page, "<pre class=\"source\" data-dyn=\"")); /* lines marked dynamic */
 	free(page);
 	free_files(&files);
 	remove_dir(dir);
@@ -661,22 +667,38 @@ static void test_links_land(void **state)
 				fail_msg("%s links to %s, which does not exist", rel, target);
 			checked++;
 		}
-		/* The links of a graph the page's script draws: the sixth field
-		 * of each node in its layout data. */
-		for (const char *p = text; (p = strstr(p, "class=\"layered-data\">")); ) {
-			const char *end = strstr(p, "</script>");
+		/* The functions a page's data names, which its tables and graph
+		 * link to (html_pagedata.c): by page name, or by the hash that
+		 * ends exactly one page name. */
+		const char *data = strstr(text, "<script type=\"application/json\" id=\"cgmap-page\">{\"f\":[");
+		if (data) {
+			const char *end = strchr(data, ']');
 			assert_non_null(end);
-			for (const char *q = p; (q = strstr(q, ".html\"")) && q < end; q++) {
-				const char *open = q;
-				while (open > p && *open != '"')
-					open--;
-				char path[8192];
-				snprintf(path, sizeof(path), "%s/%.*s.html", base, (int)(q - open - 1), open + 1);
-				if (access(path, R_OK) != 0)
-					fail_msg("%s draws a node linking to %s, which does not exist", rel, path);
+			for (const char *q = strchr(data, '[') + 1; q < end; ) {
+				const char *open = strchr(q, '"'), *close = open ? strchr(open + 1, '"') : NULL;
+				if (!open || open > end)
+					break;
+				char name[2048];
+				snprintf(name, sizeof(name), "%.*s", (int)(close - open - 1), open + 1);
+				int found = 0;
+				if (strchr(name, '-')) {
+					char path[8192];
+					snprintf(path, sizeof(path), "%s/%s.html", base, name);
+					found = access(path, R_OK) == 0;
+				} else {
+					char tail[2100];
+					snprintf(tail, sizeof(tail), "-%s.html", name);
+					for (int k = 0; k < files.n; k++) {
+						size_t pl = strlen(files.paths[k]), tl = strlen(tail);
+						found += strncmp(files.paths[k], "functions/", 10) == 0 && pl > tl &&
+							 strcmp(files.paths[k] + pl - tl, tail) == 0;
+					}
+				}
+				if (found != 1)
+					fail_msg("%s names function %s, which is %d pages", rel, name, found);
 				graph_links++;
+				q = close + 1;
 			}
-			p = end;
 		}
 		free(text);
 	}
@@ -754,9 +776,12 @@ static void test_hostile_names_stay_text(void **state)
 			 * and graph data that holds no '<' (none can end it). */
 			static const char data_tag[] =
 				"<script type=\"application/json\" class=\"layered-data\">";
+			static const char page_tag[] =
+				"<script type=\"application/json\" id=\"cgmap-page\">";
 			for (const char *p = text; (p = strstr(p, "<script")); p += 7) {
-				if (strncmp(p, data_tag, strlen(data_tag)) == 0) {
-					const char *body = p + strlen(data_tag);
+				bool graph = strncmp(p, data_tag, strlen(data_tag)) == 0;
+				if (graph || strncmp(p, page_tag, strlen(page_tag)) == 0) {
+					const char *body = p + strlen(graph ? data_tag : page_tag);
 					const char *lt = strchr(body, '<');
 					if (!lt || strncmp(lt, "</script>", 9) != 0)
 						fail_msg("%s holds graph data with a '<'", files.paths[i]);
@@ -1019,8 +1044,7 @@ static void test_node_cap_says_more(void **state)
 	/* A function's own callees are drawn 16 at most, however high the node
 	 * cap: the hub and 16 callees; 104 more counted, not dropped. */
 	assert_non_null(strstr(page, "+104 more callees"));
-	assert_non_null(strstr(page, "It shows 17 of the 121 functions within that distance; "
-				     "the other 104"));
+	assert_non_null(strstr(page, "17 of the 121 functions shown, 104 counted in"));
 	free(page);
 	cgm_strbuf rel = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&rel, "dot/functions/");
@@ -1070,7 +1094,7 @@ static void test_node_cap_says_more(void **state)
 	dir = render(m, 2, 50, 1);
 	page = function_page(dir, "big.hub()");
 	assert_null(strstr(page, "more callees"));
-	assert_null(strstr(page, "It shows"));
+	assert_null(strstr(page, "functions shown"));
 	free(page);
 	remove_dir(dir);
 	cgm_model_free(m);
@@ -2375,7 +2399,7 @@ static void test_layered_layout_columns(void **state)
 		"  n0 -> n0;\n"
 		"}\n";
 	cgm_strbuf graph = CGM_STRBUF_INIT;
-	assert_int_equal(html_layout_graph(&graph, dot, "app.f()", "../functions/"), 0);
+	assert_int_equal(html_layout_graph(&graph, dot, "app.f()", "../functions/", NULL), 0);
 	const char *out = cgm_strbuf_cstr(&graph);
 	int caller = node_centre_x(out, "caller.html"), focal = node_centre_x(out, "f.html");
 	int callee = node_centre_x(out, "callee.html"), deep = node_centre_x(out, "deep.html");
@@ -2426,7 +2450,7 @@ static void test_layered_layout_refuses(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cgm_strbuf svg = CGM_STRBUF_INIT;
-		int rc = html_layout_graph(&svg, bad[i], "app.g()", NULL);
+		int rc = html_layout_graph(&svg, bad[i], "app.g()", NULL, NULL);
 		if (rc != CGM_EINPUT)
 			fail_msg("laid out %s", bad[i]);
 		assert_non_null(strstr(cgm_error_message(), "'app.g()'"));
@@ -2451,10 +2475,16 @@ static void test_function_graph_layouts(void **state)
 		char *page = function_page(dir, "app.main()");
 		assert_int_equal(strstr(page, "class=\"layered\"") != NULL, !graphviz);
 		cgm_strbuf href = CGM_STRBUF_INIT;
-		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : ",\"");
+		/* Graphviz's SVG links the node; cgmap's layout names the node
+		 * by its index in the page's data, which names app.work(). */
+		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : "");
 		cgm_escape_filename(&href, "app.work()");
-		cgm_strbuf_puts(&href, graphviz ? ".html\"" : ".html\",");
-		assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
+		cgm_strbuf_puts(&href, graphviz ? ".html\"" : "");
+		const char *name = graphviz ? cgm_strbuf_cstr(&href)
+					    : strrchr(cgm_strbuf_cstr(&href), '-') + 1;
+		assert_non_null(strstr(page, name));
+		if (!graphviz)
+			assert_non_null(strstr(page, "{\"n\":[[")); /* the graph's nodes */
 		cgm_strbuf_free(&href);
 		free(page);
 		remove_dir(dir);

@@ -1,0 +1,276 @@
+/*
+ * html_pagedata.c - the data a function page's script builds its callers
+ * and callees tables and its graph's function nodes from.
+ *
+ * A busy page listed each neighbour three times (a table row, its call-site
+ * line links, a graph node), each time with its page name and its id: two
+ * thirds of the site's bytes.  The page now names each function it shows
+ * once, by page name without ".html" (stable across renderings, unlike an
+ * index); ids come from search-index.js, which every function page loads
+ * and which holds every id once.  The page's script (html_page.c) turns the
+ * rows into the same table markup they were.
+ *
+ *   <script type="application/json" id="cgmap-page">
+ *   {"f": ["1a2b3c4d", ...],         the functions the page names; 0 is its own
+ *    "s": ["call", "static", ...],   strings the rows share (mechanism, provenance)
+ *    "c": [row, ...], "d": [row, ...],       callers, callees
+ *    "r": [...]}                     relations (html_relation.c says how)
+ *   row: [who, mechanism, provenance, [line, ...], flags, "object", calls, "ms"]
+ *
+ * A function is named by the hash its page name ends with ("app.f-1a2b3c4d"
+ * without .html) when no other page name ends with it, else by its whole
+ * page name (which holds a '-').
+ *
+ * who is an index into f, or the id of a function with no page (a builtin);
+ * mechanism and provenance index s; lines are the known call-site lines
+ * (none: "unknown"); flags: 1 ambiguous, 2 unexplained, 4 observed against
+ * an earlier body, 8 the lines link nowhere (the caller has no page);
+ * object is what the call goes through (0 none); calls and ms are there
+ * when runtime data was merged and the edge was observed.  Trailing
+ * fields at their default (0, none) are left off.
+ *
+ * In:  the html_ctx (read-only) and function indexes.
+ * Out: the JSON, appended to a caller's strbuf.  html_pagedata_free
+ *      releases what the builder holds; nothing else is owned.
+ */
+#include "html_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgmap/arena.h"
+#include "cgmap/escape.h"
+#include "cgmap/runtime.h"
+
+void html_pagedata_init(html_pagedata *pd, const html_ctx *ctx, int fn)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->ctx = ctx;
+	html_pagedata_fn(pd, fn);
+}
+
+void html_pagedata_free(html_pagedata *pd)
+{
+	free(pd->fns), free(pd->slots), free(pd->rowinfo);
+	cgm_strbuf_free(&pd->rows[0]), cgm_strbuf_free(&pd->rows[1]);
+	cgm_strbuf_free(&pd->tooltips), cgm_strbuf_free(&pd->relrows);
+	memset(pd, 0, sizeof(*pd));
+}
+
+static unsigned slot_of(int fn, int mask)
+{
+	return ((unsigned)fn * 2654435761u) & (unsigned)mask;
+}
+
+/* An open-addressing set of the page's functions: a page names a few dozen
+ * of them, a hub thousands; a table as long as the model per page would be
+ * cleared 50,000 times at 50,000 functions. */
+static void grow(html_pagedata *pd)
+{
+	int cap = pd->nslots ? pd->nslots * 2 : 64;
+	int *slots = cgm_xcalloc((size_t)cap, sizeof(int));
+	for (int i = 0; i < pd->nfns; i++) {
+		unsigned s = slot_of(pd->fns[i], cap - 1);
+		while (slots[s])
+			s = (s + 1) & (unsigned)(cap - 1);
+		slots[s] = i + 1;
+	}
+	free(pd->slots);
+	pd->slots = slots, pd->nslots = cap;
+}
+
+int html_pagedata_fn(html_pagedata *pd, int fn)
+{
+	if (fn < 0 || fn >= pd->ctx->nuser || !pd->ctx->page[fn])
+		return -1;
+	if (2 * (pd->nfns + 1) > pd->nslots)
+		grow(pd);
+	unsigned s = slot_of(fn, pd->nslots - 1);
+	while (pd->slots[s]) {
+		if (pd->fns[pd->slots[s] - 1] == fn)
+			return pd->slots[s] - 1;
+		s = (s + 1) & (unsigned)(pd->nslots - 1);
+	}
+	if (pd->nfns == pd->capfns) {
+		pd->capfns = pd->capfns ? pd->capfns * 2 : 32;
+		pd->fns = cgm_xrealloc(pd->fns, (size_t)pd->capfns * sizeof(int));
+	}
+	pd->fns[pd->nfns] = fn;
+	pd->slots[s] = ++pd->nfns;
+	return pd->nfns - 1;
+}
+
+/* Index of a shared string: mechanisms and provenances, a dozen at most. */
+static int string_index(html_pagedata *pd, const char *text)
+{
+	for (int i = 0; i < pd->nstrings; i++)
+		if (strcmp(pd->strings[i], text) == 0)
+			return i;
+	if (pd->nstrings == HTML_PAGEDATA_STRINGS)
+		return -1;
+	pd->strings[pd->nstrings] = text;
+	return pd->nstrings++;
+}
+
+static void put_string_ref(html_pagedata *pd, cgm_strbuf *b, const char *text)
+{
+	int i = string_index(pd, text);
+	if (i >= 0) {
+		cgm_strbuf_add_int(b, i);
+		return;
+	}
+	cgm_strbuf_putc(b, '"'); /* past the table (never seen): the text itself */
+	cgm_escape_json_visible(b, text);
+	cgm_strbuf_putc(b, '"');
+}
+
+/* The tooltip the graph gives the edge of a row (html_graph.c: edge_attrs,
+ * TOOLTIP_SHORT), as the page's script writes it from the row: a graph
+ * edge with this tooltip is written as the row's number instead. */
+static void row_tooltip(cgm_strbuf *t, const html_ctx *ctx, const cgm_edge *e)
+{
+	cgm_strbuf_puts(t, cgm_via_name(e->via));
+	if (e->object) {
+		cgm_strbuf_putc(t, ' ');
+		cgm_strbuf_puts(t, cgm_via_object_tail(e->via, e->object));
+	}
+	cgm_strbuf_puts(t, ", "), cgm_strbuf_puts(t, html_provenance_name(e->provenance));
+	if (e->ambiguous)
+		cgm_strbuf_puts(t, ", ambiguous");
+	int nknown = 0;
+	for (int l = 0; l < e->nlines; l++)
+		nknown += e->lines[l] > 0;
+	for (int l = 0, k = 0; l < e->nlines; l++)
+		if (e->lines[l] > 0) {
+			cgm_strbuf_puts(t, k++ ? ", " : nknown > 1 ? ", lines " : ", line ");
+			cgm_strbuf_add_int(t, e->lines[l]);
+		}
+	if (ctx->model->has_runtime && (e->provenance & CGM_EDGE_OBSERVED))
+		cgm_strbuf_printf(t, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
+	cgm_strbuf_putc(t, '\0');
+}
+
+void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
+{
+	const html_ctx *ctx = pd->ctx;
+	const cgm_model *m = ctx->model;
+	const cgm_edge *e = &m->edges[edge];
+	cgm_strbuf *b = &pd->rows[up ? 0 : 1];
+	int other = up ? e->from : e->to;
+	cgm_strbuf_puts(b, b->len ? ",\n[" : "[");
+	int local = html_pagedata_fn(pd, other);
+	if (local >= 0) {
+		cgm_strbuf_add_int(b, local);
+	} else {
+		cgm_strbuf_putc(b, '"');
+		cgm_escape_json_visible(b, other >= 0 && other < ctx->nfn ? m->functions[other].id
+									   : "?");
+		cgm_strbuf_putc(b, '"');
+	}
+	cgm_strbuf_putc(b, ',');
+	put_string_ref(pd, b, cgm_via_name(e->via));
+	cgm_strbuf_putc(b, ',');
+	put_string_ref(pd, b, html_provenance_name(e->provenance));
+	cgm_strbuf_puts(b, ",[");
+	int nknown = 0;
+	for (int l = 0; l < e->nlines; l++) {
+		if (e->lines[l] <= 0) /* observed with no known site */
+			continue;
+		if (nknown++)
+			cgm_strbuf_putc(b, ',');
+		cgm_strbuf_add_int(b, e->lines[l]);
+	}
+	cgm_strbuf_putc(b, ']');
+	int flags = (e->ambiguous ? 1 : 0) | (cgm_edge_unexplained(e) ? 2 : 0) |
+		    (cgm_edge_get_rare(e)->earlier_body ? 4 : 0) | (e->from >= ctx->nuser ? 8 : 0);
+	bool observed = m->has_runtime && (e->provenance & CGM_EDGE_OBSERVED);
+	const char *object = e->object ? cgm_via_object_tail(e->via, e->object) : NULL;
+	if (flags || object || observed)
+		cgm_strbuf_putc(b, ','), cgm_strbuf_add_int(b, flags);
+	if (object || observed) {
+		cgm_strbuf_putc(b, ',');
+		if (object) {
+			cgm_strbuf_putc(b, '"');
+			cgm_escape_json_visible(b, object);
+			cgm_strbuf_putc(b, '"');
+		} else {
+			cgm_strbuf_putc(b, '0');
+		}
+	}
+	if (observed) {
+		cgm_strbuf_printf(b, ",%lld,\"", (long long)cgm_edge_runtime(e)->calls);
+		html_ms(b, cgm_edge_runtime(e)->total_ms);
+		cgm_strbuf_putc(b, '"');
+	}
+	cgm_strbuf_putc(b, ']');
+	if (pd->nrows == pd->caprows) {
+		pd->caprows = pd->caprows ? pd->caprows * 2 : 64;
+		pd->rowinfo = cgm_xrealloc(pd->rowinfo, (size_t)pd->caprows * sizeof(*pd->rowinfo));
+	}
+	pd->rowinfo[pd->nrows++] = (html_pagedata_row){ local, up, pd->tooltips.len };
+	row_tooltip(&pd->tooltips, ctx, e);
+	pd->nrows_dir[up ? 0 : 1]++;
+}
+
+void html_pagedata_edges(html_pagedata *pd, int fn)
+{
+	const html_ctx *ctx = pd->ctx;
+	for (int k = ctx->in_start[fn]; k < ctx->in_start[fn + 1]; k++)
+		html_pagedata_edge(pd, ctx->in_list[k], true);
+	for (int k = ctx->out_start[fn]; k < ctx->out_start[fn + 1]; k++)
+		html_pagedata_edge(pd, ctx->out_list[k], false);
+}
+
+int html_pagedata_row_of(const html_pagedata *pd, int from, int to, const char *tooltip)
+{
+	if (!tooltip || (from != 0 && to != 0))
+		return -1;
+	/* Callers' rows come first, numbered from 0; the callees' after. */
+	for (int r = 0; r < pd->nrows; r++) {
+		const html_pagedata_row *row = &pd->rowinfo[r];
+		int other = row->up ? from : to, self = row->up ? to : from;
+		if (self != 0 || other != row->who)
+			continue;
+		if (strcmp(pd->tooltips.data + row->tooltip, tooltip) == 0)
+			return r;
+	}
+	return -1;
+}
+
+void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
+{
+	cgm_strbuf_puts(b, "<script type=\"application/json\" id=\"cgmap-page\">{\"f\":[");
+	for (int i = 0; i < pd->nfns; i++) {
+		const char *page = pd->ctx->page[pd->fns[i]];
+		size_t len = strlen(page);
+		len -= len > 5 && strcmp(page + len - 5, ".html") == 0 ? 5 : 0;
+		/* By the hash alone when no other page name ends with it. */
+		const char *dash = strrchr(page, '-');
+		if (dash && (size_t)(dash - page) < len && pd->ctx->page_hash_unique[pd->fns[i]]) {
+			len -= (size_t)(dash + 1 - page);
+			page = dash + 1;
+		}
+		cgm_strbuf_puts(b, i ? ",\"" : "\"");
+		/* Page names are cgm_escape_filename's: no quote or backslash,
+		 * nothing JSON escapes. */
+		cgm_strbuf_add(b, page, len);
+		cgm_strbuf_putc(b, '"');
+		if (i % 8 == 7)
+			cgm_strbuf_putc(b, '\n');
+	}
+	cgm_strbuf_puts(b, "],\n\"s\":[");
+	for (int i = 0; i < pd->nstrings; i++) {
+		cgm_strbuf_puts(b, i ? ",\"" : "\"");
+		cgm_escape_json_visible(b, pd->strings[i]);
+		cgm_strbuf_putc(b, '"');
+	}
+	cgm_strbuf_puts(b, "],\n\"c\":[");
+	cgm_strbuf_add(b, pd->rows[0].data ? pd->rows[0].data : "", pd->rows[0].len);
+	cgm_strbuf_puts(b, "],\n\"d\":[");
+	cgm_strbuf_add(b, pd->rows[1].data ? pd->rows[1].data : "", pd->rows[1].len);
+	if (pd->relrows.len) {
+		cgm_strbuf_puts(b, "],\n\"r\":[");
+		cgm_strbuf_add(b, pd->relrows.data, pd->relrows.len);
+	}
+	cgm_strbuf_puts(b, "]}</script>\n");
+}
