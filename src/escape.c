@@ -304,6 +304,22 @@ void cgm_escape_html(cgm_strbuf *out, const char *s)
 	walk(out, s, emit_html, &plain_html);
 }
 
+/* Element content: quotes mean nothing there. */
+static const plain_set plain_html_content = PLAIN_BUT('&', '<', '>', '&', '&');
+
+static void emit_html_content(cgm_strbuf *out, uint32_t cp, bool at_start)
+{
+	if (cp == '"' || cp == '\'')
+		put_utf8(out, cp);
+	else
+		emit_html(out, cp, at_start);
+}
+
+void cgm_escape_html_content(cgm_strbuf *out, const char *s)
+{
+	walk(out, s, emit_html_content, &plain_html_content);
+}
+
 /* JSON: besides what the grammar demands, '<', '>' and '&' are written as
  * \u escapes, and so are U+2028/U+2029, so the text may sit inside an HTML
  * <script> block (the site embeds the graph) without ending it. */

@@ -61,8 +61,7 @@ static void runtime_figures(cgm_strbuf *b, const html_ctx *ctx, const cgm_functi
 	const cgm_model *m = ctx->model;
 	cgm_strbuf_puts(b, "<h2 id=\"runtime\">Runtime</h2>\n");
 	if (!m->has_runtime) {
-		cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged into this map, so "
-				   "its calls and times are unknown.</p>\n");
+		cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged into this map.</p>\n");
 		return;
 	}
 	if (f->runtime.calls == 0) {
@@ -105,16 +104,9 @@ static void edge_table(cgm_strbuf *b, const html_ctx *ctx, int fn, bool up)
 				     : "It calls no mapped function.");
 		return;
 	}
-	/* Without runtime data every calls and time cell would be a dash:
-	 * the columns go. */
-	cgm_strbuf_printf(b,
-			  "<table class=\"sortable\" data-rows=\"%c\"><thead><tr><th>%s</th>"
-			  "<th>via</th><th>provenance</th><th>call-site lines%s</th>%s</tr></thead>"
-			  "<tbody></tbody></table>\n",
-			  up ? 'c' : 'd', up ? "caller" : "callee", up ? " (in the caller)" : "",
-			  ctx->model->has_runtime
-				  ? "<th class=\"num\">calls</th><th class=\"num\">total ms</th>"
-				  : "");
+	/* The head and rows are the script's (the calls and time columns only
+	 * with runtime data). */
+	cgm_strbuf_printf(b, "<table class=\"sortable\" data-rows=\"%c\"></table>\n", up ? 'c' : 'd');
 }
 
 static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
@@ -126,8 +118,8 @@ static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
 
 /* What a dynamic site may call, read from its template before it runs
  * (src/dynsql.c): its statement kind, and the functions it may name. */
-static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch *scratch,
-				  const cgm_site *site)
+static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
+				  html_graph_scratch *scratch, const cgm_site *site)
 {
 	cgm_dynsql_info info;
 	cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
@@ -141,7 +133,7 @@ static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_graph
 		int shown = info.ntargets < POSSIBLE_SHOWN ? info.ntargets : POSSIBLE_SHOWN;
 		for (int t = 0; t < shown; t++) {
 			cgm_strbuf_puts(b, t ? "<br>" : "");
-			html_fn_link(b, ctx, info.targets[t], HTML_FN_SIBLING);
+			html_fn_ref(b, ctx, pd, info.targets[t]);
 		}
 		if (info.total > shown)
 			cgm_strbuf_printf(b, "<br><span class=\"muted\">+%d more</span>",
@@ -150,7 +142,9 @@ static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_graph
 	cgm_dynsql_info_free(&info);
 }
 
-static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch *scratch, int fn)
+/* pd NULL: for the page's key, function links written whole. */
+static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
+			  html_graph_scratch *scratch, int fn)
 {
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
@@ -210,7 +204,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 				if (!match)
 					continue;
 				cgm_strbuf_puts(b, shown++ ? "<br>" : "");
-				html_fn_link(b, ctx, e->to, HTML_FN_SIBLING);
+				html_fn_ref(b, ctx, pd, e->to);
 				cgm_strbuf_printf(b, " <span class=\"muted\">%lld calls</span>",
 						  (long long)cgm_edge_runtime(e)->calls);
 			}
@@ -218,7 +212,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_graph_scratch
 				cgm_strbuf_printf(b, "<span class=\"badge error\">%s</span>",
 						  m->has_runtime ? "never observed" : "unknown");
 			cgm_strbuf_puts(b, "</td><td>");
-			possible_targets_cell(b, ctx, scratch, site);
+			possible_targets_cell(b, ctx, pd, scratch, site);
 			cgm_strbuf_puts(b, "</td></tr>\n");
 		}
 		cgm_strbuf_puts(b, "</tbody></table>\n");
@@ -256,8 +250,9 @@ static size_t find_token(const char *line, size_t len, size_t from, const char *
 	return (size_t)-1;
 }
 
-static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
+static void link_open(cgm_strbuf *b, html_pagedata *pd, const cgm_site *site)
 {
+	const html_ctx *ctx = pd->ctx;
 	const cgm_model *m = ctx->model;
 	switch (site->resolution) {
 	case CGM_RES_MISSING:
@@ -268,19 +263,18 @@ static void link_open(cgm_strbuf *b, const html_ctx *ctx, const cgm_site *site)
 	case CGM_RES_RESOLVED:
 	case CGM_RES_AMBIGUOUS:
 		if (site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser) {
-			cgm_strbuf_puts(b, "<a href=\"");
-			html_fn_href(b, ctx, site->targets[0], HTML_FN_SIBLING);
-			/* A plain call's title is its target's id, which the page's
-			 * script takes from the search index: a busy body's links
-			 * were a third of its source view. */
+			/* The target by its index in the page's data: the script
+			 * makes the link, and a plain call's title, its target's
+			 * id (links were a third of a busy body's source view). */
+			cgm_strbuf_printf(b, "<a data-f=\"%d\"", html_pagedata_fn(pd, site->targets[0]));
 			bool plain = cgm_site_target_via(site, 0) != CGM_VIA_TRIGGER &&
 				     !cgm_site_target_object(site, 0) &&
 				     site->resolution != CGM_RES_AMBIGUOUS;
 			if (plain) {
-				cgm_strbuf_puts(b, "\">");
+				cgm_strbuf_putc(b, '>');
 				return;
 			}
-			cgm_strbuf_puts(b, "\" title=\"");
+			cgm_strbuf_puts(b, " title=\"");
 			if (cgm_site_target_via(site, 0) == CGM_VIA_TRIGGER)
 				cgm_strbuf_puts(b, "fires trigger function ");
 			else if (cgm_site_target_object(site, 0)) {
@@ -310,9 +304,10 @@ static bool link_is_anchor(const html_ctx *ctx, const cgm_site *site)
 
 /* The marks after a line: targets of sites whose name was not found in the
  * text, every candidate of an ambiguous site, dynamic sites. */
-static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_site *site,
+static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site *site,
 		       bool placed)
 {
+	const html_ctx *ctx = pd->ctx;
 	const cgm_model *m = ctx->model;
 	if (site->kind == CGM_SITE_DYNAMIC) {
 		bool seen = html_dynamic_seen(ctx, fn, site);
@@ -335,7 +330,7 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 			for (int l = 0; l < e->nlines; l++)
 				if (e->lines[l] == site->line) {
 					cgm_strbuf_puts(b, shown++ ? ", " : "");
-					html_fn_link(b, ctx, e->to, HTML_FN_SIBLING);
+					html_fn_ref(b, ctx, pd, e->to);
 					break;
 				}
 		}
@@ -368,7 +363,7 @@ static void line_marks(cgm_strbuf *b, const html_ctx *ctx, int fn, const cgm_sit
 							: "");
 	for (int t = 0; t < site->ntargets; t++) {
 		cgm_strbuf_puts(b, t ? ", " : "");
-		html_fn_link(b, ctx, site->targets[t], HTML_FN_SIBLING);
+		html_fn_ref(b, ctx, pd, site->targets[t]);
 	}
 	cgm_strbuf_puts(b, "</span>");
 }
@@ -379,8 +374,9 @@ static int compare_spans(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
 }
 
-static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
+static void source_view(cgm_strbuf *b, html_pagedata *pd, int fn)
 {
+	const html_ctx *ctx = pd->ctx;
 	const cgm_function *f = &ctx->model->functions[fn];
 	cgm_strbuf_puts(b, "<h2 id=\"source\">Source</h2>\n");
 	if (!f->source) {
@@ -389,13 +385,13 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		cgm_strbuf_puts(b, " functions have no body to show.</p>\n");
 		return;
 	}
+	cgm_strbuf_puts(b, "<p class=\"muted\">");
 	if (f->file) {
-		cgm_strbuf_puts(b, "<p class=\"muted\">Defined in <code>");
+		cgm_strbuf_puts(b, "Defined in <code>");
 		html_text(b, f->file);
-		cgm_strbuf_printf(b, "</code> at line %d.</p>\n", f->file_line);
+		cgm_strbuf_printf(b, "</code> at line %d. ", f->file_line);
 	}
-	cgm_strbuf_puts(b, "<p class=\"muted\">Line numbers count from the first line of the "
-			   "body, as PostgreSQL's error messages do.</p>\n");
+	cgm_strbuf_puts(b, "Lines count from the body's first, as PostgreSQL's errors do.</p>\n");
 	/* Sites by line: a sorted copy of pointers (sites are in source order,
 	 * but nothing downstream should depend on it). */
 	int nsites = f->nsites;
@@ -471,20 +467,20 @@ static void source_view(cgm_strbuf *b, const html_ctx *ctx, int fn)
 		size_t pos = 0;
 		for (int s2 = 0; s2 < nspans; s2++) {
 			char *seg = strndup(p + pos, spans[s2].start - pos);
-			html_text(b, seg);
+			cgm_escape_html_content(b, seg);
 			free(seg);
-			link_open(b, ctx, spans[s2].site);
+			link_open(b, pd, spans[s2].site);
 			seg = strndup(p + spans[s2].start, spans[s2].end - spans[s2].start);
-			html_text(b, seg);
+			cgm_escape_html_content(b, seg);
 			free(seg);
 			cgm_strbuf_puts(b, link_is_anchor(ctx, spans[s2].site) ? "</a>" : "</span>");
 			pos = spans[s2].end;
 		}
 		char *rest = strndup(p + pos, shown_len - pos);
-		html_text(b, rest);
+		cgm_escape_html_content(b, rest);
 		free(rest);
 		for (int k = first; k < last; k++)
-			line_marks(b, ctx, fn, by_line[k], placed[k]);
+			line_marks(b, pd, fn, by_line[k], placed[k]);
 		if (!eol)
 			break;
 		p = eol + 1;
@@ -596,19 +592,18 @@ static void page_head(cgm_strbuf *b, const html_ctx *ctx, int fn, bool frame)
 	cgm_strbuf_puts(b, "</a></p>\n<h1 class=\"fn\">");
 	html_text(b, f->id);
 	cgm_strbuf_puts(b, "</h1>\n");
+	/* The signature says its kind and language; the absence of a comment
+	 * goes unsaid (a line on every page of an undocumented schema). */
 	signature(b, f);
-	cgm_strbuf_puts(b, "<dl class=\"facts\">\n");
-	fact(b, "kind", cgm_kind_name(f->kind));
-	fact(b, "language", f->language ? f->language : "?");
-	if (f->from_extension)
+	if (f->from_extension) {
+		cgm_strbuf_puts(b, "<dl class=\"facts\">\n");
 		fact(b, "extension", "belongs to an extension");
-	cgm_strbuf_puts(b, "</dl>\n");
+		cgm_strbuf_puts(b, "</dl>\n");
+	}
 	if (f->comment) {
 		cgm_strbuf_puts(b, "<blockquote class=\"comment\" style=\"white-space:pre-wrap\">");
 		html_text(b, f->comment);
 		cgm_strbuf_puts(b, "</blockquote>\n");
-	} else {
-		cgm_strbuf_puts(b, "<p class=\"muted\">No comment (COMMENT ON FUNCTION).</p>\n");
 	}
 	status_section(b, ctx, fn);
 	if (f->nerrors > 0) {
@@ -654,8 +649,7 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 
 	page_head(&b, ctx, fn, true);
 	cgm_strbuf_puts(&b, "<noscript><p class=\"note\">The graph is drawn by the page's script, "
-			    "as are its callers and callees tables and the source's line "
-			    "numbers.</p></noscript>\n");
+			    "as are its tables and links.</p></noscript>\n");
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
 	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers left, callees right, up to %d call%s "
@@ -682,8 +676,8 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
 	html_function_relations(&b, &pd.relrows, ctx, fn);
-	problem_sites(&b, ctx, scratch, fn);
-	source_view(&b, ctx, fn);
+	problem_sites(&b, ctx, &pd, scratch, fn);
+	source_view(&b, &pd, fn);
 	html_pagedata_write(&b, &pd);
 	html_pagedata_free(&pd);
 	html_page_end(&b, "../", true);
@@ -718,7 +712,7 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	cgm_strbuf b = CGM_STRBUF_INIT;
 	page_head(&b, ctx, fn, false);
 	html_function_relations(&b, &b, ctx, fn);
-	problem_sites(&b, ctx, scratch, fn);
+	problem_sites(&b, ctx, NULL, scratch, fn);
 	h = html_key_bytes(h, b.data ? b.data : "", b.len);
 	cgm_strbuf_free(&b);
 	/* The source view; and what the graph draws for the dynamic sites

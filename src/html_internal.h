@@ -251,6 +251,10 @@ void html_pagedata_edges(html_pagedata *pd, int fn);
  * one the script writes from that row; -1 when none. */
 int html_pagedata_row_of(const html_pagedata *pd, int from, int to, const char *tooltip);
 void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd);
+/* A link to fn's page from a function page: an empty
+ * <a class="fn" data-f="N"> the script fills with fn's id and page; with
+ * pd NULL, or for a function with no page, html_fn_link's. */
+void html_fn_ref(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd, int fn);
 
 /* ---- pages ---- */
 /* Both set out_hash[k] to the hash of file k of the page they wrote

@@ -812,7 +812,9 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
  * A node's label is 0 when it is the tooltip up to " (" without its
  * schema; style is an index + 1 into ns or es (0: the default look);
  * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
- * (label derived, no style, box, 10, black) are left off the end.
+ * (label derived, no style, box, 10, black) are left off the end.  A node
+ * of five numbers is [left, top, width, rank, page-data index]: the
+ * height PLAIN_NODE_HEIGHT, its tooltip derived whole, all else default.
  *
  * On a function page (pd), a node that is a function the page's data
  * names has that index (a number) for its href, and for its tooltip only
@@ -823,9 +825,12 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
  * and when it has no label and both its ends are the only nodes of their
  * functions, it
  * is left out of "e" and drawn from the row: "g": [style + 1 per row,
- * callers' rows first; 0 not drawn; trailing zeros left off]. */
+ * callers' rows first; 0 not drawn, -k for k rows not drawn; trailing
+ * ones left off]. */
 static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			const char *strip_prefix, html_pagedata *pd);
+
+#define PLAIN_NODE_HEIGHT 22
 
 /* Node i is the only node of its function (refs: each node's index in the
  * page's data, -1 none). */
@@ -874,12 +879,9 @@ static int page_ref(html_pagedata *pd, const char *url, const char *tooltip, siz
 static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			const char *strip_prefix, html_pagedata *pd)
 {
-	cgm_strbuf_printf(out,
-			  "<svg width=\"%dpx\" height=\"%dpx\" viewBox=\"0 0 %d %d\" "
-			  "xmlns=\"http://www.w3.org/2000/svg\" "
-			  "xmlns:xlink=\"http://www.w3.org/1999/xlink\" font-family=\"sans-serif\" "
-			  "font-size=\"10\" text-anchor=\"middle\" class=\"layered\"></svg>\n",
-			  px(width), px(height), px(width), px(height));
+	/* The script gives it its viewBox and font (drawLayered). */
+	cgm_strbuf_printf(out, "<svg class=\"layered\" width=\"%d\" height=\"%d\"></svg>\n",
+			  px(width), px(height));
 	cgm_strbuf_puts(out, "<script type=\"application/json\" class=\"layered-data\">{\"n\":[");
 
 	const char **node_styles = NULL, **edge_styles = NULL;
@@ -891,29 +893,12 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		const lnode *n = &l->nodes[i];
 		const int numbers[5] = { px(n->x - n->w / 2), px(n->y - n->h / 2), px(n->w), px(n->h),
 					 n->rank };
-		cgm_strbuf_puts(out, i ? ",\n[" : "[");
-		for (int k = 0; k < 5; k++)
-			cgm_strbuf_add_int(out, numbers[k]), cgm_strbuf_putc(out, ',');
 		const char *url = n->url;
 		if (url && plen && strncmp(url, strip_prefix, plen) == 0)
 			url += plen;
 		size_t derived = 0;
 		int ref = page_ref(pd, url, n->tooltip, &derived);
 		refs[i] = ref;
-		if (ref >= 0) {
-			cgm_strbuf_add_int(out, ref);
-		} else if (url) {
-			cgm_strbuf_putc(out, '"');
-			cgm_escape_json(out, url);
-			cgm_strbuf_putc(out, '"');
-		} else {
-			cgm_strbuf_puts(out, "0");
-		}
-		cgm_strbuf_putc(out, ',');
-		if (n->tooltip && n->tooltip[derived])
-			put_json_visible(out, n->tooltip + derived);
-		else
-			cgm_strbuf_puts(out, "0");
 		cgm_strbuf_reset(&style);
 		node_style(&style, n);
 		int si = style_index(l, &node_styles, &nns, &cap_ns, cgm_strbuf_cstr(&style));
@@ -925,6 +910,33 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			     : si		     ? 9
 			     : !label_derived		     ? 8
 						     : 7;
+		cgm_strbuf_puts(out, i ? ",\n[" : "[");
+		bool remainder = n->tooltip && n->tooltip[derived];
+		if (ref >= 0 && fields == 7 && !remainder && numbers[3] == PLAIN_NODE_HEIGHT) {
+			/* The plainest node, most of a graph: [left, top, width, rank, ref]. */
+			for (int k = 0; k < 5; k++)
+				if (k != 3)
+					cgm_strbuf_add_int(out, numbers[k]), cgm_strbuf_putc(out, ',');
+			cgm_strbuf_add_int(out, ref);
+			cgm_strbuf_putc(out, ']');
+			continue;
+		}
+		for (int k = 0; k < 5; k++)
+			cgm_strbuf_add_int(out, numbers[k]), cgm_strbuf_putc(out, ',');
+		if (ref >= 0) {
+			cgm_strbuf_add_int(out, ref);
+		} else if (url) {
+			cgm_strbuf_putc(out, '"');
+			cgm_escape_json(out, url);
+			cgm_strbuf_putc(out, '"');
+		} else {
+			cgm_strbuf_puts(out, "0");
+		}
+		cgm_strbuf_putc(out, ',');
+		if (remainder)
+			put_json_visible(out, n->tooltip + derived);
+		else
+			cgm_strbuf_puts(out, "0");
 		if (fields > 7) {
 			cgm_strbuf_putc(out, ',');
 			if (label_derived)
@@ -1002,7 +1014,15 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 		for (int r = 0; r <= last_drawn; r++) {
 			if (r)
 				cgm_strbuf_putc(out, ',');
-			cgm_strbuf_add_int(out, drawn[r]);
+			int zeros = 0;
+			while (r + zeros <= last_drawn && drawn[r + zeros] == 0)
+				zeros++;
+			if (zeros > 1) { /* a hub's undrawn rows: -k for k of them */
+				cgm_strbuf_add_int(out, -zeros);
+				r += zeros - 1;
+			} else {
+				cgm_strbuf_add_int(out, drawn[r]);
+			}
 		}
 	}
 	cgm_strbuf_puts(out, "],\n\"ns\":[");

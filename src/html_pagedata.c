@@ -11,11 +11,14 @@
  * rows into the same table markup they were.
  *
  *   <script type="application/json" id="cgmap-page">
- *   {"f": ["1a2b3c4d", ...],         the functions the page names; 0 is its own
+ *   {"rt": 1,                        runtime data was merged: calls and time columns
+ *    "f": ["1a2b3c4d", ...],         the functions the page names; 0 is its own
  *    "s": ["call", "static", ...],   strings the rows share (mechanism, provenance)
  *    "c": [row, ...], "d": [row, ...],       callers, callees
  *    "r": [...]}                     relations (html_relation.c says how)
  *   row: [who, mechanism, provenance, [line, ...], flags, "object", calls, "ms"]
+ *        [who, [line, ...]]  the mechanism s[0], the provenance s[1], no more
+ *   (a single line may stand for its list: 12 for [12])
  *
  * A function is named by the hash its page name ends with ("app.f-1a2b3c4d"
  * without .html) when no other page name ends with it, else by its whole
@@ -167,24 +170,33 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 									   : "?");
 		cgm_strbuf_putc(b, '"');
 	}
-	cgm_strbuf_putc(b, ',');
-	put_string_ref(pd, b, cgm_via_name(e->via));
-	cgm_strbuf_putc(b, ',');
-	put_string_ref(pd, b, html_provenance_name(e->provenance));
-	cgm_strbuf_puts(b, ",[");
-	int nknown = 0;
-	for (int l = 0; l < e->nlines; l++) {
-		if (e->lines[l] <= 0) /* observed with no known site */
-			continue;
-		if (nknown++)
-			cgm_strbuf_putc(b, ',');
-		cgm_strbuf_add_int(b, e->lines[l]);
-	}
-	cgm_strbuf_putc(b, ']');
 	int flags = (e->ambiguous ? 1 : 0) | (cgm_edge_unexplained(e) ? 2 : 0) |
 		    (cgm_edge_get_rare(e)->earlier_body ? 4 : 0) | (e->from >= ctx->nuser ? 8 : 0);
 	bool observed = m->has_runtime && (e->provenance & CGM_EDGE_OBSERVED);
 	const char *object = e->object ? cgm_via_object_tail(e->via, e->object) : NULL;
+	int via = string_index(pd, cgm_via_name(e->via));
+	int provenance = string_index(pd, html_provenance_name(e->provenance));
+	/* The usual row (the first row's mechanism and provenance, nothing
+	 * else to say) is [who, lines]. */
+	if (!(via == 0 && provenance == 1 && !flags && !object && !observed)) {
+		cgm_strbuf_putc(b, ',');
+		put_string_ref(pd, b, cgm_via_name(e->via));
+		cgm_strbuf_putc(b, ',');
+		put_string_ref(pd, b, html_provenance_name(e->provenance));
+	}
+	int nknown = 0;
+	for (int l = 0; l < e->nlines; l++)
+		nknown += e->lines[l] > 0; /* <= 0: observed with no known site */
+	cgm_strbuf_puts(b, nknown == 1 ? "," : ",[");
+	for (int l = 0, k = 0; l < e->nlines; l++) {
+		if (e->lines[l] <= 0)
+			continue;
+		if (k++)
+			cgm_strbuf_putc(b, ',');
+		cgm_strbuf_add_int(b, e->lines[l]);
+	}
+	if (nknown != 1)
+		cgm_strbuf_putc(b, ']');
 	if (flags || object || observed)
 		cgm_strbuf_putc(b, ','), cgm_strbuf_add_int(b, flags);
 	if (object || observed) {
@@ -237,9 +249,22 @@ int html_pagedata_row_of(const html_pagedata *pd, int from, int to, const char *
 	return -1;
 }
 
+void html_fn_ref(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd, int fn)
+{
+	int local = pd ? html_pagedata_fn(pd, fn) : -1;
+	if (local < 0) {
+		html_fn_link(b, ctx, fn, HTML_FN_SIBLING);
+		return;
+	}
+	cgm_strbuf_printf(b, "<a class=\"fn\" data-f=\"%d\"></a>", local);
+}
+
 void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
 {
-	cgm_strbuf_puts(b, "<script type=\"application/json\" id=\"cgmap-page\">{\"f\":[");
+	cgm_strbuf_puts(b, "<script type=\"application/json\" id=\"cgmap-page\">{");
+	if (pd->ctx->model->has_runtime)
+		cgm_strbuf_puts(b, "\"rt\":1,");
+	cgm_strbuf_puts(b, "\"f\":[");
 	for (int i = 0; i < pd->nfns; i++) {
 		const char *page = pd->ctx->page[pd->fns[i]];
 		size_t len = strlen(page);

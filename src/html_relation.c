@@ -514,8 +514,7 @@ void html_function_relations(cgm_strbuf *b, cgm_strbuf *rows, const html_ctx *ct
 	if (n == 0)
 		return;
 	cgm_strbuf_printf(b, "<h2 id=\"relations\">Relations (%d)</h2>\n<table class=\"sortable\" "
-			     "data-rows=\"r\"><thead><tr><th>relation</th><th>events</th>"
-			     "<th class=\"num\">line</th></tr></thead><tbody></tbody></table>\n",
+			     "data-rows=\"r\"></table>\n",
 			  n);
 	/* The rows, for the page's script (html_pagedata.c): [relation,
 	 * events, line, flags]; the relation by its page name without .html,

@@ -23,6 +23,10 @@ void cgm_escape_dot(cgm_strbuf *out, const char *s);
 void cgm_escape_dot_id(cgm_strbuf *out, const char *s);
 /* HTML text or attribute value (&, <, >, ", '). */
 void cgm_escape_html(cgm_strbuf *out, const char *s);
+/* HTML element content, never an attribute value: as cgm_escape_html but
+ * for the quotes, written as they are (a source view's many string
+ * literals). */
+void cgm_escape_html_content(cgm_strbuf *out, const char *s);
 /* Inside a JSON string (without the quotes). */
 void cgm_escape_json(cgm_strbuf *out, const char *s);
 /* Inside a JSON string whose text a page shows as it is: controls, bidi
