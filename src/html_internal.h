@@ -211,6 +211,9 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
  * strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds what
  * that layout does not draw: the caller uses html_graph_svg then. */
 typedef struct html_pagedata html_pagedata;
+/* The node and edge looks the site script holds for every graph (as
+ * JavaScript: var SHARED_NS = [...], SHARED_ES = [...];). */
+void html_layout_shared_styles(cgm_strbuf *js);
 /* With pd, a node that is a function page the page's data names (added when
  * new) is written by its index there, and its tooltip without what the
  * script derives (html_pagedata.c). */
@@ -228,6 +231,9 @@ typedef struct html_pagedata {
 	int nstrings;
 	cgm_strbuf rows[2];       /* callers, callees */
 	cgm_strbuf relrows;       /* relations (html_function_relations) */
+	cgm_strbuf accessors[2];  /* a relation page's readers, writers */
+	const char *fn_base;      /* where function pages are from the page:
+	                           * NULL beside it (functions/) */
 	struct html_pagedata_row {
 		int who;          /* index in fns; -1 a function with no page */
 		bool up;          /* a caller's row */
@@ -237,7 +243,8 @@ typedef struct html_pagedata {
 	cgm_strbuf tooltips;
 } html_pagedata;
 typedef struct html_pagedata_row html_pagedata_row;
-/* Starts with fn, the page's own function, at index 0. */
+/* Starts with fn, the page's own function, at index 0 (fn -1: a page of
+ * no function). */
 void html_pagedata_init(html_pagedata *pd, const html_ctx *ctx, int fn);
 void html_pagedata_free(html_pagedata *pd);
 /* fn's index in the page's list (added when new); -1 when fn has no page. */

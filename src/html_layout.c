@@ -814,7 +814,11 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
  * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
  * (label derived, no style, box, 10, black) are left off the end.  A node
  * of five numbers is [left, top, width, rank, page-data index]: the
- * height PLAIN_NODE_HEIGHT, its tooltip derived whole, all else default.
+ * height PLAIN_NODE_HEIGHT, its tooltip derived whole, all else default;
+ * of two, [width, page-data index], the same under the node before it, in
+ * its rank, centred on it, NODE_GAP below it (the script knows the gap).
+ * On a function page an entry of "ns" or "es" that is a number is that
+ * entry of the site script's SHARED_NS or SHARED_ES.
  *
  * On a function page (pd), a node that is a function the page's data
  * names has that index (a number) for its href, and for its tooltip only
@@ -831,6 +835,50 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			const char *strip_prefix, html_pagedata *pd);
 
 #define PLAIN_NODE_HEIGHT 22
+
+/* The looks of html_graph.c's usual nodes and edges without runtime data
+ * (with it, border and line widths follow the figures): the site script
+ * holds them once (html_layout_shared_styles), and a function page's
+ * graph names them by their index in its "ns" and "es" lists. */
+static const char *const shared_node_styles[] = {
+	"fill:#fff3bf;stroke:#000000;stroke-width:2.50", /* the focal function */
+	"fill:#d3f9d8;stroke:#2b8a3e",                   /* an entry point */
+	"fill:#f1f3f5;stroke:#868e96;stroke-dasharray:5,2", /* +N more */
+	"fill:#f3f0ff;stroke:#c92a2a",                   /* a dynamic site never seen */
+	"fill:#f3f0ff;stroke:#7048e8",                   /* a dynamic site */
+	"fill:#d0ebff;stroke:#1864ab",                   /* cold */
+	"fill:#ffc9c9;stroke:#c92a2a",                   /* dead */
+	"fill:#fff5f5;stroke:#c92a2a;stroke-dasharray:5,2", /* a missing callee */
+	"fill:#d3f9d8;stroke:#000000;stroke-width:2.50", /* focal entry point */
+	"fill:#d0ebff;stroke:#000000;stroke-width:2.50", /* focal, cold */
+	"fill:#ffc9c9;stroke:#000000;stroke-width:2.50", /* focal, dead */
+	NULL
+};
+static const char *const shared_edge_styles[] = {
+	"[\"#868e96\",1.0,1]", "[\"#2b8a3e\",1.0,1,6]", "[\"#495057\",1.0,0,2]",
+	"[\"#7048e8\",1.0,2,0]", "[\"#7048e8\",1.0,1,2]", "[\"#2b8a3e\",1.0,1,4]",
+	"[\"#e8590c\"]", "[\"#1971c2\",2.2]", "[\"#7048e8\",2.2,2,3]", "[\"#c92a2a\",1.0,1]",
+	NULL
+};
+
+static int shared_style(const char *const *list, const char *style)
+{
+	for (int k = 0; list[k]; k++)
+		if (strcmp(list[k], style) == 0)
+			return k;
+	return -1;
+}
+
+void html_layout_shared_styles(cgm_strbuf *js)
+{
+	cgm_strbuf_puts(js, "  var SHARED_NS = [");
+	for (int k = 0; shared_node_styles[k]; k++)
+		cgm_strbuf_printf(js, "%s'%s'", k ? ", " : "", shared_node_styles[k]);
+	cgm_strbuf_puts(js, "];\n  var SHARED_ES = [");
+	for (int k = 0; shared_edge_styles[k]; k++)
+		cgm_strbuf_printf(js, "%s%s", k ? ", " : "", shared_edge_styles[k]);
+	cgm_strbuf_puts(js, "];\n");
+}
 
 /* Node i is the only node of its function (refs: each node's index in the
  * page's data, -1 none). */
@@ -889,6 +937,7 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 	cgm_strbuf style = CGM_STRBUF_INIT;
 	size_t plen = strip_prefix ? strlen(strip_prefix) : 0;
 	int *refs = cgm_arena_alloc(l->arena, ((size_t)l->nnodes + 1) * sizeof(int));
+	int prev[5] = { 0 };
 	for (int i = 0; i < l->nnodes; i++) {
 		const lnode *n = &l->nodes[i];
 		const int numbers[5] = { px(n->x - n->w / 2), px(n->y - n->h / 2), px(n->w), px(n->h),
@@ -912,7 +961,20 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 						     : 7;
 		cgm_strbuf_puts(out, i ? ",\n[" : "[");
 		bool remainder = n->tooltip && n->tooltip[derived];
-		if (ref >= 0 && fields == 7 && !remainder && numbers[3] == PLAIN_NODE_HEIGHT) {
+		bool plain = ref >= 0 && fields == 7 && !remainder && numbers[3] == PLAIN_NODE_HEIGHT;
+		bool below = i > 0 && numbers[4] == prev[4] &&
+			     2 * numbers[0] + numbers[2] == 2 * prev[0] + prev[2] &&
+			     numbers[1] == prev[1] + prev[3] + (int)NODE_GAP;
+		memcpy(prev, numbers, sizeof(prev));
+		if (plain && below) {
+			/* Under the node before it, centred on it: [width, ref]. */
+			cgm_strbuf_add_int(out, numbers[2]);
+			cgm_strbuf_putc(out, ',');
+			cgm_strbuf_add_int(out, ref);
+			cgm_strbuf_putc(out, ']');
+			continue;
+		}
+		if (plain) {
 			/* The plainest node, most of a graph: [left, top, width, rank, ref]. */
 			for (int k = 0; k < 5; k++)
 				if (k != 3)
@@ -1027,13 +1089,23 @@ static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 	}
 	cgm_strbuf_puts(out, "],\n\"ns\":[");
 	for (int i = 0; i < nns; i++) {
+		int k = pd ? shared_style(shared_node_styles, node_styles[i]) : -1;
+		if (k >= 0) {
+			cgm_strbuf_printf(out, "%s%d", i ? "," : "", k);
+			continue;
+		}
 		cgm_strbuf_printf(out, "%s\"", i ? "," : "");
 		cgm_escape_json(out, node_styles[i]);
 		cgm_strbuf_putc(out, '"');
 	}
 	cgm_strbuf_puts(out, "],\n\"es\":[");
-	for (int i = 0; i < nes; i++)
-		cgm_strbuf_printf(out, "%s%s", i ? "," : "", edge_styles[i]);
+	for (int i = 0; i < nes; i++) {
+		int k = pd ? shared_style(shared_edge_styles, edge_styles[i]) : -1;
+		if (k >= 0)
+			cgm_strbuf_printf(out, "%s%d", i ? "," : "", k);
+		else
+			cgm_strbuf_printf(out, "%s%s", i ? "," : "", edge_styles[i]);
+	}
 	/* A function page says once what its script draws (html_function.c). */
 	cgm_strbuf_puts(out, "]}</script>\n");
 	if (!pd)

@@ -15,7 +15,9 @@
  *    "f": ["1a2b3c4d", ...],         the functions the page names; 0 is its own
  *    "s": ["call", "static", ...],   strings the rows share (mechanism, provenance)
  *    "c": [row, ...], "d": [row, ...],       callers, callees
- *    "r": [...]}                     relations (html_relation.c says how)
+ *    "r": [...],                     relations (html_relation.c says how)
+ *    "a": [...], "w": [...],         a relation page's readers and writers (likewise)
+ *    "fb": "../functions/"}          where function pages are, when not beside it
  *   row: [who, mechanism, provenance, [line, ...], flags, "object", calls, "ms"]
  *        [who, [line, ...]]  the mechanism s[0], the provenance s[1], no more
  *   (a single line may stand for its list: 12 for [12])
@@ -57,6 +59,7 @@ void html_pagedata_free(html_pagedata *pd)
 	free(pd->fns), free(pd->slots), free(pd->rowinfo);
 	cgm_strbuf_free(&pd->rows[0]), cgm_strbuf_free(&pd->rows[1]);
 	cgm_strbuf_free(&pd->tooltips), cgm_strbuf_free(&pd->relrows);
+	cgm_strbuf_free(&pd->accessors[0]), cgm_strbuf_free(&pd->accessors[1]);
 	memset(pd, 0, sizeof(*pd));
 }
 
@@ -264,6 +267,8 @@ void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
 	cgm_strbuf_puts(b, "<script type=\"application/json\" id=\"cgmap-page\">{");
 	if (pd->ctx->model->has_runtime)
 		cgm_strbuf_puts(b, "\"rt\":1,");
+	if (pd->fn_base) /* cgmap's own "../functions/": nothing to escape */
+		cgm_strbuf_printf(b, "\"fb\":\"%s\",", pd->fn_base);
 	cgm_strbuf_puts(b, "\"f\":[");
 	for (int i = 0; i < pd->nfns; i++) {
 		const char *page = pd->ctx->page[pd->fns[i]];
@@ -293,9 +298,14 @@ void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
 	cgm_strbuf_add(b, pd->rows[0].data ? pd->rows[0].data : "", pd->rows[0].len);
 	cgm_strbuf_puts(b, "],\n\"d\":[");
 	cgm_strbuf_add(b, pd->rows[1].data ? pd->rows[1].data : "", pd->rows[1].len);
-	if (pd->relrows.len) {
-		cgm_strbuf_puts(b, "],\n\"r\":[");
-		cgm_strbuf_add(b, pd->relrows.data, pd->relrows.len);
-	}
+	const struct {
+		const char *key;
+		const cgm_strbuf *rows;
+	} more[] = { { "r", &pd->relrows }, { "a", &pd->accessors[0] }, { "w", &pd->accessors[1] } };
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (more[i].rows->len) {
+			cgm_strbuf_printf(b, "],\n\"%s\":[", more[i].key);
+			cgm_strbuf_add(b, more[i].rows->data, more[i].rows->len);
+		}
 	cgm_strbuf_puts(b, "]}</script>\n");
 }

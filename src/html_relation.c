@@ -301,23 +301,6 @@ void html_relation_link(cgm_strbuf *b, const html_ctx *ctx, int rel, const char 
 	cgm_strbuf_puts(b, "</a>");
 }
 
-/* A site's line, linked to the function page's source anchor when the
- * function has a source to show. */
-static void line_cell(cgm_strbuf *b, const html_ctx *ctx, int fn, int line)
-{
-	cgm_strbuf_puts(b, "<td class=\"num\">");
-	if (line > 0 && ctx->model->functions[fn].source) {
-		cgm_strbuf_puts(b, "<a href=\"");
-		html_fn_href(b, ctx, fn, "../");
-		cgm_strbuf_printf(b, "#L%d\">%d</a>", line, line);
-	} else if (line > 0) {
-		cgm_strbuf_printf(b, "%d", line);
-	} else {
-		cgm_strbuf_puts(b, "<span class=\"muted\">unknown</span>");
-	}
-	cgm_strbuf_puts(b, "</td>");
-}
-
 static void events_cell(cgm_strbuf *b, unsigned events)
 {
 	char text[64];
@@ -326,8 +309,14 @@ static void events_cell(cgm_strbuf *b, unsigned events)
 	cgm_strbuf_puts(b, "</td>");
 }
 
-static void accessors(cgm_strbuf *b, const html_ctx *ctx, const html_relation *rel, bool reads)
+/* Who reads (or writes) the relation: the table's head; its rows go into
+ * the page's data (html_pagedata.c: "a" readers, "w" writers), each
+ * [function, "events", line, flags] with the function an index into the
+ * data's list, line 0 unknown, flags 1 when the line links nowhere (no
+ * source shown). */
+static void accessors(cgm_strbuf *b, html_pagedata *pd, const html_relation *rel, bool reads)
 {
+	const html_ctx *ctx = pd->ctx;
 	const cgm_model *m = ctx->model;
 	int count = reads ? rel->nreaders : rel->nwriters;
 	cgm_strbuf_printf(b, "<h2 id=\"%s\">%s (%d)</h2>\n", reads ? "readers" : "writers",
@@ -337,8 +326,9 @@ static void accessors(cgm_strbuf *b, const html_ctx *ctx, const html_relation *r
 				  reads ? "reads" : "writes");
 		return;
 	}
-	cgm_strbuf_puts(b, "<table class=\"sortable\"><thead><tr><th>function</th><th>events</th>"
-			   "<th class=\"num\">line</th></tr></thead><tbody>\n");
+	cgm_strbuf_printf(b, "<table class=\"sortable\" data-rows=\"%c\"></table>\n",
+			  reads ? 'a' : 'w');
+	cgm_strbuf *rows = &pd->accessors[reads ? 0 : 1];
 	for (int k = rel->first; k < rel->first + rel->count; k++) {
 		const html_rel_mention *mn = &ctx->rel_mentions[k];
 		if (mn->kind != 0)
@@ -348,14 +338,12 @@ static void accessors(cgm_strbuf *b, const html_ctx *ctx, const html_relation *r
 				    : cgm_site_get_rare(site)->events & ~(unsigned)CGM_EV_SELECT;
 		if (!ev)
 			continue;
-		cgm_strbuf_puts(b, "<tr><td>");
-		html_fn_link(b, ctx, mn->a, "../");
-		cgm_strbuf_puts(b, "</td>");
-		events_cell(b, ev);
-		line_cell(b, ctx, mn->a, site->line);
-		cgm_strbuf_puts(b, "</tr>\n");
+		char text[64];
+		cgm_strbuf_printf(rows, "%s[%d,\"", rows->len ? ",\n" : "", html_pagedata_fn(pd, mn->a));
+		cgm_escape_json_visible(rows, cgm_events_text(text, sizeof(text), ev));
+		cgm_strbuf_printf(rows, "\",%d%s]", site->line > 0 ? site->line : 0,
+				  site->line > 0 && !m->functions[mn->a].source ? ",1" : "");
 	}
-	cgm_strbuf_puts(b, "</tbody></table>\n");
 }
 
 static const char *reach_word(cgm_reach reach)
@@ -446,8 +434,11 @@ static int write_relation_page(const html_ctx *ctx, int r)
 	cgm_strbuf_puts(&b, "</p>\n<h1>");
 	html_text(&b, rel->display);
 	cgm_strbuf_puts(&b, "</h1>\n");
-	accessors(&b, ctx, rel, true);
-	accessors(&b, ctx, rel, false);
+	html_pagedata pd;
+	html_pagedata_init(&pd, ctx, -1);
+	pd.fn_base = "../functions/";
+	accessors(&b, &pd, rel, true);
+	accessors(&b, &pd, rel, false);
 	cgm_strbuf_printf(&b, "<h2 id=\"runs\">What it runs (%d)</h2>\n", rel->nruns);
 	if (rel->nruns == 0) {
 		cgm_strbuf_puts(&b, "<p class=\"muted\">Nothing known: no view function, default, "
@@ -467,7 +458,9 @@ static int write_relation_page(const html_ctx *ctx, int r)
 		}
 		cgm_strbuf_puts(&b, "</tbody></table>\n");
 	}
-	html_page_end(&b, "../", false);
+	html_pagedata_write(&b, &pd);
+	html_pagedata_free(&pd);
+	html_page_end(&b, "../", true);
 	char rel_path[600];
 	snprintf(rel_path, sizeof(rel_path), "relations/%s", rel->page);
 	int rc = html_write_file(ctx, rel_path, &b);

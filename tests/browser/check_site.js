@@ -177,10 +177,10 @@ async function main() {
     }
   })(args.site);
   check(pages.length > 0, 'the site has ' + pages.length + ' pages');
-  // The index and the function pages load the search index (function pages
-  // take the ids of the functions they show from it); the rest only the
-  // site's script.
-  const expectedScripts = (rel) => (rel === 'index.html' || rel.startsWith('functions/') ? 2 : 1);
+  // The index, function and relation pages load the search index (the
+  // latter take the ids of the functions they show from it); the rest
+  // only the site's script.
+  const expectedScripts = (rel) => (rel === 'index.html' || rel.startsWith('functions/') || rel.startsWith('relations/') ? 2 : 1);
   let cleanPages = 0;
   for (const rel of pages) {
     problems.length = 0;
@@ -310,22 +310,7 @@ async function main() {
     // The callers, callees and relations tables the script built from the
     // page's data: a row per entry, each function named by the id of the
     // page it links to, each call-site line linking to a line of a source.
-    const tables = await evaluate(`(() => {
-      const P = JSON.parse(document.getElementById('cgmap-page').textContent);
-      const ids = {};
-      for (const e of window.CGMAP_INDEX) ids[e[1]] = e[0];
-      const out = { want: (P.c || []).length + (P.d || []).length + (P.r || []).length, rows: 0, bad: [] };
-      for (const t of document.querySelectorAll('table[data-rows]')) {
-        for (const tr of t.tBodies[0].rows) {
-          out.rows++;
-          const a = tr.cells[0].querySelector('a');
-          if (!a) continue;
-          const page = new URL(a.href).pathname.split('/').slice(-2).join('/');
-          if (ids[decodeURIComponent(page)] !== a.textContent) out.bad.push(a.textContent + ' -> ' + page);
-        }
-      }
-      return out;
-    })()`);
+    const tables = await evaluate(TABLES_SCRIPT);
     check(tables.rows === tables.want && tables.rows > 0 && tables.bad.length === 0,
       `${id}: the tables hold ${tables.rows} of ${tables.want} rows, each named as its page (wrong: ${tables.bad.join('; ')})`);
     const lines = await evaluate(`(() => {
@@ -363,6 +348,16 @@ async function main() {
       } catch (e) { h1 = String(e.message); }
       check(ok, `${id}: clicking the node of ${target.title.split(' (')[0].split('\n')[0]} opens its page (got "${h1}")`);
     }
+  }
+
+  // A relation page's readers and writers tables.
+  const relPage = pages.find((p) => p.startsWith('relations/') &&
+    /"[aw]":\[\[/.test(fs.readFileSync(path.join(args.site, p), 'utf8')));
+  if (relPage) {
+    await navigate(fileUrl(relPage));
+    const tables = await evaluate(TABLES_SCRIPT);
+    check(tables.rows === tables.want && tables.rows > 0 && tables.bad.length === 0,
+      `${relPage}: the tables hold ${tables.rows} of ${tables.want} rows, each named as its page (wrong: ${tables.bad.join('; ')})`);
   }
 
   // 4. Sortable tables sort (the schema page's function table, by callees).
@@ -492,6 +487,26 @@ async function main() {
   }
   await S('Emulation.setScriptExecutionDisabled', { value: false });
 }
+
+// The tables a page's script built from its data (callers, callees,
+// relations; a relation page's readers and writers): a row per entry, each
+// function named by the id of the page it links to.
+const TABLES_SCRIPT = `(() => {
+      const P = JSON.parse(document.getElementById('cgmap-page').textContent);
+      const ids = {};
+      for (const e of window.CGMAP_INDEX) ids[e[1]] = e[0];
+      const out = { want: ['c', 'd', 'r', 'a', 'w'].reduce((n, k) => n + (P[k] || []).length, 0), rows: 0, bad: [] };
+      for (const t of document.querySelectorAll('table[data-rows]')) {
+        for (const tr of t.tBodies[0].rows) {
+          out.rows++;
+          const a = tr.cells[0].querySelector('a');
+          if (!a) continue;
+          const page = new URL(a.href).pathname.split('/').slice(-2).join('/');
+          if (ids[decodeURIComponent(page)] !== a.textContent) out.bad.push(a.textContent + ' -> ' + page);
+        }
+      }
+      return out;
+    })()`;
 
 const overall = setTimeout(() => {
   console.log('FAIL the browser check took more than 5 minutes');
