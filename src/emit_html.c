@@ -390,8 +390,9 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 		ctx->page_order = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(int));
 		for (int i = 0; i < ctx->nuser; i++)
 			ctx->page_order[i] = byname[i].fn;
-		/* The hashes that end page names, and which of them no other
-		 * page ends with: a page's data names those functions by it. */
+		/* The hashes that end page names, and which start with
+		 * HTML_PAGE_HASH_NAME hex digits no other page's hash starts
+		 * with: a page's data names those functions by those digits. */
 		for (int i = 0; i < ctx->nuser; i++) {
 			const char *dash = strrchr(ctx->page[i], '-');
 			byname[i] = (named_page){ dash ? dash + 1 : ctx->page[i], i };
@@ -400,8 +401,11 @@ int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options
 		ctx->page_hash_unique = cgm_xcalloc((size_t)ctx->nuser + 1, sizeof(bool));
 		for (int i = 0; i < ctx->nuser; i++)
 			ctx->page_hash_unique[byname[i].fn] =
-				(i == 0 || strcmp(byname[i - 1].name, byname[i].name) != 0) &&
-				(i + 1 == ctx->nuser || strcmp(byname[i + 1].name, byname[i].name) != 0);
+				strlen(byname[i].name) >= HTML_PAGE_HASH_NAME + strlen(".html") &&
+				(i == 0 || strncmp(byname[i - 1].name, byname[i].name,
+						   HTML_PAGE_HASH_NAME) != 0) &&
+				(i + 1 == ctx->nuser || strncmp(byname[i + 1].name, byname[i].name,
+								HTML_PAGE_HASH_NAME) != 0);
 		free(byname);
 	}
 	for (int i = 0; i < model->nedges; i++)

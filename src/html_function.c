@@ -59,11 +59,10 @@ static void signature(cgm_strbuf *b, const cgm_function *f)
 static void runtime_figures(cgm_strbuf *b, const html_ctx *ctx, const cgm_function *f)
 {
 	const cgm_model *m = ctx->model;
-	cgm_strbuf_puts(b, "<h2 id=\"runtime\">Runtime</h2>\n");
-	if (!m->has_runtime) {
-		cgm_strbuf_puts(b, "<p class=\"note\">No runtime data was merged into this map.</p>\n");
+	/* Without runtime data the status says so (status_section). */
+	if (!m->has_runtime)
 		return;
-	}
+	cgm_strbuf_puts(b, "<h2 id=\"runtime\">Runtime</h2>\n");
 	if (f->runtime.calls == 0) {
 		cgm_strbuf_puts(b, "<p>Never called while runtime data was collected");
 		if (m->runtime_window) {
@@ -391,7 +390,7 @@ static void source_view(cgm_strbuf *b, html_pagedata *pd, int fn)
 		html_text(b, f->file);
 		cgm_strbuf_printf(b, "</code> at line %d. ", f->file_line);
 	}
-	cgm_strbuf_puts(b, "Lines count from the body's first, as PostgreSQL's errors do.</p>\n");
+	cgm_strbuf_puts(b, "Line 1 is the body's first, as in PostgreSQL's errors.</p>\n");
 	/* Sites by line: a sorted copy of pointers (sites are in source order,
 	 * but nothing downstream should depend on it). */
 	int nsites = f->nsites;
@@ -508,13 +507,14 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 	if (status.len)
 		html_status_badges(b, ctx, fn);
 	else
-		cgm_strbuf_puts(b, "<span class=\"muted\">none: not an entry point, not dead, "
-				   "cold or recursive</span>");
+		cgm_strbuf_puts(b, "<span class=\"muted\">none</span>");
 	cgm_strbuf_free(&status);
 	if (!ctx->analysed)
 		cgm_strbuf_puts(b, " <span class=\"muted\">(reachability was not analysed: no "
 				   "entry, dead or cold status is known)</span>");
 	cgm_strbuf_puts(b, "</dd>\n");
+	if (!m->has_runtime)
+		cgm_strbuf_puts(b, "<dt>runtime</dt><dd class=\"note\">no runtime data merged</dd>\n");
 	int nrefs = 0;
 	for (int r = 0; r < m->nreferences; r++)
 		nrefs += m->references[r].function == fn;
@@ -648,22 +648,24 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	}
 
 	page_head(&b, ctx, fn, true);
-	cgm_strbuf_puts(&b, "<noscript><p class=\"note\">The graph is drawn by the page's script, "
-			    "as are its tables and links.</p></noscript>\n");
+	cgm_strbuf_puts(&b, "<noscript><p class=\"note\">The graph, tables and links are the "
+			    "page's script's.</p></noscript>\n");
 
 	cgm_strbuf_puts(&b, "<h2 id=\"graph\">Neighbourhood</h2>\n");
 	cgm_strbuf_printf(&b, "<p class=\"muted\">Callers left, callees right, up to %d call%s "
 			      "away.",
 			  ctx->opts.depth, ctx->opts.depth == 1 ? "" : "s");
 	if (info.omitted > 0)
-		cgm_strbuf_printf(&b, " <b>%d of the %d functions shown, %d counted in "
-				      "\xE2\x80\x9C+N more\xE2\x80\x9D nodes</b> (at most %d in a "
-				      "graph, %d per function past the first ring, the busiest first; "
-				      "the tables list them all).",
+		cgm_strbuf_printf(&b, " <b>%d of %d shown, %d in \xE2\x80\x9C+N more\xE2\x80\x9D "
+				      "nodes</b> (at most %d, %d per function past the first ring, the "
+				      "busiest first).",
 				  info.shown, info.shown + info.omitted, info.omitted, ctx->opts.node_cap,
 				  html_graph_outer_fanout());
 	cgm_strbuf_puts(&b, "</p>\n");
-	html_legend(&b, "../");
+	/* cgmap's own layout is drawn by the script, which gives it its legend. */
+	if (rc != 0 || ctx->opts.graphviz_neighbourhoods || !strstr(svg.data ? svg.data : "",
+								    "class=\"layered\""))
+		html_legend(&b, "../");
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)
 		cgm_strbuf_add(&b, svg.data ? svg.data : "", svg.len);

@@ -57,7 +57,8 @@ typedef struct html_ctx {
 	int nuser;            /* functions with a page: [0, nuser) */
 	char **page;          /* file name inside functions/ (NULL for builtins) */
 	int *page_order;      /* [0, nuser) by page name, for html_fn_of_page */
-	bool *page_hash_unique; /* the hash ending its page name ends no other */
+	bool *page_hash_unique; /* the hash ending its page name starts with
+	                         * HTML_PAGE_HASH_NAME digits no other's does */
 
 	/* Edge indexes leaving / entering each function, ordered by the other
 	 * end's id then via. */
@@ -120,6 +121,9 @@ void html_layout_stats_last(html_layout_stats *out);
  * cgm_escape_filename: any that share a name, compared case-insensitively,
  * are renamed with cgm_escape_filename_wide (the extension kept). */
 void html_unique_pages(char **pages, const char *const *names, int n);
+/* How many hex digits of the hash ending a page name name its function in
+ * a page's data when no other page's hash starts with them. */
+#define HTML_PAGE_HASH_NAME 6
 /* The function whose page (inside functions/) is name; -1 when none. */
 int html_fn_of_page(const html_ctx *ctx, const char *name);
 int html_ctx_build(html_ctx *ctx, const cgm_model *model, const cgm_html_options *opts,
@@ -240,6 +244,7 @@ typedef struct html_pagedata {
 		size_t tooltip;   /* offset in tooltips of its graph edge's tooltip */
 	} *rowinfo;
 	int nrows, caprows, nrows_dir[2];
+	int last_who[2];          /* the previous row's who, per table */
 	cgm_strbuf tooltips;
 } html_pagedata;
 typedef struct html_pagedata_row html_pagedata_row;

@@ -12,7 +12,7 @@
  *
  *   <script type="application/json" id="cgmap-page">
  *   {"rt": 1,                        runtime data was merged: calls and time columns
- *    "f": ["1a2b3c4d", ...],         the functions the page names; 0 is its own
+ *    "f": ["1a2b3c", ...],         the functions the page names; 0 is its own
  *    "s": ["call", "static", ...],   strings the rows share (mechanism, provenance)
  *    "c": [row, ...], "d": [row, ...],       callers, callees
  *    "r": [...],                     relations (html_relation.c says how)
@@ -20,11 +20,13 @@
  *    "fb": "../functions/"}          where function pages are, when not beside it
  *   row: [who, mechanism, provenance, [line, ...], flags, "object", calls, "ms"]
  *        [who, [line, ...]]  the mechanism s[0], the provenance s[1], no more
+ *        [[line, ...]]       the same, who the previous row's who + 1
  *   (a single line may stand for its list: 12 for [12])
  *
- * A function is named by the hash its page name ends with ("app.f-1a2b3c4d"
- * without .html) when no other page name ends with it, else by its whole
- * page name (which holds a '-').
+ * A function is named by the first HTML_PAGE_HASH_NAME (6) hex digits of the
+ * hash its page name ends with ("1a2b3c" for "app.f-1a2b3c4d.html") when no
+ * other page's hash starts with them, else by its whole page name without
+ * .html (which holds a '-').
  *
  * who is an index into f, or the id of a function with no page (a builtin);
  * mechanism and provenance index s; lines are the known call-site lines
@@ -51,6 +53,7 @@ void html_pagedata_init(html_pagedata *pd, const html_ctx *ctx, int fn)
 {
 	memset(pd, 0, sizeof(*pd));
 	pd->ctx = ctx;
+	pd->last_who[0] = pd->last_who[1] = -2;
 	html_pagedata_fn(pd, fn);
 }
 
@@ -163,16 +166,9 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 	const cgm_edge *e = &m->edges[edge];
 	cgm_strbuf *b = &pd->rows[up ? 0 : 1];
 	int other = up ? e->from : e->to;
-	cgm_strbuf_puts(b, b->len ? ",\n[" : "[");
 	int local = html_pagedata_fn(pd, other);
-	if (local >= 0) {
-		cgm_strbuf_add_int(b, local);
-	} else {
-		cgm_strbuf_putc(b, '"');
-		cgm_escape_json_visible(b, other >= 0 && other < ctx->nfn ? m->functions[other].id
-									   : "?");
-		cgm_strbuf_putc(b, '"');
-	}
+	bool next = local >= 0 && local == pd->last_who[up ? 0 : 1] + 1;
+	pd->last_who[up ? 0 : 1] = local >= 0 ? local : -2; /* a name: no next */
 	int flags = (e->ambiguous ? 1 : 0) | (cgm_edge_unexplained(e) ? 2 : 0) |
 		    (cgm_edge_get_rare(e)->earlier_body ? 4 : 0) | (e->from >= ctx->nuser ? 8 : 0);
 	bool observed = m->has_runtime && (e->provenance & CGM_EDGE_OBSERVED);
@@ -180,17 +176,32 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 	int via = string_index(pd, cgm_via_name(e->via));
 	int provenance = string_index(pd, html_provenance_name(e->provenance));
 	/* The usual row (the first row's mechanism and provenance, nothing
-	 * else to say) is [who, lines]. */
-	if (!(via == 0 && provenance == 1 && !flags && !object && !observed)) {
+	 * else to say) is [who, lines]; and [lines] when who is the function
+	 * after the previous row's (as rows name functions, mostly). */
+	bool usual = via == 0 && provenance == 1 && !flags && !object && !observed;
+	cgm_strbuf_puts(b, b->len ? ",\n[" : "[");
+	if (!(usual && next)) {
+		if (local >= 0) {
+			cgm_strbuf_add_int(b, local);
+		} else {
+			cgm_strbuf_putc(b, '"');
+			cgm_escape_json_visible(b, other >= 0 && other < ctx->nfn ? m->functions[other].id
+										   : "?");
+			cgm_strbuf_putc(b, '"');
+		}
 		cgm_strbuf_putc(b, ',');
+	}
+	if (!usual) {
 		put_string_ref(pd, b, cgm_via_name(e->via));
 		cgm_strbuf_putc(b, ',');
 		put_string_ref(pd, b, html_provenance_name(e->provenance));
+		cgm_strbuf_putc(b, ',');
 	}
 	int nknown = 0;
 	for (int l = 0; l < e->nlines; l++)
 		nknown += e->lines[l] > 0; /* <= 0: observed with no known site */
-	cgm_strbuf_puts(b, nknown == 1 ? "," : ",[");
+	if (nknown != 1)
+		cgm_strbuf_putc(b, '[');
 	for (int l = 0, k = 0; l < e->nlines; l++) {
 		if (e->lines[l] <= 0)
 			continue;
@@ -274,11 +285,12 @@ void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
 		const char *page = pd->ctx->page[pd->fns[i]];
 		size_t len = strlen(page);
 		len -= len > 5 && strcmp(page + len - 5, ".html") == 0 ? 5 : 0;
-		/* By the hash alone when no other page name ends with it. */
+		/* By the first digits of its hash when no other page's hash
+		 * starts with them. */
 		const char *dash = strrchr(page, '-');
-		if (dash && (size_t)(dash - page) < len && pd->ctx->page_hash_unique[pd->fns[i]]) {
-			len -= (size_t)(dash + 1 - page);
+		if (dash && pd->ctx->page_hash_unique[pd->fns[i]]) {
 			page = dash + 1;
+			len = HTML_PAGE_HASH_NAME;
 		}
 		cgm_strbuf_puts(b, i ? ",\"" : "\"");
 		/* Page names are cgm_escape_filename's: no quote or backslash,

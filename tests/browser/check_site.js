@@ -480,7 +480,7 @@ async function main() {
   if (graphHrefs.length) {
     await navigate(fileUrl(graphHrefs[0]));
     const page = await evaluate(`({ nodes: document.querySelectorAll('.graph svg.layered a.node').length,
-      says: document.body.innerText.includes('The graph is drawn by the page\\'s script, as are its tables and links'),
+      says: document.body.innerText.includes('The graph, tables and links are the page\\'s script\\'s'),
       source: ((document.querySelector('pre.source') || {}).textContent || '').length })`);
     check(page.nodes === 0 && page.says && page.source > 0,
       `${graphHrefs[0]}: without JavaScript the page says its graph and tables need the script, and shows its ${page.source}-character source`);

@@ -343,7 +343,8 @@ static char *function_page(const char *dir, const char *id)
 }
 
 /* The index of function id in a function page's data (html_pagedata.c:
- * its page name without .html, or the hash ending it); -1 when absent. */
+ * its page name without .html, or the first digits of the hash ending
+ * it); -1 when absent. */
 static int page_fn_index(const char *page, const char *id)
 {
 	cgm_strbuf stem = CGM_STRBUF_INIT;
@@ -358,7 +359,7 @@ static int page_fn_index(const char *page, const char *id)
 			break;
 		found++;
 		size_t len = (size_t)(close - open - 1);
-		if ((len == strlen(hash) && strncmp(open + 1, hash, len) == 0) ||
+		if ((len < strlen(hash) && strncmp(open + 1, hash, len) == 0) ||
 		    (len == stem.len && strncmp(open + 1, stem.data, len) == 0)) {
 			cgm_strbuf_free(&stem);
 			return found;
@@ -611,11 +612,13 @@ static void test_every_page_is_written(void **state)
 	assert_int_equal(fdots, m->nuser);
 	assert_int_equal(spages, 3); /* app, public, Odd Schema */
 	assert_int_equal(sdots, 3);
-	/* Each function page: its id as the heading, a graph, a legend. */
+	/* Each function page: its id as the heading, a graph. */
 	char *page = function_page(dir, "app.main()");
 	assert_non_null(strstr(page, "<h1 class=\"fn\">app.main()</h1>"));
 	assert_non_null(strstr(page, "<svg"));
-	assert_non_null(strstr(page, "Legend"));
+	/* cgmap's own layout, whose legend the page's script adds. */
+	assert_non_null(strstr(page, "<svg class=\"layered\""));
+	assert_null(strstr(page, "Legend"));
 	/* Call sites link to their targets from the source. */
 	cgm_strbuf href = CGM_STRBUF_INIT;
 	cgm_strbuf_printf(&href, "<a data-f=\"%d\">", page_fn_index(page, "app.work()"));
@@ -718,12 +721,11 @@ static void test_links_land(void **state)
 					snprintf(path, sizeof(path), "%s/%s.html", base, name);
 					found = access(path, R_OK) == 0;
 				} else {
-					char tail[2100];
-					snprintf(tail, sizeof(tail), "-%s.html", name);
+					/* the first digits of the hash ending one page name */
 					for (int k = 0; k < files.n; k++) {
-						size_t pl = strlen(files.paths[k]), tl = strlen(tail);
-						found += strncmp(files.paths[k], "functions/", 10) == 0 && pl > tl &&
-							 strcmp(files.paths[k] + pl - tl, tail) == 0;
+						const char *dash = strrchr(files.paths[k], '-');
+						found += strncmp(files.paths[k], "functions/", 10) == 0 && dash &&
+							 strncmp(dash + 1, name, strlen(name)) == 0;
 					}
 				}
 				if (found != 1)
@@ -1076,7 +1078,7 @@ static void test_node_cap_says_more(void **state)
 	/* A function's own callees are drawn 16 at most, however high the node
 	 * cap: the hub and 16 callees; 104 more counted, not dropped. */
 	assert_non_null(strstr(page, "+104 more callees"));
-	assert_non_null(strstr(page, "17 of the 121 functions shown, 104 counted in"));
+	assert_non_null(strstr(page, "17 of 121 shown, 104 in"));
 	free(page);
 	cgm_strbuf rel = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&rel, "dot/functions/");
@@ -1126,7 +1128,7 @@ static void test_node_cap_says_more(void **state)
 	dir = render(m, 2, 50, 1);
 	page = function_page(dir, "big.hub()");
 	assert_null(strstr(page, "more callees"));
-	assert_null(strstr(page, "functions shown"));
+	assert_null(strstr(page, " shown, "));
 	free(page);
 	remove_dir(dir);
 	cgm_model_free(m);
@@ -1325,7 +1327,8 @@ static void test_without_runtime_says_so(void **state)
 	assert_null(strstr(index, "<h3>By self time</h3>"));
 	free(index);
 	char *page = function_page(dir, "app.main()");
-	assert_non_null(strstr(page, "No runtime data was merged into this map"));
+	assert_non_null(strstr(page, "<dt>runtime</dt><dd class=\"note\">no runtime data merged"));
+	assert_null(strstr(page, "<h2 id=\"runtime\">"));
 	free(page);
 	page = function_page(dir, "app.dyn()");
 	assert_non_null(strstr(page, "target unknown (no runtime data)"));
@@ -2512,9 +2515,10 @@ static void test_function_graph_layouts(void **state)
 		cgm_strbuf_puts(&href, graphviz ? "xlink:href=\"../functions/" : "");
 		cgm_escape_filename(&href, "app.work()");
 		cgm_strbuf_puts(&href, graphviz ? ".html\"" : "");
-		const char *name = graphviz ? cgm_strbuf_cstr(&href)
-					    : strrchr(cgm_strbuf_cstr(&href), '-') + 1;
-		assert_non_null(strstr(page, name));
+		if (graphviz)
+			assert_non_null(strstr(page, cgm_strbuf_cstr(&href)));
+		else
+			assert_true(page_fn_index(page, "app.work()") > 0);
 		if (!graphviz)
 			assert_non_null(strstr(page, "{\"n\":[[")); /* the graph's nodes */
 		cgm_strbuf_free(&href);
