@@ -4,7 +4,8 @@
 # function) of the synthetic schema of N functions (default 10000,
 # bench/gen_schema.sh, mapped offline with `cgmap --sql`), or of a given
 # snapshot.  Prints the wall time, CPU time, peak memory, the size of the
-# site and the command that reproduces it.  Target at 10,000 functions on a
+# site (the bytes written, and the disk they take in whole blocks) and the
+# command that reproduces it.  Target at 10,000 functions on a
 # 2-core machine: at most 3 s and 60 MB (at 50,000: 20 s, 1 GB of memory).
 # CGMAP_BENCH_LAYOUT=graphviz lays function graphs out with Graphviz
 # (`--layout graphviz`) instead of cgmap's own layered layout.
@@ -72,13 +73,17 @@ sys=$(awk -F': ' '/System time/ { print $2 }' "$work/time.txt")
 rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time.txt")
 pages=$(find "$work/site" -name '*.html' | wc -l)
 graphs=$(find "$work/site/schemas" "$work/site/functions" -name '*.html' | wc -l)
-size=$(du -sm --exclude=.cgmap-cache "$work/site" | cut -f1)
+# Bytes written (MB of 10^6), and the disk space they take (MiB of whole
+# blocks: a 6 KB page takes 8 KiB on most file systems).
+bytes_mb() { du -sb --apparent-size "$@" | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }'; }
+size=$(bytes_mb --exclude=.cgmap-cache --exclude=.cgmap-pages "$work/site")
+disk=$(du -sm --exclude=.cgmap-cache "$work/site" | cut -f1)
 functions=$(find "$work/site/functions" -name '*.html' | wc -l)
 
 echo "render_bench: $what"
 echo "  functions:    $functions"
 echo "  layout:       function graphs by $layout, schema overviews by Graphviz"
-echo "  pages:        $pages ($graphs with a graph), ${size} MB (target at 10,000 functions: 60 MB)"
+echo "  pages:        $pages ($graphs with a graph), ${size} MB written (target at 10,000 functions: 60 MB), ${disk} MiB on disk"
 echo "  wall time:    ${wall} s (target at 10,000 functions: 3 s)"
 echo "  cpu time:     ${user} s user + ${sys} s system, on $(nproc) cores"
 echo "  peak memory:  ${rss} MB (largest process: reading the snapshot is shared by the workers)"
@@ -135,11 +140,12 @@ if [ -f "$work/schema.sql" ]; then
 	fu=$(awk -F': ' '/User time/ { print $2 }' "$work/time3.txt")
 	fs=$(awk -F': ' '/System time/ { print $2 }' "$work/time3.txt")
 	frss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time3.txt")
-	snap=$(du -smc "$work/full"/cgmap.json* | tail -n 1 | cut -f1)
-	dotsize=$(du -sm "$work/full/callgraph.dot" | cut -f1)
-	all=$(du -sm --exclude=.cgmap-cache "$work/full" | cut -f1)
+	snap=$(bytes_mb "$work/full"/cgmap.json*)
+	dotsize=$(bytes_mb "$work/full/callgraph.dot")
+	all=$(bytes_mb --exclude=.cgmap-cache --exclude=.cgmap-pages "$work/full")
+	sitesize=$(awk -v a="$all" -v b="$snap" -v c="$dotsize" 'BEGIN { printf "%.1f", a - b - c }')
 	echo "  whole default run, cgmap --sql FILE --out DIR (SQL files, no server)"
 	echo "    wall time:  ${fw} s, cpu ${fu} s user + ${fs} s system, peak memory ${frss} MB"
-	echo "    output:     ${all} MB: snapshot ${snap} MB, callgraph.dot ${dotsize} MB, site $((all - snap - dotsize)) MB"
+	echo "    output:     ${all} MB written: snapshot ${snap} MB, callgraph.dot ${dotsize} MB, site ${sitesize} MB"
 fi
 echo "  reproduce:    bash bench/render_bench.sh $arg"

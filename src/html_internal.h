@@ -226,13 +226,10 @@ int html_layout_graph(cgm_strbuf *out, const char *dot, const char *what, const 
 
 /* ---- html_pagedata.c: what a function page's script builds its tables
  * and graph nodes from (the format is in the file) ---- */
-#define HTML_PAGEDATA_STRINGS 32
 typedef struct html_pagedata {
 	const html_ctx *ctx;
 	int *fns, nfns, capfns;   /* the functions the page names, in order */
 	int *slots, nslots;       /* fn -> index + 1 in fns (open addressing) */
-	const char *strings[HTML_PAGEDATA_STRINGS]; /* static texts, not owned */
-	int nstrings;
 	cgm_strbuf rows[2];       /* callers, callees */
 	cgm_strbuf relrows;       /* relations (html_function_relations) */
 	cgm_strbuf accessors[2];  /* a relation page's readers, writers */
@@ -263,8 +260,10 @@ void html_pagedata_edges(html_pagedata *pd, int fn);
  * one the script writes from that row; -1 when none. */
 int html_pagedata_row_of(const html_pagedata *pd, int from, int to, const char *tooltip);
 void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd);
-/* A link to fn's page from a function page: an empty
- * <a class="fn" data-f="N"> the script fills with fn's id and page; with
+/* The names rows give by number, as the site script's NAMES. */
+void html_pagedata_names(cgm_strbuf *js);
+/* A link to fn's page from a function page: an empty <a data-f="N"> the
+ * script fills with fn's id and page (and makes an a.fn); with
  * pd NULL, or for a function with no page, html_fn_link's. */
 void html_fn_ref(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd, int fn);
 

@@ -896,7 +896,7 @@ static const char site_js[] =
 	"    if (kind === 'a' || kind === 'w') return fillAccessors(table, P, kind);\n"
 	"    var up = table.getAttribute('data-rows') === 'c', rows = P[up ? 'c' : 'd'] || [];\n"
 	"    var figures = !!P.rt, body = tableBody(table, up ? 'c' : 'd', figures);\n"
-	"    function str(v) { return typeof v === 'number' ? P.s[v] : v; }\n"
+	"    function str(v) { return typeof v === 'number' ? NAMES[v] : v; }\n"
 	"    rows.forEach(function (r) {\n"
 	"      var tr = el(body, 'tr'), td = el(tr, 'td'), flags = r[4] || 0, lines = r[3] || [];\n"
 	"      fnLink(td, P, r[0]);\n"
@@ -923,7 +923,7 @@ static const char site_js[] =
 	"  function rowTooltip(P, k) {\n"
 	"    var nc = (P.c || []).length, r = k < nc ? P.c[k] : (P.d || [])[k - nc];\n"
 	"    if (!r) return '';\n"
-	"    function str(v) { return typeof v === 'number' ? P.s[v] : v; }\n"
+	"    function str(v) { return typeof v === 'number' ? NAMES[v] : v; }\n"
 	"    var lines = r[3] || [], t = str(r[1]) + (r[5] ? ' ' + r[5] : '') + ', ' + str(r[2]);\n"
 	"    if ((r[4] || 0) & 1) t += ', ambiguous';\n"
 	"    if (lines.length) t += (lines.length > 1 ? ', lines ' : ', line ') + lines.join(', ');\n"
@@ -958,12 +958,13 @@ static const char site_js[] =
 	"    var h = location.hash, t = /^#L\\d+$/.test(h) && document.getElementById(h.slice(1));\n"
 	"    if (t) { t.classList.add('target'); t.scrollIntoView(); }\n"
 	"  }\n"
-	"  /* A usual row, [who, lines], is [who, 0, 1, lines], and [lines] the same for\n"
+	"  /* A usual row (a static call), [who, lines], is [who, call, static, lines], and [lines] the same for\n"
 	"   * the function after the previous row's; one line stands for its list. */\n"
 	"  function fullRows(rows) {\n"
 	"    var who = -2;\n"
 	"    return rows.map(function (r) {\n"
-	"      r = r.length === 1 ? [who + 1, 0, 1, r[0]] : r.length === 2 ? [r[0], 0, 1, r[1]] : r.slice();\n"
+	"      var usual = [0, NAMES.indexOf('static')];\n"
+	"      r = r.length === 1 ? [who + 1].concat(usual, [r[0]]) : r.length === 2 ? [r[0]].concat(usual, [r[1]]) : r.slice();\n"
 	"      if (typeof r[3] === 'number') r[3] = [r[3]];\n"
 	"      who = typeof r[0] === 'number' ? r[0] : -2;\n"
 	"      return r;\n"
@@ -993,7 +994,7 @@ static const char site_js[] =
 	"    if (P) Array.prototype.forEach.call(document.querySelectorAll('a[data-f]'), function (a) {\n"
 	"      var stem = stemOf(P, +a.getAttribute('data-f')), e = fnEntry(stem);\n"
 	"      a.href = (P.fb || '') + stem + '.html';\n"
-	"      if (!a.firstChild) a.textContent = e ? e[0] : stem;\n"
+	"      if (!a.firstChild) { a.textContent = e ? e[0] : stem; a.className = 'fn'; }\n"
 	"      else if (e && !a.title) a.title = e[0];\n"
 	"    });\n"
 	"    Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);\n"
@@ -1022,6 +1023,7 @@ int html_write_assets(const html_ctx *ctx)
 				  report_links[i].label);
 	cgm_strbuf_puts(&b, "];\n");
 	html_layout_shared_styles(&b);
+	html_pagedata_names(&b);
 	cgm_strbuf_printf(&b, "  var LEGEND = [%d, %d];\n", LEGEND_WIDTH, LEGEND_ROWS * LEGEND_ROW + 4);
 	cgm_strbuf_puts(&b, site_js + head);
 	if (!rc)

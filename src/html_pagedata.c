@@ -13,13 +13,12 @@
  *   <script type="application/json" id="cgmap-page">
  *   {"rt": 1,                        runtime data was merged: calls and time columns
  *    "f": ["1a2b3c", ...],         the functions the page names; 0 is its own
- *    "s": ["call", "static", ...],   strings the rows share (mechanism, provenance)
  *    "c": [row, ...], "d": [row, ...],       callers, callees
  *    "r": [...],                     relations (html_relation.c says how)
  *    "a": [...], "w": [...],         a relation page's readers and writers (likewise)
  *    "fb": "../functions/"}          where function pages are, when not beside it
  *   row: [who, mechanism, provenance, [line, ...], flags, "object", calls, "ms"]
- *        [who, [line, ...]]  the mechanism s[0], the provenance s[1], no more
+ *        [who, [line, ...]]  a static call, no more
  *        [[line, ...]]       the same, who the previous row's who + 1
  *   (a single line may stand for its list: 12 for [12])
  *
@@ -29,7 +28,9 @@
  * .html (which holds a '-').
  *
  * who is an index into f, or the id of a function with no page (a builtin);
- * mechanism and provenance index s; lines are the known call-site lines
+ * mechanism and provenance are numbers in the site script's NAMES
+ * (html_pagedata_names: the mechanisms by cgm_via, then the provenances);
+ * lines are the known call-site lines
  * (none: "unknown"); flags: 1 ambiguous, 2 unexplained, 4 observed against
  * an earlier body, 8 the lines link nowhere (the caller has no page);
  * object is what the call goes through (0 none); calls and ms are there
@@ -109,28 +110,30 @@ int html_pagedata_fn(html_pagedata *pd, int fn)
 	return pd->nfns - 1;
 }
 
-/* Index of a shared string: mechanisms and provenances, a dozen at most. */
-static int string_index(html_pagedata *pd, const char *text)
+/* The names rows give by number (the site script's NAMES): the mechanisms
+ * (cgm_via_name, by cgm_via), then the provenances html_provenance_name
+ * gives. */
+static const char *const provenance_names[] = { "static", "observed", "static+observed",
+						"declared", "declared+observed", "none" };
+#define NPROVENANCES (int)(sizeof(provenance_names) / sizeof(provenance_names[0]))
+
+static int provenance_number(unsigned provenance)
 {
-	for (int i = 0; i < pd->nstrings; i++)
-		if (strcmp(pd->strings[i], text) == 0)
-			return i;
-	if (pd->nstrings == HTML_PAGEDATA_STRINGS)
-		return -1;
-	pd->strings[pd->nstrings] = text;
-	return pd->nstrings++;
+	const char *name = html_provenance_name(provenance);
+	for (int k = 0; k < NPROVENANCES; k++)
+		if (strcmp(provenance_names[k], name) == 0)
+			return CGM_VIA_COUNT + k;
+	return -1;
 }
 
-static void put_string_ref(html_pagedata *pd, cgm_strbuf *b, const char *text)
+void html_pagedata_names(cgm_strbuf *js)
 {
-	int i = string_index(pd, text);
-	if (i >= 0) {
-		cgm_strbuf_add_int(b, i);
-		return;
-	}
-	cgm_strbuf_putc(b, '"'); /* past the table (never seen): the text itself */
-	cgm_escape_json_visible(b, text);
-	cgm_strbuf_putc(b, '"');
+	cgm_strbuf_puts(js, "  var NAMES = [");
+	for (int v = 0; v < CGM_VIA_COUNT; v++)
+		cgm_strbuf_printf(js, "'%s', ", cgm_via_name((cgm_via)v));
+	for (int k = 0; k < NPROVENANCES; k++)
+		cgm_strbuf_printf(js, "%s'%s'", k ? ", " : "", provenance_names[k]);
+	cgm_strbuf_puts(js, "];\n");
 }
 
 /* The tooltip the graph gives the edge of a row (html_graph.c: edge_attrs,
@@ -173,12 +176,12 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 		    (cgm_edge_get_rare(e)->earlier_body ? 4 : 0) | (e->from >= ctx->nuser ? 8 : 0);
 	bool observed = m->has_runtime && (e->provenance & CGM_EDGE_OBSERVED);
 	const char *object = e->object ? cgm_via_object_tail(e->via, e->object) : NULL;
-	int via = string_index(pd, cgm_via_name(e->via));
-	int provenance = string_index(pd, html_provenance_name(e->provenance));
-	/* The usual row (the first row's mechanism and provenance, nothing
-	 * else to say) is [who, lines]; and [lines] when who is the function
-	 * after the previous row's (as rows name functions, mostly). */
-	bool usual = via == 0 && provenance == 1 && !flags && !object && !observed;
+	int provenance = provenance_number(e->provenance);
+	/* The usual row (a static call, nothing else to say) is [who, lines];
+	 * and [lines] when who is the function after the previous row's (as
+	 * rows name functions, mostly). */
+	bool usual = e->via == CGM_VIA_CALL && provenance == CGM_VIA_COUNT && !flags && !object &&
+		     !observed;
 	cgm_strbuf_puts(b, b->len ? ",\n[" : "[");
 	if (!(usual && next)) {
 		if (local >= 0) {
@@ -192,9 +195,15 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 		cgm_strbuf_putc(b, ',');
 	}
 	if (!usual) {
-		put_string_ref(pd, b, cgm_via_name(e->via));
+		cgm_strbuf_add_int(b, (int)e->via);
 		cgm_strbuf_putc(b, ',');
-		put_string_ref(pd, b, html_provenance_name(e->provenance));
+		if (provenance >= 0) {
+			cgm_strbuf_add_int(b, provenance);
+		} else { /* a name NAMES lacks: itself */
+			cgm_strbuf_putc(b, '"');
+			cgm_escape_json_visible(b, html_provenance_name(e->provenance));
+			cgm_strbuf_putc(b, '"');
+		}
 		cgm_strbuf_putc(b, ',');
 	}
 	int nknown = 0;
@@ -270,7 +279,7 @@ void html_fn_ref(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd, int fn)
 		html_fn_link(b, ctx, fn, HTML_FN_SIBLING);
 		return;
 	}
-	cgm_strbuf_printf(b, "<a class=\"fn\" data-f=\"%d\"></a>", local);
+	cgm_strbuf_printf(b, "<a data-f=\"%d\"></a>", local); /* the script: class fn */
 }
 
 void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
@@ -299,12 +308,6 @@ void html_pagedata_write(cgm_strbuf *b, const html_pagedata *pd)
 		cgm_strbuf_putc(b, '"');
 		if (i % 8 == 7)
 			cgm_strbuf_putc(b, '\n');
-	}
-	cgm_strbuf_puts(b, "],\n\"s\":[");
-	for (int i = 0; i < pd->nstrings; i++) {
-		cgm_strbuf_puts(b, i ? ",\"" : "\"");
-		cgm_escape_json_visible(b, pd->strings[i]);
-		cgm_strbuf_putc(b, '"');
 	}
 	cgm_strbuf_puts(b, "],\n\"c\":[");
 	cgm_strbuf_add(b, pd->rows[0].data ? pd->rows[0].data : "", pd->rows[0].len);

@@ -492,7 +492,7 @@ static void test_possible_targets_drawn(void **state)
 	char *page = function_page(dir, "app.disp()");
 	assert_non_null(strstr(page, "<th>possible targets</th>"));
 	cgm_strbuf want = CGM_STRBUF_INIT;
-	cgm_strbuf_printf(&want, "<a class=\"fn\" data-f=\"%d\"></a><br>",
+	cgm_strbuf_printf(&want, "<a data-f=\"%d\"></a><br>",
 			  page_fn_index(page, "app.handler_a()"));
 	assert_non_null(strstr(page, cgm_strbuf_cstr(&want)));
 	cgm_strbuf_free(&want);
@@ -644,7 +644,11 @@ static void test_every_page_is_written(void **state)
 	int via = -1, provenance = -1, line = -1;
 	assert_int_equal(sscanf(row + 1, "[%*d,%d,%d,%d,", &via, &provenance, &line), 3);
 	assert_int_equal(line, 3); /* a single line, not [3] */
-	assert_non_null(strstr(page, "\"static+observed\""));
+	assert_int_equal(via, CGM_VIA_CALL);
+	assert_int_equal(provenance, CGM_VIA_COUNT + 2); /* NAMES: static+observed */
+	char *js = site_file(dir, "assets/cgmap.js");
+	assert_non_null(strstr(js, "'aggregate', 'static', 'observed', 'static+observed'"));
+	free(js);
 	cgm_strbuf_free(&href);
 	free(page);
 	page = function_page(dir, "app.dyn()");
