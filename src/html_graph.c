@@ -287,6 +287,28 @@ static void fn_node(cgm_strbuf *dot, const html_ctx *ctx, int node, int fn,
  * ends are plain to see), or also both ends' ids (TOOLTIP_FULL). */
 enum { TOOLTIP_NONE, TOOLTIP_SHORT, TOOLTIP_FULL };
 
+void html_edge_tooltip(cgm_strbuf *t, const cgm_edge *e, bool calls)
+{
+	cgm_strbuf_puts(t, cgm_via_name(e->via));
+	if (e->object) {
+		cgm_strbuf_putc(t, ' ');
+		cgm_strbuf_puts(t, cgm_via_object_tail(e->via, e->object));
+	}
+	cgm_strbuf_puts(t, ", "), cgm_strbuf_puts(t, html_provenance_name(e->provenance));
+	if (e->ambiguous)
+		cgm_strbuf_puts(t, ", ambiguous");
+	int nknown = 0;
+	for (int l = 0; l < e->nlines; l++)
+		nknown += e->lines[l] > 0; /* <= 0: observed with no known site */
+	for (int l = 0, k = 0; l < e->nlines; l++)
+		if (e->lines[l] > 0) {
+			cgm_strbuf_puts(t, k++ ? ", " : nknown > 1 ? ", lines " : ", line ");
+			cgm_strbuf_add_int(t, e->lines[l]);
+		}
+	if (calls)
+		cgm_strbuf_printf(t, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
+}
+
 static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, int tooltip)
 {
 	const cgm_model *m = ctx->model;
@@ -334,21 +356,10 @@ static void edge_attrs(cgm_strbuf *dot, const html_ctx *ctx, const cgm_edge *e, 
 			dot_text(dot, m->functions[e->to].id);
 			cgm_strbuf_puts(dot, "\\n");
 		}
-		cgm_strbuf_puts(dot, cgm_via_name(e->via));
-		if (e->object) {
-			cgm_strbuf_putc(dot, ' ');
-			dot_text(dot, cgm_via_object_tail(e->via, e->object));
-		}
-		cgm_strbuf_puts(dot, ", "), cgm_strbuf_puts(dot, html_provenance_name(e->provenance));
-		if (e->ambiguous)
-			cgm_strbuf_puts(dot, ", ambiguous");
-		for (int l = 0, nknown = 0; l < e->nlines; l++)
-			if (e->lines[l] > 0) {
-				cgm_strbuf_puts(dot, nknown++ ? ", " : (e->nlines > 1 ? ", lines " : ", line "));
-				cgm_strbuf_add_int(dot, e->lines[l]);
-			}
-		if (ob)
-			cgm_strbuf_printf(dot, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
+		cgm_strbuf text = CGM_STRBUF_INIT;
+		html_edge_tooltip(&text, e, ob);
+		dot_text(dot, cgm_strbuf_cstr(&text));
+		cgm_strbuf_free(&text);
 		cgm_strbuf_puts(dot, "\"");
 	}
 	cgm_strbuf_puts(dot, "];\n");

@@ -214,6 +214,9 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
  * empty <svg> with its markers and the layout as JSON); links starting with
  * strip_prefix (may be NULL) lose it.  CGM_EINPUT when the DOT holds what
  * that layout does not draw: the caller uses html_graph_svg then. */
+/* An edge's tooltip as raw text: mechanism (and what it goes through),
+ * provenance, "ambiguous", its known lines, and with calls how many. */
+void html_edge_tooltip(cgm_strbuf *t, const cgm_edge *e, bool calls);
 typedef struct html_pagedata html_pagedata;
 /* The node and edge looks the site script holds for every graph (as
  * JavaScript: var SHARED_NS = [...], SHARED_ES = [...];). */

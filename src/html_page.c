@@ -919,7 +919,7 @@ static const char site_js[] =
 	"    });\n"
 	"  }\n"
 	"  /* The tooltip of a graph edge drawn for row k of the tables (callers'\n"
-	"   * rows first): as html_pagedata.c's row_tooltip writes it. */\n"
+	"   * rows first): as html_graph.c's html_edge_tooltip writes it. */\n"
 	"  function rowTooltip(P, k) {\n"
 	"    var nc = (P.c || []).length, r = k < nc ? P.c[k] : (P.d || [])[k - nc];\n"
 	"    if (!r) return '';\n"

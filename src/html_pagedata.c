@@ -136,31 +136,6 @@ void html_pagedata_names(cgm_strbuf *js)
 	cgm_strbuf_puts(js, "];\n");
 }
 
-/* The tooltip the graph gives the edge of a row (html_graph.c: edge_attrs,
- * TOOLTIP_SHORT), as the page's script writes it from the row: a graph
- * edge with this tooltip is written as the row's number instead. */
-static void row_tooltip(cgm_strbuf *t, const html_ctx *ctx, const cgm_edge *e)
-{
-	cgm_strbuf_puts(t, cgm_via_name(e->via));
-	if (e->object) {
-		cgm_strbuf_putc(t, ' ');
-		cgm_strbuf_puts(t, cgm_via_object_tail(e->via, e->object));
-	}
-	cgm_strbuf_puts(t, ", "), cgm_strbuf_puts(t, html_provenance_name(e->provenance));
-	if (e->ambiguous)
-		cgm_strbuf_puts(t, ", ambiguous");
-	int nknown = 0;
-	for (int l = 0; l < e->nlines; l++)
-		nknown += e->lines[l] > 0;
-	for (int l = 0, k = 0; l < e->nlines; l++)
-		if (e->lines[l] > 0) {
-			cgm_strbuf_puts(t, k++ ? ", " : nknown > 1 ? ", lines " : ", line ");
-			cgm_strbuf_add_int(t, e->lines[l]);
-		}
-	if (ctx->model->has_runtime && (e->provenance & CGM_EDGE_OBSERVED))
-		cgm_strbuf_printf(t, ", %lld calls", (long long)cgm_edge_runtime(e)->calls);
-	cgm_strbuf_putc(t, '\0');
-}
 
 void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 {
@@ -243,7 +218,12 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 		pd->rowinfo = cgm_xrealloc(pd->rowinfo, (size_t)pd->caprows * sizeof(*pd->rowinfo));
 	}
 	pd->rowinfo[pd->nrows++] = (html_pagedata_row){ local, up, pd->tooltips.len };
-	row_tooltip(&pd->tooltips, ctx, e);
+	/* The tooltip the graph gives the row's edge (html_graph.c, without
+	 * the calls when there is no runtime data to show them), as the page's
+	 * script writes it from the row: a graph edge with this tooltip is
+	 * written as the row's number instead. */
+	html_edge_tooltip(&pd->tooltips, e, observed);
+	cgm_strbuf_putc(&pd->tooltips, '\0');
 	pd->nrows_dir[up ? 0 : 1]++;
 }
 
