@@ -507,6 +507,88 @@ static void test_possible_targets_drawn(void **state)
 	cgm_model_free(m);
 }
 
+typedef struct hash_name {
+	char prefix[8];
+	int n;
+} hash_name;
+
+static int compare_hash_names(const void *a, const void *b)
+{
+	return strcmp(((const hash_name *)a)->prefix, ((const hash_name *)b)->prefix);
+}
+
+/* A page's data names a function by the first 6 digits of the hash ending
+ * its page name, or by its whole page name when another page's hash starts
+ * with the same 6 (html_pagedata.c): both kinds name the right page. */
+static void test_page_data_names(void **state)
+{
+	(void)state;
+	/* Two ids whose page names' hashes share their first 6 digits:
+	 * 20,000 tries hold about a dozen such pairs of 24 bits. */
+	enum { TRIES = 20000 };
+	hash_name *names = calloc(TRIES, sizeof(*names));
+	assert_non_null(names);
+	for (int i = 0; i < TRIES; i++) {
+		char id[64];
+		snprintf(id, sizeof(id), "app.h(t%d)", i);
+		cgm_strbuf page = CGM_STRBUF_INIT;
+		cgm_escape_filename(&page, id);
+		snprintf(names[i].prefix, sizeof(names[i].prefix), "%.6s", strrchr(page.data, '-') + 1);
+		names[i].n = i;
+		cgm_strbuf_free(&page);
+	}
+	qsort(names, TRIES, sizeof(*names), compare_hash_names);
+	int a = -1, b = -1;
+	for (int i = 1; i < TRIES && a < 0; i++)
+		if (strcmp(names[i - 1].prefix, names[i].prefix) == 0)
+			a = names[i - 1].n, b = names[i].n;
+	free(names);
+	assert_true(a >= 0); /* the premise */
+	char ida[64], idb[64];
+	snprintf(ida, sizeof(ida), "app.h(t%d)", a);
+	snprintf(idb, sizeof(idb), "app.h(t%d)", b);
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "db";
+	char argsa[32], argsb[32];
+	snprintf(argsa, sizeof(argsa), "t%d", a);
+	snprintf(argsb, sizeof(argsb), "t%d", b);
+	add_function(m, ida, "app", "h", argsa, "\nBEGIN\n  RETURN 1;\nEND\n");
+	add_function(m, idb, "app", "h", argsb, "\nBEGIN\n  RETURN 2;\nEND\n");
+	add_function(m, "app.k()", "app", "k", "", "\nBEGIN\n  RETURN 3;\nEND\n");
+	add_function(m, "app.g()", "app", "g", "", "\nBEGIN\n  PERFORM 1;\n  PERFORM 2;\nEND\n");
+	cgm_model_index(m);
+	add_edge(m, "app.g()", ida, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	add_edge(m, "app.g()", idb, CGM_VIA_CALL, CGM_EDGE_STATIC, 3, 0);
+	add_edge(m, "app.g()", "app.k()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	char *dir = render(m, 1, 50, 1);
+	char *page = function_page(dir, "app.g()");
+	const char *data = strstr(strstr(page, "id=\"cgmap-page\">"), "\"f\":[");
+	assert_non_null(data);
+	/* The two that share 6 digits by their page names, the other by its 6. */
+	const char *const want[3] = { ida, idb, "app.k()" };
+	for (int i = 0; i < 3; i++) {
+		cgm_strbuf stem = CGM_STRBUF_INIT, named = CGM_STRBUF_INIT;
+		cgm_escape_filename(&stem, want[i]);
+		if (i < 2)
+			cgm_strbuf_printf(&named, "\"%s\"", stem.data);
+		else
+			cgm_strbuf_printf(&named, "\"%.6s\"", strrchr(stem.data, '-') + 1);
+		const char *at = strstr(data, cgm_strbuf_cstr(&named));
+		if (!at || at > strchr(data, ']'))
+			fail_msg("the page's data does not name %s as %s", want[i], cgm_strbuf_cstr(&named));
+		assert_true(page_fn_index(page, want[i]) > 0);
+		cgm_strbuf_free(&stem), cgm_strbuf_free(&named);
+	}
+	/* The callees' rows, in id order: a static call of the function after
+	 * the previous row's is its lines alone; the first names its own. */
+	assert_non_null(strstr(page, "\"d\":[[1,2],\n[3],\n[2]]") ||
+			strstr(page, "\"d\":[[1,3],\n[2],\n[2]]"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void test_relation_pages(void **state)
 {
 	(void)state;
@@ -2538,6 +2620,7 @@ int main(void)
 		cmocka_unit_test(test_every_page_is_written),
 		cmocka_unit_test(test_links_land),
 		cmocka_unit_test(test_colliding_page_names),
+		cmocka_unit_test(test_page_data_names),
 		cmocka_unit_test(test_relation_pages),
 		cmocka_unit_test(test_possible_targets_drawn),
 		cmocka_unit_test(test_hostile_names_stay_text),
