@@ -310,6 +310,7 @@ async function main() {
     // The callers, callees and relations tables the script built from the
     // page's data: a row per entry, each function named by the id of the
     // page it links to, each call-site line linking to a line of a source.
+    await navigate(fileUrl(href)); // the node checks went to other pages
     const tables = await evaluate(TABLES_SCRIPT);
     check(tables.rows === tables.want && tables.rows > 0 && tables.bad.length === 0,
       `${id}: the tables hold ${tables.rows} of ${tables.want} rows, each named as its page (wrong: ${tables.bad.join('; ')})`);
