@@ -642,6 +642,7 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 		if (rc != 0)
 			cgm_error_clear(); /* a graph it does not draw: Graphviz does */
 	}
+	bool layered = rc == 0;
 	if (rc != 0) {
 		svg.len = 0;
 		rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
@@ -663,8 +664,7 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 				  html_graph_outer_fanout());
 	cgm_strbuf_puts(&b, "</p>\n");
 	/* cgmap's own layout is drawn by the script, which gives it its legend. */
-	if (rc != 0 || ctx->opts.graphviz_neighbourhoods || !strstr(svg.data ? svg.data : "",
-								    "class=\"layered\""))
+	if (!layered)
 		html_legend(&b, "../");
 	cgm_strbuf_puts(&b, "<div class=\"graph\">\n");
 	if (rc == 0)

@@ -218,8 +218,9 @@ int html_graph_svg(cgm_strbuf *svg, html_graph_scratch *s, const char *dot, cons
  * provenance, "ambiguous", its known lines, and with calls how many. */
 void html_edge_tooltip(cgm_strbuf *t, const cgm_edge *e, bool calls);
 typedef struct html_pagedata html_pagedata;
-/* The node and edge looks the site script holds for every graph (as
- * JavaScript: var SHARED_NS = [...], SHARED_ES = [...];). */
+/* The node and edge looks the site script holds for every graph, and a
+ * plain node's height and gap (as JavaScript: var PLAIN_NODE = [...],
+ * SHARED_NS = [...], SHARED_ES = [...];). */
 void html_layout_shared_styles(cgm_strbuf *js);
 /* With pd, a node that is a function page the page's data names (added when
  * new) is written by its index there, and its tooltip without what the
@@ -243,7 +244,7 @@ typedef struct html_pagedata {
 		bool up;          /* a caller's row */
 		size_t tooltip;   /* offset in tooltips of its graph edge's tooltip */
 	} *rowinfo;
-	int nrows, caprows, nrows_dir[2];
+	int nrows, caprows;
 	int last_who[2];          /* the previous row's who, per table */
 	cgm_strbuf tooltips;
 } html_pagedata;

@@ -794,46 +794,6 @@ static void edge_style(cgm_strbuf *out, const ledge *e)
 	cgm_strbuf_putc(out, ']');
 }
 
-/* The graph as the page draws it: an empty <svg> of the graph's size, and
- * the layout as JSON in a
- * <script type="application/json" class="layered-data"> beside it, which
- * the site script (html_page.c, drawLayered) turns into the same elements
- * a drawn SVG would hold (an arrow marker per kind and colour in use;
- * a.node with xlink:href and xlink:title around a shape and its text
- * lines; a.edge around a path).  Data, not markup: a
- * busy function's graph took half of its page.
- *
- *   {"n": [[left, top, width, height, rank, "href", "tooltip", label,
- *           style, shape, font size, "font colour"], ...],
- *    "e": [[from, to, style, "tooltip", "label"], ...],
- *    "ns": ["fill:#d3f9d8;stroke:#2b8a3e", ...],     node styles
- *    "es": [["#2b8a3e", 1.0, 1, 6], ...]}             edge styles
- *
- * A node's label is 0 when it is the tooltip up to " (" without its
- * schema; style is an index + 1 into ns or es (0: the default look);
- * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
- * (label derived, no style, box, 10, black) are left off the end.  A node
- * of five numbers is [left, top, width, rank, page-data index]: the
- * height PLAIN_NODE_HEIGHT, its tooltip derived whole, all else default;
- * of two, [width, page-data index], the same under the node before it, in
- * its rank, centred on it, NODE_GAP below it (the script knows the gap).
- * On a function page an entry of "ns" or "es" that is a number is that
- * entry of the site script's SHARED_NS or SHARED_ES.
- *
- * On a function page (pd), a node that is a function the page's data
- * names has that index (a number) for its href, and for its tooltip only
- * what follows the id and " (status)", which the script takes from the
- * search index; an edge whose tooltip is the one the script writes from a
- * row of the page's tables has that row's number + 1 instead; and when it
- * has the tooltip of an earlier edge in "e" (the j-th, from 0) has -(j + 1);
- * and when it has no label and both its ends are the only nodes of their
- * functions, it
- * is left out of "e" and drawn from the row: "g": [style + 1 per row,
- * callers' rows first; 0 not drawn, -k for k rows not drawn; trailing
- * ones left off]. */
-static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
-			const char *strip_prefix, html_pagedata *pd);
-
 #define PLAIN_NODE_HEIGHT 22
 
 /* The looks of html_graph.c's usual nodes and edges without runtime data
@@ -871,6 +831,8 @@ static int shared_style(const char *const *list, const char *style)
 
 void html_layout_shared_styles(cgm_strbuf *js)
 {
+	cgm_strbuf_printf(js, "  var PLAIN_NODE = [%d, %d]; /* height, gap below the one above */\n",
+			  PLAIN_NODE_HEIGHT, (int)NODE_GAP);
 	cgm_strbuf_puts(js, "  var SHARED_NS = [");
 	for (int k = 0; shared_node_styles[k]; k++)
 		cgm_strbuf_printf(js, "%s'%s'", k ? ", " : "", shared_node_styles[k]);
@@ -924,6 +886,44 @@ static int page_ref(html_pagedata *pd, const char *url, const char *tooltip, siz
 	return html_pagedata_fn(pd, fn);
 }
 
+/* The graph as the page draws it: an empty <svg> of the graph's size, and
+ * the layout as JSON in a
+ * <script type="application/json" class="layered-data"> beside it, which
+ * the site script (html_page.c, drawLayered) turns into the same elements
+ * a drawn SVG would hold (an arrow marker per kind and colour in use;
+ * a.node with xlink:href and xlink:title around a shape and its text
+ * lines; a.edge around a path).  Data, not markup: a
+ * busy function's graph took half of its page.
+ *
+ *   {"n": [[left, top, width, height, rank, "href", "tooltip", label,
+ *           style, shape, font size, "font colour"], ...],
+ *    "e": [[from, to, style, "tooltip", "label"], ...],
+ *    "ns": ["fill:#d3f9d8;stroke:#2b8a3e", ...],     node styles
+ *    "es": [["#2b8a3e", 1.0, 1, 6], ...]}             edge styles
+ *
+ * A node's label is 0 when it is the tooltip up to " (" without its
+ * schema; style is an index + 1 into ns or es (0: the default look);
+ * shape 0 box, 1 ellipse, 2 diamond; optional fields at their default
+ * (label derived, no style, box, 10, black) are left off the end.
+ *
+ * On a function page (pd):
+ * - a node that is a function the page's data names has that index (a
+ *   number) for its href, and for its tooltip only what follows the id and
+ *   " (status)", which the script takes from the search index;
+ * - a node of five numbers is [left, top, width, rank, page-data index]:
+ *   PLAIN_NODE_HEIGHT high, its tooltip derived whole, all else default;
+ *   of two, [width, page-data index]: the same, in the rank of the node
+ *   before it, centred on it, NODE_GAP below it (the script has both
+ *   numbers: html_layout_shared_styles);
+ * - an edge's tooltip is the row's number + 1 when it is the one the script
+ *   writes from that row of the page's tables, -(j + 1) when it is the
+ *   tooltip of the j-th edge (from 0) of "e";
+ * - an edge for a row, with no label, between nodes no other node shares a
+ *   function with, is left out of "e" and drawn from the row: "g":
+ *   [style + 1 per row, callers' rows first; 0 not drawn, -k for k rows
+ *   not drawn; trailing ones left off];
+ * - an entry of "ns" or "es" that is a number is that entry of the site
+ *   script's SHARED_NS or SHARED_ES. */
 static void write_graph(cgm_strbuf *out, layout *l, double width, double height,
 			const char *strip_prefix, html_pagedata *pd)
 {

@@ -5,10 +5,11 @@
  * A busy page listed each neighbour three times (a table row, its call-site
  * line links, a graph node), each time with its page name and its id: two
  * thirds of the site's bytes.  The page now names each function it shows
- * once, by page name without ".html" (stable across renderings, unlike an
- * index); ids come from search-index.js, which every function page loads
- * and which holds every id once.  The page's script (html_page.c) turns the
- * rows into the same table markup they were.
+ * once, by a name stable across renderings (below; an index into the model
+ * would change with every function added); ids come from search-index.js,
+ * which function and relation pages load and which holds every id once.
+ * The page's script (html_page.c) turns the rows into the table markup
+ * they were.
  *
  *   <script type="application/json" id="cgmap-page">
  *   {"rt": 1,                        runtime data was merged: calls and time columns
@@ -224,7 +225,6 @@ void html_pagedata_edge(html_pagedata *pd, int edge, bool up)
 	 * written as the row's number instead. */
 	html_edge_tooltip(&pd->tooltips, e, observed);
 	cgm_strbuf_putc(&pd->tooltips, '\0');
-	pd->nrows_dir[up ? 0 : 1]++;
 }
 
 void html_pagedata_edges(html_pagedata *pd, int fn)
