@@ -474,12 +474,23 @@ bool html_dynamic_seen(const html_ctx *ctx, int fn, const cgm_site *site)
 
 /* ---- graph pages, on workers ---- */
 
-static int write_graph_pages(const html_ctx *ctx, int worker, int nworkers)
+/* Items taken at a time: few enough to even out the workers' last pages,
+ * many enough that they seldom meet at the counter. */
+#define GRAPH_ITEMS_PER_TAKE 8
+
+static int write_graph_pages(const html_ctx *ctx)
 {
 	html_graph_scratch *scratch = html_graph_scratch_new(ctx);
 	int rc = 0;
 	int nitems = ctx->nschemas + ctx->nuser;
-	for (int item = worker; item < nitems && rc == 0; item += nworkers) {
+	for (int item = 0, end = 0; rc == 0; item++) {
+		if (item == end) {
+			item = __atomic_fetch_add(&ctx->shared->next_item, GRAPH_ITEMS_PER_TAKE,
+						  __ATOMIC_RELAXED);
+			end = item + GRAPH_ITEMS_PER_TAKE;
+		}
+		if (item >= nitems)
+			break;
 		html_graph_scratch_item(scratch, item);
 		/* Schema pages first, then function pages; records are numbered
 		 * by function, then nuser + schema (html_page_unchanged). */
@@ -580,7 +591,7 @@ static int run_workers(const html_ctx *ctx, int nworkers)
 			close(fds[0]);
 			for (int k = 0; k < started; k++)
 				close(pipes[k]);
-			int wrc = write_graph_pages(ctx, started, nworkers);
+			int wrc = write_graph_pages(ctx);
 			if (wrc) {
 				const char *msg = cgm_error_message();
 				ssize_t ignored = write(fds[1], msg, strlen(msg));
@@ -733,7 +744,7 @@ static int write_site(const html_ctx *ctx, const cgm_html_options *o)
 	if (nworkers <= 1) {
 		int rc = write_site_pages(ctx);
 		if (!rc && nitems)
-			rc = write_graph_pages(ctx, 0, 1);
+			rc = write_graph_pages(ctx);
 		return rc;
 	}
 	return run_workers(ctx, nworkers);

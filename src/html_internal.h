@@ -195,6 +195,10 @@ void html_graph_schema(cgm_strbuf *dot, html_graph_info *info, html_graph_scratc
  * each graph item (schemas, then functions; 0: none). */
 typedef struct html_layout_shared {
 	long layouts, hits, skipped, schemas_skipped;
+	/* The next graph item no worker has taken: items are dealt out as
+	 * workers come free, since a schema page or a large function page
+	 * costs a hundred small ones. */
+	int next_item;
 	int nkeys;
 	uint64_t keys[];
 } html_layout_shared;
