@@ -32,6 +32,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/scc.h"
 #include "cgmap/stacks.h"
 
 void cgm_html_options_init(cgm_html_options *opts)
@@ -112,59 +113,20 @@ static void build_lists(html_ctx *ctx, bool out)
 	}
 }
 
-/* ---- recursion: Tarjan's strongly connected components, iteratively ---- */
+/* ---- recursion: strongly connected components ---- */
 
 static void compute_scc(html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
 	int n = ctx->nfn;
-	int *index = cgm_xcalloc((size_t)n, sizeof(int)), *low = cgm_xcalloc((size_t)n, sizeof(int));
-	int *stack = cgm_xcalloc((size_t)n, sizeof(int)), *call = cgm_xcalloc((size_t)n, sizeof(int));
-	int *next_edge = cgm_xcalloc((size_t)n, sizeof(int));
-	bool *on_stack = cgm_xcalloc((size_t)n, sizeof(bool));
-	int *comp = cgm_xcalloc((size_t)n, sizeof(int));
-	int counter = 0, sp = 0, ncomp = 0;
-	for (int i = 0; i < n; i++)
-		index[i] = -1, comp[i] = -1;
-	for (int root = 0; root < n; root++) {
-		if (index[root] >= 0)
-			continue;
-		int depth = 0;
-		call[depth++] = root;
-		index[root] = low[root] = counter++;
-		stack[sp++] = root, on_stack[root] = true;
-		next_edge[root] = ctx->out_start[root];
-		while (depth > 0) {
-			int v = call[depth - 1];
-			if (next_edge[v] < ctx->out_start[v + 1]) {
-				int w = m->edges[ctx->out_list[next_edge[v]++]].to;
-				if (index[w] < 0) {
-					index[w] = low[w] = counter++;
-					stack[sp++] = w, on_stack[w] = true;
-					next_edge[w] = ctx->out_start[w];
-					call[depth++] = w;
-				} else if (on_stack[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			depth--;
-			if (depth > 0) {
-				int parent = call[depth - 1];
-				if (low[v] < low[parent])
-					low[parent] = low[v];
-			}
-			if (low[v] == index[v]) {
-				int w;
-				do {
-					w = stack[--sp];
-					on_stack[w] = false;
-					comp[w] = ncomp;
-				} while (w != v);
-				ncomp++;
-			}
-		}
-	}
+	/* The callee of each out-list entry, for cgm_scc. */
+	int nout = ctx->out_start[n];
+	int *to = cgm_xcalloc((size_t)nout + 1, sizeof(int));
+	for (int k = 0; k < nout; k++)
+		to[k] = m->edges[ctx->out_list[k]].to;
+	int *comp = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	int ncomp = cgm_scc(comp, n, ctx->out_start, to);
+	free(to);
 	/* Keep components that recurse: more than one member, or a self call.
 	 * Number them by their first member so the ids do not depend on the
 	 * traversal. */
@@ -191,7 +153,6 @@ static void compute_scc(html_ctx *ctx)
 			renumber[c] = ctx->nscc++;
 		ctx->scc[i] = renumber[c];
 	}
-	free(index), free(low), free(stack), free(call), free(next_edge), free(on_stack);
 	free(comp), free(size), free(self_loop), free(renumber);
 }
 

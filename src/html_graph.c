@@ -27,6 +27,7 @@
  * and hash, then the SVG: a truncated or altered entry is a miss.
  */
 #include "html_internal.h"
+#include "cgmap/scc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -810,11 +811,12 @@ static int compare_degree(const void *a, const void *b, void *arg)
 /* A large schema's overview shows first its entry points that reach the
  * most of it: the functions the schema is entered by (roots, or called
  * from no function of the schema), ranked by how many of its functions
- * they reach.  Reach is counted by a walk bounded per entry point, over at
- * most ENTRY_CANDIDATES entry points (the widest first), so a schema of
- * any size costs a bounded time. */
+ * they reach.  Reach is counted for at most ENTRY_CANDIDATES entry points
+ * (the widest first), all at once over the schema's components: a bit per
+ * entry point carried along each call once, however far each reaches
+ * (walks of each entry point, even bounded to 5,000 functions, were a
+ * fifth of a re-render's worker time). */
 #define ENTRY_CANDIDATES 200
-#define REACH_WALK_MAX 5000
 
 typedef struct reach_rank {
 	int fn, reach;
@@ -849,16 +851,15 @@ static int schema_entries(reach_rank *ranks, int most, const html_ctx *ctx, int 
 	qsort(cand, (size_t)n, sizeof(reach_rank), compare_reach);
 	if (n > ENTRY_CANDIDATES)
 		n = ENTRY_CANDIDATES;
-	/* The walks run over the schema's own calls, numbered within it: the
-	 * model's edges are far apart in memory, and 200 walks of up to 5,000
-	 * functions read them a million times. */
+	/* Reach is counted over the schema's own calls, numbered within it:
+	 * the model's edges are far apart in memory. */
 	int nf = ctx->model->nfunctions, nm = sc->nmembers;
 	int *local = cgm_xcalloc((size_t)nf + 1, sizeof(int)); /* function -> member + 1 */
 	for (int i = 0; i < nm; i++)
 		local[sc->members[i]] = i + 1;
 	/* Each callee once per caller: a call, a default and a check of the
-	 * same function are one step of a walk (the 10,000-function bench
-	 * draws 19 edges per function to fewer than 8 callees). */
+	 * same function carry the same bits (the 10,000-function bench draws
+	 * 19 edges per function to fewer than 8 callees). */
 	unsigned *mark = cgm_xcalloc((size_t)nm + 1, sizeof(unsigned));
 	int *start = cgm_xcalloc((size_t)nm + 2, sizeof(int));
 	for (int i = 0; i < nm; i++) {
@@ -885,25 +886,56 @@ static int schema_entries(reach_rank *ranks, int most, const html_ctx *ctx, int 
 			}
 		}
 	}
-	memset(mark, 0, sizeof(unsigned) * ((size_t)nm + 1));
-	int *queue = cgm_xcalloc(REACH_WALK_MAX + 1, sizeof(int));
-	for (int c = 0; c < n; c++) {
-		unsigned stamp = (unsigned)c + 1;
-		int head = 0, tail = 0, first = local[cand[c].fn] - 1;
-		queue[tail++] = first;
-		mark[first] = stamp;
-		while (head < tail && tail < REACH_WALK_MAX) {
-			int u = queue[head++];
-			for (int k = start[u]; k < start[u + 1] && tail < REACH_WALK_MAX; k++) {
-				int v = to[k];
-				if (mark[v] != stamp) {
-					mark[v] = stamp;
-					queue[tail++] = v;
-				}
+	free(mark);
+	/* Reach, exactly: the schema's calls condensed into their components,
+	 * each candidate a bit carried from caller to callee component
+	 * (numbers downwards: cgm_scc's order), 64 candidates a word; what a
+	 * candidate reaches is the members of the components with its bit,
+	 * itself left out. */
+	int *comp = cgm_xcalloc((size_t)nm + 1, sizeof(int));
+	int ncomp = cgm_scc(comp, nm, start, to);
+	int words = (n + 63) / 64;
+	uint64_t *bits = cgm_xcalloc((size_t)ncomp * (size_t)(words ? words : 1) + 1, sizeof(uint64_t));
+	int *members_of = cgm_xcalloc((size_t)ncomp + 2, sizeof(int)); /* counting sort */
+	int *by_comp = cgm_xcalloc((size_t)nm + 1, sizeof(int));
+	for (int u = 0; u < nm; u++)
+		members_of[comp[u] + 1]++;
+	for (int k = 0; k < ncomp; k++)
+		members_of[k + 1] += members_of[k];
+	int *fill = cgm_xcalloc((size_t)ncomp + 1, sizeof(int));
+	for (int u = 0; u < nm; u++)
+		by_comp[members_of[comp[u]] + fill[comp[u]]++] = u;
+	free(fill);
+	for (int c = 0; c < n; c++)
+		bits[(size_t)comp[local[cand[c].fn] - 1] * (size_t)words + (size_t)(c / 64)] |=
+			(uint64_t)1 << (c % 64);
+	for (int k = ncomp - 1; k >= 0; k--) {
+		const uint64_t *from = &bits[(size_t)k * (size_t)words];
+		for (int at = members_of[k]; at < members_of[k + 1]; at++) {
+			int u = by_comp[at];
+			for (int e = start[u]; e < start[u + 1]; e++) {
+				int callee = comp[to[e]];
+				if (callee == k)
+					continue;
+				uint64_t *into = &bits[(size_t)callee * (size_t)words];
+				for (int w = 0; w < words; w++)
+					into[w] |= from[w];
 			}
 		}
-		cand[c].reach = tail - 1; /* itself not counted */
 	}
+	for (int c = 0; c < n; c++)
+		cand[c].reach = -1; /* itself not counted */
+	for (int k = 0; k < ncomp; k++) {
+		int size = members_of[k + 1] - members_of[k];
+		for (int w = 0; w < words; w++)
+			for (uint64_t word = bits[(size_t)k * (size_t)words + (size_t)w]; word;
+			     word &= word - 1)
+				cand[w * 64 + __builtin_ctzll(word)].reach += size;
+	}
+	free(by_comp);
+	free(members_of);
+	free(bits);
+	free(comp);
 	free(to);
 	free(start);
 	free(local);
@@ -912,8 +944,6 @@ static int schema_entries(reach_rank *ranks, int most, const html_ctx *ctx, int 
 	for (int c = 0; c < n && kept < most; c++)
 		if (cand[c].reach > 0)
 			ranks[kept++] = cand[c];
-	free(queue);
-	free(mark);
 	free(cand);
 	return kept;
 }

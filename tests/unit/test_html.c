@@ -1155,6 +1155,48 @@ static int function_nodes(const char *dot)
 	return n;
 }
 
+/* An entry point's reach is counted exactly, through cycles, however far
+ * it goes: a chain of 6,000 functions whose second half is one cycle. */
+static void test_overview_reach_exact(void **state)
+{
+	(void)state;
+	enum { CHAIN = 6000 };
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "sql";
+	m->source.name = "chain.sql";
+	char id[64], next[64], name[32];
+	add_function(m, "big.hub()", "big", "hub", "", "\nBEGIN\nEND\n");
+	add_function(m, "big.side()", "big", "side", "", "\nBEGIN\nEND\n");
+	for (int i = 0; i < CHAIN; i++) {
+		snprintf(id, sizeof(id), "big.c%04d()", i);
+		snprintf(name, sizeof(name), "c%04d", i);
+		add_function(m, id, "big", name, "", "\nBEGIN\nEND\n");
+	}
+	cgm_model_index(m);
+	add_edge(m, "big.hub()", "big.c0000()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	add_edge(m, "big.side()", "big.c5000()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	for (int i = 0; i < CHAIN; i++) {
+		snprintf(id, sizeof(id), "big.c%04d()", i);
+		snprintf(next, sizeof(next), "big.c%04d()", i + 1 < CHAIN ? i + 1 : CHAIN / 2);
+		add_edge(m, id, next, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
+	}
+	char *dir = render(m, 1, 50, 2);
+	cgm_strbuf sdot = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sdot, "dot/schemas/");
+	cgm_escape_filename(&sdot, "big");
+	cgm_strbuf_puts(&sdot, ".dot");
+	char *overview = site_file(dir, cgm_strbuf_cstr(&sdot));
+	/* hub: the whole chain; side: c5000 to the end, then the cycle back
+	 * to c3000 and on to c4999. */
+	assert_non_null(strstr(overview, "hub()\\nentry, reaches 6000\""));
+	assert_non_null(strstr(overview, "side()\\nentry, reaches 3000\""));
+	assert_int_equal(count(overview, "entry, reaches"), 2);
+	free(overview);
+	cgm_strbuf_free(&sdot);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 static void test_node_cap_says_more(void **state)
 {
 	(void)state;
@@ -2632,6 +2674,7 @@ int main(void)
 		cmocka_unit_test(test_execution_profile_caps),
 		cmocka_unit_test(test_output_is_deterministic),
 		cmocka_unit_test(test_node_cap_says_more),
+		cmocka_unit_test(test_overview_reach_exact),
 		cmocka_unit_test(test_dot_sources_on_request),
 		cmocka_unit_test(test_overview_reduces_dense_calls),
 		cmocka_unit_test(test_timeline_chart),
