@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,16 +175,81 @@ static uint64_t edge_key(uint64_t h, const html_ctx *ctx, const cgm_edge *e)
 	return key_runtime(h, cgm_edge_runtime(e));
 }
 
+/* One side's hash of every function (see html_pagekey_build), on a
+ * thread of its own for one of the two sides. */
+typedef struct side_job {
+	const html_ctx *ctx;
+	const uint64_t *ekey;
+	int dir;         /* 0: callers, 1: callees */
+	uint64_t *out;   /* malloc'd, n + 1 */
+} side_job;
+
+static void *side_hashes(void *arg)
+{
+	side_job *job = arg;
+	const html_ctx *ctx = job->ctx;
+	const cgm_model *m = ctx->model;
+	int n = ctx->nfn, dir = job->dir;
+	int rounds = ctx->opts.depth > 1 ? ctx->opts.depth : 1;
+	const uint64_t *base = ctx->shown;
+	const int *start = dir ? ctx->out_start : ctx->in_start;
+	const int *list = dir ? ctx->out_list : ctx->in_list;
+	uint64_t *prev = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	uint64_t *next = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	memcpy(prev, base, sizeof(uint64_t) * (size_t)n);
+	for (int r = 0; r < rounds; r++) {
+		for (int f = 0; f < n; f++) {
+			uint64_t h = html_key_u64(base[f], 0x5e9a0000u + (uint64_t)dir);
+			for (int k = start[f]; k < start[f + 1]; k++) {
+				const cgm_edge *e = &m->edges[list[k]];
+				h = html_key_u64(h, job->ekey[list[k]]);
+				h = html_key_u64(h, prev[dir ? e->to : e->from]);
+			}
+			next[f] = h;
+		}
+		uint64_t *t = prev;
+		prev = next, next = t;
+	}
+	free(next);
+	job->out = prev;
+	return NULL;
+}
+
+/* Each edge's own fields, hashed once for both sides and every round. */
+typedef struct edge_job {
+	const html_ctx *ctx;
+	uint64_t *ekey;
+} edge_job;
+
+static void *edge_hashes(void *arg)
+{
+	edge_job *job = arg;
+	const cgm_model *m = job->ctx->model;
+	for (int e = 0; e < m->nedges; e++)
+		job->ekey[e] = edge_key(CGM_FNV1A_OFFSET, job->ctx, &m->edges[e]);
+	return NULL;
+}
+
+/* Two threads: the edges' keys beside the functions' (shown), then one
+ * side each (a sixth of a re-render's serial part at 10,000 functions
+ * when done on one). */
 void html_pagekey_build(html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
 	int n = ctx->nfn;
 	ctx->site_key = site_key(ctx);
 	ctx->shown = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
+	edge_job edges = { ctx, cgm_xcalloc((size_t)m->nedges + 1, sizeof(uint64_t)) };
+	pthread_t helper;
+	bool threaded = pthread_create(&helper, NULL, edge_hashes, &edges) == 0;
 	cgm_strbuf scratch = CGM_STRBUF_INIT;
 	for (int f = 0; f < n; f++)
 		ctx->shown[f] = shown_key(ctx, f, &scratch);
 	cgm_strbuf_free(&scratch);
+	if (threaded)
+		pthread_join(helper, NULL);
+	else
+		edge_hashes(&edges);
 	/* The graph grows callers through callers' callers and callees
 	 * through callees' callees, never across (html_graph_function), so
 	 * each side has its hash: side_0[f] = f as shown, side_k[f]
@@ -191,40 +257,18 @@ void html_pagekey_build(html_ctx *ctx)
 	 * side_depth[f] then holds every function a graph of depth `depth`
 	 * may draw and every edge it may draw or count; one round at least,
 	 * for the callers and callees tables. */
-	int rounds = ctx->opts.depth > 1 ? ctx->opts.depth : 1;
-	const uint64_t *base = ctx->shown;
-	/* Each edge's own fields, hashed once for both sides and every round. */
-	uint64_t *ekey = cgm_xcalloc((size_t)m->nedges + 1, sizeof(uint64_t));
-	for (int e = 0; e < m->nedges; e++)
-		ekey[e] = edge_key(CGM_FNV1A_OFFSET, ctx, &m->edges[e]);
-	uint64_t *side[2];
-	for (int dir = 0; dir < 2; dir++) {
-		const int *start = dir ? ctx->out_start : ctx->in_start;
-		const int *list = dir ? ctx->out_list : ctx->in_list;
-		uint64_t *prev = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
-		uint64_t *next = cgm_xcalloc((size_t)n + 1, sizeof(uint64_t));
-		memcpy(prev, base, sizeof(uint64_t) * (size_t)n);
-		for (int r = 0; r < rounds; r++) {
-			for (int f = 0; f < n; f++) {
-				uint64_t h = html_key_u64(base[f], 0x5e9a0000u + (uint64_t)dir);
-				for (int k = start[f]; k < start[f + 1]; k++) {
-					const cgm_edge *e = &m->edges[list[k]];
-					h = html_key_u64(h, ekey[list[k]]);
-					h = html_key_u64(h, prev[dir ? e->to : e->from]);
-				}
-				next[f] = h;
-			}
-			uint64_t *t = prev;
-			prev = next, next = t;
-		}
-		free(next);
-		side[dir] = prev;
-	}
-	free(ekey);
-	ctx->hood = side[0];
+	side_job side[2] = { { ctx, edges.ekey, 0, NULL }, { ctx, edges.ekey, 1, NULL } };
+	threaded = pthread_create(&helper, NULL, side_hashes, &side[1]) == 0;
+	side_hashes(&side[0]);
+	if (threaded)
+		pthread_join(helper, NULL);
+	else
+		side_hashes(&side[1]);
+	free(edges.ekey);
+	ctx->hood = side[0].out;
 	for (int f = 0; f < n; f++)
-		ctx->hood[f] = html_key_u64(side[0][f], side[1][f]);
-	free(side[1]);
+		ctx->hood[f] = html_key_u64(side[0].out[f], side[1].out[f]);
+	free(side[1].out);
 }
 
 void html_pagekey_free(html_ctx *ctx)
