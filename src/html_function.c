@@ -116,12 +116,23 @@ static void site_callee_text(cgm_strbuf *raw, const cgm_site *site)
 }
 
 /* What a dynamic site may call, read from its template before it runs
- * (src/dynsql.c): its statement kind, and the functions it may name. */
+ * (src/dynsql.c): its statement kind, and the functions it may name.
+ * key, for the page's key: what the graph draws of them besides (they are
+ * drawn as callees, and deeper graphs draw their edges too), so that the
+ * template is read once for both. */
 static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
-				  html_graph_scratch *scratch, const cgm_site *site)
+				  html_graph_scratch *scratch, const cgm_site *site, uint64_t *key)
 {
 	cgm_dynsql_info info;
 	cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
+	if (key) {
+		const uint64_t *of = ctx->opts.depth > 1 ? ctx->hood : ctx->shown;
+		*key = html_key_u64(*key, (uint64_t)info.total);
+		for (int t = 0; t < info.ntargets; t++) {
+			int target = info.targets[t];
+			*key = html_key_u64(*key, target >= 0 && target < ctx->nfn ? of[target] : 0);
+		}
+	}
 	if (!info.can_call) {
 		cgm_strbuf_puts(b, "<span class=\"muted\">none: ");
 		html_text(b, info.statement ? info.statement : "this statement");
@@ -141,9 +152,9 @@ static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_paged
 	cgm_dynsql_info_free(&info);
 }
 
-/* pd NULL: for the page's key, function links written whole. */
+/* pd NULL: for the page's key (into *key), function links written whole. */
 static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
-			  html_graph_scratch *scratch, int fn)
+			  html_graph_scratch *scratch, int fn, uint64_t *key)
 {
 	const cgm_model *m = ctx->model;
 	const cgm_function *f = &m->functions[fn];
@@ -211,7 +222,7 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
 				cgm_strbuf_printf(b, "<span class=\"badge error\">%s</span>",
 						  m->has_runtime ? "never observed" : "unknown");
 			cgm_strbuf_puts(b, "</td><td>");
-			possible_targets_cell(b, ctx, pd, scratch, site);
+			possible_targets_cell(b, ctx, pd, scratch, site, key);
 			cgm_strbuf_puts(b, "</td></tr>\n");
 		}
 		cgm_strbuf_puts(b, "</tbody></table>\n");
@@ -644,7 +655,7 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	}
 	bool layered = rc == 0;
 	if (rc != 0) {
-		svg.len = 0;
+		cgm_strbuf_reset(&svg);
 		rc = html_graph_svg(&svg, scratch, cgm_strbuf_cstr(&dot), f->id);
 	}
 
@@ -678,7 +689,7 @@ int html_write_function_page(uint64_t out_hash[2], const html_ctx *ctx, html_gra
 	edge_table(&b, ctx, fn, true);
 	edge_table(&b, ctx, fn, false);
 	html_function_relations(&b, &pd.relrows, ctx, fn);
-	problem_sites(&b, ctx, &pd, scratch, fn);
+	problem_sites(&b, ctx, &pd, scratch, fn, NULL);
 	source_view(&b, &pd, fn);
 	html_pagedata_write(&b, &pd);
 	html_pagedata_free(&pd);
@@ -714,11 +725,11 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	cgm_strbuf b = CGM_STRBUF_INIT;
 	page_head(&b, ctx, fn, false);
 	html_function_relations(&b, &b, ctx, fn);
-	problem_sites(&b, ctx, NULL, scratch, fn);
+	problem_sites(&b, ctx, NULL, scratch, fn, &h);
 	h = html_key_bytes(h, b.data ? b.data : "", b.len);
 	cgm_strbuf_free(&b);
-	/* The source view; and what the graph draws for the dynamic sites
-	 * (their possible targets, with their own neighbourhoods). */
+	/* The source view and its sites.  (What the graph draws of the
+	 * dynamic sites' possible targets problem_sites put in already.) */
 	h = html_key_source(h, f);
 	h = html_key_str(h, f->file);
 	h = html_key_u64(h, (uint64_t)(int64_t)f->file_line);
@@ -740,18 +751,6 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 			h = html_key_u64(h, target >= 0 && target < ctx->nfn ? ctx->shown[target] : 0);
 			h = html_key_u64(h, (uint64_t)cgm_site_target_via(site, t));
 			h = html_key_str(h, cgm_site_target_object(site, t));
-		}
-		if (site->kind == CGM_SITE_DYNAMIC) {
-			cgm_dynsql_info info;
-			cgm_dynsql_read_with(&info, html_graph_dynsql(scratch, ctx), site);
-			h = html_key_u64(h, (uint64_t)info.total);
-			/* Drawn as callees; deeper graphs draw their edges too. */
-			const uint64_t *of = ctx->opts.depth > 1 ? ctx->hood : ctx->shown;
-			for (int t = 0; t < info.ntargets; t++) {
-				int target = info.targets[t];
-				h = html_key_u64(h, target >= 0 && target < ctx->nfn ? of[target] : 0);
-			}
-			cgm_dynsql_info_free(&info);
 		}
 	}
 	return h ? h : 1; /* 0 means no record */

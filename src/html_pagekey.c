@@ -141,7 +141,7 @@ static uint64_t shown_key(const html_ctx *ctx, int f, cgm_strbuf *scratch)
 	h = html_key_str(h, f < ctx->nuser ? ctx->page[f] : NULL);
 	h = html_key_u64(h, (uint64_t)fn->kind);
 	h = html_key_str(h, fn->language);
-	scratch->len = 0;
+	cgm_strbuf_reset(scratch); /* not len = 0: the text before would stay behind its NUL */
 	html_status_text(scratch, ctx, f);
 	h = html_key_str(h, cgm_strbuf_cstr(scratch));
 	h = html_key_u64(h, (uint64_t)fn->root | (uint64_t)fn->observed_entry << 1 |

@@ -472,9 +472,10 @@ static char *render(const cgm_model *m, int depth, int cap, int threads)
 /* A dynamic site's possible targets (read from its template) are drawn
  * from its EXECUTE node in their own style and listed in its row; an
  * observed target keeps the observed edge only. */
-static void test_possible_targets_drawn(void **state)
+/* app.disp() runs EXECUTE 'SELECT app.handler_' || k || '()', seen calling
+ * handler_b at runtime; handler_a is a possible target only. */
+static cgm_model *dispatch_model(void)
 {
-	(void)state;
 	cgm_model *m = cgm_model_new();
 	m->source.kind = "database";
 	m->source.name = "demo";
@@ -488,6 +489,13 @@ static void test_possible_targets_drawn(void **state)
 		"'SELECT app.handler_' || k || '()'";
 	m->has_runtime = true;
 	add_edge(m, "app.disp()", "app.handler_b()", CGM_VIA_DYNAMIC, CGM_EDGE_OBSERVED, 3, 4);
+	return m;
+}
+
+static void test_possible_targets_drawn(void **state)
+{
+	(void)state;
+	cgm_model *m = dispatch_model();
 	char *dir = render(m, 2, 50, 1);
 	char *page = function_page(dir, "app.disp()");
 	assert_non_null(strstr(page, "<th>possible targets</th>"));
@@ -1833,6 +1841,33 @@ static void assert_like_fresh(const cgm_model *m, const char *dir, int depth)
 	remove_dir(fresh);
 }
 
+/* A dynamic site's possible target is drawn on its function's page though
+ * no edge joins them: a change to the target builds that page again too,
+ * and no other.  A status that goes away is seen whatever the status of
+ * the function hashed before (the key's text buffer once kept it). */
+static void test_possible_target_change_rebuilds(void **state)
+{
+	(void)state;
+	cgm_model *m = dispatch_model();
+	char *dir = temp_dir();
+	assert_int_equal(render_pages(m, dir, 1, 1), 0);
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser);
+	fn(m, "app.handler_a()")->kept = "kept for the test";
+	/* handler_a's own page and disp's: other and handler_b are kept. */
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser - 2);
+	assert_like_fresh(m, dir, 1);
+	fn(m, "app.handler_b()")->kept = "kept as well";
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser - 2); /* and disp's */
+	fn(m, "app.handler_b()")->kept = NULL;
+	assert_int_equal(render_pages(m, dir, 1, 1), m->nuser - 2);
+	assert_like_fresh(m, dir, 1);
+	char *page = function_page(dir, "app.handler_b()");
+	assert_null(strstr(page, "kept as well"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* Distinct user functions calling or called by f, f excluded. */
 static int user_neighbours(const cgm_model *m, int f)
 {
@@ -2665,6 +2700,7 @@ int main(void)
 		cmocka_unit_test(test_page_data_names),
 		cmocka_unit_test(test_relation_pages),
 		cmocka_unit_test(test_possible_targets_drawn),
+		cmocka_unit_test(test_possible_target_change_rebuilds),
 		cmocka_unit_test(test_hostile_names_stay_text),
 		cmocka_unit_test(test_hidden_characters_shown),
 		cmocka_unit_test(test_links_not_followed),
