@@ -28,6 +28,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/dynsql.h"
+#include "cgmap/scc.h"
 #include "cgmap/verdict.h"
 
 bool cgm_edge_unexplained(const cgm_edge *edge)
@@ -201,62 +202,12 @@ static void adjacency_free(adjacency *adj)
 	free(adj->next);
 }
 
-/* Tarjan's algorithm without recursion (graphs of thousands of functions
- * would overflow the C stack).  Components of more than one function, or
- * of one calling itself, get numbers 0.. in order of their first function. */
+/* The call cycles (cgm_scc): components of more than one function, or of
+ * one calling itself, get numbers 0.. in order of their first function. */
 static void find_recursion(cgm_model *model, const adjacency *adj, int n)
 {
-	int *index = cgm_xcalloc((size_t)n, sizeof(int));
-	int *low = cgm_xcalloc((size_t)n, sizeof(int));
-	bool *on_stack = cgm_xcalloc((size_t)n, sizeof(bool));
-	int *stack = cgm_xcalloc((size_t)n, sizeof(int));
-	int *call_node = cgm_xcalloc((size_t)n, sizeof(int));
-	int *call_pos = cgm_xcalloc((size_t)n, sizeof(int));
-	int *component = cgm_xcalloc((size_t)n, sizeof(int));
-	int next_index = 1, sp = 0, ncomponents = 0;
-
-	for (int root = 0; root < n; root++) {
-		if (index[root])
-			continue;
-		int depth = 0;
-		call_node[0] = root;
-		call_pos[0] = adj->start[root];
-		index[root] = low[root] = next_index++;
-		stack[sp++] = root;
-		on_stack[root] = true;
-		while (depth >= 0) {
-			int v = call_node[depth];
-			if (call_pos[depth] < adj->start[v + 1]) {
-				int w = adj->next[call_pos[depth]++];
-				if (!index[w]) {
-					index[w] = low[w] = next_index++;
-					stack[sp++] = w;
-					on_stack[w] = true;
-					depth++;
-					call_node[depth] = w;
-					call_pos[depth] = adj->start[w];
-				} else if (on_stack[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			if (low[v] == index[v]) {
-				int w;
-				do {
-					w = stack[--sp];
-					on_stack[w] = false;
-					component[w] = ncomponents;
-				} while (w != v);
-				ncomponents++;
-			}
-			depth--;
-			if (depth >= 0) {
-				int u = call_node[depth];
-				if (low[v] < low[u])
-					low[u] = low[v];
-			}
-		}
-	}
+	int *component = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	int ncomponents = cgm_scc(component, n, adj->start, adj->next);
 
 	int *size = cgm_xcalloc((size_t)ncomponents, sizeof(int));
 	bool *self_call = cgm_xcalloc((size_t)ncomponents, sizeof(bool));
@@ -283,12 +234,6 @@ static void find_recursion(cgm_model *model, const adjacency *adj, int n)
 	free(size);
 	free(self_call);
 	free(number);
-	free(index);
-	free(low);
-	free(on_stack);
-	free(stack);
-	free(call_node);
-	free(call_pos);
 	free(component);
 }
 
