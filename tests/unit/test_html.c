@@ -283,19 +283,26 @@ static cgm_model *demo_model(bool with_runtime)
 	return m;
 }
 
+/* Functions big.NAME() of schema big, NAME from `format` and 0 .. n-1. */
+static void add_numbered(cgm_model *m, const char *format, int n)
+{
+	char id[64], name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), format, i);
+		snprintf(id, sizeof(id), "big.%s()", name);
+		add_function(m, id, "big", name, "", "\nBEGIN\nEND\n");
+	}
+}
+
 /* A hub calling `n` functions of its own schema. */
 static cgm_model *hub_model(int n)
 {
 	cgm_model *m = cgm_model_new();
 	m->source.kind = "sql";
 	m->source.name = "hub.sql";
-	char id[64], name[32];
+	char id[64];
 	add_function(m, "big.hub()", "big", "hub", "", "\nBEGIN\nEND\n");
-	for (int i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "big.f%03d()", i);
-		snprintf(name, sizeof(name), "f%03d", i);
-		add_function(m, id, "big", name, "", "\nBEGIN\nEND\n");
-	}
+	add_numbered(m, "f%03d", n);
 	cgm_model_index(m);
 	for (int i = 0; i < n; i++) {
 		snprintf(id, sizeof(id), "big.f%03d()", i);
@@ -331,15 +338,22 @@ static char *site_file(const char *dir, const char *rel)
 	return text;
 }
 
-static char *function_page(const char *dir, const char *id)
+/* The file of object `name` in `folder` ("dot/schemas/"), as the site
+ * names it: cgm_escape_filename of the name, then `ext`. */
+static char *named_file(const char *dir, const char *folder, const char *name, const char *ext)
 {
 	cgm_strbuf rel = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&rel, "functions/");
-	cgm_escape_filename(&rel, id);
-	cgm_strbuf_puts(&rel, ".html");
+	cgm_strbuf_puts(&rel, folder);
+	cgm_escape_filename(&rel, name);
+	cgm_strbuf_puts(&rel, ext);
 	char *text = site_file(dir, cgm_strbuf_cstr(&rel));
 	cgm_strbuf_free(&rel);
 	return text;
+}
+
+static char *function_page(const char *dir, const char *id)
+{
+	return named_file(dir, "functions/", id, ".html");
 }
 
 /* The index of function id in a function page's data (html_pagedata.c:
@@ -1172,14 +1186,10 @@ static void test_overview_reach_exact(void **state)
 	cgm_model *m = cgm_model_new();
 	m->source.kind = "sql";
 	m->source.name = "chain.sql";
-	char id[64], next[64], name[32];
+	char id[64], next[64];
 	add_function(m, "big.hub()", "big", "hub", "", "\nBEGIN\nEND\n");
 	add_function(m, "big.side()", "big", "side", "", "\nBEGIN\nEND\n");
-	for (int i = 0; i < CHAIN; i++) {
-		snprintf(id, sizeof(id), "big.c%04d()", i);
-		snprintf(name, sizeof(name), "c%04d", i);
-		add_function(m, id, "big", name, "", "\nBEGIN\nEND\n");
-	}
+	add_numbered(m, "c%04d", CHAIN);
 	cgm_model_index(m);
 	add_edge(m, "big.hub()", "big.c0000()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
 	add_edge(m, "big.side()", "big.c5000()", CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
@@ -1189,18 +1199,13 @@ static void test_overview_reach_exact(void **state)
 		add_edge(m, id, next, CGM_VIA_CALL, CGM_EDGE_STATIC, 2, 0);
 	}
 	char *dir = render(m, 1, 50, 2);
-	cgm_strbuf sdot = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sdot, "dot/schemas/");
-	cgm_escape_filename(&sdot, "big");
-	cgm_strbuf_puts(&sdot, ".dot");
-	char *overview = site_file(dir, cgm_strbuf_cstr(&sdot));
+	char *overview = named_file(dir, "dot/schemas/", "big", ".dot");
 	/* hub: the whole chain; side: c5000 to the end, then the cycle back
 	 * to c3000 and on to c4999. */
 	assert_non_null(strstr(overview, "hub()\\nentry, reaches 6000\""));
 	assert_non_null(strstr(overview, "side()\\nentry, reaches 3000\""));
 	assert_int_equal(count(overview, "entry, reaches"), 2);
 	free(overview);
-	cgm_strbuf_free(&sdot);
 	remove_dir(dir);
 	cgm_model_free(m);
 }
@@ -1216,30 +1221,17 @@ static void test_node_cap_says_more(void **state)
 	assert_non_null(strstr(page, "+104 more callees"));
 	assert_non_null(strstr(page, "17 of 121 shown, 104 in"));
 	free(page);
-	cgm_strbuf rel = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&rel, "dot/functions/");
-	cgm_escape_filename(&rel, "big.hub()");
-	cgm_strbuf_puts(&rel, ".dot");
-	char *dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	char *dot = named_file(dir, "dot/functions/", "big.hub()", ".dot");
 	assert_int_equal(function_nodes(dot), 17);
 	free(dot);
-	cgm_strbuf_reset(&rel);
-	cgm_strbuf_puts(&rel, "schemas/");
-	cgm_escape_filename(&rel, "big");
-	cgm_strbuf_puts(&rel, ".html");
-	page = site_file(dir, cgm_strbuf_cstr(&rel));
+	page = named_file(dir, "schemas/", "big", ".html");
 	assert_non_null(strstr(page, "+71 more functions in this schema"));
 	assert_non_null(strstr(page, "first its entry points that reach the most of it"));
 	/* The schema is entered by the hub, which reaches all of it. */
-	cgm_strbuf sdot = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sdot, "dot/schemas/");
-	cgm_escape_filename(&sdot, "big");
-	cgm_strbuf_puts(&sdot, ".dot");
-	char *overview = site_file(dir, cgm_strbuf_cstr(&sdot));
+	char *overview = named_file(dir, "dot/schemas/", "big", ".dot");
 	assert_non_null(strstr(overview, "hub()\\nentry, reaches 120\""));
 	assert_int_equal(count(overview, "entry, reaches"), 1);
 	free(overview);
-	cgm_strbuf_free(&sdot);
 	/* The table still lists every function. */
 	assert_int_equal(count(page, "<tr><td><a class=\"fn\""), 121);
 	free(page);
@@ -1247,15 +1239,10 @@ static void test_node_cap_says_more(void **state)
 
 	/* A node cap under that: the cap rules (the hub and 9 callees). */
 	dir = render(m, 2, 10, 2);
-	cgm_strbuf_reset(&rel);
-	cgm_strbuf_puts(&rel, "dot/functions/");
-	cgm_escape_filename(&rel, "big.hub()");
-	cgm_strbuf_puts(&rel, ".dot");
-	dot = site_file(dir, cgm_strbuf_cstr(&rel));
+	dot = named_file(dir, "dot/functions/", "big.hub()", ".dot");
 	assert_int_equal(function_nodes(dot), 10);
 	assert_non_null(strstr(dot, "+111 more callees"));
 	free(dot);
-	cgm_strbuf_free(&rel);
 	remove_dir(dir);
 	cgm_model_free(m);
 
