@@ -25,9 +25,13 @@ bash "$CGMAP_SOURCE_DIR/bench/gen_schema.sh" "$nfunctions" >"$work/schema.sql"
 
 # The process ids whose parent is $1 (from /proc, no procps needed; one awk
 # for all of them, so the scan takes milliseconds even on a busy machine).
+# The files go through cat, which reads on past a process that ended since
+# the glob: mawk (Debian's awk) stops at the first file it cannot open, and
+# the workers listed after it were missed when other tests' processes came
+# and went ("has no layout workers to kill" in CI).
 children_of() {
-	awk -v parent="$1" '/^Pid:/ { pid = $2 } /^PPid:/ && $2 == parent { print pid }' \
-		/proc/[0-9]*/status 2>/dev/null || true
+	cat /proc/[0-9]*/status 2>/dev/null |
+		awk -v parent="$1" '/^Pid:/ { pid = $2 } /^PPid:/ && $2 == parent { print pid }' || true
 }
 
 # A process that is gone, or a zombie (it writes nothing any more).
