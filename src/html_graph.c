@@ -857,36 +857,23 @@ static int schema_entries(reach_rank *ranks, int most, const html_ctx *ctx, int 
 	int *local = cgm_xcalloc((size_t)nf + 1, sizeof(int)); /* function -> member + 1 */
 	for (int i = 0; i < nm; i++)
 		local[sc->members[i]] = i + 1;
-	/* Each callee once per caller: a call, a default and a check of the
-	 * same function carry the same bits (the 10,000-function bench draws
-	 * 19 edges per function to fewer than 8 callees). */
-	unsigned *mark = cgm_xcalloc((size_t)nm + 1, sizeof(unsigned));
 	int *start = cgm_xcalloc((size_t)nm + 2, sizeof(int));
 	for (int i = 0; i < nm; i++) {
 		int u = sc->members[i];
-		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
-			int v = local[ctx->model->edges[ctx->out_list[k]].to];
-			if (v && mark[v - 1] != (unsigned)i + 1) {
-				mark[v - 1] = (unsigned)i + 1;
-				start[i + 1]++;
-			}
-		}
+		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++)
+			start[i + 1] += local[ctx->model->edges[ctx->out_list[k]].to] != 0;
 	}
 	for (int i = 0; i < nm; i++)
 		start[i + 1] += start[i];
 	int *to = cgm_xcalloc((size_t)start[nm] + 1, sizeof(int));
-	memset(mark, 0, sizeof(unsigned) * ((size_t)nm + 1));
 	for (int i = 0, at = 0; i < nm; i++) {
 		int u = sc->members[i];
 		for (int k = ctx->out_start[u]; k < ctx->out_start[u + 1]; k++) {
 			int v = local[ctx->model->edges[ctx->out_list[k]].to];
-			if (v && mark[v - 1] != (unsigned)i + 1) {
-				mark[v - 1] = (unsigned)i + 1;
+			if (v)
 				to[at++] = v - 1;
-			}
 		}
 	}
-	free(mark);
 	/* Reach, exactly: the schema's calls condensed into their components,
 	 * each candidate a bit carried from caller to callee component
 	 * (numbers downwards: cgm_scc's order), 64 candidates a word; what a

@@ -76,8 +76,7 @@ static inline uint64_t cgm_hash_words(uint64_t h, const void *data, size_t len)
 
 /* h carried on over len bytes, 32 a step in four independent lanes (one
  * chain of multiplies waits on each before; four keep the multiplier
- * busy: a 50 MB snapshot in a quarter of cgm_hash_words' time), then the
- * tail by cgm_hash_words.  Not the same value as cgm_hash_words: for keys
+ * busy), then the tail by cgm_hash_words.  Not the same value as cgm_hash_words: for keys
  * of whole files, compared only with keys made the same way. */
 static inline uint64_t cgm_hash_wide(uint64_t h, const void *data, size_t len)
 {
