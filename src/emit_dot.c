@@ -19,6 +19,9 @@
  *     via trigger blue with the events, via constant EXECUTE SQL dotted and
  *     labelled EXECUTE, observed from a dynamic EXECUTE purple, one of
  *     several candidates of an ambiguous site labelled "?";
+ *   - edges that look alike (line and colour) are written together in an
+ *     anonymous subgraph under one `edge [...]` default, each edge with
+ *     only its label and tooltip;
  *   - a dynamic EXECUTE site is a note "EXECUTE line N" hanging off its
  *     function (what it was seen to call at runtime hangs off the note);
  *   - a missing callee is a dashed red box with the name as written;
@@ -470,13 +473,74 @@ static int dynamic_site_of(const cgm_function *f, const cgm_edge *e)
 	return e->nlines == 0 && count == 1 ? only : -1;
 }
 
+/* What an edge looks like apart from its label and tooltip: its line and
+ * its colour.  Edges that look alike are written together under one
+ * `edge [...]` default (below), so a graph of 200,000 edges does not repeat
+ * the same style and colours 200,000 times. */
+enum { LOOK_DOTTED, LOOK_DASHED, LOOK_SOLID, LOOK_SOLID_BOLD, LOOK_DOTTED_BOLD, LOOK_LINES };
+enum { HUE_NONE, HUE_TRIGGER, HUE_DYNAMIC, HUE_IMPLICIT, HUE_RELATION, HUE_AMBIGUOUS, HUES };
+#define EDGE_LOOKS (LOOK_LINES * HUES)
+
+static const char *const look_style[LOOK_LINES] = { "dotted", "dashed", "solid", "solid,bold",
+						    "dotted,bold" };
+static const char *const hue_color[HUES] = { NULL, COLOR_TRIGGER, COLOR_DYNAMIC, COLOR_IMPLICIT,
+					     COLOR_RELATION, COLOR_AMBIGUOUS };
+
+static int edge_look(const cgm_edge *e)
+{
+	bool is_static = e->provenance & CGM_EDGE_STATIC;
+	bool observed = e->provenance & CGM_EDGE_OBSERVED;
+	int line = e->via == CGM_VIA_LITERAL ? (is_static && observed ? LOOK_DOTTED_BOLD : LOOK_DOTTED)
+		   : observed && !is_static ? LOOK_DASHED
+		   : is_static && observed ? LOOK_SOLID_BOLD
+					    : LOOK_SOLID;
+	int hue;
+	switch (e->via) {
+	case CGM_VIA_TRIGGER:
+		hue = HUE_TRIGGER;
+		break;
+	case CGM_VIA_LITERAL:
+	case CGM_VIA_CALL:
+		hue = e->ambiguous ? HUE_AMBIGUOUS : HUE_NONE;
+		break;
+	case CGM_VIA_DYNAMIC:
+		hue = HUE_DYNAMIC;
+		break;
+	case CGM_VIA_OPERATOR:
+	case CGM_VIA_CAST:
+	case CGM_VIA_AGGREGATE:
+		hue = HUE_IMPLICIT;
+		break;
+	default: /* the relation mechanisms: view, default, check, policy, ... */
+		hue = HUE_RELATION;
+		break;
+	}
+	return line * HUES + hue;
+}
+
+static void emit_look(dot_writer *w, int look)
+{
+	const char *color = hue_color[look % HUES];
+	lit(w, "    edge [style=\"");
+	put_fixed(w, look_style[look / HUES]);
+	cgm_outfile_putc(&w->file, '"');
+	if (color) {
+		lit(w, ", color=\"");
+		put_fixed(w, color);
+		lit(w, "\", fontcolor=\"");
+		put_fixed(w, color);
+		cgm_outfile_putc(&w->file, '"');
+	}
+	lit(w, "];\n");
+}
+
+/* One edge, its look given by the `edge` default it is written under. */
 static void emit_edge(dot_writer *w, const cgm_edge *e)
 {
 	const cgm_model *m = w->model;
 	const cgm_function *from = &m->functions[e->from];
 	bool is_static = e->provenance & CGM_EDGE_STATIC;
 	bool observed = e->provenance & CGM_EDGE_OBSERVED;
-	const char *color = NULL;
 	/* The label: fixed text for most edges, gathered for a trigger's. */
 	const char *label = NULL;
 	cgm_strbuf *gathered = &w->label;
@@ -488,60 +552,31 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		if (e->ambiguous)
 			cgm_strbuf_puts(gathered, " ?");
 		label = cgm_strbuf_cstr(gathered);
-		color = COLOR_TRIGGER;
 		break;
 	case CGM_VIA_LITERAL:
 		label = e->ambiguous ? "EXECUTE ?" : "EXECUTE";
 		break;
 	case CGM_VIA_DYNAMIC:
-		color = COLOR_DYNAMIC;
-		break;
 	case CGM_VIA_CALL:
 		break;
-	case CGM_VIA_OPERATOR:
-	case CGM_VIA_CAST:
-	case CGM_VIA_AGGREGATE:
+	default: /* operators, casts, aggregates and the relation mechanisms */
 		label = e->object ? e->object : cgm_via_name(e->via);
-		color = COLOR_IMPLICIT;
-		break;
-	default: /* the relation mechanisms: view, default, check, policy, ... */
-		label = e->object ? e->object : cgm_via_name(e->via);
-		color = COLOR_RELATION;
 		break;
 	}
-	if (e->ambiguous) {
-		if (!label)
-			label = "?";
-		if (!color)
-			color = COLOR_AMBIGUOUS;
-	}
+	if (e->ambiguous && !label)
+		label = "?";
 
 	int site = e->via == CGM_VIA_DYNAMIC ? dynamic_site_of(from, e) : -1;
-	lit(w, "  ");
+	lit(w, "    ");
 	if (site >= 0)
 		put_dynamic_node(w, e->from, site);
 	else
 		put_function_node(w, e->from);
 	lit(w, " -> ");
 	put_function_node(w, e->to);
-	if (e->via == CGM_VIA_LITERAL)
-		lit(w, " [style=\"dotted");
-	else if (observed && !is_static)
-		lit(w, " [style=\"dashed");
-	else
-		lit(w, " [style=\"solid");
-	if (is_static && observed)
-		lit(w, ",bold");
-	cgm_outfile_putc(&w->file, '"');
-	if (color) {
-		lit(w, ", color=\"");
-		put_fixed(w, color);
-		lit(w, "\", fontcolor=\"");
-		put_fixed(w, color);
-		cgm_outfile_putc(&w->file, '"');
-	}
+	lit(w, " [");
 	if (label || observed) {
-		lit(w, ", label=\"");
+		lit(w, "label=\"");
 		if (label)
 			escape_dot(w, label);
 		if (observed) { /* how often it ran, on the edge itself */
@@ -553,17 +588,18 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 			else
 				lit(w, " calls");
 		}
-		cgm_outfile_putc(&w->file, '"');
+		lit(w, "\", ");
 	}
 
-	/* "<from> -> <to> (<via>, static and observed), lines ..." */
-	lit(w, ", tooltip=\"");
+	/* "<from> -> <to> (<via>, static and observed), lines ...": the
+	 * names in full, since Graphviz (2.42) puts nothing for \E there. */
+	lit(w, "tooltip=\"");
 	put_id_text(w, e->from);
 	lit(w, " -> ");
 	put_id_text(w, e->to);
 	lit(w, " (");
 	put_fixed(w, cgm_via_name(e->via));
-	if (e->object) {
+	if (e->object && label != e->object) { /* else the label names it */
 		cgm_outfile_putc(&w->file, ' ');
 		escape_dot(w, cgm_via_object_tail(e->via, e->object));
 	}
@@ -587,6 +623,38 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 		lit(w, " calls");
 	}
 	lit(w, "\"];\n");
+}
+
+/* The edges in `edge_order`, those that look alike together in an
+ * anonymous subgraph under their `edge` default (a subgraph that is not a
+ * cluster changes no drawing), in order within each. */
+static void emit_edges(dot_writer *w, const int *edge_order)
+{
+	const cgm_model *m = w->model;
+	int start[EDGE_LOOKS + 1] = { 0 };
+	unsigned char *look = cgm_xcalloc((size_t)m->nedges + 1, 1);
+	for (int i = 0; i < m->nedges; i++) {
+		look[i] = (unsigned char)edge_look(&m->edges[edge_order[i]]);
+		start[look[i] + 1]++;
+	}
+	for (int k = 0; k < EDGE_LOOKS; k++)
+		start[k + 1] += start[k];
+	int *grouped = cgm_xcalloc((size_t)m->nedges + 1, sizeof(int));
+	int next[EDGE_LOOKS];
+	memcpy(next, start, sizeof(next));
+	for (int i = 0; i < m->nedges; i++)
+		grouped[next[look[i]]++] = edge_order[i];
+	for (int k = 0; k < EDGE_LOOKS; k++) {
+		if (start[k] == start[k + 1])
+			continue;
+		lit(w, "  {\n");
+		emit_look(w, k);
+		for (int i = start[k]; i < start[k + 1]; i++)
+			emit_edge(w, &m->edges[grouped[i]]);
+		lit(w, "  }\n");
+	}
+	free(grouped);
+	free(look);
 }
 
 /* Each drawn function to each of its dynamic-site notes. */
@@ -795,8 +863,7 @@ static void emit_graph(dot_writer *w, const int *edge_order)
 	emit_clusters(w);
 	emit_missing(w);
 	emit_dynamic_links(w);
-	for (int i = 0; i < m->nedges; i++)
-		emit_edge(w, &m->edges[edge_order[i]]);
+	emit_edges(w, edge_order);
 	emit_legend(w);
 	lit(w, "}\n");
 }
