@@ -26,6 +26,7 @@
 #include "cgmap/config.h"
 #include "cgmap/error.h"
 #include "cgmap/infile.h"
+#include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 #include "sqlvars.h"
 
@@ -367,10 +368,33 @@ static int read_set(cgm_config *config, parse_state *ps, const node *n)
 	return 0;
 }
 
+/* "search_path:" - a list of schema names as they are, or one string
+ * written as PostgreSQL's setting is ("app, \"My Schema\", public"). */
+static int read_search_path(cgm_config *config, parse_state *ps, const node *n)
+{
+	if (n->kind == NODE_SCALAR) {
+		config->search_path = cgm_parse_search_path(ps->arena, n->value, &config->nsearch_path);
+		return 0;
+	}
+	int rc = expect_kind(ps, n, NODE_SEQUENCE, "search_path");
+	if (rc < 0)
+		return rc;
+	config->search_path = cgm_arena_alloc(ps->arena, sizeof(char *) * (size_t)(n->nchildren + 1));
+	for (int i = 0; i < n->nchildren; i++) {
+		if ((rc = expect_kind(ps, n->children[i], NODE_SCALAR, "a search_path schema")) < 0)
+			return rc;
+		if (!n->children[i]->value[0])
+			return fail_at(ps, n->children[i]->line, "'search_path' holds an empty schema name");
+		config->search_path[i] = n->children[i]->value;
+	}
+	config->nsearch_path = n->nchildren;
+	return 0;
+}
+
 static int read_config(cgm_config *config, parse_state *ps, const node *root)
 {
 	static const char *const keys[] = { "schemas", "exclude_schemas", "entry", "dynamic",
-					    "keep", "diff", "set", NULL };
+					    "keep", "diff", "set", "search_path", NULL };
 	int rc;
 	if ((rc = expect_kind(ps, root, NODE_MAPPING, "the file")) < 0 ||
 	    (rc = check_keys(ps, root, keys, "the file")) < 0)
@@ -394,6 +418,8 @@ static int read_config(cgm_config *config, parse_state *ps, const node *root)
 		return rc;
 	if ((n = lookup(root, "set")) && (rc = read_set(config, ps, n)) < 0)
 		return rc;
+	if ((n = lookup(root, "search_path")) && (rc = read_search_path(config, ps, n)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -411,6 +437,7 @@ int cgm_config_load(cgm_config **out, const char *path)
 		return cgm_error(CGM_EINPUT, "%s: out of memory", path);
 	}
 	config->arena = cgm_arena_new();
+	config->nsearch_path = -1;
 	config->path = cgm_arena_strdup(config->arena, path);
 	parse_state ps = { .arena = config->arena, .path = config->path };
 	node *root = NULL;

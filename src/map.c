@@ -129,6 +129,44 @@ static void drop_unmapped_references(cgm_model *model)
 	model->nreferences = kept;
 }
 
+/* --search-path, else the configuration's search_path: the path the
+ * application's sessions run with, for every function without a SET
+ * search_path of its own, instead of the one a new session of the
+ * database (or of psql over the files) gets.  PostgREST sets one per
+ * request, an application role its own with ALTER ROLE ... SET.  As
+ * PostgreSQL searches it: pg_catalog first unless it is named; "$user"
+ * names the role's schema, a role cgmap does not know, so it is left out.
+ * Schemas that do not exist name nothing, as in PostgreSQL. */
+static void apply_search_path(cgm_model *model, const cgm_map_options *opts)
+{
+	const char *const *given;
+	int n;
+	if (opts->search_path) {
+		given = cgm_parse_search_path(model->arena, opts->search_path, &n);
+	} else if (opts->config && opts->config->nsearch_path >= 0) {
+		given = opts->config->search_path;
+		n = opts->config->nsearch_path;
+	} else {
+		return;
+	}
+	const char **path = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)(n + 2));
+	int np = 0;
+	bool catalog_named = false;
+	for (int k = 0; k < n; k++)
+		catalog_named |= strcmp(given[k], "pg_catalog") == 0;
+	if (!catalog_named)
+		path[np++] = "pg_catalog";
+	for (int k = 0; k < n; k++) {
+		bool seen = strcmp(given[k], "$user") == 0;
+		for (int j = 0; j < np && !seen; j++)
+			seen = strcmp(path[j], given[k]) == 0;
+		if (!seen)
+			path[np++] = cgm_arena_strdup(model->arena, given[k]);
+	}
+	model->source.default_search_path = path;
+	model->source.npath = np;
+}
+
 /* The source into the model, its functions extracted by `pool`: a database
  * streams each function to the pool as it reads it, SQL files each
  * definition as it is applied. */
@@ -155,6 +193,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 		cgm_model_free(model);
 		return rc;
 	}
+	apply_search_path(model, opts);
 	/* With a database, "catalog" ends with its last row and "parse" is the
 	 * extraction still left then. */
 	stage_time(opts, "catalog", &t);
@@ -221,6 +260,9 @@ const char cgm_map_options_help[] =
 	"  --exclude-schema PAT   skip schemas matching the glob (repeatable)\n"
 	"  --include-extensions   map functions that belong to extensions too\n"
 	"  --include-builtins     keep edges to pg_catalog functions\n"
+	"  --search-path LIST     the application's search_path ('api, util') for functions\n"
+	"                         without a SET search_path of their own (default: what a\n"
+	"                         new session of the database gets)\n"
 	"runtime data:\n"
 	"  --no-runtime           do not read runtime figures from the database\n"
 	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
@@ -297,7 +339,8 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	static const char *const valued[] = { "--dsn", "--sql", "--schema", "--exclude-schema",
 					      "--runtime", "--runtime-log", "--entry", "--threads",
 					      "--max-file-size", "--min-window", "--min-calls",
-					      "--log-line-prefix", "--config", "--set", NULL };
+					      "--log-line-prefix", "--config", "--set", "--search-path",
+					      NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -356,6 +399,9 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 			return rc;
 		return push(&opts->source.psql_vars, &opts->source.npsql_vars, value);
 	}
+	case 14:
+		opts->search_path = value;
+		return 1;
 	case 10: {
 		char *end;
 		long long n = strtoll(value, &end, 10);

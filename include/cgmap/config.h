@@ -9,6 +9,8 @@
  *   keep                       functions kept on purpose though nothing calls them
  *   diff.ignore                findings `cgmap diff` does not report
  *   set                        psql variables for SQL files (as --set NAME=VALUE)
+ *   search_path                the search_path the application's sessions use
+ *                              (as --search-path)
  *
  * cgm_config_load reads one file (YAML, through libyaml's event parser: no
  * recursion, no aliases, nesting bounded) into a cgm_config that owns every
@@ -70,6 +72,8 @@ typedef struct cgm_config {
 	cgm_config_ignore *ignore;
 	int nset;
 	const char **set;     /* "NAME=VALUE", as --set takes them */
+	int nsearch_path;     /* -1: not given */
+	const char **search_path; /* schema names, unquoted */
 } cgm_config;
 
 /* Read `path`.  CGM_EINPUT ("FILE:LINE: ...") when it cannot be read or is

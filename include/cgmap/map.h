@@ -26,6 +26,7 @@ typedef struct cgm_map_options {
 	bool include_builtins;
 	int threads;                   /* parsing threads, 0: one per core */
 	cgm_runtime_options runtime;   /* --no-runtime, --runtime, --runtime-log */
+	const char *search_path;       /* --search-path LIST: the application's, or NULL */
 	const char **entry_patterns;   /* --entry */
 	int nentry;
 	bool has_min_window;           /* --min-window DURATION */

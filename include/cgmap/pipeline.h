@@ -57,6 +57,10 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 
 /* True when `name` matches the --schema / --exclude-schema filters. */
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
+/* A search_path as PostgreSQL's setting writes it ("app, \"My S\", public")
+ * into schema names, unquoted (unquoted ones lower-cased), in `arena`;
+ * *count of them. */
+const char **cgm_parse_search_path(cgm_arena *arena, const char *text, int *count);
 /* Every --schema and --exclude-schema pattern must match one of the source's
  * schemas (`names`, n of them; `where` names the source in the message):
  * CGM_EUSAGE naming the first pattern that matches none. */

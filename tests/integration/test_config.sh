@@ -11,6 +11,8 @@
 #   - diff leaves out the findings it ignores, says how many, and exits on
 #     what is left;
 #   - --schema on the command line wins over the file's schemas;
+#   - the application's search_path (--search-path, search_path:) places
+#     unqualified calls as PostgreSQL does under it;
 #   - a bad file exits 4 naming FILE:LINE, and nothing is written.
 set -euo pipefail
 : "${CGMAP:?CGMAP must name the cgmap binary}"
@@ -94,6 +96,47 @@ grep -q 'pattern "nothere" matches no schema' "$work/s1.err" || fail "config sch
 "$CGMAP" --sql "$demo" --out "$work/s2" --no-html --config "$work/schemas.yml" --schema app 2>/dev/null ||
 	fail "--schema did not replace the file's schemas"
 
+# --- the application's search_path ---------------------------------------------------
+# What PostgreSQL does (checked against a server): with search_path
+# "api, util", lower('A') is pg_catalog's (searched first when not named)
+# and helper(x) util's; with "api, pg_catalog, util", api.lower hides
+# pg_catalog.lower; a function's own SET search_path wins; without the
+# path, helper does not exist.
+sp=$CGMAP_SOURCE_DIR/fixtures/config/search_path.sql
+edges_with() { # OUT ARGS...: the edges and missing callees of a map of $sp
+	local out=$1
+	shift
+	"$CGMAP" --sql "$sp" --out "$work/$out" --no-html --quiet "$@" || fail "map $out: $*"
+	{ "$CGMAP" report edges "$work/$out"; "$CGMAP" report missing "$work/$out" | grep -v '^#'; } |
+		sed 's/ (.*search_path.sql:[0-9]*)$//' >"$work/$out.txt"
+}
+edges_with sp0 --no-config
+expect_line "$work/sp0.txt" "api.entry(integer) line 4: no function helper taking 1 argument exists"
+edges_with sp1 --no-config --search-path 'api, util'
+expect_line "$work/sp1.txt" "api.entry(integer) -> util.helper(integer) via call static lines 4"
+grep -q 'api.lower' "$work/sp1.txt" && fail "api.lower chosen over pg_catalog.lower: $(cat "$work/sp1.txt")"
+expect_line "$work/sp1.txt" "api.own() line 3: no function helper taking 1 argument exists"
+[ "$(jq -c .source.default_search_path "$work/sp1/cgmap.json")" = '["pg_catalog","api","util"]' ] ||
+	fail "snapshot path: $(jq -c .source.default_search_path "$work/sp1/cgmap.json")"
+edges_with sp2 --no-config --search-path 'API, pg_catalog, "util", "$user"'
+expect_line "$work/sp2.txt" "api.entry(integer) -> api.lower(text) via call static lines 3"
+expect_line "$work/sp2.txt" "api.entry(integer) -> util.helper(integer) via call static lines 4"
+# From the file, as a list or as PostgreSQL's setting; the command line wins.
+printf 'search_path: [api, pg_catalog, util]\n' >"$work/sp.yml"
+edges_with sp3 --config "$work/sp.yml"
+cmp -s "$work/sp2.txt" "$work/sp3.txt" || fail "file's list: $(cat "$work/sp3.txt")"
+printf 'search_path: "api, pg_catalog, util"\n' >"$work/sp-text.yml"
+edges_with sp4 --config "$work/sp-text.yml"
+cmp -s "$work/sp2.txt" "$work/sp4.txt" || fail "file's setting: $(cat "$work/sp4.txt")"
+edges_with sp5 --config "$work/sp.yml" --search-path 'api, util'
+cmp -s "$work/sp1.txt" "$work/sp5.txt" || fail "--search-path did not win: $(cat "$work/sp5.txt")"
+printf 'search_path: [api, ""]\n' >"$work/sp-bad.yml"
+expect_rc 4 "$CGMAP" --sql "$sp" --out "$work/sp-bad" --config "$work/sp-bad.yml" 2>"$work/sp-bad.err"
+grep -qF "sp-bad.yml:1: 'search_path' holds an empty schema name" "$work/sp-bad.err" ||
+	fail "empty schema name: $(cat "$work/sp-bad.err")"
+# diff maps both sides with it: no finding between the same files.
+expect_rc 0 "$CGMAP" diff --sql "$sp" --sql "$sp" --no-config --search-path 'api, util' >/dev/null 2>&1
+
 # --- a bad file: exit 4, FILE:LINE, nothing written --------------------------------
 printf 'entry: [app.*]\nkeep:\n  - function: app.x\n' >"$work/bad.yml"
 expect_rc 4 "$CGMAP" --sql "$demo" --out "$work/bad" --config "$work/bad.yml" 2>"$work/bad.err"
@@ -106,4 +149,4 @@ printf 'keep:\n  - function: app.gone\n    reason: r\n' >"$work/gone.yml"
 "$CGMAP" --sql "$demo" --out "$work/gone" --no-html --config "$work/gone.yml" 2>"$work/gone.err"
 grep -qF "gone.yml:2: keep: 'app.gone' matches no function" "$work/gone.err" || fail "no match not said: $(cat "$work/gone.err")"
 
-echo "ok: configuration found, given or refused; declared calls, kept functions, entry patterns, diff ignores"
+echo "ok: configuration found, given or refused; declared calls, kept functions, entry patterns, diff ignores, search_path"
