@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,15 +73,140 @@ static void put_keeping_lines(cgm_strbuf *out, const char *text, const char *ori
 			cgm_strbuf_putc(out, '\n');
 }
 
+/* The names a DECLARE section of `body` declares (the first word of each
+ * declaration, in any block), lower-cased, one per line in `out`. */
+static void declared_names(const char *body, cgm_strbuf *out)
+{
+	bool in_declare = false, at_decl = false;
+	size_t i = 0;
+	while (body[i]) {
+		size_t skip = skip_opaque_at(body, i);
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		if (ident_char(body[i]) && (i == 0 || !ident_char(body[i - 1]))) {
+			size_t j = i;
+			while (ident_char(body[j]))
+				j++;
+			if (word_at(body + i, "declare")) {
+				in_declare = at_decl = true;
+			} else if (word_at(body + i, "begin")) {
+				in_declare = at_decl = false;
+			} else if (in_declare && at_decl) {
+				for (size_t k = i; k < j; k++)
+					cgm_strbuf_putc(out, (char)tolower((unsigned char)body[k]));
+				cgm_strbuf_putc(out, '\n');
+				at_decl = false;
+			}
+			i = j;
+			continue;
+		}
+		if (body[i] == ';' && in_declare)
+			at_decl = true;
+		i++;
+	}
+}
+
+static bool name_listed(const char *list, const char *name, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n == len && strncasecmp(p, name, len) == 0)
+			return true;
+		p = nl ? nl + 1 : p + n;
+	}
+	return false;
+}
+
+/* Where a declaration goes in the function's outermost block: after its
+ * DECLARE, or before its BEGIN (then *needs_keyword), past leading
+ * comments and a block label. */
+static size_t outer_declare_at(const char *body, bool *needs_keyword)
+{
+	size_t i = 0;
+	*needs_keyword = false;
+	for (;;) {
+		while (isspace((unsigned char)body[i]))
+			i++;
+		size_t skip = body[i] == '-' || body[i] == '/' ? skip_opaque_at(body, i) : 0;
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		if (body[i] == '<' && body[i + 1] == '<') {
+			const char *close = strstr(body + i, ">>");
+			if (!close)
+				return SIZE_MAX;
+			i = (size_t)(close - body) + 2;
+			continue;
+		}
+		break;
+	}
+	*needs_keyword = !word_at(body + i, "declare");
+	if (!*needs_keyword)
+		return i + 7;
+	return word_at(body + i, "begin") ? i : SIZE_MAX;
+}
+
+/* The arguments of a bound cursor, "(a, k := b, k => c)", as a row of
+ * their values "(a, b, c)": PostgreSQL takes names there, SQL does not. */
+static void put_cursor_args(cgm_strbuf *out, const char *args, size_t len)
+{
+	int depth = 0;
+	bool arg_start = true;
+	size_t i = 0;
+	while (i < len) {
+		size_t skip = skip_opaque_at(args, i);
+		if (skip) {
+			cgm_strbuf_add(out, args + i, skip < len - i ? skip : len - i);
+			i += skip;
+			arg_start = false;
+			continue;
+		}
+		char c = args[i];
+		if (arg_start && depth == 1 && ident_char(c)) {
+			size_t j = i;
+			while (j < len && ident_char(args[j]))
+				j++;
+			size_t k = j;
+			while (k < len && isspace((unsigned char)args[k]))
+				k++;
+			if (k + 1 < len && ((args[k] == ':' && args[k + 1] == '=') ||
+					    (args[k] == '=' && args[k + 1] == '>'))) {
+				for (size_t m = i; m < k + 2; m++)
+					cgm_strbuf_putc(out, args[m] == '\n' ? '\n' : ' ');
+				i = k + 2;
+				arg_start = false;
+				continue;
+			}
+		}
+		if (c == '(')
+			depth++;
+		else if (c == ')')
+			depth--;
+		if (!isspace((unsigned char)c))
+			arg_start = (c == ',' || c == '(') && depth == 1;
+		cgm_strbuf_putc(out, c);
+		i++;
+	}
+}
+
 /* Rewrite cursor statements into plain statements that keep their SQL:
  *   OPEN c [SCROLL] FOR query      -> query
  *   OPEN c FOR EXECUTE e USING p   -> EXECUTE e USING p
  *   OPEN c [(args)], FETCH, MOVE, CLOSE -> NULL
  *   FOR r IN c [(args)] LOOP       -> FOR r IN SELECT [args] LOOP
- * Statement starts are found after ';' and after the block keywords. */
+ * Statement starts are found after ';' and after the block keywords.  A
+ * cursor loop declares its variable itself (a record, PostgreSQL's
+ * documentation says) where a query loop needs it declared: a variable
+ * no DECLARE names is declared `r record;` in the outermost block, on the
+ * line of its DECLARE (or BEGIN). */
 static char *rewrite_cursors(const char *body)
 {
 	cgm_strbuf out = CGM_STRBUF_INIT;
+	cgm_strbuf loop_vars = CGM_STRBUF_INIT; /* cursor loops' variables, one per line */
 	bool at_start = true, changed = false;
 	size_t i = 0;
 	while (body[i]) {
@@ -193,11 +319,24 @@ static char *rewrite_cursors(const char *body)
 						m++;
 				}
 				if (!is_query && word_at(body + m, "loop")) {
+					/* The target: one plain name is the cursor's own record. */
+					size_t t = i + 3, t_end = in_at;
+					while (t < t_end && isspace((unsigned char)body[t]))
+						t++;
+					while (t_end > t && isspace((unsigned char)body[t_end - 1]))
+						t_end--;
+					bool plain = t < t_end && !isdigit((unsigned char)body[t]);
+					for (size_t q = t; q < t_end && plain; q++)
+						plain = ident_char(body[q]);
+					if (plain && !name_listed(loop_vars.data, body + t, t_end - t)) {
+						cgm_strbuf_add(&loop_vars, body + t, t_end - t);
+						cgm_strbuf_putc(&loop_vars, '\n');
+					}
 					cgm_strbuf_add(&out, body + i, name_start - i);
 					cgm_strbuf_puts(&out, "SELECT ");
 					if (args_start) {
 						/* Keep the argument expressions: they may call functions. */
-						cgm_strbuf_add(&out, body + args_start, args_end - args_start);
+						put_cursor_args(&out, body + args_start, args_end - args_start);
 						cgm_strbuf_add(&out, body + args_end, m - args_end);
 					} else {
 						cgm_strbuf_puts(&out, "1");
@@ -230,8 +369,40 @@ static char *rewrite_cursors(const char *body)
 	}
 	if (!changed) {
 		cgm_strbuf_free(&out);
+		cgm_strbuf_free(&loop_vars);
 		return NULL;
 	}
+	if (loop_vars.len) {
+		/* Nothing before the outermost DECLARE or BEGIN was rewritten:
+		 * the offset is the same in `out`. */
+		bool needs_keyword;
+		size_t at = outer_declare_at(body, &needs_keyword);
+		cgm_strbuf declared = CGM_STRBUF_INIT, decls = CGM_STRBUF_INIT;
+		declared_names(body, &declared);
+		for (const char *p = loop_vars.data; at != SIZE_MAX && *p;) {
+			const char *nl = strchr(p, '\n');
+			if (!name_listed(declared.data, p, (size_t)(nl - p))) {
+				cgm_strbuf_putc(&decls, ' ');
+				cgm_strbuf_add(&decls, p, (size_t)(nl - p));
+				cgm_strbuf_puts(&decls, " record;");
+			}
+			p = nl + 1;
+		}
+		if (decls.len && at <= out.len) {
+			cgm_strbuf with = CGM_STRBUF_INIT;
+			cgm_strbuf_add(&with, out.data, at);
+			if (needs_keyword)
+				cgm_strbuf_puts(&with, "DECLARE");
+			cgm_strbuf_add(&with, decls.data, decls.len);
+			cgm_strbuf_putc(&with, ' ');
+			cgm_strbuf_add(&with, out.data + at, out.len - at);
+			cgm_strbuf_free(&out);
+			out = with;
+		}
+		cgm_strbuf_free(&declared);
+		cgm_strbuf_free(&decls);
+	}
+	cgm_strbuf_free(&loop_vars);
 	return out.data;
 }
 

@@ -227,6 +227,48 @@ static void test_cursors_are_rewritten(void **state)
 	assert_true(dynamic_at_10);
 }
 
+/* A cursor FOR loop declares its own record variable: PostgreSQL takes
+ * these bodies (checked on PostgreSQL 15, where cgmap_trace saw every call
+ * at these lines); bound cursors take arguments by name too. */
+static void test_cursor_loop_declares_its_variable(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\nDECLARE c CURSOR FOR SELECT a FROM tt; y int := 0;\n"
+			       "  c2 CURSOR (k int, j int) FOR SELECT a FROM tt WHERE a = k + j;\n"
+			       "BEGIN\n"
+			       "  FOR rec IN c LOOP y := first_loop(rec.a); END LOOP;\n"   /* 5 */
+			       "  FOR r2 IN c2(k := named_arg(1), j := 2) LOOP\n"        /* 6 */
+			       "    y := y + second_loop(r2.a);\n"                       /* 7 */
+			       "  END LOOP;\n"
+			       "  FOR rec IN c2(3, positional(4)) LOOP NULL; END LOOP;\n" /* 9 */
+			       "  RETURN y;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "first_loop", 5, CGM_SITE_CALL);
+	expect_site(&fn, "named_arg", 6, CGM_SITE_CALL);
+	expect_site(&fn, "second_loop", 7, CGM_SITE_CALL);
+	expect_site(&fn, "positional", 9, CGM_SITE_CALL);
+
+	/* No DECLARE in the outermost block, a label and a comment before it;
+	 * and a variable that is declared already stays as it is. */
+	cgm_function bare = make("plpgsql", "", "integer",
+				 "\n-- first\n<<outer>>\nBEGIN\n"
+				 "  DECLARE c CURSOR FOR SELECT a FROM tt; r record;\n"
+				 "  BEGIN\n"
+				 "    <<l>> FOR rec IN c LOOP PERFORM in_bare(rec.a); EXIT l; END LOOP;\n" /* 7 */
+				 "    FOR r IN c LOOP PERFORM in_declared(r.a); END LOOP;\n"            /* 8 */
+				 "  END;\n"
+				 "  RETURN 1;\n"
+				 "END\n");
+	cgm_extract_function(arena, &bare);
+	if (bare.nerrors)
+		fail_msg("line %d: %s", bare.errors[0].line, bare.errors[0].message);
+	expect_site(&bare, "in_bare", 7, CGM_SITE_PERFORM);
+	expect_site(&bare, "in_declared", 8, CGM_SITE_PERFORM);
+}
+
 static void test_rowtype_fields(void **state)
 {
 	cgm_function fn = make("plpgsql", "", "void",
@@ -679,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_comments_and_strings_are_not_calls),
 		cmocka_unit_test(test_execute),
 		cmocka_unit_test(test_cursors_are_rewritten),
+		cmocka_unit_test(test_cursor_loop_declares_its_variable),
 		cmocka_unit_test(test_rowtype_fields),
 		cmocka_unit_test(test_dml_events),
 		cmocka_unit_test(test_sql_atomic_body),
