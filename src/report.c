@@ -484,6 +484,11 @@ static void build_unexplained(table *t, const cgm_model *model)
 				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
 				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
 				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
+				  : strcmp(cause, "caller not analysed") == 0
+					  ? "a call the caller's code makes where cgmap does not read it "
+					    "(its language is not PL/pgSQL or SQL)"
+				  : strcmp(cause, "caller has a parse error") == 0
+					  ? "a call in the caller's body, which did not parse"
 				  : strcmp(cause, "changed body") == 0 && cgm_edge_get_rare(e)->earlier_body
 					  ? "a body replaced since it was observed (seen against an "
 					    "earlier version of the caller's body, which called it)"

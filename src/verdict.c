@@ -420,6 +420,13 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 		return "unknown";
 	const cgm_function *from = &model->functions[edge->from];
 	const cgm_function *to = &model->functions[edge->to];
+	/* cgmap read no calls of the caller: C, PL/Perl, ... (their calls
+	 * through SPI are seen only at runtime), or a body that did not
+	 * parse. */
+	if (!from->analysed)
+		return "caller not analysed";
+	if (from->nerrors > 0)
+		return "caller has a parse error";
 	/* Seen against an earlier body that called it; the mapped one does
 	 * not (the line, if any, means nothing in it). */
 	if (cgm_edge_get_rare(edge)->earlier_body)

@@ -409,6 +409,13 @@ static void test_unexplained_causes(void **state)
 	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
 	m->functions[idx(m, "app.b()")].is_trigger = true;
 	assert_string_equal(cgm_edge_cause(m, &e), "trigger");
+	/* A caller cgmap could not read explains it first: one whose body did
+	 * not parse, one in a language cgmap does not read (C, PL/Perl). */
+	cgm_function *a = &m->functions[idx(m, "app.a()")];
+	a->nerrors = 1;
+	assert_string_equal(cgm_edge_cause(m, &e), "caller has a parse error");
+	a->analysed = false;
+	assert_string_equal(cgm_edge_cause(m, &e), "caller not analysed");
 	cgm_model_free(m);
 }
 
