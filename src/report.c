@@ -528,6 +528,38 @@ static const column missing_columns[] = {
 	{ "nargs", COL_INT }, { "reason", COL_STR },
 };
 
+/* For an unqualified missing callee: the functions of that name elsewhere
+ * that take its number of arguments, whose schema the caller's search_path
+ * does not hold ("; app.f(integer) is in a schema not on the search_path"),
+ * or NULL.  Up to three, then how many more. */
+static char *elsewhere_hint(const cgm_model *model, const cgm_site *site)
+{
+	if (site->schema || !site->name || site->nargs < 0)
+		return NULL;
+	cgm_strbuf ids = CGM_STRBUF_INIT;
+	int found = 0;
+	for (int i = 0; i < model->nfunctions; i++) {
+		const cgm_function *g = &model->functions[i];
+		if (!g->name || !g->id || strcmp(g->name, site->name) != 0 ||
+		    site->nargs < g->nargs - g->ndefaults ||
+		    (site->nargs > g->nargs && !(g->variadic && site->nargs >= g->nargs - 1)))
+			continue;
+		if (found < 3) {
+			if (found)
+				cgm_strbuf_puts(&ids, ", ");
+			cgm_strbuf_puts(&ids, g->id);
+		}
+		found++;
+	}
+	if (!found)
+		return NULL;
+	char *hint = xprintf("; %s%s %s in a schema not on the search_path (--search-path)",
+			     cgm_strbuf_cstr(&ids), found > 3 ? " and more" : "",
+			     found == 1 ? "is" : "are");
+	cgm_strbuf_free(&ids);
+	return hint;
+}
+
 static void build_missing(table *t, const cgm_model *model)
 {
 	t->title = "Missing callees";
@@ -546,8 +578,11 @@ static void build_missing(table *t, const cgm_model *model)
 			r->cells[5] = site->schema ? xprintf("%s.%s", site->schema, site->name)
 						   : xstrdup(site->name ? site->name : "?");
 			r->cells[6] = int_cell(site->nargs);
-			r->cells[7] = xprintf("no function %s taking %d argument%s exists",
-					      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s");
+			char *hint = elsewhere_hint(model, site);
+			r->cells[7] = xprintf("no function %s taking %d argument%s exists%s",
+					      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
+					      hint ? hint : "");
+			free(hint);
 			char *place = place_suffix(f);
 			r->text = xprintf("%s line %d: %s%s", f->id, site->line, r->cells[7], place);
 			free(place);
