@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgmap/argdefault.h"
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
 #include "cgmap/intern.h"
@@ -246,6 +247,7 @@ typedef struct resolver {
 	name_index names;
 	cgm_catalog *catalog;
 	cgm_ops_resolver *ops; /* operators, casts, aggregates (resolve_ops.c) */
+	cgm_argdefaults *defaults; /* what parameters' defaults call (argdefault.c) */
 } resolver;
 
 /* Schemas to search for function `caller`, pg_catalog placed. */
@@ -569,6 +571,54 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 	choice_free(&ch);
 }
 
+/* A call in a parameter's default expression (argdefault.c), typed as the
+ * body `expr_fn` it was parsed as, placed by its owner's search_path. */
+static void resolve_default_call(void *ctx, cgm_arena *arena, const cgm_function *owner,
+				 const cgm_function *expr_fn, cgm_site *s, const cgm_site_exprs *x)
+{
+	const resolver *rv = ctx;
+	const char *scratch[64];
+	int npath = 0;
+	const char **path = search_path_of(rv, owner, &npath, scratch, 64);
+	cgm_typer typer = { .catalog = rv->catalog, .model = rv->model, .fn = expr_fn,
+			    .arena = arena, .path = path, .npath = npath, .call_result = call_result };
+	typing_ctx tc = { .rv = rv, .caller = owner, .typer = &typer };
+	typer.ctx = &tc;
+	resolve_call(rv, &typer, arena, owner, s, x);
+}
+
+/* A call that leaves parameters out runs their defaults in the caller's
+ * query: what those call are targets of the site too, via default. */
+static void default_targets(const resolver *rv, cgm_arena *arena, cgm_site *s)
+{
+	if (!rv->defaults || s->resolution != CGM_RES_RESOLVED || s->nargs > 100)
+		return;
+	int ncalls = s->ntargets;
+	for (int t = 0; t < ncalls; t++) {
+		int g = s->targets[t];
+		if (cgm_site_target_via(s, t) != CGM_VIA_CALL || !cgm_argdefaults_any(rv->defaults, g))
+			continue;
+		const cgm_function *f = &rv->model->functions[g];
+		int param_of[101];
+		candidate c = { .param_of = param_of };
+		if (f->nargs > 255 || !arguments_fit(f, s, &c))
+			continue;
+		bool given[256] = { false };
+		for (int a = 0; a < s->nargs; a++)
+			if (param_of[a] >= 0 && param_of[a] < 256)
+				given[param_of[a]] = true;
+		for (int p = f->nargs - f->ndefaults; p < f->nargs; p++) {
+			if (given[p])
+				continue;
+			const cgm_argdefault_call *calls;
+			int n = cgm_argdefaults_of(rv->defaults, g, p, &calls);
+			for (int k = 0; k < n; k++)
+				cgm_site_add_target(arena, s, calls[k].target, CGM_VIA_DEFAULT,
+						    calls[k].object);
+		}
+	}
+}
+
 /* ---- edges ------------------------------------------------------------ */
 
 typedef struct edge_key {
@@ -853,6 +903,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 		} else {
 			resolve_call(rv, &typer, arena, fn, s, x);
 			cgm_resolve_call_effects(rv->ops, arena, fn, s);
+			default_targets(rv, arena, s);
 		}
 		if (s->kind == CGM_SITE_TRIGGER && s->ntargets == 0)
 			continue;
@@ -1025,6 +1076,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	build_name_index(&rv.names, model);
 	cgm_ops_index(model);
 	rv.ops = cgm_ops_resolver_new(model, opts && opts->include_builtins);
+	rv.defaults = cgm_argdefaults_build(model, opts && opts->include_builtins,
+					    resolve_default_call, &rv);
 	if (model->ncolumns > 1)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 
@@ -1041,6 +1094,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	free_name_index(&rv.names);
 	cgm_catalog_free(rv.catalog);
 	cgm_ops_resolver_free(rv.ops);
+	cgm_argdefaults_free(rv.defaults);
 
 	/* The edges in one array of their final size, each run's written in
 	 * place by a second pass: the same edges, in the same order, however

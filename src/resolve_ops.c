@@ -196,7 +196,7 @@ static const char *qualify_type(const cgm_ops_resolver *r, cgm_arena *arena, con
 /* ---- targets ---------------------------------------------------------- */
 
 /* Append a target with its mechanism (the site's earlier targets keep theirs). */
-static void add_target(cgm_arena *arena, cgm_site *s, int fn, cgm_via via, const char *object)
+void cgm_site_add_target(cgm_arena *arena, cgm_site *s, int fn, cgm_via via, const char *object)
 {
 	for (int t = 0; t < s->ntargets; t++)
 		if (s->targets[t] == fn && cgm_site_target_via(s, t) == via &&
@@ -232,7 +232,7 @@ static void coercion_target(const cgm_ops_resolver *r, cgm_arena *arena, cgm_sit
 		return;
 	const cgm_cast *c = cgm_cast_find(r->model, from, to);
 	if (c && c->context == 'i' && worth_edge(r, c->function))
-		add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+		cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 }
 
 /* Resolution of a site whose targets are all set: builtin when none is
@@ -272,7 +272,7 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 	cgm_site_clear_targets(s);
 	for (int k = 0; k < n; k++)
 		if (worth_edge(r, cands[k]->function))
-			add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
+			cgm_site_add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
 				   cgm_operator_object(arena, cands[k]));
 	if (s->ntargets == 0)
 		return false;
@@ -306,7 +306,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 		const cgm_cast *c = cgm_cast_find(r->model, source, target);
 		if (!c || !worth_edge(r, c->function))
 			return false;
-		add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+		cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 		settle(r, s, false);
 		return true;
 	}
@@ -319,7 +319,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	 * value of the type needs only when one is written: not a candidate. */
 	for (int i = 0; i < count; i++)
 		if (worth_edge(r, casts[i].function) && strcmp(casts[i].source, target) != 0)
-			add_target(arena, s, casts[i].function, CGM_VIA_CAST,
+			cgm_site_add_target(arena, s, casts[i].function, CGM_VIA_CAST,
 				   cgm_cast_object(arena, &casts[i]));
 	if (s->ntargets == 0)
 		return false;
@@ -350,7 +350,7 @@ static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 	s->name = target;
 	s->argtypes[0] = source;
 	cgm_site_clear_targets(s);
-	add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+	cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 	settle(r, s, false);
 	return true;
 }
@@ -394,7 +394,7 @@ void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
 				continue;
 			if (!object)
 				object = cgm_aggregate_object(arena, agg);
-			add_target(arena, s, agg->support[k], CGM_VIA_AGGREGATE, object);
+			cgm_site_add_target(arena, s, agg->support[k], CGM_VIA_AGGREGATE, object);
 		}
 	}
 	if (ncalls != 1 || !s->argtypes || s->variadic_call || r->ncast_targets == 0)

@@ -15,6 +15,11 @@
 
 typedef struct cgm_ops_resolver cgm_ops_resolver;
 
+/* Append target `fn` reached through `via` (`object`: what it goes
+ * through, or NULL) to s, into `arena`, unless it is there already; the
+ * earlier targets keep their mechanisms. */
+void cgm_site_add_target(cgm_arena *arena, cgm_site *s, int fn, cgm_via via, const char *object);
+
 /* Built once per resolution from a linked model whose operators and casts
  * are ordered (cgm_ops_index); read only afterwards, by any thread.  NULL
  * only when out of memory is impossible (cgm_x* abort), so never. */
