@@ -49,6 +49,7 @@
 #include "cgmap/bodyver.h"
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/ops.h"
 #include "cgmap/relfx.h"
@@ -1214,6 +1215,172 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	store_function(st, &f, jbool(stmt, "replace"), at);
 }
 
+/* PostgreSQL's limit on a function's arguments (FUNC_MAX_ARGS). */
+#define FUNC_MAX_ARGS_SQL 100
+
+/* A DefElem's argument read as defGetBoolean reads it: true, on, a
+ * non-zero number. */
+static bool defelem_true(const jd_node *arg)
+{
+	const char *s = string_node(arg);
+	if (s)
+		return strcasecmp(s, "true") == 0 || strcasecmp(s, "on") == 0 || strcmp(s, "1") == 0;
+	jd_node *i = jget(arg, "Integer");
+	return i && jd_integer(jget(i, "ival")) != 0;
+}
+
+/* Can a value of `from` be passed as `to` with no run-time conversion
+ * (IsBinaryCoercible)?  The same type, a polymorphic or "any" parameter,
+ * a domain over it, or a binary-coercible pg_cast row. */
+static bool binary_coercible(const sql_state *st, const char *from, const char *to)
+{
+	const cgm_model *m = st->model;
+	for (int depth = 0; from && depth < 32; depth++) {
+		if (strcmp(from, to) == 0 || cgm_type_is_polymorphic(to))
+			return true;
+		for (int i = 0; i < m->ncasts; i++)
+			if (m->casts[i].method == 'b' && m->casts[i].source && m->casts[i].target &&
+			    strcmp(m->casts[i].source, from) == 0 && strcmp(m->casts[i].target, to) == 0)
+				return true;
+		const char *base = NULL;
+		for (int i = 0; i < m->ntype_infos && !base; i++)
+			if (m->type_infos[i].kind == 'd' && m->type_infos[i].name &&
+			    strcmp(m->type_infos[i].name, from) == 0)
+				base = m->type_infos[i].base;
+		from = base;
+	}
+	return false;
+}
+
+/* One support function of CREATE AGGREGATE, as lookup_agg_function finds
+ * it: the functions of that name (qualified: in that schema; else pg_catalog
+ * first unless placed, then the path, one masking another of the same
+ * argument types further down) declaring exactly `ntypes` arguments (no
+ * VARIADIC expansion, no defaults); an exact match of the declared types,
+ * else PostgreSQL's choice among them (cgm_select_candidates); then every
+ * type must reach its parameter binary-coercibly.  Returns the index in
+ * fns, or -1 with *builtin set to the index of a pg_catalog one in
+ * model->functions; else -1, with *why set when a function was found
+ * that PostgreSQL refuses. */
+static int find_agg_support(sql_state *st, const char *const *parts, int n,
+			    const char *const *types, int ntypes, int *builtin, const char **why)
+{
+	*builtin = -1;
+	*why = NULL;
+	const char *schema = n >= 2 ? parts[n - 2] : NULL;
+	const char *name = parts[n - 1];
+	/* The schemas searched, with pg_catalog's place. */
+	const char *path[64];
+	int npath = 0;
+	if (schema) {
+		path[npath++] = schema;
+	} else {
+		bool placed = false;
+		for (int p = 0; p < st->npath; p++)
+			placed = placed || strcmp(st->path[p], "pg_catalog") == 0;
+		if (!placed)
+			path[npath++] = "pg_catalog";
+		for (int p = 0; p < st->npath && npath < 64; p++)
+			path[npath++] = st->path[p];
+	}
+	/* Candidates: k >= 0 a function of fns, k < 0 builtin -k - 1. */
+	int cap = 16, ncand = 0;
+	int *cand = cgm_xcalloc((size_t)cap, sizeof(int));
+	int *rank = cgm_xcalloc((size_t)cap, sizeof(int));
+	int nscan = st->nbuiltin + st->nfns;
+	bool builtin_name = smap_get(&st->builtin_names, name) == 1;
+	for (int k = 0; k < nscan; k++) {
+		bool is_builtin = k < st->nbuiltin;
+		if (is_builtin && !builtin_name) {
+			k = st->nbuiltin - 1;
+			continue;
+		}
+		const cgm_function *f = is_builtin ? &st->model->functions[k]
+						   : &st->fns[k - st->nbuiltin];
+		if (f->nargs != ntypes || strcmp(f->name, name) != 0 || f->kind == CGM_KIND_PROCEDURE ||
+		    (!is_builtin && st->dropped[k - st->nbuiltin]))
+			continue;
+		int r = -1;
+		for (int p = 0; p < npath && r < 0; p++)
+			if (strcmp(f->schema, path[p]) == 0)
+				r = p;
+		if (r < 0)
+			continue;
+		int id = is_builtin ? -k - 1 : k - st->nbuiltin;
+		bool masked = false;
+		for (int j = 0; j < ncand && !masked; j++) {
+			const cgm_function *g = cand[j] < 0 ? &st->model->functions[-cand[j] - 1]
+							    : &st->fns[cand[j]];
+			bool same = true;
+			for (int a = 0; a < ntypes && same; a++)
+				same = strcmp(f->argtypes[a], g->argtypes[a]) == 0;
+			if (!same)
+				continue;
+			masked = true;
+			if (r < rank[j]) {
+				cand[j] = id;
+				rank[j] = r;
+			}
+		}
+		if (masked)
+			continue;
+		if (ncand == cap) {
+			cap *= 2;
+			cand = cgm_xrealloc(cand, sizeof(int) * (size_t)cap);
+			rank = cgm_xrealloc(rank, sizeof(int) * (size_t)cap);
+		}
+		cand[ncand] = id;
+		rank[ncand++] = r;
+	}
+	int chosen = INT_MIN;
+	/* func_get_detail takes an exact match of the declared types first,
+	 * polymorphic ones included. */
+	for (int j = 0; j < ncand && chosen == INT_MIN; j++) {
+		const cgm_function *g = cand[j] < 0 ? &st->model->functions[-cand[j] - 1] : &st->fns[cand[j]];
+		bool same = true;
+		for (int a = 0; a < ntypes && same; a++)
+			same = types[a] && strcmp(types[a], g->argtypes[a]) == 0;
+		if (same)
+			chosen = cand[j];
+	}
+	if (chosen == INT_MIN && ncand > 0) {
+		cgm_candidate *sel = cgm_xcalloc((size_t)ncand, sizeof(cgm_candidate));
+		for (int j = 0; j < ncand; j++) {
+			const cgm_function *g = cand[j] < 0 ? &st->model->functions[-cand[j] - 1]
+							    : &st->fns[cand[j]];
+			sel[j] = (cgm_candidate){ .index = j, .params = (const char *const *)g->argtypes };
+		}
+		cgm_catalog *catalog = cgm_catalog_new(st->model);
+		int left = cgm_select_candidates(catalog, ntypes, types, sel, ncand);
+		cgm_catalog_free(catalog);
+		/* Several left only where cgmap cannot type an argument: the
+		 * first declared of them stands for PostgreSQL's choice. */
+		if (left > 0) {
+			int first = sel[0].index;
+			for (int j = 1; j < left; j++)
+				if (sel[j].index < first)
+					first = sel[j].index;
+			chosen = cand[first];
+		}
+		free(sel);
+	}
+	free(cand);
+	free(rank);
+	if (chosen == INT_MIN)
+		return -1;
+	const cgm_function *g = chosen < 0 ? &st->model->functions[-chosen - 1] : &st->fns[chosen];
+	for (int a = 0; a < ntypes; a++)
+		if (types[a] && !binary_coercible(st, types[a], g->argtypes[a])) {
+			*why = cgm_arena_printf(st->a, "function %s requires run-time type coercion", g->id);
+			return -1;
+		}
+	if (chosen < 0) {
+		*builtin = -chosen - 1;
+		return -1;
+	}
+	return chosen;
+}
+
 /* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...), or the old
  * name (basetype = type, sfunc = ...): a function of kind aggregate, as
  * pg_proc lists it, referring to its support
@@ -1261,6 +1428,15 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	jd_node *params = jd_is_array(args) ? jget(jget(jd_at(args, 0), "List"), "items")
 					    : NULL; /* NULL for (*) */
 	int np = basetype ? 1 : (int)jd_size(params);
+	/* An ordered-set aggregate's direct arguments (args' second item) are
+	 * not passed to its transition.  libpg_query's JSON writes that count
+	 * as 0 both for a plain aggregate (-1 in the parse tree) and for
+	 * (ORDER BY args): only direct arguments tell an ordered-set one. */
+	int ndirect = jd_is_array(args) && jd_size(args) >= 2
+			      ? (int)jd_integer(jget(jget(jd_at(args, 1), "Integer"), "ival"))
+			      : 0;
+	if (ndirect < 0 || ndirect > np)
+		ndirect = 0;
 	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	cgm_strbuf text = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&text, "");
@@ -1271,7 +1447,9 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 		if (!type)
 			type = type_written(st, argtype);
 		const char *pname = p ? jstr(p, "name") : NULL;
-		cgm_strbuf_printf(&text, "%s%s%s%s", i ? ", " : "",
+		/* As pg_get_function_arguments prints an ordered-set one. */
+		cgm_strbuf_printf(&text, "%s%s%s%s",
+				  ndirect > 0 && i == ndirect ? " ORDER BY " : i ? ", " : "",
 				  pname && *pname ? cgm_quote_ident(a, pname) : "", pname && *pname ? " " : "",
 				  type);
 		f.argtypes[f.nargs++] = type;
@@ -1283,9 +1461,40 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	f.file = st->file;
 	f.file_line = line_of(st, at);
 
-	/* The result: the final function's, else the state type. */
+	/* The options: the state types and FINALFUNC_EXTRA first, as the
+	 * support functions are looked up by them. */
 	jd_node *def = jget(stmt, "definition");
-	const char *stype = NULL;
+	const char *stype = NULL, *mstype = NULL;
+	bool final_extra = false, mfinal_extra = false;
+	for (size_t i = 0; i < jd_size(def); i++) {
+		jd_node *d = jget(jd_at(def, i), "DefElem");
+		const char *opt = jstr(d, "defname");
+		jd_node *tn = jget(jget(d, "arg"), "TypeName");
+		if (!opt)
+			continue;
+		if (strcmp(opt, "stype") == 0 && tn)
+			stype = type_of(st, tn);
+		else if (strcmp(opt, "mstype") == 0 && tn)
+			mstype = type_of(st, tn);
+		else if (strcmp(opt, "finalfunc_extra") == 0)
+			final_extra = !jget(d, "arg") || defelem_true(jget(d, "arg"));
+		else if (strcmp(opt, "mfinalfunc_extra") == 0)
+			mfinal_extra = !jget(d, "arg") || defelem_true(jget(d, "arg"));
+	}
+	/* Each support function's argument types (lookup_agg_function's,
+	 * from DefineAggregate / AggregateCreate). */
+	const char *ttypes[FUNC_MAX_ARGS_SQL + 2];
+	int ntrans;
+	if (f.nargs > FUNC_MAX_ARGS_SQL) {
+		ntrans = 0;
+	} else if (ndirect > 0 && ndirect == f.nargs) {
+		ntrans = 2; /* (direct..., VARIADIC x ORDER BY x): the VARIADIC one */
+		ttypes[1] = f.argtypes[f.nargs - 1];
+	} else {
+		ntrans = f.nargs - ndirect + 1;
+		for (int i = 1; i < ntrans; i++)
+			ttypes[i] = f.argtypes[ndirect + i - 1];
+	}
 	int support[8], nsupport = 0;
 	const char *roles[8];
 	for (size_t i = 0; i < jd_size(def); i++) {
@@ -1294,32 +1503,67 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 		jd_node *tn = jget(jget(d, "arg"), "TypeName");
 		if (!opt || !tn)
 			continue;
-		if (strcmp(opt, "stype") == 0) {
-			stype = type_of(st, tn);
-			continue;
-		}
-		/* Support functions and how many arguments each takes. */
-		static const struct { const char *opt; int extra; const char *role; } kinds[] = {
-			{ "sfunc", 1, "transition" }, { "msfunc", 1, "moving transition" },
-			{ "minvfunc", 1, "moving inverse" }, { "finalfunc", -1, "final" },
-			{ "mfinalfunc", -1, "moving final" }, { "combinefunc", -2, "combine" },
-			{ "serialfunc", -1, "serialize" }, { "deserialfunc", -3, "deserialize" },
+		static const struct { const char *opt; const char *role; } kinds[] = {
+			{ "sfunc", "transition" },     { "msfunc", "moving transition" },
+			{ "minvfunc", "moving inverse" }, { "finalfunc", "final" },
+			{ "mfinalfunc", "moving final" }, { "combinefunc", "combine" },
+			{ "serialfunc", "serialize" }, { "deserialfunc", "deserialize" },
 		};
-		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-			if (strcmp(opt, kinds[k].opt) != 0)
-				continue;
-			const char *fparts[3];
-			int fn_n = name_list(jget(tn, "names"), fparts, 3);
-			int nargs = kinds[k].extra == 1 ? 1 + f.nargs : kinds[k].extra == -2 ? 2 : kinds[k].extra == -3 ? 2 : 1;
-			int fn = fn_n > 0 ? find_callee(st, fn_n >= 2 ? fparts[fn_n - 2] : NULL, fparts[fn_n - 1],
-							nargs, false)
-					  : -1;
-			if (fn >= 0 && nsupport < 8) {
-				roles[nsupport] = kinds[k].role;
-				support[nsupport++] = fn;
-				if (strcmp(opt, "finalfunc") == 0)
-					f.result = st->fns[fn].result;
-			}
+		size_t k = 0;
+		while (k < sizeof kinds / sizeof kinds[0] && strcmp(opt, kinds[k].opt) != 0)
+			k++;
+		if (k == sizeof kinds / sizeof kinds[0] || ntrans == 0)
+			continue;
+		const char *types[FUNC_MAX_ARGS_SQL + 2];
+		int ntypes;
+		bool moving = opt[0] == 'm';
+		if (strcmp(opt, "sfunc") == 0 || strcmp(opt, "msfunc") == 0 || strcmp(opt, "minvfunc") == 0) {
+			memcpy(types, ttypes, sizeof(char *) * (size_t)ntrans);
+			ntypes = ntrans;
+			types[0] = moving ? mstype : stype;
+		} else if (strcmp(opt, "finalfunc") == 0 || strcmp(opt, "mfinalfunc") == 0) {
+			/* The state and the direct arguments, or all with _EXTRA. */
+			ntypes = 1 + ((moving ? mfinal_extra : final_extra) ? f.nargs : ndirect);
+			types[0] = moving ? mstype : stype;
+			for (int a = 1; a < ntypes; a++)
+				types[a] = f.argtypes[a - 1];
+		} else if (strcmp(opt, "combinefunc") == 0) {
+			ntypes = 2;
+			types[0] = types[1] = stype;
+		} else if (strcmp(opt, "serialfunc") == 0) {
+			ntypes = 1;
+			types[0] = "internal";
+		} else {
+			ntypes = 2;
+			types[0] = "bytea";
+			types[1] = "internal";
+		}
+		const char *fparts[3];
+		int fn_n = name_list(jget(tn, "names"), fparts, 3);
+		if (fn_n < 1)
+			continue;
+		int builtin;
+		const char *why;
+		int fn = find_agg_support(st, fparts, fn_n, types, ntypes, &builtin, &why);
+		if (fn < 0 && builtin < 0) {
+			bool known = true;
+			for (int a = 0; a < ntypes; a++)
+				known = known && types[a];
+			if (!known)
+				continue; /* a type cgmap cannot know: said where it was written */
+			/* PostgreSQL refuses the aggregate. */
+			if (!why)
+				why = cgm_arena_printf(a, "function %s does not exist",
+						       cgm_regprocedure(a, fn_n >= 2 ? fparts[fn_n - 2] : NULL,
+									fparts[fn_n - 1], types, ntypes));
+			diagnose(st, at, "aggregate %s: %s", f.id, why);
+			return;
+		}
+		if (strcmp(opt, "finalfunc") == 0)
+			f.result = fn >= 0 ? st->fns[fn].result : st->model->functions[builtin].result;
+		if (fn >= 0 && nsupport < 8) {
+			roles[nsupport] = kinds[k].role;
+			support[nsupport++] = fn;
 		}
 	}
 	if (!f.result)

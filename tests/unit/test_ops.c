@@ -292,6 +292,100 @@ static void test_sql_definitions(void **state)
 	cgm_model_free(m);
 }
 
+/* The support function of `role` of the aggregate `id`, or NULL. */
+static const char *support_of(const cgm_model *m, const char *id, const char *role)
+{
+	int fn = cgm_model_find(m, id);
+	assert_true(fn >= 0);
+	const cgm_aggregate *agg = cgm_aggregate_of(m, fn);
+	assert_non_null(agg);
+	for (int k = 0; k < agg->nsupport; k++)
+		if (strcmp(agg->support_roles[k], role) == 0)
+			return agg->support_ids[k];
+	return NULL;
+}
+
+/* An aggregate's support functions are the ones declaring its types
+ * (lookup_agg_function), not the first of their name; the ones PostgreSQL
+ * refuses make no aggregate. */
+static void test_aggregate_support_by_types(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE TYPE rowt AS (a integer);\n"
+		"CREATE DOMAIN small AS integer;\n"
+		"CREATE FUNCTION tr3(state int, next numeric) RETURNS int LANGUAGE sql AS $$ SELECT state $$;\n"
+		"CREATE FUNCTION tr3(state int, next int) RETURNS int LANGUAGE sql AS $$ SELECT state $$;\n"
+		"CREATE AGGREGATE agg3(int) (sfunc = tr3, stype = int);\n"
+		"CREATE AGGREGATE agg3(numeric) (sfunc = tr3, stype = int);\n"
+		"CREATE AGGREGATE agg3(small) (sfunc = tr3, stype = int);\n"
+		"CREATE FUNCTION tr(s jsonb, v anyelement) RETURNS jsonb LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION tr(s jsonb, v rowt) RETURNS jsonb LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE AGGREGATE aggr(rowt) (sfunc = tr, stype = jsonb);\n"
+		"CREATE AGGREGATE agge(anyelement) (sfunc = tr, stype = jsonb);\n"
+		"CREATE FUNCTION fin(s int) RETURNS text LANGUAGE sql AS $$ SELECT s::text $$;\n"
+		"CREATE FUNCTION fin(s int, v int) RETURNS bigint LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION comb(a int, b numeric) RETURNS int LANGUAGE sql AS $$ SELECT a $$;\n"
+		"CREATE FUNCTION comb(a int, b int) RETURNS int LANGUAGE sql AS $$ SELECT a $$;\n"
+		"CREATE AGGREGATE lab(int) (sfunc = tr3, stype = int, finalfunc = fin, combinefunc = comb);\n"
+		"CREATE AGGREGATE wide(int) (sfunc = tr3, stype = int, finalfunc = fin, finalfunc_extra);\n"
+		"CREATE FUNCTION mtr(s bigint, v int) RETURNS bigint LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION mtr(s int, v int) RETURNS int LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION mfin(s int) RETURNS int LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION mfin(s bigint) RETURNS int LANGUAGE sql AS $$ SELECT s::int $$;\n"
+		"CREATE AGGREGATE msum(int) (sfunc = tr3, stype = int, msfunc = mtr, minvfunc = mtr,\n"
+		"  mstype = bigint, mfinalfunc = mfin);\n"
+		"CREATE FUNCTION ofin(s int, frac numeric) RETURNS int LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE FUNCTION ofin(s int) RETURNS int LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE AGGREGATE pick(numeric ORDER BY int) (sfunc = tr3, stype = int, finalfunc = ofin);\n"
+		"CREATE AGGREGATE plus(int) (sfunc = int4pl, stype = int, finalfunc = numeric);\n"
+		"CREATE FUNCTION co(s int, v bigint) RETURNS int LANGUAGE sql AS $$ SELECT s $$;\n"
+		"CREATE AGGREGATE co_agg(int) (sfunc = co, stype = int);\n"
+		"CREATE AGGREGATE no_agg(int) (sfunc = nosuch, stype = int);\n");
+	assert_string_equal(support_of(m, "public.agg3(integer)", "transition"),
+			    "public.tr3(integer,integer)");
+	assert_string_equal(support_of(m, "public.agg3(numeric)", "transition"),
+			    "public.tr3(integer,numeric)");
+	assert_string_equal(support_of(m, "public.agg3(public.small)", "transition"),
+			    "public.tr3(integer,integer)");
+	assert_string_equal(support_of(m, "public.aggr(public.rowt)", "transition"),
+			    "public.tr(jsonb,public.rowt)");
+	assert_string_equal(support_of(m, "public.agge(anyelement)", "transition"),
+			    "public.tr(jsonb,anyelement)");
+	assert_string_equal(support_of(m, "public.lab(integer)", "final"), "public.fin(integer)");
+	assert_string_equal(support_of(m, "public.lab(integer)", "combine"),
+			    "public.comb(integer,integer)");
+	assert_string_equal(m->functions[cgm_model_find(m, "public.lab(integer)")].result, "text");
+	assert_string_equal(support_of(m, "public.wide(integer)", "final"),
+			    "public.fin(integer,integer)");
+	assert_string_equal(m->functions[cgm_model_find(m, "public.wide(integer)")].result, "bigint");
+	assert_string_equal(support_of(m, "public.msum(integer)", "moving transition"),
+			    "public.mtr(bigint,integer)");
+	assert_string_equal(support_of(m, "public.msum(integer)", "moving inverse"),
+			    "public.mtr(bigint,integer)");
+	assert_string_equal(support_of(m, "public.msum(integer)", "moving final"), "public.mfin(bigint)");
+	/* An ordered-set aggregate: the transition takes the aggregated
+	 * arguments, the final the direct ones. */
+	assert_string_equal(support_of(m, "public.pick(numeric,integer)", "transition"),
+			    "public.tr3(integer,integer)");
+	assert_string_equal(support_of(m, "public.pick(numeric,integer)", "final"),
+			    "public.ofin(integer,numeric)");
+	/* pg_catalog's support functions make no support of the model's, but
+	 * give the result. */
+	assert_string_equal(m->functions[cgm_model_find(m, "public.plus(integer)")].result, "numeric");
+	/* What PostgreSQL refuses, it says, and makes no aggregate. */
+	assert_int_equal(cgm_model_find(m, "public.co_agg(integer)"), -1);
+	assert_int_equal(cgm_model_find(m, "public.no_agg(integer)"), -1);
+	const char *want[] = {
+		"aggregate public.co_agg(integer): function public.co(integer,bigint) requires run-time "
+		"type coercion",
+		"aggregate public.no_agg(integer): function nosuch(integer,integer) does not exist",
+	};
+	assert_int_equal(m->ndiagnostics, 2);
+	for (int i = 0; i < 2; i++)
+		assert_string_equal(m->diagnostics[i].message, want[i]);
+	cgm_model_free(m);
+}
+
 /* Dropping a function takes its operator, cast and aggregate along. */
 static void test_drop_function_cascades(void **state)
 {
@@ -422,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_lists),
 		cmocka_unit_test(test_overloaded_symbols),
 		cmocka_unit_test_setup_teardown(test_sql_definitions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aggregate_support_by_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drop_function_cascades, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 	};
