@@ -195,8 +195,20 @@ typedef struct sql_operator {
 typedef struct sql_cast {
 	cgm_cast cast;
 	int fn;
+	const char *extension; /* the extension that made it, or NULL */
 	bool dropped;
 } sql_cast;
+
+/* A CREATE EXTENSION in force: what DROP EXTENSION and DROP SCHEMA ...
+ * CASCADE take away with it. */
+typedef struct sql_extension {
+	const char *name;
+	const char *schema;  /* pg_extension.extnamespace */
+	const char **types;  /* its types, canonical */
+	const char **type_keys; /* and as keys of types ("schema\x1fname") */
+	int ntypes;
+	bool dropped;
+} sql_extension;
 
 typedef struct sql_aggregate {
 	int fn;            /* the aggregate */
@@ -277,6 +289,8 @@ typedef struct sql_state {
 	int nevent_triggers, cap_event_triggers;
 
 	smap extensions;    /* name -> 1 created, 0 dropped */
+	sql_extension *exts; /* each CREATE EXTENSION, the latest last */
+	int nexts, cap_exts;
 	smap ext_fns;       /* "extension\x1fid" -> 1: the functions an extension made */
 	smap builtin_names; /* name -> 1: a pg_catalog function of that name exists */
 	int nbuiltin;       /* model->functions[0..nbuiltin) are the builtins */
@@ -2889,6 +2903,107 @@ static void add_operators_casts_aggregates(sql_state *st)
 	}
 }
 
+/* Is `type` (canonical; or an array of it, or SETOF it) in the schema
+ * whose quoted name and "." are `prefix`, or one of `types`? */
+static bool type_among(const char *type, const char *prefix, const char *const *types, int ntypes)
+{
+	if (!type)
+		return false;
+	if (strncmp(type, "SETOF ", 6) == 0)
+		type += 6;
+	size_t len = strlen(type);
+	while (len > 2 && strncmp(type + len - 2, "[]", 2) == 0)
+		len -= 2;
+	if (prefix && strncmp(type, prefix, strlen(prefix)) == 0)
+		return true;
+	for (int i = 0; i < ntypes; i++)
+		if (strlen(types[i]) == len && strncmp(type, types[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* Types dropped (those of a schema, by `prefix`, or `types`): what
+ * depends on them goes too, as pg_depend has it - the functions taking or
+ * returning them, wherever they are, the operators and casts on them -
+ * and typing forgets them (a later type of that name may be of another
+ * kind). */
+static void drop_type_dependents(sql_state *st, const char *prefix, const char *const *types,
+				 int ntypes)
+{
+	for (int f = 0; f < st->nfns; f++) {
+		if (st->dropped[f])
+			continue;
+		const cgm_function *fn = &st->fns[f];
+		bool uses = type_among(fn->result, prefix, types, ntypes);
+		for (int a = 0; a < fn->nargs && !uses; a++)
+			uses = type_among(fn->argtypes[a], prefix, types, ntypes);
+		if (uses)
+			drop_function(st, f);
+	}
+	for (int i = 0; i < st->noperators; i++) {
+		sql_operator *o = &st->operators[i];
+		if (type_among(o->op.left, prefix, types, ntypes) ||
+		    type_among(o->op.right, prefix, types, ntypes))
+			o->dropped = true;
+	}
+	for (int i = 0; i < st->ncasts; i++) {
+		sql_cast *c = &st->casts[i];
+		if (type_among(c->cast.source, prefix, types, ntypes) ||
+		    type_among(c->cast.target, prefix, types, ntypes))
+			c->dropped = true;
+	}
+	cgm_model *m = st->model;
+	for (int i = 0; i < m->ntype_infos; i++)
+		if (type_among(m->type_infos[i].name, prefix, types, ntypes))
+			m->type_infos[i].name = NULL;
+}
+
+/* DROP EXTENSION, or a DROP SCHEMA ... CASCADE reaching it: its
+ * functions, casts and types, and what depends on those; a later CREATE
+ * EXTENSION makes it again. */
+static void drop_extension(sql_state *st, sql_extension *e)
+{
+	e->dropped = true;
+	smap_put(&st->extensions, e->name, 0);
+	for (int f = 0; f < st->nfns; f++)
+		if (!st->dropped[f] && st->fns[f].from_extension &&
+		    smap_get(&st->ext_fns, pair_key(st->a, e->name, st->fns[f].id)) == 1)
+			drop_function(st, f);
+	for (int i = 0; i < st->ncasts; i++)
+		if (st->casts[i].extension && strcmp(st->casts[i].extension, e->name) == 0)
+			st->casts[i].dropped = true;
+	for (int i = 0; i < e->ntypes; i++)
+		smap_put(&st->types, e->type_keys[i], 0);
+	drop_type_dependents(st, NULL, e->types, e->ntypes);
+}
+
+/* The extension `name` in force, or NULL. */
+static sql_extension *find_extension(sql_state *st, const char *name)
+{
+	for (int i = st->nexts - 1; i >= 0; i--)
+		if (!st->exts[i].dropped && strcmp(st->exts[i].name, name) == 0)
+			return &st->exts[i];
+	return NULL;
+}
+
+/* Does the extension have members in `schema` (the schema it was made
+ * in, a function or a type there)?  DROP SCHEMA ... CASCADE then drops
+ * it, as pg_depend's extension dependencies make PostgreSQL do. */
+static bool extension_in_schema(sql_state *st, const sql_extension *e, const char *schema)
+{
+	if (strcmp(e->schema, schema) == 0)
+		return true;
+	for (int f = 0; f < st->nfns; f++)
+		if (!st->dropped[f] && st->fns[f].from_extension && strcmp(st->fns[f].schema, schema) == 0 &&
+		    smap_get(&st->ext_fns, pair_key(st->a, e->name, st->fns[f].id)) == 1)
+			return true;
+	const char *prefix = cgm_arena_printf(st->a, "%s.", cgm_quote_ident(st->a, schema));
+	for (int i = 0; i < e->ntypes; i++)
+		if (type_among(e->types[i], prefix, NULL, 0))
+			return true;
+	return false;
+}
+
 static void apply_drop(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
@@ -2916,15 +3031,19 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			const char *name = string_node(obj);
 			if (!name || smap_get(&st->extensions, name) != 1)
 				continue;
-			smap_put(&st->extensions, cgm_arena_strdup(st->a, name), 0);
-			for (int f = 0; f < st->nfns; f++)
-				if (!st->dropped[f] && st->fns[f].from_extension &&
-				    smap_get(&st->ext_fns, pair_key(st->a, name, st->fns[f].id)) == 1)
-					drop_function(st, f);
+			sql_extension *e = find_extension(st, name);
+			if (e)
+				drop_extension(st, e);
+			else /* made without cgmap knowing its objects, or plpgsql */
+				smap_put(&st->extensions, cgm_arena_strdup(st->a, name), 0);
 		} else if (strcmp(type, "OBJECT_SCHEMA") == 0) {
 			const char *name = string_node(obj);
 			if (!name)
 				continue;
+			/* The extensions with members there go first, whole. */
+			for (int k = 0; k < st->nexts; k++)
+				if (!st->exts[k].dropped && extension_in_schema(st, &st->exts[k], name))
+					drop_extension(st, &st->exts[k]);
 			smap_put(&st->schemas, cgm_arena_strdup(st->a, name), 0);
 			for (int f = 0; f < st->nfns; f++)
 				if (!st->dropped[f] && strcmp(st->fns[f].schema, name) == 0)
@@ -2936,6 +3055,19 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 				if (strcmp(st->triggers[k].trigger.table_schema, name) == 0)
 					st->triggers[k].dropped = true;
 			drop_references(st, NULL, cgm_arena_printf(st->a, "%s\x1f", name), true);
+			/* Its types (tables' row types among them), its operators, and
+			 * what depends on its types elsewhere. */
+			const char *key_prefix = cgm_arena_printf(st->a, "%s\x1f", name);
+			size_t klen = strlen(key_prefix);
+			for (int k = 0; k < st->types.size; k++)
+				if (st->types.keys[k] && strncmp(st->types.keys[k], key_prefix, klen) == 0)
+					st->types.values[k] = 0;
+			for (int k = 0; k < st->noperators; k++)
+				if (strcmp(st->operators[k].op.schema, name) == 0)
+					st->operators[k].dropped = true;
+			drop_type_dependents(st,
+					     cgm_arena_printf(st->a, "%s.", cgm_quote_ident(st->a, name)),
+					     NULL, 0);
 		} else if (strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0 ||
 			   strcmp(type, "OBJECT_MATVIEW") == 0 ||
 			   strcmp(type, "OBJECT_FOREIGN_TABLE") == 0) {
@@ -2962,10 +3094,13 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			for (int p = 0; p < (n >= 2 ? 1 : st->npath); p++) {
 				const char *key = pair_key(st->a, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
 				if (smap_get(&st->types, key) == 1) {
+					const char *ts = n >= 2 ? parts[n - 2] : st->path[p];
 					smap_put(&st->types, key, 0);
-					sql_table *t = find_table(st, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
+					sql_table *t = find_table(st, ts, parts[n - 1]);
 					if (t && strcmp(t->kind, "type") == 0)
 						t->dropped = true;
+					const char *canonical = cgm_quote_qualified(st->a, ts, parts[n - 1]);
+					drop_type_dependents(st, NULL, &canonical, 1);
 					break;
 				}
 			}
@@ -3061,6 +3196,9 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 		for (int f = 0; f < st->nfns; f++)
 			if (!st->dropped[f] && strcmp(st->fns[f].schema, old) == 0)
 				reidentify(st, f, renamed, st->fns[f].name);
+		for (int k = 0; k < st->nexts; k++)
+			if (strcmp(st->exts[k].schema, old) == 0)
+				st->exts[k].schema = renamed;
 		for (int k = 0; k < st->ntriggers; k++)
 			if (strcmp(st->triggers[k].trigger.table_schema, old) == 0)
 				st->triggers[k].trigger.table_schema = renamed;
@@ -3164,13 +3302,23 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 	}
 	const char *name = cgm_arena_strdup(st->a, ext);
 	smap_put(&st->extensions, name, 1);
+	RESERVE_ONE(st->a, st->exts, st->nexts, st->cap_exts, 8);
+	sql_extension *e = &st->exts[st->nexts++];
+	memset(e, 0, sizeof *e);
+	e->name = name;
+	e->schema = cgm_arena_strdup(st->a, schema);
 	if (rc == 0) {
 		diagnose(st, at, "extension \"%s\" is not in cgmap's list of extensions: calls to its "
 			 "functions show as missing callees", ext);
 		return;
 	}
-	for (int i = 0; i < x.ntypes; i++)
+	e->types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(x.ntypes ? x.ntypes : 1));
+	e->type_keys = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(x.ntypes ? x.ntypes : 1));
+	for (int i = 0; i < x.ntypes; i++) {
 		add_type(st, x.type_schemas[i], x.types[i]);
+		e->types[e->ntypes] = cgm_quote_qualified(st->a, x.type_schemas[i], x.types[i]);
+		e->type_keys[e->ntypes++] = pair_key(st->a, x.type_schemas[i], x.types[i]);
+	}
 	for (int i = 0; i < x.nfunctions; i++) {
 		store_function(st, &x.functions[i], false, at);
 		smap_put(&st->ext_fns, pair_key(st->a, name, x.functions[i].id), 1);
@@ -3185,6 +3333,7 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		memset(c, 0, sizeof *c);
 		c->cast = x.casts[i];
 		c->fn = -1; /* the extension's function: no reference of the schema's */
+		c->extension = name;
 	}
 }
 

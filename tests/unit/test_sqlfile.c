@@ -672,6 +672,48 @@ static void test_extensions(void **state)
 	cgm_model_free(m);
 }
 
+/* DROP SCHEMA ... CASCADE takes the extensions with members there (a
+ * later CREATE EXTENSION IF NOT EXISTS makes them again), the schema's
+ * types, and the functions elsewhere that take or return them; DROP
+ * EXTENSION its types and casts too. */
+static void test_drop_schema_cascade(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE EXTENSION IF NOT EXISTS pgcrypto;\n"
+		"CREATE SCHEMA ext;\n"
+		"CREATE EXTENSION citext SCHEMA ext;\n"
+		"CREATE TYPE public.mood AS ENUM ('ok');\n"
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.feel(m public.mood) RETURNS text LANGUAGE sql AS $$ SELECT 'x' $$;\n"
+		"CREATE FUNCTION app.moods() RETURNS SETOF public.mood LANGUAGE sql AS $$ SELECT 'ok'::public.mood $$;\n"
+		"CREATE FUNCTION app.shout(s ext.citext[]) RETURNS text LANGUAGE sql AS $$ SELECT 'x' $$;\n"
+		"CREATE FUNCTION app.keep(s text) RETURNS text LANGUAGE sql AS $$ SELECT s $$;\n"
+		"DROP SCHEMA public CASCADE;\n"
+		"CREATE SCHEMA public;\n"
+		"CREATE EXTENSION IF NOT EXISTS pgcrypto;\n"
+		"CREATE FUNCTION public.sign(t text) RETURNS bytea LANGUAGE sql\n"
+		"  AS $$ SELECT public.hmac(t, 'k', 'sha256') $$;\n"
+		"DROP EXTENSION citext CASCADE;\n"
+		"CREATE EXTENSION citext SCHEMA ext;\n");
+	assert_true(fn(m, "public.hmac(text,text,text)")->from_extension);
+	assert_true(fn(m, "public.hmac(bytea,bytea,text)")->from_extension);
+	fn(m, "public.sign(text)");
+	fn(m, "app.keep(text)");
+	assert_int_equal(cgm_model_find(m, "app.feel(public.mood)"), -1);
+	assert_int_equal(cgm_model_find(m, "app.moods()"), -1);
+	/* DROP EXTENSION ... CASCADE: what takes its types goes too; made
+	 * again, its functions are back and its casts there once. */
+	assert_int_equal(cgm_model_find(m, "app.shout(ext.citext[])"), -1);
+	assert_true(fn(m, "ext.citext(boolean)")->from_extension);
+	int citext_casts = 0;
+	for (int i = 0; i < m->ncasts; i++)
+		if (strcmp(m->casts[i].source, "ext.citext") == 0 && strcmp(m->casts[i].target, "text") == 0)
+			citext_casts++;
+	assert_int_equal(citext_casts, 1);
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
 /* Files as given, in order (in the test's folder). */
 static cgm_model *load_files(const char *const *names, int n)
 {
@@ -875,6 +917,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_schema_pattern_matching_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_typo_while_extracting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drop_schema_cascade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
