@@ -14,7 +14,8 @@
  * columns on UPDATE only when the UPDATE sets one of them or unknown ones).
  * Reading a view runs what its query runs and what the relations under it
  * run on a read; a partitioned table's statement runs its partitions'
- * triggers; a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
+ * triggers, and a statement naming a partition the row triggers of the
+ * tables above it (PostgreSQL clones row triggers onto partitions); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
  * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
  * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
  * of the referencing columns too, `via default` naming the default and the
@@ -43,6 +44,8 @@ typedef struct fx_rel {
 	int neffects, cap_effects;
 	int *triggers; /* indexes into model->triggers */
 	int ntriggers, cap_triggers;
+	int *parents;  /* the partitioned tables it is a partition of (rels) */
+	int nparents, cap_parents;
 } fx_rel;
 
 struct cgm_relfx {
@@ -137,6 +140,12 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 		int r = add_rel(fx, e->schema, e->relation);
 		if (r >= 0)
 			push_int(&fx->rels[r].effects, &fx->rels[r].neffects, &fx->rels[r].cap_effects, i);
+		int child = e->reach == CGM_REACH_PARTITION && r >= 0
+				    ? add_rel(fx, e->target_schema, e->target_relation)
+				    : -1;
+		if (child >= 0 && child != r)
+			push_int(&fx->rels[child].parents, &fx->rels[child].nparents,
+				 &fx->rels[child].cap_parents, r);
 	}
 	for (int i = 0; i < model->ntriggers; i++) {
 		const cgm_trigger *t = &model->triggers[i];
@@ -154,6 +163,7 @@ void cgm_relfx_free(cgm_relfx *fx)
 	for (int r = 0; r < fx->nrels; r++) {
 		free(fx->rels[r].effects);
 		free(fx->rels[r].triggers);
+		free(fx->rels[r].parents);
 	}
 	free(fx->rels);
 	free(fx->slots);
@@ -266,6 +276,43 @@ static void cascade_defaults(fx_walk *w, const cgm_effect *key, fx_label label)
 	}
 }
 
+/* The enabled row triggers of every table above partition `rel` that the
+ * statement's events and columns fire, breadth first, each table once. */
+static void ancestor_row_triggers(fx_walk *w, int rel, unsigned events, const char *const *cols,
+				  int ncols, fx_label label)
+{
+	const cgm_relfx *fx = w->fx;
+	const cgm_model *m = fx->model;
+	if (fx->rels[rel].nparents == 0)
+		return;
+	int queue[MAX_DEPTH];
+	int nqueue = 0;
+	queue[nqueue++] = rel;
+	for (int q = 0; q < nqueue; q++) {
+		const fx_rel *r = &fx->rels[queue[q]];
+		for (int p = 0; p < r->nparents; p++) {
+			int parent = r->parents[p];
+			bool seen = false;
+			for (int k = 0; k < nqueue && !seen; k++)
+				seen = queue[k] == parent;
+			if (seen || nqueue == MAX_DEPTH)
+				continue;
+			queue[nqueue++] = parent;
+			const fx_rel *pr = &fx->rels[parent];
+			for (int i = 0; i < pr->ntriggers; i++) {
+				const cgm_trigger *t = &m->triggers[pr->triggers[i]];
+				if (!t->row || !t->enabled ||
+				    !applies(events, cols, ncols, t->events, t->columns, t->ncolumns))
+					continue;
+				if (label.set)
+					add_target(w, t->function, label.via, label.object);
+				else
+					add_target(w, t->function, CGM_VIA_TRIGGER, NULL);
+			}
+		}
+	}
+}
+
 /* The effects of relation `rel` for a statement with `events` on `cols`.
  * Under a view (`in_view`) the view owner's rights apply, who owns the
  * tables as a rule: their policies do not. */
@@ -292,6 +339,11 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		else
 			add_target(w, t->function, CGM_VIA_TRIGGER, NULL);
 	}
+	/* A statement naming a partition runs the row triggers of the tables
+	 * it is a partition of (PostgreSQL's clones of them); one that came
+	 * down from the parent ran them there already. */
+	if (!only_triggers)
+		ancestor_row_triggers(w, rel, events, cols, ncols, label);
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
 		if (only_triggers && !(e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_TRIGGER_WHEN) &&

@@ -106,12 +106,14 @@ static const char *const system_functions_query =
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
 /* A partition's clone of its parent's row trigger (tgparentid) is the
- * parent's trigger: listed once, on the parent, which the statement names. */
+ * parent's trigger: listed once, on the parent, which the statement names;
+ * a statement naming the partition runs it too (relfx.c, by `row`). */
 static const char *const triggers_query =
 	"SELECT n.nspname, c.relname, t.tgname, t.tgtype, t.tgfoid::regprocedure::text,"
 	" t.tgenabled <> 'D',"
 	" (SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a"
-	"   WHERE a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr::int2[]))"
+	"   WHERE a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr::int2[])),"
+	" (t.tgtype & 1) = 1"
 	" FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE NOT t.tgisinternal AND t.tgparentid = 0 ORDER BY 1, 2, 3";
@@ -296,7 +298,8 @@ static const char *const columns_query =
 
 /* Objects that refer to a function.  A function's dependency on another is
  * a call (SQL-standard bodies record them), not a reference - except for
- * aggregates, whose support functions they are. */
+ * aggregates, whose support functions they are.  A partition's clone of
+ * its parent's row trigger is the parent's trigger, referred to once. */
 static const char *const references_query =
 	"SELECT d.refobjid::regprocedure::text,"
 	" CASE d.classid"
@@ -317,6 +320,8 @@ static const char *const references_query =
 	" WHERE d.refclassid = 'pg_proc'::regclass AND d.deptype IN ('n', 'a')"
 	"  AND (d.classid <> 'pg_proc'::regclass"
 	"       OR EXISTS (SELECT 1 FROM pg_proc a WHERE a.oid = d.objid AND a.prokind = 'a'))"
+	"  AND (d.classid <> 'pg_trigger'::regclass"
+	"       OR NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.oid = d.objid AND t.tgparentid <> 0))"
 	"  AND d.refobjid NOT IN (SELECT oid FROM pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace)"
 	" ORDER BY 1, 2, 3";
 
@@ -687,6 +692,7 @@ static int load_triggers(cgm_model *model, PGconn *conn)
 		t->function = -1;
 		t->enabled = value(res, r, 5)[0] == 't';
 		t->columns = split_list(a, value(res, r, 6), -1, &t->ncolumns);
+		t->row = value(res, r, 7)[0] == 't';
 	}
 	PQclear(res);
 	return 0;

@@ -2621,6 +2621,7 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	tr->function = -1;
 	tr->function_id = st->fns[fn].id;
 	tr->enabled = true;
+	tr->row = jbool(stmt, "row");
 	tr->columns = string_list(st, jget(stmt, "columns"), &tr->ncolumns);
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE TRIGGER */
 	st->ref_owner = pair_key(st->a, schema, table);

@@ -393,6 +393,9 @@ typedef struct cgm_trigger {
 	bool enabled;
 	int ncolumns;         /* UPDATE OF columns: an UPDATE fires it only when it sets */
 	const char **columns; /* one of them (or sets unknown columns); 0/NULL: any */
+	bool row;             /* FOR EACH ROW: PostgreSQL clones it onto every partition,
+	                       * so a statement naming a partition runs it too (read by
+	                       * resolution only; not in snapshots, which read false) */
 } cgm_trigger;
 
 /* How an effect of a relation acts: it runs a function, or carries the

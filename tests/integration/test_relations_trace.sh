@@ -51,6 +51,7 @@ SELECT app.touch_order(1);
 SELECT app.drop_order(1);
 SELECT app.log_it();
 SELECT app.add_event();
+SELECT app.add_event_2024();
 SELECT app.make_tables();
 SQL
 

@@ -76,6 +76,8 @@ static int setup(void **state)
 	fn("f_audit");
 	fn("f_when");
 	fn("f_part");
+	fn("f_parent_row");
+	fn("f_parent_stmt");
 	fn("f_child");
 	fn("f_ddl");
 	fn("f_drop");
@@ -112,11 +114,20 @@ static int setup(void **state)
 	w->ncolumns = 1;
 	cgm_trigger *t = cgm_model_add_trigger(model);
 	*t = (cgm_trigger){ "app", "orders", "audit", CGM_EV_UPDATE, -1, "f_audit", true, 1,
-			    amount };
+			    amount, true };
 	reach("events", CGM_REACH_PARTITION, CGM_VIA_TRIGGER, NULL, CGM_EV_INSERT | CGM_EV_DELETE,
 	      "events_1", CGM_EV_INSERT | CGM_EV_DELETE);
 	t = cgm_model_add_trigger(model);
-	*t = (cgm_trigger){ "app", "events_1", "part", CGM_EV_INSERT, -1, "f_part", true, 0, NULL };
+	*t = (cgm_trigger){ "app", "events_1", "part", CGM_EV_INSERT, -1, "f_part", true, 0, NULL,
+			    true };
+	/* The parent's row trigger runs for a statement naming the partition
+	 * (PostgreSQL clones it there); its statement trigger does not. */
+	t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "events", "prow", CGM_EV_INSERT, -1, "f_parent_row", true, 0, NULL,
+			    true };
+	t = cgm_model_add_trigger(model);
+	*t = (cgm_trigger){ "app", "events", "pstmt", CGM_EV_INSERT, -1, "f_parent_stmt", true, 0,
+			    NULL, false };
 	/* a and b cascade into each other: a DELETE on a deletes from b, whose
 	 * DELETE sets a's key to NULL (an UPDATE of a), which fires a's child
 	 * trigger and nothing more. */
@@ -129,7 +140,7 @@ static int setup(void **state)
 	reach("a", CGM_REACH_CASCADE, CGM_VIA_CASCADE, "cascade app.b.b_a_upd", CGM_EV_UPDATE, "b",
 	      CGM_EV_DELETE);
 	t = cgm_model_add_trigger(model);
-	*t = (cgm_trigger){ "app", "b", "child", CGM_EV_DELETE, -1, "f_child", true, 0, NULL };
+	*t = (cgm_trigger){ "app", "b", "child", CGM_EV_DELETE, -1, "f_child", true, 0, NULL, true };
 	/* Rules: an INSERT on log also inserts into log_copy (its default and
 	 * trigger run), whose own rule inserts into log again: a cycle. */
 	static const char *msg_col[] = { "msg" };
@@ -146,7 +157,7 @@ static int setup(void **state)
 	ld->ncolumns = 1;
 	t = cgm_model_add_trigger(model);
 	*t = (cgm_trigger){ "app", "log_copy", "copy_audit", CGM_EV_INSERT, -1, "f_log_audit", true,
-			    0, NULL };
+			    0, NULL, true };
 	/* ON DELETE SET DEFAULT from orders to ship.order_id. */
 	static const char *order_col[] = { "order_id" };
 	cgm_effect *sd = reach("orders", CGM_REACH_CASCADE, CGM_VIA_CASCADE,
@@ -247,7 +258,10 @@ static void test_update_of_and_defaults(void **state)
 static void test_partitions_and_cascade_cycles(void **state)
 {
 	(void)state;
-	assert_string_equal(run("events", CGM_EV_INSERT, 0, NULL), "f_part/trigger/-");
+	assert_string_equal(run("events", CGM_EV_INSERT, 0, NULL),
+			    "f_parent_row/trigger/- f_parent_stmt/trigger/- f_part/trigger/-");
+	assert_string_equal(run("events_1", CGM_EV_INSERT, 0, NULL),
+			    "f_parent_row/trigger/- f_part/trigger/-");
 	assert_string_equal(run("events", CGM_EV_DELETE, 0, NULL), "");
 	/* a -> b (DELETE) -> a (UPDATE of parent_id) -> b again: b's DELETE is
 	 * on the path already, the walk ends; the child trigger is reached

@@ -332,12 +332,13 @@ static cgm_model *build_model(void)
 
 	cgm_trigger *t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "app", "orders", "orders_audit", CGM_EV_INSERT | CGM_EV_UPDATE, audit,
-			    "app.audit()", true, 0, NULL };
+			    "app.audit()", true, 0, NULL, false };
 	t = cgm_model_add_trigger(m);
 	*t = (cgm_trigger){ "Odd Schema", "t\"x", "zz \\ trg", CGM_EV_TRUNCATE, -1, "other.fn()",
-			    false, 0, NULL };
+			    false, 0, NULL, false };
 	t = cgm_model_add_trigger(m);
-	*t = (cgm_trigger){ "app", "orders", "a_first", CGM_EV_DELETE, audit, "app.audit()", true, 0, NULL };
+	*t = (cgm_trigger){ "app", "orders", "a_first", CGM_EV_DELETE, audit, "app.audit()", true, 0,
+			    NULL, false };
 
 	cgm_reference *r = cgm_model_add_reference(m);
 	*r = (cgm_reference){ b, "app.b(integer)", "view", "view app.v_b" };
