@@ -8,17 +8,26 @@
  *      possible targets: functions whose schema, name pattern and argument
  *      count fit a call the template spells (`'handler_' || kind || '()'`,
  *      `format('SELECT %I.%I($1)', s, f)`), plus the triggers of a constant
- *      table it writes.  Everything is malloc'd and freed by
+ *      table it writes and the event triggers DDL fires.  Everything is malloc'd and freed by
  *      cgm_dynsql_info_free(); nothing goes into the model.
  *
  * The expression is split at its top-level `||`; a string literal (plain,
  * E'', dollar-quoted, with a cast) is constant text, `format('...', ...)`
  * is its template with %I and %s as variables and %L as a literal, anything
- * else is a variable.  Variables in value positions are taken as values:
- * a template whose constant parts spell no call (and that is not a SELECT
- * or another statement that may read a view) calls nothing but the triggers
- * of its table.  DDL that never runs user code (DROP, ALTER SEQUENCE,
- * GRANT, ...) calls only event trigger functions.
+ * else is a variable.  Variables in value positions are taken as values
+ * and names: a template whose constant parts spell no call (and that is not
+ * a SELECT or another statement that may read a view or run a script) calls
+ * nothing but the triggers of its table.  A parenthesised list after a
+ * relation's name (CREATE TABLE t (...), CREATE INDEX ON t (...), COPY t
+ * (...), INSERT INTO t (...), CREATE VIEW v (...), REFERENCES t (...)) is
+ * its columns, not a call.  DDL runs the functions of the event triggers
+ * its command tag fires (model->event_triggers, as for a static DDL site)
+ * and only what it evaluates as it runs: CREATE INDEX its expressions and
+ * predicate, ALTER TABLE / DOMAIN the defaults, checks and USING it adds, a
+ * partition its bounds; the defaults, checks and bodies CREATE stores run
+ * later, on rows, and DROP, GRANT, COMMENT, RENAME, OWNER TO run nothing.
+ * Statements of roles, databases and tablespaces, SET, VACUUM and
+ * transaction control run no user code at all.
  */
 #include "cgmap/dynsql.h"
 #include "cgmap/hash.h"
@@ -32,6 +41,7 @@
 #include <strings.h>
 
 #include "cgmap/error.h"
+#include "cgmap/relfx.h"
 #include "cgmap/strbuf.h"
 
 #define VAR '\x01'
@@ -218,24 +228,59 @@ static void next_word(char *buf, size_t len, const char **p)
 	buf[n] = '\0';
 }
 
+/* Statements that run no user code at all: not even an event trigger
+ * fires for them. */
 static const char *const no_call_statements[] = {
-	"DROP", "GRANT", "REVOKE", "COMMENT", "SET", "RESET", "LOCK", "NOTIFY", "LISTEN",
-	"UNLISTEN", "DISCARD", "VACUUM", "ANALYZE", "SAVEPOINT", "RELEASE", "BEGIN",
-	"COMMIT", "ROLLBACK", "DEALLOCATE", "CLOSE", "FETCH", "MOVE", "SHOW", NULL
+	"SET", "RESET", "LOCK", "NOTIFY", "LISTEN", "UNLISTEN", "DISCARD", "VACUUM",
+	"ANALYZE", "SAVEPOINT", "RELEASE", "BEGIN", "START", "END", "ABORT", "COMMIT",
+	"ROLLBACK", "DEALLOCATE", "CLOSE", "FETCH", "MOVE", "SHOW", "CHECKPOINT", NULL
+};
+
+/* Objects of CREATE / ALTER / DROP no event trigger fires for (shared
+ * objects, event triggers themselves) and whose statements run no user code. */
+static const char *const global_objects[] = {
+	"ROLE", "USER", "GROUP", "DATABASE", "TABLESPACE", "EVENT TRIGGER", "SYSTEM", NULL
+};
+
+/* The objects of CREATE / ALTER / DROP, as their command tags spell them;
+ * the longer first where one starts another. */
+static const char *const object_names[] = {
+	"MATERIALIZED VIEW", "FOREIGN DATA WRAPPER", "FOREIGN TABLE", "EVENT TRIGGER",
+	"TEXT SEARCH CONFIGURATION", "TEXT SEARCH DICTIONARY", "TEXT SEARCH PARSER",
+	"TEXT SEARCH TEMPLATE", "OPERATOR CLASS", "OPERATOR FAMILY", "ACCESS METHOD",
+	"USER MAPPING", "DEFAULT PRIVILEGES", "LARGE OBJECT", "TABLE", "INDEX", "SEQUENCE",
+	"VIEW", "TYPE", "DOMAIN", "FUNCTION", "PROCEDURE", "ROUTINE", "AGGREGATE", "SCHEMA",
+	"TRIGGER", "POLICY", "RULE", "EXTENSION", "OPERATOR", "CAST", "COLLATION",
+	"CONVERSION", "STATISTICS", "SERVER", "LANGUAGE", "PUBLICATION", "SUBSCRIPTION",
+	"TRANSFORM", "OWNED", "ROLE", "USER", "GROUP", "DATABASE", "TABLESPACE", "SYSTEM",
+	NULL
+};
+
+/* Words between CREATE and its object that do not change the command tag
+ * (CREATE OR REPLACE FUNCTION, CREATE UNLOGGED TABLE, CREATE UNIQUE INDEX). */
+static const char *const create_modifiers[] = {
+	"OR", "REPLACE", "GLOBAL", "LOCAL", "TEMP", "TEMPORARY", "UNLOGGED", "UNIQUE",
+	"RECURSIVE", "TRUSTED", "PROCEDURAL", "CONSTRAINT", "DEFAULT", NULL
 };
 
 static const char *const not_callee_words[] = {
 	"IN", "VALUES", "EXISTS", "ANY", "ALL", "SOME", "AS", "OVER", "FILTER", "AND", "OR",
 	"NOT", "WHERE", "SELECT", "ON", "USING", "FROM", "JOIN", "INTO", "TABLE", "RETURNING",
-	"WITH", "SET", "CHECK", "DEFAULT", "PRIMARY", "KEY", "UNIQUE", "REFERENCES", "CAST",
-	"ROW", "ARRAY", "WITHIN", "GROUP", "BY", "THEN", "ELSE", "WHEN", "CASE", "LIMIT",
-	"UPDATE", "DELETE", "INSERT", "CALL", "PERFORM", "EXECUTE", "INDEX", "VIEW", NULL
+	"WITH", "SET", "RESET", "CHECK", "DEFAULT", "PRIMARY", "KEY", "UNIQUE", "REFERENCES",
+	"CAST", "ROW", "ARRAY", "WITHIN", "GROUP", "BY", "THEN", "ELSE", "WHEN", "CASE",
+	"LIMIT", "UPDATE", "DELETE", "INSERT", "CALL", "PERFORM", "EXECUTE", "INDEX", "VIEW",
+	"INCLUDE", "TO", "EXCLUDE",
+	/* type names with a modifier: numeric(10,2), varchar(20), time(3) */
+	"NUMERIC", "DECIMAL", "DEC", "VARCHAR", "CHAR", "CHARACTER", "VARYING", "BIT",
+	"TIMESTAMP", "TIME", "INTERVAL", "FLOAT", NULL
 };
 
-/* NAME( after these words names a table, type or definition, not a call. */
+/* NAME( after these words names a table, type or definition, not a call:
+ * INSERT INTO t (cols), CREATE TABLE [IF NOT EXISTS] t (cols), COPY t
+ * (cols), CREATE VIEW v (cols), PARTITION OF t (...), REFERENCES t (cols). */
 static const char *const not_call_prefixes[] = {
 	"INTO", "TABLE", "INDEX", "VIEW", "REFERENCES", "TYPE", "FUNCTION", "PROCEDURE",
-	"ONLY", "UPDATE", "AGGREGATE", "TRIGGER", NULL
+	"ONLY", "UPDATE", "AGGREGATE", "TRIGGER", "EXISTS", "COPY", "OF", NULL
 };
 
 static bool in_list(const char *const *list, const char *word)
@@ -266,7 +311,6 @@ struct cgm_dynsql_reader {
 	int *by_name, nby_name; /* callable user functions sorted by name */
 	pattern *patterns;      /* open addressing on the key's hash */
 	int npatterns, cap_patterns;
-	int *event_triggers, nevent_triggers;
 };
 
 /* Call shapes of one template united one by one; past these, their
@@ -307,11 +351,6 @@ cgm_dynsql_reader *cgm_dynsql_reader_new(const cgm_model *model)
 	r->by_name = cgm_xcalloc((size_t)model->nuser + 1, sizeof(int));
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
-		if (f->result && strcmp(f->result, "event_trigger") == 0) {
-			r->event_triggers = cgm_xrealloc(r->event_triggers,
-							 sizeof(int) * (size_t)(r->nevent_triggers + 1));
-			r->event_triggers[r->nevent_triggers++] = i;
-		}
 		if (f->is_trigger || !f->name || !f->schema)
 			continue;
 		r->by_name[r->nby_name++] = i;
@@ -333,7 +372,6 @@ void cgm_dynsql_reader_free(cgm_dynsql_reader *r)
 	}
 	free(r->patterns);
 	free(r->by_name);
-	free(r->event_triggers);
 	free(r);
 }
 
@@ -461,11 +499,41 @@ static bool arity_fits(const cgm_function *f, int nargs)
 	return nargs <= f->nargs && nargs >= f->nargs - f->ndefaults;
 }
 
-/* Every call shape NAME( ... ) of the template: matching user functions. */
-static void scan_calls(site_lists *sl, cgm_dynsql_reader *r, const char *t)
+/* The upper-cased word ending before `end` (spaces skipped back), into buf;
+ * where it starts. */
+static const char *word_before(char *buf, size_t len, const char *t, const char *end)
 {
-	char prev[32] = "";
-	for (const char *p = t; *p; p++) {
+	const char *w = end;
+	while (w > t && isspace((unsigned char)w[-1]))
+		w--;
+	const char *ws = w;
+	while (ws > t && isalpha((unsigned char)ws[-1]))
+		ws--;
+	size_t n = 0;
+	for (const char *c = ws; c < w && n + 1 < len; c++)
+		buf[n++] = (char)toupper((unsigned char)*c);
+	buf[n] = '\0';
+	return ws;
+}
+
+/* Every call shape NAME( ... ) of the template from `from` on: matching user
+ * functions.  A NAME( that is a relation and its column list is none: after
+ * INTO, TABLE [IF NOT EXISTS], COPY, VIEW, PARTITION OF, REFERENCES (the
+ * prefixes above); in CREATE INDEX (`index`), the relation after ON [ONLY]
+ * and the access method after USING; EXCLUDE USING gist (...), PARTITION BY
+ * RANGE (...).  Calls inside the list (CREATE INDEX ON t (lower(x))) are
+ * still calls. */
+static void scan_calls(site_lists *sl, cgm_dynsql_reader *r, const char *t, const char *from,
+		       bool index)
+{
+	char prev[32] = "", prev2[32] = "";
+	bool quoted = false; /* inside a literal of the template */
+	for (const char *c = t; c < from; c++)
+		if (*c == '\'')
+			quoted = !quoted;
+	if (quoted) /* `from` is in a literal: never, as its callers find it */
+		return;
+	for (const char *p = from; *p; p++) {
 		if (*p == '\'') { /* a literal inside the template */
 			for (p++; *p && *p != '\''; p++)
 				;
@@ -484,14 +552,12 @@ static void scan_calls(site_lists *sl, cgm_dynsql_reader *r, const char *t)
 		if (start == end)
 			continue;
 		/* the word before the name: INTO t(...), TABLE t(...) are no calls */
-		const char *w = start;
-		while (w > t && isspace((unsigned char)w[-1]))
-			w--;
-		const char *ws = w;
-		while (ws > t && isalpha((unsigned char)ws[-1]))
-			ws--;
-		snprintf(prev, sizeof prev, "%.*s", (int)(w - ws), ws);
-		if (in_list(not_call_prefixes, prev))
+		const char *ws = word_before(prev, sizeof prev, t, start);
+		word_before(prev2, sizeof prev2, t, ws);
+		if (in_list(not_call_prefixes, prev) ||
+		    (index && (strcmp(prev, "ON") == 0 || strcmp(prev, "USING") == 0)) ||
+		    (strcmp(prev, "USING") == 0 && strcmp(prev2, "EXCLUDE") == 0) ||
+		    (strcmp(prev, "BY") == 0 && strcmp(prev2, "PARTITION") == 0))
 			continue;
 		char name[256], schema[256] = "";
 		const char *dot = NULL;
@@ -589,6 +655,236 @@ static void unite(cgm_dynsql_info *out, site_lists *sl)
 	}
 }
 
+/* What a statement runs of the user code, by its kind. */
+typedef enum runs {
+	RUNS_ANY,      /* what it spells, and what it reads (views) or runs
+	                * (scripts): SELECT, CALL, CREATE TABLE AS, CREATE
+	                * EXTENSION, a statement cgmap cannot name */
+	RUNS_DML,      /* what it spells and what its table runs */
+	RUNS_SPELLED,  /* what it spells (CREATE INDEX's expressions, ALTER
+	                * TABLE's defaults, checks and USING, a partition's
+	                * bounds) and the event triggers */
+	RUNS_DEFINES,  /* DDL that stores, changes or drops definitions: the
+	                * event triggers only (CREATE TABLE's defaults and checks
+	                * run later, on rows; DROP, GRANT, COMMENT, RENAME) */
+	RUNS_NOTHING,  /* no user code (SET, VACUUM, transaction control, roles) */
+} runs;
+
+/* Whether the word `w` (upper case, of the template) starts at p, as a word. */
+static bool word_at(const char *p, const char *w)
+{
+	size_t n = strlen(w);
+	return strncasecmp(p, w, n) == 0 && !is_word(p[n]);
+}
+
+/* The first `w1 w2` (w2 NULL: w1 alone) of the template from p on, outside
+ * literals and, with `top`, at the top level of parentheses; NULL if none. */
+static const char *find_words(const char *p, const char *w1, const char *w2, bool top)
+{
+	int depth = 0;
+	for (const char *q = p; *q; q++) {
+		if (*q == '\'') {
+			while (*++q && *q != '\'')
+				;
+			if (!*q)
+				return NULL;
+			continue;
+		}
+		if (*q == '(')
+			depth++;
+		else if (*q == ')')
+			depth--;
+		if ((top && depth != 0) || (q > p && is_word(q[-1])) || !word_at(q, w1))
+			continue;
+		if (!w2)
+			return q;
+		const char *n = q + strlen(w1);
+		while (isspace((unsigned char)*n))
+			n++;
+		if (word_at(n, w2))
+			return q;
+	}
+	return NULL;
+}
+
+/* The object of CREATE / ALTER / DROP at *p (TABLE, MATERIALIZED VIEW, ...)
+ * into buf, advancing past it; CREATE's modifiers before it are skipped, and
+ * so is a variable when a known object follows it (`CREATE %s TABLE`).
+ * Empty when it is no known object. */
+static void read_object(char *buf, size_t len, const char **p, bool create)
+{
+	buf[0] = '\0';
+	const char *q = *p;
+	for (int guard = 0; guard < 8; guard++) {
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q == VAR) {
+			q++;
+			continue;
+		}
+		bool modifier = false;
+		for (int i = 0; create && create_modifiers[i]; i++)
+			if (word_at(q, create_modifiers[i])) {
+				/* CREATE DEFAULT CONVERSION, but no DEFAULT PRIVILEGES */
+				q += strlen(create_modifiers[i]);
+				modifier = true;
+				break;
+			}
+		if (!modifier)
+			break;
+	}
+	for (int i = 0; object_names[i]; i++) {
+		const char *o = object_names[i], *c = q;
+		bool match = true;
+		/* words of the object name, any spaces between them */
+		while (*o && match) {
+			const char *sp = strchr(o, ' ');
+			size_t n = sp ? (size_t)(sp - o) : strlen(o);
+			match = strncasecmp(c, o, n) == 0 && !is_word(c[n]);
+			c += n;
+			o += n;
+			if (*o == ' ') {
+				o++;
+				while (isspace((unsigned char)*c))
+					c++;
+			}
+		}
+		if (match) {
+			snprintf(buf, len, "%s", object_names[i]);
+			*p = c;
+			return;
+		}
+	}
+}
+
+/* The functions of the event triggers a statement of `tag` fires; tag
+ * NULL: its object is not known, any `verb ...` tag. */
+static void add_event_triggers(site_lists *sl, const cgm_model *model, const char *tag,
+			       const char *verb)
+{
+	for (int i = 0; i < model->nevent_triggers; i++) {
+		const cgm_event_trigger *et = &model->event_triggers[i];
+		if (et->function < 0 || et->function >= model->nuser)
+			continue;
+		bool fires = false;
+		if (tag) {
+			fires = cgm_event_trigger_fires(et, tag);
+		} else if (verb && et->ntags == 0) {
+			char any[64];
+			snprintf(any, sizeof any, "%s TABLE", verb);
+			fires = cgm_event_trigger_fires(et, any);
+		} else if (verb) {
+			size_t n = strlen(verb);
+			for (int k = 0; k < et->ntags && !fires; k++)
+				fires = et->tags[k] && strncmp(et->tags[k], verb, n) == 0 &&
+					et->tags[k][n] == ' ' && cgm_event_trigger_fires(et, et->tags[k]);
+		}
+		if (fires)
+			add_own(sl, et->function);
+	}
+}
+
+/* The statement kind of the template at p (its command tag where it has
+ * one: "CREATE TABLE", "ALTER EXTENSION", "CREATE TABLE AS"), what it runs,
+ * whether event triggers fire for it (tag set, or `verb` when its object is
+ * a variable), and where the calls that run start (NULL: none). */
+typedef struct stmt_kind {
+	char statement[64];
+	char verb[32];  /* CREATE, ALTER, DROP, GRANT, ... when DDL */
+	bool ddl;       /* event triggers fire for it */
+	bool tagged;    /* statement is its command tag */
+	runs runs;
+	bool index;     /* CREATE INDEX: ON t (...) and USING m (...) are no calls */
+	const char *calls_from;
+} stmt_kind;
+
+static void read_kind(stmt_kind *k, const char *t)
+{
+	memset(k, 0, sizeof *k);
+	k->runs = RUNS_ANY;
+	k->calls_from = t;
+	const char *p = t;
+	char w1[32], w2[32];
+	next_word(w1, sizeof w1, &p);
+	if (!w1[0])
+		return;
+	snprintf(k->statement, sizeof k->statement, "%s", w1);
+	bool create = strcmp(w1, "CREATE") == 0;
+	if (create || strcmp(w1, "ALTER") == 0 || strcmp(w1, "DROP") == 0) {
+		char obj[40];
+		snprintf(k->verb, sizeof k->verb, "%s", w1);
+		read_object(obj, sizeof obj, &p, create);
+		k->ddl = !in_list(global_objects, obj);
+		if (!obj[0]) {
+			/* an object cgmap does not know, or a variable: the verb */
+			const char *q = p;
+			next_word(w2, sizeof w2, &q);
+			if (w2[0] && (size_t)snprintf(k->statement, sizeof k->statement, "%s %s",
+						      w1, w2) >= sizeof k->statement)
+				snprintf(k->statement, sizeof k->statement, "%s", w1);
+			k->runs = strcmp(w1, "DROP") == 0 ? RUNS_DEFINES : RUNS_ANY;
+			return;
+		}
+		snprintf(k->statement, sizeof k->statement, "%s %s", w1, obj);
+		k->tagged = k->ddl;
+		if (!k->ddl) {
+			k->runs = RUNS_NOTHING;
+		} else if (create && strcmp(obj, "INDEX") == 0) {
+			k->runs = RUNS_SPELLED;
+			k->index = true;
+		} else if (create && strcmp(obj, "TABLE") == 0) {
+			if (find_words(p, "AS", NULL, true)) {
+				snprintf(k->statement, sizeof k->statement, "CREATE TABLE AS");
+			} else {
+				/* columns, defaults and checks are definitions; the
+				 * bounds of a partition are evaluated now */
+				k->runs = RUNS_SPELLED;
+				k->calls_from = find_words(p, "FOR", "VALUES", false);
+			}
+		} else if (create && (strcmp(obj, "MATERIALIZED VIEW") == 0 ||
+				      strcmp(obj, "EXTENSION") == 0)) {
+			k->runs = RUNS_ANY; /* its query, its script */
+		} else if (!create && strcmp(w1, "ALTER") == 0 &&
+			   (strcmp(obj, "TABLE") == 0 || strcmp(obj, "FOREIGN TABLE") == 0 ||
+			    strcmp(obj, "DOMAIN") == 0)) {
+			k->runs = RUNS_SPELLED; /* ADD ... DEFAULT, CHECK, TYPE ... USING */
+		} else if (strcmp(w1, "ALTER") == 0 && strcmp(obj, "EXTENSION") == 0 &&
+			   find_words(p, "UPDATE", NULL, true)) {
+			k->runs = RUNS_ANY; /* its update scripts */
+		} else {
+			k->runs = RUNS_DEFINES;
+		}
+		/* CREATE TABLE AS, CREATE MATERIALIZED VIEW ... WITH NO DATA: the
+		 * query is planned, not run */
+		if (create && k->runs == RUNS_ANY && strcmp(obj, "EXTENSION") != 0 &&
+		    find_words(p, "NO", "DATA", true))
+			k->runs = RUNS_DEFINES;
+		return;
+	}
+	const char *q = p;
+	next_word(w2, sizeof w2, &q);
+	if (strcmp(w1, "GRANT") == 0 || strcmp(w1, "REVOKE") == 0 || strcmp(w1, "COMMENT") == 0 ||
+	    (strcmp(w1, "SECURITY") == 0 && strcmp(w2, "LABEL") == 0) ||
+	    (strcmp(w1, "IMPORT") == 0 && strcmp(w2, "FOREIGN") == 0)) {
+		if (strcmp(w1, "SECURITY") == 0)
+			snprintf(k->statement, sizeof k->statement, "SECURITY LABEL");
+		else if (strcmp(w1, "IMPORT") == 0)
+			snprintf(k->statement, sizeof k->statement, "IMPORT FOREIGN SCHEMA");
+		snprintf(k->verb, sizeof k->verb, "%s", w1);
+		k->ddl = k->tagged = true;
+		k->runs = RUNS_DEFINES;
+	} else if (strcmp(w1, "REFRESH") == 0) {
+		snprintf(k->statement, sizeof k->statement, "REFRESH MATERIALIZED VIEW");
+		snprintf(k->verb, sizeof k->verb, "%s", w1);
+		k->ddl = k->tagged = true; /* its query runs: RUNS_ANY */
+	} else if (in_list(no_call_statements, w1)) {
+		k->runs = RUNS_NOTHING;
+	} else if (strcmp(w1, "INSERT") == 0 || strcmp(w1, "UPDATE") == 0 ||
+		   strcmp(w1, "DELETE") == 0 || strcmp(w1, "TRUNCATE") == 0) {
+		k->runs = RUNS_DML;
+	}
+}
+
 /* The site read into out (statement, table, can_call) and its lists of
  * possible targets into sl. */
 static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
@@ -607,45 +903,31 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 		cgm_strbuf_free(&tb);
 		return;
 	}
-	const char *p = t;
-	while (isspace((unsigned char)*p))
-		p++;
-	char w1[32], w2[32];
-	next_word(w1, sizeof w1, &p);
-	const char *after1 = p;
-	next_word(w2, sizeof w2, &p);
-	if (w1[0]) {
-		bool two = strcmp(w1, "DROP") == 0 || strcmp(w1, "ALTER") == 0 ||
-			   strcmp(w1, "CREATE") == 0;
-		out->statement = two && w2[0] ? strdup("") : strdup(w1);
-		if (two && w2[0]) {
-			free(out->statement);
-			size_t len = strlen(w1) + strlen(w2) + 2;
-			out->statement = cgm_xcalloc(len, 1);
-			snprintf(out->statement, len, "%s %s", w1, w2);
-		}
-	}
-	(void)after1;
-	const char *stmt = out->statement ? out->statement : "";
-	if (in_list(no_call_statements, w1) || strcmp(stmt, "ALTER SEQUENCE") == 0 ||
-	    strcmp(stmt, "CREATE SEQUENCE") == 0 || strcmp(stmt, "CREATE SCHEMA") == 0 ||
-	    strcmp(stmt, "CREATE ROLE") == 0 || strcmp(stmt, "ALTER ROLE") == 0) {
-		/* DDL fires event triggers (DROP, ALTER, CREATE, GRANT, COMMENT);
-		 * the others run no user code at all. */
-		bool ddl = strcmp(w1, "DROP") == 0 || strcmp(w1, "ALTER") == 0 ||
-			   strcmp(w1, "CREATE") == 0 || strcmp(w1, "GRANT") == 0 ||
-			   strcmp(w1, "REVOKE") == 0 || strcmp(w1, "COMMENT") == 0;
-		out->can_call = ddl && r->nevent_triggers > 0;
-		if (out->can_call)
-			add_list(sl, NULL, r->event_triggers, r->nevent_triggers);
+	while (isspace((unsigned char)*t))
+		t++;
+	stmt_kind k;
+	read_kind(&k, t);
+	if (k.statement[0])
+		out->statement = strdup(k.statement);
+	if (k.runs == RUNS_NOTHING) {
+		out->can_call = false;
 		cgm_strbuf_free(&tb);
 		return;
 	}
-	bool dml = strcmp(w1, "INSERT") == 0 || strcmp(w1, "UPDATE") == 0 ||
-		   strcmp(w1, "DELETE") == 0 || strcmp(w1, "TRUNCATE") == 0;
-	if (dml) {
+	if (k.ddl)
+		add_event_triggers(sl, model, k.tagged ? k.statement : NULL, k.verb);
+	if (k.runs == RUNS_DEFINES) {
+		out->can_call = sl->nown > 0;
+		cgm_strbuf_free(&tb);
+		return;
+	}
+	if (k.runs == RUNS_DML) {
 		/* INSERT INTO t, UPDATE [ONLY] t, DELETE FROM t, TRUNCATE [TABLE] t */
-		const char *q = strcmp(w1, "UPDATE") == 0 ? after1 : p;
+		const char *q = t;
+		char w[32];
+		next_word(w, sizeof w, &q);
+		if (strcmp(w, "INSERT") == 0 || strcmp(w, "DELETE") == 0)
+			next_word(w, sizeof w, &q); /* INTO, FROM */
 		while (isspace((unsigned char)*q))
 			q++;
 		if (strncasecmp(q, "ONLY ", 5) == 0 || strncasecmp(q, "TABLE ", 6) == 0)
@@ -657,15 +939,17 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 			e++;
 		if (e > q && *e != VAR && (e == q || e[-1] != VAR)) {
 			out->table = cgm_xcalloc((size_t)(e - q) + 1, 1);
-			size_t k = 0;
+			size_t n = 0;
 			for (const char *c = q; c < e; c++)
 				if (*c != '"')
-					out->table[k++] = *c;
+					out->table[n++] = *c;
 			add_table_triggers(sl, model, out->table);
 		}
 	}
-	scan_calls(sl, r, t);
-	if (dml && out->table) {
+	if (k.calls_from)
+		scan_calls(sl, r, t, k.calls_from, k.index);
+	if ((k.runs == RUNS_DML && out->table) || k.runs == RUNS_SPELLED) {
+		/* variables taken as values and names: what the lists hold */
 		bool any = sl->nown > 0;
 		for (int l = 0; l < sl->n && !any; l++)
 			any = sl->len[l] > 0;

@@ -5,7 +5,7 @@
  *
  * In:  a dynamic site's expression text (`'DROP TABLE ' || t`,
  *      `format('SELECT %I.%I($1)', s, f)`, `'SELECT handler_' || k || '()'`)
- *      and the model's functions and triggers.
+ *      and the model's functions, triggers and event triggers.
  * Out: a cgm_dynsql_info the caller frees with cgm_dynsql_info_free()
  *      (malloc'd), or the possible targets of every site at once.  A
  *      cgm_dynsql_reader (freed with cgm_dynsql_reader_free) shares the name
@@ -24,8 +24,10 @@
 #define CGM_DYNSQL_TARGETS_KEPT 50
 
 typedef struct cgm_dynsql_info {
-	char *statement;   /* "SELECT", "DROP TABLE", "UPDATE", ...; NULL: the template
-	                    * starts with a variable (or has no constant part) */
+	char *statement;   /* "SELECT", "DROP TABLE", "UPDATE", ...: DDL by its command
+	                    * tag ("CREATE TABLE" for CREATE UNLOGGED TABLE, "CREATE
+	                    * TABLE AS"); NULL: the template starts with a variable
+	                    * (or has no constant part) */
 	char *table;       /* INSERT/UPDATE/DELETE/TRUNCATE of a constant table, or NULL */
 	bool can_call;     /* the statement may call a user function */
 	int ntargets;      /* possible targets listed: indexes into model->functions

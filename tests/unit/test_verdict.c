@@ -520,6 +520,210 @@ static void test_possible_targets(void **state)
 	cgm_model_free(m);
 }
 
+/* A parenthesised list after a relation's name in DDL (and COPY, INSERT)
+ * is its columns, not a call; DDL runs only what it evaluates now: CREATE
+ * INDEX its expressions, ALTER TABLE its new defaults, checks and USING, a
+ * partition its bounds; CREATE TABLE's defaults and checks run later. */
+static void expect_none(const cgm_model *m, const char *text, const char *statement)
+{
+	cgm_dynsql_info info;
+	read_text(&info, m, text);
+	if (!info.statement || strcmp(info.statement, statement) != 0 || info.can_call ||
+	    info.total != 0)
+		fail_msg("%s: statement %s, can_call %d, %d targets (want %s, none)", text,
+			 info.statement ? info.statement : "(null)", info.can_call, info.total,
+			 statement);
+	cgm_dynsql_info_free(&info);
+}
+
+static void expect_only(const cgm_model *m, const char *text, const char *statement,
+			const char *target)
+{
+	cgm_dynsql_info info;
+	read_text(&info, m, text);
+	if (!info.statement || strcmp(info.statement, statement) != 0 || !info.can_call ||
+	    info.total != (target ? 1 : 0) || (target && !has_target(&info, m, target)))
+		fail_msg("%s: statement %s, can_call %d, %d targets (want %s, %s)", text,
+			 info.statement ? info.statement : "(null)", info.can_call, info.total,
+			 statement, target ? target : "none");
+	cgm_dynsql_info_free(&info);
+}
+
+static void test_ddl_column_lists(void **state)
+{
+	(void)state;
+	cgm_model *m = dyn_model();
+	/* column lists after the relation, whatever the arity */
+	expect_none(m, "format('CREATE TABLE IF NOT EXISTS util.%I (a int, b text)', t)",
+		    "CREATE TABLE");
+	expect_none(m, "format('CREATE INDEX ON util.%I (created_at)', t)", "CREATE INDEX");
+	expect_none(m, "format('CREATE INDEX IF NOT EXISTS %I ON util.%I (%I)', i, t, c)",
+		    "CREATE INDEX");
+	expect_none(m, "'create index ' || i || ' on ' || t || ' (ev_txid)'", "CREATE INDEX");
+	expect_none(m,
+		    "format('CREATE UNIQUE INDEX CONCURRENTLY %I ON ONLY util.%I USING btree (a) "
+		    "INCLUDE (b) WITH (fillfactor = 70)', i, t)",
+		    "CREATE INDEX");
+	expect_none(m, "format('CREATE INDEX ON %I USING %s (%I)', t, method, c)", "CREATE INDEX");
+	/* CREATE [UNLOGGED|TEMP] TABLE is a CREATE TABLE; its defaults, checks
+	 * and generated columns are stored, not run */
+	expect_none(m,
+		    "format('CREATE UNLOGGED TABLE util.%I (a int DEFAULT util.check(1) CHECK "
+		    "(util.other(a, 1)), b numeric(10,2) GENERATED ALWAYS AS (util.check(a)) "
+		    "STORED, PRIMARY KEY (a, b)) PARTITION BY RANGE (a)', t)",
+		    "CREATE TABLE");
+	expect_none(m, "'CREATE TEMPORARY TABLE ' || t || ' (x int, y int)'", "CREATE TABLE");
+	expect_none(m, "format('CREATE TABLE %I (LIKE util.%I INCLUDING ALL)', a, b)",
+		    "CREATE TABLE");
+	expect_none(m, "format('CREATE TABLE %I PARTITION OF util.%I (a) FOR VALUES FROM (%L) TO (%L)', p, t, lo, hi)",
+		    "CREATE TABLE");
+	expect_none(m, "format('CREATE OR REPLACE VIEW %I (a, b) AS SELECT util.check(1), 2', v)",
+		    "CREATE VIEW");
+	expect_none(m, "format('CREATE MATERIALIZED VIEW %I (a) AS SELECT 1 WITH NO DATA', v)",
+		    "CREATE MATERIALIZED VIEW");
+	/* ALTER TABLE: key and reference lists, renames, ownership */
+	expect_none(m,
+		    "format('ALTER TABLE util.%I ADD PRIMARY KEY (a, b), ADD FOREIGN KEY (b) "
+		    "REFERENCES util.%I (c), ADD CONSTRAINT %I UNIQUE (a), ADD EXCLUDE USING gist "
+		    "(r WITH &&)', t, u, k)",
+		    "ALTER TABLE");
+	expect_none(m, "'ALTER TABLE ' || t || ' RENAME TO ' || u", "ALTER TABLE");
+	expect_none(m, "format('ALTER TABLE IF EXISTS ONLY %I SET (fillfactor = 70)', t)",
+		    "ALTER TABLE");
+	expect_none(m, "'ALTER INDEX util.i_' || t || ' RENAME TO i_' || t || '_old'", "ALTER INDEX");
+	expect_none(m, "format('ALTER EXTENSION pgmq ADD TABLE util.%I', t)", "ALTER EXTENSION");
+	expect_none(m, "format('ALTER EXTENSION pgmq DROP SEQUENCE util.%I', t)", "ALTER EXTENSION");
+	expect_none(m, "format('CREATE SEQUENCE IF NOT EXISTS %I', s)", "CREATE SEQUENCE");
+	expect_none(m, "format('CREATE OR REPLACE FUNCTION %I.%I(a int) RETURNS int AS %L "
+			  "LANGUAGE sql', s, f, body)",
+		    "CREATE FUNCTION");
+	expect_none(m, "format('CREATE ROLE %I', r)", "CREATE ROLE");
+	expect_none(m, "format('DROP TABLE IF EXISTS util.%I', t)", "DROP TABLE");
+	/* INSERT and COPY name columns too */
+	cgm_dynsql_info info;
+	read_text(&info, m, "format('COPY util.%I (a, b) FROM STDIN', t)");
+	assert_string_equal(info.statement, "COPY");
+	assert_int_equal(info.total, 0);
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('INSERT INTO util.%I (a) VALUES ($1)', t)");
+	assert_int_equal(info.total, 0);
+	cgm_dynsql_info_free(&info);
+	/* what DDL evaluates now: index expressions and predicates, a new
+	 * column's default, a check validated, a USING, a partition's bounds */
+	expect_only(m, "format('CREATE INDEX ON util.%I (util.check(x))', t)", "CREATE INDEX",
+		    "util.check(integer)");
+	expect_only(m, "format('CREATE INDEX %I ON util.%I (a) WHERE util.check(a)', i, t)",
+		    "CREATE INDEX", "util.check(integer)");
+	expect_only(m, "format('ALTER TABLE util.%I ADD COLUMN c int DEFAULT util.check(2)', t)",
+		    "ALTER TABLE", "util.check(integer)");
+	expect_only(m, "format('ALTER TABLE util.%I ADD CONSTRAINT %I CHECK (util.check(a))', t, c)",
+		    "ALTER TABLE", "util.check(integer)");
+	expect_only(m,
+		    "format('ALTER TABLE %I ALTER COLUMN a TYPE numeric(10,2) USING util.check(a)', t)",
+		    "ALTER TABLE", "util.check(integer)");
+	expect_only(m, "format('CREATE TABLE %I PARTITION OF util.%I FOR VALUES IN (util.check(1))', p, t)",
+		    "CREATE TABLE", "util.check(integer)");
+	/* a query runs: CREATE TABLE AS, CREATE MATERIALIZED VIEW */
+	expect_only(m, "format('CREATE TEMP TABLE %I AS SELECT util.check(1)', t)", "CREATE TABLE AS",
+		    "util.check(integer)");
+	expect_only(m, "'CREATE TEMP TABLE ' || t || ' AS ' || q", "CREATE TABLE AS", NULL);
+	/* scripts run: CREATE EXTENSION, ALTER EXTENSION ... UPDATE */
+	expect_only(m, "format('ALTER EXTENSION %I UPDATE', e)", "ALTER EXTENSION", NULL);
+	cgm_model_free(m);
+}
+
+/* The functions a DDL template names as columns are no possible targets, so
+ * the verdicts may call them dead: q.never(text, integer) was one of
+ * CREATE TABLE q.%I (a int, b text)'s "two arguments". */
+static void test_ddl_possible_targets_marked(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "q", "never", "plpgsql", 2);
+	add_function(m, "q", "never1", "plpgsql", 1);
+	add_function(m, "q", "mk_index", "plpgsql", 2);
+	add_function(m, "q", "mk_table", "plpgsql", 1);
+	add_function(m, "q", "mk_index2", "plpgsql", 1);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	add_site(m, "q.mk_index(integer, integer)", CGM_SITE_DYNAMIC, 2, "dynexecute",
+		 "format('CREATE INDEX IF NOT EXISTS %I ON q.%I (%I)', t||'_idx', t, c)");
+	add_site(m, "q.mk_table(integer)", CGM_SITE_DYNAMIC, 2, "dynexecute",
+		 "format('CREATE TABLE IF NOT EXISTS q.%I (a int, b text)', t)");
+	add_site(m, "q.mk_index2(integer)", CGM_SITE_DYNAMIC, 2, "dynexecute",
+		 "format('CREATE INDEX ON q.%I (created_at)', t)");
+	bool possible[5] = { false };
+	cgm_dynsql_possible_targets(possible, m);
+	for (int i = 0; i < 5; i++)
+		if (possible[i])
+			fail_msg("%s is a possible target", m->functions[i].id);
+	cgm_model_free(m);
+}
+
+/* DDL calls the functions of the event triggers that fire for its command
+ * tag (ddl_command_start/end with their WHEN TAG IN, sql_drop for DROP and
+ * ALTER, table_rewrite for ALTER TABLE), never a function returning
+ * event_trigger that no event trigger uses; roles and SET fire none. */
+static void test_ddl_event_triggers(void **state)
+{
+	(void)state;
+	cgm_model *m = dyn_model();
+	const char *const names[] = { "on_ddl", "on_drop", "on_index", "unused" };
+	for (int i = 0; i < 4; i++) {
+		cgm_function *f = add_function(m, "util", names[i], "plpgsql", 0);
+		f->result = "event_trigger";
+		f->is_trigger = true;
+	}
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	static const char *index_tags[] = { "CREATE INDEX" };
+	const char *const events[] = { "ddl_command_end", "sql_drop", "ddl_command_start" };
+	for (int i = 0; i < 3; i++) {
+		cgm_event_trigger *et = cgm_model_add_event_trigger(m);
+		et->name = names[i];
+		et->event = events[i];
+		et->enabled = true;
+		et->function_id = cgm_arena_printf(m->arena, "util.%s()", names[i]);
+		et->function = idx(m, et->function_id);
+		if (i == 2) {
+			et->ntags = 1;
+			et->tags = index_tags;
+		}
+	}
+	cgm_dynsql_info info;
+	read_text(&info, m, "'ALTER TABLE ' || t || ' RENAME TO ' || u");
+	assert_true(info.can_call);
+	assert_int_equal(info.total, 2);
+	assert_true(has_target(&info, m, "util.on_ddl()"));
+	assert_true(has_target(&info, m, "util.on_drop()"));
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('CREATE TABLE util.%I (a int DEFAULT util.check(1))', t)");
+	assert_true(info.can_call);
+	assert_int_equal(info.total, 1);
+	assert_true(has_target(&info, m, "util.on_ddl()"));
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('CREATE INDEX ON util.%I (util.check(a))', t)");
+	assert_int_equal(info.total, 3);
+	assert_true(has_target(&info, m, "util.on_ddl()"));
+	assert_true(has_target(&info, m, "util.on_index()"));
+	assert_true(has_target(&info, m, "util.check(integer)"));
+	cgm_dynsql_info_free(&info);
+	/* the object a variable: any tag of the verb */
+	read_text(&info, m, "'DROP ' || kind || ' ' || name");
+	assert_string_equal(info.statement, "DROP");
+	assert_int_equal(info.total, 2);
+	assert_true(has_target(&info, m, "util.on_drop()"));
+	assert_false(has_target(&info, m, "util.unused()"));
+	cgm_dynsql_info_free(&info);
+	read_text(&info, m, "format('GRANT SELECT ON util.%I TO %I', t, r)");
+	assert_int_equal(info.total, 1);
+	assert_true(has_target(&info, m, "util.on_ddl()"));
+	cgm_dynsql_info_free(&info);
+	expect_none(m, "format('CREATE ROLE %I', r)", "CREATE ROLE");
+	expect_none(m, "format('ALTER ROLE %I SET search_path = %I', r, s)", "ALTER ROLE");
+	cgm_model_free(m);
+}
+
 /* A template may fit thousands of functions: the site lists the first
  * CGM_DYNSQL_TARGETS_KEPT in model order and counts them all, and the
  * same pattern read through one reader gives the same answer. */
@@ -674,6 +878,9 @@ int main(void)
 		cmocka_unit_test(test_unexplained_causes),
 		cmocka_unit_test(test_template_kinds),
 		cmocka_unit_test(test_possible_targets),
+		cmocka_unit_test(test_ddl_column_lists),
+		cmocka_unit_test(test_ddl_event_triggers),
+		cmocka_unit_test(test_ddl_possible_targets_marked),
 		cmocka_unit_test(test_possible_targets_capped),
 		cmocka_unit_test(test_possible_targets_marked),
 		cmocka_unit_test(test_times_and_durations),
