@@ -789,7 +789,7 @@ static void add_event_triggers(site_lists *sl, const cgm_model *model, const cha
  * whether event triggers fire for it (tag set, or `verb` when its object is
  * a variable), and where the calls that run start (NULL: none). */
 typedef struct stmt_kind {
-	char statement[64];
+	char statement[80]; /* a verb (32) and an object (40) always fit */
 	char verb[32];  /* CREATE, ALTER, DROP, GRANT, ... when DDL */
 	bool ddl;       /* event triggers fire for it */
 	bool tagged;    /* statement is its command tag */
