@@ -13,8 +13,9 @@
  *
  * The expression is split at its top-level `||`; a string literal (plain,
  * E'', dollar-quoted, with a cast) is constant text, `format('...', ...)`
- * is its template with %I and %s as variables and %L as a literal, anything
- * else is a variable.  Variables in value positions are taken as values
+ * is its template with its constant arguments put in (sqlformat.h) and its
+ * run-time ones as variables for %I and %s and as a literal for %L,
+ * anything else is a variable.  Variables in value positions are taken as values
  * and names: a template whose constant parts spell no call (and that is not
  * a SELECT or another statement that may read a view or run a script) calls
  * nothing but the triggers of its table.  A parenthesised list after a
@@ -42,6 +43,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/relfx.h"
+#include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
 
 #define VAR '\x01'
@@ -111,43 +113,94 @@ static bool blank_to(const char *p, const char *end)
 	return true;
 }
 
-/* The template format() spells with its first argument: %I, %s -> VAR,
- * %L -> a quoted literal, %% -> %.  False when the template is no literal. */
+/* The end of one argument of a call's list at p: its top-level comma or
+ * the list's closing parenthesis, or `end`. */
+static const char *argument_end(const char *p, const char *end)
+{
+	int depth = 0;
+	cgm_strbuf skip = CGM_STRBUF_INIT;
+	while (p < end) {
+		if (*p == '\'' || ((*p == 'E' || *p == 'e') && p[1] == '\'') ||
+		    (*p == '$' && !isdigit((unsigned char)p[1]))) {
+			const char *q = read_literal(&skip, p);
+			cgm_strbuf_reset(&skip);
+			if (q) {
+				p = q;
+				continue;
+			}
+		}
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth-- == 0)
+			break;
+		else if (*p == ',' && depth == 0)
+			break;
+		p++;
+	}
+	cgm_strbuf_free(&skip);
+	return p < end ? p : end;
+}
+
+/* The template format() spells with the arguments at `args` (the text
+ * after its parenthesis): a constant argument's value as format() puts it
+ * (sqlformat.h), a run-time one VAR for %I and %s and a literal for %L.
+ * False when the template is no literal or format() would fail. */
 static bool format_template(cgm_strbuf *out, const char *args, const char *end)
 {
 	while (args < end && isspace((unsigned char)*args))
 		args++;
-	cgm_strbuf lit = CGM_STRBUF_INIT;
-	const char *after = read_literal(&lit, args);
+	cgm_strbuf tmpl = CGM_STRBUF_INIT;
+	const char *after = read_literal(&tmpl, args);
 	if (!after || after > end) {
-		cgm_strbuf_free(&lit);
+		cgm_strbuf_free(&tmpl);
 		return false;
 	}
-	const char *t = cgm_strbuf_cstr(&lit);
-	for (; *t; t++) {
-		if (*t != '%') {
-			cgm_strbuf_putc(out, *t);
-			continue;
+	enum { MAX_ARGS = 100 }; /* format() takes at most 100 (FUNC_MAX_ARGS) */
+	cgm_format_arg fargs[MAX_ARGS];
+	cgm_strbuf texts[MAX_ARGS];
+	int nargs = 0;
+	const char *p = after;
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	while (p < end && *p == ',' && nargs < MAX_ARGS) {
+		const char *a = p + 1;
+		const char *a_end = argument_end(a, end);
+		while (a < a_end && isspace((unsigned char)*a))
+			a++;
+		const char *a_last = a_end;
+		while (a_last > a && isspace((unsigned char)a_last[-1]))
+			a_last--;
+		cgm_strbuf *text = &texts[nargs];
+		*text = (cgm_strbuf)CGM_STRBUF_INIT;
+		cgm_format_arg *fa = &fargs[nargs++];
+		*fa = (cgm_format_arg){ CGM_FORMAT_ARG_RUNTIME, NULL };
+		const char *lit_end = read_literal(text, a);
+		bool digits = a < a_last;
+		for (const char *c = a; c < a_last; c++)
+			digits &= isdigit((unsigned char)*c) || (c == a && *c == '-' && a_last - a > 1);
+		if (lit_end && lit_end <= a_last && blank_to(lit_end, a_last)) {
+			fa->kind = CGM_FORMAT_ARG_TEXT;
+		} else if (a_last - a == 4 && strncasecmp(a, "null", 4) == 0) {
+			fa->kind = CGM_FORMAT_ARG_NULL;
+		} else if (digits) {
+			cgm_strbuf_reset(text);
+			cgm_strbuf_add(text, a, (size_t)(a_last - a));
+			fa->kind = CGM_FORMAT_ARG_TEXT;
 		}
-		t++;
-		if (*t == '%') {
-			cgm_strbuf_putc(out, '%');
-			continue;
-		}
-		/* [argpos$][flags][width] then the type */
-		while (*t && (isdigit((unsigned char)*t) || *t == '$' || *t == '-' || *t == '*'))
-			t++;
-		if (*t == 'L')
-			cgm_strbuf_puts(out, "'x'");
-		else if (*t == 'I' || *t == 's')
-			cgm_strbuf_putc(out, VAR);
-		else if (!*t)
-			break;
-		else
-			cgm_strbuf_putc(out, VAR);
+		if (fa->kind == CGM_FORMAT_ARG_TEXT)
+			fa->text = cgm_strbuf_cstr(text);
+		p = a_end;
 	}
-	cgm_strbuf_free(&lit);
-	return true;
+	static const cgm_format_unknown unknown = { VAR, "'x'" };
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_format_result r = cgm_sql_format(&text, cgm_strbuf_cstr(&tmpl), fargs, nargs, &unknown);
+	if (r != CGM_FORMAT_FAILS && text.len)
+		cgm_strbuf_add(out, text.data, text.len);
+	cgm_strbuf_free(&text);
+	for (int k = 0; k < nargs; k++)
+		cgm_strbuf_free(&texts[k]);
+	cgm_strbuf_free(&tmpl);
+	return r != CGM_FORMAT_FAILS;
 }
 
 /* The end of one top-level part (at `||` or the end of the text). */

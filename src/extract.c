@@ -35,6 +35,7 @@
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/relfx.h"
+#include "cgmap/sqlformat.h"
 #include "cgmap/types.h"
 #include "jsontok.h"
 #include "plpgsql_rewrite.h"
@@ -1577,9 +1578,43 @@ static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal
 	return ok;
 }
 
+/* One argument of format() at val: a NULL, a constant's text (*owned, heap,
+ * the caller frees), or a value known only at run time. */
+static cgm_format_arg format_arg(const jt_doc *d, int val, char **owned)
+{
+	cgm_format_arg a = { CGM_FORMAT_ARG_RUNTIME, NULL };
+	int cast = jt_get(d, val, "TypeCast");
+	if (cast >= 0) /* 'app'::text: the constant's text */
+		return format_arg(d, jt_get(d, cast, "arg"), owned);
+	int c = jt_get(d, val, "A_Const");
+	if (c >= 0 && jt_true(d, jt_get(d, c, "isnull"))) {
+		a.kind = CGM_FORMAT_ARG_NULL;
+		return a;
+	}
+	int num = c >= 0 ? jt_get(d, c, "ival") : -1;
+	if (num >= 0) {
+		char digits[CGM_DECIMAL_MAX + 1];
+		digits[CGM_DECIMAL_MAX] = '\0';
+		*owned = strdup(cgm_decimal(digits + CGM_DECIMAL_MAX, jt_long(d, jt_get(d, num, "ival"), 0)));
+	} else if (c >= 0 && (num = jt_get(d, c, "fval")) >= 0) {
+		*owned = jt_strdup_heap(d, jt_get(d, num, "fval"));
+	} else if (c >= 0 && (num = jt_get(d, c, "boolval")) >= 0) {
+		*owned = strdup(jt_true(d, jt_get(d, num, "boolval")) ? "t" : "f");
+	} else {
+		long ignored = 0;
+		*owned = constant_sql(d, val, &ignored);
+	}
+	if (*owned) {
+		a.kind = CGM_FORMAT_ARG_TEXT;
+		a.text = *owned;
+	}
+	return a;
+}
+
 /* The constant SQL of an EXECUTE expression at val: a string literal, a
- * concatenation of literals, or format() with a constant template whose
- * only placeholders are %L and %% (values, never identifiers).  Returns a
+ * concatenation of literals, or format() with a constant template over
+ * constant arguments (sqlformat.h: a run-time %L value is as good as NULL
+ * here, a run-time identifier or text is not knowable).  Returns a
  * heap string or NULL when the SQL depends on run-time values. */
 static char *constant_sql(const jt_doc *d, int val, long *location)
 {
@@ -1616,30 +1651,32 @@ static char *constant_sql(const jt_doc *d, int val, long *location)
 		if (n < 1 || n > 2 || !string_node_is(d, jt_elem(d, names, n - 1), "format") ||
 		    (n == 2 && !string_node_is(d, jt_elem(d, names, 0), "pg_catalog")))
 			return NULL;
+		int args = jt_get(d, v, "args");
+		if (args < 0 || d->tokens[args].size < 1 || jt_true(d, jt_get(d, v, "func_variadic")))
+			return NULL;
 		long l = 0;
-		char *tmpl = constant_sql(d, jt_elem(d, jt_get(d, v, "args"), 0), &l);
+		char *tmpl = constant_sql(d, jt_elem(d, args, 0), &l);
 		if (!tmpl)
 			return NULL;
+		/* The other arguments: each constant one's text, run-time ones
+		 * unknown (an identifier or text of them: no constant SQL). */
+		int nargs = d->tokens[args].size - 1;
+		cgm_format_arg *fargs = calloc((size_t)nargs + 1, sizeof *fargs);
+		char **owned = calloc((size_t)nargs + 1, sizeof *owned);
+		for (int k = 0; k < nargs; k++)
+			fargs[k] = format_arg(d, jt_elem(d, args, k + 1), &owned[k]);
+		static const cgm_format_unknown unknown = { 0, "NULL" };
 		cgm_strbuf out = CGM_STRBUF_INIT;
-		for (const char *p = tmpl; *p; p++) {
-			if (*p != '%') {
-				cgm_strbuf_putc(&out, *p);
-				continue;
-			}
-			if (p[1] == '%') {
-				cgm_strbuf_putc(&out, '%');
-				p++;
-			} else if (p[1] == 'L') {
-				cgm_strbuf_puts(&out, "NULL");
-				p++;
-			} else {
-				/* %I, %s, positional or width forms: not knowable. */
-				free(tmpl);
-				cgm_strbuf_free(&out);
-				return NULL;
-			}
-		}
+		cgm_format_result fr = cgm_sql_format(&out, tmpl, fargs, nargs, &unknown);
+		for (int k = 0; k < nargs; k++)
+			free(owned[k]);
+		free(owned);
+		free(fargs);
 		free(tmpl);
+		if (fr != CGM_FORMAT_KNOWN && fr != CGM_FORMAT_MARKED) {
+			cgm_strbuf_free(&out);
+			return NULL;
+		}
 		*location = l;
 		if (!out.data)
 			return strdup("");

@@ -35,6 +35,8 @@
 #include "cgmap/limits.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/model.h"
+#include "cgmap/sqlformat.h"
+#include "cgmap/strbuf.h"
 #include "cgmap/ops.h"
 #include "cgmap/types.h"
 #include "rawtree.h"
@@ -1773,9 +1775,47 @@ void cgm_raw_capture_set(const cgm_raw_capture *c)
 	capture = c;
 }
 
+static bool append_constant(StringInfo out, const Node *node, int *location, int depth);
+
+/* One argument of format(): a NULL, a constant's text (palloc'd, freed
+ * with the parse), or a value known only at run time. */
+static cgm_format_arg format_arg(const Node *node, int depth)
+{
+	cgm_format_arg a = { CGM_FORMAT_ARG_RUNTIME, NULL };
+	while (node && IsA(node, TypeCast) && depth <= CGM_MAX_NESTING) /* 'app'::text */
+		node = ((const TypeCast *)node)->arg, depth++;
+	if (node && IsA(node, A_Const)) {
+		const A_Const *c = (const A_Const *)node;
+		char digits[CGM_DECIMAL_MAX + 1];
+		digits[CGM_DECIMAL_MAX] = '\0';
+		if (c->isnull)
+			a.kind = CGM_FORMAT_ARG_NULL;
+		else if (IsA(&c->val, Integer))
+			a.text = pstrdup(cgm_decimal(digits + CGM_DECIMAL_MAX, c->val.ival.ival));
+		else if (IsA(&c->val, Float))
+			a.text = c->val.fval.fval;
+		else if (IsA(&c->val, Boolean))
+			a.text = c->val.boolval.boolval ? "t" : "f";
+		else if (IsA(&c->val, String))
+			a.text = c->val.sval.sval;
+		if (a.text)
+			a.kind = CGM_FORMAT_ARG_TEXT;
+		return a;
+	}
+	StringInfoData text;
+	initStringInfo(&text);
+	int location = -1;
+	if (append_constant(&text, node, &location, depth)) {
+		a.kind = CGM_FORMAT_ARG_TEXT;
+		a.text = text.data;
+	}
+	return a;
+}
+
 /* Append the text `s` is sure to yield, or fail: a string literal, a
- * concatenation of such, or format() with a literal template whose only
- * placeholders are %L (a value, NULL as good as any here) and %%. */
+ * concatenation of such, or format() with a literal template over
+ * constant arguments (sqlformat.h: a run-time %L value is as good as NULL
+ * here; a run-time identifier or text is not knowable). */
 static bool append_constant(StringInfo out, const Node *node, int *location, int depth)
 {
 	if (!node || depth > CGM_MAX_NESTING)
@@ -1804,21 +1844,24 @@ static bool append_constant(StringInfo out, const Node *node, int *location, int
 		if (!name || strcmp(name, "format") != 0 || (n == 2 && (!schema || strcmp(schema, "pg_catalog") != 0)) ||
 		    list_length(fc->args) < 1)
 			return false;
+		if (fc->func_variadic)
+			return false;
 		StringInfoData tmpl;
 		initStringInfo(&tmpl);
 		if (!append_constant(&tmpl, linitial(fc->args), location, depth + 1))
 			return false;
-		for (const char *p = tmpl.data; *p; p++) {
-			if (*p != '%')
-				appendStringInfoChar(out, *p);
-			else if (p[1] == '%')
-				appendStringInfoChar(out, '%'), p++;
-			else if (p[1] == 'L')
-				appendStringInfoString(out, "NULL"), p++;
-			else
-				return false; /* %I, %s, positions, widths: not knowable */
-		}
-		return true;
+		int nargs = list_length(fc->args) - 1;
+		cgm_format_arg *args = palloc0(sizeof *args * (size_t)(nargs + 1));
+		for (int k = 0; k < nargs; k++)
+			args[k] = format_arg(list_nth(fc->args, k + 1), depth + 1);
+		static const cgm_format_unknown unknown = { 0, "NULL" };
+		cgm_strbuf text = CGM_STRBUF_INIT;
+		cgm_format_result r = cgm_sql_format(&text, tmpl.data, args, nargs, &unknown);
+		bool known = r == CGM_FORMAT_KNOWN || r == CGM_FORMAT_MARKED;
+		if (known && text.len)
+			appendBinaryStringInfo(out, text.data, (int)text.len);
+		cgm_strbuf_free(&text);
+		return known;
 	}
 	return false;
 }

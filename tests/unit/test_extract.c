@@ -198,6 +198,51 @@ static void test_execute(void **state)
 	assert_int_equal(upd->line, 10);
 }
 
+/* format() over constant arguments is the SQL it always yields (its
+ * identifiers quoted as quote_ident does); a run-time identifier leaves a
+ * dynamic site.  Both readers agree: the PL/pgSQL parser's trees and the
+ * JSON a DO block's EXECUTE is read from. */
+static void test_execute_format_of_constants(void **state)
+{
+	cgm_function fn = make("plpgsql", "name text", "integer",
+			       "\nDECLARE r int;\nBEGIN\n"
+			       "  EXECUTE format('SELECT %I.%I(1)', 'app', 'fmt_one') INTO r;\n"     /* 4 */
+			       "  EXECUTE format('SELECT %s(%L)', 'fmt_two', name) INTO r;\n"         /* 5 */
+			       "  EXECUTE format('SELECT %2$I(%1$s)', 3, 'Fmt_Three'::text);\n"     /* 6 */
+			       "  EXECUTE format('SELECT %I.%I()', 'app', name);\n"                   /* 7 */
+			       "  EXECUTE format('SELECT %I()', NULL);\n"                             /* 8 */
+			       "  RETURN r;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	const cgm_site *one = find_site(&fn, "fmt_one", 0);
+	assert_non_null(one);
+	assert_int_equal(one->kind, CGM_SITE_EXEC_LITERAL);
+	assert_string_equal(one->schema, "app");
+	assert_int_equal(one->line, 4);
+	expect_site(&fn, "fmt_two", 5, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "Fmt_Three", 6, CGM_SITE_EXEC_LITERAL);
+	int dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
+			dynamic++;
+			/* a run-time name, and a NULL that format() refuses */
+			assert_true(fn.sites[i].line == 7 || fn.sites[i].line == 8);
+		}
+	assert_int_equal(dynamic, 2);
+
+	char *sql = cgm_extract_constant_sql("format('SELECT %I.%I(%L, %s)', 'app', 'Mixed', NULL, 2)");
+	assert_non_null(sql);
+	assert_string_equal(sql, "SELECT app.\"Mixed\"(NULL, 2)");
+	free(sql);
+	assert_null(cgm_extract_constant_sql("format('SELECT %I()', name)"));
+	assert_null(cgm_extract_constant_sql("format('SELECT %s(%s)', 'f')")); /* too few */
+	sql = cgm_extract_constant_sql("format('SELECT %I(%L)', 'f'::text, x)");
+	assert_non_null(sql);
+	assert_string_equal(sql, "SELECT f(NULL)");
+	free(sql);
+}
+
 static void test_cursors_are_rewritten(void **state)
 {
 	cgm_function fn = make("plpgsql", "who text", "numeric",
@@ -732,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 		cmocka_unit_test(test_operators_and_casts),
+		cmocka_unit_test(test_execute_format_of_constants),
 		cmocka_unit_test(test_deep_expressions_are_parse_errors),
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),
