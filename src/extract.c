@@ -1781,6 +1781,27 @@ static void coercion_of_statement(extract_ctx *ctx, const char *text)
 		new_coercion_site(ctx, row->args[0], target, ctx->stmt_line);
 }
 
+/* A variable of a type outside pg_catalog is assigned its default, or a
+ * NULL, when its block starts: PL/pgSQL lets a domain's checks see it
+ * then (and a user cast store the default).  `checked` is the checked
+ * text its default replayed, or -1. */
+static void coercion_of_declaration(extract_ctx *ctx, const char *name, int checked)
+{
+	/* A pg_catalog type's variable: no site, whatever the casts (every
+	 * declaration of every body would carry one for a rare cast of a
+	 * default). */
+	const char *type = name ? var_lookup(ctx, name) : NULL;
+	if (ctx->coercions == CGM_COERCE_NONE || !type || cgm_type_is_builtin(type))
+		return;
+	const cgm_expr *value = NULL;
+	const cgm_expr *row = checked >= 0 ? ctx->captured[checked].row : NULL;
+	if (row && row->kind == CGM_EXPR_ROW && row->nargs == 1 && row->args[0]) {
+		value = row->args[0];
+		bind_vars(ctx, row->args[0], 0);
+	}
+	new_coercion_site(ctx, value, var_expr(ctx, name), ctx->stmt_line);
+}
+
 static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 {
 	if (!text || !*text) {
@@ -2088,10 +2109,13 @@ static void replay_tree(extract_ctx *ctx)
 				break;
 			ctx->stmt_kind = "declare";
 			ctx->stmt_line = t->lineno;
+			ctx->last_checked = -1;
 			if (t->cursor_text)
 				on_expression(ctx, strdup(t->cursor_text), false);
 			else if (t->default_text)
 				on_expression(ctx, strdup(t->default_text), false);
+			if (!t->cursor_text && t->text && t->type && strcmp(t->type, "UNKNOWN") != 0)
+				coercion_of_declaration(ctx, t->text, t->default_text ? ctx->last_checked : -1);
 			ctx->stmt_kind = "block";
 			ctx->stmt_line = 1;
 			break;

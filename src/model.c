@@ -135,6 +135,11 @@ cgm_cast *cgm_model_add_cast(cgm_model *model)
 	MODEL_APPEND(model, casts, ncasts, cap_casts, cgm_cast);
 }
 
+cgm_domain_check *cgm_model_add_domain_check(cgm_model *model)
+{
+	MODEL_APPEND(model, domain_checks, ndomain_checks, cap_domain_checks, cgm_domain_check);
+}
+
 cgm_aggregate *cgm_model_add_aggregate(cgm_model *model)
 {
 	MODEL_APPEND(model, aggregates, naggregates, cap_aggregates, cgm_aggregate);
@@ -311,6 +316,9 @@ void cgm_model_link(cgm_model *model)
 		model->operators[i].function = cgm_model_find(model, model->operators[i].function_id);
 	for (int i = 0; i < model->ncasts; i++)
 		model->casts[i].function = cgm_model_find(model, model->casts[i].function_id);
+	for (int i = 0; i < model->ndomain_checks; i++)
+		model->domain_checks[i].function =
+			cgm_model_find(model, model->domain_checks[i].function_id);
 	for (int i = 0; i < model->naggregates; i++) {
 		cgm_aggregate *a = &model->aggregates[i];
 		a->aggregate = cgm_model_find(model, a->aggregate_id);

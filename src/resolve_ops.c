@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "cgmap/coerce.h"
+#include "cgmap/domaincheck.h"
 #include "cgmap/ops.h"
 #include "cgmap/types.h"
 
@@ -61,6 +62,7 @@ struct cgm_ops_resolver {
 	type_entry *types;      /* user types by name, for unqualified type text */
 	int ntypes;
 	int *aggregate_of;      /* per function index: its aggregate record or -1 */
+	cgm_domain_index *domains; /* the checks of domains (domaincheck.h) */
 };
 
 static int compare_strings(const void *a, const void *b)
@@ -130,6 +132,7 @@ cgm_ops_resolver *cgm_ops_resolver_new(const cgm_model *model, bool include_buil
 		if (fn >= 0 && fn < model->nfunctions)
 			r->aggregate_of[fn] = i;
 	}
+	r->domains = cgm_domain_index_new(model, include_builtins);
 	return r;
 }
 
@@ -141,6 +144,7 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r)
 	free(r->cast_targets);
 	free(r->types);
 	free(r->aggregate_of);
+	cgm_domain_index_free(r->domains);
 	free(r);
 }
 
@@ -294,27 +298,36 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	const char *path[MAX_PATH];
 	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
 	const char *target = qualify_type(r, arena, s->name, path, npath);
-	if (!listed(r->cast_targets, r->ncast_targets, target))
-		return false;
 	const char *source = qualify_type(r, arena, s->argtypes ? s->argtypes[0] : NULL, path, npath);
 	if (source && (strcmp(source, "unknown") == 0 || strcmp(source, target) == 0))
 		return false;
 	cgm_site_clear_targets(s);
-	if (source) {
+	/* A cast to a domain runs its checks, whatever cast gets the value
+	 * to the base type. */
+	cgm_domain_check_targets(r->domains, arena, s, source, target);
+	if (!listed(r->cast_targets, r->ncast_targets, target) || source) {
 		/* A record (ROW(...)::t) becomes a composite type by a row
 		 * conversion, never a pg_cast row. */
-		const cgm_cast *c = cgm_cast_find(r->model, source, target);
-		if (!c || !worth_edge(r, c->function))
+		const cgm_cast *c = source && listed(r->cast_targets, r->ncast_targets, target)
+					    ? cgm_cast_find(r->model, source, target)
+					    : NULL;
+		if (c && worth_edge(r, c->function))
+			cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+		if (s->ntargets == 0)
 			return false;
-		cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 		settle(r, s, false);
 		return true;
 	}
 	int count;
 	const cgm_cast *casts = cgm_casts_to(r->model, target, &count);
 	for (int i = 0; i < count; i++)
-		if (casts[i].builtin && !r->include_builtins)
-			return false; /* a builtin type's value may be anything: typing decides */
+		if (casts[i].builtin && !r->include_builtins) {
+			/* a builtin type's value may be anything: typing decides */
+			if (s->ntargets == 0)
+				return false;
+			settle(r, s, false);
+			return true;
+		}
 	/* A cast from the type to itself applies a length (typmod), which a
 	 * value of the type needs only when one is written: not a candidate. */
 	for (int i = 0; i < count; i++)
@@ -334,23 +347,28 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x)
 {
-	if (r->ncast_targets == 0 || s->nargs != 1 || !s->argtypes)
+	if (s->nargs != 1 || !s->argtypes)
 		return false;
 	const char *path[MAX_PATH];
 	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
 	const char *target = qualify_type(r, arena, cgm_coercion_target(typer, s, x), path, npath);
-	if (!target || !listed(r->cast_targets, r->ncast_targets, target))
+	bool cast = target && listed(r->cast_targets, r->ncast_targets, target);
+	if (!target || (!cast && !cgm_domain_checked(r->domains, target)))
 		return false;
 	const char *source = qualify_type(r, arena, cgm_coercion_source(typer, x), path, npath);
-	if (!source || strcmp(source, target) == 0)
+	if (source && strcmp(source, target) == 0)
 		return false;
-	const cgm_cast *c = cgm_cast_find(r->model, source, target);
-	if (!c || (c->context != 'a' && c->context != 'i') || !worth_edge(r, c->function))
+	cgm_site_clear_targets(s);
+	const cgm_cast *c = cast && source ? cgm_cast_find(r->model, source, target) : NULL;
+	if (c && (c->context == 'a' || c->context == 'i') && worth_edge(r, c->function))
+		cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
+	/* The value stored into a domain (a value of unknown type as much as
+	 * one of another type) passes its checks. */
+	cgm_domain_check_targets(r->domains, arena, s, source, target);
+	if (s->ntargets == 0)
 		return false;
 	s->name = target;
 	s->argtypes[0] = source;
-	cgm_site_clear_targets(s);
-	cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 	settle(r, s, false);
 	return true;
 }
@@ -397,23 +415,29 @@ void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
 			cgm_site_add_target(arena, s, agg->support[k], CGM_VIA_AGGREGATE, object);
 		}
 	}
-	if (ncalls != 1 || !s->argtypes || s->variadic_call || r->ncast_targets == 0)
+	if (ncalls != 1 || s->variadic_call)
 		return;
-	/* Positional arguments of known type to parameters of another type. */
+	/* Positional arguments to parameters of another type: the user casts
+	 * that coerce those of known type, the checks of a domain parameter
+	 * for any value not of the domain already. */
 	const cgm_function *f = &m->functions[s->targets[0]];
 	if (!f->argtypes)
 		return;
 	const char *path[MAX_PATH];
 	int npath = -1;
 	for (int i = 0; i < s->nargs && i < f->nargs; i++) {
-		if ((s->rare && s->rare->argnames && s->rare->argnames[i]) || !s->argtypes[i] ||
+		if ((s->rare && s->rare->argnames && s->rare->argnames[i]) ||
 		    (f->variadic && i >= f->nargs - 1))
 			break;
-		if (!listed(r->cast_targets, r->ncast_targets, f->argtypes[i]))
+		const char *given = s->argtypes ? s->argtypes[i] : NULL;
+		bool cast = given && listed(r->cast_targets, r->ncast_targets, f->argtypes[i]);
+		if (!cast && !cgm_domain_checked(r->domains, f->argtypes[i]))
 			continue;
 		if (npath < 0)
 			npath = cgm_function_path(m, caller, path, MAX_PATH);
-		coercion_target(r, arena, s, qualify_type(r, arena, s->argtypes[i], path, npath),
-				f->argtypes[i]);
+		const char *from = qualify_type(r, arena, given, path, npath);
+		if (cast)
+			coercion_target(r, arena, s, from, f->argtypes[i]);
+		cgm_domain_check_targets(r->domains, arena, s, from, f->argtypes[i]);
 	}
 }

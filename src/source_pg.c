@@ -280,6 +280,26 @@ static const char *const relations_query =
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
 	" AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
+/* The CHECKs of domains that call functions (their pg_depend rows), each
+ * once per domain it holds for: its own and every domain over it. */
+static const char *const domain_checks_query =
+	"WITH RECURSIVE dom(base, typ) AS ("
+	"  SELECT t.oid, t.oid FROM pg_type t WHERE t.typtype = 'd'"
+	"  UNION SELECT dom.base, t.oid FROM dom JOIN pg_type t ON t.typbasetype = dom.typ AND t.typtype = 'd')"
+	" SELECT DISTINCT format_type(dom.typ, NULL),"
+	"  'domain ' || quote_ident(tn.nspname) || '.' || quote_ident(t.typname) || '.' || quote_ident(k.conname),"
+	"  f.oid::regprocedure::text"
+	" FROM pg_constraint k"
+	" JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = k.oid AND d.deptype = 'n'"
+	" JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid"
+	"  ELSE (SELECT o.oprcode::oid FROM pg_operator o WHERE o.oid = d.refobjid) END"
+	" JOIN pg_type t ON t.oid = k.contypid JOIN pg_namespace tn ON tn.oid = t.typnamespace"
+	" JOIN dom ON dom.base = k.contypid"
+	" WHERE k.contypid <> 0 AND k.contype = 'c'"
+	"  AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)"
+	"  AND f.pronamespace <> 'pg_catalog'::regnamespace"
+	" ORDER BY 1, 2, 3";
+
 /* User types (a one-argument call may be a function-style cast to one) and
  * column names (or attribute notation on a row). */
 static const char *const types_query =
@@ -776,6 +796,21 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		}
 	}
 	PQclear(res);
+	res = PQexec(conn, domain_checks_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read the checks of domains from \"pg_constraint\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_domain_check *dc = cgm_model_add_domain_check(model);
+		dc->type = cgm_arena_strdup(a, value(res, r, 0));
+		dc->object = cgm_arena_strdup(a, value(res, r, 1));
+		dc->function_id = cgm_arena_strdup(a, value(res, r, 2));
+		dc->function = -1;
+	}
+	PQclear(res);
 	res = PQexec(conn, event_triggers_query);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = cgm_error(CGM_ESOURCE,
@@ -1020,12 +1055,13 @@ static int run(PGconn *conn, const char *sql)
 	return 0;
 }
 
-/* Casts are read before the functions stream: the coercions their user
- * casts of context assignment or implicit can run (cgm_coercions), so that
+/* Casts and domain checks are read before the functions stream: the
+ * coercions their user casts of context assignment or implicit, and the
+ * checks of domains (user types all), can run (cgm_coercions), so that
  * extraction keeps no sites and expressions for the others (coerce.h). */
 static int spare_coercions(const cgm_model *model, cgm_extract_pool *pool)
 {
-	cgm_coercions coercions = CGM_COERCE_NONE;
+	cgm_coercions coercions = model->ndomain_checks > 0 ? CGM_COERCE_USER_TYPES : CGM_COERCE_NONE;
 	for (int i = 0; i < model->ncasts; i++) {
 		const cgm_cast *c = &model->casts[i];
 		if (c->builtin || !c->function_id || (c->context != 'a' && c->context != 'i'))

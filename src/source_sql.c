@@ -2226,6 +2226,32 @@ static void finish_effects(sql_state *st, cgm_model *model)
 			}
 		}
 	}
+	/* Each domain's checks and those of the domains it is over, as the
+	 * live catalog lists them (domaincheck.h). */
+	for (int d = 0; d < st->ndomains; d++) {
+		const char *domain = st->domains[d].type;
+		bool first = true;
+		for (int e = 0; e < d && first; e++)
+			first = strcmp(st->domains[e].type, domain) != 0;
+		const char *type = domain;
+		for (int depth = 0; first && type && depth < 16; depth++) {
+			const char *base = NULL;
+			for (int k = 0; k < st->ndomains; k++) {
+				const sql_domain_check *dc = &st->domains[k];
+				if (strcmp(dc->type, type) != 0)
+					continue;
+				base = dc->base;
+				if (!dc->function_id)
+					continue;
+				cgm_domain_check *out = cgm_model_add_domain_check(model);
+				out->type = domain;
+				out->object = dc->object;
+				out->function_id = dc->function_id;
+				out->function = -1;
+			}
+			type = base;
+		}
+	}
 	for (int i = 0; i < st->nevent_triggers; i++)
 		*cgm_model_add_event_trigger(model) = st->event_triggers[i];
 }

@@ -504,6 +504,15 @@ typedef struct cgm_type_info {
 	bool preferred;       /* pg_type.typispreferred */
 } cgm_type_info;
 
+/* A CHECK constraint of a domain that calls a function: it runs wherever
+ * a value becomes of the domain, or of a domain over it (domaincheck.h). */
+typedef struct cgm_domain_check {
+	const char *type;        /* the domain it is a constraint of, canonical */
+	const char *object;      /* "domain app.d.constraint", quoted as PostgreSQL quotes */
+	const char *function_id; /* the function it calls, as a function id */
+	int function;            /* index into model->functions, -1 (cgm_model_link) */
+} cgm_domain_check;
+
 /* A cast (pg_cast). */
 typedef struct cgm_cast {
 	const char *source;   /* canonical type names */
@@ -586,6 +595,8 @@ typedef struct cgm_model {
 	cgm_operator *operators;
 	int ncasts, cap_casts;
 	cgm_cast *casts;
+	int ndomain_checks, cap_domain_checks;
+	cgm_domain_check *domain_checks; /* the domains' CHECKs that call functions */
 	int naggregates, cap_aggregates;
 	cgm_aggregate *aggregates;
 
@@ -653,6 +664,7 @@ cgm_event_trigger *cgm_model_add_event_trigger(cgm_model *model);
 cgm_relation *cgm_model_add_relation(cgm_model *model);
 cgm_operator *cgm_model_add_operator(cgm_model *model);
 cgm_cast *cgm_model_add_cast(cgm_model *model);
+cgm_domain_check *cgm_model_add_domain_check(cgm_model *model);
 cgm_aggregate *cgm_model_add_aggregate(cgm_model *model);
 cgm_relation *cgm_model_add_type(cgm_model *model);
 cgm_type_info *cgm_model_add_type_info(cgm_model *model);
