@@ -113,13 +113,14 @@ static bool blank_to(const char *p, const char *end)
 	return true;
 }
 
-/* The end of one argument of a call's list at p: its top-level comma or
- * the list's closing parenthesis, or `end`. */
-static const char *argument_end(const char *p, const char *end)
+/* Where the top-level text at p ends, literals skipped: for a part, at
+ * its `||` or the NUL; for an argument of a call's list, at its comma or
+ * the list's closing parenthesis, or at `end`. */
+static const char *top_level_end(const char *p, const char *end, bool argument)
 {
 	int depth = 0;
 	cgm_strbuf skip = CGM_STRBUF_INIT;
-	while (p < end) {
+	while (end ? p < end : *p != '\0') {
 		if (*p == '\'' || ((*p == 'E' || *p == 'e') && p[1] == '\'') ||
 		    (*p == '$' && !isdigit((unsigned char)p[1]))) {
 			const char *q = read_literal(&skip, p);
@@ -129,16 +130,20 @@ static const char *argument_end(const char *p, const char *end)
 				continue;
 			}
 		}
-		if (*p == '(')
+		if (*p == '(') {
 			depth++;
-		else if (*p == ')' && depth-- == 0)
+		} else if (*p == ')') {
+			if (argument && depth == 0)
+				break;
+			depth--;
+		} else if (argument ? *p == ',' && depth == 0
+				    : depth <= 0 && p[0] == '|' && p[1] == '|') {
 			break;
-		else if (*p == ',' && depth == 0)
-			break;
+		}
 		p++;
 	}
 	cgm_strbuf_free(&skip);
-	return p < end ? p : end;
+	return end && p > end ? end : p;
 }
 
 /* The template format() spells with the arguments at `args` (the text
@@ -164,7 +169,7 @@ static bool format_template(cgm_strbuf *out, const char *args, const char *end)
 		p++;
 	while (p < end && *p == ',' && nargs < MAX_ARGS) {
 		const char *a = p + 1;
-		const char *a_end = argument_end(a, end);
+		const char *a_end = top_level_end(a, end, true);
 		while (a < a_end && isspace((unsigned char)*a))
 			a++;
 		const char *a_last = a_end;
@@ -203,40 +208,13 @@ static bool format_template(cgm_strbuf *out, const char *args, const char *end)
 	return r != CGM_FORMAT_FAILS;
 }
 
-/* The end of one top-level part (at `||` or the end of the text). */
-static const char *part_end(const char *p)
-{
-	int depth = 0;
-	cgm_strbuf skip = CGM_STRBUF_INIT;
-	while (*p) {
-		if (*p == '\'' || ((*p == 'E' || *p == 'e') && p[1] == '\'') ||
-		    (*p == '$' && !isdigit((unsigned char)p[1]))) {
-			const char *q = read_literal(&skip, p);
-			cgm_strbuf_reset(&skip);
-			if (q) {
-				p = q;
-				continue;
-			}
-		}
-		if (*p == '(')
-			depth++;
-		else if (*p == ')')
-			depth--;
-		else if (depth <= 0 && p[0] == '|' && p[1] == '|')
-			break;
-		p++;
-	}
-	cgm_strbuf_free(&skip);
-	return p;
-}
-
 /* The template of the whole expression; false when no part is constant. */
 static bool build_template(cgm_strbuf *out, const char *text)
 {
 	bool constant = false;
 	const char *p = text;
 	while (*p) {
-		const char *end = part_end(p);
+		const char *end = top_level_end(p, NULL, false);
 		const char *s = p;
 		while (s < end && isspace((unsigned char)*s))
 			s++;

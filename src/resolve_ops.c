@@ -305,12 +305,11 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	/* A cast to a domain runs its checks, whatever cast gets the value
 	 * to the base type. */
 	cgm_domain_check_targets(r->domains, arena, s, source, target);
-	if (!listed(r->cast_targets, r->ncast_targets, target) || source) {
+	bool cast_target = listed(r->cast_targets, r->ncast_targets, target);
+	if (source || !cast_target) {
 		/* A record (ROW(...)::t) becomes a composite type by a row
 		 * conversion, never a pg_cast row. */
-		const cgm_cast *c = source && listed(r->cast_targets, r->ncast_targets, target)
-					    ? cgm_cast_find(r->model, source, target)
-					    : NULL;
+		const cgm_cast *c = source && cast_target ? cgm_cast_find(r->model, source, target) : NULL;
 		if (c && worth_edge(r, c->function))
 			cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 		if (s->ntargets == 0)

@@ -128,3 +128,40 @@ pgtest_expect_file() {
 		pgtest_fail "$what differs from $expected"
 	fi
 }
+
+# Build the cgmap_trace extension of this checkout into $1/ext and install
+# it into the PostgreSQL that pg_config names; exit 77 (skip) when this
+# machine cannot (no pg_config or make, not root and no write access, the
+# install refused), fail when the build does.  CGMAP_SOURCE_DIR must be set.
+pgtest_install_trace() {
+	local work=$1 ext="${CGMAP_SOURCE_DIR:?}/extension/cgmap_trace" pkglibdir sharedir
+	command -v pg_config >/dev/null 2>&1 ||
+		{ echo "SKIP: pg_config not found (install postgresql-server-dev-15)" >&2; exit 77; }
+	command -v make >/dev/null 2>&1 || { echo "SKIP: make not found" >&2; exit 77; }
+	pkglibdir=$(pg_config --pkglibdir)
+	sharedir=$(pg_config --sharedir)
+	if [ "$(id -u)" != 0 ] && { [ ! -w "$pkglibdir" ] || [ ! -w "$sharedir/extension" ]; }; then
+		echo "SKIP: cannot install the extension: not root and no write access to $pkglibdir" >&2
+		exit 77
+	fi
+	"$ext/build.sh" "$work/ext" >"$work/ext.log" 2>&1 || { cat "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
+	"$ext/install.sh" "$work/ext" >>"$work/ext.log" 2>&1 ||
+		{ echo "SKIP: install.sh could not install the extension" >&2; exit 77; }
+}
+
+# PostgreSQL as the judge of a traced map: in map folder $2, no observed
+# call is unexplained, and every edge of $1 (a `cgmap report edges` of
+# static edges) is observed on its static edge (lines and call counts
+# aside).  $3 names the calls in the failures.  Leaves the map's edges in
+# $2.edges and the expected edges seen both ways in $2.both.
+pgtest_expect_traced() {
+	local expected=$1 map=$2 what=$3 missing
+	"${CGMAP:?}" report unexplained "$map" | grep -v '^#' >"$map.unexplained" || true
+	[ ! -s "$map.unexplained" ] || pgtest_fail "$what left unexplained: $(cat "$map.unexplained")"
+	"$CGMAP" report edges "$map" >"$map.edges"
+	sed -E 's/ static lines .*//' "$expected" | LC_ALL=C sort >"$map.want"
+	grep ' both ' "$map.edges" | sed -E 's/ both lines .*//' | LC_ALL=C sort >"$map.both" || true
+	missing=$(comm -23 "$map.want" "$map.both")
+	[ -z "$missing" ] || pgtest_fail "$what not observed at runtime (or observed elsewhere): $missing
+$(cat "$map.edges")"
+}
