@@ -46,6 +46,7 @@
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
+#include "cgmap/types.h"
 #include "resolve_ops.h"
 
 /* ---- names -> functions ----------------------------------------------- */
@@ -1070,7 +1071,7 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	for (int i = 0; i < model->nfunctions; i++) {
 		cgm_function *f = &model->functions[i];
 		if (f->variadic && !f->variadic_elem && f->nargs > 0 && f->argtypes)
-			f->variadic_elem = cgm_type_element(model->arena, f->argtypes[f->nargs - 1]);
+			f->variadic_elem = cgm_variadic_element(model->arena, f->argtypes[f->nargs - 1]);
 	}
 	resolver rv = { .model = model, .opts = opts, .catalog = cgm_catalog_new(model) };
 	build_name_index(&rv.names, model);

@@ -1144,10 +1144,7 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 		}
 		if (mode && strcmp(mode, "FUNC_PARAM_VARIADIC") == 0) {
 			f.variadic = true;
-			size_t len = strlen(type);
-			f.variadic_elem = len > 2 && strcmp(type + len - 2, "[]") == 0
-						  ? cgm_arena_strndup(a, type, len - 2)
-						  : type;
+			f.variadic_elem = cgm_variadic_element(a, type);
 		}
 		names[f.nargs] = pname && *pname ? cgm_arena_strdup(a, pname) : NULL;
 		f.argtypes[f.nargs++] = type;

@@ -214,6 +214,20 @@ const char *const *cgm_catalog_type_names(int *count)
 	return catalog_types;
 }
 
+const char *cgm_variadic_element(cgm_arena *arena, const char *param)
+{
+	if (!param)
+		return NULL;
+	if (strcmp(param, "anyarray") == 0)
+		return "anyelement";
+	if (strcmp(param, "anycompatiblearray") == 0)
+		return "anycompatible";
+	size_t len = strlen(param);
+	if (len > 2 && strcmp(param + len - 2, "[]") == 0)
+		return cgm_arena_strndup(arena, param, len - 2);
+	return param;
+}
+
 const char *cgm_catalog_type(cgm_arena *arena, const char *typname)
 {
 	if (!typname)

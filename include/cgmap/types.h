@@ -33,6 +33,13 @@ const char *cgm_quote_qualified(cgm_arena *arena, const char *schema, const char
  * NULL when PostgreSQL 15 has no such type in pg_catalog. */
 const char *cgm_catalog_type(cgm_arena *arena, const char *typname);
 
+/* The type each argument a VARIADIC parameter of type `param` expands is
+ * matched against: the element of an array ("text[]" -> "text"), and the
+ * polymorphic element of a polymorphic array (anyarray -> anyelement,
+ * anycompatiblearray -> anycompatible, as PostgreSQL's parser binds them);
+ * `param` itself otherwise ("any").  NULL for NULL. */
+const char *cgm_variadic_element(cgm_arena *arena, const char *param);
+
 /* The pg_type names of every non-array pg_catalog type, in byte order. */
 const char *const *cgm_catalog_type_names(int *count);
 

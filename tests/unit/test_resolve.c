@@ -197,6 +197,29 @@ static void test_defaults_named_variadic(void **state)
 	expect_targets(site_at(6), CGM_RES_RESOLVED, "app.label(text[])", NULL);
 }
 
+/* VARIADIC anyarray takes its arguments as anyelement: all of one type
+ * (PostgreSQL 15: run('%s %s', a, b::text) resolves, run('%s', a, b) with
+ * text and integer is "function does not exist"); anycompatiblearray takes
+ * them as anycompatible, of a common type. */
+static void test_polymorphic_variadic(void **state)
+{
+	(void)state;
+	fn("app", "run", "app.run(text)", 0, false, false, T("text"), NULL);
+	fn("app", "run", "app.run(text,anyarray)", 0, true, false, T("text", "anyarray"), NULL);
+	fn("app", "first", "app.first(anycompatiblearray)", 0, true, false, T("anycompatiblearray"), NULL);
+	cgm_function *c = caller();
+	add_site(c, "app", "run", 3, T("unknown", "text", "text"), NULL);    /* 1 */
+	add_site(c, "app", "run", 3, T("unknown", "text", "integer"), NULL); /* 2 */
+	add_site(c, "app", "run", 1, T("unknown"), NULL);                    /* 3 */
+	add_site(c, "app", "first", 2, T("integer", "numeric"), NULL);        /* 4 */
+	cgm_resolve_options o = { 0 };
+	assert_int_equal(cgm_resolve(model, &o), 0);
+	expect_targets(site_at(1), CGM_RES_RESOLVED, "app.run(text,anyarray)", NULL);
+	expect_targets(site_at(2), CGM_RES_MISSING, NULL, NULL);
+	expect_targets(site_at(3), CGM_RES_RESOLVED, "app.run(text)", NULL);
+	expect_targets(site_at(4), CGM_RES_RESOLVED, "app.first(anycompatiblearray)", NULL);
+}
+
 static void test_search_path_and_builtins(void **state)
 {
 	cgm_function *c = caller();
@@ -373,6 +396,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_overloads_and_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_defaults_named_variadic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_polymorphic_variadic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_path_and_builtins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_procedures_and_triggers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_casts_and_attribute_notation, setup, teardown),
