@@ -1187,6 +1187,20 @@ static unsigned merge_events(const MergeStmt *m)
 		w->ctes = saved_ctes; \
 	} while (0)
 
+/* The queries of a WITH clause see the CTEs but not the FROM items of the
+ * statement they are attached to: PostgreSQL plans them one level up, in
+ * `outer` (the enclosing query's scope).  So in
+ * `WITH c AS (SELECT f(x) FROM g(x)) SELECT x FROM c`, x in the CTE is a
+ * parameter or an outer column, never c's output column x. */
+static bool walk_with_clause(walker *w, const WithClause *with, const cgm_scope *outer)
+{
+	const cgm_scope *inner = w->scope;
+	w->scope = outer;
+	bool ok = walk(w, (const Node *)with);
+	w->scope = inner;
+	return ok;
+}
+
 /* A SELECT walked in its own scope (the same fields, in the same order). */
 static bool walk_select_scoped(walker *w, const SelectStmt *s)
 {
@@ -1202,7 +1216,7 @@ static bool walk_select_scoped(walker *w, const SelectStmt *s)
 		  walk(w, (const Node *)s->havingClause) && walk(w, (const Node *)s->windowClause) &&
 		  walk(w, (const Node *)s->valuesLists) && walk(w, (const Node *)s->sortClause) &&
 		  walk(w, (const Node *)s->limitOffset) && walk(w, (const Node *)s->limitCount) &&
-		  walk(w, (const Node *)s->lockingClause) && walk(w, (const Node *)s->withClause) &&
+		  walk(w, (const Node *)s->lockingClause) && walk_with_clause(w, s->withClause, saved_scope) &&
 		  walk(w, (const Node *)s->larg) && walk(w, (const Node *)s->rarg);
 	w->scope = saved_scope;
 	w->ctes = saved_ctes;
@@ -1258,7 +1272,8 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->whereClause);
 		WALK(s->fromClause);
 		WALK(s->returningList);
-		WALK(s->withClause);
+		if (!walk_with_clause(w, s->withClause, saved_scope))
+			return false;
 		UNSCOPED();
 		return true;
 	}
@@ -1270,7 +1285,8 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->usingClause);
 		WALK(s->whereClause);
 		WALK(s->returningList);
-		WALK(s->withClause);
+		if (!walk_with_clause(w, s->withClause, saved_scope))
+			return false;
 		UNSCOPED();
 		return true;
 	}

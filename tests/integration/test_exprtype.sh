@@ -51,6 +51,8 @@ app.by_test(integer) app.by_test(1)
 app.by_field(app.pair) app.by_field(ROW(1, 'a')::app.pair)
 app.by_srf() app.by_srf()
 app.by_cte() app.by_cte()
+app.by_cte_scope(boolean) app.by_cte_scope(true)
+app.by_cte_update(integer) app.by_cte_update(5)
 CALLS
-[ "$checked" = 15 ] || pgtest_fail "checked $checked calls, not 15"
+[ "$checked" = 17 ] || pgtest_fail "checked $checked calls, not 17"
 echo "test_exprtype: ok"
