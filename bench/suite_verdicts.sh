@@ -18,6 +18,8 @@
 #   --extension-code  the project is an extension: map with
 #                     --include-extensions
 #   --cgmap BIN       the cgmap binary (default: build/release/cgmap)
+#   --keep DIR        keep the logs of loading and of the workload and the
+#                     live map (DIR/live, with its cgmap.json) in DIR
 #
 # Starts a throwaway PostgreSQL 15 cluster (tests/lib/pgtest.sh) with
 # cgmap_trace built by this checkout (tests/lib/pgext.sh) preloaded,
@@ -37,7 +39,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 given="$*"
-db=suite cgmap=$root/build/release/cgmap
+db=suite cgmap=$root/build/release/cgmap keep=
 include=() extensions=() befores=() loads=() workloads=() settings=() vars=()
 while [ $# -gt 1 ]; do
 	case $1 in
@@ -50,6 +52,7 @@ while [ $# -gt 1 ]; do
 	--psql-var) vars+=(-v "$2"); shift 2 ;;
 	--extension-code) include=(--include-extensions); shift ;;
 	--cgmap) cgmap=$2; shift 2 ;;
+	--keep) keep=$2; shift 2 ;;
 	*) echo "suite_verdicts: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -127,5 +130,10 @@ if [ ${#files[@]} -gt 0 ]; then
 			head -20 "$work/edges.diff"
 		fi
 	fi
+fi
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	cp -R "$work/load.log" "$work/tests.log" "$work/live" "$keep/"
+	echo "kept: the logs and the live map in $keep"
 fi
 echo "reproduce: bash bench/suite_verdicts.sh $given"
