@@ -52,6 +52,20 @@
  * is, so that runtime sites match the static ones.  stmt_beg is installed
  * only to forward it to a chained plugin.
  *
+ * Dynamic statements that ran
+ * ---------------------------
+ * A dynamic statement (EXECUTE, FOR ... IN EXECUTE, RETURN QUERY EXECUTE,
+ * OPEN ... FOR EXECUTE) may run and call no user function at all (DDL, a
+ * query of tables only): no edge says it ran.  From 1.4, stmt_end counts
+ * each dynamic statement of a traced PL/pgSQL function that finishes as a
+ * SITE RUN: an entry of the edge table whose callee is InvalidOid, keyed
+ * like an edge by the function, the statement's line and the function's
+ * body version, counting runs in its calls (no times).  cgmap_trace_sites()
+ * lists them and cgmap_trace_edges() never does, so a dynamic site that ran
+ * can be told from one that never did.  A statement that raises an error
+ * is not counted (PL/pgSQL calls no stmt_end for it).  Site runs share the
+ * edge table's room, eviction, persistence and drop handling.
+ *
  * Keeping the call stack right on errors
  * --------------------------------------
  * PL/pgSQL does not call func_end for a function that errors out.  Every
@@ -607,7 +621,9 @@ PG_FUNCTION_INFO_V1(cgmap_trace_info);
 PG_FUNCTION_INFO_V1(cgmap_trace_paths);
 PG_FUNCTION_INFO_V1(cgmap_trace_shapes);
 PG_FUNCTION_INFO_V1(cgmap_trace_timeline);
+PG_FUNCTION_INFO_V1(cgmap_trace_sites);
 
+static void cgt_check_cols(ReturnSetInfo *rsinfo, const char *name, int expected);
 static void cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func);
 static void cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func);
 static void cgt_func_end(PLpgSQL_execstate *estate, PLpgSQL_function *func);
@@ -1557,7 +1573,8 @@ cgt_flush(void)
 		}
 		else
 			missing++;
-		if (timeline)
+		/* a site run (callee 0) is no call of a function: no timeline */
+		if (timeline && OidIsValid(le->key.callee))
 		{
 			cgtTlKey	tk;
 			cgtTlEntry *te;
@@ -2875,9 +2892,49 @@ cgt_stmt_beg(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 		prev_plugin->stmt_beg(estate, stmt);
 }
 
+/*
+ * Count one finished dynamic statement of the innermost frame's function
+ * (see "Dynamic statements that ran").  The frame must be this estate's:
+ * after an error recovery not yet reconciled it may not be, and nothing is
+ * counted then.
+ */
+static void
+cgt_count_site_run(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
+{
+	cgtFrame   *frame;
+	cgtKey		key;
+	uint64		now;
+
+	if (cgt_depth == 0)
+		return;
+	frame = &cgt_stack[cgt_depth - 1];
+	if (frame->ident != (const void *) estate || frame->fn_temp ||
+		!OidIsValid(frame->fn_oid))
+		return;
+	if (!frame->body_known)
+	{
+		frame->body = cgt_fn_body(frame->fn_oid);
+		frame->body_known = true;
+	}
+	memset(&key, 0, sizeof(key));
+	key.dbid = MyDatabaseId;
+	key.caller = frame->fn_oid;
+	key.callee = InvalidOid;
+	key.line = stmt->lineno;
+	key.dynamic = true;
+	key.body = frame->body;
+	now = cgt_clock();
+	cgt_batch_prepare(now);
+	cgt_record(&key, 0, 0, now);
+	cgt_batch_check(now);
+}
+
 static void
 cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 {
+	if (cgt_enabled && cgt_hash != NULL && cgt_stmt_is_dynamic(stmt))
+		cgt_count_site_run(estate, stmt);
+
 	if (stmt->cmd_type == PLPGSQL_STMT_OPEN && cgt_enabled &&
 		OidIsValid(estate->func->fn_oid))
 	{
@@ -3324,6 +3381,70 @@ cgt_fn_may_exist(Oid fn_oid)
 }
 
 /*
+ * A copy of the entries with calls: the edges (site_runs false) or the
+ * site runs (callee InvalidOid, see "Dynamic statements that ran").  The
+ * table is copied under the lock (no entry comes or goes while it is held
+ * shared); the catalog is read without it.  The rows are palloc'd.
+ */
+static cgtRow *
+cgt_copy_rows(bool site_runs, int *nrows_out)
+{
+	HASH_SEQ_STATUS hash_seq;
+	cgtEntry   *entry;
+	cgtRow	   *rows;
+	int			nrows = 0;
+	int			maxrows;
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_hash);
+	rows = palloc(sizeof(cgtRow) * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_hash);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		cgtRow	   *r;
+
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		if (OidIsValid(entry->key.callee) == site_runs)
+			continue;
+		r = &rows[nrows];
+		SpinLockAcquire(&entry->mutex);
+		r->counters = entry->counters;
+		SpinLockRelease(&entry->mutex);
+		if (r->counters.calls == 0)
+			continue;
+		memcpy(&r->key, &entry->key, sizeof(cgtKey));	/* with its padding */
+		r->stale = false;
+		nrows++;
+	}
+	LWLockRelease(cgt_state->lock);
+	*nrows_out = nrows;
+	return rows;
+}
+
+/* Remove the rows marked stale from the table (stale_removed). */
+static void
+cgt_remove_stale(const cgtRow *rows, int nrows)
+{
+	uint64		removed = 0;
+	int			i;
+
+	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+	for (i = 0; i < nrows; i++)
+	{
+		if (rows[i].stale &&
+			hash_search(cgt_hash, &rows[i].key, HASH_REMOVE, NULL) != NULL)
+			removed++;
+	}
+	if (removed > 0)
+		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+	LWLockRelease(cgt_state->lock);
+}
+
+/*
  * The edges the current role may see (see cgt_db_visible).  Edges of the
  * current database whose caller or callee no longer exists are not listed
  * and are removed from the table.
@@ -3332,11 +3453,8 @@ Datum
 cgmap_trace_edges(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HASH_SEQ_STATUS hash_seq;
-	cgtEntry   *entry;
 	cgtRow	   *rows;
-	int			nrows = 0;
-	int			maxrows;
+	int			nrows;
 	int			nstale = 0;
 	int			i;
 	bool		privileged;
@@ -3357,35 +3475,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 
 	privileged = superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
-
-	/*
-	 * Copy the table under the lock (no entry comes or goes while it is held
-	 * shared); the catalog is read without it.
-	 */
-	LWLockAcquire(cgt_state->lock, LW_SHARED);
-	maxrows = (int) hash_get_num_entries(cgt_hash);
-	rows = palloc(sizeof(cgtRow) * (maxrows + 1));
-	hash_seq_init(&hash_seq, cgt_hash);
-	while ((entry = hash_seq_search(&hash_seq)) != NULL)
-	{
-		cgtRow	   *r;
-
-		if (nrows >= maxrows)
-		{
-			hash_seq_term(&hash_seq);
-			break;
-		}
-		r = &rows[nrows];
-		SpinLockAcquire(&entry->mutex);
-		r->counters = entry->counters;
-		SpinLockRelease(&entry->mutex);
-		if (r->counters.calls == 0)
-			continue;
-		memcpy(&r->key, &entry->key, sizeof(cgtKey));	/* with its padding */
-		r->stale = false;
-		nrows++;
-	}
-	LWLockRelease(cgt_state->lock);
+	rows = cgt_copy_rows(false, &nrows);
 
 	for (i = 0; i < nrows; i++)
 	{
@@ -3423,20 +3513,73 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 	}
 
 	if (nstale > 0)
-	{
-		uint64		removed = 0;
+		cgt_remove_stale(rows, nrows);
+	pfree(rows);
 
-		LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
-		for (i = 0; i < nrows; i++)
+	return (Datum) 0;
+}
+
+#define CGT_SITE_COLS 7
+
+/*
+ * The site runs the current role may see: per function, dynamic statement
+ * line and body version, how many times the statement finished (see
+ * "Dynamic statements that ran").  Runs of the current database's
+ * functions that no longer exist are not listed and are removed.
+ */
+Datum
+cgmap_trace_sites(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	cgtRow	   *rows;
+	int			nrows;
+	int			nstale = 0;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	cgt_check_loaded();
+	cgt_flush();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_sites()", CGT_SITE_COLS);
+
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	rows = cgt_copy_rows(true, &nrows);
+
+	for (i = 0; i < nrows; i++)
+	{
+		cgtRow	   *r = &rows[i];
+		Datum		values[CGT_SITE_COLS];
+		bool		nulls[CGT_SITE_COLS];
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		if (r->key.dbid == MyDatabaseId && !cgt_fn_may_exist(r->key.caller))
 		{
-			if (rows[i].stale &&
-				hash_search(cgt_hash, &rows[i].key, HASH_REMOVE, NULL) != NULL)
-				removed++;
+			r->stale = true;
+			nstale++;
+			continue;
 		}
-		if (removed > 0)
-			pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
-		LWLockRelease(cgt_state->lock);
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = ObjectIdGetDatum(r->key.caller);
+		values[2] = Int32GetDatum(r->key.line);
+		if (r->key.body != 0)
+			values[3] = cgt_body_text(r->key.body);
+		else
+			nulls[3] = true;
+		values[4] = Int64GetDatum(r->counters.calls);
+		values[5] = TimestampTzGetDatum(r->counters.first_seen);
+		values[6] = TimestampTzGetDatum(r->counters.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+
+	if (nstale > 0)
+		cgt_remove_stale(rows, nrows);
 	pfree(rows);
 
 	return (Datum) 0;

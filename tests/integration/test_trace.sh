@@ -560,6 +560,44 @@ expect_edges "current database unaffected" </dev/null
 expect_eq "named in its own database" "only_here()" \
 	"$(sql -d otherdb -c "CREATE EXTENSION cgmap_trace" -c "SELECT callee FROM cgmap_trace_edges WHERE callee IS NOT NULL")"
 
+step "dynamic statements that ran, with or without a call (1.4)"
+reset
+sql <<'SQL' >/dev/null
+CREATE FUNCTION dyn_sites(n int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE v int := 0; r record;
+BEGIN
+  EXECUTE 'CREATE TEMP TABLE IF NOT EXISTS dyn_t (x int)';
+  IF n > 1 THEN
+    EXECUTE 'SELECT ab()' INTO v;
+  END IF;
+  IF n > 5 THEN
+    EXECUTE 'SELECT 2' INTO v;
+  END IF;
+  IF n < 0 THEN
+    EXECUTE 'SELECT 1 / 0' INTO v;
+  END IF;
+  FOR r IN EXECUTE 'SELECT g FROM generate_series(1, 2) g' LOOP
+    v := v + r.g;
+  END LOOP;
+  RETURN v;
+END $$;
+SELECT dyn_sites(1);
+SELECT dyn_sites(2);
+SELECT dyn_sites(3);
+SQL
+sql -c "SELECT dyn_sites(-1)" >/dev/null 2>&1 && pgtest_fail "dyn_sites(-1) did not fail"
+# The DDL at line 4 and the FOR ... IN EXECUTE at line 14 ran and called no
+# function, line 6 called ab() twice, line 9 never ran, and line 12 raised
+# its error (not counted; the call stopped before line 14).
+expect_eq "runs per dynamic statement line" "4=4 6=2 14=3" \
+	"$(sql -c "SELECT string_agg(site_line || '=' || runs, ' ' ORDER BY site_line) FROM cgmap_trace_sites WHERE fn = 'dyn_sites(integer)'::regprocedure")"
+expect_eq "the body version is the edges'" "1" \
+	"$(sql -c "SELECT count(DISTINCT s.caller_body) FROM cgmap_trace_sites s JOIN cgmap_trace_edges e ON e.caller_oid = s.fn_oid AND e.caller_body = s.caller_body")"
+expect_eq "site runs are no edges" "0" "$(sql -c "SELECT count(*) FROM cgmap_trace_edges WHERE callee_oid = 0")"
+expect_eq "a plain user reads the sites" "3" "$(sql -U plain -c "SELECT count(*) FROM cgmap_trace_sites WHERE fn IS NOT NULL")"
+sql -c "DROP FUNCTION dyn_sites(integer)" >/dev/null
+expect_eq "the runs of a dropped function go with it" "0" "$(sql -c "SELECT count(*) FROM cgmap_trace_sites()")"
+
 step "reset"
 reset
 expect_eq "no edges after reset" 0 "$(sql -c "SELECT count(*) FROM cgmap_trace_edges()")"

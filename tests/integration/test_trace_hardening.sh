@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension versions: fresh install (1.3) and upgrades from 1.0.
+#   - extension versions: fresh install (1.4) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension versions: fresh install and upgrades from 1.0"
-expect_eq "fresh install is 1.3" "1.3" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.4" "1.4" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -123,6 +123,10 @@ expect_eq "1.0 -> 1.1 update adds the counters" "1.1|0|0|0|0" \
 expect_eq "1.1 -> 1.2 update adds the caller's body version" "1.2|caller_body" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.2'" -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                (SELECT attname FROM pg_attribute WHERE attrelid = 'cgmap_trace_edges'::regclass AND attnum = 13)" | tail -n 1)"
+expect_eq "1.2 -> 1.3 -> 1.4 update adds the runs of dynamic sites" "1.4|runs" \
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.3'" -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.4'" \
+	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	                (SELECT attname FROM pg_attribute WHERE attrelid = 'cgmap_trace_sites'::regclass AND attnum = 6)" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"
 if sql -U intruder -c "CREATE FUNCTION public.x() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null 2>&1; then
@@ -176,8 +180,10 @@ step "a full table evicts its least recently seen edges"
 reset
 sql -c "SELECT old_one()" >/dev/null
 sql -c "SELECT keep()" >/dev/null
-sql -c "SELECT fan(97)" >/dev/null
-expect_eq "table full: 100 edges" "100|0|0|0|0|0" "$(info)"
+# old_one(), keep(), fan() and 96 leaves: 99 edges, and the runs of fan()'s
+# EXECUTE (cgmap_trace_sites) in the same table
+sql -c "SELECT fan(96)" >/dev/null
+expect_eq "table full: 99 edges and 1 site" "100|0|0|0|0|0" "$(info)"
 sql -c "SELECT keep()" >/dev/null
 sql -c "SELECT late()" >/dev/null
 expect_eq "one eviction round of 5% (used|dropped|evictions|evicted_calls|...)" "96|0|5|5|0|0" "$(info)"
@@ -188,7 +194,8 @@ expect_eq "the least recently seen edge went, the refreshed one stayed, the new 
 	         FROM cgmap_trace_edges")"
 reset
 sql -c "SELECT fan(150)" -c "SELECT a()" >/dev/null
-expect_eq "fan(150) then a(): every edge inserted, kept or evicted, none dropped" "153|0|true|true" \
+# 150 leaves, fan(), the runs of its EXECUTE, a() and ab()
+expect_eq "fan(150) then a(): every entry inserted, kept or evicted, none dropped" "154|0|true|true" \
 	"$(q -c "SELECT edges_used + evictions || '|' || dropped || '|' || (edges_used <= 100) || '|' || (evicted_calls = evictions) FROM cgmap_trace_info()")"
 expect_eq "the newest edges are kept" "- > a() = 1, a() > ab() = 1" \
 	"$(q -c "SELECT string_agg(coalesce(caller::text, '-') || ' > ' || callee::text || ' = ' || calls, ', ' ORDER BY caller_oid)
