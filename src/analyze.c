@@ -347,6 +347,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	int roots = 0, dead = 0, cold = 0, uncalled = 0, in_scc = 0, nscc = 0;
 	int verdicts[CGM_VERDICT_DYNAMIC_REACHABLE + 1] = { 0 };
 	int dyn_silent = 0; /* dynamic sites whose SQL can call no user function */
+	int dyn_ran = 0;    /* others that ran (cgmap_trace 1.4) and called none */
 	cgm_dynsql_reader *reader = NULL;
 	bool *no_callers = cgm_xcalloc((size_t)model->nfunctions, sizeof(bool));
 	cgm_functions_uncalled(no_callers, model);
@@ -386,6 +387,7 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 				reader = cgm_dynsql_reader_new(model);
 			cgm_dynsql_read_with(&info, reader, &f->sites[s]);
 			dyn_silent += !info.can_call;
+			dyn_ran += info.can_call && cgm_site_get_rare(&f->sites[s])->runs > 0;
 			cgm_dynsql_info_free(&info);
 		}
 		roots += f->root;
@@ -426,11 +428,14 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 	if (dyn_declared)
 		snprintf(declared_part, sizeof declared_part, "%d declared in %s, ", dyn_declared,
 			 "the configuration");
+	char ran_part[64] = "";
+	if (model->has_site_runs)
+		snprintf(ran_part, sizeof ran_part, "%d ran without a call, ", dyn_ran);
 	if (cgm_runtime_has_edges(model))
-		fprintf(out, "cgmap: %d dynamic %s: %d observed, %s%d unseen, %d that can call "
+		fprintf(out, "cgmap: %d dynamic %s: %d observed, %s%s%d unseen, %d that can call "
 			     "no user function\n", dyn_sites, PLURAL(dyn_sites, "site", "sites"),
-			dyn_seen, declared_part, dyn_sites - dyn_seen - dyn_declared - dyn_silent,
-			dyn_silent);
+			dyn_seen, declared_part, ran_part,
+			dyn_sites - dyn_seen - dyn_declared - dyn_silent - dyn_ran, dyn_silent);
 	else if (dyn_declared)
 		fprintf(out, "cgmap: %d dynamic %s: %d declared in the configuration (none "
 			     "observed: no call edges in the runtime data)\n",

@@ -327,8 +327,14 @@ static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site 
 			cgm_strbuf_puts(b, "target unknown (no runtime data)</span>");
 			return;
 		}
+		int64_t runs = cgm_site_get_rare(site)->runs;
+		if (!seen && runs > 0) {
+			cgm_strbuf_printf(b, "ran %lld time%s, calling no user function</span>",
+					  (long long)runs, runs == 1 ? "" : "s");
+			return;
+		}
 		if (!seen) {
-			cgm_strbuf_puts(b, "never observed</span>");
+			cgm_strbuf_puts(b, m->has_site_runs ? "never ran</span>" : "never observed</span>");
 			return;
 		}
 		cgm_strbuf_puts(b, "observed \xE2\x86\x92 ");
@@ -745,6 +751,7 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 		h = html_key_str(h, site->stmt);
 		h = html_key_str(h, cgm_site_get_rare(site)->text);
 		h = html_key_u64(h, cgm_site_get_rare(site)->events);
+		h = html_key_u64(h, (uint64_t)cgm_site_get_rare(site)->runs);
 		h = html_key_u64(h, (uint64_t)site->ntargets);
 		for (int t = 0; t < site->ntargets; t++) {
 			int target = site->targets[t];

@@ -630,12 +630,15 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 				continue;
 			}
 			bool seen = html_dynamic_seen(ctx, fn, site);
+			bool ran = !seen && cgm_site_get_rare(site)->runs > 0;
 			cgm_strbuf_printf(dot, "  d%d [label=\"EXECUTE\\nline %d\", shape=diamond, "
 					       "style=filled, fillcolor=\"#f3f0ff\", color=\"%s\", "
 					       "fontcolor=\"" COL_DYNAMIC "\", margin=\"0.02,0.02\", "
 					       "tooltip=\"dynamic EXECUTE at line %d: %s\\n",
-					  ndynamic, site->line, seen ? COL_DYNAMIC : COL_MISSING, site->line,
+					  ndynamic, site->line, seen || ran ? COL_DYNAMIC : COL_MISSING,
+					  site->line,
 					  seen ? "targets observed at runtime"
+					  : ran ? "ran at runtime, calling no user function"
 					  : m->has_runtime ? "never observed at runtime"
 							   : "no runtime data");
 			dot_text(dot, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/runtime.h"
@@ -23,13 +24,43 @@ typedef struct totals {
 	int edges, static_only, observed_only, both;
 	int via[CGM_VIA_COUNT];
 	int dynamic_sites, dynamic_seen;
+	int dynamic_silent; /* not seen, and their SQL can call no user function */
+	int dynamic_ran; /* not seen, can call, ran (cgmap_trace 1.4) calling none */
 	int missing, parse_errors, diagnostics;
 	int dead, cold, entries, unexplained, cycles, cyclic_functions;
 } totals;
 
+/* Where a dynamic site stands, as cgmap's summary counts it: seen (a call
+ * from its line observed), else silent (its SQL can call no user
+ * function, src/dynsql.c), else ran (cgmap_trace 1.4 counted its runs),
+ * else unseen. */
+enum dyn_state { DYN_SEEN, DYN_SILENT, DYN_RAN, DYN_UNSEEN };
+
+static enum dyn_state dynamic_state(const html_ctx *ctx, cgm_dynsql_reader **reader, int fn,
+				    const cgm_site *site)
+{
+	if (html_dynamic_seen(ctx, fn, site))
+		return DYN_SEEN;
+	if (!*reader)
+		*reader = cgm_dynsql_reader_new(ctx->model);
+	cgm_dynsql_info info;
+	cgm_dynsql_read_with(&info, *reader, site);
+	bool can_call = info.can_call;
+	cgm_dynsql_info_free(&info);
+	if (!can_call)
+		return DYN_SILENT;
+	return cgm_site_get_rare(site)->runs > 0 ? DYN_RAN : DYN_UNSEEN;
+}
+
+static int dynamic_unseen(const totals *t)
+{
+	return t->dynamic_sites - t->dynamic_seen - t->dynamic_silent - t->dynamic_ran;
+}
+
 static void count_totals(totals *t, const html_ctx *ctx)
 {
 	const cgm_model *m = ctx->model;
+	cgm_dynsql_reader *reader = NULL;
 	memset(t, 0, sizeof(*t));
 	t->functions = ctx->nuser;
 	for (int i = 0; i < ctx->nuser; i++) {
@@ -45,7 +76,12 @@ static void count_totals(totals *t, const html_ctx *ctx)
 			t->missing += site->resolution == CGM_RES_MISSING;
 			if (site->kind == CGM_SITE_DYNAMIC) {
 				t->dynamic_sites++;
-				t->dynamic_seen += html_dynamic_seen(ctx, i, site);
+				switch (dynamic_state(ctx, &reader, i, site)) {
+				case DYN_SEEN: t->dynamic_seen++; break;
+				case DYN_SILENT: t->dynamic_silent++; break;
+				case DYN_RAN: t->dynamic_ran++; break;
+				case DYN_UNSEEN: break;
+				}
 			}
 		}
 	}
@@ -62,6 +98,7 @@ static void count_totals(totals *t, const html_ctx *ctx)
 		t->unexplained += cgm_edge_unexplained(e);
 	}
 	t->cycles = ctx->nscc;
+	cgm_dynsql_reader_free(reader);
 }
 
 /* ---- index.html ---- */
@@ -286,7 +323,7 @@ int html_write_index(const html_ctx *ctx)
 	cgm_strbuf_puts(&b, "<h2 id=\"totals\">Totals</h2>\n<div class=\"cards\">\n");
 	card(&b, t.functions, "functions", "#schemas");
 	card(&b, t.edges, "call edges", NULL);
-	card(&b, t.dynamic_sites - t.dynamic_seen, "unseen dynamic sites", "reports/dynamic.html");
+	card(&b, dynamic_unseen(&t), "unseen dynamic sites", "reports/dynamic.html");
 	card(&b, t.missing, "missing callees", "reports/missing.html");
 	card(&b, t.parse_errors + t.diagnostics, "parse errors", "reports/errors.html");
 	card(&b, t.dead, "dead functions", "reports/dead.html");
@@ -320,9 +357,12 @@ int html_write_index(const html_ctx *ctx)
 			cgm_strbuf_printf(&b, "<tr><td>%s</td><td class=\"num\">%d</td></tr>\n",
 					  cgm_via_name((cgm_via)v), t.via[v]);
 	cgm_strbuf_puts(&b, "</tbody></table>\n");
+	char ran[96] = "";
+	if (m->has_site_runs)
+		snprintf(ran, sizeof ran, "%d ran without calling one, ", t.dynamic_ran);
 	cgm_strbuf_printf(&b, "<h3>Dynamic SQL</h3>\n<p>%d dynamic EXECUTE sites: %d seen at "
-			      "runtime, %d never seen%s.</p>\n",
-			  t.dynamic_sites, t.dynamic_seen, t.dynamic_sites - t.dynamic_seen,
+			      "runtime, %d that can call no user function, %s%d never seen%s.</p>\n",
+			  t.dynamic_sites, t.dynamic_seen, t.dynamic_silent, ran, dynamic_unseen(&t),
 			  m->has_runtime ? "" : " (no runtime data, so none could be seen)");
 
 	entry_points(&b, ctx);
@@ -362,7 +402,7 @@ int html_write_index(const html_ctx *ctx)
 			      "callees</a> (%d)</li>\n<li><a href=\"reports/errors.html\">Parse "
 			      "errors</a> (%d)</li>\n<li><a href=\"reports/cycles.html\">Cycles</a> (%d, "
 			      "%d functions)</li>\n</ul>\n",
-			  t.dead, t.cold, t.dynamic_sites - t.dynamic_seen, t.dynamic_sites,
+			  t.dead, t.cold, dynamic_unseen(&t), t.dynamic_sites,
 			  t.unexplained, t.missing, t.parse_errors + t.diagnostics, t.cycles,
 			  t.cyclic_functions);
 	html_page_end(&b, "", true);
@@ -592,33 +632,52 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 {
 	const cgm_model *m = ctx->model;
 	cgm_strbuf b = CGM_STRBUF_INIT;
-	report_begin(&b, ctx, "Unseen dynamic SQL sites", t->dynamic_sites - t->dynamic_seen,
+	report_begin(&b, ctx, "Unseen dynamic SQL sites", dynamic_unseen(t),
 		     "EXECUTE statements whose SQL is built at runtime, so only runtime "
 		     "observation tells which functions they call. A site is seen when a call "
-		     "made from its line was observed.");
+		     "made from its line was observed; one whose SQL can call no user function "
+		     "(a DDL or utility statement) has nothing to be seen; with cgmap_trace 1.4, "
+		     "a site that ran without calling a user function is told apart from one "
+		     "that never ran.");
 	if (!m->has_runtime)
 		cgm_strbuf_puts(&b, "<p class=\"warn\">No runtime data was merged, so no dynamic "
 				    "site could be seen.</p>\n");
-	for (int pass = 0; pass < 2; pass++) {
-		bool want_seen = pass == 1;
-		int n = want_seen ? t->dynamic_seen : t->dynamic_sites - t->dynamic_seen;
-		if (want_seen)
+	cgm_dynsql_reader *reader = NULL;
+	/* Unseen, ran without a call (when runs were counted), can call none, seen. */
+	static const enum dyn_state order[] = { DYN_UNSEEN, DYN_RAN, DYN_SILENT, DYN_SEEN };
+	for (int pass = 0; pass < 4; pass++) {
+		enum dyn_state want = order[pass];
+		if (want == DYN_RAN && !m->has_site_runs)
+			continue;
+		int n = want == DYN_SEEN     ? t->dynamic_seen
+			: want == DYN_RAN    ? t->dynamic_ran
+			: want == DYN_SILENT ? t->dynamic_silent
+					     : dynamic_unseen(t);
+		if (want == DYN_RAN)
+			cgm_strbuf_printf(&b, "<h2>Dynamic sites that ran without calling a user "
+					      "function (%d)</h2>\n", n);
+		if (want == DYN_SILENT)
+			cgm_strbuf_printf(&b, "<h2>Dynamic sites whose SQL can call no user function "
+					      "(%d)</h2>\n", n);
+		if (want == DYN_SEEN)
 			cgm_strbuf_printf(&b, "<h2>Seen dynamic sites and where they went (%d)</h2>\n",
 					  n);
 		if (n == 0) {
 			cgm_strbuf_puts(&b, "<p class=\"muted\">None.</p>\n");
 			continue;
 		}
+		bool with_runs = m->has_site_runs && want != DYN_UNSEEN;
 		cgm_strbuf_printf(&b, "<table class=\"sortable\"><thead><tr><th>function</th>"
 				      "<th class=\"num\">line</th><th>statement</th><th>EXECUTE "
-				      "expression</th>%s</tr></thead><tbody>\n",
-				  want_seen ? "<th>observed targets</th>" : "");
+				      "expression</th>%s%s</tr></thead><tbody>\n",
+				  with_runs ? "<th class=\"num\">runs</th>" : "",
+				  want == DYN_SEEN ? "<th>observed targets</th>" : "");
 		for (int i = 0; i < ctx->nuser; i++) {
 			const cgm_function *f = &m->functions[i];
 			for (int s = 0; s < f->nsites; s++) {
 				const cgm_site *site = &f->sites[s];
 				if (site->kind != CGM_SITE_DYNAMIC ||
-				    html_dynamic_seen(ctx, i, site) != want_seen)
+				    dynamic_state(ctx, &reader, i, site) != want)
 					continue;
 				cgm_strbuf_puts(&b, "<tr>");
 				site_cell(&b, ctx, i, site->line);
@@ -627,7 +686,10 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 				cgm_strbuf_puts(&b, "</td><td><code>");
 				html_text(&b, cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 				cgm_strbuf_puts(&b, "</code></td>");
-				if (want_seen) {
+				if (with_runs)
+					cgm_strbuf_printf(&b, "<td class=\"num\">%lld</td>",
+							  (long long)cgm_site_get_rare(site)->runs);
+				if (want == DYN_SEEN) {
 					cgm_strbuf_puts(&b, "<td>");
 					int shown = 0;
 					for (int k = ctx->out_start[i]; k < ctx->out_start[i + 1]; k++) {
@@ -652,6 +714,7 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 		}
 		cgm_strbuf_puts(&b, "</tbody></table>\n");
 	}
+	cgm_dynsql_reader_free(reader);
 	return report_end(&b, ctx, "dynamic.html");
 }
 

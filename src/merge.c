@@ -7,7 +7,9 @@
  *      new observed edges (via "dynamic" when a PL/pgSQL dynamic site made
  *      them, else unexplained); function figures and observed_entry;
  *      model->has_runtime, runtime_window, runtime_sources; cgmap_trace
- *      1.3's paths, shapes and timeline (src/runtime_paths.c); diagnostics for
+ *      1.3's paths, shapes and timeline (src/runtime_paths.c); cgmap_trace
+ *      1.4's runs of dynamic statements on the dynamic sites of their line
+ *      (site->rare->runs, model->has_site_runs); diagnostics for
  *      every observed function that is not in the model.  Everything kept
  *      is copied into model->arena; scratch tables are malloc'd and freed.
  *
@@ -564,6 +566,27 @@ static void mark_duplicates(cgm_model *model, const cgm_runtime *rt)
 	}
 }
 
+/* A dynamic statement's runs (cgmap_trace 1.4), on the dynamic sites of
+ * its line, when they were counted against the body mapped (or a body
+ * nobody versioned): an earlier body's line may be another statement. */
+static void add_site_runs(cgm_model *model, int fn, const cgm_runtime_site_run *row, bool *held)
+{
+	cgm_function *f = &model->functions[fn];
+	if (row->body && f->body_version && strcmp(row->body, f->body_version) != 0)
+		return;
+	for (int s = 0; s < f->nsites; s++) {
+		cgm_site *site = &f->sites[s];
+		if (site->kind != CGM_SITE_DYNAMIC || site->line != row->site_line)
+			continue;
+		/* Sites of a resolved body share equal rare records (resolve.c's
+		 * keep_rare): this one gets its own before it is written. */
+		cgm_site_rare *own = cgm_arena_alloc(model->arena, sizeof(*own));
+		*own = *cgm_site_get_rare(site);
+		own->runs = cgm_count_add(own->runs, row->runs, held);
+		site->rare = own;
+	}
+}
+
 int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 {
 	for (int i = 0; i < rt->ndiagnostics; i++) {
@@ -592,6 +615,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 		if (!source_has_data(src) || src->duplicate)
 			continue;
 		any = true;
+		model->has_site_runs |= src->has_site_runs;
 		cgm_evidence_add_source(model, src);
 		cgm_strbuf_printf(&window, "%s%s to %s (", window.len ? "; " : "",
 				  src->since ? src->since : "an unknown start",
@@ -671,6 +695,16 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 			if (builtin && !static_edge(model, &ix, caller, callee, 0))
 				continue;
 			attach(model, &ix, caller, callee, row);
+		}
+		for (int i = 0; i < rt->nsite_runs; i++) {
+			const cgm_runtime_site_run *row = &rt->site_runs[i];
+			if (row->source != s)
+				continue;
+			int fn = cgm_model_find(model, row->function);
+			if (fn < 0)
+				unknown_add(&unknown, row->function);
+			else
+				add_site_runs(model, fn, row, &held);
 		}
 		/* pg_stat_user_functions does not count a call that ended in an
 		 * error; the tracer does: the source's figure is the larger. */

@@ -15,10 +15,12 @@
 #include "cgmap/runtime.h"
 #include "cgmap/verdict.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "report_internal.h"
@@ -332,7 +334,7 @@ static void build_cold(table *t, const cgm_model *model)
 static const column dynamic_columns[] = {
 	{ "function", COL_STR }, { "schema", COL_STR }, { "file", COL_STR },
 	{ "file_line", COL_INT }, { "line", COL_INT }, { "status", COL_STR },
-	{ "targets", COL_STR }, { "text", COL_STR },
+	{ "runs", COL_INT }, { "targets", COL_STR }, { "text", COL_STR },
 };
 
 static const char *node_id(const cgm_model *model, int fn);
@@ -341,7 +343,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 {
 	t->title = "Dynamic call sites";
 	t->cols = dynamic_columns;
-	t->ncols = 8;
+	t->ncols = 9;
 	bool edges_known = cgm_runtime_has_edges(model);
 	if (!model->has_runtime)
 		t->note = "no runtime data: no dynamic site can be called unseen";
@@ -350,6 +352,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 			  "dynamic site can be called unseen";
 	int nhits;
 	cgm_dynamic_hit *hits = cgm_dynamic_hits(&nhits, model);
+	cgm_dynsql_reader *reader = NULL;
 	/* The calls the project's configuration declares (few, or none). */
 	int ndeclared = 0;
 	int *declared = cgm_xcalloc(sizeof(int) * (size_t)(model->nedges + 1), 1);
@@ -379,8 +382,24 @@ static void build_dynamic(table *t, const cgm_model *model)
 			     h++, nids++)
 				cgm_strbuf_printf(&targets, "%s%s", nids ? " " : "",
 						  model->functions[hits[h].to].id);
+			/* What its constant text says it can run (src/dynsql.c), as
+			 * the summary counts it: a DDL or utility statement calling
+			 * no user function is not waiting to be seen. */
+			bool can_call = true;
+			if (!nids && !ndeclared_targets) {
+				cgm_dynsql_info info;
+				if (!reader)
+					reader = cgm_dynsql_reader_new(model);
+				cgm_dynsql_read_with(&info, reader, site);
+				can_call = info.can_call;
+				cgm_dynsql_info_free(&info);
+			}
+			/* cgmap_trace 1.4: it ran, calling no user function. */
+			int64_t runs = cgm_site_get_rare(site)->runs;
 			const char *status = nids		 ? "observed"
 					     : ndeclared_targets ? "declared"
+					     : !can_call	 ? "calls none"
+					     : runs > 0		 ? "ran"
 					     : edges_known	 ? "unseen"
 								 : "not observed";
 			row *r = table_add(t);
@@ -388,9 +407,10 @@ static void build_dynamic(table *t, const cgm_model *model)
 			function_place_cells(r->cells, f);
 			r->cells[4] = int_cell(site->line);
 			r->cells[5] = xstrdup(status);
-			r->cells[6] = xstrdup(nids ? cgm_strbuf_cstr(&targets)
+			r->cells[6] = model->has_site_runs ? int_cell(runs) : NULL;
+			r->cells[7] = xstrdup(nids ? cgm_strbuf_cstr(&targets)
 						   : cgm_strbuf_cstr(&declared_targets));
-			r->cells[7] = xstrdup(cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
+			r->cells[8] = xstrdup(cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			char *place = place_suffix(f);
 			if (nids)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
@@ -398,12 +418,21 @@ static void build_dynamic(table *t, const cgm_model *model)
 			else if (ndeclared_targets)
 				r->text = xprintf("%s line %d: dynamic, declared -> %s%s", f->id,
 						  site->line, cgm_strbuf_cstr(&declared_targets), place);
+			else if (!can_call)
+				r->text = xprintf("%s line %d: dynamic site that can call no user "
+						  "function: EXECUTE %s%s",
+						  f->id, site->line, r->cells[8], place);
+			else if (runs > 0)
+				r->text = xprintf("%s line %d: dynamic, ran %" PRId64 " time%s without "
+						  "calling a user function: EXECUTE %s%s",
+						  f->id, site->line, runs, runs == 1 ? "" : "s",
+						  r->cells[8], place);
 			else if (edges_known)
 				r->text = xprintf("%s line %d: unseen dynamic site: EXECUTE %s%s",
-						  f->id, site->line, r->cells[7], place);
+						  f->id, site->line, r->cells[8], place);
 			else
 				r->text = xprintf("%s line %d: dynamic site: EXECUTE %s%s", f->id,
-						  site->line, r->cells[7], place);
+						  site->line, r->cells[8], place);
 			free(place);
 			cgm_strbuf_free(&targets);
 			cgm_strbuf_free(&declared_targets);
@@ -411,6 +440,7 @@ static void build_dynamic(table *t, const cgm_model *model)
 	}
 	free(hits);
 	free(declared);
+	cgm_dynsql_reader_free(reader);
 }
 
 /* Edges in (from, to, via) order by id: the model's own order is not

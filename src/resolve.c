@@ -10,7 +10,8 @@
  *      nothing dropped.  Everything is allocated in model->arena (the arenas of
  *      the other resolving threads are adopted by it); the sites kept of a
  *      body extracted here share their equal rare records (keep_rare), which
- *      nothing writes after (a site resolved again gets its own first).
+ *      nothing writes after (a site resolved again, or given its runs by
+ *      merge.c, gets its own first).
  *
  * Callers are resolved in runs of consecutive functions on one thread per
  * core (cgm_resolve_options.threads); each run's edges are counted by the

@@ -9,7 +9,8 @@
  *      paths, shapes and timeline buckets are subtracted the same way, by
  *      their frames, their edge sets, their (function, bucket start); a
  *      path's least and greatest time of one call stay those of the whole
- *      counting window (they cannot be subtracted).  Everything stays
+ *      counting window (they cannot be subtracted); cgmap_trace 1.4's runs
+ *      of dynamic statements by (function, line, body).  Everything stays
  *      in now->arena; nothing is allocated elsewhere.
  * The earlier file must come from the same server and database (system
  * identifier, port and database when both know them, else the name), and
@@ -46,6 +47,28 @@ static const cgm_runtime_edge *find_edge(const cgm_runtime *rt, const cgm_runtim
 			return e;
 	}
 	return NULL;
+}
+
+static const cgm_runtime_site_run *find_site_run(const cgm_runtime *rt,
+						 const cgm_runtime_site_run *key)
+{
+	for (int i = 0; i < rt->nsite_runs; i++) {
+		const cgm_runtime_site_run *r = &rt->site_runs[i];
+		if (strcmp(r->function, key->function) == 0 && r->site_line == key->site_line &&
+		    same_text(r->body, key->body))
+			return r;
+	}
+	return NULL;
+}
+
+static void add_diagnostic(cgm_runtime *rt, const char *message)
+{
+	rt->diagnostics = cgm_arena_grow(rt->arena, rt->diagnostics, (size_t)rt->ndiagnostics,
+					 (size_t)rt->ndiagnostics + 1, sizeof(cgm_diagnostic));
+	rt->cap_diagnostics = rt->ndiagnostics + 1;
+	cgm_diagnostic *d = &rt->diagnostics[rt->ndiagnostics++];
+	memset(d, 0, sizeof *d);
+	d->message = message;
 }
 
 static const cgm_runtime_function *find_function(const cgm_runtime *rt, const char *id)
@@ -185,20 +208,29 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 			now->buckets[k++] = b;
 	}
 	now->nbuckets = k;
-	if (src->has_paths && !old->has_paths && (now->npaths || now->nshapes || now->nbuckets)) {
-		/* FILE came from cgmap_trace before 1.3: nothing to subtract */
-		now->diagnostics = cgm_arena_grow(now->arena, now->diagnostics,
-						  (size_t)now->ndiagnostics,
-						  (size_t)now->ndiagnostics + 1, sizeof(cgm_diagnostic));
-		now->cap_diagnostics = now->ndiagnostics + 1;
-		cgm_diagnostic *d = &now->diagnostics[now->ndiagnostics++];
-		memset(d, 0, sizeof *d);
-		d->message = cgm_arena_printf(now->arena,
-					      "--since '%s' has no call paths, shapes or timeline "
-					      "(collected before cgmap_trace 1.3): those of this file "
-					      "count from %s, not from its end",
-					      path, src->since ? src->since : "the window's start");
+	k = 0;
+	for (int i = 0; i < now->nsite_runs; i++) {
+		cgm_runtime_site_run r = now->site_runs[i];
+		const cgm_runtime_site_run *o = find_site_run(before, &r);
+		if (o)
+			r.runs = r.runs > o->runs ? r.runs - o->runs : 0;
+		if (r.runs > 0)
+			now->site_runs[k++] = r;
 	}
+	now->nsite_runs = k;
+	if (src->has_paths && !old->has_paths && (now->npaths || now->nshapes || now->nbuckets))
+		/* FILE came from cgmap_trace before 1.3: nothing to subtract */
+		add_diagnostic(now, cgm_arena_printf(now->arena,
+						     "--since '%s' has no call paths, shapes or timeline "
+						     "(collected before cgmap_trace 1.3): those of this file "
+						     "count from %s, not from its end",
+						     path, src->since ? src->since : "the window's start"));
+	if (src->has_site_runs && !old->has_site_runs && now->nsite_runs)
+		add_diagnostic(now, cgm_arena_printf(now->arena,
+						     "--since '%s' has no runs of dynamic statements "
+						     "(collected before cgmap_trace 1.4): those of this file "
+						     "count from %s, not from its end",
+						     path, src->since ? src->since : "the window's start"));
 	if (src->has_paths && old->has_paths) {
 		src->paths_dropped -= src->paths_dropped > old->paths_dropped ? old->paths_dropped
 									     : src->paths_dropped;

@@ -89,6 +89,11 @@ static cgm_runtime_bucket *rt_add_bucket(cgm_runtime *rt)
 	RT_APPEND(rt, buckets, nbuckets, cap_buckets, cgm_runtime_bucket);
 }
 
+static cgm_runtime_site_run *rt_add_site_run(cgm_runtime *rt)
+{
+	RT_APPEND(rt, site_runs, nsite_runs, cap_site_runs, cgm_runtime_site_run);
+}
+
 static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
 {
 	RT_APPEND(rt, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
@@ -268,6 +273,30 @@ static int read_bucket_row(cgm_runtime *rt, json_t *item, int source)
 	b->calls = json_integer_value(calls);
 	b->self_ms = self ? json_number_value(self) : 0;
 	b->source = source;
+	return ROW_OK;
+}
+
+/* {function, site_line, body, runs} (cgmap_trace 1.4) */
+static int read_site_run_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	const char *function = NULL, *body = NULL;
+	int line = 0;
+	json_t *runs = json_object_get(item, "runs");
+	if (!opt_string(&function, item, "function") || !function || !*function ||
+	    !line_value(&line, json_object_get(item, "site_line")) || line == 0 ||
+	    !opt_string(&body, item, "body") || (body && !cgm_body_version_valid(body)) ||
+	    !json_is_integer(runs) || json_integer_value(runs) < 0)
+		return ROW_BAD;
+	if (all_digits(function))
+		return ROW_GONE;
+	cgm_runtime_site_run *r = rt_add_site_run(rt);
+	r->function = cgm_arena_strdup(rt->arena, function);
+	r->site_line = line;
+	r->body = body ? cgm_arena_strdup(rt->arena, body) : NULL;
+	r->runs = json_integer_value(runs);
+	r->source = source;
 	return ROW_OK;
 }
 
@@ -463,6 +492,35 @@ static int read_paths(cgm_runtime *rt, int source, PGconn *conn, const char *sch
 	return read_json_rows(rt, source, conn, what, sql, "timeline buckets", read_bucket_row);
 }
 
+/* cgmap_trace 1.4: the runs of the current database's dynamic statements,
+ * when the installed version has them (an older one: nothing, and the
+ * source says it has none). */
+static int read_site_runs(cgm_runtime *rt, int source, PGconn *conn, const char *schema,
+			  const char *what)
+{
+	PGresult *res = must_query(conn, what,
+				   "SELECT EXISTS (SELECT FROM pg_catalog.pg_class c"
+				   " JOIN pg_catalog.pg_extension e"
+				   "   ON c.relnamespace OPERATOR(pg_catalog.=) e.extnamespace"
+				   " WHERE e.extname OPERATOR(pg_catalog.=) 'cgmap_trace'"
+				   "   AND c.relname OPERATOR(pg_catalog.=) 'cgmap_trace_sites')");
+	if (!res)
+		return CGM_ESOURCE;
+	bool present = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+	PQclear(res);
+	if (!present)
+		return 0;
+	char *sql = cgm_arena_printf(rt->arena,
+			       "SELECT pg_catalog.json_build_object('function', s.fn::text,"
+			       " 'site_line', s.site_line, 'body', s.caller_body, 'runs', s.runs)::text"
+			       " FROM %s.cgmap_trace_sites s WHERE s.fn IS NOT NULL",
+			       schema);
+	int rc = read_json_rows(rt, source, conn, what, sql, "site runs", read_site_run_row);
+	if (rc == 0)
+		rt->sources[source].has_site_runs = true;
+	return rc;
+}
+
 static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
 {
 	cgm_runtime_source *src = &rt->sources[source];
@@ -530,6 +588,12 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		}
 		src = &rt->sources[source];
 	}
+	int rc = read_site_runs(rt, source, conn, schema, what);
+	if (rc < 0) {
+		PQfreemem(schema);
+		return rc;
+	}
+	src = &rt->sources[source];
 
 	sql = cgm_arena_printf(rt->arena,
 			       "SELECT e.caller::text, e.callee::text, e.site_line, e.dynamic,"
@@ -837,6 +901,37 @@ static void write_paths(cgm_strbuf *out, const cgm_runtime *rt)
 	free(buckets);
 }
 
+static int compare_site_run_rows(const void *a, const void *b)
+{
+	const cgm_runtime_site_run *x = *(const cgm_runtime_site_run *const *)a;
+	const cgm_runtime_site_run *y = *(const cgm_runtime_site_run *const *)b;
+	int c = strcmp(x->function, y->function);
+	if (c)
+		return c;
+	if (x->site_line != y->site_line)
+		return x->site_line < y->site_line ? -1 : 1;
+	return strcmp(x->body ? x->body : "", y->body ? y->body : "");
+}
+
+/* "site_runs" of a runtime file (cgmap_trace 1.4). */
+static void write_site_runs(cgm_strbuf *out, const cgm_runtime *rt)
+{
+	const cgm_runtime_site_run **runs = (const cgm_runtime_site_run **)sorted_rows(
+		rt->site_runs, rt->nsite_runs, sizeof(*rt->site_runs), compare_site_run_rows);
+	cgm_strbuf_puts(out, ",\n  \"site_runs\": [");
+	for (int i = 0; i < rt->nsite_runs; i++) {
+		const cgm_runtime_site_run *r = runs[i];
+		cgm_strbuf_puts(out, i ? ",\n    {\"function\": " : "\n    {\"function\": ");
+		json_str(out, r->function);
+		cgm_strbuf_printf(out, ", \"site_line\": %d", r->site_line);
+		if (r->body)
+			cgm_strbuf_printf(out, ", \"body\": \"%s\"", r->body);
+		cgm_strbuf_printf(out, ", \"runs\": %" PRId64 "}", r->runs);
+	}
+	cgm_strbuf_puts(out, rt->nsite_runs ? "\n  ]" : "]");
+	free(runs);
+}
+
 static int compare_function_rows(const void *a, const void *b)
 {
 	const cgm_runtime_function *x = *(const cgm_runtime_function *const *)a;
@@ -937,6 +1032,8 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 	cgm_strbuf_puts(&out, rt->nfunctions ? "\n  ]" : "]");
 	if (src->has_paths)
 		write_paths(&out, rt);
+	if (src->has_site_runs)
+		write_site_runs(&out, rt);
 	cgm_strbuf_puts(&out, "\n}\n");
 	free(edges);
 	free(funcs);
@@ -1040,10 +1137,11 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	json_t *paths = json_object_get(root, "paths");
 	json_t *shapes = json_object_get(root, "shapes");
 	json_t *timeline = json_object_get(root, "timeline");
+	json_t *site_runs = json_object_get(root, "site_runs");
 	if ((paths && !json_is_array(paths)) || (shapes && !json_is_array(shapes)) ||
-	    (timeline && !json_is_array(timeline))) {
-		rc = cgm_error(CGM_EINPUT, "runtime file '%s': \"paths\", \"shapes\" and "
-					   "\"timeline\" must be arrays", path);
+	    (timeline && !json_is_array(timeline)) || (site_runs && !json_is_array(site_runs))) {
+		rc = cgm_error(CGM_EINPUT, "runtime file '%s': \"paths\", \"shapes\", "
+					   "\"timeline\" and \"site_runs\" must be arrays", path);
 		goto out;
 	}
 
@@ -1176,6 +1274,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 			{ "shapes", "{entry, calls, edges: [{caller, callee, site_line, dynamic}]}",
 			  read_shape_row },
 			{ "timeline", "{function, start, calls, self_ms}", read_bucket_row },
+			{ "site_runs", "{function, site_line, body, runs}", read_site_run_row },
 		};
 		for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 			json_array_foreach(json_object_get(root, lists[l].key), i, item) {
@@ -1194,6 +1293,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		}
 	}
 	src = &rt->sources[source];
+	src->has_site_runs = site_runs != NULL;
 	if (src->trace_evictions > 0)
 		rt_diagnostic(rt, path, 0,
 			      "runtime file: cgmap_trace evicted %" PRId64

@@ -778,6 +778,8 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 		put_flat_strings(o, x->columns, x->ncolumns, v2);
 	}
 	rec_opt_string(&r, "text", x->text);
+	if (x->runs > 0) /* cgmap_trace 1.4: only on dynamic sites that ran */
+		rec_put_int(&r, "runs", x->runs);
 	if (!v2 || site->resolution != CGM_RES_RESOLVED) {
 		rec_key(&r, "resolution");
 		put_name(o, cgm_resolution_name(site->resolution));
@@ -1430,6 +1432,8 @@ static void write_dynamic_sites(json_out *j, const writer *w)
 			rec_put_int(&r, "line", site->line);
 			rec_opt_string(&r, "text", cgm_site_get_rare(site)->text);
 			rec_opt_string(&r, "stmt", site->stmt);
+			if (m->has_site_runs)
+				rec_put_int(&r, "runs", cgm_site_get_rare(site)->runs);
 			rec_key(&r, "observed_targets");
 			put_observed_targets(o, w, dyn_edges, ndyn_edges, site, ndynamic);
 			/* What its constant parts say before it runs (src/dynsql.c). */
@@ -1655,6 +1659,8 @@ static void write_document(json_out *j, writer *w)
 		open_container(j, '{');
 		key_string(j, "window", m->runtime_window);
 		key_string_array(j, "sources", m->runtime_sources, m->nruntime_sources);
+		if (m->has_site_runs)
+			key_bool(j, "site_runs", true);
 		const cgm_evidence *ev = &m->evidence;
 		key(j, "evidence");
 		open_container(j, '{');
@@ -3004,6 +3010,8 @@ static const char **null_names(reader *r, int n)
  * events, columns, text).  Anything else, null values included, is left to
  * read_site's lookups (false, *site untouched), which also name what is
  * wrong.  Members read_site does not look at are passed over, as it does. */
+static int get_int64(reader *r, const jv *obj, const char *key, int64_t min, int64_t *out);
+
 static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
 {
 	if (!jv_is_object(obj))
@@ -3069,6 +3077,8 @@ static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
 				return false;
 			break;
 		case 'r':
+			if (strcmp(key, "runs") == 0)
+				return false; /* a rare member: read_site */
 			if (strcmp(key, "resolution") != 0)
 				break;
 			if (!jv_is_string(v) || cgm_resolution_parse(&s.resolution, v->u.string) != 0)
@@ -3137,7 +3147,8 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	TRY(get_events(r, obj, "events", &x.events));
 	TRY(get_string_array(r, obj, "columns", false, false, &x.columns, &x.ncolumns));
 	TRY(get_string(r, obj, "text", OPTIONAL, &x.text));
-	if (x.argnames || x.events || x.ncolumns || x.columns || x.text)
+	TRY(get_int64(r, obj, "runs", 0, &x.runs));
+	if (x.argnames || x.events || x.ncolumns || x.columns || x.text || x.runs)
 		*cgm_site_rare_of(r->model->arena, site) = x;
 	TRY(get_string(r, obj, "resolution", OPTIONAL, &resolution));
 	if (!resolution) /* absent: resolved (format 2 leaves it out) */
@@ -4054,6 +4065,8 @@ static int read_header(reader *r, const jv *doc)
 		if (!rc)
 			rc = get_string_array(r, obj, "sources", true, false, &m->runtime_sources,
 					      &m->nruntime_sources);
+		if (!rc)
+			rc = get_bool(r, obj, "site_runs", &m->has_site_runs);
 		if (!rc)
 			rc = read_evidence(r, obj, &m->evidence);
 		if (!rc)

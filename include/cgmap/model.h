@@ -116,6 +116,9 @@ typedef struct cgm_site_rare {
 	                         * is the site kind's (call, dynamic_literal, trigger) */
 	const char **target_object; /* ntargets objects ("view app.v"), NULL entries allowed;
 	                         * NULL array when target_via is NULL */
+	int64_t runs;           /* CGM_SITE_DYNAMIC: times the statement finished at runtime
+	                         * against the mapped body (cgmap_trace 1.4), called a
+	                         * function or not; 0 also when unknown (model->has_site_runs) */
 } cgm_site_rare;
 
 /* One call site in one function body.  Names are as PostgreSQL folds them
@@ -624,6 +627,9 @@ typedef struct cgm_model {
 	const int *edge_order;
 
 	bool has_runtime;          /* any runtime data merged */
+	bool has_site_runs;        /* a source counted the runs of dynamic statements
+	                            * (cgmap_trace 1.4): a dynamic site's runs of 0 means
+	                            * it never ran, not that nobody counted */
 	const char *runtime_window;/* description of the observation window */
 	cgm_evidence evidence;     /* what the runtime data can show (has_runtime) */
 

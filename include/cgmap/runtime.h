@@ -107,6 +107,17 @@ typedef struct cgm_runtime_bucket {
 	int source;
 } cgm_runtime_bucket;
 
+/* cgmap_trace 1.4: how many times the dynamic statement (EXECUTE and the
+ * like) of `function` at `site_line` finished, whether or not it called a
+ * function (summed over identical keys). */
+typedef struct cgm_runtime_site_run {
+	const char *function;   /* regprocedure text */
+	int site_line;          /* the statement's line in the body, > 0 */
+	const char *body;       /* version of the body it ran in (cgmap/bodyver.h), NULL unknown */
+	int64_t runs;
+	int source;
+} cgm_runtime_site_run;
+
 /* Per-function figures (pg_stat_user_functions, or a file's "functions"). */
 typedef struct cgm_runtime_function {
 	const char *id;
@@ -137,6 +148,7 @@ typedef struct cgm_runtime_source {
 	int64_t paths_dropped, shapes_dropped, timeline_dropped; /* its counts of what
 	                         * did not fit (has_paths) */
 	int bucket_seconds;     /* length of a timeline bucket (has_paths) */
+	bool has_site_runs;     /* cgmap_trace 1.4: the runs of dynamic statements are part of it */
 } cgm_runtime_source;
 
 typedef struct cgm_runtime {
@@ -153,6 +165,8 @@ typedef struct cgm_runtime {
 	cgm_runtime_shape *shapes;
 	int nbuckets, cap_buckets;
 	cgm_runtime_bucket *buckets;
+	int nsite_runs, cap_site_runs;
+	cgm_runtime_site_run *site_runs;
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
 	const char *log_line_prefix; /* stderr logs: the server's log_line_prefix (NULL:

@@ -7,8 +7,9 @@
 #  - an SQL function is untraceable under track = plpgsql, dead under all;
 #  - an aggregate is alive through its transition function;
 #  - a call in a multi-line EXECUTE's arguments lands on its static edge;
-#  - a function only a dynamic site can name is dynamic-reachable, and a
-#    DROP TABLE template is not an unseen dynamic site;
+#  - a function only a dynamic site can name is dynamic-reachable, a
+#    DROP TABLE template is not an unseen dynamic site, and a site that ran
+#    without calling a function (cgmap_trace 1.4) is not unseen either;
 #  - collect --since: the calls after an earlier collect only.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
@@ -100,14 +101,32 @@ for track in plpgsql all; do
 		cat "$work/$track-edges.txt" >&2
 		pgtest_fail "the EXECUTE's own argument counted as dynamic SQL ($track)"
 	fi
-	expect_grep "DROP TABLE template not unseen ($track)" "$work/$track.err" \
-		"dynamic sites: 1 observed, 0 unseen, 1 that can call no user function"
+	expect_grep "DROP TABLE template not unseen, a site that ran told from one that never did ($track)" \
+		"$work/$track.err" \
+		"dynamic sites: 1 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
+	"$CGMAP" report dynamic "$work/$track" >"$work/$track-dynamic.txt"
+	expect_grep "the site that ran, with its runs ($track)" "$work/$track-dynamic.txt" \
+		"v.count_of(text) line 5: dynamic, ran 2 times without calling a user function: EXECUTE 'SELECT count(*) FROM ' || tbl"
+	expect_grep "the site that never ran ($track)" "$work/$track-dynamic.txt" \
+		"v.never_run(text) line 5: unseen dynamic site: EXECUTE"
+	expect_grep "the DROP TABLE template ($track)" "$work/$track-dynamic.txt" \
+		"v.main(text) line 10: dynamic site that can call no user function: EXECUTE 'DROP TABLE IF EXISTS '"
+	"$CGMAP" render "$work/$track" --out "$work/$track-site" --quiet
+	expect_grep "the site's dynamic report, in the summary's terms ($track)" \
+		"$work/$track-site/index.html" \
+		"4 dynamic EXECUTE sites: 1 seen at runtime, 1 that can call no user function, 1 ran without calling one, 1 never seen."
+	expect_grep "a function page says the site ran ($track)" \
+		"$(grep -l 'v.count_of' "$work/$track-site"/functions/*.html | head -1)" \
+		"ran 2 times, calling no user function"
 
 	# A delta against an earlier collect: one more run of the workload.
 	"$CGMAP" collect --dsn "dbname=vt" -o "$work/before.json" 2>/dev/null
-	pgtest_psql -d vt -c "SELECT v.main('a')" >/dev/null
+	pgtest_psql -d vt -c "SELECT v.main('a')" -c "SELECT v.count_of('v.t')" >/dev/null
 	"$CGMAP" collect --dsn "dbname=vt" --since "$work/before.json" -o "$work/delta.json" 2>/dev/null
 	expect_grep "delta: one call of v.main" "$work/delta.json" '"callee": "v.main(text)", "site_line": null, "dynamic": false, "calls": 1,'
+	expect_grep "before: the two runs of v.count_of's EXECUTE" "$work/before.json" '"function": "v.count_of(text)", "site_line": 5,'
+	grep -F '"function": "v.count_of(text)", "site_line": 5,' "$work/delta.json" | grep -qF '"runs": 1}' ||
+		{ cat "$work/delta.json" >&2; pgtest_fail "delta: one run of v.count_of's EXECUTE"; }
 	if grep -qF '"callee": "v.reject()"' "$work/delta.json"; then
 		pgtest_fail "delta holds calls made before the earlier collect"
 	fi

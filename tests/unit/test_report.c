@@ -241,9 +241,9 @@ static void test_other_formats(void **state)
 	       "app.older(),app,,,\"not reachable from any root through static or observed "
 	       "edges, never called in the window (low confidence: 1 h 0 min, 12 calls observed in all, 1 server)\"\r\n");
 	expect(m, "dynamic", "csv",
-	       "function,schema,file,file_line,line,status,targets,text\r\n"
-	       "app.main(),app,,,5,observed,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
-	       "app.other(),app,,,2,unseen,,'SELECT ' || x\r\n");
+	       "function,schema,file,file_line,line,status,runs,targets,text\r\n"
+	       "app.main(),app,,,5,observed,,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
+	       "app.other(),app,,,2,unseen,,,'SELECT ' || x\r\n");
 	expect(m, "cold", "markdown",
 	       "## Cold functions (1)\n\n"
 	       "Runtime data covers 2026-11-29T10:00:00Z to 2026-11-29T11:00:00Z \\(database "
@@ -346,6 +346,26 @@ static void test_without_runtime(void **state)
 
 /* pg_stat_user_functions alone: figures, no edges; a dynamic site whose
  * calls nobody recorded is not "unseen". */
+/* cgmap_trace 1.4 counted the runs of dynamic statements: a site that ran
+ * without a call is "ran", not "unseen", and every site has its runs. */
+static void test_dynamic_site_runs(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	m->has_site_runs = true;
+	cgm_function *other = &m->functions[cgm_model_find(m, "app.other()")];
+	cgm_site_rare_of(m->arena, &other->sites[0])->runs = 3;
+	expect(m, "dynamic", "csv",
+	       "function,schema,file,file_line,line,status,runs,targets,text\r\n"
+	       "app.main(),app,,,5,observed,0,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
+	       "app.other(),app,,,2,ran,3,,'SELECT ' || x\r\n");
+	char *text = render(m, "dynamic", "text");
+	assert_non_null(strstr(text, "app.other() line 2: dynamic, ran 3 times without calling a "
+				     "user function: EXECUTE 'SELECT ' || x\n"));
+	free(text);
+	cgm_model_free(m);
+}
+
 static void test_function_figures_only(void **state)
 {
 	(void)state;
@@ -354,9 +374,9 @@ static void test_function_figures_only(void **state)
 	m->runtime_sources = sources;
 	assert_false(cgm_runtime_has_edges(m));
 	expect(m, "dynamic", "csv",
-	       "function,schema,file,file_line,line,status,targets,text\r\n"
-	       "app.main(),app,,,5,observed,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
-	       "app.other(),app,,,2,not observed,,'SELECT ' || x\r\n");
+	       "function,schema,file,file_line,line,status,runs,targets,text\r\n"
+	       "app.main(),app,,,5,observed,,app.dyn_a(),\"format('SELECT %I()', fname)\"\r\n"
+	       "app.other(),app,,,2,not observed,,,'SELECT ' || x\r\n");
 	char *text = render(m, "dynamic", "text");
 	assert_non_null(strstr(text, "# the runtime data has no call edges (only per-function "
 				     "figures): no dynamic site can be called unseen\n"));
@@ -505,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_other_formats),
 		cmocka_unit_test(test_without_runtime),
 		cmocka_unit_test(test_function_figures_only),
+		cmocka_unit_test(test_dynamic_site_runs),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_escaping_and_parsing),
 		cmocka_unit_test(test_hostile_names_shown_escaped),

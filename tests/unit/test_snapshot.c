@@ -191,6 +191,7 @@ static cgm_model *build_model(void)
 	m->source.default_search_path = strs(m, 2, "\"$user\"", "public");
 	m->include_builtins = true;
 	m->has_runtime = true;
+	m->has_site_runs = true;
 	m->runtime_window = "2026-11-29T10:00:00Z .. 2026-11-29T11:00:00Z";
 	m->nruntime_sources = 1;
 	m->runtime_sources = strs(m, 1, "database demo@localhost");
@@ -299,6 +300,7 @@ static cgm_model *build_model(void)
 	s = add_site(m, a, 7, CGM_SITE_DYNAMIC, NULL, NULL, CGM_RES_NONE, 0);
 	s->stmt = "dynexecute";
 	cgm_site_rare_of(m->arena, s)->text = "format('SELECT %I()', fn_name)";
+	cgm_site_rare_of(m->arena, s)->runs = 5; /* cgmap_trace 1.4 */
 	s = add_site(m, a, 9, CGM_SITE_TRIGGER, "app", "orders", CGM_RES_RESOLVED, 1, audit);
 	s->stmt = "execsql";
 	cgm_site_rare_of(m->arena, s)->events = CGM_EV_INSERT | CGM_EV_UPDATE;
@@ -507,6 +509,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(a->sites[2].kind, CGM_SITE_DYNAMIC);
 	assert_string_equal(cgm_site_get_rare(&a->sites[2])->text, "format('SELECT %I()', fn_name)");
 	assert_string_equal(a->sites[2].stmt, "dynexecute");
+	assert_int_equal(cgm_site_get_rare(&a->sites[2])->runs, 5);
+	assert_int_equal(cgm_site_get_rare(&a->sites[3])->runs, 0);
 	assert_int_equal(cgm_site_get_rare(&a->sites[3])->events, CGM_EV_INSERT | CGM_EV_UPDATE);
 	assert_string_equal(a->sites[4].schema, "nope");
 	assert_int_equal(a->sites[4].resolution, CGM_RES_MISSING);
@@ -581,6 +585,7 @@ static void test_round_trip(void **state)
 	assert_true(back->include_builtins);
 	assert_false(back->include_extensions);
 	assert_true(back->has_runtime);
+	assert_true(back->has_site_runs);
 	assert_string_equal(back->runtime_window, m->runtime_window);
 	assert_int_equal(back->npaths, 2);
 	assert_int_equal(back->paths[1].nframes, 3);
