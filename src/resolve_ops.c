@@ -299,9 +299,19 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
 	const char *target = qualify_type(r, arena, s->name, path, npath);
 	const char *source = qualify_type(r, arena, s->argtypes ? s->argtypes[0] : NULL, path, npath);
-	if (source && (strcmp(source, "unknown") == 0 || strcmp(source, target) == 0))
+	if (source && strcmp(source, target) == 0)
 		return false;
 	cgm_site_clear_targets(s);
+	if (source && strcmp(source, "unknown") == 0) {
+		/* A literal becomes of the type by its input function, at parse
+		 * time, never by a cast; a domain's checks still run each time
+		 * the statement does (the planner folds no CoerceToDomain). */
+		cgm_domain_check_targets(r->domains, arena, s, source, target);
+		if (s->ntargets == 0)
+			return false;
+		settle(r, s, false);
+		return true;
+	}
 	/* A cast to a domain runs its checks, whatever cast gets the value
 	 * to the base type. */
 	cgm_domain_check_targets(r->domains, arena, s, source, target);
@@ -416,27 +426,38 @@ void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
 	}
 	if (ncalls != 1 || s->variadic_call)
 		return;
-	/* Positional arguments to parameters of another type: the user casts
-	 * that coerce those of known type, the checks of a domain parameter
-	 * for any value not of the domain already. */
+	/* Arguments to parameters of another type, positional or named
+	 * (`p => v`): the user casts that coerce those of known type, the
+	 * checks of a domain parameter for any value not of the domain
+	 * already.  Not the elements of a VARIADIC array. */
 	const cgm_function *f = &m->functions[s->targets[0]];
 	if (!f->argtypes)
 		return;
 	const char *path[MAX_PATH];
 	int npath = -1;
-	for (int i = 0; i < s->nargs && i < f->nargs; i++) {
-		if ((s->rare && s->rare->argnames && s->rare->argnames[i]) ||
-		    (f->variadic && i >= f->nargs - 1))
-			break;
+	const char *const *names = cgm_site_get_rare(s)->argnames;
+	for (int i = 0; i < s->nargs; i++) {
+		int p = i;
+		if (names && names[i]) {
+			p = -1;
+			for (int k = 0; f->argnames && k < f->nargs; k++)
+				if (f->argnames[k] && strcmp(f->argnames[k], names[i]) == 0)
+					p = k;
+			if (p < 0)
+				continue;
+		}
+		if (p >= f->nargs || (f->variadic && p >= f->nargs - 1))
+			continue;
+		const char *param = f->argtypes[p];
 		const char *given = s->argtypes ? s->argtypes[i] : NULL;
-		bool cast = given && listed(r->cast_targets, r->ncast_targets, f->argtypes[i]);
-		if (!cast && !cgm_domain_checked(r->domains, f->argtypes[i]))
+		bool cast = given && listed(r->cast_targets, r->ncast_targets, param);
+		if (!cast && !cgm_domain_checked(r->domains, param))
 			continue;
 		if (npath < 0)
 			npath = cgm_function_path(m, caller, path, MAX_PATH);
 		const char *from = qualify_type(r, arena, given, path, npath);
 		if (cast)
-			coercion_target(r, arena, s, from, f->argtypes[i]);
-		cgm_domain_check_targets(r->domains, arena, s, from, f->argtypes[i]);
+			coercion_target(r, arena, s, from, param);
+		cgm_domain_check_targets(r->domains, arena, s, from, param);
 	}
 }

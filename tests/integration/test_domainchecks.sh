@@ -37,7 +37,7 @@ pgtest_psql -d dc -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
 pgtest_expect_file "$src/fixtures/expected/domainchecks.edges" "$work/static.edges" "edges through domain checks (live)"
 
 got=$(pgtest_psql -d dc -Atc "SELECT cgmap_trace_reset()" -c "SELECT app.workload()" | tail -1)
-[ "$got" = ABCXYZDEFGHI ] || pgtest_fail "app.workload() returned '$got', want ABCXYZDEFGHI"
+[ "$got" = ABCXYZDEFGHIJKLMNO ] || pgtest_fail "app.workload() returned '$got', want ABCXYZDEFGHIJKLMNO"
 "$cgmap" --dsn "dbname=dc" --out "$work/traced" --no-html 2>"$work/traced.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/traced.err")"
 pgtest_expect_traced "$src/fixtures/expected/domainchecks.edges" "$work/traced" "calls through domain checks"
