@@ -3445,9 +3445,54 @@ cgt_remove_stale(const cgtRow *rows, int nrows)
 }
 
 /*
- * The edges the current role may see (see cgt_db_visible).  Edges of the
- * current database whose caller or callee no longer exists are not listed
- * and are removed from the table.
+ * The edges (site_runs false) or the site runs the current role may see
+ * (see cgt_db_visible), palloc'd.  Rows of the current database whose
+ * caller or callee no longer exists are not listed and are removed from
+ * the table.
+ */
+static cgtRow *
+cgt_visible_rows(bool site_runs, int *nrows_out)
+{
+	cgtRow	   *rows;
+	int			nrows;
+	int			nkept = 0;
+	int			nstale = 0;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	rows = cgt_copy_rows(site_runs, &nrows);
+	for (i = 0; i < nrows; i++)
+	{
+		cgtRow	   *r = &rows[i];
+
+		if (r->key.dbid == MyDatabaseId &&
+			((OidIsValid(r->key.callee) && !cgt_fn_may_exist(r->key.callee)) ||
+			 (OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller))))
+		{
+			r->stale = true;
+			nstale++;
+		}
+	}
+	if (nstale > 0)
+		cgt_remove_stale(rows, nrows);
+	for (i = 0; i < nrows; i++)
+	{
+		if (rows[i].stale ||
+			!cgt_db_visible(rows[i].key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		rows[nkept++] = rows[i];
+	}
+	*nrows_out = nkept;
+	return rows;
+}
+
+/*
+ * The edges the current role may see (cgt_visible_rows).
  */
 Datum
 cgmap_trace_edges(PG_FUNCTION_ARGS)
@@ -3455,12 +3500,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	cgtRow	   *rows;
 	int			nrows;
-	int			nstale = 0;
 	int			i;
-	bool		privileged;
-	cgtDbVis   *vis = NULL;
-	int			nvis = 0;
-	int			visCapacity = 0;
 
 	cgt_check_loaded();
 	cgt_flush();
@@ -3473,26 +3513,12 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 						rsinfo->setDesc->natts, CGT_EDGE_COLS_1_1, CGT_EDGE_COLS),
 				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
-	privileged = superuser() ||
-		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
-	rows = cgt_copy_rows(false, &nrows);
-
+	rows = cgt_visible_rows(false, &nrows);
 	for (i = 0; i < nrows; i++)
 	{
 		cgtRow	   *r = &rows[i];
 		Datum		values[CGT_EDGE_COLS];
 		bool		nulls[CGT_EDGE_COLS];
-
-		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
-			continue;
-		if (r->key.dbid == MyDatabaseId &&
-			(!cgt_fn_may_exist(r->key.callee) ||
-			 (OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller))))
-		{
-			r->stale = true;
-			nstale++;
-			continue;
-		}
 
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = ObjectIdGetDatum(r->key.dbid);
@@ -3511,9 +3537,6 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 			nulls[10] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-
-	if (nstale > 0)
-		cgt_remove_stale(rows, nrows);
 	pfree(rows);
 
 	return (Datum) 0;
@@ -3522,10 +3545,9 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 #define CGT_SITE_COLS 7
 
 /*
- * The site runs the current role may see: per function, dynamic statement
- * line and body version, how many times the statement finished (see
- * "Dynamic statements that ran").  Runs of the current database's
- * functions that no longer exist are not listed and are removed.
+ * The site runs the current role may see (cgt_visible_rows): per
+ * function, dynamic statement line and body version, how many times the
+ * statement finished (see "Dynamic statements that ran").
  */
 Datum
 cgmap_trace_sites(PG_FUNCTION_ARGS)
@@ -3533,36 +3555,19 @@ cgmap_trace_sites(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	cgtRow	   *rows;
 	int			nrows;
-	int			nstale = 0;
 	int			i;
-	bool		privileged;
-	cgtDbVis   *vis = NULL;
-	int			nvis = 0;
-	int			visCapacity = 0;
 
 	cgt_check_loaded();
 	cgt_flush();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_sites()", CGT_SITE_COLS);
 
-	privileged = superuser() ||
-		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
-	rows = cgt_copy_rows(true, &nrows);
-
+	rows = cgt_visible_rows(true, &nrows);
 	for (i = 0; i < nrows; i++)
 	{
 		cgtRow	   *r = &rows[i];
 		Datum		values[CGT_SITE_COLS];
 		bool		nulls[CGT_SITE_COLS];
-
-		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
-			continue;
-		if (r->key.dbid == MyDatabaseId && !cgt_fn_may_exist(r->key.caller))
-		{
-			r->stale = true;
-			nstale++;
-			continue;
-		}
 
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = ObjectIdGetDatum(r->key.dbid);
@@ -3577,9 +3582,6 @@ cgmap_trace_sites(PG_FUNCTION_ARGS)
 		values[6] = TimestampTzGetDatum(r->counters.last_seen);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-
-	if (nstale > 0)
-		cgt_remove_stale(rows, nrows);
 	pfree(rows);
 
 	return (Datum) 0;
