@@ -125,6 +125,11 @@ for track in plpgsql all; do
 	"$CGMAP" collect --dsn "dbname=vt" --since "$work/before.json" -o "$work/delta.json" 2>/dev/null
 	expect_grep "delta: one call of v.main" "$work/delta.json" '"callee": "v.main(text)", "site_line": null, "dynamic": false, "calls": 1,'
 	expect_grep "before: the two runs of v.count_of's EXECUTE" "$work/before.json" '"function": "v.count_of(text)", "site_line": 5,'
+	# The file's runs land on the SQL file's map as on the live one's.
+	"$CGMAP" --sql "$fx/schema.sql" --runtime "$work/before.json" --no-html $LIVE --out "$work/$track-file" \
+		2>"$work/$track-file.err" || { cat "$work/$track-file.err" >&2; pgtest_fail "map --runtime failed"; }
+	expect_grep "runs read from a runtime file ($track)" "$work/$track-file.err" \
+		"dynamic sites: 1 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
 	grep -F '"function": "v.count_of(text)", "site_line": 5,' "$work/delta.json" | grep -qF '"runs": 1}' ||
 		{ cat "$work/delta.json" >&2; pgtest_fail "delta: one run of v.count_of's EXECUTE"; }
 	if grep -qF '"callee": "v.reject()"' "$work/delta.json"; then
