@@ -120,7 +120,7 @@ static const char *plural(int n, const char *one, const char *many)
 
 static void print_summary(const cgm_model *model, const char *outdir)
 {
-	int analysed = 0, parse_errors = 0, dynamic = 0, missing = 0, ambiguous = 0;
+	int analysed = 0, parse_errors = 0, dynamic = 0, missing = 0, ambiguous = 0, not_unique = 0;
 	for (int f = 0; f < model->nuser; f++) {
 		const cgm_function *fn = &model->functions[f];
 		analysed += fn->analysed;
@@ -129,15 +129,21 @@ static void print_summary(const cgm_model *model, const char *outdir)
 			dynamic += fn->sites[s].kind == CGM_SITE_DYNAMIC;
 			missing += fn->sites[s].resolution == CGM_RES_MISSING;
 			ambiguous += fn->sites[s].resolution == CGM_RES_AMBIGUOUS;
+			not_unique += fn->sites[s].resolution == CGM_RES_NOT_UNIQUE;
 		}
 	}
+	/* Said only when there are some: a call PostgreSQL refuses. */
+	char refused[64] = "";
+	if (not_unique)
+		snprintf(refused, sizeof refused, "%d %s not unique, ", not_unique,
+			 plural(not_unique, "call", "calls"));
 	fprintf(stderr,
 		"cgmap: %d %s (%d analysed, %d not analysed), %d %s, %d dynamic %s, "
-		"%d missing %s, %d ambiguous %s, %d %s with parse errors\n",
+		"%d missing %s, %s%d ambiguous %s, %d %s with parse errors\n",
 		model->nuser, plural(model->nuser, "function", "functions"), analysed,
 		model->nuser - analysed, model->nedges, plural(model->nedges, "edge", "edges"),
 		dynamic, plural(dynamic, "site", "sites"), missing, plural(missing, "callee", "callees"),
-		ambiguous, plural(ambiguous, "call", "calls"), parse_errors,
+		refused, ambiguous, plural(ambiguous, "call", "calls"), parse_errors,
 		plural(parse_errors, "function", "functions"));
 	fprintf(stderr, "cgmap: wrote %s\n", outdir);
 }

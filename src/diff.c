@@ -609,9 +609,11 @@ static void collect_sites(diff_ctx *c, const cgm_model *m, bool is_base, keyed_l
 								 cgm_site_get_rare(site)->text ? cgm_body_normalise(c->a, cgm_site_get_rare(site)->text)
 									    : "-"),
 				       r);
-			else if (site->resolution == CGM_RES_MISSING)
-				kl_add(missing, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d", id,
-								 site_name(c->a, site), site->nargs),
+			else if (site->resolution == CGM_RES_MISSING ||
+				 site->resolution == CGM_RES_NOT_UNIQUE) /* both refused */
+				kl_add(missing, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d\x1f%s", id,
+								 site_name(c->a, site), site->nargs,
+								 cgm_resolution_name(site->resolution)),
 				       r);
 		}
 	}
@@ -673,6 +675,17 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		}
 		const site_ref *r = hmiss.items[i].value;
 		const char *name = site_name(c->a, r->site);
+		if (r->site->resolution == CGM_RES_NOT_UNIQUE) {
+			/* an overload added beside one that takes the same arguments */
+			const cgm_site *t = r->site;
+			add_finding(c, CGM_FIND_MISSING_CALLEE, r->fn->id, NULL, t->line,
+				    cgm_arena_printf(c->a, "calls %s with %d argument%s: not unique, %s "
+							   "and %s take them as the same types",
+						     name, t->nargs, t->nargs == 1 ? "" : "s",
+						     t->ntargets > 0 ? c->head->functions[t->targets[0]].id : "?",
+						     t->ntargets > 1 ? c->head->functions[t->targets[1]].id : "?"));
+			continue;
+		}
 		const cgm_function *gone = removed_target(only_base, r->site);
 		if (gone)
 			add_finding(c, CGM_FIND_REMOVED_CALLED, r->fn->id, gone->id, r->site->line,

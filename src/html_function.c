@@ -270,6 +270,17 @@ static void link_open(cgm_strbuf *b, html_pagedata *pd, const cgm_site *site)
 				     "function with %d argument%s\">",
 				  site->nargs, site->nargs == 1 ? "" : "s");
 		return;
+	case CGM_RES_NOT_UNIQUE:
+		cgm_strbuf_puts(b, "<span class=\"missing\" title=\"not unique: ");
+		for (int k = 0; k < site->ntargets; k++) {
+			if (k)
+				cgm_strbuf_puts(b, " and ");
+			if (site->targets[k] >= 0 && site->targets[k] < m->nfunctions)
+				html_text(b, m->functions[site->targets[k]].id);
+		}
+		cgm_strbuf_puts(b, " take these arguments as the same types; PostgreSQL refuses "
+				   "the call\">");
+		return;
 	case CGM_RES_RESOLVED:
 	case CGM_RES_AMBIGUOUS:
 		if (site->ntargets > 0 && site->targets[0] >= 0 && site->targets[0] < ctx->nuser) {
@@ -449,10 +460,12 @@ static void source_view(cgm_strbuf *b, html_pagedata *pd, int fn)
 			const cgm_site *site = by_line[k];
 			placed[k] = false;
 			dyn |= site->kind == CGM_SITE_DYNAMIC;
-			miss |= site->resolution == CGM_RES_MISSING;
+			bool refused = site->resolution == CGM_RES_MISSING ||
+				       site->resolution == CGM_RES_NOT_UNIQUE;
+			miss |= refused;
 			if (site->kind == CGM_SITE_DYNAMIC || !site->name)
 				continue;
-			if (site->resolution != CGM_RES_MISSING && !link_is_anchor(ctx, site))
+			if (!refused && !link_is_anchor(ctx, site))
 				continue;
 			/* The first free occurrence of the name on the line. */
 			size_t from = 0, at;

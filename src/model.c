@@ -464,7 +464,7 @@ NAME_TABLE(cgm_site_kind_name, cgm_site_kind_parse, cgm_site_kind,
 	   "call", "perform", "call_stmt", "trigger", "execute_literal", "dynamic",
 	   "relation", "ddl", "operator", "cast")
 NAME_TABLE(cgm_resolution_name, cgm_resolution_parse, cgm_resolution,
-	   "unresolved", "resolved", "ambiguous", "missing", "builtin", "none")
+	   "unresolved", "resolved", "ambiguous", "missing", "builtin", "none", "not_unique")
 NAME_TABLE(cgm_via_name, cgm_via_parse, cgm_via,
 	   "call", "dynamic_literal", "trigger", "dynamic", "view", "policy", "default",
 	   "generated", "check", "domain", "trigger_when", "rule", "index", "cascade",

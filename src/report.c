@@ -599,7 +599,7 @@ static void build_missing(table *t, const cgm_model *model)
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
-			if (site->resolution != CGM_RES_MISSING)
+			if (site->resolution != CGM_RES_MISSING && site->resolution != CGM_RES_NOT_UNIQUE)
 				continue;
 			row *r = table_add(t);
 			r->cells[0] = xstrdup(f->id);
@@ -608,11 +608,24 @@ static void build_missing(table *t, const cgm_model *model)
 			r->cells[5] = site->schema ? xprintf("%s.%s", site->schema, site->name)
 						   : xstrdup(site->name ? site->name : "?");
 			r->cells[6] = int_cell(site->nargs);
-			char *hint = elsewhere_hint(model, site);
-			r->cells[7] = xprintf("no function %s taking %d argument%s exists%s",
-					      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
-					      hint ? hint : "");
-			free(hint);
+			if (site->resolution == CGM_RES_NOT_UNIQUE) {
+				/* PostgreSQL's "function ... is not unique": no call runs. */
+				cgm_strbuf tied = CGM_STRBUF_INIT;
+				for (int k = 0; k < site->ntargets; k++)
+					cgm_strbuf_printf(&tied, "%s%s", k ? " and " : "",
+							  node_id(model, site->targets[k]));
+				r->cells[7] = xprintf("the call of %s with %d argument%s is not unique: %s "
+						      "take them as the same types (PostgreSQL refuses it)",
+						      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
+						      cgm_strbuf_cstr(&tied));
+				cgm_strbuf_free(&tied);
+			} else {
+				char *hint = elsewhere_hint(model, site);
+				r->cells[7] = xprintf("no function %s taking %d argument%s exists%s",
+						      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
+						      hint ? hint : "");
+				free(hint);
+			}
 			char *place = place_suffix(f);
 			r->text = xprintf("%s line %d: %s%s", f->id, site->line, r->cells[7], place);
 			free(place);

@@ -23,9 +23,12 @@
  * Rules, after PostgreSQL's own (func_get_detail / func_select_candidate):
  * the schema is the one written, else each schema of the function's own
  * search_path, else of the database default, with pg_catalog first unless
- * the path places it; a function masks one with the same argument types in
- * a later schema; candidates must take the written number of arguments
- * (defaults and VARIADIC counted) and every name of `name => value`; then
+ * the path places it; candidates must take the written number of arguments
+ * (defaults and VARIADIC counted) and every name of `name => value`; a
+ * candidate masks one that takes the arguments as the same types in a
+ * later schema, or in its own when the other must expand its VARIADIC
+ * array, and ties with one of its own schema otherwise (the call is
+ * "not unique" if the tied one is the choice: CGM_RES_NOT_UNIQUE); then
  * known argument types (literals, casts, declared variables) must match
  * exactly or by an implicit cast, the most exact matches win, and an
  * untyped string literal prefers a string-category parameter.  When that
@@ -180,6 +183,8 @@ static const name_entry *lookup_name(const name_index *ix, const char *name, int
 typedef struct candidate {
 	int index;
 	bool expanded; /* takes its VARIADIC array as separate arguments */
+	bool not_unique; /* another of its schema takes the same arguments here */
+	int tie;         /* that other (a function index), when not_unique */
 	int *param_of; /* param_of[i]: parameter position taken by argument i */
 } candidate;
 
@@ -280,12 +285,23 @@ static int schema_rank(const char *schema, const char *const *path, int npath)
 	return -1;
 }
 
-static bool same_argument_types(const cgm_function *f, const cgm_function *g)
+/* The type candidate c of function f takes argument a as. */
+static const char *taken_as(const cgm_function *f, const candidate *c, int a)
 {
-	if (f->nargs != g->nargs)
-		return false;
-	for (int i = 0; i < f->nargs; i++)
-		if (strcmp(f->argtypes[i], g->argtypes[i]) != 0)
+	int p = c->param_of[a];
+	if (c->expanded && p == f->nargs - 1 && f->variadic && f->variadic_elem)
+		return f->variadic_elem;
+	return f->argtypes[p];
+}
+
+/* Do two candidates take the call's nargs arguments as the same types
+ * (FuncnameGetCandidates compares these, not the whole signatures: f(int)
+ * and f(int, text DEFAULT '') both take f(1) as an integer)? */
+static bool same_arguments_taken(const cgm_function *f, const candidate *c, const cgm_function *g,
+				 const candidate *d, int nargs)
+{
+	for (int a = 0; a < nargs; a++)
+		if (strcmp(taken_as(f, c, a), taken_as(g, d, a)) != 0)
 			return false;
 	return true;
 }
@@ -331,6 +347,8 @@ typedef struct choice {
 	cgm_candidate *sel;
 	bool heap;
 	int *out;      /* the functions chosen, PostgreSQL's first (heap) */
+	bool not_unique; /* the one chosen ties with another of its schema:
+	                  * PostgreSQL refuses the call (out: both) */
 } choice;
 
 static void choice_free(choice *ch)
@@ -355,6 +373,7 @@ static int choose(const resolver *rv, const cgm_function *caller, const cgm_site
 	const cgm_model *model = rv->model;
 	memset(ch, 0, offsetof(choice, few_cands));
 	ch->out = NULL;
+	ch->not_unique = false;
 	int count = 0;
 	const name_entry *e = lookup_name(&rv->names, s->name, &count);
 	/* Schemas as ids of the name index: the filter below compares integers. */
@@ -400,23 +419,29 @@ static int choose(const resolver *rv, const cgm_function *caller, const cgm_site
 		candidate c = { .index = e[i].index, .param_of = ch->params + ncand * (nargs + 1) };
 		if (!arguments_fit(f, s, &c))
 			continue;
-		/* A function masks one with the same argument types further down
-		 * the path. */
+		/* Two that take the arguments as the same types: the one earlier
+		 * on the path masks the other; in one schema, one taking them as
+		 * they are masks one expanding its VARIADIC array; else neither
+		 * can be told apart, and PostgreSQL marks the first "not unique"
+		 * (FuncnameGetCandidates). */
 		bool masked = false;
 		for (int j = 0; j < ncand; j++) {
 			const cgm_function *g = &model->functions[cands[j].index];
-			if (same_argument_types(f, g)) {
-				if (rank < ranks[j]) {
-					/* keep j's own param_of storage */
-					int *keep = cands[j].param_of;
-					memcpy(keep, c.param_of, sizeof(int) * (size_t)(nargs + 1));
-					cands[j] = c;
-					cands[j].param_of = keep;
-					ranks[j] = rank;
-				}
-				masked = true;
-				break;
+			if (!same_arguments_taken(f, &c, g, &cands[j], nargs))
+				continue;
+			if (rank < ranks[j] || (rank == ranks[j] && cands[j].expanded && !c.expanded)) {
+				/* keep j's own param_of storage */
+				int *keep = cands[j].param_of;
+				memcpy(keep, c.param_of, sizeof(int) * (size_t)(nargs + 1));
+				cands[j] = c;
+				cands[j].param_of = keep;
+				ranks[j] = rank;
+			} else if (rank == ranks[j] && c.expanded == cands[j].expanded) {
+				cands[j].not_unique = true;
+				cands[j].tie = c.index;
 			}
+			masked = true;
+			break;
 		}
 		if (masked)
 			continue;
@@ -457,6 +482,14 @@ static int choose(const resolver *rv, const cgm_function *caller, const cgm_site
 			n = k;
 		}
 	}
+	if (n == 1 && cands[ch->sel[0].index].not_unique) {
+		/* PostgreSQL found the tie before the types: it refuses the call */
+		ch->not_unique = true;
+		ch->out = cgm_xcalloc(2, sizeof(int));
+		ch->out[0] = cands[ch->sel[0].index].index;
+		ch->out[1] = cands[ch->sel[0].index].tie;
+		return 2;
+	}
 	ch->out = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
 	for (int i = 0; i < n; i++)
 		ch->out[i] = cands[ch->sel[i].index].index;
@@ -484,7 +517,7 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 	choice ch;
 	int n = choose(tc->rv, tc->caller, &tmp, &ch);
 	const char *type = NULL;
-	if (n == 1) {
+	if (n == 1 && !ch.not_unique) {
 		const cgm_function *f = &tc->rv->model->functions[ch.out[0]];
 		const char *params[100];
 		if (call->nargs <= 100) {
@@ -503,7 +536,7 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 			}
 		}
 	}
-	if (n == 0)
+	if (n == 0 && !ch.not_unique)
 		type = cgm_call_without_function(tc->typer, call, call->nargs == 1 ? argtypes[0] : NULL);
 	choice_free(&ch);
 	return type;
@@ -533,6 +566,21 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 	}
 	choice ch;
 	int ncand = choose(rv, caller, s, &ch);
+	if (ch.not_unique) {
+		/* The two tied, for the reports; no edge: the call never runs. */
+		s->ntargets = ncand;
+		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)ncand);
+		for (int i = 0; i < ncand; i++)
+			s->targets[i] = ch.out[i];
+		if (ncand == 2 && s->targets[1] < s->targets[0]) {
+			int t = s->targets[0];
+			s->targets[0] = s->targets[1];
+			s->targets[1] = t;
+		}
+		s->resolution = CGM_RES_NOT_UNIQUE;
+		choice_free(&ch);
+		return;
+	}
 	bool ambiguous = ncand > 1;
 	if (ncand > 1) {
 		/* PostgreSQL calls one of them, or refuses the call: never link the

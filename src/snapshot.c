@@ -3229,11 +3229,13 @@ typedef struct site_slot {
 	bool effects;   /* they were "effects" (the error names that key) */
 } site_slot;
 
-/* The sites `cgmap diff` compares: dynamic ones and calls of functions
- * that do not exist (src/diff.c, collect_sites). */
+/* The sites `cgmap diff` compares: dynamic ones and calls PostgreSQL
+ * refuses, of functions that do not exist or are not unique (src/diff.c,
+ * collect_sites). */
 static bool diff_compares(const cgm_site *site)
 {
-	return site->kind == CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING;
+	return site->kind == CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING ||
+	       site->resolution == CGM_RES_NOT_UNIQUE;
 }
 
 /* Reading into `arena` instead of the model's: the reader allocates

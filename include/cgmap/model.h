@@ -86,7 +86,10 @@ typedef enum CGM_PACKED_ENUM {
 	CGM_RES_AMBIGUOUS,      /* several candidates, all linked */
 	CGM_RES_MISSING,        /* no function of that name and shape exists */
 	CGM_RES_BUILTIN,        /* a pg_catalog function (no edge unless asked) */
-	CGM_RES_NONE            /* nothing to resolve: dynamic site, DML without triggers */
+	CGM_RES_NONE,           /* nothing to resolve: dynamic site, DML without triggers */
+	CGM_RES_NOT_UNIQUE      /* PostgreSQL refuses the call as "not unique": functions of
+	                         * one schema take the same arguments there (the targets
+	                         * name them; no edge) */
 } cgm_resolution;
 
 /* DML events, as bits: also the events a trigger fires on. */

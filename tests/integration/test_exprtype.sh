@@ -55,4 +55,15 @@ app.by_cte_scope(boolean) app.by_cte_scope(true)
 app.by_cte_update(integer) app.by_cte_update(5)
 CALLS
 [ "$checked" = 17 ] || pgtest_fail "checked $checked calls, not 17"
+
+# A call PostgreSQL refuses as not unique: no edge, and the missing report
+# says why, as the server does.
+err=$(pgtest_psql -d exprtype -Atc "SELECT app.by_tie(1)" 2>&1 || true)
+case $err in
+*"function app.tie(integer) is not unique"*) ;;
+*) pgtest_fail "app.by_tie(1): PostgreSQL said '$err', not that app.tie(integer) is not unique" ;;
+esac
+"$cgmap" report missing "$work/live" >"$work/live.missing"
+grep -qF "app.by_tie(integer) line 3: the call of app.tie with 1 argument is not unique: app.tie(integer) and app.tie(integer,text) take them as the same types" "$work/live.missing" ||
+	{ cat "$work/live.missing" >&2; pgtest_fail "the not-unique call is not reported"; }
 echo "test_exprtype: ok"
