@@ -74,7 +74,9 @@ pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = 'al
 	"track_functions = 'all'" "max_locks_per_transaction = 256" ${settings[@]+"${settings[@]}"}
 trap 'pgtest_stop; rm -rf "$work"' EXIT
 pgtest_psql -c "CREATE DATABASE \"$db\"" >/dev/null
-pgtest_psql -d "$db" -c "CREATE EXTENSION cgmap_trace" >/dev/null
+# In a schema of its own: a project's script may drop and create public
+# (PostgREST's fixtures do), which would drop the extension with it.
+pgtest_psql -d "$db" -c "CREATE SCHEMA cgmap_trace" -c "CREATE EXTENSION cgmap_trace SCHEMA cgmap_trace" >/dev/null
 for x in ${extensions[@]+"${extensions[@]}"}; do
 	pgtest_psql -d "$db" -c "SET client_min_messages = warning" -c "CREATE EXTENSION \"$x\" CASCADE" >/dev/null
 done
@@ -94,7 +96,7 @@ for f in ${files[@]+"${files[@]}"}; do
 done
 touch "$work/load.log"
 echo "loaded: ${#files[@]} files, $(grep -c ERROR "$work/load.log" || true) errors"
-pgtest_psql -d "$db" -c "SELECT cgmap_trace_reset()" >/dev/null
+pgtest_psql -d "$db" -c "SELECT cgmap_trace.cgmap_trace_reset()" >/dev/null
 start=$(date +%s)
 ntests=0
 for pattern in ${workloads[@]+"${workloads[@]}"}; do
