@@ -649,10 +649,11 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		}
 		const site_ref *r = hdyn.items[i].value;
 		cgm_finding *f = add_finding(c, CGM_FIND_NEW_DYNAMIC, r->fn->id, NULL, r->site->line,
-					     cgm_arena_printf(c->a, "EXECUTE %s",
+					     cgm_arena_printf(c->a, "%s %s", cgm_dynamic_site_verb(r->site),
 							      or_none(cgm_site_get_rare(r->site)->text)));
 		if (f)
-			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(cgm_site_get_rare(r->site)->text));
+			f->sql = cgm_arena_printf(c->a, "%s %s", cgm_dynamic_site_verb(r->site),
+						  or_none(cgm_site_get_rare(r->site)->text));
 	}
 	for (int i = 0; i < bdyn.n; i++) {
 		if (bdyn.items[i].used)
@@ -662,10 +663,12 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		if (!in_head(c, id))
 			continue;
 		cgm_finding *f = add_finding(c, CGM_FIND_RESOLVED_DYNAMIC, id, NULL, 0,
-					     cgm_arena_printf(c->a, "EXECUTE %s is gone (BASE line %d)",
+					     cgm_arena_printf(c->a, "%s %s is gone (BASE line %d)",
+							      cgm_dynamic_site_verb(r->site),
 							      or_none(cgm_site_get_rare(r->site)->text), r->site->line));
 		if (f)
-			f->sql = cgm_arena_printf(c->a, "EXECUTE %s", or_none(cgm_site_get_rare(r->site)->text));
+			f->sql = cgm_arena_printf(c->a, "%s %s", cgm_dynamic_site_verb(r->site),
+						  or_none(cgm_site_get_rare(r->site)->text));
 	}
 	for (int i = 0; i < hmiss.n; i++) {
 		keyed *k = kl_take(&bmiss, hmiss.items[i].key);

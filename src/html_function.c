@@ -332,8 +332,8 @@ static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site 
 	const cgm_model *m = ctx->model;
 	if (site->kind == CGM_SITE_DYNAMIC) {
 		bool seen = html_dynamic_seen(ctx, fn, site);
-		cgm_strbuf_printf(b, "<span class=\"mark%s\">\xE2\x97\x86 dynamic EXECUTE: ",
-				  seen ? "" : " unseen");
+		cgm_strbuf_printf(b, "<span class=\"mark%s\">\xE2\x97\x86 dynamic %s: ",
+				  seen ? "" : " unseen", cgm_dynamic_site_verb(site));
 		if (!m->has_runtime) {
 			cgm_strbuf_puts(b, "target unknown (no runtime data)</span>");
 			return;

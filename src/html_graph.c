@@ -631,11 +631,13 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 			}
 			bool seen = html_dynamic_seen(ctx, fn, site);
 			bool ran = !seen && cgm_site_get_rare(site)->runs > 0;
-			cgm_strbuf_printf(dot, "  d%d [label=\"EXECUTE\\nline %d\", shape=diamond, "
+			bool fetch = cgm_dynamic_site_verb(site)[0] == 'F';
+			cgm_strbuf_printf(dot, "  d%d [label=\"%s\\nline %d\", shape=diamond, "
 					       "style=filled, fillcolor=\"#f3f0ff\", color=\"%s\", "
 					       "fontcolor=\"" COL_DYNAMIC "\", margin=\"0.02,0.02\", "
-					       "tooltip=\"dynamic EXECUTE at line %d: %s\\n",
-					  ndynamic, site->line, seen || ran ? COL_DYNAMIC : COL_MISSING,
+					       "tooltip=\"dynamic %s at line %d: %s\\n",
+					  ndynamic, fetch ? "FETCH" : "EXECUTE", site->line,
+					  seen || ran ? COL_DYNAMIC : COL_MISSING, cgm_dynamic_site_verb(site),
 					  site->line,
 					  seen ? "targets observed at runtime"
 					  : ran ? "ran at runtime, calling no user function"

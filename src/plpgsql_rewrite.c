@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -543,6 +544,105 @@ static size_t bare_return_next_at(const char *body, size_t i, cgm_strbuf *out, c
 static char *rewrite_bare_return_next(const char *body)
 {
 	return rewrite_each(body, bare_return_next_at, NULL, false);
+}
+
+/* The cursor FETCH [direction] [FROM | IN] cursor [INTO ...] or MOVE
+ * names: the last word before a top-level INTO, else before the end. */
+static bool cursor_of(char *out, size_t cap, const char *stmt, size_t len)
+{
+	size_t end = len;
+	for (size_t j = 0; j < len; j++) {
+		size_t sk = skip_opaque_at(stmt, j);
+		if (sk && stmt[j] != '"') {
+			j += sk - 1;
+			continue;
+		}
+		if (j > 0 && !ident_char(stmt[j - 1]) && stmt[j - 1] != '"' && word_at(stmt + j, "into")) {
+			end = j;
+			break;
+		}
+	}
+	while (end > 0 && isspace((unsigned char)stmt[end - 1]))
+		end--;
+	size_t n = 0;
+	if (end > 0 && stmt[end - 1] == '"') {
+		size_t start = end - 1;
+		while (start > 0 && stmt[start - 1] != '"')
+			start--;
+		if (start == 0)
+			return false;
+		for (size_t k = start; k < end - 1 && n + 1 < cap; k++)
+			out[n++] = stmt[k];
+	} else {
+		size_t start = end;
+		while (start > 0 && ident_char(stmt[start - 1]))
+			start--;
+		if (start == end || start < 5) /* not the FETCH / MOVE word itself */
+			return false;
+		for (size_t k = start; k < end && n + 1 < cap; k++)
+			out[n++] = (char)tolower((unsigned char)stmt[k]);
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
+int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
+{
+	*out = NULL;
+	int n = 0, cap = 0, line = 1;
+	bool at_start = true;
+	size_t i = 0;
+	while (body[i]) {
+		size_t skip = skip_opaque_at(body, i);
+		if (skip) {
+			for (size_t k = 0; k < skip; k++)
+				line += body[i + k] == '\n';
+			i += skip;
+			continue;
+		}
+		char c = body[i];
+		if (isspace((unsigned char)c)) {
+			line += c == '\n';
+			i++;
+			continue;
+		}
+		if (at_start && (word_at(body + i, "fetch") || word_at(body + i, "move"))) {
+			size_t end = statement_end(body, i);
+			cgm_cursor_read r = { .line = line };
+			if (cursor_of(r.cursor, sizeof r.cursor, body + i, end - i)) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 8;
+					cgm_cursor_read *grown = realloc(*out, sizeof(cgm_cursor_read) * (size_t)cap);
+					if (!grown) {
+						fprintf(stderr, "cgmap: out of memory\n");
+						abort();
+					}
+					*out = grown;
+				}
+				(*out)[n++] = r;
+			}
+			for (size_t k = i; k < end; k++)
+				line += body[k] == '\n';
+			i = end;
+			at_start = false;
+			continue;
+		}
+		if (ident_char(c)) {
+			size_t j = i;
+			while (ident_char(body[j]))
+				j++;
+			at_start = (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0) ||
+				   (j - i == 4 && strncasecmp(body + i, "then", 4) == 0) ||
+				   (j - i == 4 && strncasecmp(body + i, "else", 4) == 0) ||
+				   (j - i == 4 && strncasecmp(body + i, "loop", 4) == 0) ||
+				   (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0);
+			i = j;
+			continue;
+		}
+		at_start = (c == ';') || (c == '>' && i > 0 && body[i - 1] == '>');
+		i++;
+	}
+	return n;
 }
 
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,

@@ -11,4 +11,19 @@
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs);
 
+/* One FETCH or MOVE statement of a body: the 1-based line it starts on
+ * and the cursor it reads, folded as PostgreSQL folds an identifier
+ * (lower case unless quoted). */
+typedef struct cgm_cursor_read {
+	int line;
+	char cursor[64];
+} cgm_cursor_read;
+
+/* The FETCH and MOVE statements of body, in order, into *out (malloc'd,
+ * caller frees; NULL when none); returns their count.  Found the way the
+ * cursor rewrite finds statements (after ';' and block keywords, outside
+ * comments and literals), so a catalog-less parse that rewrote them away
+ * still knows where they stood. */
+int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body);
+
 #endif

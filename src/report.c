@@ -420,19 +420,19 @@ static void build_dynamic(table *t, const cgm_model *model)
 						  site->line, cgm_strbuf_cstr(&declared_targets), place);
 			else if (!can_call)
 				r->text = xprintf("%s line %d: dynamic site that can call no user "
-						  "function: EXECUTE %s%s",
-						  f->id, site->line, r->cells[8], place);
+						  "function: %s %s%s",
+						  f->id, site->line, cgm_dynamic_site_verb(site), r->cells[8], place);
 			else if (runs > 0)
 				r->text = xprintf("%s line %d: dynamic, ran %" PRId64 " time%s without "
-						  "calling a user function: EXECUTE %s%s",
+						  "calling a user function: %s %s%s",
 						  f->id, site->line, runs, runs == 1 ? "" : "s",
-						  r->cells[8], place);
+						  cgm_dynamic_site_verb(site), r->cells[8], place);
 			else if (edges_known)
-				r->text = xprintf("%s line %d: unseen dynamic site: EXECUTE %s%s",
-						  f->id, site->line, r->cells[8], place);
+				r->text = xprintf("%s line %d: unseen dynamic site: %s %s%s",
+						  f->id, site->line, cgm_dynamic_site_verb(site), r->cells[8], place);
 			else
-				r->text = xprintf("%s line %d: dynamic site: EXECUTE %s%s", f->id,
-						  site->line, r->cells[8], place);
+				r->text = xprintf("%s line %d: dynamic site: %s %s%s", f->id,
+						  site->line, cgm_dynamic_site_verb(site), r->cells[8], place);
 			free(place);
 			cgm_strbuf_free(&targets);
 			cgm_strbuf_free(&declared_targets);

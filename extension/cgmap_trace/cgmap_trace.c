@@ -62,7 +62,9 @@
  * like an edge by the function, the statement's line and the function's
  * body version, counting runs in its calls (no times).  cgmap_trace_sites()
  * lists them and cgmap_trace_edges() never does, so a dynamic site that ran
- * can be told from one that never did.  A statement that raises an error
+ * can be told from one that never did.  A FETCH or MOVE of a refcursor
+ * parameter counts too: the query it runs was opened by a caller, and the
+ * calls it makes are dynamic edges of its line.  A statement that raises an error
  * is not counted (PL/pgSQL calls no stmt_end for it).  Site runs share the
  * edge table's room, eviction, persistence and drop handling.
  *
@@ -2107,6 +2109,22 @@ cgt_bound_cursor_line(const PLpgSQL_execstate *estate, int dno)
 	return var->lineno;
 }
 
+/*
+ * Is the cursor variable a parameter of the function (a refcursor a caller
+ * opened)?  Its FETCH runs a query written elsewhere: dynamic, like an
+ * EXECUTE, for the edges and the runs (see "Dynamic statements that ran").
+ */
+static bool
+cgt_cursor_is_parameter(const PLpgSQL_execstate *estate, int curvar)
+{
+	int			i;
+
+	for (i = 0; i < estate->func->fn_nargs; i++)
+		if (estate->func->fn_argvarnos[i] == curvar)
+			return true;
+	return false;
+}
+
 /* A call made by a FETCH/MOVE: use the site of the OPEN of that cursor. */
 static void
 cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
@@ -2116,6 +2134,7 @@ cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
 	int			len;
 	int			i;
 
+	frame->dynamic = cgt_cursor_is_parameter(estate, curvar);
 	if (!cgt_cursor_name(estate, curvar, &name, &len))
 		return;
 	for (i = 1; i <= CGT_CURSORS; i++)
@@ -2932,7 +2951,10 @@ cgt_count_site_run(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 static void
 cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 {
-	if (cgt_enabled && cgt_hash != NULL && cgt_stmt_is_dynamic(stmt))
+	if (cgt_enabled && cgt_hash != NULL &&
+		(cgt_stmt_is_dynamic(stmt) ||
+		 (stmt->cmd_type == PLPGSQL_STMT_FETCH &&
+		  cgt_cursor_is_parameter(estate, ((const PLpgSQL_stmt_fetch *) stmt)->curvar))))
 		cgt_count_site_run(estate, stmt);
 
 	if (stmt->cmd_type == PLPGSQL_STMT_OPEN && cgt_enabled &&

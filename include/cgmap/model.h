@@ -156,6 +156,12 @@ static inline const cgm_site_rare *cgm_site_get_rare(const cgm_site *s)
 /* ... and for writing: the site's own, allocated zeroed in `arena` the
  * first time (the arena the site's other data lives in). */
 cgm_site_rare *cgm_site_rare_of(cgm_arena *arena, cgm_site *s);
+/* How a dynamic site's SQL runs, for its text: "EXECUTE", or "FETCH FROM"
+ * for a FETCH or MOVE of a refcursor parameter (the query a caller opened). */
+static inline const char *cgm_dynamic_site_verb(const cgm_site *s)
+{
+	return s->name && s->name[0] == 'F' && s->name[1] == 'E' ? "FETCH FROM" : "EXECUTE";
+}
 /* A site with no targets (nor their mechanisms and objects). */
 static inline void cgm_site_clear_targets(cgm_site *s)
 {

@@ -272,6 +272,66 @@ static void test_cursors_are_rewritten(void **state)
 	assert_true(dynamic_at_10);
 }
 
+/* FETCH and MOVE of a refcursor parameter read a query a caller opened:
+ * dynamic sites at their lines (PostgreSQL 15 and cgmap_trace see the
+ * query's calls there); those of the function's own cursor are not. */
+static void test_fetch_of_a_cursor_parameter(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "have refcursor, \"Want\" refcursor", "integer",
+			       "\nDECLARE\n"
+			       "  own refcursor; r record;\n"
+			       "BEGIN\n"
+			       "  FETCH have INTO r; -- a comment; FETCH x\n"     /* 5 */
+			       "  FETCH NEXT FROM \"Want\" INTO r;\n"             /* 6 */
+			       "  MOVE FORWARD 2 IN have;\n"                     /* 7 */
+			       "  OPEN own FOR SELECT 1;\n"
+			       "  FETCH own INTO r;\n"                            /* 9 */
+			       "  RAISE NOTICE 'FETCH have';\n"
+			       "  RETURN 1;\n"
+			       "END\n");
+	static const char *names[] = { "have", "Want" }, *types[] = { "refcursor", "refcursor" };
+	fn.nargs = 2;
+	fn.argnames = names;
+	fn.argtypes = types;
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	int lines[3] = { 0 }, n = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
+			assert_true(n < 3);
+			assert_string_equal(cgm_dynamic_site_verb(&fn.sites[i]), "FETCH FROM");
+			lines[n++] = fn.sites[i].line;
+		}
+	assert_int_equal(n, 3);
+	assert_int_equal(lines[0], 5);
+	assert_int_equal(lines[1], 6);
+	assert_int_equal(lines[2], 7);
+
+	/* pgTAP's results_eq(refcursor, refcursor, text): its parameters have
+	 * no names, the body aliases them. */
+	cgm_function tap = make("plpgsql", "refcursor, refcursor, text", "text",
+				"\nDECLARE\n"
+				"    have ALIAS FOR $1;\n"
+				"    want ALIAS FOR $2;\n"
+				"    have_rec RECORD;\n"
+				"BEGIN\n"
+				"    FETCH have INTO have_rec;\n"   /* 7 */
+				"    FETCH want INTO have_rec;\n"   /* 8 */
+				"    RETURN $3;\n"
+				"END\n");
+	static const char *tap_types[] = { "refcursor", "refcursor", "text" };
+	tap.nargs = 3;
+	tap.argtypes = tap_types;
+	cgm_extract_function(arena, &tap);
+	assert_int_equal(tap.nerrors, 0);
+	n = 0;
+	for (int i = 0; i < tap.nsites; i++)
+		if (tap.sites[i].kind == CGM_SITE_DYNAMIC)
+			assert_int_equal(tap.sites[i].line, 7 + n++);
+	assert_int_equal(n, 2);
+}
+
 /* A cursor FOR loop declares its own record variable: PostgreSQL takes
  * these bodies (checked on PostgreSQL 15, where cgmap_trace saw every call
  * at these lines); bound cursors take arguments by name too. */
@@ -779,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors_keep_the_function),
 		cmocka_unit_test(test_other_languages_are_not_analysed),
 		cmocka_unit_test(test_procedure_and_variadic),
+		cmocka_unit_test(test_fetch_of_a_cursor_parameter),
 		cmocka_unit_test(test_real_world_forms),
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
