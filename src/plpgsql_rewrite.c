@@ -64,6 +64,15 @@ static size_t statement_end(const char *body, size_t start)
 	return i;
 }
 
+/* Is the word w (len bytes) one after which a statement starts? */
+static bool starts_block(const char *w, size_t len)
+{
+	return (len == 5 && strncasecmp(w, "begin", 5) == 0) ||
+	       (len == 4 && (strncasecmp(w, "then", 4) == 0 || strncasecmp(w, "else", 4) == 0 ||
+			     strncasecmp(w, "loop", 4) == 0)) ||
+	       (len == 7 && strncasecmp(w, "declare", 7) == 0);
+}
+
 /* Append `text`, then as many newlines as `original` held, so the lines
  * after the statement do not move. */
 static void put_keeping_lines(cgm_strbuf *out, const char *text, const char *original, size_t len)
@@ -354,14 +363,9 @@ static char *rewrite_cursors(const char *body)
 			size_t j = i;
 			while (ident_char(body[j]))
 				j++;
-			bool starts_block = (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0) ||
-					    (j - i == 4 && strncasecmp(body + i, "then", 4) == 0) ||
-					    (j - i == 4 && strncasecmp(body + i, "else", 4) == 0) ||
-					    (j - i == 4 && strncasecmp(body + i, "loop", 4) == 0) ||
-					    (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0);
 			cgm_strbuf_add(&out, body + i, j - i);
+			at_start = starts_block(body + i, j - i);
 			i = j;
-			at_start = starts_block;
 			continue;
 		}
 		cgm_strbuf_putc(&out, c);
@@ -631,11 +635,7 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 			size_t j = i;
 			while (ident_char(body[j]))
 				j++;
-			at_start = (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0) ||
-				   (j - i == 4 && strncasecmp(body + i, "then", 4) == 0) ||
-				   (j - i == 4 && strncasecmp(body + i, "else", 4) == 0) ||
-				   (j - i == 4 && strncasecmp(body + i, "loop", 4) == 0) ||
-				   (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0);
+			at_start = starts_block(body + i, j - i);
 			i = j;
 			continue;
 		}
