@@ -1699,60 +1699,23 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 	s->via_literal = false;
 }
 
-/* FETCH or MOVE of a refcursor parameter: the query it runs was opened
- * by a caller, so what it calls is as unknown here as an EXECUTE's (the
- * tracer counts the calls and the runs at the FETCH's line).  Found in the
- * text: a catalog-less parse rewrites cursor statements away. */
-/* The parameter `name ALIAS FOR $n` (or `... FOR param`) of the body's
- * declarations stands for, as an index; -1 when it declares no alias.
- * pgTAP's results_eq(refcursor, refcursor) reads `have ALIAS FOR $1`. */
-static int alias_of(const cgm_function *fn, const char *body, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = body; (p = strcasestr(p, name)) != NULL; p += n) {
-		if ((p > body && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
-		    isalnum((unsigned char)p[n]) || p[n] == '_')
-			continue;
-		const char *q = p + n;
-		while (isspace((unsigned char)*q))
-			q++;
-		if (strncasecmp(q, "alias", 5) != 0 || !isspace((unsigned char)q[5]))
-			continue;
-		q += 5;
-		while (isspace((unsigned char)*q))
-			q++;
-		if (strncasecmp(q, "for", 3) != 0 || !isspace((unsigned char)q[3]))
-			continue;
-		q += 3;
-		while (isspace((unsigned char)*q))
-			q++;
-		if (*q == '$' && isdigit((unsigned char)q[1])) {
-			long k = strtol(q + 1, NULL, 10);
-			return k >= 1 && k <= fn->nargs ? (int)k - 1 : -1;
-		}
-		for (int a = 0; fn->argnames && a < fn->nargs; a++) {
-			size_t len = fn->argnames[a] ? strlen(fn->argnames[a]) : 0;
-			if (len && strncasecmp(q, fn->argnames[a], len) == 0 &&
-			    !isalnum((unsigned char)q[len]) && q[len] != '_')
-				return a;
-		}
-		return -1;
-	}
-	return -1;
-}
-
-static void foreign_fetches(extract_ctx *ctx, const cgm_function *fn, const char *body)
+/* FETCH or MOVE of a cursor the function does not OPEN (a refcursor
+ * parameter, an `ALIAS FOR $n` of one, a variable a call filled): the
+ * query it runs was opened elsewhere, so what it calls is as unknown here
+ * as an EXECUTE's (cgmap_trace counts its calls and runs at the FETCH's
+ * line).  Found in the text: a catalog-less parse rewrites cursor
+ * statements away. */
+static void foreign_fetches(extract_ctx *ctx, const char *body)
 {
 	cgm_cursor_read *reads;
 	int n = cgm_plpgsql_cursor_reads(&reads, body);
 	for (int i = 0; i < n; i++) {
-		int param = -1;
-		for (int a = 0; fn->argnames && a < fn->nargs && param < 0; a++)
-			if (fn->argnames[a] && strcmp(fn->argnames[a], reads[i].cursor) == 0)
-				param = a;
-		if (param < 0)
-			param = alias_of(fn, body, reads[i].cursor);
-		if (param < 0 || !fn->argtypes[param] || strcmp(fn->argtypes[param], "refcursor") != 0)
+		if (reads[i].open)
+			continue;
+		bool opened = false;
+		for (int k = 0; k < n && !opened; k++)
+			opened = reads[k].open && strcmp(reads[k].cursor, reads[i].cursor) == 0;
+		if (opened)
 			continue;
 		cgm_site *s = new_site(ctx);
 		s->kind = CGM_SITE_DYNAMIC;
@@ -2398,11 +2361,8 @@ static void extract_plpgsql(extract_ctx *ctx)
 		ctx->batching = false;
 		flush_batch(ctx);
 	}
-	bool cursor_parameter = false;
-	for (int a = 0; fn->argtypes && a < fn->nargs && !cursor_parameter; a++)
-		cursor_parameter = fn->argtypes[a] && strcmp(fn->argtypes[a], "refcursor") == 0;
-	if (cursor_parameter)
-		foreign_fetches(ctx, fn, fn->source);
+	if (fn->source && (strcasestr(fn->source, "fetch") || strcasestr(fn->source, "move")))
+		foreign_fetches(ctx, fn->source);
 	jt_doc_free(&d);
 	free(tree);
 	ctx->body = fn->source;

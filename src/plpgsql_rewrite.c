@@ -590,6 +590,24 @@ static bool cursor_of(char *out, size_t cap, const char *stmt, size_t len)
 	return n > 0;
 }
 
+/* The cursor `OPEN cursor ...` names: its first word. */
+static bool opened_cursor(char *out, size_t cap, const char *rest, size_t len)
+{
+	size_t k = 0;
+	while (k < len && isspace((unsigned char)rest[k]))
+		k++;
+	size_t n = 0;
+	if (k < len && rest[k] == '"') {
+		for (k++; k < len && rest[k] != '"' && n + 1 < cap; k++)
+			out[n++] = rest[k];
+	} else {
+		for (; k < len && ident_char(rest[k]) && n + 1 < cap; k++)
+			out[n++] = (char)tolower((unsigned char)rest[k]);
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
 int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 {
 	*out = NULL;
@@ -610,10 +628,12 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 			i++;
 			continue;
 		}
-		if (at_start && (word_at(body + i, "fetch") || word_at(body + i, "move"))) {
+		bool open = at_start && word_at(body + i, "open");
+		if (open || (at_start && (word_at(body + i, "fetch") || word_at(body + i, "move")))) {
 			size_t end = statement_end(body, i);
-			cgm_cursor_read r = { .line = line };
-			if (cursor_of(r.cursor, sizeof r.cursor, body + i, end - i)) {
+			cgm_cursor_read r = { .line = line, .open = open };
+			if (open ? opened_cursor(r.cursor, sizeof r.cursor, body + i + 4, end - i - 4)
+				 : cursor_of(r.cursor, sizeof r.cursor, body + i, end - i)) {
 				if (n == cap) {
 					cap = cap ? cap * 2 : 8;
 					cgm_cursor_read *grown = realloc(*out, sizeof(cgm_cursor_read) * (size_t)cap);

@@ -5,25 +5,28 @@
 #ifndef CGMAP_PLPGSQL_REWRITE_H
 #define CGMAP_PLPGSQL_REWRITE_H
 
+#include <stdbool.h>
+
 /* A rewritten copy of body (malloc'd, caller frees) that avoids the error
  * libpg_query reported, or NULL when no rewrite applies.  Newlines stay put.
  * argtypes: the function's input argument types (for ALIAS FOR $n). */
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs);
 
-/* One FETCH or MOVE statement of a body: the 1-based line it starts on
- * and the cursor it reads, folded as PostgreSQL folds an identifier
- * (lower case unless quoted). */
+/* One FETCH, MOVE or OPEN statement of a body: the 1-based line it starts
+ * on and its cursor, folded as PostgreSQL folds an identifier (lower case
+ * unless quoted). */
 typedef struct cgm_cursor_read {
 	int line;
+	bool open;          /* OPEN (else FETCH or MOVE) */
 	char cursor[64];
 } cgm_cursor_read;
 
-/* The FETCH and MOVE statements of body, in order, into *out (malloc'd,
- * caller frees; NULL when none); returns their count.  Found the way the
- * cursor rewrite finds statements (after ';' and block keywords, outside
- * comments and literals), so a catalog-less parse that rewrote them away
- * still knows where they stood. */
+/* The FETCH, MOVE and OPEN statements of body, in order, into *out
+ * (malloc'd, caller frees; NULL when none); returns their count.  Found
+ * the way the cursor rewrite finds statements (after ';' and block
+ * keywords, outside comments and literals), so a catalog-less parse that
+ * rewrote them away still knows where they stood. */
 int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body);
 
 #endif

@@ -62,9 +62,10 @@
  * like an edge by the function, the statement's line and the function's
  * body version, counting runs in its calls (no times).  cgmap_trace_sites()
  * lists them and cgmap_trace_edges() never does, so a dynamic site that ran
- * can be told from one that never did.  A FETCH or MOVE of a refcursor
- * parameter counts too: the query it runs was opened by a caller, and the
- * calls it makes are dynamic edges of its line.  A statement that raises an error
+ * can be told from one that never did.  A FETCH or MOVE of a cursor that
+ * no OPEN of the same function opened counts too (a refcursor parameter,
+ * a variable a call filled): the query it runs was written elsewhere, and
+ * the calls it makes are dynamic edges of its line.  A statement that raises an error
  * is not counted (PL/pgSQL calls no stmt_end for it).  Site runs share the
  * edge table's room, eviction, persistence and drop handling.
  *
@@ -2110,19 +2111,29 @@ cgt_bound_cursor_line(const PLpgSQL_execstate *estate, int dno)
 }
 
 /*
- * Is the cursor variable a parameter of the function (a refcursor a caller
- * opened)?  Its FETCH runs a query written elsewhere: dynamic, like an
- * EXECUTE, for the edges and the runs (see "Dynamic statements that ran").
+ * The OPEN of this function (fn_oid) that opened the portal the cursor
+ * variable names, or NULL: then a caller or a function it called opened
+ * it (a refcursor parameter, a variable a call filled), and its FETCH runs
+ * a query written elsewhere: dynamic, like an EXECUTE, for the edges and
+ * the runs (see "Dynamic statements that ran").
  */
-static bool
-cgt_cursor_is_parameter(const PLpgSQL_execstate *estate, int curvar)
+static const cgtCursor *
+cgt_cursor_open(Oid fn_oid, const PLpgSQL_execstate *estate, int curvar)
 {
+	const char *name;
+	int			len;
 	int			i;
 
-	for (i = 0; i < estate->func->fn_nargs; i++)
-		if (estate->func->fn_argvarnos[i] == curvar)
-			return true;
-	return false;
+	if (!OidIsValid(fn_oid) || !cgt_cursor_name(estate, curvar, &name, &len))
+		return NULL;
+	for (i = 1; i <= CGT_CURSORS; i++)
+	{
+		const cgtCursor *c = &cgt_cursors[(cgt_cursor_next - i + CGT_CURSORS) % CGT_CURSORS];
+
+		if (c->fn_oid == fn_oid && c->namelen == len && memcmp(c->name, name, len) == 0)
+			return c;
+	}
+	return NULL;
 }
 
 /* A call made by a FETCH/MOVE: use the site of the OPEN of that cursor. */
@@ -2130,25 +2141,15 @@ static void
 cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
 			   const PLpgSQL_execstate *estate, int curvar)
 {
-	const char *name;
-	int			len;
-	int			i;
+	const cgtCursor *c = cgt_cursor_open(parent->fn_oid, estate, curvar);
 
-	frame->dynamic = cgt_cursor_is_parameter(estate, curvar);
-	if (!cgt_cursor_name(estate, curvar, &name, &len))
-		return;
-	for (i = 1; i <= CGT_CURSORS; i++)
+	if (c == NULL)
 	{
-		const cgtCursor *c = &cgt_cursors[(cgt_cursor_next - i + CGT_CURSORS) % CGT_CURSORS];
-
-		if (c->fn_oid == parent->fn_oid && c->namelen == len &&
-			OidIsValid(c->fn_oid) && memcmp(c->name, name, len) == 0)
-		{
-			frame->line = c->line;
-			frame->dynamic = c->dynamic;
-			return;
-		}
+		frame->dynamic = true;	/* opened elsewhere: at the FETCH's line */
+		return;
 	}
+	frame->line = c->line;
+	frame->dynamic = c->dynamic;
 }
 
 /* Push a frame; the call site comes from the frame below. */
@@ -2954,7 +2955,8 @@ cgt_stmt_end(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 	if (cgt_enabled && cgt_hash != NULL &&
 		(cgt_stmt_is_dynamic(stmt) ||
 		 (stmt->cmd_type == PLPGSQL_STMT_FETCH &&
-		  cgt_cursor_is_parameter(estate, ((const PLpgSQL_stmt_fetch *) stmt)->curvar))))
+		  cgt_cursor_open(estate->func->fn_oid, estate,
+						  ((const PLpgSQL_stmt_fetch *) stmt)->curvar) == NULL)))
 		cgt_count_site_run(estate, stmt);
 
 	if (stmt->cmd_type == PLPGSQL_STMT_OPEN && cgt_enabled &&

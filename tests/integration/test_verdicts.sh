@@ -10,8 +10,9 @@
 #  - a function only a dynamic site can name is dynamic-reachable, a
 #    DROP TABLE template is not an unseen dynamic site, and a site that ran
 #    without calling a function (cgmap_trace 1.4) is not unseen either;
-#  - the FETCH and MOVE of a refcursor parameter are dynamic sites, where
-#    the calls of the query a caller opened are seen;
+#  - the FETCH and MOVE of a cursor the function does not open (a refcursor
+#    parameter, one a call returned) are dynamic sites, where the calls of
+#    the query opened elsewhere are seen;
 #  - collect --since: the calls after an earlier collect only.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
@@ -105,13 +106,15 @@ for track in plpgsql all; do
 	fi
 	expect_grep "DROP TABLE template not unseen, a site that ran told from one that never did ($track)" \
 		"$work/$track.err" \
-		"dynamic sites: 3 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
+		"dynamic sites: 4 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
 	expect_grep "nothing unexplained ($track)" "$work/$track.err" "observed only (0 unexplained)"
 	"$CGMAP" report dynamic "$work/$track" >"$work/$track-dynamic.txt"
 	expect_grep "a refcursor parameter's FETCH, observed ($track)" "$work/$track-dynamic.txt" \
 		"v.first_of(refcursor) line 5: dynamic, observed -> v.val()"
 	expect_grep "and its MOVE ($track)" "$work/$track-dynamic.txt" \
 		"v.first_of(refcursor) line 6: dynamic, observed -> v.val()"
+	expect_grep "a cursor a call opened ($track)" "$work/$track-dynamic.txt" \
+		"v.reader() line 7: dynamic, observed -> v.val()"
 	expect_grep "the site that ran, with its runs ($track)" "$work/$track-dynamic.txt" \
 		"v.count_of(text) line 5: dynamic, ran 2 times without calling a user function: EXECUTE 'SELECT count(*) FROM ' || tbl"
 	expect_grep "the site that never ran ($track)" "$work/$track-dynamic.txt" \
@@ -121,7 +124,7 @@ for track in plpgsql all; do
 	"$CGMAP" render "$work/$track" --out "$work/$track-site" --quiet
 	expect_grep "the site's dynamic report, in the summary's terms ($track)" \
 		"$work/$track-site/index.html" \
-		"6 dynamic EXECUTE sites: 3 seen at runtime, 1 that can call no user function, 1 ran without calling one, 1 never seen."
+		"7 dynamic EXECUTE sites: 4 seen at runtime, 1 that can call no user function, 1 ran without calling one, 1 never seen."
 	expect_grep "a function page says the site ran ($track)" \
 		"$(grep -l 'v.count_of' "$work/$track-site"/functions/*.html | head -1)" \
 		"ran 2 times, calling no user function"
@@ -136,7 +139,7 @@ for track in plpgsql all; do
 	"$CGMAP" --sql "$fx/schema.sql" --runtime "$work/before.json" --no-html $LIVE --out "$work/$track-file" \
 		2>"$work/$track-file.err" || { cat "$work/$track-file.err" >&2; pgtest_fail "map --runtime failed"; }
 	expect_grep "runs read from a runtime file ($track)" "$work/$track-file.err" \
-		"dynamic sites: 3 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
+		"dynamic sites: 4 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
 	grep -F '"function": "v.count_of(text)", "site_line": 5,' "$work/delta.json" | grep -qF '"runs": 1}' ||
 		{ cat "$work/delta.json" >&2; pgtest_fail "delta: one run of v.count_of's EXECUTE"; }
 	if grep -qF '"callee": "v.reject()"' "$work/delta.json"; then

@@ -272,9 +272,10 @@ static void test_cursors_are_rewritten(void **state)
 	assert_true(dynamic_at_10);
 }
 
-/* FETCH and MOVE of a refcursor parameter read a query a caller opened:
- * dynamic sites at their lines (PostgreSQL 15 and cgmap_trace see the
- * query's calls there); those of the function's own cursor are not. */
+/* FETCH and MOVE of a cursor the function does not OPEN read a query
+ * opened elsewhere: dynamic sites at their lines (PostgreSQL 15 and
+ * cgmap_trace see the query's calls there); those of the function's own
+ * cursor are not. */
 static void test_fetch_of_a_cursor_parameter(void **state)
 {
 	(void)state;
@@ -330,6 +331,25 @@ static void test_fetch_of_a_cursor_parameter(void **state)
 		if (tap.sites[i].kind == CGM_SITE_DYNAMIC)
 			assert_int_equal(tap.sites[i].line, 7 + n++);
 	assert_int_equal(n, 2);
+
+	/* A cursor a call returned: opened elsewhere too. */
+	cgm_function got = make("plpgsql", "", "integer",
+				"\nDECLARE\n"
+				"  c refcursor; r record;\n"
+				"BEGIN\n"
+				"  c := app.cursor_of();\n"
+				"  FETCH c INTO r;\n"          /* 6 */
+				"  RETURN 1;\n"
+				"END\n");
+	cgm_extract_function(arena, &got);
+	assert_int_equal(got.nerrors, 0);
+	n = 0;
+	for (int i = 0; i < got.nsites; i++)
+		if (got.sites[i].kind == CGM_SITE_DYNAMIC) {
+			assert_int_equal(got.sites[i].line, 6);
+			n++;
+		}
+	assert_int_equal(n, 1);
 }
 
 /* A cursor FOR loop declares its own record variable: PostgreSQL takes
