@@ -73,6 +73,18 @@ static bool starts_block(const char *w, size_t len)
 	       (len == 7 && strncasecmp(w, "declare", 7) == 0);
 }
 
+/* Is the word at w the target of an assignment or a subscript, not a
+ * statement's keyword (a variable named move, fetch or open)? */
+static bool assigned_word(const char *w)
+{
+	const char *q = w;
+	while (ident_char(*q))
+		q++;
+	while (isspace((unsigned char)*q))
+		q++;
+	return *q == ':' || *q == '=' || *q == '[' || *q == '.' || *q == '(';
+}
+
 /* Append `text`, then as many newlines as `original` held, so the lines
  * after the statement do not move. */
 static void put_keeping_lines(cgm_strbuf *out, const char *text, const char *original, size_t len)
@@ -218,6 +230,7 @@ static char *rewrite_cursors(const char *body)
 	cgm_strbuf out = CGM_STRBUF_INIT;
 	cgm_strbuf loop_vars = CGM_STRBUF_INIT; /* cursor loops' variables, one per line */
 	bool at_start = true, changed = false;
+	bool declaring = false; /* between DECLARE and BEGIN: `move integer;` is a variable */
 	size_t i = 0;
 	while (body[i]) {
 		size_t skip = skip_opaque_at(body, i);
@@ -232,8 +245,9 @@ static char *rewrite_cursors(const char *body)
 			i++;
 			continue;
 		}
-		if (at_start && (word_at(body + i, "open") || word_at(body + i, "fetch") ||
-				 word_at(body + i, "move") || word_at(body + i, "close"))) {
+		if (at_start && !declaring && !assigned_word(body + i) &&
+		    (word_at(body + i, "open") || word_at(body + i, "fetch") ||
+		     word_at(body + i, "move") || word_at(body + i, "close"))) {
 			size_t end = statement_end(body, i);
 			const char *stmt = body + i;
 			size_t len = end - i;
@@ -365,6 +379,10 @@ static char *rewrite_cursors(const char *body)
 				j++;
 			cgm_strbuf_add(&out, body + i, j - i);
 			at_start = starts_block(body + i, j - i);
+			if (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0)
+				declaring = true;
+			else if (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0)
+				declaring = false;
 			i = j;
 			continue;
 		}
@@ -612,7 +630,7 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 {
 	*out = NULL;
 	int n = 0, cap = 0, line = 1;
-	bool at_start = true;
+	bool at_start = true, declaring = false; /* between DECLARE and BEGIN */
 	size_t i = 0;
 	while (body[i]) {
 		size_t skip = skip_opaque_at(body, i);
@@ -629,7 +647,11 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 			continue;
 		}
 		bool open = at_start && word_at(body + i, "open");
-		if (open || (at_start && (word_at(body + i, "fetch") || word_at(body + i, "move")))) {
+		bool read = at_start && (word_at(body + i, "fetch") || word_at(body + i, "move"));
+		/* `move := 1`, or `move integer;` among the declarations: a variable */
+		if ((open || read) && (declaring || assigned_word(body + i)))
+			open = read = false;
+		if (open || read) {
 			size_t end = statement_end(body, i);
 			cgm_cursor_read r = { .line = line, .open = open };
 			if (open ? opened_cursor(r.cursor, sizeof r.cursor, body + i + 4, end - i - 4)
@@ -656,6 +678,10 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 			while (ident_char(body[j]))
 				j++;
 			at_start = starts_block(body + i, j - i);
+			if (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0)
+				declaring = true;
+			else if (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0)
+				declaring = false;
 			i = j;
 			continue;
 		}
