@@ -339,6 +339,24 @@ static bool site_declared(const cgm_model *model, const int *declared, int ndecl
 	return false;
 }
 
+cgm_dynamic_state cgm_dynamic_site_state(cgm_dynsql_reader **reader, const cgm_model *model,
+					 const cgm_site *site, bool observed, bool declared)
+{
+	if (observed)
+		return CGM_DYN_OBSERVED;
+	if (declared)
+		return CGM_DYN_DECLARED;
+	if (!*reader)
+		*reader = cgm_dynsql_reader_new(model);
+	cgm_dynsql_info info;
+	cgm_dynsql_read_with(&info, *reader, site);
+	bool can_call = info.can_call;
+	cgm_dynsql_info_free(&info);
+	if (!can_call)
+		return CGM_DYN_CALLS_NONE;
+	return cgm_site_get_rare(site)->runs > 0 ? CGM_DYN_RAN : CGM_DYN_UNSEEN;
+}
+
 void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 {
 	int n = model->nuser;
@@ -374,21 +392,16 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 			if (f->sites[s].kind != CGM_SITE_DYNAMIC)
 				continue;
 			dyn_sites++;
-			if (cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0) {
-				dyn_seen++;
-				continue;
+			bool seen = cgm_dynamic_hit_find(hits, nhits, i, f->sites[s].line) >= 0;
+			switch (cgm_dynamic_site_state(&reader, model, &f->sites[s], seen,
+						       !seen && site_declared(model, declared, ndeclared, i,
+									      f->sites[s].line))) {
+			case CGM_DYN_OBSERVED: dyn_seen++; break;
+			case CGM_DYN_DECLARED: dyn_declared++; break;
+			case CGM_DYN_CALLS_NONE: dyn_silent++; break;
+			case CGM_DYN_RAN: dyn_ran++; break;
+			case CGM_DYN_UNSEEN: break;
 			}
-			if (site_declared(model, declared, ndeclared, i, f->sites[s].line)) {
-				dyn_declared++;
-				continue;
-			}
-			cgm_dynsql_info info;
-			if (!reader)
-				reader = cgm_dynsql_reader_new(model);
-			cgm_dynsql_read_with(&info, reader, &f->sites[s]);
-			dyn_silent += !info.can_call;
-			dyn_ran += info.can_call && cgm_site_get_rare(&f->sites[s])->runs > 0;
-			cgm_dynsql_info_free(&info);
 		}
 		roots += f->root;
 		dead += f->dead;

@@ -30,26 +30,12 @@ typedef struct totals {
 	int dead, cold, entries, unexplained, cycles, cyclic_functions;
 } totals;
 
-/* Where a dynamic site stands, as cgmap's summary counts it: seen (a call
- * from its line observed), else silent (its SQL can call no user
- * function, src/dynsql.c), else ran (cgmap_trace 1.4 counted its runs),
- * else unseen. */
-enum dyn_state { DYN_SEEN, DYN_SILENT, DYN_RAN, DYN_UNSEEN };
-
-static enum dyn_state dynamic_state(const html_ctx *ctx, cgm_dynsql_reader **reader, int fn,
-				    const cgm_site *site)
+/* Where a dynamic site stands, as cgmap's summary counts it
+ * (cgm_dynamic_site_state; the site shows no declared calls). */
+static cgm_dynamic_state dynamic_state(const html_ctx *ctx, cgm_dynsql_reader **reader, int fn,
+				       const cgm_site *site)
 {
-	if (html_dynamic_seen(ctx, fn, site))
-		return DYN_SEEN;
-	if (!*reader)
-		*reader = cgm_dynsql_reader_new(ctx->model);
-	cgm_dynsql_info info;
-	cgm_dynsql_read_with(&info, *reader, site);
-	bool can_call = info.can_call;
-	cgm_dynsql_info_free(&info);
-	if (!can_call)
-		return DYN_SILENT;
-	return cgm_site_get_rare(site)->runs > 0 ? DYN_RAN : DYN_UNSEEN;
+	return cgm_dynamic_site_state(reader, ctx->model, site, html_dynamic_seen(ctx, fn, site), false);
 }
 
 static int dynamic_unseen(const totals *t)
@@ -77,10 +63,10 @@ static void count_totals(totals *t, const html_ctx *ctx)
 			if (site->kind == CGM_SITE_DYNAMIC) {
 				t->dynamic_sites++;
 				switch (dynamic_state(ctx, &reader, i, site)) {
-				case DYN_SEEN: t->dynamic_seen++; break;
-				case DYN_SILENT: t->dynamic_silent++; break;
-				case DYN_RAN: t->dynamic_ran++; break;
-				case DYN_UNSEEN: break;
+				case CGM_DYN_OBSERVED: t->dynamic_seen++; break;
+				case CGM_DYN_CALLS_NONE: t->dynamic_silent++; break;
+				case CGM_DYN_RAN: t->dynamic_ran++; break;
+				case CGM_DYN_UNSEEN: break;
 				}
 			}
 		}
@@ -644,34 +630,35 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 				    "site could be seen.</p>\n");
 	cgm_dynsql_reader *reader = NULL;
 	/* Unseen, ran without a call (when runs were counted), can call none, seen. */
-	static const enum dyn_state order[] = { DYN_UNSEEN, DYN_RAN, DYN_SILENT, DYN_SEEN };
+	static const cgm_dynamic_state order[] = { CGM_DYN_UNSEEN, CGM_DYN_RAN, CGM_DYN_CALLS_NONE,
+						    CGM_DYN_OBSERVED };
 	for (int pass = 0; pass < 4; pass++) {
-		enum dyn_state want = order[pass];
-		if (want == DYN_RAN && !m->has_site_runs)
+		cgm_dynamic_state want = order[pass];
+		if (want == CGM_DYN_RAN && !m->has_site_runs)
 			continue;
-		int n = want == DYN_SEEN     ? t->dynamic_seen
-			: want == DYN_RAN    ? t->dynamic_ran
-			: want == DYN_SILENT ? t->dynamic_silent
+		int n = want == CGM_DYN_OBSERVED     ? t->dynamic_seen
+			: want == CGM_DYN_RAN    ? t->dynamic_ran
+			: want == CGM_DYN_CALLS_NONE ? t->dynamic_silent
 					     : dynamic_unseen(t);
-		if (want == DYN_RAN)
+		if (want == CGM_DYN_RAN)
 			cgm_strbuf_printf(&b, "<h2>Dynamic sites that ran without calling a user "
 					      "function (%d)</h2>\n", n);
-		if (want == DYN_SILENT)
+		if (want == CGM_DYN_CALLS_NONE)
 			cgm_strbuf_printf(&b, "<h2>Dynamic sites whose SQL can call no user function "
 					      "(%d)</h2>\n", n);
-		if (want == DYN_SEEN)
+		if (want == CGM_DYN_OBSERVED)
 			cgm_strbuf_printf(&b, "<h2>Seen dynamic sites and where they went (%d)</h2>\n",
 					  n);
 		if (n == 0) {
 			cgm_strbuf_puts(&b, "<p class=\"muted\">None.</p>\n");
 			continue;
 		}
-		bool with_runs = m->has_site_runs && want != DYN_UNSEEN;
+		bool with_runs = m->has_site_runs && want != CGM_DYN_UNSEEN;
 		cgm_strbuf_printf(&b, "<table class=\"sortable\"><thead><tr><th>function</th>"
 				      "<th class=\"num\">line</th><th>statement</th><th>EXECUTE "
 				      "expression</th>%s%s</tr></thead><tbody>\n",
 				  with_runs ? "<th class=\"num\">runs</th>" : "",
-				  want == DYN_SEEN ? "<th>observed targets</th>" : "");
+				  want == CGM_DYN_OBSERVED ? "<th>observed targets</th>" : "");
 		for (int i = 0; i < ctx->nuser; i++) {
 			const cgm_function *f = &m->functions[i];
 			for (int s = 0; s < f->nsites; s++) {
@@ -689,7 +676,7 @@ static int report_dynamic(const html_ctx *ctx, const totals *t)
 				if (with_runs)
 					cgm_strbuf_printf(&b, "<td class=\"num\">%lld</td>",
 							  (long long)cgm_site_get_rare(site)->runs);
-				if (want == DYN_SEEN) {
+				if (want == CGM_DYN_OBSERVED) {
 					cgm_strbuf_puts(&b, "<td>");
 					int shown = 0;
 					for (int k = ctx->out_start[i]; k < ctx->out_start[i + 1]; k++) {

@@ -64,13 +64,26 @@ static size_t statement_end(const char *body, size_t start)
 	return i;
 }
 
-/* Is the word w (len bytes) one after which a statement starts? */
-static bool starts_block(const char *w, size_t len)
+/* The end of the word at body + i.  A statement may start after BEGIN,
+ * THEN, ELSE, LOOP and DECLARE (*at_start); declarations, where a name
+ * like `move` is a variable, run from DECLARE to BEGIN (*declaring). */
+static size_t past_word(const char *body, size_t i, bool *at_start, bool *declaring)
 {
-	return (len == 5 && strncasecmp(w, "begin", 5) == 0) ||
-	       (len == 4 && (strncasecmp(w, "then", 4) == 0 || strncasecmp(w, "else", 4) == 0 ||
-			     strncasecmp(w, "loop", 4) == 0)) ||
-	       (len == 7 && strncasecmp(w, "declare", 7) == 0);
+	size_t j = i;
+	while (ident_char(body[j]))
+		j++;
+	const char *w = body + i;
+	size_t len = j - i;
+	bool begin = len == 5 && strncasecmp(w, "begin", 5) == 0;
+	bool declare = len == 7 && strncasecmp(w, "declare", 7) == 0;
+	*at_start = begin || declare ||
+		    (len == 4 && (strncasecmp(w, "then", 4) == 0 || strncasecmp(w, "else", 4) == 0 ||
+				  strncasecmp(w, "loop", 4) == 0));
+	if (declare)
+		*declaring = true;
+	else if (begin)
+		*declaring = false;
+	return j;
 }
 
 /* Is the word at w the target of an assignment or a subscript, not a
@@ -374,15 +387,8 @@ static char *rewrite_cursors(const char *body)
 			}
 		}
 		if (ident_char(c)) {
-			size_t j = i;
-			while (ident_char(body[j]))
-				j++;
+			size_t j = past_word(body, i, &at_start, &declaring);
 			cgm_strbuf_add(&out, body + i, j - i);
-			at_start = starts_block(body + i, j - i);
-			if (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0)
-				declaring = true;
-			else if (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0)
-				declaring = false;
 			i = j;
 			continue;
 		}
@@ -674,15 +680,7 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 			continue;
 		}
 		if (ident_char(c)) {
-			size_t j = i;
-			while (ident_char(body[j]))
-				j++;
-			at_start = starts_block(body + i, j - i);
-			if (j - i == 7 && strncasecmp(body + i, "declare", 7) == 0)
-				declaring = true;
-			else if (j - i == 5 && strncasecmp(body + i, "begin", 5) == 0)
-				declaring = false;
-			i = j;
+			i = past_word(body, i, &at_start, &declaring);
 			continue;
 		}
 		at_start = (c == ';') || (c == '>' && i > 0 && body[i - 1] == '>');

@@ -382,26 +382,17 @@ static void build_dynamic(table *t, const cgm_model *model)
 			     h++, nids++)
 				cgm_strbuf_printf(&targets, "%s%s", nids ? " " : "",
 						  model->functions[hits[h].to].id);
-			/* What its constant text says it can run (src/dynsql.c), as
-			 * the summary counts it: a DDL or utility statement calling
+			/* As the summary counts it: a DDL or utility statement calling
 			 * no user function is not waiting to be seen. */
-			bool can_call = true;
-			if (!nids && !ndeclared_targets) {
-				cgm_dynsql_info info;
-				if (!reader)
-					reader = cgm_dynsql_reader_new(model);
-				cgm_dynsql_read_with(&info, reader, site);
-				can_call = info.can_call;
-				cgm_dynsql_info_free(&info);
-			}
-			/* cgmap_trace 1.4: it ran, calling no user function. */
+			cgm_dynamic_state state =
+				cgm_dynamic_site_state(&reader, model, site, nids > 0, ndeclared_targets > 0);
 			int64_t runs = cgm_site_get_rare(site)->runs;
-			const char *status = nids		 ? "observed"
-					     : ndeclared_targets ? "declared"
-					     : !can_call	 ? "calls none"
-					     : runs > 0		 ? "ran"
-					     : edges_known	 ? "unseen"
-								 : "not observed";
+			const char *status = state == CGM_DYN_OBSERVED	 ? "observed"
+					     : state == CGM_DYN_DECLARED	 ? "declared"
+					     : state == CGM_DYN_CALLS_NONE ? "calls none"
+					     : state == CGM_DYN_RAN	 ? "ran"
+					     : edges_known		 ? "unseen"
+									 : "not observed";
 			row *r = table_add(t);
 			r->cells[0] = xstrdup(f->id);
 			function_place_cells(r->cells, f);
@@ -412,17 +403,17 @@ static void build_dynamic(table *t, const cgm_model *model)
 						   : cgm_strbuf_cstr(&declared_targets));
 			r->cells[8] = xstrdup(cgm_site_get_rare(site)->text ? cgm_site_get_rare(site)->text : "");
 			char *place = place_suffix(f);
-			if (nids)
+			if (state == CGM_DYN_OBSERVED)
 				r->text = xprintf("%s line %d: dynamic, observed -> %s%s", f->id,
 						  site->line, cgm_strbuf_cstr(&targets), place);
-			else if (ndeclared_targets)
+			else if (state == CGM_DYN_DECLARED)
 				r->text = xprintf("%s line %d: dynamic, declared -> %s%s", f->id,
 						  site->line, cgm_strbuf_cstr(&declared_targets), place);
-			else if (!can_call)
+			else if (state == CGM_DYN_CALLS_NONE)
 				r->text = xprintf("%s line %d: dynamic site that can call no user "
 						  "function: %s %s%s",
 						  f->id, site->line, cgm_dynamic_site_verb(site), r->cells[8], place);
-			else if (runs > 0)
+			else if (state == CGM_DYN_RAN)
 				r->text = xprintf("%s line %d: dynamic, ran %" PRId64 " time%s without "
 						  "calling a user function: %s %s%s",
 						  f->id, site->line, runs, runs == 1 ? "" : "s",

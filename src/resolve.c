@@ -454,13 +454,8 @@ static int choose(const resolver *rv, const cgm_function *caller, const cgm_site
 	for (int i = 0; i < ncand; i++) {
 		const cgm_function *f = &model->functions[cands[i].index];
 		const char **decl = ch->decl + i * (nargs + 1);
-		for (int a = 0; a < nargs; a++) {
-			int p = cands[i].param_of[a];
-			const char *t = f->argtypes[p];
-			if (cands[i].expanded && p == f->nargs - 1 && f->variadic)
-				t = f->variadic_elem ? f->variadic_elem : t;
-			decl[a] = t;
-		}
+		for (int a = 0; a < nargs; a++)
+			decl[a] = taken_as(f, &cands[i], a);
 		ch->sel[i] = (cgm_candidate){ .index = i, .params = decl, .expanded = cands[i].expanded };
 	}
 	const char *const *types = (const char *const *)s->argtypes;
@@ -525,12 +520,8 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 			int pbuf[101];
 			c.param_of = pbuf;
 			if (arguments_fit(f, &tmp, &c)) {
-				for (int a = 0; a < call->nargs; a++) {
-					int p = c.param_of[a];
-					params[a] = c.expanded && p == f->nargs - 1 && f->variadic && f->variadic_elem
-							    ? f->variadic_elem
-							    : f->argtypes[p];
-				}
+				for (int a = 0; a < call->nargs; a++)
+					params[a] = taken_as(f, &c, a);
 				type = cgm_result_type(tc->rv->catalog, tc->typer->arena, f->result, call->nargs,
 						       params, argtypes);
 			}

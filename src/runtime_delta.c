@@ -249,15 +249,9 @@ static void reset_diagnostic(cgm_runtime *rt, const char *what, PGresult *res)
 {
 	const char *msg = res ? PQresultErrorMessage(res) : "no result";
 	int n = (int)strcspn(msg, "\n");
-	char *text = cgm_arena_printf(rt->arena, "--reset: %s was refused (%.*s): that counter "
-						 "keeps counting from its old start",
-				      what, n, msg);
-	rt->diagnostics = cgm_arena_grow(rt->arena, rt->diagnostics, (size_t)rt->ndiagnostics,
-					 (size_t)rt->ndiagnostics + 1, sizeof(cgm_diagnostic));
-	rt->cap_diagnostics = rt->ndiagnostics + 1;
-	cgm_diagnostic *slot = &rt->diagnostics[rt->ndiagnostics++];
-	memset(slot, 0, sizeof *slot);
-	slot->message = text;
+	add_diagnostic(rt, cgm_arena_printf(rt->arena, "--reset: %s was refused (%.*s): that counter "
+						       "keeps counting from its old start",
+					    what, n, msg));
 }
 
 int cgm_runtime_reset_pg(cgm_runtime *rt, const char *dsn)

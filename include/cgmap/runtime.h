@@ -255,6 +255,24 @@ typedef struct cgm_dynamic_hit {
 cgm_dynamic_hit *cgm_dynamic_hits(int *count, const cgm_model *model);
 /* Index of the first hit of (fn, line) in hits, or -1. */
 int cgm_dynamic_hit_find(const cgm_dynamic_hit *hits, int count, int fn, int line);
+/* Where a dynamic site stands, in the one order every output counts it:
+ * a call from it observed; else calls the configuration declares for it;
+ * else its SQL can call no user function (src/dynsql.c); else it ran
+ * without calling one (cgmap_trace 1.4's runs); else unseen. */
+typedef enum cgm_dynamic_state {
+	CGM_DYN_OBSERVED,
+	CGM_DYN_DECLARED,
+	CGM_DYN_CALLS_NONE,
+	CGM_DYN_RAN,
+	CGM_DYN_UNSEEN
+} cgm_dynamic_state;
+struct cgm_dynsql_reader;
+/* The state of dynamic site `site` of the model, whose observed and
+ * declared facts the caller knows (each output finds them its own way);
+ * *reader is made on first need and freed by the caller
+ * (cgm_dynsql_reader_free). */
+cgm_dynamic_state cgm_dynamic_site_state(struct cgm_dynsql_reader **reader, const cgm_model *model,
+					 const cgm_site *site, bool observed, bool declared);
 /* No caller outside its own recursive component, not a root, never called. */
 bool cgm_function_uncalled(const cgm_model *model, int fn);
 /* The same for every function at once, in one pass over the edges:
