@@ -66,6 +66,7 @@ static void count_totals(totals *t, const html_ctx *ctx)
 				case CGM_DYN_OBSERVED: t->dynamic_seen++; break;
 				case CGM_DYN_CALLS_NONE: t->dynamic_silent++; break;
 				case CGM_DYN_RAN: t->dynamic_ran++; break;
+				case CGM_DYN_DECLARED: /* the site passes no declared calls */
 				case CGM_DYN_UNSEEN: break;
 				}
 			}
