@@ -7,7 +7,8 @@
 #              (scripts/package.sh, the Dockerfile's build stage);
 #   --tests    all of these, and everything the tests and benchmarks use
 #              (the unit test framework, the real extensions cgmap is tested
-#              on, the browser of the HTML test, the fuzzing compiler).
+#              on, the browser of the HTML test, the fuzzing compiler,
+#              debootstrap for the new machine of test_fresh_machine).
 # As root it runs apt-get; otherwise it prints the exact command and fails,
 # so nothing is half-installed silently.
 set -euo pipefail
@@ -55,6 +56,7 @@ test_packages=(
 	nodejs                            # drives Chromium in that test (no npm packages)
 	time                              # peak memory in the benchmarks
 	clang                             # long fuzzing runs with libFuzzer (scripts/fuzz.sh)
+	debootstrap                       # the new machine README's commands are run on (test_fresh_machine)
 )
 packages=("${build_packages[@]}")
 case "$profile" in

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # test_fresh_machine.sh - the set-up and usage commands of README.md and
-# docs/runtime.md, run as written in a container that is the machine they
-# promise to work on: Debian 12 with gcc, cmake, make, PostgreSQL 15 (server
-# and client) and libpq-dev, and nothing else of cgmap's (ctest labels
-# `docker` and `fresh`; skipped, exit 77, without a Docker daemon or a base
-# image, see tests/lib/dockerbase.sh).  In it, on a copy of this checkout's
-# files:
+# docs/runtime.md, run as written on the machine they promise to work on:
+# Debian 12 with gcc, cmake, make, PostgreSQL 15 (server and client) and
+# libpq-dev, and nothing else of cgmap's (ctest label `fresh`).  That
+# machine is a container when a Docker daemon answers (with a base image,
+# see tests/lib/dockerbase.sh), else a chroot made by debootstrap
+# (tests/lib/freshroot.sh: as root, with debootstrap and the Debian mirror;
+# skipped, exit 77, without them).  CGMAP_FRESH_MACHINE=docker or chroot
+# picks one.  In it, on a copy of this checkout's files:
 #   - as a user who is not root, `./scripts/demo.sh` stops at the set-up and
 #     prints the exact apt-get command that installs what is missing;
 #   - as root, `./scripts/demo.sh` installs what it needs, and only that (no
@@ -16,51 +18,81 @@
 #   - docs/runtime.md's ways of building and installing cgmap_trace (make in
 #     its folder, build.sh/install.sh out of tree) and README's CMake
 #     target `cgmap_trace_install` install it into the system PostgreSQL.
-# The image of the fresh machine is tagged cgmap-fresh:test and kept, so a
-# second run starts from Docker's cache; the containers are removed.
+# The container's image is tagged cgmap-fresh:test and kept, and the
+# chroot's base is kept as a tarball, so a second run starts from a cache;
+# the machine itself is new on every run and removed at its end.
 set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 
 skip() { echo "skip: $*" >&2; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-. "$src/tests/lib/dockerbase.sh"
-dockerbase_find
-echo "base: $build_base"
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-fresh.XXXXXX")
-container=cgmap-fresh-$$
-cleanup() {
-	docker rm -f "$container" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+chmod 755 "$work"
 
-# The machine: what a new machine has, and a user who is not root.
-cat >"$work/Dockerfile" <<EOF
+# The checkout's files, as a clone has them (tracked files, working-tree
+# content), without build folders.
+checkout_tar() {
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf "$1")
+	else
+		tar -C "$src" --exclude=./build --exclude=./out -cf "$1" .
+	fi
+}
+
+machine=${CGMAP_FRESH_MACHINE:-}
+if [ -z "$machine" ]; then
+	if command -v docker >/dev/null && docker info >/dev/null 2>&1; then machine=docker; else machine=chroot; fi
+fi
+
+case "$machine" in
+docker)
+	. "$src/tests/lib/dockerbase.sh"
+	dockerbase_find
+	echo "machine: a container from $build_base"
+	container=cgmap-fresh-$$
+	cleanup() {
+		docker rm -f "$container" >/dev/null 2>&1 || true
+		rm -rf "$work"
+	}
+	trap cleanup EXIT
+	# The machine: what a new machine has, and a user who is not root.
+	cat >"$work/Dockerfile" <<EOF
 FROM $build_base
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \\
 	gcc cmake make libpq-dev postgresql-15 postgresql-client-15 ca-certificates && \\
 	rm -rf /var/lib/apt/lists/*
 RUN useradd -m dev
 EOF
-docker build -t cgmap-fresh:test "$work" >"$work/build.log" 2>&1 ||
-	{ tail -n 30 "$work/build.log" >&2; fail "the fresh machine's image could not be built"; }
-
-# The checkout's files, as a clone has them (tracked files, working-tree
-# content), without build folders.
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf "$work/src.tar")
-else
-	tar -C "$src" --exclude=./build --exclude=./out -cf "$work/src.tar" .
-fi
-
-docker run -d --name "$container" cgmap-fresh:test sleep infinity >/dev/null
-docker exec "$container" mkdir -p /home/dev/cgmap
-docker cp "$work/src.tar" "$container:/home/dev/src.tar"
-docker exec "$container" sh -c 'tar -C /home/dev/cgmap -xf /home/dev/src.tar && rm /home/dev/src.tar && chown -R dev:dev /home/dev/cgmap'
-as_dev() { docker exec -w /home/dev/cgmap "$container" runuser -u dev -- "$@"; }
-as_root() { docker exec -w /home/dev/cgmap "$container" "$@"; }
+	docker build -t cgmap-fresh:test "$work" >"$work/build.log" 2>&1 ||
+		{ tail -n 30 "$work/build.log" >&2; fail "the fresh machine's image could not be built"; }
+	checkout_tar "$work/src.tar"
+	docker run -d --name "$container" cgmap-fresh:test sleep infinity >/dev/null
+	docker exec "$container" mkdir -p /home/dev/cgmap
+	docker cp "$work/src.tar" "$container:/home/dev/src.tar"
+	docker exec "$container" sh -c 'tar -C /home/dev/cgmap -xf /home/dev/src.tar && rm /home/dev/src.tar && chown -R dev:dev /home/dev/cgmap'
+	as_dev() { docker exec -w /home/dev/cgmap "$container" runuser -u dev -- "$@"; }
+	as_root() { docker exec -w /home/dev/cgmap "$container" "$@"; }
+	;;
+chroot)
+	. "$src/tests/lib/freshroot.sh"
+	root=$work/root
+	cleanup() {
+		freshroot_remove "$root"
+		rm -rf --one-file-system "$work"
+	}
+	trap cleanup EXIT
+	freshroot_make "$root" || fail "the fresh machine could not be made"
+	echo "machine: a Debian 12 chroot from $(freshroot_mirror)"
+	checkout_tar "$work/src.tar"
+	mkdir -p "$root/home/dev/cgmap"
+	tar -C "$root/home/dev/cgmap" -xf "$work/src.tar"
+	freshroot_run "$root" root / chown -R dev:dev /home/dev/cgmap
+	as_dev() { freshroot_run "$root" dev /home/dev/cgmap "$@"; }
+	as_root() { freshroot_run "$root" root /home/dev/cgmap "$@"; }
+	;;
+*) fail "CGMAP_FRESH_MACHINE is docker or chroot, not \"$machine\"" ;;
+esac
 extdir=/usr/share/postgresql/15/extension
 
 # --- not root: the exact command, nothing installed ----------------------------
