@@ -581,6 +581,35 @@ static char *elsewhere_hint(const cgm_model *model, const cgm_site *site)
 	return hint;
 }
 
+/* The call as PostgreSQL names it in "function f(integer) does not exist":
+ * the callee with the types its arguments were taken as ("name => type"
+ * for a named one, VARIADIC before an array written so), or NULL when a
+ * type is not known: then only the count can be said. */
+static char *typed_call(const cgm_site *site, const char *callee)
+{
+	if (!site->argtypes || site->nargs < 0)
+		return NULL;
+	for (int a = 0; a < site->nargs; a++)
+		if (!site->argtypes[a])
+			return NULL;
+	const char **names = cgm_site_get_rare(site)->argnames;
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&b, "%s(", callee);
+	for (int a = 0; a < site->nargs; a++) {
+		if (a)
+			cgm_strbuf_puts(&b, ", ");
+		if (site->variadic_call && a == site->nargs - 1)
+			cgm_strbuf_puts(&b, "VARIADIC ");
+		if (names && names[a])
+			cgm_strbuf_printf(&b, "%s => ", names[a]);
+		cgm_strbuf_puts(&b, site->argtypes[a]);
+	}
+	cgm_strbuf_putc(&b, ')');
+	char *call = xstrdup(cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&b);
+	return call;
+}
+
 static void build_missing(table *t, const cgm_model *model)
 {
 	t->title = "Missing callees";
@@ -612,9 +641,15 @@ static void build_missing(table *t, const cgm_model *model)
 				cgm_strbuf_free(&tied);
 			} else {
 				char *hint = elsewhere_hint(model, site);
-				r->cells[7] = xprintf("no function %s taking %d argument%s exists%s",
-						      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
-						      hint ? hint : "");
+				char *call = typed_call(site, r->cells[5]);
+				if (call)
+					r->cells[7] = xprintf("no function %s exists%s", call,
+							      hint ? hint : "");
+				else
+					r->cells[7] = xprintf("no function %s taking %d argument%s exists%s",
+							      r->cells[5], site->nargs,
+							      site->nargs == 1 ? "" : "s", hint ? hint : "");
+				free(call);
 				free(hint);
 			}
 			char *place = place_suffix(f);

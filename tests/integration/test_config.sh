@@ -112,11 +112,11 @@ edges_with() { # OUT ARGS...: the edges and missing callees of a map of $sp
 }
 edges_with sp0 --no-config
 # The missing callee says where a function of that name is.
-expect_line "$work/sp0.txt" "api.entry(integer) line 4: no function helper taking 1 argument exists; util.helper(integer) is in a schema not on the search_path (--search-path)"
+expect_line "$work/sp0.txt" "api.entry(integer) line 4: no function helper(integer) exists; util.helper(integer) is in a schema not on the search_path (--search-path)"
 edges_with sp1 --no-config --search-path 'api, util'
 expect_line "$work/sp1.txt" "api.entry(integer) -> util.helper(integer) via call static lines 4"
 grep -q 'api.lower' "$work/sp1.txt" && fail "api.lower chosen over pg_catalog.lower: $(cat "$work/sp1.txt")"
-expect_line "$work/sp1.txt" "api.own() line 3: no function helper taking 1 argument exists; util.helper(integer) is in a schema not on the search_path (--search-path)"
+expect_line "$work/sp1.txt" "api.own() line 3: no function helper(integer) exists; util.helper(integer) is in a schema not on the search_path (--search-path)"
 [ "$(jq -c .source.default_search_path "$work/sp1/cgmap.json")" = '["pg_catalog","api","util"]' ] ||
 	fail "snapshot path: $(jq -c .source.default_search_path "$work/sp1/cgmap.json")"
 edges_with sp2 --no-config --search-path 'API, pg_catalog, "util", "$user"'

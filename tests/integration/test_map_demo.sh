@@ -27,7 +27,7 @@ grep -q '26 functions (26 analysed, 0 not analysed), 23 edges, 1 dynamic site, 1
 	pgtest_fail "unexpected summary: $(cat "$work/a.err")"
 
 "$cgmap" report missing "$work/a" >"$work/missing"
-grep -q 'app.legacy_sync() line 3: no function app.sync_to_legacy taking 1 argument' "$work/missing" ||
+grep -q 'app.legacy_sync() line 3: no function app.sync_to_legacy(integer) exists' "$work/missing" ||
 	pgtest_fail "missing callee not reported: $(cat "$work/missing")"
 
 # The snapshot of a/ is written in format 1 (--snapshot-format 1), whose

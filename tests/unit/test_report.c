@@ -230,6 +230,43 @@ static void test_text_reports(void **state)
 	cgm_model_free(m);
 }
 
+/* With the arguments' types known the missing call is named as PostgreSQL
+ * names it ("function f(cstring) does not exist"): saying that no f takes
+ * that many arguments is false when one does, of other types. */
+static void test_missing_typed(void **state)
+{
+	(void)state;
+	cgm_model *m = sample(true);
+	cgm_site *miss = NULL;
+	cgm_function *work = &m->functions[idx(m, "app.work(integer)")];
+	for (int s = 0; s < work->nsites; s++)
+		if (work->sites[s].resolution == CGM_RES_MISSING)
+			miss = &work->sites[s];
+	assert_non_null(miss);
+	static const char *one[] = { "cstring" };
+	miss->argtypes = one;
+	expect(m, "missing", "text",
+	       "# Missing callees: 1\n" WINDOW
+	       "app.work(integer) line 6: no function app.nope(cstring) exists\n");
+	/* Named and VARIADIC arguments as they were written. */
+	static const char *two[] = { "text", "integer[]" };
+	static const char *names[] = { NULL, "xs" };
+	miss->nargs = 2;
+	miss->argtypes = two;
+	miss->variadic_call = true;
+	cgm_site_rare_of(m->arena, miss)->argnames = names;
+	expect(m, "missing", "text",
+	       "# Missing callees: 1\n" WINDOW
+	       "app.work(integer) line 6: no function app.nope(text, VARIADIC xs => integer[]) exists\n");
+	/* One type not known: only the count can be said. */
+	static const char *unknown[] = { "text", NULL };
+	miss->argtypes = unknown;
+	expect(m, "missing", "text",
+	       "# Missing callees: 1\n" WINDOW
+	       "app.work(integer) line 6: no function app.nope taking 2 arguments exists\n");
+	cgm_model_free(m);
+}
+
 static void test_other_formats(void **state)
 {
 	(void)state;
@@ -522,6 +559,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_reports),
+		cmocka_unit_test(test_missing_typed),
 		cmocka_unit_test(test_other_formats),
 		cmocka_unit_test(test_without_runtime),
 		cmocka_unit_test(test_function_figures_only),
