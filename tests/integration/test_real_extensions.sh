@@ -25,8 +25,7 @@ check_map() {
 		2>"$work/$db.err" || pgtest_fail "$db: cgmap failed: $(cat "$work/$db.err")"
 	grep -q ' 0 functions with parse errors' "$work/$db.err" ||
 		pgtest_fail "$db: bodies that do not parse: $(grep -E 'line [0-9]+:' "$work/$db.err" | head -20)"
-	"$cgmap" report missing "$work/$db" | { grep -v '^#' || true; } |
-		sed 's/.*: no function \([^ ]*\) taking.*/\1/' | sort -u >"$work/$db.missing"
+	"$cgmap" report missing "$work/$db" --format json | jq -r '.rows[].callee' | sort -u >"$work/$db.missing"
 	local unexpected
 	unexpected=$(grep -vxE "$expected_missing" "$work/$db.missing" || true)
 	[ -z "$unexpected" ] || pgtest_fail "$db: missing callees that exist or are unexplained: $unexpected"
@@ -66,8 +65,8 @@ if have pgtap && have pg_partman && have periods; then
 	jq -r '.functions[].id | select(startswith("partman."))' "$work/tools/cgmap.json" | LC_ALL=C sort >"$work/partman-db.ids"
 	diff -u "$work/partman-db.ids" "$work/partman-file.ids" >&2 ||
 		pgtest_fail "pg_partman file: not the functions CREATE EXTENSION made"
-	"$cgmap" report missing "$work/partman-file" | grep -v '^#' |
-		sed 's/.*: no function \([^ ]*\) taking.*/\1/' | sort -u | grep -vxE 'add_job|add_step|close_job|fail_job|update_step' &&
+	"$cgmap" report missing "$work/partman-file" --format json | jq -r '.rows[].callee' |
+		sort -u | grep -vxE 'add_job|add_step|close_job|fail_job|update_step' &&
 		pgtest_fail "pg_partman file: missing callees besides pg_jobmon's"
 	echo "pg_partman file: $(wc -l <"$work/partman-file.ids") functions, as CREATE EXTENSION made them"
 	# Overloads: arguments are typed from their expressions, so the only
