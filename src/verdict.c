@@ -452,8 +452,17 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 		return "view";
 	if (referenced_as(model, edge->to, "default"))
 		return "default";
-	for (int s = 0; s < from->nsites; s++)
-		if (from->sites[s].kind == CGM_SITE_DYNAMIC)
+	/* A dynamic site of the caller may have made the call only where the
+	 * call was seen: at the site's line, when the runtime data has lines
+	 * (cgmap_trace's do; statistics and logs have none). */
+	for (int s = 0; s < from->nsites; s++) {
+		if (from->sites[s].kind != CGM_SITE_DYNAMIC)
+			continue;
+		if (edge->nlines == 0)
 			return "dynamic SQL";
+		for (int l = 0; l < edge->nlines; l++)
+			if (edge->lines[l] == from->sites[s].line)
+				return "dynamic SQL";
+	}
 	return "unknown";
 }

@@ -393,7 +393,18 @@ static void test_unexplained_causes(void **state)
 	e.lines = &line;
 	e.nlines = 1;
 	assert_string_equal(cgm_edge_cause(m, &e), "changed body");
+	/* A dynamic site explains a call seen at its own line, not one seen
+	 * at a static statement of the same body (E-Maj's INSERTs into tables
+	 * whose index support functions ran were put down to an EXECUTE
+	 * elsewhere in the function); without lines, any site may have. */
+	add_site(m, "app.a()", CGM_SITE_DYNAMIC, 7, "dynexecute", "'SELECT ' || x");
+	line = 3;
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	line = 7;
+	assert_string_equal(cgm_edge_cause(m, &e), "dynamic SQL");
 	e.nlines = 0;
+	assert_string_equal(cgm_edge_cause(m, &e), "dynamic SQL");
+	m->functions[idx(m, "app.a()")].nsites = 0;
 	/* A mapped relation effect runs b for another caller: through a view
 	 * (static edge c -> b via view, object named), with no catalog
 	 * reference at all; then a column default. */
