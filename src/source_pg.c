@@ -218,6 +218,40 @@ static const char *const effects_query =
 	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_index i ON d.classid = 'pg_class'::regclass AND i.indexrelid = d.objid"
 	" JOIN pg_class x ON x.oid = i.indexrelid JOIN rel c ON c.oid = i.indrelid"
+	/* The support functions of an index's operator classes, which the
+	 * access method calls to insert a row's entry (INSERT, and an UPDATE
+	 * that is not HOT) and to scan the index (a read whose plan uses it;
+	 * an exclusion constraint's check on INSERT and UPDATE), by the
+	 * support numbers of PostgreSQL 15's btree, hash, GiST, GIN, SP-GiST
+	 * and BRIN; every number of another access method on both. */
+	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'f', 'index',"
+	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname) || ' (operator class '"
+	"   || quote_ident(ocn.nspname) || '.' || quote_ident(oc.opcname) || ')',"
+	"  CASE WHEN am.amname NOT IN ('btree', 'hash', 'gist', 'gin', 'spgist', 'brin') THEN 23 ELSE"
+	"   CASE WHEN (am.amname, ap.amprocnum) IN (('btree', 1), ('hash', 1), ('hash', 2), ('gist', 2),"
+	"     ('gist', 3), ('gist', 4), ('gist', 5), ('gist', 6), ('gist', 7), ('gin', 1), ('gin', 2),"
+	"     ('spgist', 1), ('spgist', 2), ('spgist', 3), ('spgist', 6), ('brin', 1), ('brin', 2),"
+	"     ('brin', 4)) THEN 3 ELSE 0 END"
+	"   | CASE WHEN (am.amname, ap.amprocnum) IN (('btree', 1), ('hash', 1), ('hash', 2), ('gist', 1),"
+	"     ('gist', 4), ('gist', 8), ('gist', 9), ('gin', 1), ('gin', 3), ('gin', 4), ('gin', 5),"
+	"     ('gin', 6), ('spgist', 1), ('spgist', 4), ('spgist', 5), ('brin', 1), ('brin', 3))"
+	"    THEN 22 | CASE WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'x'"
+	"     AND k.conindid = i.indexrelid) THEN 3 ELSE 0 END ELSE 0 END END,"
+	"  NULL, f.oid::regprocedure::text, " NO_TARGET ", NULL" NO_DEFAULTS
+	" FROM pg_index i JOIN rel c ON c.oid = i.indrelid"
+	" JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_am am ON am.oid = x.relam"
+	" CROSS JOIN LATERAL unnest(i.indclass::oid[]) AS k(opc)"
+	" JOIN pg_opclass oc ON oc.oid = k.opc JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace"
+	" JOIN pg_amproc ap ON ap.amprocfamily = oc.opcfamily"
+	"  AND ap.amproclefttype = oc.opcintype AND ap.amprocrighttype = oc.opcintype"
+	" JOIN pg_proc f ON f.oid = ap.amproc"
+	" WHERE f.pronamespace <> 'pg_catalog'::regnamespace"
+	"  AND (am.amname NOT IN ('btree', 'hash', 'gist', 'gin', 'spgist', 'brin')"
+	"   OR (am.amname, ap.amprocnum) IN (('btree', 1), ('hash', 1), ('hash', 2), ('gist', 1), ('gist', 2),"
+	"    ('gist', 3), ('gist', 4), ('gist', 5), ('gist', 6), ('gist', 7), ('gist', 8), ('gist', 9),"
+	"    ('gin', 1), ('gin', 2), ('gin', 3), ('gin', 4), ('gin', 5), ('gin', 6), ('spgist', 1),"
+	"    ('spgist', 2), ('spgist', 3), ('spgist', 4), ('spgist', 5), ('spgist', 6), ('brin', 1),"
+	"    ('brin', 2), ('brin', 3), ('brin', 4)))"
 	/* A view reads the relations its query names. */
 	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view', 'view ' || " QREL("c", "c") ", 16, NULL,"
 	"  NULL, t.nspname, t.relname, 16, NULL, NULL" NO_DEFAULTS

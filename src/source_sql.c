@@ -51,6 +51,7 @@
 #include "cgmap/hash.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/extract_pool.h"
+#include "cgmap/opclass.h"
 #include "cgmap/ops.h"
 #include "cgmap/relfx.h"
 #include "cgmap/pipeline.h"
@@ -304,6 +305,9 @@ typedef struct sql_state {
 	int ncasts, cap_casts;
 	sql_aggregate *aggregates;
 	int naggregates, cap_aggregates;
+	/* CREATE OPERATOR CLASS: the support functions its indexes call
+	 * (cgmap/opclass.h), each an index into fns. */
+	cgm_opclass_set opclasses;
 } sql_state;
 
 static const char *const default_path[] = { "$user", "public" };
@@ -2317,6 +2321,9 @@ static void collect_columns(const jd_node *node, const char **first, int *count)
 	(void)key;
 }
 
+static void constraint_index_effects(sql_state *st, sql_table *t, const char *column,
+				     const jd_node *con);
+
 static void constraint_references(sql_state *st, sql_table *t, const char *column,
 				  const jd_node *con)
 {
@@ -2324,6 +2331,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 	jd_node *expr = jget(con, "raw_expr");
 	if (type && strcmp(type, "CONSTR_FOREIGN") == 0)
 		foreign_key_effects(st, t, column, con);
+	constraint_index_effects(st, t, column, con);
 	if (!type || !expr)
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
@@ -2714,6 +2722,198 @@ static sql_operator *find_sql_operator(sql_state *st, const char *schema, const 
 				return o;
 		}
 	return NULL;
+}
+
+/* CREATE OPERATOR CLASS name [DEFAULT] FOR TYPE t USING am [FAMILY f] AS
+ * ... FUNCTION n [(lt, rt)] f(args): the support functions its indexes
+ * call.  The catalog refers to each as pg_amproc's entry, described as
+ * pg_describe_object does ("function 1 (app.ver, app.ver) of operator
+ * family app.ver_ops for access method btree: app.ver_cmp(app.ver,app.ver)");
+ * a member PostgreSQL files under other types than the class's (a
+ * cross-type btree comparison) is no support of its indexes' columns. */
+static void apply_create_opclass(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[2];
+	int n = name_list(jget(stmt, "opclassname"), parts, 2);
+	const char *am = jstr(stmt, "amname");
+	const char *type = type_of(st, jget(stmt, "datatype"));
+	const char *schema = n == 2 ? parts[0] : creation_schema(st);
+	if (n < 1 || !am || !type || !schema)
+		return;
+	const char *fparts[2];
+	int nf = name_list(jget(stmt, "opfamilyname"), fparts, 2);
+	const char *fschema = nf == 2 ? fparts[0] : schema;
+	const char *family = nf >= 1 ? fparts[nf - 1] : parts[n - 1];
+	cgm_opclass *oc = cgm_opclass_add(&st->opclasses, cgm_arena_strdup(st->a, schema),
+					  cgm_arena_strdup(st->a, parts[n - 1]),
+					  cgm_arena_strdup(st->a, am), type, jbool(stmt, "isDefault"));
+	oc->family_schema = cgm_arena_strdup(st->a, fschema);
+	oc->family = cgm_arena_strdup(st->a, family);
+	jd_node *items = jget(stmt, "items");
+	for (size_t i = 0; i < jd_size(items); i++) {
+		jd_node *item = jget(jd_at(items, i), "CreateOpClassItem");
+		jd_node *owa = jget(item, "name");
+		if (jint(item, "itemtype") != 2 || !owa)
+			continue;
+		const char *fnparts[3];
+		int nfn = name_list(jget(owa, "objname"), fnparts, 3);
+		jd_node *args = jget(owa, "objargs");
+		int nargs = (int)jd_size(args);
+		if (nfn < 1 || nargs > 100)
+			continue;
+		const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(nargs + 1));
+		bool known = true;
+		for (int k = 0; k < nargs; k++)
+			known = (types[k] = type_of(st, jget(jd_at(args, (size_t)k), "TypeName"))) && known;
+		const char *builtin_id;
+		int fn = known ? find_function_by_types(st, fnparts, nfn, types, nargs, &builtin_id) : -1;
+		if (fn < 0)
+			continue;
+		/* The member's types: as written, else btree's comparison and
+		 * in_range take them from their arguments, the rest the class's. */
+		const char *left = type, *right = type;
+		jd_node *class_args = jget(item, "class_args");
+		if (jd_size(class_args) == 2) {
+			left = type_of(st, jget(jd_at(class_args, 0), "TypeName"));
+			right = type_of(st, jget(jd_at(class_args, 1), "TypeName"));
+		} else if (strcmp(am, "btree") == 0 && nargs >= 2 &&
+			   (jint(item, "number") == 1 || jint(item, "number") == 3)) {
+			left = types[0];
+			right = types[jint(item, "number") == 3 ? 2 < nargs ? 2 : 1 : 1];
+		}
+		if (!left || !right)
+			continue;
+		st->ref_owner = NULL;
+		new_reference(st, fn, "other",
+			      cgm_arena_printf(st->a,
+					       "function %d (%s, %s) of operator family %s for access "
+					       "method %s: %s",
+					       jint(item, "number"), left, right,
+					       cgm_quote_qualified(st->a, fschema, family), am,
+					       st->fns[fn].id));
+		if (strcmp(left, type) == 0 && strcmp(right, type) == 0)
+			cgm_opclass_add_proc(oc, jint(item, "number"), fn);
+	}
+}
+
+/* The support functions an index on schema.table calls, as effects of the
+ * table: each column's operator class (written, else the default of the
+ * access method for the column's type) and the statements each of its
+ * functions runs for (cgm_opclass_support_events).  `params` are the
+ * index's IndexElem nodes (an exclusion constraint's first elements). */
+typedef struct index_elem {
+	const char *column;     /* the column indexed, NULL for an expression */
+	const jd_node *opclass; /* the operator class written, or NULL */
+} index_elem;
+
+static void add_opclass_effects(sql_state *st, const char *schema, const char *table,
+				const char *index, const char *am, const index_elem *elems,
+				int nelems, bool exclusion)
+{
+	sql_table *t = find_table(st, schema, table);
+	if (!t || !index || !am || st->opclasses.n == 0)
+		return;
+	for (int i = 0; i < nelems; i++) {
+		const cgm_opclass *oc = NULL;
+		const char *parts[2];
+		int n = name_list(elems[i].opclass, parts, 2);
+		if (n >= 1) {
+			oc = cgm_opclass_find(&st->opclasses, n == 2 ? parts[0] : NULL, parts[n - 1], am,
+					      st->path, st->npath);
+		} else if (elems[i].column) {
+			for (int c = 0; c < t->ncolumns && !oc; c++)
+				if (strcmp(t->columns[c].name, elems[i].column) == 0)
+					oc = cgm_opclass_default(&st->opclasses, am, t->columns[c].type);
+		}
+		if (!oc || oc->nprocs == 0)
+			continue;
+		const char *object = cgm_arena_printf(
+			st->a, "index %s.%s (operator class %s.%s)", cgm_quote_ident(st->a, t->schema),
+			cgm_quote_ident(st->a, index), cgm_quote_ident(st->a, oc->schema),
+			cgm_quote_ident(st->a, oc->name));
+		for (int k = 0; k < oc->nprocs; k++) {
+			unsigned events = cgm_opclass_support_events(am, oc->procs[k].number, exclusion);
+			const char *id = st->fns[oc->procs[k].fn].id;
+			bool seen = !events;
+			for (int e = 0; e < st->neffects && !seen; e++) {
+				const sql_effect *x = &st->effects[e];
+				seen = !x->dropped && x->effect.object &&
+				       strcmp(x->effect.object, object) == 0 &&
+				       strcmp(x->effect.function_id, id) == 0 &&
+				       x->effect.events == events;
+			}
+			if (seen)
+				continue;
+			cgm_effect *e = new_effect(st, t->schema, t->name, CGM_REACH_FUNCTION,
+						   CGM_VIA_INDEX, object, events, NULL);
+			e->function_id = id;
+		}
+	}
+}
+
+/* A PRIMARY KEY, UNIQUE or EXCLUDE constraint's index: its name (the
+ * constraint's, else the one PostgreSQL chooses), access method and
+ * elements. */
+static void constraint_index_effects(sql_state *st, sql_table *t, const char *column,
+				     const jd_node *con)
+{
+	const char *type = jstr(con, "contype");
+	if (!type)
+		return;
+	bool pkey = strcmp(type, "CONSTR_PRIMARY") == 0, unique = strcmp(type, "CONSTR_UNIQUE") == 0;
+	bool excl = strcmp(type, "CONSTR_EXCLUSION") == 0;
+	if (!pkey && !unique && !excl)
+		return;
+	enum { MAX_ELEMS = 32 };
+	index_elem elems[MAX_ELEMS];
+	const char *names[MAX_ELEMS];
+	int n = 0;
+	if (excl) {
+		jd_node *list = jget(con, "exclusions");
+		for (size_t i = 0; i < jd_size(list) && n < MAX_ELEMS; i++) {
+			jd_node *pair = jget(jget(jd_at(list, i), "List"), "items");
+			jd_node *elem = jget(jd_at(pair, 0), "IndexElem");
+			if (!elem)
+				return;
+			jd_node *call = jget(jget(elem, "expr"), "FuncCall");
+			const char *fparts[3];
+			int nfp = call ? name_list(jget(call, "funcname"), fparts, 3) : 0;
+			elems[n] = (index_elem){ jstr(elem, "name"), jget(elem, "opclass") };
+			names[n++] = jstr(elem, "name") ? jstr(elem, "name") : nfp ? fparts[nfp - 1] : "expr";
+		}
+	} else {
+		jd_node *keys = jget(con, "keys");
+		if (jd_size(keys) == 0 && column) {
+			/* A column's own PRIMARY KEY or UNIQUE. */
+			elems[n] = (index_elem){ column, NULL };
+			names[n++] = column;
+		}
+		for (size_t i = 0; i < jd_size(keys) && n < MAX_ELEMS; i++) {
+			const char *key = string_node(jd_at(keys, i));
+			if (!key)
+				return;
+			elems[n] = (index_elem){ key, NULL };
+			names[n++] = key;
+		}
+	}
+	if (n == 0)
+		return;
+	/* ChooseIndexColumnNames: a repeated name takes 1, 2, ... */
+	for (int i = 1; i < n; i++)
+		for (int k = 1;; k++) {
+			bool clash = false;
+			for (int j = 0; j < i && !clash; j++)
+				clash = strcmp(names[i], names[j]) == 0;
+			if (!clash)
+				break;
+			names[i] = cgm_arena_printf(st->a, "%s%d", names[i], k);
+		}
+	const char *index = jstr(con, "conname");
+	if (!index)
+		index = cgm_index_name(st->a, t->name, pkey ? NULL : names, n,
+				       pkey ? "pkey" : excl ? "excl" : "key");
+	const char *am = excl ? jstr(con, "access_method") : "btree";
+	add_opclass_effects(st, t->schema, t->name, index, am ? am : "btree", elems, n, excl);
 }
 
 /* CREATE OPERATOR name (LEFTARG = t, RIGHTARG = t, FUNCTION = f, ...). */
@@ -3615,6 +3815,18 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
 			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_INDEX, fx,
 				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
+			jd_node *params = jget(stmt, "indexParams");
+			size_t nparams = jd_size(params);
+			index_elem *elems = cgm_arena_alloc(st->a, sizeof(index_elem) * (nparams + 1));
+			for (size_t k = 0; k < nparams; k++) {
+				jd_node *elem = jget(jd_at(params, k), "IndexElem");
+				elems[k] = (index_elem){ jstr(elem, "name"), jget(elem, "opclass") };
+			}
+			const char *am = jstr(stmt, "accessMethod");
+			add_opclass_effects(st, schema, table, idx, am ? am : "btree", elems, (int)nparams,
+					    false);
+		} else if (strcmp(kind, "CreateOpClassStmt") == 0) {
+			apply_create_opclass(st, stmt);
 		} else if (strcmp(kind, "RuleStmt") == 0) {
 			const char *schema, *table;
 			const char *rule = jstr(stmt, "rulename");
@@ -4340,6 +4552,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
+	cgm_opclass_set_free(&st.opclasses);
 	free(st.fns);
 	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)
