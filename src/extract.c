@@ -725,6 +725,33 @@ static bool json_read(const jt_doc *d, int rv)
 	return true;
 }
 
+/* What the DDL statement `node` at token `body` cannot do (cgm_ddl_facts),
+ * from an ALTER TABLE's subcommand types. */
+static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body)
+{
+	enum { MAX_CMDS = 64 };
+	char names[MAX_CMDS][40];
+	const char *subtypes[MAX_CMDS];
+	int n = 0;
+	int cmds = strcmp(node, "AlterTableStmt") == 0 ? jt_get(d, body, "cmds") : -1;
+	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
+	if (count > MAX_CMDS)
+		return 0;
+	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
+		int sub = jt_get(d, jt_get(d, c, "AlterTableCmd"), "subtype");
+		int len = sub >= 0 && d->tokens[sub].type == JT_STRING
+				  ? d->tokens[sub].end - d->tokens[sub].start
+				  : -1;
+		if (len <= 0 || len >= (int)sizeof names[0])
+			return 0;
+		memcpy(names[n], d->text + d->tokens[sub].start, (size_t)len);
+		names[n][len] = '\0';
+		subtypes[n] = names[n];
+		n++;
+	}
+	return cgm_ddl_facts(node, subtypes, n);
+}
+
 /* DDL statements of the parse: a site each, named by its command tag. */
 static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 {
@@ -774,6 +801,7 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->kind = CGM_SITE_DDL;
 		s->name = tag;
 		s->line = line_of_location(ctx, location);
+		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body);
 	}
 }
 
@@ -2466,7 +2494,8 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 			order[i].site = ctx.sites[i];
 			order[i].exprs = ctx.exprs[i];
 			order[i].order = i;
-			any_exprs |= ctx.exprs[i].argexprs || ctx.exprs[i].coerce_to;
+			any_exprs |= ctx.exprs[i].argexprs || ctx.exprs[i].coerce_to ||
+				     ctx.exprs[i].ddl_facts;
 		}
 		qsort(order, (size_t)ctx.nsites, sizeof(ordered_site), compare_sites);
 		fn->sites = cgm_arena_alloc(arena, sizeof(cgm_site) * (size_t)ctx.nsites);

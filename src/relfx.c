@@ -421,7 +421,7 @@ static void set_targets(cgm_arena *arena, const cgm_model *m, cgm_site *s, const
 }
 
 void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
-			    int npath, cgm_site *s)
+			    int npath, cgm_site *s, unsigned ddl_facts)
 {
 	const cgm_model *m = fx->model;
 	fx_walk w = { .fx = fx, .arena = arena };
@@ -429,7 +429,8 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 	s->resolution = CGM_RES_NONE;
 	if (s->kind == CGM_SITE_DDL) {
 		for (int i = 0; i < m->nevent_triggers; i++)
-			if (s->name && cgm_event_trigger_fires(&m->event_triggers[i], s->name))
+			if (s->name &&
+			    cgm_event_trigger_fires_ddl(&m->event_triggers[i], s->name, ddl_facts))
 				add_target(&w, m->event_triggers[i].function, CGM_VIA_EVENT_TRIGGER,
 					   cgm_arena_printf(arena, "event trigger %s",
 							    cgm_quote_ident(arena, m->event_triggers[i].name)));
@@ -628,15 +629,85 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 	return NULL;
 }
 
+/* Subcommands of ALTER TABLE that drop no object sql_drop reports, and those that may
+ * rewrite the table (ATRewriteTables: a new column type, an added column
+ * whose default is volatile, an identity or a stored generated one, a
+ * persistence or access method change). */
+static const char *const drops_nothing[] = {
+	"AT_AddColumn", "AT_AddColumnToView", "AT_SetNotNull", "AT_DropNotNull",
+	"AT_SetStatistics", "AT_SetOptions", "AT_ResetOptions", "AT_SetStorage",
+	"AT_SetCompression", "AT_AddIndex", "AT_AddConstraint", "AT_ValidateConstraint",
+	"AT_AlterConstraint", "AT_ChangeOwner", "AT_ClusterOn", "AT_DropCluster", "AT_SetLogged",
+	"AT_SetUnLogged", "AT_SetTableSpace", "AT_SetRelOptions", "AT_ResetRelOptions",
+	"AT_ReplaceRelOptions", "AT_EnableTrig", "AT_EnableAlwaysTrig", "AT_EnableReplicaTrig",
+	"AT_DisableTrig", "AT_EnableTrigAll", "AT_DisableTrigAll", "AT_EnableTrigUser",
+	"AT_DisableTrigUser", "AT_EnableRule", "AT_EnableAlwaysRule", "AT_EnableReplicaRule",
+	"AT_DisableRule", "AT_AddInherit", "AT_DropInherit", "AT_AddOf", "AT_DropOf",
+	"AT_ReplicaIdentity", "AT_EnableRowSecurity", "AT_DisableRowSecurity",
+	"AT_ForceRowSecurity", "AT_NoForceRowSecurity", "AT_AttachPartition", "AT_AddIdentity",
+	"AT_SetIdentity", "AT_SetAccessMethod",
+	/* The indexes and constraints on a column of a new type are dropped
+	 * and made again as internal deletions, which sql_drop does not see. */
+	"AT_AlterColumnType", NULL
+};
+/* Subcommands that may drop an object but never rewrite the table. */
+static const char *const drop_in_place[] = {
+	"AT_DropColumn", "AT_DropConstraint", "AT_ColumnDefault", "AT_DropIdentity",
+	"AT_DropExpression", "AT_DetachPartition", "AT_DetachPartitionFinalize", NULL
+};
+static const char *const may_rewrite[] = {
+	"AT_AlterColumnType", "AT_AddColumn", "AT_SetLogged", "AT_SetUnLogged",
+	"AT_SetAccessMethod", NULL
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+	for (int i = 0; list[i]; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubtypes)
+{
+	if (!node)
+		return 0;
+	if (strcmp(node, "RenameStmt") == 0 || strcmp(node, "AlterObjectSchemaStmt") == 0 ||
+	    strcmp(node, "AlterOwnerStmt") == 0)
+		return CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING;
+	if (strcmp(node, "AlterTableStmt") != 0 || nsubtypes <= 0)
+		return 0;
+	unsigned facts = CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING;
+	for (int i = 0; i < nsubtypes; i++) {
+		if (!subtypes[i])
+			return 0;
+		bool drops = !in_list(drops_nothing, subtypes[i]);
+		if (drops)
+			facts &= ~(unsigned)CGM_DDL_DROPS_NOTHING;
+		if (in_list(may_rewrite, subtypes[i]) || (drops && !in_list(drop_in_place, subtypes[i])))
+			facts &= ~(unsigned)CGM_DDL_REWRITES_NOTHING;
+	}
+	return facts;
+}
+
 bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag)
+{
+	return cgm_event_trigger_fires_ddl(et, tag, 0);
+}
+
+bool cgm_event_trigger_fires_ddl(const cgm_event_trigger *et, const char *tag, unsigned ddl_facts)
 {
 	if (!et->enabled || !et->event || !tag)
 		return false;
 	if (strcmp(et->event, "sql_drop") == 0) {
 		if (strncmp(tag, "DROP ", 5) != 0 && strncmp(tag, "ALTER ", 6) != 0)
 			return false;
+		if (ddl_facts & CGM_DDL_DROPS_NOTHING)
+			return false;
 	} else if (strcmp(et->event, "table_rewrite") == 0) {
 		if (strcmp(tag, "ALTER TABLE") != 0 && strcmp(tag, "ALTER TYPE") != 0)
+			return false;
+		if (ddl_facts & CGM_DDL_REWRITES_NOTHING)
 			return false;
 	} else if (strcmp(et->event, "ddl_command_start") != 0 &&
 		   strcmp(et->event, "ddl_command_end") != 0) {

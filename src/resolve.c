@@ -894,7 +894,7 @@ static cgm_site_rare *keep_rare(rare_table *t, cgm_arena *arena, const cgm_site_
 /* A statement on a relation, or DDL: what it runs on the relation's behalf
  * (relfx.c), the relation found along the caller's search_path. */
 static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
-				  cgm_site *s)
+				  cgm_site *s, unsigned ddl_facts)
 {
 	s->resolution = CGM_RES_NONE;
 	if (!rv->opts || !rv->opts->relfx)
@@ -902,7 +902,7 @@ static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cg
 	const char *scratch[64];
 	int npath = 0;
 	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
-	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s);
+	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s, ddl_facts);
 }
 
 /* Every site of one caller; an old snapshot's trigger site that fires
@@ -936,7 +936,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			s->resolution = CGM_RES_NONE;
 		} else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
 			   s->kind == CGM_SITE_DDL) {
-			resolve_relation_site(rv, arena, fn, s);
+			resolve_relation_site(rv, arena, fn, s, x ? x->ddl_facts : 0);
 		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
 			/* Only those that reach a function worth an edge are kept. */
 			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s, x))

@@ -185,7 +185,16 @@ typedef struct cgm_site_exprs {
 	                         * assignment, RETURN, SELECT INTO, a column value): an
 	                         * expression of the target type, typed at resolution
 	                         * (src/coerce.c), then name; NULL for a written cast */
+	unsigned ddl_facts;     /* CGM_SITE_DDL: CGM_DDL_* bits, what the statement
+	                         * cannot do (cgm_ddl_facts) */
 } cgm_site_exprs;
+
+/* What an ALTER statement's subcommands cannot do, which decides whether
+ * sql_drop and table_rewrite event triggers may fire for it (relfx.h). */
+enum {
+	CGM_DDL_DROPS_NOTHING = 1 << 0,
+	CGM_DDL_REWRITES_NOTHING = 1 << 1
+};
 
 /* A parse failure of one body: the function stays, marked. */
 typedef struct cgm_parse_error {

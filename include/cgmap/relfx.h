@@ -33,7 +33,7 @@ void cgm_relfx_free(cgm_relfx *fx);
  * target is, else none) and the targets with their mechanism and object.
  * Writes only `site`; allocates in `arena`. */
 void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
-			    int npath, cgm_site *site);
+			    int npath, cgm_site *site, unsigned ddl_facts);
 
 /* The command tag of a DDL statement as event triggers match it ("CREATE
  * TABLE", "DROP FUNCTION", ...), from libpg_query's node name (`CreateStmt`),
@@ -57,7 +57,24 @@ typedef struct cgm_rule_action {
  * or -1 when `sql` does not parse or is no CREATE RULE (src/ruleact.c). */
 int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
 
-/* Whether an event trigger on `event` with those tags fires for `tag`. */
+/* What a DDL statement cannot do (CGM_DDL_* bits), from libpg_query's node
+ * name and, for ALTER TABLE / ALTER TYPE (`AlterTableStmt`), its
+ * subcommands' types (`AT_EnableTrig`, ...): a rename, a change of owner or
+ * schema drops and rewrites nothing; an ALTER TABLE drops nothing when each
+ * subcommand is one that drops no object sql_drop reports (a DROP COLUMN or
+ * CONSTRAINT, a default or an identity dropped may; a new column type drops
+ * and makes again its indexes and constraints, internally), and rewrites
+ * nothing when none is a new column type, an added column, SET
+ * LOGGED/UNLOGGED or SET ACCESS METHOD.  An unknown subcommand may do
+ * both. */
+unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubtypes);
+
+/* Whether an event trigger on `event` with those tags fires for `tag`, a
+ * statement of which nothing more is known. */
 bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag);
+/* The same for a statement that cannot do what `ddl_facts` says: no
+ * sql_drop for one that drops nothing, no table_rewrite for one that
+ * rewrites nothing. */
+bool cgm_event_trigger_fires_ddl(const cgm_event_trigger *et, const char *tag, unsigned ddl_facts);
 
 #endif

@@ -221,7 +221,7 @@ static char *run(const char *name, unsigned events, int ncols, const char **cols
 	cgm_site_rare x = { .events = events, .ncolumns = ncols, .columns = cols };
 	cgm_site s = { .kind = CGM_SITE_RELATION, .name = name, .rare = &x };
 	static const char *const path[] = { "pg_catalog", "app" };
-	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s);
+	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s, 0);
 	return targets(&s);
 }
 
@@ -274,12 +274,12 @@ static void test_partitions_and_cascade_cycles(void **state)
 	cgm_site_rare sx = { .events = CGM_EV_SELECT };
 	cgm_site s = { .kind = CGM_SITE_RELATION, .name = "nowhere", .rare = &sx };
 	static const char *const path[] = { "app" };
-	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s);
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s, 0);
 	assert_int_equal(s.resolution, CGM_RES_NONE);
 	assert_null(s.schema);
 	cgm_site_rare qx = { .events = CGM_EV_DELETE };
 	cgm_site q = { .kind = CGM_SITE_RELATION, .name = "a", .rare = &qx };
-	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q);
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q, 0);
 	assert_string_equal(q.schema, "app");
 	assert_int_equal(q.resolution, CGM_RES_RESOLVED);
 }
@@ -305,14 +305,47 @@ static void test_event_triggers(void **state)
 {
 	(void)state;
 	cgm_site s = { .kind = CGM_SITE_DDL, .name = "CREATE TABLE" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
 	assert_string_equal(targets(&s), "f_ddl/event_trigger/event trigger log");
 	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "DROP TABLE" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
 	assert_string_equal(targets(&s), "f_drop/event_trigger/event trigger drops");
 	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "CREATE INDEX" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
 	assert_int_equal(s.resolution, CGM_RES_NONE);
+}
+
+/* What an ALTER's subcommands cannot do: PostgreSQL 15 fires sql_drop only
+ * when an object goes, table_rewrite only when the table is rewritten
+ * (checked against the server by tests/integration/test_ddl_events.sh). */
+static void test_ddl_facts(void **state)
+{
+	(void)state;
+	const unsigned both = CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING;
+	const char *toggle[] = { "AT_DisableTrig" };
+	assert_int_equal(cgm_ddl_facts("AlterTableStmt", toggle, 1), both);
+	const char *drop_col[] = { "AT_EnableTrig", "AT_DropColumn" };
+	assert_int_equal(cgm_ddl_facts("AlterTableStmt", drop_col, 2), CGM_DDL_REWRITES_NOTHING);
+	const char *retype[] = { "AT_AlterColumnType" };
+	assert_int_equal(cgm_ddl_facts("AlterTableStmt", retype, 1), CGM_DDL_DROPS_NOTHING);
+	const char *add_col[] = { "AT_AddColumn" };
+	assert_int_equal(cgm_ddl_facts("AlterTableStmt", add_col, 1), CGM_DDL_DROPS_NOTHING);
+	/* A subcommand not listed may do anything. */
+	const char *unknown[] = { "AT_SetStatistics", "AT_SomethingNew" };
+	assert_int_equal(cgm_ddl_facts("AlterTableStmt", unknown, 2), 0);
+	assert_int_equal(cgm_ddl_facts("RenameStmt", NULL, 0), both);
+	assert_int_equal(cgm_ddl_facts("DropStmt", NULL, 0), 0);
+	assert_int_equal(cgm_ddl_facts(NULL, NULL, 0), 0);
+
+	cgm_event_trigger drop = { .name = "d", .event = "sql_drop", .enabled = true };
+	cgm_event_trigger rewrite = { .name = "r", .event = "table_rewrite", .enabled = true };
+	cgm_event_trigger end = { .name = "e", .event = "ddl_command_end", .enabled = true };
+	assert_true(cgm_event_trigger_fires_ddl(&drop, "ALTER TABLE", CGM_DDL_REWRITES_NOTHING));
+	assert_false(cgm_event_trigger_fires_ddl(&drop, "ALTER TABLE", CGM_DDL_DROPS_NOTHING));
+	assert_true(cgm_event_trigger_fires_ddl(&rewrite, "ALTER TABLE", CGM_DDL_DROPS_NOTHING));
+	assert_false(cgm_event_trigger_fires_ddl(&rewrite, "ALTER TABLE", both));
+	assert_true(cgm_event_trigger_fires_ddl(&end, "ALTER TABLE", both));
+	assert_true(cgm_event_trigger_fires(&drop, "ALTER TABLE"));
 }
 
 static void test_command_tags(void **state)
@@ -339,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_partitions_and_cascade_cycles),
 		cmocka_unit_test(test_rules_and_set_default),
 		cmocka_unit_test(test_event_triggers),
+		cmocka_unit_test(test_ddl_facts),
 		cmocka_unit_test(test_command_tags),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
