@@ -505,6 +505,9 @@ static void build_unexplained(table *t, const cgm_model *model)
 				  : strcmp(cause, "trigger") == 0	   ? "a trigger"
 				  : strcmp(cause, "event trigger") == 0 ? "an event trigger"
 				  : strcmp(cause, "dynamic SQL") == 0   ? "dynamic SQL of the caller"
+				  : strcmp(cause, "search_path") == 0
+					  ? "an unqualified call the session's search_path sent to this "
+					    "function of its name"
 				  : strcmp(cause, "caller not analysed") == 0
 					  ? "a call the caller's code makes where cgmap does not read it "
 					    "(its language is not PL/pgSQL or SQL)"

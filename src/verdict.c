@@ -452,6 +452,19 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 		return "view";
 	if (referenced_as(model, edge->to, "default"))
 		return "default";
+	/* An unqualified call of the same name at the line the call was seen:
+	 * the session's search_path chose another function of that name than
+	 * the path cgmap resolved with (orafce's tests put `oracle` before
+	 * pg_catalog, so `substr(t, n)` runs oracle.substr). */
+	for (int s = 0; s < from->nsites && to->name; s++) {
+		const cgm_site *site = &from->sites[s];
+		if (site->schema || !site->name || strcmp(site->name, to->name) != 0 ||
+		    site->kind == CGM_SITE_DYNAMIC)
+			continue;
+		for (int l = 0; l < edge->nlines; l++)
+			if (edge->lines[l] == site->line)
+				return "search_path";
+	}
 	/* A dynamic site of the caller may have made the call only where the
 	 * call was seen: at the site's line, when the runtime data has lines
 	 * (cgmap_trace's do; statistics and logs have none). */

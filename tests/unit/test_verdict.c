@@ -405,6 +405,18 @@ static void test_unexplained_causes(void **state)
 	e.nlines = 0;
 	assert_string_equal(cgm_edge_cause(m, &e), "dynamic SQL");
 	m->functions[idx(m, "app.a()")].nsites = 0;
+	/* An unqualified call of the callee's name at that line: the session's
+	 * search_path chose this one (orafce's oracle.substr over pg_catalog's). */
+	cgm_site *by_name = add_site(m, "app.a()", CGM_SITE_CALL, 5, "assign", NULL);
+	by_name->name = "b";
+	line = 5;
+	e.nlines = 1;
+	assert_string_equal(cgm_edge_cause(m, &e), "search_path");
+	by_name->schema = "lib"; /* written qualified: not the path's doing */
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	line = 14;
+	m->functions[idx(m, "app.a()")].nsites = 0;
+	e.nlines = 0;
 	/* A mapped relation effect runs b for another caller: through a view
 	 * (static edge c -> b via view, object named), with no catalog
 	 * reference at all; then a column default. */
