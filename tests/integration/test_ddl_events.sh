@@ -17,21 +17,8 @@ cgmap=${CGMAP:?}
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_install_trace "$work"
-
-pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
-pgtest_psql -c "CREATE DATABASE ddl" >/dev/null
-pgtest_psql -d ddl -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
-	-c "CREATE EXTENSION cgmap_trace" -f "$src/fixtures/ddlevents.sql" >/dev/null
-
-"$cgmap" --dsn "dbname=ddl" --out "$work/static" --no-runtime 2>"$work/static.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/static.err")"
-"$cgmap" report edges "$work/static" >"$work/static.edges"
-pgtest_expect_file "$src/fixtures/expected/ddlevents.edges" "$work/static.edges" "event trigger edges (live)"
-"$cgmap" --sql "$src/fixtures/ddlevents.sql" --out "$work/sql" 2>"$work/sql.err" ||
-	pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
-"$cgmap" report edges "$work/sql" >"$work/sql.edges"
-pgtest_expect_file "$src/fixtures/expected/ddlevents.edges" "$work/sql.edges" "event trigger edges (SQL files)"
+pgtest_traced_fixture "$work" ddl "$src/fixtures/ddlevents.sql" "$src/fixtures/expected/ddlevents.edges" \
+	"event trigger edges"
 
 pgtest_psql -d ddl -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
 SELECT cgmap_trace_reset();

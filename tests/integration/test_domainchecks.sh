@@ -19,22 +19,8 @@ work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"; pgtest_stop' EXIT
 
-"$cgmap" --sql "$src/fixtures/domainchecks.sql" --out "$work/sql" --no-html 2>"$work/sql.err" ||
-	pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
-"$cgmap" report edges "$work/sql" >"$work/sql.edges"
-pgtest_expect_file "$src/fixtures/expected/domainchecks.edges" "$work/sql.edges" "edges through domain checks (SQL files)"
-
-pgtest_install_trace "$work"
-
-pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
-pgtest_psql -c "CREATE DATABASE dc" >/dev/null
-pgtest_psql -d dc -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
-	-c "CREATE EXTENSION cgmap_trace" -f "$src/fixtures/domainchecks.sql" >/dev/null
-
-"$cgmap" --dsn "dbname=dc" --out "$work/static" --no-html --no-runtime 2>"$work/static.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/static.err")"
-"$cgmap" report edges "$work/static" >"$work/static.edges"
-pgtest_expect_file "$src/fixtures/expected/domainchecks.edges" "$work/static.edges" "edges through domain checks (live)"
+pgtest_traced_fixture "$work" dc "$src/fixtures/domainchecks.sql" "$src/fixtures/expected/domainchecks.edges" \
+	"edges through domain checks"
 
 got=$(pgtest_psql -d dc -Atc "SELECT cgmap_trace_reset()" -c "SELECT app.workload()" | tail -1)
 [ "$got" = ABCXYZDEFGHIJKLMNO ] || pgtest_fail "app.workload() returned '$got', want ABCXYZDEFGHIJKLMNO"

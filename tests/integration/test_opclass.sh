@@ -16,21 +16,8 @@ cgmap=${CGMAP:?}
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_install_trace "$work"
-
-pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
-pgtest_psql -c "CREATE DATABASE opc" >/dev/null
-pgtest_psql -d opc -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
-	-c "CREATE EXTENSION cgmap_trace" -f "$src/fixtures/opclass.sql" >/dev/null
-
-"$cgmap" --dsn "dbname=opc" --out "$work/static" --no-runtime 2>"$work/static.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/static.err")"
-"$cgmap" report edges "$work/static" >"$work/static.edges"
-pgtest_expect_file "$src/fixtures/expected/opclass.edges" "$work/static.edges" "operator class edges (live)"
-"$cgmap" --sql "$src/fixtures/opclass.sql" --out "$work/sql" 2>"$work/sql.err" ||
-	pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
-"$cgmap" report edges "$work/sql" >"$work/sql.edges"
-pgtest_expect_file "$src/fixtures/expected/opclass.edges" "$work/sql.edges" "operator class edges (SQL files)"
+pgtest_traced_fixture "$work" opc "$src/fixtures/opclass.sql" "$src/fixtures/expected/opclass.edges" \
+	"operator class edges"
 
 # Enough rows that each index compares and hashes keys; releases of one
 # major version, so that the comparison reads both fields.

@@ -165,3 +165,26 @@ pgtest_expect_traced() {
 	[ -z "$missing" ] || pgtest_fail "$what not observed at runtime (or observed elsewhere): $missing
 $(cat "$map.edges")"
 }
+
+# A fixture's edges, checked before it is traced: `pgtest_traced_fixture
+# WORK DB FIXTURE EXPECTED WHAT` builds and installs cgmap_trace (skips
+# without it), starts a cluster tracing every call, loads FIXTURE into a
+# new database DB with the extension, and holds the static edges of the
+# live database ($WORK/static) and of the file ($WORK/sql) to EXPECTED.
+# The caller then runs its workload and `pgtest_expect_traced`.
+pgtest_traced_fixture() {
+	local work=$1 db=$2 fixture=$3 expected=$4 what=$5
+	pgtest_install_trace "$work"
+	pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
+	pgtest_psql -c "CREATE DATABASE $db" >/dev/null
+	pgtest_psql -d "$db" -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
+		-c "CREATE EXTENSION cgmap_trace" -f "$fixture" >/dev/null
+	"${CGMAP:?}" --dsn "dbname=$db" --out "$work/static" --no-html --no-runtime 2>"$work/static.err" ||
+		pgtest_fail "cgmap failed: $(cat "$work/static.err")"
+	"$CGMAP" report edges "$work/static" >"$work/static.edges"
+	pgtest_expect_file "$expected" "$work/static.edges" "$what (live)"
+	"$CGMAP" --sql "$fixture" --out "$work/sql" --no-html 2>"$work/sql.err" ||
+		pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
+	"$CGMAP" report edges "$work/sql" >"$work/sql.edges"
+	pgtest_expect_file "$expected" "$work/sql.edges" "$what (SQL files)"
+}
