@@ -2747,8 +2747,6 @@ static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 	cgm_opclass *oc = cgm_opclass_add(&st->opclasses, cgm_arena_strdup(st->a, schema),
 					  cgm_arena_strdup(st->a, parts[n - 1]),
 					  cgm_arena_strdup(st->a, am), type, jbool(stmt, "isDefault"));
-	oc->family_schema = cgm_arena_strdup(st->a, fschema);
-	oc->family = cgm_arena_strdup(st->a, family);
 	jd_node *items = jget(stmt, "items");
 	for (size_t i = 0; i < jd_size(items); i++) {
 		jd_node *item = jget(jd_at(items, i), "CreateOpClassItem");
@@ -2779,7 +2777,7 @@ static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 		} else if (strcmp(am, "btree") == 0 && nargs >= 2 &&
 			   (jint(item, "number") == 1 || jint(item, "number") == 3)) {
 			left = types[0];
-			right = types[jint(item, "number") == 3 ? 2 < nargs ? 2 : 1 : 1];
+			right = types[jint(item, "number") == 3 && nargs > 2 ? 2 : 1];
 		}
 		if (!left || !right)
 			continue;
@@ -2796,16 +2794,16 @@ static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 	}
 }
 
-/* The support functions an index on schema.table calls, as effects of the
- * table: each column's operator class (written, else the default of the
- * access method for the column's type) and the statements each of its
- * functions runs for (cgm_opclass_support_events).  `params` are the
- * index's IndexElem nodes (an exclusion constraint's first elements). */
+/* A column of an index: an IndexElem's, or a constraint's key. */
 typedef struct index_elem {
 	const char *column;     /* the column indexed, NULL for an expression */
 	const jd_node *opclass; /* the operator class written, or NULL */
 } index_elem;
 
+/* The support functions an index on schema.table calls, as effects of the
+ * table: each element's operator class (written, else the default of the
+ * access method for the column's type) and the statements each of its
+ * functions runs for (cgm_opclass_support_events). */
 static void add_opclass_effects(sql_state *st, const char *schema, const char *table,
 				const char *index, const char *am, const index_elem *elems,
 				int nelems, bool exclusion)
@@ -3228,6 +3226,46 @@ static bool extension_in_schema(sql_state *st, const sql_extension *e, const cha
 	return false;
 }
 
+/* DROP OPERATOR CLASS [schema.]name USING am: the class, what its indexes
+ * ran through it (they go with it, CASCADE being needed), and the catalog's
+ * references to its members (filed under the family CREATE OPERATOR CLASS
+ * made, of its name).  False when there is no such class. */
+static bool drop_opclass(sql_state *st, const jd_node *obj)
+{
+	jd_node *items = jget(jget(obj, "List"), "items");
+	size_t n = jd_size(items);
+	if (n < 2 || n > 3)
+		return false;
+	const char *am = string_node(jd_at(items, 0));
+	const char *schema = n == 3 ? string_node(jd_at(items, 1)) : NULL;
+	const char *name = string_node(jd_at(items, n - 1));
+	if (!am || !name)
+		return false;
+	cgm_opclass *oc = (cgm_opclass *)cgm_opclass_find(&st->opclasses, schema, name, am, st->path,
+							  st->npath);
+	if (!oc)
+		return false;
+	oc->dropped = true;
+	const char *tail = cgm_arena_printf(st->a, " (operator class %s.%s)",
+					    cgm_quote_ident(st->a, oc->schema),
+					    cgm_quote_ident(st->a, oc->name));
+	size_t tlen = strlen(tail);
+	for (int i = 0; i < st->neffects; i++) {
+		const char *object = st->effects[i].effect.object;
+		size_t len = object ? strlen(object) : 0;
+		if (st->effects[i].effect.via == CGM_VIA_INDEX && len > tlen &&
+		    strcmp(object + len - tlen, tail) == 0)
+			st->effects[i].dropped = true;
+	}
+	const char *family = cgm_arena_printf(st->a, " of operator family %s for access method %s: ",
+					      cgm_quote_qualified(st->a, oc->schema, oc->name), am);
+	for (int i = 0; i < st->nrefs; i++)
+		if (strcmp(st->refs[i].ref.object_kind, "other") == 0 &&
+		    strstr(st->refs[i].ref.object, family))
+			st->refs[i].dropped = true;
+	return true;
+}
+
 static void apply_drop(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
@@ -3247,6 +3285,9 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			else if (!missing_ok || strcmp(why, "not found") != 0)
 				diagnose(st, at, "function %s %s", object_text(st, owa),
 					 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		} else if (strcmp(type, "OBJECT_OPCLASS") == 0) {
+			if (!drop_opclass(st, obj) && !missing_ok)
+				diagnose(st, at, "operator class does not exist");
 		} else if (strcmp(type, "OBJECT_OPERATOR") == 0 || strcmp(type, "OBJECT_CAST") == 0) {
 			if (!drop_operator_or_cast(st, type, obj) && !missing_ok)
 				diagnose(st, at, "%s does not exist",

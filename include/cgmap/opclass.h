@@ -36,7 +36,6 @@ typedef struct cgm_opclass_proc {
 typedef struct cgm_opclass {
 	const char *schema, *name, *am;
 	const char *type;   /* the input type, canonical */
-	const char *family_schema, *family; /* its operator family */
 	bool is_default;
 	bool dropped;
 	cgm_opclass_proc *procs;

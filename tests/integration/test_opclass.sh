@@ -31,3 +31,21 @@ SQL
 	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
 pgtest_expect_traced "$src/fixtures/expected/opclass.edges" "$work/map" "calls of operator classes' support functions"
 echo "ok: $(wc -l <"$work/map.both") edges through operator classes observed and explained"
+
+# DROP OPERATOR CLASS ... CASCADE takes the index with it: the file and the
+# database then agree on the edges and references left.
+{ cat "$src/fixtures/opclass.sql"; echo "DROP OPERATOR CLASS app.ver_hash_ops USING hash CASCADE;"; } >"$work/drop.sql"
+pgtest_psql -d opc -v ON_ERROR_STOP=1 -c "DROP OPERATOR CLASS app.ver_hash_ops USING hash CASCADE" >/dev/null
+"$cgmap" --dsn "dbname=opc" --out "$work/dropped-live" --no-html --no-runtime 2>/dev/null ||
+	pgtest_fail "cgmap failed after the drop"
+"$cgmap" --sql "$work/drop.sql" --out "$work/dropped-sql" --no-html 2>/dev/null ||
+	pgtest_fail "cgmap --sql failed on the drop"
+for side in live sql; do
+	"$cgmap" report edges "$work/dropped-$side" >"$work/dropped-$side.edges"
+	jq -r '.references[] | "\(.function) \(.object)"' "$work/dropped-$side/cgmap.json" | sort >"$work/dropped-$side.refs"
+done
+grep -v ver_hash_ops "$src/fixtures/expected/opclass.edges" >"$work/dropped.want"
+pgtest_expect_file "$work/dropped.want" "$work/dropped-live.edges" "edges after DROP OPERATOR CLASS (live)"
+pgtest_expect_file "$work/dropped.want" "$work/dropped-sql.edges" "edges after DROP OPERATOR CLASS (SQL files)"
+pgtest_expect_file "$work/dropped-live.refs" "$work/dropped-sql.refs" "references after DROP OPERATOR CLASS"
+echo "ok: DROP OPERATOR CLASS drops what its index ran, from the file as in the database"
