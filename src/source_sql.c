@@ -2811,6 +2811,9 @@ static void add_opclass_effects(sql_state *st, const char *schema, const char *t
 	sql_table *t = find_table(st, schema, table);
 	if (!t || !index || !am || st->opclasses.n == 0)
 		return;
+	/* One effect per class and function of this index, however many of
+	 * its columns take the class: only this index's are compared. */
+	int first = st->neffects;
 	for (int i = 0; i < nelems; i++) {
 		const cgm_opclass *oc = NULL;
 		const char *parts[2];
@@ -2833,7 +2836,7 @@ static void add_opclass_effects(sql_state *st, const char *schema, const char *t
 			unsigned events = cgm_opclass_support_events(am, oc->procs[k].number, exclusion);
 			const char *id = st->fns[oc->procs[k].fn].id;
 			bool seen = !events;
-			for (int e = 0; e < st->neffects && !seen; e++) {
+			for (int e = first; e < st->neffects && !seen; e++) {
 				const sql_effect *x = &st->effects[e];
 				seen = !x->dropped && x->effect.object &&
 				       strcmp(x->effect.object, object) == 0 &&
