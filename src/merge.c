@@ -24,7 +24,9 @@
  * on unexplained (step 6): that stays a possible miss.
  * Otherwise (versions equal or one unknown) it lands, in order
  * (docs/runtime-data.md):
- *   1. a static edge caller -> callee with a call site at the observed line;
+ *   1. the static edges caller -> callee with a call site at the observed
+ *      line (each of them when mechanisms share the line: the data does
+ *      not say which ran, observe_at_line);
  *   2. a dynamic site of the caller at the observed line ("dynamic, observed");
  *   3. any static edge caller -> callee (the data has no line, or PL/pgSQL
  *      counted the statement's line where cgmap counted the call's);
@@ -293,6 +295,26 @@ static void observe(cgm_model *model, edge_index *ix, cgm_edge *edge, const cgm_
 		  model->functions[edge->from].id, model->functions[edge->to].id);
 }
 
+/* Every static edge caller -> callee with a call site at the row's line:
+ * the call data names no mechanism, so two of them at one line (two
+ * indexes, or two triggers, running the same function for one INSERT)
+ * cannot be told apart, and each is observed with the line's calls; the
+ * callee's own figures count the row once.  How many there were. */
+static int observe_at_line(cgm_model *model, edge_index *ix, int caller, int callee,
+			   const cgm_runtime_edge *row)
+{
+	int n = 0;
+	for (int e = ix->head[pair_slot(ix, caller, callee)]; e >= 0; e = ix->next[e]) {
+		cgm_edge *edge = &model->edges[e];
+		if (edge->from == caller && edge->to == callee &&
+		    (edge->provenance & CGM_EDGE_STATIC) && has_line(edge, row->site_line)) {
+			observe(model, ix, edge, row);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* The call was seen against an earlier body than the mapped one: match
  * by callee only (see the opening comment). */
 static void attach_earlier_body(cgm_model *model, edge_index *ix, int caller, int callee,
@@ -323,10 +345,8 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 		return;
 	}
 
-	if (line > 0 && (edge = static_edge(model, ix, caller, callee, line))) {
-		observe(model, ix, edge, row);
+	if (line > 0 && observe_at_line(model, ix, caller, callee, row))
 		return;
-	}
 	int ndynamic = 0, nearest = -1;
 	for (int s = 0; s < f->nsites; s++) {
 		if (f->sites[s].kind != CGM_SITE_DYNAMIC)

@@ -260,6 +260,7 @@ typedef struct sql_state {
 	smap table_index; /* "schema\x1fname" -> index into tables */
 	smap constraints; /* "table\x1fconstraint" -> 1: names taken (per schema, as
 	                   * PostgreSQL checks; the table name stands in) */
+	smap relation_names; /* "schema\x1findex" -> 1: index names taken, 0 dropped */
 
 	cgm_function *fns;
 	bool *dropped;
@@ -1697,6 +1698,13 @@ static void drop_function(sql_state *st, int i)
 
 static cgm_reference *new_reference(sql_state *st, int fn, const char *kind, const char *object)
 {
+	/* pg_depend holds one entry per object and function: a function an
+	 * expression calls twice is referenced once.  One object's references
+	 * are added together, so only the last ones need looking at. */
+	for (int i = st->nrefs - 1; i >= 0 && st->refs[i].ref.object == object; i--)
+		if (!st->refs[i].dropped && st->refs[i].owner == st->ref_owner &&
+		    st->refs[i].ref.function_id == st->fns[fn].id && st->refs[i].ref.object_kind == kind)
+			return &st->refs[i].ref;
 	RESERVE_ONE(st->a, st->refs, st->nrefs, st->cap_refs, 64);
 	sql_reference *r = &st->refs[st->nrefs++];
 	memset(r, 0, sizeof *r);
@@ -1760,6 +1768,26 @@ static cgm_effect *new_effect(sql_state *st, const char *schema, const char *rel
 	e->events = events;
 	e->function = -1;
 	return e;
+}
+
+/* Whether the effect just added repeats an earlier one of its object (an
+ * expression calling a function twice runs it through one mechanism, as
+ * the catalog lists it once): it is then taken back. */
+static void drop_repeated_effect(sql_state *st)
+{
+	const sql_effect *last = &st->effects[st->neffects - 1];
+	const cgm_effect *e = &last->effect;
+	for (int i = st->neffects - 2; i >= 0 && st->effects[i].effect.object == e->object; i--) {
+		const sql_effect *x = &st->effects[i];
+		if (!x->dropped && x->ref_object == last->ref_object && x->effect.via == e->via &&
+		    x->effect.events == e->events && x->effect.function_id == e->function_id &&
+		    x->effect.ncolumns == e->ncolumns &&
+		    (e->ncolumns == 0 || strcmp(x->effect.columns[0], e->columns[0]) == 0) &&
+		    strcmp(x->owner, last->owner) == 0) {
+			st->neffects--;
+			return;
+		}
+	}
 }
 
 static const char **one_column(sql_state *st, const char *col, int *n)
@@ -1895,6 +1923,7 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 						   events, ref_object);
 			e->function_id = st->fns[target].id;
 			e->columns = one_column(st, column, &e->ncolumns);
+			drop_repeated_effect(st);
 		}
 	}
 	/* A view's columns are not the ones its query reads: no column types. */
@@ -1908,6 +1937,7 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 					   ref_object);
 		e->function_id = st->fns[runs].id;
 		e->columns = one_column(st, column, &e->ncolumns);
+		drop_repeated_effect(st);
 	}
 	const char *key;
 	jd_node *value;
@@ -2852,6 +2882,133 @@ static void add_opclass_effects(sql_state *st, const char *schema, const char *t
 	}
 }
 
+/* FigureIndexColname (parse_target.c's FigureColnameInternal): the name
+ * PostgreSQL gives an index expression's column when it chooses the
+ * index's name, and how sure it is (2 a column or function name, 1 a type
+ * or "case", 0 none: the column is then "expr"). */
+static int figure_colname(const jd_node *node, const char **name, int depth)
+{
+	jd_node *x;
+	if (!node || depth > 64)
+		return 0;
+	if ((x = jget(node, "ColumnRef"))) {
+		jd_node *fields = jget(x, "fields");
+		const char *last = jd_size(fields) ? string_node(jd_at(fields, jd_size(fields) - 1)) : NULL;
+		if (!last) /* "*" */
+			return 0;
+		*name = last;
+		return 2;
+	}
+	if ((x = jget(node, "A_Indirection"))) {
+		jd_node *ind = jget(x, "indirection");
+		for (size_t i = jd_size(ind); i > 0; i--) {
+			const char *field = string_node(jd_at(ind, i - 1));
+			if (field) {
+				*name = field;
+				return 2;
+			}
+		}
+		return figure_colname(jget(x, "arg"), name, depth + 1);
+	}
+	if ((x = jget(node, "FuncCall"))) {
+		jd_node *parts = jget(x, "funcname");
+		const char *last = jd_size(parts) ? string_node(jd_at(parts, jd_size(parts) - 1)) : NULL;
+		if (!last)
+			return 0;
+		*name = last;
+		return 2;
+	}
+	if ((x = jget(node, "A_Expr"))) {
+		const char *kind = jstr(x, "kind");
+		if (kind && strcmp(kind, "AEXPR_NULLIF") == 0) {
+			*name = "nullif";
+			return 2;
+		}
+		return 0;
+	}
+	if ((x = jget(node, "TypeCast"))) {
+		int strength = figure_colname(jget(x, "arg"), name, depth + 1);
+		jd_node *names = jget(jget(x, "typeName"), "names");
+		if (strength <= 1 && jd_size(names)) {
+			const char *type = string_node(jd_at(names, jd_size(names) - 1));
+			if (type) {
+				*name = type;
+				return 1;
+			}
+		}
+		return strength;
+	}
+	if ((x = jget(node, "CollateClause")))
+		return figure_colname(jget(x, "arg"), name, depth + 1);
+	if ((x = jget(node, "CaseExpr"))) {
+		int strength = figure_colname(jget(x, "defresult"), name, depth + 1);
+		if (strength <= 1) {
+			*name = "case";
+			return 1;
+		}
+		return strength;
+	}
+	static const struct {
+		const char *node, *name;
+	} fixed[] = { { "A_ArrayExpr", "array" },   { "RowExpr", "row" },
+		      { "CoalesceExpr", "coalesce" }, { "GroupingFunc", "grouping" } };
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		if (jget(node, fixed[i].node)) {
+			*name = fixed[i].name;
+			return 2;
+		}
+	if ((x = jget(node, "MinMaxExpr"))) {
+		const char *op = jstr(x, "op");
+		*name = op && strcmp(op, "IS_LEAST") == 0 ? "least" : "greatest";
+		return 2;
+	}
+	return 0;
+}
+
+/* An index element's column name as ChooseIndexColumnNames starts from:
+ * the column, else what FigureIndexColname makes of the expression. */
+static const char *index_column_name(const jd_node *elem)
+{
+	const char *name = jstr(elem, "indexcolname");
+	if (name)
+		return name;
+	if ((name = jstr(elem, "name")))
+		return name;
+	return figure_colname(jget(elem, "expr"), &name, 0) > 0 ? name : "expr";
+}
+
+/* ChooseIndexColumnNames: a name already taken by an earlier column takes
+ * 1, 2, ... */
+static void unique_column_names(sql_state *st, const char **names, int n)
+{
+	for (int i = 1; i < n; i++) {
+		const char *base = names[i];
+		for (int k = 1;; k++) {
+			bool clash = false;
+			for (int j = 0; j < i && !clash; j++)
+				clash = strcmp(names[i], names[j]) == 0;
+			if (!clash)
+				break;
+			names[i] = cgm_arena_printf(st->a, "%s%d", base, k);
+		}
+	}
+}
+
+/* ChooseRelationName: the name PostgreSQL gives an index it names itself,
+ * table_columns_label, with label1, label2, ... while a relation of the
+ * schema holds the name; the name is then taken. */
+static const char *choose_index_name(sql_state *st, const char *schema, const char *table,
+				     const char *const *columns, int ncolumns, const char *label)
+{
+	const char *name = cgm_index_name(st->a, table, columns, ncolumns, label);
+	for (int pass = 1; find_table(st, schema, name) ||
+			   smap_get(&st->relation_names, pair_key(st->a, schema, name)) == 1;
+	     pass++)
+		name = cgm_index_name(st->a, table, columns, ncolumns,
+				      cgm_arena_printf(st->a, "%s%d", label, pass));
+	return name;
+}
+
 /* A PRIMARY KEY, UNIQUE or EXCLUDE constraint's index: its name (the
  * constraint's, else the one PostgreSQL chooses), access method and
  * elements. */
@@ -2876,11 +3033,8 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 			jd_node *elem = jget(jd_at(pair, 0), "IndexElem");
 			if (!elem)
 				return;
-			jd_node *call = jget(jget(elem, "expr"), "FuncCall");
-			const char *fparts[3];
-			int nfp = call ? name_list(jget(call, "funcname"), fparts, 3) : 0;
 			elems[n] = (index_elem){ jstr(elem, "name"), jget(elem, "opclass") };
-			names[n++] = jstr(elem, "name") ? jstr(elem, "name") : nfp ? fparts[nfp - 1] : "expr";
+			names[n++] = index_column_name(elem);
 		}
 	} else {
 		jd_node *keys = jget(con, "keys");
@@ -2899,20 +3053,12 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 	}
 	if (n == 0)
 		return;
-	/* ChooseIndexColumnNames: a repeated name takes 1, 2, ... */
-	for (int i = 1; i < n; i++)
-		for (int k = 1;; k++) {
-			bool clash = false;
-			for (int j = 0; j < i && !clash; j++)
-				clash = strcmp(names[i], names[j]) == 0;
-			if (!clash)
-				break;
-			names[i] = cgm_arena_printf(st->a, "%s%d", names[i], k);
-		}
+	unique_column_names(st, names, n);
 	const char *index = jstr(con, "conname");
 	if (!index)
-		index = cgm_index_name(st->a, t->name, pkey ? NULL : names, n,
-				       pkey ? "pkey" : excl ? "excl" : "key");
+		index = choose_index_name(st, t->schema, t->name, pkey ? NULL : names, n,
+					  pkey ? "pkey" : excl ? "excl" : "key");
+	smap_put(&st->relation_names, pair_key(st->a, t->schema, index), 1);
 	const char *am = excl ? jstr(con, "access_method") : "btree";
 	add_opclass_effects(st, t->schema, t->name, index, am ? am : "btree", elems, n, excl);
 }
@@ -3402,11 +3548,14 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 		} else if (strcmp(type, "OBJECT_INDEX") == 0) {
 			const char *parts[3];
 			int n = name_list(jget(jget(obj, "List"), "items"), parts, 3);
-			for (int p = 0; n > 0 && p < (n >= 2 ? 1 : st->npath); p++)
+			for (int p = 0; n > 0 && p < (n >= 2 ? 1 : st->npath); p++) {
+				const char *schema = n >= 2 ? parts[n - 2] : st->path[p];
 				drop_references(st, cgm_arena_printf(st->a, "index %s",
-								     relation_text(st, n >= 2 ? parts[n - 2] : st->path[p],
-										   parts[n - 1])),
+								     relation_text(st, schema, parts[n - 1])),
 						NULL, false);
+				if (smap_get(&st->relation_names, pair_key(st->a, schema, parts[n - 1])) == 1)
+					smap_put(&st->relation_names, pair_key(st->a, schema, parts[n - 1]), 0);
+			}
 		}
 	}
 }
@@ -3844,9 +3993,23 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				st->effects[k].effect.note = "roles without BYPASSRLS";
 		} else if (strcmp(kind, "IndexStmt") == 0) {
 			const char *schema, *table;
+			if (!range_var(st, jget(stmt, "relation"), false, &schema, &table))
+				continue;
+			jd_node *params = jget(stmt, "indexParams");
+			size_t nparams = jd_size(params);
+			index_elem *elems = cgm_arena_alloc(st->a, sizeof(index_elem) * (nparams + 1));
+			const char **colnames = cgm_arena_alloc(st->a, sizeof(char *) * (nparams + 1));
+			for (size_t k = 0; k < nparams; k++) {
+				jd_node *elem = jget(jd_at(params, k), "IndexElem");
+				elems[k] = (index_elem){ jstr(elem, "name"), jget(elem, "opclass") };
+				colnames[k] = index_column_name(elem);
+			}
+			unique_column_names(st, colnames, (int)nparams);
+			/* CREATE INDEX without a name: DefineIndex's choice. */
 			const char *idx = jstr(stmt, "idxname");
-			if (!idx || !range_var(st, jget(stmt, "relation"), false, &schema, &table))
-				continue; /* an unnamed index gets a name we do not guess */
+			if (!idx)
+				idx = choose_index_name(st, schema, table, colnames, (int)nparams, "idx");
+			smap_put(&st->relation_names, pair_key(st->a, schema, idx), 1);
 			const char *object = cgm_arena_printf(st->a, "index %s",
 							      relation_text(st, schema, idx));
 			st->ref_owner = pair_key(st->a, schema, table);
@@ -3859,13 +4022,6 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
 			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_INDEX, fx,
 				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
-			jd_node *params = jget(stmt, "indexParams");
-			size_t nparams = jd_size(params);
-			index_elem *elems = cgm_arena_alloc(st->a, sizeof(index_elem) * (nparams + 1));
-			for (size_t k = 0; k < nparams; k++) {
-				jd_node *elem = jget(jd_at(params, k), "IndexElem");
-				elems[k] = (index_elem){ jstr(elem, "name"), jget(elem, "opclass") };
-			}
 			const char *am = jstr(stmt, "accessMethod");
 			add_opclass_effects(st, schema, table, idx, am ? am : "btree", elems, (int)nparams,
 					    false);
@@ -4592,7 +4748,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (pool)
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
-	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints,
+	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);

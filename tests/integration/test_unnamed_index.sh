@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test_unnamed_index.sh - indexes created without a name, on expressions
+# and with predicates calling our functions: fixtures/unnamed_index.sql
+# gives the edges of fixtures/expected/unnamed_index.edges from the live
+# database (index names as the server chose them) and from the file (the
+# names cgmap chooses as PostgreSQL does); run with
+# `cgmap_trace.track = all`, each is observed on its static edge and
+# nothing is left unexplained.  Last, the server's own index names are the
+# ones the file's map gives.
+#
+# Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
+set -euo pipefail
+src=${CGMAP_SOURCE_DIR:?}
+cgmap=${CGMAP:?}
+. "$src/tests/lib/pgtest.sh"
+
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"; pgtest_stop' EXIT
+pgtest_traced_fixture "$work" uix "$src/fixtures/unnamed_index.sql" \
+	"$src/fixtures/expected/unnamed_index.edges" "edges through unnamed indexes"
+
+# Rows enough that every index is written; the UPDATE changes an indexed
+# column, so it is not HOT and every index gets a new entry.
+pgtest_psql -d uix -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
+SELECT cgmap_trace_reset();
+SELECT app.add_person(g, 'Person ' || g, g) FROM generate_series(1, 20) g;
+SELECT app.rescore(3);
+SQL
+"$cgmap" --dsn "dbname=uix" --out "$work/map" 2>"$work/map.err" ||
+	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
+pgtest_expect_traced "$src/fixtures/expected/unnamed_index.edges" "$work/map" "calls of unnamed indexes' expressions"
+echo "ok: $(wc -l <"$work/map.both") edges through unnamed indexes observed and explained"
+
+# The names: those the server gave, those the file's map gives.
+pgtest_psql -d uix -Atc "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'app.people'::regclass
+	AND (indexprs IS NOT NULL OR indpred IS NOT NULL)" | sort >"$work/server.names"
+sed -n 's/.* via index (index \([^ )]*\).*/\1/p' "$work/sql.edges" | sort -u >"$work/file.names"
+pgtest_expect_file "$work/server.names" "$work/file.names" "index names PostgreSQL chose"
+echo "ok: $(wc -l <"$work/file.names") index names chosen as PostgreSQL chooses them"
