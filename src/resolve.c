@@ -1054,8 +1054,11 @@ static void *resolve_worker_main(void *arg)
 		int first = run * RUN_LENGTH;
 		int last = first + RUN_LENGTH < model->nuser ? first + RUN_LENGTH : model->nuser;
 		if (job->write_edges) {
-			build_edges(model->edges + job->run_edges[run], model, w->arena, first, last,
-				    job->include_builtins);
+			/* No edges at all: model->edges is NULL, and NULL + 0 is
+			 * undefined in C. */
+			if (model->edges)
+				build_edges(model->edges + job->run_edges[run], model, w->arena, first,
+					    last, job->include_builtins);
 			continue;
 		}
 		for (int f = first; f < last; f++)

@@ -164,6 +164,13 @@ typedef struct sql_effect {
 	const char *owner;      /* "schema\x1ftable" */
 	const char *ref_object; /* the object as references name it, or NULL */
 	bool dropped;
+	bool no_inherit;        /* a CHECK ... NO INHERIT: children do not get it */
+	/* An index's: its name, and the column names and label a copy of it
+	 * (LIKE ... INCLUDING INDEXES, a partition's) is named from. */
+	const char *index_name;
+	const char **index_columns;
+	int nindex_columns;
+	const char *index_label;
 } sql_effect;
 
 /* A CHECK of a domain, applied to the columns of its type at the end. */
@@ -1790,6 +1797,22 @@ static void drop_repeated_effect(sql_state *st)
 	}
 }
 
+/* Effects [first, neffects) are those of index `name` (columns, label:
+ * what a copy of it is named from). */
+static void mark_index_effects(sql_state *st, int first, const char *name, const char **columns,
+			       int ncolumns, const char *label)
+{
+	const char **kept = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(ncolumns ? ncolumns : 1));
+	for (int i = 0; i < ncolumns; i++)
+		kept[i] = cgm_arena_strdup(st->a, columns[i]);
+	for (int i = first; i < st->neffects; i++) {
+		st->effects[i].index_name = cgm_arena_strdup(st->a, name);
+		st->effects[i].index_columns = kept;
+		st->effects[i].nindex_columns = ncolumns;
+		st->effects[i].index_label = label;
+	}
+}
+
 static const char **one_column(sql_state *st, const char *col, int *n)
 {
 	*n = col ? 1 : 0;
@@ -2374,13 +2397,13 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 			    CGM_EV_INSERT, column, ref);
 	} else if (strcmp(type, "CONSTR_GENERATED") == 0 && column) {
 		/* The catalog keeps a generated column's expression as its default. */
-		add_references(st, expr, "default",
-			       cgm_arena_printf(st->a, "default value for column %s of table %s", column,
-						relation_text(st, t->schema, t->name)));
+		const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
+						   column, relation_text(st, t->schema, t->name));
+		add_references(st, expr, "default", ref);
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_GENERATED,
 			    cgm_arena_printf(st->a, "generated %s.%s", relation_text(st, t->schema, t->name),
 					     cgm_quote_ident(st->a, column)),
-			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
+			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
 	} else if (strcmp(type, "CONSTR_CHECK") == 0) {
 		const char *name = jstr(con, "conname");
 		if (!name) {
@@ -2400,10 +2423,13 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 		const char *ref = cgm_arena_printf(st->a, "constraint %s on table %s", name,
 						   relation_text(st, t->schema, t->name));
 		add_references(st, expr, "constraint", ref);
+		int first = st->neffects;
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_CHECK,
 			    cgm_arena_printf(st->a, "check %s.%s", relation_text(st, t->schema, t->name),
 					     cgm_quote_ident(st->a, name)),
 			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
+		for (int i = first; i < st->neffects; i++)
+			st->effects[i].no_inherit = jbool(con, "is_no_inherit");
 	}
 }
 
@@ -2431,6 +2457,265 @@ static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 	jd_node *cons = jget(coldef, "constraints");
 	for (size_t i = 0; i < jd_size(cons); i++)
 		constraint_references(st, t, col, jget(jd_at(cons, i), "Constraint"));
+}
+
+/* ---- a relation's effects carried to another or moved with it ---- */
+
+static const char *choose_index_name(sql_state *st, const char *schema, const char *table,
+				     const char *const *columns, int ncolumns, const char *label);
+
+/* `text` with the first whole occurrence of the relation text `from`
+ * (after a space, before '.', ' ', ')' or the end) replaced by `to`: the
+ * descriptions of a relation's objects name it so ("check app.t.c",
+ * "constraint c on table app.t"). */
+static const char *retarget(sql_state *st, const char *text, const char *from, const char *to)
+{
+	if (!text)
+		return NULL;
+	size_t n = strlen(from);
+	for (const char *p = strstr(text, from); p; p = strstr(p + 1, from)) {
+		char after = p[n];
+		if ((p == text || p[-1] == ' ') &&
+		    (after == '\0' || after == '.' || after == ' ' || after == ')'))
+			return cgm_arena_printf(st->a, "%.*s%s%s", (int)(p - text), text, to, p + n);
+	}
+	return text;
+}
+
+/* The references of relation `owner` describing `object`, copied to
+ * `to_owner` described as `to_object`. */
+static void copy_references(sql_state *st, const char *owner, const char *object,
+			    const char *to_owner, const char *to_object)
+{
+	int n = st->nrefs;
+	for (int i = 0; i < n; i++) {
+		sql_reference r = st->refs[i];
+		if (r.dropped || !r.owner || strcmp(r.owner, owner) != 0 || strcmp(r.ref.object, object) != 0)
+			continue;
+		RESERVE_ONE(st->a, st->refs, st->nrefs, st->cap_refs, 64);
+		r.owner = to_owner;
+		r.ref.object = to_object;
+		st->refs[st->nrefs++] = r;
+	}
+}
+
+enum {
+	COPY_DEFAULTS = 1 << 0,
+	COPY_GENERATED = 1 << 1,
+	COPY_CHECKS = 1 << 2,           /* every CHECK (LIKE ... INCLUDING CONSTRAINTS) */
+	COPY_INHERITED_CHECKS = 1 << 3, /* those without NO INHERIT (INHERITS, a partition) */
+	COPY_INDEXES = 1 << 4           /* new indexes, named as PostgreSQL names them */
+};
+
+/* What `from` runs of the kinds in `what`, run by `to` too, with the
+ * references of each object: CREATE TABLE ... (LIKE from INCLUDING ...),
+ * INHERITS (from), PARTITION OF from, ATTACH PARTITION (only_index: that
+ * index alone, CREATE INDEX on a partitioned table).  The copies are
+ * described as the catalog describes them on `to`; a copied index gets
+ * the name PostgreSQL chooses for it there. */
+static void copy_relation_effects(sql_state *st, const char *from_schema, const char *from_name,
+				  const char *to_schema, const char *to_name, unsigned what,
+				  const char *only_index)
+{
+	const char *from_key = pair_key(st->a, from_schema, from_name);
+	const char *to_key = pair_key(st->a, to_schema, to_name);
+	const char *from_text = relation_text(st, from_schema, from_name);
+	const char *to_text = relation_text(st, to_schema, to_name);
+	/* Each index is copied once, whatever the number of its effects. */
+	const char **old_index = NULL, **new_index = NULL;
+	int nindex = 0;
+	/* Each object's references are copied once. */
+	const char **copied = NULL;
+	int ncopied = 0;
+	int n = st->neffects;
+	for (int i = 0; i < n; i++) {
+		sql_effect x = st->effects[i];
+		if (x.dropped || strcmp(x.owner, from_key) != 0 || x.effect.reach != CGM_REACH_FUNCTION ||
+		    strcmp(x.effect.schema, from_schema) != 0 || strcmp(x.effect.relation, from_name) != 0)
+			continue;
+		bool take = false;
+		switch (x.effect.via) {
+		case CGM_VIA_DEFAULT:
+			take = what & COPY_DEFAULTS;
+			break;
+		case CGM_VIA_GENERATED:
+			take = what & COPY_GENERATED;
+			break;
+		case CGM_VIA_CHECK:
+			take = (what & COPY_CHECKS) || ((what & COPY_INHERITED_CHECKS) && !x.no_inherit);
+			break;
+		case CGM_VIA_INDEX:
+			take = (what & COPY_INDEXES) && x.index_name &&
+			       (!only_index || strcmp(x.index_name, only_index) == 0);
+			break;
+		default:
+			break;
+		}
+		if (!take)
+			continue;
+		const char *object, *ref_object;
+		if (x.effect.via == CGM_VIA_INDEX) {
+			const char *name = NULL;
+			for (int k = 0; k < nindex && !name; k++)
+				if (strcmp(old_index[k], x.index_name) == 0)
+					name = new_index[k];
+			if (!name) {
+				name = choose_index_name(st, to_schema, to_name,
+							 x.nindex_columns ? x.index_columns : NULL,
+							 x.nindex_columns, x.index_label);
+				smap_put(&st->relation_names, pair_key(st->a, to_schema, name), 1);
+				old_index = cgm_xrealloc(old_index, sizeof(char *) * (size_t)(nindex + 1));
+				new_index = cgm_xrealloc(new_index, sizeof(char *) * (size_t)(nindex + 1));
+				old_index[nindex] = x.index_name;
+				new_index[nindex++] = name;
+			}
+			const char *old_text = relation_text(st, from_schema, x.index_name);
+			const char *new_text = relation_text(st, to_schema, name);
+			object = retarget(st, x.effect.object, old_text, new_text);
+			ref_object = retarget(st, x.ref_object, old_text, new_text);
+			x.index_name = name;
+		} else {
+			object = retarget(st, x.effect.object, from_text, to_text);
+			ref_object = retarget(st, x.ref_object, from_text, to_text);
+		}
+		cgm_effect *e = new_effect(st, to_schema, to_name, x.effect.reach, x.effect.via, object,
+					   x.effect.events, ref_object);
+		sql_effect *y = &st->effects[st->neffects - 1];
+		cgm_effect made = *e;
+		*e = x.effect;
+		e->schema = made.schema;
+		e->relation = made.relation;
+		e->object = object;
+		y->no_inherit = x.no_inherit;
+		y->index_name = x.index_name;
+		y->index_columns = x.index_columns;
+		y->nindex_columns = x.nindex_columns;
+		y->index_label = x.index_label;
+		drop_repeated_effect(st);
+		if (!x.ref_object)
+			continue;
+		bool done = false;
+		for (int k = 0; k < ncopied && !done; k++)
+			done = strcmp(copied[k], x.ref_object) == 0;
+		if (done)
+			continue;
+		copied = cgm_xrealloc(copied, sizeof(char *) * (size_t)(ncopied + 1));
+		copied[ncopied++] = x.ref_object;
+		copy_references(st, from_key, x.ref_object, to_key, ref_object);
+	}
+	free(old_index);
+	free(new_index);
+	free(copied);
+}
+
+/* The partitions of schema.name, as partition effects name them. */
+static void copy_index_to_partitions(sql_state *st, const char *schema, const char *name,
+				     const char *index, int depth)
+{
+	int n = st->neffects;
+	for (int i = 0; i < n && depth < 32; i++) {
+		sql_effect x = st->effects[i];
+		if (x.dropped || x.effect.reach != CGM_REACH_PARTITION || !x.effect.target_relation ||
+		    strcmp(x.effect.schema, schema) != 0 || strcmp(x.effect.relation, name) != 0)
+			continue;
+		int before = st->neffects;
+		copy_relation_effects(st, schema, name, x.effect.target_schema, x.effect.target_relation,
+				      COPY_INDEXES, index);
+		/* The partition's copy has a name of its own, which its own
+		 * partitions' copies are named after. */
+		const char *copy = before < st->neffects ? st->effects[before].index_name : NULL;
+		if (copy)
+			copy_index_to_partitions(st, x.effect.target_schema, x.effect.target_relation,
+						 copy, depth + 1);
+	}
+}
+
+/* A relation renamed or moved to another schema (its indexes go with it
+ * then): what it runs, its references, the effects of others carried on to
+ * it, and its triggers follow it. */
+static void move_relation_effects(sql_state *st, const char *old_schema, const char *old_name,
+				  const char *new_schema, const char *new_name)
+{
+	const char *old_key = pair_key(st->a, old_schema, old_name);
+	const char *new_key = pair_key(st->a, new_schema, new_name);
+	const char *old_text = relation_text(st, old_schema, old_name);
+	const char *new_text = relation_text(st, new_schema, new_name);
+	bool schema_moved = strcmp(old_schema, new_schema) != 0;
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		cgm_effect *e = &x->effect;
+		if (x->dropped)
+			continue;
+		if (e->target_schema && e->target_relation && strcmp(e->target_schema, old_schema) == 0 &&
+		    strcmp(e->target_relation, old_name) == 0) {
+			e->target_schema = new_schema;
+			e->target_relation = new_name;
+		}
+		if (strcmp(x->owner, old_key) != 0)
+			continue;
+		x->owner = new_key;
+		if (strcmp(e->schema, old_schema) != 0 || strcmp(e->relation, old_name) != 0)
+			continue; /* a partition's: the effect is its parent's */
+		e->schema = new_schema;
+		e->relation = new_name;
+		if (e->via == CGM_VIA_INDEX && x->index_name) {
+			if (!schema_moved)
+				continue;
+			const char *from = relation_text(st, old_schema, x->index_name);
+			const char *to = relation_text(st, new_schema, x->index_name);
+			e->object = retarget(st, e->object, from, to);
+			x->ref_object = retarget(st, x->ref_object, from, to);
+			smap_put(&st->relation_names, pair_key(st->a, old_schema, x->index_name), 0);
+			smap_put(&st->relation_names, pair_key(st->a, new_schema, x->index_name), 1);
+			continue;
+		}
+		e->object = retarget(st, e->object, old_text, new_text);
+		x->ref_object = retarget(st, x->ref_object, old_text, new_text);
+	}
+	for (int i = 0; i < st->nrefs; i++) {
+		sql_reference *r = &st->refs[i];
+		if (r->dropped || !r->owner || strcmp(r->owner, old_key) != 0)
+			continue;
+		r->owner = new_key;
+		const char *moved = retarget(st, r->ref.object, old_text, new_text);
+		if (moved == r->ref.object && schema_moved && strncmp(moved, "index ", 6) == 0) {
+			/* "index s.i": the index moved with its table. */
+			const char *qs = cgm_quote_ident(st->a, old_schema);
+			size_t ql = strlen(qs);
+			if (strncmp(moved + 6, qs, ql) == 0 && moved[6 + ql] == '.')
+				moved = cgm_arena_printf(st->a, "index %s%s", cgm_quote_ident(st->a, new_schema),
+							 moved + 6 + ql);
+		}
+		r->ref.object = moved;
+	}
+	for (int k = 0; k < st->ntriggers; k++) {
+		cgm_trigger *tr = &st->triggers[k].trigger;
+		if (strcmp(tr->table_schema, old_schema) == 0 && strcmp(tr->table_name, old_name) == 0) {
+			tr->table_schema = new_schema;
+			tr->table_name = new_name;
+		}
+	}
+}
+
+/* LIKE source INCLUDING ...: its columns, and what its options copy
+ * (parsenodes.h's CREATE_TABLE_LIKE_* bits). */
+static void apply_table_like(sql_state *st, sql_table *t, const jd_node *like)
+{
+	enum { LIKE_CONSTRAINTS = 1 << 2, LIKE_DEFAULTS = 1 << 3, LIKE_GENERATED = 1 << 4,
+	       LIKE_INDEXES = 1 << 6 };
+	const char *ls, *ln;
+	sql_table *source;
+	if (!range_var(st, jget(like, "relation"), false, &ls, &ln) || !(source = find_table(st, ls, ln)))
+		return;
+	for (int c = 0; c < source->ncolumns; c++)
+		add_column(st, t, source->columns[c].name, source->columns[c].type);
+	unsigned options = (unsigned)jint(like, "options");
+	unsigned what = (options & LIKE_CONSTRAINTS ? COPY_CHECKS : 0) |
+			(options & LIKE_DEFAULTS ? COPY_DEFAULTS : 0) |
+			(options & LIKE_GENERATED ? COPY_GENERATED : 0) |
+			(options & LIKE_INDEXES ? COPY_INDEXES : 0);
+	if (what)
+		copy_relation_effects(st, source->schema, source->name, t->schema, t->name, what, NULL);
 }
 
 static void apply_create_table(sql_state *st, const jd_node *stmt, const char *kind)
@@ -2465,6 +2750,28 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			e->target_relation = t->name;
 			e->target_events = e->events;
 			st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+			/* It takes its parent's defaults, generated columns,
+			 * inherited checks, and a copy of each of its indexes. */
+			if (parent)
+				copy_relation_effects(st, ps, pn, t->schema, t->name,
+						      COPY_DEFAULTS | COPY_GENERATED |
+							      COPY_INHERITED_CHECKS | COPY_INDEXES,
+						      NULL);
+		}
+	} else {
+		/* INHERITS: each parent's columns first, with their defaults,
+		 * generated columns and checks (but NO INHERIT ones). */
+		jd_node *parents = jget(stmt, "inhRelations");
+		for (size_t i = 0; i < jd_size(parents); i++) {
+			const char *ps, *pn;
+			sql_table *parent;
+			if (!range_var(st, jget(jd_at(parents, i), "RangeVar"), false, &ps, &pn) ||
+			    !(parent = find_table(st, ps, pn)))
+				continue;
+			for (int c = 0; c < parent->ncolumns; c++)
+				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
+			copy_relation_effects(st, parent->schema, parent->name, t->schema, t->name,
+					      COPY_DEFAULTS | COPY_GENERATED | COPY_INHERITED_CHECKS, NULL);
 		}
 	}
 	jd_node *elts = jget(stmt, "tableElts");
@@ -2474,6 +2781,8 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			apply_column(st, t, jget(e, "ColumnDef"));
 		else if (jget(e, "Constraint"))
 			constraint_references(st, t, NULL, jget(e, "Constraint"));
+		else if (jget(e, "TableLikeClause"))
+			apply_table_like(st, t, jget(e, "TableLikeClause"));
 	}
 }
 
@@ -2597,6 +2906,10 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				e->target_relation = cgm_arena_strdup(st->a, cn);
 				e->target_events = e->events;
 				st->effects[st->neffects - 1].owner = pair_key(st->a, cs, cn);
+				/* The parent's indexes are built on it (its checks
+				 * it must have had already). */
+				copy_relation_effects(st, t->schema, t->name, e->target_schema,
+						      e->target_relation, COPY_INDEXES, NULL);
 			}
 		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
 			t->rls = true;
@@ -3060,7 +3373,9 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 					  pkey ? "pkey" : excl ? "excl" : "key");
 	smap_put(&st->relation_names, pair_key(st->a, t->schema, index), 1);
 	const char *am = excl ? jstr(con, "access_method") : "btree";
+	int first = st->neffects;
 	add_opclass_effects(st, t->schema, t->name, index, am ? am : "btree", elems, n, excl);
+	mark_index_effects(st, first, index, names, pkey ? 0 : n, pkey ? "pkey" : excl ? "excl" : "key");
 }
 
 /* CREATE OPERATOR name (LEFTARG = t, RIGHTARG = t, FUNCTION = f, ...). */
@@ -3584,6 +3899,81 @@ static void apply_alter_function(sql_state *st, const jd_node *stmt)
 	}
 }
 
+static bool is_relation_type(const char *type)
+{
+	return strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0 ||
+	       strcmp(type, "OBJECT_MATVIEW") == 0 || strcmp(type, "OBJECT_FOREIGN_TABLE") == 0;
+}
+
+/* ALTER TABLE ... RENAME TO / SET SCHEMA: the relation under its new name,
+ * with its columns, and what it runs following it. */
+static void move_table(sql_state *st, sql_table *t, const char *schema, const char *name)
+{
+	t->dropped = true;
+	sql_table copy = *t;
+	sql_table *moved = add_table(st, schema, name, copy.kind);
+	moved->columns = copy.columns;
+	moved->ncolumns = copy.ncolumns;
+	moved->cap_columns = copy.cap_columns;
+	moved->rls = copy.rls;
+	move_relation_effects(st, copy.schema, copy.name, moved->schema, moved->name);
+}
+
+/* ALTER TABLE ... RENAME COLUMN: the column's default, generated
+ * expression and the columns effects and UPDATE OF triggers list. */
+static void rename_column(sql_state *st, sql_table *t, const char *old, const char *name)
+{
+	const char *renamed = cgm_arena_strdup(st->a, name);
+	for (int c = 0; c < t->ncolumns; c++)
+		if (strcmp(t->columns[c].name, old) == 0)
+			t->columns[c].name = renamed;
+	const char *key = pair_key(st->a, t->schema, t->name);
+	const char *rel = relation_text(st, t->schema, t->name);
+	const char *old_object_tail = cgm_arena_printf(st->a, ".%s", cgm_quote_ident(st->a, old));
+	const char *old_ref = cgm_arena_printf(st->a, "default value for column %s of table %s", old, rel);
+	const char *new_ref = cgm_arena_printf(st->a, "default value for column %s of table %s", name, rel);
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		cgm_effect *e = &x->effect;
+		if (x->dropped || strcmp(x->owner, key) != 0 || strcmp(e->schema, t->schema) != 0 ||
+		    strcmp(e->relation, t->name) != 0)
+			continue;
+		for (int c = 0; c < e->ncolumns; c++)
+			if (strcmp(e->columns[c], old) == 0) {
+				const char **cols = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)e->ncolumns);
+				memcpy(cols, e->columns, sizeof(char *) * (size_t)e->ncolumns);
+				cols[c] = renamed;
+				e->columns = cols;
+			}
+		if ((e->via == CGM_VIA_DEFAULT || e->via == CGM_VIA_GENERATED) && e->object) {
+			size_t n = strlen(e->object), k = strlen(old_object_tail);
+			if (n > k && strcmp(e->object + n - k, old_object_tail) == 0)
+				e->object = cgm_arena_printf(st->a, "%.*s.%s", (int)(n - k), e->object,
+							     cgm_quote_ident(st->a, name));
+		}
+		if (x->ref_object && strcmp(x->ref_object, old_ref) == 0)
+			x->ref_object = new_ref;
+	}
+	for (int i = 0; i < st->nrefs; i++) {
+		sql_reference *r = &st->refs[i];
+		if (!r->dropped && r->owner && strcmp(r->owner, key) == 0 && strcmp(r->ref.object, old_ref) == 0)
+			r->ref.object = new_ref;
+	}
+	for (int k = 0; k < st->ntriggers; k++) {
+		cgm_trigger *tr = &st->triggers[k].trigger;
+		if (st->triggers[k].dropped || strcmp(tr->table_schema, t->schema) != 0 ||
+		    strcmp(tr->table_name, t->name) != 0)
+			continue;
+		for (int c = 0; c < tr->ncolumns; c++)
+			if (strcmp(tr->columns[c], old) == 0) {
+				const char **cols = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)tr->ncolumns);
+				memcpy(cols, tr->columns, sizeof(char *) * (size_t)tr->ncolumns);
+				cols[c] = renamed;
+				tr->columns = cols;
+			}
+	}
+}
+
 static void apply_rename(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "renameType");
@@ -3629,23 +4019,18 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 				moved->ncolumns = copy.ncolumns;
 				moved->cap_columns = copy.cap_columns;
 			}
-	} else if (strcmp(type, "OBJECT_TABLE") == 0 || strcmp(type, "OBJECT_VIEW") == 0) {
+	} else if (is_relation_type(type)) {
 		const char *schema, *name;
-		if (!range_var(st, jget(stmt, "relation"), false, &schema, &name))
-			return;
-		sql_table *t = find_table(st, schema, name);
-		if (!t)
-			return;
-		t->dropped = true;
-		sql_table copy = *t;
-		sql_table *moved = add_table(st, copy.schema, newname, copy.kind);
-		moved->columns = copy.columns;
-		moved->ncolumns = copy.ncolumns;
-		moved->cap_columns = copy.cap_columns;
-		for (int k = 0; k < st->ntriggers; k++)
-			if (strcmp(st->triggers[k].trigger.table_schema, copy.schema) == 0 &&
-			    strcmp(st->triggers[k].trigger.table_name, copy.name) == 0)
-				st->triggers[k].trigger.table_name = moved->name;
+		sql_table *t;
+		if (range_var(st, jget(stmt, "relation"), false, &schema, &name) &&
+		    (t = find_table(st, schema, name)))
+			move_table(st, t, t->schema, newname);
+	} else if (strcmp(type, "OBJECT_COLUMN") == 0) {
+		const char *schema, *name, *old = jstr(stmt, "subname");
+		sql_table *t;
+		if (old && range_var(st, jget(stmt, "relation"), false, &schema, &name) &&
+		    (t = find_table(st, schema, name)))
+			rename_column(st, t, old, newname);
 	}
 }
 
@@ -3654,6 +4039,14 @@ static void apply_set_schema(sql_state *st, const jd_node *stmt)
 	const char *type = jstr(stmt, "objectType");
 	const char *newschema = jstr(stmt, "newschema");
 	int at = first_token(st);
+	if (type && newschema && is_relation_type(type)) {
+		const char *schema, *name;
+		sql_table *t;
+		if (range_var(st, jget(stmt, "relation"), false, &schema, &name) &&
+		    (t = find_table(st, schema, name)) && schema_exists(st, newschema))
+			move_table(st, t, newschema, t->name);
+		return;
+	}
 	if (!is_routine_type(type) || !newschema)
 		return;
 	jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
@@ -4018,6 +4411,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			const char *fx = cgm_arena_printf(st->a, "index %s.%s",
 							  cgm_quote_ident(st->a, schema),
 							  cgm_quote_ident(st->a, idx));
+			int first = st->neffects;
 			add_effects(st, jget(stmt, "indexParams"), schema, table, CGM_VIA_INDEX, fx,
 				    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, object);
 			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_INDEX, fx,
@@ -4025,6 +4419,11 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			const char *am = jstr(stmt, "accessMethod");
 			add_opclass_effects(st, schema, table, idx, am ? am : "btree", elems, (int)nparams,
 					    false);
+			mark_index_effects(st, first, idx, colnames, (int)nparams, "idx");
+			/* On a partitioned table (not ONLY), each partition gets
+			 * an index of its own. */
+			if (jbool(jget(stmt, "relation"), "inh"))
+				copy_index_to_partitions(st, schema, table, idx, 0);
 		} else if (strcmp(kind, "CreateOpClassStmt") == 0) {
 			apply_create_opclass(st, stmt);
 		} else if (strcmp(kind, "RuleStmt") == 0) {
