@@ -154,6 +154,10 @@ typedef struct sql_table {
 	bool dropped;
 	bool rls;         /* ENABLE ROW LEVEL SECURITY: its policies apply */
 	bool catalog;     /* pg_catalog's or information_schema's (pg15_relations.tsv) */
+	/* The tables it inherits from or is a partition of ("schema\x1fname"):
+	 * ALTER TABLE on them (not ONLY) reaches it. */
+	const char **parents;
+	int nparents, cap_parents;
 } sql_table;
 
 /* What a relation runs (relfx.h), hanging on its relation like a
@@ -171,6 +175,10 @@ typedef struct sql_effect {
 	const char **index_columns;
 	int nindex_columns;
 	const char *index_label;
+	/* A check's or an index's: the columns its expressions read, which
+	 * DROP COLUMN takes it with. */
+	const char **read_columns;
+	int nread_columns;
 } sql_effect;
 
 /* A CHECK of a domain, applied to the columns of its type at the end. */
@@ -2150,6 +2158,77 @@ static void note_type(sql_state *st, const char *type, char kind, const char *ba
 	info->category = kind == 'e' ? 'E' : kind == 'c' ? 'C' : 0;
 }
 
+/* A CHECK of domain schema.name (type, over base): its functions, one
+ * record each; whether it calls any. */
+static bool add_domain_check(sql_state *st, const char *schema, const char *name, const char *type,
+			     const char *base, const jd_node *con)
+{
+	const char *ct = jstr(con, "contype");
+	if (!ct || strcmp(ct, "CONSTR_CHECK") != 0)
+		return false;
+	const char *cname = jstr(con, "conname");
+	if (!cname)
+		cname = cgm_arena_printf(st->a, "%s_check", name);
+	const char *object = cgm_arena_printf(st->a, "domain %s.%s", type, cgm_quote_ident(st->a, cname));
+	st->ref_owner = NULL;
+	add_references(st, jget(con, "raw_expr"), "constraint",
+		       cgm_arena_printf(st->a, "constraint %s", cname));
+	bool any = false;
+	int before = st->neffects;
+	add_effects(st, jget(con, "raw_expr"), schema, name, CGM_VIA_DOMAIN, object,
+		    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
+	for (int k = before; k < st->neffects; k++) {
+		st->effects[k].dropped = true; /* held by the domain, not a relation */
+		RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
+		st->domains[st->ndomains++] =
+			(sql_domain_check){ type, base, object, st->effects[k].effect.function_id };
+		any = true;
+	}
+	return any;
+}
+
+/* ALTER DOMAIN ... ADD CONSTRAINT ... CHECK, DROP CONSTRAINT. */
+static void apply_alter_domain(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[3];
+	int n = name_list(jget(stmt, "typeName"), parts, 3);
+	const char *sub = jstr(stmt, "subtype");
+	if (n < 1 || !sub)
+		return;
+	const char *type = NULL, *base = NULL;
+	for (int p = 0; p < (n >= 2 ? 1 : st->npath) && !type; p++) {
+		const char *candidate =
+			cgm_quote_qualified(st->a, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
+		for (int k = 0; k < st->ndomains && !type; k++)
+			if (strcmp(st->domains[k].type, candidate) == 0)
+				type = st->domains[k].type, base = st->domains[k].base;
+	}
+	if (!type)
+		return;
+	const char *schema = n >= 2 ? parts[n - 2] : NULL;
+	for (int p = 0; !schema && p < st->npath; p++)
+		if (strcmp(cgm_quote_qualified(st->a, st->path[p], parts[n - 1]), type) == 0)
+			schema = st->path[p];
+	if (!schema)
+		return;
+	if (strcmp(sub, "C") == 0) {
+		add_domain_check(st, schema, parts[n - 1], type, base, jget(jget(stmt, "def"), "Constraint"));
+	} else if (strcmp(sub, "X") == 0 && jstr(stmt, "name")) {
+		const char *object = cgm_arena_printf(st->a, "domain %s.%s", type,
+						      cgm_quote_ident(st->a, jstr(stmt, "name")));
+		/* What is left of the constraint's records is a link of the chain. */
+		for (int k = 0; k < st->ndomains; k++)
+			if (st->domains[k].object && strcmp(st->domains[k].object, object) == 0)
+				st->domains[k].object = NULL, st->domains[k].function_id = NULL;
+		for (int r = 0; r < st->nrefs; r++)
+			if (!st->refs[r].owner &&
+			    strcmp(st->refs[r].ref.object,
+				   cgm_arena_printf(st->a, "constraint %s", jstr(stmt, "name"))) == 0 &&
+			    st->refs[r].ref.object_kind && strcmp(st->refs[r].ref.object_kind, "constraint") == 0)
+				st->refs[r].dropped = true;
+	}
+}
+
 static void apply_create_domain(sql_state *st, const jd_node *stmt)
 {
 	const char *parts[3];
@@ -2165,32 +2244,9 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 		note_type(st, type, 'd', base);
 	jd_node *cons = jget(stmt, "constraints");
 	bool any = false;
-	for (size_t i = 0; i < jd_size(cons); i++) {
-		jd_node *con = jget(jd_at(cons, i), "Constraint");
-		const char *ct = jstr(con, "contype");
-		if (!ct || strcmp(ct, "CONSTR_CHECK") != 0)
-			continue;
-		const char *cname = jstr(con, "conname");
-		if (!cname)
-			cname = cgm_arena_printf(st->a, "%s_check", parts[n - 1]);
-		const char *object = cgm_arena_printf(st->a, "domain %s.%s", type,
-						      cgm_quote_ident(st->a, cname));
-		st->ref_owner = NULL;
-		add_references(st, jget(con, "raw_expr"), "constraint",
-			       cgm_arena_printf(st->a, "constraint %s", cname));
-		/* Its functions, one record each. */
-		int before = st->neffects;
-		add_effects(st, jget(con, "raw_expr"), schema, parts[n - 1], CGM_VIA_DOMAIN, object,
-			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, NULL);
-		for (int k = before; k < st->neffects; k++) {
-			st->effects[k].dropped = true; /* held by the domain, not a relation */
-			RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
-			st->domains[st->ndomains++] = (sql_domain_check){
-				type, base, object, st->effects[k].effect.function_id
-			};
-			any = true;
-		}
-	}
+	for (size_t i = 0; i < jd_size(cons); i++)
+		any |= add_domain_check(st, schema, parts[n - 1], type, base,
+					jget(jd_at(cons, i), "Constraint"));
 	if (!any) {
 		/* Still a link of the chain of domains over domains. */
 		RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
@@ -2347,6 +2403,55 @@ static void add_references(sql_state *st, const jd_node *node, const char *kind,
 
 /* Names of the distinct columns an expression reads (for a generated
  * check constraint name): the one column, or NULL when not exactly one. */
+/* The distinct names of the columns an expression (or list) reads. */
+static void read_column_names(sql_state *st, const jd_node *node, const char ***names, int *n,
+			      int *cap)
+{
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			read_column_names(st, jd_at(node, i), names, n, cap);
+		return;
+	}
+	if (!jd_is_object(node))
+		return;
+	jd_node *ref = jget(node, "ColumnRef");
+	jd_node *elem = jget(node, "IndexElem");
+	const char *col = NULL;
+	if (ref) {
+		jd_node *fields = jget(ref, "fields");
+		col = string_node(jd_at(fields, jd_size(fields) - 1));
+	} else if (elem && jstr(elem, "name")) {
+		col = jstr(elem, "name");
+	}
+	if (col) {
+		for (int i = 0; i < *n; i++)
+			if (strcmp((*names)[i], col) == 0)
+				return;
+		RESERVE_ONE(st->a, *names, *n, *cap, 4);
+		(*names)[(*n)++] = cgm_arena_strdup(st->a, col);
+		if (ref)
+			return;
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+		read_column_names(st, value, names, n, cap);
+	(void)key;
+}
+
+/* Effects [first, neffects) read the columns of `node` (and `more`). */
+static void mark_read_columns(sql_state *st, int first, const jd_node *node, const jd_node *more)
+{
+	const char **names = NULL;
+	int n = 0, cap = 0;
+	read_column_names(st, node, &names, &n, &cap);
+	read_column_names(st, more, &names, &n, &cap);
+	for (int i = first; i < st->neffects; i++) {
+		st->effects[i].read_columns = names;
+		st->effects[i].nread_columns = n;
+	}
+}
+
 static void collect_columns(const jd_node *node, const char **first, int *count)
 {
 	if (jd_is_array(node)) {
@@ -2430,6 +2535,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
 		for (int i = first; i < st->neffects; i++)
 			st->effects[i].no_inherit = jbool(con, "is_no_inherit");
+		mark_read_columns(st, first, expr, NULL);
 	}
 }
 
@@ -2515,7 +2621,7 @@ enum {
  * the name PostgreSQL chooses for it there. */
 static void copy_relation_effects(sql_state *st, const char *from_schema, const char *from_name,
 				  const char *to_schema, const char *to_name, unsigned what,
-				  const char *only_index)
+				  const char *only_index, const char *only_ref)
 {
 	const char *from_key = pair_key(st->a, from_schema, from_name);
 	const char *to_key = pair_key(st->a, to_schema, to_name);
@@ -2551,7 +2657,7 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 		default:
 			break;
 		}
-		if (!take)
+		if (!take || (only_ref && (!x.ref_object || strcmp(x.ref_object, only_ref) != 0)))
 			continue;
 		const char *object, *ref_object;
 		if (x.effect.via == CGM_VIA_INDEX) {
@@ -2578,19 +2684,16 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 			object = retarget(st, x.effect.object, from_text, to_text);
 			ref_object = retarget(st, x.ref_object, from_text, to_text);
 		}
-		cgm_effect *e = new_effect(st, to_schema, to_name, x.effect.reach, x.effect.via, object,
-					   x.effect.events, ref_object);
+		new_effect(st, to_schema, to_name, x.effect.reach, x.effect.via, object, x.effect.events,
+			   ref_object);
 		sql_effect *y = &st->effects[st->neffects - 1];
-		cgm_effect made = *e;
-		*e = x.effect;
-		e->schema = made.schema;
-		e->relation = made.relation;
-		e->object = object;
-		y->no_inherit = x.no_inherit;
-		y->index_name = x.index_name;
-		y->index_columns = x.index_columns;
-		y->nindex_columns = x.nindex_columns;
-		y->index_label = x.index_label;
+		sql_effect made = *y;
+		*y = x;
+		y->owner = made.owner;
+		y->ref_object = ref_object;
+		y->effect.schema = made.effect.schema;
+		y->effect.relation = made.effect.relation;
+		y->effect.object = object;
 		drop_repeated_effect(st);
 		if (!x.ref_object)
 			continue;
@@ -2608,6 +2711,92 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 	free(copied);
 }
 
+static void add_parent(sql_state *st, sql_table *child, const char *schema, const char *name)
+{
+	const char *key = pair_key(st->a, schema, name);
+	for (int i = 0; i < child->nparents; i++)
+		if (strcmp(child->parents[i], key) == 0)
+			return;
+	RESERVE_ONE(st->a, child->parents, child->nparents, child->cap_parents, 2);
+	child->parents[child->nparents++] = key;
+}
+
+static void remove_parent(sql_state *st, sql_table *child, const char *schema, const char *name)
+{
+	const char *key = pair_key(st->a, schema, name);
+	for (int i = 0; i < child->nparents; i++)
+		if (strcmp(child->parents[i], key) == 0) {
+			child->parents[i] = child->parents[--child->nparents];
+			return;
+		}
+}
+
+/* The tables inheriting from schema.name or its partitions, at any depth,
+ * each once (indexes into st->tables; the caller frees *out). */
+static int descendants(sql_state *st, const char *schema, const char *name, int **out)
+{
+	int n = 0, cap = 8;
+	int *found = cgm_xcalloc((size_t)cap, sizeof(int));
+	const char *root = pair_key(st->a, schema, name);
+	for (int done = -1; done < n; done++) {
+		const char *key = done < 0 ? root
+					   : pair_key(st->a, st->tables[found[done]].schema,
+						      st->tables[found[done]].name);
+		for (int t = 0; t < st->ntables; t++) {
+			const sql_table *c = &st->tables[t];
+			bool child = false;
+			for (int p = 0; !c->dropped && p < c->nparents && !child; p++)
+				child = strcmp(c->parents[p], key) == 0;
+			for (int k = 0; child && k < n; k++)
+				child = found[k] != t;
+			if (!child)
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				found = cgm_xrealloc(found, sizeof(int) * (size_t)cap);
+			}
+			found[n++] = t;
+		}
+	}
+	*out = found;
+	return n;
+}
+
+/* ALTER TABLE ... DROP COLUMN: the column's default or generation
+ * expression, and the checks and indexes that read it, go with it. */
+static void drop_column_effects(sql_state *st, sql_table *t, const char *column)
+{
+	const char *key = pair_key(st->a, t->schema, t->name);
+	drop_references(st,
+			cgm_arena_printf(st->a, "default value for column %s of table %s", column,
+					 relation_text(st, t->schema, t->name)),
+			NULL, false);
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->dropped || strcmp(x->owner, key) != 0 || strcmp(x->effect.schema, t->schema) != 0 ||
+		    strcmp(x->effect.relation, t->name) != 0)
+			continue;
+		bool reads = false;
+		for (int c = 0; c < x->nread_columns && !reads; c++)
+			reads = strcmp(x->read_columns[c], column) == 0;
+		if (!reads)
+			continue;
+		x->dropped = true;
+		if (x->ref_object)
+			for (int r = 0; r < st->nrefs; r++)
+				if (st->refs[r].owner && strcmp(st->refs[r].owner, key) == 0 &&
+				    strcmp(st->refs[r].ref.object, x->ref_object) == 0)
+					st->refs[r].dropped = true;
+	}
+	for (int c = 0; c < t->ncolumns; c++)
+		if (strcmp(t->columns[c].name, column) == 0) {
+			memmove(&t->columns[c], &t->columns[c + 1],
+				sizeof(t->columns[0]) * (size_t)(t->ncolumns - c - 1));
+			t->ncolumns--;
+			break;
+		}
+}
+
 /* The partitions of schema.name, as partition effects name them. */
 static void copy_index_to_partitions(sql_state *st, const char *schema, const char *name,
 				     const char *index, int depth)
@@ -2620,7 +2809,7 @@ static void copy_index_to_partitions(sql_state *st, const char *schema, const ch
 			continue;
 		int before = st->neffects;
 		copy_relation_effects(st, schema, name, x.effect.target_schema, x.effect.target_relation,
-				      COPY_INDEXES, index);
+				      COPY_INDEXES, index, NULL);
 		/* The partition's copy has a name of its own, which its own
 		 * partitions' copies are named after. */
 		const char *copy = before < st->neffects ? st->effects[before].index_name : NULL;
@@ -2715,7 +2904,8 @@ static void apply_table_like(sql_state *st, sql_table *t, const jd_node *like)
 			(options & LIKE_GENERATED ? COPY_GENERATED : 0) |
 			(options & LIKE_INDEXES ? COPY_INDEXES : 0);
 	if (what)
-		copy_relation_effects(st, source->schema, source->name, t->schema, t->name, what, NULL);
+		copy_relation_effects(st, source->schema, source->name, t->schema, t->name, what, NULL,
+				      NULL);
 }
 
 static void apply_create_table(sql_state *st, const jd_node *stmt, const char *kind)
@@ -2752,11 +2942,12 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
 			/* It takes its parent's defaults, generated columns,
 			 * inherited checks, and a copy of each of its indexes. */
+			add_parent(st, t, ps, pn);
 			if (parent)
 				copy_relation_effects(st, ps, pn, t->schema, t->name,
 						      COPY_DEFAULTS | COPY_GENERATED |
 							      COPY_INHERITED_CHECKS | COPY_INDEXES,
-						      NULL);
+						      NULL, NULL);
 		}
 	} else {
 		/* INHERITS: each parent's columns first, with their defaults,
@@ -2770,8 +2961,10 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 				continue;
 			for (int c = 0; c < parent->ncolumns; c++)
 				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
+			add_parent(st, t, parent->schema, parent->name);
 			copy_relation_effects(st, parent->schema, parent->name, t->schema, t->name,
-					      COPY_DEFAULTS | COPY_GENERATED | COPY_INHERITED_CHECKS, NULL);
+					      COPY_DEFAULTS | COPY_GENERATED | COPY_INHERITED_CHECKS, NULL,
+					      NULL);
 		}
 	}
 	jd_node *elts = jget(stmt, "tableElts");
@@ -2868,6 +3061,25 @@ static void drop_constraint(sql_state *st, sql_table *t, const char *name)
 	}
 }
 
+/* ALTER TABLE t ADD CONSTRAINT ... CHECK (not ONLY, not NO INHERIT): the
+ * tables inheriting from t and its partitions get the check, under its
+ * name, with the effects [first, neffects) made for t. */
+static void add_check_to_descendants(sql_state *st, sql_table *t, int first)
+{
+	int last = st->neffects;
+	int *kids, nkids = descendants(st, t->schema, t->name, &kids);
+	for (int i = first; i < last; i++) {
+		const char *ref = st->effects[i].ref_object;
+		bool seen = !ref || st->effects[i].effect.via != CGM_VIA_CHECK;
+		for (int j = first; j < i && !seen; j++)
+			seen = st->effects[j].ref_object && strcmp(st->effects[j].ref_object, ref) == 0;
+		for (int k = 0; !seen && k < nkids; k++)
+			copy_relation_effects(st, t->schema, t->name, st->tables[kids[k]].schema,
+					      st->tables[kids[k]].name, COPY_CHECKS, NULL, ref);
+	}
+	free(kids);
+}
+
 static void apply_alter_table(sql_state *st, const jd_node *stmt)
 {
 	const char *schema, *name;
@@ -2875,6 +3087,9 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		return;
 	sql_table *t = find_table(st, schema, name);
 	st->ref_owner = t ? pair_key(st->a, t->schema, t->name) : NULL;
+	/* Not ONLY: what a subcommand does to the table it does to the tables
+	 * inheriting from it and its partitions too. */
+	bool recurse = jbool(jget(stmt, "relation"), "inh");
 	jd_node *cmds = jget(stmt, "cmds");
 	for (size_t i = 0; i < jd_size(cmds); i++) {
 		jd_node *cmd = jget(jd_at(cmds, i), "AlterTableCmd");
@@ -2886,7 +3101,12 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		if (t && strcmp(sub, "AT_AddColumn") == 0 && jget(def, "ColumnDef")) {
 			apply_column(st, t, jget(def, "ColumnDef"));
 		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
-			constraint_references(st, t, NULL, jget(def, "Constraint"));
+			jd_node *con = jget(def, "Constraint");
+			int first = st->neffects;
+			constraint_references(st, t, NULL, con);
+			const char *type = jstr(con, "contype");
+			if (recurse && type && strcmp(type, "CONSTR_CHECK") == 0 && !jbool(con, "is_no_inherit"))
+				add_check_to_descendants(st, t, first);
 		} else if (t && strcmp(sub, "AT_DropConstraint") == 0 && cname) {
 			drop_constraint(st, t, cname);
 		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
@@ -2906,25 +3126,90 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				e->target_relation = cgm_arena_strdup(st->a, cn);
 				e->target_events = e->events;
 				st->effects[st->neffects - 1].owner = pair_key(st->a, cs, cn);
+				add_parent(st, find_table(st, cs, cn), t->schema, t->name);
 				/* The parent's indexes are built on it (its checks
 				 * it must have had already). */
 				copy_relation_effects(st, t->schema, t->name, e->target_schema,
-						      e->target_relation, COPY_INDEXES, NULL);
+						      e->target_relation, COPY_INDEXES, NULL, NULL);
 			}
 		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
 			t->rls = true;
 		} else if (t && strcmp(sub, "AT_DisableRowSecurity") == 0) {
 			t->rls = false;
-		} else if (t && strcmp(sub, "AT_ColumnDefault") == 0 && def && cname) {
+		} else if (t && strcmp(sub, "AT_ColumnDefault") == 0 && cname) {
+			/* SET DEFAULT replaces the default, DROP DEFAULT (no
+			 * def) removes it. */
 			const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
 							   cname, relation_text(st, t->schema, t->name));
-			drop_references(st, ref, NULL, false); /* SET DEFAULT replaces it */
-			add_references(st, def, "default", ref);
-			add_effects(st, def, t->schema, t->name, CGM_VIA_DEFAULT,
-				    cgm_arena_printf(st->a, "default %s.%s",
-						     relation_text(st, t->schema, t->name),
-						     cgm_quote_ident(st->a, cname)),
-				    CGM_EV_INSERT, cname, ref);
+			drop_references(st, ref, NULL, false);
+			if (def) {
+				add_references(st, def, "default", ref);
+				add_effects(st, def, t->schema, t->name, CGM_VIA_DEFAULT,
+					    cgm_arena_printf(st->a, "default %s.%s",
+							     relation_text(st, t->schema, t->name),
+							     cgm_quote_ident(st->a, cname)),
+					    CGM_EV_INSERT, cname, ref);
+			}
+			int *kids, nkids = recurse ? descendants(st, t->schema, t->name, &kids) : 0;
+			for (int k = 0; k < nkids; k++) {
+				const sql_table *c = &st->tables[kids[k]];
+				drop_references(st,
+						cgm_arena_printf(st->a, "default value for column %s of table %s",
+								 cname, relation_text(st, c->schema, c->name)),
+						NULL, false);
+				if (def)
+					copy_relation_effects(st, t->schema, t->name, c->schema, c->name,
+							      COPY_DEFAULTS, NULL, ref);
+			}
+			if (recurse)
+				free(kids);
+		} else if (t && strcmp(sub, "AT_DropExpression") == 0 && cname) {
+			int *kids, nkids = recurse ? descendants(st, t->schema, t->name, &kids) : 0;
+			for (int k = -1; k < nkids; k++) {
+				const sql_table *c = k < 0 ? t : &st->tables[kids[k]];
+				drop_references(st,
+						cgm_arena_printf(st->a, "default value for column %s of table %s",
+								 cname, relation_text(st, c->schema, c->name)),
+						NULL, false);
+			}
+			if (recurse)
+				free(kids);
+		} else if (t && strcmp(sub, "AT_DropColumn") == 0 && cname) {
+			int *kids, nkids = recurse ? descendants(st, t->schema, t->name, &kids) : 0;
+			for (int k = 0; k < nkids; k++)
+				drop_column_effects(st, &st->tables[kids[k]], cname);
+			if (recurse)
+				free(kids);
+			drop_column_effects(st, t, cname);
+		} else if (t && (strcmp(sub, "AT_AddInherit") == 0 || strcmp(sub, "AT_DropInherit") == 0)) {
+			const char *ps, *pn;
+			if (range_var(st, jget(def, "RangeVar"), false, &ps, &pn) && find_table(st, ps, pn)) {
+				if (strcmp(sub, "AT_AddInherit") == 0)
+					add_parent(st, t, ps, pn);
+				else
+					remove_parent(st, t, ps, pn);
+			}
+		} else if (t && strcmp(sub, "AT_DetachPartition") == 0) {
+			const char *cs, *cn;
+			sql_table *c;
+			jd_node *pc = jget(def, "PartitionCmd");
+			if (range_var(st, jget(jget(pc, "name"), "RangeVar") ? jget(jget(pc, "name"), "RangeVar")
+									   : jget(pc, "name"),
+				      false, &cs, &cn) &&
+			    (c = find_table(st, cs, cn))) {
+				remove_parent(st, c, t->schema, t->name);
+				/* A statement on the parent no longer reaches it;
+				 * what it got from the parent it keeps. */
+				for (int i = 0; i < st->neffects; i++) {
+					sql_effect *x = &st->effects[i];
+					if (!x->dropped && x->effect.reach == CGM_REACH_PARTITION &&
+					    strcmp(x->effect.schema, t->schema) == 0 &&
+					    strcmp(x->effect.relation, t->name) == 0 && x->effect.target_relation &&
+					    strcmp(x->effect.target_schema, c->schema) == 0 &&
+					    strcmp(x->effect.target_relation, c->name) == 0)
+						x->dropped = true;
+				}
+			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
 			   strncmp(sub, "AT_EnableReplicaTrig", 20) == 0 ||
@@ -3376,6 +3661,15 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 	int first = st->neffects;
 	add_opclass_effects(st, t->schema, t->name, index, am ? am : "btree", elems, n, excl);
 	mark_index_effects(st, first, index, names, pkey ? 0 : n, pkey ? "pkey" : excl ? "excl" : "key");
+	const char **read = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)n);
+	int nread = 0;
+	for (int i = 0; i < n; i++)
+		if (elems[i].column)
+			read[nread++] = cgm_arena_strdup(st->a, elems[i].column);
+	for (int i = first; i < st->neffects; i++) {
+		st->effects[i].read_columns = read;
+		st->effects[i].nread_columns = nread;
+	}
 }
 
 /* CREATE OPERATOR name (LEFTARG = t, RIGHTARG = t, FUNCTION = f, ...). */
@@ -3916,6 +4210,15 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 	moved->ncolumns = copy.ncolumns;
 	moved->cap_columns = copy.cap_columns;
 	moved->rls = copy.rls;
+	moved->parents = copy.parents;
+	moved->nparents = copy.nparents;
+	moved->cap_parents = copy.cap_parents;
+	const char *old_key = pair_key(st->a, copy.schema, copy.name);
+	const char *new_key = pair_key(st->a, moved->schema, moved->name);
+	for (int k = 0; k < st->ntables; k++)
+		for (int p = 0; p < st->tables[k].nparents; p++)
+			if (strcmp(st->tables[k].parents[p], old_key) == 0)
+				st->tables[k].parents[p] = new_key;
 	move_relation_effects(st, copy.schema, copy.name, moved->schema, moved->name);
 }
 
@@ -4420,6 +4723,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			add_opclass_effects(st, schema, table, idx, am ? am : "btree", elems, (int)nparams,
 					    false);
 			mark_index_effects(st, first, idx, colnames, (int)nparams, "idx");
+			mark_read_columns(st, first, params, jget(stmt, "whereClause"));
 			/* On a partitioned table (not ONLY), each partition gets
 			 * an index of its own. */
 			if (jbool(jget(stmt, "relation"), "inh"))
@@ -4467,6 +4771,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			apply_type_name(st, jget(stmt, "typeName"));
 			if (strcmp(kind, "CreateEnumStmt") == 0)
 				note_type_name(st, jget(stmt, "typeName"), 'e');
+		} else if (strcmp(kind, "AlterDomainStmt") == 0) {
+			apply_alter_domain(st, stmt);
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
 			apply_type_name(st, jget(stmt, "domainname"));
 			apply_create_domain(st, stmt);
