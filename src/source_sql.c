@@ -179,6 +179,7 @@ typedef struct sql_effect {
 	 * DROP COLUMN takes it with. */
 	const char **read_columns;
 	int nread_columns;
+	unsigned char policy_clause; /* a policy's: POLICY_USING or POLICY_CHECK */
 } sql_effect;
 
 /* A CHECK of a domain, applied to the columns of its type at the end. */
@@ -200,7 +201,12 @@ typedef struct sql_reference {
 	cgm_reference ref;
 	const char *owner; /* "schema\x1ftable", or NULL */
 	bool dropped;
+	/* A policy's: the clauses (POLICY_USING, POLICY_CHECK) calling the
+	 * function; none left, the reference goes. */
+	unsigned char policy_clause;
 } sql_reference;
+
+enum { POLICY_USING = 1, POLICY_CHECK = 2 };
 
 typedef struct sql_operator {
 	cgm_operator op;
@@ -276,6 +282,7 @@ typedef struct sql_state {
 	smap constraints; /* "table\x1fconstraint" -> 1: names taken (per schema, as
 	                   * PostgreSQL checks; the table name stands in) */
 	smap relation_names; /* "schema\x1findex" -> 1: index names taken, 0 dropped */
+	smap policy_cmds;    /* a policy's reference object -> its command (policy_cmd_names) */
 
 	cgm_function *fns;
 	bool *dropped;
@@ -793,6 +800,50 @@ static const char *object_text(sql_state *st, const jd_node *owa)
 
 /* Give function i a new id (after a rename or a schema move); false when
  * that id is taken. */
+/* What names function `old` by its id (effects, references, triggers,
+ * event triggers, domain checks) names it `now` (NULL: it was dropped, and
+ * what called it goes too, as DROP FUNCTION ... CASCADE takes it). */
+static void retarget_function(sql_state *st, const char *old, const char *now)
+{
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->effect.function_id && strcmp(x->effect.function_id, old) == 0) {
+			if (now)
+				x->effect.function_id = now;
+			else
+				x->dropped = true;
+		}
+	}
+	for (int i = 0; i < st->nrefs; i++) {
+		sql_reference *r = &st->refs[i];
+		if (r->ref.function_id && strcmp(r->ref.function_id, old) == 0) {
+			if (now)
+				r->ref.function_id = now;
+			else
+				r->dropped = true;
+		}
+	}
+	for (int i = 0; i < st->ntriggers; i++) {
+		cgm_trigger *tr = &st->triggers[i].trigger;
+		if (tr->function_id && strcmp(tr->function_id, old) == 0) {
+			if (now)
+				tr->function_id = now;
+			else
+				st->triggers[i].dropped = true;
+		}
+	}
+	for (int i = 0; i < st->nevent_triggers; i++)
+		if (now && st->event_triggers[i].function_id &&
+		    strcmp(st->event_triggers[i].function_id, old) == 0)
+			st->event_triggers[i].function_id = now;
+	for (int i = 0; i < st->ndomains; i++)
+		if (st->domains[i].function_id && strcmp(st->domains[i].function_id, old) == 0) {
+			st->domains[i].function_id = now;
+			if (!now)
+				st->domains[i].object = NULL;
+		}
+}
+
 static bool reidentify(sql_state *st, int i, const char *schema, const char *name)
 {
 	cgm_function *f = &st->fns[i];
@@ -800,6 +851,7 @@ static bool reidentify(sql_state *st, int i, const char *schema, const char *nam
 	if (smap_get(&st->fn_index, id) >= 0)
 		return false;
 	smap_put(&st->fn_index, f->id, -1);
+	retarget_function(st, f->id, id);
 	f->id = id;
 	f->schema = cgm_arena_strdup(st->a, schema);
 	f->name = cgm_arena_strdup(st->a, name);
@@ -1703,10 +1755,15 @@ static bool is_routine_type(const char *objtype)
 			   strcmp(objtype, "OBJECT_ROUTINE") == 0);
 }
 
-static void drop_function(sql_state *st, int i)
+/* A function dropped.  Only with CASCADE does what calls it go too:
+ * without, PostgreSQL refuses the drop while anything depends on it, and
+ * a file run on regardless (DROP, then CREATE OR REPLACE) keeps those. */
+static void drop_function(sql_state *st, int i, bool cascade)
 {
 	st->dropped[i] = true;
 	smap_put(&st->fn_index, st->fns[i].id, -1);
+	if (cascade)
+		retarget_function(st, st->fns[i].id, NULL);
 }
 
 /* ---- references: catalog objects calling functions ---- */
@@ -1764,6 +1821,18 @@ static const char *relation_text(sql_state *st, const char *schema, const char *
 {
 	return cgm_quote_qualified(st->a, schema, name);
 }
+
+/* How pg_describe_object names a relation's kind ("trigger t on view
+ * app.v"). */
+static const char *relation_word(sql_state *st, const char *schema, const char *name)
+{
+	const sql_table *t = find_table(st, schema, name);
+	if (t && (strcmp(t->kind, "view") == 0 || strcmp(t->kind, "materialized view") == 0 ||
+		  strcmp(t->kind, "foreign table") == 0))
+		return t->kind;
+	return "table";
+}
+
 
 static cgm_effect *new_effect(sql_state *st, const char *schema, const char *rel, cgm_reach reach,
 			      cgm_via via, const char *object, unsigned events,
@@ -2131,6 +2200,87 @@ static void rule_action_effects(sql_state *st, const char *schema, const char *t
 }
 
 /* The command letters of CREATE POLICY ... FOR cmd. */
+static const char *const policy_cmd_names[] = { "all", "select", "insert", "update", "delete" };
+
+static unsigned policy_events(const char *cmd, bool using_expr);
+
+/* One clause of a policy: its references (one per function, as
+ * pg_depend keeps them, marked with the clauses that call it) and
+ * effects, tagged with the clause. */
+static void policy_clause(sql_state *st, const jd_node *expr, unsigned char clause,
+			  const char *schema, const char *table, const char *name, const char *object,
+			  const char *cmd)
+{
+	int refs = st->nrefs, effects = st->neffects;
+	add_references(st, expr, "policy", object);
+	add_effects(st, expr, schema, table, CGM_VIA_POLICY,
+		    cgm_arena_printf(st->a, "policy %s on %s", cgm_quote_ident(st->a, name),
+				     relation_text(st, schema, table)),
+		    policy_events(cmd, clause == POLICY_USING), NULL, object);
+	for (int k = refs; k < st->nrefs; k++)
+		st->refs[k].policy_clause = clause;
+	/* A function the policy's other clause calls already has its
+	 * reference (new_reference gave that one back): it is marked in the
+	 * loop below when found among the earlier ones. */
+	for (int k = 0; k < refs; k++) {
+		sql_reference *r = &st->refs[k];
+		if (r->dropped || strcmp(r->ref.object, object) != 0 || (r->policy_clause & clause))
+			continue;
+		for (int j = effects; j < st->neffects; j++)
+			if (st->effects[j].effect.function_id &&
+			    strcmp(st->effects[j].effect.function_id, r->ref.function_id) == 0)
+				r->policy_clause |= clause;
+	}
+	for (int k = effects; k < st->neffects; k++) {
+		st->effects[k].effect.note = "roles without BYPASSRLS";
+		st->effects[k].policy_clause = clause;
+	}
+}
+
+/* CREATE POLICY; ALTER POLICY, whose USING or WITH CHECK given replaces
+ * that clause (pg_depend is recorded again for the whole policy). */
+static void apply_policy(sql_state *st, const jd_node *stmt, bool create)
+{
+	const char *schema, *table, *name = jstr(stmt, "policy_name");
+	if (!name || !range_var(st, jget(stmt, "table"), false, &schema, &table))
+		return;
+	const char *object = cgm_arena_printf(st->a, "policy %s on table %s", cgm_quote_ident(st->a, name),
+					      relation_text(st, schema, table));
+	st->ref_owner = pair_key(st->a, schema, table);
+	const char *cmd = jstr(stmt, "cmd_name");
+	if (create) {
+		for (int k = 0; cmd && k < (int)(sizeof policy_cmd_names / sizeof *policy_cmd_names); k++)
+			if (strcmp(cmd, policy_cmd_names[k]) == 0)
+				smap_put(&st->policy_cmds, object, k);
+	} else {
+		int k = smap_get(&st->policy_cmds, object);
+		cmd = k >= 0 && k < (int)(sizeof policy_cmd_names / sizeof *policy_cmd_names)
+			      ? policy_cmd_names[k]
+			      : NULL;
+	}
+	static const struct {
+		const char *key;
+		unsigned char clause;
+	} clauses[] = { { "qual", POLICY_USING }, { "with_check", POLICY_CHECK } };
+	for (size_t c = 0; c < 2; c++) {
+		jd_node *expr = jget(stmt, clauses[c].key);
+		if (!expr)
+			continue;
+		if (!create) {
+			for (int k = 0; k < st->nrefs; k++)
+				if ((st->refs[k].policy_clause & clauses[c].clause) &&
+				    strcmp(st->refs[k].ref.object, object) == 0 &&
+				    !(st->refs[k].policy_clause &= (unsigned char)~clauses[c].clause))
+					st->refs[k].dropped = true;
+			for (int k = 0; k < st->neffects; k++)
+				if (st->effects[k].policy_clause == clauses[c].clause &&
+				    st->effects[k].ref_object && strcmp(st->effects[k].ref_object, object) == 0)
+					st->effects[k].dropped = true;
+		}
+		policy_clause(st, expr, clauses[c].clause, schema, table, name, object, cmd);
+	}
+}
+
 static unsigned policy_events(const char *cmd, bool using_expr)
 {
 	if (!cmd || strcmp(cmd, "all") == 0)
@@ -3248,8 +3398,9 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	const char *trigname = cgm_arena_strdup(st->a, jstr(stmt, "trigname"));
 	if (!trigname)
 		return;
-	const char *object = cgm_arena_printf(st->a, "trigger %s on table %s",
+	const char *object = cgm_arena_printf(st->a, "trigger %s on %s %s",
 					      cgm_quote_ident(st->a, trigname),
+					      relation_word(st, schema, table),
 					      relation_text(st, schema, table));
 	sql_trigger *slot = NULL;
 	for (int k = 0; k < st->ntriggers; k++) {
@@ -3918,7 +4069,7 @@ static void drop_type_dependents(sql_state *st, const char *prefix, const char *
 		for (int a = 0; a < fn->nargs && !uses; a++)
 			uses = type_among(fn->argtypes[a], prefix, types, ntypes);
 		if (uses)
-			drop_function(st, f);
+			drop_function(st, f, false);
 	}
 	for (int i = 0; i < st->noperators; i++) {
 		sql_operator *o = &st->operators[i];
@@ -3948,7 +4099,7 @@ static void drop_extension(sql_state *st, sql_extension *e)
 	for (int f = 0; f < st->nfns; f++)
 		if (!st->dropped[f] && st->fns[f].from_extension &&
 		    smap_get(&st->ext_fns, pair_key(st->a, e->name, st->fns[f].id)) == 1)
-			drop_function(st, f);
+			drop_function(st, f, false);
 	for (int i = 0; i < st->ncasts; i++)
 		if (st->casts[i].extension && strcmp(st->casts[i].extension, e->name) == 0)
 			st->casts[i].dropped = true;
@@ -4031,6 +4182,8 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 	if (!type)
 		return;
 	bool missing_ok = jbool(stmt, "missing_ok");
+	const char *behavior = jstr(stmt, "behavior");
+	bool cascade = behavior && strcmp(behavior, "DROP_CASCADE") == 0;
 	int at = first_token(st);
 	for (size_t i = 0; i < jd_size(objects); i++) {
 		jd_node *obj = jd_at(objects, i);
@@ -4039,7 +4192,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			const char *why;
 			int fn = find_object(st, owa, &why);
 			if (fn >= 0)
-				drop_function(st, fn);
+				drop_function(st, fn, cascade);
 			else if (!missing_ok || strcmp(why, "not found") != 0)
 				diagnose(st, at, "function %s %s", object_text(st, owa),
 					 strcmp(why, "not found") == 0 ? "does not exist" : why);
@@ -4070,7 +4223,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			smap_put(&st->schemas, cgm_arena_strdup(st->a, name), 0);
 			for (int f = 0; f < st->nfns; f++)
 				if (!st->dropped[f] && strcmp(st->fns[f].schema, name) == 0)
-					drop_function(st, f);
+					drop_function(st, f, cascade);
 			for (int t = 0; t < st->ntables; t++)
 				if (strcmp(st->tables[t].schema, name) == 0)
 					st->tables[t].dropped = true;
@@ -4141,8 +4294,9 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 					st->triggers[k].dropped = true;
 			}
 			if (t)
-				drop_references(st, cgm_arena_printf(st->a, "trigger %s on table %s",
+				drop_references(st, cgm_arena_printf(st->a, "trigger %s on %s %s",
 								     cgm_quote_ident(st->a, parts[n - 1]),
+								     relation_word(st, t->schema, t->name),
 								     relation_text(st, t->schema, t->name)),
 						NULL, false);
 		} else if (strcmp(type, "OBJECT_POLICY") == 0) {
@@ -4277,6 +4431,85 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 	}
 }
 
+/* The references and effects of relation t describing `old_ref` (and
+ * effects whose object is `old_fx`) describe the object by its new name. */
+static void rename_texts(sql_state *st, const sql_table *t, const char *old_ref, const char *new_ref,
+			 const char *old_fx, const char *new_fx)
+{
+	const char *key = pair_key(st->a, t->schema, t->name);
+	for (int i = 0; i < st->nrefs; i++) {
+		sql_reference *r = &st->refs[i];
+		if (!r->dropped && r->owner && strcmp(r->owner, key) == 0 && strcmp(r->ref.object, old_ref) == 0)
+			r->ref.object = new_ref;
+	}
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->dropped || strcmp(x->owner, key) != 0)
+			continue;
+		if (x->ref_object && strcmp(x->ref_object, old_ref) == 0)
+			x->ref_object = new_ref;
+		if (old_fx && x->effect.object && strcmp(x->effect.object, old_fx) == 0)
+			x->effect.object = new_fx;
+	}
+}
+
+/* ALTER TRIGGER / POLICY ... RENAME, ALTER TABLE ... RENAME CONSTRAINT. */
+static void rename_table_object(sql_state *st, sql_table *t, const char *type, const char *old,
+				const char *name)
+{
+	const char *rel = relation_text(st, t->schema, t->name);
+	const char *qo = cgm_quote_ident(st->a, old), *qn = cgm_quote_ident(st->a, name);
+	if (strcmp(type, "OBJECT_TRIGGER") == 0) {
+		const char *word = relation_word(st, t->schema, t->name);
+		rename_texts(st, t, cgm_arena_printf(st->a, "trigger %s on %s %s", qo, word, rel),
+			     cgm_arena_printf(st->a, "trigger %s on %s %s", qn, word, rel),
+			     cgm_arena_printf(st->a, "trigger %s on %s", qo, rel),
+			     cgm_arena_printf(st->a, "trigger %s on %s", qn, rel));
+		for (int k = 0; k < st->ntriggers; k++) {
+			cgm_trigger *tr = &st->triggers[k].trigger;
+			if (!st->triggers[k].dropped && strcmp(tr->table_schema, t->schema) == 0 &&
+			    strcmp(tr->table_name, t->name) == 0 && strcmp(tr->name, old) == 0)
+				tr->name = cgm_arena_strdup(st->a, name);
+		}
+	} else if (strcmp(type, "OBJECT_POLICY") == 0) {
+		const char *old_ref = cgm_arena_printf(st->a, "policy %s on table %s", qo, rel);
+		const char *new_ref = cgm_arena_printf(st->a, "policy %s on table %s", qn, rel);
+		rename_texts(st, t, old_ref, new_ref, cgm_arena_printf(st->a, "policy %s on %s", qo, rel),
+			     cgm_arena_printf(st->a, "policy %s on %s", qn, rel));
+		int cmd = smap_get(&st->policy_cmds, old_ref);
+		if (cmd >= 0)
+			smap_put(&st->policy_cmds, new_ref, cmd);
+	} else {
+		rename_texts(st, t, cgm_arena_printf(st->a, "constraint %s on table %s", old, rel),
+			     cgm_arena_printf(st->a, "constraint %s on table %s", name, rel),
+			     cgm_arena_printf(st->a, "check %s.%s", rel, qo),
+			     cgm_arena_printf(st->a, "check %s.%s", rel, qn));
+		smap_put(&st->constraints, pair_key(st->a, t->name, old), 0);
+		smap_put(&st->constraints, pair_key(st->a, t->name, name), 1);
+	}
+}
+
+/* ALTER INDEX ... RENAME TO: effects through it and its references. */
+static void rename_index(sql_state *st, const char *schema, const char *old, const char *name)
+{
+	const char *from = relation_text(st, schema, old), *to = relation_text(st, schema, name);
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->dropped || !x->index_name || strcmp(x->index_name, old) != 0 ||
+		    strcmp(x->effect.schema, schema) != 0)
+			continue;
+		x->index_name = cgm_arena_strdup(st->a, name);
+		x->effect.object = retarget(st, x->effect.object, from, to);
+		x->ref_object = retarget(st, x->ref_object, from, to);
+	}
+	const char *old_ref = cgm_arena_printf(st->a, "index %s", from);
+	for (int i = 0; i < st->nrefs; i++)
+		if (!st->refs[i].dropped && strcmp(st->refs[i].ref.object, old_ref) == 0)
+			st->refs[i].ref.object = cgm_arena_printf(st->a, "index %s", to);
+	smap_put(&st->relation_names, pair_key(st->a, schema, old), 0);
+	smap_put(&st->relation_names, pair_key(st->a, schema, name), 1);
+}
+
 static void apply_rename(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "renameType");
@@ -4334,6 +4567,17 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 		if (old && range_var(st, jget(stmt, "relation"), false, &schema, &name) &&
 		    (t = find_table(st, schema, name)))
 			rename_column(st, t, old, newname);
+	} else if (strcmp(type, "OBJECT_TRIGGER") == 0 || strcmp(type, "OBJECT_POLICY") == 0 ||
+		   strcmp(type, "OBJECT_TABCONSTRAINT") == 0) {
+		const char *schema, *name, *old = jstr(stmt, "subname");
+		sql_table *t;
+		if (old && range_var(st, jget(stmt, "relation"), false, &schema, &name) &&
+		    (t = find_table(st, schema, name)))
+			rename_table_object(st, t, type, old, newname);
+	} else if (strcmp(type, "OBJECT_INDEX") == 0) {
+		const char *schema, *name;
+		if (range_var(st, jget(stmt, "relation"), false, &schema, &name))
+			rename_index(st, schema, name, newname);
 	}
 }
 
@@ -4665,28 +4909,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			apply_alter_table(st, stmt);
 		} else if (strcmp(kind, "CreateTrigStmt") == 0) {
 			apply_create_trigger(st, stmt);
-		} else if (strcmp(kind, "CreatePolicyStmt") == 0) {
-			const char *schema, *table;
-			if (!range_var(st, jget(stmt, "table"), false, &schema, &table))
-				continue;
-			const char *object = cgm_arena_printf(
-				st->a, "policy %s on table %s",
-				cgm_quote_ident(st->a, jstr(stmt, "policy_name")),
-				relation_text(st, schema, table));
-			st->ref_owner = pair_key(st->a, schema, table);
-			add_references(st, jget(stmt, "qual"), "policy", object);
-			add_references(st, jget(stmt, "with_check"), "policy", object);
-			const char *fx = cgm_arena_printf(st->a, "policy %s on %s",
-							  cgm_quote_ident(st->a, jstr(stmt, "policy_name")),
-							  relation_text(st, schema, table));
-			const char *cmd = jstr(stmt, "cmd_name");
-			int before = st->neffects;
-			add_effects(st, jget(stmt, "qual"), schema, table, CGM_VIA_POLICY, fx,
-				    policy_events(cmd, true), NULL, object);
-			add_effects(st, jget(stmt, "with_check"), schema, table, CGM_VIA_POLICY, fx,
-				    policy_events(cmd, false), NULL, object);
-			for (int k = before; k < st->neffects; k++)
-				st->effects[k].effect.note = "roles without BYPASSRLS";
+		} else if (strcmp(kind, "CreatePolicyStmt") == 0 || strcmp(kind, "AlterPolicyStmt") == 0) {
+			apply_policy(st, stmt, strcmp(kind, "CreatePolicyStmt") == 0);
 		} else if (strcmp(kind, "IndexStmt") == 0) {
 			const char *schema, *table;
 			if (!range_var(st, jget(stmt, "relation"), false, &schema, &table))
@@ -4745,7 +4969,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 							  relation_text(st, schema, table));
 			/* The catalog files rules with views (pg_rewrite). */
 			st->ref_owner = pair_key(st->a, schema, table);
-			const char *ref = cgm_arena_printf(st->a, "rule %s on table %s", rule,
+			const char *ref = cgm_arena_printf(st->a, "rule %s on %s %s", rule,
+							   relation_word(st, schema, table),
 							   relation_text(st, schema, table));
 			add_references(st, jget(stmt, "whereClause"), "view", ref);
 			add_references(st, jget(stmt, "actions"), "view", ref);
@@ -5108,7 +5333,7 @@ static void end_session(sql_state *st)
 {
 	for (int f = 0; f < st->nfns; f++)
 		if (!st->dropped[f] && strcmp(st->fns[f].schema, "pg_temp") == 0)
-			drop_function(st, f);
+			drop_function(st, f, true);
 	for (int t = 0; t < st->ntables; t++)
 		if (strcmp(st->tables[t].schema, "pg_temp") == 0)
 			st->tables[t].dropped = true;
@@ -5454,6 +5679,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
 	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
+			 &st.policy_cmds,
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
