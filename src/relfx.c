@@ -15,7 +15,9 @@
  * Reading a view runs what its query runs and what the relations under it
  * run on a read; a partitioned table's statement runs its partitions'
  * triggers, and a statement naming a partition the row triggers of the
- * tables above it (PostgreSQL clones row triggers onto partitions); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
+ * tables above it (PostgreSQL clones row triggers onto partitions); an
+ * UPDATE, DELETE or TRUNCATE of a table runs the triggers of the tables
+ * inheriting from it (the same partition reach, without INSERT); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
  * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
  * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
  * of the referencing columns too, `via default` naming the default and the
@@ -140,7 +142,10 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 		int r = add_rel(fx, e->schema, e->relation);
 		if (r >= 0)
 			push_int(&fx->rels[r].effects, &fx->rels[r].neffects, &fx->rels[r].cap_effects, i);
-		int child = e->reach == CGM_REACH_PARTITION && r >= 0
+		/* Only a partition (its parent's INSERT reaches it) runs the row
+		 * triggers of the tables above it: a table inheriting from
+		 * another (reached without INSERT) runs its own alone. */
+		int child = e->reach == CGM_REACH_PARTITION && (e->events & CGM_EV_INSERT) && r >= 0
 				    ? add_rel(fx, e->target_schema, e->target_relation)
 				    : -1;
 		if (child >= 0 && child != r)

@@ -259,10 +259,13 @@ static const char *const effects_query =
 	" JOIN rel c ON c.oid = r.ev_class AND c.relkind = 'v'"
 	" JOIN rel t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid"
 	" WHERE d.deptype = 'n' AND r.rulename = '_RETURN' AND t.oid <> c.oid"
-	/* A partitioned table's statement runs its partitions' triggers. */
-	" UNION ALL SELECT c.nspname, c.relname, 'p', 'trigger', NULL, 15, NULL, NULL,"
-	"  t.nspname, t.relname, 15, NULL, NULL" NO_DEFAULTS
-	" FROM pg_inherits h JOIN rel c ON c.oid = h.inhparent AND c.relkind = 'p'"
+	/* A partitioned table's statement runs its partitions' triggers; an
+	 * UPDATE, DELETE or TRUNCATE of a table (not ONLY) those of the tables
+	 * inheriting from it (14: no INSERT, which stays in the parent). */
+	" UNION ALL SELECT c.nspname, c.relname, 'p', 'trigger', NULL,"
+	"  CASE c.relkind WHEN 'p' THEN 15 ELSE 14 END, NULL, NULL,"
+	"  t.nspname, t.relname, CASE c.relkind WHEN 'p' THEN 15 ELSE 14 END, NULL, NULL" NO_DEFAULTS
+	" FROM pg_inherits h JOIN rel c ON c.oid = h.inhparent AND c.relkind IN ('p', 'r', 'f')"
 	" JOIN rel t ON t.oid = h.inhrelid"
 	/* Foreign keys whose ON DELETE / ON UPDATE acts on the referencing rows. */
 	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"

@@ -2861,6 +2861,34 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 	free(copied);
 }
 
+/* A statement on schema.name reaching table `child` (owned by the child,
+ * which dropping it takes): a partition's every statement, an inheriting
+ * table's UPDATE, DELETE and TRUNCATE (an INSERT stays in the parent). */
+static void add_child_reach(sql_state *st, const char *schema, const char *name, const char *child_schema,
+			    const char *child_name, bool partition)
+{
+	unsigned events = CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE | (partition ? CGM_EV_INSERT : 0);
+	cgm_effect *e = new_effect(st, schema, name, CGM_REACH_PARTITION, CGM_VIA_TRIGGER, NULL, events, NULL);
+	e->target_schema = cgm_arena_strdup(st->a, child_schema);
+	e->target_relation = cgm_arena_strdup(st->a, child_name);
+	e->target_events = events;
+	st->effects[st->neffects - 1].owner = pair_key(st->a, child_schema, child_name);
+}
+
+/* Ends what add_child_reach began. */
+static void drop_child_reach(sql_state *st, const char *schema, const char *name, const char *child_schema,
+			     const char *child_name)
+{
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (!x->dropped && x->effect.reach == CGM_REACH_PARTITION &&
+		    strcmp(x->effect.schema, schema) == 0 && strcmp(x->effect.relation, name) == 0 &&
+		    x->effect.target_relation && strcmp(x->effect.target_schema, child_schema) == 0 &&
+		    strcmp(x->effect.target_relation, child_name) == 0)
+			x->dropped = true;
+	}
+}
+
 static void add_parent(sql_state *st, sql_table *child, const char *schema, const char *name)
 {
 	const char *key = pair_key(st->a, schema, name);
@@ -2955,6 +2983,7 @@ static void copy_index_to_partitions(sql_state *st, const char *schema, const ch
 	for (int i = 0; i < n && depth < 32; i++) {
 		sql_effect x = st->effects[i];
 		if (x.dropped || x.effect.reach != CGM_REACH_PARTITION || !x.effect.target_relation ||
+		    !(x.effect.events & CGM_EV_INSERT) || /* inheritance: no index of its own */
 		    strcmp(x.effect.schema, schema) != 0 || strcmp(x.effect.relation, name) != 0)
 			continue;
 		int before = st->neffects;
@@ -3112,6 +3141,7 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			for (int c = 0; c < parent->ncolumns; c++)
 				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
 			add_parent(st, t, parent->schema, parent->name);
+			add_child_reach(st, parent->schema, parent->name, t->schema, t->name, false);
 			copy_relation_effects(st, parent->schema, parent->name, t->schema, t->name,
 					      COPY_DEFAULTS | COPY_GENERATED | COPY_INHERITED_CHECKS, NULL,
 					      NULL);
@@ -3334,10 +3364,13 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		} else if (t && (strcmp(sub, "AT_AddInherit") == 0 || strcmp(sub, "AT_DropInherit") == 0)) {
 			const char *ps, *pn;
 			if (range_var(st, jget(def, "RangeVar"), false, &ps, &pn) && find_table(st, ps, pn)) {
-				if (strcmp(sub, "AT_AddInherit") == 0)
+				if (strcmp(sub, "AT_AddInherit") == 0) {
 					add_parent(st, t, ps, pn);
-				else
+					add_child_reach(st, ps, pn, t->schema, t->name, false);
+				} else {
 					remove_parent(st, t, ps, pn);
+					drop_child_reach(st, ps, pn, t->schema, t->name);
+				}
 			}
 		} else if (t && strcmp(sub, "AT_DetachPartition") == 0) {
 			const char *cs, *cn;
@@ -3350,15 +3383,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				remove_parent(st, c, t->schema, t->name);
 				/* A statement on the parent no longer reaches it;
 				 * what it got from the parent it keeps. */
-				for (int i = 0; i < st->neffects; i++) {
-					sql_effect *x = &st->effects[i];
-					if (!x->dropped && x->effect.reach == CGM_REACH_PARTITION &&
-					    strcmp(x->effect.schema, t->schema) == 0 &&
-					    strcmp(x->effect.relation, t->name) == 0 && x->effect.target_relation &&
-					    strcmp(x->effect.target_schema, c->schema) == 0 &&
-					    strcmp(x->effect.target_relation, c->name) == 0)
-						x->dropped = true;
-				}
+				drop_child_reach(st, t->schema, t->name, c->schema, c->name);
 			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
@@ -4895,7 +4920,10 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				   jget(stmt, "aliases"));
 		} else if (strcmp(kind, "CreateTableAsStmt") == 0) {
 			const char *objtype = jstr(stmt, "objtype");
-			jd_node *into = jget(jget(stmt, "into"), "IntoClause");
+			/* libpg_query writes the IntoClause bare, not as a node. */
+			jd_node *into = jget(stmt, "into");
+			if (jget(into, "IntoClause"))
+				into = jget(into, "IntoClause");
 			if (objtype && strcmp(objtype, "OBJECT_MATVIEW") == 0)
 				apply_view(st, jget(into, "rel"), jget(stmt, "query"), "materialized view",
 					   false, jget(into, "colNames"));
