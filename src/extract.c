@@ -881,6 +881,8 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			int r = rels + 1;
 			for (int i = 0; i < n; i++, r = jt_skip(d, r))
 				on_dml(ctx, d, r, CGM_EV_TRUNCATE);
+		} else if (jt_eq(d, k, "RefreshMatViewStmt")) {
+			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_REFRESH);
 		} else if (jt_eq(d, k, "CopyStmt")) {
 			if (jt_true(d, jt_get(d, obj, "is_from")))
 				on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_INSERT);

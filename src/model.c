@@ -483,10 +483,11 @@ const char *cgm_via_object_tail(cgm_via via, const char *object)
 
 const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
-	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
+	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
+					     "REFRESH" };
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
 		if (!(events & (1u << i)))
 			continue;
 		int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", names[i]);

@@ -1321,6 +1321,13 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->relations);
 		return true;
 	}
+	case T_RefreshMatViewStmt: {
+		const RefreshMatViewStmt *s = (const RefreshMatViewStmt *)node;
+		if (s->relation)
+			report_dml(w, s->relation, CGM_EV_REFRESH);
+		WALK(s->relation);
+		return true;
+	}
 	case T_CopyStmt: {
 		const CopyStmt *s = (const CopyStmt *)node;
 		if (s->is_from)

@@ -59,7 +59,8 @@
 #define SNAPSHOT_GZIP_NAME "cgmap.json.gz"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
-static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT" };
+static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
+					    "REFRESH" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
 /* ------------------------------------------------------------------ */

@@ -156,14 +156,17 @@ static const char *const effects_query =
 	"  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')"
 	"   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)')"
 	/* Views and rules. */
+	/* A materialized view's query runs on REFRESH (32), not on a read. */
 	" SELECT c.nspname, c.relname, 'f', CASE WHEN r.rulename = '_RETURN' THEN 'view' ELSE 'rule' END,"
-	"  CASE WHEN r.rulename = '_RETURN' THEN 'view ' || " QREL("c", "c")
-	"   ELSE 'rule ' || quote_ident(r.rulename) || ' on ' || " QREL("c", "c") " END,"
-	"  CASE r.ev_type WHEN '1' THEN 16 WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 END,"
+	"  CASE WHEN r.rulename <> '_RETURN' THEN 'rule ' || quote_ident(r.rulename) || ' on ' || " QREL("c", "c")
+	"   WHEN c.relkind = 'm' THEN 'materialized view ' || " QREL("c", "c")
+	"   ELSE 'view ' || " QREL("c", "c") " END,"
+	"  CASE WHEN c.relkind = 'm' THEN 32 ELSE"
+	"   CASE r.ev_type WHEN '1' THEN 16 WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 END END,"
 	"  NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
 	" JOIN rel c ON c.oid = r.ev_class"
-	" WHERE r.ev_enabled <> 'D' AND (r.rulename <> '_RETURN' OR c.relkind = 'v')"
+	" WHERE r.ev_enabled <> 'D' AND (r.rulename <> '_RETURN' OR c.relkind IN ('v', 'm'))"
 	/* Defaults and generated columns. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f',"
 	"  CASE WHEN a.attgenerated = 's' THEN 'generated' ELSE 'default' END,"
@@ -253,10 +256,12 @@ static const char *const effects_query =
 	"    ('spgist', 2), ('spgist', 3), ('spgist', 4), ('spgist', 5), ('spgist', 6), ('brin', 1),"
 	"    ('brin', 2), ('brin', 3), ('brin', 4)))"
 	/* A view reads the relations its query names. */
-	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view', 'view ' || " QREL("c", "c") ", 16, NULL,"
+	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view',"
+	"  CASE c.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || " QREL("c", "c") ","
+	"  CASE c.relkind WHEN 'm' THEN 32 ELSE 16 END, NULL,"
 	"  NULL, t.nspname, t.relname, 16, NULL, NULL" NO_DEFAULTS
 	" FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
-	" JOIN rel c ON c.oid = r.ev_class AND c.relkind = 'v'"
+	" JOIN rel c ON c.oid = r.ev_class AND c.relkind IN ('v', 'm')"
 	" JOIN rel t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid"
 	" WHERE d.deptype = 'n' AND r.rulename = '_RETURN' AND t.oid <> c.oid"
 	/* A partitioned table's statement runs its partitions' triggers; an

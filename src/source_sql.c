@@ -2071,11 +2071,11 @@ static bool is_cte_name(const jd_node *node, const char *name)
 
 /* Each relation a view's query names: reading the view reads it. */
 static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
-		       const char *schema, const char *view, const char *object)
+		       const char *schema, const char *view, const char *object, unsigned events)
 {
 	if (jd_is_array(node)) {
 		for (size_t i = 0; i < jd_size(node); i++)
-			view_reads(st, query, jd_at(node, i), schema, view, object);
+			view_reads(st, query, jd_at(node, i), schema, view, object, events);
 		return;
 	}
 	if (!jd_is_object(node))
@@ -2098,8 +2098,7 @@ static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
 				}
 				if (!seen) {
 					cgm_effect *e = new_effect(st, schema, view, CGM_REACH_VIEW,
-								   CGM_VIA_VIEW, object, CGM_EV_SELECT,
-								   NULL);
+								   CGM_VIA_VIEW, object, events, NULL);
 					e->target_schema = t->schema;
 					e->target_relation = t->name;
 					e->target_events = CGM_EV_SELECT;
@@ -2111,7 +2110,7 @@ static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
 	const char *key;
 	jd_node *value;
 	jd_object_foreach(node, key, value)
-		view_reads(st, query, value, schema, view, object);
+		view_reads(st, query, value, schema, view, object, events);
 	(void)key;
 }
 
@@ -3208,11 +3207,15 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
 	add_references(st, query, "view", object);
-	if (strcmp(kind, "view") == 0) {
-		/* Reading a view runs its query (a materialized view's ran before). */
-		const char *fx = cgm_arena_printf(st->a, "view %s", relation_text(st, schema, name));
-		add_effects(st, query, schema, name, CGM_VIA_VIEW, fx, CGM_EV_SELECT, NULL, object);
-		view_reads(st, query, query, schema, name, fx);
+	if (strcmp(kind, "view") == 0 || strcmp(kind, "materialized view") == 0) {
+		/* Reading a view runs its query; a materialized view's runs on
+		 * REFRESH (and ran when it was made). */
+		bool mat = kind[0] == 'm';
+		const char *fx = cgm_arena_printf(st->a, "%s %s", mat ? "materialized view" : "view",
+						  relation_text(st, schema, name));
+		add_effects(st, query, schema, name, CGM_VIA_VIEW, fx,
+			    mat ? CGM_EV_REFRESH : CGM_EV_SELECT, NULL, object);
+		view_reads(st, query, query, schema, name, fx, mat ? CGM_EV_REFRESH : CGM_EV_SELECT);
 		for (int i = 0; i < st->neffects; i++)
 			if (st->effects[i].effect.reach == CGM_REACH_VIEW && !st->effects[i].ref_object &&
 			    strcmp(st->effects[i].effect.object, fx) == 0)

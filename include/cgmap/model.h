@@ -98,7 +98,8 @@ enum {
 	CGM_EV_UPDATE = 1 << 1,
 	CGM_EV_DELETE = 1 << 2,
 	CGM_EV_TRUNCATE = 1 << 3,
-	CGM_EV_SELECT = 1 << 4    /* a read: only relation sites, never a trigger's event */
+	CGM_EV_SELECT = 1 << 4,   /* a read: only relation sites, never a trigger's event */
+	CGM_EV_REFRESH = 1 << 5   /* REFRESH MATERIALIZED VIEW: its query runs again */
 };
 
 /* What few sites have: a statement's events and columns (relation and

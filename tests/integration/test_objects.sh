@@ -26,6 +26,7 @@ pgtest_psql -d objects -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || 
 CREATE ROLE objects_worker;
 GRANT USAGE ON SCHEMA app TO objects_worker;
 GRANT ALL ON ALL TABLES IN SCHEMA app TO objects_worker;
+ALTER MATERIALIZED VIEW app.mv OWNER TO objects_worker; -- REFRESH needs its owner
 SELECT cgmap_trace_reset();
 SET ROLE objects_worker;
 SELECT app.work();
