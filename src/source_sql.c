@@ -3244,23 +3244,36 @@ static void drop_constraint(sql_state *st, sql_table *t, const char *name)
 	}
 }
 
-/* ALTER TABLE t ADD CONSTRAINT ... CHECK (not ONLY, not NO INHERIT): the
- * tables inheriting from t and its partitions get the check, under its
- * name, with the effects [first, neffects) made for t. */
-static void add_check_to_descendants(sql_state *st, sql_table *t, int first)
+/* ALTER TABLE t (not ONLY) ADD CONSTRAINT ... CHECK, ADD COLUMN: the
+ * tables inheriting from t and its partitions get what the effects
+ * [first, neffects) made for t are (of the kinds in `what`), under the
+ * same names; ADD COLUMN (`column`, of `type`) adds the column to them. */
+static void add_to_descendants(sql_state *st, sql_table *t, int first, unsigned what,
+			       const char *column, const char *type)
 {
 	int last = st->neffects;
 	int *kids, nkids = descendants(st, t->schema, t->name, &kids);
+	for (int k = 0; column && k < nkids; k++)
+		add_column(st, &st->tables[kids[k]], column, type);
 	for (int i = first; i < last; i++) {
 		const char *ref = st->effects[i].ref_object;
-		bool seen = !ref || st->effects[i].effect.via != CGM_VIA_CHECK;
+		bool seen = !ref || st->effects[i].effect.reach != CGM_REACH_FUNCTION;
 		for (int j = first; j < i && !seen; j++)
 			seen = st->effects[j].ref_object && strcmp(st->effects[j].ref_object, ref) == 0;
 		for (int k = 0; !seen && k < nkids; k++)
 			copy_relation_effects(st, t->schema, t->name, st->tables[kids[k]].schema,
-					      st->tables[kids[k]].name, COPY_CHECKS, NULL, ref);
+					      st->tables[kids[k]].name, what, NULL, ref);
 	}
 	free(kids);
+}
+
+/* The type of column `column` of t, NULL when unknown. */
+static const char *column_type(const sql_table *t, const char *column)
+{
+	for (int c = 0; c < t->ncolumns; c++)
+		if (strcmp(t->columns[c].name, column) == 0)
+			return t->columns[c].type;
+	return NULL;
 }
 
 static void apply_alter_table(sql_state *st, const jd_node *stmt)
@@ -3282,14 +3295,34 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		if (!sub)
 			continue;
 		if (t && strcmp(sub, "AT_AddColumn") == 0 && jget(def, "ColumnDef")) {
-			apply_column(st, t, jget(def, "ColumnDef"));
+			int first = st->neffects;
+			jd_node *coldef = jget(def, "ColumnDef");
+			apply_column(st, t, coldef);
+			const char *col = jstr(coldef, "colname");
+			if (recurse && col)
+				add_to_descendants(st, t, first,
+						   COPY_DEFAULTS | COPY_GENERATED | COPY_INHERITED_CHECKS,
+						   col, column_type(t, col));
+		} else if (t && strcmp(sub, "AT_AlterColumnType") == 0 && cname &&
+			   jget(jget(def, "ColumnDef"), "typeName")) {
+			/* The column's domain (and so its checks) is the new type's. */
+			const char *type = type_of(st, jget(jget(def, "ColumnDef"), "typeName"));
+			int *kids, nkids = recurse ? descendants(st, t->schema, t->name, &kids) : 0;
+			for (int k = -1; k < nkids; k++) {
+				sql_table *c = k < 0 ? t : &st->tables[kids[k]];
+				for (int i = 0; i < c->ncolumns; i++)
+					if (strcmp(c->columns[i].name, cname) == 0)
+						c->columns[i].type = type;
+			}
+			if (recurse)
+				free(kids);
 		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
 			jd_node *con = jget(def, "Constraint");
 			int first = st->neffects;
 			constraint_references(st, t, NULL, con);
 			const char *type = jstr(con, "contype");
 			if (recurse && type && strcmp(type, "CONSTR_CHECK") == 0 && !jbool(con, "is_no_inherit"))
-				add_check_to_descendants(st, t, first);
+				add_to_descendants(st, t, first, COPY_CHECKS, NULL, NULL);
 		} else if (t && strcmp(sub, "AT_DropConstraint") == 0 && cname) {
 			drop_constraint(st, t, cname);
 		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
