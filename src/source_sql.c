@@ -283,6 +283,19 @@ typedef struct sql_state {
 	                   * PostgreSQL checks; the table name stands in) */
 	smap relation_names; /* "schema\x1findex" -> 1: index names taken, 0 dropped */
 	smap policy_cmds;    /* a policy's reference object -> its command (policy_cmd_names) */
+	/* Effects by owner, for copying a relation's (thousands of partitions
+	 * each copy their parent's): owner -> its latest effect, owner_next[i]
+	 * the one before i (-1 none), over effects [0, owner_indexed); rebuilt
+	 * after an indexed effect changes owner (owner_stale). */
+	smap owner_head;
+	int *owner_next;
+	int owner_indexed, cap_owner_next;
+	bool owner_stale;
+	/* The same for references (NULL owners left out). */
+	smap ref_owner_head;
+	int *ref_owner_next;
+	int ref_owner_indexed, cap_ref_owner_next;
+	bool ref_owner_stale;
 
 	cgm_function *fns;
 	bool *dropped;
@@ -1834,6 +1847,8 @@ static const char *relation_word(sql_state *st, const char *schema, const char *
 }
 
 
+static void set_effect_owner(sql_state *st, int i, const char *key);
+
 static cgm_effect *new_effect(sql_state *st, const char *schema, const char *rel, cgm_reach reach,
 			      cgm_via via, const char *object, unsigned events,
 			      const char *ref_object)
@@ -1869,6 +1884,8 @@ static void drop_repeated_effect(sql_state *st)
 		    (e->ncolumns == 0 || strcmp(x->effect.columns[0], e->columns[0]) == 0) &&
 		    strcmp(x->owner, last->owner) == 0) {
 			st->neffects--;
+			if (st->neffects < st->owner_indexed)
+				st->owner_stale = true; /* its slot is taken again */
 			return;
 		}
 	}
@@ -2168,7 +2185,7 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 		}
 		/* Dropping the referencing table drops the key. */
 		st->effects[st->neffects - 1].ref_object = NULL;
-		st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+		set_effect_owner(st, st->neffects - 1, pair_key(st->a, t->schema, t->name));
 	}
 }
 
@@ -2716,6 +2733,43 @@ static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 
 /* ---- a relation's effects carried to another or moved with it ---- */
 
+/* The effects owned by `key`, ascending (*out malloc'd, freed by the
+ * caller); the owner index catches up with the effects made since. */
+static int effects_owned(sql_state *st, const char *key, int **out)
+{
+	if (st->owner_stale) {
+		smap_free(&st->owner_head);
+		st->owner_indexed = 0;
+		st->owner_stale = false;
+	}
+	if (st->cap_owner_next < st->neffects) {
+		st->cap_owner_next = st->neffects * 2;
+		st->owner_next = cgm_xrealloc(st->owner_next, sizeof(int) * (size_t)st->cap_owner_next);
+	}
+	for (int i = st->owner_indexed; i < st->neffects; i++) {
+		st->owner_next[i] = smap_get(&st->owner_head, st->effects[i].owner);
+		smap_put(&st->owner_head, st->effects[i].owner, i);
+	}
+	st->owner_indexed = st->neffects;
+	int n = 0;
+	for (int i = smap_get(&st->owner_head, key); i >= 0; i = st->owner_next[i])
+		n++;
+	int *list = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
+	int k = n;
+	for (int i = smap_get(&st->owner_head, key); i >= 0; i = st->owner_next[i])
+		list[--k] = i;
+	*out = list;
+	return n;
+}
+
+/* Effect i now hangs on `key`: the index is rebuilt if it had it. */
+static void set_effect_owner(sql_state *st, int i, const char *key)
+{
+	st->effects[i].owner = key;
+	if (i < st->owner_indexed)
+		st->owner_stale = true;
+}
+
 static const char *choose_index_name(sql_state *st, const char *schema, const char *table,
 				     const char *const *columns, int ncolumns, const char *label);
 
@@ -2737,13 +2791,46 @@ static const char *retarget(sql_state *st, const char *text, const char *from, c
 	return text;
 }
 
+/* The references hanging on `owner`, ascending (*out malloc'd). */
+static int references_owned(sql_state *st, const char *owner, int **out)
+{
+	if (st->ref_owner_stale) {
+		smap_free(&st->ref_owner_head);
+		st->ref_owner_indexed = 0;
+		st->ref_owner_stale = false;
+	}
+	if (st->cap_ref_owner_next < st->nrefs) {
+		st->cap_ref_owner_next = st->nrefs * 2;
+		st->ref_owner_next =
+			cgm_xrealloc(st->ref_owner_next, sizeof(int) * (size_t)st->cap_ref_owner_next);
+	}
+	for (int i = st->ref_owner_indexed; i < st->nrefs; i++) {
+		st->ref_owner_next[i] = -1;
+		if (!st->refs[i].owner)
+			continue;
+		st->ref_owner_next[i] = smap_get(&st->ref_owner_head, st->refs[i].owner);
+		smap_put(&st->ref_owner_head, st->refs[i].owner, i);
+	}
+	st->ref_owner_indexed = st->nrefs;
+	int n = 0;
+	for (int i = smap_get(&st->ref_owner_head, owner); i >= 0; i = st->ref_owner_next[i])
+		n++;
+	int *list = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
+	int k = n;
+	for (int i = smap_get(&st->ref_owner_head, owner); i >= 0; i = st->ref_owner_next[i])
+		list[--k] = i;
+	*out = list;
+	return n;
+}
+
 /* The references of relation `owner` describing `object`, copied to
  * `to_owner` described as `to_object`. */
 static void copy_references(sql_state *st, const char *owner, const char *object,
 			    const char *to_owner, const char *to_object)
 {
-	int n = st->nrefs;
-	for (int i = 0; i < n; i++) {
+	int *owned, n = references_owned(st, owner, &owned);
+	for (int o = 0; o < n; o++) {
+		int i = owned[o];
 		sql_reference r = st->refs[i];
 		if (r.dropped || !r.owner || strcmp(r.owner, owner) != 0 || strcmp(r.ref.object, object) != 0)
 			continue;
@@ -2752,6 +2839,7 @@ static void copy_references(sql_state *st, const char *owner, const char *object
 		r.ref.object = to_object;
 		st->refs[st->nrefs++] = r;
 	}
+	free(owned);
 }
 
 enum {
@@ -2782,9 +2870,9 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 	/* Each object's references are copied once. */
 	const char **copied = NULL;
 	int ncopied = 0;
-	int n = st->neffects;
-	for (int i = 0; i < n; i++) {
-		sql_effect x = st->effects[i];
+	int *owned, n = effects_owned(st, from_key, &owned);
+	for (int o = 0; o < n; o++) {
+		sql_effect x = st->effects[owned[o]];
 		if (x.dropped || strcmp(x.owner, from_key) != 0 || x.effect.reach != CGM_REACH_FUNCTION ||
 		    strcmp(x.effect.schema, from_schema) != 0 || strcmp(x.effect.relation, from_name) != 0)
 			continue;
@@ -2858,6 +2946,7 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 	free(old_index);
 	free(new_index);
 	free(copied);
+	free(owned);
 }
 
 /* A statement on schema.name reaching table `child` (owned by the child,
@@ -2871,7 +2960,7 @@ static void add_child_reach(sql_state *st, const char *schema, const char *name,
 	e->target_schema = cgm_arena_strdup(st->a, child_schema);
 	e->target_relation = cgm_arena_strdup(st->a, child_name);
 	e->target_events = events;
-	st->effects[st->neffects - 1].owner = pair_key(st->a, child_schema, child_name);
+	set_effect_owner(st, st->neffects - 1, pair_key(st->a, child_schema, child_name));
 }
 
 /* Ends what add_child_reach began. */
@@ -3020,7 +3109,7 @@ static void move_relation_effects(sql_state *st, const char *old_schema, const c
 		}
 		if (strcmp(x->owner, old_key) != 0)
 			continue;
-		x->owner = new_key;
+		set_effect_owner(st, i, new_key);
 		if (strcmp(e->schema, old_schema) != 0 || strcmp(e->relation, old_name) != 0)
 			continue; /* a partition's: the effect is its parent's */
 		e->schema = new_schema;
@@ -3044,6 +3133,7 @@ static void move_relation_effects(sql_state *st, const char *old_schema, const c
 		if (r->dropped || !r->owner || strcmp(r->owner, old_key) != 0)
 			continue;
 		r->owner = new_key;
+		st->ref_owner_stale = true;
 		const char *moved = retarget(st, r->ref.object, old_text, new_text);
 		if (moved == r->ref.object && schema_moved && strncmp(moved, "index ", 6) == 0) {
 			/* "index s.i": the index moved with its table. */
@@ -3117,7 +3207,7 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			e->target_schema = t->schema;
 			e->target_relation = t->name;
 			e->target_events = e->events;
-			st->effects[st->neffects - 1].owner = pair_key(st->a, t->schema, t->name);
+			set_effect_owner(st, st->neffects - 1, pair_key(st->a, t->schema, t->name));
 			/* It takes its parent's defaults, generated columns,
 			 * inherited checks, and a copy of each of its indexes. */
 			add_parent(st, t, ps, pn);
@@ -3341,7 +3431,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				e->target_schema = cgm_arena_strdup(st->a, cs);
 				e->target_relation = cgm_arena_strdup(st->a, cn);
 				e->target_events = e->events;
-				st->effects[st->neffects - 1].owner = pair_key(st->a, cs, cn);
+				set_effect_owner(st, st->neffects - 1, pair_key(st->a, cs, cn));
 				add_parent(st, find_table(st, cs, cn), t->schema, t->name);
 				/* The parent's indexes are built on it (its checks
 				 * it must have had already). */
@@ -5743,11 +5833,13 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
 	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
-			 &st.policy_cmds,
+			 &st.policy_cmds, &st.owner_head, &st.ref_owner_head,
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
 	cgm_opclass_set_free(&st.opclasses);
+	free(st.owner_next);
+	free(st.ref_owner_next);
 	free(st.fns);
 	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)
