@@ -2103,7 +2103,9 @@ static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
 		const char *ns = jstr(rv, "schemaname");
 		if (name && (ns || !is_cte_name(query, name))) {
 			sql_table *t = find_table(st, ns, name);
-			if (t && !(strcmp(t->schema, schema) == 0 && strcmp(t->name, view) == 0)) {
+			/* The system catalogs run nothing: the live catalog's
+			 * effects leave them out. */
+			if (t && !t->catalog && !(strcmp(t->schema, schema) == 0 && strcmp(t->name, view) == 0)) {
 				bool seen = false;
 				for (int i = 0; i < st->neffects && !seen; i++) {
 					const sql_effect *x = &st->effects[i];
