@@ -195,6 +195,17 @@ typedef struct sql_trigger {
 	bool dropped;
 } sql_trigger;
 
+/* Items (effects or references) by the relation they hang on ("owner"):
+ * owner -> its latest item, next[i] the one before item i (-1 none), over
+ * items [0, indexed); rebuilt after an indexed item changes owner or is
+ * taken back (stale).  Caught up lazily (owned_by). */
+typedef struct owner_index {
+	smap head;
+	int *next;
+	int indexed, cap;
+	bool stale;
+} owner_index;
+
 /* A reference and the relation it hangs on, so dropping the relation,
  * trigger, policy or index drops it too. */
 typedef struct sql_reference {
@@ -283,19 +294,9 @@ typedef struct sql_state {
 	                   * PostgreSQL checks; the table name stands in) */
 	smap relation_names; /* "schema\x1findex" -> 1: index names taken, 0 dropped */
 	smap policy_cmds;    /* a policy's reference object -> its command (policy_cmd_names) */
-	/* Effects by owner, for copying a relation's (thousands of partitions
-	 * each copy their parent's): owner -> its latest effect, owner_next[i]
-	 * the one before i (-1 none), over effects [0, owner_indexed); rebuilt
-	 * after an indexed effect changes owner (owner_stale). */
-	smap owner_head;
-	int *owner_next;
-	int owner_indexed, cap_owner_next;
-	bool owner_stale;
-	/* The same for references (NULL owners left out). */
-	smap ref_owner_head;
-	int *ref_owner_next;
-	int ref_owner_indexed, cap_ref_owner_next;
-	bool ref_owner_stale;
+	/* Effects and references by owner, for copying a relation's
+	 * (thousands of partitions each copy their parent's). */
+	owner_index effect_owners, ref_owners;
 
 	cgm_function *fns;
 	bool *dropped;
@@ -1884,8 +1885,8 @@ static void drop_repeated_effect(sql_state *st)
 		    (e->ncolumns == 0 || strcmp(x->effect.columns[0], e->columns[0]) == 0) &&
 		    strcmp(x->owner, last->owner) == 0) {
 			st->neffects--;
-			if (st->neffects < st->owner_indexed)
-				st->owner_stale = true; /* its slot is taken again */
+			if (st->neffects < st->effect_owners.indexed)
+				st->effect_owners.stale = true; /* its slot is taken again */
 			return;
 		}
 	}
@@ -2363,21 +2364,15 @@ static void apply_alter_domain(sql_state *st, const jd_node *stmt)
 	const char *sub = jstr(stmt, "subtype");
 	if (n < 1 || !sub)
 		return;
-	const char *type = NULL, *base = NULL;
+	const char *type = NULL, *base = NULL, *schema = NULL;
 	for (int p = 0; p < (n >= 2 ? 1 : st->npath) && !type; p++) {
-		const char *candidate =
-			cgm_quote_qualified(st->a, n >= 2 ? parts[n - 2] : st->path[p], parts[n - 1]);
+		schema = n >= 2 ? parts[n - 2] : st->path[p];
+		const char *candidate = cgm_quote_qualified(st->a, schema, parts[n - 1]);
 		for (int k = 0; k < st->ndomains && !type; k++)
 			if (strcmp(st->domains[k].type, candidate) == 0)
 				type = st->domains[k].type, base = st->domains[k].base;
 	}
 	if (!type)
-		return;
-	const char *schema = n >= 2 ? parts[n - 2] : NULL;
-	for (int p = 0; !schema && p < st->npath; p++)
-		if (strcmp(cgm_quote_qualified(st->a, st->path[p], parts[n - 1]), type) == 0)
-			schema = st->path[p];
-	if (!schema)
 		return;
 	if (strcmp(sub, "C") == 0) {
 		add_domain_check(st, schema, parts[n - 1], type, base, jget(jget(stmt, "def"), "Constraint"));
@@ -2735,41 +2730,55 @@ static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 
 /* ---- a relation's effects carried to another or moved with it ---- */
 
-/* The effects owned by `key`, ascending (*out malloc'd, freed by the
- * caller); the owner index catches up with the effects made since. */
-static int effects_owned(sql_state *st, const char *key, int **out)
+/* The items hanging on `key`, ascending (*out malloc'd, freed by the
+ * caller), of the n items whose owners are owner_at(st, i) (NULL: none);
+ * the index first catches up with the items made since. */
+static int owned_by(sql_state *st, owner_index *ix, int n,
+		    const char *(*owner_at)(const sql_state *, int), const char *key, int **out)
 {
-	if (st->owner_stale) {
-		smap_free(&st->owner_head);
-		st->owner_indexed = 0;
-		st->owner_stale = false;
+	if (ix->stale || ix->indexed > n) {
+		smap_free(&ix->head);
+		ix->indexed = 0;
+		ix->stale = false;
 	}
-	if (st->cap_owner_next < st->neffects) {
-		st->cap_owner_next = st->neffects * 2;
-		st->owner_next = cgm_xrealloc(st->owner_next, sizeof(int) * (size_t)st->cap_owner_next);
+	if (ix->cap < n) {
+		ix->cap = n * 2;
+		ix->next = cgm_xrealloc(ix->next, sizeof(int) * (size_t)ix->cap);
 	}
-	for (int i = st->owner_indexed; i < st->neffects; i++) {
-		st->owner_next[i] = smap_get(&st->owner_head, st->effects[i].owner);
-		smap_put(&st->owner_head, st->effects[i].owner, i);
+	for (int i = ix->indexed; i < n; i++) {
+		const char *owner = owner_at(st, i);
+		ix->next[i] = owner ? smap_get(&ix->head, owner) : -1;
+		if (owner)
+			smap_put(&ix->head, owner, i);
 	}
-	st->owner_indexed = st->neffects;
-	int n = 0;
-	for (int i = smap_get(&st->owner_head, key); i >= 0; i = st->owner_next[i])
-		n++;
-	int *list = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
-	int k = n;
-	for (int i = smap_get(&st->owner_head, key); i >= 0; i = st->owner_next[i])
+	ix->indexed = n;
+	int count = 0;
+	for (int i = smap_get(&ix->head, key); i >= 0; i = ix->next[i])
+		count++;
+	int *list = cgm_xcalloc((size_t)(count ? count : 1), sizeof(int));
+	int k = count;
+	for (int i = smap_get(&ix->head, key); i >= 0; i = ix->next[i])
 		list[--k] = i;
 	*out = list;
-	return n;
+	return count;
+}
+
+static const char *effect_owner(const sql_state *st, int i)
+{
+	return st->effects[i].owner;
+}
+
+static const char *reference_owner(const sql_state *st, int i)
+{
+	return st->refs[i].owner;
 }
 
 /* Effect i now hangs on `key`: the index is rebuilt if it had it. */
 static void set_effect_owner(sql_state *st, int i, const char *key)
 {
 	st->effects[i].owner = key;
-	if (i < st->owner_indexed)
-		st->owner_stale = true;
+	if (i < st->effect_owners.indexed)
+		st->effect_owners.stale = true;
 }
 
 static const char *choose_index_name(sql_state *st, const char *schema, const char *table,
@@ -2793,44 +2802,12 @@ static const char *retarget(sql_state *st, const char *text, const char *from, c
 	return text;
 }
 
-/* The references hanging on `owner`, ascending (*out malloc'd). */
-static int references_owned(sql_state *st, const char *owner, int **out)
-{
-	if (st->ref_owner_stale) {
-		smap_free(&st->ref_owner_head);
-		st->ref_owner_indexed = 0;
-		st->ref_owner_stale = false;
-	}
-	if (st->cap_ref_owner_next < st->nrefs) {
-		st->cap_ref_owner_next = st->nrefs * 2;
-		st->ref_owner_next =
-			cgm_xrealloc(st->ref_owner_next, sizeof(int) * (size_t)st->cap_ref_owner_next);
-	}
-	for (int i = st->ref_owner_indexed; i < st->nrefs; i++) {
-		st->ref_owner_next[i] = -1;
-		if (!st->refs[i].owner)
-			continue;
-		st->ref_owner_next[i] = smap_get(&st->ref_owner_head, st->refs[i].owner);
-		smap_put(&st->ref_owner_head, st->refs[i].owner, i);
-	}
-	st->ref_owner_indexed = st->nrefs;
-	int n = 0;
-	for (int i = smap_get(&st->ref_owner_head, owner); i >= 0; i = st->ref_owner_next[i])
-		n++;
-	int *list = cgm_xcalloc((size_t)(n ? n : 1), sizeof(int));
-	int k = n;
-	for (int i = smap_get(&st->ref_owner_head, owner); i >= 0; i = st->ref_owner_next[i])
-		list[--k] = i;
-	*out = list;
-	return n;
-}
-
 /* The references of relation `owner` describing `object`, copied to
  * `to_owner` described as `to_object`. */
 static void copy_references(sql_state *st, const char *owner, const char *object,
 			    const char *to_owner, const char *to_object)
 {
-	int *owned, n = references_owned(st, owner, &owned);
+	int *owned, n = owned_by(st, &st->ref_owners, st->nrefs, reference_owner, owner, &owned);
 	for (int o = 0; o < n; o++) {
 		int i = owned[o];
 		sql_reference r = st->refs[i];
@@ -2872,7 +2849,7 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 	/* Each object's references are copied once. */
 	const char **copied = NULL;
 	int ncopied = 0;
-	int *owned, n = effects_owned(st, from_key, &owned);
+	int *owned, n = owned_by(st, &st->effect_owners, st->neffects, effect_owner, from_key, &owned);
 	for (int o = 0; o < n; o++) {
 		sql_effect x = st->effects[owned[o]];
 		if (x.dropped || strcmp(x.owner, from_key) != 0 || x.effect.reach != CGM_REACH_FUNCTION ||
@@ -3065,7 +3042,9 @@ static void drop_column_effects(sql_state *st, sql_table *t, const char *column)
 		}
 }
 
-/* The partitions of schema.name, as partition effects name them. */
+/* CREATE INDEX on partitioned table schema.name: each partition (as the
+ * partition effects name them, inheriting tables left out) gets its own
+ * copy of `index`, and its partitions copies of that, depth levels down. */
 static void copy_index_to_partitions(sql_state *st, const char *schema, const char *name,
 				     const char *index, int depth)
 {
@@ -3135,7 +3114,7 @@ static void move_relation_effects(sql_state *st, const char *old_schema, const c
 		if (r->dropped || !r->owner || strcmp(r->owner, old_key) != 0)
 			continue;
 		r->owner = new_key;
-		st->ref_owner_stale = true;
+		st->ref_owners.stale = true;
 		const char *moved = retarget(st, r->ref.object, old_text, new_text);
 		if (moved == r->ref.object && schema_moved && strncmp(moved, "index ", 6) == 0) {
 			/* "index s.i": the index moved with its table. */
@@ -5835,13 +5814,13 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		cgm_extract_pool_drain(pool);
 	sqlfile_ids_free(&st.files_read);
 	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
-			 &st.policy_cmds, &st.owner_head, &st.ref_owner_head,
+			 &st.policy_cmds, &st.effect_owners.head, &st.ref_owners.head,
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
 	cgm_opclass_set_free(&st.opclasses);
-	free(st.owner_next);
-	free(st.ref_owner_next);
+	free(st.effect_owners.next);
+	free(st.ref_owners.next);
 	free(st.fns);
 	free(st.dropped);
 	for (int k = 0; k < st.nspecs; k++)

@@ -13,7 +13,6 @@
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
-cgmap=${CGMAP:?}
 . "$src/tests/lib/pgtest.sh"
 
 work=$(mktemp -d)
@@ -22,11 +21,6 @@ trap 'rm -rf "$work"; pgtest_stop' EXIT
 pgtest_traced_fixture "$work" altertable "$src/fixtures/altertable.sql" \
 	"$src/fixtures/expected/altertable.edges" "edges after ALTER TABLE and ALTER DOMAIN"
 
-pgtest_psql -d altertable -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
-SELECT cgmap_trace_reset();
+pgtest_traced_workload "$work" altertable "$src/fixtures/expected/altertable.edges" "edges after ALTER TABLE and ALTER DOMAIN" <<'SQL'
 SELECT app.work();
 SQL
-"$cgmap" --dsn "dbname=altertable" --out "$work/map" 2>"$work/map.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
-pgtest_expect_traced "$src/fixtures/expected/altertable.edges" "$work/map" "calls of what altered tables run"
-echo "ok: $(wc -l <"$work/map.both") edges after ALTER TABLE and ALTER DOMAIN observed and explained"

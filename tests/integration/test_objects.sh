@@ -22,19 +22,14 @@ trap 'rm -rf "$work"; pgtest_stop' EXIT
 pgtest_traced_fixture "$work" objects "$src/fixtures/objects.sql" \
 	"$src/fixtures/expected/objects.edges" "edges through altered table objects"
 
-pgtest_psql -d objects -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
+pgtest_traced_workload "$work" objects "$src/fixtures/expected/objects.edges" "edges through altered table objects" <<'SQL'
 CREATE ROLE objects_worker;
 GRANT USAGE ON SCHEMA app TO objects_worker;
 GRANT ALL ON ALL TABLES IN SCHEMA app TO objects_worker;
 ALTER MATERIALIZED VIEW app.mv OWNER TO objects_worker; -- REFRESH needs its owner
-SELECT cgmap_trace_reset();
 SET ROLE objects_worker;
 SELECT app.work();
 SQL
-"$cgmap" --dsn "dbname=objects" --out "$work/map" 2>"$work/map.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
-pgtest_expect_traced "$src/fixtures/expected/objects.edges" "$work/map" "calls of altered table objects"
-echo "ok: $(wc -l <"$work/map.both") edges through altered table objects observed and explained"
 
 # psql goes on past the refused DROP; the default still calls app.kept().
 cat >"$work/refused.sql" <<'SQL'

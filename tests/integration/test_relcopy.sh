@@ -11,7 +11,6 @@
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
-cgmap=${CGMAP:?}
 . "$src/tests/lib/pgtest.sh"
 
 work=$(mktemp -d)
@@ -20,11 +19,6 @@ trap 'rm -rf "$work"; pgtest_stop' EXIT
 pgtest_traced_fixture "$work" relcopy "$src/fixtures/relcopy.sql" \
 	"$src/fixtures/expected/relcopy.edges" "edges through copied and renamed tables"
 
-pgtest_psql -d relcopy -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
-SELECT cgmap_trace_reset();
+pgtest_traced_workload "$work" relcopy "$src/fixtures/expected/relcopy.edges" "edges through copied and renamed tables" <<'SQL'
 SELECT app.work();
 SQL
-"$cgmap" --dsn "dbname=relcopy" --out "$work/map" 2>"$work/map.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
-pgtest_expect_traced "$src/fixtures/expected/relcopy.edges" "$work/map" "calls of what copied and renamed tables run"
-echo "ok: $(wc -l <"$work/map.both") edges through copied and renamed tables observed and explained"

@@ -11,7 +11,6 @@
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
-cgmap=${CGMAP:?}
 . "$src/tests/lib/pgtest.sh"
 
 work=$(mktemp -d)
@@ -22,15 +21,10 @@ pgtest_traced_fixture "$work" uix "$src/fixtures/unnamed_index.sql" \
 
 # Rows enough that every index is written; the UPDATE changes an indexed
 # column, so it is not HOT and every index gets a new entry.
-pgtest_psql -d uix -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 <<'SQL' || { cat "$work/workload.log" >&2; pgtest_fail "the workload failed"; }
-SELECT cgmap_trace_reset();
+pgtest_traced_workload "$work" uix "$src/fixtures/expected/unnamed_index.edges" "edges through unnamed indexes" <<'SQL'
 SELECT app.add_person(g, 'Person ' || g, g) FROM generate_series(1, 20) g;
 SELECT app.rescore(3);
 SQL
-"$cgmap" --dsn "dbname=uix" --out "$work/map" 2>"$work/map.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/map.err")"
-pgtest_expect_traced "$src/fixtures/expected/unnamed_index.edges" "$work/map" "calls of unnamed indexes' expressions"
-echo "ok: $(wc -l <"$work/map.both") edges through unnamed indexes observed and explained"
 
 # The names: those the server gave, those the file's map gives.
 pgtest_psql -d uix -Atc "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'app.people'::regclass

@@ -166,6 +166,21 @@ pgtest_expect_traced() {
 $(cat "$map.edges")"
 }
 
+# A traced fixture's workload and its verdict: `pgtest_traced_workload
+# WORK DB EXPECTED WHAT` runs the SQL on standard input in DB (as psql
+# does, stopping at the first error) after resetting the traced calls,
+# maps DB into $WORK/map and holds it to EXPECTED (pgtest_expect_traced).
+pgtest_traced_workload() {
+	local work=$1 db=$2 expected=$3 what=$4
+	{ echo "SELECT cgmap_trace_reset();"; cat; } |
+		pgtest_psql -d "$db" -v ON_ERROR_STOP=1 >"$work/workload.log" 2>&1 ||
+		pgtest_fail "the workload failed: $(cat "$work/workload.log")"
+	"${CGMAP:?}" --dsn "dbname=$db" --out "$work/map" 2>"$work/map.err" ||
+		pgtest_fail "cgmap failed: $(cat "$work/map.err")"
+	pgtest_expect_traced "$expected" "$work/map" "$what"
+	echo "ok: $(wc -l <"$work/map.both") $what observed and explained"
+}
+
 # A fixture's edges, checked before it is traced: `pgtest_traced_fixture
 # WORK DB FIXTURE EXPECTED WHAT` builds and installs cgmap_trace (skips
 # without it), starts a cluster tracing every call, loads FIXTURE into a
