@@ -11,7 +11,8 @@
 #   --load FILE       a SQL file (or a glob, in name order) loaded with psql
 #                     into the database, in the order given (repeatable)
 #   --workload GLOB   the test files run with psql after a reset of the
-#                     traced figures, each in its own session (repeatable)
+#                     traced figures and of the database's statistics
+#                     counters, each in its own session (repeatable)
 #   --setting 'k = v' one more server setting (repeatable), e.g.
 #                     "plperl.on_init = 'use JSON::XS;'"
 #   --psql-var k=v    a psql variable for the loading and the tests
@@ -96,7 +97,10 @@ for f in ${files[@]+"${files[@]}"}; do
 done
 touch "$work/load.log"
 echo "loaded: ${#files[@]} files, $(grep -c ERROR "$work/load.log" || true) errors"
-pgtest_psql -d "$db" -c "SELECT cgmap_trace.cgmap_trace_reset()" >/dev/null
+# Both windows start here, as `cgmap collect --reset` starts them: calls
+# made while loading (an extension's upgrade function run by CREATE
+# EXTENSION) would otherwise count as calls in pg_stat_user_functions.
+pgtest_psql -d "$db" -c "SELECT cgmap_trace.cgmap_trace_reset(), pg_stat_reset()" >/dev/null
 start=$(date +%s)
 ntests=0
 for pattern in ${workloads[@]+"${workloads[@]}"}; do
