@@ -110,6 +110,8 @@ static void calls_of_default(cgm_model *model, int fi, int param, const char *pn
 	tmp.language = "sql";
 	tmp.npath = g->npath;
 	tmp.search_path = g->search_path;
+	tmp.nowner_path = g->nowner_path;
+	tmp.owner_path = g->owner_path;
 	tmp.scc = -1;
 	tmp.source = cgm_arena_printf(scratch, "SELECT %.*s", (int)len, expr);
 	tmp.line_count = 1;

@@ -29,6 +29,32 @@ static void fact(cgm_strbuf *b, const char *term, const char *text)
 	cgm_strbuf_puts(b, "</dd>\n");
 }
 
+/* Names as a search_path setting lists them, each quoted when it must be. */
+static void search_path_text(cgm_strbuf *b, const char *const *path, int n)
+{
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			cgm_strbuf_puts(&text, ", ");
+		bool plain = path[i][0] != '\0' && strspn(path[i], "abcdefghijklmnopqrstuvwxyz"
+								"0123456789_$") == strlen(path[i]) &&
+			     !(path[i][0] >= '0' && path[i][0] <= '9');
+		if (plain) {
+			cgm_strbuf_puts(&text, path[i]);
+			continue;
+		}
+		cgm_strbuf_putc(&text, '"');
+		for (const char *c = path[i]; *c; c++) {
+			if (*c == '"')
+				cgm_strbuf_putc(&text, '"');
+			cgm_strbuf_putc(&text, *c);
+		}
+		cgm_strbuf_putc(&text, '"');
+	}
+	html_text(b, cgm_strbuf_cstr(&text));
+	cgm_strbuf_free(&text);
+}
+
 static void signature(cgm_strbuf *b, const cgm_function *f)
 {
 	static const char *const words[] = { "FUNCTION", "PROCEDURE", "AGGREGATE", "FUNCTION" };
@@ -53,8 +79,13 @@ static void signature(cgm_strbuf *b, const cgm_function *f)
 	}
 	cgm_strbuf_puts(b, "\n  LANGUAGE ");
 	html_text(b, f->language ? f->language : "?");
+	if (f->npath >= 0 && f->search_path) {
+		cgm_strbuf_puts(b, "\n  SET search_path = ");
+		search_path_text(b, f->search_path, f->npath);
+	}
 	cgm_strbuf_puts(b, "</pre>\n");
 }
+
 
 static void runtime_figures(cgm_strbuf *b, const html_ctx *ctx, const cgm_function *f)
 {
@@ -545,6 +576,20 @@ static void status_section(cgm_strbuf *b, const html_ctx *ctx, int fn)
 	cgm_strbuf_puts(b, "</dd>\n");
 	if (!m->has_runtime)
 		cgm_strbuf_puts(b, "<dt>runtime</dt><dd class=\"note\">no runtime data merged</dd>\n");
+	const cgm_function *f = &m->functions[fn];
+	if (f->owner) {
+		cgm_strbuf_puts(b, "<dt>owner</dt><dd>");
+		html_text(b, f->owner);
+		/* Which path placed its unqualified calls, when it was the
+		 * owner's (cgm_function_path): a reader would assume the
+		 * database's. */
+		if (f->npath < 0 && f->owner_path && !m->source.search_path_given) {
+			cgm_strbuf_puts(b, "; calls placed through its sessions' search_path <code>");
+			search_path_text(b, f->owner_path, f->nowner_path);
+			cgm_strbuf_puts(b, "</code>");
+		}
+		cgm_strbuf_puts(b, "</dd>\n");
+	}
 	int nrefs = 0;
 	for (int r = 0; r < m->nreferences; r++)
 		nrefs += m->references[r].function == fn;

@@ -165,6 +165,7 @@ static void apply_search_path(cgm_model *model, const cgm_map_options *opts)
 	}
 	model->source.default_search_path = path;
 	model->source.npath = np;
+	model->source.search_path_given = true;
 }
 
 /* The source into the model, its functions extracted by `pool`: a database

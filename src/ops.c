@@ -186,10 +186,22 @@ void cgm_ops_index(cgm_model *model)
 
 /* ---- paths ------------------------------------------------------------------ */
 
+/* Its own SET search_path; else the application's path when one was given
+ * (--search-path, the configuration); else the path its owner's sessions
+ * start with, when the owner role sets one (the application's role often
+ * owns its functions: pgstac's pgstac_admin); else the database's. */
 int cgm_function_path(const cgm_model *model, const cgm_function *fn, const char **out, int max)
 {
-	const char *const *path = fn && fn->npath >= 0 ? fn->search_path : model->source.default_search_path;
-	int n = fn && fn->npath >= 0 ? fn->npath : model->source.npath;
+	const cgm_source_info *src = &model->source;
+	const char *const *path = src->default_search_path;
+	int n = src->npath;
+	if (fn && fn->npath >= 0) {
+		path = fn->search_path;
+		n = fn->npath;
+	} else if (fn && fn->owner_path && !src->search_path_given) {
+		path = fn->owner_path;
+		n = fn->nowner_path;
+	}
 	bool has_catalog = false;
 	for (int i = 0; i < n; i++)
 		if (path[i] && strcmp(path[i], "pg_catalog") == 0)

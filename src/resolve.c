@@ -257,23 +257,12 @@ typedef struct resolver {
 	cgm_argdefaults *defaults; /* what parameters' defaults call (argdefault.c) */
 } resolver;
 
-/* Schemas to search for function `caller`, pg_catalog placed. */
+/* Schemas to search for function `caller`, pg_catalog placed
+ * (cgm_function_path, ops.h). */
 static const char **search_path_of(const resolver *rv, const cgm_function *caller, int *count,
 				   const char **scratch, int scratch_len)
 {
-	const char **path = caller->npath >= 0 ? caller->search_path : rv->model->source.default_search_path;
-	int n = caller->npath >= 0 ? caller->npath : rv->model->source.npath;
-	bool has_catalog = false;
-	for (int i = 0; i < n; i++)
-		if (path[i] && strcmp(path[i], "pg_catalog") == 0)
-			has_catalog = true;
-	int k = 0;
-	if (!has_catalog)
-		scratch[k++] = "pg_catalog";
-	for (int i = 0; i < n && k < scratch_len; i++)
-		if (path[i])
-			scratch[k++] = path[i];
-	*count = k;
+	*count = cgm_function_path(rv->model, caller, scratch, scratch_len);
 	return scratch;
 }
 

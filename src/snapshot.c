@@ -862,6 +862,11 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 		key_string_array(j, "search_path", f->search_path, f->npath);
 	else if (!v2)
 		key_null(j, "search_path");
+	/* Newer than format 1's members: written when known, in both. */
+	if (f->owner)
+		key_string(j, "owner", f->owner);
+	if (f->owner_path)
+		key_string_array(j, "owner_search_path", f->owner_path, f->nowner_path);
 	key_opt_bool(j, "atomic_body", f->atomic_body);
 	key_opt_string(j, "source", f->source);
 
@@ -1520,6 +1525,8 @@ static void write_document(json_out *j, writer *w)
 				 m->source.npath);
 	else if (!j->compact)
 		key_null(j, "default_search_path");
+	if (m->source.search_path_given) /* newer than format 1: when true, in both */
+		key_bool(j, "search_path_given", true);
 	close_container(j, '}');
 
 	key(j, "options");
@@ -3406,6 +3413,9 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	TRY(get_string_array(r, obj, "search_path", true, false, &f->search_path, &f->npath));
 	if (!f->search_path)
 		f->npath = -1;
+	TRY(get_string(r, obj, "owner", OPTIONAL, &f->owner));
+	TRY(get_string_array(r, obj, "owner_search_path", true, false, &f->owner_path,
+			     &f->nowner_path));
 	TRY(get_bool(r, obj, "atomic_body", &f->atomic_body));
 	if (r->flags & CGM_SNAPSHOT_READ_NO_SOURCES) {
 		/* Still checked: the file is the same file whoever reads it. */
@@ -4044,6 +4054,8 @@ static int read_header(reader *r, const jv *doc)
 		if (!rc)
 			rc = get_string_array(r, obj, "default_search_path", true, false,
 					      &m->source.default_search_path, &m->source.npath);
+		if (!rc)
+			rc = get_bool(r, obj, "search_path_given", &m->source.search_path_given);
 		leave(r, saved);
 		if (rc)
 			return rc;

@@ -54,7 +54,7 @@
  * (no typmod) as regprocedure uses; all argument names come with their
  * modes and the client keeps those of input arguments; the search_path
  * subquery runs only for functions with settings. */
-#define FUNCTION_COLUMNS(arguments, result, source, definition, description)            \
+#define FUNCTION_COLUMNS(arguments, result, source, definition, description, owner)     \
 	"SELECT n.nspname, p.proname," IDENTITY_NAME ", " arguments ", " result ","             \
 	" p.prokind, l.lanname, " source ", " definition ", " description ","                  \
 	" p.pronargs, p.pronargdefaults, p.provariadic <> 0,"                                  \
@@ -64,7 +64,8 @@
 	"  (SELECT substr(c, 13) FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%')"  \
 	" END,"                                                                                \
 	" p.prorettype IN ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)," \
-	" CASE WHEN e.own THEN 'c' WHEN e.objid IS NOT NULL THEN 't' ELSE 'f' END"             \
+	" CASE WHEN e.own THEN 'c' WHEN e.objid IS NOT NULL THEN 't' ELSE 'f' END, "           \
+	owner                                                                                  \
 	" FROM pg_proc p"                                                                      \
 	" JOIN pg_namespace n ON n.oid = p.pronamespace"                                       \
 	" JOIN pg_language l ON l.oid = p.prolang"                                             \
@@ -76,8 +77,21 @@
 enum {
 	COL_SCHEMA, COL_NAME, COL_IDENTITY_NAME, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
 	COL_SOURCE, COL_DEFINITION, COL_COMMENT, COL_NARGS, COL_NDEFAULTS, COL_VARIADIC,
-	COL_ARGTYPES, COL_ARGNAMES, COL_ARGMODES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION
+	COL_ARGTYPES, COL_ARGNAMES, COL_ARGMODES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION,
+	COL_OWNER, COL_OWNER_PATH
 };
+
+/* The owner, and the search_path its sessions start with by its own
+ * settings (ALTER ROLE ... [IN DATABASE ...] SET search_path; the one for
+ * this database first), as PostgreSQL applies them at login.  NULL when
+ * it has none: the database's path, or --search-path, places its calls. */
+#define OWNER_COLUMNS                                                                      \
+	"pg_get_userbyid(p.proowner),"                                                         \
+	" (SELECT substr(c, 13) FROM pg_db_role_setting s, unnest(s.setconfig) AS c"           \
+	"   WHERE s.setrole = p.proowner AND c LIKE 'search_path=%'"                            \
+	"   AND s.setdatabase IN (0, (SELECT oid FROM pg_database"                             \
+	"                            WHERE datname = current_database()))"                     \
+	"   ORDER BY s.setdatabase DESC LIMIT 1)"
 
 #define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
 #define NOT_TEMPORARY "n.nspname !~ '^pg_(toast|temp_|toast_temp_)'"
@@ -90,7 +104,7 @@ static const char *const user_functions_query =
 	FUNCTION_COLUMNS("pg_get_function_arguments(p.oid)", "pg_get_function_result(p.oid)",
 			 "CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END",
 			 "CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END",
-			 "c.description")
+			 "c.description", OWNER_COLUMNS)
 	" LEFT JOIN pg_description c ON c.objoid = p.oid AND c.classoid = 'pg_proc'::regclass"
 	"  AND c.objsubid = 0"
 	" WHERE n.nspname NOT IN " SYSTEM_SCHEMAS " AND " NOT_TEMPORARY;
@@ -102,7 +116,7 @@ static const char *const user_functions_query =
 static const char *const system_functions_query =
 	FUNCTION_COLUMNS("NULL",
 			 "CASE WHEN p.proretset THEN 'SETOF ' ELSE '' END || format_type(p.prorettype, NULL)",
-			 "NULL", "NULL", "NULL")
+			 "NULL", "NULL", "NULL", "NULL, NULL")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
 /* A partition's clone of its parent's row trigger (tgparentid) is the
@@ -523,6 +537,16 @@ const char **cgm_parse_search_path(cgm_arena *arena, const char *text, int *coun
 	return items;
 }
 
+const char **cgm_role_search_path(cgm_arena *arena, const char *const *path, int n,
+				  const char *role)
+{
+	const char **copy = cgm_arena_alloc(arena, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++)
+		copy[i] = strcmp(path[i], "$user") == 0 ? cgm_arena_strdup(arena, role)
+							: cgm_arena_strdup(arena, path[i]);
+	return copy;
+}
+
 bool cgm_schema_selected(const cgm_source_options *opts, const char *name)
 {
 	for (int i = 0; i < opts->nexclude; i++)
@@ -611,6 +635,16 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	f->npath = -1;
 	if (path)
 		f->search_path = cgm_parse_search_path(a, path, &f->npath);
+	const char *owner = value(res, r, COL_OWNER);
+	if (owner)
+		f->owner = cgm_arena_strdup(a, owner);
+	const char *owner_path = value(res, r, COL_OWNER_PATH);
+	if (owner && owner_path) {
+		int n_owner = 0;
+		const char **names = cgm_parse_search_path(a, owner_path, &n_owner);
+		f->owner_path = cgm_role_search_path(a, names, n_owner, owner);
+		f->nowner_path = n_owner;
+	}
 	f->is_trigger = value(res, r, COL_TRIGGER)[0] == 't';
 	/* 't' a member of an extension, 'c' of cgmap_trace: cgmap's own
 	 * functions are never mapped, even with --include-extensions (they

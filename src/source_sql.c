@@ -58,6 +58,7 @@
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
 #include "sqlfile.h"
+#include "sqlroles.h"
 #include "jsondom.h"
 #include "sqllex.h"
 #include "sqlprep.h"
@@ -284,6 +285,8 @@ typedef struct sql_state {
 	 * default. */
 	const char **db_path;
 	int ndb_path;
+	sql_roles roles; /* the acting role (owner of what is created) and each
+	                  * role's own search_path (sqlroles.h) */
 
 	smap schemas;    /* name -> 1 present, 0 dropped */
 	smap types;      /* "schema\x1fname" -> 1 */
@@ -1741,6 +1744,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 			return;
 		}
 		f->comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
+		f->owner = st->fns[existing].owner;     /* and its owner */
 		st->fns[existing] = *f;
 		speculate(st, existing);
 		return;
@@ -1755,6 +1759,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
 	}
+	f->owner = sql_roles_acting(&st->roles);
 	st->fns[st->nfns] = *f;
 	st->dropped[st->nfns] = false;
 	smap_put(&st->fn_index, f->id, st->nfns);
@@ -4642,6 +4647,49 @@ static void rename_index(sql_state *st, const char *schema, const char *old, con
 	smap_put(&st->relation_names, pair_key(st->a, schema, name), 1);
 }
 
+/* ALTER ROLE ... SET search_path (the role's sessions' path), ALTER
+ * FUNCTION ... OWNER TO and REASSIGN OWNED (whose path a function's calls
+ * take when it has none of its own: sqlroles.h). */
+static void apply_role_statement(sql_state *st, const char *kind, const jd_node *stmt)
+{
+	if (strcmp(kind, "AlterRoleSetStmt") == 0) {
+		/* ALTER ROLE ALL: every role's default, the database's path
+		 * already stands for it (the live source reads it so). */
+		const char *role = sql_roles_spec(&st->roles, jget(stmt, "role"));
+		const char **path;
+		int npath;
+		if (role && search_path_setting(st, jget(stmt, "setstmt"), &path, &npath))
+			sql_roles_set_path(&st->roles, st->a, role, jstr(stmt, "database") != NULL, path,
+					   npath);
+	} else if (strcmp(kind, "AlterOwnerStmt") == 0) {
+		const char *type = jstr(stmt, "objectType");
+		if (!is_routine_type(type) && !(type && strcmp(type, "OBJECT_AGGREGATE") == 0))
+			return;
+		jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
+		const char *why;
+		int fn = find_object(st, owa, &why);
+		if (fn < 0) {
+			/* An aggregate's signature forms ((*), ORDER BY) are
+			 * not all read: only a function's absence is sure. */
+			if (is_routine_type(type))
+				diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
+					 strcmp(why, "not found") == 0 ? "does not exist" : why);
+			return;
+		}
+		const char *role = sql_roles_spec(&st->roles, jget(stmt, "newowner"));
+		st->fns[fn].owner = role ? cgm_arena_strdup(st->a, role) : NULL;
+	} else { /* REASSIGN OWNED BY ... TO ... */
+		const char *to = sql_roles_spec(&st->roles, jget(stmt, "newrole"));
+		jd_node *from = jget(stmt, "roles");
+		for (size_t r = 0; r < jd_size(from); r++) {
+			const char *role = sql_roles_spec(&st->roles, jd_at(from, r));
+			for (int i = 0; role && i < st->nfns; i++)
+				if (st->fns[i].owner && strcmp(st->fns[i].owner, role) == 0)
+					st->fns[i].owner = to ? cgm_arena_strdup(st->a, to) : NULL;
+		}
+	}
+}
+
 static void apply_rename(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "renameType");
@@ -4649,6 +4697,17 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 	int at = first_token(st);
 	if (!type || !newname)
 		return;
+	if (strcmp(type, "OBJECT_ROLE") == 0) {
+		const char *old = jstr(stmt, "subname");
+		const char *to = cgm_arena_strdup(st->a, newname);
+		if (!old)
+			return;
+		sql_roles_rename(&st->roles, old, to);
+		for (int i = 0; i < st->nfns; i++)
+			if (st->fns[i].owner && strcmp(st->fns[i].owner, old) == 0)
+				st->fns[i].owner = to;
+		return;
+	}
 	if (is_routine_type(type)) {
 		jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 		const char *why;
@@ -4991,12 +5050,17 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 		} else if (strcmp(kind, "VariableSetStmt") == 0) {
 			const char **path;
 			int npath;
-			if (search_path_setting(st, stmt, &path, &npath)) {
+			if (sql_roles_apply_set(&st->roles, st->a, stmt)) {
+				/* SET ROLE: who owns what follows; the path stays */
+			} else if (search_path_setting(st, stmt, &path, &npath)) {
 				if (npath < 0)
 					set_path(st, default_path, 2);
 				else
 					set_path(st, path, npath);
 			}
+		} else if (strcmp(kind, "AlterRoleSetStmt") == 0 || strcmp(kind, "AlterOwnerStmt") == 0 ||
+			   strcmp(kind, "ReassignOwnedStmt") == 0) {
+			apply_role_statement(st, kind, stmt);
 		} else if (strcmp(kind, "AlterDatabaseSetStmt") == 0) {
 			/* The database's own default, for the sessions after this
 			 * one (pg_dump --create writes it; an extension may set it,
@@ -5506,6 +5570,7 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 			set_path(st, st->db_path, st->ndb_path);
 		else
 			set_path(st, default_path, 2);
+		sql_roles_new_session(&st->roles);
 	}
 	sqlfile_shrunk shrunk;
 	if (sqlfile_shrink(&shrunk, text) < 0) {
@@ -5819,6 +5884,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
 	cgm_opclass_set_free(&st.opclasses);
+	sql_roles_free(&st.roles);
 	free(st.effect_owners.next);
 	free(st.ref_owners.next);
 	free(st.fns);
@@ -5929,6 +5995,17 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	if (st->pool)
 		settle_extraction(st, origin, first);
 	free(origin);
+	/* Each owner's sessions' path, by the roles' settings as the files
+	 * leave them: PostgreSQL reads them at each login. */
+	for (int m = first; m < model->nfunctions; m++) {
+		cgm_function *f = &model->functions[m];
+		int n = 0;
+		const char *const *path = f->builtin ? NULL : sql_roles_path(&st->roles, f->owner, &n);
+		if (path) {
+			f->owner_path = cgm_role_search_path(st->a, path, n, f->owner);
+			f->nowner_path = n;
+		}
+	}
 
 	model->source.kind = "sql";
 	model->source.name = joined_paths(st->a, paths, npaths);

@@ -315,6 +315,13 @@ typedef struct cgm_function {
 	bool variadic;             /* last input argument is VARIADIC */
 	int npath;
 	const char **search_path;  /* its own SET search_path, or NULL (npath -1) */
+	int nowner_path;
+	const char **owner_path;   /* what its owner's sessions get, for a function
+	                            * without its own: the owner role's ALTER ROLE
+	                            * [IN DATABASE] SET search_path, "$user" made the
+	                            * owner's name; NULL when the owner has none or
+	                            * is unknown */
+	const char *owner;         /* the owning role, or NULL when unknown */
 
 	bool builtin;              /* lives in pg_catalog: resolution only */
 	bool analysed;             /* plpgsql or sql whose body was extracted */
@@ -576,6 +583,8 @@ typedef struct cgm_source_info {
 	const char *mapped_at;/* ISO 8601 UTC, only with --stamp (outputs are deterministic) */
 	int npath;
 	const char **default_search_path;
+	bool search_path_given; /* --search-path or the configuration's: the
+	                         * application's path, over the owners' */
 } cgm_source_info;
 
 /* The snapshot file a model was read from with its bodies left in it

@@ -37,7 +37,8 @@ int cgm_builtin_casts_load(cgm_model *model);
 void cgm_ops_index(cgm_model *model);
 
 /* The schemas PostgreSQL searches for an unqualified name in `fn` (its own
- * SET search_path, else the database default), pg_catalog first unless
+ * SET search_path, else the application's given one, else its owner's
+ * sessions', else the database default), pg_catalog first unless
  * the path places it: up to max entries into out, the count returned. */
 int cgm_function_path(const cgm_model *model, const cgm_function *fn, const char **out, int max);
 

@@ -61,6 +61,11 @@ bool cgm_schema_selected(const cgm_source_options *opts, const char *name);
  * into schema names, unquoted (unquoted ones lower-cased), in `arena`;
  * *count of them. */
 const char **cgm_parse_search_path(cgm_arena *arena, const char *text, int *count);
+/* The path a session of `role` runs with by its role's setting `path`
+ * (n names): a copy in `arena` with "$user" made the role's name, as
+ * PostgreSQL reads it for that session. */
+const char **cgm_role_search_path(cgm_arena *arena, const char *const *path, int n,
+				  const char *role);
 /* Every --schema and --exclude-schema pattern must match one of the source's
  * schemas (`names`, n of them; `where` names the source in the message):
  * CGM_EUSAGE naming the first pattern that matches none. */
