@@ -269,7 +269,10 @@ static const char *const effects_query =
 	"    ('gin', 1), ('gin', 2), ('gin', 3), ('gin', 4), ('gin', 5), ('gin', 6), ('spgist', 1),"
 	"    ('spgist', 2), ('spgist', 3), ('spgist', 4), ('spgist', 5), ('spgist', 6), ('brin', 1),"
 	"    ('brin', 2), ('brin', 3), ('brin', 4)))"
-	/* A view reads the relations its query names. */
+	/* A view reads the relations its query names: those its query tree
+	 * scans (a range table entry, ":relid <oid> "), not every relation
+	 * it depends on: pg_partition_tree('app.t'::regclass) makes the view
+	 * depend on app.t and reads nothing of it, as the SQL files see. */
 	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'v', 'view',"
 	"  CASE c.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || " QREL("c", "c") ","
 	"  CASE c.relkind WHEN 'm' THEN 32 ELSE 16 END, NULL,"
@@ -278,6 +281,7 @@ static const char *const effects_query =
 	" JOIN rel c ON c.oid = r.ev_class AND c.relkind IN ('v', 'm')"
 	" JOIN rel t ON d.refclassid = 'pg_class'::regclass AND t.oid = d.refobjid"
 	" WHERE d.deptype = 'n' AND r.rulename = '_RETURN' AND t.oid <> c.oid"
+	"  AND strpos(r.ev_action::text, ':relid ' || t.oid::text || ' ') > 0"
 	/* A partitioned table's statement runs its partitions' triggers; an
 	 * UPDATE, DELETE or TRUNCATE of a table (not ONLY) those of the tables
 	 * inheriting from it (14: no INSERT, which stays in the parent). */
