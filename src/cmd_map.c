@@ -23,6 +23,7 @@
 #include "cgmap/escape.h"
 #include "cgmap/html.h"
 #include "cgmap/map.h"
+#include "cgmap/ops.h"
 #include "cmd.h"
 #include "outfile.h"
 
@@ -118,6 +119,96 @@ static const char *plural(int n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+typedef struct {
+	const char *name, *schema;
+	const cgm_function *fn;
+} named_function;
+
+static int compare_schema_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool on_path(const char *schema, const char *const *path, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(path[i], schema) == 0)
+			return true;
+	return false;
+}
+
+/* A call of n arguments can go to g (defaults, VARIADIC). */
+static bool takes(const cgm_function *g, int n)
+{
+	return n >= g->nargs - g->ndefaults && (n <= g->nargs || (g->variadic && n >= g->nargs - 1));
+}
+
+static int compare_named(const void *a, const void *b)
+{
+	return strcmp(((const named_function *)a)->name, ((const named_function *)b)->name);
+}
+
+/* Of the unqualified missing callees, how many name a mapped function that
+ * takes that many arguments (the path the call was placed by does not hold
+ * its schema), and the schema most of them are in: the application's
+ * sessions likely run with another search_path (a role's ALTER ROLE ...
+ * SET, which pg_dump does not write).  Names sorted once and searched: a
+ * count, not the report's per-site list. */
+static int missing_elsewhere(const cgm_model *model, const char **top_schema)
+{
+	*top_schema = NULL;
+	named_function *names = cgm_xcalloc((size_t)model->nuser + 1, sizeof(*names));
+	for (int f = 0; f < model->nuser; f++)
+		names[f] = (named_function){ model->functions[f].name, model->functions[f].schema,
+					     &model->functions[f] };
+	qsort(names, (size_t)model->nuser, sizeof(*names), compare_named);
+	const char **schemas = cgm_xcalloc((size_t)model->nuser + 1, sizeof(char *));
+	int nfound = 0;
+	for (int f = 0; f < model->nuser; f++) {
+		const cgm_function *fn = &model->functions[f];
+		for (int s = 0; s < fn->nsites; s++) {
+			const cgm_site *site = &fn->sites[s];
+			if (site->resolution != CGM_RES_MISSING || site->schema || !site->name)
+				continue;
+			named_function key = { site->name, NULL, NULL };
+			named_function *hit = bsearch(&key, names, (size_t)model->nuser, sizeof(*names),
+						      compare_named);
+			if (!hit)
+				continue;
+			while (hit > names && strcmp(hit[-1].name, site->name) == 0)
+				hit--;
+			const char *path[64];
+			int npath = cgm_function_path(model, fn, path, 64);
+			const named_function *end = names + model->nuser;
+			for (; hit < end && strcmp(hit->name, site->name) == 0; hit++)
+				if (site->nargs >= 0 && takes(hit->fn, site->nargs) &&
+				    !on_path(hit->schema, path, npath))
+					break;
+			if (hit == end || strcmp(hit->name, site->name) != 0)
+				continue;
+			if (nfound < model->nuser)
+				schemas[nfound] = hit->schema;
+			nfound++;
+		}
+	}
+	/* The schema named most often (first in sort order on a tie). */
+	int kept = nfound < model->nuser ? nfound : model->nuser, best = 0;
+	qsort(schemas, (size_t)kept, sizeof(char *), compare_schema_names);
+	for (int i = 0; i < kept;) {
+		int j = i;
+		while (j < kept && strcmp(schemas[j], schemas[i]) == 0)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			*top_schema = schemas[i];
+		}
+		i = j;
+	}
+	free(schemas);
+	free(names);
+	return nfound;
+}
+
 static void print_summary(const cgm_model *model, const char *outdir)
 {
 	int analysed = 0, parse_errors = 0, dynamic = 0, missing = 0, ambiguous = 0, not_unique = 0;
@@ -145,6 +236,16 @@ static void print_summary(const cgm_model *model, const char *outdir)
 		dynamic, plural(dynamic, "site", "sites"), missing, plural(missing, "callee", "callees"),
 		refused, ambiguous, plural(ambiguous, "call", "calls"), parse_errors,
 		plural(parse_errors, "function", "functions"));
+	const char *schema = NULL;
+	int elsewhere = missing ? missing_elsewhere(model, &schema) : 0;
+	if (elsewhere)
+		fprintf(stderr,
+			"cgmap: %d of the missing callees %s a function of a schema not on the "
+			"search_path (\"%s\" most often): if the application's sessions set one "
+			"(ALTER ROLE ... SET search_path, which pg_dump does not write), give "
+			"--search-path, or map pg_dumpall --globals-only and pg_dump --create "
+			"(cgmap report missing lists them)\n",
+			elsewhere, elsewhere == 1 ? "names" : "name", schema);
 	fprintf(stderr, "cgmap: wrote %s\n", outdir);
 }
 

@@ -3,8 +3,10 @@
 # has its unqualified calls placed through its owner's sessions' path
 # (ALTER ROLE ... [IN DATABASE ...] SET search_path, "$user" the owner):
 # fixtures/roles/owner_paths.sql gives fixtures/expected/owner_paths.edges
-# from the live database and from the file, no missing callee and the
-# owners' paths in the snapshot; --search-path still wins over them.
+# from the live database, from the file and from pg_dumpall --globals-only
+# with pg_dump --create, no missing callee and the owners' paths in the snapshot
+# (pg_dump alone: the missing callees, with a hint); --search-path still
+# wins over them.
 # Then the application's roles log in and run it under
 # `cgmap_trace.track = all`: every edge is observed, nothing unexplained.
 #
@@ -31,6 +33,22 @@ for side in static sql; do
 	[ "$paths" = "app.total(integer) app_owner app,util,public
 reports.detail() reports reports,app,util" ] || pgtest_fail "$side: owners' paths: $paths"
 done
+
+# pg_dump writes the owners but not their roles' settings: its map has
+# missing callees, and says where they are and what would place them.
+"$PGTEST_BIN/pg_dump" -d owner_paths --schema-only -f "$work/dump.sql"
+"$CGMAP" --sql "$work/dump.sql" --out "$work/dump" --no-html 2>"$work/dump.err" ||
+	pgtest_fail "cgmap --sql of the dump failed: $(cat "$work/dump.err")"
+grep -q 'of the missing callees name a function of a schema not on the search_path ("app" most often)' \
+	"$work/dump.err" || pgtest_fail "no hint for the missing callees: $(cat "$work/dump.err")"
+# The roles' own settings are in pg_dumpall --globals-only, those for one
+# database in pg_dump --create: both give every edge.
+"$PGTEST_BIN/pg_dumpall" -g -f "$work/globals.sql"
+"$PGTEST_BIN/pg_dump" -d owner_paths --schema-only --create -f "$work/create.sql"
+"$CGMAP" --sql "$work/globals.sql" "$work/create.sql" --out "$work/dumpall" --no-html 2>/dev/null ||
+	pgtest_fail "cgmap --sql of the globals and the dump failed"
+"$CGMAP" report edges "$work/dumpall" >"$work/dumpall.edges"
+pgtest_expect_file "$expected" "$work/dumpall.edges" "$what (pg_dumpall -g, pg_dump --create)"
 
 # The application's path, given, places every call instead: public.score
 # is the `score` of a path without app.
