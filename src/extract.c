@@ -17,9 +17,10 @@
  * each is turned into a statement libpg_query parses, and its FuncCall,
  * CallStmt and DML nodes become sites.  SQL is read from the raw parse tree
  * (rawtree.c); a statement it does not know, and the constant SQL of an
- * EXECUTE, from libpg_query's JSON.  Line of a site: where the expression
- * stands in the body (found by searching from its statement's line), plus the
- * newlines before the call inside it.
+ * EXECUTE, from libpg_query's JSON.  Line of a site: the body's line at the
+ * call's offset in its expression plus where the expression stands in the
+ * body (plpgsql_locate.c, searching from its statement's line: PL/pgSQL's
+ * text of a statement with INTO has the clause blanked, newlines too).
  */
 #include <ctype.h>
 #include <pg_query.h>
@@ -38,6 +39,7 @@
 #include "cgmap/sqlformat.h"
 #include "cgmap/types.h"
 #include "jsontok.h"
+#include "plpgsql_locate.h"
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
 #include "sqllex.h"
@@ -284,15 +286,14 @@ static int line_of_location(const extract_ctx *ctx, long location)
 }
 
 /* Where the expression text stands in the body, searching from the start
- * of its statement's line; -1 when it was transformed beyond recognition
- * (PL/pgSQL drops INTO clauses, for one). */
+ * of its statement's line (an INTO clause PL/pgSQL blanked out of it
+ * standing for what the body has there); -1 when it was transformed beyond
+ * recognition. */
 static long find_in_body(const extract_ctx *ctx, const char *text)
 {
 	if (ctx->stmt_line < 1 || ctx->stmt_line > ctx->nlines || !*text)
 		return -1;
-	const char *from = ctx->body + ctx->line_starts[ctx->stmt_line - 1];
-	const char *hit = strstr(from, text);
-	return hit ? (long)(hit - ctx->body) : -1;
+	return cgm_plpgsql_locate(ctx->body, ctx->line_starts[ctx->stmt_line - 1], text);
 }
 
 /* ---- collecting ------------------------------------------------------- */

@@ -539,6 +539,48 @@ static void test_real_world_forms(void **state)
 	assert_true(dynamic_at_10);
 }
 
+/* PL/pgSQL stores `SELECT ... INTO v` with the INTO clause replaced by
+ * spaces, newlines included: a call after a multi-line INTO stands lower
+ * in the body than the stored text's newlines say.  Each site is at the
+ * line its name stands on. */
+static void test_lines_after_into(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "a integer", "integer",
+			       "\n"
+			       "DECLARE v int; w int; r record;\n"                      /* 2 */
+			       "BEGIN\n"                                                /* 3 */
+			       "  SELECT a.x INTO v\n"                                  /* 4 */
+			       "  FROM t a\n"                                           /* 5 */
+			       "  WHERE a.y = into_one(1);\n"                           /* 6 */
+			       "  SELECT into_two(2) INTO\n"                            /* 7 */
+			       "     w\n"                                               /* 8 */
+			       "  ;\n"                                                  /* 9 */
+			       "  SELECT count(*) INTO STRICT v\n"                      /* 10 */
+			       "    FROM t WHERE into_three(a) > 0;\n"                  /* 11 */
+			       "  SELECT 1, 2 INTO v,\n"                                /* 12 */
+			       "    w FROM t\n"                                         /* 13 */
+			       "    WHERE into_targets(1) > 0;\n"                       /* 14 */
+			       "  UPDATE t SET x = 1 WHERE y = 2 RETURNING x INTO\n"    /* 15 */
+			       "    v; PERFORM after_update(1);\n"                      /* 16 */
+			       "  DELETE FROM t RETURNING x INTO /* a\n"                /* 17 */
+			       "    comment */ v; INSERT INTO t SELECT 1\n"             /* 18 */
+			       "    RETURNING x, into_insert(x) INTO v\n"               /* 19 */
+			       "    , w;\n"                                             /* 20 */
+			       "  RETURN into_four(v);\n"                               /* 21 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "into_one", 6, CGM_SITE_CALL);
+	expect_site(&fn, "into_two", 7, CGM_SITE_CALL);
+	expect_site(&fn, "into_three", 11, CGM_SITE_CALL);
+	expect_site(&fn, "into_targets", 14, CGM_SITE_CALL);
+	expect_site(&fn, "after_update", 16, CGM_SITE_PERFORM);
+	expect_site(&fn, "into_insert", 19, CGM_SITE_CALL);
+	expect_site(&fn, "into_four", 21, CGM_SITE_CALL);
+}
+
 /* Statements the raw-tree walker does not know (utility commands) are read
  * from libpg_query's JSON, in the same batch as the others: their sites keep
  * their lines, and the sites after them too. */
@@ -863,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_procedure_and_variadic),
 		cmocka_unit_test(test_fetch_of_a_cursor_parameter),
 		cmocka_unit_test(test_real_world_forms),
+		cmocka_unit_test(test_lines_after_into),
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 		cmocka_unit_test(test_operators_and_casts),

@@ -1,0 +1,66 @@
+/*
+ * plpgsql_locate.c - where the text of a PL/pgSQL statement stands in its
+ * body, also when PL/pgSQL's parser rewrote it.
+ *
+ * In:  a body (NUL-terminated), an offset to search from, the text of one
+ *      statement or expression as the PL/pgSQL parser stored it.
+ * Out: the offset of the text in the body, or -1.  Nothing is allocated.
+ *
+ * Why: PL/pgSQL takes `SELECT ... INTO v`, `... RETURNING ... INTO v` and
+ * `FETCH ... INTO v` apart and stores the SQL with the INTO clause (INTO,
+ * STRICT, the targets and whatever stands before the next token) replaced
+ * by as many spaces (pl_gram.y, make_execsql_stmt), so that an offset in
+ * the stored text is the same offset in the body.  Newlines inside the
+ * clause become spaces too: counting lines in the stored text puts every
+ * call after a multi-line INTO too high in the body.  Found here in the
+ * body, the stored text gives each offset its true line.
+ */
+#include "plpgsql_locate.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sqllex.h"
+
+/* Does text stand at s, where a run of spaces in text that stands where s
+ * has the word INTO is the blanked clause, any bytes of the same length? */
+static bool stands_at(const char *s, const char *text)
+{
+	size_t i = 0;
+	while (text[i]) {
+		if (!s[i])
+			return false;
+		if (s[i] == text[i]) {
+			i++;
+			continue;
+		}
+		if (text[i] != ' ' || strncasecmp(s + i, "into", 4) != 0 ||
+		    cgm_sql_ident_char((unsigned char)s[i + 4]) ||
+		    (i > 0 && cgm_sql_ident_char((unsigned char)s[i - 1])))
+			return false;
+		size_t end = i;
+		while (text[end] == ' ')
+			end++;
+		for (; i < end; i++)
+			if (!s[i])
+				return false;
+	}
+	return true;
+}
+
+long cgm_plpgsql_locate(const char *body, long from, const char *text)
+{
+	if (!body || !text || !*text || from < 0 || (size_t)from > strlen(body))
+		return -1;
+	const char *hit = strstr(body + from, text);
+	if (hit)
+		return (long)(hit - body);
+	/* Only a text with a blanked clause is worth the slower search. */
+	if (!strchr(text, ' '))
+		return -1;
+	for (const char *p = strchr(body + from, text[0]); p; p = strchr(p + 1, text[0]))
+		if (stands_at(p, text))
+			return (long)(p - body);
+	return -1;
+}
