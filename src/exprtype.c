@@ -1334,9 +1334,12 @@ static const char *type_of(cgm_typer *t, const cgm_expr *e)
 		type = qualify(t, e->type);
 		break;
 	case CGM_EXPR_PARAM:
-		type = t->fn && e->param >= 1 && e->param <= t->fn->nargs && t->fn->argtypes
-			       ? t->fn->argtypes[e->param - 1]
-			       : NULL;
+		if (e->var)
+			type = e->var->kind == CGM_EXPR_VAR ? var_type(t, e->var) : type_of(t, e->var);
+		else
+			type = t->fn && e->param >= 1 && e->param <= t->fn->nargs && t->fn->argtypes
+				       ? t->fn->argtypes[e->param - 1]
+				       : NULL;
 		break;
 	case CGM_EXPR_NAME:
 		type = name_type(t, e);

@@ -40,6 +40,7 @@
 #include "cgmap/types.h"
 #include "jsontok.h"
 #include "plpgsql_locate.h"
+#include "plpgsql_params.h"
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
 #include "sqllex.h"
@@ -75,6 +76,13 @@ typedef struct extract_ctx {
 
 	var_type *vars;
 	int nvars, cap_vars;
+	/* A PL/pgSQL function's parameters numbered as PL/pgSQL numbers them
+	 * (OUT ones too), each the variable "$n", when they differ from the
+	 * model's input argtypes (plpgsql_params.h); else 0. */
+	int nplparams;
+	/* The arguments the PL/pgSQL parser is handed: fn->arguments, or with
+	 * its unnamed parameters named "$n" so that `$n := ...` parses. */
+	const char *plargs;
 
 	/* The statement being walked. */
 	const char *stmt_kind;
@@ -405,8 +413,22 @@ static cgm_expr *var_expr(extract_ctx *ctx, const char *name)
 	return NULL;
 }
 
+/* The type of $n: in SQL the n-th input argument; in PL/pgSQL the
+ * variable $n, which counts OUT parameters too. */
+static const char *param_type(extract_ctx *ctx, long n)
+{
+	if (ctx->nplparams > 0) {
+		char name[24];
+		snprintf(name, sizeof name, "$%ld", n);
+		return n >= 1 && n <= ctx->nplparams ? var_lookup(ctx, name) : NULL;
+	}
+	const cgm_function *fn = ctx->fn;
+	return n >= 1 && n <= fn->nargs && fn->argtypes ? fn->argtypes[n - 1] : NULL;
+}
+
 /* Names in an argument that are PL/pgSQL variables point to them (the
- * variable as it stands now: a record assigned later is another). */
+ * variable as it stands now: a record assigned later is another), and so
+ * does a $n numbered with OUT parameters (param_type). */
 static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
 	if (!e || depth > 64 || ctx->nvars == 0)
@@ -414,6 +436,12 @@ static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 &&
 	    !(e->nnames == 1 && field_rewritten(ctx, e->names[0])))
 		((cgm_expr *)e)->var = var_expr(ctx, e->names[0]);
+	if (e->kind == CGM_EXPR_PARAM && !e->var && ctx->nplparams > 0 && e->param >= 1 &&
+	    e->param <= ctx->nplparams) {
+		char name[24];
+		snprintf(name, sizeof name, "$%d", e->param);
+		((cgm_expr *)e)->var = var_expr(ctx, name);
+	}
 	for (int i = 0; i < e->nargs; i++)
 		bind_vars(ctx, e->args[i], depth + 1);
 }
@@ -535,12 +563,8 @@ static const char *arg_type(extract_ctx *ctx, const jt_doc *d, int arg)
 	}
 	if ((v = jt_get(d, arg, "NamedArgExpr")) >= 0)
 		return arg_type(ctx, d, jt_get(d, v, "arg"));
-	if ((v = jt_get(d, arg, "ParamRef")) >= 0) {
-		/* $n: the function's n-th input argument. */
-		long n = jt_long(d, jt_get(d, v, "number"), 0);
-		const cgm_function *fn = ctx->fn;
-		return n >= 1 && n <= fn->nargs && fn->argtypes ? fn->argtypes[n - 1] : NULL;
-	}
+	if ((v = jt_get(d, arg, "ParamRef")) >= 0)
+		return param_type(ctx, jt_long(d, jt_get(d, v, "number"), 0));
 	if ((v = jt_get(d, arg, "A_Expr")) >= 0 && jt_eq(d, jt_get(d, v, "kind"), "AEXPR_OP") &&
 	    string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||"))
 		return concat_type(arg_type(ctx, d, jt_get(d, v, "lexpr")),
@@ -570,11 +594,8 @@ static const char *raw_arg_type(extract_ctx *ctx, const cgm_raw_arg *a)
 				    : NULL;
 	case CGM_RAW_ARG_COLUMN:
 		return field_rewritten(ctx, a->column) ? NULL : var_lookup(ctx, a->column);
-	case CGM_RAW_ARG_PARAM: {
-		const cgm_function *fn = ctx->fn;
-		return a->param >= 1 && a->param <= fn->nargs && fn->argtypes ? fn->argtypes[a->param - 1]
-									       : NULL;
-	}
+	case CGM_RAW_ARG_PARAM:
+		return param_type(ctx, a->param);
 	case CGM_RAW_ARG_CONCAT:
 		return concat_type(raw_arg_type(ctx, a->left), raw_arg_type(ctx, a->right));
 	default:
@@ -2230,7 +2251,8 @@ static void replay_tree(extract_ctx *ctx)
 
 /* The function's CREATE statement around `body`: parameters and result
  * let the PL/pgSQL parser know its variables (and NEW/OLD of triggers). */
-static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, const char *body)
+static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, const char *arguments,
+						    const char *body)
 {
 	char tag[32];
 	cgm_sql_dollar_tag(tag, sizeof tag, body);
@@ -2239,7 +2261,7 @@ static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, cons
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	bool proc = fn->kind == CGM_KIND_PROCEDURE;
 	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
-	cgm_strbuf_puts(&sql, fn->arguments ? fn->arguments : "");
+	cgm_strbuf_puts(&sql, arguments ? arguments : "");
 	cgm_strbuf_puts(&sql, ") ");
 	if (!proc) {
 		cgm_strbuf_puts(&sql, "RETURNS ");
@@ -2256,9 +2278,9 @@ static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, cons
 }
 
 /* Does the body parse? */
-static bool plpgsql_parses(const cgm_function *fn, const char *body)
+static bool plpgsql_parses(const cgm_function *fn, const char *arguments, const char *body)
 {
-	PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
+	PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, arguments, body);
 	bool ok = !r.error;
 	pg_query_free_plpgsql_parse_result(r);
 	return ok;
@@ -2267,7 +2289,7 @@ static bool plpgsql_parses(const cgm_function *fn, const char *body)
 /* Line of a PL/pgSQL parse error.  libpg_query reports no position for
  * them, so find the line whose statement, replaced by NULL, lets the body
  * parse; 0 (unknown) when no single line does. */
-static int plpgsql_error_line(const cgm_function *fn, const char *body)
+static int plpgsql_error_line(const cgm_function *fn, const char *arguments, const char *body)
 {
 	size_t len = strlen(body);
 	char *probe = malloc(len + 8);
@@ -2283,7 +2305,7 @@ static int plpgsql_error_line(const cgm_function *fn, const char *body)
 			memcpy(probe, body, start);
 			memcpy(probe + start, "NULL;", 5);
 			memcpy(probe + start + 5, body + end, len - end + 1);
-			if (plpgsql_parses(fn, probe)) {
+			if (plpgsql_parses(fn, arguments, probe)) {
 				found = line;
 				break;
 			}
@@ -2292,6 +2314,18 @@ static int plpgsql_error_line(const cgm_function *fn, const char *body)
 	}
 	free(probe);
 	return found;
+}
+
+/* "\"$2\" is not a known variable": libpg_query's PL/pgSQL parser knows no
+ * variable $n for an unnamed parameter. */
+static bool numbered_unknown(const char *message)
+{
+	if (message[0] != '"' || message[1] != '$' || !isdigit((unsigned char)message[2]))
+		return false;
+	const char *p = message + 2;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return strncmp(p, "\" is not a known variable", 25) == 0;
 }
 
 static void extract_plpgsql(extract_ctx *ctx)
@@ -2309,6 +2343,21 @@ static void extract_plpgsql(extract_ctx *ctx)
 		ctx->body = fn->source;
 		free(body);
 		return;
+	}
+	cgm_plparam *params;
+	const char *named;
+	ctx->nplparams = cgm_plpgsql_params(ctx->arena, fn, &params, &named);
+	ctx->plargs = fn->arguments;
+	/* The types ALIAS FOR $n takes (plpgsql_rewrite.h): numbered as
+	 * PL/pgSQL numbers them. */
+	const char *const *numbered = fn->argtypes;
+	int nnumbered = fn->nargs;
+	if (ctx->nplparams > 0) {
+		const char **types = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)ctx->nplparams);
+		for (int i = 0; i < ctx->nplparams; i++)
+			types[i] = params[i].type;
+		numbered = types;
+		nnumbered = ctx->nplparams;
 	}
 
 	const cgm_raw_capture capture = {
@@ -2336,7 +2385,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 			cgm_raw_capture_set(&capture);
 			cgm_raw_plpgsql_set(&tree_visitor);
 		}
-		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, body);
+		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, ctx->plargs, body);
 		cgm_raw_plpgsql_set(NULL);
 		cgm_raw_capture_set(NULL);
 		if (!r.error) {
@@ -2348,7 +2397,15 @@ static void extract_plpgsql(extract_ctx *ctx)
 		free(last_error);
 		last_error = strdup(r.error->message);
 		pg_query_free_plpgsql_parse_result(r);
-		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, fn->argtypes, fn->nargs) : NULL;
+		/* An unnamed parameter assigned as `$n`: named in the header, it
+		 * is the variable $n, as in PostgreSQL.  Only then: named from the
+		 * start, `ALIAS FOR $n` would parse without the rewrite that types
+		 * the alias. */
+		if (named && ctx->plargs != named && numbered_unknown(last_error)) {
+			ctx->plargs = named;
+			continue;
+		}
+		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, numbered, nnumbered) : NULL;
 		if (!rewritten)
 			break;
 		if (strstr(last_error, "is not a known variable"))
@@ -2360,7 +2417,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	ctx->body = body;
 	index_lines(ctx);
 	if (!tree) {
-		add_error(ctx, last_error ? plpgsql_error_line(fn, body) : 0,
+		add_error(ctx, last_error ? plpgsql_error_line(fn, ctx->plargs, body) : 0,
 			  last_error ? last_error : "cannot read libpg_query output");
 		free(last_error);
 		free(body);
@@ -2372,6 +2429,11 @@ static void extract_plpgsql(extract_ctx *ctx)
 	for (int i = 0; i < fn->nargs; i++)
 		if (fn->argnames && fn->argnames[i])
 			add_var(ctx, fn->argnames[i], fn->argtypes ? fn->argtypes[i] : NULL);
+	for (int i = 0; i < ctx->nplparams; i++) {
+		add_var(ctx, cgm_arena_printf(ctx->arena, "$%d", i + 1), params[i].type);
+		if (!params[i].input)
+			add_var(ctx, params[i].name, params[i].type);
+	}
 	jt_doc d = { .skip_index = true };
 	if (ctx->walked) {
 		ctx->stmt_kind = "block";

@@ -9,7 +9,8 @@
 
 /* A rewritten copy of body (malloc'd, caller frees) that avoids the error
  * libpg_query reported, or NULL when no rewrite applies.  Newlines stay put.
- * argtypes: the function's input argument types (for ALIAS FOR $n). */
+ * argtypes: the types of the function's parameters $1, $2, ... as PL/pgSQL
+ * numbers them (OUT ones too; for ALIAS FOR $n). */
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs);
 

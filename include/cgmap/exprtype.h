@@ -33,7 +33,9 @@
 typedef enum cgm_expr_kind {
 	CGM_EXPR_OTHER = 0,  /* a construct whose type is not worked out: unknown */
 	CGM_EXPR_CONST,      /* a literal or a construct of fixed type: `type` */
-	CGM_EXPR_PARAM,      /* $n: `param` */
+	CGM_EXPR_PARAM,      /* $n: `param`, the n-th input argument, or `var`
+	                      * when set (by extraction): the PL/pgSQL variable
+	                      * $n, numbered with the OUT parameters */
 	CGM_EXPR_NAME,       /* a column, variable or parameter: names[0..nnames),
 	                      * `scope` the FROM clause it stands in, `var` the
 	                      * PL/pgSQL variable names[0] is (set by extraction) */

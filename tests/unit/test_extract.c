@@ -581,6 +581,81 @@ static void test_lines_after_into(void **state)
 	expect_site(&fn, "into_four", 21, CGM_SITE_CALL);
 }
 
+/* PL/pgSQL knows parameter n as the variable $n, OUT parameters counted:
+ * `$1 := ...` assigns an unnamed OUT parameter (libpg_query's parser knows
+ * no such variable until the header names it), and $n is typed as that
+ * parameter, not as the n-th input. */
+static void test_numbered_parameters(void **state)
+{
+	(void)state;
+	cgm_function out = make("plpgsql", "OUT integer", NULL,
+				"\nBEGIN\n  $1 := num_h();\nEND\n");
+	cgm_extract_function(arena, &out);
+	if (out.nerrors)
+		fail_msg("line %d: %s", out.errors[0].line, out.errors[0].message);
+	expect_site(&out, "num_h", 3, CGM_SITE_CALL);
+
+	static const char *in_types[] = { "text" };
+	cgm_function second = make("plpgsql", "text, OUT integer", NULL,
+				   "\nBEGIN\n"
+				   "  $2 := num_k($1);\n"              /* 3 */
+				   "  SELECT num_s($2) INTO $2;\n"     /* 4 */
+				   "  GET DIAGNOSTICS $2 = ROW_COUNT;\n"
+				   "END\n");
+	second.argtypes = in_types;
+	second.nargs = 1;
+	cgm_extract_function(arena, &second);
+	if (second.nerrors)
+		fail_msg("line %d: %s", second.errors[0].line, second.errors[0].message);
+	expect_site(&second, "num_k", 3, CGM_SITE_CALL);
+	assert_string_equal(find_site(&second, "num_k", 0)->argtypes[0], "text");
+	expect_site(&second, "num_s", 4, CGM_SITE_CALL);
+	assert_string_equal(find_site(&second, "num_s", 0)->argtypes[0], "integer");
+
+	/* $2 is a, the text, though the second input is b. */
+	static const char *named_types[] = { "text", "bigint" };
+	static const char *names[] = { "a", "b" };
+	cgm_function named = make("plpgsql", "OUT x integer, a text, b bigint", NULL,
+				  "\nBEGIN\n  x := num_t($2, $3, $1);\nEND\n");
+	named.argtypes = named_types;
+	named.argnames = names;
+	named.nargs = 2;
+	cgm_extract_function(arena, &named);
+	assert_int_equal(named.nerrors, 0);
+	const cgm_site *t = find_site(&named, "num_t", 0);
+	assert_non_null(t);
+	assert_string_equal(t->argtypes[0], "text");
+	assert_string_equal(t->argtypes[1], "bigint");
+	assert_string_equal(t->argtypes[2], "integer");
+
+	static const char *proc_types[] = { "integer" };
+	cgm_function proc = make("plpgsql", "INOUT integer, OUT text", NULL,
+				 "\nBEGIN\n"
+				 "  $2 := num_p($1)::text;\n"        /* 3 */
+				 "  SELECT num_q() INTO $1;\n"       /* 4 */
+				 "END\n");
+	proc.kind = CGM_KIND_PROCEDURE;
+	proc.argtypes = proc_types;
+	proc.nargs = 1;
+	cgm_extract_function(arena, &proc);
+	if (proc.nerrors)
+		fail_msg("line %d: %s", proc.errors[0].line, proc.errors[0].message);
+	expect_site(&proc, "num_p", 3, CGM_SITE_CALL);
+	assert_string_equal(find_site(&proc, "num_p", 0)->argtypes[0], "integer");
+	expect_site(&proc, "num_q", 4, CGM_SITE_CALL);
+
+	/* A RETURNS TABLE column is a parameter too, after the inputs. */
+	cgm_function table = make("plpgsql", "integer", "TABLE(r text)",
+				  "\nBEGIN\n  $2 := num_r($2);\n  RETURN NEXT;\nEND\n");
+	table.argtypes = proc_types;
+	table.nargs = 1;
+	cgm_extract_function(arena, &table);
+	if (table.nerrors)
+		fail_msg("line %d: %s", table.errors[0].line, table.errors[0].message);
+	expect_site(&table, "num_r", 3, CGM_SITE_CALL);
+	assert_string_equal(find_site(&table, "num_r", 0)->argtypes[0], "text");
+}
+
 /* Statements the raw-tree walker does not know (utility commands) are read
  * from libpg_query's JSON, in the same batch as the others: their sites keep
  * their lines, and the sites after them too. */
@@ -906,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_of_a_cursor_parameter),
 		cmocka_unit_test(test_real_world_forms),
 		cmocka_unit_test(test_lines_after_into),
+		cmocka_unit_test(test_numbered_parameters),
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 		cmocka_unit_test(test_operators_and_casts),
