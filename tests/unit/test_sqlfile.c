@@ -732,6 +732,61 @@ static cgm_model *load_files(const char *const *names, int n)
 	return model;
 }
 
+/* The owner of each function (the acting role when it was created, OWNER
+ * TO, REASSIGN OWNED, a role renamed) and the path its sessions start with
+ * by the role's settings as the files leave them (IN DATABASE first,
+ * "$user" the owner); a new file is a new session, acting as psql's own
+ * role, which the files do not name. */
+static void test_owner_paths(void **state)
+{
+	(void)state;
+	write_file("a.sql", "CREATE SCHEMA app;\n"
+			    "ALTER ROLE owner1 SET search_path = app, public;\n"
+			    "ALTER ROLE owner1 IN DATABASE d SET search_path = \"$user\", app;\n"
+			    "ALTER ROLE owner2 SET search_path TO 'app';\n"
+			    "ALTER ROLE owner2 RESET search_path;\n"
+			    "ALTER ROLE old3 SET search_path = public;\n"
+			    "CREATE FUNCTION app.nobody() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "SET ROLE owner1;\n"
+			    "CREATE FUNCTION app.one() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "RESET ROLE;\n"
+			    "SET SESSION AUTHORIZATION owner2;\n"
+			    "CREATE FUNCTION app.two() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "SET ROLE owner1;\n"
+			    "CREATE OR REPLACE FUNCTION app.two() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+			    "CREATE FUNCTION app.three() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "ALTER FUNCTION app.three() OWNER TO old3;\n"
+			    "ALTER ROLE old3 RENAME TO new3;\n"
+			    "CREATE FUNCTION app.four() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "REASSIGN OWNED BY owner1 TO owner2;\n"
+			    "CREATE FUNCTION app.five() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+			    "ALTER FUNCTION app.five() OWNER TO CURRENT_USER;\n");
+	write_file("b.sql", "CREATE FUNCTION app.six() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	static const char *const names[] = { "a.sql", "b.sql" };
+	cgm_model *m = load_files(names, 2);
+	assert_null(fn(m, "app.nobody()")->owner);
+	assert_null(fn(m, "app.nobody()")->owner_path);
+	/* REASSIGN OWNED moved one() and four() from owner1 to owner2, whose
+	 * setting was reset. */
+	assert_string_equal(fn(m, "app.one()")->owner, "owner2");
+	assert_null(fn(m, "app.one()")->owner_path);
+	assert_string_equal(fn(m, "app.four()")->owner, "owner2");
+	/* CREATE OR REPLACE keeps the owner; SET ROLE owner1 came after. */
+	assert_string_equal(fn(m, "app.two()")->owner, "owner2");
+	const cgm_function *three = fn(m, "app.three()");
+	assert_string_equal(three->owner, "new3");
+	assert_int_equal(three->nowner_path, 1);
+	assert_string_equal(three->owner_path[0], "public");
+	/* CURRENT_USER: owner1, still acting; its IN DATABASE setting wins. */
+	const cgm_function *five = fn(m, "app.five()");
+	assert_string_equal(five->owner, "owner1");
+	assert_int_equal(five->nowner_path, 2);
+	assert_string_equal(five->owner_path[0], "owner1");
+	assert_string_equal(five->owner_path[1], "app");
+	assert_null(fn(m, "app.six()")->owner);
+	cgm_model_free(m);
+}
+
 /* ALTER DATABASE ... SET search_path is what later sessions start with
  * (the next file) and what calls resolve through, as current_schemas(true)
  * of the database gives it: "$user" and missing schemas left out. */
@@ -922,6 +977,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_drop_schema_cascade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_big_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_database_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
