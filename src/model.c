@@ -468,7 +468,7 @@ NAME_TABLE(cgm_resolution_name, cgm_resolution_parse, cgm_resolution,
 NAME_TABLE(cgm_via_name, cgm_via_parse, cgm_via,
 	   "call", "dynamic_literal", "trigger", "dynamic", "view", "policy", "default",
 	   "generated", "check", "domain", "trigger_when", "rule", "index", "cascade",
-	   "event_trigger", "operator", "cast", "aggregate")
+	   "event_trigger", "operator", "cast", "aggregate", "partition_key")
 
 const char *cgm_via_object_tail(cgm_via via, const char *object)
 {

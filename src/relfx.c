@@ -14,7 +14,8 @@
  * columns on UPDATE only when the UPDATE sets one of them or unknown ones).
  * Reading a view runs what its query runs and what the relations under it
  * run on a read; a partitioned table's statement runs its partitions'
- * triggers, and a statement naming a partition the row triggers of the
+ * triggers and the keys they are partitioned by in turn (a row routed on
+ * down, a row updated there checked), and a statement naming a partition the row triggers of the
  * tables above it (PostgreSQL clones row triggers onto partitions); an
  * UPDATE, DELETE or TRUNCATE of a table runs the triggers of the tables
  * inheriting from it (the same partition reach, without INSERT); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
@@ -351,7 +352,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		ancestor_row_triggers(w, rel, events, cols, ncols, label);
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
-		if (only_triggers && !(e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_TRIGGER_WHEN) &&
+		if (only_triggers &&
+		    !(e->reach == CGM_REACH_FUNCTION &&
+		      (e->via == CGM_VIA_TRIGGER_WHEN || e->via == CGM_VIA_PARTITION_KEY)) &&
 		    e->reach != CGM_REACH_PARTITION)
 			continue;
 		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)

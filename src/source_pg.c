@@ -230,6 +230,19 @@ static const char *const effects_query =
 	" FROM dep d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND t.oid = d.objid"
 	" JOIN rel c ON c.oid = t.tgrelid"
 	" WHERE d.fn <> t.tgfoid AND NOT t.tgisinternal AND t.tgparentid = 0 AND t.tgenabled <> 'D'"
+	/* A partitioned table's key expressions: an INSERT routes each row
+	 * through them, and an INSERT or UPDATE of a partition checks each
+	 * row it writes against the partition's constraint, which holds its
+	 * ancestors' keys (an UPDATE that moves a row routes it again): on
+	 * the table and on every partition under it, at any depth. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'partition_key',"
+	"  'partition key ' || quote_ident(pn.nspname) || '.' || quote_ident(p.relname), 3, NULL, d.fid,"
+	"  " NO_TARGET ", NULL" NO_DEFAULTS
+	" FROM dep d JOIN pg_partitioned_table pt ON d.classid = 'pg_class'::regclass"
+	"  AND pt.partrelid = d.objid"
+	" JOIN pg_class p ON p.oid = pt.partrelid JOIN pg_namespace pn ON pn.oid = p.relnamespace"
+	" CROSS JOIN LATERAL pg_partition_tree(pt.partrelid) AS tree"
+	" JOIN rel c ON c.oid = tree.relid"
 	/* Index expressions and partial-index predicates. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'index',"
 	"  'index ' || quote_ident(c.nspname) || '.' || quote_ident(x.relname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
@@ -388,7 +401,8 @@ static const char *const references_query =
 	"  WHEN 'pg_constraint'::regclass THEN 'constraint'"
 	"  WHEN 'pg_trigger'::regclass THEN 'trigger'"
 	"  WHEN 'pg_policy'::regclass THEN 'policy'"
-	"  WHEN 'pg_class'::regclass THEN 'index'"
+	"  WHEN 'pg_class'::regclass THEN CASE (SELECT c.relkind FROM pg_class c WHERE c.oid = d.objid)"
+	"   WHEN 'p' THEN 'partition_key' ELSE 'index' END"
 	"  WHEN 'pg_operator'::regclass THEN 'operator'"
 	"  WHEN 'pg_proc'::regclass THEN 'aggregate'"
 	"  WHEN 'pg_cast'::regclass THEN 'cast'"

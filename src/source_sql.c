@@ -2831,7 +2831,8 @@ enum {
 	COPY_GENERATED = 1 << 1,
 	COPY_CHECKS = 1 << 2,           /* every CHECK (LIKE ... INCLUDING CONSTRAINTS) */
 	COPY_INHERITED_CHECKS = 1 << 3, /* those without NO INHERIT (INHERITS, a partition) */
-	COPY_INDEXES = 1 << 4           /* new indexes, named as PostgreSQL names them */
+	COPY_INDEXES = 1 << 4,          /* new indexes, named as PostgreSQL names them */
+	COPY_PARTITION_KEYS = 1 << 5    /* the keys of the table and of those above it */
 };
 
 /* What `from` runs of the kinds in `what`, run by `to` too, with the
@@ -2875,6 +2876,9 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 			take = (what & COPY_INDEXES) && x.index_name &&
 			       (!only_index || strcmp(x.index_name, only_index) == 0);
 			break;
+		case CGM_VIA_PARTITION_KEY:
+			take = what & COPY_PARTITION_KEYS;
+			break;
 		default:
 			break;
 		}
@@ -2901,6 +2905,11 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 			object = retarget(st, x.effect.object, old_text, new_text);
 			ref_object = retarget(st, x.ref_object, old_text, new_text);
 			x.index_name = name;
+		} else if (x.effect.via == CGM_VIA_PARTITION_KEY) {
+			/* The key stays its table's: a partition is checked
+			 * against it, and no catalog object of its refers to it. */
+			object = x.effect.object;
+			ref_object = NULL;
 		} else {
 			object = retarget(st, x.effect.object, from_text, to_text);
 			ref_object = retarget(st, x.ref_object, from_text, to_text);
@@ -2916,7 +2925,7 @@ static void copy_relation_effects(sql_state *st, const char *from_schema, const 
 		y->effect.relation = made.effect.relation;
 		y->effect.object = object;
 		drop_repeated_effect(st);
-		if (!x.ref_object)
+		if (!x.ref_object || !ref_object)
 			continue;
 		bool done = false;
 		for (int k = 0; k < ncopied && !done; k++)
@@ -2959,6 +2968,60 @@ static void drop_child_reach(sql_state *st, const char *schema, const char *name
 		    strcmp(x->effect.target_relation, child_name) == 0)
 			x->dropped = true;
 	}
+}
+
+/* PARTITION BY's key expressions: what an INSERT or UPDATE of the table
+ * runs (routing its rows, checking a partition's), and of every partition
+ * under it, which gets them as it is made or attached
+ * (COPY_PARTITION_KEYS); the table refers to their functions. */
+static void add_partition_key(sql_state *st, sql_table *t, const jd_node *spec)
+{
+	const char *table = relation_text(st, t->schema, t->name);
+	const char *ref = cgm_arena_printf(st->a, "table %s", table);
+	const char *fx = cgm_arena_printf(st->a, "partition key %s", table);
+	jd_node *params = jget(spec, "partParams");
+	for (size_t i = 0; i < jd_size(params); i++) {
+		jd_node *expr = jget(jget(jd_at(params, i), "PartitionElem"), "expr");
+		if (!expr)
+			continue; /* a column: nothing runs */
+		add_references(st, expr, "partition_key", ref);
+		add_effects(st, expr, t->schema, t->name, CGM_VIA_PARTITION_KEY, fx,
+			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
+	}
+}
+
+static int descendants(sql_state *st, const char *schema, const char *name, int **out);
+
+/* DETACH PARTITION of c: c and the partitions under it are no longer
+ * checked against the keys of the tables above c. */
+static void drop_keys_above(sql_state *st, const sql_table *c)
+{
+	int *under, nunder = descendants(st, c->schema, c->name, &under);
+	const char **kept = cgm_xcalloc((size_t)nunder + 1, sizeof(char *));
+	const char **owners = cgm_xcalloc((size_t)nunder + 1, sizeof(char *));
+	kept[0] = cgm_arena_printf(st->a, "partition key %s", relation_text(st, c->schema, c->name));
+	owners[0] = pair_key(st->a, c->schema, c->name);
+	for (int k = 0; k < nunder; k++) {
+		const sql_table *d = &st->tables[under[k]];
+		kept[k + 1] = cgm_arena_printf(st->a, "partition key %s",
+					       relation_text(st, d->schema, d->name));
+		owners[k + 1] = pair_key(st->a, d->schema, d->name);
+	}
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->dropped || x->effect.via != CGM_VIA_PARTITION_KEY || !x->effect.object)
+			continue;
+		bool in_subtree = false, own_key = false;
+		for (int k = 0; k <= nunder; k++) {
+			in_subtree |= strcmp(x->owner, owners[k]) == 0;
+			own_key |= strcmp(x->effect.object, kept[k]) == 0;
+		}
+		if (in_subtree && !own_key)
+			x->dropped = true;
+	}
+	free(kept);
+	free(owners);
+	free(under);
 }
 
 static void add_parent(sql_state *st, sql_table *child, const char *schema, const char *name)
@@ -3200,7 +3263,8 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			if (parent)
 				copy_relation_effects(st, ps, pn, t->schema, t->name,
 						      COPY_DEFAULTS | COPY_GENERATED |
-							      COPY_INHERITED_CHECKS | COPY_INDEXES,
+							      COPY_INHERITED_CHECKS | COPY_INDEXES |
+							      COPY_PARTITION_KEYS,
 						      NULL, NULL);
 		}
 	} else {
@@ -3222,6 +3286,8 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 					      NULL);
 		}
 	}
+	if (strcmp(kind, "partitioned table") == 0)
+		add_partition_key(st, t, jget(stmt, "partspec"));
 	jd_node *elts = jget(stmt, "tableElts");
 	for (size_t i = 0; i < jd_size(elts); i++) {
 		jd_node *e = jd_at(elts, i);
@@ -3420,9 +3486,18 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				set_effect_owner(st, st->neffects - 1, pair_key(st->a, cs, cn));
 				add_parent(st, find_table(st, cs, cn), t->schema, t->name);
 				/* The parent's indexes are built on it (its checks
-				 * it must have had already). */
+				 * it must have had already); it and the partitions
+				 * under it are checked against the keys. */
 				copy_relation_effects(st, t->schema, t->name, e->target_schema,
-						      e->target_relation, COPY_INDEXES, NULL, NULL);
+						      e->target_relation, COPY_INDEXES | COPY_PARTITION_KEYS,
+						      NULL, NULL);
+				int *under, nunder = descendants(st, cs, cn, &under);
+				for (int k = 0; k < nunder; k++)
+					copy_relation_effects(st, t->schema, t->name,
+							      st->tables[under[k]].schema,
+							      st->tables[under[k]].name, COPY_PARTITION_KEYS,
+							      NULL, NULL);
+				free(under);
 			}
 		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
 			t->rls = true;
@@ -3494,8 +3569,10 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			    (c = find_table(st, cs, cn))) {
 				remove_parent(st, c, t->schema, t->name);
 				/* A statement on the parent no longer reaches it;
-				 * what it got from the parent it keeps. */
+				 * what it got from the parent it keeps, but the keys
+				 * above it. */
 				drop_child_reach(st, t->schema, t->name, c->schema, c->name);
+				drop_keys_above(st, c);
 			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||

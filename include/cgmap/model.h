@@ -56,9 +56,11 @@ typedef enum CGM_PACKED_ENUM {
 	CGM_VIA_EVENT_TRIGGER, /* an event trigger fired by DDL */
 	CGM_VIA_OPERATOR,      /* the function behind an operator */
 	CGM_VIA_CAST,          /* the function behind a cast */
-	CGM_VIA_AGGREGATE      /* a support function of an aggregate or window function */
+	CGM_VIA_AGGREGATE,     /* a support function of an aggregate or window function */
+	CGM_VIA_PARTITION_KEY  /* a partitioned table's key expression: routing a row,
+	                        * checking a partition's constraint */
 } cgm_via;
-#define CGM_VIA_COUNT (CGM_VIA_AGGREGATE + 1)
+#define CGM_VIA_COUNT (CGM_VIA_PARTITION_KEY + 1)
 
 /* What made a call site. */
 typedef enum CGM_PACKED_ENUM {

@@ -751,7 +751,7 @@ static void test_every_page_is_written(void **state)
 	assert_int_equal(via, CGM_VIA_CALL);
 	assert_int_equal(provenance, CGM_VIA_COUNT + 2); /* NAMES: static+observed */
 	char *js = site_file(dir, "assets/cgmap.js");
-	assert_non_null(strstr(js, "'aggregate', 'static', 'observed', 'static+observed'"));
+	assert_non_null(strstr(js, "'aggregate', 'partition_key', 'static', 'observed', 'static+observed'"));
 	free(js);
 	cgm_strbuf_free(&href);
 	free(page);
