@@ -15,12 +15,6 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" altertable "$src/fixtures/altertable.sql" \
-	"$src/fixtures/expected/altertable.edges" "edges after ALTER TABLE and ALTER DOMAIN"
-
-pgtest_traced_workload "$work" altertable "$src/fixtures/expected/altertable.edges" "edges after ALTER TABLE and ALTER DOMAIN" <<'SQL'
+pgtest_traced_case altertable "edges after ALTER TABLE and ALTER DOMAIN" <<'SQL'
 SELECT app.work();
 SQL

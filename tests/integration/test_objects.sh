@@ -16,13 +16,7 @@ src=${CGMAP_SOURCE_DIR:?}
 cgmap=${CGMAP:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" objects "$src/fixtures/objects.sql" \
-	"$src/fixtures/expected/objects.edges" "edges through altered table objects"
-
-pgtest_traced_workload "$work" objects "$src/fixtures/expected/objects.edges" "edges through altered table objects" <<'SQL'
+pgtest_traced_case objects "edges through altered table objects" <<'SQL'
 CREATE ROLE objects_worker;
 GRANT USAGE ON SCHEMA app TO objects_worker;
 GRANT ALL ON ALL TABLES IN SCHEMA app TO objects_worker;
@@ -32,7 +26,7 @@ SELECT app.work();
 SQL
 
 # psql goes on past the refused DROP; the default still calls app.kept().
-cat >"$work/refused.sql" <<'SQL'
+cat >"$PGTEST_WORK/refused.sql" <<'SQL'
 CREATE SCHEMA app;
 CREATE FUNCTION app.kept() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 2; END $$;
 CREATE TABLE app.k (id integer DEFAULT app.kept());
@@ -40,8 +34,8 @@ DROP FUNCTION app.kept();
 CREATE OR REPLACE FUNCTION app.kept() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 3; END $$;
 CREATE FUNCTION app.add() RETURNS void LANGUAGE plpgsql AS $$ BEGIN INSERT INTO app.k DEFAULT VALUES; END $$;
 SQL
-"$cgmap" --sql "$work/refused.sql" --out "$work/refused" --no-html 2>/dev/null || pgtest_fail "cgmap --sql failed on the refused drop"
-"$cgmap" report edges "$work/refused" >"$work/refused.edges"
-grep -q '^app.add() -> app.kept() via default (default app.k.id) static' "$work/refused.edges" ||
-	pgtest_fail "a DROP FUNCTION without CASCADE took the default with it: $(cat "$work/refused.edges")"
+"$cgmap" --sql "$PGTEST_WORK/refused.sql" --out "$PGTEST_WORK/refused" --no-html 2>/dev/null || pgtest_fail "cgmap --sql failed on the refused drop"
+"$cgmap" report edges "$PGTEST_WORK/refused" >"$PGTEST_WORK/refused.edges"
+grep -q '^app.add() -> app.kept() via default (default app.k.id) static' "$PGTEST_WORK/refused.edges" ||
+	pgtest_fail "a DROP FUNCTION without CASCADE took the default with it: $(cat "$PGTEST_WORK/refused.edges")"
 echo "ok: a refused DROP FUNCTION keeps what calls the function"

@@ -13,12 +13,6 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" partkeys "$src/fixtures/partkeys.sql" \
-	"$src/fixtures/expected/partkeys.edges" "edges through partition keys"
-
-pgtest_traced_workload "$work" partkeys "$src/fixtures/expected/partkeys.edges" "edges through partition keys" <<'SQL'
+pgtest_traced_case partkeys "edges through partition keys" <<'SQL'
 SELECT app.work();
 SQL

@@ -13,12 +13,6 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" relcopy "$src/fixtures/relcopy.sql" \
-	"$src/fixtures/expected/relcopy.edges" "edges through copied and renamed tables"
-
-pgtest_traced_workload "$work" relcopy "$src/fixtures/expected/relcopy.edges" "edges through copied and renamed tables" <<'SQL'
+pgtest_traced_case relcopy "edges through copied and renamed tables" <<'SQL'
 SELECT app.work();
 SQL

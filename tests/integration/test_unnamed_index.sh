@@ -13,22 +13,16 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" uix "$src/fixtures/unnamed_index.sql" \
-	"$src/fixtures/expected/unnamed_index.edges" "edges through unnamed indexes"
-
 # Rows enough that every index is written; the UPDATE changes an indexed
 # column, so it is not HOT and every index gets a new entry.
-pgtest_traced_workload "$work" uix "$src/fixtures/expected/unnamed_index.edges" "edges through unnamed indexes" <<'SQL'
+pgtest_traced_case unnamed_index "edges through unnamed indexes" <<'SQL'
 SELECT app.add_person(g, 'Person ' || g, g) FROM generate_series(1, 20) g;
 SELECT app.rescore(3);
 SQL
 
 # The names: those the server gave, those the file's map gives.
-pgtest_psql -d uix -Atc "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'app.people'::regclass
-	AND (indexprs IS NOT NULL OR indpred IS NOT NULL)" | sort >"$work/server.names"
-sed -n 's/.* via index (index \([^ )]*\).*/\1/p' "$work/sql.edges" | sort -u >"$work/file.names"
-pgtest_expect_file "$work/server.names" "$work/file.names" "index names PostgreSQL chose"
-echo "ok: $(wc -l <"$work/file.names") index names chosen as PostgreSQL chooses them"
+pgtest_psql -d unnamed_index -Atc "SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'app.people'::regclass
+	AND (indexprs IS NOT NULL OR indpred IS NOT NULL)" | sort >"$PGTEST_WORK/server.names"
+sed -n 's/.* via index (index \([^ )]*\).*/\1/p' "$PGTEST_WORK/sql.edges" | sort -u >"$PGTEST_WORK/file.names"
+pgtest_expect_file "$PGTEST_WORK/server.names" "$PGTEST_WORK/file.names" "index names PostgreSQL chose"
+echo "ok: $(wc -l <"$PGTEST_WORK/file.names") index names chosen as PostgreSQL chooses them"

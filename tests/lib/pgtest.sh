@@ -181,6 +181,22 @@ pgtest_traced_workload() {
 	echo "ok: $(wc -l <"$work/map.both") $what observed and explained"
 }
 
+# A traced fixture from start to verdict: `pgtest_traced_case NAME WHAT`
+# makes the work folder $PGTEST_WORK (removed, with the cluster stopped, at
+# exit), holds the static edges of fixtures/NAME.sql, live and from the
+# file, to fixtures/expected/NAME.edges (pgtest_traced_fixture, in database
+# NAME), then runs the SQL on standard input as the workload and holds the
+# map to the same edges (pgtest_traced_workload).
+pgtest_traced_case() {
+	local name=$1 what=$2 src=${CGMAP_SOURCE_DIR:?}
+	PGTEST_WORK=$(mktemp -d)
+	chmod 755 "$PGTEST_WORK"
+	trap 'rm -rf "$PGTEST_WORK"; pgtest_stop' EXIT
+	pgtest_traced_fixture "$PGTEST_WORK" "$name" "$src/fixtures/$name.sql" \
+		"$src/fixtures/expected/$name.edges" "$what"
+	pgtest_traced_workload "$PGTEST_WORK" "$name" "$src/fixtures/expected/$name.edges" "$what"
+}
+
 # A fixture's edges, checked before it is traced: `pgtest_traced_fixture
 # WORK DB FIXTURE EXPECTED WHAT` builds and installs cgmap_trace (skips
 # without it), starts a cluster tracing every call, loads FIXTURE into a
