@@ -3592,6 +3592,22 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 	}
 }
 
+/* The id of the pg_catalog function `name` taking no argument and
+ * returning trigger, when CREATE TRIGGER naming it (unqualified or in
+ * pg_catalog) finds no user function; NULL when there is none. */
+static const char *find_builtin_trigger(sql_state *st, const char *schema, const char *name)
+{
+	if ((schema && strcmp(schema, "pg_catalog") != 0) || smap_get(&st->builtin_names, name) != 1)
+		return NULL;
+	for (int i = 0; i < st->nbuiltin; i++) {
+		const cgm_function *b = &st->model->functions[i];
+		if (b->nargs == 0 && strcmp(b->name, name) == 0 && b->result &&
+		    strcmp(b->result, "trigger") == 0)
+			return b->id;
+	}
+	return NULL;
+}
+
 static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 {
 	int at = first_token(st);
@@ -3602,8 +3618,14 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	int n = name_list(jget(stmt, "funcname"), parts, 3);
 	if (n < 0)
 		return;
-	int fn = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false);
-	if (fn < 0) {
+	const char *fn_schema = n >= 2 ? parts[n - 2] : NULL;
+	int fn = find_callee(st, fn_schema, parts[n - 1], 0, false);
+	/* pg_catalog's trigger functions (tsvector_update_trigger,
+	 * suppress_redundant_updates_trigger) fire like any: the trigger is
+	 * listed with the builtin's id, and pg_depend's entry on it is one the
+	 * live source leaves out with every pg_catalog function. */
+	const char *builtin = fn < 0 ? find_builtin_trigger(st, fn_schema, parts[n - 1]) : NULL;
+	if (fn < 0 && !builtin) {
 		diagnose(st, at, "function %s() does not exist (trigger \"%s\")",
 			 n >= 2 ? cgm_arena_printf(st->a, "%s.%s", parts[n - 2], parts[n - 1]) : parts[0],
 			 jstr(stmt, "trigname"));
@@ -3643,13 +3665,14 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	tr->events = ((ev & (1 << 2)) ? CGM_EV_INSERT : 0) | ((ev & (1 << 3)) ? CGM_EV_DELETE : 0) |
 		     ((ev & (1 << 4)) ? CGM_EV_UPDATE : 0) | ((ev & (1 << 5)) ? CGM_EV_TRUNCATE : 0);
 	tr->function = -1;
-	tr->function_id = st->fns[fn].id;
+	tr->function_id = builtin ? builtin : st->fns[fn].id;
 	tr->enabled = true;
 	tr->row = jbool(stmt, "row");
 	tr->columns = string_list(st, jget(stmt, "columns"), &tr->ncolumns);
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE TRIGGER */
 	st->ref_owner = pair_key(st->a, schema, table);
-	new_reference(st, fn, "trigger", object);
+	if (!builtin)
+		new_reference(st, fn, "trigger", object);
 	add_references(st, jget(stmt, "whenClause"), "trigger", object);
 	int before = st->neffects;
 	add_effects(st, jget(stmt, "whenClause"), schema, table, CGM_VIA_TRIGGER_WHEN,
