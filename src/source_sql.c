@@ -20,7 +20,8 @@
  * would: CREATE [OR REPLACE] FUNCTION/PROCEDURE/AGGREGATE, CREATE OPERATOR,
  * CREATE CAST, DROP, ALTER
  * FUNCTION (RENAME TO, SET SCHEMA, SET/RESET search_path), COMMENT ON
- * FUNCTION, schemas, tables, types, views, triggers, policies, indexes,
+ * FUNCTION, schemas, tables, types (a range's constructors, and the support
+ * functions a type refers to: sqlfile_types.c), views, triggers, policies, indexes,
  * column defaults and constraints (as references), extensions (their
  * functions and types from data/pg15_extensions.tsv), and the file-level
  * search_path (SET or pg_dump's set_config).  Each file starts with the
@@ -64,6 +65,7 @@
 #include "sqlprep.h"
 #include "sqlvars.h"
 #include "doblock.h"
+#include "sqlfile_types.h"
 
 /* ---- a string -> int map (open addressing, grows) ---- */
 
@@ -244,6 +246,13 @@ typedef struct sql_extension {
 	bool dropped;
 } sql_extension;
 
+/* A range type and its multirange (canonical), which DROP TYPE of the
+ * range takes with it. */
+typedef struct sql_range {
+	const char *range, *multirange;
+	const char *multirange_schema, *multirange_name;
+} sql_range;
+
 typedef struct sql_aggregate {
 	int fn;            /* the aggregate */
 	int nsupport;
@@ -345,6 +354,8 @@ typedef struct sql_state {
 	int ncasts, cap_casts;
 	sql_aggregate *aggregates;
 	int naggregates, cap_aggregates;
+	sql_range *ranges;
+	int nranges, cap_ranges;
 	/* CREATE OPERATOR CLASS: the support functions its indexes call
 	 * (cgmap/opclass.h), each an index into fns. */
 	cgm_opclass_set opclasses;
@@ -2329,7 +2340,7 @@ static void note_type(sql_state *st, const char *type, char kind, const char *ba
 	info->name = type;
 	info->kind = kind;
 	info->base = base;
-	info->category = kind == 'e' ? 'E' : kind == 'c' ? 'C' : 0;
+	info->category = kind == 'e' ? 'E' : kind == 'c' ? 'C' : kind == 'r' || kind == 'm' ? 'R' : 0;
 }
 
 /* A CHECK of domain schema.name (type, over base): its functions, one
@@ -4295,6 +4306,8 @@ static bool type_among(const char *type, const char *prefix, const char *const *
  * returning them, wherever they are, the operators and casts on them -
  * and typing forgets them (a later type of that name may be of another
  * kind). */
+static void drop_type_references(sql_state *st, const char *type);
+
 static void drop_type_dependents(sql_state *st, const char *prefix, const char *const *types,
 				 int ntypes)
 {
@@ -4514,6 +4527,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 						t->dropped = true;
 					const char *canonical = cgm_quote_qualified(st->a, ts, parts[n - 1]);
 					drop_type_dependents(st, NULL, &canonical, 1);
+					drop_type_references(st, canonical);
 					break;
 				}
 			}
@@ -4985,6 +4999,117 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 	}
 }
 
+/* ---- what CREATE TYPE makes besides its name (sqlfile_types.h) ---- */
+
+static int type_support_function(void *ctx, const char *const *parts, int nparts,
+				 const char *const *types, int ntypes, const char **builtin_id,
+				 const char **result)
+{
+	sql_state *st = ctx;
+	int i = find_function_by_types(st, parts, nparts, types, ntypes, builtin_id);
+	*result = NULL;
+	if (i >= 0)
+		*result = st->fns[i].result;
+	for (int b = 0; i < 0 && *builtin_id && b < st->nbuiltin; b++)
+		if (strcmp(st->model->functions[b].id, *builtin_id) == 0)
+			*result = st->model->functions[b].result;
+	return i;
+}
+
+static const char *type_support_type(void *ctx, const jd_node *type_name)
+{
+	return type_of(ctx, type_name);
+}
+
+static sqlfile_type_lookup type_lookup(sql_state *st)
+{
+	return (sqlfile_type_lookup){ st, type_support_function, type_support_type };
+}
+
+/* The type refers to its support functions, as pg_depend has it. */
+static void add_type_references(sql_state *st, const sqlfile_type_def *def)
+{
+	st->ref_owner = NULL;
+	for (int i = 0; i < def->nsupport; i++)
+		if (def->support[i].fn >= 0)
+			new_reference(st, def->support[i].fn, "type", def->support[i].object);
+}
+
+/* A type dropped takes its references to its support functions (those
+ * of its array too), and a range its multirange. */
+static void drop_type_references(sql_state *st, const char *type)
+{
+	drop_references(st, cgm_arena_printf(st->a, "type %s", type), NULL, false);
+	drop_references(st, cgm_arena_printf(st->a, "type %s[]", type), NULL, false);
+	for (int i = 0; i < st->nranges; i++) {
+		sql_range *r = &st->ranges[i];
+		if (!r->range || strcmp(r->range, type) != 0)
+			continue;
+		r->range = NULL;
+		smap_put(&st->types, pair_key(st->a, r->multirange_schema, r->multirange_name), 0);
+		drop_type_dependents(st, NULL, &r->multirange, 1);
+	}
+}
+
+static void apply_create_range(sql_state *st, const jd_node *stmt)
+{
+	int at = first_token(st);
+	const char *parts[3];
+	int n = name_list(jget(stmt, "typeName"), parts, 3);
+	const char *schema = n < 0 ? NULL : n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (!schema)
+		return;
+	schema = cgm_arena_strdup(st->a, schema);
+	const char *name = cgm_arena_strdup(st->a, parts[n - 1]);
+	bool shell = smap_get(&st->types, pair_key(st->a, schema, name)) == 1;
+	sqlfile_type_lookup lk = type_lookup(st);
+	sqlfile_type_def def;
+	const char *error;
+	if (sqlfile_range_type(&lk, st->a, schema, name, creation_schema(st), shell,
+			       jget(stmt, "params"), &def, &error) < 0) {
+		diagnose(st, at, "%s (range type \"%s\")", error, name);
+		return;
+	}
+	if (smap_get(&st->types, pair_key(st->a, def.multirange_schema, def.multirange_name)) == 1) {
+		diagnose(st, at, "type \"%s\" already exists (the multirange of range type \"%s\")",
+			 def.multirange_name, name);
+		return;
+	}
+	add_type(st, schema, name);
+	add_type(st, def.multirange_schema, def.multirange_name);
+	note_type(st, cgm_quote_qualified(st->a, schema, name), 'r', NULL);
+	note_type(st, def.multirange, 'm', NULL);
+	RESERVE_ONE(st->a, st->ranges, st->nranges, st->cap_ranges, 8);
+	st->ranges[st->nranges++] = (sql_range){ cgm_quote_qualified(st->a, schema, name),
+						 def.multirange, def.multirange_schema,
+						 def.multirange_name };
+	add_type_references(st, &def);
+	for (int i = 0; i < def.nconstructors; i++) {
+		cgm_function f = def.constructors[i];
+		f.file = st->file;
+		f.file_line = line_of(st, at);
+		store_function(st, &f, false, at);
+	}
+}
+
+static void apply_base_type(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[3];
+	int n = name_list(jget(stmt, "defnames"), parts, 3);
+	const char *schema = n < 0 ? NULL : n >= 2 ? parts[n - 2] : creation_schema(st);
+	if (!schema)
+		return;
+	sqlfile_type_lookup lk = type_lookup(st);
+	sqlfile_type_def def;
+	const char *error;
+	if (sqlfile_base_type(&lk, st->a, schema, parts[n - 1], jget(stmt, "definition"), &def,
+			      &error) < 0) {
+		diagnose(st, first_token(st), "%s (type \"%s\")", error, parts[n - 1]);
+		return;
+	}
+	add_type_references(st, &def);
+}
+
 /* CREATE TYPE / DOMAIN: a name that parameters may use. */
 static void apply_type_name(sql_state *st, const jd_node *names)
 {
@@ -5291,10 +5416,11 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			}
 		} else if (strcmp(kind, "CreateExtensionStmt") == 0) {
 			apply_create_extension(st, stmt);
-		} else if (strcmp(kind, "CreateEnumStmt") == 0 || strcmp(kind, "CreateRangeStmt") == 0) {
+		} else if (strcmp(kind, "CreateEnumStmt") == 0) {
 			apply_type_name(st, jget(stmt, "typeName"));
-			if (strcmp(kind, "CreateEnumStmt") == 0)
-				note_type_name(st, jget(stmt, "typeName"), 'e');
+			note_type_name(st, jget(stmt, "typeName"), 'e');
+		} else if (strcmp(kind, "CreateRangeStmt") == 0) {
+			apply_create_range(st, stmt);
 		} else if (strcmp(kind, "AlterDomainStmt") == 0) {
 			apply_alter_domain(st, stmt);
 		} else if (strcmp(kind, "CreateDomainStmt") == 0) {
@@ -5302,8 +5428,10 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			apply_create_domain(st, stmt);
 		} else if (strcmp(kind, "DefineStmt") == 0) {
 			const char *k = jstr(stmt, "kind");
-			if (k && strcmp(k, "OBJECT_TYPE") == 0)
+			if (k && strcmp(k, "OBJECT_TYPE") == 0) {
 				apply_type_name(st, jget(stmt, "defnames"));
+				apply_base_type(st, stmt);
+			}
 			else if (k && strcmp(k, "OBJECT_AGGREGATE") == 0)
 				apply_create_aggregate(st, stmt);
 			else if (k && strcmp(k, "OBJECT_OPERATOR") == 0)

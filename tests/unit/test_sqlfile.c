@@ -20,6 +20,7 @@
 #include "cgmap/strbuf.h"
 #include "cgmap/infile.h"
 #include "cgmap/pipeline.h"
+#include "sqlfile_types.h"
 
 static char folder[256];
 
@@ -958,6 +959,68 @@ static void test_extraction_while_applying(void **state)
 	}
 }
 
+/* CREATE TYPE refused as PostgreSQL refuses it: said with file and line,
+ * nothing of the type made, the rest still mapped. */
+static void test_type_support_errors(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE TYPE app.t;\n"
+		"CREATE FUNCTION app.t_out(app.t) RETURNS text LANGUAGE internal AS 'textout';\n"
+		"CREATE TYPE app.t (INPUT = app.nope, OUTPUT = app.t_out);\n"
+		"CREATE FUNCTION app.t_in(cstring) RETURNS app.t LANGUAGE internal AS 'int4in';\n"
+		"CREATE TYPE app.t (INPUT = app.t_in, OUTPUT = app.t_out);\n"
+		"CREATE TYPE app.r AS RANGE (subtype_diff = app.d);\n"
+		"CREATE TYPE app.s AS RANGE (subtype = int4, canonical = app.c);\n"
+		"CREATE TYPE app.u AS RANGE (subtype = int4, subtype_diff = app.t_out);\n"
+		"CREATE TYPE app.w_multirange;\n"
+		"CREATE TYPE app.w AS RANGE (subtype = int4);\n"
+		"CREATE FUNCTION app.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	const char *want[][2] = {
+		{ "4", "function app.nope(cstring) does not exist (type \"t\")" },
+		{ "6", "type output function app.t_out must return type cstring (type \"t\")" },
+		{ "7", "type attribute \"subtype\" is required (range type \"r\")" },
+		{ "8", "cannot specify a canonical function without a pre-created shell type" },
+		{ "9", "function app.t_out(integer, integer) does not exist (range type \"u\")" },
+		{ "11", "type \"w_multirange\" already exists (the multirange of range type \"w\")" },
+	};
+	assert_int_equal(m->ndiagnostics, 6);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(m->diagnostics[i].line, atoi(want[i][0]));
+		assert_non_null(strstr(m->diagnostics[i].message, want[i][1]));
+	}
+	assert_int_equal(m->nreferences, 0);
+	assert_true(cgm_model_find(m, "app.s(integer,integer)") < 0);
+	assert_true(cgm_model_find(m, "app.w(integer,integer)") < 0);
+	fn(m, "app.f()");
+	cgm_model_free(m);
+}
+
+/* makeMultirangeTypeName: the first "range" becomes "multirange", else
+ * "_multirange" follows; the name is clipped to 63 bytes, never inside a
+ * UTF-8 character. */
+static void test_multirange_names(void **state)
+{
+	(void)state;
+	cgm_arena *a = cgm_arena_new();
+	assert_string_equal(sqlfile_multirange_name(a, "floatrange"), "floatmultirange");
+	assert_string_equal(sqlfile_multirange_name(a, "range_of_range"), "multirange_of_range");
+	assert_string_equal(sqlfile_multirange_name(a, "fr"), "fr_multirange");
+	char longname[80];
+	memset(longname, 'x', 60);
+	longname[60] = '\0';
+	const char *clipped = sqlfile_multirange_name(a, longname);
+	assert_int_equal(strlen(clipped), 63);
+	assert_memory_equal(clipped + 60, "_mu", 3);
+	/* 62 bytes and a 2-byte character: byte 63 is the character's
+	 * second, so the cut comes before it. */
+	memset(longname, 'x', 62);
+	memcpy(longname + 62, "\xc3\xa9", 3);
+	clipped = sqlfile_multirange_name(a, longname);
+	assert_int_equal(strlen(clipped), 62);
+	cgm_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -983,6 +1046,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_type_support_errors, setup, teardown),
+		cmocka_unit_test(test_multirange_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
