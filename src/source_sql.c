@@ -880,6 +880,14 @@ static bool reidentify(sql_state *st, int i, const char *schema, const char *nam
 		return false;
 	smap_put(&st->fn_index, f->id, -1);
 	retarget_function(st, f->id, id);
+	if (f->kind == CGM_KIND_AGGREGATE) {
+		/* Its references to its support functions name it. */
+		const char *old_object = cgm_arena_printf(st->a, "function %s", f->id);
+		const char *new_object = cgm_arena_printf(st->a, "function %s", id);
+		for (int k = 0; k < st->nrefs; k++)
+			if (strcmp(st->refs[k].ref.object, old_object) == 0)
+				st->refs[k].ref.object = new_object;
+	}
 	f->id = id;
 	f->schema = cgm_arena_strdup(st->a, schema);
 	f->name = cgm_arena_strdup(st->a, name);
@@ -1492,6 +1500,25 @@ static int find_agg_support(sql_state *st, const char *const *parts, int n,
 	return chosen;
 }
 
+/* The aggregate's result: its final function's, a polymorphic one
+ * resolved from the types it is given when none of them is polymorphic
+ * (lookup_agg_function's enforce_generic_type_consistency); with a
+ * polymorphic argument the aggregate stays polymorphic. */
+static const char *agg_final_result(sql_state *st, const cgm_function *g, const char *const *types,
+				    int ntypes)
+{
+	if (!g->result || !cgm_type_is_polymorphic(g->result))
+		return g->result;
+	for (int i = 0; i < ntypes; i++)
+		if (!types[i] || cgm_type_is_polymorphic(types[i]))
+			return g->result;
+	cgm_catalog *catalog = cgm_catalog_new(st->model);
+	const char *resolved = cgm_result_type(catalog, st->a, g->result, ntypes,
+					       (const char *const *)g->argtypes, types);
+	cgm_catalog_free(catalog);
+	return resolved ? resolved : g->result;
+}
+
 /* CREATE AGGREGATE name(args) (sfunc = ..., stype = ..., ...), or the old
  * name (basetype = type, sfunc = ...): a function of kind aggregate, as
  * pg_proc lists it, referring to its support
@@ -1549,6 +1576,8 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 	if (ndirect < 0 || ndirect > np)
 		ndirect = 0;
 	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
+	const char **names = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
+	bool any_name = false;
 	cgm_strbuf text = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&text, "");
 	for (int i = 0; i < np; i++) {
@@ -1558,13 +1587,26 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 		if (!type)
 			type = type_written(st, argtype);
 		const char *pname = p ? jstr(p, "name") : NULL;
+		const char *mode = p ? jstr(p, "mode") : NULL;
+		bool variadic = mode && strcmp(mode, "FUNC_PARAM_VARIADIC") == 0;
 		/* As pg_get_function_arguments prints an ordered-set one. */
-		cgm_strbuf_printf(&text, "%s%s%s%s",
+		cgm_strbuf_printf(&text, "%s%s%s%s%s",
 				  ndirect > 0 && i == ndirect ? " ORDER BY " : i ? ", " : "",
+				  variadic ? "VARIADIC " : "",
 				  pname && *pname ? cgm_quote_ident(a, pname) : "", pname && *pname ? " " : "",
 				  type);
+		/* A call passes a VARIADIC aggregate's arguments one by one, and
+		 * may name them, as any function's. */
+		if (variadic) {
+			f.variadic = true;
+			f.variadic_elem = cgm_variadic_element(a, type);
+		}
+		if (pname && *pname)
+			any_name = true;
+		names[f.nargs] = pname && *pname ? cgm_arena_strdup(a, pname) : NULL;
 		f.argtypes[f.nargs++] = type;
 	}
+	f.argnames = any_name ? names : NULL;
 	f.arguments = cgm_arena_strdup(a, cgm_strbuf_cstr(&text));
 	cgm_strbuf_free(&text);
 	f.identity_args = cgm_identity_args(a, f.argtypes, f.nargs);
@@ -1670,8 +1712,10 @@ static void apply_create_aggregate(sql_state *st, const jd_node *stmt)
 			diagnose(st, at, "aggregate %s: %s", f.id, why);
 			return;
 		}
-		if (strcmp(opt, "finalfunc") == 0)
-			f.result = fn >= 0 ? st->fns[fn].result : st->model->functions[builtin].result;
+		if (strcmp(opt, "finalfunc") == 0) {
+			const cgm_function *g = fn >= 0 ? &st->fns[fn] : &st->model->functions[builtin];
+			f.result = agg_final_result(st, g, types, ntypes);
+		}
 		if (fn >= 0 && nsupport < 8) {
 			roles[nsupport] = kinds[k].role;
 			support[nsupport++] = fn;
@@ -1782,8 +1826,24 @@ static bool is_routine_type(const char *objtype)
 {
 	return objtype && (strcmp(objtype, "OBJECT_FUNCTION") == 0 ||
 			   strcmp(objtype, "OBJECT_PROCEDURE") == 0 ||
-			   strcmp(objtype, "OBJECT_ROUTINE") == 0);
+			   strcmp(objtype, "OBJECT_ROUTINE") == 0 ||
+			   strcmp(objtype, "OBJECT_AGGREGATE") == 0);
 }
+
+/* The routine a statement on `objtype` names (find_object), refused as
+ * LookupFuncWithArgs refuses it when ... AGGREGATE names no aggregate. */
+static int find_routine(sql_state *st, const char *objtype, const jd_node *owa, const char **why)
+{
+	int fn = find_object(st, owa, why);
+	if (fn >= 0 && strcmp(objtype, "OBJECT_AGGREGATE") == 0 &&
+	    st->fns[fn].kind != CGM_KIND_AGGREGATE) {
+		*why = "is not an aggregate";
+		return -1;
+	}
+	return fn;
+}
+
+static void drop_references(sql_state *st, const char *object, const char *owner, bool prefix);
 
 /* A function dropped.  Only with CASCADE does what calls it go too:
  * without, PostgreSQL refuses the drop while anything depends on it, and
@@ -1794,6 +1854,9 @@ static void drop_function(sql_state *st, int i, bool cascade)
 	smap_put(&st->fn_index, st->fns[i].id, -1);
 	if (cascade)
 		retarget_function(st, st->fns[i].id, NULL);
+	/* An aggregate's references to its support functions are its own. */
+	if (st->fns[i].kind == CGM_KIND_AGGREGATE)
+		drop_references(st, cgm_arena_printf(st->a, "function %s", st->fns[i].id), NULL, false);
 }
 
 /* ---- references: catalog objects calling functions ---- */
@@ -4440,8 +4503,12 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 		if (is_routine_type(type)) {
 			jd_node *owa = jget(obj, "ObjectWithArgs");
 			const char *why;
-			int fn = find_object(st, owa, &why);
-			if (fn >= 0)
+			int fn = find_routine(st, type, owa, &why);
+			if (fn >= 0 && strcmp(type, "OBJECT_FUNCTION") == 0 &&
+			    st->fns[fn].kind == CGM_KIND_AGGREGATE)
+				diagnose(st, at, "\"%s\" is an aggregate function (DROP AGGREGATE drops it)",
+					 cgm_quote_qualified(st->a, st->fns[fn].schema, st->fns[fn].name));
+			else if (fn >= 0)
 				drop_function(st, fn, cascade);
 			else if (!missing_ok || strcmp(why, "not found") != 0)
 				diagnose(st, at, "function %s %s", object_text(st, owa),
@@ -4825,7 +4892,7 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 	if (is_routine_type(type)) {
 		jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 		const char *why;
-		int fn = find_object(st, owa, &why);
+		int fn = find_routine(st, type, owa, &why);
 		if (fn < 0)
 			diagnose(st, at, "function %s %s", object_text(st, owa),
 				 strcmp(why, "not found") == 0 ? "does not exist" : why);
@@ -4903,7 +4970,7 @@ static void apply_set_schema(sql_state *st, const jd_node *stmt)
 		return;
 	jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 	const char *why;
-	int fn = find_object(st, owa, &why);
+	int fn = find_routine(st, type, owa, &why);
 	if (fn < 0)
 		diagnose(st, at, "function %s %s", object_text(st, owa),
 			 strcmp(why, "not found") == 0 ? "does not exist" : why);
@@ -4916,11 +4983,12 @@ static void apply_set_schema(sql_state *st, const jd_node *stmt)
 
 static void apply_comment(sql_state *st, const jd_node *stmt)
 {
-	if (!is_routine_type(jstr(stmt, "objtype")))
+	const char *objtype = jstr(stmt, "objtype");
+	if (!is_routine_type(objtype))
 		return;
 	jd_node *owa = jget(jget(stmt, "object"), "ObjectWithArgs");
 	const char *why;
-	int fn = find_object(st, owa, &why);
+	int fn = find_routine(st, objtype, owa, &why);
 	if (fn < 0) {
 		diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
 			 strcmp(why, "not found") == 0 ? "does not exist" : why);

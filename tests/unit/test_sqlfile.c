@@ -959,6 +959,31 @@ static void test_extraction_while_applying(void **state)
 	}
 }
 
+/* DROP FUNCTION refuses an aggregate and ... AGGREGATE a plain function,
+ * as PostgreSQL does; DROP AGGREGATE takes the aggregate's references. */
+static void test_aggregate_statements(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.s(s int, x int) RETURNS int LANGUAGE sql AS 'SELECT s + x';\n"
+		"CREATE AGGREGATE app.a(int) (sfunc = app.s, stype = int);\n"
+		"DROP FUNCTION app.a(int);\n"
+		"COMMENT ON AGGREGATE app.s(int, int) IS 'no';\n"
+		"CREATE AGGREGATE app.b(int) (sfunc = app.s, stype = int);\n"
+		"DROP AGGREGATE app.b(int);\n");
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_int_equal(m->diagnostics[0].line, 4);
+	assert_non_null(strstr(m->diagnostics[0].message, "\"app.a\" is an aggregate function"));
+	assert_int_equal(m->diagnostics[1].line, 5);
+	assert_non_null(strstr(m->diagnostics[1].message, "is not an aggregate"));
+	assert_int_equal(fn(m, "app.a(integer)")->kind, CGM_KIND_AGGREGATE);
+	assert_null(fn(m, "app.s(integer,integer)")->comment);
+	assert_true(cgm_model_find(m, "app.b(integer)") < 0);
+	assert_int_equal(m->nreferences, 1);
+	assert_string_equal(m->references[0].object, "function app.a(integer)");
+	cgm_model_free(m);
+}
+
 /* CREATE TYPE refused as PostgreSQL refuses it: said with file and line,
  * nothing of the type made, the rest still mapped. */
 static void test_type_support_errors(void **state)
@@ -1048,6 +1073,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_type_support_errors, setup, teardown),
 		cmocka_unit_test(test_multirange_names),
+		cmocka_unit_test_setup_teardown(test_aggregate_statements, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
