@@ -3209,6 +3209,76 @@ static void copy_index_to_partitions(sql_state *st, const char *schema, const ch
 	}
 }
 
+static void copy_foreign_keys_to_partitions(sql_state *st, const char *schema, const char *name,
+					    const char *only, int depth);
+
+/* The foreign keys (with actions: the cascade effects foreign_key_effects
+ * records, owned by the referencing table and reaching it) of partitioned
+ * table `from`, cloned onto its partition `to` under the same name, as
+ * CloneFkReferencing clones them, and onto to's partitions in turn;
+ * `only`: that key's object alone.  A key of that name the partition has
+ * already is the clone made before (ATTACH of a partitioned table). */
+static void copy_foreign_keys(sql_state *st, const char *from_schema, const char *from_name,
+			      const char *to_schema, const char *to_name, const char *only, int depth)
+{
+	const char *from_key = pair_key(st->a, from_schema, from_name);
+	const char *to_key = pair_key(st->a, to_schema, to_name);
+	const char *from_text = relation_text(st, from_schema, from_name);
+	const char *to_text = relation_text(st, to_schema, to_name);
+	int *owned, n = owned_by(st, &st->effect_owners, st->neffects, effect_owner, from_key, &owned);
+	const char *copied = NULL;
+	for (int o = 0; o < n; o++) {
+		sql_effect x = st->effects[owned[o]];
+		if (x.dropped || strcmp(x.owner, from_key) != 0 || x.effect.reach != CGM_REACH_CASCADE ||
+		    !x.effect.target_relation || strcmp(x.effect.target_schema, from_schema) != 0 ||
+		    strcmp(x.effect.target_relation, from_name) != 0 ||
+		    (only && strcmp(x.effect.object, only) != 0))
+			continue;
+		const char *object = retarget(st, x.effect.object, from_text, to_text);
+		bool have = false;
+		for (int i = 0; i < st->neffects && !have; i++) {
+			const sql_effect *y = &st->effects[i];
+			have = !y->dropped && y->effect.reach == CGM_REACH_CASCADE &&
+			       y->effect.events == x.effect.events && strcmp(y->owner, to_key) == 0 &&
+			       strcmp(y->effect.object, object) == 0;
+		}
+		if (have)
+			continue;
+		new_effect(st, x.effect.schema, x.effect.relation, CGM_REACH_CASCADE, CGM_VIA_CASCADE,
+			   object, x.effect.events, NULL);
+		sql_effect *y = &st->effects[st->neffects - 1];
+		*y = x; /* its events, columns and actions */
+		y->effect.object = object;
+		y->effect.target_schema = to_schema;
+		y->effect.target_relation = to_name;
+		set_effect_owner(st, st->neffects - 1, to_key);
+		copied = object;
+	}
+	free(owned);
+	if (copied || !only)
+		copy_foreign_keys_to_partitions(st, to_schema, to_name,
+						only ? retarget(st, only, from_text, to_text) : NULL,
+						depth + 1);
+}
+
+/* Each partition of schema.name (as the partition effects name them,
+ * inheriting tables left out: a foreign key is never inherited) gets
+ * the table's foreign keys (`only`: that one), depth levels down. */
+static void copy_foreign_keys_to_partitions(sql_state *st, const char *schema, const char *name,
+					    const char *only, int depth)
+{
+	int n = st->neffects;
+	for (int i = 0; i < n && depth < 32; i++) {
+		sql_effect x = st->effects[i];
+		if (x.dropped || x.effect.reach != CGM_REACH_PARTITION || !x.effect.target_relation ||
+		    !(x.effect.events & CGM_EV_INSERT) || strcmp(x.effect.schema, schema) != 0 ||
+		    strcmp(x.effect.relation, name) != 0)
+			continue;
+		copy_foreign_keys(st, schema, name, x.effect.target_schema, x.effect.target_relation,
+				  only, depth);
+	}
+}
+
 /* A relation renamed or moved to another schema (its indexes go with it
  * then): what it runs, its references, the effects of others carried on to
  * it, and its triggers follow it. */
@@ -3334,12 +3404,14 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			/* It takes its parent's defaults, generated columns,
 			 * inherited checks, and a copy of each of its indexes. */
 			add_parent(st, t, ps, pn);
-			if (parent)
+			if (parent) {
 				copy_relation_effects(st, ps, pn, t->schema, t->name,
 						      COPY_DEFAULTS | COPY_GENERATED |
 							      COPY_INHERITED_CHECKS | COPY_INDEXES |
 							      COPY_PARTITION_KEYS,
 						      NULL, NULL);
+				copy_foreign_keys(st, ps, pn, t->schema, t->name, NULL, 0);
+			}
 		}
 	} else {
 		/* INHERITS: each parent's columns first, with their defaults,
@@ -3534,11 +3606,26 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				free(kids);
 		} else if (t && strcmp(sub, "AT_AddConstraint") == 0 && jget(def, "Constraint")) {
 			jd_node *con = jget(def, "Constraint");
+			const char *type = jstr(con, "contype");
+			bool fk = type && strcmp(type, "CONSTR_FOREIGN") == 0;
+			if (fk && !recurse && strcmp(t->kind, "partitioned table") == 0) {
+				diagnose(st, first_token(st),
+					 "cannot use ONLY for foreign key on partitioned table \"%s\"", t->name);
+				continue;
+			}
 			int first = st->neffects;
 			constraint_references(st, t, NULL, con);
-			const char *type = jstr(con, "contype");
 			if (recurse && type && strcmp(type, "CONSTR_CHECK") == 0 && !jbool(con, "is_no_inherit"))
 				add_to_descendants(st, t, first, COPY_CHECKS, NULL, NULL);
+			/* A partitioned table's foreign key is cloned onto each
+			 * partition (never onto an inheriting table). */
+			for (int i = first; fk && recurse && i < st->neffects; i++)
+				if (!st->effects[i].dropped &&
+				    st->effects[i].effect.reach == CGM_REACH_CASCADE &&
+				    (i == first ||
+				     strcmp(st->effects[i].effect.object, st->effects[i - 1].effect.object) != 0))
+					copy_foreign_keys_to_partitions(st, t->schema, t->name,
+									st->effects[i].effect.object, 0);
 		} else if (t && strcmp(sub, "AT_DropConstraint") == 0 && cname) {
 			drop_constraint(st, t, cname);
 		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
@@ -3572,6 +3659,9 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 							      st->tables[under[k]].name, COPY_PARTITION_KEYS,
 							      NULL, NULL);
 				free(under);
+				/* And its foreign keys, on the partition's partitions too. */
+				copy_foreign_keys(st, t->schema, t->name, e->target_schema,
+						  e->target_relation, NULL, 0);
 			}
 		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
 			t->rls = true;

@@ -984,6 +984,31 @@ static void test_aggregate_statements(void **state)
 	cgm_model_free(m);
 }
 
+/* ALTER TABLE ONLY cannot add a foreign key to a partitioned table: said,
+ * and its partitions get none. */
+static void test_partitioned_foreign_key_only(void **state)
+{
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE TABLE app.c (id int PRIMARY KEY);\n"
+		"CREATE TABLE app.p (c int, k int) PARTITION BY LIST (k);\n"
+		"CREATE TABLE app.p1 PARTITION OF app.p FOR VALUES IN (1);\n"
+		"ALTER TABLE ONLY app.p ADD CONSTRAINT p_c FOREIGN KEY (c) REFERENCES app.c ON DELETE CASCADE;\n"
+		"ALTER TABLE app.p ADD CONSTRAINT p_d FOREIGN KEY (c) REFERENCES app.c ON DELETE CASCADE;\n");
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 5);
+	assert_non_null(strstr(m->diagnostics[0].message,
+			       "cannot use ONLY for foreign key on partitioned table \"p\""));
+	int cascades = 0;
+	for (int i = 0; i < m->neffects; i++)
+		if (m->effects[i].reach == CGM_REACH_CASCADE) {
+			cascades++;
+			assert_non_null(strstr(m->effects[i].object, ".p_d"));
+		}
+	assert_int_equal(cascades, 2); /* app.p's and app.p1's */
+	cgm_model_free(m);
+}
+
 /* CREATE TYPE refused as PostgreSQL refuses it: said with file and line,
  * nothing of the type made, the rest still mapped. */
 static void test_type_support_errors(void **state)
@@ -1074,6 +1099,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_type_support_errors, setup, teardown),
 		cmocka_unit_test(test_multirange_names),
 		cmocka_unit_test_setup_teardown(test_aggregate_statements, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partitioned_foreign_key_only, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
