@@ -3911,6 +3911,64 @@ static sql_operator *find_sql_operator(sql_state *st, const char *schema, const 
  * family app.ver_ops for access method btree: app.ver_cmp(app.ver,app.ver)");
  * a member PostgreSQL files under other types than the class's (a
  * cross-type btree comparison) is no support of its indexes' columns. */
+/* A FUNCTION member `item` of operator family fschema.family of method
+ * `am`: a reference, as pg_describe_object describes the pg_amproc entry,
+ * and a support function of class `oc` (NULL: of every class of the
+ * family) whose type its types are.  `type`: the class's, which the
+ * member's types default to (NULL for ALTER OPERATOR FAMILY, which must
+ * say them but for btree's comparison and in_range). */
+static void add_family_function(sql_state *st, const char *am, const char *fschema,
+				const char *family, const char *type, const jd_node *item,
+				cgm_opclass *oc)
+{
+	jd_node *owa = jget(item, "name");
+	if (jint(item, "itemtype") != 2 || !owa)
+		return;
+	const char *fnparts[3];
+	int nfn = name_list(jget(owa, "objname"), fnparts, 3);
+	jd_node *args = jget(owa, "objargs");
+	int nargs = (int)jd_size(args);
+	if (nfn < 1 || nargs > 100)
+		return;
+	const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(nargs + 1));
+	bool known = true;
+	for (int k = 0; k < nargs; k++)
+		known = (types[k] = type_of(st, jget(jd_at(args, (size_t)k), "TypeName"))) && known;
+	const char *builtin_id;
+	int fn = known ? find_function_by_types(st, fnparts, nfn, types, nargs, &builtin_id) : -1;
+	if (fn < 0)
+		return;
+	/* The member's types: as written, else btree's comparison and
+	 * in_range take them from their arguments, the rest the class's. */
+	const char *left = type, *right = type;
+	jd_node *class_args = jget(item, "class_args");
+	if (jd_size(class_args) == 2) {
+		left = type_of(st, jget(jd_at(class_args, 0), "TypeName"));
+		right = type_of(st, jget(jd_at(class_args, 1), "TypeName"));
+	} else if (strcmp(am, "btree") == 0 && nargs >= 2 &&
+		   (jint(item, "number") == 1 || jint(item, "number") == 3)) {
+		left = types[0];
+		right = types[jint(item, "number") == 3 && nargs > 2 ? 2 : 1];
+	}
+	if (!left || !right)
+		return;
+	st->ref_owner = NULL;
+	new_reference(st, fn, "other",
+		      cgm_arena_printf(st->a,
+				       "function %d (%s, %s) of operator family %s for access "
+				       "method %s: %s",
+				       jint(item, "number"), left, right,
+				       cgm_quote_qualified(st->a, fschema, family), am, st->fns[fn].id));
+	if (strcmp(left, right) != 0)
+		return;
+	for (int k = 0; k < (oc ? 1 : st->opclasses.n); k++) {
+		cgm_opclass *c = oc ? oc : &st->opclasses.items[k];
+		if (!c->dropped && strcmp(c->type, left) == 0 && strcmp(c->am, am) == 0 && c->family &&
+		    strcmp(c->family, family) == 0 && strcmp(c->family_schema, fschema) == 0)
+			cgm_opclass_add_proc(c, jint(item, "number"), fn);
+	}
+}
+
 static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 {
 	const char *parts[2];
@@ -3927,51 +3985,46 @@ static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 	cgm_opclass *oc = cgm_opclass_add(&st->opclasses, cgm_arena_strdup(st->a, schema),
 					  cgm_arena_strdup(st->a, parts[n - 1]),
 					  cgm_arena_strdup(st->a, am), type, jbool(stmt, "isDefault"));
+	oc->family_schema = cgm_arena_strdup(st->a, fschema);
+	oc->family = cgm_arena_strdup(st->a, family);
 	jd_node *items = jget(stmt, "items");
-	for (size_t i = 0; i < jd_size(items); i++) {
-		jd_node *item = jget(jd_at(items, i), "CreateOpClassItem");
-		jd_node *owa = jget(item, "name");
-		if (jint(item, "itemtype") != 2 || !owa)
-			continue;
-		const char *fnparts[3];
-		int nfn = name_list(jget(owa, "objname"), fnparts, 3);
-		jd_node *args = jget(owa, "objargs");
-		int nargs = (int)jd_size(args);
-		if (nfn < 1 || nargs > 100)
-			continue;
-		const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(nargs + 1));
-		bool known = true;
-		for (int k = 0; k < nargs; k++)
-			known = (types[k] = type_of(st, jget(jd_at(args, (size_t)k), "TypeName"))) && known;
-		const char *builtin_id;
-		int fn = known ? find_function_by_types(st, fnparts, nfn, types, nargs, &builtin_id) : -1;
-		if (fn < 0)
-			continue;
-		/* The member's types: as written, else btree's comparison and
-		 * in_range take them from their arguments, the rest the class's. */
-		const char *left = type, *right = type;
-		jd_node *class_args = jget(item, "class_args");
-		if (jd_size(class_args) == 2) {
-			left = type_of(st, jget(jd_at(class_args, 0), "TypeName"));
-			right = type_of(st, jget(jd_at(class_args, 1), "TypeName"));
-		} else if (strcmp(am, "btree") == 0 && nargs >= 2 &&
-			   (jint(item, "number") == 1 || jint(item, "number") == 3)) {
-			left = types[0];
-			right = types[jint(item, "number") == 3 && nargs > 2 ? 2 : 1];
+	for (size_t i = 0; i < jd_size(items); i++)
+		add_family_function(st, am, oc->family_schema, oc->family, type,
+				    jget(jd_at(items, i), "CreateOpClassItem"), oc);
+}
+
+/* ALTER OPERATOR FAMILY ... ADD FUNCTION (pg_dump writes the members of a
+ * family that belong to none of its classes that way): each a reference,
+ * and a support function of the family's classes of its types.  DROP
+ * FUNCTION from a family is left alone (pg_dump never writes it). */
+static void apply_alter_opfamily(sql_state *st, const jd_node *stmt)
+{
+	const char *parts[2];
+	int n = name_list(jget(stmt, "opfamilyname"), parts, 2);
+	const char *am = jstr(stmt, "amname");
+	if (n < 1 || !am || jbool(stmt, "isDrop"))
+		return;
+	/* Unqualified: the family of that name a class of the path has,
+	 * else one the creation schema holds (CREATE OPERATOR FAMILY alone
+	 * makes no class cgmap would know it by). */
+	const char *schema = n == 2 ? parts[0] : NULL;
+	for (int p = 0; !schema && p < st->npath; p++)
+		for (int k = 0; !schema && k < st->opclasses.n; k++) {
+			const cgm_opclass *oc = &st->opclasses.items[k];
+			if (!oc->dropped && oc->family && strcmp(oc->am, am) == 0 &&
+			    strcmp(oc->family, parts[n - 1]) == 0 && strcmp(oc->family_schema, st->path[p]) == 0)
+				schema = oc->family_schema;
 		}
-		if (!left || !right)
-			continue;
-		st->ref_owner = NULL;
-		new_reference(st, fn, "other",
-			      cgm_arena_printf(st->a,
-					       "function %d (%s, %s) of operator family %s for access "
-					       "method %s: %s",
-					       jint(item, "number"), left, right,
-					       cgm_quote_qualified(st->a, fschema, family), am,
-					       st->fns[fn].id));
-		if (strcmp(left, type) == 0 && strcmp(right, type) == 0)
-			cgm_opclass_add_proc(oc, jint(item, "number"), fn);
-	}
+	if (!schema)
+		schema = creation_schema(st);
+	if (!schema)
+		return;
+	schema = cgm_arena_strdup(st->a, schema);
+	const char *family = cgm_arena_strdup(st->a, parts[n - 1]);
+	jd_node *items = jget(stmt, "items");
+	for (size_t i = 0; i < jd_size(items); i++)
+		add_family_function(st, am, schema, family, NULL,
+				    jget(jd_at(items, i), "CreateOpClassItem"), NULL);
 }
 
 /* A column of an index: an IndexElem's, or a constraint's key. */
@@ -5536,6 +5589,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				copy_index_to_partitions(st, schema, table, idx, 0);
 		} else if (strcmp(kind, "CreateOpClassStmt") == 0) {
 			apply_create_opclass(st, stmt);
+		} else if (strcmp(kind, "AlterOpFamilyStmt") == 0) {
+			apply_alter_opfamily(st, stmt);
 		} else if (strcmp(kind, "RuleStmt") == 0) {
 			const char *schema, *table;
 			const char *rule = jstr(stmt, "rulename");

@@ -36,6 +36,10 @@ typedef struct cgm_opclass_proc {
 typedef struct cgm_opclass {
 	const char *schema, *name, *am;
 	const char *type;   /* the input type, canonical */
+	/* Its operator family (SQL files: ALTER OPERATOR FAMILY ... ADD
+	 * FUNCTION gives the classes of the family their support functions);
+	 * NULL when not known. */
+	const char *family_schema, *family;
 	bool is_default;
 	bool dropped;
 	cgm_opclass_proc *procs;
