@@ -1781,20 +1781,31 @@ static void foreign_fetches(extract_ctx *ctx, const char *body)
 
 static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic);
 
-/* One embedded expression of the PL/pgSQL tree; takes `text` (heap). */
 /* Where the text of an expression stands in the body: ctx->orig and
- * ctx->base.  PERFORM's text is "SELECT " + what follows PERFORM there. */
+ * ctx->base.  PERFORM's text is "SELECT " + what follows PERFORM there; a
+ * simple CASE's WHEN values have PL/pgSQL's prefix (plpgsql_locate.h). */
 static void place_expression(extract_ctx *ctx, const char *text)
 {
 	ctx->orig = text;
 	const char *probe = text;
+	char *values = NULL;
 	long probe_shift = 0;
+	size_t case_prefix = cgm_plpgsql_case_prefix(text);
 	if (ctx->in_perform && strncmp(text, "SELECT ", 7) == 0) {
 		probe = text + 7;
 		probe_shift = 7;
+	} else if (case_prefix) {
+		/* A simple CASE's WHEN: only its values stand in the body. */
+		size_t n = strlen(text) - case_prefix - 1;
+		values = cgm_xrealloc(NULL, n + 1);
+		memcpy(values, text + case_prefix, n);
+		values[n] = '\0';
+		probe = values;
+		probe_shift = (long)case_prefix;
 	}
 	long at = find_in_body(ctx, probe);
 	ctx->base = at >= 0 ? at - probe_shift : -1;
+	free(values);
 }
 
 /* Checked by the PL/pgSQL parser already: its sites, counted in the text

@@ -4,7 +4,9 @@
  *
  * In:  a body (NUL-terminated), an offset to search from, the text of one
  *      statement or expression as the PL/pgSQL parser stored it.
- * Out: the offset of the text in the body, or -1.  Nothing is allocated.
+ * Out: the offset of the text in the body, or -1; the length of the prefix
+ *      PL/pgSQL put before a simple CASE's WHEN values.  Nothing is
+ *      allocated.
  *
  * Why: PL/pgSQL takes `SELECT ... INTO v`, `... RETURNING ... INTO v` and
  * `FETCH ... INTO v` apart and stores the SQL with the INTO clause (INTO,
@@ -14,9 +16,14 @@
  * clause become spaces too: counting lines in the stored text puts every
  * call after a multi-line INTO too high in the body.  Found here in the
  * body, the stored text gives each offset its true line.
+ *
+ * A simple CASE (`CASE x WHEN a, b THEN`) stores each WHEN's values as
+ * `"__Case__Variable_N__" IN (a, b)` (pl_gram.y, make_case): the text
+ * between the prefix and the closing parenthesis is the body's own.
  */
 #include "plpgsql_locate.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -63,4 +70,19 @@ long cgm_plpgsql_locate(const char *body, long from, const char *text)
 		if (stands_at(p, text))
 			return (long)(p - body);
 	return -1;
+}
+
+size_t cgm_plpgsql_case_prefix(const char *text)
+{
+	static const char head[] = "\"__Case__Variable_";
+	size_t n = sizeof head - 1;
+	if (!text || strncmp(text, head, n) != 0 || !isdigit((unsigned char)text[n]))
+		return 0;
+	while (isdigit((unsigned char)text[n]))
+		n++;
+	static const char tail[] = "__\" IN (";
+	size_t len = strlen(text);
+	if (strncmp(text + n, tail, sizeof tail - 1) != 0 || len < n + sizeof tail || text[len - 1] != ')')
+		return 0;
+	return n + sizeof tail - 1;
 }

@@ -5,9 +5,16 @@
 #ifndef CGMAP_PLPGSQL_LOCATE_H
 #define CGMAP_PLPGSQL_LOCATE_H
 
+#include <stddef.h>
+
 /* Offset in body of the first place at or after `from` where text stands,
  * read as PL/pgSQL reads a statement with INTO: the INTO clause blanked,
  * byte for byte; -1 when it stands nowhere. */
 long cgm_plpgsql_locate(const char *body, long from, const char *text);
+
+/* The length of the `"__Case__Variable_N__" IN (` PL/pgSQL put before the
+ * values of a simple CASE's WHEN (text ends with the closing parenthesis),
+ * 0 when text is not such a WHEN. */
+size_t cgm_plpgsql_case_prefix(const char *text);
 
 #endif

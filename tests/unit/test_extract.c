@@ -964,6 +964,40 @@ static void test_string_continued_after_comment(void **state)
 	expect_site(&sql, "h", 2, CGM_SITE_CALL);
 }
 
+/* A simple CASE's WHEN values are stored behind PL/pgSQL's prefix
+ * ("__Case__Variable_N__" IN (...)): each call is at the line its name
+ * stands on, when the values start on a later line than WHEN, span lines,
+ * or follow a comment. */
+static void test_simple_case_values(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "x integer", "integer",
+			       "\nBEGIN\n"
+			       "  CASE x\n"                          /* 3 */
+			       "    WHEN\n"                          /* 4 */
+			       "      c_first(1) THEN NULL;\n"       /* 5 */
+			       "    WHEN c_second(2),\n"             /* 6 */
+			       "\n"
+			       "         c_third(3)\n"               /* 8 */
+			       "      THEN NULL;\n"
+			       "    WHEN /* c_not (a comment) */\n"  /* 10 */
+			       "      c_fourth(4) THEN\n"            /* 11 */
+			       "      RETURN c_then(5);\n"           /* 12 */
+			       "    ELSE NULL;\n"
+			       "  END CASE;\n"
+			       "  RETURN 0;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "c_first", 5, CGM_SITE_CALL);
+	expect_site(&fn, "c_second", 6, CGM_SITE_CALL);
+	expect_site(&fn, "c_third", 8, CGM_SITE_CALL);
+	expect_site(&fn, "c_fourth", 11, CGM_SITE_CALL);
+	expect_site(&fn, "c_then", 12, CGM_SITE_CALL);
+	assert_null(find_site(&fn, "c_not", 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -989,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_deep_expressions_are_parse_errors),
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),
+		cmocka_unit_test(test_simple_case_values),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
