@@ -128,6 +128,12 @@ typedef struct extract_ctx {
 	int last_checked;       /* the checked text replay_expression replayed, or -1 */
 	long loc_shift;         /* JSON of one statement cut from raw_text: where it starts */
 
+	/* The body's cursor statements (plpgsql_rewrite.h): those the rewrite
+	 * made ASSERTs of take their own kind back; heap, or NULL. */
+	cgm_cursor_read *cursor_stmts;
+	int ncursor_stmts;
+	int assert_line, asserts_seen; /* ASSERT statements walked on assert_line */
+
 	jt_doc sqldoc;          /* tokens of the last SQL parse tree */
 	/* Variables whose `r.col` became `r` (plpgsql_rewrite.c): a one-part
 	 * name of one of them may stand for a field, so it is not typed. */
@@ -1757,12 +1763,12 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
  * as an EXECUTE's (cgmap_trace counts its calls and runs at the FETCH's
  * line).  Found in the text: a catalog-less parse rewrites cursor
  * statements away. */
-static void foreign_fetches(extract_ctx *ctx, const char *body)
+static void foreign_fetches(extract_ctx *ctx)
 {
-	cgm_cursor_read *reads;
-	int n = cgm_plpgsql_cursor_reads(&reads, body);
+	const cgm_cursor_read *reads = ctx->cursor_stmts;
+	int n = ctx->ncursor_stmts;
 	for (int i = 0; i < n; i++) {
-		if (reads[i].open)
+		if (reads[i].open || !reads[i].cursor[0])
 			continue;
 		bool opened = false;
 		for (int k = 0; k < n && !opened; k++)
@@ -1776,7 +1782,25 @@ static void foreign_fetches(extract_ctx *ctx, const char *body)
 		s->name = "FETCH";
 		cgm_site_rare_of(ctx->arena, s)->text = cgm_arena_strdup(ctx->arena, reads[i].cursor);
 	}
-	free(reads);
+}
+
+/* The kind of a statement of the parsed body at `lineno`: an ASSERT the
+ * cursor rewrite made of an OPEN's arguments or a FETCH's or MOVE's count
+ * is that OPEN, FETCH or MOVE again.  The tree is walked in the body's
+ * order, so the n-th ASSERT walked on a line is the n-th written there. */
+static const char *statement_kind(extract_ctx *ctx, const char *kind, int lineno)
+{
+	if (ctx->ncursor_stmts == 0 || strcmp(kind, "assert") != 0)
+		return kind;
+	if (lineno != ctx->assert_line) {
+		ctx->assert_line = lineno;
+		ctx->asserts_seen = 0;
+	}
+	int nth = ctx->asserts_seen++;
+	for (int i = 0; i < ctx->ncursor_stmts; i++)
+		if (ctx->cursor_stmts[i].line == lineno && ctx->cursor_stmts[i].assert_nth == nth)
+			return ctx->cursor_stmts[i].stmt;
+	return kind;
 }
 
 static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dynamic);
@@ -2066,8 +2090,8 @@ static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, in
 	const char *saved_kind = ctx->stmt_kind;
 	int saved_line = ctx->stmt_line;
 	bool saved_perform = ctx->in_perform;
-	ctx->stmt_kind = kind;
 	ctx->stmt_line = (int)jt_long(d, jt_get(d, stmt, "lineno"), saved_line);
+	ctx->stmt_kind = statement_kind(ctx, kind, ctx->stmt_line);
 	ctx->in_perform = strcmp(kind, "perform") == 0;
 	walk_plpgsql(ctx, d, stmt, NULL);
 	ctx->stmt_kind = saved_kind;
@@ -2220,9 +2244,9 @@ static void replay_tree(extract_ctx *ctx)
 				stack = cgm_xrealloc(stack, sizeof(saved_context) * (size_t)cap);
 			}
 			stack[depth++] = (saved_context){ ctx->stmt_kind, ctx->stmt_line, ctx->in_perform };
-			ctx->stmt_kind = t->kind;
 			if (t->lineno)
 				ctx->stmt_line = t->lineno;
+			ctx->stmt_kind = statement_kind(ctx, t->kind, ctx->stmt_line);
 			ctx->in_perform = strcmp(t->kind, "perform") == 0;
 			break;
 		case STEP_END:
@@ -2446,6 +2470,10 @@ static void extract_plpgsql(extract_ctx *ctx)
 			add_var(ctx, params[i].name, params[i].type);
 	}
 	jt_doc d = { .skip_index = true };
+	if (fn->source && (strcasestr(fn->source, "open") || strcasestr(fn->source, "fetch") ||
+			   strcasestr(fn->source, "move")))
+		ctx->ncursor_stmts = cgm_plpgsql_cursor_reads(&ctx->cursor_stmts, fn->source);
+	ctx->assert_line = 0;
 	if (ctx->walked) {
 		ctx->stmt_kind = "block";
 		ctx->stmt_line = 1;
@@ -2465,8 +2493,11 @@ static void extract_plpgsql(extract_ctx *ctx)
 		ctx->batching = false;
 		flush_batch(ctx);
 	}
-	if (fn->source && (strcasestr(fn->source, "fetch") || strcasestr(fn->source, "move")))
-		foreign_fetches(ctx, fn->source);
+	if (ctx->ncursor_stmts)
+		foreign_fetches(ctx);
+	free(ctx->cursor_stmts);
+	ctx->cursor_stmts = NULL;
+	ctx->ncursor_stmts = 0;
 	jt_doc_free(&d);
 	free(tree);
 	ctx->body = fn->source;

@@ -3,7 +3,9 @@
  * catalog-less PL/pgSQL parser without moving any call site to another line.
  *
  * In:  a body PostgreSQL accepted, and the error libpg_query gave for it.
- * Out: a rewritten body (heap, caller frees) or NULL when no rewrite applies.
+ * Out: a rewritten body (heap, caller frees) or NULL when no rewrite applies;
+ *      and, for the extraction, the cursor statements of a body and what the
+ *      rewrite made of them (cgm_plpgsql_cursor_reads: heap, caller frees).
  *
  * Why: libpg_query 15-4.0.0 compiles PL/pgSQL without a catalog, so it cannot
  * know that a variable is a cursor (every OPEN, FETCH, MOVE, CLOSE and
@@ -228,11 +230,154 @@ static void put_cursor_args(cgm_strbuf *out, const char *args, size_t len)
 	}
 }
 
+/* Past the blanks and comments at stmt[j]. */
+static size_t skip_blanks(const char *stmt, size_t len, size_t j)
+{
+	while (j < len) {
+		if (isspace((unsigned char)stmt[j])) {
+			j++;
+			continue;
+		}
+		size_t sk = stmt[j] == '-' || stmt[j] == '/' ? skip_opaque_at(stmt, j) : 0;
+		if (!sk)
+			break;
+		j += sk;
+	}
+	return j;
+}
+
+/* Offset of the first top-level word of `words` (NULL-terminated) in
+ * stmt[from, len), outside literals, comments and parentheses; len when
+ * none stands there. */
+static size_t top_level_word(const char *stmt, size_t len, size_t from, const char *const *words)
+{
+	int depth = 0;
+	for (size_t j = from; j < len;) {
+		size_t sk = skip_opaque_at(stmt, j);
+		if (sk) {
+			j += sk;
+			continue;
+		}
+		if (stmt[j] == '(')
+			depth++;
+		else if (stmt[j] == ')')
+			depth--;
+		else if (depth == 0 && (j == 0 || !ident_char(stmt[j - 1])))
+			for (int w = 0; words[w]; w++)
+				if (word_at(stmt + j, words[w]))
+					return j;
+		j++;
+	}
+	return len;
+}
+
+/* The FOR of `OPEN c [[NO] SCROLL] FOR query` (the statement starting at
+ * OPEN, len bytes), or NULL for a bound cursor's OPEN. */
+static const char *open_for(const char *stmt, size_t len)
+{
+	static const char *const for_word[] = { "for", NULL };
+	size_t j = top_level_word(stmt, len, 4, for_word);
+	return j < len ? stmt + j : NULL;
+}
+
+/* Where the expression of a cursor statement that PostgreSQL evaluates
+ * stands, [*start, *end) of stmt (len bytes, from its OPEN, FETCH or MOVE
+ * word): the arguments "(a, k := b)" of a bound cursor's OPEN, the count
+ * of a FETCH or MOVE (`ABSOLUTE n`, `RELATIVE n`, `FORWARD n`,
+ * `BACKWARD n`, or a bare `n`, up to FROM or IN as pl_gram.y's
+ * read_fetch_direction reads it).  False when there is none; an OPEN ...
+ * FOR keeps its query where it is. */
+static bool cursor_expression(const char *stmt, size_t len, size_t *start, size_t *end)
+{
+	if (word_at(stmt, "open")) {
+		if (open_for(stmt, len))
+			return false;
+		size_t j = skip_blanks(stmt, len, 4);
+		if (j < len && stmt[j] == '"')
+			j += skip_opaque_at(stmt, j);
+		else
+			while (j < len && ident_char(stmt[j]))
+				j++;
+		j = skip_blanks(stmt, len, j);
+		if (j >= len || stmt[j] != '(')
+			return false;
+		*start = j;
+		int depth = 0;
+		while (j < len) {
+			size_t sk = skip_opaque_at(stmt, j);
+			if (sk) {
+				j += sk;
+				continue;
+			}
+			if (stmt[j] == '(')
+				depth++;
+			else if (stmt[j] == ')' && --depth == 0)
+				break;
+			j++;
+		}
+		if (j >= len)
+			return false;
+		*end = j + 1;
+		return true;
+	}
+	size_t word = word_at(stmt, "fetch") ? 5 : 4;
+	static const char *const into_word[] = { "into", NULL };
+	static const char *const from_words[] = { "from", "in", NULL };
+	size_t into = top_level_word(stmt, len, word, into_word);
+	size_t from = top_level_word(stmt, into, word, from_words);
+	if (from >= into)
+		return false; /* `FETCH c INTO ...`: no direction */
+	size_t j = skip_blanks(stmt, len, word);
+	static const char *const no_count[] = { "next", "prior", "first", "last", "all", NULL };
+	for (int w = 0; no_count[w]; w++)
+		if (word_at(stmt + j, no_count[w]))
+			return false;
+	if (word_at(stmt + j, "absolute") || word_at(stmt + j, "relative")) {
+		j = skip_blanks(stmt, len, j + 8);
+	} else if (word_at(stmt + j, "forward") || word_at(stmt + j, "backward")) {
+		j = skip_blanks(stmt, len, j + (word_at(stmt + j, "forward") ? 7 : 8));
+		if (word_at(stmt + j, "all"))
+			return false;
+	}
+	size_t e = from;
+	while (e > j && isspace((unsigned char)stmt[e - 1]))
+		e--;
+	if (j >= e)
+		return false;
+	*start = j;
+	*end = e;
+	return true;
+}
+
+/* The cursor statement `stmt` (len bytes) as the statement that stands
+ * for it: `ASSERT expr` of its expression (cursor_expression), else NULL;
+ * newlines where they were. */
+static void put_cursor_statement(cgm_strbuf *out, const char *stmt, size_t len)
+{
+	size_t start, end;
+	if (!cursor_expression(stmt, len, &start, &end)) {
+		put_keeping_lines(out, "NULL", stmt, len);
+		return;
+	}
+	put_keeping_lines(out, "ASSERT ", stmt, start);
+	if (stmt[start] == '(')
+		put_cursor_args(out, stmt + start, end - start);
+	else
+		cgm_strbuf_add(out, stmt + start, end - start);
+	put_keeping_lines(out, "", stmt + end, len - end);
+}
+
 /* Rewrite cursor statements into plain statements that keep their SQL:
  *   OPEN c [SCROLL] FOR query      -> query
  *   OPEN c FOR EXECUTE e USING p   -> EXECUTE e USING p
- *   OPEN c [(args)], FETCH, MOVE, CLOSE -> NULL
+ *   OPEN c (args)                  -> ASSERT (args)
+ *   FETCH, MOVE with a count n     -> ASSERT n
+ *   OPEN c, FETCH, MOVE, CLOSE     -> NULL
  *   FOR r IN c [(args)] LOOP       -> FOR r IN SELECT [args] LOOP
+ * ASSERT evaluates an expression and nothing else, so the calls of the
+ * arguments and counts PostgreSQL evaluates stay sites, with no statement
+ * kind of their own (the extraction tells them apart again by
+ * cgm_plpgsql_cursor_reads).
  * Statement starts are found after ';' and after the block keywords.  A
  * cursor loop declares its variable itself (a record, PostgreSQL's
  * documentation says) where a query loop needs it declared: a variable
@@ -264,33 +409,17 @@ static char *rewrite_cursors(const char *body)
 			size_t end = statement_end(body, i);
 			const char *stmt = body + i;
 			size_t len = end - i;
-			if (word_at(stmt, "open")) {
-				/* Find FOR at the top level of the statement. */
-				size_t j = 4;
-				const char *for_kw = NULL;
-				while (j < len) {
-					size_t sk = skip_opaque_at(stmt, j);
-					if (sk) {
-						j += sk;
-						continue;
-					}
-					if (!ident_char(stmt[j - 1]) && word_at(stmt + j, "for")) {
-						for_kw = stmt + j;
-						break;
-					}
-					j++;
-				}
-				if (for_kw) {
-					/* Keep the query with its own newlines; blank what precedes. */
-					size_t head = (size_t)(for_kw + 3 - stmt);
-					for (size_t k = 0; k < head; k++)
-						cgm_strbuf_putc(&out, stmt[k] == '\n' ? '\n' : ' ');
-					cgm_strbuf_add(&out, stmt + head, len - head);
-				} else {
-					put_keeping_lines(&out, "NULL", stmt, len);
-				}
-			} else {
+			const char *for_kw = word_at(stmt, "open") ? open_for(stmt, len) : NULL;
+			if (for_kw) {
+				/* Keep the query with its own newlines; blank what precedes. */
+				size_t head = (size_t)(for_kw + 3 - stmt);
+				for (size_t k = 0; k < head; k++)
+					cgm_strbuf_putc(&out, stmt[k] == '\n' ? '\n' : ' ');
+				cgm_strbuf_add(&out, stmt + head, len - head);
+			} else if (word_at(stmt, "close")) {
 				put_keeping_lines(&out, "NULL", stmt, len);
+			} else {
+				put_cursor_statement(&out, stmt, len);
 			}
 			changed = true;
 			i = end;
@@ -636,6 +765,7 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 {
 	*out = NULL;
 	int n = 0, cap = 0, line = 1;
+	int assert_line = 0, asserts = 0; /* ASSERT statements starting on assert_line */
 	bool at_start = true, declaring = false; /* between DECLARE and BEGIN */
 	size_t i = 0;
 	while (body[i]) {
@@ -654,14 +784,28 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 		}
 		bool open = at_start && word_at(body + i, "open");
 		bool read = at_start && (word_at(body + i, "fetch") || word_at(body + i, "move"));
+		bool assert_stmt = at_start && word_at(body + i, "assert");
 		/* `move := 1`, or `move integer;` among the declarations: a variable */
-		if ((open || read) && (declaring || assigned_word(body + i)))
-			open = read = false;
+		if ((open || read || assert_stmt) && (declaring || assigned_word(body + i)))
+			open = read = assert_stmt = false;
+		if (line != assert_line) {
+			assert_line = line;
+			asserts = 0;
+		}
+		if (assert_stmt)
+			asserts++;
 		if (open || read) {
 			size_t end = statement_end(body, i);
-			cgm_cursor_read r = { .line = line, .open = open };
-			if (open ? opened_cursor(r.cursor, sizeof r.cursor, body + i + 4, end - i - 4)
-				 : cursor_of(r.cursor, sizeof r.cursor, body + i, end - i)) {
+			cgm_cursor_read r = { .line = line, .open = open, .assert_nth = -1,
+					      .stmt = open ? "open" : word_at(body + i, "fetch") ? "fetch" : "move" };
+			size_t x0, x1;
+			if (cursor_expression(body + i, end - i, &x0, &x1))
+				r.assert_nth = asserts++; /* rewritten into an ASSERT */
+			bool named = open ? opened_cursor(r.cursor, sizeof r.cursor, body + i + 4, end - i - 4)
+					  : cursor_of(r.cursor, sizeof r.cursor, body + i, end - i);
+			if (!named)
+				r.cursor[0] = '\0';
+			if (named || r.assert_nth >= 0) {
 				if (n == cap) {
 					cap = cap ? cap * 2 : 8;
 					cgm_cursor_read *grown = realloc(*out, sizeof(cgm_cursor_read) * (size_t)cap);

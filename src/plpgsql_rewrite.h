@@ -20,14 +20,19 @@ char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 typedef struct cgm_cursor_read {
 	int line;
 	bool open;          /* OPEN (else FETCH or MOVE) */
-	char cursor[64];
+	char cursor[64];    /* empty when it could not be read */
+	const char *stmt;   /* "open", "fetch" or "move" (static) */
+	/* The cursor rewrite made it `ASSERT expr` of its OPEN arguments or
+	 * FETCH/MOVE count: which of the ASSERT statements starting on its
+	 * line it is (the body's own counted), from 0; else -1. */
+	int assert_nth;
 } cgm_cursor_read;
 
 /* The FETCH, MOVE and OPEN statements of body, in order, into *out
  * (malloc'd, caller frees; NULL when none); returns their count.  Found
  * the way the cursor rewrite finds statements (after ';' and block
  * keywords, outside comments and literals), so a catalog-less parse that
- * rewrote them away still knows where they stood. */
+ * rewrote them away still knows where they stood and what they were. */
 int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body);
 
 #endif

@@ -998,6 +998,88 @@ static void test_simple_case_values(void **state)
 	assert_null(find_site(&fn, "c_not", 0));
 }
 
+static void expect_stmt(const cgm_function *fn, const char *name, const char *stmt)
+{
+	const cgm_site *s = find_site(fn, name, 0);
+	if (!s || !s->stmt || strcmp(s->stmt, stmt) != 0)
+		fail_msg("site '%s' of statement '%s', expected '%s'", name,
+			 s && s->stmt ? s->stmt : "(none)", stmt);
+}
+
+/* PostgreSQL evaluates a bound cursor's OPEN arguments and a FETCH's or
+ * MOVE's count: their calls are sites at the lines their names stand on,
+ * of the statements they are in (checked on PostgreSQL 15 with
+ * fixtures/plpgsql_lines.sql). */
+static void test_cursor_statement_expressions(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "given refcursor", "integer",
+			       "\nDECLARE\n"
+			       "  c CURSOR (p int, q int) FOR SELECT decl_q(p) + q;\n"   /* 3 */
+			       "  d refcursor; r record; v int;\n"
+			       "BEGIN\n"
+			       "  OPEN c(open_a(1), q := open_b(2));\n"                  /* 6 */
+			       "  FETCH c INTO r; CLOSE c;\n"
+			       "  OPEN c(\n"
+			       "    p => open_c(3),\n"                                   /* 9 */
+			       "    q => 4);\n"
+			       "  CLOSE c;\n"
+			       "  OPEN d SCROLL FOR SELECT scroll_q(x) FROM tt;\n"       /* 12 */
+			       "  FETCH ABSOLUTE fetch_abs(10) FROM d INTO r;\n"         /* 13 */
+			       "  MOVE FORWARD move_fwd() IN d;\n"                       /* 14 */
+			       "  FETCH RELATIVE\n"
+			       "     fetch_rel(1) FROM d INTO\n"                         /* 16 */
+			       "     v; v := after_into(v);\n"                           /* 17 */
+			       "  FETCH bare_count(2) FROM d INTO r;\n"                  /* 18 */
+			       "  MOVE BACKWARD ALL FROM d; FETCH NEXT FROM d INTO r;\n"
+			       "  ASSERT own_assert(1); MOVE RELATIVE (SELECT in_sub(1)) IN d;"
+			       " ASSERT own_second(2);\n"                                /* 20 */
+			       "  FETCH ABSOLUTE foreign_count(1) FROM given INTO r;\n"  /* 21 */
+			       "  CLOSE d;\n"
+			       "  RETURN v;\n"
+			       "END\n");
+	static const char *names[] = { "given" }, *types[] = { "refcursor" };
+	fn.nargs = 1;
+	fn.argnames = names;
+	fn.argtypes = types;
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "decl_q", 3, CGM_SITE_CALL);
+	expect_site(&fn, "open_a", 6, CGM_SITE_CALL);
+	expect_site(&fn, "open_b", 6, CGM_SITE_CALL);
+	expect_site(&fn, "open_c", 9, CGM_SITE_CALL);
+	expect_site(&fn, "scroll_q", 12, CGM_SITE_CALL);
+	expect_site(&fn, "fetch_abs", 13, CGM_SITE_CALL);
+	expect_site(&fn, "move_fwd", 14, CGM_SITE_CALL);
+	expect_site(&fn, "fetch_rel", 16, CGM_SITE_CALL);
+	expect_site(&fn, "after_into", 17, CGM_SITE_CALL);
+	expect_site(&fn, "bare_count", 18, CGM_SITE_CALL);
+	expect_site(&fn, "own_assert", 20, CGM_SITE_CALL);
+	expect_site(&fn, "in_sub", 20, CGM_SITE_CALL);
+	expect_site(&fn, "own_second", 20, CGM_SITE_CALL);
+	expect_site(&fn, "foreign_count", 21, CGM_SITE_CALL);
+	/* Each in its own statement, the body's ASSERTs on the line too. */
+	expect_stmt(&fn, "open_a", "open");
+	expect_stmt(&fn, "open_c", "open");
+	expect_stmt(&fn, "fetch_abs", "fetch");
+	expect_stmt(&fn, "move_fwd", "move");
+	expect_stmt(&fn, "fetch_rel", "fetch");
+	expect_stmt(&fn, "bare_count", "fetch");
+	expect_stmt(&fn, "own_assert", "assert");
+	expect_stmt(&fn, "in_sub", "move");
+	expect_stmt(&fn, "own_second", "assert");
+	expect_stmt(&fn, "foreign_count", "fetch");
+	/* The FETCH of the parameter reads a query opened elsewhere. */
+	int dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
+			assert_int_equal(fn.sites[i].line, 21);
+			dynamic++;
+		}
+	assert_int_equal(dynamic, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1024,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),
 		cmocka_unit_test(test_simple_case_values),
+		cmocka_unit_test(test_cursor_statement_expressions),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
