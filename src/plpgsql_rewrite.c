@@ -455,7 +455,10 @@ static char *rewrite_cursors(const char *body)
 					k++;
 				size_t name_len = k - name_start;
 				const char *nm = body + name_start;
-				bool is_query = name_len == 0 || word_at(nm, "select") || word_at(nm, "with") ||
+				/* `FOR i IN lo..f(x) LOOP` counts: a range, no cursor. */
+				bool range = isdigit((unsigned char)nm[0]) ||
+					     (name_len > 1 && memmem(nm, name_len, "..", 2));
+				bool is_query = name_len == 0 || range || word_at(nm, "select") || word_at(nm, "with") ||
 						word_at(nm, "values") || word_at(nm, "execute") ||
 						word_at(nm, "reverse") || word_at(nm, "table") ||
 						word_at(nm, "array");

@@ -1070,6 +1070,23 @@ static void test_cursor_statement_expressions(void **state)
 	expect_stmt(&fn, "in_sub", "move");
 	expect_stmt(&fn, "own_second", "assert");
 	expect_stmt(&fn, "foreign_count", "fetch");
+	/* An integer loop over a range of calls is no cursor loop, in a body
+	 * the cursor rewrite reads (it once made the body a parse error). */
+	cgm_function range = make("plpgsql", "", "integer",
+				  "\nDECLARE d refcursor; lo int := 1;\n"
+				  "BEGIN\n"
+				  "  OPEN d FOR SELECT 1; CLOSE d;\n"
+				  "  FOR i IN lo..range_hi() LOOP PERFORM in_range(i); END LOOP;\n" /* 5 */
+				  "  FOR j IN 1..3 LOOP PERFORM in_const(j); END LOOP;\n"          /* 6 */
+				  "  RETURN 1;\n"
+				  "END\n");
+	cgm_extract_function(arena, &range);
+	if (range.nerrors)
+		fail_msg("line %d: %s", range.errors[0].line, range.errors[0].message);
+	expect_site(&range, "range_hi", 5, CGM_SITE_CALL);
+	expect_site(&range, "in_range", 5, CGM_SITE_PERFORM);
+	expect_site(&range, "in_const", 6, CGM_SITE_PERFORM);
+
 	/* The FETCH of the parameter reads a query opened elsewhere. */
 	int dynamic = 0;
 	for (int i = 0; i < fn.nsites; i++)
