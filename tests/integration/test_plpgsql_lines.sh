@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_plpgsql_lines.sh - call-site lines PL/pgSQL's stored text of a
-# statement does not tell (an INTO clause blanked, newlines and all), and
-# assignments to numbered parameters: fixtures/plpgsql_lines.sql gives
+# statement does not tell (an INTO clause blanked, newlines and all, a
+# simple CASE's WHEN values behind a prefix), calls in cursor statements
+# (OPEN arguments, FETCH and MOVE counts) that a catalog-less parse
+# rewrites, and assignments to numbered parameters: fixtures/plpgsql_lines.sql gives
 # exactly the edges and lines of fixtures/expected/plpgsql_lines.edges
 # from the live database and from the file (each line checked by hand:
 # the line the callee's name stands on).  Run with `cgmap_trace.track =
@@ -19,9 +21,9 @@ chmod 755 "$work"
 trap 'rm -rf "$work"; pgtest_stop' EXIT
 expected=$src/fixtures/expected/plpgsql_lines.edges
 pgtest_traced_fixture "$work" pll "$src/fixtures/plpgsql_lines.sql" "$expected" \
-	"call-site lines after INTO and numbered parameters"
+	"call-site lines after INTO, in cursor statements and CASE, and of numbered parameters"
 
-pgtest_traced_workload "$work" pll "$expected" "call-site lines after INTO and numbered parameters" <<'SQL'
+pgtest_traced_workload "$work" pll "$expected" "call-site lines after INTO, in cursor statements and CASE, and of numbered parameters" <<'SQL'
 INSERT INTO app.t VALUES (0, 1, 5);
 SELECT app.ex();
 DELETE FROM app.t;
@@ -31,6 +33,8 @@ SELECT app.g2(3);
 SELECT app.o2('abc', 1);
 CALL app.pr(1, NULL);
 SELECT * FROM app.rows(1);
+SELECT app.cursors();
+SELECT app.cases(0);
 SQL
 
 # PostgreSQL as the judge of each static line: in the body as the server
