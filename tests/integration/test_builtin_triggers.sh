@@ -13,14 +13,7 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" builtin_triggers "$src/fixtures/builtin_triggers.sql" \
-	"$src/fixtures/expected/builtin_triggers.edges" "edges through builtin-function triggers"
-
-pgtest_traced_workload "$work" builtin_triggers "$src/fixtures/expected/builtin_triggers.edges" \
-	"edges through builtin-function triggers" <<'SQL'
+pgtest_traced_case builtin_triggers "edges through builtin-function triggers" <<'SQL'
 SELECT app.add_doc(1, 'a quick brown fox');
 SELECT app.edit_doc(1, 'the lazy dog');
 DO $$

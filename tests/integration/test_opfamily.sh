@@ -11,14 +11,7 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" opfamily "$src/fixtures/opfamily.sql" \
-	"$src/fixtures/expected/opfamily.edges" "index support functions of operator families"
-
-pgtest_traced_workload "$work" opfamily "$src/fixtures/expected/opfamily.edges" \
-	"index support functions of operator families" <<'SQL'
+pgtest_traced_case opfamily "index support functions of operator families" <<'SQL'
 SELECT app.put(1);
 SELECT app.put(2);
 SQL
