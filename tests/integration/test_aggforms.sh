@@ -14,15 +14,6 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" aggforms "$src/fixtures/aggforms.sql" \
-	"$src/fixtures/expected/aggforms.edges" "calls of aggregates"
-
-grep -v -E -- '-> (app\.(dot|last_int|vsum)|other\.moved_dot)\(.* via call ' \
-	"$src/fixtures/expected/aggforms.edges" >"$work/traced.edges"
-pgtest_traced_workload "$work" aggforms "$work/traced.edges" \
-	"calls of aggregates" <<'SQL'
+pgtest_traced_case aggforms "calls of aggregates" '-> (app\.(dot|last_int|vsum)|other\.moved_dot)\(.* via call ' <<'SQL'
 SELECT app.stats();
 SQL

@@ -16,14 +16,8 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
 expected=$src/fixtures/expected/plpgsql_lines.edges
-pgtest_traced_fixture "$work" pll "$src/fixtures/plpgsql_lines.sql" "$expected" \
-	"call-site lines after INTO, in cursor statements and CASE, and of numbered parameters"
-
-pgtest_traced_workload "$work" pll "$expected" "call-site lines after INTO, in cursor statements and CASE, and of numbered parameters" <<'SQL'
+pgtest_traced_case plpgsql_lines "call-site lines after INTO and numbered parameters" <<'SQL'
 INSERT INTO app.t VALUES (0, 1, 5);
 SELECT app.ex();
 DELETE FROM app.t;
@@ -44,7 +38,7 @@ checked=0
 while read -r from _ to _ _ _ _ lines; do
 	callee=${to%%(*}
 	for line in ${lines//,/ }; do
-		text=$(pgtest_psql -d pll -c "SELECT split_part(prosrc, E'\\n', $line)
+		text=$(pgtest_psql -d plpgsql_lines -c "SELECT split_part(prosrc, E'\\n', $line)
 			FROM pg_proc WHERE oid = '$from'::regprocedure")
 		case $text in
 		*"$callee("*) checked=$((checked + 1)) ;;
@@ -56,13 +50,13 @@ done <"$expected"
 # And cgmap_trace's line of each call, the line of the statement it ran in
 # (PostgreSQL's current statement, as its CONTEXT lines give it), is the
 # static line or one above it in the same statement: never below.
-pgtest_psql -d pll -F ' ' -c "SELECT caller, callee, site_line FROM cgmap_trace_edges
-	WHERE caller IS NOT NULL ORDER BY 1, 2, 3" >"$work/observed"
-[ "$(wc -l <"$work/observed")" -eq "$(wc -l <"$expected")" ] ||
-	pgtest_fail "observed edges differ from the static ones: $(cat "$work/observed")"
+pgtest_psql -d plpgsql_lines -F ' ' -c "SELECT caller, callee, site_line FROM cgmap_trace_edges
+	WHERE caller IS NOT NULL ORDER BY 1, 2, 3" >"$PGTEST_WORK/observed"
+[ "$(wc -l <"$PGTEST_WORK/observed")" -eq "$(wc -l <"$expected")" ] ||
+	pgtest_fail "observed edges differ from the static ones: $(cat "$PGTEST_WORK/observed")"
 while read -r from to observed; do
 	static=$(grep -F "$from -> $to via " "$expected" | sed -E 's/.* static lines ([0-9]+).*/\1/')
 	[ -n "$static" ] && [ "$observed" -le "$static" ] ||
 		pgtest_fail "$from -> $to observed at line $observed, static at '$static'"
-done <"$work/observed"
-echo "ok: $checked call-site lines found in the stored bodies, $(wc -l <"$work/observed") calls observed at or above them"
+done <"$PGTEST_WORK/observed"
+echo "ok: $checked call-site lines found in the stored bodies, $(wc -l <"$PGTEST_WORK/observed") calls observed at or above them"

@@ -14,14 +14,6 @@ set -euo pipefail
 src=${CGMAP_SOURCE_DIR:?}
 . "$src/tests/lib/pgtest.sh"
 
-work=$(mktemp -d)
-chmod 755 "$work"
-trap 'rm -rf "$work"; pgtest_stop' EXIT
-pgtest_traced_fixture "$work" ranges "$src/fixtures/ranges.sql" \
-	"$src/fixtures/expected/ranges.edges" "calls of range constructors"
-
-grep -v '^app\.days()' "$src/fixtures/expected/ranges.edges" >"$work/traced.edges"
-pgtest_traced_workload "$work" ranges "$work/traced.edges" \
-	"calls of range constructors" <<'SQL'
+pgtest_traced_case ranges "calls of range constructors" '^app\.days\(\)' <<'SQL'
 SELECT app.work();
 SQL
