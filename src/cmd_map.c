@@ -119,11 +119,6 @@ static const char *plural(int n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-typedef struct {
-	const char *name, *schema;
-	const cgm_function *fn;
-} named_function;
-
 static int compare_schema_names(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -137,15 +132,9 @@ static bool on_path(const char *schema, const char *const *path, int n)
 	return false;
 }
 
-/* A call of n arguments can go to g (defaults, VARIADIC). */
-static bool takes(const cgm_function *g, int n)
-{
-	return n >= g->nargs - g->ndefaults && (n <= g->nargs || (g->variadic && n >= g->nargs - 1));
-}
-
 static int compare_named(const void *a, const void *b)
 {
-	return strcmp(((const named_function *)a)->name, ((const named_function *)b)->name);
+	return strcmp((*(const cgm_function *const *)a)->name, (*(const cgm_function *const *)b)->name);
 }
 
 /* Of the unqualified missing callees, how many name a mapped function that
@@ -157,10 +146,9 @@ static int compare_named(const void *a, const void *b)
 static int missing_elsewhere(const cgm_model *model, const char **top_schema)
 {
 	*top_schema = NULL;
-	named_function *names = cgm_xcalloc((size_t)model->nuser + 1, sizeof(*names));
+	const cgm_function **names = cgm_xcalloc((size_t)model->nuser + 1, sizeof(*names));
 	for (int f = 0; f < model->nuser; f++)
-		names[f] = (named_function){ model->functions[f].name, model->functions[f].schema,
-					     &model->functions[f] };
+		names[f] = &model->functions[f];
 	qsort(names, (size_t)model->nuser, sizeof(*names), compare_named);
 	const char **schemas = cgm_xcalloc((size_t)model->nuser + 1, sizeof(char *));
 	int nfound = 0;
@@ -170,24 +158,25 @@ static int missing_elsewhere(const cgm_model *model, const char **top_schema)
 			const cgm_site *site = &fn->sites[s];
 			if (site->resolution != CGM_RES_MISSING || site->schema || !site->name)
 				continue;
-			named_function key = { site->name, NULL, NULL };
-			named_function *hit = bsearch(&key, names, (size_t)model->nuser, sizeof(*names),
-						      compare_named);
+			cgm_function key_fn = { .name = site->name };
+			const cgm_function *key = &key_fn;
+			const cgm_function **hit = bsearch(&key, names, (size_t)model->nuser,
+							   sizeof(*names), compare_named);
 			if (!hit)
 				continue;
-			while (hit > names && strcmp(hit[-1].name, site->name) == 0)
+			while (hit > names && strcmp(hit[-1]->name, site->name) == 0)
 				hit--;
 			const char *path[64];
 			int npath = cgm_function_path(model, fn, path, 64);
-			const named_function *end = names + model->nuser;
-			for (; hit < end && strcmp(hit->name, site->name) == 0; hit++)
-				if (site->nargs >= 0 && takes(hit->fn, site->nargs) &&
-				    !on_path(hit->schema, path, npath))
+			const cgm_function **end = names + model->nuser;
+			for (; hit < end && strcmp((*hit)->name, site->name) == 0; hit++)
+				if (site->nargs >= 0 && cgm_function_takes(*hit, site->nargs) &&
+				    !on_path((*hit)->schema, path, npath))
 					break;
-			if (hit == end || strcmp(hit->name, site->name) != 0)
+			if (hit == end || strcmp((*hit)->name, site->name) != 0)
 				continue;
 			if (nfound < model->nuser)
-				schemas[nfound] = hit->schema;
+				schemas[nfound] = (*hit)->schema;
 			nfound++;
 		}
 	}

@@ -497,3 +497,8 @@ const char *cgm_events_text(char *buf, size_t len, unsigned events)
 	}
 	return buf;
 }
+
+bool cgm_function_takes(const cgm_function *f, int n)
+{
+	return n >= f->nargs - f->ndefaults && (n <= f->nargs || (f->variadic && n >= f->nargs - 1));
+}

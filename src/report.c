@@ -565,8 +565,7 @@ static char *elsewhere_hint(const cgm_model *model, const cgm_site *site)
 	for (int i = 0; i < model->nfunctions; i++) {
 		const cgm_function *g = &model->functions[i];
 		if (!g->name || !g->id || strcmp(g->name, site->name) != 0 ||
-		    site->nargs < g->nargs - g->ndefaults ||
-		    (site->nargs > g->nargs && !(g->variadic && site->nargs >= g->nargs - 1)))
+		    !cgm_function_takes(g, site->nargs))
 			continue;
 		if (found < 3) {
 			if (found)

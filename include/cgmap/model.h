@@ -713,6 +713,9 @@ void cgm_model_link(cgm_model *model);
 
 /* Index of the function with that id, or -1.  Needs cgm_model_index(). */
 int cgm_model_find(const cgm_model *model, const char *id);
+/* Whether a call of n arguments fits f's parameters by their count alone
+ * (defaults, VARIADIC): the first test of a candidate. */
+bool cgm_function_takes(const cgm_function *f, int n);
 /* Sort user functions by id (builtins after), remap every index, and build
  * the id lookup.  Call once the function list is complete. */
 void cgm_model_index(cgm_model *model);
