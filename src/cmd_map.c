@@ -21,6 +21,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/extract_cache.h"
 #include "cgmap/html.h"
 #include "cgmap/map.h"
 #include "cgmap/ops.h"
@@ -28,6 +29,8 @@
 #include "outfile.h"
 
 #define MAX_LISTED_PROBLEMS 50
+/* Where the site keeps its layouts too (docs/html.md). */
+#define PARSE_CACHE_DIR ".cgmap-cache"
 
 static void usage(FILE *out)
 {
@@ -43,7 +46,9 @@ static void usage(FILE *out)
 		     "  --node-cap N           most nodes drawn in one graph (default 50)\n"
 		     "  --dot-sources          also write each graph's DOT text under DIR/dot/\n"
 		     "  --no-layout-cache      lay every graph out and build every page again\n"
-		     "                         (no .cgmap-cache/, no page records)\n"
+		     "                         (no layouts from .cgmap-cache/, no page records)\n"
+		     "  --no-cache             also parse every body again: neither read nor\n"
+		     "                         write .cgmap-cache/ at all\n"
 		     "  --layout graphviz      lay out function graphs with Graphviz too (default:\n"
 		     "                         cgmap's layered layout; schema overviews use Graphviz)\n"
 		     "  --timing               print the wall time of each stage on stderr\n"
@@ -312,6 +317,26 @@ static int write_outputs(cgm_model *model, const char *outdir)
 	return 0;
 }
 
+/* The parse cache for the next run into DIR.  Losing it costs only time,
+ * so a failure is a warning; a .cgmap-cache that is not a folder (a link)
+ * is left alone, as the layout cache leaves it. */
+static void keep_parse_cache(cgm_extract_cache *cache, const char *outdir, const char *path)
+{
+	char dir[4096];
+	struct stat st;
+	if ((size_t)snprintf(dir, sizeof dir, "%s/" PARSE_CACHE_DIR, outdir) >= sizeof dir)
+		return;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "cgmap: warning: cannot create \"%s\": %s\n", dir, strerror(errno));
+		return;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (cgm_extract_cache_save(cache, path) < 0)
+		fprintf(stderr, "cgmap: warning: the parse cache is not kept: %s\n",
+			cgm_error_message());
+}
+
 static int exit_code(int rc)
 {
 	fprintf(stderr, "cgmap: %s\n", cgm_error_message());
@@ -325,7 +350,9 @@ int cmd_map(int argc, char **argv)
 	cgm_html_options html;
 	cgm_html_options_init(&html);
 	const char *outdir = NULL;
-	bool no_html = false, quiet = false;
+	bool no_html = false, quiet = false, no_parse_cache = false;
+	cgm_extract_cache *parse_cache = NULL;
+	char parse_cache_path[4096];
 	cgm_snapshot_options snapshot = *cgm_snapshot_defaults();
 	int rc = 0;
 
@@ -365,6 +392,9 @@ int cmd_map(int argc, char **argv)
 			html.dot_sources = true;
 		} else if (strcmp(a, "--no-layout-cache") == 0) {
 			html.no_layout_cache = true;
+		} else if (strcmp(a, "--no-cache") == 0) {
+			html.no_layout_cache = true;
+			no_parse_cache = true;
 		} else if ((strcmp(a, "--layout") == 0 && i + 1 < argc) ||
 			   strncmp(a, "--layout=", 9) == 0) {
 			const char *v = a[8] == '=' ? a + 9 : argv[++i];
@@ -414,6 +444,19 @@ int cmd_map(int argc, char **argv)
 		rc = exit_code(rc);
 		goto done;
 	}
+	/* The bodies this folder's last run parsed, when they are still there
+	 * (never through a .cgmap-cache that is a link: what it holds would
+	 * become the map). */
+	if (!no_parse_cache &&
+	    (size_t)snprintf(parse_cache_path, sizeof parse_cache_path, "%s/" PARSE_CACHE_DIR "/%s",
+			     outdir, CGM_EXTRACT_CACHE_FILE) < sizeof parse_cache_path) {
+		char dir[4096];
+		struct stat st;
+		snprintf(dir, sizeof dir, "%s/" PARSE_CACHE_DIR, outdir);
+		bool usable = lstat(dir, &st) != 0 || S_ISDIR(st.st_mode);
+		parse_cache = cgm_extract_cache_open(usable ? parse_cache_path : NULL);
+		opts.extract_cache = parse_cache;
+	}
 	cgm_model *model = NULL;
 	if ((rc = cgm_map_source(&model, &opts)) < 0) {
 		rc = exit_code(rc);
@@ -431,6 +474,8 @@ int cmd_map(int argc, char **argv)
 		rc = exit_code(rc);
 		goto done;
 	}
+	if (parse_cache)
+		keep_parse_cache(parse_cache, outdir, parse_cache_path);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (opts.timing)
 		fprintf(stderr, "stage %-8s %8.3f s\n", "write",
@@ -461,6 +506,7 @@ int cmd_map(int argc, char **argv)
 	cgm_model_free(model);
 	rc = 0;
 done:
+	cgm_extract_cache_free(parse_cache);
 	cgm_map_options_free(&opts);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * only an unreadable source fails the call.
  */
 #include "cgmap/map.h"
+#include "cgmap/extract_cache.h"
 #include "cgmap/verdict.h"
 
 #include <stdlib.h>
@@ -214,12 +215,21 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 
 	cgm_resolve_options ropts = { .include_builtins = opts->include_builtins,
 				      .threads = opts->threads, .relfx = relfx,
-				      .coercions = coercions };
+				      .coercions = coercions,
+				      .extract_cache = opts->extract_cache };
 	rc = cgm_resolve(model, &ropts);
 	cgm_relfx_free(relfx);
 	if (rc < 0)
 		goto fail;
-	stage_time(opts, "resolve", &t);
+	if (opts->timing && opts->extract_cache) {
+		long fetched, parsed;
+		cgm_extract_cache_counts(opts->extract_cache, &fetched, &parsed);
+		fprintf(opts->timing, "stage %-8s %8.3f s (%ld of %ld bodies from the parse cache)\n",
+			"resolve", now_seconds() - t, fetched, fetched + parsed);
+		t = now_seconds();
+	} else {
+		stage_time(opts, "resolve", &t);
+	}
 	/* Declared dynamic calls before the runtime merge, which adds its
 	 * observations of the same calls to these edges. */
 	cgm_config_apply(model, opts->config);

@@ -47,6 +47,7 @@
 #include "cgmap/hash.h"
 #include "cgmap/intern.h"
 #include "cgmap/exprtype.h"
+#include "cgmap/extract_cache.h"
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
@@ -768,6 +769,7 @@ typedef struct resolve_job {
 	const resolver *rv;
 	bool include_builtins;
 	cgm_coercions coercions; /* for bodies extracted here (extract_pending) */
+	struct cgm_extract_cache *cache; /* bodies extracted by an earlier run, or NULL */
 	int nruns;
 	int *run_edges;        /* nruns: the first pass counts each run's edges, then
 	                        * the index in model->edges of its first edge */
@@ -782,6 +784,7 @@ typedef struct resolve_worker {
 	cgm_arena *scratch;    /* one body's parse and typing, reset after it */
 	cgm_intern *strings;   /* the kept sites' strings, one copy each, in arena */
 	struct rare_table *rares; /* the kept sites' rare records, one copy each */
+	cgm_extract_cache_slot *cached; /* this thread's fetches and keeps, or NULL */
 	pthread_t thread;
 } resolve_worker;
 
@@ -1022,8 +1025,21 @@ static void resolve_one(resolve_worker *w, cgm_function *fn)
 		w->scratch = cgm_arena_new();
 		w->strings = cgm_intern_new(w->arena);
 		w->rares = cgm_xcalloc(1, sizeof(rare_table));
+		if (w->job->cache)
+			w->cached = cgm_extract_cache_slot_new(w->job->cache);
 	}
-	cgm_extract_function_with(w->scratch, fn, w->job->coercions);
+	if (w->cached) {
+		/* Keyed by everything extraction reads, so a body fetched is the
+		 * body parsed; kept before resolution writes into its sites. */
+		cgm_extract_key key;
+		cgm_extract_cache_key(&key, fn, w->job->coercions);
+		if (!cgm_extract_cache_fetch(w->cached, &key, w->scratch, fn)) {
+			cgm_extract_function_with(w->scratch, fn, w->job->coercions);
+			cgm_extract_cache_keep(w->cached, &key, fn);
+		}
+	} else {
+		cgm_extract_function_with(w->scratch, fn, w->job->coercions);
+	}
 	resolve_function(rv, w->scratch, fn);
 	keep_resolved(w, fn);
 	cgm_arena_reset(w->scratch);
@@ -1115,7 +1131,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 		qsort(model->columns, (size_t)model->ncolumns, sizeof(char *), compare_strings);
 
 	resolve_job job = { .rv = &rv, .include_builtins = opts && opts->include_builtins,
-			    .coercions = opts ? opts->coercions : CGM_COERCE_ALL };
+			    .coercions = opts ? opts->coercions : CGM_COERCE_ALL,
+			    .cache = opts ? opts->extract_cache : NULL };
 	job.nruns = (model->nuser + RUN_LENGTH - 1) / RUN_LENGTH;
 	job.run_edges = cgm_xcalloc((size_t)(job.nruns ? job.nruns : 1), sizeof(int));
 	pthread_mutex_init(&job.lock, NULL);

@@ -39,6 +39,9 @@ typedef struct cgm_map_options {
 	struct cgm_config *config;     /* loaded by cgm_map_options_load_config, owned here */
 	bool config_loaded;
 	FILE *timing;                  /* when set, per-stage wall times go there */
+	struct cgm_extract_cache *extract_cache; /* bodies an earlier run into the same
+	                                * folder extracted (cgmap/extract_cache.h), or
+	                                * NULL: every body parsed; borrowed */
 } cgm_map_options;
 
 void cgm_map_options_init(cgm_map_options *opts);

@@ -105,6 +105,8 @@ typedef struct cgm_resolve_options {
 	                                * relation and DDL sites resolve to nothing */
 	cgm_coercions coercions;       /* for the bodies left to resolution
 	                                * (cgm_function.extract_pending) */
+	struct cgm_extract_cache *extract_cache; /* their extraction kept by an earlier
+	                                * run (cgmap/extract_cache.h), or NULL */
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.
