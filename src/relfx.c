@@ -19,7 +19,8 @@
  * tables above it (PostgreSQL clones row triggers onto partitions); an
  * UPDATE, DELETE or TRUNCATE of a table runs the triggers of the tables
  * inheriting from it (the same partition reach, without INSERT); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
- * DEFAULT runs a DELETE or UPDATE on the referencing table, whose effects
+ * DEFAULT runs a DELETE or UPDATE on the referencing table (ONLY on it, unless
+ * it is partitioned: not on the tables inheriting from it), whose effects
  * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
  * of the referencing columns too, `via default` naming the default and the
  * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
@@ -319,12 +320,26 @@ static void ancestor_row_triggers(fx_walk *w, int rel, unsigned events, const ch
 	}
 }
 
-/* The effects of relation `rel` for a statement with `events` on `cols`.
- * Under a view (`in_view`) the view owner's rights apply, who owns the
- * tables as a rule: their policies do not. */
+/* How collect enters a relation. */
+enum {
+	FX_ONLY_TRIGGERS = 1 << 0, /* came down from a partitioned parent: its
+	                            * triggers, keys and partitions only */
+	FX_IN_VIEW = 1 << 1,       /* under a view (or rule): the view owner's
+	                            * rights apply, who owns the tables as a rule,
+	                            * so their policies do not */
+	FX_ONLY = 1 << 2           /* the statement names it ONLY: a referential
+	                            * action on a table that is not partitioned
+	                            * (ri_triggers.c's "DELETE FROM ONLY"), which
+	                            * leaves the tables inheriting from it alone */
+};
+
+/* The effects of relation `rel` for a statement with `events` on `cols`,
+ * entered as `how` says (FX_*). */
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
-		    fx_label label, bool only_triggers, bool in_view)
+		    fx_label label, unsigned how)
 {
+	bool only_triggers = how & FX_ONLY_TRIGGERS, in_view = how & FX_IN_VIEW;
+	unsigned keep_view = how & FX_IN_VIEW;
 	const cgm_relfx *fx = w->fx;
 	const cgm_model *m = fx->model;
 	if (rel < 0 || w->depth >= MAX_DEPTH)
@@ -377,11 +392,15 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			break;
 		case CGM_REACH_VIEW:
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), CGM_EV_SELECT,
-				NULL, 0, label, false, true);
+				NULL, 0, label, FX_IN_VIEW);
 			break;
 		case CGM_REACH_PARTITION:
+			/* A table inheriting from this one (reached without
+			 * INSERT, unlike a partition) is outside ONLY. */
+			if ((how & FX_ONLY) && !(e->events & CGM_EV_INSERT))
+				break;
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
-				cols, ncols, label, true, in_view);
+				cols, ncols, label, FX_ONLY_TRIGGERS | keep_view);
 			break;
 		case CGM_REACH_RULE: {
 			/* The rule's owner acts (as a view's does): no policies. */
@@ -389,7 +408,7 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			if (!inner.set)
 				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
-				e->target_columns, e->ntarget_columns, inner, false, true);
+				e->target_columns, e->ntarget_columns, inner, FX_IN_VIEW);
 			break;
 		}
 		case CGM_REACH_CASCADE: {
@@ -399,7 +418,7 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			if (!inner.set)
 				inner = (fx_label){ true, CGM_VIA_CASCADE, e->object };
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
-				e->target_columns, e->ntarget_columns, inner, false, in_view);
+				e->target_columns, e->ntarget_columns, inner, FX_ONLY | keep_view);
 			break;
 		}
 		}
@@ -462,7 +481,7 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 	fx_label none = { false, CGM_VIA_CALL, NULL };
 	const cgm_site_rare *x = cgm_site_get_rare(s);
 	collect(&w, rel, x->events, x->columns, x->ncolumns, none,
-		s->kind == CGM_SITE_TRIGGER, false);
+		s->kind == CGM_SITE_TRIGGER ? FX_ONLY_TRIGGERS : 0);
 	if (s->kind == CGM_SITE_TRIGGER) {
 		/* An old snapshot's trigger site: only its triggers, as before. */
 		int kept = 0;

@@ -150,6 +150,14 @@ static const char *const triggers_query =
 	" WHERE a.attrelid = " rel " AND a.attnum = ANY (" nums "))"
 #define NO_TARGET "NULL::name, NULL::name, 0, NULL::text"
 #define NO_DEFAULTS ", false"
+/* A foreign key whose action runs: it has action triggers on the
+ * referenced table.  A partition's clone of its parent's key has only the
+ * check triggers on the partition; the parent's action, on the whole
+ * partitioned table, reaches it (ri_triggers.c: no ONLY there). */
+#define FK_ACTS                                                                         \
+	"EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgconstraint = k.oid"               \
+	" AND g.tgrelid = k.confrelid AND g.tgfoid NOT IN"                              \
+	" ('\"RI_FKey_check_ins\"'::regproc, '\"RI_FKey_check_upd\"'::regproc))"
 static const char *const effects_query =
 	"WITH RECURSIVE dep AS ("
 	"  SELECT DISTINCT d.classid, d.objid, f.oid AS fn, f.oid::regprocedure::text AS fid"
@@ -310,13 +318,13 @@ static const char *const effects_query =
 	"  CASE WHEN k.confdeltype = 'c' THEN NULL ELSE " COLS("k.conrelid", "k.conkey") " END, NULL,"
 	"  k.confdeltype = 'd'"
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
-	" WHERE k.contype = 'f' AND k.confdeltype IN ('c', 'n', 'd')"
+	" WHERE k.contype = 'f' AND k.confdeltype IN ('c', 'n', 'd') AND " FK_ACTS
 	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
 	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 2,"
 	"  " COLS("k.confrelid", "k.confkey") ", NULL,"
 	"  t.nspname, t.relname, 2, " COLS("k.conrelid", "k.conkey") ", NULL, k.confupdtype = 'd'"
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
-	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd')"
+	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd') AND " FK_ACTS
 	" ORDER BY 1, 2, 5, 8, 9, 10";
 
 /* Rules other than a view's, with their definition: the relations their

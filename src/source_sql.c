@@ -161,6 +161,10 @@ typedef struct sql_table {
 	 * ALTER TABLE on them (not ONLY) reaches it. */
 	const char **parents;
 	int nparents, cap_parents;
+	/* Its PRIMARY KEY's columns: what a foreign key referencing the table
+	 * without a column list references. */
+	const char **pkey_columns;
+	int npkey_columns;
 } sql_table;
 
 /* What a relation runs (relfx.h), hanging on its relation like a
@@ -172,6 +176,10 @@ typedef struct sql_effect {
 	const char *ref_object; /* the object as references name it, or NULL */
 	bool dropped;
 	bool no_inherit;        /* a CHECK ... NO INHERIT: children do not get it */
+	bool cloned_key;        /* a partition's clone of its parent's foreign key:
+	                         * it has no action triggers of its own (the
+	                         * parent's action reaches the partition), until
+	                         * DETACH makes it a key of its own */
 	/* An index's: its name, and the column names and label a copy of it
 	 * (LIKE ... INCLUDING INDEXES, a partition's) is named from. */
 	const char *index_name;
@@ -2247,6 +2255,14 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 					      cgm_quote_ident(st->a, name));
 	int npk = 0;
 	const char **pk = string_list(st, jget(con, "pk_attrs"), &npk);
+	if (npk == 0) {
+		/* REFERENCES t without columns: t's primary key. */
+		const sql_table *r = find_table(st, schema, ref);
+		if (r && r->npkey_columns > 0) {
+			pk = r->pkey_columns;
+			npk = r->npkey_columns;
+		}
+	}
 	for (int which = 0; which < 2; which++) {
 		const char *action = which == 0 ? del : upd;
 		if (!(which == 0 ? del_acts : upd_acts))
@@ -2540,7 +2556,7 @@ static void finish_effects(sql_state *st, cgm_model *model)
 {
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
-		if (x->dropped)
+		if (x->dropped || x->cloned_key)
 			continue;
 		sql_table *t = find_table(st, x->effect.schema, x->effect.relation);
 		if (!t || (x->effect.via == CGM_VIA_POLICY && !t->rls))
@@ -3098,6 +3114,19 @@ static void drop_keys_above(sql_state *st, const sql_table *c)
 	free(under);
 }
 
+/* DETACH PARTITION of c: the foreign keys c had cloned from its parent
+ * become its own, with action triggers of their own (DetachPartitionFinalize);
+ * those of c's partitions stay clones of c's. */
+static void own_cloned_keys(sql_state *st, const sql_table *c)
+{
+	const char *key = pair_key(st->a, c->schema, c->name);
+	for (int i = 0; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		if (x->cloned_key && !x->dropped && strcmp(x->owner, key) == 0)
+			x->cloned_key = false;
+	}
+}
+
 static void add_parent(sql_state *st, sql_table *child, const char *schema, const char *name)
 {
 	const char *key = pair_key(st->a, schema, name);
@@ -3248,6 +3277,7 @@ static void copy_foreign_keys(sql_state *st, const char *from_schema, const char
 			   object, x.effect.events, NULL);
 		sql_effect *y = &st->effects[st->neffects - 1];
 		*y = x; /* its events, columns and actions */
+		y->cloned_key = true;
 		y->effect.object = object;
 		y->effect.target_schema = to_schema;
 		y->effect.target_relation = to_name;
@@ -3737,6 +3767,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				 * above it. */
 				drop_child_reach(st, t->schema, t->name, c->schema, c->name);
 				drop_keys_above(st, c);
+				own_cloned_keys(st, c);
 			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
@@ -4257,6 +4288,12 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 	if (n == 0)
 		return;
 	unique_column_names(st, names, n);
+	if (pkey) {
+		t->pkey_columns = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)n);
+		for (int i = 0; i < n; i++)
+			t->pkey_columns[i] = cgm_arena_strdup(st->a, elems[i].column);
+		t->npkey_columns = n;
+	}
 	const char *index = jstr(con, "conname");
 	if (!index)
 		index = choose_index_name(st, t->schema, t->name, pkey ? NULL : names, n,
