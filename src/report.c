@@ -508,6 +508,10 @@ static void build_unexplained(table *t, const cgm_model *model)
 				  : strcmp(cause, "search_path") == 0
 					  ? "an unqualified call the session's search_path sent to this "
 					    "function of its name"
+				  : strcmp(cause, "internal machinery") == 0
+					  ? "a call PostgreSQL made itself while running the caller's "
+					    "statements (the callee takes `internal`: a planner estimator "
+					    "or SUPPORT function, an index's support function)"
 				  : strcmp(cause, "caller not analysed") == 0
 					  ? "a call the caller's code makes where cgmap does not read it "
 					    "(its language is not PL/pgSQL or SQL)"

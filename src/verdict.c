@@ -436,6 +436,13 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 			return "changed body";
 	if (through_sql(model, edge->from, edge->to, 3))
 		return "inlined SQL function";
+	/* No SQL can pass an `internal` value: PostgreSQL itself made the call
+	 * while running the caller's statements (a planner's selectivity
+	 * estimator or SUPPORT function, an index access method's support
+	 * function on a scan). */
+	for (int i = 0; i < to->nargs && to->argtypes; i++)
+		if (to->argtypes[i] && strcmp(to->argtypes[i], "internal") == 0)
+			return "internal machinery";
 	if (to->result && strcmp(to->result, "event_trigger") == 0)
 		return "event trigger";
 	if (to->is_trigger)

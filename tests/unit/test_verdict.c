@@ -389,6 +389,15 @@ static void test_unexplained_causes(void **state)
 	assert_string_equal(cgm_edge_cause(m, &e), "inlined SQL function");
 	e.to = idx(m, "app.b()");
 	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	/* A callee taking `internal` (a planner estimator, a GiST support
+	 * function): only PostgreSQL calls it. */
+	static const char *internal_args[] = { "internal", "oid", "internal", "integer" };
+	cgm_function *b = &m->functions[idx(m, "app.b()")];
+	b->nargs = 4;
+	b->argtypes = internal_args;
+	assert_string_equal(cgm_edge_cause(m, &e), "internal machinery");
+	b->nargs = 0;
+	b->argtypes = NULL;
 	int line = 14; /* past the body's 10 lines: observed against an older body */
 	e.lines = &line;
 	e.nlines = 1;
