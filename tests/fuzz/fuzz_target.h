@@ -1,5 +1,5 @@
 /*
- * fuzz_target.h - the fuzz targets of cgmap's two readers of untrusted
+ * fuzz_target.h - the fuzz targets of cgmap's readers of untrusted
  * input, shared by the libFuzzer entry point (libfuzzer_main.c, clang) and
  * the deterministic mutation driver ctest runs (mutate.c, any compiler).
  *
@@ -19,6 +19,10 @@
 int cgm_fuzz_sqlfile(const uint8_t *data, size_t size);
 /* The input as a snapshot: read; when it reads, written and read back. */
 int cgm_fuzz_snapshot(const uint8_t *data, size_t size);
+/* The input as a function body: its extraction kept in a parse cache,
+ * fetched back and kept again to the same bytes; then fetched from a
+ * damaged record. */
+int cgm_fuzz_bodies(const uint8_t *data, size_t size);
 
 /* A file of this process for the input (TMPDIR), written whole; its path
  * lives until exit. */

@@ -1,0 +1,1 @@
+SELECT g(a), (SELECT count(*) FROM app.t WHERE t.x = $1) + length(b)
