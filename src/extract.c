@@ -707,6 +707,10 @@ static cgm_site *on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned eve
 	int relname = jt_get(d, rv, "relname");
 	if (relname < 0 || !events)
 		return NULL;
+	/* libpg_query's JSON leaves false out: no "inh" is ONLY. */
+	if (!jt_true(d, jt_get(d, rv, "inh")) &&
+	    (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE)))
+		events |= CGM_EV_ONLY;
 	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0) + ctx->loc_shift);
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_RELATION;
@@ -907,8 +911,11 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			int rels = jt_get(d, obj, "relations");
 			int n = rels >= 0 ? d->tokens[rels].size : 0;
 			int r = rels + 1;
+			int behavior = jt_get(d, obj, "behavior");
+			unsigned events = CGM_EV_TRUNCATE |
+					  (behavior >= 0 && jt_eq(d, behavior, "DROP_CASCADE") ? CGM_EV_CASCADE : 0);
 			for (int i = 0; i < n; i++, r = jt_skip(d, r))
-				on_dml(ctx, d, r, CGM_EV_TRUNCATE);
+				on_dml(ctx, d, r, events);
 		} else if (jt_eq(d, k, "RefreshMatViewStmt")) {
 			on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_REFRESH);
 		} else if (jt_eq(d, k, "CopyStmt")) {

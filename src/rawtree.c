@@ -975,11 +975,20 @@ static const char **target_names(const List *targets, int *n)
 	return names;
 }
 
+/* `ONLY t` on a statement that would reach t's children: they stay out. */
+static unsigned with_only(const RangeVar *rel, unsigned events)
+{
+	if (!rel->inh && (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE)))
+		events |= CGM_EV_ONLY;
+	return events;
+}
+
 static void report_relation_values(walker *w, const RangeVar *rel, unsigned events,
 				   const List *cols, const cgm_expr *const *values)
 {
 	if (!rel || !rel->relname || !events)
 		return;
+	events = with_only(rel, events);
 	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
 			       .location = rel->location, .events = events };
 	r.columns = target_names(cols, &r.ncolumns);
@@ -991,6 +1000,7 @@ static void report_relation(walker *w, const RangeVar *rel, unsigned events, con
 {
 	if (!rel || !rel->relname || !events)
 		return;
+	events = with_only(rel, events);
 	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
 			       .location = rel->location, .events = events };
 	r.columns = target_names(cols, &r.ncolumns);
@@ -1314,10 +1324,11 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_TruncateStmt: {
 		const TruncateStmt *s = (const TruncateStmt *)node;
+		unsigned events = CGM_EV_TRUNCATE | (s->behavior == DROP_CASCADE ? CGM_EV_CASCADE : 0);
 		const ListCell *lc;
 		foreach (lc, s->relations)
 			if (lfirst(lc) && IsA(lfirst(lc), RangeVar))
-				report_dml(w, lfirst(lc), CGM_EV_TRUNCATE);
+				report_dml(w, lfirst(lc), events);
 		WALK(s->relations);
 		return true;
 	}

@@ -20,13 +20,16 @@
  * UPDATE, DELETE or TRUNCATE of a table runs the triggers of the tables
  * inheriting from it (the same partition reach, without INSERT); a foreign key with ON DELETE/UPDATE CASCADE, SET NULL or SET
  * DEFAULT runs a DELETE or UPDATE on the referencing table (ONLY on it, unless
- * it is partitioned: not on the tables inheriting from it), whose effects
+ * it is partitioned: not on the tables inheriting from it), and TRUNCATE ...
+ * CASCADE truncates it whatever its key's actions, whose effects
  * then run as `via cascade` naming the key; SET DEFAULT runs the defaults
  * of the referencing columns too, `via default` naming the default and the
  * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
  * on another relation runs that relation's effects for its statement, `via
  * rule` naming the rule, transitively (a rule's action may fire another
- * rule), with the view owner's rights (no policies).  A relation already on the path
+ * rule), with the view owner's rights (no policies).  A statement's own
+ * ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of the tables under
+ * t.  A relation already on the path
  * with the same events is not entered again, and the depth is bounded: a
  * cycle of foreign keys ends.
  */
@@ -327,10 +330,14 @@ enum {
 	FX_IN_VIEW = 1 << 1,       /* under a view (or rule): the view owner's
 	                            * rights apply, who owns the tables as a rule,
 	                            * so their policies do not */
-	FX_ONLY = 1 << 2           /* the statement names it ONLY: a referential
+	FX_ONLY = 1 << 2,          /* the statement names it ONLY: a referential
 	                            * action on a table that is not partitioned
 	                            * (ri_triggers.c's "DELETE FROM ONLY"), which
 	                            * leaves the tables inheriting from it alone */
+	FX_BELOW = 1 << 3          /* a partition or inheriting table of the one the
+	                            * statement names: its row triggers fire, its
+	                            * statement triggers do not (but TRUNCATE's,
+	                            * which truncates each table itself) */
 };
 
 /* The effects of relation `rel` for a statement with `events` on `cols`,
@@ -355,6 +362,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		const cgm_trigger *t = &m->triggers[r->triggers[i]];
 		if (!t->enabled || !applies(events, cols, ncols, t->events, t->columns, t->ncolumns))
 			continue;
+		if ((how & FX_BELOW) && !t->row && !(events & t->events & CGM_EV_TRUNCATE))
+			continue;
 		if (label.set)
 			add_target(w, t->function, label.via, label.object);
 		else
@@ -370,6 +379,7 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		if (only_triggers &&
 		    !(e->reach == CGM_REACH_FUNCTION &&
 		      (e->via == CGM_VIA_TRIGGER_WHEN || e->via == CGM_VIA_PARTITION_KEY)) &&
+		    !(e->reach == CGM_REACH_CASCADE && e->events == CGM_EV_CASCADE) &&
 		    e->reach != CGM_REACH_PARTITION)
 			continue;
 		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
@@ -395,12 +405,19 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 				NULL, 0, label, FX_IN_VIEW);
 			break;
 		case CGM_REACH_PARTITION:
-			/* A table inheriting from this one (reached without
-			 * INSERT, unlike a partition) is outside ONLY. */
-			if ((how & FX_ONLY) && !(e->events & CGM_EV_INSERT))
+			/* The statement's own ONLY leaves out every table
+			 * under this one; a referential action's, the tables
+			 * inheriting from it (reached without INSERT, unlike a
+			 * partition). */
+			if ((events & CGM_EV_ONLY) ||
+			    ((how & FX_ONLY) && !(e->events & CGM_EV_INSERT)))
 				break;
-			collect(w, find_rel(fx, e->target_schema, e->target_relation), events & e->events,
-				cols, ncols, label, FX_ONLY_TRIGGERS | keep_view);
+			/* A table truncated with CASCADE truncates what references
+			 * the tables under it too. */
+			collect(w, find_rel(fx, e->target_schema, e->target_relation),
+				(events & e->events) |
+					(events & e->events & CGM_EV_TRUNCATE ? events & CGM_EV_CASCADE : 0),
+				cols, ncols, label, FX_ONLY_TRIGGERS | FX_BELOW | keep_view);
 			break;
 		case CGM_REACH_RULE: {
 			/* The rule's owner acts (as a view's does): no policies. */

@@ -325,6 +325,15 @@ static const char *const effects_query =
 	"  t.nspname, t.relname, 2, " COLS("k.conrelid", "k.conkey") ", NULL, k.confupdtype = 'd'"
 	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
 	" WHERE k.contype = 'f' AND k.confupdtype IN ('c', 'n', 'd') AND " FK_ACTS
+	/* TRUNCATE ... CASCADE (128) truncates the referencing table, ONLY it,
+	 * whatever the key's actions, and cascades on (136: TRUNCATE and
+	 * CASCADE).  A partition's clone of its parent's key adds nothing:
+	 * the parent's reaches the partition. */
+	" UNION ALL SELECT c.nspname, c.relname, 'c', 'cascade',"
+	"  'cascade ' || " QREL("t", "t") " || '.' || quote_ident(k.conname), 128, NULL, NULL,"
+	"  t.nspname, t.relname, 136, NULL, NULL, false"
+	" FROM pg_constraint k JOIN rel c ON c.oid = k.confrelid JOIN rel t ON t.oid = k.conrelid"
+	" WHERE k.contype = 'f' AND k.conparentid = 0"
 	" ORDER BY 1, 2, 5, 8, 9, 10";
 
 /* Rules other than a view's, with their definition: the relations their

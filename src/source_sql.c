@@ -2228,8 +2228,6 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 	const char *upd = jstr(con, "fk_upd_action");
 	bool del_acts = del && strchr("cnd", del[0]);
 	bool upd_acts = upd && strchr("cnd", upd[0]);
-	if (!del_acts && !upd_acts)
-		return;
 	const char *schema, *ref;
 	if (!range_var(st, jget(con, "pktable"), false, &schema, &ref))
 		return;
@@ -2253,6 +2251,17 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 	const char *object = cgm_arena_printf(st->a, "cascade %s.%s",
 					      relation_text(st, t->schema, t->name),
 					      cgm_quote_ident(st->a, name));
+	/* TRUNCATE ... CASCADE truncates the referencing table (ONLY it),
+	 * whatever the actions, and cascades on from there. */
+	new_effect(st, schema, ref, CGM_REACH_CASCADE, CGM_VIA_CASCADE, object, CGM_EV_CASCADE, NULL);
+	cgm_effect *truncated = &st->effects[st->neffects - 1].effect;
+	truncated->target_schema = t->schema;
+	truncated->target_relation = t->name;
+	truncated->target_events = CGM_EV_TRUNCATE | CGM_EV_CASCADE;
+	st->effects[st->neffects - 1].ref_object = NULL;
+	set_effect_owner(st, st->neffects - 1, pair_key(st->a, t->schema, t->name));
+	if (!del_acts && !upd_acts)
+		return;
 	int npk = 0;
 	const char **pk = string_list(st, jget(con, "pk_attrs"), &npk);
 	if (npk == 0) {

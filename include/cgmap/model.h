@@ -101,7 +101,13 @@ enum {
 	CGM_EV_DELETE = 1 << 2,
 	CGM_EV_TRUNCATE = 1 << 3,
 	CGM_EV_SELECT = 1 << 4,   /* a read: only relation sites, never a trigger's event */
-	CGM_EV_REFRESH = 1 << 5   /* REFRESH MATERIALIZED VIEW: its query runs again */
+	CGM_EV_REFRESH = 1 << 5,  /* REFRESH MATERIALIZED VIEW: its query runs again */
+	/* How a relation site's statement names its table, never a trigger's
+	 * event: */
+	CGM_EV_ONLY = 1 << 6,     /* UPDATE, DELETE, TRUNCATE ONLY t: neither the tables
+	                           * inheriting from t nor its partitions */
+	CGM_EV_CASCADE = 1 << 7   /* TRUNCATE ... CASCADE: the tables whose foreign keys
+	                           * reference t too, and theirs in turn */
 };
 
 /* What few sites have: a statement's events and columns (relation and
