@@ -27,7 +27,10 @@
  * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
  * on another relation runs that relation's effects for its statement, `via
  * rule` naming the rule, transitively (a rule's action may fire another
- * rule), with the view owner's rights (no policies).  A statement's own
+ * rule), with the view owner's rights (no policies).  A write to a view
+ * that reads one relation, with no INSTEAD OF trigger or rule for it, is
+ * PostgreSQL's automatic update of that relation (auto_update).  A
+ * statement's own
  * ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of the tables under
  * t.  A relation already on the path
  * with the same events is not entered again, and the depth is bounded: a
@@ -53,6 +56,7 @@ typedef struct fx_rel {
 	int ntriggers, cap_triggers;
 	int *parents;  /* the partitioned tables it is a partition of (rels) */
 	int nparents, cap_parents;
+	char relkind;  /* pg_class.relkind, 0 when the model has no such relation */
 } fx_rel;
 
 struct cgm_relfx {
@@ -140,8 +144,11 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 	cgm_relfx *fx = cgm_xcalloc(1, sizeof(cgm_relfx));
 	fx->model = model;
 	grow_slots(fx);
-	for (int i = 0; i < model->nrelations; i++)
-		add_rel(fx, model->relations[i].schema, model->relations[i].name);
+	for (int i = 0; i < model->nrelations; i++) {
+		int r = add_rel(fx, model->relations[i].schema, model->relations[i].name);
+		if (r >= 0)
+			fx->rels[r].relkind = model->relations[i].relkind;
+	}
 	for (int i = 0; i < model->neffects; i++) {
 		const cgm_effect *e = &model->effects[i];
 		int r = add_rel(fx, e->schema, e->relation);
@@ -340,6 +347,58 @@ enum {
 	                            * which truncates each table itself) */
 };
 
+static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
+		    fx_label label, unsigned how);
+
+/* Most columns a write through a view names: its own and its defaults. */
+#define MAX_VIEW_COLUMNS 256
+
+/* A write to view `rel` that neither an INSTEAD OF trigger (a view's row
+ * triggers are all INSTEAD OF) nor a rule takes over is PostgreSQL's
+ * automatic update of the one relation the view selects from
+ * (rewriteHandler.c): that relation's triggers, defaults, checks and
+ * indexes run, with the view owner's rights.  A view reading more than one
+ * relation is taken as not automatically updatable (a join, or a
+ * subquery's table, which cgmap does not tell from the view's FROM), and
+ * a rule on the view as DO INSTEAD.  The columns an INSERT leaves out get
+ * the view's own defaults first: the base table's run for the rest. */
+static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const *cols, int ncols,
+			fx_label label)
+{
+	const cgm_relfx *fx = w->fx;
+	const cgm_model *m = fx->model;
+	const fx_rel *r = &fx->rels[rel];
+	for (int i = 0; i < r->ntriggers; i++) {
+		const cgm_trigger *t = &m->triggers[r->triggers[i]];
+		if (t->enabled && t->row)
+			writes &= ~t->events;
+	}
+	int base = -1;
+	const char *named[MAX_VIEW_COLUMNS];
+	int nnamed = 0;
+	for (int i = 0; i < ncols && nnamed < MAX_VIEW_COLUMNS; i++)
+		named[nnamed++] = cols[i];
+	for (int i = 0; i < r->neffects; i++) {
+		const cgm_effect *e = &m->effects[r->effects[i]];
+		if (e->reach == CGM_REACH_RULE || e->via == CGM_VIA_RULE) {
+			writes &= ~e->events;
+		} else if (e->reach == CGM_REACH_VIEW) {
+			int b = find_rel(fx, e->target_schema, e->target_relation);
+			if (b < 0 || (base >= 0 && b != base))
+				return;
+			base = b;
+		} else if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT && ncols > 0 &&
+			   e->ncolumns > 0 && e->columns[0] && nnamed < MAX_VIEW_COLUMNS) {
+			named[nnamed++] = e->columns[0];
+		}
+	}
+	writes &= CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE;
+	if (!writes || base < 0)
+		return;
+	collect(w, base, writes, ncols > 0 ? named : NULL, ncols > 0 ? nnamed : 0, label,
+		FX_IN_VIEW);
+}
+
 /* The effects of relation `rel` for a statement with `events` on `cols`,
  * entered as `how` says (FX_*). */
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
@@ -374,6 +433,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	 * down from the parent ran them there already. */
 	if (!only_triggers)
 		ancestor_row_triggers(w, rel, events, cols, ncols, label);
+	if (r->relkind == 'v' && (events & (CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE)))
+		auto_update(w, rel, events, cols, ncols, label);
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
 		if (only_triggers &&

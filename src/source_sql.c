@@ -2221,6 +2221,22 @@ static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
 	(void)key;
 }
 
+/* A column default's description as the catalog words it
+ * (getObjectDescription): "default value for column c of table s.t", the
+ * relation's kind being "view" or "foreign table" for those (a
+ * partitioned table is a table there). */
+static const char *default_ref(sql_state *st, const char *schema, const char *name,
+			       const char *column)
+{
+	const sql_table *t = find_table(st, schema, name);
+	const char *word = "table";
+	if (t && (strcmp(t->kind, "view") == 0 || strcmp(t->kind, "foreign table") == 0 ||
+		  strcmp(t->kind, "materialized view") == 0))
+		word = t->kind;
+	return cgm_arena_printf(st->a, "default value for column %s of %s %s", column, word,
+				relation_text(st, schema, name));
+}
+
 /* A foreign key's ON DELETE / ON UPDATE action on the referencing table. */
 static void foreign_key_effects(sql_state *st, sql_table *t, const char *column, const jd_node *con)
 {
@@ -2760,8 +2776,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 	if (!type || !expr)
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
-		const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
-						   column, relation_text(st, t->schema, t->name));
+		const char *ref = default_ref(st, t->schema, t->name, column);
 		add_references(st, expr, "default", ref);
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_DEFAULT,
 			    cgm_arena_printf(st->a, "default %s.%s", relation_text(st, t->schema, t->name),
@@ -2769,8 +2784,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 			    CGM_EV_INSERT, column, ref);
 	} else if (strcmp(type, "CONSTR_GENERATED") == 0 && column) {
 		/* The catalog keeps a generated column's expression as its default. */
-		const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
-						   column, relation_text(st, t->schema, t->name));
+		const char *ref = default_ref(st, t->schema, t->name, column);
 		add_references(st, expr, "default", ref);
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_GENERATED,
 			    cgm_arena_printf(st->a, "generated %s.%s", relation_text(st, t->schema, t->name),
@@ -3193,8 +3207,7 @@ static void drop_column_effects(sql_state *st, sql_table *t, const char *column)
 {
 	const char *key = pair_key(st->a, t->schema, t->name);
 	drop_references(st,
-			cgm_arena_printf(st->a, "default value for column %s of table %s", column,
-					 relation_text(st, t->schema, t->name)),
+			default_ref(st, t->schema, t->name, column),
 			NULL, false);
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
@@ -3709,8 +3722,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		} else if (t && strcmp(sub, "AT_ColumnDefault") == 0 && cname) {
 			/* SET DEFAULT replaces the default, DROP DEFAULT (no
 			 * def) removes it. */
-			const char *ref = cgm_arena_printf(st->a, "default value for column %s of table %s",
-							   cname, relation_text(st, t->schema, t->name));
+			const char *ref = default_ref(st, t->schema, t->name, cname);
 			drop_references(st, ref, NULL, false);
 			if (def) {
 				add_references(st, def, "default", ref);
@@ -3724,8 +3736,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			for (int k = 0; k < nkids; k++) {
 				const sql_table *c = &st->tables[kids[k]];
 				drop_references(st,
-						cgm_arena_printf(st->a, "default value for column %s of table %s",
-								 cname, relation_text(st, c->schema, c->name)),
+						default_ref(st, c->schema, c->name, cname),
 						NULL, false);
 				if (def)
 					copy_relation_effects(st, t->schema, t->name, c->schema, c->name,
@@ -3738,8 +3749,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			for (int k = -1; k < nkids; k++) {
 				const sql_table *c = k < 0 ? t : &st->tables[kids[k]];
 				drop_references(st,
-						cgm_arena_printf(st->a, "default value for column %s of table %s",
-								 cname, relation_text(st, c->schema, c->name)),
+						default_ref(st, c->schema, c->name, cname),
 						NULL, false);
 			}
 			if (recurse)
@@ -4892,10 +4902,9 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 		if (strcmp(t->columns[c].name, old) == 0)
 			t->columns[c].name = renamed;
 	const char *key = pair_key(st->a, t->schema, t->name);
-	const char *rel = relation_text(st, t->schema, t->name);
 	const char *old_object_tail = cgm_arena_printf(st->a, ".%s", cgm_quote_ident(st->a, old));
-	const char *old_ref = cgm_arena_printf(st->a, "default value for column %s of table %s", old, rel);
-	const char *new_ref = cgm_arena_printf(st->a, "default value for column %s of table %s", name, rel);
+	const char *old_ref = default_ref(st, t->schema, t->name, old);
+	const char *new_ref = default_ref(st, t->schema, t->name, name);
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
 		cgm_effect *e = &x->effect;
