@@ -709,7 +709,7 @@ static cgm_site *on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned eve
 		return NULL;
 	/* libpg_query's JSON leaves false out: no "inh" is ONLY. */
 	if (!jt_true(d, jt_get(d, rv, "inh")) &&
-	    (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE)))
+	    (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE | CGM_EV_REWRITE)))
 		events |= CGM_EV_ONLY;
 	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0) + ctx->loc_shift);
 	cgm_site *s = new_site(ctx);
@@ -784,6 +784,60 @@ static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body)
 	return cgm_ddl_facts(node, subtypes, n);
 }
 
+/* Does the JSON value at token i hold a call (its text names FuncCall)? */
+static bool json_has_call(const jt_doc *d, int i)
+{
+	if (i < 0)
+		return false;
+	const char *at = d->text + d->tokens[i].start;
+	size_t len = (size_t)(d->tokens[i].end - d->tokens[i].start);
+	static const char needle[] = "\"FuncCall\"";
+	for (size_t k = 0; k + sizeof needle - 1 <= len; k++)
+		if (memcmp(at + k, needle, sizeof needle - 1) == 0)
+			return true;
+	return false;
+}
+
+/* The relation whose indexes DDL statement `node` (at token `body`) builds
+ * again, evaluating their expressions for every row: an ALTER TABLE that
+ * rewrites the table (a column's new type, SET LOGGED or UNLOGGED, SET
+ * ACCESS METHOD, a column added with a default that calls a function, a
+ * generated or an identity column: cgmap cannot tell a volatile call from
+ * a stable one, and only a volatile one rewrites), REINDEX TABLE, CLUSTER.
+ * Its token, or -1. */
+static int rebuilt_relation(const jt_doc *d, const char *node, int body)
+{
+	if (strcmp(node, "ReindexStmt") == 0)
+		return jt_eq(d, jt_get(d, body, "kind"), "REINDEX_OBJECT_TABLE")
+			       ? jt_get(d, body, "relation")
+			       : -1;
+	if (strcmp(node, "ClusterStmt") == 0)
+		return jt_get(d, body, "relation");
+	if (strcmp(node, "AlterTableStmt") != 0 || !jt_eq(d, jt_get(d, body, "objtype"), "OBJECT_TABLE"))
+		return -1;
+	int cmds = jt_get(d, body, "cmds");
+	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
+	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
+		int cmd = jt_get(d, c, "AlterTableCmd");
+		int sub = jt_get(d, cmd, "subtype");
+		if (jt_eq(d, sub, "AT_AlterColumnType") || jt_eq(d, sub, "AT_SetLogged") ||
+		    jt_eq(d, sub, "AT_SetUnLogged") || jt_eq(d, sub, "AT_SetAccessMethod"))
+			return jt_get(d, body, "relation");
+		if (!jt_eq(d, sub, "AT_AddColumn"))
+			continue;
+		int cons = jt_get(d, jt_get(d, jt_get(d, cmd, "def"), "ColumnDef"), "constraints");
+		int ncons = cons >= 0 && d->tokens[cons].type == JT_ARRAY ? d->tokens[cons].size : 0;
+		for (int k = 0, x = cons + 1; k < ncons; k++, x = jt_skip(d, x)) {
+			int con = jt_get(d, x, "Constraint");
+			int type = jt_get(d, con, "contype");
+			if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY") ||
+			    (jt_eq(d, type, "CONSTR_DEFAULT") && json_has_call(d, jt_get(d, con, "raw_expr"))))
+				return jt_get(d, body, "relation");
+		}
+	}
+	return -1;
+}
+
 /* DDL statements of the parse: a site each, named by its command tag. */
 static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 {
@@ -819,8 +873,14 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_grant")) ||
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
-		if (!tag)
+		int rebuilt = rebuilt_relation(d, node, body);
+		if (!tag) {
+			/* REINDEX and CLUSTER fire no event trigger, but build
+			 * indexes. */
+			if (rebuilt >= 0)
+				on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
 			continue;
+		}
 		/* A statement's location counts from the end of the one before:
 		 * its first word stands after the blanks. */
 		long at = jt_long(d, jt_get(d, e, "stmt_location"), 0) + ctx->loc_shift;
@@ -834,6 +894,8 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->name = tag;
 		s->line = line_of_location(ctx, location);
 		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body);
+		if (rebuilt >= 0)
+			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
 	}
 }
 

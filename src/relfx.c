@@ -445,7 +445,10 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			continue;
 		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
 			continue;
-		if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
+		if ((events & CGM_EV_REWRITE) && e->reach == CGM_REACH_FUNCTION &&
+		    e->via == CGM_VIA_INDEX) {
+			/* The index is built again: it evaluates every row. */
+		} else if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
 			/* A default runs when an INSERT leaves its column out. */
 			if (!(events & e->events))
 				continue;
@@ -477,7 +480,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			 * the tables under it too. */
 			collect(w, find_rel(fx, e->target_schema, e->target_relation),
 				(events & e->events) |
-					(events & e->events & CGM_EV_TRUNCATE ? events & CGM_EV_CASCADE : 0),
+					(events & e->events & CGM_EV_TRUNCATE ? events & CGM_EV_CASCADE : 0) |
+					(events & CGM_EV_REWRITE),
 				cols, ncols, label, FX_ONLY_TRIGGERS | FX_BELOW | keep_view);
 			break;
 		case CGM_REACH_RULE: {

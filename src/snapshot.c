@@ -60,7 +60,7 @@
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
-					    "REFRESH", "ONLY", "CASCADE" };
+					    "REFRESH", "ONLY", "CASCADE", "REWRITE" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
 /* ------------------------------------------------------------------ */

@@ -106,8 +106,11 @@ enum {
 	 * event: */
 	CGM_EV_ONLY = 1 << 6,     /* UPDATE, DELETE, TRUNCATE ONLY t: neither the tables
 	                           * inheriting from t nor its partitions */
-	CGM_EV_CASCADE = 1 << 7   /* TRUNCATE ... CASCADE: the tables whose foreign keys
+	CGM_EV_CASCADE = 1 << 7,  /* TRUNCATE ... CASCADE: the tables whose foreign keys
 	                           * reference t too, and theirs in turn */
+	CGM_EV_REWRITE = 1 << 8   /* ALTER TABLE that may rewrite t, REINDEX, CLUSTER:
+	                           * its indexes are built again, their expressions
+	                           * and predicates evaluated for every row */
 };
 
 /* What few sites have: a statement's events and columns (relation and
