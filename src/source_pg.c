@@ -176,7 +176,15 @@ static const char *const effects_query =
 	"  SELECT c.oid, c.relname, c.relkind, c.relrowsecurity, n.nspname, n.oid AS nsp FROM pg_class c"
 	"  JOIN pg_namespace n ON n.oid = c.relnamespace"
 	"  WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')"
-	"   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)')"
+	"   AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'),"
+	/* The operator classes' support functions outside pg_catalog, first:
+	 * a handful, where joining all 3,600 of PostgreSQL's own with every
+	 * index took a tenth of a second at 10,000 functions. */
+	" uproc AS MATERIALIZED ("
+	"  SELECT ap.amprocfamily, ap.amproclefttype, ap.amprocnum, ap.amproc FROM pg_amproc ap"
+	"  JOIN pg_proc f ON f.oid = ap.amproc"
+	"  WHERE f.pronamespace <> 'pg_catalog'::regnamespace"
+	"   AND ap.amproclefttype = ap.amprocrighttype)"
 	/* Views and rules. */
 	/* A materialized view's query runs on REFRESH (32), not on a read. */
 	" SELECT c.nspname, c.relname, 'f', CASE WHEN r.rulename = '_RETURN' THEN 'view' ELSE 'rule' END,"
@@ -280,11 +288,9 @@ static const char *const effects_query =
 	" JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_am am ON am.oid = x.relam"
 	" CROSS JOIN LATERAL unnest(i.indclass::oid[]) AS k(opc)"
 	" JOIN pg_opclass oc ON oc.oid = k.opc JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace"
-	" JOIN pg_amproc ap ON ap.amprocfamily = oc.opcfamily"
-	"  AND ap.amproclefttype = oc.opcintype AND ap.amprocrighttype = oc.opcintype"
+	" JOIN uproc ap ON ap.amprocfamily = oc.opcfamily AND ap.amproclefttype = oc.opcintype"
 	" JOIN pg_proc f ON f.oid = ap.amproc"
-	" WHERE f.pronamespace <> 'pg_catalog'::regnamespace"
-	"  AND (am.amname NOT IN ('btree', 'hash', 'gist', 'gin', 'spgist', 'brin')"
+	" WHERE (am.amname NOT IN ('btree', 'hash', 'gist', 'gin', 'spgist', 'brin')"
 	"   OR (am.amname, ap.amprocnum) IN (('btree', 1), ('hash', 1), ('hash', 2), ('gist', 1), ('gist', 2),"
 	"    ('gist', 3), ('gist', 4), ('gist', 5), ('gist', 6), ('gist', 7), ('gist', 8), ('gist', 9),"
 	"    ('gin', 1), ('gin', 2), ('gin', 3), ('gin', 4), ('gin', 5), ('gin', 6), ('spgist', 1),"
