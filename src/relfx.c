@@ -30,11 +30,13 @@
  * rule), with the view owner's rights (no policies).  A write to a view
  * that reads one relation, with no INSTEAD OF trigger or rule for it, is
  * PostgreSQL's automatic update of that relation (auto_update).  A
- * statement's own
- * ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of the tables under
- * t.  A relation already on the path
- * with the same events is not entered again, and the depth is bounded: a
- * cycle of foreign keys ends.
+ * statement's own ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of
+ * the tables under t; under the table a statement names, partitions and
+ * inheriting tables fire their row triggers only (TRUNCATE's excepted).
+ * A statement that builds a table's indexes again (REWRITE: an ALTER TABLE
+ * that rewrites it, REINDEX, CLUSTER) runs their expressions.  A relation
+ * already on the path with the same events is not entered again, and the
+ * depth is bounded: a cycle of foreign keys ends.
  */
 #include "cgmap/relfx.h"
 #include "cgmap/hash.h"
