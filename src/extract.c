@@ -709,7 +709,8 @@ static cgm_site *on_dml(extract_ctx *ctx, const jt_doc *d, int rel, unsigned eve
 		return NULL;
 	/* libpg_query's JSON leaves false out: no "inh" is ONLY. */
 	if (!jt_true(d, jt_get(d, rv, "inh")) &&
-	    (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE | CGM_EV_REWRITE)))
+	    (events & (CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_TRUNCATE | CGM_EV_REWRITE |
+		       CGM_EV_ANALYZE | CGM_EV_VALIDATE)))
 		events |= CGM_EV_ONLY;
 	long location = locate(ctx, jt_long(d, jt_get(d, rv, "location"), 0) + ctx->loc_shift);
 	cgm_site *s = new_site(ctx);
@@ -838,6 +839,45 @@ static int rebuilt_relation(const jt_doc *d, const char *node, int body)
 	return -1;
 }
 
+/* ANALYZE of tables (their index expressions run on the rows sampled) and
+ * ALTER TABLE ... VALIDATE CONSTRAINT (the checks named run on every row):
+ * a relation site each, the constraints' names as its columns. */
+static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
+{
+	if (strcmp(node, "VacuumStmt") == 0 && !jt_true(d, jt_get(d, body, "is_vacuumcmd"))) {
+		int rels = jt_get(d, body, "rels");
+		int n = rels >= 0 && d->tokens[rels].type == JT_ARRAY ? d->tokens[rels].size : 0;
+		for (int i = 0, r = rels + 1; i < n; i++, r = jt_skip(d, r)) {
+			int rel = jt_get(d, jt_get(d, r, "VacuumRelation"), "relation");
+			if (rel >= 0)
+				on_dml(ctx, d, rel, CGM_EV_ANALYZE);
+		}
+		return;
+	}
+	if (strcmp(node, "AlterTableStmt") != 0 || !jt_eq(d, jt_get(d, body, "objtype"), "OBJECT_TABLE"))
+		return;
+	int cmds = jt_get(d, body, "cmds");
+	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
+	const char **names = NULL;
+	int nnames = 0;
+	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
+		int cmd = jt_get(d, c, "AlterTableCmd");
+		int name = jt_get(d, cmd, "name");
+		if (!jt_eq(d, jt_get(d, cmd, "subtype"), "AT_ValidateConstraint") || name < 0 ||
+		    d->tokens[name].type != JT_STRING)
+			continue;
+		names = cgm_arena_grow(ctx->arena, (void *)names, (size_t)nnames, (size_t)nnames + 1,
+				       sizeof(char *));
+		names[nnames++] = jt_strdup(d, name, ctx->arena);
+	}
+	cgm_site *s = nnames ? on_dml(ctx, d, jt_get(d, body, "relation"), CGM_EV_VALIDATE) : NULL;
+	if (s) {
+		cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
+		x->columns = names;
+		x->ncolumns = nnames;
+	}
+}
+
 /* DDL statements of the parse: a site each, named by its command tag. */
 static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 {
@@ -874,6 +914,7 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
 		int rebuilt = rebuilt_relation(d, node, body);
+		maintenance_sites(ctx, d, node, body);
 		if (!tag) {
 			/* REINDEX and CLUSTER fire no event trigger, but build
 			 * indexes. */

@@ -484,7 +484,8 @@ const char *cgm_via_object_tail(cgm_via via, const char *object)
 const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
 	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
-					     "REFRESH", "ONLY", "CASCADE", "REWRITE" };
+					     "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
+					     "VALIDATE" };
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {

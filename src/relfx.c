@@ -34,7 +34,8 @@
  * the tables under t; under the table a statement names, partitions and
  * inheriting tables fire their row triggers only (TRUNCATE's excepted).
  * A statement that builds a table's indexes again (REWRITE: an ALTER TABLE
- * that rewrites it, REINDEX, CLUSTER) runs their expressions.  A relation
+ * that rewrites it, REINDEX, CLUSTER) or samples them (ANALYZE) runs their
+ * expressions; VALIDATE CONSTRAINT the checks it names.  A relation
  * already on the path with the same events is not entered again, and the
  * depth is bounded: a cycle of foreign keys ends.
  */
@@ -248,6 +249,26 @@ static bool columns_meet(const char *const *cols, int ncols, const char *const *
 	return false;
 }
 
+/* Is check `object` ("check app.t.name", the name quoted as needed) one of
+ * the constraints `names` (as written, folded)? */
+static bool names_constraint(const char *object, const char *const *names, int n)
+{
+	const char *dot = object ? strrchr(object, '.') : NULL;
+	if (!dot)
+		return false;
+	const char *tail = dot + 1;
+	size_t len = strlen(tail);
+	for (int i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		size_t nl = strlen(names[i]);
+		if (strcmp(tail, names[i]) == 0 ||
+		    (len == nl + 2 && tail[0] == '"' && strncmp(tail + 1, names[i], nl) == 0))
+			return true;
+	}
+	return false;
+}
+
 /* Does a statement with `events` on `cols` run something that applies to
  * `their` events, restricted on UPDATE to `columns`? */
 static bool applies(unsigned events, const char *const *cols, int ncols, unsigned their,
@@ -447,9 +468,13 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			continue;
 		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
 			continue;
-		if ((events & CGM_EV_REWRITE) && e->reach == CGM_REACH_FUNCTION &&
+		if ((events & (CGM_EV_REWRITE | CGM_EV_ANALYZE)) && e->reach == CGM_REACH_FUNCTION &&
 		    e->via == CGM_VIA_INDEX) {
-			/* The index is built again: it evaluates every row. */
+			/* The index is built again (it evaluates every row), or
+			 * ANALYZE samples its expressions. */
+		} else if ((events & CGM_EV_VALIDATE) && e->reach == CGM_REACH_FUNCTION &&
+			   e->via == CGM_VIA_CHECK && names_constraint(e->object, cols, ncols)) {
+			/* The constraint validated checks every row. */
 		} else if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
 			/* A default runs when an INSERT leaves its column out. */
 			if (!(events & e->events))
@@ -483,7 +508,7 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			collect(w, find_rel(fx, e->target_schema, e->target_relation),
 				(events & e->events) |
 					(events & e->events & CGM_EV_TRUNCATE ? events & CGM_EV_CASCADE : 0) |
-					(events & CGM_EV_REWRITE),
+					(events & (CGM_EV_REWRITE | CGM_EV_ANALYZE | CGM_EV_VALIDATE)),
 				cols, ncols, label, FX_ONLY_TRIGGERS | FX_BELOW | keep_view);
 			break;
 		case CGM_REACH_RULE: {

@@ -60,7 +60,8 @@
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
-					    "REFRESH", "ONLY", "CASCADE", "REWRITE" };
+					    "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
+					    "VALIDATE" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
 /* ------------------------------------------------------------------ */

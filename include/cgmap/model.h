@@ -108,9 +108,13 @@ enum {
 	                           * inheriting from t nor its partitions */
 	CGM_EV_CASCADE = 1 << 7,  /* TRUNCATE ... CASCADE: the tables whose foreign keys
 	                           * reference t too, and theirs in turn */
-	CGM_EV_REWRITE = 1 << 8   /* ALTER TABLE that may rewrite t, REINDEX, CLUSTER:
+	CGM_EV_REWRITE = 1 << 8,  /* ALTER TABLE that may rewrite t, REINDEX, CLUSTER:
 	                           * its indexes are built again, their expressions
 	                           * and predicates evaluated for every row */
+	CGM_EV_ANALYZE = 1 << 9,  /* ANALYZE t: its index expressions evaluated on the
+	                           * rows sampled */
+	CGM_EV_VALIDATE = 1 << 10 /* ALTER TABLE t VALIDATE CONSTRAINT: the checks the
+	                           * site's `columns` name run on every row */
 };
 
 /* What few sites have: a statement's events and columns (relation and
