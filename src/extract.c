@@ -839,9 +839,11 @@ static int rebuilt_relation(const jt_doc *d, const char *node, int body)
 	return -1;
 }
 
-/* ANALYZE of tables (their index expressions run on the rows sampled) and
- * ALTER TABLE ... VALIDATE CONSTRAINT (the checks named run on every row):
- * a relation site each, the constraints' names as its columns. */
+/* ANALYZE of tables (their index expressions run on the rows sampled),
+ * ALTER TABLE ... VALIDATE CONSTRAINT (the checks named run on every row,
+ * the constraints' names the site's columns) and ALTER TABLE ... ATTACH
+ * PARTITION (the table's partition keys run on every row attached): a
+ * relation site each. */
 static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
 {
 	if (strcmp(node, "VacuumStmt") == 0 && !jt_true(d, jt_get(d, body, "is_vacuumcmd"))) {
@@ -860,9 +862,11 @@ static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *nod
 	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
 	const char **names = NULL;
 	int nnames = 0;
+	bool attaches = false;
 	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
 		int cmd = jt_get(d, c, "AlterTableCmd");
 		int name = jt_get(d, cmd, "name");
+		attaches |= jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AttachPartition");
 		if (!jt_eq(d, jt_get(d, cmd, "subtype"), "AT_ValidateConstraint") || name < 0 ||
 		    d->tokens[name].type != JT_STRING)
 			continue;
@@ -870,6 +874,8 @@ static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *nod
 				       sizeof(char *));
 		names[nnames++] = jt_strdup(d, name, ctx->arena);
 	}
+	if (attaches)
+		on_dml(ctx, d, jt_get(d, body, "relation"), CGM_EV_ATTACH);
 	cgm_site *s = nnames ? on_dml(ctx, d, jt_get(d, body, "relation"), CGM_EV_VALIDATE) : NULL;
 	if (s) {
 		cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);

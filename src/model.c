@@ -485,7 +485,7 @@ const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
 	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
 					     "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
-					     "VALIDATE" };
+					     "VALIDATE", "ATTACH" };
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {

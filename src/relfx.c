@@ -35,7 +35,8 @@
  * inheriting tables fire their row triggers only (TRUNCATE's excepted).
  * A statement that builds a table's indexes again (REWRITE: an ALTER TABLE
  * that rewrites it, REINDEX, CLUSTER) or samples them (ANALYZE) runs their
- * expressions; VALIDATE CONSTRAINT the checks it names.  A relation
+ * expressions; VALIDATE CONSTRAINT the checks it names; ATTACH PARTITION
+ * the table's partition keys.  A relation
  * already on the path with the same events is not entered again, and the
  * depth is bounded: a cycle of foreign keys ends.
  */
@@ -472,6 +473,10 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		    e->via == CGM_VIA_INDEX) {
 			/* The index is built again (it evaluates every row), or
 			 * ANALYZE samples its expressions. */
+		} else if ((events & CGM_EV_ATTACH) && e->reach == CGM_REACH_FUNCTION &&
+			   e->via == CGM_VIA_PARTITION_KEY) {
+			/* The table attached is checked row by row against the
+			 * keys of this table and of those above it. */
 		} else if ((events & CGM_EV_VALIDATE) && e->reach == CGM_REACH_FUNCTION &&
 			   e->via == CGM_VIA_CHECK && names_constraint(e->object, cols, ncols)) {
 			/* The constraint validated checks every row. */

@@ -61,7 +61,7 @@
 
 static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
 					    "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
-					    "VALIDATE" };
+					    "VALIDATE", "ATTACH" };
 #define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
 
 /* ------------------------------------------------------------------ */

@@ -113,8 +113,10 @@ enum {
 	                           * and predicates evaluated for every row */
 	CGM_EV_ANALYZE = 1 << 9,  /* ANALYZE t: its index expressions evaluated on the
 	                           * rows sampled */
-	CGM_EV_VALIDATE = 1 << 10 /* ALTER TABLE t VALIDATE CONSTRAINT: the checks the
+	CGM_EV_VALIDATE = 1 << 10, /* ALTER TABLE t VALIDATE CONSTRAINT: the checks the
 	                           * site's `columns` name run on every row */
+	CGM_EV_ATTACH = 1 << 11   /* ALTER TABLE t ATTACH PARTITION: t's partition keys
+	                           * run on every row of the table attached */
 };
 
 /* What few sites have: a statement's events and columns (relation and

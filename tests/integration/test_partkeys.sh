@@ -15,4 +15,5 @@ src=${CGMAP_SOURCE_DIR:?}
 
 pgtest_traced_case partkeys "edges through partition keys" <<'SQL'
 SELECT app.work();
+SELECT app.attach_negative();
 SQL
