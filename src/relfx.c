@@ -32,7 +32,9 @@
  * PostgreSQL's automatic update of that relation (auto_update).  A
  * statement's own ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of
  * the tables under t; under the table a statement names, partitions and
- * inheriting tables fire their row triggers only (TRUNCATE's excepted).
+ * inheriting tables fire their row triggers only (TRUNCATE's excepted),
+ * and an UPDATE that may set a key column of a partitioned table may move
+ * rows between its partitions, firing their row DELETE and INSERT triggers.
  * A statement that builds a table's indexes again (REWRITE: an ALTER TABLE
  * that rewrites it, REINDEX, CLUSTER) or samples them (ANALYZE) runs their
  * expressions; VALIDATE CONSTRAINT the checks it names; ATTACH PARTITION
@@ -61,6 +63,8 @@ typedef struct fx_rel {
 	int *parents;  /* the partitioned tables it is a partition of (rels) */
 	int nparents, cap_parents;
 	char relkind;  /* pg_class.relkind, 0 when the model has no such relation */
+	int nkey_columns;          /* a partitioned table's key columns, -1 unknown */
+	const char *const *key_columns;
 } fx_rel;
 
 struct cgm_relfx {
@@ -150,8 +154,11 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 	grow_slots(fx);
 	for (int i = 0; i < model->nrelations; i++) {
 		int r = add_rel(fx, model->relations[i].schema, model->relations[i].name);
-		if (r >= 0)
+		if (r >= 0) {
 			fx->rels[r].relkind = model->relations[i].relkind;
+			fx->rels[r].nkey_columns = model->relations[i].nkey_columns;
+			fx->rels[r].key_columns = model->relations[i].key_columns;
+		}
 	}
 	for (int i = 0; i < model->neffects; i++) {
 		const cgm_effect *e = &model->effects[i];
@@ -246,6 +253,18 @@ static bool columns_meet(const char *const *cols, int ncols, const char *const *
 		return true;
 	for (int i = 0; i < ncolumns; i++)
 		if (listed(cols, ncols, columns[i]))
+			return true;
+	return false;
+}
+
+/* May an UPDATE setting `cols` (0: unknown) change a key column of
+ * partitioned table `r`? */
+static bool sets_key(const fx_rel *r, const char *const *cols, int ncols)
+{
+	if (ncols == 0 || r->nkey_columns < 0 || r->relkind != 'p')
+		return true;
+	for (int i = 0; i < r->nkey_columns; i++)
+		if (r->key_columns[i] && listed(cols, ncols, r->key_columns[i]))
 			return true;
 	return false;
 }
@@ -365,10 +384,14 @@ enum {
 	                            * action on a table that is not partitioned
 	                            * (ri_triggers.c's "DELETE FROM ONLY"), which
 	                            * leaves the tables inheriting from it alone */
-	FX_BELOW = 1 << 3          /* a partition or inheriting table of the one the
+	FX_BELOW = 1 << 3,         /* a partition or inheriting table of the one the
 	                            * statement names: its row triggers fire, its
 	                            * statement triggers do not (but TRUNCATE's,
 	                            * which truncates each table itself) */
+	FX_MOVED = 1 << 4          /* a partition an UPDATE of a partitioned table above
+	                            * it may move rows into or out of, setting a key
+	                            * column: a DELETE there and an INSERT in another,
+	                            * whose row triggers fire (execPartition.c) */
 };
 
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
@@ -443,7 +466,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	const fx_rel *r = &fx->rels[rel];
 	for (int i = 0; i < r->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[r->triggers[i]];
-		if (!t->enabled || !applies(events, cols, ncols, t->events, t->columns, t->ncolumns))
+		bool moved = (how & FX_MOVED) && t->row && (t->events & (CGM_EV_INSERT | CGM_EV_DELETE));
+		if (!t->enabled ||
+		    !(moved || applies(events, cols, ncols, t->events, t->columns, t->ncolumns)))
 			continue;
 		if ((how & FX_BELOW) && !t->row && !(events & t->events & CGM_EV_TRUNCATE))
 			continue;
@@ -509,12 +534,20 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			    ((how & FX_ONLY) && !(e->events & CGM_EV_INSERT)))
 				break;
 			/* A table truncated with CASCADE truncates what references
-			 * the tables under it too. */
+			 * the tables under it too.  An UPDATE setting a key column
+			 * of a partitioned table (not an inherited one: its
+			 * children's rows stay put) may move rows between its
+			 * partitions. */
 			collect(w, find_rel(fx, e->target_schema, e->target_relation),
 				(events & e->events) |
 					(events & e->events & CGM_EV_TRUNCATE ? events & CGM_EV_CASCADE : 0) |
 					(events & (CGM_EV_REWRITE | CGM_EV_ANALYZE | CGM_EV_VALIDATE)),
-				cols, ncols, label, FX_ONLY_TRIGGERS | FX_BELOW | keep_view);
+				cols, ncols, label,
+				FX_ONLY_TRIGGERS | FX_BELOW | keep_view | (how & FX_MOVED) |
+					((events & CGM_EV_UPDATE) && (e->events & CGM_EV_INSERT) &&
+							 sets_key(r, cols, ncols)
+						 ? FX_MOVED
+						 : 0));
 			break;
 		case CGM_REACH_RULE: {
 			/* The rule's owner acts (as a view's does): no policies. */

@@ -370,7 +370,12 @@ static const char *const relations_query =
 	" (SELECT string_agg(format_type(a.atttypid, a.atttypmod), chr(31) ORDER BY a.attnum)"
 	"   FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),"
 	" (SELECT count(*) FROM pg_attribute a"
-	"   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)"
+	"   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),"
+	/* A partitioned table's key columns; NULL when a key is an expression. */
+	" (SELECT CASE WHEN 0 = ANY (pt.partattrs::int2[]) THEN NULL ELSE"
+	"   (SELECT string_agg(a.attname, chr(31)) FROM pg_attribute a"
+	"    WHERE a.attrelid = c.oid AND a.attnum = ANY (pt.partattrs::int2[])) END"
+	"  FROM pg_partitioned_table pt WHERE pt.partrelid = c.oid)"
 	" FROM pg_class c"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
@@ -965,6 +970,10 @@ static int load_relations(cgm_model *model, PGconn *conn)
 		rel->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
 		rel->name = cgm_arena_strdup(model->arena, value(res, r, 1));
 		rel->relkind = value(res, r, 2)[0];
+		rel->nkey_columns = -1;
+		if (!PQgetisnull(res, r, 6))
+			rel->key_columns = split_list(model->arena, value(res, r, 6), -1,
+						      &rel->nkey_columns);
 		int ncols = atoi(value(res, r, 5)), nnames = 0, ntypes = 0;
 		const char **names = split_list(model->arena, value(res, r, 3), ncols, &nnames);
 		const char **types = split_list(model->arena, value(res, r, 4), ncols, &ntypes);

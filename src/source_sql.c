@@ -165,6 +165,9 @@ typedef struct sql_table {
 	 * without a column list references. */
 	const char **pkey_columns;
 	int npkey_columns;
+	/* PARTITION BY's columns, -1 when a key is an expression. */
+	const char **key_columns;
+	int nkey_columns;
 } sql_table;
 
 /* What a relation runs (relfx.h), hanging on its relation like a
@@ -3093,8 +3096,15 @@ static void add_partition_key(sql_state *st, sql_table *t, const jd_node *spec)
 	const char *ref = cgm_arena_printf(st->a, "table %s", table);
 	const char *fx = cgm_arena_printf(st->a, "partition key %s", table);
 	jd_node *params = jget(spec, "partParams");
+	t->key_columns = cgm_arena_alloc(st->a, sizeof(char *) * (jd_size(params) + 1));
+	t->nkey_columns = 0;
 	for (size_t i = 0; i < jd_size(params); i++) {
-		jd_node *expr = jget(jget(jd_at(params, i), "PartitionElem"), "expr");
+		jd_node *elem = jget(jd_at(params, i), "PartitionElem");
+		jd_node *expr = jget(elem, "expr");
+		if (t->nkey_columns >= 0 && !expr && jstr(elem, "name"))
+			t->key_columns[t->nkey_columns++] = cgm_arena_strdup(st->a, jstr(elem, "name"));
+		else
+			t->nkey_columns = -1;
 		if (!expr)
 			continue; /* a column: nothing runs */
 		add_references(st, expr, "partition_key", ref);
@@ -6485,6 +6495,8 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			r->relkind = relkind_of(tab->kind);
 			r->ncolumns = tab->ncolumns;
 			r->columns = tab->columns;
+			r->nkey_columns = tab->nkey_columns;
+			r->key_columns = tab->key_columns;
 		}
 	add_types_and_columns(st);
 	add_operators_casts_aggregates(st);

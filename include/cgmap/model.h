@@ -523,6 +523,10 @@ typedef struct cgm_relation {
 	char relkind;         /* pg_class.relkind: 'r', 'p', 'v', 'm', 'f', 'c'; 0 unknown */
 	int ncolumns;
 	cgm_column *columns;  /* NULL when unknown */
+	int nkey_columns;     /* a partitioned table's key columns (an UPDATE setting one
+	                       * may move rows to another partition); -1 unknown (a key
+	                       * expression, or a source that does not say) */
+	const char **key_columns;
 } cgm_relation;
 
 /* An operator (pg_operator): typing needs its result, an edge its function. */

@@ -357,7 +357,7 @@ static cgm_model *build_model(void)
 	m->triggers[0].columns = cols;
 	m->triggers[0].ncolumns = 2;
 	cgm_relation *rel = cgm_model_add_relation(m);
-	*rel = (cgm_relation){ "app", "orders", 'r', 0, NULL };
+	*rel = (cgm_relation){ .schema = "app", .name = "orders", .relkind = 'r' };
 	cgm_effect *fx = cgm_model_add_effect(m);
 	*fx = (cgm_effect){ .schema = "app", .relation = "orders", .via = CGM_VIA_CHECK,
 			    .object = "check app.orders.positive", .events = CGM_EV_INSERT | CGM_EV_UPDATE,
