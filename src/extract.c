@@ -785,26 +785,76 @@ static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body)
 	return cgm_ddl_facts(node, subtypes, n);
 }
 
-/* Does the JSON value at token i hold a call (its text names FuncCall)? */
-static bool json_has_call(const jt_doc *d, int i)
+/* May a call of schema.name (schema NULL when unqualified) be volatile?
+ * PostgreSQL 15 adds a column with a non-volatile default without
+ * rewriting the table.  A function outside pg_catalog is volatile unless
+ * declared otherwise, which extraction cannot see: it may; so may
+ * pg_catalog's volatile functions, and an unqualified name that is not one
+ * of the stable or immutable builtins defaults use. */
+static bool call_may_be_volatile(const char *schema, const char *name)
+{
+	static const char *const volatile_builtins[] = {
+		"random", "nextval", "setval", "clock_timestamp", "timeofday", "gen_random_uuid",
+		"uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "txid_current",
+		"pg_current_xact_id", "random_normal", NULL
+	};
+	static const char *const steady_builtins[] = {
+		"now", "statement_timestamp", "transaction_timestamp", "current_setting", "lower",
+		"upper", "concat", "concat_ws", "format", "to_char", "date_trunc", "make_date",
+		"make_interval", "jsonb_build_object", "json_build_object", "jsonb_build_array",
+		"json_build_array", "to_jsonb", "to_json", "array_fill", "length", "md5",
+		"timezone", "replace", "substr", "btrim", "trim", NULL
+	};
+	if (!name)
+		return true;
+	for (int i = 0; volatile_builtins[i]; i++)
+		if (strcmp(name, volatile_builtins[i]) == 0)
+			return true;
+	if (schema)
+		return strcmp(schema, "pg_catalog") != 0;
+	for (int i = 0; steady_builtins[i]; i++)
+		if (strcmp(name, steady_builtins[i]) == 0)
+			return false;
+	return true;
+}
+
+/* Does the JSON value at token i call a function that may be volatile? */
+static bool json_has_volatile_call(const jt_doc *d, int i)
 {
 	if (i < 0)
 		return false;
-	const char *at = d->text + d->tokens[i].start;
-	size_t len = (size_t)(d->tokens[i].end - d->tokens[i].start);
-	static const char needle[] = "\"FuncCall\"";
-	for (size_t k = 0; k + sizeof needle - 1 <= len; k++)
-		if (memcmp(at + k, needle, sizeof needle - 1) == 0)
+	int end = jt_skip(d, i);
+	for (int k = i; k < end && k < d->count; k++) {
+		if (!jt_eq(d, k, "FuncCall"))
+			continue;
+		int names = jt_get(d, k + 1, "funcname");
+		int n = names >= 0 && d->tokens[names].type == JT_ARRAY ? d->tokens[names].size : 0;
+		const char *parts[3] = { NULL, NULL, NULL };
+		char buf[3][64];
+		int np = 0;
+		for (int p = 0, x = names + 1; p < n; p++, x = jt_skip(d, x)) {
+			int sval = jt_get(d, jt_get(d, x, "String"), "sval");
+			int len = sval >= 0 ? d->tokens[sval].end - d->tokens[sval].start : -1;
+			if (np < 3 && len >= 0 && len < (int)sizeof buf[0]) {
+				memcpy(buf[np], d->text + d->tokens[sval].start, (size_t)len);
+				buf[np][len] = '\0';
+				parts[np] = buf[np];
+			}
+			np++;
+		}
+		if (np < 1 || np > 2 ||
+		    call_may_be_volatile(np == 2 ? parts[0] : NULL, parts[np - 1]))
 			return true;
+	}
 	return false;
 }
 
 /* The relation whose indexes DDL statement `node` (at token `body`) builds
  * again, evaluating their expressions for every row: an ALTER TABLE that
  * rewrites the table (a column's new type, SET LOGGED or UNLOGGED, SET
- * ACCESS METHOD, a column added with a default that calls a function, a
- * generated or an identity column: cgmap cannot tell a volatile call from
- * a stable one, and only a volatile one rewrites), REINDEX TABLE, CLUSTER.
+ * ACCESS METHOD, a column added with a default that may call a volatile
+ * function (json_has_volatile_call), a generated or an identity column),
+ * REINDEX TABLE, CLUSTER.
  * Its token, or -1. */
 static int rebuilt_relation(const jt_doc *d, const char *node, int body)
 {
@@ -832,7 +882,8 @@ static int rebuilt_relation(const jt_doc *d, const char *node, int body)
 			int con = jt_get(d, x, "Constraint");
 			int type = jt_get(d, con, "contype");
 			if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY") ||
-			    (jt_eq(d, type, "CONSTR_DEFAULT") && json_has_call(d, jt_get(d, con, "raw_expr"))))
+			    (jt_eq(d, type, "CONSTR_DEFAULT") &&
+			     json_has_volatile_call(d, jt_get(d, con, "raw_expr"))))
 				return jt_get(d, body, "relation");
 		}
 	}
