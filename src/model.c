@@ -481,17 +481,20 @@ const char *cgm_via_object_tail(cgm_via via, const char *object)
 	return object;
 }
 
+_Static_assert(CGM_EV_ATTACH == 1 << (CGM_NEVENTS - 1), "one name per CGM_EV_* bit");
+const char *const cgm_event_names[CGM_NEVENTS] = { "INSERT", "UPDATE",   "DELETE",  "TRUNCATE",
+						     "SELECT", "REFRESH",  "ONLY",    "CASCADE",
+						     "REWRITE", "ANALYZE", "VALIDATE", "ATTACH" };
+
 const char *cgm_events_text(char *buf, size_t len, unsigned events)
 {
-	static const char *const names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
-					     "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
-					     "VALIDATE", "ATTACH" };
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
+	for (int i = 0; i < CGM_NEVENTS; i++) {
 		if (!(events & (1u << i)))
 			continue;
-		int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", names[i]);
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
+				 cgm_event_names[i]);
 		if (n < 0 || (size_t)n >= len - used)
 			break;
 		used += (size_t)n;

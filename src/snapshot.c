@@ -59,11 +59,6 @@
 #define SNAPSHOT_GZIP_NAME "cgmap.json.gz"
 #define SNAPSHOT_FORMAT_NAME "cgmap-snapshot"
 
-static const char *const event_names[] = { "INSERT", "UPDATE", "DELETE", "TRUNCATE", "SELECT",
-					    "REFRESH", "ONLY", "CASCADE", "REWRITE", "ANALYZE",
-					    "VALIDATE", "ATTACH" };
-#define NEVENTS ((int)(sizeof(event_names) / sizeof(event_names[0])))
-
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
@@ -268,13 +263,13 @@ static void put_flat_events(cgm_outfile *o, unsigned events, bool compact)
 {
 	bool first = true;
 	cgm_outfile_putc(o, '[');
-	for (int i = 0; i < NEVENTS; i++)
+	for (int i = 0; i < CGM_NEVENTS; i++)
 		if (events & (1u << i)) {
 			if (!first)
 				put_sep(o, compact);
 			first = false;
 			cgm_outfile_putc(o, '"');
-			cgm_outfile_add(o, event_names[i], strlen(event_names[i]));
+			cgm_outfile_add(o, cgm_event_names[i], strlen(cgm_event_names[i]));
 			cgm_outfile_putc(o, '"');
 		}
 	cgm_outfile_putc(o, ']');
@@ -2920,9 +2915,9 @@ static int get_events(reader *r, const jv *obj, const char *key, unsigned *out)
 	TRY(get_string_array(r, obj, key, false, false, &names, &n));
 	for (int i = 0; i < n; i++) {
 		int e = 0;
-		while (e < NEVENTS && strcmp(names[i], event_names[e]) != 0)
+		while (e < CGM_NEVENTS && strcmp(names[i], cgm_event_names[e]) != 0)
 			e++;
-		if (e == NEVENTS)
+		if (e == CGM_NEVENTS)
 			return bad(r, key, "unknown event \"%s\" (expected INSERT, UPDATE, DELETE, "
 					   "TRUNCATE or SELECT)",
 				   names[i]);

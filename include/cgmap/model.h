@@ -771,6 +771,9 @@ int cgm_via_parse(cgm_via *out, const char *name);
  * app.money)"), so that word is left out when it is the mechanism's
  * ("check" then "app.t.positive", not "check check app.t.positive"). */
 const char *cgm_via_object_tail(cgm_via via, const char *object);
+/* The name of each CGM_EV_* bit, by bit number (snapshots, reports). */
+#define CGM_NEVENTS 12
+extern const char *const cgm_event_names[CGM_NEVENTS];
 /* "INSERT|UPDATE" style text of CGM_EV_* bits, into buf. */
 const char *cgm_events_text(char *buf, size_t len, unsigned events);
 
