@@ -222,6 +222,7 @@ typedef struct captured_event {
 	int ncolumns;
 	const char **columns;
 	const cgm_expr *const *values; /* a relation's column values (rawtree.h) */
+	int nleading;
 } captured_event;
 
 /* An operator expression or a cast a checked text holds. */
@@ -1119,6 +1120,7 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 	s->schema = cgm_arena_strdup(ctx->arena, rel->schema);
 	cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
 	x->events = rel->events;
+	x->nleading = rel->nleading;
 	s->line = line_of_location(ctx, at);
 	if (rel->ncolumns > 0) {
 		x->ncolumns = rel->ncolumns;
@@ -1542,6 +1544,7 @@ static void on_capture_relation(void *arg, const cgm_raw_relation *rel)
 	e->name = cgm_arena_strdup(ctx->arena, rel->name);
 	e->events = rel->events;
 	e->ncolumns = rel->ncolumns;
+	e->nleading = rel->nleading;
 	e->values = rel->values; /* in ctx->arena already */
 	if (rel->ncolumns > 0) {
 		e->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
@@ -1598,6 +1601,7 @@ static void replay_captured(extract_ctx *ctx, int i)
 			cgm_raw_relation rel = { .schema = e->schema, .name = e->name,
 						 .location = e->location, .events = e->events,
 						 .ncolumns = e->ncolumns, .columns = e->columns,
+						 .nleading = e->nleading,
 						 .values = e->values };
 			on_raw_relation(ctx, &rel);
 			continue;

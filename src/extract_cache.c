@@ -38,7 +38,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 1u
+#define CACHE_FORMAT 2u
 
 typedef struct file_header {
 	char magic[16];
@@ -424,6 +424,7 @@ static bool put_function(cgm_strbuf *b, const cgm_function *fn)
 			put_u(b, r->events);
 			put_s(b, r->ncolumns);
 			put_strs(b, r->columns, r->ncolumns > 0 ? r->ncolumns : 0);
+			put_s(b, r->nleading);
 			put_str(b, r->text);
 			put_strs(b, r->argnames, s->nargs);
 		}
@@ -676,6 +677,9 @@ static bool get_function(reader *r, cgm_function *fn)
 			x->events = (unsigned)get_u(r);
 			x->ncolumns = get_count(r);
 			x->columns = get_strs(r, x->ncolumns > 0 ? x->ncolumns : 0);
+			x->nleading = get_int(r);
+			if (x->nleading < 0)
+				r->ok = false;
 			x->text = get_str(r);
 			x->argnames = get_strs(r, s->nargs);
 		}

@@ -369,8 +369,13 @@ static void effect_row(cgm_strbuf *b, const html_ctx *ctx, const cgm_effect *e)
 	cgm_strbuf_printf(b, "<td>%s</td><td>", cgm_via_name(e->via));
 	if (e->object)
 		html_text(b, e->object);
-	cgm_strbuf_printf(b, "</td><td>%s ", reach_word(e->reach));
-	if (e->reach == CGM_REACH_FUNCTION) {
+	if (e->reach == CGM_REACH_RULE && !e->target_relation)
+		cgm_strbuf_puts(b, "</td><td>does nothing");
+	else
+		cgm_strbuf_printf(b, "</td><td>%s ", reach_word(e->reach));
+	if (e->reach == CGM_REACH_RULE && !e->target_relation) {
+		/* DO INSTEAD NOTHING: the statement is dropped. */
+	} else if (e->reach == CGM_REACH_FUNCTION) {
 		if (e->function >= 0 && e->function < ctx->nfn)
 			html_fn_link(b, ctx, e->function, "../");
 		else {
@@ -395,6 +400,8 @@ static void effect_row(cgm_strbuf *b, const html_ctx *ctx, const cgm_effect *e)
 			cgm_strbuf_puts(b, ")");
 		}
 	}
+	if (e->instead)
+		cgm_strbuf_puts(b, " <span class=\"muted\">instead of the statement</span>");
 	if (e->note) {
 		cgm_strbuf_puts(b, " <span class=\"muted\">");
 		html_text(b, e->note);

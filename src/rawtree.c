@@ -983,14 +983,35 @@ static unsigned with_only(const RangeVar *rel, unsigned events)
 	return events;
 }
 
+/* How many columns an INSERT without a column list gives, from its
+ * VALUES rows or its SELECT's list (0 when a star or a set operation
+ * leaves it unknown): the table's first ones, in order. */
+static int leading_columns(const Node *query)
+{
+	const SelectStmt *s = (const SelectStmt *)query;
+	if (!s || !IsA(s, SelectStmt) || s->op != SETOP_NONE)
+		return 0;
+	if (s->valuesLists)
+		return list_length(linitial(s->valuesLists));
+	const ListCell *lc;
+	foreach (lc, s->targetList) {
+		const ResTarget *t = lfirst(lc);
+		if (!t || !IsA(t, ResTarget) || !t->val ||
+		    (IsA(t->val, ColumnRef) &&
+		     IsA(llast(((const ColumnRef *)t->val)->fields), A_Star)))
+			return 0;
+	}
+	return list_length(s->targetList);
+}
+
 static void report_relation_values(walker *w, const RangeVar *rel, unsigned events,
-				   const List *cols, const cgm_expr *const *values)
+				   const List *cols, const cgm_expr *const *values, int nleading)
 {
 	if (!rel || !rel->relname || !events)
 		return;
 	events = with_only(rel, events);
 	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
-			       .location = rel->location, .events = events };
+			       .location = rel->location, .events = events, .nleading = nleading };
 	r.columns = target_names(cols, &r.ncolumns);
 	r.values = r.ncolumns > 0 ? values : NULL;
 	w->v->relation(w->v->ctx, &r);
@@ -1261,7 +1282,8 @@ static bool walk_statement(walker *w, const Node *node)
 	case T_InsertStmt: {
 		const InsertStmt *s = (const InsertStmt *)node;
 		report_relation_values(w, s->relation, CGM_EV_INSERT, s->cols,
-				       column_values(w, s->cols, s->selectStmt, NIL));
+				       column_values(w, s->cols, s->selectStmt, NIL),
+				       s->cols ? 0 : leading_columns(s->selectStmt));
 		if (s->onConflictClause && s->onConflictClause->action == ONCONFLICT_UPDATE)
 			report_relation(w, s->relation, CGM_EV_UPDATE, s->onConflictClause->targetList);
 		WALK(s->relation);
@@ -1276,7 +1298,7 @@ static bool walk_statement(walker *w, const Node *node)
 		const UpdateStmt *s = (const UpdateStmt *)node;
 		SCOPED(dml_scope(w, s->relation, s->fromClause, s->withClause));
 		report_relation_values(w, s->relation, CGM_EV_UPDATE, s->targetList,
-				       column_values(w, s->targetList, NULL, s->targetList));
+				       column_values(w, s->targetList, NULL, s->targetList), 0);
 		WALK(s->relation);
 		WALK(s->targetList);
 		WALK(s->whereClause);

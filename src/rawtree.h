@@ -81,6 +81,9 @@ typedef struct cgm_raw_relation {
 	                       * source, TABLESAMPLE), else what the statement does */
 	int ncolumns;         /* the columns an INSERT lists or an UPDATE sets; */
 	const char *const *columns; /* 0/NULL: all or unknown */
+	int nleading;         /* an INSERT without a column list: how many of the table's
+	                       * first columns its VALUES rows or SELECT give, the others
+	                       * taking their defaults; 0 unknown or not such an INSERT */
 	/* With the visitor's arena: the value each of those columns gets
 	 * (ncolumns entries, NULL where unknown; NULL when none is): an
 	 * INSERT's one VALUES row or its SELECT's columns, an UPDATE's SET. */

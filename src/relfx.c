@@ -65,6 +65,8 @@ typedef struct fx_rel {
 	char relkind;  /* pg_class.relkind, 0 when the model has no such relation */
 	int nkey_columns;          /* a partitioned table's key columns, -1 unknown */
 	const char *const *key_columns;
+	int ncolumns;              /* its columns in order, NULL when unknown */
+	const cgm_column *columns;
 } fx_rel;
 
 struct cgm_relfx {
@@ -158,6 +160,8 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 			fx->rels[r].relkind = model->relations[i].relkind;
 			fx->rels[r].nkey_columns = model->relations[i].nkey_columns;
 			fx->rels[r].key_columns = model->relations[i].key_columns;
+			fx->rels[r].ncolumns = model->relations[i].ncolumns;
+			fx->rels[r].columns = model->relations[i].columns;
 		}
 	}
 	for (int i = 0; i < model->neffects; i++) {
@@ -401,14 +405,15 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 #define MAX_VIEW_COLUMNS 256
 
 /* A write to view `rel` that neither an INSTEAD OF trigger (a view's row
- * triggers are all INSTEAD OF) nor a rule takes over is PostgreSQL's
- * automatic update of the one relation the view selects from
- * (rewriteHandler.c): that relation's triggers, defaults, checks and
- * indexes run, with the view owner's rights.  A view reading more than one
- * relation is taken as not automatically updatable (a join, or a
- * subquery's table, which cgmap does not tell from the view's FROM), and
- * a rule on the view as DO INSTEAD.  The columns an INSERT leaves out get
- * the view's own defaults first: the base table's run for the rest. */
+ * triggers are all INSTEAD OF) nor an unconditional DO INSTEAD rule (taken
+ * out by collect) takes over is PostgreSQL's automatic update of the one
+ * relation the view selects from (rewriteHandler.c): that relation's
+ * triggers, defaults, checks and indexes run, with the view owner's
+ * rights; a DO ALSO rule's action runs besides.  A view reading more than
+ * one relation is taken as not automatically updatable (a join, or a
+ * subquery's table, which cgmap does not tell from the view's FROM).  The
+ * columns an INSERT leaves out get the view's own defaults first: the
+ * base table's run for the rest. */
 static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const *cols, int ncols,
 			fx_label label)
 {
@@ -427,9 +432,7 @@ static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const 
 		named[nnamed++] = cols[i];
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
-		if (e->reach == CGM_REACH_RULE || e->via == CGM_VIA_RULE) {
-			writes &= ~e->events;
-		} else if (e->reach == CGM_REACH_VIEW) {
+		if (e->reach == CGM_REACH_VIEW) {
 			int b = find_rel(fx, e->target_schema, e->target_relation);
 			if (b < 0 || (base >= 0 && b != base))
 				return;
@@ -464,7 +467,24 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	w->path_events[w->depth] = events;
 	w->depth++;
 	const fx_rel *r = &fx->rels[rel];
-	for (int i = 0; i < r->ntriggers; i++) {
+	/* An unconditional DO INSTEAD rule replaces the statement that names
+	 * the relation (rewriteHandler.c): only the rules run for its event
+	 * (with the defaults an INSERT fills in first), not the relation's
+	 * triggers, checks, indexes, partitions or a view's automatic update.
+	 * Rows routed down to a partition are no statement naming it: its
+	 * rules do not apply. */
+	unsigned replaced = 0;
+	if (!only_triggers)
+		for (int i = 0; i < r->neffects; i++) {
+			const cgm_effect *e = &m->effects[r->effects[i]];
+			if (e->reach == CGM_REACH_RULE && e->instead)
+				replaced |= e->events & (CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE);
+		}
+	unsigned all_events = events;
+	events &= ~replaced;
+	if (!(events & ~(unsigned)(CGM_EV_ONLY | CGM_EV_CASCADE)))
+		events = 0;
+	for (int i = 0; i < r->ntriggers && events; i++) {
 		const cgm_trigger *t = &m->triggers[r->triggers[i]];
 		bool moved = (how & FX_MOVED) && t->row && (t->events & (CGM_EV_INSERT | CGM_EV_DELETE));
 		if (!t->enabled ||
@@ -480,12 +500,40 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	/* A statement naming a partition runs the row triggers of the tables
 	 * it is a partition of (PostgreSQL's clones of them); one that came
 	 * down from the parent ran them there already. */
-	if (!only_triggers)
+	if (!only_triggers && events)
 		ancestor_row_triggers(w, rel, events, cols, ncols, label);
 	if (r->relkind == 'v' && (events & (CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE)))
 		auto_update(w, rel, events, cols, ncols, label);
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
+		if (e->reach == CGM_REACH_RULE || e->via == CGM_VIA_RULE) {
+			/* A rule runs for the statement it replaces too. */
+			if (only_triggers ||
+			    !applies(all_events, cols, ncols, e->events, e->columns, e->ncolumns))
+				continue;
+			if (e->reach == CGM_REACH_FUNCTION) {
+				if (label.set)
+					add_target(w, e->function, label.via, label.object);
+				else
+					add_target(w, e->function, e->via, e->object);
+				continue;
+			}
+			if (!e->target_relation)
+				continue; /* DO INSTEAD NOTHING */
+			/* The rule's owner acts (as a view's does): no policies. */
+			fx_label inner = label;
+			if (!inner.set)
+				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
+			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
+				e->target_columns, e->ntarget_columns, inner, FX_IN_VIEW);
+			continue;
+		}
+		/* The defaults an INSERT leaves to the table are filled in
+		 * before its rules fire: a DO INSTEAD rule's action reads
+		 * them as NEW's columns. */
+		bool is_default = e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT;
+		if (!events && !is_default)
+			continue;
 		if (only_triggers &&
 		    !(e->reach == CGM_REACH_FUNCTION &&
 		      (e->via == CGM_VIA_TRIGGER_WHEN || e->via == CGM_VIA_PARTITION_KEY)) &&
@@ -505,9 +553,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		} else if ((events & CGM_EV_VALIDATE) && e->reach == CGM_REACH_FUNCTION &&
 			   e->via == CGM_VIA_CHECK && names_constraint(e->object, cols, ncols)) {
 			/* The constraint validated checks every row. */
-		} else if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT) {
+		} else if (is_default) {
 			/* A default runs when an INSERT leaves its column out. */
-			if (!(events & e->events))
+			if (!(all_events & e->events))
 				continue;
 			if (ncols > 0 && e->ncolumns > 0 && listed(cols, ncols, e->columns[0]))
 				continue;
@@ -549,15 +597,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 						 ? FX_MOVED
 						 : 0));
 			break;
-		case CGM_REACH_RULE: {
-			/* The rule's owner acts (as a view's does): no policies. */
-			fx_label inner = label;
-			if (!inner.set)
-				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
-			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
-				e->target_columns, e->ntarget_columns, inner, FX_IN_VIEW);
+		case CGM_REACH_RULE: /* above */
 			break;
-		}
 		case CGM_REACH_CASCADE: {
 			if (e->target_defaults)
 				cascade_defaults(w, e, label);
@@ -627,7 +668,20 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 		return;
 	fx_label none = { false, CGM_VIA_CALL, NULL };
 	const cgm_site_rare *x = cgm_site_get_rare(s);
-	collect(&w, rel, x->events, x->columns, x->ncolumns, none,
+	const char *const *cols = x->columns;
+	int ncols = x->ncolumns;
+	/* INSERT INTO t VALUES (a, b) gives t's first two columns: the
+	 * others' defaults run, theirs do not. */
+	const fx_rel *r = &fx->rels[rel];
+	if (ncols == 0 && x->nleading > 0 && (x->events & CGM_EV_INSERT) && r->columns &&
+	    x->nleading <= r->ncolumns) {
+		const char **leading = cgm_arena_alloc(arena, sizeof(char *) * (size_t)x->nleading);
+		for (int i = 0; i < x->nleading; i++)
+			leading[i] = r->columns[i].name;
+		cols = leading;
+		ncols = x->nleading;
+	}
+	collect(&w, rel, x->events, cols, ncols, none,
 		s->kind == CGM_SITE_TRIGGER ? FX_ONLY_TRIGGERS : 0);
 	if (s->kind == CGM_SITE_TRIGGER) {
 		/* An old snapshot's trigger site: only its triggers, as before. */

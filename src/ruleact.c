@@ -42,6 +42,7 @@ static void on_relation(void *ctx, const cgm_raw_relation *rel)
 	a->schema = rel->schema ? cgm_arena_strdup(c->arena, rel->schema) : NULL;
 	a->name = cgm_arena_strdup(c->arena, rel->name);
 	a->events = rel->events;
+	a->nleading = rel->nleading;
 	a->ncolumns = rel->ncolumns;
 	a->columns = NULL;
 	if (rel->ncolumns > 0) {

@@ -1113,7 +1113,9 @@ static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e, 
 		put_flat_strings(o, e->columns, e->ncolumns, v2);
 	}
 	rec_opt_string(&r, "function", effect_function_id(m, e));
-	if (e->reach != CGM_REACH_FUNCTION) {
+	if (e->instead)
+		rec_put_bool(&r, "instead", true);
+	if (e->reach != CGM_REACH_FUNCTION && e->target_relation) {
 		rec_key(&r, "target");
 		rec t = rec_open(o, v2);
 		rec_put_string(&t, "schema", e->target_schema);
@@ -3712,6 +3714,10 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 	TRY(get_string(r, obj, "function", OPTIONAL, &e.function_id));
 	e.function = e.function_id ? cgm_model_find(r->model, e.function_id) : -1;
 	TRY(get_string(r, obj, "note", OPTIONAL, &e.note));
+	TRY(get_bool(r, obj, "instead", &e.instead));
+	if (e.instead && e.reach != CGM_REACH_RULE)
+		return bad(r, "instead", "is true for a %s effect (only a rule replaces a statement)",
+			   reach ? reach : "function");
 	const jv *target = jv_object_get(obj, "target");
 	if (target && !jv_is_null(target)) {
 		if (!jv_is_object(target))
@@ -3731,7 +3737,8 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 		if (rc)
 			return rc;
 	}
-	if (e.reach != CGM_REACH_FUNCTION && !e.target_relation)
+	/* DO INSTEAD NOTHING is the one effect that reaches no relation. */
+	if (e.reach != CGM_REACH_FUNCTION && !e.target_relation && !e.instead)
 		return bad(r, "target", "is missing (a %s effect reaches a relation)", reach);
 	*cgm_model_add_effect(r->model) = e;
 	return 0;

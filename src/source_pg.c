@@ -349,7 +349,7 @@ static const char *const rules_query =
 	"SELECT n.nspname, c.relname,"
 	" 'rule ' || quote_ident(r.rulename) || ' on ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname),"
 	" CASE r.ev_type WHEN '2' THEN 2 WHEN '3' THEN 1 WHEN '4' THEN 4 ELSE 0 END,"
-	" pg_get_ruledef(r.oid)"
+	" pg_get_ruledef(r.oid), r.is_instead AND r.ev_qual = '<>'"
 	" FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE r.rulename <> '_RETURN' AND r.ev_enabled <> 'D'"
@@ -899,8 +899,15 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		cgm_rule_action *acts;
 		int n = cgm_rule_actions(a, value(res, r, 4), &acts);
 		unsigned events = (unsigned)atoi(value(res, r, 3) ? value(res, r, 3) : "0");
-		for (int k = 0; k < n && events; k++) {
-			if (!acts[k].schema)
+		bool instead = value(res, r, 5) && value(res, r, 5)[0] == 't';
+		bool any = false;
+		for (int k = 0; k <= n && events; k++) {
+			/* Past the actions: an unconditional DO INSTEAD rule that
+			 * acts on no relation of ours (NOTHING) still replaces
+			 * the statement. */
+			if (k == n && (any || !instead))
+				break;
+			if (k < n && !acts[k].schema)
 				continue; /* pg_catalog's: nothing of it runs */
 			cgm_effect *e = cgm_model_add_effect(model);
 			e->schema = cgm_arena_strdup(a, value(res, r, 0));
@@ -910,6 +917,10 @@ static int load_effects(cgm_model *model, PGconn *conn)
 			e->object = cgm_arena_strdup(a, value(res, r, 2));
 			e->events = events;
 			e->function = -1;
+			e->instead = instead;
+			any = true;
+			if (k == n)
+				break;
 			e->target_schema = acts[k].schema;
 			e->target_relation = acts[k].name;
 			e->target_events = acts[k].events;

@@ -2319,7 +2319,7 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
  * and write (relfx.h, cgm_rule_actions), found as PostgreSQL finds them
  * when the rule is made: effects reaching them, as the catalog's. */
 static void rule_action_effects(sql_state *st, const char *schema, const char *table,
-				const char *object, unsigned events)
+				const char *object, unsigned events, bool instead)
 {
 	if (!events || st->stmt_end <= st->stmt_start)
 		return;
@@ -2327,17 +2327,37 @@ static void rule_action_effects(sql_state *st, const char *schema, const char *t
 				      (size_t)(st->stmt_end - st->stmt_start));
 	cgm_rule_action *acts;
 	int n = cgm_rule_actions(st->a, sql, &acts);
-	for (int k = 0; k < n; k++) {
-		sql_table *t = find_table(st, acts[k].schema, acts[k].name);
-		if (!t)
+	bool any = false;
+	for (int k = 0; k <= n; k++) {
+		/* Past the actions: an unconditional DO INSTEAD rule that acts
+		 * on no relation of ours (NOTHING) still replaces the
+		 * statement, as the catalog's rule says. */
+		if (k == n && (any || !instead))
+			break;
+		sql_table *t = k < n ? find_table(st, acts[k].schema, acts[k].name) : NULL;
+		if (k < n && !t)
 			continue;
 		cgm_effect *e = new_effect(st, schema, table, CGM_REACH_RULE, CGM_VIA_RULE, object,
 					   events, object);
+		e->instead = instead;
+		any = true;
+		if (!t)
+			break;
 		e->target_schema = t->schema;
 		e->target_relation = t->name;
 		e->target_events = acts[k].events;
 		e->target_columns = acts[k].columns;
 		e->ntarget_columns = acts[k].ncolumns;
+		/* The catalog's action names the columns an INSERT without a
+		 * list gives: the table's first ones. */
+		if (!acts[k].ncolumns && acts[k].nleading > 0 && acts[k].nleading <= t->ncolumns) {
+			const char **names = cgm_arena_alloc(st->a, sizeof(char *) *
+									(size_t)acts[k].nleading);
+			for (int c = 0; c < acts[k].nleading; c++)
+				names[c] = t->columns[c].name;
+			e->target_columns = names;
+			e->ntarget_columns = acts[k].nleading;
+		}
 	}
 }
 
@@ -5680,7 +5700,11 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				    NULL, fx);
 			add_effects(st, jget(stmt, "actions"), schema, table, CGM_VIA_RULE, fx, events,
 				    NULL, fx);
-			rule_action_effects(st, schema, table, fx, events);
+			/* DO INSTEAD without a WHERE replaces the statement
+			 * (rewriteHandler.c); a conditional one leaves it for
+			 * the rows its condition does not take. */
+			rule_action_effects(st, schema, table, fx, events,
+					    jbool(stmt, "instead") && !jget(stmt, "whereClause"));
 		} else if (strcmp(kind, "CreateEventTrigStmt") == 0) {
 			const char *parts[3];
 			int n = name_list(jget(stmt, "funcname"), parts, 3);

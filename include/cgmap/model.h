@@ -130,6 +130,9 @@ typedef struct cgm_site_rare {
 	int ncolumns;           /* CGM_SITE_TRIGGER, CGM_SITE_RELATION: the columns an INSERT
 	                         * lists or an UPDATE sets (columns); 0/NULL when all or unknown */
 	const char **columns;   /* ncolumns entries */
+	int nleading;           /* CGM_SITE_RELATION: an INSERT without a column list gives
+	                         * the table's first nleading columns (resolution takes
+	                         * their names from the relation); 0 unknown */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	const char **argnames;  /* the site's nargs entries, NULL entry for a positional
 	                         * argument; NULL when every argument is positional */
@@ -484,6 +487,12 @@ typedef struct cgm_effect {
 	const char **target_columns;
 	bool target_defaults;        /* CGM_REACH_CASCADE: ON ... SET DEFAULT, which sets
 	                              * them to their defaults: those run too */
+	bool instead;                /* CGM_REACH_RULE: an unconditional DO INSTEAD rule,
+	                              * which replaces the statement: for `events`, nothing
+	                              * else of the relation runs (its triggers, checks,
+	                              * a view's automatic update) but the defaults an
+	                              * INSERT fills in first.  DO INSTEAD NOTHING has
+	                              * no target (target_relation NULL) */
 	const char *note;     /* a condition of its own, or NULL ("roles without BYPASSRLS") */
 } cgm_effect;
 

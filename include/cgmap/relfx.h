@@ -50,6 +50,8 @@ typedef struct cgm_rule_action {
 	unsigned events;
 	int ncolumns;
 	const char **columns;
+	int nleading; /* an INSERT without a column list: how many of the table's first
+	               * columns it gives (0 unknown); pg_get_ruledef lists them */
 } cgm_rule_action;
 
 /* The relations the actions of the CREATE RULE statement `sql` (as written,

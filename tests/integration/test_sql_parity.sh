@@ -50,7 +50,7 @@ facts() {
 	    (.references[] | "reference \(.function) \(.kind) \(.object)"),
 	    ((.relations // [])[] | . as $r | "relation \($r.schema).\($r.name) kind=\($r.kind)",
 	      ($r.effects[] | "effect \($r.schema).\($r.name) \(.reach) \(.via) \(.object|tojson) "
-	        + "\(.events|join("|")) \(.columns|tojson) -> \(.function|tojson) \(.target|tojson)")),
+	        + "\(.events|join("|")) \(.columns|tojson) -> \(.function|tojson) \(.target|tojson) instead=\(.instead // false)")),
 	    ((.event_triggers // [])[] | "event_trigger \(.name) \(.event) \(.tags|join("|")) \(.enabled) -> \(.function)")
 	' "$1" | LC_ALL=C sort
 }
