@@ -308,9 +308,18 @@ size_t sqlfile_copy_data(const char *s, size_t semicolon, size_t *data)
 
 bool sqlfile_copy_from_stdin(const char *s, size_t start, size_t end)
 {
-	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
-			       s[start] == '\r'))
-		start++;
+	/* pg_dump writes a comment before each table's data. */
+	for (;;) {
+		while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' ||
+				       s[start] == '\r'))
+			start++;
+		size_t after = start < end ? cgm_sql_skip_comment(s, start) : start;
+		if (after == start)
+			break;
+		start = after;
+	}
+	if (start >= end)
+		return false;
 	if (end - start < 4 || strncasecmp(s + start, "copy", 4) != 0 || cgm_sql_ident_char((unsigned char)s[start + 4]))
 		return false;
 	for (size_t i = start; i + 10 <= end; i++)

@@ -178,6 +178,13 @@ static void test_psql_script(void **state)
 		"1\n"
 		"\\N\n"
 		"\\.\n"
+		/* pg_dump's data sections: a comment, then the COPY; the data
+		 * lines are no SQL, the statement after them is. */
+		"--\n-- Data for Name: t; Type: TABLE DATA; Schema: public\n--\n\n"
+		"/* and a block comment */ COPY public.t (a) FROM stdin;\n"
+		"296660\tnot sql at all ;\n"
+		"\\.\n"
+		"CREATE FUNCTION after_data() RETURNS int LANGUAGE sql AS 'SELECT 3';\n"
 		"CREATE FUNCTION e() RETURNS text LANGUAGE plpgsql AS $$ BEGIN RETURN E'\\\\x'; END $$;\n"
 		"CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
 		"CREATE TRIGGER t_trg BEFORE INSERT OR UPDATE ON t FOR EACH ROW EXECUTE FUNCTION trg();\n"
@@ -193,6 +200,7 @@ static void test_psql_script(void **state)
 	assert_int_equal(m->ndiagnostics, 0);
 	fn(m, "public.g()");
 	fn(m, "public.e()");
+	fn(m, "public.after_data()");
 	assert_int_equal(m->ntriggers, 1);
 	assert_string_equal(m->triggers[0].function_id, "public.trg()");
 	assert_int_equal(m->triggers[0].events, CGM_EV_INSERT | CGM_EV_UPDATE);
