@@ -23,6 +23,7 @@
 #include "cgmap/dynsql.h"
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
+#include "cgmap/ops.h"
 #include "report_internal.h"
 
 static char *xstrdup(const char *s)
@@ -556,34 +557,55 @@ static const column missing_columns[] = {
 	{ "nargs", COL_INT }, { "reason", COL_STR },
 };
 
-/* For an unqualified missing callee: the functions of that name elsewhere
- * that take its number of arguments, whose schema the caller's search_path
- * does not hold ("; app.f(integer) is in a schema not on the search_path"),
- * or NULL.  Up to three, then how many more. */
-static char *elsewhere_hint(const cgm_model *model, const cgm_site *site)
+/* For an unqualified missing callee of `caller`: the functions of that
+ * name taking its number of arguments, up to three of each kind, then how
+ * many more: those in a schema the caller's search_path does not hold
+ * ("; app.f(integer) is in a schema not on the search_path"), and those it
+ * does hold, whose argument types the call's do not fit ("; public.f(bigint)
+ * takes other argument types").  NULL when there are none. */
+#define HINT_PATH_MAX 64
+
+static char *elsewhere_hint(const cgm_model *model, const cgm_function *caller,
+			    const cgm_site *site)
 {
 	if (site->schema || !site->name || site->nargs < 0)
 		return NULL;
-	cgm_strbuf ids = CGM_STRBUF_INIT;
-	int found = 0;
+	const char *path[HINT_PATH_MAX];
+	int npath = cgm_function_path(model, caller, path, HINT_PATH_MAX);
+	cgm_strbuf off = CGM_STRBUF_INIT, on = CGM_STRBUF_INIT;
+	int noff = 0, non = 0;
 	for (int i = 0; i < model->nfunctions; i++) {
 		const cgm_function *g = &model->functions[i];
 		if (!g->name || !g->id || strcmp(g->name, site->name) != 0 ||
 		    !cgm_function_takes(g, site->nargs))
 			continue;
-		if (found < 3) {
-			if (found)
-				cgm_strbuf_puts(&ids, ", ");
-			cgm_strbuf_puts(&ids, g->id);
+		bool on_path = false;
+		for (int p = 0; p < npath && !on_path; p++)
+			on_path = g->schema && strcmp(path[p], g->schema) == 0;
+		cgm_strbuf *ids = on_path ? &on : &off;
+		int *found = on_path ? &non : &noff;
+		if (*found < 3) {
+			if (*found)
+				cgm_strbuf_puts(ids, ", ");
+			cgm_strbuf_puts(ids, g->id);
 		}
-		found++;
+		(*found)++;
 	}
-	if (!found)
-		return NULL;
-	char *hint = xprintf("; %s%s %s in a schema not on the search_path (--search-path)",
-			     cgm_strbuf_cstr(&ids), found > 3 ? " and more" : "",
-			     found == 1 ? "is" : "are");
-	cgm_strbuf_free(&ids);
+	char *hint = NULL;
+	if (noff || non) {
+		cgm_strbuf b = CGM_STRBUF_INIT;
+		if (non)
+			cgm_strbuf_printf(&b, "; %s%s %s other argument types", cgm_strbuf_cstr(&on),
+					  non > 3 ? " and more" : "", non == 1 ? "takes" : "take");
+		if (noff)
+			cgm_strbuf_printf(&b, "; %s%s %s in a schema not on the search_path (--search-path)",
+					  cgm_strbuf_cstr(&off), noff > 3 ? " and more" : "",
+					  noff == 1 ? "is" : "are");
+		hint = xstrdup(cgm_strbuf_cstr(&b));
+		cgm_strbuf_free(&b);
+	}
+	cgm_strbuf_free(&off);
+	cgm_strbuf_free(&on);
 	return hint;
 }
 
@@ -646,7 +668,7 @@ static void build_missing(table *t, const cgm_model *model)
 						      cgm_strbuf_cstr(&tied));
 				cgm_strbuf_free(&tied);
 			} else {
-				char *hint = elsewhere_hint(model, site);
+				char *hint = elsewhere_hint(model, f, site);
 				char *call = typed_call(site, r->cells[5]);
 				if (call)
 					r->cells[7] = xprintf("no function %s exists%s", call,

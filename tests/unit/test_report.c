@@ -264,6 +264,30 @@ static void test_missing_typed(void **state)
 	expect(m, "missing", "text",
 	       "# Missing callees: 1\n" WINDOW
 	       "app.work(integer) line 6: no function app.nope taking 2 arguments exists\n");
+	/* Unqualified: a function of that name taking one argument, in a
+	 * schema off the caller's path, may be what was meant; one on the
+	 * path takes other types (no hint of a path then). */
+	static const char *cstring[] = { "cstring" };
+	work->name = "work";
+	work->nargs = 1;
+	work->npath = -1; /* no SET search_path of its own */
+	miss->schema = NULL;
+	miss->name = "work";
+	miss->nargs = 1;
+	miss->argtypes = cstring;
+	miss->variadic_call = false;
+	cgm_site_rare_of(m->arena, miss)->argnames = NULL;
+	expect(m, "missing", "text",
+	       "# Missing callees: 1\n" WINDOW
+	       "app.work(integer) line 6: no function work(cstring) exists; app.work(integer) is "
+	       "in a schema not on the search_path (--search-path)\n");
+	static const char *app_path[] = { "app" };
+	m->source.default_search_path = app_path;
+	m->source.npath = 1;
+	expect(m, "missing", "text",
+	       "# Missing callees: 1\n" WINDOW
+	       "app.work(integer) line 6: no function work(cstring) exists; app.work(integer) takes "
+	       "other argument types\n");
 	cgm_model_free(m);
 }
 
