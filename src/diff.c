@@ -683,10 +683,13 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 			const cgm_site *t = r->site;
 			add_finding(c, CGM_FIND_MISSING_CALLEE, r->fn->id, NULL, t->line,
 				    cgm_arena_printf(c->a, "calls %s with %d argument%s: not unique, %s "
-							   "and %s take them as the same types",
+							   "and %s %s",
 						     name, t->nargs, t->nargs == 1 ? "" : "s",
 						     t->ntargets > 0 ? c->head->functions[t->targets[0]].id : "?",
-						     t->ntargets > 1 ? c->head->functions[t->targets[1]].id : "?"));
+						     t->ntargets > 1 ? c->head->functions[t->targets[1]].id : "?",
+						     cgm_site_tie_same_types(c->head, t)
+							     ? "take them as the same types"
+							     : "fit their types equally well"));
 			continue;
 		}
 		const cgm_function *gone = removed_target(only_base, r->site);

@@ -780,6 +780,21 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 	return n;
 }
 
+bool cgm_candidates_tie(const cgm_catalog *c, int nargs, const char *const *given,
+			const cgm_candidate *cands, int n)
+{
+	if (n < 2 || nargs > 100 || n > 256)
+		return false; /* past the bounds cgm_select_candidates ranks within */
+	for (int a = 0; a < nargs; a++)
+		if (!given[a] || cgm_type_is_polymorphic(given[a]))
+			return false;
+	for (int i = 0; i < n; i++)
+		for (int a = 0; a < nargs; a++)
+			if (cgm_can_coerce(c, given[a], cands[i].params[a]) != CGM_COERCE_YES)
+				return false;
+	return true;
+}
+
 /* ---- typing expressions ------------------------------------------------- */
 
 /* Schema and name of a canonical type name ("app.t", "\"My\".\"T\"", "t"),

@@ -481,6 +481,20 @@ const char *cgm_via_object_tail(cgm_via via, const char *object)
 	return object;
 }
 
+bool cgm_site_tie_same_types(const cgm_model *m, const cgm_site *s)
+{
+	if (s->ntargets < 2)
+		return true;
+	for (int k = 1; k < s->ntargets; k++) {
+		const cgm_function *f = &m->functions[s->targets[0]], *g = &m->functions[s->targets[k]];
+		for (int a = 0; a < s->nargs && a < f->nargs && a < g->nargs; a++)
+			if (f->argtypes && g->argtypes && f->argtypes[a] && g->argtypes[a] &&
+			    strcmp(f->argtypes[a], g->argtypes[a]) != 0)
+				return false;
+	}
+	return true;
+}
+
 _Static_assert(CGM_EV_ATTACH == 1 << (CGM_NEVENTS - 1), "one name per CGM_EV_* bit");
 const char *const cgm_event_names[CGM_NEVENTS] = { "INSERT", "UPDATE",   "DELETE",  "TRUNCATE",
 						     "SELECT", "REFRESH",  "ONLY",    "CASCADE",

@@ -662,10 +662,17 @@ static void build_missing(table *t, const cgm_model *model)
 				for (int k = 0; k < site->ntargets; k++)
 					cgm_strbuf_printf(&tied, "%s%s", k ? " and " : "",
 							  node_id(model, site->targets[k]));
-				r->cells[7] = xprintf("the call of %s with %d argument%s is not unique: %s "
-						      "take them as the same types (PostgreSQL refuses it)",
-						      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
-						      cgm_strbuf_cstr(&tied));
+				char *call = typed_call(site, r->cells[5]);
+				if (cgm_site_tie_same_types(model, site) || !call)
+					r->cells[7] = xprintf("the call of %s with %d argument%s is not unique: %s "
+							      "take them as the same types (PostgreSQL refuses it)",
+							      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
+							      cgm_strbuf_cstr(&tied));
+				else
+					r->cells[7] = xprintf("the call %s is not unique: %s fit its argument "
+							      "types equally well (PostgreSQL refuses it)",
+							      call, cgm_strbuf_cstr(&tied));
+				free(call);
 				cgm_strbuf_free(&tied);
 			} else {
 				char *hint = elsewhere_hint(model, f, site);

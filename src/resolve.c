@@ -467,6 +467,15 @@ static int choose(const resolver *rv, const cgm_function *caller, const cgm_site
 			n = k;
 		}
 	}
+	if (n > 1 && types && cgm_candidates_tie(rv->catalog, nargs, types, ch->sel, n)) {
+		/* Every argument typed, and still a tie: PostgreSQL cannot
+		 * choose either, and refuses the call (func_select_candidate). */
+		ch->not_unique = true;
+		ch->out = cgm_xcalloc((size_t)n, sizeof(int));
+		for (int i = 0; i < n; i++)
+			ch->out[i] = cands[ch->sel[i].index].index;
+		return n;
+	}
 	if (n == 1 && cands[ch->sel[0].index].not_unique) {
 		/* PostgreSQL found the tie before the types: it refuses the call */
 		ch->not_unique = true;
@@ -553,11 +562,12 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)ncand);
 		for (int i = 0; i < ncand; i++)
 			s->targets[i] = ch.out[i];
-		if (ncand == 2 && s->targets[1] < s->targets[0]) {
-			int t = s->targets[0];
-			s->targets[0] = s->targets[1];
-			s->targets[1] = t;
-		}
+		for (int i = 1; i < ncand; i++)
+			for (int j = i; j > 0 && s->targets[j] < s->targets[j - 1]; j--) {
+				int t = s->targets[j];
+				s->targets[j] = s->targets[j - 1];
+				s->targets[j - 1] = t;
+			}
 		s->resolution = CGM_RES_NOT_UNIQUE;
 		choice_free(&ch);
 		return;

@@ -136,6 +136,13 @@ typedef struct cgm_candidate {
 int cgm_select_candidates(const cgm_catalog *catalog, int nargs, const char *const *argtypes,
 			  cgm_candidate *cands, int ncands);
 
+/* Whether the candidates cgm_select_candidates left (more than one) are a
+ * tie PostgreSQL itself cannot break, so it refuses the call ("function
+ * f(integer) is not unique"): every argument's type is known and not
+ * polymorphic, and each candidate certainly takes each argument. */
+bool cgm_candidates_tie(const cgm_catalog *catalog, int nargs, const char *const *argtypes,
+			const cgm_candidate *cands, int ncands);
+
 /* The result type of a candidate with polymorphic result given the
  * argument types (anyelement and anyarray from their arguments, the
  * anycompatible family's common type); `result` as pg_get_function_result

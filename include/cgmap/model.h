@@ -780,6 +780,11 @@ int cgm_via_parse(cgm_via *out, const char *name);
  * app.money)"), so that word is left out when it is the mechanism's
  * ("check" then "app.t.positive", not "check check app.t.positive"). */
 const char *cgm_via_object_tail(cgm_via via, const char *object);
+/* Whether the functions a call PostgreSQL refuses as not unique
+ * (CGM_RES_NOT_UNIQUE) ties take its arguments as the same types (the tie
+ * FuncnameGetCandidates finds), rather than fit its argument types equally
+ * well (func_select_candidate's). */
+bool cgm_site_tie_same_types(const cgm_model *m, const cgm_site *s);
 /* The name of each CGM_EV_* bit, by bit number (snapshots, reports). */
 #define CGM_NEVENTS 12
 extern const char *const cgm_event_names[CGM_NEVENTS];
