@@ -1176,9 +1176,11 @@ static void add_operator_site(extract_ctx *ctx, long location, const char *schem
 		lexpr = NULL;
 	if (right)
 		rexpr = NULL;
-	/* Operands of unknowable type on a symbol pg_catalog overloads: never
-	 * linked (resolve_ops.c), so not worth a site. */
-	if (!schema && !right && (prefix || !left) && cgm_builtin_operator_overloaded(name, prefix))
+	/* Operands of unknowable type (no type and no tree to type them from)
+	 * on a symbol pg_catalog overloads: never linked (resolve_ops.c), so
+	 * not worth a site. */
+	if (!schema && !right && !rexpr && (prefix || (!left && !lexpr)) &&
+	    cgm_builtin_operator_overloaded(name, prefix))
 		return;
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_OPERATOR;

@@ -9,6 +9,7 @@
  *      lookups return pointers into the model and allocate nothing.
  */
 #include "cgmap/ops.h"
+#include "cgmap/exprtype.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -460,8 +461,12 @@ int cgm_operator_lookup(const cgm_model *model, const char *schema, const char *
 		for (int k = 0; k < n; k++) {
 			const char *params[2] = { cand[k]->left, cand[k]->right };
 			pref[k] = 0;
+			/* As func_select_candidate: only where the operand's
+			 * type is known, a preferred type of its category. */
 			for (int a = prefix ? 1 : 0; a < 2; a++)
-				if (!same_type(args[a], params[a]) && preferred_type(params[a]))
+				if (args[a] && strcmp(args[a], "unknown") != 0 &&
+				    !same_type(args[a], params[a]) && preferred_type(params[a]) &&
+				    cgm_type_category(args[a]) == cgm_type_category(params[a]))
 					pref[k]++;
 			if (pref[k] > most)
 				most = pref[k];

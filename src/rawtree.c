@@ -914,14 +914,10 @@ static void report_operator(walker *w, const A_Expr *e)
 	cgm_raw_arg *right_arg = arg_shape(w, right, NULL, w->depth + 1);
 	cgm_raw_arg *right2_arg = right2 ? arg_shape(w, right2, NULL, w->depth + 1) : NULL;
 	/* An operand the parser cannot type (a call, a subexpression) gets its
-	 * tree, so resolution can type it from the catalog.  Only where the
-	 * operator can be a user's: a schema-qualified or non-builtin symbol,
-	 * or a builtin symbol whose other operand has a type; on `a + f(x)`
-	 * with both unknown the operator is never linked (extract.c). */
-	bool worth = op.schema || !cgm_builtin_operator_overloaded(op.name, left == NULL) ||
-		     (left && left->kind != CGM_RAW_ARG_OTHER && left->kind != CGM_RAW_ARG_COLUMN) ||
-		     (right_arg->kind != CGM_RAW_ARG_OTHER && right_arg->kind != CGM_RAW_ARG_COLUMN);
-	if (w->v->arena && worth) {
+	 * tree, so resolution can type it from the catalog: `p - mk(2)` and
+	 * `hstore(OLD) - hstore(NEW)` run a user's operator that only the
+	 * calls' result types tell. */
+	if (w->v->arena) {
 		if (left && left->kind == CGM_RAW_ARG_OTHER)
 			left->expr = build_expr(w, e->lexpr);
 		if (right_arg->kind == CGM_RAW_ARG_OTHER)

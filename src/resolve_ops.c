@@ -388,6 +388,9 @@ bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 	s->resolution = CGM_RES_NONE;
 	const cgm_expr *coerce_to = x ? x->coerce_to : NULL;
 	const cgm_expr *const *argexprs = x ? x->argexprs : NULL;
+	/* No user operator of the symbol: nothing to type the operands for. */
+	if (s->kind == CGM_SITE_OPERATOR && !listed(r->op_names, r->nop_names, s->name))
+		return false;
 	/* Operands and cast values the parser could not type (calls' results,
 	 * subexpressions) typed now, from the catalog, as call arguments are. */
 	for (int i = 0; !coerce_to && typer && argexprs && s->argtypes && i < s->nargs; i++)

@@ -689,7 +689,9 @@ static void test_utility_statements_among_others(void **state)
 	const cgm_site *s = find_site(&fn, "before_util", 0);
 	assert_int_equal(s->nargs, 1);
 	assert_string_equal(s->argtypes[0], "integer");
-	assert_int_equal(fn.nsites, 11); /* 8 calls, 2 relations, 2 DDL statements */
+	/* 7 calls, 2 relations, 2 DDL statements and the operator of
+	 * `v = after_util(2)`, whose operands resolution types. */
+	assert_int_equal(fn.nsites, 12);
 }
 
 static void test_out_parameters_and_bare_return_next(void **state)
