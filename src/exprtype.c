@@ -560,8 +560,13 @@ const char *cgm_result_type(const cgm_catalog *c, cgm_arena *arena, const char *
 					return argtypes[i];
 		bool conflict;
 		const char *elem = poly_binding(arena, nargs, params, argtypes, &conflict);
-		if (!elem || conflict)
+		if (conflict)
 			return NULL;
+		/* array_agg(x) of an x cgmap cannot type is still some array:
+		 * as the caller's own anyarray value, it narrows the overloads
+		 * it is passed to (f(text[]) over f(text)). */
+		if (!elem)
+			return k == POLY_ARRAY ? "anyarray" : NULL;
 		return k == POLY_ARRAY ? cgm_type_array_of(arena, elem) : elem;
 	}
 	if (k == POLY_RANGE) {
@@ -1144,6 +1149,29 @@ static const char *trigger_column(cgm_typer *t, const char *col)
 	return type;
 }
 
+/* NEW / OLD in a trigger function: the row type of the one table the
+ * function's triggers are on, or NULL (none, or several). */
+static const char *trigger_row(cgm_typer *t)
+{
+	const cgm_model *m = t->model;
+	int index = t->fn ? (int)(t->fn - m->functions) : -1;
+	if (index < 0 || index >= m->nfunctions)
+		return NULL;
+	const cgm_trigger *one = NULL;
+	for (int i = 0; i < m->ntriggers; i++) {
+		const cgm_trigger *tg = &m->triggers[i];
+		if (tg->function != index)
+			continue;
+		if (one && (strcmp(one->table_schema, tg->table_schema) != 0 ||
+			    strcmp(one->table_name, tg->table_name) != 0))
+			return NULL;
+		one = tg;
+	}
+	if (!one || !find_relation(t->catalog, one->table_schema, one->table_name, NULL, 0))
+		return NULL;
+	return cgm_type_canonical(t->arena, one->table_schema, one->table_name, 0, NULL);
+}
+
 static const char *param_named(const cgm_function *fn, const char *name)
 {
 	for (int i = 0; fn && fn->argnames && i < fn->nargs; i++)
@@ -1168,6 +1196,11 @@ static const char *name_type(cgm_typer *t, const cgm_expr *e)
 			for (int i = 0; i < s->nitems; i++)
 				if (s->items[i].alias && strcmp(s->items[i].alias, first) == 0)
 					return item_row_type(t, &s->items[i]);
+		}
+		if (t->fn && t->fn->is_trigger && (strcmp(first, "new") == 0 || strcmp(first, "old") == 0)) {
+			const char *row = trigger_row(t);
+			if (row)
+				return row;
 		}
 		if (e->var)
 			return e->var->kind == CGM_EXPR_VAR ? var_type(t, e->var) : type_of(t, e->var);

@@ -323,6 +323,46 @@ static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm
 	       bsearch(&key, m->columns, (size_t)m->ncolumns, sizeof(char *), compare_strings) != NULL;
 }
 
+/* `typename('literal')`: with no function of the name taking an untyped
+ * literal exactly, PostgreSQL reads a one-argument call named after a type
+ * that is not a table's or composite's row type as a cast of the literal
+ * to it (func_get_detail's FUNCDETAIL_COERCION, FuncNameAsType): hstore(NULL)
+ * calls neither hstore(record) nor hstore(text[]).  The type is the first
+ * of that name on the path, as LookupTypeName finds it. */
+static bool literal_cast(const resolver *rv, const cgm_function *caller, const cgm_site *s)
+{
+	if (s->nargs != 1 || !s->argtypes || !s->argtypes[0] ||
+	    strcmp(s->argtypes[0], "unknown") != 0)
+		return false;
+	const char **names = cgm_site_get_rare(s)->argnames;
+	if (names && names[0])
+		return false;
+	const cgm_model *m = rv->model;
+	const char *scratch[64];
+	int npath = 0;
+	const char *const *path =
+		s->schema ? &s->schema : search_path_of(rv, caller, &npath, scratch, 64);
+	if (s->schema)
+		npath = 1;
+	const char *schema = NULL;
+	int best = npath;
+	for (int t = 0; t < m->ntypes; t++)
+		if (strcmp(m->types[t].name, s->name) == 0) {
+			int rank = schema_rank(m->types[t].schema, path, npath);
+			if (rank >= 0 && rank < best) {
+				best = rank;
+				schema = m->types[t].schema;
+			}
+		}
+	if (!schema)
+		return false;
+	for (int r = 0; r < m->nrelations; r++)
+		if (strcmp(m->relations[r].name, s->name) == 0 &&
+		    strcmp(m->relations[r].schema, schema) == 0)
+			return false; /* a row type: the call stays a call */
+	return true;
+}
+
 /* Working memory of one choice among overloads: most calls have a handful
  * of candidates, kept on the stack; more go to the heap. */
 enum { FEW = 16, FEW_PARAMS = 128 };
@@ -526,6 +566,18 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 			}
 		}
 	}
+	if (n > 1 && !ch.not_unique) {
+		/* Overloads cgmap cannot tell apart that all return some array
+		 * (array_agg(anynonarray) and array_agg(anyarray) of a value of
+		 * unknown type): the call is some array all the same. */
+		bool arrays = true;
+		for (int i = 0; i < n && arrays; i++) {
+			const char *r = tc->rv->model->functions[ch.out[i]].result;
+			arrays = r && (strcmp(r, "anyarray") == 0 || strcmp(r, "anycompatiblearray") == 0);
+		}
+		if (arrays)
+			type = "anyarray";
+	}
 	if (n == 0 && !ch.not_unique)
 		type = cgm_call_without_function(tc->typer, call, call->nargs == 1 ? argtypes[0] : NULL);
 	choice_free(&ch);
@@ -553,6 +605,10 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 		const char *t = argexprs && argexprs[i] ? cgm_expr_type(typer, argexprs[i]) : NULL;
 		if (t)
 			s->argtypes[i] = t;
+	}
+	if (literal_cast(rv, caller, s)) {
+		s->resolution = CGM_RES_NONE;
+		return;
 	}
 	choice ch;
 	int ncand = choose(rv, caller, s, &ch);
