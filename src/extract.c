@@ -1022,6 +1022,8 @@ static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
 /* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
  * relations read, DDL, A_Expr and TypeCast nodes make sites; tokens come in
  * document order, so sites do too. */
+static void record_dynamic(extract_ctx *ctx, const char *text);
+
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
 	json_ddl(ctx, d);
@@ -1032,10 +1034,21 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			continue;
 		char first = d->text[t->start];
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
-		    first != 'M' && first != 'T' && first != 'R' && first != 'A')
+		    first != 'M' && first != 'T' && first != 'R' && first != 'A' && first != 'P' &&
+		    first != 'E')
 			continue;
 		int obj = k + 1;
-		if (jt_eq(d, k, "RangeVar")) {
+		if (jt_eq(d, k, "PrepareStmt")) {
+			/* PREPARE only parses its query: what it calls runs where
+			 * an EXECUTE of it runs, not here. */
+			k = jt_skip(d, obj) - 1;
+		} else if (jt_eq(d, k, "ExecuteStmt")) {
+			/* EXECUTE of a prepared statement runs a query prepared
+			 * elsewhere: as unknown here as a dynamic EXECUTE's. */
+			char *name = jt_strdup_heap(d, jt_get(d, obj, "name"));
+			record_dynamic(ctx, name ? name : "?");
+			free(name);
+		} else if (jt_eq(d, k, "RangeVar")) {
 			if (json_read(d, obj))
 				on_dml(ctx, d, obj, CGM_EV_SELECT);
 		} else if (jt_eq(d, k, "FuncCall")) {
