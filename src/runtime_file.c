@@ -28,6 +28,7 @@
 #include "cgmap/escape.h"
 #include "cgmap/infile.h"
 #include "cgmap/serverlog.h"
+#include "cgmap/verdict.h"
 #include "outdir.h"
 
 #define ISO_UTC "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'"
@@ -101,6 +102,7 @@ static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
 
 static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
 static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap, ap2;
@@ -567,7 +569,24 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		PQfreemem(schema);
 		return 0;
 	}
+	/* The window is the trace's: its edges are what the verdicts weigh.
+	 * The functions' call counts (pg_stat_user_functions) cover the time
+	 * since the statistics were reset, which a reset of one without the
+	 * other (cgmap_trace's is cluster-wide) makes another span. */
+	const char *stats_since = src->since;
 	src->since = cgm_arena_strdup(rt->arena, cell(res, 0, 0));
+	int skew = cgm_window_skew(stats_since, src->since);
+	if (skew)
+		rt_diagnostic(rt, NULL, 0,
+			      "in database '%s' the function statistics count calls since %s and "
+			      "cgmap_trace's call edges since %s: %s (reset both together: SELECT "
+			      "pg_stat_reset(); SELECT cgmap_trace_reset();)",
+			      src->database, stats_since, src->since,
+			      skew > 0
+				      ? "calls made before the later time have no edges, and the "
+					"window taken is the trace's"
+				      : "calls made before the later time are not in the functions' "
+					"counts, and the window taken is the trace's");
 	src->trace_edges_used = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	src->trace_edges_max = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 	src->trace_dropped = strtoll(PQgetvalue(res, 0, 3), NULL, 10);

@@ -61,6 +61,15 @@ static bool digits(const char *s, int n, int *out)
 	return true;
 }
 
+int cgm_window_skew(const char *stats_since, const char *trace_since)
+{
+	enum { SKEW_SECONDS = 60 };
+	int64_t stats = cgm_time_parse(stats_since), trace = cgm_time_parse(trace_since);
+	if (stats < 0 || trace < 0)
+		return 0;
+	return trace - stats > SKEW_SECONDS ? 1 : stats - trace > SKEW_SECONDS ? -1 : 0;
+}
+
 int64_t cgm_time_parse(const char *text)
 {
 	if (!text)

@@ -32,6 +32,13 @@ int cgm_verdict_parse(cgm_verdict *out, const char *name);
  * "2026-11-29 19:40:00+01" (a zone named otherwise counts as UTC: only
  * differences of times of one log are taken); -1 when not a time. */
 int64_t cgm_time_parse(const char *text);
+/* Whether the span the functions' call counts cover (since `stats_since`,
+ * the statistics' reset) and the span of the traced call edges (since
+ * `trace_since`) are two windows: 1 when the trace's starts more than a
+ * minute later (calls before it have no edges), -1 when the statistics'
+ * do (calls before it are in no count), 0 when they are one window (reset
+ * together, a moment apart) or a time is unknown. */
+int cgm_window_skew(const char *stats_since, const char *trace_since);
 /* "90", "90s", "15m", "2h", "7d", "1w" (also "2h30m"); negative CGM_EUSAGE with
  * a message naming `option` otherwise. */
 int cgm_duration_parse(int64_t *seconds, const char *text, const char *option);

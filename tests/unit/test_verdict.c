@@ -831,6 +831,12 @@ static void test_times_and_durations(void **state)
 			 0);
 	assert_int_equal(cgm_time_parse("yesterday"), -1);
 	assert_int_equal(cgm_time_parse(NULL), -1);
+	/* The statistics' reset and the trace's: one window when a moment
+	 * apart, two when the trace was reset later (or earlier). */
+	assert_int_equal(cgm_window_skew("2026-11-29T19:00:00Z", "2026-11-29T19:00:02Z"), 0);
+	assert_int_equal(cgm_window_skew("2026-11-29T19:00:00Z", "2026-11-29T19:05:00Z"), 1);
+	assert_int_equal(cgm_window_skew("2026-11-29T19:05:00Z", "2026-11-29T19:00:00Z"), -1);
+	assert_int_equal(cgm_window_skew(NULL, "2026-11-29T19:00:00Z"), 0);
 	int64_t s;
 	assert_int_equal(cgm_duration_parse(&s, "90", "--min-window"), 0);
 	assert_int_equal(s, 90);
