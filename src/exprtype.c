@@ -1149,6 +1149,24 @@ static const char *trigger_column(cgm_typer *t, const char *col)
 	return type;
 }
 
+/* The special variables PL/pgSQL gives a trigger function (plpgsql
+ * trigger docs, 43.10.1), or NULL. */
+static const char *trigger_variable(const char *name)
+{
+	static const struct {
+		const char *name, *type;
+	} vars[] = {
+		{ "tg_argv", "text[]" },	   { "tg_nargs", "integer" }, { "tg_name", "name" },
+		{ "tg_when", "text" },		   { "tg_level", "text" },    { "tg_op", "text" },
+		{ "tg_relid", "oid" },		   { "tg_relname", "name" },  { "tg_table_name", "name" },
+		{ "tg_table_schema", "name" },
+	};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (strcmp(vars[i].name, name) == 0)
+			return vars[i].type;
+	return NULL;
+}
+
 /* NEW / OLD in a trigger function: the row type of the one table the
  * function's triggers are on, or NULL (none, or several). */
 static const char *trigger_row(cgm_typer *t)
@@ -1201,6 +1219,11 @@ static const char *name_type(cgm_typer *t, const cgm_expr *e)
 			const char *row = trigger_row(t);
 			if (row)
 				return row;
+		}
+		if (t->fn && t->fn->is_trigger && !e->var) {
+			const char *special = trigger_variable(first);
+			if (special)
+				return special;
 		}
 		if (e->var)
 			return e->var->kind == CGM_EXPR_VAR ? var_type(t, e->var) : type_of(t, e->var);

@@ -477,6 +477,38 @@ int cgm_operator_lookup(const cgm_model *model, const char *schema, const char *
 				cand[m++] = cand[k];
 		n = m;
 	}
+	/* Then untyped literals, as func_select_candidate resolves them: at
+	 * each, the category the candidates take there (string when any takes
+	 * a string type; none when they disagree otherwise), and a preferred
+	 * type of it when any candidate takes one. */
+	for (int a = prefix ? 1 : 0; a < 2 && n > 1; a++) {
+		if (!args[a] || strcmp(args[a], "unknown") != 0)
+			continue;
+		char cat = 0;
+		bool conflict = false, any_preferred = false;
+		for (int k = 0; k < n; k++) {
+			const char *p = a == 0 ? cand[k]->left : cand[k]->right;
+			char c = cgm_type_category(p);
+			if (!cat || c == 'S')
+				cat = c == 'S' || !cat ? c : cat;
+			else if (c != cat)
+				conflict = true;
+		}
+		if (conflict && cat != 'S')
+			continue;
+		for (int k = 0; k < n; k++) {
+			const char *p = a == 0 ? cand[k]->left : cand[k]->right;
+			any_preferred |= cgm_type_category(p) == cat && preferred_type(p);
+		}
+		int m = 0;
+		for (int k = 0; k < n; k++) {
+			const char *p = a == 0 ? cand[k]->left : cand[k]->right;
+			if (cgm_type_category(p) == cat && (!any_preferred || preferred_type(p)))
+				cand[m++] = cand[k];
+		}
+		if (m > 0)
+			n = m;
+	}
 	for (int k = 0; k < n && k < max; k++)
 		out[k] = cand[k];
 	return n;

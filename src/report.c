@@ -513,6 +513,10 @@ static void build_unexplained(table *t, const cgm_model *model)
 					  ? "a call PostgreSQL made itself while running the caller's "
 					    "statements (the callee takes `internal`: a planner estimator "
 					    "or SUPPORT function, an index's support function)"
+				  : strcmp(cause, "type input/output") == 0
+					  ? "PostgreSQL reading a literal of the callee's type or turning a "
+					    "value of it into text (the callee is a type's input or output "
+					    "function)"
 				  : strcmp(cause, "caller not analysed") == 0
 					  ? "a call the caller's code makes where cgmap does not read it "
 					    "(its language is not PL/pgSQL or SQL)"

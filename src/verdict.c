@@ -452,6 +452,13 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 	for (int i = 0; i < to->nargs && to->argtypes; i++)
 		if (to->argtypes[i] && strcmp(to->argtypes[i], "internal") == 0)
 			return "internal machinery";
+	/* Only a type's input and output functions take or return a cstring:
+	 * PostgreSQL calls them to read a literal of the type, or to turn a
+	 * value into text (format(), a cast through text, concatenation). */
+	if (to->result && strcmp(to->result, "cstring") == 0)
+		return "type input/output";
+	if (to->nargs >= 1 && to->argtypes && to->argtypes[0] && strcmp(to->argtypes[0], "cstring") == 0)
+		return "type input/output";
 	if (to->result && strcmp(to->result, "event_trigger") == 0)
 		return "event trigger";
 	if (to->is_trigger)

@@ -396,8 +396,17 @@ static void test_unexplained_causes(void **state)
 	b->nargs = 4;
 	b->argtypes = internal_args;
 	assert_string_equal(cgm_edge_cause(m, &e), "internal machinery");
+	/* A type's input function (it reads a cstring) or output function (it
+	 * returns one): PostgreSQL calls them for literals and conversions. */
+	static const char *input_args[] = { "cstring" };
+	b->nargs = 1;
+	b->argtypes = input_args;
+	assert_string_equal(cgm_edge_cause(m, &e), "type input/output");
 	b->nargs = 0;
 	b->argtypes = NULL;
+	b->result = "cstring";
+	assert_string_equal(cgm_edge_cause(m, &e), "type input/output");
+	b->result = NULL;
 	int line = 14; /* past the body's 10 lines: observed against an older body */
 	e.lines = &line;
 	e.nlines = 1;
