@@ -296,6 +296,31 @@ static bool same_arguments_taken(const cgm_function *f, const candidate *c, cons
 	return true;
 }
 
+/* The schema of the type named like the call `s` (in its schema, else the
+ * first of that name on the caller's path, as LookupTypeName finds it), or
+ * NULL when there is none. */
+static const char *type_named(const resolver *rv, const cgm_function *caller, const cgm_site *s)
+{
+	const cgm_model *m = rv->model;
+	const char *scratch[64];
+	int npath = 0;
+	const char *const *path =
+		s->schema ? &s->schema : search_path_of(rv, caller, &npath, scratch, 64);
+	if (s->schema)
+		npath = 1;
+	const char *schema = NULL;
+	int best = npath;
+	for (int t = 0; t < m->ntypes; t++)
+		if (strcmp(m->types[t].name, s->name) == 0) {
+			int rank = schema_rank(m->types[t].schema, path, npath);
+			if (rank >= 0 && rank < best) {
+				best = rank;
+				schema = m->types[t].schema;
+			}
+		}
+	return schema;
+}
+
 /* A one-argument call that names no function is no call when PostgreSQL
  * reads it otherwise: a function-style cast to a type of that name
  * (`mytype(x)`), or attribute notation on a row whose type has a column of
@@ -305,16 +330,8 @@ static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm
 	if (s->nargs != 1)
 		return false;
 	const cgm_model *m = rv->model;
-	const char *scratch[64];
-	int npath = 0;
-	const char *const *path =
-		s->schema ? &s->schema : search_path_of(rv, caller, &npath, scratch, 64);
-	if (s->schema)
-		npath = 1;
-	for (int t = 0; t < m->ntypes; t++)
-		if (strcmp(m->types[t].name, s->name) == 0 &&
-		    schema_rank(m->types[t].schema, path, npath) >= 0)
-			return true;
+	if (type_named(rv, caller, s))
+		return true;
 	const char *arg = s->argtypes ? s->argtypes[0] : NULL;
 	if (s->schema || (arg && (cgm_type_is_builtin(arg) || strcmp(arg, "unknown") == 0)))
 		return false;
@@ -338,22 +355,7 @@ static bool literal_cast(const resolver *rv, const cgm_function *caller, const c
 	if (names && names[0])
 		return false;
 	const cgm_model *m = rv->model;
-	const char *scratch[64];
-	int npath = 0;
-	const char *const *path =
-		s->schema ? &s->schema : search_path_of(rv, caller, &npath, scratch, 64);
-	if (s->schema)
-		npath = 1;
-	const char *schema = NULL;
-	int best = npath;
-	for (int t = 0; t < m->ntypes; t++)
-		if (strcmp(m->types[t].name, s->name) == 0) {
-			int rank = schema_rank(m->types[t].schema, path, npath);
-			if (rank >= 0 && rank < best) {
-				best = rank;
-				schema = m->types[t].schema;
-			}
-		}
+	const char *schema = type_named(rv, caller, s);
 	if (!schema)
 		return false;
 	for (int r = 0; r < m->nrelations; r++)
