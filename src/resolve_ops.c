@@ -44,6 +44,7 @@
 
 #include "cgmap/coerce.h"
 #include "cgmap/domaincheck.h"
+#include "cgmap/exprtype.h"
 #include "cgmap/ops.h"
 #include "cgmap/types.h"
 
@@ -272,6 +273,12 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 	for (int k = 0; k < n; k++)
 		builtin_fits = builtin_fits || cands[k]->builtin;
 	if (n > 1 && untyped && builtin_fits)
+		return false;
+	/* Every operand typed (an untyped literal is typed "unknown") and still
+	 * several: PostgreSQL cannot choose either, and refuses the statement
+	 * ("operator is not unique"): nothing runs. */
+	if (n > 1 && !untyped && !cgm_type_is_polymorphic(right) &&
+	    (prefix || !cgm_type_is_polymorphic(left)))
 		return false;
 	cgm_site_clear_targets(s);
 	for (int k = 0; k < n; k++)
