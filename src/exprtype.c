@@ -615,17 +615,19 @@ static int keep_best(cgm_candidate *cands, int n, const int *score)
 	return k;
 }
 
+/* The most candidates and arguments cgm_select_candidates ranks. */
+enum { SELECT_MAX_CANDIDATES = 256, SELECT_MAX_ARGS = 100 };
+
 int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *given,
 			  cgm_candidate *cands, int n)
 {
-	enum { MAXC = 256, MAXA = 100 };
 	if (n <= 0)
 		return 0;
-	if (nargs > MAXA)
+	if (nargs > SELECT_MAX_ARGS)
 		return n;
 	/* The caller's own polymorphic values narrow the candidates (an
 	 * anyarray is some array) but are otherwise of unknown type. */
-	const char *argtypes[MAXA + 1];
+	const char *argtypes[SELECT_MAX_ARGS + 1];
 	for (int a = 0; a < nargs; a++)
 		argtypes[a] = given[a] && cgm_type_is_polymorphic(given[a]) ? NULL : given[a];
 	/* Those that take the arguments by implicit coercion (func_match_argtypes),
@@ -668,9 +670,9 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 			if (strcmp(cands[i].params[a], cands[0].params[a]) != 0)
 				return n;
 	}
-	if (n > MAXC)
+	if (n > SELECT_MAX_CANDIDATES)
 		return n;
-	int score[MAXC];
+	int score[SELECT_MAX_CANDIDATES];
 	int nunknown = 0;
 	for (int a = 0; a < nargs; a++)
 		nunknown += is_unknown(argtypes[a]);
@@ -731,7 +733,7 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 	}
 	if (resolved) {
 		int kept = 0;
-		cgm_candidate keep[MAXC];
+		cgm_candidate keep[SELECT_MAX_CANDIDATES];
 		for (int i = 0; i < n; i++) {
 			bool ok = true;
 			for (int a = 0; a < nargs && ok; a++) {
@@ -788,8 +790,8 @@ int cgm_select_candidates(const cgm_catalog *c, int nargs, const char *const *gi
 bool cgm_candidates_tie(const cgm_catalog *c, int nargs, const char *const *given,
 			const cgm_candidate *cands, int n)
 {
-	if (n < 2 || nargs > 100 || n > 256)
-		return false; /* past the bounds cgm_select_candidates ranks within */
+	if (n < 2 || nargs > SELECT_MAX_ARGS || n > SELECT_MAX_CANDIDATES)
+		return false; /* past what cgm_select_candidates ranks */
 	for (int a = 0; a < nargs; a++)
 		if (!given[a] || cgm_type_is_polymorphic(given[a]))
 			return false;

@@ -1019,11 +1019,12 @@ static unsigned merge_events(const jt_doc *d, int merge)
 static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj);
 static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
 
-/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
- * relations read, DDL, A_Expr and TypeCast nodes make sites; tokens come in
- * document order, so sites do too. */
 static void record_dynamic(extract_ctx *ctx, const char *text);
 
+/* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
+ * relations read, DDL, A_Expr and TypeCast nodes make sites, and
+ * ExecuteStmt a dynamic one; tokens come in document order, so sites do
+ * too. */
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
 	json_ddl(ctx, d);

@@ -490,7 +490,7 @@ int cgm_operator_lookup(const cgm_model *model, const char *schema, const char *
 			const char *p = a == 0 ? cand[k]->left : cand[k]->right;
 			char c = cgm_type_category(p);
 			if (!cat || c == 'S')
-				cat = c == 'S' || !cat ? c : cat;
+				cat = c;
 			else if (c != cat)
 				conflict = true;
 		}

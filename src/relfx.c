@@ -67,6 +67,8 @@ typedef struct fx_rel {
 	const char *const *key_columns;
 	int ncolumns;              /* its columns in order, NULL when unknown */
 	const cgm_column *columns;
+	unsigned replaced;         /* the writes an unconditional DO INSTEAD rule
+	                            * replaces (CGM_EV_INSERT, UPDATE, DELETE) */
 } fx_rel;
 
 struct cgm_relfx {
@@ -169,6 +171,8 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 		int r = add_rel(fx, e->schema, e->relation);
 		if (r >= 0)
 			push_int(&fx->rels[r].effects, &fx->rels[r].neffects, &fx->rels[r].cap_effects, i);
+		if (r >= 0 && e->reach == CGM_REACH_RULE && e->instead)
+			fx->rels[r].replaced |= e->events & (CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE);
 		/* Only a partition (its parent's INSERT reaches it) runs the row
 		 * triggers of the tables above it: a table inheriting from
 		 * another (reached without INSERT) runs its own alone. */
@@ -473,15 +477,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	 * triggers, checks, indexes, partitions or a view's automatic update.
 	 * Rows routed down to a partition are no statement naming it: its
 	 * rules do not apply. */
-	unsigned replaced = 0;
-	if (!only_triggers)
-		for (int i = 0; i < r->neffects; i++) {
-			const cgm_effect *e = &m->effects[r->effects[i]];
-			if (e->reach == CGM_REACH_RULE && e->instead)
-				replaced |= e->events & (CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE);
-		}
 	unsigned all_events = events;
-	events &= ~replaced;
+	if (!only_triggers)
+		events &= ~r->replaced;
 	if (!(events & ~(unsigned)(CGM_EV_ONLY | CGM_EV_CASCADE)))
 		events = 0;
 	for (int i = 0; i < r->ntriggers && events; i++) {

@@ -102,7 +102,6 @@ static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
 
 static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-
 static void rt_diagnostic(cgm_runtime *rt, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap, ap2;

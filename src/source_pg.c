@@ -489,6 +489,24 @@ static const char *value(PGresult *res, int row, int col)
 	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
 }
 
+/* A rule's effect on the relation of row `r` of rules_query, without its
+ * target yet. */
+static cgm_effect *add_rule_effect(cgm_model *model, PGresult *res, int r, unsigned events,
+				   bool instead)
+{
+	cgm_arena *a = model->arena;
+	cgm_effect *e = cgm_model_add_effect(model);
+	e->schema = cgm_arena_strdup(a, value(res, r, 0));
+	e->relation = cgm_arena_strdup(a, value(res, r, 1));
+	e->reach = CGM_REACH_RULE;
+	e->via = CGM_VIA_RULE;
+	e->object = cgm_arena_strdup(a, value(res, r, 2));
+	e->events = events;
+	e->function = -1;
+	e->instead = instead;
+	return e;
+}
+
 /* Split a SEP-joined list into an arena array; *count gets its length. */
 static const char **split_list(cgm_arena *arena, const char *joined, int expected, int *count)
 {
@@ -901,32 +919,21 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		unsigned events = (unsigned)atoi(value(res, r, 3) ? value(res, r, 3) : "0");
 		bool instead = value(res, r, 5) && value(res, r, 5)[0] == 't';
 		bool any = false;
-		for (int k = 0; k <= n && events; k++) {
-			/* Past the actions: an unconditional DO INSTEAD rule that
-			 * acts on no relation of ours (NOTHING) still replaces
-			 * the statement. */
-			if (k == n && (any || !instead))
-				break;
-			if (k < n && !acts[k].schema)
+		for (int k = 0; k < n && events; k++) {
+			if (!acts[k].schema)
 				continue; /* pg_catalog's: nothing of it runs */
-			cgm_effect *e = cgm_model_add_effect(model);
-			e->schema = cgm_arena_strdup(a, value(res, r, 0));
-			e->relation = cgm_arena_strdup(a, value(res, r, 1));
-			e->reach = CGM_REACH_RULE;
-			e->via = CGM_VIA_RULE;
-			e->object = cgm_arena_strdup(a, value(res, r, 2));
-			e->events = events;
-			e->function = -1;
-			e->instead = instead;
+			cgm_effect *e = add_rule_effect(model, res, r, events, instead);
 			any = true;
-			if (k == n)
-				break;
 			e->target_schema = acts[k].schema;
 			e->target_relation = acts[k].name;
 			e->target_events = acts[k].events;
 			e->target_columns = acts[k].columns;
 			e->ntarget_columns = acts[k].ncolumns;
 		}
+		/* An unconditional DO INSTEAD rule that acts on no relation of
+		 * ours (NOTHING) still replaces the statement. */
+		if (events && instead && !any && n >= 0)
+			add_rule_effect(model, res, r, events, instead);
 	}
 	PQclear(res);
 	res = PQexec(conn, domain_checks_query);

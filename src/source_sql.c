@@ -2328,21 +2328,14 @@ static void rule_action_effects(sql_state *st, const char *schema, const char *t
 	cgm_rule_action *acts;
 	int n = cgm_rule_actions(st->a, sql, &acts);
 	bool any = false;
-	for (int k = 0; k <= n; k++) {
-		/* Past the actions: an unconditional DO INSTEAD rule that acts
-		 * on no relation of ours (NOTHING) still replaces the
-		 * statement, as the catalog's rule says. */
-		if (k == n && (any || !instead))
-			break;
-		sql_table *t = k < n ? find_table(st, acts[k].schema, acts[k].name) : NULL;
-		if (k < n && !t)
+	for (int k = 0; k < n; k++) {
+		sql_table *t = find_table(st, acts[k].schema, acts[k].name);
+		if (!t)
 			continue;
 		cgm_effect *e = new_effect(st, schema, table, CGM_REACH_RULE, CGM_VIA_RULE, object,
 					   events, object);
 		e->instead = instead;
 		any = true;
-		if (!t)
-			break;
 		e->target_schema = t->schema;
 		e->target_relation = t->name;
 		e->target_events = acts[k].events;
@@ -2359,6 +2352,11 @@ static void rule_action_effects(sql_state *st, const char *schema, const char *t
 			e->ntarget_columns = acts[k].nleading;
 		}
 	}
+	/* An unconditional DO INSTEAD rule that acts on no relation of ours
+	 * (NOTHING) still replaces the statement, as the catalog's rule says. */
+	if (instead && !any && n >= 0)
+		new_effect(st, schema, table, CGM_REACH_RULE, CGM_VIA_RULE, object, events, object)
+			->instead = true;
 }
 
 /* The command letters of CREATE POLICY ... FOR cmd. */
