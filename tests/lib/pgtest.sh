@@ -145,7 +145,26 @@ pgtest_install_trace() {
 		exit 77
 	fi
 	"$ext/build.sh" "$work/ext" >"$work/ext.log" 2>&1 || { cat "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
-	"$ext/install.sh" "$work/ext" >>"$work/ext.log" 2>&1 ||
+	# Tests run side by side, and `make install` rewrites each file with a
+	# moment of mode 0600: a server of another test reading the script
+	# then gets "permission denied".  So one install at a time, and none
+	# when the installed files are those this test's sources made (the
+	# stamp: a hash of the sources and of the installed files as the last
+	# install left them; the build itself is not byte for byte the same).
+	(
+		command -v flock >/dev/null 2>&1 && flock 9
+		local stamp="${TMPDIR:-/tmp}/cgmap-trace-installed.$(id -u)" want
+		installed_state() {
+			{ cat "$ext"/cgmap_trace.c "$ext"/*.sql "$ext"/cgmap_trace.control
+			  stat -c '%n %s %Y' "$pkglibdir/cgmap_trace.so" "$sharedir"/extension/cgmap_trace* 2>/dev/null
+			} | sha256sum
+		}
+		want=$(installed_state)
+		if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+			"$ext/install.sh" "$work/ext" >>"$work/ext.log" 2>&1 || exit 1
+			installed_state >"$stamp"
+		fi
+	) 9>"${TMPDIR:-/tmp}/cgmap-trace-install.$(id -u).lock" ||
 		{ echo "SKIP: install.sh could not install the extension" >&2; exit 77; }
 }
 
