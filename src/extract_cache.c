@@ -787,18 +787,18 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 	h.format = CACHE_FORMAT;
 	h.identity = cache->identity;
 	h.nentries = unique;
-	cgm_outfile_write(&f, &h, sizeof h);
+	cgm_outfile_add(&f, &h, sizeof h);
 	uint64_t offset = 0;
 	for (size_t i = 0; i < unique; i++) {
 		file_entry e = { .key = { all[i].e.key[0], all[i].e.key[1] },
 				 .offset = offset,
 				 .length = all[i].e.length,
 				 .hash = all[i].e.hash };
-		cgm_outfile_write(&f, &e, sizeof e);
+		cgm_outfile_add(&f, &e, sizeof e);
 		offset += all[i].e.length;
 	}
 	for (size_t i = 0; i < unique; i++)
-		cgm_outfile_write(&f, all[i].bytes, all[i].e.length);
+		cgm_outfile_add(&f, all[i].bytes, all[i].e.length);
 	free(all);
 	return cgm_outfile_commit(&f);
 }
