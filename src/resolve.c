@@ -344,25 +344,26 @@ static bool not_a_call(const resolver *rv, const cgm_function *caller, const cgm
  * literal exactly, PostgreSQL reads a one-argument call named after a type
  * that is not a table's or composite's row type as a cast of the literal
  * to it (func_get_detail's FUNCDETAIL_COERCION, FuncNameAsType): hstore(NULL)
- * calls neither hstore(record) nor hstore(text[]).  The type is the first
- * of that name on the path, as LookupTypeName finds it. */
-static bool literal_cast(const resolver *rv, const cgm_function *caller, const cgm_site *s)
+ * calls neither hstore(record) nor hstore(text[]).  The type's schema, or
+ * NULL for a call: the type is the first of that name on the path, as
+ * LookupTypeName finds it. */
+static const char *literal_cast(const resolver *rv, const cgm_function *caller, const cgm_site *s)
 {
 	if (s->nargs != 1 || !s->argtypes || !s->argtypes[0] ||
 	    strcmp(s->argtypes[0], "unknown") != 0)
-		return false;
+		return NULL;
 	const char **names = cgm_site_get_rare(s)->argnames;
 	if (names && names[0])
-		return false;
+		return NULL;
 	const cgm_model *m = rv->model;
 	const char *schema = type_named(rv, caller, s);
 	if (!schema)
-		return false;
+		return NULL;
 	for (int r = 0; r < m->nrelations; r++)
 		if (strcmp(m->relations[r].name, s->name) == 0 &&
 		    strcmp(m->relations[r].schema, schema) == 0)
-			return false; /* a row type: the call stays a call */
-	return true;
+			return NULL; /* a row type: the call stays a call */
+	return schema;
 }
 
 /* Working memory of one choice among overloads: most calls have a handful
@@ -608,8 +609,10 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 		if (t)
 			s->argtypes[i] = t;
 	}
-	if (literal_cast(rv, caller, s)) {
-		s->resolution = CGM_RES_NONE;
+	const char *cast_schema = literal_cast(rv, caller, s);
+	if (cast_schema) {
+		cgm_resolve_literal_cast(rv->ops, arena, s,
+					 cgm_quote_qualified(arena, cast_schema, s->name));
 		return;
 	}
 	choice ch;

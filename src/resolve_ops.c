@@ -389,6 +389,19 @@ static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 	return true;
 }
 
+bool cgm_resolve_literal_cast(const cgm_ops_resolver *r, cgm_arena *arena, cgm_site *s,
+			      const char *type)
+{
+	cgm_site_clear_targets(s);
+	cgm_domain_check_targets(r->domains, arena, s, "unknown", type);
+	if (s->ntargets == 0) {
+		s->resolution = CGM_RES_NONE;
+		return false;
+	}
+	settle(r, s, false);
+	return true;
+}
+
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x)
 {
@@ -417,6 +430,9 @@ void cgm_resolve_call_effects(const cgm_ops_resolver *r, cgm_arena *arena,
 {
 	if (s->ntargets == 0 || (s->resolution != CGM_RES_RESOLVED && s->resolution != CGM_RES_AMBIGUOUS &&
 				 s->resolution != CGM_RES_BUILTIN))
+		return;
+	/* A cast of a literal (typename('x')) runs checks, not a call. */
+	if (s->rare && s->rare->target_via && s->rare->target_via[0] != CGM_VIA_CALL)
 		return;
 	const cgm_model *m = r->model;
 	int ncalls = s->ntargets;

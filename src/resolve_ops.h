@@ -36,6 +36,14 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r);
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x);
 
+/* A call PostgreSQL reads as a cast of an untyped literal to `type`
+ * (canonical, qualified): `typename('literal')`.  The literal becomes of
+ * the type by its input function, when the statement is parsed; the checks
+ * of a domain still run each time the statement does, as for
+ * 'literal'::typename.  False (no targets) when none runs. */
+bool cgm_resolve_literal_cast(const cgm_ops_resolver *r, cgm_arena *arena, cgm_site *s,
+			      const char *type);
+
 /* After a call site is resolved: each target that is an aggregate gains
  * its support functions (via aggregate), and a call resolved to one
  * function gains the user casts that turn its known argument types into
