@@ -678,6 +678,18 @@ static void compare_sites(diff_ctx *c, const keyed_list *only_base)
 		}
 		const site_ref *r = hmiss.items[i].value;
 		const char *name = site_name(c->a, r->site);
+		if (r->site->resolution == CGM_RES_NOT_UNIQUE && r->site->kind == CGM_SITE_OPERATOR) {
+			/* an operator added beside one the operands fit as well */
+			char text[512];
+			const cgm_site *t = r->site;
+			add_finding(c, CGM_FIND_MISSING_CALLEE, r->fn->id, NULL, t->line,
+				    cgm_arena_printf(c->a, "uses the operator %s: not unique, %s and %s "
+							   "fit its operand types equally well",
+						     cgm_site_operator_text(text, sizeof text, t),
+						     t->ntargets > 0 ? c->head->functions[t->targets[0]].id : "?",
+						     t->ntargets > 1 ? c->head->functions[t->targets[1]].id : "?"));
+			continue;
+		}
 		if (r->site->resolution == CGM_RES_NOT_UNIQUE) {
 			/* an overload added beside one that takes the same arguments */
 			const cgm_site *t = r->site;

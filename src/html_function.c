@@ -309,8 +309,11 @@ static void link_open(cgm_strbuf *b, html_pagedata *pd, const cgm_site *site)
 			if (site->targets[k] >= 0 && site->targets[k] < m->nfunctions)
 				html_text(b, m->functions[site->targets[k]].id);
 		}
-		cgm_strbuf_puts(b, " take these arguments as the same types; PostgreSQL refuses "
-				   "the call\">");
+		cgm_strbuf_puts(b, site->kind == CGM_SITE_OPERATOR
+					   ? " fit these operands equally well; PostgreSQL refuses the "
+					     "operator\">"
+					   : " take these arguments as the same types; PostgreSQL "
+					     "refuses the call\">");
 		return;
 	case CGM_RES_RESOLVED:
 	case CGM_RES_AMBIGUOUS:

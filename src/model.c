@@ -495,6 +495,21 @@ bool cgm_site_tie_same_types(const cgm_model *m, const cgm_site *s)
 	return true;
 }
 
+const char *cgm_site_operator_text(char *buf, size_t len, const cgm_site *s)
+{
+	const char *right = s->argtypes && s->nargs > 0 && s->argtypes[s->nargs - 1]
+				    ? s->argtypes[s->nargs - 1]
+				    : "?";
+	const char *op = s->name ? s->name : "?";
+	if (s->nargs == 2)
+		snprintf(buf, len, "%s %s%s%s %s", s->argtypes && s->argtypes[0] ? s->argtypes[0] : "?",
+			 s->schema ? s->schema : "", s->schema ? "." : "", op, right);
+	else
+		snprintf(buf, len, "%s%s%s %s", s->schema ? s->schema : "", s->schema ? "." : "", op,
+			 right);
+	return buf;
+}
+
 _Static_assert(CGM_EV_ATTACH == 1 << (CGM_NEVENTS - 1), "one name per CGM_EV_* bit");
 const char *const cgm_event_names[CGM_NEVENTS] = { "INSERT", "UPDATE",   "DELETE",  "TRUNCATE",
 						     "SELECT", "REFRESH",  "ONLY",    "CASCADE",

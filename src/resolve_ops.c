@@ -276,11 +276,21 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 		return false;
 	/* Every operand typed (an untyped literal is typed "unknown") and still
 	 * several: PostgreSQL cannot choose either, and refuses the statement
-	 * ("operator is not unique"): nothing runs. */
-	if (n > 1 && !untyped && !cgm_type_is_polymorphic(right) &&
-	    (prefix || !cgm_type_is_polymorphic(left)))
-		return false;
+	 * ("operator is not unique"): nothing runs, and the tied user operators
+	 * are kept for the reports as a refused call's are (no edge). */
+	bool refused = n > 1 && !untyped && !cgm_type_is_polymorphic(right) &&
+		       (prefix || !cgm_type_is_polymorphic(left));
 	cgm_site_clear_targets(s);
+	if (refused) {
+		for (int k = 0; k < n; k++)
+			if (worth_edge(r, cands[k]->function))
+				cgm_site_add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
+						    cgm_operator_object(arena, cands[k]));
+		if (s->ntargets == 0)
+			return false;
+		s->resolution = CGM_RES_NOT_UNIQUE;
+		return true;
+	}
 	for (int k = 0; k < n; k++)
 		if (worth_edge(r, cands[k]->function))
 			cgm_site_add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,

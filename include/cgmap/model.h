@@ -785,6 +785,11 @@ const char *cgm_via_object_tail(cgm_via via, const char *object);
  * FuncnameGetCandidates finds), rather than fit its argument types equally
  * well (func_select_candidate's). */
 bool cgm_site_tie_same_types(const cgm_model *m, const cgm_site *s);
+
+/* An operator site as PostgreSQL names it in "operator is not unique:
+ * unknown ### unknown": its operand types ("?" when not known) around the
+ * symbol, schema-qualified as written; into `buf` (truncated to `len`). */
+const char *cgm_site_operator_text(char *buf, size_t len, const cgm_site *s);
 /* The name of each CGM_EV_* bit, by bit number (snapshots, reports). */
 #define CGM_NEVENTS 12
 extern const char *const cgm_event_names[CGM_NEVENTS];
