@@ -430,7 +430,8 @@ void cgm_analyze_print_summary(const cgm_model *model, FILE *out)
 		cgm_strbuf_free(&ev);
 	} else
 		fprintf(out, "cgmap: no runtime data: no function is called dead; "
-			     "%d have no callers and are not referenced\n", uncalled);
+			     "%d %s no callers and %s not referenced\n", uncalled,
+			uncalled == 1 ? "has" : "have", uncalled == 1 ? "is" : "are");
 	/* Parts that add up to the whole: every edge is static only, both, or
 	 * observed only; the unexplained are among the observed only. */
 	fprintf(out, "cgmap: %d %s: %d static only, %d static and observed, %d observed only "

@@ -6158,6 +6158,23 @@ static bool under_roots(const sql_state *st, const char *path)
 	return under;
 }
 
+/* Whether `path`, which does not resolve, names no file in a folder below
+ * the paths given: then saying it does not exist tells nothing of the
+ * machine's other files. */
+static bool missing_under_roots(const sql_state *st, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real || errno != ENOENT) {
+		free(real);
+		return false;
+	}
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	bool under = dir && under_roots(st, dir);
+	free(dir);
+	return under;
+}
+
 /* False, with the reason in *first, when `path` is a file read before
  * (the same device and inode under any name): every file is read once, so
  * links and includes cannot make the work grow beyond the files' size. */
@@ -6190,10 +6207,14 @@ static void run_includes(sql_state *st, int upto)
 		/* Untrusted SQL must not read the machine's other files: not a
 		 * byte of one reaches the snapshot, not even in a message. */
 		if (!st->opts->allow_include_outside && !under_roots(st, path)) {
-			diagnose(st, inc->offset,
-				 "include of \"%s\" refused: it lies outside the paths given to --sql "
-				 "(--allow-include-outside reads it)",
-				 path);
+			if (missing_under_roots(st, path))
+				diagnose(st, inc->offset, "include of \"%s\" failed: no such file",
+					 path);
+			else
+				diagnose(st, inc->offset,
+					 "include of \"%s\" refused: it lies outside the paths given "
+					 "to --sql (--allow-include-outside reads it)",
+					 path);
 			continue;
 		}
 		const char *first;

@@ -399,6 +399,10 @@ static char *include_path(const char *s, size_t end)
 		while (i < end && !strchr(" \t\r\\", s[i]))
 			i++;
 		stop = i;
+		/* psql drops the semicolons ending an unquoted argument of \i
+		 * (psql_scan_slash_option's `semicolon`): `\i b.sql;` reads b.sql. */
+		while (stop > start && s[stop - 1] == ';')
+			stop--;
 	}
 	return stop > start ? strndup(s + start, stop - start) : NULL;
 }
