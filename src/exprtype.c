@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgmap/strbuf.h"
 #include "cgmap/types.h"
 #include "exprtype_pg15.h"
 
@@ -931,6 +932,161 @@ static const cgm_expr *named_row(const cgm_expr *e)
 
 static const char *star_column(cgm_typer *t, const cgm_expr *star, const char *col, bool *found);
 
+/* The one function a call runs, or NULL. */
+static const cgm_function *called_function(cgm_typer *t, const cgm_expr *call)
+{
+	enum { MAXA = 100 };
+	const char *argtypes[MAXA];
+	if (!call || call->kind != CGM_EXPR_CALL || call->nargs > MAXA || !t->call_result)
+		return NULL;
+	for (int i = 0; i < call->nargs; i++)
+		argtypes[i] = type_of(t, call->args[i]);
+	const cgm_function *f = NULL;
+	t->call_result(t->ctx, call, argtypes, &f);
+	return f;
+}
+
+/* The next item of a list as pg_get_function_arguments and
+ * pg_get_function_result write it ("OUT x bigint, y text DEFAULT 'a,b'"):
+ * [p, end) up to the next comma outside quotes and parentheses. */
+static const char *list_item(const char *p, const char **end)
+{
+	int depth = 0;
+	char quote = 0;
+	const char *q = p;
+	for (; *q; q++) {
+		if (quote) {
+			if (*q == quote)
+				quote = 0;
+		} else if (*q == '\'' || *q == '"') {
+			quote = *q;
+		} else if (*q == '(' || *q == '[') {
+			depth++;
+		} else if ((*q == ')' || *q == ']') && depth > 0) {
+			depth--;
+		} else if (*q == ',' && depth == 0) {
+			break;
+		}
+	}
+	*end = q;
+	return p;
+}
+
+/* An item "[name] type" of those lists: the name (unquoted, into the
+ * arena; NULL when it has none) and the type.  A multi-word type
+ * ("double precision") is no name followed by a type. */
+static void name_and_type(cgm_arena *a, const char *p, const char *end, const char **name,
+			  const char **type)
+{
+	while (p < end && *p == ' ')
+		p++;
+	while (end > p && end[-1] == ' ')
+		end--;
+	*name = NULL;
+	const char *rest = p;
+	if (*p == '"') {
+		cgm_strbuf b = CGM_STRBUF_INIT;
+		const char *q = p + 1;
+		for (; q < end; q++) {
+			if (*q == '"' && q + 1 < end && q[1] == '"')
+				cgm_strbuf_putc(&b, *q++);
+			else if (*q == '"')
+				break;
+			else
+				cgm_strbuf_putc(&b, *q);
+		}
+		*name = cgm_arena_strdup(a, cgm_strbuf_cstr(&b));
+		cgm_strbuf_free(&b);
+		rest = q < end ? q + 1 : end;
+	} else {
+		const char *sp = memchr(p, ' ', (size_t)(end - p));
+		char *whole = cgm_arena_strndup(a, p, (size_t)(end - p));
+		if (sp && !cgm_type_is_builtin(whole)) {
+			*name = cgm_arena_strndup(a, p, (size_t)(sp - p));
+			rest = sp;
+		}
+	}
+	while (rest < end && *rest == ' ')
+		rest++;
+	*type = cgm_arena_strndup(a, rest, (size_t)(end - rest));
+}
+
+/* The columns of the rows function f returns through OUT parameters or
+ * RETURNS TABLE, their names (NULL when unnamed) and types in order, into
+ * the arena: how many, 0 when it returns no such columns. */
+static int out_columns(cgm_typer *t, const cgm_function *f, const char ***names,
+		       const char ***types)
+{
+	enum { MAX_OUT = 1600 }; /* a row's most columns */
+	if (!f || !f->result)
+		return 0;
+	const char *list = NULL;
+	bool table = strncmp(f->result, "TABLE(", 6) == 0;
+	if (table)
+		list = f->result + 6;
+	else if ((strcmp(f->result, "record") == 0 || strcmp(f->result, "SETOF record") == 0) &&
+		 f->arguments && strstr(f->arguments, "OUT "))
+		list = f->arguments;
+	if (!list)
+		return 0;
+	int n = 0, cap = 0;
+	*names = NULL;
+	*types = NULL;
+	for (const char *p = list; *p && n < MAX_OUT;) {
+		const char *end;
+		list_item(p, &end);
+		const char *item_end = end;
+		if (table && *end == '\0' && end > p && end[-1] == ')')
+			item_end = end - 1; /* the list's closing parenthesis */
+		const char *q = p;
+		while (q < item_end && *q == ' ')
+			q++;
+		bool out = table;
+		if (!table && strncmp(q, "OUT ", 4) == 0)
+			q += 4, out = true;
+		else if (!table && strncmp(q, "INOUT ", 6) == 0)
+			q += 6, out = true;
+		if (out) {
+			if (n == cap) {
+				int grown = cap ? cap * 2 : 8;
+				const char **nn = cgm_arena_alloc(t->arena, sizeof(char *) * (size_t)grown);
+				const char **tt = cgm_arena_alloc(t->arena, sizeof(char *) * (size_t)grown);
+				if (n) {
+					memcpy(nn, *names, sizeof(char *) * (size_t)n);
+					memcpy(tt, *types, sizeof(char *) * (size_t)n);
+				}
+				*names = nn;
+				*types = tt;
+				cap = grown;
+			}
+			name_and_type(t->arena, q, item_end, &(*names)[n], &(*types)[n]);
+			n++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Column `col` of function f's OUT or TABLE columns, the first `nrenamed`
+ * of them renamed by an alias list: *found when f has such columns and one
+ * of that name (its type, NULL when not known); NULL, *found false, when
+ * f returns no such columns or none of that name. */
+static const char *out_column(cgm_typer *t, const cgm_function *f, const char *const *renamed,
+			      int nrenamed, const char *col, bool *found)
+{
+	*found = false;
+	const char **names, **types;
+	int n = out_columns(t, f, &names, &types);
+	for (int i = 0; i < n; i++) {
+		const char *name = i < nrenamed ? renamed[i] : names[i];
+		if (name && strcmp(name, col) == 0) {
+			*found = true;
+			return types[i];
+		}
+	}
+	return NULL;
+}
+
 static const char *field_of_type(cgm_typer *t, const char *type, const char *field)
 {
 	const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);
@@ -953,6 +1109,15 @@ static const char *field_type(cgm_typer *t, const cgm_expr *e, const char *field
 			}
 		}
 		return NULL;
+	}
+	/* (f()).x of a function returning OUT parameters or a TABLE. */
+	if (e && e->kind == CGM_EXPR_CALL) {
+		const cgm_function *f = called_function(t, e);
+		const char **names, **types;
+		if (out_columns(t, f, &names, &types) > 0) {
+			bool found;
+			return out_column(t, f, NULL, 0, field, &found);
+		}
 	}
 	return field_of_type(t, type_of(t, e), field);
 }
@@ -1078,6 +1243,13 @@ static const char *item_column(cgm_typer *t, const cgm_scope_item *it, const cha
 		return NULL;
 	}
 	if (it->func) {
+		/* Columns of OUT parameters or RETURNS TABLE, the first ones
+		 * renamed by an alias list. */
+		const cgm_function *f = called_function(t, it->func);
+		const char **names, **types;
+		if (out_columns(t, f, &names, &types) > 0)
+			return out_column(t, f, it->renamed ? it->colnames : NULL,
+					  it->renamed ? it->ncolumns : 0, col, found);
 		const char *type = type_of(t, it->func);
 		const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);
 		if (r) {
@@ -1427,7 +1599,7 @@ static const char *type_of(cgm_typer *t, const cgm_expr *e)
 			break;
 		for (int i = 0; i < e->nargs; i++)
 			argtypes[i] = type_of(t, e->args[i]);
-		type = t->call_result(t->ctx, e, argtypes);
+		type = t->call_result(t->ctx, e, argtypes, NULL);
 		break;
 	}
 	case CGM_EXPR_OP:

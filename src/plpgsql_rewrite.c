@@ -618,8 +618,70 @@ static size_t unknown_field_at(const char *body, size_t i, cgm_strbuf *out, cons
 	return f->len;
 }
 
-/* "\"r.col\" is not a known variable": replace every whole-word `r.col`
- * (outside strings and comments) by `r`, which is declared. */
+/* The word of body ending just before `end` (letters, digits, _, $, dots
+ * and double quotes), its start in *start. */
+static bool word_before(const char *body, size_t end, const char *word)
+{
+	size_t start = end;
+	while (start > 0 && (ident_char(body[start - 1]) || body[start - 1] == '.' || body[start - 1] == '"'))
+		start--;
+	size_t n = strlen(word);
+	return end - start == n && strncasecmp(body + start, word, n) == 0;
+}
+
+static size_t skip_space_back(const char *body, size_t i)
+{
+	while (i > 0 && isspace((unsigned char)body[i - 1]))
+		i--;
+	return i;
+}
+
+/* Whether the `r.col` at body[i..i+len) is where PL/pgSQL wants a
+ * variable: an assignment's target (`r.col := v` starting a statement), or
+ * one of an INTO's (or GET DIAGNOSTICS') targets.  Elsewhere `r.col` is
+ * SQL, which PL/pgSQL leaves to the server: it raised no error there. */
+static bool field_is_target(const char *body, size_t i, size_t len)
+{
+	size_t after = i + len;
+	while (isspace((unsigned char)body[after]))
+		after++;
+	bool assigned = (body[after] == ':' && body[after + 1] == '=') ||
+			(body[after] == '=' && body[after + 1] != '=' && body[after + 1] != '>');
+	size_t back = skip_space_back(body, i);
+	if (assigned) {
+		static const char *const openers[] = { "begin", "then", "else", "loop" };
+		if (back == 0 || body[back - 1] == ';')
+			return true;
+		for (size_t k = 0; k < sizeof openers / sizeof openers[0]; k++)
+			if (word_before(body, back, openers[k]))
+				return true;
+	}
+	/* INTO a, b.c, r.col: back over the list to INTO, STRICT or DIAGNOSTICS. */
+	for (int guard = 0; guard < 1000; guard++) {
+		if (word_before(body, back, "into") || word_before(body, back, "strict") ||
+		    word_before(body, back, "diagnostics"))
+			return true;
+		if (back == 0 || body[back - 1] != ',')
+			return false;
+		back = skip_space_back(body, back - 1);
+		while (back > 0 && (ident_char(body[back - 1]) || body[back - 1] == '.' || body[back - 1] == '"'))
+			back--;
+		back = skip_space_back(body, back);
+	}
+	return false;
+}
+
+static size_t unknown_field_target_at(const char *body, size_t i, cgm_strbuf *out, const void *arg)
+{
+	const field_ref *f = arg;
+	if (strncasecmp(body + i, f->name, f->len) != 0 || !field_is_target(body, i, f->len))
+		return 0;
+	return unknown_field_at(body, i, out, arg);
+}
+
+/* "\"r.col\" is not a known variable": replace the whole-word `r.col`
+ * (outside strings and comments) PL/pgSQL wants as a variable by `r`,
+ * which is declared. */
 static char *rewrite_unknown_field(const char *body, const char *message)
 {
 	const char *q1 = strchr(message, '"');
@@ -631,7 +693,11 @@ static char *rewrite_unknown_field(const char *body, const char *message)
 	if (!dot || f.len == 0)
 		return NULL;
 	f.keep = (size_t)(dot - f.name);
-	return rewrite_each(body, unknown_field_at, &f, true);
+	/* Only where PL/pgSQL wants a variable: `r.col` in an expression
+	 * stays, so that typing still sees the column.  When no such place is
+	 * found (one this does not know), every `r.col`. */
+	char *targets = rewrite_each(body, unknown_field_target_at, &f, true);
+	return targets ? targets : rewrite_each(body, unknown_field_at, &f, true);
 }
 
 typedef struct {

@@ -739,6 +739,7 @@ static void from_item(walker *w, item_list *l, const Node *node)
 			if (list_length(rf->alias->colnames) > 0) {
 				it->ncolumns = 0;
 				apply_alias(w, it, rf->alias);
+				it->renamed = true;
 			}
 		}
 		if (rf->coldeflist)

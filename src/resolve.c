@@ -541,9 +541,12 @@ typedef struct typing_ctx {
 	cgm_typer *typer;
 } typing_ctx;
 
-static const char *call_result(void *arg, const cgm_expr *call, const char *const *argtypes)
+static const char *call_result(void *arg, const cgm_expr *call, const char *const *argtypes,
+			       const cgm_function **called)
 {
 	typing_ctx *tc = arg;
+	if (called)
+		*called = NULL;
 	cgm_site_rare names = { .argnames = call->names };
 	cgm_site tmp = { .kind = CGM_SITE_CALL, .name = call->name, .schema = call->schema,
 			 .nargs = call->nargs, .rare = call->names ? &names : NULL,
@@ -556,6 +559,8 @@ static const char *call_result(void *arg, const cgm_expr *call, const char *cons
 	const char *type = NULL;
 	if (n == 1 && !ch.not_unique) {
 		const cgm_function *f = &tc->rv->model->functions[ch.out[0]];
+		if (called)
+			*called = f;
 		const char *params[100];
 		if (call->nargs <= 100) {
 			candidate c = { .param_of = ch.params };

@@ -84,6 +84,7 @@ typedef struct cgm_scope_item {
 	const char **colnames;       /* the columns' names, or the alias column list */
 	const cgm_expr **colexprs;   /* subquery, CTE, VALUES: the columns' expressions */
 	const cgm_expr *func;        /* a function in FROM */
+	bool renamed;                /* func: colnames is an alias column list */
 } cgm_scope_item;
 
 typedef struct cgm_scope {
@@ -165,8 +166,10 @@ typedef struct cgm_typer {
 	const char *const *path;     /* schemas of the caller's search_path, pg_catalog placed */
 	int npath;
 	/* The result type of a call whose arguments have these types: the one
-	 * function PostgreSQL would call, or NULL when no single one. */
-	const char *(*call_result)(void *ctx, const cgm_expr *call, const char *const *argtypes);
+	 * function PostgreSQL would call, or NULL when no single one; that
+	 * function in *called when `called` is not NULL (NULL when none). */
+	const char *(*call_result)(void *ctx, const cgm_expr *call, const char *const *argtypes,
+				   const cgm_function **called);
 	void *ctx;
 	int depth;                   /* nesting guard */
 } cgm_typer;
