@@ -1017,6 +1017,7 @@ static unsigned merge_events(const jt_doc *d, int merge)
 }
 
 static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj);
+static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj);
 static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
 
 static void record_dynamic(extract_ctx *ctx, const char *text);
@@ -1056,6 +1057,8 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			on_funccall(ctx, d, obj);
 		} else if (jt_eq(d, k, "A_Expr")) {
 			on_json_aexpr(ctx, d, obj);
+		} else if (jt_eq(d, k, "CaseExpr")) {
+			on_json_case(ctx, d, obj);
 		} else if (jt_eq(d, k, "TypeCast")) {
 			on_json_typecast(ctx, d, obj);
 		} else if (jt_eq(d, k, "CallStmt")) {
@@ -1340,6 +1343,25 @@ static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
 		       lexpr >= 0 ? arg_type(ctx, d, lexpr) : NULL,
 		       rexpr >= 0 ? arg_type(ctx, d, rexpr) : NULL,
 		       rexpr2 >= 0 ? arg_type(ctx, d, rexpr2) : NULL, NULL);
+}
+
+/* `CASE x WHEN v ...` compares x = v (rawtree.c's report_case_operators). */
+static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj)
+{
+	int arg = jt_get(d, obj, "arg");
+	int whens = jt_get(d, obj, "args");
+	int n = whens >= 0 ? d->tokens[whens].size : 0;
+	if (arg < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		int when = jt_get(d, jt_elem(d, whens, i), "CaseWhen");
+		int expr = when >= 0 ? jt_get(d, when, "expr") : -1;
+		if (expr < 0)
+			continue;
+		long location = jt_long(d, jt_get(d, when, "location"), 0) + ctx->loc_shift;
+		operator_sites(ctx, CGM_RAW_OP, NULL, "=", location, true, arg_type(ctx, d, arg),
+			       arg_type(ctx, d, expr), NULL, NULL);
+	}
 }
 
 static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj)

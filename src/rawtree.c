@@ -863,6 +863,9 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 
 /* ---- operators and casts -------------------------------------------- */
 
+static void report_operands(walker *w, cgm_raw_operator *op, const Node *lexpr, const Node *right,
+			    const Node *right2);
+
 /* An A_Expr that runs operators (not AND/OR, IS OF, ...), to the visitor. */
 static void report_operator(walker *w, const A_Expr *e)
 {
@@ -910,8 +913,35 @@ static void report_operator(walker *w, const A_Expr *e)
 	default:
 		return;
 	}
+	report_operands(w, &op, e->lexpr, right, right2);
+}
+
+/* `CASE x WHEN v THEN ...`: PostgreSQL compares x = v with the `=` the
+ * two types select (transformCaseExpr), a user's operator as much as a
+ * builtin one. */
+static void report_case_operators(walker *w, const CaseExpr *c)
+{
+	if (!w->v->op || !c->arg)
+		return;
+	const ListCell *lc;
+	foreach (lc, c->args) {
+		const Node *when = lfirst(lc);
+		if (!when || !IsA(when, CaseWhen) || !((const CaseWhen *)when)->expr)
+			continue;
+		cgm_raw_operator op = { .name = "=", .kind = CGM_RAW_OP,
+					.location = ((const CaseWhen *)when)->location };
+		report_operands(w, &op, (const Node *)c->arg, (const Node *)((const CaseWhen *)when)->expr, NULL);
+	}
+}
+
+/* The operands of an operator, shaped (and given trees when the parser
+ * cannot type them), then the operator to the visitor. */
+static void report_operands(walker *w, cgm_raw_operator *opp, const Node *lexpr, const Node *right,
+			    const Node *right2)
+{
+	cgm_raw_operator op = *opp;
 	w->shape_stop = w->depth + 1 + OPERAND_SHAPE_DEPTH;
-	cgm_raw_arg *left = e->lexpr ? arg_shape(w, e->lexpr, NULL, w->depth + 1) : NULL;
+	cgm_raw_arg *left = lexpr ? arg_shape(w, lexpr, NULL, w->depth + 1) : NULL;
 	cgm_raw_arg *right_arg = arg_shape(w, right, NULL, w->depth + 1);
 	cgm_raw_arg *right2_arg = right2 ? arg_shape(w, right2, NULL, w->depth + 1) : NULL;
 	/* An operand the parser cannot type (a call, a subexpression) gets its
@@ -920,7 +950,7 @@ static void report_operator(walker *w, const A_Expr *e)
 	 * calls' result types tell. */
 	if (w->v->arena) {
 		if (left && left->kind == CGM_RAW_ARG_OTHER)
-			left->expr = build_expr(w, e->lexpr);
+			left->expr = build_expr(w, lexpr);
 		if (right_arg->kind == CGM_RAW_ARG_OTHER)
 			right_arg->expr = build_expr(w, right);
 		if (right2_arg && right2_arg->kind == CGM_RAW_ARG_OTHER)
@@ -1452,6 +1482,7 @@ static bool walk_node(walker *w, const Node *node)
 	}
 	case T_CaseExpr: {
 		const CaseExpr *c = (const CaseExpr *)node;
+		report_case_operators(w, c);
 		WALK(c->arg);
 		WALK(c->args);
 		WALK(c->defresult);
