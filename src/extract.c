@@ -1299,6 +1299,17 @@ static void on_raw_cast(void *arg, const cgm_raw_arg *target, const cgm_raw_arg 
 	cast_site(ctx, location, raw_arg_type(ctx, target), raw_arg_type(ctx, value), value->expr);
 }
 
+/* A RowExpr at node, or (with `cast`) a TypeCast of one. */
+static bool json_row_constructor(const jt_doc *d, int node, bool cast)
+{
+	if (node < 0)
+		return false;
+	int tc = cast ? jt_get(d, node, "TypeCast") : -1;
+	if (tc >= 0)
+		node = jt_get(d, tc, "arg");
+	return node >= 0 && jt_get(d, node, "RowExpr") >= 0;
+}
+
 /* The same from libpg_query's JSON: the A_Expr and TypeCast objects at obj. */
 static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
 {
@@ -1324,11 +1335,16 @@ static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
 	int n = names >= 0 ? d->tokens[names].size : 0;
 	if (k < 0 || n == 0)
 		return;
+	int lexpr = jt_get(d, obj, "lexpr"), rexpr = jt_get(d, obj, "rexpr"), rexpr2 = -1;
+	/* ROW(...) op ROW(...): field by field (rawtree.c's report_operator). */
+	bool distinct = jt_eq(d, kind_tok, "AEXPR_DISTINCT") || jt_eq(d, kind_tok, "AEXPR_NOT_DISTINCT");
+	if ((distinct || jt_eq(d, kind_tok, "AEXPR_OP")) && json_row_constructor(d, lexpr, distinct) &&
+	    json_row_constructor(d, rexpr, distinct))
+		return;
 	char *name = string_node(ctx, d, jt_elem(d, names, n - 1));
 	char *schema = n >= 2 ? string_node(ctx, d, jt_elem(d, names, n - 2)) : NULL;
 	if (!name)
 		return;
-	int lexpr = jt_get(d, obj, "lexpr"), rexpr = jt_get(d, obj, "rexpr"), rexpr2 = -1;
 	cgm_raw_op_kind op = kinds[k].op;
 	if (op == CGM_RAW_OP_IN || op == CGM_RAW_OP_BETWEEN || op == CGM_RAW_OP_NOT_BETWEEN) {
 		int items = jt_get(d, jt_get(d, rexpr, "List"), "items");

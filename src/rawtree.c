@@ -866,6 +866,14 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 static void report_operands(walker *w, cgm_raw_operator *op, const Node *lexpr, const Node *right,
 			    const Node *right2);
 
+/* A ROW(...) constructor, or (with `cast`) one cast to a composite type. */
+static bool row_constructor(const Node *n, bool cast)
+{
+	if (n && cast && IsA(n, TypeCast))
+		n = ((const TypeCast *)n)->arg;
+	return n && IsA(n, RowExpr);
+}
+
 /* An A_Expr that runs operators (not AND/OR, IS OF, ...), to the visitor. */
 static void report_operator(walker *w, const A_Expr *e)
 {
@@ -879,6 +887,14 @@ static void report_operator(walker *w, const A_Expr *e)
 	if (!op.name)
 		return;
 	const Node *right = e->rexpr, *right2 = NULL;
+	/* ROW(...) op ROW(...) compares field by field with each field's own
+	 * operator (make_row_comparison_op, make_row_distinct_op): never the
+	 * rows' type's.  IS [NOT] DISTINCT FROM looks once the operands are
+	 * transformed, when ROW(...)::t is a row constructor still. */
+	bool distinct = e->kind == AEXPR_DISTINCT || e->kind == AEXPR_NOT_DISTINCT;
+	if ((e->kind == AEXPR_OP || distinct) && row_constructor(e->lexpr, distinct) &&
+	    row_constructor(e->rexpr, distinct))
+		return;
 	switch (e->kind) {
 	case AEXPR_OP:
 	case AEXPR_DISTINCT:

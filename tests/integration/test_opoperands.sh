@@ -3,8 +3,9 @@
 # operator the calls' result types select: resolution types the operands
 # from the catalog; an untyped literal operand takes the string-category
 # operator, a trigger's TG_ARGV[n] is text, a simple CASE compares with
-# the `=` its types select, and an operator PostgreSQL refuses as not
-# unique is listed with the missing callees.  fixtures/opoperands.sql gives the edges of
+# the `=` its types select, row constructors compare field by field, and
+# an operator PostgreSQL refuses as not unique is listed with the missing
+# callees.  fixtures/opoperands.sql gives the edges of
 # fixtures/expected/opoperands.edges from the live database and from the
 # file; run with `cgmap_trace.track = all`, each is observed on its static
 # edge and nothing is left unexplained.
@@ -22,6 +23,8 @@ SELECT app.add_item();
 SELECT app.case_sql(app.mk(1));
 SELECT app.case_plpgsql(app.mk(1));
 SELECT app.case_statement(app.mk(2));
+SELECT app.rows_distinct();
+SELECT app.values_distinct();
 SQL
 
 # app.refused()'s '1' ### '2' ties: PostgreSQL refuses it, and the live
