@@ -202,11 +202,21 @@ static const char *const effects_query =
 	"  CASE WHEN a.attgenerated = 's' THEN 'generated' ELSE 'default' END,"
 	"  CASE WHEN a.attgenerated = 's' THEN 'generated ' ELSE 'default ' END || " QREL("c", "c")
 	"   || '.' || quote_ident(a.attname),"
-	"  CASE WHEN a.attgenerated = 's' THEN 3 ELSE 1 END,"
-	"  CASE WHEN a.attgenerated = 's' THEN NULL ELSE a.attname::text END, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
+	"  CASE WHEN a.attgenerated = 's' AND g.cols IS NOT NULL THEN 3 ELSE 1 END,"
+	"  CASE WHEN a.attgenerated = 's' THEN g.cols ELSE a.attname::text END, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_attrdef ad ON d.classid = 'pg_attrdef'::regclass AND ad.oid = d.objid"
 	" JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum"
 	" JOIN rel c ON c.oid = ad.adrelid"
+	/* A stored generated column is computed again by an UPDATE only when
+	 * it sets a column the expression reads (extraUpdatedCols, PostgreSQL
+	 * 13+), which the attrdef depends on (its own column's row is 'i');
+	 * reading none, only an INSERT computes it. */
+	" CROSS JOIN LATERAL (SELECT CASE WHEN a.attgenerated = 's' THEN"
+	"   (SELECT string_agg(r.attname, chr(31) ORDER BY r.attnum) FROM pg_depend gd"
+	"    JOIN pg_attribute r ON r.attrelid = gd.refobjid AND r.attnum = gd.refobjsubid"
+	"    WHERE gd.classid = 'pg_attrdef'::regclass AND gd.objid = ad.oid AND gd.deptype = 'n'"
+	"     AND gd.refclassid = 'pg_class'::regclass AND gd.refobjid = ad.adrelid"
+	"     AND gd.refobjsubid > 0) END AS cols) g"
 	/* CHECK constraints of tables. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'check',"
 	"  'check ' || " QREL("c", "c") " || '.' || quote_ident(k.conname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS

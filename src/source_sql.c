@@ -2756,6 +2756,34 @@ static void mark_read_columns(sql_state *st, int first, const jd_node *node, con
 	}
 }
 
+/* Effects [first, neffects) are those of a stored generated column of t
+ * computed by `expr`: an UPDATE computes it again only when it sets a
+ * column the expression reads (PostgreSQL 13+: the RTE's extraUpdatedCols,
+ * from the expression's columns), an INSERT always.  An expression that
+ * reads no column of t runs on INSERT alone, as the live catalog's (whose
+ * attrdef depends on no column then) does. */
+static void generated_reads(sql_state *st, const sql_table *t, int first, const jd_node *expr)
+{
+	const char **names = NULL;
+	int n = 0, cap = 0, kept = 0;
+	read_column_names(st, expr, &names, &n, &cap);
+	/* In the table's order, as the catalog lists them (attnum). */
+	const char **cols = n ? cgm_arena_alloc(st->a, sizeof(char *) * (size_t)n) : NULL;
+	for (int c = 0; c < t->ncolumns && kept < n; c++)
+		for (int i = 0; i < n; i++)
+			if (strcmp(t->columns[c].name, names[i]) == 0) {
+				cols[kept++] = t->columns[c].name;
+				break;
+			}
+	for (int i = first; i < st->neffects; i++) {
+		cgm_effect *e = &st->effects[i].effect;
+		e->columns = kept ? cols : NULL;
+		e->ncolumns = kept;
+		if (!kept)
+			e->events = CGM_EV_INSERT;
+	}
+}
+
 static void collect_columns(const jd_node *node, const char **first, int *count)
 {
 	if (jd_is_array(node)) {
@@ -2807,10 +2835,12 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 		/* The catalog keeps a generated column's expression as its default. */
 		const char *ref = default_ref(st, t->schema, t->name, column);
 		add_references(st, expr, "default", ref);
+		int first = st->neffects;
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_GENERATED,
 			    cgm_arena_printf(st->a, "generated %s.%s", relation_text(st, t->schema, t->name),
 					     cgm_quote_ident(st->a, column)),
 			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
+		generated_reads(st, t, first, expr);
 	} else if (strcmp(type, "CONSTR_CHECK") == 0) {
 		const char *name = jstr(con, "conname");
 		if (!name) {
