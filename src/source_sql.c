@@ -178,6 +178,8 @@ typedef struct sql_effect {
 	const char *owner;      /* "schema\x1ftable" */
 	const char *ref_object; /* the object as references name it, or NULL */
 	bool dropped;
+	bool disabled;          /* a rule's, after ALTER TABLE ... DISABLE RULE: kept
+	                         * (ENABLE RULE brings it back), not run */
 	bool no_inherit;        /* a CHECK ... NO INHERIT: children do not get it */
 	bool cloned_key;        /* a partition's clone of its parent's foreign key:
 	                         * it has no action triggers of its own (the
@@ -2602,7 +2604,7 @@ static void finish_effects(sql_state *st, cgm_model *model)
 {
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
-		if (x->dropped || x->cloned_key)
+		if (x->dropped || x->cloned_key || x->disabled)
 			continue;
 		sql_table *t = find_table(st, x->effect.schema, x->effect.relation);
 		if (!t || (x->effect.via == CGM_VIA_POLICY && !t->rls))
@@ -3845,6 +3847,22 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				drop_child_reach(st, t->schema, t->name, c->schema, c->name);
 				drop_keys_above(st, c);
 				own_cloned_keys(st, c);
+			}
+		} else if (t && cname &&
+			   (strcmp(sub, "AT_EnableRule") == 0 || strcmp(sub, "AT_EnableAlwaysRule") == 0 ||
+			    strcmp(sub, "AT_EnableReplicaRule") == 0 || strcmp(sub, "AT_DisableRule") == 0)) {
+			/* pg_rewrite.ev_enabled: the live source maps every rule
+			 * but a disabled one ('D'), ENABLE REPLICA and ALWAYS
+			 * alike, as it does triggers. */
+			const char *object = cgm_arena_printf(st->a, "rule %s on %s",
+							      cgm_quote_ident(st->a, cname),
+							      relation_text(st, t->schema, t->name));
+			const char *owner = pair_key(st->a, t->schema, t->name);
+			for (int i = 0; i < st->neffects; i++) {
+				sql_effect *x = &st->effects[i];
+				if (!x->dropped && x->effect.via == CGM_VIA_RULE && x->effect.object &&
+				    strcmp(x->owner, owner) == 0 && strcmp(x->effect.object, object) == 0)
+					x->disabled = strcmp(sub, "AT_DisableRule") == 0;
 			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
