@@ -167,7 +167,7 @@ static const char *const effects_query =
 	"  WHERE d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass) AND d.deptype = 'n'"
 	"   AND d.classid IN ('pg_rewrite'::regclass, 'pg_attrdef'::regclass,"
 	"    'pg_constraint'::regclass, 'pg_policy'::regclass, 'pg_trigger'::regclass,"
-	"    'pg_class'::regclass)"
+	"    'pg_class'::regclass, 'pg_type'::regclass)"
 	"   AND f.pronamespace <> 'pg_catalog'::regnamespace),"
 	" dom(base, typ) AS ("
 	"  SELECT t.oid, t.oid FROM pg_type t WHERE t.typtype = 'd'"
@@ -217,6 +217,20 @@ static const char *const effects_query =
 	"    WHERE gd.classid = 'pg_attrdef'::regclass AND gd.objid = ad.oid AND gd.deptype = 'n'"
 	"     AND gd.refclassid = 'pg_class'::regclass AND gd.refobjid = ad.adrelid"
 	"     AND gd.refobjsubid > 0) END AS cols) g"
+	/* A domain's DEFAULT fills in a column of that type with no default
+	 * of its own (build_column_default falls back to the type's; never a
+	 * generated or identity column's).  A domain made over another copies
+	 * its default (DefineDomain), so the column's own type is the one. */
+	" UNION ALL SELECT c.nspname, c.relname, 'f', 'default',"
+	"  'default ' || " QREL("c", "c") " || '.' || quote_ident(a.attname)"
+	"   || ' from domain ' || quote_ident(tn.nspname) || '.' || quote_ident(t.typname),"
+	"  1, a.attname::text, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
+	" FROM dep d JOIN pg_type t ON d.classid = 'pg_type'::regclass AND t.oid = d.objid"
+	"  AND t.typtype = 'd'"
+	" JOIN pg_namespace tn ON tn.oid = t.typnamespace"
+	" JOIN pg_attribute a ON a.atttypid = t.oid AND a.attnum > 0 AND NOT a.attisdropped"
+	"  AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''"
+	" JOIN rel c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p', 'f')"
 	/* CHECK constraints of tables. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f', 'check',"
 	"  'check ' || " QREL("c", "c") " || '.' || quote_ident(k.conname), 3, NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS

@@ -198,6 +198,20 @@ typedef struct sql_effect {
 	unsigned char policy_clause; /* a policy's: POLICY_USING or POLICY_CHECK */
 } sql_effect;
 
+/* A domain's DEFAULT: the functions it calls, which fill in a column of
+ * the domain that has no default of its own (build_column_default falls
+ * back to the type's).  CREATE DOMAIN without DEFAULT copies its base
+ * domain's, as DefineDomain does: the nearest default wins, and a later
+ * ALTER DOMAIN on the base leaves the copy alone. */
+typedef struct sql_domain_default {
+	const char *type;        /* the domain, canonical */
+	const char **functions;  /* ids; none: no default, or one calling nothing */
+	int nfunctions;
+} sql_domain_default;
+
+/* A column's own default (own_defaults): which kind, for LIKE's options. */
+enum { OWN_NONE = 0, OWN_DEFAULT = 1, OWN_GENERATED = 2, OWN_IDENTITY = 3 };
+
 /* A CHECK of a domain, applied to the columns of its type at the end. */
 typedef struct sql_domain_check {
 	const char *type;     /* the domain, canonical */
@@ -348,6 +362,10 @@ typedef struct sql_state {
 	int neffects, cap_effects;
 	sql_domain_check *domains;
 	int ndomains, cap_domains;
+	sql_domain_default *domain_defaults; /* the latest of a type counts */
+	int ndomain_defaults, cap_domain_defaults;
+	smap own_defaults; /* "schema\x1ftable\x1fcolumn" -> OWN_*: a default of
+	                    * its own, which a domain's does not override */
 	cgm_event_trigger *event_triggers;
 	int nevent_triggers, cap_event_triggers;
 
@@ -711,8 +729,27 @@ static const char *kind_of_relkind(char relkind)
 	return "table";
 }
 
+static const char *column_key(sql_state *st, const sql_table *t, const char *column)
+{
+	return cgm_arena_printf(st->a, "%s\x1f%s\x1f%s", t->schema, t->name, column);
+}
+
+/* Column `column` of t has a default of its own of `kind` (OWN_*). */
+static void set_own_default(sql_state *st, const sql_table *t, const char *column, int kind)
+{
+	if (column)
+		smap_put(&st->own_defaults, column_key(st, t, column), kind);
+}
+
+static int own_default(sql_state *st, const sql_table *t, const char *column)
+{
+	int kind = column ? smap_get(&st->own_defaults, column_key(st, t, column)) : -1;
+	return kind < 0 ? OWN_NONE : kind;
+}
+
 static void add_column(sql_state *st, sql_table *t, const char *name, const char *type)
 {
+	set_own_default(st, t, name, OWN_NONE); /* a table or column made anew */
 	RESERVE_ONE(st->a, t->columns, t->ncolumns, t->cap_columns, 8);
 	t->columns[t->ncolumns].name = cgm_arena_strdup(st->a, name);
 	t->columns[t->ncolumns].type = type;
@@ -2499,7 +2536,71 @@ static bool add_domain_check(sql_state *st, const char *schema, const char *name
 	return any;
 }
 
-/* ALTER DOMAIN ... ADD CONSTRAINT ... CHECK, DROP CONSTRAINT. */
+/* The latest DEFAULT of domain `type`, NULL when it never had one. */
+static const sql_domain_default *domain_default(const sql_state *st, const char *type)
+{
+	for (int i = st->ndomain_defaults - 1; type && i >= 0; i--)
+		if (strcmp(st->domain_defaults[i].type, type) == 0)
+			return &st->domain_defaults[i];
+	return NULL;
+}
+
+/* Domain schema.name (`type`) gets the DEFAULT `expr` (NULL: none, DROP
+ * DEFAULT): the functions it calls, and the type's references to them, as
+ * pg_depend has them (ALTER DOMAIN ... SET DEFAULT makes them anew). */
+static void set_domain_default(sql_state *st, const char *schema, const char *name,
+			       const char *type, const jd_node *expr)
+{
+	const char *object = cgm_arena_printf(st->a, "type %s", type);
+	st->ref_owner = NULL;
+	drop_references(st, object, NULL, false);
+	const char **fns = NULL;
+	int n = 0, cap = 0;
+	if (expr) {
+		add_references(st, expr, "type", object);
+		int before = st->neffects;
+		add_effects(st, expr, schema, name, CGM_VIA_DEFAULT, object, CGM_EV_INSERT, NULL, NULL);
+		for (int k = before; k < st->neffects; k++) {
+			st->effects[k].dropped = true; /* held by the domain, not a relation */
+			const char *id = st->effects[k].effect.function_id;
+			bool seen = false;
+			for (int i = 0; i < n && !seen; i++)
+				seen = strcmp(fns[i], id) == 0;
+			if (!seen) {
+				RESERVE_ONE(st->a, fns, n, cap, 4);
+				fns[n++] = id;
+			}
+		}
+	}
+	RESERVE_ONE(st->a, st->domain_defaults, st->ndomain_defaults, st->cap_domain_defaults, 16);
+	st->domain_defaults[st->ndomain_defaults++] = (sql_domain_default){ type, fns, n };
+}
+
+/* CREATE DOMAIN without DEFAULT over a domain with one: DefineDomain
+ * copies the base's default, and the type depends on its functions. */
+static void copy_domain_default(sql_state *st, const char *type, const char *base)
+{
+	const sql_domain_default *from = domain_default(st, base);
+	if (!from)
+		return;
+	sql_domain_default copy = { type, from->functions, from->nfunctions };
+	const char *from_object = cgm_arena_printf(st->a, "type %s", base);
+	const char *object = cgm_arena_printf(st->a, "type %s", type);
+	int nrefs = st->nrefs;
+	for (int r = 0; r < nrefs; r++) {
+		if (st->refs[r].dropped || st->refs[r].owner || strcmp(st->refs[r].ref.object, from_object) != 0 ||
+		    !st->refs[r].ref.object_kind || strcmp(st->refs[r].ref.object_kind, "type") != 0)
+			continue;
+		RESERVE_ONE(st->a, st->refs, st->nrefs, st->cap_refs, 64);
+		st->refs[st->nrefs] = st->refs[r];
+		st->refs[st->nrefs++].ref.object = object;
+	}
+	RESERVE_ONE(st->a, st->domain_defaults, st->ndomain_defaults, st->cap_domain_defaults, 16);
+	st->domain_defaults[st->ndomain_defaults++] = copy;
+}
+
+/* ALTER DOMAIN ... ADD CONSTRAINT ... CHECK, DROP CONSTRAINT, SET and DROP
+ * DEFAULT. */
 static void apply_alter_domain(sql_state *st, const jd_node *stmt)
 {
 	const char *parts[3];
@@ -2517,7 +2618,9 @@ static void apply_alter_domain(sql_state *st, const jd_node *stmt)
 	}
 	if (!type)
 		return;
-	if (strcmp(sub, "C") == 0) {
+	if (strcmp(sub, "T") == 0) {
+		set_domain_default(st, schema, parts[n - 1], type, jget(stmt, "def"));
+	} else if (strcmp(sub, "C") == 0) {
 		add_domain_check(st, schema, parts[n - 1], type, base, jget(jget(stmt, "def"), "Constraint"));
 	} else if (strcmp(sub, "X") == 0 && jstr(stmt, "name")) {
 		const char *object = cgm_arena_printf(st->a, "domain %s.%s", type,
@@ -2549,10 +2652,18 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 	if (base) /* resolution coerces its values as the base type's */
 		note_type(st, type, 'd', base);
 	jd_node *cons = jget(stmt, "constraints");
-	bool any = false;
-	for (size_t i = 0; i < jd_size(cons); i++)
-		any |= add_domain_check(st, schema, parts[n - 1], type, base,
-					jget(jd_at(cons, i), "Constraint"));
+	bool any = false, has_default = false;
+	for (size_t i = 0; i < jd_size(cons); i++) {
+		jd_node *con = jget(jd_at(cons, i), "Constraint");
+		const char *ct = jstr(con, "contype");
+		if (ct && strcmp(ct, "CONSTR_DEFAULT") == 0) {
+			set_domain_default(st, schema, parts[n - 1], type, jget(con, "raw_expr"));
+			has_default = true;
+		}
+		any |= add_domain_check(st, schema, parts[n - 1], type, base, con);
+	}
+	if (!has_default)
+		copy_domain_default(st, type, base);
 	if (!any) {
 		/* Still a link of the chain of domains over domains. */
 		RESERVE_ONE(st->a, st->domains, st->ndomains, st->cap_domains, 16);
@@ -2639,6 +2750,36 @@ static void finish_effects(sql_state *st, cgm_model *model)
 					e->function = -1;
 				}
 				type = base;
+			}
+		}
+	}
+	/* A column of a domain with a DEFAULT calling functions, and no
+	 * default of its own, gets the domain's when an INSERT leaves it out
+	 * (build_column_default); a view's columns are left out. */
+	for (int ti = 0; ti < st->ntables; ti++) {
+		sql_table *t = &st->tables[ti];
+		if (t->dropped || t->catalog ||
+		    (strcmp(t->kind, "table") != 0 && strcmp(t->kind, "partitioned table") != 0 &&
+		     strcmp(t->kind, "foreign table") != 0))
+			continue;
+		for (int c = 0; c < t->ncolumns; c++) {
+			const sql_domain_default *d = domain_default(st, t->columns[c].type);
+			if (!d || d->nfunctions == 0 || own_default(st, t, t->columns[c].name) != OWN_NONE)
+				continue;
+			const char *object = cgm_arena_printf(
+				st->a, "default %s.%s from domain %s", relation_text(st, t->schema, t->name),
+				cgm_quote_ident(st->a, t->columns[c].name), d->type);
+			for (int k = 0; k < d->nfunctions; k++) {
+				cgm_effect *e = cgm_model_add_effect(model);
+				e->schema = t->schema;
+				e->relation = t->name;
+				e->reach = CGM_REACH_FUNCTION;
+				e->via = CGM_VIA_DEFAULT;
+				e->object = object;
+				e->events = CGM_EV_INSERT;
+				e->columns = one_column(st, t->columns[c].name, &e->ncolumns);
+				e->function_id = d->functions[k];
+				e->function = -1;
 			}
 		}
 	}
@@ -2824,6 +2965,13 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 	if (type && strcmp(type, "CONSTR_FOREIGN") == 0)
 		foreign_key_effects(st, t, column, con);
 	constraint_index_effects(st, t, column, con);
+	/* The column's own default, which its domain's does not override. */
+	if (type && column)
+		set_own_default(st, t, column,
+				strcmp(type, "CONSTR_DEFAULT") == 0	   ? OWN_DEFAULT
+				: strcmp(type, "CONSTR_GENERATED") == 0 ? OWN_GENERATED
+				: strcmp(type, "CONSTR_IDENTITY") == 0  ? OWN_IDENTITY
+									 : own_default(st, t, column));
 	if (!type || !expr)
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
@@ -2878,11 +3026,13 @@ static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 	const char *col = jstr(coldef, "colname");
 	jd_node *tn = jget(coldef, "typeName");
 	const char *type = NULL;
+	bool serial = false;
 	if (tn) {
 		const char *parts[2];
 		int n = name_list(jget(tn, "names"), parts, 2);
 		const char *base = n == 1 ? parts[0] : NULL;
 		/* serial types are integers with a sequence behind them. */
+		serial = true;
 		if (base && (strcmp(base, "serial") == 0 || strcmp(base, "serial4") == 0))
 			type = "integer";
 		else if (base && (strcmp(base, "bigserial") == 0 || strcmp(base, "serial8") == 0))
@@ -2890,10 +3040,12 @@ static void apply_column(sql_state *st, sql_table *t, const jd_node *coldef)
 		else if (base && (strcmp(base, "smallserial") == 0 || strcmp(base, "serial2") == 0))
 			type = "smallint";
 		else
-			type = type_of(st, tn);
+			type = type_of(st, tn), serial = false;
 	}
 	if (col)
 		add_column(st, t, col, type);
+	if (col && serial) /* its nextval() default */
+		set_own_default(st, t, col, OWN_DEFAULT);
 	jd_node *cons = jget(coldef, "constraints");
 	for (size_t i = 0; i < jd_size(cons); i++)
 		constraint_references(st, t, col, jget(jd_at(cons, i), "Constraint"));
@@ -3459,19 +3611,37 @@ static void move_relation_effects(sql_state *st, const char *old_schema, const c
 	}
 }
 
+/* A column a table inherits (INHERITS, PARTITION OF, a parent's ADD
+ * COLUMN) takes its parent's default or generation expression, not its
+ * identity. */
+static void inherit_own_default(sql_state *st, const sql_table *parent, const sql_table *child,
+				const char *column)
+{
+	int own = own_default(st, parent, column);
+	if (own == OWN_DEFAULT || own == OWN_GENERATED)
+		set_own_default(st, child, column, own);
+}
+
 /* LIKE source INCLUDING ...: its columns, and what its options copy
  * (parsenodes.h's CREATE_TABLE_LIKE_* bits). */
 static void apply_table_like(sql_state *st, sql_table *t, const jd_node *like)
 {
 	enum { LIKE_CONSTRAINTS = 1 << 2, LIKE_DEFAULTS = 1 << 3, LIKE_GENERATED = 1 << 4,
-	       LIKE_INDEXES = 1 << 6 };
+	       LIKE_IDENTITY = 1 << 5, LIKE_INDEXES = 1 << 6 };
 	const char *ls, *ln;
 	sql_table *source;
 	if (!range_var(st, jget(like, "relation"), false, &ls, &ln) || !(source = find_table(st, ls, ln)))
 		return;
-	for (int c = 0; c < source->ncolumns; c++)
-		add_column(st, t, source->columns[c].name, source->columns[c].type);
 	unsigned options = (unsigned)jint(like, "options");
+	for (int c = 0; c < source->ncolumns; c++) {
+		add_column(st, t, source->columns[c].name, source->columns[c].type);
+		/* A default it does not copy leaves the column to its domain's. */
+		int own = own_default(st, source, source->columns[c].name);
+		if ((own == OWN_DEFAULT && (options & LIKE_DEFAULTS)) ||
+		    (own == OWN_GENERATED && (options & LIKE_GENERATED)) ||
+		    (own == OWN_IDENTITY && (options & LIKE_IDENTITY)))
+			set_own_default(st, t, source->columns[c].name, own);
+	}
 	unsigned what = (options & LIKE_CONSTRAINTS ? COPY_CHECKS : 0) |
 			(options & LIKE_DEFAULTS ? COPY_DEFAULTS : 0) |
 			(options & LIKE_GENERATED ? COPY_GENERATED : 0) |
@@ -3503,8 +3673,10 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 		const char *ps, *pn;
 		if (jd_size(parents) == 1 && range_var(st, jget(jd_at(parents, 0), "RangeVar"), false, &ps, &pn)) {
 			sql_table *parent = find_table(st, ps, pn);
-			for (int c = 0; parent && c < parent->ncolumns; c++)
+			for (int c = 0; parent && c < parent->ncolumns; c++) {
 				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
+				inherit_own_default(st, parent, t, parent->columns[c].name);
+			}
 			cgm_effect *e = new_effect(st, ps, pn, CGM_REACH_PARTITION, CGM_VIA_TRIGGER, NULL,
 						   CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE |
 							   CGM_EV_TRUNCATE,
@@ -3535,8 +3707,10 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 			if (!range_var(st, jget(jd_at(parents, i), "RangeVar"), false, &ps, &pn) ||
 			    !(parent = find_table(st, ps, pn)))
 				continue;
-			for (int c = 0; c < parent->ncolumns; c++)
+			for (int c = 0; c < parent->ncolumns; c++) {
 				add_column(st, t, parent->columns[c].name, parent->columns[c].type);
+				inherit_own_default(st, parent, t, parent->columns[c].name);
+			}
 			add_parent(st, t, parent->schema, parent->name);
 			add_child_reach(st, parent->schema, parent->name, t->schema, t->name, false);
 			copy_relation_effects(st, parent->schema, parent->name, t->schema, t->name,
@@ -3653,8 +3827,10 @@ static void add_to_descendants(sql_state *st, sql_table *t, int first, unsigned 
 {
 	int last = st->neffects;
 	int *kids, nkids = descendants(st, t->schema, t->name, &kids);
-	for (int k = 0; column && k < nkids; k++)
+	for (int k = 0; column && k < nkids; k++) {
 		add_column(st, &st->tables[kids[k]], column, type);
+		inherit_own_default(st, t, &st->tables[kids[k]], column);
+	}
 	for (int i = first; i < last; i++) {
 		const char *ref = st->effects[i].ref_object;
 		bool seen = !ref || st->effects[i].effect.reach != CGM_REACH_FUNCTION;
@@ -3784,6 +3960,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			 * def) removes it. */
 			const char *ref = default_ref(st, t->schema, t->name, cname);
 			drop_references(st, ref, NULL, false);
+			set_own_default(st, t, cname, def ? OWN_DEFAULT : OWN_NONE);
 			if (def) {
 				add_references(st, def, "default", ref);
 				add_effects(st, def, t->schema, t->name, CGM_VIA_DEFAULT,
@@ -3798,6 +3975,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				drop_references(st,
 						default_ref(st, c->schema, c->name, cname),
 						NULL, false);
+				set_own_default(st, c, cname, def ? OWN_DEFAULT : OWN_NONE);
 				if (def)
 					copy_relation_effects(st, t->schema, t->name, c->schema, c->name,
 							      COPY_DEFAULTS, NULL, ref);
@@ -3811,9 +3989,14 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				drop_references(st,
 						default_ref(st, c->schema, c->name, cname),
 						NULL, false);
+				set_own_default(st, c, cname, OWN_NONE);
 			}
 			if (recurse)
 				free(kids);
+		} else if (t && cname &&
+			   (strcmp(sub, "AT_AddIdentity") == 0 || strcmp(sub, "AT_DropIdentity") == 0)) {
+			set_own_default(st, t, cname,
+					strcmp(sub, "AT_AddIdentity") == 0 ? OWN_IDENTITY : OWN_NONE);
 		} else if (t && strcmp(sub, "AT_DropColumn") == 0 && cname) {
 			int *kids, nkids = recurse ? descendants(st, t->schema, t->name, &kids) : 0;
 			for (int k = 0; k < nkids; k++)
@@ -4955,6 +5138,9 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 	sql_table *moved = add_table(st, schema, name, copy.kind);
 	moved->columns = copy.columns;
 	moved->ncolumns = copy.ncolumns;
+	for (int c = 0; c < copy.ncolumns; c++)
+		set_own_default(st, moved, copy.columns[c].name,
+				own_default(st, &copy, copy.columns[c].name));
 	moved->cap_columns = copy.cap_columns;
 	moved->rls = copy.rls;
 	moved->parents = copy.parents;
@@ -4974,6 +5160,9 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 static void rename_column(sql_state *st, sql_table *t, const char *old, const char *name)
 {
 	const char *renamed = cgm_arena_strdup(st->a, name);
+	int own = own_default(st, t, old);
+	set_own_default(st, t, old, OWN_NONE);
+	set_own_default(st, t, renamed, own);
 	for (int c = 0; c < t->ncolumns; c++)
 		if (strcmp(t->columns[c].name, old) == 0)
 			t->columns[c].name = renamed;
@@ -6477,7 +6666,8 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	sqlfile_ids_free(&st.files_read);
 	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
 			 &st.policy_cmds, &st.effect_owners.head, &st.ref_owners.head,
-			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names };
+			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names,
+			 &st.own_defaults };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
 	cgm_opclass_set_free(&st.opclasses);
