@@ -39,6 +39,10 @@
  * A function's figures come, per source, from its per-function statistics
  * when the source has them (pg_stat_user_functions), else from the sum of
  * its observed incoming edges and entry calls.  Several sources are summed.
+ * Last, an aggregate, which nothing calls through fmgr, is observed through
+ * its support functions: a caller's static edges to it where that caller's
+ * edges `via aggregate` to its support functions were observed, and its
+ * figures from those (observe_aggregates).
  */
 #include "cgmap/runtime.h"
 
@@ -417,6 +421,101 @@ static void attach(cgm_model *model, edge_index *ix, int caller, int callee,
 	observe(model, ix, edge, row);
 }
 
+/* An aggregate is never called through fmgr: PostgreSQL runs its support
+ * functions (transition per row, final per group, ...) from the executor,
+ * and cgmap_trace sees those called by the caller.  So when a caller's
+ * static edge `via aggregate` to a support function of aggregate A was
+ * observed, A ran from that caller: its static edges caller -> A are
+ * observed too, with the most calls of that caller's observed support edges
+ * of A (the transition's, once per row aggregated: the same figure
+ * cgm_function_calls gives the aggregate) and their summed total time (the
+ * time in A's functions), no self time (A runs nothing of its own that
+ * fmgr times).  A gets those figures, once per caller, and the most of
+ * its support functions' entry calls (`entry`: called by a client
+ * statement, no caller) for the support functions of A alone: a shared
+ * one's entry calls name no aggregate.  An aggregate whose support
+ * functions are builtins (never traced: cgmap_trace records functions
+ * above the initdb range only) gets nothing here and stays as the verdict
+ * code judges it (untraceable). */
+static void observe_aggregates(cgm_model *model, edge_index *ix, const cgm_runtime_stats *entry)
+{
+	static const char prefix[] = "aggregate ";
+	const size_t plen = sizeof(prefix) - 1;
+	for (int f = 0; f < model->nfunctions; f++) {
+		for (int k = ix->out_start[f]; k < ix->out_start[f + 1]; k++) {
+			const cgm_edge *e = &model->edges[ix->out_edge[k]];
+			if (e->via != CGM_VIA_AGGREGATE || !(e->provenance & CGM_EDGE_OBSERVED) ||
+			    !e->object || strncmp(e->object, prefix, plen) != 0)
+				continue;
+			/* Once per (caller, aggregate): at its first observed
+			 * support edge. */
+			bool seen = false;
+			for (int j = ix->out_start[f]; j < k && !seen; j++) {
+				const cgm_edge *o = &model->edges[ix->out_edge[j]];
+				seen = o->via == CGM_VIA_AGGREGATE && (o->provenance & CGM_EDGE_OBSERVED) &&
+				       o->object && strcmp(o->object, e->object) == 0;
+			}
+			int agg = cgm_model_find(model, e->object + plen);
+			if (seen || agg < 0)
+				continue;
+			cgm_runtime_stats ran = { 0 };
+			for (int j = k; j < ix->out_start[f + 1]; j++) {
+				const cgm_edge *o = &model->edges[ix->out_edge[j]];
+				if (o->via != CGM_VIA_AGGREGATE || !(o->provenance & CGM_EDGE_OBSERVED) ||
+				    !o->object || strcmp(o->object, e->object) != 0)
+					continue;
+				const cgm_runtime_stats *r = cgm_edge_runtime(o);
+				if (r->calls > ran.calls)
+					ran.calls = r->calls;
+				cgm_runtime_stats time = { .total_ms = r->total_ms };
+				cgm_runtime_stats_add(&ran, &time);
+			}
+			bool any = false;
+			for (int x = ix->head[pair_slot(ix, f, agg)]; x >= 0; x = ix->next[x]) {
+				cgm_edge *to = &model->edges[x];
+				if (to->from != f || to->to != agg || !(to->provenance & CGM_EDGE_STATIC))
+					continue;
+				to->provenance |= CGM_EDGE_OBSERVED;
+				add_stats(model, edge_said(ix, x), &cgm_edge_rare_of(model->arena, to)->runtime,
+					  &ran, model->functions[f].id, model->functions[agg].id);
+				any = true;
+			}
+			if (any)
+				add_stats(model, &ix->said_fn[agg], &model->functions[agg].runtime, &ran,
+					  model->functions[agg].id, NULL);
+		}
+	}
+	for (int a = 0; a < model->naggregates; a++) {
+		const cgm_aggregate *agg = &model->aggregates[a];
+		if (agg->aggregate < 0 || agg->aggregate >= model->nfunctions || !agg->support)
+			continue;
+		cgm_runtime_stats ran = { 0 };
+		for (int s = 0; s < agg->nsupport; s++) {
+			int sf = agg->support[s];
+			if (sf < 0 || sf >= model->nfunctions || sf == agg->aggregate || !entry[sf].calls)
+				continue;
+			bool shared = false;
+			for (int b = 0; b < model->naggregates && !shared; b++) {
+				const cgm_aggregate *other = &model->aggregates[b];
+				if (b == a || other->aggregate == agg->aggregate || !other->support)
+					continue;
+				for (int t = 0; t < other->nsupport && !shared; t++)
+					shared = other->support[t] == sf;
+			}
+			if (shared)
+				continue;
+			if (entry[sf].calls > ran.calls)
+				ran.calls = entry[sf].calls;
+			cgm_runtime_stats time = { .total_ms = entry[sf].total_ms };
+			cgm_runtime_stats_add(&ran, &time);
+		}
+		if (ran.calls > 0)
+			add_stats(model, &ix->said_fn[agg->aggregate],
+				  &model->functions[agg->aggregate].runtime, &ran,
+				  model->functions[agg->aggregate].id, NULL);
+	}
+}
+
 /* Observed ids the model does not know, counted, reported once each. */
 typedef struct {
 	const char *id;
@@ -660,6 +759,9 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	int *stats_from = cgm_xcalloc((size_t)n, sizeof(int)); /* source + 1 with figures for it */
 	int64_t *stat_calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t));  /* this source's */
 	int64_t *trace_calls = cgm_xcalloc((size_t)n + 1, sizeof(int64_t)); /* this source's */
+	/* Per function, its calls by client statements (no caller), all sources:
+	 * an aggregate's from its support functions' (observe_aggregates). */
+	cgm_runtime_stats *entry = cgm_xcalloc((size_t)n + 1, sizeof(cgm_runtime_stats));
 	edge_index ix;
 	edge_index_build(&ix, model, rt->nedges);
 	unknown_list unknown = { 0 };
@@ -705,6 +807,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				trace_calls[callee] = cgm_count_add(trace_calls[callee], row->stats.calls, &held);
 			if (!row->caller) {
 				to->observed_entry = true;
+				cgm_runtime_stats_add(&entry[callee], &row->stats);
 				continue;
 			}
 			if (caller < 0)
@@ -737,6 +840,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 				stat_calls[fn] = 0;
 			}
 	}
+	observe_aggregates(model, &ix, entry);
 	/* A call the mapped body makes that cgmap did not find stays
 	 * unexplained on its own merits, whatever earlier bodies did. */
 	for (int e = 0; e < model->nedges && e < ix.cap_current_miss; e++)
@@ -746,6 +850,7 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 	free(stats_from);
 	free(stat_calls);
 	free(trace_calls);
+	free(entry);
 	unknown_report(model, &unknown);
 	if (model->nedges > 1) /* none: edges may be NULL, which qsort_r must not get */
 		qsort_r(model->edges, (size_t)model->nedges, sizeof(cgm_edge), compare_edges_by_id,

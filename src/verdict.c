@@ -13,7 +13,7 @@
  *   untraceable        when no source could have seen its calls (an SQL
  *                      function under cgmap_trace.track = plpgsql is inlined
  *                      by the planner; an aggregate is seen only through its
- *                      support functions);
+ *                      user support functions: builtins are never traced);
  *   dynamic-reachable  when a dynamic SQL site may call it (its possible
  *                      targets, src/dynsql.c);
  *   unobserved         when the window or the calls observed are not enough;
@@ -289,12 +289,31 @@ bool cgm_function_traceable(const cgm_model *model, int fn)
 	return false;
 }
 
+/* Support function sf of aggregate fn is some other aggregate's too. */
+static bool support_shared(const cgm_model *model, int fn, int sf)
+{
+	for (int a = 0; a < model->naggregates; a++) {
+		const cgm_aggregate *agg = &model->aggregates[a];
+		if (agg->aggregate == fn || !agg->support)
+			continue;
+		for (int s = 0; s < agg->nsupport; s++)
+			if (agg->support[s] == sf)
+				return true;
+	}
+	return false;
+}
+
 int64_t cgm_function_calls(const cgm_model *model, int fn)
 {
 	const cgm_function *f = &model->functions[fn];
 	int64_t calls = f->runtime.calls;
 	if (f->kind != CGM_KIND_AGGREGATE)
 		return calls;
+	/* Merge gave the aggregate the calls its callers' support edges and
+	 * its own support functions' client calls show (observe_aggregates).
+	 * What it could not give: a client statement's calls of a support
+	 * function another aggregate shares, which may have been this one's;
+	 * taken as its calls rather than risk calling dead what ran. */
 	for (int a = 0; a < model->naggregates; a++) {
 		const cgm_aggregate *agg = &model->aggregates[a];
 		if (agg->aggregate != fn)
@@ -302,7 +321,8 @@ int64_t cgm_function_calls(const cgm_model *model, int fn)
 		for (int s = 0; s < agg->nsupport; s++) {
 			int sf = agg->support ? agg->support[s] : -1;
 			if (sf >= 0 && sf < model->nfunctions && sf != fn &&
-			    model->functions[sf].runtime.calls > calls)
+			    model->functions[sf].observed_entry &&
+			    model->functions[sf].runtime.calls > calls && support_shared(model, fn, sf))
 				calls = model->functions[sf].runtime.calls;
 		}
 	}
@@ -318,8 +338,11 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts)
 	ev->min_calls = opts && opts->has_min_calls ? opts->min_calls : CGM_DEFAULT_MIN_CALLS;
 	int64_t calls = 0;
 	bool held = false; /* held at INT64_MAX like the figures it sums (said there) */
+	/* An aggregate's calls are its support functions' seen again (merge's
+	 * observe_aggregates): counted once, as theirs. */
 	for (int i = 0; i < n; i++)
-		calls = cgm_count_add(calls, model->functions[i].runtime.calls, &held);
+		if (model->functions[i].kind != CGM_KIND_AGGREGATE)
+			calls = cgm_count_add(calls, model->functions[i].runtime.calls, &held);
 	ev->calls = calls;
 	/* An empty window (no call at all) never yields dead, whatever the
 	 * options say; a window's length is counted in whole seconds, so a

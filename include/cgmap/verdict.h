@@ -52,7 +52,9 @@ void cgm_evidence_add_source(cgm_model *model, const cgm_runtime_source *src);
  * function may be inlined: only cgmap_trace.track = all sees it; an
  * aggregate is seen through its support functions). */
 bool cgm_function_traceable(const cgm_model *model, int fn);
-/* Calls of fn, or for an aggregate the most of its support functions'. */
+/* Calls of fn; for an aggregate, those merge gave it through its support
+ * functions, or the calls of a shared support function that a client
+ * statement called, which may have been this aggregate's. */
 int64_t cgm_function_calls(const cgm_model *model, int fn);
 /* Analyze: evidence.calls / enough, and every user function's verdict,
  * confidence, dead and cold (reachable must be set). */

@@ -928,6 +928,99 @@ static void test_runtime_file_times_out_of_range(void **state)
 
 /* Log lines that hold no OID pair need no database: parsing is checked here,
  * the OID lookup in tests/integration/test_runtime.sh. */
+static cgm_edge *add_support(cgm_model *m, const char *from, const char *to, const char *agg,
+			     int line)
+{
+	add_static(m, from, to, CGM_VIA_AGGREGATE, line);
+	cgm_edge *e = &m->edges[m->nedges - 1];
+	e->object = cgm_arena_printf(m->arena, "aggregate %s", agg);
+	return e;
+}
+
+static void add_aggregate(cgm_model *m, const char *agg, const char *support1, const char *support2)
+{
+	m->functions[idx(m, agg)].kind = CGM_KIND_AGGREGATE;
+	cgm_aggregate *a = cgm_model_add_aggregate(m);
+	a->aggregate_id = agg;
+	a->aggregate = idx(m, agg);
+	a->nsupport = support2 ? 2 : 1;
+	a->support = cgm_arena_alloc(m->arena, sizeof(int) * 2);
+	a->support[0] = idx(m, support1);
+	if (support2)
+		a->support[1] = idx(m, support2);
+}
+
+/*
+ * An aggregate is never called through fmgr: a caller's edge to it is
+ * observed when that caller's edges to its support functions are, with
+ * their most calls (the transition's, per row) and summed total time; the
+ * aggregate's figures come from those, and from its own support functions'
+ * calls by client statements, but not from a support function two
+ * aggregates share.
+ *
+ * app.main()  line 4: SELECT app.agg(x) (transition app.step, final app.fin);
+ *             line 6: SELECT app.agg_b(x) (builtin support, no edge)
+ * app.other() line 2: SELECT app.agg(x), nothing observed of it
+ * app.agg2(integer) transition app.step2, called by a client statement;
+ * app.agg3, app.agg4 share app.step3, called by a client statement.
+ */
+static void test_aggregate_seen_through_support(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	const char *ids[] = { "app.agg(integer)",  "app.agg2(integer)", "app.agg3(integer)",
+			      "app.agg4(integer)", "app.agg_b(integer)", "app.fin(integer)",
+			      "app.main()",	   "app.other()",	"app.step(integer,integer)",
+			      "app.step2(integer,integer)", "app.step3(integer,integer)" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		add_function(m, ids[i]);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	add_aggregate(m, "app.agg(integer)", "app.step(integer,integer)", "app.fin(integer)");
+	add_aggregate(m, "app.agg2(integer)", "app.step2(integer,integer)", NULL);
+	add_aggregate(m, "app.agg3(integer)", "app.step3(integer,integer)", NULL);
+	add_aggregate(m, "app.agg4(integer)", "app.step3(integer,integer)", NULL);
+	m->functions[idx(m, "app.agg_b(integer)")].kind = CGM_KIND_AGGREGATE;
+	add_static(m, "app.main()", "app.agg(integer)", CGM_VIA_CALL, 4);
+	add_support(m, "app.main()", "app.step(integer,integer)", "app.agg(integer)", 4);
+	add_support(m, "app.main()", "app.fin(integer)", "app.agg(integer)", 4);
+	add_static(m, "app.main()", "app.agg_b(integer)", CGM_VIA_CALL, 6);
+	add_static(m, "app.other()", "app.agg(integer)", CGM_VIA_CALL, 2);
+	add_support(m, "app.other()", "app.step(integer,integer)", "app.agg(integer)", 2);
+
+	cgm_runtime *rt = cgm_runtime_new();
+	int s = add_source(rt, "demo", true, false);
+	add_row(rt, s, NULL, "app.main()", 0, false, 1, 10.0, 5.0);
+	add_row(rt, s, "app.main()", "app.step(integer,integer)", 4, false, 5, 2.0, 2.0);
+	add_row(rt, s, "app.main()", "app.fin(integer)", 4, false, 1, 0.5, 0.5);
+	add_row(rt, s, NULL, "app.step2(integer,integer)", 0, false, 3, 1.0, 1.0);
+	add_row(rt, s, NULL, "app.step3(integer,integer)", 4, false, 9, 1.0, 1.0);
+	assert_int_equal(cgm_merge(m, rt), 0);
+
+	const cgm_edge *e = find_edge(m, "app.main()", "app.agg(integer)", CGM_VIA_CALL);
+	assert_non_null(e);
+	assert_int_equal(e->provenance, CGM_EDGE_STATIC | CGM_EDGE_OBSERVED);
+	assert_int_equal(cgm_edge_runtime(e)->calls, 5);
+	assert_true(cgm_edge_runtime(e)->total_ms > 2.49 && cgm_edge_runtime(e)->total_ms < 2.51);
+	assert_true(cgm_edge_runtime(e)->self_ms == 0.0);
+	/* Nothing of the aggregate was seen from this caller. */
+	e = find_edge(m, "app.other()", "app.agg(integer)", CGM_VIA_CALL);
+	assert_int_equal(e->provenance, CGM_EDGE_STATIC);
+	/* Builtin support functions are never traced: no claim. */
+	e = find_edge(m, "app.main()", "app.agg_b(integer)", CGM_VIA_CALL);
+	assert_int_equal(e->provenance, CGM_EDGE_STATIC);
+	assert_int_equal(m->functions[idx(m, "app.agg_b(integer)")].runtime.calls, 0);
+	assert_int_equal(m->functions[idx(m, "app.agg(integer)")].runtime.calls, 5);
+	assert_false(m->functions[idx(m, "app.agg(integer)")].observed_entry);
+	assert_int_equal(m->functions[idx(m, "app.agg2(integer)")].runtime.calls, 3);
+	assert_int_equal(m->functions[idx(m, "app.agg3(integer)")].runtime.calls, 0);
+	assert_int_equal(m->functions[idx(m, "app.agg4(integer)")].runtime.calls, 0);
+	/* No edge was added for it: the support edges carry the calls. */
+	assert_int_equal(m->nedges, 6);
+	cgm_runtime_free(rt);
+	cgm_model_free(m);
+}
+
 static void test_log_without_pairs(void **state)
 {
 	(void)state;
@@ -974,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(test_bad_runtime_files),
 		cmocka_unit_test(test_runtime_file_paths),
 		cmocka_unit_test(test_log_without_pairs),
+		cmocka_unit_test(test_aggregate_seen_through_support),
 		cmocka_unit_test(test_sums_held_at_the_limit),
 		cmocka_unit_test(test_no_edges),
 		cmocka_unit_test(test_runtime_file_times_out_of_range),

@@ -272,6 +272,50 @@ static void test_aggregate_through_support(void **state)
 	cgm_model_free(m);
 }
 
+/* An aggregate whose support functions are all builtins (never traced:
+ * cgmap_trace records functions above the initdb range only) cannot be
+ * seen run: never called and unreachable, it is untraceable, not dead;
+ * and an aggregate's calls, its support functions' seen again, add
+ * nothing to the calls observed in all. */
+static void test_aggregate_of_builtins_untraceable(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "main", "plpgsql", 0);
+	cgm_function *agg = add_function(m, "app", "merged", "internal", 1);
+	agg->kind = CGM_KIND_AGGREGATE;
+	agg = add_function(m, "app", "total", "internal", 1);
+	agg->kind = CGM_KIND_AGGREGATE;
+	add_function(m, "app", "total_step", "plpgsql", 2);
+	cgm_function *b = add_function(m, "pg_catalog", "jsonb_concat", "internal", 2);
+	b->builtin = true;
+	cgm_model_index(m);
+	m->nuser = m->nfunctions - 1;
+	cgm_aggregate *a = cgm_model_add_aggregate(m);
+	a->aggregate_id = "app.merged(integer)";
+	a->aggregate = idx(m, "app.merged(integer)");
+	a->nsupport = 1;
+	a->support = cgm_arena_alloc(m->arena, sizeof(int));
+	a->support[0] = idx(m, "pg_catalog.jsonb_concat(integer, integer)");
+	a = cgm_model_add_aggregate(m);
+	a->aggregate_id = "app.total(integer)";
+	a->aggregate = idx(m, "app.total(integer)");
+	a->nsupport = 1;
+	a->support = cgm_arena_alloc(m->arena, sizeof(int));
+	a->support[0] = idx(m, "app.total_step(integer, integer)");
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 200);
+	rt->sources[0].trace_track = "all";
+	add_row(rt, 0, NULL, "app.total_step(integer, integer)", 0, false, 7);
+	merge_and_analyze(m, rt, NULL);
+	const cgm_function *merged = &m->functions[idx(m, "app.merged(integer)")];
+	assert_false(cgm_function_traceable(m, idx(m, "app.merged(integer)")));
+	assert_int_equal(merged->verdict, CGM_VERDICT_UNTRACEABLE);
+	assert_false(merged->dead);
+	assert_int_equal(m->functions[idx(m, "app.total(integer)")].runtime.calls, 7);
+	assert_int_equal(m->evidence.calls, 207);
+	cgm_model_free(m);
+}
+
 static void test_same_observation_counted_once(void **state)
 {
 	(void)state;
@@ -917,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_window_within_one_second),
 		cmocka_unit_test(test_track_all_traces_sql),
 		cmocka_unit_test(test_aggregate_through_support),
+		cmocka_unit_test(test_aggregate_of_builtins_untraceable),
 		cmocka_unit_test(test_same_observation_counted_once),
 		cmocka_unit_test(test_two_servers_summed),
 		cmocka_unit_test(test_consecutive_windows_summed),
