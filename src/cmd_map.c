@@ -107,9 +107,12 @@ static void print_problems(const cgm_model *model, bool verbose)
 		total++;
 		if (!verbose && listed++ >= MAX_LISTED_PROBLEMS)
 			continue;
-		if (dg->file)
+		/* Line 0: of the whole file (a file read once), no place in it. */
+		if (dg->file && dg->line > 0)
 			fprintf(stderr, "cgmap: %s:%d: %s\n", shown(&a, dg->file), dg->line,
 				shown(&c, dg->message));
+		else if (dg->file)
+			fprintf(stderr, "cgmap: %s: %s\n", shown(&a, dg->file), shown(&c, dg->message));
 		else
 			fprintf(stderr, "cgmap: %s\n", shown(&c, dg->message));
 	}

@@ -813,7 +813,11 @@ static int report_errors(const html_ctx *ctx, const totals *t)
 			const cgm_diagnostic *dg = &m->diagnostics[d];
 			cgm_strbuf_puts(&b, "<tr><td>");
 			html_text(&b, dg->file ? dg->file : "\xE2\x80\x94");
-			cgm_strbuf_printf(&b, "</td><td class=\"num\">%d</td><td>", dg->line);
+			/* Line 0: of the whole file, no place in it. */
+			if (dg->line > 0)
+				cgm_strbuf_printf(&b, "</td><td class=\"num\">%d</td><td>", dg->line);
+			else
+				cgm_strbuf_puts(&b, "</td><td class=\"num\"></td><td>");
 			html_text(&b, dg->message);
 			cgm_strbuf_puts(&b, "</td></tr>\n");
 		}

@@ -310,6 +310,12 @@ typedef struct sql_state {
 	                               * given: its folder; of "-": the current one) */
 	int nroots;
 	sqlfile_ids files_read;       /* every file read, by (device, inode): once */
+	struct included_read {        /* of those, the ones an include read first: */
+		const char *name;     /* the name files_read keeps (that pointer) */
+		const char *file;     /* the including file and the include's line */
+		int line;
+	} *included;
+	int nincluded, cap_included;
 	cgm_psql_vars initial_vars;   /* --set: each file starts with these */
 	cgm_psql_vars vars;           /* psql's variables in the current session */
 	cgm_psql_marks *marks;        /* the current file's, at each of its includes */
@@ -6412,17 +6418,41 @@ static bool missing_under_roots(const sql_state *st, const char *path)
 	return under;
 }
 
-/* False, with the reason in *first, when `path` is a file read before
- * (the same device and inode under any name): every file is read once, so
- * links and includes cannot make the work grow beyond the files' size. */
-static bool first_reading(sql_state *st, const char *path, const char **first)
+/* False when `path` is a file read before (the same device and inode
+ * under any name): every file is read once, so links and includes cannot
+ * make the work grow beyond the files' size.  Then *first is the name it
+ * was read under, and *by_file, *by_line the include that read it (NULL,
+ * 0: it was given to --sql).  `include_line` is the line of the include
+ * reading `path` now in st->file, 0 for a file given to --sql. */
+static bool first_reading(sql_state *st, const char *path, int include_line, const char **first,
+			  const char **by_file, int *by_line)
 {
 	struct stat sb;
-	*first = NULL;
+	*first = *by_file = NULL;
+	*by_line = 0;
 	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return true; /* reading it says why it cannot be read */
-	*first = sqlfile_ids_add(&st->files_read, sb.st_dev, sb.st_ino, cgm_arena_strdup(st->a, path));
-	return *first == NULL;
+	const char *name = cgm_arena_strdup(st->a, path);
+	*first = sqlfile_ids_add(&st->files_read, sb.st_dev, sb.st_ino, name);
+	if (!*first) {
+		if (include_line > 0) {
+			if (st->nincluded == st->cap_included) {
+				int cap = st->cap_included ? st->cap_included * 2 : 16;
+				st->included = cgm_arena_grow(st->a, st->included, (size_t)st->cap_included,
+							      (size_t)cap, sizeof(*st->included));
+				st->cap_included = cap;
+			}
+			st->included[st->nincluded++] =
+				(struct included_read){ name, st->file, include_line };
+		}
+		return true;
+	}
+	for (int i = 0; i < st->nincluded; i++)
+		if (st->included[i].name == *first) {
+			*by_file = st->included[i].file;
+			*by_line = st->included[i].line;
+		}
+	return false;
 }
 
 /* Run the includes that stand before offset `upto` of the current file. */
@@ -6454,12 +6484,28 @@ static void run_includes(sql_state *st, int upto)
 					 path);
 			continue;
 		}
-		const char *first;
-		if (!first_reading(st, path, &first)) {
-			diagnose(st, inc->offset,
-				 "include of \"%s\" skipped: the same file as \"%s\", read before "
-				 "(each file is read once)",
-				 path, first);
+		const char *first, *by_file;
+		int by_line;
+		if (!first_reading(st, path, line_of(st, inc->offset), &first, &by_file, &by_line)) {
+			/* Where it was read: the reader finds it there. */
+			const char *as = strcmp(first, path) != 0
+						 ? cgm_arena_printf(st->a, " as \"%s\"", first)
+						 : "";
+			if (by_file)
+				diagnose(st, inc->offset,
+					 "include of \"%s\" skipped: read already%s, by the include at "
+					 "%s:%d (each file is read once)",
+					 path, as, by_file, by_line);
+			else if (strcmp(first, path) != 0)
+				diagnose(st, inc->offset,
+					 "include of \"%s\" skipped: the same file as \"%s\", read already "
+					 "(each file is read once)",
+					 path, first);
+			else
+				diagnose(st, inc->offset,
+					 "include of \"%s\" skipped: a file given to --sql, read already "
+					 "(each file is read once)",
+					 path);
 			continue;
 		}
 		char *text;
@@ -6726,12 +6772,27 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	for (int i = 0; i < nfiles; i++) {
 		char *text;
 		size_t len;
-		const char *first;
-		if (!first_reading(st, files[i], &first)) {
-			add_file_diagnostic(model, files[i],
-					    cgm_arena_printf(st->a,
-							     "\"%s\" is the same file as \"%s\": read once",
-							     files[i], first));
+		const char *first, *by_file;
+		int by_line;
+		if (!first_reading(st, files[i], 0, &first, &by_file, &by_line)) {
+			/* Said of the file given (no line: the whole file), and
+			 * where it was read instead. */
+			const char *as = strcmp(first, files[i]) != 0
+						 ? cgm_arena_printf(st->a, " as \"%s\"", first)
+						 : "";
+			const char *msg =
+				by_file ? cgm_arena_printf(st->a,
+							   "given to --sql but read already%s by the "
+							   "include at %s:%d: not read again (each file "
+							   "is read once)",
+							   as, by_file, by_line)
+				: *as
+					? cgm_arena_printf(st->a,
+							   "the same file as \"%s\", read already: not "
+							   "read again (each file is read once)",
+							   first)
+					: "given to --sql twice: read once";
+			add_file_diagnostic(model, files[i], msg);
 			continue;
 		}
 		if ((rc = sqlfile_read(&text, &len, files[i])) < 0)

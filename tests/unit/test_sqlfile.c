@@ -489,6 +489,60 @@ static void test_folder_links_walked_once(void **state)
 	cgm_model_free(m);
 }
 
+/* A file given to --sql that an include read before: said of the file
+ * given, without a line (none of it is in question), naming the include
+ * that read it; a file given twice, and an include of a file read under
+ * another name, name the first reading. */
+static void test_read_once_names_the_first_reading(void **state)
+{
+	(void)state;
+	char sub[300], a[400], b[400], c[400];
+	snprintf(sub, sizeof sub, "%s/once", folder);
+	mkdir(sub, 0755);
+	snprintf(b, sizeof b, "%s/once/b.sql", folder);
+	char text[1000];
+	snprintf(text, sizeof text,
+		 "CREATE FUNCTION a() RETURNS int LANGUAGE sql AS 'SELECT 1';\n\\i %s\n\\ir c.sql\n", b);
+	write_file("once/a.sql", text);
+	write_file("once/b.sql", "CREATE FUNCTION b() RETURNS int LANGUAGE sql AS 'SELECT 2';\n");
+	snprintf(a, sizeof a, "%s/once/a.sql", folder);
+	snprintf(c, sizeof c, "%s/once/c.sql", folder);
+	assert_int_equal(symlink("b.sql", c), 0);
+	const char *paths[] = { a, b, b };
+	cgm_model *m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, paths, 3, NULL), 0);
+	cgm_model_index(m);
+	assert_int_equal(m->ndiagnostics, 3);
+	char want[1200];
+	assert_string_equal(m->diagnostics[0].file, a);
+	assert_int_equal(m->diagnostics[0].line, 3);
+	snprintf(want, sizeof want,
+		 "include of \"%s/once/c.sql\" skipped: read already as \"%s\", by the include at "
+		 "%s:2 (each file is read once)",
+		 folder, b, a);
+	assert_string_equal(m->diagnostics[0].message, want);
+	assert_string_equal(m->diagnostics[1].file, b);
+	assert_int_equal(m->diagnostics[1].line, 0);
+	snprintf(want, sizeof want,
+		 "given to --sql but read already by the include at %s:2: not read again "
+		 "(each file is read once)",
+		 a);
+	assert_string_equal(m->diagnostics[1].message, want);
+	/* Given again after: the include still read it first. */
+	assert_int_equal(m->diagnostics[2].line, 0);
+	assert_string_equal(m->diagnostics[2].message, want);
+	cgm_model_free(m);
+
+	/* Given twice, no include: said plainly. */
+	const char *twice[] = { b, b };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, twice, 2, NULL), 0);
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 0);
+	assert_string_equal(m->diagnostics[0].message, "given to --sql twice: read once");
+	cgm_model_free(m);
+}
+
 /* psql's \i of a file outside the paths given (an absolute path, or ..)
  * read any file of the machine, and its first token came back in a parse
  * error.  Refused, unless allowed; nothing of the file reaches the model. */
@@ -526,7 +580,8 @@ static void test_include_outside_refused(void **state)
 	assert_int_equal(cgm_source_sql_load(m, paths, 1, &opts), 0);
 	assert_int_equal(count_diagnostics(m, "refused"), 0);
 	assert_int_equal(count_diagnostics(m, "topsecret"), 1);
-	assert_int_equal(count_diagnostics(m, "read before"), 2);
+	assert_int_equal(count_diagnostics(m, "read already as"), 2);
+	assert_int_equal(count_diagnostics(m, "read already"), 2);
 	cgm_model_free(m);
 
 	/* A folder given: its links leading outside are not followed. */
@@ -573,7 +628,8 @@ static void test_include_devices_size_and_cycles(void **state)
 	assert_int_equal(m->diagnostics[0].line, 2);
 	assert_non_null(strstr(m->diagnostics[1].message, "big.sql\" is larger than the 200 bytes limit"));
 	assert_int_equal(m->diagnostics[1].line, 3);
-	assert_non_null(strstr(m->diagnostics[2].message, "the same file as"));
+	assert_non_null(strstr(m->diagnostics[2].message,
+			       "schema.sql\" skipped: a file given to --sql, read already"));
 	assert_int_equal(m->diagnostics[2].line, 4);
 	cgm_model_free(m);
 
@@ -1098,6 +1154,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folder_links_walked_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_once_names_the_first_reading, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_include_outside_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_include_devices_size_and_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_pattern_matching_nothing, setup, teardown),
