@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
@@ -210,16 +211,40 @@ int cmd_query_run(int argc, char **argv, cmd_query_kind kind)
 		patterns[npatterns++] = arg;
 	}
 	int want = kind == CMD_QUERY_PATH ? 2 : kind == CMD_QUERY_IMPACT ? -1 : 1;
+	/* The snapshot given before the functions (`cgmap callers cgmap.json
+	 * app.f`): unambiguous when it exists and the functions still follow,
+	 * as no pattern names an existing .json file or a folder holding a
+	 * cgmap.json (one after the first is taken as the loop goes). */
+	if (!snapshot && npatterns > (want > 0 ? want : 1) && access(patterns[0], F_OK) == 0 &&
+	    cmd_looks_like_snapshot(patterns[0])) {
+		snapshot = patterns[0];
+		memmove(patterns, patterns + 1, sizeof(char *) * (size_t)--npatterns);
+	}
 	if (npatterns == 0 || (want > 0 && npatterns != want)) {
-		if (want == 2)
+		/* The one that is no function: a first argument named like a
+		 * file (a snapshot that is not there), else the one past FUNC. */
+		const char *extra = npatterns > want && want > 0
+					    ? (cmd_looks_like_snapshot(patterns[0]) || strchr(patterns[0], '/')
+						       ? patterns[0]
+						       : patterns[want])
+					    : NULL;
+		if (want == 2 && npatterns > 2)
+			rc = cgm_error(CGM_EUSAGE,
+				       "path: give FROM and TO, then the snapshot: cgmap path FROM TO "
+				       "[SNAPSHOT] ('%s' is no snapshot: no such .json file, nor a folder "
+				       "holding cgmap.json)",
+				       extra);
+		else if (want == 2)
 			rc = cgm_error(CGM_EUSAGE, "path: give FROM and TO (%d function%s given)",
 				       npatterns, npatterns == 1 ? "" : "s");
 		else if (npatterns == 0)
 			rc = cgm_error(CGM_EUSAGE, "%s: which function? give FUNC", name);
 		else
-			rc = cgm_error(CGM_EUSAGE, "%s: give one FUNC, not %d ('%s' is neither a "
-						   "pattern nor a snapshot)",
-				       name, npatterns, patterns[1]);
+			rc = cgm_error(CGM_EUSAGE,
+				       "%s: give one FUNC, then the snapshot: cgmap %s FUNC [SNAPSHOT] "
+				       "('%s' is no snapshot: no such .json file, nor a folder holding "
+				       "cgmap.json)",
+				       name, name, extra);
 		goto fail_usage;
 	}
 	cgm_qformat format;

@@ -3,8 +3,10 @@
 # schema (fixtures/demo.sql, mapped from the SQL file: no server needed):
 # golden outputs in every format (fixtures/query/), the same answer from a
 # snapshot and from the source mapped on the spot, runtime data merged into
-# a snapshot with --runtime, overloads used together, usage errors (a name
-# matching nothing names the closest ids) exiting 1 and unreadable input 4.
+# a snapshot with --runtime, the snapshot given before the functions,
+# overloads used together, usage errors (a name matching nothing names the
+# closest ids, arguments in the wrong order say the order) exiting 1 and
+# unreadable input 4.
 #
 # CGMAP_UPDATE_GOLDEN=1 rewrites the golden files (review them with git diff).
 set -euo pipefail
@@ -57,6 +59,25 @@ cmp -s "$work/callers.text" "$work/callers.live" || fail "callers from --sql dif
 # The folder holding the snapshot names it too.
 "$CGMAP" callees 'app.checkout(text,integer)' "$work/map" --depth 2 >"$work/callees.dir"
 cmp -s "$work/callees.text" "$work/callees.dir" || fail "callees from the folder differs"
+
+# The snapshot given first, when it exists and the functions follow, is
+# taken as the snapshot; otherwise the error says what is wrong.
+"$CGMAP" callers "$snap" app.ab >"$work/callers.first"
+cmp -s "$work/callers.text" "$work/callers.first" || fail "callers SNAPSHOT FUNC differs"
+"$CGMAP" callees "$work/map" 'app.checkout(text,integer)' --depth 2 >"$work/callees.first"
+cmp -s "$work/callees.text" "$work/callees.first" || fail "callees SNAPSHOT FUNC differs"
+"$CGMAP" path "$snap" app.checkout app.ab >"$work/path.first"
+cmp -s "$work/path.text" "$work/path.first" || fail "path SNAPSHOT FROM TO differs"
+"$CGMAP" impact "$snap" app.ab app.aca --runtime "$golden_dir/runtime.json" >"$work/impact.first" 2>/dev/null
+cmp -s "$work/impact.text" "$work/impact.first" || fail "impact SNAPSHOT FUNC... differs"
+expect_rc 1 "$CGMAP" callers "$work/nothing.json" app.ab 2>"$work/err"
+grep -qxF "cgmap: callers: give one FUNC, then the snapshot: cgmap callers FUNC [SNAPSHOT] ('$work/nothing.json' is no snapshot: no such .json file, nor a folder holding cgmap.json)" "$work/err" ||
+	fail "a snapshot that is not there, given first: $(cat "$work/err")"
+expect_rc 1 "$CGMAP" callees app.ab app.aca "$snap" 2>"$work/err"
+grep -qF "('app.aca' is no snapshot" "$work/err" || fail "two functions to callees: $(cat "$work/err")"
+expect_rc 1 "$CGMAP" path app.ab app.aca app.checkout 2>"$work/err"
+grep -qF "cgmap: path: give FROM and TO, then the snapshot: cgmap path FROM TO [SNAPSHOT] ('app.checkout' is no snapshot" "$work/err" ||
+	fail "three functions to path: $(cat "$work/err")"
 
 # Overloads: one pattern names three, all used, and stderr says so.
 "$CGMAP" callers app.price "$snap" >"$work/price.out" 2>"$work/price.err"
