@@ -283,9 +283,6 @@ void cgm_query_tree(cgm_qtree *out, const cgm_qgraph *g, const int *start, int n
 	for (int s = 0; s < nstart; s++)
 		if (start[s] >= 0 && start[s] < n)
 			is_start[start[s]] = true;
-	for (int f = 0; f < n; f++)
-		if (dist[f] > 0 && !is_start[f] && (max_depth <= 0 || dist[f] <= max_depth))
-			out->nfunctions++;
 
 	for (int s = 0; s < nstart; s++) {
 		int f = start[s];
@@ -332,6 +329,20 @@ void cgm_query_tree(cgm_qtree *out, const cgm_qgraph *g, const int *start, int n
 			}
 		}
 	}
+	/* The count is of what the rows list: each function on a row below
+	 * the queried ones once, a queried one too when it is a caller (or
+	 * callee) of another (overloads calling each other), said apart. */
+	bool *listed = cgm_xcalloc((size_t)n + 1, sizeof(bool));
+	for (int i = 0; i < out->nrows; i++) {
+		const cgm_qrow *r = &out->rows[i];
+		if (r->depth == 0 || listed[r->fn])
+			continue;
+		listed[r->fn] = true;
+		out->nfunctions++;
+		if (is_start[r->fn])
+			out->nqueried++;
+	}
+	free(listed);
 	free(dist);
 	free(expanded);
 	free(on_path);

@@ -216,6 +216,16 @@ static const char *mark_text(cgm_qmark mark)
 	}
 }
 
+/* The count's note: how many of the functions listed are queried ones
+ * (the overloads a pattern matched, calling each other). */
+static void queried_note(cgm_strbuf *o, const cgm_qtree *t)
+{
+	if (t->nqueried == t->nfunctions && t->nqueried > 0)
+		cgm_strbuf_printf(o, ", %s queried", t->nqueried == 1 ? "the one" : "all");
+	else if (t->nqueried > 0)
+		cgm_strbuf_printf(o, ", %d of them queried", t->nqueried);
+}
+
 void cgm_query_write_tree(cgm_strbuf *o, const cgm_model *m, const cgm_qtree *t, cgm_qdir dir,
 			  cgm_qformat format)
 {
@@ -229,8 +239,10 @@ void cgm_query_write_tree(cgm_strbuf *o, const cgm_model *m, const cgm_qtree *t,
 		snprintf(depth, sizeof depth, "any depth");
 	switch (format) {
 	case CGM_QFMT_TEXT:
-		cgm_strbuf_printf(o, "%s (%s): %d function%s\n", what, depth, t->nfunctions,
+		cgm_strbuf_printf(o, "%s (%s): %d function%s", what, depth, t->nfunctions,
 				  t->nfunctions == 1 ? "" : "s");
+		queried_note(o, t);
+		cgm_strbuf_putc(o, '\n');
 		for (int i = 0; i < t->nrows; i++) {
 			const cgm_qrow *r = &t->rows[i];
 			for (int d = 0; d < r->depth; d++)
@@ -249,8 +261,10 @@ void cgm_query_write_tree(cgm_strbuf *o, const cgm_model *m, const cgm_qtree *t,
 		}
 		break;
 	case CGM_QFMT_MARKDOWN:
-		cgm_strbuf_printf(o, "### %s (%s): %d function%s\n\n", what, depth, t->nfunctions,
+		cgm_strbuf_printf(o, "### %s (%s): %d function%s", what, depth, t->nfunctions,
 				  t->nfunctions == 1 ? "" : "s");
+		queried_note(o, t);
+		cgm_strbuf_puts(o, "\n\n");
 		for (int i = 0; i < t->nrows; i++) {
 			const cgm_qrow *r = &t->rows[i];
 			if (r->depth == 0 && i > 0)
@@ -298,8 +312,10 @@ void cgm_query_write_tree(cgm_strbuf *o, const cgm_model *m, const cgm_qtree *t,
 				json_str(o, fn_id(m, t->rows[i].fn));
 				first = 0;
 			}
-		cgm_strbuf_printf(o, "],\n  \"reached\": %d,\n  \"runtime\": %s,\n  \"rows\": [",
-				  t->nfunctions, m->has_runtime ? "true" : "false");
+		cgm_strbuf_printf(o,
+				  "],\n  \"reached\": %d,\n  \"reached_queried\": %d,\n  \"runtime\": "
+				  "%s,\n  \"rows\": [",
+				  t->nfunctions, t->nqueried, m->has_runtime ? "true" : "false");
 		for (int i = 0; i < t->nrows; i++) {
 			const cgm_qrow *r = &t->rows[i];
 			cgm_strbuf_printf(o, "%s\n    {\"depth\": %d, \"function\": ", i ? "," : "",

@@ -66,7 +66,8 @@ typedef struct cgm_qrow {
 typedef struct cgm_qtree {
 	cgm_qrow *rows; /* depth-first, neighbours in edge order */
 	int nrows;
-	int nfunctions; /* distinct functions reached, the queried ones left out */
+	int nfunctions; /* distinct functions on the rows below the queried ones */
+	int nqueried;   /* of those, queried ones (a queried overload calling another) */
 	int max_depth;  /* the limit asked for, 0: none */
 } cgm_qtree;
 

@@ -170,7 +170,9 @@ static void test_callers_cycles(void **state)
 		assert_int_equal(t.rows[i].mark, want[i].mark);
 	}
 	/* job is expanded at its shortest distance (2, through d), not at 3. */
-	assert_int_equal(t.nfunctions, 6); /* b(integer), a, job, main, f, d */
+	/* b(integer), a, job, main, f, d, and c itself: it calls itself. */
+	assert_int_equal(t.nfunctions, 7);
+	assert_int_equal(t.nqueried, 1);
 	/* Every row but the first hangs from an edge ending at its parent. */
 	for (int i = 1; i < t.nrows; i++) {
 		const cgm_edge *e = &m->edges[t.rows[i].edge];
@@ -197,7 +199,8 @@ static void test_depth_limit(void **state)
 	assert_int_equal(t.rows[2].mark, CGM_QROW_CYCLE);
 	assert_string_equal(row_id(m, &t, 3), "app.d()");
 	assert_int_equal(t.rows[3].mark, CGM_QROW_LIMIT);
-	assert_int_equal(t.nfunctions, 2);
+	assert_int_equal(t.nfunctions, 3); /* b(integer), d, c on its self loop */
+	assert_int_equal(t.nqueried, 1);
 	cgm_qtree_free(&t);
 	/* A function with nothing beyond the limit is no LIMIT row. */
 	int a = idx(m, "app.a()");
@@ -247,6 +250,20 @@ static void test_callees_ambiguous_and_unreachable(void **state)
 	for (int i = 0; i < t.nrows; i++)
 		roots += t.rows[i].depth == 0;
 	assert_int_equal(roots, 2);
+	/* The count is of what is listed: a and f, their callers. */
+	assert_int_equal(t.nfunctions, 2);
+	assert_int_equal(t.nqueried, 0);
+	cgm_qtree_free(&t);
+	/* Queried functions calling each other (overloads a pattern matched,
+	 * the report's `londiste.local_add_table`): listed, so counted, and
+	 * said to be queried. */
+	int cd[2] = { idx(m, "app.c()"), idx(m, "app.d()") };
+	cgm_query_tree(&t, &g, cd, 2, CGM_Q_CALLERS, 1);
+	assert_int_equal(t.nfunctions, 4); /* b(integer), c (itself, d's), d (c's), job */
+	assert_int_equal(t.nqueried, 2);
+	cgm_strbuf_reset(&o);
+	cgm_query_write_tree(&o, m, &t, CGM_Q_CALLERS, CGM_QFMT_TEXT);
+	assert_non_null(strstr(cgm_strbuf_cstr(&o), "callers (depth 1): 4 functions, 2 of them queried\n"));
 	cgm_qtree_free(&t);
 	cgm_strbuf_free(&o);
 	cgm_qgraph_free(&g);
