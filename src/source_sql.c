@@ -6232,11 +6232,53 @@ static int apply_parallel(sql_state *st, const char *text, int len)
 	return done;
 }
 
-/* The message of a parse error as psql shows it, with the file's line. */
-static void parse_error(sql_state *st, const PgQueryError *err, int base)
+/* The variables psql sets itself (when it connects, and after each
+ * query): a file may use them with no \set, and cgmap, which connects to
+ * nothing, does not know their values. */
+static bool psql_sets_itself(const char *name, size_t len)
+{
+	static const char *const names[] = { "DBNAME", "USER", "HOST", "PORT", "ENCODING",
+					      "VERSION", "VERSION_NAME", "VERSION_NUM",
+					      "SERVER_VERSION_NAME", "SERVER_VERSION_NUM", "ROW_COUNT",
+					      "SQLSTATE", "ERROR", "LAST_ERROR_MESSAGE",
+					      "LAST_ERROR_SQLSTATE", "LASTOID", NULL };
+	for (int i = 0; names[i]; i++)
+		if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* The message of a parse error as psql shows it, with the file's line.
+ * At a ':' that is a reference to a psql variable, the variable was not
+ * set (a set one is substituted before parsing): the bare "syntax error at
+ * or near ':'" is PostgreSQL's, but the cause is the missing value, so the
+ * message names the variable and how to give it. */
+static void parse_error(sql_state *st, const char *text, const PgQueryError *err, int base)
 {
 	int at = err->cursorpos > 0 ? base + err->cursorpos - 1 : base;
-	diagnose(st, sqlfile_original_offset(st->shrunk, at), "%s", err->message);
+	int where = sqlfile_original_offset(st->shrunk, at);
+	const char *c = text + at;
+	if (c[0] == ':' && c[1] != ':') {
+		char quote = c[1] == '\'' || c[1] == '"' ? c[1] : 0;
+		const char *name = c + 1 + (quote != 0);
+		size_t len = cgm_psql_name_length(name);
+		if (len > 0 && (!quote || name[len] == quote)) {
+			if (psql_sets_itself(name, len))
+				diagnose(st, where,
+					 "%s: psql variable \"%.*s\" is not set: psql sets it itself when "
+					 "it connects, cgmap connects to nothing; give its value with --set "
+					 "%.*s=VALUE",
+					 err->message, (int)len, name, (int)len, name);
+			else
+				diagnose(st, where,
+					 "%s: psql variable \"%.*s\" is not set: \\set it in the files or "
+					 "give it with --set %.*s=VALUE (a value \\gset would take from a "
+					 "query is not known before it runs)",
+					 err->message, (int)len, name, (int)len, name);
+			return;
+		}
+	}
+	diagnose(st, where, "%s", err->message);
 }
 
 /* A file that does not parse whole: statements one by one (split at the
@@ -6287,7 +6329,7 @@ static void apply_pieces(sql_state *st, char *text, int from)
 				 problem.message);
 			i++;
 		} else if (!applied) {
-			parse_error(st, first.error, start);
+			parse_error(st, text, first.error, start);
 			i++;
 		}
 		if (first.error)

@@ -167,6 +167,32 @@ static void test_errors_keep_the_rest(void **state)
 	cgm_model_free(m);
 }
 
+/* A psql variable nobody set stays as written, as psql leaves it, and
+ * PostgreSQL's "syntax error at or near ':'" follows; the message names
+ * the variable and how to give it, at the statement's line: one psql
+ * sets itself when it connects (DBNAME), one a \gset would fill. */
+static void test_unset_psql_variable_named(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text("CREATE SCHEMA app;\n"
+				 "ALTER DATABASE :\"DBNAME\" SET search_path = app;\n"
+				 "SELECT 1 AS n \\gset\n"
+				 "SELECT :'total' + :n;\n"
+				 "SELECT 1::int;\n");
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_int_equal(m->diagnostics[0].line, 2);
+	assert_string_equal(m->diagnostics[0].message,
+			    "syntax error at or near \":\": psql variable \"DBNAME\" is not set: psql "
+			    "sets it itself when it connects, cgmap connects to nothing; give its "
+			    "value with --set DBNAME=VALUE");
+	assert_int_equal(m->diagnostics[1].line, 4);
+	assert_string_equal(m->diagnostics[1].message,
+			    "syntax error at or near \":\": psql variable \"total\" is not set: "
+			    "\\set it in the files or give it with --set total=VALUE (a value \\gset "
+			    "would take from a query is not known before it runs)");
+	cgm_model_free(m);
+}
+
 static void test_psql_script(void **state)
 {
 	cgm_model *m = load_text(
@@ -1150,6 +1176,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_alter_and_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_keep_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_script, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unset_psql_variable_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_references, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folders_and_archives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_includes, setup, teardown),
