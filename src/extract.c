@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cgmap/error.h"
 #include "cgmap/coerce.h"
@@ -1022,14 +1023,93 @@ static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
 
 static void record_dynamic(extract_ctx *ctx, const char *text);
 
+/* The constant a boolean node folds to (rawtree.c's const_bool): 1, 0, or
+ * -1 when it is none.  The node at i is an object holding one key. */
+static int json_const_bool(const jt_doc *d, int i, int depth)
+{
+	if (i < 0 || depth > 64)
+		return -1;
+	int c = jt_get(d, i, "A_Const");
+	if (c >= 0) {
+		int b = jt_get(d, c, "boolval");
+		return b < 0 || jt_get(d, c, "isnull") >= 0 ? -1 : jt_true(d, jt_get(d, b, "boolval"));
+	}
+	int tc = jt_get(d, i, "TypeCast");
+	if (tc >= 0) {
+		int names = jt_get(d, jt_get(d, tc, "typeName"), "names");
+		int n = names >= 0 ? d->tokens[names].size : 0;
+		int last = n > 0 ? jt_get(d, jt_elem(d, names, n - 1), "String") : -1;
+		int arg = jt_get(d, jt_get(d, tc, "arg"), "A_Const");
+		if (last < 0 || arg < 0 || jt_get(d, jt_get(d, tc, "typeName"), "arrayBounds") >= 0 ||
+		    (!jt_eq(d, jt_get(d, last, "sval"), "bool") && !jt_eq(d, jt_get(d, last, "sval"), "boolean")) ||
+		    jt_get(d, arg, "isnull") >= 0)
+			return -1;
+		int b = jt_get(d, arg, "boolval");
+		if (b >= 0)
+			return jt_true(d, jt_get(d, b, "boolval"));
+		char *v = jt_strdup_heap(d, jt_get(d, jt_get(d, arg, "sval"), "sval"));
+		int r = !v ? -1
+			: strcasecmp(v, "t") == 0 || strcasecmp(v, "true") == 0 ? 1
+			: strcasecmp(v, "f") == 0 || strcasecmp(v, "false") == 0 ? 0
+										 : -1;
+		free(v);
+		return r;
+	}
+	int be = jt_get(d, i, "BoolExpr");
+	if (be < 0)
+		return -1;
+	int args = jt_get(d, be, "args");
+	int n = args >= 0 ? d->tokens[args].size : 0;
+	int op = jt_get(d, be, "boolop");
+	if (jt_eq(d, op, "NOT_EXPR")) {
+		int v = n == 1 ? json_const_bool(d, jt_elem(d, args, 0), depth + 1) : -1;
+		return v < 0 ? -1 : !v;
+	}
+	int decisive = jt_eq(d, op, "AND_EXPR") ? 0 : 1, known = 0;
+	for (int a = 0; a < n; a++) {
+		int v = json_const_bool(d, jt_elem(d, args, a), depth + 1);
+		if (v == decisive)
+			return decisive;
+		known += v >= 0;
+	}
+	return known == n ? !decisive : -1;
+}
+
+/* Token ranges the planner folds away, met ahead of the scan (a CASE's arms
+ * after WHEN true). */
+enum { MAX_FOLDED = 256 };
+typedef struct folded_ranges {
+	int start[MAX_FOLDED], end[MAX_FOLDED];
+	int n;
+} folded_ranges;
+
+static void fold_range(folded_ranges *f, const jt_doc *d, int value)
+{
+	if (value >= 0 && f->n < MAX_FOLDED) {
+		f->start[f->n] = value;
+		f->end[f->n++] = jt_skip(d, value);
+	}
+}
+
 /* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
  * relations read, DDL, A_Expr and TypeCast nodes make sites, and
  * ExecuteStmt a dynamic one; tokens come in document order, so sites do
- * too. */
+ * too.  What the planner folds to a constant (`false AND x`, a CASE's
+ * WHEN false arm) makes none: it never runs. */
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
 	json_ddl(ctx, d);
+	folded_ranges folded;
+	folded.n = 0;
 	for (int k = 0; k + 1 < d->count; k++) {
+		bool skipped = false;
+		for (int f = 0; f < folded.n && !skipped; f++)
+			if (folded.start[f] == k) {
+				k = folded.end[f] - 1;
+				skipped = true;
+			}
+		if (skipped)
+			continue;
 		const jt_token *t = &d->tokens[k];
 		/* A key: a string with one child, followed by an object. */
 		if (t->type != JT_STRING || t->size != 1 || d->tokens[k + 1].type != JT_OBJECT)
@@ -1037,9 +1117,33 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 		char first = d->text[t->start];
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
 		    first != 'M' && first != 'T' && first != 'R' && first != 'A' && first != 'P' &&
-		    first != 'E')
+		    first != 'E' && first != 'B')
 			continue;
 		int obj = k + 1;
+		/* The node holding the key is the object just before it. */
+		if (jt_eq(d, k, "BoolExpr") && !jt_eq(d, jt_get(d, obj, "boolop"), "NOT_EXPR") &&
+		    k > 0 && d->tokens[k - 1].type == JT_OBJECT && d->tokens[k - 1].size == 1 &&
+		    json_const_bool(d, k - 1, 0) >= 0) {
+			k = jt_skip(d, obj) - 1; /* folded to a constant: none of it runs */
+			continue;
+		}
+		if (jt_eq(d, k, "CaseExpr") && jt_get(d, obj, "arg") < 0) {
+			/* A WHEN false arm is dropped; a WHEN true one is the
+			 * result, the later arms and the ELSE never run. */
+			int whens = jt_get(d, obj, "args");
+			int n = whens >= 0 ? d->tokens[whens].size : 0;
+			bool rest = false;
+			for (int i = 0; i < n; i++) {
+				int item = jt_elem(d, whens, i);
+				int cw = jt_get(d, item, "CaseWhen");
+				int v = rest ? 0 : cw >= 0 ? json_const_bool(d, jt_get(d, cw, "expr"), 0) : -1;
+				if (v == 0)
+					fold_range(&folded, d, item);
+				rest = rest || v == 1;
+			}
+			if (rest)
+				fold_range(&folded, d, jt_get(d, obj, "defresult"));
+		}
 		if (jt_eq(d, k, "PrepareStmt")) {
 			/* PREPARE only parses its query: what it calls runs where
 			 * an EXECUTE of it runs, not here. */

@@ -31,6 +31,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cgmap/limits.h"
 #include "cgmap/exprtype.h"
@@ -1241,6 +1242,58 @@ static unsigned merge_events(const MergeStmt *m)
 
 /* ---- the walk --------------------------------------------------------- */
 
+/* A boolean expression PostgreSQL's planner folds to a constant
+ * (eval_const_expressions): 1 true, 0 false, -1 not a constant.  `false
+ * AND x` and `true OR x` are constants whatever x is: x never runs. */
+static int const_bool(const Node *n, int depth)
+{
+	if (!n || depth > 64)
+		return -1;
+	if (IsA(n, A_Const)) {
+		const A_Const *c = (const A_Const *)n;
+		return !c->isnull && IsA(&c->val, Boolean) ? c->val.boolval.boolval : -1;
+	}
+	if (IsA(n, TypeCast)) {
+		const TypeCast *tc = (const TypeCast *)n;
+		const char *type = tc->typeName && list_length(tc->typeName->names) > 0
+					   ? string_value(llast(tc->typeName->names))
+					   : NULL;
+		if (!type || (strcmp(type, "bool") != 0 && strcmp(type, "boolean") != 0) ||
+		    tc->typeName->arrayBounds || !tc->arg || !IsA(tc->arg, A_Const))
+			return -1;
+		const A_Const *c = (const A_Const *)tc->arg;
+		if (c->isnull)
+			return -1;
+		if (IsA(&c->val, Boolean))
+			return c->val.boolval.boolval;
+		if (!IsA(&c->val, String))
+			return -1;
+		const char *v = c->val.sval.sval;
+		if (strcasecmp(v, "t") == 0 || strcasecmp(v, "true") == 0)
+			return 1;
+		if (strcasecmp(v, "f") == 0 || strcasecmp(v, "false") == 0)
+			return 0;
+		return -1;
+	}
+	if (!IsA(n, BoolExpr))
+		return -1;
+	const BoolExpr *b = (const BoolExpr *)n;
+	if (b->boolop == NOT_EXPR) {
+		int v = list_length(b->args) == 1 ? const_bool(linitial(b->args), depth + 1) : -1;
+		return v < 0 ? -1 : !v;
+	}
+	/* AND: false when one is, true when all are; OR the other way. */
+	int decisive = b->boolop == AND_EXPR ? 0 : 1, known = 0;
+	const ListCell *lc;
+	foreach (lc, b->args) {
+		int v = const_bool(lfirst(lc), depth + 1);
+		if (v == decisive)
+			return decisive;
+		known += v >= 0;
+	}
+	return known == list_length(b->args) ? !decisive : -1;
+}
+
 #define WALK(x) \
 	do { \
 		if (!walk(w, (const Node *)(x))) \
@@ -1482,6 +1535,9 @@ static bool walk_node(walker *w, const Node *node)
 		return true;
 	}
 	case T_BoolExpr:
+		/* Folded to a constant by the planner: none of it runs. */
+		if (((const BoolExpr *)node)->boolop != NOT_EXPR && const_bool(node, 0) >= 0)
+			return true;
 		WALK(((const BoolExpr *)node)->args);
 		return true;
 	case T_NullTest:
@@ -1500,7 +1556,23 @@ static bool walk_node(walker *w, const Node *node)
 		const CaseExpr *c = (const CaseExpr *)node;
 		report_case_operators(w, c);
 		WALK(c->arg);
-		WALK(c->args);
+		if (c->arg) {
+			WALK(c->args);
+			WALK(c->defresult);
+			return true;
+		}
+		/* The planner drops a WHEN false arm, and a WHEN true arm is
+		 * the result: the arms after it and the ELSE never run. */
+		const ListCell *lc;
+		foreach (lc, c->args) {
+			const Node *when = lfirst(lc);
+			int v = when && IsA(when, CaseWhen) ? const_bool((const Node *)((const CaseWhen *)when)->expr, 0) : -1;
+			if (v == 0)
+				continue;
+			WALK(when);
+			if (v == 1)
+				return true;
+		}
 		WALK(c->defresult);
 		return true;
 	}

@@ -1099,6 +1099,47 @@ static void test_cursor_statement_expressions(void **state)
 	assert_int_equal(dynamic, 1);
 }
 
+/* What the planner folds to a constant never runs: `false AND x`, `true OR
+ * x`, a CASE's WHEN false arm and what follows a WHEN true arm make no
+ * site; `true AND x` and a WHEN it cannot fold keep theirs. */
+static void test_constant_folding(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\n"
+			       "DECLARE\n"                                                        /* 2 */
+			       "  n integer;\n"                                                   /* 3 */
+			       "  b boolean;\n"                                                   /* 4 */
+			       "BEGIN\n"                                                          /* 5 */
+			       "  SELECT count(*) INTO n FROM t WHERE (false) AND EXISTS (SELECT 1 FROM gone1());\n"
+			       "  IF false AND gone2() THEN n := 1; END IF;\n"                     /* 7 */
+			       "  b := true OR gone3();\n"                                        /* 8 */
+			       "  n := CASE WHEN false THEN gone4() WHEN true THEN 1 ELSE gone5() END;\n"
+			       "  IF (NOT true) AND gone6() THEN n := 2; END IF;\n"               /* 10 */
+			       "  IF 'f'::boolean AND gone7() THEN n := 2; END IF;\n"             /* 11 */
+			       "  b := true AND kept1();\n"                                       /* 12 */
+			       "  n := CASE WHEN kept2() THEN kept3() WHEN false THEN gone8() ELSE kept4() END;\n"
+			       "  RETURN n;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	char name[16];
+	for (int i = 1; i <= 8; i++) {
+		snprintf(name, sizeof name, "gone%d", i);
+		if (find_site(&fn, name, 0))
+			fail_msg("'%s' is folded away, yet has a site", name);
+	}
+	expect_site(&fn, "kept1", 12, CGM_SITE_CALL);
+	expect_site(&fn, "kept2", 13, CGM_SITE_CALL);
+	expect_site(&fn, "kept3", 13, CGM_SITE_CALL);
+	expect_site(&fn, "kept4", 13, CGM_SITE_CALL);
+	cgm_function sql = make("sql", "", "bigint", "SELECT count(*) FROM t WHERE false AND gone1() OR kept1()");
+	cgm_extract_function(arena, &sql);
+	assert_null(find_site(&sql, "gone1", 0));
+	expect_site(&sql, "kept1", 1, CGM_SITE_CALL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1126,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_string_continued_after_comment),
 		cmocka_unit_test(test_simple_case_values),
 		cmocka_unit_test(test_cursor_statement_expressions),
+		cmocka_unit_test(test_constant_folding),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
