@@ -281,22 +281,16 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 	bool refused = n > 1 && !untyped && !cgm_type_is_polymorphic(right) &&
 		       (prefix || !cgm_type_is_polymorphic(left));
 	cgm_site_clear_targets(s);
-	if (refused) {
-		for (int k = 0; k < n; k++)
-			if (worth_edge(r, cands[k]->function))
-				cgm_site_add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
-						    cgm_operator_object(arena, cands[k]));
-		if (s->ntargets == 0)
-			return false;
-		s->resolution = CGM_RES_NOT_UNIQUE;
-		return true;
-	}
 	for (int k = 0; k < n; k++)
 		if (worth_edge(r, cands[k]->function))
 			cgm_site_add_target(arena, s, cands[k]->function, CGM_VIA_OPERATOR,
 				   cgm_operator_object(arena, cands[k]));
 	if (s->ntargets == 0)
 		return false;
+	if (refused) {
+		s->resolution = CGM_RES_NOT_UNIQUE;
+		return true;
+	}
 	if (n == 1) {
 		/* Operands the operator takes as another type, by a user cast. */
 		if (!prefix)
