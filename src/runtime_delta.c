@@ -10,7 +10,8 @@
  *      their frames, their edge sets, their (function, bucket start); a
  *      path's least and greatest time of one call stay those of the whole
  *      counting window (they cannot be subtracted); cgmap_trace 1.4's runs
- *      of dynamic statements by (function, line, body).  Everything stays
+ *      of dynamic statements by (function, line, body); the count of call
+ *      records lost to drops (stale_removed) as a figure.  Everything stays
  *      in now->arena; nothing is allocated elsewhere.
  * The earlier file must come from the same server and database (system
  * identifier, port and database when both know them, else the name), and
@@ -241,6 +242,13 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 						 ? old->timeline_dropped
 						 : src->timeline_dropped;
 	}
+	/* cgmap_trace counts its removals since the reset, as the calls: the
+	 * delta's are those after FILE.  FILE without the count (an older
+	 * cgmap): all of them stay, which may be more than the delta lost. */
+	if (src->trace_stale_removed > 0 && old->trace_stale_removed >= 0)
+		src->trace_stale_removed -= src->trace_stale_removed > old->trace_stale_removed
+						    ? old->trace_stale_removed
+						    : src->trace_stale_removed;
 	src->since = cgm_arena_strdup(now->arena, old->until);
 	return 0;
 }

@@ -398,6 +398,7 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 				   ? cgm_arena_strdup(rt->arena, cell(res, 0, 7))
 				   : NULL;
 	src->trace_evictions = -1;
+	src->trace_stale_removed = -1;
 	PQclear(res);
 	/* The server's identity, which survives renames and tunnels: may be
 	 * refused to a role without pg_monitor, then the name stands in. */
@@ -626,6 +627,13 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			       "   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"
 			       " ORDER BY 1 NULLS FIRST, 2, 3, 4",
 			       schema);
+	/* Read after the edges: reading them removes the edges of functions
+	 * dropped since (cgmap_trace 1.1 counts them in stale_removed), and
+	 * their calls are as missing as those removed at the drop's commit. */
+	char *lost_sql = cgm_arena_printf(rt->arena,
+					  "SELECT (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) "
+					  "'stale_removed') FROM %s.cgmap_trace_info() i",
+					  schema);
 	PQfreemem(schema);
 	res = must_query(conn, what, sql);
 	if (!res)
@@ -687,6 +695,17 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			      "exist (dropped since observed): ignored; each is listed in the "
 			      "snapshot's diagnostics and with --verbose",
 			      gone, gone == 1 ? "" : "s", src->database, gone == 1 ? "s" : "");
+	res = must_query(conn, what, lost_sql);
+	if (!res)
+		return CGM_ESOURCE;
+	/* NULL before 1.1: unknown (the library removed such edges all the
+	 * same, but said nothing). */
+	if (cell(res, 0, 0))
+		src->trace_stale_removed = strtoll(cell(res, 0, 0), NULL, 10);
+	PQclear(res);
+	/* An edge read but not kept is a call record lost to a drop too. */
+	if (gone)
+		src->trace_stale_removed = (src->trace_stale_removed > 0 ? src->trace_stale_removed : 0) + gone;
 	src->has_trace = true;
 	return 0;
 }
@@ -732,6 +751,25 @@ static int read_function_stats(cgm_runtime *rt, int source, PGconn *conn, const 
 	return 0;
 }
 
+/* Call records of dropped functions that cgmap_trace removed: a function
+ * that ran may have left no other trace of its calls (a recreated one has
+ * a new OID; a kept callee of a dropped caller loses that edge), so merge
+ * calls nothing dead or cold (cgm_evidence.lost_records). */
+static void lost_records_diagnostic(cgm_runtime *rt, const char *file, const cgm_runtime_source *src)
+{
+	if (src->trace_stale_removed <= 0)
+		return;
+	rt_diagnostic(rt, file, 0,
+		      "%scgmap_trace removed %" PRId64 " call record%s of functions or databases "
+		      "dropped in the window (stale_removed, counted over the whole cluster)%s%s%s: "
+		      "the calls they counted are missing, so no function is called dead or cold "
+		      "(unobserved instead); reset the trace after a workload that drops and "
+		      "recreates functions (SELECT cgmap_trace_reset())",
+		      file ? "runtime file: " : "", src->trace_stale_removed,
+		      src->trace_stale_removed == 1 ? "" : "s", src->database ? ", read in database '" : "",
+		      src->database ? src->database : "", src->database ? "'" : "");
+}
+
 int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn)
 {
 	const char *what = "runtime data";
@@ -762,6 +800,8 @@ int cgm_runtime_load_pg(bool *found_trace, cgm_runtime *rt, const char *dsn)
 			      "cgmap_trace in database '%s' could not record %" PRId64
 			      " calls on new edges (table full: raise cgmap_trace.max_edges)",
 			      rt->sources[source].database, rt->sources[source].trace_dropped);
+	if (rc == 0)
+		lost_records_diagnostic(rt, NULL, &rt->sources[source]);
 	if (found_trace)
 		*found_trace = found;
 	return rc;
@@ -995,6 +1035,8 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 										: "plpgsql")
 						   : "null",
 				  src->trace_track ? "\"" : "");
+	if (src->has_trace && src->trace_stale_removed >= 0) /* cgmap_trace 1.1's */
+		cgm_strbuf_printf(&out, ", \"stale_removed\": %" PRId64, src->trace_stale_removed);
 	if (src->has_trace && src->has_paths) /* cgmap_trace 1.3's counters */
 		cgm_strbuf_printf(&out,
 				  ", \"paths_dropped\": %" PRId64 ", \"shapes_dropped\": %" PRId64
@@ -1193,6 +1235,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	src->system_id = cgm_arena_strdup(rt->arena, system_id);
 	src->port = cgm_arena_strdup(rt->arena, port);
 	src->trace_evictions = -1;
+	src->trace_stale_removed = -1;
 	json_t *trace = json_object_get(root, "trace");
 	if (json_is_object(trace)) {
 		src->has_trace = true;
@@ -1202,6 +1245,10 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		json_t *evictions = json_object_get(trace, "evictions");
 		if (json_is_integer(evictions) && json_integer_value(evictions) >= 0)
 			src->trace_evictions = json_integer_value(evictions);
+		/* Absent from files of cgmap before it read the counter: unknown. */
+		json_t *stale = json_object_get(trace, "stale_removed");
+		if (json_is_integer(stale) && json_integer_value(stale) >= 0)
+			src->trace_stale_removed = json_integer_value(stale);
 		opt_string(&trace_track, trace, "track");
 		if (trace_track && (strcmp(trace_track, "all") == 0 || strcmp(trace_track, "plpgsql") == 0))
 			src->trace_track = cgm_arena_strdup(rt->arena, trace_track);
@@ -1322,6 +1369,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 			      "runtime file: cgmap_trace could not record %" PRId64
 			      " calls on new edges (table full)",
 			      src->trace_dropped);
+	lost_records_diagnostic(rt, path, src);
 out:
 	json_decref(root);
 	return rc;

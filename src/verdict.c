@@ -16,7 +16,10 @@
  *                      user support functions: builtins are never traced);
  *   dynamic-reachable  when a dynamic SQL site may call it (its possible
  *                      targets, src/dynsql.c);
- *   unobserved         when the window or the calls observed are not enough;
+ *   unobserved         when the window or the calls observed are not enough,
+ *                      or the tracer removed call records of dropped
+ *                      functions in the window (lost_records: a function
+ *                      that ran may have lost every record of its calls);
  *   dead               otherwise, with a confidence from the window's length.
  */
 #include "cgmap/verdict.h"
@@ -223,6 +226,11 @@ void cgm_evidence_add_source(cgm_model *model, const cgm_runtime_source *src)
 	if (since >= 0 && until >= since && until - since > ev->window_seconds)
 		ev->window_seconds = until - since;
 
+	/* Lost in any database or window merged: the calls may have been of
+	 * any function mapped (a cluster-wide count names none). */
+	if (src->has_trace && src->trace_stale_removed > 0)
+		ev->lost_records = cgm_count_add(ev->lost_records, src->trace_stale_removed,
+						 &(bool){ false });
 	if (src->has_trace) {
 		/* Unknown (an older extension, a log): assume the narrower mode. */
 		const char *track = src->trace_track && strcmp(src->trace_track, "all") == 0
@@ -346,10 +354,14 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts)
 	ev->calls = calls;
 	/* An empty window (no call at all) never yields dead, whatever the
 	 * options say; a window's length is counted in whole seconds, so a
-	 * short one with calls may read 0 s (then --min-window 0 is enough). */
+	 * short one with calls may read 0 s (then --min-window 0 is enough).
+	 * Call records the tracer removed with a dropped function are calls
+	 * nobody can count: a recreated function has a new OID, and a callee
+	 * kept loses its dropped caller's edge; the counter names no function,
+	 * so no silence is evidence while it is above 0. */
 	ev->enough = model->has_runtime && ev->window_seconds >= 0 &&
 		     ev->window_seconds >= ev->min_window_seconds && calls > 0 &&
-		     calls >= ev->min_calls;
+		     calls >= ev->min_calls && ev->lost_records <= 0;
 
 	bool *possible = cgm_xcalloc((size_t)n + 1, sizeof(bool));
 	cgm_dynsql_possible_targets(possible, model);
@@ -395,10 +407,15 @@ void cgm_evidence_text(cgm_strbuf *out, const cgm_model *model)
 			  ev->ndatabases == 1 ? "" : "s", (long long)ev->calls,
 			  ev->trace_track ? ev->trace_track : "no",
 			  ev->track_functions ? ev->track_functions : "none read");
+	if (ev->lost_records > 0)
+		cgm_strbuf_printf(out, "%lld call record%s of dropped functions lost (cgmap_trace "
+				       "stale_removed): any function may have run; ",
+				  (long long)ev->lost_records, ev->lost_records == 1 ? "" : "s");
 	cgm_strbuf_printf(out, "%s for dead (at least ", ev->enough ? "enough" : "not enough");
 	cgm_duration_text(out, ev->min_window_seconds);
-	cgm_strbuf_printf(out, " and %lld call%s)", (long long)ev->min_calls,
-			  ev->min_calls == 1 ? "" : "s");
+	cgm_strbuf_printf(out, " and %lld call%s%s)", (long long)ev->min_calls,
+			  ev->min_calls == 1 ? "" : "s",
+			  ev->lost_records > 0 ? ", none lost" : "");
 }
 
 static bool referenced_as(const cgm_model *model, int fn, const char *kind)

@@ -251,6 +251,9 @@ typedef struct cgm_evidence {
 	                             * or NULL: no statistics */
 	int64_t min_window_seconds; /* what analyze took as enough (--min-window) */
 	int64_t min_calls;          /* (--min-calls) */
+	int64_t lost_records;       /* call records of dropped functions the tracer removed in
+	                             * the window (cgmap_trace_info().stale_removed): their calls
+	                             * are missing, so nothing is enough for "dead" while > 0 */
 	bool enough;                /* window and calls are enough for "dead" */
 } cgm_evidence;
 

@@ -139,6 +139,10 @@ typedef struct cgm_runtime_source {
 	int64_t trace_dropped;  /* edges the extension could not record (full table) */
 	int64_t trace_evictions;/* edges cgmap_trace 1.1 evicted to make room (-1: unknown,
 	                         * an older extension: then trace_dropped says it) */
+	int64_t trace_stale_removed; /* call records (edges, site runs) of dropped functions and
+	                         * databases cgmap_trace 1.1 removed in the window, cluster-wide,
+	                         * plus edges read that named a dropped function (-1: unknown):
+	                         * the calls they counted are missing (cgm_evidence.lost_records) */
 	int64_t trace_edges_used, trace_edges_max;
 	const char *trace_track;/* cgmap_trace.track: "plpgsql", "all", or NULL unknown */
 	const char *system_id;  /* pg_control_system().system_identifier, or NULL */

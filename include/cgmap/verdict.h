@@ -68,7 +68,10 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts);
 const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge);
 
 /* One line: "window A to B (3 h), 1 server, 1 database, 9162 calls observed;
- * traced: plpgsql; statistics: all; enough for dead: yes (at least 1 h, 100 calls)". */
+ * traced: plpgsql; statistics: all; enough for dead: yes (at least 1 h, 100 calls)";
+ * with lost records "...; 2 call records of dropped functions lost (cgmap_trace
+ * stale_removed): any function may have run; not enough for dead (at least 1 h and
+ * 100 calls, none lost)". */
 void cgm_evidence_text(cgm_strbuf *out, const cgm_model *model);
 
 #endif

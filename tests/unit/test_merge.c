@@ -502,7 +502,7 @@ static void test_runtime_file_round_trip(void **state)
 		"  \"window\": {\"since\": \"2026-11-29T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},\n"
 		"  \"track_functions\": \"all\",\n"
 		"  \"trace\": {\"edges_used\": 3, \"edges_max\": 1000, \"dropped\": 0, \"evictions\": 0, "
-		"\"track\": \"all\"},\n"
+		"\"track\": \"all\", \"stale_removed\": 0},\n"
 		"  \"function_stats\": true,\n"
 		"  \"edges\": [\n"
 		"    {\"caller\": null, \"callee\": \"app.main()\", \"site_line\": null, \"dynamic\": false, \"calls\": 2, \"total_ms\": 10.000000, \"self_ms\": 1.000000},\n"
@@ -804,6 +804,83 @@ static void test_runtime_file_paths(void **state)
 	free(out);
 }
 
+/* cgmap_trace removes the call records of dropped functions (stale_removed):
+ * a runtime file keeps the count, a file written before it reads as unknown,
+ * --since subtracts it, and merged it leaves nothing enough for dead: the
+ * calls it counted may have been any function's. */
+static void test_runtime_file_lost_records(void **state)
+{
+	(void)state;
+	char *path = temp_path("lost.json");
+	char *out = temp_path("lost-out.json");
+	const char *head = "{\"format\": \"cgmap-runtime\", \"format_version\": 1,"
+			   " \"server\": {\"name\": \"demo\", \"system_identifier\": \"7312345678901234567\","
+			   "  \"port\": \"5432\"},"
+			   " \"window\": {\"since\": \"2026-11-20T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},"
+			   " \"track_functions\": \"all\", \"function_stats\": true,"
+			   " \"trace\": {\"edges_used\": 1, \"edges_max\": 10, \"dropped\": 0, \"evictions\": 0,"
+			   "  \"track\": \"all\"%s},"
+			   " \"edges\": [{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 500}]}";
+	char text[1024];
+	/* Written before cgmap read the counter: unknown, nothing said. */
+	snprintf(text, sizeof text, head, "");
+	write_text(path, text);
+	cgm_runtime *rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(rt->sources[0].trace_stale_removed, -1);
+	assert_int_equal(rt->ndiagnostics, 0);
+	cgm_runtime_free(rt);
+
+	snprintf(text, sizeof text, head, ", \"stale_removed\": 2");
+	write_text(path, text);
+	rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_int_equal(rt->sources[0].trace_stale_removed, 2);
+	assert_int_equal(rt->ndiagnostics, 1);
+	assert_string_equal(rt->diagnostics[0].file, path);
+	assert_string_equal(rt->diagnostics[0].message,
+			    "runtime file: cgmap_trace removed 2 call records of functions or "
+			    "databases dropped in the window (stale_removed, counted over the whole "
+			    "cluster), read in database 'demo': the calls they counted are missing, so "
+			    "no function is called dead or cold (unobserved instead); reset the trace "
+			    "after a workload that drops and recreates functions (SELECT "
+			    "cgmap_trace_reset())");
+	assert_int_equal(cgm_runtime_write_file(rt, out), 0);
+	FILE *f = fopen(out, "r");
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_non_null(strstr(text, "\"track\": \"all\", \"stale_removed\": 2}"));
+
+	/* --since: only those lost after the earlier file count. */
+	cgm_runtime *now = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(now, out), 0);
+	now->sources[0].trace_stale_removed = 5;
+	now->edges[0].stats.calls = 700;
+	now->sources[0].until = "2026-11-29T12:00:00Z";
+	now->sources[0].database = "demo";
+	assert_int_equal(cgm_runtime_subtract(now, rt, path), 0);
+	assert_int_equal(now->sources[0].trace_stale_removed, 3);
+	cgm_runtime_free(now);
+
+	/* Merged: a week and 500 calls, yet nothing is dead, and the same
+	 * file twice loses its records once. */
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	cgm_model *m = sample();
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(m->evidence.lost_records, 2);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_false(m->evidence.enough);
+	assert_int_equal(m->functions[idx(m, "app.other()")].verdict, CGM_VERDICT_UNOBSERVED);
+	assert_false(m->functions[idx(m, "app.other()")].dead);
+	cgm_model_free(m);
+	unlink(path);
+	unlink(out);
+	free(path);
+	free(out);
+}
+
 /* Two sources whose counts summed past 2^63 overflowed (undefined; in a
  * release build negative, so the function was called cold and the snapshot
  * would not read back); times summed to infinity were written as 0.  Sums
@@ -1068,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_file_paths),
 		cmocka_unit_test(test_log_without_pairs),
 		cmocka_unit_test(test_aggregate_seen_through_support),
+		cmocka_unit_test(test_runtime_file_lost_records),
 		cmocka_unit_test(test_sums_held_at_the_limit),
 		cmocka_unit_test(test_no_edges),
 		cmocka_unit_test(test_runtime_file_times_out_of_range),
