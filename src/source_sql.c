@@ -2677,6 +2677,26 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 	}
 }
 
+/* The event trigger named `name`, or NULL: event triggers are database
+ * objects with names of their own, no schema. */
+static cgm_event_trigger *find_event_trigger(sql_state *st, const char *name)
+{
+	for (int i = 0; name && i < st->nevent_triggers; i++)
+		if (strcmp(st->event_triggers[i].name, name) == 0)
+			return &st->event_triggers[i];
+	return NULL;
+}
+
+/* Does a trigger, rule or event trigger in state `state` (pg_trigger's
+ * tgenabled, pg_rewrite's ev_enabled, pg_event_trigger's evtenabled: 'O'
+ * origin, 'D' disabled, 'R' replica, 'A' always) fire?  As the live source
+ * reads the catalog. */
+static bool state_fires(const sql_state *st, char state)
+{
+	(void)st;
+	return state != 'D';
+}
+
 static void apply_create_event_trigger(sql_state *st, const jd_node *stmt, int fn)
 {
 	if (st->nevent_triggers == st->cap_event_triggers) {
@@ -2690,7 +2710,7 @@ static void apply_create_event_trigger(sql_state *st, const jd_node *stmt, int f
 	memset(et, 0, sizeof *et);
 	et->name = cgm_arena_strdup(st->a, jstr(stmt, "trigname"));
 	et->event = cgm_arena_strdup(st->a, jstr(stmt, "eventname"));
-	et->enabled = true;
+	et->enabled = state_fires(st, 'O');
 	et->function = -1;
 	et->function_id = st->fns[fn].id;
 	jd_node *when = jget(stmt, "whenclause");
@@ -2713,6 +2733,52 @@ static void apply_create_event_trigger(sql_state *st, const jd_node *stmt, int f
 		et->tags = tags;
 		et->ntags = n;
 	}
+}
+
+/* DROP EVENT TRIGGER [IF EXISTS] name: the trigger and pg_depend's entry
+ * on its function go. */
+static void drop_event_trigger(sql_state *st, const char *name, bool missing_ok, int at)
+{
+	cgm_event_trigger *et = find_event_trigger(st, name);
+	if (!et) {
+		if (!missing_ok)
+			diagnose(st, at, "event trigger \"%s\" does not exist", name ? name : "");
+		return;
+	}
+	drop_references(st, cgm_arena_printf(st->a, "event trigger %s", cgm_quote_ident(st->a, name)),
+			NULL, false);
+	int i = (int)(et - st->event_triggers);
+	memmove(et, et + 1, sizeof *et * (size_t)(st->nevent_triggers - i - 1));
+	st->nevent_triggers--;
+}
+
+/* ALTER EVENT TRIGGER name ENABLE [REPLICA | ALWAYS] / DISABLE
+ * (evtenabled): whether it fires in the session mapped. */
+static void apply_alter_event_trigger(sql_state *st, const jd_node *stmt)
+{
+	cgm_event_trigger *et = find_event_trigger(st, jstr(stmt, "trigname"));
+	const char *state = jstr(stmt, "tgenabled");
+	if (!et) {
+		diagnose(st, first_token(st), "event trigger \"%s\" does not exist",
+			 jstr(stmt, "trigname") ? jstr(stmt, "trigname") : "");
+		return;
+	}
+	if (state && state[0])
+		et->enabled = state_fires(st, state[0]);
+}
+
+/* ALTER EVENT TRIGGER old RENAME TO new: its name and the reference's. */
+static void rename_event_trigger(sql_state *st, const char *old, const char *name)
+{
+	cgm_event_trigger *et = find_event_trigger(st, old);
+	if (!et || !name)
+		return;
+	const char *from = cgm_arena_printf(st->a, "event trigger %s", cgm_quote_ident(st->a, old));
+	const char *to = cgm_arena_printf(st->a, "event trigger %s", cgm_quote_ident(st->a, name));
+	for (int i = 0; i < st->nrefs; i++)
+		if (!st->refs[i].dropped && strcmp(st->refs[i].ref.object, from) == 0)
+			st->refs[i].ref.object = to;
+	et->name = cgm_arena_strdup(st->a, name);
 }
 
 /* The end of the files: effects of dropped or policy-less relations go,
@@ -5062,6 +5128,8 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 					break;
 				}
 			}
+		} else if (strcmp(type, "OBJECT_EVENT_TRIGGER") == 0) {
+			drop_event_trigger(st, jstr(jget(obj, "String"), "sval"), missing_ok, at);
 		} else if (strcmp(type, "OBJECT_TRIGGER") == 0) {
 			const char *parts[4];
 			int n = name_list(jget(jget(obj, "List"), "items"), parts, 4);
@@ -5356,6 +5424,10 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 		for (int i = 0; i < st->nfns; i++)
 			if (st->fns[i].owner && strcmp(st->fns[i].owner, old) == 0)
 				st->fns[i].owner = to;
+		return;
+	}
+	if (strcmp(type, "OBJECT_EVENT_TRIGGER") == 0) {
+		rename_event_trigger(st, jstr(jget(jget(stmt, "object"), "String"), "sval"), newname);
 		return;
 	}
 	if (is_routine_type(type)) {
@@ -5951,12 +6023,17 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			int n = name_list(jget(stmt, "funcname"), parts, 3);
 			int fn = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], 0, false)
 				       : -1;
-			if (fn >= 0) {
+			if (fn >= 0 && find_event_trigger(st, jstr(stmt, "trigname"))) {
+				diagnose_existing(st, first_token(st), "event trigger \"%s\" already exists",
+						  jstr(stmt, "trigname"));
+			} else if (fn >= 0) {
 				new_reference(st, fn, "event_trigger",
 					      cgm_arena_printf(st->a, "event trigger %s",
 							       cgm_quote_ident(st->a, jstr(stmt, "trigname"))));
 				apply_create_event_trigger(st, stmt, fn);
 			}
+		} else if (strcmp(kind, "AlterEventTrigStmt") == 0) {
+			apply_alter_event_trigger(st, stmt);
 		} else if (strcmp(kind, "CreateExtensionStmt") == 0) {
 			apply_create_extension(st, stmt);
 		} else if (strcmp(kind, "CreateEnumStmt") == 0) {
