@@ -761,8 +761,9 @@ static bool json_read(const jt_doc *d, int rv)
 }
 
 /* What the DDL statement `node` at token `body` cannot do (cgm_ddl_facts),
- * from an ALTER TABLE's subcommand types. */
-static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body)
+ * from an ALTER TABLE's subcommand types; an ADD COLUMN rewrites the table
+ * only as added_column_rewrites says (`adds_rewrite`). */
+static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body, bool adds_rewrite)
 {
 	enum { MAX_CMDS = 64 };
 	char names[MAX_CMDS][40];
@@ -784,7 +785,8 @@ static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body)
 		subtypes[n] = names[n];
 		n++;
 	}
-	return cgm_ddl_facts(node, subtypes, n);
+	unsigned facts = cgm_ddl_facts(node, subtypes, n);
+	return adds_rewrite ? facts & ~(unsigned)CGM_DDL_REWRITES_NOTHING : facts;
 }
 
 /* May a call of schema.name (schema NULL when unqualified) be volatile?
@@ -851,14 +853,77 @@ static bool json_has_volatile_call(const jt_doc *d, int i)
 	return false;
 }
 
+/* Does the column an ALTER TABLE ... ADD COLUMN (the AlterTableCmd at
+ * token `cmd`) adds make PostgreSQL 15 rewrite the table?  Since 11 it
+ * stores a default as the rows' missing value instead, unless
+ * ATExecAddColumn asks for a rewrite: an identity or a stored generated
+ * column, a default that is volatile once planned (serial's nextval(),
+ * random(), a volatile function not inlined away), or a type that is a
+ * domain with constraints (or a domain whose own default is volatile).
+ * Extraction has no catalog: a call of a function outside pg_catalog is
+ * taken as volatile (call_may_be_volatile), and a type outside pg_catalog
+ * that is no array as such a domain; an added column of a builtin type
+ * with no default, a constant or a stable one rewrites nothing. */
+static bool added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd)
+{
+	int def = jt_get(d, jt_get(d, cmd, "def"), "ColumnDef");
+	int cons = jt_get(d, def, "constraints");
+	int ncons = cons >= 0 && d->tokens[cons].type == JT_ARRAY ? d->tokens[cons].size : 0;
+	for (int k = 0, x = cons + 1; k < ncons; k++, x = jt_skip(d, x)) {
+		int con = jt_get(d, x, "Constraint");
+		int type = jt_get(d, con, "contype");
+		if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY") ||
+		    (jt_eq(d, type, "CONSTR_DEFAULT") &&
+		     json_has_volatile_call(d, jt_get(d, con, "raw_expr"))))
+			return true;
+	}
+	int tn = jt_get(d, def, "typeName"); /* a TypeName field: not wrapped */
+	if (jt_get(d, tn, "arrayBounds") >= 0)
+		return false; /* an array of a domain checks nothing */
+	int names = jt_get(d, tn, "names");
+	int n = names >= 0 && d->tokens[names].type == JT_ARRAY ? d->tokens[names].size : 0;
+	if (n < 1 || n > 2)
+		return true;
+	const char *parts[2] = { NULL, NULL };
+	for (int p = 0, x = names + 1; p < n; p++, x = jt_skip(d, x))
+		parts[p] = jt_strdup(d, jt_get(d, jt_get(d, x, "String"), "sval"), ctx->arena);
+	if (!parts[n - 1])
+		return true;
+	if (n == 2)
+		return strcmp(parts[0] ? parts[0] : "", "pg_catalog") != 0;
+	/* transformColumnDefinition makes these a sequence and its nextval(). */
+	static const char *const serials[] = { "serial", "serial4", "bigserial", "serial8",
+					       "smallserial", "serial2", NULL };
+	for (int i = 0; serials[i]; i++)
+		if (strcmp(parts[0], serials[i]) == 0)
+			return true;
+	return !cgm_type_is_builtin(cgm_type_canonical(ctx->arena, NULL, parts[0], 0, NULL));
+}
+
+/* Does ALTER TABLE (at token `body`) add a column that rewrites the table
+ * (added_column_rewrites)? */
+static bool adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
+{
+	if (strcmp(node, "AlterTableStmt") != 0)
+		return false;
+	int cmds = jt_get(d, body, "cmds");
+	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
+	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
+		int cmd = jt_get(d, c, "AlterTableCmd");
+		if (jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AddColumn") &&
+		    added_column_rewrites(ctx, d, cmd))
+			return true;
+	}
+	return false;
+}
+
 /* The relation whose indexes DDL statement `node` (at token `body`) builds
  * again, evaluating their expressions for every row: an ALTER TABLE that
  * rewrites the table (a column's new type, SET LOGGED or UNLOGGED, SET
- * ACCESS METHOD, a column added with a default that may call a volatile
- * function (json_has_volatile_call), a generated or an identity column),
+ * ACCESS METHOD, a column added that rewrites it: added_column_rewrites),
  * REINDEX TABLE, CLUSTER.
  * Its token, or -1. */
-static int rebuilt_relation(const jt_doc *d, const char *node, int body)
+static int rebuilt_relation(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
 {
 	if (strcmp(node, "ReindexStmt") == 0)
 		return jt_eq(d, jt_get(d, body, "kind"), "REINDEX_OBJECT_TABLE")
@@ -871,25 +936,12 @@ static int rebuilt_relation(const jt_doc *d, const char *node, int body)
 	int cmds = jt_get(d, body, "cmds");
 	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
 	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
-		int cmd = jt_get(d, c, "AlterTableCmd");
-		int sub = jt_get(d, cmd, "subtype");
+		int sub = jt_get(d, jt_get(d, c, "AlterTableCmd"), "subtype");
 		if (jt_eq(d, sub, "AT_AlterColumnType") || jt_eq(d, sub, "AT_SetLogged") ||
 		    jt_eq(d, sub, "AT_SetUnLogged") || jt_eq(d, sub, "AT_SetAccessMethod"))
 			return jt_get(d, body, "relation");
-		if (!jt_eq(d, sub, "AT_AddColumn"))
-			continue;
-		int cons = jt_get(d, jt_get(d, jt_get(d, cmd, "def"), "ColumnDef"), "constraints");
-		int ncons = cons >= 0 && d->tokens[cons].type == JT_ARRAY ? d->tokens[cons].size : 0;
-		for (int k = 0, x = cons + 1; k < ncons; k++, x = jt_skip(d, x)) {
-			int con = jt_get(d, x, "Constraint");
-			int type = jt_get(d, con, "contype");
-			if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY") ||
-			    (jt_eq(d, type, "CONSTR_DEFAULT") &&
-			     json_has_volatile_call(d, jt_get(d, con, "raw_expr"))))
-				return jt_get(d, body, "relation");
-		}
 	}
-	return -1;
+	return adds_rewriting_column(ctx, d, node, body) ? jt_get(d, body, "relation") : -1;
 }
 
 /* ANALYZE of tables (their index expressions run on the rows sampled),
@@ -972,7 +1024,7 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_grant")) ||
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
-		int rebuilt = rebuilt_relation(d, node, body);
+		int rebuilt = rebuilt_relation(ctx, d, node, body);
 		maintenance_sites(ctx, d, node, body);
 		if (!tag) {
 			/* REINDEX and CLUSTER fire no event trigger, but build
@@ -993,7 +1045,8 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->kind = CGM_SITE_DDL;
 		s->name = tag;
 		s->line = line_of_location(ctx, location);
-		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body);
+		exprs_of(ctx, s)->ddl_facts =
+			ddl_facts_of(d, node, body, adds_rewriting_column(ctx, d, node, body));
 		if (rebuilt >= 0)
 			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
 	}

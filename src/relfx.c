@@ -856,9 +856,11 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 }
 
 /* Subcommands of ALTER TABLE that drop no object sql_drop reports, and those that may
- * rewrite the table (ATRewriteTables: a new column type, an added column
- * whose default is volatile, an identity or a stored generated one, a
- * persistence or access method change). */
+ * rewrite the table (ATRewriteTables: a new column type, a persistence or
+ * access method change).  An added column rewrites it only when its
+ * default is volatile, it is an identity or a stored generated one, or its
+ * type a domain with constraints: what the ADD COLUMN says, which the
+ * caller reads (extract.c's added_column_rewrites) and not its subtype. */
 static const char *const drops_nothing[] = {
 	"AT_AddColumn", "AT_AddColumnToView", "AT_SetNotNull", "AT_DropNotNull",
 	"AT_SetStatistics", "AT_SetOptions", "AT_ResetOptions", "AT_SetStorage",
@@ -882,7 +884,7 @@ static const char *const drop_in_place[] = {
 	"AT_DropExpression", "AT_DetachPartition", "AT_DetachPartitionFinalize", NULL
 };
 static const char *const may_rewrite[] = {
-	"AT_AlterColumnType", "AT_AddColumn", "AT_SetLogged", "AT_SetUnLogged",
+	"AT_AlterColumnType", "AT_SetLogged", "AT_SetUnLogged",
 	"AT_SetAccessMethod", NULL
 };
 

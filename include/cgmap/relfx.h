@@ -66,9 +66,11 @@ int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
  * subcommand is one that drops no object sql_drop reports (a DROP COLUMN or
  * CONSTRAINT, a default or an identity dropped may; a new column type drops
  * and makes again its indexes and constraints, internally), and rewrites
- * nothing when none is a new column type, an added column, SET
- * LOGGED/UNLOGGED or SET ACCESS METHOD.  An unknown subcommand may do
- * both. */
+ * nothing when none is a new column type, SET LOGGED/UNLOGGED or SET
+ * ACCESS METHOD (an added column rewrites the table only as its definition
+ * says, which the subtype does not: the caller clears
+ * CGM_DDL_REWRITES_NOTHING for one that does).  An unknown subcommand may
+ * do both. */
 unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubtypes);
 
 /* Whether an event trigger on `event` with those tags fires for `tag`, a
