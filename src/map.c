@@ -203,6 +203,7 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	cgm_extract_pool_finish(pool, model->arena);
 	cgm_model_trim_functions(model);
 	model->include_extensions = opts->source.include_extensions;
+	model->replica_session = opts->source.replica;
 	cgm_model_index(model);
 	cgm_model_link(model);
 	cgm_ops_index(model);
@@ -274,6 +275,10 @@ const char cgm_map_options_help[] =
 	"  --search-path LIST     the application's search_path ('api, util') for functions\n"
 	"                         without a SET search_path of their own (default: what a\n"
 	"                         new session of the database gets)\n"
+	"  --replication-role R   the session_replication_role mapped: origin (default;\n"
+	"                         triggers, rules and event triggers enabled REPLICA do\n"
+	"                         not fire) or replica (a replication apply session:\n"
+	"                         only those enabled REPLICA or ALWAYS fire)\n"
 	"runtime data:\n"
 	"  --no-runtime           do not read runtime figures from the database\n"
 	"  --runtime FILE         merge a file written by 'cgmap collect' (repeatable)\n"
@@ -351,7 +356,7 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 					      "--runtime", "--runtime-log", "--entry", "--threads",
 					      "--max-file-size", "--min-window", "--min-calls",
 					      "--log-line-prefix", "--config", "--set", "--search-path",
-					      NULL };
+					      "--replication-role", NULL };
 	int which = -1;
 	for (int k = 0; valued[k]; k++)
 		if (strcmp(name, valued[k]) == 0)
@@ -412,6 +417,15 @@ int cgm_map_parse_option(cgm_map_options *opts, int argc, char **argv, int *i)
 	}
 	case 14:
 		opts->search_path = value;
+		return 1;
+	case 15:
+		/* session_replication_role's values; local fires as origin. */
+		if (strcmp(value, "replica") != 0 && strcmp(value, "origin") != 0 &&
+		    strcmp(value, "local") != 0)
+			return cgm_error(CGM_EUSAGE,
+					 "option '--replication-role' takes origin, replica or local, not '%s'",
+					 value);
+		opts->source.replica = strcmp(value, "replica") == 0;
 		return 1;
 	case 10: {
 		char *end;

@@ -598,6 +598,10 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		case CGM_REACH_RULE: /* above */
 			break;
 		case CGM_REACH_CASCADE: {
+			/* A key's action is an internal trigger enabled as
+			 * origin: a replica session fires none. */
+			if (m->replica_session)
+				break;
 			if (e->target_defaults)
 				cascade_defaults(w, e, label);
 			fx_label inner = label;

@@ -1531,6 +1531,10 @@ static void write_document(json_out *j, writer *w)
 	open_container(j, '{');
 	key_bool(j, "include_builtins", m->include_builtins);
 	key_bool(j, "include_extensions", m->include_extensions);
+	/* Newer than format 1: only for a replica session's map, whose
+	 * triggers fire otherwise (absent: origin, as before). */
+	if (m->replica_session)
+		key_string(j, "replication_role", "replica");
 	close_container(j, '}');
 
 	key(j, "summary");
@@ -4075,6 +4079,10 @@ static int read_header(reader *r, const jv *doc)
 		int rc = get_bool(r, obj, "include_builtins", &m->include_builtins);
 		if (!rc)
 			rc = get_bool(r, obj, "include_extensions", &m->include_extensions);
+		const char *role = NULL;
+		if (!rc)
+			rc = get_string(r, obj, "replication_role", OPTIONAL, &role);
+		m->replica_session = role && strcmp(role, "replica") == 0;
 		leave(r, saved);
 		if (rc)
 			return rc;

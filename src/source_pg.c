@@ -119,12 +119,18 @@ static const char *const system_functions_query =
 			 "NULL", "NULL", "NULL", "NULL, NULL")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
+/* The queries of triggers, rules and event triggers take $1, the states
+ * (tgenabled, ev_enabled, evtenabled) that fire in the session mapped:
+ * "OA" for an ordinary one (origin), "RA" under session_replication_role
+ * = replica (fires_states), as trigger.c, rewriteHandler.c's matchLocks
+ * and event_trigger.c's filter_event_trigger decide. */
+
 /* A partition's clone of its parent's row trigger (tgparentid) is the
  * parent's trigger: listed once, on the parent, which the statement names;
  * a statement naming the partition runs it too (relfx.c, by `row`). */
 static const char *const triggers_query =
 	"SELECT n.nspname, c.relname, t.tgname, t.tgtype, t.tgfoid::regprocedure::text,"
-	" t.tgenabled <> 'D',"
+	" position(t.tgenabled::text IN $1) > 0,"
 	" (SELECT string_agg(a.attname, chr(31) ORDER BY a.attnum) FROM pg_attribute a"
 	"   WHERE a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr::int2[])),"
 	" (t.tgtype & 1) = 1"
@@ -196,7 +202,10 @@ static const char *const effects_query =
 	"  NULL, d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid"
 	" JOIN rel c ON c.oid = r.ev_class"
-	" WHERE r.ev_enabled <> 'D' AND (r.rulename <> '_RETURN' OR c.relkind IN ('v', 'm'))"
+	/* A view's _RETURN rule is no rule matchLocks filters: it reads in
+	 * every session. */
+	" WHERE CASE WHEN r.rulename = '_RETURN' THEN r.ev_enabled <> 'D' AND c.relkind IN ('v', 'm')"
+	"  ELSE position(r.ev_enabled::text IN $1) > 0 END"
 	/* Defaults and generated columns. */
 	" UNION ALL SELECT c.nspname, c.relname, 'f',"
 	"  CASE WHEN a.attgenerated = 's' THEN 'generated' ELSE 'default' END,"
@@ -269,7 +278,8 @@ static const char *const effects_query =
 	"  " TG_EVENTS("t") ", " COLS("t.tgrelid", "t.tgattr::int2[]") ", d.fid, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM dep d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND t.oid = d.objid"
 	" JOIN rel c ON c.oid = t.tgrelid"
-	" WHERE d.fn <> t.tgfoid AND NOT t.tgisinternal AND t.tgparentid = 0 AND t.tgenabled <> 'D'"
+	" WHERE d.fn <> t.tgfoid AND NOT t.tgisinternal AND t.tgparentid = 0"
+	"  AND position(t.tgenabled::text IN $1) > 0"
 	/* A partitioned table's key expressions: an INSERT routes each row
 	 * through them, and an INSERT or UPDATE of a partition checks each
 	 * row it writes against the partition's constraint, which holds its
@@ -376,12 +386,13 @@ static const char *const rules_query =
 	" pg_get_ruledef(r.oid), r.is_instead AND r.ev_qual = '<>'"
 	" FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
-	" WHERE r.rulename <> '_RETURN' AND r.ev_enabled <> 'D'"
+	" WHERE r.rulename <> '_RETURN' AND position(r.ev_enabled::text IN $1) > 0"
 	"  AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
 	"  AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)' ORDER BY 1, 2, 3";
 
 static const char *const event_triggers_query =
-	"SELECT e.evtname, e.evtevent, array_to_string(e.evttags, chr(31)), e.evtenabled <> 'D',"
+	"SELECT e.evtname, e.evtevent, array_to_string(e.evttags, chr(31)), "
+	" position(e.evtenabled::text IN $1) > 0,"
 	" e.evtfoid::regprocedure::text FROM pg_event_trigger e ORDER BY 1";
 
 /* Relations and composite types with their columns in attribute order
@@ -856,9 +867,22 @@ static unsigned trigger_events(int tgtype)
 	return ev;
 }
 
-static int load_triggers(cgm_model *model, PGconn *conn)
+/* The $1 of the queries above: which states fire in the session mapped. */
+static const char *fires_states(const cgm_source_options *opts)
 {
-	PGresult *res = PQexec(conn, triggers_query);
+	return opts && opts->replica ? "RA" : "OA";
+}
+
+/* A query taking the firing states as $1. */
+static PGresult *exec_fires(PGconn *conn, const char *query, const char *fires)
+{
+	const char *params[1] = { fires };
+	return PQexecParams(conn, query, 1, NULL, params, NULL, NULL, 0);
+}
+
+static int load_triggers(cgm_model *model, PGconn *conn, const char *fires)
+{
+	PGresult *res = exec_fires(conn, triggers_query, fires);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = cgm_error(CGM_ESOURCE, "cannot read triggers from \"pg_trigger\": %s",
 				   PQerrorMessage(conn));
@@ -898,9 +922,9 @@ static int reach_of(const char *code)
 
 /* Relation effects (relfx.h) and event triggers; functions kept by id
  * until the model is indexed (cgm_model_link). */
-static int load_effects(cgm_model *model, PGconn *conn)
+static int load_effects(cgm_model *model, PGconn *conn, const char *fires)
 {
-	PGresult *res = PQexec(conn, effects_query);
+	PGresult *res = exec_fires(conn, effects_query, fires);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = cgm_error(CGM_ESOURCE, "cannot read what relations run from \"pg_depend\": %s",
 				   PQerrorMessage(conn));
@@ -930,7 +954,7 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		e->target_defaults = value(res, r, 13) && value(res, r, 13)[0] == 't';
 	}
 	PQclear(res);
-	res = PQexec(conn, rules_query);
+	res = exec_fires(conn, rules_query, fires);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = cgm_error(CGM_ESOURCE, "cannot read rules from \"pg_rewrite\": %s",
 				   PQerrorMessage(conn));
@@ -975,7 +999,7 @@ static int load_effects(cgm_model *model, PGconn *conn)
 		dc->function = -1;
 	}
 	PQclear(res);
-	res = PQexec(conn, event_triggers_query);
+	res = exec_fires(conn, event_triggers_query, fires);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = cgm_error(CGM_ESOURCE,
 				   "cannot read event triggers from \"pg_event_trigger\": %s",
@@ -1259,9 +1283,10 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    (rc = run(conn, "SET LOCAL search_path = ''")) < 0 ||
 	    (rc = check_schema_patterns(model, conn, opts)) < 0 ||
 	    /* Compiling the function query costs more than it saves. */
-	    (rc = run(conn, "SET LOCAL jit = off")) < 0 || (rc = load_triggers(model, conn)) < 0 ||
+	    (rc = run(conn, "SET LOCAL jit = off")) < 0 ||
+	    (rc = load_triggers(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
-	    (rc = load_effects(model, conn)) < 0 ||
+	    (rc = load_effects(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||
 	    (rc = spare_coercions(model, pool)) < 0 ||

@@ -178,8 +178,10 @@ typedef struct sql_effect {
 	const char *owner;      /* "schema\x1ftable" */
 	const char *ref_object; /* the object as references name it, or NULL */
 	bool dropped;
-	bool disabled;          /* a rule's, after ALTER TABLE ... DISABLE RULE: kept
-	                         * (ENABLE RULE brings it back), not run */
+	char rule_state;        /* a rule's pg_rewrite.ev_enabled after ALTER TABLE ...
+	                         * ENABLE [REPLICA | ALWAYS] / DISABLE RULE ('O', 'R',
+	                         * 'A', 'D'; 0 as created: 'O'): kept, run only when
+	                         * it fires in the session mapped (state_fires) */
 	bool no_inherit;        /* a CHECK ... NO INHERIT: children do not get it */
 	bool cloned_key;        /* a partition's clone of its parent's foreign key:
 	                         * it has no action triggers of its own (the
@@ -2690,11 +2692,23 @@ static cgm_event_trigger *find_event_trigger(sql_state *st, const char *name)
 /* Does a trigger, rule or event trigger in state `state` (pg_trigger's
  * tgenabled, pg_rewrite's ev_enabled, pg_event_trigger's evtenabled: 'O'
  * origin, 'D' disabled, 'R' replica, 'A' always) fire?  As the live source
- * reads the catalog. */
+ * reads the catalog: 'A' always, 'O' in an ordinary session, 'R' in one
+ * with session_replication_role = replica (--replication-role). */
 static bool state_fires(const sql_state *st, char state)
 {
-	(void)st;
-	return state != 'D';
+	if (state == 'D')
+		return false;
+	return state == 'A' || (state == 'R') == st->opts->replica;
+}
+
+/* The state an ALTER TABLE subcommand (AT_EnableTrig, AT_EnableReplicaRule,
+ * AT_DisableTrigAll, ...) leaves a trigger or rule in. */
+static char enable_state(const char *sub)
+{
+	return strncmp(sub, "AT_Disable", 10) == 0	      ? 'D'
+	       : strncmp(sub, "AT_EnableAlways", 15) == 0  ? 'A'
+	       : strncmp(sub, "AT_EnableReplica", 16) == 0 ? 'R'
+							     : 'O';
 }
 
 static void apply_create_event_trigger(sql_state *st, const jd_node *stmt, int fn)
@@ -2781,13 +2795,34 @@ static void rename_event_trigger(sql_state *st, const char *old, const char *nam
 	et->name = cgm_arena_strdup(st->a, name);
 }
 
+/* Does the trigger whose WHEN condition is effect `x` fire (pg_depend's
+ * entries of a trigger that does not are not read live)? */
+static bool trigger_fires(sql_state *st, const sql_effect *x)
+{
+	for (int k = 0; k < st->ntriggers; k++) {
+		const cgm_trigger *tr = &st->triggers[k].trigger;
+		if (st->triggers[k].dropped || strcmp(tr->table_schema, x->effect.schema) != 0 ||
+		    strcmp(tr->table_name, x->effect.relation) != 0 || !x->effect.object)
+			continue;
+		const char *object = cgm_arena_printf(st->a, "trigger %s on %s",
+						      cgm_quote_ident(st->a, tr->name),
+						      relation_text(st, tr->table_schema, tr->table_name));
+		if (strcmp(object, x->effect.object) == 0)
+			return tr->enabled;
+	}
+	return true;
+}
+
 /* The end of the files: effects of dropped or policy-less relations go,
  * domain checks land on the columns of their types. */
 static void finish_effects(sql_state *st, cgm_model *model)
 {
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
-		if (x->dropped || x->cloned_key || x->disabled)
+		if (x->dropped || x->cloned_key ||
+		    (x->effect.via == CGM_VIA_RULE &&
+		     !state_fires(st, x->rule_state ? x->rule_state : 'O')) ||
+		    (x->effect.via == CGM_VIA_TRIGGER_WHEN && !trigger_fires(st, x)))
 			continue;
 		sql_table *t = find_table(st, x->effect.schema, x->effect.relation);
 		if (!t || (x->effect.via == CGM_VIA_POLICY && !t->rls))
@@ -4106,9 +4141,8 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 		} else if (t && cname &&
 			   (strcmp(sub, "AT_EnableRule") == 0 || strcmp(sub, "AT_EnableAlwaysRule") == 0 ||
 			    strcmp(sub, "AT_EnableReplicaRule") == 0 || strcmp(sub, "AT_DisableRule") == 0)) {
-			/* pg_rewrite.ev_enabled: the live source maps every rule
-			 * but a disabled one ('D'), ENABLE REPLICA and ALWAYS
-			 * alike, as it does triggers. */
+			/* pg_rewrite.ev_enabled: whether the rule fires in the
+			 * session mapped is decided at the end (finish_effects). */
 			const char *object = cgm_arena_printf(st->a, "rule %s on %s",
 							      cgm_quote_ident(st->a, cname),
 							      relation_text(st, t->schema, t->name));
@@ -4117,13 +4151,13 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				sql_effect *x = &st->effects[i];
 				if (!x->dropped && x->effect.via == CGM_VIA_RULE && x->effect.object &&
 				    strcmp(x->owner, owner) == 0 && strcmp(x->effect.object, object) == 0)
-					x->disabled = strcmp(sub, "AT_DisableRule") == 0;
+					x->rule_state = enable_state(sub);
 			}
 		} else if (strncmp(sub, "AT_EnableTrig", 13) == 0 ||
 			   strncmp(sub, "AT_EnableAlwaysTrig", 19) == 0 ||
 			   strncmp(sub, "AT_EnableReplicaTrig", 20) == 0 ||
 			   strncmp(sub, "AT_DisableTrig", 14) == 0) {
-			bool enable = strncmp(sub, "AT_Disable", 10) != 0;
+			bool enable = state_fires(st, enable_state(sub));
 			bool all = strcmp(sub + strlen(sub) - 3, "All") == 0 ||
 				   strcmp(sub + strlen(sub) - 4, "User") == 0;
 			for (int k = 0; k < st->ntriggers; k++) {
@@ -4211,7 +4245,7 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 		     ((ev & (1 << 4)) ? CGM_EV_UPDATE : 0) | ((ev & (1 << 5)) ? CGM_EV_TRUNCATE : 0);
 	tr->function = -1;
 	tr->function_id = builtin ? builtin : st->fns[fn].id;
-	tr->enabled = true;
+	tr->enabled = state_fires(st, 'O');
 	tr->row = jbool(stmt, "row");
 	tr->columns = string_list(st, jget(stmt, "columns"), &tr->ncolumns);
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE TRIGGER */

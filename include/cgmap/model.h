@@ -698,6 +698,11 @@ typedef struct cgm_model {
 	 * the graph, set by the mapping command and by merge. */
 	bool include_builtins;     /* edges to pg_catalog functions were kept */
 	bool include_extensions;   /* functions of extensions were mapped */
+	bool replica_session;      /* --replication-role replica: the map is of a session
+	                            * with session_replication_role = replica (the
+	                            * sources kept the REPLICA and ALWAYS triggers, rules
+	                            * and event triggers firing; relfx runs no foreign
+	                            * key action, whose internal triggers are origin's) */
 	int nruntime_sources;
 	const char **runtime_sources; /* one line per runtime source merged, e.g.
 	                               * "database demo@host:5432" or "file run.json" */

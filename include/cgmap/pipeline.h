@@ -29,6 +29,12 @@ typedef struct cgm_source_options {
 	const char **psql_vars;        /* SQL files: --set NAME=VALUE, psql's variables
 	                                * at the start of each file */
 	int npsql_vars;
+	bool replica;                  /* --replication-role replica: map a session with
+	                                * session_replication_role = replica (a logical
+	                                * replication apply worker's): triggers, rules and
+	                                * event triggers enabled REPLICA or ALWAYS fire,
+	                                * ordinary (origin) ones and foreign keys' actions
+	                                * do not; false: an ordinary session */
 } cgm_source_options;
 
 /* Live database: every function in scope, the builtins (for resolution),

@@ -244,3 +244,41 @@ pgtest_traced_fixture() {
 	"$CGMAP" report edges "$work/sql" >"$work/sql.edges"
 	pgtest_expect_file "$expected" "$work/sql.edges" "$what (SQL files)"
 }
+
+# A traced fixture in a replication apply session: `pgtest_replica_workload
+# WORK DB` runs the SQL on standard input in DB under
+# `SET session_replication_role = replica` (superuser: the cluster's owner)
+# after resetting the traced calls, maps DB with `--replication-role
+# replica` into $WORK/replica and fails when an observed call is left
+# unexplained.  Leaves the map's edges in $WORK/replica.edges for the
+# caller's own assertions (`pgtest_expect_edge`).
+pgtest_replica_workload() {
+	local work=$1 db=$2
+	{ echo "SELECT cgmap_trace_reset();"; echo "SET session_replication_role = replica;"; cat; } |
+		pgtest_psql -d "$db" -v ON_ERROR_STOP=1 >"$work/replica.log" 2>&1 ||
+		pgtest_fail "the replica workload failed: $(cat "$work/replica.log")"
+	"${CGMAP:?}" --dsn "dbname=$db" --replication-role replica --out "$work/replica" \
+		2>"$work/replica.err" || pgtest_fail "cgmap --replication-role replica failed: $(cat "$work/replica.err")"
+	"$CGMAP" report unexplained "$work/replica" | grep -v '^#' >"$work/replica.unexplained" || true
+	[ ! -s "$work/replica.unexplained" ] ||
+		pgtest_fail "the replica session left unexplained: $(cat "$work/replica.unexplained")"
+	"$CGMAP" report edges "$work/replica" >"$work/replica.edges"
+}
+
+# `pgtest_expect_edge FILE yes|no EDGE...`: each EDGE (the start of a line
+# of `cgmap report edges`, "from -> to via mechanism (object)") is in FILE
+# observed on its static edge (yes: "EDGE both lines ..."), or no line of
+# FILE holds it at all (no: a function's name is enough).
+pgtest_expect_edge() {
+	local file=$1 want=$2 edge
+	shift 2
+	for edge in "$@"; do
+		if [ "$want" = yes ]; then
+			grep -qF -- "$edge both " "$file" ||
+				pgtest_fail "not mapped and observed: $edge
+$(cat "$file")"
+		else
+			! grep -qF -- "$edge" "$file" || pgtest_fail "mapped, but does not run: $edge"
+		fi
+	done
+}
