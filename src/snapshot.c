@@ -1686,6 +1686,8 @@ static void write_document(json_out *j, writer *w)
 		key_int(j, "min_calls", ev->min_calls);
 		if (ev->lost_records > 0) /* absent: none lost, as in older snapshots */
 			key_int(j, "lost_records", ev->lost_records);
+		if (ev->lost_to_full_table > 0) /* the same */
+			key_int(j, "lost_to_full_table", ev->lost_to_full_table);
 		key_bool(j, "enough", ev->enough);
 		close_container(j, '}');
 		write_runtime_paths(j, m);
@@ -3848,6 +3850,8 @@ static int read_evidence(reader *r, const jv *runtime, cgm_evidence *ev)
 		rc = get_int64(r, obj, "min_calls", 0, &ev->min_calls);
 	if (!rc) /* snapshots before it knew of none */
 		rc = get_int64(r, obj, "lost_records", 0, &ev->lost_records);
+	if (!rc)
+		rc = get_int64(r, obj, "lost_to_full_table", 0, &ev->lost_to_full_table);
 	if (!rc)
 		rc = get_bool(r, obj, "enough", &ev->enough);
 	leave(r, saved);

@@ -19,7 +19,8 @@
  *   unobserved         when the window or the calls observed are not enough,
  *                      or the tracer removed call records of dropped
  *                      functions in the window (lost_records: a function
- *                      that ran may have lost every record of its calls);
+ *                      that ran may have lost every record of its calls),
+ *                      or its full table lost some (lost_to_full_table);
  *   dead               otherwise, with a confidence from the window's length.
  */
 #include "cgmap/verdict.h"
@@ -231,6 +232,16 @@ void cgm_evidence_add_source(cgm_model *model, const cgm_runtime_source *src)
 	if (src->has_trace && src->trace_stale_removed > 0)
 		ev->lost_records = cgm_count_add(ev->lost_records, src->trace_stale_removed,
 						 &(bool){ false });
+	/* A full table evicted edges (or, before 1.1, dropped new calls): the
+	 * calls they counted are missing as well, unless the source's
+	 * statistics count every function's calls (track_functions = all),
+	 * which merge takes a function's figures from whatever its edges. */
+	int64_t full = (src->trace_evictions > 0 ? src->trace_evictions : 0) +
+		       (src->trace_dropped > 0 ? src->trace_dropped : 0);
+	bool counted = src->has_function_stats && src->track_functions &&
+		       strcmp(src->track_functions, "all") == 0;
+	if (src->has_trace && full > 0 && !counted)
+		ev->lost_to_full_table = cgm_count_add(ev->lost_to_full_table, full, &(bool){ false });
 	if (src->has_trace) {
 		/* Unknown (an older extension, a log): assume the narrower mode. */
 		const char *track = src->trace_track && strcmp(src->trace_track, "all") == 0
@@ -361,7 +372,7 @@ void cgm_verdicts_apply(cgm_model *model, const cgm_analyze_options *opts)
 	 * so no silence is evidence while it is above 0. */
 	ev->enough = model->has_runtime && ev->window_seconds >= 0 &&
 		     ev->window_seconds >= ev->min_window_seconds && calls > 0 &&
-		     calls >= ev->min_calls && ev->lost_records <= 0;
+		     calls >= ev->min_calls && ev->lost_records <= 0 && ev->lost_to_full_table <= 0;
 
 	bool *possible = cgm_xcalloc((size_t)n + 1, sizeof(bool));
 	cgm_dynsql_possible_targets(possible, model);
@@ -411,11 +422,16 @@ void cgm_evidence_text(cgm_strbuf *out, const cgm_model *model)
 		cgm_strbuf_printf(out, "%lld call record%s of dropped functions lost (cgmap_trace "
 				       "stale_removed): any function may have run; ",
 				  (long long)ev->lost_records, ev->lost_records == 1 ? "" : "s");
+	if (ev->lost_to_full_table > 0)
+		cgm_strbuf_printf(out, "%lld trace record%s lost to a full table (cgmap_trace evicted "
+				       "or could not record them; raise cgmap_trace.max_edges): any "
+				       "function may have run; ",
+				  (long long)ev->lost_to_full_table, ev->lost_to_full_table == 1 ? "" : "s");
 	cgm_strbuf_printf(out, "%s for dead (at least ", ev->enough ? "enough" : "not enough");
 	cgm_duration_text(out, ev->min_window_seconds);
 	cgm_strbuf_printf(out, " and %lld call%s%s)", (long long)ev->min_calls,
 			  ev->min_calls == 1 ? "" : "s",
-			  ev->lost_records > 0 ? ", none lost" : "");
+			  ev->lost_records > 0 || ev->lost_to_full_table > 0 ? ", none lost" : "");
 }
 
 static bool referenced_as(const cgm_model *model, int fn, const char *kind)

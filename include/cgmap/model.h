@@ -254,6 +254,10 @@ typedef struct cgm_evidence {
 	int64_t lost_records;       /* call records of dropped functions the tracer removed in
 	                             * the window (cgmap_trace_info().stale_removed): their calls
 	                             * are missing, so nothing is enough for "dead" while > 0 */
+	int64_t lost_to_full_table; /* edges the tracer evicted, or calls it could not record,
+	                             * its table full, in sources whose statistics do not count
+	                             * every function's calls: missing too, so nothing is
+	                             * enough for "dead" while > 0 */
 	bool enough;                /* window and calls are enough for "dead" */
 } cgm_evidence;
 

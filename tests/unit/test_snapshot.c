@@ -194,6 +194,7 @@ static cgm_model *build_model(void)
 	m->has_site_runs = true;
 	m->runtime_window = "2026-11-29T10:00:00Z .. 2026-11-29T11:00:00Z";
 	m->evidence.lost_records = 3; /* cgmap_trace's stale_removed */
+	m->evidence.lost_to_full_table = 4; /* evicted from a full table */
 	m->nruntime_sources = 1;
 	m->runtime_sources = strs(m, 1, "database demo@localhost");
 	/* cgmap_trace 1.3's paths, shapes and timeline */
@@ -589,6 +590,7 @@ static void test_round_trip(void **state)
 	assert_true(back->has_site_runs);
 	assert_string_equal(back->runtime_window, m->runtime_window);
 	assert_int_equal(back->evidence.lost_records, 3);
+	assert_int_equal(back->evidence.lost_to_full_table, 4);
 	assert_int_equal(back->npaths, 2);
 	assert_int_equal(back->paths[1].nframes, 3);
 	assert_string_equal(back->paths[1].frames[1], "...");

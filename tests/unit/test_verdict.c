@@ -239,6 +239,49 @@ static void test_window_within_one_second(void **state)
  * or one only a dropped function called, may show no call at all.  The
  * count names no function, so none is dead, and the evidence says why;
  * an unknown count (cgmap_trace 1.0, an older file) changes nothing. */
+/* Edges a full trace table evicted are calls missing too: nothing dead
+ * while statistics do not count every function; with track_functions =
+ * all they do, and dead stands. */
+static void test_full_table_is_not_dead(void **state)
+{
+	(void)state;
+	cgm_model *m = sample();
+	cgm_runtime *rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 150);
+	rt->sources[0].trace_evictions = 5;
+	rt->sources[0].track_functions = "pl";
+	merge_and_analyze(m, rt, NULL);
+	assert_int_equal(m->evidence.lost_to_full_table, 5);
+	assert_false(m->evidence.enough);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_UNOBSERVED);
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_evidence_text(&text, m);
+	assert_non_null(strstr(cgm_strbuf_cstr(&text),
+			       "5 trace records lost to a full table (cgmap_trace evicted or could not "
+			       "record them; raise cgmap_trace.max_edges): any function may have run; "
+			       "not enough for dead"));
+	cgm_strbuf_free(&text);
+	cgm_model_free(m);
+
+	/* Calls a 1.0 extension could not record count the same. */
+	m = sample();
+	rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 150);
+	rt->sources[0].trace_dropped = 1;
+	rt->sources[0].has_function_stats = false;
+	merge_and_analyze(m, rt, NULL);
+	assert_int_equal(m->functions[idx(m, "app.gone()")].verdict, CGM_VERDICT_UNOBSERVED);
+	cgm_model_free(m);
+
+	/* Statistics of every function: its calls are counted whatever the
+	 * edges, and dead stands. */
+	m = sample();
+	rt = one_source("2026-11-20T00:00:00Z", "2026-11-28T00:00:00Z", 150);
+	rt->sources[0].trace_evictions = 5;
+	merge_and_analyze(m, rt, NULL);
+	assert_int_equal(m->evidence.lost_to_full_table, 0);
+	assert_true(m->functions[idx(m, "app.gone()")].dead);
+	cgm_model_free(m);
+}
+
 static void test_lost_records_are_not_dead(void **state)
 {
 	(void)state;
@@ -1017,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_short_window_and_thresholds),
 		cmocka_unit_test(test_window_within_one_second),
 		cmocka_unit_test(test_lost_records_are_not_dead),
+		cmocka_unit_test(test_full_table_is_not_dead),
 		cmocka_unit_test(test_track_all_traces_sql),
 		cmocka_unit_test(test_aggregate_through_support),
 		cmocka_unit_test(test_aggregate_of_builtins_untraceable),
