@@ -932,18 +932,19 @@ static const cgm_expr *named_row(const cgm_expr *e)
 
 static const char *star_column(cgm_typer *t, const cgm_expr *star, const char *col, bool *found);
 
-/* The one function a call runs, or NULL. */
-static const cgm_function *called_function(cgm_typer *t, const cgm_expr *call)
+/* The result type of a call, and in *called (when not NULL) the one
+ * function it runs, NULL when not one: resolution answers both at once. */
+static const char *call_type(cgm_typer *t, const cgm_expr *call, const cgm_function **called)
 {
 	enum { MAXA = 100 };
 	const char *argtypes[MAXA];
+	if (called)
+		*called = NULL;
 	if (!call || call->kind != CGM_EXPR_CALL || call->nargs > MAXA || !t->call_result)
 		return NULL;
 	for (int i = 0; i < call->nargs; i++)
 		argtypes[i] = type_of(t, call->args[i]);
-	const cgm_function *f = NULL;
-	t->call_result(t->ctx, call, argtypes, &f);
-	return f;
+	return t->call_result(t->ctx, call, argtypes, called);
 }
 
 /* The next item of a list as pg_get_function_arguments and
@@ -1067,16 +1068,13 @@ static int out_columns(cgm_typer *t, const cgm_function *f, const char ***names,
 	return n;
 }
 
-/* Column `col` of function f's OUT or TABLE columns, the first `nrenamed`
- * of them renamed by an alias list: *found when f has such columns and one
- * of that name (its type, NULL when not known); NULL, *found false, when
- * f returns no such columns or none of that name. */
-static const char *out_column(cgm_typer *t, const cgm_function *f, const char *const *renamed,
-			      int nrenamed, const char *col, bool *found)
+/* Column `col` of the n OUT or TABLE columns out_columns gave, the first
+ * `nrenamed` of them renamed by an alias list: its type (NULL when not
+ * known), *found; NULL, *found false, when none has that name. */
+static const char *out_column(const char *const *names, const char *const *types, int n,
+			      const char *const *renamed, int nrenamed, const char *col, bool *found)
 {
 	*found = false;
-	const char **names, **types;
-	int n = out_columns(t, f, &names, &types);
 	for (int i = 0; i < n; i++) {
 		const char *name = i < nrenamed ? renamed[i] : names[i];
 		if (name && strcmp(name, col) == 0) {
@@ -1112,12 +1110,13 @@ static const char *field_type(cgm_typer *t, const cgm_expr *e, const char *field
 	}
 	/* (f()).x of a function returning OUT parameters or a TABLE. */
 	if (e && e->kind == CGM_EXPR_CALL) {
-		const cgm_function *f = called_function(t, e);
+		const cgm_function *f;
+		const char *type = call_type(t, e, &f);
 		const char **names, **types;
-		if (out_columns(t, f, &names, &types) > 0) {
-			bool found;
-			return out_column(t, f, NULL, 0, field, &found);
-		}
+		int n = out_columns(t, f, &names, &types);
+		bool found;
+		return n > 0 ? out_column(names, types, n, NULL, 0, field, &found)
+			     : field_of_type(t, type, field);
 	}
 	return field_of_type(t, type_of(t, e), field);
 }
@@ -1245,12 +1244,13 @@ static const char *item_column(cgm_typer *t, const cgm_scope_item *it, const cha
 	if (it->func) {
 		/* Columns of OUT parameters or RETURNS TABLE, the first ones
 		 * renamed by an alias list. */
-		const cgm_function *f = called_function(t, it->func);
+		const cgm_function *f;
+		const char *type = call_type(t, it->func, &f);
 		const char **names, **types;
-		if (out_columns(t, f, &names, &types) > 0)
-			return out_column(t, f, it->renamed ? it->colnames : NULL,
+		int n = out_columns(t, f, &names, &types);
+		if (n > 0)
+			return out_column(names, types, n, it->renamed ? it->colnames : NULL,
 					  it->renamed ? it->ncolumns : 0, col, found);
-		const char *type = type_of(t, it->func);
 		const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);
 		if (r) {
 			for (int i = 0; i < r->ncolumns; i++) {
@@ -1592,16 +1592,9 @@ static const char *type_of(cgm_typer *t, const cgm_expr *e)
 	case CGM_EXPR_VAR:
 		type = var_type(t, e);
 		break;
-	case CGM_EXPR_CALL: {
-		enum { MAXA = 100 };
-		const char *argtypes[MAXA];
-		if (e->nargs > MAXA || !t->call_result)
-			break;
-		for (int i = 0; i < e->nargs; i++)
-			argtypes[i] = type_of(t, e->args[i]);
-		type = t->call_result(t->ctx, e, argtypes, NULL);
+	case CGM_EXPR_CALL:
+		type = call_type(t, e, NULL);
 		break;
-	}
 	case CGM_EXPR_OP:
 		type = e->nargs == 2 ? operator_type(t, e) : NULL;
 		break;

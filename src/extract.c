@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cgmap/error.h"
 #include "cgmap/coerce.h"
@@ -920,10 +919,11 @@ static bool adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, const char 
 /* The relation whose indexes DDL statement `node` (at token `body`) builds
  * again, evaluating their expressions for every row: an ALTER TABLE that
  * rewrites the table (a column's new type, SET LOGGED or UNLOGGED, SET
- * ACCESS METHOD, a column added that rewrites it: added_column_rewrites),
+ * ACCESS METHOD, a column added that rewrites it: `adds_rewrite`, from
+ * adds_rewriting_column),
  * REINDEX TABLE, CLUSTER.
  * Its token, or -1. */
-static int rebuilt_relation(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
+static int rebuilt_relation(const jt_doc *d, const char *node, int body, bool adds_rewrite)
 {
 	if (strcmp(node, "ReindexStmt") == 0)
 		return jt_eq(d, jt_get(d, body, "kind"), "REINDEX_OBJECT_TABLE")
@@ -941,7 +941,7 @@ static int rebuilt_relation(extract_ctx *ctx, const jt_doc *d, const char *node,
 		    jt_eq(d, sub, "AT_SetUnLogged") || jt_eq(d, sub, "AT_SetAccessMethod"))
 			return jt_get(d, body, "relation");
 	}
-	return adds_rewriting_column(ctx, d, node, body) ? jt_get(d, body, "relation") : -1;
+	return adds_rewrite ? jt_get(d, body, "relation") : -1;
 }
 
 /* ANALYZE of tables (their index expressions run on the rows sampled),
@@ -1024,7 +1024,8 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_grant")) ||
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
-		int rebuilt = rebuilt_relation(ctx, d, node, body);
+		bool adds_rewrite = adds_rewriting_column(ctx, d, node, body);
+		int rebuilt = rebuilt_relation(d, node, body, adds_rewrite);
 		maintenance_sites(ctx, d, node, body);
 		if (!tag) {
 			/* REINDEX and CLUSTER fire no event trigger, but build
@@ -1045,8 +1046,7 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->kind = CGM_SITE_DDL;
 		s->name = tag;
 		s->line = line_of_location(ctx, location);
-		exprs_of(ctx, s)->ddl_facts =
-			ddl_facts_of(d, node, body, adds_rewriting_column(ctx, d, node, body));
+		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body, adds_rewrite);
 		if (rebuilt >= 0)
 			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
 	}
@@ -1071,7 +1071,8 @@ static unsigned merge_events(const jt_doc *d, int merge)
 }
 
 static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj);
-static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj);
+typedef struct folded_ranges folded_ranges;
+static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj, folded_ranges *folded);
 static void on_json_typecast(extract_ctx *ctx, const jt_doc *d, int obj);
 
 static void record_dynamic(extract_ctx *ctx, const char *text);
@@ -1101,10 +1102,7 @@ static int json_const_bool(const jt_doc *d, int i, int depth)
 		if (b >= 0)
 			return jt_true(d, jt_get(d, b, "boolval"));
 		char *v = jt_strdup_heap(d, jt_get(d, jt_get(d, arg, "sval"), "sval"));
-		int r = !v ? -1
-			: strcasecmp(v, "t") == 0 || strcasecmp(v, "true") == 0 ? 1
-			: strcasecmp(v, "f") == 0 || strcasecmp(v, "false") == 0 ? 0
-										 : -1;
+		int r = cgm_raw_bool_literal(v);
 		free(v);
 		return r;
 	}
@@ -1131,10 +1129,10 @@ static int json_const_bool(const jt_doc *d, int i, int depth)
 /* Token ranges the planner folds away, met ahead of the scan (a CASE's arms
  * after WHEN true). */
 enum { MAX_FOLDED = 256 };
-typedef struct folded_ranges {
+struct folded_ranges {
 	int start[MAX_FOLDED], end[MAX_FOLDED];
 	int n;
-} folded_ranges;
+};
 
 static void fold_range(folded_ranges *f, const jt_doc *d, int value)
 {
@@ -1180,23 +1178,6 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 			k = jt_skip(d, obj) - 1; /* folded to a constant: none of it runs */
 			continue;
 		}
-		if (jt_eq(d, k, "CaseExpr") && jt_get(d, obj, "arg") < 0) {
-			/* A WHEN false arm is dropped; a WHEN true one is the
-			 * result, the later arms and the ELSE never run. */
-			int whens = jt_get(d, obj, "args");
-			int n = whens >= 0 ? d->tokens[whens].size : 0;
-			bool rest = false;
-			for (int i = 0; i < n; i++) {
-				int item = jt_elem(d, whens, i);
-				int cw = jt_get(d, item, "CaseWhen");
-				int v = rest ? 0 : cw >= 0 ? json_const_bool(d, jt_get(d, cw, "expr"), 0) : -1;
-				if (v == 0)
-					fold_range(&folded, d, item);
-				rest = rest || v == 1;
-			}
-			if (rest)
-				fold_range(&folded, d, jt_get(d, obj, "defresult"));
-		}
 		if (jt_eq(d, k, "PrepareStmt")) {
 			/* PREPARE only parses its query: what it calls runs where
 			 * an EXECUTE of it runs, not here. */
@@ -1215,7 +1196,7 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 		} else if (jt_eq(d, k, "A_Expr")) {
 			on_json_aexpr(ctx, d, obj);
 		} else if (jt_eq(d, k, "CaseExpr")) {
-			on_json_case(ctx, d, obj);
+			on_json_case(ctx, d, obj, &folded);
 		} else if (jt_eq(d, k, "TypeCast")) {
 			on_json_typecast(ctx, d, obj);
 		} else if (jt_eq(d, k, "CallStmt")) {
@@ -1518,14 +1499,28 @@ static void on_json_aexpr(extract_ctx *ctx, const jt_doc *d, int obj)
 		       rexpr2 >= 0 ? arg_type(ctx, d, rexpr2) : NULL, NULL);
 }
 
-/* `CASE x WHEN v ...` compares x = v (rawtree.c's report_case_operators). */
-static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj)
+/* `CASE x WHEN v ...` compares x = v (rawtree.c's report_case_operators).
+ * In `CASE WHEN c ...` a WHEN false arm is dropped, and a WHEN true one is
+ * the result: the later arms and the ELSE never run (`folded`). */
+static void on_json_case(extract_ctx *ctx, const jt_doc *d, int obj, folded_ranges *folded)
 {
 	int arg = jt_get(d, obj, "arg");
 	int whens = jt_get(d, obj, "args");
 	int n = whens >= 0 ? d->tokens[whens].size : 0;
-	if (arg < 0)
+	if (arg < 0) {
+		bool rest = false;
+		for (int i = 0; i < n; i++) {
+			int item = jt_elem(d, whens, i);
+			int cw = jt_get(d, item, "CaseWhen");
+			int v = rest ? 0 : cw >= 0 ? json_const_bool(d, jt_get(d, cw, "expr"), 0) : -1;
+			if (v == 0)
+				fold_range(folded, d, item);
+			rest = rest || v == 1;
+		}
+		if (rest)
+			fold_range(folded, d, jt_get(d, obj, "defresult"));
 		return;
+	}
 	for (int i = 0; i < n; i++) {
 		int when = jt_get(d, jt_elem(d, whens, i), "CaseWhen");
 		int expr = when >= 0 ? jt_get(d, when, "expr") : -1;

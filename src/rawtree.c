@@ -864,8 +864,8 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 
 /* ---- operators and casts -------------------------------------------- */
 
-static void report_operands(walker *w, cgm_raw_operator *op, const Node *lexpr, const Node *right,
-			    const Node *right2);
+static void report_operands(walker *w, const cgm_raw_operator *op, const Node *lexpr,
+			    const Node *right, const Node *right2);
 
 /* A ROW(...) constructor, or (with `cast`) one cast to a composite type. */
 static bool row_constructor(const Node *n, bool cast)
@@ -953,8 +953,8 @@ static void report_case_operators(walker *w, const CaseExpr *c)
 
 /* The operands of an operator, shaped (and given trees when the parser
  * cannot type them), then the operator to the visitor. */
-static void report_operands(walker *w, cgm_raw_operator *opp, const Node *lexpr, const Node *right,
-			    const Node *right2)
+static void report_operands(walker *w, const cgm_raw_operator *opp, const Node *lexpr,
+			    const Node *right, const Node *right2)
 {
 	cgm_raw_operator op = *opp;
 	w->shape_stop = w->depth + 1 + OPERAND_SHAPE_DEPTH;
@@ -1242,6 +1242,17 @@ static unsigned merge_events(const MergeStmt *m)
 
 /* ---- the walk --------------------------------------------------------- */
 
+int cgm_raw_bool_literal(const char *v)
+{
+	if (!v)
+		return -1;
+	if (strcasecmp(v, "t") == 0 || strcasecmp(v, "true") == 0)
+		return 1;
+	if (strcasecmp(v, "f") == 0 || strcasecmp(v, "false") == 0)
+		return 0;
+	return -1;
+}
+
 /* A boolean expression PostgreSQL's planner folds to a constant
  * (eval_const_expressions): 1 true, 0 false, -1 not a constant.  `false
  * AND x` and `true OR x` are constants whatever x is: x never runs. */
@@ -1268,12 +1279,7 @@ static int const_bool(const Node *n, int depth)
 			return c->val.boolval.boolval;
 		if (!IsA(&c->val, String))
 			return -1;
-		const char *v = c->val.sval.sval;
-		if (strcasecmp(v, "t") == 0 || strcasecmp(v, "true") == 0)
-			return 1;
-		if (strcasecmp(v, "f") == 0 || strcasecmp(v, "false") == 0)
-			return 0;
-		return -1;
+		return cgm_raw_bool_literal(c->val.sval.sval);
 	}
 	if (!IsA(n, BoolExpr))
 		return -1;

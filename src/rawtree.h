@@ -226,4 +226,8 @@ bool cgm_raw_cast_type(const char *query, cgm_raw_type_found found, void *ctx);
  * nothing else), handed to `found` (dims 0, no %TYPE); false otherwise. */
 bool cgm_raw_column_ref(const char *query, cgm_raw_type_found found, void *ctx);
 
+/* The boolean a string literal cast to boolean is when the planner folds
+ * it ('t', 'true', 'f', 'false', any case): 1, 0, or -1 for another. */
+int cgm_raw_bool_literal(const char *text);
+
 #endif

@@ -660,36 +660,32 @@ static void build_missing(table *t, const cgm_model *model)
 			r->cells[5] = site->schema ? xprintf("%s.%s", site->schema, site->name)
 						   : xstrdup(site->name ? site->name : "?");
 			r->cells[6] = int_cell(site->nargs);
-			if (site->resolution == CGM_RES_NOT_UNIQUE && site->kind == CGM_SITE_OPERATOR) {
-				/* PostgreSQL's "operator is not unique": nothing runs. */
-				char text[512];
+			if (site->resolution == CGM_RES_NOT_UNIQUE) {
+				/* PostgreSQL's "function (operator) ... is not unique":
+				 * nothing runs.  The tied operators by their objects. */
 				cgm_strbuf tied = CGM_STRBUF_INIT;
 				const char **objects = cgm_site_get_rare(site)->target_object;
 				for (int k = 0; k < site->ntargets; k++)
 					cgm_strbuf_printf(&tied, "%s%s", k ? " and " : "",
 							  objects && objects[k] ? objects[k]
 									       : node_id(model, site->targets[k]));
-				r->cells[7] = xprintf("the operator %s is not unique: %s fit its operand "
-						      "types equally well (PostgreSQL refuses it)",
-						      cgm_site_operator_text(text, sizeof text, site),
-						      cgm_strbuf_cstr(&tied));
-				cgm_strbuf_free(&tied);
-			} else if (site->resolution == CGM_RES_NOT_UNIQUE) {
-				/* PostgreSQL's "function ... is not unique": no call runs. */
-				cgm_strbuf tied = CGM_STRBUF_INIT;
-				for (int k = 0; k < site->ntargets; k++)
-					cgm_strbuf_printf(&tied, "%s%s", k ? " and " : "",
-							  node_id(model, site->targets[k]));
-				char *call = typed_call(site, r->cells[5]);
-				if (cgm_site_tie_same_types(model, site) || !call)
+				char *call = site->kind == CGM_SITE_OPERATOR ? NULL : typed_call(site, r->cells[5]);
+				if (site->kind == CGM_SITE_OPERATOR) {
+					char text[512];
+					r->cells[7] = xprintf("the operator %s is not unique: %s fit its operand "
+							      "types equally well (PostgreSQL refuses it)",
+							      cgm_site_operator_text(text, sizeof text, site),
+							      cgm_strbuf_cstr(&tied));
+				} else if (cgm_site_tie_same_types(model, site) || !call) {
 					r->cells[7] = xprintf("the call of %s with %d argument%s is not unique: %s "
 							      "take them as the same types (PostgreSQL refuses it)",
 							      r->cells[5], site->nargs, site->nargs == 1 ? "" : "s",
 							      cgm_strbuf_cstr(&tied));
-				else
+				} else {
 					r->cells[7] = xprintf("the call %s is not unique: %s fit its argument "
 							      "types equally well (PostgreSQL refuses it)",
 							      call, cgm_strbuf_cstr(&tied));
+				}
 				free(call);
 				cgm_strbuf_free(&tied);
 			} else {
