@@ -1647,6 +1647,24 @@ const char *cgm_call_without_function(cgm_typer *t, const cgm_expr *call, const 
 	return argtype ? field_of_type(t, argtype, call->name) : NULL;
 }
 
+const char *cgm_attribute_row_type(cgm_typer *t, const cgm_expr *row, const char *name)
+{
+	/* PostgreSQL 15's system columns, which every table has. */
+	static const char *const system_columns[] = { "tableoid", "xmin", "cmin", "xmax", "cmax", "ctid" };
+	for (size_t i = 0; i < sizeof system_columns / sizeof system_columns[0]; i++)
+		if (strcmp(name, system_columns[i]) == 0)
+			return NULL;
+	t->depth = 0;
+	const char *type = type_of(t, row);
+	const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);
+	if (!r || !r->columns || r->ncolumns <= 0)
+		return NULL; /* a row cgmap does not know: it may have that column */
+	for (int i = 0; i < r->ncolumns; i++)
+		if (!r->columns[i].name || strcmp(r->columns[i].name, name) == 0)
+			return NULL;
+	return type;
+}
+
 const char *cgm_expr_type(cgm_typer *t, const cgm_expr *e)
 {
 	t->depth = 0;

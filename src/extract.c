@@ -214,7 +214,7 @@ typedef struct captured_event {
 	struct captured_opcast *opcast; /* an operator or cast, else NULL */
 	int location;
 	const char *schema, *name; /* the callee, or the relation */
-	bool variadic, call_stmt;
+	bool variadic, call_stmt, attribute;
 	int nargs;
 	cgm_raw_arg *args;
 	const cgm_expr *const *argexprs;
@@ -1260,6 +1260,7 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 			s->argtypes[i] = raw_arg_type(ctx, &call->args[i]);
 		}
 		exprs_of(ctx, s)->argexprs = call->argexprs;
+		exprs_of(ctx, s)->attribute = call->attribute;
 		for (int i = 0; call->argexprs && i < s->nargs; i++)
 			bind_vars(ctx, call->argexprs[i], 0);
 	}
@@ -1686,6 +1687,7 @@ static void on_capture_call(void *arg, const cgm_raw_call *call)
 	e->name = cgm_arena_strdup(ctx->arena, call->name);
 	e->variadic = call->variadic;
 	e->call_stmt = call->call_stmt;
+	e->attribute = call->attribute;
 	e->nargs = call->nargs;
 	e->argexprs = call->argexprs;
 	if (call->nargs > 0) {
@@ -1814,7 +1816,8 @@ static void replay_captured(extract_ctx *ctx, int i)
 		}
 		cgm_raw_call call = { .schema = e->schema, .name = e->name, .location = e->location,
 				      .variadic = e->variadic, .call_stmt = e->call_stmt,
-				      .nargs = e->nargs, .args = e->args, .argexprs = e->argexprs };
+				      .nargs = e->nargs, .args = e->args, .argexprs = e->argexprs,
+				      .attribute = e->attribute };
 		on_raw_call(ctx, &call);
 	}
 }

@@ -38,7 +38,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 2u
+#define CACHE_FORMAT 3u
 
 typedef struct file_header {
 	char magic[16];
@@ -374,6 +374,7 @@ static void put_exprs(cgm_strbuf *out, const cgm_function *fn)
 			put_u(&refs, node_ref(&t, x->argexprs[k], NODE_EXPR));
 		put_u(&refs, node_ref(&t, x->coerce_to, NODE_EXPR));
 		put_u(&refs, x->ddl_facts);
+		put_u(&refs, x->attribute);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.types[i] == NODE_EXPR)
@@ -635,6 +636,7 @@ static cgm_site_exprs *get_exprs(reader *r, const cgm_site *sites, int nsites)
 		x[i].argexprs = args;
 		x[i].coerce_to = get_ref(r, &t, NODE_EXPR);
 		x[i].ddl_facts = (unsigned)get_u(r);
+		x[i].attribute = get_u(r) != 0;
 	}
 	return x;
 }

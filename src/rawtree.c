@@ -862,6 +862,64 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 	w->v->call(w->v->ctx, &call);
 }
 
+/* ---- attribute notation --------------------------------------------- */
+
+/* Whether `alias` names a relation (a table or a view, not a subquery, a
+ * CTE or a function) in the FROM scope being walked, the innermost match
+ * first as PostgreSQL looks it up: only then may `alias.name` be a call of
+ * name(alias), which resolution checks against the relation's columns.
+ * A name no FROM item has is a PL/pgSQL variable's field, never a call. */
+static bool names_relation(const walker *w, const char *alias)
+{
+	for (const cgm_scope *s = w->scope; s; s = s->parent)
+		for (int i = 0; i < s->nitems; i++) {
+			const cgm_scope_item *it = &s->items[i];
+			if (it->alias && strcmp(it->alias, alias) == 0)
+				return it->name && !it->colexprs && !it->func;
+		}
+	return false;
+}
+
+/* `row.name` or `(row).name`, reported as a call of name(row) for
+ * resolution to keep or drop (rawtree.h). */
+static void report_attribute(walker *w, const cgm_expr *row, const char *name, int location)
+{
+	cgm_raw_arg *arg = palloc0(sizeof(cgm_raw_arg));
+	arg->kind = CGM_RAW_ARG_OTHER;
+	const cgm_expr **exprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *));
+	exprs[0] = row;
+	cgm_raw_call call = { .name = name, .location = location, .nargs = 1, .args = arg,
+			      .argexprs = exprs, .attribute = true };
+	w->v->call(w->v->ctx, &call);
+}
+
+static void report_column_attribute(walker *w, const ColumnRef *r)
+{
+	if (!w->v->arena || list_length(r->fields) != 2)
+		return;
+	const char *alias = string_value(linitial(r->fields));
+	const char *name = string_value(lsecond(r->fields));
+	if (!alias || !name || !names_relation(w, alias))
+		return;
+	cgm_expr *row = new_expr(w, CGM_EXPR_NAME);
+	row->nnames = 1;
+	row->names = cgm_arena_alloc(w->v->arena, sizeof(char *));
+	row->names[0] = keep(w, alias);
+	row->scope = w->scope;
+	report_attribute(w, row, name, r->location);
+}
+
+/* `(x).name` of a one-part name x: a FROM item's row or a variable. */
+static void report_field_attribute(walker *w, const A_Indirection *ind)
+{
+	if (!w->v->arena || list_length(ind->indirection) != 1 || !IsA(linitial(ind->indirection), String) ||
+	    !IsA(ind->arg, ColumnRef) || list_length(((const ColumnRef *)ind->arg)->fields) != 1 ||
+	    !string_value(linitial(((const ColumnRef *)ind->arg)->fields)))
+		return;
+	report_attribute(w, build_expr(w, ind->arg), strVal(linitial(ind->indirection)),
+			 ((const ColumnRef *)ind->arg)->location);
+}
+
 /* ---- operators and casts -------------------------------------------- */
 
 static void report_operands(walker *w, const cgm_raw_operator *op, const Node *lexpr,
@@ -1514,7 +1572,6 @@ static bool walk_node(walker *w, const Node *node)
 	case T_A_Const:
 	case T_A_Star:
 	case T_ParamRef:
-	case T_ColumnRef:
 	case T_SQLValueFunction:
 	case T_SetToDefault:
 	case T_CurrentOfExpr:
@@ -1523,6 +1580,9 @@ static bool walk_node(walker *w, const Node *node)
 	case T_CTESearchClause:
 		return true;
 
+	case T_ColumnRef:
+		report_column_attribute(w, (const ColumnRef *)node);
+		return true;
 	case T_FuncCall: {
 		const FuncCall *fc = (const FuncCall *)node;
 		report_call(w, fc, false);
@@ -1617,6 +1677,7 @@ static bool walk_node(walker *w, const Node *node)
 		return true;
 	case T_A_Indirection: {
 		const A_Indirection *i = (const A_Indirection *)node;
+		report_field_attribute(w, i);
 		WALK(i->arg);
 		WALK(i->indirection);
 		return true;

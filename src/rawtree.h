@@ -70,6 +70,11 @@ typedef struct cgm_raw_call {
 	 * for typing (cgmap/exprtype.h), built in that arena (it outlives the
 	 * callback), names standing in the scope of their FROM clause. */
 	const struct cgm_expr *const *argexprs;
+	/* Attribute notation, `alias.name` or `(value).name` (PostgreSQL 15,
+	 * "Function Call" in the manual): a call of name(row), argexprs[0] the
+	 * row (with cgm_raw_visitor.arena set only), when the row's type has
+	 * no column `name`, which resolution decides: else it is a column. */
+	bool attribute;
 } cgm_raw_call;
 
 /* A relation a statement reads or writes. */

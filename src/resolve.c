@@ -973,6 +973,20 @@ static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cg
 	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s, ddl_facts);
 }
 
+/* Attribute notation (`row.name`, rawtree.h) is a call of name(row) only
+ * when the row's type has no column `name`: then the row's type is the
+ * argument's. */
+static bool attribute_call(cgm_typer *typer, cgm_site *s, const cgm_site_exprs *x)
+{
+	if (s->nargs != 1 || !s->argtypes || !x->argexprs || !x->argexprs[0])
+		return false;
+	const char *row = cgm_attribute_row_type(typer, x->argexprs[0], s->name);
+	if (!row)
+		return false;
+	s->argtypes[0] = row;
+	return true;
+}
+
 /* Every site of one caller; an old snapshot's trigger site that fires
  * nothing is no call site (relation sites stay: what a function reads and
  * writes is part of the map).
@@ -1010,7 +1024,12 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s, x))
 				continue;
 		} else {
+			if (x && x->attribute && !attribute_call(&typer, s, x))
+				continue; /* a column */
 			resolve_call(rv, &typer, arena, fn, s, x);
+			if (x && x->attribute && s->resolution != CGM_RES_RESOLVED &&
+			    s->resolution != CGM_RES_AMBIGUOUS && s->resolution != CGM_RES_BUILTIN)
+				continue; /* no function PostgreSQL would call: its error, not a call */
 			cgm_resolve_call_effects(rv->ops, arena, fn, s);
 			default_targets(rv, arena, s);
 		}

@@ -186,4 +186,10 @@ bool cgm_type_is_composite(const cgm_typer *typer, const char *type);
  * `argtype`; NULL when it is neither. */
 const char *cgm_call_without_function(cgm_typer *typer, const cgm_expr *call, const char *argtype);
 
+/* Attribute notation, `row.name` or `(row).name`: the type of `row` when
+ * it is the row of a relation or composite type the catalog knows that
+ * has no column `name` (nor a system column of that name), so that
+ * PostgreSQL calls name(row); NULL when it is a column, or may be. */
+const char *cgm_attribute_row_type(cgm_typer *typer, const cgm_expr *row, const char *name);
+
 #endif

@@ -208,6 +208,8 @@ typedef struct cgm_site_exprs {
 	                         * (src/coerce.c), then name; NULL for a written cast */
 	unsigned ddl_facts;     /* CGM_SITE_DDL: CGM_DDL_* bits, what the statement
 	                         * cannot do (cgm_ddl_facts) */
+	bool attribute;         /* a call in attribute notation, `row.name` (rawtree.h):
+	                         * a call only when row's type has no such column */
 } cgm_site_exprs;
 
 /* What an ALTER statement's subcommands cannot do, which decides whether

@@ -1140,6 +1140,55 @@ static void test_constant_folding(void **state)
 	expect_site(&sql, "kept1", 1, CGM_SITE_CALL);
 }
 
+/* Attribute notation: `alias.name` of a FROM relation and `(x).name` are
+ * candidate calls of name(row), flagged for resolution to keep or drop;
+ * `var.name` of a PL/pgSQL variable, `sub.name` of a subquery and
+ * `cte.name` of a CTE are not. */
+static const cgm_site_exprs *attribute_exprs(const cgm_function *fn, const char *name)
+{
+	for (int i = 0; i < fn->nsites; i++)
+		if (fn->sites[i].name && strcmp(fn->sites[i].name, name) == 0)
+			return fn->site_exprs && fn->site_exprs[i].attribute ? &fn->site_exprs[i] : NULL;
+	return NULL;
+}
+
+static void test_attribute_notation(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\n"
+			       "DECLARE\n"                                                        /* 2 */
+			       "  r app.person;\n"                                                /* 3 */
+			       "  n text;\n"                                                      /* 4 */
+			       "BEGIN\n"                                                          /* 5 */
+			       "  SELECT p.full_name INTO n FROM app.person p;\n"                 /* 6 */
+			       "  n := (r).badge;\n"                                              /* 7 */
+			       "  n := r.varfield;\n"                                             /* 8 */
+			       "  SELECT s.subfield INTO n FROM (SELECT 1 AS x) s;\n"             /* 9 */
+			       "  WITH c AS (SELECT 1) SELECT c.ctefield INTO n FROM c;\n"        /* 10 */
+			       "  SELECT upper(person.nested) INTO n FROM app.person;\n"          /* 11 */
+			       "  RETURN 1;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "full_name", 6, CGM_SITE_CALL);
+	expect_site(&fn, "badge", 7, CGM_SITE_CALL);
+	expect_site(&fn, "nested", 11, CGM_SITE_CALL);
+	const char *candidates[] = { "full_name", "badge", "nested" };
+	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+		const cgm_site_exprs *x = attribute_exprs(&fn, candidates[i]);
+		if (!x || !x->argexprs || !x->argexprs[0])
+			fail_msg("'%s' is not a candidate call in attribute notation", candidates[i]);
+		assert_int_equal(find_site(&fn, candidates[i], 0)->nargs, 1);
+	}
+	assert_null(find_site(&fn, "varfield", 0));
+	assert_null(find_site(&fn, "subfield", 0));
+	assert_null(find_site(&fn, "ctefield", 0));
+	/* An ordinary call is no candidate. */
+	assert_null(attribute_exprs(&fn, "upper"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1168,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_simple_case_values),
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
+		cmocka_unit_test(test_attribute_notation),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
