@@ -909,15 +909,24 @@ static void report_column_attribute(walker *w, const ColumnRef *r)
 	report_attribute(w, row, name, r->location);
 }
 
-/* `(x).name` of a one-part name x: a FROM item's row or a variable. */
+/* `(x).name` of a one-part name x (a FROM item's row or a variable), of
+ * a parameter `$n` or of a call. */
 static void report_field_attribute(walker *w, const A_Indirection *ind)
 {
-	if (!w->v->arena || list_length(ind->indirection) != 1 || !IsA(linitial(ind->indirection), String) ||
-	    !IsA(ind->arg, ColumnRef) || list_length(((const ColumnRef *)ind->arg)->fields) != 1 ||
-	    !string_value(linitial(((const ColumnRef *)ind->arg)->fields)))
+	if (!w->v->arena || list_length(ind->indirection) != 1 || !IsA(linitial(ind->indirection), String))
 		return;
-	report_attribute(w, build_expr(w, ind->arg), strVal(linitial(ind->indirection)),
-			 ((const ColumnRef *)ind->arg)->location);
+	const Node *arg = ind->arg;
+	int location;
+	if (IsA(arg, ColumnRef) && list_length(((const ColumnRef *)arg)->fields) == 1 &&
+	    string_value(linitial(((const ColumnRef *)arg)->fields)))
+		location = ((const ColumnRef *)arg)->location;
+	else if (IsA(arg, ParamRef))
+		location = ((const ParamRef *)arg)->location;
+	else if (IsA(arg, FuncCall))
+		location = ((const FuncCall *)arg)->location;
+	else
+		return;
+	report_attribute(w, build_expr(w, arg), strVal(linitial(ind->indirection)), location);
 }
 
 /* ---- operators and casts -------------------------------------------- */

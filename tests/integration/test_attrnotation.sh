@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_attrnotation.sh - attribute notation: `p.full_name`, `team.badge`,
-# `(r).badge`, `(a).label` and `upper(q.full_name)` call the function of
+# `(r).badge`, `(a).label`, `($1).full_name`, `(app.me()).badge` and
+# `upper(q.full_name)` call the function of
 # the row's type, the overload of that type, while a column of the same
 # name (`p.first`), a system column (`q.ctid`) and a PL/pgSQL variable's
 # field (`r.first`) call nothing.  fixtures/attrnotation.sql gives the
@@ -18,4 +19,6 @@ pgtest_traced_case attrnotation "calls in attribute notation" <<'SQL'
 SELECT app.names();
 SELECT app.team_badges();
 SELECT app.describe();
+SELECT app.by_param(ROW(3, 'Alan', 'Turing'));
+SELECT app.mine();
 SQL
