@@ -679,6 +679,43 @@ static size_t unknown_field_target_at(const char *body, size_t i, cgm_strbuf *ou
 	return unknown_field_at(body, i, out, arg);
 }
 
+/* Any field `r.col` of the variable `r` (f->name's first f->keep bytes)
+ * where PL/pgSQL wants a variable: the length of `r.col`, 0 when none. */
+static size_t any_field_target_len(const char *body, size_t i, const field_ref *f)
+{
+	if ((i > 0 && (ident_char(body[i - 1]) || body[i - 1] == '.')) ||
+	    strncasecmp(body + i, f->name, f->keep) != 0 || body[i + f->keep] != '.')
+		return 0;
+	size_t j = i + f->keep + 1;
+	if (body[j] == '"') {
+		for (j++; body[j] && !(body[j] == '"' && body[j + 1] != '"'); j++)
+			if (body[j] == '"')
+				j++; /* "" inside a quoted name */
+		if (!body[j])
+			return 0;
+		j++;
+	} else {
+		size_t start = j;
+		while (ident_char(body[j]))
+			j++;
+		if (j == start)
+			return 0;
+	}
+	if (body[j] == '.' || !field_is_target(body, i, j - i))
+		return 0;
+	return j - i;
+}
+
+static size_t any_field_target_at(const char *body, size_t i, cgm_strbuf *out, const void *arg)
+{
+	const field_ref *f = arg;
+	size_t len = any_field_target_len(body, i, f);
+	if (!len)
+		return 0;
+	cgm_strbuf_add(out, body + i, f->keep);
+	return len;
+}
+
 /* "\"r.col\" is not a known variable": replace the whole-word `r.col`
  * (outside strings and comments) PL/pgSQL wants as a variable by `r`,
  * which is declared. */
@@ -694,9 +731,15 @@ static char *rewrite_unknown_field(const char *body, const char *message)
 		return NULL;
 	f.keep = (size_t)(dot - f.name);
 	/* Only where PL/pgSQL wants a variable: `r.col` in an expression
-	 * stays, so that typing still sees the column.  When no such place is
-	 * found (one this does not know), every `r.col`. */
-	char *targets = rewrite_each(body, unknown_field_target_at, &f, true);
+	 * stays, so that typing still sees the column.  Every field of r
+	 * there at once: libpg_query knows none of a composite variable's
+	 * fields, and one retry per field ran out of retries on PoWA's
+	 * powa_kcache_mi (25 fields assigned), a parse error PostgreSQL never
+	 * gives.  Else `r.col` as a target, and when no such place is found
+	 * (one this does not know), every `r.col`. */
+	char *targets = rewrite_each(body, any_field_target_at, &f, true);
+	if (!targets)
+		targets = rewrite_each(body, unknown_field_target_at, &f, true);
 	return targets ? targets : rewrite_each(body, unknown_field_at, &f, true);
 }
 

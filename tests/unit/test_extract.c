@@ -406,6 +406,23 @@ static void test_rowtype_fields(void **state)
 	cgm_extract_function(arena, &fn);
 	assert_int_equal(fn.nerrors, 0);
 	expect_site(&fn, "field_call", 4, CGM_SITE_CALL);
+
+	/* A variable of a composite type with more fields assigned than
+	 * there are retries (PoWA's powa_kcache_mi assigns 25): all of them
+	 * in one rewrite, quoted ones and INTO targets too. */
+	static char body[4096];
+	size_t len = (size_t)snprintf(body, sizeof body, "\nDECLARE res app.diff;\nBEGIN\n");
+	for (int i = 0; i < 40; i++) /* lines 4-43 */
+		len += (size_t)snprintf(body + len, sizeof body - len, "  res.f%d = a.f%d - b.f%d;\n", i, i, i);
+	snprintf(body + len, sizeof body - len,
+		 "  res.\"Odd\" := field_call(res.f1);\n" /* 44 */
+		 "  SELECT 1 INTO res.f2;\n"
+		 "  RETURN res;\nEND\n");
+	cgm_function many = make("plpgsql", "a app.t, b app.t", "app.diff", body);
+	cgm_extract_function(arena, &many);
+	if (many.nerrors)
+		fail_msg("line %d: %s", many.errors[0].line, many.errors[0].message);
+	expect_site(&many, "field_call", 44, CGM_SITE_CALL);
 }
 
 static void test_dml_events(void **state)
