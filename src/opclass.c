@@ -106,11 +106,35 @@ const cgm_opclass *cgm_opclass_default(const cgm_opclass_set *set, const char *a
 	return NULL;
 }
 
+void cgm_opclass_add_family_proc(cgm_opclass_set *set, const char *family_schema,
+				 const char *family, const char *am, const char *type,
+				 int number, int fn)
+{
+	if (set->nloose == set->loose_cap) {
+		set->loose_cap = set->loose_cap ? set->loose_cap * 2 : 8;
+		set->loose = cgm_xrealloc(set->loose, (size_t)set->loose_cap * sizeof(cgm_opfamily_proc));
+	}
+	set->loose[set->nloose++] = (cgm_opfamily_proc){ family_schema, family, am, type, number, fn };
+}
+
+void cgm_opclass_adopt_family_procs(const cgm_opclass_set *set, cgm_opclass *oc)
+{
+	if (!oc->family || !oc->family_schema)
+		return;
+	for (int i = 0; i < set->nloose; i++) {
+		const cgm_opfamily_proc *p = &set->loose[i];
+		if (strcmp(p->family, oc->family) == 0 && strcmp(p->family_schema, oc->family_schema) == 0 &&
+		    strcmp(p->am, oc->am) == 0 && strcmp(p->type, oc->type) == 0)
+			cgm_opclass_add_proc(oc, p->number, p->fn);
+	}
+}
+
 void cgm_opclass_set_free(cgm_opclass_set *set)
 {
 	for (int i = 0; i < set->n; i++)
 		free(set->items[i].procs);
 	free(set->items);
+	free(set->loose);
 	memset(set, 0, sizeof *set);
 }
 

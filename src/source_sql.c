@@ -4376,6 +4376,10 @@ static void add_family_function(sql_state *st, const char *am, const char *fsche
 				       cgm_quote_qualified(st->a, fschema, family), am, st->fns[fn].id));
 	if (strcmp(left, right) != 0)
 		return;
+	/* A family's own member: for its classes of that type made later too. */
+	if (!oc)
+		cgm_opclass_add_family_proc(&st->opclasses, fschema, family, cgm_arena_strdup(st->a, am),
+					    left, jint(item, "number"), fn);
 	for (int k = 0; k < (oc ? 1 : st->opclasses.n); k++) {
 		cgm_opclass *c = oc ? oc : &st->opclasses.items[k];
 		if (!c->dropped && strcmp(c->type, left) == 0 && strcmp(c->am, am) == 0 && c->family &&
@@ -4406,6 +4410,9 @@ static void apply_create_opclass(sql_state *st, const jd_node *stmt)
 	for (size_t i = 0; i < jd_size(items); i++)
 		add_family_function(st, am, oc->family_schema, oc->family, type,
 				    jget(jd_at(items, i), "CreateOpClassItem"), oc);
+	/* What ALTER OPERATOR FAMILY added to the family before the class
+	 * (pg_dump's order). */
+	cgm_opclass_adopt_family_procs(&st->opclasses, oc);
 }
 
 /* ALTER OPERATOR FAMILY ... ADD FUNCTION (pg_dump writes the members of a

@@ -46,9 +46,20 @@ typedef struct cgm_opclass {
 	int nprocs;
 } cgm_opclass;
 
+/* A support function of a family that no class declared (SQL files:
+ * ALTER OPERATOR FAMILY ... ADD FUNCTION), for the classes of the family
+ * whose input type is `type`, made before or after it. */
+typedef struct cgm_opfamily_proc {
+	const char *family_schema, *family, *am, *type;
+	int number;
+	int fn; /* the caller's function index */
+} cgm_opfamily_proc;
+
 typedef struct cgm_opclass_set {
 	cgm_opclass *items;
 	int n, cap;
+	cgm_opfamily_proc *loose;
+	int nloose, loose_cap;
 } cgm_opclass_set;
 
 /* A new operator class, its procedures added with cgm_opclass_add_proc;
@@ -56,6 +67,18 @@ typedef struct cgm_opclass_set {
 cgm_opclass *cgm_opclass_add(cgm_opclass_set *set, const char *schema, const char *name,
 			     const char *am, const char *type, bool is_default);
 void cgm_opclass_add_proc(cgm_opclass *oc, int number, int fn);
+
+/* A family's support function `fn` of number `number` for input type
+ * `type` (strings the caller's): kept for the classes of the family made
+ * later, which cgm_opclass_adopt_family_procs gives it.  pg_dump writes a
+ * family's loose members (GiST's optional compress, decompress, distance
+ * and fetch among them) before the class that uses them. */
+void cgm_opclass_add_family_proc(cgm_opclass_set *set, const char *family_schema,
+				 const char *family, const char *am, const char *type,
+				 int number, int fn);
+/* The family procedures kept for oc's family, method and input type, added
+ * to oc. */
+void cgm_opclass_adopt_family_procs(const cgm_opclass_set *set, cgm_opclass *oc);
 
 /* The operator class `name` of method `am` in `schema`, or along `path`
  * when schema is NULL; NULL when none. */

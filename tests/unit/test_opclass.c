@@ -63,6 +63,36 @@ static void test_find_and_default(void **state)
 	cgm_opclass_set_free(&set);
 }
 
+/* pg_dump writes a family's loose members (GiST's optional support
+ * functions) with ALTER OPERATOR FAMILY before CREATE OPERATOR CLASS ...
+ * FAMILY: the class made after takes those of its type and method. */
+static void test_family_procs_before_class(void **state)
+{
+	(void)state;
+	cgm_opclass_set set = { 0 };
+	cgm_opclass_add_family_proc(&set, "app", "i4_ops", "gist", "integer", 3, 11);
+	cgm_opclass_add_family_proc(&set, "app", "i4_ops", "gist", "integer", 9, 12);
+	cgm_opclass_add_family_proc(&set, "app", "i4_ops", "gist", "bigint", 9, 13);
+	cgm_opclass_add_family_proc(&set, "lib", "i4_ops", "gist", "integer", 8, 14);
+	cgm_opclass *oc = cgm_opclass_add(&set, "app", "i4_ops", "gist", "integer", false);
+	oc->family_schema = "app";
+	oc->family = "i4_ops";
+	cgm_opclass_add_proc(oc, 1, 10);
+	cgm_opclass_adopt_family_procs(&set, oc);
+	assert_int_equal(oc->nprocs, 3);
+	assert_int_equal(oc->procs[1].number, 3);
+	assert_int_equal(oc->procs[1].fn, 11);
+	assert_int_equal(oc->procs[2].number, 9);
+	assert_int_equal(oc->procs[2].fn, 12);
+	/* Another family's, or another method's class: none. */
+	cgm_opclass *other = cgm_opclass_add(&set, "app", "i4_hash", "hash", "integer", false);
+	other->family_schema = "app";
+	other->family = "i4_ops";
+	cgm_opclass_adopt_family_procs(&set, other);
+	assert_int_equal(other->nprocs, 0);
+	cgm_opclass_set_free(&set);
+}
+
 static void test_index_names(void **state)
 {
 	(void)state;
@@ -91,6 +121,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_support_events),
 		cmocka_unit_test(test_find_and_default),
+		cmocka_unit_test(test_family_procs_before_class),
 		cmocka_unit_test(test_index_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
