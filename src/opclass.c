@@ -18,21 +18,24 @@
 #include "cgmap/model.h"
 
 /* Support numbers as bits (1 << number), by what calls them: inserting an
- * entry (aminsert and the page splits and key unions it makes) or scanning
- * (amgettuple/amgetbitmap: consistent, distance, fetch for index-only
- * scans, the key comparisons).  src/source_pg.c's effects query holds the
- * same lists. */
+ * entry (aminsert and the page splits and key unions it makes), scanning
+ * (amgettuple/amgetbitmap: consistent, the key comparisons), or only a
+ * read's scan: GiST's distance runs for an ORDER BY on a distance
+ * operator and its fetch for an index-only scan, neither of which an
+ * UPDATE's or DELETE's target (nor a foreign key's action on it, nor an
+ * exclusion constraint's check) ever gets, since those need the row's
+ * ctid.  src/source_pg.c's effects query holds the same lists. */
 static const struct {
 	const char *am;
-	unsigned insert, scan;
+	unsigned insert, scan, select;
 } support_calls[] = {
-	{ "btree", 1u << 1, 1u << 1 },
-	{ "hash", 1u << 1 | 1u << 2, 1u << 1 | 1u << 2 },
+	{ "btree", 1u << 1, 1u << 1, 0 },
+	{ "hash", 1u << 1 | 1u << 2, 1u << 1 | 1u << 2, 0 },
 	{ "gist", 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 7,
-	  1u << 1 | 1u << 4 | 1u << 8 | 1u << 9 },
-	{ "gin", 1u << 1 | 1u << 2, 1u << 1 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 },
-	{ "spgist", 1u << 1 | 1u << 2 | 1u << 3 | 1u << 6, 1u << 1 | 1u << 4 | 1u << 5 },
-	{ "brin", 1u << 1 | 1u << 2 | 1u << 4, 1u << 1 | 1u << 3 },
+	  1u << 1 | 1u << 4, 1u << 8 | 1u << 9 },
+	{ "gin", 1u << 1 | 1u << 2, 1u << 1 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6, 0 },
+	{ "spgist", 1u << 1 | 1u << 2 | 1u << 3 | 1u << 6, 1u << 1 | 1u << 4 | 1u << 5, 0 },
+	{ "brin", 1u << 1 | 1u << 2 | 1u << 4, 1u << 1 | 1u << 3, 0 },
 };
 
 unsigned cgm_opclass_support_events(const char *am, int number, bool exclusion)
@@ -48,6 +51,8 @@ unsigned cgm_opclass_support_events(const char *am, int number, bool exclusion)
 		if (support_calls[i].scan & bit)
 			events |= CGM_EV_SELECT | CGM_EV_UPDATE | CGM_EV_DELETE |
 				  (exclusion ? CGM_EV_INSERT | CGM_EV_UPDATE : 0);
+		if (support_calls[i].select & bit)
+			events |= CGM_EV_SELECT;
 		return events;
 	}
 	return CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE | CGM_EV_SELECT;

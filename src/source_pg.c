@@ -301,7 +301,8 @@ static const char *const effects_query =
 	/* The support functions of an index's operator classes, which the
 	 * access method calls to insert a row's entry (INSERT, and an UPDATE
 	 * that is not HOT) and to scan the index (a read whose plan uses it;
-	 * an exclusion constraint's check on INSERT and UPDATE), by the
+	 * an exclusion constraint's check on INSERT and UPDATE; GiST's
+	 * distance and fetch only for a read, src/opclass.c), by the
 	 * support numbers of PostgreSQL 15's btree, hash, GiST, GIN, SP-GiST
 	 * and BRIN; every number of another access method on both. */
 	" UNION ALL SELECT DISTINCT c.nspname, c.relname, 'f', 'index',"
@@ -313,10 +314,11 @@ static const char *const effects_query =
 	"     ('spgist', 1), ('spgist', 2), ('spgist', 3), ('spgist', 6), ('brin', 1), ('brin', 2),"
 	"     ('brin', 4)) THEN 3 ELSE 0 END"
 	"   | CASE WHEN (am.amname, ap.amprocnum) IN (('btree', 1), ('hash', 1), ('hash', 2), ('gist', 1),"
-	"     ('gist', 4), ('gist', 8), ('gist', 9), ('gin', 1), ('gin', 3), ('gin', 4), ('gin', 5),"
+	"     ('gist', 4), ('gin', 1), ('gin', 3), ('gin', 4), ('gin', 5),"
 	"     ('gin', 6), ('spgist', 1), ('spgist', 4), ('spgist', 5), ('brin', 1), ('brin', 3))"
 	"    THEN 22 | CASE WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'x'"
-	"     AND k.conindid = i.indexrelid) THEN 3 ELSE 0 END ELSE 0 END END,"
+	"     AND k.conindid = i.indexrelid) THEN 3 ELSE 0 END ELSE 0 END"
+	"   | CASE WHEN (am.amname, ap.amprocnum) IN (('gist', 8), ('gist', 9)) THEN 16 ELSE 0 END END,"
 	"  NULL, f.oid::regprocedure::text, " NO_TARGET ", NULL" NO_DEFAULTS
 	" FROM pg_index i JOIN rel c ON c.oid = i.indrelid"
 	" JOIN pg_class x ON x.oid = i.indexrelid JOIN pg_am am ON am.oid = x.relam"

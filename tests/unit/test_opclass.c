@@ -27,7 +27,13 @@ static void test_support_events(void **state)
 	assert_int_equal(cgm_opclass_support_events("gist", 3, false), inserts);
 	assert_int_equal(cgm_opclass_support_events("gist", 1, false), reads);
 	assert_int_equal(cgm_opclass_support_events("gist", 1, true), reads | inserts);
-	assert_int_equal(cgm_opclass_support_events("gist", 9, false), reads); /* fetch */
+	/* Distance (an ORDER BY on a distance operator) and fetch (an
+	 * index-only scan) only for a read: an UPDATE's or DELETE's target
+	 * and an exclusion check need the row's ctid. */
+	assert_int_equal(cgm_opclass_support_events("gist", 8, false), CGM_EV_SELECT);
+	assert_int_equal(cgm_opclass_support_events("gist", 9, false), CGM_EV_SELECT);
+	assert_int_equal(cgm_opclass_support_events("gist", 9, true), CGM_EV_SELECT);
+	assert_int_equal(cgm_opclass_support_events("gist", 4, true), reads | inserts); /* decompress */
 	assert_int_equal(cgm_opclass_support_events("gist", 10, false), 0);
 	assert_int_equal(cgm_opclass_support_events("gin", 2, false), inserts);
 	assert_int_equal(cgm_opclass_support_events("brin", 3, false), reads);
