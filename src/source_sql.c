@@ -324,6 +324,9 @@ typedef struct sql_state {
 
 	const char **path; /* the session's search_path, unquoted names */
 	int npath;
+	/* A view's query while its effects and references are read: what
+	 * attribute notation (`alias.f`) there names (view_attribute_callee). */
+	const jd_node *view_query;
 	/* ALTER DATABASE ... SET search_path: what a new session (the next
 	 * file) starts with, and the path calls resolve through; NULL: the
 	 * default. */
@@ -2149,6 +2152,75 @@ static int effect_cast_fn(sql_state *st, const jd_node *cast, const char *schema
 	return -1;
 }
 
+/* The relation `alias` names in a view's query: a FROM item's alias, or
+ * the name of one without (the first found: a view's query is one
+ * statement, and a name repeated in a subquery is rare enough). */
+static sql_table *aliased_table(sql_state *st, const jd_node *node, const char *alias)
+{
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++) {
+			sql_table *t = aliased_table(st, jd_at(node, i), alias);
+			if (t)
+				return t;
+		}
+		return NULL;
+	}
+	if (!jd_is_object(node))
+		return NULL;
+	jd_node *rv = jget(node, "RangeVar");
+	if (rv) {
+		const char *named = jstr(jget(rv, "alias"), "aliasname");
+		const char *schema, *name;
+		if (strcmp(named ? named : jstr(rv, "relname") ? jstr(rv, "relname") : "", alias) != 0 ||
+		    !range_var(st, rv, false, &schema, &name))
+			return NULL;
+		return find_table(st, schema, name);
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value) {
+		sql_table *t = aliased_table(st, value, alias);
+		if (t)
+			return t;
+	}
+	(void)key;
+	return NULL;
+}
+
+/* Attribute notation in a view's query, `alias.f` of a relation with no
+ * column f (nor a system column f): PostgreSQL calls f(row), the function
+ * of that row type along the path, and the view's rule depends on it, as
+ * a function's body does (rawtree.c).  The function's index, or -1. */
+static int view_attribute_callee(sql_state *st, const jd_node *ref)
+{
+	static const char *const system_columns[] = { "tableoid", "xmin", "cmin", "xmax", "cmax", "ctid" };
+	jd_node *fields = jget(ref, "fields");
+	if (!st->view_query || jd_size(fields) != 2)
+		return -1;
+	const char *alias = string_node(jd_at(fields, 0)), *fname = string_node(jd_at(fields, 1));
+	if (!alias || !fname)
+		return -1;
+	for (size_t i = 0; i < sizeof system_columns / sizeof system_columns[0]; i++)
+		if (strcmp(fname, system_columns[i]) == 0)
+			return -1;
+	sql_table *t = aliased_table(st, st->view_query, alias);
+	if (!t || t->ncolumns <= 0)
+		return -1;
+	for (int i = 0; i < t->ncolumns; i++)
+		if (!t->columns[i].name || strcmp(t->columns[i].name, fname) == 0)
+			return -1;
+	const char *row = relation_text(st, t->schema, t->name);
+	for (int p = 0; p < st->npath; p++)
+		for (int i = 0; i < st->nfns; i++) {
+			const cgm_function *f = &st->fns[i];
+			if (!st->dropped[i] && arity_fits(f, 1) && f->nargs >= 1 && f->argtypes &&
+			    f->argtypes[0] && strcmp(f->argtypes[0], row) == 0 && strcmp(f->name, fname) == 0 &&
+			    strcmp(f->schema, st->path[p]) == 0)
+				return i;
+		}
+	return -1;
+}
+
 /* Every function a FuncCall below `node` reaches, as an effect of the
  * relation schema.rel (calls resolved as references resolve them), and
  * the functions of the user operators and casts it holds (as the catalog
@@ -2180,6 +2252,15 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 			e->columns = one_column(st, column, &e->ncolumns);
 			drop_repeated_effect(st);
 		}
+	}
+	jd_node *ref = via == CGM_VIA_VIEW ? jget(node, "ColumnRef") : NULL;
+	int attribute = ref ? view_attribute_callee(st, ref) : -1;
+	if (attribute >= 0) {
+		cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object, events,
+					   ref_object);
+		e->function_id = st->fns[attribute].id;
+		e->columns = one_column(st, column, &e->ncolumns);
+		drop_repeated_effect(st);
 	}
 	/* A view's columns are not the ones its query reads: no column types. */
 	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
@@ -2941,6 +3022,10 @@ static void add_references(sql_state *st, const jd_node *node, const char *kind,
 				new_reference(st, target, kind, object);
 		}
 	}
+	jd_node *ref = jget(node, "ColumnRef");
+	int attribute = ref ? view_attribute_callee(st, ref) : -1;
+	if (attribute >= 0)
+		new_reference(st, attribute, kind, object);
 	/* A user cast's function is one the expression calls (an operator's
 	 * is the operator's: pg_depend names the operator). */
 	jd_node *cast = jget(node, "TypeCast");
@@ -3887,6 +3972,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 					      relation_text(st, schema, name));
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
+	st->view_query = query;
 	add_references(st, query, "view", object);
 	if (strcmp(kind, "view") == 0 || strcmp(kind, "materialized view") == 0) {
 		/* Reading a view runs its query; a materialized view's runs on
@@ -3902,6 +3988,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 			    strcmp(st->effects[i].effect.object, fx) == 0)
 				st->effects[i].ref_object = object;
 	}
+	st->view_query = NULL;
 }
 
 /* ALTER TABLE t DROP CONSTRAINT name: a check's calls and a foreign key's
