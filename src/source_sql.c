@@ -2221,6 +2221,18 @@ static int view_attribute_callee(sql_state *st, const jd_node *ref)
 	return -1;
 }
 
+/* Function `fn` (an index into st->fns) run on relation schema.rel's
+ * behalf, unless the same object already runs it. */
+static void add_function_effect(sql_state *st, int fn, const char *schema, const char *rel,
+				cgm_via via, const char *object, unsigned events, const char *column,
+				const char *ref_object)
+{
+	cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object, events, ref_object);
+	e->function_id = st->fns[fn].id;
+	e->columns = one_column(st, column, &e->ncolumns);
+	drop_repeated_effect(st);
+}
+
 /* Every function a FuncCall below `node` reaches, as an effect of the
  * relation schema.rel (calls resolved as references resolve them), and
  * the functions of the user operators and casts it holds (as the catalog
@@ -2245,36 +2257,21 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 		int target = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
 						 (int)jd_size(jget(call, "args")), false)
 				   : -1;
-		if (target >= 0) {
-			cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object,
-						   events, ref_object);
-			e->function_id = st->fns[target].id;
-			e->columns = one_column(st, column, &e->ncolumns);
-			drop_repeated_effect(st);
-		}
+		if (target >= 0)
+			add_function_effect(st, target, schema, rel, via, object, events, column, ref_object);
 	}
 	jd_node *ref = via == CGM_VIA_VIEW ? jget(node, "ColumnRef") : NULL;
 	int attribute = ref ? view_attribute_callee(st, ref) : -1;
-	if (attribute >= 0) {
-		cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object, events,
-					   ref_object);
-		e->function_id = st->fns[attribute].id;
-		e->columns = one_column(st, column, &e->ncolumns);
-		drop_repeated_effect(st);
-	}
+	if (attribute >= 0)
+		add_function_effect(st, attribute, schema, rel, via, object, events, column, ref_object);
 	/* A view's columns are not the ones its query reads: no column types. */
 	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
 	jd_node *opcast = jget(node, "A_Expr");
 	int runs = opcast ? effect_operator_fn(st, opcast, schema, typed_rel) : -1;
 	if (!opcast && (opcast = jget(node, "TypeCast")))
 		runs = effect_cast_fn(st, opcast, schema, typed_rel);
-	if (runs >= 0) {
-		cgm_effect *e = new_effect(st, schema, rel, CGM_REACH_FUNCTION, via, object, events,
-					   ref_object);
-		e->function_id = st->fns[runs].id;
-		e->columns = one_column(st, column, &e->ncolumns);
-		drop_repeated_effect(st);
-	}
+	if (runs >= 0)
+		add_function_effect(st, runs, schema, rel, via, object, events, column, ref_object);
 	const char *key;
 	jd_node *value;
 	jd_object_foreach(node, key, value)
