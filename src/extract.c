@@ -214,7 +214,7 @@ typedef struct captured_event {
 	struct captured_opcast *opcast; /* an operator or cast, else NULL */
 	int location;
 	const char *schema, *name; /* the callee, or the relation */
-	bool variadic, call_stmt, attribute;
+	bool variadic, call_stmt, attribute, unscoped;
 	int nargs;
 	cgm_raw_arg *args;
 	const cgm_expr *const *argexprs;
@@ -1246,6 +1246,10 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 static void on_raw_call(void *arg, const cgm_raw_call *call)
 {
 	extract_ctx *ctx = arg;
+	/* `v.f` of no FROM item: a SQL function's parameter's row may call f,
+	 * a PL/pgSQL variable's field never does (rawtree.h). */
+	if (call->unscoped && strcmp(ctx->fn->language ? ctx->fn->language : "", "sql") != 0)
+		return;
 	long location = locate(ctx, call->location);
 	cgm_site *s = new_call_site(ctx, location, cgm_arena_strdup(ctx->arena, call->name),
 				    call->call_stmt);
@@ -1688,6 +1692,7 @@ static void on_capture_call(void *arg, const cgm_raw_call *call)
 	e->variadic = call->variadic;
 	e->call_stmt = call->call_stmt;
 	e->attribute = call->attribute;
+	e->unscoped = call->unscoped;
 	e->nargs = call->nargs;
 	e->argexprs = call->argexprs;
 	if (call->nargs > 0) {
@@ -1817,7 +1822,7 @@ static void replay_captured(extract_ctx *ctx, int i)
 		cgm_raw_call call = { .schema = e->schema, .name = e->name, .location = e->location,
 				      .variadic = e->variadic, .call_stmt = e->call_stmt,
 				      .nargs = e->nargs, .args = e->args, .argexprs = e->argexprs,
-				      .attribute = e->attribute };
+				      .attribute = e->attribute, .unscoped = e->unscoped };
 		on_raw_call(ctx, &call);
 	}
 }

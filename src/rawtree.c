@@ -864,32 +864,36 @@ static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
 
 /* ---- attribute notation --------------------------------------------- */
 
-/* Whether `alias` names a relation (a table or a view, not a subquery, a
- * CTE or a function) in the FROM scope being walked, the innermost match
- * first as PostgreSQL looks it up: only then may `alias.name` be a call of
- * name(alias), which resolution checks against the relation's columns.
- * A name no FROM item has is a PL/pgSQL variable's field, never a call. */
-static bool names_relation(const walker *w, const char *alias)
+/* What `alias` names in the FROM scope being walked, the innermost match
+ * first as PostgreSQL looks it up: a relation (a table or a view), whose
+ * `alias.name` may be a call of name(alias), which resolution checks
+ * against the relation's columns; another item (a subquery, a CTE, a
+ * function), whose row cgmap does not check; or nothing: a SQL function's
+ * parameter, or a PL/pgSQL variable. */
+typedef enum { NAMES_NOTHING, NAMES_RELATION, NAMES_OTHER } alias_names;
+
+static alias_names alias_named(const walker *w, const char *alias)
 {
 	for (const cgm_scope *s = w->scope; s; s = s->parent)
 		for (int i = 0; i < s->nitems; i++) {
 			const cgm_scope_item *it = &s->items[i];
 			if (it->alias && strcmp(it->alias, alias) == 0)
-				return it->name && !it->colexprs && !it->func;
+				return it->name && !it->colexprs && !it->func ? NAMES_RELATION : NAMES_OTHER;
 		}
-	return false;
+	return NAMES_NOTHING;
 }
 
 /* `row.name` or `(row).name`, reported as a call of name(row) for
  * resolution to keep or drop (rawtree.h). */
-static void report_attribute(walker *w, const cgm_expr *row, const char *name, int location)
+static void report_attribute(walker *w, const cgm_expr *row, const char *name, int location,
+			     bool unscoped)
 {
 	cgm_raw_arg *arg = palloc0(sizeof(cgm_raw_arg));
 	arg->kind = CGM_RAW_ARG_OTHER;
 	const cgm_expr **exprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *));
 	exprs[0] = row;
 	cgm_raw_call call = { .name = name, .location = location, .nargs = 1, .args = arg,
-			      .argexprs = exprs, .attribute = true };
+			      .argexprs = exprs, .attribute = true, .unscoped = unscoped };
 	w->v->call(w->v->ctx, &call);
 }
 
@@ -899,14 +903,15 @@ static void report_column_attribute(walker *w, const ColumnRef *r)
 		return;
 	const char *alias = string_value(linitial(r->fields));
 	const char *name = string_value(lsecond(r->fields));
-	if (!alias || !name || !names_relation(w, alias))
+	alias_names named = alias && name ? alias_named(w, alias) : NAMES_OTHER;
+	if (named == NAMES_OTHER)
 		return;
 	cgm_expr *row = new_expr(w, CGM_EXPR_NAME);
 	row->nnames = 1;
 	row->names = cgm_arena_alloc(w->v->arena, sizeof(char *));
 	row->names[0] = keep(w, alias);
 	row->scope = w->scope;
-	report_attribute(w, row, name, r->location);
+	report_attribute(w, row, name, r->location, named == NAMES_NOTHING);
 }
 
 /* `(x).name` of a one-part name x (a FROM item's row or a variable), of
@@ -926,7 +931,7 @@ static void report_field_attribute(walker *w, const A_Indirection *ind)
 		location = ((const FuncCall *)arg)->location;
 	else
 		return;
-	report_attribute(w, build_expr(w, arg), strVal(linitial(ind->indirection)), location);
+	report_attribute(w, build_expr(w, arg), strVal(linitial(ind->indirection)), location, false);
 }
 
 /* ---- operators and casts -------------------------------------------- */

@@ -75,6 +75,11 @@ typedef struct cgm_raw_call {
 	 * row (with cgm_raw_visitor.arena set only), when the row's type has
 	 * no column `name`, which resolution decides: else it is a column. */
 	bool attribute;
+	/* With attribute: `alias.name` where no FROM item is named alias.  In
+	 * a SQL function's body alias may be a parameter of a row type
+	 * (PostgreSQL's sql_fn_post_column_ref reads it so); in PL/pgSQL it is
+	 * a variable's field, which is never a call. */
+	bool unscoped;
 } cgm_raw_call;
 
 /* A relation a statement reads or writes. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_attrnotation.sh - attribute notation: `p.full_name`, `team.badge`,
-# `(r).badge`, `(a).label`, `($1).full_name`, `(app.me()).badge` and
+# `(r).badge`, `(a).label`, `($1).full_name`, `(app.me()).badge`, a SQL
+# function's `p.full_name` and `$1.badge` of its parameter, and
 # `upper(q.full_name)` call the function of the row's type, the overload
 # of that type, while a column of the same name (`p.first`), a system
 # column (`q.ctid`) and a PL/pgSQL variable's field (`r.first`) call
@@ -22,5 +23,6 @@ SELECT app.team_badges();
 SELECT app.describe();
 SELECT app.by_param(ROW(3, 'Alan', 'Turing'));
 SELECT app.mine();
+SELECT app.greet(ROW(4, 'Edsger', 'Dijkstra'));
 SELECT app.people_names();
 SQL

@@ -1204,6 +1204,11 @@ static void test_attribute_notation(void **state)
 	assert_null(find_site(&fn, "ctefield", 0));
 	/* An ordinary call is no candidate. */
 	assert_null(attribute_exprs(&fn, "upper"));
+	/* In a SQL function, `p.name` of no FROM item may be a parameter's. */
+	cgm_function sql = make("sql", "p app.person", "text", "SELECT p.full_name, s.x FROM (SELECT 1 AS x) s");
+	cgm_extract_function(arena, &sql);
+	assert_non_null(attribute_exprs(&sql, "full_name"));
+	assert_null(find_site(&sql, "x", 0));
 }
 
 int main(void)
