@@ -1255,8 +1255,15 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	int np = (int)jd_size(params);
 	int *pstart = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
 	int *pend = cgm_arena_alloc(a, sizeof(int) * (size_t)(np + 1));
-	bool have_text = np > 0 && split_parameters(st->text, at, st->stmt_end, pstart, pend,
-						    np + 1) == np;
+	/* RETURNS TABLE's columns follow the written list as TABLE
+	 * parameters (mergeTableFuncParameters): the list holds the others. */
+	int nlisted = 0;
+	for (int i = 0; i < np; i++) {
+		const char *mode = jstr(jget(jd_at(params, (size_t)i), "FunctionParameter"), "mode");
+		nlisted += !mode || strcmp(mode, "FUNC_PARAM_TABLE") != 0;
+	}
+	bool have_text = nlisted > 0 && split_parameters(st->text, at, st->stmt_end, pstart, pend,
+							 np + 1) == nlisted;
 	f.argtypes = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	const char **names = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	cgm_strbuf args = CGM_STRBUF_INIT, table = CGM_STRBUF_INIT;

@@ -85,8 +85,10 @@ static void test_create_replace_drop(void **state)
 		"DROP FUNCTION IF EXISTS app.never(int);\n"
 		"CREATE PROCEDURE app.p(INOUT x int, VARIADIC y text[]) LANGUAGE sql AS $$ SELECT 1 $$;\n"
 		"CREATE FUNCTION app.t(n int) RETURNS TABLE(a int, \"B\" text) LANGUAGE sql AS $$ SELECT 1, 'b' $$;\n"
-		"CREATE FUNCTION app.o(x int, OUT y int, OUT z timestamptz) LANGUAGE sql AS $$ SELECT 1, now() $$;\n");
-	assert_int_equal(m->nuser, 4);
+		"CREATE FUNCTION app.o(x int, OUT y int, OUT z timestamptz) LANGUAGE sql AS $$ SELECT 1, now() $$;\n"
+		"CREATE FUNCTION app.td(ts timestamptz DEFAULT now(), n int DEFAULT 0)\n"
+		"  RETURNS TABLE(a int) LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT n; END $$;\n");
+	assert_int_equal(m->nuser, 5);
 	const cgm_function *f = fn(m, "app.f(integer,character varying)");
 	assert_string_equal(f->language, "plpgsql");
 	assert_string_equal(f->arguments, "a integer, b character varying DEFAULT 'x'::character varying");
@@ -105,6 +107,10 @@ static void test_create_replace_drop(void **state)
 	assert_string_equal(fn(m, "app.o(integer)")->result, "record");
 	assert_string_equal(fn(m, "app.o(integer)")->arguments,
 			    "x integer, OUT y integer, OUT z timestamp with time zone");
+	/* RETURNS TABLE's columns are parameters after the written list:
+	 * a default is still found in the text of that list. */
+	assert_string_equal(fn(m, "app.td(timestamp with time zone,integer)")->arguments,
+			    "ts timestamp with time zone DEFAULT now(), n integer DEFAULT 0");
 	assert_int_equal(cgm_model_find(m, "app.gone()"), -1);
 	/* The builtins are there for resolution. */
 	assert_true(fn(m, "lower(text)")->builtin);
