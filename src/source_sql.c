@@ -989,27 +989,54 @@ static bool search_path_setting(sql_state *st, const jd_node *set, const char **
 	return true;
 }
 
+/* Past the comment at s[i] ("--" to the line's end, or a nested C
+ * comment, as PostgreSQL's lexer reads them), or i when none starts there. */
+static int skip_comment(const char *s, int i, int to)
+{
+	if (i + 1 < to && s[i] == '-' && s[i + 1] == '-') {
+		while (i < to && s[i] != '\n')
+			i++;
+		return i;
+	}
+	if (i + 1 < to && s[i] == '/' && s[i + 1] == '*') {
+		int nest = 0;
+		for (; i + 1 < to; i++) {
+			if (s[i] == '/' && s[i + 1] == '*') {
+				nest++;
+				i++;
+			} else if (s[i] == '*' && s[i + 1] == '/') {
+				i++;
+				if (--nest == 0)
+					return i + 1;
+			}
+		}
+		return to;
+	}
+	return i;
+}
+
 /* The text of the parameter list "(...)" of a CREATE FUNCTION statement,
- * split at its top-level commas: starts and ends of each parameter. */
+ * split at its top-level commas (not those of a default's ARRAY[...] or
+ * subscript): starts and ends of each parameter. */
 static int split_parameters(const char *s, int from, int to, int *starts, int *ends, int max)
 {
 	int i = from, depth = 0, n = 0;
 	for (; i < to; i++) {
 		char c = s[i];
-		if (c == '"' || c == '\'') {
+		int past = skip_comment(s, i, to);
+		if (past != i) {
+			i = past - 1;
+		} else if (c == '"' || c == '\'') {
 			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
 				if (s[i] == c)
 					i++;
-		} else if (c == '-' && s[i + 1] == '-') {
-			while (i < to && s[i] != '\n')
-				i++;
-		} else if (c == '(') {
+		} else if (c == '(' || (c == '[' && depth > 0)) {
 			if (depth++ == 0) {
 				if (n >= max)
 					return -1;
 				starts[n] = i + 1;
 			}
-		} else if (c == ')') {
+		} else if (c == ')' || (c == ']' && depth > 1)) {
 			if (--depth == 0) {
 				ends[n++] = i;
 				return n;
@@ -1026,14 +1053,19 @@ static int split_parameters(const char *s, int from, int to, int *starts, int *e
 	return -1;
 }
 
-/* The default expression text of one parameter (after DEFAULT or =). */
+/* The default expression text of one parameter (after DEFAULT or =), its
+ * comments left out (one at its end would hide the rest of the header
+ * built from the arguments). */
 static const char *default_text(sql_state *st, int from, int to)
 {
 	const char *s = st->text;
 	int depth = 0;
 	for (int i = from; i < to; i++) {
 		char c = s[i];
-		if (c == '"' || c == '\'') {
+		int past = skip_comment(s, i, to);
+		if (past != i) {
+			i = past - 1;
+		} else if (c == '"' || c == '\'') {
 			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
 				if (s[i] == c)
 					i++;
@@ -1045,13 +1077,33 @@ static const char *default_text(sql_state *st, int from, int to)
 					  (strncasecmp(s + i, "default", 7) == 0 &&
 					   (i == from || strchr(" \t\n\r", s[i - 1])) &&
 					   strchr(" \t\n\r(", s[i + 7])))) {
-			int start = i + (c == '=' ? 1 : 7);
-			while (start < to && strchr(" \t\n\r", s[start]))
-				start++;
-			int end = to;
-			while (end > start && strchr(" \t\n\r", s[end - 1]))
+			cgm_strbuf buf = CGM_STRBUF_INIT;
+			for (int k = i + (c == '=' ? 1 : 7); k < to; k++) {
+				int after = skip_comment(s, k, to);
+				if (after != k) {
+					cgm_strbuf_putc(&buf, ' ');
+					k = after - 1;
+					continue;
+				}
+				char q = s[k];
+				cgm_strbuf_putc(&buf, q);
+				if (q == '"' || q == '\'') {
+					for (k++; k < to; k++) {
+						cgm_strbuf_putc(&buf, s[k]);
+						if (s[k] == q && (k + 1 >= to || s[k + 1] != q))
+							break;
+						if (s[k] == q)
+							cgm_strbuf_putc(&buf, s[++k]);
+					}
+				}
+			}
+			const char *t = cgm_strbuf_cstr(&buf);
+			size_t start = strspn(t, " \t\n\r"), end = strlen(t);
+			while (end > start && strchr(" \t\n\r", t[end - 1]))
 				end--;
-			return cgm_arena_strndup(st->a, s + start, (size_t)(end - start));
+			const char *out = cgm_arena_strndup(st->a, t + start, end - start);
+			cgm_strbuf_free(&buf);
+			return out;
 		}
 	}
 	return NULL;

@@ -87,8 +87,10 @@ static void test_create_replace_drop(void **state)
 		"CREATE FUNCTION app.t(n int) RETURNS TABLE(a int, \"B\" text) LANGUAGE sql AS $$ SELECT 1, 'b' $$;\n"
 		"CREATE FUNCTION app.o(x int, OUT y int, OUT z timestamptz) LANGUAGE sql AS $$ SELECT 1, now() $$;\n"
 		"CREATE FUNCTION app.td(ts timestamptz DEFAULT now(), n int DEFAULT 0)\n"
-		"  RETURNS TABLE(a int) LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT n; END $$;\n");
-	assert_int_equal(m->nuser, 5);
+		"  RETURNS TABLE(a int) LANGUAGE plpgsql AS $$ BEGIN RETURN QUERY SELECT n; END $$;\n"
+		"CREATE FUNCTION app.ad(a int[] DEFAULT ARRAY[1, 2], /* x, y */ b int DEFAULT abs(-1) -- last\n"
+		"  ) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN b; END $$;\n");
+	assert_int_equal(m->nuser, 6);
 	const cgm_function *f = fn(m, "app.f(integer,character varying)");
 	assert_string_equal(f->language, "plpgsql");
 	assert_string_equal(f->arguments, "a integer, b character varying DEFAULT 'x'::character varying");
@@ -111,6 +113,10 @@ static void test_create_replace_drop(void **state)
 	 * a default is still found in the text of that list. */
 	assert_string_equal(fn(m, "app.td(timestamp with time zone,integer)")->arguments,
 			    "ts timestamp with time zone DEFAULT now(), n integer DEFAULT 0");
+	/* The commas of ARRAY[...] are not the list's; comments are no
+	 * part of a default. */
+	assert_string_equal(fn(m, "app.ad(integer[],integer)")->arguments,
+			    "a integer[] DEFAULT ARRAY[1, 2], b integer DEFAULT abs(-1)");
 	assert_int_equal(cgm_model_find(m, "app.gone()"), -1);
 	/* The builtins are there for resolution. */
 	assert_true(fn(m, "lower(text)")->builtin);
