@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgmap/arraylit.h"
 #include "cgmap/bodyhash.h"
 #include "cgmap/bodyver.h"
 #include "cgmap/error.h"
@@ -1132,7 +1133,7 @@ static bool is_integer_text(const char *v)
 }
 
 /* A constant of `type` printed as pg_get_expr prints it (get_const_expr). */
-static void const_text(cgm_strbuf *buf, const char *type, const char *value)
+static void const_text(cgm_arena *a, cgm_strbuf *buf, const char *type, const char *value)
 {
 	if (strcmp(type, "integer") == 0 && is_integer_text(value)) {
 		if (value[0] == '-')
@@ -1147,6 +1148,16 @@ static void const_text(cgm_strbuf *buf, const char *type, const char *value)
 			 strcmp(value, "1") == 0 || strcasecmp(value, "y") == 0;
 		cgm_strbuf_puts(buf, t ? "true" : "false");
 		return;
+	}
+	size_t tl = strlen(type);
+	if (tl > 2 && strcmp(type + tl - 2, "[]") == 0) {
+		/* an array: array_out's text of what array_in reads */
+		const char *printed = cgm_array_literal_out(a, cgm_arena_strndup(a, type, tl - 2), value);
+		if (printed) {
+			quote_literal(buf, printed);
+			cgm_strbuf_printf(buf, "::%s", type);
+			return;
+		}
 	}
 	if (strcmp(type, "numeric") == 0 && value[0] >= '0' && value[0] <= '9' &&
 	    strspn(value, "0123456789.") == strlen(value) && strchr(value, '.')) {
@@ -1179,7 +1190,7 @@ static const char *default_display(sql_state *st, const jd_node *expr, const cha
 			cgm_strbuf_printf(&buf, "NULL::%s", type);
 		} else if (jget(c, "sval")) {
 			const char *v = literal_value(st, jstr(jget(c, "sval"), "sval"));
-			const_text(&buf, type, v ? v : "");
+			const_text(st->a, &buf, type, v ? v : "");
 		} else if (jget(c, "ival")) {
 			/* An integer literal: an int4 constant, cast implicitly
 			 * to the parameter's type, prints as the int4. */
