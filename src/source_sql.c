@@ -990,47 +990,27 @@ static bool search_path_setting(sql_state *st, const jd_node *set, const char **
 	return true;
 }
 
-/* Past the comment at s[i] ("--" to the line's end, or a nested C
- * comment, as PostgreSQL's lexer reads them), or i when none starts there. */
-static int skip_comment(const char *s, int i, int to)
+/* Past the comment, string, quoted identifier or dollar-quoted text at
+ * s[i] (sqllex.h), no further than `to`; i when none starts there. */
+static int skip_opaque(const char *s, int i, int to)
 {
-	if (i + 1 < to && s[i] == '-' && s[i + 1] == '-') {
-		while (i < to && s[i] != '\n')
-			i++;
-		return i;
-	}
-	if (i + 1 < to && s[i] == '/' && s[i + 1] == '*') {
-		int nest = 0;
-		for (; i + 1 < to; i++) {
-			if (s[i] == '/' && s[i + 1] == '*') {
-				nest++;
-				i++;
-			} else if (s[i] == '*' && s[i + 1] == '/') {
-				i++;
-				if (--nest == 0)
-					return i + 1;
-			}
-		}
-		return to;
-	}
-	return i;
+	size_t past = cgm_sql_skip_opaque(s, (size_t)i);
+	return past > (size_t)to ? to : (int)past;
 }
 
 /* The text of the parameter list "(...)" of a CREATE FUNCTION statement,
- * split at its top-level commas (not those of a default's ARRAY[...] or
- * subscript): starts and ends of each parameter. */
+ * split at its top-level commas (not those of a default's ARRAY[...],
+ * subscript, string or comment): starts and ends of each parameter. */
 static int split_parameters(const char *s, int from, int to, int *starts, int *ends, int max)
 {
 	int i = from, depth = 0, n = 0;
 	for (; i < to; i++) {
 		char c = s[i];
-		int past = skip_comment(s, i, to);
+		if (c == '$' && depth == 0)
+			return -1; /* the body came first: no parameter list found */
+		int past = skip_opaque(s, i, to);
 		if (past != i) {
 			i = past - 1;
-		} else if (c == '"' || c == '\'') {
-			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
-				if (s[i] == c)
-					i++;
 		} else if (c == '(' || (c == '[' && depth > 0)) {
 			if (depth++ == 0) {
 				if (n >= max)
@@ -1047,8 +1027,6 @@ static int split_parameters(const char *s, int from, int to, int *starts, int *e
 				return -1;
 			ends[n++] = i;
 			starts[n] = i + 1;
-		} else if (c == '$' && depth == 0) {
-			return -1; /* the body came first: no parameter list found */
 		}
 	}
 	return -1;
@@ -1063,13 +1041,9 @@ static const char *default_text(sql_state *st, int from, int to)
 	int depth = 0;
 	for (int i = from; i < to; i++) {
 		char c = s[i];
-		int past = skip_comment(s, i, to);
+		int past = skip_opaque(s, i, to);
 		if (past != i) {
 			i = past - 1;
-		} else if (c == '"' || c == '\'') {
-			for (i++; i < to && !(s[i] == c && s[i + 1] != c); i++)
-				if (s[i] == c)
-					i++;
 		} else if (c == '(' || c == '[') {
 			depth++;
 		} else if (c == ')' || c == ']') {
@@ -1080,23 +1054,15 @@ static const char *default_text(sql_state *st, int from, int to)
 					   strchr(" \t\n\r(", s[i + 7])))) {
 			cgm_strbuf buf = CGM_STRBUF_INIT;
 			for (int k = i + (c == '=' ? 1 : 7); k < to; k++) {
-				int after = skip_comment(s, k, to);
-				if (after != k) {
+				int after = skip_opaque(s, k, to);
+				if (after == k)
+					cgm_strbuf_putc(&buf, s[k]);
+				else if (cgm_sql_skip_comment(s, (size_t)k) != (size_t)k)
 					cgm_strbuf_putc(&buf, ' ');
+				else
+					cgm_strbuf_add(&buf, s + k, (size_t)(after - k));
+				if (after != k)
 					k = after - 1;
-					continue;
-				}
-				char q = s[k];
-				cgm_strbuf_putc(&buf, q);
-				if (q == '"' || q == '\'') {
-					for (k++; k < to; k++) {
-						cgm_strbuf_putc(&buf, s[k]);
-						if (s[k] == q && (k + 1 >= to || s[k + 1] != q))
-							break;
-						if (s[k] == q)
-							cgm_strbuf_putc(&buf, s[++k]);
-					}
-				}
 			}
 			const char *t = cgm_strbuf_cstr(&buf);
 			size_t start = strspn(t, " \t\n\r"), end = strlen(t);
