@@ -2768,6 +2768,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const char *named;
 	ctx->nplparams = cgm_plpgsql_params(ctx->arena, fn, &params, &named);
 	ctx->plargs = fn->arguments;
+	bool header_checked = false;
 	/* The types ALIAS FOR $n takes (plpgsql_rewrite.h): numbered as
 	 * PL/pgSQL numbers them. */
 	const char *const *numbered = fn->argtypes;
@@ -2824,6 +2825,18 @@ static void extract_plpgsql(extract_ctx *ctx)
 		if (named && ctx->plargs != named && numbered_unknown(last_error)) {
 			ctx->plargs = named;
 			continue;
+		}
+		/* A header that does not parse on its own, for a default a source
+		 * gave badly: PL/pgSQL reads the body without the defaults. */
+		if (!header_checked) {
+			header_checked = true;
+			if (!plpgsql_parses(fn, ctx->plargs, "BEGIN END")) {
+				const char *bare = cgm_plpgsql_args_without_defaults(ctx->arena, ctx->plargs);
+				if (bare && plpgsql_parses(fn, bare, "BEGIN END")) {
+					ctx->plargs = bare;
+					continue;
+				}
+			}
 		}
 		char *rewritten = attempt < MAX_REWRITES ? cgm_plpgsql_rewrite(body, last_error, numbered, nnumbered) : NULL;
 		if (!rewritten)

@@ -28,6 +28,7 @@
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
 #include "jsondom.h"
+#include "sqllex.h"
 
 /* Only OUT, INOUT, TABLE and unnamed parameters need this module's work:
  * a function with named inputs only (most of them) is left alone without
@@ -111,4 +112,51 @@ int cgm_plpgsql_params(cgm_arena *arena, const cgm_function *fn, cgm_plparam **p
 	pg_query_free_parse_result(r);
 	*params = out;
 	return n;
+}
+
+/* Whether the word `DEFAULT` (any case, whole) starts at s[i]. */
+static bool default_word_at(const char *s, size_t i)
+{
+	return (i == 0 || !cgm_sql_ident_char((unsigned char)s[i - 1])) && strncasecmp(s + i, "default", 7) == 0 &&
+	       !cgm_sql_ident_char((unsigned char)s[i + 7]);
+}
+
+const char *cgm_plpgsql_args_without_defaults(cgm_arena *arena, const char *arguments)
+{
+	if (!arguments)
+		return NULL;
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	bool dropped = false, in_default = false;
+	int depth = 0;
+	size_t i = 0, kept = 0; /* arguments[kept, i) not written yet */
+	while (arguments[i]) {
+		size_t past = cgm_sql_skip_opaque(arguments, i);
+		if (past > i) {
+			i = past;
+			continue;
+		}
+		char c = arguments[i];
+		if (c == '(' || c == '[') {
+			depth++;
+		} else if ((c == ')' || c == ']') && depth > 0) {
+			depth--;
+		} else if (depth == 0 && c == ',' && in_default) {
+			in_default = false;
+			kept = i; /* the comma and what follows stay */
+		} else if (depth == 0 && !in_default &&
+			   ((c == '=' && arguments[i + 1] != '>') || default_word_at(arguments, i))) {
+			size_t end = i;
+			while (end > kept && (arguments[end - 1] == ' ' || arguments[end - 1] == '\t' ||
+					      arguments[end - 1] == '\n' || arguments[end - 1] == '\r'))
+				end--;
+			cgm_strbuf_add(&out, arguments + kept, end - kept);
+			in_default = dropped = true;
+		}
+		i++;
+	}
+	if (!in_default)
+		cgm_strbuf_add(&out, arguments + kept, i - kept);
+	const char *result = dropped ? cgm_arena_strdup(arena, cgm_strbuf_cstr(&out)) : NULL;
+	cgm_strbuf_free(&out);
+	return result;
 }

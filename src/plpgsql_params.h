@@ -27,4 +27,11 @@ typedef struct cgm_plparam {
 int cgm_plpgsql_params(cgm_arena *arena, const cgm_function *fn, cgm_plparam **params,
 		       const char **named);
 
+/* The arguments text without its defaults (`DEFAULT expr` and `= expr` up
+ * to the next parameter), in arena: a header PL/pgSQL parses the body
+ * under needs no default, and one whose text a source could not give
+ * whole (a SQL file's construct cgmap misreads) would cost the body all
+ * its sites.  NULL when there is none to leave out. */
+const char *cgm_plpgsql_args_without_defaults(cgm_arena *arena, const char *arguments);
+
 #endif

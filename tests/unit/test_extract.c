@@ -16,6 +16,7 @@
 
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
+#include "plpgsql_params.h"
 
 static cgm_arena *arena;
 
@@ -1211,6 +1212,25 @@ static void test_attribute_notation(void **state)
 	assert_null(find_site(&sql, "x", 0));
 }
 
+/* A header whose default text came out broken (a source's misreading):
+ * the body is read without the defaults and keeps its sites, on both
+ * paths. */
+static void test_broken_default_in_header(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "a integer DEFAULT , b text = 'x,y', c integer DEFAULT (", "integer",
+			       "\nBEGIN\n  RETURN f(a, b, c);\nEND\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "f", 3, CGM_SITE_CALL);
+	assert_int_equal(find_site(&fn, "f", 0)->nargs, 3);
+	const char *bare = cgm_plpgsql_args_without_defaults(arena, "a integer DEFAULT 1, b text = 'x,y', "
+								     "c integer[] DEFAULT ARRAY[1, 2], d jsonb");
+	assert_string_equal(bare, "a integer, b text, c integer[], d jsonb");
+	assert_null(cgm_plpgsql_args_without_defaults(arena, "a integer, \"default\" text"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1240,6 +1260,7 @@ int main(void)
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_attribute_notation),
+		cmocka_unit_test(test_broken_default_in_header),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
