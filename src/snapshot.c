@@ -1280,6 +1280,65 @@ static void write_event_triggers(json_out *j, const writer *w)
 	free(order);
 }
 
+static const char *aggregate_id(const cgm_model *m, const cgm_aggregate *a)
+{
+	return valid_function(m, a->aggregate) ? m->functions[a->aggregate].id : a->aggregate_id;
+}
+
+static int compare_aggregates(const void *a, const void *b, void *ctx)
+{
+	const cgm_model *m = ctx;
+	int c = compare_strings_nullable(aggregate_id(m, &m->aggregates[*(const int *)a]),
+					 aggregate_id(m, &m->aggregates[*(const int *)b]));
+	return c ? c : *(const int *)a - *(const int *)b;
+}
+
+/* The support functions of each aggregate the map holds (ids, which may
+ * name builtins outside the snapshot): verdicts read an aggregate's calls
+ * and traceability through them, so a snapshot gives the verdicts the map
+ * gave.  Left out when there is none. */
+static void write_aggregates(json_out *j, const writer *w)
+{
+	const cgm_model *m = w->model;
+	cgm_outfile *o = j->out;
+	int *order = cgm_xcalloc((size_t)m->naggregates + 1, sizeof(int));
+	int n = 0;
+	for (int i = 0; i < m->naggregates; i++)
+		if (valid_function(m, m->aggregates[i].aggregate) &&
+		    !m->functions[m->aggregates[i].aggregate].builtin)
+			order[n++] = i;
+	if (n == 0) {
+		free(order);
+		return;
+	}
+	qsort_r(order, (size_t)n, sizeof(int), compare_aggregates, (void *)m);
+	key(j, "aggregates");
+	open_container(j, '[');
+	const char **ids = cgm_xcalloc(1, sizeof(char *));
+	int cap = 1;
+	for (int i = 0; i < n; i++) {
+		const cgm_aggregate *a = &m->aggregates[order[i]];
+		if (a->nsupport > cap) {
+			cap = a->nsupport;
+			ids = cgm_xrealloc(ids, sizeof(char *) * (size_t)cap);
+		}
+		for (int k = 0; k < a->nsupport; k++)
+			ids[k] = valid_function(m, a->support[k]) ? m->functions[a->support[k]].id
+								  : a->support_ids[k];
+		next_item(j);
+		rec r = rec_open(o, j->compact);
+		rec_put_string(&r, "aggregate", aggregate_id(m, a));
+		rec_key(&r, "support");
+		put_flat_strings(o, ids, a->nsupport, j->compact);
+		rec_key(&r, "roles");
+		put_flat_strings(o, a->support_roles, a->nsupport, j->compact);
+		rec_close(&r);
+	}
+	close_container(j, ']');
+	free(ids);
+	free(order);
+}
+
 typedef struct {
 	int functions, analysed, dynamic_sites, missing, parse_errors, ambiguous_sites;
 	int edges, static_edges, observed_edges;
@@ -1617,6 +1676,7 @@ static void write_document(json_out *j, writer *w)
 
 	write_relations(j, w);
 	write_event_triggers(j, w);
+	write_aggregates(j, w);
 	write_dynamic_sites(j, w);
 	write_missing(j, w);
 
@@ -3792,6 +3852,26 @@ static int read_event_trigger(reader *r, const jv *obj)
 	return 0;
 }
 
+static int read_aggregate(reader *r, const jv *obj)
+{
+	cgm_aggregate agg = { 0 };
+	const char **roles = NULL;
+	int nroles = 0;
+	TRY(get_string(r, obj, "aggregate", REQUIRED, &agg.aggregate_id));
+	TRY(get_string_array(r, obj, "support", false, false, &agg.support_ids, &agg.nsupport));
+	TRY(get_string_array(r, obj, "roles", false, false, &roles, &nroles));
+	if (nroles != agg.nsupport)
+		return bad(r, "roles", "has %d entries, expected %d (one per support function)", nroles,
+			   agg.nsupport);
+	agg.support_roles = roles;
+	agg.aggregate = cgm_model_find(r->model, agg.aggregate_id);
+	agg.support = cgm_arena_alloc(r->model->arena, sizeof(int) * (size_t)(agg.nsupport + 1));
+	for (int k = 0; k < agg.nsupport; k++)
+		agg.support[k] = cgm_model_find(r->model, agg.support_ids[k]);
+	*cgm_model_add_aggregate(r->model) = agg;
+	return 0;
+}
+
 static int read_reference(reader *r, const jv *obj)
 {
 	cgm_reference ref = { 0 };
@@ -4195,6 +4275,7 @@ static int read_document(reader *r, const jv *doc)
 	TRY(read_list(r, doc, "references", read_reference));
 	TRY(read_list(r, doc, "relations", read_relation));
 	TRY(read_list(r, doc, "event_triggers", read_event_trigger));
+	TRY(read_list(r, doc, "aggregates", read_aggregate));
 	TRY(read_list(r, doc, "diagnostics", read_diagnostic));
 	/* summary, dynamic_sites, missing, parse_errors: derived, not read. */
 	return 0;
@@ -4440,6 +4521,8 @@ static int read_streaming(reader *r, cgm_textwin *window)
 		rc = read_list(r, &doc, "relations", read_relation);
 	if (rc == 0)
 		rc = read_list(r, &doc, "event_triggers", read_event_trigger);
+	if (rc == 0)
+		rc = read_list(r, &doc, "aggregates", read_aggregate);
 	if (rc == 0)
 		rc = read_list(r, &doc, "diagnostics", read_diagnostic);
 	r->pathless = false;

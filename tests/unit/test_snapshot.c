@@ -29,6 +29,7 @@
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
 #include "cgmap/strbuf.h"
+#include "cgmap/verdict.h"
 
 /* The map command (src/cmd.h), to check what it reports. */
 int cmd_map(int argc, char **argv);
@@ -866,6 +867,76 @@ static void test_map_reports_the_failed_output(void **state)
 }
 
 /* An empty model is a valid snapshot too. */
+/* An aggregate's support functions come back from a snapshot, a builtin
+ * one by its id alone: verdicts read an aggregate through them
+ * (verdict.h), so a snapshot judges a never-called aggregate as the map
+ * did, dead and not untraceable. */
+static void test_aggregates_round_trip(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "demo";
+	m->has_runtime = true;
+	m->evidence.trace_track = "pl"; /* cgmap_trace saw PL/pgSQL calls */
+	int agg = add_fn(m, "app", "total", "integer", "app.total(integer)", "internal");
+	m->functions[agg].kind = CGM_KIND_AGGREGATE;
+	add_fn(m, "app", "step", "integer, integer", "app.step(integer,integer)", "plpgsql");
+	add_fn(m, "app", "plain", "", "app.plain()", "plpgsql");
+	m->nuser = m->nfunctions;
+	cgm_model_index(m);
+	int total = cgm_model_find(m, "app.total(integer)");
+	cgm_aggregate *a = cgm_model_add_aggregate(m);
+	a->aggregate_id = "app.total(integer)";
+	a->aggregate = total;
+	a->nsupport = 2;
+	a->support_ids = strs(m, 2, "app.step(integer,integer)", "pg_catalog.int4_avg_accum(bigint[],integer)");
+	a->support_roles = strs(m, 2, "transition", "combine");
+	a->support = cgm_arena_alloc(m->arena, sizeof(int) * 2);
+	a->support[0] = cgm_model_find(m, "app.step(integer,integer)");
+	a->support[1] = -1;
+	assert_true(cgm_function_traceable(m, total));
+
+	const char *path = tmp_path("aggregates.json");
+	assert_int_equal(cgm_snapshot_write(m, path), 0);
+	char *text = slurp(path, NULL);
+	assert_non_null(strstr(text, "\"aggregates\":[\n{\"aggregate\":\"app.total(integer)\","
+				     "\"support\":[\"app.step(integer,integer)\","
+				     "\"pg_catalog.int4_avg_accum(bigint[],integer)\"],"
+				     "\"roles\":[\"transition\",\"combine\"]}\n]"));
+	free(text);
+	cgm_model *back = NULL;
+	if (cgm_snapshot_read(&back, path))
+		fail_msg("read failed: %s", cgm_error_message());
+	assert_int_equal(back->naggregates, 1);
+	const cgm_aggregate *b = &back->aggregates[0];
+	assert_int_equal(b->aggregate, cgm_model_find(back, "app.total(integer)"));
+	assert_int_equal(b->nsupport, 2);
+	assert_int_equal(b->support[0], cgm_model_find(back, "app.step(integer,integer)"));
+	assert_int_equal(b->support[1], -1);
+	assert_string_equal(b->support_ids[1], "pg_catalog.int4_avg_accum(bigint[],integer)");
+	assert_string_equal(b->support_roles[1], "combine");
+	assert_true(cgm_function_traceable(back, b->aggregate));
+	/* The same bytes again. */
+	const char *again = tmp_path("aggregates2.json");
+	assert_int_equal(cgm_snapshot_write(back, again), 0);
+	size_t l1, l2;
+	char *t1 = slurp(path, &l1), *t2 = slurp(again, &l2);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(t1, t2, l1);
+	free(t1);
+	free(t2);
+	cgm_model_free(back);
+
+	/* Roles and support functions must pair up. */
+	spit(path, "{\"format\":\"cgmap-snapshot\",\"format_version\":2,\"functions\":[],"
+		   "\"aggregates\":[{\"aggregate\":\"app.x(integer)\",\"support\":[\"app.s()\"],\"roles\":[]}]}");
+	back = NULL;
+	assert_int_not_equal(cgm_snapshot_read(&back, path), 0);
+	assert_non_null(strstr(cgm_error_message(), "roles"));
+	cgm_model_free(m);
+}
+
 static void test_empty_model(void **state)
 {
 	(void)state;
@@ -1220,8 +1291,9 @@ enum { AT_DOCUMENT, AT_FUNCTION, AT_RUNTIME, AT_OTHER };
 static bool record_list(int at, const char *key)
 {
 	static const char *const in_document[] = { "edges", "triggers", "references",
-						   "relations", "event_triggers", "dynamic_sites",
-						   "missing", "parse_errors", "diagnostics" };
+						   "relations", "event_triggers", "aggregates",
+						   "dynamic_sites", "missing", "parse_errors",
+						   "diagnostics" };
 	if (at == AT_FUNCTION)
 		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0;
 	if (at == AT_RUNTIME)
@@ -2225,6 +2297,7 @@ int main(void)
 		cmocka_unit_test(test_folder_and_atomic_write),
 		cmocka_unit_test(test_large_and_failed_writes),
 		cmocka_unit_test(test_map_reports_the_failed_output),
+		cmocka_unit_test(test_aggregates_round_trip),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncations),
