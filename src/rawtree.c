@@ -1406,6 +1406,77 @@ static bool walk_with_clause(walker *w, const WithClause *with, const cgm_scope 
 	return ok;
 }
 
+/* The items of a FROM list before the n-th of `full` (the SELECT's scope,
+ * whose items from_item added in the order walked here), over `outer`. */
+static const cgm_scope *left_items(walker *w, const cgm_scope *full, const cgm_scope *outer, int n)
+{
+	if (n == 0)
+		return outer;
+	cgm_scope *scope = cgm_arena_alloc(w->v->arena, sizeof(cgm_scope));
+	scope->parent = outer;
+	scope->nitems = n;
+	scope->items = full->items;
+	return scope;
+}
+
+/* A FROM item walked where PostgreSQL looks its names up: a function in
+ * FROM (always LATERAL) and a LATERAL subquery see the items to their left
+ * and the enclosing queries, never themselves or the items after them, a
+ * subquery without LATERAL only the enclosing queries.  So in
+ * `SELECT * FROM rd(q, vt)` with rd returning a column vt, vt is the
+ * parameter.  A join's USING and ON see its sides (the whole scope, as
+ * before).  `*pos` counts the items of `full` walked, as from_item made
+ * them (one opaque item past the nesting bound). */
+static bool walk_from_item(walker *w, const Node *node, const cgm_scope *full, const cgm_scope *outer, int *pos)
+{
+	if (!node)
+		return true;
+	const cgm_scope *saved = w->scope;
+	switch (nodeTag(node)) {
+	case T_JoinExpr: {
+		const JoinExpr *j = (const JoinExpr *)node;
+		if (w->expr_depth >= CGM_MAX_NESTING)
+			break;
+		if (w->depth >= CGM_MAX_NESTING) { /* as walk() would */
+			w->too_deep = true;
+			return false;
+		}
+		w->depth++;
+		w->expr_depth++;
+		bool ok = walk_from_item(w, j->larg, full, outer, pos) && walk_from_item(w, j->rarg, full, outer, pos) &&
+			  walk(w, (const Node *)j->usingClause) && walk(w, (const Node *)j->quals);
+		w->expr_depth--;
+		w->depth--;
+		return ok && !w->too_deep;
+	}
+	case T_RangeFunction:
+		w->scope = left_items(w, full, outer, *pos);
+		break;
+	case T_RangeSubselect:
+		w->scope = ((const RangeSubselect *)node)->lateral ? left_items(w, full, outer, *pos) : outer;
+		break;
+	default:
+		break;
+	}
+	(*pos)++;
+	bool ok = walk(w, node);
+	w->scope = saved;
+	return ok;
+}
+
+static bool walk_from_clause(walker *w, const List *from, const cgm_scope *outer)
+{
+	const cgm_scope *full = w->scope;
+	if (full == outer)
+		return walk(w, (const Node *)from); /* no FROM items */
+	int pos = 0;
+	const ListCell *lc;
+	foreach (lc, from)
+		if (!walk_from_item(w, lfirst(lc), full, outer, &pos))
+			return false;
+	return true;
+}
+
 /* A SELECT walked in its own scope (the same fields, in the same order). */
 static bool walk_select_scoped(walker *w, const SelectStmt *s)
 {
@@ -1416,7 +1487,9 @@ static bool walk_select_scoped(walker *w, const SelectStmt *s)
 	else
 		push_ctes(w, s->withClause);
 	bool ok = walk(w, (const Node *)s->distinctClause) && walk(w, (const Node *)s->intoClause) &&
-		  walk(w, (const Node *)s->targetList) && walk(w, (const Node *)s->fromClause) &&
+		  walk(w, (const Node *)s->targetList) &&
+		  (s->op == SETOP_NONE ? walk_from_clause(w, s->fromClause, saved_scope)
+				       : walk(w, (const Node *)s->fromClause)) &&
 		  walk(w, (const Node *)s->whereClause) && walk(w, (const Node *)s->groupClause) &&
 		  walk(w, (const Node *)s->havingClause) && walk(w, (const Node *)s->windowClause) &&
 		  walk(w, (const Node *)s->valuesLists) && walk(w, (const Node *)s->sortClause) &&

@@ -154,6 +154,15 @@ static void test_columns(void **state)
 	expect_plpgsql("", "PERFORM app.f(ARRAY(SELECT v FROM app.t));", "app.f(integer[])");
 	/* A correlated sublink sees the outer query's columns. */
 	expect_plpgsql("", "PERFORM (SELECT app.f(o.note)) FROM app.t o;", "app.f(text)");
+	/* A function in FROM sees the items to its left (LATERAL), never its
+	 * own columns or later items: here v is the variable, not a column. */
+	expect_plpgsql("v date;", "PERFORM * FROM app.f(v) AS v;", "app.f(date)");
+	expect_plpgsql("v date;", "PERFORM * FROM app.f(v), app.t;", "app.f(date)");
+	expect_plpgsql("v date;", "PERFORM * FROM app.t AS x, app.f(x.v) AS y;", "app.f(integer)");
+	expect_plpgsql("", "PERFORM * FROM app.t AS x JOIN app.f(note) AS y ON true;", "app.f(text)");
+	/* A subquery without LATERAL sees only the enclosing queries. */
+	expect_plpgsql("v date;", "PERFORM * FROM app.t, (SELECT app.f(v)) AS s;", "app.f(date)");
+	expect_plpgsql("", "PERFORM * FROM app.t, LATERAL (SELECT app.f(note)) AS s;", "app.f(text)");
 }
 
 static void test_results_and_operators(void **state)

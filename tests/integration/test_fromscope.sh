@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# test_fromscope.sh - a function in FROM sees the items to its left, never
+# its own output columns or the items after it, and a subquery without
+# LATERAL only the enclosing queries: fixtures/fromscope.sql gives the
+# edges of fixtures/expected/fromscope.edges from the live database and
+# from the file (before, `FROM rd(flow, vt)` with rd returning a column vt
+# called the overload of that column's type, which PostgreSQL never ran);
+# run with `cgmap_trace.track = all`, each call is observed on its static
+# edge and nothing is left unexplained.
+#
+# Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
+set -euo pipefail
+src=${CGMAP_SOURCE_DIR:?}
+. "$src/tests/lib/pgtest.sh"
+
+pgtest_traced_case fromscope "names seen in FROM items" <<'SQL'
+SELECT app.read_sql('a');
+SELECT app.read_plpgsql('a');
+SELECT app.lateral_left(now());
+SELECT app.subquery(DATE '2026-01-01');
+SQL
