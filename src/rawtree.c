@@ -822,7 +822,8 @@ static const cgm_scope *build_scope(walker *w, const SelectStmt *s, const cgm_sc
 	return make_scope(w, &l, parent);
 }
 
-/* The scope of an UPDATE or DELETE: its target and its FROM / USING. */
+/* The scope of an UPDATE, DELETE or MERGE: its target and its FROM, USING
+ * or source. */
 static const cgm_scope *dml_scope(walker *w, const RangeVar *target, const List *from,
 				  const WithClause *with)
 {
@@ -833,6 +834,16 @@ static const cgm_scope *dml_scope(walker *w, const RangeVar *target, const List 
 	foreach (lc, from)
 		from_item(w, &l, lfirst(lc));
 	return make_scope(w, &l, w->scope);
+}
+
+/* The scope of an INSERT, for its CTEs: the enclosing one, with
+ * the WITH clause's CTEs visible to the query and to each other (the
+ * caller restores w->ctes).  So in `WITH c AS (...) INSERT ... SELECT
+ * f(c.x) FROM c`, c.x has the type of the CTE's column. */
+static const cgm_scope *with_scope(walker *w, const WithClause *with)
+{
+	push_ctes(w, with);
+	return w->scope;
 }
 
 static void report_call(walker *w, const FuncCall *fc, bool call_stmt)
@@ -1528,6 +1539,7 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_InsertStmt: {
 		const InsertStmt *s = (const InsertStmt *)node;
+		SCOPED(with_scope(w, s->withClause));
 		report_relation_values(w, s->relation, CGM_EV_INSERT, s->cols,
 				       column_values(w, s->cols, s->selectStmt, NIL),
 				       s->cols ? 0 : leading_columns(s->selectStmt));
@@ -1539,6 +1551,7 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->onConflictClause);
 		WALK(s->returningList);
 		WALK(s->withClause);
+		UNSCOPED();
 		return true;
 	}
 	case T_UpdateStmt: {
@@ -1571,12 +1584,18 @@ static bool walk_statement(walker *w, const Node *node)
 	}
 	case T_MergeStmt: {
 		const MergeStmt *s = (const MergeStmt *)node;
+		SCOPED(dml_scope(w, s->relation, list_make1(s->sourceRelation), s->withClause));
 		report_dml(w, s->relation, merge_events(s));
 		WALK(s->relation);
+		/* The source sees the enclosing query, not the target. */
+		const cgm_scope *merge_scope = w->scope;
+		w->scope = saved_scope;
 		WALK(s->sourceRelation);
+		w->scope = merge_scope;
 		WALK(s->joinCondition);
 		WALK(s->mergeWhenClauses);
 		WALK(s->withClause);
+		UNSCOPED();
 		return true;
 	}
 	case T_CallStmt: {

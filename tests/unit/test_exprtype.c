@@ -163,6 +163,16 @@ static void test_columns(void **state)
 	/* A subquery without LATERAL sees only the enclosing queries. */
 	expect_plpgsql("v date;", "PERFORM * FROM app.t, (SELECT app.f(v)) AS s;", "app.f(date)");
 	expect_plpgsql("", "PERFORM * FROM app.t, LATERAL (SELECT app.f(note)) AS s;", "app.f(text)");
+	/* An INSERT's and a MERGE's CTEs type their queries' columns, and a
+	 * MERGE's WHEN clauses see its source. */
+	expect_plpgsql("", "WITH c AS (SELECT at FROM app.t) INSERT INTO app.t (id) SELECT app.f(c.at) FROM c;",
+		       "app.f(date)");
+	expect_plpgsql("", "WITH c AS (SELECT at FROM app.t) MERGE INTO app.t USING c ON false\n"
+			   "  WHEN NOT MATCHED THEN INSERT (id) VALUES (app.f(c.at));",
+		       "app.f(date)");
+	expect_plpgsql("", "MERGE INTO app.t USING (SELECT tags AS x FROM app.t) AS s ON false\n"
+			   "  WHEN NOT MATCHED THEN INSERT (id) VALUES (app.f(s.x));",
+		       "app.f(text[])");
 }
 
 static void test_results_and_operators(void **state)
