@@ -71,6 +71,9 @@ typedef struct walker {
 	 * copying its operand's whole chain would cost the square of it. */
 	int shape_stop;
 	int expr_depth;       /* levels of build_expr above the node being built */
+	/* Set while finding which CTEs of a WITH clause a statement reads
+	 * (ctes_run): the walk reports nothing and marks them here. */
+	struct cte_reads *reads;
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -1403,16 +1406,116 @@ static int const_bool(const Node *n, int depth)
 		w->ctes = saved_ctes; \
 	} while (0)
 
+/* ---- CTEs PostgreSQL never runs --------------------------------------- */
+
+/* The CTEs of one WITH clause that a walk finds read. */
+typedef struct cte_reads {
+	const WithClause *with;
+	bool read[MAX_CTES];
+} cte_reads;
+
+static void note_cte_read(walker *w, const RangeVar *rv)
+{
+	if (rv->schemaname || !rv->relname)
+		return;
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, w->reads->with->ctes) {
+		const CommonTableExpr *c = lfirst(lc);
+		if (i < MAX_CTES && c && IsA(c, CommonTableExpr) && c->ctename && strcmp(c->ctename, rv->relname) == 0)
+			w->reads->read[i] = true;
+		i++;
+	}
+}
+
+static void quiet_call(void *ctx, const cgm_raw_call *call) { (void)ctx; (void)call; }
+static void quiet_relation(void *ctx, const cgm_raw_relation *rel) { (void)ctx; (void)rel; }
+
+static bool walk_ctes(walker *w, const WithClause *with, const Node *stmt);
+
+/* Which CTEs of `with`, attached to `stmt`, PostgreSQL runs (run[i]): a
+ * data-modifying one always, a SELECT one only when the statement or a
+ * CTE that runs reads it.  The planner drops a SELECT CTE nobody reads
+ * (SS_process_ctes), and one read only by such a CTE is never scanned,
+ * so what it calls never runs.  A name read counts wherever it stands,
+ * even where an inner CTE of that name hides it or in an inner CTE
+ * nothing reads (PostgreSQL may run less than that, never more).  false when that cannot be told (more CTEs
+ * than MAX_CTES, a tree too deep or holding a node the walker does not
+ * know): then every CTE is taken to run. */
+static bool ctes_run(walker *w, const WithClause *with, const Node *stmt, bool *run)
+{
+	int n = list_length(with->ctes);
+	if (n > MAX_CTES)
+		return false;
+	static const cgm_raw_visitor quiet = { .call = quiet_call, .relation = quiet_relation };
+	cte_reads reads = { .with = with };
+	walker sub = { .v = &quiet, .reads = &reads, .depth = w->depth };
+	if (!walk(&sub, stmt)) /* skips `with` itself (walk_ctes) */
+		return false;
+	bool walked[MAX_CTES] = { false };
+	const CommonTableExpr *ctes[MAX_CTES];
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, with->ctes) {
+		const CommonTableExpr *c = lfirst(lc);
+		if (!c || !IsA(c, CommonTableExpr))
+			return false;
+		ctes[i] = c;
+		const Node *q = c->ctequery;
+		run[i] = reads.read[i] || (q && !IsA(q, SelectStmt));
+		i++;
+	}
+	for (bool more = true; more;) {
+		more = false;
+		for (i = 0; i < n; i++) {
+			if (!run[i] || walked[i])
+				continue;
+			walked[i] = true;
+			memset(reads.read, 0, sizeof reads.read);
+			if (!walk(&sub, ctes[i]->ctequery))
+				return false;
+			for (int j = 0; j < n; j++)
+				if (reads.read[j] && !run[j])
+					run[j] = more = true;
+		}
+	}
+	return true;
+}
+
+/* The CTEs of `with` (attached to `stmt`) that PostgreSQL runs, walked;
+ * the others report nothing. */
+static bool walk_ctes(walker *w, const WithClause *with, const Node *stmt)
+{
+	if (!with)
+		return true;
+	if (w->reads && w->reads->with == with)
+		return true; /* finding what the statement itself reads */
+	/* Finding what a statement reads, an inner WITH's CTEs are all taken
+	 * to run: telling which would walk each level again per level above. */
+	if (w->reads)
+		return walk(w, (const Node *)with);
+	bool run[MAX_CTES];
+	if (!ctes_run(w, with, stmt, run))
+		return walk(w, (const Node *)with);
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, with->ctes) {
+		if (run[i++] && !walk(w, lfirst(lc)))
+			return false;
+	}
+	return true;
+}
+
 /* The queries of a WITH clause see the CTEs but not the FROM items of the
  * statement they are attached to: PostgreSQL plans them one level up, in
  * `outer` (the enclosing query's scope).  So in
  * `WITH c AS (SELECT f(x) FROM g(x)) SELECT x FROM c`, x in the CTE is a
  * parameter or an outer column, never c's output column x. */
-static bool walk_with_clause(walker *w, const WithClause *with, const cgm_scope *outer)
+static bool walk_with_clause(walker *w, const WithClause *with, const Node *stmt, const cgm_scope *outer)
 {
 	const cgm_scope *inner = w->scope;
 	w->scope = outer;
-	bool ok = walk(w, (const Node *)with);
+	bool ok = walk_ctes(w, with, stmt);
 	w->scope = inner;
 	return ok;
 }
@@ -1505,7 +1608,7 @@ static bool walk_select_scoped(walker *w, const SelectStmt *s)
 		  walk(w, (const Node *)s->havingClause) && walk(w, (const Node *)s->windowClause) &&
 		  walk(w, (const Node *)s->valuesLists) && walk(w, (const Node *)s->sortClause) &&
 		  walk(w, (const Node *)s->limitOffset) && walk(w, (const Node *)s->limitCount) &&
-		  walk(w, (const Node *)s->lockingClause) && walk_with_clause(w, s->withClause, saved_scope) &&
+		  walk(w, (const Node *)s->lockingClause) && walk_with_clause(w, s->withClause, (const Node *)s, saved_scope) &&
 		  walk(w, (const Node *)s->larg) && walk(w, (const Node *)s->rarg);
 	w->scope = saved_scope;
 	w->ctes = saved_ctes;
@@ -1532,7 +1635,8 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->limitOffset);
 		WALK(s->limitCount);
 		WALK(s->lockingClause);
-		WALK(s->withClause);
+		if (!walk_ctes(w, s->withClause, node))
+			return false;
 		WALK(s->larg);
 		WALK(s->rarg);
 		return true;
@@ -1550,7 +1654,8 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->selectStmt);
 		WALK(s->onConflictClause);
 		WALK(s->returningList);
-		WALK(s->withClause);
+		if (!walk_ctes(w, s->withClause, node))
+			return false;
 		UNSCOPED();
 		return true;
 	}
@@ -1564,7 +1669,7 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->whereClause);
 		WALK(s->fromClause);
 		WALK(s->returningList);
-		if (!walk_with_clause(w, s->withClause, saved_scope))
+		if (!walk_with_clause(w, s->withClause, (const Node *)s, saved_scope))
 			return false;
 		UNSCOPED();
 		return true;
@@ -1577,7 +1682,7 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->usingClause);
 		WALK(s->whereClause);
 		WALK(s->returningList);
-		if (!walk_with_clause(w, s->withClause, saved_scope))
+		if (!walk_with_clause(w, s->withClause, (const Node *)s, saved_scope))
 			return false;
 		UNSCOPED();
 		return true;
@@ -1594,7 +1699,8 @@ static bool walk_statement(walker *w, const Node *node)
 		w->scope = merge_scope;
 		WALK(s->joinCondition);
 		WALK(s->mergeWhenClauses);
-		WALK(s->withClause);
+		if (!walk_ctes(w, s->withClause, node))
+			return false;
 		UNSCOPED();
 		return true;
 	}
@@ -1681,11 +1787,14 @@ static bool walk_node(walker *w, const Node *node)
 	case T_SQLValueFunction:
 	case T_SetToDefault:
 	case T_CurrentOfExpr:
-	case T_RangeVar:
 	case T_Alias:
 	case T_CTESearchClause:
 		return true;
 
+	case T_RangeVar:
+		if (w->reads)
+			note_cte_read(w, (const RangeVar *)node);
+		return true;
 	case T_ColumnRef:
 		report_column_attribute(w, (const ColumnRef *)node);
 		return true;

@@ -1158,6 +1158,42 @@ static void test_constant_folding(void **state)
 	expect_site(&sql, "kept1", 1, CGM_SITE_CALL);
 }
 
+/* A SELECT CTE nothing reads never runs, nor one read only by such a CTE;
+ * a data-modifying CTE always runs, and so do the CTEs it reads. */
+static void test_unread_ctes(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\n"
+			       "DECLARE\n"                                                          /* 2 */
+			       "  n integer;\n"                                                     /* 3 */
+			       "BEGIN\n"                                                            /* 4 */
+			       "  WITH a AS (SELECT gone1()), b AS (SELECT * FROM a) SELECT 1 INTO n;\n"
+			       "  WITH a AS (SELECT kept1() AS v), b AS (SELECT v FROM a) SELECT v INTO n FROM b;\n"
+			       "  WITH a AS (SELECT kept2() AS v), i AS (INSERT INTO t SELECT v FROM a RETURNING 1),\n"
+			       "       c AS (SELECT gone2()) SELECT 1 INTO n;\n"                   /* 8 */
+			       "  n := (WITH a AS (SELECT gone3()), c AS (SELECT kept3() AS v) SELECT v FROM c);\n"
+			       "  WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT gone4() FROM r) SELECT 1 INTO n;\n"
+			       "  RETURN n;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	char name[16];
+	for (int i = 1; i <= 4; i++) {
+		snprintf(name, sizeof name, "gone%d", i);
+		if (find_site(&fn, name, 0))
+			fail_msg("'%s' is in a CTE nothing reads, yet has a site", name);
+	}
+	expect_site(&fn, "kept1", 6, CGM_SITE_CALL);
+	expect_site(&fn, "kept2", 7, CGM_SITE_CALL);
+	expect_site(&fn, "kept3", 9, CGM_SITE_CALL);
+	cgm_function sql = make("sql", "", "bigint", "WITH a AS (SELECT gone1()) SELECT kept1()");
+	cgm_extract_function(arena, &sql);
+	assert_null(find_site(&sql, "gone1", 0));
+	expect_site(&sql, "kept1", 1, CGM_SITE_CALL);
+}
+
 /* Attribute notation: `alias.name` of a FROM relation and `(x).name` are
  * candidate calls of name(row), flagged for resolution to keep or drop;
  * `var.name` of a PL/pgSQL variable, `sub.name` of a subquery and
@@ -1259,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_simple_case_values),
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
+		cmocka_unit_test(test_unread_ctes),
 		cmocka_unit_test(test_attribute_notation),
 		cmocka_unit_test(test_broken_default_in_header),
 	};
