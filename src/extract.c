@@ -76,6 +76,9 @@ typedef struct extract_ctx {
 
 	var_type *vars;
 	int nvars, cap_vars;
+	/* FROM scopes whose items' expressions bind_vars has bound. */
+	const struct cgm_scope **bound_scopes;
+	int nbound_scopes, cap_bound_scopes;
 	/* A PL/pgSQL function's parameters numbered as PL/pgSQL numbers them
 	 * (OUT ones too), each the variable "$n", when they differ from the
 	 * model's input argtypes (plpgsql_params.h); else 0. */
@@ -433,13 +436,46 @@ static const char *param_type(extract_ctx *ctx, long n)
 	return n >= 1 && n <= fn->nargs && fn->argtypes ? fn->argtypes[n - 1] : NULL;
 }
 
+static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth);
+
+/* The expressions of the FROM items a name is looked up in (a function's
+ * arguments, a subquery's or CTE's columns) bound too, each scope once:
+ * `FROM (SELECT p AS n) s` gives s.n the type of the variable p. */
+static void bind_scope_vars(extract_ctx *ctx, const cgm_scope *scope, int depth)
+{
+	for (; scope; scope = scope->parent) {
+		for (int i = 0; i < ctx->nbound_scopes; i++)
+			if (ctx->bound_scopes[i] == scope)
+				return; /* and its parents with it */
+		if (ctx->nbound_scopes == 4096)
+			return; /* enough: the rest stays untyped */
+		if (ctx->nbound_scopes == ctx->cap_bound_scopes) {
+			int cap = ctx->cap_bound_scopes ? ctx->cap_bound_scopes * 2 : 16;
+			ctx->bound_scopes = cgm_arena_grow(ctx->arena, ctx->bound_scopes, (size_t)ctx->nbound_scopes,
+							   (size_t)cap, sizeof(*ctx->bound_scopes));
+			ctx->cap_bound_scopes = cap;
+		}
+		ctx->bound_scopes[ctx->nbound_scopes++] = scope;
+		for (int i = 0; i < scope->nitems; i++) {
+			const cgm_scope_item *it = &scope->items[i];
+			bind_vars(ctx, it->func, depth + 1);
+			if (it->colexprs)
+				for (int k = 0; k < it->ncolumns; k++)
+					bind_vars(ctx, it->colexprs[k], depth + 1);
+		}
+	}
+}
+
 /* Names in an argument that are PL/pgSQL variables point to them (the
  * variable as it stands now: a record assigned later is another), and so
- * does a $n numbered with OUT parameters (param_type). */
+ * does a $n numbered with OUT parameters (param_type); so do those of the
+ * FROM items its names are looked up in (bind_scope_vars). */
 static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
 	if (!e || depth > 64 || ctx->nvars == 0)
 		return;
+	if (e->scope)
+		bind_scope_vars(ctx, e->scope, depth);
 	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 &&
 	    !(e->nnames == 1 && field_rewritten(ctx, e->names[0])))
 		((cgm_expr *)e)->var = var_expr(ctx, e->names[0]);

@@ -163,6 +163,11 @@ static void test_columns(void **state)
 	/* A subquery without LATERAL sees only the enclosing queries. */
 	expect_plpgsql("v date;", "PERFORM * FROM app.t, (SELECT app.f(v)) AS s;", "app.f(date)");
 	expect_plpgsql("", "PERFORM * FROM app.t, LATERAL (SELECT app.f(note)) AS s;", "app.f(text)");
+	/* Variables in a FROM item's expressions: a subquery's and a CTE's
+	 * columns, a function's arguments. */
+	expect_plpgsql("v date;", "PERFORM app.f(s.n) FROM (SELECT v AS n) AS s;", "app.f(date)");
+	expect_plpgsql("v date;", "WITH c AS (SELECT v AS n) SELECT app.f(c.n) FROM c;", "app.f(date)");
+	expect_plpgsql("v text;", "PERFORM app.f(x) FROM app.name_of(v) AS x;", "app.f(text)");
 	/* An INSERT's and a MERGE's CTEs type their queries' columns, and a
 	 * MERGE's WHEN clauses see its source. */
 	expect_plpgsql("", "WITH c AS (SELECT at FROM app.t) INSERT INTO app.t (id) SELECT app.f(c.at) FROM c;",
