@@ -114,7 +114,7 @@ echo "workload: $ntests files in $(($(date +%s) - start)) s; TAP: $(grep -c '^ok
 	"$(grep -c '^not ok' "$work/tests.log" || true) not ok; $(grep -c 'ERROR' "$work/tests.log" || true) errors"
 "$cgmap" --dsn "dbname=$db" ${include[@]+"${include[@]}"} --no-html --min-window 0 --out "$work/live" 2>"$work/live.err" ||
 	{ cat "$work/live.err" >&2; exit 1; }
-grep -E '^cgmap: ([0-9]+ (functions|edges|dynamic)|evidence|never called)' "$work/live.err" || true
+grep -E '^cgmap: ([0-9]+ (functions?|edges?|dynamic)|evidence|never called)' "$work/live.err" || true
 jq -r '[.edges[] | select(.observed and (.static | not) and .via != "dynamic")
         | (.cause // "unclassified")] | group_by(.) | map("\(.[0]): \(length)")
         | "unexplained by cause: " + (if length == 0 then "none" else join(", ") end)' "$work/live/cgmap.json"
