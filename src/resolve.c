@@ -51,6 +51,7 @@
 #include "cgmap/ops.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
+#include "cgmap/rlsbypass.h"
 #include "cgmap/types.h"
 #include "resolve_ops.h"
 
@@ -971,6 +972,9 @@ static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cg
 	int npath = 0;
 	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
 	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s, ddl_facts);
+	/* A SECURITY DEFINER function's statements on its own tables never
+	 * run their policies (rlsbypass.h). */
+	cgm_rls_drop_bypassed(rv->model, caller, s);
 }
 
 /* Attribute notation (`row.name`, rawtree.h) is a call of name(row) only

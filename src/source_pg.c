@@ -78,7 +78,7 @@ enum {
 	COL_SCHEMA, COL_NAME, COL_IDENTITY_NAME, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
 	COL_SOURCE, COL_DEFINITION, COL_COMMENT, COL_NARGS, COL_NDEFAULTS, COL_VARIADIC,
 	COL_ARGTYPES, COL_ARGNAMES, COL_ARGMODES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION,
-	COL_OWNER, COL_OWNER_PATH
+	COL_OWNER, COL_OWNER_PATH, COL_SECURITY_DEFINER
 };
 
 /* The owner, and the search_path its sessions start with by its own
@@ -91,7 +91,8 @@ enum {
 	"   WHERE s.setrole = p.proowner AND c LIKE 'search_path=%'"                            \
 	"   AND s.setdatabase IN (0, (SELECT oid FROM pg_database"                             \
 	"                            WHERE datname = current_database()))"                     \
-	"   ORDER BY s.setdatabase DESC LIMIT 1)"
+	"   ORDER BY s.setdatabase DESC LIMIT 1),"                                            \
+	" p.prosecdef"
 
 #define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
 #define NOT_TEMPORARY "n.nspname !~ '^pg_(toast|temp_|toast_temp_)'"
@@ -116,7 +117,7 @@ static const char *const user_functions_query =
 static const char *const system_functions_query =
 	FUNCTION_COLUMNS("NULL",
 			 "CASE WHEN p.proretset THEN 'SETOF ' ELSE '' END || format_type(p.prorettype, NULL)",
-			 "NULL", "NULL", "NULL", "NULL, NULL")
+			 "NULL", "NULL", "NULL", "NULL, NULL, false")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
 /* The queries of triggers, rules and event triggers take $1, the states
@@ -412,7 +413,8 @@ static const char *const relations_query =
 	" (SELECT CASE WHEN 0 = ANY (pt.partattrs::int2[]) THEN NULL ELSE"
 	"   (SELECT string_agg(a.attname, chr(31)) FROM pg_attribute a"
 	"    WHERE a.attrelid = c.oid AND a.attnum = ANY (pt.partattrs::int2[])) END"
-	"  FROM pg_partitioned_table pt WHERE pt.partrelid = c.oid)"
+	"  FROM pg_partitioned_table pt WHERE pt.partrelid = c.oid),"
+	" pg_get_userbyid(c.relowner), c.relforcerowsecurity"
 	" FROM pg_class c"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
@@ -747,6 +749,7 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 		f->nowner_path = n_owner;
 	}
 	f->is_trigger = value(res, r, COL_TRIGGER)[0] == 't';
+	f->security_definer = value(res, r, COL_SECURITY_DEFINER)[0] == 't';
 	/* 't' a member of an extension, 'c' of cgmap_trace: cgmap's own
 	 * functions are never mapped, even with --include-extensions (they
 	 * would be called dead, or show the mapper's own reads as calls). */
@@ -1038,6 +1041,8 @@ static int load_relations(cgm_model *model, PGconn *conn)
 		rel->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
 		rel->name = cgm_arena_strdup(model->arena, value(res, r, 1));
 		rel->relkind = value(res, r, 2)[0];
+		rel->owner = cgm_arena_strdup(model->arena, value(res, r, 7));
+		rel->force_rls = value(res, r, 8)[0] == 't';
 		rel->nkey_columns = -1;
 		if (!PQgetisnull(res, r, 6))
 			rel->key_columns = split_list(model->arena, value(res, r, 6), -1,

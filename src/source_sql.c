@@ -157,6 +157,8 @@ typedef struct sql_table {
 	int ncolumns, cap_columns;
 	bool dropped;
 	bool rls;         /* ENABLE ROW LEVEL SECURITY: its policies apply */
+	bool force_rls;   /* FORCE ROW LEVEL SECURITY: to its owner too */
+	const char *owner; /* the role that made it or was given it; NULL: the session's */
 	bool catalog;     /* pg_catalog's or information_schema's (pg15_relations.tsv) */
 	/* The tables it inherits from or is a partition of ("schema\x1fname"):
 	 * ALTER TABLE on them (not ONLY) reaches it. */
@@ -713,6 +715,7 @@ static sql_table *add_table(sql_state *st, const char *schema, const char *name,
 	t->schema = cgm_arena_strdup(st->a, schema);
 	t->name = cgm_arena_strdup(st->a, name);
 	t->kind = kind;
+	t->owner = sql_roles_acting(&st->roles);
 	smap_put(&st->table_index, pair_key(st->a, schema, name), idx);
 	add_type(st, schema, name); /* every relation has a row type */
 	return t;
@@ -1395,6 +1398,8 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 			as_list = jget(jget(arg, "List"), "items");
 		} else if (strcmp(opt, "window") == 0) {
 			f.kind = CGM_KIND_WINDOW;
+		} else if (strcmp(opt, "security") == 0) {
+			f.security_definer = jbool(jget(arg, "Boolean"), "boolval");
 		} else if (strcmp(opt, "set") == 0) {
 			const char **path;
 			int npath;
@@ -4178,6 +4183,13 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				copy_foreign_keys(st, t->schema, t->name, e->target_schema,
 						  e->target_relation, NULL, 0);
 			}
+		} else if (t && strcmp(sub, "AT_ForceRowSecurity") == 0) {
+			t->force_rls = true;
+		} else if (t && strcmp(sub, "AT_NoForceRowSecurity") == 0) {
+			t->force_rls = false;
+		} else if (t && strcmp(sub, "AT_ChangeOwner") == 0) {
+			const char *role = sql_roles_spec(&st->roles, jget(cmd, "newowner"));
+			t->owner = role ? cgm_arena_strdup(st->a, role) : NULL;
 		} else if (t && strcmp(sub, "AT_EnableRowSecurity") == 0) {
 			t->rls = true;
 		} else if (t && strcmp(sub, "AT_DisableRowSecurity") == 0) {
@@ -5354,6 +5366,8 @@ static void apply_alter_function(sql_state *st, const jd_node *stmt)
 		    search_path_setting(st, jget(jget(d, "arg"), "VariableSetStmt"), &path, &npath)) {
 			st->fns[fn].search_path = path;
 			st->fns[fn].npath = npath;
+		} else if (opt && strcmp(opt, "security") == 0) {
+			st->fns[fn].security_definer = jbool(jget(jget(d, "arg"), "Boolean"), "boolval");
 		}
 	}
 }
@@ -5378,6 +5392,8 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 				own_default(st, &copy, copy.columns[c].name));
 	moved->cap_columns = copy.cap_columns;
 	moved->rls = copy.rls;
+	moved->force_rls = copy.force_rls;
+	moved->owner = copy.owner;
 	moved->parents = copy.parents;
 	moved->nparents = copy.nparents;
 	moved->cap_parents = copy.cap_parents;
@@ -5565,6 +5581,9 @@ static void apply_role_statement(sql_state *st, const char *kind, const jd_node 
 			for (int i = 0; role && i < st->nfns; i++)
 				if (st->fns[i].owner && strcmp(st->fns[i].owner, role) == 0)
 					st->fns[i].owner = to ? cgm_arena_strdup(st->a, to) : NULL;
+			for (int i = 0; role && i < st->ntables; i++)
+				if (st->tables[i].owner && strcmp(st->tables[i].owner, role) == 0)
+					st->tables[i].owner = to ? cgm_arena_strdup(st->a, to) : NULL;
 		}
 	}
 }
@@ -5585,6 +5604,9 @@ static void apply_rename(sql_state *st, const jd_node *stmt)
 		for (int i = 0; i < st->nfns; i++)
 			if (st->fns[i].owner && strcmp(st->fns[i].owner, old) == 0)
 				st->fns[i].owner = to;
+		for (int i = 0; i < st->ntables; i++)
+			if (st->tables[i].owner && strcmp(st->tables[i].owner, old) == 0)
+				st->tables[i].owner = to;
 		return;
 	}
 	if (strcmp(type, "OBJECT_EVENT_TRIGGER") == 0) {
@@ -7119,6 +7141,8 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			r->columns = tab->columns;
 			r->nkey_columns = tab->nkey_columns;
 			r->key_columns = tab->key_columns;
+			r->owner = tab->owner;
+			r->force_rls = tab->force_rls;
 		}
 	add_types_and_columns(st);
 	add_operators_casts_aggregates(st);

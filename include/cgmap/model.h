@@ -355,6 +355,7 @@ typedef struct cgm_function {
 	bool builtin;              /* lives in pg_catalog: resolution only */
 	bool analysed;             /* plpgsql or sql whose body was extracted */
 	bool is_trigger;           /* returns trigger / event_trigger */
+	bool security_definer;     /* SECURITY DEFINER: runs as its owner */
 	bool from_extension;
 	bool extract_pending;      /* handed to a deferring extraction pool: resolution
 	                            * extracts the body, resolves its sites and keeps
@@ -545,6 +546,9 @@ typedef struct cgm_relation {
 	                       * may move rows to another partition); -1 unknown (a key
 	                       * expression, or a source that does not say) */
 	const char **key_columns;
+	const char *owner;    /* the owning role; NULL in SQL files for the session's own
+	                       * role (no SET ROLE), or unknown */
+	bool force_rls;       /* FORCE ROW LEVEL SECURITY: policies apply to its owner too */
 } cgm_relation;
 
 /* An operator (pg_operator): typing needs its result, an edge its function. */
