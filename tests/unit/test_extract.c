@@ -45,6 +45,17 @@ static const cgm_site *find_site(const cgm_function *fn, const char *name, int n
 	return NULL;
 }
 
+/* No site for gone1() .. gone<n>(): `why` they run nothing. */
+static void expect_gone(const cgm_function *fn, int n, const char *why)
+{
+	char name[16];
+	for (int i = 1; i <= n; i++) {
+		snprintf(name, sizeof name, "gone%d", i);
+		if (find_site(fn, name, 0))
+			fail_msg("'%s' %s, yet has a site", name, why);
+	}
+}
+
 static void expect_site(const cgm_function *fn, const char *name, int line, cgm_site_kind kind)
 {
 	const cgm_site *s = find_site(fn, name, 0);
@@ -1142,12 +1153,7 @@ static void test_constant_folding(void **state)
 	cgm_extract_function(arena, &fn);
 	if (fn.nerrors)
 		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
-	char name[16];
-	for (int i = 1; i <= 8; i++) {
-		snprintf(name, sizeof name, "gone%d", i);
-		if (find_site(&fn, name, 0))
-			fail_msg("'%s' is folded away, yet has a site", name);
-	}
+	expect_gone(&fn, 8, "is folded away");
 	expect_site(&fn, "kept1", 12, CGM_SITE_CALL);
 	expect_site(&fn, "kept2", 13, CGM_SITE_CALL);
 	expect_site(&fn, "kept3", 13, CGM_SITE_CALL);
@@ -1179,12 +1185,7 @@ static void test_unread_ctes(void **state)
 	cgm_extract_function(arena, &fn);
 	if (fn.nerrors)
 		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
-	char name[16];
-	for (int i = 1; i <= 4; i++) {
-		snprintf(name, sizeof name, "gone%d", i);
-		if (find_site(&fn, name, 0))
-			fail_msg("'%s' is in a CTE nothing reads, yet has a site", name);
-	}
+	expect_gone(&fn, 4, "is in a CTE nothing reads");
 	expect_site(&fn, "kept1", 6, CGM_SITE_CALL);
 	expect_site(&fn, "kept2", 7, CGM_SITE_CALL);
 	expect_site(&fn, "kept3", 9, CGM_SITE_CALL);
