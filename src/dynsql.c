@@ -28,7 +28,8 @@
  * partition its bounds; the defaults, checks and bodies CREATE stores run
  * later, on rows, and DROP, GRANT, COMMENT, RENAME, OWNER TO run nothing.
  * Statements of roles, databases and tablespaces, SET, VACUUM and
- * transaction control run no user code at all.
+ * transaction control run no user code at all, and neither does the value
+ * of one call of a function that returns void (void_call).
  */
 #include "cgmap/dynsql.h"
 #include "cgmap/hash.h"
@@ -916,6 +917,61 @@ static void read_kind(stmt_kind *k, const char *t)
 	}
 }
 
+/* Whether the whole expression is one call of a function every function
+ * of that name (in that schema, when one is written) returns void: its
+ * value, void's output, is the empty string (or NULL, for a strict one
+ * given one), which EXECUTE runs as no statement or refuses.  The call
+ * itself is the site's static call edge.  `EXECUTE f(x)` written for
+ * `PERFORM f(x)` (MusicBrainz's remove_unused_url) runs nothing more. */
+static bool void_call(const cgm_model *m, const char *text)
+{
+	char part[2][64]; /* NAMEDATALEN: a longer name is left alone */
+	int nparts = 0;
+	const char *p = text;
+	while (isspace((unsigned char)*p))
+		p++;
+	for (;;) {
+		size_t n = 0;
+		if (!(isalpha((unsigned char)*p) || *p == '_'))
+			return false;
+		while (isalnum((unsigned char)*p) || *p == '_' || *p == '$') {
+			if (n + 1 >= sizeof part[0])
+				return false;
+			part[nparts][n++] = (char)tolower((unsigned char)*p++);
+		}
+		part[nparts++][n] = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p != '.' || nparts == 2)
+			break;
+		p++;
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	if (*p != '(')
+		return false;
+	/* its argument list closes at the end of the expression */
+	const char *e = p;
+	do {
+		e = top_level_end(e + 1, NULL, true);
+	} while (*e == ',');
+	if (*e != ')' || !blank_to(e + 1, e + 1 + strlen(e + 1)))
+		return false;
+	const char *schema = nparts == 2 ? part[0] : NULL;
+	const char *name = part[nparts - 1];
+	bool found = false;
+	for (int i = 0; i < m->nfunctions; i++) {
+		const cgm_function *f = &m->functions[i];
+		if (!f->name || strcmp(f->name, name) != 0 ||
+		    (schema && (!f->schema || strcmp(f->schema, schema) != 0)))
+			continue;
+		if (!f->result || strcmp(f->result, "void") != 0)
+			return false;
+		found = true;
+	}
+	return found;
+}
+
 /* The site read into out (statement, table, can_call) and its lists of
  * possible targets into sl. */
 static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
@@ -927,6 +983,10 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 	out->can_call = true;
 	if (!cgm_site_get_rare(site)->text)
 		return;
+	if (void_call(model, cgm_site_get_rare(site)->text)) {
+		out->can_call = false;
+		return;
+	}
 	cgm_strbuf tb = CGM_STRBUF_INIT;
 	bool constant = build_template(&tb, cgm_site_get_rare(site)->text);
 	const char *t = cgm_strbuf_cstr(&tb);

@@ -705,6 +705,41 @@ static void test_possible_targets(void **state)
 	cgm_model_free(m);
 }
 
+/* EXECUTE of one call of a function every overload of which returns void
+ * runs void's output, the empty string: no statement, no user function
+ * (the call itself is a static edge).  One overload returning text, no
+ * function of that name, or more than the call: anything. */
+static void test_void_call(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	add_function(m, "app", "purge", "plpgsql", 1)->result = "void";
+	add_function(m, "app", "stmt", "plpgsql", 0)->result = "void";
+	add_function(m, "app", "stmt", "plpgsql", 1)->result = "text";
+	add_function(m, "util", "purge", "plpgsql", 0)->result = "void";
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	const char *none[] = { "app.purge(ARRAY[k])", " Purge (x, ')' || y) ", "APP . purge()",
+			       "util.purge()" };
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		cgm_dynsql_info info;
+		read_text(&info, m, none[i]);
+		if (info.can_call || info.statement || info.total)
+			fail_msg("%s: read as able to call a user function", none[i]);
+		cgm_dynsql_info_free(&info);
+	}
+	const char *any[] = { "app.stmt(k)", "other.purge(k)", "missing(k)", "app.purge(k) || ''",
+			      "app.purge(k) || f(x)", "app.purge(k), 1", "\"app\".purge(k)" };
+	for (size_t i = 0; i < sizeof any / sizeof any[0]; i++) {
+		cgm_dynsql_info info;
+		read_text(&info, m, any[i]);
+		if (!info.can_call)
+			fail_msg("%s: read as calling no user function", any[i]);
+		cgm_dynsql_info_free(&info);
+	}
+	cgm_model_free(m);
+}
+
 /* A parenthesised list after a relation's name in DDL (and COPY, INSERT)
  * is its columns, not a call; DDL runs only what it evaluates now: CREATE
  * INDEX its expressions, ALTER TABLE its new defaults, checks and USING, a
@@ -1072,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_unexplained_causes),
 		cmocka_unit_test(test_template_kinds),
 		cmocka_unit_test(test_possible_targets),
+		cmocka_unit_test(test_void_call),
 		cmocka_unit_test(test_ddl_column_lists),
 		cmocka_unit_test(test_ddl_event_triggers),
 		cmocka_unit_test(test_ddl_possible_targets_marked),
