@@ -583,10 +583,40 @@ static const char *column_name(const Node *node)
 	}
 }
 
+/* The columns of a target list (a SELECT's, a RETURNING list) into item,
+ * each typed in w->scope. */
+static void target_columns(walker *w, const List *targets, cgm_scope_item *item)
+{
+	int n = list_length(targets);
+	item->ncolumns = n;
+	item->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(n + 1));
+	item->colexprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)(n + 1));
+	int i = 0;
+	const ListCell *lc;
+	foreach (lc, targets) {
+		const ResTarget *t = lfirst(lc);
+		if (IsA(t, ResTarget)) {
+			item->colexprs[i] = build_expr(w, t->val);
+			if (item->colexprs[i] && item->colexprs[i]->kind == CGM_EXPR_STAR)
+				item->colnames[i] = NULL;
+			else
+				item->colnames[i] = keep(w, t->name ? t->name : column_name(t->val));
+		}
+		i++;
+	}
+}
+
+static void returning_columns(walker *w, const Node *query, cgm_scope_item *item);
+
 /* The columns a query yields (its first SELECT of a set operation, the
- * first row of VALUES), each typed in the query's own scope. */
+ * first row of VALUES, a data-modifying statement's RETURNING list), each
+ * typed in the query's own scope. */
 static void query_columns(walker *w, const Node *query, cgm_scope_item *item)
 {
+	if (query && (IsA(query, InsertStmt) || IsA(query, UpdateStmt) || IsA(query, DeleteStmt))) {
+		returning_columns(w, query, item);
+		return;
+	}
 	const SelectStmt *s = (const SelectStmt *)query;
 	if (!s || !IsA(s, SelectStmt))
 		return;
@@ -607,23 +637,7 @@ static void query_columns(walker *w, const Node *query, cgm_scope_item *item)
 			item->colexprs[i] = build_expr(w, list_nth(row, i));
 		}
 	} else {
-		int n = list_length(s->targetList);
-		item->ncolumns = n;
-		item->colnames = cgm_arena_alloc(w->v->arena, sizeof(char *) * (size_t)(n + 1));
-		item->colexprs = cgm_arena_alloc(w->v->arena, sizeof(cgm_expr *) * (size_t)(n + 1));
-		int i = 0;
-		const ListCell *lc;
-		foreach (lc, s->targetList) {
-			const ResTarget *t = lfirst(lc);
-			if (IsA(t, ResTarget)) {
-				item->colexprs[i] = build_expr(w, t->val);
-				if (item->colexprs[i] && item->colexprs[i]->kind == CGM_EXPR_STAR)
-					item->colnames[i] = NULL;
-				else
-					item->colnames[i] = keep(w, t->name ? t->name : column_name(t->val));
-			}
-			i++;
-		}
+		target_columns(w, s->targetList, item);
 	}
 	w->scope = saved;
 	w->ctes = saved_ctes;
@@ -847,6 +861,33 @@ static const cgm_scope *with_scope(walker *w, const WithClause *with)
 {
 	push_ctes(w, with);
 	return w->scope;
+}
+
+/* The columns of a data-modifying CTE, `WITH c AS (DELETE ... RETURNING
+ * x)`: its RETURNING list, typed as PostgreSQL types it, over the target
+ * (by its alias) and an UPDATE's FROM or a DELETE's USING, never an
+ * INSERT's query.  Without RETURNING it has no columns. */
+static void returning_columns(walker *w, const Node *query, cgm_scope_item *item)
+{
+	const RangeVar *target;
+	const List *from = NIL, *returning;
+	const WithClause *with;
+	if (IsA(query, InsertStmt)) {
+		const InsertStmt *s = (const InsertStmt *)query;
+		target = s->relation, returning = s->returningList, with = s->withClause;
+	} else if (IsA(query, UpdateStmt)) {
+		const UpdateStmt *s = (const UpdateStmt *)query;
+		target = s->relation, from = s->fromClause, returning = s->returningList, with = s->withClause;
+	} else {
+		const DeleteStmt *s = (const DeleteStmt *)query;
+		target = s->relation, from = s->usingClause, returning = s->returningList, with = s->withClause;
+	}
+	const cte_frame *saved_ctes = w->ctes;
+	const cgm_scope *saved = w->scope;
+	w->scope = dml_scope(w, target, from, with);
+	target_columns(w, returning, item);
+	w->scope = saved;
+	w->ctes = saved_ctes;
 }
 
 static void report_call(walker *w, const FuncCall *fc, bool call_stmt)

@@ -178,6 +178,21 @@ static void test_columns(void **state)
 	expect_plpgsql("", "MERGE INTO app.t USING (SELECT tags AS x FROM app.t) AS s ON false\n"
 			   "  WHEN NOT MATCHED THEN INSERT (id) VALUES (app.f(s.x));",
 		       "app.f(text[])");
+	/* A data-modifying CTE's columns are its RETURNING list's, over its
+	 * target (by its alias), an UPDATE's FROM, a DELETE's USING
+	 * (postgresql-dbpatch's reapply_patch). */
+	expect_plpgsql("", "WITH c AS (DELETE FROM app.t WHERE v = 1 RETURNING tags) SELECT app.f(tags) FROM c;",
+		       "app.f(text[])");
+	expect_plpgsql("", "WITH c AS (UPDATE app.t SET v = 1 RETURNING *) SELECT app.f(c.at) FROM c;",
+		       "app.f(date)");
+	expect_plpgsql("", "WITH c AS (INSERT INTO app.t AS x (id) VALUES (1) RETURNING x.note AS n)\n"
+			   "SELECT app.f(n) FROM c;",
+		       "app.f(text)");
+	expect_plpgsql("", "WITH c AS (DELETE FROM app.t USING app.t AS o WHERE o.id = t.id RETURNING o.at)\n"
+			   "SELECT app.f(c.at) FROM c;",
+		       "app.f(date)");
+	expect_plpgsql("", "WITH c AS (UPDATE app.t SET v = 1 FROM app.t AS o RETURNING o.tags) SELECT app.f(tags) FROM c;",
+		       "app.f(text[])");
 }
 
 static void test_results_and_operators(void **state)
