@@ -1,9 +1,10 @@
 /*
  * doblock.c - the schema-changing SQL of a DO block (see doblock.h).
  *
- * In: a block's body.  Out: SQL texts in the caller's arena; the PL/pgSQL
- * parse tree (libpg_query's JSON, read with jsondom into an arena of its
- * own) and the parse results are freed before returning.
+ * In: a block's body and its session.  Out: SQL texts to the session's
+ * `apply`, as they run; the PL/pgSQL parse tree (libpg_query's JSON, read
+ * with jsondom into an arena of its own), the variables' values and the
+ * parse results are freed before returning.
  */
 #include "doblock.h"
 
@@ -11,39 +12,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cgmap/strbuf.h"
 #include "cgmap/pipeline.h"
+#include "dovars.h"
 #include "jsondom.h"
 #include "sqllex.h"
 #include "sqlprep.h"
 
-typedef struct collected {
-	cgm_arena *arena;
-	cgm_do_sql *items;
-	int n, cap;
-} collected;
+typedef struct runner {
+	const cgm_do_session *session;
+	cgm_arena *arena; /* the parse tree's, and the values' */
+	cgm_do_vars *vars;
+	const jd_node *datums;
+	int n;
+} runner;
 
-static void add(collected *c, const char *sql, int line)
+static void apply(runner *r, const char *sql, int line)
 {
 	if (!sql || !*sql)
 		return;
-	if (c->n == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 8;
-		c->items = cgm_arena_grow(c->arena, c->items, (size_t)c->n, (size_t)cap, sizeof(cgm_do_sql));
-		c->cap = cap;
-	}
-	c->items[c->n].sql = cgm_arena_strdup(c->arena, sql);
-	c->items[c->n].line = line > 0 ? line : 1;
-	c->n++;
+	r->session->apply(r->session->ctx, sql, line > 0 ? line : 1);
+	r->n++;
 }
 
-/* EXECUTE's SQL when it is constant, as extraction reads it. */
-static void add_constant(collected *c, const char *expr, int line)
+static const char *show(runner *r, const char *setting)
 {
-	char *sql = expr ? cgm_extract_constant_sql(expr) : NULL;
-	add(c, sql, line);
-	free(sql);
+	return setting && r->session->show ? r->session->show(r->session->ctx, setting) : NULL;
+}
+
+/* The constant SQL (or text) `expr` yields with the variables' values
+ * known, as extraction reads it (heap), or NULL. */
+static char *constant(runner *r, const char *expr)
+{
+	char *substituted = expr ? cgm_do_vars_substitute(r->vars, expr) : NULL;
+	char *sql = substituted ? cgm_extract_constant_sql(substituted) : NULL;
+	free(substituted);
+	return sql;
+}
+
+/* The value `expr` gives a variable: a setting it reads, or a constant. */
+static const char *value_of(runner *r, const char *expr)
+{
+	const char *setting = expr ? cgm_do_vars_current_setting(r->arena, expr) : NULL;
+	if (setting)
+		return show(r, setting);
+	char *c = constant(r, expr);
+	const char *value = c ? cgm_arena_strdup(r->arena, c) : NULL;
+	free(c);
+	return value;
 }
 
 static const char *expr_query(const jd_node *expr)
@@ -51,39 +69,134 @@ static const char *expr_query(const jd_node *expr)
 	return jd_string(jd_get(jd_get(expr, "PLpgSQL_expr"), "query"));
 }
 
-static void walk(collected *c, const jd_node *stmts, int depth);
+static const char *datum_name(const runner *r, long long varno)
+{
+	const jd_node *d = varno >= 0 ? jd_at(r->datums, (size_t)varno) : NULL;
+	const char *kind;
+	jd_node *datum;
+	jd_object_foreach(d, kind, datum)
+	{
+		if (strcmp(kind, "PLpgSQL_var") == 0 || strcmp(kind, "PLpgSQL_rec") == 0)
+			return jd_string(jd_get(datum, "refname"));
+	}
+	return NULL;
+}
 
-static void walk_statement(collected *c, const jd_node *wrapper, int depth)
+/* An INTO target's variables: one of them gets `value` (the only one),
+ * the others an unknown value. */
+static void set_target(runner *r, const jd_node *target, const char *value)
+{
+	const jd_node *row = jd_get(target, "PLpgSQL_row");
+	const jd_node *fields = jd_get(row, "fields");
+	for (size_t i = 0; i < jd_size(fields); i++)
+		cgm_do_vars_set(r->vars, jd_string(jd_get(jd_at(fields, i), "name")),
+				jd_size(fields) == 1 ? value : NULL);
+	if (!row) {
+		const char *kind;
+		jd_node *datum;
+		jd_object_foreach(target, kind, datum)
+		{
+			(void)kind;
+			cgm_do_vars_set(r->vars, jd_string(jd_get(datum, "refname")), NULL);
+		}
+	}
+}
+
+/* `v := expr` as PL/pgSQL keeps it: the expression after `:=` (or `=`). */
+static const char *assigned_expr(const char *query)
+{
+	for (size_t i = 0; query && query[i];) {
+		size_t past = cgm_sql_skip_opaque(query, i);
+		if (past > i) {
+			i = past;
+			continue;
+		}
+		if (query[i] == ':' && query[i + 1] == '=')
+			return query + i + 2;
+		if (query[i] == '=')
+			return query + i + 1;
+		i++;
+	}
+	return NULL;
+}
+
+/* What a query selects, past its SELECT keyword, or NULL. */
+static const char *selected(const char *q)
+{
+	while (q && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+		q++;
+	return q && strncasecmp(q, "select", 6) == 0 && (q[6] == ' ' || q[6] == '\t' || q[6] == '\n' || q[6] == '\r')
+		       ? q + 6
+		       : NULL;
+}
+
+static void walk(runner *r, const jd_node *stmts, int depth);
+
+static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 {
 	const char *kind;
 	jd_node *stmt;
 	jd_object_foreach(wrapper, kind, stmt)
 	{
 		int line = (int)jd_integer(jd_get(stmt, "lineno"));
-		if (strcmp(kind, "PLpgSQL_stmt_execsql") == 0)
-			add(c, expr_query(jd_get(stmt, "sqlstmt")), line);
-		else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0)
-			add_constant(c, expr_query(jd_get(stmt, "query")), line);
-		else if (strcmp(kind, "PLpgSQL_stmt_block") == 0)
-			walk(c, jd_get(stmt, "body"), depth + 1);
-		else if (strcmp(kind, "PLpgSQL_stmt_if") == 0)
-			walk(c, jd_get(stmt, "then_body"), depth + 1);
+		if (strcmp(kind, "PLpgSQL_stmt_execsql") == 0) {
+			const char *sql = expr_query(jd_get(stmt, "sqlstmt"));
+			if (jd_is_true(jd_get(stmt, "into"))) {
+				/* SELECT current_setting('search_path') INTO v */
+				const char *what = selected(sql);
+				const char *setting = what ? cgm_do_vars_current_setting(r->arena, what) : NULL;
+				set_target(r, jd_get(stmt, "target"), show(r, setting));
+			}
+			apply(r, sql, line);
+		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
+			char *sql = constant(r, expr_query(jd_get(stmt, "query")));
+			const char *shown = sql ? cgm_do_vars_shown(r->arena, sql) : NULL;
+			if (jd_is_true(jd_get(stmt, "into")))
+				set_target(r, jd_get(stmt, "target"), show(r, shown));
+			if (!shown)
+				apply(r, sql, line);
+			free(sql);
+		} else if (strcmp(kind, "PLpgSQL_stmt_assign") == 0) {
+			const char *name = datum_name(r, jd_integer(jd_get(stmt, "varno")));
+			cgm_do_vars_set(r->vars, name, value_of(r, assigned_expr(expr_query(jd_get(stmt, "expr")))));
+		} else if (strcmp(kind, "PLpgSQL_stmt_block") == 0) {
+			walk(r, jd_get(stmt, "body"), depth + 1);
+		} else if (strcmp(kind, "PLpgSQL_stmt_if") == 0) {
+			walk(r, jd_get(stmt, "then_body"), depth + 1);
+			/* A branch not followed may assign anything. */
+			if (jd_get(stmt, "elsif_list") || jd_get(stmt, "else_body"))
+				cgm_do_vars_forget(r->vars);
+		} else if (strstr(kind, "loop") || strstr(kind, "while") || strncmp(kind, "PLpgSQL_stmt_for", 16) == 0 ||
+			   strcmp(kind, "PLpgSQL_stmt_case") == 0 || strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {
+			cgm_do_vars_forget(r->vars);
+		} else if (jd_get(stmt, "target")) {
+			set_target(r, jd_get(stmt, "target"), NULL);
+		}
 	}
 }
 
-static void walk(collected *c, const jd_node *stmts, int depth)
+static void walk(runner *r, const jd_node *stmts, int depth)
 {
 	/* jsondom bounds the tree's depth; this bounds the walk's stack. */
 	if (depth > 64)
 		return;
 	for (size_t i = 0; i < jd_size(stmts); i++)
-		walk_statement(c, jd_at(stmts, i), depth);
+		walk_statement(r, jd_at(stmts, i), depth);
 }
 
-
-int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out)
+/* The declared variables, with the values of their defaults. */
+static void declare(runner *r)
 {
-	*out = NULL;
+	for (size_t i = 0; i < jd_size(r->datums); i++) {
+		const jd_node *var = jd_get(jd_at(r->datums, i), "PLpgSQL_var");
+		const char *name = jd_string(jd_get(var, "refname"));
+		if (name)
+			cgm_do_vars_set(r->vars, name, value_of(r, expr_query(jd_get(var, "default_val"))));
+	}
+}
+
+int cgm_do_block_run(const char *body, const cgm_do_session *session)
+{
 	char tag[32];
 	cgm_sql_dollar_tag(tag, sizeof tag, body);
 	/* What extraction refuses of a body (sqlprep.h) is not read here
@@ -96,17 +209,19 @@ int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out)
 	cgm_strbuf_puts(&sql, tag);
 	cgm_strbuf_puts(&sql, body);
 	cgm_strbuf_puts(&sql, tag);
-	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	PgQueryPlpgsqlParseResult parsed = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
 	cgm_strbuf_free(&sql);
-	collected c = { .arena = arena };
-	if (!r.error && r.plpgsql_funcs) {
-		cgm_arena *tree_arena = cgm_arena_new();
-		jd_node *funcs = jd_parse(tree_arena, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
-		jd_node *action = jd_get(jd_get(jd_at(funcs, 0), "PLpgSQL_function"), "action");
-		walk_statement(&c, action, 0);
-		cgm_arena_free(tree_arena);
+	runner r = { .session = session };
+	if (!parsed.error && parsed.plpgsql_funcs) {
+		r.arena = cgm_arena_new();
+		r.vars = cgm_do_vars_new(r.arena);
+		jd_node *funcs = jd_parse(r.arena, parsed.plpgsql_funcs, strlen(parsed.plpgsql_funcs));
+		jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
+		r.datums = jd_get(function, "datums");
+		declare(&r);
+		walk_statement(&r, jd_get(function, "action"), 0);
+		cgm_arena_free(r.arena);
 	}
-	pg_query_free_plpgsql_parse_result(r);
-	*out = c.items;
-	return c.n;
+	pg_query_free_plpgsql_parse_result(parsed);
+	return r.n;
 }

@@ -4,8 +4,9 @@
  * SQL-file source to apply where the block stands (a migration that makes
  * a type or a function "if it does not exist yet" does it in a DO block).
  *
- * In:  the block's body.  Out: the SQL texts in the order they would run,
- *      each with its line in the body, in the caller's arena.
+ * In:  the block's body, its session.  Out: the SQL texts in the order
+ *      they would run, each with its line in the body (1-based), to the
+ *      session's `apply`.
  *
  * Which paths are taken, since nothing runs: every statement of the
  * block's own list and of nested BEGIN ... END blocks; of an IF, its first
@@ -13,22 +14,29 @@
  * ELSE, which would make the same object again; no exception handler; no
  * loop or CASE body (what a loop makes is named by its variables, and
  * would be made once per turn).  EXECUTE takes constant SQL as extraction
- * reads it (cgm_extract_constant_sql): what depends on values known when
- * it runs is left out.
+ * reads it (cgm_extract_constant_sql), with the variables whose values the
+ * files tell substituted (dovars.h: a constant, or a setting the block
+ * reads from the session as the files left it at that point, through
+ * `show`): what depends on values known only when it runs is left out.
  */
 #ifndef CGMAP_DOBLOCK_H
 #define CGMAP_DOBLOCK_H
 
 #include "cgmap/arena.h"
 
-typedef struct cgm_do_sql {
-	const char *sql;
-	int line; /* 1-based, in the body */
-} cgm_do_sql;
+/* What a block reads of its session, and where its SQL goes: `apply`
+ * takes each statement in the order it runs (its line in the body), and
+ * `show` gives a setting's value as SHOW prints it once what was applied
+ * before has been (NULL: unknown, or no `show`). */
+typedef struct cgm_do_session {
+	void *ctx;
+	void (*apply)(void *ctx, const char *sql, int line);
+	const char *(*show)(void *ctx, const char *setting);
+} cgm_do_session;
 
-/* The SQL of `body` into *out (arena): how many, 0 when there is none or
- * the body is not PL/pgSQL that parses (PostgreSQL then refuses the block;
- * nothing of it is applied). */
-int cgm_do_block_sql(cgm_arena *arena, const char *body, cgm_do_sql **out);
+/* Runs `body` as far as the files tell, each statement to session->apply:
+ * how many, 0 when there is none or the body is not PL/pgSQL that parses
+ * (PostgreSQL then refuses the block; nothing of it is applied). */
+int cgm_do_block_run(const char *body, const cgm_do_session *session);
 
 #endif

@@ -5967,6 +5967,36 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	st->shrunk = saved_shrunk;
 }
 
+typedef struct do_run {
+	sql_state *st;
+	int first_line; /* of the block's body in the file */
+} do_run;
+
+static void do_apply(void *ctx, const char *sql, int line)
+{
+	do_run *run = ctx;
+	apply_sql_at(run->st, sql, run->first_line + line - 1);
+}
+
+/* A setting as SHOW prints it in the session the files leave: the
+ * search_path, each schema quoted as quote_identifier() quotes it. */
+static const char *do_show(void *ctx, const char *setting)
+{
+	sql_state *st = ((do_run *)ctx)->st;
+	if (strcmp(setting, "search_path") != 0)
+		return NULL;
+	cgm_strbuf path = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&path, "");
+	for (int i = 0; i < st->npath; i++) {
+		if (i)
+			cgm_strbuf_puts(&path, ", ");
+		cgm_strbuf_puts(&path, cgm_quote_ident(st->a, st->path[i]));
+	}
+	const char *shown = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&path));
+	cgm_strbuf_free(&path);
+	return shown;
+}
+
 /* A DO block: what it runs that changes the schema (doblock.h), applied
  * where it stands in the block. */
 static void apply_do(sql_state *st, const jd_node *stmt)
@@ -5995,12 +6025,10 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		const char *found = strstr(st->text + st->stmt_start, body);
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
-	cgm_do_sql *sql;
-	int n = cgm_do_block_sql(st->a, body, &sql);
-	int first_line = line_of(st, body_at);
+	do_run run = { .st = st, .first_line = line_of(st, body_at) };
+	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show };
 	st->do_depth++;
-	for (int i = 0; i < n; i++)
-		apply_sql_at(st, sql[i].sql, first_line + sql[i].line - 1);
+	cgm_do_block_run(body, &session);
 	st->do_depth--;
 }
 

@@ -364,6 +364,59 @@ static void test_do_blocks(void **state)
 	cgm_model_free(m);
 }
 
+/* A DO block's variables, where the files tell their values: the
+ * search_path it reads (`EXECUTE 'SHOW search_path' INTO v`,
+ * current_setting() assigned or selected INTO) as the files left it, and
+ * constants, substituted in what it EXECUTEs (postgresql-tableversion's
+ * loader: `EXECUTE 'SET search_path = table_version, ' || cur`).  A value
+ * a loop or a branch not followed may have changed is unknown, and what
+ * names it is not applied. */
+static void test_do_block_variables(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE SCHEMA lib;\n"
+		"CREATE SCHEMA \"Odd\";\n"
+		"DO $$\n"
+		"DECLARE cur text;\n"
+		"BEGIN\n"
+		"  EXECUTE 'SHOW search_path' INTO cur;\n"
+		"  EXECUTE 'SET search_path = app, ' || cur;\n"
+		"END $$;\n"
+		"CREATE FUNCTION a1() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"DO $$\n"
+		"DECLARE cur text; s text := 'lib';\n"
+		"BEGIN\n"
+		"  cur := pg_catalog.current_setting('search_path');\n"
+		"  EXECUTE format('SET search_path = %I, %s', s, cur);\n"
+		"END $$;\n"
+		"CREATE FUNCTION l1() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"DO $$\n"
+		"DECLARE cur text;\n"
+		"BEGIN\n"
+		"  SELECT current_setting('search_path') INTO cur;\n"
+		"  EXECUTE 'SET search_path TO \"Odd\", ' || cur;\n"
+		"END $$;\n"
+		"CREATE FUNCTION o1() RETURNS int LANGUAGE sql AS 'SELECT 3';\n"
+		"SET search_path = public;\n"
+		"DO $$\n"
+		"DECLARE cur text := 'app';\n"
+		"BEGIN\n"
+		"  FOR i IN 1..2 LOOP cur := 'lib'; END LOOP;\n"
+		"  EXECUTE 'SET search_path = ' || cur;\n"
+		"END $$;\n"
+		"CREATE FUNCTION p1() RETURNS int LANGUAGE sql AS 'SELECT 4';\n");
+	fn(m, "app.a1()");
+	fn(m, "lib.l1()");
+	/* SHOW quotes a name as quote_identifier does: "Odd" is read back. */
+	fn(m, "\"Odd\".o1()");
+	/* The loop may have set lib: the SET is not applied. */
+	fn(m, "public.p1()");
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
 /* Through the SQL source: a migration that names its schema in a
  * variable, given with --set for the first file, set by \set in an
  * include for the rest of that file, and gone in the next file (a new
@@ -1205,6 +1258,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_owner_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
