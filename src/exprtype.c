@@ -1647,13 +1647,19 @@ const char *cgm_call_without_function(cgm_typer *t, const cgm_expr *call, const 
 	return argtype ? field_of_type(t, argtype, call->name) : NULL;
 }
 
-const char *cgm_attribute_row_type(cgm_typer *t, const cgm_expr *row, const char *name)
+bool cgm_system_column(const char *name)
 {
-	/* PostgreSQL 15's system columns, which every table has. */
 	static const char *const system_columns[] = { "tableoid", "xmin", "cmin", "xmax", "cmax", "ctid" };
 	for (size_t i = 0; i < sizeof system_columns / sizeof system_columns[0]; i++)
 		if (strcmp(name, system_columns[i]) == 0)
-			return NULL;
+			return true;
+	return false;
+}
+
+const char *cgm_attribute_row_type(cgm_typer *t, const cgm_expr *row, const char *name)
+{
+	if (cgm_system_column(name))
+		return NULL;
 	t->depth = 0;
 	const char *type = type_of(t, row);
 	const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);

@@ -2234,16 +2234,14 @@ static sql_table *aliased_table(sql_state *st, const jd_node *node, const char *
  * a function's body does (rawtree.c).  The function's index, or -1. */
 static int view_attribute_callee(sql_state *st, const jd_node *ref)
 {
-	static const char *const system_columns[] = { "tableoid", "xmin", "cmin", "xmax", "cmax", "ctid" };
 	jd_node *fields = jget(ref, "fields");
 	if (!st->view_query || jd_size(fields) != 2)
 		return -1;
 	const char *alias = string_node(jd_at(fields, 0)), *fname = string_node(jd_at(fields, 1));
 	if (!alias || !fname)
 		return -1;
-	for (size_t i = 0; i < sizeof system_columns / sizeof system_columns[0]; i++)
-		if (strcmp(fname, system_columns[i]) == 0)
-			return -1;
+	if (cgm_system_column(fname))
+		return -1;
 	sql_table *t = aliased_table(st, st->view_query, alias);
 	if (!t || t->ncolumns <= 0)
 		return -1;

@@ -186,6 +186,10 @@ bool cgm_type_is_composite(const cgm_typer *typer, const char *type);
  * `argtype`; NULL when it is neither. */
 const char *cgm_call_without_function(cgm_typer *typer, const cgm_expr *call, const char *argtype);
 
+/* Whether `name` is one of PostgreSQL 15's system columns, which every
+ * table has (ctid, xmin, ...). */
+bool cgm_system_column(const char *name);
+
 /* Attribute notation, `row.name` or `(row).name`: the type of `row` when
  * it is the row of a relation or composite type the catalog knows that
  * has no column `name` (nor a system column of that name), so that

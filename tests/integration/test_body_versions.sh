@@ -37,9 +37,7 @@ command -v jq >/dev/null 2>&1 || skip "jq not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-bodyver.XXXXXX")
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
-"$root/extension/cgmap_trace/build.sh" "$work/ext" >"$work/ext.log" 2>&1 ||
-	{ tail -20 "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
-pgext_tree "$work/tree" "$work/ext" || skip "could not make a private installation tree (see above)"
+pgext_trace_tree "$work"
 
 pgtest_start "shared_preload_libraries = 'cgmap_trace'"
 trap 'pgtest_stop; rm -rf "$work"' EXIT

@@ -29,16 +29,8 @@ command -v make >/dev/null 2>&1 || skip "make not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-dropped.XXXXXX")
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
-"$root/extension/cgmap_trace/build.sh" "$work/ext" >"$work/ext.log" 2>&1 ||
-	{ tail -20 "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
-pgext_tree "$work/tree" "$work/ext" || skip "could not make a private installation tree (see above)"
+pgext_trace_tree "$work"
 
-expect_grep() {
-	grep -qF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no '$3' in output above"; }
-}
-expect_line() { # WHAT FILE LINE: the whole line is in FILE
-	grep -qxF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no line '$3' in output above"; }
-}
 
 pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = 'all'" \
 	"track_functions = 'all'"
@@ -65,24 +57,24 @@ pgtest_psql -d dr -c "SELECT sum(h()) FROM generate_series(1, 150)" >/dev/null
 # Live: said, and nothing dead.
 "$CGMAP" --dsn "dbname=dr" --no-html --min-window 0 --out "$work/live" 2>"$work/live.err" ||
 	{ cat "$work/live.err" >&2; pgtest_fail "map failed"; }
-expect_grep "lost records warned" "$work/live.err" \
+pgtest_expect_grep "lost records warned" "$work/live.err" \
 	"cgmap_trace removed 2 call records of functions or databases dropped in the window (stale_removed, counted over the whole cluster), read in database 'dr': the calls they counted are missing, so no function is called dead or cold (unobserved instead)"
-expect_grep "evidence says why" "$work/live.err" \
+pgtest_expect_grep "evidence says why" "$work/live.err" \
 	"150 calls observed; traced: all; statistics: track_functions all; 2 call records of dropped functions lost (cgmap_trace stale_removed): any function may have run; not enough for dead"
 "$CGMAP" report functions "$work/live" >"$work/live-functions.txt"
-expect_line "f() ran: not dead" "$work/live-functions.txt" "public.f() unobserved calls 0"
-expect_line "g() ran: not dead" "$work/live-functions.txt" "public.g() unobserved calls 0"
-expect_line "h() called" "$work/live-functions.txt" "public.h() called root entry calls 150"
-expect_grep "snapshot keeps the count" "$work/live/cgmap.json" '"lost_records":2,'
+pgtest_expect_line "f() ran: not dead" "$work/live-functions.txt" "public.f() unobserved calls 0"
+pgtest_expect_line "g() ran: not dead" "$work/live-functions.txt" "public.g() unobserved calls 0"
+pgtest_expect_line "h() called" "$work/live-functions.txt" "public.h() called root entry calls 150"
+pgtest_expect_grep "snapshot keeps the count" "$work/live/cgmap.json" '"lost_records":2,'
 
 # Collected: the file keeps the count, and its map says the same.
 "$CGMAP" collect --dsn "dbname=dr" -o "$work/run.json" 2>"$work/collect.err"
-expect_grep "collect keeps the count" "$work/run.json" '"track": "all", "stale_removed": 2,'
+pgtest_expect_grep "collect keeps the count" "$work/run.json" '"track": "all", "stale_removed": 2,'
 "$CGMAP" --dsn "dbname=dr" --no-runtime --runtime "$work/run.json" --no-html --min-window 0 \
 	--out "$work/file" 2>"$work/file.err" || { cat "$work/file.err" >&2; pgtest_fail "map --runtime failed"; }
-expect_grep "file: lost records warned" "$work/file.err" "runtime file: cgmap_trace removed 2 call records"
+pgtest_expect_grep "file: lost records warned" "$work/file.err" "runtime file: cgmap_trace removed 2 call records"
 "$CGMAP" report functions "$work/file" >"$work/file-functions.txt"
-expect_line "file: f() not dead" "$work/file-functions.txt" "public.f() unobserved calls 0"
+pgtest_expect_line "file: f() not dead" "$work/file-functions.txt" "public.f() unobserved calls 0"
 
 # After a reset nothing is lost: the same silence is dead.
 pgtest_psql -d dr -c "SELECT cgmap_trace_reset()" -c "SELECT pg_stat_reset()" \
@@ -94,6 +86,6 @@ if grep -qF "call records" "$work/reset.err"; then
 	pgtest_fail "records said lost after a reset"
 fi
 "$CGMAP" report functions "$work/reset" >"$work/reset-functions.txt"
-expect_line "reset: f() dead" "$work/reset-functions.txt" "public.f() dead calls 0"
-expect_line "reset: g() dead" "$work/reset-functions.txt" "public.g() dead calls 0"
+pgtest_expect_line "reset: f() dead" "$work/reset-functions.txt" "public.f() dead calls 0"
+pgtest_expect_line "reset: g() dead" "$work/reset-functions.txt" "public.g() dead calls 0"
 echo "PASS"

@@ -48,10 +48,7 @@ expect_text() {
 	pgtest_expect_file "$work/expected.txt" "$2" "$1"
 }
 
-# expect_grep WHAT FILE PATTERN: a fixed string must be in FILE.
-expect_grep() {
-	grep -qF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no '$3' in output above"; }
-}
+# pgtest_expect_grep WHAT FILE PATTERN: a fixed string must be in FILE.
 
 # Timestamps of live servers differ between runs.
 no_times() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g'; }
@@ -60,13 +57,13 @@ no_times() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TI
 step "1. SQL files + runtime file: every report, every format"
 "$CGMAP" --sql "$fx/schema.sql" --runtime "$fx/observed.json" --min-calls 1 --out "$work/fx" \
 	2>"$work/fx.err" || { cat "$work/fx.err" >&2; pgtest_fail "map with --runtime failed"; }
-expect_grep "unknown observed function" "$work/fx.err" \
+pgtest_expect_grep "unknown observed function" "$work/fx.err" \
 	"function 'old.gone(integer)' was observed at runtime but is not in the mapped model (1 runtime row ignored)"
-expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 5 static only, 6 static and observed, 1 observed only (0 unexplained)"
-expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen, 0 that can call no user function"
-expect_grep "summary on stderr" "$work/fx.err" \
+pgtest_expect_grep "summary on stderr" "$work/fx.err" "cgmap: 12 edges: 5 static only, 6 static and observed, 1 observed only (0 unexplained)"
+pgtest_expect_grep "summary on stderr" "$work/fx.err" "cgmap: 2 dynamic sites: 1 observed, 1 unseen, 0 that can call no user function"
+pgtest_expect_grep "summary on stderr" "$work/fx.err" \
 	"cgmap: of 17 functions, 6 are roots, 4 dead, 4 cold; 2 recursive components (3 functions)"
-expect_grep "verdicts on stderr" "$work/fx.err" \
+pgtest_expect_grep "verdicts on stderr" "$work/fx.err" \
 	"cgmap: never called and unreachable: 4 dead, 0 unobserved, 0 untraceable, 1 dynamic-reachable"
 for kind in edges functions dead cold dynamic unexplained missing recursion; do
 	for format in text csv markdown json; do
@@ -80,7 +77,7 @@ done
 expect_same "report dead --sql --runtime" "$fx/expected/dead.txt" "$work/dead-src.txt"
 # A snapshot without runtime data takes a runtime file at report time.
 "$CGMAP" --sql "$fx/schema.sql" --out "$work/static" 2>"$work/static.err"
-expect_grep "no runtime: nothing dead" "$work/static.err" \
+pgtest_expect_grep "no runtime: nothing dead" "$work/static.err" \
 	"cgmap: no runtime data: no function is called dead; 7 have no callers and are not referenced"
 "$CGMAP" report dead "$work/static" >"$work/static-dead.txt"
 expect_text "dead without runtime data" "$work/static-dead.txt" <<'EOF'
@@ -110,13 +107,13 @@ printf '{"format": "cgmap-runtime", "format_version": 1, "edges": [' >"$work/bro
 if "$CGMAP" --sql "$fx/schema.sql" --runtime "$work/broken.json" --out "$work/broken" 2>"$work/broken.err"; then
 	pgtest_fail "a broken runtime file was accepted"
 fi
-expect_grep "broken runtime file named" "$work/broken.err" "runtime file '$work/broken.json' line 1"
+pgtest_expect_grep "broken runtime file named" "$work/broken.err" "runtime file '$work/broken.json' line 1"
 set +e
 "$CGMAP" report nonsense "$work/fx" 2>"$work/usage.err"
 rc=$?
 set -e
 [ "$rc" = 1 ] || pgtest_fail "report nonsense: exit $rc, expected 1"
-expect_grep "unknown report" "$work/usage.err" "unknown report 'nonsense'"
+pgtest_expect_grep "unknown report" "$work/usage.err" "unknown report 'nonsense'"
 
 # ---------------------------------------------------------------------------
 step "2. pg_stat_user_functions with track_functions = all"
@@ -166,20 +163,20 @@ if grep -q "calls\|dead\|cold" "$work/noruntime-functions.txt"; then
 	cat "$work/noruntime-functions.txt" >&2
 	pgtest_fail "--no-runtime still merged runtime figures"
 fi
-expect_grep "--no-runtime summary" "$work/noruntime.err" "cgmap: no runtime data"
+pgtest_expect_grep "--no-runtime summary" "$work/noruntime.err" "cgmap: no runtime data"
 
 # collect: one file per server.  The same file twice is one observation
 # (the same server and window): counted once, and said.
 "$CGMAP" collect --dsn "dbname=shop" -o "$work/a.json" 2>"$work/collect.err" ||
 	{ cat "$work/collect.err" >&2; pgtest_fail "collect failed"; }
-expect_grep "collect without the extension" "$work/collect.err" \
+pgtest_expect_grep "collect without the extension" "$work/collect.err" \
 	"cgmap_trace is not installed in database 'shop': only per-function statistics were collected"
-expect_grep "collect summary" "$work/collect.err" "collected 0 call edges, 0 entry-point rows and 8 function figures from shop"
-expect_grep "collect file" "$work/a.json" '{"id": "app.fact(integer)", "calls": 5,'
-expect_grep "collect file" "$work/a.json" '"track_functions": "all"'
-expect_grep "collect file: server identity" "$work/a.json" '"system_identifier": "'
+pgtest_expect_grep "collect summary" "$work/collect.err" "collected 0 call edges, 0 entry-point rows and 8 function figures from shop"
+pgtest_expect_grep "collect file" "$work/a.json" '{"id": "app.fact(integer)", "calls": 5,'
+pgtest_expect_grep "collect file" "$work/a.json" '"track_functions": "all"'
+pgtest_expect_grep "collect file: server identity" "$work/a.json" '"system_identifier": "'
 "$CGMAP" --sql "$fx/schema.sql" --runtime "$work/a.json" --runtime "$work/a.json" --out "$work/summed" 2>"$work/summed.err"
-expect_grep "same observation said" "$work/summed.err" "saw the same server and window as file $work/a.json"
+pgtest_expect_grep "same observation said" "$work/summed.err" "saw the same server and window as file $work/a.json"
 "$CGMAP" report functions "$work/summed" | grep ' called ' >"$work/summed.txt"
 expect_text "the same runtime file twice counted once" "$work/summed.txt" <<'EOF'
 app.audit() called root referenced calls 3
@@ -199,7 +196,7 @@ expect_same "--dsn X --runtime file-from-X counted once" "$work/summed.txt" "$wo
 pgtest_psql -c "ALTER SYSTEM SET track_functions = 'none'" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
 "$CGMAP" --dsn "dbname=shop" $LIVE --out "$work/off" 2>"$work/off.err"
-expect_grep "track_functions off is said" "$work/off.err" \
+pgtest_expect_grep "track_functions off is said" "$work/off.err" \
 	"track_functions is 'none' in database 'shop': pg_stat_user_functions counts no calls (set track_functions = 'pl' or 'all'); older figures were read"
 pgtest_psql -c "ALTER SYSTEM RESET track_functions" -c "SELECT pg_reload_conf()" >/dev/null
 
@@ -222,7 +219,7 @@ notify=$(oid 'app.notify(integer)')
 } >"$work/server.log"
 "$CGMAP" --dsn "dbname=shop" --no-runtime --runtime-log "$work/server.log" $LIVE --out "$work/log" \
 	2>"$work/log.err" || { cat "$work/log.err" >&2; pgtest_fail "map --runtime-log failed"; }
-expect_grep "a log has no paths, and says so" "$work/log.err" \
+pgtest_expect_grep "a log has no paths, and says so" "$work/log.err" \
 	"runtime log lines carry calls between functions only: no call paths, shapes or timeline"
 "$CGMAP" report edges "$work/log" | grep -v ' static ' >"$work/log-edges.txt"
 expect_text "edges from the log" "$work/log-edges.txt" <<'EOF'
@@ -232,9 +229,9 @@ app.place_order(integer,numeric) -> app.legacy_helper() via call observed lines 
 app.place_order(integer,numeric) -> app.notify(integer) via call both lines 10 calls 1
 app.place_order(integer,numeric) -> app.price(numeric) via call both lines 3 calls 3
 EOF
-expect_grep "unknown OID said" "$work/log.err" \
+pgtest_expect_grep "unknown OID said" "$work/log.err" \
 	"unknown function OID 4000000000 in runtime log (no such function in the mapped database; 2 calls skipped)"
-expect_grep "bad item said" "$work/log.err" "cannot read '$order->oops' as OID->OID: rest of the line skipped"
+pgtest_expect_grep "bad item said" "$work/log.err" "cannot read '$order->oops' as OID->OID: rest of the line skipped"
 "$CGMAP" report unexplained "$work/log" >"$work/log-unexplained.txt"
 expect_text "log: unexplained edge and window" "$work/log-unexplained.txt" <<EOF
 # Unexplained runtime edges: 1
@@ -248,7 +245,7 @@ EOF
 if "$CGMAP" --sql "$fx/schema.sql" --runtime-log "$work/server.log" --out "$work/nolog" 2>"$work/nolog.err"; then
 	pgtest_fail "--runtime-log without a database was accepted"
 fi
-expect_grep "--runtime-log needs --dsn" "$work/nolog.err" "OIDs are only meaningful in the database they come from"
+pgtest_expect_grep "--runtime-log needs --dsn" "$work/nolog.err" "OIDs are only meaningful in the database they come from"
 
 # ---------------------------------------------------------------------------
 step "4. the cgmap_trace extension"
@@ -282,9 +279,9 @@ pgtest_psql -c "CREATE DATABASE notloaded"
 pgtest_psql -d notloaded -c "CREATE EXTENSION cgmap_trace"
 "$CGMAP" collect --dsn "dbname=notloaded" -o "$work/notloaded.json" 2>"$work/notloaded.err" ||
 	{ cat "$work/notloaded.err" >&2; pgtest_fail "collect with an unloaded cgmap_trace failed"; }
-expect_grep "unloaded extension said" "$work/notloaded.err" \
+pgtest_expect_grep "unloaded extension said" "$work/notloaded.err" \
 	"cgmap_trace is installed in database 'notloaded' but cannot be read"
-expect_grep "unloaded extension: statistics still read" "$work/notloaded.json" '"function_stats": true'
+pgtest_expect_grep "unloaded extension: statistics still read" "$work/notloaded.json" '"function_stats": true'
 pgtest_stop
 pgtest_start "track_functions = all" "shared_preload_libraries = 'cgmap_trace'"
 pgtest_psql -c "CREATE DATABASE shop"
@@ -328,7 +325,7 @@ for kind in dead cold dynamic unexplained; do
 done
 # Exported and merged elsewhere: the same edges.
 "$CGMAP" collect --dsn "dbname=shop" -o "$work/trace.json" 2>"$work/trace-collect.err"
-expect_grep "collect with the extension" "$work/trace-collect.err" "collected 7 call edges, 2 entry-point rows and 8 function figures from shop"
+pgtest_expect_grep "collect with the extension" "$work/trace-collect.err" "collected 7 call edges, 2 entry-point rows and 8 function figures from shop"
 "$CGMAP" --sql "$fx/schema.sql" --runtime "$work/trace.json" $LIVE --out "$work/trace-file" 2>/dev/null
 "$CGMAP" report edges "$work/trace-file" >"$work/trace-file-edges.txt"
 expect_same "edges through a collected file" "$work/trace-edges.txt" "$work/trace-file-edges.txt"

@@ -34,16 +34,8 @@ command -v make >/dev/null 2>&1 || skip "make not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-verdicts.XXXXXX")
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
-"$root/extension/cgmap_trace/build.sh" "$work/ext" >"$work/ext.log" 2>&1 ||
-	{ tail -20 "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
-pgext_tree "$work/tree" "$work/ext" || skip "could not make a private installation tree (see above)"
+pgext_trace_tree "$work"
 
-expect_grep() {
-	grep -qF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no '$3' in output above"; }
-}
-expect_line() { # WHAT FILE LINE: the whole line is in FILE
-	grep -qxF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no line '$3' in output above"; }
-}
 LIVE="--min-window 0 --min-calls 1"
 
 for track in plpgsql all; do
@@ -57,11 +49,11 @@ for track in plpgsql all; do
 
 	# Nothing has run: collect says so, and nothing is dead.
 	"$CGMAP" collect --dsn "dbname=vt" -o "$work/empty.json" 2>"$work/empty.err"
-	expect_grep "empty window warned" "$work/empty.err" "the window holds no call at all"
+	pgtest_expect_grep "empty window warned" "$work/empty.err" "the window holds no call at all"
 	"$CGMAP" --dsn "dbname=vt" --no-html $LIVE --out "$work/empty" 2>"$work/empty-map.err"
-	expect_grep "empty window: nothing dead" "$work/empty-map.err" "roots, 0 dead, 0 cold;"
+	pgtest_expect_grep "empty window: nothing dead" "$work/empty-map.err" "roots, 0 dead, 0 cold;"
 	"$CGMAP" report functions "$work/empty" >"$work/empty-functions.txt"
-	expect_line "empty window: unobserved" "$work/empty-functions.txt" "v.unused() unobserved calls 0"
+	pgtest_expect_line "empty window: unobserved" "$work/empty-functions.txt" "v.unused() unobserved calls 0"
 
 	pgtest_psql -d vt -X -q -f "$fx/workload.sql" >/dev/null 2>&1 || true
 	for _ in $(seq 1 50); do
@@ -82,50 +74,50 @@ for track in plpgsql all; do
 	fi
 	cmp -s <("$CGMAP" report functions "$work/$track-ext") "$f" ||
 		pgtest_fail "--include-extensions changed the map of a database without other extensions ($track)"
-	expect_line "error-ending calls counted ($track)" "$f" "v.reject() called root entry referenced calls 2"
-	expect_line "never called: dead ($track)" "$f" "v.unused() dead calls 0"
-	expect_line "dynamic-reachable ($track)" "$f" "v.handler_b() dynamic-reachable calls 0"
-	expect_line "called through a dynamic site ($track)" "$f" "v.handler_a() called calls 3"
-	expect_line "aggregate alive through its transition ($track)" "$f" \
+	pgtest_expect_line "error-ending calls counted ($track)" "$f" "v.reject() called root entry referenced calls 2"
+	pgtest_expect_line "never called: dead ($track)" "$f" "v.unused() dead calls 0"
+	pgtest_expect_line "dynamic-reachable ($track)" "$f" "v.handler_b() dynamic-reachable calls 0"
+	pgtest_expect_line "called through a dynamic site ($track)" "$f" "v.handler_a() called calls 3"
+	pgtest_expect_line "aggregate alive through its transition ($track)" "$f" \
 		"v.acc(integer,integer) called root entry referenced calls 3"
 	if grep -q '^v.total(integer) dead' "$f"; then
 		cat "$f" >&2
 		pgtest_fail "an aggregate whose transition ran is called dead ($track)"
 	fi
 	if [ "$track" = plpgsql ]; then
-		expect_line "SQL function untraceable" "$f" "v.unused_sql(integer) untraceable calls 0"
+		pgtest_expect_line "SQL function untraceable" "$f" "v.unused_sql(integer) untraceable calls 0"
 	else
-		expect_line "SQL function traced" "$f" "v.unused_sql(integer) dead calls 0"
+		pgtest_expect_line "SQL function traced" "$f" "v.unused_sql(integer) dead calls 0"
 	fi
 	"$CGMAP" report edges "$work/$track" >"$work/$track-edges.txt"
-	expect_line "multi-line EXECUTE: a static call ($track)" "$work/$track-edges.txt" \
+	pgtest_expect_line "multi-line EXECUTE: a static call ($track)" "$work/$track-edges.txt" \
 		"v.main(text) -> v.arg() via call both lines 8 calls 3"
 	if grep -q '^v.main(text) -> v.arg() via dynamic' "$work/$track-edges.txt"; then
 		cat "$work/$track-edges.txt" >&2
 		pgtest_fail "the EXECUTE's own argument counted as dynamic SQL ($track)"
 	fi
-	expect_grep "DROP TABLE template not unseen, a site that ran told from one that never did ($track)" \
+	pgtest_expect_grep "DROP TABLE template not unseen, a site that ran told from one that never did ($track)" \
 		"$work/$track.err" \
 		"dynamic sites: 4 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
-	expect_grep "nothing unexplained ($track)" "$work/$track.err" "observed only (0 unexplained)"
+	pgtest_expect_grep "nothing unexplained ($track)" "$work/$track.err" "observed only (0 unexplained)"
 	"$CGMAP" report dynamic "$work/$track" >"$work/$track-dynamic.txt"
-	expect_grep "a refcursor parameter's FETCH, observed ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "a refcursor parameter's FETCH, observed ($track)" "$work/$track-dynamic.txt" \
 		"v.first_of(refcursor) line 5: dynamic, observed -> v.val()"
-	expect_grep "and its MOVE ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "and its MOVE ($track)" "$work/$track-dynamic.txt" \
 		"v.first_of(refcursor) line 6: dynamic, observed -> v.val()"
-	expect_grep "a cursor a call opened ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "a cursor a call opened ($track)" "$work/$track-dynamic.txt" \
 		"v.reader() line 7: dynamic, observed -> v.val()"
-	expect_grep "the site that ran, with its runs ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "the site that ran, with its runs ($track)" "$work/$track-dynamic.txt" \
 		"v.count_of(text) line 5: dynamic, ran 2 times without calling a user function: EXECUTE 'SELECT count(*) FROM ' || tbl"
-	expect_grep "the site that never ran ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "the site that never ran ($track)" "$work/$track-dynamic.txt" \
 		"v.never_run(text) line 5: unseen dynamic site: EXECUTE"
-	expect_grep "the DROP TABLE template ($track)" "$work/$track-dynamic.txt" \
+	pgtest_expect_grep "the DROP TABLE template ($track)" "$work/$track-dynamic.txt" \
 		"v.main(text) line 10: dynamic site that can call no user function: EXECUTE 'DROP TABLE IF EXISTS '"
 	"$CGMAP" render "$work/$track" --out "$work/$track-site" --quiet
-	expect_grep "the site's dynamic report, in the summary's terms ($track)" \
+	pgtest_expect_grep "the site's dynamic report, in the summary's terms ($track)" \
 		"$work/$track-site/index.html" \
 		"7 dynamic EXECUTE sites: 4 seen at runtime, 1 that can call no user function, 1 ran without calling one, 1 never seen."
-	expect_grep "a function page says the site ran ($track)" \
+	pgtest_expect_grep "a function page says the site ran ($track)" \
 		"$(grep -l 'v.count_of' "$work/$track-site"/functions/*.html | head -1)" \
 		"ran 2 times, calling no user function"
 
@@ -133,12 +125,12 @@ for track in plpgsql all; do
 	"$CGMAP" collect --dsn "dbname=vt" -o "$work/before.json" 2>/dev/null
 	pgtest_psql -d vt -c "SELECT v.main('a')" -c "SELECT v.count_of('v.t')" >/dev/null
 	"$CGMAP" collect --dsn "dbname=vt" --since "$work/before.json" -o "$work/delta.json" 2>/dev/null
-	expect_grep "delta: one call of v.main" "$work/delta.json" '"callee": "v.main(text)", "site_line": null, "dynamic": false, "calls": 1,'
-	expect_grep "before: the two runs of v.count_of's EXECUTE" "$work/before.json" '"function": "v.count_of(text)", "site_line": 5,'
+	pgtest_expect_grep "delta: one call of v.main" "$work/delta.json" '"callee": "v.main(text)", "site_line": null, "dynamic": false, "calls": 1,'
+	pgtest_expect_grep "before: the two runs of v.count_of's EXECUTE" "$work/before.json" '"function": "v.count_of(text)", "site_line": 5,'
 	# The file's runs land on the SQL file's map as on the live one's.
 	"$CGMAP" --sql "$fx/schema.sql" --runtime "$work/before.json" --no-html $LIVE --out "$work/$track-file" \
 		2>"$work/$track-file.err" || { cat "$work/$track-file.err" >&2; pgtest_fail "map --runtime failed"; }
-	expect_grep "runs read from a runtime file ($track)" "$work/$track-file.err" \
+	pgtest_expect_grep "runs read from a runtime file ($track)" "$work/$track-file.err" \
 		"dynamic sites: 4 observed, 1 ran without a call, 1 unseen, 1 that can call no user function"
 	grep -F '"function": "v.count_of(text)", "site_line": 5,' "$work/delta.json" | grep -qF '"runs": 1}' ||
 		{ cat "$work/delta.json" >&2; pgtest_fail "delta: one run of v.count_of's EXECUTE"; }

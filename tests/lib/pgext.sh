@@ -88,3 +88,14 @@ pgext_tree_over() {
 		return 1
 	}
 }
+
+# pgext_trace_tree WORK: this checkout's cgmap_trace built into WORK/ext
+# and a private tree made of it at WORK/tree (PGTEST_BINDIR set); a build
+# that fails fails the test, a tree that cannot be made skips it (77).
+pgext_trace_tree() {
+	local work=$1 src=${CGMAP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+	"$src/extension/cgmap_trace/build.sh" "$work/ext" >"$work/ext.log" 2>&1 ||
+		{ tail -20 "$work/ext.log" >&2; pgtest_fail "build.sh failed"; }
+	pgext_tree "$work/tree" "$work/ext" ||
+		{ echo "SKIP: could not make a private installation tree (see above)" >&2; exit 77; }
+}

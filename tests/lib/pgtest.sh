@@ -121,6 +121,16 @@ pgtest_fail() {
 	exit 1
 }
 
+# pgtest_expect_grep WHAT FILE TEXT: TEXT is in FILE (else the file is shown).
+pgtest_expect_grep() {
+	grep -qF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no '$3' in output above"; }
+}
+
+# pgtest_expect_line WHAT FILE LINE: the whole line is in FILE.
+pgtest_expect_line() {
+	grep -qxF -- "$3" "$2" || { cat "$2" >&2; pgtest_fail "$1: no line '$3' in output above"; }
+}
+
 # Compare two files; show the difference on failure.
 pgtest_expect_file() {
 	local expected=$1 actual=$2 what=$3
