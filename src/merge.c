@@ -9,7 +9,9 @@
  *      model->has_runtime, runtime_window, runtime_sources; cgmap_trace
  *      1.3's paths, shapes and timeline (src/runtime_paths.c); cgmap_trace
  *      1.4's runs of dynamic statements on the dynamic sites of their line
- *      (site->rare->runs, model->has_site_runs); diagnostics for
+ *      (site->rare->runs, model->has_site_runs); cgmap_trace 1.5's calls of
+ *      dropped functions in the figures of the function they count for
+ *      now (no edge: the caller or the callee is gone); diagnostics for
  *      every observed function that is not in the model.  Everything kept
  *      is copied into model->arena; scratch tables are malloc'd and freed.
  *
@@ -818,6 +820,25 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 			if (builtin && !static_edge(model, &ix, caller, callee, 0))
 				continue;
 			attach(model, &ix, caller, callee, row);
+		}
+		/* cgmap_trace 1.5 kept the calls of the edges it removed with a
+		 * dropped function: calls of an earlier function of the same
+		 * identity (not in the statistics of the one created again), or
+		 * of this one by callers dropped since (in its statistics too). */
+		for (int i = 0; i < rt->ngone; i++) {
+			const cgm_runtime_gone *row = &rt->gone[i];
+			if (row->source != s)
+				continue;
+			int fn = cgm_model_find(model, row->function);
+			if (fn < 0) {
+				unknown_add(&unknown, row->function);
+				continue;
+			}
+			cgm_function *to = &model->functions[fn];
+			if (!row->identity && stats_from[fn] == s + 1)
+				trace_calls[fn] = cgm_count_add(trace_calls[fn], row->stats.calls, &held);
+			else
+				add_stats(model, &ix.said_fn[fn], &to->runtime, &row->stats, to->id, NULL);
 		}
 		for (int i = 0; i < rt->nsite_runs; i++) {
 			const cgm_runtime_site_run *row = &rt->site_runs[i];

@@ -10,7 +10,10 @@
  *      their frames, their edge sets, their (function, bucket start); a
  *      path's least and greatest time of one call stay those of the whole
  *      counting window (they cannot be subtracted); cgmap_trace 1.4's runs
- *      of dynamic statements by (function, line, body); the count of call
+ *      of dynamic statements by (function, line, body); cgmap_trace 1.5's
+ *      calls of dropped functions by (function, identity) (a function
+ *      created again after FILE has all the calls of its identity's earlier
+ *      incarnations, as FILE had none of them for it); the count of call
  *      records lost to drops (stale_removed) as a figure.  Everything stays
  *      in now->arena; nothing is allocated elsewhere.
  * The earlier file must come from the same server and database (system
@@ -58,6 +61,16 @@ static const cgm_runtime_site_run *find_site_run(const cgm_runtime *rt,
 		if (strcmp(r->function, key->function) == 0 && r->site_line == key->site_line &&
 		    same_text(r->body, key->body))
 			return r;
+	}
+	return NULL;
+}
+
+static const cgm_runtime_gone *find_gone(const cgm_runtime *rt, const cgm_runtime_gone *key)
+{
+	for (int i = 0; i < rt->ngone; i++) {
+		const cgm_runtime_gone *g = &rt->gone[i];
+		if (strcmp(g->function, key->function) == 0 && same_text(g->identity, key->identity))
+			return g;
 	}
 	return NULL;
 }
@@ -219,6 +232,16 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 			now->site_runs[k++] = r;
 	}
 	now->nsite_runs = k;
+	k = 0;
+	for (int i = 0; i < now->ngone; i++) {
+		cgm_runtime_gone g = now->gone[i];
+		const cgm_runtime_gone *o = find_gone(before, &g);
+		if (o)
+			subtract(&g.stats, &o->stats);
+		if (g.stats.calls > 0)
+			now->gone[k++] = g;
+	}
+	now->ngone = k;
 	if (src->has_paths && !old->has_paths && (now->npaths || now->nshapes || now->nbuckets))
 		/* FILE came from cgmap_trace before 1.3: nothing to subtract */
 		add_diagnostic(now, cgm_arena_printf(now->arena,
@@ -230,6 +253,12 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 		add_diagnostic(now, cgm_arena_printf(now->arena,
 						     "--since '%s' has no runs of dynamic statements "
 						     "(collected before cgmap_trace 1.4): those of this file "
+						     "count from %s, not from its end",
+						     path, src->since ? src->since : "the window's start"));
+	if (src->has_gone && !old->has_gone && now->ngone)
+		add_diagnostic(now, cgm_arena_printf(now->arena,
+						     "--since '%s' has no calls of dropped functions "
+						     "(collected before cgmap_trace 1.5): those of this file "
 						     "count from %s, not from its end",
 						     path, src->since ? src->since : "the window's start"));
 	if (src->has_paths && old->has_paths) {
@@ -244,8 +273,10 @@ int cgm_runtime_subtract(cgm_runtime *now, const cgm_runtime *before, const char
 	}
 	/* cgmap_trace counts its removals since the reset, as the calls: the
 	 * delta's are those after FILE.  FILE without the count (an older
-	 * cgmap): all of them stay, which may be more than the delta lost. */
-	if (src->trace_stale_removed > 0 && old->trace_stale_removed >= 0)
+	 * cgmap), or counting also the records whose calls 1.5 keeps: all of
+	 * them stay, which may be more than the delta lost. */
+	if (src->trace_stale_removed > 0 && old->trace_stale_removed >= 0 &&
+	    src->has_gone == old->has_gone)
 		src->trace_stale_removed -= src->trace_stale_removed > old->trace_stale_removed
 						    ? old->trace_stale_removed
 						    : src->trace_stale_removed;

@@ -95,6 +95,11 @@ static cgm_runtime_site_run *rt_add_site_run(cgm_runtime *rt)
 	RT_APPEND(rt, site_runs, nsite_runs, cap_site_runs, cgm_runtime_site_run);
 }
 
+static cgm_runtime_gone *rt_add_gone(cgm_runtime *rt)
+{
+	RT_APPEND(rt, gone, ngone, cap_gone, cgm_runtime_gone);
+}
+
 static cgm_diagnostic *rt_add_diagnostic_slot(cgm_runtime *rt)
 {
 	RT_APPEND(rt, diagnostics, ndiagnostics, cap_diagnostics, cgm_diagnostic);
@@ -301,6 +306,27 @@ static int read_site_run_row(cgm_runtime *rt, json_t *item, int source)
 	return ROW_OK;
 }
 
+/* {function, identity, calls, total_ms, self_ms} (cgmap_trace 1.5) */
+static int read_gone_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	const char *function = NULL, *identity = NULL;
+	cgm_runtime_stats stats = { 0 };
+	if (!opt_string(&function, item, "function") || !function || !*function ||
+	    !opt_string(&identity, item, "identity") || (identity && !*identity) ||
+	    !read_figures(&stats, item) || cgm_runtime_stats_clamp(&stats))
+		return ROW_BAD;
+	if (all_digits(function))
+		return ROW_GONE;
+	cgm_runtime_gone *g = rt_add_gone(rt);
+	g->function = cgm_arena_strdup(rt->arena, function);
+	g->identity = identity ? cgm_arena_strdup(rt->arena, identity) : NULL;
+	g->stats = stats;
+	g->source = source;
+	return ROW_OK;
+}
+
 /* ---- live server ---- */
 
 static PGconn *connect_quiet(const char *dsn, const char *what)
@@ -423,9 +449,10 @@ static int read_server(cgm_runtime_source *src, cgm_runtime *rt, PGconn *conn, c
 	"    AND x.extname OPERATOR(pg_catalog.=) 'cgmap_trace')"
 
 /* The cgmap_trace view and info, when the extension is in this database. */
-/* One query whose rows are each one JSON object (text), read by `row`. */
-static int read_json_rows(cgm_runtime *rt, int source, PGconn *conn, const char *what,
-			  const char *sql, const char *list,
+/* One query whose rows are each one JSON object (text), read by `row`;
+ * *gone_rows (may be NULL): how many named a dropped function. */
+static int read_json_rows(int *gone_rows, cgm_runtime *rt, int source, PGconn *conn,
+			  const char *what, const char *sql, const char *list,
 			  int (*row)(cgm_runtime *, json_t *, int))
 {
 	PGresult *res = must_query(conn, what, sql);
@@ -452,6 +479,8 @@ static int read_json_rows(cgm_runtime *rt, int source, PGconn *conn, const char 
 			      "%d cgmap_trace %s of database '%s' name functions that no longer "
 			      "exist (dropped since observed): ignored",
 			      gone, list, rt->sources[source].database);
+	if (gone_rows)
+		*gone_rows = gone;
 	return 0;
 }
 
@@ -466,7 +495,7 @@ static int read_paths(cgm_runtime *rt, int source, PGconn *conn, const char *sch
 		" 'min_ms', p.min_ms, 'max_ms', p.max_ms)::text"
 		" FROM %s.cgmap_trace_paths p WHERE p.frames IS NOT NULL",
 		schema);
-	int rc = read_json_rows(rt, source, conn, what, sql, "paths", read_path_row);
+	int rc = read_json_rows(NULL, rt, source, conn, what, sql, "paths", read_path_row);
 	if (rc < 0)
 		return rc;
 	sql = cgm_arena_printf(
@@ -481,7 +510,7 @@ static int read_paths(cgm_runtime *rt, int source, PGconn *conn, const char *sch
 		"       WITH ORDINALITY AS u(c, e, l, d, n)))::text"
 		" FROM %s.cgmap_trace_shapes s WHERE s.entry IS NOT NULL",
 		schema);
-	rc = read_json_rows(rt, source, conn, what, sql, "shapes", read_shape_row);
+	rc = read_json_rows(NULL, rt, source, conn, what, sql, "shapes", read_shape_row);
 	if (rc < 0)
 		return rc;
 	sql = cgm_arena_printf(
@@ -491,7 +520,7 @@ static int read_paths(cgm_runtime *rt, int source, PGconn *conn, const char *sch
 		" 'calls', t.calls, 'self_ms', t.self_ms)::text"
 		" FROM %s.cgmap_trace_timeline t WHERE t.function IS NOT NULL",
 		schema);
-	return read_json_rows(rt, source, conn, what, sql, "timeline buckets", read_bucket_row);
+	return read_json_rows(NULL, rt, source, conn, what, sql, "timeline buckets", read_bucket_row);
 }
 
 /* cgmap_trace 1.4: the runs of the current database's dynamic statements,
@@ -517,10 +546,31 @@ static int read_site_runs(cgm_runtime *rt, int source, PGconn *conn, const char 
 			       " 'site_line', s.site_line, 'body', s.caller_body, 'runs', s.runs)::text"
 			       " FROM %s.cgmap_trace_sites s WHERE s.fn IS NOT NULL",
 			       schema);
-	int rc = read_json_rows(rt, source, conn, what, sql, "site runs", read_site_run_row);
+	int rc = read_json_rows(NULL, rt, source, conn, what, sql, "site runs", read_site_run_row);
 	if (rc == 0)
 		rt->sources[source].has_site_runs = true;
 	return rc;
+}
+
+/* cgmap_trace 1.5: the calls the edges of dropped functions had counted,
+ * for the current database's functions they count for now (a function of
+ * a dropped one's identity created again, or a callee whose callers were
+ * dropped).  A row whose function was dropped since is a record lost. */
+static int read_gone(int *lost, cgm_runtime *rt, int source, PGconn *conn, const char *schema,
+		     const char *what)
+{
+	char *sql = cgm_arena_printf(
+		rt->arena,
+		"SELECT pg_catalog.json_build_object('function', g.fn::text, 'identity', g.identity,"
+		" 'calls', g.calls, 'total_ms', g.total_ms, 'self_ms', g.self_ms)::text"
+		" FROM %s.cgmap_trace_gone g"
+		" LEFT JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) g.fn"
+		" WHERE g.fn IS NOT NULL AND g.calls OPERATOR(pg_catalog.>) 0"
+		"   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"
+		" ORDER BY 1",
+		schema);
+	return read_json_rows(lost, rt, source, conn, what, sql, "calls of dropped functions",
+			      read_gone_row);
 }
 
 static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
@@ -629,15 +679,19 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			       schema);
 	/* Read after the edges: reading them removes the edges of functions
 	 * dropped since (cgmap_trace 1.1 counts them in stale_removed), and
-	 * their calls are as missing as those removed at the drop's commit. */
+	 * their calls are as missing as those removed at the drop's commit.
+	 * 1.5 keeps the calls of the edges it removes at a drop's commit
+	 * (stale_kept of them, the calls in cgmap_trace_gone). */
 	char *lost_sql = cgm_arena_printf(rt->arena,
 					  "SELECT (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) "
-					  "'stale_removed') FROM %s.cgmap_trace_info() i",
+					  "'stale_removed'), (pg_catalog.to_jsonb(i) "
+					  "OPERATOR(pg_catalog.->>) 'stale_kept') FROM %s.cgmap_trace_info() i",
 					  schema);
-	PQfreemem(schema);
 	res = must_query(conn, what, sql);
-	if (!res)
+	if (!res) {
+		PQfreemem(schema);
 		return CGM_ESOURCE;
+	}
 	int gone = 0;
 	for (int i = 0; i < PQntuples(res); i++) {
 		const char *caller = cell(res, i, 0), *callee = cell(res, i, 1);
@@ -696,13 +750,31 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			      "snapshot's diagnostics and with --verbose",
 			      gone, gone == 1 ? "" : "s", src->database, gone == 1 ? "s" : "");
 	res = must_query(conn, what, lost_sql);
-	if (!res)
+	if (!res) {
+		PQfreemem(schema);
 		return CGM_ESOURCE;
+	}
 	/* NULL before 1.1: unknown (the library removed such edges all the
 	 * same, but said nothing). */
 	if (cell(res, 0, 0))
 		src->trace_stale_removed = strtoll(cell(res, 0, 0), NULL, 10);
+	bool keeps = cell(res, 0, 1) != NULL;
+	int64_t kept = keeps ? strtoll(cell(res, 0, 1), NULL, 10) : 0;
 	PQclear(res);
+	if (keeps && src->trace_stale_removed >= 0) {
+		int lost = 0;
+		int rc = read_gone(&lost, rt, source, conn, schema, what);
+		if (rc < 0) {
+			PQfreemem(schema);
+			return rc;
+		}
+		src = &rt->sources[source];
+		src->has_gone = true;
+		src->trace_stale_removed -= kept < src->trace_stale_removed ? kept
+									    : src->trace_stale_removed;
+		gone += lost; /* kept for a function dropped since: lost with it */
+	}
+	PQfreemem(schema);
 	/* An edge read but not kept is a call record lost to a drop too. */
 	if (gone)
 		src->trace_stale_removed = (src->trace_stale_removed > 0 ? src->trace_stale_removed : 0) + gone;
@@ -990,6 +1062,37 @@ static void write_site_runs(cgm_strbuf *out, const cgm_runtime *rt)
 	free(runs);
 }
 
+static int compare_gone_rows(const void *a, const void *b)
+{
+	const cgm_runtime_gone *x = *(const cgm_runtime_gone *const *)a;
+	const cgm_runtime_gone *y = *(const cgm_runtime_gone *const *)b;
+	int c = strcmp(x->function, y->function);
+	if (c)
+		return c;
+	return strcmp(x->identity ? x->identity : "", y->identity ? y->identity : "");
+}
+
+/* "gone" of a runtime file (cgmap_trace 1.5): the calls of dropped
+ * functions, by the function they count for now. */
+static void write_gone(cgm_strbuf *out, const cgm_runtime *rt)
+{
+	const cgm_runtime_gone **rows = (const cgm_runtime_gone **)sorted_rows(
+		rt->gone, rt->ngone, sizeof(*rt->gone), compare_gone_rows);
+	cgm_strbuf_puts(out, ",\n  \"gone\": [");
+	for (int i = 0; i < rt->ngone; i++) {
+		const cgm_runtime_gone *g = rows[i];
+		cgm_strbuf_puts(out, i ? ",\n    {\"function\": " : "\n    {\"function\": ");
+		json_str(out, g->function);
+		cgm_strbuf_puts(out, ", \"identity\": ");
+		json_str(out, g->identity);
+		cgm_strbuf_printf(out,
+				  ", \"calls\": %" PRId64 ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
+				  g->stats.calls, g->stats.total_ms, g->stats.self_ms);
+	}
+	cgm_strbuf_puts(out, rt->ngone ? "\n  ]" : "]");
+	free(rows);
+}
+
 static int compare_function_rows(const void *a, const void *b)
 {
 	const cgm_runtime_function *x = *(const cgm_runtime_function *const *)a;
@@ -1094,6 +1197,8 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 		write_paths(&out, rt);
 	if (src->has_site_runs)
 		write_site_runs(&out, rt);
+	if (src->has_gone)
+		write_gone(&out, rt);
 	cgm_strbuf_puts(&out, "\n}\n");
 	free(edges);
 	free(funcs);
@@ -1198,10 +1303,13 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	json_t *shapes = json_object_get(root, "shapes");
 	json_t *timeline = json_object_get(root, "timeline");
 	json_t *site_runs = json_object_get(root, "site_runs");
+	json_t *gone = json_object_get(root, "gone");
 	if ((paths && !json_is_array(paths)) || (shapes && !json_is_array(shapes)) ||
-	    (timeline && !json_is_array(timeline)) || (site_runs && !json_is_array(site_runs))) {
+	    (timeline && !json_is_array(timeline)) || (site_runs && !json_is_array(site_runs)) ||
+	    (gone && !json_is_array(gone))) {
 		rc = cgm_error(CGM_EINPUT, "runtime file '%s': \"paths\", \"shapes\", "
-					   "\"timeline\" and \"site_runs\" must be arrays", path);
+					   "\"timeline\", \"site_runs\" and \"gone\" must be arrays",
+			       path);
 		goto out;
 	}
 
@@ -1340,6 +1448,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 			  read_shape_row },
 			{ "timeline", "{function, start, calls, self_ms}", read_bucket_row },
 			{ "site_runs", "{function, site_line, body, runs}", read_site_run_row },
+			{ "gone", "{function, identity, calls, total_ms, self_ms}", read_gone_row },
 		};
 		for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 			json_array_foreach(json_object_get(root, lists[l].key), i, item) {
@@ -1359,6 +1468,9 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 	}
 	src = &rt->sources[source];
 	src->has_site_runs = site_runs != NULL;
+	/* A file without them (cgmap_trace before 1.5) counts in stale_removed
+	 * every record removed, kept or not. */
+	src->has_gone = gone != NULL && src->has_trace;
 	if (src->trace_evictions > 0)
 		rt_diagnostic(rt, path, 0,
 			      "runtime file: cgmap_trace evicted %" PRId64

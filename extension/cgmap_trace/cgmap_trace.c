@@ -112,24 +112,26 @@
  *
  * Shared memory and locking
  * -------------------------
- * Four fixed-size shared hashes, each sized once in shmem_request_hook:
+ * Five fixed-size shared hashes, each sized once in shmem_request_hook:
  * edges (cgmap_trace.max_edges cgtEntry keyed by cgtKey), paths
  * (cgmap_trace.max_paths cgtPathEntry keyed by database and path hash),
  * shapes (cgmap_trace.max_shapes cgtShapeEntry keyed by database, entry
  * point and shape hash) and the timeline (cgmap_trace.max_functions
  * cgtTlEntry keyed by database and function, each with a ring of
- * cgmap_trace.buckets slots).
- *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the four
+ * cgmap_trace.buckets slots), and the calls of dropped functions
+ * (CGT_MAX_GONE cgtGoneEntry keyed by database and function).
+ *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the five
  *     hash tables themselves: it is held SHARED to look entries up and to
  *     update their counters (one acquisition per flushed batch for all four),
  *     and EXCLUSIVE to insert or remove entries (new entries, eviction,
- *     dropped functions, reset, load at startup).
+ *     dropped functions, reset, load at startup); the entries of dropped
+ *     functions' calls change only under it.
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
  *   - cgt_state->mutex (spinlock) guards cgt_state->since.
  *   - cgt_state->dropped, evictions, evicted_calls, temp_skipped,
- *     stale_removed, paths_dropped, shapes_dropped and timeline_dropped are
+ *     stale_removed, stale_kept, paths_dropped, shapes_dropped and timeline_dropped are
  *     atomic counters (see "Table policy").  A full table never raises an
  *     error.
  *   - cgt_state->reset_gen is atomic; it changes only under the exclusive
@@ -154,7 +156,9 @@
  *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
  *     removes the current database's edges whose function does not exist
  *     (stale_removed), because the postmaster cannot read catalogs when it
- *     saves the table;
+ *     saves the table; the calls the edges of a dropped function had
+ *     counted are kept per callee (cgmap_trace_gone(), stale_kept), so that
+ *     a test suite dropping its functions does not hide what ran;
  *   - cgmap_trace_edges() shows a role only the edges of the databases it
  *     may connect to, unless it is a superuser or in pg_read_all_stats.
  *
@@ -164,10 +168,11 @@
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
  * removes it) when shared memory is created at the next start.  File format
- * 4 adds the paths, shapes and timeline after the edges (the timeline is
+ * 5 adds the calls of dropped functions and stale_kept after the timeline,
+ * format 4 the paths, shapes and timeline after the edges (the timeline is
  * kept only if cgmap_trace.bucket_seconds did not change; a changed number
  * of buckets re-slots it), format 3 the caller's body version to each key,
- * format 2 the policy counters; formats 1 to 3 are still read (formats 1
+ * format 2 the policy counters; formats 1 to 4 are still read (formats 1
  * and 2: their edges' body is unknown).
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
@@ -212,6 +217,7 @@
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
@@ -227,7 +233,8 @@ PG_MODULE_MAGIC;
 #define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
 #define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
 #define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
-#define CGT_FILE_VERSION	4	/* 3: edges only (no paths, shapes, timeline);
+#define CGT_FILE_VERSION	5	/* 4: without the calls of dropped functions;
+								 * 3: edges only (no paths, shapes, timeline);
 								 * 2: keys without the caller's body version;
 								 * 1: also without the eviction counters */
 
@@ -257,6 +264,14 @@ PG_MODULE_MAGIC;
 /* Timeline: functions, and slots (functions x buckets) at most. */
 #define CGT_MAX_FUNCTIONS_LIMIT 100000
 #define CGT_TIMELINE_SLOTS_LIMIT 4000000	/* about 100 MB */
+
+/*
+ * Calls of dropped functions (see "Dropped functions and databases"): kept
+ * for at most CGT_MAX_GONE functions, each named by its qualified identity
+ * of at most CGT_IDENTITY_LEN - 1 bytes (about 1.3 MB of shared memory).
+ */
+#define CGT_MAX_GONE		4096
+#define CGT_IDENTITY_LEN	256
 
 /* ---- shared structures ---- */
 
@@ -298,6 +313,24 @@ typedef struct cgtEntry
 	cgtCounters counters;
 } cgtEntry;
 
+/*
+ * The calls of one function that the edges removed with a drop had
+ * counted: the function was dropped (identity names it as it was), or only
+ * its callers were (identity empty: fn_oid still names it).
+ */
+typedef struct cgtGoneKey
+{
+	Oid			dbid;
+	Oid			fn_oid;
+} cgtGoneKey;
+
+typedef struct cgtGoneEntry
+{
+	cgtGoneKey	key;			/* hash key, must be first */
+	char		identity[CGT_IDENTITY_LEN];
+	cgtCounters counters;		/* changed only under the exclusive lock */
+} cgtGoneEntry;
+
 typedef struct cgtShared
 {
 	LWLock	   *lock;			/* protects the hash table (see banner) */
@@ -309,6 +342,8 @@ typedef struct cgtShared
 	pg_atomic_uint64 evicted_calls; /* the calls those edges had counted */
 	pg_atomic_uint64 temp_skipped;	/* calls of/from temporary functions */
 	pg_atomic_uint64 stale_removed; /* edges of dropped functions removed */
+	pg_atomic_uint64 stale_kept;	/* of those, the ones whose loss hides no
+									 * call of a function that exists */
 	cgtEntry  **evict_buf;		/* max_edges pointers, for eviction */
 	pg_atomic_uint64 paths_dropped; /* calls of paths not recorded: no room */
 	pg_atomic_uint64 shapes_dropped;	/* top-level calls whose shape was not
@@ -534,6 +569,7 @@ static HTAB *cgt_hash = NULL;
 static HTAB *cgt_paths = NULL;
 static HTAB *cgt_shapes = NULL;
 static HTAB *cgt_timeline = NULL;
+static HTAB *cgt_gone = NULL;
 
 static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
 static int	cgt_local_used = 0;
@@ -625,6 +661,7 @@ PG_FUNCTION_INFO_V1(cgmap_trace_paths);
 PG_FUNCTION_INFO_V1(cgmap_trace_shapes);
 PG_FUNCTION_INFO_V1(cgmap_trace_timeline);
 PG_FUNCTION_INFO_V1(cgmap_trace_sites);
+PG_FUNCTION_INFO_V1(cgmap_trace_gone);
 
 static void cgt_check_cols(ReturnSetInfo *rsinfo, const char *name, int expected);
 static void cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func);
@@ -762,6 +799,7 @@ cgt_memsize(void)
 	size = add_size(size, hash_estimate_size(cgt_max_paths, sizeof(cgtPathEntry)));
 	size = add_size(size, hash_estimate_size(cgt_max_shapes, sizeof(cgtShapeEntry)));
 	size = add_size(size, hash_estimate_size(cgt_max_functions, cgt_tl_entrysize()));
+	size = add_size(size, hash_estimate_size(CGT_MAX_GONE, sizeof(cgtGoneEntry)));
 	return size;
 }
 
@@ -1163,6 +1201,72 @@ cgt_save_more(FILE *file)
 	return true;
 }
 
+/*
+ * Read the calls of dropped functions and stale_kept of a format 5 file
+ * (after its timeline).  false on a short or invalid file.
+ */
+static bool
+cgt_load_gone(FILE *file)
+{
+	int32		identity_len;
+	uint64		kept;
+	int32		num;
+	int32		i;
+
+	if (fread(&identity_len, sizeof(identity_len), 1, file) != 1 ||
+		identity_len != CGT_IDENTITY_LEN ||
+		fread(&kept, sizeof(kept), 1, file) != 1 ||
+		fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		return false;
+	for (i = 0; i < num; i++)
+	{
+		cgtGoneEntry tmp;
+		cgtGoneEntry *entry;
+		bool		found;
+
+		if (fread(&tmp.key, sizeof(tmp.key), 1, file) != 1 ||
+			fread(tmp.identity, sizeof(tmp.identity), 1, file) != 1 ||
+			fread(&tmp.counters, sizeof(tmp.counters), 1, file) != 1 ||
+			memchr(tmp.identity, '\0', sizeof(tmp.identity)) == NULL)
+			return false;
+		entry = hash_search(cgt_gone, &tmp.key, HASH_ENTER_NULL, &found);
+		if (entry == NULL || found)
+			continue;			/* cannot happen: the table had them all */
+		memcpy(entry->identity, tmp.identity, sizeof(tmp.identity));
+		entry->counters = tmp.counters;
+	}
+	pg_atomic_write_u64(&cgt_state->stale_kept, kept);
+	return true;
+}
+
+/* Write the calls of dropped functions and stale_kept (format 5, last). */
+static bool
+cgt_save_gone(FILE *file)
+{
+	int32		identity_len = CGT_IDENTITY_LEN;
+	uint64		kept = pg_atomic_read_u64(&cgt_state->stale_kept);
+	int32		num = (int32) hash_get_num_entries(cgt_gone);
+	HASH_SEQ_STATUS hash_seq;
+	cgtGoneEntry *entry;
+
+	if (fwrite(&identity_len, sizeof(identity_len), 1, file) != 1 ||
+		fwrite(&kept, sizeof(kept), 1, file) != 1 ||
+		fwrite(&num, sizeof(num), 1, file) != 1)
+		return false;
+	hash_seq_init(&hash_seq, cgt_gone);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (fwrite(&entry->key, sizeof(entry->key), 1, file) != 1 ||
+			fwrite(entry->identity, sizeof(entry->identity), 1, file) != 1 ||
+			fwrite(&entry->counters, sizeof(entry->counters), 1, file) != 1)
+		{
+			hash_seq_term(&hash_seq);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void
 cgt_load_file(void)
 {
@@ -1237,6 +1341,8 @@ cgt_load_file(void)
 	}
 	if (header[1] >= 4 && !cgt_load_more(file))
 		goto bad_file;
+	if (header[1] >= 5 && !cgt_load_gone(file))
+		goto bad_file;
 
 	cgt_state->since = since;
 	pg_atomic_write_u64(&cgt_state->dropped, dropped);
@@ -1269,7 +1375,8 @@ cgt_shmem_shutdown(int code, Datum arg)
 
 	/* Don't dump after a crash, nor when there is nothing to dump. */
 	if (code != 0 || cgt_state == NULL || cgt_hash == NULL ||
-		cgt_paths == NULL || cgt_shapes == NULL || cgt_timeline == NULL)
+		cgt_paths == NULL || cgt_shapes == NULL || cgt_timeline == NULL ||
+		cgt_gone == NULL)
 		return;
 	if (!cgt_save)
 		return;
@@ -1302,7 +1409,7 @@ cgt_shmem_shutdown(int code, Datum arg)
 		}
 	}
 
-	if (!cgt_save_more(file))
+	if (!cgt_save_more(file) || !cgt_save_gone(file))
 		goto error;
 
 	if (FreeFile(file))
@@ -1337,6 +1444,7 @@ cgt_shmem_startup(void)
 	cgt_paths = NULL;
 	cgt_shapes = NULL;
 	cgt_timeline = NULL;
+	cgt_gone = NULL;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 
@@ -1352,6 +1460,7 @@ cgt_shmem_startup(void)
 		pg_atomic_init_u64(&cgt_state->evicted_calls, 0);
 		pg_atomic_init_u64(&cgt_state->temp_skipped, 0);
 		pg_atomic_init_u64(&cgt_state->stale_removed, 0);
+		pg_atomic_init_u64(&cgt_state->stale_kept, 0);
 		pg_atomic_init_u64(&cgt_state->paths_dropped, 0);
 		pg_atomic_init_u64(&cgt_state->shapes_dropped, 0);
 		pg_atomic_init_u64(&cgt_state->timeline_dropped, 0);
@@ -1397,6 +1506,14 @@ cgt_shmem_startup(void)
 								 cgt_max_functions, cgt_max_functions,
 								 &info,
 								 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtGoneKey);
+	info.entrysize = sizeof(cgtGoneEntry);
+	cgt_gone = ShmemInitHash("cgmap_trace gone",
+							 CGT_MAX_GONE, CGT_MAX_GONE,
+							 &info,
+							 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 
 	LWLockRelease(AddinShmemInitLock);
 
@@ -2589,9 +2706,21 @@ cgt_body_text(uint64 body)
  * postmaster cannot read any catalog when it saves the table at shutdown,
  * so this happens earlier, in the backends that can:
  *   - an object_access_hook notes every function (of this database) and
- *     every database dropped by this backend's transaction; subtransaction
+ *     every database dropped by this backend's transaction, a function with
+ *     its qualified identity (the catalog still has it then); subtransaction
  *     aborts forget what they dropped, and at commit the edges of what the
  *     transaction dropped are removed from the shared table;
+ *   - the calls those edges counted are not lost with them: each edge's
+ *     calls are added to its callee's entry in the table of dropped
+ *     functions' calls (cgmap_trace_gone()), under the callee's identity
+ *     when the callee was dropped, so that a reader finds them for a
+ *     function of the same identity created again (tests drop and create
+ *     their functions), and under the callee itself when only its caller
+ *     was.  Such edges, the site runs of a dropped function and the
+ *     records of a dropped database count in stale_kept as well as in
+ *     stale_removed: their removal hides no call of a function that exists.
+ *     An identity too long for an entry, or a full table, loses the calls
+ *     (stale_removed only);
  *   - cgmap_trace_edges() checks the OIDs of the current database's edges
  *     against pg_proc and removes the edges whose function does not exist,
  *     even for a transaction still in progress (a dirty snapshot): this
@@ -2605,6 +2734,8 @@ typedef struct cgtDrop
 	Oid			dbid;
 	Oid			fn_oid;			/* InvalidOid: the whole database */
 	SubTransactionId subid;
+	const char *identity;		/* the function's qualified identity, NULL
+								 * when too long for an entry of cgt_gone */
 } cgtDrop;
 
 static cgtDrop *cgt_drops = NULL;	/* in TopTransactionContext */
@@ -2612,7 +2743,7 @@ static int	cgt_ndrops = 0;
 static int	cgt_drops_cap = 0;
 
 static void
-cgt_note_drop(Oid dbid, Oid fn_oid)
+cgt_note_drop(Oid dbid, Oid fn_oid, const char *identity)
 {
 	if (cgt_ndrops >= cgt_drops_cap)
 	{
@@ -2628,6 +2759,7 @@ cgt_note_drop(Oid dbid, Oid fn_oid)
 	cgt_drops[cgt_ndrops].dbid = dbid;
 	cgt_drops[cgt_ndrops].fn_oid = fn_oid;
 	cgt_drops[cgt_ndrops].subid = GetCurrentSubTransactionId();
+	cgt_drops[cgt_ndrops].identity = identity;
 	cgt_ndrops++;
 }
 
@@ -2644,10 +2776,23 @@ cgt_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	{
 		/* temporary functions have no edges (and every session has some) */
 		if (!cgt_fn_is_temp(objectId))
-			cgt_note_drop(MyDatabaseId, objectId);
+		{
+			/*
+			 * Named now: at commit the catalog no longer has it.  Qualified
+			 * name and argument types, as to_regprocedure() reads them back
+			 * whatever the reader's search_path.
+			 */
+			char	   *identity = format_procedure_qualified(objectId);
+			char	   *kept = NULL;
+
+			if (strlen(identity) < CGT_IDENTITY_LEN)
+				kept = MemoryContextStrdup(TopTransactionContext, identity);
+			pfree(identity);
+			cgt_note_drop(MyDatabaseId, objectId, kept);
+		}
 	}
 	else if (classId == DatabaseRelationId)
-		cgt_note_drop(objectId, InvalidOid);
+		cgt_note_drop(objectId, InvalidOid, NULL);
 }
 
 static int
@@ -2663,9 +2808,9 @@ cgt_drop_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Was (dbid, fn_oid) dropped?  cgt_drops is sorted. */
-static bool
-cgt_dropped(Oid dbid, Oid fn_oid)
+/* The drop of (dbid, fn_oid), or NULL.  cgt_drops is sorted. */
+static const cgtDrop *
+cgt_find_drop(Oid dbid, Oid fn_oid)
 {
 	int			lo = 0;
 	int			hi = cgt_ndrops - 1;
@@ -2676,18 +2821,64 @@ cgt_dropped(Oid dbid, Oid fn_oid)
 		const cgtDrop *d = &cgt_drops[mid];
 
 		if (d->dbid == dbid && d->fn_oid == fn_oid)
-			return true;
+			return d;
 		if (d->dbid < dbid || (d->dbid == dbid && d->fn_oid < fn_oid))
 			lo = mid + 1;
 		else
 			hi = mid - 1;
 	}
-	return false;
+	return NULL;
+}
+
+static bool
+cgt_dropped(Oid dbid, Oid fn_oid)
+{
+	return cgt_find_drop(dbid, fn_oid) != NULL;
 }
 
 /*
- * At commit: remove the edges of what this transaction dropped.  Runs in a
- * commit callback: no allocation, no error.
+ * Add the calls an edge counted to its callee's entry in cgt_gone: under
+ * the callee's identity when it was dropped (drop), under the callee itself
+ * otherwise (drop NULL).  false when they cannot be kept (an identity too
+ * long, a full table).  Exclusive lock held; no allocation, no error.
+ */
+static bool
+cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
+{
+	cgtGoneKey	key;
+	cgtGoneEntry *g;
+	bool		found;
+
+	if (drop != NULL && drop->identity == NULL)
+		return false;
+	key.dbid = dbid;
+	key.fn_oid = callee;
+	g = hash_search(cgt_gone, &key, HASH_ENTER_NULL, &found);
+	if (g == NULL)
+		return false;
+	if (!found)
+	{
+		g->identity[0] = '\0';
+		memset(&g->counters, 0, sizeof(g->counters));
+		g->counters.first_seen = c->first_seen;
+		g->counters.last_seen = c->last_seen;
+	}
+	if (drop != NULL)
+		strlcpy(g->identity, drop->identity, sizeof(g->identity));
+	g->counters.calls += c->calls;
+	g->counters.total_ms += c->total_ms;
+	g->counters.self_ms += c->self_ms;
+	if (c->first_seen < g->counters.first_seen)
+		g->counters.first_seen = c->first_seen;
+	if (c->last_seen > g->counters.last_seen)
+		g->counters.last_seen = c->last_seen;
+	return true;
+}
+
+/*
+ * At commit: remove the edges of what this transaction dropped, keeping
+ * the calls they counted in cgt_gone.  Runs in a commit callback: no
+ * allocation, no error.
  */
 static void
 cgt_apply_drops(void)
@@ -2695,27 +2886,71 @@ cgt_apply_drops(void)
 	HASH_SEQ_STATUS hash_seq;
 	cgtEntry   *entry;
 	uint64		removed = 0;
+	uint64		kept = 0;
 
 	if (cgt_ndrops == 0 || cgt_hash == NULL)
 		return;
 	qsort(cgt_drops, cgt_ndrops, sizeof(cgtDrop), cgt_drop_cmp);
 
 	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
+	{
+		cgtGoneEntry *g;
+
+		/*
+		 * Entries of a dropped database go; a function counted only for
+		 * its dropped callers until now takes its own identity.
+		 */
+		hash_seq_init(&hash_seq, cgt_gone);
+		while ((g = hash_seq_search(&hash_seq)) != NULL)
+		{
+			const cgtDrop *drop = cgt_find_drop(g->key.dbid, g->key.fn_oid);
+
+			if (cgt_dropped(g->key.dbid, InvalidOid))
+				hash_search(cgt_gone, &g->key, HASH_REMOVE, NULL);
+			else if (drop != NULL && g->identity[0] == '\0')
+			{
+				if (drop->identity != NULL)
+					strlcpy(g->identity, drop->identity, sizeof(g->identity));
+				else
+				{
+					hash_search(cgt_gone, &g->key, HASH_REMOVE, NULL);
+					removed++;
+				}
+			}
+		}
+	}
 	hash_seq_init(&hash_seq, cgt_hash);
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 	{
 		const cgtKey *k = &entry->key;
+		const cgtDrop *callee_drop;
 
-		if (cgt_dropped(k->dbid, InvalidOid) ||
-			cgt_dropped(k->dbid, k->callee) ||
-			(OidIsValid(k->caller) && cgt_dropped(k->dbid, k->caller)))
+		if (cgt_dropped(k->dbid, InvalidOid))
 		{
+			/* no function of a database that exists is hidden */
 			hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
 			removed++;
+			kept++;
+			continue;
 		}
+		callee_drop = OidIsValid(k->callee) ? cgt_find_drop(k->dbid, k->callee) : NULL;
+		if (callee_drop == NULL &&
+			!(OidIsValid(k->caller) && cgt_dropped(k->dbid, k->caller)))
+			continue;
+		/*
+		 * A site run (no callee) counts no call; an edge's calls go to its
+		 * callee's entry.
+		 */
+		if (!OidIsValid(k->callee) ||
+			cgt_gone_add(k->dbid, k->callee, callee_drop, &entry->counters))
+			kept++;
+		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
+		removed++;
 	}
 	if (removed > 0)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+	if (kept > 0)
+		pg_atomic_fetch_add_u64(&cgt_state->stale_kept, kept);
 
 	/* paths, shapes and timeline entries that name a dropped function */
 	{
@@ -3611,6 +3846,79 @@ cgmap_trace_sites(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+#define CGT_GONE_COLS 8
+
+/*
+ * The calls of dropped functions (extension version 1.5; see "Dropped
+ * functions and databases") of the databases the current role may see:
+ * per function, its identity when it was dropped (NULL when only its
+ * callers were, fn_oid naming it), and the calls the removed edges had
+ * counted.  The table is copied under the shared lock.
+ */
+Datum
+cgmap_trace_gone(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtGoneEntry *g;
+	cgtGoneEntry *rows;
+	int			nrows = 0;
+	int			maxrows;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	cgt_check_loaded();
+	cgt_flush();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_gone()", CGT_GONE_COLS);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_gone);
+	rows = palloc(sizeof(cgtGoneEntry) * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_gone);
+	while ((g = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		rows[nrows++] = *g;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	for (i = 0; i < nrows; i++)
+	{
+		const cgtGoneEntry *r = &rows[i];
+		Datum		values[CGT_GONE_COLS];
+		bool		nulls[CGT_GONE_COLS];
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = ObjectIdGetDatum(r->key.fn_oid);
+		if (r->identity[0] != '\0')
+			values[2] = CStringGetTextDatum(r->identity);
+		else
+			nulls[2] = true;
+		values[3] = Int64GetDatum(r->counters.calls);
+		values[4] = Float8GetDatum(r->counters.total_ms);
+		values[5] = Float8GetDatum(r->counters.self_ms);
+		values[6] = TimestampTzGetDatum(r->counters.first_seen);
+		values[7] = TimestampTzGetDatum(r->counters.last_seen);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
+
+	return (Datum) 0;
+}
+
 Datum
 cgmap_trace_reset(PG_FUNCTION_ARGS)
 {
@@ -3638,6 +3946,14 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 		while ((te = hash_seq_search(&hash_seq)) != NULL)
 			hash_search(cgt_timeline, &te->key, HASH_REMOVE, NULL);
 	}
+	{
+		cgtGoneEntry *g;
+
+		hash_seq_init(&hash_seq, cgt_gone);
+		while ((g = hash_seq_search(&hash_seq)) != NULL)
+			hash_search(cgt_gone, &g->key, HASH_REMOVE, NULL);
+	}
+	pg_atomic_write_u64(&cgt_state->stale_kept, 0);
 	pg_atomic_write_u64(&cgt_state->paths_dropped, 0);
 	pg_atomic_write_u64(&cgt_state->shapes_dropped, 0);
 	pg_atomic_write_u64(&cgt_state->timeline_dropped, 0);
@@ -3657,11 +3973,13 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 
 /*
  * cgmap_trace_info(): 4 columns in extension version 1.0, 8 in 1.1 and 1.2,
- * 19 from 1.3 on (the same C function serves all, by the declared row type).
+ * 19 in 1.3 and 1.4, 20 from 1.5 on (the same C function serves all, by the
+ * declared row type).
  */
 #define CGT_INFO_COLS_1_0	4
 #define CGT_INFO_COLS_1_1	8
-#define CGT_INFO_COLS		19
+#define CGT_INFO_COLS_1_3	19
+#define CGT_INFO_COLS		20
 
 Datum
 cgmap_trace_info(PG_FUNCTION_ARGS)
@@ -3681,11 +3999,12 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS_1_1 &&
-		tupdesc->natts != CGT_INFO_COLS)
+		tupdesc->natts != CGT_INFO_COLS_1_3 && tupdesc->natts != CGT_INFO_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d or %d",
-						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS_1_1, CGT_INFO_COLS),
+				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d, %d or %d",
+						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS_1_1,
+						CGT_INFO_COLS_1_3, CGT_INFO_COLS),
 				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	SpinLockAcquire(&cgt_state->mutex);
@@ -3719,6 +4038,7 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	values[16] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->timeline_dropped));
 	values[17] = Int32GetDatum(cgt_bucket_seconds);
 	values[18] = Int32GetDatum(cgt_nbuckets);
+	values[19] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->stale_kept));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -119,6 +119,19 @@ typedef struct cgm_runtime_site_run {
 } cgm_runtime_site_run;
 
 /* Per-function figures (pg_stat_user_functions, or a file's "functions"). */
+/* cgmap_trace 1.5: calls that the edges removed with a dropped function
+ * had counted, kept by the extension for the function they count for now. */
+typedef struct cgm_runtime_gone {
+	const char *function;   /* regprocedure text: the function of the dropped one's
+	                         * identity, created again, or the callee whose callers
+	                         * were dropped */
+	const char *identity;   /* the dropped function as it was (qualified name and
+	                         * argument types) when the calls were of it; NULL when
+	                         * they were of `function` itself */
+	cgm_runtime_stats stats;
+	int source;
+} cgm_runtime_gone;
+
 typedef struct cgm_runtime_function {
 	const char *id;
 	cgm_runtime_stats stats;
@@ -142,7 +155,8 @@ typedef struct cgm_runtime_source {
 	int64_t trace_stale_removed; /* call records (edges, site runs) of dropped functions and
 	                         * databases cgmap_trace 1.1 removed in the window, cluster-wide,
 	                         * plus edges read that named a dropped function (-1: unknown):
-	                         * the calls they counted are missing (cgm_evidence.lost_records) */
+	                         * the calls they counted are missing (cgm_evidence.lost_records);
+	                         * from 1.5 only those whose calls it did not keep (has_gone) */
 	int64_t trace_edges_used, trace_edges_max;
 	const char *trace_track;/* cgmap_trace.track: "plpgsql", "all", or NULL unknown */
 	const char *system_id;  /* pg_control_system().system_identifier, or NULL */
@@ -153,6 +167,9 @@ typedef struct cgm_runtime_source {
 	                         * did not fit (has_paths) */
 	int bucket_seconds;     /* length of a timeline bucket (has_paths) */
 	bool has_site_runs;     /* cgmap_trace 1.4: the runs of dynamic statements are part of it */
+	bool has_gone;          /* cgmap_trace 1.5: the calls of dropped functions are part
+	                         * of it (rt->gone), and trace_stale_removed counts only
+	                         * records lost */
 } cgm_runtime_source;
 
 typedef struct cgm_runtime {
@@ -171,6 +188,8 @@ typedef struct cgm_runtime {
 	cgm_runtime_bucket *buckets;
 	int nsite_runs, cap_site_runs;
 	cgm_runtime_site_run *site_runs;
+	int ngone, cap_gone;
+	cgm_runtime_gone *gone;
 	int ndiagnostics, cap_diagnostics;
 	cgm_diagnostic *diagnostics;
 	const char *log_line_prefix; /* stderr logs: the server's log_line_prefix (NULL:

@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension versions: fresh install (1.4) and upgrades from 1.0.
+#   - extension versions: fresh install (1.5) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension versions: fresh install and upgrades from 1.0"
-expect_eq "fresh install is 1.4" "1.4" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.5" "1.5" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -127,6 +127,10 @@ expect_eq "1.2 -> 1.3 -> 1.4 update adds the runs of dynamic sites" "1.4|runs" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.3'" -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.4'" \
 	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                (SELECT attname FROM pg_attribute WHERE attrelid = 'cgmap_trace_sites'::regclass AND attnum = 6)" | tail -n 1)"
+expect_eq "1.4 -> 1.5 update adds the calls of dropped functions" "1.5|0|0" \
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.5'" \
+	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	                stale_kept || '|' || (SELECT count(*) FROM cgmap_trace_gone) FROM cgmap_trace_info()" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"
 if sql -U intruder -c "CREATE FUNCTION public.x() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null 2>&1; then

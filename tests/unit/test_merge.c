@@ -881,6 +881,72 @@ static void test_runtime_file_lost_records(void **state)
 	free(out);
 }
 
+/* cgmap_trace 1.5 keeps the calls of the edges it removes with a dropped
+ * function ("gone"): those of an earlier function of the same identity
+ * count for the one created again, on top of its statistics; those of a
+ * callee whose caller was dropped are in its statistics already.  With
+ * nothing lost the window is enough, and the function never called is
+ * dead.  A file keeps the rows; --since subtracts them. */
+static void test_runtime_file_gone_calls(void **state)
+{
+	(void)state;
+	char *path = temp_path("gone.json");
+	char *out = temp_path("gone-out.json");
+	write_text(path,
+		   "{\"format\": \"cgmap-runtime\", \"format_version\": 1,"
+		   " \"server\": {\"name\": \"demo\"},"
+		   " \"window\": {\"since\": \"2026-11-20T10:00:00Z\", \"until\": \"2026-11-29T11:00:00Z\"},"
+		   " \"track_functions\": \"all\", \"function_stats\": true,"
+		   " \"trace\": {\"edges_used\": 1, \"edges_max\": 10, \"dropped\": 0, \"evictions\": 0,"
+		   "  \"track\": \"all\", \"stale_removed\": 0},"
+		   " \"edges\": [{\"caller\": null, \"callee\": \"app.main()\", \"calls\": 500}],"
+		   " \"functions\": [{\"id\": \"app.main()\", \"calls\": 500},"
+		   "  {\"id\": \"app.work(integer)\", \"calls\": 10}],"
+		   " \"gone\": [{\"function\": \"app.dyn_a()\", \"identity\": \"app.dyn_a()\", \"calls\": 7,"
+		   "   \"total_ms\": 1, \"self_ms\": 1},"
+		   "  {\"function\": \"app.work(integer)\", \"identity\": null, \"calls\": 10,"
+		   "   \"total_ms\": 2, \"self_ms\": 2},"
+		   "  {\"function\": \"12345\", \"identity\": null, \"calls\": 1}]}");
+	cgm_runtime *rt = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(rt, path), 0);
+	assert_true(rt->sources[0].has_gone);
+	assert_int_equal(rt->ngone, 2);
+	assert_int_equal(rt->ndiagnostics, 1); /* the row naming a number */
+	assert_non_null(strstr(rt->diagnostics[0].message, "gone[2] names a function by a number"));
+
+	assert_int_equal(cgm_runtime_write_file(rt, out), 0);
+	cgm_runtime *again = cgm_runtime_new();
+	assert_int_equal(cgm_runtime_load_file(again, out), 0);
+	assert_int_equal(again->ngone, 2);
+	assert_string_equal(again->gone[0].function, "app.dyn_a()");
+	assert_string_equal(again->gone[0].identity, "app.dyn_a()");
+	assert_null(again->gone[1].identity);
+	/* --since: the calls after the earlier file. */
+	again->gone[0].stats.calls = 9;
+	again->sources[0].until = "2026-11-29T12:00:00Z";
+	again->sources[0].name = "demo";
+	assert_int_equal(cgm_runtime_subtract(again, rt, path), 0);
+	assert_int_equal(again->ngone, 1);
+	assert_int_equal(again->gone[0].stats.calls, 2);
+	cgm_runtime_free(again);
+
+	cgm_model *m = sample();
+	assert_int_equal(cgm_merge(m, rt), 0);
+	cgm_runtime_free(rt);
+	assert_int_equal(m->functions[idx(m, "app.dyn_a()")].runtime.calls, 7);
+	assert_int_equal(m->functions[idx(m, "app.work(integer)")].runtime.calls, 10);
+	assert_int_equal(m->evidence.lost_records, 0);
+	assert_int_equal(cgm_analyze(m, NULL), 0);
+	assert_true(m->evidence.enough);
+	assert_int_equal(m->functions[idx(m, "app.dyn_a()")].verdict, CGM_VERDICT_NONE);
+	assert_true(m->functions[idx(m, "app.other()")].dead);
+	cgm_model_free(m);
+	unlink(path);
+	unlink(out);
+	free(path);
+	free(out);
+}
+
 /* Two sources whose counts summed past 2^63 overflowed (undefined; in a
  * release build negative, so the function was called cold and the snapshot
  * would not read back); times summed to infinity were written as 0.  Sums
@@ -1146,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_log_without_pairs),
 		cmocka_unit_test(test_aggregate_seen_through_support),
 		cmocka_unit_test(test_runtime_file_lost_records),
+		cmocka_unit_test(test_runtime_file_gone_calls),
 		cmocka_unit_test(test_sums_held_at_the_limit),
 		cmocka_unit_test(test_no_edges),
 		cmocka_unit_test(test_runtime_file_times_out_of_range),
