@@ -28,8 +28,9 @@
  * on another relation runs that relation's effects for its statement, `via
  * rule` naming the rule, transitively (a rule's action may fire another
  * rule), with the view owner's rights (no policies).  A write to a view
- * that reads one relation, with no INSTEAD OF trigger or rule for it, is
- * PostgreSQL's automatic update of that relation (auto_update).  A
+ * PostgreSQL updates by itself (one FROM item, viewupd.h), with no INSTEAD
+ * OF trigger or rule for it, is its automatic update of that relation
+ * (auto_update).  A
  * statement's own ONLY (UPDATE, DELETE, TRUNCATE ONLY t) reaches none of
  * the tables under t; under the table a statement names, partitions and
  * inheriting tables fire their row triggers only (TRUNCATE's excepted),
@@ -69,6 +70,8 @@ typedef struct fx_rel {
 	const cgm_column *columns;
 	unsigned replaced;         /* the writes an unconditional DO INSTEAD rule
 	                            * replaces (CGM_EV_INSERT, UPDATE, DELETE) */
+	const cgm_relation *view;  /* a view's relation: what its automatic update
+	                            * writes (base_name NULL: it has none) */
 } fx_rel;
 
 struct cgm_relfx {
@@ -164,6 +167,7 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 			fx->rels[r].key_columns = model->relations[i].key_columns;
 			fx->rels[r].ncolumns = model->relations[i].ncolumns;
 			fx->rels[r].columns = model->relations[i].columns;
+			fx->rels[r].view = &model->relations[i];
 		}
 	}
 	for (int i = 0; i < model->neffects; i++) {
@@ -408,46 +412,62 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 /* Most columns a write through a view names: its own and its defaults. */
 #define MAX_VIEW_COLUMNS 256
 
+/* The base column view column `name` of `view` is, or NULL when it is
+ * no updatable column (an INSERT or UPDATE naming it is refused). */
+static const char *base_column(const cgm_relation *view, const char *name)
+{
+	for (int i = 0; name && i < view->nupdatable; i++)
+		if (view->updatable_columns[i] && strcmp(view->updatable_columns[i], name) == 0)
+			return view->base_columns[i];
+	return NULL;
+}
+
 /* A write to view `rel` that neither an INSTEAD OF trigger (a view's row
  * triggers are all INSTEAD OF) nor an unconditional DO INSTEAD rule (taken
  * out by collect) takes over is PostgreSQL's automatic update of the one
- * relation the view selects from (rewriteHandler.c): that relation's
- * triggers, defaults, checks and indexes run, with the view owner's
- * rights; a DO ALSO rule's action runs besides.  A view reading more than
- * one relation is taken as not automatically updatable (a join, or a
- * subquery's table, which cgmap does not tell from the view's FROM).  The
- * columns an INSERT leaves out get the view's own defaults first: the
- * base table's run for the rest. */
+ * relation the view selects from (rewriteHandler.c), when the source found
+ * the view automatically updatable (cgm_relation.base_name, viewupd.h: one
+ * FROM item, whatever its subqueries read, no grouping, ...): that
+ * relation's triggers, defaults, checks and indexes run, with the view
+ * owner's rights; a DO ALSO rule's action runs besides.  The statement's
+ * columns and those an INSERT leaves out that get the view's own defaults
+ * first are the base relation's columns they show (only updatable ones
+ * may be written): the base table's defaults run for the rest. */
 static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const *cols, int ncols,
 			fx_label label)
 {
 	const cgm_relfx *fx = w->fx;
 	const cgm_model *m = fx->model;
 	const fx_rel *r = &fx->rels[rel];
+	const cgm_relation *view = r->view;
 	for (int i = 0; i < r->ntriggers; i++) {
 		const cgm_trigger *t = &m->triggers[r->triggers[i]];
 		if (t->enabled && t->row)
 			writes &= ~t->events;
 	}
-	int base = -1;
+	writes &= CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE;
+	int base = view && view->base_name ? find_rel(fx, view->base_schema, view->base_name) : -1;
+	if (!writes || base < 0)
+		return;
 	const char *named[MAX_VIEW_COLUMNS];
 	int nnamed = 0;
-	for (int i = 0; i < ncols && nnamed < MAX_VIEW_COLUMNS; i++)
-		named[nnamed++] = cols[i];
-	for (int i = 0; i < r->neffects; i++) {
-		const cgm_effect *e = &m->effects[r->effects[i]];
-		if (e->reach == CGM_REACH_VIEW) {
-			int b = find_rel(fx, e->target_schema, e->target_relation);
-			if (b < 0 || (base >= 0 && b != base))
-				return;
-			base = b;
-		} else if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT && ncols > 0 &&
-			   e->ncolumns > 0 && e->columns[0] && nnamed < MAX_VIEW_COLUMNS) {
-			named[nnamed++] = e->columns[0];
-		}
+	for (int i = 0; i < ncols && nnamed < MAX_VIEW_COLUMNS; i++) {
+		const char *b = base_column(view, cols[i]);
+		if (b)
+			named[nnamed++] = b;
 	}
-	writes &= CGM_EV_INSERT | CGM_EV_UPDATE | CGM_EV_DELETE;
-	if (!writes || base < 0)
+	for (int i = 0; i < r->neffects && ncols > 0; i++) {
+		const cgm_effect *e = &m->effects[r->effects[i]];
+		const char *b = e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DEFAULT &&
+					e->ncolumns > 0
+				? base_column(view, e->columns[0])
+				: NULL;
+		if (b && nnamed < MAX_VIEW_COLUMNS)
+			named[nnamed++] = b;
+	}
+	/* Columns named, none of them updatable: PostgreSQL refuses the
+	 * statement, which runs nothing. */
+	if (ncols > 0 && nnamed == 0)
 		return;
 	collect(w, base, writes, ncols > 0 ? named : NULL, ncols > 0 ? nnamed : 0, label,
 		FX_IN_VIEW);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <libpq-fe.h>
+#include <pg_query.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,10 @@
 #include "cgmap/relfx.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/types.h"
+#include "jsondom.h"
 #include "pgconn.h"
+#include "sqlprep.h"
+#include "viewupd.h"
 
 #define SEP "\x1f" /* joins arrays in query results: no name holds it */
 
@@ -414,7 +418,19 @@ static const char *const relations_query =
 	"   (SELECT string_agg(a.attname, chr(31)) FROM pg_attribute a"
 	"    WHERE a.attrelid = c.oid AND a.attnum = ANY (pt.partattrs::int2[])) END"
 	"  FROM pg_partitioned_table pt WHERE pt.partrelid = c.oid),"
-	" pg_get_userbyid(c.relowner), c.relforcerowsecurity"
+	" pg_get_userbyid(c.relowner), c.relforcerowsecurity,"
+	/* A view's query, to tell whether PostgreSQL updates it by itself
+	 * (viewupd.h), printed under the empty search_path (every name
+	 * qualified), and its analysed query's hasAggs, hasWindowFuncs and
+	 * hasTargetSRFs: the first of each in the rule's node text is the
+	 * top-level query's, whose flags precede its range table. */
+	" CASE WHEN c.relkind = 'v' AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+	"  THEN pg_get_viewdef(c.oid) END,"
+	" CASE WHEN c.relkind = 'v' AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+	"  THEN (SELECT (regexp_match(r.ev_action::text,"
+	"    ':hasAggs (\\w+) :hasWindowFuncs (\\w+) :hasTargetSRFs (\\w+)'))::text"
+	"    <> '{false,false,false}'"
+	"   FROM pg_rewrite r WHERE r.ev_class = c.oid AND r.rulename = '_RETURN') END"
 	" FROM pg_class c"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
@@ -1027,6 +1043,48 @@ static int load_effects(cgm_model *model, PGconn *conn, const char *fires)
 	return 0;
 }
 
+/* The relation `schema`.`name` of the model, or NULL. */
+static const cgm_relation *relation_named(const cgm_model *model, const char *schema,
+					  const char *name)
+{
+	for (int i = 0; schema && name && i < model->nrelations; i++)
+		if (strcmp(model->relations[i].name, name) == 0 &&
+		    strcmp(model->relations[i].schema, schema) == 0)
+			return &model->relations[i];
+	return NULL;
+}
+
+/* Whether PostgreSQL updates view `rel` by itself (viewupd.h), from its
+ * query as pg_get_viewdef prints it (`viewdef`) and whether the analysed
+ * query groups or returns sets (`groups`, from the catalog): the base
+ * relation must be a table, a partitioned or foreign table or a view. */
+static void view_update(cgm_model *model, cgm_relation *rel, const char *viewdef, bool groups)
+{
+	cgm_sql_problem problem;
+	if (!viewdef || groups || !cgm_sql_check(viewdef, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem))
+		return;
+	PgQueryParseResult parsed = pg_query_parse(viewdef);
+	if (!parsed.error) {
+		jd_node *tree = jd_parse(model->arena, parsed.parse_tree, strlen(parsed.parse_tree));
+		jd_node *stmts = jd_get(tree, "stmts");
+		jd_node *select = jd_size(stmts) == 1
+					  ? jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt")
+					  : NULL;
+		cgm_view_shape shape;
+		const cgm_relation *base = NULL;
+		if (cgm_view_shape_of(model->arena, select, NULL, NULL, &shape) && shape.simple)
+			base = relation_named(model, shape.base_schema, shape.base_name);
+		if (base && base != rel && strchr("rpfv", base->relkind ? base->relkind : 'x')) {
+			rel->base_schema = base->schema;
+			rel->base_name = base->name;
+			rel->nupdatable = cgm_view_updatable_columns(
+				model->arena, &shape, NULL, 0, base->columns, base->ncolumns,
+				&rel->updatable_columns, &rel->base_columns);
+		}
+	}
+	pg_query_free_parse_result(parsed);
+}
+
 static int load_relations(cgm_model *model, PGconn *conn)
 {
 	PGresult *res = PQexec(conn, relations_query);
@@ -1036,6 +1094,7 @@ static int load_relations(cgm_model *model, PGconn *conn)
 		PQclear(res);
 		return rc;
 	}
+	int first = model->nrelations;
 	for (int r = 0; r < PQntuples(res); r++) {
 		cgm_relation *rel = cgm_model_add_relation(model);
 		rel->schema = cgm_arena_strdup(model->arena, value(res, r, 0));
@@ -1057,6 +1116,11 @@ static int load_relations(cgm_model *model, PGconn *conn)
 				rel->columns[c] = (cgm_column){ names[c], types[c] };
 		}
 	}
+	/* Every relation listed: a view's base may come after it. */
+	for (int r = 0; r < PQntuples(res); r++)
+		if (!PQgetisnull(res, r, 9))
+			view_update(model, &model->relations[first + r], value(res, r, 9),
+				    !value(res, r, 10) || value(res, r, 10)[0] != 'f');
 	PQclear(res);
 	return 0;
 }

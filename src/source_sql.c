@@ -67,6 +67,7 @@
 #include "sqlvars.h"
 #include "doblock.h"
 #include "sqlfile_types.h"
+#include "viewupd.h"
 
 /* ---- a string -> int map (open addressing, grows) ---- */
 
@@ -171,6 +172,12 @@ typedef struct sql_table {
 	/* PARTITION BY's columns, -1 when a key is an expression. */
 	const char **key_columns;
 	int nkey_columns;
+	/* A view PostgreSQL updates by itself (viewupd.h): the relation it
+	 * selects from ("schema\x1fname", NULL when none) and its updatable
+	 * columns with the base columns they show. */
+	const char *base_key;
+	const char **updatable_columns, **base_columns;
+	int nupdatable;
 } sql_table;
 
 /* What a relation runs (relfx.h), hanging on its relation like a
@@ -3990,6 +3997,61 @@ static void view_columns(sql_state *st, sql_table *v, const jd_node *query, cons
 	}
 }
 
+/* Is a call of schema.name with nargs arguments, as PostgreSQL finds it
+ * (pg_catalog first, then the path), an aggregate, a window function or a
+ * set-returning function?  A view returning one is not updatable. */
+static bool groups_or_sets_by_name(void *ctx, const char *schema, const char *name, int nargs)
+{
+	sql_state *st = ctx;
+	if ((!schema || strcmp(schema, "pg_catalog") == 0) && smap_get(&st->builtin_names, name) == 1) {
+		bool found = false, groups = false;
+		for (int i = 0; i < st->nbuiltin; i++) {
+			const cgm_function *b = &st->model->functions[i];
+			if (strcmp(b->name, name) != 0 || !arity_fits(b, nargs))
+				continue;
+			found = true;
+			groups |= b->kind == CGM_KIND_AGGREGATE || b->kind == CGM_KIND_WINDOW ||
+				  (b->result && strncmp(b->result, "SETOF ", 6) == 0);
+		}
+		if (found || schema)
+			return groups;
+	}
+	int f = find_callee(st, schema, name, nargs, false);
+	if (f < 0)
+		return false;
+	const cgm_function *fn = &st->fns[f];
+	return fn->kind == CGM_KIND_AGGREGATE || fn->kind == CGM_KIND_WINDOW ||
+	       (fn->result && (strncmp(fn->result, "SETOF ", 6) == 0 ||
+			       strncmp(fn->result, "TABLE(", 6) == 0));
+}
+
+/* Whether PostgreSQL updates view v by itself, and which of its columns
+ * (viewupd.h): the one relation its query selects from, found along the
+ * path as the view is made, must be a table, a partitioned or foreign
+ * table or a view. */
+static void view_update(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
+{
+	v->base_key = NULL;
+	v->nupdatable = 0;
+	cgm_view_shape shape;
+	if (!cgm_view_shape_of(st->a, jget(query, "SelectStmt"), groups_or_sets_by_name, st, &shape) ||
+	    !shape.simple || !shape.base_name)
+		return;
+	const sql_table *base = find_table(st, shape.base_schema, shape.base_name);
+	if (!base || base == v ||
+	    !(strcmp(base->kind, "table") == 0 || strcmp(base->kind, "partitioned table") == 0 ||
+	      strcmp(base->kind, "foreign table") == 0 || strcmp(base->kind, "view") == 0))
+		return;
+	int naliases = (int)jd_size(aliases);
+	const char **names = naliases ? cgm_arena_alloc(st->a, sizeof(char *) * (size_t)naliases) : NULL;
+	for (int i = 0; i < naliases; i++)
+		names[i] = cgm_arena_strdup(st->a, string_node(jd_at(aliases, (size_t)i)));
+	v->nupdatable = cgm_view_updatable_columns(st->a, &shape, names, naliases, base->columns,
+						   base->ncolumns, &v->updatable_columns,
+						   &v->base_columns);
+	v->base_key = pair_key(st->a, base->schema, base->name);
+}
+
 static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, const char *kind,
 		       bool replace, const jd_node *aliases)
 {
@@ -4004,6 +4066,8 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	else
 		v->ncolumns = 0; /* CREATE OR REPLACE VIEW: its columns now */
 	view_columns(st, v, query, aliases);
+	if (strcmp(kind, "view") == 0)
+		view_update(st, v, query, aliases);
 	const char *object = cgm_arena_printf(st->a, "rule _RETURN on %s %s", kind,
 					      relation_text(st, schema, name));
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
@@ -5395,13 +5459,40 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 	moved->parents = copy.parents;
 	moved->nparents = copy.nparents;
 	moved->cap_parents = copy.cap_parents;
+	moved->base_key = copy.base_key;
+	moved->updatable_columns = copy.updatable_columns;
+	moved->base_columns = copy.base_columns;
+	moved->nupdatable = copy.nupdatable;
 	const char *old_key = pair_key(st->a, copy.schema, copy.name);
 	const char *new_key = pair_key(st->a, moved->schema, moved->name);
-	for (int k = 0; k < st->ntables; k++)
+	for (int k = 0; k < st->ntables; k++) {
 		for (int p = 0; p < st->tables[k].nparents; p++)
 			if (strcmp(st->tables[k].parents[p], old_key) == 0)
 				st->tables[k].parents[p] = new_key;
+		/* A view refers to its base relation itself, not to its name. */
+		if (st->tables[k].base_key && strcmp(st->tables[k].base_key, old_key) == 0)
+			st->tables[k].base_key = new_key;
+	}
 	move_relation_effects(st, copy.schema, copy.name, moved->schema, moved->name);
+}
+
+/* `list` (n names) with `old` renamed `renamed`, into *out: a copy when
+ * it changes (lists may be shared). */
+static void rename_in_list(sql_state *st, const char **list, int n, const char *old,
+			   const char *renamed, const char ***out)
+{
+	const char **copy = NULL;
+	for (int i = 0; i < n; i++) {
+		if (!list[i] || strcmp(list[i], old) != 0)
+			continue;
+		if (!copy) {
+			copy = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)n);
+			memcpy(copy, list, sizeof(char *) * (size_t)n);
+		}
+		copy[i] = renamed;
+	}
+	if (copy)
+		*out = copy;
 }
 
 /* ALTER TABLE ... RENAME COLUMN: the column's default, generated
@@ -5416,6 +5507,14 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 		if (strcmp(t->columns[c].name, old) == 0)
 			t->columns[c].name = renamed;
 	const char *key = pair_key(st->a, t->schema, t->name);
+	/* A view's updatable column keeps what it shows under its new name, and
+	 * a view over t shows t's column under the column's new name. */
+	rename_in_list(st, t->updatable_columns, t->nupdatable, old, renamed, &t->updatable_columns);
+	for (int k = 0; k < st->ntables; k++)
+		if (!st->tables[k].dropped && st->tables[k].base_key &&
+		    strcmp(st->tables[k].base_key, key) == 0)
+			rename_in_list(st, st->tables[k].base_columns, st->tables[k].nupdatable, old,
+				       renamed, &st->tables[k].base_columns);
 	const char *old_object_tail = cgm_arena_printf(st->a, ".%s", cgm_quote_ident(st->a, old));
 	const char *old_ref = default_ref(st, t->schema, t->name, old);
 	const char *new_ref = default_ref(st, t->schema, t->name, name);
@@ -7169,6 +7268,14 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			r->key_columns = tab->key_columns;
 			r->owner = tab->owner;
 			r->force_rls = tab->force_rls;
+			int b = tab->base_key ? smap_get(&st->table_index, tab->base_key) : -1;
+			if (b >= 0 && !st->tables[b].dropped) {
+				r->base_schema = st->tables[b].schema;
+				r->base_name = st->tables[b].name;
+				r->nupdatable = tab->nupdatable;
+				r->updatable_columns = tab->updatable_columns;
+				r->base_columns = tab->base_columns;
+			}
 		}
 	add_types_and_columns(st);
 	add_operators_casts_aggregates(st);

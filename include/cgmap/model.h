@@ -549,6 +549,15 @@ typedef struct cgm_relation {
 	const char *owner;    /* the owning role; NULL in SQL files for the session's own
 	                       * role (no SET ROLE), or unknown */
 	bool force_rls;       /* FORCE ROW LEVEL SECURITY: policies apply to its owner too */
+	/* A view PostgreSQL 15 updates by itself (rewriteHandler.c's
+	 * view_query_is_auto_updatable, src/viewupd.c): the one relation its
+	 * query selects from, NULL when the view is not automatically updatable
+	 * (or no view); its updatable columns and the base column each is. */
+	const char *base_schema;
+	const char *base_name;
+	int nupdatable;
+	const char **updatable_columns; /* the view's names */
+	const char **base_columns;      /* the base relation's, in the same order */
 } cgm_relation;
 
 /* An operator (pg_operator): typing needs its result, an edge its function. */

@@ -1234,6 +1234,48 @@ static void test_multirange_names(void **state)
 	cgm_arena_free(a);
 }
 
+/* The relation `schema`.`name` of the model (NULL when none). */
+static const cgm_relation *relation(const cgm_model *m, const char *schema, const char *name)
+{
+	for (int i = 0; i < m->nrelations; i++)
+		if (strcmp(m->relations[i].schema, schema) == 0 && strcmp(m->relations[i].name, name) == 0)
+			return &m->relations[i];
+	return NULL;
+}
+
+/* A view PostgreSQL updates by itself keeps its base relation and the base
+ * column each updatable column shows as the files rename them: a view
+ * refers to its relation itself, not to names. */
+static void test_view_base_follows_renames(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE TABLE app.item (id integer, qty integer, note text);\n"
+		"CREATE TABLE app.open_ids (id integer);\n"
+		"SET search_path = app;\n"
+		"CREATE VIEW open_item (k) AS SELECT id, qty AS amount, upper(note) AS loud\n"
+		"  FROM item WHERE id IN (SELECT id FROM open_ids);\n"
+		"CREATE VIEW counted AS SELECT count(*) AS n FROM item;\n"
+		"CREATE VIEW paired AS SELECT i.id FROM item i JOIN open_ids o USING (id);\n"
+		"ALTER TABLE item RENAME COLUMN qty TO quantity;\n"
+		"ALTER TABLE item RENAME TO goods;\n"
+		"ALTER TABLE goods SET SCHEMA public;\n"
+		"ALTER VIEW open_item RENAME COLUMN amount TO n;\n");
+	const cgm_relation *v = relation(m, "app", "open_item");
+	assert_non_null(v);
+	assert_string_equal(v->base_schema, "public");
+	assert_string_equal(v->base_name, "goods");
+	assert_int_equal(v->nupdatable, 2);
+	assert_string_equal(v->updatable_columns[0], "k");
+	assert_string_equal(v->base_columns[0], "id");
+	assert_string_equal(v->updatable_columns[1], "n");
+	assert_string_equal(v->base_columns[1], "quantity");
+	assert_null(relation(m, "app", "counted")->base_name);
+	assert_null(relation(m, "app", "paired")->base_name);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1266,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(test_multirange_names),
 		cmocka_unit_test_setup_teardown(test_aggregate_statements, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partitioned_foreign_key_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_base_follows_renames, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
