@@ -59,6 +59,13 @@ typedef struct var_type {
 	cgm_expr *expr;       /* the variable for typing (CGM_EXPR_VAR), made on first use */
 } var_type;
 
+/* An ADD COLUMN default whose calls decide a rewrite: its tokens. */
+#define MAX_ADDED_DEFAULTS 16
+typedef struct added_default {
+	int start, end; /* [start, end) in the parse's tokens */
+	int group;
+} added_default;
+
 typedef struct extract_ctx {
 	cgm_arena *arena;
 	cgm_function *fn;
@@ -149,6 +156,14 @@ typedef struct extract_ctx {
 	cgm_arena *scratch;
 	int json_depth;         /* levels of the PL/pgSQL tree's JSON walked into */
 	bool json_too_deep;
+	/* The ADD COLUMN defaults of the SQL parse being scanned whose calls
+	 * decide whether their ALTER TABLE rewrites the table (token ranges,
+	 * with their group: cgm_site_exprs.rewrite_group), and the token the
+	 * scan is at: a site made there is the default's (default_of). */
+	added_default defaults[MAX_ADDED_DEFAULTS];
+	int ndefaults;
+	int rewrite_group;      /* groups made so far in this function */
+	int scan_token;         /* -1 outside scan_sql */
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -324,6 +339,9 @@ static cgm_site *new_site(extract_ctx *ctx)
 		ctx->exprs = cgm_xrealloc(ctx->exprs, sizeof(cgm_site_exprs) * (size_t)ctx->cap_sites);
 	}
 	memset(&ctx->exprs[ctx->nsites], 0, sizeof(cgm_site_exprs));
+	for (int i = 0; i < ctx->ndefaults && ctx->scan_token >= 0; i++)
+		if (ctx->scan_token >= ctx->defaults[i].start && ctx->scan_token < ctx->defaults[i].end)
+			ctx->exprs[ctx->nsites].default_of = ctx->defaults[i].group;
 	cgm_site *s = &ctx->sites[ctx->nsites++];
 	memset(s, 0, sizeof(*s));
 	s->stmt = ctx->stmt_kind;
@@ -824,19 +842,15 @@ static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body, bool a
 	return adds_rewrite ? facts & ~(unsigned)CGM_DDL_REWRITES_NOTHING : facts;
 }
 
-/* May a call of schema.name (schema NULL when unqualified) be volatile?
- * PostgreSQL 15 adds a column with a non-volatile default without
- * rewriting the table.  A function outside pg_catalog is volatile unless
- * declared otherwise, which extraction cannot see: it may; so may
- * pg_catalog's volatile functions, and an unqualified name that is not one
- * of the stable or immutable builtins defaults use. */
-static bool call_may_be_volatile(const char *schema, const char *name)
+/* What extraction can tell of a call's volatility without a catalog. */
+typedef enum { CALL_STEADY, CALL_VOLATILE, CALL_UNKNOWN } call_volatility;
+
+/* A call of schema.name (schema NULL when unqualified): pg_catalog's
+ * volatile functions (cgm_builtin_is_volatile) and the stable or immutable
+ * ones defaults use are known; any other function's volatility is its
+ * catalog entry's, which resolution reads (volatile_groups in resolve.c). */
+static call_volatility call_volatility_of(const char *schema, const char *name)
 {
-	static const char *const volatile_builtins[] = {
-		"random", "nextval", "setval", "clock_timestamp", "timeofday", "gen_random_uuid",
-		"uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "txid_current",
-		"pg_current_xact_id", "random_normal", NULL
-	};
 	static const char *const steady_builtins[] = {
 		"now", "statement_timestamp", "transaction_timestamp", "current_setting", "lower",
 		"upper", "concat", "concat_ws", "format", "to_char", "date_trunc", "make_date",
@@ -845,23 +859,23 @@ static bool call_may_be_volatile(const char *schema, const char *name)
 		"timezone", "replace", "substr", "btrim", "trim", NULL
 	};
 	if (!name)
-		return true;
-	for (int i = 0; volatile_builtins[i]; i++)
-		if (strcmp(name, volatile_builtins[i]) == 0)
-			return true;
-	if (schema)
-		return strcmp(schema, "pg_catalog") != 0;
-	for (int i = 0; steady_builtins[i]; i++)
+		return CALL_UNKNOWN;
+	bool catalog = !schema || strcmp(schema, "pg_catalog") == 0;
+	if (catalog && cgm_builtin_is_volatile(name))
+		return CALL_VOLATILE;
+	for (int i = 0; catalog && steady_builtins[i]; i++)
 		if (strcmp(name, steady_builtins[i]) == 0)
-			return false;
-	return true;
+			return CALL_STEADY;
+	return CALL_UNKNOWN;
 }
 
-/* Does the JSON value at token i call a function that may be volatile? */
-static bool json_has_volatile_call(const jt_doc *d, int i)
+/* The volatility of the calls in the JSON value at token i: volatile when
+ * one is, unknown when one may be, else steady. */
+static call_volatility json_calls_volatility(const jt_doc *d, int i)
 {
 	if (i < 0)
-		return false;
+		return CALL_STEADY;
+	call_volatility all = CALL_STEADY;
 	int end = jt_skip(d, i);
 	for (int k = i; k < end && k < d->count; k++) {
 		if (!jt_eq(d, k, "FuncCall"))
@@ -881,75 +895,116 @@ static bool json_has_volatile_call(const jt_doc *d, int i)
 			}
 			np++;
 		}
-		if (np < 1 || np > 2 ||
-		    call_may_be_volatile(np == 2 ? parts[0] : NULL, parts[np - 1]))
-			return true;
+		call_volatility v = np < 1 || np > 2 ? CALL_UNKNOWN
+						     : call_volatility_of(np == 2 ? parts[0] : NULL, parts[np - 1]);
+		if (v == CALL_VOLATILE)
+			return CALL_VOLATILE;
+		if (v == CALL_UNKNOWN)
+			all = CALL_UNKNOWN;
 	}
-	return false;
+	return all;
 }
+
+/* Whether an ADD COLUMN rewrites the table: surely not, surely, or only
+ * when its default calls a volatile function, which resolution tells. */
+typedef enum { ADD_KEEPS, ADD_REWRITES, ADD_IF_VOLATILE } add_rewrite;
 
 /* Does the column an ALTER TABLE ... ADD COLUMN (the AlterTableCmd at
  * token `cmd`) adds make PostgreSQL 15 rewrite the table?  Since 11 it
- * stores a default as the rows' missing value instead, unless
- * ATExecAddColumn asks for a rewrite: an identity or a stored generated
- * column, a default that is volatile once planned (serial's nextval(),
- * random(), a volatile function not inlined away), or a type that is a
- * domain with constraints (or a domain whose own default is volatile).
- * Extraction has no catalog: a call of a function outside pg_catalog is
- * taken as volatile (call_may_be_volatile), and a type outside pg_catalog
- * that is no array as such a domain; an added column of a builtin type
- * with no default, a constant or a stable one rewrites nothing. */
-static bool added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd)
+ * evaluates a default once and stores it as the rows' missing value
+ * instead, unless ATExecAddColumn asks for a rewrite: an identity or a
+ * stored generated column, a default that is volatile once planned
+ * (AddRelationNewConstraints: serial's nextval(), random(), a VOLATILE
+ * function not inlined away), or a type that is a domain with constraints
+ * (or a domain whose own default is volatile).  A default calling a
+ * function whose volatility only the catalog knows gives ADD_IF_VOLATILE
+ * with the default's token at *expr (the sites made there are the
+ * default's, which resolution reads); a type outside pg_catalog that is
+ * no array is still taken as such a domain (extraction has no catalog);
+ * an added column of a builtin type with no default, a constant or a
+ * stable builtin one rewrites nothing. */
+static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd, int *expr)
 {
+	*expr = -1;
+	add_rewrite by_default = ADD_KEEPS;
 	int def = jt_get(d, jt_get(d, cmd, "def"), "ColumnDef");
 	int cons = jt_get(d, def, "constraints");
 	int ncons = cons >= 0 && d->tokens[cons].type == JT_ARRAY ? d->tokens[cons].size : 0;
 	for (int k = 0, x = cons + 1; k < ncons; k++, x = jt_skip(d, x)) {
 		int con = jt_get(d, x, "Constraint");
 		int type = jt_get(d, con, "contype");
-		if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY") ||
-		    (jt_eq(d, type, "CONSTR_DEFAULT") &&
-		     json_has_volatile_call(d, jt_get(d, con, "raw_expr"))))
-			return true;
+		if (jt_eq(d, type, "CONSTR_GENERATED") || jt_eq(d, type, "CONSTR_IDENTITY"))
+			return ADD_REWRITES;
+		if (!jt_eq(d, type, "CONSTR_DEFAULT"))
+			continue;
+		int raw = jt_get(d, con, "raw_expr");
+		call_volatility v = json_calls_volatility(d, raw);
+		if (v == CALL_VOLATILE)
+			return ADD_REWRITES;
+		if (v == CALL_UNKNOWN) {
+			by_default = ADD_IF_VOLATILE;
+			*expr = raw;
+		}
 	}
 	int tn = jt_get(d, def, "typeName"); /* a TypeName field: not wrapped */
 	if (jt_get(d, tn, "arrayBounds") >= 0)
-		return false; /* an array of a domain checks nothing */
+		return by_default; /* an array of a domain checks nothing */
 	int names = jt_get(d, tn, "names");
 	int n = names >= 0 && d->tokens[names].type == JT_ARRAY ? d->tokens[names].size : 0;
 	if (n < 1 || n > 2)
-		return true;
+		return ADD_REWRITES;
 	const char *parts[2] = { NULL, NULL };
 	for (int p = 0, x = names + 1; p < n; p++, x = jt_skip(d, x))
 		parts[p] = jt_strdup(d, jt_get(d, jt_get(d, x, "String"), "sval"), ctx->arena);
 	if (!parts[n - 1])
-		return true;
+		return ADD_REWRITES;
 	if (n == 2)
-		return strcmp(parts[0] ? parts[0] : "", "pg_catalog") != 0;
+		return strcmp(parts[0] ? parts[0] : "", "pg_catalog") != 0 ? ADD_REWRITES : by_default;
 	/* transformColumnDefinition makes these a sequence and its nextval(). */
 	static const char *const serials[] = { "serial", "serial4", "bigserial", "serial8",
 					       "smallserial", "serial2", NULL };
 	for (int i = 0; serials[i]; i++)
 		if (strcmp(parts[0], serials[i]) == 0)
-			return true;
-	return !cgm_type_is_builtin(cgm_type_canonical(ctx->arena, NULL, parts[0], 0, NULL));
+			return ADD_REWRITES;
+	return cgm_type_is_builtin(cgm_type_canonical(ctx->arena, NULL, parts[0], 0, NULL))
+		       ? by_default
+		       : ADD_REWRITES;
 }
 
 /* Does ALTER TABLE (at token `body`) add a column that rewrites the table
- * (added_column_rewrites)? */
-static bool adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
+ * (added_column_rewrites)?  For ADD_IF_VOLATILE, the defaults that decide
+ * are kept in ctx->defaults under a new group (ctx->rewrite_group), which
+ * marks the sites made in them. */
+static add_rewrite adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, const char *node, int body)
 {
 	if (strcmp(node, "AlterTableStmt") != 0)
-		return false;
+		return ADD_KEEPS;
 	int cmds = jt_get(d, body, "cmds");
 	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
+	add_rewrite all = ADD_KEEPS;
+	int first = ctx->ndefaults;
 	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
-		int cmd = jt_get(d, c, "AlterTableCmd");
-		if (jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AddColumn") &&
-		    added_column_rewrites(ctx, d, cmd))
-			return true;
+		int cmd = jt_get(d, c, "AlterTableCmd"), expr;
+		if (!jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AddColumn"))
+			continue;
+		add_rewrite a = added_column_rewrites(ctx, d, cmd, &expr);
+		if (a == ADD_REWRITES)
+			all = ADD_REWRITES;
+		else if (a == ADD_IF_VOLATILE && all == ADD_KEEPS)
+			all = ADD_IF_VOLATILE;
+		if (a == ADD_IF_VOLATILE && ctx->ndefaults < MAX_ADDED_DEFAULTS)
+			ctx->defaults[ctx->ndefaults++] = (added_default){ expr, jt_skip(d, expr), 0 };
+		else if (a == ADD_IF_VOLATILE)
+			all = ADD_REWRITES; /* too many to follow: it may */
 	}
-	return false;
+	if (all != ADD_IF_VOLATILE) {
+		ctx->ndefaults = first;
+		return all;
+	}
+	ctx->rewrite_group++;
+	for (int k = first; k < ctx->ndefaults; k++)
+		ctx->defaults[k].group = ctx->rewrite_group;
+	return all;
 }
 
 /* The relation whose indexes DDL statement `node` (at token `body`) builds
@@ -1060,8 +1115,13 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_grant")) ||
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
-		bool adds_rewrite = adds_rewriting_column(ctx, d, node, body);
+		add_rewrite adds = adds_rewriting_column(ctx, d, node, body);
+		bool adds_rewrite = adds == ADD_REWRITES;
 		int rebuilt = rebuilt_relation(d, node, body, adds_rewrite);
+		/* Rewritten only if an added column's default is volatile:
+		 * the sites carry the group resolution decides for. */
+		int group = adds == ADD_IF_VOLATILE ? ctx->rewrite_group : 0;
+		int maybe_rebuilt = group && rebuilt < 0 ? jt_get(d, body, "relation") : -1;
 		maintenance_sites(ctx, d, node, body);
 		if (!tag) {
 			/* REINDEX and CLUSTER fire no event trigger, but build
@@ -1083,8 +1143,12 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->name = tag;
 		s->line = line_of_location(ctx, location);
 		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body, adds_rewrite);
+		exprs_of(ctx, s)->rewrite_group = group;
 		if (rebuilt >= 0)
 			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
+		cgm_site *r = maybe_rebuilt >= 0 ? on_dml(ctx, d, maybe_rebuilt, CGM_EV_REWRITE) : NULL;
+		if (r)
+			exprs_of(ctx, r)->rewrite_group = group;
 	}
 }
 
@@ -1185,10 +1249,13 @@ static void fold_range(folded_ranges *f, const jt_doc *d, int value)
  * WHEN false arm) makes none: it never runs. */
 static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 {
+	ctx->ndefaults = 0;
+	ctx->scan_token = -1; /* the DDL sites are no default's */
 	json_ddl(ctx, d);
 	folded_ranges folded;
 	folded.n = 0;
 	for (int k = 0; k + 1 < d->count; k++) {
+		ctx->scan_token = k;
 		bool skipped = false;
 		for (int f = 0; f < folded.n && !skipped; f++)
 			if (folded.start[f] == k) {
@@ -1275,6 +1342,7 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 				on_dml(ctx, d, jt_get(d, obj, "relation"), CGM_EV_INSERT);
 		}
 	}
+	ctx->ndefaults = 0; /* the ranges were this parse's tokens */
 }
 
 /* ---- sites from the raw tree ----------------------------------------- */

@@ -38,7 +38,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 3u
+#define CACHE_FORMAT 4u
 
 typedef struct file_header {
 	char magic[16];
@@ -375,6 +375,8 @@ static void put_exprs(cgm_strbuf *out, const cgm_function *fn)
 		put_u(&refs, node_ref(&t, x->coerce_to, NODE_EXPR));
 		put_u(&refs, x->ddl_facts);
 		put_u(&refs, x->attribute);
+		put_u(&refs, (uint64_t)x->rewrite_group);
+		put_u(&refs, (uint64_t)x->default_of);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.types[i] == NODE_EXPR)
@@ -637,6 +639,8 @@ static cgm_site_exprs *get_exprs(reader *r, const cgm_site *sites, int nsites)
 		x[i].coerce_to = get_ref(r, &t, NODE_EXPR);
 		x[i].ddl_facts = (unsigned)get_u(r);
 		x[i].attribute = get_u(r) != 0;
+		x[i].rewrite_group = (int)get_u(r);
+		x[i].default_of = (int)get_u(r);
 	}
 	return x;
 }

@@ -884,7 +884,8 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
  * access method change).  An added column rewrites it only when its
  * default is volatile, it is an identity or a stored generated one, or its
  * type a domain with constraints: what the ADD COLUMN says, which the
- * caller reads (extract.c's added_column_rewrites) and not its subtype. */
+ * caller reads (extract.c's added_column_rewrites, and resolution the
+ * volatility of the functions its default calls) and not its subtype. */
 static const char *const drops_nothing[] = {
 	"AT_AddColumn", "AT_AddColumnToView", "AT_SetNotNull", "AT_DropNotNull",
 	"AT_SetStatistics", "AT_SetOptions", "AT_ResetOptions", "AT_SetStorage",
@@ -940,6 +941,19 @@ unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubty
 			facts &= ~(unsigned)CGM_DDL_REWRITES_NOTHING;
 	}
 	return facts;
+}
+
+bool cgm_builtin_is_volatile(const char *name)
+{
+	static const char *const volatile_builtins[] = {
+		"random", "nextval", "setval", "clock_timestamp", "timeofday", "gen_random_uuid",
+		"uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "txid_current",
+		"pg_current_xact_id", "random_normal", NULL
+	};
+	for (int i = 0; name && volatile_builtins[i]; i++)
+		if (strcmp(name, volatile_builtins[i]) == 0)
+			return true;
+	return false;
 }
 
 bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag)

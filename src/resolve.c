@@ -991,6 +991,68 @@ static bool attribute_call(cgm_typer *typer, cgm_site *s, const cgm_site_exprs *
 	return true;
 }
 
+/* Is function `f` volatile, for an ADD COLUMN default that calls it?  Its
+ * catalog volatility; a builtin the model has none for is volatile when
+ * cgm_builtin_is_volatile says so, any other function without one may be. */
+static bool is_volatile(const cgm_function *f)
+{
+	if (f->volatility)
+		return f->volatility == 'v';
+	return f->builtin ? cgm_builtin_is_volatile(f->name) : true;
+}
+
+/* The ADD COLUMN groups (cgm_site_exprs.rewrite_group) of `fn` whose
+ * default calls a volatile function, a bit each (group_rewrites):
+ * AddRelationNewConstraints stores a default that is not volatile as the
+ * rows' missing value, without a rewrite.  The default's sites are
+ * resolved here on copies, ahead of the statement's sites that come
+ * before them; a call of nothing found may be volatile. */
+#define MAX_GROUPS 64
+static bool group_rewrites(uint64_t groups, int group)
+{
+	return group > MAX_GROUPS || ((groups >> (group - 1)) & 1);
+}
+
+static uint64_t volatile_groups(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
+				cgm_function *fn)
+{
+	uint64_t groups = 0;
+	for (int i = 0; fn->site_exprs && i < fn->nsites; i++) {
+		const cgm_site_exprs *x = &fn->site_exprs[i];
+		if (x->default_of <= 0 || group_rewrites(groups, x->default_of))
+			continue; /* decided already (past MAX_GROUPS: taken as volatile) */
+		cgm_site s = fn->sites[i];
+		s.ntargets = 0;
+		s.targets = NULL;
+		if (s.rare) {
+			cgm_site_rare *own = cgm_arena_alloc(arena, sizeof(cgm_site_rare));
+			*own = *s.rare;
+			own->target_via = NULL;
+			own->target_object = NULL;
+			s.rare = own;
+		}
+		if (s.kind == CGM_SITE_OPERATOR || s.kind == CGM_SITE_CAST) {
+			if (!cgm_resolve_opcast_site(rv->ops, arena, typer, fn, &s, x))
+				continue; /* a builtin operator or cast */
+		} else if (s.kind == CGM_SITE_CALL || s.kind == CGM_SITE_PERFORM) {
+			if (x->attribute && !attribute_call(typer, &s, x))
+				continue; /* a column */
+			resolve_call(rv, typer, arena, fn, &s, x);
+		} else {
+			continue;
+		}
+		bool found = s.resolution == CGM_RES_RESOLVED || s.resolution == CGM_RES_AMBIGUOUS ||
+			     s.resolution == CGM_RES_BUILTIN;
+		bool volatile_call = !found || s.ntargets == 0;
+		for (int t = 0; t < s.ntargets && !volatile_call; t++)
+			volatile_call = s.targets[t] >= 0 && s.targets[t] < rv->model->nfunctions &&
+					is_volatile(&rv->model->functions[s.targets[t]]);
+		if (volatile_call)
+			groups |= (uint64_t)1 << (x->default_of - 1);
+	}
+	return groups;
+}
+
 /* Every site of one caller; an old snapshot's trigger site that fires
  * nothing is no call site (relation sites stay: what a function reads and
  * writes is part of the map).
@@ -1004,6 +1066,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			    .path = path, .npath = npath, .call_result = call_result };
 	typing_ctx tc = { .rv = rv, .caller = fn, .typer = &typer };
 	typer.ctx = &tc;
+	uint64_t rewriting = volatile_groups(rv, &typer, arena, fn);
 	int kept = 0;
 	for (int i = 0; i < fn->nsites; i++) {
 		cgm_site *s = &fn->sites[i];
@@ -1022,7 +1085,17 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 			s->resolution = CGM_RES_NONE;
 		} else if (s->kind == CGM_SITE_TRIGGER || s->kind == CGM_SITE_RELATION ||
 			   s->kind == CGM_SITE_DDL) {
-			resolve_relation_site(rv, arena, fn, s, x ? x->ddl_facts : 0);
+			unsigned facts = x ? x->ddl_facts : 0;
+			if (x && x->rewrite_group > 0) {
+				/* ALTER TABLE ... ADD COLUMN: a rewrite only for a
+				 * volatile default (volatile_groups). */
+				bool rewrites = group_rewrites(rewriting, x->rewrite_group);
+				if (s->kind == CGM_SITE_RELATION && !rewrites)
+					continue; /* no index is built again */
+				if (rewrites)
+					facts &= ~(unsigned)CGM_DDL_REWRITES_NOTHING;
+			}
+			resolve_relation_site(rv, arena, fn, s, facts);
 		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
 			/* Only those that reach a function worth an edge are kept. */
 			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s, x))

@@ -82,7 +82,7 @@ enum {
 	COL_SCHEMA, COL_NAME, COL_IDENTITY_NAME, COL_ARGUMENTS, COL_RESULT, COL_KIND, COL_LANGUAGE,
 	COL_SOURCE, COL_DEFINITION, COL_COMMENT, COL_NARGS, COL_NDEFAULTS, COL_VARIADIC,
 	COL_ARGTYPES, COL_ARGNAMES, COL_ARGMODES, COL_SEARCH_PATH, COL_TRIGGER, COL_EXTENSION,
-	COL_OWNER, COL_OWNER_PATH, COL_SECURITY_DEFINER
+	COL_OWNER, COL_OWNER_PATH, COL_SECURITY_DEFINER, COL_VOLATILITY
 };
 
 /* The owner, and the search_path its sessions start with by its own
@@ -96,7 +96,7 @@ enum {
 	"   AND s.setdatabase IN (0, (SELECT oid FROM pg_database"                             \
 	"                            WHERE datname = current_database()))"                     \
 	"   ORDER BY s.setdatabase DESC LIMIT 1),"                                            \
-	" p.prosecdef"
+	" p.prosecdef, p.provolatile"
 
 #define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
 #define NOT_TEMPORARY "n.nspname !~ '^pg_(toast|temp_|toast_temp_)'"
@@ -121,7 +121,7 @@ static const char *const user_functions_query =
 static const char *const system_functions_query =
 	FUNCTION_COLUMNS("NULL",
 			 "CASE WHEN p.proretset THEN 'SETOF ' ELSE '' END || format_type(p.prorettype, NULL)",
-			 "NULL", "NULL", "NULL", "NULL, NULL, false")
+			 "NULL", "NULL", "NULL", "NULL, NULL, false, p.provolatile")
 	" WHERE n.nspname IN " SYSTEM_SCHEMAS;
 
 /* The queries of triggers, rules and event triggers take $1, the states
@@ -766,6 +766,7 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	}
 	f->is_trigger = value(res, r, COL_TRIGGER)[0] == 't';
 	f->security_definer = value(res, r, COL_SECURITY_DEFINER)[0] == 't';
+	f->volatility = value(res, r, COL_VOLATILITY)[0];
 	/* 't' a member of an extension, 'c' of cgmap_trace: cgmap's own
 	 * functions are never mapped, even with --include-extensions (they
 	 * would be called dead, or show the mapper's own reads as calls). */

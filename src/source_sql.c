@@ -1288,6 +1288,7 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	f.npath = -1;
 	f.scc = -1;
 	f.language = "sql";
+	f.volatility = 'v'; /* unless the options say IMMUTABLE or STABLE */
 
 	/* Parameters: input ones make the identity; TABLE ones the result. */
 	jd_node *params = jget(stmt, "parameters");
@@ -1407,6 +1408,8 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 			f.kind = CGM_KIND_WINDOW;
 		} else if (strcmp(opt, "security") == 0) {
 			f.security_definer = jbool(jget(arg, "Boolean"), "boolval");
+		} else if (strcmp(opt, "volatility") == 0 && string_node(arg)) {
+			f.volatility = string_node(arg)[0];
 		} else if (strcmp(opt, "set") == 0) {
 			const char **path;
 			int npath;
@@ -5430,6 +5433,8 @@ static void apply_alter_function(sql_state *st, const jd_node *stmt)
 			st->fns[fn].npath = npath;
 		} else if (opt && strcmp(opt, "security") == 0) {
 			st->fns[fn].security_definer = jbool(jget(jget(d, "arg"), "Boolean"), "boolval");
+		} else if (opt && strcmp(opt, "volatility") == 0 && string_node(jget(d, "arg"))) {
+			st->fns[fn].volatility = string_node(jget(d, "arg"))[0];
 		}
 	}
 }

@@ -210,6 +210,12 @@ typedef struct cgm_site_exprs {
 	                         * cannot do (cgm_ddl_facts) */
 	bool attribute;         /* a call in attribute notation, `row.name` (rawtree.h):
 	                         * a call only when row's type has no such column */
+	int rewrite_group;      /* CGM_SITE_DDL, and a REWRITE relation site: not 0 when
+	                         * the statement rewrites the table only if an ADD
+	                         * COLUMN's default, the sites of default_of this
+	                         * group, calls a volatile function (resolution
+	                         * decides, resolve.c's volatile_groups) */
+	int default_of;         /* a site in such an ADD COLUMN default: its group */
 } cgm_site_exprs;
 
 /* What an ALTER statement's subcommands cannot do, which decides whether
@@ -360,6 +366,9 @@ typedef struct cgm_function {
 	bool extract_pending;      /* handed to a deferring extraction pool: resolution
 	                            * extracts the body, resolves its sites and keeps
 	                            * only what the outputs read (never in snapshots) */
+	char volatility;           /* pg_proc.provolatile: 'i', 's' or 'v' (CREATE FUNCTION's
+	                            * IMMUTABLE, STABLE, VOLATILE, the default); 0 unknown
+	                            * (a pg_catalog function of the shipped list) */
 
 	int nsites;
 	int nerrors;

@@ -73,6 +73,12 @@ int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
  * do both. */
 unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubtypes);
 
+/* Is pg_catalog's `name` one of its volatile functions defaults call
+ * (random(), nextval(), gen_random_uuid(), ...)?  For a builtin whose
+ * volatility the model lacks (the SQL files' shipped list): an ADD COLUMN
+ * with a default calling one rewrites the table. */
+bool cgm_builtin_is_volatile(const char *name);
+
 /* Whether an event trigger on `event` with those tags fires for `tag`, a
  * statement of which nothing more is known. */
 bool cgm_event_trigger_fires(const cgm_event_trigger *et, const char *tag);
