@@ -23,11 +23,7 @@ expected=$src/fixtures/expected/addcolumnfn.edges
 what="ADD COLUMN defaults calling user functions"
 pgtest_traced_fixture "$PGTEST_WORK" addcolumnfn "$src/fixtures/addcolumnfn.sql" "$expected" "$what"
 
-"$PGTEST_BIN/pg_dump" -d addcolumnfn --schema-only -f "$PGTEST_WORK/dump.sql"
-"$CGMAP" --sql "$PGTEST_WORK/dump.sql" --out "$PGTEST_WORK/dump" --no-html \
-	2>"$PGTEST_WORK/dump.err" || pgtest_fail "cgmap --sql of the dump failed: $(cat "$PGTEST_WORK/dump.err")"
-"$CGMAP" report edges "$PGTEST_WORK/dump" >"$PGTEST_WORK/dump.edges"
-pgtest_expect_file "$expected" "$PGTEST_WORK/dump.edges" "$what (pg_dump)"
+pgtest_expect_dump_edges "$PGTEST_WORK" addcolumnfn "$expected" "$what (pg_dump)"
 
 pgtest_traced_workload "$PGTEST_WORK" addcolumnfn "$expected" "$what" <<'SQL'
 SELECT a.add_stable();

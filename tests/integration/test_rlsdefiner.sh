@@ -23,11 +23,8 @@ what="policies under SECURITY DEFINER"
 pgtest_traced_fixture "$PGTEST_WORK" rlsdefiner "$src/fixtures/roles/rlsdefiner.sql" "$expected" "$what"
 
 "$PGTEST_BIN/pg_dumpall" -g -f "$PGTEST_WORK/globals.sql"
-"$PGTEST_BIN/pg_dump" -d rlsdefiner --schema-only -f "$PGTEST_WORK/dump.sql"
-"$CGMAP" --sql "$PGTEST_WORK/globals.sql" "$PGTEST_WORK/dump.sql" --out "$PGTEST_WORK/dump" --no-html \
-	2>"$PGTEST_WORK/dump.err" || pgtest_fail "cgmap --sql of the dump failed: $(cat "$PGTEST_WORK/dump.err")"
-"$CGMAP" report edges "$PGTEST_WORK/dump" >"$PGTEST_WORK/dump.edges"
-pgtest_expect_file "$expected" "$PGTEST_WORK/dump.edges" "$what (pg_dumpall -g, pg_dump)"
+pgtest_expect_dump_edges "$PGTEST_WORK" rlsdefiner "$expected" "$what (pg_dumpall -g, pg_dump)" \
+	"$PGTEST_WORK/globals.sql"
 
 pgtest_traced_workload "$PGTEST_WORK" rlsdefiner "$expected" "$what" <<'SQL'
 SET ROLE rls_client;

@@ -24,11 +24,7 @@ expected=$src/fixtures/expected/viewsubq.edges
 what="writes through a view with a subquery"
 pgtest_traced_fixture "$PGTEST_WORK" viewsubq "$src/fixtures/viewsubq.sql" "$expected" "$what"
 
-"$PGTEST_BIN/pg_dump" -d viewsubq --schema-only -f "$PGTEST_WORK/dump.sql"
-"$CGMAP" --sql "$PGTEST_WORK/dump.sql" --out "$PGTEST_WORK/dump" --no-html \
-	2>"$PGTEST_WORK/dump.err" || pgtest_fail "cgmap --sql of the dump failed: $(cat "$PGTEST_WORK/dump.err")"
-"$CGMAP" report edges "$PGTEST_WORK/dump" >"$PGTEST_WORK/dump.edges"
-pgtest_expect_file "$expected" "$PGTEST_WORK/dump.edges" "$what (pg_dump)"
+pgtest_expect_dump_edges "$PGTEST_WORK" viewsubq "$expected" "$what (pg_dump)"
 
 pgtest_traced_workload "$PGTEST_WORK" viewsubq "$expected" "$what" <<'SQL'
 SELECT app.open(1);

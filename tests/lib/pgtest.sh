@@ -139,6 +139,19 @@ pgtest_expect_file() {
 	fi
 }
 
+# pgtest_expect_dump_edges WORK DB EXPECTED WHAT [FILE...]: cgmap --sql of
+# DB's pg_dump --schema-only (after FILEs, e.g. pg_dumpall -g's roles)
+# gives the edges of EXPECTED, as the live map and the fixture file do.
+pgtest_expect_dump_edges() {
+	local work=$1 db=$2 expected=$3 what=$4
+	shift 4
+	"$PGTEST_BIN/pg_dump" -d "$db" --schema-only -f "$work/dump.sql"
+	"$CGMAP" --sql "$@" "$work/dump.sql" --out "$work/dump" --no-html 2>"$work/dump.err" ||
+		pgtest_fail "cgmap --sql of the dump failed: $(cat "$work/dump.err")"
+	"$CGMAP" report edges "$work/dump" >"$work/dump.edges"
+	pgtest_expect_file "$expected" "$work/dump.edges" "$what"
+}
+
 # Build the cgmap_trace extension of this checkout into $1/ext and install
 # it into the PostgreSQL that pg_config names; exit 77 (skip) when this
 # machine cannot (no pg_config or make, not root and no write access, the
