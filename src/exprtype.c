@@ -268,6 +268,23 @@ static const char *domain_base(const cgm_catalog *c, const char *t)
 	return t;
 }
 
+int cgm_type_domain_constrained(const cgm_catalog *c, const char *t)
+{
+	for (int depth = 0; t && depth < 32; depth++) {
+		const cgm_type_info *info = type_info(c, t);
+		if (!info)
+			return cgm_type_is_builtin(t) ? 0 : -1;
+		if (info->kind != 'd')
+			return 0;
+		if (info->constrained == 'y')
+			return 1;
+		if (info->constrained != 'n' || !info->base)
+			return -1;
+		t = info->base;
+	}
+	return -1;
+}
+
 /* pg_type.typcategory and typispreferred, for types outside pg_catalog
  * too when the catalog knows them. */
 static char category_of(const cgm_catalog *c, const char *t)

@@ -164,6 +164,11 @@ typedef struct extract_ctx {
 	int ndefaults;
 	int rewrite_group;      /* groups made so far in this function */
 	int scan_token;         /* -1 outside scan_sql */
+	/* The user types of the columns the ALTER TABLE being read adds, for
+	 * its group (adds_rewriting_column): resolution knows which are
+	 * domains with constraints, which make PostgreSQL rewrite the table. */
+	const char *added_types[MAX_ADDED_DEFAULTS];
+	int nadded_types;
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -916,16 +921,21 @@ typedef enum { ADD_KEEPS, ADD_REWRITES, ADD_IF_VOLATILE } add_rewrite;
  * stored generated column, a default that is volatile once planned
  * (AddRelationNewConstraints: serial's nextval(), random(), a VOLATILE
  * function not inlined away), or a type that is a domain with constraints
- * (or a domain whose own default is volatile).  A default calling a
- * function whose volatility only the catalog knows gives ADD_IF_VOLATILE
- * with the default's token at *expr (the sites made there are the
- * default's, which resolution reads); a type outside pg_catalog that is
- * no array is still taken as such a domain (extraction has no catalog);
- * an added column of a builtin type with no default, a constant or a
- * stable builtin one rewrites nothing. */
-static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd, int *expr)
+ * (DomainHasConstraints: then each row's value is checked, the default or
+ * NULL).  A default calling a function whose volatility only the catalog
+ * knows gives ADD_IF_VOLATILE with the default's token at *expr (the
+ * sites made there are the default's, which resolution reads), and so
+ * does a type outside pg_catalog that is no array, named at *user_type
+ * (the catalog tells a constrained domain from an enum, a composite type
+ * or a domain without constraints); an added column of a builtin type with
+ * no default, a constant or a stable builtin one rewrites nothing.  (A
+ * domain's own volatile default is not seen: README's "What the map does
+ * not see".) */
+static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd, int *expr,
+					 const char **user_type)
 {
 	*expr = -1;
+	*user_type = NULL;
 	add_rewrite by_default = ADD_KEEPS;
 	int def = jt_get(d, jt_get(d, cmd, "def"), "ColumnDef");
 	int cons = jt_get(d, def, "constraints");
@@ -958,17 +968,25 @@ static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int 
 		parts[p] = jt_strdup(d, jt_get(d, jt_get(d, x, "String"), "sval"), ctx->arena);
 	if (!parts[n - 1])
 		return ADD_REWRITES;
-	if (n == 2)
-		return strcmp(parts[0] ? parts[0] : "", "pg_catalog") != 0 ? ADD_REWRITES : by_default;
-	/* transformColumnDefinition makes these a sequence and its nextval(). */
-	static const char *const serials[] = { "serial", "serial4", "bigserial", "serial8",
-					       "smallserial", "serial2", NULL };
-	for (int i = 0; serials[i]; i++)
-		if (strcmp(parts[0], serials[i]) == 0)
-			return ADD_REWRITES;
-	return cgm_type_is_builtin(cgm_type_canonical(ctx->arena, NULL, parts[0], 0, NULL))
-		       ? by_default
-		       : ADD_REWRITES;
+	if (n == 2 && !parts[0])
+		return ADD_REWRITES;
+	if (n == 2 && strcmp(parts[0], "pg_catalog") == 0)
+		return by_default;
+	if (n == 1) {
+		/* transformColumnDefinition makes these a sequence and its nextval(). */
+		static const char *const serials[] = { "serial", "serial4", "bigserial", "serial8",
+						       "smallserial", "serial2", NULL };
+		for (int i = 0; serials[i]; i++)
+			if (strcmp(parts[0], serials[i]) == 0)
+				return ADD_REWRITES;
+	}
+	const char *type = cgm_type_canonical(ctx->arena, n == 2 ? parts[0] : NULL, parts[n - 1], 0, NULL);
+	if (!type)
+		return ADD_REWRITES;
+	if (n == 1 && cgm_type_is_builtin(type))
+		return by_default;
+	*user_type = type;
+	return ADD_IF_VOLATILE;
 }
 
 /* Does ALTER TABLE (at token `body`) add a column that rewrites the table
@@ -983,22 +1001,31 @@ static add_rewrite adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, cons
 	int count = cmds >= 0 && d->tokens[cmds].type == JT_ARRAY ? d->tokens[cmds].size : 0;
 	add_rewrite all = ADD_KEEPS;
 	int first = ctx->ndefaults;
+	ctx->nadded_types = 0;
 	for (int i = 0, c = cmds + 1; i < count; i++, c = jt_skip(d, c)) {
 		int cmd = jt_get(d, c, "AlterTableCmd"), expr;
 		if (!jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AddColumn"))
 			continue;
-		add_rewrite a = added_column_rewrites(ctx, d, cmd, &expr);
+		const char *user_type;
+		add_rewrite a = added_column_rewrites(ctx, d, cmd, &expr, &user_type);
 		if (a == ADD_REWRITES)
 			all = ADD_REWRITES;
 		else if (a == ADD_IF_VOLATILE && all == ADD_KEEPS)
 			all = ADD_IF_VOLATILE;
-		if (a == ADD_IF_VOLATILE && ctx->ndefaults < MAX_ADDED_DEFAULTS)
+		if (a != ADD_IF_VOLATILE)
+			continue;
+		if (expr >= 0 && ctx->ndefaults < MAX_ADDED_DEFAULTS)
 			ctx->defaults[ctx->ndefaults++] = (added_default){ expr, jt_skip(d, expr), 0 };
-		else if (a == ADD_IF_VOLATILE)
+		else if (expr >= 0)
 			all = ADD_REWRITES; /* too many to follow: it may */
+		if (user_type && ctx->nadded_types < MAX_ADDED_DEFAULTS)
+			ctx->added_types[ctx->nadded_types++] = user_type;
+		else if (user_type)
+			all = ADD_REWRITES;
 	}
 	if (all != ADD_IF_VOLATILE) {
 		ctx->ndefaults = first;
+		ctx->nadded_types = 0;
 		return all;
 	}
 	ctx->rewrite_group++;
@@ -1080,6 +1107,22 @@ static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *nod
 	}
 }
 
+/* The value of a column an ADD COLUMN of group `group` adds becoming of
+ * user type `type` (each row's default, or NULL): a domain's checks, run
+ * on every row of the rewrite its constraints force (column_type). */
+static void column_type_site(extract_ctx *ctx, int line, const char *type, int group)
+{
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_CAST;
+	s->name = type;
+	s->line = line;
+	s->nargs = 1;
+	s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *));
+	s->argtypes[0] = "unknown";
+	exprs_of(ctx, s)->default_of = group;
+	exprs_of(ctx, s)->column_type = true;
+}
+
 /* DDL statements of the parse: a site each, named by its command tag. */
 static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 {
@@ -1144,6 +1187,10 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		s->line = line_of_location(ctx, location);
 		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body, adds_rewrite);
 		exprs_of(ctx, s)->rewrite_group = group;
+		int ddl_line = s->line; /* new_site may move the sites */
+		for (int k = 0; group && k < ctx->nadded_types; k++)
+			column_type_site(ctx, ddl_line, ctx->added_types[k], group);
+		ctx->nadded_types = 0;
 		if (rebuilt >= 0)
 			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);
 		cgm_site *r = maybe_rebuilt >= 0 ? on_dml(ctx, d, maybe_rebuilt, CGM_EV_REWRITE) : NULL;

@@ -38,7 +38,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 4u
+#define CACHE_FORMAT 5u
 
 typedef struct file_header {
 	char magic[16];
@@ -377,6 +377,7 @@ static void put_exprs(cgm_strbuf *out, const cgm_function *fn)
 		put_u(&refs, x->attribute);
 		put_u(&refs, (uint64_t)x->rewrite_group);
 		put_u(&refs, (uint64_t)x->default_of);
+		put_u(&refs, x->column_type);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.types[i] == NODE_EXPR)
@@ -641,6 +642,7 @@ static cgm_site_exprs *get_exprs(reader *r, const cgm_site *sites, int nsites)
 		x[i].attribute = get_u(r) != 0;
 		x[i].rewrite_group = (int)get_u(r);
 		x[i].default_of = (int)get_u(r);
+		x[i].column_type = get_u(r) != 0;
 	}
 	return x;
 }

@@ -1001,12 +1001,14 @@ static bool is_volatile(const cgm_function *f)
 	return f->builtin ? cgm_builtin_is_volatile(f->name) : true;
 }
 
-/* The ADD COLUMN groups (cgm_site_exprs.rewrite_group) of `fn` whose
- * default calls a volatile function, a bit each (group_rewrites):
- * AddRelationNewConstraints stores a default that is not volatile as the
- * rows' missing value, without a rewrite.  The default's sites are
- * resolved here on copies, ahead of the statement's sites that come
- * before them; a call of nothing found may be volatile. */
+/* The ADD COLUMN groups (cgm_site_exprs.rewrite_group) of `fn` that
+ * rewrite the table, a bit each (group_rewrites): a default calling a
+ * volatile function (AddRelationNewConstraints stores one that is not as
+ * the rows' missing value, without a rewrite), or a column of a domain
+ * with constraints (each row is checked), or of a type the catalog does
+ * not know.  The default's sites are resolved here on copies, ahead of
+ * the statement's sites that come before them; a call of nothing found
+ * may be volatile. */
 #define MAX_GROUPS 64
 static bool group_rewrites(uint64_t groups, int group)
 {
@@ -1021,6 +1023,12 @@ static uint64_t volatile_groups(const resolver *rv, cgm_typer *typer, cgm_arena 
 		const cgm_site_exprs *x = &fn->site_exprs[i];
 		if (x->default_of <= 0 || group_rewrites(groups, x->default_of))
 			continue; /* decided already (past MAX_GROUPS: taken as volatile) */
+		if (x->column_type) {
+			const char *type = cgm_resolve_type_name(rv->ops, arena, fn, fn->sites[i].name);
+			if (cgm_type_domain_constrained(rv->catalog, type) != 0)
+				groups |= (uint64_t)1 << (x->default_of - 1);
+			continue;
+		}
 		cgm_site s = fn->sites[i];
 		s.ntargets = 0;
 		s.targets = NULL;

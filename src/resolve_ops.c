@@ -301,6 +301,14 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 	return true;
 }
 
+const char *cgm_resolve_type_name(const cgm_ops_resolver *r, cgm_arena *arena,
+				  const cgm_function *caller, const char *type)
+{
+	const char *path[MAX_PATH];
+	int npath = cgm_function_path(r->model, caller, path, MAX_PATH);
+	return qualify_type(r, arena, type, path, npath);
+}
+
 static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_function *caller,
 			 cgm_site *s)
 {

@@ -36,6 +36,11 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r);
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x);
 
+/* Type name `type` as `caller` writes it (canonical, qualified or not),
+ * qualified by the caller's search_path when it names a user type. */
+const char *cgm_resolve_type_name(const cgm_ops_resolver *r, cgm_arena *arena,
+				  const cgm_function *caller, const char *type);
+
 /* A call PostgreSQL reads as a cast of an untyped literal to `type`
  * (canonical, qualified): `typename('literal')`.  The literal becomes of
  * the type by its input function, when the statement is parsed; the checks

@@ -461,7 +461,10 @@ static const char *const domain_checks_query =
 static const char *const types_query =
 	"SELECT n.nspname, t.typname, format_type(t.oid, NULL), t.typtype,"
 	" CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, NULL) END,"
-	" t.typcategory, t.typispreferred FROM pg_type t"
+	" t.typcategory, t.typispreferred,"
+	" CASE WHEN t.typtype = 'd' THEN t.typnotnull"
+	"  OR EXISTS (SELECT 1 FROM pg_constraint c WHERE c.contypid = t.oid) END"
+	" FROM pg_type t"
 	" JOIN pg_namespace n ON n.oid = t.typnamespace"
 	" WHERE (t.typcategory <> 'A' OR t.typtype = 'd') AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)'";
 
@@ -1148,6 +1151,8 @@ static int load_types_and_columns(cgm_model *model, PGconn *conn)
 				info->base = cgm_arena_strdup(model->arena, value(res, r, 4));
 			info->category = value(res, r, 5)[0];
 			info->preferred = value(res, r, 6)[0] == 't';
+			if (!PQgetisnull(res, r, 7))
+				info->constrained = value(res, r, 7)[0] == 't' ? 'y' : 'n';
 		}
 	}
 	PQclear(res);

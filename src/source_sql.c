@@ -2642,6 +2642,18 @@ static void note_type(sql_state *st, const char *type, char kind, const char *ba
 	info->category = kind == 'e' ? 'E' : kind == 'c' ? 'C' : kind == 'r' || kind == 'm' ? 'R' : 0;
 }
 
+/* Domain `type` gains a constraint ('y') or loses one, which may have been
+ * its last (0: not known); the latest record of the type is the one in force. */
+static void note_domain_constrained(sql_state *st, const char *type, char constrained)
+{
+	cgm_model *m = st->model;
+	for (int i = m->ntype_infos - 1; i >= 0; i--)
+		if (m->type_infos[i].name && strcmp(m->type_infos[i].name, type) == 0) {
+			m->type_infos[i].constrained = constrained;
+			return;
+		}
+}
+
 /* A CHECK of domain schema.name (type, over base): its functions, one
  * record each; whether it calls any. */
 static bool add_domain_check(sql_state *st, const char *schema, const char *name, const char *type,
@@ -2755,9 +2767,15 @@ static void apply_alter_domain(sql_state *st, const jd_node *stmt)
 		return;
 	if (strcmp(sub, "T") == 0) {
 		set_domain_default(st, schema, parts[n - 1], type, jget(stmt, "def"));
+	} else if (strcmp(sub, "O") == 0) { /* SET NOT NULL */
+		note_domain_constrained(st, type, 'y');
+	} else if (strcmp(sub, "N") == 0) { /* DROP NOT NULL: CHECKs may remain */
+		note_domain_constrained(st, type, 0);
 	} else if (strcmp(sub, "C") == 0) {
+		note_domain_constrained(st, type, 'y');
 		add_domain_check(st, schema, parts[n - 1], type, base, jget(jget(stmt, "def"), "Constraint"));
 	} else if (strcmp(sub, "X") == 0 && jstr(stmt, "name")) {
+		note_domain_constrained(st, type, 0); /* others may remain */
 		const char *object = cgm_arena_printf(st->a, "domain %s.%s", type,
 						      cgm_quote_ident(st->a, jstr(stmt, "name")));
 		/* What is left of the constraint's records is a link of the chain. */
@@ -2787,16 +2805,19 @@ static void apply_create_domain(sql_state *st, const jd_node *stmt)
 	if (base) /* resolution coerces its values as the base type's */
 		note_type(st, type, 'd', base);
 	jd_node *cons = jget(stmt, "constraints");
-	bool any = false, has_default = false;
+	bool any = false, has_default = false, constrained = false;
 	for (size_t i = 0; i < jd_size(cons); i++) {
 		jd_node *con = jget(jd_at(cons, i), "Constraint");
 		const char *ct = jstr(con, "contype");
+		constrained |= ct && (strcmp(ct, "CONSTR_CHECK") == 0 || strcmp(ct, "CONSTR_NOTNULL") == 0);
 		if (ct && strcmp(ct, "CONSTR_DEFAULT") == 0) {
 			set_domain_default(st, schema, parts[n - 1], type, jget(con, "raw_expr"));
 			has_default = true;
 		}
 		any |= add_domain_check(st, schema, parts[n - 1], type, base, con);
 	}
+	if (base)
+		note_domain_constrained(st, type, constrained ? 'y' : 'n');
 	if (!has_default)
 		copy_domain_default(st, type, base);
 	if (!any) {

@@ -111,6 +111,12 @@ typedef struct cgm_catalog cgm_catalog;
 cgm_catalog *cgm_catalog_new(const cgm_model *model);
 void cgm_catalog_free(cgm_catalog *catalog);
 
+/* Has type `type` (canonical, qualified) constraints as a domain, its own
+ * or those of the domains it is over (PostgreSQL's DomainHasConstraints)?
+ * 1 yes, 0 no (no domain, or one without), -1 when the catalog does not
+ * tell. */
+int cgm_type_domain_constrained(const cgm_catalog *catalog, const char *type);
+
 typedef enum { CGM_COERCE_NO = 0, CGM_COERCE_MAYBE, CGM_COERCE_YES } cgm_coercion;
 /* Can a value of type `from` ("unknown" for a literal) be passed where
  * `to` is declared, implicitly?  MAYBE: a type cgmap knows nothing of

@@ -216,6 +216,10 @@ typedef struct cgm_site_exprs {
 	                         * group, calls a volatile function (resolution
 	                         * decides, resolve.c's volatile_groups) */
 	int default_of;         /* a site in such an ADD COLUMN default: its group */
+	bool column_type;       /* CGM_SITE_CAST of default_of's group: the value of
+	                         * the column ADD COLUMN adds becoming of its user
+	                         * type, whose domain constraints (if any) make
+	                         * PostgreSQL rewrite the table and check each row */
 } cgm_site_exprs;
 
 /* What an ALTER statement's subcommands cannot do, which decides whether
@@ -592,6 +596,9 @@ typedef struct cgm_type_info {
 			       * 'c' composite, 'r' range, 'm' multirange, 'p' pseudo */
 	char category;        /* pg_type.typcategory, 0 when unknown */
 	bool preferred;       /* pg_type.typispreferred */
+	char constrained;     /* a domain: 'y' when it has a CHECK or NOT NULL of its
+			       * own, 'n' when none, 0 when not known (its domains
+			       * over domains: cgm_type_domain_constrained) */
 } cgm_type_info;
 
 /* A CHECK constraint of a domain that calls a function: it runs wherever

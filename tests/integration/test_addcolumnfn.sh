@@ -10,6 +10,10 @@
 # unexplained.  A STABLE or IMMUTABLE default is called once, at the
 # ALTER, and stored as the missing value: before, such a default was taken
 # as rewriting the table, edges to on_rewrite() and key_of() that never ran.
+# A column of a user type rewrites the table only for a domain with
+# constraints (its own or its base domain's, CREATE or ALTER DOMAIN), whose
+# checks then run on every row (pg_type.typnotnull and pg_constraint live,
+# the statements in files): before, every user type was taken as rewriting.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
@@ -30,10 +34,23 @@ SELECT a.add_stable();
 SELECT a.add_immutable();
 SELECT a.add_volatile();
 SELECT a.add_both();
+SELECT a.add_checked();
+SELECT a.add_over();
+SELECT a.add_not_null();
+SELECT a.add_later();
+SELECT a.add_plain();
+SELECT a.add_plain_on_path();
+SELECT a.add_enum();
+SELECT a.add_composite();
 SQL
 pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
 	"a.add_stable() -> a.on_rewrite()" "a.add_stable() -> a.key_of(" \
 	"a.add_immutable() -> a.on_rewrite()" "a.add_immutable() -> a.key_of("
+pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
+	"a.add_plain() -> " "a.add_plain_on_path() -> " "a.add_enum() -> " "a.add_composite() -> "
 pgtest_expect_edge "$PGTEST_WORK/map.edges" yes \
+	"a.add_checked() -> a.is_pos(integer) via domain (domain a.checked.checked_check)" \
+	"a.add_over() -> a.on_rewrite() via event_trigger (event trigger rewrites)" \
+	"a.add_later() -> a.key_of(integer) via index (index a.t_key)" \
 	"a.add_volatile() -> a.on_rewrite() via event_trigger (event trigger rewrites)" \
 	"a.add_both() -> a.key_of(integer) via index (index a.t_key)"

@@ -392,6 +392,40 @@ static void test_user_types(void **state)
 	cgm_model_free(m);
 }
 
+/* DomainHasConstraints as ADD COLUMN asks it: a domain's own constraints
+ * or those of the domains under it; an enum, a composite, a base type or a
+ * domain without any has none; the catalog may not tell. */
+static void test_domain_constrained(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	const cgm_type_info infos[] = {
+		{ .name = "app.checked", .kind = 'd', .base = "integer", .constrained = 'y' },
+		{ .name = "app.over_checked", .kind = 'd', .base = "app.checked", .constrained = 'n' },
+		{ .name = "app.plain", .kind = 'd', .base = "integer", .constrained = 'n' },
+		{ .name = "app.over_plain", .kind = 'd', .base = "app.plain", .constrained = 'n' },
+		{ .name = "app.untold", .kind = 'd', .base = "integer" },
+		{ .name = "app.over_foreign", .kind = 'd', .base = "ext.thing", .constrained = 'n' },
+		{ .name = "app.mood", .kind = 'e', .category = 'E' },
+		{ .name = "app.pair", .kind = 'c', .category = 'C' },
+	};
+	for (size_t i = 0; i < sizeof infos / sizeof infos[0]; i++)
+		*cgm_model_add_type_info(m) = infos[i];
+	cgm_catalog *c = cgm_catalog_new(m);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.checked"), 1);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.over_checked"), 1);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.plain"), 0);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.over_plain"), 0);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.mood"), 0);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.pair"), 0);
+	assert_int_equal(cgm_type_domain_constrained(c, "integer"), 0);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.untold"), -1);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.over_foreign"), -1);
+	assert_int_equal(cgm_type_domain_constrained(c, "app.nowhere"), -1);
+	cgm_catalog_free(c);
+	cgm_model_free(m);
+}
+
 static void test_common_type(void **state)
 {
 	(void)state;
@@ -421,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_no_self_edge),
 		cmocka_unit_test(test_select_candidates),
 		cmocka_unit_test(test_user_types),
+		cmocka_unit_test(test_domain_constrained),
 		cmocka_unit_test(test_common_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
