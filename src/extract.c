@@ -168,6 +168,7 @@ typedef struct extract_ctx {
 	 * its group (adds_rewriting_column): resolution knows which are
 	 * domains with constraints, which make PostgreSQL rewrite the table. */
 	const char *added_types[MAX_ADDED_DEFAULTS];
+	bool added_type_defaults[MAX_ADDED_DEFAULTS]; /* without a DEFAULT of its own */
 	int nadded_types;
 } extract_ctx;
 
@@ -932,10 +933,11 @@ typedef enum { ADD_KEEPS, ADD_REWRITES, ADD_IF_VOLATILE } add_rewrite;
  * domain's own volatile default is not seen: README's "What the map does
  * not see".) */
 static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int cmd, int *expr,
-					 const char **user_type)
+					 const char **user_type, bool *own_default)
 {
 	*expr = -1;
 	*user_type = NULL;
+	*own_default = false;
 	add_rewrite by_default = ADD_KEEPS;
 	int def = jt_get(d, jt_get(d, cmd, "def"), "ColumnDef");
 	int cons = jt_get(d, def, "constraints");
@@ -947,6 +949,7 @@ static add_rewrite added_column_rewrites(extract_ctx *ctx, const jt_doc *d, int 
 			return ADD_REWRITES;
 		if (!jt_eq(d, type, "CONSTR_DEFAULT"))
 			continue;
+		*own_default = true;
 		int raw = jt_get(d, con, "raw_expr");
 		call_volatility v = json_calls_volatility(d, raw);
 		if (v == CALL_VOLATILE)
@@ -1007,7 +1010,8 @@ static add_rewrite adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, cons
 		if (!jt_eq(d, jt_get(d, cmd, "subtype"), "AT_AddColumn"))
 			continue;
 		const char *user_type;
-		add_rewrite a = added_column_rewrites(ctx, d, cmd, &expr, &user_type);
+		bool own_default;
+		add_rewrite a = added_column_rewrites(ctx, d, cmd, &expr, &user_type, &own_default);
 		if (a == ADD_REWRITES)
 			all = ADD_REWRITES;
 		else if (a == ADD_IF_VOLATILE && all == ADD_KEEPS)
@@ -1018,8 +1022,10 @@ static add_rewrite adds_rewriting_column(extract_ctx *ctx, const jt_doc *d, cons
 			ctx->defaults[ctx->ndefaults++] = (added_default){ expr, jt_skip(d, expr), 0 };
 		else if (expr >= 0)
 			all = ADD_REWRITES; /* too many to follow: it may */
-		if (user_type && ctx->nadded_types < MAX_ADDED_DEFAULTS)
+		if (user_type && ctx->nadded_types < MAX_ADDED_DEFAULTS) {
+			ctx->added_type_defaults[ctx->nadded_types] = !own_default;
 			ctx->added_types[ctx->nadded_types++] = user_type;
+		}
 		else if (user_type)
 			all = ADD_REWRITES;
 	}
@@ -1109,8 +1115,9 @@ static void maintenance_sites(extract_ctx *ctx, const jt_doc *d, const char *nod
 
 /* The value of a column an ADD COLUMN of group `group` adds becoming of
  * user type `type` (each row's default, or NULL): a domain's checks, run
- * on every row of the rewrite its constraints force (column_type). */
-static void column_type_site(extract_ctx *ctx, int line, const char *type, int group)
+ * on every row of the rewrite its constraints force (column_type), and,
+ * for a column without a DEFAULT (`type_default`), the domain's own. */
+static void column_type_site(extract_ctx *ctx, int line, const char *type, bool type_default, int group)
 {
 	cgm_site *s = new_site(ctx);
 	s->kind = CGM_SITE_CAST;
@@ -1121,6 +1128,7 @@ static void column_type_site(extract_ctx *ctx, int line, const char *type, int g
 	s->argtypes[0] = "unknown";
 	exprs_of(ctx, s)->default_of = group;
 	exprs_of(ctx, s)->column_type = true;
+	exprs_of(ctx, s)->type_default = type_default;
 }
 
 /* DDL statements of the parse: a site each, named by its command tag. */
@@ -1189,7 +1197,7 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		exprs_of(ctx, s)->rewrite_group = group;
 		int ddl_line = s->line; /* new_site may move the sites */
 		for (int k = 0; group && k < ctx->nadded_types; k++)
-			column_type_site(ctx, ddl_line, ctx->added_types[k], group);
+			column_type_site(ctx, ddl_line, ctx->added_types[k], ctx->added_type_defaults[k], group);
 		ctx->nadded_types = 0;
 		if (rebuilt >= 0)
 			on_dml(ctx, d, rebuilt, CGM_EV_REWRITE);

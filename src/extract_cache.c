@@ -377,7 +377,7 @@ static void put_exprs(cgm_strbuf *out, const cgm_function *fn)
 		put_u(&refs, x->attribute);
 		put_u(&refs, (uint64_t)x->rewrite_group);
 		put_u(&refs, (uint64_t)x->default_of);
-		put_u(&refs, x->column_type);
+		put_u(&refs, (uint64_t)x->column_type | (uint64_t)x->type_default << 1);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.types[i] == NODE_EXPR)
@@ -642,7 +642,9 @@ static cgm_site_exprs *get_exprs(reader *r, const cgm_site *sites, int nsites)
 		x[i].attribute = get_u(r) != 0;
 		x[i].rewrite_group = (int)get_u(r);
 		x[i].default_of = (int)get_u(r);
-		x[i].column_type = get_u(r) != 0;
+		uint64_t column = get_u(r);
+		x[i].column_type = (column & 1) != 0;
+		x[i].type_default = (column & 2) != 0;
 	}
 	return x;
 }

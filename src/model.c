@@ -140,6 +140,11 @@ cgm_domain_check *cgm_model_add_domain_check(cgm_model *model)
 	MODEL_APPEND(model, domain_checks, ndomain_checks, cap_domain_checks, cgm_domain_check);
 }
 
+cgm_domain_default *cgm_model_add_domain_default(cgm_model *model)
+{
+	MODEL_APPEND(model, domain_defaults, ndomain_defaults, cap_domain_defaults, cgm_domain_default);
+}
+
 cgm_aggregate *cgm_model_add_aggregate(cgm_model *model)
 {
 	MODEL_APPEND(model, aggregates, naggregates, cap_aggregates, cgm_aggregate);
@@ -319,6 +324,9 @@ void cgm_model_link(cgm_model *model)
 	for (int i = 0; i < model->ndomain_checks; i++)
 		model->domain_checks[i].function =
 			cgm_model_find(model, model->domain_checks[i].function_id);
+	for (int i = 0; i < model->ndomain_defaults; i++)
+		model->domain_defaults[i].function =
+			cgm_model_find(model, model->domain_defaults[i].function_id);
 	for (int i = 0; i < model->naggregates; i++) {
 		cgm_aggregate *a = &model->aggregates[i];
 		a->aggregate = cgm_model_find(model, a->aggregate_id);

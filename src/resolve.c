@@ -1001,12 +1001,53 @@ static bool is_volatile(const cgm_function *f)
 	return f->builtin ? cgm_builtin_is_volatile(f->name) : true;
 }
 
+/* The column an ADD COLUMN adds becoming of its user type `type` (a
+ * column_type site, cgm_site_exprs): a domain's checks, and for a column
+ * without a DEFAULT (type_default) what the domain's own DEFAULT calls, via
+ * default.  False when it runs no function worth an edge. */
+static bool resolve_column_type(const resolver *rv, cgm_arena *arena, cgm_typer *typer,
+				cgm_function *fn, cgm_site *s, const cgm_site_exprs *x)
+{
+	bool checks = cgm_resolve_opcast_site(rv->ops, arena, typer, fn, s, x);
+	if (!checks)
+		cgm_site_clear_targets(s);
+	const char *type = x->type_default ? cgm_resolve_type_name(rv->ops, arena, fn, s->name) : NULL;
+	bool builtins = rv->opts && rv->opts->include_builtins;
+	for (int i = 0; type && i < rv->model->ndomain_defaults; i++) {
+		const cgm_domain_default *dd = &rv->model->domain_defaults[i];
+		if (dd->function < 0 || strcmp(dd->type, type) != 0 ||
+		    (rv->model->functions[dd->function].builtin && !builtins))
+			continue;
+		cgm_site_add_target(arena, s, dd->function, CGM_VIA_DEFAULT, dd->object);
+	}
+	if (s->ntargets == 0)
+		return false;
+	bool all_builtin = true;
+	for (int t = 0; t < s->ntargets; t++)
+		all_builtin = all_builtin && rv->model->functions[s->targets[t]].builtin;
+	s->resolution = all_builtin ? CGM_RES_BUILTIN : CGM_RES_RESOLVED;
+	return true;
+}
+
+/* Does the DEFAULT of domain `type` (qualified) call a function that is
+ * volatile, or one not mapped, which may be? */
+static bool domain_default_volatile(const resolver *rv, const char *type)
+{
+	for (int i = 0; type && i < rv->model->ndomain_defaults; i++) {
+		const cgm_domain_default *dd = &rv->model->domain_defaults[i];
+		if (strcmp(dd->type, type) == 0 &&
+		    (dd->function < 0 || is_volatile(&rv->model->functions[dd->function])))
+			return true;
+	}
+	return false;
+}
+
 /* The ADD COLUMN groups (cgm_site_exprs.rewrite_group) of `fn` that
  * rewrite the table, a bit each (group_rewrites): a default calling a
  * volatile function (AddRelationNewConstraints stores one that is not as
  * the rows' missing value, without a rewrite), or a column of a domain
  * with constraints (each row is checked), or of a type the catalog does
- * not know.  The default's sites are resolved here on copies, ahead of
+ * not know, or one without a DEFAULT of a domain whose own is volatile.  The default's sites are resolved here on copies, ahead of
  * the statement's sites that come before them; a call of nothing found
  * may be volatile. */
 #define MAX_GROUPS 64
@@ -1025,7 +1066,8 @@ static uint64_t volatile_groups(const resolver *rv, cgm_typer *typer, cgm_arena 
 			continue; /* decided already (past MAX_GROUPS: taken as volatile) */
 		if (x->column_type) {
 			const char *type = cgm_resolve_type_name(rv->ops, arena, fn, fn->sites[i].name);
-			if (cgm_type_domain_constrained(rv->catalog, type) != 0)
+			if (cgm_type_domain_constrained(rv->catalog, type) != 0 ||
+			    (x->type_default && domain_default_volatile(rv, type)))
 				groups |= (uint64_t)1 << (x->default_of - 1);
 			continue;
 		}
@@ -1104,6 +1146,9 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 					facts &= ~(unsigned)CGM_DDL_REWRITES_NOTHING;
 			}
 			resolve_relation_site(rv, arena, fn, s, facts);
+		} else if (x && x->column_type) {
+			if (!resolve_column_type(rv, arena, &typer, fn, s, x))
+				continue;
 		} else if (s->kind == CGM_SITE_OPERATOR || s->kind == CGM_SITE_CAST) {
 			/* Only those that reach a function worth an edge are kept. */
 			if (!cgm_resolve_opcast_site(rv->ops, arena, &typer, fn, s, x))

@@ -438,6 +438,21 @@ static const char *const relations_query =
 
 /* The CHECKs of domains that call functions (their pg_depend rows), each
  * once per domain it holds for: its own and every domain over it. */
+/* The functions the DEFAULTs of domains call (a domain's pg_depend rows
+ * on functions and operators are its default's; one made over another
+ * copied the base's default, and its dependencies). */
+static const char *const domain_defaults_query =
+	"SELECT DISTINCT format_type(t.oid, NULL),"
+	"  'default of domain ' || quote_ident(tn.nspname) || '.' || quote_ident(t.typname),"
+	"  f.oid::regprocedure::text"
+	" FROM pg_type t JOIN pg_namespace tn ON tn.oid = t.typnamespace"
+	" JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'n'"
+	"  AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)"
+	" JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid"
+	"  ELSE (SELECT o.oprcode::oid FROM pg_operator o WHERE o.oid = d.refobjid) END"
+	" WHERE t.typtype = 'd' AND t.typdefaultbin IS NOT NULL"
+	" ORDER BY 1, 3";
+
 static const char *const domain_checks_query =
 	"WITH RECURSIVE dom(base, typ) AS ("
 	"  SELECT t.oid, t.oid FROM pg_type t WHERE t.typtype = 'd'"
@@ -1022,6 +1037,21 @@ static int load_effects(cgm_model *model, PGconn *conn, const char *fires)
 		dc->object = cgm_arena_strdup(a, value(res, r, 1));
 		dc->function_id = cgm_arena_strdup(a, value(res, r, 2));
 		dc->function = -1;
+	}
+	PQclear(res);
+	res = PQexec(conn, domain_defaults_query);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read the defaults of domains from \"pg_type\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	for (int r = 0; r < PQntuples(res); r++) {
+		cgm_domain_default *dd = cgm_model_add_domain_default(model);
+		dd->type = cgm_arena_strdup(a, value(res, r, 0));
+		dd->object = cgm_arena_strdup(a, value(res, r, 1));
+		dd->function_id = cgm_arena_strdup(a, value(res, r, 2));
+		dd->function = -1;
 	}
 	PQclear(res);
 	res = exec_fires(conn, event_triggers_query, fires);

@@ -3064,6 +3064,21 @@ static void finish_effects(sql_state *st, cgm_model *model)
 			type = base;
 		}
 	}
+	/* Each domain's latest DEFAULT: what a column of it added without one
+	 * calls (ALTER TABLE ... ADD COLUMN). */
+	for (int d = 0; d < st->ndomain_defaults; d++) {
+		const sql_domain_default *dd = &st->domain_defaults[d];
+		if (domain_default(st, dd->type) != dd)
+			continue;
+		const char *object = cgm_arena_printf(st->a, "default of domain %s", dd->type);
+		for (int k = 0; k < dd->nfunctions; k++) {
+			cgm_domain_default *out = cgm_model_add_domain_default(model);
+			out->type = dd->type;
+			out->object = object;
+			out->function_id = dd->functions[k];
+			out->function = -1;
+		}
+	}
 	for (int i = 0; i < st->nevent_triggers; i++)
 		*cgm_model_add_event_trigger(model) = st->event_triggers[i];
 }

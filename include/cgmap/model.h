@@ -220,6 +220,8 @@ typedef struct cgm_site_exprs {
 	                         * the column ADD COLUMN adds becoming of its user
 	                         * type, whose domain constraints (if any) make
 	                         * PostgreSQL rewrite the table and check each row */
+	bool type_default;      /* such a column_type site of a column without a
+	                         * DEFAULT: the domain's own default fills it */
 } cgm_site_exprs;
 
 /* What an ALTER statement's subcommands cannot do, which decides whether
@@ -610,6 +612,16 @@ typedef struct cgm_domain_check {
 	int function;            /* index into model->functions, -1 (cgm_model_link) */
 } cgm_domain_check;
 
+/* A function the DEFAULT of a domain calls: a column of the domain added
+ * with no DEFAULT of its own takes it (ALTER TABLE ... ADD COLUMN).  A
+ * domain made over another without a DEFAULT copies the base's. */
+typedef struct cgm_domain_default {
+	const char *type;        /* the domain, canonical */
+	const char *object;      /* "default of domain app.d", quoted as PostgreSQL quotes */
+	const char *function_id; /* the function it calls, as a function id */
+	int function;            /* index into model->functions, -1 (cgm_model_link) */
+} cgm_domain_default;
+
 /* A cast (pg_cast). */
 typedef struct cgm_cast {
 	const char *source;   /* canonical type names */
@@ -696,6 +708,8 @@ typedef struct cgm_model {
 	cgm_cast *casts;
 	int ndomain_checks, cap_domain_checks;
 	cgm_domain_check *domain_checks; /* the domains' CHECKs that call functions */
+	int ndomain_defaults, cap_domain_defaults;
+	cgm_domain_default *domain_defaults; /* the domains' DEFAULTs that call functions */
 	int naggregates, cap_aggregates;
 	cgm_aggregate *aggregates;
 
@@ -772,6 +786,7 @@ cgm_relation *cgm_model_add_relation(cgm_model *model);
 cgm_operator *cgm_model_add_operator(cgm_model *model);
 cgm_cast *cgm_model_add_cast(cgm_model *model);
 cgm_domain_check *cgm_model_add_domain_check(cgm_model *model);
+cgm_domain_default *cgm_model_add_domain_default(cgm_model *model);
 cgm_aggregate *cgm_model_add_aggregate(cgm_model *model);
 cgm_relation *cgm_model_add_type(cgm_model *model);
 cgm_type_info *cgm_model_add_type_info(cgm_model *model);

@@ -14,6 +14,8 @@
 # constraints (its own or its base domain's, CREATE or ALTER DOMAIN), whose
 # checks then run on every row (pg_type.typnotnull and pg_constraint live,
 # the statements in files): before, every user type was taken as rewriting.
+# A column added without a DEFAULT takes its domain's, whose functions run
+# (pg_depend of the type live), and rewrites the table if one is volatile.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
@@ -42,15 +44,22 @@ SELECT a.add_plain();
 SELECT a.add_plain_on_path();
 SELECT a.add_enum();
 SELECT a.add_composite();
+SELECT a.add_stable_domain();
+SELECT a.add_over_stable_domain();
+SELECT a.add_volatile_domain();
+SELECT a.add_own_default();
 SQL
 pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
 	"a.add_stable() -> a.on_rewrite()" "a.add_stable() -> a.key_of(" \
 	"a.add_immutable() -> a.on_rewrite()" "a.add_immutable() -> a.key_of("
 pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
-	"a.add_plain() -> " "a.add_plain_on_path() -> " "a.add_enum() -> " "a.add_composite() -> "
+	"a.add_plain() -> " "a.add_plain_on_path() -> " "a.add_enum() -> " "a.add_composite() -> " \
+	"a.add_own_default() -> " "a.add_stable_domain() -> a.on_rewrite()"
 pgtest_expect_edge "$PGTEST_WORK/map.edges" yes \
 	"a.add_checked() -> a.is_pos(integer) via domain (domain a.checked.checked_check)" \
 	"a.add_over() -> a.on_rewrite() via event_trigger (event trigger rewrites)" \
 	"a.add_later() -> a.key_of(integer) via index (index a.t_key)" \
+	"a.add_over_stable_domain() -> a.steady() via default (default of domain a.over_stable_domain)" \
+	"a.add_volatile_domain() -> a.fresh() via default (default of domain a.volatile_domain)" \
 	"a.add_volatile() -> a.on_rewrite() via event_trigger (event trigger rewrites)" \
 	"a.add_both() -> a.key_of(integer) via index (index a.t_key)"
