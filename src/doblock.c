@@ -9,6 +9,7 @@
 #include "doblock.h"
 
 #include <pg_query.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,35 @@ typedef struct runner {
 	cgm_do_vars *vars;
 	const jd_node *datums;
 	int n;
+	int ddl; /* of them, statements that may change the schema (changes_schema) */
 } runner;
+
+/* Does `sql` start with a command that may change the schema or the
+ * session's search_path (CREATE, ALTER, DROP, DO, SET, COMMENT, GRANT,
+ * REVOKE), as opposed to a query or a row change? */
+static bool changes_schema(const char *sql)
+{
+	static const char *const commands[] = { "create", "alter", "drop", "do", "set",
+						"comment", "grant", "revoke", NULL };
+	size_t i = 0;
+	for (;;) { /* past blanks and comments */
+		while (sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\n' || sql[i] == '\r' || sql[i] == '(')
+			i++;
+		size_t past = sql[i] == '-' || sql[i] == '/' ? cgm_sql_skip_opaque(sql, i) : i;
+		if (past == i)
+			break;
+		i = past;
+	}
+	for (int k = 0; commands[k]; k++) {
+		size_t len = strlen(commands[k]);
+		if (strncasecmp(sql + i, commands[k], len) != 0)
+			continue;
+		char next = sql[i + len]; /* the strings matched: sql is that long */
+		if (next == '\0' || next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == '$')
+			return true;
+	}
+	return false;
+}
 
 static void apply(runner *r, const char *sql, int line)
 {
@@ -35,6 +64,8 @@ static void apply(runner *r, const char *sql, int line)
 		return;
 	r->session->apply(r->session->ctx, sql, line > 0 ? line : 1);
 	r->n++;
+	if (changes_schema(sql))
+		r->ddl++;
 }
 
 static const char *show(runner *r, const char *setting)
@@ -161,10 +192,25 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			cgm_do_vars_set(r->vars, name, value_of(r, assigned_expr(expr_query(jd_get(stmt, "expr")))));
 		} else if (strcmp(kind, "PLpgSQL_stmt_block") == 0) {
 			walk(r, jd_get(stmt, "body"), depth + 1);
+		} else if (strcmp(kind, "PLpgSQL_stmt_call") == 0) {
+			/* A DO block of its own, which PL/pgSQL parses as it parses
+			 * CALL (is_call false): the session runs it. */
+			const char *sql = expr_query(jd_get(stmt, "expr"));
+			if (!jd_is_true(jd_get(stmt, "is_call")))
+				apply(r, sql, line);
 		} else if (strcmp(kind, "PLpgSQL_stmt_if") == 0) {
+			/* The first branch that changes the schema: THEN for "IF
+			 * NOT EXISTS (...) THEN CREATE ...", ELSE for "IF found
+			 * THEN RAISE NOTICE 'exists' ELSE CREATE ...". */
+			int before = r->ddl;
 			walk(r, jd_get(stmt, "then_body"), depth + 1);
+			const jd_node *elsifs = jd_get(stmt, "elsif_list");
+			for (size_t k = 0; k < jd_size(elsifs) && r->ddl == before; k++)
+				walk(r, jd_get(jd_get(jd_at(elsifs, k), "PLpgSQL_if_elsif"), "stmts"), depth + 1);
+			if (r->ddl == before)
+				walk(r, jd_get(stmt, "else_body"), depth + 1);
 			/* A branch not followed may assign anything. */
-			if (jd_get(stmt, "elsif_list") || jd_get(stmt, "else_body"))
+			if (elsifs || jd_get(stmt, "else_body"))
 				cgm_do_vars_forget(r->vars);
 		} else if (strstr(kind, "loop") || strstr(kind, "while") || strncmp(kind, "PLpgSQL_stmt_for", 16) == 0 ||
 			   strcmp(kind, "PLpgSQL_stmt_case") == 0 || strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {

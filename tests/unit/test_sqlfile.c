@@ -364,6 +364,52 @@ static void test_do_blocks(void **state)
 	cgm_model_free(m);
 }
 
+/* Promscale's migrations: a DO block whose THEN only says the step ran
+ * and returns, then runs the step as a DO block of its own (PL/pgSQL
+ * parses a DO as it parses CALL); an IF whose THEN changes nothing and
+ * whose ELSE creates ("IF found THEN RAISE ... ELSE CREATE ..."). */
+static void test_do_block_nested_and_else(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"DO $outer$\n"
+		"DECLARE applied text;\n"
+		"BEGIN\n"
+		"  SELECT current_setting('application_name') INTO applied;\n"
+		"  IF applied = 'done' THEN\n"
+		"    RAISE LOG 'already applied';\n"
+		"    RETURN;\n"
+		"  END IF;\n"
+		"DO $inner$\n"
+		"BEGIN\n"
+		"  CREATE FUNCTION app.nested() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$;\n"
+		"END;\n"
+		"$inner$;\n"
+		"  IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'x') THEN\n"
+		"    RAISE NOTICE 'there';\n"
+		"  ELSIF applied IS NULL THEN\n"
+		"    NULL;\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION app.made_else() RETURNS int LANGUAGE sql AS $f$ SELECT 2 $f$;\n"
+		"  END IF;\n"
+		"  IF applied IS NULL THEN\n"
+		"    CREATE FUNCTION app.made_then() RETURNS int LANGUAGE sql AS $f$ SELECT 3 $f$;\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION app.not_made() RETURNS int LANGUAGE sql AS $f$ SELECT 4 $f$;\n"
+		"  END IF;\n"
+		"  CALL app.missing_procedure();\n"
+		"END $outer$;\n");
+	assert_int_equal(fn(m, "app.nested()")->file_line, 12);
+	assert_int_equal(fn(m, "app.made_else()")->file_line, 20);
+	assert_int_equal(fn(m, "app.made_then()")->file_line, 23);
+	assert_int_equal(cgm_model_find(m, "app.not_made()"), -1);
+	for (int i = 0; i < m->ndiagnostics; i++)
+		fprintf(stderr, "diagnostic: line %d: %s\n", m->diagnostics[i].line, m->diagnostics[i].message);
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
 /* A DO block's variables, where the files tell their values: the
  * search_path it reads (`EXECUTE 'SHOW search_path' INTO v`,
  * current_setting() assigned or selected INTO) as the files left it, and
@@ -1300,6 +1346,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_owner_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_nested_and_else, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
