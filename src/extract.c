@@ -247,6 +247,8 @@ typedef struct captured_event {
 	const char **columns;
 	const cgm_expr *const *values; /* a relation's column values (rawtree.h) */
 	int nleading;
+	int nreads;           /* a read's columns (rawtree.h), NULL: all */
+	const char **reads;
 } captured_event;
 
 /* An operator expression or a cast a checked text holds. */
@@ -1429,6 +1431,17 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 	}
 }
 
+/* A read's columns copied (a list of none stays a list), or NULL: all. */
+static const char **copy_reads(cgm_arena *a, const char *const *reads, int n)
+{
+	if (!reads)
+		return NULL;
+	const char **out = cgm_arena_alloc(a, sizeof(char *) * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; i < n; i++)
+		out[i] = cgm_arena_strdup(a, reads[i]);
+	return out;
+}
+
 static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 {
 	extract_ctx *ctx = arg;
@@ -1440,6 +1453,8 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 	cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
 	x->events = rel->events;
 	x->nleading = rel->nleading;
+	x->reads = copy_reads(ctx->arena, rel->reads, rel->nreads);
+	x->nreads = x->reads ? rel->nreads : 0;
 	s->line = line_of_location(ctx, at);
 	if (rel->ncolumns > 0) {
 		x->ncolumns = rel->ncolumns;
@@ -1918,6 +1933,8 @@ static void on_capture_relation(void *arg, const cgm_raw_relation *rel)
 	e->ncolumns = rel->ncolumns;
 	e->nleading = rel->nleading;
 	e->values = rel->values; /* in ctx->arena already */
+	e->reads = copy_reads(ctx->arena, rel->reads, rel->nreads);
+	e->nreads = e->reads ? rel->nreads : 0;
 	if (rel->ncolumns > 0) {
 		e->columns = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)rel->ncolumns);
 		for (int i = 0; i < rel->ncolumns; i++)
@@ -1974,7 +1991,8 @@ static void replay_captured(extract_ctx *ctx, int i)
 						 .location = e->location, .events = e->events,
 						 .ncolumns = e->ncolumns, .columns = e->columns,
 						 .nleading = e->nleading,
-						 .values = e->values };
+						 .values = e->values,
+						 .nreads = e->nreads, .reads = e->reads };
 			on_raw_relation(ctx, &rel);
 			continue;
 		}

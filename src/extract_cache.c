@@ -429,6 +429,8 @@ static bool put_function(cgm_strbuf *b, const cgm_function *fn)
 			put_s(b, r->ncolumns);
 			put_strs(b, r->columns, r->ncolumns > 0 ? r->ncolumns : 0);
 			put_s(b, r->nleading);
+			put_s(b, r->nreads);
+			put_strs(b, r->reads, r->nreads);
 			put_str(b, r->text);
 			put_strs(b, r->argnames, s->nargs);
 		}
@@ -690,6 +692,12 @@ static bool get_function(reader *r, cgm_function *fn)
 			x->nleading = get_int(r);
 			if (x->nleading < 0)
 				r->ok = false;
+			x->nreads = get_count(r);
+			if (x->nreads < 0)
+				r->ok = false;
+			x->reads = get_strs(r, x->nreads > 0 ? x->nreads : 0);
+			if (!x->reads)
+				x->nreads = 0;
 			x->text = get_str(r);
 			x->argnames = get_strs(r, s->nargs);
 		}

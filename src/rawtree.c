@@ -74,6 +74,12 @@ typedef struct walker {
 	/* Set while finding which CTEs of a WITH clause a statement reads
 	 * (ctes_run): the walk reports nothing and marks them here. */
 	struct cte_reads *reads;
+	/* Set while collecting a statement's column references (stmt_refs):
+	 * the walk reports nothing and keeps them here. */
+	struct col_refs *cols;
+	/* The column references of the statement whose FROM items are being
+	 * reported (NULL: unknown, every column read). */
+	const struct col_refs *stmt_cols;
 } walker;
 
 static bool walk(walker *w, const Node *node);
@@ -1257,6 +1263,162 @@ static bool is_cte(const walker *w, const RangeVar *rel)
 	return false;
 }
 
+/* ---- the columns a statement reads ------------------------------------ */
+
+static void quiet_call(void *ctx, const cgm_raw_call *call) { (void)ctx; (void)call; }
+static void quiet_relation(void *ctx, const cgm_raw_relation *rel) { (void)ctx; (void)rel; }
+
+/* Most column references of one statement kept: past it, every column of
+ * its FROM items is taken as read. */
+#define MAX_COLUMN_REFS 1024
+
+/* The column references of one statement (its subqueries' too), for the
+ * columns of each FROM item it may read; `all` when that cannot be told. */
+typedef struct col_refs {
+	const ColumnRef *refs[MAX_COLUMN_REFS];
+	int n;
+	const List *using_names[64]; /* JOIN ... USING (...) lists */
+	int nusing;
+	bool all;
+} col_refs;
+
+static void note_column_ref(col_refs *c, const ColumnRef *r)
+{
+	if (c->n < MAX_COLUMN_REFS)
+		c->refs[c->n++] = r;
+	else
+		c->all = true;
+}
+
+/* NATURAL joins and USING lists of a FROM list: a NATURAL join reads the
+ * columns its sides share, which the parser does not know. */
+static void note_joins(col_refs *c, const Node *item, int depth)
+{
+	if (!item || depth > CGM_MAX_NESTING) {
+		c->all |= item != NULL;
+		return;
+	}
+	if (IsA(item, List)) {
+		const ListCell *lc;
+		foreach (lc, (const List *)item)
+			note_joins(c, lfirst(lc), depth + 1);
+	} else if (IsA(item, JoinExpr)) {
+		const JoinExpr *j = (const JoinExpr *)item;
+		if (j->isNatural)
+			c->all = true;
+		if (j->usingClause) {
+			if (c->nusing < 64)
+				c->using_names[c->nusing++] = j->usingClause;
+			else
+				c->all = true;
+		}
+		note_joins(c, j->larg, depth + 1);
+		note_joins(c, j->rarg, depth + 1);
+	}
+}
+
+static bool walk_statement(walker *w, const Node *node);
+
+/* The column references of statement `node` whose FROM items are `from`,
+ * collected by a walk that reports nothing (as ctes_run does); false when
+ * they cannot be told (a node the walker does not know, too deep). */
+static bool stmt_refs(walker *w, const Node *node, const Node *from, col_refs *out)
+{
+	static const cgm_raw_visitor quiet = { .call = quiet_call, .relation = quiet_relation };
+	walker sub = { .v = &quiet, .cols = out, .depth = w->depth };
+	note_joins(out, from, 0);
+	return walk_statement(&sub, node) && !sub.too_deep && !out->all;
+}
+
+static bool name_in(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The columns of FROM item `rel` the statement whose references `c` holds
+ * may read (palloc'd), or NULL when all or unknown: every reference
+ * qualified by the item's alias (its name when it has none), and every
+ * unqualified one, whichever item it belongs to; `*`, `alias.*` and a bare
+ * `alias` (a whole row, or a column of that name) read all. */
+static const char *const *item_reads(const col_refs *c, const RangeVar *rel, int *n)
+{
+	*n = 0;
+	if (!c || c->all)
+		return NULL;
+	const char *alias = rel->alias && rel->alias->aliasname ? rel->alias->aliasname : rel->relname;
+	int cap = c->n + 1;
+	for (int u = 0; u < c->nusing; u++)
+		cap += list_length(c->using_names[u]);
+	const char **out = palloc(sizeof(char *) * (size_t)cap);
+	for (int u = 0; u < c->nusing; u++) {
+		const ListCell *lc;
+		foreach (lc, c->using_names[u]) {
+			const char *name = string_value(lfirst(lc));
+			if (name && !name_in(out, *n, name))
+				out[(*n)++] = name;
+		}
+	}
+	for (int i = 0; i < c->n; i++) {
+		const List *f = c->refs[i]->fields;
+		int nf = list_length(f);
+		const Node *last = nf > 0 ? llast(f) : NULL;
+		const char *first = nf > 0 ? string_value(linitial(f)) : NULL;
+		if (!last || IsA(last, A_Star)) {
+			/* `*` reads every item; `q.*` the item q names (a schema-
+			 * qualified `s.t.*` included). */
+			const char *q = nf >= 2 ? string_value(list_nth(f, nf - 2)) : NULL;
+			if (nf == 1 || !q || strcmp(q, alias) == 0)
+				return NULL;
+			continue;
+		}
+		if (nf == 1) {
+			if (!first)
+				continue;
+			if (strcmp(first, alias) == 0)
+				return NULL; /* the whole row (or a column of its name) */
+			if (!name_in(out, *n, first))
+				out[(*n)++] = first;
+			continue;
+		}
+		/* `q.c`, `s.q.c`: the item's column c when q is its alias; `c.f`
+		 * may also be column c's field f: c counts too.  Every name but
+		 * the alias is kept (a name that is no column reads nothing). */
+		bool mine = false;
+		for (int k = 0; k + 1 < nf; k++) {
+			const char *part = string_value(list_nth(f, k));
+			if (part && strcmp(part, alias) == 0)
+				mine = true;
+		}
+		const char *col = mine ? string_value(last) : first;
+		if (mine) {
+			for (int k = 0; k < nf; k++) {
+				const char *part = string_value(list_nth(f, k));
+				if (part && strcmp(part, alias) == 0) {
+					col = k + 1 < nf ? string_value(list_nth(f, k + 1)) : NULL;
+					break;
+				}
+			}
+		}
+		if (col && !name_in(out, *n, col))
+			out[(*n)++] = col;
+	}
+	return out;
+}
+
+static void report_read(walker *w, const RangeVar *rel)
+{
+	if (!rel || !rel->relname)
+		return;
+	cgm_raw_relation r = { .schema = rel->schemaname, .name = rel->relname,
+			       .location = rel->location, .events = CGM_EV_SELECT };
+	if (!w->cols && !w->reads)
+		r.reads = item_reads(w->stmt_cols, rel, &r.nreads);
+	w->v->relation(w->v->ctx, &r);
+}
+
 /* The relations a FROM list (or USING, or MERGE's source) reads; the
  * subqueries in it are statements of their own, walked as such.  Joins nest
  * left-deep: past CGM_MAX_NESTING levels the walker is told (too_deep). */
@@ -1277,7 +1439,7 @@ static void report_reads_at(walker *w, const Node *item, int depth)
 	}
 	case T_RangeVar:
 		if (!is_cte(w, (const RangeVar *)item))
-			report_dml(w, (const RangeVar *)item, CGM_EV_SELECT);
+			report_read(w, (const RangeVar *)item);
 		break;
 	case T_JoinExpr:
 		report_reads_at(w, ((const JoinExpr *)item)->larg, depth + 1);
@@ -1336,7 +1498,22 @@ static bool walk_statement_scoped(walker *w, const Node *node)
 			    w->ncte_names < MAX_CTES)
 				w->cte_names[w->ncte_names++] = ((const CommonTableExpr *)c)->ctename;
 		}
+	/* The columns the statement reads of each FROM item: its column
+	 * references, found by a walk of their own (not while one runs). */
+	const col_refs *saved_cols = w->stmt_cols;
+	col_refs *refs = NULL;
+	if (reads && !w->cols && !w->reads) {
+		refs = palloc0(sizeof(col_refs));
+		if (!stmt_refs(w, node, reads, refs)) {
+			pfree(refs);
+			refs = NULL;
+		}
+	}
+	w->stmt_cols = refs;
 	report_reads(w, reads);
+	w->stmt_cols = saved_cols;
+	if (refs)
+		pfree(refs);
 	bool ok = walk_statement(w, node);
 	w->ncte_names = saved;
 	return ok;
@@ -1469,8 +1646,6 @@ static void note_cte_read(walker *w, const RangeVar *rv)
 	}
 }
 
-static void quiet_call(void *ctx, const cgm_raw_call *call) { (void)ctx; (void)call; }
-static void quiet_relation(void *ctx, const cgm_raw_relation *rel) { (void)ctx; (void)rel; }
 
 static bool walk_ctes(walker *w, const WithClause *with, const Node *stmt);
 
@@ -1837,6 +2012,8 @@ static bool walk_node(walker *w, const Node *node)
 			note_cte_read(w, (const RangeVar *)node);
 		return true;
 	case T_ColumnRef:
+		if (w->cols)
+			note_column_ref(w->cols, (const ColumnRef *)node);
 		report_column_attribute(w, (const ColumnRef *)node);
 		return true;
 	case T_FuncCall: {

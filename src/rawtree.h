@@ -98,6 +98,15 @@ typedef struct cgm_raw_relation {
 	 * (ncolumns entries, NULL where unknown; NULL when none is): an
 	 * INSERT's one VALUES row or its SELECT's columns, an UPDATE's SET. */
 	const struct cgm_expr *const *values;
+	/* A read (SELECT): the columns of the relation the statement may read
+	 * (nreads names, possibly none: `SELECT count(*) FROM v`), every
+	 * column reference of the statement, its subqueries' too, qualified by
+	 * the item's alias or not qualified at all; NULL when it reads every
+	 * column or which cannot be told (`*`, `v.*`, a whole-row `v`, NATURAL
+	 * JOIN, a tree the walker does not know).  Reading a view evaluates
+	 * only the output columns read (viewcols.h). */
+	int nreads;
+	const char *const *reads;
 } cgm_raw_relation;
 
 /* An operator expression, as the parser wrote it: which operators it runs

@@ -896,6 +896,7 @@ static uint64_t rare_hash(const cgm_site_rare *x, int ntargets)
 	h = mix(h, x->events);
 	h = mix(h, (uint64_t)(unsigned)x->ncolumns);
 	h = mix(h, (uint64_t)(uintptr_t)x->columns);
+	h = mix(h, (uint64_t)(uintptr_t)x->reads);
 	h = mix(h, (uint64_t)(uintptr_t)x->text);
 	h = mix(h, (uint64_t)(uintptr_t)x->argnames);
 	h = mix(h, (uint64_t)(uintptr_t)x->target_object);
@@ -909,7 +910,7 @@ static uint64_t rare_hash(const cgm_site_rare *x, int ntargets)
 static bool rare_equal(const cgm_site_rare *a, const cgm_site_rare *b, int ntargets)
 {
 	if (a->events != b->events || a->ncolumns != b->ncolumns || a->columns != b->columns ||
-	    a->text != b->text || a->argnames != b->argnames ||
+	    a->nreads != b->nreads || a->reads != b->reads || a->text != b->text || a->argnames != b->argnames ||
 	    a->target_object != b->target_object || !a->target_via != !b->target_via)
 		return false;
 	return !a->target_via ||
@@ -1210,8 +1211,8 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 			targets += n;
 		}
 		const cgm_site_rare *r = s->rare;
-		if (!r || !(r->events || r->ncolumns || r->text || r->argnames || r->target_via ||
-			    r->target_object))
+		if (!r || !(r->events || r->ncolumns || r->reads || r->text || r->argnames ||
+			    r->target_via || r->target_object))
 			continue;
 		/* The few sites with more keep it in a record, shared by the
 		 * sites whose records are equal. */
@@ -1219,6 +1220,8 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		x.text = cgm_intern_str(w->strings, r->text);
 		x.argnames = cgm_intern_strs(w->strings, r->argnames, s->nargs);
 		x.columns = cgm_intern_strs(w->strings, r->columns, r->ncolumns);
+		x.nreads = r->nreads;
+		x.reads = cgm_intern_strs(w->strings, r->reads, r->nreads);
 		x.target_via = r->target_via;
 		x.target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
 		k->rare = keep_rare(w->rares, w->arena, &x, (int)n);

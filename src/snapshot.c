@@ -774,6 +774,11 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 		rec_key(&r, "columns");
 		put_flat_strings(o, x->columns, x->ncolumns, v2);
 	}
+	/* A read's columns, when known (absent: all or unknown). */
+	if (x->reads) {
+		rec_key(&r, "reads");
+		put_flat_strings(o, x->reads, x->nreads, v2);
+	}
 	rec_opt_string(&r, "text", x->text);
 	if (x->runs > 0) /* cgmap_trace 1.4: only on dynamic sites that ran */
 		rec_put_int(&r, "runs", x->runs);
@@ -3151,7 +3156,7 @@ static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
 				return false;
 			break;
 		case 'r':
-			if (strcmp(key, "runs") == 0)
+			if (strcmp(key, "runs") == 0 || strcmp(key, "reads") == 0)
 				return false; /* a rare member: read_site */
 			if (strcmp(key, "resolution") != 0)
 				break;
@@ -3220,9 +3225,10 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	TRY(get_bool(r, obj, "variadic", &site->variadic_call));
 	TRY(get_events(r, obj, "events", &x.events));
 	TRY(get_string_array(r, obj, "columns", false, false, &x.columns, &x.ncolumns));
+	TRY(get_string_array(r, obj, "reads", false, false, &x.reads, &x.nreads));
 	TRY(get_string(r, obj, "text", OPTIONAL, &x.text));
 	TRY(get_int64(r, obj, "runs", 0, &x.runs));
-	if (x.argnames || x.events || x.ncolumns || x.columns || x.text || x.runs)
+	if (x.argnames || x.events || x.ncolumns || x.columns || x.reads || x.text || x.runs)
 		*cgm_site_rare_of(r->model->arena, site) = x;
 	TRY(get_string(r, obj, "resolution", OPTIONAL, &resolution));
 	if (!resolution) /* absent: resolved (format 2 leaves it out) */

@@ -133,6 +133,11 @@ typedef struct cgm_site_rare {
 	int nleading;           /* CGM_SITE_RELATION: an INSERT without a column list gives
 	                         * the table's first nleading columns (resolution takes
 	                         * their names from the relation); 0 unknown */
+	int nreads;             /* CGM_SITE_RELATION read (SELECT): the columns of the */
+	const char **reads;     /* relation the statement may read (nreads, possibly
+	                         * none); NULL when all or unknown.  A view read runs
+	                         * only the functions of its output columns read, and
+	                         * of its other clauses (cgm_viewcols_*, relfx.c) */
 	const char *text;       /* CGM_SITE_DYNAMIC: the EXECUTE expression text */
 	const char **argnames;  /* the site's nargs entries, NULL entry for a positional
 	                         * argument; NULL when every argument is positional */

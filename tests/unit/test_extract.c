@@ -1268,6 +1268,78 @@ static void test_broken_default_in_header(void **state)
 	assert_null(cgm_plpgsql_args_without_defaults(arena, "a integer, \"default\" text"));
 }
 
+/* The relation site of `name` in a SQL function's body `sql`. */
+static const cgm_site *read_site_of(cgm_function *fn, const char *sql, const char *name)
+{
+	memset(fn, 0, sizeof *fn);
+	fn->id = "t.f()";
+	fn->schema = "t";
+	fn->name = "f";
+	fn->kind = CGM_KIND_FUNCTION;
+	fn->language = "sql";
+	fn->arguments = "";
+	fn->result = "bigint";
+	fn->source = sql;
+	fn->npath = -1;
+	cgm_extract_function(arena, fn);
+	for (int i = 0; i < fn->nsites; i++)
+		if (fn->sites[i].kind == CGM_SITE_RELATION && strcmp(fn->sites[i].name, name) == 0)
+			return &fn->sites[i];
+	fail_msg("no read of %s", name);
+	return NULL;
+}
+
+/* "a b" of a site's reads, "*" for all. */
+static const char *reads_of(const cgm_site *s)
+{
+	static char buf[256];
+	const cgm_site_rare *x = cgm_site_get_rare(s);
+	if (!x->reads)
+		return "*";
+	buf[0] = 0;
+	for (int i = 0; i < x->nreads; i++) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", x->reads[i]);
+	}
+	return buf;
+}
+
+/* The columns a read may read (rawtree.c's stmt_refs): a view evaluates
+ * only those of its output columns (viewcols.h). */
+static void test_read_columns(void **state)
+{
+	(void)state;
+	cgm_function fn;
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT sum(a) FROM app.v", "v")), "a");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT count(*) FROM app.v", "v")), "");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT * FROM app.v", "v")), "*");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT x.* FROM app.v x", "v")), "*");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT row_to_json(x) FROM app.v x", "v")), "*");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT row_to_json(v) FROM app.v", "v")), "*");
+	/* Another item's columns are not v's; unqualified ones may be. */
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT w.b, c FROM app.v x JOIN app.w ON"
+							" x.a = w.a WHERE x.d > 0 ORDER BY x.e",
+					       "v")),
+			    "w c a d e"); /* w.b: maybe column w's field b */
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT b FROM app.v JOIN app.w USING (k)", "v")),
+			    "k b");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT b FROM app.v NATURAL JOIN app.w", "v")),
+			    "*");
+	/* A subquery's references to v count; its own relation is its own. */
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT x.a FROM app.v x WHERE EXISTS"
+							" (SELECT 1 FROM app.u WHERE u.k = x.k)",
+					       "v")),
+			    "a u k");
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT x.a FROM app.v x WHERE EXISTS"
+							" (SELECT 1 FROM app.u WHERE u.k = x.k)",
+					       "u")),
+			    "k x");
+	/* A star in a subquery reads all of the subquery's own items. */
+	assert_string_equal(reads_of(read_site_of(&fn, "SELECT count(*) FROM (SELECT * FROM app.v) s",
+					       "v")),
+			    "*");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1299,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_unread_ctes),
 		cmocka_unit_test(test_attribute_notation),
 		cmocka_unit_test(test_broken_default_in_header),
+		cmocka_unit_test(test_read_columns),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
