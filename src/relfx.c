@@ -12,9 +12,11 @@
  * plus its enabled triggers; a statement on it runs those whose events it
  * has (a default only when an INSERT leaves its column out, anything with
  * columns on UPDATE only when the UPDATE sets one of them or unknown ones).
- * Reading a view runs what its query runs and what the relations under it
- * run on a read; a partitioned table's statement runs its partitions'
- * triggers and the keys they are partitioned by in turn (a row routed on
+ * Reading a view runs what its query runs for the output columns read and
+ * its clauses (viewcols.h: a column it does not read is not evaluated, but
+ * one calling a volatile or set-returning function) and what the relations
+ * under it run on a read of the columns those read; a partitioned table's
+ * statement runs its partitions' triggers and the keys they are partitioned by in turn (a row routed on
  * down, a row updated there checked), and a statement naming a partition the row triggers of the
  * tables above it (PostgreSQL clones row triggers onto partitions); an
  * UPDATE, DELETE or TRUNCATE of a table runs the triggers of the tables
@@ -51,6 +53,7 @@
 #include <string.h>
 
 #include "cgmap/types.h"
+#include "cgmap/viewcols.h"
 
 #define MAX_DEPTH 32
 
@@ -72,6 +75,10 @@ typedef struct fx_rel {
 	                            * replaces (CGM_EV_INSERT, UPDATE, DELETE) */
 	const cgm_relation *view;  /* a view's relation: what its automatic update
 	                            * writes (base_name NULL: it has none) */
+	const char **forced;       /* a view's output columns evaluated whatever a read
+	                            * reads: those calling a volatile or set-returning
+	                            * user function */
+	int nforced, cap_forced;
 } fx_rel;
 
 struct cgm_relfx {
@@ -187,6 +194,36 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 			push_int(&fx->rels[child].parents, &fx->rels[child].nparents,
 				 &fx->rels[child].cap_parents, r);
 	}
+	/* A view's column calling a volatile or set-returning function is
+	 * evaluated on every read (remove_unused_subquery_outputs keeps it;
+	 * such a column keeps a view from being pulled up), and all it calls
+	 * with it.  The sources mark pg_catalog's themselves. */
+	for (int i = 0; i < model->neffects; i++) {
+		const cgm_effect *e = &model->effects[i];
+		const cgm_function *f = e->function >= 0 && e->function < model->nfunctions
+						? &model->functions[e->function]
+						: NULL;
+		if (e->reach != CGM_REACH_FUNCTION || e->via != CGM_VIA_VIEW || e->ncolumns <= 0 ||
+		    !f ||
+		    !(f->volatility == 'v' ||
+		      (f->result && (strncmp(f->result, "SETOF ", 6) == 0 ||
+				     strncmp(f->result, "TABLE(", 6) == 0))))
+			continue;
+		int r = find_rel(fx, e->schema, e->relation);
+		for (int c = 0; r >= 0 && c < e->ncolumns; c++) {
+			fx_rel *v = &fx->rels[r];
+			bool seen = false;
+			for (int k = 0; k < v->nforced && !seen; k++)
+				seen = strcmp(v->forced[k], e->columns[c]) == 0;
+			if (seen)
+				continue;
+			if (v->nforced == v->cap_forced) {
+				v->cap_forced = v->cap_forced ? v->cap_forced * 2 : 4;
+				v->forced = cgm_xrealloc(v->forced, sizeof(char *) * (size_t)v->cap_forced);
+			}
+			v->forced[v->nforced++] = e->columns[c];
+		}
+	}
 	for (int i = 0; i < model->ntriggers; i++) {
 		const cgm_trigger *t = &model->triggers[i];
 		int r = add_rel(fx, t->table_schema, t->table_name);
@@ -204,6 +241,7 @@ void cgm_relfx_free(cgm_relfx *fx)
 		free(fx->rels[r].effects);
 		free(fx->rels[r].triggers);
 		free(fx->rels[r].parents);
+		free(fx->rels[r].forced);
 	}
 	free(fx->rels);
 	free(fx->slots);
@@ -400,10 +438,13 @@ enum {
 	                            * statement names: its row triggers fire, its
 	                            * statement triggers do not (but TRUNCATE's,
 	                            * which truncates each table itself) */
-	FX_MOVED = 1 << 4          /* a partition an UPDATE of a partitioned table above
+	FX_MOVED = 1 << 4,         /* a partition an UPDATE of a partitioned table above
 	                            * it may move rows into or out of, setting a key
 	                            * column: a DELETE there and an INSERT in another,
 	                            * whose row triggers fire (execPartition.c) */
+	FX_READS_KNOWN = 1 << 5    /* a read (SELECT) of exactly `cols` (maybe none):
+	                            * a view evaluates only those of its output
+	                            * columns (viewcols.h); without it, every one */
 };
 
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
@@ -580,6 +621,16 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		} else if (!applies(events, cols, ncols, e->events, e->columns, e->ncolumns)) {
 			continue;
 		}
+		/* A view's read evaluates the output columns read (and those
+		 * it must): a function or relation of the others is not run
+		 * or read. */
+		const char *const *reads = (how & FX_READS_KNOWN) ? cols : NULL;
+		int nreads = (how & FX_READS_KNOWN) ? ncols : 0;
+		if ((events & CGM_EV_SELECT) && e->via == CGM_VIA_VIEW &&
+		    (e->reach == CGM_REACH_FUNCTION || e->reach == CGM_REACH_VIEW) &&
+		    !cgm_viewcols_runs(reads, nreads, (const char *const *)r->forced, r->nforced,
+				       e->columns, e->ncolumns))
+			continue;
 		switch (e->reach) {
 		case CGM_REACH_FUNCTION:
 			if (label.set)
@@ -587,10 +638,25 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			else
 				add_target(w, e->function, e->via, e->object);
 			break;
-		case CGM_REACH_VIEW:
+		case CGM_REACH_VIEW: {
+			/* The columns of the relation read for the view's
+			 * columns read (all on REFRESH, which computes them
+			 * all), when the source told them. */
+			int inner = -1;
+			const char **incols = NULL;
+			if (e->reads) {
+				incols = cgm_arena_alloc(w->arena, sizeof(char *) * (size_t)(e->nreads + 1));
+				inner = cgm_viewcols_inner((const char *const *)e->reads,
+							   (const char *const *)e->read_by, e->nreads,
+							   reads, nreads,
+							   (const char *const *)r->forced, r->nforced,
+							   incols, e->nreads);
+			}
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), CGM_EV_SELECT,
-				NULL, 0, label, FX_IN_VIEW);
+				inner >= 0 ? incols : NULL, inner >= 0 ? inner : 0, label,
+				FX_IN_VIEW | (inner >= 0 ? FX_READS_KNOWN : 0));
 			break;
+		}
 		case CGM_REACH_PARTITION:
 			/* The statement's own ONLY leaves out every table
 			 * under this one; a referential action's, the tables
@@ -703,8 +769,14 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 		cols = leading;
 		ncols = x->nleading;
 	}
-	collect(&w, rel, x->events, cols, ncols, none,
-		s->kind == CGM_SITE_TRIGGER ? FX_ONLY_TRIGGERS : 0);
+	unsigned how = s->kind == CGM_SITE_TRIGGER ? FX_ONLY_TRIGGERS : 0;
+	/* A read of known columns: a view evaluates those alone. */
+	if (s->kind == CGM_SITE_RELATION && x->events == CGM_EV_SELECT && x->reads) {
+		cols = x->reads;
+		ncols = x->nreads;
+		how |= FX_READS_KNOWN;
+	}
+	collect(&w, rel, x->events, cols, ncols, none, how);
 	if (s->kind == CGM_SITE_TRIGGER) {
 		/* An old snapshot's trigger site: only its triggers, as before. */
 		int kept = 0;

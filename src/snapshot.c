@@ -1133,6 +1133,13 @@ static void put_effect(cgm_outfile *o, const cgm_model *m, const cgm_effect *e, 
 		}
 		if (e->target_defaults)
 			rec_put_bool(&t, "defaults", true);
+		/* A view's reads of it by column (viewcols.h), when known. */
+		if (e->reach == CGM_REACH_VIEW && e->reads) {
+			rec_key(&t, "reads");
+			put_flat_strings(o, e->reads, e->nreads, v2);
+			rec_key(&t, "read_by");
+			put_flat_strings(o, e->read_by, e->nreads, v2);
+		}
 		rec_close(&t);
 	}
 	rec_opt_string(&r, "note", e->note);
@@ -3807,6 +3814,13 @@ static int read_effect(reader *r, const jv *obj, const char *schema, const char 
 					      &e.ntarget_columns);
 		if (!rc)
 			rc = get_bool(r, target, "defaults", &e.target_defaults);
+		int nby = 0;
+		if (!rc)
+			rc = get_string_array(r, target, "reads", false, true, &e.reads, &e.nreads);
+		if (!rc)
+			rc = get_string_array(r, target, "read_by", false, true, &e.read_by, &nby);
+		if (!rc && (!e.reads != !e.read_by || nby != e.nreads))
+			rc = bad(r, "read_by", "has %d entries for %d reads", nby, e.nreads);
 		leave(r, saved);
 		if (rc)
 			return rc;

@@ -34,6 +34,7 @@
 #include "cgmap/relfx.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/types.h"
+#include "cgmap/viewcols.h"
 #include "jsondom.h"
 #include "pgconn.h"
 #include "sqlprep.h"
@@ -1119,7 +1120,14 @@ static void view_update(cgm_model *model, cgm_relation *rel, const char *viewdef
 	pg_query_free_parse_result(parsed);
 }
 
-static int load_relations(cgm_model *model, PGconn *conn)
+/* The views' queries as pg_get_viewdef printed them, kept from
+ * load_relations for view_columns (by relation index, NULL for others). */
+typedef struct viewdefs {
+	int first, n;
+	const char **text;
+} viewdefs;
+
+static int load_relations(cgm_model *model, PGconn *conn, viewdefs *defs)
 {
 	PGresult *res = PQexec(conn, relations_query);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
@@ -1151,11 +1159,160 @@ static int load_relations(cgm_model *model, PGconn *conn)
 		}
 	}
 	/* Every relation listed: a view's base may come after it. */
-	for (int r = 0; r < PQntuples(res); r++)
-		if (!PQgetisnull(res, r, 9))
-			view_update(model, &model->relations[first + r], value(res, r, 9),
-				    !value(res, r, 10) || value(res, r, 10)[0] != 'f');
+	defs->first = first;
+	defs->n = PQntuples(res);
+	defs->text = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)(defs->n + 1));
+	for (int r = 0; r < PQntuples(res); r++) {
+		defs->text[r] = NULL;
+		if (PQgetisnull(res, r, 9))
+			continue;
+		view_update(model, &model->relations[first + r], value(res, r, 9),
+			    !value(res, r, 10) || value(res, r, 10)[0] != 'f');
+		defs->text[r] = cgm_arena_strdup(model->arena, value(res, r, 9));
+	}
 	PQclear(res);
+	return 0;
+}
+
+/* Does a call in a view's output column make PostgreSQL evaluate the
+ * column on every read (viewcols.h)?  pg_catalog's volatile functions
+ * (cgm_builtin_is_volatile, as the SQL files decide) and set-returning
+ * ones; user functions' volatility and results relfx.c reads. */
+static bool view_column_forced(void *ctx, const char *schema, const char *name, int nargs)
+{
+	const cgm_model *model = ctx;
+	(void)nargs;
+	if (schema && strcmp(schema, "pg_catalog") != 0)
+		return false;
+	if (cgm_builtin_is_volatile(name))
+		return true;
+	for (int i = 0; i < model->nfunctions; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (f->builtin && f->name && strcmp(f->name, name) == 0 && f->schema &&
+		    strcmp(f->schema, "pg_catalog") == 0 && f->result &&
+		    strncmp(f->result, "SETOF ", 6) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a function of that name exists: `t.name` of a row may call it
+ * (viewcols.h). */
+static bool has_function_named(void *ctx, const char *name)
+{
+	const cgm_model *model = ctx;
+	for (int i = 0; i < model->nfunctions; i++)
+		if (model->functions[i].name && strcmp(model->functions[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The schema and name of a regprocedure text (`app.f(integer)`, quoted
+ * parts unquoted), in `arena`; false when it is not one. */
+static bool function_name_of(cgm_arena *arena, const char *id, const char **schema,
+			     const char **name)
+{
+	const char *parts[2] = { NULL, NULL };
+	int n = 0;
+	const char *p = id;
+	while (p && n < 2) {
+		char buf[256];
+		size_t len = 0;
+		if (*p == '"') {
+			for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+				if (*p == '"')
+					p++;
+				if (len + 1 < sizeof buf)
+					buf[len++] = *p;
+			}
+			if (*p != '"')
+				return false;
+			p++;
+		} else {
+			while (*p && *p != '.' && *p != '(' && len + 1 < sizeof buf)
+				buf[len++] = *p++;
+		}
+		buf[len] = 0;
+		parts[n++] = cgm_arena_strdup(arena, buf);
+		if (*p == '.')
+			p++;
+		else
+			break;
+	}
+	if (n == 0 || !p || *p != '(')
+		return false;
+	*schema = n == 2 ? parts[0] : NULL;
+	*name = parts[n - 1];
+	return true;
+}
+
+/* A view's functions by the output columns that call them, and the
+ * columns of the relations it reads by the columns reading them
+ * (viewcols.h), from its query as pg_get_viewdef printed it under the
+ * empty search_path (every name outside pg_catalog qualified).  A function
+ * the text does not name (an operator's, an implicit cast's) is taken as
+ * run on every read, as before. */
+static int view_columns(cgm_model *model, const viewdefs *defs)
+{
+	for (int r = 0; r < defs->n; r++) {
+		const char *sql = defs->text[r];
+		const cgm_relation *rel = &model->relations[defs->first + r];
+		cgm_sql_problem problem;
+		if (!sql || rel->relkind != 'v' || rel->ncolumns <= 0 ||
+		    !cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem))
+			continue;
+		PgQueryParseResult parsed = pg_query_parse(sql);
+		if (parsed.error) {
+			pg_query_free_parse_result(parsed);
+			continue;
+		}
+		jd_node *tree = jd_parse(model->arena, parsed.parse_tree, strlen(parsed.parse_tree));
+		pg_query_free_parse_result(parsed);
+		jd_node *stmts = jd_get(tree, "stmts");
+		jd_node *select = jd_size(stmts) == 1
+					  ? jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt")
+					  : NULL;
+		const char **names = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)rel->ncolumns);
+		for (int i = 0; i < rel->ncolumns; i++)
+			names[i] = rel->columns[i].name;
+		cgm_viewcols vc;
+		if (!cgm_viewcols_of(model->arena, select, names, rel->ncolumns, view_column_forced,
+				     NULL, model, &vc))
+			continue;
+		for (int i = 0; i < model->neffects; i++) {
+			cgm_effect *e = &model->effects[i];
+			if (e->events != CGM_EV_SELECT || e->via != CGM_VIA_VIEW ||
+			    strcmp(e->relation, rel->name) != 0 || strcmp(e->schema, rel->schema) != 0)
+				continue;
+			if (e->reach == CGM_REACH_VIEW) {
+				bool fresh = true;
+				for (int k = 0; k < vc.nrels; k++) {
+					const cgm_viewcols_rel *vr = &vc.rels[k];
+					if (!vr->schema || strcmp(vr->schema, e->target_schema) != 0 ||
+					    strcmp(vr->name, e->target_relation) != 0)
+						continue;
+					const cgm_relation *t =
+						relation_named(model, e->target_schema, e->target_relation);
+					cgm_viewcols_add_rel(model->arena, e, fresh, vr, t ? t->columns : NULL,
+							     t ? t->ncolumns : 0, has_function_named, model);
+					fresh = false;
+				}
+				continue;
+			}
+			const char *schema, *name;
+			if (e->reach != CGM_REACH_FUNCTION || !e->function_id ||
+			    !function_name_of(model->arena, e->function_id, &schema, &name))
+				continue;
+			bool first = true;
+			for (int p = 0; p < vc.nparts; p++) {
+				if (!cgm_viewcols_calls(vc.parts[p].node, schema, name))
+					continue;
+				cgm_viewcols_add_column(model->arena, &e->columns, &e->ncolumns, first,
+							vc.parts[p].column);
+				first = false;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -1379,6 +1536,7 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 			 cgm_extract_pool *pool)
 {
 	PGconn *conn = NULL;
+	viewdefs defs = { 0, 0, NULL };
 	int rc = cgm_pg_connect(&conn, opts->dsn);
 	if (rc < 0)
 		return rc;
@@ -1392,13 +1550,14 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    /* Compiling the function query costs more than it saves. */
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 ||
 	    (rc = load_triggers(model, conn, fires_states(opts))) < 0 ||
-	    (rc = load_relations(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
+	    (rc = load_relations(model, conn, &defs)) < 0 || (rc = load_references(model, conn)) < 0 ||
 	    (rc = load_effects(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||
 	    (rc = spare_coercions(model, pool)) < 0 ||
 	    (rc = stream_user_functions(model, conn, opts, pool)) < 0 ||
-	    (rc = load_system_functions(model, conn, opts, pool)) < 0) {
+	    (rc = load_system_functions(model, conn, opts, pool)) < 0 ||
+	    (rc = view_columns(model, &defs)) < 0) {
 		PQfinish(conn);
 		return rc;
 	}

@@ -68,6 +68,7 @@
 #include "doblock.h"
 #include "sqlfile_types.h"
 #include "viewupd.h"
+#include "cgmap/viewcols.h"
 
 /* ---- a string -> int map (open addressing, grows) ---- */
 
@@ -2398,6 +2399,109 @@ static void view_reads(sql_state *st, const jd_node *query, const jd_node *node,
 	(void)key;
 }
 
+/* Does a call in a view's output column make PostgreSQL evaluate the
+ * column on every read (viewcols.h)?  pg_catalog's volatile
+ * (cgm_builtin_is_volatile: the shipped list gives no volatility) and
+ * set-returning functions; the files' own functions relfx.c decides, from
+ * their volatility and result, as for the live catalog. */
+static bool view_column_forced(void *ctx, const char *schema, const char *name, int nargs)
+{
+	sql_state *st = ctx;
+	if ((schema && strcmp(schema, "pg_catalog") != 0) || smap_get(&st->builtin_names, name) != 1)
+		return false;
+	if (cgm_builtin_is_volatile(name))
+		return true;
+	for (int i = 0; i < st->nbuiltin; i++) {
+		const cgm_function *b = &st->model->functions[i];
+		if (strcmp(b->name, name) == 0 && arity_fits(b, nargs) && b->result &&
+		    strncmp(b->result, "SETOF ", 6) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The effects [first, neffects) a view's parts added, one per part that
+ * calls the function: made one per function, run when any of its
+ * columns is read, or always when a clause calls it (viewcols.h). */
+static void merge_view_effects(sql_state *st, int first)
+{
+	int kept = first;
+	for (int i = first; i < st->neffects; i++) {
+		sql_effect *x = &st->effects[i];
+		int same = -1;
+		for (int k = first; k < kept && same < 0; k++) {
+			const sql_effect *y = &st->effects[k];
+			if (!y->dropped && !x->dropped && y->effect.reach == x->effect.reach &&
+			    y->effect.via == x->effect.via && y->ref_object == x->ref_object &&
+			    y->effect.events == x->effect.events &&
+			    y->effect.function_id == x->effect.function_id &&
+			    y->effect.function == x->effect.function)
+				same = k;
+		}
+		if (same < 0) {
+			if (kept != i)
+				st->effects[kept] = *x;
+			kept++;
+			continue;
+		}
+		cgm_effect *e = &st->effects[same].effect;
+		if (x->effect.ncolumns == 0)
+			cgm_viewcols_add_column(st->a, &e->columns, &e->ncolumns, false, NULL);
+		for (int c = 0; c < x->effect.ncolumns; c++)
+			cgm_viewcols_add_column(st->a, &e->columns, &e->ncolumns, false,
+						x->effect.columns[c]);
+	}
+	if (kept < st->neffects && kept < st->effect_owners.indexed)
+		st->effect_owners.stale = true;
+	st->neffects = kept;
+}
+
+/* Whether a function of that name exists (the files' or pg_catalog's):
+ * `t.name` of a row may call it. */
+static bool has_function_named(void *ctx, const char *name)
+{
+	sql_state *st = ctx;
+	if (smap_get(&st->builtin_names, name) == 1)
+		return true;
+	for (int i = 0; i < st->nfns; i++)
+		if (st->fns[i].name && strcmp(st->fns[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The view's reads of the relations its query names (viewcols.h): one
+ * effect per relation, reading the columns each output column reads. */
+static void view_reads_by_column(sql_state *st, const jd_node *query, const cgm_viewcols *vc,
+				 const char *schema, const char *view, const char *object,
+				 unsigned events)
+{
+	for (int k = 0; k < vc->nrels; k++) {
+		const cgm_viewcols_rel *vr = &vc->rels[k];
+		if (!vr->name || (!vr->schema && is_cte_name(query, vr->name)))
+			continue;
+		sql_table *t = find_table(st, vr->schema, vr->name);
+		if (!t || t->catalog || (strcmp(t->schema, schema) == 0 && strcmp(t->name, view) == 0))
+			continue;
+		cgm_effect *e = NULL;
+		for (int i = 0; i < st->neffects && !e; i++) {
+			sql_effect *x = &st->effects[i];
+			if (!x->dropped && x->effect.reach == CGM_REACH_VIEW &&
+			    strcmp(x->effect.schema, schema) == 0 && strcmp(x->effect.relation, view) == 0 &&
+			    strcmp(x->effect.target_schema, t->schema) == 0 &&
+			    strcmp(x->effect.target_relation, t->name) == 0)
+				e = &x->effect;
+		}
+		bool fresh = !e;
+		if (fresh) {
+			e = new_effect(st, schema, view, CGM_REACH_VIEW, CGM_VIA_VIEW, object, events, NULL);
+			e->target_schema = t->schema;
+			e->target_relation = t->name;
+			e->target_events = CGM_EV_SELECT;
+		}
+		cgm_viewcols_add_rel(st->a, e, fresh, vr, t->columns, t->ncolumns, has_function_named, st);
+	}
+}
+
 /* A column default's description as the catalog words it
  * (getObjectDescription): "default value for column c of table s.t", the
  * relation's kind being "view" or "foreign table" for those (a
@@ -4009,6 +4113,42 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 /* A view's column names as PostgreSQL names them: the alias list, else each
  * output column's name (AS name, the column or function it shows). A `*`
  * shows columns its tables already list. */
+/* The relation a view's `*` (qualifier NULL) or `q.*` shows: the one
+ * relation of its FROM list, or the relation item named q (no join, as
+ * the view's columns would then need USING's merging); NULL when none. */
+static const sql_table *star_table(sql_state *st, const jd_node *select, const char *q)
+{
+	const jd_node *from = jget(select, "fromClause");
+	if (!q && jd_size(from) != 1)
+		return NULL;
+	for (size_t i = 0; i < jd_size(from); i++) {
+		const jd_node *rv = jget(jd_at(from, i), "RangeVar");
+		if (!rv || !jstr(rv, "relname"))
+			continue;
+		const char *alias = jstr(jget(rv, "alias"), "aliasname");
+		if (q && strcmp(alias ? alias : jstr(rv, "relname"), q) != 0)
+			continue;
+		if (!jstr(rv, "schemaname") && is_cte_name(select, jstr(rv, "relname")))
+			return NULL;
+		return find_table(st, jstr(rv, "schemaname"), jstr(rv, "relname"));
+	}
+	return NULL;
+}
+
+/* viewcols.h's star: the columns of a relation as the files left them. */
+static int star_columns(void *ctx, const char *schema, const char *name, const char *const **out)
+{
+	sql_state *st = ctx;
+	const sql_table *t = find_table(st, schema, name);
+	if (!t || t->ncolumns <= 0)
+		return -1;
+	const char **cols = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)t->ncolumns);
+	for (int i = 0; i < t->ncolumns; i++)
+		cols[i] = t->columns[i].name;
+	*out = cols;
+	return t->ncolumns;
+}
+
 static void view_columns(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
 {
 	const jd_node *select = jget(query, "SelectStmt");
@@ -4019,6 +4159,20 @@ static void view_columns(sql_state *st, sql_table *v, const jd_node *query, cons
 	size_t nalias = jd_size(aliases);
 	for (size_t i = 0; i < jd_size(targets); i++) {
 		jd_node *rt = jget(jd_at(targets, i), "ResTarget");
+		jd_node *star = jget(jget(rt, "val"), "ColumnRef");
+		jd_node *sf = star ? jget(star, "fields") : NULL;
+		if (jd_size(sf) && jget(jd_at(sf, jd_size(sf) - 1), "A_Star")) {
+			/* `*`, `t.*`: the relation's columns, as PostgreSQL
+			 * expands them when the view is made. */
+			const sql_table *t = star_table(
+				st, select, jd_size(sf) >= 2 ? string_node(jd_at(sf, jd_size(sf) - 2)) : NULL);
+			for (int c = 0; t && t != v && c < t->ncolumns; c++) {
+				size_t at = (size_t)v->ncolumns;
+				add_column(st, v, at < nalias ? string_node(jd_at(aliases, at)) : t->columns[c].name,
+					   t->columns[c].type);
+			}
+			continue;
+		}
 		const char *col = i < nalias ? string_node(jd_at(aliases, i)) : jstr(rt, "name");
 		jd_node *val = jget(rt, "val");
 		if (!col && jget(val, "TypeCast"))
@@ -4119,9 +4273,25 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 		bool mat = kind[0] == 'm';
 		const char *fx = cgm_arena_printf(st->a, "%s %s", mat ? "materialized view" : "view",
 						  relation_text(st, schema, name));
-		add_effects(st, query, schema, name, CGM_VIA_VIEW, fx,
-			    mat ? CGM_EV_REFRESH : CGM_EV_SELECT, NULL, object);
-		view_reads(st, query, query, schema, name, fx, mat ? CGM_EV_REFRESH : CGM_EV_SELECT);
+		/* A view's read evaluates the output columns read and its
+		 * clauses (viewcols.h); a REFRESH computes every column. */
+		cgm_viewcols vc;
+		const char **names = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(v->ncolumns + 1));
+		for (int i = 0; i < v->ncolumns; i++)
+			names[i] = v->columns[i].name;
+		if (!mat && cgm_viewcols_of(st->a, jget(query, "SelectStmt"), names, v->ncolumns,
+					    view_column_forced, star_columns, st, &vc)) {
+			int first = st->neffects;
+			for (int i = 0; i < vc.nparts; i++)
+				add_effects(st, vc.parts[i].node, schema, name, CGM_VIA_VIEW, fx,
+					    CGM_EV_SELECT, vc.parts[i].column, object);
+			merge_view_effects(st, first);
+			view_reads_by_column(st, query, &vc, schema, name, fx, CGM_EV_SELECT);
+		} else {
+			add_effects(st, query, schema, name, CGM_VIA_VIEW, fx,
+				    mat ? CGM_EV_REFRESH : CGM_EV_SELECT, NULL, object);
+			view_reads(st, query, query, schema, name, fx, mat ? CGM_EV_REFRESH : CGM_EV_SELECT);
+		}
 		for (int i = 0; i < st->neffects; i++)
 			if (st->effects[i].effect.reach == CGM_REACH_VIEW && !st->effects[i].ref_object &&
 			    strcmp(st->effects[i].effect.object, fx) == 0)
@@ -5562,9 +5732,17 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
 		cgm_effect *e = &x->effect;
+		/* A view reading t reads its column under the new name
+		 * (viewcols.h), and a view's column renamed keeps its reads. */
+		if (!x->dropped && e->reach == CGM_REACH_VIEW && e->target_schema &&
+		    strcmp(e->target_schema, t->schema) == 0 && e->target_relation &&
+		    strcmp(e->target_relation, t->name) == 0)
+			rename_in_list(st, e->reads, e->nreads, old, renamed, &e->reads);
 		if (x->dropped || strcmp(x->owner, key) != 0 || strcmp(e->schema, t->schema) != 0 ||
 		    strcmp(e->relation, t->name) != 0)
 			continue;
+		if (e->reach == CGM_REACH_VIEW)
+			rename_in_list(st, e->read_by, e->nreads, old, renamed, &e->read_by);
 		for (int c = 0; c < e->ncolumns; c++)
 			if (strcmp(e->columns[c], old) == 0) {
 				const char **cols = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)e->ncolumns);

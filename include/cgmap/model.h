@@ -506,7 +506,9 @@ typedef struct cgm_effect {
 	const char *object;   /* "check app.orders.amount_positive", names quoted as needed */
 	unsigned events;      /* CGM_EV_* of the statements that run it */
 	int ncolumns;         /* via default: an INSERT runs it only when its column list */
-	const char **columns; /* leaves the column out; otherwise an UPDATE runs it only when
+	const char **columns; /* leaves the column out; via view (events SELECT): a read runs
+	                       * it only when it reads one of these output columns of the
+	                       * view (viewcols.h); otherwise an UPDATE runs it only when
 	                       * it sets one of them (or unknown columns); 0/NULL: always */
 	const char *function_id; /* CGM_REACH_FUNCTION: the function run */
 	int function;         /* index into model->functions, -1 (cgm_model_link) */
@@ -523,6 +525,12 @@ typedef struct cgm_effect {
 	                              * a view's automatic update) but the defaults an
 	                              * INSERT fills in first.  DO INSTEAD NOTHING has
 	                              * no target (target_relation NULL) */
+	int nreads;                  /* CGM_REACH_VIEW: the columns of `target` the view reads */
+	const char **reads;          /* (cgmap/viewcols.h): reads[i] when the view's column */
+	const char **read_by;        /* read_by[i] is read (NULL: on every read); reads[i]
+	                              * NULL: every column.  reads NULL: every column of it
+	                              * on every read (unknown).  Its `columns`: the view's
+	                              * columns whose reading reads it (0: every read) */
 	const char *note;     /* a condition of its own, or NULL ("roles without BYPASSRLS") */
 } cgm_effect;
 

@@ -10,7 +10,9 @@
  * Out: cgm_relfx_build indexes them once per map (heap, cgm_relfx_free);
  *      cgm_relfx_resolve_site then sets a relation or DDL site's targets,
  *      target_via and target_object (in the arena given) from the closure of
- *      those effects over nested views, partitions and foreign keys, so the
+ *      those effects over nested views (a read of known columns, the
+ *      site's `reads`, reaching only the view's functions of those columns
+ *      and of its clauses: viewcols.h), partitions and foreign keys, so the
  *      edges follow like any other (resolve.c builds them).
  * Reading the index is thread-safe: resolution calls it from every thread.
  */

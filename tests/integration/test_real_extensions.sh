@@ -40,16 +40,20 @@ if have pgtap && have pg_partman && have periods; then
 		-c "CREATE EXTENSION periods CASCADE" >/dev/null
 	# pg_partman calls pg_jobmon, an optional extension Debian does not ship.
 	check_map tools 'add_job|add_step|close_job|fail_job|update_step'
-	# What PostgreSQL runs through pgTAP's views: can() reads tap_funky,
-	# which calls _prokind(oid); col_is_fk() reads pg_all_foreign_keys,
-	# which calls _pg_sv_column_array and _pg_sv_table_accessible.
+	# What PostgreSQL runs through pgTAP's views: _type_func() reads
+	# tap_funky's kind, which calls _prokind(oid) (can() reads its name,
+	# schema and oid alone: no _prokind(), as a traced run shows);
+	# col_is_fk() reads pg_all_foreign_keys' fk_columns, which calls
+	# _pg_sv_column_array, and the view's WHERE _pg_sv_table_accessible.
 	"$cgmap" report edges "$work/tools" >"$work/tools.edges"
+	! grep -qF 'public.can(name,name[],text) -> public._prokind(oid)' "$work/tools.edges" ||
+		pgtest_fail "tools: can() linked to _prokind(), a column of tap_funky it does not read"
 	for want in \
-		'public.can(name,name[],text) -> public._prokind(oid) via view (view public.tap_funky) static' \
+		'public._type_func("char",name,name) -> public._prokind(oid) via view (view public.tap_funky) static' \
 		'public.col_is_fk(name,name,name[],text) -> public._pg_sv_column_array(oid,smallint[]) via view (view public.pg_all_foreign_keys) static' \
 		'public.col_is_fk(name,name,name[],text) -> public._pg_sv_table_accessible(oid,oid) via view (view public.pg_all_foreign_keys) static'; do
 		grep -qF -- "$want" "$work/tools.edges" ||
-			pgtest_fail "tools: no edge '$want' (edges of can/col_is_fk: $(grep -E '^public\.(can|col_is_fk)\(' "$work/tools.edges" | grep -v ' via call ' | head -5))"
+			pgtest_fail "tools: no edge '$want' (edges of _type_func/col_is_fk: $(grep -E '^public\.(_type_func|col_is_fk)\(' "$work/tools.edges" | grep -v ' via call ' | head -5))"
 	done
 	echo "tools: edges by mechanism: $(sed -E 's/.* via ([a-z_]+).*/\1/' "$work/tools.edges" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
 	# pg_partman's install script as a file (345 @extschema@, filled in as
