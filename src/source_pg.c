@@ -1266,19 +1266,24 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 			pg_query_free_parse_result(parsed);
 			continue;
 		}
-		jd_node *tree = jd_parse(model->arena, parsed.parse_tree, strlen(parsed.parse_tree));
+		/* The tree and its parts in an arena of their own: the model
+		 * keeps only what the effects take (copied). */
+		cgm_arena *scratch = cgm_arena_new();
+		jd_node *tree = jd_parse(scratch, parsed.parse_tree, strlen(parsed.parse_tree));
 		pg_query_free_parse_result(parsed);
 		jd_node *stmts = jd_get(tree, "stmts");
 		jd_node *select = jd_size(stmts) == 1
 					  ? jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt")
 					  : NULL;
-		const char **names = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)rel->ncolumns);
+		const char **names = cgm_arena_alloc(scratch, sizeof(char *) * (size_t)rel->ncolumns);
 		for (int i = 0; i < rel->ncolumns; i++)
 			names[i] = rel->columns[i].name;
 		cgm_viewcols vc;
-		if (!cgm_viewcols_of(model->arena, select, names, rel->ncolumns, view_column_forced,
-				     NULL, model, &vc))
+		if (!cgm_viewcols_of(scratch, select, names, rel->ncolumns, view_column_forced, NULL,
+				     model, &vc)) {
+			cgm_arena_free(scratch);
 			continue;
+		}
 		for (int i = 0; i < model->neffects; i++) {
 			cgm_effect *e = &model->effects[i];
 			if (e->events != CGM_EV_SELECT || e->via != CGM_VIA_VIEW ||
@@ -1301,17 +1306,20 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 			}
 			const char *schema, *name;
 			if (e->reach != CGM_REACH_FUNCTION || !e->function_id ||
-			    !function_name_of(model->arena, e->function_id, &schema, &name))
+			    !function_name_of(scratch, e->function_id, &schema, &name))
 				continue;
 			bool first = true;
 			for (int p = 0; p < vc.nparts; p++) {
 				if (!cgm_viewcols_calls(vc.parts[p].node, schema, name))
 					continue;
+				/* The view's own column name (names[] point into
+				 * the model's relation). */
 				cgm_viewcols_add_column(model->arena, &e->columns, &e->ncolumns, first,
 							vc.parts[p].column);
 				first = false;
 			}
 		}
+		cgm_arena_free(scratch);
 	}
 	return 0;
 }
