@@ -29,7 +29,7 @@
  * key ("default app.t.c by cascade app.t.t_c_fkey").  A rule's action
  * on another relation runs that relation's effects for its statement, `via
  * rule` naming the rule, transitively (a rule's action may fire another
- * rule), with the view owner's rights (no policies).  A write to a view
+ * rule), with the view owner's rights (the policies of a table it does not own, or of a FORCE one).  A write to a view
  * PostgreSQL updates by itself (one FROM item, viewupd.h), with no INSTEAD
  * OF trigger or rule for it, is its automatic update of that relation
  * (auto_update).  A
@@ -265,6 +265,10 @@ typedef struct fx_walk {
 	int path_rel[MAX_DEPTH];
 	unsigned path_events[MAX_DEPTH];
 	int depth;
+	/* The view (or the relation of a rule) whose owner's rights the
+	 * relations entered under it (FX_IN_VIEW) are read and written with;
+	 * NULL when the model does not have it. */
+	const cgm_relation *acting;
 } fx_walk;
 
 static bool same_object(const char *a, const char *b)
@@ -428,8 +432,8 @@ enum {
 	FX_ONLY_TRIGGERS = 1 << 0, /* came down from a partitioned parent: its
 	                            * triggers, keys and partitions only */
 	FX_IN_VIEW = 1 << 1,       /* under a view (or rule): the view owner's
-	                            * rights apply, who owns the tables as a rule,
-	                            * so their policies do not */
+	                            * rights apply (fx_walk.acting), so the policies
+	                            * of the tables it owns do not */
 	FX_ONLY = 1 << 2,          /* the statement names it ONLY: a referential
 	                            * action on a table that is not partitioned
 	                            * (ri_triggers.c's "DELETE FROM ONLY"), which
@@ -510,8 +514,29 @@ static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const 
 	 * statement, which runs nothing. */
 	if (ncols > 0 && nnamed == 0)
 		return;
+	const cgm_relation *acting = w->acting;
+	w->acting = view;
 	collect(w, base, writes, ncols > 0 ? named : NULL, ncols > 0 ? nnamed : 0, label,
 		FX_IN_VIEW);
+	w->acting = acting;
+}
+
+/* Do the policies of relation `rel` stay out of a statement run with the
+ * rights of the owner of `acting` (a view's or a rule's: FX_IN_VIEW)?
+ * PostgreSQL applies a table's policies to a view owner who does not own
+ * the table, or to its owner too when it is FORCE ROW LEVEL SECURITY
+ * (rlsbypass.h for a SECURITY DEFINER function's own statements).  NULL
+ * owners are the SQL files' session role, one role for both; a relation
+ * the model does not have is taken as owned by the view's owner. */
+static bool view_owner_bypasses(const cgm_relation *acting, const fx_rel *rel)
+{
+	const cgm_relation *table = rel->view;
+	if (!acting || !table)
+		return true;
+	if (table->force_rls)
+		return false;
+	return acting->owner == table->owner ||
+	       (acting->owner && table->owner && strcmp(acting->owner, table->owner) == 0);
 }
 
 /* The effects of relation `rel` for a statement with `events` on `cols`,
@@ -579,12 +604,15 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 			}
 			if (!e->target_relation)
 				continue; /* DO INSTEAD NOTHING */
-			/* The rule's owner acts (as a view's does): no policies. */
+			/* The rule's relation's owner acts, as a view's does. */
 			fx_label inner = label;
 			if (!inner.set)
 				inner = (fx_label){ true, CGM_VIA_RULE, e->object };
+			const cgm_relation *acting = w->acting;
+			w->acting = r->view;
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), e->target_events,
 				e->target_columns, e->ntarget_columns, inner, FX_IN_VIEW);
+			w->acting = acting;
 			continue;
 		}
 		/* The defaults an INSERT leaves to the table are filled in
@@ -599,7 +627,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		    !(e->reach == CGM_REACH_CASCADE && e->events == CGM_EV_CASCADE) &&
 		    e->reach != CGM_REACH_PARTITION)
 			continue;
-		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY)
+		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY &&
+		    view_owner_bypasses(w->acting, r))
 			continue;
 		if ((events & (CGM_EV_REWRITE | CGM_EV_ANALYZE)) && e->reach == CGM_REACH_FUNCTION &&
 		    e->via == CGM_VIA_INDEX) {
@@ -652,9 +681,12 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 							   (const char *const *)r->forced, r->nforced,
 							   incols, e->nreads);
 			}
+			const cgm_relation *acting = w->acting;
+			w->acting = r->view;
 			collect(w, find_rel(fx, e->target_schema, e->target_relation), CGM_EV_SELECT,
 				inner >= 0 ? incols : NULL, inner >= 0 ? inner : 0, label,
 				FX_IN_VIEW | (inner >= 0 ? FX_READS_KNOWN : 0));
+			w->acting = acting;
 			break;
 		}
 		case CGM_REACH_PARTITION:
