@@ -38,7 +38,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 5u
+#define CACHE_FORMAT 6u
 
 typedef struct file_header {
 	char magic[16];
