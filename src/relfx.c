@@ -525,14 +525,18 @@ static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const 
  * rights of the owner of `acting` (a view's or a rule's: FX_IN_VIEW)?
  * PostgreSQL applies a table's policies to a view owner who does not own
  * the table, or to its owner too when it is FORCE ROW LEVEL SECURITY
- * (rlsbypass.h for a SECURITY DEFINER function's own statements).  NULL
- * owners are the SQL files' session role, one role for both; a relation
- * the model does not have is taken as owned by the view's owner. */
-static bool view_owner_bypasses(const cgm_relation *acting, const fx_rel *rel)
+ * (rlsbypass.h for a SECURITY DEFINER function's own statements), and
+ * never to a superuser or a BYPASSRLS role.  A NULL owner is the SQL
+ * files' session role, taken as the superuser that restores them; a
+ * relation the model does not have is taken as owned by the view's owner. */
+static bool view_owner_bypasses(const cgm_model *m, const cgm_relation *acting, const fx_rel *rel)
 {
 	const cgm_relation *table = rel->view;
-	if (!acting || !table)
-		return true;
+	if (!acting || !table || !acting->owner)
+		return true; /* the files' session role: taken as the superuser restoring them */
+	for (int i = 0; i < m->nrls_bypass_roles; i++)
+		if (strcmp(m->rls_bypass_roles[i], acting->owner) == 0)
+			return true; /* a superuser or BYPASSRLS: no policy ever */
 	if (table->force_rls)
 		return false;
 	return acting->owner == table->owner ||
@@ -628,7 +632,7 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		    e->reach != CGM_REACH_PARTITION)
 			continue;
 		if (in_view && e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_POLICY &&
-		    view_owner_bypasses(w->acting, r))
+		    view_owner_bypasses(m, w->acting, r))
 			continue;
 		if ((events & (CGM_EV_REWRITE | CGM_EV_ANALYZE)) && e->reach == CGM_REACH_FUNCTION &&
 		    e->via == CGM_VIA_INDEX) {

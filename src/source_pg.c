@@ -1127,6 +1127,26 @@ typedef struct viewdefs {
 	const char **text;
 } viewdefs;
 
+/* The roles no policy applies to, as views' and rules' owners (relfx.c). */
+static int load_rls_bypass_roles(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, "SELECT rolname FROM pg_roles WHERE rolsuper OR rolbypassrls"
+				     " ORDER BY 1");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read roles from \"pg_roles\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	int n = PQntuples(res);
+	model->rls_bypass_roles = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int r = 0; r < n; r++)
+		model->rls_bypass_roles[r] = cgm_arena_strdup(model->arena, value(res, r, 0));
+	model->nrls_bypass_roles = n;
+	PQclear(res);
+	return 0;
+}
+
 static int load_relations(cgm_model *model, PGconn *conn, viewdefs *defs)
 {
 	PGresult *res = PQexec(conn, relations_query);
@@ -1558,7 +1578,8 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    /* Compiling the function query costs more than it saves. */
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 ||
 	    (rc = load_triggers(model, conn, fires_states(opts))) < 0 ||
-	    (rc = load_relations(model, conn, &defs)) < 0 || (rc = load_references(model, conn)) < 0 ||
+	    (rc = load_relations(model, conn, &defs)) < 0 ||
+	    (rc = load_rls_bypass_roles(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
 	    (rc = load_effects(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||

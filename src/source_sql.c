@@ -222,6 +222,12 @@ typedef struct sql_domain_default {
 	int nfunctions;
 } sql_domain_default;
 
+/* What CREATE and ALTER ROLE said of a role's SUPERUSER and BYPASSRLS. */
+typedef struct sql_role_attrs {
+	const char *role;
+	bool superuser, bypassrls;
+} sql_role_attrs;
+
 /* A column's own default (own_defaults): which kind, for LIKE's options. */
 enum { OWN_NONE = 0, OWN_DEFAULT = 1, OWN_GENERATED = 2, OWN_IDENTITY = 3 };
 
@@ -385,6 +391,8 @@ typedef struct sql_state {
 	sql_domain_check *domains;
 	int ndomains, cap_domains;
 	sql_domain_default *domain_defaults; /* the latest of a type counts */
+	sql_role_attrs *role_attrs; /* SUPERUSER and BYPASSRLS by CREATE and ALTER ROLE */
+	int nrole_attrs, cap_role_attrs;
 	int ndomain_defaults, cap_domain_defaults;
 	smap own_defaults; /* "schema\x1ftable\x1fcolumn" -> OWN_*: a default of
 	                    * its own, which a domain's does not override */
@@ -413,6 +421,8 @@ typedef struct sql_state {
 	 * (cgmap/opclass.h), each an index into fns. */
 	cgm_opclass_set opclasses;
 } sql_state;
+
+static sql_role_attrs *role_attrs_of(sql_state *st, const char *role);
 
 static const char *const default_path[] = { "$user", "public" };
 
@@ -3168,6 +3178,11 @@ static void finish_effects(sql_state *st, cgm_model *model)
 			type = base;
 		}
 	}
+	role_attrs_of(st, "postgres");
+	model->rls_bypass_roles = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)st->nrole_attrs);
+	for (int i = 0; i < st->nrole_attrs; i++)
+		if (st->role_attrs[i].superuser || st->role_attrs[i].bypassrls)
+			model->rls_bypass_roles[model->nrls_bypass_roles++] = st->role_attrs[i].role;
 	/* Each domain's latest DEFAULT: what a column of it added without one
 	 * calls (ALTER TABLE ... ADD COLUMN). */
 	for (int d = 0; d < st->ndomain_defaults; d++) {
@@ -6313,6 +6328,37 @@ static const char *do_show(void *ctx, const char *setting)
 	return shown;
 }
 
+/* The attributes of role `role`, made on first use: the bootstrap
+ * superuser's usual name, postgres, is a superuser until said otherwise. */
+static sql_role_attrs *role_attrs_of(sql_state *st, const char *role)
+{
+	for (int i = 0; i < st->nrole_attrs; i++)
+		if (strcmp(st->role_attrs[i].role, role) == 0)
+			return &st->role_attrs[i];
+	RESERVE_ONE(st->a, st->role_attrs, st->nrole_attrs, st->cap_role_attrs, 4);
+	sql_role_attrs *r = &st->role_attrs[st->nrole_attrs++];
+	*r = (sql_role_attrs){ cgm_arena_strdup(st->a, role), strcmp(role, "postgres") == 0, false };
+	return r;
+}
+
+/* CREATE ROLE or ALTER ROLE ... [NO]SUPERUSER, [NO]BYPASSRLS: whether any
+ * policy applies to the role (a view's owner, relfx.c). */
+static void apply_role_attrs(sql_state *st, const char *role, const jd_node *options)
+{
+	if (!role)
+		return;
+	sql_role_attrs *r = role_attrs_of(st, role);
+	for (size_t i = 0; i < jd_size(options); i++) {
+		jd_node *def = jget(jd_at(options, i), "DefElem");
+		const char *name = jstr(def, "defname");
+		bool value = jbool(jget(jget(def, "arg"), "Boolean"), "boolval");
+		if (name && strcmp(name, "superuser") == 0)
+			r->superuser = value;
+		else if (name && strcmp(name, "bypassrls") == 0)
+			r->bypassrls = value;
+	}
+}
+
 /* A DO block: what it runs that changes the schema (doblock.h), applied
  * where it stands in the block. */
 static void apply_do(sql_state *st, const jd_node *stmt)
@@ -6441,6 +6487,10 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			}
 		} else if (strcmp(kind, "DoStmt") == 0) {
 			apply_do(st, stmt);
+		} else if (strcmp(kind, "CreateRoleStmt") == 0) {
+			apply_role_attrs(st, jstr(stmt, "role"), jget(stmt, "options"));
+		} else if (strcmp(kind, "AlterRoleStmt") == 0) {
+			apply_role_attrs(st, jstr(jget(stmt, "role"), "rolename"), jget(stmt, "options"));
 		} else if (strcmp(kind, "SelectStmt") == 0) {
 			apply_select(st, stmt);
 		} else if (strcmp(kind, "CreateStmt") == 0) {

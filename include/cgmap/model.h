@@ -723,6 +723,9 @@ typedef struct cgm_model {
 	cgm_domain_check *domain_checks; /* the domains' CHECKs that call functions */
 	int ndomain_defaults, cap_domain_defaults;
 	cgm_domain_default *domain_defaults; /* the domains' DEFAULTs that call functions */
+	int nrls_bypass_roles;
+	const char **rls_bypass_roles; /* the roles no policy applies to: superusers and
+	                                * BYPASSRLS roles (pg_roles; CREATE ROLE in files) */
 	int naggregates, cap_aggregates;
 	cgm_aggregate *aggregates;
 
