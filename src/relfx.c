@@ -79,6 +79,10 @@ typedef struct fx_rel {
 	                            * reads: those calling a volatile or set-returning
 	                            * user function */
 	int nforced, cap_forced;
+	const char **row_functions; /* a view's: the names of the functions a read
+	                            * may call on its whole row in attribute
+	                            * notation (`v.fn` for fn(v)) */
+	int nrow_functions, cap_row_functions;
 } fx_rel;
 
 struct cgm_relfx {
@@ -161,6 +165,71 @@ static void push_int(int **arr, int *n, int *cap, int v)
 	(*arr)[(*n)++] = v;
 }
 
+typedef struct view_type {
+	const char *type; /* the view's row type, canonical */
+	int rel;
+} view_type;
+
+static int compare_view_types(const void *a, const void *b)
+{
+	return strcmp(((const view_type *)a)->type, ((const view_type *)b)->type);
+}
+
+/* The functions a read of a view may call on its whole row: one argument
+ * (the others defaulted) of the view's row type.  `v.fn` names such a
+ * function as a column would be named (ParseFuncOrColumn), and PostgreSQL
+ * then builds the whole row, evaluating every column of the view. */
+static void note_row_functions(cgm_relfx *fx, const cgm_model *model)
+{
+	cgm_arena *arena = cgm_arena_new();
+	view_type *views = cgm_xcalloc((size_t)fx->nrels + 1, sizeof(view_type));
+	int nviews = 0;
+	for (int r = 0; r < fx->nrels; r++)
+		if ((fx->rels[r].relkind == 'v' || fx->rels[r].relkind == 'm') && fx->rels[r].schema &&
+		    fx->rels[r].name)
+			views[nviews++] = (view_type){
+				cgm_quote_qualified(arena, fx->rels[r].schema, fx->rels[r].name), r
+			};
+	qsort(views, (size_t)nviews, sizeof(view_type), compare_view_types);
+	for (int i = 0; i < model->nfunctions && nviews > 0; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (f->nargs < 1 || f->nargs - f->ndefaults > 1 || !f->argtypes || !f->argtypes[0] ||
+		    !f->name)
+			continue;
+		view_type key = { f->argtypes[0], -1 };
+		const view_type *hit = bsearch(&key, views, (size_t)nviews, sizeof(view_type),
+					       compare_view_types);
+		if (!hit)
+			continue;
+		fx_rel *v = &fx->rels[hit->rel];
+		if (v->nrow_functions == v->cap_row_functions) {
+			v->cap_row_functions = v->cap_row_functions ? v->cap_row_functions * 2 : 4;
+			v->row_functions = cgm_xrealloc(v->row_functions,
+							sizeof(char *) * (size_t)v->cap_row_functions);
+		}
+		v->row_functions[v->nrow_functions++] = f->name;
+	}
+	free(views);
+	cgm_arena_free(arena);
+}
+
+/* Does a read of view `r` naming `cols` name one of its row functions
+ * (note_row_functions) that is none of its columns? */
+static bool reads_whole_row(const fx_rel *r, const char *const *cols, int ncols)
+{
+	for (int i = 0; i < ncols; i++) {
+		bool function = false;
+		for (int k = 0; k < r->nrow_functions && !function; k++)
+			function = strcmp(r->row_functions[k], cols[i]) == 0;
+		for (int c = 0; function && c < r->ncolumns; c++)
+			if (r->columns[c].name && strcmp(r->columns[c].name, cols[i]) == 0)
+				function = false; /* a column of that name comes first */
+		if (function)
+			return true;
+	}
+	return false;
+}
+
 cgm_relfx *cgm_relfx_build(const cgm_model *model)
 {
 	cgm_relfx *fx = cgm_xcalloc(1, sizeof(cgm_relfx));
@@ -224,6 +293,7 @@ cgm_relfx *cgm_relfx_build(const cgm_model *model)
 			v->forced[v->nforced++] = e->columns[c];
 		}
 	}
+	note_row_functions(fx, model);
 	for (int i = 0; i < model->ntriggers; i++) {
 		const cgm_trigger *t = &model->triggers[i];
 		int r = add_rel(fx, t->table_schema, t->table_name);
@@ -242,6 +312,7 @@ void cgm_relfx_free(cgm_relfx *fx)
 		free(fx->rels[r].triggers);
 		free(fx->rels[r].parents);
 		free(fx->rels[r].forced);
+		free(fx->rels[r].row_functions);
 	}
 	free(fx->rels);
 	free(fx->slots);
@@ -561,6 +632,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 	w->path_events[w->depth] = events;
 	w->depth++;
 	const fx_rel *r = &fx->rels[rel];
+	/* The columns a read reads, when known and no function is called on
+	 * the view's whole row. */
+	bool reads_known = (how & FX_READS_KNOWN) && !reads_whole_row(r, cols, ncols);
 	/* An unconditional DO INSTEAD rule replaces the statement that names
 	 * the relation (rewriteHandler.c): only the rules run for its event
 	 * (with the defaults an INSERT fills in first), not the relation's
@@ -657,8 +731,8 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		/* A view's read evaluates the output columns read (and those
 		 * it must): a function or relation of the others is not run
 		 * or read. */
-		const char *const *reads = (how & FX_READS_KNOWN) ? cols : NULL;
-		int nreads = (how & FX_READS_KNOWN) ? ncols : 0;
+		const char *const *reads = reads_known ? cols : NULL;
+		int nreads = reads_known ? ncols : 0;
 		if ((events & CGM_EV_SELECT) && e->via == CGM_VIA_VIEW &&
 		    (e->reach == CGM_REACH_FUNCTION || e->reach == CGM_REACH_VIEW) &&
 		    !cgm_viewcols_runs(reads, nreads, (const char *const *)r->forced, r->nforced,

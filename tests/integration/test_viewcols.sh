@@ -40,12 +40,14 @@ SELECT vc.read_volv();
 SELECT vc.read_dist();
 SELECT vc.read_outer();
 SELECT vc.read_star_v();
+SELECT vc.read_label();
 SQL
 pgtest_expect_edge "$PGTEST_WORK/map.edges" yes \
 	"vc.read_a() -> vc.col_a(integer) via view (view vc.flat)" \
 	"vc.count_flat() -> vc.keep(integer) via view (view vc.flat)" \
 	"vc.read_grouped() -> vc.vol_c(integer) via view (view vc.grouped)" \
-	"vc.read_outer() -> vc.col_a(integer) via view (view vc.flat)"
+	"vc.read_outer() -> vc.col_a(integer) via view (view vc.flat)" \
+	"vc.read_label() -> vc.col_b(integer) via view (view vc.flat)"
 pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
 	"vc.read_a() -> vc.col_b(" "vc.count_flat() -> vc.col_" "vc.sum_b() -> vc.col_a(" \
 	"vc.read_grouped() -> vc.col_a(" "vc.read_volv() -> vc.col_b(" \
