@@ -32,8 +32,10 @@
  *   call of a non-PL/pgSQL user function (SQL, C, internal, other PLs).  The
  *   planner never inlines a function for which needs_fmgr_hook says yes, so
  *   plans of queries using SQL functions can change in that mode.  A
- *   value-per-call set-returning function goes through fmgr once per row, so
- *   it counts one call per row.
+ *   value-per-call set-returning function goes through fmgr once per row
+ *   and once more for the end of its set; from 1.6 one evaluation counts
+ *   one call, as in pg_stat_user_functions, its time being that of all its
+ *   invocations (see "Set-returning functions" at the fmgr hook).
  *
  * Call sites
  * ----------
@@ -198,6 +200,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -464,6 +467,9 @@ typedef struct cgtFrame
 	int32		path_len;		/* frames of that path (uncut); 0 for a DO
 								 * block, whose callees are entry points */
 	bool		path_skip;		/* a temporary function is on the path */
+	bool		counts;			/* its end counts a call: false for the
+								 * invocations of a value-per-call SRF
+								 * after the first of one evaluation */
 } cgtFrame;
 
 /*
@@ -532,6 +538,13 @@ typedef struct cgtFnCache
 	Datum		prev_arg;		/* the private slot handed to a chained hook */
 	bool		traced;
 	bool		temp;			/* in a temporary schema */
+	/* set-returning functions (see "Set-returning functions") */
+	FmgrInfo   *flinfo;			/* the FmgrInfo this cache belongs to */
+	MemoryContext mcxt;			/* its fn_mcxt, where this cache lives */
+	PGFunction	real_addr;		/* the function's own fn_addr, or NULL */
+	bool		in_set;			/* its last invocation returned
+								 * ExprMultipleResult: the evaluation goes on */
+	bool		shutdown_reg;	/* cgt_srf_shutdown registered */
 } cgtFnCache;
 
 /* ---- settings ---- */
@@ -1913,7 +1926,8 @@ cgt_key_equal(const cgtKey *a, const cgtKey *b)
 
 /* Count one finished call in this backend's (open) batch. */
 static inline void
-cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
+cgt_record(const cgtKey *key, int64 calls, uint64 total, uint64 self,
+		   uint64 end)
 {
 	uint32		i;
 	cgtLocalEntry *le;
@@ -1939,7 +1953,7 @@ cgt_record(const cgtKey *key, uint64 total, uint64 self, uint64 end)
 			break;
 		i = (i + 1) & (CGT_LOCAL_SIZE - 1);
 	}
-	le->calls++;
+	le->calls += calls;
 	le->total += total;
 	le->self += self;
 	le->last = end;
@@ -2005,9 +2019,12 @@ cgt_path_frames(cgtLocalPath *lp, int idx)
 		memset(&lp->frames[n], 0, sizeof(cgtPathFrame) * (CGT_PATH_DEPTH - n));
 }
 
-/* Count one finished call of cgt_stack[idx] under its path. */
+/*
+ * Count one finished call of cgt_stack[idx] under its path (calls 0: an
+ * invocation of a value-per-call SRF that adds time to its call).
+ */
 static inline void
-cgt_record_path(int idx, uint64 total, uint64 self, uint64 end)
+cgt_record_path(int idx, int64 calls, uint64 total, uint64 self, uint64 end)
 {
 	uint64		hash = cgt_stack[idx].path_hash;
 	uint32		i = (uint32) hash & (CGT_LPATH_SIZE - 1);
@@ -2035,13 +2052,16 @@ cgt_record_path(int idx, uint64 total, uint64 self, uint64 end)
 			break;
 		i = (i + 1) & (CGT_LPATH_SIZE - 1);
 	}
-	lp->calls++;
+	lp->calls += calls;
 	lp->total += total;
 	lp->self += self;
-	if (total < lp->min)
-		lp->min = total;
-	if (total > lp->max)
-		lp->max = total;
+	if (calls > 0)
+	{
+		if (total < lp->min)
+			lp->min = total;
+		if (total > lp->max)
+			lp->max = total;
+	}
 	lp->last = end;
 }
 
@@ -2271,7 +2291,8 @@ cgt_fetch_site(cgtFrame *frame, const cgtFrame *parent,
 
 /* Push a frame; the call site comes from the frame below. */
 static void
-cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
+cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp,
+		 bool counts)
 {
 	cgtFrame   *frame;
 
@@ -2307,6 +2328,7 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 	frame->body_known = false;
 	frame->line = 0;
 	frame->dynamic = false;
+	frame->counts = counts;
 	if (cgt_depth > 0)
 	{
 		cgtFrame   *parent = &cgt_stack[cgt_depth - 1];
@@ -2376,7 +2398,7 @@ cgt_push(const void *ident, Oid fn_oid, bool is_plpgsql, bool fn_temp)
 											(uint32) frame->line);
 		}
 		if (plen == 0 && cgt_shape_owner < 0 && cgt_track_shapes &&
-			!frame->path_skip)
+			!frame->path_skip && counts)
 		{
 			/* a top-level call: collect the edges below it */
 			cgt_shape_owner = cgt_depth;
@@ -2429,9 +2451,9 @@ cgt_pop_to(int target)
 			key.dynamic = frame->dynamic;
 			key.body = frame->caller_body;
 			cgt_batch_prepare(now);
-			cgt_record(&key, total, self, now);
+			cgt_record(&key, frame->counts ? 1 : 0, total, self, now);
 			if (cgt_track_paths && !frame->path_skip)
-				cgt_record_path(idx, total, self, now);
+				cgt_record_path(idx, frame->counts ? 1 : 0, total, self, now);
 			if (cgt_shape_owner >= 0 && idx > cgt_shape_owner &&
 				frame->path_len >= 2)
 				cgt_shape_note(&key);
@@ -3115,7 +3137,7 @@ cgt_func_beg(PLpgSQL_execstate *estate, PLpgSQL_function *func)
 	if (cgt_depth > 0)
 		cgt_check_stack(estate);
 
-	cgt_push(estate, func->fn_oid, true, cgt_fn_is_temp(func->fn_oid));
+	cgt_push(estate, func->fn_oid, true, cgt_fn_is_temp(func->fn_oid), true);
 }
 
 static void
@@ -3180,7 +3202,7 @@ cgt_count_site_run(PLpgSQL_execstate *estate, PLpgSQL_stmt *stmt)
 	key.body = frame->body;
 	now = cgt_clock();
 	cgt_batch_prepare(now);
-	cgt_record(&key, 0, 0, now);
+	cgt_record(&key, 1, 0, 0, now);
 	cgt_batch_check(now);
 }
 
@@ -3297,6 +3319,76 @@ cgt_needs_fmgr_hook(Oid fn_oid)
 	return cgt_should_trace(fn_oid, &temp);
 }
 
+/*
+ * Set-returning functions
+ *
+ * PostgreSQL calls a value-per-call SRF once per row and once more for the
+ * end of the set, and its statistics count one call per evaluation: the
+ * caller of the function (fmgr_security_definer, which also runs the fmgr
+ * hook) counts a call only when the function returns with isDone other
+ * than ExprMultipleResult.  The fmgr hook does not see fcinfo, so the first
+ * FHET_START of a traced SRF puts cgt_srf_call in the FmgrInfo's fn_addr
+ * (that FmgrInfo is private to fmgr_security_definer, which calls it right
+ * after the hook): cgt_srf_call runs the function and notes in the cache
+ * whether the set goes on.  An invocation that starts while the set goes
+ * on counts no call, only its time, so an evaluation counts one call, at
+ * its first row, as it does when it is stopped early (a LIMIT: PostgreSQL
+ * never calls it for the end of the set and counts no call) or by an error
+ * (PostgreSQL counts none either): the function ran.  The evaluation is
+ * over when the function returns anything else, raises an error
+ * (FHET_ABORT), or when the ExprContext it runs in is shut down or rescanned
+ * (cgt_srf_shutdown, registered as the executor registers its own); a
+ * materialize-mode SRF returns once per call and counts once.
+ */
+static cgtFnCache *cgt_srf_next = NULL;	/* set by FHET_START for cgt_srf_call */
+
+static void
+cgt_srf_shutdown(Datum arg)
+{
+	cgtFnCache *fc = (cgtFnCache *) DatumGetPointer(arg);
+
+	fc->in_set = false;
+	fc->shutdown_reg = false;
+}
+
+static Datum
+cgt_srf_call(PG_FUNCTION_ARGS)
+{
+	cgtFnCache *fc = cgt_srf_next;
+	ReturnSetInfo *rsi;
+	Datum		result;
+
+	cgt_srf_next = NULL;
+	if (fc == NULL || fc->flinfo != fcinfo->flinfo || fc->real_addr == NULL)
+		elog(ERROR, "cgmap_trace: set-returning function %u called without the fmgr hook",
+			 fcinfo->flinfo->fn_oid);
+
+	result = fc->real_addr(fcinfo);
+
+	rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	if (rsi != NULL && IsA(rsi, ReturnSetInfo) &&
+		rsi->returnMode == SFRM_ValuePerCall &&
+		rsi->isDone == ExprMultipleResult)
+	{
+		fc->in_set = true;
+		/*
+		 * The executor's ExprContexts and the FmgrInfos of their expressions
+		 * live in the same per-query memory: only then can the callback
+		 * outlive nothing it points to.
+		 */
+		if (!fc->shutdown_reg && rsi->econtext != NULL &&
+			rsi->econtext->ecxt_per_query_memory == fc->mcxt)
+		{
+			RegisterExprContextCallback(rsi->econtext, cgt_srf_shutdown,
+										PointerGetDatum(fc));
+			fc->shutdown_reg = true;
+		}
+	}
+	else
+		fc->in_set = false;
+	return result;
+}
+
 static void
 cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 {
@@ -3314,7 +3406,15 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 			return;
 		}
 		fc->traced = cgt_should_trace(flinfo->fn_oid, &fc->temp);
+		fc->flinfo = flinfo;
+		fc->mcxt = flinfo->fn_mcxt;
 		*arg = PointerGetDatum(fc);
+		if (fc->traced && flinfo->fn_retset && event == FHET_START)
+		{
+			/* see "Set-returning functions" above */
+			fc->real_addr = flinfo->fn_addr;
+			flinfo->fn_addr = cgt_srf_call;
+		}
 	}
 
 	switch (event)
@@ -3326,12 +3426,17 @@ cgt_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 			{
 				if (cgt_depth > 0)
 					cgt_check_stack(NULL);
-				cgt_push(fc, flinfo->fn_oid, false, fc->temp);
+				cgt_push(fc, flinfo->fn_oid, false, fc->temp, !fc->in_set);
 			}
+			if (fc->real_addr != NULL)
+				cgt_srf_next = fc;
 			return;
 
-		case FHET_END:
 		case FHET_ABORT:
+			fc->in_set = false;
+			cgt_srf_next = NULL;
+			/* FALLTHROUGH */
+		case FHET_END:
 			if (cgt_depth > 0)
 			{
 				int			i;

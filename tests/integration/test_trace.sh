@@ -656,7 +656,8 @@ CREATE FUNCTION pl_c(x int) RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
   RETURN my_abs(x) + sec_def();
 END $$;
--- value-per-call set-returning function: one call per row + the end call
+-- value-per-call set-returning function: invoked once per row + the end
+-- call, counted once per evaluation (as pg_stat_user_functions counts it)
 CREATE FUNCTION sq_srf(n int) RETURNS SETOF int LANGUAGE sql AS $$ SELECT generate_series(1, n) $$;
 SQL
 reset
@@ -665,7 +666,7 @@ sql -c "SELECT pl_top()" -c "SELECT sum(sq_leaf()) FROM generate_series(1, 5)" -
 sql -c "SELECT sq_leaf()" -c "SELECT pl_c(-3)" -c "SELECT sq_srf(3)" >/dev/null
 expect_edges "track=all" <<'EOF'
 - > pl_c(integer) @0 = 1
-- > sq_srf(integer) @0 = 4
+- > sq_srf(integer) @0 = 1
 pl_c(integer) > my_abs(integer) @3 = 1
 pl_c(integer) > sec_def() @3 = 1
 sec_def() > ab() @3 = 1

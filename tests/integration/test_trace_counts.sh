@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# cgmap_trace's call counts against PostgreSQL's own (pg_stat_user_functions),
+# on a real PostgreSQL 15 with cgmap_trace (built by this checkout, in a
+# private installation tree: tests/lib/pgext.sh), cgmap_trace.track = all
+# and track_functions = all.
+#  - Set-returning functions: a value-per-call SRF runs once per row and
+#    once more for the end of its set; PostgreSQL counts one call per
+#    evaluation, and so does cgmap_trace (until 1.6 it counted every
+#    invocation): a SQL SRF and an internal (C) SRF in a select list, in
+#    FROM, under a PL/pgSQL caller (the edge keeps its caller), and a
+#    PL/pgSQL SRF (materialize mode).  An evaluation stopped early by a
+#    LIMIT (also each rescan of a correlated subquery) ends with no
+#    end-of-set call, so PostgreSQL counts none; cgmap_trace counts it once,
+#    as it counts a call that ends in an error: the function ran.
+# Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
+set -euo pipefail
+
+root=${CGMAP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+CGMAP=${CGMAP:-$root/build/cgmap}
+# shellcheck source=../lib/pgtest.sh
+. "$root/tests/lib/pgtest.sh"
+# shellcheck source=../lib/pgext.sh
+. "$root/tests/lib/pgext.sh"
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+[ -x "$CGMAP" ] || skip "no cgmap binary at $CGMAP"
+command -v pg_config >/dev/null 2>&1 || skip "pg_config not found"
+command -v make >/dev/null 2>&1 || skip "make not found"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-counts.XXXXXX")
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+pgext_trace_tree "$work"
+
+pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = 'all'" \
+	"track_functions = 'all'"
+trap 'pgtest_stop; rm -rf "$work"' EXIT
+pgtest_psql -c "CREATE DATABASE tc" >/dev/null
+pgtest_psql -d tc >/dev/null <<'SQL'
+CREATE EXTENSION cgmap_trace;
+CREATE FUNCTION three() RETURNS SETOF int LANGUAGE sql
+  AS $$ SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 $$;
+CREATE FUNCTION gs(int, int) RETURNS SETOF int LANGUAGE internal STRICT
+  AS 'generate_series_int4';
+CREATE FUNCTION rn() RETURNS SETOF int LANGUAGE plpgsql
+  AS $$ BEGIN RETURN NEXT 1; RETURN NEXT 2; RETURN QUERY SELECT three(); END $$;
+CREATE FUNCTION use_srf() RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM (SELECT three()) s)
+       + (SELECT count(*) FROM gs(1, 4));
+END $$;
+SELECT cgmap_trace_reset();
+SELECT pg_stat_reset();
+SQL
+
+# per function: the traced calls (every edge into it), PostgreSQL's calls
+counts() {
+	pgtest_psql -d tc -c "SELECT f.proname, coalesce(t.calls, 0), coalesce(s.calls, 0)
+	FROM pg_proc f
+	LEFT JOIN (SELECT callee_oid, sum(calls) AS calls FROM cgmap_trace_edges()
+	           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+	           GROUP BY callee_oid) t ON t.callee_oid = f.oid
+	LEFT JOIN pg_stat_user_functions s ON s.funcid = f.oid
+	WHERE f.proname IN ('three', 'gs', 'rn', 'use_srf') ORDER BY 1"
+}
+
+# Complete evaluations: the same counts as PostgreSQL.  (PostgreSQL never
+# counts functions of language internal, gs(): 7 evaluations, 0.)
+pgtest_psql -d tc >/dev/null <<'SQL'
+SELECT three();
+SELECT three();
+SELECT * FROM three();
+SELECT gs(1, 5);
+SELECT * FROM gs(1, 4);
+SELECT x, gs(1, x) FROM generate_series(1, 3) x;
+SELECT use_srf();
+SELECT use_srf();
+SELECT * FROM rn();
+SELECT rn();
+SQL
+got=$(counts)
+expected="gs|7|0
+rn|2|2
+three|7|7
+use_srf|2|2"
+[ "$got" = "$expected" ] || pgtest_fail "traced|pg_stat calls of complete evaluations: got
+$got
+expected
+$expected"
+edge=$(pgtest_psql -d tc -c "SELECT nullif(caller_oid, 0)::regproc, calls FROM cgmap_trace_edges()
+	WHERE callee_oid = 'three'::regproc ORDER BY 1 NULLS FIRST")
+[ "$edge" = "|3
+rn|2
+use_srf|2" ] || pgtest_fail "edges into three(): $edge"
+self=$(pgtest_psql -d tc -c "SELECT count(*) FROM cgmap_trace_edges()
+	WHERE callee_oid = 'three'::regproc AND (total_ms <= 0 OR self_ms < 0 OR self_ms > total_ms)")
+[ "$self" = 0 ] || pgtest_fail "three()'s times are not those of its calls"
+[ "$(pgtest_psql -d tc -c "SELECT sum(calls) FROM cgmap_trace_paths WHERE frame_oids[array_upper(frame_oids, 1)] = 'three'::regproc")" = 7 ] ||
+	pgtest_fail "paths of three(): $(pgtest_psql -d tc -c "SELECT * FROM cgmap_trace_paths")"
+
+# Stopped early: no end-of-set call, so PostgreSQL counts nothing; the
+# trace counts each evaluation once (the rescans of the subquery too).
+pgtest_psql -d tc >/dev/null <<'SQL'
+SELECT three() LIMIT 1;
+SELECT gs(1, 10) LIMIT 2;
+SELECT (SELECT y FROM (SELECT gs(1, 10 + x) AS y) s LIMIT 1) FROM generate_series(1, 4) x;
+SQL
+got=$(counts)
+expected="gs|12|0
+rn|2|2
+three|8|7
+use_srf|2|2"
+[ "$got" = "$expected" ] || pgtest_fail "traced|pg_stat calls after early stops: got
+$got
+expected
+$expected"
+
+echo "PASS"
