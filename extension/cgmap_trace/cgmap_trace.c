@@ -160,7 +160,8 @@
  *     (stale_removed), because the postmaster cannot read catalogs when it
  *     saves the table; the calls the edges of a dropped function had
  *     counted are kept per callee (cgmap_trace_gone(), stale_kept), so that
- *     a test suite dropping its functions does not hide what ran;
+ *     a test suite dropping its functions does not hide what ran; from 1.6
+ *     also those of a function whose creating transaction rolled back;
  *   - cgmap_trace_edges() shows a role only the edges of the databases it
  *     may connect to, unless it is a superuser or in pg_read_all_stats.
  *
@@ -2748,7 +2749,16 @@ cgt_body_text(uint64 body)
  *     even for a transaction still in progress (a dirty snapshot): this
  *     catches what the hook cannot see, e.g. a call flushed by another
  *     backend just after the drop committed, a function whose creating
- *     transaction rolled back after calling it, or a prepared transaction.
+ *     transaction rolled back after calling it (no DROP at all), or a
+ *     prepared transaction.  From 1.6 these removals keep what they can
+ *     (cgt_remove_stale): an edge whose callee exists adds its calls to
+ *     the callee's entry, as a drop of its caller does; an edge whose
+ *     callee is gone, or a site run, hides no call of a function that
+ *     exists.  Both count in stale_kept.  There is no identity to keep for
+ *     a callee found gone only then (the catalog no longer has it), so a
+ *     function of the same identity created again does not get its calls:
+ *     they were the calls of another OID, which pg_stat_user_functions
+ *     does not give a later function of the same name either.
  * ==================================================================== */
 
 typedef struct cgtDrop
@@ -3671,6 +3681,7 @@ typedef struct cgtRow
 	cgtKey		key;
 	cgtCounters counters;
 	bool		stale;
+	bool		callee_alive;	/* stale, but its callee exists */
 } cgtRow;
 
 /* Per database: may the current role see its edges? */
@@ -3782,6 +3793,7 @@ cgt_copy_rows(bool site_runs, int *nrows_out)
 			continue;
 		memcpy(&r->key, &entry->key, sizeof(cgtKey));	/* with its padding */
 		r->stale = false;
+		r->callee_alive = false;
 		nrows++;
 	}
 	LWLockRelease(cgt_state->lock);
@@ -3789,22 +3801,53 @@ cgt_copy_rows(bool site_runs, int *nrows_out)
 	return rows;
 }
 
-/* Remove the rows marked stale from the table (stale_removed). */
+/*
+ * Remove the rows marked stale from the table (stale_removed), keeping
+ * what they tell of the functions that exist (stale_kept, see "Dropped
+ * functions and databases"):
+ *   - a record whose callee exists (only its caller is gone: a function
+ *     created by a transaction that rolled back after calling it, a drop
+ *     the hook did not see) adds its calls to the callee's entry in
+ *     cgt_gone, under the callee itself, as a drop of the caller does;
+ *   - a record whose callee is gone hides no call of any function that
+ *     exists: it counted the calls of that OID, which no function has now
+ *     (PostgreSQL's own statistics count an OID's calls too, never those
+ *     of a later function of the same name); a function created again
+ *     after a drop the hook did not see starts from its own calls, as in
+ *     pg_stat_user_functions;
+ *   - a site run (no callee) counts no call.
+ * Only a full cgt_gone loses calls (stale_removed without stale_kept).
+ * The counters are read from the entry under the exclusive lock, so calls
+ * added since the copy are kept too.
+ */
 static void
 cgt_remove_stale(const cgtRow *rows, int nrows)
 {
 	uint64		removed = 0;
+	uint64		kept = 0;
 	int			i;
 
 	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
 	for (i = 0; i < nrows; i++)
 	{
-		if (rows[i].stale &&
-			hash_search(cgt_hash, &rows[i].key, HASH_REMOVE, NULL) != NULL)
-			removed++;
+		cgtEntry   *entry;
+
+		if (!rows[i].stale)
+			continue;
+		entry = hash_search(cgt_hash, &rows[i].key, HASH_FIND, NULL);
+		if (entry == NULL)
+			continue;
+		if (!rows[i].callee_alive ||
+			cgt_gone_add(entry->key.dbid, entry->key.callee, NULL,
+						 &entry->counters))
+			kept++;
+		hash_search(cgt_hash, &rows[i].key, HASH_REMOVE, NULL);
+		removed++;
 	}
 	if (removed > 0)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
+	if (kept > 0)
+		pg_atomic_fetch_add_u64(&cgt_state->stale_kept, kept);
 	LWLockRelease(cgt_state->lock);
 }
 
@@ -3833,12 +3876,16 @@ cgt_visible_rows(bool site_runs, int *nrows_out)
 	for (i = 0; i < nrows; i++)
 	{
 		cgtRow	   *r = &rows[i];
+		bool		callee_alive;
 
-		if (r->key.dbid == MyDatabaseId &&
-			((OidIsValid(r->key.callee) && !cgt_fn_may_exist(r->key.callee)) ||
-			 (OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller))))
+		if (r->key.dbid != MyDatabaseId)
+			continue;
+		callee_alive = OidIsValid(r->key.callee) && cgt_fn_may_exist(r->key.callee);
+		if ((OidIsValid(r->key.callee) && !callee_alive) ||
+			(OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller)))
 		{
 			r->stale = true;
+			r->callee_alive = callee_alive;
 			nstale++;
 		}
 	}

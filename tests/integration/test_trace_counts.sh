@@ -12,6 +12,12 @@
 #    LIMIT (also each rescan of a correlated subquery) ends with no
 #    end-of-set call, so PostgreSQL counts none; cgmap_trace counts it once,
 #    as it counts a call that ends in an error: the function ran.
+#  - A function created by a transaction that rolled back after calling
+#    an existing function: the records naming it are removed when the view
+#    is read, and kept (stale_kept): the existing callee keeps its calls
+#    (cgmap_trace_gone), the records whose callee is gone hide no call of a
+#    function that exists; so cgmap reports nothing lost and a function
+#    never called is dead.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
 
@@ -115,4 +121,33 @@ $got
 expected
 $expected"
 
+# A function created by a transaction that rolled back after calling one
+# that exists; its own callee rolled back with it.
+pgtest_psql -d tc >/dev/null <<'SQL'
+CREATE FUNCTION existing() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;
+CREATE FUNCTION never() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;
+SELECT cgmap_trace_reset();
+BEGIN;
+CREATE FUNCTION inner_rb() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;
+CREATE FUNCTION outer_rb() RETURNS int LANGUAGE plpgsql
+  AS $$ BEGIN RETURN existing() + inner_rb(); END $$;
+SELECT sum(outer_rb()) FROM generate_series(1, 150);
+ROLLBACK;
+SQL
+"$CGMAP" --dsn "dbname=tc" --no-html --min-window 0 --out "$work/rb" 2>"$work/rb.err" ||
+	{ cat "$work/rb.err" >&2; pgtest_fail "map failed"; }
+info=$(pgtest_psql -d tc -c "SELECT stale_removed, stale_kept FROM cgmap_trace_info()")
+[ "$info" = "3|3" ] || pgtest_fail "stale_removed|stale_kept after the rollback: $info, expected 3|3"
+gone=$(pgtest_psql -d tc -c "SELECT coalesce(fn::text, '-'), coalesce(identity, '-'), calls
+	FROM cgmap_trace_gone ORDER BY 1")
+[ "$gone" = "existing()|-|150" ] || pgtest_fail "cgmap_trace_gone after the rollback: $gone"
+if grep -qF "call records" "$work/rb.err"; then
+	cat "$work/rb.err" >&2
+	pgtest_fail "records said lost after a rollback"
+fi
+"$CGMAP" report functions "$work/rb" >"$work/rb-functions.txt"
+pgtest_expect_line "existing() keeps the rolled-back caller's calls" "$work/rb-functions.txt" \
+	"public.existing() called calls 150"
+pgtest_expect_line "never() dead" "$work/rb-functions.txt" "public.never() dead calls 0"
+! grep -qF '"lost_records"' "$work/rb/cgmap.json" || pgtest_fail "snapshot: records lost"
 echo "PASS"
