@@ -4125,13 +4125,17 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 
 /*
  * cgmap_trace_info(): 4 columns in extension version 1.0, 8 in 1.1 and 1.2,
- * 19 in 1.3 and 1.4, 20 from 1.5 on (the same C function serves all, by the
- * declared row type).
+ * 19 in 1.3 and 1.4, 20 in 1.5, 21 from 1.6 on (the same C function serves
+ * all, by the declared row type).  library_version (1.6) is the version of
+ * this library, which counts as described above whatever the version of
+ * the extension's SQL objects.
  */
 #define CGT_INFO_COLS_1_0	4
 #define CGT_INFO_COLS_1_1	8
 #define CGT_INFO_COLS_1_3	19
-#define CGT_INFO_COLS		20
+#define CGT_INFO_COLS_1_5	20
+#define CGT_INFO_COLS		21
+#define CGT_LIBRARY_VERSION	"1.6"
 
 Datum
 cgmap_trace_info(PG_FUNCTION_ARGS)
@@ -4151,12 +4155,13 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS_1_1 &&
-		tupdesc->natts != CGT_INFO_COLS_1_3 && tupdesc->natts != CGT_INFO_COLS)
+		tupdesc->natts != CGT_INFO_COLS_1_3 && tupdesc->natts != CGT_INFO_COLS_1_5 &&
+		tupdesc->natts != CGT_INFO_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d, %d or %d",
+				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d, %d, %d or %d",
 						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS_1_1,
-						CGT_INFO_COLS_1_3, CGT_INFO_COLS),
+						CGT_INFO_COLS_1_3, CGT_INFO_COLS_1_5, CGT_INFO_COLS),
 				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	SpinLockAcquire(&cgt_state->mutex);
@@ -4191,6 +4196,7 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	values[17] = Int32GetDatum(cgt_bucket_seconds);
 	values[18] = Int32GetDatum(cgt_nbuckets);
 	values[19] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->stale_kept));
+	values[20] = CStringGetTextDatum(CGT_LIBRARY_VERSION);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

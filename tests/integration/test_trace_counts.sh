@@ -59,6 +59,9 @@ SELECT cgmap_trace_reset();
 SELECT pg_stat_reset();
 SQL
 
+[ "$(pgtest_psql -d tc -c "SELECT library_version FROM cgmap_trace_info()")" = 1.6 ] ||
+	pgtest_fail "the library does not say it counts as 1.6 does"
+
 # per function: the traced calls (every edge into it), PostgreSQL's calls
 counts() {
 	pgtest_psql -d tc -c "SELECT f.proname, coalesce(t.calls, 0), coalesce(s.calls, 0)
