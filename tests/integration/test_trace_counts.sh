@@ -11,7 +11,8 @@
 #    PL/pgSQL SRF (materialize mode).  An evaluation stopped early by a
 #    LIMIT (also each rescan of a correlated subquery) ends with no
 #    end-of-set call, so PostgreSQL counts none; cgmap_trace counts it once,
-#    as it counts a call that ends in an error: the function ran.
+#    as it counts a call that ends in an error (also at an SRF's second
+#    row): the function ran.
 #  - A function created by a transaction that rolled back after calling
 #    an existing function: the records naming it are removed when the view
 #    is read, and kept (stale_kept): the existing callee keeps its calls
@@ -48,6 +49,8 @@ CREATE FUNCTION three() RETURNS SETOF int LANGUAGE sql
   AS $$ SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 $$;
 CREATE FUNCTION gs(int, int) RETURNS SETOF int LANGUAGE internal STRICT
   AS 'generate_series_int4';
+CREATE FUNCTION boom_srf() RETURNS SETOF int LANGUAGE sql
+  AS $$ SELECT 1 / (2 - x) FROM generate_series(1, 3) x $$;
 CREATE FUNCTION rn() RETURNS SETOF int LANGUAGE plpgsql
   AS $$ BEGIN RETURN NEXT 1; RETURN NEXT 2; RETURN QUERY SELECT three(); END $$;
 CREATE FUNCTION use_srf() RETURNS bigint LANGUAGE plpgsql AS $$
@@ -70,7 +73,7 @@ counts() {
 	           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 	           GROUP BY callee_oid) t ON t.callee_oid = f.oid
 	LEFT JOIN pg_stat_user_functions s ON s.funcid = f.oid
-	WHERE f.proname IN ('three', 'gs', 'rn', 'use_srf') ORDER BY 1"
+	WHERE f.proname IN ('three', 'gs', 'rn', 'use_srf', 'boom_srf') ORDER BY 1"
 }
 
 # Complete evaluations: the same counts as PostgreSQL.  (PostgreSQL never
@@ -88,7 +91,8 @@ SELECT * FROM rn();
 SELECT rn();
 SQL
 got=$(counts)
-expected="gs|7|0
+expected="boom_srf|0|0
+gs|7|0
 rn|2|2
 three|7|7
 use_srf|2|2"
@@ -109,13 +113,21 @@ self=$(pgtest_psql -d tc -c "SELECT count(*) FROM cgmap_trace_edges()
 
 # Stopped early: no end-of-set call, so PostgreSQL counts nothing; the
 # trace counts each evaluation once (the rescans of the subquery too).
+# The same for an evaluation that fails.
 pgtest_psql -d tc >/dev/null <<'SQL'
 SELECT three() LIMIT 1;
 SELECT gs(1, 10) LIMIT 2;
 SELECT (SELECT y FROM (SELECT gs(1, 10 + x) AS y) s LIMIT 1) FROM generate_series(1, 4) x;
 SQL
+# An error at the second row: PostgreSQL counts a call when it returns,
+# so not this one; the trace counts it once (it ran).
+if pgtest_psql -d tc -c "SELECT boom_srf()" >/dev/null 2>"$work/boom.err"; then
+	pgtest_fail "boom_srf() did not fail"
+fi
+pgtest_expect_grep "boom_srf() failed at its second row" "$work/boom.err" "division by zero"
 got=$(counts)
-expected="gs|12|0
+expected="boom_srf|1|0
+gs|12|0
 rn|2|2
 three|8|7
 use_srf|2|2"
