@@ -153,7 +153,8 @@
  *     those with more than CGT_SHAPE_EDGES distinct edges; timeline_dropped:
  *     calls) until a reset makes room;
  *   - paths, shapes and timeline entries naming a dropped function or
- *     database are removed with its edges at the drop's commit;
+ *     database are removed with its edges at the drop's commit, and from
+ *     1.6 with the edges found stale when a view is read;
  *   - edges of dropped functions and databases are removed at the commit of
  *     the dropping transaction (object_access_hook), and cgmap_trace_edges()
  *     removes the current database's edges whose function does not exist
@@ -2908,6 +2909,71 @@ cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
 }
 
 /*
+ * Remove the paths, shapes and timeline entries that name a function (or
+ * database: fn_oid InvalidOid) for which gone() says true.  Exclusive lock
+ * held; no allocation, no error.
+ */
+typedef bool (*cgtGoneFn) (Oid dbid, Oid fn_oid, const void *arg);
+
+static void
+cgt_remove_named(cgtGoneFn gone_fn, const void *arg)
+{
+	HASH_SEQ_STATUS hash_seq;
+
+	{
+		cgtPathEntry *pe;
+
+		hash_seq_init(&hash_seq, cgt_paths);
+		while ((pe = hash_seq_search(&hash_seq)) != NULL)
+		{
+			bool		gone = gone_fn(pe->key.dbid, InvalidOid, arg);
+			int			i;
+
+			for (i = 0; i < pe->nframes && !gone; i++)
+				gone = OidIsValid(pe->frames[i].fn_oid) &&
+					gone_fn(pe->key.dbid, pe->frames[i].fn_oid, arg);
+			if (gone)
+				hash_search(cgt_paths, &pe->key, HASH_REMOVE, NULL);
+		}
+	}
+	{
+		cgtShapeEntry *se;
+
+		hash_seq_init(&hash_seq, cgt_shapes);
+		while ((se = hash_seq_search(&hash_seq)) != NULL)
+		{
+			bool		gone = gone_fn(se->key.dbid, InvalidOid, arg) ||
+				gone_fn(se->key.dbid, se->key.entry, arg);
+			int			i;
+
+			for (i = 0; i < se->nedges && !gone; i++)
+				gone = gone_fn(se->key.dbid, se->edges[i].caller, arg) ||
+					gone_fn(se->key.dbid, se->edges[i].callee, arg);
+			if (gone)
+				hash_search(cgt_shapes, &se->key, HASH_REMOVE, NULL);
+		}
+	}
+	{
+		cgtTlEntry *te;
+
+		hash_seq_init(&hash_seq, cgt_timeline);
+		while ((te = hash_seq_search(&hash_seq)) != NULL)
+		{
+			if (gone_fn(te->key.dbid, InvalidOid, arg) ||
+				gone_fn(te->key.dbid, te->key.fn_oid, arg))
+				hash_search(cgt_timeline, &te->key, HASH_REMOVE, NULL);
+		}
+	}
+}
+
+/* cgtGoneFn of a commit: what this transaction dropped */
+static bool
+cgt_drop_gone(Oid dbid, Oid fn_oid, const void *arg)
+{
+	return cgt_dropped(dbid, fn_oid);
+}
+
+/*
  * At commit: remove the edges of what this transaction dropped, keeping
  * the calls they counted in cgt_gone.  Runs in a commit callback: no
  * allocation, no error.
@@ -2985,50 +3051,7 @@ cgt_apply_drops(void)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_kept, kept);
 
 	/* paths, shapes and timeline entries that name a dropped function */
-	{
-		cgtPathEntry *pe;
-
-		hash_seq_init(&hash_seq, cgt_paths);
-		while ((pe = hash_seq_search(&hash_seq)) != NULL)
-		{
-			bool		gone = cgt_dropped(pe->key.dbid, InvalidOid);
-			int			i;
-
-			for (i = 0; i < pe->nframes && !gone; i++)
-				gone = OidIsValid(pe->frames[i].fn_oid) &&
-					cgt_dropped(pe->key.dbid, pe->frames[i].fn_oid);
-			if (gone)
-				hash_search(cgt_paths, &pe->key, HASH_REMOVE, NULL);
-		}
-	}
-	{
-		cgtShapeEntry *se;
-
-		hash_seq_init(&hash_seq, cgt_shapes);
-		while ((se = hash_seq_search(&hash_seq)) != NULL)
-		{
-			bool		gone = cgt_dropped(se->key.dbid, InvalidOid) ||
-				cgt_dropped(se->key.dbid, se->key.entry);
-			int			i;
-
-			for (i = 0; i < se->nedges && !gone; i++)
-				gone = cgt_dropped(se->key.dbid, se->edges[i].caller) ||
-					cgt_dropped(se->key.dbid, se->edges[i].callee);
-			if (gone)
-				hash_search(cgt_shapes, &se->key, HASH_REMOVE, NULL);
-		}
-	}
-	{
-		cgtTlEntry *te;
-
-		hash_seq_init(&hash_seq, cgt_timeline);
-		while ((te = hash_seq_search(&hash_seq)) != NULL)
-		{
-			if (cgt_dropped(te->key.dbid, InvalidOid) ||
-				cgt_dropped(te->key.dbid, te->key.fn_oid))
-				hash_search(cgt_timeline, &te->key, HASH_REMOVE, NULL);
-		}
-	}
+	cgt_remove_named(cgt_drop_gone, NULL);
 	LWLockRelease(cgt_state->lock);
 }
 
@@ -3820,12 +3843,30 @@ cgt_copy_rows(bool site_runs, int *nrows_out)
  * The counters are read from the entry under the exclusive lock, so calls
  * added since the copy are kept too.
  */
+typedef struct cgtGoneSet
+{
+	const Oid  *oids;			/* sorted */
+	int			n;
+} cgtGoneSet;
+
+/* cgtGoneFn of a read: the functions of this database found gone */
+static bool
+cgt_stale_gone(Oid dbid, Oid fn_oid, const void *arg)
+{
+	const cgtGoneSet *set = (const cgtGoneSet *) arg;
+
+	if (dbid != MyDatabaseId || !OidIsValid(fn_oid))
+		return false;
+	return bsearch(&fn_oid, set->oids, set->n, sizeof(Oid), oid_cmp) != NULL;
+}
+
 static void
-cgt_remove_stale(const cgtRow *rows, int nrows)
+cgt_remove_stale(const cgtRow *rows, int nrows, const Oid *gone, int ngone)
 {
 	uint64		removed = 0;
 	uint64		kept = 0;
 	int			i;
+	cgtGoneSet	set;
 
 	LWLockAcquire(cgt_state->lock, LW_EXCLUSIVE);
 	for (i = 0; i < nrows; i++)
@@ -3848,6 +3889,11 @@ cgt_remove_stale(const cgtRow *rows, int nrows)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_removed, removed);
 	if (kept > 0)
 		pg_atomic_fetch_add_u64(&cgt_state->stale_kept, kept);
+	/* and, as at a drop's commit, the paths, shapes and timeline naming them */
+	set.oids = gone;
+	set.n = ngone;
+	if (ngone > 0)
+		cgt_remove_named(cgt_stale_gone, &set);
 	LWLockRelease(cgt_state->lock);
 }
 
@@ -3864,6 +3910,8 @@ cgt_visible_rows(bool site_runs, int *nrows_out)
 	int			nrows;
 	int			nkept = 0;
 	int			nstale = 0;
+	Oid		   *gone;
+	int			ngone = 0;
 	int			i;
 	bool		privileged;
 	cgtDbVis   *vis = NULL;
@@ -3873,24 +3921,34 @@ cgt_visible_rows(bool site_runs, int *nrows_out)
 	privileged = superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 	rows = cgt_copy_rows(site_runs, &nrows);
+	gone = palloc(sizeof(Oid) * (2 * nrows + 1));
 	for (i = 0; i < nrows; i++)
 	{
 		cgtRow	   *r = &rows[i];
-		bool		callee_alive;
+		bool		callee_gone;
+		bool		caller_gone;
 
 		if (r->key.dbid != MyDatabaseId)
 			continue;
-		callee_alive = OidIsValid(r->key.callee) && cgt_fn_may_exist(r->key.callee);
-		if ((OidIsValid(r->key.callee) && !callee_alive) ||
-			(OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller)))
+		callee_gone = OidIsValid(r->key.callee) && !cgt_fn_may_exist(r->key.callee);
+		caller_gone = OidIsValid(r->key.caller) && !cgt_fn_may_exist(r->key.caller);
+		if (callee_gone || caller_gone)
 		{
 			r->stale = true;
-			r->callee_alive = callee_alive;
+			r->callee_alive = OidIsValid(r->key.callee) && !callee_gone;
 			nstale++;
+			if (callee_gone)
+				gone[ngone++] = r->key.callee;
+			if (caller_gone)
+				gone[ngone++] = r->key.caller;
 		}
 	}
 	if (nstale > 0)
-		cgt_remove_stale(rows, nrows);
+	{
+		qsort(gone, ngone, sizeof(Oid), oid_cmp);
+		cgt_remove_stale(rows, nrows, gone, ngone);
+	}
+	pfree(gone);
 	for (i = 0; i < nrows; i++)
 	{
 		if (rows[i].stale ||
@@ -3900,6 +3958,21 @@ cgt_visible_rows(bool site_runs, int *nrows_out)
 	}
 	*nrows_out = nkept;
 	return rows;
+}
+
+/*
+ * Before listing paths, shapes or timeline: remove the current database's
+ * stale edges and site runs (cgt_visible_rows), and with them what names
+ * their functions, so that a function whose creating transaction rolled
+ * back leaves no path behind, whichever view is read first.
+ */
+static void
+cgt_purge_stale(void)
+{
+	int			nrows;
+
+	pfree(cgt_visible_rows(false, &nrows));
+	pfree(cgt_visible_rows(true, &nrows));
 }
 
 /*
@@ -4272,6 +4345,7 @@ cgmap_trace_paths(PG_FUNCTION_ARGS)
 
 	cgt_check_loaded();
 	cgt_flush();
+	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_paths()", CGT_PATH_COLS);
 	privileged = superuser() ||
@@ -4364,6 +4438,7 @@ cgmap_trace_shapes(PG_FUNCTION_ARGS)
 
 	cgt_check_loaded();
 	cgt_flush();
+	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_shapes()", CGT_SHAPE_COLS);
 	privileged = superuser() ||
@@ -4459,6 +4534,7 @@ cgmap_trace_timeline(PG_FUNCTION_ARGS)
 
 	cgt_check_loaded();
 	cgt_flush();
+	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_timeline()", CGT_TL_COLS);
 	privileged = superuser() ||

@@ -18,7 +18,7 @@
 #    is read, and kept (stale_kept): the existing callee keeps its calls
 #    (cgmap_trace_gone), the records whose callee is gone hide no call of a
 #    function that exists; so cgmap reports nothing lost and a function
-#    never called is dead.
+#    never called is dead.  Their paths, shapes and timeline go with them.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
 
@@ -159,6 +159,12 @@ gone=$(pgtest_psql -d tc -c "SELECT coalesce(fn::text, '-'), coalesce(identity, 
 if grep -qF "call records" "$work/rb.err"; then
 	cat "$work/rb.err" >&2
 	pgtest_fail "records said lost after a rollback"
+fi
+# the paths, shapes and timeline of the rolled-back functions went with
+# their edges, as at a drop's commit
+if grep -qF "no longer exist" "$work/rb.err"; then
+	cat "$work/rb.err" >&2
+	pgtest_fail "rows of the rolled-back functions left behind"
 fi
 "$CGMAP" report functions "$work/rb" >"$work/rb-functions.txt"
 pgtest_expect_line "existing() keeps the rolled-back caller's calls" "$work/rb-functions.txt" \
