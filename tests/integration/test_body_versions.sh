@@ -27,17 +27,8 @@ CGMAP=${CGMAP:-$root/build/cgmap}
 # shellcheck source=../lib/pgext.sh
 . "$root/tests/lib/pgext.sh"
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
 step() { echo "--- $*"; }
-[ -x "$CGMAP" ] || skip "no cgmap binary at $CGMAP"
-command -v pg_config >/dev/null 2>&1 || skip "pg_config not found"
-command -v make >/dev/null 2>&1 || skip "make not found"
-command -v jq >/dev/null 2>&1 || skip "jq not found"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-bodyver.XXXXXX")
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-pgext_trace_tree "$work"
+pgext_trace_test bodyver jq
 
 pgtest_start "shared_preload_libraries = 'cgmap_trace'"
 trap 'pgtest_stop; rm -rf "$work"' EXIT

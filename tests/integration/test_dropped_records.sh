@@ -30,15 +30,7 @@ CGMAP=${CGMAP:-$root/build/cgmap}
 # shellcheck source=../lib/pgext.sh
 . "$root/tests/lib/pgext.sh"
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
-[ -x "$CGMAP" ] || skip "no cgmap binary at $CGMAP"
-command -v pg_config >/dev/null 2>&1 || skip "pg_config not found"
-command -v make >/dev/null 2>&1 || skip "make not found"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-dropped.XXXXXX")
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-pgext_trace_tree "$work"
+pgext_trace_test dropped
 
 
 pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = 'all'" \

@@ -25,16 +25,8 @@ fx="$root/fixtures/verdicts"
 # shellcheck source=../lib/pgext.sh
 . "$root/tests/lib/pgext.sh"
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
 step() { echo "--- $*"; }
-[ -x "$CGMAP" ] || skip "no cgmap binary at $CGMAP"
-command -v pg_config >/dev/null 2>&1 || skip "pg_config not found"
-command -v make >/dev/null 2>&1 || skip "make not found"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-verdicts.XXXXXX")
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-pgext_trace_tree "$work"
+pgext_trace_test verdicts
 
 LIVE="--min-window 0 --min-calls 1"
 

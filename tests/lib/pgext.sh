@@ -99,3 +99,22 @@ pgext_trace_tree() {
 	pgext_tree "$work/tree" "$work/ext" ||
 		{ echo "SKIP: could not make a private installation tree (see above)" >&2; exit 77; }
 }
+
+# pgext_trace_test NAME [COMMAND...]: the start of a test of cgmap_trace
+# against its own cluster.  Skips (77) without the cgmap binary ($CGMAP),
+# pg_config, make or a COMMAND the test needs; then $work, a new folder
+# (cgmap-NAME.*, removed at exit), holds this checkout's cgmap_trace and
+# the private tree made of it (pgext_trace_tree).  The caller starts the
+# cluster (pgtest_start) with the settings it needs.
+pgext_trace_test() {
+	local name=$1 needed
+	shift
+	[ -x "${CGMAP:-}" ] || { echo "SKIP: no cgmap binary at ${CGMAP:-}" >&2; exit 77; }
+	for needed in pg_config make "$@"; do
+		command -v "$needed" >/dev/null 2>&1 || { echo "SKIP: $needed not found" >&2; exit 77; }
+	done
+	work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-$name.XXXXXX")
+	chmod 755 "$work"
+	trap 'rm -rf "$work"' EXIT
+	pgext_trace_tree "$work"
+}
