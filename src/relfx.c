@@ -597,12 +597,18 @@ static void auto_update(fx_walk *w, int rel, unsigned writes, const char *const 
  * PostgreSQL applies a table's policies to a view owner who does not own
  * the table, or to its owner too when it is FORCE ROW LEVEL SECURITY
  * (rlsbypass.h for a SECURITY DEFINER function's own statements), and
- * never to a superuser or a BYPASSRLS role.  A NULL owner is the SQL
+ * never to a superuser or a BYPASSRLS role; a view WITH (security_invoker)
+ * reads with the invoking role's rights, whose policies are kept as on a
+ * statement naming the table (a SECURITY DEFINER function's on its
+ * owner's own tables go in rlsbypass.c only when it names the table
+ * itself).  A NULL owner is the SQL
  * files' session role, taken as the superuser that restores them; a
  * relation the model does not have is taken as owned by the view's owner. */
 static bool view_owner_bypasses(const cgm_model *m, const cgm_relation *acting, const fx_rel *rel)
 {
 	const cgm_relation *table = rel->view;
+	if (acting && acting->security_invoker)
+		return false; /* the invoking role reads: as a statement on the table (rlsbypass.h) */
 	if (!acting || !table || !acting->owner)
 		return true; /* the files' session role: taken as the superuser restoring them */
 	for (int i = 0; i < m->nrls_bypass_roles; i++)

@@ -431,7 +431,11 @@ static const char *const relations_query =
 	"  THEN (SELECT (regexp_match(r.ev_action::text,"
 	"    ':hasAggs (\\w+) :hasWindowFuncs (\\w+) :hasTargetSRFs (\\w+)'))::text"
 	"    <> '{false,false,false}'"
-	"   FROM pg_rewrite r WHERE r.ev_class = c.oid AND r.rulename = '_RETURN') END"
+	"   FROM pg_rewrite r WHERE r.ev_class = c.oid AND r.rulename = '_RETURN') END,"
+	/* WITH (security_invoker): the view's tables read with the invoker's rights. */
+	" EXISTS (SELECT 1 FROM pg_options_to_table(c.reloptions) o"
+	"  WHERE o.option_name = 'security_invoker'"
+	"   AND lower(o.option_value) IN ('true', 'on', '1', 'yes', 't', 'y'))"
 	" FROM pg_class c"
 	" JOIN pg_namespace n ON n.oid = c.relnamespace"
 	" WHERE c.relkind IN ('r', 'p', 'v', 'f', 'm', 'c')"
@@ -1164,6 +1168,7 @@ static int load_relations(cgm_model *model, PGconn *conn, viewdefs *defs)
 		rel->relkind = value(res, r, 2)[0];
 		rel->owner = cgm_arena_strdup(model->arena, value(res, r, 7));
 		rel->force_rls = value(res, r, 8)[0] == 't';
+		rel->security_invoker = value(res, r, 11)[0] == 't';
 		rel->nkey_columns = -1;
 		if (!PQgetisnull(res, r, 6))
 			rel->key_columns = split_list(model->arena, value(res, r, 6), -1,

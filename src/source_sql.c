@@ -160,6 +160,7 @@ typedef struct sql_table {
 	bool dropped;
 	bool rls;         /* ENABLE ROW LEVEL SECURITY: its policies apply */
 	bool force_rls;   /* FORCE ROW LEVEL SECURITY: to its owner too */
+	bool security_invoker; /* a view WITH (security_invoker) */
 	const char *owner; /* the role that made it or was given it; NULL: the session's */
 	bool catalog;     /* pg_catalog's or information_schema's (pg15_relations.tsv) */
 	/* The tables it inherits from or is a partition of ("schema\x1fname"):
@@ -4260,8 +4261,24 @@ static void view_update(sql_state *st, sql_table *v, const jd_node *query, const
 	v->base_key = pair_key(st->a, base->schema, base->name);
 }
 
+/* A view's options (CREATE VIEW ... WITH, ALTER VIEW ... SET or RESET, a
+ * List of DefElems, or a list of them): security_invoker, which `set`
+ * gives as its argument says (a bare name: true) and RESET takes back. */
+static void set_security_invoker(sql_table *v, const jd_node *options, bool set)
+{
+	const jd_node *items = jget(options, "items") ? jget(options, "items") : options;
+	for (size_t i = 0; i < jd_size(items); i++) {
+		jd_node *def = jget(jd_at(items, i), "DefElem");
+		const char *name = jstr(def, "defname");
+		if (!name || strcmp(name, "security_invoker") != 0)
+			continue;
+		jd_node *arg = jget(def, "arg");
+		v->security_invoker = set && (!arg || defelem_true(arg));
+	}
+}
+
 static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, const char *kind,
-		       bool replace, const jd_node *aliases)
+		       bool replace, const jd_node *aliases, const jd_node *options)
 {
 	const char *schema, *name;
 	if (!range_var(st, rv, true, &schema, &name))
@@ -4273,6 +4290,8 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 		diagnose_existing(st, first_token(st), "relation \"%s.%s\" already exists", schema, name);
 	else
 		v->ncolumns = 0; /* CREATE OR REPLACE VIEW: its columns now */
+	v->security_invoker = false; /* CREATE OR REPLACE VIEW sets its options anew */
+	set_security_invoker(v, options, true);
 	view_columns(st, v, query, aliases);
 	if (strcmp(kind, "view") == 0)
 		view_update(st, v, query, aliases);
@@ -4469,6 +4488,9 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 				copy_foreign_keys(st, t->schema, t->name, e->target_schema,
 						  e->target_relation, NULL, 0);
 			}
+		} else if (t && (strcmp(sub, "AT_SetRelOptions") == 0 ||
+				 strcmp(sub, "AT_ResetRelOptions") == 0)) {
+			set_security_invoker(t, jget(jget(cmd, "def"), "List"), strcmp(sub, "AT_SetRelOptions") == 0);
 		} else if (t && strcmp(sub, "AT_ForceRowSecurity") == 0) {
 			t->force_rls = true;
 		} else if (t && strcmp(sub, "AT_NoForceRowSecurity") == 0) {
@@ -6499,7 +6521,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			apply_create_table(st, jget(stmt, "base"), "foreign table");
 		} else if (strcmp(kind, "ViewStmt") == 0) {
 			apply_view(st, jget(stmt, "view"), jget(stmt, "query"), "view", jbool(stmt, "replace"),
-				   jget(stmt, "aliases"));
+				   jget(stmt, "aliases"), jget(stmt, "options"));
 		} else if (strcmp(kind, "CreateTableAsStmt") == 0) {
 			const char *objtype = jstr(stmt, "objtype");
 			/* libpg_query writes the IntoClause bare, not as a node. */
@@ -6508,7 +6530,7 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				into = jget(into, "IntoClause");
 			if (objtype && strcmp(objtype, "OBJECT_MATVIEW") == 0)
 				apply_view(st, jget(into, "rel"), jget(stmt, "query"), "materialized view",
-					   false, jget(into, "colNames"));
+					   false, jget(into, "colNames"), NULL);
 			else {
 				const char *schema, *name;
 				if (range_var(st, jget(into, "rel"), true, &schema, &name) &&
@@ -7537,6 +7559,7 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			r->key_columns = tab->key_columns;
 			r->owner = tab->owner;
 			r->force_rls = tab->force_rls;
+			r->security_invoker = tab->security_invoker;
 			int b = tab->base_key ? smap_get(&st->table_index, tab->base_key) : -1;
 			if (b >= 0 && !st->tables[b].dropped) {
 				r->base_schema = st->tables[b].schema;

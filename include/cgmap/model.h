@@ -577,6 +577,8 @@ typedef struct cgm_relation {
 	const char *owner;    /* the owning role; NULL in SQL files for the session's own
 	                       * role (no SET ROLE), or unknown */
 	bool force_rls;       /* FORCE ROW LEVEL SECURITY: policies apply to its owner too */
+	bool security_invoker; /* a view WITH (security_invoker): its tables are read
+	                        * and written with the invoking role's rights */
 	/* A view PostgreSQL 15 updates by itself (rewriteHandler.c's
 	 * view_query_is_auto_updatable, src/viewupd.c): the one relation its
 	 * query selects from, NULL when the view is not automatically updatable
