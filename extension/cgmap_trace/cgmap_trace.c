@@ -3961,10 +3961,12 @@ cgt_visible_rows(bool site_runs, int *nrows_out)
 }
 
 /*
- * Before listing paths, shapes or timeline: remove the current database's
- * stale edges and site runs (cgt_visible_rows), and with them what names
- * their functions, so that a function whose creating transaction rolled
- * back leaves no path behind, whichever view is read first.
+ * Before listing the calls of gone functions, paths, shapes or timeline:
+ * remove the current database's stale edges and site runs
+ * (cgt_visible_rows), crediting what they counted to cgmap_trace_gone, and
+ * with them what names their functions, so that a function whose creating
+ * transaction rolled back leaves no path behind and its callees' calls
+ * are in cgmap_trace_gone, whichever view is read first.
  */
 static void
 cgt_purge_stale(void)
@@ -4097,6 +4099,7 @@ cgmap_trace_gone(PG_FUNCTION_ARGS)
 
 	cgt_check_loaded();
 	cgt_flush();
+	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_gone()", CGT_GONE_COLS);
 

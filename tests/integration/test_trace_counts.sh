@@ -141,6 +141,10 @@ CREATE FUNCTION outer_rb() RETURNS int LANGUAGE plpgsql
 SELECT sum(outer_rb()) FROM generate_series(1, 150);
 ROLLBACK;
 SQL
+# Read first, before any other view: the callee's calls are there already.
+first=$(pgtest_psql -d tc -c "SELECT coalesce(fn::text, '-'), coalesce(identity, '-'), calls
+	FROM cgmap_trace_gone ORDER BY 1")
+[ "$first" = "existing()|-|150" ] || pgtest_fail "cgmap_trace_gone read first after the rollback: $first"
 "$CGMAP" --dsn "dbname=tc" --no-html --min-window 0 --out "$work/rb" 2>"$work/rb.err" ||
 	{ cat "$work/rb.err" >&2; pgtest_fail "map failed"; }
 info=$(pgtest_psql -d tc -c "SELECT stale_removed, stale_kept FROM cgmap_trace_info()")
