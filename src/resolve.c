@@ -1023,10 +1023,7 @@ static bool resolve_column_type(const resolver *rv, cgm_arena *arena, cgm_typer 
 	}
 	if (s->ntargets == 0)
 		return false;
-	bool all_builtin = true;
-	for (int t = 0; t < s->ntargets; t++)
-		all_builtin = all_builtin && rv->model->functions[s->targets[t]].builtin;
-	s->resolution = all_builtin ? CGM_RES_BUILTIN : CGM_RES_RESOLVED;
+	cgm_resolve_settle(rv->ops, s, false);
 	return true;
 }
 
@@ -1048,9 +1045,10 @@ static bool domain_default_volatile(const resolver *rv, const char *type)
  * volatile function (AddRelationNewConstraints stores one that is not as
  * the rows' missing value, without a rewrite), or a column of a domain
  * with constraints (each row is checked), or of a type the catalog does
- * not know, or one without a DEFAULT of a domain whose own is volatile.  The default's sites are resolved here on copies, ahead of
- * the statement's sites that come before them; a call of nothing found
- * may be volatile. */
+ * not know, or one without a DEFAULT of a domain whose own is volatile.
+ * The default's sites are resolved here on copies, ahead of the
+ * statement's sites that come before them; a call of nothing found may be
+ * volatile. */
 #define MAX_GROUPS 64
 static bool group_rewrites(uint64_t groups, int group)
 {

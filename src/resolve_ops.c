@@ -242,7 +242,7 @@ static void coercion_target(const cgm_ops_resolver *r, cgm_arena *arena, cgm_sit
 
 /* Resolution of a site whose targets are all set: builtin when none is
  * mapped, ambiguous when asked. */
-static void settle(const cgm_ops_resolver *r, cgm_site *s, bool ambiguous)
+void cgm_resolve_settle(const cgm_ops_resolver *r, cgm_site *s, bool ambiguous)
 {
 	bool all_builtin = true;
 	for (int t = 0; t < s->ntargets; t++)
@@ -297,7 +297,7 @@ static bool resolve_operator(const cgm_ops_resolver *r, cgm_arena *arena, const 
 			coercion_target(r, arena, s, left, cands[0]->left);
 		coercion_target(r, arena, s, right, cands[0]->right);
 	}
-	settle(r, s, n > 1);
+	cgm_resolve_settle(r, s, n > 1);
 	return true;
 }
 
@@ -328,7 +328,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 		cgm_domain_check_targets(r->domains, arena, s, source, target);
 		if (s->ntargets == 0)
 			return false;
-		settle(r, s, false);
+		cgm_resolve_settle(r, s, false);
 		return true;
 	}
 	/* A cast to a domain runs its checks, whatever cast gets the value
@@ -343,7 +343,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 			cgm_site_add_target(arena, s, c->function, CGM_VIA_CAST, cgm_cast_object(arena, c));
 		if (s->ntargets == 0)
 			return false;
-		settle(r, s, false);
+		cgm_resolve_settle(r, s, false);
 		return true;
 	}
 	int count;
@@ -353,7 +353,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 			/* a builtin type's value may be anything: typing decides */
 			if (s->ntargets == 0)
 				return false;
-			settle(r, s, false);
+			cgm_resolve_settle(r, s, false);
 			return true;
 		}
 	/* A cast from the type to itself applies a length (typmod), which a
@@ -364,7 +364,7 @@ static bool resolve_cast(const cgm_ops_resolver *r, cgm_arena *arena, const cgm_
 				   cgm_cast_object(arena, &casts[i]));
 	if (s->ntargets == 0)
 		return false;
-	settle(r, s, true);
+	cgm_resolve_settle(r, s, true);
 	return true;
 }
 
@@ -397,7 +397,7 @@ static bool resolve_coercion(const cgm_ops_resolver *r, cgm_arena *arena, cgm_ty
 		return false;
 	s->name = target;
 	s->argtypes[0] = source;
-	settle(r, s, false);
+	cgm_resolve_settle(r, s, false);
 	return true;
 }
 
@@ -410,7 +410,7 @@ bool cgm_resolve_literal_cast(const cgm_ops_resolver *r, cgm_arena *arena, cgm_s
 		s->resolution = CGM_RES_NONE;
 		return false;
 	}
-	settle(r, s, false);
+	cgm_resolve_settle(r, s, false);
 	return true;
 }
 

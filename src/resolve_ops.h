@@ -36,6 +36,10 @@ void cgm_ops_resolver_free(cgm_ops_resolver *r);
 bool cgm_resolve_opcast_site(const cgm_ops_resolver *r, cgm_arena *arena, cgm_typer *typer,
 			     const cgm_function *caller, cgm_site *s, const cgm_site_exprs *x);
 
+/* The resolution of a site whose targets are set: ambiguous, builtin when
+ * every target is pg_catalog's, else resolved. */
+void cgm_resolve_settle(const cgm_ops_resolver *r, cgm_site *s, bool ambiguous);
+
 /* Type name `type` as `caller` writes it (canonical, qualified or not),
  * qualified by the caller's search_path when it names a user type. */
 const char *cgm_resolve_type_name(const cgm_ops_resolver *r, cgm_arena *arena,
