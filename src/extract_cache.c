@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -57,15 +58,26 @@ typedef struct file_entry {
 
 typedef struct slot_entry {
 	uint64_t key[2];
-	size_t offset;     /* in the slot's buffer */
-	size_t length;
+	const unsigned char *old; /* a record fetched: its bytes in the old file */
+	uint64_t offset;   /* a record kept: in the slot's stream */
+	uint64_t length;
 	uint64_t hash;
 } slot_entry;
+
+/* What a slot keeps goes to its stream: a spill file, then what is staged
+ * in `bytes`.  The next file holds a record of every body of the run, 2.3 KB
+ * each on the benchmark's schema: held in memory until the save they were
+ * the largest part of a 100,000-function map's peak (234 MB).  The spill
+ * file is unlinked as it is made and read back once, by the save. */
+#define SPILL_AT (1024 * 1024)
 
 struct cgm_extract_cache_slot {
 	cgm_extract_cache_slot *next;
 	const cgm_extract_cache *cache;
 	cgm_strbuf bytes;
+	int spill_fd;      /* -1: none yet */
+	uint64_t spilled;  /* bytes in the spill file */
+	bool spill_failed; /* a spill write failed: this slot's records are dropped */
 	slot_entry *entries;
 	size_t nentries, cap;
 	long fetched, parsed;
@@ -150,6 +162,8 @@ void cgm_extract_cache_free(cgm_extract_cache *cache)
 	for (cgm_extract_cache_slot *s = cache->slots, *next; s; s = next) {
 		next = s->next;
 		cgm_strbuf_free(&s->bytes);
+		if (s->spill_fd >= 0)
+			close(s->spill_fd);
 		free(s->entries);
 		free(s);
 	}
@@ -161,6 +175,7 @@ cgm_extract_cache_slot *cgm_extract_cache_slot_new(cgm_extract_cache *cache)
 {
 	cgm_extract_cache_slot *s = cgm_xcalloc(1, sizeof *s);
 	s->cache = cache;
+	s->spill_fd = -1;
 	pthread_mutex_lock(&cache->lock);
 	s->next = cache->slots;
 	cache->slots = s;
@@ -450,10 +465,46 @@ static slot_entry *new_entry(cgm_extract_cache_slot *slot)
 	return &slot->entries[slot->nentries++];
 }
 
+/* The staged bytes to the slot's spill file, made on first use in TMPDIR
+ * (or /tmp).  Without one, or after a failed write, the slot keeps nothing
+ * more: a cache is never an error, only a miss. */
+static void spill(cgm_extract_cache_slot *slot)
+{
+	if (slot->spill_fd < 0) {
+		const char *dir = getenv("TMPDIR");
+		char path[4096];
+		if (!dir || !*dir)
+			dir = "/tmp";
+		if ((size_t)snprintf(path, sizeof path, "%s/cgmap-bodies-XXXXXX", dir) >= sizeof path ||
+		    (slot->spill_fd = mkstemp(path)) < 0) {
+			slot->spill_failed = true;
+			return;
+		}
+		unlink(path);
+	}
+	const char *p = slot->bytes.data;
+	size_t left = slot->bytes.len;
+	while (left > 0) {
+		ssize_t n = write(slot->spill_fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			slot->spill_failed = true;
+			return;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	slot->spilled += slot->bytes.len;
+	slot->bytes.len = 0;
+}
+
 void cgm_extract_cache_keep(cgm_extract_cache_slot *slot, const cgm_extract_key *key,
 			    const cgm_function *fn)
 {
 	slot->parsed++;
+	if (slot->spill_failed)
+		return;
 	size_t start = slot->bytes.len;
 	if (!put_function(&slot->bytes, fn)) {
 		slot->bytes.len = start;
@@ -462,9 +513,12 @@ void cgm_extract_cache_keep(cgm_extract_cache_slot *slot, const cgm_extract_key 
 	slot_entry *e = new_entry(slot);
 	e->key[0] = key->h[0];
 	e->key[1] = key->h[1];
-	e->offset = start;
+	e->old = NULL;
+	e->offset = slot->spilled + start;
 	e->length = slot->bytes.len - start;
-	e->hash = cgm_hash_words(CGM_FNV1A_OFFSET, slot->bytes.data + start, e->length);
+	e->hash = cgm_hash_words(CGM_FNV1A_OFFSET, slot->bytes.data + start, (size_t)e->length);
+	if (slot->bytes.len >= SPILL_AT)
+		spill(slot);
 }
 
 /* ---- decoding ------------------------------------------------------------ */
@@ -747,10 +801,10 @@ bool cgm_extract_cache_fetch(cgm_extract_cache_slot *slot, const cgm_extract_key
 	slot_entry *kept = new_entry(slot);
 	kept->key[0] = key->h[0];
 	kept->key[1] = key->h[1];
-	kept->offset = slot->bytes.len;
-	kept->length = (size_t)e->length;
+	kept->old = bytes; /* the old mapping lives until the save */
+	kept->offset = 0;
+	kept->length = e->length;
 	kept->hash = e->hash;
-	cgm_strbuf_add(&slot->bytes, (const char *)bytes, (size_t)e->length);
 	return true;
 }
 
@@ -758,7 +812,7 @@ bool cgm_extract_cache_fetch(cgm_extract_cache_slot *slot, const cgm_extract_key
 
 typedef struct out_entry {
 	slot_entry e;
-	const char *bytes;
+	const cgm_extract_cache_slot *slot;
 } out_entry;
 
 static int compare_out(const void *a, const void *b)
@@ -769,6 +823,27 @@ static int compare_out(const void *a, const void *b)
 	if (x->e.key[1] != y->e.key[1])
 		return x->e.key[1] < y->e.key[1] ? -1 : 1;
 	return 0;
+}
+
+/* A slot's stream, its spill file then its staged bytes, to the next file.
+ * A spill file that cannot be read back gives zeros: the offsets of what
+ * follows hold, and the records there fail their hash check, as misses. */
+static void copy_stream(cgm_outfile *f, const cgm_extract_cache_slot *s, char *buf, size_t cap)
+{
+	uint64_t done = 0;
+	while (done < s->spilled) {
+		size_t want = s->spilled - done < cap ? (size_t)(s->spilled - done) : cap;
+		ssize_t n = pread(s->spill_fd, buf, want, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			memset(buf, 0, want);
+			n = (ssize_t)want;
+		}
+		cgm_outfile_add(f, buf, (size_t)n);
+		done += (uint64_t)n;
+	}
+	cgm_outfile_add(f, s->bytes.data, s->bytes.len);
 }
 
 int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
@@ -782,10 +857,13 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 	size_t k = 0;
 	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
 		for (size_t i = 0; i < s->nentries; i++) {
+			if (s->spill_failed && !s->entries[i].old)
+				continue;
 			all[k].e = s->entries[i];
-			all[k].bytes = s->bytes.data + s->entries[i].offset;
+			all[k].slot = s;
 			k++;
 		}
+	n = k;
 	qsort(all, n, sizeof(out_entry), compare_out);
 	/* Two functions with the same inputs extract alike: one record. */
 	size_t unique = 0;
@@ -793,9 +871,41 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 		if (unique == 0 || compare_out(&all[unique - 1], &all[i]) != 0)
 			all[unique++] = all[i];
 
+	/* The records: those fetched from the old file, in key order, then
+	 * each slot's stream whole (a record dropped as a duplicate stays
+	 * there, unreferenced). */
+	uint64_t offset = 0;
+	for (size_t i = 0; i < unique; i++)
+		if (all[i].e.old) {
+			all[i].e.offset = offset;
+			offset += all[i].e.length;
+		}
+	typedef struct { const cgm_extract_cache_slot *slot; uint64_t base; } stream_base;
+	size_t nslots = 0;
+	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
+		nslots++;
+	stream_base *bases = cgm_xcalloc(nslots + 1, sizeof *bases);
+	size_t b = 0;
+	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next) {
+		if (s->spill_failed)
+			continue;
+		bases[b].slot = s;
+		bases[b].base = offset;
+		offset += s->spilled + s->bytes.len;
+		b++;
+	}
+	for (size_t i = 0; i < unique; i++)
+		if (!all[i].e.old)
+			for (size_t j = 0; j < b; j++)
+				if (bases[j].slot == all[i].slot) {
+					all[i].e.offset += bases[j].base;
+					break;
+				}
+
 	cgm_outfile f;
 	int rc = cgm_outfile_open(&f, path, "parse cache", 0);
 	if (rc < 0) {
+		free(bases);
 		free(all);
 		return rc;
 	}
@@ -806,17 +916,22 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 	h.identity = cache->identity;
 	h.nentries = unique;
 	cgm_outfile_add(&f, &h, sizeof h);
-	uint64_t offset = 0;
 	for (size_t i = 0; i < unique; i++) {
 		file_entry e = { .key = { all[i].e.key[0], all[i].e.key[1] },
-				 .offset = offset,
+				 .offset = all[i].e.offset,
 				 .length = all[i].e.length,
 				 .hash = all[i].e.hash };
 		cgm_outfile_add(&f, &e, sizeof e);
-		offset += all[i].e.length;
 	}
 	for (size_t i = 0; i < unique; i++)
-		cgm_outfile_add(&f, all[i].bytes, all[i].e.length);
+		if (all[i].e.old)
+			cgm_outfile_add(&f, all[i].e.old, (size_t)all[i].e.length);
+	size_t cap = SPILL_AT;
+	char *buf = cgm_xcalloc(cap, 1);
+	for (size_t j = 0; j < b; j++)
+		copy_stream(&f, bases[j].slot, buf, cap);
+	free(buf);
+	free(bases);
 	free(all);
 	return cgm_outfile_commit(&f);
 }

@@ -386,12 +386,115 @@ static void test_damage_is_a_miss(void **state)
 	cgm_arena_free(arena);
 }
 
+/* Bodies of `calls` calls each to functions named after `i`, all distinct. */
+static char *many_calls_body(int i, int calls)
+{
+	size_t cap = (size_t)calls * 48 + 64;
+	char *body = malloc(cap);
+	size_t len = (size_t)snprintf(body, cap, "\nBEGIN\n");
+	for (int c = 0; c < calls; c++)
+		len += (size_t)snprintf(body + len, cap - len, "  PERFORM app.g%d_%d(a, 'x');\n", i, c);
+	snprintf(body + len, cap - len, "END\n");
+	return body;
+}
+
+/* A run's records go to a spill file past 1 MB per thread; the next file
+ * holds them after the records fetched from the old one, each slot's
+ * stream whole.  Fetching everything back, from two slots' spilled
+ * streams and then from a file mixing old and new records, gives every
+ * body as extracted. */
+static void test_spilled_records_come_back(void **state)
+{
+	(void)state;
+	enum { N = 1200, CALLS = 30 };
+	cgm_arena *arena = cgm_arena_new();
+	cgm_function *fns = calloc(N, sizeof *fns);
+	char **texts = calloc(N, sizeof *texts);
+	for (int i = 0; i < N; i++) {
+		texts[i] = many_calls_body(i, CALLS);
+		fns[i] = make("plpgsql", texts[i]);
+	}
+	char *path = temp_path();
+	cgm_extract_cache *c = cgm_extract_cache_open(NULL);
+	cgm_extract_cache_slot *slots[2] = { cgm_extract_cache_slot_new(c), cgm_extract_cache_slot_new(c) };
+	for (int i = 0; i < N; i++) {
+		cgm_extract_key key;
+		cgm_extract_cache_key(&key, &fns[i], CGM_COERCE_ALL);
+		cgm_extract_function_with(arena, &fns[i], CGM_COERCE_ALL);
+		assert_int_equal(fns[i].nsites, CALLS);
+		cgm_extract_cache_keep(slots[i % 2], &key, &fns[i]);
+	}
+	assert_int_equal(cgm_extract_cache_save(c, path), 0);
+	cgm_extract_cache_free(c);
+	long size;
+	unsigned char *data = read_all(path, &size);
+	free(data);
+	assert_true(size > 2 * 1024 * 1024); /* both slots spilled */
+	assert_int_equal(fetch_count(path, fns, N, true), N);
+
+	/* The next run fetches the first half and parses the second half's
+	 * bodies again: the file it saves holds both. */
+	char *next = temp_path();
+	c = cgm_extract_cache_open(path);
+	cgm_extract_cache_slot *slot = cgm_extract_cache_slot_new(c);
+	cgm_arena *scratch = cgm_arena_new();
+	for (int i = 0; i < N; i++) {
+		cgm_function copy = make("plpgsql", texts[i]);
+		cgm_extract_key key;
+		cgm_extract_cache_key(&key, &copy, CGM_COERCE_ALL);
+		if (i < N / 2) {
+			assert_true(cgm_extract_cache_fetch(slot, &key, scratch, &copy));
+		} else {
+			cgm_extract_function_with(scratch, &copy, CGM_COERCE_ALL);
+			cgm_extract_cache_keep(slot, &key, &copy);
+		}
+	}
+	assert_int_equal(cgm_extract_cache_save(c, next), 0);
+	cgm_extract_cache_free(c);
+	cgm_arena_free(scratch);
+	assert_int_equal(fetch_count(next, fns, N, true), N);
+
+	/* No spill file can be made: that slot keeps nothing, the save works
+	 * and what another slot kept in memory comes back. */
+	const char *tmpdir = getenv("TMPDIR");
+	char *saved_tmpdir = tmpdir ? strdup(tmpdir) : NULL;
+	setenv("TMPDIR", "/nonexistent-cgmap-test-dir", 1);
+	c = cgm_extract_cache_open(NULL);
+	cgm_extract_cache_slot *failing = cgm_extract_cache_slot_new(c);
+	cgm_extract_cache_slot *small = cgm_extract_cache_slot_new(c);
+	for (int i = 0; i < N; i++) {
+		cgm_extract_key key;
+		cgm_extract_cache_key(&key, &fns[i], CGM_COERCE_ALL);
+		cgm_extract_cache_keep(i == 0 ? small : failing, &key, &fns[i]);
+	}
+	assert_int_equal(cgm_extract_cache_save(c, next), 0);
+	cgm_extract_cache_free(c);
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved_tmpdir);
+	assert_int_equal(fetch_count(next, fns, 1, true), 1);
+	assert_int_equal(fetch_count(next, fns, N, false), 1);
+
+	unlink(path);
+	unlink(next);
+	free(path);
+	free(next);
+	for (int i = 0; i < N; i++)
+		free(texts[i]);
+	free(texts);
+	free(fns);
+	cgm_arena_free(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fetched_is_extracted),
 		cmocka_unit_test(test_keys_follow_inputs),
 		cmocka_unit_test(test_damage_is_a_miss),
+		cmocka_unit_test(test_spilled_records_come_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
