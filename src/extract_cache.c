@@ -227,16 +227,42 @@ void cgm_extract_cache_key(cgm_extract_key *out, const cgm_function *fn, cgm_coe
 
 /* ---- encoding ------------------------------------------------------------ */
 
-static void put_u(cgm_strbuf *b, uint64_t v)
+/* Records are mostly numbers of a byte or two and short strings: written
+ * in place when the buffer has room (cgm_strbuf_add only to grow it), as
+ * a call per byte was an eighth of a first map's resolution. */
+static inline void put_bytes(cgm_strbuf *b, const void *p, size_t n)
 {
-	char tmp[10];
-	int n = 0;
+	if (b->len + n + 1 > b->cap) {
+		cgm_strbuf_add(b, p, n);
+		return;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static inline void put_u(cgm_strbuf *b, uint64_t v)
+{
+	if (b->len + 11 > b->cap) {
+		char tmp[10];
+		int n = 0;
+		do {
+			unsigned char byte = v & 0x7f;
+			v >>= 7;
+			tmp[n++] = (char)(v ? byte | 0x80 : byte);
+		} while (v);
+		cgm_strbuf_add(b, tmp, (size_t)n);
+		return;
+	}
+	unsigned char *p = (unsigned char *)b->data + b->len;
+	unsigned char *start = p;
 	do {
 		unsigned char byte = v & 0x7f;
 		v >>= 7;
-		tmp[n++] = (char)(v ? byte | 0x80 : byte);
+		*p++ = v ? byte | 0x80 : byte;
 	} while (v);
-	cgm_strbuf_add(b, tmp, (size_t)n);
+	*p = '\0';
+	b->len += (size_t)(p - start);
 }
 
 static void put_s(cgm_strbuf *b, int64_t v)
@@ -252,7 +278,7 @@ static void put_str(cgm_strbuf *b, const char *s)
 	}
 	size_t n = strlen(s);
 	put_u(b, (uint64_t)n + 1);
-	cgm_strbuf_add(b, s, n);
+	put_bytes(b, s, n);
 }
 
 static void put_strs(cgm_strbuf *b, const char *const *v, int n)
