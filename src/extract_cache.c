@@ -2,11 +2,12 @@
  * extract_cache.c - extraction results kept between runs (see
  * cgmap/extract_cache.h).
  *
- * In:  DIR/.cgmap-cache/bodies of an earlier run, mapped read-only; the
- *      functions each resolving thread extracts or asks for.
+ * In:  DIR/.cgmap-cache/bodies of an earlier run, its entries read at
+ *      open and each record read (pread) when fetched; the functions each
+ *      resolving thread extracts or asks for.
  * Out: decoded sites in the caller's arena; the next file.  The old
- *      mapping, the slots' buffers and the entry lists are heap memory the
- *      cache frees.
+ *      file's descriptor and entries, the slots' buffers, spill files and
+ *      entry lists are the cache's, freed by cgm_extract_cache_free.
  *
  * The file: a header (magic, format, the writing build's identity, the
  * number of entries), then the entries sorted by key (key, offset, length,
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,8 +58,8 @@ typedef struct file_entry {
 
 typedef struct slot_entry {
 	uint64_t key[2];
-	const unsigned char *old; /* a record fetched: its bytes in the old file */
-	uint64_t offset;   /* a record kept: in the slot's stream */
+	bool old;          /* a record fetched: offset is in the old file's records */
+	uint64_t offset;   /* else in the slot's stream */
 	uint64_t length;
 	uint64_t hash;
 } slot_entry;
@@ -78,6 +78,8 @@ struct cgm_extract_cache_slot {
 	int spill_fd;      /* -1: none yet */
 	uint64_t spilled;  /* bytes in the spill file */
 	bool spill_failed; /* a spill write failed: this slot's records are dropped */
+	unsigned char *record; /* the old record being fetched */
+	size_t record_cap;
 	slot_entry *entries;
 	size_t nentries, cap;
 	long fetched, parsed;
@@ -85,12 +87,11 @@ struct cgm_extract_cache_slot {
 
 struct cgm_extract_cache {
 	uint64_t identity;          /* 0: unknown build, nothing read or written */
-	const unsigned char *map;   /* the old file, or NULL */
-	size_t map_size;
-	const file_entry *entries;  /* in the mapping, sorted by key */
+	int fd;                     /* the old file, or -1 */
+	file_entry *entries;        /* its entries (heap), sorted by key */
 	size_t nentries;
-	const unsigned char *records;
-	size_t records_size;
+	uint64_t records_at;        /* where its records start in it */
+	uint64_t records_size;
 	pthread_mutex_t lock;       /* guards `slots` */
 	cgm_extract_cache_slot *slots;
 };
@@ -115,41 +116,62 @@ static uint64_t build_identity(void)
 	return h ? h : 1;
 }
 
+/* All of `len` bytes at `offset`, or false. */
+static bool read_at(int fd, void *buf, size_t len, uint64_t offset)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = pread(fd, p, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return true;
+}
+
 cgm_extract_cache *cgm_extract_cache_open(const char *path)
 {
 	cgm_extract_cache *c = cgm_xcalloc(1, sizeof *c);
 	pthread_mutex_init(&c->lock, NULL);
+	c->fd = -1;
 	c->identity = build_identity();
 	if (!c->identity || !path)
 		return c;
+	/* Read with pread, not mapped: a map reads every record once, and the
+	 * pages of a mapping would stay resident beside the model (the whole
+	 * file, 237 MB at 100,000 functions, by the end of resolution). */
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return c;
 	struct stat st;
+	file_header h;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < sizeof(file_header)) {
+	    (uint64_t)st.st_size < sizeof(file_header) || !read_at(fd, &h, sizeof h, 0)) {
 		close(fd);
 		return c;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return c;
-	file_header h;
-	memcpy(&h, map, sizeof h);
-	size_t size = (size_t)st.st_size;
-	size_t room = size - sizeof h;
+	uint64_t size = (uint64_t)st.st_size;
+	uint64_t room = size - sizeof h;
 	if (memcmp(h.magic, CACHE_MAGIC, CACHE_MAGIC_LEN) != 0 || h.format != CACHE_FORMAT ||
 	    h.identity != c->identity || h.nentries > room / sizeof(file_entry)) {
-		munmap(map, size);
+		close(fd);
 		return c;
 	}
-	c->map = map;
-	c->map_size = size;
-	c->entries = (const file_entry *)((const unsigned char *)map + sizeof h);
+	file_entry *entries = cgm_xcalloc((size_t)h.nentries + 1, sizeof(file_entry));
+	if (!read_at(fd, entries, (size_t)h.nentries * sizeof(file_entry), sizeof h)) {
+		free(entries);
+		close(fd);
+		return c;
+	}
+	c->fd = fd;
+	c->entries = entries;
 	c->nentries = (size_t)h.nentries;
-	c->records = (const unsigned char *)map + sizeof h + c->nentries * sizeof(file_entry);
-	c->records_size = size - sizeof h - c->nentries * sizeof(file_entry);
+	c->records_at = sizeof h + h.nentries * sizeof(file_entry);
+	c->records_size = size - c->records_at;
 	return c;
 }
 
@@ -157,13 +179,15 @@ void cgm_extract_cache_free(cgm_extract_cache *cache)
 {
 	if (!cache)
 		return;
-	if (cache->map)
-		munmap((void *)cache->map, cache->map_size);
+	if (cache->fd >= 0)
+		close(cache->fd);
+	free(cache->entries);
 	for (cgm_extract_cache_slot *s = cache->slots, *next; s; s = next) {
 		next = s->next;
 		cgm_strbuf_free(&s->bytes);
 		if (s->spill_fd >= 0)
 			close(s->spill_fd);
+		free(s->record);
 		free(s->entries);
 		free(s);
 	}
@@ -539,7 +563,7 @@ void cgm_extract_cache_keep(cgm_extract_cache_slot *slot, const cgm_extract_key 
 	slot_entry *e = new_entry(slot);
 	e->key[0] = key->h[0];
 	e->key[1] = key->h[1];
-	e->old = NULL;
+	e->old = false;
 	e->offset = slot->spilled + start;
 	e->length = slot->bytes.len - start;
 	e->hash = cgm_hash_words(CGM_FNV1A_OFFSET, slot->bytes.data + start, (size_t)e->length);
@@ -817,8 +841,14 @@ bool cgm_extract_cache_fetch(cgm_extract_cache_slot *slot, const cgm_extract_key
 				      compare_file_key);
 	if (!e || e->offset > c->records_size || e->length > c->records_size - e->offset)
 		return false;
-	const unsigned char *bytes = c->records + e->offset;
-	if (cgm_hash_words(CGM_FNV1A_OFFSET, bytes, (size_t)e->length) != e->hash)
+	if (e->length > slot->record_cap) {
+		free(slot->record);
+		slot->record_cap = (size_t)e->length > 4096 ? (size_t)e->length : 4096;
+		slot->record = cgm_xcalloc(slot->record_cap, 1);
+	}
+	const unsigned char *bytes = slot->record;
+	if (!read_at(c->fd, slot->record, (size_t)e->length, c->records_at + e->offset) ||
+	    cgm_hash_words(CGM_FNV1A_OFFSET, bytes, (size_t)e->length) != e->hash)
 		return false;
 	reader r = { .p = bytes, .end = bytes + e->length, .arena = arena, .ok = true };
 	if (!get_function(&r, fn))
@@ -827,8 +857,8 @@ bool cgm_extract_cache_fetch(cgm_extract_cache_slot *slot, const cgm_extract_key
 	slot_entry *kept = new_entry(slot);
 	kept->key[0] = key->h[0];
 	kept->key[1] = key->h[1];
-	kept->old = bytes; /* the old mapping lives until the save */
-	kept->offset = 0;
+	kept->old = true; /* the old file stays open until the save */
+	kept->offset = e->offset;
 	kept->length = e->length;
 	kept->hash = e->hash;
 	return true;
@@ -839,6 +869,7 @@ bool cgm_extract_cache_fetch(cgm_extract_cache_slot *slot, const cgm_extract_key
 typedef struct out_entry {
 	slot_entry e;
 	const cgm_extract_cache_slot *slot;
+	uint64_t from; /* a record fetched: its offset in the old file's records */
 } out_entry;
 
 static int compare_out(const void *a, const void *b)
@@ -872,6 +903,21 @@ static void copy_stream(cgm_outfile *f, const cgm_extract_cache_slot *s, char *b
 	cgm_outfile_add(f, s->bytes.data, s->bytes.len);
 }
 
+/* A record of the old file to the next one, read back in pieces; one
+ * that cannot be read gives zeros, a miss next time. */
+static void copy_old_record(cgm_outfile *f, const cgm_extract_cache *cache, uint64_t from,
+			    uint64_t length, char *buf, size_t cap)
+{
+	while (length > 0) {
+		size_t want = length < cap ? (size_t)length : cap;
+		if (!read_at(cache->fd, buf, want, cache->records_at + from))
+			memset(buf, 0, want);
+		cgm_outfile_add(f, buf, want);
+		from += want;
+		length -= want;
+	}
+}
+
 int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 {
 	if (!cache->identity)
@@ -903,6 +949,7 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 	uint64_t offset = 0;
 	for (size_t i = 0; i < unique; i++)
 		if (all[i].e.old) {
+			all[i].from = all[i].e.offset;
 			all[i].e.offset = offset;
 			offset += all[i].e.length;
 		}
@@ -949,11 +996,11 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 				 .hash = all[i].e.hash };
 		cgm_outfile_add(&f, &e, sizeof e);
 	}
-	for (size_t i = 0; i < unique; i++)
-		if (all[i].e.old)
-			cgm_outfile_add(&f, all[i].e.old, (size_t)all[i].e.length);
 	size_t cap = SPILL_AT;
 	char *buf = cgm_xcalloc(cap, 1);
+	for (size_t i = 0; i < unique; i++)
+		if (all[i].e.old)
+			copy_old_record(&f, cache, all[i].from, all[i].e.length, buf, cap);
 	for (size_t j = 0; j < b; j++)
 		copy_stream(&f, bases[j].slot, buf, cap);
 	free(buf);

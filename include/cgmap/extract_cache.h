@@ -3,7 +3,7 @@
  * kept between runs into the same output folder (DIR/.cgmap-cache/bodies),
  * so a nightly map parses again only the bodies that changed.
  *
- * In:  the file an earlier run wrote (read through one read-only mapping),
+ * In:  the file an earlier run wrote (its entries read whole, a record when fetched),
  *      and the functions a run extracts.
  * Out: a function's sites, site expressions, parse errors and `analysed`
  *      flag as cgm_extract_function_with left them, decoded into the
