@@ -631,29 +631,25 @@ static void emit_edge(dot_writer *w, const cgm_edge *e)
 static void emit_edges(dot_writer *w, const int *edge_order)
 {
 	const cgm_model *m = w->model;
-	int start[EDGE_LOOKS + 1] = { 0 };
+	/* Each look's edges by a pass of their own over the order, instead
+	 * of a grouped copy of it: a copy was 8 MB at 100,000 functions, at
+	 * the map's peak, and a pass costs a byte's test per edge. */
+	int count[EDGE_LOOKS] = { 0 };
 	unsigned char *look = cgm_xcalloc((size_t)m->nedges + 1, 1);
 	for (int i = 0; i < m->nedges; i++) {
 		look[i] = (unsigned char)edge_look(&m->edges[edge_order[i]]);
-		start[look[i] + 1]++;
+		count[look[i]]++;
 	}
-	for (int k = 0; k < EDGE_LOOKS; k++)
-		start[k + 1] += start[k];
-	int *grouped = cgm_xcalloc((size_t)m->nedges + 1, sizeof(int));
-	int next[EDGE_LOOKS];
-	memcpy(next, start, sizeof(next));
-	for (int i = 0; i < m->nedges; i++)
-		grouped[next[look[i]]++] = edge_order[i];
 	for (int k = 0; k < EDGE_LOOKS; k++) {
-		if (start[k] == start[k + 1])
+		if (count[k] == 0)
 			continue;
 		lit(w, "  {\n");
 		emit_look(w, k);
-		for (int i = start[k]; i < start[k + 1]; i++)
-			emit_edge(w, &m->edges[grouped[i]]);
+		for (int i = 0; i < m->nedges; i++)
+			if (look[i] == k)
+				emit_edge(w, &m->edges[edge_order[i]]);
 		lit(w, "  }\n");
 	}
-	free(grouped);
 	free(look);
 }
 
