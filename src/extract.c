@@ -2525,6 +2525,9 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		}
 		delta = -7;
 	}
+	/* What libpg_query's PL/pgSQL parser kept of a comment after the
+	 * expression, which PostgreSQL does not (plpgsql_locate.h). */
+	cgm_plpgsql_blank_end_comment(parsed - delta);
 
 	place_expression(ctx, text);
 	ctx->delta = delta;

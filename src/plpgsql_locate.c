@@ -5,8 +5,8 @@
  * In:  a body (NUL-terminated), an offset to search from, the text of one
  *      statement or expression as the PL/pgSQL parser stored it.
  * Out: the offset of the text in the body, or -1; the length of the prefix
- *      PL/pgSQL put before a simple CASE's WHEN values.  Nothing is
- *      allocated.
+ *      PL/pgSQL put before a simple CASE's WHEN values; a copy of the text
+ *      made parseable blanked in place.  Nothing is allocated.
  *
  * Why: PL/pgSQL takes `SELECT ... INTO v`, `... RETURNING ... INTO v` and
  * `FETCH ... INTO v` apart and stores the SQL with the INTO clause (INTO,
@@ -20,6 +20,15 @@
  * A simple CASE (`CASE x WHEN a, b THEN`) stores each WHEN's values as
  * `"__Case__Variable_N__" IN (a, b)` (pl_gram.y, make_case): the text
  * between the prefix and the closing parenthesis is the body's own.
+ *
+ * libpg_query's PL/pgSQL parser (its pl_gram.y, read_sql_construct) ends
+ * an expression's text at the token after it and then trims trailing
+ * whitespace: a `-- comment` between the expression and that token stays,
+ * without the newline that ended it (`x > 1 -- why`).  PostgreSQL 15's
+ * current releases (15.18) stop at the last token of the expression.  Alone the text still parses, but a simple CASE's WHEN
+ * becomes `"__Case__Variable_N__" IN (1 -- why)`, whose closing
+ * parenthesis is inside the comment: cgm_plpgsql_blank_end_comment blanks
+ * such a comment as PostgreSQL leaves it out.
  */
 #include "plpgsql_locate.h"
 
@@ -85,4 +94,26 @@ size_t cgm_plpgsql_case_prefix(const char *text)
 	if (strncmp(text + n, tail, sizeof tail - 1) != 0 || len < n + sizeof tail || text[len - 1] != ')')
 		return 0;
 	return n + sizeof tail - 1;
+}
+
+void cgm_plpgsql_blank_end_comment(char *text)
+{
+	if (!text)
+		return;
+	size_t len = strlen(text);
+	/* In a simple CASE's WHEN the parenthesis PL/pgSQL closed it with
+	 * stays. */
+	size_t end = cgm_plpgsql_case_prefix(text) ? len - 1 : len;
+	for (size_t i = 0; i < end;) {
+		size_t next = cgm_sql_skip_opaque(text, i);
+		if (next == i) {
+			i++;
+			continue;
+		}
+		if (text[i] == '-' && next >= len) {
+			memset(text + i, ' ', end - i);
+			return;
+		}
+		i = next;
+	}
 }

@@ -17,4 +17,10 @@ long cgm_plpgsql_locate(const char *body, long from, const char *text);
  * 0 when text is not such a WHEN. */
 size_t cgm_plpgsql_case_prefix(const char *text);
 
+/* A `-- comment` that runs to the end of text (or, in a simple CASE's
+ * WHEN, to its closing parenthesis), which libpg_query's PL/pgSQL parser
+ * keeps without the newline that ended it, replaced in place by spaces:
+ * offsets stay.  Nothing else changes. */
+void cgm_plpgsql_blank_end_comment(char *text);
+
 #endif

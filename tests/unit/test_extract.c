@@ -1014,6 +1014,8 @@ static void test_simple_case_values(void **state)
 			       "    WHEN /* c_not (a comment) */\n"  /* 10 */
 			       "      c_fourth(4) THEN\n"            /* 11 */
 			       "      RETURN c_then(5);\n"           /* 12 */
+			       "    WHEN c_commented(6) -- why\n"   /* 13 */
+			       "      THEN NULL;\n"
 			       "    ELSE NULL;\n"
 			       "  END CASE;\n"
 			       "  RETURN 0;\n"
@@ -1026,6 +1028,9 @@ static void test_simple_case_values(void **state)
 	expect_site(&fn, "c_third", 8, CGM_SITE_CALL);
 	expect_site(&fn, "c_fourth", 11, CGM_SITE_CALL);
 	expect_site(&fn, "c_then", 12, CGM_SITE_CALL);
+	/* libpg_query keeps the comment before THEN inside the `IN (...)`
+	 * it builds: PostgreSQL leaves it out. */
+	expect_site(&fn, "c_commented", 13, CGM_SITE_CALL);
 	assert_null(find_site(&fn, "c_not", 0));
 }
 
