@@ -704,8 +704,10 @@ static long locate(extract_ctx *ctx, long location)
 static cgm_site *new_call_site(extract_ctx *ctx, long location, const char *name, bool call_stmt)
 {
 	cgm_site *s = new_site(ctx);
-	s->kind = ctx->via_literal ? CGM_SITE_EXEC_LITERAL
-		  : call_stmt	   ? CGM_SITE_CALL_STMT
+	/* A CALL in constant EXECUTE SQL calls a procedure all the same
+	 * (via_literal tells where it stands). */
+	s->kind = call_stmt	   ? CGM_SITE_CALL_STMT
+		  : ctx->via_literal ? CGM_SITE_EXEC_LITERAL
 		  : ctx->in_perform ? CGM_SITE_PERFORM
 				    : CGM_SITE_CALL;
 	s->name = name;
@@ -2139,10 +2141,14 @@ static bool starts_with_word(const char *s, const char *word)
 	return strncasecmp(s, word, n) == 0 && !isalnum((unsigned char)s[n]) && s[n] != '_';
 }
 
+/* A statement PL/pgSQL runs as SQL.  DO is one too: PL/pgSQL's parser
+ * stores it as a CALL statement (pl_gram.y); its block runs as an entry
+ * point of its own, not as calls of the function holding it (cgmap_trace
+ * observes them so), so the DoStmt holds no site. */
 static bool is_statement_text(const char *s)
 {
 	static const char *const words[] = { "select", "with", "insert", "update", "delete",
-					     "merge", "values", "table", "call", "truncate",
+					     "merge", "values", "table", "call", "do", "truncate",
 					     "copy", "import", NULL };
 	for (int i = 0; words[i]; i++)
 		if (starts_with_word(s, words[i]))

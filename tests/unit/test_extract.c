@@ -1034,6 +1034,32 @@ static void test_simple_case_values(void **state)
 	assert_null(find_site(&fn, "c_not", 0));
 }
 
+/* A CALL in the constant SQL of an EXECUTE calls a procedure, as CALL
+ * does; a DO statement of a body parses, and its block's calls are its
+ * own (an entry point at run time), not sites of the body. */
+static void test_call_in_literal_and_do(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", NULL,
+			       "\nBEGIN\n"
+			       "  EXECUTE 'CALL p_lit(10, $x$baz$x$)';\n" /* 3 */
+			       "  EXECUTE 'SELECT f_lit(1)';\n"          /* 4 */
+			       "  DO 'BEGIN PERFORM in_do(); END';\n"    /* 5 */
+			       "  DO $d$BEGIN PERFORM in_do(); END$d$;\n"
+			       "  CALL after_do();\n"                    /* 7 */
+			       "END\n");
+	fn.kind = CGM_KIND_PROCEDURE;
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	expect_site(&fn, "p_lit", 3, CGM_SITE_CALL_STMT);
+	assert_true(find_site(&fn, "p_lit", 0)->via_literal);
+	assert_string_equal(find_site(&fn, "p_lit", 0)->argtypes[1], "unknown");
+	expect_site(&fn, "f_lit", 4, CGM_SITE_EXEC_LITERAL);
+	assert_null(find_site(&fn, "in_do", 0));
+	expect_site(&fn, "after_do", 7, CGM_SITE_CALL_STMT);
+}
+
 static void expect_stmt(const cgm_function *fn, const char *name, const char *stmt)
 {
 	const cgm_site *s = find_site(fn, name, 0);
@@ -1371,6 +1397,7 @@ int main(void)
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),
 		cmocka_unit_test(test_simple_case_values),
+		cmocka_unit_test(test_call_in_literal_and_do),
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_unread_ctes),
