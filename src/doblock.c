@@ -3,8 +3,9 @@
  *
  * In: a block's body and its session.  Out: SQL texts to the session's
  * `apply`, as they run; the PL/pgSQL parse tree (libpg_query's JSON, read
- * with jsondom into an arena of its own), the variables' values and the
- * parse results are freed before returning.
+ * with jsondom into an arena of its own), the variables' values, the
+ * parse results and a body rewritten for libpg_query (an atomic body,
+ * plpgsql_rewrite.h) are freed before returning.
  */
 #include "doblock.h"
 
@@ -19,6 +20,8 @@
 #include "cgmap/pipeline.h"
 #include "dovars.h"
 #include "jsondom.h"
+#include "plpgsql_locate.h"
+#include "plpgsql_rewrite.h"
 #include "sqllex.h"
 #include "sqlprep.h"
 
@@ -29,6 +32,11 @@ typedef struct runner {
 	const jd_node *datums;
 	int n;
 	int ddl; /* of them, statements that may change the schema (changes_schema) */
+	/* The body as written, and as parsed when a rewrite made it one
+	 * libpg_query reads (plpgsql_rewrite.h), else NULL; the offset in it
+	 * the next statement is looked for from. */
+	const char *body, *rewritten;
+	long from;
 } runner;
 
 /* Does `sql` start with a command that may change the schema or the
@@ -66,6 +74,22 @@ static void apply(runner *r, const char *sql, int line)
 	r->n++;
 	if (changes_schema(sql))
 		r->ddl++;
+}
+
+/* A statement's text as the body wrote it: what the rewrite changed in
+ * it (an atomic body, at the same offsets) put back. */
+static const char *as_written(runner *r, const char *sql)
+{
+	if (!r->rewritten || !sql)
+		return sql;
+	long at = cgm_plpgsql_locate(r->rewritten, r->from, sql);
+	if (at < 0)
+		return sql;
+	size_t len = strlen(sql);
+	r->from = at + (long)len;
+	if (memcmp(r->rewritten + at, r->body + at, len) == 0)
+		return sql;
+	return cgm_arena_strndup(r->arena, r->body + at, len);
 }
 
 static const char *show(runner *r, const char *setting)
@@ -178,7 +202,7 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 				const char *setting = what ? cgm_do_vars_current_setting(r->arena, what) : NULL;
 				set_target(r, jd_get(stmt, "target"), show(r, setting));
 			}
-			apply(r, sql, line);
+			apply(r, as_written(r, sql), line);
 		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
 			char *sql = constant(r, expr_query(jd_get(stmt, "query")));
 			const char *shown = sql ? cgm_do_vars_shown(r->arena, sql) : NULL;
@@ -241,6 +265,20 @@ static void declare(runner *r)
 	}
 }
 
+/* The block's body parsed as the body of a function (caller frees the
+ * result). */
+static PgQueryPlpgsqlParseResult parse_block(const char *tag, const char *body)
+{
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
+	cgm_strbuf_puts(&sql, tag);
+	cgm_strbuf_puts(&sql, body);
+	cgm_strbuf_puts(&sql, tag);
+	PgQueryPlpgsqlParseResult parsed = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	return parsed;
+}
+
 int cgm_do_block_run(const char *body, const cgm_do_session *session)
 {
 	char tag[32];
@@ -250,14 +288,16 @@ int cgm_do_block_run(const char *body, const cgm_do_session *session)
 	cgm_sql_problem problem;
 	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem))
 		return 0;
-	cgm_strbuf sql = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
-	cgm_strbuf_puts(&sql, tag);
-	cgm_strbuf_puts(&sql, body);
-	cgm_strbuf_puts(&sql, tag);
-	PgQueryPlpgsqlParseResult parsed = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
-	cgm_strbuf_free(&sql);
-	runner r = { .session = session };
+	PgQueryPlpgsqlParseResult parsed = parse_block(tag, body);
+	runner r = { .session = session, .body = body };
+	/* A CREATE FUNCTION ... BEGIN ATOMIC in the block, which libpg_query's
+	 * PL/pgSQL parser ends at its first `;`: read as a string body. */
+	char *rewritten = parsed.error ? cgm_plpgsql_atomic_as_string(body) : NULL;
+	if (rewritten) {
+		pg_query_free_plpgsql_parse_result(parsed);
+		parsed = parse_block(tag, rewritten);
+		r.rewritten = rewritten;
+	}
 	if (!parsed.error && parsed.plpgsql_funcs) {
 		r.arena = cgm_arena_new();
 		r.vars = cgm_do_vars_new(r.arena);
@@ -269,5 +309,6 @@ int cgm_do_block_run(const char *body, const cgm_do_session *session)
 		cgm_arena_free(r.arena);
 	}
 	pg_query_free_plpgsql_parse_result(parsed);
+	free(rewritten);
 	return r.n;
 }

@@ -6,11 +6,16 @@
  * Out: a rewritten body (heap, caller frees) or NULL when no rewrite applies;
  *      and, for the extraction, the cursor statements of a body and what the
  *      rewrite made of them (cgm_plpgsql_cursor_reads: heap, caller frees).
+ *      The BEGIN ATOMIC rewrite is also used alone (DO blocks, doblock.c).
  *
  * Why: libpg_query 15-4.0.0 compiles PL/pgSQL without a catalog, so it cannot
  * know that a variable is a cursor (every OPEN, FETCH, MOVE, CLOSE and
  * FOR ... IN cursor fails) nor that a %ROWTYPE variable has fields
- * ("r.col := 1" fails).  Real schemas are full of both.  The rewrites keep
+ * ("r.col := 1" fails).  Real schemas are full of both.  Its parser also
+ * predates PostgreSQL 15's reading of `CREATE FUNCTION ... BEGIN ATOMIC
+ * ... END` as one statement in a body (pl_gram.y, make_execsql_stmt): it
+ * ends the statement at the first `;` of the atomic body, a syntax error
+ * (plpgsql_misc's DO block); such a body is made a string body.  The rewrites keep
  * every newline where it was, so line numbers of everything else stay exact;
  * only the text inside one statement changes.
  */
@@ -945,6 +950,104 @@ int cgm_plpgsql_cursor_reads(cgm_cursor_read **out, const char *body)
 	return n;
 }
 
+/* The word at body[i] (ident_char run) compared to `w`, any case. */
+static bool word_is(const char *body, size_t i, size_t len, const char *w)
+{
+	return strlen(w) == len && strncasecmp(body + i, w, len) == 0;
+}
+
+char *cgm_plpgsql_atomic_as_string(const char *body)
+{
+	if (!body)
+		return NULL;
+	/* A dollar-quote tag of one letter the body never spells. */
+	char tag[4] = "$a$";
+	while (tag[1] <= 'z' && strstr(body, tag))
+		tag[1]++;
+	if (tag[1] > 'z')
+		return NULL;
+	char *out = NULL;
+	/* state: 0 at a statement's start, 1 after CREATE, 2 after CREATE OR,
+	 * 3 after CREATE OR REPLACE, 4 in a routine's definition, 5 inside its
+	 * BEGIN ATOMIC, -1 in another statement. */
+	int state = 0, paren = 0, depth = 0;
+	for (size_t i = 0; body[i];) {
+		size_t skip = skip_opaque_at(body, i);
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		char c = body[i];
+		if (!ident_char(c)) {
+			if (c == '(')
+				paren++;
+			else if (c == ')' && paren > 0)
+				paren--;
+			else if (c == ';' && paren == 0 && state != 5)
+				state = 0, paren = 0;
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (ident_char(body[j]) || body[j] == '$')
+			j++;
+		size_t len = j - i;
+		if (state <= 0 && (word_is(body, i, len, "begin") || word_is(body, i, len, "then") ||
+				   word_is(body, i, len, "else") || word_is(body, i, len, "loop") ||
+				   word_is(body, i, len, "declare") || word_is(body, i, len, "exception")))
+			state = 0; /* a statement may start after these */
+		else if (state == 0)
+			state = word_is(body, i, len, "create") ? 1 : -1;
+		else if (state >= 1 && state <= 3) {
+			if (state == 1 && word_is(body, i, len, "or"))
+				state = 2;
+			else if (state == 2 && word_is(body, i, len, "replace"))
+				state = 3;
+			else if ((state == 1 || state == 3) &&
+				 (word_is(body, i, len, "function") || word_is(body, i, len, "procedure")))
+				state = 4;
+			else
+				state = -1;
+		} else if (state == 4 && paren == 0 && word_is(body, i, len, "begin")) {
+			size_t k = j;
+			for (;;) {
+				while (isspace((unsigned char)body[k]))
+					k++;
+				size_t past = cgm_sql_skip_comment_from(body, k);
+				if (past == k)
+					break;
+				k = past;
+			}
+			if (word_at(body + k, "atomic")) {
+				out = out ? out : strdup(body);
+				if (!out)
+					return NULL;
+				memcpy(out + i, "AS   ", 5);
+				memcpy(out + k, "$a$   ", 6);
+				out[k + 1] = tag[1];
+				state = 5;
+				depth = 0;
+				j = k + 6;
+			}
+		} else if (state == 5 && paren == 0) {
+			if (word_is(body, i, len, "begin") || word_is(body, i, len, "case"))
+				depth++;
+			else if (word_is(body, i, len, "end") && depth > 0)
+				depth--;
+			else if (word_is(body, i, len, "end")) {
+				memcpy(out + i, tag, 3);
+				state = -1;
+			}
+		}
+		i = j;
+	}
+	if (out && state == 5) { /* no END: leave the body as it was */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs)
 {
@@ -956,8 +1059,12 @@ char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 		return rewrite_bare_return_next(body);
 	if (strstr(error_message, "must be of type cursor or refcursor") ||
 	    strstr(error_message, "cursor FOR loop must use a bound cursor variable") ||
-	    strstr(error_message, "syntax error"))
-		return rewrite_cursors(body);
+	    strstr(error_message, "syntax error")) {
+		char *rewritten = rewrite_cursors(body);
+		if (rewritten || !strstr(error_message, "syntax error"))
+			return rewritten;
+		return cgm_plpgsql_atomic_as_string(body);
+	}
 	if (strstr(error_message, "is not a known variable"))
 		return rewrite_unknown_field(body, error_message);
 	return NULL;

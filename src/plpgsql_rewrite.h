@@ -14,6 +14,14 @@
 char *cgm_plpgsql_rewrite(const char *body, const char *error_message,
 			  const char *const *argtypes, int nargs);
 
+/* The body with each `CREATE [OR REPLACE] FUNCTION|PROCEDURE ... BEGIN
+ * ATOMIC ... END` statement's atomic body made a string body of the same
+ * length (`AS   $x$   ... $x$`, the tag one letter the body never spells),
+ * which libpg_query's PL/pgSQL parser reads as one statement, as
+ * PostgreSQL 15 reads the original; malloc'd, caller frees; NULL when the
+ * body has none.  The statement's other text and every offset stay. */
+char *cgm_plpgsql_atomic_as_string(const char *body);
+
 /* One FETCH, MOVE or OPEN statement of a body: the 1-based line it starts
  * on and its cursor, folded as PostgreSQL folds an identifier (lower case
  * unless quoted). */

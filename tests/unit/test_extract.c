@@ -1060,6 +1060,30 @@ static void test_call_in_literal_and_do(void **state)
 	expect_site(&fn, "after_do", 7, CGM_SITE_CALL_STMT);
 }
 
+/* CREATE FUNCTION ... BEGIN ATOMIC ... END in a body is one statement, as
+ * PostgreSQL 15 reads it: the body parses, the atomic body's calls are the
+ * new function's, and what follows keeps its lines. */
+static void test_create_atomic_in_body(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "integer",
+			       "\nDECLARE procedure int;\nBEGIN\n"
+			       "  CREATE FUNCTION made() RETURNS int\n"  /* 4 */
+			       "    BEGIN ATOMIC\n"
+			       "      SELECT in_atomic(1);\n"
+			       "      SELECT CASE WHEN in_atomic(2) > 0 THEN 1 END;\n"
+			       "    END;\n"
+			       "  CREATE OR REPLACE PROCEDURE p() begin  -- why\n"
+			       "    atomic SELECT in_atomic(3); end;\n"
+			       "  RETURN after_atomic(4);\n"             /* 11 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	assert_null(find_site(&fn, "in_atomic", 0));
+	expect_site(&fn, "after_atomic", 11, CGM_SITE_CALL);
+}
+
 static void expect_stmt(const cgm_function *fn, const char *name, const char *stmt)
 {
 	const cgm_site *s = find_site(fn, name, 0);
@@ -1398,6 +1422,7 @@ int main(void)
 		cmocka_unit_test(test_string_continued_after_comment),
 		cmocka_unit_test(test_simple_case_values),
 		cmocka_unit_test(test_call_in_literal_and_do),
+		cmocka_unit_test(test_create_atomic_in_body),
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_unread_ctes),
