@@ -454,6 +454,8 @@ static cgm_expr *var_expr(extract_ctx *ctx, const char *name)
  * variable $n, which counts OUT parameters too. */
 static const char *param_type(extract_ctx *ctx, long n)
 {
+	if (ctx->via_literal)
+		return NULL; /* EXECUTE's USING values (literal_param) */
 	if (ctx->nplparams > 0) {
 		char name[24];
 		snprintf(name, sizeof name, "$%ld", n);
@@ -499,8 +501,15 @@ static void bind_scope_vars(extract_ctx *ctx, const cgm_scope *scope, int depth)
  * FROM items its names are looked up in (bind_scope_vars). */
 static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
-	if (!e || depth > 64 || ctx->nvars == 0)
+	/* In the constant SQL of an EXECUTE, $n is the n-th value of its
+	 * USING, not the function's: of a type not worked out here. */
+	static const cgm_expr literal_param = { .kind = CGM_EXPR_OTHER };
+	if (!e || depth > 64 || (ctx->nvars == 0 && !ctx->via_literal))
 		return;
+	if (e->kind == CGM_EXPR_PARAM && ctx->via_literal) {
+		((cgm_expr *)e)->var = &literal_param;
+		return;
+	}
 	if (e->scope)
 		bind_scope_vars(ctx, e->scope, depth);
 	if (e->kind == CGM_EXPR_NAME && !e->var && e->nnames >= 1 &&

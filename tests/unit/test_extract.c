@@ -1060,6 +1060,32 @@ static void test_call_in_literal_and_do(void **state)
 	expect_site(&fn, "after_do", 7, CGM_SITE_CALL_STMT);
 }
 
+/* In the constant SQL of an EXECUTE, $n is a value of its USING, not the
+ * function's n-th parameter (plpgsql.sql's exc_using: `length($1)` with
+ * USING $2, $1 is length(text), not a missing length(integer)). */
+static void test_params_in_literal(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "a integer, b text", "integer",
+			       "\nDECLARE i int;\nBEGIN\n"
+			       "  EXECUTE 'SELECT lit_len($1) + $2' INTO i USING b, a;\n"
+			       "  RETURN own_len($2);\n"
+			       "END\n");
+	const char *argtypes[] = { "integer", "text" };
+	const char *argnames[] = { "a", "b" };
+	fn.nargs = 2;
+	fn.argtypes = argtypes;
+	fn.argnames = argnames;
+	cgm_extract_function(arena, &fn);
+	if (fn.nerrors)
+		fail_msg("line %d: %s", fn.errors[0].line, fn.errors[0].message);
+	const cgm_site *lit = find_site(&fn, "lit_len", 0);
+	assert_non_null(lit);
+	assert_true(lit->via_literal);
+	assert_null(lit->argtypes[0]);
+	assert_string_equal(find_site(&fn, "own_len", 0)->argtypes[0], "text");
+}
+
 /* CREATE FUNCTION ... BEGIN ATOMIC ... END in a body is one statement, as
  * PostgreSQL 15 reads it: the body parses, the atomic body's calls are the
  * new function's, and what follows keeps its lines. */
@@ -1423,6 +1449,7 @@ int main(void)
 		cmocka_unit_test(test_simple_case_values),
 		cmocka_unit_test(test_call_in_literal_and_do),
 		cmocka_unit_test(test_create_atomic_in_body),
+		cmocka_unit_test(test_params_in_literal),
 		cmocka_unit_test(test_cursor_statement_expressions),
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_unread_ctes),
