@@ -5499,6 +5499,38 @@ static bool drop_opclass(sql_state *st, const jd_node *obj)
 	return true;
 }
 
+/* DROP TABLE, VIEW, MATERIALIZED VIEW or FOREIGN TABLE of t: its row
+ * type, triggers and what it runs go with it.  With CASCADE so do the
+ * views and materialized views reading it (their CGM_REACH_VIEW effects
+ * name it), and those reading them, and the functions taking or returning
+ * its row type, as pg_depend has it: a migration that drops a base view
+ * CASCADE and makes its materialized view again makes a new one.  Without
+ * CASCADE PostgreSQL refuses the drop while they exist. */
+static void drop_relation(sql_state *st, sql_table *t, bool cascade)
+{
+	t->dropped = true;
+	smap_put(&st->types, pair_key(st->a, t->schema, t->name), 0);
+	for (int k = 0; k < st->ntriggers; k++)
+		if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
+		    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
+			st->triggers[k].dropped = true;
+	drop_references(st, NULL, pair_key(st->a, t->schema, t->name), false);
+	if (!cascade)
+		return;
+	const char *row_type = cgm_quote_qualified(st->a, t->schema, t->name);
+	drop_type_dependents(st, NULL, &row_type, 1);
+	for (int i = 0; i < st->neffects; i++) {
+		const sql_effect *e = &st->effects[i];
+		if (e->dropped || e->effect.reach != CGM_REACH_VIEW || !e->effect.target_relation ||
+		    strcmp(e->effect.target_schema, t->schema) != 0 ||
+		    strcmp(e->effect.target_relation, t->name) != 0)
+			continue;
+		sql_table *v = find_table(st, e->effect.schema, e->effect.relation);
+		if (v && v != t)
+			drop_relation(st, v, true); /* drops e, and restarts nothing */
+	}
+}
+
 static void apply_drop(sql_state *st, const jd_node *stmt)
 {
 	const char *type = jstr(stmt, "removeType");
@@ -5580,15 +5612,8 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			if (n < 0)
 				continue;
 			sql_table *t = find_table(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1]);
-			if (!t)
-				continue;
-			t->dropped = true;
-			smap_put(&st->types, pair_key(st->a, t->schema, t->name), 0);
-			for (int k = 0; k < st->ntriggers; k++)
-				if (strcmp(st->triggers[k].trigger.table_schema, t->schema) == 0 &&
-				    strcmp(st->triggers[k].trigger.table_name, t->name) == 0)
-					st->triggers[k].dropped = true;
-			drop_references(st, NULL, pair_key(st->a, t->schema, t->name), false);
+			if (t)
+				drop_relation(st, t, cascade);
 		} else if (strcmp(type, "OBJECT_TYPE") == 0 || strcmp(type, "OBJECT_DOMAIN") == 0) {
 			jd_node *tn = jget(obj, "TypeName");
 			const char *parts[3];
