@@ -915,15 +915,24 @@ static const char *object_text(sql_state *st, const jd_node *owa)
 /* What names function `old` by its id (effects, references, triggers,
  * event triggers, domain checks) names it `now` (NULL: it was dropped, and
  * what called it goes too, as DROP FUNCTION ... CASCADE takes it). */
+static void drop_relation(sql_state *st, sql_table *t, bool cascade);
+
 static void retarget_function(sql_state *st, const char *old, const char *now)
 {
 	for (int i = 0; i < st->neffects; i++) {
 		sql_effect *x = &st->effects[i];
 		if (x->effect.function_id && strcmp(x->effect.function_id, old) == 0) {
-			if (now)
+			if (now) {
 				x->effect.function_id = now;
-			else
-				x->dropped = true;
+				continue;
+			}
+			x->dropped = true;
+			/* A view calling it goes whole, not just the call. */
+			sql_table *v = x->effect.via == CGM_VIA_VIEW && x->effect.reach == CGM_REACH_FUNCTION
+					       ? find_table(st, x->effect.schema, x->effect.relation)
+					       : NULL;
+			if (v)
+				drop_relation(st, v, true);
 		}
 	}
 	for (int i = 0; i < st->nrefs; i++) {
@@ -5499,8 +5508,9 @@ static bool drop_opclass(sql_state *st, const jd_node *obj)
 	return true;
 }
 
-/* DROP TABLE, VIEW, MATERIALIZED VIEW or FOREIGN TABLE of t: its row
- * type, triggers and what it runs go with it.  With CASCADE so do the
+/* DROP TABLE, VIEW, MATERIALIZED VIEW or FOREIGN TABLE of t, or of its
+ * schema: its row type, triggers and what it runs go with it.  With
+ * CASCADE (or as a view calling a function dropped CASCADE) so do the
  * views and materialized views reading it (their CGM_REACH_VIEW effects
  * name it), and those reading them, and the functions taking or returning
  * its row type, as pg_depend has it: a migration that drops a base view
@@ -5585,8 +5595,8 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 				if (!st->dropped[f] && strcmp(st->fns[f].schema, name) == 0)
 					drop_function(st, f, cascade);
 			for (int t = 0; t < st->ntables; t++)
-				if (strcmp(st->tables[t].schema, name) == 0)
-					st->tables[t].dropped = true;
+				if (!st->tables[t].dropped && strcmp(st->tables[t].schema, name) == 0)
+					drop_relation(st, &st->tables[t], cascade);
 			for (int k = 0; k < st->ntriggers; k++)
 				if (strcmp(st->triggers[k].trigger.table_schema, name) == 0)
 					st->triggers[k].dropped = true;
