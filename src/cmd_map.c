@@ -11,6 +11,9 @@
  * order they share is made before and freed after (model->edge_order).
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +483,9 @@ int cmd_map(int argc, char **argv)
 		cgm_extract_cache_free(parse_cache);
 		parse_cache = NULL;
 		opts.extract_cache = NULL;
+#ifdef __GLIBC__
+		malloc_trim(0); /* what it held is in the threads' heaps */
+#endif
 	}
 	if ((rc = write_outputs(model, outdir)) < 0) {
 		cgm_model_free(model);

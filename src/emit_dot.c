@@ -97,11 +97,12 @@ typedef struct {
 	int *ndynamic;      /* per drawn function index: its dynamic EXECUTE sites */
 	int *nmissing;      /* per drawn function index: its sites with a missing callee */
 	char *id_text;      /* the drawn functions' ids escaped as text, one block */
-	size_t *id_at;      /* per drawn function index: where its text starts */
-	size_t *id_len;
+	uint32_t *id_at;    /* per drawn function index: where its text starts */
+	uint32_t *id_len;
 	char *node_text;    /* the same ids escaped as node names (one to one) */
-	size_t *node_at;
-	size_t *node_len;
+	uint32_t *node_at;
+	uint32_t *node_len;
+	cgm_strbuf late;    /* an id escaped where it is written (ESCAPE_LATE) */
 	cgm_strbuf raw, piece, label, tables, table; /* scratch, reused */
 	double max_self_ms; /* the largest self time of a mapped function */
 } dot_writer;
@@ -177,15 +178,39 @@ static __attribute__((noinline)) void put_fixed(dot_writer *w, const char *s)
 }
 
 /* A drawn function's id escaped, as written once in the plan. */
+/* An escaped id the same as the id is not copied (escape_ids): its text
+ * is the function's own.  One past what 32-bit offsets hold is escaped
+ * again where it is written. */
+#define ID_AS_IS UINT32_MAX
+#define ESCAPE_LATE (UINT32_MAX - 1)
+
 static void put_id_text(dot_writer *w, int fi)
 {
-	cgm_outfile_add(&w->file, w->id_text + w->id_at[fi], w->id_len[fi]);
+	const char *id = w->model->functions[fi].id;
+	if (w->id_at[fi] == ID_AS_IS) {
+		cgm_outfile_add(&w->file, id, w->id_len[fi]);
+	} else if (w->id_at[fi] == ESCAPE_LATE) {
+		cgm_strbuf_reset(&w->late);
+		cgm_escape_dot(&w->late, id);
+		cgm_outfile_add(&w->file, w->late.data, w->late.len);
+	} else {
+		cgm_outfile_add(&w->file, w->id_text + w->id_at[fi], w->id_len[fi]);
+	}
 }
 
 /* A drawn function's id escaped as a node name. */
 static void put_node_text(dot_writer *w, int fi)
 {
-	cgm_outfile_add(&w->file, w->node_text + w->node_at[fi], w->node_len[fi]);
+	const char *id = w->model->functions[fi].id;
+	if (w->node_at[fi] == ID_AS_IS) {
+		cgm_outfile_add(&w->file, id, w->node_len[fi]);
+	} else if (w->node_at[fi] == ESCAPE_LATE) {
+		cgm_strbuf_reset(&w->late);
+		cgm_escape_dot_id(&w->late, id);
+		cgm_outfile_add(&w->file, w->late.data, w->late.len);
+	} else {
+		cgm_outfile_add(&w->file, w->node_text + w->node_at[fi], w->node_len[fi]);
+	}
 }
 
 /* Node names: function ids end with ')' and the other node kinds never do,
@@ -635,22 +660,18 @@ static void emit_edges(dot_writer *w, const int *edge_order)
 	 * of a grouped copy of it: a copy was 8 MB at 100,000 functions, at
 	 * the map's peak, and a pass costs a byte's test per edge. */
 	int count[EDGE_LOOKS] = { 0 };
-	unsigned char *look = cgm_xcalloc((size_t)m->nedges + 1, 1);
-	for (int i = 0; i < m->nedges; i++) {
-		look[i] = (unsigned char)edge_look(&m->edges[edge_order[i]]);
-		count[look[i]]++;
-	}
+	for (int i = 0; i < m->nedges; i++)
+		count[edge_look(&m->edges[edge_order[i]])]++;
 	for (int k = 0; k < EDGE_LOOKS; k++) {
 		if (count[k] == 0)
 			continue;
 		lit(w, "  {\n");
 		emit_look(w, k);
 		for (int i = 0; i < m->nedges; i++)
-			if (look[i] == k)
+			if (edge_look(&m->edges[edge_order[i]]) == k)
 				emit_edge(w, &m->edges[edge_order[i]]);
 		lit(w, "  }\n");
 	}
-	free(look);
 }
 
 /* Each drawn function to each of its dynamic-site notes. */
@@ -837,6 +858,7 @@ static void dot_writer_free(dot_writer *w)
 	free(w->id_text);
 	free(w->id_at);
 	free(w->id_len);
+	cgm_strbuf_free(&w->late);
 	free(w->node_text);
 	free(w->node_at);
 	free(w->node_len);
@@ -865,28 +887,44 @@ static void emit_graph(dot_writer *w, const int *edge_order)
 }
 
 /* Every drawn id escaped once, as tooltip text and as a node name: the
- * edges and tooltips repeat them. */
+ * edges and tooltips repeat them.  Most ids escape to themselves: only the
+ * others are copied (8 MB of copies at 100,000 functions otherwise, at the
+ * map's memory peak). */
 static void escape_ids(dot_writer *w)
 {
 	const cgm_model *m = w->model;
 	cgm_strbuf ids = CGM_STRBUF_INIT, nodes = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
-	w->id_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
-	w->id_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
-	w->node_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
-	w->node_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(size_t));
+	w->id_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
+	w->id_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
+	w->node_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
+	w->node_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
 	for (int i = 0; i < w->nnodes; i++) {
 		int fi = w->nodes[i].index;
 		/* escape_dot() appends to the file: cgm_escape_dot() here. */
+		const char *id = m->functions[fi].id;
+		size_t len = strlen(id);
 		cgm_strbuf_reset(&one);
-		cgm_escape_dot(&one, m->functions[fi].id);
-		w->id_at[fi] = ids.len;
-		w->id_len[fi] = one.len;
-		cgm_strbuf_add(&ids, one.data, one.len);
+		cgm_escape_dot(&one, id);
+		w->id_len[fi] = one.len < ESCAPE_LATE ? (uint32_t)one.len : 0;
+		if (one.len == len && len < ESCAPE_LATE && memcmp(one.data, id, len) == 0) {
+			w->id_at[fi] = ID_AS_IS;
+		} else if (ids.len + one.len >= ESCAPE_LATE) {
+			w->id_at[fi] = ESCAPE_LATE;
+		} else {
+			w->id_at[fi] = (uint32_t)ids.len;
+			cgm_strbuf_add(&ids, one.data, one.len);
+		}
 		cgm_strbuf_reset(&one);
-		cgm_escape_dot_id(&one, m->functions[fi].id);
-		w->node_at[fi] = nodes.len;
-		w->node_len[fi] = one.len;
-		cgm_strbuf_add(&nodes, one.data, one.len);
+		cgm_escape_dot_id(&one, id);
+		w->node_len[fi] = one.len < ESCAPE_LATE ? (uint32_t)one.len : 0;
+		if (one.len == len && len < ESCAPE_LATE && memcmp(one.data, id, len) == 0) {
+			w->node_at[fi] = ID_AS_IS;
+		} else if (nodes.len + one.len >= ESCAPE_LATE) {
+			w->node_at[fi] = ESCAPE_LATE;
+		} else {
+			w->node_at[fi] = (uint32_t)nodes.len;
+			cgm_strbuf_add(&nodes, one.data, one.len);
+		}
 	}
 	cgm_strbuf_free(&one);
 	/* Kept to the end of the file: without the room doubling left (up to

@@ -927,7 +927,9 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 		n += s->nentries;
 	out_entry *all = cgm_xcalloc(n + 1, sizeof(out_entry));
 	size_t k = 0;
-	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
+	/* The slots' lists are let go as they are copied: the save runs once,
+	 * beside the finished model, and the lists were as big again. */
+	for (cgm_extract_cache_slot *s = cache->slots; s; s = s->next) {
 		for (size_t i = 0; i < s->nentries; i++) {
 			if (s->spill_failed && !s->entries[i].old)
 				continue;
@@ -935,6 +937,10 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 			all[k].slot = s;
 			k++;
 		}
+		free(s->entries);
+		s->entries = NULL;
+		s->nentries = s->cap = 0;
+	}
 	n = k;
 	qsort(all, n, sizeof(out_entry), compare_out);
 	/* Two functions with the same inputs extract alike: one record. */

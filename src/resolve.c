@@ -35,6 +35,9 @@
  * still leaves several, all are linked and flagged ambiguous.
  */
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1371,6 +1374,23 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	cgm_catalog_free(rv.catalog);
 	cgm_ops_resolver_free(rv.ops);
 	cgm_argdefaults_free(rv.defaults);
+	/* What only resolving used goes before the edges' array is made: the
+	 * map's memory peaks then (the edges, 78 MB at 100,000 functions, come
+	 * on top of every site).  The strings and records the tables index
+	 * stay in the workers' arenas. */
+	for (int t = 0; t <= started; t++) {
+		cgm_intern_free(workers[t].strings);
+		workers[t].strings = NULL;
+		rare_table_free(workers[t].rares);
+		workers[t].rares = NULL;
+		cgm_arena_free(workers[t].scratch);
+		workers[t].scratch = NULL;
+	}
+#ifdef __GLIBC__
+	/* The threads' heaps hold the pages their scratch gave back: returned
+	 * now, they are not counted twice under the edges. */
+	malloc_trim(0);
+#endif
 
 	/* The edges in one array of their final size, each run's written in
 	 * place by a second pass: the same edges, in the same order, however
@@ -1384,13 +1404,8 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	if (total_edges > INT_MAX) {
 		free(job.run_edges);
 		pthread_mutex_destroy(&job.lock);
-		for (int t = 0; t <= started; t++) {
-			cgm_intern_free(workers[t].strings);
-			rare_table_free(workers[t].rares);
-			cgm_arena_free(workers[t].scratch);
-			if (t > 0)
-				cgm_arena_adopt(model->arena, workers[t].arena);
-		}
+		for (int t = 1; t <= started; t++)
+			cgm_arena_adopt(model->arena, workers[t].arena);
 		return cgm_error(CGM_ESOURCE, "more than %d edges in the map (resolve.c, cgm_resolve)",
 				 INT_MAX);
 	}
@@ -1403,13 +1418,9 @@ int cgm_resolve(cgm_model *model, const cgm_resolve_options *opts)
 	model->nedges = (int)total_edges;
 	job.write_edges = true;
 	started = run_pass(&job, workers, threads, started);
-	for (int t = 0; t <= started; t++) {
-		cgm_intern_free(workers[t].strings);
-		rare_table_free(workers[t].rares);
-		cgm_arena_free(workers[t].scratch);
+	for (int t = 0; t <= started; t++)
 		if (t > 0)
 			cgm_arena_adopt(model->arena, workers[t].arena);
-	}
 	pthread_mutex_destroy(&job.lock);
 	free(job.run_edges);
 	model->include_builtins = opts && opts->include_builtins;

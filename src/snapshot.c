@@ -599,7 +599,11 @@ static int writer_plan(writer *w)
 
 	/* Every written id as JSON text, in one block: each is escaped into a
 	 * scratch outfile that is never flushed (an id too long to be sure of
-	 * fitting is escaped where it is written instead), then appended. */
+	 * fitting is escaped where it is written instead), then appended.
+	 * Format 2 refers to functions by their place and writes each id once:
+	 * no block (5.6 MB at 100,000 functions, at the map's memory peak). */
+	if (w->compact)
+		return 0;
 	w->id_at = cgm_xcalloc((size_t)n, sizeof(size_t));
 	w->id_len = cgm_xcalloc((size_t)n, sizeof(size_t));
 	cgm_strbuf ids = CGM_STRBUF_INIT;

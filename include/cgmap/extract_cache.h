@@ -65,7 +65,8 @@ void cgm_extract_cache_keep(cgm_extract_cache_slot *slot, const cgm_extract_key 
 			    const cgm_function *fn);
 
 /* The next file at `path`: the entries fetched or kept, one per key.
- * CGM_EIO naming the path when it cannot be written. */
+ * CGM_EIO naming the path when it cannot be written.  Once: the slots'
+ * entry lists are let go as they are written. */
 int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path);
 
 /* Bodies fetched from the old file and bodies kept after a parse. */
