@@ -86,6 +86,16 @@ typedef struct {
 	int index, sub;
 } sort_rec;
 
+/* The drawn functions' ids escaped one way, by function index: where each
+ * starts in `text` and its length, escaped once (escape_ids) since edges
+ * and tooltips repeat them. */
+typedef struct escaped_ids {
+	void (*escape)(cgm_strbuf *out, const char *s);
+	char *text;         /* one block */
+	uint32_t *at;       /* or ID_AS_IS, ESCAPE_LATE */
+	uint32_t *len;
+} escaped_ids;
+
 typedef struct {
 	const cgm_model *model;
 	cgm_outfile file;   /* the output, buffered */
@@ -96,12 +106,8 @@ typedef struct {
 	unsigned *trigger_events; /* per function index: events of the triggers calling it */
 	int *ndynamic;      /* per drawn function index: its dynamic EXECUTE sites */
 	int *nmissing;      /* per drawn function index: its sites with a missing callee */
-	char *id_text;      /* the drawn functions' ids escaped as text, one block */
-	uint32_t *id_at;    /* per drawn function index: where its text starts */
-	uint32_t *id_len;
-	char *node_text;    /* the same ids escaped as node names (one to one) */
-	uint32_t *node_at;
-	uint32_t *node_len;
+	escaped_ids ids;    /* the drawn functions' ids escaped as text */
+	escaped_ids names;  /* the same ids escaped as node names */
 	cgm_strbuf late;    /* an id escaped where it is written (ESCAPE_LATE) */
 	cgm_strbuf raw, piece, label, tables, table; /* scratch, reused */
 	double max_self_ms; /* the largest self time of a mapped function */
@@ -184,33 +190,29 @@ static __attribute__((noinline)) void put_fixed(dot_writer *w, const char *s)
 #define ID_AS_IS UINT32_MAX
 #define ESCAPE_LATE (UINT32_MAX - 1)
 
-static void put_id_text(dot_writer *w, int fi)
+static void put_escaped(dot_writer *w, const escaped_ids *e, int fi)
 {
 	const char *id = w->model->functions[fi].id;
-	if (w->id_at[fi] == ID_AS_IS) {
-		cgm_outfile_add(&w->file, id, w->id_len[fi]);
-	} else if (w->id_at[fi] == ESCAPE_LATE) {
+	if (e->at[fi] == ID_AS_IS) {
+		cgm_outfile_add(&w->file, id, e->len[fi]);
+	} else if (e->at[fi] == ESCAPE_LATE) {
 		cgm_strbuf_reset(&w->late);
-		cgm_escape_dot(&w->late, id);
+		e->escape(&w->late, id);
 		cgm_outfile_add(&w->file, w->late.data, w->late.len);
 	} else {
-		cgm_outfile_add(&w->file, w->id_text + w->id_at[fi], w->id_len[fi]);
+		cgm_outfile_add(&w->file, e->text + e->at[fi], e->len[fi]);
 	}
+}
+
+static void put_id_text(dot_writer *w, int fi)
+{
+	put_escaped(w, &w->ids, fi);
 }
 
 /* A drawn function's id escaped as a node name. */
 static void put_node_text(dot_writer *w, int fi)
 {
-	const char *id = w->model->functions[fi].id;
-	if (w->node_at[fi] == ID_AS_IS) {
-		cgm_outfile_add(&w->file, id, w->node_len[fi]);
-	} else if (w->node_at[fi] == ESCAPE_LATE) {
-		cgm_strbuf_reset(&w->late);
-		cgm_escape_dot_id(&w->late, id);
-		cgm_outfile_add(&w->file, w->late.data, w->late.len);
-	} else {
-		cgm_outfile_add(&w->file, w->node_text + w->node_at[fi], w->node_len[fi]);
-	}
+	put_escaped(w, &w->names, fi);
 }
 
 /* Node names: function ids end with ')' and the other node kinds never do,
@@ -855,13 +857,13 @@ static void dot_writer_free(dot_writer *w)
 	free(w->trigger_events);
 	free(w->ndynamic);
 	free(w->nmissing);
-	free(w->id_text);
-	free(w->id_at);
-	free(w->id_len);
+	escaped_ids *both[2] = { &w->ids, &w->names };
+	for (int k = 0; k < 2; k++) {
+		free(both[k]->text);
+		free(both[k]->at);
+		free(both[k]->len);
+	}
 	cgm_strbuf_free(&w->late);
-	free(w->node_text);
-	free(w->node_at);
-	free(w->node_len);
 }
 
 static void emit_graph(dot_writer *w, const int *edge_order)
@@ -886,51 +888,44 @@ static void emit_graph(dot_writer *w, const int *edge_order)
 	lit(w, "}\n");
 }
 
-/* Every drawn id escaped once, as tooltip text and as a node name: the
- * edges and tooltips repeat them.  Most ids escape to themselves: only the
- * others are copied (8 MB of copies at 100,000 functions otherwise, at the
- * map's memory peak). */
-static void escape_ids(dot_writer *w)
+/* Every drawn id escaped one way (`e->escape`) once.  Most ids escape to
+ * themselves: only the others are copied (8 MB of copies at 100,000
+ * functions otherwise, at the map's memory peak). */
+static void escape_ids_with(dot_writer *w, escaped_ids *e)
 {
 	const cgm_model *m = w->model;
-	cgm_strbuf ids = CGM_STRBUF_INIT, nodes = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
-	w->id_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
-	w->id_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
-	w->node_at = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
-	w->node_len = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
+	cgm_strbuf text = CGM_STRBUF_INIT, one = CGM_STRBUF_INIT;
+	e->at = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
+	e->len = cgm_xcalloc((size_t)m->nfunctions, sizeof(uint32_t));
 	for (int i = 0; i < w->nnodes; i++) {
 		int fi = w->nodes[i].index;
-		/* escape_dot() appends to the file: cgm_escape_dot() here. */
 		const char *id = m->functions[fi].id;
 		size_t len = strlen(id);
 		cgm_strbuf_reset(&one);
-		cgm_escape_dot(&one, id);
-		w->id_len[fi] = one.len < ESCAPE_LATE ? (uint32_t)one.len : 0;
+		e->escape(&one, id);
+		e->len[fi] = one.len < ESCAPE_LATE ? (uint32_t)one.len : 0;
 		if (one.len == len && len < ESCAPE_LATE && memcmp(one.data, id, len) == 0) {
-			w->id_at[fi] = ID_AS_IS;
-		} else if (ids.len + one.len >= ESCAPE_LATE) {
-			w->id_at[fi] = ESCAPE_LATE;
+			e->at[fi] = ID_AS_IS;
+		} else if (text.len + one.len >= ESCAPE_LATE) {
+			e->at[fi] = ESCAPE_LATE;
 		} else {
-			w->id_at[fi] = (uint32_t)ids.len;
-			cgm_strbuf_add(&ids, one.data, one.len);
-		}
-		cgm_strbuf_reset(&one);
-		cgm_escape_dot_id(&one, id);
-		w->node_len[fi] = one.len < ESCAPE_LATE ? (uint32_t)one.len : 0;
-		if (one.len == len && len < ESCAPE_LATE && memcmp(one.data, id, len) == 0) {
-			w->node_at[fi] = ID_AS_IS;
-		} else if (nodes.len + one.len >= ESCAPE_LATE) {
-			w->node_at[fi] = ESCAPE_LATE;
-		} else {
-			w->node_at[fi] = (uint32_t)nodes.len;
-			cgm_strbuf_add(&nodes, one.data, one.len);
+			e->at[fi] = (uint32_t)text.len;
+			cgm_strbuf_add(&text, one.data, one.len);
 		}
 	}
 	cgm_strbuf_free(&one);
-	/* Kept to the end of the file: without the room doubling left (up to
-	 * as much again; 4 MB of ids at 100,000 functions). */
-	w->id_text = ids.data ? cgm_xrealloc(ids.data, ids.len + 1) : NULL;
-	w->node_text = nodes.data ? cgm_xrealloc(nodes.data, nodes.len + 1) : NULL;
+	/* Kept to the end of the file: without the room doubling left. */
+	e->text = text.data ? cgm_xrealloc(text.data, text.len + 1) : NULL;
+}
+
+/* As tooltip text and as node names (escape_dot() appends to the file:
+ * cgm_escape_dot() here). */
+static void escape_ids(dot_writer *w)
+{
+	w->ids.escape = cgm_escape_dot;
+	w->names.escape = cgm_escape_dot_id;
+	escape_ids_with(w, &w->ids);
+	escape_ids_with(w, &w->names);
 }
 
 int cgm_emit_dot(const cgm_model *model, const char *path)
