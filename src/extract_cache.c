@@ -78,6 +78,7 @@ struct cgm_extract_cache_slot {
 	int spill_fd;      /* -1: none yet */
 	uint64_t spilled;  /* bytes in the spill file */
 	bool spill_failed; /* a spill write failed: this slot's records are dropped */
+	uint64_t base;     /* the save: where its stream starts in the next records */
 	unsigned char *record; /* the old record being fetched */
 	size_t record_cap;
 	slot_entry *entries;
@@ -882,38 +883,18 @@ static int compare_out(const void *a, const void *b)
 	return 0;
 }
 
-/* A slot's stream, its spill file then its staged bytes, to the next file.
- * A spill file that cannot be read back gives zeros: the offsets of what
- * follows hold, and the records there fail their hash check, as misses. */
-static void copy_stream(cgm_outfile *f, const cgm_extract_cache_slot *s, char *buf, size_t cap)
-{
-	uint64_t done = 0;
-	while (done < s->spilled) {
-		size_t want = s->spilled - done < cap ? (size_t)(s->spilled - done) : cap;
-		ssize_t n = pread(s->spill_fd, buf, want, (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			memset(buf, 0, want);
-			n = (ssize_t)want;
-		}
-		cgm_outfile_add(f, buf, (size_t)n);
-		done += (uint64_t)n;
-	}
-	cgm_outfile_add(f, s->bytes.data, s->bytes.len);
-}
-
-/* A record of the old file to the next one, read back in pieces; one
- * that cannot be read gives zeros, a miss next time. */
-static void copy_old_record(cgm_outfile *f, const cgm_extract_cache *cache, uint64_t from,
-			    uint64_t length, char *buf, size_t cap)
+/* `length` bytes of `fd` at `at` to the next file, read back in pieces of
+ * `cap`.  What cannot be read gives zeros: the offsets of what follows
+ * hold, and the records there fail their hash check, as misses. */
+static void copy_range(cgm_outfile *f, int fd, uint64_t at, uint64_t length, char *buf,
+		       size_t cap)
 {
 	while (length > 0) {
 		size_t want = length < cap ? (size_t)length : cap;
-		if (!read_at(cache->fd, buf, want, cache->records_at + from))
+		if (!read_at(fd, buf, want, at))
 			memset(buf, 0, want);
 		cgm_outfile_add(f, buf, want);
-		from += want;
+		at += want;
 		length -= want;
 	}
 }
@@ -959,32 +940,18 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 			all[i].e.offset = offset;
 			offset += all[i].e.length;
 		}
-	typedef struct { const cgm_extract_cache_slot *slot; uint64_t base; } stream_base;
-	size_t nslots = 0;
-	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
-		nslots++;
-	stream_base *bases = cgm_xcalloc(nslots + 1, sizeof *bases);
-	size_t b = 0;
-	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next) {
-		if (s->spill_failed)
-			continue;
-		bases[b].slot = s;
-		bases[b].base = offset;
-		offset += s->spilled + s->bytes.len;
-		b++;
-	}
+	for (cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
+		if (!s->spill_failed) {
+			s->base = offset;
+			offset += s->spilled + s->bytes.len;
+		}
 	for (size_t i = 0; i < unique; i++)
 		if (!all[i].e.old)
-			for (size_t j = 0; j < b; j++)
-				if (bases[j].slot == all[i].slot) {
-					all[i].e.offset += bases[j].base;
-					break;
-				}
+			all[i].e.offset += all[i].slot->base;
 
 	cgm_outfile f;
 	int rc = cgm_outfile_open(&f, path, "parse cache", 0);
 	if (rc < 0) {
-		free(bases);
 		free(all);
 		return rc;
 	}
@@ -1006,11 +973,15 @@ int cgm_extract_cache_save(cgm_extract_cache *cache, const char *path)
 	char *buf = cgm_xcalloc(cap, 1);
 	for (size_t i = 0; i < unique; i++)
 		if (all[i].e.old)
-			copy_old_record(&f, cache, all[i].from, all[i].e.length, buf, cap);
-	for (size_t j = 0; j < b; j++)
-		copy_stream(&f, bases[j].slot, buf, cap);
+			copy_range(&f, cache->fd, cache->records_at + all[i].from, all[i].e.length,
+				   buf, cap);
+	/* Each slot's stream: its spill file, then what it still stages. */
+	for (const cgm_extract_cache_slot *s = cache->slots; s; s = s->next)
+		if (!s->spill_failed) {
+			copy_range(&f, s->spill_fd, 0, s->spilled, buf, cap);
+			cgm_outfile_add(&f, s->bytes.data, s->bytes.len);
+		}
 	free(buf);
-	free(bases);
 	free(all);
 	return cgm_outfile_commit(&f);
 }
