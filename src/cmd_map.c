@@ -487,6 +487,7 @@ int cmd_map(int argc, char **argv)
 		malloc_trim(0); /* what it held is in the threads' heaps */
 #endif
 	}
+	cgm_snapshot_settle_times(model);
 	if ((rc = write_outputs(model, outdir)) < 0) {
 		cgm_model_free(model);
 		rc = exit_code(rc);

@@ -199,18 +199,19 @@ static void put_bool(cgm_outfile *o, bool value)
  * digits.  A time is written in the range the reader takes (0 to
  * CGM_STATS_MAX_MS, cgmap/runtime.h), which merging never leaves: JSON has
  * no NaN (never measured: 0) nor infinity, and a value near the largest
- * double would print rounded up beyond it and not read back. */
-static void put_real(cgm_outfile *o, double v)
+ * double would print rounded up beyond it and not read back.
+ * format_real puts the text into buf[REAL_TEXT_SIZE] and returns its length. */
+enum { REAL_TEXT_SIZE = 64 };
+static size_t format_real(char *buf, double v)
 {
 	/* 12 significant digits: far below measurable time, and a value read
 	 * back prints as the same text, so a round trip is byte-identical. */
-	char buf[64];
 	if (!(v > 0.0)) /* NaN, negative, -0.0 */
 		v = 0.0;
 	else if (v > CGM_STATS_MAX_MS)
 		v = CGM_STATS_MAX_MS;
-	int n = snprintf(buf, sizeof(buf) - 3, "%.12g", v);
-	if (n < 0 || (size_t)n >= sizeof(buf) - 3) {
+	int n = snprintf(buf, REAL_TEXT_SIZE - 3, "%.12g", v);
+	if (n < 0 || (size_t)n >= REAL_TEXT_SIZE - 3) {
 		fprintf(stderr, "cgmap: cannot print the number %g\n", v);
 		abort();
 	}
@@ -232,7 +233,45 @@ static void put_real(cgm_outfile *o, double v)
 			len -= (size_t)(end - start);
 		}
 	}
+	return len;
+}
+
+static void put_real(cgm_outfile *o, double v)
+{
+	char buf[REAL_TEXT_SIZE];
+	size_t len = format_real(buf, v);
 	cgm_outfile_add(o, buf, len);
+}
+
+/* A time as a reader of the snapshot gets it back. */
+static double settled_ms(double v)
+{
+	char buf[REAL_TEXT_SIZE];
+	format_real(buf, v);
+	return strtod(buf, NULL);
+}
+
+static void settle_stats(cgm_runtime_stats *st)
+{
+	st->total_ms = settled_ms(st->total_ms);
+	st->self_ms = settled_ms(st->self_ms);
+}
+
+void cgm_snapshot_settle_times(cgm_model *m)
+{
+	for (int i = 0; i < m->nfunctions; i++)
+		settle_stats(&m->functions[i].runtime);
+	for (int i = 0; i < m->nedges; i++)
+		if (m->edges[i].rare)
+			settle_stats(&m->edges[i].rare->runtime);
+	for (int i = 0; i < m->npaths; i++) {
+		cgm_call_path *p = &m->paths[i];
+		settle_stats(&p->stats);
+		p->min_ms = settled_ms(p->min_ms);
+		p->max_ms = settled_ms(p->max_ms);
+	}
+	for (int i = 0; i < m->nbuckets; i++)
+		m->buckets[i].self_ms = settled_ms(m->buckets[i].self_ms);
 }
 
 /* ---- one-line records ---- */

@@ -33,9 +33,16 @@ static void put_frame(cgm_strbuf *b, const char *s)
 	}
 }
 
+/* By text, then by time: the times of one stack are summed in an order
+ * that does not depend on the order of the paths, so the last bit of the
+ * sum, and its rounding to a microsecond, never does either. */
 static int by_text(const void *a, const void *b)
 {
-	return strcmp(((const stack *)a)->text, ((const stack *)b)->text);
+	const stack *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+	if (c)
+		return c;
+	return (x->self_ms > y->self_ms) - (x->self_ms < y->self_ms);
 }
 
 /* Microseconds as an integer, held at INT64_MAX. */

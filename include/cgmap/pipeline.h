@@ -131,6 +131,11 @@ const cgm_snapshot_options *cgm_snapshot_defaults(void);
 int cgm_snapshot_write(const cgm_model *model, const char *path);
 int cgm_snapshot_write_with(const cgm_model *model, const char *path,
 			    const cgm_snapshot_options *opts);
+/* Round the model's runtime times to what its snapshot holds (12
+ * significant digits), so that what a map renders from memory is what a
+ * render of its snapshot shows, to the byte: a folded stack's microseconds
+ * or a time at the edge of rounding would otherwise differ. */
+void cgm_snapshot_settle_times(cgm_model *model);
 /* Read a snapshot; `path` is the file (plain or gzipped) or the folder
  * holding cgmap.json (or cgmap.json.gz). */
 int cgm_snapshot_read(cgm_model **out, const char *path);

@@ -28,6 +28,8 @@
 #include "cgmap/model.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/runtime.h"
+#include "cgmap/stacks.h"
+#include "cgmap/strbuf.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/verdict.h"
 
@@ -614,6 +616,76 @@ static void test_round_trip(void **state)
 }
 
 /* The derived lists and orders, as the file shows them. */
+/* A map renders its site from the model in memory, a render from the
+ * snapshot: settled, the model holds the very times the snapshot gives
+ * back, so both show the same microseconds. */
+static void test_settled_times(void **state)
+{
+	(void)state;
+	cgm_model *m = build_model();
+	/* times no 12-digit text holds, two of them paths of one stack (their
+	 * lines differ) */
+	m->paths[0].stats.self_ms = 1.0 / 3000.0;
+	m->paths[0].min_ms = 2.0 / 3.0;
+	m->paths[1].nframes = 1;
+	m->paths[1].lines[0] = 0;
+	m->paths[1].stats.self_ms = 1.0 / 7000.0;
+	m->buckets[0].self_ms = 2.0 / 7.0;
+	const char *plain = tmp_path("settle-plain.json"), *settled = tmp_path("settle.json");
+	assert_int_equal(cgm_snapshot_write(m, plain), 0);
+	cgm_model *raw = NULL;
+	assert_int_equal(cgm_snapshot_read(&raw, plain), 0);
+	/* without settling, the file does not hold the model's times */
+	assert_int_equal(raw->npaths, m->npaths);
+	assert_true(m->paths[0].stats.self_ms != raw->paths[0].stats.self_ms);
+	assert_true(m->buckets[0].self_ms != raw->buckets[0].self_ms);
+	cgm_model_free(raw);
+
+	cgm_snapshot_settle_times(m);
+	assert_int_equal(cgm_snapshot_write(m, settled), 0);
+	cgm_model *back = NULL;
+	assert_int_equal(cgm_snapshot_read(&back, settled), 0);
+	for (int i = 0; i < m->nfunctions; i++) {
+		int j = cgm_model_find(back, m->functions[i].id);
+		if (j < 0)
+			continue; /* a callee the snapshot does not list */
+		assert_true(m->functions[i].runtime.total_ms == back->functions[j].runtime.total_ms);
+		assert_true(m->functions[i].runtime.self_ms == back->functions[j].runtime.self_ms);
+	}
+	int compared = 0;
+	for (int i = 0; i < m->nedges; i++) {
+		const cgm_edge *e = &m->edges[i];
+		if (!e->rare)
+			continue;
+		for (int k = 0; k < back->nedges; k++) {
+			const cgm_edge *x = &back->edges[k];
+			if (x->via != e->via ||
+			    strcmp(back->functions[x->from].id, m->functions[e->from].id) != 0 ||
+			    strcmp(back->functions[x->to].id, m->functions[e->to].id) != 0)
+				continue;
+			assert_true(cgm_edge_runtime(x)->total_ms == e->rare->runtime.total_ms);
+			assert_true(cgm_edge_runtime(x)->self_ms == e->rare->runtime.self_ms);
+			compared++;
+		}
+	}
+	assert_true(compared >= 2);
+	assert_int_equal(back->npaths, m->npaths);
+	for (int i = 0; i < m->npaths; i++) {
+		assert_true(back->paths[i].stats.self_ms == m->paths[i].stats.self_ms);
+		assert_true(back->paths[i].min_ms == m->paths[i].min_ms);
+		assert_true(back->paths[i].max_ms == m->paths[i].max_ms);
+	}
+	assert_true(back->buckets[0].self_ms == m->buckets[0].self_ms);
+	cgm_strbuf a = CGM_STRBUF_INIT, b = CGM_STRBUF_INIT;
+	assert_int_equal(cgm_stacks_folded(&a, m), 1);
+	assert_int_equal(cgm_stacks_folded(&b, back), 1);
+	assert_string_equal(cgm_strbuf_cstr(&a), cgm_strbuf_cstr(&b));
+	cgm_strbuf_free(&a);
+	cgm_strbuf_free(&b);
+	cgm_model_free(back);
+	cgm_model_free(m);
+}
+
 static void test_document_shape(void **state)
 {
 	(void)state;
@@ -2292,6 +2364,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_settled_times),
 		cmocka_unit_test(test_document_shape),
 		cmocka_unit_test(test_derived_lists_recomputed),
 		cmocka_unit_test(test_folder_and_atomic_write),
