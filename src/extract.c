@@ -112,6 +112,11 @@ typedef struct extract_ctx {
 	int literal_line;
 	bool via_literal;
 	bool in_call_stmt;
+	/* The USING values of the EXECUTE being walked, for the $n of its
+	 * constant SQL: bound in the function, NULL for one that does not
+	 * parse as a value (using_values). */
+	const struct cgm_expr **using_values;
+	int nusing_values;
 
 	/* PL/pgSQL expressions wait here and are parsed as one text: one parser
 	 * call per function instead of one per expression. */
@@ -502,12 +507,15 @@ static void bind_scope_vars(extract_ctx *ctx, const cgm_scope *scope, int depth)
 static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 {
 	/* In the constant SQL of an EXECUTE, $n is the n-th value of its
-	 * USING, not the function's: of a type not worked out here. */
+	 * USING (using_values), not the function's. */
 	static const cgm_expr literal_param = { .kind = CGM_EXPR_OTHER };
 	if (!e || depth > 64 || (ctx->nvars == 0 && !ctx->via_literal))
 		return;
 	if (e->kind == CGM_EXPR_PARAM && ctx->via_literal) {
-		((cgm_expr *)e)->var = &literal_param;
+		const cgm_expr *value = e->param >= 1 && e->param <= ctx->nusing_values
+						? ctx->using_values[e->param - 1]
+						: NULL;
+		((cgm_expr *)e)->var = value ? value : &literal_param;
 		return;
 	}
 	if (e->scope)
@@ -523,6 +531,30 @@ static void bind_vars(extract_ctx *ctx, const cgm_expr *e, int depth)
 	}
 	for (int i = 0; i < e->nargs; i++)
 		bind_vars(ctx, e->args[i], depth + 1);
+}
+
+/* The values of an EXECUTE's USING (their texts), for the $n of its
+ * constant SQL: each typed as PL/pgSQL passes it, in the function (its
+ * variables and parameters), an unknown literal or NULL as text
+ * (pl_exec.c, exec_eval_using_params).  n 0: none. */
+static void using_values(extract_ctx *ctx, const char *const *texts, int n)
+{
+	static const cgm_expr text_value = { .kind = CGM_EXPR_CONST, .type = "text" };
+	ctx->nusing_values = 0;
+	ctx->using_values = NULL;
+	if (n <= 0)
+		return;
+	const cgm_expr **values = cgm_arena_alloc(ctx->arena, sizeof(cgm_expr *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		const cgm_expr *v = texts[i] ? cgm_raw_value_expr(ctx->arena, texts[i]) : NULL;
+		if (v && v->kind == CGM_EXPR_CONST && (!v->type || strcmp(v->type, "unknown") == 0))
+			v = &text_value;
+		if (v)
+			bind_vars(ctx, v, 0);
+		values[i] = v;
+	}
+	ctx->using_values = values;
+	ctx->nusing_values = n;
 }
 
 /* A query's row goes to the record variable `name` (SELECT INTO, FOR IN). */
@@ -2674,7 +2706,21 @@ static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, in
 	ctx->stmt_line = (int)jt_long(d, jt_get(d, stmt, "lineno"), saved_line);
 	ctx->stmt_kind = statement_kind(ctx, kind, ctx->stmt_line);
 	ctx->in_perform = strcmp(kind, "perform") == 0;
+	/* EXECUTE ... USING: its values, for the $n of its constant SQL */
+	const cgm_expr **saved_using = ctx->using_values;
+	int saved_nusing = ctx->nusing_values;
+	const char *texts[CGM_USING_MAX];
+	int n = 0;
+	int params = jt_get(d, stmt, "params");
+	if (params >= 0 && d->tokens[params].type == JT_ARRAY && strcmp(kind, "raise") != 0) {
+		int e = params + 1;
+		for (int i = 0; i < d->tokens[params].size && n < CGM_USING_MAX; i++, e = jt_skip(d, e))
+			texts[n++] = jt_strdup(d, jt_get(d, jt_get(d, e, "PLpgSQL_expr"), "query"), ctx->arena);
+	}
+	using_values(ctx, texts, n);
 	walk_plpgsql(ctx, d, stmt, NULL);
+	ctx->using_values = saved_using;
+	ctx->nusing_values = saved_nusing;
 	ctx->stmt_kind = saved_kind;
 	ctx->stmt_line = saved_line;
 	ctx->in_perform = saved_perform;
@@ -2785,6 +2831,21 @@ static void into_coercion(extract_ctx *ctx, const char *name, const cgm_expr *ro
 		new_coercion_site(ctx, row->args[0], var, ctx->stmt_line);
 }
 
+/* The USING values of the statement whose dynamic query is step i: its
+ * "params" expressions that follow, up to the statement's end. */
+static void using_values_after(extract_ctx *ctx, int i)
+{
+	const char *texts[CGM_USING_MAX];
+	int n = 0;
+	for (int j = i + 1, level = 0; j < ctx->nsteps && level >= 0 && n < CGM_USING_MAX; j++) {
+		const tree_step *q = &ctx->steps[j];
+		level += q->what == STEP_STATEMENT ? 1 : q->what == STEP_END ? -1 : 0;
+		if (level == 0 && q->what == STEP_EXPRESSION && strcmp(q->field, "params") == 0)
+			texts[n++] = q->text;
+	}
+	using_values(ctx, texts, n);
+}
+
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
 static void replay_tree(extract_ctx *ctx)
 {
@@ -2838,9 +2899,14 @@ static void replay_tree(extract_ctx *ctx)
 				ctx->in_perform = stack[depth].in_perform;
 			}
 			break;
-		case STEP_EXPRESSION:
-			on_expression(ctx, strdup(t->text), is_dynamic_field(ctx, t->field));
+		case STEP_EXPRESSION: {
+			bool dynamic = is_dynamic_field(ctx, t->field);
+			if (dynamic)
+				using_values_after(ctx, i);
+			on_expression(ctx, strdup(t->text), dynamic);
+			ctx->nusing_values = 0;
 			break;
+		}
 		case STEP_INTO:
 			/* Its query is the statement's own expression (after the loop
 			 * body for FOR): its row, as the parser's check read it. */

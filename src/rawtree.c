@@ -2393,6 +2393,33 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
 	return rc;
 }
 
+const cgm_expr *cgm_raw_value_expr(cgm_arena *arena, const char *text)
+{
+	/* On its own line: the value may end in a -- comment. */
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "SELECT ");
+	cgm_strbuf_puts(&sql, text);
+	cgm_strbuf_puts(&sql, "\n");
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(cgm_strbuf_cstr(&sql));
+	free(parsed.stderr_buffer);
+	const cgm_expr *value = NULL;
+	const RawStmt *raw = !parsed.error && list_length(parsed.tree) == 1 ? linitial(parsed.tree) : NULL;
+	const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
+	if (select && IsA(select, SelectStmt) && select->op == SETOP_NONE && !select->fromClause &&
+	    !select->valuesLists && list_length(select->targetList) == 1 &&
+	    IsA(linitial(select->targetList), ResTarget)) {
+		const cgm_raw_visitor v = { .arena = arena };
+		walker w = { .v = &v };
+		value = build_expr(&w, ((const ResTarget *)linitial(select->targetList))->val);
+	}
+	if (parsed.error)
+		pg_query_free_error(parsed.error);
+	pg_query_exit_memory_context(context);
+	cgm_strbuf_free(&sql);
+	return value;
+}
+
 int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v)
 {
 	MemoryContext context = pg_query_enter_memory_context();

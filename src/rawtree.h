@@ -174,6 +174,11 @@ typedef struct cgm_raw_visitor {
  * starts; what earlier statements reported must be dropped too. */
 int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *cursorpos);
 
+/* The expression of a PL/pgSQL value (an EXECUTE's USING item), as the
+ * PL/pgSQL parser reads it (SELECT value), built in `arena` for typing, or
+ * NULL when it does not parse as one value. */
+const struct cgm_expr *cgm_raw_value_expr(struct cgm_arena *arena, const char *text);
+
 /* The actions of the one CREATE RULE statement `sql` holds, each reported
  * to v as a statement of its own (calls, relations read and written; a
  * statement holding a node the walker does not know goes to `unknown`).

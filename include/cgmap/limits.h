@@ -22,6 +22,10 @@
  * bracket between them. */
 #define CGM_MAX_NESTING_ESTIMATE 10000
 
+/* Values of an EXECUTE's USING typed for the $n of its constant SQL; a $n
+ * past them is left untyped (its calls ambiguous among overloads). */
+#define CGM_USING_MAX 100
+
 /* Levels of JSON that the token reader (src/jsontok.c) takes from
  * libpg_query: a tree level prints as up to three. */
 #define CGM_MAX_JSON_NESTING (4 * CGM_MAX_NESTING)
