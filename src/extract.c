@@ -45,6 +45,7 @@
 #include "plpgsql_rewrite.h"
 #include "rawtree.h"
 #include "sqllex.h"
+#include "execvars.h"
 #include "sqlprep.h"
 
 #define MAX_REWRITES 24
@@ -117,6 +118,10 @@ typedef struct extract_ctx {
 	 * parse as a value (using_values). */
 	const struct cgm_expr **using_values;
 	int nusing_values;
+	/* The constant SQL each variable can hold, for an EXECUTE of one
+	 * (execvars.h); NULL when the body's tree was not walked. */
+	cgm_exec_vars *exec_vars;
+	int current_step;   /* the tree step being replayed, -1 outside replay_tree */
 
 	/* PL/pgSQL expressions wait here and are parsed as one text: one parser
 	 * call per function instead of one per expression. */
@@ -267,10 +272,11 @@ typedef struct captured_opcast {
 
 /* One step of the PL/pgSQL tree, in the order its JSON lists them. */
 typedef struct tree_step {
-	enum { STEP_VAR, STEP_STATEMENT, STEP_END, STEP_EXPRESSION, STEP_INTO } what;
+	enum { STEP_VAR, STEP_STATEMENT, STEP_END, STEP_EXPRESSION, STEP_INTO, STEP_SETS } what;
 	const char *kind;   /* STEP_STATEMENT (static) */
 	int lineno;         /* STEP_VAR, STEP_STATEMENT */
-	const char *text;   /* STEP_EXPRESSION: its text; STEP_VAR, STEP_INTO: the name */
+	const char *text;   /* STEP_EXPRESSION: its text; STEP_VAR, STEP_INTO, STEP_SETS: the name */
+	bool whole;         /* STEP_SETS: assigned as a whole (cgm_raw_plpgsql_visitor.sets) */
 	const char *field;  /* STEP_EXPRESSION (static) */
 	const char *type;   /* STEP_VAR: as declared, NULL when unknown */
 	const char *default_text, *cursor_text; /* STEP_VAR */
@@ -1831,6 +1837,14 @@ static void on_tree_expression(void *arg, const char *text, const char *field)
 	t->field = field;
 }
 
+static void on_tree_sets(void *arg, const char *name, bool whole)
+{
+	extract_ctx *ctx = arg;
+	tree_step *t = new_step(ctx, STEP_SETS);
+	t->text = cgm_arena_strdup(ctx->arena, name);
+	t->whole = whole;
+}
+
 static void on_tree_into(void *arg, const char *name)
 {
 	extract_ctx *ctx = arg;
@@ -2442,6 +2456,31 @@ static void place_expression(extract_ctx *ctx, const char *text)
 	free(values);
 }
 
+/* `EXECUTE v` of a variable that only ever holds constant SQL: the calls
+ * of each (execvars.h), at the EXECUTE's line, where PostgreSQL makes them.
+ * False when `text` is no such variable or a constant does not parse. */
+static const char *reaching_constant(extract_ctx *ctx, const char *text);
+
+static bool execute_variable(extract_ctx *ctx, const char *text)
+{
+	const char *const *constants;
+	const char *reaching = reaching_constant(ctx, text);
+	int n = reaching ? 1 : cgm_exec_vars_lookup(ctx->exec_vars, text, &constants);
+	if (reaching)
+		constants = &reaching;
+	bool ok = n > 0;
+	for (int i = 0; i < n; i++) {
+		int before = ctx->nsites;
+		if (!walk_literal_sql(ctx, constants[i], ctx->stmt_line)) {
+			ok = false;
+			continue;
+		}
+		for (int s = before; s < ctx->nsites; s++)
+			ctx->sites[s].line = ctx->stmt_line;
+	}
+	return ok;
+}
+
 /* Checked by the PL/pgSQL parser already: its sites, counted in the text
  * itself, and for EXECUTE the SQL it always yields, if any.  False when
  * the text must be parsed here. */
@@ -2460,8 +2499,9 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	ctx->delta = 0;
 	ctx->parsed = text;
 	replay_captured(ctx, checked);
-	if (dynamic && (!t->constant ||
-			!walk_literal_sql(ctx, t->constant, line_of_location(ctx, t->constant_location))))
+	if (dynamic && !(t->constant && walk_literal_sql(ctx, t->constant,
+							   line_of_location(ctx, t->constant_location))) &&
+	    !execute_variable(ctx, text))
 		record_dynamic(ctx, text);
 	return true;
 }
@@ -2624,7 +2664,7 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 			if (!walk_literal_sql(ctx, sql, literal_line))
 				record_dynamic(ctx, text);
 			free(sql);
-		} else {
+		} else if (!execute_variable(ctx, text)) {
 			record_dynamic(ctx, text);
 		}
 	}
@@ -2846,6 +2886,122 @@ static void using_values_after(extract_ctx *ctx, int i)
 	using_values(ctx, texts, n);
 }
 
+/* The constant SQL a checked text always yields, or NULL. */
+static const char *constant_of(extract_ctx *ctx, const char *text)
+{
+	int k = text ? find_captured(ctx, text) : -1;
+	return k >= 0 && !ctx->captured[k].unknown ? ctx->captured[k].constant : NULL;
+}
+
+/* What every variable of the body is given, before any EXECUTE of one is
+ * read: the table is over the whole body (execvars.h). */
+static void collect_exec_vars(extract_ctx *ctx)
+{
+	ctx->exec_vars = cgm_exec_vars_new(ctx->arena);
+	int saved_cursor = ctx->captured_cursor;
+	for (int i = 0; i < ctx->nsteps; i++) {
+		const tree_step *t = &ctx->steps[i];
+		if (t->what == STEP_VAR && t->text) {
+			/* A parameter or PL/pgSQL's own (line 0), a bound cursor:
+			 * never a constant of the body's. */
+			if (t->lineno == 0 || t->cursor_text)
+				cgm_exec_vars_set(ctx->exec_vars, t->text, NULL);
+			else if (t->default_text)
+				cgm_exec_vars_set(ctx->exec_vars, t->text, constant_of(ctx, t->default_text));
+		} else if (t->what == STEP_SETS) {
+			const tree_step *value = i + 1 < ctx->nsteps ? &ctx->steps[i + 1] : NULL;
+			bool assigned = t->whole && value && value->what == STEP_EXPRESSION;
+			cgm_exec_vars_set(ctx->exec_vars, t->text, assigned ? constant_of(ctx, value->text) : NULL);
+		}
+	}
+	ctx->captured_cursor = saved_cursor;
+}
+
+static bool is_loop_kind(const char *kind)
+{
+	static const char *const loops[] = { "loop", "while", "fori", "fors", "forc",
+					     "foreach_a", "dynfors", NULL };
+	for (int i = 0; kind && loops[i]; i++)
+		if (strcmp(kind, loops[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Steps looked through for the assignment that reaches an EXECUTE: a body
+ * of many such EXECUTEs costs at most this many per EXECUTE. */
+#define REACHING_SCAN_MAX 20000
+
+/* The constant an `EXECUTE v` surely runs: that of the assignment of the
+ * whole of v last set before it, when that assignment is a statement of
+ * the same list as the EXECUTE or as a statement holding it (an IF, a
+ * CASE, a block), no loop holds the EXECUTE below that list, and nothing
+ * sets v in between: every way to the EXECUTE passes that assignment last.
+ * NULL otherwise (then every constant v is given may run, or none is
+ * known: execvars.h). */
+static const char *reaching_constant(extract_ctx *ctx, const char *text)
+{
+	char key[CGM_EXEC_VAR_KEY];
+	int e = ctx->current_step;
+	if (e < 0 || e >= ctx->nsteps || !cgm_exec_vars_name(key, text))
+		return NULL;
+	int a = -1;
+	for (int j = e - 1; j >= 0 && e - j <= REACHING_SCAN_MAX; j--)
+		if (ctx->steps[j].what == STEP_SETS && strcasecmp(ctx->steps[j].text, key) == 0) {
+			a = j;
+			break;
+		}
+	if (a < 1 || !ctx->steps[a].whole || ctx->steps[a - 1].what != STEP_STATEMENT ||
+	    ctx->steps[a + 1].what != STEP_EXPRESSION)
+		return NULL;
+	/* Before the EXECUTE's own statement begins: a dynamic FOR lists its
+	 * loop's statements before its query, which runs first. */
+	int own = -1;
+	for (int j = e - 1, level = 0; j >= 0 && own < 0 && e - j <= REACHING_SCAN_MAX; j--)
+		if (ctx->steps[j].what == STEP_END)
+			level++;
+		else if (ctx->steps[j].what == STEP_STATEMENT && level-- == 0)
+			own = j;
+	if (own < 0 || a > own)
+		return NULL;
+	/* From the assignment's end to the EXECUTE: never out of its list,
+	 * and no loop open at the EXECUTE (its own statement aside: a
+	 * dynamic FOR's query runs once, before its loop). */
+	int level = 0, open_loops = 0, end = -1;
+	for (int j = a + 1; j < e && end < 0; j++)
+		if (ctx->steps[j].what == STEP_STATEMENT)
+			level++;
+		else if (ctx->steps[j].what == STEP_END && level-- == 0)
+			end = j;
+	if (end < 0)
+		return NULL;
+	bool *loop = cgm_xcalloc((size_t)(e - end) + 1, sizeof(bool));
+	level = 0;
+	bool inside = true;
+	for (int j = end + 1; j < e && inside; j++) {
+		const tree_step *t = &ctx->steps[j];
+		if (t->what == STEP_STATEMENT) {
+			loop[level] = is_loop_kind(t->kind);
+			open_loops += loop[level];
+			level++;
+		} else if (t->what == STEP_END) {
+			if (level == 0)
+				inside = false;
+			else
+				open_loops -= loop[--level];
+		}
+	}
+	/* The EXECUTE's own statement is the innermost one open. */
+	if (inside && level > 0 && loop[level - 1])
+		open_loops--;
+	free(loop);
+	if (!inside || open_loops > 0)
+		return NULL;
+	int saved_cursor = ctx->captured_cursor;
+	const char *constant = constant_of(ctx, ctx->steps[a + 1].text);
+	ctx->captured_cursor = saved_cursor;
+	return constant;
+}
+
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
 static void replay_tree(extract_ctx *ctx)
 {
@@ -2858,6 +3014,7 @@ static void replay_tree(extract_ctx *ctx)
 	} saved_context;
 	saved_context *stack = NULL;
 	int depth = 0, cap = 0;
+	collect_exec_vars(ctx);
 	for (int i = 0; i < ctx->nsteps; i++) {
 		const tree_step *t = &ctx->steps[i];
 		switch (t->what) {
@@ -2903,10 +3060,14 @@ static void replay_tree(extract_ctx *ctx)
 			bool dynamic = is_dynamic_field(ctx, t->field);
 			if (dynamic)
 				using_values_after(ctx, i);
+			ctx->current_step = i;
 			on_expression(ctx, strdup(t->text), dynamic);
+			ctx->current_step = -1;
 			ctx->nusing_values = 0;
 			break;
 		}
+		case STEP_SETS: /* read by collect_exec_vars */
+			break;
 		case STEP_INTO:
 			/* Its query is the statement's own expression (after the loop
 			 * body for FOR): its row, as the parser's check read it. */
@@ -3083,7 +3244,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_plpgsql_visitor tree_visitor = {
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
 		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
-		.into = on_tree_into,
+		.into = on_tree_into, .sets = on_tree_sets,
 	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
@@ -3260,6 +3421,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	ctx.fn = fn;
 	ctx.stmt_kind = "block";
 	ctx.base = -1;
+	ctx.current_step = -1;
 	fn->nsites = 0;
 	fn->site_exprs = NULL;
 	fn->nerrors = 0;

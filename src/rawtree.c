@@ -2581,9 +2581,19 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 				  (!c->visitor.no_coercion_values &&
 				   (mode == RAW_PARSE_PLPGSQL_ASSIGN1 ||
 				    (mode == RAW_PARSE_PLPGSQL_EXPR && c->expr_rows))));
-		/* An expression's constant SQL, for when it is EXECUTEd. */
-		const RawStmt *raw = mode == RAW_PARSE_PLPGSQL_EXPR && list_length(tree) == 1 ? linitial(tree) : NULL;
+		/* An expression's constant SQL, for when it is EXECUTEd, or the
+		 * one an assignment of a whole variable stores, for when the
+		 * variable is. */
+		bool assign = mode == RAW_PARSE_PLPGSQL_ASSIGN1 || mode == RAW_PARSE_PLPGSQL_ASSIGN2 ||
+			      mode == RAW_PARSE_PLPGSQL_ASSIGN3;
+		const RawStmt *raw = (mode == RAW_PARSE_PLPGSQL_EXPR || assign) && list_length(tree) == 1
+					     ? linitial(tree)
+					     : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
+		if (assign) {
+			const PLAssignStmt *a = select && IsA(select, PLAssignStmt) ? (const PLAssignStmt *)select : NULL;
+			select = a && a->indirection == NIL && a->nnames == 1 ? a->val : NULL;
+		}
 		if (select && IsA(select, SelectStmt) && list_length(select->targetList) >= 1 &&
 		    IsA(linitial(select->targetList), ResTarget)) {
 			StringInfoData sql;
@@ -2683,6 +2693,9 @@ char *__real_plpgsqlToJSON(PLpgSQL_function *func);
 char *__wrap_plpgsqlToJSON(PLpgSQL_function *func);
 
 static _Thread_local const cgm_raw_plpgsql_visitor *plpgsql_visitor;
+/* The datums of the function being visited: what a statement's target
+ * numbers refer to. */
+static _Thread_local const PLpgSQL_function *visited_function;
 
 void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor)
 {
@@ -2812,6 +2825,43 @@ static void visit_variable(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_varia
 
 static void visit_stmts(const cgm_raw_plpgsql_visitor *v, const List *stmts);
 
+/* Datum dno is set by the statement being visited (`whole`: assigned as a
+ * whole by an assignment); a row's fields each are, a record field's
+ * record is, never whole. */
+static void visit_sets(const cgm_raw_plpgsql_visitor *v, int dno, bool whole, int depth)
+{
+	const PLpgSQL_function *f = visited_function;
+	if (!v->sets || !f || dno < 0 || dno >= f->ndatums || depth > 8)
+		return;
+	const PLpgSQL_datum *d = f->datums[dno];
+	switch (d->dtype) {
+	case PLPGSQL_DTYPE_VAR:
+	case PLPGSQL_DTYPE_REC:
+		if (((const PLpgSQL_variable *)d)->refname)
+			v->sets(v->ctx, ((const PLpgSQL_variable *)d)->refname,
+				whole && d->dtype == PLPGSQL_DTYPE_VAR);
+		break;
+	case PLPGSQL_DTYPE_ROW: {
+		const PLpgSQL_row *row = (const PLpgSQL_row *)d;
+		for (int i = 0; i < row->nfields; i++)
+			if (row->varnos[i] >= 0)
+				visit_sets(v, row->varnos[i], false, depth + 1);
+		break;
+	}
+	case PLPGSQL_DTYPE_RECFIELD:
+		visit_sets(v, ((const PLpgSQL_recfield *)d)->recparentno, false, depth + 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static void visit_sets_variable(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_variable *var)
+{
+	if (var)
+		visit_sets(v, var->dno, false, 0);
+}
+
 /* The one variable a query's row goes to (a record, or a row of one
  * field), for typing its fields. */
 static void visit_into(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_variable *target)
@@ -2858,6 +2908,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		break;
 	}
 	case PLPGSQL_STMT_ASSIGN:
+		visit_sets(v, ((const PLpgSQL_stmt_assign *)st)->varno, true, 0);
 		visit_expr(v, ((const PLpgSQL_stmt_assign *)st)->expr, "expr");
 		break;
 	case PLPGSQL_STMT_IF: {
@@ -2898,6 +2949,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		break;
 	case PLPGSQL_STMT_FORI: {
 		const PLpgSQL_stmt_fori *s = (const PLpgSQL_stmt_fori *)st;
+		visit_sets_variable(v, (const PLpgSQL_variable *)s->var);
 		visit_variable(v, (const PLpgSQL_variable *)s->var);
 		visit_expr(v, s->lower, "lower");
 		visit_expr(v, s->upper, "upper");
@@ -2907,6 +2959,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	}
 	case PLPGSQL_STMT_FORS: {
 		const PLpgSQL_stmt_fors *s = (const PLpgSQL_stmt_fors *)st;
+		visit_sets_variable(v, s->var);
 		visit_into(v, s->var);
 		visit_variable(v, s->var);
 		visit_stmts(v, s->body);
@@ -2915,12 +2968,14 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	}
 	case PLPGSQL_STMT_FORC: {
 		const PLpgSQL_stmt_forc *s = (const PLpgSQL_stmt_forc *)st;
+		visit_sets_variable(v, s->var);
 		visit_variable(v, s->var);
 		visit_stmts(v, s->body);
 		visit_expr(v, s->argquery, "argquery");
 		break;
 	}
 	case PLPGSQL_STMT_FOREACH_A:
+		visit_sets(v, ((const PLpgSQL_stmt_foreach_a *)st)->varno, false, 0);
 		visit_expr(v, ((const PLpgSQL_stmt_foreach_a *)st)->expr, "expr");
 		visit_stmts(v, ((const PLpgSQL_stmt_foreach_a *)st)->body);
 		break;
@@ -2954,12 +3009,16 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		break;
 	case PLPGSQL_STMT_EXECSQL:
 		if (((const PLpgSQL_stmt_execsql *)st)->into)
+			visit_sets_variable(v, ((const PLpgSQL_stmt_execsql *)st)->target);
+		if (((const PLpgSQL_stmt_execsql *)st)->into)
 			visit_into(v, ((const PLpgSQL_stmt_execsql *)st)->target);
 		visit_expr(v, ((const PLpgSQL_stmt_execsql *)st)->sqlstmt, "sqlstmt");
 		visit_variable(v, ((const PLpgSQL_stmt_execsql *)st)->target);
 		break;
 	case PLPGSQL_STMT_DYNEXECUTE: {
 		const PLpgSQL_stmt_dynexecute *s = (const PLpgSQL_stmt_dynexecute *)st;
+		if (s->into)
+			visit_sets_variable(v, s->target);
 		visit_expr(v, s->query, "query");
 		visit_variable(v, s->target);
 		visit_exprs(v, s->params, "params");
@@ -2967,6 +3026,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	}
 	case PLPGSQL_STMT_DYNFORS: {
 		const PLpgSQL_stmt_dynfors *s = (const PLpgSQL_stmt_dynfors *)st;
+		visit_sets_variable(v, s->var);
 		visit_variable(v, s->var);
 		visit_stmts(v, s->body);
 		visit_expr(v, s->query, "query");
@@ -2975,6 +3035,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	}
 	case PLPGSQL_STMT_OPEN: {
 		const PLpgSQL_stmt_open *s = (const PLpgSQL_stmt_open *)st;
+		visit_sets(v, s->curvar, false, 0);
 		visit_expr(v, s->argquery, "argquery");
 		visit_expr(v, s->query, "query");
 		visit_expr(v, s->dynquery, "dynquery");
@@ -2982,6 +3043,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		break;
 	}
 	case PLPGSQL_STMT_FETCH:
+		visit_sets_variable(v, ((const PLpgSQL_stmt_fetch *)st)->target);
 		visit_variable(v, ((const PLpgSQL_stmt_fetch *)st)->target);
 		visit_expr(v, ((const PLpgSQL_stmt_fetch *)st)->expr, "expr");
 		break;
@@ -2989,10 +3051,17 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		visit_expr(v, ((const PLpgSQL_stmt_perform *)st)->expr, "expr");
 		break;
 	case PLPGSQL_STMT_CALL:
+		visit_sets_variable(v, ((const PLpgSQL_stmt_call *)st)->target);
 		visit_expr(v, ((const PLpgSQL_stmt_call *)st)->expr, "expr");
 		visit_variable(v, ((const PLpgSQL_stmt_call *)st)->target);
 		break;
-	default: /* GETDIAG, CLOSE, COMMIT, ROLLBACK: no expression */
+	case PLPGSQL_STMT_GETDIAG: {
+		const ListCell *lc;
+		foreach (lc, ((const PLpgSQL_stmt_getdiag *)st)->diag_items)
+			visit_sets(v, ((const PLpgSQL_diag_item *)lfirst(lc))->target, false, 0);
+		break;
+	}
+	default: /* CLOSE, COMMIT, ROLLBACK: no expression, nothing set */
 		break;
 	}
 	v->end(v->ctx);
@@ -3017,6 +3086,7 @@ char *__wrap_plpgsqlToJSON(PLpgSQL_function *func)
 	if (!known || !known_stmt((const PLpgSQL_stmt *)func->action, 0))
 		return __real_plpgsqlToJSON(func);
 	v->begin(v->ctx);
+	visited_function = func;
 	for (int i = 0; i < func->ndatums; i++) {
 		if (func->datums[i]->dtype != PLPGSQL_DTYPE_VAR)
 			continue;
@@ -3026,5 +3096,6 @@ char *__wrap_plpgsqlToJSON(PLpgSQL_function *func)
 		       var->cursor_explicit_expr ? var->cursor_explicit_expr->query : NULL);
 	}
 	visit_stmt(v, (const PLpgSQL_stmt *)func->action);
+	visited_function = NULL;
 	return pstrdup("{}");
 }

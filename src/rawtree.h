@@ -234,6 +234,12 @@ typedef struct cgm_raw_plpgsql_visitor {
 	 * (SELECT ... INTO rec, FOR rec IN query): called before the
 	 * statement's expression. */
 	void (*into)(void *ctx, const char *name);
+	/* Optional: the statement sets the variable `name` (each field's of
+	 * a row).  `whole`: an assignment `name := value` of the variable,
+	 * the value the statement's expression (called before it); false for
+	 * every other way: a field or element assigned, INTO, a loop's
+	 * variable, GET DIAGNOSTICS, a CALL's INOUT argument, OPEN's cursor. */
+	void (*sets)(void *ctx, const char *name, bool whole);
 } cgm_raw_plpgsql_visitor;
 void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor);
 

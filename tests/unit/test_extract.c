@@ -20,6 +20,9 @@
 
 static cgm_arena *arena;
 
+/* Which path the cases run on (main). */
+static bool from_parser_trees = true;
+
 static cgm_function make(const char *language, const char *args, const char *result,
 			 const char *body)
 {
@@ -208,6 +211,100 @@ static void test_execute(void **state)
 	assert_string_equal(cgm_site_get_rare(upd)->columns[0], "a");
 	assert_true(upd->via_literal);
 	assert_int_equal(upd->line, 10);
+}
+
+/* EXECUTE of a variable (execvars.h): the assignment that surely reaches
+ * it gives its SQL alone; where a loop or a branch stands between, every
+ * constant the variable is given may run; a dynamic FOR's query runs
+ * before its loop's assignments. */
+static int sites_named(const cgm_function *fn, const char *name, int *lines, int max)
+{
+	int n = 0;
+	for (int i = 0; i < fn->nsites; i++)
+		if (fn->sites[i].name && strcmp(fn->sites[i].name, name) == 0) {
+			if (n < max)
+				lines[n] = fn->sites[i].line;
+			n++;
+		}
+	return n;
+}
+
+static void test_execute_of_a_variable(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "p int", "int",
+			       "\nDECLARE q text := 'SELECT v_default()'; r int; s text;\nBEGIN\n"
+			       "  EXECUTE q INTO r;\n"                                   /* 4 */
+			       "  q := 'SELECT v_one()';\n"                              /* 5 */
+			       "  IF p > 0 THEN\n"                                       /* 6 */
+			       "    EXECUTE q INTO r;\n"                                 /* 7: v_one */
+			       "  END IF;\n"                                             /* 8 */
+			       "  LOOP\n"                                                /* 9 */
+			       "    EXECUTE q INTO r;\n"                                 /* 10: any */
+			       "    q := 'SELECT v_two()';\n"                            /* 11 */
+			       "    EXIT;\n"                                             /* 12 */
+			       "  END LOOP;\n"                                           /* 13 */
+			       "  s := 'SELECT v_three()';\n"                            /* 14 */
+			       "  FOR r IN EXECUTE s LOOP\n"                             /* 15: any */
+			       "    s := 'SELECT v_four()';\n"                           /* 16 */
+			       "  END LOOP;\n"                                           /* 17 */
+			       "  RETURN r;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	if (!from_parser_trees) {
+		/* the JSON path tells no variable's assignments: four dynamic
+		 * sites, as before */
+		int dynamic = 0;
+		for (int i = 0; i < fn.nsites; i++)
+			dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
+		assert_int_equal(dynamic, 4);
+		assert_null(find_site(&fn, "v_one", 0));
+		return;
+	}
+	int lines[16];
+	/* q's three constants at 4 and 10, v_one alone at 7 */
+	assert_int_equal(sites_named(&fn, "v_default", lines, 16), 2);
+	assert_int_equal(lines[0], 4);
+	assert_int_equal(lines[1], 10);
+	assert_int_equal(sites_named(&fn, "v_one", lines, 16), 3);
+	assert_int_equal(lines[0], 4);
+	assert_int_equal(lines[1], 7);
+	assert_int_equal(lines[2], 10);
+	assert_int_equal(sites_named(&fn, "v_two", lines, 16), 2);
+	assert_int_equal(lines[0], 4);
+	assert_int_equal(lines[1], 10);
+	/* the FOR's query runs before its loop: both of s's constants */
+	assert_int_equal(sites_named(&fn, "v_three", lines, 16), 1);
+	assert_int_equal(lines[0], 15);
+	assert_int_equal(sites_named(&fn, "v_four", lines, 16), 1);
+	assert_int_equal(lines[0], 15);
+	assert_true(find_site(&fn, "v_one", 0)->via_literal);
+	for (int i = 0; i < fn.nsites; i++)
+		assert_int_not_equal(fn.sites[i].kind, CGM_SITE_DYNAMIC);
+
+	/* set any other way, or a parameter: SQL known only at run time */
+	cgm_function other = make("plpgsql", "p text", "int",
+				  "\nDECLARE q text := 'SELECT w_one()'; r int; t text := 'SELECT w_two()';\n"
+				  "  u text := 'SELECT w_three()';\nBEGIN\n"
+				  "  SELECT 'SELECT w_four()' INTO q;\n"
+				  "  EXECUTE q INTO r;\n"
+				  "  EXECUTE p INTO r;\n"
+				  "  t := t || ' + 1';\n"
+				  "  EXECUTE t INTO r;\n"
+				  "  GET DIAGNOSTICS u = ROW_COUNT;\n"
+				  "  EXECUTE u INTO r;\n"
+				  "  RETURN r;\n"
+				  "END\n");
+	cgm_extract_function(arena, &other);
+	assert_int_equal(other.nerrors, 0);
+	assert_null(find_site(&other, "w_one", 0));
+	assert_null(find_site(&other, "w_two", 0));
+	assert_null(find_site(&other, "w_three", 0));
+	int dynamic = 0;
+	for (int i = 0; i < other.nsites; i++)
+		dynamic += other.sites[i].kind == CGM_SITE_DYNAMIC;
+	assert_int_equal(dynamic, 4);
 }
 
 /* format() over constant arguments is the SQL it always yields (its
@@ -775,9 +872,6 @@ static void expect_opcast(const cgm_function *fn, const char *schema, const char
 	fail_msg("no %s site %s at line %d (%s, %s)", cgm_site_kind_name(kind), name, line, left,
 		 right ? right : "");
 }
-
-/* Which path the cases run on (main). */
-static bool from_parser_trees = true;
 
 static void test_operators_and_casts(void **state)
 {
@@ -1427,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_statement_forms),
 		cmocka_unit_test(test_comments_and_strings_are_not_calls),
 		cmocka_unit_test(test_execute),
+		cmocka_unit_test(test_execute_of_a_variable),
 		cmocka_unit_test(test_cursors_are_rewritten),
 		cmocka_unit_test(test_cursor_loop_declares_its_variable),
 		cmocka_unit_test(test_rowtype_fields),
