@@ -463,10 +463,12 @@ static cgm_expr *var_expr(extract_ctx *ctx, const char *name)
 
 /* The type of $n: in SQL the n-th input argument; in PL/pgSQL the
  * variable $n, which counts OUT parameters too. */
+static const char *using_value_type(extract_ctx *ctx, long n);
+
 static const char *param_type(extract_ctx *ctx, long n)
 {
 	if (ctx->via_literal)
-		return NULL; /* EXECUTE's USING values (literal_param) */
+		return using_value_type(ctx, n); /* EXECUTE's USING values (using_values) */
 	if (ctx->nplparams > 0) {
 		char name[24];
 		snprintf(name, sizeof name, "$%ld", n);
@@ -561,6 +563,34 @@ static void using_values(extract_ctx *ctx, const char *const *texts, int n)
 	}
 	ctx->using_values = values;
 	ctx->nusing_values = n;
+}
+
+/* The type of the USING value a $n of constant EXECUTE SQL stands for,
+ * where the statement is read from libpg_query's JSON (a utility statement
+ * such as CREATE TABLE AS), whose sites carry argument types, not
+ * expressions: a literal's, a cast's, a variable's or a parameter's;
+ * NULL for any other value, left untyped. */
+static const char *using_value_type(extract_ctx *ctx, long n)
+{
+	const cgm_expr *e = n >= 1 && n <= ctx->nusing_values ? ctx->using_values[n - 1] : NULL;
+	for (int depth = 0; e && depth < 8; depth++) {
+		switch (e->kind) {
+		case CGM_EXPR_CONST:
+		case CGM_EXPR_CAST:
+			return e->type && strcmp(e->type, "unknown") != 0 ? e->type : NULL;
+		case CGM_EXPR_NAME:
+		case CGM_EXPR_PARAM:
+			e = e->var;
+			break;
+		case CGM_EXPR_VAR:
+			if (e->flag)
+				return e->type;
+			return e->name ? cgm_type_canonical_text(ctx->arena, e->name, NULL) : NULL;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
 }
 
 /* A query's row goes to the record variable `name` (SELECT INTO, FOR IN). */

@@ -18,6 +18,7 @@ pgtest_traced_case usingtypes "EXECUTE ... USING" <<'SQL'
 INSERT INTO u.item VALUES (1, DATE '2026-01-01', 2.5);
 SELECT u.by_value(1), u.by_expression(2);
 SELECT * FROM u.by_query(3);
+SELECT u.by_utility(4);
 SQL
 for side in static sql; do
 	ambiguous=$(jq -r '[.edges[] | select(.ambiguous)] | length' "$PGTEST_WORK/$side/cgmap.json")
