@@ -1156,7 +1156,8 @@ static void test_call_in_literal_and_do(void **state)
 
 /* In the constant SQL of an EXECUTE, $n is a value of its USING, not the
  * function's n-th parameter (plpgsql.sql's exc_using: `length($1)` with
- * USING $2, $1 is length(text), not a missing length(integer)). */
+ * USING $2, $1 is length(text), not a missing length(integer)), and has
+ * that value's type. */
 static void test_params_in_literal(void **state)
 {
 	(void)state;
@@ -1176,7 +1177,8 @@ static void test_params_in_literal(void **state)
 	const cgm_site *lit = find_site(&fn, "lit_len", 0);
 	assert_non_null(lit);
 	assert_true(lit->via_literal);
-	assert_null(lit->argtypes[0]);
+	/* b, the first USING value: text, where the function's $1 is integer */
+	assert_string_equal(lit->argtypes[0], "text");
 	assert_string_equal(find_site(&fn, "own_len", 0)->argtypes[0], "text");
 }
 
