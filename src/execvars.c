@@ -10,11 +10,18 @@
 
 #include "cgmap/hash.h"
 
+/* One value a variable is given: where (a step of the body's walk, or
+ * CGM_EXEC_VARS_ENTRY: its declaration's default, a parameter's value),
+ * and the constant SQL it is, or NULL. */
+typedef struct given_value {
+	int at;
+	const char *constant;
+} given_value;
+
 typedef struct exec_var {
 	char *name;              /* case-folded as PostgreSQL folds an unquoted name */
-	const char **constants;
+	given_value *given;      /* in the order they were set */
 	int n, cap;
-	bool unknown;
 } exec_var;
 
 struct cgm_exec_vars {
@@ -31,14 +38,6 @@ cgm_exec_vars *cgm_exec_vars_new(cgm_arena *arena)
 	v->nslots = 16;
 	v->slots = cgm_arena_alloc(arena, sizeof(exec_var) * (size_t)v->nslots);
 	return v;
-}
-
-static char *fold(cgm_arena *arena, const char *s, size_t len)
-{
-	char *out = cgm_arena_strndup(arena, s, len);
-	for (char *p = out; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return out;
 }
 
 static uint64_t name_hash(const char *name)
@@ -67,37 +66,30 @@ static void grow(cgm_exec_vars *v)
 			*find(v, old[i].name) = old[i];
 }
 
-void cgm_exec_vars_set(cgm_exec_vars *v, const char *name, const char *constant)
+void cgm_exec_vars_set(cgm_exec_vars *v, const char *name, int at, const char *constant)
 {
-	if (!name)
-		return;
 	/* Declared names reach here as PostgreSQL stores them: folded, or
 	 * as quoted.  Folding again makes "Q" and q one variable: never a
 	 * constant where either is not. */
-	char *key = fold(v->arena, name, strlen(name));
+	char key[CGM_EXEC_VAR_KEY];
+	size_t len = name ? strlen(name) : 0;
+	if (!name || len >= sizeof key)
+		return; /* no name an EXECUTE can spell (cgm_exec_vars_name) */
+	for (size_t i = 0; i <= len; i++)
+		key[i] = (char)tolower((unsigned char)name[i]);
 	if ((v->used + 1) * 2 > v->nslots)
 		grow(v);
 	exec_var *s = find(v, key);
 	if (!s->name) {
-		s->name = key;
+		s->name = cgm_arena_strdup(v->arena, key);
 		v->used++;
 	}
-	if (s->unknown)
-		return;
-	if (!constant) {
-		s->unknown = true;
-		return;
-	}
-	for (int i = 0; i < s->n; i++)
-		if (strcmp(s->constants[i], constant) == 0)
-			return;
 	if (s->n == s->cap) {
 		int cap = s->cap ? s->cap * 2 : 2;
-		s->constants = cgm_arena_grow(v->arena, s->constants, (size_t)s->n, (size_t)cap,
-					      sizeof(*s->constants));
+		s->given = cgm_arena_grow(v->arena, s->given, (size_t)s->n, (size_t)cap, sizeof(*s->given));
 		s->cap = cap;
 	}
-	s->constants[s->n++] = constant;
+	s->given[s->n++] = (given_value){ at, constant };
 }
 
 bool cgm_exec_vars_name(char *key, const char *expr)
@@ -146,15 +138,38 @@ bool cgm_exec_vars_name(char *key, const char *expr)
 	return true;
 }
 
-int cgm_exec_vars_lookup(const cgm_exec_vars *v, const char *expr, const char *const **constants)
+int cgm_exec_vars_lookup(const cgm_exec_vars *v, const char *expr, int at, int loop_end,
+			 const char *const **constants)
 {
 	*constants = NULL;
 	char key[CGM_EXEC_VAR_KEY];
 	if (!v || !cgm_exec_vars_name(key, expr))
 		return 0;
 	const exec_var *s = find(v, key);
-	if (!s->name || s->unknown || s->n == 0)
+	if (!s->name)
 		return 0;
-	*constants = s->constants;
-	return s->n;
+	/* The values that may reach step `at`: given on entry, before it, or
+	 * after it inside the loop around it (the way back to its top). */
+	const char **out = NULL;
+	int n = 0, cap = 0;
+	for (int i = 0; i < s->n; i++) {
+		const given_value *g = &s->given[i];
+		if (!(g->at == CGM_EXEC_VARS_ENTRY || g->at < at || (g->at > at && g->at < loop_end)))
+			continue;
+		if (!g->constant)
+			return 0;
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = strcmp(out[k], g->constant) == 0;
+		if (seen)
+			continue;
+		if (n == cap) {
+			int grown = cap ? cap * 2 : 2;
+			out = cgm_arena_grow(v->arena, out, (size_t)n, (size_t)grown, sizeof(*out));
+			cap = grown;
+		}
+		out[n++] = g->constant;
+	}
+	*constants = out;
+	return n;
 }

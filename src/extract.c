@@ -122,6 +122,7 @@ typedef struct extract_ctx {
 	 * (execvars.h); NULL when the body's tree was not walked. */
 	cgm_exec_vars *exec_vars;
 	int current_step;   /* the tree step being replayed, -1 outside replay_tree */
+	int *outer_loop_ends; /* per step (outer_loop_end), NULL until needed; heap */
 
 	/* PL/pgSQL expressions wait here and are parsed as one text: one parser
 	 * call per function instead of one per expression. */
@@ -2490,12 +2491,15 @@ static void place_expression(extract_ctx *ctx, const char *text)
  * of each (execvars.h), at the EXECUTE's line, where PostgreSQL makes them.
  * False when `text` is no such variable or a constant does not parse. */
 static const char *reaching_constant(extract_ctx *ctx, const char *text);
+static int outer_loop_end(extract_ctx *ctx, int at);
 
 static bool execute_variable(extract_ctx *ctx, const char *text)
 {
 	const char *const *constants;
 	const char *reaching = reaching_constant(ctx, text);
-	int n = reaching ? 1 : cgm_exec_vars_lookup(ctx->exec_vars, text, &constants);
+	int at = ctx->current_step;
+	int n = reaching || at < 0 ? (reaching != NULL)
+		: cgm_exec_vars_lookup(ctx->exec_vars, text, at, outer_loop_end(ctx, at), &constants);
 	if (reaching)
 		constants = &reaching;
 	bool ok = n > 0;
@@ -2935,13 +2939,15 @@ static void collect_exec_vars(extract_ctx *ctx)
 			/* A parameter or PL/pgSQL's own (line 0), a bound cursor:
 			 * never a constant of the body's. */
 			if (t->lineno == 0 || t->cursor_text)
-				cgm_exec_vars_set(ctx->exec_vars, t->text, NULL);
+				cgm_exec_vars_set(ctx->exec_vars, t->text, CGM_EXEC_VARS_ENTRY, NULL);
 			else if (t->default_text)
-				cgm_exec_vars_set(ctx->exec_vars, t->text, constant_of(ctx, t->default_text));
+				cgm_exec_vars_set(ctx->exec_vars, t->text, CGM_EXEC_VARS_ENTRY,
+						  constant_of(ctx, t->default_text));
 		} else if (t->what == STEP_SETS) {
 			const tree_step *value = i + 1 < ctx->nsteps ? &ctx->steps[i + 1] : NULL;
 			bool assigned = t->whole && value && value->what == STEP_EXPRESSION;
-			cgm_exec_vars_set(ctx->exec_vars, t->text, assigned ? constant_of(ctx, value->text) : NULL);
+			cgm_exec_vars_set(ctx->exec_vars, t->text, i,
+					  assigned ? constant_of(ctx, value->text) : NULL);
 		}
 	}
 	ctx->captured_cursor = saved_cursor;
@@ -2955,6 +2961,45 @@ static bool is_loop_kind(const char *kind)
 		if (strcmp(kind, loops[i]) == 0)
 			return true;
 	return false;
+}
+
+/* The step ending the outermost loop statement around step `at`, or `at`
+ * when no loop holds it: computed for the whole body at its first use. */
+static int outer_loop_end(extract_ctx *ctx, int at)
+{
+	if (!ctx->outer_loop_ends) {
+		int n = ctx->nsteps;
+		int *end_of = cgm_xcalloc((size_t)n + 1, sizeof(int));
+		int *stack = cgm_xcalloc((size_t)n + 1, sizeof(int));
+		int depth = 0;
+		for (int i = 0; i < n; i++)
+			if (ctx->steps[i].what == STEP_STATEMENT)
+				stack[depth++] = i;
+			else if (ctx->steps[i].what == STEP_END && depth > 0)
+				end_of[stack[--depth]] = i;
+		ctx->outer_loop_ends = cgm_xcalloc((size_t)n + 1, sizeof(int));
+		depth = 0;
+		int outer = -1, outer_depth = 0;
+		for (int i = 0; i < n; i++) {
+			const tree_step *t = &ctx->steps[i];
+			if (t->what == STEP_STATEMENT) {
+				depth++;
+				if (outer < 0 && is_loop_kind(t->kind)) {
+					outer = i;
+					outer_depth = depth;
+				}
+			} else if (t->what == STEP_END && depth > 0) {
+				if (outer >= 0 && depth == outer_depth)
+					outer = -1;
+				depth--;
+			}
+			ctx->outer_loop_ends[i] = outer >= 0 && end_of[outer] > 0 ? end_of[outer] : -1;
+		}
+		free(end_of);
+		free(stack);
+	}
+	int end = at >= 0 && at < ctx->nsteps ? ctx->outer_loop_ends[at] : -1;
+	return end > at ? end : at;
 }
 
 /* Steps looked through for the assignment that reaches an EXECUTE: a body
@@ -3119,6 +3164,8 @@ static void replay_tree(extract_ctx *ctx)
 		}
 	}
 	free(stack);
+	free(ctx->outer_loop_ends);
+	ctx->outer_loop_ends = NULL;
 }
 
 

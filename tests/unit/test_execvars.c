@@ -1,7 +1,8 @@
 /*
  * test_execvars.c - the constant SQL a PL/pgSQL variable can hold, for an
  * EXECUTE of it (src/execvars.c): which expressions name a lone variable,
- * and a variable given anything not constant holding no constant.  The
+ * which of the values a variable is given may reach an EXECUTE at a step
+ * of the walk, and one not constant among them leaving no constant.  The
  * walk that feeds it is held to PostgreSQL by test_execvars.sh.
  */
 #include <setjmp.h>
@@ -42,45 +43,61 @@ static void test_names(void **state)
 	assert_false(cgm_exec_vars_name(key, long_name));
 }
 
+/* lookup at step `at`, no loop around it */
+static int at_step(const cgm_exec_vars *v, const char *expr, int at, const char *const **c)
+{
+	return cgm_exec_vars_lookup(v, expr, at, at, c);
+}
+
 static void test_constants(void **state)
 {
 	(void)state;
 	cgm_arena *arena = cgm_arena_new();
 	cgm_exec_vars *v = cgm_exec_vars_new(arena);
 	const char *const *c;
-	assert_int_equal(cgm_exec_vars_lookup(v, "q", &c), 0); /* never given anything */
+	assert_int_equal(at_step(v, "q", 100, &c), 0); /* never given anything */
 
-	cgm_exec_vars_set(v, "q", "SELECT a()");
-	cgm_exec_vars_set(v, "Q", "SELECT b()");
-	cgm_exec_vars_set(v, "q", "SELECT a()"); /* once */
-	assert_int_equal(cgm_exec_vars_lookup(v, "(Q)", &c), 2);
+	cgm_exec_vars_set(v, "q", CGM_EXEC_VARS_ENTRY, "SELECT a()");
+	cgm_exec_vars_set(v, "Q", 10, "SELECT b()");
+	cgm_exec_vars_set(v, "q", 20, "SELECT a()"); /* once */
+	assert_int_equal(at_step(v, "(Q)", 100, &c), 2);
 	assert_string_equal(c[0], "SELECT a()");
 	assert_string_equal(c[1], "SELECT b()");
+	/* at step 5 only the default has been given */
+	assert_int_equal(at_step(v, "q", 5, &c), 1);
+	assert_string_equal(c[0], "SELECT a()");
 
-	/* one value not constant, before or after: nothing known */
-	cgm_exec_vars_set(v, "built", NULL);
-	cgm_exec_vars_set(v, "built", "SELECT c()");
-	assert_int_equal(cgm_exec_vars_lookup(v, "built", &c), 0);
-	cgm_exec_vars_set(v, "later", "SELECT c()");
-	cgm_exec_vars_set(v, "later", NULL);
-	assert_int_equal(cgm_exec_vars_lookup(v, "later", &c), 0);
+	/* a value not constant that may reach: nothing known; one given
+	 * after, outside any loop around the EXECUTE, does not reach it */
+	cgm_exec_vars_set(v, "built", 30, "SELECT c()");
+	cgm_exec_vars_set(v, "built", 50, NULL);
+	assert_int_equal(at_step(v, "built", 40, &c), 1);
+	assert_string_equal(c[0], "SELECT c()");
+	assert_int_equal(at_step(v, "built", 60, &c), 0);
 	assert_null(c);
+	/* ... unless a loop around the EXECUTE holds it: the way back */
+	assert_int_equal(cgm_exec_vars_lookup(v, "built", 40, 55, &c), 0);
+	assert_int_equal(cgm_exec_vars_lookup(v, "built", 40, 45, &c), 1);
+	/* a parameter's value: never constant */
+	cgm_exec_vars_set(v, "p", CGM_EXEC_VARS_ENTRY, NULL);
+	cgm_exec_vars_set(v, "p", 70, "SELECT d()");
+	assert_int_equal(at_step(v, "p", 80, &c), 0);
 
 	/* many variables: the table grows and keeps each */
 	char name[32], sql[64];
 	for (int i = 0; i < 5000; i++) {
 		snprintf(name, sizeof name, "v%d", i);
 		snprintf(sql, sizeof sql, "SELECT f%d()", i);
-		cgm_exec_vars_set(v, name, cgm_arena_strdup(arena, sql));
+		cgm_exec_vars_set(v, name, i, cgm_arena_strdup(arena, sql));
 	}
 	for (int i = 0; i < 5000; i += 499) {
 		snprintf(name, sizeof name, "V%d", i);
 		snprintf(sql, sizeof sql, "SELECT f%d()", i);
-		assert_int_equal(cgm_exec_vars_lookup(v, name, &c), 1);
+		assert_int_equal(at_step(v, name, 5000, &c), 1);
 		assert_string_equal(c[0], sql);
 	}
-	assert_int_equal(cgm_exec_vars_lookup(v, "q", &c), 2);
-	assert_int_equal(cgm_exec_vars_lookup(NULL, "q", &c), 0);
+	assert_int_equal(at_step(v, "q", 100, &c), 2);
+	assert_int_equal(at_step(NULL, "q", 100, &c), 0);
 	cgm_arena_free(arena);
 }
 
