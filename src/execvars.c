@@ -173,3 +173,26 @@ int cgm_exec_vars_lookup(const cgm_exec_vars *v, const char *expr, int at, int l
 	*constants = out;
 	return n;
 }
+
+const char *cgm_exec_vars_last_before(const cgm_exec_vars *v, const char *expr, int at, int *set_at)
+{
+	*set_at = CGM_EXEC_VARS_ENTRY;
+	char key[CGM_EXEC_VAR_KEY];
+	if (!v || !cgm_exec_vars_name(key, expr))
+		return NULL;
+	const exec_var *s = find(v, key);
+	/* Values are set in the walk's order, those given on entry first:
+	 * the last one before `at` by bisection. */
+	int lo = 0, hi = s->name ? s->n : 0;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (s->given[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	*set_at = s->given[lo - 1].at;
+	return s->given[lo - 1].constant;
+}

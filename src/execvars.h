@@ -44,6 +44,12 @@ void cgm_exec_vars_set(cgm_exec_vars *vars, const char *name, int at, const char
  * that may reach it is not constant. */
 int cgm_exec_vars_lookup(const cgm_exec_vars *vars, const char *expr, int at, int loop_end,
 			 const char *const **constants);
+/* The value of the variable `expr` names given last before step `at` (the
+ * values are set in the walk's order): its constant (NULL when it is not
+ * one), *set_at its step (CGM_EXEC_VARS_ENTRY when given on entry); NULL
+ * and CGM_EXEC_VARS_ENTRY when none was.  Whether it surely reaches `at`
+ * is extract.c's to tell. */
+const char *cgm_exec_vars_last_before(const cgm_exec_vars *vars, const char *expr, int at, int *set_at);
 /* The name of the lone variable `expr` is (as the lookup reads it,
  * lower-cased) into key[CGM_EXEC_VAR_KEY]; false when it is anything else. */
 enum { CGM_EXEC_VAR_KEY = 256 };

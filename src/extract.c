@@ -122,7 +122,11 @@ typedef struct extract_ctx {
 	 * (execvars.h); NULL when the body's tree was not walked. */
 	cgm_exec_vars *exec_vars;
 	int current_step;   /* the tree step being replayed, -1 outside replay_tree */
-	int *outer_loop_ends; /* per step (outer_loop_end), NULL until needed; heap */
+	/* Per step, NULL until an EXECUTE of a variable needs them (heap):
+	 * the statement open there (its own for a STEP_STATEMENT: the one
+	 * holding it), -1 at the top, and the end of the outermost loop
+	 * statement around it, -1 when none (index_steps). */
+	int *step_parent, *step_loop_end;
 
 	/* PL/pgSQL expressions wait here and are parsed as one text: one parser
 	 * call per function instead of one per expression. */
@@ -2490,18 +2494,21 @@ static void place_expression(extract_ctx *ctx, const char *text)
 /* `EXECUTE v` of a variable that only ever holds constant SQL: the calls
  * of each (execvars.h), at the EXECUTE's line, where PostgreSQL makes them.
  * False when `text` is no such variable or a constant does not parse. */
-static const char *reaching_constant(extract_ctx *ctx, const char *text);
+static const char *reaching_constant(extract_ctx *ctx, const char *text, int at);
 static int outer_loop_end(extract_ctx *ctx, int at);
 
 static bool execute_variable(extract_ctx *ctx, const char *text)
 {
-	const char *const *constants;
-	const char *reaching = reaching_constant(ctx, text);
 	int at = ctx->current_step;
-	int n = reaching || at < 0 ? (reaching != NULL)
-		: cgm_exec_vars_lookup(ctx->exec_vars, text, at, outer_loop_end(ctx, at), &constants);
+	if (at < 0)
+		return false; /* the JSON path: no step tells what sets a variable */
+	const char *const *constants;
+	const char *reaching = reaching_constant(ctx, text, at);
+	int n = 1;
 	if (reaching)
 		constants = &reaching;
+	else
+		n = cgm_exec_vars_lookup(ctx->exec_vars, text, at, outer_loop_end(ctx, at), &constants);
 	bool ok = n > 0;
 	for (int i = 0; i < n; i++) {
 		int before = ctx->nsites;
@@ -2963,118 +2970,82 @@ static bool is_loop_kind(const char *kind)
 	return false;
 }
 
+/* ctx->step_parent and ctx->step_loop_end, once per body. */
+static void index_steps(extract_ctx *ctx)
+{
+	if (ctx->step_parent)
+		return;
+	int n = ctx->nsteps;
+	int *end_of = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	int *open = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	int depth = 0;
+	for (int i = 0; i < n; i++)
+		if (ctx->steps[i].what == STEP_STATEMENT)
+			open[depth++] = i;
+		else if (ctx->steps[i].what == STEP_END && depth > 0)
+			end_of[open[--depth]] = i;
+	ctx->step_parent = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	ctx->step_loop_end = cgm_xcalloc((size_t)n + 1, sizeof(int));
+	depth = 0;
+	int outer = -1, outer_depth = 0;
+	for (int i = 0; i < n; i++) {
+		const tree_step *t = &ctx->steps[i];
+		ctx->step_parent[i] = depth > 0 ? open[depth - 1] : -1;
+		if (t->what == STEP_STATEMENT) {
+			open[depth++] = i;
+			if (outer < 0 && is_loop_kind(t->kind)) {
+				outer = i;
+				outer_depth = depth;
+			}
+		} else if (t->what == STEP_END && depth > 0) {
+			if (outer >= 0 && depth == outer_depth)
+				outer = -1;
+			depth--;
+		}
+		ctx->step_loop_end[i] = outer >= 0 && end_of[outer] > 0 ? end_of[outer] : -1;
+	}
+	free(end_of);
+	free(open);
+}
+
 /* The step ending the outermost loop statement around step `at`, or `at`
- * when no loop holds it: computed for the whole body at its first use. */
+ * when no loop holds it. */
 static int outer_loop_end(extract_ctx *ctx, int at)
 {
-	if (!ctx->outer_loop_ends) {
-		int n = ctx->nsteps;
-		int *end_of = cgm_xcalloc((size_t)n + 1, sizeof(int));
-		int *stack = cgm_xcalloc((size_t)n + 1, sizeof(int));
-		int depth = 0;
-		for (int i = 0; i < n; i++)
-			if (ctx->steps[i].what == STEP_STATEMENT)
-				stack[depth++] = i;
-			else if (ctx->steps[i].what == STEP_END && depth > 0)
-				end_of[stack[--depth]] = i;
-		ctx->outer_loop_ends = cgm_xcalloc((size_t)n + 1, sizeof(int));
-		depth = 0;
-		int outer = -1, outer_depth = 0;
-		for (int i = 0; i < n; i++) {
-			const tree_step *t = &ctx->steps[i];
-			if (t->what == STEP_STATEMENT) {
-				depth++;
-				if (outer < 0 && is_loop_kind(t->kind)) {
-					outer = i;
-					outer_depth = depth;
-				}
-			} else if (t->what == STEP_END && depth > 0) {
-				if (outer >= 0 && depth == outer_depth)
-					outer = -1;
-				depth--;
-			}
-			ctx->outer_loop_ends[i] = outer >= 0 && end_of[outer] > 0 ? end_of[outer] : -1;
-		}
-		free(end_of);
-		free(stack);
-	}
-	int end = at >= 0 && at < ctx->nsteps ? ctx->outer_loop_ends[at] : -1;
+	index_steps(ctx);
+	int end = at < ctx->nsteps ? ctx->step_loop_end[at] : -1;
 	return end > at ? end : at;
 }
 
-/* Steps looked through for the assignment that reaches an EXECUTE: a body
- * of many such EXECUTEs costs at most this many per EXECUTE. */
-#define REACHING_SCAN_MAX 20000
-
-/* The constant an `EXECUTE v` surely runs: that of the assignment of the
- * whole of v last set before it, when that assignment is a statement of
- * the same list as the EXECUTE or as a statement holding it (an IF, a
- * CASE, a block), no loop holds the EXECUTE below that list, and nothing
- * sets v in between: every way to the EXECUTE passes that assignment last.
- * NULL otherwise (then every constant v is given may run, or none is
- * known: execvars.h). */
-static const char *reaching_constant(extract_ctx *ctx, const char *text)
+/* The constant an `EXECUTE v` at step `at` surely runs: that of the
+ * assignment of the whole of v last set before it (execvars.h), when that
+ * assignment is a statement of the same list as the EXECUTE or as a
+ * statement holding it (an IF, a CASE, a block) and no loop holds the
+ * EXECUTE below that list: every way to the EXECUTE passes that
+ * assignment last.  NULL otherwise (then the values that may reach it
+ * count, cgm_exec_vars_lookup). */
+static const char *reaching_constant(extract_ctx *ctx, const char *text, int at)
 {
-	char key[CGM_EXEC_VAR_KEY];
-	int e = ctx->current_step;
-	if (e < 0 || e >= ctx->nsteps || !cgm_exec_vars_name(key, text))
+	int set_at;
+	const char *constant = cgm_exec_vars_last_before(ctx->exec_vars, text, at, &set_at);
+	/* An assignment reports its variable right after its statement opens. */
+	if (!constant || set_at < 1 || ctx->steps[set_at - 1].what != STEP_STATEMENT)
 		return NULL;
-	int a = -1;
-	for (int j = e - 1; j >= 0 && e - j <= REACHING_SCAN_MAX; j--)
-		if (ctx->steps[j].what == STEP_SETS && strcasecmp(ctx->steps[j].text, key) == 0) {
-			a = j;
-			break;
-		}
-	if (a < 1 || !ctx->steps[a].whole || ctx->steps[a - 1].what != STEP_STATEMENT ||
-	    ctx->steps[a + 1].what != STEP_EXPRESSION)
-		return NULL;
-	/* Before the EXECUTE's own statement begins: a dynamic FOR lists its
+	index_steps(ctx);
+	int list = ctx->step_parent[set_at - 1];
+	int own = ctx->step_parent[at];
+	/* Not inside the EXECUTE's own statement: a dynamic FOR lists its
 	 * loop's statements before its query, which runs first. */
-	int own = -1;
-	for (int j = e - 1, level = 0; j >= 0 && own < 0 && e - j <= REACHING_SCAN_MAX; j--)
-		if (ctx->steps[j].what == STEP_END)
-			level++;
-		else if (ctx->steps[j].what == STEP_STATEMENT && level-- == 0)
-			own = j;
-	if (own < 0 || a > own)
+	if (own < 0 || set_at > own)
 		return NULL;
-	/* From the assignment's end to the EXECUTE: never out of its list,
-	 * and no loop open at the EXECUTE (its own statement aside: a
-	 * dynamic FOR's query runs once, before its loop). */
-	int level = 0, open_loops = 0, end = -1;
-	for (int j = a + 1; j < e && end < 0; j++)
-		if (ctx->steps[j].what == STEP_STATEMENT)
-			level++;
-		else if (ctx->steps[j].what == STEP_END && level-- == 0)
-			end = j;
-	if (end < 0)
-		return NULL;
-	bool *loop = cgm_xcalloc((size_t)(e - end) + 1, sizeof(bool));
-	level = 0;
-	bool inside = true;
-	for (int j = end + 1; j < e && inside; j++) {
-		const tree_step *t = &ctx->steps[j];
-		if (t->what == STEP_STATEMENT) {
-			loop[level] = is_loop_kind(t->kind);
-			open_loops += loop[level];
-			level++;
-		} else if (t->what == STEP_END) {
-			if (level == 0)
-				inside = false;
-			else
-				open_loops -= loop[--level];
-		}
+	for (int s = own;; s = ctx->step_parent[s]) {
+		if (s < 0)
+			return NULL; /* the assignment's list holds no statement around it */
+		if (s != own && is_loop_kind(ctx->steps[s].kind))
+			return NULL;
+		if (ctx->step_parent[s] == list)
+			return constant;
 	}
-	/* The EXECUTE's own statement is the innermost one open. */
-	if (inside && level > 0 && loop[level - 1])
-		open_loops--;
-	free(loop);
-	if (!inside || open_loops > 0)
-		return NULL;
-	int saved_cursor = ctx->captured_cursor;
-	const char *constant = constant_of(ctx, ctx->steps[a + 1].text);
-	ctx->captured_cursor = saved_cursor;
-	return constant;
 }
 
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
@@ -3164,8 +3135,9 @@ static void replay_tree(extract_ctx *ctx)
 		}
 	}
 	free(stack);
-	free(ctx->outer_loop_ends);
-	ctx->outer_loop_ends = NULL;
+	free(ctx->step_parent);
+	free(ctx->step_loop_end);
+	ctx->step_parent = ctx->step_loop_end = NULL;
 }
 
 

@@ -25,10 +25,11 @@
  * an expression's text at the token after it and then trims trailing
  * whitespace: a `-- comment` between the expression and that token stays,
  * without the newline that ended it (`x > 1 -- why`).  PostgreSQL 15's
- * current releases (15.18) stop at the last token of the expression.  Alone the text still parses, but a simple CASE's WHEN
- * becomes `"__Case__Variable_N__" IN (1 -- why)`, whose closing
- * parenthesis is inside the comment: cgm_plpgsql_blank_end_comment blanks
- * such a comment as PostgreSQL leaves it out.
+ * current releases (15.18) stop at the last token of the expression.
+ * Alone the text still parses, but a simple CASE's WHEN becomes
+ * `"__Case__Variable_N__" IN (1 -- why)`, whose closing parenthesis is
+ * inside the comment: cgm_plpgsql_blank_end_comment blanks such a comment
+ * as PostgreSQL leaves it out.
  */
 #include "plpgsql_locate.h"
 

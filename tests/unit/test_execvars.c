@@ -83,6 +83,21 @@ static void test_constants(void **state)
 	cgm_exec_vars_set(v, "p", 70, "SELECT d()");
 	assert_int_equal(at_step(v, "p", 80, &c), 0);
 
+	/* the value given last before a step, as extract.c asks for the one
+	 * that may surely reach an EXECUTE */
+	int set_at;
+	assert_null(cgm_exec_vars_last_before(v, "built", 30, &set_at));
+	assert_int_equal(set_at, CGM_EXEC_VARS_ENTRY);
+	assert_string_equal(cgm_exec_vars_last_before(v, "built", 31, &set_at), "SELECT c()");
+	assert_int_equal(set_at, 30);
+	assert_null(cgm_exec_vars_last_before(v, "built", 60, &set_at));
+	assert_int_equal(set_at, 50);
+	assert_string_equal(cgm_exec_vars_last_before(v, "q", 10, &set_at), "SELECT a()");
+	assert_int_equal(set_at, CGM_EXEC_VARS_ENTRY);
+	assert_string_equal(cgm_exec_vars_last_before(v, "q", 15, &set_at), "SELECT b()");
+	assert_int_equal(set_at, 10);
+	assert_null(cgm_exec_vars_last_before(v, "q || ''", 15, &set_at));
+
 	/* many variables: the table grows and keeps each */
 	char name[32], sql[64];
 	for (int i = 0; i < 5000; i++) {
