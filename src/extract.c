@@ -122,6 +122,13 @@ typedef struct extract_ctx {
 	 * (execvars.h); NULL when the body's tree was not walked. */
 	cgm_exec_vars *exec_vars;
 	int current_step;   /* the tree step being replayed, -1 outside replay_tree */
+	size_t exec_walked; /* bytes of variables' SQL walked for EXECUTEs of them */
+	size_t exec_walked_sites; /* and the sites they made */
+	struct {
+		const char *text;
+		long offset;
+		int newlines;
+	} literal_counted;  /* literal_newlines */
 	/* Per step, NULL until an EXECUTE of a variable needs them (heap):
 	 * the statement open there (its own for a STEP_STATEMENT: the one
 	 * holding it), -1 at the top, and the end of the outermost loop
@@ -246,6 +253,8 @@ typedef struct captured_text {
 	bool unknown; /* a statement the walker does not know: parse it again */
 	const char *constant; /* the SQL the expression always yields, or NULL */
 	int constant_location;
+	bool appended;        /* constant is what an assignment appends to its
+			       * variable (`q := q || ' AND b'`), not its value */
 	const cgm_expr *row;  /* a SELECT's row (for a record variable), or NULL */
 } captured_text;
 
@@ -328,13 +337,34 @@ static int count_newlines(const char *s, long upto)
 	return n;
 }
 
+/* Newlines in the constant SQL being walked before offset `upto`.  Its
+ * sites come in the order of its text, mostly: counting on from the last
+ * offset asked keeps a long statement of many sites from being counted
+ * over and over.  walk_literal_sql clears the count for each text. */
+static int literal_newlines(extract_ctx *ctx, long upto)
+{
+	long i = 0;
+	int n = 0;
+	if (ctx->literal_counted.text == ctx->parsed && ctx->literal_counted.offset <= upto) {
+		i = ctx->literal_counted.offset;
+		n = ctx->literal_counted.newlines;
+	}
+	for (const char *s = ctx->parsed; i < upto && s[i]; i++)
+		if (s[i] == '\n')
+			n++;
+	ctx->literal_counted.text = ctx->parsed;
+	ctx->literal_counted.offset = i;
+	ctx->literal_counted.newlines = n;
+	return n;
+}
+
 /* Line in the body of a location in the parsed text. */
-static int line_of_location(const extract_ctx *ctx, long location)
+static int line_of_location(extract_ctx *ctx, long location)
 {
 	if (location < 0)
 		location = 0;
 	if (ctx->literal_line > 0)
-		return ctx->literal_line + count_newlines(ctx->parsed, location);
+		return ctx->literal_line + literal_newlines(ctx, location);
 	long off = location + ctx->delta;
 	if (off < 0)
 		off = 0;
@@ -1901,6 +1931,7 @@ static void on_capture_text(void *arg, const char *text)
 	t->first = ctx->nevents;
 	t->unknown = false;
 	t->constant = NULL;
+	t->appended = false;
 	t->row = NULL;
 }
 
@@ -1912,6 +1943,14 @@ static void on_capture_constant(void *arg, const char *sql, int location)
 		t->constant = cgm_arena_strdup(ctx->arena, sql);
 		t->constant_location = location;
 	}
+}
+
+static void on_capture_appended(void *arg, const char *sql, int location)
+{
+	on_capture_constant(arg, sql, location);
+	extract_ctx *ctx = arg;
+	if (ctx->ncaptured > 0)
+		ctx->captured[ctx->ncaptured - 1].appended = true;
 }
 
 static void on_capture_row(void *arg, const cgm_expr *row)
@@ -2285,6 +2324,7 @@ static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal
 	if (!cgm_sql_check(sql_text, CGM_SQL_CHECK_LEXER, &problem))
 		return false;
 	extract_ctx saved = *ctx;
+	ctx->literal_counted.text = NULL;
 	ctx->literal_line = literal_line;
 	ctx->via_literal = true;
 	ctx->in_perform = false;
@@ -2293,6 +2333,7 @@ static bool walk_literal_sql(extract_ctx *ctx, const char *sql_text, int literal
 	if (!ok)
 		ctx->nsites = before;
 	ctx->parsed = saved.parsed;
+	ctx->literal_counted.text = NULL;
 	ctx->literal_line = saved.literal_line;
 	ctx->via_literal = saved.via_literal;
 	ctx->in_perform = saved.in_perform;
@@ -2492,34 +2533,68 @@ static void place_expression(extract_ctx *ctx, const char *text)
 }
 
 /* `EXECUTE v` of a variable that only ever holds constant SQL: the calls
- * of each (execvars.h), at the EXECUTE's line, where PostgreSQL makes them.
- * False when `text` is no such variable or a constant does not parse. */
-static const char *reaching_constant(extract_ctx *ctx, const char *text, int at);
+ * of each value it may hold (execvars.h), at the EXECUTE's line, where
+ * PostgreSQL makes them.  Of values built of appended pieces, the longest
+ * first, and one only when it holds a piece no value walked held: a
+ * value that does not parse is a way the code never goes (PostgreSQL
+ * would fail there), and every piece counts once.  False when `text` is
+ * no such variable or a piece is in no value that parses. */
+/* No step of the body's walk. */
+#define NO_STEP (-2)
+static int reaching_set(extract_ctx *ctx, const char *text, int at);
 static int outer_loop_end(extract_ctx *ctx, int at);
+
+static int popcount64(uint64_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
 
 static bool execute_variable(extract_ctx *ctx, const char *text)
 {
 	int at = ctx->current_step;
 	if (at < 0)
 		return false; /* the JSON path: no step tells what sets a variable */
-	const char *const *constants;
-	const char *reaching = reaching_constant(ctx, text, at);
-	int n = 1;
-	if (reaching)
-		constants = &reaching;
-	else
-		n = cgm_exec_vars_lookup(ctx->exec_vars, text, at, outer_loop_end(ctx, at), &constants);
-	bool ok = n > 0;
-	for (int i = 0; i < n; i++) {
-		int before = ctx->nsites;
-		if (!walk_literal_sql(ctx, constants[i], ctx->stmt_line)) {
-			ok = false;
-			continue;
+	cgm_exec_value *values;
+	uint64_t all;
+	int from = reaching_set(ctx, text, at);
+	int n = from != NO_STEP ? cgm_exec_vars_lookup(ctx->exec_vars, text, from, at, at, &values, &all)
+				: cgm_exec_vars_lookup(ctx->exec_vars, text, CGM_EXEC_VARS_ENTRY, at,
+						       outer_loop_end(ctx, at), &values, &all);
+	if (n <= 0)
+		return false;
+	/* Stable, the most parts first: n is at most CGM_EXEC_VALUES_MAX. */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && popcount64(values[k].parts) > popcount64(values[k - 1].parts); k--) {
+			cgm_exec_value swap = values[k];
+			values[k] = values[k - 1];
+			values[k - 1] = swap;
 		}
+	/* Every EXECUTE of a variable walks its SQL again: a bound on them all,
+	 * beyond the body's own length, keeps one big value EXECUTEd many
+	 * times from taking memory without end (its sites, each time). */
+	size_t body_len = strlen(ctx->body ? ctx->body : "");
+	size_t budget = CGM_EXEC_WALKED_BYTES + body_len;
+	size_t site_budget = CGM_EXEC_WALKED_SITES + body_len / 16;
+	uint64_t walked = 0;
+	for (int i = 0; i < n; i++) {
+		if (!(values[i].parts & ~walked))
+			continue;
+		size_t len = strlen(values[i].sql);
+		if (ctx->exec_walked + len > budget || ctx->exec_walked_sites > site_budget)
+			return false;
+		ctx->exec_walked += len;
+		int before = ctx->nsites;
+		if (!walk_literal_sql(ctx, values[i].sql, ctx->stmt_line))
+			continue;
+		walked |= values[i].parts;
+		ctx->exec_walked_sites += (size_t)(ctx->nsites - before);
 		for (int s = before; s < ctx->nsites; s++)
 			ctx->sites[s].line = ctx->stmt_line;
 	}
-	return ok;
+	return walked == all;
 }
 
 /* Checked by the PL/pgSQL parser already: its sites, counted in the text
@@ -2540,7 +2615,7 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	ctx->delta = 0;
 	ctx->parsed = text;
 	replay_captured(ctx, checked);
-	if (dynamic && !(t->constant && walk_literal_sql(ctx, t->constant,
+	if (dynamic && !(t->constant && !t->appended && walk_literal_sql(ctx, t->constant,
 							   line_of_location(ctx, t->constant_location))) &&
 	    !execute_variable(ctx, text))
 		record_dynamic(ctx, text);
@@ -2928,10 +3003,15 @@ static void using_values_after(extract_ctx *ctx, int i)
 }
 
 /* The constant SQL a checked text always yields, or NULL. */
-static const char *constant_of(extract_ctx *ctx, const char *text)
+static const char *constant_of(extract_ctx *ctx, const char *text, bool *appended)
 {
 	int k = text ? find_captured(ctx, text) : -1;
-	return k >= 0 && !ctx->captured[k].unknown ? ctx->captured[k].constant : NULL;
+	bool known = k >= 0 && !ctx->captured[k].unknown;
+	if (appended)
+		*appended = known && ctx->captured[k].appended;
+	else if (known && ctx->captured[k].appended)
+		return NULL;
+	return known ? ctx->captured[k].constant : NULL;
 }
 
 /* What every variable of the body is given, before any EXECUTE of one is
@@ -2949,12 +3029,16 @@ static void collect_exec_vars(extract_ctx *ctx)
 				cgm_exec_vars_set(ctx->exec_vars, t->text, CGM_EXEC_VARS_ENTRY, NULL);
 			else if (t->default_text)
 				cgm_exec_vars_set(ctx->exec_vars, t->text, CGM_EXEC_VARS_ENTRY,
-						  constant_of(ctx, t->default_text));
+						  constant_of(ctx, t->default_text, NULL));
 		} else if (t->what == STEP_SETS) {
 			const tree_step *value = i + 1 < ctx->nsteps ? &ctx->steps[i + 1] : NULL;
 			bool assigned = t->whole && value && value->what == STEP_EXPRESSION;
-			cgm_exec_vars_set(ctx->exec_vars, t->text, i,
-					  assigned ? constant_of(ctx, value->text) : NULL);
+			bool appended = false;
+			const char *constant = assigned ? constant_of(ctx, value->text, &appended) : NULL;
+			if (appended)
+				cgm_exec_vars_append(ctx->exec_vars, t->text, i, constant);
+			else
+				cgm_exec_vars_set(ctx->exec_vars, t->text, i, constant);
 		}
 	}
 	ctx->captured_cursor = saved_cursor;
@@ -3017,34 +3101,35 @@ static int outer_loop_end(extract_ctx *ctx, int at)
 	return end > at ? end : at;
 }
 
-/* The constant an `EXECUTE v` at step `at` surely runs: that of the
- * assignment of the whole of v last set before it (execvars.h), when that
- * assignment is a statement of the same list as the EXECUTE or as a
- * statement holding it (an IF, a CASE, a block) and no loop holds the
- * EXECUTE below that list: every way to the EXECUTE passes that
- * assignment last.  NULL otherwise (then the values that may reach it
- * count, cgm_exec_vars_lookup). */
-static const char *reaching_constant(extract_ctx *ctx, const char *text, int at)
+/* The step of the constant assignment an `EXECUTE v` at step `at` surely
+ * starts from: the assignment of the whole of v last set before it
+ * (execvars.h; pieces appended after it may follow), when that assignment
+ * is a statement of the same list as the EXECUTE or as a statement holding
+ * it (an IF, a CASE, a block) and no loop holds the EXECUTE below that
+ * list: every way to the EXECUTE passes that assignment last.  NO_STEP
+ * otherwise (then the values that may reach it count,
+ * cgm_exec_vars_lookup). */
+static int reaching_set(extract_ctx *ctx, const char *text, int at)
 {
 	int set_at;
 	const char *constant = cgm_exec_vars_last_before(ctx->exec_vars, text, at, &set_at);
 	/* An assignment reports its variable right after its statement opens. */
 	if (!constant || set_at < 1 || ctx->steps[set_at - 1].what != STEP_STATEMENT)
-		return NULL;
+		return NO_STEP;
 	index_steps(ctx);
 	int list = ctx->step_parent[set_at - 1];
 	int own = ctx->step_parent[at];
 	/* Not inside the EXECUTE's own statement: a dynamic FOR lists its
 	 * loop's statements before its query, which runs first. */
 	if (own < 0 || set_at > own)
-		return NULL;
+		return NO_STEP;
 	for (int s = own;; s = ctx->step_parent[s]) {
 		if (s < 0)
-			return NULL; /* the assignment's list holds no statement around it */
+			return NO_STEP; /* the assignment's list holds no statement around it */
 		if (s != own && is_loop_kind(ctx->steps[s].kind))
-			return NULL;
+			return NO_STEP;
 		if (ctx->step_parent[s] == list)
-			return constant;
+			return set_at;
 	}
 }
 
@@ -3135,6 +3220,7 @@ static void replay_tree(extract_ctx *ctx)
 		}
 	}
 	free(stack);
+	cgm_exec_vars_release(ctx->exec_vars);
 	free(ctx->step_parent);
 	free(ctx->step_loop_end);
 	ctx->step_parent = ctx->step_loop_end = NULL;
@@ -3281,6 +3367,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 	const cgm_raw_capture capture = {
 		.text = on_capture_text,
 		.constant = on_capture_constant,
+		.appended = on_capture_appended,
 		.expr_rows = ctx->coercions != CGM_COERCE_NONE &&
 			     coercible_target(ctx, cgm_coercion_return_type(ctx->fn)),
 		.visitor = { .ctx = ctx, .call = on_capture_call, .relation = on_capture_relation,

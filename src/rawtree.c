@@ -2565,6 +2565,26 @@ static bool append_constant(StringInfo out, const Node *node, int *location, int
 	return false;
 }
 
+/* `name || <constant> || ...`: the constant text appended to the variable
+ * `name` (an assignment's own), put in `out`; false for anything else. */
+static bool append_to_self(StringInfo out, const Node *node, const char *name, int *location, int depth)
+{
+	if (!node || depth > CGM_MAX_NESTING)
+		return false;
+	if (IsA(node, ColumnRef)) {
+		const ColumnRef *ref = (const ColumnRef *)node;
+		const char *field = list_length(ref->fields) == 1 ? string_value(linitial(ref->fields)) : NULL;
+		return field && strcmp(field, name) == 0;
+	}
+	if (!IsA(node, A_Expr))
+		return false;
+	const A_Expr *e = (const A_Expr *)node;
+	const char *op = list_length(e->name) == 1 ? string_value(linitial(e->name)) : NULL;
+	return e->kind == AEXPR_OP && op && strcmp(op, "||") == 0 &&
+	       append_to_self(out, e->lexpr, name, location, depth + 1) &&
+	       append_constant(out, e->rexpr, location, depth + 1);
+}
+
 List *__wrap_raw_parser(const char *str, RawParseMode mode)
 {
 	List *tree = __real_raw_parser(str, mode);
@@ -2590,9 +2610,11 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 					     ? linitial(tree)
 					     : NULL;
 		const SelectStmt *select = raw && IsA(raw, RawStmt) ? (const SelectStmt *)raw->stmt : NULL;
+		const char *assigned = NULL;
 		if (assign) {
 			const PLAssignStmt *a = select && IsA(select, PLAssignStmt) ? (const PLAssignStmt *)select : NULL;
 			select = a && a->indirection == NIL && a->nnames == 1 ? a->val : NULL;
+			assigned = select ? a->name : NULL;
 		}
 		if (select && IsA(select, SelectStmt) && list_length(select->targetList) >= 1 &&
 		    IsA(linitial(select->targetList), ResTarget)) {
@@ -2600,8 +2622,14 @@ List *__wrap_raw_parser(const char *str, RawParseMode mode)
 			initStringInfo(&sql);
 			int location = -1;
 			const ResTarget *target = linitial(select->targetList);
-			if (append_constant(&sql, target->val, &location, 0))
+			if (append_constant(&sql, target->val, &location, 0)) {
 				c->constant(c->visitor.ctx, sql.data, location);
+			} else if (assigned && c->appended && list_length(select->targetList) == 1) {
+				resetStringInfo(&sql);
+				location = -1;
+				if (append_to_self(&sql, target->val, assigned, &location, 0) && location >= 0)
+					c->appended(c->visitor.ctx, sql.data, location);
+			}
 		}
 		capture = c;
 	}

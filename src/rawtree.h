@@ -203,6 +203,11 @@ typedef struct cgm_raw_capture {
 	 * text (a literal, || of literals, format() with a literal template
 	 * and only %L): that SQL and the location of its first literal. */
 	void (*constant)(void *ctx, const char *sql, int location);
+	/* After the sites of an assignment of a whole variable to itself
+	 * followed by constant text (`q := q || ' AND b'`, appended SQL being
+	 * how code adds optional clauses): that text and the location of its
+	 * first literal.  May be NULL. */
+	void (*appended)(void *ctx, const char *sql, int location);
 	/* Report the row (visitor.row) of plain expressions too, not only of
 	 * statements and assignments: RETURN's value may be cast. */
 	bool expr_rows;

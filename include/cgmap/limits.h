@@ -26,6 +26,24 @@
  * past them is left untyped (its calls ambiguous among overloads). */
 #define CGM_USING_MAX 100
 
+/* The SQL an `EXECUTE v` may run, when v is built of constant pieces
+ * (`q := q || ' AND b'` under IFs): the values any path may give it,
+ * built while there are at most this many of at most this many bytes in
+ * all; past that, each further piece is taken as appended to every value
+ * (src/execvars.c).  A variable given more pieces than CGM_EXEC_PARTS_MAX
+ * before an EXECUTE leaves it a dynamic site. */
+#define CGM_EXEC_VALUES_MAX 64
+#define CGM_EXEC_VALUES_BYTES (1 << 20)
+#define CGM_EXEC_PARTS_MAX 64
+/* ... and the bytes of such values one body's EXECUTEs build in all. */
+#define CGM_EXEC_BUILT_BYTES (64u << 20)
+/* The bytes of variables' SQL the EXECUTEs of one body walk in all, past
+ * the body's own length, and the sites those walks make, past one for 16
+ * bytes of the body: each walk makes its sites again.  Past either, an
+ * EXECUTE of a variable stays a dynamic site. */
+#define CGM_EXEC_WALKED_BYTES (1u << 20)
+#define CGM_EXEC_WALKED_SITES 20000
+
 /* Levels of JSON that the token reader (src/jsontok.c) takes from
  * libpg_query: a tree level prints as up to three. */
 #define CGM_MAX_JSON_NESTING (4 * CGM_MAX_NESTING)

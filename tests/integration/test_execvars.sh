@@ -6,9 +6,10 @@
 # dynamic site whose calls only runtime data showed.  An assignment that
 # surely reaches the EXECUTE gives its calls alone, at the EXECUTE's line;
 # branches and loops give every constant the variable is given before the
-# EXECUTE or after it in a loop around it.  A variable given SQL built at
-# run time there (concatenated, selected INTO, a parameter, an array
-# element) stays a dynamic site with no static edge.
+# EXECUTE or after it in a loop around it; constant pieces appended under
+# IFs give each value that parses (x.appended).  A variable given SQL
+# built at run time there (a variable concatenated, selected INTO, a
+# parameter, an array element) stays a dynamic site with no static edge.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
@@ -20,6 +21,8 @@ pgtest_traced_case execvars "EXECUTE of a variable" <<'SQL'
 SELECT x.constants(1);
 SELECT x.runtime_only(1, 'SELECT x.k(''b'')');
 SELECT x.branches(1), x.branches(0);
+SELECT * FROM x.appended(1, 'a');
+SELECT * FROM x.appended(2, NULL);
 SQL
 for side in static sql; do
 	pgtest_expect_edge "$PGTEST_WORK/$side.edges" no "x.runtime_only(integer,text)"

@@ -290,7 +290,7 @@ static void test_execute_of_a_variable(void **state)
 				  "  SELECT 'SELECT w_four()' INTO q;\n"
 				  "  EXECUTE q INTO r;\n"
 				  "  EXECUTE p INTO r;\n"
-				  "  t := t || ' + 1';\n"
+				  "  t := t || p;\n"
 				  "  EXECUTE t INTO r;\n"
 				  "  GET DIAGNOSTICS u = ROW_COUNT;\n"
 				  "  EXECUTE u INTO r;\n"
@@ -305,6 +305,101 @@ static void test_execute_of_a_variable(void **state)
 	for (int i = 0; i < other.nsites; i++)
 		dynamic += other.sites[i].kind == CGM_SITE_DYNAMIC;
 	assert_int_equal(dynamic, 4);
+}
+
+/* SQL built of constant pieces appended under IFs (`q := q || ' AND b'`):
+ * each value the variable may hold is walked, the longest first, one only
+ * when it holds a piece not walked yet; a value that does not parse is a
+ * way the code never goes; a piece in no value that parses, or one built
+ * at run time, leaves a dynamic site. */
+static void test_execute_of_appended_pieces(void **state)
+{
+	cgm_function fn = make("plpgsql", "kind text, lim int", "setof int",
+			       "\nDECLARE q text; r int;\nBEGIN\n"
+			       "  q := 'SELECT a_base(id) FROM app.items WHERE true';\n"     /* 4 */
+			       "  IF kind IS NOT NULL THEN\n"
+			       "    q := q || ' AND a_kind(kind) = $1';\n"
+			       "  END IF;\n"
+			       "  IF lim > 0 THEN\n"
+			       "    q := q || ' AND ' || 'a_lim(id) < $2';\n"
+			       "  ELSE\n"
+			       "    q := q || ' AND a_nolim(id)';\n"
+			       "  END IF;\n"
+			       "  RETURN QUERY EXECUTE q USING kind, lim;\n"                  /* 13 */
+			       "  q := 'SELECT b_one()';\n"
+			       "  q := q || ' + ' || kind;\n"
+			       "  EXECUTE q INTO r;\n"                                        /* 16 */
+			       "  q := 'SELECT c_one(';\n"
+			       "  IF kind = 'x' THEN q := q || '1)'; ELSE q := q || '2)'; END IF;\n"
+			       "  EXECUTE q INTO r;\n"                                        /* 19 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	if (!from_parser_trees) {
+		/* the JSON path tells no variable's assignments: three dynamic
+		 * sites */
+		int dynamic = 0;
+		for (int i = 0; i < fn.nsites; i++)
+			dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
+		assert_int_equal(dynamic, 3);
+		assert_null(find_site(&fn, "a_base", 0));
+		return;
+	}
+	const char *at13[] = { "a_base", "a_kind", "a_lim", "a_nolim" };
+	for (size_t i = 0; i < sizeof at13 / sizeof *at13; i++) {
+		const cgm_site *s = find_site(&fn, at13[i], 0);
+		assert_non_null(s);
+		assert_int_equal(s->line, 13);
+		assert_int_equal(s->kind, CGM_SITE_EXEC_LITERAL);
+	}
+	/* the value with every piece parses: the only one walked */
+	assert_null(find_site(&fn, "a_base", 1));
+	assert_null(find_site(&fn, "b_one", 0));
+	/* 'SELECT c_one(' alone does not parse, nor with both pieces: each
+	 * piece in a value that does */
+	const cgm_site *c = find_site(&fn, "c_one", 0);
+	assert_non_null(c);
+	assert_int_equal(c->line, 19);
+	assert_non_null(find_site(&fn, "c_one", 1));
+	int dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		if (fn.sites[i].kind == CGM_SITE_DYNAMIC) {
+			dynamic++;
+			assert_int_equal(fn.sites[i].line, 16);
+		}
+	assert_int_equal(dynamic, 1);
+}
+
+/* One big value EXECUTEd many times: its sites are made again each time,
+ * so the walks of one body are bounded (limits.h); past that, each
+ * EXECUTE of the variable is a dynamic site. */
+static void test_execute_of_a_variable_is_bounded(void **state)
+{
+	if (!from_parser_trees)
+		return; /* the JSON path walks no variable's value */
+	size_t cap = 1 << 20, len = 0;
+	char *body = malloc(cap);
+	assert_non_null(body);
+	len += (size_t)snprintf(body + len, cap - len, "\nDECLARE q text := 'SELECT 0");
+	for (int i = 0; i < 4000; i++)
+		len += (size_t)snprintf(body + len, cap - len, ", big_%d()", i);
+	len += (size_t)snprintf(body + len, cap - len, "';\nBEGIN\n");
+	for (int i = 0; i < 40; i++)
+		len += (size_t)snprintf(body + len, cap - len, "  EXECUTE q;\n");
+	snprintf(body + len, cap - len, "END\n");
+	cgm_function fn = make("plpgsql", "", "void", body);
+	cgm_extract_function(arena, &fn);
+	free(body);
+	assert_int_equal(fn.nerrors, 0);
+	int literal = 0, dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++) {
+		literal += fn.sites[i].kind == CGM_SITE_EXEC_LITERAL;
+		dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
+	}
+	/* walked while under 20,000 sites (and 1 MiB), then dynamic */
+	assert_true(literal >= 20000 && literal <= 24000 + 4000);
+	assert_int_equal(literal % 4000, 0);
+	assert_int_equal(dynamic, 40 - literal / 4000);
 }
 
 /* format() over constant arguments is the SQL it always yields (its
@@ -1539,6 +1634,8 @@ int main(void)
 		cmocka_unit_test(test_out_parameters_and_bare_return_next),
 		cmocka_unit_test(test_utility_statements_among_others),
 		cmocka_unit_test(test_operators_and_casts),
+		cmocka_unit_test(test_execute_of_appended_pieces),
+		cmocka_unit_test(test_execute_of_a_variable_is_bounded),
 		cmocka_unit_test(test_execute_format_of_constants),
 		cmocka_unit_test(test_deep_expressions_are_parse_errors),
 		cmocka_unit_test(test_nested_comments_are_capped),
