@@ -6,7 +6,10 @@
  *      it).
  * Out: when the file is an extension script (named NAME--VERSION.sql or
  *      NAME--FROM--TO.sql with NAME.control beside it or one folder up, as
- *      an extension's source tree has it), the same text with
+ *      an extension's source tree has it), or a piece of one (any other
+ *      name, holding @extschema@, with one control file in its folder or
+ *      up to three above: the files of sql/functions/ an extension's build
+ *      joins into its script), the same text with
  *      what PostgreSQL substitutes before running it: @extschema@ is the
  *      target schema (the control file's `schema`, else the first schema
  *      of a new database's search_path, public) as quote_identifier writes
@@ -25,6 +28,7 @@
 #include "extscript.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,19 +97,65 @@ static bool control_schema(const char *text, char *out, size_t n)
 	return false;
 }
 
-bool extscript_target(const char *path, char *schema, size_t n)
+/* The one NAME.control in the folder `dir` ("" the working one), into
+ * name; false when it holds none or several, or cannot be read. */
+static bool only_control(const char *dir, char *name, size_t n)
+{
+	DIR *d = opendir(*dir ? dir : ".");
+	if (!d)
+		return false;
+	int found = 0;
+	for (struct dirent *e; (e = readdir(d)) && found < 2;) {
+		size_t len = strlen(e->d_name);
+		if (len > 8 && strcmp(e->d_name + len - 8, ".control") == 0 && len - 8 < n) {
+			if (found++ == 0) {
+				memcpy(name, e->d_name, len - 8);
+				name[len - 8] = '\0';
+			}
+		}
+	}
+	closedir(d);
+	return found == 1;
+}
+
+/* The folder of `path` ("" for none), into dir; false when too long. */
+static bool folder_of(const char *path, char *dir, size_t ndir)
+{
+	const char *base = strrchr(path, '/');
+	size_t dlen = base ? (size_t)(base + 1 - path) : 0;
+	if (dlen + 1 > ndir)
+		return false;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	return true;
+}
+
+bool extscript_target(const char *path, const char *text_read, char *schema, size_t n)
 {
 	char dir[4096], name[256], control[4096 + 256 + 16];
-	if (!path || strcmp(path, "-") == 0 || n < 2 ||
-	    !script_name(path, dir, sizeof(dir), name, sizeof(name)))
+	if (!path || strcmp(path, "-") == 0 || n < 2)
 		return false;
-	/* Beside the script (an installed extension), or one folder up (an
-	 * extension's source tree: NAME.control at the top, scripts in sql/). */
+	/* A script: beside it (an installed extension), or one folder up (an
+	 * extension's source tree: NAME.control at the top, scripts in sql/).
+	 * A piece of one: the one control file nearest above it. */
+	int to = 2;
+	bool piece = false;
+	if (!script_name(path, dir, sizeof(dir), name, sizeof(name))) {
+		if (!text_read || !strstr(text_read, "@extschema@") || !folder_of(path, dir, sizeof(dir)))
+			return false;
+		piece = true;
+		to = 4;
+	}
 	char *text = NULL;
 	size_t len = 0;
-	for (int up = 0; up < 2 && !text; up++) {
-		snprintf(control, sizeof(control), "%s%s%s.control", dir, up ? "../" : "",
-			 name);
+	for (int up = 0; up < to && !text; up++) {
+		char above[4096];
+		if (snprintf(above, sizeof(above), "%s%s%s%s", dir, up > 0 ? "../" : "", up > 1 ? "../" : "",
+			     up > 2 ? "../" : "") >= (int)sizeof(above))
+			return false;
+		if (piece && !only_control(above, name, sizeof(name)))
+			continue;
+		snprintf(control, sizeof(control), "%s%s.control", above, name);
 		/* cgm_infile_read takes a regular file only (a link to one is
 		 * followed: Debian's control files are links through
 		 * /etc/alternatives); only its schema setting is ever used. */

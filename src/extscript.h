@@ -10,10 +10,11 @@
 
 /* Whether `path` is an extension script (NAME--VERSION.sql or
  * NAME--FROM--TO.sql, with a readable NAME.control in its folder or the one
- * above), and the
- * schema it installs into (the control file's `schema`, else "public")
- * into schema (n bytes).  Standard input ("-") never is. */
-bool extscript_target(const char *path, char *schema, size_t n);
+ * above), or a piece of one (any other name, its `text` holding
+ * @extschema@, with one control file in its folder or up to three above),
+ * and the schema it installs into (the control file's `schema`, else
+ * "public") into schema (n bytes).  Standard input ("-") never is. */
+bool extscript_target(const char *path, const char *text, char *schema, size_t n);
 
 /* *text (malloc'd, *len bytes, NUL-terminated) as PostgreSQL runs it in
  * `schema`: @extschema@ and @extowner@ replaced, and for a schema other than

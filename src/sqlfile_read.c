@@ -267,7 +267,7 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 	/* An extension's script is SQL once CREATE EXTENSION has filled in
 	 * its schema (extscript.c). */
 	char schema[256];
-	if (!is_stdin && extscript_target(path, schema, sizeof(schema)))
+	if (!is_stdin && extscript_target(path, buf, schema, sizeof(schema)))
 		extscript_prepare(&buf, &n, schema);
 	*text = buf;
 	*len = n;

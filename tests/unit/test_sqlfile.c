@@ -1022,8 +1022,9 @@ static void test_database_search_path(void **state)
 /* An extension's script beside its control file is read as CREATE
  * EXTENSION runs it: @extschema@ is the control file's schema (quoted as
  * quote_identifier does), made and first in the search_path, lines kept;
- * @extowner@ is the owner.  The same text without a control file is a plain
- * file, and does not parse. */
+ * @extowner@ is the owner; so is a piece of the script in the extension's
+ * tree.  The same text without a control file is a plain file, and does
+ * not parse. */
 static void test_extension_script(void **state)
 {
 	(void)state;
@@ -1059,6 +1060,23 @@ static void test_extension_script(void **state)
 	static const char *const tree[] = { "sql/demo--1.1.sql" };
 	m = load_files(tree, 1);
 	fn(m, "public.g()");
+	cgm_model_free(m);
+	/* A piece the extension's build joins into its script, named
+	 * anything: the one control file two folders up. */
+	snprintf(sub, sizeof sub, "%s/sql/functions", folder);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file("sql/functions/g.sql", script);
+	static const char *const pieces[] = { "sql/functions/g.sql" };
+	m = load_files(pieces, 1);
+	fn(m, "public.f()");
+	fn(m, "public.g()");
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+	/* ... but with two control files there, neither. */
+	write_file("second.control", "comment = 'y'\n");
+	m = load_files(pieces, 1);
+	assert_int_equal(cgm_model_find(m, "public.f()"), -1);
+	assert_true(m->ndiagnostics > 0);
 	cgm_model_free(m);
 	/* No control file beside it: the text as it is. */
 	write_file("other--1.0.sql", script);
