@@ -44,6 +44,7 @@
 
 #include "cgmap/error.h"
 #include "cgmap/relfx.h"
+#include "litnames.h"
 #include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
 
@@ -1093,9 +1094,50 @@ static bool list_has(const int *list, int len, int fn)
 /* Each pattern's matches are marked once for the first function whose site
  * names it (that function itself excepted: a function reaching itself is
  * not reached) and once more when another function's site names it too. */
+/* A body's literal naming a call: every user function of that name (and
+ * schema, when named) but the body's own may be what the text calls. */
+typedef struct named_in_text {
+	const cgm_dynsql_reader *reader;
+	bool *out;
+	int self;
+} named_in_text;
+
+static void on_literal_call(void *arg, const char *schema, const char *name)
+{
+	const named_in_text *n = arg;
+	const cgm_dynsql_reader *r = n->reader;
+	const cgm_model *m = r->model;
+	/* by_name is sorted by name: the first of this one by bisection */
+	int lo = 0, hi = r->nby_name;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcmp(m->functions[r->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int k = lo; k < r->nby_name; k++) {
+		int fn = r->by_name[k];
+		const cgm_function *f = &m->functions[fn];
+		if (strcmp(f->name, name) != 0)
+			break;
+		if (fn != n->self && (!schema || strcmp(f->schema, schema) == 0))
+			n->out[fn] = true;
+	}
+}
+
 void cgm_dynsql_possible_targets(bool *out, const cgm_model *model)
 {
 	cgm_dynsql_reader *r = cgm_dynsql_reader_new(model);
+	/* SQL text a body builds in pieces no parse puts together (code that
+	 * generates SQL): a call it names in a literal may run (litnames.h). */
+	for (int i = 0; i < model->nuser; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (!f->analysed || !f->source)
+			continue;
+		named_in_text n = { r, out, i };
+		cgm_literal_calls(f->source, on_literal_call, &n);
+	}
 	for (int i = 0; i < model->nuser; i++) {
 		const cgm_function *f = &model->functions[i];
 		for (int s = 0; s < f->nsites; s++) {

@@ -181,7 +181,8 @@ static int status_badges(badge *out, const html_ctx *ctx, int fn)
 				    "mode used" };
 	else if (f->verdict == CGM_VERDICT_DYNAMIC_REACHABLE)
 		out[n++] = (badge){ "plain", "dynamic-reachable",
-				    "a dynamic SQL site may call it" };
+				    "a dynamic SQL site may call it, or a string in another "
+				    "function names it as a call" };
 	if (f->cold)
 		out[n++] = (badge){ "cold", "cold", "reachable but never observed at runtime" };
 	if (ctx->scc[fn] >= 0)

@@ -15,7 +15,8 @@
  *                      by the planner; an aggregate is seen only through its
  *                      user support functions: builtins are never traced);
  *   dynamic-reachable  when a dynamic SQL site may call it (its possible
- *                      targets, src/dynsql.c);
+ *                      targets, src/dynsql.c), or another body names it as a
+ *                      call in a string literal (src/litnames.c);
  *   unobserved         when the window or the calls observed are not enough,
  *                      or the tracer removed call records of dropped
  *                      functions in the window (lost_records: a function

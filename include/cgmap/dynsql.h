@@ -49,7 +49,8 @@ void cgm_dynsql_read_with(cgm_dynsql_info *out, cgm_dynsql_reader *reader, const
 void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site);
 void cgm_dynsql_info_free(cgm_dynsql_info *info);
 /* out[i] (model->nuser entries) set for each possible target of a dynamic
- * site of another function. */
+ * site of another function, and each function another analysed body names
+ * as a call in a string literal (SQL text it builds, src/litnames.c). */
 void cgm_dynsql_possible_targets(bool *out, const cgm_model *model);
 
 #endif

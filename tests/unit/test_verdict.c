@@ -1007,6 +1007,39 @@ static void test_possible_targets_marked(void **state)
 	cgm_model_free(m);
 }
 
+/* SQL text a body builds in pieces (code that generates SQL): a call it
+ * names in a literal may run, in the schema named, never the body itself;
+ * a name outside literals or without a bracket is none. */
+static void test_possible_targets_named_in_text(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	cgm_function *gen = add_function(m, "app", "gen", "plpgsql", 0);
+	gen->source = "BEGIN\n  v := v || ' = '' || app.quote_it(o.' || col || ') || ''';\n"
+		      "  v := v || ' || shared(x)'; PERFORM app.gen();\n  RAISE NOTICE 'app.plain';\nEND";
+	add_function(m, "app", "quote_it", "plpgsql", 0);
+	add_function(m, "other", "quote_it", "plpgsql", 0);
+	add_function(m, "app", "shared", "sql", 0);
+	add_function(m, "other", "shared", "sql", 0);
+	add_function(m, "app", "plain", "sql", 0);
+	cgm_model_index(m);
+	m->nuser = m->nfunctions;
+	bool possible[6] = { false };
+	cgm_dynsql_possible_targets(possible, m);
+	assert_true(possible[idx(m, "app.quote_it()")]);
+	assert_false(possible[idx(m, "other.quote_it()")]);
+	assert_true(possible[idx(m, "app.shared()")]);
+	assert_true(possible[idx(m, "other.shared()")]);
+	assert_false(possible[idx(m, "app.plain()")]);
+	assert_false(possible[idx(m, "app.gen()")]);
+	/* a body that was not analysed names nothing */
+	m->functions[idx(m, "app.gen()")].analysed = false;
+	memset(possible, 0, sizeof possible);
+	cgm_dynsql_possible_targets(possible, m);
+	assert_false(possible[idx(m, "app.quote_it()")]);
+	cgm_model_free(m);
+}
+
 static void test_times_and_durations(void **state)
 {
 	(void)state;
@@ -1113,6 +1146,7 @@ int main(void)
 		cmocka_unit_test(test_ddl_possible_targets_marked),
 		cmocka_unit_test(test_possible_targets_capped),
 		cmocka_unit_test(test_possible_targets_marked),
+		cmocka_unit_test(test_possible_targets_named_in_text),
 		cmocka_unit_test(test_times_and_durations),
 		cmocka_unit_test(test_server_log_lines),
 	};
