@@ -229,13 +229,20 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			int before = r->ddl;
 			walk(r, jd_get(stmt, "then_body"), depth + 1);
 			const jd_node *elsifs = jd_get(stmt, "elsif_list");
+			bool then_ddl = r->ddl != before;
+			/* When no branch changes the schema, THEN's values stand:
+			 * "IF version >= 150000 THEN q := '...new...'; ELSE q :=
+			 * '...old...'; END IF; EXECUTE q;" as a current server runs
+			 * it, the first branch as for DDL. */
+			cgm_do_vars *then_values = then_ddl ? NULL : cgm_do_vars_copy(r->vars);
 			for (size_t k = 0; k < jd_size(elsifs) && r->ddl == before; k++)
 				walk(r, jd_get(jd_get(jd_at(elsifs, k), "PLpgSQL_if_elsif"), "stmts"), depth + 1);
 			if (r->ddl == before)
 				walk(r, jd_get(stmt, "else_body"), depth + 1);
-			/* A branch not followed may assign anything. */
-			if (elsifs || jd_get(stmt, "else_body"))
-				cgm_do_vars_forget(r->vars);
+			if (then_values && r->ddl == before)
+				cgm_do_vars_restore(r->vars, then_values);
+			else if (elsifs || jd_get(stmt, "else_body"))
+				cgm_do_vars_forget(r->vars); /* a branch not followed may assign anything */
 		} else if (strstr(kind, "loop") || strstr(kind, "while") || strncmp(kind, "PLpgSQL_stmt_for", 16) == 0 ||
 			   strcmp(kind, "PLpgSQL_stmt_case") == 0 || strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {
 			cgm_do_vars_forget(r->vars);

@@ -73,6 +73,26 @@ void cgm_do_vars_forget(cgm_do_vars *v)
 		v->vars[i].value = NULL;
 }
 
+cgm_do_vars *cgm_do_vars_copy(const cgm_do_vars *v)
+{
+	cgm_do_vars *c = cgm_do_vars_new(v->arena);
+	c->vars = cgm_arena_alloc(v->arena, sizeof(do_var) * (size_t)(v->n ? v->n : 1));
+	memcpy(c->vars, v->vars, sizeof(do_var) * (size_t)v->n);
+	c->n = c->cap = v->n;
+	return c;
+}
+
+void cgm_do_vars_restore(cgm_do_vars *v, const cgm_do_vars *copy)
+{
+	/* Names and values are the arena's: the entries are shared. */
+	if (copy->n > v->cap) {
+		v->vars = cgm_arena_grow(v->arena, v->vars, (size_t)v->n, (size_t)copy->n, sizeof(do_var));
+		v->cap = copy->n;
+	}
+	memcpy(v->vars, copy->vars, sizeof(do_var) * (size_t)copy->n);
+	v->n = copy->n;
+}
+
 char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 {
 	cgm_strbuf out = CGM_STRBUF_INIT;

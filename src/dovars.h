@@ -29,6 +29,10 @@ cgm_do_vars *cgm_do_vars_new(cgm_arena *arena);
 void cgm_do_vars_set(cgm_do_vars *vars, const char *name, const char *value);
 /* Every variable's value unknown (after a branch or loop not followed). */
 void cgm_do_vars_forget(cgm_do_vars *vars);
+/* A copy of the values, in the table's arena; `cgm_do_vars_restore` puts
+ * them back (a branch's values, after others were walked). */
+cgm_do_vars *cgm_do_vars_copy(const cgm_do_vars *vars);
+void cgm_do_vars_restore(cgm_do_vars *vars, const cgm_do_vars *copy);
 /* `expr` with each variable it names (not a function's name, not part of
  * a qualified name) replaced by its value as a literal (heap); NULL when it
  * names a variable of unknown value.  A name after `::` is a type. */

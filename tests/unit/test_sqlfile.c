@@ -416,7 +416,8 @@ static void test_do_block_nested_and_else(void **state)
  * constants, substituted in what it EXECUTEs (postgresql-tableversion's
  * loader: `EXECUTE 'SET search_path = table_version, ' || cur`).  A value
  * a loop or a branch not followed may have changed is unknown, and what
- * names it is not applied. */
+ * names it is not applied; of branches that only give values, the first's
+ * stand. */
 static void test_do_block_variables(void **state)
 {
 	(void)state;
@@ -452,7 +453,37 @@ static void test_do_block_variables(void **state)
 		"  FOR i IN 1..2 LOOP cur := 'lib'; END LOOP;\n"
 		"  EXECUTE 'SET search_path = ' || cur;\n"
 		"END $$;\n"
-		"CREATE FUNCTION p1() RETURNS int LANGUAGE sql AS 'SELECT 4';\n");
+		"CREATE FUNCTION p1() RETURNS int LANGUAGE sql AS 'SELECT 4';\n"
+		/* branches that only give values: THEN's stand, as a
+		 * current server runs a version check */
+		"DO $$\n"
+		"DECLARE q text;\n"
+		"BEGIN\n"
+		"  IF current_setting('server_version_num')::int >= 150000 THEN\n"
+		"    q := 'CREATE FUNCTION app.by_version() RETURNS int LANGUAGE sql AS ''SELECT 15''';\n"
+		"  ELSIF current_setting('server_version_num')::int >= 140000 THEN\n"
+		"    q := 'CREATE FUNCTION app.by_version_14() RETURNS int LANGUAGE sql AS ''SELECT 14''';\n"
+		"  ELSE\n"
+		"    q := 'CREATE FUNCTION app.by_version_old() RETURNS int LANGUAGE sql AS ''SELECT 0''';\n"
+		"  END IF;\n"
+		"  EXECUTE q;\n"
+		"END $$;\n"
+		/* ... but not when another branch changes the schema */
+		"DO $$\n"
+		"DECLARE q text;\n"
+		"BEGIN\n"
+		"  IF false THEN\n"
+		"    q := 'CREATE FUNCTION app.not_then() RETURNS int LANGUAGE sql AS ''SELECT 1''';\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION app.by_else() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"  END IF;\n"
+		"  EXECUTE q;\n"
+		"END $$;\n");
+	fn(m, "app.by_version()");
+	assert_int_equal(cgm_model_find(m, "app.by_version_14()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.by_version_old()"), -1);
+	fn(m, "app.by_else()");
+	assert_int_equal(cgm_model_find(m, "app.not_then()"), -1);
 	fn(m, "app.a1()");
 	fn(m, "lib.l1()");
 	/* SHOW quotes a name as quote_identifier does: "Odd" is read back. */
