@@ -9,6 +9,7 @@
  */
 #include "doblock.h"
 
+#include <ctype.h>
 #include <pg_query.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -185,6 +186,62 @@ static const char *selected(const char *q)
 		       : NULL;
 }
 
+/* Whether an EXECUTE's expression may run SQL that changes the schema:
+ * unless it starts with constant text (a literal, or format()'s template)
+ * whose command does not. */
+static bool may_change_schema(const char *expr)
+{
+	const char *p = expr;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '(')
+		p++;
+	if (strncasecmp(p, "format", 6) == 0) {
+		p += 6;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '(')
+			p++;
+	}
+	if (*p == 'E' || *p == 'e')
+		p++;
+	if (*p != '\'')
+		return true; /* a variable, a call: anything */
+	/* Of the commands that change the schema, those that make, change or
+	 * drop what the map holds, or its search_path (not GRANT, COMMENT). */
+	static const char *const commands[] = { "create", "alter", "drop", "do", "set", NULL };
+	for (p++; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '('; p++)
+		;
+	for (int k = 0; commands[k]; k++) {
+		size_t len = strlen(commands[k]);
+		if (strncasecmp(p, commands[k], len) == 0 && !isalnum((unsigned char)p[len]) && p[len] != '_')
+			return true;
+	}
+	return false;
+}
+
+/* The EXECUTEs of statements not followed (a loop's body, a CASE): none
+ * is applied (what a loop makes would be made once per turn); those that
+ * may change the schema are said. */
+static void report_unfollowed(runner *r, const jd_node *node, int depth)
+{
+	if (!r->session->unknown || depth > 64)
+		return;
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			report_unfollowed(r, jd_at(node, i), depth + 1);
+		return;
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+	{
+		if (strcmp(key, "PLpgSQL_stmt_dynexecute") == 0) {
+			const char *expr = expr_query(jd_get(value, "query"));
+			if (expr && may_change_schema(expr))
+				r->session->unknown(r->session->ctx, expr, (int)jd_integer(jd_get(value, "lineno")));
+		} else if (jd_is_object(value) || jd_is_array(value)) {
+			report_unfollowed(r, value, depth + 1);
+		}
+	}
+}
+
 static void walk(runner *r, const jd_node *stmts, int depth);
 
 static void walk_statement(runner *r, const jd_node *wrapper, int depth)
@@ -204,12 +261,15 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			}
 			apply(r, as_written(r, sql), line);
 		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
-			char *sql = constant(r, expr_query(jd_get(stmt, "query")));
+			const char *expr = expr_query(jd_get(stmt, "query"));
+			char *sql = constant(r, expr);
 			const char *shown = sql ? cgm_do_vars_shown(r->arena, sql) : NULL;
 			if (jd_is_true(jd_get(stmt, "into")))
 				set_target(r, jd_get(stmt, "target"), show(r, shown));
 			if (!shown)
 				apply(r, sql, line);
+			if (!sql && expr && r->session->unknown && may_change_schema(expr))
+				r->session->unknown(r->session->ctx, expr, line);
 			free(sql);
 		} else if (strcmp(kind, "PLpgSQL_stmt_assign") == 0) {
 			const char *name = datum_name(r, jd_integer(jd_get(stmt, "varno")));
@@ -245,6 +305,7 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 				cgm_do_vars_forget(r->vars); /* a branch not followed may assign anything */
 		} else if (strstr(kind, "loop") || strstr(kind, "while") || strncmp(kind, "PLpgSQL_stmt_for", 16) == 0 ||
 			   strcmp(kind, "PLpgSQL_stmt_case") == 0 || strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {
+			report_unfollowed(r, stmt, depth + 1);
 			cgm_do_vars_forget(r->vars);
 		} else if (jd_get(stmt, "target")) {
 			set_target(r, jd_get(stmt, "target"), NULL);

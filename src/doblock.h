@@ -17,7 +17,9 @@
  * reads it (cgm_extract_constant_sql), with the variables whose values the
  * files tell substituted (dovars.h: a constant, or a setting the block
  * reads from the session as the files left it at that point, through
- * `show`): what depends on values known only when it runs is left out.
+ * `show`): what depends on values known only when it runs is left out,
+ * and when it may make, change or drop something, said (`unknown`), as is
+ * an EXECUTE in a loop or a CASE.
  */
 #ifndef CGMAP_DOBLOCK_H
 #define CGMAP_DOBLOCK_H
@@ -32,6 +34,9 @@ typedef struct cgm_do_session {
 	void *ctx;
 	void (*apply)(void *ctx, const char *sql, int line);
 	const char *(*show)(void *ctx, const char *setting);
+	/* An EXECUTE that may change the schema, of SQL known only when it
+	 * runs (its expression as written): not applied.  May be NULL. */
+	void (*unknown)(void *ctx, const char *expr, int line);
 } cgm_do_session;
 
 /* Runs `body` as far as the files tell, each statement to session->apply:

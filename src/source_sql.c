@@ -321,6 +321,9 @@ typedef struct sql_state {
 	int line_base;                /* lines before text's first (the SQL of a DO
 	                               * block stands at its place in the file) */
 	int do_depth;                 /* DO blocks running DO blocks */
+	int do_unknown;               /* DO blocks' EXECUTEs of SQL known only when run */
+	const char *do_unknown_file;  /* the first's place */
+	int do_unknown_line;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
 	const sqlfile_shrunk *shrunk; /* what the parser read: bodies cut out */
 	sqlfile_include *includes;    /* psql \i and \ir of the current file */
@@ -6366,6 +6369,26 @@ static void do_apply(void *ctx, const char *sql, int line)
 	apply_sql_at(run->st, sql, run->first_line + line - 1);
 }
 
+/* What a DO block EXECUTEs that the files cannot tell: each in the
+ * snapshot (and with --verbose), one warning for all (load_files' end). */
+static void do_unknown(void *ctx, const char *expr, int line)
+{
+	do_run *run = ctx;
+	sql_state *st = run->st;
+	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
+	d->file = st->file;
+	d->line = run->first_line + line - 1;
+	d->message = cgm_arena_printf(st->a,
+				      "a DO block's EXECUTE of SQL known only when it runs is not "
+				      "applied: %.200s%s",
+				      expr, strlen(expr) > 200 ? "..." : "");
+	d->detail = true;
+	if (st->do_unknown++ == 0) {
+		st->do_unknown_file = st->file;
+		st->do_unknown_line = d->line;
+	}
+}
+
 /* A setting as SHOW prints it in the session the files leave: the
  * search_path, each schema quoted as quote_identifier() quotes it. */
 static const char *do_show(void *ctx, const char *setting)
@@ -6445,7 +6468,8 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
 	do_run run = { .st = st, .first_line = line_of(st, body_at) };
-	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show };
+	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show,
+					 .unknown = do_unknown };
 	st->do_depth++;
 	cgm_do_block_run(body, &session);
 	st->do_depth--;
@@ -7456,6 +7480,18 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		rc = cgm_psql_vars_assign(&st.initial_vars, opts->psql_vars[i]);
 	if (rc == 0)
 		rc = load_files(&st, paths, npaths);
+	if (st.do_unknown > 0) {
+		cgm_diagnostic *d = cgm_model_add_diagnostic(model);
+		d->file = st.do_unknown_file;
+		d->line = st.do_unknown_line;
+		d->message = cgm_arena_printf(st.a,
+					      "%d EXECUTE%s in DO blocks run%s SQL known only when %s: what %s "
+					      "make%s is not in the map (--verbose lists %s)",
+					      st.do_unknown, st.do_unknown == 1 ? "" : "s",
+					      st.do_unknown == 1 ? "s" : "", st.do_unknown == 1 ? "it runs" : "they run",
+					      st.do_unknown == 1 ? "it" : "they", st.do_unknown == 1 ? "s" : "",
+					      st.do_unknown == 1 ? "it" : "each");
+	}
 	cgm_psql_vars_free(&st.initial_vars);
 	cgm_psql_vars_free(&st.vars);
 	/* The speculative copies may still be in the pool's hands when the

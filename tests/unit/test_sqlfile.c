@@ -490,7 +490,42 @@ static void test_do_block_variables(void **state)
 	fn(m, "\"Odd\".o1()");
 	/* The loop may have set lib: the SET is not applied. */
 	fn(m, "public.p1()");
-	assert_int_equal(m->ndiagnostics, 0);
+	/* Each EXECUTE not applied is said (line 30: the SET after the loop,
+	 * line 53: the EXECUTE q after a branch that made DDL), and one
+	 * warning for all; the EXECUTEs of SQL the files tell are not. */
+	assert_int_equal(m->ndiagnostics, 3);
+	assert_true(m->diagnostics[0].detail && m->diagnostics[0].line == 30);
+	assert_non_null(strstr(m->diagnostics[0].message, "'SET search_path = ' || cur"));
+	assert_true(m->diagnostics[1].detail && m->diagnostics[1].line == 53);
+	assert_false(m->diagnostics[2].detail);
+	assert_non_null(strstr(m->diagnostics[2].message, "2 EXECUTEs in DO blocks run SQL known only when they run"));
+	cgm_model_free(m);
+}
+
+/* A DO block's EXECUTE of SQL the files cannot tell that may change the
+ * schema, in a loop or after it, is said where it stands; one of a query,
+ * a GRANT or a COMMENT is not. */
+static void test_do_block_unknown_execute(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text("CREATE SCHEMA app;\n"
+				 "DO $$\n"
+				 "DECLARE t text;\n"
+				 "BEGIN\n"
+				 "  FOR t IN SELECT unnest(ARRAY['a','b']) LOOP\n"
+				 "    EXECUTE format('CREATE TABLE app.%I (id int)', t);\n"
+				 "    EXECUTE format('SELECT count(*) FROM app.%I', t);\n"
+				 "  END LOOP;\n"
+				 "  EXECUTE 'GRANT USAGE ON SCHEMA app TO ' || current_user;\n"
+				 "  EXECUTE E'COMMENT ON SCHEMA app IS ' || quote_literal(t);\n"
+				 "  EXECUTE t;\n"
+				 "END $$;\n");
+	assert_int_equal(m->ndiagnostics, 3);
+	assert_int_equal(m->diagnostics[0].line, 6);
+	assert_int_equal(m->diagnostics[1].line, 11);
+	assert_string_equal(m->diagnostics[1].message,
+			    "a DO block's EXECUTE of SQL known only when it runs is not applied: t");
+	assert_int_equal(m->diagnostics[2].line, 6);
 	cgm_model_free(m);
 }
 
@@ -1397,6 +1432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_nested_and_else, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_variables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_unknown_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
