@@ -371,6 +371,21 @@ static int compare_by_name(const void *a, const void *b, void *arg)
 	return c ? c : x - y;
 }
 
+/* The first of the reader's functions (sorted by name) whose name's
+ * first n bytes are not below name's, by bisection. */
+static int first_by_name(const cgm_dynsql_reader *r, const char *name, size_t n)
+{
+	int lo = 0, hi = r->nby_name;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strncmp(r->model->functions[r->by_name[mid]].name, name, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int compare_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -453,15 +468,7 @@ static pattern *pattern_matches(cgm_dynsql_reader *r, const char *schema, const 
 	p->marked_by = -1;
 	const cgm_model *m = r->model;
 	size_t plen = glob_prefix(name);
-	int lo = 0, hi = r->nby_name;
-	while (lo < hi) { /* first name >= the prefix */
-		int mid = lo + (hi - lo) / 2;
-		if (strncmp(m->functions[r->by_name[mid]].name, name, plen) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int k = lo; k < r->nby_name; k++) {
+	for (int k = first_by_name(r, name, plen); k < r->nby_name; k++) {
 		int i = r->by_name[k];
 		const cgm_function *f = &m->functions[i];
 		if (strncmp(f->name, name, plen) != 0)
@@ -1107,16 +1114,8 @@ static void on_literal_call(void *arg, const char *schema, const char *name)
 	const named_in_text *n = arg;
 	const cgm_dynsql_reader *r = n->reader;
 	const cgm_model *m = r->model;
-	/* by_name is sorted by name: the first of this one by bisection */
-	int lo = 0, hi = r->nby_name;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (strcmp(m->functions[r->by_name[mid]].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int k = lo; k < r->nby_name; k++) {
+	/* The terminator compared too: the name itself, not a prefix. */
+	for (int k = first_by_name(r, name, strlen(name) + 1); k < r->nby_name; k++) {
 		int fn = r->by_name[k];
 		const cgm_function *f = &m->functions[fn];
 		if (strcmp(f->name, name) != 0)

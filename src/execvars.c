@@ -332,14 +332,7 @@ const char *cgm_exec_vars_last_before(const cgm_exec_vars *v, const char *expr, 
 	const exec_var *s = find(v, key);
 	/* Values are set in the walk's order, those given on entry first:
 	 * the last one before `at` by bisection. */
-	int lo = 0, hi = s->name ? s->n : 0;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (s->given[mid].at < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	int lo = s->name ? first_at(s, at) : 0;
 	while (lo > 0 && s->given[lo - 1].appended)
 		lo--;
 	if (lo == 0)

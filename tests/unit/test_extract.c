@@ -48,6 +48,15 @@ static const cgm_site *find_site(const cgm_function *fn, const char *name, int n
 	return NULL;
 }
 
+/* How many sites of `kind` the function has. */
+static int count_kind(const cgm_function *fn, cgm_site_kind kind)
+{
+	int n = 0;
+	for (int i = 0; i < fn->nsites; i++)
+		n += fn->sites[i].kind == kind;
+	return n;
+}
+
 /* No site for gone1() .. gone<n>(): `why` they run nothing. */
 static void expect_gone(const cgm_function *fn, int n, const char *why)
 {
@@ -255,10 +264,7 @@ static void test_execute_of_a_variable(void **state)
 	if (!from_parser_trees) {
 		/* the JSON path tells no variable's assignments: four dynamic
 		 * sites, as before */
-		int dynamic = 0;
-		for (int i = 0; i < fn.nsites; i++)
-			dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
-		assert_int_equal(dynamic, 4);
+		assert_int_equal(count_kind(&fn, CGM_SITE_DYNAMIC), 4);
 		assert_null(find_site(&fn, "v_one", 0));
 		return;
 	}
@@ -301,10 +307,7 @@ static void test_execute_of_a_variable(void **state)
 	assert_null(find_site(&other, "w_one", 0));
 	assert_null(find_site(&other, "w_two", 0));
 	assert_null(find_site(&other, "w_three", 0));
-	int dynamic = 0;
-	for (int i = 0; i < other.nsites; i++)
-		dynamic += other.sites[i].kind == CGM_SITE_DYNAMIC;
-	assert_int_equal(dynamic, 4);
+	assert_int_equal(count_kind(&other, CGM_SITE_DYNAMIC), 4);
 }
 
 /* SQL built of constant pieces appended under IFs (`q := q || ' AND b'`):
@@ -338,10 +341,7 @@ static void test_execute_of_appended_pieces(void **state)
 	if (!from_parser_trees) {
 		/* the JSON path tells no variable's assignments: three dynamic
 		 * sites */
-		int dynamic = 0;
-		for (int i = 0; i < fn.nsites; i++)
-			dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
-		assert_int_equal(dynamic, 3);
+		assert_int_equal(count_kind(&fn, CGM_SITE_DYNAMIC), 3);
 		assert_null(find_site(&fn, "a_base", 0));
 		return;
 	}
@@ -391,11 +391,7 @@ static void test_execute_of_a_variable_is_bounded(void **state)
 	cgm_extract_function(arena, &fn);
 	free(body);
 	assert_int_equal(fn.nerrors, 0);
-	int literal = 0, dynamic = 0;
-	for (int i = 0; i < fn.nsites; i++) {
-		literal += fn.sites[i].kind == CGM_SITE_EXEC_LITERAL;
-		dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
-	}
+	int literal = count_kind(&fn, CGM_SITE_EXEC_LITERAL), dynamic = count_kind(&fn, CGM_SITE_DYNAMIC);
 	/* walked while under 20,000 sites (and 1 MiB), then dynamic */
 	assert_true(literal >= 20000 && literal <= 24000 + 4000);
 	assert_int_equal(literal % 4000, 0);
