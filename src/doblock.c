@@ -9,7 +9,6 @@
  */
 #include "doblock.h"
 
-#include <ctype.h>
 #include <pg_query.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,13 +39,10 @@ typedef struct runner {
 	long from;
 } runner;
 
-/* Does `sql` start with a command that may change the schema or the
- * session's search_path (CREATE, ALTER, DROP, DO, SET, COMMENT, GRANT,
- * REVOKE), as opposed to a query or a row change? */
-static bool changes_schema(const char *sql)
+/* Does `sql` start (past blanks, brackets and comments) with one of the
+ * commands, a whole word? */
+static bool starts_with_command(const char *sql, const char *const *commands)
 {
-	static const char *const commands[] = { "create", "alter", "drop", "do", "set",
-						"comment", "grant", "revoke", NULL };
 	size_t i = 0;
 	for (;;) { /* past blanks and comments */
 		while (sql[i] == ' ' || sql[i] == '\t' || sql[i] == '\n' || sql[i] == '\r' || sql[i] == '(')
@@ -61,10 +57,21 @@ static bool changes_schema(const char *sql)
 		if (strncasecmp(sql + i, commands[k], len) != 0)
 			continue;
 		char next = sql[i + len]; /* the strings matched: sql is that long */
-		if (next == '\0' || next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == '$')
+		if (next == '\0' || next == ' ' || next == '\t' || next == '\n' || next == '\r' || next == '$' ||
+		    next == '\'')
 			return true;
 	}
 	return false;
+}
+
+/* Does `sql` start with a command that may change the schema or the
+ * session's search_path (CREATE, ALTER, DROP, DO, SET, COMMENT, GRANT,
+ * REVOKE), as opposed to a query or a row change? */
+static bool changes_schema(const char *sql)
+{
+	static const char *const commands[] = { "create", "alter", "drop", "do", "set",
+						"comment", "grant", "revoke", NULL };
+	return starts_with_command(sql, commands);
 }
 
 static void apply(runner *r, const char *sql, int line)
@@ -206,14 +213,7 @@ static bool may_change_schema(const char *expr)
 	/* Of the commands that change the schema, those that make, change or
 	 * drop what the map holds, or its search_path (not GRANT, COMMENT). */
 	static const char *const commands[] = { "create", "alter", "drop", "do", "set", NULL };
-	for (p++; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '('; p++)
-		;
-	for (int k = 0; commands[k]; k++) {
-		size_t len = strlen(commands[k]);
-		if (strncasecmp(p, commands[k], len) == 0 && !isalnum((unsigned char)p[len]) && p[len] != '_')
-			return true;
-	}
-	return false;
+	return starts_with_command(p + 1, commands);
 }
 
 /* The EXECUTEs of statements not followed (a loop's body, a CASE): none

@@ -44,9 +44,9 @@
 
 #include "cgmap/error.h"
 #include "cgmap/relfx.h"
-#include "litnames.h"
 #include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
+#include "litnames.h"
 
 #define VAR '\x01'
 
@@ -1098,9 +1098,6 @@ static bool list_has(const int *list, int len, int fn)
 	return bsearch(&fn, list, (size_t)len, sizeof(int), compare_int) != NULL;
 }
 
-/* Each pattern's matches are marked once for the first function whose site
- * names it (that function itself excepted: a function reaching itself is
- * not reached) and once more when another function's site names it too. */
 /* A body's literal naming a call: every user function of that name (and
  * schema, when named) but the body's own may be what the text calls. */
 typedef struct named_in_text {
@@ -1125,6 +1122,9 @@ static void on_literal_call(void *arg, const char *schema, const char *name)
 	}
 }
 
+/* Each pattern's matches are marked once for the first function whose site
+ * names it (that function itself excepted: a function reaching itself is
+ * not reached) and once more when another function's site names it too. */
 void cgm_dynsql_possible_targets(bool *out, const cgm_model *model)
 {
 	cgm_dynsql_reader *r = cgm_dynsql_reader_new(model);

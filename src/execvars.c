@@ -1,7 +1,8 @@
 /*
  * execvars.c - the constant SQL a PL/pgSQL function's variables can hold
  * (see execvars.h).  A hash table of names, in the caller's arena; the
- * values built of appended pieces are made there too, on lookup.
+ * values a lookup builds of them are on the heap, kept with their
+ * variable until its next lookup or cgm_exec_vars_release.
  */
 #include "execvars.h"
 
@@ -162,8 +163,7 @@ bool cgm_exec_vars_name(char *key, const char *expr)
 	return true;
 }
 
-/* The values built so far, on the heap: an EXECUTE's values are walked
- * and freed before the next one is looked up. */
+/* The values a lookup builds, on the heap. */
 typedef struct value_list {
 	cgm_exec_value *values;
 	int n, cap;
