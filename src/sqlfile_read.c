@@ -250,15 +250,22 @@ int sqlfile_read(char **text, size_t *len, const char *path)
 				 shown, shown);
 	}
 	/* A tar archive has "ustar" at offset 257; any NUL byte means binary. */
-	if (memchr(buf, '\0', n)) {
+	const char *nul = memchr(buf, '\0', n);
+	if (nul) {
 		bool tar = n > 262 && memcmp(buf + 257, "ustar", 5) == 0;
+		/* The line of the first NUL: a text file damaged in one place
+		 * says where. */
+		int line = 1;
+		for (const char *c = buf; c < nul; c++)
+			line += *c == '\n';
 		free(buf);
 		if (tar)
 			return cgm_error(CGM_ESOURCE,
 					 "\"%s\" is a pg_dump tar archive, not SQL; turn it into SQL "
 					 "with: pg_restore -f - --schema-only \"%s\"",
 					 shown, shown);
-		return cgm_error(CGM_ESOURCE, "\"%s\" is not a text file of SQL", shown);
+		return cgm_error(CGM_ESOURCE, "\"%s\" is not a text file of SQL: a NUL byte at line %d",
+				 shown, line);
 	}
 	/* A byte-order mark some editors write is no SQL: blank it (same
 	 * length, so offsets stay). */

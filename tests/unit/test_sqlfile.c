@@ -303,6 +303,18 @@ static void test_folders_and_archives(void **state)
 	assert_non_null(strstr(cgm_error_message(), "pg_restore -f - --schema-only"));
 	cgm_model_free(m);
 
+	/* A text file damaged by one NUL byte is refused, saying where. */
+	snprintf(path, sizeof path, "%s/damaged.sql", folder);
+	FILE *damaged = fopen(path, "w");
+	assert_non_null(damaged);
+	fwrite("SELECT 1;\nSELECT 2;\nSELECT \0;\n", 1, 30, damaged);
+	fclose(damaged);
+	const char *nul[] = { path };
+	m = cgm_model_new();
+	assert_int_equal(cgm_source_sql_load(m, nul, 1, NULL), CGM_ESOURCE);
+	assert_non_null(strstr(cgm_error_message(), "damaged.sql\" is not a text file of SQL: a NUL byte at line 3"));
+	cgm_model_free(m);
+
 	snprintf(path, sizeof path, "%s/missing.sql", folder);
 	const char *missing[] = { path };
 	m = cgm_model_new();
