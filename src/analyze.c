@@ -50,6 +50,17 @@ bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *s
 	return false;
 }
 
+bool cgm_dynamic_site_has_static_calls(const cgm_function *fn, const cgm_site *site)
+{
+	for (int i = 0; i < fn->nsites; i++) {
+		const cgm_site *s = &fn->sites[i];
+		if (s->line == site->line && s != site && s->ntargets > 0 &&
+		    (s->kind == CGM_SITE_EXEC_LITERAL || s->kind == CGM_SITE_RELATION))
+			return true;
+	}
+	return false;
+}
+
 static int compare_hits(const void *a, const void *b, void *arg)
 {
 	const cgm_model *model = arg;

@@ -112,6 +112,7 @@ typedef struct extract_ctx {
 	long base;
 	int literal_line;
 	bool via_literal;
+	bool in_runtime_parts; /* walking the SQL of walk_runtime_parts */
 	bool in_call_stmt;
 	/* The USING values of the EXECUTE being walked, for the $n of its
 	 * constant SQL: bound in the function, NULL for one that does not
@@ -828,6 +829,28 @@ static cgm_site *new_call_site(extract_ctx *ctx, long location, const char *name
 }
 
 /* The FuncCall object at fc. */
+/* A part of an EXECUTE's SQL known only at run time (constant_sql), and
+ * the name it becomes for the parser (walk_runtime_parts). */
+#define RUNTIME_MARK '\x02'
+#define RUNTIME_MARK_TEXT "\x02"
+#define RUNTIME_NAME "cgmap_runtime_part"
+
+static bool names_runtime_part(const char *name);
+
+/* Whether the JSON value at v holds the name of a run-time part
+ * (walk_runtime_parts). */
+static bool json_names_runtime_part(const jt_doc *d, int v)
+{
+	static const size_t len = sizeof(RUNTIME_NAME) - 1;
+	for (int k = v, end = jt_skip(d, v); k < end; k++) {
+		const jt_token *t = &d->tokens[k];
+		if (t->type == JT_STRING && (size_t)(t->end - t->start) >= len &&
+		    memmem(d->text + t->start, (size_t)(t->end - t->start), RUNTIME_NAME, len))
+			return true;
+	}
+	return false;
+}
+
 static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 {
 	int names = jt_get(d, fc, "funcname");
@@ -844,6 +867,8 @@ static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 	s->variadic_call = jt_true(d, jt_get(d, fc, "func_variadic"));
 	int args = jt_get(d, fc, "args");
 	s->nargs = args >= 0 ? d->tokens[args].size : 0;
+	if (s->nargs > 0 && ctx->in_runtime_parts)
+		exprs_of(ctx, s)->runtime_typed = json_names_runtime_part(d, args);
 	if (s->nargs > 0) {
 		s->argtypes = cgm_arena_alloc(ctx->arena, sizeof(char *) * (size_t)s->nargs);
 		int arg = args + 1;
@@ -2183,18 +2208,21 @@ static bool raw_parse_and_walk(extract_ctx *ctx, const char *sql, char **err, in
 	return false;
 }
 
-static char *constant_sql(const jt_doc *d, int val, long *location);
+static char *constant_sql(const jt_doc *d, int val, long *location, bool marked);
 
-/* The constant SQL of "SELECT <expr>" parsed into d, or NULL. */
-static char *selected_constant(const jt_doc *d, long *location)
+/* The constant SQL of "SELECT <expr>" parsed into d, or NULL; `marked`:
+ * with its run-time parts as RUNTIME_MARK (constant_sql). */
+static char *selected_constant(const jt_doc *d, long *location, bool marked)
 {
 	int stmt = jt_get(d, jt_elem(d, jt_get(d, 0, "stmts"), 0), "stmt");
 	int target = jt_elem(d, jt_get(d, jt_get(d, stmt, "SelectStmt"), "targetList"), 0);
 	int val = jt_get(d, jt_get(d, target, "ResTarget"), "val");
-	return val >= 0 ? constant_sql(d, val, location) : NULL;
+	return val >= 0 ? constant_sql(d, val, location, marked) : NULL;
 }
 
-char *cgm_extract_constant_sql(const char *expr)
+/* The SQL the PL/pgSQL expression `expr` yields (selected_constant), or
+ * NULL. */
+static char *expression_sql(const char *expr, bool marked)
 {
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&sql, "SELECT ");
@@ -2210,12 +2238,17 @@ char *cgm_extract_constant_sql(const char *expr)
 		if (!r.error && jt_parse(&d, r.parse_tree, strlen(r.parse_tree)))
 			stmts = jt_get(&d, 0, "stmts");
 		if (stmts >= 0 && d.tokens[stmts].size == 1)
-			constant = selected_constant(&d, &location);
+			constant = selected_constant(&d, &location, marked);
 		jt_doc_free(&d);
 		pg_query_free_parse_result(r);
 	}
 	cgm_strbuf_free(&sql);
 	return constant;
+}
+
+char *cgm_extract_constant_sql(const char *expr)
+{
+	return expression_sql(expr, false);
 }
 
 /* Parse `sql` and record its sites; returns false (and leaves the message
@@ -2250,7 +2283,7 @@ static bool parse_and_walk(extract_ctx *ctx, const char *sql, char **err, int *e
 		ctx->parsed = sql;
 		scan_sql(ctx, d);
 		if (constant)
-			*constant = selected_constant(d, constant_location);
+			*constant = selected_constant(d, constant_location, false);
 	} else if (err) {
 		*err = strdup("cannot read libpg_query output");
 	}
@@ -2364,7 +2397,7 @@ static cgm_format_arg format_arg(const jt_doc *d, int val, char **owned)
 		*owned = strdup(jt_true(d, jt_get(d, num, "boolval")) ? "t" : "f");
 	} else {
 		long ignored = 0;
-		*owned = constant_sql(d, val, &ignored);
+		*owned = constant_sql(d, val, &ignored, false);
 	}
 	if (*owned) {
 		a.kind = CGM_FORMAT_ARG_TEXT;
@@ -2377,23 +2410,28 @@ static cgm_format_arg format_arg(const jt_doc *d, int val, char **owned)
  * concatenation of literals, or format() with a constant template over
  * constant arguments (sqlformat.h: a run-time %L value is as good as NULL
  * here, a run-time identifier or text is not knowable).  Returns a
- * heap string or NULL when the SQL depends on run-time values. */
-static char *constant_sql(const jt_doc *d, int val, long *location)
+ * heap string or NULL when the SQL depends on run-time values.  With
+ * `marked`, each part known only at run time (an operand of `||` that is
+ * no constant, format()'s %I or %s of a run-time value) is RUNTIME_MARK
+ * instead: NULL only when the template is not constant or format() fails. */
+static char *constant_sql(const jt_doc *d, int val, long *location, bool marked)
 {
 	int v;
 	if ((v = jt_get(d, val, "A_Const")) >= 0) {
 		char *s = jt_strdup_heap(d, jt_get(d, jt_get(d, v, "sval"), "sval"));
 		if (s)
 			*location = jt_long(d, jt_get(d, v, "location"), 0);
-		return s;
+		return s || !marked ? s : strdup(RUNTIME_MARK_TEXT);
 	}
+	if (marked && (v = jt_get(d, val, "TypeCast")) >= 0) /* 'SELECT '::text */
+		return constant_sql(d, jt_get(d, v, "arg"), location, marked);
 	if ((v = jt_get(d, val, "A_Expr")) >= 0) {
 		if (!jt_eq(d, jt_get(d, v, "kind"), "AEXPR_OP") ||
 		    !string_node_is(d, jt_elem(d, jt_get(d, v, "name"), 0), "||"))
-			return NULL;
+			return marked ? strdup(RUNTIME_MARK_TEXT) : NULL;
 		long l1 = 0, l2 = 0;
-		char *a = constant_sql(d, jt_get(d, v, "lexpr"), &l1);
-		char *b = a ? constant_sql(d, jt_get(d, v, "rexpr"), &l2) : NULL;
+		char *a = constant_sql(d, jt_get(d, v, "lexpr"), &l1, marked);
+		char *b = a ? constant_sql(d, jt_get(d, v, "rexpr"), &l2, marked) : NULL;
 		if (!a || !b) {
 			free(a);
 			free(b);
@@ -2412,12 +2450,12 @@ static char *constant_sql(const jt_doc *d, int val, long *location)
 		int n = names >= 0 ? d->tokens[names].size : 0;
 		if (n < 1 || n > 2 || !string_node_is(d, jt_elem(d, names, n - 1), "format") ||
 		    (n == 2 && !string_node_is(d, jt_elem(d, names, 0), "pg_catalog")))
-			return NULL;
+			return marked ? strdup(RUNTIME_MARK_TEXT) : NULL;
 		int args = jt_get(d, v, "args");
 		if (args < 0 || d->tokens[args].size < 1 || jt_true(d, jt_get(d, v, "func_variadic")))
-			return NULL;
+			return marked ? strdup(RUNTIME_MARK_TEXT) : NULL;
 		long l = 0;
-		char *tmpl = constant_sql(d, jt_elem(d, args, 0), &l);
+		char *tmpl = constant_sql(d, jt_elem(d, args, 0), &l, false);
 		if (!tmpl)
 			return NULL;
 		/* The other arguments: each constant one's text, run-time ones
@@ -2428,8 +2466,10 @@ static char *constant_sql(const jt_doc *d, int val, long *location)
 		for (int k = 0; k < nargs; k++)
 			fargs[k] = format_arg(d, jt_elem(d, args, k + 1), &owned[k]);
 		static const cgm_format_unknown unknown = { 0, "NULL" };
+		static const cgm_format_unknown unknown_marked = { RUNTIME_MARK, "NULL" };
 		cgm_strbuf out = CGM_STRBUF_INIT;
-		cgm_format_result fr = cgm_sql_format(&out, tmpl, fargs, nargs, &unknown);
+		cgm_format_result fr = cgm_sql_format(&out, tmpl, fargs, nargs,
+						      marked ? &unknown_marked : &unknown);
 		for (int k = 0; k < nargs; k++)
 			free(owned[k]);
 		free(owned);
@@ -2444,7 +2484,7 @@ static char *constant_sql(const jt_doc *d, int val, long *location)
 			return strdup("");
 		return out.data;
 	}
-	return NULL;
+	return marked ? strdup(RUNTIME_MARK_TEXT) : NULL;
 }
 
 static void record_dynamic(extract_ctx *ctx, const char *text)
@@ -2455,6 +2495,126 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 	s->name = "EXECUTE";
 	cgm_site_rare_of(ctx->arena, s)->text = cgm_arena_strdup(ctx->arena, text);
 	s->via_literal = false;
+}
+
+static bool names_runtime_part(const char *name)
+{
+	return name && strstr(name, RUNTIME_NAME);
+}
+
+/* Whether a column `qualifier.x` (or `x`, qualifier NULL) may be one of
+ * a relation a run-time part names, in scope sc or those around it. */
+static bool column_of_runtime_part(const cgm_scope *sc, const char *qualifier)
+{
+	for (int depth = 0; sc && depth < 64; sc = sc->parent, depth++)
+		for (int i = 0; i < sc->nitems; i++) {
+			const cgm_scope_item *it = &sc->items[i];
+			bool runtime = names_runtime_part(it->name) || names_runtime_part(it->schema);
+			const char *called = it->alias ? it->alias : it->name;
+			if (!qualifier && runtime)
+				return true;
+			if (qualifier && called && strcmp(called, qualifier) == 0)
+				return runtime;
+		}
+	return false;
+}
+
+/* Whether expression e reads a run-time part of the SQL: the part itself,
+ * or a column of a relation it names. */
+static bool reads_runtime_part(const cgm_expr *e, int depth)
+{
+	if (!e || depth > 64)
+		return false;
+	if (names_runtime_part(e->name) || names_runtime_part(e->schema))
+		return true;
+	if (e->kind == CGM_EXPR_NAME && e->nnames > 0 &&
+	    column_of_runtime_part(e->scope, e->nnames > 1 ? e->names[e->nnames - 2] : NULL))
+		return true;
+	for (int k = 0; e->names && k < e->nnames; k++)
+		if (names_runtime_part(e->names[k]))
+			return true;
+	for (int k = 0; e->args && k < e->nargs; k++)
+		if (reads_runtime_part(e->args[k], depth + 1))
+			return true;
+	return false;
+}
+
+/* Whether a site found in the SQL of an EXECUTE with run-time parts is
+ * certain: a call or a relation whose names are all constant.  Operators
+ * and casts may take a run-time part as an operand of any type, and a
+ * statement's other sites depend on what the parts spell.  A call with a
+ * run-time part among its arguments is marked: which overload that part's
+ * type picks is known at run time only (resolve.c). */
+static bool certain_with_runtime_parts(extract_ctx *ctx, int i)
+{
+	const cgm_site *s = &ctx->sites[i];
+	if (names_runtime_part(s->schema) || names_runtime_part(s->name))
+		return false;
+	if (s->kind == CGM_SITE_EXEC_LITERAL) {
+		cgm_site_exprs *x = &ctx->exprs[i];
+		for (int k = 0; x->argexprs && k < s->nargs; k++)
+			x->runtime_typed |= reads_runtime_part(x->argexprs[k], 0);
+		return !x->attribute;
+	}
+	if (s->kind != CGM_SITE_RELATION)
+		return false;
+	const cgm_site_rare *x = cgm_site_get_rare(s);
+	for (int c = 0; c < x->ncolumns; c++)
+		if (names_runtime_part(x->columns[c]))
+			return false;
+	return true;
+}
+
+/* The calls an EXECUTE's SQL makes whatever its run-time parts are:
+ * `format('SELECT %I.create_parent(p_type := CASE WHEN app.version() = 5
+ * ...)', schema)` calls app.version() when it runs, though which
+ * create_parent it calls is known only then (the site stays dynamic).
+ * The parts known only at run time become a name that no call or
+ * relation kept may hold; a text they turn into no statement (a keyword,
+ * a clause) gives nothing.  Sites stand at the EXECUTE's line. */
+static void walk_runtime_parts(extract_ctx *ctx, const char *text)
+{
+	if (!strchr(text, '\'') && !strchr(text, '$'))
+		return; /* no literal: nothing of the SQL is known */
+	char *marked = expression_sql(text, true);
+	if (!marked)
+		return;
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	bool known = false;
+	for (const char *p = marked; *p; p++) {
+		if (*p == RUNTIME_MARK) {
+			cgm_strbuf_puts(&sql, RUNTIME_NAME);
+		} else {
+			cgm_strbuf_putc(&sql, *p);
+			known |= !isspace((unsigned char)*p);
+		}
+	}
+	free(marked);
+	int before = ctx->nsites;
+	ctx->in_runtime_parts = true;
+	bool walked = known && walk_literal_sql(ctx, cgm_strbuf_cstr(&sql), ctx->stmt_line);
+	ctx->in_runtime_parts = false;
+	if (walked) {
+		int kept = before;
+		for (int i = before; i < ctx->nsites; i++) {
+			if (!certain_with_runtime_parts(ctx, i))
+				continue;
+			ctx->sites[kept] = ctx->sites[i];
+			ctx->exprs[kept] = ctx->exprs[i];
+			ctx->sites[kept].line = ctx->stmt_line;
+			kept++;
+		}
+		ctx->nsites = kept;
+	}
+	cgm_strbuf_free(&sql);
+}
+
+/* An EXECUTE whose SQL is known only at run time: what it calls anyway,
+ * then the dynamic site. */
+static void record_dynamic_execute(extract_ctx *ctx, const char *text)
+{
+	walk_runtime_parts(ctx, text);
+	record_dynamic(ctx, text);
 }
 
 /* FETCH or MOVE of a cursor the function does not OPEN (a refcursor
@@ -2618,7 +2778,7 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	if (dynamic && !(t->constant && !t->appended && walk_literal_sql(ctx, t->constant,
 							   line_of_location(ctx, t->constant_location))) &&
 	    !execute_variable(ctx, text))
-		record_dynamic(ctx, text);
+		record_dynamic_execute(ctx, text);
 	return true;
 }
 
@@ -2781,7 +2941,7 @@ static void parse_one(extract_ctx *ctx, char *parsed, const char *text, bool dyn
 				record_dynamic(ctx, text);
 			free(sql);
 		} else if (!execute_variable(ctx, text)) {
-			record_dynamic(ctx, text);
+			record_dynamic_execute(ctx, text);
 		}
 	}
 	free(parsed);

@@ -374,8 +374,11 @@ static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site 
 		}
 		int64_t runs = cgm_site_get_rare(site)->runs;
 		if (!seen && runs > 0) {
-			cgm_strbuf_printf(b, "ran %lld time%s, calling no user function</span>",
-					  (long long)runs, runs == 1 ? "" : "s");
+			cgm_strbuf_printf(b, "ran %lld time%s, calling no user function%s</span>",
+					  (long long)runs, runs == 1 ? "" : "s",
+					  cgm_dynamic_site_has_static_calls(&m->functions[fn], site)
+						  ? " beyond its static calls"
+						  : "");
 			return;
 		}
 		if (!seen) {

@@ -45,6 +45,7 @@
 #include "cgmap/error.h"
 #include "cgmap/escape.h"
 #include "cgmap/hash.h"
+#include "cgmap/runtime.h"
 
 /* Colours: shared with the legend in html_page.c. */
 #define COL_STATIC "#495057"
@@ -640,6 +641,8 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 					  seen || ran ? COL_DYNAMIC : COL_MISSING, cgm_dynamic_site_verb(site),
 					  site->line,
 					  seen ? "targets observed at runtime"
+					  : ran && cgm_dynamic_site_has_static_calls(focal, site)
+						  ? "ran at runtime, calling no user function beyond its static calls"
 					  : ran ? "ran at runtime, calling no user function"
 					  : m->has_runtime ? "never observed at runtime"
 							   : "no runtime data");

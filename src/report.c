@@ -416,8 +416,11 @@ static void build_dynamic(table *t, const cgm_model *model)
 						  f->id, site->line, cgm_dynamic_site_verb(site), r->cells[8], place);
 			else if (state == CGM_DYN_RAN)
 				r->text = xprintf("%s line %d: dynamic, ran %" PRId64 " time%s without "
-						  "calling a user function: %s %s%s",
+						  "calling a user function%s: %s %s%s",
 						  f->id, site->line, runs, runs == 1 ? "" : "s",
+						  cgm_dynamic_site_has_static_calls(f, site)
+							  ? " beyond its static calls"
+							  : "",
 						  cgm_dynamic_site_verb(site), r->cells[8], place);
 			else if (edges_known)
 				r->text = xprintf("%s line %d: unseen dynamic site: %s %s%s",

@@ -626,6 +626,13 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 	}
 	choice ch;
 	int ncand = choose(rv, caller, s, &ch);
+	if (x && x->runtime_typed && ncand > 1) {
+		/* The overload a run-time part's type picks: the dynamic site's
+		 * to tell (dynsql.c's possible targets), not an edge to each. */
+		s->resolution = CGM_RES_NONE;
+		choice_free(&ch);
+		return;
+	}
 	if (ch.not_unique) {
 		/* The two tied, for the reports; no edge: the call never runs. */
 		s->ntargets = ncand;

@@ -215,6 +215,9 @@ typedef struct cgm_site_exprs {
 	                         * cannot do (cgm_ddl_facts) */
 	bool attribute;         /* a call in attribute notation, `row.name` (rawtree.h):
 	                         * a call only when row's type has no such column */
+	bool runtime_typed;     /* a call in the SQL of a dynamic EXECUTE with a part
+	                         * known only at run time among its arguments: linked
+	                         * only when one function fits whatever its type is */
 	int rewrite_group;      /* CGM_SITE_DDL, and a REWRITE relation site: not 0 when
 	                         * the statement rewrites the table only if an ADD
 	                         * COLUMN's default, the sites of default_of this

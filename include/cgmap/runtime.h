@@ -269,6 +269,11 @@ bool cgm_edge_unexplained(const cgm_edge *edge);
  * fn at `line` (CGM_EDGE_DECLARED, cgmap/config.h). */
 bool cgm_edge_declared_at(const cgm_edge *edge, int fn, int line);
 bool cgm_dynamic_site_observed(const cgm_model *model, int fn, const cgm_site *site);
+/* Whether the SQL of dynamic site `site` of `fn` also makes calls known
+ * before it runs (a call or a relation it names by constants, sites at its
+ * line reaching functions of the map): its calls observed there are those
+ * static edges', and "calling no user function" means none beyond them. */
+bool cgm_dynamic_site_has_static_calls(const cgm_function *fn, const cgm_site *site);
 /* Every observed dynamic call as (caller, site line, callee), sorted by
  * caller index, line, then callee id: one pass answers every site.  Returns
  * a malloc'd array the caller frees (NULL when *count is 0). */

@@ -4,7 +4,8 @@
 # (via dynamic_literal, identifiers quoted as quote_ident() quotes them,
 # positions n$ followed) read as SQL files and live; a format() whose names
 # are known only at run time stays a dynamic site whose possible targets
-# are narrowed by the constant names it spells.  Then, run with cgmap_trace
+# are narrowed by the constant names it spells, and the calls it spells
+# by constant names are static edges (app.runtime_parts).  Then, run with cgmap_trace
 # (`track = all`), PostgreSQL is the judge: every static edge is observed
 # from its caller, the dynamic sites' observed targets are among their
 # possible ones, and nothing is left unexplained.
@@ -64,7 +65,7 @@ check_sites "$work/static" "live"
 
 # PostgreSQL's own format() gives the same value (one sum of every call).
 got=$(pgtest_psql -d df -Atc "SELECT cgmap_trace_reset()" -c "SELECT app.workload()" | tail -1)
-[ "$got" = 60 ] || pgtest_fail "app.workload() returned '$got', want 60 (1+6+2+4+18, 21, 8)"
+[ "$got" = 92 ] || pgtest_fail "app.workload() returned '$got', want 92 (1+6+2+4+18, 21, 8, 27+5)"
 "$cgmap" --dsn "dbname=df" --out "$work/traced" --no-html 2>"$work/traced.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/traced.err")"
 pgtest_expect_traced "$src/fixtures/expected/dynformat.edges" "$work/traced" "calls of constant format()"

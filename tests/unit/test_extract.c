@@ -443,6 +443,60 @@ static void test_execute_format_of_constants(void **state)
 	free(sql);
 }
 
+/* An EXECUTE whose SQL has parts known only at run time still runs the
+ * calls and relations it names by constants: sites of their own beside
+ * the dynamic one, at the EXECUTE's line; whatever a run-time part names
+ * (a schema, a table, an operand) is left to the dynamic site. */
+static void test_execute_of_runtime_parts(void **state)
+{
+	cgm_function fn = make("plpgsql", "s text, tbl text, col text, kind text, n integer", "integer",
+			       "\nDECLARE r int;\nBEGIN\n"
+			       "  EXECUTE format('SELECT %I.handler(app.version(), %L)', s, n) INTO r;\n" /* 4 */
+			       "  EXECUTE 'INSERT INTO app.log VALUES (' || n || ')';\n"                 /* 5 */
+			       "  EXECUTE 'UPDATE ' || tbl || ' SET x = app.calc(1)';\n"                 /* 6 */
+			       "  EXECUTE format($q$\n"                                                    /* 7 */
+			       "    SELECT count(*) FROM app.tbl WHERE %I = app.val()\n"
+			       "  $q$, col) INTO r;\n"
+			       "  EXECUTE format('SELECT %s', col) INTO r;\n"                             /* 10 */
+			       "  EXECUTE 'CREATE ' || kind || ' TABLE app.t (x int)';\n"                 /* 11 */
+			       "  EXECUTE 'SELECT ' || s || '.gone1(1)';\n"                               /* 12 */
+			       "  EXECUTE 'SELECT app.pick(' || quote_ident(col) || ', 1), app.pick(x.a, 2)'\n" /* 13 */
+			       "    || ' FROM ' || tbl || ' x';\n"
+			       "  RETURN r;\n"
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	assert_int_equal(count_kind(&fn, CGM_SITE_DYNAMIC), 8);
+	expect_site(&fn, "version", 4, CGM_SITE_EXEC_LITERAL);
+	assert_string_equal(find_site(&fn, "version", 0)->schema, "app");
+	assert_null(find_site(&fn, "handler", 0));
+	expect_site(&fn, "log", 5, CGM_SITE_RELATION);
+	assert_int_equal(cgm_site_get_rare(find_site(&fn, "log", 0))->events, CGM_EV_INSERT);
+	expect_site(&fn, "calc", 6, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "val", 7, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "tbl", 7, CGM_SITE_RELATION);
+	expect_site(&fn, "count", 7, CGM_SITE_EXEC_LITERAL); /* resolution finds it builtin */
+	assert_null(find_site(&fn, "t", 0));     /* a CREATE of a kind known at run time */
+	expect_gone(&fn, 1, "is named by a run-time part");
+	/* Nothing else: no relation for the UPDATE's run-time table, no
+	 * operator of a run-time operand. */
+	assert_int_equal(count_kind(&fn, CGM_SITE_RELATION), 2);
+	assert_null(find_site(&fn, "=", 0));
+	assert_int_equal(count_kind(&fn, CGM_SITE_EXEC_LITERAL), 6);
+	/* Which overload a call with a run-time part among its arguments (the
+	 * part itself, or a column of a relation it names) runs is the
+	 * part's type's: resolution links it only when one function fits. */
+	const cgm_site *pick = find_site(&fn, "pick", 0);
+	const cgm_site *pick_column = find_site(&fn, "pick", 1);
+	expect_site(&fn, "pick", 13, CGM_SITE_EXEC_LITERAL);
+	assert_non_null(pick_column);
+	assert_non_null(fn.site_exprs);
+	assert_true(fn.site_exprs[pick - fn.sites].runtime_typed);
+	assert_true(fn.site_exprs[pick_column - fn.sites].runtime_typed);
+	assert_false(fn.site_exprs[find_site(&fn, "version", 0) - fn.sites].runtime_typed);
+	assert_false(fn.site_exprs[find_site(&fn, "calc", 0) - fn.sites].runtime_typed);
+}
+
 static void test_cursors_are_rewritten(void **state)
 {
 	cgm_function fn = make("plpgsql", "who text", "numeric",
@@ -1633,6 +1687,7 @@ int main(void)
 		cmocka_unit_test(test_execute_of_appended_pieces),
 		cmocka_unit_test(test_execute_of_a_variable_is_bounded),
 		cmocka_unit_test(test_execute_format_of_constants),
+		cmocka_unit_test(test_execute_of_runtime_parts),
 		cmocka_unit_test(test_deep_expressions_are_parse_errors),
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),

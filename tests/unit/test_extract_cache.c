@@ -43,6 +43,7 @@ static const char *const bodies[] = {
 	"  CREATE TABLE app.tmp (i int);\n"
 	"  EXECUTE 'SELECT n(1)';\n"
 	"  EXECUTE format('SELECT %I(1)', t);\n"
+	"  EXECUTE format('SELECT app.o(%I), app.p(1)', t);\n"
 	"  RETURN v::text::int;\nEND\n",
 	/* a body that does not parse */
 	"\nBEGIN\n  x := ;\nEND\n",
@@ -190,6 +191,12 @@ static void check_same_extraction(const cgm_function *a, const cgm_function *b)
 			check_expr(p, ex->argexprs[k], ey->argexprs[k]);
 		check_expr(p, ex->coerce_to, ey->coerce_to);
 		assert_int_equal(ex->ddl_facts, ey->ddl_facts);
+		assert_int_equal(ex->attribute, ey->attribute);
+		assert_int_equal(ex->rewrite_group, ey->rewrite_group);
+		assert_int_equal(ex->default_of, ey->default_of);
+		assert_int_equal(ex->column_type, ey->column_type);
+		assert_int_equal(ex->type_default, ey->type_default);
+		assert_int_equal(ex->runtime_typed, ey->runtime_typed);
 	}
 	free(p);
 }
@@ -262,6 +269,11 @@ static void test_fetched_is_extracted(void **state)
 	char *path = save_all(fns, NBODIES + 1, arena);
 	assert_true(fns[0].site_exprs != NULL);
 	assert_true(fns[1].nerrors > 0);
+	/* app.o's argument is a run-time part, app.p's a constant. */
+	int runtime_typed = 0;
+	for (int i = 0; i < fns[0].nsites; i++)
+		runtime_typed += fns[0].site_exprs[i].runtime_typed;
+	assert_int_equal(runtime_typed, 1);
 	assert_int_equal(fetch_count(path, fns, NBODIES + 1, true), NBODIES + 1);
 	unlink(path);
 	free(path);
