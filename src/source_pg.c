@@ -32,6 +32,8 @@
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
+#include "cgmap/sqlformat.h"
+#include "cgmap/strbuf.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/types.h"
 #include "cgmap/viewcols.h"
@@ -102,12 +104,29 @@ enum {
 #define SYSTEM_SCHEMAS "('pg_catalog', 'information_schema')"
 #define NOT_TEMPORARY "n.nspname !~ '^pg_(toast|temp_|toast_temp_)'"
 
+/* pg_get_function_arguments() and pg_get_function_result() look the
+ * function up again and were half of the server's time for the query
+ * below.  For a function whose arguments are all IN without defaults
+ * and without modes written (proargmodes is NULL: no OUT, INOUT, VARIADIC
+ * or TABLE argument, and no IN a procedure's would print) the arguments
+ * are its names and types, which the client joins (plain_arguments), and
+ * the result the return type format_type prints, as
+ * print_function_rettype does; the others are asked for.  A procedure has
+ * no result (NULL). */
+#define PLAIN_OR(plain, other) \
+	"CASE WHEN p.proargmodes IS NULL AND p.pronargdefaults = 0 THEN " plain \
+	" ELSE " other " END"
+
 /* Every function outside pg_catalog and information_schema, bodies and all,
  * streamed row by row.  No ORDER BY: the rows come as the scan finds them,
  * so the first body reaches the parser while the server still deparses the
  * rest (cgm_model_index orders the model afterwards). */
 static const char *const user_functions_query =
-	FUNCTION_COLUMNS("pg_get_function_arguments(p.oid)", "pg_get_function_result(p.oid)",
+	FUNCTION_COLUMNS(PLAIN_OR("NULL", "pg_get_function_arguments(p.oid)"),
+			 "CASE WHEN p.prokind = 'p' THEN NULL"
+			 " WHEN p.proargmodes IS NULL THEN"
+			 "  CASE WHEN p.proretset THEN 'SETOF ' ELSE '' END || format_type(p.prorettype, NULL)"
+			 " ELSE pg_get_function_result(p.oid) END",
 			 "CASE WHEN l.lanname IN ('plpgsql', 'sql') THEN p.prosrc END",
 			 "CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_functiondef(p.oid) END",
 			 "c.description", OWNER_COLUMNS)
@@ -747,6 +766,31 @@ static cgm_function *stable_function_slot(cgm_model *model, cgm_extract_pool *po
 
 /* One row of either function query into a new function; mapped ones go to
  * the pool (or get their line count and hash here when there is none). */
+/* The arguments pg_get_function_arguments() prints for a function whose
+ * arguments are all IN without defaults: each name, quoted as
+ * quote_identifier() quotes it, before its type, joined by ", "; a
+ * procedure's each marked IN, as print_function_arguments marks them
+ * against DROP PROCEDURE's syntax. */
+static const char *plain_arguments(cgm_arena *arena, const char *const *argnames,
+				   const char *const *argtypes, int nargs, bool procedure)
+{
+	cgm_strbuf b = CGM_STRBUF_INIT;
+	for (int i = 0; i < nargs; i++) {
+		if (i > 0)
+			cgm_strbuf_puts(&b, ", ");
+		if (procedure)
+			cgm_strbuf_puts(&b, "IN ");
+		if (argnames && argnames[i] && argnames[i][0]) {
+			cgm_sql_quote_ident(&b, argnames[i]);
+			cgm_strbuf_putc(&b, ' ');
+		}
+		cgm_strbuf_puts(&b, argtypes[i]);
+	}
+	const char *out = cgm_arena_strdup(arena, b.data ? b.data : "");
+	cgm_strbuf_free(&b);
+	return out;
+}
+
 static void read_function_row(cgm_model *model, PGresult *res, int r, bool system,
 			      const cgm_source_options *opts, cgm_extract_pool *pool)
 {
@@ -773,6 +817,9 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	f->id = cgm_arena_printf(a, "%s(%s)", value(res, r, COL_IDENTITY_NAME), f->identity_args);
 	f->argnames = input_argnames(a, value(res, r, COL_ARGNAMES), value(res, r, COL_ARGMODES),
 				     f->nargs);
+	if (!system && !f->arguments && (f->argtypes || f->nargs == 0))
+		f->arguments = plain_arguments(a, f->argnames, f->argtypes, f->nargs,
+					       f->kind == CGM_KIND_PROCEDURE);
 	const char *path = value(res, r, COL_SEARCH_PATH);
 	f->npath = -1;
 	if (path)
