@@ -108,13 +108,14 @@ enum {
  * function up again and were half of the server's time for the query
  * below.  For a function whose arguments are all IN without defaults
  * and without modes written (proargmodes is NULL: no OUT, INOUT, VARIADIC
- * or TABLE argument, and no IN a procedure's would print) the arguments
+ * or TABLE argument, and no IN a procedure's would print), and that is no
+ * aggregate (an ordered-set one's print with ORDER BY), the arguments
  * are its names and types, which the client joins (plain_arguments), and
  * the result the return type format_type prints, as
  * print_function_rettype does; the others are asked for.  A procedure has
  * no result (NULL). */
 #define PLAIN_OR(plain, other) \
-	"CASE WHEN p.proargmodes IS NULL AND p.pronargdefaults = 0 THEN " plain \
+	"CASE WHEN p.proargmodes IS NULL AND p.pronargdefaults = 0 AND p.prokind <> 'a' THEN " plain \
 	" ELSE " other " END"
 
 /* Every function outside pg_catalog and information_schema, bodies and all,
