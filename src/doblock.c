@@ -333,12 +333,16 @@ static void declare(runner *r)
 	}
 }
 
-/* The block's body parsed as the body of a function (caller frees the
- * result). */
-static PgQueryPlpgsqlParseResult parse_block(const char *tag, const char *body)
+/* The block's body parsed as the body of a function, or of a procedure
+ * taking `arguments` (caller frees the result). */
+static PgQueryPlpgsqlParseResult parse_block(const char *tag, const char *body,
+					     const char *arguments)
 {
 	cgm_strbuf sql = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
+	if (arguments)
+		cgm_strbuf_printf(&sql, "CREATE PROCEDURE cgmap_do(%s) LANGUAGE plpgsql AS ", arguments);
+	else
+		cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
 	cgm_strbuf_puts(&sql, tag);
 	cgm_strbuf_puts(&sql, body);
 	cgm_strbuf_puts(&sql, tag);
@@ -356,14 +360,14 @@ int cgm_do_block_run(const char *body, const cgm_do_session *session)
 	cgm_sql_problem problem;
 	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem))
 		return 0;
-	PgQueryPlpgsqlParseResult parsed = parse_block(tag, body);
+	PgQueryPlpgsqlParseResult parsed = parse_block(tag, body, session->procedure_arguments);
 	runner r = { .session = session, .body = body };
 	/* A CREATE FUNCTION ... BEGIN ATOMIC in the block, which libpg_query's
 	 * PL/pgSQL parser ends at its first `;`: read as a string body. */
 	char *rewritten = parsed.error ? cgm_plpgsql_atomic_as_string(body) : NULL;
 	if (rewritten) {
 		pg_query_free_plpgsql_parse_result(parsed);
-		parsed = parse_block(tag, rewritten);
+		parsed = parse_block(tag, rewritten, session->procedure_arguments);
 		r.rewritten = rewritten;
 	}
 	if (!parsed.error && parsed.plpgsql_funcs) {

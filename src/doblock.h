@@ -37,6 +37,10 @@ typedef struct cgm_do_session {
 	/* An EXECUTE that may change the schema, of SQL known only when it
 	 * runs (its expression as written): not applied.  May be NULL. */
 	void (*unknown)(void *ctx, const char *expr, int line);
+	/* Run as the body of a procedure with these arguments (as
+	 * pg_get_function_arguments prints them): its parameters are
+	 * variables whose values are unknown.  NULL for a DO block. */
+	const char *procedure_arguments;
 } cgm_do_session;
 
 /* Runs `body` as far as the files tell, each statement to session->apply:

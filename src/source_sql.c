@@ -321,7 +321,10 @@ typedef struct sql_state {
 	int line_base;                /* lines before text's first (the SQL of a DO
 	                               * block stands at its place in the file) */
 	int do_depth;                 /* DO blocks running DO blocks */
-	int do_unknown;               /* DO blocks' EXECUTEs of SQL known only when run */
+	int do_unknown;               /* DO blocks' EXECUTEs of SQL known only when run,
+	                               * and those of procedures the files CALL */
+	const char *do_within;        /* what apply_sql_at's statements stand in:
+	                               * NULL a DO block, else a procedure's id */
 	const char *do_unknown_file;  /* the first's place */
 	int do_unknown_line;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
@@ -6337,11 +6340,13 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	 * statements are): 200,000 terms of one sum overflowed its stack. */
 	cgm_sql_problem problem;
 	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
-		diagnose(st, problem.offset, "in a DO block: %s", problem.message);
+		diagnose(st, problem.offset, "in %s%s: %s", st->do_within ? "procedure " : "a DO block",
+			 st->do_within ? st->do_within : "", problem.message);
 	} else {
 		PgQueryParseResult r = pg_query_parse(sql);
 		if (r.error)
-			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in a DO block: %s",
+			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in %s%s: %s",
+				 st->do_within ? "procedure " : "a DO block", st->do_within ? st->do_within : "",
 				 r.error->message);
 		else
 			apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
@@ -6475,6 +6480,79 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 	st->do_depth--;
 }
 
+/* A procedure the files CALL runs there: what it runs that changes the
+ * schema is applied at the CALL's line, as a DO block's is (doblock.h),
+ * and an EXECUTE of SQL known only when it runs is said, at that line
+ * too.  Lemmy's files `CALL r.create_triggers('comment', $$ ... $$)`,
+ * whose EXECUTE of a template makes a trigger function per table. */
+typedef struct call_run {
+	do_run run; /* first: do_show reads the session through it */
+	const cgm_function *procedure;
+	int call_line;
+} call_run;
+
+static void call_apply(void *ctx, const char *sql, int line)
+{
+	(void)line;
+	call_run *call = ctx;
+	apply_sql_at(call->run.st, sql, call->call_line);
+}
+
+static void call_unknown(void *ctx, const char *expr, int line)
+{
+	call_run *call = ctx;
+	sql_state *st = call->run.st;
+	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
+	d->file = st->file;
+	d->line = call->call_line;
+	d->message = cgm_arena_printf(st->a,
+				      "the CALL of %s runs an EXECUTE (line %d of its body) of SQL known "
+				      "only when it runs, not applied: %.200s%s",
+				      call->procedure->id, line, expr, strlen(expr) > 200 ? "..." : "");
+	d->detail = true;
+	if (st->do_unknown++ == 0) {
+		st->do_unknown_file = st->file;
+		st->do_unknown_line = d->line;
+	}
+}
+
+static void apply_call(sql_state *st, const jd_node *stmt)
+{
+	jd_node *call = jget(stmt, "funccall"); /* a FuncCall field: no node name around it */
+	const char *parts[3];
+	int n = name_list(jget(call, "funcname"), parts, 3);
+	if ((n != 1 && n != 2) || st->do_depth >= 8)
+		return;
+	int k = find_callee(st, n == 2 ? parts[0] : NULL, parts[n - 1], (int)jd_size(jget(call, "args")),
+			    false);
+	if (k < 0)
+		return;
+	const cgm_function *f = &st->fns[k];
+	if (f->kind != CGM_KIND_PROCEDURE || !f->source || !f->language ||
+	    strcmp(f->language, "plpgsql") != 0)
+		return;
+	call_run run = { .run = { .st = st }, .procedure = f, .call_line = line_of(st, first_token(st)) };
+	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show,
+					 .unknown = call_unknown,
+					 .procedure_arguments = f->arguments ? f->arguments : "" };
+	const char *saved_within = st->do_within;
+	/* A procedure with a search_path of its own (SET clause) runs under
+	 * it and gives the caller's back at its end, whatever it SETs. */
+	const char **saved_path = st->path;
+	int saved_npath = st->npath;
+	if (f->npath >= 0)
+		set_path(st, f->search_path, f->npath);
+	st->do_within = f->id;
+	st->do_depth++;
+	cgm_do_block_run(f->source, &session);
+	st->do_depth--;
+	st->do_within = saved_within;
+	if (f->npath >= 0) {
+		st->path = saved_path;
+		st->npath = saved_npath;
+	}
+}
+
 /* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
 static void apply_select(sql_state *st, const jd_node *stmt)
 {
@@ -6568,6 +6646,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			}
 		} else if (strcmp(kind, "DoStmt") == 0) {
 			apply_do(st, stmt);
+		} else if (strcmp(kind, "CallStmt") == 0) {
+			apply_call(st, stmt);
 		} else if (strcmp(kind, "CreateRoleStmt") == 0) {
 			apply_role_attrs(st, jstr(stmt, "role"), jget(stmt, "options"));
 		} else if (strcmp(kind, "AlterRoleStmt") == 0) {
@@ -7485,8 +7565,9 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		d->file = st.do_unknown_file;
 		d->line = st.do_unknown_line;
 		d->message = cgm_arena_printf(st.a,
-					      "%d EXECUTE%s in DO blocks run%s SQL known only when %s: what %s "
-					      "make%s is not in the map (--verbose lists %s)",
+					      "%d EXECUTE%s in DO blocks and procedures the files CALL run%s SQL "
+					      "known only when %s: what %s make%s is not in the map (--verbose "
+					      "lists %s)",
 					      st.do_unknown, st.do_unknown == 1 ? "" : "s",
 					      st.do_unknown == 1 ? "s" : "", st.do_unknown == 1 ? "it runs" : "they run",
 					      st.do_unknown == 1 ? "it" : "they", st.do_unknown == 1 ? "s" : "",

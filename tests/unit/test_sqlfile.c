@@ -510,7 +510,7 @@ static void test_do_block_variables(void **state)
 	assert_non_null(strstr(m->diagnostics[0].message, "'SET search_path = ' || cur"));
 	assert_true(m->diagnostics[1].detail && m->diagnostics[1].line == 53);
 	assert_false(m->diagnostics[2].detail);
-	assert_non_null(strstr(m->diagnostics[2].message, "2 EXECUTEs in DO blocks run SQL known only when they run"));
+	assert_non_null(strstr(m->diagnostics[2].message, "2 EXECUTEs in DO blocks and procedures the files CALL run SQL known only when they run"));
 	cgm_model_free(m);
 }
 
@@ -538,6 +538,41 @@ static void test_do_block_unknown_execute(void **state)
 	assert_string_equal(m->diagnostics[1].message,
 			    "a DO block's EXECUTE of SQL known only when it runs is not applied: t");
 	assert_int_equal(m->diagnostics[2].line, 6);
+	cgm_model_free(m);
+}
+
+/* A procedure the files CALL runs there, as a DO block does: what it
+ * makes is in the map, made at the CALL's line, and an EXECUTE of SQL
+ * known only when it runs is said at that line (a parameter the body
+ * assigns to is a variable, as Lemmy's create_triggers assigns
+ * function_body).  A procedure nobody CALLs makes nothing. */
+static void test_called_procedure(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text("CREATE SCHEMA app;\n"
+				 "CREATE PROCEDURE app.setup(kind text, body text) LANGUAGE plpgsql AS $p$\n"
+				 "DECLARE defs text := 'CREATE FUNCTION app.thing_f() RETURNS int LANGUAGE sql AS x';\n"
+				 "BEGIN\n"
+				 "  CREATE FUNCTION app.made() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+				 "  body := replace(body, 'a', 'b');\n"
+				 "  defs := replace(replace(defs, 'x', quote_literal(body)), 'thing', kind);\n"
+				 "  EXECUTE defs;\n"
+				 "END $p$;\n"
+				 "CREATE PROCEDURE app.unused() LANGUAGE plpgsql AS $p$\n"
+				 "BEGIN CREATE FUNCTION app.never() RETURNS int LANGUAGE sql AS 'SELECT 2'; END $p$;\n"
+				 "CALL app.setup('comment', 'SELECT 1');\n");
+	cgm_model_index(m);
+	assert_non_null(fn(m, "app.made()"));
+	assert_int_equal(cgm_model_find(m, "app.never()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.comment_f()"), -1);
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_int_equal(m->diagnostics[0].line, 12);
+	assert_true(m->diagnostics[0].detail);
+	assert_string_equal(m->diagnostics[0].message,
+			    "the CALL of app.setup(text,text) runs an EXECUTE (line 7 of its body) of SQL "
+			    "known only when it runs, not applied: defs");
+	assert_int_equal(m->diagnostics[1].line, 12);
+	assert_non_null(strstr(m->diagnostics[1].message, "procedures the files CALL"));
 	cgm_model_free(m);
 }
 
@@ -1446,6 +1481,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_block_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_unknown_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_called_procedure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_type_support_errors, setup, teardown),
