@@ -828,14 +828,53 @@ static cgm_site *new_call_site(extract_ctx *ctx, long location, const char *name
 	return s;
 }
 
-/* The FuncCall object at fc. */
 /* A part of an EXECUTE's SQL known only at run time (constant_sql), and
  * the name it becomes for the parser (walk_runtime_parts). */
 #define RUNTIME_MARK '\x02'
 #define RUNTIME_MARK_TEXT "\x02"
 #define RUNTIME_NAME "cgmap_runtime_part"
 
-static bool names_runtime_part(const char *name);
+static bool names_runtime_part(const char *name)
+{
+	return name && strstr(name, RUNTIME_NAME);
+}
+
+/* Whether a column `qualifier.x` (or `x`, qualifier NULL) may be one of
+ * a relation a run-time part names, in scope sc or those around it. */
+static bool column_of_runtime_part(const cgm_scope *sc, const char *qualifier)
+{
+	for (int depth = 0; sc && depth < 64; sc = sc->parent, depth++)
+		for (int i = 0; i < sc->nitems; i++) {
+			const cgm_scope_item *it = &sc->items[i];
+			bool runtime = names_runtime_part(it->name) || names_runtime_part(it->schema);
+			const char *called = it->alias ? it->alias : it->name;
+			if (!qualifier && runtime)
+				return true;
+			if (qualifier && called && strcmp(called, qualifier) == 0)
+				return runtime;
+		}
+	return false;
+}
+
+/* Whether expression e reads a run-time part of the SQL: the part itself,
+ * or a column of a relation it names. */
+static bool reads_runtime_part(const cgm_expr *e, int depth)
+{
+	if (!e || depth > 64)
+		return false;
+	if (names_runtime_part(e->name) || names_runtime_part(e->schema))
+		return true;
+	if (e->kind == CGM_EXPR_NAME && e->nnames > 0 &&
+	    column_of_runtime_part(e->scope, e->nnames > 1 ? e->names[e->nnames - 2] : NULL))
+		return true;
+	for (int k = 0; e->names && k < e->nnames; k++)
+		if (names_runtime_part(e->names[k]))
+			return true;
+	for (int k = 0; e->args && k < e->nargs; k++)
+		if (reads_runtime_part(e->args[k], depth + 1))
+			return true;
+	return false;
+}
 
 /* Whether the JSON value at v holds the name of a run-time part
  * (walk_runtime_parts). */
@@ -851,6 +890,7 @@ static bool json_names_runtime_part(const jt_doc *d, int v)
 	return false;
 }
 
+/* The FuncCall object at fc. */
 static void on_funccall(extract_ctx *ctx, const jt_doc *d, int fc)
 {
 	int names = jt_get(d, fc, "funcname");
@@ -1566,6 +1606,8 @@ static void on_raw_call(void *arg, const cgm_raw_call *call)
 		}
 		exprs_of(ctx, s)->argexprs = call->argexprs;
 		exprs_of(ctx, s)->attribute = call->attribute;
+		for (int i = 0; ctx->in_runtime_parts && call->argexprs && i < s->nargs; i++)
+			exprs_of(ctx, s)->runtime_typed |= reads_runtime_part(call->argexprs[i], 0);
 		for (int i = 0; call->argexprs && i < s->nargs; i++)
 			bind_vars(ctx, call->argexprs[i], 0);
 	}
@@ -2497,65 +2539,20 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 	s->via_literal = false;
 }
 
-static bool names_runtime_part(const char *name)
-{
-	return name && strstr(name, RUNTIME_NAME);
-}
-
-/* Whether a column `qualifier.x` (or `x`, qualifier NULL) may be one of
- * a relation a run-time part names, in scope sc or those around it. */
-static bool column_of_runtime_part(const cgm_scope *sc, const char *qualifier)
-{
-	for (int depth = 0; sc && depth < 64; sc = sc->parent, depth++)
-		for (int i = 0; i < sc->nitems; i++) {
-			const cgm_scope_item *it = &sc->items[i];
-			bool runtime = names_runtime_part(it->name) || names_runtime_part(it->schema);
-			const char *called = it->alias ? it->alias : it->name;
-			if (!qualifier && runtime)
-				return true;
-			if (qualifier && called && strcmp(called, qualifier) == 0)
-				return runtime;
-		}
-	return false;
-}
-
-/* Whether expression e reads a run-time part of the SQL: the part itself,
- * or a column of a relation it names. */
-static bool reads_runtime_part(const cgm_expr *e, int depth)
-{
-	if (!e || depth > 64)
-		return false;
-	if (names_runtime_part(e->name) || names_runtime_part(e->schema))
-		return true;
-	if (e->kind == CGM_EXPR_NAME && e->nnames > 0 &&
-	    column_of_runtime_part(e->scope, e->nnames > 1 ? e->names[e->nnames - 2] : NULL))
-		return true;
-	for (int k = 0; e->names && k < e->nnames; k++)
-		if (names_runtime_part(e->names[k]))
-			return true;
-	for (int k = 0; e->args && k < e->nargs; k++)
-		if (reads_runtime_part(e->args[k], depth + 1))
-			return true;
-	return false;
-}
-
 /* Whether a site found in the SQL of an EXECUTE with run-time parts is
  * certain: a call or a relation whose names are all constant.  Operators
  * and casts may take a run-time part as an operand of any type, and a
- * statement's other sites depend on what the parts spell.  A call with a
- * run-time part among its arguments is marked: which overload that part's
- * type picks is known at run time only (resolve.c). */
-static bool certain_with_runtime_parts(extract_ctx *ctx, int i)
+ * statement's other sites depend on what the parts spell.  (A call with a
+ * run-time part among its arguments was marked runtime_typed as it was
+ * made: which overload that part's type picks is known at run time only,
+ * resolve.c.) */
+static bool certain_with_runtime_parts(const extract_ctx *ctx, int i)
 {
 	const cgm_site *s = &ctx->sites[i];
 	if (names_runtime_part(s->schema) || names_runtime_part(s->name))
 		return false;
-	if (s->kind == CGM_SITE_EXEC_LITERAL) {
-		cgm_site_exprs *x = &ctx->exprs[i];
-		for (int k = 0; x->argexprs && k < s->nargs; k++)
-			x->runtime_typed |= reads_runtime_part(x->argexprs[k], 0);
-		return !x->attribute;
-	}
+	if (s->kind == CGM_SITE_EXEC_LITERAL)
+		return !ctx->exprs[i].attribute;
 	if (s->kind != CGM_SITE_RELATION)
 		return false;
 	const cgm_site_rare *x = cgm_site_get_rare(s);

@@ -765,8 +765,6 @@ static cgm_function *stable_function_slot(cgm_model *model, cgm_extract_pool *po
 	return cgm_model_add_function(model);
 }
 
-/* One row of either function query into a new function; mapped ones go to
- * the pool (or get their line count and hash here when there is none). */
 /* The arguments pg_get_function_arguments() prints for a function whose
  * arguments are all IN without defaults: each name, quoted as
  * quote_identifier() quotes it, before its type, joined by ", "; a
@@ -792,6 +790,8 @@ static const char *plain_arguments(cgm_arena *arena, const char *const *argnames
 	return out;
 }
 
+/* One row of either function query into a new function; mapped ones go to
+ * the pool (or get their line count and hash here when there is none). */
 static void read_function_row(cgm_model *model, PGresult *res, int r, bool system,
 			      const cgm_source_options *opts, cgm_extract_pool *pool)
 {

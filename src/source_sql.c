@@ -6339,14 +6339,14 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	/* Past libpg_query's limits, refused before it is asked (as a file's
 	 * statements are): 200,000 terms of one sum overflowed its stack. */
 	cgm_sql_problem problem;
+	const char *within = st->do_within ? cgm_arena_printf(st->a, "procedure %s", st->do_within)
+					   : "a DO block";
 	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
-		diagnose(st, problem.offset, "in %s%s: %s", st->do_within ? "procedure " : "a DO block",
-			 st->do_within ? st->do_within : "", problem.message);
+		diagnose(st, problem.offset, "in %s: %s", within, problem.message);
 	} else {
 		PgQueryParseResult r = pg_query_parse(sql);
 		if (r.error)
-			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in %s%s: %s",
-				 st->do_within ? "procedure " : "a DO block", st->do_within ? st->do_within : "",
+			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in %s: %s", within,
 				 r.error->message);
 		else
 			apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
@@ -6376,22 +6376,29 @@ static void do_apply(void *ctx, const char *sql, int line)
 
 /* What a DO block EXECUTEs that the files cannot tell: each in the
  * snapshot (and with --verbose), one warning for all (load_files' end). */
-static void do_unknown(void *ctx, const char *expr, int line)
+/* A detail diagnostic at `line` of the file for an EXECUTE not applied,
+ * counted for the one warning of them all (the first's place). */
+static cgm_diagnostic *unknown_execute(sql_state *st, int line)
 {
-	do_run *run = ctx;
-	sql_state *st = run->st;
 	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
 	d->file = st->file;
-	d->line = run->first_line + line - 1;
-	d->message = cgm_arena_printf(st->a,
-				      "a DO block's EXECUTE of SQL known only when it runs is not "
-				      "applied: %.200s%s",
-				      expr, strlen(expr) > 200 ? "..." : "");
+	d->line = line;
 	d->detail = true;
 	if (st->do_unknown++ == 0) {
 		st->do_unknown_file = st->file;
-		st->do_unknown_line = d->line;
+		st->do_unknown_line = line;
 	}
+	return d;
+}
+
+static void do_unknown(void *ctx, const char *expr, int line)
+{
+	do_run *run = ctx;
+	cgm_diagnostic *d = unknown_execute(run->st, run->first_line + line - 1);
+	d->message = cgm_arena_printf(run->st->a,
+				      "a DO block's EXECUTE of SQL known only when it runs is not "
+				      "applied: %.200s%s",
+				      expr, strlen(expr) > 200 ? "..." : "");
 }
 
 /* A setting as SHOW prints it in the session the files leave: the
@@ -6501,19 +6508,11 @@ static void call_apply(void *ctx, const char *sql, int line)
 static void call_unknown(void *ctx, const char *expr, int line)
 {
 	call_run *call = ctx;
-	sql_state *st = call->run.st;
-	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
-	d->file = st->file;
-	d->line = call->call_line;
-	d->message = cgm_arena_printf(st->a,
+	cgm_diagnostic *d = unknown_execute(call->run.st, call->call_line);
+	d->message = cgm_arena_printf(call->run.st->a,
 				      "the CALL of %s runs an EXECUTE (line %d of its body) of SQL known "
 				      "only when it runs, not applied: %.200s%s",
 				      call->procedure->id, line, expr, strlen(expr) > 200 ? "..." : "");
-	d->detail = true;
-	if (st->do_unknown++ == 0) {
-		st->do_unknown_file = st->file;
-		st->do_unknown_line = d->line;
-	}
 }
 
 static void apply_call(sql_state *st, const jd_node *stmt)
