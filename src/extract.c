@@ -1644,11 +1644,14 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 		for (int i = 0; i < rel->ncolumns; i++)
 			x->columns[i] = cgm_arena_strdup(ctx->arena, rel->columns[i]);
 	}
-	/* The casts storing each value may run (coerce.h). */
+	/* The casts storing each value may run (coerce.h); they, not the
+	 * relation, decide the checks of a column's domain (relfx.h). */
 	int site = ctx->nsites - 1;
 	for (int i = 0; rel->values && i < rel->ncolumns; i++) {
 		if (!rel->values[i])
 			continue;
+		if (ctx->coercions != CGM_COERCE_NONE && i < 64)
+			ctx->exprs[site].valued_columns |= UINT64_C(1) << i;
 		const cgm_site *r = &ctx->sites[site];
 		const cgm_expr *target = cgm_coercion_column_expr(ctx->arena, r->schema, r->name,
 								  r->rare->columns[i]);
@@ -3741,7 +3744,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 			order[i].exprs = ctx.exprs[i];
 			order[i].order = i;
 			any_exprs |= ctx.exprs[i].argexprs || ctx.exprs[i].coerce_to ||
-				     ctx.exprs[i].ddl_facts;
+				     ctx.exprs[i].ddl_facts || ctx.exprs[i].valued_columns;
 		}
 		qsort(order, (size_t)ctx.nsites, sizeof(ordered_site), compare_sites);
 		fn->sites = cgm_arena_alloc(arena, sizeof(cgm_site) * (size_t)ctx.nsites);

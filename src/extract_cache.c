@@ -39,7 +39,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 7u
+#define CACHE_FORMAT 8u
 
 typedef struct file_header {
 	char magic[16];
@@ -445,6 +445,7 @@ static void put_exprs(cgm_strbuf *out, const cgm_function *fn)
 		put_u(&refs, (uint64_t)x->default_of);
 		put_u(&refs, (uint64_t)x->column_type | (uint64_t)x->type_default << 1 |
 				     (uint64_t)x->runtime_typed << 2);
+		put_u(&refs, x->valued_columns);
 	}
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.types[i] == NODE_EXPR)
@@ -754,6 +755,7 @@ static cgm_site_exprs *get_exprs(reader *r, const cgm_site *sites, int nsites)
 		x[i].column_type = (column & 1) != 0;
 		x[i].type_default = (column & 2) != 0;
 		x[i].runtime_typed = (column & 4) != 0;
+		x[i].valued_columns = get_u(r);
 	}
 	return x;
 }

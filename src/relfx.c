@@ -340,6 +340,12 @@ typedef struct fx_walk {
 	 * relations entered under it (FX_IN_VIEW) are read and written with;
 	 * NULL when the model does not have it. */
 	const cgm_relation *acting;
+	/* The site's own relation and its columns whose values' cast sites
+	 * run the domain checks they need (cgm_site_exprs.valued_columns). */
+	int site_rel;
+	const char *const *site_cols;
+	int site_ncols;
+	uint64_t valued_columns;
 } fx_walk;
 
 static bool same_object(const char *a, const char *b)
@@ -620,6 +626,23 @@ static bool view_owner_bypasses(const cgm_model *m, const cgm_relation *acting, 
 	       (acting->owner && table->owner && strcmp(acting->owner, table->owner) == 0);
 }
 
+/* Is the column of domain check `e` one the statement gives a value whose
+ * own cast site decides the check?  PostgreSQL checks a domain where a
+ * value becomes of it (CoerceToDomain), not where it is stored: a value
+ * of the domain already (a parameter of the column's type) is stored
+ * unchecked.  The site's relation and the tables under it that the same
+ * rows reach (inheritance children: their columns are the parent's). */
+static bool value_cast_checks(const fx_walk *w, const cgm_effect *e)
+{
+	if (!w->valued_columns || e->ncolumns != 1 || !e->columns[0])
+		return false;
+	for (int i = 0; i < w->site_ncols && i < 64; i++)
+		if ((w->valued_columns >> i & 1) && w->site_cols[i] &&
+		    strcmp(w->site_cols[i], e->columns[0]) == 0)
+			return true;
+	return false;
+}
+
 /* The effects of relation `rel` for a statement with `events` on `cols`,
  * entered as `how` says (FX_*). */
 static void collect(fx_walk *w, int rel, unsigned events, const char *const *cols, int ncols,
@@ -674,6 +697,9 @@ static void collect(fx_walk *w, int rel, unsigned events, const char *const *col
 		auto_update(w, rel, events, cols, ncols, label);
 	for (int i = 0; i < r->neffects; i++) {
 		const cgm_effect *e = &m->effects[r->effects[i]];
+		if (e->reach == CGM_REACH_FUNCTION && e->via == CGM_VIA_DOMAIN &&
+		    (rel == w->site_rel || (how & FX_BELOW)) && value_cast_checks(w, e))
+			continue;
 		if (e->reach == CGM_REACH_RULE || e->via == CGM_VIA_RULE) {
 			/* A rule runs for the statement it replaces too. */
 			if (only_triggers ||
@@ -840,10 +866,10 @@ static void set_targets(cgm_arena *arena, const cgm_model *m, cgm_site *s, const
 }
 
 void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
-			    int npath, cgm_site *s, unsigned ddl_facts)
+			    int npath, cgm_site *s, unsigned ddl_facts, uint64_t valued_columns)
 {
 	const cgm_model *m = fx->model;
-	fx_walk w = { .fx = fx, .arena = arena };
+	fx_walk w = { .fx = fx, .arena = arena, .site_rel = -1 };
 	cgm_site_clear_targets(s);
 	s->resolution = CGM_RES_NONE;
 	if (s->kind == CGM_SITE_DDL) {
@@ -891,6 +917,12 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
 		cols = x->reads;
 		ncols = x->nreads;
 		how |= FX_READS_KNOWN;
+	}
+	if (x->ncolumns > 0 && cols == x->columns && !(how & FX_READS_KNOWN)) {
+		w.site_rel = rel;
+		w.site_cols = cols;
+		w.site_ncols = ncols;
+		w.valued_columns = valued_columns;
 	}
 	collect(&w, rel, x->events, cols, ncols, none, how);
 	if (s->kind == CGM_SITE_TRIGGER) {

@@ -974,7 +974,7 @@ static cgm_site_rare *keep_rare(rare_table *t, cgm_arena *arena, const cgm_site_
 /* A statement on a relation, or DDL: what it runs on the relation's behalf
  * (relfx.c), the relation found along the caller's search_path. */
 static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cgm_function *caller,
-				  cgm_site *s, unsigned ddl_facts)
+				  cgm_site *s, unsigned ddl_facts, uint64_t valued_columns)
 {
 	s->resolution = CGM_RES_NONE;
 	if (!rv->opts || !rv->opts->relfx)
@@ -982,7 +982,7 @@ static void resolve_relation_site(const resolver *rv, cgm_arena *arena, const cg
 	const char *scratch[64];
 	int npath = 0;
 	const char **path = search_path_of(rv, caller, &npath, scratch, 64);
-	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s, ddl_facts);
+	cgm_relfx_resolve_site(rv->opts->relfx, arena, path, npath, s, ddl_facts, valued_columns);
 	/* A SECURITY DEFINER function's statements on its own tables never
 	 * run their policies (rlsbypass.h). */
 	cgm_rls_drop_bypassed(rv->model, caller, s);
@@ -1154,7 +1154,7 @@ static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function 
 				if (rewrites)
 					facts &= ~(unsigned)CGM_DDL_REWRITES_NOTHING;
 			}
-			resolve_relation_site(rv, arena, fn, s, facts);
+			resolve_relation_site(rv, arena, fn, s, facts, x ? x->valued_columns : 0);
 		} else if (x && x->column_type) {
 			if (!resolve_column_type(rv, arena, &typer, fn, s, x))
 				continue;

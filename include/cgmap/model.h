@@ -230,6 +230,12 @@ typedef struct cgm_site_exprs {
 	                         * PostgreSQL rewrite the table and check each row */
 	bool type_default;      /* such a column_type site of a column without a
 	                         * DEFAULT: the domain's own default fills it */
+	uint64_t valued_columns; /* CGM_SITE_RELATION: bit i set when the statement gives
+	                         * column i (of the first 64 it lists) a value whose cast
+	                         * into the column is a site of its own (coerce.h), which
+	                         * runs a domain's checks only when the value is not of
+	                         * the domain already; the relation's `via domain` effect
+	                         * is then left to it (relfx.h) */
 } cgm_site_exprs;
 
 /* What an ALTER statement's subcommands cannot do, which decides whether

@@ -33,9 +33,12 @@ void cgm_relfx_free(cgm_relfx *fx);
  * written schema, else along `path`) or a CGM_SITE_DDL site: sets schema
  * (where the relation was found), resolution (resolved, builtin when every
  * target is, else none) and the targets with their mechanism and object.
+ * `valued_columns` (cgm_site_exprs) marks the site's columns whose domain
+ * checks their values' own cast sites decide: a value of the domain
+ * already runs none, though the column is written.
  * Writes only `site`; allocates in `arena`. */
 void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *const *path,
-			    int npath, cgm_site *site, unsigned ddl_facts);
+			    int npath, cgm_site *site, unsigned ddl_facts, uint64_t valued_columns);
 
 /* The command tag of a DDL statement as event triggers match it ("CREATE
  * TABLE", "DROP FUNCTION", ...), from libpg_query's node name (`CreateStmt`),

@@ -221,7 +221,7 @@ static char *run(const char *name, unsigned events, int ncols, const char **cols
 	cgm_site_rare x = { .events = events, .ncolumns = ncols, .columns = cols };
 	cgm_site s = { .kind = CGM_SITE_RELATION, .name = name, .rare = &x };
 	static const char *const path[] = { "pg_catalog", "app" };
-	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s, 0);
+	cgm_relfx_resolve_site(fx, model->arena, path, 2, &s, 0, 0);
 	return targets(&s);
 }
 
@@ -274,12 +274,12 @@ static void test_partitions_and_cascade_cycles(void **state)
 	cgm_site_rare sx = { .events = CGM_EV_SELECT };
 	cgm_site s = { .kind = CGM_SITE_RELATION, .name = "nowhere", .rare = &sx };
 	static const char *const path[] = { "app" };
-	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s, 0);
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &s, 0, 0);
 	assert_int_equal(s.resolution, CGM_RES_NONE);
 	assert_null(s.schema);
 	cgm_site_rare qx = { .events = CGM_EV_DELETE };
 	cgm_site q = { .kind = CGM_SITE_RELATION, .name = "a", .rare = &qx };
-	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q, 0);
+	cgm_relfx_resolve_site(fx, model->arena, path, 1, &q, 0, 0);
 	assert_string_equal(q.schema, "app");
 	assert_int_equal(q.resolution, CGM_RES_RESOLVED);
 }
@@ -305,13 +305,13 @@ static void test_event_triggers(void **state)
 {
 	(void)state;
 	cgm_site s = { .kind = CGM_SITE_DDL, .name = "CREATE TABLE" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0, 0);
 	assert_string_equal(targets(&s), "f_ddl/event_trigger/event trigger log");
 	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "DROP TABLE" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0, 0);
 	assert_string_equal(targets(&s), "f_drop/event_trigger/event trigger drops");
 	s = (cgm_site){ .kind = CGM_SITE_DDL, .name = "CREATE INDEX" };
-	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0);
+	cgm_relfx_resolve_site(fx, model->arena, NULL, 0, &s, 0, 0);
 	assert_int_equal(s.resolution, CGM_RES_NONE);
 }
 
