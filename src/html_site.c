@@ -80,7 +80,7 @@ static void count_totals(totals *t, const html_ctx *ctx)
 		t->static_only += st && !ob;
 		t->observed_only += ob && !st;
 		t->both += st && ob;
-		if ((unsigned)e->via < 4)
+		if ((unsigned)e->via < CGM_VIA_COUNT)
 			t->via[e->via]++;
 		t->unexplained += cgm_edge_unexplained(e);
 	}
@@ -338,12 +338,14 @@ int html_write_index(const html_ctx *ctx)
 			      "class=\"num\">%d</td></tr>\n",
 			  t.via[CGM_VIA_CALL], t.via[CGM_VIA_LITERAL], t.via[CGM_VIA_TRIGGER],
 			  t.via[CGM_VIA_DYNAMIC]);
-	/* The other mechanisms (views, defaults, operators, ...) when present. */
+	/* The other mechanisms (views, defaults, operators, ...) when present:
+	 * the rows add up to every edge, as the provenance table's do. */
 	for (int v = CGM_VIA_DYNAMIC + 1; v < CGM_VIA_COUNT; v++)
 		if (t.via[v])
 			cgm_strbuf_printf(&b, "<tr><td>%s</td><td class=\"num\">%d</td></tr>\n",
 					  cgm_via_name((cgm_via)v), t.via[v]);
-	cgm_strbuf_puts(&b, "</tbody></table>\n");
+	cgm_strbuf_printf(&b, "<tr><th>all</th><th class=\"num\">%d</th></tr>\n</tbody></table>\n",
+			  t.edges);
 	char ran[96] = "";
 	if (m->has_site_runs)
 		snprintf(ran, sizeof ran, "%d ran without calling one, ", t.dynamic_ran);

@@ -1507,6 +1507,36 @@ static void test_reports_count(void **state)
 	cgm_model_free(m);
 }
 
+/* The index's edges by mechanism add up to every edge: those PostgreSQL
+ * runs on a statement's behalf (an index, a cascade) have rows too. */
+static void test_index_edges_by_mechanism(void **state)
+{
+	(void)state;
+	cgm_model *m = demo_model(true);
+	assert_true(m->nedges >= 3);
+	m->edges[0].via = CGM_VIA_INDEX;
+	m->edges[0].object = "index app.t_expr";
+	m->edges[1].via = CGM_VIA_CASCADE;
+	m->edges[1].object = "cascade app.u.u_t_fkey";
+	int calls = 0;
+	for (int i = 0; i < m->nedges; i++)
+		calls += m->edges[i].via == CGM_VIA_CALL;
+	char *dir = render(m, 2, 50, 1);
+	char *index = site_file(dir, "index.html");
+	char want[160];
+	snprintf(want, sizeof want, "<tr><td>direct call, PERFORM, CALL</td><td class=\"num\">%d</td></tr>",
+		 calls);
+	assert_non_null(strstr(index, want));
+	assert_non_null(strstr(index, "<tr><td>index</td><td class=\"num\">1</td></tr>"));
+	assert_non_null(strstr(index, "<tr><td>cascade</td><td class=\"num\">1</td></tr>"));
+	snprintf(want, sizeof want, "<tr><th>all</th><th class=\"num\">%d</th></tr>\n</tbody></table>\n<h3>Dynamic SQL",
+		 m->nedges);
+	assert_non_null(strstr(index, want));
+	free(index);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 /* A source with no function still gets a site that says so. */
 static void test_empty_model(void **state)
 {
@@ -2704,6 +2734,7 @@ int main(void)
 		cmocka_unit_test(test_overview_caps_other_schemas),
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
+		cmocka_unit_test(test_index_edges_by_mechanism),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
