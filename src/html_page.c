@@ -404,6 +404,9 @@ static const char site_css[] =
 	"th, td { border: 1px solid var(--line); padding: .25rem .55rem; text-align: left;"
 	" vertical-align: top; }\n"
 	"th { background: var(--head); font-weight: 600; white-space: nowrap; }\n"
+	/* A long id (composite types spelt out in its arguments) breaks where
+	 * it must rather than push the table's other columns off the page. */
+	"td { overflow-wrap: anywhere; }\n"
 	"td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
 	"th.sortable { cursor: pointer; }\n"
 	"th.sortable::after { content: \" \\2195\"; color: #adb5bd; }\n"
