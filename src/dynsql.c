@@ -1078,6 +1078,28 @@ void cgm_dynsql_read_with(cgm_dynsql_info *out, cgm_dynsql_reader *r, const cgm_
 	free(sl.own);
 }
 
+int cgm_dynsql_mark_targets(unsigned char *seen, cgm_dynsql_reader *r, const cgm_site *site)
+{
+	cgm_dynsql_info info;
+	site_lists sl;
+	read_site(&info, &sl, r, site);
+	if (sl.nown > 1)
+		qsort(sl.own, (size_t)sl.nown, sizeof(int), compare_int);
+	add_list(&sl, NULL, sl.own, sl.nown);
+	int marked = 0;
+	for (int l = 0; l < sl.n; l++)
+		for (int k = 0; k < sl.len[l]; k++) {
+			int fn = sl.list[l][k];
+			if (fn >= 0 && fn < r->model->nuser && !seen[fn]) {
+				seen[fn] = 1;
+				marked++;
+			}
+		}
+	free(sl.own);
+	cgm_dynsql_info_free(&info);
+	return marked;
+}
+
 void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site)
 {
 	cgm_dynsql_reader *r = cgm_dynsql_reader_new(model);

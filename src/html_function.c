@@ -798,8 +798,18 @@ uint64_t html_function_page_key(const html_ctx *ctx, html_graph_scratch *scratch
 	problem_sites(&b, ctx, NULL, scratch, fn, &h);
 	h = html_key_bytes(h, b.data ? b.data : "", b.len);
 	cgm_strbuf_free(&b);
-	/* The source view and its sites.  (What the graph draws of the
-	 * dynamic sites' possible targets problem_sites put in already.) */
+	/* How many distinct functions the dynamic sites may call, which the
+	 * graph's "+N more possible targets" counts; which ones it draws
+	 * problem_sites put in already. */
+	bool dynamic = false;
+	for (int i = 0; i < f->nsites && !dynamic; i++)
+		dynamic = f->sites[i].kind == CGM_SITE_DYNAMIC;
+	if (dynamic && ctx->model->nuser > 0) {
+		unsigned char *seen = cgm_xcalloc((size_t)ctx->model->nuser, 1);
+		h = html_key_u64(h, (uint64_t)html_graph_mark_possible(seen, scratch, ctx, fn));
+		free(seen);
+	}
+	/* The source view and its sites. */
 	h = html_key_source(h, f);
 	h = html_key_str(h, f->file);
 	h = html_key_u64(h, (uint64_t)(int64_t)f->file_line);

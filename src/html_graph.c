@@ -135,6 +135,25 @@ cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ctx *ctx)
 	return s->dynsql;
 }
 
+int html_graph_mark_possible(unsigned char *seen, html_graph_scratch *s, const html_ctx *ctx,
+			     int fn)
+{
+	const cgm_function *focal = &ctx->model->functions[fn];
+	int marked = 0;
+	for (int i = 0, d = 0; i < focal->nsites && d < EXTRA_CAP; i++) {
+		const cgm_site *site = &focal->sites[i];
+		if (site->kind != CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING)
+			continue;
+		marked += cgm_dynsql_mark_targets(seen, html_graph_dynsql(s, ctx), site);
+		d++;
+	}
+	if (fn < ctx->model->nuser && seen[fn]) {
+		seen[fn] = 0; /* a function reaching itself is no target of its graph */
+		marked--;
+	}
+	return marked;
+}
+
 void html_graph_scratch_item(html_graph_scratch *s, int item)
 {
 	s->item = item;
@@ -537,6 +556,7 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 	 * their templates): kept as callees, up to POSSIBLE_CAP new nodes. */
 	int *poss = NULL, *poss_start = cgm_xcalloc(EXTRA_CAP + 2, sizeof(int));
 	int nposs = 0, poss_left = 0, poss_sites = 0, poss_new = 0;
+	bool poss_beyond = false; /* a site has possible targets not drawn */
 	for (int i = 0; i < focal->nsites && poss_sites < EXTRA_CAP; i++) {
 		const cgm_site *site = &focal->sites[i];
 		if (site->kind != CGM_SITE_DYNAMIC || site->resolution == CGM_RES_MISSING)
@@ -544,14 +564,15 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 		poss_start[poss_sites] = nposs;
 		cgm_dynsql_info dinfo;
 		cgm_dynsql_read_with(&dinfo, html_graph_dynsql(s, ctx), site);
-		poss_left += dinfo.total - dinfo.ntargets;
+		if (dinfo.total > dinfo.ntargets)
+			poss_beyond = true;
 		for (int t = 0; t < dinfo.ntargets; t++) {
 			int v = dinfo.targets[t];
 			if (v == fn || v < 0 || v >= ctx->nfn)
 				continue;
 			if (!is_kept(s, v)) {
 				if (poss_new == POSSIBLE_CAP) {
-					poss_left++;
+					poss_beyond = true;
 					continue;
 				}
 				poss_new++;
@@ -565,6 +586,19 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 		poss_sites++;
 	}
 	poss_start[poss_sites] = nposs;
+	/* "+N more possible targets": N distinct functions no drawn edge
+	 * reaches, though several sites may call one (a sum over the sites
+	 * said 1,200 of PoWA's 417 functions). */
+	if (poss_beyond && ctx->model->nuser > 0) {
+		unsigned char *seen = cgm_xcalloc((size_t)ctx->model->nuser, 1);
+		poss_left = html_graph_mark_possible(seen, s, ctx, fn);
+		for (int k = 0; k < nposs; k++)
+			if (poss[k] < ctx->model->nuser && seen[poss[k]] == 1) {
+				seen[poss[k]] = 2; /* drawn */
+				poss_left--;
+			}
+		free(seen);
+	}
 
 	/* The edges the graph may draw: the focal function's, and those of
 	 * each caller (callee) short of the depth on its own side.  Only

@@ -177,6 +177,10 @@ void html_graph_scratch_free(html_graph_scratch *s);
 /* The worker's reader of dynamic sites (cgmap/dynsql.h), made on first use
  * and freed with the scratch. */
 struct cgm_dynsql_reader *html_graph_dynsql(html_graph_scratch *s, const html_ctx *ctx);
+/* Marks in `seen` (model->nuser entries, zeroed) the possible targets of
+ * the dynamic sites fn's graph draws, fn itself left out: how many. */
+int html_graph_mark_possible(unsigned char *seen, html_graph_scratch *s, const html_ctx *ctx,
+			     int fn);
 typedef struct html_graph_info {
 	int shown;      /* function nodes drawn */
 	int omitted;    /* functions left out by the node cap (in "+N more" nodes) */

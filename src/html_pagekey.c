@@ -60,7 +60,7 @@
 /* Bumped whenever a function page's layout changes in a way the inputs
  * below do not show (a new section, other markup): old records then never
  * match.  CGMAP_VERSION is hashed too. */
-#define PAGE_FORMAT "function-page 5"
+#define PAGE_FORMAT "function-page 6"
 
 /* Words and bytes into a key: cgm_hash_mix and cgm_hash_words (FNV-1a's
  * byte a step over every edge's fields and every string was a tenth of a

@@ -45,6 +45,10 @@ void cgm_dynsql_reader_free(cgm_dynsql_reader *reader);
 
 /* Read the site's text (site->kind must be CGM_SITE_DYNAMIC). */
 void cgm_dynsql_read_with(cgm_dynsql_info *out, cgm_dynsql_reader *reader, const cgm_site *site);
+/* Marks in `seen` (model->nuser entries) every possible target of the site,
+ * however many, and returns how many it marked that were not marked yet:
+ * the distinct count of several sites' targets, which `total` cannot add. */
+int cgm_dynsql_mark_targets(unsigned char *seen, cgm_dynsql_reader *reader, const cgm_site *site);
 /* The same through a reader of its own: for one site, not a whole model. */
 void cgm_dynsql_read(cgm_dynsql_info *out, const cgm_model *model, const cgm_site *site);
 void cgm_dynsql_info_free(cgm_dynsql_info *info);

@@ -529,6 +529,36 @@ static void test_possible_targets_drawn(void **state)
 	cgm_model_free(m);
 }
 
+/* Two sites that may call the same 30 handlers: the graph draws 12 of them
+ * and says the other 18 are not drawn, not 18 for each site. */
+static void test_possible_targets_counted_once(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	m->source.kind = "database";
+	m->source.name = "demo";
+	add_function(m, "app.disp()", "app", "disp", "",
+		     "\nBEGIN\n  EXECUTE 'SELECT app.h' || k || '()';\n  EXECUTE 'SELECT app.h' || j || '()';\nEND\n");
+	for (int i = 0; i < 30; i++) {
+		char id[32], name[16];
+		snprintf(id, sizeof id, "app.h%02d()", i);
+		snprintf(name, sizeof name, "h%02d", i);
+		add_function(m, cgm_arena_strdup(m->arena, id), "app", cgm_arena_strdup(m->arena, name), "",
+			     "\nBEGIN\nEND\n");
+	}
+	cgm_model_index(m);
+	cgm_site_rare_of(m->arena, add_site(m, "app.disp()", 3, CGM_SITE_DYNAMIC, NULL, NULL))->text =
+		"'SELECT app.h' || k || '()'";
+	cgm_site_rare_of(m->arena, add_site(m, "app.disp()", 4, CGM_SITE_DYNAMIC, NULL, NULL))->text =
+		"'SELECT app.h' || j || '()'";
+	char *dir = render(m, 2, 50, 1);
+	char *page = function_page(dir, "app.disp()");
+	assert_non_null(strstr(page, "+18 more possible targets"));
+	free(page);
+	remove_dir(dir);
+	cgm_model_free(m);
+}
+
 typedef struct hash_name {
 	char prefix[8];
 	int n;
@@ -2735,6 +2765,7 @@ int main(void)
 		cmocka_unit_test(test_without_runtime_says_so),
 		cmocka_unit_test(test_reports_count),
 		cmocka_unit_test(test_index_edges_by_mechanism),
+		cmocka_unit_test(test_possible_targets_counted_once),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_bad_options_and_folders),
 		cmocka_unit_test(test_snapshot_renders_the_same),
