@@ -656,13 +656,20 @@ static void add_table_triggers(site_lists *sl, const cgm_model *model, const cha
 	}
 }
 
-/* Every list of the site in one: total distinct functions, the first
- * CGM_DYNSQL_TARGETS_KEPT of them (in model order) kept. */
-static void unite(cgm_dynsql_info *out, site_lists *sl)
+/* The table's trigger functions (and the shapes past SHAPES_MAX) as one
+ * more sorted list. */
+static void close_lists(site_lists *sl)
 {
 	if (sl->nown > 1)
 		qsort(sl->own, (size_t)sl->nown, sizeof(int), compare_int);
 	add_list(sl, NULL, sl->own, sl->nown);
+}
+
+/* Every list of the site in one: total distinct functions, the first
+ * CGM_DYNSQL_TARGETS_KEPT of them (in model order) kept. */
+static void unite(cgm_dynsql_info *out, site_lists *sl)
+{
+	close_lists(sl);
 	if (sl->n == 1) { /* the usual case: one call shape, no merging */
 		out->total = sl->len[0];
 		out->ntargets = out->total < CGM_DYNSQL_TARGETS_KEPT ? out->total
@@ -1083,9 +1090,7 @@ int cgm_dynsql_mark_targets(unsigned char *seen, cgm_dynsql_reader *r, const cgm
 	cgm_dynsql_info info;
 	site_lists sl;
 	read_site(&info, &sl, r, site);
-	if (sl.nown > 1)
-		qsort(sl.own, (size_t)sl.nown, sizeof(int), compare_int);
-	add_list(&sl, NULL, sl.own, sl.nown);
+	close_lists(&sl);
 	int marked = 0;
 	for (int l = 0; l < sl.n; l++)
 		for (int k = 0; k < sl.len[l]; k++) {

@@ -1650,15 +1650,16 @@ static void on_raw_relation(void *arg, const cgm_raw_relation *rel)
 	for (int i = 0; rel->values && i < rel->ncolumns; i++) {
 		if (!rel->values[i])
 			continue;
-		if (ctx->coercions != CGM_COERCE_NONE && i < 64)
-			ctx->exprs[site].valued_columns |= UINT64_C(1) << i;
 		const cgm_site *r = &ctx->sites[site];
 		const cgm_expr *target = cgm_coercion_column_expr(ctx->arena, r->schema, r->name,
 								  r->rare->columns[i]);
 		int line = r->line;
 		bind_vars(ctx, rel->values[i], 0);
-		if (ctx->coercions != CGM_COERCE_NONE)
+		if (ctx->coercions != CGM_COERCE_NONE) {
 			new_coercion_site(ctx, rel->values[i], target, line);
+			if (i < 64)
+				ctx->exprs[site].valued_columns |= UINT64_C(1) << i;
+		}
 	}
 }
 

@@ -6339,15 +6339,16 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	/* Past libpg_query's limits, refused before it is asked (as a file's
 	 * statements are): 200,000 terms of one sum overflowed its stack. */
 	cgm_sql_problem problem;
-	const char *within = st->do_within ? cgm_arena_printf(st->a, "procedure %s", st->do_within)
-					   : "a DO block";
+	/* Where the statement stands, for a message (the one a DO block's is). */
+	const char *within_kind = st->do_within ? "procedure " : "a DO block";
+	const char *within = st->do_within ? st->do_within : "";
 	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
-		diagnose(st, problem.offset, "in %s: %s", within, problem.message);
+		diagnose(st, problem.offset, "in %s%s: %s", within_kind, within, problem.message);
 	} else {
 		PgQueryParseResult r = pg_query_parse(sql);
 		if (r.error)
-			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in %s: %s", within,
-				 r.error->message);
+			diagnose(st, r.error->cursorpos > 0 ? r.error->cursorpos - 1 : 0, "in %s%s: %s",
+				 within_kind, within, r.error->message);
 		else
 			apply_tree(st, r.parse_tree, 0, (int)strlen(sql));
 		pg_query_free_parse_result(r);
@@ -6374,8 +6375,6 @@ static void do_apply(void *ctx, const char *sql, int line)
 	apply_sql_at(run->st, sql, run->first_line + line - 1);
 }
 
-/* What a DO block EXECUTEs that the files cannot tell: each in the
- * snapshot (and with --verbose), one warning for all (load_files' end). */
 /* A detail diagnostic at `line` of the file for an EXECUTE not applied,
  * counted for the one warning of them all (the first's place). */
 static cgm_diagnostic *unknown_execute(sql_state *st, int line)
@@ -6391,6 +6390,8 @@ static cgm_diagnostic *unknown_execute(sql_state *st, int line)
 	return d;
 }
 
+/* What a DO block EXECUTEs that the files cannot tell: each in the
+ * snapshot (and with --verbose), one warning for all (load_files' end). */
 static void do_unknown(void *ctx, const char *expr, int line)
 {
 	do_run *run = ctx;
