@@ -2512,9 +2512,11 @@ static cgm_format_arg format_arg(const Node *node, int depth)
 }
 
 /* Append the text `s` is sure to yield, or fail: a string literal, a
- * concatenation of such, or format() with a literal template over
- * constant arguments (sqlformat.h: a run-time %L value is as good as NULL
- * here; a run-time identifier or text is not knowable). */
+ * concatenation of such, a text function of one or replace() of three
+ * (sqlformat.h), or
+ * format() with a literal template over constant arguments (a run-time
+ * %L value is as good as NULL here; a run-time identifier or text is not
+ * knowable). */
 static bool append_constant(StringInfo out, const Node *node, int *location, int depth)
 {
 	if (!node || depth > CGM_MAX_NESTING)
@@ -2540,9 +2542,42 @@ static bool append_constant(StringInfo out, const Node *node, int *location, int
 		int n = list_length(fc->funcname);
 		const char *name = n >= 1 && n <= 2 ? string_value(llast(fc->funcname)) : NULL;
 		const char *schema = n == 2 ? string_value(linitial(fc->funcname)) : NULL;
-		if (!name || strcmp(name, "format") != 0 || (n == 2 && (!schema || strcmp(schema, "pg_catalog") != 0)) ||
-		    list_length(fc->args) < 1)
+		if (!name || (n == 2 && (!schema || strcmp(schema, "pg_catalog") != 0)) || list_length(fc->args) < 1)
 			return false;
+		if (strcmp(name, "replace") == 0 && list_length(fc->args) == 3 && !fc->func_variadic) {
+			StringInfoData part[3];
+			for (int k = 0; k < 3; k++) {
+				const Node *arg = list_nth(fc->args, k);
+				if (arg && IsA(arg, TypeCast))
+					arg = ((const TypeCast *)arg)->arg;
+				initStringInfo(&part[k]);
+				if (!append_constant(&part[k], arg, location, depth + 1))
+					return false;
+			}
+			cgm_strbuf text = CGM_STRBUF_INIT;
+			cgm_sql_replace(&text, part[0].data, part[1].data, part[2].data);
+			appendBinaryStringInfo(out, text.data, (int)text.len);
+			cgm_strbuf_free(&text);
+			return true;
+		}
+		if (strcmp(name, "format") != 0) {
+			/* quote_ident(lower('App')): a text function of a constant */
+			if (list_length(fc->args) != 1 || fc->func_variadic)
+				return false;
+			const Node *arg = linitial(fc->args);
+			if (arg && IsA(arg, TypeCast))
+				arg = ((const TypeCast *)arg)->arg;
+			StringInfoData in;
+			initStringInfo(&in);
+			if (!append_constant(&in, arg, location, depth + 1))
+				return false;
+			cgm_strbuf text = CGM_STRBUF_INIT;
+			bool known = cgm_sql_text_function(&text, name, in.data);
+			if (known && text.len)
+				appendBinaryStringInfo(out, text.data, (int)text.len);
+			cgm_strbuf_free(&text);
+			return known;
+		}
 		if (fc->func_variadic)
 			return false;
 		StringInfoData tmpl;

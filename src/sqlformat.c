@@ -18,6 +18,7 @@
  */
 #include "cgmap/sqlformat.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,4 +245,42 @@ cgm_format_result cgm_sql_format(cgm_strbuf *out, const char *tmpl, const cgm_fo
 		}
 	}
 	return result;
+}
+
+bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *arg)
+{
+	bool upper = strcmp(name, "upper") == 0;
+	if (upper || strcmp(name, "lower") == 0) {
+		for (const char *p = arg; *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				return false;
+		for (const char *p = arg; *p; p++)
+			cgm_strbuf_putc(out, (char)(upper ? toupper((unsigned char)*p) : tolower((unsigned char)*p)));
+		cgm_strbuf_puts(out, "");
+		return true;
+	}
+	if (strcmp(name, "quote_ident") == 0) {
+		cgm_sql_quote_ident(out, arg);
+		return true;
+	}
+	if (strcmp(name, "quote_literal") == 0 || strcmp(name, "quote_nullable") == 0) {
+		cgm_sql_quote_literal(out, arg); /* of a text that is not NULL */
+		return true;
+	}
+	return false;
+}
+
+void cgm_sql_replace(cgm_strbuf *out, const char *s, const char *from, const char *to)
+{
+	size_t n = strlen(from);
+	cgm_strbuf_puts(out, "");
+	if (n == 0) {
+		cgm_strbuf_puts(out, s);
+		return;
+	}
+	for (const char *hit; (hit = strstr(s, from)) != NULL; s = hit + n) {
+		cgm_strbuf_add(out, s, (size_t)(hit - s));
+		cgm_strbuf_puts(out, to);
+	}
+	cgm_strbuf_puts(out, s);
 }

@@ -185,6 +185,41 @@ static void test_comments_and_strings_are_not_calls(void **state)
 	expect_site(&fn, "length", 6, CGM_SITE_CALL);
 }
 
+/* Text functions of constants fold as PostgreSQL computes them: the SQL
+ * an EXECUTE of `'SELECT ' || quote_ident(lower('App')) || '.go()'` runs
+ * is known, and of replace() (Lemmy's create_triggers rewrites its
+ * template so); upper() of non-ASCII text is the collation's, so it is
+ * not. */
+static void test_execute_text_functions(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "void",
+			       "\nBEGIN\n"
+			       "  EXECUTE 'SELECT ' || quote_ident(lower('App')) || '.go()';\n"    /* 3 */
+			       "  EXECUTE 'SELECT ' || upper('stop') || '_now()';\n"               /* 4 */
+			       "  EXECUTE 'SELECT ' || pg_catalog.quote_literal('x') || ', w()';\n" /* 5 */
+			       "  EXECUTE 'SELECT ' || lower('\xc3\x89t\xc3\xa9') || '()';\n"  /* 6 */
+			       "  EXECUTE replace(replace('SELECT thing_f(1)', 'thing', 'comment'), '', 'x');\n" /* 7 */
+			       "  EXECUTE replace('SELECT aaa_g()', 'aa', 'b');\n"                 /* 8 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	const cgm_site *go = find_site(&fn, "go", 0);
+	assert_non_null(go);
+	assert_int_equal(go->kind, CGM_SITE_EXEC_LITERAL);
+	assert_string_equal(go->schema, "app");
+	expect_site(&fn, "stop_now", 4, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "w", 5, CGM_SITE_EXEC_LITERAL);
+	/* replace() as PostgreSQL's: left to right, not overlapping; an
+	 * empty pattern replaces nothing. */
+	expect_site(&fn, "comment_f", 7, CGM_SITE_EXEC_LITERAL);
+	expect_site(&fn, "ba_g", 8, CGM_SITE_EXEC_LITERAL);
+	int dynamic = 0;
+	for (int i = 0; i < fn.nsites; i++)
+		dynamic += fn.sites[i].kind == CGM_SITE_DYNAMIC;
+	assert_int_equal(dynamic, 1);
+}
+
 static void test_execute(void **state)
 {
 	cgm_function fn = make("plpgsql", "name text", "SETOF integer",
@@ -1668,6 +1703,7 @@ int main(void)
 		cmocka_unit_test(test_statement_forms),
 		cmocka_unit_test(test_comments_and_strings_are_not_calls),
 		cmocka_unit_test(test_execute),
+		cmocka_unit_test(test_execute_text_functions),
 		cmocka_unit_test(test_execute_of_a_variable),
 		cmocka_unit_test(test_cursors_are_rewritten),
 		cmocka_unit_test(test_cursor_loop_declares_its_variable),
