@@ -11,6 +11,7 @@
 
 #include <pg_query.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "cgmap/strbuf.h"
 #include "cgmap/pipeline.h"
+#include "doeval.h"
 #include "dovars.h"
 #include "jsondom.h"
 #include "plpgsql_locate.h"
@@ -37,6 +39,11 @@ typedef struct runner {
 	 * the next statement is looked for from. */
 	const char *body, *rewritten;
 	long from;
+	/* Inside branches taken for want of knowing their conditions: a
+	 * RETURN there does not end the walk. */
+	int guessing;
+	bool returned;
+	int guarded; /* blocks with an EXCEPTION clause around */
 } runner;
 
 /* Does `sql` start (past blanks, brackets and comments) with one of the
@@ -78,7 +85,7 @@ static void apply(runner *r, const char *sql, int line)
 {
 	if (!sql || !*sql)
 		return;
-	r->session->apply(r->session->ctx, sql, line > 0 ? line : 1);
+	r->session->apply(r->session->ctx, sql, line > 0 ? line : 1, r->guarded > 0);
 	r->n++;
 	if (changes_schema(sql))
 		r->ddl++;
@@ -115,12 +122,39 @@ static char *constant(runner *r, const char *expr)
 	return sql;
 }
 
+/* A number or boolean as written (`1`, `-2.5`, `true`), in the arena, or
+ * NULL: constant() takes text only. */
+static const char *scalar(runner *r, const char *expr)
+{
+	while (*expr == ' ' || *expr == '\t' || *expr == '\n' || *expr == '\r')
+		expr++;
+	size_t len = strlen(expr);
+	while (len > 0 && (expr[len - 1] == ' ' || expr[len - 1] == '\t' || expr[len - 1] == '\n' ||
+			   expr[len - 1] == '\r'))
+		len--;
+	if ((len == 4 && strncasecmp(expr, "true", 4) == 0) || (len == 5 && strncasecmp(expr, "false", 5) == 0))
+		return cgm_arena_strndup(r->arena, expr, len);
+	size_t i = expr[0] == '-' ? 1 : 0, digits = 0, dots = 0;
+	for (; i < len; i++) {
+		if (expr[i] >= '0' && expr[i] <= '9')
+			digits++;
+		else if (expr[i] == '.' && dots++ == 0)
+			continue;
+		else
+			return NULL;
+	}
+	return digits ? cgm_arena_strndup(r->arena, expr, len) : NULL;
+}
+
 /* The value `expr` gives a variable: a setting it reads, or a constant. */
 static const char *value_of(runner *r, const char *expr)
 {
 	const char *setting = expr ? cgm_do_vars_current_setting(r->arena, expr) : NULL;
 	if (setting)
 		return show(r, setting);
+	const char *number = expr ? scalar(r, expr) : NULL;
+	if (number)
+		return number;
 	char *c = constant(r, expr);
 	const char *value = c ? cgm_arena_strdup(r->arena, c) : NULL;
 	free(c);
@@ -242,7 +276,147 @@ static void report_unfollowed(runner *r, const jd_node *node, int depth)
 	}
 }
 
+/* 1 or 0 as the IF condition `cond` holds with the values known, -1 when
+ * the files cannot tell. */
+static int decide(runner *r, const jd_node *cond)
+{
+	const char *expr = expr_query(cond);
+	char *substituted = expr ? cgm_do_vars_substitute(r->vars, expr) : NULL;
+	int holds = substituted ? cgm_do_eval_condition(substituted) : -1;
+	free(substituted);
+	return holds;
+}
+
+/* A call `f(...)` (or `schema.f(...)`) that is the whole expression, its
+ * arguments' values known: applied as `SELECT f(...)`, which runs what f
+ * runs.  `SELECT f(...)` as PERFORM keeps it is taken too.  Whether it
+ * was applied. */
+static bool apply_call(runner *r, const char *expr, int line)
+{
+	if (!expr)
+		return false;
+	const char *p = selected(expr);
+	p = p ? p : expr;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	size_t i = 0;
+	while (cgm_sql_ident_char((unsigned char)p[i]) || (p[i] == '.' && i > 0))
+		i++;
+	if (i == 0 || p[i] != '(' || (p[0] >= '0' && p[0] <= '9') || p[0] == '$')
+		return false;
+	char *substituted = cgm_do_vars_substitute(r->vars, p);
+	if (substituted) {
+		cgm_strbuf sql = CGM_STRBUF_INIT;
+		cgm_strbuf_puts(&sql, "SELECT ");
+		cgm_strbuf_puts(&sql, substituted);
+		apply(r, cgm_arena_strdup(r->arena, cgm_strbuf_cstr(&sql)), line);
+		cgm_strbuf_free(&sql);
+	}
+	bool applied = substituted != NULL;
+	free(substituted);
+	return applied;
+}
+
 static void walk(runner *r, const jd_node *stmts, int depth);
+
+/* An IF whose conditions the files cannot tell: its first branch that
+ * changes the schema (see the header). */
+static void walk_if_guessing(runner *r, const jd_node *stmt, int depth)
+{
+	r->guessing++;
+	/* The first branch that changes the schema: THEN for "IF
+	 * NOT EXISTS (...) THEN CREATE ...", ELSE for "IF found
+	 * THEN RAISE NOTICE 'exists' ELSE CREATE ...". */
+	int before = r->ddl;
+	walk(r, jd_get(stmt, "then_body"), depth + 1);
+	const jd_node *elsifs = jd_get(stmt, "elsif_list");
+	bool then_ddl = r->ddl != before;
+	/* When no branch changes the schema, THEN's values stand:
+	 * "IF version >= 150000 THEN q := '...new...'; ELSE q :=
+	 * '...old...'; END IF; EXECUTE q;" as a current server runs
+	 * it, the first branch as for DDL. */
+	cgm_do_vars *then_values = then_ddl ? NULL : cgm_do_vars_copy(r->vars);
+	for (size_t k = 0; k < jd_size(elsifs) && r->ddl == before; k++)
+		walk(r, jd_get(jd_get(jd_at(elsifs, k), "PLpgSQL_if_elsif"), "stmts"), depth + 1);
+	if (r->ddl == before)
+		walk(r, jd_get(stmt, "else_body"), depth + 1);
+	if (then_values && r->ddl == before)
+		cgm_do_vars_restore(r->vars, then_values);
+	else if (elsifs || jd_get(stmt, "else_body"))
+		cgm_do_vars_forget(r->vars); /* a branch not followed may assign anything */
+	r->guessing--;
+}
+
+/* What the statements under `node` may assign (assignments, INTO
+ * targets, GET DIAGNOSTICS, loop variables) becomes unknown; the other
+ * variables keep their values. */
+static void forget_assigned(runner *r, const jd_node *node, int depth)
+{
+	if (depth > 64) {
+		cgm_do_vars_forget(r->vars);
+		return;
+	}
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			forget_assigned(r, jd_at(node, i), depth + 1);
+		return;
+	}
+	const char *key;
+	jd_node *value;
+	jd_object_foreach(node, key, value)
+	{
+		if (strcmp(key, "PLpgSQL_stmt_assign") == 0 || strcmp(key, "PLpgSQL_diag_item") == 0) {
+			const jd_node *varno = jd_get(value, strcmp(key, "PLpgSQL_stmt_assign") == 0 ? "varno" : "target");
+			cgm_do_vars_set(r->vars, datum_name(r, jd_integer(varno)), NULL);
+		} else if (strcmp(key, "target") == 0 || strcmp(key, "var") == 0) {
+			set_target(r, value, NULL);
+			const char *kind;
+			jd_node *var;
+			jd_object_foreach(value, kind, var)
+			{
+				(void)kind;
+				cgm_do_vars_set(r->vars, jd_string(jd_get(var, "refname")), NULL);
+			}
+		} else if (jd_is_object(value) || jd_is_array(value)) {
+			forget_assigned(r, value, depth + 1);
+		}
+	}
+}
+
+/* An IF whose conditions the files cannot tell, in a routine the files
+ * call: no branch is taken.  A routine's conditions test what it was
+ * given and what the catalog holds (xTuple's add_column alters a column
+ * that exists and adds one that does not), so the DO block's guess would
+ * apply what does not run.  What its branches EXECUTE is said, what they
+ * assign becomes unknown. */
+static void skip_if(runner *r, const jd_node *stmt, int depth)
+{
+	report_unfollowed(r, stmt, depth + 1);
+	forget_assigned(r, stmt, depth + 1);
+}
+
+static void walk_if(runner *r, const jd_node *stmt, int depth)
+{
+	const jd_node *taken = NULL;
+	int holds = decide(r, jd_get(stmt, "cond"));
+	if (holds == 1)
+		taken = jd_get(stmt, "then_body");
+	const jd_node *elsifs = jd_get(stmt, "elsif_list");
+	for (size_t k = 0; k < jd_size(elsifs) && holds == 0; k++) {
+		const jd_node *elsif = jd_get(jd_at(elsifs, k), "PLpgSQL_if_elsif");
+		holds = decide(r, jd_get(elsif, "cond"));
+		if (holds == 1)
+			taken = jd_get(elsif, "stmts");
+	}
+	if (holds < 0) {
+		if (r->session->procedure_arguments || r->session->function_result)
+			skip_if(r, stmt, depth);
+		else
+			walk_if_guessing(r, stmt, depth);
+		return;
+	}
+	walk(r, holds == 1 ? taken : jd_get(stmt, "else_body"), depth + 1);
+}
 
 static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 {
@@ -258,8 +432,10 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 				const char *what = selected(sql);
 				const char *setting = what ? cgm_do_vars_current_setting(r->arena, what) : NULL;
 				set_target(r, jd_get(stmt, "target"), show(r, setting));
+				apply(r, as_written(r, sql), line);
+			} else if (!apply_call(r, sql, line)) {
+				apply(r, as_written(r, sql), line);
 			}
-			apply(r, as_written(r, sql), line);
 		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
 			const char *expr = expr_query(jd_get(stmt, "query"));
 			char *sql = constant(r, expr);
@@ -273,40 +449,47 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			free(sql);
 		} else if (strcmp(kind, "PLpgSQL_stmt_assign") == 0) {
 			const char *name = datum_name(r, jd_integer(jd_get(stmt, "varno")));
-			cgm_do_vars_set(r->vars, name, value_of(r, assigned_expr(expr_query(jd_get(stmt, "expr")))));
+			const char *assigned = assigned_expr(expr_query(jd_get(stmt, "expr")));
+			apply_call(r, assigned, line);
+			cgm_do_vars_set(r->vars, name, value_of(r, assigned));
+		} else if (strcmp(kind, "PLpgSQL_stmt_perform") == 0) {
+			apply_call(r, expr_query(jd_get(stmt, "expr")), line);
+		} else if (strcmp(kind, "PLpgSQL_stmt_return") == 0) {
+			apply_call(r, expr_query(jd_get(stmt, "expr")), line);
+			if (!r->guessing)
+				r->returned = true;
 		} else if (strcmp(kind, "PLpgSQL_stmt_block") == 0) {
+			bool guards = jd_get(stmt, "exceptions") != NULL;
+			r->guarded += guards;
 			walk(r, jd_get(stmt, "body"), depth + 1);
+			r->guarded -= guards;
 		} else if (strcmp(kind, "PLpgSQL_stmt_call") == 0) {
 			/* A DO block of its own, which PL/pgSQL parses as it parses
 			 * CALL (is_call false): the session runs it. */
 			const char *sql = expr_query(jd_get(stmt, "expr"));
-			if (!jd_is_true(jd_get(stmt, "is_call")))
+			if (!jd_is_true(jd_get(stmt, "is_call"))) {
 				apply(r, sql, line);
+			} else {
+				/* A CALL of a procedure, its arguments' values known. */
+				char *call = sql ? cgm_do_vars_substitute(r->vars, sql) : NULL;
+				if (call)
+					apply(r, cgm_arena_strdup(r->arena, call), line);
+				free(call);
+			}
 		} else if (strcmp(kind, "PLpgSQL_stmt_if") == 0) {
-			/* The first branch that changes the schema: THEN for "IF
-			 * NOT EXISTS (...) THEN CREATE ...", ELSE for "IF found
-			 * THEN RAISE NOTICE 'exists' ELSE CREATE ...". */
-			int before = r->ddl;
-			walk(r, jd_get(stmt, "then_body"), depth + 1);
-			const jd_node *elsifs = jd_get(stmt, "elsif_list");
-			bool then_ddl = r->ddl != before;
-			/* When no branch changes the schema, THEN's values stand:
-			 * "IF version >= 150000 THEN q := '...new...'; ELSE q :=
-			 * '...old...'; END IF; EXECUTE q;" as a current server runs
-			 * it, the first branch as for DDL. */
-			cgm_do_vars *then_values = then_ddl ? NULL : cgm_do_vars_copy(r->vars);
-			for (size_t k = 0; k < jd_size(elsifs) && r->ddl == before; k++)
-				walk(r, jd_get(jd_get(jd_at(elsifs, k), "PLpgSQL_if_elsif"), "stmts"), depth + 1);
-			if (r->ddl == before)
-				walk(r, jd_get(stmt, "else_body"), depth + 1);
-			if (then_values && r->ddl == before)
-				cgm_do_vars_restore(r->vars, then_values);
-			else if (elsifs || jd_get(stmt, "else_body"))
-				cgm_do_vars_forget(r->vars); /* a branch not followed may assign anything */
+			walk_if(r, stmt, depth);
+		} else if (strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {
+			/* GET DIAGNOSTICS n := ROW_COUNT: what it sets is unknown. */
+			const jd_node *items = jd_get(stmt, "diag_items");
+			for (size_t i = 0; i < jd_size(items); i++)
+				cgm_do_vars_set(r->vars,
+						datum_name(r, jd_integer(jd_get(jd_get(jd_at(items, i), "PLpgSQL_diag_item"),
+										"target"))),
+						NULL);
 		} else if (strstr(kind, "loop") || strstr(kind, "while") || strncmp(kind, "PLpgSQL_stmt_for", 16) == 0 ||
-			   strcmp(kind, "PLpgSQL_stmt_case") == 0 || strcmp(kind, "PLpgSQL_stmt_getdiag") == 0) {
+			   strcmp(kind, "PLpgSQL_stmt_case") == 0) {
 			report_unfollowed(r, stmt, depth + 1);
-			cgm_do_vars_forget(r->vars);
+			forget_assigned(r, stmt, depth + 1);
 		} else if (jd_get(stmt, "target")) {
 			set_target(r, jd_get(stmt, "target"), NULL);
 		}
@@ -318,28 +501,94 @@ static void walk(runner *r, const jd_node *stmts, int depth)
 	/* jsondom bounds the tree's depth; this bounds the walk's stack. */
 	if (depth > 64)
 		return;
-	for (size_t i = 0; i < jd_size(stmts); i++)
+	for (size_t i = 0; i < jd_size(stmts) && !r->returned; i++)
 		walk_statement(r, jd_at(stmts, i), depth);
 }
 
-/* The declared variables, with the values of their defaults. */
-static void declare(runner *r)
+/* The parameters' names and `name ALIAS FOR $n`'s, each with the value
+ * the call gives; the names bound, into *bound (arena), their count
+ * returned. */
+static int bind_arguments(runner *r, const char ***bound)
+{
+	const cgm_do_session *s = r->session;
+	int cap = s->nargs + 8, n = 0;
+	*bound = cgm_arena_alloc(r->arena, sizeof(char *) * (size_t)cap);
+	for (int i = 0; i < s->nargs; i++) {
+		const char *value = s->argument_values ? s->argument_values[i] : NULL;
+		cgm_do_vars_set(r->vars, cgm_arena_printf(r->arena, "$%d", i + 1), value);
+		const char *name = s->argument_names ? s->argument_names[i] : NULL;
+		if (name) {
+			cgm_do_vars_set(r->vars, name, value);
+			(*bound)[n++] = name;
+		}
+	}
+	/* ALIAS FOR, in the DECLARE section (before the first BEGIN). */
+	const char *b = r->body;
+	for (size_t i = 0; b[i] && n < cap;) {
+		size_t past = cgm_sql_skip_opaque(b, i);
+		if (past > i) {
+			i = past;
+			continue;
+		}
+		if (!cgm_sql_ident_char((unsigned char)b[i]) || (i > 0 && cgm_sql_ident_char((unsigned char)b[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t end = i;
+		while (cgm_sql_ident_char((unsigned char)b[end]))
+			end++;
+		if (end - i == 5 && strncasecmp(b + i, "begin", 5) == 0)
+			break;
+		size_t j = end;
+		while (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r')
+			j++;
+		if (strncasecmp(b + j, "alias", 5) == 0 && !cgm_sql_ident_char((unsigned char)b[j + 5])) {
+			j += 5;
+			while (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r')
+				j++;
+			if (strncasecmp(b + j, "for", 3) == 0 && !cgm_sql_ident_char((unsigned char)b[j + 3])) {
+				j += 3;
+				while (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r')
+					j++;
+				long k = b[j] == '$' && b[j + 1] >= '1' && b[j + 1] <= '9' ? strtol(b + j + 1, NULL, 10) : 0;
+				if (k >= 1 && k <= s->nargs) {
+					const char *name = cgm_arena_strndup(r->arena, b + i, end - i);
+					cgm_do_vars_set(r->vars, name, s->argument_values ? s->argument_values[k - 1] : NULL);
+					(*bound)[n++] = name;
+				}
+			}
+		}
+		i = end;
+	}
+	return n;
+}
+
+/* The declared variables, with the values of their defaults; the
+ * parameters (`bound`) keep the values the call gave. */
+static void declare(runner *r, const char *const *bound, int nbound)
 {
 	for (size_t i = 0; i < jd_size(r->datums); i++) {
 		const jd_node *var = jd_get(jd_at(r->datums, i), "PLpgSQL_var");
 		const char *name = jd_string(jd_get(var, "refname"));
-		if (name)
+		bool parameter = false;
+		for (int k = 0; name && k < nbound && !parameter; k++)
+			parameter = strcasecmp(bound[k], name) == 0;
+		if (name && !parameter)
 			cgm_do_vars_set(r->vars, name, value_of(r, expr_query(jd_get(var, "default_val"))));
 	}
 }
 
 /* The block's body parsed as the body of a function, or of a procedure
- * taking `arguments` (caller frees the result). */
+ * or function taking the session's arguments (caller frees the result). */
 static PgQueryPlpgsqlParseResult parse_block(const char *tag, const char *body,
-					     const char *arguments)
+					     const cgm_do_session *session)
 {
 	cgm_strbuf sql = CGM_STRBUF_INIT;
-	if (arguments)
+	const char *arguments = session->procedure_arguments;
+	if (session->function_result)
+		cgm_strbuf_printf(&sql, "CREATE FUNCTION cgmap_do(%s) RETURNS %s LANGUAGE plpgsql AS ",
+				  arguments ? arguments : "", session->function_result);
+	else if (arguments)
 		cgm_strbuf_printf(&sql, "CREATE PROCEDURE cgmap_do(%s) LANGUAGE plpgsql AS ", arguments);
 	else
 		cgm_strbuf_puts(&sql, "CREATE FUNCTION cgmap_do() RETURNS void LANGUAGE plpgsql AS ");
@@ -351,36 +600,143 @@ static PgQueryPlpgsqlParseResult parse_block(const char *tag, const char *body,
 	return parsed;
 }
 
-int cgm_do_block_run(const char *body, const cgm_do_session *session)
+/* A body parsed: its PLpgSQL_function tree, in `arena`, or NULL when
+ * PostgreSQL would refuse it; *rewritten gets the atomic-body rewrite
+ * the tree was read from (heap), or NULL. */
+static const jd_node *parse_body(cgm_arena *arena, const char *body, const cgm_do_session *session,
+				 char **rewritten)
 {
+	*rewritten = NULL;
 	char tag[32];
 	cgm_sql_dollar_tag(tag, sizeof tag, body);
 	/* What extraction refuses of a body (sqlprep.h) is not read here
 	 * either: PostgreSQL's lexer would take too long over it. */
 	cgm_sql_problem problem;
 	if (!cgm_sql_check(body, CGM_SQL_CHECK_LEXER, &problem))
-		return 0;
-	PgQueryPlpgsqlParseResult parsed = parse_block(tag, body, session->procedure_arguments);
-	runner r = { .session = session, .body = body };
+		return NULL;
+	PgQueryPlpgsqlParseResult parsed = parse_block(tag, body, session);
+	/* `name ALIAS FOR $n`, which libpg_query cannot read, and the like
+	 * (plpgsql_rewrite.h): declarations only, so each statement's text
+	 * is the body's as written. */
+	char *retyped = parsed.error && session->nargs
+				? cgm_plpgsql_rewrite(body, parsed.error->message, session->argument_types, session->nargs)
+				: NULL;
+	if (retyped) {
+		pg_query_free_plpgsql_parse_result(parsed);
+		parsed = parse_block(tag, retyped, session);
+	}
 	/* A CREATE FUNCTION ... BEGIN ATOMIC in the block, which libpg_query's
 	 * PL/pgSQL parser ends at its first `;`: read as a string body. */
-	char *rewritten = parsed.error ? cgm_plpgsql_atomic_as_string(body) : NULL;
-	if (rewritten) {
+	*rewritten = parsed.error ? cgm_plpgsql_atomic_as_string(body) : NULL;
+	if (*rewritten) {
 		pg_query_free_plpgsql_parse_result(parsed);
-		parsed = parse_block(tag, rewritten, session->procedure_arguments);
-		r.rewritten = rewritten;
+		parsed = parse_block(tag, *rewritten, session);
 	}
+	const jd_node *function = NULL;
 	if (!parsed.error && parsed.plpgsql_funcs) {
-		r.arena = cgm_arena_new();
-		r.vars = cgm_do_vars_new(r.arena);
-		jd_node *funcs = jd_parse(r.arena, parsed.plpgsql_funcs, strlen(parsed.plpgsql_funcs));
-		jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
-		r.datums = jd_get(function, "datums");
-		declare(&r);
-		walk_statement(&r, jd_get(function, "action"), 0);
-		cgm_arena_free(r.arena);
+		jd_node *funcs = jd_parse(arena, parsed.plpgsql_funcs, strlen(parsed.plpgsql_funcs));
+		function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
 	}
 	pg_query_free_plpgsql_parse_result(parsed);
+	free(retyped);
+	return function;
+}
+
+/* ---- routines parsed once (cgm_do_cache) ---- */
+
+typedef struct cached_body {
+	const char *body, *arguments, *result; /* the key: the caller's pointers */
+	const jd_node *function;               /* NULL: refused */
+	char *rewritten;
+} cached_body;
+
+struct cgm_do_cache {
+	cgm_arena *arena; /* the trees */
+	cached_body *entries;
+	size_t n, cap;    /* cap a power of two, at most half full */
+};
+
+cgm_do_cache *cgm_do_cache_new(void)
+{
+	cgm_do_cache *c = calloc(1, sizeof *c);
+	if (c)
+		c->arena = cgm_arena_new();
+	return c;
+}
+
+void cgm_do_cache_free(cgm_do_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->entries[i].rewritten);
+	free(c->entries);
+	cgm_arena_free(c->arena);
+	free(c);
+}
+
+static size_t slot_of(const cgm_do_cache *c, const char *body, const char *arguments, const char *result)
+{
+	size_t h = ((uintptr_t)body >> 4) * 31u + ((uintptr_t)arguments >> 4) * 17u + ((uintptr_t)result >> 4);
+	size_t i = (h * 0x9E3779B97F4A7C15ull) & (c->cap - 1);
+	while (c->entries[i].body &&
+	       (c->entries[i].body != body || c->entries[i].arguments != arguments || c->entries[i].result != result))
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+/* The session's routine parsed, from the cache or parsed into it. */
+static const cached_body *cached_parse(cgm_do_cache *c, const char *body, const cgm_do_session *session)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		cached_body *old = c->entries;
+		size_t old_cap = c->cap;
+		c->entries = calloc(cap, sizeof *c->entries);
+		if (!c->entries) {
+			c->entries = old;
+			return NULL;
+		}
+		c->cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].body)
+				c->entries[slot_of(c, old[i].body, old[i].arguments, old[i].result)] = old[i];
+		free(old);
+	}
+	size_t i = slot_of(c, body, session->procedure_arguments, session->function_result);
+	cached_body *e = &c->entries[i];
+	if (!e->body) {
+		e->body = body;
+		e->arguments = session->procedure_arguments;
+		e->result = session->function_result;
+		e->function = parse_body(c->arena, body, session, &e->rewritten);
+		c->n++;
+	}
+	return e;
+}
+
+int cgm_do_block_run(const char *body, const cgm_do_session *session)
+{
+	runner r = { .session = session, .body = body, .arena = cgm_arena_new() };
+	char *rewritten = NULL;
+	const jd_node *function;
+	const cached_body *cached = session->cache ? cached_parse(session->cache, body, session) : NULL;
+	if (cached) {
+		function = cached->function;
+		r.rewritten = cached->rewritten;
+	} else {
+		function = parse_body(r.arena, body, session, &rewritten);
+		r.rewritten = rewritten;
+	}
+	if (function) {
+		r.vars = cgm_do_vars_new(r.arena);
+		r.datums = jd_get(function, "datums");
+		const char **bound;
+		int nbound = bind_arguments(&r, &bound);
+		declare(&r, bound, nbound);
+		walk_statement(&r, jd_get(function, "action"), 0);
+	}
+	cgm_arena_free(r.arena);
 	free(rewritten);
 	return r.n;
 }

@@ -9,11 +9,17 @@
  *      session's `apply`.
  *
  * Which paths are taken, since nothing runs: every statement of the
- * block's own list and of nested BEGIN ... END blocks; of an IF, its first
- * branch (the THEN: "IF NOT EXISTS (...) THEN CREATE ..."), not ELSIF or
- * ELSE, which would make the same object again; no exception handler; no
- * loop or CASE body (what a loop makes is named by its variables, and
- * would be made once per turn).  EXECUTE takes constant SQL as extraction
+ * block's own list and of nested BEGIN ... END blocks, up to a RETURN; of
+ * an IF, the branch its conditions choose when the values they test are
+ * known (doeval.h: a function called with `'FUNCTION'` takes its
+ * `UPPER(pType) = 'FUNCTION'` branch), else its first branch that changes
+ * the schema (the THEN: "IF NOT EXISTS (...) THEN CREATE ..."), not ELSIF
+ * or ELSE, which would make the same object again, and a RETURN there
+ * does not end the walk; no exception handler; no loop or CASE body (what
+ * a loop makes is named by its variables, and would be made once per
+ * turn).  A call of a function in PERFORM, RETURN or an assignment, its
+ * arguments' values known, goes to `apply` as `SELECT f(...)`: the
+ * session runs what the function runs, as the files' own SELECT.  EXECUTE takes constant SQL as extraction
  * reads it (cgm_extract_constant_sql), with the variables whose values the
  * files tell substituted (dovars.h: a constant, or a setting the block
  * reads from the session as the files left it at that point, through
@@ -24,15 +30,27 @@
 #ifndef CGMAP_DOBLOCK_H
 #define CGMAP_DOBLOCK_H
 
+#include <stdbool.h>
+
 #include "cgmap/arena.h"
 
+/* Routine bodies parsed once for all the calls a load runs (a file may
+ * call a helper a thousand times): given to each session, keyed by the
+ * body's, arguments' and result's pointers, which must stay valid and
+ * unchanged while the cache lives.  Freed by its owner. */
+typedef struct cgm_do_cache cgm_do_cache;
+cgm_do_cache *cgm_do_cache_new(void);
+void cgm_do_cache_free(cgm_do_cache *cache);
+
 /* What a block reads of its session, and where its SQL goes: `apply`
- * takes each statement in the order it runs (its line in the body), and
+ * takes each statement in the order it runs (its line in the body;
+ * `guarded`: it stands in a block with an EXCEPTION clause, which catches
+ * the errors it raises, so the session says none of them), and
  * `show` gives a setting's value as SHOW prints it once what was applied
  * before has been (NULL: unknown, or no `show`). */
 typedef struct cgm_do_session {
 	void *ctx;
-	void (*apply)(void *ctx, const char *sql, int line);
+	void (*apply)(void *ctx, const char *sql, int line, bool guarded);
 	const char *(*show)(void *ctx, const char *setting);
 	/* An EXECUTE that may change the schema, of SQL known only when it
 	 * runs (its expression as written): not applied.  May be NULL. */
@@ -41,6 +59,21 @@ typedef struct cgm_do_session {
 	 * pg_get_function_arguments prints them): its parameters are
 	 * variables whose values are unknown.  NULL for a DO block. */
 	const char *procedure_arguments;
+	/* Run as the body of a function returning this (as
+	 * pg_get_function_result prints it; with procedure_arguments its
+	 * parameters): a function the files call, `SELECT f('x', 1)`.  NULL
+	 * for a DO block or a procedure. */
+	const char *function_result;
+	/* What the call gives $1 .. $nargs: their values as text (a NULL
+	 * entry: unknown), and the parameters' names (NULL entry: unnamed)
+	 * and types (for `name ALIAS FOR $n`).  nargs 0: none known. */
+	int nargs;
+	const char *const *argument_values;
+	const char *const *argument_names;
+	const char *const *argument_types;
+	/* Where the routine's parsed body is kept between its calls; NULL:
+	 * parsed for this run only (a DO block runs once). */
+	cgm_do_cache *cache;
 } cgm_do_session;
 
 /* Runs `body` as far as the files tell, each statement to session->apply:

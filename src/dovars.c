@@ -106,6 +106,24 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 			continue;
 		}
 		unsigned char c = (unsigned char)expr[i];
+		if (c == '$' && expr[i + 1] >= '0' && expr[i + 1] <= '9' &&
+		    (i == 0 || !cgm_sql_ident_char((unsigned char)expr[i - 1]))) {
+			/* A positional parameter, `$2`: the variable "$2". */
+			size_t end = i + 1;
+			while (expr[end] >= '0' && expr[end] <= '9')
+				end++;
+			const do_var *var = find(v, expr + i, end - i);
+			if (var && !var->value) {
+				cgm_strbuf_free(&out);
+				return NULL;
+			}
+			if (var)
+				cgm_sql_quote_literal(&out, var->value);
+			else
+				cgm_strbuf_add(&out, expr + i, end - i);
+			i = end;
+			continue;
+		}
 		bool starts = cgm_sql_ident_char(c) && !(c >= '0' && c <= '9') && c != '$' &&
 			      (i == 0 || (!cgm_sql_ident_char((unsigned char)expr[i - 1]) && expr[i - 1] != '.'));
 		if (!starts) {
@@ -160,6 +178,8 @@ static jd_node *only_statement(cgm_arena *arena, const char *sql)
 
 const char *cgm_do_vars_current_setting(cgm_arena *arena, const char *expr)
 {
+	if (!strcasestr(expr, "current_setting"))
+		return NULL; /* not worth a parse: most expressions are not */
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&sql, "SELECT ");
 	cgm_strbuf_puts(&sql, expr);
@@ -185,6 +205,8 @@ const char *cgm_do_vars_current_setting(cgm_arena *arena, const char *expr)
 
 const char *cgm_do_vars_shown(cgm_arena *arena, const char *sql)
 {
+	if (!strcasestr(sql, "show"))
+		return NULL;
 	cgm_arena *scratch = cgm_arena_new();
 	const char *name = jd_string(jd_get(jd_get(only_statement(scratch, sql), "VariableShowStmt"), "name"));
 	const char *setting = name ? lowered(arena, name, strlen(name)) : NULL;

@@ -51,6 +51,7 @@
 #include "cgmap/bodyver.h"
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
+#include "cgmap/limits.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/opclass.h"
@@ -322,9 +323,15 @@ typedef struct sql_state {
 	                               * block stands at its place in the file) */
 	int do_depth;                 /* DO blocks running DO blocks */
 	int do_unknown;               /* DO blocks' EXECUTEs of SQL known only when run,
-	                               * and those of procedures the files CALL */
+	                               * and those of routines the files call */
 	const char *do_within;        /* what apply_sql_at's statements stand in:
-	                               * NULL a DO block, else a procedure's id */
+	                               * NULL a DO block, else a routine's id */
+	const char *do_within_kind;   /* ... "procedure " or "function " */
+	int guarded;                  /* applying what a block with an EXCEPTION
+	                               * clause runs: its errors are caught there */
+	cgm_do_cache *do_cache;       /* routines' bodies parsed once (lazily made) */
+	int routine_runs;             /* routines the file's statement ran
+	                               * (CGM_MAX_ROUTINE_RUNS) */
 	const char *do_unknown_file;  /* the first's place */
 	int do_unknown_line;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
@@ -517,6 +524,8 @@ static void vdiagnose(sql_state *st, int offset, const char *fmt, va_list ap)
 
 static void vdiagnose(sql_state *st, int offset, const char *fmt, va_list ap)
 {
+	if (st->guarded)
+		return;
 	char msg[1024];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	cgm_diagnostic *d = cgm_model_add_diagnostic(st->model);
@@ -6340,7 +6349,7 @@ static void apply_sql_at(sql_state *st, const char *sql, int line)
 	 * statements are): 200,000 terms of one sum overflowed its stack. */
 	cgm_sql_problem problem;
 	/* Where the statement stands, for a message (the one a DO block's is). */
-	const char *within_kind = st->do_within ? "procedure " : "a DO block";
+	const char *within_kind = st->do_within ? st->do_within_kind : "a DO block";
 	const char *within = st->do_within ? st->do_within : "";
 	if (!cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem)) {
 		diagnose(st, problem.offset, "in %s%s: %s", within_kind, within, problem.message);
@@ -6369,10 +6378,12 @@ typedef struct do_run {
 	int first_line; /* of the block's body in the file */
 } do_run;
 
-static void do_apply(void *ctx, const char *sql, int line)
+static void do_apply(void *ctx, const char *sql, int line, bool guarded)
 {
 	do_run *run = ctx;
+	run->st->guarded += guarded;
 	apply_sql_at(run->st, sql, run->first_line + line - 1);
+	run->st->guarded -= guarded;
 }
 
 /* A detail diagnostic at `line` of the file for an EXECUTE not applied,
@@ -6456,6 +6467,8 @@ static void apply_role_attrs(sql_state *st, const char *role, const jd_node *opt
  * where it stands in the block. */
 static void apply_do(sql_state *st, const jd_node *stmt)
 {
+	if (st->do_depth == 0)
+		st->routine_runs = 0;
 	const char *body = NULL, *language = "plpgsql";
 	int body_at = -1;
 	jd_node *args = jget(stmt, "args");
@@ -6488,83 +6501,183 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 	st->do_depth--;
 }
 
-/* A procedure the files CALL runs there: what it runs that changes the
- * schema is applied at the CALL's line, as a DO block's is (doblock.h),
- * and an EXECUTE of SQL known only when it runs is said, at that line
- * too.  Lemmy's files `CALL r.create_triggers('comment', $$ ... $$)`,
- * whose EXECUTE of a template makes a trigger function per table. */
+/* A procedure the files CALL, or a PL/pgSQL function they call in a
+ * SELECT, runs there: what it runs that changes the schema is applied at
+ * the call's line, as a DO block's is (doblock.h), with the values of the
+ * arguments the call spells out, and an EXECUTE of SQL known only when it
+ * runs is said, at that line too.  Lemmy's files `CALL
+ * r.create_triggers('comment', $$ ... $$)`, whose EXECUTE of a template
+ * makes a trigger function per table; xTuple's `SELECT
+ * dropIfExists('FUNCTION', 'f(integer)')`, which EXECUTEs a DROP. */
 typedef struct call_run {
 	do_run run; /* first: do_show reads the session through it */
-	const cgm_function *procedure;
+	const cgm_function *routine;
 	int call_line;
+	/* Its EXECUTEs of SQL known only when it runs: one message for the
+	 * call, naming the first (a schema helper's every branch would
+	 * otherwise say one per call). */
+	int unknown;
+	int first_unknown_line;
+	const char *first_unknown;
 } call_run;
 
-static void call_apply(void *ctx, const char *sql, int line)
+static void call_apply(void *ctx, const char *sql, int line, bool guarded)
 {
 	(void)line;
 	call_run *call = ctx;
+	call->run.st->guarded += guarded;
 	apply_sql_at(call->run.st, sql, call->call_line);
+	call->run.st->guarded -= guarded;
 }
 
 static void call_unknown(void *ctx, const char *expr, int line)
 {
 	call_run *call = ctx;
-	cgm_diagnostic *d = unknown_execute(call->run.st, call->call_line);
-	d->message = cgm_arena_printf(call->run.st->a,
-				      "the CALL of %s runs an EXECUTE (line %d of its body) of SQL known "
-				      "only when it runs, not applied: %.200s%s",
-				      call->procedure->id, line, expr, strlen(expr) > 200 ? "..." : "");
+	if (call->unknown++ == 0) {
+		call->first_unknown_line = line;
+		call->first_unknown = cgm_arena_printf(call->run.st->a, "%.200s%s", expr,
+						       strlen(expr) > 200 ? "..." : "");
+	}
 }
 
-static void apply_call(sql_state *st, const jd_node *stmt)
+static void say_unknown(call_run *call)
 {
-	jd_node *call = jget(stmt, "funccall"); /* a FuncCall field: no node name around it */
-	const char *parts[3];
-	int n = name_list(jget(call, "funcname"), parts, 3);
-	if ((n != 1 && n != 2) || st->do_depth >= 8)
+	if (!call->unknown)
 		return;
-	int k = find_callee(st, n == 2 ? parts[0] : NULL, parts[n - 1], (int)jd_size(jget(call, "args")),
-			    false);
-	if (k < 0)
-		return;
+	cgm_diagnostic *d = unknown_execute(call->run.st, call->call_line);
+	if (call->unknown == 1)
+		d->message = cgm_arena_printf(call->run.st->a,
+					      "the %s of %s runs an EXECUTE (line %d of its body) of SQL known "
+					      "only when it runs, not applied: %s",
+					      call->routine->kind == CGM_KIND_PROCEDURE ? "CALL" : "call",
+					      call->routine->id, call->first_unknown_line, call->first_unknown);
+	else
+		d->message = cgm_arena_printf(call->run.st->a,
+					      "the %s of %s may run %d EXECUTEs of SQL known only when it runs, "
+					      "not applied; the first (line %d of its body): %s",
+					      call->routine->kind == CGM_KIND_PROCEDURE ? "CALL" : "call",
+					      call->routine->id, call->unknown, call->first_unknown_line,
+					      call->first_unknown);
+}
+
+/* A constant argument's value as text ('x', 42, true, 'x'::regclass), or
+ * NULL: an expression, a NULL, a named argument. */
+static const char *argument_value(sql_state *st, const jd_node *arg)
+{
+	const jd_node *c = jget(arg, "A_Const");
+	if (!c)
+		c = jget(jget(jget(arg, "TypeCast"), "arg"), "A_Const");
+	if (!c || jbool(c, "isnull"))
+		return NULL;
+	if (jget(c, "sval")) {
+		const char *v = jstr(jget(c, "sval"), "sval");
+		return literal_value(st, v ? v : "");
+	}
+	if (jget(c, "ival"))
+		return cgm_arena_printf(st->a, "%d", jint(jget(c, "ival"), "ival"));
+	if (jget(c, "fval"))
+		return jstr(jget(c, "fval"), "fval");
+	if (jget(c, "boolval"))
+		return jbool(jget(c, "boolval"), "boolval") ? "true" : "false";
+	return NULL;
+}
+
+/* Runs the routine st->fns[k] as a call with `args` (a FuncCall's) runs
+ * it, when it is PL/pgSQL the files hold. */
+static void run_routine(sql_state *st, int k, const jd_node *args)
+{
 	const cgm_function *f = &st->fns[k];
-	if (f->kind != CGM_KIND_PROCEDURE || !f->source || !f->language ||
-	    strcmp(f->language, "plpgsql") != 0)
+	if (!f->source || !f->language || strcmp(f->language, "plpgsql") != 0 || st->do_depth >= 8 ||
+	    (f->kind != CGM_KIND_PROCEDURE && f->kind != CGM_KIND_FUNCTION) ||
+	    (f->result && strcmp(f->result, "trigger") == 0))
 		return;
-	call_run run = { .run = { .st = st }, .procedure = f, .call_line = line_of(st, first_token(st)) };
+	if (st->do_depth == 0)
+		st->routine_runs = 0;
+	if (st->routine_runs++ >= CGM_MAX_ROUTINE_RUNS) {
+		if (st->routine_runs == CGM_MAX_ROUTINE_RUNS + 1)
+			diagnose(st, first_token(st),
+				 "the calls of this statement run more than %d routines: %s and the rest are not "
+				 "followed",
+				 CGM_MAX_ROUTINE_RUNS, f->id);
+		return;
+	}
+	const char **values = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(f->nargs ? f->nargs : 1));
+	for (int i = 0; i < f->nargs && i < (int)jd_size(args); i++)
+		values[i] = argument_value(st, jd_at(args, (size_t)i));
+	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
+	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
 	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show,
 					 .unknown = call_unknown,
-					 .procedure_arguments = f->arguments ? f->arguments : "" };
-	const char *saved_within = st->do_within;
-	/* A procedure with a search_path of its own (SET clause) runs under
+					 .procedure_arguments = f->arguments ? f->arguments : "",
+					 .function_result = procedure ? NULL : f->result ? f->result : "void",
+					 .nargs = f->nargs, .argument_values = values,
+					 .argument_names = f->argnames, .argument_types = f->argtypes,
+					 .cache = st->do_cache ? st->do_cache : (st->do_cache = cgm_do_cache_new()) };
+	const char *saved_within = st->do_within, *saved_kind = st->do_within_kind;
+	/* A routine with a search_path of its own (SET clause) runs under
 	 * it and gives the caller's back at its end, whatever it SETs. */
 	const char **saved_path = st->path;
 	int saved_npath = st->npath;
 	if (f->npath >= 0)
 		set_path(st, f->search_path, f->npath);
 	st->do_within = f->id;
+	st->do_within_kind = procedure ? "procedure " : "function ";
 	st->do_depth++;
 	cgm_do_block_run(f->source, &session);
 	st->do_depth--;
+	say_unknown(&run);
 	st->do_within = saved_within;
+	st->do_within_kind = saved_kind;
 	if (f->npath >= 0) {
 		st->path = saved_path;
 		st->npath = saved_npath;
 	}
 }
 
-/* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`. */
+/* The routine a FuncCall names with its arguments, or -1.  Named
+ * arguments (`f(a => 1)`) are not matched to parameters: -1. */
+static int called_routine(sql_state *st, const jd_node *call)
+{
+	const char *parts[3];
+	int n = name_list(jget(call, "funcname"), parts, 3);
+	const jd_node *args = jget(call, "args");
+	if (n != 1 && n != 2)
+		return -1;
+	for (size_t i = 0; i < jd_size(args); i++)
+		if (jget(jd_at(args, i), "NamedArgExpr"))
+			return -1;
+	return find_callee(st, n == 2 ? parts[0] : NULL, parts[n - 1], (int)jd_size(args), false);
+}
+
+static void apply_call(sql_state *st, const jd_node *stmt)
+{
+	jd_node *call = jget(stmt, "funccall"); /* a FuncCall field: no node name around it */
+	int k = called_routine(st, call);
+	if (k >= 0 && st->fns[k].kind == CGM_KIND_PROCEDURE)
+		run_routine(st, k, jget(call, "args"));
+}
+
+/* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`,
+ * and the PL/pgSQL functions a SELECT of no rows calls (run_routine). */
 static void apply_select(sql_state *st, const jd_node *stmt)
 {
 	jd_node *targets = jget(stmt, "targetList");
+	/* A call per row of a query is not one the files can run. */
+	bool once = !jget(stmt, "fromClause") && !jget(stmt, "whereClause") && !jget(stmt, "valuesLists") &&
+		    !jget(stmt, "larg");
 	for (size_t i = 0; i < jd_size(targets); i++) {
 		jd_node *call = jget(jget(jget(jd_at(targets, i), "ResTarget"), "val"),
 				    "FuncCall");
 		const char *parts[2];
 		int n = name_list(jget(call, "funcname"), parts, 2);
-		if (n < 1 || strcmp(parts[n - 1], "set_config") != 0 ||
-		    (n == 2 && strcmp(parts[0], "pg_catalog") != 0))
+		if (n < 1)
 			continue;
+		if (strcmp(parts[n - 1], "set_config") != 0 || (n == 2 && strcmp(parts[0], "pg_catalog") != 0)) {
+			int k = once ? called_routine(st, call) : -1;
+			if (k >= 0 && st->fns[k].kind == CGM_KIND_FUNCTION)
+				run_routine(st, k, jget(call, "args"));
+			continue;
+		}
 		jd_node *args = jget(call, "args");
 		const char *setting = jstr(jget(jget(jd_at(args, 0), "A_Const"), "sval"), "sval");
 		jd_node *value = jget(jd_at(args, 1), "A_Const");
@@ -7565,7 +7678,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 		d->file = st.do_unknown_file;
 		d->line = st.do_unknown_line;
 		d->message = cgm_arena_printf(st.a,
-					      "%d EXECUTE%s in DO blocks and procedures the files CALL run%s SQL "
+					      "%d EXECUTE%s in DO blocks and routines the files call run%s SQL "
 					      "known only when %s: what %s make%s is not in the map (--verbose "
 					      "lists %s)",
 					      st.do_unknown, st.do_unknown == 1 ? "" : "s",
@@ -7575,6 +7688,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	}
 	cgm_psql_vars_free(&st.initial_vars);
 	cgm_psql_vars_free(&st.vars);
+	cgm_do_cache_free(st.do_cache);
 	/* The speculative copies may still be in the pool's hands when the
 	 * files stopped on an error (a --schema typo): let it finish them. */
 	if (pool)

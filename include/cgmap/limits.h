@@ -57,6 +57,12 @@
  * token it cuts from it). */
 #define CGM_MAX_OPERATOR_RUN 1024
 
+/* Routines a statement of the SQL files may run through the calls it
+ * makes (a DO block, a CALL, a SELECT of a helper, and what those call,
+ * at most 8 deep): a helper that calls ten others each calling ten would
+ * otherwise run 10^8.  Past it the rest are not followed, and said. */
+#define CGM_MAX_ROUTINE_RUNS 1000
+
 /* Bytes of one psql variable's value (a longer one is left unset, as one
  * cgmap cannot know), and bytes a file's substituted variables may add to
  * it (past that, references stay as written): `\set x :x:x` forty times

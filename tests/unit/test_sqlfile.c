@@ -510,7 +510,7 @@ static void test_do_block_variables(void **state)
 	assert_non_null(strstr(m->diagnostics[0].message, "'SET search_path = ' || cur"));
 	assert_true(m->diagnostics[1].detail && m->diagnostics[1].line == 53);
 	assert_false(m->diagnostics[2].detail);
-	assert_non_null(strstr(m->diagnostics[2].message, "2 EXECUTEs in DO blocks and procedures the files CALL run SQL known only when they run"));
+	assert_non_null(strstr(m->diagnostics[2].message, "2 EXECUTEs in DO blocks and routines the files call run SQL known only when they run"));
 	cgm_model_free(m);
 }
 
@@ -542,10 +542,12 @@ static void test_do_block_unknown_execute(void **state)
 }
 
 /* A procedure the files CALL runs there, as a DO block does: what it
- * makes is in the map, made at the CALL's line, and an EXECUTE of SQL
- * known only when it runs is said at that line (a parameter the body
- * assigns to is a variable, as Lemmy's create_triggers assigns
- * function_body).  A procedure nobody CALLs makes nothing. */
+ * makes is in the map, made at the CALL's line, with the values the CALL
+ * gives its parameters (a parameter the body assigns to is a variable,
+ * as Lemmy's create_triggers assigns function_body, and replace() of
+ * constants is one); an EXECUTE of SQL known only when it runs (an
+ * argument that is no constant) is said at that line.  A procedure
+ * nobody CALLs makes nothing. */
 static void test_called_procedure(void **state)
 {
 	(void)state;
@@ -560,19 +562,163 @@ static void test_called_procedure(void **state)
 				 "END $p$;\n"
 				 "CREATE PROCEDURE app.unused() LANGUAGE plpgsql AS $p$\n"
 				 "BEGIN CREATE FUNCTION app.never() RETURNS int LANGUAGE sql AS 'SELECT 2'; END $p$;\n"
-				 "CALL app.setup('comment', 'SELECT 1');\n");
+				 "CALL app.setup('comment', 'SELECT 1');\n"
+				 "CALL app.setup('post', current_user);\n");
 	cgm_model_index(m);
 	assert_non_null(fn(m, "app.made()"));
 	assert_int_equal(cgm_model_find(m, "app.never()"), -1);
-	assert_int_equal(cgm_model_find(m, "app.comment_f()"), -1);
+	assert_non_null(fn(m, "app.comment_f()"));
+	assert_int_equal(cgm_model_find(m, "app.post_f()"), -1);
 	assert_int_equal(m->ndiagnostics, 2);
-	assert_int_equal(m->diagnostics[0].line, 12);
+	assert_int_equal(m->diagnostics[0].line, 13);
 	assert_true(m->diagnostics[0].detail);
 	assert_string_equal(m->diagnostics[0].message,
 			    "the CALL of app.setup(text,text) runs an EXECUTE (line 7 of its body) of SQL "
 			    "known only when it runs, not applied: defs");
-	assert_int_equal(m->diagnostics[1].line, 12);
-	assert_non_null(strstr(m->diagnostics[1].message, "procedures the files CALL"));
+	assert_int_equal(m->diagnostics[1].line, 13);
+	assert_non_null(strstr(m->diagnostics[1].message, "routines the files call"));
+	cgm_model_free(m);
+}
+
+/* A PL/pgSQL function the files call in a SELECT runs there with the
+ * arguments' values: xTuple's `SELECT dropIfExists('FUNCTION', 'f(int)')`
+ * reaches, through a RETURN of its three-argument overload, the branch
+ * its `UPPER(pType)` chooses (an ALIAS FOR $1), whose EXECUTE drops f.
+ * Its EXECUTE stands in a block whose handler catches a missing
+ * function: no message for the second call.  The third call's ELSE
+ * returns before any EXECUTE; a call per row of a query is not run. */
+static void test_called_function(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE FUNCTION dropifexists(text, text) RETURNS integer LANGUAGE plpgsql AS $f$\n"
+		"BEGIN RETURN dropIfExists($1, $2, 'public'); END $f$;\n"
+		"CREATE FUNCTION dropifexists(text, text, text) RETURNS integer LANGUAGE plpgsql AS $f$\n"
+		"DECLARE\n"
+		"  pType ALIAS FOR $1;\n"
+		"  pSchema ALIAS FOR $3;\n"
+		"  _query text;\n"
+		"BEGIN\n"
+		"  IF (UPPER(pType) = 'VIEW') THEN\n"
+		"    _query = 'DROP VIEW ' || quote_ident(LOWER(pSchema)) || '.' || quote_ident(LOWER($2));\n"
+		"  ELSIF (UPPER(pType) = 'FUNCTION') THEN\n"
+		"    _query = 'DROP FUNCTION ' || LOWER(pSchema) || '.' || LOWER($2);\n"
+		"  ELSE\n"
+		"    RETURN 0;\n"
+		"  END IF;\n"
+		"  BEGIN\n"
+		"    EXECUTE _query;\n"
+		"  EXCEPTION WHEN undefined_function THEN RETURN 0;\n"
+		"  END;\n"
+		"  EXECUTE 'CREATE FUNCTION public.after_' || LOWER(pType) || '() RETURNS int LANGUAGE sql AS ''SELECT 1''';\n"
+		"  RETURN 1;\n"
+		"END $f$;\n"
+		"CREATE FUNCTION public.old(integer) RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE FUNCTION public.kept(integer) RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"SELECT dropIfExists('function', 'OLD(integer)');\n"
+		"SELECT dropIfExists('FUNCTION', 'absent(integer)');\n"
+		"SELECT dropIfExists('TABLE', 'kept(integer)');\n"
+		"SELECT dropIfExists('FUNCTION', relname) FROM pg_class;\n");
+	assert_int_equal(cgm_model_find(m, "public.old(integer)"), -1);
+	assert_non_null(fn(m, "public.kept(integer)"));
+	/* Made after the EXECUTE of the first call; the third returned
+	 * before it. */
+	assert_non_null(fn(m, "public.after_function()"));
+	assert_int_equal(cgm_model_find(m, "public.after_table()"), -1);
+	assert_int_equal(m->ndiagnostics, 0);
+	cgm_model_free(m);
+}
+
+/* A helper that calls itself ten times over runs at most
+ * CGM_MAX_ROUTINE_RUNS routines for the statement that called it (10^8
+ * without the bound), says so once, and the next statement starts anew. */
+static void test_called_function_fan_out(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.fan(n integer) RETURNS void LANGUAGE plpgsql AS $f$\n"
+		"BEGIN\n"
+		"  PERFORM app.fan(n); PERFORM app.fan(n); PERFORM app.fan(n); PERFORM app.fan(n);\n"
+		"  PERFORM app.fan(n); PERFORM app.fan(n); PERFORM app.fan(n); PERFORM app.fan(n);\n"
+		"  PERFORM app.fan(n); PERFORM app.fan(n);\n"
+		"END $f$;\n"
+		"SELECT app.fan(1);\n"
+		"CREATE FUNCTION app.make() RETURNS void LANGUAGE plpgsql AS $f$\n"
+		"BEGIN CREATE FUNCTION app.made() RETURNS int LANGUAGE sql AS 'SELECT 1'; END $f$;\n"
+		"SELECT app.make();\n");
+	assert_non_null(fn(m, "app.made()"));
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_int_equal(m->diagnostics[0].line, 8);
+	assert_string_equal(m->diagnostics[0].message,
+			    "the calls of this statement run more than 1000 routines: app.fan(integer) and the "
+			    "rest are not followed");
+	cgm_model_free(m);
+}
+
+/* What a called function's IF tests that the files cannot tell (the
+ * catalog) takes no branch: the EXECUTEs in them are said, once for the
+ * call, and nothing of them is applied; a DO block still guesses its
+ * "IF NOT EXISTS ... THEN CREATE". */
+static void test_called_function_unknown_branch(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"CREATE FUNCTION app.ensure(name text) RETURNS void LANGUAGE plpgsql AS $f$\n"
+		"BEGIN\n"
+		"  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = name) THEN\n"
+		"    EXECUTE 'DROP FUNCTION app.' || name || '()';\n"
+		"  ELSE\n"
+		"    EXECUTE 'CREATE FUNCTION app.' || name || '() RETURNS int LANGUAGE sql AS ''SELECT 1''';\n"
+		"  END IF;\n"
+		"END $f$;\n"
+		"SELECT app.ensure('made');\n"
+		"DO $d$ BEGIN\n"
+		"  IF NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'guessed') THEN\n"
+		"    CREATE FUNCTION app.guessed() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"  END IF;\n"
+		"END $d$;\n");
+	assert_int_equal(cgm_model_find(m, "app.made()"), -1);
+	assert_non_null(fn(m, "app.guessed()"));
+	assert_int_equal(m->ndiagnostics, 2);
+	assert_int_equal(m->diagnostics[0].line, 10);
+	assert_true(m->diagnostics[0].detail);
+	assert_string_equal(m->diagnostics[0].message,
+			    "the call of app.ensure(text) may run 2 EXECUTEs of SQL known only when it runs, "
+			    "not applied; the first (line 4 of its body): 'DROP FUNCTION app.' || name || '()'");
+	assert_non_null(strstr(m->diagnostics[1].message, "1 EXECUTE in DO blocks and routines the files call runs"));
+	cgm_model_free(m);
+}
+
+/* A DO block's IF whose condition its variables decide takes the branch
+ * they choose (before, the first that changes the schema), and a RETURN
+ * there ends the block; a RETURN in a branch guessed at does not. */
+static void test_do_block_decided_branches(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA app;\n"
+		"DO $d$ DECLARE v int := 1; kind text := 'b'; BEGIN\n"
+		"  IF v = 2 THEN\n"
+		"    CREATE FUNCTION app.no() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"  ELSIF kind IN ('a', 'b') AND NOT (kind IS NULL) THEN\n"
+		"    CREATE FUNCTION app.yes() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION app.no_else() RETURNS int LANGUAGE sql AS 'SELECT 3';\n"
+		"  END IF;\n"
+		"  IF upper(kind) = 'B' THEN RETURN; END IF;\n"
+		"  CREATE FUNCTION app.after_return() RETURNS int LANGUAGE sql AS 'SELECT 4';\n"
+		"END $d$;\n"
+		"DO $d$ BEGIN\n"
+		"  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'x') THEN RETURN; END IF;\n"
+		"  CREATE FUNCTION app.past_guess() RETURNS int LANGUAGE sql AS 'SELECT 5';\n"
+		"END $d$;\n");
+	assert_non_null(fn(m, "app.yes()"));
+	assert_int_equal(cgm_model_find(m, "app.no()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.no_else()"), -1);
+	assert_int_equal(cgm_model_find(m, "app.after_return()"), -1);
+	assert_non_null(fn(m, "app.past_guess()"));
 	cgm_model_free(m);
 }
 
@@ -1482,6 +1628,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_block_unknown_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_called_procedure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_called_function, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_called_function_fan_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_called_function_unknown_branch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_decided_branches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psql_variables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extraction_while_applying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_type_support_errors, setup, teardown),

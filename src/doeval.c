@@ -1,0 +1,340 @@
+/*
+ * doeval.c - a PL/pgSQL condition of known values, decided (doeval.h).
+ *
+ * In: the condition's text.  Out: 1, 0 or -1.  `SELECT <condition>` is
+ * parsed by libpg_query, its JSON read into an arena of its own; both are
+ * freed before returning.
+ */
+#include "doeval.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pg_query.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cgmap/strbuf.h"
+#include "jsondom.h"
+
+/* CANT: the files cannot tell (not SQL's NULL, which is a value). */
+typedef enum { CANT, NUL, TEXT, INT, BOOL } value_kind;
+
+typedef struct value {
+	value_kind kind;
+	const char *text; /* TEXT, in the arena */
+	long long integer;
+	bool boolean;
+} value;
+
+static const value cant = { .kind = CANT };
+
+static value of_bool(bool b) { return (value){ .kind = BOOL, .boolean = b }; }
+
+/* A text as boolean input takes it (boolin's words, whole). */
+static bool text_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "t", "true", "y", "yes", "on", "1", NULL };
+	static const char *const no[] = { "f", "false", "n", "no", "off", "0", NULL };
+	for (int i = 0; yes[i]; i++)
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = true, true;
+	for (int i = 0; no[i]; i++)
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = false, true;
+	return false;
+}
+
+static bool text_integer(const char *s, long long *out)
+{
+	if (!*s)
+		return false;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The last name of a qualified name list ([{"String":{"sval":...}}]). */
+static const char *last_name(const jd_node *names)
+{
+	size_t n = jd_size(names);
+	return n ? jd_string(jd_get(jd_get(jd_at(names, n - 1), "String"), "sval")) : NULL;
+}
+
+static value eval(cgm_arena *a, const jd_node *node, int depth);
+
+static value constant(const jd_node *c)
+{
+	if (jd_is_true(jd_get(c, "isnull")))
+		return (value){ .kind = NUL };
+	const jd_node *s = jd_get(c, "sval");
+	if (s) {
+		const char *text = jd_string(jd_get(s, "sval"));
+		return (value){ .kind = TEXT, .text = text ? text : "" };
+	}
+	const jd_node *i = jd_get(c, "ival");
+	if (i)
+		return (value){ .kind = INT, .integer = jd_integer(jd_get(i, "ival")) };
+	const jd_node *b = jd_get(c, "boolval");
+	if (b)
+		return of_bool(jd_is_true(jd_get(b, "boolval")));
+	return cant; /* a numeric, a bit string */
+}
+
+static value cast(cgm_arena *a, const jd_node *tc, int depth)
+{
+	value v = eval(a, jd_get(tc, "arg"), depth + 1);
+	const jd_node *type_name = jd_get(tc, "typeName"); /* a TypeName's fields, unwrapped */
+	const char *type = last_name(jd_get(jd_get(type_name, "TypeName") ? jd_get(type_name, "TypeName") : type_name,
+					    "names"));
+	if (v.kind == CANT || v.kind == NUL || !type)
+		return v.kind == NUL ? v : cant;
+	if (strcmp(type, "text") == 0 || strcmp(type, "varchar") == 0 || strcmp(type, "name") == 0) {
+		if (v.kind == TEXT)
+			return v;
+		if (v.kind == BOOL)
+			return (value){ .kind = TEXT, .text = v.boolean ? "true" : "false" };
+		return (value){ .kind = TEXT, .text = cgm_arena_printf(a, "%lld", v.integer) };
+	}
+	if (strcmp(type, "bool") == 0) {
+		bool b;
+		if (v.kind == BOOL)
+			return v;
+		return v.kind == TEXT && text_bool(v.text, &b) ? of_bool(b) : cant;
+	}
+	if (strcmp(type, "int2") == 0 || strcmp(type, "int4") == 0 || strcmp(type, "int8") == 0) {
+		long long i;
+		if (v.kind == INT)
+			return v;
+		return v.kind == TEXT && text_integer(v.text, &i) ? (value){ .kind = INT, .integer = i } : cant;
+	}
+	return cant; /* regclass, a date: compared as their types compare */
+}
+
+static value call(cgm_arena *a, const jd_node *fc, int depth)
+{
+	const jd_node *names = jd_get(fc, "funcname");
+	const char *name = last_name(names);
+	const jd_node *args = jd_get(fc, "args");
+	const char *schema = jd_size(names) == 2 ? jd_string(jd_get(jd_get(jd_at(names, 0), "String"), "sval"))
+						: "pg_catalog";
+	if (!name || jd_size(names) > 2 || jd_size(args) != 1 || !schema || strcmp(schema, "pg_catalog") != 0)
+		return cant;
+	bool upper = strcmp(name, "upper") == 0;
+	if (!upper && strcmp(name, "lower") != 0)
+		return cant;
+	value v = eval(a, jd_at(args, 0), depth + 1);
+	if (v.kind != TEXT)
+		return v.kind == NUL ? v : cant;
+	char *out = cgm_arena_strdup(a, v.text);
+	for (char *p = out; *p; p++) {
+		if ((unsigned char)*p >= 0x80)
+			return cant; /* the database's collation decides */
+		*p = (char)(upper ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
+	}
+	return (value){ .kind = TEXT, .text = out };
+}
+
+/* -1, 0, 1 as l compares to r, or 2 when the files cannot tell; a quoted
+ * literal against an integer or a boolean is read as one. */
+static int compare(value l, value r)
+{
+	if (l.kind == TEXT && r.kind != TEXT) {
+		value t = l;
+		l = r;
+		r = t;
+		int c = compare(l, r);
+		return c == 2 ? 2 : -c;
+	}
+	if (r.kind == TEXT && l.kind == INT) {
+		long long i;
+		if (!text_integer(r.text, &i))
+			return 2;
+		r = (value){ .kind = INT, .integer = i };
+	} else if (r.kind == TEXT && l.kind == BOOL) {
+		bool b;
+		if (!text_bool(r.text, &b))
+			return 2;
+		r = of_bool(b);
+	}
+	if (l.kind != r.kind)
+		return 2;
+	switch (l.kind) {
+	case TEXT: {
+		/* Equality of texts is bytewise; their order is the collation's. */
+		int c = strcmp(l.text, r.text);
+		return c < 0 ? -1 : c > 0;
+	}
+	case INT:
+		return l.integer < r.integer ? -1 : l.integer > r.integer;
+	case BOOL:
+		return (int)l.boolean - (int)r.boolean;
+	default:
+		return 2;
+	}
+}
+
+static value operator(cgm_arena *a, const jd_node *e, int depth)
+{
+	const char *kind = jd_string(jd_get(e, "kind"));
+	const char *op = last_name(jd_get(e, "name"));
+	if (!kind || !op)
+		return cant;
+	value l = eval(a, jd_get(e, "lexpr"), depth + 1);
+	if (strcmp(kind, "AEXPR_IN") == 0) {
+		/* x IN (a, b): any equal; NOT IN (op <>): none equal. */
+		const jd_node *items = jd_get(jd_get(jd_get(e, "rexpr"), "List"), "items");
+		bool in = strcmp(op, "=") == 0, unknown = l.kind == CANT, null = l.kind == NUL;
+		for (size_t i = 0; i < jd_size(items) && !unknown; i++) {
+			value r = eval(a, jd_at(items, i), depth + 1);
+			if (r.kind == NUL) {
+				null = true;
+				continue;
+			}
+			int c = r.kind == CANT ? 2 : compare(l, r);
+			if (c == 2)
+				unknown = true;
+			else if (c == 0)
+				return of_bool(in);
+		}
+		if (unknown)
+			return cant;
+		return null ? (value){ .kind = NUL } : of_bool(!in);
+	}
+	if (strcmp(kind, "AEXPR_OP") != 0)
+		return cant;
+	value r = eval(a, jd_get(e, "rexpr"), depth + 1);
+	if (l.kind == CANT || r.kind == CANT)
+		return cant;
+	if (l.kind == NUL || r.kind == NUL)
+		return (value){ .kind = NUL };
+	int c = compare(l, r);
+	bool text = l.kind == TEXT && r.kind == TEXT;
+	if (c == 2)
+		return cant;
+	if (strcmp(op, "=") == 0)
+		return of_bool(c == 0);
+	if (strcmp(op, "<>") == 0 || strcmp(op, "!=") == 0)
+		return of_bool(c != 0);
+	if (text)
+		return cant;
+	if (strcmp(op, "<") == 0)
+		return of_bool(c < 0);
+	if (strcmp(op, "<=") == 0)
+		return of_bool(c <= 0);
+	if (strcmp(op, ">") == 0)
+		return of_bool(c > 0);
+	if (strcmp(op, ">=") == 0)
+		return of_bool(c >= 0);
+	return cant;
+}
+
+/* A value as a condition: true, false (NULL too), or CANT. */
+static int truth(value v)
+{
+	bool b;
+	if (v.kind == BOOL)
+		return v.boolean;
+	if (v.kind == NUL)
+		return 0;
+	if (v.kind == TEXT && text_bool(v.text, &b))
+		return b;
+	return -1;
+}
+
+static value boolean(cgm_arena *a, const jd_node *e, int depth)
+{
+	const char *op = jd_string(jd_get(e, "boolop"));
+	const jd_node *args = jd_get(e, "args");
+	if (!op)
+		return cant;
+	if (strcmp(op, "NOT_EXPR") == 0) {
+		value v = eval(a, jd_at(args, 0), depth + 1);
+		if (v.kind == NUL)
+			return v;
+		int t = truth(v);
+		return t < 0 ? cant : of_bool(!t);
+	}
+	bool and = strcmp(op, "AND_EXPR") == 0;
+	bool unknown = false, null = false;
+	for (size_t i = 0; i < jd_size(args); i++) {
+		value v = eval(a, jd_at(args, i), depth + 1);
+		if (v.kind == NUL) {
+			null = true;
+			continue;
+		}
+		int t = truth(v);
+		if (t < 0)
+			unknown = true;
+		else if (t == !and)
+			return of_bool(!and); /* a false AND, a true OR */
+	}
+	if (unknown)
+		return cant;
+	return null ? (value){ .kind = NUL } : of_bool(and);
+}
+
+static value eval(cgm_arena *a, const jd_node *node, int depth)
+{
+	/* jsondom bounds the tree's depth; this bounds the stack. */
+	if (!node || depth > 64)
+		return cant;
+	const char *kind;
+	jd_node *n;
+	jd_object_foreach(node, kind, n)
+	{
+		if (strcmp(kind, "A_Const") == 0)
+			return constant(n);
+		if (strcmp(kind, "TypeCast") == 0)
+			return cast(a, n, depth);
+		if (strcmp(kind, "FuncCall") == 0)
+			return call(a, n, depth);
+		if (strcmp(kind, "A_Expr") == 0)
+			return operator(a, n, depth);
+		if (strcmp(kind, "BoolExpr") == 0)
+			return boolean(a, n, depth);
+		if (strcmp(kind, "NullTest") == 0) {
+			value v = eval(a, jd_get(n, "arg"), depth + 1);
+			if (v.kind == CANT)
+				return cant;
+			bool is_null = v.kind == NUL;
+			const char *test = jd_string(jd_get(n, "nulltesttype"));
+			return of_bool(test && strcmp(test, "IS_NOT_NULL") == 0 ? !is_null : is_null);
+		}
+		return cant;
+	}
+	return cant;
+}
+
+int cgm_do_eval_condition(const char *expr)
+{
+	if (!expr)
+		return -1;
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "SELECT ");
+	cgm_strbuf_puts(&sql, expr);
+	PgQueryParseResult parsed = pg_query_parse(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	int result = -1;
+	if (!parsed.error && parsed.parse_tree) {
+		cgm_arena *a = cgm_arena_new();
+		const jd_node *tree = jd_parse(a, parsed.parse_tree, strlen(parsed.parse_tree));
+		const jd_node *stmts = jd_get(tree, "stmts");
+		const jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
+		const jd_node *targets = jd_get(select, "targetList");
+		/* One expression, nothing else: a `;` could have ended it. */
+		if (jd_size(stmts) == 1 && jd_size(targets) == 1 && !jd_get(select, "fromClause") &&
+		    !jd_get(select, "whereClause"))
+			result = truth(eval(a, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), 0));
+		cgm_arena_free(a);
+	}
+	pg_query_free_parse_result(parsed);
+	return result;
+}

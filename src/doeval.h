@@ -1,0 +1,25 @@
+/*
+ * doeval.h - whether a PL/pgSQL condition holds, when the SQL files tell:
+ * for the code the files run (a DO block, a function or procedure they
+ * call with constant arguments, doblock.h), the IF branch PostgreSQL
+ * would take.  xTuple's files call `dropIfExists('FUNCTION', 'f(int)')`,
+ * whose IF chain on `UPPER(pType)` picks the DROP it EXECUTEs.
+ *
+ * In:  a condition as PL/pgSQL keeps it, its variables already replaced
+ *      by their values as literals (dovars.h).
+ * Out: 1 (it holds), 0 (it does not, or is NULL), -1 (the files cannot
+ *      tell: a column, a query, a function of values not known, a type
+ *      whose comparison is not text's or integer's).  Nothing is kept.
+ *
+ * Decided: literals (text, integer, boolean, NULL) and casts of them to
+ * text, integer or boolean types; upper(), lower() of ASCII text; = <> !=
+ * < <= > >= of two texts or integers (a quoted literal against an integer
+ * is the integer it spells, as PostgreSQL resolves the unknown literal);
+ * IN and NOT IN lists; AND, OR, NOT in three-valued logic; IS [NOT] NULL.
+ */
+#ifndef CGMAP_DOEVAL_H
+#define CGMAP_DOEVAL_H
+
+int cgm_do_eval_condition(const char *expr);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * test_doeval.c - the IF conditions the SQL files decide (doeval.h): 1
+ * when PostgreSQL 15 takes the branch, 0 when it does not (false or
+ * NULL), -1 when the files cannot tell.  Each decided answer below is the
+ * one `DO $$ BEGIN IF <condition> THEN ... END IF; END $$` gave.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "doeval.h"
+
+static void test_text_comparisons(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition("'a' = 'a'"), 1);
+	assert_int_equal(cgm_do_eval_condition("(UPPER('function') = 'FUNCTION')"), 1);
+	assert_int_equal(cgm_do_eval_condition("pg_catalog.lower('VIEW') <> 'view'"), 0);
+	assert_int_equal(cgm_do_eval_condition("'x' != 'y'"), 1);
+	/* The order of texts is the collation's; non-ASCII case too. */
+	assert_int_equal(cgm_do_eval_condition("'a' < 'b'"), -1);
+	assert_int_equal(cgm_do_eval_condition("lower('\xc3\x89t\xc3\xa9') = '\xc3\xa9t\xc3\xa9'"), -1);
+	assert_int_equal(cgm_do_eval_condition("'a'::text = 'a'::varchar"), 1);
+}
+
+static void test_numbers_and_booleans(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition("2 > 5"), 0);
+	assert_int_equal(cgm_do_eval_condition("-1 <= 0"), 1);
+	/* A quoted literal against an integer is the integer it spells. */
+	assert_int_equal(cgm_do_eval_condition("'5' = 5"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' = 5"), -1);
+	assert_int_equal(cgm_do_eval_condition("'7'::integer >= 7"), 1);
+	assert_int_equal(cgm_do_eval_condition("'off'"), 0);
+	assert_int_equal(cgm_do_eval_condition("('true')"), 1);
+	assert_int_equal(cgm_do_eval_condition("'yes'::boolean = true"), 1);
+	assert_int_equal(cgm_do_eval_condition("1.5 > 1"), -1);
+}
+
+static void test_three_valued_logic(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition("NULL = 'a'"), 0);
+	assert_int_equal(cgm_do_eval_condition("NOT (NULL = 'a')"), 0);
+	assert_int_equal(cgm_do_eval_condition("NULL IS NULL AND 'a' IS NOT NULL"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' IN ('a', 'x')"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' NOT IN ('a', 'b')"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' NOT IN ('a', NULL)"), 0);
+	/* What is not known decides only where it cannot matter. */
+	assert_int_equal(cgm_do_eval_condition("false AND found"), 0);
+	assert_int_equal(cgm_do_eval_condition("true OR v > 1"), 1);
+	assert_int_equal(cgm_do_eval_condition("true AND found"), -1);
+	assert_int_equal(cgm_do_eval_condition("NULL OR v"), -1);
+}
+
+static void test_what_cannot_be_told(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition("EXISTS (SELECT 1 FROM pg_proc)"), -1);
+	assert_int_equal(cgm_do_eval_condition("current_setting('server_version_num')::int >= 150000"), -1);
+	assert_int_equal(cgm_do_eval_condition("v ~* 'serial'"), -1);
+	assert_int_equal(cgm_do_eval_condition("x IS NULL"), -1);
+	assert_int_equal(cgm_do_eval_condition("1 = 1; DROP TABLE t"), -1);
+	assert_int_equal(cgm_do_eval_condition("1 = 1 FROM pg_class"), -1);
+	assert_int_equal(cgm_do_eval_condition(""), -1);
+	assert_int_equal(cgm_do_eval_condition("("), -1);
+	assert_int_equal(cgm_do_eval_condition(NULL), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_comparisons),
+		cmocka_unit_test(test_numbers_and_booleans),
+		cmocka_unit_test(test_three_valued_logic),
+		cmocka_unit_test(test_what_cannot_be_told),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
