@@ -5753,7 +5753,16 @@ static void move_table(sql_state *st, sql_table *t, const char *schema, const ch
 	moved->cap_columns = copy.cap_columns;
 	moved->rls = copy.rls;
 	moved->force_rls = copy.force_rls;
+	moved->security_invoker = copy.security_invoker;
 	moved->owner = copy.owner;
+	/* A key referencing it without columns references its primary key
+	 * still (Lemmy's `REFERENCES person` after `user_` became `person`:
+	 * without it, every UPDATE of person cascaded), and it is still
+	 * partitioned by the same columns. */
+	moved->pkey_columns = copy.pkey_columns;
+	moved->npkey_columns = copy.npkey_columns;
+	moved->key_columns = copy.key_columns;
+	moved->nkey_columns = copy.nkey_columns;
 	moved->parents = copy.parents;
 	moved->nparents = copy.nparents;
 	moved->cap_parents = copy.cap_parents;
@@ -5808,6 +5817,8 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 	/* A view's updatable column keeps what it shows under its new name, and
 	 * a view over t shows t's column under the column's new name. */
 	rename_in_list(st, t->updatable_columns, t->nupdatable, old, renamed, &t->updatable_columns);
+	rename_in_list(st, t->pkey_columns, t->npkey_columns, old, renamed, &t->pkey_columns);
+	rename_in_list(st, t->key_columns, t->nkey_columns, old, renamed, &t->key_columns);
 	for (int k = 0; k < st->ntables; k++)
 		if (!st->tables[k].dropped && st->tables[k].base_key &&
 		    strcmp(st->tables[k].base_key, key) == 0)
@@ -5825,6 +5836,17 @@ static void rename_column(sql_state *st, sql_table *t, const char *old, const ch
 		    strcmp(e->target_schema, t->schema) == 0 && e->target_relation &&
 		    strcmp(e->target_relation, t->name) == 0)
 			rename_in_list(st, e->reads, e->nreads, old, renamed, &e->reads);
+		/* A foreign key's action, owned by the referencing table: the
+		 * referenced key's columns, or the referencing ones it sets. */
+		if (!x->dropped && e->reach == CGM_REACH_CASCADE) {
+			if (strcmp(e->schema, t->schema) == 0 && strcmp(e->relation, t->name) == 0)
+				rename_in_list(st, e->columns, e->ncolumns, old, renamed, &e->columns);
+			if (e->target_schema && strcmp(e->target_schema, t->schema) == 0 && e->target_relation &&
+			    strcmp(e->target_relation, t->name) == 0)
+				rename_in_list(st, e->target_columns, e->ntarget_columns, old, renamed,
+					       &e->target_columns);
+			continue;
+		}
 		if (x->dropped || strcmp(x->owner, key) != 0 || strcmp(e->schema, t->schema) != 0 ||
 		    strcmp(e->relation, t->name) != 0)
 			continue;
