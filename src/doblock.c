@@ -740,3 +740,19 @@ int cgm_do_block_run(const char *body, const cgm_do_session *session)
 	free(rewritten);
 	return r.n;
 }
+
+int cgm_do_sql_body_run(const char *body, const cgm_do_session *session)
+{
+	runner r = { .session = session, .body = "", .arena = cgm_arena_new() };
+	r.vars = cgm_do_vars_new(r.arena);
+	const char **bound;
+	bind_arguments(&r, &bound);
+	/* Its parameters, by name and $n, replaced by their values: what it
+	 * runs with a parameter of unknown value is not applied. */
+	char *sql = cgm_do_vars_substitute(r.vars, body);
+	if (sql)
+		apply(&r, cgm_arena_strdup(r.arena, sql), 1);
+	free(sql);
+	cgm_arena_free(r.arena);
+	return r.n;
+}

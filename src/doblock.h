@@ -81,4 +81,11 @@ typedef struct cgm_do_session {
  * (PostgreSQL then refuses the block; nothing of it is applied). */
 int cgm_do_block_run(const char *body, const cgm_do_session *session);
 
+/* A SQL-language routine's body (not BEGIN ATOMIC), its parameters ($n
+ * and their names) replaced by the values the call gives, to `apply` as
+ * one text (line 1): a wrapper `SELECT f($1, BOOLEAN 't')` passes the
+ * call on.  0 when a statement names a parameter of unknown value:
+ * nothing is applied. */
+int cgm_do_sql_body_run(const char *body, const cgm_do_session *session);
+
 #endif

@@ -26,6 +26,7 @@ typedef struct value {
 	const char *text; /* TEXT, in the arena */
 	long long integer;
 	bool boolean;
+	bool array; /* TEXT: an array's text ('{a,b}'::text[]), not compared */
 } value;
 
 static const value cant = { .kind = CANT };
@@ -92,10 +93,17 @@ static value cast(cgm_arena *a, const jd_node *tc, int depth)
 {
 	value v = eval(a, jd_get(tc, "arg"), depth + 1);
 	const jd_node *type_name = jd_get(tc, "typeName"); /* a TypeName's fields, unwrapped */
-	const char *type = last_name(jd_get(jd_get(type_name, "TypeName") ? jd_get(type_name, "TypeName") : type_name,
-					    "names"));
+	if (jd_get(type_name, "TypeName"))
+		type_name = jd_get(type_name, "TypeName");
+	const char *type = last_name(jd_get(type_name, "names"));
 	if (v.kind == CANT || v.kind == NUL || !type)
 		return v.kind == NUL ? v : cant;
+	if (jd_get(type_name, "arrayBounds")) {
+		if (v.kind != TEXT)
+			return cant;
+		v.array = true;
+		return v;
+	}
 	if (strcmp(type, "text") == 0 || strcmp(type, "varchar") == 0 || strcmp(type, "name") == 0) {
 		if (v.kind == TEXT)
 			return v;
@@ -118,6 +126,58 @@ static value cast(cgm_arena *a, const jd_node *tc, int depth)
 	return cant; /* regclass, a date: compared as their types compare */
 }
 
+/* The elements of a one-dimensional array's text ('{a,"b c"}'), or -1
+ * when it is not one (another dimension, bounds, not an array). */
+static int array_elements(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	if (*s++ != '{')
+		return -1;
+	while (*s == ' ')
+		s++;
+	if (*s == '}')
+		return s[1] ? -1 : 0;
+	int n = 1;
+	bool quoted = false;
+	for (; *s; s++) {
+		if (quoted && *s == '\\' && s[1])
+			s++;
+		else if (*s == '"')
+			quoted = !quoted;
+		else if (!quoted && *s == '{')
+			return -1;
+		else if (!quoted && *s == ',')
+			n++;
+		else if (!quoted && *s == '}')
+			return s[1] ? -1 : n;
+	}
+	return -1;
+}
+
+/* array_length(a, 1) and cardinality(a) of an array's text: the number
+ * of its elements; array_length of an empty array is NULL. */
+static value array_size(cgm_arena *a, const char *name, const jd_node *args, int depth)
+{
+	bool length = strcmp(name, "array_length") == 0;
+	if (jd_size(args) != (length ? 2u : 1u))
+		return cant;
+	value v = eval(a, jd_at(args, 0), depth + 1);
+	if (length) {
+		value dim = eval(a, jd_at(args, 1), depth + 1);
+		if (dim.kind != INT || dim.integer != 1)
+			return cant;
+	}
+	if (v.kind == NUL)
+		return v;
+	int n = v.kind == TEXT ? array_elements(v.text) : -1;
+	if (n < 0)
+		return cant;
+	if (n == 0 && length)
+		return (value){ .kind = NUL };
+	return (value){ .kind = INT, .integer = n };
+}
+
 static value call(cgm_arena *a, const jd_node *fc, int depth)
 {
 	const jd_node *names = jd_get(fc, "funcname");
@@ -125,7 +185,11 @@ static value call(cgm_arena *a, const jd_node *fc, int depth)
 	const jd_node *args = jd_get(fc, "args");
 	const char *schema = jd_size(names) == 2 ? jd_string(jd_get(jd_get(jd_at(names, 0), "String"), "sval"))
 						: "pg_catalog";
-	if (!name || jd_size(names) > 2 || jd_size(args) != 1 || !schema || strcmp(schema, "pg_catalog") != 0)
+	if (!name || jd_size(names) > 2 || !schema || strcmp(schema, "pg_catalog") != 0)
+		return cant;
+	if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0)
+		return array_size(a, name, args, depth);
+	if (jd_size(args) != 1)
 		return cant;
 	bool upper = strcmp(name, "upper") == 0;
 	if (!upper && strcmp(name, "lower") != 0)
@@ -146,6 +210,8 @@ static value call(cgm_arena *a, const jd_node *fc, int depth)
  * literal against an integer or a boolean is read as one. */
 static int compare(value l, value r)
 {
+	if (l.array || r.array)
+		return 2; /* equal arrays may be spelt apart ('{a, b}', '{a,b}') */
 	if (l.kind == TEXT && r.kind != TEXT) {
 		value t = l;
 		l = r;

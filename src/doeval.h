@@ -12,7 +12,9 @@
  *      whose comparison is not text's or integer's).  Nothing is kept.
  *
  * Decided: literals (text, integer, boolean, NULL) and casts of them to
- * text, integer or boolean types; upper(), lower() of ASCII text; = <> !=
+ * text, integer or boolean types; upper(), lower() of ASCII text;
+ * array_length(a, 1) and cardinality(a) of a one-dimensional array's
+ * text; = <> !=
  * < <= > >= of two texts or integers (a quoted literal against an integer
  * is the integer it spells, as PostgreSQL resolves the unknown literal);
  * IN and NOT IN lists; AND, OR, NOT in three-valued logic; IS [NOT] NULL.

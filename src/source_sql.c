@@ -6582,13 +6582,56 @@ static void say_unknown(call_run *call)
 					      call->first_unknown);
 }
 
+/* An array element as array_out writes it: in double quotes (\ and "
+ * escaped) when empty, NULL, or holding a brace, comma, quote, backslash
+ * or blank. */
+static void array_element(cgm_strbuf *out, const char *v)
+{
+	bool quote = !*v || strcasecmp(v, "null") == 0 || strpbrk(v, "{},\"\\ \t\n\r\v\f") != NULL;
+	if (!quote) {
+		cgm_strbuf_puts(out, v);
+		return;
+	}
+	cgm_strbuf_putc(out, '"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			cgm_strbuf_putc(out, '\\');
+		cgm_strbuf_putc(out, *v);
+	}
+	cgm_strbuf_putc(out, '"');
+}
+
 /* A constant argument's value as text ('x', 42, true, 'x'::regclass), or
  * NULL: an expression, a NULL, a named argument. */
 static const char *argument_value(sql_state *st, const jd_node *arg)
 {
 	const jd_node *c = jget(arg, "A_Const");
+	const jd_node *array = jget(arg, "A_ArrayExpr");
 	if (!c)
 		c = jget(jget(jget(arg, "TypeCast"), "arg"), "A_Const");
+	if (!c && !array)
+		array = jget(jget(jget(arg, "TypeCast"), "arg"), "A_ArrayExpr");
+	if (array) {
+		/* ARRAY['a', 'b'] of constants: its text as array_out prints
+		 * it, '{a,b}' ('{}' for ARRAY[]::text[]). */
+		const jd_node *elements = jget(array, "elements");
+		cgm_strbuf text = CGM_STRBUF_INIT;
+		cgm_strbuf_putc(&text, '{');
+		bool known = true;
+		for (size_t i = 0; i < jd_size(elements) && known; i++) {
+			const char *v = jget(jd_at(elements, i), "A_ArrayExpr") ? NULL
+											: argument_value(st, jd_at(elements, i));
+			known = v != NULL;
+			if (known && i)
+				cgm_strbuf_putc(&text, ',');
+			if (known)
+				array_element(&text, v);
+		}
+		cgm_strbuf_putc(&text, '}');
+		const char *value = known ? cgm_arena_strdup(st->a, cgm_strbuf_cstr(&text)) : NULL;
+		cgm_strbuf_free(&text);
+		return value;
+	}
 	if (!c || jbool(c, "isnull"))
 		return NULL;
 	if (jget(c, "sval")) {
@@ -6605,11 +6648,14 @@ static const char *argument_value(sql_state *st, const jd_node *arg)
 }
 
 /* Runs the routine st->fns[k] as a call with `args` (a FuncCall's) runs
- * it, when it is PL/pgSQL the files hold. */
+ * it, when it is PL/pgSQL the files hold, or SQL (not BEGIN ATOMIC: a
+ * wrapper such as audit-trigger's `audit_table(regclass)`, `SELECT
+ * audit.audit_table($1, BOOLEAN 't', BOOLEAN 't')`). */
 static void run_routine(sql_state *st, int k, const jd_node *args)
 {
 	const cgm_function *f = &st->fns[k];
-	if (!f->source || !f->language || strcmp(f->language, "plpgsql") != 0 || st->do_depth >= 8 ||
+	bool sql = f->language && strcmp(f->language, "sql") == 0 && !f->atomic_body;
+	if (!f->source || !f->language || (strcmp(f->language, "plpgsql") != 0 && !sql) || st->do_depth >= 8 ||
 	    (f->kind != CGM_KIND_PROCEDURE && f->kind != CGM_KIND_FUNCTION) ||
 	    (f->result && strcmp(f->result, "trigger") == 0))
 		return;
@@ -6645,7 +6691,10 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	st->do_within = f->id;
 	st->do_within_kind = procedure ? "procedure " : "function ";
 	st->do_depth++;
-	cgm_do_block_run(f->source, &session);
+	if (sql)
+		cgm_do_sql_body_run(f->source, &session);
+	else
+		cgm_do_block_run(f->source, &session);
 	st->do_depth--;
 	say_unknown(&run);
 	st->do_within = saved_within;

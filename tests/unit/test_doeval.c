@@ -40,6 +40,19 @@ static void test_numbers_and_booleans(void **state)
 	assert_int_equal(cgm_do_eval_condition("1.5 > 1"), -1);
 }
 
+static void test_arrays(void **state)
+{
+	(void)state;
+	/* array_length of an empty array is NULL: not taken. */
+	assert_int_equal(cgm_do_eval_condition("array_length('{}'::text[], 1) > 0"), 0);
+	assert_int_equal(cgm_do_eval_condition("array_length('{a,\"b,c\"}'::text[], 1) = 2"), 1);
+	assert_int_equal(cgm_do_eval_condition("cardinality('{}'::text[]) = 0"), 1);
+	assert_int_equal(cgm_do_eval_condition("array_length('{{a},{b}}'::text[], 1) = 2"), -1);
+	assert_int_equal(cgm_do_eval_condition("array_length('{a}'::text[], 2) IS NULL"), -1);
+	/* Arrays equal as arrays may be spelt apart as texts. */
+	assert_int_equal(cgm_do_eval_condition("'{a, b}'::text[] = '{a,b}'::text[]"), -1);
+}
+
 static void test_three_valued_logic(void **state)
 {
 	(void)state;
@@ -75,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_comparisons),
 		cmocka_unit_test(test_numbers_and_booleans),
+		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_three_valued_logic),
 		cmocka_unit_test(test_what_cannot_be_told),
 	};
