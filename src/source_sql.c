@@ -332,6 +332,10 @@ typedef struct sql_state {
 	cgm_do_cache *do_cache;       /* routines' bodies parsed once (lazily made) */
 	int routine_runs;             /* routines the file's statement ran
 	                               * (CGM_MAX_ROUTINE_RUNS) */
+	unsigned long changes;        /* statements applied other than queries and
+	                               * row changes: what may change the schema */
+	smap inert_calls;             /* calls that changed and said nothing, with
+	                               * `changes` then (call_key): not run again */
 	const char *do_unknown_file;  /* the first's place */
 	int do_unknown_line;
 	int stmt_start, stmt_end; /* offsets of the statement in text */
@@ -6672,6 +6676,26 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	const char **values = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(f->nargs ? f->nargs : 1));
 	for (int i = 0; i < f->nargs && i < (int)jd_size(args); i++)
 		values[i] = argument_value(st, jd_at(args, (size_t)i));
+	/* A call run before with the same values, when nothing has changed
+	 * since, that changed and said nothing, would again (pgTAP's
+	 * has_function() calls ok() with values the files cannot tell, each
+	 * of thousands of times). */
+	cgm_strbuf key = CGM_STRBUF_INIT;
+	cgm_strbuf_printf(&key, "%d\x1f%lu\x1f%d\x1f%d", k, st->changes, st->do_depth, st->guarded);
+	for (int i = 0; i < f->nargs; i++) {
+		cgm_strbuf_putc(&key, '\x1f');
+		if (values[i])
+			cgm_strbuf_puts(&key, values[i]);
+		else
+			cgm_strbuf_putc(&key, '\x01');
+	}
+	bool ran_before = smap_get(&st->inert_calls, cgm_strbuf_cstr(&key)) >= 0;
+	if (ran_before) {
+		cgm_strbuf_free(&key);
+		return;
+	}
+	unsigned long changes = st->changes;
+	int ndiagnostics = st->model->ndiagnostics, unknown = st->do_unknown;
 	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
 	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
 	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show,
@@ -6703,6 +6727,10 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 		st->path = saved_path;
 		st->npath = saved_npath;
 	}
+	if (st->changes == changes && st->model->ndiagnostics == ndiagnostics && st->do_unknown == unknown &&
+	    st->routine_runs <= CGM_MAX_ROUTINE_RUNS)
+		smap_put(&st->inert_calls, cgm_arena_strdup(st->a, cgm_strbuf_cstr(&key)), 1);
+	cgm_strbuf_free(&key);
 }
 
 /* The routine a FuncCall names with its arguments, or -1.  Named
@@ -6766,6 +6794,9 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 	jd_object_foreach(wrapper, kind, stmt)
 	{
 		st->ref_owner = NULL;
+		if (strcmp(kind, "SelectStmt") != 0 && strcmp(kind, "InsertStmt") != 0 &&
+		    strcmp(kind, "UpdateStmt") != 0 && strcmp(kind, "DeleteStmt") != 0)
+			st->changes++;
 		if (strcmp(kind, "CreateFunctionStmt") == 0) {
 			apply_create_function(st, stmt);
 		} else if (strcmp(kind, "DropStmt") == 0) {
@@ -7768,7 +7799,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	smap *maps[] = { &st.schemas, &st.types, &st.table_index, &st.constraints, &st.relation_names,
 			 &st.policy_cmds, &st.effect_owners.head, &st.ref_owners.head,
 			 &st.fn_index, &st.extensions, &st.ext_fns, &st.builtin_names,
-			 &st.own_defaults };
+			 &st.own_defaults, &st.inert_calls };
 	for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 		smap_free(maps[k]);
 	cgm_opclass_set_free(&st.opclasses);
