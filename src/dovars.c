@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <pg_query.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -93,6 +94,19 @@ void cgm_do_vars_restore(cgm_do_vars *v, const cgm_do_vars *copy)
 	v->n = copy->n;
 }
 
+/* The variable's value as a literal, or the name as written when it
+ * names none (`var` NULL); false when its value is unknown. */
+static bool put_value(cgm_strbuf *out, const do_var *var, const char *name, size_t len)
+{
+	if (var && !var->value)
+		return false;
+	if (var)
+		cgm_sql_quote_literal(out, var->value);
+	else
+		cgm_strbuf_add(out, name, len);
+	return true;
+}
+
 char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 {
 	cgm_strbuf out = CGM_STRBUF_INIT;
@@ -112,15 +126,10 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 			size_t end = i + 1;
 			while (expr[end] >= '0' && expr[end] <= '9')
 				end++;
-			const do_var *var = find(v, expr + i, end - i);
-			if (var && !var->value) {
+			if (!put_value(&out, find(v, expr + i, end - i), expr + i, end - i)) {
 				cgm_strbuf_free(&out);
 				return NULL;
 			}
-			if (var)
-				cgm_sql_quote_literal(&out, var->value);
-			else
-				cgm_strbuf_add(&out, expr + i, end - i);
 			i = end;
 			continue;
 		}
@@ -142,14 +151,10 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 		/* Not a function's name, a qualified name's part or a type cast to. */
 		bool cast = before >= 2 && expr[before - 1] == ':' && expr[before - 2] == ':';
 		const do_var *var = expr[next] == '(' || expr[next] == '.' || cast ? NULL : find(v, expr + i, end - i);
-		if (var && !var->value) {
+		if (!put_value(&out, var, expr + i, end - i)) {
 			cgm_strbuf_free(&out);
 			return NULL;
 		}
-		if (var)
-			cgm_sql_quote_literal(&out, var->value);
-		else
-			cgm_strbuf_add(&out, expr + i, end - i);
 		i = end;
 	}
 	char *s = strdup(cgm_strbuf_cstr(&out));

@@ -35,7 +35,8 @@ cgm_do_vars *cgm_do_vars_copy(const cgm_do_vars *vars);
 void cgm_do_vars_restore(cgm_do_vars *vars, const cgm_do_vars *copy);
 /* `expr` with each variable it names (not a function's name, not part of
  * a qualified name) replaced by its value as a literal (heap); NULL when it
- * names a variable of unknown value.  A name after `::` is a type. */
+ * names a variable of unknown value.  A name after `::` is a type; `$n`
+ * is the variable "$n" (a routine's positional parameter). */
 char *cgm_do_vars_substitute(const cgm_do_vars *vars, const char *expr);
 /* The setting an expression reads, `current_setting('name')` (or
  * pg_catalog's, one argument), lower-cased into the arena; NULL when it is
