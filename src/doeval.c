@@ -7,7 +7,6 @@
  */
 #include "doeval.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pg_query.h>
 #include <stdbool.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
 #include "jsondom.h"
 
@@ -191,19 +191,17 @@ static value call(cgm_arena *a, const jd_node *fc, int depth)
 		return array_size(a, name, args, depth);
 	if (jd_size(args) != 1)
 		return cant;
-	bool upper = strcmp(name, "upper") == 0;
-	if (!upper && strcmp(name, "lower") != 0)
+	if (strcmp(name, "upper") != 0 && strcmp(name, "lower") != 0)
 		return cant;
 	value v = eval(a, jd_at(args, 0), depth + 1);
 	if (v.kind != TEXT)
 		return v.kind == NUL ? v : cant;
-	char *out = cgm_arena_strdup(a, v.text);
-	for (char *p = out; *p; p++) {
-		if ((unsigned char)*p >= 0x80)
-			return cant; /* the database's collation decides */
-		*p = (char)(upper ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
-	}
-	return (value){ .kind = TEXT, .text = out };
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	/* false for non-ASCII text: the database's collation decides */
+	bool known = cgm_sql_text_function(&out, name, &v.text, 1);
+	value folded = known ? (value){ .kind = TEXT, .text = cgm_arena_strdup(a, cgm_strbuf_cstr(&out)) } : cant;
+	cgm_strbuf_free(&out);
+	return folded;
 }
 
 /* -1, 0, 1 as l compares to r, or 2 when the files cannot tell; a quoted

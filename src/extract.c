@@ -2452,51 +2452,30 @@ static cgm_format_arg format_arg(const jt_doc *d, int val, char **owned)
 	return a;
 }
 
-/* replace() of three constant texts (its args at `args`): heap, or NULL. */
-static char *replaced(const jt_doc *d, int args)
+/* A text function of constant texts (FuncCall v named at `name`), as
+ * PostgreSQL computes it (cgm_sql_text_function): heap, or NULL. */
+static char *text_function(const jt_doc *d, int v, int name)
 {
+	int args = jt_get(d, v, "args");
+	int nargs = args >= 0 ? d->tokens[args].size : 0;
+	if ((nargs != 1 && nargs != 3) || jt_true(d, jt_get(d, v, "func_variadic")) ||
+	    string_node_is(d, name, "format"))
+		return NULL;
 	char *text[3] = { NULL, NULL, NULL };
 	bool known = true;
-	for (int k = 0; k < 3 && known; k++) {
+	for (int k = 0; k < nargs && known; k++) {
 		int arg = jt_elem(d, args, k);
-		int cast = jt_get(d, arg, "TypeCast");
+		int cast = jt_get(d, arg, "TypeCast"); /* quote_ident('x'::text) */
 		long ignored = 0;
 		text[k] = constant_sql(d, cast >= 0 ? jt_get(d, cast, "arg") : arg, &ignored, false);
 		known = text[k] != NULL;
 	}
+	char *fname = known ? jt_strdup_heap(d, jt_get(d, jt_get(d, name, "String"), "sval")) : NULL;
 	cgm_strbuf out = CGM_STRBUF_INIT;
-	if (known)
-		cgm_sql_replace(&out, text[0], text[1], text[2]);
+	known = fname && cgm_sql_text_function(&out, fname, (const char *const *)text, nargs);
+	free(fname);
 	for (int k = 0; k < 3; k++)
 		free(text[k]);
-	return known ? out.data : NULL;
-}
-
-/* A text function of one constant text (FuncCall v named at `name`),
- * as PostgreSQL computes it (cgm_sql_text_function): heap, or NULL. */
-static char *text_function(const jt_doc *d, int v, int name)
-{
-	int args = jt_get(d, v, "args");
-	static const char *const names[] = { "upper", "lower", "quote_ident", "quote_literal", "quote_nullable",
-					     NULL };
-	const char *fname = NULL;
-	for (int k = 0; names[k] && !fname; k++)
-		if (string_node_is(d, name, names[k]))
-			fname = names[k];
-	if (args >= 0 && d->tokens[args].size == 3 && string_node_is(d, name, "replace") &&
-	    !jt_true(d, jt_get(d, v, "func_variadic")))
-		return replaced(d, args);
-	if (!fname || args < 0 || d->tokens[args].size != 1 || jt_true(d, jt_get(d, v, "func_variadic")))
-		return NULL;
-	int arg = jt_elem(d, args, 0);
-	int cast = jt_get(d, arg, "TypeCast");
-	if (cast >= 0) /* quote_ident('x'::text) */
-		arg = jt_get(d, cast, "arg");
-	long ignored = 0;
-	char *text = constant_sql(d, arg, &ignored, false);
-	cgm_strbuf out = CGM_STRBUF_INIT;
-	bool known = text && cgm_sql_text_function(&out, fname, text);
-	free(text);
 	if (!known) {
 		cgm_strbuf_free(&out);
 		return NULL;

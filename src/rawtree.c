@@ -2544,35 +2544,25 @@ static bool append_constant(StringInfo out, const Node *node, int *location, int
 		const char *schema = n == 2 ? string_value(linitial(fc->funcname)) : NULL;
 		if (!name || (n == 2 && (!schema || strcmp(schema, "pg_catalog") != 0)) || list_length(fc->args) < 1)
 			return false;
-		if (strcmp(name, "replace") == 0 && list_length(fc->args) == 3 && !fc->func_variadic) {
+		if (strcmp(name, "format") != 0) {
+			/* quote_ident(lower('App')), replace(t, 'a', 'b'): a text
+			 * function of constants */
+			int nargs = list_length(fc->args);
+			if ((nargs != 1 && nargs != 3) || fc->func_variadic)
+				return false;
 			StringInfoData part[3];
-			for (int k = 0; k < 3; k++) {
+			const char *parts[3];
+			for (int k = 0; k < nargs; k++) {
 				const Node *arg = list_nth(fc->args, k);
 				if (arg && IsA(arg, TypeCast))
 					arg = ((const TypeCast *)arg)->arg;
 				initStringInfo(&part[k]);
 				if (!append_constant(&part[k], arg, location, depth + 1))
 					return false;
+				parts[k] = part[k].data;
 			}
 			cgm_strbuf text = CGM_STRBUF_INIT;
-			cgm_sql_replace(&text, part[0].data, part[1].data, part[2].data);
-			appendBinaryStringInfo(out, text.data, (int)text.len);
-			cgm_strbuf_free(&text);
-			return true;
-		}
-		if (strcmp(name, "format") != 0) {
-			/* quote_ident(lower('App')): a text function of a constant */
-			if (list_length(fc->args) != 1 || fc->func_variadic)
-				return false;
-			const Node *arg = linitial(fc->args);
-			if (arg && IsA(arg, TypeCast))
-				arg = ((const TypeCast *)arg)->arg;
-			StringInfoData in;
-			initStringInfo(&in);
-			if (!append_constant(&in, arg, location, depth + 1))
-				return false;
-			cgm_strbuf text = CGM_STRBUF_INIT;
-			bool known = cgm_sql_text_function(&text, name, in.data);
+			bool known = cgm_sql_text_function(&text, name, parts, nargs);
 			if (known && text.len)
 				appendBinaryStringInfo(out, text.data, (int)text.len);
 			cgm_strbuf_free(&text);

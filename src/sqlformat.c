@@ -247,8 +247,30 @@ cgm_format_result cgm_sql_format(cgm_strbuf *out, const char *tmpl, const cgm_fo
 	return result;
 }
 
-bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *arg)
+static void replace_all(cgm_strbuf *out, const char *s, const char *from, const char *to)
 {
+	size_t n = strlen(from);
+	cgm_strbuf_puts(out, "");
+	if (n == 0) {
+		cgm_strbuf_puts(out, s);
+		return;
+	}
+	for (const char *hit; (hit = strstr(s, from)) != NULL; s = hit + n) {
+		cgm_strbuf_add(out, s, (size_t)(hit - s));
+		cgm_strbuf_puts(out, to);
+	}
+	cgm_strbuf_puts(out, s);
+}
+
+bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *const *args, int nargs)
+{
+	if (nargs == 3 && strcmp(name, "replace") == 0) {
+		replace_all(out, args[0], args[1], args[2]);
+		return true;
+	}
+	if (nargs != 1)
+		return false;
+	const char *arg = args[0];
 	bool upper = strcmp(name, "upper") == 0;
 	if (upper || strcmp(name, "lower") == 0) {
 		for (const char *p = arg; *p; p++)
@@ -268,19 +290,4 @@ bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *arg)
 		return true;
 	}
 	return false;
-}
-
-void cgm_sql_replace(cgm_strbuf *out, const char *s, const char *from, const char *to)
-{
-	size_t n = strlen(from);
-	cgm_strbuf_puts(out, "");
-	if (n == 0) {
-		cgm_strbuf_puts(out, s);
-		return;
-	}
-	for (const char *hit; (hit = strstr(s, from)) != NULL; s = hit + n) {
-		cgm_strbuf_add(out, s, (size_t)(hit - s));
-		cgm_strbuf_puts(out, to);
-	}
-	cgm_strbuf_puts(out, s);
 }

@@ -51,14 +51,13 @@ void cgm_sql_quote_ident(cgm_strbuf *out, const char *s);
 /* quote_literal(s): single-quoted, E'' when s holds a backslash. */
 void cgm_sql_quote_literal(cgm_strbuf *out, const char *s);
 
-/* The text function `name` (upper, lower, quote_ident, quote_literal,
- * quote_nullable) of the constant text `arg`, appended to out: false, out
- * untouched, for another name, or for upper() and lower() of non-ASCII
- * text, which the database's collation decides. */
-bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *arg);
-
-/* replace(s, from, to): every occurrence of `from` in s, left to right and
- * not overlapping, replaced by `to`; s itself when `from` is empty. */
-void cgm_sql_replace(cgm_strbuf *out, const char *s, const char *from, const char *to);
+/* The text function `name` of the constant texts args[0..nargs-1], as
+ * PostgreSQL computes it, appended to out: upper, lower, quote_ident,
+ * quote_literal, quote_nullable of one text, replace(s, from, to) of three
+ * (every occurrence of `from`, left to right and not overlapping; s itself
+ * when `from` is empty).  False, out untouched, for another name or
+ * count, or for upper() and lower() of non-ASCII text, which the
+ * database's collation decides. */
+bool cgm_sql_text_function(cgm_strbuf *out, const char *name, const char *const *args, int nargs);
 
 #endif
