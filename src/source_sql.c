@@ -60,6 +60,7 @@
 #include "cgmap/pipeline.h"
 #include "cgmap/strbuf.h"
 #include "cgmap/types.h"
+#include "selectcols.h"
 #include "sqlfile.h"
 #include "sqlroles.h"
 #include "jsondom.h"
@@ -4154,35 +4155,37 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 	}
 }
 
-/* A view's column names as PostgreSQL names them: the alias list, else each
- * output column's name (AS name, the column or function it shows). A `*`
- * shows columns its tables already list. */
-/* The relation a view's `*` (qualifier NULL) or `q.*` shows: the one
- * relation of its FROM list, or the relation item named q (no join, as
- * the view's columns would then need USING's merging); NULL when none. */
-static const sql_table *star_table(sql_state *st, const jd_node *select, const char *q)
+/* selectcols.h's table: the columns of a relation as the files left them. */
+static int table_columns(void *ctx, const char *schema, const char *name,
+			 const char *const **names, const char *const **types)
 {
-	const jd_node *from = jget(select, "fromClause");
-	if (!q && jd_size(from) != 1)
-		return NULL;
-	for (size_t i = 0; i < jd_size(from); i++) {
-		const jd_node *rv = jget(jd_at(from, i), "RangeVar");
-		if (!rv || !jstr(rv, "relname"))
-			continue;
-		const char *alias = jstr(jget(rv, "alias"), "aliasname");
-		if (q && strcmp(alias ? alias : jstr(rv, "relname"), q) != 0)
-			continue;
-		if (!jstr(rv, "schemaname") && is_cte_name(select, jstr(rv, "relname")))
-			return NULL;
-		return find_table(st, jstr(rv, "schemaname"), jstr(rv, "relname"));
+	sql_state *st = ctx;
+	const sql_table *t = find_table(st, schema, name);
+	if (!t)
+		return -1;
+	const char **n = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(t->ncolumns + 1));
+	const char **ty = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(t->ncolumns + 1));
+	for (int i = 0; i < t->ncolumns; i++) {
+		n[i] = t->columns[i].name;
+		ty[i] = t->columns[i].type;
 	}
-	return NULL;
+	*names = n;
+	*types = ty;
+	return t->ncolumns;
 }
 
-/* viewcols.h's star: the columns of a relation as the files left them. */
+/* viewcols.h's star: the columns of a relation as the files left them, or
+ * of a CTE of the view being made. */
 static int star_columns(void *ctx, const char *schema, const char *name, const char *const **out)
 {
 	sql_state *st = ctx;
+	cgm_select_columns cte;
+	if (!schema && st->view_query &&
+	    cgm_select_cte_columns(st->a, jget(st->view_query, "SelectStmt"), name, table_columns, st,
+				   &cte)) {
+		*out = cte.names;
+		return cte.n;
+	}
 	const sql_table *t = find_table(st, schema, name);
 	if (!t || t->ncolumns <= 0)
 		return -1;
@@ -4193,44 +4196,37 @@ static int star_columns(void *ctx, const char *schema, const char *name, const c
 	return t->ncolumns;
 }
 
+/* A view's column names as PostgreSQL names them when it makes the view:
+ * the alias list, else each output column's name (selectcols.h: AS name,
+ * the name its expression gives, a `*` expanded through tables, CTEs and
+ * subqueries).  When a `*` shows something the files do not define, the
+ * other columns are named and the star's left out. */
 static void view_columns(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
 {
 	const jd_node *select = jget(query, "SelectStmt");
+	size_t nalias = jd_size(aliases);
+	cgm_select_columns cols;
+	if (cgm_select_columns_of(st->a, select, NULL, table_columns, st, &cols)) {
+		for (int c = 0; c < cols.n; c++) {
+			size_t at = (size_t)v->ncolumns;
+			add_column(st, v, at < nalias ? string_node(jd_at(aliases, at)) : cols.names[c],
+				   cols.types[c]);
+		}
+		return;
+	}
 	/* A UNION takes its names from its first branch. */
 	while (select && jstr(select, "op") && strcmp(jstr(select, "op"), "SETOP_NONE") != 0)
 		select = jget(select, "larg");
 	jd_node *targets = jget(select, "targetList");
-	size_t nalias = jd_size(aliases);
 	for (size_t i = 0; i < jd_size(targets); i++) {
 		jd_node *rt = jget(jd_at(targets, i), "ResTarget");
-		jd_node *star = jget(jget(rt, "val"), "ColumnRef");
-		jd_node *sf = star ? jget(star, "fields") : NULL;
-		if (jd_size(sf) && jget(jd_at(sf, jd_size(sf) - 1), "A_Star")) {
-			/* `*`, `t.*`: the relation's columns, as PostgreSQL
-			 * expands them when the view is made. */
-			const sql_table *t = star_table(
-				st, select, jd_size(sf) >= 2 ? string_node(jd_at(sf, jd_size(sf) - 2)) : NULL);
-			for (int c = 0; t && t != v && c < t->ncolumns; c++) {
-				size_t at = (size_t)v->ncolumns;
-				add_column(st, v, at < nalias ? string_node(jd_at(aliases, at)) : t->columns[c].name,
-					   t->columns[c].type);
-			}
+		jd_node *ref = jget(jget(rt, "val"), "ColumnRef");
+		jd_node *sf = ref ? jget(ref, "fields") : NULL;
+		if (!rt || (jd_size(sf) && jget(jd_at(sf, jd_size(sf) - 1), "A_Star")))
 			continue;
-		}
-		const char *col = i < nalias ? string_node(jd_at(aliases, i)) : jstr(rt, "name");
-		jd_node *val = jget(rt, "val");
-		if (!col && jget(val, "TypeCast"))
-			val = jget(jget(val, "TypeCast"), "arg");
-		if (!col && jget(val, "ColumnRef")) {
-			jd_node *fields = jget(jget(val, "ColumnRef"), "fields");
-			col = string_node(jd_at(fields, jd_size(fields) - 1));
-		}
-		if (!col && jget(val, "FuncCall")) {
-			jd_node *fname = jget(jget(val, "FuncCall"), "funcname");
-			col = string_node(jd_at(fname, jd_size(fname) - 1));
-		}
-		if (col && *col)
-			add_column(st, v, col, NULL);
+		size_t at = (size_t)v->ncolumns;
+		const char *col = at < nalias ? string_node(jd_at(aliases, at)) : jstr(rt, "name");
+		add_column(st, v, col ? col : cgm_select_figure_colname(jget(rt, "val")), NULL);
 	}
 }
 
