@@ -18,18 +18,23 @@
 #
 # Columns of pg15_builtins.tsv (tab-separated, one function a line, sorted by
 # name then arguments in byte order; lines starting with # are comments):
-#   name  argtypes  ndefaults  variadic  kind  result  argnames  language
+#   name  argtypes  ndefaults  variadic  kind  result  argnames  language  outname
 # argtypes: input argument types as format_type prints them, ", " between;
 # variadic: element type of the VARIADIC argument, or "-";
 # kind: function, procedure, aggregate, window;
 # result: pg_get_function_result; argnames: input argument names, "," between,
-# "-" for an unnamed one (empty when none is named).
+# "-" for an unnamed one (empty when none is named); outname: the name of
+# its one OUT, INOUT or TABLE argument (get_func_result_name), which names
+# its column when it is called in FROM (empty when it has none, several, or
+# an unnamed one).
 #
 # pg15_extensions.tsv: extension, object ("type", "function" or "cast"),
 # schema ("@extschema@" for the schema the extension is created in), then
 # for a function its name and the columns above from argtypes on; for a
 # type its name, pg_type.typtype, typcategory, typispreferred (t or f) and a
-# domain's base type ("-" for none); for a cast "-" as the schema, then
+# domain's base type ("-" for none); (a function row written before outname
+# was listed ends at language: cgmap reads it as having none); for a cast
+# "-" as the schema, then
 # source, target, context, method and function as in pg15_casts.tsv.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
@@ -96,7 +101,10 @@ function_columns="p.proname,
                                           ARRAY[pg_catalog.cardinality(p.proargnames)])))
                       WITH ORDINALITY AS a(n, m, o)
                  WHERE a.m IN ('i', 'b', 'v')), '') END,
-       l.lanname"
+       l.lanname,
+       coalesce((SELECT CASE WHEN pg_catalog.count(*) = 1 THEN pg_catalog.max(a.n) END
+                 FROM unnest(p.proargnames, p.proargmodes) AS a(n, m)
+                 WHERE a.m IN ('o', 'b', 't')), '')"
 
 "${psql_cmd[@]}" -F $'\t' >"$tmp" <<SQL
 SET search_path = '';
@@ -110,7 +118,7 @@ SQL
 full=$("${psql_cmd[@]}" -c "SHOW server_version"); full=${full%% *}
 {
 	echo "# pg_catalog functions of PostgreSQL $full, written by scripts/gen_builtins.sh"
-	echo "# name	argtypes	ndefaults	variadic	kind	result	argnames	language"
+	echo "# name	argtypes	ndefaults	variadic	kind	result	argnames	language	outname"
 	cat "$tmp"
 } >"$out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$out") functions to $out" >&2

@@ -123,10 +123,11 @@ static const char *in_schema(cgm_arena *arena, const char *text, const char *qua
 }
 
 /* One function row (name argtypes ndefaults variadic kind result argnames
- * language) into fn; qualified_schema replaces @extschema@ in its types.
- * Returns 0, or -1 when the kind is unknown. */
-static int parse_function_row(cgm_arena *arena, cgm_function *fn, char **f, const char *schema,
-			      const char *qualified_schema)
+ * language, then outname when nfields is 9) into fn; qualified_schema
+ * replaces @extschema@ in its types.  Returns 0, or -1 when the kind is
+ * unknown. */
+static int parse_function_row(cgm_arena *arena, cgm_function *fn, char **f, int nfields,
+			      const char *schema, const char *qualified_schema)
 {
 	fn->builtin = true;
 	fn->schema = schema;
@@ -150,6 +151,7 @@ static int parse_function_row(cgm_arena *arena, cgm_function *fn, char **f, cons
 		fn->argnames = names;
 	}
 	fn->language = cgm_arena_strdup(arena, f[7]);
+	fn->out_name = nfields >= 9 && f[8][0] ? cgm_arena_strdup(arena, f[8]) : NULL;
 	fn->npath = -1;
 	fn->scc = -1;
 	return 0;
@@ -200,17 +202,17 @@ int cgm_builtins_load(cgm_model *model)
 	FILE *in = open_data(arena, BUILTINS_FILE, &path);
 	if (!in)
 		return CGM_ESOURCE;
-	char *line = NULL, *f[8];
+	char *line = NULL, *f[9];
 	size_t cap = 0;
 	int lineno = 0, added = 0, rc;
-	while ((rc = next_row(in, &line, &cap, &lineno, f, 8)) > 0) {
-		if (rc != 8) {
-			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected 8 tab-separated fields",
+	while ((rc = next_row(in, &line, &cap, &lineno, f, 9)) > 0) {
+		if (rc != 9) {
+			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: expected 9 tab-separated fields",
 				       path, lineno);
 			break;
 		}
 		cgm_function *fn = cgm_model_add_function(model);
-		if (parse_function_row(arena, fn, f, "pg_catalog", "pg_catalog") < 0) {
+		if (parse_function_row(arena, fn, f, 9, "pg_catalog", "pg_catalog") < 0) {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: unknown kind \"%s\"", path, lineno,
 				       f[4]);
 			break;
@@ -258,15 +260,16 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	if (!in)
 		return CGM_ESOURCE;
 	const char *qualified = cgm_quote_ident(arena, schema);
-	char *line = NULL, *f[11];
+	char *line = NULL, *f[12];
 	size_t cap = 0;
 	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0;
-	while ((rc = next_row(in, &line, &cap, &lineno, f, 11)) > 0) {
+	while ((rc = next_row(in, &line, &cap, &lineno, f, 12)) > 0) {
 		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
 		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
-		if (!(type && (rc == 4 || rc == 8)) && !cast && rc != 11) {
+		/* A function row written before outname was listed has 11. */
+		if (!(type && (rc == 4 || rc == 8)) && !cast && rc != 11 && rc != 12) {
 			rc = cgm_error(CGM_ESOURCE,
-				       "\"%s\":%d: expected 4 or 8 (type), 8 (cast) or 11 (function) fields",
+				       "\"%s\":%d: expected 4 or 8 (type), 8 (cast) or 11 or 12 (function) fields",
 				       path, lineno);
 			break;
 		}
@@ -312,7 +315,7 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 					    sizeof(cgm_function));
 		cgm_function *fn = &out->functions[out->nfunctions - 1];
 		memset(fn, 0, sizeof *fn);
-		if (parse_function_row(arena, fn, f + 3, where, qualified) < 0) {
+		if (parse_function_row(arena, fn, f + 3, rc - 3, where, qualified) < 0) {
 			rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: unknown kind \"%s\"", path, lineno, f[7]);
 			break;
 		}

@@ -1280,8 +1280,12 @@ static const char *item_column(cgm_typer *t, const cgm_scope_item *it, const cha
 			}
 			return NULL;
 		}
-		/* A function of one column: named by its alias or itself. */
-		if (it->ncolumns >= 1 && it->colnames[0] && strcmp(it->colnames[0], col) == 0) {
+		/* A function of one column: named by its one OUT parameter
+		 * (get_func_result_name: jsonb_array_elements_text's `value`),
+		 * else by its alias or itself; an alias's column list renames
+		 * it. */
+		const char *first = !it->renamed && f && f->out_name ? f->out_name : it->colnames[0];
+		if (it->ncolumns >= 1 && first && strcmp(first, col) == 0) {
 			*found = true;
 			return it->ncolumns == 1 ? type : NULL;
 		}
@@ -1432,10 +1436,16 @@ static const char *name_type(cgm_typer *t, const cgm_expr *e)
 			return field_type(t, e->var, second);
 		if (t->fn && t->fn->is_trigger && (strcmp(first, "new") == 0 || strcmp(first, "old") == 0))
 			return trigger_column(t, second);
-		/* function_name.parameter in a SQL body */
-		if (t->fn && t->fn->name && strcmp(t->fn->name, first) == 0)
-			return param_named(t->fn, second);
-		return NULL;
+		/* In a SQL body, function_name.parameter, else a record-typed
+		 * parameter's field (sql_fn_post_column_ref, in that order). */
+		bool sql_body = t->fn && strcmp(t->fn->language ? t->fn->language : "", "sql") == 0;
+		if (t->fn && t->fn->name && strcmp(t->fn->name, first) == 0) {
+			const char *type = param_named(t->fn, second);
+			if (type || !sql_body)
+				return type;
+		}
+		const char *row = sql_body ? param_named(t->fn, first) : NULL;
+		return row ? field_of_type(t, row, second) : NULL;
 	}
 	if (e->nnames == 3) {
 		for (const cgm_scope *s = e->scope; s; s = s->parent)

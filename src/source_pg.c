@@ -650,6 +650,27 @@ static const char **input_argnames(cgm_arena *arena, const char *joined, const c
 	return kept > 0 && kept == nargs ? all : NULL;
 }
 
+/* The name of a function's one output parameter (OUT, INOUT or TABLE), as
+ * get_func_result_name() gives it: a call in FROM names its column so.
+ * NULL when it has none, several, or that one has no name. */
+static const char *output_name(cgm_arena *arena, const char *joined, const char *modes)
+{
+	if (!joined || !modes)
+		return NULL;
+	int n = 0;
+	const char **all = split_list(arena, joined, -1, &n);
+	if (!all || strlen(modes) != (size_t)n)
+		return NULL;
+	const char *name = NULL;
+	int nout = 0;
+	for (int i = 0; i < n; i++)
+		if (modes[i] == 'o' || modes[i] == 'b' || modes[i] == 't') {
+			nout++;
+			name = all[i];
+		}
+	return nout == 1 && name && name[0] ? name : NULL;
+}
+
 /* The SET search_path of a function ("app, \"my schema\", public") into a
  * list of schema names, unquoted. */
 const char **cgm_parse_search_path(cgm_arena *arena, const char *text, int *count)
@@ -816,6 +837,7 @@ static void read_function_row(cgm_model *model, PGresult *res, int r, bool syste
 	/* The argument part of the id, as regprocedure prints it. */
 	f->identity_args = cgm_identity_args(a, f->argtypes, f->nargs);
 	f->id = cgm_arena_printf(a, "%s(%s)", value(res, r, COL_IDENTITY_NAME), f->identity_args);
+	f->out_name = output_name(a, value(res, r, COL_ARGNAMES), value(res, r, COL_ARGMODES));
 	f->argnames = input_argnames(a, value(res, r, COL_ARGNAMES), value(res, r, COL_ARGMODES),
 				     f->nargs);
 	if (!system && !f->arguments && (f->argtypes || f->nargs == 0))

@@ -1349,13 +1349,18 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	const char **names = cgm_arena_alloc(a, sizeof(char *) * (size_t)(np ? np : 1));
 	cgm_strbuf args = CGM_STRBUF_INIT, table = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&args, "");
-	int nout = 0;
-	const char *out_type = NULL;
+	int nout = 0, noutputs = 0;
+	const char *out_type = NULL, *output_name = NULL;
 	bool any_name = false;
 	for (int i = 0; i < np; i++) {
 		jd_node *p = jget(jd_at(params, (size_t)i), "FunctionParameter");
 		const char *mode = jstr(p, "mode");
 		const char *pname = jstr(p, "name");
+		if (mode && (strcmp(mode, "FUNC_PARAM_OUT") == 0 || strcmp(mode, "FUNC_PARAM_INOUT") == 0 ||
+			     strcmp(mode, "FUNC_PARAM_TABLE") == 0)) {
+			noutputs++;
+			output_name = pname && *pname ? pname : NULL;
+		}
 		const char *type = type_of(st, jget(p, "argType"));
 		if (!type) {
 			diagnose(st, at, "type \"%s\" of function \"%s\" cannot be known: %s",
@@ -1407,6 +1412,8 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 		f.argtypes[f.nargs++] = type;
 	}
 	f.argnames = any_name && f.nargs > 0 ? names : NULL;
+	/* get_func_result_name: a call in FROM names its column so. */
+	f.out_name = noutputs == 1 && output_name ? cgm_arena_strdup(a, output_name) : NULL;
 	f.arguments = cgm_arena_strdup(a, cgm_strbuf_cstr(&args));
 	f.identity_args = cgm_identity_args(a, f.argtypes, f.nargs);
 

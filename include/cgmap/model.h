@@ -366,6 +366,8 @@ typedef struct cgm_function {
 	int ndefaults;             /* trailing input arguments with defaults */
 	const char **argtypes;     /* nargs canonical type names (format_type) */
 	const char **argnames;     /* nargs names, NULL entry when unnamed */
+	const char *out_name;      /* its one OUT, INOUT or TABLE parameter's name, or NULL
+	                            * (get_func_result_name): its column's name in FROM */
 	const char *variadic_elem; /* element type of the VARIADIC array, or NULL */
 	bool variadic;             /* last input argument is VARIADIC */
 	int npath;
