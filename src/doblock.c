@@ -112,6 +112,25 @@ static const char *show(runner *r, const char *setting)
 	return setting && r->session->show ? r->session->show(r->session->ctx, setting) : NULL;
 }
 
+/* What a SELECT ... INTO reads of the settings: current_setting('x'), or
+ * setting or reset_val of pg_settings' row x; NULL when anything else. */
+static const char *setting_read(runner *r, const char *what)
+{
+	if (!what)
+		return NULL;
+	const char *setting = cgm_do_vars_current_setting(r->arena, what);
+	if (setting)
+		return show(r, setting);
+	bool reset = false;
+	setting = cgm_do_vars_settings_row(r->arena, what, &reset);
+	if (!setting)
+		return NULL;
+	if (!reset)
+		return show(r, setting);
+	return r->session->show_reset ? r->session->show_reset(r->session->ctx, setting) : NULL;
+}
+
+
 /* The constant SQL (or text) `expr` yields with the variables' values
  * known, as extraction reads it (heap), or NULL. */
 static char *constant(runner *r, const char *expr)
@@ -119,6 +138,23 @@ static char *constant(runner *r, const char *expr)
 	char *substituted = expr ? cgm_do_vars_substitute(r->vars, expr) : NULL;
 	char *sql = substituted ? cgm_extract_constant_sql(substituted) : NULL;
 	free(substituted);
+	return sql;
+}
+
+/* An EXECUTE's SQL naming the database through current_database(), which
+ * the files cannot tell: applied when it is ALTER DATABASE ... SET or
+ * RESET, which the map applies whatever the name (heap), else NULL. */
+static char *database_sql(runner *r, const char *expr)
+{
+	if (!expr || !strcasestr(expr, "current_database"))
+		return NULL;
+	cgm_do_vars_set_database(r->vars, "current_database");
+	char *sql = constant(r, expr);
+	cgm_do_vars_set_database(r->vars, NULL);
+	if (sql && !cgm_do_vars_alters_database(sql)) {
+		free(sql);
+		sql = NULL;
+	}
 	return sql;
 }
 
@@ -428,10 +464,10 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 		if (strcmp(kind, "PLpgSQL_stmt_execsql") == 0) {
 			const char *sql = expr_query(jd_get(stmt, "sqlstmt"));
 			if (jd_is_true(jd_get(stmt, "into"))) {
-				/* SELECT current_setting('search_path') INTO v */
-				const char *what = selected(sql);
-				const char *setting = what ? cgm_do_vars_current_setting(r->arena, what) : NULL;
-				set_target(r, jd_get(stmt, "target"), show(r, setting));
+				/* SELECT current_setting('search_path') INTO v, or
+				 * SELECT reset_val INTO v FROM pg_settings WHERE
+				 * name = 'search_path' */
+				set_target(r, jd_get(stmt, "target"), setting_read(r, selected(sql)));
 				apply(r, as_written(r, sql), line);
 			} else if (!apply_call(r, sql, line)) {
 				apply(r, as_written(r, sql), line);
@@ -439,6 +475,8 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
 			const char *expr = expr_query(jd_get(stmt, "query"));
 			char *sql = constant(r, expr);
+			if (!sql)
+				sql = database_sql(r, expr);
 			const char *shown = sql ? cgm_do_vars_shown(r->arena, sql) : NULL;
 			if (jd_is_true(jd_get(stmt, "into")))
 				set_target(r, jd_get(stmt, "target"), show(r, shown));

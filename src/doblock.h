@@ -52,6 +52,9 @@ typedef struct cgm_do_session {
 	void *ctx;
 	void (*apply)(void *ctx, const char *sql, int line, bool guarded);
 	const char *(*show)(void *ctx, const char *setting);
+	/* A setting's value at the start of a new session (pg_settings'
+	 * reset_val): the database's default, as SHOW prints it.  May be NULL. */
+	const char *(*show_reset)(void *ctx, const char *setting);
 	/* An EXECUTE that may change the schema, of SQL known only when it
 	 * runs (its expression as written): not applied.  May be NULL. */
 	void (*unknown)(void *ctx, const char *expr, int line);

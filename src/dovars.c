@@ -25,7 +25,13 @@ struct cgm_do_vars {
 	cgm_arena *arena;
 	do_var *vars;
 	int n, cap;
+	const char *database; /* what current_database() gives, or NULL: kept */
 };
+
+void cgm_do_vars_set_database(cgm_do_vars *vars, const char *name)
+{
+	vars->database = name;
+}
 
 cgm_do_vars *cgm_do_vars_new(cgm_arena *arena)
 {
@@ -107,6 +113,29 @@ static bool put_value(cgm_strbuf *out, const do_var *var, const char *name, size
 	return true;
 }
 
+/* Where a call of current_database() (or pg_catalog's) starting at `i`
+ * ends, or 0 when none starts there. */
+static size_t database_call(const char *expr, size_t i)
+{
+	if (i > 0 && (cgm_sql_ident_char((unsigned char)expr[i - 1]) || expr[i - 1] == '.'))
+		return 0;
+	size_t at = i;
+	if (strncasecmp(expr + at, "pg_catalog.", 11) == 0)
+		at += 11;
+	if (strncasecmp(expr + at, "current_database", 16) != 0 ||
+	    cgm_sql_ident_char((unsigned char)expr[at + 16]))
+		return 0;
+	at += 16;
+	while (expr[at] == ' ' || expr[at] == '\t' || expr[at] == '\n' || expr[at] == '\r')
+		at++;
+	if (expr[at] != '(')
+		return 0;
+	at++;
+	while (expr[at] == ' ' || expr[at] == '\t' || expr[at] == '\n' || expr[at] == '\r')
+		at++;
+	return expr[at] == ')' ? at + 1 : 0;
+}
+
 char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 {
 	cgm_strbuf out = CGM_STRBUF_INIT;
@@ -135,6 +164,12 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 		}
 		bool starts = cgm_sql_ident_char(c) && !(c >= '0' && c <= '9') && c != '$' &&
 			      (i == 0 || (!cgm_sql_ident_char((unsigned char)expr[i - 1]) && expr[i - 1] != '.'));
+		size_t called = v->database ? database_call(expr, i) : 0;
+		if (called) {
+			cgm_sql_quote_literal(&out, v->database);
+			i = called;
+			continue;
+		}
 		if (!starts) {
 			cgm_strbuf_putc(&out, expr[i++]);
 			continue;
@@ -162,6 +197,11 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 	return s;
 }
 
+static const char *sval_of(const jd_node *node)
+{
+	return jd_string(jd_get(jd_get(node, "String"), "sval"));
+}
+
 /* The first statement of `sql` parsed into the arena, or NULL when it does
  * not parse or holds more than one. */
 static jd_node *only_statement(cgm_arena *arena, const char *sql)
@@ -181,16 +221,23 @@ static jd_node *only_statement(cgm_arena *arena, const char *sql)
 	return stmt;
 }
 
+/* `SELECT what` parsed into the arena: what a SELECT ... INTO selects. */
+static jd_node *selected_query(cgm_arena *arena, const char *what)
+{
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&sql, "SELECT ");
+	cgm_strbuf_puts(&sql, what);
+	jd_node *select = jd_get(only_statement(arena, cgm_strbuf_cstr(&sql)), "SelectStmt");
+	cgm_strbuf_free(&sql);
+	return select;
+}
+
 const char *cgm_do_vars_current_setting(cgm_arena *arena, const char *expr)
 {
 	if (!strcasestr(expr, "current_setting"))
 		return NULL; /* not worth a parse: most expressions are not */
-	cgm_strbuf sql = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&sql, "SELECT ");
-	cgm_strbuf_puts(&sql, expr);
 	cgm_arena *scratch = cgm_arena_new();
-	jd_node *select = jd_get(only_statement(scratch, cgm_strbuf_cstr(&sql)), "SelectStmt");
-	cgm_strbuf_free(&sql);
+	jd_node *select = selected_query(scratch, expr);
 	const char *setting = NULL;
 	jd_node *targets = jd_get(select, "targetList");
 	jd_node *call = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "FuncCall");
@@ -206,6 +253,63 @@ const char *cgm_do_vars_current_setting(cgm_arena *arena, const char *expr)
 		setting = lowered(arena, arg, strlen(arg));
 	cgm_arena_free(scratch);
 	return setting;
+}
+
+const char *cgm_do_vars_settings_row(cgm_arena *arena, const char *expr, bool *reset)
+{
+	*reset = false;
+	if (!strcasestr(expr, "pg_settings"))
+		return NULL;
+	cgm_arena *scratch = cgm_arena_new();
+	jd_node *select = selected_query(scratch, expr);
+	const char *setting = NULL;
+	/* One column, setting or reset_val, ... */
+	jd_node *targets = jd_get(select, "targetList");
+	jd_node *ref = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "ColumnRef");
+	jd_node *fields = jd_get(ref, "fields");
+	const char *column = jd_size(fields) ? sval_of(jd_at(fields, jd_size(fields) - 1)) : NULL;
+	/* ... of pg_settings alone ... */
+	jd_node *from = jd_get(select, "fromClause");
+	jd_node *rv = jd_get(jd_at(from, 0), "RangeVar");
+	const char *rel = jd_string(jd_get(rv, "relname"));
+	const char *schema = jd_string(jd_get(rv, "schemaname"));
+	/* ... WHERE name = 'x' (either way round). */
+	jd_node *where = jd_get(jd_get(select, "whereClause"), "A_Expr");
+	jd_node *op = jd_get(where, "name");
+	const char *opname = jd_size(op) == 1 ? sval_of(jd_at(op, 0)) : NULL;
+	const char *name_side = NULL, *value = NULL;
+	for (int side = 0; side < 2 && opname && strcmp(opname, "=") == 0; side++) {
+		jd_node *l = jd_get(where, side ? "rexpr" : "lexpr");
+		jd_node *r = jd_get(where, side ? "lexpr" : "rexpr");
+		jd_node *lf = jd_get(jd_get(l, "ColumnRef"), "fields");
+		if (jd_size(lf) >= 1)
+			name_side = sval_of(jd_at(lf, jd_size(lf) - 1));
+		value = jd_string(jd_get(jd_get(jd_get(r, "A_Const"), "sval"), "sval"));
+		if (name_side && strcmp(name_side, "name") == 0 && value)
+			break;
+		name_side = value = NULL;
+	}
+	const char *kind = jd_string(jd_get(where, "kind"));
+	if (jd_size(targets) == 1 && column &&
+	    (strcmp(column, "setting") == 0 || strcmp(column, "reset_val") == 0) && jd_size(from) == 1 &&
+	    rel && strcmp(rel, "pg_settings") == 0 && (!schema || strcmp(schema, "pg_catalog") == 0) &&
+	    value && kind && strcmp(kind, "AEXPR_OP") == 0) {
+		setting = lowered(arena, value, strlen(value));
+		*reset = strcmp(column, "reset_val") == 0;
+	}
+	cgm_arena_free(scratch);
+	return setting;
+}
+
+bool cgm_do_vars_alters_database(const char *sql)
+{
+	if (!strcasestr(sql, "database"))
+		return false;
+	cgm_arena *scratch = cgm_arena_new();
+	jd_node *stmt = only_statement(scratch, sql);
+	bool alters = jd_get(stmt, "AlterDatabaseSetStmt") != NULL;
+	cgm_arena_free(scratch);
+	return alters;
 }
 
 const char *cgm_do_vars_shown(cgm_arena *arena, const char *sql)

@@ -19,6 +19,8 @@
 #ifndef CGMAP_DOVARS_H
 #define CGMAP_DOVARS_H
 
+#include <stdbool.h>
+
 #include "cgmap/arena.h"
 
 typedef struct cgm_do_vars cgm_do_vars;
@@ -42,6 +44,18 @@ char *cgm_do_vars_substitute(const cgm_do_vars *vars, const char *expr);
  * pg_catalog's, one argument), lower-cased into the arena; NULL when it is
  * anything else. */
 const char *cgm_do_vars_current_setting(cgm_arena *arena, const char *expr);
+/* The setting a query of pg_settings reads, `setting` or `reset_val`
+ * (*reset) FROM [pg_catalog.]pg_settings WHERE name = 'name' (the query
+ * after SELECT, as for current_setting), lower-cased into the arena; NULL
+ * when it is anything else. */
+const char *cgm_do_vars_settings_row(cgm_arena *arena, const char *expr, bool *reset);
+/* What current_database() gives in the SQL substituted from now on (NULL:
+ * the call is kept, unknown): the files do not know the database's name,
+ * so a caller gives a name only for SQL where any name does (ALTER
+ * DATABASE ... SET). */
+void cgm_do_vars_set_database(cgm_do_vars *vars, const char *name);
+/* Whether `sql` is one ALTER DATABASE ... SET or RESET statement. */
+bool cgm_do_vars_alters_database(const char *sql);
 /* The setting of a `SHOW name` statement, lower-cased into the arena; NULL
  * when `sql` is anything else. */
 const char *cgm_do_vars_shown(cgm_arena *arena, const char *sql);

@@ -6444,21 +6444,36 @@ static void do_unknown(void *ctx, const char *expr, int line)
 
 /* A setting as SHOW prints it in the session the files leave: the
  * search_path, each schema quoted as quote_identifier() quotes it. */
+/* A search_path as SHOW prints it: each schema quoted as needed. */
+static const char *shown_path(sql_state *st, const char *const *path, int npath)
+{
+	cgm_strbuf text = CGM_STRBUF_INIT;
+	cgm_strbuf_puts(&text, "");
+	for (int i = 0; i < npath; i++) {
+		if (i)
+			cgm_strbuf_puts(&text, ", ");
+		cgm_strbuf_puts(&text, cgm_quote_ident(st->a, path[i]));
+	}
+	const char *shown = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&text));
+	cgm_strbuf_free(&text);
+	return shown;
+}
+
 static const char *do_show(void *ctx, const char *setting)
+{
+	sql_state *st = ((do_run *)ctx)->st;
+	return strcmp(setting, "search_path") == 0 ? shown_path(st, st->path, st->npath) : NULL;
+}
+
+/* pg_settings' reset_val of search_path: what a new session of the
+ * database gets, its ALTER DATABASE ... SET as the files left it, else
+ * PostgreSQL's default (a role's own setting is not told apart here). */
+static const char *do_show_reset(void *ctx, const char *setting)
 {
 	sql_state *st = ((do_run *)ctx)->st;
 	if (strcmp(setting, "search_path") != 0)
 		return NULL;
-	cgm_strbuf path = CGM_STRBUF_INIT;
-	cgm_strbuf_puts(&path, "");
-	for (int i = 0; i < st->npath; i++) {
-		if (i)
-			cgm_strbuf_puts(&path, ", ");
-		cgm_strbuf_puts(&path, cgm_quote_ident(st->a, st->path[i]));
-	}
-	const char *shown = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&path));
-	cgm_strbuf_free(&path);
-	return shown;
+	return st->db_path ? shown_path(st, st->db_path, st->ndb_path) : "\"$user\", public";
 }
 
 /* The attributes of role `role`, made on first use: the bootstrap
@@ -6523,7 +6538,7 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
 	do_run run = { .st = st, .first_line = line_of(st, body_at) };
-	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show,
+	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show, .show_reset = do_show_reset,
 					 .unknown = do_unknown };
 	st->do_depth++;
 	cgm_do_block_run(body, &session);
@@ -6701,7 +6716,7 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	int ndiagnostics = st->model->ndiagnostics, unknown = st->do_unknown;
 	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
 	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
-	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show,
+	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show, .show_reset = do_show_reset,
 					 .unknown = call_unknown,
 					 .procedure_arguments = f->arguments ? f->arguments : "",
 					 .function_result = procedure ? NULL : f->result ? f->result : "void",

@@ -1289,6 +1289,43 @@ static void test_database_search_path(void **state)
 	cgm_model_free(m);
 }
 
+/* A DO block putting a schema on the database's search_path as CARTO's
+ * cartodb and PostGIS's AddToSearchPath do: pg_settings' reset_val is the
+ * path a new session gets, and an EXECUTEd ALTER DATABASE naming
+ * current_database() applies whatever the database's name.  Other SQL
+ * naming the database is not applied: the files do not know its name. */
+static void test_do_block_database_search_path(void **state)
+{
+	(void)state;
+	write_file("a.sql",
+		   "CREATE SCHEMA x;\n"
+		   "CREATE FUNCTION x.f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		   "DO $$\n"
+		   "DECLARE p text; s text;\n"
+		   "BEGIN\n"
+		   "  SELECT reset_val INTO p FROM pg_settings WHERE name = 'search_path';\n"
+		   "  SELECT setting INTO s FROM pg_catalog.pg_settings WHERE 'search_path' = name;\n"
+		   "  IF p LIKE '%x%' THEN\n"
+		   "    RAISE DEBUG 'there';\n"
+		   "  ELSE\n"
+		   "    p := p || ', x';\n"
+		   "    EXECUTE 'ALTER DATABASE ' || quote_ident(current_database()) ||\n"
+		   "            ' SET search_path = ' || p;\n"
+		   "  END IF;\n"
+		   "  EXECUTE 'CREATE SCHEMA ' || quote_ident(current_database() || '_' || s);\n"
+		   "END $$;\n");
+	write_file("b.sql", "CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT f()';\n");
+	static const char *const names[] = { "a.sql", "b.sql" };
+	cgm_model *m = load_files(names, 2);
+	assert_int_equal(m->source.npath, 3);
+	assert_string_equal(m->source.default_search_path[1], "public");
+	assert_string_equal(m->source.default_search_path[2], "x");
+	fn(m, "public.g()");
+	assert_int_equal(count_diagnostics(m, "known only when it runs is not applied"), 1);
+	assert_int_equal(count_diagnostics(m, "CREATE SCHEMA"), 1);
+	cgm_model_free(m);
+}
+
 /* An extension's script beside its control file is read as CREATE
  * EXTENSION runs it: @extschema@ is the control file's schema (quoted as
  * quote_identifier does), made and first in the search_path, lines kept;
@@ -1650,6 +1687,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_aggregate_statements, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partitioned_foreign_key_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_base_follows_renames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_database_search_path, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
