@@ -130,7 +130,6 @@ static const char *setting_read(runner *r, const char *what)
 	return r->session->show_reset ? r->session->show_reset(r->session->ctx, setting) : NULL;
 }
 
-
 /* The constant SQL (or text) `expr` yields with the variables' values
  * known, as extraction reads it (heap), or NULL. */
 static char *constant(runner *r, const char *expr)

@@ -197,11 +197,6 @@ char *cgm_do_vars_substitute(const cgm_do_vars *v, const char *expr)
 	return s;
 }
 
-static const char *sval_of(const jd_node *node)
-{
-	return jd_string(jd_get(jd_get(node, "String"), "sval"));
-}
-
 /* The first statement of `sql` parsed into the arena, or NULL when it does
  * not parse or holds more than one. */
 static jd_node *only_statement(cgm_arena *arena, const char *sql)
@@ -267,7 +262,7 @@ const char *cgm_do_vars_settings_row(cgm_arena *arena, const char *expr, bool *r
 	jd_node *targets = jd_get(select, "targetList");
 	jd_node *ref = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "ColumnRef");
 	jd_node *fields = jd_get(ref, "fields");
-	const char *column = jd_size(fields) ? sval_of(jd_at(fields, jd_size(fields) - 1)) : NULL;
+	const char *column = jd_size(fields) ? jd_string_node(jd_at(fields, jd_size(fields) - 1)) : NULL;
 	/* ... of pg_settings alone ... */
 	jd_node *from = jd_get(select, "fromClause");
 	jd_node *rv = jd_get(jd_at(from, 0), "RangeVar");
@@ -276,14 +271,14 @@ const char *cgm_do_vars_settings_row(cgm_arena *arena, const char *expr, bool *r
 	/* ... WHERE name = 'x' (either way round). */
 	jd_node *where = jd_get(jd_get(select, "whereClause"), "A_Expr");
 	jd_node *op = jd_get(where, "name");
-	const char *opname = jd_size(op) == 1 ? sval_of(jd_at(op, 0)) : NULL;
+	const char *opname = jd_size(op) == 1 ? jd_string_node(jd_at(op, 0)) : NULL;
 	const char *name_side = NULL, *value = NULL;
 	for (int side = 0; side < 2 && opname && strcmp(opname, "=") == 0; side++) {
 		jd_node *l = jd_get(where, side ? "rexpr" : "lexpr");
 		jd_node *r = jd_get(where, side ? "lexpr" : "rexpr");
 		jd_node *lf = jd_get(jd_get(l, "ColumnRef"), "fields");
 		if (jd_size(lf) >= 1)
-			name_side = sval_of(jd_at(lf, jd_size(lf) - 1));
+			name_side = jd_string_node(jd_at(lf, jd_size(lf) - 1));
 		value = jd_string(jd_get(jd_get(jd_get(r, "A_Const"), "sval"), "sval"));
 		if (name_side && strcmp(name_side, "name") == 0 && value)
 			break;

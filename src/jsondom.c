@@ -98,6 +98,15 @@ const char *jd_string(const jd_node *node)
 	return node && node->type == JD_STRING ? node->string : NULL;
 }
 
+const char *jd_string_node(const jd_node *node)
+{
+	const jd_node *str = jd_get(node, "String");
+	if (!str)
+		return NULL;
+	const char *s = jd_string(jd_get(str, "sval"));
+	return s ? s : "";
+}
+
 long long jd_integer(const jd_node *node)
 {
 	return node && node->type == JD_INTEGER ? node->integer : 0;

@@ -39,6 +39,9 @@ jd_node *jd_get(const jd_node *object, const char *key);
 size_t jd_size(const jd_node *array);
 jd_node *jd_at(const jd_node *array, size_t i);
 const char *jd_string(const jd_node *node);
+/* The text of a {"String": {"sval": ...}} node of libpg_query's JSON, ""
+ * when sval is omitted (an empty string); NULL for any other node. */
+const char *jd_string_node(const jd_node *node);
 long long jd_integer(const jd_node *node);
 static inline bool jd_is_true(const jd_node *node) { return node && node->type == JD_TRUE; }
 static inline bool jd_is_array(const jd_node *node) { return node && node->type == JD_ARRAY; }

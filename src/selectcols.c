@@ -32,12 +32,6 @@ typedef struct walk {
 	int expansions;
 } walk;
 
-static const char *sval(const jd_node *node)
-{
-	const jd_node *s = jd_get(node, "String");
-	return s ? jd_string(jd_get(s, "sval")) : NULL;
-}
-
 static void put(walk *w, cgm_select_columns *out, int *cap, const char *name, const char *type)
 {
 	if (out->n == *cap) {
@@ -69,7 +63,7 @@ static int figure(const jd_node *node, const char **name, int depth)
 	if ((n = jd_get(node, "ColumnRef"))) {
 		const jd_node *fields = jd_get(n, "fields");
 		for (size_t i = jd_size(fields); i > 0; i--) {
-			const char *s = sval(jd_at(fields, i - 1));
+			const char *s = jd_string_node(jd_at(fields, i - 1));
 			if (s) {
 				*name = s;
 				return 2;
@@ -80,7 +74,7 @@ static int figure(const jd_node *node, const char **name, int depth)
 	if ((n = jd_get(node, "A_Indirection"))) {
 		const jd_node *ind = jd_get(n, "indirection");
 		for (size_t i = jd_size(ind); i > 0; i--) {
-			const char *s = sval(jd_at(ind, i - 1));
+			const char *s = jd_string_node(jd_at(ind, i - 1));
 			if (s) {
 				*name = s;
 				return 2;
@@ -90,7 +84,7 @@ static int figure(const jd_node *node, const char **name, int depth)
 	}
 	if ((n = jd_get(node, "FuncCall"))) {
 		const jd_node *names = jd_get(n, "funcname");
-		const char *s = jd_size(names) ? sval(jd_at(names, jd_size(names) - 1)) : NULL;
+		const char *s = jd_size(names) ? jd_string_node(jd_at(names, jd_size(names) - 1)) : NULL;
 		if (s) {
 			*name = s;
 			return 2;
@@ -109,7 +103,7 @@ static int figure(const jd_node *node, const char **name, int depth)
 		int strength = figure(jd_get(n, "arg"), name, depth + 1);
 		if (strength <= 1) {
 			const jd_node *names = jd_get(jd_get(n, "typeName"), "names");
-			const char *s = jd_size(names) ? sval(jd_at(names, jd_size(names) - 1)) : NULL;
+			const char *s = jd_size(names) ? jd_string_node(jd_at(names, jd_size(names) - 1)) : NULL;
 			if (s) {
 				*name = s;
 				return 1;
@@ -215,9 +209,6 @@ const char *cgm_select_figure_colname(const jd_node *val)
 
 /* ---- a star's columns ------------------------------------------------- */
 
-static bool select_columns(walk *w, const jd_node *select, const scope *outer,
-			   cgm_select_columns *out, int depth);
-
 /* The CTE `name` in scope, with the scope its query is read in. */
 static const jd_node *find_cte(const scope *sc, const char *name, const scope **found)
 {
@@ -233,14 +224,26 @@ static const jd_node *find_cte(const scope *sc, const char *name, const scope **
 	return NULL;
 }
 
-/* An alias's column names rename the first columns. */
-static void rename_by(const jd_node *alias, cgm_select_columns *cols)
+/* A column name list (an alias's, a CTE's) renames the first columns. */
+static void rename_by(const jd_node *names, cgm_select_columns *cols)
 {
-	const jd_node *names = jd_get(jd_get(alias, "Alias") ? jd_get(alias, "Alias") : alias,
-				      "colnames");
 	for (size_t i = 0; i < jd_size(names) && (int)i < cols->n; i++)
-		if (sval(jd_at(names, i)))
-			cols->names[i] = sval(jd_at(names, i));
+		if (jd_string_node(jd_at(names, i)))
+			cols->names[i] = jd_string_node(jd_at(names, i));
+}
+
+static bool select_columns(walk *w, const jd_node *select, const scope *outer,
+			   cgm_select_columns *out, int depth);
+
+/* A CTE's columns: its query's, renamed by its column list; its query sees
+ * the WITH clause it stands in (`sc`). */
+static bool cte_columns(walk *w, const jd_node *cte, const scope *sc, cgm_select_columns *out,
+			int depth)
+{
+	if (!select_columns(w, jd_get(jd_get(cte, "ctequery"), "SelectStmt"), sc, out, depth))
+		return false;
+	rename_by(jd_get(cte, "aliascolnames"), out);
+	return true;
 }
 
 /* The name a FROM item is referred to by (its alias, else a relation's
@@ -270,13 +273,8 @@ static bool item_columns(walk *w, const jd_node *item, const scope *sc, cgm_sele
 		const scope *cte_scope = NULL;
 		const jd_node *cte = !schema && name ? find_cte(sc, name, &cte_scope) : NULL;
 		if (cte) {
-			if (!select_columns(w, jd_get(jd_get(cte, "ctequery"), "SelectStmt"), cte_scope,
-					    out, depth + 1))
+			if (!cte_columns(w, cte, cte_scope, out, depth + 1))
 				return false;
-			const jd_node *names = jd_get(cte, "aliascolnames");
-			for (size_t i = 0; i < jd_size(names) && (int)i < out->n; i++)
-				if (sval(jd_at(names, i)))
-					out->names[i] = sval(jd_at(names, i));
 		} else {
 			const char *const *names = NULL, *const *types = NULL;
 			int count = name && w->table ? w->table(w->ctx, schema, name, &names, &types) : -1;
@@ -286,13 +284,13 @@ static bool item_columns(walk *w, const jd_node *item, const scope *sc, cgm_sele
 			for (int i = 0; i < count; i++)
 				put(w, out, &cap, names[i], types ? types[i] : NULL);
 		}
-		rename_by(jd_get(n, "alias"), out);
+		rename_by(jd_get(jd_get(n, "alias"), "colnames"), out);
 		return true;
 	}
 	if ((n = jd_get(item, "RangeSubselect"))) {
 		if (!select_columns(w, jd_get(jd_get(n, "subquery"), "SelectStmt"), sc, out, depth + 1))
 			return false;
-		rename_by(jd_get(n, "alias"), out);
+		rename_by(jd_get(jd_get(n, "alias"), "colnames"), out);
 		return true;
 	}
 	if ((n = jd_get(item, "JoinExpr"))) {
@@ -305,19 +303,19 @@ static bool item_columns(walk *w, const jd_node *item, const scope *sc, cgm_sele
 		const jd_node *using = jd_get(n, "usingClause");
 		int cap = 0;
 		for (size_t u = 0; u < jd_size(using); u++)
-			if (sval(jd_at(using, u)))
-				put(w, out, &cap, sval(jd_at(using, u)), NULL);
+			if (jd_string_node(jd_at(using, u)))
+				put(w, out, &cap, jd_string_node(jd_at(using, u)), NULL);
 		const cgm_select_columns *sides[2] = { &left, &right };
 		for (int s = 0; s < 2; s++)
 			for (int i = 0; i < sides[s]->n; i++) {
 				bool merged = false;
 				for (size_t u = 0; u < jd_size(using) && !merged; u++)
-					merged = sval(jd_at(using, u)) &&
-						 strcmp(sval(jd_at(using, u)), sides[s]->names[i]) == 0;
+					merged = jd_string_node(jd_at(using, u)) &&
+						 strcmp(jd_string_node(jd_at(using, u)), sides[s]->names[i]) == 0;
 				if (!merged)
 					put(w, out, &cap, sides[s]->names[i], sides[s]->types[i]);
 			}
-		rename_by(jd_get(n, "alias"), out);
+		rename_by(jd_get(jd_get(n, "alias"), "colnames"), out);
 		return true;
 	}
 	return false; /* a function, XMLTABLE, ...: columns not known here */
@@ -349,9 +347,7 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 	scope sc = { .with = jd_get(jd_get(select, "withClause"), "ctes"), .up = outer };
 	const scope *inner = sc.with ? &sc : outer;
 	while (jd_get(select, "larg")) {
-		select = jd_get(jd_get(select, "larg"), "SelectStmt")
-				 ? jd_get(jd_get(select, "larg"), "SelectStmt")
-				 : jd_get(select, "larg");
+		select = jd_get(select, "larg"); /* a SelectStmt's fields, unwrapped */
 		if (++depth > MAX_DEPTH)
 			return false;
 	}
@@ -375,7 +371,7 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 			put(w, out, &cap, as ? as : cgm_select_figure_colname(val), NULL);
 			continue;
 		}
-		const char *q = nf >= 2 ? sval(jd_at(fields, nf - 2)) : NULL;
+		const char *q = nf >= 2 ? jd_string_node(jd_at(fields, nf - 2)) : NULL;
 		if (nf > 3 || (nf >= 2 && !q))
 			return false;
 		for (size_t k = 0; k < jd_size(from); k++) {
@@ -394,12 +390,11 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 	return true;
 }
 
-bool cgm_select_columns_of(cgm_arena *arena, const jd_node *select, const jd_node *outer,
+bool cgm_select_columns_of(cgm_arena *arena, const jd_node *select,
 			   cgm_selectcols_table_fn table, void *ctx, cgm_select_columns *out)
 {
 	walk w = { .arena = arena, .table = table, .ctx = ctx };
-	scope up = { .with = jd_get(jd_get(outer, "withClause"), "ctes"), .up = NULL };
-	if (!select_columns(&w, select, up.with ? &up : NULL, out, 0)) {
+	if (!select_columns(&w, select, NULL, out, 0)) {
 		memset(out, 0, sizeof *out);
 		return false;
 	}
@@ -414,11 +409,5 @@ bool cgm_select_cte_columns(cgm_arena *arena, const jd_node *select, const char 
 	scope sc = { .with = jd_get(jd_get(select, "withClause"), "ctes"), .up = NULL };
 	const scope *found;
 	const jd_node *cte = name ? find_cte(&sc, name, &found) : NULL;
-	if (!cte || !select_columns(&w, jd_get(jd_get(cte, "ctequery"), "SelectStmt"), found, out, 1))
-		return false;
-	const jd_node *names = jd_get(cte, "aliascolnames");
-	for (size_t i = 0; i < jd_size(names) && (int)i < out->n; i++)
-		if (sval(jd_at(names, i)))
-			out->names[i] = sval(jd_at(names, i));
-	return true;
+	return cte && cte_columns(&w, cte, found, out, 1);
 }

@@ -33,13 +33,12 @@ typedef struct cgm_select_columns {
 	int n;
 } cgm_select_columns;
 
-/* The output columns of `select` (its WITH clause, and `outer`'s when not
- * NULL, name the CTEs its FROM may show).  False when they cannot be told
- * (a `*` over something unknown, a NATURAL join, a function in FROM, too
- * deep): *out is then empty. */
+/* The output columns of `select` (its WITH clause names the CTEs its FROM
+ * may show).  False when they cannot be told (a `*` over something
+ * unknown, a NATURAL join, a function in FROM, too deep): *out is then
+ * empty. */
 bool cgm_select_columns_of(cgm_arena *arena, const struct jd_node *select,
-			   const struct jd_node *outer, cgm_selectcols_table_fn table, void *ctx,
-			   cgm_select_columns *out);
+			   cgm_selectcols_table_fn table, void *ctx, cgm_select_columns *out);
 
 /* The columns of the CTE `name` of `select`'s WITH clause: false when it
  * has none of that name or its columns cannot be told. */

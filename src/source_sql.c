@@ -467,16 +467,6 @@ static bool jbool(const jd_node *node, const char *key)
 	return jd_is_true(jd_get(node, key));
 }
 
-/* {"String": {"sval": ...}} -> its text ("" when sval is omitted). */
-static const char *string_node(const jd_node *node)
-{
-	jd_node *str = jget(node, "String");
-	if (!str)
-		return NULL;
-	const char *s = jstr(str, "sval");
-	return s ? s : "";
-}
-
 /* A list of String nodes ("schema", "name") into parts; the count, or -1. */
 static int name_list(const jd_node *list, const char **parts, int max)
 {
@@ -484,7 +474,7 @@ static int name_list(const jd_node *list, const char **parts, int max)
 	if (n < 1 || n > max)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (!(parts[i] = string_node(jd_at(list, (size_t)i))))
+		if (!(parts[i] = jd_string_node(jd_at(list, (size_t)i))))
 			return -1;
 	return n;
 }
@@ -1448,16 +1438,16 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 		jd_node *arg = jget(d, "arg");
 		if (!opt)
 			continue;
-		if (strcmp(opt, "language") == 0 && string_node(arg)) {
-			f.language = cgm_arena_strdup(a, string_node(arg));
+		if (strcmp(opt, "language") == 0 && jd_string_node(arg)) {
+			f.language = cgm_arena_strdup(a, jd_string_node(arg));
 		} else if (strcmp(opt, "as") == 0) {
 			as_list = jget(jget(arg, "List"), "items");
 		} else if (strcmp(opt, "window") == 0) {
 			f.kind = CGM_KIND_WINDOW;
 		} else if (strcmp(opt, "security") == 0) {
 			f.security_definer = jbool(jget(arg, "Boolean"), "boolval");
-		} else if (strcmp(opt, "volatility") == 0 && string_node(arg)) {
-			f.volatility = string_node(arg)[0];
+		} else if (strcmp(opt, "volatility") == 0 && jd_string_node(arg)) {
+			f.volatility = jd_string_node(arg)[0];
 		} else if (strcmp(opt, "set") == 0) {
 			const char **path;
 			int npath;
@@ -1474,7 +1464,7 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
 	} else if (as_list && (strcmp(f.language, "plpgsql") == 0 || strcmp(f.language, "sql") == 0)) {
 		/* One copy of the body in the model (a marker's value is one
 		 * already; a literal left in place lives in the parse tree). */
-		const char *body = string_node(jd_at(as_list, 0));
+		const char *body = jd_string_node(jd_at(as_list, 0));
 		const char *value = literal_value(st, body);
 		f.source = value != body ? value : cgm_arena_strdup(a, body);
 	}
@@ -1501,7 +1491,7 @@ static void apply_create_function(sql_state *st, const jd_node *stmt)
  * non-zero number. */
 static bool defelem_true(const jd_node *arg)
 {
-	const char *s = string_node(arg);
+	const char *s = jd_string_node(arg);
 	if (s)
 		return strcasecmp(s, "true") == 0 || strcasecmp(s, "on") == 0 || strcmp(s, "1") == 0;
 	jd_node *i = jget(arg, "Integer");
@@ -2165,7 +2155,7 @@ static const char **string_list(sql_state *st, const jd_node *list, int *n)
 		return NULL;
 	const char **out = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)*n);
 	for (int i = 0; i < *n; i++)
-		out[i] = cgm_arena_strdup(st->a, string_node(jd_at(list, (size_t)i)));
+		out[i] = cgm_arena_strdup(st->a, jd_string_node(jd_at(list, (size_t)i)));
 	return out;
 }
 
@@ -2185,7 +2175,7 @@ static const char *effect_operand_type(sql_state *st, const jd_node *n, const ch
 	if ((c = jget(n, "ColumnRef"))) {
 		jd_node *fields = jget(c, "fields");
 		size_t nf = jd_size(fields);
-		const char *col = nf ? string_node(jd_at(fields, nf - 1)) : NULL;
+		const char *col = nf ? jd_string_node(jd_at(fields, nf - 1)) : NULL;
 		sql_table *t = col && rel ? find_table(st, schema, rel) : NULL;
 		for (int i = 0; t && i < t->ncolumns; i++)
 			if (strcmp(t->columns[i].name, col) == 0)
@@ -2295,7 +2285,7 @@ static int view_attribute_callee(sql_state *st, const jd_node *ref)
 	jd_node *fields = jget(ref, "fields");
 	if (!st->view_query || jd_size(fields) != 2)
 		return -1;
-	const char *alias = string_node(jd_at(fields, 0)), *fname = string_node(jd_at(fields, 1));
+	const char *alias = jd_string_node(jd_at(fields, 0)), *fname = jd_string_node(jd_at(fields, 1));
 	if (!alias || !fname)
 		return -1;
 	if (cgm_system_column(fname))
@@ -3296,7 +3286,7 @@ static void read_column_names(sql_state *st, const jd_node *node, const char ***
 	const char *col = NULL;
 	if (ref) {
 		jd_node *fields = jget(ref, "fields");
-		col = string_node(jd_at(fields, jd_size(fields) - 1));
+		col = jd_string_node(jd_at(fields, jd_size(fields) - 1));
 	} else if (elem && jstr(elem, "name")) {
 		col = jstr(elem, "name");
 	}
@@ -3369,7 +3359,7 @@ static void collect_columns(const jd_node *node, const char **first, int *count)
 	jd_node *ref = jget(node, "ColumnRef");
 	if (ref) {
 		jd_node *fields = jget(ref, "fields");
-		const char *col = string_node(jd_at(fields, jd_size(fields) - 1));
+		const char *col = jd_string_node(jd_at(fields, jd_size(fields) - 1));
 		if (col && (!*first || strcmp(*first, col) != 0)) {
 			if (!*first)
 				*first = col;
@@ -4213,10 +4203,10 @@ static void view_columns(sql_state *st, sql_table *v, const jd_node *query, cons
 	const jd_node *select = jget(query, "SelectStmt");
 	size_t nalias = jd_size(aliases);
 	cgm_select_columns cols;
-	if (cgm_select_columns_of(st->a, select, NULL, table_columns, st, &cols)) {
+	if (cgm_select_columns_of(st->a, select, table_columns, st, &cols)) {
 		for (int c = 0; c < cols.n; c++) {
 			size_t at = (size_t)v->ncolumns;
-			add_column(st, v, at < nalias ? string_node(jd_at(aliases, at)) : cols.names[c],
+			add_column(st, v, at < nalias ? jd_string_node(jd_at(aliases, at)) : cols.names[c],
 				   cols.types[c]);
 		}
 		return;
@@ -4232,7 +4222,7 @@ static void view_columns(sql_state *st, sql_table *v, const jd_node *query, cons
 		if (!rt || (jd_size(sf) && jget(jd_at(sf, jd_size(sf) - 1), "A_Star")))
 			continue;
 		size_t at = (size_t)v->ncolumns;
-		const char *col = at < nalias ? string_node(jd_at(aliases, at)) : jstr(rt, "name");
+		const char *col = at < nalias ? jd_string_node(jd_at(aliases, at)) : jstr(rt, "name");
 		add_column(st, v, col ? col : cgm_select_figure_colname(jget(rt, "val")), NULL);
 	}
 }
@@ -4285,7 +4275,7 @@ static void view_update(sql_state *st, sql_table *v, const jd_node *query, const
 	int naliases = (int)jd_size(aliases);
 	const char **names = naliases ? cgm_arena_alloc(st->a, sizeof(char *) * (size_t)naliases) : NULL;
 	for (int i = 0; i < naliases; i++)
-		names[i] = cgm_arena_strdup(st->a, string_node(jd_at(aliases, (size_t)i)));
+		names[i] = cgm_arena_strdup(st->a, jd_string_node(jd_at(aliases, (size_t)i)));
 	v->nupdatable = cgm_view_updatable_columns(st->a, &shape, names, naliases, base->columns,
 						   base->ncolumns, &v->updatable_columns,
 						   &v->base_columns);
@@ -4989,7 +4979,7 @@ static int figure_colname(const jd_node *node, const char **name, int depth)
 		return 0;
 	if ((x = jget(node, "ColumnRef"))) {
 		jd_node *fields = jget(x, "fields");
-		const char *last = jd_size(fields) ? string_node(jd_at(fields, jd_size(fields) - 1)) : NULL;
+		const char *last = jd_size(fields) ? jd_string_node(jd_at(fields, jd_size(fields) - 1)) : NULL;
 		if (!last) /* "*" */
 			return 0;
 		*name = last;
@@ -4998,7 +4988,7 @@ static int figure_colname(const jd_node *node, const char **name, int depth)
 	if ((x = jget(node, "A_Indirection"))) {
 		jd_node *ind = jget(x, "indirection");
 		for (size_t i = jd_size(ind); i > 0; i--) {
-			const char *field = string_node(jd_at(ind, i - 1));
+			const char *field = jd_string_node(jd_at(ind, i - 1));
 			if (field) {
 				*name = field;
 				return 2;
@@ -5008,7 +4998,7 @@ static int figure_colname(const jd_node *node, const char **name, int depth)
 	}
 	if ((x = jget(node, "FuncCall"))) {
 		jd_node *parts = jget(x, "funcname");
-		const char *last = jd_size(parts) ? string_node(jd_at(parts, jd_size(parts) - 1)) : NULL;
+		const char *last = jd_size(parts) ? jd_string_node(jd_at(parts, jd_size(parts) - 1)) : NULL;
 		if (!last)
 			return 0;
 		*name = last;
@@ -5026,7 +5016,7 @@ static int figure_colname(const jd_node *node, const char **name, int depth)
 		int strength = figure_colname(jget(x, "arg"), name, depth + 1);
 		jd_node *names = jget(jget(x, "typeName"), "names");
 		if (strength <= 1 && jd_size(names)) {
-			const char *type = string_node(jd_at(names, jd_size(names) - 1));
+			const char *type = jd_string_node(jd_at(names, jd_size(names) - 1));
 			if (type) {
 				*name = type;
 				return 1;
@@ -5140,7 +5130,7 @@ static void constraint_index_effects(sql_state *st, sql_table *t, const char *co
 			names[n++] = column;
 		}
 		for (size_t i = 0; i < jd_size(keys) && n < MAX_ELEMS; i++) {
-			const char *key = string_node(jd_at(keys, i));
+			const char *key = jd_string_node(jd_at(keys, i));
 			if (!key)
 				return;
 			elems[n] = (index_elem){ key, NULL };
@@ -5500,9 +5490,9 @@ static bool drop_opclass(sql_state *st, const jd_node *obj)
 	size_t n = jd_size(items);
 	if (n < 2 || n > 3)
 		return false;
-	const char *am = string_node(jd_at(items, 0));
-	const char *schema = n == 3 ? string_node(jd_at(items, 1)) : NULL;
-	const char *name = string_node(jd_at(items, n - 1));
+	const char *am = jd_string_node(jd_at(items, 0));
+	const char *schema = n == 3 ? jd_string_node(jd_at(items, 1)) : NULL;
+	const char *name = jd_string_node(jd_at(items, n - 1));
 	if (!am || !name)
 		return false;
 	cgm_opclass *oc = (cgm_opclass *)cgm_opclass_find(&st->opclasses, schema, name, am, st->path,
@@ -5596,7 +5586,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 				diagnose(st, at, "%s does not exist",
 					 type[7] == 'O' ? "operator" : "cast");
 		} else if (strcmp(type, "OBJECT_EXTENSION") == 0) {
-			const char *name = string_node(obj);
+			const char *name = jd_string_node(obj);
 			if (!name || smap_get(&st->extensions, name) != 1)
 				continue;
 			sql_extension *e = find_extension(st, name);
@@ -5605,7 +5595,7 @@ static void apply_drop(sql_state *st, const jd_node *stmt)
 			else /* made without cgmap knowing its objects, or plpgsql */
 				smap_put(&st->extensions, cgm_arena_strdup(st->a, name), 0);
 		} else if (strcmp(type, "OBJECT_SCHEMA") == 0) {
-			const char *name = string_node(obj);
+			const char *name = jd_string_node(obj);
 			if (!name)
 				continue;
 			/* The extensions with members there go first, whole. */
@@ -5733,8 +5723,8 @@ static void apply_alter_function(sql_state *st, const jd_node *stmt)
 			st->fns[fn].npath = npath;
 		} else if (opt && strcmp(opt, "security") == 0) {
 			st->fns[fn].security_definer = jbool(jget(jget(d, "arg"), "Boolean"), "boolval");
-		} else if (opt && strcmp(opt, "volatility") == 0 && string_node(jget(d, "arg"))) {
-			st->fns[fn].volatility = string_node(jget(d, "arg"))[0];
+		} else if (opt && strcmp(opt, "volatility") == 0 && jd_string_node(jget(d, "arg"))) {
+			st->fns[fn].volatility = jd_string_node(jget(d, "arg"))[0];
 		}
 	}
 }
@@ -6172,7 +6162,7 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 	for (size_t i = 0; i < jd_size(options); i++) {
 		jd_node *d = jget(jd_at(options, i), "DefElem");
 		if (jstr(d, "defname") && strcmp(jstr(d, "defname"), "schema") == 0)
-			schema = string_node(jget(d, "arg"));
+			schema = jd_string_node(jget(d, "arg"));
 	}
 	if (!schema)
 		schema = creation_schema(st);

@@ -264,16 +264,6 @@ const char *cgm_type_canonical(cgm_arena *arena, const char *schema, const char 
 	return base;
 }
 
-/* The string of a {"String": {"sval": ...}} node ("" when sval is omitted). */
-static const char *string_node(const jd_node *node)
-{
-	jd_node *str = jd_get(node, "String");
-	if (!str)
-		return NULL;
-	jd_node *sval = jd_get(str, "sval");
-	return sval ? jd_string(sval) : "";
-}
-
 /* A type name as the parser read it: n name parts (1 to 4), array
  * dimensions, %TYPE. */
 static const char *canonical_from_parts(cgm_arena *arena, const char *const *parts, int n,
@@ -308,7 +298,7 @@ const char *cgm_type_canonical_json(cgm_arena *arena, const jd_node *type_name,
 		return NULL;
 	const char *parts[4];
 	for (size_t i = 0; i < n; i++) {
-		parts[i] = string_node(jd_at(names, i));
+		parts[i] = jd_string_node(jd_at(names, i));
 		if (!parts[i])
 			return NULL;
 	}

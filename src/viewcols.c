@@ -19,12 +19,6 @@
 
 /* ---- cutting a view's query ------------------------------------------- */
 
-static const char *sval(const jd_node *node)
-{
-	const jd_node *s = jd_get(node, "String");
-	return s ? jd_string(jd_get(s, "sval")) : NULL;
-}
-
 static bool has(const char *const *names, int n, const char *name)
 {
 	for (int i = 0; name && i < n; i++)
@@ -110,8 +104,8 @@ static bool forced_call(const builder *b, const jd_node *node, int depth)
 	if (call && b->forces) {
 		const jd_node *names = jd_get(call, "funcname");
 		size_t n = jd_size(names);
-		const char *name = n ? sval(jd_at(names, n - 1)) : NULL;
-		const char *schema = n >= 2 ? sval(jd_at(names, n - 2)) : NULL;
+		const char *name = n ? jd_string_node(jd_at(names, n - 1)) : NULL;
+		const char *schema = n >= 2 ? jd_string_node(jd_at(names, n - 2)) : NULL;
 		if (name && b->forces(b->ctx, schema, name, (int)jd_size(jd_get(call, "args"))))
 			return true;
 	}
@@ -153,7 +147,7 @@ static int named_output(const jd_node *item, const char *const *columns, int nco
 	const jd_node *fields = ref ? jd_get(ref, "fields") : NULL;
 	if (jd_size(fields) != 1)
 		return -1;
-	const char *name = sval(jd_at(fields, 0));
+	const char *name = jd_string_node(jd_at(fields, 0));
 	for (int i = 0; name && i < ncolumns; i++) {
 		/* The output name, as the target wrote it or the view renamed it. */
 		const char *as = outs[i].as ? outs[i].as : outs[i].star_col;
@@ -248,12 +242,12 @@ static void item_reads(builder *b, cgm_viewcols_rel *r, const jd_node *rv, const
 		if (!last || !me)
 			return;
 		if (jd_get(last, "A_Star")) {
-			const char *q = nf >= 2 ? sval(jd_at(fields, nf - 2)) : NULL;
+			const char *q = nf >= 2 ? jd_string_node(jd_at(fields, nf - 2)) : NULL;
 			if (nf == 1 || !q || strcmp(q, me) == 0)
 				add_pair(b, r, NULL, by);
 			return;
 		}
-		const char *first = sval(jd_at(fields, 0));
+		const char *first = jd_string_node(jd_at(fields, 0));
 		if (nf == 1) {
 			if (first)
 				add_pair(b, r, strcmp(first, me) == 0 ? NULL : first, by);
@@ -261,9 +255,9 @@ static void item_reads(builder *b, cgm_viewcols_rel *r, const jd_node *rv, const
 		}
 		const char *col = first;
 		for (size_t k = 0; k + 1 < nf; k++) {
-			const char *part = sval(jd_at(fields, k));
+			const char *part = jd_string_node(jd_at(fields, k));
 			if (part && strcmp(part, me) == 0) {
-				col = sval(jd_at(fields, k + 1));
+				col = jd_string_node(jd_at(fields, k + 1));
 				break;
 			}
 		}
@@ -347,7 +341,7 @@ static bool output_columns(cgm_arena *arena, const jd_node *targets, const from_
 			continue;
 		}
 		/* A star: the one item it names. */
-		const char *q = nf >= 2 ? sval(jd_at(fields, nf - 2)) : NULL;
+		const char *q = nf >= 2 ? jd_string_node(jd_at(fields, nf - 2)) : NULL;
 		const jd_node *rv = NULL;
 		if (!star || f->too_many || f->natural || f->nusing || (nf >= 2 && !q) || nf > 3)
 			return false;
@@ -433,8 +427,8 @@ bool cgm_viewcols_of(cgm_arena *arena, const struct jd_node *select, const char 
 		}
 		for (int u = 0; u < f.nusing; u++)
 			for (size_t k = 0; k < jd_size(f.usings[u]); k++)
-				if (sval(jd_at(f.usings[u], k)))
-					add_pair(&b, r, sval(jd_at(f.usings[u], k)), NULL);
+				if (jd_string_node(jd_at(f.usings[u], k)))
+					add_pair(&b, r, jd_string_node(jd_at(f.usings[u], k)), NULL);
 		for (int p = 0; p < out->nparts; p++)
 			item_reads(&b, r, f.rvs[i], out->parts[p].node, out->parts[p].column, 0);
 		/* What a star shows of it. */
@@ -468,8 +462,8 @@ bool cgm_viewcols_calls(const struct jd_node *node, const char *schema, const ch
 	if (call) {
 		const jd_node *names = jd_get(call, "funcname");
 		size_t n = jd_size(names);
-		const char *fn = n ? sval(jd_at(names, n - 1)) : NULL;
-		const char *sch = n >= 2 ? sval(jd_at(names, n - 2)) : NULL;
+		const char *fn = n ? jd_string_node(jd_at(names, n - 1)) : NULL;
+		const char *sch = n >= 2 ? jd_string_node(jd_at(names, n - 2)) : NULL;
 		if (fn && strcmp(fn, name) == 0 && (!schema || !sch || strcmp(sch, schema) == 0))
 			return true;
 	}

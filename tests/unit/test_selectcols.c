@@ -63,7 +63,7 @@ static const jd_node *select_of(const char *sql)
 static const char *columns(const char *sql)
 {
 	cgm_select_columns cols;
-	if (!cgm_select_columns_of(arena, select_of(sql), NULL, table, NULL, &cols))
+	if (!cgm_select_columns_of(arena, select_of(sql), table, NULL, &cols))
 		return "-";
 	cgm_strbuf b = { 0 };
 	for (int i = 0; i < cols.n; i++) {
