@@ -44,6 +44,7 @@ typedef struct runner {
 	int guessing;
 	bool returned;
 	int guarded; /* blocks with an EXCEPTION clause around */
+	bool found_known; /* FOUND was set from a query the files tell */
 } runner;
 
 /* Does `sql` start (past blanks, brackets and comments) with one of the
@@ -234,6 +235,15 @@ static void set_target(runner *r, const jd_node *target, const char *value)
 	}
 }
 
+/* FOUND after a statement that sets it from rows the files cannot
+ * tell: unknown again (until a query of pg_extension sets it, FOUND is no
+ * variable of the table, so the condition naming it is undecided). */
+static void forget_found(runner *r)
+{
+	if (r->found_known)
+		cgm_do_vars_set(r->vars, "found", NULL);
+}
+
 /* `v := expr` as PL/pgSQL keeps it: the expression after `:=` (or `=`). */
 static const char *assigned_expr(const char *query)
 {
@@ -317,7 +327,7 @@ static int decide(runner *r, const jd_node *cond)
 {
 	const char *expr = expr_query(cond);
 	char *substituted = expr ? cgm_do_vars_substitute(r->vars, expr) : NULL;
-	int holds = substituted ? cgm_do_eval_condition(substituted) : -1;
+	int holds = substituted ? cgm_do_eval_condition_in(substituted, r->session->catalog) : -1;
 	free(substituted);
 	return holds;
 }
@@ -428,6 +438,7 @@ static void skip_if(runner *r, const jd_node *stmt, int depth)
 {
 	report_unfollowed(r, stmt, depth + 1);
 	forget_assigned(r, stmt, depth + 1);
+	forget_found(r);
 }
 
 static void walk_if(runner *r, const jd_node *stmt, int depth)
@@ -453,6 +464,33 @@ static void walk_if(runner *r, const jd_node *stmt, int depth)
 	walk(r, holds == 1 ? taken : jd_get(stmt, "else_body"), depth + 1);
 }
 
+/* A query of pg_extension by name (docatalog.h), `SELECT ... INTO target`
+ * or PERFORM (no target): the target's value and FOUND, as it would run;
+ * whether the files tell. */
+static bool read_catalog(runner *r, const char *sql, const jd_node *target)
+{
+	char *substituted = sql ? cgm_do_vars_substitute(r->vars, sql) : NULL;
+	char *value = NULL;
+	bool found = false;
+	int known = substituted ? cgm_do_eval_query(substituted, r->session->catalog, &value, &found) : -1;
+	free(substituted);
+	if (known < 0)
+		return false;
+	if (target && value) {
+		set_target(r, target, value);
+	} else if (target) {
+		const jd_node *fields = jd_get(jd_get(target, "PLpgSQL_row"), "fields");
+		if (jd_size(fields) == 1)
+			cgm_do_vars_set_null(r->vars, jd_string(jd_get(jd_at(fields, 0), "name")));
+		else
+			set_target(r, target, NULL);
+	}
+	free(value);
+	cgm_do_vars_set(r->vars, "found", found ? "true" : "false");
+	r->found_known = true;
+	return true;
+}
+
 static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 {
 	const char *kind;
@@ -466,10 +504,16 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 				/* SELECT current_setting('search_path') INTO v, or
 				 * SELECT reset_val INTO v FROM pg_settings WHERE
 				 * name = 'search_path' */
-				set_target(r, jd_get(stmt, "target"), setting_read(r, selected(sql)));
+				const char *setting = setting_read(r, selected(sql));
+				if (setting || !read_catalog(r, sql, jd_get(stmt, "target"))) {
+					set_target(r, jd_get(stmt, "target"), setting);
+					forget_found(r);
+				}
 				apply(r, as_written(r, sql), line);
-			} else if (!apply_call(r, sql, line)) {
-				apply(r, as_written(r, sql), line);
+			} else {
+				forget_found(r);
+				if (!apply_call(r, sql, line))
+					apply(r, as_written(r, sql), line);
 			}
 		} else if (strcmp(kind, "PLpgSQL_stmt_dynexecute") == 0) {
 			const char *expr = expr_query(jd_get(stmt, "query"));
@@ -490,6 +534,9 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			apply_call(r, assigned, line);
 			cgm_do_vars_set(r->vars, name, value_of(r, assigned));
 		} else if (strcmp(kind, "PLpgSQL_stmt_perform") == 0) {
+			/* PERFORM 1 FROM pg_extension WHERE ...; IF FOUND THEN */
+			if (!read_catalog(r, expr_query(jd_get(stmt, "expr")), NULL))
+				forget_found(r);
 			apply_call(r, expr_query(jd_get(stmt, "expr")), line);
 		} else if (strcmp(kind, "PLpgSQL_stmt_return") == 0) {
 			apply_call(r, expr_query(jd_get(stmt, "expr")), line);
@@ -527,8 +574,12 @@ static void walk_statement(runner *r, const jd_node *wrapper, int depth)
 			   strcmp(kind, "PLpgSQL_stmt_case") == 0) {
 			report_unfollowed(r, stmt, depth + 1);
 			forget_assigned(r, stmt, depth + 1);
+			forget_found(r);
 		} else if (jd_get(stmt, "target")) {
 			set_target(r, jd_get(stmt, "target"), NULL);
+			forget_found(r); /* FETCH */
+		} else if (strcmp(kind, "PLpgSQL_stmt_return_query") == 0) {
+			forget_found(r);
 		}
 	}
 }

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 
 #include "cgmap/arena.h"
+#include "docatalog.h"
 
 /* Routine bodies parsed once for all the calls a load runs (a file may
  * call a helper a thousand times): given to each session, keyed by the
@@ -74,6 +75,9 @@ typedef struct cgm_do_session {
 	const char *const *argument_values;
 	const char *const *argument_names;
 	const char *const *argument_types;
+	/* The extensions the files made, for the block's queries of
+	 * pg_extension (docatalog.h).  May be NULL: those are unknown. */
+	const cgm_do_catalog *catalog;
 	/* Where the routine's parsed body is kept between its calls; NULL:
 	 * parsed for this run only (a DO block runs once). */
 	cgm_do_cache *cache;

@@ -1,9 +1,10 @@
 /*
  * doeval.c - a PL/pgSQL condition of known values, decided (doeval.h).
  *
- * In: the condition's text.  Out: 1, 0 or -1.  `SELECT <condition>` is
- * parsed by libpg_query, its JSON read into an arena of its own; both are
- * freed before returning.
+ * In: the condition's text, or a query's, and what the catalog tells
+ * (docatalog.h).  Out: 1, 0 or -1, and a query's value (heap, the
+ * caller's).  `SELECT <condition>` is parsed by libpg_query, its JSON
+ * read into an arena of its own; both are freed before returning.
  */
 #include "doeval.h"
 
@@ -16,6 +17,7 @@
 
 #include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
+#include "docatalog.h"
 #include "jsondom.h"
 
 /* CANT: the files cannot tell (not SQL's NULL, which is a value). */
@@ -30,6 +32,17 @@ typedef struct value {
 } value;
 
 static const value cant = { .kind = CANT };
+
+/* What an expression is evaluated in: the arena, the catalog a subquery
+ * of pg_extension reads (docatalog.h; NULL: none), and inside such a
+ * subquery's target its row: the extension's name, or for an aggregate
+ * target the count of the rows. */
+typedef struct scope {
+	cgm_arena *a;
+	const cgm_do_catalog *catalog;
+	const char *extname; /* the row's; NULL: no row here */
+	long long count;     /* count(*): the rows; -1 outside an aggregate */
+} scope;
 
 static value of_bool(bool b) { return (value){ .kind = BOOL, .boolean = b }; }
 
@@ -69,7 +82,7 @@ static const char *last_name(const jd_node *names)
 	return n ? jd_string(jd_get(jd_get(jd_at(names, n - 1), "String"), "sval")) : NULL;
 }
 
-static value eval(cgm_arena *a, const jd_node *node, int depth);
+static value eval(const scope *s, const jd_node *node, int depth);
 
 static value constant(const jd_node *c)
 {
@@ -89,9 +102,9 @@ static value constant(const jd_node *c)
 	return cant; /* a numeric, a bit string */
 }
 
-static value cast(cgm_arena *a, const jd_node *tc, int depth)
+static value cast(const scope *s, const jd_node *tc, int depth)
 {
-	value v = eval(a, jd_get(tc, "arg"), depth + 1);
+	value v = eval(s, jd_get(tc, "arg"), depth + 1);
 	const jd_node *type_name = jd_get(tc, "typeName"); /* a TypeName's fields, unwrapped */
 	if (jd_get(type_name, "TypeName"))
 		type_name = jd_get(type_name, "TypeName");
@@ -109,7 +122,7 @@ static value cast(cgm_arena *a, const jd_node *tc, int depth)
 			return v;
 		if (v.kind == BOOL)
 			return (value){ .kind = TEXT, .text = v.boolean ? "true" : "false" };
-		return (value){ .kind = TEXT, .text = cgm_arena_printf(a, "%lld", v.integer) };
+		return (value){ .kind = TEXT, .text = cgm_arena_printf(s->a, "%lld", v.integer) };
 	}
 	if (strcmp(type, "bool") == 0) {
 		bool b;
@@ -157,14 +170,14 @@ static int array_elements(const char *s)
 
 /* array_length(a, 1) and cardinality(a) of an array's text: the number
  * of its elements; array_length of an empty array is NULL. */
-static value array_size(cgm_arena *a, const char *name, const jd_node *args, int depth)
+static value array_size(const scope *s, const char *name, const jd_node *args, int depth)
 {
 	bool length = strcmp(name, "array_length") == 0;
 	if (jd_size(args) != (length ? 2u : 1u))
 		return cant;
-	value v = eval(a, jd_at(args, 0), depth + 1);
+	value v = eval(s, jd_at(args, 0), depth + 1);
 	if (length) {
-		value dim = eval(a, jd_at(args, 1), depth + 1);
+		value dim = eval(s, jd_at(args, 1), depth + 1);
 		if (dim.kind != INT || dim.integer != 1)
 			return cant;
 	}
@@ -178,7 +191,7 @@ static value array_size(cgm_arena *a, const char *name, const jd_node *args, int
 	return (value){ .kind = INT, .integer = n };
 }
 
-static value call(cgm_arena *a, const jd_node *fc, int depth)
+static value call(const scope *s, const jd_node *fc, int depth)
 {
 	const jd_node *names = jd_get(fc, "funcname");
 	const char *name = last_name(names);
@@ -187,19 +200,22 @@ static value call(cgm_arena *a, const jd_node *fc, int depth)
 						: "pg_catalog";
 	if (!name || jd_size(names) > 2 || !schema || strcmp(schema, "pg_catalog") != 0)
 		return cant;
+	if (strcmp(name, "count") == 0 && jd_is_true(jd_get(fc, "agg_star")) && !jd_get(fc, "agg_filter") &&
+	    !jd_get(fc, "over"))
+		return s->count >= 0 ? (value){ .kind = INT, .integer = s->count } : cant;
 	if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0)
-		return array_size(a, name, args, depth);
+		return array_size(s, name, args, depth);
 	if (jd_size(args) != 1)
 		return cant;
 	if (strcmp(name, "upper") != 0 && strcmp(name, "lower") != 0)
 		return cant;
-	value v = eval(a, jd_at(args, 0), depth + 1);
+	value v = eval(s, jd_at(args, 0), depth + 1);
 	if (v.kind != TEXT)
 		return v.kind == NUL ? v : cant;
 	cgm_strbuf out = CGM_STRBUF_INIT;
 	/* false for non-ASCII text: the database's collation decides */
 	bool known = cgm_sql_text_function(&out, name, &v.text, 1);
-	value folded = known ? (value){ .kind = TEXT, .text = cgm_arena_strdup(a, cgm_strbuf_cstr(&out)) } : cant;
+	value folded = known ? (value){ .kind = TEXT, .text = cgm_arena_strdup(s->a, cgm_strbuf_cstr(&out)) } : cant;
 	cgm_strbuf_free(&out);
 	return folded;
 }
@@ -245,19 +261,19 @@ static int compare(value l, value r)
 	}
 }
 
-static value operator(cgm_arena *a, const jd_node *e, int depth)
+static value operator(const scope *s, const jd_node *e, int depth)
 {
 	const char *kind = jd_string(jd_get(e, "kind"));
 	const char *op = last_name(jd_get(e, "name"));
 	if (!kind || !op)
 		return cant;
-	value l = eval(a, jd_get(e, "lexpr"), depth + 1);
+	value l = eval(s, jd_get(e, "lexpr"), depth + 1);
 	if (strcmp(kind, "AEXPR_IN") == 0) {
 		/* x IN (a, b): any equal; NOT IN (op <>): none equal. */
 		const jd_node *items = jd_get(jd_get(jd_get(e, "rexpr"), "List"), "items");
 		bool in = strcmp(op, "=") == 0, unknown = l.kind == CANT, null = l.kind == NUL;
 		for (size_t i = 0; i < jd_size(items) && !unknown; i++) {
-			value r = eval(a, jd_at(items, i), depth + 1);
+			value r = eval(s, jd_at(items, i), depth + 1);
 			if (r.kind == NUL) {
 				null = true;
 				continue;
@@ -274,7 +290,7 @@ static value operator(cgm_arena *a, const jd_node *e, int depth)
 	}
 	if (strcmp(kind, "AEXPR_OP") != 0)
 		return cant;
-	value r = eval(a, jd_get(e, "rexpr"), depth + 1);
+	value r = eval(s, jd_get(e, "rexpr"), depth + 1);
 	if (l.kind == CANT || r.kind == CANT)
 		return cant;
 	if (l.kind == NUL || r.kind == NUL)
@@ -313,14 +329,14 @@ static int truth(value v)
 	return -1;
 }
 
-static value boolean(cgm_arena *a, const jd_node *e, int depth)
+static value boolean(const scope *s, const jd_node *e, int depth)
 {
 	const char *op = jd_string(jd_get(e, "boolop"));
 	const jd_node *args = jd_get(e, "args");
 	if (!op)
 		return cant;
 	if (strcmp(op, "NOT_EXPR") == 0) {
-		value v = eval(a, jd_at(args, 0), depth + 1);
+		value v = eval(s, jd_at(args, 0), depth + 1);
 		if (v.kind == NUL)
 			return v;
 		int t = truth(v);
@@ -329,7 +345,7 @@ static value boolean(cgm_arena *a, const jd_node *e, int depth)
 	bool and = strcmp(op, "AND_EXPR") == 0;
 	bool unknown = false, null = false;
 	for (size_t i = 0; i < jd_size(args); i++) {
-		value v = eval(a, jd_at(args, i), depth + 1);
+		value v = eval(s, jd_at(args, i), depth + 1);
 		if (v.kind == NUL) {
 			null = true;
 			continue;
@@ -345,7 +361,87 @@ static value boolean(cgm_arena *a, const jd_node *e, int depth)
 	return null ? (value){ .kind = NUL } : of_bool(and);
 }
 
-static value eval(cgm_arena *a, const jd_node *node, int depth)
+/* Does the expression hold a call of count(*) (the target of an
+ * aggregate query)? */
+static bool counts(const jd_node *node, int depth)
+{
+	if (!node || depth > 64)
+		return false;
+	if (jd_is_array(node)) {
+		for (size_t i = 0; i < jd_size(node); i++)
+			if (counts(jd_at(node, i), depth + 1))
+				return true;
+		return false;
+	}
+	if (!jd_is_object(node))
+		return false;
+	const jd_node *fc = jd_get(node, "FuncCall");
+	const char *name = fc ? last_name(jd_get(fc, "funcname")) : NULL;
+	if (name && jd_is_true(jd_get(fc, "agg_star")) && strcmp(name, "count") == 0)
+		return true;
+	const char *key;
+	jd_node *member;
+	jd_object_foreach(node, key, member)
+	{
+		(void)key;
+		if (counts(member, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* The value of a query of pg_extension's one target, of its row or, for
+ * an aggregate, of the count of its rows; *found as PL/pgSQL's FOUND
+ * after SELECT ... INTO (an aggregate has its one row). */
+static value query_value(const scope *s, const jd_node *select, int depth, bool *found)
+{
+	const char *name;
+	int rows = cgm_do_catalog_rows(select, s->catalog, &name);
+	const jd_node *targets = jd_get(select, "targetList");
+	*found = false;
+	if (rows < 0 || jd_size(targets) != 1)
+		return cant;
+	const jd_node *target = jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val");
+	scope inner = { .a = s->a, .catalog = s->catalog, .count = -1 };
+	if (counts(target, 0))
+		inner.count = rows;
+	else if (rows == 0)
+		return (value){ .kind = NUL };
+	else
+		inner.extname = name;
+	*found = true;
+	return eval(&inner, target, depth + 1);
+}
+
+/* A subquery of pg_extension: whether it has a row (EXISTS), or its
+ * value (a scalar subquery). */
+static value sublink(const scope *s, const jd_node *link, int depth)
+{
+	const char *type = jd_string(jd_get(link, "subLinkType"));
+	const jd_node *select = jd_get(jd_get(link, "subselect"), "SelectStmt");
+	if (!type)
+		return cant;
+	if (strcmp(type, "EXISTS_SUBLINK") == 0) {
+		const char *name;
+		int rows = cgm_do_catalog_rows(select, s->catalog, &name);
+		return rows < 0 ? cant : of_bool(rows > 0);
+	}
+	bool found;
+	return strcmp(type, "EXPR_SUBLINK") == 0 ? query_value(s, select, depth, &found) : cant;
+}
+
+/* A column of the row a subquery of pg_extension reads: its name. */
+static value column(const scope *s, const jd_node *ref)
+{
+	const jd_node *fields = jd_get(ref, "fields");
+	size_t n = jd_size(fields);
+	const char *name = n ? jd_string_node(jd_at(fields, n - 1)) : NULL;
+	if (!s->extname || !name || n > 2 || strcmp(name, "extname") != 0)
+		return cant;
+	return (value){ .kind = TEXT, .text = s->extname };
+}
+
+static value eval(const scope *s, const jd_node *node, int depth)
 {
 	/* jsondom bounds the tree's depth; this bounds the stack. */
 	if (!node || depth > 64)
@@ -357,15 +453,19 @@ static value eval(cgm_arena *a, const jd_node *node, int depth)
 		if (strcmp(kind, "A_Const") == 0)
 			return constant(n);
 		if (strcmp(kind, "TypeCast") == 0)
-			return cast(a, n, depth);
+			return cast(s, n, depth);
 		if (strcmp(kind, "FuncCall") == 0)
-			return call(a, n, depth);
+			return call(s, n, depth);
 		if (strcmp(kind, "A_Expr") == 0)
-			return operator(a, n, depth);
+			return operator(s, n, depth);
 		if (strcmp(kind, "BoolExpr") == 0)
-			return boolean(a, n, depth);
+			return boolean(s, n, depth);
+		if (strcmp(kind, "SubLink") == 0)
+			return sublink(s, n, depth);
+		if (strcmp(kind, "ColumnRef") == 0)
+			return column(s, n);
 		if (strcmp(kind, "NullTest") == 0) {
-			value v = eval(a, jd_get(n, "arg"), depth + 1);
+			value v = eval(s, jd_get(n, "arg"), depth + 1);
 			if (v.kind == CANT)
 				return cant;
 			bool is_null = v.kind == NUL;
@@ -377,28 +477,74 @@ static value eval(cgm_arena *a, const jd_node *node, int depth)
 	return cant;
 }
 
-int cgm_do_eval_condition(const char *expr)
+/* The value of `expr` (SELECT <expr>, one target, nothing else), or
+ * CANT; its text in `a` when it is text. */
+static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *catalog)
 {
 	if (!expr)
-		return -1;
+		return cant;
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	cgm_strbuf_puts(&sql, "SELECT ");
 	cgm_strbuf_puts(&sql, expr);
 	PgQueryParseResult parsed = pg_query_parse(cgm_strbuf_cstr(&sql));
 	cgm_strbuf_free(&sql);
-	int result = -1;
+	value result = cant;
 	if (!parsed.error && parsed.parse_tree) {
-		cgm_arena *a = cgm_arena_new();
 		const jd_node *tree = jd_parse(a, parsed.parse_tree, strlen(parsed.parse_tree));
 		const jd_node *stmts = jd_get(tree, "stmts");
 		const jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
 		const jd_node *targets = jd_get(select, "targetList");
 		/* One expression, nothing else: a `;` could have ended it. */
 		if (jd_size(stmts) == 1 && jd_size(targets) == 1 && !jd_get(select, "fromClause") &&
-		    !jd_get(select, "whereClause"))
-			result = truth(eval(a, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), 0));
-		cgm_arena_free(a);
+		    !jd_get(select, "whereClause")) {
+			const scope s = { .a = a, .catalog = catalog, .count = -1 };
+			result = eval(&s, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), 0);
+		}
 	}
 	pg_query_free_parse_result(parsed);
 	return result;
+}
+
+int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog)
+{
+	cgm_arena *a = cgm_arena_new();
+	int result = truth(evaluate(a, expr, catalog));
+	cgm_arena_free(a);
+	return result;
+}
+
+int cgm_do_eval_condition(const char *expr)
+{
+	return cgm_do_eval_condition_in(expr, NULL);
+}
+
+int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **text, bool *found)
+{
+	*text = NULL;
+	*found = false;
+	if (!query || !catalog)
+		return -1;
+	PgQueryParseResult parsed = pg_query_parse(query);
+	cgm_arena *a = cgm_arena_new();
+	int known = -1;
+	if (!parsed.error && parsed.parse_tree) {
+		const jd_node *tree = jd_parse(a, parsed.parse_tree, strlen(parsed.parse_tree));
+		const jd_node *stmts = jd_get(tree, "stmts");
+		const jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
+		const scope s = { .a = a, .catalog = catalog, .count = -1 };
+		value v = jd_size(stmts) == 1 && !jd_get(select, "intoClause") ? query_value(&s, select, 0, found)
+									  : cant;
+		if (v.kind != CANT) {
+			known = 1;
+			if (v.kind == TEXT)
+				*text = strdup(v.text);
+			else if (v.kind == INT)
+				*text = strdup(cgm_arena_printf(a, "%lld", v.integer));
+			else if (v.kind == BOOL)
+				*text = strdup(v.boolean ? "true" : "false");
+		}
+	}
+	cgm_arena_free(a);
+	pg_query_free_parse_result(parsed);
+	return known;
 }

@@ -17,11 +17,25 @@
  * text; = <> !=
  * < <= > >= of two texts or integers (a quoted literal against an integer
  * is the integer it spells, as PostgreSQL resolves the unknown literal);
- * IN and NOT IN lists; AND, OR, NOT in three-valued logic; IS [NOT] NULL.
+ * IN and NOT IN lists; AND, OR, NOT in three-valued logic; IS [NOT] NULL;
+ * with a catalog (docatalog.h), EXISTS and scalar subqueries of
+ * pg_extension by name: `EXISTS (SELECT 1 FROM pg_extension WHERE extname
+ * = 'postgis')`, `(SELECT count(*) FROM pg_extension WHERE ...) > 0`.
  */
 #ifndef CGMAP_DOEVAL_H
 #define CGMAP_DOEVAL_H
 
+#include <stdbool.h>
+
+#include "docatalog.h"
+
 int cgm_do_eval_condition(const char *expr);
+/* The same, subqueries of pg_extension read from `catalog` (NULL: none). */
+int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog);
+/* What `SELECT ... INTO v` stores when the query reads pg_extension by
+ * name (docatalog.h), INTO taken out as PL/pgSQL does: 1 with *text the
+ * one target's value (heap; NULL for SQL's NULL, no row included) and
+ * *found as FOUND is set after it; -1 when the files cannot tell. */
+int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **text, bool *found);
 
 #endif

@@ -19,6 +19,7 @@
 typedef struct do_var {
 	const char *name;  /* lower-cased */
 	const char *value; /* NULL: unknown */
+	bool null;         /* SQL's NULL (value "") */
 } do_var;
 
 struct cgm_do_vars {
@@ -72,6 +73,14 @@ void cgm_do_vars_set(cgm_do_vars *v, const char *name, const char *value)
 		var->name = lowered(v->arena, name, strlen(name));
 	}
 	var->value = value ? cgm_arena_strdup(v->arena, value) : NULL;
+	var->null = false;
+}
+
+void cgm_do_vars_set_null(cgm_do_vars *v, const char *name)
+{
+	cgm_do_vars_set(v, name, "");
+	if (name)
+		find(v, name, strlen(name))->null = true;
 }
 
 void cgm_do_vars_forget(cgm_do_vars *v)
@@ -106,7 +115,9 @@ static bool put_value(cgm_strbuf *out, const do_var *var, const char *name, size
 {
 	if (var && !var->value)
 		return false;
-	if (var)
+	if (var && var->null)
+		cgm_strbuf_puts(out, "NULL");
+	else if (var)
 		cgm_sql_quote_literal(out, var->value);
 	else
 		cgm_strbuf_add(out, name, len);

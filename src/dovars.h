@@ -29,6 +29,8 @@ cgm_do_vars *cgm_do_vars_new(cgm_arena *arena);
 /* The variable `name` (as declared: matched without regard to case) now
  * holds `value`; NULL: a value the files cannot tell. */
 void cgm_do_vars_set(cgm_do_vars *vars, const char *name, const char *value);
+/* The variable `name` now holds SQL's NULL (SELECT ... INTO of no row). */
+void cgm_do_vars_set_null(cgm_do_vars *vars, const char *name);
 /* Every variable's value unknown (after a branch or loop not followed). */
 void cgm_do_vars_forget(cgm_do_vars *vars);
 /* A copy of the values, in the table's arena; `cgm_do_vars_restore` puts

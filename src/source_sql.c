@@ -6497,6 +6497,14 @@ static void apply_role_attrs(sql_state *st, const char *role, const jd_node *opt
 	}
 }
 
+/* What a DO block's query of pg_extension reads (docatalog.h): the
+ * extensions the files made and did not drop. */
+static int files_have_extension(void *ctx, const char *name)
+{
+	sql_state *st = ctx;
+	return smap_get(&st->extensions, name) == 1;
+}
+
 /* A DO block: what it runs that changes the schema (doblock.h), applied
  * where it stands in the block. */
 static void apply_do(sql_state *st, const jd_node *stmt)
@@ -6528,8 +6536,9 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
 	do_run run = { .st = st, .first_line = line_of(st, body_at) };
+	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension };
 	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show, .show_reset = do_show_reset,
-					 .unknown = do_unknown };
+					 .unknown = do_unknown, .catalog = &catalog };
 	st->do_depth++;
 	cgm_do_block_run(body, &session);
 	st->do_depth--;
@@ -6706,8 +6715,9 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	int ndiagnostics = st->model->ndiagnostics, unknown = st->do_unknown;
 	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
 	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
+	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension };
 	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show, .show_reset = do_show_reset,
-					 .unknown = call_unknown,
+					 .unknown = call_unknown, .catalog = &catalog,
 					 .procedure_arguments = f->arguments ? f->arguments : "",
 					 .function_result = procedure ? NULL : f->result ? f->result : "void",
 					 .nargs = f->nargs, .argument_values = values,

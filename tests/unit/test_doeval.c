@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "doeval.h"
 
@@ -83,6 +85,82 @@ static void test_what_cannot_be_told(void **state)
 	assert_int_equal(cgm_do_eval_condition(NULL), -1);
 }
 
+/* The extensions the files made: pgcrypto alone. */
+static int made(void *ctx, const char *name)
+{
+	(void)ctx;
+	return strcmp(name, "pgcrypto") == 0;
+}
+
+static const cgm_do_catalog catalog = { .has_extension = made };
+
+/* Subqueries of pg_extension by name, as PostgreSQL 15 answered them in a
+ * database with pgcrypto and no other extension but plpgsql. */
+static void test_extension_subqueries(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto')",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("NOT EXISTS (SELECT * FROM pg_catalog.pg_extension e "
+						  "WHERE 'postgis' = e.extname::text)", &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT count(*) FROM pg_extension WHERE extname = 'hstore') > 0",
+						  &catalog), 0);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT count(*) = 1 FROM pg_extension WHERE extname = 'pgcrypto')",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT extname FROM pg_extension WHERE extname = 'hstore') IS NULL",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT extname FROM pg_extension WHERE extname = 'pgcrypto') "
+						  "= 'pgcrypto'", &catalog), 1);
+	/* Without the files' catalog, or reading more than a name: unknown. */
+	assert_int_equal(cgm_do_eval_condition("EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto')"), -1);
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT 1 FROM pg_extension WHERE extversion = '1.3')",
+						  &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto' "
+						  "AND extversion = '1.3')", &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT 1 FROM pg_extension, pg_namespace "
+						  "WHERE extname = 'pgcrypto')", &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT 1 FROM app.pg_extension WHERE extname = 'x')",
+						  &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT extversion FROM pg_extension WHERE extname = 'pgcrypto') "
+						  "IS NULL", &catalog), -1);
+}
+
+/* SELECT ... INTO and PERFORM of pg_extension: the value stored, FOUND. */
+static void test_extension_queries(void **state)
+{
+	(void)state;
+	char *text;
+	bool found;
+	assert_int_equal(cgm_do_eval_query("SELECT count(*) = 1 AS installed FROM pg_extension "
+					   "WHERE extname = 'pgcrypto'", &catalog, &text, &found), 1);
+	assert_string_equal(text, "true");
+	assert_true(found);
+	free(text);
+	assert_int_equal(cgm_do_eval_query("SELECT count(*) FROM pg_extension WHERE extname = 'hstore'", &catalog,
+					   &text, &found), 1);
+	assert_string_equal(text, "0");
+	assert_true(found); /* an aggregate's one row */
+	free(text);
+	assert_int_equal(cgm_do_eval_query("SELECT extname FROM pg_extension WHERE extname = 'hstore'", &catalog,
+					   &text, &found), 1);
+	assert_null(text);
+	assert_false(found);
+	assert_int_equal(cgm_do_eval_query("SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto'", &catalog, &text,
+					   &found), 1);
+	assert_string_equal(text, "1");
+	assert_true(found);
+	free(text);
+	assert_int_equal(cgm_do_eval_query("SELECT extversion FROM pg_extension WHERE extname = 'pgcrypto'",
+					   &catalog, &text, &found), -1);
+	assert_null(text);
+	assert_int_equal(cgm_do_eval_query("SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto' LIMIT 1",
+					   &catalog, &text, &found), -1);
+	assert_int_equal(cgm_do_eval_query("SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto'; SELECT 2",
+					   &catalog, &text, &found), -1);
+	assert_int_equal(cgm_do_eval_query("SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto'", NULL, &text,
+					   &found), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_three_valued_logic),
 		cmocka_unit_test(test_what_cannot_be_told),
+		cmocka_unit_test(test_extension_subqueries),
+		cmocka_unit_test(test_extension_queries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

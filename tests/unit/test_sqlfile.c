@@ -1326,6 +1326,63 @@ static void test_do_block_database_search_path(void **state)
 	cgm_model_free(m);
 }
 
+/* A DO block that makes what needs an extension only when the extension
+ * is there (pgsql-tweaks' sha256): its queries of pg_extension read the
+ * extensions the files made and did not drop.  The functions made are
+ * those PostgreSQL 15 made from the same file. */
+static void test_do_block_extension_checks(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE EXTENSION pgcrypto;\n"
+		"CREATE EXTENSION hstore;\n"
+		"DROP EXTENSION hstore;\n"
+		"DO $$\n"
+		"DECLARE installed boolean; n text;\n"
+		"BEGIN\n"
+		"  SELECT count(*) = 1 AS x FROM pg_extension WHERE extname = 'pgcrypto' INTO installed;\n"
+		"  IF installed THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a1() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"  IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension e WHERE e.extname = 'postgis') THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a2() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  ELSE\n"
+		"    EXECUTE 'CREATE FUNCTION a3() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"  PERFORM 1 FROM pg_extension WHERE extname = 'hstore';\n"
+		"  IF NOT FOUND THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a4() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"  SELECT extname INTO n FROM pg_extension WHERE extname = 'hstore';\n"
+		"  IF n IS NULL THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a5() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"  IF (SELECT count(*) FROM pg_extension WHERE extname = 'pgcrypto') > 0 THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a6() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  ELSE\n"
+		"    EXECUTE 'CREATE FUNCTION a7() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"  PERFORM 1 FROM pg_class;\n"
+		"  IF FOUND THEN\n"
+		"    EXECUTE 'CREATE FUNCTION a8() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  ELSE\n"
+		"    EXECUTE 'CREATE FUNCTION a9() RETURNS int LANGUAGE sql AS $f$ SELECT 1 $f$';\n"
+		"  END IF;\n"
+		"END $$;\n");
+	fn(m, "public.a1()");
+	fn(m, "public.a3()");
+	fn(m, "public.a4()");
+	fn(m, "public.a5()");
+	fn(m, "public.a6()");
+	/* FOUND after a query the files cannot tell: the first branch that
+	 * makes something, as for any condition they cannot tell. */
+	fn(m, "public.a8()");
+	assert_true(cgm_model_find(m, "public.a2()") < 0);
+	assert_true(cgm_model_find(m, "public.a7()") < 0);
+	assert_true(cgm_model_find(m, "public.a9()") < 0);
+	cgm_model_free(m);
+}
+
 /* An extension's script beside its control file is read as CREATE
  * EXTENSION runs it: @extschema@ is the control file's schema (quoted as
  * quote_identifier does), made and first in the search_path, lines kept;
@@ -1688,6 +1745,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partitioned_foreign_key_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_base_follows_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_database_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_extension_checks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,38 @@
+/*
+ * docatalog.h - what a DO block's queries of the catalog read, when the SQL
+ * files tell: the rows of pg_extension by name.  An install script makes
+ * what needs an extension only when the extension is there:
+ *
+ *     SELECT count(*) = 1 FROM pg_extension WHERE extname = 'pgcrypto'
+ *       INTO installed;
+ *     IF installed THEN EXECUTE 'CREATE FUNCTION sha256(bytea) ...'; END IF;
+ *
+ * (pgsql-tweaks), or `IF EXISTS (SELECT 1 FROM pg_extension WHERE extname
+ * = 'postgis') THEN`.  The files know the extensions they made (CREATE
+ * EXTENSION, not dropped since), and a map of files holds no other: its
+ * calls into an extension they do not make resolve to nothing either.
+ *
+ * In:  a query's SelectStmt as libpg_query's JSON tree has it (jsondom.h),
+ *      the catalog's answers through `has_extension`.
+ * Out: a row count; names point into the tree.  Nothing is kept.
+ */
+#ifndef CGMAP_DOCATALOG_H
+#define CGMAP_DOCATALOG_H
+
+#include "jsondom.h"
+
+typedef struct cgm_do_catalog {
+	void *ctx;
+	/* 1: the files made the extension `name` and did not drop it, 0: not. */
+	int (*has_extension)(void *ctx, const char *name);
+} cgm_do_catalog;
+
+/* The rows of a query that reads pg_extension by name alone: FROM
+ * [pg_catalog.]pg_extension [[AS] alias] WHERE [alias.]extname = 'name'
+ * (either way round, casts to text or name allowed) and nothing else (no
+ * join, GROUP BY, HAVING, LIMIT, WITH, set operation): 1 or 0, and the
+ * name matched in *name; -1 for any other query, or with no catalog.
+ * `select` is the SelectStmt's fields. */
+int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name);
+
+#endif
