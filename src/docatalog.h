@@ -12,6 +12,11 @@
  * EXTENSION, not dropped since), and a map of files holds no other: its
  * calls into an extension they do not make resolve to nothing either.
  *
+ * A condition on the server's version (`IF current_setting(
+ * 'server_version_num')::int < 90600 THEN CREATE FUNCTION ... ELSE CREATE
+ * FUNCTION ...`, PoWA's powa_get_guc) is decided for the major version the
+ * files stand for, when all its releases decide it alike (doeval.c).
+ *
  * In:  a query's SelectStmt as libpg_query's JSON tree has it (jsondom.h),
  *      the catalog's answers through `has_extension`.
  * Out: a row count; names point into the tree.  Nothing is kept.
@@ -25,7 +30,13 @@ typedef struct cgm_do_catalog {
 	void *ctx;
 	/* 1: the files made the extension `name` and did not drop it, 0: not. */
 	int (*has_extension)(void *ctx, const char *name);
+	/* The major version of the PostgreSQL the files stand for (their
+	 * builtins: data/pg15_*.tsv), which current_setting(
+	 * 'server_version_num') of any of its releases gives; 0: unknown. */
+	int server_major;
 } cgm_do_catalog;
+
+#define CGM_FILES_SERVER_MAJOR 15
 
 /* The rows of a query that reads pg_extension by name alone: FROM
  * [pg_catalog.]pg_extension [[AS] alias] WHERE [alias.]extname = 'name'

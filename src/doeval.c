@@ -42,6 +42,10 @@ typedef struct scope {
 	const cgm_do_catalog *catalog;
 	const char *extname; /* the row's; NULL: no row here */
 	long long count;     /* count(*): the rows; -1 outside an aggregate */
+	/* What current_setting('server_version_num') gives (0: unknown),
+	 * and whether the expression read it. */
+	long long version;
+	bool *read_version;
 } scope;
 
 static value of_bool(bool b) { return (value){ .kind = BOOL, .boolean = b }; }
@@ -191,6 +195,18 @@ static value array_size(const scope *s, const char *name, const jd_node *args, i
 	return (value){ .kind = INT, .integer = n };
 }
 
+/* current_setting('server_version_num'[, missing_ok]): the server's
+ * version as the scope has it; any other setting is unknown here (a
+ * variable holds the search_path a block read, dovars.h). */
+static value setting(const scope *s, const jd_node *args, int depth)
+{
+	value name = eval(s, jd_at(args, 0), depth + 1);
+	if (name.kind != TEXT || strcasecmp(name.text, "server_version_num") != 0 || s->version <= 0)
+		return cant;
+	*s->read_version = true;
+	return (value){ .kind = TEXT, .text = cgm_arena_printf(s->a, "%lld", s->version) };
+}
+
 static value call(const scope *s, const jd_node *fc, int depth)
 {
 	const jd_node *names = jd_get(fc, "funcname");
@@ -205,6 +221,8 @@ static value call(const scope *s, const jd_node *fc, int depth)
 		return s->count >= 0 ? (value){ .kind = INT, .integer = s->count } : cant;
 	if (strcmp(name, "array_length") == 0 || strcmp(name, "cardinality") == 0)
 		return array_size(s, name, args, depth);
+	if (strcmp(name, "current_setting") == 0 && (jd_size(args) == 1 || jd_size(args) == 2))
+		return setting(s, args, depth);
 	if (jd_size(args) != 1)
 		return cant;
 	if (strcmp(name, "upper") != 0 && strcmp(name, "lower") != 0)
@@ -402,7 +420,8 @@ static value query_value(const scope *s, const jd_node *select, int depth, bool 
 	if (rows < 0 || jd_size(targets) != 1)
 		return cant;
 	const jd_node *target = jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val");
-	scope inner = { .a = s->a, .catalog = s->catalog, .count = -1 };
+	scope inner = { .a = s->a, .catalog = s->catalog, .count = -1, .version = s->version,
+			.read_version = s->read_version };
 	if (counts(target, 0))
 		inner.count = rows;
 	else if (rows == 0)
@@ -421,6 +440,13 @@ static value sublink(const scope *s, const jd_node *link, int depth)
 	const jd_node *select = jd_get(jd_get(link, "subselect"), "SelectStmt");
 	if (!type)
 		return cant;
+	const jd_node *targets = jd_get(select, "targetList");
+	const char *op = jd_string(jd_get(select, "op"));
+	if (strcmp(type, "EXPR_SUBLINK") == 0 && jd_size(targets) == 1 && !jd_get(select, "fromClause") &&
+	    !jd_get(select, "whereClause") && !jd_get(select, "groupClause") && !jd_get(select, "havingClause") &&
+	    !jd_get(select, "withClause") && !jd_get(select, "limitCount") && (!op || strcmp(op, "SETOP_NONE") == 0))
+		/* (SELECT current_setting('server_version_num')::int) */
+		return eval(s, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), depth + 1);
 	if (strcmp(type, "EXISTS_SUBLINK") == 0) {
 		const char *name;
 		int rows = cgm_do_catalog_rows(select, s->catalog, &name);
@@ -479,7 +505,8 @@ static value eval(const scope *s, const jd_node *node, int depth)
 
 /* The value of `expr` (SELECT <expr>, one target, nothing else), or
  * CANT; its text in `a` when it is text. */
-static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *catalog)
+static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *catalog, long long version,
+		      bool *read_version)
 {
 	if (!expr)
 		return cant;
@@ -497,7 +524,8 @@ static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *cata
 		/* One expression, nothing else: a `;` could have ended it. */
 		if (jd_size(stmts) == 1 && jd_size(targets) == 1 && !jd_get(select, "fromClause") &&
 		    !jd_get(select, "whereClause")) {
-			const scope s = { .a = a, .catalog = catalog, .count = -1 };
+			const scope s = { .a = a, .catalog = catalog, .count = -1, .version = version,
+					  .read_version = read_version };
 			result = eval(&s, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), 0);
 		}
 	}
@@ -508,7 +536,14 @@ static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *cata
 int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog)
 {
 	cgm_arena *a = cgm_arena_new();
-	int result = truth(evaluate(a, expr, catalog));
+	/* The files stand for any release of one major version: a condition
+	 * on the version is decided when its first and its last release
+	 * decide it alike (`< 90600`, `>= 120000`), not `>= 150004`. */
+	long long major = catalog && catalog->server_major > 0 ? catalog->server_major : 0;
+	bool read_version = false;
+	int result = truth(evaluate(a, expr, catalog, major * 10000, &read_version));
+	if (read_version && result >= 0 && truth(evaluate(a, expr, catalog, major * 10000 + 9999, &read_version)) != result)
+		result = -1;
 	cgm_arena_free(a);
 	return result;
 }
@@ -531,7 +566,8 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 		const jd_node *tree = jd_parse(a, parsed.parse_tree, strlen(parsed.parse_tree));
 		const jd_node *stmts = jd_get(tree, "stmts");
 		const jd_node *select = jd_get(jd_get(jd_at(stmts, 0), "stmt"), "SelectStmt");
-		const scope s = { .a = a, .catalog = catalog, .count = -1 };
+		bool read_version = false; /* the version is unknown here: never read */
+		const scope s = { .a = a, .catalog = catalog, .count = -1, .read_version = &read_version };
 		value v = jd_size(stmts) == 1 && !jd_get(select, "intoClause") ? query_value(&s, select, 0, found)
 									  : cant;
 		if (v.kind != CANT) {

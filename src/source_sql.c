@@ -6536,7 +6536,8 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
 	do_run run = { .st = st, .first_line = line_of(st, body_at) };
-	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension };
+	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension,
+					  .server_major = CGM_FILES_SERVER_MAJOR };
 	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show, .show_reset = do_show_reset,
 					 .unknown = do_unknown, .catalog = &catalog };
 	st->do_depth++;
@@ -6715,7 +6716,8 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	int ndiagnostics = st->model->ndiagnostics, unknown = st->do_unknown;
 	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
 	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
-	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension };
+	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension,
+					  .server_major = CGM_FILES_SERVER_MAJOR };
 	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show, .show_reset = do_show_reset,
 					 .unknown = call_unknown, .catalog = &catalog,
 					 .procedure_arguments = f->arguments ? f->arguments : "",
@@ -6774,11 +6776,33 @@ static void apply_call(sql_state *st, const jd_node *stmt)
 		run_routine(st, k, jget(call, "args"));
 }
 
+/* The one function of `SELECT ... FROM f(...)`, which runs once whatever
+ * the select list (pg_bitemporal's loader: `select * from
+ * generate_ll_bitemporal_list_of_fields()`), or NULL: no WHERE, no other
+ * FROM item, not LATERAL, not ROWS FROM (...) of several. */
+static jd_node *from_function_call(const jd_node *stmt)
+{
+	jd_node *from = jget(stmt, "fromClause");
+	jd_node *range = jget(jd_at(from, 0), "RangeFunction");
+	jd_node *functions = jget(range, "functions");
+	if (jd_size(from) != 1 || !range || jbool(range, "lateral") || jd_size(functions) != 1 ||
+	    jget(stmt, "whereClause") || jget(stmt, "valuesLists") || jget(stmt, "larg") || jget(stmt, "withClause"))
+		return NULL;
+	return jget(jd_at(jget(jget(jd_at(functions, 0), "List"), "items"), 0), "FuncCall");
+}
+
 /* pg_dump's `SELECT pg_catalog.set_config('search_path', '', false);`,
- * and the PL/pgSQL functions a SELECT of no rows calls (run_routine). */
+ * and the PL/pgSQL functions a SELECT of no rows calls, or the one
+ * function it reads FROM (run_routine). */
 static void apply_select(sql_state *st, const jd_node *stmt)
 {
 	jd_node *targets = jget(stmt, "targetList");
+	jd_node *from_call = from_function_call(stmt);
+	if (from_call) {
+		int k = called_routine(st, from_call);
+		if (k >= 0 && st->fns[k].kind == CGM_KIND_FUNCTION)
+			run_routine(st, k, jget(from_call, "args"));
+	}
 	/* A call per row of a query is not one the files can run. */
 	bool once = !jget(stmt, "fromClause") && !jget(stmt, "whereClause") && !jget(stmt, "valuesLists") &&
 		    !jget(stmt, "larg");

@@ -92,7 +92,7 @@ static int made(void *ctx, const char *name)
 	return strcmp(name, "pgcrypto") == 0;
 }
 
-static const cgm_do_catalog catalog = { .has_extension = made };
+static const cgm_do_catalog catalog = { .has_extension = made, .server_major = 15 };
 
 /* Subqueries of pg_extension by name, as PostgreSQL 15 answered them in a
  * database with pgcrypto and no other extension but plpgsql. */
@@ -123,6 +123,29 @@ static void test_extension_subqueries(void **state)
 						  &catalog), -1);
 	assert_int_equal(cgm_do_eval_condition_in("(SELECT extversion FROM pg_extension WHERE extname = 'pgcrypto') "
 						  "IS NULL", &catalog), -1);
+}
+
+/* The server's version, for files that stand for PostgreSQL 15: decided
+ * where every 15.x decides alike (PostgreSQL 15.20 took the same branches). */
+static void test_server_version(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('server_version_num')::int < 90600", &catalog), 0);
+	assert_int_equal(cgm_do_eval_condition_in("pg_catalog.current_setting('server_version_num')::integer >= 120000",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('server_version_num', true)::int < 160000",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT current_setting('server_version_num')::int) >= 100000",
+						  &catalog), 1);
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('server_version_num')::int >= 140000 AND "
+						  "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgcrypto')",
+						  &catalog), 1);
+	/* A release of 15 the files cannot tell, another setting, no major. */
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('server_version_num')::int >= 150004", &catalog),
+			 -1);
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('server_version_num') = '150000'", &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("current_setting('work_mem') = '4MB'", &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition("current_setting('server_version_num')::int < 90600"), -1);
 }
 
 /* SELECT ... INTO and PERFORM of pg_extension: the value stored, FOUND. */
@@ -171,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_what_cannot_be_told),
 		cmocka_unit_test(test_extension_subqueries),
 		cmocka_unit_test(test_extension_queries),
+		cmocka_unit_test(test_server_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1383,6 +1383,66 @@ static void test_do_block_extension_checks(void **state)
 	cgm_model_free(m);
 }
 
+/* A DO block that makes a function one way for old servers and another
+ * for new ones (PoWA's powa_get_guc): the files stand for PostgreSQL 15,
+ * and make the body PostgreSQL 15.20 made from the same text. */
+static void test_do_block_server_version(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"DO $anon$\n"
+		"BEGIN\n"
+		"  IF current_setting('server_version_num')::int < 90600 THEN\n"
+		"    CREATE FUNCTION get_guc(guc text) RETURNS text LANGUAGE plpgsql AS $_$\n"
+		"    BEGIN RETURN old_get(guc); END $_$;\n"
+		"  ELSE\n"
+		"    CREATE FUNCTION get_guc(guc text) RETURNS text LANGUAGE plpgsql AS $_$\n"
+		"    BEGIN RETURN new_get(guc); END $_$;\n"
+		"  END IF;\n"
+		"  IF current_setting('server_version_num')::int >= 150007 THEN\n"
+		"    CREATE FUNCTION late() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"  END IF;\n"
+		"END $anon$;\n");
+	const cgm_function *f = fn(m, "public.get_guc(text)");
+	assert_non_null(strstr(f->source, "new_get"));
+	/* a condition only some releases of 15 meet: the first branch that
+	 * makes something, as for any condition the files cannot tell */
+	fn(m, "public.late()");
+	cgm_model_free(m);
+}
+
+/* pg_bitemporal's loader: a generator chooses a body by the server's
+ * version and EXECUTEs it, called once from FROM, then dropped.  The
+ * function it makes is the one PostgreSQL 15.20 made from these lines. */
+static void test_routine_called_from_from(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE FUNCTION gen() RETURNS boolean AS $G$\n"
+		"DECLARE v_sql text;\n"
+		"BEGIN\n"
+		"IF current_setting('server_version_num')::int < 120000 THEN\n"
+		"  v_sql := $t$ CREATE FUNCTION fields(p text) RETURNS text LANGUAGE sql AS 'SELECT old(p)' $t$;\n"
+		"ELSE\n"
+		"  v_sql := $t$ CREATE FUNCTION fields(p text) RETURNS text LANGUAGE sql AS 'SELECT new(p)' $t$;\n"
+		"END IF;\n"
+		"EXECUTE (v_sql);\n"
+		"RETURN NULL;\n"
+		"END $G$ LANGUAGE plpgsql;\n"
+		"SELECT * FROM gen();\n"
+		"DROP FUNCTION gen();\n"
+		"CREATE FUNCTION filtered() RETURNS int LANGUAGE plpgsql AS $$\n"
+		"BEGIN EXECUTE 'CREATE FUNCTION made() RETURNS int LANGUAGE sql AS ''SELECT 1'''; RETURN 1; END $$;\n"
+		"SELECT * FROM filtered() WHERE false;\n");
+	const cgm_function *f = fn(m, "public.fields(text)");
+	assert_non_null(strstr(f->source, "new(p)"));
+	assert_true(cgm_model_find(m, "public.gen()") < 0);
+	/* with a WHERE the files do not run it (PostgreSQL did not either,
+	 * for this one-time filter) */
+	assert_true(cgm_model_find(m, "public.made()") < 0);
+	cgm_model_free(m);
+}
+
 /* An extension's script beside its control file is read as CREATE
  * EXTENSION runs it: @extschema@ is the control file's schema (quoted as
  * quote_identifier does), made and first in the search_path, lines kept;
@@ -1746,6 +1806,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_view_base_follows_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_extension_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_do_block_server_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_routine_called_from_from, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
