@@ -557,7 +557,8 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 {
 	*text = NULL;
 	*found = false;
-	if (!query || !catalog)
+	/* Not worth a parse: most queries a block runs read no pg_extension. */
+	if (!query || !catalog || !strcasestr(query, "pg_extension"))
 		return -1;
 	PgQueryParseResult parsed = pg_query_parse(query);
 	cgm_arena *a = cgm_arena_new();
