@@ -192,6 +192,13 @@ static const char *value_of(runner *r, const char *expr)
 	if (number)
 		return number;
 	char *c = constant(r, expr);
+	if (!c && expr && r->session->catalog) {
+		/* v := (SELECT count(*) = 1 FROM pg_extension WHERE ...) */
+		char *substituted = cgm_do_vars_substitute(r->vars, expr);
+		if (substituted && cgm_do_eval_value(substituted, r->session->catalog, &c) < 0)
+			c = NULL;
+		free(substituted);
+	}
 	const char *value = c ? cgm_arena_strdup(r->arena, c) : NULL;
 	free(c);
 	return value;

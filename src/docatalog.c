@@ -32,14 +32,14 @@ static const jd_node *uncast(const jd_node *node)
 	return NULL;
 }
 
-/* Is `node` the column extname of pg_extension, unqualified or qualified
- * by the name the query gives the table? */
-static bool is_extname(const jd_node *node, const char *table)
+/* Is `node` the column `column` of the relation, unqualified or qualified
+ * by the name the query gives the relation? */
+static bool is_column(const jd_node *node, const char *table, const char *column)
 {
 	const jd_node *fields = jd_get(jd_get(uncast(node), "ColumnRef"), "fields");
 	size_t n = jd_size(fields);
-	const char *column = n ? jd_string_node(jd_at(fields, n - 1)) : NULL;
-	if (!column || strcmp(column, "extname") != 0 || n > 2)
+	const char *name = n ? jd_string_node(jd_at(fields, n - 1)) : NULL;
+	if (!name || strcmp(name, column) != 0 || n > 2)
 		return false;
 	const char *qualifier = n == 2 ? jd_string_node(jd_at(fields, 0)) : NULL;
 	return n == 1 || (qualifier && strcmp(qualifier, table) == 0);
@@ -52,9 +52,32 @@ static const char *string_constant(const jd_node *node)
 	return c ? jd_string(jd_get(jd_get(c, "sval"), "sval")) : NULL;
 }
 
-int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name)
+/* The name `column = 'name'` (either way round) matches, or NULL. */
+static const char *matched_name(const jd_node *cond, const char *table, const char *column)
+{
+	const jd_node *e = jd_get(cond, "A_Expr");
+	const char *kind = jd_string(jd_get(e, "kind"));
+	const jd_node *opname = jd_get(e, "name");
+	const char *operator = jd_size(opname) == 1 ? jd_string_node(jd_at(opname, 0)) : NULL;
+	if (!kind || strcmp(kind, "AEXPR_OP") != 0 || !operator || strcmp(operator, "=") != 0)
+		return NULL;
+	const jd_node *l = jd_get(e, "lexpr"), *r = jd_get(e, "rexpr");
+	return is_column(l, table, column) ? string_constant(r) : is_column(r, table, column) ? string_constant(l) : NULL;
+}
+
+/* Is `cond` `installed_version IS NOT NULL`? */
+static bool installed_test(const jd_node *cond, const char *table)
+{
+	const jd_node *test = jd_get(cond, "NullTest");
+	const char *type = jd_string(jd_get(test, "nulltesttype"));
+	return type && strcmp(type, "IS_NOT_NULL") == 0 && is_column(jd_get(test, "arg"), table, "installed_version");
+}
+
+int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name,
+			const char **column)
 {
 	*name = NULL;
+	*column = NULL;
 	if (!select || !catalog || !catalog->has_extension)
 		return -1;
 	const jd_node *from = jd_get(select, "fromClause");
@@ -66,22 +89,33 @@ int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, co
 	const jd_node *range = jd_get(jd_at(from, 0), "RangeVar");
 	const char *schema = jd_string(jd_get(range, "schemaname"));
 	const char *relation = jd_string(jd_get(range, "relname"));
-	if (!relation || strcmp(relation, "pg_extension") != 0 || (schema && strcmp(schema, "pg_catalog") != 0) ||
-	    jd_get(range, "catalogname"))
+	if (!relation || (schema && strcmp(schema, "pg_catalog") != 0) || jd_get(range, "catalogname"))
+		return -1;
+	/* pg_extension's rows are the extensions made; pg_available_extensions'
+	 * are those the server could make, which the files cannot tell, but
+	 * with installed_version IS NOT NULL also those made. */
+	bool available = strcmp(relation, "pg_available_extensions") == 0;
+	if (!available && strcmp(relation, "pg_extension") != 0)
 		return -1;
 	const char *alias = jd_string(jd_get(jd_get(range, "alias"), "aliasname"));
 	const char *table = alias ? alias : relation;
+	const char *key = available ? "name" : "extname";
 
-	const jd_node *where = jd_get(jd_get(select, "whereClause"), "A_Expr");
-	const char *kind = jd_string(jd_get(where, "kind"));
-	const jd_node *opname = jd_get(where, "name");
-	const char *operator = jd_size(opname) == 1 ? jd_string_node(jd_at(opname, 0)) : NULL;
-	if (!kind || strcmp(kind, "AEXPR_OP") != 0 || !operator || strcmp(operator, "=") != 0)
-		return -1;
-	const jd_node *l = jd_get(where, "lexpr"), *r = jd_get(where, "rexpr");
-	const char *wanted = is_extname(l, table) ? string_constant(r) : is_extname(r, table) ? string_constant(l) : NULL;
+	const jd_node *where = jd_get(select, "whereClause");
+	const jd_node *and = jd_get(where, "BoolExpr");
+	const char *boolop = jd_string(jd_get(and, "boolop"));
+	const jd_node *args = jd_get(and, "args");
+	const char *wanted = NULL;
+	if (!available) {
+		wanted = matched_name(where, table, key);
+	} else if (boolop && strcmp(boolop, "AND_EXPR") == 0 && jd_size(args) == 2) {
+		for (size_t i = 0; i < 2; i++)
+			if (installed_test(jd_at(args, 1 - i), table))
+				wanted = matched_name(jd_at(args, i), table, key);
+	}
 	if (!wanted)
 		return -1;
 	*name = wanted;
+	*column = key;
 	return catalog->has_extension(catalog->ctx, wanted) == 1;
 }

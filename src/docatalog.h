@@ -40,10 +40,13 @@ typedef struct cgm_do_catalog {
 
 /* The rows of a query that reads pg_extension by name alone: FROM
  * [pg_catalog.]pg_extension [[AS] alias] WHERE [alias.]extname = 'name'
- * (either way round, casts to text or name allowed) and nothing else (no
- * join, GROUP BY, HAVING, LIMIT, WITH, set operation): 1 or 0, and the
- * name matched in *name; -1 for any other query, or with no catalog.
- * `select` is the SelectStmt's fields. */
-int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name);
+ * (either way round, casts to text or name allowed), or
+ * pg_available_extensions WHERE name = 'name' AND installed_version IS NOT
+ * NULL (Supabase's migrations), and nothing else (no join, GROUP BY,
+ * HAVING, LIMIT, WITH, set operation): 1 or 0, the name matched in *name
+ * and the column holding it in *column; -1 for any other query, or with
+ * no catalog.  `select` is the SelectStmt's fields. */
+int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name,
+			const char **column);
 
 #endif

@@ -40,7 +40,8 @@ static const value cant = { .kind = CANT };
 typedef struct scope {
 	cgm_arena *a;
 	const cgm_do_catalog *catalog;
-	const char *extname; /* the row's; NULL: no row here */
+	const char *extname; /* the row's name; NULL: no row here */
+	const char *name_column; /* the column holding it */
 	long long count;     /* count(*): the rows; -1 outside an aggregate */
 	/* What current_setting('server_version_num') gives (0: unknown),
 	 * and whether the expression read it. */
@@ -413,8 +414,8 @@ static bool counts(const jd_node *node, int depth)
  * after SELECT ... INTO (an aggregate has its one row). */
 static value query_value(const scope *s, const jd_node *select, int depth, bool *found)
 {
-	const char *name;
-	int rows = cgm_do_catalog_rows(select, s->catalog, &name);
+	const char *name, *column;
+	int rows = cgm_do_catalog_rows(select, s->catalog, &name, &column);
 	const jd_node *targets = jd_get(select, "targetList");
 	*found = false;
 	if (rows < 0 || jd_size(targets) != 1)
@@ -427,7 +428,7 @@ static value query_value(const scope *s, const jd_node *select, int depth, bool 
 	else if (rows == 0)
 		return (value){ .kind = NUL };
 	else
-		inner.extname = name;
+		inner.extname = name, inner.name_column = column;
 	*found = true;
 	return eval(&inner, target, depth + 1);
 }
@@ -448,8 +449,8 @@ static value sublink(const scope *s, const jd_node *link, int depth)
 		/* (SELECT current_setting('server_version_num')::int) */
 		return eval(s, jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), depth + 1);
 	if (strcmp(type, "EXISTS_SUBLINK") == 0) {
-		const char *name;
-		int rows = cgm_do_catalog_rows(select, s->catalog, &name);
+		const char *name, *column;
+		int rows = cgm_do_catalog_rows(select, s->catalog, &name, &column);
 		return rows < 0 ? cant : of_bool(rows > 0);
 	}
 	bool found;
@@ -462,7 +463,7 @@ static value column(const scope *s, const jd_node *ref)
 	const jd_node *fields = jd_get(ref, "fields");
 	size_t n = jd_size(fields);
 	const char *name = n ? jd_string_node(jd_at(fields, n - 1)) : NULL;
-	if (!s->extname || !name || n > 2 || strcmp(name, "extname") != 0)
+	if (!s->extname || !name || n > 2 || strcmp(name, s->name_column) != 0)
 		return cant;
 	return (value){ .kind = TEXT, .text = s->extname };
 }
@@ -557,8 +558,8 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 {
 	*text = NULL;
 	*found = false;
-	/* Not worth a parse: most queries a block runs read no pg_extension. */
-	if (!query || !catalog || !strcasestr(query, "pg_extension"))
+	/* Not worth a parse: most queries a block runs read no extension. */
+	if (!query || !catalog || !strcasestr(query, "extension"))
 		return -1;
 	PgQueryParseResult parsed = pg_query_parse(query);
 	cgm_arena *a = cgm_arena_new();
@@ -583,5 +584,24 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 	}
 	cgm_arena_free(a);
 	pg_query_free_parse_result(parsed);
+	return known;
+}
+
+int cgm_do_eval_value(const char *expr, const cgm_do_catalog *catalog, char **text)
+{
+	*text = NULL;
+	if (!expr || !catalog || !strcasestr(expr, "extension"))
+		return -1;
+	cgm_arena *a = cgm_arena_new();
+	bool read_version = false; /* the version is one value only for conditions */
+	value v = evaluate(a, expr, catalog, 0, &read_version);
+	int known = v.kind == CANT || v.array ? -1 : 1;
+	if (known > 0 && v.kind == TEXT)
+		*text = strdup(v.text);
+	else if (known > 0 && v.kind == INT)
+		*text = strdup(cgm_arena_printf(a, "%lld", v.integer));
+	else if (known > 0 && v.kind == BOOL)
+		*text = strdup(v.boolean ? "true" : "false");
+	cgm_arena_free(a);
 	return known;
 }

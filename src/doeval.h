@@ -19,7 +19,7 @@
  * is the integer it spells, as PostgreSQL resolves the unknown literal);
  * IN and NOT IN lists; AND, OR, NOT in three-valued logic; IS [NOT] NULL;
  * with a catalog (docatalog.h), EXISTS and scalar subqueries of
- * pg_extension by name: `EXISTS (SELECT 1 FROM pg_extension WHERE extname
+ * pg_extension (or pg_available_extensions' installed ones) by name: `EXISTS (SELECT 1 FROM pg_extension WHERE extname
  * = 'postgis')`, `(SELECT count(*) FROM pg_extension WHERE ...) > 0`.
  */
 #ifndef CGMAP_DOEVAL_H
@@ -37,5 +37,10 @@ int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog);
  * one target's value (heap; NULL for SQL's NULL, no row included) and
  * *found as FOUND is set after it; -1 when the files cannot tell. */
 int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **text, bool *found);
+/* The value of an expression that reads pg_extension (`v := (SELECT
+ * count(*) = 1 FROM pg_available_extensions WHERE name = 'pg_net' AND
+ * installed_version IS NOT NULL)`): 1 with *text its text (heap; NULL
+ * for SQL's NULL), -1 when the files cannot tell. */
+int cgm_do_eval_value(const char *expr, const cgm_do_catalog *catalog, char **text);
 
 #endif

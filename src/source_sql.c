@@ -902,6 +902,36 @@ static int find_object(sql_state *st, const jd_node *owa, const char **why)
 	return -1;
 }
 
+/* Does `owa` name one of pg_catalog's functions, which ALTER FUNCTION
+ * ... OWNER TO and COMMENT ON FUNCTION may name though the files do not
+ * make it (Supabase's `alter function pg_catalog.lo_import(text) owner to
+ * supabase_admin`)?  Nothing of it is kept: its owner and comment tell the
+ * map nothing. */
+static bool names_builtin(sql_state *st, const jd_node *owa, const char **why)
+{
+	const char *parts[3];
+	int n = name_list(jget(owa, "objname"), parts, 3);
+	if (n < 1 || n > 2 || (n == 2 && strcmp(parts[0], "pg_catalog") != 0) ||
+	    smap_get(&st->builtin_names, parts[n - 1]) != 1)
+		return false;
+	const char **types = NULL;
+	bool ok = true;
+	bool unspecified = jbool(owa, "args_unspecified");
+	int nargs = unspecified ? 0 : object_args(st, owa, &types, &ok);
+	if (!ok)
+		return false;
+	const char *id = unspecified ? NULL : cgm_regprocedure(st->a, "pg_catalog", parts[n - 1], types, nargs);
+	int matches = 0;
+	for (int k = 0; k < st->nbuiltin; k++) {
+		const cgm_function *b = &st->model->functions[k];
+		if (unspecified ? strcmp(b->name, parts[n - 1]) == 0 : strcmp(b->id, id) == 0)
+			matches++;
+	}
+	if (matches > 1 && strcmp(*why, "not found") == 0)
+		*why = "is not unique"; /* as PostgreSQL says */
+	return matches == 1;
+}
+
 static const char *object_text(sql_state *st, const jd_node *owa)
 {
 	const char *parts[3];
@@ -5707,8 +5737,9 @@ static void apply_alter_function(sql_state *st, const jd_node *stmt)
 	const char *why;
 	int fn = find_object(st, owa, &why);
 	if (fn < 0) {
-		diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
-			 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		if (!names_builtin(st, owa, &why))
+			diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
+				 strcmp(why, "not found") == 0 ? "does not exist" : why);
 		return;
 	}
 	jd_node *actions = jget(stmt, "actions");
@@ -5988,7 +6019,7 @@ static void apply_role_statement(sql_state *st, const char *kind, const jd_node 
 		if (fn < 0) {
 			/* An aggregate's signature forms ((*), ORDER BY) are
 			 * not all read: only a function's absence is sure. */
-			if (is_routine_type(type))
+			if (is_routine_type(type) && !names_builtin(st, owa, &why))
 				diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
 					 strcmp(why, "not found") == 0 ? "does not exist" : why);
 			return;
@@ -6136,8 +6167,9 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 	const char *why;
 	int fn = find_routine(st, objtype, owa, &why);
 	if (fn < 0) {
-		diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
-			 strcmp(why, "not found") == 0 ? "does not exist" : why);
+		if (strcmp(why, "not found") != 0 || !names_builtin(st, owa, &why))
+			diagnose(st, first_token(st), "function %s %s", object_text(st, owa),
+				 strcmp(why, "not found") == 0 ? "does not exist" : why);
 		return;
 	}
 	const char *comment = literal_value(st, jstr(stmt, "comment"));

@@ -1411,6 +1411,43 @@ static void test_do_block_server_version(void **state)
 	cgm_model_free(m);
 }
 
+/* Supabase's migrations: ALTER FUNCTION ... OWNER TO and COMMENT ON a
+ * pg_catalog function exist in PostgreSQL though the files do not make
+ * them; and a block testing pg_available_extensions' installed_version
+ * for an extension the files never made alters nothing.  The messages
+ * kept are PostgreSQL 15's for the same file. */
+static void test_builtin_objects_and_available_extensions(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"ALTER FUNCTION pg_catalog.lo_import(text) OWNER TO postgres;\n"
+		"ALTER FUNCTION lo_export OWNER TO postgres;\n"
+		"COMMENT ON FUNCTION pg_catalog.now() IS 'the time';\n"
+		"ALTER FUNCTION pg_catalog.lo_import(int) OWNER TO postgres;\n"
+		"ALTER FUNCTION pg_catalog.length OWNER TO postgres;\n"
+		"DO $$\n"
+		"DECLARE installed boolean;\n"
+		"BEGIN\n"
+		"  installed = (SELECT count(*) = 1 FROM pg_available_extensions\n"
+		"               WHERE name = 'pg_net' AND installed_version IS NOT NULL);\n"
+		"  IF installed THEN\n"
+		"    ALTER FUNCTION net.http_get(url text) SECURITY DEFINER;\n"
+		"  END IF;\n"
+		"  IF EXISTS (SELECT 1 FROM pg_available_extensions a WHERE a.installed_version IS NOT NULL\n"
+		"             AND a.name = 'pg_net') THEN\n"
+		"    CREATE FUNCTION made_with_net() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"  END IF;\n"
+		"END $$;\n");
+	assert_int_equal(count_diagnostics(m, "lo_import(text)"), 0);
+	assert_int_equal(count_diagnostics(m, "lo_export"), 0);
+	assert_int_equal(count_diagnostics(m, "now()"), 0);
+	assert_int_equal(count_diagnostics(m, "function pg_catalog.lo_import(integer) does not exist"), 1);
+	assert_int_equal(count_diagnostics(m, "function pg_catalog.length is not unique"), 1);
+	assert_int_equal(count_diagnostics(m, "http_get"), 0);
+	assert_true(cgm_model_find(m, "public.made_with_net()") < 0);
+	cgm_model_free(m);
+}
+
 /* pg_bitemporal's loader: a generator chooses a body by the server's
  * version and EXECUTEs it, called once from FROM, then dropped.  The
  * function it makes is the one PostgreSQL 15.20 made from these lines. */
@@ -1808,6 +1845,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_block_extension_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_server_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routine_called_from_from, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builtin_objects_and_available_extensions, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
