@@ -380,15 +380,15 @@ static value boolean(const scope *s, const jd_node *e, int depth)
 	return null ? (value){ .kind = NUL } : of_bool(and);
 }
 
-/* Does the expression hold a call of count(*) (the target of an
- * aggregate query)? */
-static bool counts(const jd_node *node, int depth)
+/* Does the expression hold a function call (any: count_only false), or
+ * a call of count(*) (the target of an aggregate query)? */
+static bool holds_call(const jd_node *node, int depth, bool count_only)
 {
 	if (!node || depth > 64)
 		return false;
 	if (jd_is_array(node)) {
 		for (size_t i = 0; i < jd_size(node); i++)
-			if (counts(jd_at(node, i), depth + 1))
+			if (holds_call(jd_at(node, i), depth + 1, count_only))
 				return true;
 		return false;
 	}
@@ -396,14 +396,14 @@ static bool counts(const jd_node *node, int depth)
 		return false;
 	const jd_node *fc = jd_get(node, "FuncCall");
 	const char *name = fc ? last_name(jd_get(fc, "funcname")) : NULL;
-	if (name && jd_is_true(jd_get(fc, "agg_star")) && strcmp(name, "count") == 0)
+	if (fc && (!count_only || (name && jd_is_true(jd_get(fc, "agg_star")) && strcmp(name, "count") == 0)))
 		return true;
 	const char *key;
 	jd_node *member;
 	jd_object_foreach(node, key, member)
 	{
 		(void)key;
-		if (counts(member, depth + 1))
+		if (holds_call(member, depth + 1, count_only))
 			return true;
 	}
 	return false;
@@ -423,8 +423,10 @@ static value query_value(const scope *s, const jd_node *select, int depth, bool 
 	const jd_node *target = jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val");
 	scope inner = { .a = s->a, .catalog = s->catalog, .count = -1, .version = s->version,
 			.read_version = s->read_version };
-	if (counts(target, 0))
+	if (holds_call(target, 0, true))
 		inner.count = rows;
+	else if (rows == 0 && holds_call(target, 0, false))
+		return cant; /* max(...) of no rows is one row: what it is, the files cannot tell */
 	else if (rows == 0)
 		return (value){ .kind = NUL };
 	else
@@ -451,7 +453,8 @@ static value sublink(const scope *s, const jd_node *link, int depth)
 	if (strcmp(type, "EXISTS_SUBLINK") == 0) {
 		const char *name, *column;
 		int rows = cgm_do_catalog_rows(select, s->catalog, &name, &column);
-		return rows < 0 ? cant : of_bool(rows > 0);
+		/* a call in the target may be an aggregate's, whose one row exists */
+		return rows < 0 || holds_call(targets, 0, false) ? cant : of_bool(rows > 0);
 	}
 	bool found;
 	return strcmp(type, "EXPR_SUBLINK") == 0 ? query_value(s, select, depth, &found) : cant;

@@ -123,6 +123,11 @@ static void test_extension_subqueries(void **state)
 						  &catalog), -1);
 	assert_int_equal(cgm_do_eval_condition_in("(SELECT extversion FROM pg_extension WHERE extname = 'pgcrypto') "
 						  "IS NULL", &catalog), -1);
+	/* an aggregate has its one row: EXISTS of it holds, max() of no rows is NULL */
+	assert_int_equal(cgm_do_eval_condition_in("EXISTS (SELECT max(extname) FROM pg_extension WHERE extname = 'hstore')",
+						  &catalog), -1);
+	assert_int_equal(cgm_do_eval_condition_in("(SELECT max(extname) FROM pg_extension WHERE extname = 'hstore') "
+						  "IS NULL", &catalog), -1);
 }
 
 /* The server's version, for files that stand for PostgreSQL 15: decided
