@@ -192,7 +192,7 @@ static const char *value_of(runner *r, const char *expr)
 	if (number)
 		return number;
 	char *c = constant(r, expr);
-	if (!c && expr && r->session->catalog) {
+	if (!c && expr && r->session->catalog && strcasestr(expr, "extension")) {
 		/* v := (SELECT count(*) = 1 FROM pg_extension WHERE ...) */
 		char *substituted = cgm_do_vars_substitute(r->vars, expr);
 		if (substituted && cgm_do_eval_value(substituted, r->session->catalog, &c) < 0)
@@ -476,7 +476,10 @@ static void walk_if(runner *r, const jd_node *stmt, int depth)
  * whether the files tell. */
 static bool read_catalog(runner *r, const char *sql, const jd_node *target)
 {
-	char *substituted = sql ? cgm_do_vars_substitute(r->vars, sql) : NULL;
+	/* Not worth substituting and parsing: most queries read no extension. */
+	if (!sql || !r->session->catalog || !strcasestr(sql, "extension"))
+		return false;
+	char *substituted = cgm_do_vars_substitute(r->vars, sql);
 	char *value = NULL;
 	bool found = false;
 	int known = substituted ? cgm_do_eval_query(substituted, r->session->catalog, &value, &found) : -1;

@@ -1,6 +1,7 @@
 /*
  * docatalog.c - the rows of a DO block's query of pg_extension, as the SQL
- * files tell (docatalog.h).
+ * files tell, and the row a query of one catalog relation looks up by
+ * name (docatalog.h).
  *
  * In: a parsed query (jsondom nodes, the caller's).  Out: a row count.
  * Allocates nothing.
@@ -52,8 +53,7 @@ static const char *string_constant(const jd_node *node)
 	return c ? jd_string(jd_get(jd_get(c, "sval"), "sval")) : NULL;
 }
 
-/* The name `column = 'name'` (either way round) matches, or NULL. */
-static const char *matched_name(const jd_node *cond, const char *table, const char *column)
+const char *cgm_do_catalog_key(const jd_node *cond, const char *table, const char *column)
 {
 	const jd_node *e = jd_get(cond, "A_Expr");
 	const char *kind = jd_string(jd_get(e, "kind"));
@@ -73,6 +73,19 @@ static bool installed_test(const jd_node *cond, const char *table)
 	return type && strcmp(type, "IS_NOT_NULL") == 0 && is_column(jd_get(test, "arg"), table, "installed_version");
 }
 
+const char *cgm_do_catalog_table(const jd_node *select, const char *relation)
+{
+	const jd_node *from = jd_get(select, "fromClause");
+	const jd_node *range = jd_get(jd_at(from, 0), "RangeVar");
+	const char *schema = jd_string(jd_get(range, "schemaname"));
+	const char *name = jd_string(jd_get(range, "relname"));
+	if (jd_size(from) != 1 || !name || strcmp(name, relation) != 0 || (schema && strcmp(schema, "pg_catalog") != 0) ||
+	    jd_get(range, "catalogname"))
+		return NULL;
+	const char *alias = jd_string(jd_get(jd_get(range, "alias"), "aliasname"));
+	return alias ? alias : name;
+}
+
 int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name,
 			const char **column)
 {
@@ -80,25 +93,20 @@ int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, co
 	*column = NULL;
 	if (!select || !catalog || !catalog->has_extension)
 		return -1;
-	const jd_node *from = jd_get(select, "fromClause");
 	const char *op = jd_string(jd_get(select, "op"));
-	if (jd_size(from) != 1 || (op && strcmp(op, "SETOP_NONE") != 0) || jd_get(select, "groupClause") ||
+	if ((op && strcmp(op, "SETOP_NONE") != 0) || jd_get(select, "groupClause") ||
 	    jd_get(select, "havingClause") || jd_get(select, "limitCount") || jd_get(select, "limitOffset") ||
 	    jd_get(select, "withClause") || jd_get(select, "distinctClause") || jd_get(select, "windowClause"))
-		return -1;
-	const jd_node *range = jd_get(jd_at(from, 0), "RangeVar");
-	const char *schema = jd_string(jd_get(range, "schemaname"));
-	const char *relation = jd_string(jd_get(range, "relname"));
-	if (!relation || (schema && strcmp(schema, "pg_catalog") != 0) || jd_get(range, "catalogname"))
 		return -1;
 	/* pg_extension's rows are the extensions made; pg_available_extensions'
 	 * are those the server could make, which the files cannot tell, but
 	 * with installed_version IS NOT NULL also those made. */
-	bool available = strcmp(relation, "pg_available_extensions") == 0;
-	if (!available && strcmp(relation, "pg_extension") != 0)
+	const char *table = cgm_do_catalog_table(select, "pg_extension");
+	bool available = !table;
+	if (available)
+		table = cgm_do_catalog_table(select, "pg_available_extensions");
+	if (!table)
 		return -1;
-	const char *alias = jd_string(jd_get(jd_get(range, "alias"), "aliasname"));
-	const char *table = alias ? alias : relation;
 	const char *key = available ? "name" : "extname";
 
 	const jd_node *where = jd_get(select, "whereClause");
@@ -107,11 +115,11 @@ int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, co
 	const jd_node *args = jd_get(and, "args");
 	const char *wanted = NULL;
 	if (!available) {
-		wanted = matched_name(where, table, key);
+		wanted = cgm_do_catalog_key(where, table, key);
 	} else if (boolop && strcmp(boolop, "AND_EXPR") == 0 && jd_size(args) == 2) {
 		for (size_t i = 0; i < 2; i++)
 			if (installed_test(jd_at(args, 1 - i), table))
-				wanted = matched_name(jd_at(args, i), table, key);
+				wanted = cgm_do_catalog_key(jd_at(args, i), table, key);
 	}
 	if (!wanted)
 		return -1;

@@ -49,4 +49,11 @@ typedef struct cgm_do_catalog {
 int cgm_do_catalog_rows(const jd_node *select, const cgm_do_catalog *catalog, const char **name,
 			const char **column);
 
+/* The name a query gives `relation` when it reads that catalog relation
+ * alone: FROM [pg_catalog.]relation [[AS] alias]; NULL for anything else. */
+const char *cgm_do_catalog_table(const jd_node *select, const char *relation);
+/* The name `cond` looks a row up by: [table.]column = 'name', either way
+ * round, casts to text or name allowed; NULL for anything else. */
+const char *cgm_do_catalog_key(const jd_node *cond, const char *table, const char *column);
+
 #endif

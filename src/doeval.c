@@ -537,6 +537,18 @@ static value evaluate(cgm_arena *a, const char *expr, const cgm_do_catalog *cata
 	return result;
 }
 
+/* A known value as its text would read (heap), or NULL for SQL's NULL. */
+static char *value_text(cgm_arena *a, value v)
+{
+	if (v.kind == TEXT)
+		return strdup(v.text);
+	if (v.kind == INT)
+		return strdup(cgm_arena_printf(a, "%lld", v.integer));
+	if (v.kind == BOOL)
+		return strdup(v.boolean ? "true" : "false");
+	return NULL;
+}
+
 int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog)
 {
 	cgm_arena *a = cgm_arena_new();
@@ -561,8 +573,7 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 {
 	*text = NULL;
 	*found = false;
-	/* Not worth a parse: most queries a block runs read no extension. */
-	if (!query || !catalog || !strcasestr(query, "extension"))
+	if (!query || !catalog)
 		return -1;
 	PgQueryParseResult parsed = pg_query_parse(query);
 	cgm_arena *a = cgm_arena_new();
@@ -577,12 +588,7 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 									  : cant;
 		if (v.kind != CANT) {
 			known = 1;
-			if (v.kind == TEXT)
-				*text = strdup(v.text);
-			else if (v.kind == INT)
-				*text = strdup(cgm_arena_printf(a, "%lld", v.integer));
-			else if (v.kind == BOOL)
-				*text = strdup(v.boolean ? "true" : "false");
+			*text = value_text(a, v);
 		}
 	}
 	cgm_arena_free(a);
@@ -593,18 +599,14 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
 int cgm_do_eval_value(const char *expr, const cgm_do_catalog *catalog, char **text)
 {
 	*text = NULL;
-	if (!expr || !catalog || !strcasestr(expr, "extension"))
+	if (!expr || !catalog)
 		return -1;
 	cgm_arena *a = cgm_arena_new();
 	bool read_version = false; /* the version is one value only for conditions */
 	value v = evaluate(a, expr, catalog, 0, &read_version);
 	int known = v.kind == CANT || v.array ? -1 : 1;
-	if (known > 0 && v.kind == TEXT)
-		*text = strdup(v.text);
-	else if (known > 0 && v.kind == INT)
-		*text = strdup(cgm_arena_printf(a, "%lld", v.integer));
-	else if (known > 0 && v.kind == BOOL)
-		*text = strdup(v.boolean ? "true" : "false");
+	if (known > 0)
+		*text = value_text(a, v);
 	cgm_arena_free(a);
 	return known;
 }

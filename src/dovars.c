@@ -12,6 +12,7 @@
 
 #include "cgmap/sqlformat.h"
 #include "cgmap/strbuf.h"
+#include "docatalog.h"
 #include "jsondom.h"
 #include "sqllex.h"
 #include "sqlprep.h"
@@ -274,32 +275,11 @@ const char *cgm_do_vars_settings_row(cgm_arena *arena, const char *expr, bool *r
 	jd_node *ref = jd_get(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), "ColumnRef");
 	jd_node *fields = jd_get(ref, "fields");
 	const char *column = jd_size(fields) ? jd_string_node(jd_at(fields, jd_size(fields) - 1)) : NULL;
-	/* ... of pg_settings alone ... */
-	jd_node *from = jd_get(select, "fromClause");
-	jd_node *rv = jd_get(jd_at(from, 0), "RangeVar");
-	const char *rel = jd_string(jd_get(rv, "relname"));
-	const char *schema = jd_string(jd_get(rv, "schemaname"));
-	/* ... WHERE name = 'x' (either way round). */
-	jd_node *where = jd_get(jd_get(select, "whereClause"), "A_Expr");
-	jd_node *op = jd_get(where, "name");
-	const char *opname = jd_size(op) == 1 ? jd_string_node(jd_at(op, 0)) : NULL;
-	const char *name_side = NULL, *value = NULL;
-	for (int side = 0; side < 2 && opname && strcmp(opname, "=") == 0; side++) {
-		jd_node *l = jd_get(where, side ? "rexpr" : "lexpr");
-		jd_node *r = jd_get(where, side ? "lexpr" : "rexpr");
-		jd_node *lf = jd_get(jd_get(l, "ColumnRef"), "fields");
-		if (jd_size(lf) >= 1)
-			name_side = jd_string_node(jd_at(lf, jd_size(lf) - 1));
-		value = jd_string(jd_get(jd_get(jd_get(r, "A_Const"), "sval"), "sval"));
-		if (name_side && strcmp(name_side, "name") == 0 && value)
-			break;
-		name_side = value = NULL;
-	}
-	const char *kind = jd_string(jd_get(where, "kind"));
-	if (jd_size(targets) == 1 && column &&
-	    (strcmp(column, "setting") == 0 || strcmp(column, "reset_val") == 0) && jd_size(from) == 1 &&
-	    rel && strcmp(rel, "pg_settings") == 0 && (!schema || strcmp(schema, "pg_catalog") == 0) &&
-	    value && kind && strcmp(kind, "AEXPR_OP") == 0) {
+	/* ... of pg_settings alone, WHERE name = 'x' (docatalog.h). */
+	const char *table = cgm_do_catalog_table(select, "pg_settings");
+	const char *value = table ? cgm_do_catalog_key(jd_get(select, "whereClause"), table, "name") : NULL;
+	if (jd_size(targets) == 1 && column && (strcmp(column, "setting") == 0 || strcmp(column, "reset_val") == 0) &&
+	    value) {
 		setting = lowered(arena, value, strlen(value));
 		*reset = strcmp(column, "reset_val") == 0;
 	}

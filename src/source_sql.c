@@ -331,6 +331,7 @@ typedef struct sql_state {
 	int guarded;                  /* applying what a block with an EXCEPTION
 	                               * clause runs: its errors are caught there */
 	cgm_do_cache *do_cache;       /* routines' bodies parsed once (lazily made) */
+	cgm_do_catalog do_catalog;    /* what blocks' queries of pg_extension read */
 	int routine_runs;             /* routines the file's statement ran
 	                               * (CGM_MAX_ROUTINE_RUNS) */
 	unsigned long changes;        /* statements applied other than queries and
@@ -6568,10 +6569,8 @@ static void apply_do(sql_state *st, const jd_node *stmt)
 		body_at = found ? (int)(found - st->text) : first_token(st);
 	}
 	do_run run = { .st = st, .first_line = line_of(st, body_at) };
-	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension,
-					  .server_major = CGM_FILES_SERVER_MAJOR };
 	const cgm_do_session session = { .ctx = &run, .apply = do_apply, .show = do_show, .show_reset = do_show_reset,
-					 .unknown = do_unknown, .catalog = &catalog };
+					 .unknown = do_unknown, .catalog = &st->do_catalog };
 	st->do_depth++;
 	cgm_do_block_run(body, &session);
 	st->do_depth--;
@@ -6748,10 +6747,8 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	int ndiagnostics = st->model->ndiagnostics, unknown = st->do_unknown;
 	call_run run = { .run = { .st = st }, .routine = f, .call_line = line_of(st, first_token(st)) };
 	const bool procedure = f->kind == CGM_KIND_PROCEDURE;
-	const cgm_do_catalog catalog = { .ctx = st, .has_extension = files_have_extension,
-					  .server_major = CGM_FILES_SERVER_MAJOR };
 	const cgm_do_session session = { .ctx = &run, .apply = call_apply, .show = do_show, .show_reset = do_show_reset,
-					 .unknown = call_unknown, .catalog = &catalog,
+					 .unknown = call_unknown, .catalog = &st->do_catalog,
 					 .procedure_arguments = f->arguments ? f->arguments : "",
 					 .function_result = procedure ? NULL : f->result ? f->result : "void",
 					 .nargs = f->nargs, .argument_values = values,
@@ -7844,6 +7841,8 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	if (npaths < 1)
 		return cgm_error(CGM_EUSAGE, "no SQL file given");
 	sql_state st = { .model = model, .a = model->arena, .opts = opts, .pool = pool };
+	st.do_catalog = (cgm_do_catalog){ .ctx = &st, .has_extension = files_have_extension,
+					  .server_major = CGM_FILES_SERVER_MAJOR };
 	int rc = 0;
 	for (int i = 0; i < opts->npsql_vars && rc == 0; i++)
 		rc = cgm_psql_vars_assign(&st.initial_vars, opts->psql_vars[i]);
