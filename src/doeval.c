@@ -564,6 +564,28 @@ int cgm_do_eval_condition_in(const char *expr, const cgm_do_catalog *catalog)
 	return result;
 }
 
+int cgm_do_eval_condition_at(const char *expr, long long version, bool *read_version)
+{
+	cgm_arena *a = cgm_arena_new();
+	*read_version = false;
+	int result = truth(evaluate(a, expr, NULL, version, read_version));
+	cgm_arena_free(a);
+	return result;
+}
+
+int cgm_do_eval_version_value(const char *expr, long long version, char **text)
+{
+	*text = NULL;
+	cgm_arena *a = cgm_arena_new();
+	bool read_version = false;
+	value v = evaluate(a, expr, NULL, version, &read_version);
+	int known = v.kind == CANT || v.array || !read_version ? -1 : 1;
+	if (known > 0)
+		*text = value_text(a, v);
+	cgm_arena_free(a);
+	return known;
+}
+
 int cgm_do_eval_condition(const char *expr)
 {
 	return cgm_do_eval_condition_in(expr, NULL);

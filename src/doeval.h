@@ -43,4 +43,13 @@ int cgm_do_eval_query(const char *query, const cgm_do_catalog *catalog, char **t
  * for SQL's NULL), -1 when the files cannot tell. */
 int cgm_do_eval_value(const char *expr, const cgm_do_catalog *catalog, char **text);
 
+/* The same for one server whose current_setting('server_version_num')
+ * gives `version` (0: unknown), no catalog: 1, 0 or -1, and
+ * *read_version set when the condition read the version (verbranch.h). */
+int cgm_do_eval_condition_at(const char *expr, long long version, bool *read_version);
+/* The value `expr` has there (`current_setting('server_version_num')::int`
+ * read into a variable): 1 with *text its text (heap), -1 when it is not
+ * known or does not read the version. */
+int cgm_do_eval_version_value(const char *expr, long long version, char **text);
+
 #endif

@@ -455,7 +455,26 @@ static void source_view(cgm_strbuf *b, html_pagedata *pd, int fn)
 		html_text(b, f->file);
 		cgm_strbuf_printf(b, "</code> at line %d. ", f->file_line);
 	}
-	cgm_strbuf_puts(b, "Line 1 is the body's first, as in PostgreSQL's errors.</p>\n");
+	cgm_strbuf_puts(b, "Line 1 is the body's first, as in PostgreSQL's errors.");
+	if (f->other_version_lines) {
+		/* why a call shown here has no link */
+		int n = f->other_version_lines[0];
+		cgm_strbuf_puts(b, n == 1 ? " The branch on " : " The branches on ");
+		for (int k = 0; k < n; k++) {
+			int first = f->other_version_lines[1 + 2 * k], last = f->other_version_lines[2 + 2 * k];
+			cgm_strbuf_puts(b, k == 0 ? "" : k == n - 1 ? " and " : ", ");
+			if (k == 0)
+				cgm_strbuf_puts(b, n == 1 && first == last ? "line " : "lines ");
+			if (first == last)
+				cgm_strbuf_printf(b, "%d", first);
+			else
+				cgm_strbuf_printf(b, "%d-%d", first, last);
+		}
+		cgm_strbuf_puts(b, n == 1 ? " is" : " are");
+		cgm_strbuf_puts(b, " for another server version, never run on the one mapped: "
+				   "their calls are not in the map.");
+	}
+	cgm_strbuf_puts(b, "</p>\n");
 	/* Sites by line: a sorted copy of pointers (sites are in source order,
 	 * but nothing downstream should depend on it). */
 	int nsites = f->nsites;

@@ -92,7 +92,11 @@ uint64_t html_key_source(uint64_t h, const cgm_function *f)
 	 * of the page keys' time, in cache misses. */
 	uint64_t body = f->source_hash ? f->source_hash
 				       : cgm_hash_words(CGM_FNV1A_OFFSET, f->source, strlen(f->source)) | 1;
-	return html_key_u64(html_key_u64(h, 0x02), body);
+	h = html_key_u64(html_key_u64(h, 0x02), body);
+	/* the source view says which lines are for another server version */
+	for (int i = 0; f->other_version_lines && i <= 2 * f->other_version_lines[0]; i++)
+		h = html_key_u64(h, (uint64_t)f->other_version_lines[i]);
+	return h;
 }
 
 static uint64_t key_double(uint64_t h, double d)

@@ -21,6 +21,8 @@
 #include "cgmap/infile.h"
 #include "cgmap/relfx.h"
 #include "cgmap/ops.h"
+#include "docatalog.h"
+#include "verbranch.h"
 #include "sqlvars.h"
 
 void cgm_map_options_init(cgm_map_options *opts)
@@ -53,6 +55,31 @@ static int append_patterns(const char ***list, int *n0, const char *const *add, 
 	*list = grown;
 	*n0 += n;
 	return 0;
+}
+
+
+/* The lines verbranch.h left out, kept with each function for the
+ * snapshot and its page: a call the source shows and the map does not has
+ * its reason there. */
+static void note_version_branches(cgm_model *model, const cgm_resolve_options *ropts)
+{
+	long long low = ropts->server_version_lowest, high = ropts->server_version_highest;
+	for (int i = 0; i < model->nfunctions; i++) {
+		cgm_function *fn = &model->functions[i];
+		int first[CGM_VERBRANCH_MAX], last[CGM_VERBRANCH_MAX];
+		int n = fn->version_pruned
+				? cgm_verbranch_dead_lines(fn, low, high, first, last, CGM_VERBRANCH_MAX)
+				: 0;
+		if (n == 0)
+			continue;
+		int *lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(2 * n + 1));
+		lines[0] = n;
+		for (int k = 0; k < n; k++) {
+			lines[1 + 2 * k] = first[k];
+			lines[2 + 2 * k] = last[k];
+		}
+		fn->other_version_lines = lines;
+	}
 }
 
 int cgm_map_options_load_config(cgm_map_options *opts)
@@ -218,10 +245,19 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 				      .threads = opts->threads, .relfx = relfx,
 				      .coercions = coercions,
 				      .extract_cache = opts->extract_cache };
+	if (model->source.server_version_num > 0) {
+		ropts.server_version_lowest = ropts.server_version_highest = model->source.server_version_num;
+	} else if (model->source.kind && strcmp(model->source.kind, "sql") == 0) {
+		/* the files stand for any release of the major version whose
+		 * builtins they know */
+		ropts.server_version_lowest = CGM_FILES_SERVER_MAJOR * 10000LL;
+		ropts.server_version_highest = CGM_FILES_SERVER_MAJOR * 10000LL + 9999;
+	}
 	rc = cgm_resolve(model, &ropts);
 	cgm_relfx_free(relfx);
 	if (rc < 0)
 		goto fail;
+	note_version_branches(model, &ropts);
 	if (opts->timing && opts->extract_cache) {
 		long fetched, parsed;
 		cgm_extract_cache_counts(opts->extract_cache, &fetched, &parsed);

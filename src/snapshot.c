@@ -912,6 +912,20 @@ static void write_function(json_out *j, const writer *w, const cgm_function *f)
 	if (f->owner_path)
 		key_string_array(j, "owner_search_path", f->owner_path, f->nowner_path);
 	key_opt_bool(j, "atomic_body", f->atomic_body);
+	if (f->other_version_lines) {
+		/* [[first, last], ...]: the lines whose calls are left out */
+		key(j, "other_version_branches");
+		open_container(j, '[');
+		for (int k = 0; k < f->other_version_lines[0]; k++) {
+			next_item(j);
+			cgm_outfile_putc(j->out, '[');
+			cgm_outfile_int(j->out, f->other_version_lines[1 + 2 * k]);
+			put_sep(j->out, v2);
+			cgm_outfile_int(j->out, f->other_version_lines[2 + 2 * k]);
+			cgm_outfile_putc(j->out, ']');
+		}
+		close_container(j, ']');
+	}
 	key_opt_string(j, "source", f->source);
 
 	if (!v2 || f->nsites) {
@@ -3492,6 +3506,35 @@ static int read_slot_targets(reader *r, size_t place, int s, cgm_function *f, co
 }
 
 /* Everything of one function but its sites' targets. */
+/* "other_version_branches": [[first, last], ...], lines of the body in
+ * order, at most CGM_VERBRANCH_MAX. */
+static int read_version_branches(reader *r, const jv *obj, cgm_function *f)
+{
+	jv *ranges;
+	TRY(get_array(r, obj, "other_version_branches", OPTIONAL, false, &ranges));
+	size_t n = ranges ? jv_array_size(ranges) : 0;
+	if (n == 0)
+		return 0;
+	if (n > CGM_VERBRANCH_MAX)
+		return bad(r, "other_version_branches", "has %zu ranges, more than %d", n, CGM_VERBRANCH_MAX);
+	int *lines = cgm_arena_alloc(r->model->arena, sizeof(int) * (2 * n + 1));
+	lines[0] = (int)n;
+	for (size_t k = 0; k < n; k++) {
+		const jv *range = jv_array_get(ranges, k);
+		const jv *first = jv_is_array(range) && jv_array_size(range) == 2 ? jv_array_get(range, 0) : NULL;
+		const jv *last = first ? jv_array_get(range, 1) : NULL;
+		if (!first || !jv_is_integer(first) || !jv_is_integer(last) || jv_integer_value(first) < 1 ||
+		    jv_integer_value(last) < jv_integer_value(first) || jv_integer_value(last) > INT32_MAX ||
+		    (k > 0 && jv_integer_value(first) <= lines[2 * k]))
+			return bad(r, "other_version_branches",
+				   "item %zu is not a range [first, last] of lines after the one before", k);
+		lines[1 + 2 * k] = (int)jv_integer_value(first);
+		lines[2 + 2 * k] = (int)jv_integer_value(last);
+	}
+	f->other_version_lines = lines;
+	return 0;
+}
+
 static int read_function(reader *r, const jv *obj, cgm_function *f)
 {
 	const char *kind;
@@ -3539,6 +3582,7 @@ static int read_function(reader *r, const jv *obj, cgm_function *f)
 	TRY(get_string_array(r, obj, "owner_search_path", true, false, &f->owner_path,
 			     &f->nowner_path));
 	TRY(get_bool(r, obj, "atomic_body", &f->atomic_body));
+	TRY(read_version_branches(r, obj, f));
 	if (r->flags & CGM_SNAPSHOT_READ_NO_SOURCES) {
 		/* Still checked: the file is the same file whoever reads it. */
 		const jv *source = jv_object_get(obj, "source");

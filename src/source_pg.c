@@ -1561,7 +1561,8 @@ static int load_settings(cgm_model *model, PGconn *conn)
 	PGresult *res = PQexec(conn,
 			       "SELECT current_database(), current_setting('server_version'),"
 			       " array_to_string(current_schemas(true), chr(31)),"
-			       " (SELECT count(*) FROM pg_catalog.pg_proc)");
+			       " (SELECT count(*) FROM pg_catalog.pg_proc),"
+			       " current_setting('server_version_num')");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		int rc = cgm_error(CGM_ESOURCE, "cannot read the database settings: %s",
 				   PQerrorMessage(conn));
@@ -1575,6 +1576,7 @@ static int load_settings(cgm_model *model, PGconn *conn)
 	model->source.default_search_path =
 		split_list(a, value(res, 0, 2), -1, &model->source.npath);
 	reserve_functions(model, atol(value(res, 0, 3)));
+	model->source.server_version_num = atol(value(res, 0, 4));
 	PQclear(res);
 	return 0;
 }

@@ -330,6 +330,10 @@ typedef struct cgm_time_bucket {
 	double self_ms;
 } cgm_time_bucket;
 
+/* The most branches for another server version one body is said to have
+ * (cgm_function.other_version_lines). */
+#define CGM_VERBRANCH_MAX 64
+
 typedef struct cgm_function {
 	/* Each group's pointers first, its numbers and flags after, paired so
 	 * that no field pads (a map holds 100,000 functions; src/model.c
@@ -353,8 +357,8 @@ typedef struct cgm_function {
 	                            * page keys read it instead of the body */
 	cgm_kind kind;
 	int line_count;            /* lines in source */
-	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int file_line;             /* SQL-file mode: line of CREATE in file */
+	int nowner_path;           /* owner_path's entries (below: no padding here) */
 	const char *file;          /* SQL-file mode: file of the definition, else NULL */
 	const char *body_hash;     /* hash of the normalised body, hex */
 	const char *body_version;  /* exact version of the body as PostgreSQL stores it
@@ -370,15 +374,19 @@ typedef struct cgm_function {
 	                            * (get_func_result_name): its column's name in FROM */
 	const char *variadic_elem; /* element type of the VARIADIC array, or NULL */
 	bool variadic;             /* last input argument is VARIADIC */
+	bool atomic_body;          /* source is a SQL-standard BEGIN ATOMIC ... END body */
 	int npath;
 	const char **search_path;  /* its own SET search_path, or NULL (npath -1) */
-	int nowner_path;
 	const char **owner_path;   /* what its owner's sessions get, for a function
 	                            * without its own: the owner role's ALTER ROLE
 	                            * [IN DATABASE] SET search_path, "$user" made the
 	                            * owner's name; NULL when the owner has none or
 	                            * is unknown */
 	const char *owner;         /* the owning role, or NULL when unknown */
+	const int *other_version_lines; /* the line ranges of its branches for another
+	                            * server version, whose calls are left out
+	                            * (verbranch.h): NULL, or their count n (at most
+	                            * CGM_VERBRANCH_MAX), then n first and last lines */
 
 	bool builtin;              /* lives in pg_catalog: resolution only */
 	bool analysed;             /* plpgsql or sql whose body was extracted */
@@ -412,6 +420,8 @@ typedef struct cgm_function {
 	bool reachable;
 	bool dead;                 /* verdict == CGM_VERDICT_DEAD */
 	bool cold;
+	bool version_pruned;       /* sites on branches for another server version were
+	                            * left out before resolution (verbranch.h) */
 	cgm_verdict verdict;
 	int scc;                   /* id of its recursive component, -1 when none */
 } cgm_function;
@@ -686,6 +696,8 @@ typedef struct cgm_source_info {
 	const char *kind;     /* "database" or "sql" */
 	const char *name;     /* database name or the SQL paths */
 	const char *server_version;
+	long server_version_num; /* a live database's (its branches for other
+	                          * versions, verbranch.h); 0: not read */
 	const char *mapped_at;/* ISO 8601 UTC, only with --stamp (outputs are deterministic) */
 	int npath;
 	const char **default_search_path;

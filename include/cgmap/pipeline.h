@@ -113,6 +113,10 @@ typedef struct cgm_resolve_options {
 	                                * (cgm_function.extract_pending) */
 	struct cgm_extract_cache *extract_cache; /* their extraction kept by an earlier
 	                                * run (cgmap/extract_cache.h), or NULL */
+	/* The releases the map stands for (server_version_num: one for a
+	 * database, a major version's for SQL files; 0: unknown): branches
+	 * for others are left out (verbranch.h). */
+	long long server_version_lowest, server_version_highest;
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.

@@ -17,6 +17,7 @@
 #include "cgmap/hash.h"
 #include "cgmap/pipeline.h"
 #include "fuzz_target.h"
+#include "verbranch.h"
 
 /* extract_cache.c's layout: a 40-byte header (entry count at byte 32),
  * 40-byte entries (key, offset, length, hash), the records. */
@@ -130,6 +131,19 @@ static void one_language(const char *language, const char *body, const uint8_t *
 	}
 	free(a);
 	free(b);
+	/* The branches for another server version, in the extraction kept
+	 * (after the caches, which hold what came before): the sites left
+	 * are those on no dead line. */
+	cgm_verbranch_prune(&fn, 150000, 159999);
+	int lines[1 + 2 * CGM_VERBRANCH_MAX];
+	int n = cgm_verbranch_dead_lines(&fn, 90600, 90600, lines, lines + CGM_VERBRANCH_MAX,
+					 CGM_VERBRANCH_MAX);
+	for (int k = 0; k < n; k++)
+		if (lines[k] < 1 || lines[CGM_VERBRANCH_MAX + k] < lines[k]) {
+			fprintf(stderr, "fuzz: a dead branch of lines %d-%d\n", lines[k],
+				lines[CGM_VERBRANCH_MAX + k]);
+			abort();
+		}
 	cgm_arena_free(arena);
 	free(first);
 	free(second);

@@ -269,6 +269,14 @@ static cgm_model *build_model(void)
 	f->result = "trigger";
 	f->referenced = true;
 	f->root = true;
+	/* two branches for another server version: lines 3 and 5-8 */
+	int *other = cgm_arena_alloc(m->arena, sizeof(int) * 5);
+	other[0] = 2;
+	other[1] = 3;
+	other[2] = 3;
+	other[3] = 5;
+	other[4] = 8;
+	f->other_version_lines = other;
 
 	f = &m->functions[odd];
 	f->comment = "says \"hi\" \\ and <b>bold</b>\n\ttabbed";
@@ -468,6 +476,12 @@ static void test_round_trip(void **state)
 			assert_int_equal(back->effects[i].ntarget_columns, 1);
 		}
 	assert_true(cascade);
+	const cgm_function *audit_back = &back->functions[cgm_model_find(back, "app.audit()")];
+	assert_non_null(audit_back->other_version_lines);
+	assert_int_equal(audit_back->other_version_lines[0], 2);
+	assert_int_equal(audit_back->other_version_lines[3], 5);
+	assert_int_equal(audit_back->other_version_lines[4], 8);
+	assert_null(back->functions[cgm_model_find(back, "app.a()")].other_version_lines);
 	assert_int_equal(back->nfunctions, 10); /* lower() is an edge target; upper() and now() are not */
 	assert_int_equal(cgm_model_find(back, "upper(text)"), -1);
 	assert_int_equal(cgm_model_find(back, "now()"), -1);
@@ -1107,6 +1121,15 @@ static void test_malformed(void **state)
 			   "functions[0].kind: unknown function kind \"macro\"");
 	expect_input_error("fn-bool.json", HEAD "\"functions\":[" FN(",\"analysed\":\"yes\"") "]}",
 			   "functions[0].analysed");
+	expect_input_error("fn-branches.json",
+			   HEAD "\"functions\":[" FN(",\"other_version_branches\":[[5,3]]") "]}",
+			   "functions[0].other_version_branches: item 0 is not a range");
+	expect_input_error("fn-branches-order.json",
+			   HEAD "\"functions\":[" FN(",\"other_version_branches\":[[5,6],[6,7]]") "]}",
+			   "functions[0].other_version_branches: item 1");
+	expect_input_error("fn-branches-shape.json",
+			   HEAD "\"functions\":[" FN(",\"other_version_branches\":[4]") "]}",
+			   "functions[0].other_version_branches: item 0");
 	expect_input_error("fn-args.json",
 			   HEAD "\"functions\":[" FN(",\"nargs\":2,\"argtypes\":[\"int\"]") "]}",
 			   "functions[0].argtypes: has 1 entries for 2 arguments");
@@ -1367,7 +1390,8 @@ static bool record_list(int at, const char *key)
 						   "dynamic_sites", "missing", "parse_errors",
 						   "diagnostics" };
 	if (at == AT_FUNCTION)
-		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0;
+		return strcmp(key, "sites") == 0 || strcmp(key, "errors") == 0 ||
+		       strcmp(key, "other_version_branches") == 0;
 	if (at == AT_RUNTIME)
 		return strcmp(key, "paths") == 0 || strcmp(key, "shapes") == 0 ||
 		       strcmp(key, "timeline") == 0;

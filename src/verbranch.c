@@ -1,0 +1,627 @@
+/*
+ * verbranch.c - PL/pgSQL branches for another server version (see
+ * verbranch.h).
+ *
+ * In: one function's body and sites.  Out: its sites compacted in place.
+ * The body is parsed again here (libpg_query's PL/pgSQL JSON), only when
+ * it names server_version_num at all: a few bodies in a thousand.  The
+ * parse, its tree and every string are freed before returning.
+ */
+#include "verbranch.h"
+
+#include <limits.h>
+#include <pg_query.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cgmap/arena.h"
+#include "cgmap/strbuf.h"
+#include "doeval.h"
+#include "dovars.h"
+#include "jsondom.h"
+#include "sqllex.h"
+
+/* A line the PL/pgSQL tree gives a statement (or a declaration) its
+ * first line at, and its place in the walk: a branch's own statements
+ * are one run of places. */
+typedef struct anchor {
+	int line;
+	int place;
+} anchor;
+
+/* A variable that holds the version where an IF reads it: assigned once,
+ * by its declaration's default (`in_list` NULL) or by a statement of
+ * `in_list` at `index`. */
+typedef struct version_var {
+	const char *name;
+	const char *expr;
+	const jd_node *in_list;
+	size_t index;
+} version_var;
+
+typedef struct frame {
+	const jd_node *list;
+	size_t index;
+} frame;
+
+enum { MAX_VARS = 32, MAX_DEPTH = 256, MAX_DEAD = CGM_VERBRANCH_MAX };
+
+typedef struct walk {
+	cgm_arena *a;
+	const char *body;
+	int nlines;
+	long long lowest, highest;
+	anchor *anchors;
+	int nanchors, cap_anchors;
+	int place; /* the next statement's place */
+	version_var vars[MAX_VARS];
+	int nvars;
+	frame stack[MAX_DEPTH];
+	int depth;
+	/* dead line ranges found */
+	int first[MAX_DEAD], last[MAX_DEAD];
+	int ndead;
+} walk;
+
+/* ---- lines and keywords ------------------------------------------------ */
+
+/* Line n (1-based) of the body: its start and length. */
+static bool body_line(const walk *w, int n, const char **start, size_t *len)
+{
+	const char *p = w->body;
+	for (int i = 1; i < n && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return false;
+	const char *end = strchr(p, '\n');
+	*start = p;
+	*len = end ? (size_t)(end - p) : strlen(p);
+	return true;
+}
+
+static bool is_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       (unsigned char)c >= 0x80;
+}
+
+/* Whether `keyword` ends line n - 1 (a `--` comment after it aside) or
+ * starts line n: then no code before the branch shares line n. */
+static bool keyword_before(const walk *w, int n, const char *keyword)
+{
+	size_t klen = strlen(keyword);
+	const char *s;
+	size_t len;
+	if (body_line(w, n, &s, &len)) {
+		size_t i = 0;
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (len - i >= klen && strncasecmp(s + i, keyword, klen) == 0 &&
+		    (i + klen == len || !is_word_char(s[i + klen])))
+			return true;
+	}
+	if (n < 2 || !body_line(w, n - 1, &s, &len))
+		return false;
+	/* A `--` outside quotes ends the code of the line. */
+	bool quoted = false;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] == '\'')
+			quoted = !quoted;
+		else if (!quoted && s[i] == '-' && s[i + 1] == '-') {
+			len = i;
+			break;
+		}
+	}
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	return len >= klen && strncasecmp(s + len - klen, keyword, klen) == 0 &&
+	       (len == klen || !is_word_char(s[len - klen - 1]));
+}
+
+/* ---- the anchors: every statement's first line ------------------------- */
+
+static void add_anchor(walk *w, int line)
+{
+	if (line <= 0)
+		return;
+	if (w->nanchors == w->cap_anchors) {
+		w->cap_anchors = w->cap_anchors ? w->cap_anchors * 2 : 64;
+		anchor *grown = cgm_arena_alloc(w->a, sizeof(anchor) * (size_t)w->cap_anchors);
+		if (w->nanchors)
+			memcpy(grown, w->anchors, sizeof(anchor) * (size_t)w->nanchors);
+		w->anchors = grown;
+	}
+	w->anchors[w->nanchors++] = (anchor){ line, w->place };
+}
+
+static bool is_statement_key(const char *key)
+{
+	return strncmp(key, "PLpgSQL_stmt_", 13) == 0 || strcmp(key, "PLpgSQL_if_elsif") == 0 ||
+	       strcmp(key, "PLpgSQL_case_when") == 0 || strcmp(key, "PLpgSQL_exception") == 0;
+}
+
+/* Every statement's line, numbered in the order walk_statements meets
+ * them (the JSON's order: a statement, then what it holds). */
+static void collect_anchors(walk *w, const jd_node *node, int depth)
+{
+	if (!node || depth > MAX_DEPTH)
+		return;
+	if (jd_is_array(node)) {
+		for (int i = 0; i < node->n; i++)
+			collect_anchors(w, node->items[i], depth + 1);
+		return;
+	}
+	if (!jd_is_object(node))
+		return;
+	for (int i = 0; i < node->n; i++) {
+		const jd_node *v = node->items[i];
+		if (is_statement_key(node->keys[i])) {
+			add_anchor(w, (int)jd_integer(jd_get(v, "lineno")));
+			w->place++;
+		}
+		collect_anchors(w, v, depth + 1);
+	}
+}
+
+/* ---- variables holding the version ------------------------------------- */
+
+/* How often each datum is assigned in the action tree: its number under
+ * "varno" (an assignment, a row target's field, FOREACH) or "target" (GET
+ * DIAGNOSTICS), and by name for a FOR loop's own variable. */
+static void count_assignments(const jd_node *node, int *counts, int ndatums, const jd_node *datums,
+			      int depth)
+{
+	if (!node || depth > MAX_DEPTH)
+		return;
+	if (jd_is_array(node)) {
+		for (int i = 0; i < node->n; i++)
+			count_assignments(node->items[i], counts, ndatums, datums, depth + 1);
+		return;
+	}
+	if (!jd_is_object(node))
+		return;
+	for (int i = 0; i < node->n; i++) {
+		const char *key = node->keys[i];
+		const jd_node *v = node->items[i];
+		if ((strcmp(key, "varno") == 0 || strcmp(key, "target") == 0) && v->type == JD_INTEGER) {
+			if (v->integer >= 0 && v->integer < ndatums)
+				counts[v->integer]++;
+		} else if (strcmp(key, "PLpgSQL_var") == 0) {
+			/* a FOR loop's variable, written out whole */
+			const char *name = jd_string(jd_get(v, "refname"));
+			for (int d = 0; name && d < ndatums; d++) {
+				const char *dn = jd_string(jd_get(jd_get(jd_at(datums, (size_t)d), "PLpgSQL_var"),
+								  "refname"));
+				if (dn && strcasecmp(dn, name) == 0)
+					counts[d]++;
+			}
+		}
+		count_assignments(v, counts, ndatums, datums, depth + 1);
+	}
+}
+
+/* The value expression of `name := expr` (or `name = expr`), as PL/pgSQL
+ * keeps an assignment's text; NULL for an element or field assigned. */
+static const char *assigned_value(cgm_arena *a, const char *text)
+{
+	const char *p = text;
+	while (*p && is_word_char(*p))
+		p++;
+	if (p == text)
+		return NULL;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (p[0] == ':' && p[1] == '=')
+		return cgm_arena_strdup(a, p + 2);
+	if (p[0] == '=')
+		return cgm_arena_strdup(a, p + 1);
+	return NULL;
+}
+
+static const char *datum_name(const jd_node *datums, long long dno)
+{
+	if (dno < 0 || (size_t)dno >= jd_size(datums))
+		return NULL;
+	return jd_string(jd_get(jd_get(jd_at(datums, (size_t)dno), "PLpgSQL_var"), "refname"));
+}
+
+/* Whether the expression reads the version at either end of the range. */
+static bool reads_version(const walk *w, const char *expr)
+{
+	char *text = NULL;
+	int known = cgm_do_eval_version_value(expr, w->lowest, &text);
+	free(text);
+	return known > 0;
+}
+
+static void add_var(walk *w, const char *name, const char *expr, const jd_node *list, size_t index)
+{
+	if (w->nvars < MAX_VARS && name && expr && reads_version(w, expr))
+		w->vars[w->nvars++] = (version_var){ name, expr, list, index };
+}
+
+/* The statements that assign a variable assigned once: `v := expr` and
+ * `SELECT expr INTO v` (no FROM: doeval reads `(SELECT expr)`). */
+static void find_assignments(walk *w, const jd_node *list, const jd_node *datums, const int *counts,
+			     int depth)
+{
+	if (!jd_is_array(list) || depth > MAX_DEPTH)
+		return;
+	for (size_t i = 0; i < jd_size(list); i++) {
+		const jd_node *item = jd_at(list, i);
+		if (!jd_is_object(item) || item->n != 1)
+			continue;
+		const char *key = item->keys[0];
+		const jd_node *st = item->items[0];
+		if (strcmp(key, "PLpgSQL_stmt_assign") == 0) {
+			long long dno = jd_integer(jd_get(st, "varno"));
+			const char *query = jd_string(jd_get(jd_get(jd_get(st, "expr"), "PLpgSQL_expr"), "query"));
+			if (dno >= 0 && dno < (long long)jd_size(datums) && counts[dno] == 1 && query)
+				add_var(w, datum_name(datums, dno), assigned_value(w->a, query), list, i);
+		} else if (strcmp(key, "PLpgSQL_stmt_execsql") == 0 && jd_is_true(jd_get(st, "into"))) {
+			const jd_node *fields = jd_get(jd_get(jd_get(st, "target"), "PLpgSQL_row"), "fields");
+			const char *query =
+				jd_string(jd_get(jd_get(jd_get(st, "sqlstmt"), "PLpgSQL_expr"), "query"));
+			long long dno = jd_size(fields) == 1 ? jd_integer(jd_get(jd_at(fields, 0), "varno")) : -1;
+			if (dno >= 0 && dno < (long long)jd_size(datums) && counts[dno] == 1 && query)
+				add_var(w, datum_name(datums, dno), cgm_arena_printf(w->a, "(%s)", query), list, i);
+		}
+		/* the lists a statement holds (an elsif and a WHEN are items
+		 * of a list, with a list of their own) */
+		for (int k = 0; jd_is_object(st) && k < st->n; k++)
+			if (jd_is_array(st->items[k]))
+				find_assignments(w, st->items[k], datums, counts, depth + 1);
+	}
+}
+
+/* Variables of unique names whose one assignment reads the version. */
+static void find_version_vars(walk *w, const jd_node *function)
+{
+	const jd_node *datums = jd_get(function, "datums");
+	int n = (int)jd_size(datums);
+	if (n <= 0)
+		return;
+	int *counts = cgm_arena_alloc(w->a, sizeof(int) * (size_t)n);
+	memset(counts, 0, sizeof(int) * (size_t)n);
+	for (int d = 0; d < n; d++) {
+		const jd_node *var = jd_get(jd_at(datums, (size_t)d), "PLpgSQL_var");
+		const char *name = jd_string(jd_get(var, "refname"));
+		/* parameters (no line) are the caller's; a name declared twice
+		 * may be either */
+		if (!var || !name || !jd_get(var, "lineno")) {
+			counts[d] = 2;
+			continue;
+		}
+		for (int e = 0; e < n; e++) {
+			const char *other = datum_name(datums, e);
+			if (e != d && other && strcasecmp(other, name) == 0)
+				counts[d] = 2;
+		}
+		if (jd_get(var, "default_val"))
+			counts[d]++;
+	}
+	count_assignments(jd_get(function, "action"), counts, n, datums, 0);
+	for (int d = 0; d < n; d++) {
+		const jd_node *var = jd_get(jd_at(datums, (size_t)d), "PLpgSQL_var");
+		const char *dflt = jd_string(jd_get(jd_get(jd_get(var, "default_val"), "PLpgSQL_expr"), "query"));
+		if (counts[d] == 1 && dflt)
+			add_var(w, datum_name(datums, d), dflt, NULL, 0);
+	}
+	const jd_node *block = jd_get(jd_get(function, "action"), "PLpgSQL_stmt_block");
+	find_assignments(w, jd_get(block, "body"), datums, counts, 0);
+}
+
+/* ---- conditions ---------------------------------------------------------- */
+
+/* Whether variable v is assigned before the statement being walked on
+ * every way to it: by its default, or by an earlier statement of a list
+ * that holds this statement. */
+static bool assigned_before(const walk *w, const version_var *v)
+{
+	if (!v->in_list)
+		return true;
+	for (int i = 0; i < w->depth; i++)
+		if (w->stack[i].list == v->in_list && w->stack[i].index > v->index)
+			return true;
+	return false;
+}
+
+/* The condition at one version: 1, 0, -1; *read when it read the version
+ * (itself, or through a variable). */
+static int condition_at(walk *w, const char *cond, long long version, bool *read)
+{
+	cgm_do_vars *vars = cgm_do_vars_new(w->a);
+	bool any = false;
+	for (int i = 0; i < w->nvars; i++) {
+		if (!assigned_before(w, &w->vars[i]))
+			continue;
+		char *text = NULL;
+		if (cgm_do_eval_version_value(w->vars[i].expr, version, &text) > 0) {
+			cgm_do_vars_set(vars, w->vars[i].name, cgm_arena_strdup(w->a, text));
+			any = true;
+		}
+		free(text);
+	}
+	char *substituted = any ? cgm_do_vars_substitute(vars, cond) : NULL;
+	const char *expr = substituted ? substituted : cond;
+	bool read_version = false;
+	int r = cgm_do_eval_condition_at(expr, version, &read_version);
+	*read = read_version || (substituted && strcmp(substituted, cond) != 0);
+	free(substituted);
+	return r;
+}
+
+/* 1 or 0 when every release in the range decides `cond` alike and it
+ * reads the version; -1 otherwise. */
+static int decide(walk *w, const char *cond)
+{
+	if (!cond || (!strcasestr(cond, "server_version_num") && w->nvars == 0))
+		return -1;
+	bool read_low, read_high;
+	int low = condition_at(w, cond, w->lowest, &read_low);
+	if (low < 0 || !read_low)
+		return -1;
+	int high = w->highest == w->lowest ? low : condition_at(w, cond, w->highest, &read_high);
+	return high == low ? low : -1;
+}
+
+/* ---- branches ------------------------------------------------------------ */
+
+static void walk_list(walk *w, const jd_node *list, int depth);
+
+/* The lines of a branch that never runs: `list`, whose statements have
+ * the places [from, to), after `keyword` (THEN or ELSE). */
+static void dead_branch(walk *w, const jd_node *list, int from, int to, const char *keyword)
+{
+	if (jd_size(list) == 0 || w->ndead == MAX_DEAD)
+		return;
+	int first = INT_MAX;
+	for (int i = 0; i < w->nanchors; i++)
+		if (w->anchors[i].place >= from && w->anchors[i].place < to && w->anchors[i].line < first)
+			first = w->anchors[i].line;
+	if (first == INT_MAX || !keyword_before(w, first, keyword))
+		return;
+	/* up to the next statement outside: none may share the first line */
+	int next = w->nlines + 1;
+	for (int i = 0; i < w->nanchors; i++) {
+		const anchor *an = &w->anchors[i];
+		if (an->place >= from && an->place < to)
+			continue;
+		if (an->line == first)
+			return;
+		if (an->line > first && an->line < next)
+			next = an->line;
+	}
+	w->first[w->ndead] = first;
+	w->last[w->ndead++] = next - 1;
+}
+
+/* The place the walk reaches after `list`: each statement takes one, and
+ * an elsif, a WHEN and an exception handler one of their own. */
+static int places_in(const jd_node *node, int depth)
+{
+	if (!node || depth > MAX_DEPTH)
+		return 0;
+	int n = 0;
+	if (jd_is_array(node)) {
+		for (int i = 0; i < node->n; i++)
+			n += places_in(node->items[i], depth + 1);
+		return n;
+	}
+	if (!jd_is_object(node))
+		return 0;
+	for (int i = 0; i < node->n; i++) {
+		if (is_statement_key(node->keys[i]))
+			n++;
+		n += places_in(node->items[i], depth + 1);
+	}
+	return n;
+}
+
+static const char *cond_text(const jd_node *holder)
+{
+	return jd_string(jd_get(jd_get(jd_get(holder, "cond"), "PLpgSQL_expr"), "query"));
+}
+
+static void walk_if(walk *w, const jd_node *st, int depth)
+{
+	/* The IF's own place was taken by its caller; its branches follow
+	 * in order: then_body, each elsif (a place, then its statements),
+	 * else_body. */
+	bool taken = false; /* an earlier condition surely holds */
+	int c = decide(w, cond_text(st));
+	const jd_node *then_body = jd_get(st, "then_body");
+	int from = w->place;
+	int to = from + places_in(then_body, 0);
+	if (c == 0)
+		dead_branch(w, then_body, from, to, "THEN");
+	else
+		walk_list(w, then_body, depth + 1);
+	w->place = to;
+	taken = c == 1;
+	const jd_node *elsifs = jd_get(st, "elsif_list");
+	for (size_t i = 0; i < jd_size(elsifs); i++) {
+		const jd_node *e = jd_get(jd_at(elsifs, i), "PLpgSQL_if_elsif");
+		w->place++;
+		const jd_node *stmts = jd_get(e, "stmts");
+		from = w->place;
+		to = from + places_in(stmts, 0);
+		int ec = taken ? 0 : decide(w, cond_text(e));
+		if (ec == 0)
+			dead_branch(w, stmts, from, to, "THEN");
+		else
+			walk_list(w, stmts, depth + 1);
+		w->place = to;
+		taken = taken || ec == 1;
+	}
+	const jd_node *else_body = jd_get(st, "else_body");
+	from = w->place;
+	to = from + places_in(else_body, 0);
+	if (taken)
+		dead_branch(w, else_body, from, to, "ELSE");
+	else
+		walk_list(w, else_body, depth + 1);
+	w->place = to;
+}
+
+/* The statements of `node` (any value holding statements), in the order
+ * collect_anchors numbered them. */
+static void walk_node(walk *w, const jd_node *node, int depth)
+{
+	if (!node || depth > MAX_DEPTH)
+		return;
+	if (jd_is_array(node)) {
+		walk_list(w, node, depth);
+		return;
+	}
+	if (!jd_is_object(node))
+		return;
+	for (int i = 0; i < node->n; i++) {
+		const char *key = node->keys[i];
+		const jd_node *v = node->items[i];
+		if (is_statement_key(key)) {
+			w->place++;
+			if (strcmp(key, "PLpgSQL_stmt_if") == 0) {
+				walk_if(w, v, depth + 1);
+				continue;
+			}
+		}
+		walk_node(w, v, depth + 1);
+	}
+}
+
+static void walk_list(walk *w, const jd_node *list, int depth)
+{
+	if (!jd_is_array(list) || depth > MAX_DEPTH || w->depth == MAX_DEPTH) {
+		w->place += places_in(list, 0);
+		return;
+	}
+	w->stack[w->depth].list = list;
+	for (size_t i = 0; i < jd_size(list); i++) {
+		w->stack[w->depth].index = i;
+		w->depth++;
+		walk_node(w, jd_at(list, i), depth + 1);
+		w->depth--;
+	}
+}
+
+/* ---- the function -------------------------------------------------------- */
+
+static PgQueryPlpgsqlParseResult parse_body(const cgm_function *fn)
+{
+	char tag[32];
+	cgm_sql_dollar_tag(tag, sizeof tag, fn->source);
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	bool proc = fn->kind == CGM_KIND_PROCEDURE;
+	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
+	cgm_strbuf_puts(&sql, fn->arguments ? fn->arguments : "");
+	cgm_strbuf_puts(&sql, ") ");
+	if (!proc) {
+		cgm_strbuf_puts(&sql, "RETURNS ");
+		cgm_strbuf_puts(&sql, fn->result ? fn->result : "void");
+		cgm_strbuf_puts(&sql, " ");
+	}
+	cgm_strbuf_puts(&sql, "LANGUAGE plpgsql AS ");
+	cgm_strbuf_puts(&sql, tag);
+	cgm_strbuf_puts(&sql, fn->source);
+	cgm_strbuf_puts(&sql, tag);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	return r;
+}
+
+/* Whether the tree nests no deeper than the walks follow: a walk cut
+ * short would miss a statement that ends a branch, so a deeper body is
+ * not decided at all. */
+static bool shallow(const jd_node *node, int depth)
+{
+	if (depth >= MAX_DEPTH)
+		return false;
+	if (node && (node->type == JD_ARRAY || node->type == JD_OBJECT))
+		for (int i = 0; i < node->n; i++)
+			if (!shallow(node->items[i], depth + 1))
+				return false;
+	return true;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 1;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+int cgm_verbranch_dead_lines(const cgm_function *fn, long long lowest, long long highest, int *first,
+			     int *last, int max)
+{
+	if (lowest <= 0 || highest < lowest || !fn->source || !fn->language ||
+	    strcmp(fn->language, "plpgsql") != 0 || !strcasestr(fn->source, "server_version_num"))
+		return 0;
+	PgQueryPlpgsqlParseResult r = parse_body(fn);
+	if (r.error || !r.plpgsql_funcs) {
+		pg_query_free_plpgsql_parse_result(r);
+		return 0;
+	}
+	cgm_arena *a = cgm_arena_new();
+	walk w = { .a = a, .body = fn->source, .lowest = lowest, .highest = highest };
+	w.nlines = count_lines(fn->source);
+	const jd_node *funcs = jd_parse(a, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
+	const jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
+	if (function && shallow(function, 0)) {
+		const jd_node *action = jd_get(function, "action");
+		/* declarations are anchors too, of no branch: a nested
+		 * block's defaults run where it starts */
+		const jd_node *datums = jd_get(function, "datums");
+		w.place = -1;
+		for (size_t d = 0; d < jd_size(datums); d++)
+			add_anchor(&w, (int)jd_integer(jd_get(jd_get(jd_at(datums, d), "PLpgSQL_var"), "lineno")));
+		w.place = 0;
+		collect_anchors(&w, action, 0);
+		find_version_vars(&w, function);
+		w.place = 0;
+		walk_node(&w, action, 0);
+	}
+	pg_query_free_plpgsql_parse_result(r);
+	int n = w.ndead < max ? w.ndead : max;
+	for (int i = 0; i < n; i++) {
+		first[i] = w.first[i];
+		last[i] = w.last[i];
+	}
+	cgm_arena_free(a);
+	return n;
+}
+
+int cgm_verbranch_prune(cgm_function *fn, long long lowest, long long highest)
+{
+	if (fn->nsites == 0)
+		return 0;
+	int first[MAX_DEAD], last[MAX_DEAD];
+	int ndead = cgm_verbranch_dead_lines(fn, lowest, highest, first, last, MAX_DEAD);
+	int kept = 0, pruned = 0;
+	for (int i = 0; ndead > 0 && i < fn->nsites; i++) {
+		bool dead = false;
+		for (int k = 0; k < ndead && !dead; k++)
+			dead = fn->sites[i].line >= first[k] && fn->sites[i].line <= last[k];
+		if (dead) {
+			pruned++;
+			continue;
+		}
+		if (kept != i) {
+			fn->sites[kept] = fn->sites[i];
+			if (fn->site_exprs)
+				fn->site_exprs[kept] = fn->site_exprs[i];
+		}
+		kept++;
+	}
+	if (pruned > 0) {
+		fn->nsites = kept;
+		fn->version_pruned = true;
+	}
+	return pruned;
+}

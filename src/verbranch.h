@@ -1,0 +1,52 @@
+/*
+ * verbranch.h - the branches of a PL/pgSQL body written for another
+ * server version, which never run on the server the map stands for.
+ * PoWA's powa_wal_src reads
+ *
+ *     IF current_setting('server_version_num')::int < 100000 THEN
+ *         v_current_wal := pg_xlogfile_name(pg_current_xlog_location());
+ *     ELSE
+ *         v_current_wal := pg_walfile_name(pg_current_wal_lsn());
+ *     END IF;
+ *
+ * On PostgreSQL 15 the first branch never runs, so its calls are neither
+ * edges nor missing callees.  pg_jobmon and PoWA also read the version
+ * into a variable first (`SELECT current_setting('server_version_num')
+ * ::int INTO v_version`, `v := ...`, a declaration's default) and test
+ * the variable: a variable assigned once, by a statement every way to
+ * the IF passes, holds the version there.
+ *
+ * A condition is decided when it reads the version and every release in
+ * [lowest, highest] decides it alike (doeval.h): a live database is one
+ * release, the SQL files stand for any release of PostgreSQL 15.
+ *
+ * The PL/pgSQL tree gives each statement only its first line, so a
+ * branch is a range of lines: from its first statement's line, after the
+ * line where THEN (or ELSE) ends, to the line before the next statement
+ * outside it.  A branch sharing a line with code that runs (`IF c THEN
+ * PERFORM a(); ELSE PERFORM b(); END IF;` on one line) is not decided.
+ *
+ * In:  a function extracted and not yet resolved (its sites and body).
+ * Out: the sites on a dead branch's lines taken out of fn->sites (and
+ *      site_exprs, kept beside them) and fn->version_pruned set; the
+ *      lines again on request, which map.c keeps in
+ *      fn->other_version_lines for the snapshot and the function's page.
+ *      The parse is freed before returning; nothing is allocated in the
+ *      model.
+ */
+#ifndef CGMAP_VERBRANCH_H
+#define CGMAP_VERBRANCH_H
+
+#include "cgmap/model.h"
+
+/* The line ranges [first[i], last[i]] of fn's branches that never run
+ * on a server in [lowest, highest] (0: unknown, none), at most `max` of
+ * them: their number. */
+int cgm_verbranch_dead_lines(const cgm_function *fn, long long lowest, long long highest, int *first,
+			     int *last, int max);
+
+/* Take fn's sites on those lines out, set fn->version_pruned when there
+ * were any: the number of sites taken out. */
+int cgm_verbranch_prune(cgm_function *fn, long long lowest, long long highest);
+
+#endif
