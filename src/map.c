@@ -63,13 +63,12 @@ static int append_patterns(const char ***list, int *n0, const char *const *add, 
  * its reason there. */
 static void note_version_branches(cgm_model *model, const cgm_resolve_options *ropts)
 {
-	long long low = ropts->server_version_lowest, high = ropts->server_version_highest;
 	for (int i = 0; i < model->nfunctions; i++) {
 		cgm_function *fn = &model->functions[i];
 		int first[CGM_VERBRANCH_MAX], last[CGM_VERBRANCH_MAX];
-		int n = fn->version_pruned
-				? cgm_verbranch_dead_lines(fn, low, high, first, last, CGM_VERBRANCH_MAX)
-				: 0;
+		int n = fn->version_pruned ? cgm_verbranch_dead_lines(fn, ropts->versions, first, last,
+								      CGM_VERBRANCH_MAX)
+					   : 0;
 		if (n == 0)
 			continue;
 		int *lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(2 * n + 1));
@@ -245,14 +244,14 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 				      .threads = opts->threads, .relfx = relfx,
 				      .coercions = coercions,
 				      .extract_cache = opts->extract_cache };
-	if (model->source.server_version_num > 0) {
-		ropts.server_version_lowest = ropts.server_version_highest = model->source.server_version_num;
-	} else if (model->source.kind && strcmp(model->source.kind, "sql") == 0) {
+	if (model->source.server_version_num > 0)
+		ropts.versions = cgm_verbranch_versions(model, model->source.server_version_num,
+							model->source.server_version_num);
+	else if (model->source.kind && strcmp(model->source.kind, "sql") == 0)
 		/* the files stand for any release of the major version whose
 		 * builtins they know */
-		ropts.server_version_lowest = CGM_FILES_SERVER_MAJOR * 10000LL;
-		ropts.server_version_highest = CGM_FILES_SERVER_MAJOR * 10000LL + 9999;
-	}
+		ropts.versions = cgm_verbranch_versions(model, CGM_FILES_SERVER_MAJOR * 10000LL,
+							CGM_FILES_SERVER_MAJOR * 10000LL + 9999);
 	rc = cgm_resolve(model, &ropts);
 	cgm_relfx_free(relfx);
 	if (rc < 0)

@@ -1119,7 +1119,7 @@ static uint64_t volatile_groups(const resolver *rv, cgm_typer *typer, cgm_arena 
  * Writes only the caller's own sites. */
 static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function *fn)
 {
-	cgm_verbranch_prune(fn, rv->opts->server_version_lowest, rv->opts->server_version_highest);
+	cgm_verbranch_prune(fn, rv->opts->versions);
 	const char *scratch[64];
 	int npath = 0;
 	const char **path = search_path_of(rv, fn, &npath, scratch, 64);

@@ -21,6 +21,7 @@
 #include "doeval.h"
 #include "dovars.h"
 #include "jsondom.h"
+#include "plpgsql_params.h"
 #include "sqllex.h"
 
 /* A line the PL/pgSQL tree gives a statement (or a declaration) its
@@ -53,6 +54,7 @@ typedef struct walk {
 	const char *body;
 	int nlines;
 	long long lowest, highest;
+	const cgm_server_versions *versions;
 	anchor *anchors;
 	int nanchors, cap_anchors;
 	int place; /* the next statement's place */
@@ -90,8 +92,9 @@ static bool is_word_char(char c)
 	       (unsigned char)c >= 0x80;
 }
 
-/* Whether `keyword` ends line n - 1 (a `--` comment after it aside) or
- * starts line n: then no code before the branch shares line n. */
+/* Whether `keyword` starts line n or ends the line of code before it (a
+ * `--` comment after it, blank lines and comment lines between aside):
+ * then no code before the branch shares line n. */
 static bool keyword_before(const walk *w, int n, const char *keyword)
 {
 	size_t klen = strlen(keyword);
@@ -105,8 +108,16 @@ static bool keyword_before(const walk *w, int n, const char *keyword)
 		    (i + klen == len || !is_word_char(s[i + klen])))
 			return true;
 	}
-	if (n < 2 || !body_line(w, n - 1, &s, &len))
-		return false;
+	/* the line before, past blank lines and lines of a comment alone */
+	for (n--;; n--) {
+		if (n < 1 || !body_line(w, n, &s, &len))
+			return false;
+		size_t i = 0;
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i < len && !(len - i >= 2 && s[i] == '-' && s[i + 1] == '-'))
+			break;
+	}
 	/* A `--` outside quotes ends the code of the line. */
 	bool quoted = false;
 	for (size_t i = 0; i + 1 < len; i++) {
@@ -230,6 +241,97 @@ static const char *datum_name(const jd_node *datums, long long dno)
 	return jd_string(jd_get(jd_get(jd_at(datums, (size_t)dno), "PLpgSQL_var"), "refname"));
 }
 
+/* ---- calls of functions returning the version --------------------------- */
+
+static size_t identifier_at(const char *s)
+{
+	size_t n = 0;
+	if ((s[0] >= '0' && s[0] <= '9') || !is_word_char(s[0]))
+		return 0;
+	while (is_word_char(s[n]))
+		n++;
+	return n;
+}
+
+/* The version function `schema.name` (schema NULL: written bare) names,
+ * or -1. */
+static int version_function(const cgm_server_versions *v, const char *schema, size_t slen,
+			    const char *name, size_t nlen)
+{
+	for (int i = 0; i < v->nfunctions; i++) {
+		if (strlen(v->names[i]) != nlen || strncasecmp(v->names[i], name, nlen) != 0)
+			continue;
+		if (schema ? strlen(v->schemas[i]) == slen && strncasecmp(v->schemas[i], schema, slen) == 0
+			   : v->bare[i])
+			return i;
+	}
+	return -1;
+}
+
+/* `text` with each call of a version function, `f()` or `s.f()`, made
+ * the expression its body returns; `text` itself when it holds none. */
+static const char *with_version_calls(walk *w, const char *text)
+{
+	const cgm_server_versions *v = w->versions;
+	if (!text || !v || v->nfunctions == 0)
+		return text;
+	cgm_strbuf out = CGM_STRBUF_INIT;
+	bool any = false;
+	const char *p = text;
+	while (*p) {
+		if (*p == '\'' || *p == '"') { /* a literal or a quoted name, copied */
+			char q = *p;
+			const char *end = p + 1;
+			while (*end && !(*end == q && end[1] != q))
+				end += *end == q ? 2 : 1;
+			if (*end)
+				end++;
+			cgm_strbuf_add(&out, p, (size_t)(end - p));
+			p = end;
+			continue;
+		}
+		size_t n = p > text && (is_word_char(p[-1]) || p[-1] == '.') ? 0 : identifier_at(p);
+		if (n == 0) {
+			cgm_strbuf_add(&out, p, 1);
+			p++;
+			continue;
+		}
+		const char *schema = NULL, *name = p;
+		size_t slen = 0, nlen = n;
+		const char *q = p + n;
+		size_t m = q[0] == '.' ? identifier_at(q + 1) : 0;
+		if (m > 0) {
+			schema = p, slen = n;
+			name = q + 1, nlen = m;
+			q = name + m;
+		}
+		const char *r = q;
+		while (*r == ' ' || *r == '\t' || *r == '\n')
+			r++;
+		int f = -1;
+		if (*r == '(') {
+			r++;
+			while (*r == ' ' || *r == '\t' || *r == '\n')
+				r++;
+			if (*r == ')')
+				f = version_function(v, schema, slen, name, nlen);
+		}
+		if (f < 0) {
+			cgm_strbuf_add(&out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		cgm_strbuf_puts(&out, "(");
+		cgm_strbuf_puts(&out, v->exprs[f]);
+		cgm_strbuf_puts(&out, ")");
+		p = r + 1;
+		any = true;
+	}
+	const char *result = any ? cgm_arena_strdup(w->a, cgm_strbuf_cstr(&out)) : text;
+	cgm_strbuf_free(&out);
+	return result;
+}
+
 /* Whether the expression reads the version at either end of the range. */
 static bool reads_version(const walk *w, const char *expr)
 {
@@ -241,6 +343,7 @@ static bool reads_version(const walk *w, const char *expr)
 
 static void add_var(walk *w, const char *name, const char *expr, const jd_node *list, size_t index)
 {
+	expr = with_version_calls(w, expr);
 	if (w->nvars < MAX_VARS && name && expr && reads_version(w, expr))
 		w->vars[w->nvars++] = (version_var){ name, expr, list, index };
 }
@@ -360,6 +463,7 @@ static int condition_at(walk *w, const char *cond, long long version, bool *read
  * reads the version; -1 otherwise. */
 static int decide(walk *w, const char *cond)
 {
+	cond = with_version_calls(w, cond);
 	if (!cond || (!strcasestr(cond, "server_version_num") && w->nvars == 0))
 		return -1;
 	bool read_low, read_high;
@@ -512,14 +616,14 @@ static void walk_list(walk *w, const jd_node *list, int depth)
 
 /* ---- the function -------------------------------------------------------- */
 
-static PgQueryPlpgsqlParseResult parse_body(const cgm_function *fn)
+static PgQueryPlpgsqlParseResult parse_body_with(const cgm_function *fn, const char *arguments)
 {
 	char tag[32];
 	cgm_sql_dollar_tag(tag, sizeof tag, fn->source);
 	cgm_strbuf sql = CGM_STRBUF_INIT;
 	bool proc = fn->kind == CGM_KIND_PROCEDURE;
 	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
-	cgm_strbuf_puts(&sql, fn->arguments ? fn->arguments : "");
+	cgm_strbuf_puts(&sql, arguments ? arguments : "");
 	cgm_strbuf_puts(&sql, ") ");
 	if (!proc) {
 		cgm_strbuf_puts(&sql, "RETURNS ");
@@ -549,6 +653,30 @@ static bool shallow(const jd_node *node, int depth)
 	return true;
 }
 
+/* The body's tree under the header extraction reads it with: the
+ * arguments, else each unnamed one named $n (the body assigns `$1`), else
+ * without their defaults (a header a source gave badly). */
+static PgQueryPlpgsqlParseResult parse_body(cgm_arena *a, const cgm_function *fn)
+{
+	PgQueryPlpgsqlParseResult r = parse_body_with(fn, fn->arguments);
+	if (!r.error)
+		return r;
+	cgm_plparam *params;
+	const char *named;
+	cgm_plpgsql_params(a, fn, &params, &named);
+	const char *bare = cgm_plpgsql_args_without_defaults(a, named ? named : fn->arguments);
+	const char *retries[] = { named, bare };
+	for (int i = 0; i < 2; i++) {
+		if (!retries[i])
+			continue;
+		pg_query_free_plpgsql_parse_result(r);
+		r = parse_body_with(fn, retries[i]);
+		if (!r.error)
+			break;
+	}
+	return r;
+}
+
 static int count_lines(const char *s)
 {
 	int n = 1;
@@ -557,19 +685,35 @@ static int count_lines(const char *s)
 	return n;
 }
 
-int cgm_verbranch_dead_lines(const cgm_function *fn, long long lowest, long long highest, int *first,
+/* Whether the body names the version, or a function returning it. */
+static bool names_version(const char *source, const cgm_server_versions *v)
+{
+	if (strcasestr(source, "server_version_num"))
+		return true;
+	for (int i = 0; i < v->nfunctions; i++)
+		if (strcasestr(source, v->names[i]))
+			return true;
+	return false;
+}
+
+int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *versions, int *first,
 			     int *last, int max)
 {
-	if (lowest <= 0 || highest < lowest || !fn->source || !fn->language ||
-	    strcmp(fn->language, "plpgsql") != 0 || !strcasestr(fn->source, "server_version_num"))
+	if (!versions || versions->lowest <= 0 || versions->highest < versions->lowest || !fn->source ||
+	    !fn->language || strcmp(fn->language, "plpgsql") != 0 || !names_version(fn->source, versions))
 		return 0;
-	PgQueryPlpgsqlParseResult r = parse_body(fn);
+	cgm_arena *a = cgm_arena_new();
+	PgQueryPlpgsqlParseResult r = parse_body(a, fn);
 	if (r.error || !r.plpgsql_funcs) {
 		pg_query_free_plpgsql_parse_result(r);
+		cgm_arena_free(a);
 		return 0;
 	}
-	cgm_arena *a = cgm_arena_new();
-	walk w = { .a = a, .body = fn->source, .lowest = lowest, .highest = highest };
+	walk w = { .a = a,
+		   .body = fn->source,
+		   .lowest = versions->lowest,
+		   .highest = versions->highest,
+		   .versions = versions };
 	w.nlines = count_lines(fn->source);
 	const jd_node *funcs = jd_parse(a, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
 	const jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
@@ -597,12 +741,12 @@ int cgm_verbranch_dead_lines(const cgm_function *fn, long long lowest, long long
 	return n;
 }
 
-int cgm_verbranch_prune(cgm_function *fn, long long lowest, long long highest)
+int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions)
 {
 	if (fn->nsites == 0)
 		return 0;
 	int first[MAX_DEAD], last[MAX_DEAD];
-	int ndead = cgm_verbranch_dead_lines(fn, lowest, highest, first, last, MAX_DEAD);
+	int ndead = cgm_verbranch_dead_lines(fn, versions, first, last, MAX_DEAD);
 	int kept = 0, pruned = 0;
 	for (int i = 0; ndead > 0 && i < fn->nsites; i++) {
 		bool dead = false;
@@ -624,4 +768,69 @@ int cgm_verbranch_prune(cgm_function *fn, long long lowest, long long highest)
 		fn->version_pruned = true;
 	}
 	return pruned;
+}
+
+/* The expression `SELECT expr[;]` returns, when that is all the body is. */
+static const char *selected_expression(cgm_arena *a, const char *body)
+{
+	while (*body == ' ' || *body == '\t' || *body == '\n' || *body == '\r')
+		body++;
+	if (strncasecmp(body, "select", 6) != 0 || is_word_char(body[6]))
+		return NULL;
+	size_t len = strlen(body);
+	while (len > 6 && strchr(" \t\n\r;", body[len - 1]))
+		len--;
+	/* one statement: no `;` left inside (a literal's would only make
+	 * the expression fail to evaluate) */
+	const char *expr = cgm_arena_strndup(a, body + 6, len - 6);
+	return strchr(expr, ';') ? NULL : expr;
+}
+
+cgm_server_versions *cgm_verbranch_versions(cgm_model *model, long long lowest, long long highest)
+{
+	cgm_arena *a = model->arena;
+	cgm_server_versions *v = cgm_arena_alloc(a, sizeof *v);
+	memset(v, 0, sizeof *v);
+	v->lowest = lowest;
+	v->highest = highest;
+	int cap = 0;
+	for (int i = 0; i < model->nfunctions; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (f->builtin || f->nargs != 0 || f->kind != CGM_KIND_FUNCTION || !f->language ||
+		    strcmp(f->language, "sql") != 0 || !f->source || f->atomic_body ||
+		    !strcasestr(f->source, "server_version_num"))
+			continue;
+		const char *expr = selected_expression(a, f->source);
+		char *text = NULL;
+		bool reads = expr && cgm_do_eval_version_value(expr, lowest, &text) > 0;
+		free(text);
+		if (!reads)
+			continue;
+		if (v->nfunctions == cap) {
+			cap = cap ? cap * 2 : 4;
+			const char **schemas = cgm_arena_alloc(a, sizeof(char *) * (size_t)cap);
+			const char **names = cgm_arena_alloc(a, sizeof(char *) * (size_t)cap);
+			const char **exprs = cgm_arena_alloc(a, sizeof(char *) * (size_t)cap);
+			bool *bare = cgm_arena_alloc(a, sizeof(bool) * (size_t)cap);
+			for (int k = 0; k < v->nfunctions; k++) {
+				schemas[k] = v->schemas[k];
+				names[k] = v->names[k];
+				exprs[k] = v->exprs[k];
+				bare[k] = v->bare[k];
+			}
+			v->schemas = schemas, v->names = names, v->exprs = exprs, v->bare = bare;
+		}
+		int k = v->nfunctions++;
+		v->schemas[k] = f->schema;
+		v->names[k] = f->name;
+		v->exprs[k] = expr;
+		/* Written bare, the name is this function's only when no other
+		 * function of no argument has it, whatever the path. */
+		int same = 0;
+		for (int j = 0; j < model->nfunctions; j++)
+			same += model->functions[j].nargs == 0 && model->functions[j].name &&
+				strcasecmp(model->functions[j].name, f->name) == 0;
+		v->bare[k] = same == 1;
+	}
+	return v;
 }

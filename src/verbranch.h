@@ -39,14 +39,31 @@
 
 #include "cgmap/model.h"
 
+/* What the map stands for: the releases [lowest, highest] of its server
+ * (0: unknown, nothing decided), and the SQL functions of no argument
+ * that return the version, `SELECT current_setting('server_version_num')
+ * ::integer` (pgTAP's pg_version_num()): a call of one in a condition
+ * reads the version.  `names[i]` is called bare only when no other
+ * function of no argument has that name. */
+typedef struct cgm_server_versions {
+	long long lowest, highest;
+	int nfunctions;
+	const char **schemas, **names, **exprs;
+	bool *bare;
+} cgm_server_versions;
+
+/* The versions a map of `model` stands for, its version functions found
+ * (in the model's arena). */
+cgm_server_versions *cgm_verbranch_versions(cgm_model *model, long long lowest, long long highest);
+
 /* The line ranges [first[i], last[i]] of fn's branches that never run
- * on a server in [lowest, highest] (0: unknown, none), at most `max` of
- * them: their number. */
-int cgm_verbranch_dead_lines(const cgm_function *fn, long long lowest, long long highest, int *first,
+ * on a server of `versions` (NULL: none), at most `max` of them: their
+ * number. */
+int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *versions, int *first,
 			     int *last, int max);
 
 /* Take fn's sites on those lines out, set fn->version_pruned when there
  * were any: the number of sites taken out. */
-int cgm_verbranch_prune(cgm_function *fn, long long lowest, long long highest);
+int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions);
 
 #endif

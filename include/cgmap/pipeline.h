@@ -114,9 +114,10 @@ typedef struct cgm_resolve_options {
 	struct cgm_extract_cache *extract_cache; /* their extraction kept by an earlier
 	                                * run (cgmap/extract_cache.h), or NULL */
 	/* The releases the map stands for (server_version_num: one for a
-	 * database, a major version's for SQL files; 0: unknown): branches
-	 * for others are left out (verbranch.h). */
-	long long server_version_lowest, server_version_highest;
+	 * database, a major version's for SQL files) and the functions
+	 * returning it, or NULL: branches for other versions are left out
+	 * (src/verbranch.h). */
+	const struct cgm_server_versions *versions;
 } cgm_resolve_options;
 
 /* Resolve every site to function identities and build the static edges.

@@ -134,10 +134,14 @@ static void one_language(const char *language, const char *body, const uint8_t *
 	/* The branches for another server version, in the extraction kept
 	 * (after the caches, which hold what came before): the sites left
 	 * are those on no dead line. */
-	cgm_verbranch_prune(&fn, 150000, 159999);
-	int lines[1 + 2 * CGM_VERBRANCH_MAX];
-	int n = cgm_verbranch_dead_lines(&fn, 90600, 90600, lines, lines + CGM_VERBRANCH_MAX,
-					 CGM_VERBRANCH_MAX);
+	static const char *schemas[] = { "app" }, *names[] = { "pg_version_num" },
+			  *exprs[] = { " current_setting('server_version_num')::integer" };
+	static bool bare[] = { true };
+	const cgm_server_versions files = { 150000, 159999, 1, schemas, names, exprs, bare };
+	const cgm_server_versions old = { 90600, 90600, 1, schemas, names, exprs, bare };
+	cgm_verbranch_prune(&fn, &files);
+	int lines[2 * CGM_VERBRANCH_MAX];
+	int n = cgm_verbranch_dead_lines(&fn, &old, lines, lines + CGM_VERBRANCH_MAX, CGM_VERBRANCH_MAX);
 	for (int k = 0; k < n; k++)
 		if (lines[k] < 1 || lines[CGM_VERBRANCH_MAX + k] < lines[k]) {
 			fprintf(stderr, "fuzz: a dead branch of lines %d-%d\n", lines[k],

@@ -2,11 +2,12 @@
 # test_verbranch.sh - a branch of a body written for another server version
 # never runs: fixtures/verbranch.sql tests the version directly, through a
 # variable assigned by `:=`, by SELECT ... INTO and by a declaration's
-# default, around calls of functions PostgreSQL 15 does not have.  The live
-# database and the file give the edges of fixtures/expected/verbranch.edges
-# and no missing callee, each function's left-out lines are kept in the
-# snapshot and said on its page, and, with `cgmap_trace.track = all`, every static
-# edge is observed and nothing is left unexplained.
+# default, and through a SQL function returning it (pgTAP's), around calls
+# of functions PostgreSQL 15 does not have.  The live database and the file
+# give the edges of fixtures/expected/verbranch.edges and no missing
+# callee, each function's left-out lines are kept in the snapshot and said
+# on its page, and, with `cgmap_trace.track = all`, every static edge is
+# observed and nothing is left unexplained.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
@@ -18,6 +19,7 @@ SELECT app.wal_name();
 SELECT app.snapshot(0);
 SELECT app.running();
 SELECT app.by_default();
+SELECT app.type_string('integer');
 SELECT app.undecided(2);
 SQL
 
@@ -30,6 +32,7 @@ for map in static sql; do
 ["app.by_default()",[[6,7]]]
 ["app.running()",[[9,10]]]
 ["app.snapshot(integer)",[[8,8],[12,14]]]
+["app.type_string(text)",[[4,5]]]
 ["app.wal_name()",[[6,8]]]
 TXT
 	diff -u "$PGTEST_WORK/want.branches" "$PGTEST_WORK/$map.branches" ||

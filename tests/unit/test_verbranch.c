@@ -38,7 +38,8 @@ static const char *dead_lines(const char *body, long long lowest, long long high
 	static char out[256];
 	cgm_function fn = function_of(body);
 	int first[16], last[16];
-	int n = cgm_verbranch_dead_lines(&fn, lowest, highest, first, last, 16);
+	const cgm_server_versions versions = { .lowest = lowest, .highest = highest };
+	int n = cgm_verbranch_dead_lines(&fn, &versions, first, last, 16);
 	out[0] = '\0';
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(out);
@@ -208,6 +209,101 @@ static void test_shared_lines(void **state)
 	assert_string_equal(dead_lines(block, PG15_LIVE, PG15_LIVE), "4-5");
 }
 
+/* pgTAP's pg_version_num(): a SQL function returning the version. */
+static const char *tap_schemas[] = { "public" }, *tap_names[] = { "pg_version_num" },
+		  *tap_exprs[] = { "\n    current_setting('server_version_num')::integer" };
+
+static const char *dead_lines_with(const char *body, bool bare)
+{
+	static char out[256];
+	bool bares[] = { bare };
+	const cgm_server_versions versions = { PG15_LIVE, PG15_LIVE, 1, tap_schemas, tap_names, tap_exprs,
+					       bares };
+	cgm_function fn = function_of(body);
+	int first[16], last[16];
+	int n = cgm_verbranch_dead_lines(&fn, &versions, first, last, 16);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(out);
+		snprintf(out + len, sizeof out - len, "%s%d-%d", i ? " " : "", first[i], last[i]);
+	}
+	return out;
+}
+
+static void test_version_function(void **state)
+{
+	(void)state;
+	/* pgTAP 1.3's format_type_string: to_regtypemod() is PostgreSQL 17's */
+	const char *call = "\nBEGIN\n"
+			   "    IF pg_version_num() >= 170000 THEN\n"                                /* 3 */
+			   "        -- to_regtypemod() in 17 allows easy and correct normalization.\n" /* 4 */
+			   "\n"                                                                    /* 5 */
+			   "        RETURN format_type(to_regtype(p), to_regtypemod(p));\n"          /* 6 */
+			   "    END IF;\n"                                                           /* 7 */
+			   "    RETURN 1;\nEND\n";                                                  /* 8 */
+	assert_string_equal(dead_lines_with(call, true), "6-7");
+	/* a name other functions of no argument share is not known bare */
+	assert_string_equal(dead_lines_with(call, false), "");
+	const char *qualified = "\nBEGIN\n"
+				"    IF public.pg_version_num ( ) >= 170000 THEN\n"
+				"        RETURN 2;\n    END IF;\n    RETURN 1;\nEND\n";
+	assert_string_equal(dead_lines_with(qualified, false), "4-5");
+	const char *elsewhere = "\nBEGIN\n"
+				"    IF tap.pg_version_num() >= 170000 THEN\n"
+				"        RETURN 2;\n    END IF;\n    RETURN 1;\nEND\n";
+	assert_string_equal(dead_lines_with(elsewhere, true), "");
+	/* _table_privs: the version in a declaration's default */
+	const char *declared = "\nDECLARE\n    pgversion INTEGER := pg_version_num();\nBEGIN\n"
+			       "    IF pgversion < 80200 THEN RETURN 1;\n"                  /* 5 */
+			       "    ELSIF pgversion < 80400 THEN\n"                         /* 6 */
+			       "        RETURN 2;\n"                                        /* 7 */
+			       "    ELSE\n        RETURN 3;\n    END IF;\nEND\n";
+	assert_string_equal(dead_lines_with(declared, true), "7-8");
+	/* not a call of it: an argument, a literal, another name */
+	const char *others = "\nBEGIN\n"
+			     "    IF pg_version_num(1) >= 170000 OR 'pg_version_num()' = p::text\n"
+			     "       OR my_pg_version_num() > 1 THEN\n"
+			     "        RETURN 2;\n    END IF;\n    RETURN 1;\nEND\n";
+	assert_string_equal(dead_lines_with(others, true), "");
+}
+
+/* Version functions found in a model: SQL, no argument, `SELECT` of the
+ * version alone. */
+static void test_versions_of_model(void **state)
+{
+	(void)state;
+	cgm_model *m = cgm_model_new();
+	const struct {
+		const char *schema, *name, *language, *source;
+		int nargs;
+	} fns[] = {
+		{ "public", "pg_version_num", "sql", "\n    SELECT current_setting('server_version_num')::integer;\n", 0 },
+		{ "app", "ver", "sql", "select pg_catalog.current_setting('server_version_num')::int", 0 },
+		{ "app", "ver", "sql", "SELECT current_setting('server_version_num')::int + $1", 1 },
+		{ "app", "two", "sql", "SELECT 1; SELECT current_setting('server_version_num')::int", 0 },
+		{ "app", "other", "sql", "SELECT current_setting('search_path')", 0 },
+		{ "app", "plp", "plpgsql", "BEGIN RETURN current_setting('server_version_num')::int; END", 0 },
+		{ "lib", "ver", "sql", "SELECT 3", 0 },
+	};
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+		cgm_function *f = cgm_model_add_function(m);
+		f->schema = fns[i].schema;
+		f->name = fns[i].name;
+		f->language = fns[i].language;
+		f->source = fns[i].source;
+		f->nargs = fns[i].nargs;
+		f->kind = CGM_KIND_FUNCTION;
+	}
+	cgm_server_versions *v = cgm_verbranch_versions(m, PG15_LIVE, PG15_LIVE);
+	assert_int_equal(v->nfunctions, 2);
+	assert_string_equal(v->names[0], "pg_version_num");
+	assert_true(v->bare[0]);
+	assert_string_equal(v->schemas[1], "app");
+	assert_string_equal(v->names[1], "ver");
+	assert_false(v->bare[1]); /* lib.ver() has no argument either */
+	cgm_model_free(m);
+}
+
 /* IFs nested n deep, the innermost testing the version. */
 static char *nested(int n)
 {
@@ -240,6 +336,7 @@ static void test_deep_nesting(void **state)
 static void test_prune_sites(void **state)
 {
 	(void)state;
+	const cgm_server_versions live = { .lowest = PG15_LIVE, .highest = PG15_LIVE };
 	cgm_function fn = function_of(direct_body);
 	cgm_site sites[5];
 	memset(sites, 0, sizeof sites);
@@ -248,23 +345,23 @@ static void test_prune_sites(void **state)
 		sites[i].line = lines[i];
 	fn.sites = sites;
 	fn.nsites = 5;
-	assert_int_equal(cgm_verbranch_prune(&fn, PG15_LIVE, PG15_LIVE), 3);
+	assert_int_equal(cgm_verbranch_prune(&fn, &live), 3);
 	assert_int_equal(fn.nsites, 2);
 	assert_int_equal(fn.sites[0].line, 4);
 	assert_int_equal(fn.sites[1].line, 8);
 	assert_true(fn.version_pruned);
 	/* again: nothing more */
-	assert_int_equal(cgm_verbranch_prune(&fn, PG15_LIVE, PG15_LIVE), 0);
+	assert_int_equal(cgm_verbranch_prune(&fn, &live), 0);
 	/* SQL functions and bodies that parse not are left alone */
 	cgm_function sql = function_of("SELECT 1 WHERE current_setting('server_version_num')::int < 1");
 	sql.language = "sql";
 	sql.sites = sites;
 	sql.nsites = 2;
-	assert_int_equal(cgm_verbranch_prune(&sql, PG15_LIVE, PG15_LIVE), 0);
+	assert_int_equal(cgm_verbranch_prune(&sql, &live), 0);
 	cgm_function broken = function_of("\nBEGIN IF current_setting('server_version_num') THEN\nEND\n");
 	broken.sites = sites;
 	broken.nsites = 2;
-	assert_int_equal(cgm_verbranch_prune(&broken, PG15_LIVE, PG15_LIVE), 0);
+	assert_int_equal(cgm_verbranch_prune(&broken, &live), 0);
 }
 
 int main(void)
@@ -277,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_declared_default),
 		cmocka_unit_test(test_variables_not_followed),
 		cmocka_unit_test(test_shared_lines),
+		cmocka_unit_test(test_version_function),
+		cmocka_unit_test(test_versions_of_model),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_prune_sites),
 	};
