@@ -3424,38 +3424,10 @@ static void replay_tree(extract_ctx *ctx)
 }
 
 
-/* The function's CREATE statement around `body`: parameters and result
- * let the PL/pgSQL parser know its variables (and NEW/OLD of triggers). */
-static PgQueryPlpgsqlParseResult parse_plpgsql_body(const cgm_function *fn, const char *arguments,
-						    const char *body)
-{
-	char tag[32];
-	cgm_sql_dollar_tag(tag, sizeof tag, body);
-	/* Pieces appended, not formatted: the body is most of the text, and
-	 * printf-style formatting copied it twice. */
-	cgm_strbuf sql = CGM_STRBUF_INIT;
-	bool proc = fn->kind == CGM_KIND_PROCEDURE;
-	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
-	cgm_strbuf_puts(&sql, arguments ? arguments : "");
-	cgm_strbuf_puts(&sql, ") ");
-	if (!proc) {
-		cgm_strbuf_puts(&sql, "RETURNS ");
-		cgm_strbuf_puts(&sql, fn->result ? fn->result : "void");
-		cgm_strbuf_puts(&sql, " ");
-	}
-	cgm_strbuf_puts(&sql, "LANGUAGE plpgsql AS ");
-	cgm_strbuf_puts(&sql, tag);
-	cgm_strbuf_puts(&sql, body);
-	cgm_strbuf_puts(&sql, tag);
-	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
-	cgm_strbuf_free(&sql);
-	return r;
-}
-
 /* Does the body parse? */
 static bool plpgsql_parses(const cgm_function *fn, const char *arguments, const char *body)
 {
-	PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, arguments, body);
+	PgQueryPlpgsqlParseResult r = cgm_plpgsql_parse_body(fn, arguments, body);
 	bool ok = !r.error;
 	pg_query_free_plpgsql_parse_result(r);
 	return ok;
@@ -3587,7 +3559,7 @@ static void extract_plpgsql(extract_ctx *ctx)
 			cgm_raw_capture_set(&capture);
 			cgm_raw_plpgsql_set(&tree_visitor);
 		}
-		PgQueryPlpgsqlParseResult r = parse_plpgsql_body(fn, ctx->plargs, body);
+		PgQueryPlpgsqlParseResult r = cgm_plpgsql_parse_body(fn, ctx->plargs, body);
 		cgm_raw_plpgsql_set(NULL);
 		cgm_raw_capture_set(NULL);
 		if (!r.error) {

@@ -160,3 +160,31 @@ const char *cgm_plpgsql_args_without_defaults(cgm_arena *arena, const char *argu
 	cgm_strbuf_free(&out);
 	return result;
 }
+
+/* The function's CREATE statement around `body`: parameters and result
+ * let the PL/pgSQL parser know its variables (and NEW/OLD of triggers). */
+PgQueryPlpgsqlParseResult cgm_plpgsql_parse_body(const cgm_function *fn, const char *arguments,
+						  const char *body)
+{
+	char tag[32];
+	cgm_sql_dollar_tag(tag, sizeof tag, body);
+	/* Pieces appended, not formatted: the body is most of the text, and
+	 * printf-style formatting copied it twice. */
+	cgm_strbuf sql = CGM_STRBUF_INIT;
+	bool proc = fn->kind == CGM_KIND_PROCEDURE;
+	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
+	cgm_strbuf_puts(&sql, arguments ? arguments : "");
+	cgm_strbuf_puts(&sql, ") ");
+	if (!proc) {
+		cgm_strbuf_puts(&sql, "RETURNS ");
+		cgm_strbuf_puts(&sql, fn->result ? fn->result : "void");
+		cgm_strbuf_puts(&sql, " ");
+	}
+	cgm_strbuf_puts(&sql, "LANGUAGE plpgsql AS ");
+	cgm_strbuf_puts(&sql, tag);
+	cgm_strbuf_puts(&sql, body);
+	cgm_strbuf_puts(&sql, tag);
+	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
+	cgm_strbuf_free(&sql);
+	return r;
+}

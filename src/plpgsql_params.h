@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include <pg_query.h>
+
 #include "cgmap/arena.h"
 #include "cgmap/model.h"
 
@@ -33,5 +35,12 @@ int cgm_plpgsql_params(cgm_arena *arena, const cgm_function *fn, cgm_plparam **p
  * whole (a SQL file's construct cgmap misreads) would cost the body all
  * its sites.  NULL when there is none to leave out. */
 const char *cgm_plpgsql_args_without_defaults(cgm_arena *arena, const char *arguments);
+
+/* The body parsed as PL/pgSQL inside fn's CREATE statement with
+ * `arguments` as its header: parameters and result let the parser know
+ * its variables (and NEW/OLD of triggers).  The caller frees the result
+ * (pg_query_free_plpgsql_parse_result). */
+PgQueryPlpgsqlParseResult cgm_plpgsql_parse_body(const cgm_function *fn, const char *arguments,
+						  const char *body);
 
 #endif

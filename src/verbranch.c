@@ -22,7 +22,6 @@
 #include "dovars.h"
 #include "jsondom.h"
 #include "plpgsql_params.h"
-#include "sqllex.h"
 
 /* A line the PL/pgSQL tree gives a statement (or a declaration) its
  * first line at, and its place in the walk: a branch's own statements
@@ -616,29 +615,6 @@ static void walk_list(walk *w, const jd_node *list, int depth)
 
 /* ---- the function -------------------------------------------------------- */
 
-static PgQueryPlpgsqlParseResult parse_body_with(const cgm_function *fn, const char *arguments)
-{
-	char tag[32];
-	cgm_sql_dollar_tag(tag, sizeof tag, fn->source);
-	cgm_strbuf sql = CGM_STRBUF_INIT;
-	bool proc = fn->kind == CGM_KIND_PROCEDURE;
-	cgm_strbuf_puts(&sql, proc ? "CREATE PROCEDURE cgmap_f(" : "CREATE FUNCTION cgmap_f(");
-	cgm_strbuf_puts(&sql, arguments ? arguments : "");
-	cgm_strbuf_puts(&sql, ") ");
-	if (!proc) {
-		cgm_strbuf_puts(&sql, "RETURNS ");
-		cgm_strbuf_puts(&sql, fn->result ? fn->result : "void");
-		cgm_strbuf_puts(&sql, " ");
-	}
-	cgm_strbuf_puts(&sql, "LANGUAGE plpgsql AS ");
-	cgm_strbuf_puts(&sql, tag);
-	cgm_strbuf_puts(&sql, fn->source);
-	cgm_strbuf_puts(&sql, tag);
-	PgQueryPlpgsqlParseResult r = pg_query_parse_plpgsql(cgm_strbuf_cstr(&sql));
-	cgm_strbuf_free(&sql);
-	return r;
-}
-
 /* Whether the tree nests no deeper than the walks follow: a walk cut
  * short would miss a statement that ends a branch, so a deeper body is
  * not decided at all. */
@@ -658,7 +634,7 @@ static bool shallow(const jd_node *node, int depth)
  * without their defaults (a header a source gave badly). */
 static PgQueryPlpgsqlParseResult parse_body(cgm_arena *a, const cgm_function *fn)
 {
-	PgQueryPlpgsqlParseResult r = parse_body_with(fn, fn->arguments);
+	PgQueryPlpgsqlParseResult r = cgm_plpgsql_parse_body(fn, fn->arguments, fn->source);
 	if (!r.error)
 		return r;
 	cgm_plparam *params;
@@ -670,7 +646,7 @@ static PgQueryPlpgsqlParseResult parse_body(cgm_arena *a, const cgm_function *fn
 		if (!retries[i])
 			continue;
 		pg_query_free_plpgsql_parse_result(r);
-		r = parse_body_with(fn, retries[i]);
+		r = cgm_plpgsql_parse_body(fn, retries[i], fn->source);
 		if (!r.error)
 			break;
 	}

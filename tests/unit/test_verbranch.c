@@ -33,19 +33,24 @@ static cgm_function function_of(const char *body)
 }
 
 /* The dead ranges as "first-last first-last ...". */
-static const char *dead_lines(const char *body, long long lowest, long long highest)
+static const char *dead_lines_in(const char *body, const cgm_server_versions *versions)
 {
 	static char out[256];
 	cgm_function fn = function_of(body);
 	int first[16], last[16];
-	const cgm_server_versions versions = { .lowest = lowest, .highest = highest };
-	int n = cgm_verbranch_dead_lines(&fn, &versions, first, last, 16);
+	int n = cgm_verbranch_dead_lines(&fn, versions, first, last, 16);
 	out[0] = '\0';
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(out);
 		snprintf(out + len, sizeof out - len, "%s%d-%d", i ? " " : "", first[i], last[i]);
 	}
 	return out;
+}
+
+static const char *dead_lines(const char *body, long long lowest, long long highest)
+{
+	const cgm_server_versions versions = { .lowest = lowest, .highest = highest };
+	return dead_lines_in(body, &versions);
 }
 
 static const char *const direct_body =
@@ -215,19 +220,10 @@ static const char *tap_schemas[] = { "public" }, *tap_names[] = { "pg_version_nu
 
 static const char *dead_lines_with(const char *body, bool bare)
 {
-	static char out[256];
 	bool bares[] = { bare };
 	const cgm_server_versions versions = { PG15_LIVE, PG15_LIVE, 1, tap_schemas, tap_names, tap_exprs,
 					       bares };
-	cgm_function fn = function_of(body);
-	int first[16], last[16];
-	int n = cgm_verbranch_dead_lines(&fn, &versions, first, last, 16);
-	out[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		size_t len = strlen(out);
-		snprintf(out + len, sizeof out - len, "%s%d-%d", i ? " " : "", first[i], last[i]);
-	}
-	return out;
+	return dead_lines_in(body, &versions);
 }
 
 static void test_version_function(void **state)
