@@ -36,7 +36,7 @@ typedef struct anchor {
  * `in_list` at `index`. */
 typedef struct version_var {
 	const char *name;
-	const char *expr;
+	const char *low, *high; /* its value at the lowest and highest release */
 	const jd_node *in_list;
 	size_t index;
 } version_var;
@@ -46,12 +46,16 @@ typedef struct frame {
 	size_t index;
 } frame;
 
-enum { MAX_VARS = 32, MAX_DEPTH = 256, MAX_DEAD = CGM_VERBRANCH_MAX };
+/* MAX_DECISIONS bounds the conditions evaluated in one body (each a parse
+ * or two): a generated body of a hundred thousand IFs stays undecided
+ * past them rather than take minutes. */
+enum { MAX_VARS = 32, MAX_DEPTH = 256, MAX_DEAD = CGM_VERBRANCH_MAX, MAX_DECISIONS = 4096 };
 
 typedef struct walk {
 	cgm_arena *a;
 	const char *body;
 	int nlines;
+	size_t *line_starts; /* nlines offsets into body */
 	long long lowest, highest;
 	const cgm_server_versions *versions;
 	anchor *anchors;
@@ -64,6 +68,7 @@ typedef struct walk {
 	/* dead line ranges found */
 	int first[MAX_DEAD], last[MAX_DEAD];
 	int ndead;
+	int decisions;
 } walk;
 
 /* ---- lines and keywords ------------------------------------------------ */
@@ -71,14 +76,9 @@ typedef struct walk {
 /* Line n (1-based) of the body: its start and length. */
 static bool body_line(const walk *w, int n, const char **start, size_t *len)
 {
-	const char *p = w->body;
-	for (int i = 1; i < n && p; i++) {
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	if (!p)
+	if (n < 1 || n > w->nlines)
 		return false;
+	const char *p = w->body + w->line_starts[n - 1];
 	const char *end = strchr(p, '\n');
 	*start = p;
 	*len = end ? (size_t)(end - p) : strlen(p);
@@ -331,20 +331,27 @@ static const char *with_version_calls(walk *w, const char *text)
 	return result;
 }
 
-/* Whether the expression reads the version at either end of the range. */
-static bool reads_version(const walk *w, const char *expr)
+/* The value `expr` has at `version`, when it reads the version (in the
+ * walk's arena), or NULL. */
+static const char *value_at(walk *w, const char *expr, long long version)
 {
 	char *text = NULL;
-	int known = cgm_do_eval_version_value(expr, w->lowest, &text);
+	const char *value = NULL;
+	if (cgm_do_eval_version_value(expr, version, &text) > 0)
+		value = cgm_arena_strdup(w->a, text);
 	free(text);
-	return known > 0;
+	return value;
 }
 
 static void add_var(walk *w, const char *name, const char *expr, const jd_node *list, size_t index)
 {
 	expr = with_version_calls(w, expr);
-	if (w->nvars < MAX_VARS && name && expr && reads_version(w, expr))
-		w->vars[w->nvars++] = (version_var){ name, expr, list, index };
+	if (w->nvars == MAX_VARS || !name || !expr)
+		return;
+	const char *low = value_at(w, expr, w->lowest);
+	const char *high = w->highest == w->lowest || !low ? low : value_at(w, expr, w->highest);
+	if (low && high)
+		w->vars[w->nvars++] = (version_var){ name, low, high, list, index };
 }
 
 /* The statements that assign a variable assigned once: `v := expr` and
@@ -442,12 +449,8 @@ static int condition_at(walk *w, const char *cond, long long version, bool *read
 	for (int i = 0; i < w->nvars; i++) {
 		if (!assigned_before(w, &w->vars[i]))
 			continue;
-		char *text = NULL;
-		if (cgm_do_eval_version_value(w->vars[i].expr, version, &text) > 0) {
-			cgm_do_vars_set(vars, w->vars[i].name, cgm_arena_strdup(w->a, text));
-			any = true;
-		}
-		free(text);
+		cgm_do_vars_set(vars, w->vars[i].name, version == w->lowest ? w->vars[i].low : w->vars[i].high);
+		any = true;
 	}
 	char *substituted = any ? cgm_do_vars_substitute(vars, cond) : NULL;
 	const char *expr = substituted ? substituted : cond;
@@ -463,8 +466,14 @@ static int condition_at(walk *w, const char *cond, long long version, bool *read
 static int decide(walk *w, const char *cond)
 {
 	cond = with_version_calls(w, cond);
-	if (!cond || (!strcasestr(cond, "server_version_num") && w->nvars == 0))
+	if (!cond || w->decisions == MAX_DECISIONS)
 		return -1;
+	bool names = strcasestr(cond, "server_version_num") != NULL;
+	for (int i = 0; i < w->nvars && !names; i++)
+		names = strcasestr(cond, w->vars[i].name) != NULL;
+	if (!names)
+		return -1;
+	w->decisions++;
 	bool read_low, read_high;
 	int low = condition_at(w, cond, w->lowest, &read_low);
 	if (low < 0 || !read_low)
@@ -653,12 +662,18 @@ static PgQueryPlpgsqlParseResult parse_body(cgm_arena *a, const cgm_function *fn
 	return r;
 }
 
-static int count_lines(const char *s)
+/* The offset of each line's start, in the walk's arena. */
+static void index_lines(walk *w)
 {
 	int n = 1;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
+	for (const char *p = w->body; *p; p++)
+		n += *p == '\n';
+	w->line_starts = cgm_arena_alloc(w->a, sizeof(size_t) * (size_t)n);
+	w->nlines = 0;
+	w->line_starts[w->nlines++] = 0;
+	for (const char *p = w->body; *p; p++)
+		if (*p == '\n')
+			w->line_starts[w->nlines++] = (size_t)(p + 1 - w->body);
 }
 
 /* Whether the body names the version, or a function returning it. */
@@ -690,7 +705,7 @@ int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *
 		   .lowest = versions->lowest,
 		   .highest = versions->highest,
 		   .versions = versions };
-	w.nlines = count_lines(fn->source);
+	index_lines(&w);
 	const jd_node *funcs = jd_parse(a, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
 	const jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
 	if (function && shallow(function, 0)) {

@@ -329,6 +329,29 @@ static void test_deep_nesting(void **state)
 	free(thousand);
 }
 
+/* A generated body of twenty thousand version tests: each branch alone
+ * on its lines, the first ones said (at most the caller's 16 here), the
+ * work bounded (the conditions past 4,096 are left undecided). */
+static void test_many_conditions(void **state)
+{
+	(void)state;
+	int n = 20000;
+	size_t cap = (size_t)n * 96 + 64;
+	char *body = malloc(cap);
+	size_t len = (size_t)snprintf(body, cap, "\nDECLARE v int := current_setting('server_version_num')::int;\nBEGIN\n");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(body + len, cap - len,
+					"IF v < %d THEN\n  PERFORM a();\nEND IF;\n", 100000 + i);
+	snprintf(body + len, cap - len, "RETURN 1;\nEND\n");
+	const char *lines = dead_lines(body, PG15_LIVE, PG15_LIVE);
+	assert_true(strncmp(lines, "5-6 8-9 11-12 ", 14) == 0);
+	int ranges = 1;
+	for (const char *p = lines; *p; p++)
+		ranges += *p == ' ';
+	assert_int_equal(ranges, 16);
+	free(body);
+}
+
 static void test_prune_sites(void **state)
 {
 	(void)state;
@@ -373,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_version_function),
 		cmocka_unit_test(test_versions_of_model),
 		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_many_conditions),
 		cmocka_unit_test(test_prune_sites),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
