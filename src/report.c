@@ -530,6 +530,9 @@ static void build_unexplained(table *t, const cgm_model *model)
 					    "earlier version of the caller's body, which called it)"
 				  : strcmp(cause, "changed body") == 0
 					  ? "a body replaced since it was observed (the line is past its end)"
+				  : strcmp(cause, "other server version") == 0
+					  ? "a call in a branch for another server version than the map's, "
+					    "which the server the runtime data came from ran"
 					  : NULL;
 		char *why_text =
 			how ? xprintf("observed at runtime, not a static call: likely %s (%s)", how,

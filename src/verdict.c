@@ -479,6 +479,24 @@ static bool through_sql(const cgm_model *model, int from, int to, int depth)
 	return false;
 }
 
+/* Seen only at lines of the caller's branches for another server version
+ * (verbranch.h): the runtime data comes from a server of another version
+ * than the map stands for, which runs the calls the map left out. */
+static bool in_other_version_branch(const cgm_function *from, const cgm_edge *edge)
+{
+	const int *ranges = from->other_version_lines;
+	if (!ranges || edge->nlines == 0)
+		return false;
+	for (int l = 0; l < edge->nlines; l++) {
+		bool inside = false;
+		for (int k = 0; k < ranges[0] && !inside; k++)
+			inside = edge->lines[l] >= ranges[1 + 2 * k] && edge->lines[l] <= ranges[2 + 2 * k];
+		if (!inside)
+			return false;
+	}
+	return true;
+}
+
 const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 {
 	if (edge->from < 0 || edge->to < 0 || edge->from >= model->nfunctions ||
@@ -500,6 +518,8 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 	for (int l = 0; l < edge->nlines; l++)
 		if (from->line_count > 0 && edge->lines[l] > from->line_count)
 			return "changed body";
+	if (in_other_version_branch(from, edge))
+		return "other server version";
 	if (through_sql(model, edge->from, edge->to, 3))
 		return "inlined SQL function";
 	/* No SQL can pass an `internal` value: PostgreSQL itself made the call

@@ -551,6 +551,17 @@ static void test_unexplained_causes(void **state)
 	b->result = "cstring";
 	assert_string_equal(cgm_edge_cause(m, &e), "type input/output");
 	b->result = NULL;
+	/* Seen at the lines of a branch for another server version: the
+	 * runtime data came from a server of that version. */
+	static const int other_lines[] = { 2, 3, 4, 7, 8 };
+	m->functions[idx(m, "app.a()")].other_version_lines = other_lines;
+	int seen[2] = { 4, 8 };
+	e.lines = seen;
+	e.nlines = 2;
+	assert_string_equal(cgm_edge_cause(m, &e), "other server version");
+	seen[1] = 9; /* and at a line that runs here: not that */
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	m->functions[idx(m, "app.a()")].other_version_lines = NULL;
 	int line = 14; /* past the body's 10 lines: observed against an older body */
 	e.lines = &line;
 	e.nlines = 1;
