@@ -764,8 +764,18 @@ int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions)
 /* The expression `SELECT expr[;]` returns, when that is all the body is. */
 static const char *selected_expression(cgm_arena *a, const char *body)
 {
-	while (*body == ' ' || *body == '\t' || *body == '\n' || *body == '\r')
-		body++;
+	/* past white space and `--` comment lines (E-Maj's _pg_version_num()
+	 * says what it returns first) */
+	for (;;) {
+		while (*body == ' ' || *body == '\t' || *body == '\n' || *body == '\r')
+			body++;
+		if (body[0] != '-' || body[1] != '-')
+			break;
+		const char *eol = strchr(body, '\n');
+		if (!eol)
+			return NULL;
+		body = eol + 1;
+	}
 	if (strncasecmp(body, "select", 6) != 0 || is_word_char(body[6]))
 		return NULL;
 	size_t len = strlen(body);

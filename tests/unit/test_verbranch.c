@@ -280,6 +280,11 @@ static void test_versions_of_model(void **state)
 		{ "app", "other", "sql", "SELECT current_setting('search_path')", 0 },
 		{ "app", "plp", "plpgsql", "BEGIN RETURN current_setting('server_version_num')::int; END", 0 },
 		{ "lib", "ver", "sql", "SELECT 3", 0 },
+		/* E-Maj's, a comment first */
+		{ "emaj", "_pg_version_num", "sql",
+		  "\n-- This function returns as an integer the current postgresql version.\n"
+		  "SELECT pg_catalog.current_setting('server_version_num')::INT;\n", 0 },
+		{ "app", "commented", "sql", "-- only a comment", 0 },
 	};
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
 		cgm_function *f = cgm_model_add_function(m);
@@ -291,12 +296,15 @@ static void test_versions_of_model(void **state)
 		f->kind = CGM_KIND_FUNCTION;
 	}
 	cgm_server_versions *v = cgm_verbranch_versions(m, PG15_LIVE, PG15_LIVE);
-	assert_int_equal(v->nfunctions, 2);
+	assert_int_equal(v->nfunctions, 3);
 	assert_string_equal(v->names[0], "pg_version_num");
 	assert_true(v->bare[0]);
 	assert_string_equal(v->schemas[1], "app");
 	assert_string_equal(v->names[1], "ver");
 	assert_false(v->bare[1]); /* lib.ver() has no argument either */
+	assert_string_equal(v->schemas[2], "emaj");
+	assert_string_equal(v->names[2], "_pg_version_num");
+	assert_true(v->bare[2]);
 	cgm_model_free(m);
 }
 
