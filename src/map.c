@@ -57,30 +57,6 @@ static int append_patterns(const char ***list, int *n0, const char *const *add, 
 	return 0;
 }
 
-
-/* The lines verbranch.h left out, kept with each function for the
- * snapshot and its page: a call the source shows and the map does not has
- * its reason there. */
-static void note_version_branches(cgm_model *model, const cgm_resolve_options *ropts)
-{
-	for (int i = 0; i < model->nfunctions; i++) {
-		cgm_function *fn = &model->functions[i];
-		int first[CGM_VERBRANCH_MAX], last[CGM_VERBRANCH_MAX];
-		int n = fn->version_pruned ? cgm_verbranch_dead_lines(fn, ropts->versions, first, last,
-								      CGM_VERBRANCH_MAX)
-					   : 0;
-		if (n == 0)
-			continue;
-		int *lines = cgm_arena_alloc(model->arena, sizeof(int) * (size_t)(2 * n + 1));
-		lines[0] = n;
-		for (int k = 0; k < n; k++) {
-			lines[1 + 2 * k] = first[k];
-			lines[2 + 2 * k] = last[k];
-		}
-		fn->other_version_lines = lines;
-	}
-}
-
 int cgm_map_options_load_config(cgm_map_options *opts)
 {
 	if (opts->config_loaded)
@@ -256,7 +232,6 @@ int cgm_map_source(cgm_model **out, const cgm_map_options *opts)
 	cgm_relfx_free(relfx);
 	if (rc < 0)
 		goto fail;
-	note_version_branches(model, &ropts);
 	if (opts->timing && opts->extract_cache) {
 		long fetched, parsed;
 		cgm_extract_cache_counts(opts->extract_cache, &fetched, &parsed);

@@ -1119,7 +1119,6 @@ static uint64_t volatile_groups(const resolver *rv, cgm_typer *typer, cgm_arena 
  * Writes only the caller's own sites. */
 static void resolve_function(const resolver *rv, cgm_arena *arena, cgm_function *fn)
 {
-	cgm_verbranch_prune(fn, rv->opts->versions);
 	const char *scratch[64];
 	int npath = 0;
 	const char **path = search_path_of(rv, fn, &npath, scratch, 64);
@@ -1256,6 +1255,7 @@ static void resolve_one(resolve_worker *w, cgm_function *fn)
 {
 	const resolver *rv = w->job->rv;
 	if (!fn->extract_pending) {
+		cgm_verbranch_prune(w->arena, fn, rv->opts->versions);
 		resolve_function(rv, w->arena, fn);
 		return;
 	}
@@ -1278,6 +1278,8 @@ static void resolve_one(resolve_worker *w, cgm_function *fn)
 	} else {
 		cgm_extract_function_with(w->scratch, fn, w->job->coercions);
 	}
+	/* the lines left out in the worker's arena, which the model adopts */
+	cgm_verbranch_prune(w->arena, fn, rv->opts->versions);
 	resolve_function(rv, w->scratch, fn);
 	keep_resolved(w, fn);
 	cgm_arena_reset(w->scratch);

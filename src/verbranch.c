@@ -22,6 +22,7 @@
 #include "dovars.h"
 #include "jsondom.h"
 #include "plpgsql_params.h"
+#include "sqllex.h"
 
 /* A line the PL/pgSQL tree gives a statement (or a declaration) its
  * first line at, and its place in the walk: a branch's own statements
@@ -56,8 +57,7 @@ typedef struct walk {
 	const char *body;
 	int nlines;
 	size_t *line_starts; /* nlines offsets into body */
-	long long lowest, highest;
-	const cgm_server_versions *versions;
+	const cgm_server_versions *versions; /* lowest and highest release, version functions */
 	anchor *anchors;
 	int nanchors, cap_anchors;
 	int place; /* the next statement's place */
@@ -85,12 +85,6 @@ static bool body_line(const walk *w, int n, const char **start, size_t *len)
 	return true;
 }
 
-static bool is_word_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-	       (unsigned char)c >= 0x80;
-}
-
 /* Whether `keyword` starts line n or ends the line of code before it (a
  * `--` comment after it, blank lines and comment lines between aside):
  * then no code before the branch shares line n. */
@@ -104,7 +98,7 @@ static bool keyword_before(const walk *w, int n, const char *keyword)
 		while (i < len && (s[i] == ' ' || s[i] == '\t'))
 			i++;
 		if (len - i >= klen && strncasecmp(s + i, keyword, klen) == 0 &&
-		    (i + klen == len || !is_word_char(s[i + klen])))
+		    (i + klen == len || !cgm_sql_ident_char((unsigned char)s[i + klen])))
 			return true;
 	}
 	/* the line before, past blank lines and lines of a comment alone */
@@ -117,20 +111,22 @@ static bool keyword_before(const walk *w, int n, const char *keyword)
 		if (i < len && !(len - i >= 2 && s[i] == '-' && s[i + 1] == '-'))
 			break;
 	}
-	/* A `--` outside quotes ends the code of the line. */
-	bool quoted = false;
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (s[i] == '\'')
-			quoted = !quoted;
-		else if (!quoted && s[i] == '-' && s[i + 1] == '-') {
+	/* The code of the line ends at a comment; one ending inside quoted
+	 * text (a literal over several lines) has no keyword at its end. */
+	for (size_t i = 0; i < len;) {
+		if (cgm_sql_skip_comment(s, i) > i) {
 			len = i;
 			break;
 		}
+		size_t past = cgm_sql_skip_opaque(s, i);
+		if (past > len)
+			return false;
+		i = past > i ? past : i + 1;
 	}
 	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
 		len--;
 	return len >= klen && strncasecmp(s + len - klen, keyword, klen) == 0 &&
-	       (len == klen || !is_word_char(s[len - klen - 1]));
+	       (len == klen || !cgm_sql_ident_char((unsigned char)s[len - klen - 1]));
 }
 
 /* ---- the anchors: every statement's first line ------------------------- */
@@ -220,7 +216,7 @@ static void count_assignments(const jd_node *node, int *counts, int ndatums, con
 static const char *assigned_value(cgm_arena *a, const char *text)
 {
 	const char *p = text;
-	while (*p && is_word_char(*p))
+	while (*p && cgm_sql_ident_char((unsigned char)*p))
 		p++;
 	if (p == text)
 		return NULL;
@@ -245,9 +241,9 @@ static const char *datum_name(const jd_node *datums, long long dno)
 static size_t identifier_at(const char *s)
 {
 	size_t n = 0;
-	if ((s[0] >= '0' && s[0] <= '9') || !is_word_char(s[0]))
+	if ((s[0] >= '0' && s[0] <= '9') || !cgm_sql_ident_char((unsigned char)s[0]))
 		return 0;
-	while (is_word_char(s[n]))
+	while (cgm_sql_ident_char((unsigned char)s[n]))
 		n++;
 	return n;
 }
@@ -278,18 +274,14 @@ static const char *with_version_calls(walk *w, const char *text)
 	bool any = false;
 	const char *p = text;
 	while (*p) {
-		if (*p == '\'' || *p == '"') { /* a literal or a quoted name, copied */
-			char q = *p;
-			const char *end = p + 1;
-			while (*end && !(*end == q && end[1] != q))
-				end += *end == q ? 2 : 1;
-			if (*end)
-				end++;
-			cgm_strbuf_add(&out, p, (size_t)(end - p));
-			p = end;
+		/* a literal, quoted name or comment, copied */
+		size_t at = (size_t)(p - text), past = cgm_sql_skip_opaque(text, at);
+		if (past > at) {
+			cgm_strbuf_add(&out, p, past - at);
+			p = text + past;
 			continue;
 		}
-		size_t n = p > text && (is_word_char(p[-1]) || p[-1] == '.') ? 0 : identifier_at(p);
+		size_t n = p > text && (cgm_sql_ident_char((unsigned char)p[-1]) || p[-1] == '.') ? 0 : identifier_at(p);
 		if (n == 0) {
 			cgm_strbuf_add(&out, p, 1);
 			p++;
@@ -348,8 +340,8 @@ static void add_var(walk *w, const char *name, const char *expr, const jd_node *
 	expr = with_version_calls(w, expr);
 	if (w->nvars == MAX_VARS || !name || !expr)
 		return;
-	const char *low = value_at(w, expr, w->lowest);
-	const char *high = w->highest == w->lowest || !low ? low : value_at(w, expr, w->highest);
+	const char *low = value_at(w, expr, w->versions->lowest);
+	const char *high = w->versions->highest == w->versions->lowest || !low ? low : value_at(w, expr, w->versions->highest);
 	if (low && high)
 		w->vars[w->nvars++] = (version_var){ name, low, high, list, index };
 }
@@ -449,7 +441,7 @@ static int condition_at(walk *w, const char *cond, long long version, bool *read
 	for (int i = 0; i < w->nvars; i++) {
 		if (!assigned_before(w, &w->vars[i]))
 			continue;
-		cgm_do_vars_set(vars, w->vars[i].name, version == w->lowest ? w->vars[i].low : w->vars[i].high);
+		cgm_do_vars_set(vars, w->vars[i].name, version == w->versions->lowest ? w->vars[i].low : w->vars[i].high);
 		any = true;
 	}
 	char *substituted = any ? cgm_do_vars_substitute(vars, cond) : NULL;
@@ -475,10 +467,10 @@ static int decide(walk *w, const char *cond)
 		return -1;
 	w->decisions++;
 	bool read_low, read_high;
-	int low = condition_at(w, cond, w->lowest, &read_low);
+	int low = condition_at(w, cond, w->versions->lowest, &read_low);
 	if (low < 0 || !read_low)
 		return -1;
-	int high = w->highest == w->lowest ? low : condition_at(w, cond, w->highest, &read_high);
+	int high = w->versions->highest == w->versions->lowest ? low : condition_at(w, cond, w->versions->highest, &read_high);
 	return high == low ? low : -1;
 }
 
@@ -700,11 +692,7 @@ int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *
 		cgm_arena_free(a);
 		return 0;
 	}
-	walk w = { .a = a,
-		   .body = fn->source,
-		   .lowest = versions->lowest,
-		   .highest = versions->highest,
-		   .versions = versions };
+	walk w = { .a = a, .body = fn->source, .versions = versions };
 	index_lines(&w);
 	const jd_node *funcs = jd_parse(a, r.plpgsql_funcs, strlen(r.plpgsql_funcs));
 	const jd_node *function = jd_get(jd_at(funcs, 0), "PLpgSQL_function");
@@ -732,7 +720,7 @@ int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *
 	return n;
 }
 
-int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions)
+int cgm_verbranch_prune(cgm_arena *arena, cgm_function *fn, const cgm_server_versions *versions)
 {
 	if (fn->nsites == 0)
 		return 0;
@@ -756,7 +744,13 @@ int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions)
 	}
 	if (pruned > 0) {
 		fn->nsites = kept;
-		fn->version_pruned = true;
+		int *lines = cgm_arena_alloc(arena, sizeof(int) * (size_t)(2 * ndead + 1));
+		lines[0] = ndead;
+		for (int k = 0; k < ndead; k++) {
+			lines[1 + 2 * k] = first[k];
+			lines[2 + 2 * k] = last[k];
+		}
+		fn->other_version_lines = lines;
 	}
 	return pruned;
 }
@@ -764,19 +758,14 @@ int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions)
 /* The expression `SELECT expr[;]` returns, when that is all the body is. */
 static const char *selected_expression(cgm_arena *a, const char *body)
 {
-	/* past white space and `--` comment lines (E-Maj's _pg_version_num()
-	 * says what it returns first) */
-	for (;;) {
+	/* past white space and comments (E-Maj's _pg_version_num() says
+	 * what it returns first) */
+	for (size_t past = 1; past > 0; body += past) {
 		while (*body == ' ' || *body == '\t' || *body == '\n' || *body == '\r')
 			body++;
-		if (body[0] != '-' || body[1] != '-')
-			break;
-		const char *eol = strchr(body, '\n');
-		if (!eol)
-			return NULL;
-		body = eol + 1;
+		past = cgm_sql_skip_comment(body, 0);
 	}
-	if (strncasecmp(body, "select", 6) != 0 || is_word_char(body[6]))
+	if (strncasecmp(body, "select", 6) != 0 || cgm_sql_ident_char((unsigned char)body[6]))
 		return NULL;
 	size_t len = strlen(body);
 	while (len > 6 && strchr(" \t\n\r;", body[len - 1]))

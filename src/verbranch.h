@@ -28,11 +28,9 @@
  *
  * In:  a function extracted and not yet resolved (its sites and body).
  * Out: the sites on a dead branch's lines taken out of fn->sites (and
- *      site_exprs, kept beside them) and fn->version_pruned set; the
- *      lines again on request, which map.c keeps in
+ *      site_exprs, kept beside them), and the lines in
  *      fn->other_version_lines for the snapshot and the function's page.
- *      The parse is freed before returning; nothing is allocated in the
- *      model.
+ *      The parse is freed before returning.
  */
 #ifndef CGMAP_VERBRANCH_H
 #define CGMAP_VERBRANCH_H
@@ -62,8 +60,9 @@ cgm_server_versions *cgm_verbranch_versions(cgm_model *model, long long lowest, 
 int cgm_verbranch_dead_lines(const cgm_function *fn, const cgm_server_versions *versions, int *first,
 			     int *last, int max);
 
-/* Take fn's sites on those lines out, set fn->version_pruned when there
- * were any: the number of sites taken out. */
-int cgm_verbranch_prune(cgm_function *fn, const cgm_server_versions *versions);
+/* Take fn's sites on those lines out and, when there were any, keep the
+ * lines in fn->other_version_lines (allocated in `arena`, which must live
+ * as long as the model): the number of sites taken out. */
+int cgm_verbranch_prune(cgm_arena *arena, cgm_function *fn, const cgm_server_versions *versions);
 
 #endif

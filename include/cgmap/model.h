@@ -420,8 +420,6 @@ typedef struct cgm_function {
 	bool reachable;
 	bool dead;                 /* verdict == CGM_VERDICT_DEAD */
 	bool cold;
-	bool version_pruned;       /* sites on branches for another server version were
-	                            * left out before resolution (verbranch.h) */
 	cgm_verdict verdict;
 	int scc;                   /* id of its recursive component, -1 when none */
 } cgm_function;

@@ -139,7 +139,7 @@ static void one_language(const char *language, const char *body, const uint8_t *
 	static bool bare[] = { true };
 	const cgm_server_versions files = { 150000, 159999, 1, schemas, names, exprs, bare };
 	const cgm_server_versions old = { 90600, 90600, 1, schemas, names, exprs, bare };
-	cgm_verbranch_prune(&fn, &files);
+	cgm_verbranch_prune(arena, &fn, &files);
 	int lines[2 * CGM_VERBRANCH_MAX];
 	int n = cgm_verbranch_dead_lines(&fn, &old, lines, lines + CGM_VERBRANCH_MAX, CGM_VERBRANCH_MAX);
 	for (int k = 0; k < n; k++)

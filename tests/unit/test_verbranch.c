@@ -364,6 +364,7 @@ static void test_prune_sites(void **state)
 {
 	(void)state;
 	const cgm_server_versions live = { .lowest = PG15_LIVE, .highest = PG15_LIVE };
+	cgm_arena *a = cgm_arena_new();
 	cgm_function fn = function_of(direct_body);
 	cgm_site sites[5];
 	memset(sites, 0, sizeof sites);
@@ -372,23 +373,27 @@ static void test_prune_sites(void **state)
 		sites[i].line = lines[i];
 	fn.sites = sites;
 	fn.nsites = 5;
-	assert_int_equal(cgm_verbranch_prune(&fn, &live), 3);
+	assert_int_equal(cgm_verbranch_prune(a, &fn, &live), 3);
 	assert_int_equal(fn.nsites, 2);
 	assert_int_equal(fn.sites[0].line, 4);
 	assert_int_equal(fn.sites[1].line, 8);
-	assert_true(fn.version_pruned);
+	assert_non_null(fn.other_version_lines);
+	assert_int_equal(fn.other_version_lines[0], 1);
+	assert_int_equal(fn.other_version_lines[1], 5);
+	assert_int_equal(fn.other_version_lines[2], 7);
 	/* again: nothing more */
-	assert_int_equal(cgm_verbranch_prune(&fn, &live), 0);
+	assert_int_equal(cgm_verbranch_prune(a, &fn, &live), 0);
 	/* SQL functions and bodies that parse not are left alone */
 	cgm_function sql = function_of("SELECT 1 WHERE current_setting('server_version_num')::int < 1");
 	sql.language = "sql";
 	sql.sites = sites;
 	sql.nsites = 2;
-	assert_int_equal(cgm_verbranch_prune(&sql, &live), 0);
+	assert_int_equal(cgm_verbranch_prune(a, &sql, &live), 0);
 	cgm_function broken = function_of("\nBEGIN IF current_setting('server_version_num') THEN\nEND\n");
 	broken.sites = sites;
 	broken.nsites = 2;
-	assert_int_equal(cgm_verbranch_prune(&broken, &live), 0);
+	assert_int_equal(cgm_verbranch_prune(a, &broken, &live), 0);
+	cgm_arena_free(a);
 }
 
 int main(void)
