@@ -178,8 +178,14 @@ static int load_source(cgm_model *model, const cgm_map_options *opts, cgm_extrac
 {
 	if (opts->nsql == 0)
 		return cgm_source_pg_stream(model, &opts->source, pool);
+	/* libpq gives a live session PGOPTIONS (the database's path is then
+	 * read from cgmap's own session); psql would have given it to each
+	 * session that ran the files. */
+	cgm_source_options source = opts->source;
+	if (!source.session_options)
+		source.session_options = getenv("PGOPTIONS");
 	return cgm_source_sql_stream(model, (const char *const *)opts->sql_paths, opts->nsql,
-				     &opts->source, pool);
+				     &source, pool);
 }
 
 int cgm_map_source(cgm_model **out, const cgm_map_options *opts)

@@ -25,7 +25,8 @@
  * column defaults and constraints (as references), extensions (their
  * functions and types from data/pg15_extensions.tsv), and the file-level
  * search_path (SET or pg_dump's set_config).  Each file starts with the
- * default search_path, as a new psql session would; psql's \i and \ir
+ * search_path a new psql session would (the session options' from
+ * PGOPTIONS, else the database's, else the default); psql's \i and \ir
  * includes run where they stand, in the including file's session.  Fields
  * are filled exactly like the live source fills them, so both give the same
  * snapshot (tests/integration/test_sql_parity.sh holds them to it).
@@ -68,6 +69,7 @@
 #include "sqlprep.h"
 #include "sqlvars.h"
 #include "doblock.h"
+#include "pgoptions.h"
 #include "sqlfile_types.h"
 #include "viewupd.h"
 #include "cgmap/viewcols.h"
@@ -369,6 +371,10 @@ typedef struct sql_state {
 	 * default. */
 	const char **db_path;
 	int ndb_path;
+	/* The search_path the session options (PGOPTIONS) give every session,
+	 * over the database's; NULL: none given. */
+	const char **session_path;
+	int nsession_path;
 	sql_roles roles; /* the acting role (owner of what is created) and each
 	                  * role's own search_path (sqlroles.h) */
 
@@ -601,13 +607,13 @@ static void set_path(sql_state *st, const char *const *names, int n)
 	st->npath = n;
 }
 
-/* A search_path value as set_config() takes it: "app, \"My S\", public". */
-static void set_path_text(sql_state *st, const char *text)
+/* A search_path value as set_config() takes it, "app, \"My S\", public",
+ * into at most `max` names in the arena.  Returns how many. */
+static int parse_path_text(sql_state *st, const char *text, const char **names, int max)
 {
-	const char *names[64];
 	int n = 0;
 	const char *p = text;
-	while (*p && n < 64) {
+	while (*p && n < max) {
 		while (*p == ' ' || *p == ',' || *p == '\t')
 			p++;
 		if (!*p)
@@ -635,7 +641,30 @@ static void set_path_text(sql_state *st, const char *text)
 		while (*p && *p != ',')
 			p++;
 	}
-	set_path(st, names, n);
+	return n;
+}
+
+static void set_path_text(sql_state *st, const char *text)
+{
+	const char *names[64];
+	set_path(st, names, parse_path_text(st, text, names, 64));
+}
+
+/* The path a session starts with, and RESET returns to: the session's
+ * options (PGOPTIONS) first, then the database's ALTER DATABASE ... SET,
+ * then PostgreSQL's default. */
+static const char *const *session_start_path(const sql_state *st, int *n)
+{
+	if (st->session_path) {
+		*n = st->nsession_path;
+		return st->session_path;
+	}
+	if (st->db_path) {
+		*n = st->ndb_path;
+		return st->db_path;
+	}
+	*n = 2;
+	return default_path;
 }
 
 static const char *type_schema_cb(void *ctx, const char *name)
@@ -6496,7 +6525,9 @@ static const char *do_show_reset(void *ctx, const char *setting)
 	sql_state *st = ((do_run *)ctx)->st;
 	if (strcmp(setting, "search_path") != 0)
 		return NULL;
-	return st->db_path ? shown_path(st, st->db_path, st->ndb_path) : "\"$user\", public";
+	int n;
+	const char *const *path = session_start_path(st, &n);
+	return path == default_path ? "\"$user\", public" : shown_path(st, path, n);
 }
 
 /* The attributes of role `role`, made on first use: the bootstrap
@@ -6906,9 +6937,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 				/* SET ROLE: who owns what follows; the path stays */
 			} else if (search_path_setting(st, stmt, &path, &npath)) {
 				if (npath < 0)
-					set_path(st, default_path, 2);
-				else
-					set_path(st, path, npath);
+					path = (const char **)session_start_path(st, &npath);
+				set_path(st, path, npath);
 			}
 		} else if (strcmp(kind, "AlterRoleSetStmt") == 0 || strcmp(kind, "AlterOwnerStmt") == 0 ||
 			   strcmp(kind, "ReassignOwnedStmt") == 0) {
@@ -7480,10 +7510,9 @@ static void apply_file(sql_state *st, const char *name, char *text, bool new_ses
 	st->next_include = 0;
 	index_lines(st);
 	if (new_session) {
-		if (st->db_path)
-			set_path(st, st->db_path, st->ndb_path);
-		else
-			set_path(st, default_path, 2);
+		int n;
+		const char *const *path = session_start_path(st, &n);
+		set_path(st, path, n);
 		sql_roles_new_session(&st->roles);
 	}
 	sqlfile_shrunk shrunk;
@@ -7846,6 +7875,19 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	int rc = 0;
 	for (int i = 0; i < opts->npsql_vars && rc == 0; i++)
 		rc = cgm_psql_vars_assign(&st.initial_vars, opts->psql_vars[i]);
+	char session_path[1024];
+	int given = cgm_pgoptions_setting(session_path, sizeof session_path, opts->session_options,
+					  "search_path");
+	if (given < 0) {
+		rc = cgm_error(CGM_EUSAGE, "the search_path in the session options (PGOPTIONS) is "
+				 "longer than %zu bytes", sizeof session_path - 1);
+	} else if (given > 0) {
+		const char *names[64];
+		int n = parse_path_text(&st, session_path, names, 64);
+		st.session_path = cgm_arena_alloc(st.a, sizeof(char *) * (size_t)(n + 1));
+		memcpy(st.session_path, names, sizeof(char *) * (size_t)n);
+		st.nsession_path = n;
+	}
 	if (rc == 0)
 		rc = load_files(&st, paths, npaths);
 	if (st.do_unknown > 0) {
@@ -8034,8 +8076,8 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 	 * database (its ALTER DATABASE SET search_path, else a fresh one's):
 	 * pg_catalog first unless named, "$user" and schemas that do not exist
 	 * naming none. */
-	const char *const *want = st->db_path ? st->db_path : default_path;
-	int nwant = st->db_path ? st->ndb_path : 2;
+	int nwant;
+	const char *const *want = session_start_path(st, &nwant);
 	const char **dpath = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(nwant + 1));
 	int nd = 0;
 	bool catalog_named = false;

@@ -29,6 +29,11 @@ typedef struct cgm_source_options {
 	const char **psql_vars;        /* SQL files: --set NAME=VALUE, psql's variables
 	                                * at the start of each file */
 	int npsql_vars;
+	const char *session_options;   /* SQL files: the options each psql session
+	                                * starts with, as PGOPTIONS sets them (the
+	                                * map reads the environment as libpq does);
+	                                * their search_path places what the files
+	                                * create unqualified.  NULL: none */
 	bool replica;                  /* --replication-role replica: map a session with
 	                                * session_replication_role = replica (a logical
 	                                * replication apply worker's): triggers, rules and
