@@ -84,6 +84,28 @@ static bool starts_with_word(const char *p, const char *word)
 	return strncmp(p, word, n) == 0 && p[n] == ' ';
 }
 
+bool cgm_argument_default(const char *arguments, int param, const char **expr, size_t *len)
+{
+	int input = 0;
+	for (const char *p = arguments ? arguments : ""; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *end = item_end(p);
+		if (!starts_with_word(p, "OUT") && !starts_with_word(p, "TABLE")) {
+			if (input++ == param) {
+				const char *d = default_at(p, end);
+				if (!d)
+					return false;
+				*expr = d;
+				*len = (size_t)(end - d);
+				return true;
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
+
 static int compare_calls(const void *a, const void *b)
 {
 	const cgm_argdefault_call *x = a, *y = b;

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgmap/argdefault.h"
 #include "cgmap/arraylit.h"
 #include "cgmap/bodyhash.h"
 #include "cgmap/bodyver.h"
@@ -69,6 +70,7 @@
 #include "sqlprep.h"
 #include "sqlvars.h"
 #include "doblock.h"
+#include "doeval.h"
 #include "pgoptions.h"
 #include "sqlfile_types.h"
 #include "viewupd.h"
@@ -6756,6 +6758,20 @@ static void run_routine(sql_state *st, int k, const jd_node *args)
 	const char **values = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(f->nargs ? f->nargs : 1));
 	for (int i = 0; i < f->nargs && i < (int)jd_size(args); i++)
 		values[i] = argument_value(st, jd_at(args, (size_t)i));
+	/* A parameter the call leaves out has its default's value, when that
+	 * is a constant (Evergreen's setup_delete_protect_rule('biblio',
+	 * 'record_entry') builds its rule from t_pkey DEFAULT 'id'). */
+	for (int i = (int)jd_size(args); i < f->nargs; i++) {
+		const char *expr;
+		size_t len;
+		if (!cgm_argument_default(f->arguments, i, &expr, &len))
+			continue;
+		char *text = strndup(expr, len), *value = NULL;
+		if (text && cgm_do_eval_value(text, &st->do_catalog, &value) > 0 && value)
+			values[i] = cgm_arena_strdup(st->a, value);
+		free(text);
+		free(value);
+	}
 	/* A call run before with the same values, when nothing has changed
 	 * since, that changed and said nothing, would again (pgTAP's
 	 * has_function() calls ok() with values the files cannot tell, each

@@ -41,4 +41,9 @@ int cgm_argdefaults_of(const cgm_argdefaults *d, int fn, int param,
 		       const cgm_argdefault_call **calls);
 void cgm_argdefaults_free(cgm_argdefaults *d);
 
+/* The DEFAULT expression of input parameter `param` (0-based) in
+ * `arguments`, as pg_get_function_arguments prints them: *expr, *len
+ * (pointing into `arguments`) and true; false when it has none. */
+bool cgm_argument_default(const char *arguments, int param, const char **expr, size_t *len);
+
 #endif

@@ -7,7 +7,10 @@
 # view the helper dropped, refused the new rate(integer) as existing
 # already, and took the DO block's first branch: rate(integer) and
 # total(integer) called rate(integer) in the files' map, and
-# old_total(integer) was there); run with `cgmap_trace.track = all`, each
+# old_total(integer) was there); a helper called without the parameters
+# that have defaults runs with their values, and makes the rule through
+# which remove(integer) calls stamp() (before, the files did not know
+# the rule's SQL); run with `cgmap_trace.track = all`, each
 # call is observed on its static edge and nothing is left unexplained.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
@@ -19,4 +22,5 @@ pgtest_traced_case schemahelpers "the schema a migration's helper functions chan
 SELECT helpers.total(2);
 SELECT helpers.rate(4);
 SELECT helpers.drop_if_exists('FUNCTION', 'not_there()');
+SELECT helpers.remove(1);
 SQL
