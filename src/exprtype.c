@@ -1270,9 +1270,13 @@ static const char *item_column(cgm_typer *t, const cgm_scope_item *it, const cha
 					  it->renamed ? it->ncolumns : 0, col, found);
 		const cgm_relation *r = composite_relation(t->catalog, type, t->path, t->npath);
 		if (r) {
+			/* Only an alias's column list renames the columns: the
+			 * item's one name otherwise is the function's, or its
+			 * alias's, which names the row, not its first column. */
 			for (int i = 0; i < r->ncolumns; i++) {
-				const char *name = i < it->ncolumns && it->colnames[i] ? it->colnames[i]
-											: r->columns[i].name;
+				const char *name = it->renamed && i < it->ncolumns && it->colnames[i]
+							   ? it->colnames[i]
+							   : r->columns[i].name;
 				if (name && strcmp(name, col) == 0) {
 					*found = true;
 					return no_typmod(t->arena, r->columns[i].type);

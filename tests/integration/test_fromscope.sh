@@ -4,7 +4,10 @@
 # LATERAL only the enclosing queries: fixtures/fromscope.sql gives the
 # edges of fixtures/expected/fromscope.edges from the live database and
 # from the file (before, `FROM rd(flow, vt)` with rd returning a column vt
-# called the overload of that column's type, which PostgreSQL never ran);
+# called the overload of that column's type, which PostgreSQL never ran;
+# and `SELECT id FROM app.top()`, top returning a row type, took the
+# function's name for the row's first column, so `id` was the outer
+# table's bigint one and below(bigint) was called);
 # run with `cgmap_trace.track = all`, each call is observed on its static
 # edge and nothing is left unexplained.
 #
@@ -18,4 +21,5 @@ SELECT app.read_sql('a');
 SELECT app.read_plpgsql('a');
 SELECT app.lateral_left(now());
 SELECT app.subquery(DATE '2026-01-01');
+SELECT app.holdable();
 SQL
