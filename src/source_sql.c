@@ -6691,6 +6691,19 @@ static void array_element(cgm_strbuf *out, const char *v)
  * NULL: an expression, a NULL, a named argument. */
 static const char *argument_value(sql_state *st, const jd_node *arg)
 {
+	/* 'a' || 'b' of constants, as a long argument is written over
+	 * lines (Evergreen's setup_delete_protect_rule calls). */
+	const jd_node *op = jget(arg, "A_Expr");
+	if (op) {
+		const jd_node *names = jget(op, "name");
+		const char *kind = jstr(op, "kind");
+		if (!kind || strcmp(kind, "AEXPR_OP") != 0 || jd_size(names) != 1 ||
+		    !jd_string_node(jd_at(names, 0)) || strcmp(jd_string_node(jd_at(names, 0)), "||") != 0)
+			return NULL;
+		const char *left = argument_value(st, jget(op, "lexpr"));
+		const char *right = left ? argument_value(st, jget(op, "rexpr")) : NULL;
+		return right ? cgm_arena_printf(st->a, "%s%s", left, right) : NULL;
+	}
 	const jd_node *c = jget(arg, "A_Const");
 	const jd_node *array = jget(arg, "A_ArrayExpr");
 	if (!c)

@@ -10,7 +10,8 @@
 # old_total(integer) was there); a helper called without the parameters
 # that have defaults runs with their values, and makes the rule through
 # which remove(integer) calls stamp() (before, the files did not know
-# the rule's SQL); run with `cgmap_trace.track = all`, each
+# the rule's SQL), as an argument concatenating constants does for
+# remove2(integer); run with `cgmap_trace.track = all`, each
 # call is observed on its static edge and nothing is left unexplained.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
@@ -23,4 +24,5 @@ SELECT helpers.total(2);
 SELECT helpers.rate(4);
 SELECT helpers.drop_if_exists('FUNCTION', 'not_there()');
 SELECT helpers.remove(1);
+SELECT helpers.remove2(1);
 SQL
