@@ -60,6 +60,23 @@ pgtest_stop() {
 	PGTEST_DIR=
 }
 
+# Stop the cluster at exit, after what the caller's own EXIT trap does
+# (a test's `trap 'rm -rf "$work"; pgtest_stop' EXIT`, set before the
+# cluster starts, still removes its folder).
+pgtest_stop_at_exit() {
+	local previous
+	previous=$(trap -p EXIT)
+	if [ -z "$previous" ]; then
+		trap pgtest_stop EXIT
+		return
+	fi
+	eval "set -- $previous"
+	case $3 in
+	*pgtest_stop*) ;;
+	*) trap -- "$3; pgtest_stop" EXIT ;;
+	esac
+}
+
 pgtest_start() {
 	PGTEST_BIN=$(pgtest_bindir) || return 1
 	PGTEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-pgtest.XXXXXX") || return 1
@@ -70,7 +87,7 @@ pgtest_start() {
 	else
 		PGUSER=$(id -un)
 	fi
-	trap pgtest_stop EXIT
+	pgtest_stop_at_exit
 	trap 'exit 130' INT TERM
 	PGPORT=$(pgtest_free_port) || return 1
 	if ! pgtest_as_owner "$PGTEST_BIN/initdb" -D "$PGTEST_DIR/data" -U "$PGUSER" \

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -48,30 +49,20 @@ static int make_tmpdir(void **state)
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The whole folder, whatever the tests left in it. */
 static int remove_tmpdir(void **state)
 {
 	(void)state;
-	DIR *d = opendir(tmpdir);
-	if (!d)
-		return 0;
-	struct dirent *e;
-	char path[512];
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			char inner[600];
-			snprintf(inner, sizeof(inner), "%s/cgmap.json", path);
-			unlink(inner);
-			rmdir(path);
-		} else {
-			unlink(path);
-		}
-	}
-	closedir(d);
-	rmdir(tmpdir);
+	nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }
 
