@@ -559,11 +559,26 @@ static int read_site_runs(cgm_runtime *rt, int source, PGconn *conn, const char 
 static int read_gone(int *lost, cgm_runtime *rt, int source, PGconn *conn, const char *schema,
 		     const char *what)
 {
+	/* The view's own lookup, to_regprocedure(identity), raises when a
+	 * type the identity names is gone too (a function dropped with its
+	 * argument's type, DROP TYPE ... CASCADE): one such record would
+	 * fail the whole read.  The identity is matched instead against what
+	 * pg_identify_object() says of each function of that name now, which
+	 * is the text cgmap_trace kept (format_procedure_qualified). */
 	char *sql = cgm_arena_printf(
 		rt->arena,
 		"SELECT pg_catalog.json_build_object('function', g.fn::text, 'identity', g.identity,"
 		" 'calls', g.calls, 'total_ms', g.total_ms, 'self_ms', g.self_ms)::text"
-		" FROM %s.cgmap_trace_gone g"
+		" FROM (SELECT CASE WHEN r.identity IS NULL THEN r.fn_oid::pg_catalog.regprocedure"
+		"        ELSE (SELECT q.oid::pg_catalog.regprocedure FROM pg_catalog.pg_proc q"
+		"              WHERE pg_catalog.strpos(r.identity, q.proname::text) OPERATOR(pg_catalog.>) 0"
+		"                AND (pg_catalog.pg_identify_object('pg_catalog.pg_proc'::pg_catalog.regclass,"
+		"                     q.oid, 0)).identity OPERATOR(pg_catalog.=) r.identity"
+		"              LIMIT 1) END AS fn,"
+		"       r.identity, r.calls, r.total_ms, r.self_ms"
+		"       FROM %s.cgmap_trace_gone() r"
+		"       JOIN pg_catalog.pg_database d ON d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()"
+		"      WHERE r.dbid OPERATOR(pg_catalog.=) d.oid) g"
 		" LEFT JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) g.fn"
 		" WHERE g.fn IS NOT NULL AND g.calls OPERATOR(pg_catalog.>) 0"
 		"   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"

@@ -19,7 +19,8 @@
 #  - a dropped function whose identity is too long for cgmap_trace's table
 #    (255 bytes) loses its calls: then the map warns how many records were
 #    lost, its evidence line says so, and nothing is dead (unobserved);
-#  - after a reset (nothing lost) the same silence is dead again.
+#  - after a reset (nothing lost) the same silence is dead again;
+#  - a function dropped with its argument's type does not fail the read.
 # Env: CGMAP, CGMAP_SOURCE_DIR.  Exit: 0 pass, 1 fail, 77 skip.
 set -euo pipefail
 
@@ -155,4 +156,38 @@ fi
 "$CGMAP" report functions "$work/reset" >"$work/reset-functions.txt"
 pgtest_expect_line "reset: f() dead" "$work/reset-functions.txt" "public.f() dead calls 0"
 pgtest_expect_line "reset: g() dead" "$work/reset-functions.txt" "public.g() dead calls 0"
+
+# A function dropped with its argument's type (DROP TYPE ... CASCADE):
+# its identity names a type that no longer exists, which to_regprocedure()
+# refuses with an error rather than NULL; the map reads every other record
+# all the same, and a function made again with a type of that name gets
+# its calls.
+pgtest_psql -c "CREATE DATABASE dt" >/dev/null
+pgtest_psql -d dt >/dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION cgmap_trace;
+CREATE TYPE pair AS (a int, b int);
+CREATE TYPE duo AS (a int, b int);
+CREATE FUNCTION usep(pair) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN ($1).a; END $$;
+CREATE FUNCTION used(duo) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN ($1).b; END $$;
+CREATE FUNCTION caller() RETURNS int LANGUAGE plpgsql
+AS $$ BEGIN RETURN usep(ROW(1, 2)::pair) + used(ROW(1, 2)::duo); END $$;
+SELECT cgmap_trace_reset();
+SELECT sum(caller()) FROM generate_series(1, 3);
+DROP TYPE pair CASCADE;
+DROP TYPE duo CASCADE;
+CREATE TYPE duo AS (a int, b int);
+CREATE FUNCTION used(duo) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN ($1).b; END $$;
+SQL
+"$CGMAP" --dsn "dbname=dt" --no-html --min-window 0 --out "$work/types" 2>"$work/types.err" ||
+	{ cat "$work/types.err" >&2; pgtest_fail "map failed on a function dropped with its argument's type"; }
+gone=$(pgtest_psql -d dt -c "SELECT coalesce(fn::text, '-') || '|' || identity || '|' || calls
+	FROM cgmap_trace_gone WHERE identity IS NOT NULL ORDER BY 1")
+[ "$gone" = "-|public.usep(public.pair)|3
+used(duo)|public.used(public.duo)|3" ] || pgtest_fail "cgmap_trace_gone after DROP TYPE ... CASCADE: $gone"
+"$CGMAP" report functions "$work/types" >"$work/types-functions.txt"
+pgtest_expect_line "made again: used(duo) keeps its calls" "$work/types-functions.txt" \
+	"public.used(public.duo) called calls 3"
+"$CGMAP" collect --dsn "dbname=dt" -o "$work/types.json" 2>"$work/types-collect.err" ||
+	{ cat "$work/types-collect.err" >&2; pgtest_fail "collect failed on a function dropped with its argument's type"; }
 echo "PASS"

@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension versions: fresh install (1.6) and upgrades from 1.0.
+#   - extension versions: fresh install (1.7) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension versions: fresh install and upgrades from 1.0"
-expect_eq "fresh install is 1.6" "1.6" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.7" "1.7" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -139,6 +139,11 @@ expect_eq "1.5 -> 1.6 update says which library runs" "1.6|1.6" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.6'" \
 	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                library_version FROM cgmap_trace_info()" | tail -n 1)"
+expect_eq "1.6 -> 1.7 update: the same library, the view of dropped functions kept readable" "1.7|1.6|true" \
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.7'" \
+	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	                library_version || '|' || has_table_privilege('public', 'cgmap_trace_gone', 'SELECT')
+	           FROM cgmap_trace_info()" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"
 if sql -U intruder -c "CREATE FUNCTION public.x() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null 2>&1; then
