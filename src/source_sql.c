@@ -4147,6 +4147,22 @@ static void apply_create_table(sql_state *st, const jd_node *stmt, const char *k
 	}
 	if (jget(stmt, "partspec") && strcmp(kind, "table") == 0)
 		kind = "partitioned table";
+	if (jget(stmt, "partbound")) {
+		/* PostgreSQL refuses a partition of a table it knows is not
+		 * partitioned (a test suite's second `CREATE TABLE parent ...
+		 * PARTITION BY` refused as existing already). */
+		jd_node *parents = jget(stmt, "inhRelations");
+		const char *ps, *pn;
+		const sql_table *parent =
+			jd_size(parents) == 1 && range_var(st, jget(jd_at(parents, 0), "RangeVar"), false, &ps, &pn)
+				? find_table(st, ps, pn)
+				: NULL;
+		if (parent && strcmp(parent->kind, "partitioned table") != 0) {
+			diagnose(st, first_token(st), "\"%s.%s\" is not partitioned: PostgreSQL refuses the partition %s.%s",
+				 parent->schema, parent->name, schema, name);
+			return;
+		}
+	}
 	sql_table *t = add_table(st, schema, name, kind);
 	st->ref_owner = pair_key(st->a, t->schema, t->name);
 	if (jget(stmt, "partbound")) {

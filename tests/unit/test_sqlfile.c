@@ -1697,6 +1697,26 @@ static void test_partitioned_foreign_key_only(void **state)
 	cgm_model_free(m);
 }
 
+/* A partition of a table that is not partitioned is refused, as
+ * PostgreSQL refuses it: a test suite's second `CREATE TABLE parent ...
+ * PARTITION BY`, refused as existing already, leaves the first, plain
+ * one, and no statement on it reaches a partition. */
+static void test_partition_of_plain_table(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE TABLE parent (a int);\n"
+		"CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;\n"
+		"CREATE TABLE parent (a int) PARTITION BY LIST (a);\n"
+		"CREATE TABLE child1 PARTITION OF parent FOR VALUES IN (1);\n"
+		"CREATE TRIGGER t AFTER UPDATE ON child1 FOR EACH ROW EXECUTE FUNCTION trg();\n");
+	assert_int_equal(count_diagnostics(m, "relation \"public.parent\" already exists"), 1);
+	assert_int_equal(count_diagnostics(m, "\"public.parent\" is not partitioned"), 1);
+	for (int i = 0; i < m->neffects; i++)
+		assert_true(m->effects[i].reach != CGM_REACH_PARTITION);
+	cgm_model_free(m);
+}
+
 /* CREATE TYPE refused as PostgreSQL refuses it: said with file and line,
  * nothing of the type made, the rest still mapped. */
 static void test_type_support_errors(void **state)
@@ -1840,6 +1860,7 @@ int main(void)
 		cmocka_unit_test(test_multirange_names),
 		cmocka_unit_test_setup_teardown(test_aggregate_statements, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partitioned_foreign_key_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partition_of_plain_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_base_follows_renames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_database_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_do_block_extension_checks, setup, teardown),
