@@ -555,12 +555,16 @@ const char *cgm_edge_cause(const cgm_model *model, const cgm_edge *edge)
 	/* An unqualified call of the same name at the line the call was seen:
 	 * the session's search_path chose another function of that name than
 	 * the path cgmap resolved with (orafce's tests put `oracle` before
-	 * pg_catalog, so `substr(t, n)` runs oracle.substr). */
+	 * pg_catalog, so `substr(t, n)` runs oracle.substr).  A call seen
+	 * without a line (a SQL function's: PostgreSQL gives its statements
+	 * none) matches such a call at any line. */
 	for (int s = 0; s < from->nsites && to->name; s++) {
 		const cgm_site *site = &from->sites[s];
 		if (site->schema || !site->name || strcmp(site->name, to->name) != 0 ||
 		    site->kind == CGM_SITE_DYNAMIC)
 			continue;
+		if (edge->nlines == 0)
+			return "search_path";
 		for (int l = 0; l < edge->nlines; l++)
 			if (edge->lines[l] == site->line)
 				return "search_path";

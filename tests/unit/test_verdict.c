@@ -585,8 +585,20 @@ static void test_unexplained_causes(void **state)
 	line = 5;
 	e.nlines = 1;
 	assert_string_equal(cgm_edge_cause(m, &e), "search_path");
+	line = 6; /* seen at another line: not that call */
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	/* Seen without a line (a SQL function's call: PostgreSQL's
+	 * regression test voidtest2 calls voidtest1 of temp_func_test, on the
+	 * path of the session that ran it, not of the database's). */
+	e.nlines = 0;
+	assert_string_equal(cgm_edge_cause(m, &e), "search_path");
+	e.nlines = 1;
+	line = 5;
 	by_name->schema = "lib"; /* written qualified: not the path's doing */
 	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	e.nlines = 0;
+	assert_string_equal(cgm_edge_cause(m, &e), "unknown");
+	e.nlines = 1;
 	line = 14;
 	m->functions[idx(m, "app.a()")].nsites = 0;
 	e.nlines = 0;
