@@ -4133,6 +4133,27 @@ static void apply_table_like(sql_state *st, sql_table *t, const jd_node *like)
 				      NULL);
 }
 
+/* Why PostgreSQL refuses `ALTER TABLE child INHERIT parent`, or NULL:
+ * every column of the parent must be the child's too, of the same type
+ * (MergeAttributesIntoExisting); a type the files do not know is no
+ * reason. */
+static const char *inherit_refusal(sql_state *st, const sql_table *child, const sql_table *parent)
+{
+	for (int p = 0; p < parent->ncolumns; p++) {
+		const sql_column *pc = &parent->columns[p];
+		const sql_column *cc = NULL;
+		for (int c = 0; c < child->ncolumns && !cc; c++)
+			if (strcmp(child->columns[c].name, pc->name) == 0)
+				cc = &child->columns[c];
+		if (!cc)
+			return cgm_arena_printf(st->a, "child table is missing column \"%s\"", pc->name);
+		if (pc->type && cc->type && strcmp(pc->type, cc->type) != 0)
+			return cgm_arena_printf(st->a, "child table \"%s\" has different type for column \"%s\"",
+						child->name, pc->name);
+	}
+	return NULL;
+}
+
 static void apply_create_table(sql_state *st, const jd_node *stmt, const char *kind)
 {
 	const char *schema, *name;
@@ -4552,6 +4573,9 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 									st->effects[i].effect.object, 0);
 		} else if (t && strcmp(sub, "AT_DropConstraint") == 0 && cname) {
 			drop_constraint(st, t, cname);
+		} else if (t && strcmp(sub, "AT_AttachPartition") == 0 && strcmp(t->kind, "partitioned table") != 0) {
+			diagnose(st, first_token(st), "table \"%s.%s\" is not partitioned: PostgreSQL refuses to attach a partition",
+				 t->schema, t->name);
 		} else if (t && strcmp(sub, "AT_AttachPartition") == 0) {
 			/* pg_dump's way to make a partition. */
 			const char *cs, *cn;
@@ -4652,7 +4676,14 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			drop_column_effects(st, t, cname);
 		} else if (t && (strcmp(sub, "AT_AddInherit") == 0 || strcmp(sub, "AT_DropInherit") == 0)) {
 			const char *ps, *pn;
-			if (range_var(st, jget(def, "RangeVar"), false, &ps, &pn) && find_table(st, ps, pn)) {
+			const char *refused = NULL;
+			if (strcmp(sub, "AT_AddInherit") == 0 && range_var(st, jget(def, "RangeVar"), false, &ps, &pn) &&
+			    find_table(st, ps, pn))
+				refused = inherit_refusal(st, t, find_table(st, ps, pn));
+			if (refused) {
+				diagnose(st, first_token(st), "%s: PostgreSQL refuses %s.%s as a child of %s.%s", refused,
+					 t->schema, t->name, ps, pn);
+			} else if (range_var(st, jget(def, "RangeVar"), false, &ps, &pn) && find_table(st, ps, pn)) {
 				if (strcmp(sub, "AT_AddInherit") == 0) {
 					add_parent(st, t, ps, pn);
 					add_child_reach(st, ps, pn, t->schema, t->name, false);

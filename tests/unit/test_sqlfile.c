@@ -1715,6 +1715,28 @@ static void test_partition_of_plain_table(void **state)
 	for (int i = 0; i < m->neffects; i++)
 		assert_true(m->effects[i].reach != CGM_REACH_PARTITION);
 	cgm_model_free(m);
+
+	/* ATTACH PARTITION to it, and INHERIT from it by a table missing one
+	 * of its columns or giving one another type, are refused too; a
+	 * table with every column of the same type becomes its child. */
+	m = load_text("CREATE TABLE parent (a int);\n"
+		      "CREATE TABLE child2 (a text, b int);\n"
+		      "ALTER TABLE parent ATTACH PARTITION child2 FOR VALUES IN ('BBB');\n"
+		      "ALTER TABLE child2 INHERIT parent;\n"
+		      "CREATE TABLE child3 (b int);\n"
+		      "ALTER TABLE child3 INHERIT parent;\n"
+		      "CREATE TABLE child4 (a integer, b int);\n"
+		      "ALTER TABLE child4 INHERIT parent;\n");
+	assert_int_equal(count_diagnostics(m, "table \"public.parent\" is not partitioned"), 1);
+	assert_int_equal(count_diagnostics(m, "child table \"child2\" has different type for column \"a\""), 1);
+	assert_int_equal(count_diagnostics(m, "child table is missing column \"a\""), 1);
+	/* What a statement on parent reaches: child4 only. */
+	int children = 0;
+	for (int i = 0; i < m->neffects; i++)
+		if (m->effects[i].reach == CGM_REACH_PARTITION)
+			children += strcmp(m->effects[i].target_relation, "child4") == 0 ? 1 : 100;
+	assert_int_equal(children, 1);
+	cgm_model_free(m);
 }
 
 /* CREATE TYPE refused as PostgreSQL refuses it: said with file and line,
