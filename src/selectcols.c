@@ -4,7 +4,7 @@
  * and a star expanded through the FROM items as transformTargetList does.
  *
  * In:  libpg_query's JSON tree of a SELECT, read only; a callback for the
- *      columns of tables and views.
+ *      columns of tables and views, and one for the type a cast names.
  * Out: arena-allocated names and types; nothing to free.
  * Work is bounded: CTEs and subqueries nest at most MAX_DEPTH deep and at
  * most MAX_EXPANSIONS FROM items are expanded in all, so a chain of CTEs
@@ -28,6 +28,7 @@ typedef struct scope {
 typedef struct walk {
 	cgm_arena *arena;
 	cgm_selectcols_table_fn table;
+	cgm_selectcols_cast_fn cast; /* may be NULL: casts' types not known */
 	void *ctx;
 	int expansions;
 } walk;
@@ -336,6 +337,81 @@ static const jd_node *named_item(const jd_node *item, const char *q, int depth)
 	return found ? found : named_item(jd_get(j, "rarg"), q, depth + 1);
 }
 
+/* The columns of FROM items already read for one select list's targets:
+ * each item read once however many targets name it. */
+typedef struct item_cache {
+	const jd_node *item;
+	cgm_select_columns cols;
+	bool known;
+} item_cache;
+
+static const cgm_select_columns *cached_columns(walk *w, const jd_node *item, const scope *sc, int depth,
+						item_cache **cache, int *ncache, int *cap)
+{
+	for (int i = 0; i < *ncache; i++)
+		if ((*cache)[i].item == item)
+			return (*cache)[i].known ? &(*cache)[i].cols : NULL;
+	if (*ncache == *cap) {
+		int grown = *cap ? *cap * 2 : 8;
+		item_cache *bigger = cgm_arena_alloc(w->arena, sizeof(item_cache) * (size_t)grown);
+		if (*ncache)
+			memcpy(bigger, *cache, sizeof(item_cache) * (size_t)*ncache);
+		*cache = bigger;
+		*cap = grown;
+	}
+	item_cache *c = &(*cache)[(*ncache)++];
+	c->item = item;
+	c->known = item_columns(w, item, sc, &c->cols, depth + 1);
+	return c->known ? &c->cols : NULL;
+}
+
+static const char *column_named(const cgm_select_columns *cols, const char *col, int *matches)
+{
+	const char *type = NULL;
+	for (int i = 0; cols && i < cols->n; i++)
+		if (cols->names[i] && strcmp(cols->names[i], col) == 0) {
+			type = cols->types[i];
+			(*matches)++;
+		}
+	return type;
+}
+
+/* The type of a target that is a column of a FROM item (`col` of the
+ * one item that has it, `q.col` of the item q) as the item gives it, or
+ * of a cast to a type; NULL otherwise.  Work past half the expansion
+ * budget is left to the stars, which need it. */
+static const char *target_type(walk *w, const jd_node *val, const jd_node *from, const scope *sc, int depth,
+			       item_cache **cache, int *ncache, int *cap)
+{
+	const jd_node *cast = jd_get(val, "TypeCast");
+	if (cast)
+		return w->cast ? w->cast(w->ctx, jd_get(cast, "typeName")) : NULL;
+	const jd_node *fields = jd_get(jd_get(val, "ColumnRef"), "fields");
+	size_t nf = jd_size(fields);
+	if (nf < 1 || nf > 2 || w->expansions > MAX_EXPANSIONS / 2)
+		return NULL;
+	const char *col = jd_string_node(jd_at(fields, nf - 1));
+	const char *q = nf == 2 ? jd_string_node(jd_at(fields, 0)) : NULL;
+	if (!col || (nf == 2 && !q))
+		return NULL;
+	const char *type = NULL;
+	int matches = 0;
+	for (size_t k = 0; k < jd_size(from); k++) {
+		const jd_node *item = q ? named_item(jd_at(from, k), q, 0) : jd_at(from, k);
+		if (!item)
+			continue;
+		const cgm_select_columns *cols = cached_columns(w, item, sc, depth, cache, ncache, cap);
+		if (!cols)
+			return NULL; /* an item whose columns are not known may have it */
+		const char *t = column_named(cols, col, &matches);
+		if (t)
+			type = t;
+		if (q)
+			break;
+	}
+	return matches == 1 ? type : NULL;
+}
+
 static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 			   cgm_select_columns *out, int depth)
 {
@@ -359,6 +435,8 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 		return false; /* VALUES: column1, ... not needed here */
 	const jd_node *from = jd_get(select, "fromClause");
 	int cap = 0;
+	item_cache *cache = NULL;
+	int ncache = 0, cache_cap = 0;
 	for (size_t i = 0; i < jd_size(targets); i++) {
 		const jd_node *rt = jd_get(jd_at(targets, i), "ResTarget");
 		if (!rt)
@@ -368,7 +446,8 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 		size_t nf = jd_size(fields);
 		if (!(nf && jd_get(jd_at(fields, nf - 1), "A_Star"))) {
 			const char *as = jd_string(jd_get(rt, "name"));
-			put(w, out, &cap, as ? as : cgm_select_figure_colname(val), NULL);
+			put(w, out, &cap, as ? as : cgm_select_figure_colname(val),
+			    target_type(w, val, from, inner, depth, &cache, &ncache, &cache_cap));
 			continue;
 		}
 		const char *q = nf >= 2 ? jd_string_node(jd_at(fields, nf - 2)) : NULL;
@@ -393,7 +472,13 @@ static bool select_columns(walk *w, const jd_node *select, const scope *outer,
 bool cgm_select_columns_of(cgm_arena *arena, const jd_node *select,
 			   cgm_selectcols_table_fn table, void *ctx, cgm_select_columns *out)
 {
-	walk w = { .arena = arena, .table = table, .ctx = ctx };
+	return cgm_select_columns_typed(arena, select, table, NULL, ctx, out);
+}
+
+bool cgm_select_columns_typed(cgm_arena *arena, const jd_node *select, cgm_selectcols_table_fn table,
+			      cgm_selectcols_cast_fn cast, void *ctx, cgm_select_columns *out)
+{
+	walk w = { .arena = arena, .table = table, .cast = cast, .ctx = ctx };
 	if (!select_columns(&w, select, NULL, out, 0)) {
 		memset(out, 0, sizeof *out);
 		return false;

@@ -8,7 +8,9 @@
  * own query, a join as its sides (USING's columns merged first).
  *
  * In:  a SelectStmt of libpg_query's JSON (jsondom.h), read only.
- * Out: names and types (NULL when not known) allocated in the arena.
+ * Out: names and types (NULL when not known: a star's columns and a
+ *      target naming a column take the relation's types, a cast its
+ *      type) allocated in the arena.
  * Used by the SQL-file source for a view's columns, so that a `*` over a
  * CTE gives the view the columns PostgreSQL gives it.
  */
@@ -27,6 +29,10 @@ struct jd_node;
 typedef int (*cgm_selectcols_table_fn)(void *ctx, const char *schema, const char *name,
 				       const char *const **names, const char *const **types);
 
+/* The type a cast's TypeName node names, as the caller writes types
+ * (NULL: not known). */
+typedef const char *(*cgm_selectcols_cast_fn)(void *ctx, const struct jd_node *type_name);
+
 typedef struct cgm_select_columns {
 	const char **names;
 	const char **types; /* per column, NULL when not known */
@@ -39,6 +45,10 @@ typedef struct cgm_select_columns {
  * empty. */
 bool cgm_select_columns_of(cgm_arena *arena, const struct jd_node *select,
 			   cgm_selectcols_table_fn table, void *ctx, cgm_select_columns *out);
+/* The same, a target that is a column of a FROM item (`col`, `q.col`)
+ * typed as that item's column, one that is a cast typed by `cast`. */
+bool cgm_select_columns_typed(cgm_arena *arena, const struct jd_node *select, cgm_selectcols_table_fn table,
+			      cgm_selectcols_cast_fn cast, void *ctx, cgm_select_columns *out);
 
 /* The columns of the CTE `name` of `select`'s WITH clause: false when it
  * has none of that name or its columns cannot be told. */

@@ -4297,12 +4297,18 @@ static int star_columns(void *ctx, const char *schema, const char *name, const c
  * the name its expression gives, a `*` expanded through tables, CTEs and
  * subqueries).  When a `*` shows something the files do not define, the
  * other columns are named and the star's left out. */
+/* selectcols.h's cast: the type a view's `expr::type` column has. */
+static const char *cast_type(void *ctx, const jd_node *type_name)
+{
+	return type_name ? type_of(ctx, type_name) : NULL;
+}
+
 static void view_columns(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
 {
 	const jd_node *select = jget(query, "SelectStmt");
 	size_t nalias = jd_size(aliases);
 	cgm_select_columns cols;
-	if (cgm_select_columns_of(st->a, select, table_columns, st, &cols)) {
+	if (cgm_select_columns_typed(st->a, select, table_columns, cast_type, st, &cols)) {
 		for (int c = 0; c < cols.n; c++) {
 			size_t at = (size_t)v->ncolumns;
 			add_column(st, v, at < nalias ? jd_string_node(jd_at(aliases, at)) : cols.names[c],

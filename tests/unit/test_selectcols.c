@@ -76,6 +76,53 @@ static const char *columns(const char *sql)
 	return s;
 }
 
+/* A cast names its type as the caller writes it: the type's last name. */
+static const char *cast_name(void *ctx, const jd_node *type_name)
+{
+	(void)ctx;
+	const jd_node *names = jd_get(type_name, "names");
+	size_t n = jd_size(names);
+	return n ? jd_string_node(jd_at(names, n - 1)) : NULL;
+}
+
+/* The types joined by '|' ("?" when not known), or "-". */
+static const char *types(const char *sql)
+{
+	cgm_select_columns cols;
+	if (!cgm_select_columns_typed(arena, select_of(sql), table, cast_name, NULL, &cols))
+		return "-";
+	cgm_strbuf b = { 0 };
+	for (int i = 0; i < cols.n; i++) {
+		if (i)
+			cgm_strbuf_puts(&b, "|");
+		cgm_strbuf_puts(&b, cols.types[i] ? cols.types[i] : "?");
+	}
+	char *s = cgm_arena_strdup(arena, b.data ? b.data : "");
+	cgm_strbuf_free(&b);
+	return s;
+}
+
+/* A target naming a column of a FROM item has its type, bare when one
+ * item has it, qualified by the item's alias or name, through a join or a
+ * subquery; an expression has none, a cast its type's. */
+static void test_types(void **state)
+{
+	(void)state;
+	assert_string_equal(types("SELECT id, r.col, app.rule.fn FROM app.rule r"), "integer|text|?");
+	assert_string_equal(types("SELECT rule.prio, fn FROM app.rule"), "integer|character varying");
+	assert_string_equal(types("SELECT s.x, s.col FROM (SELECT id AS x, col FROM app.rule) s"), "integer|text");
+	assert_string_equal(types("SELECT a.id, b.col, prio + 1, fn::int4, upper(col) "
+				  "FROM app.rule a JOIN app.rule b USING (id)"),
+			    "integer|text|?|int4|?");
+	/* Two items have it: ambiguous, PostgreSQL refuses; not typed. */
+	assert_string_equal(types("SELECT col FROM app.rule a, app.rule b"), "?");
+	/* An item whose columns are not known may have it. */
+	assert_string_equal(types("SELECT col FROM app.rule a, other.t b"), "?");
+	assert_string_equal(types("SELECT a.col FROM app.rule a, other.t b"), "text");
+	/* The names are what they were. */
+	assert_string_equal(columns("SELECT id, r.col FROM app.rule r"), "id|col");
+}
+
 /* FigureColname: what an expression without AS is named by. */
 static void test_figured_names(void **state)
 {
@@ -166,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_figured_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stars, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expansion_bounded, setup, teardown),
 	};
