@@ -1316,12 +1316,24 @@ static const char *item_column(cgm_typer *t, const cgm_scope_item *it, const cha
 	return NULL;
 }
 
-/* The row type of a whole FROM item named `alias`, when it is a relation. */
+/* The row type of a whole FROM item named `alias`: a relation's row
+ * type; a function's result (its row type when it returns one, as
+ * PostGIS's `FROM ST_DumpAsPolygons(rast, band) gv` gives `(gv).geom` a
+ * geometry; the value itself when it returns a scalar), but not a
+ * record of OUT parameters, whose type has no name. */
 static const char *item_row_type(cgm_typer *t, const cgm_scope_item *it)
 {
 	if (it->name && !it->colexprs && !it->func) {
 		const cgm_relation *r = find_relation(t->catalog, it->schema, it->name, t->path, t->npath);
 		return r ? relation_type(t->arena, r) : NULL;
+	}
+	if (it->func && !it->renamed && it->ncolumns >= 0) {
+		const cgm_function *f;
+		const char *type = call_type(t, it->func, &f);
+		const char **names, **types;
+		if (!type || out_columns(t, f, &names, &types) > 0 || strcmp(type, "record") == 0)
+			return NULL;
+		return type;
 	}
 	return NULL;
 }

@@ -7,7 +7,9 @@
 # called the overload of that column's type, which PostgreSQL never ran;
 # and `SELECT id FROM app.top()`, top returning a row type, took the
 # function's name for the row's first column, so `id` was the outer
-# table's bigint one and below(bigint) was called);
+# table's bigint one and below(bigint) was called; and `(g).geom` of
+# `FROM app.dump(n) g`, dump returning a row type, had no type, so every
+# isect overload was linked);
 # run with `cgmap_trace.track = all`, each call is observed on its static
 # edge and nothing is left unexplained.
 #
@@ -22,4 +24,5 @@ SELECT app.read_plpgsql('a');
 SELECT app.lateral_left(now());
 SELECT app.subquery(DATE '2026-01-01');
 SELECT app.holdable();
+SELECT app.by_row(5);
 SQL
