@@ -9,6 +9,8 @@
 #                 --include-extensions): an extension's own code
 #   --map DIR     a live map of that database already made (cgmap.json);
 #                 default: made here with --no-runtime
+# ORACLE_KEEP=DIR keeps the work files (the dependencies, the map's edges)
+# in DIR.
 #
 # plpgsql_check's plpgsql_show_dependency_tb() (Debian's
 # postgresql-15-plpgsql-check; created in the database if missing)
@@ -52,7 +54,7 @@ done
 db=$1
 command -v jq >/dev/null || { echo "dependency_oracle: needs jq" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cgmap-oracle.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${ORACLE_KEEP:-}" ] && cp -R "$work" "$ORACLE_KEEP"; rm -rf "$work"' EXIT
 q() { psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 "$@"; }
 
 q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS plpgsql_check" >/dev/null ||
