@@ -137,7 +137,8 @@ sed -n 's/^U /in a view column not read: /p' "$work/classified"
 deps=$(wc -l <"$work/oracle.sorted")
 # An edge of the map only, to a function of the same name as one that
 # plpgsql_check found for the same caller: another overload the map
-# linked too or instead, unless the caller calls both.
+# linked too or instead, unless the caller calls both (one of them in a
+# statement plpgsql_check does not read: OPEN ... FOR EXECUTE).
 awk '{ split($0, e, " -> "); sub(/\(.*/, "", e[2]); print e[1] " -> " e[2] }' "$work/oracle.sorted" |
 	sort -u >"$work/oracle.names"
 # plpgsql_check lists no aggregate: those are not judged.  An edge the
@@ -147,10 +148,10 @@ awk '{ split($0, e, " -> "); sub(/\(.*/, "", e[2]); print e[1] " -> " e[2] }' "$
 jq -r '.functions[] | select(.kind == "aggregate") | .id' "$map/cgmap.json" | sort -u >"$work/aggregates"
 { "$cgmap" report edges "$map" | grep ' ambiguous$' || true; } | sed 's/ via .*//' | sort -u >"$work/ambiguous"
 comm -13 "$work/oracle.sorted" "$work/map.edges" |
-	awk 'NR == FNR { n[$0] = 1; next } { split($0, e, " -> "); c = e[2]; sub(/\(.*/, "", c) }
+	awk 'FILENAME == ARGV[1] { n[$0] = 1; next } { split($0, e, " -> "); c = e[2]; sub(/\(.*/, "", c) }
 	     ((e[1] " -> " c) in n)' "$work/oracle.names" - |
-	awk 'NR == FNR { agg[$0] = 1; next } { split($0, e, " -> ") } !(e[2] in agg)' "$work/aggregates" - |
-	awk 'NR == FNR { amb[$0] = 1; next } { print (($0 in amb) ? "A " : "O ") $0 }' "$work/ambiguous" - \
+	awk 'FILENAME == ARGV[1] { agg[$0] = 1; next } { split($0, e, " -> ") } !(e[2] in agg)' "$work/aggregates" - |
+	awk 'FILENAME == ARGV[1] { amb[$0] = 1; next } { print (($0 in amb) ? "A " : "O ") $0 }' "$work/ambiguous" - \
 	>"$work/other_overloads"
 others=$(grep -c '^O ' "$work/other_overloads" || true)
 undecided=$(grep -c '^A ' "$work/other_overloads" || true)
@@ -161,7 +162,7 @@ sed -n 's/^A /among the ambiguous candidates: /p' "$work/other_overloads"
 # prepare): counted, not judged.
 sed 's/ -> .*//' "$work/oracle.sorted" | sort -u >"$work/callers"
 map_only=$(comm -13 "$work/oracle.sorted" "$work/map.edges" |
-	awk 'NR == FNR { c[$0] = 1; next } { split($0, a, " -> ") } (a[1] in c)' "$work/callers" - | wc -l)
+	awk 'FILENAME == ARGV[1] { c[$0] = 1; next } { split($0, a, " -> ") } (a[1] in c)' "$work/callers" - | wc -l)
 echo "plpgsql_check: $checked PL/pgSQL functions checked ($skipped trigger functions of no trigger, $failed not checked):" \
 	"$deps dependencies on user functions, $missing missing from the map's static edges" \
 	"($unread more of view columns the statements do not read), $others edges of the map to another overload of a dependency" \
