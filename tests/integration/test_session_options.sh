@@ -21,22 +21,9 @@ chmod 755 "$work"
 trap 'rm -rf "$work"; pgtest_stop' EXIT
 fixture=$src/fixtures/session_options.sql
 expected=$src/fixtures/expected/session_options.edges
-what="functions created under the session options' search_path"
-pgtest_install_trace "$work"
-pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
-pgtest_psql -c "CREATE DATABASE session_options" >/dev/null
-# After the cluster's start, which clears the environment's PGOPTIONS.
-export PGOPTIONS='-c search_path=app,\ public'
-pgtest_psql -d session_options -c "SET client_min_messages = warning" \
-	-c "CREATE EXTENSION cgmap_trace" -f "$fixture" >/dev/null
-"$CGMAP" --dsn dbname=session_options --out "$work/static" --no-html --no-runtime 2>"$work/static.err" ||
-	pgtest_fail "cgmap failed: $(cat "$work/static.err")"
-"$CGMAP" report edges "$work/static" >"$work/static.edges"
-pgtest_expect_file "$expected" "$work/static.edges" "$what (live)"
-"$CGMAP" --sql "$fixture" --out "$work/sql" --no-html 2>"$work/sql.err" ||
-	pgtest_fail "cgmap --sql failed: $(cat "$work/sql.err")"
-"$CGMAP" report edges "$work/sql" >"$work/sql.edges"
-pgtest_expect_file "$expected" "$work/sql.edges" "$what (SQL files)"
+PGTEST_SESSION_OPTIONS='-c search_path=app,\ public'
+pgtest_traced_fixture "$work" session_options "$fixture" "$expected" \
+	"functions created under the session options' search_path"
 
 for side in static sql; do
 	path=$(jq -c .source.default_search_path "$work/$side/cgmap.json")

@@ -273,6 +273,12 @@ pgtest_traced_fixture() {
 	pgtest_install_trace "$work"
 	pgtest_start "shared_preload_libraries = 'cgmap_trace'" "cgmap_trace.track = all"
 	pgtest_psql -c "CREATE DATABASE $db" >/dev/null
+	# The session options the loading, the maps and the workload share
+	# (PGOPTIONS, which the cluster's start clears), when the test gives
+	# them.
+	if [ -n "${PGTEST_SESSION_OPTIONS:-}" ]; then
+		export PGOPTIONS=$PGTEST_SESSION_OPTIONS
+	fi
 	pgtest_psql -d "$db" -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
 		-c "CREATE EXTENSION cgmap_trace" -f "$fixture" >/dev/null
 	"${CGMAP:?}" --dsn "dbname=$db" --out "$work/static" --no-html --no-runtime 2>"$work/static.err" ||
