@@ -2819,6 +2819,22 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
 	return true;
 }
 
+/* The row of the SQL an EXECUTE's expression `text` always yields (a
+ * literal, literals joined, a constant format()), as the PL/pgSQL parser
+ * captured it, or NULL: the record it fills has that row's columns, as
+ * PostgreSQL gives them when it runs (`EXECUTE 'SELECT 1 AS v' INTO r`
+ * makes r.v an integer). */
+static const cgm_expr *constant_sql_row(extract_ctx *ctx, const char *text)
+{
+	int k = find_captured(ctx, text);
+	if (k < 0 || ctx->captured[k].unknown || !ctx->captured[k].constant || ctx->captured[k].appended)
+		return NULL;
+	cgm_sql_problem problem;
+	if (!cgm_sql_check(ctx->captured[k].constant, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem))
+		return NULL;
+	return cgm_raw_select_row(ctx->arena, ctx->captured[k].constant);
+}
+
 /* Whether a value assigned to a `type` may run a user cast worth a site:
  * unknown types may; pg_catalog's only when the catalog has a user cast
  * into one (or its casts are unknown yet): every assignment of every body
@@ -3404,6 +3420,14 @@ static void replay_tree(extract_ctx *ctx)
 				level += q->what == STEP_STATEMENT ? 1 : q->what == STEP_END ? -1 : 0;
 				if (level == 0 && q->what == STEP_EXPRESSION &&
 				    (strcmp(q->field, "query") == 0 || strcmp(q->field, "sqlstmt") == 0)) {
+					if (is_dynamic_field(ctx, q->field)) {
+						/* EXECUTE of constant SQL INTO a record, or
+						 * FOR r IN EXECUTE it: that SQL's row. */
+						const cgm_expr *row = constant_sql_row(ctx, q->text);
+						if (row)
+							assign_row(ctx, t->text, row);
+						break;
+					}
 					for (int k = 0; k < ctx->ncaptured; k++)
 						if (ctx->captured[k].row && strcmp(ctx->captured[k].text, q->text) == 0) {
 							assign_row(ctx, t->text, ctx->captured[k].row);

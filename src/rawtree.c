@@ -2420,6 +2420,31 @@ const cgm_expr *cgm_raw_value_expr(cgm_arena *arena, const char *text)
 	return value;
 }
 
+const cgm_expr *cgm_raw_select_row(cgm_arena *arena, const char *sql)
+{
+	MemoryContext context = pg_query_enter_memory_context();
+	PgQueryInternalParsetreeAndError parsed = pg_query_raw_parse(sql);
+	free(parsed.stderr_buffer);
+	cgm_expr *row = NULL;
+	const RawStmt *raw = !parsed.error && list_length(parsed.tree) == 1 ? linitial(parsed.tree) : NULL;
+	if (raw && IsA(raw, RawStmt) && raw->stmt && IsA(raw->stmt, SelectStmt)) {
+		const cgm_raw_visitor v = { .arena = arena };
+		walker w = { .v = &v };
+		cgm_scope_item cols = { 0 };
+		query_columns(&w, raw->stmt, &cols);
+		if (cols.colexprs) {
+			row = new_expr(&w, CGM_EXPR_ROW);
+			row->nargs = cols.ncolumns;
+			row->args = cols.colexprs;
+			row->names = cols.colnames;
+		}
+	}
+	if (parsed.error)
+		pg_query_free_error(parsed.error);
+	pg_query_exit_memory_context(context);
+	return row;
+}
+
 int cgm_raw_rule_actions(const char *sql, const cgm_raw_visitor *v)
 {
 	MemoryContext context = pg_query_enter_memory_context();
@@ -3072,6 +3097,8 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		const PLpgSQL_stmt_dynexecute *s = (const PLpgSQL_stmt_dynexecute *)st;
 		if (s->into)
 			visit_sets_variable(v, s->target);
+		if (s->into)
+			visit_into(v, s->target);
 		visit_expr(v, s->query, "query");
 		visit_variable(v, s->target);
 		visit_exprs(v, s->params, "params");
@@ -3080,6 +3107,7 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	case PLPGSQL_STMT_DYNFORS: {
 		const PLpgSQL_stmt_dynfors *s = (const PLpgSQL_stmt_dynfors *)st;
 		visit_sets_variable(v, s->var);
+		visit_into(v, s->var);
 		visit_variable(v, s->var);
 		visit_stmts(v, s->body);
 		visit_expr(v, s->query, "query");

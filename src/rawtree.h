@@ -179,6 +179,12 @@ int cgm_raw_scan(const char *sql, const cgm_raw_visitor *v, char **error, int *c
  * NULL when it does not parse as one value. */
 const struct cgm_expr *cgm_raw_value_expr(struct cgm_arena *arena, const char *text);
 
+/* The row of a SELECT's text (an EXECUTE's constant SQL, for the record
+ * its INTO or FOR fills), its columns named and their expressions built
+ * in `arena` for typing, or NULL when `sql` is not one SELECT.  The caller
+ * checks the text's nesting first (cgm_sql_check). */
+const struct cgm_expr *cgm_raw_select_row(struct cgm_arena *arena, const char *sql);
+
 /* The actions of the one CREATE RULE statement `sql` holds, each reported
  * to v as a statement of its own (calls, relations read and written; a
  * statement holding a node the walker does not know goes to `unknown`).
@@ -236,8 +242,9 @@ typedef struct cgm_raw_plpgsql_visitor {
 	void (*end)(void *ctx);
 	void (*expression)(void *ctx, const char *text, const char *field);
 	/* Optional: a statement assigns its query's row to the variable `name`
-	 * (SELECT ... INTO rec, FOR rec IN query): called before the
-	 * statement's expression. */
+	 * (SELECT ... INTO rec, FOR rec IN query; EXECUTE ... INTO rec and
+	 * FOR rec IN EXECUTE, whose query is the SQL their expression
+	 * yields): called before the statement's expression. */
 	void (*into)(void *ctx, const char *name);
 	/* Optional: the statement sets the variable `name` (each field's of
 	 * a row).  `whole`: an assignment `name := value` of the variable,

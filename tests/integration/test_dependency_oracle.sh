@@ -34,12 +34,10 @@ app.unread_plpgsql() -> app.g(text)"
 	[viewcols]="vc.read_outer() -> vc.col_b(integer)
 vc.read_star_v() -> vc.col_a(integer)"
 )
-# What the map links besides PostgreSQL's choice, on purpose: a record
-# from EXECUTE, whose fields the map does not type (every candidate
-# linked, marked ambiguous), and a call plpgsql_check does not read (OPEN
-# ... FOR EXECUTE, the other overload, held to a trace by its test).
+# What the map links besides PostgreSQL's choice, on purpose: a call
+# plpgsql_check does not read (OPEN ... FOR EXECUTE, the other overload,
+# held to a trace by its test).
 declare -A expected_other=(
-	[exprtype]="among the ambiguous candidates: app.dyn() -> app.note(text)"
 	[usingtypes]="another overload in the map: u.by_query(integer) -> u.f(integer)"
 )
 checked=0 dependencies=0

@@ -263,11 +263,17 @@ static void test_triggers(void **state)
 static void test_unknowable(void **state)
 {
 	(void)state;
-	/* A record from EXECUTE: its fields cannot be known. */
-	expect_plpgsql("r record;",
-		       "FOR r IN EXECUTE 'SELECT 1 AS v' LOOP\n  PERFORM app.f(r.v);\nEND LOOP;",
+	/* A record from EXECUTE of SQL built at run time: its fields cannot
+	 * be known. */
+	expect_plpgsql("r record;\np text;",
+		       "FOR r IN EXECUTE 'SELECT ' || p LOOP\n  PERFORM app.f(r.v);\nEND LOOP;",
 		       "app.f(bigint)|app.f(boolean)|app.f(date)|app.f(integer)|app.f(integer[])|"
 		       "app.f(record)|app.f(text)|app.f(text[]) ambiguous");
+	/* Of constant SQL they are that SQL's, as PostgreSQL runs it. */
+	expect_plpgsql("r record;",
+		       "FOR r IN EXECUTE 'SELECT 1 AS v' LOOP\n  PERFORM app.f(r.v);\nEND LOOP;", "app.f(integer)");
+	expect_plpgsql("r record;", "EXECUTE 'SELECT CURRENT_DATE AS d' INTO r;\nPERFORM app.f(r.d);",
+		       "app.f(date)");
 	/* A column of a table nobody defined. */
 	expect_plpgsql("", "PERFORM app.f(v) FROM nowhere;",
 		       "app.f(bigint)|app.f(boolean)|app.f(date)|app.f(integer)|app.f(integer[])|"
@@ -281,7 +287,7 @@ static void test_no_self_edge(void **state)
 	 * with x unknown: never a guessed call of itself. */
 	cgm_model *m = map_sql(
 		"CREATE FUNCTION app.g(a text, b text) RETURNS integer LANGUAGE plpgsql AS $$\n"
-		"DECLARE r record;\nBEGIN\n  EXECUTE 'SELECT 1 AS x' INTO r;\n"
+		"DECLARE r record;\nBEGIN\n  EXECUTE 'SELECT ' || b || ' AS x' INTO r;\n"
 		"  RETURN app.g(a, r.x);\nEND\n$$;\n"
 		"CREATE FUNCTION app.g(a text, b text[]) RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$;\n"
 		"CREATE FUNCTION app.g(a text, b integer) RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$;\n");
