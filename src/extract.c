@@ -2824,15 +2824,32 @@ static bool replay_expression(extract_ctx *ctx, const char *text, bool dynamic)
  * captured it, or NULL: the record it fills has that row's columns, as
  * PostgreSQL gives them when it runs (`EXECUTE 'SELECT 1 AS v' INTO r`
  * makes r.v an integer). */
-static const cgm_expr *constant_sql_row(extract_ctx *ctx, const char *text)
+static const cgm_expr *constant_sql_row(extract_ctx *ctx, const char *text, int at)
 {
+	/* Looking does not move the walk's place among the checked texts:
+	 * the statement's own expression finds its text next. */
+	int cursor = ctx->captured_cursor;
 	int k = find_captured(ctx, text);
-	if (k < 0 || ctx->captured[k].unknown || !ctx->captured[k].constant || ctx->captured[k].appended)
-		return NULL;
+	ctx->captured_cursor = cursor;
+	const char *sql = NULL;
+	if (k >= 0 && !ctx->captured[k].unknown && ctx->captured[k].constant && !ctx->captured[k].appended) {
+		sql = ctx->captured[k].constant;
+	} else if (at >= 0 && ctx->exec_vars) {
+		/* A variable the one constant SQL surely reaches the statement
+		 * with (tiger's `FOR var_redge IN EXECUTE var_stmt`). */
+		cgm_exec_value *values;
+		uint64_t all;
+		int from = reaching_set(ctx, text, at);
+		int n = from != NO_STEP ? cgm_exec_vars_lookup(ctx->exec_vars, text, from, at, at, &values, &all)
+					: cgm_exec_vars_lookup(ctx->exec_vars, text, CGM_EXEC_VARS_ENTRY, at,
+							       outer_loop_end(ctx, at), &values, &all);
+		if (n == 1 && values[0].parts == all)
+			sql = values[0].sql;
+	}
 	cgm_sql_problem problem;
-	if (!cgm_sql_check(ctx->captured[k].constant, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem))
+	if (!sql || !cgm_sql_check(sql, CGM_SQL_CHECK_LEXER | CGM_SQL_CHECK_DEPTH, &problem))
 		return NULL;
-	return cgm_raw_select_row(ctx->arena, ctx->captured[k].constant);
+	return cgm_raw_select_row(ctx->arena, sql);
 }
 
 /* Whether a value assigned to a `type` may run a user cast worth a site:
@@ -3423,7 +3440,7 @@ static void replay_tree(extract_ctx *ctx)
 					if (is_dynamic_field(ctx, q->field)) {
 						/* EXECUTE of constant SQL INTO a record, or
 						 * FOR r IN EXECUTE it: that SQL's row. */
-						const cgm_expr *row = constant_sql_row(ctx, q->text);
+						const cgm_expr *row = constant_sql_row(ctx, q->text, j);
 						if (row)
 							assign_row(ctx, t->text, row);
 						break;

@@ -274,6 +274,21 @@ static void test_unknowable(void **state)
 		       "FOR r IN EXECUTE 'SELECT 1 AS v' LOOP\n  PERFORM app.f(r.v);\nEND LOOP;", "app.f(integer)");
 	expect_plpgsql("r record;", "EXECUTE 'SELECT CURRENT_DATE AS d' INTO r;\nPERFORM app.f(r.d);",
 		       "app.f(date)");
+	/* Of a variable the one constant SQL surely reaches the EXECUTE with,
+	 * the same; the same text twice, each statement its own. */
+	expect_plpgsql("r record;\nq text;",
+		       "q := 'SELECT CURRENT_DATE AS d';\nFOR r IN EXECUTE q LOOP\n  PERFORM app.f(r.d);\nEND LOOP;",
+		       "app.f(date)");
+	expect_plpgsql("r record;",
+		       "EXECUTE 'SELECT 1 AS v' INTO r;\nPERFORM app.f(r.v);\n"
+		       "EXECUTE 'SELECT 1 AS v' INTO r;\nPERFORM app.f(r.v);",
+		       "app.f(integer)");
+	/* A variable given two values before it: not one row. */
+	expect_plpgsql("r record;\nq text;",
+		       "IF p() THEN q := 'SELECT 1 AS v'; ELSE q := 'SELECT CURRENT_DATE AS v'; END IF;\n"
+		       "EXECUTE q INTO r;\nPERFORM app.f(r.v);",
+		       "app.f(bigint)|app.f(boolean)|app.f(date)|app.f(integer)|app.f(integer[])|"
+		       "app.f(record)|app.f(text)|app.f(text[]) ambiguous");
 	/* A column of a table nobody defined. */
 	expect_plpgsql("", "PERFORM app.f(v) FROM nowhere;",
 		       "app.f(bigint)|app.f(boolean)|app.f(date)|app.f(integer)|app.f(integer[])|"
