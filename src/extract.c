@@ -2749,6 +2749,17 @@ static int popcount64(uint64_t x)
 	return n;
 }
 
+/* The constant SQL values variable `text` may hold at step `at`: from
+ * the set that surely reaches it, else from any set before it or in a
+ * loop around it (cgm_exec_vars_lookup's count, *values, *all). */
+static int exec_values_at(extract_ctx *ctx, const char *text, int at, cgm_exec_value **values, uint64_t *all)
+{
+	int from = reaching_set(ctx, text, at);
+	return from != NO_STEP ? cgm_exec_vars_lookup(ctx->exec_vars, text, from, at, at, values, all)
+			       : cgm_exec_vars_lookup(ctx->exec_vars, text, CGM_EXEC_VARS_ENTRY, at,
+						      outer_loop_end(ctx, at), values, all);
+}
+
 static bool execute_variable(extract_ctx *ctx, const char *text)
 {
 	int at = ctx->current_step;
@@ -2756,10 +2767,7 @@ static bool execute_variable(extract_ctx *ctx, const char *text)
 		return false; /* the JSON path: no step tells what sets a variable */
 	cgm_exec_value *values;
 	uint64_t all;
-	int from = reaching_set(ctx, text, at);
-	int n = from != NO_STEP ? cgm_exec_vars_lookup(ctx->exec_vars, text, from, at, at, &values, &all)
-				: cgm_exec_vars_lookup(ctx->exec_vars, text, CGM_EXEC_VARS_ENTRY, at,
-						       outer_loop_end(ctx, at), &values, &all);
+	int n = exec_values_at(ctx, text, at, &values, &all);
 	if (n <= 0)
 		return false;
 	/* Stable, the most parts first: n is at most CGM_EXEC_VALUES_MAX. */
@@ -2835,15 +2843,11 @@ static const cgm_expr *constant_sql_row(extract_ctx *ctx, const char *text, int 
 	if (k >= 0 && !ctx->captured[k].unknown && ctx->captured[k].constant && !ctx->captured[k].appended) {
 		sql = ctx->captured[k].constant;
 	} else if (at >= 0 && ctx->exec_vars) {
-		/* A variable the one constant SQL surely reaches the statement
-		 * with (tiger's `FOR var_redge IN EXECUTE var_stmt`). */
+		/* A variable holding one constant SQL there, whole
+		 * (`q := 'SELECT ...'; FOR r IN EXECUTE q`). */
 		cgm_exec_value *values;
 		uint64_t all;
-		int from = reaching_set(ctx, text, at);
-		int n = from != NO_STEP ? cgm_exec_vars_lookup(ctx->exec_vars, text, from, at, at, &values, &all)
-					: cgm_exec_vars_lookup(ctx->exec_vars, text, CGM_EXEC_VARS_ENTRY, at,
-							       outer_loop_end(ctx, at), &values, &all);
-		if (n == 1 && values[0].parts == all)
+		if (exec_values_at(ctx, text, at, &values, &all) == 1 && values[0].parts == all)
 			sql = values[0].sql;
 	}
 	cgm_sql_problem problem;
