@@ -803,7 +803,11 @@ int cgm_merge(cgm_model *model, const cgm_runtime *rt)
 			if (callee < 0)
 				continue;
 			cgm_function *to = &model->functions[callee];
-			if (stats_from[callee] != s + 1)
+			/* A kept edge's calls are the callee's already, in its
+			 * kept calls (rt->gone): it only says the edge ran. */
+			if (row->kept)
+				;
+			else if (stats_from[callee] != s + 1)
 				add_stats(model, &ix.said_fn[callee], &to->runtime, &row->stats, to->id, NULL);
 			else
 				trace_calls[callee] = cgm_count_add(trace_calls[callee], row->stats.calls, &held);

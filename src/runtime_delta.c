@@ -47,7 +47,7 @@ static const cgm_runtime_edge *find_edge(const cgm_runtime *rt, const cgm_runtim
 		const cgm_runtime_edge *e = &rt->edges[i];
 		if (same_text(e->caller, key->caller) && strcmp(e->callee, key->callee) == 0 &&
 		    e->site_line == key->site_line && e->dynamic == key->dynamic &&
-		    same_text(e->caller_body, key->caller_body))
+		    same_text(e->caller_body, key->caller_body) && e->kept == key->kept)
 			return e;
 	}
 	return NULL;

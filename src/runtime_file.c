@@ -327,6 +327,59 @@ static int read_gone_row(cgm_runtime *rt, json_t *item, int source)
 	return ROW_OK;
 }
 
+/* {caller, callee, site_line, dynamic, body, calls, total_ms, self_ms}
+ * (cgmap_trace 1.8): an edge kept when a function it names was dropped,
+ * each name the function of that identity now; no callee: a site run, its
+ * runs in calls, added to the run of the same key read live. */
+static int read_gone_edge_row(cgm_runtime *rt, json_t *item, int source)
+{
+	if (!json_is_object(item))
+		return ROW_BAD;
+	const char *caller = NULL, *callee = NULL, *body = NULL;
+	int line = 0;
+	cgm_runtime_stats stats = { 0 };
+	json_t *dynamic = json_object_get(item, "dynamic");
+	if (!opt_string(&caller, item, "caller") || (caller && !*caller) ||
+	    !opt_string(&callee, item, "callee") || (callee && !*callee) || (!caller && !callee) ||
+	    !line_value(&line, json_object_get(item, "site_line")) ||
+	    (dynamic && !json_is_boolean(dynamic)) || !opt_string(&body, item, "body") ||
+	    (body && !cgm_body_version_valid(body)) || !read_figures(&stats, item) ||
+	    cgm_runtime_stats_clamp(&stats))
+		return ROW_BAD;
+	if ((caller && all_digits(caller)) || (callee && all_digits(callee)))
+		return ROW_GONE;
+	if (!callee) {
+		if (line <= 0)
+			return ROW_BAD;
+		for (int i = 0; i < rt->nsite_runs; i++) {
+			cgm_runtime_site_run *r = &rt->site_runs[i];
+			if (r->source == source && r->site_line == line &&
+			    strcmp(r->function, caller) == 0 &&
+			    ((!r->body && !body) || (r->body && body && strcmp(r->body, body) == 0))) {
+				r->runs = cgm_count_add(r->runs, stats.calls, &(bool){ false });
+				return ROW_OK;
+			}
+		}
+		cgm_runtime_site_run *r = rt_add_site_run(rt);
+		r->function = cgm_arena_strdup(rt->arena, caller);
+		r->site_line = line;
+		r->body = body ? cgm_arena_strdup(rt->arena, body) : NULL;
+		r->runs = stats.calls;
+		r->source = source;
+		return ROW_OK;
+	}
+	cgm_runtime_edge *e = rt_add_edge(rt);
+	e->caller = caller ? cgm_arena_strdup(rt->arena, caller) : NULL;
+	e->callee = cgm_arena_strdup(rt->arena, callee);
+	e->site_line = caller ? line : 0;
+	e->dynamic = json_is_true(dynamic);
+	e->caller_body = caller && body ? cgm_arena_strdup(rt->arena, body) : NULL;
+	e->stats = stats;
+	e->kept = true;
+	e->source = source;
+	return ROW_OK;
+}
+
 /* ---- live server ---- */
 
 static PGconn *connect_quiet(const char *dsn, const char *what)
@@ -588,6 +641,81 @@ static int read_gone(int *lost, cgm_runtime *rt, int source, PGconn *conn, const
 			      read_gone_row);
 }
 
+/* cgmap_trace 1.8: the edges and site runs the extension kept when a
+ * function they name was dropped, when the installed version has them.
+ * Each OID is the function's now, or the dropped one's, which
+ * cgmap_trace_gone() names by its identity, matched as read_gone matches
+ * it; an edge of a function not created again names nothing that exists
+ * and is left out (its calls were counted for its callee, if that exists). */
+static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char *schema,
+			   const char *what)
+{
+	char *sql = cgm_arena_printf(
+		rt->arena,
+		"SELECT EXISTS (SELECT FROM pg_catalog.pg_proc f"
+		" JOIN pg_catalog.pg_depend d ON d.objid OPERATOR(pg_catalog.=) f.oid"
+		"  AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass"
+		"  AND d.deptype OPERATOR(pg_catalog.=) 'e'"
+		" JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid"
+		" WHERE e.extname OPERATOR(pg_catalog.=) 'cgmap_trace'"
+		"   AND f.proname OPERATOR(pg_catalog.=) 'cgmap_trace_gone_edges'),"
+		" (SELECT (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'gone_edges_lost')"
+		"  FROM %s.cgmap_trace_info() i)",
+		schema);
+	PGresult *res = must_query(conn, what, sql);
+	if (!res)
+		return CGM_ESOURCE;
+	bool present = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+	long long lost = present && cell(res, 0, 1) ? strtoll(cell(res, 0, 1), NULL, 10) : 0;
+	PQclear(res);
+	if (!present)
+		return 0;
+	if (lost > 0)
+		rt_diagnostic(rt, NULL, 0,
+			      "cgmap_trace of database '%s' could not keep %lld edge%s and dynamic "
+			      "statement run%s of dropped functions (gone_edges_lost: its table of "
+			      "them was full): a function created again since may have made calls "
+			      "before its drop that its edges and dynamic sites do not show; their "
+			      "calls are counted",
+			      rt->sources[source].database, lost, lost == 1 ? "" : "s",
+			      lost == 1 ? "" : "s");
+#define NOW_OF(side)                                                                       \
+	" CASE WHEN g." side " OPERATOR(pg_catalog.=) 0 THEN 0 ELSE COALESCE("      \
+	"  (SELECT p.oid FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) g." side "),"\
+	"  (SELECT n.fn FROM named n WHERE n.fn_oid OPERATOR(pg_catalog.=) g." side " LIMIT 1))" \
+	" END"
+	sql = cgm_arena_printf(
+		rt->arena,
+		"WITH db AS (SELECT d.oid FROM pg_catalog.pg_database d"
+		"            WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),"
+		" named AS (SELECT r.fn_oid,"
+		"   (SELECT q.oid FROM pg_catalog.pg_proc q"
+		"     WHERE pg_catalog.strpos(r.identity, q.proname::text) OPERATOR(pg_catalog.>) 0"
+		"       AND (pg_catalog.pg_identify_object('pg_catalog.pg_proc'::pg_catalog.regclass,"
+		"            q.oid, 0)).identity OPERATOR(pg_catalog.=) r.identity"
+		"     LIMIT 1) AS fn"
+		"   FROM %s.cgmap_trace_gone() r, db"
+		"   WHERE r.dbid OPERATOR(pg_catalog.=) db.oid AND r.identity IS NOT NULL),"
+		" e AS (SELECT g.site_line, g.dynamic, g.caller_body, g.calls, g.total_ms, g.self_ms,"
+		NOW_OF("caller") " AS caller_now," NOW_OF("callee") " AS callee_now"
+		"   FROM %s.cgmap_trace_gone_edges() g, db WHERE g.dbid OPERATOR(pg_catalog.=) db.oid)"
+		" SELECT pg_catalog.json_build_object("
+		"  'caller', CASE WHEN e.caller_now OPERATOR(pg_catalog.<>) 0"
+		"            THEN e.caller_now::pg_catalog.regprocedure::text END,"
+		"  'callee', CASE WHEN e.callee_now OPERATOR(pg_catalog.<>) 0"
+		"            THEN e.callee_now::pg_catalog.regprocedure::text END,"
+		"  'site_line', e.site_line, 'dynamic', e.dynamic, 'body', e.caller_body,"
+		"  'calls', e.calls, 'total_ms', e.total_ms, 'self_ms', e.self_ms)::text"
+		" FROM e LEFT JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) e.callee_now"
+		" WHERE e.caller_now IS NOT NULL AND e.callee_now IS NOT NULL"
+		"   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"
+		" ORDER BY 1",
+		schema, schema);
+#undef NOW_OF
+	return read_json_rows(NULL, rt, source, conn, what, sql, "edges of dropped functions",
+			      read_gone_edge_row);
+}
+
 static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, const char *what)
 {
 	cgm_runtime_source *src = &rt->sources[source];
@@ -783,6 +911,11 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			PQfreemem(schema);
 			return rc;
 		}
+		rc = read_gone_edges(rt, source, conn, schema, what);
+		if (rc < 0) {
+			PQfreemem(schema);
+			return rc;
+		}
 		src = &rt->sources[source];
 		src->has_gone = true;
 		src->trace_stale_removed -= kept < src->trace_stale_removed ? kept
@@ -924,6 +1057,8 @@ static int compare_edge_rows(const void *a, const void *b)
 		c = x->caller_body ? 1 : -1;
 	if (!c && x->caller_body)
 		c = strcmp(x->caller_body, y->caller_body);
+	if (!c)
+		c = (int)x->kept - (int)y->kept;
 	return c;
 }
 
@@ -1192,6 +1327,8 @@ int cgm_runtime_write_file(const cgm_runtime *rt, const char *path)
 			cgm_strbuf_puts(&out, ", \"site_line\": null");
 		if (e->caller_body)
 			cgm_strbuf_printf(&out, ", \"caller_body\": \"%s\"", e->caller_body);
+		if (e->kept)
+			cgm_strbuf_puts(&out, ", \"kept\": true");
 		cgm_strbuf_printf(&out,
 				  ", \"dynamic\": %s, \"calls\": %" PRId64
 				  ", \"total_ms\": %.6f, \"self_ms\": %.6f}",
@@ -1403,7 +1540,9 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		cgm_runtime_stats stats = { 0 };
 		json_t *line = json_object_get(item, "site_line");
 		json_t *dynamic = json_object_get(item, "dynamic");
+		json_t *kept = json_object_get(item, "kept");
 		if (!json_is_object(item) || !opt_string(&caller, item, "caller") ||
+		    (kept && !json_is_boolean(kept)) ||
 		    !opt_string(&callee, item, "callee") || !callee ||
 		    (line && !json_is_null(line) &&
 		     (!json_is_integer(line) || json_integer_value(line) < 0 ||
@@ -1412,7 +1551,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		    !opt_string(&body, item, "caller_body")) {
 			rt_diagnostic(rt, path, 0,
 				      "runtime file: edges[%zu] is not {caller, callee, site_line, "
-				      "dynamic, caller_body, calls, total_ms, self_ms}: skipped",
+				      "dynamic, caller_body, kept, calls, total_ms, self_ms}: skipped",
 				      i);
 			continue;
 		}
@@ -1431,6 +1570,7 @@ int cgm_runtime_load_file(cgm_runtime *rt, const char *path)
 		e->site_line = json_is_integer(line) ? (int)json_integer_value(line) : 0;
 		e->dynamic = json_is_true(dynamic);
 		e->caller_body = cgm_arena_strdup(rt->arena, body);
+		e->kept = json_is_true(kept);
 		e->stats = stats;
 		e->source = source;
 	}

@@ -114,20 +114,21 @@
  *
  * Shared memory and locking
  * -------------------------
- * Five fixed-size shared hashes, each sized once in shmem_request_hook:
+ * Six fixed-size shared hashes, each sized once in shmem_request_hook:
  * edges (cgmap_trace.max_edges cgtEntry keyed by cgtKey), paths
  * (cgmap_trace.max_paths cgtPathEntry keyed by database and path hash),
  * shapes (cgmap_trace.max_shapes cgtShapeEntry keyed by database, entry
  * point and shape hash) and the timeline (cgmap_trace.max_functions
  * cgtTlEntry keyed by database and function, each with a ring of
- * cgmap_trace.buckets slots), and the calls of dropped functions
- * (CGT_MAX_GONE cgtGoneEntry keyed by database and function).
- *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the five
+ * cgmap_trace.buckets slots), the calls of dropped functions
+ * (CGT_MAX_GONE cgtGoneEntry keyed by database and function) and their
+ * edges and site runs (CGT_MAX_GONE_EDGES cgtGoneEdge keyed as the edges).
+ *   - cgt_state->lock (a named LWLock tranche "cgmap_trace") guards the six
  *     hash tables themselves: it is held SHARED to look entries up and to
  *     update their counters (one acquisition per flushed batch for all four),
  *     and EXCLUSIVE to insert or remove entries (new entries, eviction,
  *     dropped functions, reset, load at startup); the entries of dropped
- *     functions' calls change only under it.
+ *     functions' calls and edges change only under it.
  *   - each entry's counters are updated under the entry's spinlock
  *     (entry->mutex), so concurrent backends holding the lock in shared mode
  *     count exactly; readers take the same spinlock to get a consistent copy.
@@ -163,6 +164,10 @@
  *     counted are kept per callee (cgmap_trace_gone(), stale_kept), so that
  *     a test suite dropping its functions does not hide what ran; from 1.6
  *     also those of a function whose creating transaction rolled back;
+ *     from 1.8 the edges and site runs removed at a drop's commit are kept
+ *     too (cgmap_trace_gone_edges()), up to CGT_MAX_GONE_EDGES records
+ *     (then gone_edges_lost), so that functions created again with the
+ *     same identities keep what their earlier selves were seen to call;
  *   - cgmap_trace_edges() shows a role only the edges of the databases it
  *     may connect to, unless it is a superuser or in pg_read_all_stats.
  *
@@ -172,12 +177,14 @@
  * PGDATA/pg_stat/cgmap_trace.stat (via a temporary file and a durable rename)
  * from an on_shmem_exit callback at clean shutdown, and reads it back (then
  * removes it) when shared memory is created at the next start.  File format
- * 5 adds the calls of dropped functions and stale_kept after the timeline,
+ * 6 adds the edges of dropped functions and gone_edges_lost at the end,
+ * format 5 the calls of dropped functions and stale_kept after the timeline,
  * format 4 the paths, shapes and timeline after the edges (the timeline is
  * kept only if cgmap_trace.bucket_seconds did not change; a changed number
  * of buckets re-slots it), format 3 the caller's body version to each key,
- * format 2 the policy counters; formats 1 to 4 are still read (formats 1
- * and 2: their edges' body is unknown).
+ * format 2 the policy counters; formats 1 to 5 are still read (formats 1
+ * and 2: their edges' body is unknown), format 5 without edges of dropped
+ * functions.
  *
  * Copyright (c) 2026, the cgmap authors.  PostgreSQL License.
  *
@@ -238,7 +245,8 @@ PG_MODULE_MAGIC;
 #define CGT_DUMP_FILE		PGSTAT_STAT_PERMANENT_DIRECTORY "/cgmap_trace.stat"
 #define CGT_DUMP_TMP		CGT_DUMP_FILE ".tmp"
 #define CGT_FILE_MAGIC		0x43474d54	/* "CGMT" */
-#define CGT_FILE_VERSION	5	/* 4: without the calls of dropped functions;
+#define CGT_FILE_VERSION	6	/* 5: without the edges of dropped functions;
+								 * 4: without the calls of dropped functions;
 								 * 3: edges only (no paths, shapes, timeline);
 								 * 2: keys without the caller's body version;
 								 * 1: also without the eviction counters */
@@ -277,6 +285,14 @@ PG_MODULE_MAGIC;
  */
 #define CGT_MAX_GONE		4096
 #define CGT_IDENTITY_LEN	256
+
+/*
+ * Edges and site runs of dropped functions (from 1.8): at most
+ * CGT_MAX_GONE_EDGES records (about 1.5 MB of shared memory), keyed as the
+ * edges are, by the OIDs the functions had; cgt_gone names each dropped
+ * one.
+ */
+#define CGT_MAX_GONE_EDGES	16384
 
 /* ---- shared structures ---- */
 
@@ -336,6 +352,17 @@ typedef struct cgtGoneEntry
 	cgtCounters counters;		/* changed only under the exclusive lock */
 } cgtGoneEntry;
 
+/*
+ * An edge or a site run removed with a dropped function (from 1.8), as the
+ * edge table had it: its key keeps the OIDs, and each OID of a function
+ * dropped since has its identity in cgt_gone.
+ */
+typedef struct cgtGoneEdge
+{
+	cgtKey		key;			/* hash key, must be first */
+	cgtCounters counters;		/* changed only under the exclusive lock */
+} cgtGoneEdge;
+
 typedef struct cgtShared
 {
 	LWLock	   *lock;			/* protects the hash table (see banner) */
@@ -349,6 +376,9 @@ typedef struct cgtShared
 	pg_atomic_uint64 stale_removed; /* edges of dropped functions removed */
 	pg_atomic_uint64 stale_kept;	/* of those, the ones whose loss hides no
 									 * call of a function that exists */
+	pg_atomic_uint64 gone_edges_lost;	/* edges and site runs of dropped
+										 * functions cgt_gone_edges had no
+										 * room (or no name) for */
 	cgtEntry  **evict_buf;		/* max_edges pointers, for eviction */
 	pg_atomic_uint64 paths_dropped; /* calls of paths not recorded: no room */
 	pg_atomic_uint64 shapes_dropped;	/* top-level calls whose shape was not
@@ -585,6 +615,7 @@ static HTAB *cgt_paths = NULL;
 static HTAB *cgt_shapes = NULL;
 static HTAB *cgt_timeline = NULL;
 static HTAB *cgt_gone = NULL;
+static HTAB *cgt_gone_edges = NULL;
 
 static cgtLocalEntry cgt_local[CGT_LOCAL_SIZE];
 static int	cgt_local_used = 0;
@@ -677,6 +708,7 @@ PG_FUNCTION_INFO_V1(cgmap_trace_shapes);
 PG_FUNCTION_INFO_V1(cgmap_trace_timeline);
 PG_FUNCTION_INFO_V1(cgmap_trace_sites);
 PG_FUNCTION_INFO_V1(cgmap_trace_gone);
+PG_FUNCTION_INFO_V1(cgmap_trace_gone_edges);
 
 static void cgt_check_cols(ReturnSetInfo *rsinfo, const char *name, int expected);
 static void cgt_func_setup(PLpgSQL_execstate *estate, PLpgSQL_function *func);
@@ -815,6 +847,7 @@ cgt_memsize(void)
 	size = add_size(size, hash_estimate_size(cgt_max_shapes, sizeof(cgtShapeEntry)));
 	size = add_size(size, hash_estimate_size(cgt_max_functions, cgt_tl_entrysize()));
 	size = add_size(size, hash_estimate_size(CGT_MAX_GONE, sizeof(cgtGoneEntry)));
+	size = add_size(size, hash_estimate_size(CGT_MAX_GONE_EDGES, sizeof(cgtGoneEdge)));
 	return size;
 }
 
@@ -1282,6 +1315,64 @@ cgt_save_gone(FILE *file)
 	return true;
 }
 
+/*
+ * Read the edges of dropped functions and gone_edges_lost of a format 6
+ * file (after the calls of dropped functions).  false on a short or
+ * invalid file.
+ */
+static bool
+cgt_load_gone_edges(FILE *file)
+{
+	uint64		lost;
+	int32		num;
+	int32		i;
+
+	if (fread(&lost, sizeof(lost), 1, file) != 1 ||
+		fread(&num, sizeof(num), 1, file) != 1 || num < 0)
+		return false;
+	for (i = 0; i < num; i++)
+	{
+		cgtGoneEdge tmp;
+		cgtGoneEdge *entry;
+		bool		found;
+
+		if (fread(&tmp.key, sizeof(tmp.key), 1, file) != 1 ||
+			fread(&tmp.counters, sizeof(tmp.counters), 1, file) != 1)
+			return false;
+		entry = hash_search(cgt_gone_edges, &tmp.key, HASH_ENTER_NULL, &found);
+		if (entry == NULL || found)
+			continue;			/* cannot happen: the table had them all */
+		entry->counters = tmp.counters;
+	}
+	pg_atomic_write_u64(&cgt_state->gone_edges_lost, lost);
+	return true;
+}
+
+/* Write the edges of dropped functions and gone_edges_lost (format 6, last). */
+static bool
+cgt_save_gone_edges(FILE *file)
+{
+	uint64		lost = pg_atomic_read_u64(&cgt_state->gone_edges_lost);
+	int32		num = (int32) hash_get_num_entries(cgt_gone_edges);
+	HASH_SEQ_STATUS hash_seq;
+	cgtGoneEdge *entry;
+
+	if (fwrite(&lost, sizeof(lost), 1, file) != 1 ||
+		fwrite(&num, sizeof(num), 1, file) != 1)
+		return false;
+	hash_seq_init(&hash_seq, cgt_gone_edges);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (fwrite(&entry->key, sizeof(entry->key), 1, file) != 1 ||
+			fwrite(&entry->counters, sizeof(entry->counters), 1, file) != 1)
+		{
+			hash_seq_term(&hash_seq);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void
 cgt_load_file(void)
 {
@@ -1358,6 +1449,8 @@ cgt_load_file(void)
 		goto bad_file;
 	if (header[1] >= 5 && !cgt_load_gone(file))
 		goto bad_file;
+	if (header[1] >= 6 && !cgt_load_gone_edges(file))
+		goto bad_file;
 
 	cgt_state->since = since;
 	pg_atomic_write_u64(&cgt_state->dropped, dropped);
@@ -1391,7 +1484,7 @@ cgt_shmem_shutdown(int code, Datum arg)
 	/* Don't dump after a crash, nor when there is nothing to dump. */
 	if (code != 0 || cgt_state == NULL || cgt_hash == NULL ||
 		cgt_paths == NULL || cgt_shapes == NULL || cgt_timeline == NULL ||
-		cgt_gone == NULL)
+		cgt_gone == NULL || cgt_gone_edges == NULL)
 		return;
 	if (!cgt_save)
 		return;
@@ -1424,7 +1517,7 @@ cgt_shmem_shutdown(int code, Datum arg)
 		}
 	}
 
-	if (!cgt_save_more(file) || !cgt_save_gone(file))
+	if (!cgt_save_more(file) || !cgt_save_gone(file) || !cgt_save_gone_edges(file))
 		goto error;
 
 	if (FreeFile(file))
@@ -1460,6 +1553,7 @@ cgt_shmem_startup(void)
 	cgt_shapes = NULL;
 	cgt_timeline = NULL;
 	cgt_gone = NULL;
+	cgt_gone_edges = NULL;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 
@@ -1476,6 +1570,7 @@ cgt_shmem_startup(void)
 		pg_atomic_init_u64(&cgt_state->temp_skipped, 0);
 		pg_atomic_init_u64(&cgt_state->stale_removed, 0);
 		pg_atomic_init_u64(&cgt_state->stale_kept, 0);
+		pg_atomic_init_u64(&cgt_state->gone_edges_lost, 0);
 		pg_atomic_init_u64(&cgt_state->paths_dropped, 0);
 		pg_atomic_init_u64(&cgt_state->shapes_dropped, 0);
 		pg_atomic_init_u64(&cgt_state->timeline_dropped, 0);
@@ -1529,6 +1624,14 @@ cgt_shmem_startup(void)
 							 CGT_MAX_GONE, CGT_MAX_GONE,
 							 &info,
 							 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(cgtKey);
+	info.entrysize = sizeof(cgtGoneEdge);
+	cgt_gone_edges = ShmemInitHash("cgmap_trace gone edges",
+								   CGT_MAX_GONE_EDGES, CGT_MAX_GONE_EDGES,
+								   &info,
+								   HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 
 	LWLockRelease(AddinShmemInitLock);
 
@@ -2745,6 +2848,15 @@ cgt_body_text(uint64 body)
  *     stale_removed: their removal hides no call of a function that exists.
  *     An identity too long for an entry, or a full table, loses the calls
  *     (stale_removed only);
+ *   - from 1.8 the removed edges and site runs themselves are kept as
+ *     well, in cgt_gone_edges under the OIDs they had, and each dropped
+ *     function they name is named in cgt_gone by its identity (with no
+ *     calls of its own when it was only a caller); a later drop of a
+ *     function they name by a live OID names it then.  A reader matches
+ *     the identities to the functions created again, so that an edge a
+ *     test suite ran before it dropped and reloaded its schema is still an
+ *     observed edge, and a dynamic statement that ran still ran.  What
+ *     has no room or no name counts in gone_edges_lost;
  *   - cgmap_trace_edges() checks the OIDs of the current database's edges
  *     against pg_proc and removes the edges whose function does not exist,
  *     even for a transaction still in progress (a dirty snapshot): this
@@ -2909,6 +3021,69 @@ cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
 }
 
 /*
+ * Name a dropped function in cgt_gone by its identity (adding no calls), so
+ * that the edges cgt_gone_edges keeps under its OID say which function
+ * they were of.  false when it cannot be named (an identity too long, a
+ * full table).  Exclusive lock held; no allocation, no error.
+ */
+static bool
+cgt_gone_name(Oid dbid, Oid fn_oid, const cgtDrop *drop, const cgtCounters *c)
+{
+	cgtGoneKey	key;
+	cgtGoneEntry *g;
+	bool		found;
+
+	if (drop == NULL || drop->identity == NULL)
+		return false;
+	key.dbid = dbid;
+	key.fn_oid = fn_oid;
+	g = hash_search(cgt_gone, &key, HASH_ENTER_NULL, &found);
+	if (g == NULL)
+		return false;
+	if (!found)
+	{
+		memset(&g->counters, 0, sizeof(g->counters));
+		g->counters.first_seen = c->first_seen;
+		g->counters.last_seen = c->last_seen;
+	}
+	strlcpy(g->identity, drop->identity, sizeof(g->identity));
+	return true;
+}
+
+/*
+ * Keep an edge or site run removed with a dropped function in
+ * cgt_gone_edges, adding to the record of the same key (a function dropped
+ * and created again with the same OID is not told apart, as the edge table
+ * does not either).  No room counts in gone_edges_lost.  Exclusive lock
+ * held; no allocation, no error.
+ */
+static void
+cgt_keep_edge(const cgtKey *key, const cgtCounters *c)
+{
+	cgtGoneEdge *ge;
+	bool		found;
+
+	ge = hash_search(cgt_gone_edges, key, HASH_ENTER_NULL, &found);
+	if (ge == NULL)
+	{
+		pg_atomic_fetch_add_u64(&cgt_state->gone_edges_lost, 1);
+		return;
+	}
+	if (!found)
+	{
+		ge->counters = *c;
+		return;
+	}
+	ge->counters.calls += c->calls;
+	ge->counters.total_ms += c->total_ms;
+	ge->counters.self_ms += c->self_ms;
+	if (c->first_seen < ge->counters.first_seen)
+		ge->counters.first_seen = c->first_seen;
+	if (c->last_seen > ge->counters.last_seen)
+		ge->counters.last_seen = c->last_seen;
+}
+
+/*
  * Remove the paths, shapes and timeline entries that name a function (or
  * database: fn_oid InvalidOid) for which gone() says true.  Exclusive lock
  * held; no allocation, no error.
@@ -3017,11 +3192,47 @@ cgt_apply_drops(void)
 			}
 		}
 	}
+	{
+		cgtGoneEdge *ge;
+		uint64		unnamed = 0;
+
+		/*
+		 * Edges kept earlier: a dropped database's go; a function they
+		 * named by its OID, dropped now, is named by its identity.
+		 */
+		hash_seq_init(&hash_seq, cgt_gone_edges);
+		while ((ge = hash_seq_search(&hash_seq)) != NULL)
+		{
+			const cgtKey *k = &ge->key;
+			const cgtDrop *caller_drop;
+			const cgtDrop *callee_drop;
+
+			if (cgt_dropped(k->dbid, InvalidOid))
+			{
+				hash_search(cgt_gone_edges, &ge->key, HASH_REMOVE, NULL);
+				continue;
+			}
+			caller_drop = OidIsValid(k->caller) ? cgt_find_drop(k->dbid, k->caller) : NULL;
+			callee_drop = OidIsValid(k->callee) ? cgt_find_drop(k->dbid, k->callee) : NULL;
+			if ((caller_drop != NULL &&
+				 !cgt_gone_name(k->dbid, k->caller, caller_drop, &ge->counters)) ||
+				(callee_drop != NULL &&
+				 !cgt_gone_name(k->dbid, k->callee, callee_drop, &ge->counters)))
+			{
+				hash_search(cgt_gone_edges, &ge->key, HASH_REMOVE, NULL);
+				unnamed++;
+			}
+		}
+		if (unnamed > 0)
+			pg_atomic_fetch_add_u64(&cgt_state->gone_edges_lost, unnamed);
+	}
 	hash_seq_init(&hash_seq, cgt_hash);
 	while ((entry = hash_seq_search(&hash_seq)) != NULL)
 	{
 		const cgtKey *k = &entry->key;
 		const cgtDrop *callee_drop;
+		const cgtDrop *caller_drop;
+		bool		callee_named;
 
 		if (cgt_dropped(k->dbid, InvalidOid))
 		{
@@ -3032,16 +3243,29 @@ cgt_apply_drops(void)
 			continue;
 		}
 		callee_drop = OidIsValid(k->callee) ? cgt_find_drop(k->dbid, k->callee) : NULL;
-		if (callee_drop == NULL &&
-			!(OidIsValid(k->caller) && cgt_dropped(k->dbid, k->caller)))
+		caller_drop = OidIsValid(k->caller) ? cgt_find_drop(k->dbid, k->caller) : NULL;
+		if (callee_drop == NULL && caller_drop == NULL)
 			continue;
 		/*
 		 * A site run (no callee) counts no call; an edge's calls go to its
 		 * callee's entry.
 		 */
-		if (!OidIsValid(k->callee) ||
-			cgt_gone_add(k->dbid, k->callee, callee_drop, &entry->counters))
+		callee_named = !OidIsValid(k->callee) ||
+			cgt_gone_add(k->dbid, k->callee, callee_drop, &entry->counters);
+		if (callee_named)
 			kept++;
+		/*
+		 * From 1.8 the edge itself is kept too, under the OIDs, each
+		 * dropped one named in cgt_gone: that it ran, from which line of
+		 * which body, is what makes it an observed edge of the functions
+		 * created again with those identities.
+		 */
+		if (callee_named &&
+			(caller_drop == NULL ||
+			 cgt_gone_name(k->dbid, k->caller, caller_drop, &entry->counters)))
+			cgt_keep_edge(&entry->key, &entry->counters);
+		else
+			pg_atomic_fetch_add_u64(&cgt_state->gone_edges_lost, 1);
 		hash_search(cgt_hash, &entry->key, HASH_REMOVE, NULL);
 		removed++;
 	}
@@ -4147,6 +4371,85 @@ cgmap_trace_gone(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+#define CGT_GONE_EDGE_COLS 11
+
+/*
+ * cgmap_trace_gone_edges() (1.8): the edges and site runs removed with a
+ * dropped function (see "Dropped functions and databases") of the
+ * databases the current role may see, with the columns of
+ * cgmap_trace_edges(): caller and callee are the OIDs the functions had
+ * (cgmap_trace_gone() names each dropped one by its identity); a site run
+ * has callee 0 and counts its runs in calls.  The table is copied under
+ * the shared lock.
+ */
+Datum
+cgmap_trace_gone_edges(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HASH_SEQ_STATUS hash_seq;
+	cgtGoneEdge *ge;
+	cgtGoneEdge *rows;
+	int			nrows = 0;
+	int			maxrows;
+	int			i;
+	bool		privileged;
+	cgtDbVis   *vis = NULL;
+	int			nvis = 0;
+	int			visCapacity = 0;
+
+	cgt_check_loaded();
+	cgt_flush();
+	cgt_purge_stale();
+	InitMaterializedSRF(fcinfo, 0);
+	cgt_check_cols(rsinfo, "cgmap_trace_gone_edges()", CGT_GONE_EDGE_COLS);
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(cgt_gone_edges);
+	rows = palloc(sizeof(cgtGoneEdge) * (maxrows + 1));
+	hash_seq_init(&hash_seq, cgt_gone_edges);
+	while ((ge = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (nrows >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		rows[nrows++] = *ge;
+	}
+	LWLockRelease(cgt_state->lock);
+
+	privileged = superuser() ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	for (i = 0; i < nrows; i++)
+	{
+		const cgtGoneEdge *r = &rows[i];
+		Datum		values[CGT_GONE_EDGE_COLS];
+		bool		nulls[CGT_GONE_EDGE_COLS];
+
+		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = ObjectIdGetDatum(r->key.dbid);
+		values[1] = ObjectIdGetDatum(r->key.caller);
+		values[2] = ObjectIdGetDatum(r->key.callee);
+		values[3] = Int32GetDatum(r->key.line);
+		values[4] = BoolGetDatum(r->key.dynamic);
+		values[5] = Int64GetDatum(r->counters.calls);
+		values[6] = Float8GetDatum(r->counters.total_ms);
+		values[7] = Float8GetDatum(r->counters.self_ms);
+		values[8] = TimestampTzGetDatum(r->counters.first_seen);
+		values[9] = TimestampTzGetDatum(r->counters.last_seen);
+		if (r->key.body != 0)
+			values[10] = cgt_body_text(r->key.body);
+		else
+			nulls[10] = true;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
+
+	return (Datum) 0;
+}
+
 Datum
 cgmap_trace_reset(PG_FUNCTION_ARGS)
 {
@@ -4177,11 +4480,17 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 	{
 		cgtGoneEntry *g;
 
+		cgtGoneEdge *ge;
+
 		hash_seq_init(&hash_seq, cgt_gone);
 		while ((g = hash_seq_search(&hash_seq)) != NULL)
 			hash_search(cgt_gone, &g->key, HASH_REMOVE, NULL);
+		hash_seq_init(&hash_seq, cgt_gone_edges);
+		while ((ge = hash_seq_search(&hash_seq)) != NULL)
+			hash_search(cgt_gone_edges, &ge->key, HASH_REMOVE, NULL);
 	}
 	pg_atomic_write_u64(&cgt_state->stale_kept, 0);
+	pg_atomic_write_u64(&cgt_state->gone_edges_lost, 0);
 	pg_atomic_write_u64(&cgt_state->paths_dropped, 0);
 	pg_atomic_write_u64(&cgt_state->shapes_dropped, 0);
 	pg_atomic_write_u64(&cgt_state->timeline_dropped, 0);
@@ -4201,17 +4510,18 @@ cgmap_trace_reset(PG_FUNCTION_ARGS)
 
 /*
  * cgmap_trace_info(): 4 columns in extension version 1.0, 8 in 1.1 and 1.2,
- * 19 in 1.3 and 1.4, 20 in 1.5, 21 from 1.6 on (the same C function serves
- * all, by the declared row type).  library_version (1.6) is the version of
- * this library, which counts as described above whatever the version of
- * the extension's SQL objects.
+ * 19 in 1.3 and 1.4, 20 in 1.5, 21 in 1.6 and 1.7, 22 from 1.8 on (the same
+ * C function serves all, by the declared row type).  library_version (1.8)
+ * is the version of this library, which counts as described above whatever
+ * the version of the extension's SQL objects.
  */
 #define CGT_INFO_COLS_1_0	4
 #define CGT_INFO_COLS_1_1	8
 #define CGT_INFO_COLS_1_3	19
 #define CGT_INFO_COLS_1_5	20
-#define CGT_INFO_COLS		21
-#define CGT_LIBRARY_VERSION	"1.6"
+#define CGT_INFO_COLS_1_6	21
+#define CGT_INFO_COLS		22
+#define CGT_LIBRARY_VERSION	"1.8"
 
 Datum
 cgmap_trace_info(PG_FUNCTION_ARGS)
@@ -4232,12 +4542,13 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	if (tupdesc->natts != CGT_INFO_COLS_1_0 && tupdesc->natts != CGT_INFO_COLS_1_1 &&
 		tupdesc->natts != CGT_INFO_COLS_1_3 && tupdesc->natts != CGT_INFO_COLS_1_5 &&
-		tupdesc->natts != CGT_INFO_COLS)
+		tupdesc->natts != CGT_INFO_COLS_1_6 && tupdesc->natts != CGT_INFO_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d, %d, %d or %d",
+				 errmsg("cgmap_trace_info() is declared with %d columns, expected %d, %d, %d, %d, %d or %d",
 						tupdesc->natts, CGT_INFO_COLS_1_0, CGT_INFO_COLS_1_1,
-						CGT_INFO_COLS_1_3, CGT_INFO_COLS_1_5, CGT_INFO_COLS),
+						CGT_INFO_COLS_1_3, CGT_INFO_COLS_1_5, CGT_INFO_COLS_1_6,
+						CGT_INFO_COLS),
 				 errhint("ALTER EXTENSION cgmap_trace UPDATE;")));
 
 	SpinLockAcquire(&cgt_state->mutex);
@@ -4273,6 +4584,7 @@ cgmap_trace_info(PG_FUNCTION_ARGS)
 	values[18] = Int32GetDatum(cgt_nbuckets);
 	values[19] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->stale_kept));
 	values[20] = CStringGetTextDatum(CGT_LIBRARY_VERSION);
+	values[21] = Int64GetDatum((int64) pg_atomic_read_u64(&cgt_state->gone_edges_lost));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -63,6 +63,10 @@ typedef struct cgm_runtime_edge {
 	const char *caller_body;/* version of the caller's body it was seen against
 	                         * (cgmap/bodyver.h), NULL unknown (cgmap_trace before
 	                         * 1.2, a log, an older file, an entry point) */
+	bool kept;              /* cgmap_trace 1.8: an edge of an earlier function of the
+	                         * caller's or callee's identity, dropped since and kept
+	                         * by the extension: it makes the edge observed, while
+	                         * its calls are the callee's already (cgm_runtime_gone) */
 } cgm_runtime_edge;
 
 /* cgmap_trace 1.3: one call path, from the entry point (frames[0]) down to

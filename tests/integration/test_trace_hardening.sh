@@ -8,7 +8,7 @@
 #     commit, and when the view is read), so no junk survives a restart;
 #   - a role sees only the edges of databases it may connect to;
 #   - cgmap_trace.max_edges is capped;
-#   - extension versions: fresh install (1.7) and upgrades from 1.0.
+#   - extension versions: fresh install (1.8) and upgrades from 1.0.
 #
 # Every check runs even after a failure (so that running it against an
 # older cgmap_trace shows each defect); the exit code says whether any
@@ -110,7 +110,7 @@ CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats;
 SQL
 
 step "extension versions: fresh install and upgrades from 1.0"
-expect_eq "fresh install is 1.7" "1.7" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+expect_eq "fresh install is 1.8" "1.8" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.0'" >/dev/null
 expect_eq "1.0 (4 columns of info) still works with this library" "1.0|4|100" \
@@ -135,14 +135,19 @@ expect_eq "1.5 (20 columns of info) still works with this library" "1.5|20|0" \
 	"$(q -d upg -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                       (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_info') || '|' ||
 	                       stale_kept FROM cgmap_trace_info()")"
-expect_eq "1.5 -> 1.6 update says which library runs" "1.6|1.6" \
+expect_eq "1.5 -> 1.6 update says which library runs" "1.6|1.8" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.6'" \
 	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                library_version FROM cgmap_trace_info()" | tail -n 1)"
-expect_eq "1.6 -> 1.7 update: the same library, the view of dropped functions kept readable" "1.7|1.6|true" \
+expect_eq "1.6 -> 1.7 update: the view of dropped functions kept readable" "1.7|1.8|true" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.7'" \
 	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                library_version || '|' || has_table_privilege('public', 'cgmap_trace_gone', 'SELECT')
+	           FROM cgmap_trace_info()" | tail -n 1)"
+expect_eq "1.7 -> 1.8 update adds the edges of dropped functions" "1.8|0|0" \
+	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE TO '1.8'" \
+	     -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
+	                gone_edges_lost || '|' || (SELECT count(*) FROM cgmap_trace_gone_edges())
 	           FROM cgmap_trace_info()" | tail -n 1)"
 
 step "a role with only CONNECT and TEMP cannot fill the table"

@@ -198,8 +198,8 @@ BEGIN
 END $$;
 SQL
 
-step "fresh install is 1.7"
-expect_eq "extension version" "1.7" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
+step "fresh install is 1.8"
+expect_eq "extension version" "1.8" "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace'")"
 
 step "nested calls: exact paths"
 reset
@@ -444,7 +444,7 @@ expect_eq "only the edges are recorded" "5|0|0|0" \
 expect_eq "a plain role cannot turn them off" "denied" \
 	"$(sql -c "CREATE ROLE plain LOGIN" >/dev/null; sql -U plain -c "SET cgmap_trace.track_paths = off" >/dev/null 2>&1 && echo allowed || echo denied)"
 
-step "ALTER EXTENSION UPDATE from 1.2 to 1.7"
+step "ALTER EXTENSION UPDATE from 1.2 to 1.8"
 sql -c "CREATE DATABASE upg" >/dev/null
 sql -d upg -c "CREATE EXTENSION cgmap_trace VERSION '1.2'" \
 	-c "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS \$\$ BEGIN RETURN 1; END \$\$" >/dev/null
@@ -452,12 +452,12 @@ expect_eq "1.2 with this library: info has its 8 columns" "1.2|8" \
 	"$(q -d upg -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                       (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_info')")"
 sql -d upg -c "SELECT f()" >/dev/null
-expect_eq "updated: 1.7, 21 columns of info, the path recorded before the update" "1.7|21|f() = 1" \
+expect_eq "updated: 1.8, 22 columns of info, the path recorded before the update" "1.8|22|f() = 1" \
 	"$(q -d upg -c "ALTER EXTENSION cgmap_trace UPDATE" \
 	              -c "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'cgmap_trace') || '|' ||
 	                         (SELECT array_length(proallargtypes, 1) FROM pg_proc WHERE proname = 'cgmap_trace_info') || '|' ||
 	                         (SELECT string_agg(frames[1] || ' = ' || calls, ',') FROM cgmap_trace_paths WHERE frames IS NOT NULL)" | tail -n 1)"
-expect_eq "1.7: the views are readable by any role" "true|true|true|true|true" \
+expect_eq "1.8: the views are readable by any role" "true|true|true|true|true" \
 	"$(q -d upg -c "SELECT has_table_privilege('public', 'cgmap_trace_paths', 'SELECT') || '|' ||
 	                       has_table_privilege('public', 'cgmap_trace_shapes', 'SELECT') || '|' ||
 	                       has_table_privilege('public', 'cgmap_trace_timeline', 'SELECT') || '|' ||

@@ -119,7 +119,7 @@ static void add_row(cgm_runtime *rt, int source, const char *caller, const char 
 	rt->edges = cgm_arena_grow(rt->arena, rt->edges, (size_t)rt->nedges, (size_t)rt->nedges + 1,
 				   sizeof(cgm_runtime_edge));
 	rt->edges[rt->nedges++] = (cgm_runtime_edge){
-		caller, callee, line, dynamic, { calls, total, self }, source, NULL
+		caller, callee, line, dynamic, { calls, total, self }, source, NULL, false
 	};
 }
 
@@ -626,7 +626,7 @@ static void test_bad_runtime_files(void **state)
 	assert_string_equal(rt->diagnostics[0].file, path);
 	assert_string_equal(rt->diagnostics[0].message,
 			    "runtime file: edges[1] is not {caller, callee, site_line, dynamic, "
-			    "caller_body, calls, total_ms, self_ms}: skipped");
+			    "caller_body, kept, calls, total_ms, self_ms}: skipped");
 	assert_string_equal(rt->diagnostics[2].message,
 			    "runtime file: functions[0] is not {id, calls, total_ms, self_ms}: "
 			    "skipped");
