@@ -609,8 +609,10 @@ static void collect_sites(diff_ctx *c, const cgm_model *m, bool is_base, keyed_l
 								 cgm_site_get_rare(site)->text ? cgm_body_normalise(c->a, cgm_site_get_rare(site)->text)
 									    : "-"),
 				       r);
-			else if (site->resolution == CGM_RES_MISSING ||
-				 site->resolution == CGM_RES_NOT_UNIQUE) /* both refused */
+			else if (cgm_site_missing(site) ||
+				 site->resolution == CGM_RES_NOT_UNIQUE) /* both refused; a
+				  * callee a block catching undefined_function expects
+				  * to be absent is no finding */
 				kl_add(missing, cgm_arena_printf(c->a, "%s\x1f%s\x1f%d\x1f%s", id,
 								 site_name(c->a, site), site->nargs,
 								 cgm_resolution_name(site->resolution)),

@@ -771,10 +771,12 @@ static void emit_missing(dot_writer *w)
 	for (int i = 0; i < n;) {
 		int j = i;
 		int nlines = 0;
+		bool expected = true; /* every such call in a block catching undefined_function */
 		while (j < n && strcmp(recs[j].k1, recs[i].k1) == 0 && recs[j].index == recs[i].index) {
 			const cgm_site *site = &m->functions[recs[j].index].sites[recs[j].sub];
 			if (!has_line(lines, nlines, site->line))
 				lines[nlines++] = site->line;
+			expected &= site->handles_missing;
 			j++;
 		}
 		lit(w, "  ");
@@ -787,6 +789,8 @@ static void emit_missing(dot_writer *w)
 		escape_dot(w, recs[i].k1);
 		lit(w, ", ");
 		put_lines(w, lines, nlines);
+		if (expected)
+			lit(w, " (expected: the block around the call catches undefined_function)");
 		lit(w, "\"];\n");
 		i = j;
 	}

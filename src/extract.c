@@ -194,6 +194,13 @@ typedef struct extract_ctx {
 	const char *added_types[MAX_ADDED_DEFAULTS];
 	bool added_type_defaults[MAX_ADDED_DEFAULTS]; /* without a DEFAULT of its own */
 	int nadded_types;
+	/* Blocks whose EXCEPTION clause names undefined_function around the
+	 * statement being read (their bodies, not their handlers): a site
+	 * there handles a missing callee (cgm_site.handles_missing). */
+	int guards;
+	int guards_outside;     /* JSON walk: the count outside the innermost block */
+	int *open_blocks;       /* tree steps: the blocks with a clause being recorded */
+	int nopen_blocks, cap_open_blocks;
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -242,6 +249,7 @@ typedef struct pending_expr {
 	const char *stmt_kind;
 	int stmt_line;
 	bool in_perform;
+	int guards;          /* ctx->guards where it stands */
 	long offset;         /* where `parsed` starts in the batch text */
 	char *owned;         /* the expression text, freed with the batch */
 } pending_expr;
@@ -295,6 +303,9 @@ typedef struct tree_step {
 	const char *field;  /* STEP_EXPRESSION (static) */
 	const char *type;   /* STEP_VAR: as declared, NULL when unknown */
 	const char *default_text, *cursor_text; /* STEP_VAR */
+	bool guards;        /* STEP_STATEMENT of a block: its EXCEPTION clause names
+	                     * undefined_function */
+	int handlers_at;    /* ... and the step its handlers' actions start at */
 } tree_step;
 
 /* ---- lines ------------------------------------------------------------ */
@@ -402,6 +413,7 @@ static cgm_site *new_site(extract_ctx *ctx)
 	memset(s, 0, sizeof(*s));
 	s->stmt = ctx->stmt_kind;
 	s->via_literal = ctx->via_literal;
+	s->handles_missing = ctx->guards > 0;
 	return s;
 }
 
@@ -810,6 +822,7 @@ static long locate(extract_ctx *ctx, long location)
 	ctx->stmt_kind = e->stmt_kind;
 	ctx->stmt_line = e->stmt_line;
 	ctx->in_perform = e->in_perform;
+	ctx->guards = e->guards;
 	return location - e->offset;
 }
 
@@ -1965,6 +1978,30 @@ static void on_tree_end(void *arg)
 	new_step(arg, STEP_END);
 }
 
+/* A block with an EXCEPTION clause: the block's step (the last one
+ * recorded) says whether it guards its body against a missing callee. */
+static void on_tree_guard(void *arg, bool catches_undefined_function)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->nsteps == 0)
+		return;
+	ctx->steps[ctx->nsteps - 1].guards = catches_undefined_function;
+	ctx->steps[ctx->nsteps - 1].handlers_at = -1;
+	if (ctx->nopen_blocks == ctx->cap_open_blocks) {
+		ctx->cap_open_blocks = ctx->cap_open_blocks ? ctx->cap_open_blocks * 2 : 8;
+		ctx->open_blocks = cgm_xrealloc(ctx->open_blocks,
+						sizeof(int) * (size_t)ctx->cap_open_blocks);
+	}
+	ctx->open_blocks[ctx->nopen_blocks++] = ctx->nsteps - 1;
+}
+
+static void on_tree_handlers(void *arg)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->nopen_blocks > 0)
+		ctx->steps[ctx->open_blocks[--ctx->nopen_blocks]].handlers_at = ctx->nsteps;
+}
+
 static void on_tree_expression(void *arg, const char *text, const char *field)
 {
 	extract_ctx *ctx = arg;
@@ -2983,6 +3020,7 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		e->stmt_kind = ctx->stmt_kind;
 		e->stmt_line = ctx->stmt_line;
 		e->in_perform = ctx->in_perform;
+		e->guards = ctx->guards;
 		e->offset = 0;
 		e->owned = text;
 		return;
@@ -3051,12 +3089,14 @@ static void flush_batch(extract_ctx *ctx)
 			ctx->stmt_kind = e->stmt_kind;
 			ctx->stmt_line = e->stmt_line;
 			ctx->in_perform = e->in_perform;
+			ctx->guards = e->guards;
 			parse_one(ctx, e->parsed, e->orig, false);
 			free(e->owned);
 		}
 	}
 	cgm_strbuf_free(&text);
 	ctx->npending = 0;
+	ctx->guards = 0; /* flushed after the walk: no block is open */
 }
 
 /* ---- the PL/pgSQL tree ------------------------------------------------ */
@@ -3088,6 +3128,30 @@ static const char *stable_kind(extract_ctx *ctx, const char *kind, size_t len)
 	return cgm_arena_strndup(ctx->arena, kind, len);
 }
 
+/* Whether the EXCEPTION clause of the block at `stmt` (JSON) names
+ * undefined_function, as rawtree.c's catches_undefined_function reads the
+ * tree: by name or SQLSTATE '42883'. */
+static bool json_block_catches(const jt_doc *d, int stmt)
+{
+	int list = jt_get(d, jt_get(d, jt_get(d, stmt, "exceptions"), "PLpgSQL_exception_block"),
+			  "exc_list");
+	if (list < 0 || d->tokens[list].type != JT_ARRAY)
+		return false;
+	int e = list + 1;
+	for (int i = 0; i < d->tokens[list].size; i++, e = jt_skip(d, e)) {
+		int conds = jt_get(d, jt_get(d, e, "PLpgSQL_exception"), "conditions");
+		if (conds < 0 || d->tokens[conds].type != JT_ARRAY)
+			continue;
+		int c = conds + 1;
+		for (int j = 0; j < d->tokens[conds].size; j++, c = jt_skip(d, c)) {
+			int name = jt_get(d, jt_get(d, c, "PLpgSQL_condition"), "condname");
+			if (jt_eq(d, name, "undefined_function") || jt_eq(d, name, "42883"))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, int stmt)
 {
 	const char *saved_kind = ctx->stmt_kind;
@@ -3108,7 +3172,15 @@ static void on_statement(extract_ctx *ctx, const char *kind, const jt_doc *d, in
 			texts[n++] = jt_strdup(d, jt_get(d, jt_get(d, e, "PLpgSQL_expr"), "query"), ctx->arena);
 	}
 	using_values(ctx, texts, n);
+	int saved_guards = ctx->guards, saved_outside = ctx->guards_outside;
+	if (strcmp(kind, "block") == 0) {
+		ctx->guards_outside = ctx->guards;
+		if (json_block_catches(d, stmt))
+			ctx->guards++;
+	}
 	walk_plpgsql(ctx, d, stmt, NULL);
+	ctx->guards = saved_guards;
+	ctx->guards_outside = saved_outside;
 	ctx->using_values = saved_using;
 	ctx->nusing_values = saved_nusing;
 	ctx->stmt_kind = saved_kind;
@@ -3167,7 +3239,12 @@ static void walk_plpgsql_node(extract_ctx *ctx, const jt_doc *d, int node, const
 			size_t n = klen < sizeof name - 1 ? klen : sizeof name - 1;
 			memcpy(name, key, n);
 			name[n] = '\0';
+			/* A block's handlers are not guarded by its own clause. */
+			int guards = ctx->guards;
+			if (strcmp(name, "exceptions") == 0)
+				ctx->guards = ctx->guards_outside;
 			walk_plpgsql(ctx, d, v, name);
+			ctx->guards = guards;
 		}
 	}
 }
@@ -3379,9 +3456,16 @@ static void replay_tree(extract_ctx *ctx)
 	} saved_context;
 	saved_context *stack = NULL;
 	int depth = 0, cap = 0;
+	/* Where the handlers of each guarding block open begin: its body's
+	 * sites are guarded until then. */
+	int *guard_ends = NULL;
+	int nguards = 0;
 	collect_exec_vars(ctx);
 	for (int i = 0; i < ctx->nsteps; i++) {
 		const tree_step *t = &ctx->steps[i];
+		while (nguards > 0 && guard_ends[nguards - 1] <= i)
+			nguards--;
+		ctx->guards = nguards;
 		switch (t->what) {
 		case STEP_VAR:
 			if (t->text && t->type && strcmp(t->type, "UNKNOWN") != 0) {
@@ -3412,6 +3496,11 @@ static void replay_tree(extract_ctx *ctx)
 				ctx->stmt_line = t->lineno;
 			ctx->stmt_kind = statement_kind(ctx, t->kind, ctx->stmt_line);
 			ctx->in_perform = strcmp(t->kind, "perform") == 0;
+			if (t->guards && t->handlers_at > i) {
+				guard_ends = cgm_xrealloc(guard_ends, sizeof(int) * (size_t)(nguards + 1));
+				guard_ends[nguards++] = t->handlers_at;
+				ctx->guards = nguards;
+			}
 			break;
 		case STEP_END:
 			if (depth > 0) {
@@ -3462,6 +3551,8 @@ static void replay_tree(extract_ctx *ctx)
 		}
 	}
 	free(stack);
+	free(guard_ends);
+	ctx->guards = 0;
 	cgm_exec_vars_release(ctx->exec_vars);
 	free(ctx->step_parent);
 	free(ctx->step_loop_end);
@@ -3595,11 +3686,13 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
 		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
 		.into = on_tree_into, .sets = on_tree_sets,
+		.guard = on_tree_guard, .handlers = on_tree_handlers,
 	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
 		ctx->walked = false;
 		ctx->nsteps = 0;
+		ctx->nopen_blocks = 0;
 		if (use_parser_trees) {
 			cgm_raw_capture_set(&capture);
 			cgm_raw_plpgsql_set(&tree_visitor);
@@ -3822,6 +3915,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	free(ctx.captured);
 	free(ctx.events);
 	free(ctx.steps);
+	free(ctx.open_blocks);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.exprs);

@@ -39,7 +39,7 @@
 
 #define CACHE_MAGIC "cgmap bodies\n"
 #define CACHE_MAGIC_LEN 13
-#define CACHE_FORMAT 8u
+#define CACHE_FORMAT 9u
 
 typedef struct file_header {
 	char magic[16];
@@ -487,7 +487,7 @@ static bool put_function(cgm_strbuf *b, const cgm_function *fn)
 		put_u(b, (uint64_t)s->kind);
 		put_u(b, (uint64_t)s->resolution);
 		put_u(b, (uint64_t)s->via_literal | (uint64_t)s->variadic_call << 1 |
-				 (uint64_t)(r != NULL) << 2);
+				 (uint64_t)(r != NULL) << 2 | (uint64_t)s->handles_missing << 3);
 		put_str(b, s->stmt);
 		put_str(b, s->schema);
 		put_str(b, s->name);
@@ -783,12 +783,13 @@ static bool get_function(reader *r, cgm_function *fn)
 		s->line = get_int(r);
 		s->nargs = get_count(r);
 		uint64_t kind = get_u(r), resolution = get_u(r), flags = get_u(r);
-		if (kind > CGM_SITE_CAST || resolution > 255 || flags > 7)
+		if (kind > CGM_SITE_CAST || resolution > 255 || flags > 15)
 			r->ok = false;
 		s->kind = (cgm_site_kind)kind;
 		s->resolution = (cgm_resolution)resolution;
 		s->via_literal = flags & 1;
 		s->variadic_call = (flags >> 1) & 1;
+		s->handles_missing = (flags >> 3) & 1;
 		s->stmt = get_str(r);
 		s->schema = get_str(r);
 		s->name = get_str(r);

@@ -210,7 +210,11 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
 			cgm_strbuf_printf(b, "<tr><td class=\"num\"><a href=\"#L%d\">%d</a></td><td><code>",
 					  site->line, site->line);
 			html_text(b, cgm_strbuf_cstr(&raw));
-			cgm_strbuf_printf(b, "</code></td><td class=\"num\">%d</td></tr>\n", site->nargs);
+			cgm_strbuf_puts(b, "</code>");
+			if (site->handles_missing)
+				cgm_strbuf_puts(b, " <span class=\"muted\">expected: the block around "
+						   "the call catches undefined_function</span>");
+			cgm_strbuf_printf(b, "</td><td class=\"num\">%d</td></tr>\n", site->nargs);
 			cgm_strbuf_free(&raw);
 		}
 		cgm_strbuf_puts(b, "</tbody></table>\n");
@@ -298,8 +302,11 @@ static void link_open(cgm_strbuf *b, html_pagedata *pd, const cgm_site *site)
 	switch (site->resolution) {
 	case CGM_RES_MISSING:
 		cgm_strbuf_printf(b, "<span class=\"missing\" title=\"missing callee: no such "
-				     "function with %d argument%s\">",
-				  site->nargs, site->nargs == 1 ? "" : "s");
+				     "function with %d argument%s%s\">",
+				  site->nargs, site->nargs == 1 ? "" : "s",
+				  site->handles_missing ? " (expected: the block around the call "
+							  "catches undefined_function)"
+							: "");
 		return;
 	case CGM_RES_NOT_UNIQUE:
 		cgm_strbuf_puts(b, "<span class=\"missing\" title=\"not unique: ");
@@ -414,6 +421,8 @@ static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site 
 		site_callee_text(&raw, site);
 		html_text(b, cgm_strbuf_cstr(&raw));
 		cgm_strbuf_free(&raw);
+		if (site->handles_missing)
+			cgm_strbuf_puts(b, " (expected: caught as undefined_function)");
 		cgm_strbuf_puts(b, "</span>");
 		return;
 	}

@@ -59,7 +59,7 @@ static void count_totals(totals *t, const html_ctx *ctx)
 		t->cyclic_functions += ctx->scc[i] >= 0;
 		for (int s = 0; s < f->nsites; s++) {
 			const cgm_site *site = &f->sites[s];
-			t->missing += site->resolution == CGM_RES_MISSING;
+			t->missing += cgm_site_missing(site);
 			if (site->kind == CGM_SITE_DYNAMIC) {
 				t->dynamic_sites++;
 				switch (dynamic_state(ctx, &reader, i, site)) {
@@ -766,7 +766,7 @@ static int report_missing(const html_ctx *ctx, const totals *t)
 			const cgm_function *f = &m->functions[i];
 			for (int s = 0; s < f->nsites; s++) {
 				const cgm_site *site = &f->sites[s];
-				if (site->resolution != CGM_RES_MISSING)
+				if (!cgm_site_missing(site)) /* a handled one is on its function's page */
 					continue;
 				cgm_strbuf_puts(&b, "<tr>");
 				site_cell(&b, ctx, i, site->line);

@@ -2955,6 +2955,24 @@ static void visit_into(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_variable 
 	}
 }
 
+/* Whether one of the clause's WHEN conditions is undefined_function, the
+ * error a call of a function that does not exist raises: by name, as the
+ * parser keeps it, or SQLSTATE '42883'.  OTHERS does not count: it
+ * catches that error too, but says nothing of expecting it. */
+static bool catches_undefined_function(const PLpgSQL_exception_block *block)
+{
+	const ListCell *lc;
+	foreach (lc, block->exc_list) {
+		const PLpgSQL_exception *e = lfirst(lc);
+		for (const PLpgSQL_condition *c = e->conditions; c; c = c->next)
+			if (c->sqlerrstate == ERRCODE_UNDEFINED_FUNCTION ||
+			    (c->condname && (strcmp(c->condname, "undefined_function") == 0 ||
+					     strcmp(c->condname, "42883") == 0)))
+				return true;
+	}
+	return false;
+}
+
 static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 {
 	static const char *const kinds[] = {
@@ -2977,9 +2995,13 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 	switch (st->cmd_type) {
 	case PLPGSQL_STMT_BLOCK: {
 		const PLpgSQL_stmt_block *b = (const PLpgSQL_stmt_block *)st;
+		if (b->exceptions && v->guard)
+			v->guard(v->ctx, catches_undefined_function(b->exceptions));
 		visit_stmts(v, b->body);
 		if (b->exceptions) {
 			const ListCell *lc;
+			if (v->handlers)
+				v->handlers(v->ctx);
 			foreach (lc, b->exceptions->exc_list)
 				visit_stmts(v, ((const PLpgSQL_exception *)lfirst(lc))->action);
 		}

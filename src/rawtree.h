@@ -252,6 +252,13 @@ typedef struct cgm_raw_plpgsql_visitor {
 	 * every other way: a field or element assigned, INTO, a loop's
 	 * variable, GET DIAGNOSTICS, a CALL's INOUT argument, OPEN's cursor. */
 	void (*sets)(void *ctx, const char *name, bool whole);
+	/* Optional: a block with an EXCEPTION clause, just begun (its
+	 * `statement`): `guard` before its body, with whether a condition of
+	 * the clause is undefined_function (by name or SQLSTATE '42883'),
+	 * then `handlers` before the clause's actions, which it does not
+	 * guard. */
+	void (*guard)(void *ctx, bool catches_undefined_function);
+	void (*handlers)(void *ctx);
 } cgm_raw_plpgsql_visitor;
 void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor);
 

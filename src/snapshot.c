@@ -796,6 +796,8 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 		put_name(o, cgm_site_kind_name(site->kind));
 	}
 	rec_opt_bool(&r, "via_literal", site->via_literal);
+	if (site->handles_missing)
+		rec_opt_bool(&r, "handles_missing", true);
 	rec_opt_string(&r, "stmt", site->stmt);
 	rec_opt_string(&r, "schema", site->schema);
 	rec_opt_string(&r, "name", site->name);
@@ -1409,7 +1411,7 @@ static void write_aggregates(json_out *j, const writer *w)
 }
 
 typedef struct {
-	int functions, analysed, dynamic_sites, missing, parse_errors, ambiguous_sites;
+	int functions, analysed, dynamic_sites, missing, missing_handled, parse_errors, ambiguous_sites;
 	int edges, static_edges, observed_edges;
 } summary_counts;
 
@@ -1433,9 +1435,10 @@ static summary_counts count_summary(writer *w)
 			sum.ambiguous_sites += site->resolution == CGM_RES_AMBIGUOUS;
 			w->ndynamic[i] += site->kind == CGM_SITE_DYNAMIC;
 			w->nmissing[i] += site->resolution == CGM_RES_MISSING;
+			sum.missing += cgm_site_missing(site);
+			sum.missing_handled += cgm_site_missing_handled(site);
 		}
 		sum.dynamic_sites += w->ndynamic[i];
-		sum.missing += w->nmissing[i];
 		sum.parse_errors += f->nerrors;
 	}
 	sum.parse_errors += m->ndiagnostics;
@@ -1624,6 +1627,8 @@ static void write_missing(json_out *j, const writer *w)
 				put_string(j->out, site->name);
 			}
 			rec_put_int(&r, "nargs", site->nargs);
+			if (site->handles_missing)
+				rec_put_bool(&r, "handled", true);
 			rec_close(&r);
 		}
 	}
@@ -1675,6 +1680,8 @@ static void write_document(json_out *j, writer *w)
 	key_int(j, "observed_edges", sum.observed_edges);
 	key_int(j, "dynamic_sites", sum.dynamic_sites);
 	key_int(j, "missing", sum.missing);
+	if (sum.missing_handled)
+		key_int(j, "missing_handled", sum.missing_handled);
 	key_int(j, "parse_errors", sum.parse_errors);
 	key_int(j, "ambiguous_sites", sum.ambiguous_sites);
 	close_container(j, '}');
@@ -3180,11 +3187,21 @@ static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
 			if (!jv_is_string(v) || cgm_site_kind_parse(&s.kind, v->u.string) != 0)
 				return false;
 			continue;
+		case 'h':
+			if (strcmp(key, "handles_missing") != 0)
+				break;
+			if (!jv_is_boolean(v))
+				return false;
+			s.handles_missing = jv_is_true(v);
+			continue;
 		case 'v':
 			if (strcmp(key, "via_literal") == 0 || strcmp(key, "variadic") == 0) {
 				if (!jv_is_boolean(v))
 					return false;
-				*(key[1] == 'i' ? &s.via_literal : &s.variadic_call) = jv_is_true(v);
+				if (key[1] == 'i')
+					s.via_literal = jv_is_true(v);
+				else
+					s.variadic_call = jv_is_true(v);
 				continue;
 			}
 			break;
@@ -3269,7 +3286,11 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 		site->kind = CGM_SITE_CALL;
 	else if (cgm_site_kind_parse(&site->kind, kind) != 0)
 		return bad(r, "kind", "unknown site kind \"%s\"", kind);
-	TRY(get_bool(r, obj, "via_literal", &site->via_literal));
+	bool flag;
+	TRY(get_bool(r, obj, "via_literal", &flag));
+	site->via_literal = flag;
+	TRY(get_bool(r, obj, "handles_missing", &flag));
+	site->handles_missing = flag;
 	TRY(get_string(r, obj, "stmt", OPTIONAL, &site->stmt));
 	TRY(get_string(r, obj, "schema", OPTIONAL, &site->schema));
 	TRY(get_string(r, obj, "name", OPTIONAL, &site->name));
@@ -3286,7 +3307,8 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 		return bad(r, "argtypes", "has %d entries for %d arguments", n, site->nargs);
 	if (!site->argtypes && !jv_object_get(obj, "argtypes"))
 		site->argtypes = null_names(r, site->nargs);
-	TRY(get_bool(r, obj, "variadic", &site->variadic_call));
+	TRY(get_bool(r, obj, "variadic", &flag));
+	site->variadic_call = flag;
 	TRY(get_events(r, obj, "events", &x.events));
 	TRY(get_string_array(r, obj, "columns", false, false, &x.columns, &x.ncolumns));
 	TRY(get_string_array(r, obj, "reads", false, false, &x.reads, &x.nreads));

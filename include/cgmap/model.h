@@ -160,8 +160,12 @@ typedef struct cgm_site {
 	int ntargets;
 	cgm_site_kind kind;
 	cgm_resolution resolution;
-	bool via_literal;       /* found in the constant SQL of an EXECUTE */
-	bool variadic_call;     /* last argument written as VARIADIC arr */
+	bool via_literal : 1;   /* found in the constant SQL of an EXECUTE */
+	bool variadic_call : 1; /* last argument written as VARIADIC arr */
+	bool handles_missing : 1; /* in the body of a PL/pgSQL block whose EXCEPTION
+	                         * clause names undefined_function: a callee that does
+	                         * not exist is an error the function expects (PostGIS's
+	                         * postgis_full_version() and its optional raster) */
 	const char *stmt;       /* PL/pgSQL statement kind ("assign", "perform", ...) or "sql" */
 	const char *schema;     /* callee schema as written, or NULL */
 	const char *name;       /* callee name as written; for triggers the table */
@@ -172,6 +176,19 @@ typedef struct cgm_site {
 	cgm_site_rare *rare;    /* events, columns, text, argnames, target_via and
 	                         * target_object; NULL when it has none (cgm_site_rare_of) */
 } cgm_site;
+
+/* A call of a function that does not exist (CGM_RES_MISSING) ... that the
+ * caller is not ready for: a defect, counted and reported as missing; and
+ * one a block around it expects (handles_missing: its EXCEPTION clause
+ * names undefined_function), listed apart, not a defect. */
+static inline bool cgm_site_missing(const cgm_site *s)
+{
+	return s->resolution == CGM_RES_MISSING && !s->handles_missing;
+}
+static inline bool cgm_site_missing_handled(const cgm_site *s)
+{
+	return s->resolution == CGM_RES_MISSING && s->handles_missing;
+}
 
 /* The rare fields of a site, for reading: all zero/NULL without. */
 extern const cgm_site_rare cgm_site_rare_none;

@@ -190,6 +190,42 @@ static void test_comments_and_strings_are_not_calls(void **state)
  * is known, and of replace() (Lemmy's create_triggers rewrites its
  * template so); upper() of non-ASCII text is the collation's, so it is
  * not. */
+/* A call in the body of a block whose EXCEPTION clause names
+ * undefined_function (or SQLSTATE '42883') expects its callee may not
+ * exist, as PostGIS's postgis_full_version() expects raster's; a call in
+ * the clause's own handlers, in a block catching only OTHERS, or after the
+ * block does not. */
+static void test_calls_guarded_against_a_missing_callee(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "void",
+			       "\nBEGIN\n"
+			       "  BEGIN\n"                                              /* 3 */
+			       "    PERFORM maybe_one();\n"                               /* 4 */
+			       "    BEGIN\n"                                            /* 5 */
+			       "      PERFORM maybe_inner();\n"                           /* 6 */
+			       "    EXCEPTION WHEN division_by_zero THEN PERFORM inner_handler();\n" /* 7 */
+			       "    END;\n"                                             /* 8 */
+			       "  EXCEPTION WHEN undefined_function THEN PERFORM in_handler();\n" /* 9 */
+			       "  END;\n"                                               /* 10 */
+			       "  BEGIN PERFORM by_state(); EXCEPTION WHEN SQLSTATE '42883' THEN NULL; END;\n" /* 11 */
+			       "  BEGIN PERFORM swallowed(); EXCEPTION WHEN OTHERS THEN NULL; END;\n" /* 12 */
+			       "  BEGIN EXECUTE 'SELECT by_literal()'; EXCEPTION WHEN undefined_function OR others THEN NULL; END;\n" /* 13 */
+			       "  PERFORM after_all();\n"                                 /* 14 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	assert_true(find_site(&fn, "maybe_one", 0)->handles_missing);
+	assert_true(find_site(&fn, "maybe_inner", 0)->handles_missing);
+	/* the inner block's handler is still in the outer block's body */
+	assert_true(find_site(&fn, "inner_handler", 0)->handles_missing);
+	assert_false(find_site(&fn, "in_handler", 0)->handles_missing);
+	assert_true(find_site(&fn, "by_state", 0)->handles_missing);
+	assert_false(find_site(&fn, "swallowed", 0)->handles_missing);
+	assert_true(find_site(&fn, "by_literal", 0)->handles_missing);
+	assert_false(find_site(&fn, "after_all", 0)->handles_missing);
+}
+
 static void test_execute_text_functions(void **state)
 {
 	(void)state;
@@ -1737,6 +1773,7 @@ int main(void)
 		cmocka_unit_test(test_attribute_notation),
 		cmocka_unit_test(test_broken_default_in_header),
 		cmocka_unit_test(test_read_columns),
+		cmocka_unit_test(test_calls_guarded_against_a_missing_callee),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */

@@ -338,7 +338,7 @@ static void test_other_formats(void **state)
 	       "  \"rows\": [\n"
 	       "    {\"function\": \"app.work(integer)\", \"schema\": \"app\", \"file\": null, "
 	       "\"file_line\": null, \"line\": 6, \"callee\": \"app.nope\", \"nargs\": 1, "
-	       "\"reason\": \"no function app.nope taking 1 argument exists\"}\n"
+	       "\"reason\": \"no function app.nope taking 1 argument exists\", \"handled\": false}\n"
 	       "  ]\n"
 	       "}\n");
 	/* Every kind renders in every format, and JSON always parses. */

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_handledmissing.sh - missing callees a function expects:
+# fixtures/handledmissing.sql calls two functions that do not exist in
+# blocks that catch undefined_function (by name and by SQLSTATE '42883',
+# one through constant EXECUTE SQL), and two in app.broken(), whose block
+# catches only OTHERS and whose handler is no block of its own.  PostgreSQL
+# runs app.version() without an error and only app.base() is called; the
+# map, live and from the file, counts 2 missing callees and 2 expected
+# ones, the missing report says which are expected (`handled`), and a
+# diff that adds the expected ones reports no missing-callee finding for
+# them.
+#
+# Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
+set -euo pipefail
+src=${CGMAP_SOURCE_DIR:?}
+. "$src/tests/lib/pgtest.sh"
+
+pgtest_traced_case handledmissing "calls of functions a handler expects to be absent" <<'SQL'
+SELECT app.version();
+SQL
+[ "$(pgtest_psql -d handledmissing -c "SELECT app.version()")" = "1.0 geo none raster none" ] ||
+	pgtest_fail "app.version() did not run past its absent plug-ins"
+for map in static sql; do
+	pgtest_expect_grep "$map: the summary counts them apart" "$PGTEST_WORK/$map.err" \
+		"2 missing callees (and 2 calls in blocks that catch undefined_function)"
+	"$CGMAP" report missing "$PGTEST_WORK/$map" --format csv >"$PGTEST_WORK/$map.missing"
+	pgtest_expect_grep "$map: geo_version expected" "$PGTEST_WORK/$map.missing" \
+		",app.geo_version,0,no function app.geo_version() exists; expected: the block around the call catches undefined_function,true"
+	pgtest_expect_grep "$map: raster_version expected (constant EXECUTE SQL)" "$PGTEST_WORK/$map.missing" \
+		",app.raster_version,0,no function app.raster_version() exists; expected: the block around the call catches undefined_function,true"
+	pgtest_expect_grep "$map: only OTHERS is no expectation" "$PGTEST_WORK/$map.missing" \
+		",app.typo_version,0,no function app.typo_version() exists,false"
+	pgtest_expect_grep "$map: the handler's own call is not guarded by it" "$PGTEST_WORK/$map.missing" \
+		",app.fallback_version,0,no function app.fallback_version() exists,false"
+	pgtest_expect_grep "$map: the snapshot's summary" "$PGTEST_WORK/$map/cgmap.json" '"missing_handled":2'
+done
+
+# A diff that adds app.version() finds no missing callee in it.
+printf 'CREATE SCHEMA app;\nCREATE FUNCTION app.base() RETURNS text LANGUAGE sql AS $$ SELECT $q$1.0$q$ $$;\n' \
+	>"$PGTEST_WORK/base.sql"
+"$CGMAP" --sql "$PGTEST_WORK/base.sql" --out "$PGTEST_WORK/base" --no-html 2>/dev/null
+set +e
+"$CGMAP" diff "$PGTEST_WORK/base" "$PGTEST_WORK/sql" >"$PGTEST_WORK/diff.txt" 2>&1
+set -e
+pgtest_expect_grep "diff: the defects are findings" "$PGTEST_WORK/diff.txt" \
+	"calls app.typo_version with 0 arguments: no such function"
+if grep -q 'geo_version\|raster_version' "$PGTEST_WORK/diff.txt"; then
+	cat "$PGTEST_WORK/diff.txt" >&2
+	pgtest_fail "diff: an expected missing callee reported as a finding"
+fi
+echo "PASS"
