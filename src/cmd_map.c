@@ -230,12 +230,13 @@ static void print_summary(const cgm_model *model, const char *outdir)
 	if (not_unique)
 		snprintf(refused, sizeof refused, "%d %s not unique, ", not_unique,
 			 plural(not_unique, "call", "calls"));
-	/* Said only when there are some: calls whose callee may be absent, in
-	 * blocks that catch undefined_function (not counted as missing). */
+	/* Said only when there are some: calls whose callee the caller expects
+	 * may be absent (a block catching undefined_function around them, or
+	 * an IF on an extension the database lacks), not counted as missing. */
 	char expected[96] = "";
 	if (handled)
-		snprintf(expected, sizeof expected, " (and %d %s in blocks that catch undefined_function)",
-			 handled, plural(handled, "call", "calls"));
+		snprintf(expected, sizeof expected, " (and %d %s expected absent)", handled,
+			 plural(handled, "callee", "callees"));
 	fprintf(stderr,
 		"cgmap: %d %s (%d analysed, %d not analysed), %d %s, %d dynamic %s, "
 		"%d missing %s%s, %s%d ambiguous %s, %d %s with parse errors\n",

@@ -771,7 +771,7 @@ static void emit_missing(dot_writer *w)
 	for (int i = 0; i < n;) {
 		int j = i;
 		int nlines = 0;
-		bool expected = true; /* every such call in a block catching undefined_function */
+		bool expected = true; /* every such call expects its callee may be absent */
 		while (j < n && strcmp(recs[j].k1, recs[i].k1) == 0 && recs[j].index == recs[i].index) {
 			const cgm_site *site = &m->functions[recs[j].index].sites[recs[j].sub];
 			if (!has_line(lines, nlines, site->line))
@@ -790,7 +790,7 @@ static void emit_missing(dot_writer *w)
 		lit(w, ", ");
 		put_lines(w, lines, nlines);
 		if (expected)
-			lit(w, " (expected: the block around the call catches undefined_function)");
+			lit(w, " (expected absent: the caller is ready for it)");
 		lit(w, "\"];\n");
 		i = j;
 	}

@@ -46,6 +46,7 @@
 #include "rawtree.h"
 #include "sqllex.h"
 #include "execvars.h"
+#include "extguard.h"
 #include "sqlprep.h"
 
 #define MAX_REWRITES 24
@@ -201,6 +202,12 @@ typedef struct extract_ctx {
 	int guards_outside;     /* JSON walk: the count outside the innermost block */
 	int *open_blocks;       /* tree steps: the blocks with a clause being recorded */
 	int nopen_blocks, cap_open_blocks;
+	/* The extension the IF around the statement being read finds in
+	 * pg_extension before running its THEN statements (extguard.h), or
+	 * NULL; with the IFs being recorded (tree steps). */
+	const char *requires_extension;
+	int *open_ifs;
+	int nopen_ifs, cap_open_ifs;
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -250,6 +257,7 @@ typedef struct pending_expr {
 	int stmt_line;
 	bool in_perform;
 	int guards;          /* ctx->guards where it stands */
+	const char *requires_extension; /* ctx->requires_extension where it stands */
 	long offset;         /* where `parsed` starts in the batch text */
 	char *owned;         /* the expression text, freed with the batch */
 } pending_expr;
@@ -306,6 +314,8 @@ typedef struct tree_step {
 	bool guards;        /* STEP_STATEMENT of a block: its EXCEPTION clause names
 	                     * undefined_function */
 	int handlers_at;    /* ... and the step its handlers' actions start at */
+	int then_end;       /* STEP_STATEMENT of an IF: the step after its THEN statements */
+	const char *requires; /* ... and the extension its condition needs, or NULL */
 } tree_step;
 
 /* ---- lines ------------------------------------------------------------ */
@@ -414,6 +424,8 @@ static cgm_site *new_site(extract_ctx *ctx)
 	s->stmt = ctx->stmt_kind;
 	s->via_literal = ctx->via_literal;
 	s->handles_missing = ctx->guards > 0;
+	if (ctx->requires_extension)
+		cgm_site_rare_of(ctx->arena, s)->requires_extension = ctx->requires_extension;
 	return s;
 }
 
@@ -823,6 +835,7 @@ static long locate(extract_ctx *ctx, long location)
 	ctx->stmt_line = e->stmt_line;
 	ctx->in_perform = e->in_perform;
 	ctx->guards = e->guards;
+	ctx->requires_extension = e->requires_extension;
 	return location - e->offset;
 }
 
@@ -1971,6 +1984,21 @@ static void on_tree_statement(void *arg, const char *kind, int lineno)
 	tree_step *t = new_step(ctx, STEP_STATEMENT);
 	t->kind = kind;
 	t->lineno = lineno;
+	if (strcmp(kind, "if") == 0) {
+		t->then_end = -1;
+		if (ctx->nopen_ifs == ctx->cap_open_ifs) {
+			ctx->cap_open_ifs = ctx->cap_open_ifs ? ctx->cap_open_ifs * 2 : 8;
+			ctx->open_ifs = cgm_xrealloc(ctx->open_ifs, sizeof(int) * (size_t)ctx->cap_open_ifs);
+		}
+		ctx->open_ifs[ctx->nopen_ifs++] = ctx->nsteps - 1;
+	}
+}
+
+static void on_tree_then_end(void *arg)
+{
+	extract_ctx *ctx = arg;
+	if (ctx->nopen_ifs > 0)
+		ctx->steps[ctx->open_ifs[--ctx->nopen_ifs]].then_end = ctx->nsteps;
 }
 
 static void on_tree_end(void *arg)
@@ -3021,6 +3049,7 @@ static void on_expression(extract_ctx *ctx, char *text, bool dynamic)
 		e->stmt_line = ctx->stmt_line;
 		e->in_perform = ctx->in_perform;
 		e->guards = ctx->guards;
+		e->requires_extension = ctx->requires_extension;
 		e->offset = 0;
 		e->owned = text;
 		return;
@@ -3090,13 +3119,15 @@ static void flush_batch(extract_ctx *ctx)
 			ctx->stmt_line = e->stmt_line;
 			ctx->in_perform = e->in_perform;
 			ctx->guards = e->guards;
+			ctx->requires_extension = e->requires_extension;
 			parse_one(ctx, e->parsed, e->orig, false);
 			free(e->owned);
 		}
 	}
 	cgm_strbuf_free(&text);
 	ctx->npending = 0;
-	ctx->guards = 0; /* flushed after the walk: no block is open */
+	ctx->guards = 0; /* flushed after the walk: no block or IF is open */
+	ctx->requires_extension = NULL;
 }
 
 /* ---- the PL/pgSQL tree ------------------------------------------------ */
@@ -3444,6 +3475,95 @@ static int reaching_set(extract_ctx *ctx, const char *text, int at)
 	}
 }
 
+/* Variables only an extension probe sets (extguard.h): declared without
+ * a default (or DEFAULT NULL) and assigned only by `SELECT ... INTO v` of
+ * a query that gives a row only when that extension is installed. */
+typedef struct probe_var {
+	const char *name;
+	const char *extension; /* NULL: set otherwise (not a probe) */
+	bool set;
+} probe_var;
+typedef struct probe_set {
+	probe_var *vars;
+	int nvars;
+} probe_set;
+
+static const char *probe_extension(void *arg, const char *name)
+{
+	const probe_set *p = arg;
+	for (int i = 0; i < p->nvars; i++)
+		if (strcmp(p->vars[i].name, name) == 0)
+			return p->vars[i].set ? p->vars[i].extension : NULL;
+	return NULL;
+}
+
+/* Each IF step's `requires`: the extension its condition finds installed
+ * before its THEN statements run (pg_partman's `IF v_jobmon_schema IS NOT
+ * NULL THEN`), so that a call there whose callee is missing is expected
+ * where the extension is not (resolve.c). */
+static void mark_extension_ifs(extract_ctx *ctx)
+{
+	bool any = false;
+	for (int i = 0; i < ctx->nsteps && !any; i++)
+		any = ctx->steps[i].what == STEP_STATEMENT && ctx->steps[i].then_end > i &&
+		      strcmp(ctx->steps[i].kind, "if") == 0;
+	if (!any)
+		return;
+	probe_set p = { 0 };
+	for (int i = 0; i < ctx->nsteps; i++) {
+		const tree_step *t = &ctx->steps[i];
+		if (t->what != STEP_VAR || t->lineno == 0 || !t->text)
+			continue;
+		bool null_default = !t->default_text || strcasecmp(t->default_text, "NULL") == 0;
+		p.vars = cgm_xrealloc(p.vars, sizeof(probe_var) * (size_t)(p.nvars + 1));
+		p.vars[p.nvars++] = (probe_var){ t->text, NULL, !null_default };
+	}
+	for (int i = 0; i < ctx->nsteps; i++) {
+		const tree_step *t = &ctx->steps[i];
+		if (t->what != STEP_SETS || !t->text)
+			continue;
+		probe_var *v = NULL;
+		for (int k = 0; k < p.nvars && !v; k++)
+			if (strcmp(p.vars[k].name, t->text) == 0)
+				v = &p.vars[k];
+		if (!v)
+			continue;
+		/* The statement setting it, and its query. */
+		int j = i - 1;
+		while (j >= 0 && (ctx->steps[j].what == STEP_SETS || ctx->steps[j].what == STEP_INTO))
+			j--;
+		const char *wanted = NULL;
+		if (!t->whole && j >= 0 && ctx->steps[j].what == STEP_STATEMENT &&
+		    strcmp(ctx->steps[j].kind, "execsql") == 0) {
+			for (int q = i + 1; q < ctx->nsteps && ctx->steps[q].what != STEP_STATEMENT &&
+					    ctx->steps[q].what != STEP_END;
+			     q++)
+				if (ctx->steps[q].what == STEP_EXPRESSION &&
+				    strcmp(ctx->steps[q].field, "sqlstmt") == 0) {
+					wanted = cgm_extguard_query(ctx->arena, ctx->steps[q].text);
+					break;
+				}
+		}
+		if (!wanted || (v->set && (!v->extension || strcmp(v->extension, wanted) != 0)))
+			v->extension = NULL; /* anything else, or another extension */
+		else
+			v->extension = wanted;
+		v->set = true;
+	}
+	for (int i = 0; i < ctx->nsteps; i++) {
+		tree_step *t = &ctx->steps[i];
+		if (t->what != STEP_STATEMENT || strcmp(t->kind, "if") != 0 || t->then_end <= i)
+			continue;
+		for (int q = i + 1; q < t->then_end && ctx->steps[q].what != STEP_STATEMENT; q++)
+			if (ctx->steps[q].what == STEP_EXPRESSION && strcmp(ctx->steps[q].field, "cond") == 0) {
+				t->requires = cgm_extguard_condition(ctx->arena, ctx->steps[q].text,
+								     probe_extension, &p);
+				break;
+			}
+	}
+	free(p.vars);
+}
+
 /* What walk_datums and walk_plpgsql do over the JSON, over the steps. */
 static void replay_tree(extract_ctx *ctx)
 {
@@ -3460,12 +3580,19 @@ static void replay_tree(extract_ctx *ctx)
 	 * sites are guarded until then. */
 	int *guard_ends = NULL;
 	int nguards = 0;
+	/* The THEN statements of the IFs that need an extension: until then. */
+	struct needs { int end; const char *extension; } *needs = NULL;
+	int nneeds = 0;
 	collect_exec_vars(ctx);
+	mark_extension_ifs(ctx);
 	for (int i = 0; i < ctx->nsteps; i++) {
 		const tree_step *t = &ctx->steps[i];
 		while (nguards > 0 && guard_ends[nguards - 1] <= i)
 			nguards--;
 		ctx->guards = nguards;
+		while (nneeds > 0 && needs[nneeds - 1].end <= i)
+			nneeds--;
+		ctx->requires_extension = nneeds > 0 ? needs[nneeds - 1].extension : NULL;
 		switch (t->what) {
 		case STEP_VAR:
 			if (t->text && t->type && strcmp(t->type, "UNKNOWN") != 0) {
@@ -3500,6 +3627,10 @@ static void replay_tree(extract_ctx *ctx)
 				guard_ends = cgm_xrealloc(guard_ends, sizeof(int) * (size_t)(nguards + 1));
 				guard_ends[nguards++] = t->handlers_at;
 				ctx->guards = nguards;
+			}
+			if (t->requires && t->then_end > i) {
+				needs = cgm_xrealloc(needs, sizeof(*needs) * (size_t)(nneeds + 1));
+				needs[nneeds++] = (struct needs){ t->then_end, t->requires };
 			}
 			break;
 		case STEP_END:
@@ -3552,7 +3683,9 @@ static void replay_tree(extract_ctx *ctx)
 	}
 	free(stack);
 	free(guard_ends);
+	free(needs);
 	ctx->guards = 0;
+	ctx->requires_extension = NULL;
 	cgm_exec_vars_release(ctx->exec_vars);
 	free(ctx->step_parent);
 	free(ctx->step_loop_end);
@@ -3686,13 +3819,14 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
 		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
 		.into = on_tree_into, .sets = on_tree_sets,
-		.guard = on_tree_guard, .handlers = on_tree_handlers,
+		.guard = on_tree_guard, .handlers = on_tree_handlers, .then_end = on_tree_then_end,
 	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
 		ctx->walked = false;
 		ctx->nsteps = 0;
 		ctx->nopen_blocks = 0;
+		ctx->nopen_ifs = 0;
 		if (use_parser_trees) {
 			cgm_raw_capture_set(&capture);
 			cgm_raw_plpgsql_set(&tree_visitor);
@@ -3916,6 +4050,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	free(ctx.events);
 	free(ctx.steps);
 	free(ctx.open_blocks);
+	free(ctx.open_ifs);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.exprs);

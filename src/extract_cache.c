@@ -501,6 +501,7 @@ static bool put_function(cgm_strbuf *b, const cgm_function *fn)
 			put_strs(b, r->reads, r->nreads);
 			put_str(b, r->text);
 			put_strs(b, r->argnames, s->nargs);
+			put_str(b, r->requires_extension);
 		}
 	}
 	put_u(b, fn->site_exprs != NULL);
@@ -810,6 +811,7 @@ static bool get_function(reader *r, cgm_function *fn)
 				x->nreads = 0;
 			x->text = get_str(r);
 			x->argnames = get_strs(r, s->nargs);
+			x->requires_extension = get_str(r);
 		}
 	}
 	cgm_site_exprs *exprs = NULL;

@@ -184,6 +184,20 @@ static void possible_targets_cell(cgm_strbuf *b, const html_ctx *ctx, html_paged
 }
 
 /* pd NULL: for the page's key (into *key), function links written whole. */
+/* Why a missing callee's absence is expected (cgm_site_missing_handled),
+ * as text safe in an element and in an attribute. */
+static void html_expected_why(cgm_strbuf *b, const cgm_site *site)
+{
+	const char *needs = cgm_site_get_rare(site)->requires_extension;
+	if (needs) {
+		cgm_strbuf_puts(b, "it runs only when extension ");
+		html_text(b, needs);
+		cgm_strbuf_puts(b, " is installed, and it is not");
+	} else {
+		cgm_strbuf_puts(b, "the block around the call catches undefined_function");
+	}
+}
+
 static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
 			  html_graph_scratch *scratch, int fn, uint64_t *key)
 {
@@ -211,9 +225,11 @@ static void problem_sites(cgm_strbuf *b, const html_ctx *ctx, html_pagedata *pd,
 					  site->line, site->line);
 			html_text(b, cgm_strbuf_cstr(&raw));
 			cgm_strbuf_puts(b, "</code>");
-			if (site->handles_missing)
-				cgm_strbuf_puts(b, " <span class=\"muted\">expected: the block around "
-						   "the call catches undefined_function</span>");
+			if (site->handles_missing) {
+				cgm_strbuf_puts(b, " <span class=\"muted\">expected: ");
+				html_expected_why(b, site);
+				cgm_strbuf_puts(b, "</span>");
+			}
 			cgm_strbuf_printf(b, "</td><td class=\"num\">%d</td></tr>\n", site->nargs);
 			cgm_strbuf_free(&raw);
 		}
@@ -302,11 +318,14 @@ static void link_open(cgm_strbuf *b, html_pagedata *pd, const cgm_site *site)
 	switch (site->resolution) {
 	case CGM_RES_MISSING:
 		cgm_strbuf_printf(b, "<span class=\"missing\" title=\"missing callee: no such "
-				     "function with %d argument%s%s\">",
-				  site->nargs, site->nargs == 1 ? "" : "s",
-				  site->handles_missing ? " (expected: the block around the call "
-							  "catches undefined_function)"
-							: "");
+				     "function with %d argument%s",
+				  site->nargs, site->nargs == 1 ? "" : "s");
+		if (site->handles_missing) {
+			cgm_strbuf_puts(b, " (expected: ");
+			html_expected_why(b, site);
+			cgm_strbuf_puts(b, ")");
+		}
+		cgm_strbuf_puts(b, "\">");
 		return;
 	case CGM_RES_NOT_UNIQUE:
 		cgm_strbuf_puts(b, "<span class=\"missing\" title=\"not unique: ");
@@ -421,8 +440,11 @@ static void line_marks(cgm_strbuf *b, html_pagedata *pd, int fn, const cgm_site 
 		site_callee_text(&raw, site);
 		html_text(b, cgm_strbuf_cstr(&raw));
 		cgm_strbuf_free(&raw);
-		if (site->handles_missing)
-			cgm_strbuf_puts(b, " (expected: caught as undefined_function)");
+		if (site->handles_missing) {
+			cgm_strbuf_puts(b, " (expected: ");
+			html_expected_why(b, site);
+			cgm_strbuf_puts(b, ")");
+		}
 		cgm_strbuf_puts(b, "</span>");
 		return;
 	}

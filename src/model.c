@@ -543,3 +543,13 @@ bool cgm_function_takes(const cgm_function *f, int n)
 {
 	return n >= f->nargs - f->ndefaults && (n <= f->nargs || (f->variadic && n >= f->nargs - 1));
 }
+
+int cgm_model_has_extension(const cgm_model *model, const char *name)
+{
+	if (!model->extensions)
+		return -1;
+	for (int i = 0; i < model->nextensions; i++)
+		if (strcmp(model->extensions[i], name) == 0)
+			return 1;
+	return 0;
+}

@@ -3015,6 +3015,8 @@ static void visit_stmt(const cgm_raw_plpgsql_visitor *v, const PLpgSQL_stmt *st)
 		const PLpgSQL_stmt_if *s = (const PLpgSQL_stmt_if *)st;
 		visit_expr(v, s->cond, "cond");
 		visit_stmts(v, s->then_body);
+		if (v->then_end)
+			v->then_end(v->ctx);
 		const ListCell *lc;
 		foreach (lc, s->elsif_list) {
 			const PLpgSQL_if_elsif *e = lfirst(lc);

@@ -259,6 +259,9 @@ typedef struct cgm_raw_plpgsql_visitor {
 	 * guard. */
 	void (*guard)(void *ctx, bool catches_undefined_function);
 	void (*handlers)(void *ctx);
+	/* Optional: an IF's THEN statements are over (its ELSIF branches and
+	 * ELSE statements follow). */
+	void (*then_end)(void *ctx);
 } cgm_raw_plpgsql_visitor;
 void cgm_raw_plpgsql_set(const cgm_raw_plpgsql_visitor *visitor);
 

@@ -712,9 +712,13 @@ static void build_missing(table *t, const cgm_model *model)
 			r->cells[8] = bool_cell(cgm_site_missing_handled(site));
 			if (cgm_site_missing_handled(site)) {
 				char *said = r->cells[7];
-				r->cells[7] = xprintf("%s; expected: the block around the call catches "
-						      "undefined_function",
-						      said);
+				const char *needs = cgm_site_get_rare(site)->requires_extension;
+				r->cells[7] = needs ? xprintf("%s; expected: it runs only when extension %s "
+							      "is installed, and it is not",
+							      said, needs)
+						    : xprintf("%s; expected: the block around the call catches "
+							      "undefined_function",
+							      said);
 				free(said);
 			}
 			char *place = place_suffix(f);

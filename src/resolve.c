@@ -665,6 +665,12 @@ static void resolve_call(const resolver *rv, cgm_typer *typer, cgm_arena *arena,
 	}
 	if (ncand == 0) {
 		s->resolution = not_a_call(rv, caller, s) ? CGM_RES_NONE : CGM_RES_MISSING;
+		/* In an IF that runs only when an extension is installed, in a
+		 * database without it: the call never runs (pg_partman's of
+		 * pg_jobmon), so its missing callee is expected. */
+		const char *needs = cgm_site_get_rare(s)->requires_extension;
+		if (s->resolution == CGM_RES_MISSING && needs && cgm_model_has_extension(model, needs) == 0)
+			s->handles_missing = true;
 	} else {
 		s->ntargets = ncand;
 		s->targets = cgm_arena_alloc(arena, sizeof(int) * (size_t)ncand);
@@ -911,6 +917,7 @@ static uint64_t rare_hash(const cgm_site_rare *x, int ntargets)
 	h = mix(h, (uint64_t)(uintptr_t)x->text);
 	h = mix(h, (uint64_t)(uintptr_t)x->argnames);
 	h = mix(h, (uint64_t)(uintptr_t)x->target_object);
+	h = mix(h, (uint64_t)(uintptr_t)x->requires_extension);
 	h = mix(h, (uint64_t)(unsigned)ntargets);
 	h = mix(h, x->target_via != NULL);
 	for (int i = 0; x->target_via && i < ntargets; i++)
@@ -922,7 +929,8 @@ static bool rare_equal(const cgm_site_rare *a, const cgm_site_rare *b, int ntarg
 {
 	if (a->events != b->events || a->ncolumns != b->ncolumns || a->columns != b->columns ||
 	    a->nreads != b->nreads || a->reads != b->reads || a->text != b->text || a->argnames != b->argnames ||
-	    a->target_object != b->target_object || !a->target_via != !b->target_via)
+	    a->target_object != b->target_object || a->requires_extension != b->requires_extension ||
+	    !a->target_via != !b->target_via)
 		return false;
 	return !a->target_via ||
 	       memcmp(a->target_via, b->target_via, sizeof(cgm_via) * (size_t)ntargets) == 0;
@@ -1220,8 +1228,10 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 			targets += n;
 		}
 		const cgm_site_rare *r = s->rare;
+		/* Why a missing callee may be absent: kept on that site only. */
+		const char *needs = r && s->resolution == CGM_RES_MISSING ? r->requires_extension : NULL;
 		if (!r || !(r->events || r->ncolumns || r->reads || r->text || r->argnames ||
-			    r->target_via || r->target_object))
+			    r->target_via || r->target_object || needs))
 			continue;
 		/* The few sites with more keep it in a record, shared by the
 		 * sites whose records are equal. */
@@ -1233,6 +1243,7 @@ static void keep_resolved(resolve_worker *w, cgm_function *fn)
 		x.reads = cgm_intern_strs(w->strings, r->reads, r->nreads);
 		x.target_via = r->target_via;
 		x.target_object = cgm_intern_strs(w->strings, r->target_object, s->ntargets);
+		x.requires_extension = cgm_intern_str(w->strings, needs);
 		k->rare = keep_rare(w->rares, w->arena, &x, (int)n);
 	}
 	fn->sites = sites;

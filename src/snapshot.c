@@ -798,6 +798,9 @@ static void put_site(cgm_outfile *o, const writer *w, const cgm_site *site)
 	rec_opt_bool(&r, "via_literal", site->via_literal);
 	if (site->handles_missing)
 		rec_opt_bool(&r, "handles_missing", true);
+	/* Said of a missing callee only: why its absence is expected. */
+	if (site->resolution == CGM_RES_MISSING && x->requires_extension)
+		rec_opt_string(&r, "requires_extension", x->requires_extension);
 	rec_opt_string(&r, "stmt", site->stmt);
 	rec_opt_string(&r, "schema", site->schema);
 	rec_opt_string(&r, "name", site->name);
@@ -3237,7 +3240,8 @@ static bool read_site_fast(reader *r, const jv *obj, cgm_site *site)
 				return false;
 			break;
 		case 'r':
-			if (strcmp(key, "runs") == 0 || strcmp(key, "reads") == 0)
+			if (strcmp(key, "runs") == 0 || strcmp(key, "reads") == 0 ||
+			    strcmp(key, "requires_extension") == 0)
 				return false; /* a rare member: read_site */
 			if (strcmp(key, "resolution") != 0)
 				break;
@@ -3314,7 +3318,9 @@ static int read_site(reader *r, const jv *obj, cgm_site *site)
 	TRY(get_string_array(r, obj, "reads", false, false, &x.reads, &x.nreads));
 	TRY(get_string(r, obj, "text", OPTIONAL, &x.text));
 	TRY(get_int64(r, obj, "runs", 0, &x.runs));
-	if (x.argnames || x.events || x.ncolumns || x.columns || x.reads || x.text || x.runs)
+	TRY(get_string(r, obj, "requires_extension", OPTIONAL, &x.requires_extension));
+	if (x.argnames || x.events || x.ncolumns || x.columns || x.reads || x.text || x.runs ||
+	    x.requires_extension)
 		*cgm_site_rare_of(r->model->arena, site) = x;
 	TRY(get_string(r, obj, "resolution", OPTIONAL, &resolution));
 	if (!resolution) /* absent: resolved (format 2 leaves it out) */

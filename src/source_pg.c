@@ -1221,6 +1221,26 @@ static int load_rls_bypass_roles(cgm_model *model, PGconn *conn)
 	return 0;
 }
 
+/* The extensions installed, for the calls that run only when one is
+ * (cgm_site_rare.requires_extension). */
+static int load_extensions(cgm_model *model, PGconn *conn)
+{
+	PGresult *res = PQexec(conn, "SELECT extname FROM pg_catalog.pg_extension ORDER BY 1");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		int rc = cgm_error(CGM_ESOURCE, "cannot read extensions from \"pg_extension\": %s",
+				   PQerrorMessage(conn));
+		PQclear(res);
+		return rc;
+	}
+	int n = PQntuples(res);
+	model->extensions = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)(n ? n : 1));
+	for (int r = 0; r < n; r++)
+		model->extensions[r] = cgm_arena_strdup(model->arena, value(res, r, 0));
+	model->nextensions = n;
+	PQclear(res);
+	return 0;
+}
+
 static int load_relations(cgm_model *model, PGconn *conn, viewdefs *defs)
 {
 	PGresult *res = PQexec(conn, relations_query);
@@ -1656,7 +1676,8 @@ int cgm_source_pg_stream(cgm_model *model, const cgm_source_options *opts,
 	    (rc = run(conn, "SET LOCAL jit = off")) < 0 ||
 	    (rc = load_triggers(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_relations(model, conn, &defs)) < 0 ||
-	    (rc = load_rls_bypass_roles(model, conn)) < 0 || (rc = load_references(model, conn)) < 0 ||
+	    (rc = load_rls_bypass_roles(model, conn)) < 0 || (rc = load_extensions(model, conn)) < 0 ||
+	    (rc = load_references(model, conn)) < 0 ||
 	    (rc = load_effects(model, conn, fires_states(opts))) < 0 ||
 	    (rc = load_types_and_columns(model, conn)) < 0 ||
 	    (rc = load_operators_casts_aggregates(model, conn)) < 0 ||

@@ -142,6 +142,11 @@ static void smap_put(smap *m, const char *key, int value)
 	}
 }
 
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The value of key, or -1. */
 static int smap_get(const smap *m, const char *key)
 {
@@ -8086,6 +8091,15 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 
 	if ((rc = check_schema_patterns(st)) < 0)
 		return rc;
+
+	/* The extensions the files made and did not drop, sorted, as the live
+	 * source reads pg_extension. */
+	model->extensions = cgm_arena_alloc(model->arena, sizeof(char *) * (size_t)(st->extensions.used + 1));
+	model->nextensions = 0;
+	for (int i = 0; i < st->extensions.size; i++)
+		if (st->extensions.keys[i] && st->extensions.values[i] == 1)
+			model->extensions[model->nextensions++] = cgm_arena_strdup(model->arena, st->extensions.keys[i]);
+	qsort(model->extensions, (size_t)model->nextensions, sizeof(char *), compare_names);
 
 	/* The functions that survived, in the model like the live source's:
 	 * the out-of-scope ones only for resolution. */

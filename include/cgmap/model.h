@@ -148,6 +148,11 @@ typedef struct cgm_site_rare {
 	int64_t runs;           /* CGM_SITE_DYNAMIC: times the statement finished at runtime
 	                         * against the mapped body (cgmap_trace 1.4), called a
 	                         * function or not; 0 also when unknown (model->has_site_runs) */
+	const char *requires_extension; /* the site runs only when this extension is
+	                         * installed: it stands in an IF whose condition finds it
+	                         * in pg_extension (extguard.h); kept only on a missing
+	                         * callee's site, whose handles_missing then says whether
+	                         * the database lacks the extension */
 } cgm_site_rare;
 
 /* One call site in one function body.  Names are as PostgreSQL folds them
@@ -803,6 +808,12 @@ typedef struct cgm_model {
 	 * the graph, set by the mapping command and by merge. */
 	bool include_builtins;     /* edges to pg_catalog functions were kept */
 	bool include_extensions;   /* functions of extensions were mapped */
+	int nextensions;           /* the extensions installed in the database mapped */
+	const char **extensions;   /* (live: pg_extension; files: those CREATE EXTENSION
+	                            * made and nothing dropped), sorted, for the calls
+	                            * that run only when one is (cgm_site_rare
+	                            * .requires_extension); NULL when the source did not
+	                            * say (a snapshot read back) */
 	bool replica_session;      /* --replication-role replica: the map is of a session
 	                            * with session_replication_role = replica (the
 	                            * sources kept the REPLICA and ALWAYS triggers, rules
@@ -821,6 +832,10 @@ typedef struct cgm_model {
 	int nbuckets;
 	cgm_time_bucket *buckets;  /* by function, then start */
 } cgm_model;
+
+/* Whether the extension `name` is installed in the database mapped: 1, 0,
+ * or -1 when the source did not say. */
+int cgm_model_has_extension(const cgm_model *model, const char *name);
 
 cgm_model *cgm_model_new(void);
 void cgm_model_free(cgm_model *model);

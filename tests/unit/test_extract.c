@@ -226,6 +226,53 @@ static void test_calls_guarded_against_a_missing_callee(void **state)
 	assert_false(find_site(&fn, "after_all", 0)->handles_missing);
 }
 
+/* A call an IF makes only after finding an extension in pg_extension
+ * (a variable only such a query sets, IS NOT NULL; or EXISTS of such a
+ * query) says which: resolution expects its callee absent where the
+ * extension is.  Not in the ELSE branch, not for a variable set otherwise
+ * too, nor for a count(*), which gives a row anyway. */
+static void test_calls_under_an_extension_test(void **state)
+{
+	(void)state;
+	cgm_function fn = make("plpgsql", "", "void",
+			       "\nDECLARE\n"
+			       "  v_jm text;\n"                                                    /* 3 */
+			       "  v_other text;\n"                                                 /* 4 */
+			       "  v_count int;\n"                                                  /* 5 */
+			       "BEGIN\n"                                                           /* 6 */
+			       "  SELECT nspname INTO v_jm FROM pg_catalog.pg_namespace n, pg_catalog.pg_extension e\n"
+			       "   WHERE e.extname = 'pg_jobmon'::name AND e.extnamespace = n.oid;\n" /* 8 */
+			       "  SELECT extname INTO v_other FROM pg_extension WHERE extname = 'x';\n"
+			       "  v_other := 'set';\n"                                              /* 10 */
+			       "  SELECT count(*) INTO v_count FROM pg_extension WHERE extname = 'y';\n"
+			       "  IF v_jm IS NOT NULL THEN\n"                                       /* 12 */
+			       "    PERFORM add_job('a');\n"                                        /* 13 */
+			       "    IF true THEN PERFORM nested_job(); END IF;\n"                     /* 14 */
+			       "  ELSE\n"                                                          /* 15 */
+			       "    PERFORM not_jobmon();\n"                                        /* 16 */
+			       "  END IF;\n"                                                       /* 17 */
+			       "  IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'postgis') AND v_count > 0 THEN\n"
+			       "    PERFORM st_thing();\n"                                          /* 19 */
+			       "  END IF;\n"                                                       /* 20 */
+			       "  IF v_other IS NOT NULL THEN PERFORM other_fn(); END IF;\n"        /* 21 */
+			       "  IF v_count IS NOT NULL THEN PERFORM counted(); END IF;\n"         /* 22 */
+			       "  PERFORM after_all();\n"                                           /* 23 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	if (!from_parser_trees)
+		return; /* the JSON path does not read these IFs (docs/reports.md, missing) */
+	const char *jm = cgm_site_get_rare(find_site(&fn, "add_job", 0))->requires_extension;
+	assert_non_null(jm);
+	assert_string_equal(jm, "pg_jobmon");
+	assert_string_equal(cgm_site_get_rare(find_site(&fn, "nested_job", 0))->requires_extension, "pg_jobmon");
+	assert_null(cgm_site_get_rare(find_site(&fn, "not_jobmon", 0))->requires_extension);
+	assert_string_equal(cgm_site_get_rare(find_site(&fn, "st_thing", 0))->requires_extension, "postgis");
+	assert_null(cgm_site_get_rare(find_site(&fn, "other_fn", 0))->requires_extension);
+	assert_null(cgm_site_get_rare(find_site(&fn, "counted", 0))->requires_extension);
+	assert_null(cgm_site_get_rare(find_site(&fn, "after_all", 0))->requires_extension);
+}
+
 static void test_execute_text_functions(void **state)
 {
 	(void)state;
@@ -1774,6 +1821,7 @@ int main(void)
 		cmocka_unit_test(test_broken_default_in_header),
 		cmocka_unit_test(test_read_columns),
 		cmocka_unit_test(test_calls_guarded_against_a_missing_callee),
+		cmocka_unit_test(test_calls_under_an_extension_test),
 	};
 	/* Every case on both paths: the trees libpg_query's own parser built,
 	 * and the JSON path a shared libpg_query forces. */
