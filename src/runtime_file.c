@@ -679,11 +679,8 @@ static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char
 			      "calls are counted",
 			      rt->sources[source].database, lost, lost == 1 ? "" : "s",
 			      lost == 1 ? "" : "s");
-#define NOW_OF(side)                                                                       \
-	" CASE WHEN g." side " OPERATOR(pg_catalog.=) 0 THEN 0 ELSE COALESCE("      \
-	"  (SELECT p.oid FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) g." side "),"\
-	"  (SELECT n.fn FROM named n WHERE n.fn_oid OPERATOR(pg_catalog.=) g." side " LIMIT 1))" \
-	" END"
+	/* Joins, not a lookup per row: the table holds up to 16,384 records
+	 * and cgmap_trace_gone up to 4,096 names. */
 	sql = cgm_arena_printf(
 		rt->arena,
 		"WITH db AS (SELECT d.oid FROM pg_catalog.pg_database d"
@@ -697,8 +694,16 @@ static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char
 		"   FROM %s.cgmap_trace_gone() r, db"
 		"   WHERE r.dbid OPERATOR(pg_catalog.=) db.oid AND r.identity IS NOT NULL),"
 		" e AS (SELECT g.site_line, g.dynamic, g.caller_body, g.calls, g.total_ms, g.self_ms,"
-		NOW_OF("caller") " AS caller_now," NOW_OF("callee") " AS callee_now"
-		"   FROM %s.cgmap_trace_gone_edges() g, db WHERE g.dbid OPERATOR(pg_catalog.=) db.oid)"
+		"   CASE WHEN g.caller OPERATOR(pg_catalog.=) 0 THEN 0 ELSE COALESCE(lc.oid, nc.fn) END"
+		"     AS caller_now,"
+		"   CASE WHEN g.callee OPERATOR(pg_catalog.=) 0 THEN 0 ELSE COALESCE(le.oid, ne.fn) END"
+		"     AS callee_now"
+		"   FROM %s.cgmap_trace_gone_edges() g"
+		"   JOIN db ON g.dbid OPERATOR(pg_catalog.=) db.oid"
+		"   LEFT JOIN pg_catalog.pg_proc lc ON lc.oid OPERATOR(pg_catalog.=) g.caller"
+		"   LEFT JOIN named nc ON nc.fn_oid OPERATOR(pg_catalog.=) g.caller"
+		"   LEFT JOIN pg_catalog.pg_proc le ON le.oid OPERATOR(pg_catalog.=) g.callee"
+		"   LEFT JOIN named ne ON ne.fn_oid OPERATOR(pg_catalog.=) g.callee)"
 		" SELECT pg_catalog.json_build_object("
 		"  'caller', CASE WHEN e.caller_now OPERATOR(pg_catalog.<>) 0"
 		"            THEN e.caller_now::pg_catalog.regprocedure::text END,"
@@ -711,7 +716,6 @@ static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char
 		"   AND (p.oid IS NULL OR (" NOT_SYSTEM_FUNCTION "))"
 		" ORDER BY 1",
 		schema, schema);
-#undef NOW_OF
 	return read_json_rows(NULL, rt, source, conn, what, sql, "edges of dropped functions",
 			      read_gone_edge_row);
 }
