@@ -3550,6 +3550,11 @@ static void mark_extension_ifs(extract_ctx *ctx)
 			v->extension = wanted;
 		v->set = true;
 	}
+	/* Without a probe variable only an EXISTS names an extension: a
+	 * condition without pg_extension in its text is not even parsed. */
+	bool probes = false;
+	for (int k = 0; k < p.nvars && !probes; k++)
+		probes = p.vars[k].set && p.vars[k].extension;
 	for (int i = 0; i < ctx->nsteps; i++) {
 		tree_step *t = &ctx->steps[i];
 		if (t->what != STEP_STATEMENT || strcmp(t->kind, "if") != 0 || t->then_end <= i)
@@ -3557,7 +3562,7 @@ static void mark_extension_ifs(extract_ctx *ctx)
 		for (int q = i + 1; q < t->then_end && ctx->steps[q].what != STEP_STATEMENT; q++)
 			if (ctx->steps[q].what == STEP_EXPRESSION && strcmp(ctx->steps[q].field, "cond") == 0) {
 				t->requires = cgm_extguard_condition(ctx->arena, ctx->steps[q].text,
-								     probe_extension, &p);
+								     probes ? probe_extension : NULL, &p);
 				break;
 			}
 	}
