@@ -4300,6 +4300,39 @@ cgmap_trace_sites(PG_FUNCTION_ARGS)
 #define CGT_GONE_COLS 8
 
 /*
+ * A copy of a table of dropped functions' records (cgt_gone, cgt_gone_edges:
+ * entries of `entrysize` bytes), taken under the shared lock, palloc'd;
+ * *nrows entries.  Before it, the caller's own batch and the stale records
+ * of its database were added (cgt_flush, cgt_purge_stale).
+ */
+static void *
+cgt_copy_gone(HTAB *table, Size entrysize, int *nrows)
+{
+	HASH_SEQ_STATUS hash_seq;
+	void	   *entry;
+	char	   *rows;
+	int			n = 0;
+	int			maxrows;
+
+	LWLockAcquire(cgt_state->lock, LW_SHARED);
+	maxrows = (int) hash_get_num_entries(table);
+	rows = palloc(entrysize * (maxrows + 1));
+	hash_seq_init(&hash_seq, table);
+	while ((entry = hash_seq_search(&hash_seq)) != NULL)
+	{
+		if (n >= maxrows)
+		{
+			hash_seq_term(&hash_seq);
+			break;
+		}
+		memcpy(rows + entrysize * n++, entry, entrysize);
+	}
+	LWLockRelease(cgt_state->lock);
+	*nrows = n;
+	return rows;
+}
+
+/*
  * The calls of dropped functions (extension version 1.5; see "Dropped
  * functions and databases") of the databases the current role may see:
  * per function, its identity when it was dropped (NULL when only its
@@ -4310,11 +4343,8 @@ Datum
 cgmap_trace_gone(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HASH_SEQ_STATUS hash_seq;
-	cgtGoneEntry *g;
 	cgtGoneEntry *rows;
-	int			nrows = 0;
-	int			maxrows;
+	int			nrows;
 	int			i;
 	bool		privileged;
 	cgtDbVis   *vis = NULL;
@@ -4326,21 +4356,7 @@ cgmap_trace_gone(PG_FUNCTION_ARGS)
 	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_gone()", CGT_GONE_COLS);
-
-	LWLockAcquire(cgt_state->lock, LW_SHARED);
-	maxrows = (int) hash_get_num_entries(cgt_gone);
-	rows = palloc(sizeof(cgtGoneEntry) * (maxrows + 1));
-	hash_seq_init(&hash_seq, cgt_gone);
-	while ((g = hash_seq_search(&hash_seq)) != NULL)
-	{
-		if (nrows >= maxrows)
-		{
-			hash_seq_term(&hash_seq);
-			break;
-		}
-		rows[nrows++] = *g;
-	}
-	LWLockRelease(cgt_state->lock);
+	rows = cgt_copy_gone(cgt_gone, sizeof(cgtGoneEntry), &nrows);
 
 	privileged = superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
@@ -4386,11 +4402,8 @@ Datum
 cgmap_trace_gone_edges(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HASH_SEQ_STATUS hash_seq;
-	cgtGoneEdge *ge;
 	cgtGoneEdge *rows;
-	int			nrows = 0;
-	int			maxrows;
+	int			nrows;
 	int			i;
 	bool		privileged;
 	cgtDbVis   *vis = NULL;
@@ -4402,21 +4415,7 @@ cgmap_trace_gone_edges(PG_FUNCTION_ARGS)
 	cgt_purge_stale();
 	InitMaterializedSRF(fcinfo, 0);
 	cgt_check_cols(rsinfo, "cgmap_trace_gone_edges()", CGT_GONE_EDGE_COLS);
-
-	LWLockAcquire(cgt_state->lock, LW_SHARED);
-	maxrows = (int) hash_get_num_entries(cgt_gone_edges);
-	rows = palloc(sizeof(cgtGoneEdge) * (maxrows + 1));
-	hash_seq_init(&hash_seq, cgt_gone_edges);
-	while ((ge = hash_seq_search(&hash_seq)) != NULL)
-	{
-		if (nrows >= maxrows)
-		{
-			hash_seq_term(&hash_seq);
-			break;
-		}
-		rows[nrows++] = *ge;
-	}
-	LWLockRelease(cgt_state->lock);
+	rows = cgt_copy_gone(cgt_gone_edges, sizeof(cgtGoneEdge), &nrows);
 
 	privileged = superuser() ||
 		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
