@@ -4202,6 +4202,30 @@ cgt_purge_stale(void)
 }
 
 /*
+ * The columns of an edge's row, as cgmap_trace_edges() and
+ * cgmap_trace_gone_edges() list it (CGT_EDGE_COLS).
+ */
+static void
+cgt_edge_values(Datum *values, bool *nulls, const cgtKey *key, const cgtCounters *c)
+{
+	memset(nulls, 0, sizeof(bool) * CGT_EDGE_COLS);
+	values[0] = ObjectIdGetDatum(key->dbid);
+	values[1] = ObjectIdGetDatum(key->caller);
+	values[2] = ObjectIdGetDatum(key->callee);
+	values[3] = Int32GetDatum(key->line);
+	values[4] = BoolGetDatum(key->dynamic);
+	values[5] = Int64GetDatum(c->calls);
+	values[6] = Float8GetDatum(c->total_ms);
+	values[7] = Float8GetDatum(c->self_ms);
+	values[8] = TimestampTzGetDatum(c->first_seen);
+	values[9] = TimestampTzGetDatum(c->last_seen);
+	if (key->body != 0)
+		values[10] = cgt_body_text(key->body);
+	else
+		nulls[10] = true;
+}
+
+/*
  * The edges the current role may see (cgt_visible_rows).
  */
 Datum
@@ -4230,21 +4254,7 @@ cgmap_trace_edges(PG_FUNCTION_ARGS)
 		Datum		values[CGT_EDGE_COLS];
 		bool		nulls[CGT_EDGE_COLS];
 
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = ObjectIdGetDatum(r->key.dbid);
-		values[1] = ObjectIdGetDatum(r->key.caller);
-		values[2] = ObjectIdGetDatum(r->key.callee);
-		values[3] = Int32GetDatum(r->key.line);
-		values[4] = BoolGetDatum(r->key.dynamic);
-		values[5] = Int64GetDatum(r->counters.calls);
-		values[6] = Float8GetDatum(r->counters.total_ms);
-		values[7] = Float8GetDatum(r->counters.self_ms);
-		values[8] = TimestampTzGetDatum(r->counters.first_seen);
-		values[9] = TimestampTzGetDatum(r->counters.last_seen);
-		if (r->key.body != 0)
-			values[10] = cgt_body_text(r->key.body);
-		else
-			nulls[10] = true;
+		cgt_edge_values(values, nulls, &r->key, &r->counters);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(rows);
@@ -4387,7 +4397,7 @@ cgmap_trace_gone(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-#define CGT_GONE_EDGE_COLS 11
+#define CGT_GONE_EDGE_COLS CGT_EDGE_COLS	/* the columns of cgmap_trace_edges() */
 
 /*
  * cgmap_trace_gone_edges() (1.8): the edges and site runs removed with a
@@ -4427,21 +4437,7 @@ cgmap_trace_gone_edges(PG_FUNCTION_ARGS)
 
 		if (!cgt_db_visible(r->key.dbid, privileged, &vis, &nvis, &visCapacity))
 			continue;
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = ObjectIdGetDatum(r->key.dbid);
-		values[1] = ObjectIdGetDatum(r->key.caller);
-		values[2] = ObjectIdGetDatum(r->key.callee);
-		values[3] = Int32GetDatum(r->key.line);
-		values[4] = BoolGetDatum(r->key.dynamic);
-		values[5] = Int64GetDatum(r->counters.calls);
-		values[6] = Float8GetDatum(r->counters.total_ms);
-		values[7] = Float8GetDatum(r->counters.self_ms);
-		values[8] = TimestampTzGetDatum(r->counters.first_seen);
-		values[9] = TimestampTzGetDatum(r->counters.last_seen);
-		if (r->key.body != 0)
-			values[10] = cgt_body_text(r->key.body);
-		else
-			nulls[10] = true;
+		cgt_edge_values(values, nulls, &r->key, &r->counters);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(rows);
