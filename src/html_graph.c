@@ -647,17 +647,23 @@ void html_graph_function(cgm_strbuf *dot, html_graph_info *info, html_graph_scra
 			cgm_strbuf_printf(&raw, "%s(%d arg%s)", site->name ? site->name : "?",
 					  site->nargs, site->nargs == 1 ? "" : "s");
 			dot_text_cut(dot, cgm_strbuf_cstr(&raw), LABEL_MAX);
-			cgm_strbuf_puts(dot, "\\nmissing\", tooltip=\"missing callee: no function ");
+			/* One the caller expects absent (cgm_site_missing_handled) in
+			 * grey, a defect in red. */
+			bool expected = cgm_site_missing_handled(site);
+			const char *color = expected ? COL_MORE : COL_MISSING;
+			cgm_strbuf_printf(dot, "\\n%s\", tooltip=\"missing callee: no function ",
+					  expected ? "expected absent" : "missing");
 			dot_text(dot, cgm_strbuf_cstr(&raw));
 			cgm_strbuf_free(&raw);
-			cgm_strbuf_printf(dot, " (line %d)\", shape=box, style=\"dashed,filled\", "
-					       "fillcolor=\"#fff5f5\", color=\"" COL_MISSING "\", "
-					       "fontcolor=\"" COL_MISSING "\"];\n",
-					  site->line);
+			cgm_strbuf_printf(dot, " (line %d)%s\", shape=box, style=\"dashed,filled\", "
+					       "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
+					  site->line,
+					  expected ? "; the caller is ready for its absence" : "",
+					  expected ? "#f8f9fa" : "#fff5f5", color, color);
 			cgm_strbuf_printf(dot,
-					  "  n%d -> m%d [color=\"" COL_MISSING "\", style=dashed, "
-					  "label=\"line %d\", fontcolor=\"" COL_MISSING "\"];\n",
-					  s->node_of[fn], nmissing, site->line);
+					  "  n%d -> m%d [color=\"%s\", style=dashed, "
+					  "label=\"line %d\", fontcolor=\"%s\"];\n",
+					  s->node_of[fn], nmissing, color, site->line, color);
 			nmissing++;
 		} else if (site->kind == CGM_SITE_DYNAMIC) {
 			if (ndynamic == EXTRA_CAP) {

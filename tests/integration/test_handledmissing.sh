@@ -42,6 +42,20 @@ for map in static sql; do
 	pgtest_expect_grep "$map: the snapshot's summary" "$PGTEST_WORK/$map/cgmap.json" '"missing_handled":3'
 done
 
+# The site: the function page draws an expected absent callee in grey,
+# says why, and the missing report page lists only the defects.
+"$CGMAP" render "$PGTEST_WORK/sql" --out "$PGTEST_WORK/site" 2>"$PGTEST_WORK/render.err" ||
+	pgtest_fail "render failed: $(cat "$PGTEST_WORK/render.err")"
+page=$(grep -l '<h1 class="fn">app.version()</h1>' "$PGTEST_WORK"/site/functions/*.html)
+pgtest_expect_grep "site: the graph says expected absent" "$page" 'expected absent'
+pgtest_expect_grep "site: the page says why" "$page" \
+	'expected: the block around the call catches undefined_function'
+missing_page=$(ls "$PGTEST_WORK"/site/reports/missing*.html)
+pgtest_expect_grep "site: the report page lists the defects" "$missing_page" 'typo_version'
+if grep -q 'geo_version\|add_job' "$missing_page"; then
+	pgtest_fail "site: the missing report page lists an expected absent callee"
+fi
+
 # A diff that adds app.version() finds no missing callee in it.
 printf 'CREATE SCHEMA app;\nCREATE FUNCTION app.base() RETURNS text LANGUAGE sql AS $$ SELECT $q$1.0$q$ $$;\n' \
 	>"$PGTEST_WORK/base.sql"
