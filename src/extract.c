@@ -200,14 +200,14 @@ typedef struct extract_ctx {
 	 * there handles a missing callee (cgm_site.handles_missing). */
 	int guards;
 	int guards_outside;     /* JSON walk: the count outside the innermost block */
-	int *open_blocks;       /* tree steps: the blocks with a clause being recorded */
-	int nopen_blocks, cap_open_blocks;
 	/* The extension the IF around the statement being read finds in
 	 * pg_extension before running its THEN statements (extguard.h), or
-	 * NULL; with the IFs being recorded (tree steps). */
+	 * NULL. */
 	const char *requires_extension;
-	int *open_ifs;
-	int nopen_ifs, cap_open_ifs;
+	/* Tree steps being recorded: the blocks with an EXCEPTION clause and
+	 * the IFs whose scope (tree_step.scope_end) is not closed yet. */
+	int *open_scopes;
+	int nopen_scopes, cap_open_scopes;
 } extract_ctx;
 
 static bool field_rewritten(const extract_ctx *ctx, const char *name)
@@ -311,11 +311,11 @@ typedef struct tree_step {
 	const char *field;  /* STEP_EXPRESSION (static) */
 	const char *type;   /* STEP_VAR: as declared, NULL when unknown */
 	const char *default_text, *cursor_text; /* STEP_VAR */
-	bool guards;        /* STEP_STATEMENT of a block: its EXCEPTION clause names
-	                     * undefined_function */
-	int handlers_at;    /* ... and the step its handlers' actions start at */
-	int then_end;       /* STEP_STATEMENT of an IF: the step after its THEN statements */
-	const char *requires; /* ... and the extension its condition needs, or NULL */
+	int scope_end;      /* STEP_STATEMENT of a block with an EXCEPTION clause: the
+	                     * step its handlers start at; of an IF: the step after its
+	                     * THEN statements; -1 while open, 0 for other statements */
+	bool guards;        /* ... the block's clause names undefined_function */
+	const char *requires; /* ... the extension the IF's condition needs, or NULL */
 } tree_step;
 
 /* ---- lines ------------------------------------------------------------ */
@@ -1961,6 +1961,18 @@ static tree_step *new_step(extract_ctx *ctx, int what)
 	return t;
 }
 
+/* The last step recorded (a block's or an IF's) opens a scope that
+ * on_tree_scope_end closes. */
+static void open_scope(extract_ctx *ctx)
+{
+	ctx->steps[ctx->nsteps - 1].scope_end = -1;
+	if (ctx->nopen_scopes == ctx->cap_open_scopes) {
+		ctx->cap_open_scopes = ctx->cap_open_scopes ? ctx->cap_open_scopes * 2 : 8;
+		ctx->open_scopes = cgm_xrealloc(ctx->open_scopes, sizeof(int) * (size_t)ctx->cap_open_scopes);
+	}
+	ctx->open_scopes[ctx->nopen_scopes++] = ctx->nsteps - 1;
+}
+
 static void on_tree_begin(void *arg)
 {
 	((extract_ctx *)arg)->walked = true;
@@ -1984,21 +1996,8 @@ static void on_tree_statement(void *arg, const char *kind, int lineno)
 	tree_step *t = new_step(ctx, STEP_STATEMENT);
 	t->kind = kind;
 	t->lineno = lineno;
-	if (strcmp(kind, "if") == 0) {
-		t->then_end = -1;
-		if (ctx->nopen_ifs == ctx->cap_open_ifs) {
-			ctx->cap_open_ifs = ctx->cap_open_ifs ? ctx->cap_open_ifs * 2 : 8;
-			ctx->open_ifs = cgm_xrealloc(ctx->open_ifs, sizeof(int) * (size_t)ctx->cap_open_ifs);
-		}
-		ctx->open_ifs[ctx->nopen_ifs++] = ctx->nsteps - 1;
-	}
-}
-
-static void on_tree_then_end(void *arg)
-{
-	extract_ctx *ctx = arg;
-	if (ctx->nopen_ifs > 0)
-		ctx->steps[ctx->open_ifs[--ctx->nopen_ifs]].then_end = ctx->nsteps;
+	if (strcmp(kind, "if") == 0)
+		open_scope(ctx);
 }
 
 static void on_tree_end(void *arg)
@@ -2014,20 +2013,16 @@ static void on_tree_guard(void *arg, bool catches_undefined_function)
 	if (ctx->nsteps == 0)
 		return;
 	ctx->steps[ctx->nsteps - 1].guards = catches_undefined_function;
-	ctx->steps[ctx->nsteps - 1].handlers_at = -1;
-	if (ctx->nopen_blocks == ctx->cap_open_blocks) {
-		ctx->cap_open_blocks = ctx->cap_open_blocks ? ctx->cap_open_blocks * 2 : 8;
-		ctx->open_blocks = cgm_xrealloc(ctx->open_blocks,
-						sizeof(int) * (size_t)ctx->cap_open_blocks);
-	}
-	ctx->open_blocks[ctx->nopen_blocks++] = ctx->nsteps - 1;
+	open_scope(ctx);
 }
 
-static void on_tree_handlers(void *arg)
+/* A block's handlers begin, or an IF's THEN statements are over: the
+ * innermost open scope ends here (blocks and IFs nest as the tree does). */
+static void on_tree_scope_end(void *arg)
 {
 	extract_ctx *ctx = arg;
-	if (ctx->nopen_blocks > 0)
-		ctx->steps[ctx->open_blocks[--ctx->nopen_blocks]].handlers_at = ctx->nsteps;
+	if (ctx->nopen_scopes > 0)
+		ctx->steps[ctx->open_scopes[--ctx->nopen_scopes]].scope_end = ctx->nsteps;
 }
 
 static void on_tree_expression(void *arg, const char *text, const char *field)
@@ -3505,7 +3500,7 @@ static void mark_extension_ifs(extract_ctx *ctx)
 {
 	bool any = false;
 	for (int i = 0; i < ctx->nsteps && !any; i++)
-		any = ctx->steps[i].what == STEP_STATEMENT && ctx->steps[i].then_end > i &&
+		any = ctx->steps[i].what == STEP_STATEMENT && ctx->steps[i].scope_end > i &&
 		      strcmp(ctx->steps[i].kind, "if") == 0;
 	if (!any)
 		return;
@@ -3557,9 +3552,9 @@ static void mark_extension_ifs(extract_ctx *ctx)
 		probes = p.vars[k].set && p.vars[k].extension;
 	for (int i = 0; i < ctx->nsteps; i++) {
 		tree_step *t = &ctx->steps[i];
-		if (t->what != STEP_STATEMENT || strcmp(t->kind, "if") != 0 || t->then_end <= i)
+		if (t->what != STEP_STATEMENT || strcmp(t->kind, "if") != 0 || t->scope_end <= i)
 			continue;
-		for (int q = i + 1; q < t->then_end && ctx->steps[q].what != STEP_STATEMENT; q++)
+		for (int q = i + 1; q < t->scope_end && ctx->steps[q].what != STEP_STATEMENT; q++)
 			if (ctx->steps[q].what == STEP_EXPRESSION && strcmp(ctx->steps[q].field, "cond") == 0) {
 				t->requires = cgm_extguard_condition(ctx->arena, ctx->steps[q].text,
 								     probes ? probe_extension : NULL, &p);
@@ -3581,23 +3576,26 @@ static void replay_tree(extract_ctx *ctx)
 	} saved_context;
 	saved_context *stack = NULL;
 	int depth = 0, cap = 0;
-	/* Where the handlers of each guarding block open begin: its body's
-	 * sites are guarded until then. */
-	int *guard_ends = NULL;
-	int nguards = 0;
-	/* The THEN statements of the IFs that need an extension: until then. */
-	struct needs { int end; const char *extension; } *needs = NULL;
-	int nneeds = 0;
+	/* The open scopes that say something of their sites (a block's body
+	 * guarded against a missing callee, an IF's THEN statements needing an
+	 * extension), innermost last, each until its scope_end. */
+	const tree_step **scopes = NULL;
+	int nscopes = 0;
 	collect_exec_vars(ctx);
 	mark_extension_ifs(ctx);
 	for (int i = 0; i < ctx->nsteps; i++) {
 		const tree_step *t = &ctx->steps[i];
-		while (nguards > 0 && guard_ends[nguards - 1] <= i)
-			nguards--;
-		ctx->guards = nguards;
-		while (nneeds > 0 && needs[nneeds - 1].end <= i)
-			nneeds--;
-		ctx->requires_extension = nneeds > 0 ? needs[nneeds - 1].extension : NULL;
+		if (nscopes > 0 && scopes[nscopes - 1]->scope_end <= i) {
+			while (nscopes > 0 && scopes[nscopes - 1]->scope_end <= i)
+				nscopes--;
+			ctx->guards = 0;
+			ctx->requires_extension = NULL;
+			for (int k = 0; k < nscopes; k++) {
+				ctx->guards += scopes[k]->guards;
+				if (scopes[k]->requires)
+					ctx->requires_extension = scopes[k]->requires;
+			}
+		}
 		switch (t->what) {
 		case STEP_VAR:
 			if (t->text && t->type && strcmp(t->type, "UNKNOWN") != 0) {
@@ -3628,14 +3626,12 @@ static void replay_tree(extract_ctx *ctx)
 				ctx->stmt_line = t->lineno;
 			ctx->stmt_kind = statement_kind(ctx, t->kind, ctx->stmt_line);
 			ctx->in_perform = strcmp(t->kind, "perform") == 0;
-			if (t->guards && t->handlers_at > i) {
-				guard_ends = cgm_xrealloc(guard_ends, sizeof(int) * (size_t)(nguards + 1));
-				guard_ends[nguards++] = t->handlers_at;
-				ctx->guards = nguards;
-			}
-			if (t->requires && t->then_end > i) {
-				needs = cgm_xrealloc(needs, sizeof(*needs) * (size_t)(nneeds + 1));
-				needs[nneeds++] = (struct needs){ t->then_end, t->requires };
+			if ((t->guards || t->requires) && t->scope_end > i) {
+				scopes = cgm_xrealloc(scopes, sizeof(*scopes) * (size_t)(nscopes + 1));
+				scopes[nscopes++] = t;
+				ctx->guards += t->guards;
+				if (t->requires)
+					ctx->requires_extension = t->requires;
 			}
 			break;
 		case STEP_END:
@@ -3687,8 +3683,7 @@ static void replay_tree(extract_ctx *ctx)
 		}
 	}
 	free(stack);
-	free(guard_ends);
-	free(needs);
+	free(scopes);
 	ctx->guards = 0;
 	ctx->requires_extension = NULL;
 	cgm_exec_vars_release(ctx->exec_vars);
@@ -3824,14 +3819,13 @@ static void extract_plpgsql(extract_ctx *ctx)
 		.ctx = ctx, .begin = on_tree_begin, .var = on_tree_var,
 		.statement = on_tree_statement, .end = on_tree_end, .expression = on_tree_expression,
 		.into = on_tree_into, .sets = on_tree_sets,
-		.guard = on_tree_guard, .handlers = on_tree_handlers, .then_end = on_tree_then_end,
+		.guard = on_tree_guard, .handlers = on_tree_scope_end, .then_end = on_tree_scope_end,
 	};
 	for (int attempt = 0; attempt <= MAX_REWRITES; attempt++) {
 		ctx->ncaptured = ctx->nevents = ctx->captured_cursor = 0;
 		ctx->walked = false;
 		ctx->nsteps = 0;
-		ctx->nopen_blocks = 0;
-		ctx->nopen_ifs = 0;
+		ctx->nopen_scopes = 0;
 		if (use_parser_trees) {
 			cgm_raw_capture_set(&capture);
 			cgm_raw_plpgsql_set(&tree_visitor);
@@ -4054,8 +4048,7 @@ void cgm_extract_function_with(cgm_arena *arena, cgm_function *fn, cgm_coercions
 	free(ctx.captured);
 	free(ctx.events);
 	free(ctx.steps);
-	free(ctx.open_blocks);
-	free(ctx.open_ifs);
+	free(ctx.open_scopes);
 	free(ctx.pending);
 	free(ctx.sites);
 	free(ctx.exprs);

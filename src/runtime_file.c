@@ -605,6 +605,21 @@ static int read_site_runs(cgm_runtime *rt, int source, PGconn *conn, const char 
 	return rc;
 }
 
+/* The function now of the identity `rel`.identity a row of
+ * cgmap_trace_gone() gives, or NULL.  The view's own lookup,
+ * to_regprocedure(identity), raises when a type the identity names is gone
+ * too (a function dropped with its argument's type, DROP TYPE ... CASCADE):
+ * one such record would fail the whole read.  The identity is matched
+ * instead against what pg_identify_object() says of each function of that
+ * name now, which is the text cgmap_trace kept
+ * (format_procedure_qualified). */
+#define FUNCTION_OF_IDENTITY(rel)                                                          \
+	"(SELECT q.oid FROM pg_catalog.pg_proc q"                                              \
+	"  WHERE pg_catalog.strpos(" rel ".identity, q.proname::text) OPERATOR(pg_catalog.>) 0"  \
+	"    AND (pg_catalog.pg_identify_object('pg_catalog.pg_proc'::pg_catalog.regclass,"     \
+	"         q.oid, 0)).identity OPERATOR(pg_catalog.=) " rel ".identity"                  \
+	"  LIMIT 1)"
+
 /* cgmap_trace 1.5: the calls the edges of dropped functions had counted,
  * for the current database's functions they count for now (a function of
  * a dropped one's identity created again, or a callee whose callers were
@@ -612,22 +627,12 @@ static int read_site_runs(cgm_runtime *rt, int source, PGconn *conn, const char 
 static int read_gone(int *lost, cgm_runtime *rt, int source, PGconn *conn, const char *schema,
 		     const char *what)
 {
-	/* The view's own lookup, to_regprocedure(identity), raises when a
-	 * type the identity names is gone too (a function dropped with its
-	 * argument's type, DROP TYPE ... CASCADE): one such record would
-	 * fail the whole read.  The identity is matched instead against what
-	 * pg_identify_object() says of each function of that name now, which
-	 * is the text cgmap_trace kept (format_procedure_qualified). */
 	char *sql = cgm_arena_printf(
 		rt->arena,
 		"SELECT pg_catalog.json_build_object('function', g.fn::text, 'identity', g.identity,"
 		" 'calls', g.calls, 'total_ms', g.total_ms, 'self_ms', g.self_ms)::text"
 		" FROM (SELECT CASE WHEN r.identity IS NULL THEN r.fn_oid::pg_catalog.regprocedure"
-		"        ELSE (SELECT q.oid::pg_catalog.regprocedure FROM pg_catalog.pg_proc q"
-		"              WHERE pg_catalog.strpos(r.identity, q.proname::text) OPERATOR(pg_catalog.>) 0"
-		"                AND (pg_catalog.pg_identify_object('pg_catalog.pg_proc'::pg_catalog.regclass,"
-		"                     q.oid, 0)).identity OPERATOR(pg_catalog.=) r.identity"
-		"              LIMIT 1) END AS fn,"
+		"        ELSE " FUNCTION_OF_IDENTITY("r") "::pg_catalog.regprocedure END AS fn,"
 		"       r.identity, r.calls, r.total_ms, r.self_ms"
 		"       FROM %s.cgmap_trace_gone() r"
 		"       JOIN pg_catalog.pg_database d ON d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()"
@@ -642,34 +647,14 @@ static int read_gone(int *lost, cgm_runtime *rt, int source, PGconn *conn, const
 }
 
 /* cgmap_trace 1.8: the edges and site runs the extension kept when a
- * function they name was dropped, when the installed version has them.
+ * function they name was dropped (`lost`: those it had no room for).
  * Each OID is the function's now, or the dropped one's, which
  * cgmap_trace_gone() names by its identity, matched as read_gone matches
  * it; an edge of a function not created again names nothing that exists
  * and is left out (its calls were counted for its callee, if that exists). */
 static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char *schema,
-			   const char *what)
+			   const char *what, long long lost)
 {
-	char *sql = cgm_arena_printf(
-		rt->arena,
-		"SELECT EXISTS (SELECT FROM pg_catalog.pg_proc f"
-		" JOIN pg_catalog.pg_depend d ON d.objid OPERATOR(pg_catalog.=) f.oid"
-		"  AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass"
-		"  AND d.deptype OPERATOR(pg_catalog.=) 'e'"
-		" JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid"
-		" WHERE e.extname OPERATOR(pg_catalog.=) 'cgmap_trace'"
-		"   AND f.proname OPERATOR(pg_catalog.=) 'cgmap_trace_gone_edges'),"
-		" (SELECT (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) 'gone_edges_lost')"
-		"  FROM %s.cgmap_trace_info() i)",
-		schema);
-	PGresult *res = must_query(conn, what, sql);
-	if (!res)
-		return CGM_ESOURCE;
-	bool present = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
-	long long lost = present && cell(res, 0, 1) ? strtoll(cell(res, 0, 1), NULL, 10) : 0;
-	PQclear(res);
-	if (!present)
-		return 0;
 	if (lost > 0)
 		rt_diagnostic(rt, NULL, 0,
 			      "cgmap_trace of database '%s' could not keep %lld edge%s and dynamic "
@@ -681,16 +666,11 @@ static int read_gone_edges(cgm_runtime *rt, int source, PGconn *conn, const char
 			      lost == 1 ? "" : "s");
 	/* Joins, not a lookup per row: the table holds up to 16,384 records
 	 * and cgmap_trace_gone up to 4,096 names. */
-	sql = cgm_arena_printf(
+	char *sql = cgm_arena_printf(
 		rt->arena,
 		"WITH db AS (SELECT d.oid FROM pg_catalog.pg_database d"
 		"            WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()),"
-		" named AS (SELECT r.fn_oid,"
-		"   (SELECT q.oid FROM pg_catalog.pg_proc q"
-		"     WHERE pg_catalog.strpos(r.identity, q.proname::text) OPERATOR(pg_catalog.>) 0"
-		"       AND (pg_catalog.pg_identify_object('pg_catalog.pg_proc'::pg_catalog.regclass,"
-		"            q.oid, 0)).identity OPERATOR(pg_catalog.=) r.identity"
-		"     LIMIT 1) AS fn"
+		" named AS (SELECT r.fn_oid, " FUNCTION_OF_IDENTITY("r") " AS fn"
 		"   FROM %s.cgmap_trace_gone() r, db"
 		"   WHERE r.dbid OPERATOR(pg_catalog.=) db.oid AND r.identity IS NOT NULL),"
 		" e AS (SELECT g.site_line, g.dynamic, g.caller_body, g.calls, g.total_ms, g.self_ms,"
@@ -832,7 +812,9 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 	char *lost_sql = cgm_arena_printf(rt->arena,
 					  "SELECT (pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->>) "
 					  "'stale_removed'), (pg_catalog.to_jsonb(i) "
-					  "OPERATOR(pg_catalog.->>) 'stale_kept') FROM %s.cgmap_trace_info() i",
+					  "OPERATOR(pg_catalog.->>) 'stale_kept'), (pg_catalog.to_jsonb(i) "
+					  "OPERATOR(pg_catalog.->>) 'gone_edges_lost')"
+					  " FROM %s.cgmap_trace_info() i",
 					  schema);
 	res = must_query(conn, what, sql);
 	if (!res) {
@@ -907,6 +889,9 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 		src->trace_stale_removed = strtoll(cell(res, 0, 0), NULL, 10);
 	bool keeps = cell(res, 0, 1) != NULL;
 	int64_t kept = keeps ? strtoll(cell(res, 0, 1), NULL, 10) : 0;
+	/* From 1.8, with cgmap_trace_gone_edges(): NULL before. */
+	bool keeps_edges = cell(res, 0, 2) != NULL;
+	long long edges_lost = keeps_edges ? strtoll(cell(res, 0, 2), NULL, 10) : 0;
 	PQclear(res);
 	if (keeps && src->trace_stale_removed >= 0) {
 		int lost = 0;
@@ -915,7 +900,7 @@ static int read_trace(bool *found, cgm_runtime *rt, int source, PGconn *conn, co
 			PQfreemem(schema);
 			return rc;
 		}
-		rc = read_gone_edges(rt, source, conn, schema, what);
+		rc = keeps_edges ? read_gone_edges(rt, source, conn, schema, what, edges_lost) : 0;
 		if (rc < 0) {
 			PQfreemem(schema);
 			return rc;

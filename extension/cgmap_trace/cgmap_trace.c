@@ -2987,6 +2987,19 @@ cgt_dropped(Oid dbid, Oid fn_oid)
  * otherwise (drop NULL).  false when they cannot be kept (an identity too
  * long, a full table).  Exclusive lock held; no allocation, no error.
  */
+/* Add counters `c` to `to`: sums, and the widest seen interval. */
+static void
+cgt_counters_add(cgtCounters *to, const cgtCounters *c)
+{
+	to->calls += c->calls;
+	to->total_ms += c->total_ms;
+	to->self_ms += c->self_ms;
+	if (c->first_seen < to->first_seen)
+		to->first_seen = c->first_seen;
+	if (c->last_seen > to->last_seen)
+		to->last_seen = c->last_seen;
+}
+
 static bool
 cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
 {
@@ -3010,13 +3023,7 @@ cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
 	}
 	if (drop != NULL)
 		strlcpy(g->identity, drop->identity, sizeof(g->identity));
-	g->counters.calls += c->calls;
-	g->counters.total_ms += c->total_ms;
-	g->counters.self_ms += c->self_ms;
-	if (c->first_seen < g->counters.first_seen)
-		g->counters.first_seen = c->first_seen;
-	if (c->last_seen > g->counters.last_seen)
-		g->counters.last_seen = c->last_seen;
+	cgt_counters_add(&g->counters, c);
 	return true;
 }
 
@@ -3029,25 +3036,11 @@ cgt_gone_add(Oid dbid, Oid callee, const cgtDrop *drop, const cgtCounters *c)
 static bool
 cgt_gone_name(Oid dbid, Oid fn_oid, const cgtDrop *drop, const cgtCounters *c)
 {
-	cgtGoneKey	key;
-	cgtGoneEntry *g;
-	bool		found;
+	cgtCounters none = {0};
 
-	if (drop == NULL || drop->identity == NULL)
-		return false;
-	key.dbid = dbid;
-	key.fn_oid = fn_oid;
-	g = hash_search(cgt_gone, &key, HASH_ENTER_NULL, &found);
-	if (g == NULL)
-		return false;
-	if (!found)
-	{
-		memset(&g->counters, 0, sizeof(g->counters));
-		g->counters.first_seen = c->first_seen;
-		g->counters.last_seen = c->last_seen;
-	}
-	strlcpy(g->identity, drop->identity, sizeof(g->identity));
-	return true;
+	none.first_seen = c->first_seen;
+	none.last_seen = c->last_seen;
+	return drop != NULL && cgt_gone_add(dbid, fn_oid, drop, &none);
 }
 
 /*
@@ -3070,17 +3063,9 @@ cgt_keep_edge(const cgtKey *key, const cgtCounters *c)
 		return;
 	}
 	if (!found)
-	{
 		ge->counters = *c;
-		return;
-	}
-	ge->counters.calls += c->calls;
-	ge->counters.total_ms += c->total_ms;
-	ge->counters.self_ms += c->self_ms;
-	if (c->first_seen < ge->counters.first_seen)
-		ge->counters.first_seen = c->first_seen;
-	if (c->last_seen > ge->counters.last_seen)
-		ge->counters.last_seen = c->last_seen;
+	else
+		cgt_counters_add(&ge->counters, c);
 }
 
 /*
