@@ -400,6 +400,7 @@ typedef struct sql_state {
 
 	cgm_function *fns;
 	bool *dropped;
+	bool *made_in_block; /* its definition was made by a DO block or a guarded one */
 	int nfns, cap_fns;
 	smap fn_index; /* id -> index into fns, -1 after a drop */
 
@@ -2006,6 +2007,46 @@ static bool same_extraction_input(const cgm_function *a, const cgm_function *b)
 	return true;
 }
 
+/* Whether a line of text[from, to) is a psql \if, \elif or \else: psql
+ * runs one branch, and a file read here applies them all. */
+static bool psql_branch_between(const char *text, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		if (i > from && text[i - 1] != '\n')
+			continue;
+		int j = i;
+		while (j < to && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (j + 3 <= to && (strncmp(text + j, "\\if", 3) == 0 ||
+				    strncmp(text + j, "\\el", 3) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* CREATE OR REPLACE of a function the same file defined already, with
+ * another definition, and nothing dropped it between: the earlier body
+ * never runs, which in one file is a slip (two tests of the same name,
+ * one of them never run), not a migration.  Either made by a DO block or
+ * a guarded one (an update script's "make it if missing, then replace
+ * it"), or on each side of a psql branch, is not said. */
+static void diagnose_redefinition(sql_state *st, int existing, const cgm_function *f, int at)
+{
+	const cgm_function *old = &st->fns[existing];
+	if (st->do_depth > 0 || st->guarded || st->made_in_block[existing] || !old->file || !f->file ||
+	    strcmp(old->file, f->file) != 0 || old->file_line <= 0 || old->file_line >= f->file_line)
+		return;
+	if (same_extraction_input(old, f))
+		return; /* the same definition twice: nothing is lost */
+	int first = old->file_line - st->line_base - 1;
+	if (first < 0 || first >= st->nlines ||
+	    psql_branch_between(st->text, st->line_starts[first], at))
+		return;
+	diagnose(st, at,
+		 "function %s is defined again: its definition at line %d is replaced and never runs",
+		 f->id, old->file_line);
+}
+
 /* Add or replace a function record under its id (CREATE [OR REPLACE]). */
 static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 {
@@ -2015,6 +2056,8 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 			diagnose_existing(st, at, "function %s already exists", f->id);
 			return;
 		}
+		diagnose_redefinition(st, existing, f, at);
+		st->made_in_block[existing] = st->do_depth > 0 || st->guarded;
 		f->comment = st->fns[existing].comment; /* CREATE OR REPLACE keeps it */
 		f->owner = st->fns[existing].owner;     /* and its owner */
 		st->fns[existing] = *f;
@@ -2027,6 +2070,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 		 * model's arena keeps nothing of this list. */
 		st->fns = cgm_xrealloc(st->fns, sizeof(cgm_function) * (size_t)cap);
 		st->dropped = cgm_xrealloc(st->dropped, sizeof(bool) * (size_t)cap);
+		st->made_in_block = cgm_xrealloc(st->made_in_block, sizeof(bool) * (size_t)cap);
 		if (st->pool)
 			st->spec = cgm_xrealloc(st->spec, sizeof(cgm_function *) * (size_t)cap);
 		st->cap_fns = cap;
@@ -2034,6 +2078,7 @@ static void store_function(sql_state *st, cgm_function *f, bool replace, int at)
 	f->owner = sql_roles_acting(&st->roles);
 	st->fns[st->nfns] = *f;
 	st->dropped[st->nfns] = false;
+	st->made_in_block[st->nfns] = st->do_depth > 0 || st->guarded;
 	smap_put(&st->fn_index, f->id, st->nfns);
 	st->nfns++;
 	speculate(st, st->nfns - 1);
@@ -8010,6 +8055,7 @@ int cgm_source_sql_stream(cgm_model *model, const char *const *paths, int npaths
 	free(st.ref_owners.next);
 	free(st.fns);
 	free(st.dropped);
+	free(st.made_in_block);
 	for (int k = 0; k < st.nspecs; k++)
 		free(st.specs[k]);
 	free(st.specs);

@@ -120,7 +120,11 @@ static void test_create_replace_drop(void **state)
 	assert_int_equal(cgm_model_find(m, "app.gone()"), -1);
 	/* The builtins are there for resolution. */
 	assert_true(fn(m, "lower(text)")->builtin);
-	assert_int_equal(m->ndiagnostics, 0);
+	/* The one thing said: app.f's first body never runs. */
+	assert_int_equal(m->ndiagnostics, 1);
+	assert_non_null(strstr(m->diagnostics[0].message,
+			       "function app.f(integer,character varying) is defined again: its "
+			       "definition at line 2 is replaced"));
 	cgm_model_free(m);
 }
 
@@ -845,7 +849,7 @@ static void test_includes(void **state)
 	cgm_model_free(m);
 }
 
-/* The diagnostic whose message holds `needle`, or NULL; and how many hold it. */
+/* How many diagnostics hold `needle`. */
 static int count_diagnostics(const cgm_model *m, const char *needle)
 {
 	int n = 0;
@@ -1843,6 +1847,54 @@ static void test_view_base_follows_renames(void **state)
 	cgm_model_free(m);
 }
 
+/* A function one file defines again with another body loses its first
+ * definition, which never runs: said at the second, naming the first's
+ * line.  Not said of the same definition twice, of a DROP between, of the
+ * two sides of a psql \if, of a DO block's CREATE or one replacing a DO
+ * block's (PostGIS's update scripts make a function in a DO block when it
+ * is missing, then replace it), nor across files (a migration replacing
+ * what an earlier file made). */
+static void test_redefinition_in_one_file(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE FUNCTION test_a() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE OR REPLACE FUNCTION test_a() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE OR REPLACE FUNCTION test_a() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"CREATE FUNCTION b() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"DROP FUNCTION b();\n"
+		"CREATE FUNCTION b() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"\\if :have_new\n"
+		"CREATE OR REPLACE FUNCTION c() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"\\else\n"
+		"CREATE OR REPLACE FUNCTION c() RETURNS int LANGUAGE sql AS 'SELECT 2';\n"
+		"\\endif\n"
+		"CREATE FUNCTION d() RETURNS int LANGUAGE sql AS 'SELECT 1';\n"
+		"DO $$ BEGIN CREATE OR REPLACE FUNCTION d() RETURNS int LANGUAGE sql AS 'SELECT 2'; END $$;\n"
+		"DO $$ BEGIN CREATE FUNCTION e() RETURNS int LANGUAGE sql AS 'SELECT 1'; END $$;\n"
+		"CREATE OR REPLACE FUNCTION e() RETURNS int LANGUAGE sql AS 'SELECT 2';\n");
+	assert_int_equal(count_diagnostics(m, "is defined again"), 1);
+	const cgm_diagnostic *d = NULL;
+	for (int i = 0; i < m->ndiagnostics; i++)
+		if (strstr(m->diagnostics[i].message, "is defined again"))
+			d = &m->diagnostics[i];
+	assert_non_null(d);
+	assert_int_equal(d->line, 3);
+	assert_string_equal(d->message, "function public.test_a() is defined again: its definition "
+					"at line 2 is replaced and never runs");
+	assert_string_equal(fn(m, "public.test_a()")->source, "SELECT 2");
+	assert_string_equal(fn(m, "public.d()")->source, "SELECT 2");
+	assert_string_equal(fn(m, "public.e()")->source, "SELECT 2");
+	cgm_model_free(m);
+
+	write_file("v1.sql", "CREATE FUNCTION e() RETURNS int LANGUAGE sql AS 'SELECT 1';\n");
+	write_file("v2.sql", "CREATE OR REPLACE FUNCTION e() RETURNS int LANGUAGE sql AS 'SELECT 2';\n");
+	const char *names[] = { "v1.sql", "v2.sql" };
+	m = load_files(names, 2);
+	assert_int_equal(count_diagnostics(m, "is defined again"), 0);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1889,6 +1941,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_do_block_server_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routine_called_from_from, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builtin_objects_and_available_extensions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_redefinition_in_one_file, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
