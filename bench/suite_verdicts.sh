@@ -119,7 +119,9 @@ jq -r '[.edges[] | select(.observed and (.static | not) and .via != "dynamic")
         | (.cause // "unclassified")] | group_by(.) | map("\(.[0]): \(length)")
         | "unexplained by cause: " + (if length == 0 then "none" else join(", ") end)' "$work/live/cgmap.json"
 if [ ${#files[@]} -gt 0 ]; then
-	"$cgmap" --sql "${files[@]}" ${include[@]+"${include[@]}"} --no-html --out "$work/files" 2>"$work/files.err" || true
+	# psql reads the files' includes wherever they lie: so does the map.
+	"$cgmap" --sql "${files[@]}" --allow-include-outside ${include[@]+"${include[@]}"} --no-html \
+		--out "$work/files" 2>"$work/files.err" || true
 	if [ -f "$work/files/cgmap.json" ]; then
 		"$cgmap" report edges "$work/files" | LC_ALL=C sort >"$work/files.edges"
 		jq -r '.functions[].id' "$work/files/cgmap.json" | LC_ALL=C sort >"$work/files.ids"
@@ -129,6 +131,15 @@ if [ ${#files[@]} -gt 0 ]; then
 		"$cgmap" report edges "$work/static" | LC_ALL=C sort |
 			awk 'NR == FNR { mine[$0] = 1; next } { split($0, a, " -> ") } (a[1] in mine)' \
 				"$work/files.ids" - >"$work/db.edges"
+		# The database's functions the files do not define (an include
+		# not read, a statement the map refused): their edges would be
+		# compared with nothing.
+		jq -r '.functions[].id' "$work/static/cgmap.json" | LC_ALL=C sort >"$work/db.ids"
+		absent=$(LC_ALL=C comm -23 "$work/db.ids" "$work/files.ids" | wc -l)
+		if [ "$absent" -gt 0 ]; then
+			echo "files: $(wc -l <"$work/files.ids") functions; $absent of the database's $(wc -l <"$work/db.ids") are not in them:"
+			LC_ALL=C comm -23 "$work/db.ids" "$work/files.ids" | head -20
+		fi
 		if diff "$work/db.edges" "$work/files.edges" >"$work/edges.diff"; then
 			echo "files: $(wc -l <"$work/files.ids") functions, $(wc -l <"$work/files.edges") edges, as in the database"
 		else
