@@ -28,14 +28,17 @@
 # its column when it is called in FROM (empty when it has none, several, or
 # an unnamed one).
 #
-# pg15_extensions.tsv: extension, object ("type", "function" or "cast"),
-# schema ("@extschema@" for the schema the extension is created in), then
+# pg15_extensions.tsv: extension, object ("type", "function", "cast" or
+# "operator"), schema ("@extschema@" for the schema the extension is
+# created in), then
 # for a function its name and the columns above from argtypes on; for a
 # type its name, pg_type.typtype, typcategory, typispreferred (t or f) and a
 # domain's base type ("-" for none); (a function row written before outname
 # was listed ends at language: cgmap reads it as having none); for a cast
 # "-" as the schema, then
-# source, target, context, method and function as in pg15_casts.tsv.
+# source, target, context, method and function as in pg15_casts.tsv; for an
+# operator its schema, name, left ("-" for a prefix operator), right and
+# result types and function ("-" for none) as in pg15_operators.tsv.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
 # pg15_relations.tsv: "relation", schema, name, relkind, column names and
@@ -58,7 +61,7 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,54p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
@@ -214,7 +217,18 @@ JOIN pg_catalog.pg_language l ON l.oid = p.prolang
 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE p.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
-ORDER BY p.proname COLLATE \"C\", pg_catalog.oidvectortypes(p.proargtypes) COLLATE \"C\";"
+ORDER BY p.proname COLLATE \"C\", pg_catalog.oidvectortypes(p.proargtypes) COLLATE \"C\";
+SELECT '$ext', 'operator',
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, o.oprname,
+       CASE WHEN o.oprleft = 0 THEN '-' ELSE pg_catalog.format_type(o.oprleft, NULL) END,
+       pg_catalog.format_type(o.oprright, NULL), pg_catalog.format_type(o.oprresult, NULL),
+       CASE WHEN o.oprcode = 0 THEN '-' ELSE o.oprcode::pg_catalog.regprocedure::text END
+FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+WHERE o.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_operator'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+  AND o.oprright <> 0
+ORDER BY o.oprname COLLATE \"C\", pg_catalog.format_type(o.oprleft, NULL) COLLATE \"C\",
+         pg_catalog.format_type(o.oprright, NULL) COLLATE \"C\";"
 	# Relocatable ones go to the scratch schema; the others where they must.
 	if ! { echo "BEGIN; CREATE SCHEMA cgmap_ext; CREATE EXTENSION \"$ext\" WITH SCHEMA cgmap_ext CASCADE;"
 	       echo "$listing"; echo "ROLLBACK;"; } | "${psql_cmd[@]}" -F $'\t' >>"$ext_tmp" 2>/dev/null &&
@@ -230,6 +244,7 @@ done
 	echo "# extension	object	schema	name	argtypes	ndefaults	variadic	kind	result	argnames	language"
 	echo "# extension	type	schema	name	typtype	typcategory	typispreferred	base"
 	echo "# extension	cast	-	source	target	context	method	function"
+	echo "# extension	operator	schema	name	left	right	result	function"
 	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
 } >"$ext_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

@@ -283,6 +283,7 @@ enum { POLICY_USING = 1, POLICY_CHECK = 2 };
 typedef struct sql_operator {
 	cgm_operator op;
 	int fn;
+	const char *extension; /* the extension that made it, or NULL */
 	bool dropped;
 } sql_operator;
 
@@ -5600,7 +5601,7 @@ static void drop_type_dependents(sql_state *st, const char *prefix, const char *
 }
 
 /* DROP EXTENSION, or a DROP SCHEMA ... CASCADE reaching it: its
- * functions, casts and types, and what depends on those; a later CREATE
+ * functions, casts, operators and types, and what depends on those; a later CREATE
  * EXTENSION makes it again. */
 static void drop_extension(sql_state *st, sql_extension *e)
 {
@@ -5613,6 +5614,9 @@ static void drop_extension(sql_state *st, sql_extension *e)
 	for (int i = 0; i < st->ncasts; i++)
 		if (st->casts[i].extension && strcmp(st->casts[i].extension, e->name) == 0)
 			st->casts[i].dropped = true;
+	for (int i = 0; i < st->noperators; i++)
+		if (st->operators[i].extension && strcmp(st->operators[i].extension, e->name) == 0)
+			st->operators[i].dropped = true;
 	for (int i = 0; i < e->ntypes; i++)
 		smap_put(&st->types, e->type_keys[i], 0);
 	drop_type_dependents(st, NULL, e->types, e->ntypes);
@@ -6377,6 +6381,20 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		c->cast = x.casts[i];
 		c->fn = -1; /* the extension's function: no reference of the schema's */
 		c->extension = name;
+	}
+	/* Its operators, which type what their operands give (hstore's
+	 * `h -> 'key'` is text): an operator of the files' own of the same
+	 * name and operands stays, as PostgreSQL refuses the extension then. */
+	for (int i = 0; i < x.noperators; i++) {
+		const cgm_operator *op = &x.operators[i];
+		if (find_sql_operator(st, op->schema, op->name, op->left, op->right))
+			continue;
+		RESERVE_ONE(st->a, st->operators, st->noperators, st->cap_operators, 16);
+		sql_operator *o = &st->operators[st->noperators++];
+		memset(o, 0, sizeof *o);
+		o->op = *op;
+		o->fn = op->function_id ? smap_get(&st->fn_index, op->function_id) : -1;
+		o->extension = name;
 	}
 }
 
@@ -8162,6 +8180,12 @@ static int load_files(sql_state *st, const char *const *paths, int npaths)
 			f->source = NULL;
 			f->body_version = NULL;
 			f->comment = NULL;
+		} else if (f->from_extension && opts && opts->include_extensions &&
+			   strcmp(f->schema, "pg_catalog") != 0) {
+			/* --include-extensions: an extension's functions are the
+			 * graph's, as the live source maps them; the files have
+			 * none of their bodies (C, or the list's SQL ones). */
+			f->builtin = false;
 		}
 	}
 	for (int k = 0; k < st->ntriggers; k++)

@@ -118,6 +118,9 @@ typedef struct cgm_extension_contents {
 	int ntype_infos;
 	cgm_cast *casts;           /* builtin false, function -1 */
 	int ncasts;
+	cgm_operator *operators;   /* canonical types; builtin false, function -1,
+				    * function_id the extension's function's id */
+	int noperators;
 } cgm_extension_contents;
 
 /* What extension `extension` creates when made in `schema`, into *out, all
