@@ -38,7 +38,9 @@
 # "-" as the schema, then
 # source, target, context, method and function as in pg15_casts.tsv; for an
 # operator its schema, name, left ("-" for a prefix operator), right and
-# result types and function ("-" for none) as in pg15_operators.tsv.
+# result types and function ("-" for none) as in pg15_operators.tsv; for
+# "requires", "-" then an extension its default version requires, one a
+# row, in the control file's order.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
 # pg15_relations.tsv: "relation", schema, name, relkind, column names and
@@ -61,7 +63,7 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,54p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,57p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
@@ -218,6 +220,11 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE p.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
 ORDER BY p.proname COLLATE \"C\", pg_catalog.oidvectortypes(p.proargtypes) COLLATE \"C\";
+SELECT '$ext', 'requires', '-', r.name
+FROM pg_catalog.pg_available_extension_versions v, unnest(v.requires) WITH ORDINALITY AS r(name, k)
+WHERE v.name = '$ext' AND v.version = (SELECT default_version FROM pg_catalog.pg_available_extensions
+                                       WHERE name = '$ext')
+ORDER BY r.k;
 SELECT '$ext', 'operator',
        CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, o.oprname,
        CASE WHEN o.oprleft = 0 THEN '-' ELSE pg_catalog.format_type(o.oprleft, NULL) END,
@@ -245,6 +252,7 @@ done
 	echo "# extension	type	schema	name	typtype	typcategory	typispreferred	base"
 	echo "# extension	cast	-	source	target	context	method	function"
 	echo "# extension	operator	schema	name	left	right	result	function"
+	echo "# extension	requires	-	extension"
 	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
 } >"$ext_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

@@ -3,7 +3,8 @@
  * from the data files scripts/gen_builtins.sh writes from a real server:
  * data/pg15_builtins.tsv (the pg_catalog functions, appended to a model as
  * builtins) and data/pg15_extensions.tsv (per extension, its functions,
- * types, casts and operators; see cgmap/types.h).
+ * types, casts and operators, and the extensions it requires; see
+ * cgmap/types.h).
  *
  * In:  the model or an arena; the files found in $CGMAP_DATADIR, beside the
  *      executable, or in the source tree (CGMAP_DATADIR compile definition).
@@ -262,16 +263,18 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	const char *qualified = cgm_quote_ident(arena, schema);
 	char *line = NULL, *f[12];
 	size_t cap = 0;
-	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0;
+	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0;
 	while ((rc = next_row(in, &line, &cap, &lineno, f, 12)) > 0) {
 		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
 		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
 		bool operator = rc == 8 && strcmp(f[1], "operator") == 0;
+		bool requires = rc == 4 && strcmp(f[1], "requires") == 0;
 		/* A function row written before outname was listed has 11. */
-		if (!(type && (rc == 4 || rc == 8)) && !cast && !operator && rc != 11 && rc != 12) {
+		if (!(type && (rc == 4 || rc == 8)) && !cast && !operator && !requires && rc != 11 &&
+		    rc != 12) {
 			rc = cgm_error(CGM_ESOURCE,
-				       "\"%s\":%d: expected 4 or 8 (type), 8 (cast or operator) or 11 or 12 "
-				       "(function) fields",
+				       "\"%s\":%d: expected 4 (requires), 4 or 8 (type), 8 (cast or "
+				       "operator) or 11 or 12 (function) fields",
 				       path, lineno);
 			break;
 		}
@@ -311,6 +314,12 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 			c->method = f[6][0];
 			c->function_id = strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
 			c->function = -1;
+			continue;
+		}
+		if (requires) {
+			out->requires = arena_push(arena, out->requires, &out->nrequires, &capr,
+						   sizeof(char *));
+			out->requires[out->nrequires - 1] = cgm_arena_strdup(arena, f[3]);
 			continue;
 		}
 		if (operator) {

@@ -6315,26 +6315,19 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 	st->fns[fn].comment = comment && *comment ? cgm_arena_strdup(st->a, comment) : NULL;
 }
 
-/* CREATE EXTENSION: its functions (kept for resolution only, like the live
- * source keeps them) and types, from the list generated from a server. */
-static void apply_create_extension(sql_state *st, const jd_node *stmt)
+/* Required extensions deeper than this are not made (the list is data). */
+#define MAX_EXTENSION_REQUIRES 16
+
+/* Make extension `ext` in `schema` (the SCHEMA clause's, else NULL: the
+ * creation schema), from the list generated from a server: its functions
+ * (kept for resolution only, like the live source keeps them), types,
+ * casts and operators.  The extensions it requires are made first when
+ * the files have not made them: CASCADE makes them (in the SCHEMA
+ * clause's schema), and without it the database had them, or PostgreSQL
+ * would have refused the statement. */
+static void make_extension(sql_state *st, const char *ext, const char *schema, int at, int depth)
 {
-	const char *ext = jstr(stmt, "extname");
-	int at = first_token(st);
-	if (!ext)
-		return;
-	if (smap_get(&st->extensions, ext) == 1) {
-		if (!jbool(stmt, "if_not_exists"))
-			diagnose_existing(st, at, "extension \"%s\" already exists", ext);
-		return;
-	}
-	const char *schema = NULL;
-	jd_node *options = jget(stmt, "options");
-	for (size_t i = 0; i < jd_size(options); i++) {
-		jd_node *d = jget(jd_at(options, i), "DefElem");
-		if (jstr(d, "defname") && strcmp(jstr(d, "defname"), "schema") == 0)
-			schema = jd_string_node(jget(d, "arg"));
-	}
+	const char *given_schema = schema;
 	if (!schema)
 		schema = creation_schema(st);
 	if (!schema) {
@@ -6347,6 +6340,11 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		diagnose(st, at, "%s", cgm_error_message());
 		return;
 	}
+	for (int i = 0; rc == 1 && i < x.nrequires; i++)
+		if (smap_get(&st->extensions, x.requires[i]) != 1 && depth < MAX_EXTENSION_REQUIRES)
+			make_extension(st, x.requires[i], given_schema, at, depth + 1);
+	if (rc == 0 && depth > 0)
+		return; /* a language (plperl) or one the list lacks: the rest is made */
 	const char *name = cgm_arena_strdup(st->a, ext);
 	smap_put(&st->extensions, name, 1);
 	RESERVE_ONE(st->a, st->exts, st->nexts, st->cap_exts, 8);
@@ -6396,6 +6394,28 @@ static void apply_create_extension(sql_state *st, const jd_node *stmt)
 		o->fn = op->function_id ? smap_get(&st->fn_index, op->function_id) : -1;
 		o->extension = name;
 	}
+}
+
+/* CREATE EXTENSION [IF NOT EXISTS] name [SCHEMA s] [CASCADE]. */
+static void apply_create_extension(sql_state *st, const jd_node *stmt)
+{
+	const char *ext = jstr(stmt, "extname");
+	int at = first_token(st);
+	if (!ext)
+		return;
+	if (smap_get(&st->extensions, ext) == 1) {
+		if (!jbool(stmt, "if_not_exists"))
+			diagnose_existing(st, at, "extension \"%s\" already exists", ext);
+		return;
+	}
+	const char *schema = NULL;
+	jd_node *options = jget(stmt, "options");
+	for (size_t i = 0; i < jd_size(options); i++) {
+		jd_node *d = jget(jd_at(options, i), "DefElem");
+		if (jstr(d, "defname") && strcmp(jstr(d, "defname"), "schema") == 0)
+			schema = jd_string_node(jget(d, "arg"));
+	}
+	make_extension(st, ext, schema, at, 0);
 }
 
 /* ---- what CREATE TYPE makes besides its name (sqlfile_types.h) ---- */

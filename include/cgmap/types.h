@@ -121,6 +121,8 @@ typedef struct cgm_extension_contents {
 	cgm_operator *operators;   /* canonical types; builtin false, function -1,
 				    * function_id the extension's function's id */
 	int noperators;
+	const char **requires;     /* the extensions it requires (its control file's) */
+	int nrequires;
 } cgm_extension_contents;
 
 /* What extension `extension` creates when made in `schema`, into *out, all

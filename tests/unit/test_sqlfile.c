@@ -1895,6 +1895,35 @@ static void test_redefinition_in_one_file(void **state)
 	cgm_model_free(m);
 }
 
+/* CREATE EXTENSION makes what the extension requires first, when the
+ * files have not made it: with CASCADE in the SCHEMA clause's schema (as
+ * PostgreSQL does), and without it too, since the statement succeeded
+ * only where the database had them.  A required language (plpgsql,
+ * plperl) the list does not hold is passed over without a word. */
+static void test_extension_requires(void **state)
+{
+	(void)state;
+	cgm_model *m = load_text(
+		"CREATE SCHEMA ext;\n"
+		"CREATE EXTENSION earthdistance SCHEMA ext CASCADE;\n"
+		"CREATE EXTENSION hstore_plperl CASCADE;\n"
+		"CREATE EXTENSION pgtap;\n"
+		"CREATE FUNCTION d(a ext.earth, b ext.earth) RETURNS float8 LANGUAGE sql\n"
+		"  AS $$ SELECT ext.earth_distance(a, b) $$;\n");
+	assert_true(fn(m, "ext.cube_distance(ext.cube,ext.cube)")->from_extension);
+	assert_true(fn(m, "ext.earth_distance(ext.earth,ext.earth)")->from_extension);
+	assert_true(fn(m, "public.akeys(public.hstore)")->from_extension);
+	fn(m, "public.d(ext.earth,ext.earth)");
+	for (int i = 0; i < m->ndiagnostics; i++)
+		fail_msg("diagnostic: %s", m->diagnostics[i].message);
+	cgm_model_free(m);
+
+	/* Made once: a later CREATE EXTENSION cube says it exists. */
+	m = load_text("CREATE EXTENSION earthdistance;\nCREATE EXTENSION cube;\n");
+	assert_int_equal(count_diagnostics(m, "extension \"cube\" already exists"), 1);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1942,6 +1971,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_routine_called_from_from, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builtin_objects_and_available_extensions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redefinition_in_one_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extension_requires, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
