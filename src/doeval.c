@@ -8,6 +8,7 @@
  */
 #include "doeval.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pg_query.h>
 #include <stdbool.h>
@@ -226,7 +227,7 @@ static value call(const scope *s, const jd_node *fc, int depth)
 		return setting(s, args, depth);
 	if (jd_size(args) != 1)
 		return cant;
-	if (strcmp(name, "upper") != 0 && strcmp(name, "lower") != 0)
+	if (strcmp(name, "upper") != 0 && strcmp(name, "lower") != 0 && strcmp(name, "quote_ident") != 0)
 		return cant;
 	value v = eval(s, jd_at(args, 0), depth + 1);
 	if (v.kind != TEXT)
@@ -280,6 +281,70 @@ static int compare(value l, value r)
 	}
 }
 
+/* A text, integer or boolean value as its text, or NULL. */
+static const char *as_text(const scope *s, value v)
+{
+	if (v.kind == TEXT)
+		return v.text;
+	if (v.kind == INT)
+		return cgm_arena_printf(s->a, "%lld", v.integer);
+	if (v.kind == BOOL)
+		return v.boolean ? "true" : "false";
+	return NULL;
+}
+
+/* Bytes of the UTF-8 character at p (1 for a stray byte). */
+static size_t char_bytes(const unsigned char *p)
+{
+	size_t n = *p < 0x80 ? 1 : *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 1;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 1;
+	return n;
+}
+
+/* Does `text` match the LIKE `pattern` (% any run, _ one character, a
+ * backslash quoting the next)?  Greedy with one backtrack point, linear
+ * in practice: the last % seen takes one more character on a mismatch.
+ * `fold` compares ASCII letters without case (ILIKE); 1, 0, or -1 when
+ * the files cannot tell (a non-ASCII letter under ILIKE: the collation's). */
+static int like_match(const char *text, const char *pattern, bool fold)
+{
+	const unsigned char *t = (const unsigned char *)text, *p = (const unsigned char *)pattern;
+	const unsigned char *star_p = NULL, *star_t = NULL;
+	while (*t) {
+		if (fold && (*t >= 0x80 || (*p >= 0x80 && *p != '%')))
+			return -1;
+		if (*p == '%') {
+			while (*p == '%')
+				p++;
+			if (!*p)
+				return 1;
+			star_p = p;
+			star_t = t;
+			continue;
+		}
+		if (*p == '_') {
+			p++;
+			t += char_bytes(t);
+			continue;
+		}
+		const unsigned char *lit = *p == '\\' && p[1] ? p + 1 : p;
+		if (*lit && (fold ? tolower(*lit) == tolower(*t) : *lit == *t)) {
+			p = lit + 1;
+			t++;
+			continue;
+		}
+		if (!star_p)
+			return 0;
+		p = star_p;
+		t = ++star_t;
+	}
+	while (*p == '%')
+		p++;
+	return *p == '\0';
+}
+
 static value operator(const scope *s, const jd_node *e, int depth)
 {
 	const char *kind = jd_string(jd_get(e, "kind"));
@@ -307,13 +372,29 @@ static value operator(const scope *s, const jd_node *e, int depth)
 			return cant;
 		return null ? (value){ .kind = NUL } : of_bool(!in);
 	}
-	if (strcmp(kind, "AEXPR_OP") != 0)
+	bool like = strcmp(kind, "AEXPR_LIKE") == 0, ilike = strcmp(kind, "AEXPR_ILIKE") == 0;
+	if (strcmp(kind, "AEXPR_OP") != 0 && !like && !ilike)
 		return cant;
 	value r = eval(s, jd_get(e, "rexpr"), depth + 1);
 	if (l.kind == CANT || r.kind == CANT)
 		return cant;
 	if (l.kind == NUL || r.kind == NUL)
 		return (value){ .kind = NUL };
+	if (like || ilike) {
+		/* x LIKE 'p%' (~~), NOT LIKE (!~~), ILIKE (~~*), NOT ILIKE (!~~*):
+		 * PostGIS's AddToSearchPath tests the database's path so. */
+		if (l.kind != TEXT || r.kind != TEXT)
+			return cant;
+		int m = like_match(l.text, r.text, ilike);
+		return m < 0 ? cant : of_bool(op[0] == '!' ? !m : m);
+	}
+	if (strcmp(op, "||") == 0) {
+		/* 'x' || y: text; an integer or boolean operand as its text */
+		const char *lt = as_text(s, l), *rt = as_text(s, r);
+		if (!lt || !rt || l.array || r.array)
+			return cant;
+		return (value){ .kind = TEXT, .text = cgm_arena_printf(s->a, "%s%s", lt, rt) };
+	}
 	int c = compare(l, r);
 	bool text = l.kind == TEXT && r.kind == TEXT;
 	if (c == 2)

@@ -55,6 +55,30 @@ static void test_arrays(void **state)
 	assert_int_equal(cgm_do_eval_condition("'{a, b}'::text[] = '{a,b}'::text[]"), -1);
 }
 
+/* LIKE, ILIKE and their NOT, || and quote_ident(): PostGIS topology's
+ * AddToSearchPath() tests `cur_path LIKE '%' || quote_ident(schema) ||
+ * '%'` before it adds its schema to the database's search_path. */
+static void test_like_and_concatenation(void **state)
+{
+	(void)state;
+	assert_int_equal(cgm_do_eval_condition("'\"$user\", public' LIKE '%' || quote_ident('topology') || '%'"), 0);
+	assert_int_equal(cgm_do_eval_condition("'\"$user\", public, topology' LIKE '%' || "
+					       "pg_catalog.quote_ident('topology') || '%'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'abc' LIKE 'a_c'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'abc' NOT LIKE 'a%'"), 0);
+	assert_int_equal(cgm_do_eval_condition("'ABC' ILIKE 'a%c'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'a%c' LIKE 'a\\%c'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'abc' LIKE 'a\\%c'"), 0);
+	assert_int_equal(cgm_do_eval_condition("'aXbXc' LIKE '%X%X%'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'aaa' LIKE '%a%a%a%a'"), 0);
+	assert_int_equal(cgm_do_eval_condition("'\xc3\xa9' LIKE '_'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' || 1 = 'x1'"), 1);
+	assert_int_equal(cgm_do_eval_condition("'x' || NULL = 'x'"), 0);
+	assert_int_equal(cgm_do_eval_condition("quote_ident('My Schema') = '\"My Schema\"'"), 1);
+	/* A non-ASCII letter without case is the collation's. */
+	assert_int_equal(cgm_do_eval_condition("'\xc3\x89' ILIKE '\xc3\xa9'"), -1);
+}
+
 static void test_three_valued_logic(void **state)
 {
 	(void)state;
@@ -195,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_text_comparisons),
 		cmocka_unit_test(test_numbers_and_booleans),
 		cmocka_unit_test(test_arrays),
+		cmocka_unit_test(test_like_and_concatenation),
 		cmocka_unit_test(test_three_valued_logic),
 		cmocka_unit_test(test_what_cannot_be_told),
 		cmocka_unit_test(test_extension_subqueries),
