@@ -40,7 +40,12 @@
 # operator its schema, name, left ("-" for a prefix operator), right and
 # result types and function ("-" for none) as in pg15_operators.tsv; for
 # "requires", "-" then an extension its default version requires, one a
-# row, in the control file's order.
+# row, in the control file's order; for a relation (its tables, views and
+# composite types) its schema, name, relkind and columns as in
+# pg15_relations.tsv; for "aggsupport", "-", an aggregate's id, then the
+# roles of its support functions and their ids, ";" between; for
+# "dbpath", "-", the schemas its script adds to the database's search_path
+# (ALTER DATABASE ... SET), ";" between.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
 # pg15_relations.tsv: "relation", schema, name, relkind, column names and
@@ -63,7 +68,7 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,57p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,61p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
@@ -220,6 +225,45 @@ JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE p.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
 ORDER BY p.proname COLLATE \"C\", pg_catalog.oidvectortypes(p.proargtypes) COLLATE \"C\";
+SELECT '$ext', 'relation',
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, c.relname, c.relkind,
+       (SELECT string_agg(a.attname, ';' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a
+         WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+       (SELECT string_agg(pg_catalog.format_type(a.atttypid, a.atttypmod), ';' ORDER BY a.attnum)
+          FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'c')
+  AND (c.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+       OR c.reltype IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_type'::pg_catalog.regclass
+                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext')))
+ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\";
+SELECT '$ext', 'aggsupport', '-', a.aggfnoid::pg_catalog.regprocedure::text,
+       pg_catalog.concat_ws(';', CASE WHEN a.aggtransfn <> 0 THEN 'transition' END,
+         CASE WHEN a.aggfinalfn <> 0 THEN 'final' END, CASE WHEN a.aggcombinefn <> 0 THEN 'combine' END,
+         CASE WHEN a.aggserialfn <> 0 THEN 'serialize' END, CASE WHEN a.aggdeserialfn <> 0 THEN 'deserialize' END,
+         CASE WHEN a.aggmtransfn <> 0 THEN 'moving transition' END,
+         CASE WHEN a.aggminvtransfn <> 0 THEN 'moving inverse' END,
+         CASE WHEN a.aggmfinalfn <> 0 THEN 'moving final' END),
+       pg_catalog.concat_ws(';', NULLIF(a.aggtransfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggfinalfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggcombinefn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggserialfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggdeserialfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggmtransfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggminvtransfn, 0)::pg_catalog.regprocedure::text,
+         NULLIF(a.aggmfinalfn, 0)::pg_catalog.regprocedure::text)
+FROM pg_catalog.pg_aggregate a
+WHERE a.aggfnoid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+ORDER BY a.aggfnoid::pg_catalog.regprocedure::text COLLATE \"C\";
+SELECT '$ext', 'dbpath', '-', pg_catalog.string_agg(p.schema, ';' ORDER BY p.k)
+FROM pg_catalog.pg_db_role_setting d, unnest(d.setconfig) AS c(config),
+     unnest(pg_catalog.string_to_array(pg_catalog.regexp_replace(c.config, '^search_path=', ''), ', '))
+       WITH ORDINALITY AS p(schema, k)
+WHERE d.setrole = 0 AND d.setdatabase = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
+  AND c.config LIKE 'search_path=%' AND p.schema NOT IN ('\"\$user\"', 'public')
+HAVING pg_catalog.count(*) > 0;
 SELECT '$ext', 'requires', '-', r.name
 FROM pg_catalog.pg_available_extension_versions v, unnest(v.requires) WITH ORDINALITY AS r(name, k)
 WHERE v.name = '$ext' AND v.version = (SELECT default_version FROM pg_catalog.pg_available_extensions
@@ -253,6 +297,9 @@ done
 	echo "# extension	cast	-	source	target	context	method	function"
 	echo "# extension	operator	schema	name	left	right	result	function"
 	echo "# extension	requires	-	extension"
+	echo "# extension	relation	schema	name	relkind	columns	types"
+	echo "# extension	aggsupport	-	aggregate	roles	functions"
+	echo "# extension	dbpath	-	schemas"
 	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
 } >"$ext_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

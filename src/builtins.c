@@ -3,8 +3,8 @@
  * from the data files scripts/gen_builtins.sh writes from a real server:
  * data/pg15_builtins.tsv (the pg_catalog functions, appended to a model as
  * builtins) and data/pg15_extensions.tsv (per extension, its functions,
- * types, casts and operators, and the extensions it requires; see
- * cgmap/types.h).
+ * types, casts, operators, relations and aggregates' support functions,
+ * and the extensions it requires; see cgmap/types.h).
  *
  * In:  the model or an arena; the files found in $CGMAP_DATADIR, beside the
  *      executable, or in the source tree (CGMAP_DATADIR compile definition).
@@ -263,18 +263,22 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	const char *qualified = cgm_quote_ident(arena, schema);
 	char *line = NULL, *f[12];
 	size_t cap = 0;
-	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0;
+	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0, capl = 0, capg = 0;
 	while ((rc = next_row(in, &line, &cap, &lineno, f, 12)) > 0) {
 		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
 		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
 		bool operator = rc == 8 && strcmp(f[1], "operator") == 0;
 		bool requires = rc == 4 && strcmp(f[1], "requires") == 0;
+		bool dbpath = rc == 4 && strcmp(f[1], "dbpath") == 0;
+		bool relation = rc == 7 && strcmp(f[1], "relation") == 0;
+		bool aggsupport = rc == 6 && strcmp(f[1], "aggsupport") == 0;
 		/* A function row written before outname was listed has 11. */
-		if (!(type && (rc == 4 || rc == 8)) && !cast && !operator && !requires && rc != 11 &&
-		    rc != 12) {
+		if (!(type && (rc == 4 || rc == 8)) && !cast && !operator && !requires && !dbpath &&
+		    !relation && !aggsupport && rc != 11 && rc != 12) {
 			rc = cgm_error(CGM_ESOURCE,
-				       "\"%s\":%d: expected 4 (requires), 4 or 8 (type), 8 (cast or "
-				       "operator) or 11 or 12 (function) fields",
+				       "\"%s\":%d: expected 4 (requires, dbpath), 4 or 8 (type), 6 "
+				       "(aggsupport), 7 (relation), 8 (cast or operator) or 11 or 12 "
+				       "(function) fields",
 				       path, lineno);
 			break;
 		}
@@ -314,6 +318,52 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 			c->method = f[6][0];
 			c->function_id = strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
 			c->function = -1;
+			continue;
+		}
+		if (dbpath) {
+			out->ndb_path = split_list(arena, f[3], ";", &out->db_path);
+			continue;
+		}
+		if (aggsupport) {
+			const char **roles = NULL, **ids = NULL;
+			int nr = split_list(arena, f[4], ";", &roles);
+			int ni = split_list(arena, f[5], ";", &ids);
+			if (nr != ni) {
+				rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: %d roles for %d support functions",
+					       path, lineno, nr, ni);
+				break;
+			}
+			out->aggregates = arena_push(arena, out->aggregates, &out->naggregates, &capg,
+						     sizeof(cgm_aggregate));
+			cgm_aggregate *g = &out->aggregates[out->naggregates - 1];
+			memset(g, 0, sizeof *g);
+			g->aggregate_id = in_schema(arena, f[3], qualified);
+			g->aggregate = -1;
+			g->nsupport = ni;
+			g->support_roles = roles;
+			g->support_ids = ids;
+			for (int k = 0; k < ni; k++)
+				ids[k] = in_schema(arena, ids[k], qualified);
+			continue;
+		}
+		if (relation) {
+			out->relations = arena_push(arena, out->relations, &out->nrelations, &capl,
+						    sizeof(cgm_relation));
+			cgm_relation *r = &out->relations[out->nrelations - 1];
+			memset(r, 0, sizeof *r);
+			r->schema = where;
+			r->name = cgm_arena_strdup(arena, f[3]);
+			r->relkind = f[4][0];
+			const char **names = NULL, **types = NULL;
+			int nn = split_list(arena, f[5], ";", &names);
+			int nt = split_list(arena, f[6], ";", &types);
+			if (nn > 0 && nn == nt) {
+				r->columns = cgm_arena_alloc(arena, sizeof(cgm_column) * (size_t)nn);
+				for (int c = 0; c < nn; c++)
+					r->columns[c] =
+						(cgm_column){ names[c], in_schema(arena, types[c], qualified) };
+				r->ncolumns = nn;
+			}
 			continue;
 		}
 		if (requires) {

@@ -302,6 +302,8 @@ typedef struct sql_extension {
 	const char **types;  /* its types, canonical */
 	const char **type_keys; /* and as keys of types ("schema\x1fname") */
 	int ntypes;
+	int *tables;         /* its relations (indexes into tables) */
+	int ntables;
 	bool dropped;
 } sql_extension;
 
@@ -5617,6 +5619,8 @@ static void drop_extension(sql_state *st, sql_extension *e)
 	for (int i = 0; i < st->noperators; i++)
 		if (st->operators[i].extension && strcmp(st->operators[i].extension, e->name) == 0)
 			st->operators[i].dropped = true;
+	for (int i = 0; i < e->ntables; i++)
+		st->tables[e->tables[i]].dropped = true;
 	for (int i = 0; i < e->ntypes; i++)
 		smap_put(&st->types, e->type_keys[i], 0);
 	drop_type_dependents(st, NULL, e->types, e->ntypes);
@@ -6379,6 +6383,73 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 		c->cast = x.casts[i];
 		c->fn = -1; /* the extension's function: no reference of the schema's */
 		c->extension = name;
+	}
+	/* Its tables, views and composite types, whose columns type what
+	 * reads them (PostGIS's ST_Dump() gives geometry_dump: its geom is a
+	 * geometry); one the files made already stays theirs. */
+	e->tables = cgm_arena_alloc(st->a, sizeof(int) * (size_t)(x.nrelations ? x.nrelations : 1));
+	for (int i = 0; i < x.nrelations; i++) {
+		const cgm_relation *r = &x.relations[i];
+		if (find_table(st, r->schema, r->name))
+			continue;
+		sql_table *t = add_table(st, r->schema, r->name, kind_of_relkind(r->relkind));
+		for (int c = 0; c < r->ncolumns; c++)
+			add_column(st, t, r->columns[c].name, r->columns[c].type);
+		e->tables[e->ntables++] = (int)(t - st->tables);
+	}
+	/* The schemas its script adds to the database's search_path, as
+	 * postgis_topology's AddToSearchPath('topology') does with ALTER
+	 * DATABASE ... SET: the sessions after this one find its functions
+	 * unqualified. */
+	/* The schemas it makes (postgis_topology's topology): its objects'. */
+	for (int i = 0; i < x.nfunctions; i++)
+		if (smap_get(&st->schemas, x.functions[i].schema) != 1)
+			smap_put(&st->schemas, x.functions[i].schema, 1);
+	for (int i = 0; i < x.nrelations; i++)
+		if (smap_get(&st->schemas, x.relations[i].schema) != 1)
+			smap_put(&st->schemas, x.relations[i].schema, 1);
+	if (x.ndb_path > 0) {
+		int n;
+		const char *const *now = st->db_path ? (const char *const *)st->db_path : default_path;
+		n = st->db_path ? st->ndb_path : 2;
+		const char **path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n + x.ndb_path + 1));
+		for (int i = 0; i < n; i++)
+			path[i] = now[i];
+		for (int i = 0; i < x.ndb_path; i++) {
+			bool there = false;
+			for (int k = 0; k < n && !there; k++)
+				there = strcmp(path[k], x.db_path[i]) == 0;
+			if (!there)
+				path[n++] = x.db_path[i];
+		}
+		st->db_path = path;
+		st->ndb_path = n;
+	}
+	/* Its aggregates' support functions, which a call of the aggregate
+	 * runs (PostGIS's ST_Union); a builtin one (int8inc) is left out, as
+	 * CREATE AGGREGATE in the files leaves it. */
+	for (int i = 0; i < x.naggregates; i++) {
+		const cgm_aggregate *g = &x.aggregates[i];
+		int self = smap_get(&st->fn_index, g->aggregate_id);
+		if (self < 0 || st->fns[self].kind != CGM_KIND_AGGREGATE)
+			continue;
+		RESERVE_ONE(st->a, st->aggregates, st->naggregates, st->cap_aggregates, 16);
+		sql_aggregate *agg = &st->aggregates[st->naggregates++];
+		memset(agg, 0, sizeof *agg);
+		agg->fn = self;
+		const char *object = cgm_arena_printf(st->a, "function %s", g->aggregate_id);
+		for (int k = 0; k < g->nsupport && agg->nsupport < 8; k++) {
+			int support = smap_get(&st->fn_index, g->support_ids[k]);
+			if (support < 0)
+				continue;
+			bool seen = false;
+			for (int j = 0; j < agg->nsupport; j++)
+				seen = seen || agg->support[j] == support;
+			agg->roles[agg->nsupport] = g->support_roles[k];
+			agg->support[agg->nsupport++] = support;
+			if (!seen)
+				new_reference(st, support, "aggregate", object);
+		}
 	}
 	/* Its operators, which type what their operands give (hstore's
 	 * `h -> 'key'` is text): an operator of the files' own of the same

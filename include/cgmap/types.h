@@ -123,6 +123,15 @@ typedef struct cgm_extension_contents {
 	int noperators;
 	const char **requires;     /* the extensions it requires (its control file's) */
 	int nrequires;
+	cgm_relation *relations;   /* its tables, views and composite types, with their
+				    * columns' types canonical */
+	int nrelations;
+	cgm_aggregate *aggregates; /* its aggregates' support functions, by id;
+				    * aggregate and support -1 */
+	int naggregates;
+	const char **db_path;      /* the schemas its script adds to the end of the
+				    * database's search_path (ALTER DATABASE ... SET) */
+	int ndb_path;
 } cgm_extension_contents;
 
 /* What extension `extension` creates when made in `schema`, into *out, all

@@ -593,6 +593,48 @@ static void test_extension_functions_included(void **state)
 	cgm_model_free(m);
 }
 
+/* An extension's tables, views and composite types type what reads them
+ * offline as the catalog does: PostGIS's ST_Dump() gives geometry_dump,
+ * whose geom is a geometry, so a user's overloads for geometry and
+ * geography are not ambiguous (they were, in both the FROM and the field
+ * forms), and PostGIS's geometry_columns view has its columns.  DROP
+ * EXTENSION takes them. */
+static void test_extension_relations(void **state)
+{
+	(void)state;
+	static const char *const body =
+		"CREATE FUNCTION area_of(g geometry) RETURNS float8 LANGUAGE sql AS 'SELECT 1.0';\n"
+		"CREATE FUNCTION area_of(g geography) RETURNS float8 LANGUAGE sql AS 'SELECT 2.0';\n"
+		"CREATE FUNCTION parts(g geometry) RETURNS float8 LANGUAGE sql\n"
+		"  AS $$ SELECT sum(area_of(d.geom)) FROM ST_Dump(g) AS d $$;\n"
+		"CREATE FUNCTION parts2(g geometry) RETURNS float8 LANGUAGE plpgsql\n"
+		"  AS $$ BEGIN RETURN area_of((ST_Dump(g)).geom); END $$;\n";
+	char text[2048];
+	snprintf(text, sizeof text, "CREATE EXTENSION postgis;\n%s", body);
+	cgm_model *m = map_text(text, false);
+	const char *want = "public.parts(public.geometry) -> public.area_of(public.geometry) call @1\n"
+			   "public.parts2(public.geometry) -> public.area_of(public.geometry) call @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	int views = 0;
+	for (int i = 0; i < m->nrelations; i++)
+		if (strcmp(m->relations[i].name, "geometry_columns") == 0) {
+			assert_string_equal(m->relations[i].schema, "public");
+			assert_int_equal(m->relations[i].relkind, 'v');
+			assert_int_equal(m->relations[i].ncolumns, 7);
+			views++;
+		}
+	assert_int_equal(views, 1);
+	cgm_model_free(m);
+
+	snprintf(text, sizeof text, "CREATE EXTENSION postgis;\nDROP EXTENSION postgis;\n");
+	m = map_text(text, false);
+	for (int i = 0; i < m->nrelations; i++)
+		assert_false(strcmp(m->relations[i].name, "geometry_columns") == 0);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -604,6 +646,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_operators, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

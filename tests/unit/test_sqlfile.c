@@ -1918,6 +1918,17 @@ static void test_extension_requires(void **state)
 		fail_msg("diagnostic: %s", m->diagnostics[i].message);
 	cgm_model_free(m);
 
+	/* postgis_topology's script adds its schema to the database's
+	 * search_path (ALTER DATABASE ... SET): the next sessions, and the
+	 * map's default path, have it, as a database with it has. */
+	m = load_text("CREATE EXTENSION postgis_topology CASCADE;\n");
+	assert_int_equal(m->source.npath, 3);
+	assert_string_equal(m->source.default_search_path[0], "pg_catalog");
+	assert_string_equal(m->source.default_search_path[1], "public");
+	assert_string_equal(m->source.default_search_path[2], "topology");
+	assert_true(fn(m, "topology.topologysummary(character varying)")->from_extension);
+	cgm_model_free(m);
+
 	/* Made once: a later CREATE EXTENSION cube says it exists. */
 	m = load_text("CREATE EXTENSION earthdistance;\nCREATE EXTENSION cube;\n");
 	assert_int_equal(count_diagnostics(m, "extension \"cube\" already exists"), 1);
