@@ -240,6 +240,23 @@ static void read_type_info(cgm_arena *arena, cgm_type_info *info, const char *sc
 	info->base = strcmp(f[4], "-") != 0 ? in_schema(arena, f[4], qualified_schema) : NULL;
 }
 
+/* A relation's columns from its list's ";"-separated names and types
+ * (none when the two counts differ), "@extschema@." in a type made the
+ * quoted schema given. */
+static void read_columns(cgm_arena *arena, cgm_relation *r, const char *names_text,
+			 const char *types_text, const char *qualified_schema)
+{
+	const char **names = NULL, **types = NULL;
+	int nn = split_list(arena, names_text, ";", &names);
+	int nt = split_list(arena, types_text, ";", &types);
+	if (nn <= 0 || nn != nt)
+		return;
+	r->columns = cgm_arena_alloc(arena, sizeof(cgm_column) * (size_t)nn);
+	for (int c = 0; c < nn; c++)
+		r->columns[c] = (cgm_column){ names[c], in_schema(arena, types[c], qualified_schema) };
+	r->ncolumns = nn;
+}
+
 /* Append one element to an arena array of *n with capacity *cap. */
 static void *arena_push(cgm_arena *arena, void *array, int *n, int *cap, size_t size)
 {
@@ -354,16 +371,7 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 			r->schema = where;
 			r->name = cgm_arena_strdup(arena, f[3]);
 			r->relkind = f[4][0];
-			const char **names = NULL, **types = NULL;
-			int nn = split_list(arena, f[5], ";", &names);
-			int nt = split_list(arena, f[6], ";", &types);
-			if (nn > 0 && nn == nt) {
-				r->columns = cgm_arena_alloc(arena, sizeof(cgm_column) * (size_t)nn);
-				for (int c = 0; c < nn; c++)
-					r->columns[c] =
-						(cgm_column){ names[c], in_schema(arena, types[c], qualified) };
-				r->ncolumns = nn;
-			}
+			read_columns(arena, r, f[5], f[6], qualified);
 			continue;
 		}
 		if (requires) {
@@ -426,15 +434,7 @@ int cgm_catalog_relations_read(cgm_relation **relations, int *nrelations, cgm_ty
 			r->schema = cgm_arena_strdup(arena, f[1]);
 			r->name = cgm_arena_strdup(arena, f[2]);
 			r->relkind = f[3][0];
-			const char **names = NULL, **types = NULL;
-			int nn = split_list(arena, f[4], ";", &names);
-			int nt = split_list(arena, f[5], ";", &types);
-			if (nn > 0 && nn == nt) {
-				r->columns = cgm_arena_alloc(arena, sizeof(cgm_column) * (size_t)nn);
-				for (int c = 0; c < nn; c++)
-					r->columns[c] = (cgm_column){ names[c], types[c] };
-				r->ncolumns = nn;
-			}
+			read_columns(arena, r, f[4], f[5], "");
 		} else if (rc == 7 && strcmp(f[0], "type") == 0) {
 			*infos = arena_push(arena, *infos, ninfos, &capi, sizeof(cgm_type_info));
 			read_type_info(arena, &(*infos)[*ninfos - 1], f[1], f + 2, "");

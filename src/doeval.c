@@ -108,6 +108,18 @@ static value constant(const jd_node *c)
 	return cant; /* a numeric, a bit string */
 }
 
+/* A text, integer or boolean value as its text, or NULL. */
+static const char *as_text(const scope *s, value v)
+{
+	if (v.kind == TEXT)
+		return v.text;
+	if (v.kind == INT)
+		return cgm_arena_printf(s->a, "%lld", v.integer);
+	if (v.kind == BOOL)
+		return v.boolean ? "true" : "false";
+	return NULL;
+}
+
 static value cast(const scope *s, const jd_node *tc, int depth)
 {
 	value v = eval(s, jd_get(tc, "arg"), depth + 1);
@@ -126,9 +138,7 @@ static value cast(const scope *s, const jd_node *tc, int depth)
 	if (strcmp(type, "text") == 0 || strcmp(type, "varchar") == 0 || strcmp(type, "name") == 0) {
 		if (v.kind == TEXT)
 			return v;
-		if (v.kind == BOOL)
-			return (value){ .kind = TEXT, .text = v.boolean ? "true" : "false" };
-		return (value){ .kind = TEXT, .text = cgm_arena_printf(s->a, "%lld", v.integer) };
+		return (value){ .kind = TEXT, .text = as_text(s, v) };
 	}
 	if (strcmp(type, "bool") == 0) {
 		bool b;
@@ -279,18 +289,6 @@ static int compare(value l, value r)
 	default:
 		return 2;
 	}
-}
-
-/* A text, integer or boolean value as its text, or NULL. */
-static const char *as_text(const scope *s, value v)
-{
-	if (v.kind == TEXT)
-		return v.text;
-	if (v.kind == INT)
-		return cgm_arena_printf(s->a, "%lld", v.integer);
-	if (v.kind == BOOL)
-		return v.boolean ? "true" : "false";
-	return NULL;
 }
 
 /* Bytes of the UTF-8 character at p (1 for a stray byte). */
