@@ -6325,7 +6325,8 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 /* Make extension `ext` in `schema` (the SCHEMA clause's, else NULL: the
  * creation schema), from the list generated from a server: its functions
  * (kept for resolution only, like the live source keeps them), types,
- * casts and operators.  The extensions it requires are made first when
+ * casts, relations, schemas, search_path, aggregates' support functions
+ * and operators.  The extensions it requires are made first when
  * the files have not made them: CASCADE makes them (in the SCHEMA
  * clause's schema), and without it the database had them, or PostgreSQL
  * would have refused the statement. */
@@ -6397,10 +6398,6 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 			add_column(st, t, r->columns[c].name, r->columns[c].type);
 		e->tables[e->ntables++] = (int)(t - st->tables);
 	}
-	/* The schemas its script adds to the database's search_path, as
-	 * postgis_topology's AddToSearchPath('topology') does with ALTER
-	 * DATABASE ... SET: the sessions after this one find its functions
-	 * unqualified. */
 	/* The schemas it makes (postgis_topology's topology): its objects'. */
 	for (int i = 0; i < x.nfunctions; i++)
 		if (smap_get(&st->schemas, x.functions[i].schema) != 1)
@@ -6408,10 +6405,13 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 	for (int i = 0; i < x.nrelations; i++)
 		if (smap_get(&st->schemas, x.relations[i].schema) != 1)
 			smap_put(&st->schemas, x.relations[i].schema, 1);
+	/* The schemas its script adds to the database's search_path, as
+	 * postgis_topology's AddToSearchPath('topology') does with ALTER
+	 * DATABASE ... SET: the sessions after this one find its functions
+	 * unqualified. */
 	if (x.ndb_path > 0) {
-		int n;
+		int n = st->db_path ? st->ndb_path : 2;
 		const char *const *now = st->db_path ? (const char *const *)st->db_path : default_path;
-		n = st->db_path ? st->ndb_path : 2;
 		const char **path = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)(n + x.ndb_path + 1));
 		for (int i = 0; i < n; i++)
 			path[i] = now[i];
