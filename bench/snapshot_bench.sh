@@ -90,8 +90,11 @@ int main(int argc, char **argv)
 }
 C
 # shellcheck disable=SC2046
+# The link line is CMake's for cgmapcore: libpg_query's archive (its
+# raw_parser and plpgsqlToJSON wrapped by rawtree.c), zlib and libyaml too.
 cc -O2 -I include -o "$work/driver" "$work/driver.c" "$build/libcgmapcore.a" \
-	$(pkg-config --libs jansson libgvc libpq) -lpg_query -lpthread -lm
+	-Wl,--wrap=raw_parser -Wl,--wrap=plpgsqlToJSON -Wl,--undefined=__wrap_raw_parser \
+	-l:libpg_query.a $(pkg-config --libs jansson libgvc libpq yaml-0.1 zlib) -lpthread -lm
 
 bash bench/gen_schema.sh "$n" >"$work/schema.sql"
 pgtest_psql -c "CREATE DATABASE bench" >/dev/null
