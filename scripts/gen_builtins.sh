@@ -45,7 +45,11 @@
 # pg15_relations.tsv; for "aggsupport", "-", an aggregate's id, then the
 # roles of its support functions and their ids, ";" between; for
 # "dbpath", "-", the schemas its script adds to the database's search_path
-# (ALTER DATABASE ... SET), ";" between.
+# (ALTER DATABASE ... SET), ";" between; for "opclass" (an operator class)
+# its schema, name, access method, input type, whether it is the default
+# for that type (t or f), then the support numbers and functions of its
+# family whose left and right types are its type (those an index of the
+# class calls), ";" between.
 # Types are qualified with "@extschema@." where they are the extension's.
 #
 # pg15_relations.tsv: "relation", schema, name, relkind, column names and
@@ -68,7 +72,7 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,61p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,65p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
@@ -279,7 +283,20 @@ WHERE o.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catal
                 AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
   AND o.oprright <> 0
 ORDER BY o.oprname COLLATE \"C\", pg_catalog.format_type(o.oprleft, NULL) COLLATE \"C\",
-         pg_catalog.format_type(o.oprright, NULL) COLLATE \"C\";"
+         pg_catalog.format_type(o.oprright, NULL) COLLATE \"C\";
+SELECT '$ext', 'opclass',
+       CASE n.nspname WHEN 'cgmap_ext' THEN '@extschema@' ELSE n.nspname END, c.opcname, m.amname,
+       pg_catalog.format_type(c.opcintype, NULL), CASE WHEN c.opcdefault THEN 't' ELSE 'f' END,
+       pg_catalog.string_agg(p.amprocnum::text, ';' ORDER BY p.amprocnum),
+       pg_catalog.string_agg(p.amproc::pg_catalog.regprocedure::text, ';' ORDER BY p.amprocnum)
+FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_namespace n ON n.oid = c.opcnamespace
+JOIN pg_catalog.pg_am m ON m.oid = c.opcmethod
+JOIN pg_catalog.pg_amproc p ON p.amprocfamily = c.opcfamily AND p.amproclefttype = c.opcintype
+                           AND p.amprocrighttype = c.opcintype
+WHERE c.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_opclass'::pg_catalog.regclass
+                AND deptype = 'e' AND refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = '$ext'))
+GROUP BY n.nspname, c.opcname, m.amname, c.opcintype, c.opcdefault
+ORDER BY m.amname COLLATE \"C\", c.opcname COLLATE \"C\", n.nspname COLLATE \"C\";"
 	# Relocatable ones go to the scratch schema; the others where they must.
 	if ! { echo "BEGIN; CREATE SCHEMA cgmap_ext; CREATE EXTENSION \"$ext\" WITH SCHEMA cgmap_ext CASCADE;"
 	       echo "$listing"; echo "ROLLBACK;"; } | "${psql_cmd[@]}" -F $'\t' >>"$ext_tmp" 2>/dev/null &&
@@ -300,6 +317,7 @@ done
 	echo "# extension	relation	schema	name	relkind	columns	types"
 	echo "# extension	aggsupport	-	aggregate	roles	functions"
 	echo "# extension	dbpath	-	schemas"
+	echo "# extension	opclass	schema	name	am	type	default	numbers	functions"
 	sed 's/cgmap_ext\./@extschema@./g' "$ext_tmp"
 } >"$ext_out"
 echo "gen_builtins.sh: wrote $(grep -vc '^#' "$ext_out") objects of $listed extensions to $ext_out" >&2

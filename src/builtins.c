@@ -280,7 +280,8 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	const char *qualified = cgm_quote_ident(arena, schema);
 	char *line = NULL, *f[12];
 	size_t cap = 0;
-	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0, capl = 0, capg = 0;
+	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0, capl = 0, capg = 0,
+	    capk = 0;
 	while ((rc = next_row(in, &line, &cap, &lineno, f, 12)) > 0) {
 		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
 		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
@@ -289,13 +290,14 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 		bool dbpath = rc == 4 && strcmp(f[1], "dbpath") == 0;
 		bool relation = rc == 7 && strcmp(f[1], "relation") == 0;
 		bool aggsupport = rc == 6 && strcmp(f[1], "aggsupport") == 0;
+		bool opclass = rc == 9 && strcmp(f[1], "opclass") == 0;
 		/* A function row written before outname was listed has 11. */
 		if (!(type && (rc == 4 || rc == 8)) && !cast && !operator && !requires && !dbpath &&
-		    !relation && !aggsupport && rc != 11 && rc != 12) {
+		    !relation && !aggsupport && !opclass && rc != 11 && rc != 12) {
 			rc = cgm_error(CGM_ESOURCE,
 				       "\"%s\":%d: expected 4 (requires, dbpath), 4 or 8 (type), 6 "
-				       "(aggsupport), 7 (relation), 8 (cast or operator) or 11 or 12 "
-				       "(function) fields",
+				       "(aggsupport), 7 (relation), 8 (cast or operator), 9 (opclass) "
+				       "or 11 or 12 (function) fields",
 				       path, lineno);
 			break;
 		}
@@ -361,6 +363,33 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 			g->support_ids = ids;
 			for (int k = 0; k < ni; k++)
 				ids[k] = in_schema(arena, ids[k], qualified);
+			continue;
+		}
+		if (opclass) {
+			const char **numbers = NULL, **ids = NULL;
+			int nn = split_list(arena, f[7], ";", &numbers);
+			int ni = split_list(arena, f[8], ";", &ids);
+			if (nn != ni) {
+				rc = cgm_error(CGM_ESOURCE, "\"%s\":%d: %d support numbers for %d functions",
+					       path, lineno, nn, ni);
+				break;
+			}
+			out->opclasses = arena_push(arena, out->opclasses, &out->nopclasses, &capk,
+						    sizeof(cgm_extension_opclass));
+			cgm_extension_opclass *k = &out->opclasses[out->nopclasses - 1];
+			memset(k, 0, sizeof *k);
+			k->schema = where;
+			k->name = cgm_arena_strdup(arena, f[3]);
+			k->am = cgm_arena_strdup(arena, f[4]);
+			k->type = in_schema(arena, f[5], qualified);
+			k->is_default = strcmp(f[6], "t") == 0;
+			k->numbers = cgm_arena_alloc(arena, sizeof(int) * (size_t)(nn ? nn : 1));
+			for (int i = 0; i < nn; i++) {
+				k->numbers[i] = atoi(numbers[i]);
+				ids[i] = in_schema(arena, ids[i], qualified);
+			}
+			k->function_ids = ids;
+			k->nprocs = nn;
 			continue;
 		}
 		if (relation) {

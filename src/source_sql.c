@@ -304,6 +304,8 @@ typedef struct sql_extension {
 	int ntypes;
 	int *tables;         /* its relations (indexes into tables) */
 	int ntables;
+	int *opclasses;      /* its operator classes (indexes into opclasses.items) */
+	int nopclasses;
 	bool dropped;
 } sql_extension;
 
@@ -2686,16 +2688,12 @@ static void foreign_key_effects(sql_state *st, sql_table *t, const char *column,
 		fk = one_column(st, column, &nfk);
 	const char *name = jstr(con, "conname");
 	if (!name) {
-		/* PostgreSQL names it table_col1_col2_fkey. */
-		cgm_strbuf b = CGM_STRBUF_INIT;
-		cgm_strbuf_puts(&b, t->name);
-		for (int i = 0; i < nfk; i++) {
-			cgm_strbuf_putc(&b, '_');
-			cgm_strbuf_puts(&b, fk[i] ? fk[i] : "");
-		}
-		cgm_strbuf_puts(&b, "_fkey");
-		name = cgm_arena_strdup(st->a, cgm_strbuf_cstr(&b));
-		cgm_strbuf_free(&b);
+		/* PostgreSQL names it table_col1_col2_fkey, cut to 63 bytes as
+		 * an index's name is (ChooseConstraintName). */
+		for (int i = 0; i < nfk; i++)
+			if (!fk[i])
+				fk[i] = "";
+		name = cgm_index_name(st->a, t->name, fk, nfk, "fkey");
 	}
 	const char *object = cgm_arena_printf(st->a, "cascade %s.%s",
 					      relation_text(st, t->schema, t->name),
@@ -2920,7 +2918,7 @@ static bool add_domain_check(sql_state *st, const char *schema, const char *name
 		return false;
 	const char *cname = jstr(con, "conname");
 	if (!cname)
-		cname = cgm_arena_printf(st->a, "%s_check", name);
+		cname = cgm_index_name(st->a, name, NULL, 0, "check");
 	const char *object = cgm_arena_printf(st->a, "domain %s.%s", type, cgm_quote_ident(st->a, cname));
 	st->ref_owner = NULL;
 	add_references(st, jget(con, "raw_expr"), "constraint",
@@ -3531,15 +3529,17 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 		if (!name) {
 			/* PostgreSQL names it table_column_check when the
 			 * expression reads one column, else table_check, and
-			 * appends 1, 2, ... until the name is free. */
+			 * makes the label check1, check2, ... until the name is
+			 * free, cut to 63 bytes as an index's name is
+			 * (ChooseConstraintName). */
 			const char *col = NULL;
 			int ncols = 0;
 			collect_columns(expr, &col, &ncols);
-			const char *base = ncols == 1 ? cgm_arena_printf(st->a, "%s_%s_check", t->name, col)
-						      : cgm_arena_printf(st->a, "%s_check", t->name);
-			name = base;
+			const char *const *cols = ncols == 1 ? &col : NULL;
+			name = cgm_index_name(st->a, t->name, cols, cols ? 1 : 0, "check");
 			for (int k = 1; smap_get(&st->constraints, pair_key(st->a, t->name, name)) == 1; k++)
-				name = cgm_arena_printf(st->a, "%s%d", base, k);
+				name = cgm_index_name(st->a, t->name, cols, cols ? 1 : 0,
+						      cgm_arena_printf(st->a, "check%d", k));
 		}
 		smap_put(&st->constraints, pair_key(st->a, t->name, name), 1);
 		const char *ref = cgm_arena_printf(st->a, "constraint %s on table %s", name,
@@ -5603,8 +5603,8 @@ static void drop_type_dependents(sql_state *st, const char *prefix, const char *
 }
 
 /* DROP EXTENSION, or a DROP SCHEMA ... CASCADE reaching it: its
- * functions, casts, operators and types, and what depends on those; a later CREATE
- * EXTENSION makes it again. */
+ * functions, casts, operators, operator classes and types, and what
+ * depends on those; a later CREATE EXTENSION makes it again. */
 static void drop_extension(sql_state *st, sql_extension *e)
 {
 	e->dropped = true;
@@ -5621,6 +5621,8 @@ static void drop_extension(sql_state *st, sql_extension *e)
 			st->operators[i].dropped = true;
 	for (int i = 0; i < e->ntables; i++)
 		st->tables[e->tables[i]].dropped = true;
+	for (int i = 0; i < e->nopclasses; i++)
+		st->opclasses.items[e->opclasses[i]].dropped = true;
 	for (int i = 0; i < e->ntypes; i++)
 		smap_put(&st->types, e->type_keys[i], 0);
 	drop_type_dependents(st, NULL, e->types, e->ntypes);
@@ -6325,8 +6327,8 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 /* Make extension `ext` in `schema` (the SCHEMA clause's, else NULL: the
  * creation schema), from the list generated from a server: its functions
  * (kept for resolution only, like the live source keeps them), types,
- * casts, relations, schemas, search_path, aggregates' support functions
- * and operators.  The extensions it requires are made first when
+ * casts, relations, schemas, search_path, aggregates' support functions,
+ * operators and operator classes.  The extensions it requires are made first when
  * the files have not made them: CASCADE makes them (in the SCHEMA
  * clause's schema), and without it the database had them, or PostgreSQL
  * would have refused the statement. */
@@ -6464,6 +6466,20 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 		o->op = *op;
 		o->fn = op->function_id ? smap_get(&st->fn_index, op->function_id) : -1;
 		o->extension = name;
+	}
+	/* Its operator classes, whose support functions an index of the class
+	 * calls (btree_gist's for a GiST index on an integer column). */
+	e->opclasses = cgm_arena_alloc(st->a, sizeof(int) * (size_t)(x.nopclasses ? x.nopclasses : 1));
+	for (int i = 0; i < x.nopclasses; i++) {
+		const cgm_extension_opclass *k = &x.opclasses[i];
+		cgm_opclass *oc = cgm_opclass_add(&st->opclasses, k->schema, k->name, k->am, k->type,
+						  k->is_default);
+		for (int j = 0; j < k->nprocs; j++) {
+			int fn = smap_get(&st->fn_index, k->function_ids[j]);
+			if (fn >= 0)
+				cgm_opclass_add_proc(oc, k->numbers[j], fn);
+		}
+		e->opclasses[e->nopclasses++] = st->opclasses.n - 1;
 	}
 }
 

@@ -105,6 +105,18 @@ int cgm_catalog_relations_read(cgm_relation **relations, int *nrelations, cgm_ty
 /* The file cgm_builtins_load reads, or NULL when none is found. */
 const char *cgm_builtins_path(cgm_arena *arena);
 
+/* An operator class an extension makes, with the support functions an
+ * index of its type calls: the members of its family whose left and right
+ * types are the class's, numbers and function ids in parallel. */
+typedef struct cgm_extension_opclass {
+	const char *schema, *name, *am;
+	const char *type; /* the input type, canonical */
+	bool is_default;
+	int *numbers;
+	const char **function_ids;
+	int nprocs;
+} cgm_extension_opclass;
+
 /* What an extension creates (data/pg15_extensions.tsv): its functions
  * (builtin and from_extension set, types qualified), its types as parallel
  * name/schema lists with what resolution knows of each, and its casts. */
@@ -132,6 +144,8 @@ typedef struct cgm_extension_contents {
 	const char **db_path;      /* the schemas its script adds to the end of the
 				    * database's search_path (ALTER DATABASE ... SET) */
 	int ndb_path;
+	cgm_extension_opclass *opclasses; /* its operator classes */
+	int nopclasses;
 } cgm_extension_contents;
 
 /* What extension `extension` creates when made in `schema`, into *out, all

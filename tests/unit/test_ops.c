@@ -635,6 +635,90 @@ static void test_extension_relations(void **state)
 	cgm_model_free(m);
 }
 
+/* An extension's operator classes give an index of their type its
+ * support functions offline, as the catalog does: btree_gist's
+ * gist_int4_ops for a GiST index on an integer column and for an
+ * exclusion constraint's (the tsrange column's class is pg_catalog's,
+ * whose functions are no edges). */
+static void test_extension_opclasses(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE EXTENSION btree_gist;\n"
+		"CREATE TABLE r (id integer, during tsrange,\n"
+		"  EXCLUDE USING gist (id WITH =, during WITH &&));\n"
+		"CREATE TABLE s (id integer);\n"
+		"CREATE INDEX s_gist ON s USING gist (id);\n"
+		"CREATE FUNCTION add_s(i integer) RETURNS void LANGUAGE sql\n"
+		"  AS $$ INSERT INTO s VALUES (i) $$;\n"
+		"CREATE FUNCTION add_r(i integer) RETURNS void LANGUAGE sql\n"
+		"  AS $$ INSERT INTO r VALUES (i, NULL) $$;\n";
+	cgm_model *m = map_text_with(text, false, true);
+	const char *got = edge_text(m);
+	static const char *const want[] = {
+		"public.add_s(integer) -> public.gbt_int4_compress(internal) index index public.s_gist "
+		"(operator class public.gist_int4_ops) @1\n",
+		"public.add_s(integer) -> public.gbt_int4_penalty(internal,internal,internal) index "
+		"index public.s_gist (operator class public.gist_int4_ops) @1\n",
+		"public.add_r(integer) -> public.gbt_int4_consistent(internal,integer,smallint,oid,internal)"
+		" index index public.r_id_during_excl (operator class public.gist_int4_ops) @1\n",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!strstr(got, want[i]))
+			fail_msg("edges:\n%s\nlack:\n%s", got, want[i]);
+	/* An insert runs no scan of s_gist: no consistent function there. */
+	assert_null(strstr(got, "add_s(integer) -> public.gbt_int4_consistent"));
+	assert_null(strstr(got, "range_"));
+	cgm_model_free(m);
+}
+
+/* The names PostgreSQL chooses for a foreign key, a check constraint and a
+ * domain's check it names itself are cut to 63 bytes as an index's are
+ * (ChooseConstraintName): each expected name below is PostgreSQL 15's,
+ * read from pg_constraint after these statements. */
+static void test_long_constraint_names(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE FUNCTION positive(i integer) RETURNS boolean LANGUAGE sql AS 'SELECT i > 0';\n"
+		"CREATE FUNCTION stamp() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN OLD; END $$;\n"
+		"CREATE TABLE accounts_history_with_a_long_name (id integer PRIMARY KEY);\n"
+		"CREATE TABLE ledger_entries_of_the_accounting_history (\n"
+		"  account_identifier_number integer REFERENCES accounts_history_with_a_long_name\n"
+		"    ON DELETE CASCADE,\n"
+		"  amount_in_the_smallest_currency_unit integer\n"
+		"    CHECK (positive(amount_in_the_smallest_currency_unit)),\n"
+		"  CHECK (positive(amount_in_the_smallest_currency_unit)));\n"
+		"CREATE TRIGGER t BEFORE DELETE ON ledger_entries_of_the_accounting_history\n"
+		"  FOR EACH ROW EXECUTE FUNCTION stamp();\n"
+		"CREATE DOMAIN a_domain_whose_name_is_long_enough_to_be_cut_when_it_is_named\n"
+		"  AS integer CHECK (positive(VALUE));\n"
+		"CREATE FUNCTION close_account(i integer) RETURNS void LANGUAGE sql\n"
+		"  AS 'DELETE FROM accounts_history_with_a_long_name WHERE id = i';\n"
+		"CREATE FUNCTION book(a integer) RETURNS void LANGUAGE sql\n"
+		"  AS 'INSERT INTO ledger_entries_of_the_accounting_history VALUES (1, a)';\n"
+		"CREATE FUNCTION typed(a integer) RETURNS integer LANGUAGE sql\n"
+		"  AS 'SELECT (a::a_domain_whose_name_is_long_enough_to_be_cut_when_it_is_named)::integer';\n";
+	cgm_model *m = map_text(text, false);
+	const char *want =
+		"public.book(integer) -> public.positive(integer) check check "
+		"public.ledger_entries_of_the_accounting_history."
+		"ledger_entries_of_the_accoun_amount_in_the_smallest_curr_check1 @1\n"
+		"public.book(integer) -> public.positive(integer) check check "
+		"public.ledger_entries_of_the_accounting_history."
+		"ledger_entries_of_the_accoun_amount_in_the_smallest_curre_check @1\n"
+		"public.close_account(integer) -> public.stamp() cascade cascade "
+		"public.ledger_entries_of_the_accounting_history."
+		"ledger_entries_of_the_accounting_account_identifier_number_fkey @1\n"
+		"public.typed(integer) -> public.positive(integer) domain domain "
+		"public.a_domain_whose_name_is_long_enough_to_be_cut_when_it_is_named."
+		"a_domain_whose_name_is_long_enough_to_be_cut_when_it_is_n_check @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	cgm_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +729,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_drop_function_cascades, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_operators, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extension_opclasses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_constraint_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
 	};
