@@ -41,25 +41,37 @@ static const char *extension_item(const jd_node *item, const jd_node **quals, si
 	return alias ? alias : name;
 }
 
-/* [alias.]extname = 'name' in `cond` or among its ANDed conditions. */
-static const char *wanted_in(const jd_node *cond, const char *table, int depth)
+/* The first answer `visit` gives for `cond` or, when `cond` is an AND,
+ * for one of its conditions (nested ANDs too, 16 deep at most). */
+static const char *first_in_conjuncts(const jd_node *cond,
+				      const char *(*visit)(const jd_node *cond, const void *arg),
+				      const void *arg, int depth)
 {
 	if (!cond || depth > 16)
 		return NULL;
-	const char *key = cgm_do_catalog_key(cond, table, "extname");
-	if (key)
-		return key;
+	const char *found = visit(cond, arg);
+	if (found)
+		return found;
 	const jd_node *and = jd_get(cond, "BoolExpr");
 	const char *op = jd_string(jd_get(and, "boolop"));
 	if (!op || strcmp(op, "AND_EXPR") != 0)
 		return NULL;
 	const jd_node *args = jd_get(and, "args");
-	for (size_t i = 0; i < jd_size(args); i++) {
-		const char *found = wanted_in(jd_at(args, i), table, depth + 1);
-		if (found)
-			return found;
-	}
-	return NULL;
+	for (size_t i = 0; i < jd_size(args) && !found; i++)
+		found = first_in_conjuncts(jd_at(args, i), visit, arg, depth + 1);
+	return found;
+}
+
+/* [alias.]extname = 'name', `table` the alias. */
+static const char *extname_key(const jd_node *cond, const void *table)
+{
+	return cgm_do_catalog_key(cond, table, "extname");
+}
+
+/* [alias.]extname = 'name' in `cond` or among its ANDed conditions. */
+static const char *wanted_in(const jd_node *cond, const char *table)
+{
+	return first_in_conjuncts(cond, extname_key, table, 0);
 }
 
 /* A target that is NULL only when there is no row: a column or constant. */
@@ -89,9 +101,9 @@ static const char *select_needs(const jd_node *select, bool any_targets)
 		table = extension_item(jd_at(from, i), quals, &nquals, 8);
 	if (!table)
 		return NULL;
-	const char *wanted = wanted_in(jd_get(select, "whereClause"), table, 0);
+	const char *wanted = wanted_in(jd_get(select, "whereClause"), table);
 	for (size_t i = 0; !wanted && i < nquals; i++)
-		wanted = wanted_in(quals[i], table, 0);
+		wanted = wanted_in(quals[i], table);
 	return wanted;
 }
 
@@ -121,35 +133,30 @@ const char *cgm_extguard_query(cgm_arena *arena, const char *query)
 	return kept;
 }
 
-static const char *condition_needs(const jd_node *cond, cgm_extguard_probe probe, void *ctx, int depth)
+typedef struct probe_call {
+	cgm_extguard_probe probe;
+	void *ctx;
+} probe_call;
+
+/* An extension a condition of an IF needs: `v IS NOT NULL` of a variable
+ * the probe knows, or EXISTS of a query of pg_extension. */
+static const char *needs_of(const jd_node *cond, const void *arg)
 {
-	if (!cond || depth > 16)
-		return NULL;
+	const probe_call *call = arg;
 	const jd_node *test = jd_get(cond, "NullTest");
 	if (test) {
 		const char *type = jd_string(jd_get(test, "nulltesttype"));
 		const jd_node *fields = jd_get(jd_get(jd_get(test, "arg"), "ColumnRef"), "fields");
 		const char *name = jd_size(fields) == 1 ? jd_string_node(jd_at(fields, 0)) : NULL;
-		return type && strcmp(type, "IS_NOT_NULL") == 0 && name && probe ? probe(ctx, name) : NULL;
+		return type && strcmp(type, "IS_NOT_NULL") == 0 && name && call->probe
+			       ? call->probe(call->ctx, name)
+			       : NULL;
 	}
 	const jd_node *link = jd_get(cond, "SubLink");
-	if (link) {
-		const char *type = jd_string(jd_get(link, "subLinkType"));
-		if (!type || strcmp(type, "EXISTS_SUBLINK") != 0)
-			return NULL;
-		return select_needs(jd_get(jd_get(link, "subselect"), "SelectStmt"), true);
-	}
-	const jd_node *and = jd_get(cond, "BoolExpr");
-	const char *op = jd_string(jd_get(and, "boolop"));
-	if (!op || strcmp(op, "AND_EXPR") != 0)
+	const char *type = jd_string(jd_get(link, "subLinkType"));
+	if (!type || strcmp(type, "EXISTS_SUBLINK") != 0)
 		return NULL;
-	const jd_node *args = jd_get(and, "args");
-	for (size_t i = 0; i < jd_size(args); i++) {
-		const char *found = condition_needs(jd_at(args, i), probe, ctx, depth + 1);
-		if (found)
-			return found;
-	}
-	return NULL;
+	return select_needs(jd_get(jd_get(link, "subselect"), "SelectStmt"), true);
 }
 
 const char *cgm_extguard_condition(cgm_arena *arena, const char *condition,
@@ -175,7 +182,8 @@ const char *cgm_extguard_condition(cgm_arena *arena, const char *condition,
 	const jd_node *targets = jd_get(select, "targetList");
 	const char *wanted = NULL;
 	if (jd_size(targets) == 1 && !jd_get(select, "fromClause"))
-		wanted = condition_needs(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), probe, ctx, 0);
+		wanted = first_in_conjuncts(jd_get(jd_get(jd_at(targets, 0), "ResTarget"), "val"), needs_of,
+					    &(probe_call){ probe, ctx }, 0);
 	const char *kept = wanted ? cgm_arena_strdup(arena, wanted) : NULL;
 	pg_query_free_parse_result(parsed);
 	cgm_arena_free(scratch);
