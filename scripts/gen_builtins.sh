@@ -42,8 +42,10 @@
 # "requires", "-" then an extension its default version requires, one a
 # row, in the control file's order; for a relation (its tables, views and
 # composite types) its schema, name, relkind and columns as in
-# pg15_relations.tsv; for "aggsupport", "-", an aggregate's id, then the
-# roles of its support functions and their ids, ";" between; for
+# pg15_relations.tsv, then a view's query (pg_get_viewdef, its white space
+# runs one space each; "-" for another relation); for "aggsupport", "-",
+# an aggregate's id, then the roles of its support functions and their
+# ids, ";" between; for
 # "dbpath", "-", the schemas its script adds to the database's search_path
 # (ALTER DATABASE ... SET), ";" between; for "opclass" (an operator class)
 # its schema, name, access method, input type, whether it is the default
@@ -72,7 +74,7 @@ ext_out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dsn) dsn=$2; shift 2 ;;
-	-h|--help) sed -n '2,65p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,67p' "$0"; exit 0 ;;
 	*) if [ -z "$out" ]; then out=$1; else ext_out=$1; fi; shift ;;
 	esac
 done
@@ -234,7 +236,9 @@ SELECT '$ext', 'relation',
        (SELECT string_agg(a.attname, ';' ORDER BY a.attnum) FROM pg_catalog.pg_attribute a
          WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
        (SELECT string_agg(pg_catalog.format_type(a.atttypid, a.atttypmod), ';' ORDER BY a.attnum)
-          FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+          FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+       CASE WHEN c.relkind = 'v' THEN pg_catalog.regexp_replace(pg_catalog.pg_get_viewdef(c.oid), '\s+', ' ', 'g')
+            ELSE '-' END
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'c')
   AND (c.oid IN (SELECT objid FROM pg_catalog.pg_depend WHERE classid = 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -314,7 +318,7 @@ done
 	echo "# extension	cast	-	source	target	context	method	function"
 	echo "# extension	operator	schema	name	left	right	result	function"
 	echo "# extension	requires	-	extension"
-	echo "# extension	relation	schema	name	relkind	columns	types"
+	echo "# extension	relation	schema	name	relkind	columns	types	query"
 	echo "# extension	aggsupport	-	aggregate	roles	functions"
 	echo "# extension	dbpath	-	schemas"
 	echo "# extension	opclass	schema	name	am	type	default	numbers	functions"

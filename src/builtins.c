@@ -281,14 +281,14 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 	char *line = NULL, *f[12];
 	size_t cap = 0;
 	int lineno = 0, rc, found = 0, capf = 0, capt = 0, capi = 0, capc = 0, capo = 0, capr = 0, capl = 0, capg = 0,
-	    capk = 0;
+	    capk = 0, capq = 0;
 	while ((rc = next_row(in, &line, &cap, &lineno, f, 12)) > 0) {
 		bool type = rc >= 4 && strcmp(f[1], "type") == 0;
 		bool cast = rc == 8 && strcmp(f[1], "cast") == 0;
 		bool operator = rc == 8 && strcmp(f[1], "operator") == 0;
 		bool requires = rc == 4 && strcmp(f[1], "requires") == 0;
 		bool dbpath = rc == 4 && strcmp(f[1], "dbpath") == 0;
-		bool relation = rc == 7 && strcmp(f[1], "relation") == 0;
+		bool relation = (rc == 7 || rc == 8) && strcmp(f[1], "relation") == 0;
 		bool aggsupport = rc == 6 && strcmp(f[1], "aggsupport") == 0;
 		bool opclass = rc == 9 && strcmp(f[1], "opclass") == 0;
 		/* A function row written before outname was listed has 11. */
@@ -296,7 +296,7 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 		    !relation && !aggsupport && !opclass && rc != 11 && rc != 12) {
 			rc = cgm_error(CGM_ESOURCE,
 				       "\"%s\":%d: expected 4 (requires, dbpath), 4 or 8 (type), 6 "
-				       "(aggsupport), 7 (relation), 8 (cast or operator), 9 (opclass) "
+				       "(aggsupport), 7 or 8 (relation), 8 (cast or operator), 9 (opclass) "
 				       "or 11 or 12 (function) fields",
 				       path, lineno);
 			break;
@@ -395,6 +395,11 @@ int cgm_extension_contents_read(cgm_extension_contents *out, cgm_arena *arena,
 		if (relation) {
 			out->relations = arena_push(arena, out->relations, &out->nrelations, &capl,
 						    sizeof(cgm_relation));
+			int nqueries = out->nrelations - 1; /* the array in step with relations */
+			out->relation_queries = arena_push(arena, out->relation_queries, &nqueries, &capq,
+							   sizeof(char *));
+			out->relation_queries[nqueries - 1] =
+				rc == 8 && strcmp(f[7], "-") != 0 ? in_schema(arena, f[7], qualified) : NULL;
 			cgm_relation *r = &out->relations[out->nrelations - 1];
 			memset(r, 0, sizeof *r);
 			r->schema = where;

@@ -6321,6 +6321,8 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 	st->fns[fn].comment = comment && *comment ? cgm_arena_strdup(st->a, comment) : NULL;
 }
 
+static void apply_sql_at(sql_state *st, const char *sql, int line);
+
 /* Required extensions deeper than this are not made (the list is data). */
 #define MAX_EXTENSION_REQUIRES 16
 
@@ -6395,9 +6397,29 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 		const cgm_relation *r = &x.relations[i];
 		if (find_table(st, r->schema, r->name))
 			continue;
-		sql_table *t = add_table(st, r->schema, r->name, kind_of_relkind(r->relkind));
-		for (int c = 0; c < r->ncolumns; c++)
-			add_column(st, t, r->columns[c].name, r->columns[c].type);
+		sql_table *t = NULL;
+		const char *query = x.relation_queries ? x.relation_queries[i] : NULL;
+		if (r->relkind == 'v' && query) {
+			/* A view is made from its query, as the script made it:
+			 * what a read of it runs follows from the columns read,
+			 * as for the files' own views (pg_stat_statements'
+			 * function, for PoWA's reads); its columns' types are
+			 * the catalog's. */
+			apply_sql_at(st,
+				     cgm_arena_printf(st->a, "CREATE VIEW %s AS %s",
+						      cgm_quote_qualified(st->a, r->schema, r->name), query),
+				     line_of(st, at));
+			t = find_table(st, r->schema, r->name);
+			if (t && t->ncolumns == r->ncolumns)
+				for (int c = 0; c < r->ncolumns; c++)
+					if (strcmp(t->columns[c].name, r->columns[c].name) == 0)
+						t->columns[c].type = r->columns[c].type;
+		}
+		if (!t) {
+			t = add_table(st, r->schema, r->name, kind_of_relkind(r->relkind));
+			for (int c = 0; c < r->ncolumns; c++)
+				add_column(st, t, r->columns[c].name, r->columns[c].type);
+		}
 		e->tables[e->ntables++] = (int)(t - st->tables);
 	}
 	/* The schemas it makes (postgis_topology's topology): its objects'. */

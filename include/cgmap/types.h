@@ -137,6 +137,10 @@ typedef struct cgm_extension_contents {
 	int nrequires;
 	cgm_relation *relations;   /* its tables, views and composite types, with their
 				    * columns' types canonical */
+	const char **relation_queries; /* per relation, a view's query as
+					* pg_get_viewdef prints it, names qualified
+					* (NULL for another relation, or when the
+					* list is older than its queries) */
 	int nrelations;
 	cgm_aggregate *aggregates; /* its aggregates' support functions, by id;
 				    * aggregate and support -1 */

@@ -672,6 +672,49 @@ static void test_extension_opclasses(void **state)
 	cgm_model_free(m);
 }
 
+/* An extension's views are made from their queries, so a read of one runs
+ * what the columns read call, as the catalog has it: pg_stat_statements'
+ * function for any read of its view (the function is its FROM), and of
+ * PostGIS's geometry_columns, postgis_typmod_dims() for coord_dimension
+ * but nothing for f_table_name.  Each edge below is the live map's of a
+ * database these statements made. */
+static void test_extension_views(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE EXTENSION pg_stat_statements;\n"
+		"CREATE EXTENSION postgis;\n"
+		"CREATE FUNCTION total_calls() RETURNS numeric LANGUAGE sql\n"
+		"  AS $$ SELECT sum(calls) FROM pg_stat_statements $$;\n"
+		"CREATE FUNCTION deallocs() RETURNS bigint LANGUAGE sql\n"
+		"  AS $$ SELECT dealloc FROM pg_stat_statements_info $$;\n"
+		"CREATE FUNCTION dims() RETURNS bigint LANGUAGE sql\n"
+		"  AS $$ SELECT count(coord_dimension) FROM geometry_columns $$;\n"
+		"CREATE FUNCTION names() RETURNS bigint LANGUAGE sql\n"
+		"  AS $$ SELECT count(f_table_name) FROM geometry_columns $$;\n";
+	cgm_model *m = map_text_with(text, false, true);
+	const char *want =
+		"public.deallocs() -> public.pg_stat_statements_info() view view "
+		"public.pg_stat_statements_info @1\n"
+		"public.dims() -> public.postgis_typmod_dims(integer) view view public.geometry_columns @1\n"
+		"public.total_calls() -> public.pg_stat_statements(boolean) view view "
+		"public.pg_stat_statements @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	/* The view's columns keep the catalog's types. */
+	int views = 0;
+	for (int i = 0; i < m->nrelations; i++)
+		if (strcmp(m->relations[i].name, "pg_stat_statements_info") == 0) {
+			assert_int_equal(m->relations[i].relkind, 'v');
+			assert_int_equal(m->relations[i].ncolumns, 2);
+			assert_string_equal(m->relations[i].columns[1].type, "timestamp with time zone");
+			views++;
+		}
+	assert_int_equal(views, 1);
+	cgm_model_free(m);
+}
+
 /* The names PostgreSQL chooses for a foreign key, a check constraint and a
  * domain's check it names itself are cut to 63 bytes as an index's are
  * (ChooseConstraintName): each expected name below is PostgreSQL 15's,
@@ -730,6 +773,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_operators, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_opclasses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extension_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_constraint_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
