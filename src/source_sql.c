@@ -2437,6 +2437,40 @@ static void add_function_effect(sql_state *st, int fn, const char *schema, const
 	drop_repeated_effect(st);
 }
 
+static int find_function_by_types(sql_state *st, const char *const *parts, int n,
+				  const char *const *types, int ntypes, const char **builtin_id);
+
+/* The user function a call in an expression of relation schema.rel runs:
+ * when every argument's type is known (a constant, a cast, a column of
+ * the relation), the overload of exactly those types, as PostgreSQL
+ * takes it (ST_SRID('POINT(0 0)'::geometry) in PostGIS raster's
+ * raster_columns view, among st_srid's three of one argument); else, or
+ * when none has them, the first of that name and arity along the path.
+ * -1 for a builtin or none. */
+static int effect_call_target(sql_state *st, const jd_node *call, const char *schema,
+			      const char *rel)
+{
+	const char *parts[3];
+	int n = name_list(jget(call, "funcname"), parts, 3);
+	if (n <= 0)
+		return -1;
+	jd_node *args = jget(call, "args");
+	int nargs = (int)jd_size(args);
+	if (nargs > 0 && nargs <= 100) {
+		const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)nargs);
+		bool known = true;
+		for (int i = 0; i < nargs && known; i++) {
+			types[i] = effect_operand_type(st, jd_at(args, (size_t)i), schema, rel);
+			known = types[i] && strcmp(types[i], "unknown") != 0;
+		}
+		const char *builtin_id;
+		int fn = known ? find_function_by_types(st, parts, n, types, nargs, &builtin_id) : -1;
+		if ((fn >= 0 && !st->dropped[fn]) || (known && builtin_id))
+			return fn;
+	}
+	return find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], nargs, false);
+}
+
 /* Every function a FuncCall below `node` reaches, as an effect of the
  * relation schema.rel (calls resolved as references resolve them), and
  * the functions of the user operators and casts it holds (as the catalog
@@ -2454,22 +2488,16 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 	}
 	if (!jd_is_object(node) || !events)
 		return;
+	/* A view's columns are not the ones its query reads: no column types. */
+	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
 	jd_node *call = jget(node, "FuncCall");
-	if (call) {
-		const char *parts[3];
-		int n = name_list(jget(call, "funcname"), parts, 3);
-		int target = n > 0 ? find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
-						 (int)jd_size(jget(call, "args")), false)
-				   : -1;
-		if (target >= 0)
-			add_function_effect(st, target, schema, rel, via, object, events, column, ref_object);
-	}
+	int target = call ? effect_call_target(st, call, schema, typed_rel) : -1;
+	if (target >= 0)
+		add_function_effect(st, target, schema, rel, via, object, events, column, ref_object);
 	jd_node *ref = via == CGM_VIA_VIEW ? jget(node, "ColumnRef") : NULL;
 	int attribute = ref ? view_attribute_callee(st, ref) : -1;
 	if (attribute >= 0)
 		add_function_effect(st, attribute, schema, rel, via, object, events, column, ref_object);
-	/* A view's columns are not the ones its query reads: no column types. */
-	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
 	jd_node *opcast = jget(node, "A_Expr");
 	int runs = opcast ? effect_operator_fn(st, opcast, schema, typed_rel) : -1;
 	if (!opcast && (opcast = jget(node, "TypeCast")))

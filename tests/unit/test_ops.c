@@ -715,6 +715,45 @@ static void test_extension_views(void **state)
 	cgm_model_free(m);
 }
 
+/* A call in a check, a default or a view's query runs the overload its
+ * arguments' types take, as PostgreSQL resolves it: a cast's type, a
+ * constant's, the table's column's (each edge below is the live map's of
+ * a database these statements made; the files took the first overload
+ * of the arity before). */
+static void test_effect_overloads(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE FUNCTION srid(x integer) RETURNS integer LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE FUNCTION srid(x text) RETURNS integer LANGUAGE sql AS 'SELECT 2';\n"
+		"CREATE FUNCTION srid(x date) RETURNS integer LANGUAGE sql AS 'SELECT 3';\n"
+		"CREATE VIEW v AS SELECT (SELECT srid('x'::text)) AS a, srid(1) AS b,\n"
+		"  srid(now()::date) AS c;\n"
+		"CREATE TABLE t (id integer, d date DEFAULT now(), k integer CHECK (srid(d) > 0),\n"
+		"  e integer DEFAULT srid('x'::text));\n"
+		"CREATE FUNCTION read_a() RETURNS integer LANGUAGE sql AS 'SELECT a FROM v';\n"
+		"CREATE FUNCTION read_b() RETURNS integer LANGUAGE sql AS 'SELECT b FROM v';\n"
+		"CREATE FUNCTION read_c() RETURNS integer LANGUAGE sql AS 'SELECT c FROM v';\n"
+		"CREATE FUNCTION add_t() RETURNS void LANGUAGE sql AS 'INSERT INTO t (id, k) VALUES (1, 1)';\n";
+	cgm_model *m = map_text(text, false);
+	const char *want =
+		"public.add_t() -> public.srid(date) check check public.t.t_d_check @1\n"
+		"public.add_t() -> public.srid(text) default default public.t.e @1\n"
+		"public.read_a() -> public.srid(date) view view public.v @1\n"
+		"public.read_a() -> public.srid(integer) view view public.v @1\n"
+		"public.read_a() -> public.srid(text) view view public.v @1\n"
+		"public.read_b() -> public.srid(date) view view public.v @1\n"
+		"public.read_b() -> public.srid(integer) view view public.v @1\n"
+		"public.read_b() -> public.srid(text) view view public.v @1\n"
+		"public.read_c() -> public.srid(date) view view public.v @1\n"
+		"public.read_c() -> public.srid(integer) view view public.v @1\n"
+		"public.read_c() -> public.srid(text) view view public.v @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	cgm_model_free(m);
+}
+
 /* The names PostgreSQL chooses for a foreign key, a check constraint and a
  * domain's check it names itself are cut to 63 bytes as an index's are
  * (ChooseConstraintName): each expected name below is PostgreSQL 15's,
@@ -775,6 +814,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_extension_opclasses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_constraint_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_effect_overloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
 	};
