@@ -2175,7 +2175,8 @@ static void drop_references(sql_state *st, const char *object, const char *owner
 
 /* ---- what relations run (relfx.h), as the live catalog records it ---- */
 
-static void add_references(sql_state *st, const jd_node *node, const char *kind, const char *object);
+static void add_references(sql_state *st, const jd_node *node, const char *schema, const char *rel,
+			   const char *kind, const char *object);
 
 static const char *relation_text(sql_state *st, const char *schema, const char *name)
 {
@@ -2440,15 +2441,17 @@ static void add_function_effect(sql_state *st, int fn, const char *schema, const
 static int find_function_by_types(sql_state *st, const char *const *parts, int n,
 				  const char *const *types, int ntypes, const char **builtin_id);
 
-/* The user function a call in an expression of relation schema.rel runs:
- * when every argument's type is known (a constant, a cast, a column of
- * the relation), the overload of exactly those types, as PostgreSQL
- * takes it (ST_SRID('POINT(0 0)'::geometry) in PostGIS raster's
- * raster_columns view, among st_srid's three of one argument); else, or
- * when none has them, the first of that name and arity along the path.
- * -1 for a builtin or none. */
-static int effect_call_target(sql_state *st, const jd_node *call, const char *schema,
-			      const char *rel)
+/* The user function a call in an expression of relation schema.rel (a
+ * default, check, index, policy, trigger's WHEN, rule; rel NULL for a
+ * view's query or a domain's) runs, for its effects and its references
+ * alike: when every argument's type is known (a constant, a cast, a
+ * column of the relation), the overload of exactly those types, as
+ * PostgreSQL takes it (ST_SRID('POINT(0 0)'::geometry) in PostGIS
+ * raster's raster_columns view, among st_srid's three of one argument);
+ * else, or when none has them, the first of that name and arity along the
+ * path.  -1 for a builtin or none. */
+static int expression_call_target(sql_state *st, const jd_node *call, const char *schema,
+				  const char *rel)
 {
 	const char *parts[3];
 	int n = name_list(jget(call, "funcname"), parts, 3);
@@ -2491,7 +2494,7 @@ static void add_effects(sql_state *st, const jd_node *node, const char *schema, 
 	/* A view's columns are not the ones its query reads: no column types. */
 	const char *typed_rel = via == CGM_VIA_VIEW ? NULL : rel;
 	jd_node *call = jget(node, "FuncCall");
-	int target = call ? effect_call_target(st, call, schema, typed_rel) : -1;
+	int target = call ? expression_call_target(st, call, schema, typed_rel) : -1;
 	if (target >= 0)
 		add_function_effect(st, target, schema, rel, via, object, events, column, ref_object);
 	jd_node *ref = via == CGM_VIA_VIEW ? jget(node, "ColumnRef") : NULL;
@@ -2828,7 +2831,7 @@ static void policy_clause(sql_state *st, const jd_node *expr, unsigned char clau
 			  const char *cmd)
 {
 	int refs = st->nrefs, effects = st->neffects;
-	add_references(st, expr, "policy", object);
+	add_references(st, expr, schema, table, "policy", object);
 	add_effects(st, expr, schema, table, CGM_VIA_POLICY,
 		    cgm_arena_printf(st->a, "policy %s on %s", cgm_quote_ident(st->a, name),
 				     relation_text(st, schema, table)),
@@ -2949,7 +2952,7 @@ static bool add_domain_check(sql_state *st, const char *schema, const char *name
 		cname = cgm_index_name(st->a, name, NULL, 0, "check");
 	const char *object = cgm_arena_printf(st->a, "domain %s.%s", type, cgm_quote_ident(st->a, cname));
 	st->ref_owner = NULL;
-	add_references(st, jget(con, "raw_expr"), "constraint",
+	add_references(st, jget(con, "raw_expr"), NULL, NULL, "constraint",
 		       cgm_arena_printf(st->a, "constraint %s", cname));
 	bool any = false;
 	int before = st->neffects;
@@ -2986,7 +2989,7 @@ static void set_domain_default(sql_state *st, const char *schema, const char *na
 	const char **fns = NULL;
 	int n = 0, cap = 0;
 	if (expr) {
-		add_references(st, expr, "type", object);
+		add_references(st, expr, NULL, NULL, "type", object);
 		int before = st->neffects;
 		add_effects(st, expr, schema, name, CGM_VIA_DEFAULT, object, CGM_EV_INSERT, NULL, NULL);
 		for (int k = before; k < st->neffects; k++) {
@@ -3370,27 +3373,22 @@ static void finish_effects(sql_state *st, cgm_model *model)
 		*cgm_model_add_event_trigger(model) = st->event_triggers[i];
 }
 
-/* Every FuncCall below `node`, as a reference of `kind` to `object`. */
-static void add_references(sql_state *st, const jd_node *node, const char *kind, const char *object)
+/* Every FuncCall below `node`, an expression of relation schema.rel
+ * (expression_call_target), as a reference of `kind` to `object`. */
+static void add_references(sql_state *st, const jd_node *node, const char *schema, const char *rel,
+			   const char *kind, const char *object)
 {
 	if (jd_is_array(node)) {
 		for (size_t i = 0; i < jd_size(node); i++)
-			add_references(st, jd_at(node, i), kind, object);
+			add_references(st, jd_at(node, i), schema, rel, kind, object);
 		return;
 	}
 	if (!jd_is_object(node))
 		return;
 	jd_node *call = jget(node, "FuncCall");
-	if (call) {
-		const char *parts[3];
-		int n = name_list(jget(call, "funcname"), parts, 3);
-		if (n > 0) {
-			int target = find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1],
-						 (int)jd_size(jget(call, "args")), false);
-			if (target >= 0)
-				new_reference(st, target, kind, object);
-		}
-	}
+	int target = call ? expression_call_target(st, call, schema, rel) : -1;
+	if (target >= 0)
+		new_reference(st, target, kind, object);
 	jd_node *ref = jget(node, "ColumnRef");
 	int attribute = ref ? view_attribute_callee(st, ref) : -1;
 	if (attribute >= 0)
@@ -3398,13 +3396,13 @@ static void add_references(sql_state *st, const jd_node *node, const char *kind,
 	/* A user cast's function is one the expression calls (an operator's
 	 * is the operator's: pg_depend names the operator). */
 	jd_node *cast = jget(node, "TypeCast");
-	int cast_fn = cast ? effect_cast_fn(st, cast, NULL, NULL) : -1;
+	int cast_fn = cast ? effect_cast_fn(st, cast, schema, rel) : -1;
 	if (cast_fn >= 0)
 		new_reference(st, cast_fn, kind, object);
 	const char *key;
 	jd_node *value;
 	jd_object_foreach(node, key, value)
-		add_references(st, value, kind, object);
+		add_references(st, value, schema, rel, kind, object);
 	(void)key;
 }
 
@@ -3537,7 +3535,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 		return;
 	if (strcmp(type, "CONSTR_DEFAULT") == 0 && column) {
 		const char *ref = default_ref(st, t->schema, t->name, column);
-		add_references(st, expr, "default", ref);
+		add_references(st, expr, t->schema, t->name, "default", ref);
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_DEFAULT,
 			    cgm_arena_printf(st->a, "default %s.%s", relation_text(st, t->schema, t->name),
 					     cgm_quote_ident(st->a, column)),
@@ -3545,7 +3543,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 	} else if (strcmp(type, "CONSTR_GENERATED") == 0 && column) {
 		/* The catalog keeps a generated column's expression as its default. */
 		const char *ref = default_ref(st, t->schema, t->name, column);
-		add_references(st, expr, "default", ref);
+		add_references(st, expr, t->schema, t->name, "default", ref);
 		int first = st->neffects;
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_GENERATED,
 			    cgm_arena_printf(st->a, "generated %s.%s", relation_text(st, t->schema, t->name),
@@ -3572,7 +3570,7 @@ static void constraint_references(sql_state *st, sql_table *t, const char *colum
 		smap_put(&st->constraints, pair_key(st->a, t->name, name), 1);
 		const char *ref = cgm_arena_printf(st->a, "constraint %s on table %s", name,
 						   relation_text(st, t->schema, t->name));
-		add_references(st, expr, "constraint", ref);
+		add_references(st, expr, t->schema, t->name, "constraint", ref);
 		int first = st->neffects;
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_CHECK,
 			    cgm_arena_printf(st->a, "check %s.%s", relation_text(st, t->schema, t->name),
@@ -3872,7 +3870,7 @@ static void add_partition_key(sql_state *st, sql_table *t, const jd_node *spec)
 			t->nkey_columns = -1;
 		if (!expr)
 			continue; /* a column: nothing runs */
-		add_references(st, expr, "partition_key", ref);
+		add_references(st, expr, t->schema, t->name, "partition_key", ref);
 		add_effects(st, expr, t->schema, t->name, CGM_VIA_PARTITION_KEY, fx,
 			    CGM_EV_INSERT | CGM_EV_UPDATE, NULL, ref);
 	}
@@ -4507,7 +4505,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
 	st->view_query = query;
-	add_references(st, query, "view", object);
+	add_references(st, query, NULL, NULL, "view", object);
 	if (strcmp(kind, "view") == 0 || strcmp(kind, "materialized view") == 0) {
 		/* Reading a view runs its query; a materialized view's runs on
 		 * REFRESH (and ran when it was made). */
@@ -4719,7 +4717,7 @@ static void apply_alter_table(sql_state *st, const jd_node *stmt)
 			drop_references(st, ref, NULL, false);
 			set_own_default(st, t, cname, def ? OWN_DEFAULT : OWN_NONE);
 			if (def) {
-				add_references(st, def, "default", ref);
+				add_references(st, def, t->schema, t->name, "default", ref);
 				add_effects(st, def, t->schema, t->name, CGM_VIA_DEFAULT,
 					    cgm_arena_printf(st->a, "default %s.%s",
 							     relation_text(st, t->schema, t->name),
@@ -4909,7 +4907,7 @@ static void apply_create_trigger(sql_state *st, const jd_node *stmt)
 	st->ref_owner = pair_key(st->a, schema, table);
 	if (!builtin)
 		new_reference(st, fn, "trigger", object);
-	add_references(st, jget(stmt, "whenClause"), "trigger", object);
+	add_references(st, jget(stmt, "whenClause"), schema, table, "trigger", object);
 	int before = st->neffects;
 	add_effects(st, jget(stmt, "whenClause"), schema, table, CGM_VIA_TRIGGER_WHEN,
 		    cgm_arena_printf(st->a, "trigger %s on %s", cgm_quote_ident(st->a, trigname),
@@ -6351,6 +6349,23 @@ static void apply_comment(sql_state *st, const jd_node *stmt)
 
 static void apply_sql_at(sql_state *st, const char *sql, int line);
 
+/* An extension's view r, made from its query as the script made it: what
+ * a read of it runs follows from the columns read, as for the files' own
+ * views (pg_stat_statements' function, for PoWA's reads); its columns'
+ * types are the catalog's.  NULL when the query did not make it. */
+static sql_table *make_extension_view(sql_state *st, const cgm_relation *r, const char *query, int at)
+{
+	apply_sql_at(st,
+		     cgm_arena_printf(st->a, "CREATE VIEW %s AS %s",
+				      cgm_quote_qualified(st->a, r->schema, r->name), query),
+		     line_of(st, at));
+	sql_table *t = find_table(st, r->schema, r->name);
+	for (int c = 0; t && t->ncolumns == r->ncolumns && c < r->ncolumns; c++)
+		if (strcmp(t->columns[c].name, r->columns[c].name) == 0)
+			t->columns[c].type = r->columns[c].type;
+	return t;
+}
+
 /* Required extensions deeper than this are not made (the list is data). */
 #define MAX_EXTENSION_REQUIRES 16
 
@@ -6425,24 +6440,8 @@ static void make_extension(sql_state *st, const char *ext, const char *schema, i
 		const cgm_relation *r = &x.relations[i];
 		if (find_table(st, r->schema, r->name))
 			continue;
-		sql_table *t = NULL;
 		const char *query = x.relation_queries ? x.relation_queries[i] : NULL;
-		if (r->relkind == 'v' && query) {
-			/* A view is made from its query, as the script made it:
-			 * what a read of it runs follows from the columns read,
-			 * as for the files' own views (pg_stat_statements'
-			 * function, for PoWA's reads); its columns' types are
-			 * the catalog's. */
-			apply_sql_at(st,
-				     cgm_arena_printf(st->a, "CREATE VIEW %s AS %s",
-						      cgm_quote_qualified(st->a, r->schema, r->name), query),
-				     line_of(st, at));
-			t = find_table(st, r->schema, r->name);
-			if (t && t->ncolumns == r->ncolumns)
-				for (int c = 0; c < r->ncolumns; c++)
-					if (strcmp(t->columns[c].name, r->columns[c].name) == 0)
-						t->columns[c].type = r->columns[c].type;
-		}
+		sql_table *t = r->relkind == 'v' && query ? make_extension_view(st, r, query, at) : NULL;
 		if (!t) {
 			t = add_table(st, r->schema, r->name, kind_of_relkind(r->relkind));
 			for (int c = 0; c < r->ncolumns; c++)
@@ -7327,8 +7326,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			const char *object = cgm_arena_printf(st->a, "index %s",
 							      relation_text(st, schema, idx));
 			st->ref_owner = pair_key(st->a, schema, table);
-			add_references(st, jget(stmt, "indexParams"), "index", object);
-			add_references(st, jget(stmt, "whereClause"), "index", object);
+			add_references(st, jget(stmt, "indexParams"), schema, table, "index", object);
+			add_references(st, jget(stmt, "whereClause"), schema, table, "index", object);
 			const char *fx = cgm_arena_printf(st->a, "index %s.%s",
 							  cgm_quote_ident(st->a, schema),
 							  cgm_quote_ident(st->a, idx));
@@ -7368,8 +7367,8 @@ static void apply_statement(sql_state *st, const jd_node *wrapper)
 			const char *ref = cgm_arena_printf(st->a, "rule %s on %s %s", rule,
 							   relation_word(st, schema, table),
 							   relation_text(st, schema, table));
-			add_references(st, jget(stmt, "whereClause"), "view", ref);
-			add_references(st, jget(stmt, "actions"), "view", ref);
+			add_references(st, jget(stmt, "whereClause"), schema, table, "view", ref);
+			add_references(st, jget(stmt, "actions"), schema, table, "view", ref);
 			add_effects(st, jget(stmt, "whereClause"), schema, table, CGM_VIA_RULE, fx, events,
 				    NULL, fx);
 			add_effects(st, jget(stmt, "actions"), schema, table, CGM_VIA_RULE, fx, events,

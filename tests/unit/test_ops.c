@@ -719,7 +719,8 @@ static void test_extension_views(void **state)
  * arguments' types take, as PostgreSQL resolves it: a cast's type, a
  * constant's, the table's column's (each edge below is the live map's of
  * a database these statements made; the files took the first overload
- * of the arity before). */
+ * of the arity before).  The objects refer to those overloads too, as
+ * the live map's references (pg_depend) say. */
 static void test_effect_overloads(void **state)
 {
 	(void)state;
@@ -751,6 +752,22 @@ static void test_effect_overloads(void **state)
 	const char *got = edge_text(m);
 	if (strcmp(got, want) != 0)
 		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	static const char *const refs[][2] = {
+		{ "public.srid(date)", "constraint t_d_check on table public.t" },
+		{ "public.srid(text)", "default value for column e of table public.t" },
+		{ "public.srid(integer)", "rule _RETURN on view public.v" },
+		{ "public.srid(text)", "rule _RETURN on view public.v" },
+		{ "public.srid(date)", "rule _RETURN on view public.v" },
+	};
+	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
+	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
+		bool found = false;
+		for (int i = 0; i < m->nreferences && !found; i++)
+			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
+				strcmp(m->references[i].object, refs[k][1]) == 0;
+		if (!found)
+			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
+	}
 	cgm_model_free(m);
 }
 
