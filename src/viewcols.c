@@ -12,6 +12,7 @@
  */
 #include "cgmap/viewcols.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgmap/limits.h"
@@ -502,6 +503,20 @@ static int compare_nullable(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+/* A (column, output column) pair of a view's read of a relation; fresh
+ * when it is the relation's, not yet the effect's (copied then). */
+typedef struct read_pair {
+	const char *read, *by;
+	bool fresh;
+} read_pair;
+
+static int compare_pairs(const void *a, const void *b)
+{
+	const read_pair *x = a, *y = b;
+	int c = compare_nullable(x->by, y->by);
+	return c ? c : compare_nullable(x->read, y->read);
+}
+
 void cgm_viewcols_add_rel(cgm_arena *arena, cgm_effect *e, bool fresh, const cgm_viewcols_rel *rel,
 			  const cgm_column *columns, int ncolumns, cgm_viewcols_function_fn is_function,
 			  void *ctx)
@@ -514,9 +529,8 @@ void cgm_viewcols_add_rel(cgm_arena *arena, cgm_effect *e, bool fresh, const cgm
 	if (!fresh && !e->reads)
 		return; /* every column already */
 	int n = e->nreads + rel->nreads;
-	const char **reads = cgm_arena_alloc(arena, sizeof(char *) * (size_t)(n ? n : 1));
-	const char **by = cgm_arena_alloc(arena, sizeof(char *) * (size_t)(n ? n : 1));
-	int kept = 0;
+	read_pair *pairs = cgm_xcalloc((size_t)(n ? n : 1), sizeof(read_pair));
+	int m = 0;
 	for (int i = 0; i < n; i++) {
 		const char *read = i < e->nreads ? e->reads[i] : rel->reads[i - e->nreads];
 		const char *who = i < e->nreads ? e->read_by[i] : rel->read_by[i - e->nreads];
@@ -533,26 +547,25 @@ void cgm_viewcols_add_rel(cgm_arena *arena, cgm_effect *e, bool fresh, const cgm
 			if (!column)
 				read = NULL;
 		}
-		/* Each pair once, in order (read_by, then the column): both
-		 * sources give the same list whatever order they meet them. */
-		int at = kept;
-		bool dup = false;
-		for (int k = 0; k < kept && !dup; k++) {
-			int c = compare_nullable(by[k], who);
-			if (!c)
-				c = compare_nullable(reads[k], read);
-			dup = c == 0;
-			if (c > 0 && at == kept)
-				at = k;
-		}
-		if (dup)
+		pairs[m++] = (read_pair){ read, who, i >= e->nreads };
+	}
+	/* Each pair once, in order (read_by, then the column): both sources
+	 * give the same list whatever order they meet them.  Sorted, not
+	 * inserted one by one: a view naming one relation in hundreds of
+	 * subqueries merges its pairs as often. */
+	qsort(pairs, (size_t)m, sizeof(read_pair), compare_pairs);
+	const char **reads = cgm_arena_alloc(arena, sizeof(char *) * (size_t)(m ? m : 1));
+	const char **by = cgm_arena_alloc(arena, sizeof(char *) * (size_t)(m ? m : 1));
+	int kept = 0;
+	for (int i = 0; i < m; i++) {
+		if (kept > 0 && compare_nullable(by[kept - 1], pairs[i].by) == 0 &&
+		    compare_nullable(reads[kept - 1], pairs[i].read) == 0)
 			continue;
-		memmove(reads + at + 1, reads + at, sizeof(char *) * (size_t)(kept - at));
-		memmove(by + at + 1, by + at, sizeof(char *) * (size_t)(kept - at));
-		reads[at] = cgm_arena_strdup(arena, read);
-		by[at] = cgm_arena_strdup(arena, who);
+		reads[kept] = pairs[i].fresh ? cgm_arena_strdup(arena, pairs[i].read) : pairs[i].read;
+		by[kept] = pairs[i].fresh ? cgm_arena_strdup(arena, pairs[i].by) : pairs[i].by;
 		kept++;
 	}
+	free(pairs);
 	e->reads = reads;
 	e->read_by = by;
 	e->nreads = kept;
