@@ -29,6 +29,7 @@
 #include "cgmap/bodyhash.h"
 #include "cgmap/bodyver.h"
 #include "cgmap/error.h"
+#include "cgmap/exprcall.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/pipeline.h"
 #include "cgmap/relfx.h"
@@ -1361,6 +1362,72 @@ static bool function_name_of(cgm_arena *arena, const char *id, const char **sche
 	return true;
 }
 
+/* ---- the overload each call of a view's query takes (exprcall.h) ---- */
+
+static const char *view_type_name(void *ctx, const jd_node *type_name)
+{
+	cgm_model *model = ctx;
+	return type_name ? cgm_type_canonical_json(model->arena, type_name, NULL) : NULL;
+}
+
+/* pg_get_viewdef printed the query under an empty search_path: a name it
+ * leaves unqualified is pg_catalog's. */
+static const cgm_column *view_relation(void *ctx, const char *schema, const char *name,
+				       int *ncolumns)
+{
+	const cgm_relation *r = relation_named(ctx, schema ? schema : "pg_catalog", name);
+	*ncolumns = r ? r->ncolumns : 0;
+	return r ? r->columns : NULL;
+}
+
+static int view_candidates(void *ctx, const char *schema, const char *name, int nargs,
+			   cgm_exprcall_candidate *out, int max)
+{
+	const cgm_model *model = ctx;
+	int n = 0;
+	for (int i = 0; i < model->nfunctions; i++) {
+		const cgm_function *f = &model->functions[i];
+		if (!f->name || strcmp(f->name, name) != 0 || !f->schema ||
+		    strcmp(f->schema, schema ? schema : "pg_catalog") != 0 ||
+		    f->kind == CGM_KIND_PROCEDURE || !f->argtypes)
+			continue;
+		if (!(nargs <= f->nargs && nargs >= f->nargs - f->ndefaults) &&
+		    !(f->variadic && nargs >= f->nargs - 1))
+			continue;
+		if (n == max)
+			return -1;
+		out[n++] = (cgm_exprcall_candidate){ f, 0 };
+	}
+	return n;
+}
+
+/* Whether another of the view's function effects (`mine`, indices into
+ * model->effects) is an overload of fschema.fname: only then does the
+ * column a call is in depend on its arguments' types. */
+static bool overloaded_in_view(const cgm_model *model, const int *mine, int nmine,
+			       const cgm_effect *e, const char *fschema, const char *fname,
+			       cgm_arena *scratch)
+{
+	for (int k = 0; k < nmine; k++) {
+		const cgm_effect *o = &model->effects[mine[k]];
+		const char *schema, *name;
+		if (o == e || strcmp(o->function_id, e->function_id) == 0 ||
+		    !function_name_of(scratch, o->function_id, &schema, &name))
+			continue;
+		if (strcmp(name, fname) == 0 && strcmp(schema, fschema) == 0)
+			return true;
+	}
+	return false;
+}
+
+static const cgm_function *function_with_id(const cgm_model *model, const char *id)
+{
+	for (int i = 0; i < model->nfunctions; i++)
+		if (model->functions[i].id && strcmp(model->functions[i].id, id) == 0)
+			return &model->functions[i];
+	return NULL;
+}
+
 /* A view's functions by the output columns that call them, and the
  * columns of the relations it reads by the columns reading them
  * (viewcols.h), from its query as pg_get_viewdef printed it under the
@@ -1369,6 +1436,14 @@ static bool function_name_of(cgm_arena *arena, const char *id, const char **sche
  * run on every read, as before. */
 static int view_columns(cgm_model *model, const viewdefs *defs)
 {
+	cgm_exprcall_source calls = {
+		.ctx = model,
+		.arena = model->arena,
+		.type_name = view_type_name,
+		.relation = view_relation,
+		.candidates = view_candidates,
+		.model = model,
+	};
 	for (int r = 0; r < defs->n; r++) {
 		const char *sql = defs->text[r];
 		const cgm_relation *rel = &model->relations[defs->first + r];
@@ -1399,6 +1474,17 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 			cgm_arena_free(scratch);
 			continue;
 		}
+		/* The view's function effects, among which overloads are told
+		 * apart. */
+		int *mine = cgm_arena_alloc(scratch, sizeof(int) * (size_t)(model->neffects + 1));
+		int nmine = 0;
+		for (int i = 0; i < model->neffects; i++) {
+			const cgm_effect *e = &model->effects[i];
+			if (e->events == CGM_EV_SELECT && e->via == CGM_VIA_VIEW &&
+			    e->reach == CGM_REACH_FUNCTION && e->function_id &&
+			    strcmp(e->relation, rel->name) == 0 && strcmp(e->schema, rel->schema) == 0)
+				mine[nmine++] = i;
+		}
 		for (int i = 0; i < model->neffects; i++) {
 			cgm_effect *e = &model->effects[i];
 			if (e->events != CGM_EV_SELECT || e->via != CGM_VIA_VIEW ||
@@ -1423,9 +1509,18 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 			if (e->reach != CGM_REACH_FUNCTION || !e->function_id ||
 			    !function_name_of(scratch, e->function_id, &schema, &name))
 				continue;
+			/* Of several overloads the view calls, each output
+			 * column runs the one its arguments' types take. */
+			const cgm_function *f = overloaded_in_view(model, mine, nmine, e, schema, name,
+								   scratch)
+							? function_with_id(model, e->function_id)
+							: NULL;
+			calls.query = select;
+			calls.arena = scratch;
 			bool first = true;
 			for (int p = 0; p < vc.nparts; p++) {
-				if (!cgm_viewcols_calls(vc.parts[p].node, schema, name))
+				if (!(f ? cgm_exprcall_may_run(&calls, vc.parts[p].node, schema, name, f)
+					: cgm_viewcols_calls(vc.parts[p].node, schema, name)))
 					continue;
 				/* The view's own column name (names[] point into
 				 * the model's relation). */
@@ -1436,6 +1531,7 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 		}
 		cgm_arena_free(scratch);
 	}
+	cgm_exprcall_source_done(&calls);
 	return 0;
 }
 

@@ -39,6 +39,7 @@
 #include <pg_query.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@
 #include "cgmap/error.h"
 #include "cgmap/hash.h"
 #include "cgmap/limits.h"
+#include "cgmap/exprcall.h"
 #include "cgmap/exprtype.h"
 #include "cgmap/extract_pool.h"
 #include "cgmap/opclass.h"
@@ -378,6 +380,7 @@ typedef struct sql_state {
 	/* A view's query while its effects and references are read: what
 	 * attribute notation (`alias.f`) there names (view_attribute_callee). */
 	const jd_node *view_query;
+	cgm_exprcall_index *view_index; /* its column references' query levels */
 	/* ALTER DATABASE ... SET search_path: what a new session (the next
 	 * file) starts with, and the path calls resolve through; NULL: the
 	 * default. */
@@ -2277,29 +2280,86 @@ static const char **string_list(sql_state *st, const jd_node *list, int *n)
 	return out;
 }
 
+static const char *exprcall_type_name(void *ctx, const jd_node *type_name)
+{
+	return type_name ? type_of(ctx, type_name) : NULL;
+}
+
+static const cgm_column *exprcall_relation(void *ctx, const char *schema, const char *name,
+					   int *ncolumns)
+{
+	sql_table *t = find_table(ctx, schema, name);
+	*ncolumns = t ? t->ncolumns : 0;
+	return t ? t->columns : NULL;
+}
+
+/* Every function of the name visible where the call is made (qualified:
+ * in that schema; else pg_catalog unless placed, then the path) taking
+ * nargs arguments, with its defaults too, and its schema's place. */
+static int exprcall_candidates(void *ctx, const char *schema, const char *name, int nargs,
+			       cgm_exprcall_candidate *out, int max)
+{
+	sql_state *st = ctx;
+	const char *path[64];
+	int npath = 0;
+	if (schema) {
+		path[npath++] = schema;
+	} else {
+		bool placed = false;
+		for (int p = 0; p < st->npath; p++)
+			placed = placed || strcmp(st->path[p], "pg_catalog") == 0;
+		if (!placed)
+			path[npath++] = "pg_catalog";
+		for (int p = 0; p < st->npath && npath < 64; p++)
+			path[npath++] = st->path[p];
+	}
+	int n = 0;
+	bool builtin_name = smap_get(&st->builtin_names, name) == 1;
+	for (int k = builtin_name ? 0 : st->nbuiltin; k < st->nbuiltin + st->nfns; k++) {
+		bool is_builtin = k < st->nbuiltin;
+		const cgm_function *f = is_builtin ? &st->model->functions[k]
+						   : &st->fns[k - st->nbuiltin];
+		if (strcmp(f->name, name) != 0 || f->kind == CGM_KIND_PROCEDURE ||
+		    (!is_builtin && st->dropped[k - st->nbuiltin]) || !arity_fits(f, nargs))
+			continue;
+		for (int p = 0; p < npath; p++)
+			if (strcmp(f->schema, path[p]) == 0) {
+				if (n == max)
+					return -1;
+				out[n++] = (cgm_exprcall_candidate){ f, p };
+				break;
+			}
+	}
+	return n;
+}
+
+/* The typing of calls in an expression of relation schema.rel (rel NULL:
+ * a view's query being made, or no relation). */
+static cgm_exprcall_source exprcall_source(sql_state *st, const char *schema, const char *rel)
+{
+	return (cgm_exprcall_source){
+		.ctx = st,
+		.arena = st->a,
+		.type_name = exprcall_type_name,
+		.relation = exprcall_relation,
+		.candidates = exprcall_candidates,
+		.model = st->model,
+		.query = rel ? NULL : st->view_query,
+		.schema = schema,
+		.rel = rel,
+		.index = rel ? NULL : st->view_index,
+	};
+}
+
 /* The type of an operand in an expression of relation schema.rel, where
- * the DDL tells it: a literal, a cast, a column of the relation; else NULL. */
+ * the DDL tells it (cgm_exprcall_operand_type); else NULL. */
 static const char *effect_operand_type(sql_state *st, const jd_node *n, const char *schema,
 				       const char *rel)
 {
-	jd_node *c;
-	if (!n)
-		return NULL;
-	if ((c = jget(n, "A_Const")))
-		return jget(c, "ival") ? "integer" : jget(c, "fval") ? "numeric"
-			: jget(c, "boolval") ? "boolean" : jget(c, "sval") ? "unknown" : NULL;
-	if ((c = jget(n, "TypeCast")))
-		return type_of(st, jget(c, "typeName"));
-	if ((c = jget(n, "ColumnRef"))) {
-		jd_node *fields = jget(c, "fields");
-		size_t nf = jd_size(fields);
-		const char *col = nf ? jd_string_node(jd_at(fields, nf - 1)) : NULL;
-		sql_table *t = col && rel ? find_table(st, schema, rel) : NULL;
-		for (int i = 0; t && i < t->ncolumns; i++)
-			if (strcmp(t->columns[i].name, col) == 0)
-				return t->columns[i].type;
-	}
-	return NULL;
+	cgm_exprcall_source src = exprcall_source(st, schema, rel);
+	const char *type = cgm_exprcall_operand_type(&src, n);
+	cgm_exprcall_source_done(&src);
+	return type;
 }
 
 /* The user function an operator expression of relation schema.rel runs,
@@ -2441,14 +2501,24 @@ static void add_function_effect(sql_state *st, int fn, const char *schema, const
 static int find_function_by_types(sql_state *st, const char *const *parts, int n,
 				  const char *const *types, int ntypes, const char **builtin_id);
 
+/* The index in fns of a function of fns, -1 for one of model->functions
+ * (pg_catalog's and the extensions' list). */
+static int user_function_index(const sql_state *st, const cgm_function *f)
+{
+	uintptr_t at = (uintptr_t)f, first = (uintptr_t)st->fns;
+	if (st->nfns <= 0 || at < first || at >= first + sizeof(cgm_function) * (size_t)st->nfns)
+		return -1;
+	return (int)((at - first) / sizeof(cgm_function));
+}
+
 /* The user function a call in an expression of relation schema.rel (a
  * default, check, index, policy, trigger's WHEN, rule; rel NULL for a
  * view's query or a domain's) runs, for its effects and its references
- * alike: when every argument's type is known (a constant, a cast, a
- * column of the relation), the overload of exactly those types, as
- * PostgreSQL takes it (ST_SRID('POINT(0 0)'::geometry) in PostGIS
- * raster's raster_columns view, among st_srid's three of one argument);
- * else, or when none has them, the first of that name and arity along the
+ * alike: the overload PostgreSQL takes for the arguments' types where
+ * the DDL tells them (a constant, an untyped literal, a cast, a column of
+ * the relation): ST_SRID('POINT(0 0)'::geometry) in PostGIS raster's
+ * raster_columns view, among st_srid's three of one argument; else, or
+ * when cgmap cannot tell, the first of that name and arity along the
  * path.  -1 for a builtin or none. */
 static int expression_call_target(sql_state *st, const jd_node *call, const char *schema,
 				  const char *rel)
@@ -2459,18 +2529,28 @@ static int expression_call_target(sql_state *st, const jd_node *call, const char
 		return -1;
 	jd_node *args = jget(call, "args");
 	int nargs = (int)jd_size(args);
+	cgm_exprcall_source src = exprcall_source(st, schema, rel);
+	int target = -2;
 	if (nargs > 0 && nargs <= 100) {
 		const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)nargs);
 		bool known = true;
 		for (int i = 0; i < nargs && known; i++) {
-			types[i] = effect_operand_type(st, jd_at(args, (size_t)i), schema, rel);
+			types[i] = cgm_exprcall_operand_type(&src, jd_at(args, (size_t)i));
 			known = types[i] && strcmp(types[i], "unknown") != 0;
 		}
 		const char *builtin_id;
 		int fn = known ? find_function_by_types(st, parts, n, types, nargs, &builtin_id) : -1;
 		if ((fn >= 0 && !st->dropped[fn]) || (known && builtin_id))
-			return fn;
+			target = fn;
 	}
+	if (target == -2) {
+		const cgm_function *f = cgm_exprcall_choose(&src, call);
+		if (f)
+			target = user_function_index(st, f);
+	}
+	cgm_exprcall_source_done(&src);
+	if (target != -2)
+		return target;
 	return find_callee(st, n >= 2 ? parts[n - 2] : NULL, parts[n - 1], nargs, false);
 }
 
@@ -4505,6 +4585,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
 	st->view_query = query;
+	st->view_index = cgm_exprcall_index_new();
 	add_references(st, query, NULL, NULL, "view", object);
 	if (strcmp(kind, "view") == 0 || strcmp(kind, "materialized view") == 0) {
 		/* Reading a view runs its query; a materialized view's runs on
@@ -4537,6 +4618,8 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 				st->effects[i].ref_object = object;
 	}
 	st->view_query = NULL;
+	cgm_exprcall_index_free(st->view_index);
+	st->view_index = NULL;
 }
 
 /* ALTER TABLE t DROP CONSTRAINT name: a check's calls and a foreign key's

@@ -11,7 +11,10 @@
 # volatile function, a volatile column keeps a simple view from being
 # pulled up and is evaluated unread, a plain DISTINCT evaluates every
 # column, and a view over a view (`*` of one too) reads there what its
-# columns read read.
+# columns read read.  Of overloads of one name in a view, each column runs
+# the one its arguments' types take (exprcall.h): a read of `who` runs
+# vc.sym(name), not the vc.sym(date) of the column beside it, which the
+# live map linked too, and the files linked vc.sym(integer) for all.
 # Before, every function of a view was linked to every read of it: edges
 # to col_b(), col_a() and col_d() that never ran.
 #
@@ -41,6 +44,10 @@ SELECT vc.read_dist();
 SELECT vc.read_outer();
 SELECT vc.read_star_v();
 SELECT vc.read_label();
+SELECT vc.read_who();
+SELECT vc.read_born();
+SELECT vc.read_first();
+SELECT vc.read_shout();
 SQL
 pgtest_expect_edge "$PGTEST_WORK/map.edges" yes \
 	"vc.read_a() -> vc.col_a(integer) via view (view vc.flat)" \
@@ -52,4 +59,7 @@ pgtest_expect_edge "$PGTEST_WORK/map.edges" no \
 	"vc.read_a() -> vc.col_b(" "vc.count_flat() -> vc.col_" "vc.sum_b() -> vc.col_a(" \
 	"vc.read_grouped() -> vc.col_a(" "vc.read_volv() -> vc.col_b(" \
 	"vc.read_outer() -> vc.col_b(" "vc.read_outer() -> vc.col_d(" \
-	"vc.read_star_v() -> vc.col_a("
+	"vc.read_star_v() -> vc.col_a(" \
+	"vc.read_who() -> vc.sym(date)" "vc.read_born() -> vc.sym(name)" \
+	"vc.read_born() -> vc.sym(integer)" "vc.read_first() -> vc.sym(date)" \
+	"vc.read_shout() -> vc.sym(date)" "vc.read_shout() -> vc.sym(integer)"

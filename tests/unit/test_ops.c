@@ -771,6 +771,113 @@ static void test_effect_overloads(void **state)
 	cgm_model_free(m);
 }
 
+/* An untyped literal or NULL among a DDL call's arguments takes the
+ * overload PostgreSQL's rules give it, not the first of the arity along
+ * the path: a string one when any candidate takes a string there (b.g
+ * further down the path than a.g, h(varchar) before h(date), k's text
+ * where its other argument is typed by the column), the candidates
+ * counting those with defaults, and a pg_catalog one (lower(text)) runs
+ * nothing of the user's.  Each edge and reference below is the live map's
+ * of a database these statements made; the files gave a.g(integer),
+ * h(date) and k(integer,integer) before. */
+static void test_untyped_literal_overloads(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE SCHEMA a;\n"
+		"CREATE SCHEMA b;\n"
+		"SET search_path = a, b, public;\n"
+		"CREATE FUNCTION a.g(x integer) RETURNS integer LANGUAGE sql AS 'SELECT 1';\n"
+		"CREATE FUNCTION b.g(x text) RETURNS integer LANGUAGE sql AS 'SELECT 2';\n"
+		"CREATE FUNCTION public.h(x date) RETURNS integer LANGUAGE sql AS 'SELECT 3';\n"
+		"CREATE FUNCTION public.h(x varchar) RETURNS integer LANGUAGE sql AS 'SELECT 4';\n"
+		"CREATE FUNCTION public.k(x integer, y integer) RETURNS integer LANGUAGE sql AS 'SELECT 5';\n"
+		"CREATE FUNCTION public.k(x integer, y text) RETURNS integer LANGUAGE sql AS 'SELECT 6';\n"
+		"CREATE FUNCTION public.m(x integer, y integer DEFAULT 0) RETURNS integer\n"
+		"  LANGUAGE sql AS 'SELECT 7';\n"
+		"CREATE FUNCTION public.m(x text) RETURNS integer LANGUAGE sql AS 'SELECT 8';\n"
+		"CREATE FUNCTION public.lower(x integer) RETURNS integer LANGUAGE sql AS 'SELECT 9';\n"
+		"CREATE TABLE public.t (n integer CHECK (g('x') > 0), d integer DEFAULT h('2020-01-01'),\n"
+		"  e integer CHECK (k(n, NULL) > 0), f integer DEFAULT m('5'), s text DEFAULT lower('X'));\n"
+		"CREATE FUNCTION public.fill() RETURNS void LANGUAGE sql\n"
+		"  AS 'INSERT INTO public.t (n) VALUES (1)';\n";
+	cgm_model *m = map_text(text, false);
+	const char *want =
+		"public.fill() -> b.g(text) check check public.t.t_check @1\n"
+		"public.fill() -> public.h(character varying) default default public.t.d @1\n"
+		"public.fill() -> public.k(integer,text) check check public.t.t_n_check @1\n"
+		"public.fill() -> public.m(text) default default public.t.f @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	static const char *const refs[][2] = {
+		{ "b.g(text)", "constraint t_check on table public.t" },
+		{ "public.h(character varying)", "default value for column d of table public.t" },
+		{ "public.k(integer,text)", "constraint t_n_check on table public.t" },
+		{ "public.m(text)", "default value for column f of table public.t" },
+	};
+	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
+	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
+		bool found = false;
+		for (int i = 0; i < m->nreferences && !found; i++)
+			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
+				strcmp(m->references[i].object, refs[k][1]) == 0;
+		if (!found)
+			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
+	}
+	cgm_model_free(m);
+}
+
+/* A view's calls of overloads of one name take theirs by the types of
+ * the columns they pass: a joined item's by its alias, the column of the
+ * only relation of its query level holding it, a subquery's own FROM
+ * item's, another call's result (upper() gives text, which reaches name
+ * only).  The references are the live map's (pg_depend); each read runs
+ * the overload of the column it reads, as a trace of the same statements
+ * shows (test_viewcols.sh).  The files took sym(integer) for all before. */
+static void test_view_column_overloads(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE FUNCTION sym(x integer) RETURNS text LANGUAGE sql STABLE AS 'SELECT 1::text';\n"
+		"CREATE FUNCTION sym(x name) RETURNS text LANGUAGE sql STABLE AS 'SELECT 2::text';\n"
+		"CREATE FUNCTION sym(x date) RETURNS text LANGUAGE sql STABLE AS 'SELECT 3::text';\n"
+		"CREATE TABLE players (id integer, username name, born date);\n"
+		"CREATE TABLE events (player_id integer, at date);\n"
+		"CREATE VIEW v1 AS SELECT sym(p.username) AS a, sym(e.at) AS b\n"
+		"  FROM players p JOIN events e ON e.player_id = p.id;\n"
+		"CREATE VIEW v2 AS SELECT sym(born) AS c,\n"
+		"  (SELECT sym(x.player_id) FROM events x LIMIT 1) AS d FROM players;\n"
+		"CREATE VIEW v3 AS SELECT sym(upper(username)) AS e FROM players;\n"
+		"CREATE FUNCTION r1() RETURNS text LANGUAGE sql AS 'SELECT a FROM v1';\n"
+		"CREATE FUNCTION r2() RETURNS text LANGUAGE sql AS 'SELECT c FROM v2';\n"
+		"CREATE FUNCTION r3() RETURNS text LANGUAGE sql AS 'SELECT e FROM v3';\n";
+	cgm_model *m = map_text(text, false);
+	const char *want = "public.r1() -> public.sym(name) view view public.v1 @1\n"
+			   "public.r2() -> public.sym(date) view view public.v2 @1\n"
+			   "public.r3() -> public.sym(name) view view public.v3 @1\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	static const char *const refs[][2] = {
+		{ "public.sym(name)", "rule _RETURN on view public.v1" },
+		{ "public.sym(date)", "rule _RETURN on view public.v1" },
+		{ "public.sym(date)", "rule _RETURN on view public.v2" },
+		{ "public.sym(integer)", "rule _RETURN on view public.v2" },
+		{ "public.sym(name)", "rule _RETURN on view public.v3" },
+	};
+	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
+	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
+		bool found = false;
+		for (int i = 0; i < m->nreferences && !found; i++)
+			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
+				strcmp(m->references[i].object, refs[k][1]) == 0;
+		if (!found)
+			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
+	}
+	cgm_model_free(m);
+}
+
 /* The names PostgreSQL chooses for a foreign key, a check constraint and a
  * domain's check it names itself are cut to 63 bytes as an index's are
  * (ChooseConstraintName): each expected name below is PostgreSQL 15's,
@@ -832,6 +939,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_extension_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_constraint_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_effect_overloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untyped_literal_overloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_column_overloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
 	};
