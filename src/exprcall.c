@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cgmap/error.h"
+#include "cgmap/viewcols.h"
 #include "jsondom.h"
 
 /* A nested call is typed by choosing it first: so deep, no further. */
@@ -415,38 +416,25 @@ const cgm_function *cgm_exprcall_choose(cgm_exprcall_source *src, const jd_node 
 	return choose(src, call, 0);
 }
 
+/* The call may run the function sought: its choice is that one, or
+ * cgmap cannot choose. */
+typedef struct may_run_ctx {
+	cgm_exprcall_source *src;
+	const cgm_function *f;
+} may_run_ctx;
+
+static bool choice_may_be(void *ctx, const jd_node *call)
+{
+	const may_run_ctx *m = ctx;
+	const cgm_function *chosen = cgm_exprcall_choose(m->src, call);
+	return !chosen || chosen == m->f;
+}
+
 bool cgm_exprcall_may_run(cgm_exprcall_source *src, const jd_node *node, const char *schema,
 			  const char *name, const cgm_function *f)
 {
-	if (!node)
-		return false;
-	if (jd_is_array(node)) {
-		for (size_t i = 0; i < jd_size(node); i++)
-			if (cgm_exprcall_may_run(src, jd_at(node, i), schema, name, f))
-				return true;
-		return false;
-	}
-	if (!jd_is_object(node))
-		return false;
-	const jd_node *call = jd_get(node, "FuncCall");
-	if (call) {
-		const jd_node *names = jd_get(call, "funcname");
-		size_t n = jd_size(names);
-		const char *fn = n ? jd_string_node(jd_at(names, n - 1)) : NULL;
-		const char *sch = n >= 2 ? jd_string_node(jd_at(names, n - 2)) : NULL;
-		if (fn && strcmp(fn, name) == 0 && (!schema || !sch || strcmp(sch, schema) == 0)) {
-			const cgm_function *chosen = cgm_exprcall_choose(src, call);
-			if (!chosen || chosen == f)
-				return true;
-		}
-	}
-	const char *key;
-	jd_node *value;
-	jd_object_foreach(node, key, value)
-		if (cgm_exprcall_may_run(src, value, schema, name, f))
-			return true;
-	(void)key;
-	return false;
+	may_run_ctx m = { src, f };
+	return cgm_viewcols_calls_where(node, schema, name, choice_may_be, &m);
 }
 
 void cgm_exprcall_source_done(cgm_exprcall_source *src)

@@ -1597,6 +1597,28 @@ static bool binary_coercible(const sql_state *st, const char *from, const char *
 	return false;
 }
 
+#define CALL_PATH_MAX 64
+
+/* The schemas a call of a function qualified by `schema` (NULL: not)
+ * searches, in order: that one, else pg_catalog unless the path places
+ * it, then the path. */
+static int call_path(const sql_state *st, const char *schema, const char **path)
+{
+	int npath = 0;
+	if (schema) {
+		path[npath++] = schema;
+		return npath;
+	}
+	bool placed = false;
+	for (int p = 0; p < st->npath; p++)
+		placed = placed || strcmp(st->path[p], "pg_catalog") == 0;
+	if (!placed)
+		path[npath++] = "pg_catalog";
+	for (int p = 0; p < st->npath && npath < CALL_PATH_MAX; p++)
+		path[npath++] = st->path[p];
+	return npath;
+}
+
 /* One support function of CREATE AGGREGATE, as lookup_agg_function finds
  * it: the functions of that name (qualified: in that schema; else pg_catalog
  * first unless placed, then the path, one masking another of the same
@@ -1614,20 +1636,8 @@ static int find_agg_support(sql_state *st, const char *const *parts, int n,
 	*why = NULL;
 	const char *schema = n >= 2 ? parts[n - 2] : NULL;
 	const char *name = parts[n - 1];
-	/* The schemas searched, with pg_catalog's place. */
-	const char *path[64];
-	int npath = 0;
-	if (schema) {
-		path[npath++] = schema;
-	} else {
-		bool placed = false;
-		for (int p = 0; p < st->npath; p++)
-			placed = placed || strcmp(st->path[p], "pg_catalog") == 0;
-		if (!placed)
-			path[npath++] = "pg_catalog";
-		for (int p = 0; p < st->npath && npath < 64; p++)
-			path[npath++] = st->path[p];
-	}
+	const char *path[CALL_PATH_MAX];
+	int npath = call_path(st, schema, path);
 	/* Candidates: k >= 0 a function of fns, k < 0 builtin -k - 1. */
 	int cap = 16, ncand = 0;
 	int *cand = cgm_xcalloc((size_t)cap, sizeof(int));
@@ -2300,19 +2310,8 @@ static int exprcall_candidates(void *ctx, const char *schema, const char *name, 
 			       cgm_exprcall_candidate *out, int max)
 {
 	sql_state *st = ctx;
-	const char *path[64];
-	int npath = 0;
-	if (schema) {
-		path[npath++] = schema;
-	} else {
-		bool placed = false;
-		for (int p = 0; p < st->npath; p++)
-			placed = placed || strcmp(st->path[p], "pg_catalog") == 0;
-		if (!placed)
-			path[npath++] = "pg_catalog";
-		for (int p = 0; p < st->npath && npath < 64; p++)
-			path[npath++] = st->path[p];
-	}
+	const char *path[CALL_PATH_MAX];
+	int npath = call_path(st, schema, path);
 	int n = 0;
 	bool builtin_name = smap_get(&st->builtin_names, name) == 1;
 	for (int k = builtin_name ? 0 : st->nbuiltin; k < st->nbuiltin + st->nfns; k++) {

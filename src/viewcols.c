@@ -447,13 +447,14 @@ bool cgm_viewcols_of(cgm_arena *arena, const struct jd_node *select, const char 
 	return true;
 }
 
-bool cgm_viewcols_calls(const struct jd_node *node, const char *schema, const char *name)
+bool cgm_viewcols_calls_where(const struct jd_node *node, const char *schema, const char *name,
+			      cgm_viewcols_call_fn accept, void *ctx)
 {
 	if (!node || !name)
 		return false;
 	if (jd_is_array(node)) {
 		for (size_t i = 0; i < jd_size(node); i++)
-			if (cgm_viewcols_calls(jd_at(node, i), schema, name))
+			if (cgm_viewcols_calls_where(jd_at(node, i), schema, name, accept, ctx))
 				return true;
 		return false;
 	}
@@ -465,16 +466,22 @@ bool cgm_viewcols_calls(const struct jd_node *node, const char *schema, const ch
 		size_t n = jd_size(names);
 		const char *fn = n ? jd_string_node(jd_at(names, n - 1)) : NULL;
 		const char *sch = n >= 2 ? jd_string_node(jd_at(names, n - 2)) : NULL;
-		if (fn && strcmp(fn, name) == 0 && (!schema || !sch || strcmp(sch, schema) == 0))
+		if (fn && strcmp(fn, name) == 0 && (!schema || !sch || strcmp(sch, schema) == 0) &&
+		    (!accept || accept(ctx, call)))
 			return true;
 	}
 	const char *key;
 	jd_node *value;
 	jd_object_foreach(node, key, value)
-		if (cgm_viewcols_calls(value, schema, name))
+		if (cgm_viewcols_calls_where(value, schema, name, accept, ctx))
 			return true;
 	(void)key;
 	return false;
+}
+
+bool cgm_viewcols_calls(const struct jd_node *node, const char *schema, const char *name)
+{
+	return cgm_viewcols_calls_where(node, schema, name, NULL, NULL);
 }
 
 void cgm_viewcols_add_column(cgm_arena *arena, const char ***columns, int *ncolumns, bool first,

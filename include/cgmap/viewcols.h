@@ -91,6 +91,11 @@ bool cgm_viewcols_of(cgm_arena *arena, const struct jd_node *select, const char 
 /* Whether `part` calls schema.name (schema NULL: any), as written. */
 bool cgm_viewcols_calls(const struct jd_node *part, const char *schema, const char *name);
 
+/* The same, counting only the calls (FuncCall objects) `accept` takes. */
+typedef bool (*cgm_viewcols_call_fn)(void *ctx, const struct jd_node *call);
+bool cgm_viewcols_calls_where(const struct jd_node *part, const char *schema, const char *name,
+			      cgm_viewcols_call_fn accept, void *ctx);
+
 /* Add `column` (NULL: always) to the columns of an effect (*columns,
  * *ncolumns, 0 of them: always): an effect found in several parts runs
  * when any of them is evaluated.  `first` says the effect has none yet. */

@@ -715,6 +715,21 @@ static void test_extension_views(void **state)
 	cgm_model_free(m);
 }
 
+/* The model's references are exactly `refs` (function, object), in any
+ * order. */
+static void assert_references(const cgm_model *m, const char *const (*refs)[2], size_t n)
+{
+	assert_int_equal(m->nreferences, (int)n);
+	for (size_t k = 0; k < n; k++) {
+		bool found = false;
+		for (int i = 0; i < m->nreferences && !found; i++)
+			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
+				strcmp(m->references[i].object, refs[k][1]) == 0;
+		if (!found)
+			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
+	}
+}
+
 /* A call in a check, a default or a view's query runs the overload its
  * arguments' types take, as PostgreSQL resolves it: a cast's type, a
  * constant's, the table's column's (each edge below is the live map's of
@@ -759,15 +774,7 @@ static void test_effect_overloads(void **state)
 		{ "public.srid(text)", "rule _RETURN on view public.v" },
 		{ "public.srid(date)", "rule _RETURN on view public.v" },
 	};
-	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
-	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
-		bool found = false;
-		for (int i = 0; i < m->nreferences && !found; i++)
-			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
-				strcmp(m->references[i].object, refs[k][1]) == 0;
-		if (!found)
-			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
-	}
+	assert_references(m, refs, sizeof refs / sizeof refs[0]);
 	cgm_model_free(m);
 }
 
@@ -816,15 +823,7 @@ static void test_untyped_literal_overloads(void **state)
 		{ "public.k(integer,text)", "constraint t_n_check on table public.t" },
 		{ "public.m(text)", "default value for column f of table public.t" },
 	};
-	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
-	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
-		bool found = false;
-		for (int i = 0; i < m->nreferences && !found; i++)
-			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
-				strcmp(m->references[i].object, refs[k][1]) == 0;
-		if (!found)
-			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
-	}
+	assert_references(m, refs, sizeof refs / sizeof refs[0]);
 	cgm_model_free(m);
 }
 
@@ -866,15 +865,7 @@ static void test_view_column_overloads(void **state)
 		{ "public.sym(integer)", "rule _RETURN on view public.v2" },
 		{ "public.sym(name)", "rule _RETURN on view public.v3" },
 	};
-	assert_int_equal(m->nreferences, (int)(sizeof refs / sizeof refs[0]));
-	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
-		bool found = false;
-		for (int i = 0; i < m->nreferences && !found; i++)
-			found = strcmp(m->references[i].function_id, refs[k][0]) == 0 &&
-				strcmp(m->references[i].object, refs[k][1]) == 0;
-		if (!found)
-			fail_msg("no reference of %s to %s", refs[k][1], refs[k][0]);
-	}
+	assert_references(m, refs, sizeof refs / sizeof refs[0]);
 	cgm_model_free(m);
 }
 
