@@ -4461,12 +4461,35 @@ static const char *cast_type(void *ctx, const jd_node *type_name)
 	return type_name ? type_of(ctx, type_name) : NULL;
 }
 
+/* The types of a view's output columns that are calls: the result of the
+ * overload each call takes (exprcall.h), as the catalog types the view's
+ * column, so that a call passing the column on takes its overload too.
+ * Only where each target makes one column (no `*`, no set operation). */
+static void call_result_types(sql_state *st, const jd_node *query, const jd_node *select,
+			      cgm_select_columns *cols)
+{
+	const char *op = jstr(select, "op");
+	jd_node *targets = jget(select, "targetList");
+	if ((op && strcmp(op, "SETOP_NONE") != 0) || (int)jd_size(targets) != cols->n)
+		return;
+	cgm_exprcall_source src = exprcall_source(st, NULL, NULL);
+	src.query = query;
+	src.index = NULL;
+	for (int c = 0; c < cols->n; c++) {
+		const jd_node *val = jget(jget(jd_at(targets, (size_t)c), "ResTarget"), "val");
+		if (!cols->types[c] && jget(val, "FuncCall"))
+			cols->types[c] = cgm_exprcall_operand_type(&src, val);
+	}
+	cgm_exprcall_source_done(&src);
+}
+
 static void view_columns(sql_state *st, sql_table *v, const jd_node *query, const jd_node *aliases)
 {
 	const jd_node *select = jget(query, "SelectStmt");
 	size_t nalias = jd_size(aliases);
 	cgm_select_columns cols;
 	if (cgm_select_columns_typed(st->a, select, table_columns, cast_type, st, &cols)) {
+		call_result_types(st, query, select, &cols);
 		for (int c = 0; c < cols.n; c++) {
 			size_t at = (size_t)v->ncolumns;
 			add_column(st, v, at < nalias ? jd_string_node(jd_at(aliases, at)) : cols.names[c],

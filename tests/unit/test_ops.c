@@ -869,6 +869,37 @@ static void test_view_column_overloads(void **state)
 	cgm_model_free(m);
 }
 
+/* A view's column that is a call has the type of the overload's result,
+ * as the catalog types it: a function passing the column to overloads
+ * takes show(date), not both (the live map's edges of a database these
+ * statements made; the files called the call ambiguous before). */
+static void test_view_call_column_types(void **state)
+{
+	(void)state;
+	static const char *const text =
+		"CREATE FUNCTION mk(x integer) RETURNS date LANGUAGE sql STABLE AS 'SELECT current_date';\n"
+		"CREATE FUNCTION mk(x text) RETURNS integer LANGUAGE sql STABLE AS 'SELECT 1';\n"
+		"CREATE FUNCTION show(x integer) RETURNS text LANGUAGE plpgsql\n"
+		"  AS $$ BEGIN RETURN 'i'; END $$;\n"
+		"CREATE FUNCTION show(x date) RETURNS text LANGUAGE plpgsql\n"
+		"  AS $$ BEGIN RETURN 'd'; END $$;\n"
+		"CREATE TABLE t (id integer);\n"
+		"CREATE VIEW v AS SELECT id, mk(id) AS day, lower('X') AS low FROM t;\n"
+		"CREATE FUNCTION f() RETURNS text LANGUAGE plpgsql AS $$\n"
+		"DECLARE r text;\n"
+		"BEGIN\n"
+		"  SELECT show(v.day) INTO r FROM v;\n"
+		"  RETURN r;\n"
+		"END $$;\n";
+	cgm_model *m = map_text(text, false);
+	const char *want = "public.f() -> public.mk(integer) view view public.v @4\n"
+			   "public.f() -> public.show(date) call @4\n";
+	const char *got = edge_text(m);
+	if (strcmp(got, want) != 0)
+		fail_msg("edges:\n%s\nexpected:\n%s", got, want);
+	cgm_model_free(m);
+}
+
 /* The names PostgreSQL chooses for a foreign key, a check constraint and a
  * domain's check it names itself are cut to 63 bytes as an index's are
  * (ChooseConstraintName): each expected name below is PostgreSQL 15's,
@@ -932,6 +963,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_effect_overloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untyped_literal_overloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_column_overloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_call_column_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_functions_included, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_extension_relations, setup, teardown),
 	};
