@@ -316,15 +316,40 @@ static const char *column_type(cgm_exprcall_source *src, const jd_node *node, co
 
 /* ---- operands and calls ------------------------------------------------- */
 
+/* A constant the parser left as text (a Float node): an integer too large
+ * for integer is bigint when it fits (make_const), else numeric, as is
+ * anything with a point or an exponent. */
+static const char *float_constant_type(const char *text)
+{
+	if (!text)
+		return "numeric";
+	/* A negated constant comes folded ("-5"): int8 reaches one further. */
+	const char *largest = "9223372036854775807";
+	if (*text == '-') {
+		text++;
+		largest = "9223372036854775808";
+	}
+	size_t digits = strspn(text, "0123456789");
+	if (digits == 0 || text[digits] != '\0')
+		return "numeric";
+	while (digits > 1 && *text == '0')
+		text++, digits--;
+	if (digits < 19 || (digits == 19 && strcmp(text, largest) <= 0))
+		return "bigint";
+	return "numeric";
+}
+
 static const char *operand_type(cgm_exprcall_source *src, const jd_node *node, int depth)
 {
 	const jd_node *c;
 	if (!node)
 		return NULL;
-	if ((c = jd_get(node, "A_Const")))
-		return jd_get(c, "ival") ? "integer" : jd_get(c, "fval") ? "numeric"
-			: jd_get(c, "boolval") ? "boolean"
+	if ((c = jd_get(node, "A_Const"))) {
+		if (jd_get(c, "fval"))
+			return float_constant_type(member(jd_get(c, "fval"), "fval"));
+		return jd_get(c, "ival") ? "integer" : jd_get(c, "boolval") ? "boolean"
 			: jd_get(c, "sval") || jd_get(c, "isnull") ? "unknown" : NULL;
+	}
 	if ((c = jd_get(node, "TypeCast")))
 		return src->type_name(src->ctx, jd_get(c, "typeName"));
 	if ((c = jd_get(node, "ColumnRef")))

@@ -260,6 +260,28 @@ static void test_choice(void **state)
 	cgm_exprcall_source_done(&src);
 }
 
+/* A constant too large for integer is bigint while it fits, then
+ * numeric, as is one with a point (make_const). */
+static void test_constants(void **state)
+{
+	(void)state;
+	const cgm_function *big = add_fn("a", "n", 0, "text", 0, false, 1, "bigint");
+	const cgm_function *num = add_fn("a", "n", 0, "text", 0, false, 1, "numeric");
+	const cgm_function *i4 = add_fn("a", "n", 0, "text", 0, false, 1, "integer");
+	const jd_node *q = parse_select("SELECT n(10000000000), n(9223372036854775807),"
+					" n(9223372036854775808), n(1.5), n(7),"
+					" n(-9223372036854775808), n(-9223372036854775809)");
+	cgm_exprcall_source src = source(q, NULL);
+	assert_ptr_equal(chosen(&src, q, "n", 0), big);
+	assert_ptr_equal(chosen(&src, q, "n", 1), big);
+	assert_ptr_equal(chosen(&src, q, "n", 2), num);
+	assert_ptr_equal(chosen(&src, q, "n", 3), num);
+	assert_ptr_equal(chosen(&src, q, "n", 4), i4);
+	assert_ptr_equal(chosen(&src, q, "n", 5), big);
+	assert_ptr_equal(chosen(&src, q, "n", 6), num);
+	cgm_exprcall_source_done(&src);
+}
+
 /* A call's result types the call around it; a check's columns are its
  * table's. */
 static void test_nested_and_relation(void **state)
@@ -288,6 +310,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_view_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_constants, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_and_relation, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
