@@ -29,13 +29,14 @@
 #define MAX_CALL_ARGS 100
 
 static const char *operand_type(cgm_exprcall_source *src, const jd_node *node, int depth);
+static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call, int depth,
+				  const char *const *typed);
 
 /* The string member `key` of an object, or NULL. */
 static const char *member(const jd_node *node, const char *key)
 {
 	return jd_string(jd_get(node, key));
 }
-static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call, int depth);
 
 const char *cgm_exprcall_base_type(cgm_arena *arena, const char *type)
 {
@@ -355,7 +356,7 @@ static const char *operand_type(cgm_exprcall_source *src, const jd_node *node, i
 	if ((c = jd_get(node, "ColumnRef")))
 		return column_type(src, node, c);
 	if ((c = jd_get(node, "FuncCall")) && depth < MAX_CALL_DEPTH) {
-		const cgm_function *f = choose(src, c, depth + 1);
+		const cgm_function *f = choose(src, c, depth + 1, NULL);
 		const char *r = f ? f->result : NULL;
 		if (r && strncmp(r, "SETOF ", 6) != 0 && strncmp(r, "TABLE(", 6) != 0 &&
 		    strcmp(r, "record") != 0 && strcmp(r, "void") != 0 && strcmp(r, "trigger") != 0 &&
@@ -378,7 +379,10 @@ static bool same_arguments(const cgm_function *f, const cgm_function *g, int nar
 	return true;
 }
 
-static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call, int depth)
+/* `typed`: the arguments' types as operand_type gives them, when the
+ * caller has them already; else typed here. */
+static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call, int depth,
+				  const char *const *typed)
 {
 	const char *parts[3];
 	const jd_node *names = jd_get(call, "funcname");
@@ -404,7 +408,7 @@ static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call,
 		return NULL;
 	const char *types[MAX_CALL_ARGS + 1];
 	for (int i = 0; i < nargs; i++)
-		types[i] = operand_type(src, jd_at(args, (size_t)i), depth);
+		types[i] = typed ? typed[i] : operand_type(src, jd_at(args, (size_t)i), depth);
 	/* The earlier schema's of two with the same argument types; two of
 	 * one schema make the call ambiguous, which PostgreSQL refuses. */
 	cgm_exprcall_candidate kept[MAX_CANDIDATES];
@@ -438,7 +442,13 @@ static const cgm_function *choose(cgm_exprcall_source *src, const jd_node *call,
 
 const cgm_function *cgm_exprcall_choose(cgm_exprcall_source *src, const jd_node *call)
 {
-	return choose(src, call, 0);
+	return choose(src, call, 0, NULL);
+}
+
+const cgm_function *cgm_exprcall_choose_typed(cgm_exprcall_source *src, const jd_node *call,
+					      const char *const *types)
+{
+	return choose(src, call, 0, types);
 }
 
 /* The call may run the function sought: its choice is that one, or

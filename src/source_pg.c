@@ -1401,8 +1401,8 @@ static int view_candidates(void *ctx, const char *schema, const char *name, int 
 	return n;
 }
 
-/* Whether another of the view's function effects (`mine`, indices into
- * model->effects) is an overload of fschema.fname: only then does the
+/* Whether another of the view's function effects (among `mine`, its
+ * effects' indices into model->effects) is an overload of fschema.fname: only then does the
  * column a call is in depend on its arguments' types. */
 static bool overloaded_in_view(const cgm_model *model, const int *mine, int nmine,
 			       const cgm_effect *e, const char *fschema, const char *fname,
@@ -1411,7 +1411,8 @@ static bool overloaded_in_view(const cgm_model *model, const int *mine, int nmin
 	for (int k = 0; k < nmine; k++) {
 		const cgm_effect *o = &model->effects[mine[k]];
 		const char *schema, *name;
-		if (o == e || strcmp(o->function_id, e->function_id) == 0 ||
+		if (o == e || o->reach != CGM_REACH_FUNCTION || !o->function_id ||
+		    strcmp(o->function_id, e->function_id) == 0 ||
 		    !function_name_of(scratch, o->function_id, &schema, &name))
 			continue;
 		if (strcmp(name, fname) == 0 && strcmp(schema, fschema) == 0)
@@ -1474,22 +1475,20 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 			cgm_arena_free(scratch);
 			continue;
 		}
-		/* The view's function effects, among which overloads are told
-		 * apart. */
+		/* The view's effects on a read, in one pass: among its
+		 * functions, overloads are told apart. */
 		int *mine = cgm_arena_alloc(scratch, sizeof(int) * (size_t)(model->neffects + 1));
 		int nmine = 0;
 		for (int i = 0; i < model->neffects; i++) {
 			const cgm_effect *e = &model->effects[i];
 			if (e->events == CGM_EV_SELECT && e->via == CGM_VIA_VIEW &&
-			    e->reach == CGM_REACH_FUNCTION && e->function_id &&
 			    strcmp(e->relation, rel->name) == 0 && strcmp(e->schema, rel->schema) == 0)
 				mine[nmine++] = i;
 		}
-		for (int i = 0; i < model->neffects; i++) {
-			cgm_effect *e = &model->effects[i];
-			if (e->events != CGM_EV_SELECT || e->via != CGM_VIA_VIEW ||
-			    strcmp(e->relation, rel->name) != 0 || strcmp(e->schema, rel->schema) != 0)
-				continue;
+		calls.query = select;
+		calls.arena = scratch;
+		for (int m = 0; m < nmine; m++) {
+			cgm_effect *e = &model->effects[mine[m]];
 			if (e->reach == CGM_REACH_VIEW) {
 				bool fresh = true;
 				for (int k = 0; k < vc.nrels; k++) {
@@ -1515,8 +1514,6 @@ static int view_columns(cgm_model *model, const viewdefs *defs)
 								   scratch)
 							? function_with_id(model, e->function_id)
 							: NULL;
-			calls.query = select;
-			calls.arena = scratch;
 			bool first = true;
 			for (int p = 0; p < vc.nparts; p++) {
 				if (!(f ? cgm_exprcall_may_run(&calls, vc.parts[p].node, schema, name, f)

@@ -2530,12 +2530,13 @@ static int expression_call_target(sql_state *st, const jd_node *call, const char
 	int nargs = (int)jd_size(args);
 	cgm_exprcall_source src = exprcall_source(st, schema, rel);
 	int target = -2;
+	const char **types = NULL;
 	if (nargs > 0 && nargs <= 100) {
-		const char **types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)nargs);
+		types = cgm_arena_alloc(st->a, sizeof(char *) * (size_t)nargs);
 		bool known = true;
-		for (int i = 0; i < nargs && known; i++) {
+		for (int i = 0; i < nargs; i++) {
 			types[i] = cgm_exprcall_operand_type(&src, jd_at(args, (size_t)i));
-			known = types[i] && strcmp(types[i], "unknown") != 0;
+			known = known && types[i] && strcmp(types[i], "unknown") != 0;
 		}
 		const char *builtin_id;
 		int fn = known ? find_function_by_types(st, parts, n, types, nargs, &builtin_id) : -1;
@@ -2543,7 +2544,7 @@ static int expression_call_target(sql_state *st, const jd_node *call, const char
 			target = fn;
 	}
 	if (target == -2) {
-		const cgm_function *f = cgm_exprcall_choose(&src, call);
+		const cgm_function *f = cgm_exprcall_choose_typed(&src, call, types);
 		if (f)
 			target = user_function_index(st, f);
 	}
@@ -4473,8 +4474,8 @@ static void call_result_types(sql_state *st, const jd_node *query, const jd_node
 	if ((op && strcmp(op, "SETOP_NONE") != 0) || (int)jd_size(targets) != cols->n)
 		return;
 	cgm_exprcall_source src = exprcall_source(st, NULL, NULL);
-	src.query = query;
-	src.index = NULL;
+	src.query = query; /* st->view_query is set once the view's columns are */
+	src.index = st->view_index;
 	for (int c = 0; c < cols->n; c++) {
 		const jd_node *val = jget(jget(jd_at(targets, (size_t)c), "ResTarget"), "val");
 		if (!cols->types[c] && jget(val, "FuncCall"))
@@ -4599,6 +4600,7 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 		v->ncolumns = 0; /* CREATE OR REPLACE VIEW: its columns now */
 	v->security_invoker = false; /* CREATE OR REPLACE VIEW sets its options anew */
 	set_security_invoker(v, options, true);
+	st->view_index = cgm_exprcall_index_new();
 	view_columns(st, v, query, aliases);
 	if (strcmp(kind, "view") == 0)
 		view_update(st, v, query, aliases);
@@ -4607,7 +4609,6 @@ static void apply_view(sql_state *st, const jd_node *rv, const jd_node *query, c
 	drop_references(st, object, NULL, false); /* CREATE OR REPLACE VIEW */
 	st->ref_owner = pair_key(st->a, schema, name);
 	st->view_query = query;
-	st->view_index = cgm_exprcall_index_new();
 	add_references(st, query, NULL, NULL, "view", object);
 	if (strcmp(kind, "view") == 0 || strcmp(kind, "materialized view") == 0) {
 		/* Reading a view runs its query; a materialized view's runs on

@@ -510,11 +510,11 @@ static int compare_nullable(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* A (column, output column) pair of a view's read of a relation; fresh
- * when it is the relation's, not yet the effect's (copied then). */
+/* A (column, output column) pair of a view's read of a relation; `copy`
+ * when it is the relation's, not yet the effect's (copied when kept). */
 typedef struct read_pair {
 	const char *read, *by;
-	bool fresh;
+	bool copy;
 } read_pair;
 
 static int compare_pairs(const void *a, const void *b)
@@ -568,8 +568,8 @@ void cgm_viewcols_add_rel(cgm_arena *arena, cgm_effect *e, bool fresh, const cgm
 		if (kept > 0 && compare_nullable(by[kept - 1], pairs[i].by) == 0 &&
 		    compare_nullable(reads[kept - 1], pairs[i].read) == 0)
 			continue;
-		reads[kept] = pairs[i].fresh ? cgm_arena_strdup(arena, pairs[i].read) : pairs[i].read;
-		by[kept] = pairs[i].fresh ? cgm_arena_strdup(arena, pairs[i].by) : pairs[i].by;
+		reads[kept] = pairs[i].copy ? cgm_arena_strdup(arena, pairs[i].read) : pairs[i].read;
+		by[kept] = pairs[i].copy ? cgm_arena_strdup(arena, pairs[i].by) : pairs[i].by;
 		kept++;
 	}
 	free(pairs);

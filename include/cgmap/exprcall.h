@@ -84,6 +84,11 @@ const char *cgm_exprcall_operand_type(cgm_exprcall_source *src, const struct jd_
  * fits. */
 const cgm_function *cgm_exprcall_choose(cgm_exprcall_source *src, const struct jd_node *call);
 
+/* The same with the arguments' types the caller got from
+ * cgm_exprcall_operand_type (NULL: typed here). */
+const cgm_function *cgm_exprcall_choose_typed(cgm_exprcall_source *src, const struct jd_node *call,
+					      const char *const *types);
+
 /* Whether a FuncCall of schema.name below `node` may run `f`: one whose
  * choice is f, or that cgmap cannot choose. */
 bool cgm_exprcall_may_run(cgm_exprcall_source *src, const struct jd_node *node, const char *schema,
