@@ -1092,6 +1092,11 @@ static call_volatility json_calls_volatility(const jt_doc *d, int i)
 	call_volatility all = CALL_STEADY;
 	int end = jt_skip(d, i);
 	for (int k = i; k < end && k < d->count; k++) {
+		/* No column may stand in a default: a name there is a part of
+		 * an EXECUTE's SQL known at run time (walk_runtime_parts),
+		 * which may be random() as well as 0. */
+		if (jt_eq(d, k, "ColumnRef"))
+			return CALL_VOLATILE;
 		if (!jt_eq(d, k, "FuncCall"))
 			continue;
 		int names = jt_get(d, k + 1, "funcname");
@@ -2640,15 +2645,21 @@ static void record_dynamic(extract_ctx *ctx, const char *text)
 }
 
 /* Whether a site found in the SQL of an EXECUTE with run-time parts is
- * certain: a call or a relation whose names are all constant.  Operators
- * and casts may take a run-time part as an operand of any type, and a
- * statement's other sites depend on what the parts spell.  (A call with a
- * run-time part among its arguments was marked runtime_typed as it was
- * made: which overload that part's type picks is known at run time only,
- * resolve.c.) */
+ * certain: a call or a relation whose names are all constant, or the
+ * command a DDL statement is.  Its tag comes from the statement's syntax,
+ * which the constant parts spell (a part that spelled a keyword would
+ * have left no statement that parses), so `format('SECURITY LABEL FOR %I
+ * ON SCHEMA s IS NULL', p)` fires the event triggers of SECURITY LABEL
+ * whoever p is.  Operators and casts may take a run-time part as an
+ * operand of any type, and a statement's other sites depend on what the
+ * parts spell.  (A call with a run-time part among its arguments was
+ * marked runtime_typed as it was made: which overload that part's type
+ * picks is known at run time only, resolve.c.) */
 static bool certain_with_runtime_parts(const extract_ctx *ctx, int i)
 {
 	const cgm_site *s = &ctx->sites[i];
+	if (s->kind == CGM_SITE_DDL)
+		return true;
 	if (names_runtime_part(s->schema) || names_runtime_part(s->name))
 		return false;
 	if (s->kind == CGM_SITE_EXEC_LITERAL)

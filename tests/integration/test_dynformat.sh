@@ -5,7 +5,9 @@
 # positions n$ followed) read as SQL files and live; a format() whose names
 # are known only at run time stays a dynamic site whose possible targets
 # are narrowed by the constant names it spells, and the calls it spells
-# by constant names are static edges (app.runtime_parts).  Then, run with cgmap_trace
+# by constant names are static edges (app.runtime_parts), and so are the
+# event triggers of the command its constant parts spell (app.runtime_ddl).
+# Then, run with cgmap_trace
 # (`track = all`), PostgreSQL is the judge: every static edge is observed
 # from its caller, the dynamic sites' observed targets are among their
 # possible ones, and nothing is left unexplained.
@@ -40,7 +42,7 @@ check_sites() { # $1 snapshot, $2 what
 	[ "$got" = "app.handler(integer) other.handler(integer)" ] ||
 		pgtest_fail "by_schema's possible targets ($2): '$got', want both handlers only"
 	got=$(possible "$1/cgmap.json" 'app.by_name(text)')
-	[ "$got" = 'app."select"(text) app.by_name(text) app.by_schema(text) app.handler(integer) app.other(integer) app.target(integer)' ] ||
+	[ "$got" = 'app."select"(text) app.by_name(text) app.by_schema(text) app.handler(integer) app.other(integer) app.runtime_ddl(text) app.target(integer)' ] ||
 		pgtest_fail "by_name's possible targets ($2): '$got', want app's one-argument functions"
 }
 
@@ -65,7 +67,7 @@ check_sites "$work/static" "live"
 
 # PostgreSQL's own format() gives the same value (one sum of every call).
 got=$(pgtest_psql -d df -Atc "SELECT cgmap_trace_reset()" -c "SELECT app.workload()" | tail -1)
-[ "$got" = 92 ] || pgtest_fail "app.workload() returned '$got', want 92 (1+6+2+4+18, 21, 8, 27+5)"
+[ "$got" = 93 ] || pgtest_fail "app.workload() returned '$got', want 93 (1+6+2+4+18, 21, 8, 27+5, 1)"
 "$cgmap" --dsn "dbname=df" --out "$work/traced" --no-html 2>"$work/traced.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/traced.err")"
 pgtest_expect_traced "$src/fixtures/expected/dynformat.edges" "$work/traced" "calls of constant format()"
