@@ -27,7 +27,8 @@
  * predicate, ALTER TABLE / DOMAIN the defaults, checks and USING it adds, a
  * partition its bounds; the defaults, checks and bodies CREATE stores run
  * later, on rows, and DROP, GRANT, COMMENT, RENAME, OWNER TO run nothing.
- * Statements of roles, databases and tablespaces, SET, VACUUM and
+ * Statements of roles, databases and tablespaces (a COMMENT, SECURITY
+ * LABEL or GRANT on one too, or a GRANT of a role), SET, VACUUM and
  * transaction control run no user code at all, and neither does the value
  * of one call of a function that returns void (void_call).
  */
@@ -845,6 +846,25 @@ typedef struct stmt_kind {
 	const char *calls_from;
 } stmt_kind;
 
+/* Whether the object a COMMENT, SECURITY LABEL, GRANT or REVOKE at p is
+ * ON is one no event trigger fires for (global_objects, a configuration
+ * PARAMETER), or whether a GRANT or REVOKE has no ON at all: a role's
+ * membership, which no event trigger sees either. */
+static bool on_global_object(const char *p, bool grant)
+{
+	const char *on = find_words(p, "ON", NULL, true);
+	if (!on)
+		return grant;
+	on += 2;
+	while (isspace((unsigned char)*on))
+		on++;
+	if (word_at(on, "PARAMETER"))
+		return true;
+	char obj[40];
+	read_object(obj, sizeof obj, &on, false);
+	return in_list(global_objects, obj);
+}
+
 static void read_kind(stmt_kind *k, const char *t)
 {
 	memset(k, 0, sizeof *k);
@@ -920,6 +940,11 @@ static void read_kind(stmt_kind *k, const char *t)
 		snprintf(k->verb, sizeof k->verb, "%s", w1);
 		k->ddl = k->tagged = true;
 		k->runs = RUNS_DEFINES;
+		if (strcmp(w1, "IMPORT") != 0 &&
+		    on_global_object(p, strcmp(w1, "GRANT") == 0 || strcmp(w1, "REVOKE") == 0)) {
+			k->ddl = k->tagged = false;
+			k->runs = RUNS_NOTHING;
+		}
 	} else if (strcmp(w1, "REFRESH") == 0) {
 		snprintf(k->statement, sizeof k->statement, "REFRESH MATERIALIZED VIEW");
 		snprintf(k->verb, sizeof k->verb, "%s", w1);

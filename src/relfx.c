@@ -1045,8 +1045,19 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 		{ "AlterTSDictionaryStmt", "ALTER TEXT SEARCH DICTIONARY" },
 		{ "AlterTSConfigurationStmt", "ALTER TEXT SEARCH CONFIGURATION" },
 	};
+	/* No event trigger fires for a shared object or an event trigger
+	 * (EventTriggerSupportsObjectType): a COMMENT, a SECURITY LABEL, a
+	 * GRANT or a RENAME of a role, a database or a tablespace is not
+	 * event-triggered DDL at all. */
+	static const char *const unsupported[] = {
+		"OBJECT_DATABASE", "OBJECT_TABLESPACE", "OBJECT_ROLE", "OBJECT_PARAMETER_ACL",
+		"OBJECT_EVENT_TRIGGER", NULL
+	};
 	if (!node)
 		return NULL;
+	for (int i = 0; objtype && unsupported[i]; i++)
+		if (strcmp(objtype, unsupported[i]) == 0)
+			return NULL;
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		if (strcmp(fixed[i].node, node) == 0)
 			return fixed[i].tag;

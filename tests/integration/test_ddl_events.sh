@@ -2,11 +2,13 @@
 # test_ddl_events.sh - the event triggers an ALTER TABLE fires, by what its
 # subcommands do: fixtures/ddlevents.sql (sql_drop, table_rewrite and
 # ddl_command_end triggers; functions that toggle a trigger, drop a column,
-# change a column's type) gives the edges of fixtures/expected/ddlevents.edges
+# change a column's type, comment on shared objects and on a table) gives the edges of fixtures/expected/ddlevents.edges
 # from the live database and from the file; run with
 # `cgmap_trace.track = all`, each is observed on its static edge, and
 # nothing is left unexplained: no sql_drop edge for a statement that drops
-# nothing, no table_rewrite edge for one that rewrites nothing.
+# nothing, no table_rewrite edge for one that rewrites nothing, no edge for
+# a COMMENT or GRANT on a shared object (a tablespace, a database), and one
+# for an EXECUTE'd COMMENT on a table named at run time.
 #
 # Exit: 0 pass, 1 fail, 77 skip (the extension cannot be built or installed).
 set -euo pipefail
@@ -25,6 +27,8 @@ SELECT cgmap_trace_reset();
 SELECT app.toggle();
 SELECT app.drop_b();
 SELECT app.widen();
+SELECT app.on_shared('pg_default');
+SELECT app.on_table('p');
 SQL
 "$cgmap" --dsn "dbname=ddl" --out "$work/map" 2>"$work/map.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/map.err")"

@@ -364,6 +364,13 @@ static void test_command_tags(void **state)
 	assert_null(cgm_ddl_command_tag("SelectStmt", "", false));
 	assert_null(cgm_ddl_command_tag("CreateEventTrigStmt", "", false));
 	assert_null(cgm_ddl_command_tag("DropStmt", "OBJECT_WHATEVER", false));
+	/* No event trigger fires for a shared object or an event trigger. */
+	assert_string_equal(cgm_ddl_command_tag("CommentStmt", "OBJECT_SCHEMA", false), "COMMENT");
+	assert_null(cgm_ddl_command_tag("CommentStmt", "OBJECT_ROLE", false));
+	assert_null(cgm_ddl_command_tag("SecLabelStmt", "OBJECT_DATABASE", false));
+	assert_null(cgm_ddl_command_tag("GrantStmt", "OBJECT_TABLESPACE", true));
+	assert_null(cgm_ddl_command_tag("GrantStmt", "OBJECT_PARAMETER_ACL", true));
+	assert_null(cgm_ddl_command_tag("CommentStmt", "OBJECT_EVENT_TRIGGER", false));
 }
 
 int main(void)

@@ -964,6 +964,17 @@ static void test_ddl_event_triggers(void **state)
 	cgm_dynsql_info_free(&info);
 	expect_none(m, "format('CREATE ROLE %I', r)", "CREATE ROLE");
 	expect_none(m, "format('ALTER ROLE %I SET search_path = %I', r, s)", "ALTER ROLE");
+	/* Nor does a COMMENT, SECURITY LABEL, GRANT or REVOKE on a shared
+	 * object (EventTriggerSupportsObjectType), or a role's membership. */
+	expect_none(m, "format('COMMENT ON ROLE %I IS NULL', r)", "COMMENT");
+	expect_none(m, "format('SECURITY LABEL FOR anon ON ROLE %I IS NULL', r)", "SECURITY LABEL");
+	expect_none(m, "'GRANT CONNECT ON DATABASE ' || d || ' TO ' || r", "GRANT");
+	expect_none(m, "format('REVOKE ALL ON TABLESPACE %I FROM %I', t, r)", "REVOKE");
+	expect_none(m, "format('GRANT %I TO %I', g, r)", "GRANT");
+	read_text(&info, m, "format('SECURITY LABEL FOR anon ON COLUMN %I.%I IS NULL', t, c)");
+	assert_int_equal(info.total, 1);
+	assert_true(has_target(&info, m, "util.on_ddl()"));
+	cgm_dynsql_info_free(&info);
 	cgm_model_free(m);
 }
 
