@@ -1044,6 +1044,15 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 		{ "AlterCollationStmt", "ALTER COLLATION" },
 		{ "AlterTSDictionaryStmt", "ALTER TEXT SEARCH DICTIONARY" },
 		{ "AlterTSConfigurationStmt", "ALTER TEXT SEARCH CONFIGURATION" },
+		{ "DropOwnedStmt", "DROP OWNED" },
+		{ "CreateAmStmt", "CREATE ACCESS METHOD" },
+		{ "AlterFdwStmt", "ALTER FOREIGN DATA WRAPPER" },
+		{ "AlterForeignServerStmt", "ALTER SERVER" },
+		{ "AlterUserMappingStmt", "ALTER USER MAPPING" },
+		{ "DropUserMappingStmt", "DROP USER MAPPING" },
+		{ "CreateSubscriptionStmt", "CREATE SUBSCRIPTION" },
+		{ "AlterSubscriptionStmt", "ALTER SUBSCRIPTION" },
+		{ "DropSubscriptionStmt", "DROP SUBSCRIPTION" },
 	};
 	/* No event trigger fires for a shared object or an event trigger
 	 * (EventTriggerSupportsObjectType): a COMMENT, a SECURITY LABEL, a
@@ -1076,7 +1085,8 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 		    : (strcmp(node, "AlterTableStmt") == 0 || strcmp(node, "RenameStmt") == 0 ||
 		       strcmp(node, "AlterObjectSchemaStmt") == 0 ||
 		       strcmp(node, "AlterOwnerStmt") == 0 || strcmp(node, "AlterFunctionStmt") == 0 ||
-		       strcmp(node, "AlterObjectDependsStmt") == 0)
+		       strcmp(node, "AlterObjectDependsStmt") == 0 ||
+		       strcmp(node, "AlterTableMoveAllStmt") == 0)
 			? 1
 		    : strcmp(node, "DefineStmt") == 0 ? 2
 						      : -1;
@@ -1157,7 +1167,7 @@ unsigned cgm_ddl_facts(const char *node, const char *const *subtypes, int nsubty
 	if (!node)
 		return 0;
 	if (strcmp(node, "RenameStmt") == 0 || strcmp(node, "AlterObjectSchemaStmt") == 0 ||
-	    strcmp(node, "AlterOwnerStmt") == 0)
+	    strcmp(node, "AlterOwnerStmt") == 0 || strcmp(node, "AlterTableMoveAllStmt") == 0)
 		return CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING;
 	if (strcmp(node, "AlterTableStmt") != 0 || nsubtypes <= 0)
 		return 0;

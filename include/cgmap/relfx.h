@@ -67,7 +67,8 @@ int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
 /* What a DDL statement cannot do (CGM_DDL_* bits), from libpg_query's node
  * name and, for ALTER TABLE / ALTER TYPE (`AlterTableStmt`), its
  * subcommands' types (`AT_EnableTrig`, ...): a rename, a change of owner or
- * schema drops and rewrites nothing; an ALTER TABLE drops nothing when each
+ * schema, a move of all of a tablespace's tables (ALTER TABLE ALL IN
+ * TABLESPACE: files copied, no rewrite) drops and rewrites nothing; an ALTER TABLE drops nothing when each
  * subcommand is one that drops no object sql_drop reports (a DROP COLUMN or
  * CONSTRAINT, a default or an identity dropped may; a new column type drops
  * and makes again its indexes and constraints, internally), and rewrites

@@ -29,6 +29,7 @@ SELECT app.drop_b();
 SELECT app.widen();
 SELECT app.on_shared('pg_default');
 SELECT app.on_table('p');
+SELECT app.other_commands();
 SQL
 "$cgmap" --dsn "dbname=ddl" --out "$work/map" 2>"$work/map.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/map.err")"

@@ -371,6 +371,15 @@ static void test_command_tags(void **state)
 	assert_null(cgm_ddl_command_tag("GrantStmt", "OBJECT_TABLESPACE", true));
 	assert_null(cgm_ddl_command_tag("GrantStmt", "OBJECT_PARAMETER_ACL", true));
 	assert_null(cgm_ddl_command_tag("CommentStmt", "OBJECT_EVENT_TRIGGER", false));
+	/* Commands of their own tag, event-triggered all the same. */
+	assert_string_equal(cgm_ddl_command_tag("DropOwnedStmt", "", false), "DROP OWNED");
+	assert_string_equal(cgm_ddl_command_tag("CreateAmStmt", "", false), "CREATE ACCESS METHOD");
+	assert_string_equal(cgm_ddl_command_tag("AlterUserMappingStmt", "", false),
+			    "ALTER USER MAPPING");
+	assert_string_equal(cgm_ddl_command_tag("AlterTableMoveAllStmt", "OBJECT_INDEX", false),
+			    "ALTER INDEX");
+	assert_int_equal(cgm_ddl_facts("AlterTableMoveAllStmt", NULL, 0),
+			 CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING);
 }
 
 int main(void)
