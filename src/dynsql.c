@@ -11,7 +11,9 @@
  *      table it writes and the event triggers DDL fires.  Everything is malloc'd and freed by
  *      cgm_dynsql_info_free(); nothing goes into the model.
  *
- * The expression is split at its top-level `||`; a string literal (plain,
+ * A template of several statements can call what any of them can (the
+ * first names the site's kind).  The expression is split at its top-level
+ * `||`; a string literal (plain,
  * E'', dollar-quoted, with a cast) is constant text, `format('...', ...)`
  * is its template with its constant arguments put in (sqlformat.h) and its
  * run-time ones as variables for %I and %s and as a literal for %L,
@@ -1027,44 +1029,63 @@ static bool void_call(const cgm_dynsql_reader *r, const char *text)
 
 /* The site read into out (statement, table, can_call) and its lists of
  * possible targets into sl. */
-static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
-		      const cgm_site *site)
+/* Where the statement of the template at p ends: its top-level `;` (not
+ * in a quoted literal, a dollar-quoted body or brackets), or its NUL. */
+static const char *statement_end(const char *p)
+{
+	int depth = 0;
+	for (; *p; p++) {
+		if (*p == '\'') {
+			while (*++p && *p != '\'')
+				;
+			if (!*p)
+				return p;
+		} else if (*p == '$' && (p[1] == '$' || isalpha((unsigned char)p[1]) || p[1] == '_')) {
+			const char *q = p + 1;
+			while (isalnum((unsigned char)*q) || *q == '_')
+				q++;
+			if (*q != '$')
+				continue;
+			size_t taglen = (size_t)(q - p) + 1;
+			const char *close = q + 1;
+			for (; *close && strncmp(close, p, taglen) != 0; close++)
+				;
+			if (!*close)
+				return close;
+			p = close + taglen - 1;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && depth > 0) {
+			depth--;
+		} else if (*p == ';' && depth == 0) {
+			return p;
+		}
+	}
+	return p;
+}
+
+/* One statement `t` of a site's template read into out and sl: its kind
+ * (the first statement's names the site), its table, its possible
+ * targets; whether it can call a user function. */
+static bool read_statement(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
+			   const char *t, bool first)
 {
 	const cgm_model *model = r->model;
-	memset(out, 0, sizeof *out);
-	memset(sl, 0, sizeof *sl);
-	out->can_call = true;
-	if (!cgm_site_get_rare(site)->text)
-		return;
-	if (void_call(r, cgm_site_get_rare(site)->text)) {
-		out->can_call = false;
-		return;
-	}
-	cgm_strbuf tb = CGM_STRBUF_INIT;
-	bool constant = build_template(&tb, cgm_site_get_rare(site)->text);
-	const char *t = cgm_strbuf_cstr(&tb);
-	if (!constant) {
-		cgm_strbuf_free(&tb);
-		return;
-	}
 	while (isspace((unsigned char)*t))
 		t++;
+	if (!*t)
+		return false;
 	stmt_kind k;
 	read_kind(&k, t);
-	if (k.statement[0])
+	if (first && k.statement[0])
 		out->statement = strdup(k.statement);
-	if (k.runs == RUNS_NOTHING) {
-		out->can_call = false;
-		cgm_strbuf_free(&tb);
-		return;
-	}
+	if (k.runs == RUNS_NOTHING)
+		return false;
 	if (k.ddl)
 		add_event_triggers(sl, model, k.tagged ? k.statement : NULL, k.verb);
-	if (k.runs == RUNS_DEFINES) {
-		out->can_call = sl->nown > 0;
-		cgm_strbuf_free(&tb);
-		return;
-	}
+	if (k.runs == RUNS_DEFINES)
+		return sl->nown > 0;
+	char *table = NULL;
 	if (k.runs == RUNS_DML) {
 		/* INSERT INTO t, UPDATE [ONLY] t, DELETE FROM t, TRUNCATE [TABLE] t */
 		const char *q = t;
@@ -1082,23 +1103,71 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 		while (*e && (isalnum((unsigned char)*e) || *e == '_' || *e == '.' || *e == '"'))
 			e++;
 		if (e > q && *e != VAR && (e == q || e[-1] != VAR)) {
-			out->table = cgm_xcalloc((size_t)(e - q) + 1, 1);
+			table = cgm_xcalloc((size_t)(e - q) + 1, 1);
 			size_t n = 0;
 			for (const char *c = q; c < e; c++)
 				if (*c != '"')
-					out->table[n++] = *c;
-			add_table_triggers(sl, model, out->table);
+					table[n++] = *c;
+			add_table_triggers(sl, model, table);
 		}
 	}
 	if (k.calls_from)
 		scan_calls(sl, r, t, k.calls_from, k.index);
-	if ((k.runs == RUNS_DML && out->table) || k.runs == RUNS_SPELLED) {
+	bool can_call = true;
+	if ((k.runs == RUNS_DML && table) || k.runs == RUNS_SPELLED) {
 		/* variables taken as values and names: what the lists hold */
 		bool any = sl->nown > 0;
 		for (int l = 0; l < sl->n && !any; l++)
 			any = sl->len[l] > 0;
-		out->can_call = any;
+		can_call = any;
 	}
+	if (first)
+		out->table = table;
+	else
+		free(table);
+	return can_call;
+}
+
+/* The site read into out (statement, table, can_call) and its lists of
+ * possible targets into sl.  A template of several statements
+ * (`DROP VIEW %I; CREATE VIEW ...`) can call what any of them can. */
+static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
+		      const cgm_site *site)
+{
+	memset(out, 0, sizeof *out);
+	memset(sl, 0, sizeof *sl);
+	out->can_call = true;
+	if (!cgm_site_get_rare(site)->text)
+		return;
+	if (void_call(r, cgm_site_get_rare(site)->text)) {
+		out->can_call = false;
+		return;
+	}
+	cgm_strbuf tb = CGM_STRBUF_INIT;
+	bool constant = build_template(&tb, cgm_site_get_rare(site)->text);
+	const char *t = cgm_strbuf_cstr(&tb);
+	if (!constant) {
+		cgm_strbuf_free(&tb);
+		return;
+	}
+	bool can_call = false, first = true;
+	for (const char *p = t;;) {
+		const char *end = statement_end(p);
+		char *one = cgm_xcalloc((size_t)(end - p) + 1, 1);
+		memcpy(one, p, (size_t)(end - p));
+		const char *q = one;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (*q) {
+			can_call |= read_statement(out, sl, r, one, first);
+			first = false;
+		}
+		free(one);
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	out->can_call = can_call || first;
 	cgm_strbuf_free(&tb);
 }
 

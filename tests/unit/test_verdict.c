@@ -872,6 +872,15 @@ static void test_ddl_column_lists(void **state)
 	expect_only(m, "'CREATE TEMP TABLE ' || t || ' AS ' || q", "CREATE TABLE AS", NULL);
 	/* scripts run: CREATE EXTENSION, ALTER EXTENSION ... UPDATE */
 	expect_only(m, "format('ALTER EXTENSION %I UPDATE', e)", "ALTER EXTENSION", NULL);
+	/* several statements: what any of them runs (the first names the
+	 * site), a `;` inside a literal or a dollar-quoted body none */
+	expect_none(m, "format('DROP VIEW IF EXISTS %I; CREATE VIEW %I AS SELECT util.check(1)', v, v)",
+		    "DROP VIEW");
+	expect_only(m, "format('DROP VIEW IF EXISTS %I; SELECT util.check(%s)', v, x)", "DROP VIEW",
+		    "util.check(integer)");
+	expect_none(m, "format($q$CREATE FUNCTION %I() RETURNS int AS $b$ SELECT util.check(1); $b$ "
+			  "LANGUAGE sql; GRANT ALL ON %I TO PUBLIC$q$, v, v)",
+		    "CREATE FUNCTION");
 	cgm_model_free(m);
 }
 
