@@ -114,6 +114,9 @@ typedef struct extract_ctx {
 	int literal_line;
 	bool via_literal;
 	bool in_runtime_parts; /* walking the SQL of walk_runtime_parts */
+	/* Parsing a BEGIN ATOMIC body inside the CREATE made for it
+	 * (extract_sql): that CREATE is the function itself, no DDL it runs. */
+	bool atomic_wrapper;
 	bool in_call_stmt;
 	/* The USING values of the EXECUTE being walked, for the $n of its
 	 * constant SQL: bound in the function, NULL for one that does not
@@ -1049,6 +1052,11 @@ static unsigned ddl_facts_of(const jt_doc *d, const char *node, int body, bool a
 			return 0;
 		memcpy(names[n], d->text + d->tokens[sub].start, (size_t)len);
 		names[n][len] = '\0';
+		/* SET DEFAULT and DROP DEFAULT share the subtype: only the
+		 * latter drops what sql_drop reports (cgm_ddl_facts). */
+		if (strcmp(names[n], "AT_ColumnDefault") == 0 &&
+		    jt_get(d, jt_get(d, c, "AlterTableCmd"), "def") >= 0)
+			snprintf(names[n], sizeof names[n], "AT_ColumnDefault(set)");
 		subtypes[n] = names[n];
 		n++;
 	}
@@ -1379,6 +1387,8 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 			    jt_true(d, jt_get(d, body, "is_grant")) ||
 			    jt_true(d, jt_get(d, body, "is_from"));
 		const char *tag = cgm_ddl_command_tag(node, objtype, flag);
+		if (ctx->atomic_wrapper && strcmp(node, "CreateFunctionStmt") == 0)
+			tag = NULL;
 		add_rewrite adds = adds_rewriting_column(ctx, d, node, body);
 		bool adds_rewrite = adds == ADD_REWRITES;
 		int rebuilt = rebuilt_relation(d, node, body, adds_rewrite);
@@ -1510,6 +1520,43 @@ static void fold_range(folded_ranges *f, const jt_doc *d, int value)
 	}
 }
 
+/* What a DDL statement at key k (its node at obj) stores, to run later on
+ * rows or when called, and does not run itself: a table's column
+ * defaults, checks and generated columns, a view's query, a function's
+ * parameter defaults and body (but the body a BEGIN ATOMIC function is
+ * read from, extract_sql), a trigger's WHEN, a policy's expressions, a
+ * domain's constraints, a rule's condition and actions, a SET DEFAULT, the
+ * query of a CREATE TABLE AS or materialized view WITH NO DATA.  What a
+ * statement evaluates as it runs stays: an index's expressions, a
+ * partition's bounds, an added column's default and an added check
+ * (evaluated or checked on the rows there are), a USING. */
+static void fold_definitions(const extract_ctx *ctx, const jt_doc *d, int k, int obj,
+			     folded_ranges *folded)
+{
+	static const struct {
+		const char *node, *field;
+	} stored[] = {
+		{ "CreateStmt", "tableElts" },      { "CreateStmt", "constraints" },
+		{ "ViewStmt", "query" },            { "CreateFunctionStmt", "parameters" },
+		{ "CreateTrigStmt", "whenClause" }, { "CreatePolicyStmt", "qual" },
+		{ "CreatePolicyStmt", "with_check" }, { "AlterPolicyStmt", "qual" },
+		{ "AlterPolicyStmt", "with_check" }, { "CreateDomainStmt", "constraints" },
+		{ "RuleStmt", "whereClause" },      { "RuleStmt", "actions" },
+	};
+	for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++)
+		if (jt_eq(d, k, stored[i].node))
+			fold_range(folded, d, jt_get(d, obj, stored[i].field));
+	if (jt_eq(d, k, "CreateFunctionStmt") && !ctx->atomic_wrapper)
+		fold_range(folded, d, jt_get(d, obj, "sql_body"));
+	else if (jt_eq(d, k, "AlterTableCmd") && jt_eq(d, jt_get(d, obj, "subtype"), "AT_ColumnDefault"))
+		fold_range(folded, d, jt_get(d, obj, "def"));
+	else if (jt_eq(d, k, "AlterDomainStmt") && jt_eq(d, jt_get(d, obj, "subtype"), "T"))
+		fold_range(folded, d, jt_get(d, obj, "def"));
+	else if (jt_eq(d, k, "CreateTableAsStmt") &&
+		 jt_true(d, jt_get(d, jt_get(d, obj, "into"), "skipData")))
+		fold_range(folded, d, jt_get(d, obj, "query"));
+}
+
 /* The sites of a libpg_query parse tree.  Only FuncCall, CallStmt, DML,
  * relations read, DDL, A_Expr and TypeCast nodes make sites, and
  * ExecuteStmt a dynamic one; tokens come in document order, so sites do
@@ -1537,6 +1584,8 @@ static void scan_sql(extract_ctx *ctx, const jt_doc *d)
 		if (t->type != JT_STRING || t->size != 1 || d->tokens[k + 1].type != JT_OBJECT)
 			continue;
 		char first = d->text[t->start];
+		if (first == 'C' || first == 'V' || first == 'R' || first == 'A')
+			fold_definitions(ctx, d, k, k + 1, &folded);
 		if (first != 'F' && first != 'C' && first != 'I' && first != 'U' && first != 'D' &&
 		    first != 'M' && first != 'T' && first != 'R' && first != 'A' && first != 'P' &&
 		    first != 'E' && first != 'B')
@@ -2679,7 +2728,8 @@ static bool certain_with_runtime_parts(const extract_ctx *ctx, int i)
  * create_parent it calls is known only then (the site stays dynamic).
  * The parts known only at run time become a name that no call or
  * relation kept may hold; a text they turn into no statement (a keyword,
- * a clause) gives nothing.  Sites stand at the EXECUTE's line. */
+ * a clause) gives nothing but the DDL command its first words may make
+ * (cgm_ddl_command_tag_of_words).  Sites stand at the EXECUTE's line. */
 static void walk_runtime_parts(extract_ctx *ctx, const char *text)
 {
 	if (!strchr(text, '\'') && !strchr(text, '$'))
@@ -2702,6 +2752,19 @@ static void walk_runtime_parts(extract_ctx *ctx, const char *text)
 	ctx->in_runtime_parts = true;
 	bool walked = known && walk_literal_sql(ctx, cgm_strbuf_cstr(&sql), ctx->stmt_line);
 	ctx->in_runtime_parts = false;
+	unsigned facts;
+	const char *tag = !walked && known ? cgm_ddl_command_tag_of_words(cgm_strbuf_cstr(&sql), &facts)
+					   : NULL;
+	if (tag) {
+		/* `format('ALTER TABLE %s %s', t, cmds)`: no statement parses,
+		 * but its first words say which command it is, and so which
+		 * event triggers surely fire. */
+		cgm_site *s = new_site(ctx);
+		s->kind = CGM_SITE_DDL;
+		s->name = tag;
+		s->line = ctx->stmt_line;
+		exprs_of(ctx, s)->ddl_facts = facts;
+	}
 	if (walked) {
 		int kept = before;
 		for (int i = before; i < ctx->nsites; i++) {
@@ -2717,10 +2780,18 @@ static void walk_runtime_parts(extract_ctx *ctx, const char *text)
 	cgm_strbuf_free(&sql);
 }
 
+static const char *assigned_expression(extract_ctx *ctx, const char *text);
+
 /* An EXECUTE whose SQL is known only at run time: what it calls anyway,
- * then the dynamic site. */
+ * then the dynamic site.  An EXECUTE of a variable that one assignment
+ * surely gives (`q := format('ALTER TABLE %I ...', t); EXECUTE q;`) is
+ * read as that assignment's expression, which the site keeps as its text:
+ * its constant parts tell what the statement is. */
 static void record_dynamic_execute(extract_ctx *ctx, const char *text)
 {
+	const char *built = assigned_expression(ctx, text);
+	if (built)
+		text = built;
 	walk_runtime_parts(ctx, text);
 	record_dynamic(ctx, text);
 }
@@ -3457,12 +3528,68 @@ static int outer_loop_end(extract_ctx *ctx, int at)
  * list: every way to the EXECUTE passes that assignment last.  NO_STEP
  * otherwise (then the values that may reach it count,
  * cgm_exec_vars_lookup). */
+static int reaching_from(extract_ctx *ctx, int set_at, int at);
+
 static int reaching_set(extract_ctx *ctx, const char *text, int at)
 {
 	int set_at;
 	const char *constant = cgm_exec_vars_last_before(ctx->exec_vars, text, at, &set_at);
+	return constant ? reaching_from(ctx, set_at, at) : NO_STEP;
+}
+
+/* The expression of the assignment of the whole of the variable an
+ * `EXECUTE v` at the current step names that surely reaches it, no piece
+ * appended after it (reaching_from), as PL/pgSQL keeps it without its
+ * `v :=`; NULL otherwise. */
+static const char *assigned_expression(extract_ctx *ctx, const char *text)
+{
+	int at = ctx->current_step;
+	char key[CGM_EXEC_VAR_KEY], other[CGM_EXEC_VAR_KEY];
+	if (at < 0 || !ctx->exec_vars || !cgm_exec_vars_name(key, text))
+		return NULL;
+	int set_at;
+	cgm_exec_vars_last_before(ctx->exec_vars, text, at, &set_at);
+	if (set_at < 1 || set_at + 1 >= ctx->nsteps || !ctx->steps[set_at].whole ||
+	    ctx->steps[set_at + 1].what != STEP_EXPRESSION || !ctx->steps[set_at + 1].text)
+		return NULL;
+	for (int j = set_at + 1; j < at; j++)
+		if (ctx->steps[j].what == STEP_SETS && ctx->steps[j].text &&
+		    cgm_exec_vars_name(other, ctx->steps[j].text) && strcmp(other, key) == 0)
+			return NULL; /* a piece appended to it since */
+	if (reaching_from(ctx, set_at, at) == NO_STEP)
+		return NULL;
+	/* "q := format(...)": the value after the target and its `:=` or `=`. */
+	const char *v = ctx->steps[set_at + 1].text;
+	while (isspace((unsigned char)*v))
+		v++;
+	if (*v == '"') {
+		for (v++; *v && !(*v == '"' && v[1] != '"'); v += *v == '"' ? 2 : 1)
+			;
+		if (*v)
+			v++;
+	} else {
+		while (isalnum((unsigned char)*v) || *v == '_' || *v == '$' || (unsigned char)*v >= 0x80)
+			v++;
+	}
+	while (isspace((unsigned char)*v))
+		v++;
+	if (v[0] == ':' && v[1] == '=')
+		v += 2;
+	else if (v[0] == '=')
+		v++;
+	else
+		return NULL;
+	while (isspace((unsigned char)*v))
+		v++;
+	return *v ? v : NULL;
+}
+
+/* Whether the assignment at step `set_at` surely reaches step `at`
+ * (reaching_set): set_at, or NO_STEP. */
+static int reaching_from(extract_ctx *ctx, int set_at, int at)
+{
 	/* An assignment reports its variable right after its statement opens. */
-	if (!constant || set_at < 1 || ctx->steps[set_at - 1].what != STEP_STATEMENT)
+	if (set_at < 1 || ctx->steps[set_at - 1].what != STEP_STATEMENT)
 		return NO_STEP;
 	index_steps(ctx);
 	int list = ctx->step_parent[set_at - 1];
@@ -3971,7 +4098,10 @@ static void extract_sql(extract_ctx *ctx)
 	}
 	char *err = NULL;
 	int errpos = 0;
-	if (!parse_and_walk(ctx, text, &err, &errpos, NULL, NULL)) {
+	ctx->atomic_wrapper = fn->atomic_body;
+	bool parsed = parse_and_walk(ctx, text, &err, &errpos, NULL, NULL);
+	ctx->atomic_wrapper = false;
+	if (!parsed) {
 		long off = errpos > 0 ? errpos - 1 + ctx->delta : 0;
 		add_error(ctx, line_of_offset(ctx, off < 0 ? 0 : off), err);
 		free(err);

@@ -1942,13 +1942,6 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->relations);
 		return true;
 	}
-	case T_RefreshMatViewStmt: {
-		const RefreshMatViewStmt *s = (const RefreshMatViewStmt *)node;
-		if (s->relation)
-			report_dml(w, s->relation, CGM_EV_REFRESH);
-		WALK(s->relation);
-		return true;
-	}
 	case T_CopyStmt: {
 		const CopyStmt *s = (const CopyStmt *)node;
 		if (s->is_from)
@@ -1958,16 +1951,6 @@ static bool walk_statement(walker *w, const Node *node)
 		WALK(s->attlist);
 		WALK(s->options);
 		WALK(s->whereClause);
-		return true;
-	}
-	case T_CreateFunctionStmt: {
-		/* BEGIN ATOMIC and RETURN bodies are parsed inside their CREATE. */
-		const CreateFunctionStmt *s = (const CreateFunctionStmt *)node;
-		WALK(s->funcname);
-		WALK(s->parameters);
-		WALK(s->returnType);
-		WALK(s->options);
-		WALK(s->sql_body);
 		return true;
 	}
 	case T_ReturnStmt:

@@ -48,6 +48,7 @@
 #include "cgmap/relfx.h"
 #include "cgmap/hash.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1120,6 +1121,89 @@ const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag
 	return NULL;
 }
 
+/* Leading words that decide a command tag whatever follows, each with
+ * the tag.  Where a modifier may stand between the verb and the object
+ * (CREATE UNIQUE INDEX, CREATE OR REPLACE VIEW), each spelling is listed:
+ * a run-time part there could spell another object. */
+static const struct {
+	const char *words, *tag;
+} tag_words[] = {
+	{ "ALTER TABLE", "ALTER TABLE" },
+	{ "ALTER INDEX", "ALTER INDEX" },
+	{ "ALTER SEQUENCE", "ALTER SEQUENCE" },
+	{ "ALTER VIEW", "ALTER VIEW" },
+	{ "ALTER MATERIALIZED VIEW", "ALTER MATERIALIZED VIEW" },
+	{ "ALTER FOREIGN TABLE", "ALTER FOREIGN TABLE" },
+	{ "ALTER TYPE", "ALTER TYPE" },
+	{ "ALTER DOMAIN", "ALTER DOMAIN" },
+	{ "ALTER FUNCTION", "ALTER FUNCTION" },
+	{ "ALTER PROCEDURE", "ALTER PROCEDURE" },
+	{ "ALTER SCHEMA", "ALTER SCHEMA" },
+	{ "ALTER POLICY", "ALTER POLICY" },
+	{ "DROP TABLE", "DROP TABLE" },
+	{ "DROP VIEW", "DROP VIEW" },
+	{ "DROP MATERIALIZED VIEW", "DROP MATERIALIZED VIEW" },
+	{ "DROP FOREIGN TABLE", "DROP FOREIGN TABLE" },
+	{ "DROP INDEX", "DROP INDEX" },
+	{ "DROP SEQUENCE", "DROP SEQUENCE" },
+	{ "DROP FUNCTION", "DROP FUNCTION" },
+	{ "DROP PROCEDURE", "DROP PROCEDURE" },
+	{ "DROP TRIGGER", "DROP TRIGGER" },
+	{ "DROP TYPE", "DROP TYPE" },
+	{ "DROP DOMAIN", "DROP DOMAIN" },
+	{ "DROP SCHEMA", "DROP SCHEMA" },
+	{ "DROP POLICY", "DROP POLICY" },
+	{ "DROP RULE", "DROP RULE" },
+	{ "CREATE INDEX", "CREATE INDEX" },
+	{ "CREATE UNIQUE INDEX", "CREATE INDEX" },
+	{ "CREATE VIEW", "CREATE VIEW" },
+	{ "CREATE OR REPLACE VIEW", "CREATE VIEW" },
+	{ "CREATE MATERIALIZED VIEW", "CREATE MATERIALIZED VIEW" },
+	{ "CREATE FUNCTION", "CREATE FUNCTION" },
+	{ "CREATE OR REPLACE FUNCTION", "CREATE FUNCTION" },
+	{ "CREATE PROCEDURE", "CREATE PROCEDURE" },
+	{ "CREATE OR REPLACE PROCEDURE", "CREATE PROCEDURE" },
+	{ "CREATE TRIGGER", "CREATE TRIGGER" },
+	{ "CREATE OR REPLACE TRIGGER", "CREATE TRIGGER" },
+	{ "CREATE CONSTRAINT TRIGGER", "CREATE TRIGGER" },
+	{ "CREATE SCHEMA", "CREATE SCHEMA" },
+	{ "CREATE SEQUENCE", "CREATE SEQUENCE" },
+	{ "CREATE POLICY", "CREATE POLICY" },
+	{ "CREATE DOMAIN", "CREATE DOMAIN" },
+};
+
+const char *cgm_ddl_command_tag_of_words(const char *sql, unsigned *facts)
+{
+	*facts = 0;
+	const char *p = sql;
+	while (isspace((unsigned char)*p))
+		p++;
+	for (size_t i = 0; i < sizeof tag_words / sizeof tag_words[0]; i++) {
+		const char *w = tag_words[i].words, *q = p;
+		/* the words, any blanks between them, then a blank */
+		while (*w) {
+			if (*w == ' ') {
+				if (!isspace((unsigned char)*q))
+					break;
+				while (isspace((unsigned char)*q))
+					q++;
+				w++;
+			} else if (toupper((unsigned char)*q) == *w) {
+				q++;
+				w++;
+			} else {
+				break;
+			}
+		}
+		if (*w || !isspace((unsigned char)*q))
+			continue;
+		if (strncmp(tag_words[i].tag, "ALTER ", 6) == 0)
+			*facts = CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING;
+		return tag_words[i].tag;
+	}
+	return NULL;
+}
+
 /* Subcommands of ALTER TABLE that drop no object sql_drop reports, and those that may
  * rewrite the table (ATRewriteTables: a new column type, a persistence or
  * access method change).  An added column rewrites it only when its
@@ -1141,13 +1225,16 @@ static const char *const drops_nothing[] = {
 	"AT_ForceRowSecurity", "AT_NoForceRowSecurity", "AT_AttachPartition", "AT_AddIdentity",
 	"AT_SetIdentity", "AT_SetAccessMethod",
 	/* The indexes and constraints on a column of a new type are dropped
-	 * and made again as internal deletions, which sql_drop does not see. */
-	"AT_AlterColumnType", NULL
+	 * and made again as internal deletions, which sql_drop does not see;
+	 * so are a default a SET DEFAULT replaces (a subcommand
+	 * AT_ColumnDefault with a new default, which the caller names so) and
+	 * an identity's sequence. */
+	"AT_AlterColumnType", "AT_ColumnDefault(set)", "AT_DropIdentity", NULL
 };
 /* Subcommands that may drop an object but never rewrite the table. */
 static const char *const drop_in_place[] = {
-	"AT_DropColumn", "AT_DropConstraint", "AT_ColumnDefault", "AT_DropIdentity",
-	"AT_DropExpression", "AT_DetachPartition", "AT_DetachPartitionFinalize", NULL
+	"AT_DropColumn", "AT_DropConstraint", "AT_ColumnDefault", "AT_DropExpression",
+	"AT_DetachPartition", "AT_DetachPartitionFinalize", NULL
 };
 static const char *const may_rewrite[] = {
 	"AT_AlterColumnType", "AT_SetLogged", "AT_SetUnLogged",

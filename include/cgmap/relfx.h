@@ -47,6 +47,15 @@ void cgm_relfx_resolve_site(const cgm_relfx *fx, cgm_arena *arena, const char *c
  * transaction control, databases, roles, event triggers themselves). */
 const char *cgm_ddl_command_tag(const char *node, const char *objtype, bool flag);
 
+/* The command tag the first words of `sql` give whatever follows them
+ * (`ALTER TABLE x <anything>` is an ALTER TABLE), for a statement whose rest
+ * is known only at run time; NULL when they do not decide it (CREATE TABLE
+ * may be CREATE TABLE AS, COMMENT's object may be a role).  *facts: what
+ * the statement surely cannot do, as far as the words tell (CGM_DDL_*): a
+ * DROP may drop, of an ALTER only its ddl_command_start and _end triggers
+ * are sure, the rest being the subcommands'. */
+const char *cgm_ddl_command_tag_of_words(const char *sql, unsigned *facts);
+
 /* One statement of a rule's action on a relation (schema NULL when not
  * written): what it does there (CGM_EV_*, SELECT for a read) and the
  * columns an INSERT lists or an UPDATE sets. */
@@ -70,7 +79,8 @@ int cgm_rule_actions(cgm_arena *arena, const char *sql, cgm_rule_action **out);
  * schema, a move of all of a tablespace's tables (ALTER TABLE ALL IN
  * TABLESPACE: files copied, no rewrite) drops and rewrites nothing; an ALTER TABLE drops nothing when each
  * subcommand is one that drops no object sql_drop reports (a DROP COLUMN or
- * CONSTRAINT, a default or an identity dropped may; a new column type drops
+ * CONSTRAINT, a DROP DEFAULT may; a SET DEFAULT, which the caller names
+ * `AT_ColumnDefault(set)`, and a DROP IDENTITY drop theirs internally; a new column type drops
  * and makes again its indexes and constraints, internally), and rewrites
  * nothing when none is a new column type, SET LOGGED/UNLOGGED or SET
  * ACCESS METHOD (an added column rewrites the table only as its definition

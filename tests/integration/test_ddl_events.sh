@@ -30,6 +30,9 @@ SELECT app.widen();
 SELECT app.on_shared('pg_default');
 SELECT app.on_table('p');
 SELECT app.other_commands();
+SELECT app.make_and_refresh('made_at_run_time');
+SELECT app.atomic_count();
+SELECT app.define_things();
 SQL
 "$cgmap" --dsn "dbname=ddl" --out "$work/map" 2>"$work/map.err" ||
 	pgtest_fail "cgmap failed: $(cat "$work/map.err")"

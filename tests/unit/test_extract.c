@@ -582,11 +582,12 @@ static void test_execute_of_runtime_parts(void **state)
 			       "    || ' FROM ' || tbl || ' x';\n"
 			       "  EXECUTE format('CREATE TABLE app.%I (x int)', tbl);\n"              /* 15 */
 			       "  EXECUTE format('ALTER TABLE app.t ADD c int DEFAULT %s', col);\n"  /* 16 */
+			       "  EXECUTE format('ALTER TABLE %s %s', tbl, col);\n"                   /* 17 */
 			       "  RETURN r;\n"
 			       "END\n");
 	cgm_extract_function(arena, &fn);
 	assert_int_equal(fn.nerrors, 0);
-	assert_int_equal(count_kind(&fn, CGM_SITE_DYNAMIC), 10);
+	assert_int_equal(count_kind(&fn, CGM_SITE_DYNAMIC), 11);
 	expect_site(&fn, "version", 4, CGM_SITE_EXEC_LITERAL);
 	assert_string_equal(find_site(&fn, "version", 0)->schema, "app");
 	assert_null(find_site(&fn, "handler", 0));
@@ -601,7 +602,15 @@ static void test_execute_of_runtime_parts(void **state)
 	 * run time is no statement at all. */
 	expect_site(&fn, "CREATE TABLE", 15, CGM_SITE_DDL);
 	expect_site(&fn, "ALTER TABLE", 16, CGM_SITE_DDL);
-	assert_int_equal(count_kind(&fn, CGM_SITE_DDL), 2);
+	/* No statement parses at 17, but its first words make it an ALTER
+	 * TABLE: of its event triggers, those of its subcommands (sql_drop,
+	 * table_rewrite) are left to the dynamic site. */
+	const cgm_site *alter_any = find_site(&fn, "ALTER TABLE", 1);
+	assert_non_null(alter_any);
+	assert_int_equal(alter_any->line, 17);
+	assert_int_equal(fn.site_exprs[alter_any - fn.sites].ddl_facts,
+			 CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING);
+	assert_int_equal(count_kind(&fn, CGM_SITE_DDL), 3);
 	/* A default known at run time may be volatile: the table may be
 	 * rewritten, and its indexes built again. */
 	const cgm_site *alter = find_site(&fn, "ALTER TABLE", 0);
@@ -626,6 +635,71 @@ static void test_execute_of_runtime_parts(void **state)
 	assert_true(fn.site_exprs[pick_column - fn.sites].runtime_typed);
 	assert_false(fn.site_exprs[find_site(&fn, "version", 0) - fn.sites].runtime_typed);
 	assert_false(fn.site_exprs[find_site(&fn, "calc", 0) - fn.sites].runtime_typed);
+}
+
+/* What DDL stores it does not run (a table's defaults and checks, a
+ * view's query, a parameter's default, a trigger's WHEN, a SET DEFAULT, a
+ * query WITH NO DATA): no site; what it evaluates as it runs (an index's
+ * expressions, a partition's bounds, CREATE TABLE AS) keeps its sites. */
+static void test_ddl_definitions_run_nothing(void **state)
+{
+	cgm_function fn = make("plpgsql", "", "void",
+			       "\nBEGIN\n"
+			       "  CREATE TABLE t (a int DEFAULT d1(1) CHECK (c1(a) > 0));\n"      /* 3 */
+			       "  CREATE VIEW v AS SELECT v1(a) FROM t;\n"                        /* 4 */
+			       "  CREATE FUNCTION f(x int DEFAULT p1(1)) RETURNS int\n"           /* 5 */
+			       "    LANGUAGE sql RETURN b1(x);\n"
+			       "  CREATE TRIGGER g BEFORE INSERT ON t FOR EACH ROW\n"             /* 7 */
+			       "    WHEN (w1(NEW.a) > 0) EXECUTE FUNCTION tf();\n"
+			       "  ALTER TABLE t ALTER COLUMN a SET DEFAULT s1(2);\n"              /* 9 */
+			       "  CREATE TABLE u AS SELECT n1(1) WITH NO DATA;\n"                 /* 10 */
+			       "  CREATE INDEX ON t (i1(a));\n"                                  /* 11 */
+			       "  CREATE TABLE t1 PARTITION OF t FOR VALUES FROM (pb1(1)) TO (2);\n" /* 12 */
+			       "  CREATE TABLE w AS SELECT ca1(1);\n"                             /* 13 */
+			       "  ALTER TABLE t ADD COLUMN b int DEFAULT ad1(1);\n"               /* 14 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	static const char *const stored[] = { "d1", "c1", "v1", "p1", "b1", "w1", "s1", "n1", NULL };
+	for (int i = 0; stored[i]; i++)
+		if (find_site(&fn, stored[i], 0))
+			fail_msg("%s is stored, not run, yet has a site", stored[i]);
+	expect_site(&fn, "i1", 11, CGM_SITE_CALL);
+	expect_site(&fn, "pb1", 12, CGM_SITE_CALL);
+	expect_site(&fn, "ca1", 13, CGM_SITE_CALL);
+	expect_site(&fn, "ad1", 14, CGM_SITE_CALL);
+	/* each is still the command it is: its event triggers fire */
+	expect_site(&fn, "CREATE VIEW", 4, CGM_SITE_DDL);
+	expect_site(&fn, "CREATE FUNCTION", 5, CGM_SITE_DDL);
+}
+
+/* An EXECUTE of a variable one assignment surely gives is read as that
+ * assignment's expression: the command its constant parts spell, a site
+ * whose text is the expression; not when a piece is appended after it. */
+static void test_execute_of_assigned_variable(void **state)
+{
+	cgm_function fn = make("plpgsql", "t text, c text", "void",
+			       "\nDECLARE q text; r text;\nBEGIN\n"
+			       "  q := format('ALTER TABLE app.%I ADD COLUMN x int', t);\n"     /* 4 */
+			       "  EXECUTE q;\n"                                                  /* 5 */
+			       "  r := 'SELECT app.f(' || c;\n"                                  /* 6 */
+			       "  r := r || ')';\n"                                              /* 7 */
+			       "  EXECUTE r;\n"                                                  /* 8 */
+			       "END\n");
+	cgm_extract_function(arena, &fn);
+	assert_int_equal(fn.nerrors, 0);
+	if (!from_parser_trees)
+		return; /* only the parser's trees tell what sets a variable */
+	expect_site(&fn, "ALTER TABLE", 5, CGM_SITE_DDL);
+	const cgm_site *q = find_site(&fn, "EXECUTE", 0);
+	assert_non_null(q);
+	assert_int_equal(q->line, 5);
+	assert_string_equal(cgm_site_get_rare(q)->text, "format('ALTER TABLE app.%I ADD COLUMN x int', t)");
+	const cgm_site *r = find_site(&fn, "EXECUTE", 1);
+	assert_non_null(r);
+	assert_int_equal(r->line, 8);
+	assert_string_equal(cgm_site_get_rare(r)->text, "r");
+	assert_null(find_site(&fn, "f", 0));
 }
 
 static void test_cursors_are_rewritten(void **state)
@@ -1820,6 +1894,8 @@ int main(void)
 		cmocka_unit_test(test_execute_of_a_variable_is_bounded),
 		cmocka_unit_test(test_execute_format_of_constants),
 		cmocka_unit_test(test_execute_of_runtime_parts),
+		cmocka_unit_test(test_ddl_definitions_run_nothing),
+		cmocka_unit_test(test_execute_of_assigned_variable),
 		cmocka_unit_test(test_deep_expressions_are_parse_errors),
 		cmocka_unit_test(test_nested_comments_are_capped),
 		cmocka_unit_test(test_string_continued_after_comment),

@@ -380,6 +380,19 @@ static void test_command_tags(void **state)
 			    "ALTER INDEX");
 	assert_int_equal(cgm_ddl_facts("AlterTableMoveAllStmt", NULL, 0),
 			 CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING);
+	/* The tag a statement's first words give, whatever follows them. */
+	unsigned facts;
+	assert_string_equal(cgm_ddl_command_tag_of_words("  alter  table x y", &facts), "ALTER TABLE");
+	assert_int_equal(facts, CGM_DDL_DROPS_NOTHING | CGM_DDL_REWRITES_NOTHING);
+	assert_string_equal(cgm_ddl_command_tag_of_words("DROP TABLE x", &facts), "DROP TABLE");
+	assert_int_equal(facts, 0);
+	assert_string_equal(cgm_ddl_command_tag_of_words("CREATE UNIQUE INDEX ON t", &facts),
+			    "CREATE INDEX");
+	assert_null(cgm_ddl_command_tag_of_words("CREATE TABLE t AS SELECT 1", &facts));
+	assert_null(cgm_ddl_command_tag_of_words("CREATE x INDEX ON t", &facts));
+	assert_null(cgm_ddl_command_tag_of_words("ALTER TABLEx y", &facts));
+	assert_null(cgm_ddl_command_tag_of_words("ALTER TABLE", &facts));
+	assert_null(cgm_ddl_command_tag_of_words("COMMENT ON ROLE r IS NULL", &facts));
 }
 
 int main(void)
