@@ -791,6 +791,8 @@ static void read_object(char *buf, size_t len, const char **p, bool create)
 			const char *sp = strchr(o, ' ');
 			size_t n = sp ? (size_t)(sp - o) : strlen(o);
 			match = strncasecmp(c, o, n) == 0 && !is_word(c[n]);
+			if (!match)
+				break; /* c may be shorter than n: not past its end */
 			c += n;
 			o += n;
 			if (*o == ' ') {
