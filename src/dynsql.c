@@ -345,7 +345,10 @@ typedef struct pattern {
 struct cgm_dynsql_reader {
 	const cgm_model *model;
 	int *by_name, nby_name; /* callable user functions sorted by name */
-	pattern *patterns;      /* open addressing on the key's hash */
+	/* Open addressing on the key's hash; each pattern allocated on its
+	 * own, so that a site's lists keep pointing to it when the table
+	 * grows under a later call of the same site. */
+	pattern **patterns;
 	int npatterns, cap_patterns;
 };
 
@@ -409,7 +412,7 @@ cgm_dynsql_reader *cgm_dynsql_reader_new(const cgm_model *model)
 	if (r->nby_name)
 		qsort_r(r->by_name, (size_t)r->nby_name, sizeof(int), compare_by_name, (void *)model);
 	r->cap_patterns = 64;
-	r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern));
+	r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern *));
 	return r;
 }
 
@@ -418,19 +421,22 @@ void cgm_dynsql_reader_free(cgm_dynsql_reader *r)
 	if (!r)
 		return;
 	for (int i = 0; i < r->cap_patterns; i++) {
-		free(r->patterns[i].key);
-		free(r->patterns[i].fns);
+		if (!r->patterns[i])
+			continue;
+		free(r->patterns[i]->key);
+		free(r->patterns[i]->fns);
+		free(r->patterns[i]);
 	}
 	free(r->patterns);
 	free(r->by_name);
 	free(r);
 }
 
-static pattern *pattern_slot(cgm_dynsql_reader *r, const char *key)
+static pattern **pattern_slot(cgm_dynsql_reader *r, const char *key)
 {
 	size_t mask = (size_t)r->cap_patterns - 1;
 	for (size_t i = cgm_fnv1a(key) & mask;; i = (i + 1) & mask)
-		if (!r->patterns[i].key || strcmp(r->patterns[i].key, key) == 0)
+		if (!r->patterns[i] || strcmp(r->patterns[i]->key, key) == 0)
 			return &r->patterns[i];
 }
 
@@ -450,23 +456,25 @@ static pattern *pattern_matches(cgm_dynsql_reader *r, const char *schema, const 
 {
 	cgm_strbuf key = CGM_STRBUF_INIT;
 	cgm_strbuf_printf(&key, "%s\x02%s\x02%d", schema, name, nargs);
-	pattern *p = pattern_slot(r, cgm_strbuf_cstr(&key));
-	if (p->key) {
+	pattern **slot = pattern_slot(r, cgm_strbuf_cstr(&key));
+	if (*slot) {
 		cgm_strbuf_free(&key);
-		return p;
+		return *slot;
 	}
 	if (2 * (r->npatterns + 1) > r->cap_patterns) {
-		pattern *old = r->patterns;
+		pattern **old = r->patterns;
 		int old_cap = r->cap_patterns;
 		r->cap_patterns *= 2;
-		r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern));
+		r->patterns = cgm_xcalloc((size_t)r->cap_patterns, sizeof(pattern *));
 		for (int i = 0; i < old_cap; i++)
-			if (old[i].key)
-				*pattern_slot(r, old[i].key) = old[i];
+			if (old[i])
+				*pattern_slot(r, old[i]->key) = old[i];
 		free(old);
-		p = pattern_slot(r, cgm_strbuf_cstr(&key));
+		slot = pattern_slot(r, cgm_strbuf_cstr(&key));
 	}
 	r->npatterns++;
+	pattern *p = cgm_xcalloc(1, sizeof *p);
+	*slot = p;
 	p->key = key.data;
 	p->marked_by = -1;
 	const cgm_model *m = r->model;
