@@ -2773,6 +2773,16 @@ static void walk_runtime_parts(extract_ctx *ctx, const char *text)
 			ctx->sites[kept] = ctx->sites[i];
 			ctx->exprs[kept] = ctx->exprs[i];
 			ctx->sites[kept].line = ctx->stmt_line;
+			cgm_site *s = &ctx->sites[kept];
+			/* `SELECT %I FROM v`: which of v's columns it reads is
+			 * known at run time, so any may be (reads unknown). */
+			for (int c = 0; s->kind == CGM_SITE_RELATION && s->rare && c < s->rare->nreads; c++)
+				if (names_runtime_part(s->rare->reads[c])) {
+					cgm_site_rare *x = cgm_site_rare_of(ctx->arena, s);
+					x->reads = NULL;
+					x->nreads = 0;
+					break;
+				}
 			kept++;
 		}
 		ctx->nsites = kept;
