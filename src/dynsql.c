@@ -1037,8 +1037,6 @@ static bool void_call(const cgm_dynsql_reader *r, const char *text)
 	return found;
 }
 
-/* The site read into out (statement, table, can_call) and its lists of
- * possible targets into sl. */
 /* Where the statement of the template at p ends: its top-level `;` (not
  * in a quoted literal, a dollar-quoted body or brackets), or its NUL. */
 static const char *statement_end(const char *p)
@@ -1074,17 +1072,13 @@ static const char *statement_end(const char *p)
 	return p;
 }
 
-/* One statement `t` of a site's template read into out and sl: its kind
- * (the first statement's names the site), its table, its possible
- * targets; whether it can call a user function. */
+/* One statement `t` of a site's template (no blank first) read into out
+ * and sl: its kind (the first statement's names the site), its table, its
+ * possible targets; whether it can call a user function. */
 static bool read_statement(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r,
 			   const char *t, bool first)
 {
 	const cgm_model *model = r->model;
-	while (isspace((unsigned char)*t))
-		t++;
-	if (!*t)
-		return false;
 	stmt_kind k;
 	read_kind(&k, t);
 	if (first && k.statement[0])
@@ -1169,7 +1163,7 @@ static void read_site(cgm_dynsql_info *out, site_lists *sl, cgm_dynsql_reader *r
 		while (isspace((unsigned char)*q))
 			q++;
 		if (*q) {
-			can_call |= read_statement(out, sl, r, one, first);
+			can_call |= read_statement(out, sl, r, q, first);
 			first = false;
 		}
 		free(one);

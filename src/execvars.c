@@ -323,6 +323,16 @@ int cgm_exec_vars_lookup(cgm_exec_vars *v, const char *expr, int from, int at, i
 	return s->nvalues;
 }
 
+bool cgm_exec_vars_appended_last(const cgm_exec_vars *v, const char *expr, int at)
+{
+	char key[CGM_EXEC_VAR_KEY];
+	if (!v || !cgm_exec_vars_name(key, expr))
+		return false;
+	const exec_var *s = find(v, key);
+	int lo = s->name ? first_at(s, at) : 0;
+	return lo > 0 && s->given[lo - 1].appended;
+}
+
 const char *cgm_exec_vars_last_before(const cgm_exec_vars *v, const char *expr, int at, int *set_at)
 {
 	*set_at = CGM_EXEC_VARS_ENTRY;

@@ -77,6 +77,10 @@ void cgm_exec_vars_release(cgm_exec_vars *vars);
  * (CGM_EXEC_VARS_ENTRY when given on entry); NULL and CGM_EXEC_VARS_ENTRY
  * when none was.  Whether it surely reaches `at` is extract.c's to tell. */
 const char *cgm_exec_vars_last_before(const cgm_exec_vars *vars, const char *expr, int at, int *set_at);
+/* Whether the last value the variable `expr` names was given before step
+ * `at` is a piece appended (cgm_exec_vars_append), which
+ * cgm_exec_vars_last_before passes over. */
+bool cgm_exec_vars_appended_last(const cgm_exec_vars *vars, const char *expr, int at);
 /* The name of the lone variable `expr` is (as the lookup reads it,
  * lower-cased) into key[CGM_EXEC_VAR_KEY]; false when it is anything else. */
 enum { CGM_EXEC_VAR_KEY = 256 };

@@ -1353,6 +1353,18 @@ static void column_type_site(extract_ctx *ctx, int line, const char *type, bool 
 }
 
 /* DDL statements of the parse: a site each, named by its command tag. */
+/* A DDL statement of command `tag` at `line`, which cannot do what
+ * `facts` says (CGM_DDL_*). */
+static cgm_site *new_ddl_site(extract_ctx *ctx, const char *tag, int line, unsigned facts)
+{
+	cgm_site *s = new_site(ctx);
+	s->kind = CGM_SITE_DDL;
+	s->name = tag;
+	s->line = line;
+	exprs_of(ctx, s)->ddl_facts = facts;
+	return s;
+}
+
 static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 {
 	int stmts = jt_get(d, 0, "stmts");
@@ -1412,11 +1424,8 @@ static void json_ddl(extract_ctx *ctx, const jt_doc *d)
 		while (at >= 0 && (size_t)at < text_len && isspace((unsigned char)text[at]))
 			at++;
 		long location = locate(ctx, at);
-		cgm_site *s = new_site(ctx);
-		s->kind = CGM_SITE_DDL;
-		s->name = tag;
-		s->line = line_of_location(ctx, location);
-		exprs_of(ctx, s)->ddl_facts = ddl_facts_of(d, node, body, adds_rewrite);
+		cgm_site *s = new_ddl_site(ctx, tag, line_of_location(ctx, location),
+					   ddl_facts_of(d, node, body, adds_rewrite));
 		exprs_of(ctx, s)->rewrite_group = group;
 		int ddl_line = s->line; /* new_site may move the sites */
 		for (int k = 0; group && k < ctx->nadded_types; k++)
@@ -2755,16 +2764,11 @@ static void walk_runtime_parts(extract_ctx *ctx, const char *text)
 	unsigned facts;
 	const char *tag = !walked && known ? cgm_ddl_command_tag_of_words(cgm_strbuf_cstr(&sql), &facts)
 					   : NULL;
-	if (tag) {
-		/* `format('ALTER TABLE %s %s', t, cmds)`: no statement parses,
-		 * but its first words say which command it is, and so which
-		 * event triggers surely fire. */
-		cgm_site *s = new_site(ctx);
-		s->kind = CGM_SITE_DDL;
-		s->name = tag;
-		s->line = ctx->stmt_line;
-		exprs_of(ctx, s)->ddl_facts = facts;
-	}
+	/* `format('ALTER TABLE %s %s', t, cmds)`: no statement parses, but
+	 * its first words say which command it is, and so which event
+	 * triggers surely fire. */
+	if (tag)
+		new_ddl_site(ctx, tag, ctx->stmt_line, facts);
 	if (walked) {
 		int kept = before;
 		for (int i = before; i < ctx->nsites; i++) {
@@ -3554,43 +3558,22 @@ static int reaching_set(extract_ctx *ctx, const char *text, int at)
 static const char *assigned_expression(extract_ctx *ctx, const char *text)
 {
 	int at = ctx->current_step;
-	char key[CGM_EXEC_VAR_KEY], other[CGM_EXEC_VAR_KEY];
-	if (at < 0 || !ctx->exec_vars || !cgm_exec_vars_name(key, text))
+	if (at < 0 || !ctx->exec_vars || cgm_exec_vars_appended_last(ctx->exec_vars, text, at))
 		return NULL;
 	int set_at;
 	cgm_exec_vars_last_before(ctx->exec_vars, text, at, &set_at);
 	if (set_at < 1 || set_at + 1 >= ctx->nsteps || !ctx->steps[set_at].whole ||
-	    ctx->steps[set_at + 1].what != STEP_EXPRESSION || !ctx->steps[set_at + 1].text)
+	    ctx->steps[set_at + 1].what != STEP_EXPRESSION || !ctx->steps[set_at + 1].text ||
+	    reaching_from(ctx, set_at, at) == NO_STEP)
 		return NULL;
-	for (int j = set_at + 1; j < at; j++)
-		if (ctx->steps[j].what == STEP_SETS && ctx->steps[j].text &&
-		    cgm_exec_vars_name(other, ctx->steps[j].text) && strcmp(other, key) == 0)
-			return NULL; /* a piece appended to it since */
-	if (reaching_from(ctx, set_at, at) == NO_STEP)
-		return NULL;
-	/* "q := format(...)": the value after the target and its `:=` or `=`. */
+	/* "q := format(...)": the value after the target's operator. */
 	const char *v = ctx->steps[set_at + 1].text;
-	while (isspace((unsigned char)*v))
-		v++;
-	if (*v == '"') {
-		for (v++; *v && !(*v == '"' && v[1] != '"'); v += *v == '"' ? 2 : 1)
-			;
-		if (*v)
-			v++;
-	} else {
-		while (isalnum((unsigned char)*v) || *v == '_' || *v == '$' || (unsigned char)*v >= 0x80)
-			v++;
-	}
-	while (isspace((unsigned char)*v))
-		v++;
-	if (v[0] == ':' && v[1] == '=')
-		v += 2;
-	else if (v[0] == '=')
-		v++;
-	else
+	int oplen;
+	long op = assignment_operator(v, &oplen);
+	if (op < 0)
 		return NULL;
-	while (isspace((unsigned char)*v))
-		v++;
+	for (v += op + oplen; isspace((unsigned char)*v); v++)
+		;
 	return *v ? v : NULL;
 }
 
